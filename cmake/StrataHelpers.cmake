@@ -1,0 +1,32 @@
+# strata_add_library(NAME SOURCES... [DEPENDS targets...] [LINK libs...])
+# A static library of Strata's own, built with exceptions and RTTI, installed and
+# exported as Strata::<NAME without the Strata prefix>.
+function(strata_add_library name)
+  cmake_parse_arguments(ARG "" "" "DEPENDS;LINK" ${ARGN})
+  add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})
+  set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_compile_options(${name} PRIVATE -fexceptions)
+  if(ARG_DEPENDS)
+    add_dependencies(${name} ${ARG_DEPENDS})
+  endif()
+  target_include_directories(${name} PUBLIC
+    $<BUILD_INTERFACE:${STRATA_SOURCE_DIR}/include>
+    $<BUILD_INTERFACE:${STRATA_BINARY_DIR}/include>
+    $<INSTALL_INTERFACE:include>)
+  if(ARG_LINK)
+    target_link_libraries(${name} PUBLIC ${ARG_LINK})
+  endif()
+  string(REGEX REPLACE "^Strata" "" export_name ${name})
+  set_target_properties(${name} PROPERTIES EXPORT_NAME ${export_name})
+  install(TARGETS ${name} EXPORT StrataTargets
+          ARCHIVE DESTINATION lib LIBRARY DESTINATION lib)
+endfunction()
+
+# strata_add_tool(NAME SOURCES... LINK libs...)
+function(strata_add_tool name)
+  cmake_parse_arguments(ARG "" "" "LINK" ${ARGN})
+  add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
+  target_compile_options(${name} PRIVATE -fexceptions)
+  target_link_libraries(${name} PRIVATE ${ARG_LINK})
+  install(TARGETS ${name} EXPORT StrataTargets RUNTIME DESTINATION bin)
+endfunction()

@@ -1,0 +1,51 @@
+//===- TopUtils.h - helpers shared by Top ops and tools ---------*- C++ -*-===//
+
+#ifndef STRATA_DIALECT_TOP_IR_TOPUTILS_H
+#define STRATA_DIALECT_TOP_IR_TOPUTILS_H
+
+#include "strata/Support/Tensor.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+
+namespace strata::top {
+
+/// The host element type of an MLIR element type: f16/bf16/f32/f64, i1 as
+/// bool, signless and signed integers as signed, unsigned as unsigned, and a
+/// quantized type as its storage type. nullopt if unsupported.
+std::optional<DType> dtypeOf(mlir::Type elementType);
+/// The element type of a tensor-typed value (see above).
+std::optional<DType> dtypeOfValue(mlir::Value value);
+/// The MLIR element type for a host element type (integers signless, except
+/// unsigned ones which are `ui*`).
+mlir::Type elementTypeOf(DType type, mlir::MLIRContext *ctx);
+
+/// True if `value` is a ranked tensor with no dynamic dims.
+bool hasStaticShape(mlir::Value value);
+/// The static shape of a ranked tensor value.
+llvm::SmallVector<int64_t> shapeOf(mlir::Value value);
+/// True if `value` is the result of `top.None` (an absent optional operand).
+bool isNone(mlir::Value value);
+
+/// "[1, 2, 3]".
+std::string formatArray(llvm::ArrayRef<int64_t> values);
+
+/// numpy broadcast of two shapes; emits an error on `op` naming both shapes
+/// when they do not broadcast.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastShapes(mlir::Operation *op, llvm::ArrayRef<int64_t> lhs,
+                llvm::ArrayRef<int64_t> rhs);
+
+/// Product of dims with overflow check; emits an error on `op` if the count
+/// overflows int64.
+mlir::FailureOr<int64_t> checkedElementCount(mlir::Operation *op,
+                                             llvm::ArrayRef<int64_t> shape);
+
+} // namespace strata::top
+
+#endif // STRATA_DIALECT_TOP_IR_TOPUTILS_H

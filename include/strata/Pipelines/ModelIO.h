@@ -1,0 +1,40 @@
+//===- ModelIO.h - reading and writing Top models ---------------*- C++ -*-===//
+//
+// A Top model is a pair of files: `<name>_origin.mlir` (or `<name>.mlir`) and
+// the weight npz its module attribute `top.weight_file` names, resolved
+// relative to the .mlir's folder.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_PIPELINES_MODELIO_H
+#define STRATA_PIPELINES_MODELIO_H
+
+#include "strata/Support/Npz.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace strata {
+
+/// A context with every dialect Strata's IR uses loaded.
+void registerAndLoadDialects(mlir::MLIRContext &context);
+
+/// Parses and verifies a module; errors go to the context's diagnostics.
+mlir::OwningOpRef<mlir::ModuleOp> parseModuleFile(const std::string &path,
+                                                  mlir::MLIRContext &context);
+
+/// The weight file of `module` loaded from `mlirPath`: the `top.weight_file`
+/// attribute resolved against the .mlir's folder, or "" if there is none.
+std::string weightFileFor(mlir::ModuleOp module, const std::string &mlirPath);
+
+/// Prints `module` (with locations, so tensor names survive) to `path`,
+/// writing a temporary file and renaming it so no partial file is left.
+mlir::LogicalResult writeModuleFile(mlir::ModuleOp module,
+                                    const std::string &path,
+                                    std::string &error);
+
+} // namespace strata
+
+#endif // STRATA_PIPELINES_MODELIO_H

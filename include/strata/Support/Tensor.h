@@ -1,0 +1,111 @@
+//===- Tensor.h - Dense host tensors ----------------------------*- C++ -*-===//
+//
+// A dense, row-major host tensor with an element type and a shape. It is the
+// value the reference interpreter computes with and the unit that npz files
+// hold. It has no MLIR dependency so the runtime can share it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_SUPPORT_TENSOR_H
+#define STRATA_SUPPORT_TENSOR_H
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+/// Element types a tensor can hold.
+enum class DType : uint8_t {
+  Bool,
+  I8,
+  I16,
+  I32,
+  I64,
+  U8,
+  U16,
+  U32,
+  U64,
+  F16,
+  BF16,
+  F32,
+  F64,
+};
+
+/// Size of one element in bytes.
+size_t dtypeSize(DType type);
+/// Human-readable name, numpy style ("float32", "int8", "bool", ...).
+const char *dtypeName(DType type);
+/// Parses a numpy-style name; nullopt if unknown.
+std::optional<DType> dtypeFromName(const std::string &name);
+bool isFloat(DType type);
+bool isSignedInt(DType type);
+bool isUnsignedInt(DType type);
+
+/// Multiplies dims with overflow checks; nullopt on a negative dim or overflow
+/// past `limit` elements.
+std::optional<int64_t> checkedNumElements(const std::vector<int64_t> &shape,
+                                          int64_t limit = INT64_MAX);
+
+/// Formats a shape as "[1, 3, 224, 224]".
+std::string shapeToString(const std::vector<int64_t> &shape);
+
+/// IEEE half and bfloat16 conversions (round to nearest even).
+float halfToFloat(uint16_t h);
+uint16_t floatToHalf(float f);
+float bf16ToFloat(uint16_t h);
+uint16_t floatToBF16(float f);
+
+/// A dense row-major tensor. Copies share the buffer; `clone` deep-copies.
+class Tensor {
+public:
+  Tensor() = default;
+  /// Allocates a zero-filled tensor. The shape must be valid (non-negative
+  /// dims whose product fits); callers check with checkedNumElements first.
+  Tensor(DType type, std::vector<int64_t> shape);
+
+  DType dtype() const { return type; }
+  const std::vector<int64_t> &shape() const { return dims; }
+  int64_t rank() const { return static_cast<int64_t>(dims.size()); }
+  int64_t dim(int64_t i) const { return dims[i]; }
+  int64_t numElements() const { return count; }
+  size_t byteSize() const { return static_cast<size_t>(count) * dtypeSize(type); }
+
+  void *raw() { return buffer.get(); }
+  const void *raw() const { return buffer.get(); }
+  template <typename T> T *data() { return static_cast<T *>(raw()); }
+  template <typename T> const T *data() const {
+    return static_cast<const T *>(raw());
+  }
+
+  /// Reads element `i` (flat index) converted to double / writes from double.
+  double getAsDouble(int64_t i) const;
+  void setFromDouble(int64_t i, double v);
+  /// Reads element `i` converted to int64 (floats truncate).
+  int64_t getAsInt(int64_t i) const;
+
+  /// A deep copy with its own buffer.
+  Tensor clone() const;
+  /// The same buffer seen with another shape of equal element count.
+  Tensor reshaped(std::vector<int64_t> newShape) const;
+  /// Converts every element to `to` (floats → ints truncate toward zero,
+  /// saturating is not applied: matches C++/numpy astype for in-range values).
+  Tensor castTo(DType to) const;
+
+  /// Row-major strides in elements.
+  std::vector<int64_t> strides() const;
+
+private:
+  DType type = DType::F32;
+  std::vector<int64_t> dims;
+  int64_t count = 0;
+  std::shared_ptr<uint8_t> buffer;
+};
+
+} // namespace strata
+
+#endif // STRATA_SUPPORT_TENSOR_H

@@ -1,0 +1,282 @@
+//===- ConvOps.cpp - top.Conv ---------------------------------------------===//
+
+#include "OpImpl.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::top;
+using namespace strata::top::impl;
+
+namespace {
+/// Geometry of an N-d convolution or pooling window, attributes defaulted.
+struct WindowGeometry {
+  int64_t rank; // number of spatial dims
+  SmallVector<int64_t> kernel, strides, dilations, pads;
+  SmallVector<int64_t> inSpatial, outSpatial;
+};
+
+/// Row-major coordinates of every flat index of `shape`: result[i*rank + d].
+SmallVector<int64_t> coordinateTable(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  size_t rank = shape.size();
+  SmallVector<int64_t> table(n * rank);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rem = i;
+    for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
+      table[i * rank + d] = rem % shape[d];
+      rem /= shape[d];
+    }
+  }
+  return table;
+}
+
+/// Flattened col[(c*Kn + k) * P + p] of one image's channels [c0, c0+cs).
+void im2col(const float *in, int64_t c0, int64_t cs, const WindowGeometry &g,
+            ArrayRef<int64_t> kTable, ArrayRef<int64_t> pTable, float *col) {
+  int64_t r = g.rank;
+  int64_t kn = static_cast<int64_t>(kTable.size()) / r;
+  int64_t pn = static_cast<int64_t>(pTable.size()) / r;
+  int64_t inPlane = 1;
+  for (int64_t d : g.inSpatial)
+    inPlane *= d;
+  SmallVector<int64_t> inStride(r, 1);
+  for (int64_t d = r - 2; d >= 0; --d)
+    inStride[d] = inStride[d + 1] * g.inSpatial[d + 1];
+  for (int64_t c = 0; c < cs; ++c) {
+    const float *plane = in + (c0 + c) * inPlane;
+    for (int64_t k = 0; k < kn; ++k) {
+      float *dst = col + (c * kn + k) * pn;
+      for (int64_t p = 0; p < pn; ++p) {
+        int64_t off = 0;
+        bool inside = true;
+        for (int64_t d = 0; d < r; ++d) {
+          int64_t x = pTable[p * r + d] * g.strides[d] +
+                      kTable[k * r + d] * g.dilations[d] - g.pads[d];
+          if (x < 0 || x >= g.inSpatial[d]) {
+            inside = false;
+            break;
+          }
+          off += x * inStride[d];
+        }
+        dst[p] = inside ? plane[off] : 0.f;
+      }
+    }
+  }
+}
+} // namespace
+
+SmallVector<int64_t> ConvOp::getStridesOrDefault() {
+  if (auto s = getStrides())
+    return SmallVector<int64_t>(*s);
+  return SmallVector<int64_t>(getKernelShape().size(), 1);
+}
+SmallVector<int64_t> ConvOp::getDilationsOrDefault() {
+  if (auto s = getDilations())
+    return SmallVector<int64_t>(*s);
+  return SmallVector<int64_t>(getKernelShape().size(), 1);
+}
+SmallVector<int64_t> ConvOp::getPadsOrDefault() {
+  if (auto s = getPads())
+    return SmallVector<int64_t>(*s);
+  return SmallVector<int64_t>(2 * getKernelShape().size(), 0);
+}
+
+LogicalResult ConvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = shapeOf(getInput()), w = shapeOf(getFilter());
+  if (in.size() < 3 || in.size() > 5)
+    return emitOpError() << "input must have rank 3 to 5 (N, C, 1-3 spatial "
+                            "dims), got shape "
+                         << formatArray(in);
+  size_t r = in.size() - 2;
+  if (w.size() != in.size())
+    return emitOpError() << "filter must have rank " << in.size()
+                         << " like the input, got shape " << formatArray(w);
+  ArrayRef<int64_t> kernel = getKernelShape();
+  SmallVector<int64_t> strides = getStridesOrDefault(),
+                       dil = getDilationsOrDefault(), pads = getPadsOrDefault();
+  if (failed(checkArrayAttr(*this, "kernel_shape", kernel, r, 1)) ||
+      failed(checkArrayAttr(*this, "strides", strides, r, 1)) ||
+      failed(checkArrayAttr(*this, "dilations", dil, r, 1)) ||
+      failed(checkArrayAttr(*this, "pads", pads, 2 * r, 0)))
+    return failure();
+  for (size_t d = 0; d < r; ++d)
+    if (kernel[d] != w[d + 2])
+      return emitOpError() << "attribute 'kernel_shape' "
+                           << formatArray(kernel)
+                           << " does not match the filter's spatial dims "
+                           << formatArray(ArrayRef<int64_t>(w).drop_front(2));
+  int64_t group = getGroup();
+  int64_t c = in[1], o = w[0];
+  if (group < 1 || c % group != 0 || o % group != 0)
+    return emitOpError() << "attribute 'group' = " << group
+                         << " must be >= 1 and divide input channels (" << c
+                         << ") and output channels (" << o << ")";
+  if (w[1] * group != c)
+    return emitOpError() << "filter has " << w[1]
+                         << " input channels per group, expected " << c
+                         << " / group " << group << " = " << c / group;
+  if (!isNone(getBias())) {
+    if (!hasStaticShape(getBias()))
+      return success(); // verified once known
+    SmallVector<int64_t> b = shapeOf(getBias());
+    int64_t n = 1;
+    for (int64_t d : b)
+      n *= d;
+    if (n != o)
+      return emitOpError() << "bias must have " << o
+                           << " elements (one per output channel), got shape "
+                           << formatArray(b);
+  }
+  for (StringRef name : {"input_zp", "weight_zp"}) {
+    auto zp = (*this)->getAttrOfType<DenseI64ArrayAttr>(name);
+    if (zp && zp.size() != 1 && zp.size() != c)
+      return emitOpError() << "attribute '" << name
+                           << "' must have 1 or " << c
+                           << " (input channels) values, got " << zp.size();
+  }
+  SmallVector<int64_t> out{in[0], o};
+  for (size_t d = 0; d < r; ++d) {
+    int64_t ext = dil[d] * (kernel[d] - 1) + 1;
+    int64_t padded = in[d + 2] + pads[d] + pads[d + r];
+    if (padded < ext)
+      return emitOpError() << "effective kernel size " << ext
+                           << " exceeds padded input size " << padded
+                           << " in spatial dim " << d;
+    out.push_back((padded - ext) / strides[d] + 1);
+  }
+  s.push_back(out);
+  return success();
+}
+
+int64_t ConvOp::getFlops() {
+  auto outType = cast<ShapedType>(getOutput().getType());
+  if (!outType.hasStaticShape() || !hasStaticShape(getFilter()))
+    return 0;
+  SmallVector<int64_t> w = shapeOf(getFilter());
+  int64_t perOut = 1;
+  for (size_t i = 1; i < w.size(); ++i)
+    perOut *= w[i];
+  return outType.getNumElements() * (2 * perOut + (isNone(getBias()) ? 0 : 1));
+}
+
+/// Direct N-d convolution in the compute type `T` with accumulator `Acc`
+/// (f64 and integer paths; f32 uses im2col + gemm below).
+template <typename T, typename Acc>
+static void convDirect(const Tensor &in, const Tensor &w, const Tensor *bias,
+                       const WindowGeometry &g, int64_t group,
+                       ArrayRef<int64_t> izp, ArrayRef<int64_t> wzp,
+                       Tensor &out) {
+  int64_t n = in.dim(0), c = in.dim(1), o = w.dim(0), cg = c / group,
+          og = o / group, r = g.rank;
+  SmallVector<int64_t> kTable = coordinateTable(g.kernel);
+  SmallVector<int64_t> pTable = coordinateTable(g.outSpatial);
+  int64_t kn = static_cast<int64_t>(kTable.size()) / r;
+  int64_t pn = static_cast<int64_t>(pTable.size()) / r;
+  int64_t inPlane = 1;
+  for (int64_t d : g.inSpatial)
+    inPlane *= d;
+  SmallVector<int64_t> inStride(r, 1);
+  for (int64_t d = r - 2; d >= 0; --d)
+    inStride[d] = inStride[d + 1] * g.inSpatial[d + 1];
+  const T *ip = in.data<T>(), *wp = w.data<T>();
+  T *op = out.data<T>();
+  auto zpAt = [](ArrayRef<int64_t> zp, int64_t ch) -> Acc {
+    if (zp.empty())
+      return 0;
+    return static_cast<Acc>(zp.size() == 1 ? zp[0] : zp[ch]);
+  };
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t oc = 0; oc < o; ++oc) {
+      int64_t gi = oc / og;
+      for (int64_t p = 0; p < pn; ++p) {
+        Acc acc = bias ? static_cast<Acc>(bias->data<T>()[oc]) : Acc(0);
+        for (int64_t ci = 0; ci < cg; ++ci) {
+          int64_t ch = gi * cg + ci;
+          const T *plane = ip + (b * c + ch) * inPlane;
+          const T *wk = wp + (oc * cg + ci) * kn;
+          Acc iz = zpAt(izp, ch), wz = zpAt(wzp, ch);
+          for (int64_t k = 0; k < kn; ++k) {
+            int64_t off = 0;
+            bool inside = true;
+            for (int64_t d = 0; d < r && inside; ++d) {
+              int64_t x = pTable[p * r + d] * g.strides[d] +
+                          kTable[k * r + d] * g.dilations[d] - g.pads[d];
+              inside = x >= 0 && x < g.inSpatial[d];
+              off += x * inStride[d];
+            }
+            // Padding holds the zero point, so it contributes nothing.
+            if (inside)
+              acc += (static_cast<Acc>(plane[off]) - iz) *
+                     (static_cast<Acc>(wk[k]) - wz);
+          }
+        }
+        op[(b * o + oc) * pn + p] = static_cast<T>(acc);
+      }
+    }
+}
+
+LogicalResult ConvOp::interpret(InterpreterEnv &env) {
+  Tensor in = toCompute(env.get(getInput()));
+  Tensor w = toCompute(env.get(getFilter()));
+  std::optional<Tensor> bias;
+  if (!isNone(getBias()))
+    bias = toCompute(env.get(getBias())).castTo(in.dtype());
+  if (w.dtype() != in.dtype())
+    w = w.castTo(in.dtype());
+
+  WindowGeometry g;
+  g.rank = in.rank() - 2;
+  g.kernel.assign(getKernelShape().begin(), getKernelShape().end());
+  g.strides = getStridesOrDefault();
+  g.dilations = getDilationsOrDefault();
+  g.pads = getPadsOrDefault();
+  g.inSpatial.assign(in.shape().begin() + 2, in.shape().end());
+  std::vector<int64_t> outShape = resultShape(getOutput());
+  g.outSpatial.assign(outShape.begin() + 2, outShape.end());
+  int64_t group = getGroup();
+  SmallVector<int64_t> izp, wzp;
+  if (auto a = getInputZp())
+    izp.assign(a->begin(), a->end());
+  if (auto a = getWeightZp())
+    wzp.assign(a->begin(), a->end());
+
+  Tensor out(in.dtype(), outShape);
+  if (in.dtype() == DType::F32) {
+    int64_t n = in.dim(0), c = in.dim(1), o = w.dim(0), cg = c / group,
+            og = o / group;
+    SmallVector<int64_t> kTable = coordinateTable(g.kernel);
+    SmallVector<int64_t> pTable = coordinateTable(g.outSpatial);
+    int64_t kn = static_cast<int64_t>(kTable.size()) / g.rank;
+    int64_t pn = static_cast<int64_t>(pTable.size()) / g.rank;
+    int64_t inImage = in.numElements() / std::max<int64_t>(n, 1);
+    std::vector<float> col(static_cast<size_t>(cg * kn * pn));
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t gi = 0; gi < group; ++gi) {
+        im2col(in.data<float>() + b * inImage, gi * cg, cg, g, kTable, pTable,
+               col.data());
+        float *dst = out.data<float>() + (b * o + gi * og) * pn;
+        gemmF32(og, pn, cg * kn, w.data<float>() + gi * og * cg * kn, cg * kn,
+                col.data(), pn, dst, pn, /*accumulate=*/false);
+        if (bias)
+          for (int64_t oc = 0; oc < og; ++oc) {
+            float bv = bias->data<float>()[gi * og + oc];
+            for (int64_t p = 0; p < pn; ++p)
+              dst[oc * pn + p] += bv;
+          }
+      }
+  } else if (in.dtype() == DType::F64) {
+    convDirect<double, double>(in, w, bias ? &*bias : nullptr, g, group, izp,
+                               wzp, out);
+  } else {
+    convDirect<int64_t, int64_t>(in, w, bias ? &*bias : nullptr, g, group, izp,
+                                 wzp, out);
+  }
+  if (getDoRelu())
+    applyRelu(out, getReluLimit().convertToDouble());
+  env.set(getOutput(), out.castTo(resultDType(getOutput())));
+  return success();
+}

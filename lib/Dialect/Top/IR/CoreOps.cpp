@@ -1,0 +1,58 @@
+//===- CoreOps.cpp - top.Input, top.Weight, top.None ----------------------===//
+
+#include "OpImpl.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::top;
+
+//===----------------------------------------------------------------------===//
+// InputOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult InputOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  s.push_back(shapeOf(getInput()));
+  return success();
+}
+int64_t InputOp::getFlops() { return 0; }
+LogicalResult InputOp::interpret(InterpreterEnv &env) {
+  env.set(getOutput(), env.get(getInput()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// WeightOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WeightOp::verify() {
+  if (getName().empty())
+    return emitOpError("attribute 'name' must not be empty");
+  if (!dtypeOfValue(getOutput()))
+    return emitOpError() << "unsupported element type "
+                         << getOutput().getType().getElementType();
+  if (failed(checkedElementCount(*this, getOutput().getType().getShape())))
+    return failure();
+  return success();
+}
+LogicalResult WeightOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  s.push_back(SmallVector<int64_t>(getOutput().getType().getShape()));
+  return success();
+}
+int64_t WeightOp::getFlops() { return 0; }
+LogicalResult WeightOp::interpret(InterpreterEnv &env) {
+  // The interpreter loads weights from the weight file before running.
+  if (!env.has(getOutput()))
+    return emitOpError() << "weight '" << getName() << "' was not loaded";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// NoneOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult NoneOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  s.push_back({});
+  return success();
+}
+int64_t NoneOp::getFlops() { return 0; }
+LogicalResult NoneOp::interpret(InterpreterEnv &) { return success(); }

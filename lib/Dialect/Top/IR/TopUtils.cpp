@@ -1,0 +1,118 @@
+//===- TopUtils.cpp - helpers shared by Top ops and tools -----------------===//
+
+#include "strata/Dialect/Top/IR/TopUtils.h"
+#include "strata/Dialect/Top/IR/TopOps.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace strata::top {
+
+std::optional<DType> dtypeOf(Type t) {
+  if (auto q = dyn_cast<quant::QuantizedType>(t))
+    t = q.getStorageType();
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isF32())
+    return DType::F32;
+  if (t.isF64())
+    return DType::F64;
+  auto it = dyn_cast<IntegerType>(t);
+  if (!it)
+    return std::nullopt;
+  unsigned w = it.getWidth();
+  if (w == 1)
+    return DType::Bool;
+  bool isUnsigned = it.isUnsigned();
+  switch (w) {
+  case 8: return isUnsigned ? DType::U8 : DType::I8;
+  case 16: return isUnsigned ? DType::U16 : DType::I16;
+  case 32: return isUnsigned ? DType::U32 : DType::I32;
+  case 64: return isUnsigned ? DType::U64 : DType::I64;
+  default: return std::nullopt;
+  }
+}
+
+std::optional<DType> dtypeOfValue(Value value) {
+  auto type = dyn_cast<ShapedType>(value.getType());
+  if (!type)
+    return std::nullopt;
+  return dtypeOf(type.getElementType());
+}
+
+Type elementTypeOf(DType type, MLIRContext *ctx) {
+  Builder b(ctx);
+  switch (type) {
+  case DType::Bool: return b.getI1Type();
+  case DType::I8: return b.getIntegerType(8);
+  case DType::I16: return b.getIntegerType(16);
+  case DType::I32: return b.getIntegerType(32);
+  case DType::I64: return b.getIntegerType(64);
+  case DType::U8: return b.getIntegerType(8, /*isSigned=*/false);
+  case DType::U16: return b.getIntegerType(16, false);
+  case DType::U32: return b.getIntegerType(32, false);
+  case DType::U64: return b.getIntegerType(64, false);
+  case DType::F16: return b.getF16Type();
+  case DType::BF16: return b.getBF16Type();
+  case DType::F32: return b.getF32Type();
+  case DType::F64: return b.getF64Type();
+  }
+  return b.getF32Type();
+}
+
+bool hasStaticShape(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.hasStaticShape();
+}
+
+SmallVector<int64_t> shapeOf(Value value) {
+  return SmallVector<int64_t>(cast<RankedTensorType>(value.getType()).getShape());
+}
+
+bool isNone(Value value) { return isa<NoneType>(value.getType()); }
+
+std::string formatArray(ArrayRef<int64_t> values) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << '[';
+  llvm::interleaveComma(values, os, [&](int64_t v) {
+    if (ShapedType::isDynamic(v))
+      os << '?';
+    else
+      os << v;
+  });
+  os << ']';
+  return s;
+}
+
+FailureOr<SmallVector<int64_t>> broadcastShapes(Operation *op,
+                                                ArrayRef<int64_t> lhs,
+                                                ArrayRef<int64_t> rhs) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t a = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
+    int64_t b = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
+    if (a != b && a != 1 && b != 1)
+      return op->emitOpError() << "operand shapes " << formatArray(lhs)
+                               << " and " << formatArray(rhs)
+                               << " do not broadcast";
+    out[i] = a == 1 ? b : a;
+  }
+  return out;
+}
+
+FailureOr<int64_t> checkedElementCount(Operation *op, ArrayRef<int64_t> shape) {
+  std::optional<int64_t> n =
+      checkedNumElements(std::vector<int64_t>(shape.begin(), shape.end()));
+  if (!n)
+    return op->emitOpError() << "shape " << formatArray(shape)
+                             << " has a negative dim or overflows int64";
+  return *n;
+}
+
+} // namespace strata::top

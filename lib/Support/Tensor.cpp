@@ -1,0 +1,304 @@
+//===- Tensor.cpp - Dense host tensors ------------------------------------===//
+
+#include "strata/Support/Tensor.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <new>
+#include <sstream>
+
+namespace strata {
+
+size_t dtypeSize(DType type) {
+  switch (type) {
+  case DType::Bool:
+  case DType::I8:
+  case DType::U8:
+    return 1;
+  case DType::I16:
+  case DType::U16:
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::I32:
+  case DType::U32:
+  case DType::F32:
+    return 4;
+  case DType::I64:
+  case DType::U64:
+  case DType::F64:
+    return 8;
+  }
+  return 1;
+}
+
+const char *dtypeName(DType type) {
+  switch (type) {
+  case DType::Bool: return "bool";
+  case DType::I8: return "int8";
+  case DType::I16: return "int16";
+  case DType::I32: return "int32";
+  case DType::I64: return "int64";
+  case DType::U8: return "uint8";
+  case DType::U16: return "uint16";
+  case DType::U32: return "uint32";
+  case DType::U64: return "uint64";
+  case DType::F16: return "float16";
+  case DType::BF16: return "bfloat16";
+  case DType::F32: return "float32";
+  case DType::F64: return "float64";
+  }
+  return "unknown";
+}
+
+std::optional<DType> dtypeFromName(const std::string &name) {
+  static const std::pair<const char *, DType> table[] = {
+      {"bool", DType::Bool},     {"int8", DType::I8},
+      {"int16", DType::I16},     {"int32", DType::I32},
+      {"int64", DType::I64},     {"uint8", DType::U8},
+      {"uint16", DType::U16},    {"uint32", DType::U32},
+      {"uint64", DType::U64},    {"float16", DType::F16},
+      {"bfloat16", DType::BF16}, {"float32", DType::F32},
+      {"float64", DType::F64}};
+  for (const auto &[n, t] : table)
+    if (name == n)
+      return t;
+  return std::nullopt;
+}
+
+bool isFloat(DType t) {
+  return t == DType::F16 || t == DType::BF16 || t == DType::F32 ||
+         t == DType::F64;
+}
+bool isSignedInt(DType t) {
+  return t == DType::I8 || t == DType::I16 || t == DType::I32 ||
+         t == DType::I64;
+}
+bool isUnsignedInt(DType t) {
+  return t == DType::U8 || t == DType::U16 || t == DType::U32 ||
+         t == DType::U64 || t == DType::Bool;
+}
+
+std::optional<int64_t> checkedNumElements(const std::vector<int64_t> &shape,
+                                          int64_t limit) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return std::nullopt;
+    if (d != 0 && n > limit / d)
+      return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
+
+std::string shapeToString(const std::vector<int64_t> &shape) {
+  std::ostringstream os;
+  os << '[';
+  for (size_t i = 0; i < shape.size(); ++i)
+    os << (i ? ", " : "") << shape[i];
+  os << ']';
+  return os.str();
+}
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = (h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else { // subnormal: renormalize
+      exp = 127 - 15 + 1;
+      while (!(mant & 0x400)) {
+        mant <<= 1;
+        --exp;
+      }
+      mant &= 0x3ff;
+      bits = sign | (exp << 23) | (mant << 13);
+    }
+  } else if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t floatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u) // inf or nan
+    return sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u);
+  if (absx >= 0x477ff000u) // rounds to >= 65520: overflow to inf
+    return sign | 0x7c00u;
+  if (absx < 0x38800000u) { // subnormal or zero in half
+    if (absx < 0x33000000u)
+      return sign;
+    // value / 2^-24 = mant24 * 2^(e - 126); shift right with round-to-even.
+    uint32_t mant = (absx & 0x7fffffu) | 0x800000u;
+    int shift = 126 - static_cast<int>(absx >> 23); // 14..24
+    uint32_t result = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1);
+    uint32_t halfway = 1u << (shift - 1);
+    if (rem > halfway || (rem == halfway && (result & 1)))
+      ++result;
+    return sign | static_cast<uint16_t>(result);
+  }
+  uint32_t exp = (absx >> 23) - 127 + 15;
+  uint32_t mant = absx & 0x7fffffu;
+  uint32_t result = (exp << 10) | (mant >> 13);
+  uint32_t rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (result & 1)))
+    ++result;
+  return sign | static_cast<uint16_t>(result);
+}
+
+float bf16ToFloat(uint16_t h) {
+  uint32_t bits = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t floatToBF16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((x >> 16) | 0x40u); // quiet nan
+  uint32_t lsb = (x >> 16) & 1u;
+  x += 0x7fffu + lsb;
+  return static_cast<uint16_t>(x >> 16);
+}
+
+Tensor::Tensor(DType type, std::vector<int64_t> shape)
+    : type(type), dims(std::move(shape)) {
+  count = checkedNumElements(dims).value_or(0);
+  size_t bytes = static_cast<size_t>(count) * dtypeSize(type);
+  // Round up to 64 bytes so vector kernels may read whole lines.
+  size_t alloc = ((bytes + 63) / 64) * 64;
+  if (alloc == 0)
+    alloc = 64;
+  void *p = std::aligned_alloc(64, alloc);
+  if (!p)
+    throw std::bad_alloc();
+  std::memset(p, 0, alloc);
+  buffer = std::shared_ptr<uint8_t>(static_cast<uint8_t *>(p),
+                                    [](uint8_t *q) { std::free(q); });
+}
+
+double Tensor::getAsDouble(int64_t i) const {
+  switch (type) {
+  case DType::Bool: return data<uint8_t>()[i] ? 1.0 : 0.0;
+  case DType::I8: return data<int8_t>()[i];
+  case DType::I16: return data<int16_t>()[i];
+  case DType::I32: return data<int32_t>()[i];
+  case DType::I64: return static_cast<double>(data<int64_t>()[i]);
+  case DType::U8: return data<uint8_t>()[i];
+  case DType::U16: return data<uint16_t>()[i];
+  case DType::U32: return data<uint32_t>()[i];
+  case DType::U64: return static_cast<double>(data<uint64_t>()[i]);
+  case DType::F16: return halfToFloat(data<uint16_t>()[i]);
+  case DType::BF16: return bf16ToFloat(data<uint16_t>()[i]);
+  case DType::F32: return data<float>()[i];
+  case DType::F64: return data<double>()[i];
+  }
+  return 0;
+}
+
+int64_t Tensor::getAsInt(int64_t i) const {
+  switch (type) {
+  case DType::I64: return data<int64_t>()[i];
+  case DType::U64: return static_cast<int64_t>(data<uint64_t>()[i]);
+  default: return static_cast<int64_t>(getAsDouble(i));
+  }
+}
+
+template <typename T> static T castFromDouble(double v) {
+  if constexpr (std::is_integral_v<T>) {
+    if (std::isnan(v))
+      return 0;
+    // Out-of-range float → int conversion is UB in C++; clamp first.
+    constexpr double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+    constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
+    if (v <= lo)
+      return std::numeric_limits<T>::lowest();
+    if (v >= hi)
+      return std::numeric_limits<T>::max();
+  }
+  return static_cast<T>(v);
+}
+
+void Tensor::setFromDouble(int64_t i, double v) {
+  switch (type) {
+  case DType::Bool: data<uint8_t>()[i] = v != 0.0; break;
+  case DType::I8: data<int8_t>()[i] = castFromDouble<int8_t>(v); break;
+  case DType::I16: data<int16_t>()[i] = castFromDouble<int16_t>(v); break;
+  case DType::I32: data<int32_t>()[i] = castFromDouble<int32_t>(v); break;
+  case DType::I64: data<int64_t>()[i] = castFromDouble<int64_t>(v); break;
+  case DType::U8: data<uint8_t>()[i] = castFromDouble<uint8_t>(v); break;
+  case DType::U16: data<uint16_t>()[i] = castFromDouble<uint16_t>(v); break;
+  case DType::U32: data<uint32_t>()[i] = castFromDouble<uint32_t>(v); break;
+  case DType::U64: data<uint64_t>()[i] = castFromDouble<uint64_t>(v); break;
+  case DType::F16: data<uint16_t>()[i] = floatToHalf(static_cast<float>(v)); break;
+  case DType::BF16: data<uint16_t>()[i] = floatToBF16(static_cast<float>(v)); break;
+  case DType::F32: data<float>()[i] = static_cast<float>(v); break;
+  case DType::F64: data<double>()[i] = v; break;
+  }
+}
+
+Tensor Tensor::clone() const {
+  Tensor t(type, dims);
+  if (byteSize())
+    std::memcpy(t.raw(), raw(), byteSize());
+  return t;
+}
+
+Tensor Tensor::reshaped(std::vector<int64_t> newShape) const {
+  Tensor t = *this;
+  t.dims = std::move(newShape);
+  return t;
+}
+
+Tensor Tensor::castTo(DType to) const {
+  if (to == type)
+    return *this;
+  Tensor t(to, dims);
+  bool intToInt = !isFloat(type) && !isFloat(to);
+  for (int64_t i = 0; i < count; ++i) {
+    if (intToInt) {
+      // Exact integer conversion with C++ (wrap-around) semantics.
+      int64_t v = getAsInt(i);
+      switch (to) {
+      case DType::Bool: t.data<uint8_t>()[i] = v != 0; break;
+      case DType::I8: t.data<int8_t>()[i] = static_cast<int8_t>(v); break;
+      case DType::I16: t.data<int16_t>()[i] = static_cast<int16_t>(v); break;
+      case DType::I32: t.data<int32_t>()[i] = static_cast<int32_t>(v); break;
+      case DType::I64: t.data<int64_t>()[i] = v; break;
+      case DType::U8: t.data<uint8_t>()[i] = static_cast<uint8_t>(v); break;
+      case DType::U16: t.data<uint16_t>()[i] = static_cast<uint16_t>(v); break;
+      case DType::U32: t.data<uint32_t>()[i] = static_cast<uint32_t>(v); break;
+      case DType::U64: t.data<uint64_t>()[i] = static_cast<uint64_t>(v); break;
+      default: break;
+      }
+    } else {
+      t.setFromDouble(i, getAsDouble(i));
+    }
+  }
+  return t;
+}
+
+std::vector<int64_t> Tensor::strides() const {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i)
+    s[i] = s[i + 1] * dims[i + 1];
+  return s;
+}
+
+} // namespace strata

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks to build and test Strata:
+# apt packages (MLIR/LLVM 22, clang-22, libzip, GoogleTest, ccache, ...) and a
+# Python venv at .venv with the pinned packages of scripts/requirements.txt.
+# Idempotent: a second run installs nothing and takes a second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  cmake ninja-build ccache pkg-config
+  clang-22 lld-22 libclang-rt-22-dev
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libzip-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-venv python3-dev
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The venv uses Debian's python3 so that it does not depend on the caller's PATH.
+PY=/usr/bin/python3
+REQ=scripts/requirements.txt
+STAMP=.venv/.requirements.stamp
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$PY" -m venv .venv
+fi
+if [ ! -f "$STAMP" ] || ! cmp -s "$REQ" "$STAMP"; then
+  echo "setup: installing Python packages from $REQ"
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -r "$REQ"
+  cp "$REQ" "$STAMP"
+fi

@@ -1,0 +1,81 @@
+//===- Compare.cpp - strata compare ---------------------------------------===//
+
+#include "Commands.h"
+
+#include "strata/Support/Compare.h"
+#include "strata/Support/Npz.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace strata::cli {
+
+cl::SubCommand CompareCommand(
+    "compare",
+    "Compare two npz files tensor by tensor (tpu-mlir npz_tool rules)");
+
+static cl::opt<std::string> reference(cl::Positional, cl::Required,
+                                      cl::desc("<reference.npz>"),
+                                      cl::sub(CompareCommand));
+static cl::opt<std::string> target(cl::Positional, cl::Required,
+                                   cl::desc("<target.npz>"),
+                                   cl::sub(CompareCommand));
+static cl::opt<std::string> tolerance(
+    "tolerance", cl::init("0.99,0.99"),
+    cl::desc("minimum cosine and euclidean similarity, as 'cos,euclid' "
+             "(used when tensors are neither equal nor allclose)"),
+    cl::value_desc("cos,euclid"), cl::sub(CompareCommand));
+
+int compare() {
+  double cosTol, eucTol;
+  {
+    StringRef s(tolerance);
+    auto [a, b] = s.split(',');
+    if (b.empty() || a.trim().getAsDouble(cosTol) ||
+        b.trim().getAsDouble(eucTol) || cosTol > 1 || eucTol > 1) {
+      errs() << "strata compare: --tolerance must be 'cos,euclid' with "
+                "values <= 1, got '"
+             << tolerance << "'\n";
+      return 2;
+    }
+  }
+  TensorMap a, b;
+  std::string error;
+  if (!readNpz(reference, a, error) || !readNpz(target, b, error)) {
+    errs() << "strata compare: " << error << "\n";
+    return 2;
+  }
+  unsigned compared = 0, failed = 0;
+  for (const auto &[name, ta] : a) {
+    const Tensor *tb = b.find(name);
+    if (!tb) {
+      outs() << "  " << name << ": only in " << reference << " (skipped)\n";
+      continue;
+    }
+    CompareResult r = compareTensors(ta, *tb, cosTol, eucTol);
+    ++compared;
+    if (!r.passed())
+      ++failed;
+    outs() << (r.passed() ? "  PASS " : "  FAIL ") << name << ": "
+           << verdictName(r.verdict);
+    if (!r.detail.empty())
+      outs() << " (" << r.detail << ")";
+    else
+      outs() << format(" cos=%.6f euclid=%.6f max_abs=%.3g max_rel=%.3g",
+                       r.cosine, r.euclidean, r.maxAbsError, r.maxRelError);
+    outs() << "\n";
+  }
+  for (const auto &[name, tb] : b)
+    if (!a.find(name))
+      outs() << "  " << name << ": only in " << target << " (skipped)\n";
+  outs() << compared - failed << " passed, " << failed << " failed\n";
+  if (compared == 0) {
+    errs() << "strata compare: no tensor name is in both files\n";
+    return 1;
+  }
+  return failed ? 1 : 0;
+}
+
+} // namespace strata::cli
