@@ -1,0 +1,39 @@
+# Strata: `make demo` and `make test` work on a fresh Debian 12 machine.
+BUILD ?= build
+CMAKE_FLAGS ?=
+LLVM_BIN := /usr/lib/llvm-22/bin
+
+.PHONY: all setup configure build demo test test-asan clean
+
+all: build
+
+setup:
+	@./scripts/setup.sh
+
+$(BUILD)/build.ninja: | setup
+	cmake -G Ninja -S . -B $(BUILD) \
+	  -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_COMPILER=$(LLVM_BIN)/clang -DCMAKE_CXX_COMPILER=$(LLVM_BIN)/clang++ \
+	  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+	  -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+	  -DPython3_EXECUTABLE=$(CURDIR)/.venv/bin/python $(CMAKE_FLAGS)
+
+configure: $(BUILD)/build.ninja
+
+build: setup configure
+	ninja -C $(BUILD)
+
+demo: build
+	@./scripts/demo.sh $(BUILD)
+
+test: build
+	@./scripts/run-tests.sh $(BUILD)
+
+# The negative tests (bad input must never crash) under ASan + UBSan.
+test-asan: setup
+	$(MAKE) BUILD=build-asan CMAKE_FLAGS="-DSTRATA_ENABLE_SANITIZERS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo" configure
+	ninja -C build-asan
+	@STRATA_ASAN=1 ./scripts/run-tests.sh build-asan --negative-only
+
+clean:
+	rm -rf $(BUILD) build-asan

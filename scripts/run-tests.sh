@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs every test suite against the build in $1 (default: build) and ends with
+# one summary line "N passed, M failed". Suites: lit/FileCheck (test/**/*.mlir),
+# GoogleTest (ctest), pytest (test/numeric, test/python).
+# --negative-only runs just the bad-input suites (used under ASan/UBSan).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+MODE=${2:-all}
+export STRATA_BIN_DIR="$PWD/$BUILD/bin"
+export PATH="/usr/lib/llvm-22/bin:$PATH"
+PY=.venv/bin/python
+passed=0
+failed=0
+report=$(mktemp -d)
+
+run_lit() {
+  local filter=${1:-}
+  local args=(-sv --xunit-xml-output "$report/lit.xml")
+  [ -n "$filter" ] && args+=(--filter "$filter")
+  lit "${args[@]}" "$BUILD/test"
+  if [ ! -f "$report/lit.xml" ]; then failed=$((failed + 1)); return; fi
+  local p f
+  p=$(grep -o 'tests="[0-9]*"' "$report/lit.xml" | head -1 | grep -o '[0-9]*')
+  f=$(( $(grep -o 'failures="[0-9]*"' "$report/lit.xml" | head -1 | grep -o '[0-9]*') ))
+  passed=$((passed + p - f)); failed=$((failed + f))
+}
+
+run_pytest() {
+  "$PY" -m pytest -q -p no:cacheprovider --junitxml "$report/pytest-$1.xml" "${@:2}"
+  local rc=$?
+  if [ $rc -eq 5 ]; then return; fi # no tests collected
+  local t f e s
+  t=$(grep -o 'tests="[0-9]*"' "$report/pytest-$1.xml" | head -1 | grep -o '[0-9]*')
+  f=$(grep -o 'failures="[0-9]*"' "$report/pytest-$1.xml" | head -1 | grep -o '[0-9]*')
+  e=$(grep -o 'errors="[0-9]*"' "$report/pytest-$1.xml" | head -1 | grep -o '[0-9]*')
+  s=$(grep -o 'skipped="[0-9]*"' "$report/pytest-$1.xml" | head -1 | grep -o '[0-9]*')
+  passed=$((passed + t - f - e - s)); failed=$((failed + f + e))
+}
+
+run_ctest() {
+  ctest --test-dir "$BUILD" --output-on-failure --output-junit "$report/ctest.xml" "$@"
+  [ -f "$report/ctest.xml" ] || return
+  local t f
+  t=$(grep -o 'tests="[0-9]*"' "$report/ctest.xml" | head -1 | grep -o '[0-9]*')
+  f=$(grep -o 'failures="[0-9]*"' "$report/ctest.xml" | head -1 | grep -o '[0-9]*')
+  passed=$((passed + t - f)); failed=$((failed + f))
+}
+
+if [ "$MODE" = "--negative-only" ]; then
+  run_lit "invalid|errors|negative"
+  run_pytest negative test/negative
+else
+  echo "== lit / FileCheck =="; run_lit
+  echo "== GoogleTest =="; run_ctest
+  echo "== pytest =="; run_pytest all test/numeric test/negative test/python
+fi
+rm -rf "$report"
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
