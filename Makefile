@@ -3,7 +3,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 LLVM_BIN := /usr/lib/llvm-22/bin
 
-.PHONY: all setup configure build demo test test-asan clean
+.PHONY: all setup configure build build-asan demo test clean
 
 all: build
 
@@ -26,14 +26,15 @@ build: setup configure
 demo: build
 	@./scripts/demo.sh $(BUILD)
 
-test: build
-	@./scripts/run-tests.sh $(BUILD)
+# Every suite on the release build, then the bad-input suites again on an
+# ASan + UBSan build; one summary line at the end.
+test: build build-asan
+	@./scripts/run-tests.sh $(BUILD) all build-asan
 
-# The negative tests (bad input must never crash) under ASan + UBSan.
-test-asan: setup
-	$(MAKE) BUILD=build-asan CMAKE_FLAGS="-DSTRATA_ENABLE_SANITIZERS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo" configure
-	ninja -C build-asan
-	@STRATA_ASAN=1 ./scripts/run-tests.sh build-asan --negative-only
+build-asan: setup
+	@$(MAKE) --no-print-directory BUILD=build-asan \
+	  CMAKE_FLAGS="-DSTRATA_ENABLE_SANITIZERS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo" configure
+	ninja -C build-asan strata strata-opt
 
 clean:
 	rm -rf $(BUILD) build-asan

@@ -2,11 +2,12 @@
 # Runs every test suite against the build in $1 (default: build) and ends with
 # one summary line "N passed, M failed". Suites: lit/FileCheck (test/**/*.mlir),
 # GoogleTest (ctest), pytest (test/numeric, test/python).
-# --negative-only runs just the bad-input suites (used under ASan/UBSan).
+# With a third argument ASAN_BUILD, the bad-input suites (invalid*.mlir and
+# test/negative) run again against that ASan + UBSan build.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
-MODE=${2:-all}
+ASAN_BUILD=${3:-}
 export STRATA_BIN_DIR="$PWD/$BUILD/bin"
 export PATH="/usr/lib/llvm-22/bin:$PATH"
 PY=.venv/bin/python
@@ -18,6 +19,7 @@ run_lit() {
   local filter=${1:-}
   local args=(-sv --xunit-xml-output "$report/lit.xml")
   [ -n "$filter" ] && args+=(--filter "$filter")
+  rm -f "$report/lit.xml"
   lit "${args[@]}" "$BUILD/test"
   if [ ! -f "$report/lit.xml" ]; then failed=$((failed + 1)); return; fi
   local p f
@@ -47,13 +49,15 @@ run_ctest() {
   passed=$((passed + t - f)); failed=$((failed + f))
 }
 
-if [ "$MODE" = "--negative-only" ]; then
-  run_lit "invalid|errors|negative"
-  run_pytest negative test/negative
-else
-  echo "== lit / FileCheck =="; run_lit
-  echo "== GoogleTest =="; run_ctest
-  echo "== pytest =="; run_pytest all test/numeric test/negative test/python
+echo "== lit / FileCheck =="; run_lit
+echo "== GoogleTest =="; run_ctest
+echo "== pytest =="; run_pytest all test/numeric test/negative test/python
+if [ -n "$ASAN_BUILD" ]; then
+  echo "== bad-input suites under ASan + UBSan ($ASAN_BUILD) =="
+  export ASAN_OPTIONS=abort_on_error=0:detect_leaks=1
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  BUILD=$ASAN_BUILD run_lit "invalid"
+  STRATA_BIN_DIR="$PWD/$ASAN_BUILD/bin" run_pytest asan test/negative
 fi
 rm -rf "$report"
 echo

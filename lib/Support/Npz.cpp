@@ -157,11 +157,21 @@ bool parseNpy(const uint8_t *data, size_t size, Tensor &out,
     size_t j = i;
     while (j < dims.size() && dims[j] >= '0' && dims[j] <= '9')
       ++j;
-    if (j == i || j - i > 18) {
+    if (j == i) {
       error = "npy header has a malformed dimension in 'shape'";
       return false;
     }
-    shape.push_back(std::stoll(dims.substr(i, j - i)));
+    int64_t dim = 0;
+    for (size_t k = i; k < j; ++k) {
+      int digit = dims[k] - '0';
+      if (dim > (INT64_MAX - digit) / 10) {
+        error = "npy shape dimension " + dims.substr(i, j - i) +
+                " overflows int64";
+        return false;
+      }
+      dim = dim * 10 + digit;
+    }
+    shape.push_back(dim);
     i = j;
     while (i < dims.size() && dims[i] == 'L') // python 2 longs
       ++i;

@@ -1,0 +1,182 @@
+"""strata run-ref / compare on bad input: clear message, non-zero exit,
+never a crash, no output written."""
+import zipfile
+
+import numpy as np
+
+from conftest import GOOD_MODEL, assert_clean_failure, strata
+
+
+def run_ref(d, model="m.mlir", inp="in.npz", extra=()):
+    return strata("run-ref", d / model, "--input", d / inp, "--output", d / "out.npz", *extra)
+
+
+def test_good_model_runs(model_dir):
+    r = run_ref(model_dir)
+    assert r.returncode == 0, r.stderr
+    assert np.load(model_dir / "out.npz")["y"].shape == (1, 3, 4, 4)
+
+
+def test_missing_model_file(model_dir):
+    assert_clean_failure(run_ref(model_dir, model="nope.mlir"), "nope.mlir")
+
+
+def test_malformed_mlir(model_dir):
+    (model_dir / "bad.mlir").write_text("module { func.func @main( {")
+    assert_clean_failure(run_ref(model_dir, model="bad.mlir"), "bad.mlir")
+    assert not (model_dir / "out.npz").exists()
+
+
+def test_truncated_mlir(model_dir):
+    (model_dir / "bad.mlir").write_text(GOOD_MODEL[: len(GOOD_MODEL) // 2])
+    assert_clean_failure(run_ref(model_dir, model="bad.mlir"), "error")
+
+
+def test_unknown_op(model_dir):
+    (model_dir / "bad.mlir").write_text(GOOD_MODEL.replace("top.Conv", "top.Bogus"))
+    assert_clean_failure(run_ref(model_dir, model="bad.mlir"), "top.Bogus")
+
+
+def test_wrong_attribute_value(model_dir):
+    (model_dir / "bad.mlir").write_text(GOOD_MODEL.replace("pads = array<i64: 1, 1, 1, 1>",
+                                                           "pads = array<i64: 1, 1, -1, 1>"))
+    assert_clean_failure(run_ref(model_dir, model="bad.mlir"), "'pads'", "-1")
+
+
+def test_wrong_attribute_type(model_dir):
+    (model_dir / "bad.mlir").write_text(GOOD_MODEL.replace("kernel_shape = array<i64: 3, 3>",
+                                                           "kernel_shape = \"3x3\""))
+    assert_clean_failure(run_ref(model_dir, model="bad.mlir"), "kernel_shape")
+
+
+def test_missing_weight(model_dir):
+    np.savez(model_dir / "w.npz", w=np.zeros((3, 2, 3, 3), np.float32))
+    assert_clean_failure(run_ref(model_dir), "weight 'b' is missing")
+
+
+def test_weight_wrong_shape(model_dir):
+    np.savez(model_dir / "w.npz", w=np.zeros((3, 2, 3), np.float32), b=np.zeros(3, np.float32))
+    assert_clean_failure(run_ref(model_dir), "weight 'w' has shape [3, 2, 3]", "[3, 2, 3, 3]")
+
+
+def test_weight_wrong_dtype(model_dir):
+    np.savez(model_dir / "w.npz", w=np.zeros((3, 2, 3, 3), np.float64), b=np.zeros(3, np.float32))
+    assert_clean_failure(run_ref(model_dir), "weight 'w' has dtype float64", "float32")
+
+
+def test_short_weight_data(model_dir):
+    """An npy member whose payload is shorter than its header says."""
+    good = np.zeros((3, 2, 3, 3), np.float32)
+    import io
+    buf = io.BytesIO()
+    np.save(buf, good)
+    data = buf.getvalue()[:-20]
+    with zipfile.ZipFile(model_dir / "w.npz", "w") as z:
+        z.writestr("w.npy", data)
+        b = io.BytesIO()
+        np.save(b, np.zeros(3, np.float32))
+        z.writestr("b.npy", b.getvalue())
+    assert_clean_failure(run_ref(model_dir), "array 'w'", "needs 216 bytes")
+
+
+def test_corrupt_npz(model_dir):
+    (model_dir / "w.npz").write_bytes(b"PK\x03\x04garbage" * 10)
+    assert_clean_failure(run_ref(model_dir), "w.npz")
+
+
+def test_truncated_npz(model_dir):
+    data = (model_dir / "w.npz").read_bytes()
+    (model_dir / "w.npz").write_bytes(data[: len(data) // 2])
+    assert_clean_failure(run_ref(model_dir), "w.npz")
+
+
+def test_npz_member_bad_header(model_dir):
+    with zipfile.ZipFile(model_dir / "w.npz", "w") as z:
+        z.writestr("w.npy", b"\x93NUMPY\x01\x00\x20\x00{'descr': '<f4', 'shape': (3,), }  \n")
+        z.writestr("b.npy", b"not numpy at all")
+    assert_clean_failure(run_ref(model_dir), "w.npz")
+
+
+def test_npz_fortran_order(model_dir):
+    np.savez(model_dir / "w.npz", w=np.asfortranarray(np.zeros((3, 2, 3, 3), np.float32)),
+             b=np.zeros(3, np.float32))
+    assert_clean_failure(run_ref(model_dir), "fortran")
+
+
+def test_npz_huge_shape(model_dir):
+    """A header claiming an overflowing shape must not allocate or crash."""
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4), }"
+    header += " " * (118 - len(header)) + "\n"
+    blob = b"\x93NUMPY\x01\x00" + bytes([len(header), 0]) + header.encode()
+    with zipfile.ZipFile(model_dir / "w.npz", "w") as z:
+        z.writestr("w.npy", blob)
+    assert_clean_failure(run_ref(model_dir), "overflows")
+
+
+def test_input_wrong_shape(model_dir):
+    np.savez(model_dir / "in.npz", x=np.zeros((1, 2, 4, 5), np.float32))
+    assert_clean_failure(run_ref(model_dir), "input 'x' has shape [1, 2, 4, 5]", "[1, 2, 4, 4]")
+
+
+def test_input_wrong_dtype(model_dir):
+    np.savez(model_dir / "in.npz", x=np.zeros((1, 2, 4, 4), np.int32))
+    assert_clean_failure(run_ref(model_dir), "input 'x' has dtype int32")
+
+
+def test_input_missing(model_dir):
+    np.savez(model_dir / "in.npz", z=np.zeros((1, 2, 4, 4), np.float32))
+    assert_clean_failure(run_ref(model_dir), "missing input 'x'")
+
+
+def test_missing_weight_file(model_dir):
+    (model_dir / "w.npz").unlink()
+    assert_clean_failure(run_ref(model_dir), "w.npz")
+
+
+def test_output_not_written_on_failure(model_dir):
+    np.savez(model_dir / "in.npz", x=np.zeros((2, 2, 4, 4), np.float32))
+    assert_clean_failure(run_ref(model_dir))
+    assert not (model_dir / "out.npz").exists()
+
+
+def test_output_unwritable(model_dir):
+    r = strata("run-ref", model_dir / "m.mlir", "--input", model_dir / "in.npz",
+               "--output", model_dir / "no" / "such" / "dir" / "out.npz")
+    assert_clean_failure(r, "out.npz")
+
+
+def test_compare_bad_tolerance(model_dir):
+    assert_clean_failure(strata("compare", model_dir / "in.npz", model_dir / "in.npz",
+                                "--tolerance", "abc"), "--tolerance")
+
+
+def test_compare_detects_difference(model_dir):
+    np.savez(model_dir / "a.npz", t=np.arange(10, dtype=np.float32))
+    np.savez(model_dir / "b.npz", t=-np.arange(10, dtype=np.float32))
+    r = strata("compare", model_dir / "a.npz", model_dir / "b.npz")
+    assert r.returncode == 1
+    assert "NOT_SIMILAR" in r.stdout
+
+
+def test_compare_shape_mismatch(model_dir):
+    np.savez(model_dir / "a.npz", t=np.zeros((2, 3), np.float32))
+    np.savez(model_dir / "b.npz", t=np.zeros((3, 2), np.float32))
+    r = strata("compare", model_dir / "a.npz", model_dir / "b.npz")
+    assert r.returncode == 1
+    assert "MISMATCH" in r.stdout
+
+
+def test_compare_rules(model_dir):
+    """EQUAL, CLOSE (allclose rtol 1e-3), SIMILAR (cos/euclid >= tol)."""
+    x = np.linspace(1, 2, 100).astype(np.float32)
+    np.savez(model_dir / "a.npz", eq=x, close=x, sim=x)
+    np.savez(model_dir / "b.npz", eq=x, close=x * (1 + 5e-4), sim=x * 1.001 + 0.002)
+    r = strata("compare", model_dir / "a.npz", model_dir / "b.npz")
+    assert r.returncode == 0, r.stdout
+    assert "eq: EQUAL" in r.stdout and "close: CLOSE" in r.stdout and "sim: SIMILAR" in r.stdout
+    assert "3 passed, 0 failed" in r.stdout
+
+
+def test_unknown_subcommand():
+    r = strata("frobnicate")
+    assert r.returncode != 0 and r.returncode < 128
