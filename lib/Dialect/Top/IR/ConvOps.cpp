@@ -1,8 +1,12 @@
-//===- ConvOps.cpp - top.Conv ---------------------------------------------===//
+//===- ConvOps.cpp - top.Conv, top.Deconv ---------------------------------===//
 
 #include "OpImpl.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
+#include <optional>
+#include <type_traits>
 
 using namespace mlir;
 using namespace strata;
@@ -275,6 +279,273 @@ LogicalResult ConvOp::interpret(InterpreterEnv &env) {
     convDirect<int64_t, int64_t>(in, w, bias ? &*bias : nullptr, g, group, izp,
                                  wzp, out);
   }
+  if (getDoRelu())
+    applyRelu(out, getReluLimit().convertToDouble());
+  env.set(getOutput(), out.castTo(resultDType(getOutput())));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DeconvOp
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> DeconvOp::getStridesOrDefault() {
+  if (auto s = getStrides())
+    return SmallVector<int64_t>(*s);
+  return SmallVector<int64_t>(getKernelShape().size(), 1);
+}
+SmallVector<int64_t> DeconvOp::getDilationsOrDefault() {
+  if (auto s = getDilations())
+    return SmallVector<int64_t>(*s);
+  return SmallVector<int64_t>(getKernelShape().size(), 1);
+}
+SmallVector<int64_t> DeconvOp::getPadsOrDefault() {
+  if (auto s = getPads())
+    return SmallVector<int64_t>(*s);
+  return SmallVector<int64_t>(2 * getKernelShape().size(), 0);
+}
+SmallVector<int64_t> DeconvOp::getOutputPaddingOrDefault() {
+  if (auto s = getOutputPadding())
+    return SmallVector<int64_t>(*s);
+  return SmallVector<int64_t>(getKernelShape().size(), 0);
+}
+
+/// Checks Deconv's window attributes against `r` spatial dims and the filter.
+static LogicalResult checkDeconvAttrs(DeconvOp op, size_t r,
+                                      ArrayRef<int64_t> w) {
+  ArrayRef<int64_t> kernel = op.getKernelShape();
+  SmallVector<int64_t> strides = op.getStridesOrDefault(),
+                       dil = op.getDilationsOrDefault(),
+                       pads = op.getPadsOrDefault(),
+                       outPad = op.getOutputPaddingOrDefault();
+  if (failed(checkArrayAttr(op, "kernel_shape", kernel, r, 1)) ||
+      failed(checkArrayAttr(op, "strides", strides, r, 1)) ||
+      failed(checkArrayAttr(op, "dilations", dil, r, 1)) ||
+      failed(checkArrayAttr(op, "pads", pads, 2 * r, 0)) ||
+      failed(checkArrayAttr(op, "output_padding", outPad, r, 0)))
+    return failure();
+  for (size_t d = 0; d < r; ++d)
+    if (outPad[d] >= std::max(strides[d], dil[d]))
+      return op.emitOpError()
+             << "attribute 'output_padding' value " << outPad[d]
+             << " at index " << d << " must be smaller than the stride ("
+             << strides[d] << ") or the dilation (" << dil[d] << ")";
+  for (size_t d = 0; d < r; ++d)
+    if (kernel[d] != w[d + 2])
+      return op.emitOpError()
+             << "attribute 'kernel_shape' " << formatArray(kernel)
+             << " does not match the filter's spatial dims "
+             << formatArray(w.drop_front(2));
+  return success();
+}
+
+/// The output size of one spatial dim, or an error if it overflows or is
+/// negative.
+static FailureOr<int64_t> deconvOutDim(DeconvOp op, size_t d, int64_t in,
+                                       int64_t k) {
+  size_t r = op.getKernelShape().size();
+  int64_t s = op.getStridesOrDefault()[d], dil = op.getDilationsOrDefault()[d];
+  SmallVector<int64_t> pads = op.getPadsOrDefault();
+  int64_t span, ext, full;
+  // (in - 1) * s + (k - 1) * dil + 1 + output_padding - pads.
+  if (llvm::MulOverflow(std::max<int64_t>(in - 1, 0), s, span) ||
+      llvm::MulOverflow(k - 1, dil, ext) || llvm::AddOverflow(span, ext, full))
+    return op.emitOpError() << "output size overflows int64 in spatial dim "
+                            << d;
+  if (in == 0)
+    return 0;
+  full += 1 + op.getOutputPaddingOrDefault()[d] - pads[d] - pads[d + r];
+  if (full < 0)
+    return op.emitOpError() << "output size " << full
+                            << " is negative in spatial dim " << d
+                            << " (pads " << formatArray(pads)
+                            << " are too large)";
+  return full;
+}
+
+LogicalResult
+DeconvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = shapeOf(getInput()), w = shapeOf(getFilter());
+  if (in.size() < 3 || in.size() > 5)
+    return emitOpError() << "input must have rank 3 to 5 (N, C, 1-3 spatial "
+                            "dims), got shape "
+                         << formatArray(in);
+  size_t r = in.size() - 2;
+  if (w.size() != in.size())
+    return emitOpError() << "filter must have rank " << in.size()
+                         << " like the input, got shape " << formatArray(w);
+  if (failed(checkDeconvAttrs(*this, r, w)))
+    return failure();
+  int64_t group = getGroup(), c = in[1];
+  if (group < 1 || c % group != 0)
+    return emitOpError() << "attribute 'group' = " << group
+                         << " must be >= 1 and divide input channels (" << c
+                         << ")";
+  if (w[0] != c)
+    return emitOpError() << "filter must have " << c
+                         << " input channels in dim 0, got shape "
+                         << formatArray(w);
+  int64_t o;
+  if (llvm::MulOverflow(w[1], group, o))
+    return emitOpError() << "output channels " << w[1] << " * group "
+                         << group << " overflow int64";
+  if (!isNone(getBias()) && hasStaticShape(getBias())) {
+    SmallVector<int64_t> b = shapeOf(getBias());
+    int64_t n = 1;
+    for (int64_t d : b)
+      n *= d;
+    if (n != o)
+      return emitOpError() << "bias must have " << o
+                           << " elements (one per output channel), got shape "
+                           << formatArray(b);
+  }
+  SmallVector<int64_t> out{in[0], o};
+  for (size_t d = 0; d < r; ++d) {
+    auto size = deconvOutDim(*this, d, in[d + 2], w[d + 2]);
+    if (failed(size))
+      return failure();
+    out.push_back(*size);
+  }
+  if (failed(checkedElementCount(*this, out)))
+    return failure();
+  s.push_back(out);
+  return success();
+}
+
+int64_t DeconvOp::getFlops() {
+  if (!hasStaticShape(getInput()) || !hasStaticShape(getFilter()))
+    return 0;
+  SmallVector<int64_t> in = shapeOf(getInput()), w = shapeOf(getFilter());
+  // Every input element meets O/group x K filter taps.
+  int64_t perIn = 1;
+  for (size_t i = 1; i < w.size(); ++i)
+    perIn *= w[i];
+  int64_t n = 1;
+  for (int64_t d : in)
+    n *= d;
+  auto outType = cast<ShapedType>(getOutput().getType());
+  int64_t biasFlops = !isNone(getBias()) && outType.hasStaticShape()
+                          ? outType.getNumElements()
+                          : 0;
+  return 2 * n * perIn + biasFlops;
+}
+
+namespace {
+/// For every (kernel tap k, input position p), the flat output spatial
+/// offset it scatters to, or -1 when it falls into the padding.
+SmallVector<int64_t> deconvScatterTable(const WindowGeometry &g) {
+  SmallVector<int64_t> kTable = coordinateTable(g.kernel);
+  SmallVector<int64_t> pTable = coordinateTable(g.inSpatial);
+  int64_t r = g.rank;
+  int64_t kn = static_cast<int64_t>(kTable.size()) / r;
+  int64_t pn = static_cast<int64_t>(pTable.size()) / r;
+  SmallVector<int64_t> table(kn * pn);
+  for (int64_t k = 0; k < kn; ++k)
+    for (int64_t p = 0; p < pn; ++p) {
+      int64_t off = 0;
+      for (int64_t d = 0; d < r && off >= 0; ++d) {
+        int64_t y = pTable[p * r + d] * g.strides[d] +
+                    kTable[k * r + d] * g.dilations[d] - g.pads[d];
+        off = (y < 0 || y >= g.outSpatial[d]) ? -1
+                                              : off * g.outSpatial[d] + y;
+      }
+      table[k * pn + p] = off;
+    }
+  return table;
+}
+
+/// One (image, group) of a transposed convolution: col = W^T * X with
+/// W `cg x (og*kn)` and X `cg x pn`, then scatter-add col into `out`
+/// (`og x outPlane`).
+template <typename T>
+void deconvGroup(const T *x, const T *w, int64_t cg, int64_t og, int64_t kn,
+                 int64_t pn, ArrayRef<int64_t> scatter, int64_t outPlane,
+                 std::vector<T> &col, std::vector<T> &wt, T *out) {
+  int64_t rows = og * kn;
+  if constexpr (std::is_same_v<T, float>) {
+    for (int64_t ci = 0; ci < cg; ++ci)
+      for (int64_t rw = 0; rw < rows; ++rw)
+        wt[rw * cg + ci] = w[ci * rows + rw];
+    gemmF32(rows, pn, cg, wt.data(), cg, x, pn, col.data(), pn,
+            /*accumulate=*/false);
+  } else {
+    std::fill(col.begin(), col.end(), T(0));
+    for (int64_t ci = 0; ci < cg; ++ci)
+      for (int64_t rw = 0; rw < rows; ++rw) {
+        T a = w[ci * rows + rw];
+        const T *xr = x + ci * pn;
+        T *cr = col.data() + rw * pn;
+        for (int64_t p = 0; p < pn; ++p)
+          cr[p] += a * xr[p];
+      }
+  }
+  for (int64_t oc = 0; oc < og; ++oc)
+    for (int64_t k = 0; k < kn; ++k) {
+      const T *src = col.data() + (oc * kn + k) * pn;
+      const int64_t *offs = scatter.data() + k * pn;
+      T *dst = out + oc * outPlane;
+      for (int64_t p = 0; p < pn; ++p)
+        if (offs[p] >= 0)
+          dst[offs[p]] += src[p];
+    }
+}
+
+template <typename T>
+void deconvCompute(const Tensor &in, const Tensor &w, const Tensor *bias,
+                   const WindowGeometry &g, int64_t group, Tensor &out) {
+  int64_t n = in.dim(0), c = in.dim(1), o = out.dim(1), cg = c / group,
+          og = o / group;
+  int64_t kn = 1, pn = 1, outPlane = 1;
+  for (int64_t d = 0; d < g.rank; ++d) {
+    kn *= g.kernel[d];
+    pn *= g.inSpatial[d];
+    outPlane *= g.outSpatial[d];
+  }
+  SmallVector<int64_t> scatter = deconvScatterTable(g);
+  std::vector<T> col(static_cast<size_t>(og * kn * pn));
+  std::vector<T> wt(std::is_same_v<T, float> ? og * kn * cg : 0);
+  const T *ip = in.data<T>(), *wp = w.data<T>();
+  T *op = out.data<T>();
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t gi = 0; gi < group; ++gi)
+      deconvGroup<T>(ip + (b * c + gi * cg) * pn, wp + gi * cg * og * kn, cg,
+                     og, kn, pn, scatter, outPlane, col, wt,
+                     op + (b * o + gi * og) * outPlane);
+  if (!bias)
+    return;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t oc = 0; oc < o; ++oc) {
+      T bv = bias->data<T>()[oc];
+      T *dst = op + (b * o + oc) * outPlane;
+      for (int64_t p = 0; p < outPlane; ++p)
+        dst[p] += bv;
+    }
+}
+} // namespace
+
+LogicalResult DeconvOp::interpret(InterpreterEnv &env) {
+  Tensor in = toCompute(env.get(getInput()));
+  Tensor w = toCompute(env.get(getFilter())).castTo(in.dtype());
+  std::optional<Tensor> bias;
+  if (!isNone(getBias()))
+    bias = toCompute(env.get(getBias())).castTo(in.dtype());
+  WindowGeometry g;
+  g.rank = in.rank() - 2;
+  g.kernel.assign(getKernelShape().begin(), getKernelShape().end());
+  g.strides = getStridesOrDefault();
+  g.dilations = getDilationsOrDefault();
+  g.pads = getPadsOrDefault();
+  g.inSpatial.assign(in.shape().begin() + 2, in.shape().end());
+  std::vector<int64_t> outShape = resultShape(getOutput());
+  g.outSpatial.assign(outShape.begin() + 2, outShape.end());
+  Tensor out(in.dtype(), outShape);
+  const Tensor *b = bias ? &*bias : nullptr;
+  if (in.dtype() == DType::F32)
+    deconvCompute<float>(in, w, b, g, getGroup(), out);
+  else if (in.dtype() == DType::F64)
+    deconvCompute<double>(in, w, b, g, getGroup(), out);
+  else
+    deconvCompute<int64_t>(in, w, b, g, getGroup(), out);
   if (getDoRelu())
     applyRelu(out, getReluLimit().convertToDouble());
   env.set(getOutput(), out.castTo(resultDType(getOutput())));

@@ -116,4 +116,210 @@ def Top_GlobalAvgPoolOp : Top_Op<"GlobalAvgPool", [Pure]> {
   let results = (outs Top_Tensor:$output);
 }
 
+def Top_DeconvOp : Top_Op<"Deconv", [Pure]> {
+  let summary = "N-d transposed convolution (ONNX ConvTranspose), grouped";
+  let description = [{
+    The gradient of `top.Conv` with respect to its input: every input element
+    scatters `input[n, c, x...] * filter[c, o, k...]` to
+    `output[n, g*O/G + o, x*stride + k*dilation - pad_begin]` (g the group of
+    input channel c); positions outside the output are dropped.
+
+    - `input`: `N x C x D1 x ... x Dr` (r = number of spatial dims, 1 to 3).
+    - `filter`: `C x O/group x K1 x ... x Kr` (ONNX/PyTorch IOHW layout).
+    - `bias`: `O` elements (any shape with O elements), or `none`.
+    - `kernel_shape`: r positive values equal to the filter's spatial dims.
+    - `strides`, `dilations`: r positive values; default all 1.
+    - `pads`: 2r non-negative values, all begins then all ends; they remove
+      elements from the borders of the full output. Default all 0.
+    - `output_padding`: r non-negative values added to the end of each
+      spatial dim, each smaller than the stride or the dilation of its dim.
+      Default all 0.
+    - `group`: divides C; the output has `O = filter.dim(1) * group`
+      channels.
+    - `do_relu`, `relu_limit`: as for `top.Conv`.
+
+    Output spatial size: `(D - 1) * stride + (K - 1) * dilation + 1 +
+    output_padding - pad_begin - pad_end`, which must not be negative (an
+    empty spatial input dim gives an empty output dim).
+  }];
+  let arguments = (ins
+    Top_Tensor:$input,
+    Top_Tensor:$filter,
+    Top_TensorOrNone:$bias,
+    DenseI64ArrayAttr:$kernel_shape,
+    OptionalAttr<DenseI64ArrayAttr>:$strides,
+    OptionalAttr<DenseI64ArrayAttr>:$pads,
+    OptionalAttr<DenseI64ArrayAttr>:$dilations,
+    OptionalAttr<DenseI64ArrayAttr>:$output_padding,
+    DefaultValuedAttr<I64Attr, "1">:$group,
+    DefaultValuedAttr<BoolAttr, "false">:$do_relu,
+    DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit
+  );
+  let results = (outs Top_Tensor:$output);
+  let extraClassDeclaration = [{
+    /// Attributes with defaults filled in.
+    ::llvm::SmallVector<int64_t> getStridesOrDefault();
+    ::llvm::SmallVector<int64_t> getDilationsOrDefault();
+    ::llvm::SmallVector<int64_t> getPadsOrDefault();
+    ::llvm::SmallVector<int64_t> getOutputPaddingOrDefault();
+  }];
+}
+
+class Top_SoftmaxBase<string mnemonic, string formula>
+    : Top_Op<mnemonic, [Pure]> {
+  let arguments = (ins
+    Top_Tensor:$input,
+    DefaultValuedAttr<I64Attr, "-1">:$axis
+  );
+  let results = (outs Top_Tensor:$output);
+  let description = !strconcat([{
+    Along dim `axis` (negative counts from the end; must be in
+    `[-rank, rank)`), every slice becomes
+  }], formula, [{
+    The maximum of each slice is subtracted first, so large inputs do not
+    overflow. Computation is in f32 (f64 for f64 and integer inputs); the
+    result has the input's shape.
+  }]);
+}
+
+def Top_SoftmaxOp : Top_SoftmaxBase<"Softmax",
+    "`exp(x - max(x)) / sum(exp(x - max(x)))`."> {
+  let summary = "Softmax along one axis";
+}
+
+def Top_LogSoftmaxOp : Top_SoftmaxBase<"LogSoftmax",
+    "`x - max(x) - log(sum(exp(x - max(x))))`."> {
+  let summary = "Log of softmax along one axis";
+}
+
+def Top_BatchNormOp : Top_Op<"BatchNorm", [Pure]> {
+  let summary = "Batch normalization in inference mode";
+  let description = [{
+    `output = (input - mean[c]) / sqrt(variance[c] + epsilon) * scale[c] +
+    bias[c]` with c the index along dim 1 (channels) of `input`
+    (`N x C x ...`, rank >= 2). `mean`, `variance`, `scale` and `bias` have
+    C elements each (any shape with C elements); `scale` (default 1) and
+    `bias` (default 0) may be `none`. `epsilon` must be >= 0 (default 1e-5).
+  }];
+  let arguments = (ins
+    Top_Tensor:$input,
+    Top_Tensor:$mean,
+    Top_Tensor:$variance,
+    Top_TensorOrNone:$scale,
+    Top_TensorOrNone:$bias,
+    DefaultValuedAttr<F64Attr, "1e-5">:$epsilon
+  );
+  let results = (outs Top_Tensor:$output);
+}
+
+def Top_LayerNormOp : Top_Op<"LayerNorm", [Pure]> {
+  let summary = "Layer normalization (ONNX LayerNormalization)";
+  let description = [{
+    Normalizes over dims `axis..rank-1` (the normalized shape): every slice
+    `x` over those dims becomes `(x - mean(x)) / sqrt(var(x) + epsilon) *
+    scale + bias`, with the biased variance. `axis` may be negative and must
+    be in `[-rank, rank)` (default -1). `scale` and `bias` hold one value per
+    element of the normalized shape (any shape with that many elements) or
+    are `none` (1 and 0). `epsilon` must be >= 0 (default 1e-5).
+  }];
+  let arguments = (ins
+    Top_Tensor:$input,
+    Top_TensorOrNone:$scale,
+    Top_TensorOrNone:$bias,
+    DefaultValuedAttr<I64Attr, "-1">:$axis,
+    DefaultValuedAttr<F64Attr, "1e-5">:$epsilon
+  );
+  let results = (outs Top_Tensor:$output);
+}
+
+def Top_GroupNormOp : Top_Op<"GroupNorm", [Pure]> {
+  let summary = "Group normalization";
+  let description = [{
+    `input` is `N x C x ...` (rank >= 2). The C channels are split into
+    `num_groups` consecutive groups (`num_groups` >= 1 must divide C); each
+    (n, group) slice is normalized with its own mean and biased variance,
+    then multiplied by `scale[c]` and offset by `bias[c]` per channel (C
+    elements each, or `none`). `epsilon` must be >= 0 (default 1e-5).
+  }];
+  let arguments = (ins
+    Top_Tensor:$input,
+    Top_TensorOrNone:$scale,
+    Top_TensorOrNone:$bias,
+    I64Attr:$num_groups,
+    DefaultValuedAttr<F64Attr, "1e-5">:$epsilon
+  );
+  let results = (outs Top_Tensor:$output);
+}
+
+def Top_ResizeOp : Top_Op<"Resize", [Pure]> {
+  let summary = "Nearest or N-linear resampling (ONNX Resize)";
+  let description = [{
+    Resamples every dim of `input` (any rank >= 1) to a new size. Give
+    `sizes` (the output shape, one non-negative value per dim) or `scales`
+    (one positive value per dim; output dim = `floor(dim * scale)`). If both
+    are given, `sizes` wins and `scales` is ignored. With `sizes`, the scale
+    of a dim used below is `out / in`; with `scales` it is the given value.
+
+    An output coordinate `x` maps to the input coordinate `x_orig` by
+    `coordinate_transformation_mode`:
+    - `"half_pixel"` (default): `(x + 0.5) / scale - 0.5`;
+    - `"pytorch_half_pixel"`: as half_pixel, but `0` when `out == 1`;
+    - `"align_corners"`: `x * (in - 1) / (out - 1)`, `0` when `out == 1`;
+    - `"asymmetric"`: `x / scale`.
+
+    `mode = "nearest"` (default) picks input index `nearest_mode(x_orig)`
+    clamped to `[0, in - 1]`, with `nearest_mode` one of
+    `"round_prefer_floor"` (default), `"round_prefer_ceil"`, `"floor"`,
+    `"ceil"`. `mode = "linear"` clamps `x_orig` to `[0, in - 1]` and
+    interpolates linearly between its two neighbours, along every dim (so
+    bilinear on 2 resized dims, trilinear on 3). Integer inputs are
+    interpolated in f64 and truncated. An input dim of size 0 can only be
+    resized to 0.
+  }];
+  let arguments = (ins
+    Top_Tensor:$input,
+    DefaultValuedStrAttr<StrAttr, "nearest">:$mode,
+    DefaultValuedStrAttr<StrAttr, "half_pixel">:$coordinate_transformation_mode,
+    DefaultValuedStrAttr<StrAttr, "round_prefer_floor">:$nearest_mode,
+    OptionalAttr<DenseF64ArrayAttr>:$scales,
+    OptionalAttr<DenseI64ArrayAttr>:$sizes
+  );
+  let results = (outs Top_Tensor:$output);
+  let hasFolder = 1;
+}
+
+def Top_DepthToSpaceOp : Top_Op<"DepthToSpace", [Pure]> {
+  let summary = "Moves channel blocks into spatial blocks (ONNX)";
+  let description = [{
+    `N x C x H x W` → `N x C/(b*b) x H*b x W*b` with `b = blocksize` (>= 1;
+    `b*b` must divide C). `mode = "DCR"` (default) takes the block offset
+    from the high part of the channel index
+    (`c_in = (by * b + bx) * C/(b*b) + c`), `"CRD"` from the low part
+    (`c_in = c * b*b + by * b + bx`). Blocksize 1 folds away.
+  }];
+  let arguments = (ins
+    Top_Tensor:$input,
+    I64Attr:$blocksize,
+    DefaultValuedStrAttr<StrAttr, "DCR">:$mode
+  );
+  let results = (outs Top_Tensor:$output);
+  let hasFolder = 1;
+}
+
+def Top_SpaceToDepthOp : Top_Op<"SpaceToDepth", [Pure]> {
+  let summary = "Moves spatial blocks into channels (ONNX)";
+  let description = [{
+    `N x C x H x W` → `N x C*b*b x H/b x W/b` with `b = blocksize` (>= 1,
+    dividing H and W): the inverse of `top.DepthToSpace` in `"DCR"` mode,
+    `output[n, (by * b + bx) * C + c, y, x] = input[n, c, y*b + by, x*b + bx]`.
+    Blocksize 1 folds away.
+  }];
+  let arguments = (ins
+    Top_Tensor:$input,
+    I64Attr:$blocksize
+  );
+  let results = (outs Top_Tensor:$output);
+  let hasFolder = 1;
+}
+
 #endif // STRATA_TOP_NN_OPS
