@@ -1,3 +1,217 @@
-//===- ActivationOps.cpp ------------------------------------------------------------===//
+//===- ActivationOps.cpp - float-only unary functions and PRelu -----------===//
+//
+// LeakyRelu, PRelu, Clip, Sigmoid, Tanh, Gelu, SiLU, HardSigmoid, HardSwish,
+// Exp, Log, Sqrt, Rsqrt, Erf. All accept float element types only and
+// compute in f32 (f64 for f64).
+//
+//===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::top;
+using namespace strata::top::impl;
+
+namespace {
+/// A float input and a result of the same element type.
+LogicalResult verifyFloatUnary(Operation *op) {
+  Value in = op->getOperand(0);
+  if (failed(checkElementKind(op, "operand 'input'", in, kFloatElements)))
+    return failure();
+  return checkSameElementType(op, "operand 'input'", in, "result",
+                              op->getResult(0));
+}
+
+/// Stores `fn` applied to the op's input as its result.
+template <typename UnOp>
+LogicalResult interpretMap(UnOp op, InterpreterEnv &env,
+                           const std::function<double(double)> &fn) {
+  env.set(op.getOutput(),
+          mapUnary(env.get(op.getInput()), resultDType(op.getOutput()), fn));
+  return success();
+}
+
+double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+/// ONNX HardSigmoid: max(0, min(1, alpha * x + beta)); NaN stays NaN.
+double hardSigmoid(double x, double alpha, double beta) {
+  double v = alpha * x + beta;
+  return std::isnan(v) ? v : std::clamp(v, 0.0, 1.0);
+}
+
+double geluErf(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+
+double geluTanh(double x) {
+  const double k = std::sqrt(2.0 / M_PI);
+  return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
+}
+} // namespace
+
+/// Verifier, shape inference (the input's shape) and FLOPs of a float-only
+/// unary op costing `FLOPS` per element.
+#define STRATA_FLOAT_UNARY(OP, FLOPS)                                          \
+  LogicalResult OP::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {    \
+    s.push_back(shapeOf(getInput()));                                          \
+    return success();                                                          \
+  }                                                                            \
+  int64_t OP::getFlops() { return elementwiseFlops(getOutput(), FLOPS); }
+
+/// Also defines the verifier, for ops without attributes to check.
+#define STRATA_SIMPLE_FLOAT_UNARY(OP, FLOPS)                                   \
+  STRATA_FLOAT_UNARY(OP, FLOPS)                                                \
+  LogicalResult OP::verify() { return verifyFloatUnary(*this); }
+
+//===----------------------------------------------------------------------===//
+// Ops with attributes
+//===----------------------------------------------------------------------===//
+
+STRATA_SIMPLE_FLOAT_UNARY(LeakyReluOp, 2)
+
+LogicalResult LeakyReluOp::interpret(InterpreterEnv &env) {
+  double alpha = getAlpha().convertToDouble();
+  return interpretMap(*this, env,
+                      [alpha](double x) { return x >= 0 ? x : alpha * x; });
+}
+
+STRATA_FLOAT_UNARY(ClipOp, 2)
+
+LogicalResult ClipOp::verify() {
+  if (failed(verifyFloatUnary(*this)))
+    return failure();
+  double lo = getMin().convertToDouble(), hi = getMax().convertToDouble();
+  if (!(lo <= hi))
+    return emitOpError() << "attribute 'min' = " << lo
+                         << " must be <= attribute 'max' = " << hi;
+  return success();
+}
+
+LogicalResult ClipOp::interpret(InterpreterEnv &env) {
+  double lo = getMin().convertToDouble(), hi = getMax().convertToDouble();
+  return interpretMap(*this, env, [lo, hi](double x) {
+    return std::isnan(x) ? x : std::clamp(x, lo, hi);
+  });
+}
+
+STRATA_FLOAT_UNARY(GeluOp, getApproximate() == "tanh" ? 9 : 5)
+
+LogicalResult GeluOp::verify() {
+  if (failed(verifyFloatUnary(*this)))
+    return failure();
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError() << "attribute 'approximate' = \"" << getApproximate()
+                         << "\" must be \"none\" or \"tanh\"";
+  return success();
+}
+
+LogicalResult GeluOp::interpret(InterpreterEnv &env) {
+  return interpretMap(*this, env,
+                      getApproximate() == "tanh" ? geluTanh : geluErf);
+}
+
+STRATA_SIMPLE_FLOAT_UNARY(HardSigmoidOp, 4)
+
+LogicalResult HardSigmoidOp::interpret(InterpreterEnv &env) {
+  double alpha = getAlpha().convertToDouble();
+  double beta = getBeta().convertToDouble();
+  return interpretMap(*this, env, [alpha, beta](double x) {
+    return hardSigmoid(x, alpha, beta);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// PRelu
+//===----------------------------------------------------------------------===//
+
+LogicalResult PReluOp::verify() {
+  if (failed(verifyFloatUnary(*this)))
+    return failure();
+  return checkSameElementType(*this, "operand 'input'", getInput(),
+                              "operand 'slope'", getSlope());
+}
+
+LogicalResult PReluOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = shapeOf(getInput()), slope = shapeOf(getSlope());
+  bool ok = slope.size() <= in.size();
+  for (size_t i = 0; ok && i < slope.size(); ++i) {
+    int64_t d = slope[slope.size() - 1 - i];
+    ok = d == 1 || d == in[in.size() - 1 - i];
+  }
+  if (!ok)
+    return emitOpError() << "operand 'slope' shape " << formatArray(slope)
+                         << " does not broadcast to operand 'input' shape "
+                         << formatArray(in);
+  s.push_back(in);
+  return success();
+}
+
+int64_t PReluOp::getFlops() { return elementwiseFlops(getOutput(), 2); }
+
+LogicalResult PReluOp::interpret(InterpreterEnv &env) {
+  Tensor in = toCompute(env.get(getInput()));
+  Tensor slope =
+      broadcastTo(env.get(getSlope()).castTo(in.dtype()), in.shape());
+  Tensor out(in.dtype(), in.shape());
+  for (int64_t i = 0, n = in.numElements(); i < n; ++i) {
+    double x = in.getAsDouble(i);
+    out.setFromDouble(i, x >= 0 ? x : slope.getAsDouble(i) * x);
+  }
+  env.set(getOutput(), out.castTo(resultDType(getOutput())));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ops without attributes
+//===----------------------------------------------------------------------===//
+
+STRATA_SIMPLE_FLOAT_UNARY(SigmoidOp, 4)
+STRATA_SIMPLE_FLOAT_UNARY(TanhOp, 1)
+STRATA_SIMPLE_FLOAT_UNARY(SiLUOp, 5)
+STRATA_SIMPLE_FLOAT_UNARY(HardSwishOp, 5)
+STRATA_SIMPLE_FLOAT_UNARY(ExpOp, 1)
+STRATA_SIMPLE_FLOAT_UNARY(LogOp, 1)
+STRATA_SIMPLE_FLOAT_UNARY(SqrtOp, 1)
+STRATA_SIMPLE_FLOAT_UNARY(RsqrtOp, 2)
+STRATA_SIMPLE_FLOAT_UNARY(ErfOp, 1)
+
+LogicalResult SigmoidOp::interpret(InterpreterEnv &env) {
+  return interpretMap(*this, env, sigmoid);
+}
+
+LogicalResult TanhOp::interpret(InterpreterEnv &env) {
+  return interpretMap(*this, env, [](double x) { return std::tanh(x); });
+}
+
+LogicalResult SiLUOp::interpret(InterpreterEnv &env) {
+  return interpretMap(*this, env, [](double x) { return x * sigmoid(x); });
+}
+
+LogicalResult HardSwishOp::interpret(InterpreterEnv &env) {
+  return interpretMap(*this, env, [](double x) {
+    return x * hardSigmoid(x, 1.0 / 6.0, 0.5);
+  });
+}
+
+LogicalResult ExpOp::interpret(InterpreterEnv &env) {
+  return interpretMap(*this, env, [](double x) { return std::exp(x); });
+}
+
+LogicalResult LogOp::interpret(InterpreterEnv &env) {
+  return interpretMap(*this, env, [](double x) { return std::log(x); });
+}
+
+LogicalResult SqrtOp::interpret(InterpreterEnv &env) {
+  return interpretMap(*this, env, [](double x) { return std::sqrt(x); });
+}
+
+LogicalResult RsqrtOp::interpret(InterpreterEnv &env) {
+  return interpretMap(*this, env,
+                      [](double x) { return 1.0 / std::sqrt(x); });
+}
+
+LogicalResult ErfOp::interpret(InterpreterEnv &env) {
+  return interpretMap(*this, env, [](double x) { return std::erf(x); });
+}

@@ -3,6 +3,7 @@
 #include "OpImpl.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace mlir;
 
@@ -149,6 +150,182 @@ Tensor mapUnary(const Tensor &input, DType outType,
   }
   for (int64_t i = 0; i < n; ++i)
     out.setFromDouble(i, fn(input.getAsDouble(i)));
+  return out;
+}
+
+} // namespace strata::top::impl
+
+namespace strata::top::impl {
+
+FailureOr<int64_t> normalizeAxis(Operation *op, StringRef name, int64_t axis,
+                                 int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return op->emitOpError() << "attribute '" << name << "' = " << axis
+                             << " is out of range for rank " << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+FailureOr<SmallVector<int64_t>> normalizeAxes(Operation *op, StringRef name,
+                                             ArrayRef<int64_t> axes,
+                                             int64_t rank) {
+  SmallVector<int64_t> out;
+  SmallVector<bool> seen(rank, false);
+  for (int64_t axis : axes) {
+    auto a = normalizeAxis(op, name, axis, rank);
+    if (failed(a))
+      return failure();
+    if (seen[*a])
+      return op->emitOpError() << "attribute '" << name << "' "
+                               << formatArray(axes) << " repeats dim " << *a;
+    seen[*a] = true;
+    out.push_back(*a);
+  }
+  return out;
+}
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  // Unsigned so that an empty shape with huge dims wraps instead of
+  // overflowing; such strides are never used to read.
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = static_cast<int64_t>(static_cast<uint64_t>(strides[i + 1]) *
+                                      static_cast<uint64_t>(shape[i + 1]));
+  return strides;
+}
+
+bool isEmptyShape(ArrayRef<int64_t> shape) {
+  return llvm::is_contained(shape, 0);
+}
+
+namespace {
+/// Copies one element of `size` bytes.
+inline void copyElement(uint8_t *dst, const uint8_t *src, size_t size) {
+  switch (size) {
+  case 1: *dst = *src; return;
+  case 2: std::memcpy(dst, src, 2); return;
+  case 4: std::memcpy(dst, src, 4); return;
+  case 8: std::memcpy(dst, src, 8); return;
+  default: std::memcpy(dst, src, size);
+  }
+}
+} // namespace
+
+Tensor gatherOffsets(const Tensor &input, std::vector<int64_t> outShape,
+                     ArrayRef<SmallVector<int64_t>> offsets,
+                     const Tensor *fill) {
+  Tensor out(input.dtype(), std::move(outShape));
+  int64_t n = out.numElements();
+  if (n == 0)
+    return out;
+  size_t size = dtypeSize(input.dtype());
+  const uint8_t *src = input.data<uint8_t>();
+  const uint8_t *fillPtr = fill ? fill->data<uint8_t>() : nullptr;
+  uint8_t *dst = out.data<uint8_t>();
+  int64_t rank = out.rank();
+  if (rank == 0) {
+    copyElement(dst, src, size);
+    return out;
+  }
+  // Odometer over the outer dims; `base` is the sum of their offsets, or
+  // kFillOffset if one of them is a fill position.
+  SmallVector<int64_t> idx(rank, 0);
+  int64_t inner = out.dim(rank - 1);
+  ArrayRef<int64_t> innerOffsets = offsets[rank - 1];
+  auto outerBase = [&]() {
+    int64_t base = 0;
+    for (int64_t d = 0; d + 1 < rank; ++d) {
+      int64_t o = offsets[d][idx[d]];
+      if (o == kFillOffset)
+        return kFillOffset;
+      base += o;
+    }
+    return base;
+  };
+  for (int64_t row = 0; row < n; row += inner) {
+    int64_t base = outerBase();
+    for (int64_t k = 0; k < inner; ++k) {
+      int64_t o = innerOffsets[k];
+      const uint8_t *from = (base == kFillOffset || o == kFillOffset)
+                                ? fillPtr
+                                : src + (base + o) * size;
+      copyElement(dst + (row + k) * size, from, size);
+    }
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      if (++idx[d] < out.dim(d))
+        break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+SmallVector<int64_t> stridedOffsets(int64_t start, int64_t step, int64_t size,
+                                    int64_t stride) {
+  SmallVector<int64_t> offsets(size);
+  for (int64_t i = 0; i < size; ++i)
+    offsets[i] = (start + i * step) * stride;
+  return offsets;
+}
+
+/// "float", "float or integer", ... for the kinds in `kinds`.
+static std::string elementKindText(unsigned kinds) {
+  SmallVector<StringRef> names;
+  if (kinds & kFloatElements)
+    names.push_back("float");
+  if (kinds & kIntElements)
+    names.push_back("integer");
+  if (kinds & kBoolElements)
+    names.push_back("i1");
+  std::string s;
+  for (auto [i, n] : llvm::enumerate(names)) {
+    if (i)
+      s += i + 1 == names.size() ? " or " : ", ";
+    s += n.str();
+  }
+  return s;
+}
+
+LogicalResult checkElementKind(Operation *op, StringRef what, Value value,
+                               unsigned kinds) {
+  Type elem = cast<ShapedType>(value.getType()).getElementType();
+  std::optional<DType> dt = dtypeOf(elem);
+  unsigned kind = !dt                 ? 0u
+                  : isFloat(*dt)      ? unsigned(kFloatElements)
+                  : *dt == DType::Bool ? unsigned(kBoolElements)
+                                       : unsigned(kIntElements);
+  if (kind & kinds)
+    return success();
+  std::string text = elementKindText(kinds);
+  return op->emitOpError() << what << " must have "
+                           << (text.front() == 'i' ? "an " : "a ") << text
+                           << " element type, got " << elem;
+}
+
+LogicalResult checkSameElementType(Operation *op, StringRef whatA, Value a,
+                                   StringRef whatB, Value b) {
+  Type ea = cast<ShapedType>(a.getType()).getElementType();
+  Type eb = cast<ShapedType>(b.getType()).getElementType();
+  if (ea == eb || (dtypeOf(ea) && dtypeOf(ea) == dtypeOf(eb)))
+    return success();
+  return op->emitOpError() << whatB << " element type " << eb
+                           << " must match " << whatA << " element type "
+                           << ea;
+}
+
+int64_t elementwiseFlops(Value result, int64_t perElement) {
+  auto t = cast<ShapedType>(result.getType());
+  return t.hasStaticShape() ? t.getNumElements() * perElement : 0;
+}
+
+Tensor broadcastTo(const Tensor &t, ArrayRef<int64_t> outShape) {
+  Tensor out(t.dtype(), std::vector<int64_t>(outShape.begin(), outShape.end()));
+  size_t size = dtypeSize(t.dtype());
+  const auto *src = static_cast<const uint8_t *>(t.raw());
+  auto *dst = static_cast<uint8_t *>(out.raw());
+  forEachBroadcast(outShape, t.shape(), outShape,
+                   [&](int64_t o, int64_t i, int64_t) {
+                     std::memcpy(dst + o * size, src + i * size, size);
+                   });
   return out;
 }
 

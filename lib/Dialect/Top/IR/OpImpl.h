@@ -61,6 +61,72 @@ void gemmF32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
 Tensor mapUnary(const Tensor &input, DType outType,
                 const std::function<double(double)> &fn);
 
+/// `axis` in [-rank, rank) as an index in [0, rank); emits "attribute
+/// '<name>' = <axis> is out of range for rank <rank>" otherwise.
+mlir::FailureOr<int64_t> normalizeAxis(Operation *op, StringRef name,
+                                       int64_t axis, int64_t rank);
+
+/// Normalizes every entry of the axis list attribute `name` (see
+/// normalizeAxis) and rejects duplicates ("attribute '<name>' [..] repeats
+/// dim <d>").
+mlir::FailureOr<SmallVector<int64_t>>
+normalizeAxes(Operation *op, StringRef name, ArrayRef<int64_t> axes,
+              int64_t rank);
+
+/// Row-major strides (in elements) of `shape`.
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
+
+/// True if a shape has no elements (some dim is 0).
+bool isEmptyShape(ArrayRef<int64_t> shape);
+
+/// Marks an output position that takes the fill value in `gatherOffsets`.
+constexpr int64_t kFillOffset = INT64_MIN;
+
+/// Data movement by offset tables: returns a tensor of `input`'s dtype and
+/// shape `outShape` whose element (o_0, .., o_{r-1}) is the input element at
+/// flat index sum_d offsets[d][o_d] (copied as bytes). If some
+/// offsets[d][o_d] is kFillOffset the element is `fill`'s first element
+/// instead (`fill` must then be given, with input's dtype).
+/// offsets[d] has outShape[d] entries.
+Tensor gatherOffsets(const Tensor &input, std::vector<int64_t> outShape,
+                     ArrayRef<SmallVector<int64_t>> offsets,
+                     const Tensor *fill = nullptr);
+
+/// Offset table of an input dim with `stride` read at positions
+/// start, start + step, ... (`size` entries).
+SmallVector<int64_t> stridedOffsets(int64_t start, int64_t step, int64_t size,
+                                    int64_t stride);
+
+//===----------------------------------------------------------------------===//
+// Elementwise helpers
+//===----------------------------------------------------------------------===//
+
+/// Classes of element types an op accepts (a bit mask). Quantized types count
+/// as their storage type.
+enum ElementKind : unsigned {
+  kFloatElements = 1, ///< f16, bf16, f32, f64
+  kIntElements = 2,   ///< signless/signed/unsigned integers of 8-64 bits
+  kBoolElements = 4,  ///< i1
+  kAnyElements = kFloatElements | kIntElements | kBoolElements,
+};
+
+/// Checks that tensor `value` has an element type of one of `kinds`; the
+/// error names the value as `what` (e.g. "operand 'lhs'") and its type.
+LogicalResult checkElementKind(Operation *op, StringRef what,
+                               mlir::Value value, unsigned kinds);
+/// Checks that tensors `a` and `b` have the same element type (the same
+/// storage type for quantized types); the error names both and their types.
+LogicalResult checkSameElementType(Operation *op, StringRef whatA,
+                                   mlir::Value a, StringRef whatB,
+                                   mlir::Value b);
+
+/// `perElement` times the element count of a static result, else 0.
+int64_t elementwiseFlops(mlir::Value result, int64_t perElement);
+
+/// `t` materialized at `outShape`, to which its shape must broadcast
+/// (numpy rules). Copies element bytes, so any dtype works.
+Tensor broadcastTo(const Tensor &t, ArrayRef<int64_t> outShape);
+
 } // namespace strata::top::impl
 
 #endif // STRATA_LIB_DIALECT_TOP_IR_OPIMPL_H
