@@ -112,26 +112,97 @@ void forEachBroadcast(ArrayRef<int64_t> outShape, ArrayRef<int64_t> lhsShape,
   }
 }
 
+namespace {
+/// Register tile of the f32 micro-kernel (rows of A x columns of B) and the
+/// cache blocks of the packed panels: a KC x NR panel of B stays in L1, an
+/// MC x KC block of A in L2.
+constexpr int64_t kGemmMR = 4, kGemmNR = 8;
+constexpr int64_t kGemmKC = 256, kGemmMC = 96, kGemmNC = 1024;
+
+/// Packs `mc x kc` of A into MR-row panels, `dst[(i / MR * kc + k) * MR +
+/// i % MR]`, zero-padding the last panel.
+void packA(const float *A, int64_t lda, int64_t mc, int64_t kc, float *dst) {
+  for (int64_t i = 0; i < mc; i += kGemmMR) {
+    int64_t rows = std::min(kGemmMR, mc - i);
+    for (int64_t k = 0; k < kc; ++k)
+      for (int64_t r = 0; r < kGemmMR; ++r)
+        *dst++ = r < rows ? A[(i + r) * lda + k] : 0.f;
+  }
+}
+
+/// Packs `kc x nc` of B into NR-column panels, zero-padding the last one.
+void packB(const float *B, int64_t ldb, int64_t kc, int64_t nc, float *dst) {
+  for (int64_t j = 0; j < nc; j += kGemmNR) {
+    int64_t cols = std::min(kGemmNR, nc - j);
+    for (int64_t k = 0; k < kc; ++k) {
+      const float *b = B + k * ldb + j;
+      for (int64_t c = 0; c < kGemmNR; ++c)
+        *dst++ = c < cols ? b[c] : 0.f;
+    }
+  }
+}
+
+/// C[rows, cols] += packed A panel * packed B panel; the MR x NR
+/// accumulator lives in registers (the fixed-size loops unroll and
+/// vectorize).
+void gemmMicroKernel(int64_t kc, const float *a, const float *b, float *c,
+                     int64_t ldc, int64_t rows, int64_t cols) {
+  float acc[kGemmMR][kGemmNR] = {};
+  for (int64_t k = 0; k < kc; ++k, a += kGemmMR, b += kGemmNR)
+    for (int64_t r = 0; r < kGemmMR; ++r)
+      for (int64_t j = 0; j < kGemmNR; ++j)
+        acc[r][j] += a[r] * b[j];
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < cols; ++j)
+      c[r * ldc + j] += acc[r][j];
+}
+
+/// Unpacked i-k-j loop for small or skinny products, where packing costs
+/// more than it saves.
+void gemmSmallF32(int64_t M, int64_t N, int64_t K, const float *A,
+                  int64_t lda, const float *B, int64_t ldb, float *C,
+                  int64_t ldc) {
+  for (int64_t i = 0; i < M; ++i) {
+    float *c = C + i * ldc;
+    for (int64_t k = 0; k < K; ++k) {
+      float a = A[i * lda + k];
+      const float *b = B + k * ldb;
+      for (int64_t j = 0; j < N; ++j)
+        c[j] += a * b[j];
+    }
+  }
+}
+} // namespace
+
 void gemmF32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
              const float *B, int64_t ldb, float *C, int64_t ldc,
              bool accumulate) {
   if (!accumulate)
     for (int64_t i = 0; i < M; ++i)
       std::fill(C + i * ldc, C + i * ldc + N, 0.f);
-  // Blocked i-k-j loop: the j loop is contiguous in B and C and vectorizes.
-  constexpr int64_t kBlockK = 256, kBlockN = 512;
-  for (int64_t k0 = 0; k0 < K; k0 += kBlockK) {
-    int64_t k1 = std::min(K, k0 + kBlockK);
-    for (int64_t j0 = 0; j0 < N; j0 += kBlockN) {
-      int64_t j1 = std::min(N, j0 + kBlockN);
-      for (int64_t i = 0; i < M; ++i) {
-        float *c = C + i * ldc;
-        for (int64_t k = k0; k < k1; ++k) {
-          float a = A[i * lda + k];
-          const float *b = B + k * ldb;
-          for (int64_t j = j0; j < j1; ++j)
-            c[j] += a * b[j];
-        }
+  if (M < kGemmMR || M * N * K < 64 * 64 * 64) {
+    gemmSmallF32(M, N, K, A, lda, B, ldb, C, ldc);
+    return;
+  }
+  // Goto/BLIS loop order: N blocks, K blocks (pack B), M blocks (pack A),
+  // then NR x MR register tiles.
+  int64_t ncMax = std::min(N, kGemmNC);
+  std::vector<float> ap(kGemmMC * kGemmKC),
+      bp(kGemmKC * ((ncMax + kGemmNR - 1) / kGemmNR * kGemmNR));
+  for (int64_t j0 = 0; j0 < N; j0 += kGemmNC) {
+    int64_t nc = std::min(kGemmNC, N - j0);
+    for (int64_t k0 = 0; k0 < K; k0 += kGemmKC) {
+      int64_t kc = std::min(kGemmKC, K - k0);
+      packB(B + k0 * ldb + j0, ldb, kc, nc, bp.data());
+      for (int64_t i0 = 0; i0 < M; i0 += kGemmMC) {
+        int64_t mc = std::min(kGemmMC, M - i0);
+        packA(A + i0 * lda + k0, lda, mc, kc, ap.data());
+        for (int64_t j = 0; j < nc; j += kGemmNR)
+          for (int64_t i = 0; i < mc; i += kGemmMR)
+            gemmMicroKernel(kc, ap.data() + i * kc, bp.data() + j * kc,
+                            C + (i0 + i) * ldc + j0 + j, ldc,
+                            std::min(kGemmMR, mc - i),
+                            std::min(kGemmNR, nc - j));
       }
     }
   }
