@@ -192,15 +192,8 @@ OpFoldResult PermuteOp::fold(FoldAdaptor) {
 // ConcatOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConcatOp::verify() {
-  if (getInputs().empty())
-    return emitOpError() << "requires at least one input";
-  return success();
-}
-
+/// At least one input is guaranteed by SameOperandsAndResultElementType.
 LogicalResult ConcatOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  if (failed(verify()))
-    return failure();
   SmallVector<int64_t> out = shapeOf(getInputs()[0]);
   auto axis = normalizeAxis(*this, "axis", getAxis(), out.size());
   if (failed(axis))

@@ -74,7 +74,6 @@ def Top_ConcatOp : Top_MoveOp<"Concat"> {
   }];
   let arguments = (ins Variadic<Top_Tensor>:$inputs, Top_AxisAttr:$axis);
   let results = (outs Top_Tensor:$output);
-  let hasVerifier = 1;
 }
 
 def Top_SplitOp : Top_MoveOp<"Split"> {
