@@ -27,28 +27,39 @@ class Model:
 
     inputs: name -> array (function arguments, wrapped in top.Input)
     weights: name -> array (top.Weight ops)
+    types: optional name -> MLIR type string for inputs and weights whose
+    type is not the one `mlir_type` derives from the array, e.g. a quantized
+    "tensor<2x3x!quant.uniform<i8:f32, 0.1:3>>" for an int8 array (the npz
+    holds the storage integers).
     `body` lines refer to inputs and weights as %<name>; `outputs` lists
     (ssa_name, output_name, mlir_type).
     """
 
-    def __init__(self, inputs=None, weights=None):
+    def __init__(self, inputs=None, weights=None, types=None):
         self.inputs = dict(inputs or {})
         self.weights = dict(weights or {})
+        self.types = dict(types or {})
+        unknown = set(self.types) - set(self.inputs) - set(self.weights)
+        assert not unknown, f"types given for unknown names {sorted(unknown)}"
         self.lines = []
+
+    def type_of(self, name, array):
+        """The MLIR type of input or weight `name`."""
+        return self.types.get(name) or mlir_type(array.shape, array.dtype)
 
     def op(self, line):
         self.lines.append(line)
 
     def text(self, outputs):
-        args = ", ".join(f"%{n}_arg: {mlir_type(a.shape, a.dtype)} {{top.name = \"{n}\"}}"
+        args = ", ".join(f"%{n}_arg: {self.type_of(n, a)} {{top.name = \"{n}\"}}"
                          for n, a in self.inputs.items())
         res = ", ".join(f"{t} {{top.name = \"{n}\"}}" for _, n, t in outputs)
         body = []
         for n, a in self.inputs.items():
-            t = mlir_type(a.shape, a.dtype)
+            t = self.type_of(n, a)
             body.append(f"%{n} = top.Input(%{n}_arg) : ({t}) -> {t}")
         for n, a in self.weights.items():
-            body.append(f"%{n} = top.Weight() {{name = \"{n}\"}} : () -> {mlir_type(a.shape, a.dtype)}")
+            body.append(f"%{n} = top.Weight() {{name = \"{n}\"}} : () -> {self.type_of(n, a)}")
         body.append("%none = top.None() : () -> none")
         body += self.lines
         body.append("return " + ", ".join(v for v, _, _ in outputs) + " : "

@@ -1,3 +1,463 @@
-//===- QuantOps.cpp ------------------------------------------------------------===//
+//===- QuantOps.cpp - top.Quant, top.Dequant, top.Requant -----------------===//
+//
+// Tensors of `!quant.uniform` element type hold their storage integers on the
+// host. The ops read the quantization parameters from the types; see
+// TopQuantOps.td for the exact semantics.
+//
+//===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::top;
+using namespace strata::top::impl;
+
+namespace {
+
+/// The quantization parameters of one side of an op, resolved per element.
+/// A plain integer type is represented with no scales, zero point 0 and the
+/// integer type's range.
+struct QuantParams {
+  /// The quantized dimension, or -1 for per-tensor (or plain) types.
+  int64_t axis = -1;
+  SmallVector<double> scales;
+  SmallVector<int64_t> zeroPoints;
+  int64_t qmin = 0, qmax = 0;
+  /// The host dtype of the storage integers.
+  DType storage = DType::I64;
+
+  bool isQuantized() const { return !scales.empty(); }
+  double scale(int64_t c) const { return scales[axis < 0 ? 0 : c]; }
+  int64_t zeroPoint(int64_t c) const { return zeroPoints[axis < 0 ? 0 : c]; }
+};
+
+/// Maps flat row-major indices of `shape` to their index along `axis`.
+struct AxisIndexer {
+  int64_t inner = 1, size = 1;
+  AxisIndexer(ArrayRef<int64_t> shape, int64_t axis) {
+    if (axis < 0 || axis >= static_cast<int64_t>(shape.size()))
+      return;
+    size = shape[axis];
+    for (size_t d = axis + 1; d < shape.size(); ++d)
+      inner *= shape[d];
+  }
+  int64_t operator()(int64_t flat) const { return (flat / inner) % size; }
+};
+
+enum class RequantMode { MultiplierShift, TFLite, Float };
+
+std::optional<RequantMode> parseRequantMode(StringRef s) {
+  if (s == "MultiplierShift")
+    return RequantMode::MultiplierShift;
+  if (s == "TFLite")
+    return RequantMode::TFLite;
+  if (s == "Float")
+    return RequantMode::Float;
+  return std::nullopt;
+}
+
+/// The host dtype of a quantized type's storage, honouring its signedness
+/// (the storage type of `!quant.uniform<u8:...>` is a signless i8).
+std::optional<DType> storageDType(quant::QuantizedType q) {
+  auto it = dyn_cast<IntegerType>(q.getStorageType());
+  if (!it)
+    return std::nullopt;
+  bool u = !q.isSigned();
+  switch (it.getWidth()) {
+  case 8: return u ? DType::U8 : DType::I8;
+  case 16: return u ? DType::U16 : DType::I16;
+  case 32: return u ? DType::U32 : DType::I32;
+  default: return std::nullopt;
+  }
+}
+
+/// The element type of a tensor-typed value.
+Type elementType(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
+
+/// Checks that `v` (described as `what`: "input" or "result") has a uniform
+/// quantized element type with integer storage that fits its tensor type,
+/// and returns that type. `sameShape`, if given, is a value of the same
+/// shape as `v` (the other side of an elementwise op).
+FailureOr<quant::QuantizedType> checkQuantized(Operation *op, StringRef what,
+                                               Value v, Value sameShape) {
+  Type elem = elementType(v);
+  auto q = dyn_cast<quant::QuantizedType>(elem);
+  if (!q)
+    return op->emitOpError() << what
+                             << " element type must be a !quant.uniform type, "
+                                "got "
+                             << elem;
+  if (!isa<quant::UniformQuantizedType, quant::UniformQuantizedPerAxisType>(q))
+    return op->emitOpError()
+           << what << " element type " << elem
+           << " must be a per-tensor or per-axis !quant.uniform type";
+  if (!storageDType(q))
+    return op->emitOpError() << what << " storage type " << q.getStorageType()
+                             << " must be an 8, 16 or 32-bit integer";
+  // The shapes of `v` and `sameShape` are equal once inferred; checking both
+  // catches a per-axis type on an unranked result before shape inference.
+  if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(q))
+    for (Value shaped : {v, sameShape}) {
+      auto ranked = shaped ? dyn_cast<RankedTensorType>(shaped.getType())
+                           : RankedTensorType();
+      if (!ranked)
+        continue;
+      int64_t axis = perAxis.getQuantizedDimension(), rank = ranked.getRank();
+      if (axis < 0 || axis >= rank)
+        return op->emitOpError()
+               << what << " quantized dimension " << axis
+               << " is out of range for rank " << rank;
+      int64_t dim = ranked.getDimSize(axis);
+      int64_t n = static_cast<int64_t>(perAxis.getScales().size());
+      if (!ShapedType::isDynamic(dim) && dim != n)
+        return op->emitOpError()
+               << what << " has " << n << " scales on quantized dimension "
+               << axis << " but that dim has size " << dim;
+    }
+  return q;
+}
+
+/// Checks that `v` has a quantized element type (see above) or an integer
+/// element type of at most 32 bits.
+FailureOr<Type> checkQuantizedOrInteger(Operation *op, StringRef what,
+                                        Value v, Value sameShape) {
+  Type elem = elementType(v);
+  if (isa<quant::QuantizedType>(elem)) {
+    if (failed(checkQuantized(op, what, v, sameShape)))
+      return failure();
+    return elem;
+  }
+  auto it = dyn_cast<IntegerType>(elem);
+  if (!it || (it.getWidth() != 8 && it.getWidth() != 16 &&
+              it.getWidth() != 32))
+    return op->emitOpError()
+           << what
+           << " element type must be a !quant.uniform type or an 8, 16 or "
+              "32-bit integer, got "
+           << elem;
+  return elem;
+}
+
+/// The parameters of an element type that passed the checks above.
+QuantParams paramsOf(Type elem) {
+  QuantParams p;
+  if (auto q = dyn_cast<quant::QuantizedType>(elem)) {
+    p.storage = *storageDType(q);
+    p.qmin = q.getStorageTypeMin();
+    p.qmax = q.getStorageTypeMax();
+    if (auto u = dyn_cast<quant::UniformQuantizedType>(q)) {
+      p.scales.push_back(u.getScale());
+      p.zeroPoints.push_back(u.getZeroPoint());
+    } else {
+      auto a = cast<quant::UniformQuantizedPerAxisType>(q);
+      p.axis = a.getQuantizedDimension();
+      p.scales.assign(a.getScales().begin(), a.getScales().end());
+      p.zeroPoints.assign(a.getZeroPoints().begin(), a.getZeroPoints().end());
+    }
+    return p;
+  }
+  auto it = cast<IntegerType>(elem);
+  unsigned w = it.getWidth();
+  p.storage = *dtypeOf(it);
+  p.zeroPoints.push_back(0);
+  p.qmin = it.isUnsigned() ? 0 : llvm::minIntN(w);
+  p.qmax = it.isUnsigned() ? static_cast<int64_t>(llvm::maxUIntN(w))
+                           : llvm::maxIntN(w);
+  return p;
+}
+
+/// Rounds to the nearest integer, ties to even, independent of the current
+/// floating-point rounding mode.
+double roundHalfToEven(double v) {
+  double r = std::round(v); // ties away from zero
+  if (std::fabs(v - std::trunc(v)) == 0.5)
+    r = 2.0 * std::round(v / 2.0);
+  return r;
+}
+
+/// `round_half_to_even(v) + zp` clamped to [qmin, qmax]; NaN gives `zp`.
+int64_t quantizeScaled(double v, int64_t zp, int64_t qmin, int64_t qmax) {
+  if (std::isnan(v))
+    return std::clamp(zp, qmin, qmax);
+  double q = roundHalfToEven(v) + static_cast<double>(zp);
+  q = std::clamp(q, static_cast<double>(qmin), static_cast<double>(qmax));
+  return static_cast<int64_t>(q);
+}
+
+/// `round_half_away_from_zero(x / 2^shift)` on a 128-bit value.
+__int128 roundingRightShift(__int128 x, int64_t shift) {
+  if (shift == 0)
+    return x;
+  __int128 half = static_cast<__int128>(1) << (shift - 1);
+  return x >= 0 ? (x + half) >> shift : -((-x + half) >> shift);
+}
+
+/// gemmlowp's SaturatingRoundingDoublingHighMul.
+int32_t saturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
+  if (a == b && a == std::numeric_limits<int32_t>::min())
+    return std::numeric_limits<int32_t>::max();
+  int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
+  int64_t nudge = ab >= 0 ? (int64_t(1) << 30) : (1 - (int64_t(1) << 30));
+  return static_cast<int32_t>((ab + nudge) / (int64_t(1) << 31));
+}
+
+/// gemmlowp's RoundingDivideByPOT (ties away from zero), for exponents up to
+/// 63.
+int64_t roundingDivideByPOT(int64_t x, int64_t exponent) {
+  if (exponent == 0)
+    return x;
+  uint64_t mask = (exponent >= 64) ? ~uint64_t(0)
+                                   : ((uint64_t(1) << exponent) - 1);
+  uint64_t remainder = static_cast<uint64_t>(x) & mask;
+  uint64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// QuantOp
+//===----------------------------------------------------------------------===//
+
+/// Checks the operand and result element types of `top.Quant`.
+static LogicalResult verifyQuantTypes(QuantOp op) {
+  auto q = checkQuantized(op, "result", op.getOutput(), op.getInput());
+  if (failed(q))
+    return failure();
+  Type in = elementType(op.getInput()), expressed = q->getExpressedType();
+  if (in != expressed)
+    return op.emitOpError() << "input element type " << in
+                            << " must be the result's expressed type "
+                            << expressed;
+  return success();
+}
+
+LogicalResult QuantOp::verify() { return verifyQuantTypes(*this); }
+
+LogicalResult QuantOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  if (failed(verifyQuantTypes(*this)))
+    return failure();
+  s.push_back(shapeOf(getInput()));
+  return success();
+}
+
+int64_t QuantOp::getFlops() {
+  auto t = cast<ShapedType>(getOutput().getType());
+  return t.hasStaticShape() ? 2 * t.getNumElements() : 0;
+}
+
+LogicalResult QuantOp::interpret(InterpreterEnv &env) {
+  const Tensor &in = env.get(getInput());
+  QuantParams p = paramsOf(elementType(getOutput()));
+  AxisIndexer channel(in.shape(), p.axis);
+  Tensor out(DType::I64, in.shape());
+  int64_t *o = out.data<int64_t>();
+  for (int64_t i = 0, n = in.numElements(); i < n; ++i) {
+    int64_t c = channel(i);
+    o[i] = quantizeScaled(in.getAsDouble(i) / p.scale(c), p.zeroPoint(c),
+                          p.qmin, p.qmax);
+  }
+  env.set(getOutput(), out.castTo(p.storage));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DequantOp
+//===----------------------------------------------------------------------===//
+
+/// Checks the operand and result element types of `top.Dequant`.
+static LogicalResult verifyDequantTypes(DequantOp op) {
+  auto q = checkQuantized(op, "input", op.getInput(), Value());
+  if (failed(q))
+    return failure();
+  Type out = elementType(op.getOutput()), expressed = q->getExpressedType();
+  if (out != expressed)
+    return op.emitOpError() << "result element type " << out
+                            << " must be the input's expressed type "
+                            << expressed;
+  return success();
+}
+
+LogicalResult DequantOp::verify() { return verifyDequantTypes(*this); }
+
+LogicalResult
+DequantOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  if (failed(verifyDequantTypes(*this)))
+    return failure();
+  s.push_back(shapeOf(getInput()));
+  return success();
+}
+
+int64_t DequantOp::getFlops() {
+  auto t = cast<ShapedType>(getOutput().getType());
+  return t.hasStaticShape() ? 2 * t.getNumElements() : 0;
+}
+
+LogicalResult DequantOp::interpret(InterpreterEnv &env) {
+  const Tensor &in = env.get(getInput());
+  QuantParams p = paramsOf(elementType(getInput()));
+  AxisIndexer channel(in.shape(), p.axis);
+  Tensor out(resultDType(getOutput()), in.shape());
+  for (int64_t i = 0, n = in.numElements(); i < n; ++i) {
+    int64_t c = channel(i);
+    out.setFromDouble(i, static_cast<double>(in.getAsInt(i) - p.zeroPoint(c)) *
+                             p.scale(c));
+  }
+  env.set(getOutput(), out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// RequantOp
+//===----------------------------------------------------------------------===//
+
+/// Checks the types and attributes of `top.Requant`; the per-channel length
+/// check needs a ranked input.
+static LogicalResult verifyRequant(RequantOp op) {
+  auto in = checkQuantizedOrInteger(op, "input", op.getInput(), Value());
+  if (failed(in))
+    return failure();
+  auto out = checkQuantizedOrInteger(op, "result", op.getOutput(), op.getInput());
+  if (failed(out))
+    return failure();
+  std::optional<RequantMode> mode = parseRequantMode(op.getQuantMode());
+  if (!mode)
+    return op.emitOpError()
+           << "attribute 'quant_mode' must be \"MultiplierShift\", "
+              "\"TFLite\" or \"Float\", got \""
+           << op.getQuantMode() << "\"";
+  auto multiplier = op.getMultiplier();
+  auto rshift = op.getRshift();
+
+  if (*mode == RequantMode::Float) {
+    if (!isa<quant::QuantizedType>(*in) || !isa<quant::QuantizedType>(*out))
+      return op.emitOpError() << "quant_mode \"Float\" needs !quant.uniform "
+                                 "input and result types, got "
+                              << *in << " and " << *out;
+    if (multiplier || rshift)
+      return op.emitOpError() << "attribute '"
+                              << (multiplier ? "multiplier" : "rshift")
+                              << "' is not used by quant_mode \"Float\"";
+    return success();
+  }
+
+  if (!multiplier || !rshift)
+    return op.emitOpError()
+           << "quant_mode \"" << op.getQuantMode() << "\" requires attribute '"
+           << (multiplier ? "rshift" : "multiplier") << "'";
+  int64_t channels = 0;
+  auto ranked = dyn_cast<RankedTensorType>(op.getInput().getType());
+  if (ranked && ranked.getRank() >= 2 && !ranked.isDynamicDim(1))
+    channels = ranked.getDimSize(1);
+  for (auto [name, values] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"multiplier", *multiplier},
+        {"rshift", *rshift}}) {
+    int64_t n = static_cast<int64_t>(values.size());
+    if (n == 1)
+      continue;
+    if (ranked && ranked.getRank() < 2)
+      return op.emitOpError()
+             << "attribute '" << name << "' has " << n
+             << " values but per-channel values need an input of rank >= 2 "
+                "(channel is dim 1), got rank "
+             << ranked.getRank();
+    if (n == 0)
+      return op.emitOpError() << "attribute '" << name
+                              << "' must have 1 value or one per channel, got "
+                                 "none";
+    if (channels > 0 && n != channels)
+      return op.emitOpError() << "attribute '" << name << "' must have 1 or "
+                              << channels << " (input dim 1) values, got " << n
+                              << " " << formatArray(values);
+  }
+  if (multiplier->size() != 1 && rshift->size() != 1 &&
+      multiplier->size() != rshift->size())
+    return op.emitOpError() << "attributes 'multiplier' and 'rshift' have "
+                               "different lengths "
+                            << multiplier->size() << " and " << rshift->size();
+  int64_t lo = *mode == RequantMode::TFLite
+                   ? 0
+                   : std::numeric_limits<int32_t>::min();
+  int64_t hi = std::numeric_limits<int32_t>::max();
+  for (auto [i, m] : llvm::enumerate(*multiplier))
+    if (m < lo || m > hi)
+      return op.emitOpError()
+             << "attribute 'multiplier' value " << m << " at index " << i
+             << " must be in [" << lo << ", " << hi << "] for quant_mode \""
+             << op.getQuantMode() << "\"";
+  for (auto [i, s] : llvm::enumerate(*rshift))
+    if (s < 0 || s > 63)
+      return op.emitOpError() << "attribute 'rshift' value " << s
+                              << " at index " << i << " must be in [0, 63]";
+  return success();
+}
+
+LogicalResult RequantOp::verify() { return verifyRequant(*this); }
+
+LogicalResult
+RequantOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  if (failed(verifyRequant(*this)))
+    return failure();
+  s.push_back(shapeOf(getInput()));
+  return success();
+}
+
+int64_t RequantOp::getFlops() {
+  auto t = cast<ShapedType>(getOutput().getType());
+  return t.hasStaticShape() ? 3 * t.getNumElements() : 0;
+}
+
+LogicalResult RequantOp::interpret(InterpreterEnv &env) {
+  const Tensor &in = env.get(getInput());
+  QuantParams pin = paramsOf(elementType(getInput()));
+  QuantParams pout = paramsOf(elementType(getOutput()));
+  RequantMode mode = *parseRequantMode(getQuantMode());
+  AxisIndexer inChannel(in.shape(), pin.axis);
+  AxisIndexer outChannel(in.shape(), pout.axis);
+  AxisIndexer channel(in.shape(), in.rank() >= 2 ? 1 : -1);
+  SmallVector<int64_t> multiplier, rshift;
+  if (auto m = getMultiplier())
+    multiplier.assign(m->begin(), m->end());
+  if (auto r = getRshift())
+    rshift.assign(r->begin(), r->end());
+  auto at = [](ArrayRef<int64_t> v, int64_t c) {
+    return v.size() == 1 ? v[0] : v[c];
+  };
+
+  Tensor out(DType::I64, in.shape());
+  int64_t *o = out.data<int64_t>();
+  for (int64_t i = 0, n = in.numElements(); i < n; ++i) {
+    int64_t x = in.getAsInt(i) - pin.zeroPoint(inChannel(i));
+    int64_t zpOut = pout.zeroPoint(outChannel(i));
+    if (mode == RequantMode::Float) {
+      double real = static_cast<double>(x) * pin.scale(inChannel(i));
+      o[i] = quantizeScaled(real / pout.scale(outChannel(i)), zpOut,
+                            pout.qmin, pout.qmax);
+      continue;
+    }
+    int64_t c = channel(i);
+    int64_t m = at(multiplier, c), s = at(rshift, c);
+    __int128 y;
+    if (mode == RequantMode::MultiplierShift) {
+      y = roundingRightShift(static_cast<__int128>(x) * m, s);
+    } else {
+      int64_t x32 = std::clamp<int64_t>(x, std::numeric_limits<int32_t>::min(),
+                                        std::numeric_limits<int32_t>::max());
+      y = roundingDivideByPOT(
+          saturatingRoundingDoublingHighMul(static_cast<int32_t>(x32),
+                                            static_cast<int32_t>(m)),
+          s);
+    }
+    y += zpOut;
+    o[i] = static_cast<int64_t>(
+        std::clamp<__int128>(y, pout.qmin, pout.qmax));
+  }
+  env.set(getOutput(), out.castTo(pout.storage));
+  return success();
+}
