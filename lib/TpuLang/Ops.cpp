@@ -1,0 +1,1038 @@
+//===- Ops.cpp - TpuLang op wrappers ---------------------------------------===//
+//
+// Each wrapper checks its TpuLang-level parameters, builds the Top op with
+// unranked results and lets the op's shape inference and verifier do the
+// rest (see finishOp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Graph.h"
+
+#include "strata/Dialect/Top/IR/TopUtils.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace strata::tpulang {
+using namespace detail;
+
+namespace {
+
+NamedAttribute named(Graph &g, StringRef name, Attribute value) {
+  return NamedAttribute(StringAttr::get(&g.context, name), value);
+}
+Attribute i64Array(Graph &g, ArrayRef<int64_t> v) {
+  return DenseI64ArrayAttr::get(&g.context, v);
+}
+Attribute i64(Graph &g, int64_t v) {
+  return IntegerAttr::get(IntegerType::get(&g.context, 64), v);
+}
+Attribute f64(Graph &g, double v) {
+  return FloatAttr::get(Float64Type::get(&g.context), v);
+}
+Attribute str(Graph &g, StringRef v) { return StringAttr::get(&g.context, v); }
+Attribute boolean(Graph &g, bool v) { return BoolAttr::get(&g.context, v); }
+
+/// The element type of a tensor's IR value.
+Type elementOf(Value v) { return getElementTypeOrSelf(v.getType()); }
+
+bool isFloatDType(const Tensor &t) { return isFloat(*dtypeFromName(t.dtype())); }
+bool isIntDType(const Tensor &t) {
+  DType d = *dtypeFromName(t.dtype());
+  return isSignedInt(d) || (isUnsignedInt(d) && d != DType::Bool);
+}
+
+/// Throws unless `v` has `size` values, each >= minValue.
+void checkList(const std::string &op, const std::string &param,
+               const IntList &v, size_t size, int64_t minValue,
+               const std::string &what = "") {
+  if (v.size() != size)
+    (Msg() << op << ": parameter '" << param << "' must have " << size
+           << " values" << what << ", got " << v.size() << " " << v)
+        .raise();
+  for (int64_t x : v)
+    if (x < minValue)
+      (Msg() << op << ": parameter '" << param << "' values must be >= "
+             << minValue << ", got " << v)
+          .raise();
+}
+
+void requireRank(const std::string &op, const std::string &param,
+                 const Tensor &t, size_t rank, const std::string &layout) {
+  if (t.shape().size() != rank)
+    (Msg() << op << ": parameter '" << param << "' must be a " << rank
+           << "-D " << layout << " tensor, got shape " << t.shape())
+        .raise();
+}
+
+void requireFloat(const std::string &op, const std::string &param,
+                  const Tensor &t) {
+  if (!isFloatDType(t))
+    (Msg() << op << ": parameter '" << param
+           << "' must have a float dtype, got " << t.dtype() << " (tensor '"
+           << t.name() << "')")
+        .raise();
+}
+
+void requireSameDType(const std::string &op, const std::string &param,
+                      const Tensor &t, const Tensor &ref,
+                      const std::string &refParam) {
+  if (t.dtype() != ref.dtype())
+    (Msg() << op << ": parameter '" << param << "' has dtype " << t.dtype()
+           << " but '" << refParam << "' has " << ref.dtype())
+        .raise();
+}
+
+/// Throws if an out_dtype is given and differs from `dtype`.
+void requireOutDType(const std::string &op,
+                     const std::optional<std::string> &outDtype,
+                     const std::string &dtype) {
+  if (outDtype && *outDtype != dtype)
+    (Msg() << op << ": parameter 'out_dtype' = '" << *outDtype
+           << "' is not supported; the result has the input dtype " << dtype)
+        .raise();
+}
+
+void requireNoQuant(const std::string &op, const std::string &param,
+                    bool given) {
+  if (given)
+    (Msg() << op << ": parameter '" << param
+           << "' (quantized variant) is not supported; quantize tensors with "
+              "Tensor::quantization or requant_fp_to_int instead")
+        .raise();
+}
+
+void checkRoundMode(const std::string &op, const std::string &param,
+                    const std::string &mode) {
+  static const char *modes[] = {"half_away_from_zero", "half_up", "half_down",
+                                "half_to_even",        "towards_zero", "up",
+                                "down"};
+  for (const char *m : modes)
+    if (mode == m)
+      return;
+  (Msg() << op << ": parameter '" << param << "' = '" << mode
+         << "' is not a round mode (half_away_from_zero, half_up, half_down, "
+            "half_to_even, towards_zero, up, down)")
+      .raise();
+}
+
+/// [up, down, left, right] -> ONNX [top, left, bottom, right].
+IntList onnxPads2d(const IntList &p) { return {p[0], p[2], p[1], p[3]}; }
+
+/// A one-element coeff tensor holding `value` in `like`'s dtype (TpuLang
+/// turns scalar operands into such constants).
+Tensor scalarTensor(const std::string &op, double value, const Tensor &like) {
+  Graph &g = graph(op);
+  std::vector<double> data{value};
+  if (like.is_quantized())
+    (Msg() << op << ": scalar operands of quantized tensors are not supported")
+        .raise();
+  return Tensor({1}, like.dtype(), g.freshName(op + "_const"), data, "coeff");
+}
+
+Tensor unaryOp(const std::string &op, const Tensor &input,
+               const std::optional<std::string> &outName, bool floatOnly,
+               const std::function<Tensor(Graph &, Value, Type,
+                                          const std::string &)> &build) {
+  Graph &g = graph(op);
+  if (floatOnly)
+    requireFloat(op, "input", input);
+  std::string name = outputName(g, op, outName);
+  Value in = valueOf(op, input);
+  return build(g, in, elementOf(in), name);
+}
+
+template <typename OpTy>
+Tensor simpleUnary(const std::string &op, const Tensor &input,
+                   const std::optional<std::string> &outName, bool floatOnly,
+                   llvm::ArrayRef<std::pair<StringRef, Attribute>> attrs = {}) {
+  return unaryOp(op, input, outName, floatOnly,
+                 [&](Graph &g, Value in, Type et, const std::string &name) {
+                   SmallVector<NamedAttribute> named_;
+                   for (auto &[k, v] : attrs)
+                     named_.push_back(named(g, k, v));
+                   return buildOne<OpTy>(op, {in}, named_, et, input.dtype(),
+                                         name);
+                 });
+}
+
+template <typename OpTy>
+Tensor binary(const std::string &op, const Tensor &a, const Tensor &b,
+              const std::optional<FloatList> &scale,
+              const std::optional<IntList> &zeroPoint,
+              const std::optional<std::string> &outDtype,
+              const std::optional<std::string> &outName) {
+  Graph &g = graph(op);
+  requireNoQuant(op, "scale", scale.has_value());
+  requireNoQuant(op, "zero_point", zeroPoint.has_value());
+  requireSameDType(op, "tensor_i1", b, a, "tensor_i0");
+  requireOutDType(op, outDtype, a.dtype());
+  std::string name = outputName(g, op, outName);
+  Value lhs = valueOf(op, a), rhs = valueOf(op, b);
+  return buildOne<OpTy>(op, {lhs, rhs}, {}, elementOf(lhs), a.dtype(), name);
+}
+
+/// Compare, then cast the i1 result to the input dtype (TpuLang's compare
+/// results have the input dtype).
+Tensor compareOp(const std::string &op, const std::string &mode,
+                 const Tensor &a, const Tensor &b,
+                 const std::optional<FloatList> &scale,
+                 const std::optional<IntList> &zeroPoint,
+                 const std::optional<std::string> &outName) {
+  Graph &g = graph(op);
+  requireNoQuant(op, "scale", scale.has_value());
+  requireNoQuant(op, "zero_point", zeroPoint.has_value());
+  requireSameDType(op, "tensor_i1", b, a, "tensor_i0");
+  std::string name = outputName(g, op, outName);
+  Value lhs = valueOf(op, a), rhs = valueOf(op, b);
+  Type i1 = IntegerType::get(&g.context, 1);
+  if (a.dtype() == "bool")
+    return buildOne<top::CompareOp>(op, {lhs, rhs},
+                                    {named(g, "mode", str(g, mode))}, i1,
+                                    "bool", name);
+  Tensor cmp = buildOne<top::CompareOp>(op, {lhs, rhs},
+                                        {named(g, "mode", str(g, mode))}, i1,
+                                        "bool", g.freshName(name + "_bool"));
+  return buildOne<top::CastOp>(op, {valueOf(op, cmp)}, {}, elementOf(lhs),
+                               a.dtype(), name);
+}
+
+/// Common checks of the 2-D pooling wrappers; returns the attributes.
+SmallVector<NamedAttribute>
+poolAttrs(const std::string &op, Graph &g, const Tensor &input,
+          const std::optional<IntList> &kernel,
+          const std::optional<IntList> &stride,
+          const std::optional<IntList> &pad, bool ceilMode,
+          bool countIncludePad) {
+  requireRank(op, "input", input, 4, "NCHW");
+  IntList k = kernel ? *kernel : IntList{input.shape()[2], input.shape()[3]};
+  IntList s = stride.value_or(IntList{1, 1});
+  IntList p = pad.value_or(IntList{0, 0, 0, 0});
+  checkList(op, "kernel", k, 2, 1, " [kh, kw]");
+  checkList(op, "stride", s, 2, 1, " [h, w]");
+  checkList(op, "pad", p, 4, 0, " [up, down, left, right]");
+  return {named(g, "kernel_shape", i64Array(g, k)),
+          named(g, "strides", i64Array(g, s)),
+          named(g, "pads", i64Array(g, onnxPads2d(p))),
+          named(g, "ceil_mode", boolean(g, ceilMode)),
+          named(g, "count_include_pad", boolean(g, countIncludePad))};
+}
+
+IntList toList(const IntOrList &v) {
+  if (auto *i = std::get_if<int64_t>(&v))
+    return {*i};
+  return std::get<IntList>(v);
+}
+
+/// The quantized element type for `dtype` storage with the given
+/// parameters (per channel along dim 1 when lists are given).
+Type quantType(const std::string &op, Graph &g, const std::string &dtype,
+               const FloatOrList &scale, const IntOrList &offset,
+               const IntList &shape) {
+  DType d = parseDType(op, "out_dtype", dtype);
+  if (!isSignedInt(d) && !(isUnsignedInt(d) && d != DType::Bool))
+    (Msg() << op << ": parameter 'out_dtype' = '" << dtype
+           << "' must be an integer dtype")
+        .raise();
+  // Reuse the Tensor machinery: a throwaway impl with these parameters.
+  TensorImpl t;
+  t.shape = shape;
+  t.dtype = dtype;
+  t.hostType = d;
+  t.name = "<" + op + " output>";
+  t.scale = scale;
+  t.zeroPoint = offset;
+  if (auto *l = std::get_if<IntList>(&offset); l && l->size() == 1)
+    t.zeroPoint = (*l)[0];
+  if (auto *s = std::get_if<double>(&scale); s && !(*s > 0))
+    (Msg() << op << ": parameter 'scale' value " << *s << " must be > 0")
+        .raise();
+  if (auto *l = std::get_if<FloatList>(&scale)) {
+    for (double s : *l)
+      if (!(s > 0))
+        (Msg() << op << ": parameter 'scale' value " << s << " must be > 0")
+            .raise();
+    if (l->size() == 1)
+      t.scale = (*l)[0];
+  }
+  return getElementTypeOrSelf(mlirTypeOf(g, t, op));
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Convolution and matmul
+//===----------------------------------------------------------------------===//
+
+Tensor conv_v2(const Tensor &tensor_i, const Tensor &weight,
+               const std::optional<Tensor> &bias,
+               const std::optional<IntList> &stride,
+               const std::optional<IntList> &dilation,
+               const std::optional<IntList> &pad, int64_t group,
+               const std::optional<IntOrList> &input_zp,
+               const std::optional<IntOrList> &weight_zp,
+               const std::optional<std::string> &out_dtype,
+               const std::optional<std::string> &out_name) {
+  const std::string op = "conv_v2";
+  Graph &g = graph(op);
+  requireRank(op, "tensor_i", tensor_i, 4, "NCHW");
+  requireRank(op, "weight", weight, 4, "[oc, ic, kh, kw]");
+  IntList s = stride.value_or(IntList{1, 1});
+  IntList d = dilation.value_or(IntList{1, 1});
+  IntList p = pad.value_or(IntList{0, 0, 0, 0});
+  checkList(op, "stride", s, 2, 1, " [h, w]");
+  checkList(op, "dilation", d, 2, 1, " [h, w]");
+  checkList(op, "pad", p, 4, 0, " [up, down, left, right]");
+  int64_t ic = tensor_i.shape()[1], oc = weight.shape()[0];
+  if (group < 1 || ic % group != 0 || oc % group != 0)
+    (Msg() << op << ": parameter 'group' = " << group
+           << " must be >= 1 and divide the input channels (" << ic
+           << ") and the output channels (" << oc << ")")
+        .raise();
+  if (weight.shape()[1] * group != ic)
+    (Msg() << op << ": parameter 'weight' shape " << weight.shape()
+           << " has " << weight.shape()[1]
+           << " input channels per group, expected ic / group = " << ic
+           << " / " << group << " = " << ic / group)
+        .raise();
+  if (bias) {
+    const IntList &b = bias->shape();
+    if (b != IntList{1, oc, 1, 1} && b != IntList{oc})
+      (Msg() << op << ": parameter 'bias' must have shape [1, oc, 1, 1] = "
+             << IntList{1, oc, 1, 1} << ", got " << b)
+          .raise();
+  }
+  bool floatIn = isFloatDType(tensor_i);
+  if (!floatIn && !isIntDType(tensor_i))
+    (Msg() << op << ": parameter 'tensor_i' has unsupported dtype "
+           << tensor_i.dtype())
+        .raise();
+  if (floatIn != isFloatDType(weight))
+    (Msg() << op << ": parameter 'weight' has dtype " << weight.dtype()
+           << " but 'tensor_i' has " << tensor_i.dtype()
+           << " (both float or both integer)")
+        .raise();
+  if (bias && floatIn != isFloatDType(*bias))
+    (Msg() << op << ": parameter 'bias' has dtype " << bias->dtype()
+           << " but 'tensor_i' has " << tensor_i.dtype()
+           << " (both float or both integer)")
+        .raise();
+  // Zero points: an int, or one per input channel.
+  auto zpList = [&](const std::string &param,
+                    const std::optional<IntOrList> &zp,
+                    const std::optional<IntOrList> &fromTensor)
+      -> std::optional<IntList> {
+    std::optional<IntOrList> v = zp ? zp : fromTensor;
+    if (!v)
+      return std::nullopt;
+    if (auto *l = std::get_if<IntList>(&*v);
+        l && static_cast<int64_t>(l->size()) != ic)
+      (Msg() << op << ": parameter '" << param
+             << "' must be an int or a list of ic = " << ic
+             << " values, got " << l->size() << " " << *l)
+          .raise();
+    IntList list = toList(*v);
+    bool allZero = std::all_of(list.begin(), list.end(),
+                               [](int64_t x) { return x == 0; });
+    if (floatIn && !allZero)
+      (Msg() << op << ": parameter '" << param << "' = " << fmt(*v)
+             << " applies to integer inputs only, 'tensor_i' is "
+             << tensor_i.dtype())
+          .raise();
+    if (allZero)
+      return std::nullopt;
+    return list;
+  };
+  std::optional<IntList> izp = zpList("input_zp", input_zp,
+                                      tensor_i.zero_point());
+  std::optional<IntList> wzp = zpList("weight_zp", weight_zp,
+                                      weight.zero_point());
+  std::string odt;
+  if (out_dtype) {
+    static const char *allowed[] = {"int32", "uint32", "float32", "float16"};
+    if (std::find(std::begin(allowed), std::end(allowed), *out_dtype) ==
+        std::end(allowed))
+      (Msg() << op << ": parameter 'out_dtype' = '" << *out_dtype
+             << "' must be one of int32, uint32, float32, float16")
+          .raise();
+    odt = *out_dtype;
+  } else {
+    odt = floatIn ? tensor_i.dtype() : "int32";
+  }
+  if (floatIn && tensor_i.dtype() != "float32" && tensor_i.dtype() != "float16"
+      && !out_dtype)
+    odt = tensor_i.dtype();
+  std::string name = outputName(g, op, out_name);
+
+  SmallVector<NamedAttribute> attrs = {
+      named(g, "kernel_shape",
+            i64Array(g, {weight.shape()[2], weight.shape()[3]})),
+      named(g, "strides", i64Array(g, s)),
+      named(g, "pads", i64Array(g, onnxPads2d(p))),
+      named(g, "dilations", i64Array(g, d)),
+      named(g, "group", i64(g, group))};
+  if (izp)
+    attrs.push_back(named(g, "input_zp", i64Array(g, *izp)));
+  if (wzp)
+    attrs.push_back(named(g, "weight_zp", i64Array(g, *wzp)));
+  Value in = valueOf(op, tensor_i), w = valueOf(op, weight);
+  Value b = valueOrNone(op, bias);
+  return buildOne<top::ConvOp>(op, {in, w, b}, attrs, plainElementType(g, odt),
+                               odt, name);
+}
+
+Tensor conv(const Tensor &input, const Tensor &weight,
+            const std::optional<Tensor> &bias,
+            const std::optional<IntList> &stride,
+            const std::optional<IntList> &dilation,
+            const std::optional<IntList> &pad, int64_t group,
+            const std::optional<std::string> &out_dtype,
+            const std::optional<std::string> &out_name) {
+  requireFloat("conv", "input", input);
+  requireOutDType("conv", out_dtype, input.dtype());
+  return conv_v2(input, weight, bias, stride, dilation, pad, group,
+                 std::nullopt, std::nullopt, out_dtype, out_name);
+}
+
+Tensor deconv(const Tensor &input, const Tensor &weight,
+              const std::optional<Tensor> &bias,
+              const std::optional<IntList> &stride,
+              const std::optional<IntList> &dilation,
+              const std::optional<IntList> &pad,
+              const std::optional<IntList> &output_padding, int64_t group,
+              const std::optional<std::string> &out_dtype,
+              const std::optional<std::string> &out_name) {
+  const std::string op = "deconv";
+  Graph &g = graph(op);
+  requireRank(op, "input", input, 4, "NCHW");
+  requireRank(op, "weight", weight, 4, "[ic, oc/group, kh, kw]");
+  requireFloat(op, "input", input);
+  requireSameDType(op, "weight", weight, input, "input");
+  requireOutDType(op, out_dtype, input.dtype());
+  IntList s = stride.value_or(IntList{1, 1});
+  IntList d = dilation.value_or(IntList{1, 1});
+  IntList p = pad.value_or(IntList{0, 0, 0, 0});
+  IntList op_ = output_padding.value_or(IntList{0, 0});
+  checkList(op, "stride", s, 2, 1, " [h, w]");
+  checkList(op, "dilation", d, 2, 1, " [h, w]");
+  checkList(op, "pad", p, 4, 0, " [up, down, left, right]");
+  checkList(op, "output_padding", op_, 2, 0, " [h, w]");
+  if (group < 1)
+    (Msg() << op << ": parameter 'group' = " << group << " must be >= 1")
+        .raise();
+  std::string name = outputName(g, op, out_name);
+  SmallVector<NamedAttribute> attrs = {
+      named(g, "kernel_shape",
+            i64Array(g, {weight.shape()[2], weight.shape()[3]})),
+      named(g, "strides", i64Array(g, s)),
+      named(g, "pads", i64Array(g, onnxPads2d(p))),
+      named(g, "dilations", i64Array(g, d)),
+      named(g, "output_padding", i64Array(g, op_)),
+      named(g, "group", i64(g, group))};
+  Value in = valueOf(op, input), w = valueOf(op, weight);
+  Value b = valueOrNone(op, bias);
+  return buildOne<top::DeconvOp>(op, {in, w, b}, attrs, elementOf(in),
+                                 input.dtype(), name);
+}
+
+Tensor matmul(const Tensor &input, const Tensor &right,
+              const std::optional<Tensor> &bias, bool input_transpose,
+              bool right_transpose, bool output_transpose, bool keep_dims,
+              const std::optional<std::string> &out_dtype,
+              const std::optional<std::string> &out_name) {
+  const std::string op = "matmul";
+  Graph &g = graph(op);
+  if (input_transpose)
+    (Msg() << op << ": parameter 'input_transpose' = true is not supported")
+        .raise();
+  if (output_transpose)
+    (Msg() << op << ": parameter 'output_transpose' = true is not supported")
+        .raise();
+  if (!keep_dims)
+    (Msg() << op << ": parameter 'keep_dims' = false is not supported")
+        .raise();
+  requireFloat(op, "input", input);
+  requireSameDType(op, "right", right, input, "input");
+  if (bias)
+    requireSameDType(op, "bias", *bias, input, "input");
+  requireOutDType(op, out_dtype, input.dtype());
+  std::string name = outputName(g, op, out_name);
+  Value in = valueOf(op, input), r = valueOf(op, right);
+  Value b = valueOrNone(op, bias);
+  return buildOne<top::MatMulOp>(
+      op, {in, r, b}, {named(g, "right_transpose", boolean(g, right_transpose))},
+      elementOf(in), input.dtype(), name);
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+Tensor maxpool2d(const Tensor &input, const std::optional<IntList> &kernel,
+                 const std::optional<IntList> &stride,
+                 const std::optional<IntList> &pad, bool ceil_mode,
+                 const std::optional<FloatList> &scale,
+                 const std::optional<IntList> &zero_point,
+                 const std::optional<std::string> &out_name,
+                 const std::string &round_mode) {
+  const std::string op = "maxpool2d";
+  Graph &g = graph(op);
+  requireNoQuant(op, "scale", scale.has_value());
+  requireNoQuant(op, "zero_point", zero_point.has_value());
+  checkRoundMode(op, "round_mode", round_mode);
+  auto attrs = poolAttrs(op, g, input, kernel, stride, pad, ceil_mode, false);
+  std::string name = outputName(g, op, out_name);
+  Value in = valueOf(op, input);
+  return buildOne<top::MaxPoolOp>(op, {in}, attrs, elementOf(in),
+                                  input.dtype(), name);
+}
+
+Tensor maxpool(const Tensor &input, const std::optional<IntList> &kernel,
+               const std::optional<IntList> &stride,
+               const std::optional<IntList> &pad, bool ceil_mode,
+               const std::optional<std::string> &out_name) {
+  return maxpool2d(input, kernel, stride, pad, ceil_mode, std::nullopt,
+                   std::nullopt, out_name);
+}
+
+Tensor avgpool2d(const Tensor &input, const std::optional<IntList> &kernel,
+                 const std::optional<IntList> &stride,
+                 const std::optional<IntList> &pad, bool ceil_mode,
+                 const std::optional<FloatList> &scale,
+                 const std::optional<IntList> &zero_point,
+                 const std::optional<std::string> &out_name,
+                 bool count_include_pad, const std::string &round_mode,
+                 const std::string &first_round_mode) {
+  const std::string op = "avgpool2d";
+  Graph &g = graph(op);
+  requireNoQuant(op, "scale", scale.has_value());
+  requireNoQuant(op, "zero_point", zero_point.has_value());
+  checkRoundMode(op, "round_mode", round_mode);
+  checkRoundMode(op, "first_round_mode", first_round_mode);
+  auto attrs = poolAttrs(op, g, input, kernel, stride, pad, ceil_mode,
+                         count_include_pad);
+  std::string name = outputName(g, op, out_name);
+  Value in = valueOf(op, input);
+  return buildOne<top::AvgPoolOp>(op, {in}, attrs, elementOf(in),
+                                  input.dtype(), name);
+}
+
+Tensor avgpool(const Tensor &input, const std::optional<IntList> &kernel,
+               const std::optional<IntList> &stride,
+               const std::optional<IntList> &pad, bool ceil_mode,
+               const std::optional<std::string> &out_name,
+               bool count_include_pad) {
+  return avgpool2d(input, kernel, stride, pad, ceil_mode, std::nullopt,
+                   std::nullopt, out_name, count_include_pad);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary
+//===----------------------------------------------------------------------===//
+
+#define STRATA_TPULANG_BINARY(NAME, OPTY)                                      \
+  Tensor NAME(const Tensor &tensor_i0, const Tensor &tensor_i1,                \
+              const std::optional<FloatList> &scale,                           \
+              const std::optional<IntList> &zero_point,                        \
+              const std::optional<std::string> &out_dtype,                     \
+              const std::optional<std::string> &out_name) {                    \
+    return binary<OPTY>(#NAME, tensor_i0, tensor_i1, scale, zero_point,        \
+                        out_dtype, out_name);                                  \
+  }                                                                            \
+  Tensor NAME(const Tensor &tensor_i0, double scalar_i1,                       \
+              const std::optional<FloatList> &scale,                           \
+              const std::optional<IntList> &zero_point,                        \
+              const std::optional<std::string> &out_dtype,                     \
+              const std::optional<std::string> &out_name) {                    \
+    return binary<OPTY>(#NAME, tensor_i0,                                      \
+                        scalarTensor(#NAME, scalar_i1, tensor_i0), scale,      \
+                        zero_point, out_dtype, out_name);                      \
+  }                                                                            \
+  Tensor NAME(double scalar_i0, const Tensor &tensor_i1,                       \
+              const std::optional<FloatList> &scale,                           \
+              const std::optional<IntList> &zero_point,                        \
+              const std::optional<std::string> &out_dtype,                     \
+              const std::optional<std::string> &out_name) {                    \
+    return binary<OPTY>(#NAME, scalarTensor(#NAME, scalar_i0, tensor_i1),      \
+                        tensor_i1, scale, zero_point, out_dtype, out_name);    \
+  }
+
+STRATA_TPULANG_BINARY(add, top::AddOp)
+STRATA_TPULANG_BINARY(sub, top::SubOp)
+STRATA_TPULANG_BINARY(mul, top::MulOp)
+STRATA_TPULANG_BINARY(max, top::MaxOp)
+STRATA_TPULANG_BINARY(min, top::MinOp)
+#undef STRATA_TPULANG_BINARY
+
+Tensor div(const Tensor &tensor_i0, const Tensor &tensor_i1,
+           const std::optional<std::string> &out_name) {
+  return binary<top::DivOp>("div", tensor_i0, tensor_i1, std::nullopt,
+                            std::nullopt, std::nullopt, out_name);
+}
+Tensor div(const Tensor &tensor_i0, double scalar_i1,
+           const std::optional<std::string> &out_name) {
+  return div(tensor_i0, scalarTensor("div", scalar_i1, tensor_i0), out_name);
+}
+Tensor div(double scalar_i0, const Tensor &tensor_i1,
+           const std::optional<std::string> &out_name) {
+  return div(scalarTensor("div", scalar_i0, tensor_i1), tensor_i1, out_name);
+}
+
+Tensor pow(const Tensor &tensor_i, double exponent,
+           const std::optional<std::string> &out_name) {
+  requireFloat("pow", "tensor_i", tensor_i);
+  return binary<top::PowOp>("pow", tensor_i,
+                            scalarTensor("pow", exponent, tensor_i),
+                            std::nullopt, std::nullopt, std::nullopt, out_name);
+}
+
+//===----------------------------------------------------------------------===//
+// Activations
+//===----------------------------------------------------------------------===//
+
+Tensor relu(const Tensor &input, const std::optional<std::string> &out_name) {
+  return simpleUnary<top::ReluOp>("relu", input, out_name, false);
+}
+
+Tensor prelu(const Tensor &input, const Tensor &slope,
+             const std::optional<std::string> &out_name) {
+  const std::string op = "prelu";
+  Graph &g = graph(op);
+  requireFloat(op, "input", input);
+  requireSameDType(op, "slope", slope, input, "input");
+  std::string name = outputName(g, op, out_name);
+  Value in = valueOf(op, input), s = valueOf(op, slope);
+  return buildOne<top::PReluOp>(op, {in, s}, {}, elementOf(in), input.dtype(),
+                                name);
+}
+
+Tensor leaky_relu(const Tensor &input, double negative_slope,
+                  const std::optional<std::string> &out_name,
+                  const std::string &round_mode) {
+  checkRoundMode("leaky_relu", "round_mode", round_mode);
+  Graph &g = graph("leaky_relu");
+  return simpleUnary<top::LeakyReluOp>("leaky_relu", input, out_name, true,
+                                       {{"alpha", f64(g, negative_slope)}});
+}
+
+Tensor clamp(const Tensor &input, double min, double max,
+             const std::optional<std::string> &out_name) {
+  const std::string op = "clamp";
+  Graph &g = graph(op);
+  if (!(min <= max))
+    (Msg() << op << ": parameter 'min' = " << min
+           << " must be <= parameter 'max' = " << max)
+        .raise();
+  return simpleUnary<top::ClipOp>(op, input, out_name, true,
+                                  {{"min", f64(g, min)}, {"max", f64(g, max)}});
+}
+
+Tensor clip(const Tensor &input, double min, double max,
+            const std::optional<std::string> &out_name) {
+  return clamp(input, min, max, out_name);
+}
+
+#define STRATA_TPULANG_ACTIVATION(NAME, OPTY)                                  \
+  Tensor NAME(const Tensor &input, const std::optional<FloatList> &scale,     \
+              const std::optional<IntList> &zero_point,                        \
+              const std::optional<std::string> &out_name) {                    \
+    requireNoQuant(#NAME, "scale", scale.has_value());                         \
+    requireNoQuant(#NAME, "zero_point", zero_point.has_value());               \
+    return simpleUnary<OPTY>(#NAME, input, out_name, true);                    \
+  }
+
+STRATA_TPULANG_ACTIVATION(exp, top::ExpOp)
+STRATA_TPULANG_ACTIVATION(ln, top::LogOp)
+STRATA_TPULANG_ACTIVATION(sqrt, top::SqrtOp)
+STRATA_TPULANG_ACTIVATION(rsqrt, top::RsqrtOp)
+STRATA_TPULANG_ACTIVATION(silu, top::SiLUOp)
+STRATA_TPULANG_ACTIVATION(erf, top::ErfOp)
+STRATA_TPULANG_ACTIVATION(hswish, top::HardSwishOp)
+#undef STRATA_TPULANG_ACTIVATION
+
+Tensor log(const Tensor &input, const std::optional<std::string> &out_name) {
+  return simpleUnary<top::LogOp>("log", input, out_name, true);
+}
+
+Tensor tanh(const Tensor &input, const std::optional<FloatList> &scale,
+            const std::optional<IntList> &zero_point,
+            const std::optional<std::string> &out_name,
+            const std::string &round_mode) {
+  requireNoQuant("tanh", "scale", scale.has_value());
+  requireNoQuant("tanh", "zero_point", zero_point.has_value());
+  checkRoundMode("tanh", "round_mode", round_mode);
+  return simpleUnary<top::TanhOp>("tanh", input, out_name, true);
+}
+
+Tensor sigmoid(const Tensor &input, const std::optional<FloatList> &scale,
+               const std::optional<IntList> &zero_point,
+               const std::optional<std::string> &out_name,
+               const std::string &round_mode) {
+  requireNoQuant("sigmoid", "scale", scale.has_value());
+  requireNoQuant("sigmoid", "zero_point", zero_point.has_value());
+  checkRoundMode("sigmoid", "round_mode", round_mode);
+  return simpleUnary<top::SigmoidOp>("sigmoid", input, out_name, true);
+}
+
+Tensor gelu(const Tensor &input, const std::optional<FloatList> &scale,
+            const std::optional<IntList> &zero_point,
+            const std::optional<std::string> &out_name,
+            const std::string &round_mode) {
+  requireNoQuant("gelu", "scale", scale.has_value());
+  requireNoQuant("gelu", "zero_point", zero_point.has_value());
+  checkRoundMode("gelu", "round_mode", round_mode);
+  return simpleUnary<top::GeluOp>("gelu", input, out_name, true);
+}
+
+Tensor hsigmoid(const Tensor &input, const std::optional<FloatList> &scale,
+                const std::optional<IntList> &zero_point,
+                const std::optional<std::string> &out_name) {
+  requireNoQuant("hsigmoid", "scale", scale.has_value());
+  requireNoQuant("hsigmoid", "zero_point", zero_point.has_value());
+  Graph &g = graph("hsigmoid");
+  return simpleUnary<top::HardSigmoidOp>(
+      "hsigmoid", input, out_name, true,
+      {{"alpha", f64(g, 1.0 / 6.0)}, {"beta", f64(g, 0.5)}});
+}
+
+Tensor abs(const Tensor &input, const std::optional<std::string> &out_name) {
+  return simpleUnary<top::AbsOp>("abs", input, out_name, false);
+}
+
+Tensor neg(const Tensor &input, const std::optional<std::string> &out_name) {
+  return simpleUnary<top::NegOp>("neg", input, out_name, false);
+}
+
+Tensor softmax(const Tensor &input, int64_t axis,
+               const std::optional<std::string> &out_name) {
+  Graph &g = graph("softmax");
+  return simpleUnary<top::SoftmaxOp>("softmax", input, out_name, true,
+                                     {{"axis", i64(g, axis)}});
+}
+
+Tensor log_softmax(const Tensor &input, int64_t axis,
+                   const std::optional<std::string> &out_name) {
+  Graph &g = graph("log_softmax");
+  return simpleUnary<top::LogSoftmaxOp>("log_softmax", input, out_name, true,
+                                        {{"axis", i64(g, axis)}});
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+Tensor batch_norm(const Tensor &input, const Tensor &mean,
+                  const Tensor &variance, const std::optional<Tensor> &gamma,
+                  const std::optional<Tensor> &beta, double epsilon,
+                  const std::optional<std::string> &out_name) {
+  const std::string op = "batch_norm";
+  Graph &g = graph(op);
+  requireFloat(op, "input", input);
+  if (!(epsilon >= 0))
+    (Msg() << op << ": parameter 'epsilon' = " << epsilon << " must be >= 0")
+        .raise();
+  std::string name = outputName(g, op, out_name);
+  Value in = valueOf(op, input);
+  Value m = valueOf(op, mean), v = valueOf(op, variance);
+  Value s = valueOrNone(op, gamma), b = valueOrNone(op, beta);
+  return buildOne<top::BatchNormOp>(op, {in, m, v, s, b},
+                                    {named(g, "epsilon", f64(g, epsilon))},
+                                    elementOf(in), input.dtype(), name);
+}
+
+Tensor layer_norm(const Tensor &input, const std::optional<Tensor> &gamma,
+                  const std::optional<Tensor> &beta, double epsilon,
+                  int64_t axis, const std::optional<std::string> &out_name) {
+  const std::string op = "layer_norm";
+  Graph &g = graph(op);
+  requireFloat(op, "input", input);
+  if (!(epsilon >= 0))
+    (Msg() << op << ": parameter 'epsilon' = " << epsilon << " must be >= 0")
+        .raise();
+  std::string name = outputName(g, op, out_name);
+  Value in = valueOf(op, input);
+  Value s = valueOrNone(op, gamma), b = valueOrNone(op, beta);
+  return buildOne<top::LayerNormOp>(
+      op, {in, s, b},
+      {named(g, "axis", i64(g, axis)), named(g, "epsilon", f64(g, epsilon))},
+      elementOf(in), input.dtype(), name);
+}
+
+Tensor group_norm(const Tensor &input, const std::optional<Tensor> &gamma,
+                  const std::optional<Tensor> &beta, double epsilon,
+                  int64_t num_groups,
+                  const std::optional<std::string> &out_name) {
+  const std::string op = "group_norm";
+  Graph &g = graph(op);
+  requireFloat(op, "input", input);
+  if (!(epsilon >= 0))
+    (Msg() << op << ": parameter 'epsilon' = " << epsilon << " must be >= 0")
+        .raise();
+  if (num_groups < 1)
+    (Msg() << op << ": parameter 'num_groups' = " << num_groups
+           << " must be >= 1")
+        .raise();
+  std::string name = outputName(g, op, out_name);
+  Value in = valueOf(op, input);
+  Value s = valueOrNone(op, gamma), b = valueOrNone(op, beta);
+  return buildOne<top::GroupNormOp>(
+      op, {in, s, b},
+      {named(g, "num_groups", i64(g, num_groups)),
+       named(g, "epsilon", f64(g, epsilon))},
+      elementOf(in), input.dtype(), name);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape, selection, conversion
+//===----------------------------------------------------------------------===//
+
+Tensor reshape(const Tensor &tensor, const IntList &new_shape,
+               const std::optional<std::string> &out_name) {
+  Graph &g = graph("reshape");
+  return simpleUnary<top::ReshapeOp>("reshape", tensor, out_name, false,
+                                     {{"shape", i64Array(g, new_shape)}});
+}
+
+Tensor interpolate(const Tensor &input, double scale_h, double scale_w,
+                   const std::string &method, const std::string &coord_mode,
+                   const std::optional<std::string> &out_name) {
+  const std::string op = "interpolate";
+  Graph &g = graph(op);
+  if (input.shape().size() < 2)
+    (Msg() << op << ": parameter 'input' must have rank >= 2, got shape "
+           << input.shape())
+        .raise();
+  if (!(scale_h > 0))
+    (Msg() << op << ": parameter 'scale_h' = " << scale_h << " must be > 0")
+        .raise();
+  if (!(scale_w > 0))
+    (Msg() << op << ": parameter 'scale_w' = " << scale_w << " must be > 0")
+        .raise();
+  if (method != "nearest" && method != "linear")
+    (Msg() << op << ": parameter 'method' = '" << method
+           << "' must be \"nearest\" or \"linear\"")
+        .raise();
+  if (coord_mode != "align_corners" && coord_mode != "pytorch_half_pixel" &&
+      coord_mode != "half_pixel" && coord_mode != "asymmetric")
+    (Msg() << op << ": parameter 'coord_mode' = '" << coord_mode
+           << "' must be align_corners, pytorch_half_pixel, half_pixel or "
+              "asymmetric")
+        .raise();
+  std::vector<double> scales(input.shape().size(), 1.0);
+  scales[scales.size() - 2] = scale_h;
+  scales[scales.size() - 1] = scale_w;
+  return simpleUnary<top::ResizeOp>(
+      op, input, out_name, false,
+      {{"mode", str(g, method)},
+       {"coordinate_transformation_mode", str(g, coord_mode)},
+       {"scales", DenseF64ArrayAttr::get(&g.context, scales)}});
+}
+
+Tensor depth2space(const Tensor &input, int64_t block_h, int64_t block_w,
+                   bool is_CRD, bool is_inversed, bool in_is_NCHW,
+                   bool out_is_NCHW, bool swap_cr,
+                   const std::optional<std::string> &out_name) {
+  const std::string op = "depth2space";
+  Graph &g = graph(op);
+  requireRank(op, "input", input, 4, "NCHW");
+  if (block_h != block_w)
+    (Msg() << op << ": parameters 'block_h' = " << block_h
+           << " and 'block_w' = " << block_w << " must be equal")
+        .raise();
+  if (block_h < 1)
+    (Msg() << op << ": parameter 'block_h' = " << block_h << " must be >= 1")
+        .raise();
+  if (!in_is_NCHW || !out_is_NCHW)
+    (Msg() << op << ": parameters 'in_is_NCHW'/'out_is_NCHW' must be true "
+                    "(only NCHW is supported)")
+        .raise();
+  if (swap_cr)
+    (Msg() << op << ": parameter 'swap_cr' = true is not supported").raise();
+  if (is_inversed) {
+    if (is_CRD)
+      (Msg() << op << ": parameter 'is_CRD' = true is not supported with "
+                      "is_inversed (space to depth is DCR only)")
+          .raise();
+    return simpleUnary<top::SpaceToDepthOp>(op, input, out_name, false,
+                                            {{"blocksize", i64(g, block_h)}});
+  }
+  return simpleUnary<top::DepthToSpaceOp>(
+      op, input, out_name, false,
+      {{"blocksize", i64(g, block_h)}, {"mode", str(g, is_CRD ? "CRD" : "DCR")}});
+}
+
+#define STRATA_TPULANG_COMPARE(NAME, MODE)                                     \
+  Tensor NAME(const Tensor &tensor_i0, const Tensor &tensor_i1,                \
+              const std::optional<FloatList> &scale,                           \
+              const std::optional<IntList> &zero_point,                        \
+              const std::optional<std::string> &out_name) {                    \
+    return compareOp(#NAME, MODE, tensor_i0, tensor_i1, scale, zero_point,     \
+                     out_name);                                                \
+  }                                                                            \
+  Tensor NAME##s(const Tensor &tensor_i0, double scalar_i1,                    \
+                 const std::optional<FloatList> &scale,                        \
+                 const std::optional<IntList> &zero_point,                     \
+                 const std::optional<std::string> &out_name) {                 \
+    return compareOp(#NAME "s", MODE, tensor_i0,                               \
+                     scalarTensor(#NAME "s", scalar_i1, tensor_i0), scale,     \
+                     zero_point, out_name);                                    \
+  }
+
+STRATA_TPULANG_COMPARE(gt, "Greater")
+STRATA_TPULANG_COMPARE(lt, "Less")
+STRATA_TPULANG_COMPARE(ge, "GreaterOrEqual")
+STRATA_TPULANG_COMPARE(le, "LessOrEqual")
+STRATA_TPULANG_COMPARE(eq, "Equal")
+STRATA_TPULANG_COMPARE(ne, "NotEqual")
+#undef STRATA_TPULANG_COMPARE
+
+Tensor cond_select(const Tensor &cond, const Tensor &tbrn, const Tensor &fbrn,
+                   const std::optional<std::string> &out_name) {
+  const std::string op = "cond_select";
+  Graph &g = graph(op);
+  requireSameDType(op, "fbrn", fbrn, tbrn, "tbrn");
+  std::string name = outputName(g, op, out_name);
+  Value c = valueOf(op, cond);
+  if (cond.dtype() != "bool") {
+    Tensor asBool = buildOne<top::CastOp>(op, {c}, {},
+                                          IntegerType::get(&g.context, 1),
+                                          "bool", g.freshName(name + "_cond"));
+    c = valueOf(op, asBool);
+  }
+  Value x = valueOf(op, tbrn), y = valueOf(op, fbrn);
+  return buildOne<top::WhereOp>(op, {c, x, y}, {}, elementOf(x), tbrn.dtype(),
+                                name);
+}
+
+Tensor cond_select(const Tensor &cond, double tbrn, double fbrn,
+                   const std::optional<std::string> &out_name) {
+  std::string dtype = cond.dtype() == "bool" ? "float32" : cond.dtype();
+  Tensor like({1}, dtype);
+  return cond_select(cond, scalarTensor("cond_select", tbrn, like),
+                     scalarTensor("cond_select", fbrn, like), out_name);
+}
+
+Tensor where(const Tensor &cond, const Tensor &x, const Tensor &y,
+             const std::optional<std::string> &out_name) {
+  return cond_select(cond, x, y, out_name);
+}
+
+Tensor cast(const Tensor &tensor_i, const std::string &out_dtype,
+            const std::optional<std::string> &out_name,
+            const std::string &round_mode) {
+  const std::string op = "cast";
+  Graph &g = graph(op);
+  parseDType(op, "out_dtype", out_dtype);
+  checkRoundMode(op, "round_mode", round_mode);
+  if (round_mode == "half_up" || round_mode == "half_down")
+    (Msg() << op << ": parameter 'round_mode' = '" << round_mode
+           << "' is not supported by cast")
+        .raise();
+  std::string name = outputName(g, op, out_name);
+  Value in = valueOf(op, tensor_i);
+  return buildOne<top::CastOp>(op, {in}, {}, plainElementType(g, out_dtype),
+                               out_dtype, name);
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+Tensor requant_fp_to_int(const Tensor &tensor_i, const FloatOrList &scale,
+                         const IntOrList &offset, int64_t requant_mode,
+                         const std::string &out_dtype,
+                         const std::optional<std::string> &out_name,
+                         const std::string &round_mode) {
+  const std::string op = "requant_fp_to_int";
+  Graph &g = graph(op);
+  requireFloat(op, "tensor_i", tensor_i);
+  checkRoundMode(op, "round_mode", round_mode);
+  if (requant_mode < 0 || requant_mode > 2)
+    (Msg() << op << ": parameter 'requant_mode' = " << requant_mode
+           << " must be 0, 1 or 2")
+        .raise();
+  Type qt = quantType(op, g, out_dtype, scale, offset, tensor_i.shape());
+  std::string name = outputName(g, op, out_name);
+  Value in = valueOf(op, tensor_i);
+  if (!elementOf(in).isF32())
+    (Msg() << op << ": parameter 'tensor_i' must be float32 (the quantized "
+                    "type's expressed type), got "
+           << tensor_i.dtype())
+        .raise();
+  return buildOne<top::QuantOp>(op, {in}, {}, qt, out_dtype, name);
+}
+
+Tensor dequant_int_to_fp(const Tensor &tensor_i, const FloatOrList &scale,
+                         const IntOrList &offset, const std::string &out_dtype,
+                         const std::optional<std::string> &out_name,
+                         const std::string &round_mode) {
+  const std::string op = "dequant_int_to_fp";
+  Graph &g = graph(op);
+  checkRoundMode(op, "round_mode", round_mode);
+  if (out_dtype != "float32")
+    (Msg() << op << ": parameter 'out_dtype' = '" << out_dtype
+           << "' is not supported (float32 only)")
+        .raise();
+  Tensor in = tensor_i;
+  IntOrList zp = offset;
+  if (auto *l = std::get_if<IntList>(&zp); l && l->size() == 1)
+    zp = (*l)[0];
+  FloatOrList sc = scale;
+  if (auto *l = std::get_if<FloatList>(&sc); l && l->size() == 1)
+    sc = (*l)[0];
+  try {
+    in.quantization(sc, zp);
+  } catch (const Error &e) {
+    throw Error(op + ": parameter 'tensor_i': " + e.what());
+  }
+  std::string name = outputName(g, op, out_name);
+  Value v = valueOf(op, in);
+  return buildOne<top::DequantOp>(op, {v}, {}, Float32Type::get(&g.context),
+                                  out_dtype, name);
+}
+
+Tensor requant_int(const Tensor &tensor_i, const IntOrList &mul,
+                   const IntOrList &shift, const IntOrList &offset,
+                   int64_t requant_mode, const std::string &out_dtype,
+                   const std::optional<std::string> &out_name,
+                   const std::string &round_mode) {
+  const std::string op = "requant_int";
+  Graph &g = graph(op);
+  checkRoundMode(op, "round_mode", round_mode);
+  if (requant_mode != 1 && requant_mode != 2)
+    (Msg() << op << ": parameter 'requant_mode' = " << requant_mode
+           << " is not supported (1 = TFLite, 2 = MultiplierShift)")
+        .raise();
+  IntList m = toList(mul), rs = toList(shift);
+  for (int64_t &s : rs)
+    s = -s;
+  IntList zp = toList(offset);
+  bool anyZp = std::any_of(zp.begin(), zp.end(), [](int64_t z) { return z; });
+  Type outType;
+  if (anyZp) {
+    FloatOrList ones = zp.size() == 1 ? FloatOrList(1.0)
+                                      : FloatOrList(FloatList(zp.size(), 1.0));
+    outType = quantType(op, g, out_dtype, ones, offset, tensor_i.shape());
+  } else {
+    DType d = parseDType(op, "out_dtype", out_dtype);
+    if (!isSignedInt(d) && !(isUnsignedInt(d) && d != DType::Bool))
+      (Msg() << op << ": parameter 'out_dtype' = '" << out_dtype
+             << "' must be an integer dtype")
+          .raise();
+    outType = plainElementType(g, out_dtype);
+  }
+  std::string name = outputName(g, op, out_name);
+  Value in = valueOf(op, tensor_i);
+  return buildOne<top::RequantOp>(
+      op, {in},
+      {named(g, "multiplier", i64Array(g, m)),
+       named(g, "rshift", i64Array(g, rs)),
+       named(g, "quant_mode",
+             str(g, requant_mode == 1 ? "TFLite" : "MultiplierShift"))},
+      outType, out_dtype, name);
+}
+
+} // namespace strata::tpulang
