@@ -257,14 +257,22 @@ LogicalResult ConvOp::interpret(InterpreterEnv &env) {
     int64_t kn = static_cast<int64_t>(kTable.size()) / g.rank;
     int64_t pn = static_cast<int64_t>(pTable.size()) / g.rank;
     int64_t inImage = in.numElements() / std::max<int64_t>(n, 1);
-    std::vector<float> col(static_cast<size_t>(cg * kn * pn));
+    // A 1x1 window with stride 1 and no padding reads the image as is.
+    bool pointwise =
+        kn == 1 && llvm::all_of(g.pads, [](int64_t p) { return p == 0; }) &&
+        llvm::all_of(g.strides, [](int64_t s) { return s == 1; });
+    std::vector<float> col(pointwise ? 0 : static_cast<size_t>(cg * kn * pn));
     for (int64_t b = 0; b < n; ++b)
       for (int64_t gi = 0; gi < group; ++gi) {
-        im2col(in.data<float>() + b * inImage, gi * cg, cg, g, kTable, pTable,
-               col.data());
+        const float *src = in.data<float>() + b * inImage + gi * cg * pn;
+        if (!pointwise) {
+          im2col(in.data<float>() + b * inImage, gi * cg, cg, g, kTable,
+                 pTable, col.data());
+          src = col.data();
+        }
         float *dst = out.data<float>() + (b * o + gi * og) * pn;
         gemmF32(og, pn, cg * kn, w.data<float>() + gi * og * cg * kn, cg * kn,
-                col.data(), pn, dst, pn, /*accumulate=*/false);
+                src, pn, dst, pn, /*accumulate=*/false);
         if (bias)
           for (int64_t oc = 0; oc < og; ++oc) {
             float bv = bias->data<float>()[gi * og + oc];
