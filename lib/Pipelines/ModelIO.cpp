@@ -5,6 +5,7 @@
 #include "strata/InitAll.h"
 
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
@@ -66,6 +67,25 @@ LogicalResult writeModuleFile(ModuleOp module, const std::string &path,
   if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
     error = "cannot rename '" + tmp + "' to '" + path + "': " + ec.message();
     llvm::sys::fs::remove(tmp);
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult writeTopModel(ModuleOp module, const TensorMap &weights,
+                            const std::string &dir, const std::string &name,
+                            std::string &error) {
+  std::string weightFile = name + "_TOP_F32_all_weight.npz";
+  Builder b(module.getContext());
+  module->setAttr(top::kModelNameAttr, b.getStringAttr(name));
+  module->setAttr(top::kWeightFileAttr, b.getStringAttr(weightFile));
+  llvm::SmallString<256> npz(dir), mlir(dir);
+  llvm::sys::path::append(npz, weightFile);
+  llvm::sys::path::append(mlir, name + "_origin.mlir");
+  if (!writeNpz(std::string(npz), weights, error))
+    return failure();
+  if (failed(writeModuleFile(module, std::string(mlir), error))) {
+    llvm::sys::fs::remove(npz);
     return failure();
   }
   return success();

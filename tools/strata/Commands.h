@@ -13,6 +13,9 @@ int runRef();
 extern llvm::cl::SubCommand CompareCommand;
 int compare();
 
+extern llvm::cl::SubCommand ImportCommand;
+int import();
+
 } // namespace strata::cli
 
 #endif // STRATA_TOOLS_STRATA_COMMANDS_H

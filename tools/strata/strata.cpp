@@ -16,6 +16,8 @@ int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "Strata neural-network compiler\n\n"
+      "  strata import MODEL.onnx -o DIR [--name N] [--input-shapes ...]\n"
+      "      import an ONNX model into a Top model\n"
       "  strata run-ref MODEL.mlir --input in.npz --output out.npz\n"
       "      run a Top model through the reference interpreter\n"
       "  strata compare a.npz b.npz [--tolerance cos,euclid]\n"
@@ -25,6 +27,8 @@ int main(int argc, char **argv) {
     return runRef();
   if (CompareCommand)
     return compare();
+  if (ImportCommand)
+    return import();
   llvm::errs() << "strata: no command given; run 'strata --help'\n";
   return 2;
 }

@@ -35,6 +35,15 @@ mlir::LogicalResult writeModuleFile(mlir::ModuleOp module,
                                     const std::string &path,
                                     std::string &error);
 
+/// Writes a Top model as the pair `DIR/<name>_origin.mlir` and
+/// `DIR/<name>_TOP_F32_all_weight.npz`, first setting the module attributes
+/// top.name and top.weight_file. The npz is written first; both appear whole
+/// or not at all.
+mlir::LogicalResult writeTopModel(mlir::ModuleOp module,
+                                  const TensorMap &weights,
+                                  const std::string &dir,
+                                  const std::string &name, std::string &error);
+
 } // namespace strata
 
 #endif // STRATA_PIPELINES_MODELIO_H

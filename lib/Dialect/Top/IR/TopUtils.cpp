@@ -115,4 +115,23 @@ FailureOr<int64_t> checkedElementCount(Operation *op, ArrayRef<int64_t> shape) {
   return *n;
 }
 
+LogicalResult inferAndSetResultTypes(Operation *op) {
+  auto iface = dyn_cast<ShapeInferenceOpInterface>(op);
+  if (!iface)
+    return op->emitOpError("does not implement shape inference");
+  SmallVector<SmallVector<int64_t>> shapes;
+  if (failed(iface.inferShapes(shapes)))
+    return failure();
+  if (shapes.size() != op->getNumResults())
+    return op->emitOpError() << "shape inference produced " << shapes.size()
+                             << " shapes for " << op->getNumResults()
+                             << " results";
+  for (auto [result, shape] : llvm::zip(op->getResults(), shapes)) {
+    auto type = dyn_cast<TensorType>(result.getType());
+    if (type && !type.hasStaticShape())
+      result.setType(RankedTensorType::get(shape, type.getElementType()));
+  }
+  return success();
+}
+
 } // namespace strata::top

@@ -32,14 +32,8 @@ struct TopShapeInferPass
       for (Value operand : raw->getOperands())
         if (!isNone(operand) && !hasStaticShape(operand))
           return WalkResult::advance();
-      SmallVector<SmallVector<int64_t>> shapes;
-      if (failed(op.inferShapes(shapes)))
+      if (failed(inferAndSetResultTypes(raw)))
         return WalkResult::interrupt();
-      for (auto [result, shape] : llvm::zip(raw->getResults(), shapes)) {
-        auto type = dyn_cast<TensorType>(result.getType());
-        if (type && !type.hasStaticShape())
-          result.setType(RankedTensorType::get(shape, type.getElementType()));
-      }
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())

@@ -46,6 +46,12 @@ broadcastShapes(mlir::Operation *op, llvm::ArrayRef<int64_t> lhs,
 mlir::FailureOr<int64_t> checkedElementCount(mlir::Operation *op,
                                              llvm::ArrayRef<int64_t> shape);
 
+/// Runs the op's shape inference and replaces every result type that is
+/// unranked or has dynamic dims with the inferred static shape (keeping the
+/// element type). The operands must have static shapes. Emits the op's error
+/// on failure.
+mlir::LogicalResult inferAndSetResultTypes(mlir::Operation *op);
+
 } // namespace strata::top
 
 #endif // STRATA_DIALECT_TOP_IR_TOPUTILS_H

@@ -1,0 +1,147 @@
+//===- ImportContext.h - what an ONNX op converter sees ---------*- C++ -*-===//
+//
+// Private to lib/Frontend/Onnx. A converter turns one ONNX node into Top ops
+// through a NodeContext: typed attribute access with validation, inputs as
+// values (or constant data), op creation with shape inference and constant
+// folding, and errors that name the node, its op type and the opset.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_LIB_FRONTEND_ONNX_IMPORTCONTEXT_H
+#define STRATA_LIB_FRONTEND_ONNX_IMPORTCONTEXT_H
+
+#include "onnx.pb.h"
+
+#include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/Top/IR/TopUtils.h"
+#include "strata/Support/Npz.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::onnx_import {
+
+class GraphImporter;
+
+/// One node being converted.
+class NodeContext {
+public:
+  NodeContext(GraphImporter &importer, const onnx::NodeProto &node,
+              int64_t opset, int64_t sinceVersion);
+
+  const onnx::NodeProto &node() const { return proto; }
+  /// The version of this op's schema that the model's opset selects.
+  int64_t version() const { return since; }
+  int64_t opset() const { return modelOpset; }
+  mlir::OpBuilder &builder();
+  mlir::MLIRContext *context();
+  mlir::Location loc() const { return location; }
+
+  //===--- inputs ---===//
+  /// Number of inputs listed (including empty optional ones).
+  size_t numInputs() const { return proto.input_size(); }
+  /// True if input `i` is listed and not the empty name.
+  bool hasInput(size_t i) const;
+  /// Input `i`'s value; a `top.None` value if absent.
+  mlir::Value input(size_t i);
+  /// The data of input `i` if it is a constant (initializer, Constant node
+  /// or folded), else nullptr.
+  const Tensor *constantInput(size_t i);
+  /// Input `i` as a list of integers if it is an integer constant.
+  std::optional<std::vector<int64_t>> constantInts(size_t i);
+  /// Element type and shape of input `i` (null type if unknown).
+  mlir::Type inputElementType(size_t i);
+  std::optional<std::vector<int64_t>> inputShape(size_t i);
+  mlir::FailureOr<std::vector<int64_t>> requireShape(size_t i);
+  mlir::FailureOr<int64_t> requireRank(size_t i);
+
+  //===--- attributes ---===//
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  mlir::FailureOr<int64_t> attrInt(llvm::StringRef name, int64_t dflt);
+  mlir::FailureOr<std::optional<int64_t>> attrIntOpt(llvm::StringRef name);
+  mlir::FailureOr<float> attrFloat(llvm::StringRef name, float dflt);
+  mlir::FailureOr<std::string> attrString(llvm::StringRef name,
+                                          llvm::StringRef dflt);
+  mlir::FailureOr<std::optional<std::vector<int64_t>>>
+  attrInts(llvm::StringRef name);
+  mlir::FailureOr<std::optional<std::vector<float>>>
+  attrFloats(llvm::StringRef name);
+  /// An axis attribute normalized into [0, rank); errors name the value.
+  mlir::FailureOr<int64_t> normalizeAxis(llvm::StringRef what, int64_t axis,
+                                         int64_t rank);
+
+  //===--- building ---===//
+  /// Creates a Top op with unranked results of the given element types,
+  /// infers and sets their shapes, and folds it to constants when every
+  /// operand is constant. Returns the op's results.
+  template <typename OpTy, typename... Args>
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  createMulti(llvm::ArrayRef<mlir::Type> resultElementTypes, Args &&...args) {
+    llvm::SmallVector<mlir::Type> types;
+    for (mlir::Type t : resultElementTypes)
+      types.push_back(mlir::UnrankedTensorType::get(t));
+    auto op = OpTy::create(builder(), location, mlir::TypeRange(types),
+                           std::forward<Args>(args)...);
+    return finishOp(op.getOperation());
+  }
+  /// Single-result form of createMulti.
+  template <typename OpTy, typename... Args>
+  mlir::FailureOr<mlir::Value> create(mlir::Type resultElementType,
+                                      Args &&...args) {
+    auto r = createMulti<OpTy>({resultElementType}, std::forward<Args>(args)...);
+    if (mlir::failed(r))
+      return mlir::failure();
+    return (*r)[0];
+  }
+  /// A top.Weight holding `data`, named after this node.
+  mlir::Value constant(const Tensor &data, llvm::StringRef hint = "const");
+  /// The `top.None` value.
+  mlir::Value none();
+
+  //===--- outputs ---===//
+  size_t numOutputs() const { return proto.output_size(); }
+  bool hasOutput(size_t i) const;
+  void setOutput(size_t i, mlir::Value v);
+
+  /// Emits "node 'n' (Op, opset k): msg" and returns failure.
+  mlir::InFlightDiagnostic error();
+
+private:
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> finishOp(mlir::Operation *op);
+
+  GraphImporter &importer;
+  const onnx::NodeProto &proto;
+  int64_t modelOpset, since;
+  mlir::Location location;
+};
+
+/// Converts one node; registered per op type.
+using ConvertFn = mlir::LogicalResult (*)(NodeContext &ctx);
+
+struct ConverterEntry {
+  const char *opType;
+  ConvertFn convert;
+};
+
+/// Converter tables, one per file, concatenated by the importer.
+llvm::ArrayRef<ConverterEntry> coreConverters();
+
+/// The element type for an ONNX TensorProto data type, or null if
+/// unsupported.
+mlir::Type elementTypeFromOnnx(int32_t dataType, mlir::MLIRContext *ctx);
+/// Name of an ONNX data type ("FLOAT", "STRING", ...).
+const char *onnxTypeName(int32_t dataType);
+
+/// Reads a TensorProto's data (raw, typed fields or external file under
+/// `modelDir`). `what` names the tensor in errors.
+bool readTensorProto(const onnx::TensorProto &proto,
+                     const std::string &modelDir, Tensor &out,
+                     std::string &error);
+
+} // namespace strata::onnx_import
+
+#endif // STRATA_LIB_FRONTEND_ONNX_IMPORTCONTEXT_H

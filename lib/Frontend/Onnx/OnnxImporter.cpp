@@ -1,0 +1,641 @@
+//===- OnnxImporter.cpp - ONNX model to Top dialect -----------------------===//
+
+#include "strata/Frontend/Onnx/OnnxImporter.h"
+#include "ImportContext.h"
+
+#include "strata/Dialect/Top/IR/TopDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <deque>
+
+using namespace mlir;
+
+namespace strata::onnx_import {
+
+namespace {
+struct OpVersions {
+  const char *name;
+  std::initializer_list<int> since;
+};
+#define ONNX_OP(NAME, ...) {NAME, __VA_ARGS__},
+const OpVersions kOpVersions[] = {
+#include "OnnxOpVersions.inc"
+};
+#undef ONNX_OP
+
+/// The schema version of `opType` selected by `opset`, or 0 if the op does
+/// not exist at that opset (or is unknown).
+int64_t selectVersion(llvm::StringRef opType, int64_t opset) {
+  for (const OpVersions &v : kOpVersions) {
+    if (opType != v.name)
+      continue;
+    int64_t best = 0;
+    for (int s : v.since)
+      if (s <= opset)
+        best = std::max<int64_t>(best, s);
+    return best;
+  }
+  return 0;
+}
+
+llvm::StringMap<ConvertFn> &converterRegistry() {
+  static llvm::StringMap<ConvertFn> registry = [] {
+    llvm::StringMap<ConvertFn> r;
+    for (auto table : {coreConverters()})
+      for (const ConverterEntry &e : table)
+        r[e.opType] = e.convert;
+    return r;
+  }();
+  return registry;
+}
+
+bool isDefaultDomain(const std::string &d) {
+  return d.empty() || d == "ai.onnx";
+}
+} // namespace
+
+std::vector<std::string> supportedOnnxOps() {
+  std::vector<std::string> ops;
+  for (const auto &e : converterRegistry())
+    ops.push_back(e.getKey().str());
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
+//===----------------------------------------------------------------------===//
+// GraphImporter
+//===----------------------------------------------------------------------===//
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &ctx, const onnx::ModelProto &model,
+                std::string modelDir, const ImportOptions &options)
+      : ctx(ctx), model(model), modelDir(std::move(modelDir)),
+        options(options), builder(&ctx) {}
+
+  FailureOr<ImportedModel> run();
+
+  MLIRContext &ctx;
+  const onnx::ModelProto &model;
+  std::string modelDir;
+  const ImportOptions &options;
+  OpBuilder builder;
+  llvm::StringMap<Value> values;
+  /// Initializers not yet materialized as top.Weight.
+  llvm::StringMap<const onnx::TensorProto *> initializers;
+  TensorMap weights;
+  llvm::StringSet<> weightNames;
+  Value noneValue;
+  unsigned constCounter = 0;
+
+  /// The value of an ONNX name (materializing an initializer); null if
+  /// undefined.
+  Value lookup(const std::string &name);
+  /// Registers `data` under a unique weight name and creates its op.
+  Value createWeight(const Tensor &data, llvm::StringRef name, Location loc);
+  /// The data of a constant value (a top.Weight result), or nullptr.
+  const Tensor *constantData(Value v);
+
+private:
+  LogicalResult checkModel(int64_t &opset);
+  LogicalResult createSignature(func::FuncOp &func);
+  LogicalResult orderNodes(std::vector<const onnx::NodeProto *> &order);
+  LogicalResult convertNode(const onnx::NodeProto &node, int64_t opset);
+  Location nodeLoc(const onnx::NodeProto &node);
+  InFlightDiagnostic nodeError(const onnx::NodeProto &node, int64_t opset);
+};
+
+Location GraphImporter::nodeLoc(const onnx::NodeProto &node) {
+  std::string name = node.output_size() && !node.output(0).empty()
+                         ? node.output(0)
+                         : node.name();
+  return NameLoc::get(StringAttr::get(&ctx, name));
+}
+
+InFlightDiagnostic GraphImporter::nodeError(const onnx::NodeProto &node,
+                                            int64_t opset) {
+  return emitError(nodeLoc(node))
+         << "node '" << node.name() << "' (" << node.op_type() << ", opset "
+         << opset << "): ";
+}
+
+Value GraphImporter::lookup(const std::string &name) {
+  auto it = values.find(name);
+  if (it != values.end())
+    return it->second;
+  auto init = initializers.find(name);
+  if (init == initializers.end())
+    return {};
+  Tensor data;
+  std::string error;
+  Location loc = NameLoc::get(StringAttr::get(&ctx, name));
+  if (!readTensorProto(*init->second, modelDir, data, error)) {
+    emitError(loc) << "initializer '" << name << "': " << error;
+    return {};
+  }
+  Value v = createWeight(data, name, loc);
+  values[name] = v;
+  return v;
+}
+
+Value GraphImporter::createWeight(const Tensor &data, llvm::StringRef name,
+                                  Location loc) {
+  std::string unique = name.str();
+  while (weightNames.contains(unique))
+    unique = name.str() + "_" + std::to_string(constCounter++);
+  weightNames.insert(unique);
+  weights.set(unique, data);
+  auto type = RankedTensorType::get(data.shape(),
+                                    top::elementTypeOf(data.dtype(), &ctx));
+  return top::WeightOp::create(builder, loc, type, unique).getOutput();
+}
+
+const Tensor *GraphImporter::constantData(Value v) {
+  auto w = v.getDefiningOp<top::WeightOp>();
+  return w ? weights.find(w.getName().str()) : nullptr;
+}
+
+LogicalResult GraphImporter::checkModel(int64_t &opset) {
+  opset = 0;
+  for (const auto &imp : model.opset_import())
+    if (isDefaultDomain(imp.domain()))
+      opset = imp.version();
+  if (opset == 0 && model.opset_import_size() == 0)
+    opset = 1; // ONNX: a missing opset_import means opset 1
+  Location loc = NameLoc::get(StringAttr::get(&ctx, "model"));
+  if (opset < 7)
+    return emitError(loc) << "default-domain opset " << opset
+                          << " is not supported (Strata imports opset 7 and "
+                             "later)";
+  if (!model.has_graph())
+    return emitError(loc) << "the model has no graph";
+  return success();
+}
+
+LogicalResult GraphImporter::createSignature(func::FuncOp &func) {
+  const onnx::GraphProto &g = model.graph();
+  for (const auto &init : g.initializer()) {
+    if (init.name().empty())
+      return emitError(UnknownLoc::get(&ctx)) << "an initializer has no name";
+    initializers[init.name()] = &init;
+  }
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  for (const auto &in : g.input()) {
+    if (initializers.count(in.name()))
+      continue; // old-style: initializers listed as inputs
+    Location loc = NameLoc::get(StringAttr::get(&ctx, in.name()));
+    if (!in.type().has_tensor_type())
+      return emitError(loc) << "graph input '" << in.name()
+                            << "' is not a tensor (sequences, maps and "
+                               "optionals are not supported)";
+    const auto &tt = in.type().tensor_type();
+    Type elem = elementTypeFromOnnx(tt.elem_type(), &ctx);
+    if (!elem)
+      return emitError(loc) << "graph input '" << in.name()
+                            << "' has unsupported element type "
+                            << onnxTypeName(tt.elem_type());
+    SmallVector<int64_t> shape;
+    auto fixed = options.inputShapes.find(in.name());
+    if (fixed != options.inputShapes.end()) {
+      if (tt.has_shape() &&
+          tt.shape().dim_size() != static_cast<int>(fixed->second.size()))
+        return emitError(loc) << "--input-shapes gives " << in.name()
+                              << " rank " << fixed->second.size()
+                              << " but the model says rank "
+                              << tt.shape().dim_size();
+      shape.assign(fixed->second.begin(), fixed->second.end());
+    } else if (!tt.has_shape()) {
+      return emitError(loc) << "graph input '" << in.name()
+                            << "' has no shape; give one with --input-shapes "
+                            << in.name() << ":D0xD1x...";
+    } else {
+      for (const auto &d : tt.shape().dim()) {
+        if (d.has_dim_value() && d.dim_value() >= 0)
+          shape.push_back(d.dim_value());
+        else
+          shape.push_back(ShapedType::kDynamic);
+      }
+    }
+    for (int64_t d : shape)
+      if (ShapedType::isDynamic(d))
+        return emitError(loc)
+               << "graph input '" << in.name() << "' has symbolic or unknown "
+               << "dims " << top::formatArray(shape)
+               << "; fix them with --input-shapes " << in.name()
+               << ":D0xD1x...";
+    argTypes.push_back(RankedTensorType::get(shape, elem));
+    argNames.push_back(in.name());
+  }
+  for (const auto &[name, _] : options.inputShapes)
+    if (!llvm::is_contained(argNames, name))
+      return emitError(UnknownLoc::get(&ctx))
+             << "--input-shapes names '" << name
+             << "', which is not a graph input";
+
+  func = func::FuncOp::create(builder, UnknownLoc::get(&ctx), "main",
+                              builder.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    func.setArgAttr(i, "top.name", builder.getStringAttr(name));
+    Location loc = NameLoc::get(StringAttr::get(&ctx, name));
+    Value arg = entry->getArgument(i);
+    values[name] =
+        top::InputOp::create(builder, loc, arg.getType(), arg).getOutput();
+  }
+  noneValue = top::NoneOp::create(builder, UnknownLoc::get(&ctx),
+                                  builder.getNoneType())
+                  .getOutput();
+  return success();
+}
+
+LogicalResult
+GraphImporter::orderNodes(std::vector<const onnx::NodeProto *> &order) {
+  const onnx::GraphProto &g = model.graph();
+  llvm::StringMap<int> producer;
+  for (int i = 0; i < g.node_size(); ++i)
+    for (const std::string &out : g.node(i).output()) {
+      if (out.empty())
+        continue;
+      if (producer.count(out) || values.count(out) || initializers.count(out))
+        return nodeError(g.node(i), 0)
+               << "output '" << out << "' is defined more than once";
+      producer[out] = i;
+    }
+  // Kahn's algorithm; ties keep the file's order.
+  std::vector<int> pending(g.node_size(), 0);
+  std::vector<std::vector<int>> users(g.node_size());
+  for (int i = 0; i < g.node_size(); ++i) {
+    for (const std::string &in : g.node(i).input()) {
+      if (in.empty() || values.count(in) || initializers.count(in))
+        continue;
+      auto p = producer.find(in);
+      if (p == producer.end())
+        return nodeError(g.node(i), 0)
+               << "input '" << in
+               << "' is not a graph input, an initializer, or any node's "
+                  "output";
+      ++pending[i];
+      users[p->second].push_back(i);
+    }
+  }
+  std::deque<int> ready;
+  for (int i = 0; i < g.node_size(); ++i)
+    if (pending[i] == 0)
+      ready.push_back(i);
+  while (!ready.empty()) {
+    int i = ready.front();
+    ready.pop_front();
+    order.push_back(&g.node(i));
+    for (int u : users[i])
+      if (--pending[u] == 0)
+        ready.push_back(u);
+  }
+  if (order.size() != static_cast<size_t>(g.node_size()))
+    for (int i = 0; i < g.node_size(); ++i)
+      if (pending[i] > 0)
+        return nodeError(g.node(i), 0)
+               << "the graph has a cycle through this node";
+  return success();
+}
+
+LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
+                                         int64_t opset) {
+  if (!isDefaultDomain(node.domain()))
+    return nodeError(node, opset) << "unknown domain '" << node.domain()
+                                  << "' (only the default ONNX domain is "
+                                     "supported)";
+  int64_t since = selectVersion(node.op_type(), opset);
+  if (since == 0)
+    return nodeError(node, opset)
+           << "op type '" << node.op_type()
+           << "' does not exist in the default domain at this opset";
+  auto it = converterRegistry().find(node.op_type());
+  if (it == converterRegistry().end())
+    return nodeError(node, opset)
+           << "op type '" << node.op_type() << "' (version " << since
+           << ") is not supported by Strata's importer";
+  for (const std::string &in : node.input())
+    if (!in.empty() && !lookup(in))
+      return failure(); // initializer error already reported
+  NodeContext nc(*this, node, opset, since);
+  if (failed(it->second(nc)))
+    return failure();
+  for (int i = 0; i < node.output_size(); ++i)
+    if (!node.output(i).empty() && !values.count(node.output(i)))
+      return nodeError(node, opset)
+             << "converter produced no value for output '" << node.output(i)
+             << "'";
+  return success();
+}
+
+FailureOr<ImportedModel> GraphImporter::run() {
+  int64_t opset;
+  if (failed(checkModel(opset)))
+    return failure();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&ctx));
+  builder.setInsertionPointToEnd(module->getBody());
+  func::FuncOp func;
+  if (failed(createSignature(func)))
+    return failure();
+  std::vector<const onnx::NodeProto *> order;
+  if (failed(orderNodes(order)))
+    return failure();
+  for (const onnx::NodeProto *node : order)
+    if (failed(convertNode(*node, opset)))
+      return failure();
+
+  // Outputs.
+  SmallVector<Value> results;
+  for (const auto &out : model.graph().output()) {
+    Value v = lookup(out.name());
+    if (!v)
+      return emitError(NameLoc::get(StringAttr::get(&ctx, out.name())))
+             << "graph output '" << out.name() << "' is never defined";
+    results.push_back(v);
+  }
+  func::ReturnOp::create(builder, UnknownLoc::get(&ctx), results);
+  func.setType(builder.getFunctionType(func.getArgumentTypes(),
+                                       ValueRange(results).getTypes()));
+  for (auto [i, out] : llvm::enumerate(model.graph().output()))
+    func.setResultAttr(i, "top.name", builder.getStringAttr(out.name()));
+
+  // Drop ops nobody uses (unused initializers, folded-away producers), in
+  // reverse order so chains disappear in one sweep.
+  Block &body = func.getBody().front();
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+    if (!op.hasTrait<OpTrait::IsTerminator>() && !isa<top::InputOp>(op) &&
+        op.use_empty() && isPure(&op))
+      op.erase();
+  TensorMap used;
+  func.walk([&](top::WeightOp w) {
+    used.set(w.getName().str(), *weights.find(w.getName().str()));
+  });
+
+  std::string name = options.name;
+  (*module)->setAttr(top::kModelNameAttr, builder.getStringAttr(name));
+  (*module)->setAttr(top::kWeightFileAttr,
+                     builder.getStringAttr(name + "_TOP_F32_all_weight.npz"));
+  if (failed(verify(*module)))
+    return failure();
+  ImportedModel result;
+  result.module = std::move(module);
+  result.weights = std::move(used);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+NodeContext::NodeContext(GraphImporter &importer, const onnx::NodeProto &node,
+                         int64_t opset, int64_t since)
+    : importer(importer), proto(node), modelOpset(opset), since(since),
+      location(UnknownLoc::get(&importer.ctx)) {
+  std::string name = node.output_size() && !node.output(0).empty()
+                         ? node.output(0)
+                         : node.name();
+  location = NameLoc::get(StringAttr::get(&importer.ctx, name));
+}
+
+OpBuilder &NodeContext::builder() { return importer.builder; }
+MLIRContext *NodeContext::context() { return &importer.ctx; }
+
+InFlightDiagnostic NodeContext::error() {
+  return emitError(location) << "node '" << proto.name() << "' ("
+                             << proto.op_type() << ", opset " << modelOpset
+                             << "): ";
+}
+
+bool NodeContext::hasInput(size_t i) const {
+  return i < static_cast<size_t>(proto.input_size()) && !proto.input(i).empty();
+}
+
+Value NodeContext::input(size_t i) {
+  if (!hasInput(i))
+    return importer.noneValue;
+  return importer.lookup(proto.input(i));
+}
+
+const Tensor *NodeContext::constantInput(size_t i) {
+  return hasInput(i) ? importer.constantData(input(i)) : nullptr;
+}
+
+std::optional<std::vector<int64_t>> NodeContext::constantInts(size_t i) {
+  const Tensor *t = constantInput(i);
+  if (!t || isFloat(t->dtype()))
+    return std::nullopt;
+  std::vector<int64_t> v(t->numElements());
+  for (int64_t k = 0; k < t->numElements(); ++k)
+    v[k] = t->getAsInt(k);
+  return v;
+}
+
+Type NodeContext::inputElementType(size_t i) {
+  auto t = dyn_cast<ShapedType>(input(i).getType());
+  return t ? t.getElementType() : Type();
+}
+
+std::optional<std::vector<int64_t>> NodeContext::inputShape(size_t i) {
+  if (!hasInput(i) || !top::hasStaticShape(input(i)))
+    return std::nullopt;
+  auto s = top::shapeOf(input(i));
+  return std::vector<int64_t>(s.begin(), s.end());
+}
+
+FailureOr<std::vector<int64_t>> NodeContext::requireShape(size_t i) {
+  if (!hasInput(i))
+    return error() << "input " << i << " is required";
+  std::optional<std::vector<int64_t>> s = inputShape(i);
+  if (!s)
+    return error() << "input " << i << " ('" << proto.input(i)
+                   << "') needs a static shape";
+  return *s;
+}
+
+FailureOr<int64_t> NodeContext::requireRank(size_t i) {
+  auto s = requireShape(i);
+  if (failed(s))
+    return failure();
+  return static_cast<int64_t>(s->size());
+}
+
+const onnx::AttributeProto *NodeContext::attr(llvm::StringRef name) const {
+  for (const auto &a : proto.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+FailureOr<std::optional<int64_t>> NodeContext::attrIntOpt(llvm::StringRef name) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return std::optional<int64_t>();
+  if (a->type() != onnx::AttributeProto::INT)
+    return error() << "attribute '" << name << "' must be an int";
+  return std::optional<int64_t>(a->i());
+}
+
+FailureOr<int64_t> NodeContext::attrInt(llvm::StringRef name, int64_t dflt) {
+  auto v = attrIntOpt(name);
+  if (failed(v))
+    return failure();
+  return v->value_or(dflt);
+}
+
+FailureOr<float> NodeContext::attrFloat(llvm::StringRef name, float dflt) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return dflt;
+  if (a->type() != onnx::AttributeProto::FLOAT)
+    return error() << "attribute '" << name << "' must be a float";
+  return a->f();
+}
+
+FailureOr<std::string> NodeContext::attrString(llvm::StringRef name,
+                                               llvm::StringRef dflt) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return dflt.str();
+  if (a->type() != onnx::AttributeProto::STRING)
+    return error() << "attribute '" << name << "' must be a string";
+  return a->s();
+}
+
+FailureOr<std::optional<std::vector<int64_t>>>
+NodeContext::attrInts(llvm::StringRef name) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return std::optional<std::vector<int64_t>>();
+  if (a->type() != onnx::AttributeProto::INTS)
+    return error() << "attribute '" << name << "' must be a list of ints";
+  return std::optional<std::vector<int64_t>>(
+      std::vector<int64_t>(a->ints().begin(), a->ints().end()));
+}
+
+FailureOr<std::optional<std::vector<float>>>
+NodeContext::attrFloats(llvm::StringRef name) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return std::optional<std::vector<float>>();
+  if (a->type() != onnx::AttributeProto::FLOATS)
+    return error() << "attribute '" << name << "' must be a list of floats";
+  return std::optional<std::vector<float>>(
+      std::vector<float>(a->floats().begin(), a->floats().end()));
+}
+
+FailureOr<int64_t> NodeContext::normalizeAxis(llvm::StringRef what,
+                                              int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+    return error() << what << " " << axis << " is out of range for rank "
+                   << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+Value NodeContext::constant(const Tensor &data, llvm::StringRef hint) {
+  std::string base = (hint.empty() ? proto.name() : proto.name() + "_" + hint.str());
+  if (base.empty() || base == "_" + hint.str())
+    base = (proto.output_size() ? proto.output(0) : "const") + "_" + hint.str();
+  return importer.createWeight(data, base, location);
+}
+
+Value NodeContext::none() { return importer.noneValue; }
+
+bool NodeContext::hasOutput(size_t i) const {
+  return i < static_cast<size_t>(proto.output_size()) &&
+         !proto.output(i).empty();
+}
+
+void NodeContext::setOutput(size_t i, Value v) {
+  if (hasOutput(i))
+    importer.values[proto.output(i)] = v;
+}
+
+FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
+  bool operandsStatic = llvm::all_of(op->getOperands(), [](Value v) {
+    return top::isNone(v) || top::hasStaticShape(v);
+  });
+  if (operandsStatic) {
+    if (failed(top::inferAndSetResultTypes(op))) {
+      op->erase();
+      return error() << "the converted " << op->getName()
+                     << " is invalid (see the error above)";
+    }
+  }
+  if (failed(mlir::verify(op))) {
+    op->erase();
+    return error() << "the converted " << op->getName() << " is invalid";
+  }
+  // Constant folding: every tensor operand is a weight.
+  bool allConstant = op->getNumOperands() > 0 && operandsStatic &&
+                     llvm::all_of(op->getOperands(), [&](Value v) {
+                       return top::isNone(v) || importer.constantData(v);
+                     });
+  SmallVector<Value> results(op->getResults());
+  if (!allConstant)
+    return results;
+  auto iface = dyn_cast<top::InterpretableOpInterface>(op);
+  if (!iface)
+    return results;
+  int64_t total = 0;
+  for (Value r : results)
+    total += cast<ShapedType>(r.getType()).getNumElements();
+  if (total > (int64_t(1) << 24))
+    return results;
+  top::InterpreterEnv env;
+  for (Value v : op->getOperands())
+    if (!top::isNone(v))
+      env.set(v, *importer.constantData(v));
+  if (failed(iface.interpret(env)))
+    return error() << "evaluating constant " << op->getName() << " failed";
+  SmallVector<Value> folded;
+  for (auto [i, r] : llvm::enumerate(results))
+    folded.push_back(constant(env.get(r), "folded" + std::to_string(i)));
+  op->erase();
+  return folded;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry point
+//===----------------------------------------------------------------------===//
+
+FailureOr<ImportedModel> importOnnxFile(const std::string &path,
+                                        MLIRContext &context,
+                                        const ImportOptions &options) {
+  Location loc = NameLoc::get(StringAttr::get(&context, path));
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return emitError(loc) << "cannot read '" << path
+                          << "': " << buf.getError().message();
+  if ((*buf)->getBufferSize() > static_cast<size_t>(INT32_MAX))
+    return emitError(loc) << "'" << path
+                          << "' is larger than 2 GiB; store its weights as "
+                             "external data";
+  onnx::ModelProto model;
+  if (!model.ParseFromArray((*buf)->getBufferStart(),
+                            static_cast<int>((*buf)->getBufferSize())))
+    return emitError(loc) << "'" << path
+                          << "' is not a valid ONNX model (protobuf parsing "
+                             "failed: truncated or corrupt file)";
+  context.loadDialect<top::TopDialect, func::FuncDialect>();
+  llvm::SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  if (dir.empty())
+    dir = ".";
+  ImportOptions opts = options;
+  if (opts.name.empty())
+    opts.name = llvm::sys::path::stem(path).str();
+  GraphImporter importer(context, model, std::string(dir), opts);
+  return importer.run();
+}
+
+} // namespace strata::onnx_import

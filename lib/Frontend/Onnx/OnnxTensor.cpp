@@ -1,0 +1,226 @@
+//===- OnnxTensor.cpp - ONNX TensorProto to host tensors ------------------===//
+
+#include "ImportContext.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace strata::onnx_import {
+
+namespace {
+/// Host dtype of an ONNX data type, if Strata supports it.
+std::optional<DType> dtypeFromOnnx(int32_t t) {
+  using TP = onnx::TensorProto;
+  switch (t) {
+  case TP::FLOAT: return DType::F32;
+  case TP::UINT8: return DType::U8;
+  case TP::INT8: return DType::I8;
+  case TP::UINT16: return DType::U16;
+  case TP::INT16: return DType::I16;
+  case TP::INT32: return DType::I32;
+  case TP::INT64: return DType::I64;
+  case TP::BOOL: return DType::Bool;
+  case TP::FLOAT16: return DType::F16;
+  case TP::DOUBLE: return DType::F64;
+  case TP::UINT32: return DType::U32;
+  case TP::UINT64: return DType::U64;
+  case TP::BFLOAT16: return DType::BF16;
+  default: return std::nullopt;
+  }
+}
+
+/// Resolves an external data location inside `modelDir`; rejects absolute
+/// paths, `..` and links that lead out of the folder.
+bool resolveExternalPath(const std::string &modelDir, const std::string &loc,
+                         std::string &resolved, std::string &error) {
+  if (loc.empty() || llvm::sys::path::is_absolute(loc)) {
+    error = "external data location '" + loc + "' must be a relative path";
+    return false;
+  }
+  for (auto it = llvm::sys::path::begin(loc), e = llvm::sys::path::end(loc);
+       it != e; ++it)
+    if (*it == "..") {
+      error = "external data location '" + loc + "' must not contain '..'";
+      return false;
+    }
+  llvm::SmallString<256> path(modelDir);
+  llvm::sys::path::append(path, loc);
+  llvm::SmallString<256> realDir, realFile;
+  if (llvm::sys::fs::real_path(modelDir, realDir) ||
+      llvm::sys::fs::real_path(path, realFile)) {
+    error = "external data file '" + std::string(path) + "' does not exist";
+    return false;
+  }
+  std::string dirPrefix = std::string(realDir) + "/";
+  if (std::string(realFile).rfind(dirPrefix, 0) != 0) {
+    error = "external data location '" + loc +
+            "' resolves outside the model's folder";
+    return false;
+  }
+  resolved = std::string(realFile);
+  return true;
+}
+
+bool readExternal(const onnx::TensorProto &p, const std::string &modelDir,
+                  size_t bytes, Tensor &out, std::string &error) {
+  std::string location;
+  uint64_t offset = 0, length = 0;
+  bool hasLength = false;
+  for (const auto &kv : p.external_data()) {
+    if (kv.key() == "location") {
+      location = kv.value();
+    } else if (kv.key() == "offset" || kv.key() == "length") {
+      uint64_t v = 0;
+      if (llvm::StringRef(kv.value()).getAsInteger(10, v)) {
+        error = "external data '" + kv.key() + "' is not a number: '" +
+                kv.value() + "'";
+        return false;
+      }
+      if (kv.key() == "offset")
+        offset = v;
+      else {
+        length = v;
+        hasLength = true;
+      }
+    }
+  }
+  std::string path;
+  if (!resolveExternalPath(modelDir, location, path, error))
+    return false;
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf) {
+    error = "cannot read external data '" + path +
+            "': " + buf.getError().message();
+    return false;
+  }
+  uint64_t size = (*buf)->getBufferSize();
+  if (hasLength && length != bytes) {
+    error = "external data length " + std::to_string(length) +
+            " does not match the tensor's " + std::to_string(bytes) + " bytes";
+    return false;
+  }
+  if (offset > size || bytes > size - offset) {
+    error = "external data '" + location + "' is too short: needs " +
+            std::to_string(bytes) + " bytes at offset " +
+            std::to_string(offset) + ", file has " + std::to_string(size);
+    return false;
+  }
+  if (bytes)
+    std::memcpy(out.raw(), (*buf)->getBufferStart() + offset, bytes);
+  return true;
+}
+} // namespace
+
+const char *onnxTypeName(int32_t t) {
+  if (onnx::TensorProto_DataType_IsValid(t))
+    return onnx::TensorProto_DataType_Name(
+               static_cast<onnx::TensorProto_DataType>(t))
+        .c_str();
+  return "INVALID";
+}
+
+Type elementTypeFromOnnx(int32_t t, MLIRContext *ctx) {
+  std::optional<DType> d = dtypeFromOnnx(t);
+  return d ? top::elementTypeOf(*d, ctx) : Type();
+}
+
+bool readTensorProto(const onnx::TensorProto &p, const std::string &modelDir,
+                     Tensor &out, std::string &error) {
+  std::optional<DType> dtype = dtypeFromOnnx(p.data_type());
+  if (!dtype) {
+    error = std::string("unsupported data type ") + onnxTypeName(p.data_type());
+    return false;
+  }
+  std::vector<int64_t> shape(p.dims().begin(), p.dims().end());
+  size_t esize = dtypeSize(*dtype);
+  std::optional<int64_t> n =
+      checkedNumElements(shape, INT64_MAX / static_cast<int64_t>(esize));
+  if (!n) {
+    error = "shape " + shapeToString(shape) +
+            " has a negative dim or overflows";
+    return false;
+  }
+  // Refuse absurd sizes before allocating (16 GiB here is far past any model
+  // this machine could run).
+  if (static_cast<uint64_t>(*n) * esize > (uint64_t(16) << 30)) {
+    error = "tensor of shape " + shapeToString(shape) + " is too large";
+    return false;
+  }
+  size_t bytes = static_cast<size_t>(*n) * esize;
+  out = Tensor(*dtype, shape);
+  if (p.data_location() == onnx::TensorProto::EXTERNAL)
+    return readExternal(p, modelDir, bytes, out, error);
+  if (p.has_raw_data()) {
+    if (p.raw_data().size() != bytes) {
+      error = "raw_data has " + std::to_string(p.raw_data().size()) +
+              " bytes, shape " + shapeToString(shape) + " of " +
+              dtypeName(*dtype) + " needs " + std::to_string(bytes);
+      return false;
+    }
+    if (bytes)
+      std::memcpy(out.raw(), p.raw_data().data(), bytes);
+    return true;
+  }
+  auto countError = [&](int64_t have) {
+    error = "has " + std::to_string(have) + " values, shape " +
+            shapeToString(shape) + " needs " + std::to_string(*n);
+    return false;
+  };
+  using TP = onnx::TensorProto;
+  switch (p.data_type()) {
+  case TP::FLOAT:
+    if (p.float_data_size() != *n)
+      return countError(p.float_data_size());
+    if (bytes)
+      std::memcpy(out.raw(), p.float_data().data(), bytes);
+    return true;
+  case TP::DOUBLE:
+    if (p.double_data_size() != *n)
+      return countError(p.double_data_size());
+    if (bytes)
+      std::memcpy(out.raw(), p.double_data().data(), bytes);
+    return true;
+  case TP::INT64:
+    if (p.int64_data_size() != *n)
+      return countError(p.int64_data_size());
+    if (bytes)
+      std::memcpy(out.raw(), p.int64_data().data(), bytes);
+    return true;
+  case TP::UINT32:
+  case TP::UINT64:
+    if (p.uint64_data_size() != *n)
+      return countError(p.uint64_data_size());
+    for (int64_t i = 0; i < *n; ++i) {
+      if (*dtype == DType::U32)
+        out.data<uint32_t>()[i] = static_cast<uint32_t>(p.uint64_data(i));
+      else
+        out.data<uint64_t>()[i] = p.uint64_data(i);
+    }
+    return true;
+  default: // int32_data carries int32 and every narrower type (bit pattern)
+    if (p.int32_data_size() != *n)
+      return countError(p.int32_data_size());
+    for (int64_t i = 0; i < *n; ++i) {
+      int32_t v = p.int32_data(i);
+      switch (*dtype) {
+      case DType::F16:
+      case DType::BF16:
+      case DType::U16: out.data<uint16_t>()[i] = static_cast<uint16_t>(v); break;
+      case DType::I16: out.data<int16_t>()[i] = static_cast<int16_t>(v); break;
+      case DType::I8: out.data<int8_t>()[i] = static_cast<int8_t>(v); break;
+      case DType::U8: out.data<uint8_t>()[i] = static_cast<uint8_t>(v); break;
+      case DType::Bool: out.data<uint8_t>()[i] = v != 0; break;
+      default: out.data<int32_t>()[i] = v; break;
+      }
+    }
+    return true;
+  }
+}
+
+} // namespace strata::onnx_import

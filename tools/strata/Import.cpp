@@ -1,0 +1,99 @@
+//===- Import.cpp - strata import -----------------------------------------===//
+
+#include "Commands.h"
+
+#include "strata/Frontend/Onnx/OnnxImporter.h"
+#include "strata/Pipelines/ModelIO.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace strata::cli {
+
+cl::SubCommand ImportCommand(
+    "import", "Import an ONNX model into a Top model (.mlir + weight npz)");
+
+static cl::opt<std::string> onnxFile(cl::Positional, cl::Required,
+                                     cl::desc("<model.onnx>"),
+                                     cl::sub(ImportCommand));
+static cl::opt<std::string> outDir("o", cl::Required,
+                                   cl::desc("output folder (created if missing)"),
+                                   cl::value_desc("DIR"), cl::sub(ImportCommand));
+static cl::opt<std::string>
+    modelName("name",
+              cl::desc("model name: files are DIR/<name>_origin.mlir and "
+                       "DIR/<name>_TOP_F32_all_weight.npz (default: the ONNX "
+                       "file's stem)"),
+              cl::value_desc("N"), cl::sub(ImportCommand));
+static cl::list<std::string> inputShapes(
+    "input-shapes",
+    cl::desc("fix an input's shape, replacing symbolic dims: name:1x3x224x224 "
+             "(repeatable or comma-separated)"),
+    cl::value_desc("name:DxDx..."), cl::CommaSeparated, cl::sub(ImportCommand));
+
+/// Parses "name:1x3x224x224" into the options map.
+static bool parseInputShape(StringRef spec,
+                            onnx_import::ImportOptions &options) {
+  auto [name, dims] = spec.rsplit(':');
+  if (name.empty() || dims.empty()) {
+    errs() << "strata import: --input-shapes expects name:D0xD1x..., got '"
+           << spec << "'\n";
+    return false;
+  }
+  std::vector<int64_t> shape;
+  SmallVector<StringRef> parts;
+  dims.split(parts, 'x');
+  for (StringRef p : parts) {
+    int64_t d;
+    if (p.getAsInteger(10, d) || d < 0) {
+      errs() << "strata import: --input-shapes '" << spec
+             << "': dim '" << p << "' is not a non-negative integer\n";
+      return false;
+    }
+    shape.push_back(d);
+  }
+  options.inputShapes[name.str()] = shape;
+  return true;
+}
+
+int import() {
+  mlir::MLIRContext context;
+  registerAndLoadDialects(context);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &context, llvm::errs());
+
+  onnx_import::ImportOptions options;
+  options.name = modelName;
+  for (const std::string &spec : inputShapes)
+    if (!parseInputShape(spec, options))
+      return 2;
+  auto model = onnx_import::importOnnxFile(onnxFile, context, options);
+  if (failed(model)) {
+    errs() << "strata import: cannot import '" << onnxFile << "'\n";
+    return 1;
+  }
+  std::string name =
+      modelName.empty() ? sys::path::stem(onnxFile).str() : modelName.getValue();
+  if (std::error_code ec = sys::fs::create_directories(outDir)) {
+    errs() << "strata import: cannot create '" << outDir
+           << "': " << ec.message() << "\n";
+    return 1;
+  }
+  std::string error;
+  if (failed(writeTopModel(*model->module, model->weights, outDir, name,
+                           error))) {
+    errs() << "strata import: " << error << "\n";
+    return 1;
+  }
+  outs() << "wrote " << outDir << "/" << name << "_origin.mlir and " << outDir
+         << "/" << name << "_TOP_F32_all_weight.npz\n";
+  return 0;
+}
+
+} // namespace strata::cli
