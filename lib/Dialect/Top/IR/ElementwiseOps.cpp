@@ -46,40 +46,35 @@ Tensor zipBroadcast(const Tensor &a, const Tensor &b, ArrayRef<int64_t> shape,
   return out;
 }
 
-/// `max(v, 0)` if `relu`, keeping NaN.
-template <typename T> T reluIf(bool relu, T v) {
-  if constexpr (std::is_unsigned_v<T>)
-    return v;
-  else
-    return relu && v < T(0) ? T(0) : v;
-}
-
 /// Evaluates a broadcasting arithmetic op in the compute type of `lhs`:
 /// `floatFn(double, double)` for floats (f32 results are rounded from f64),
 /// `intFn(I, I)` with I = int64_t or uint64_t for integers. The result is in
 /// the compute type.
 template <typename FloatFn, typename IntFn>
 Tensor arith(const Tensor &lhs, const Tensor &rhs, ArrayRef<int64_t> shape,
-             bool relu, FloatFn floatFn, IntFn intFn) {
+             FloatFn floatFn, IntFn intFn) {
   DType ct = exactComputeType(lhs.dtype());
   Tensor a = lhs.castTo(ct), b = rhs.castTo(ct);
   switch (ct) {
   case DType::F32:
     return zipBroadcast<float, float>(a, b, shape, ct, [&](float x, float y) {
-      return reluIf(relu, static_cast<float>(floatFn(x, y)));
+      return static_cast<float>(floatFn(x, y));
     });
   case DType::F64:
-    return zipBroadcast<double, double>(
-        a, b, shape, ct,
-        [&](double x, double y) { return reluIf(relu, floatFn(x, y)); });
+    return zipBroadcast<double, double>(a, b, shape, ct, floatFn);
   case DType::U64:
-    return zipBroadcast<uint64_t, uint64_t>(
-        a, b, shape, ct, [&](uint64_t x, uint64_t y) { return intFn(x, y); });
+    return zipBroadcast<uint64_t, uint64_t>(a, b, shape, ct, intFn);
   default:
-    return zipBroadcast<int64_t, int64_t>(
-        a, b, shape, ct,
-        [&](int64_t x, int64_t y) { return reluIf(relu, intFn(x, y)); });
+    return zipBroadcast<int64_t, int64_t>(a, b, shape, ct, intFn);
   }
+}
+
+/// Sets the negative elements of `t` to 0 in place (NaN stays). Runs on the
+/// result type, so integer results are clamped after wrapping around.
+void reluInPlace(Tensor &t) {
+  for (int64_t i = 0, n = t.numElements(); i < n; ++i)
+    if (t.getAsDouble(i) < 0)
+      t.setFromDouble(i, 0);
 }
 
 /// Applies `floatFn(double)` to float tensors and `intFn(I)` (I = int64_t or
@@ -171,9 +166,11 @@ template <typename BinOp, typename FloatFn, typename IntFn>
 LogicalResult interpretBinary(BinOp op, InterpreterEnv &env, FloatFn floatFn,
                               IntFn intFn) {
   Tensor out = arith(env.get(op.getLhs()), env.get(op.getRhs()),
-                     resultShape(op.getOutput()), op.getDoRelu(), floatFn,
-                     intFn);
-  env.set(op.getOutput(), out.castTo(resultDType(op.getOutput())));
+                     resultShape(op.getOutput()), floatFn, intFn)
+                   .castTo(resultDType(op.getOutput()));
+  if (op.getDoRelu())
+    reluInPlace(out);
+  env.set(op.getOutput(), out);
   return success();
 }
 
@@ -426,7 +423,7 @@ LogicalResult ReluOp::interpret(InterpreterEnv &env) {
           mapNumeric(
               env.get(getInput()), resultDType(getOutput()),
               [](double x) { return std::isnan(x) ? x : std::max(x, 0.0); },
-              [](auto x) { return reluIf(true, x); }));
+              [](auto x) { return std::max(x, decltype(x)(0)); }));
   return success();
 }
 
