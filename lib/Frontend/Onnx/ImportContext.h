@@ -127,8 +127,14 @@ struct ConverterEntry {
   ConvertFn convert;
 };
 
-/// Converter tables, one per file, concatenated by the importer.
+/// Converter tables, one per file (Convert<Family>.cpp), concatenated by the
+/// importer.
 llvm::ArrayRef<ConverterEntry> coreConverters();
+llvm::ArrayRef<ConverterEntry> elementwiseConverters();
+llvm::ArrayRef<ConverterEntry> shapeConverters();
+llvm::ArrayRef<ConverterEntry> nnConverters();
+llvm::ArrayRef<ConverterEntry> indexConverters();
+llvm::ArrayRef<ConverterEntry> controlFlowConverters();
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.
