@@ -1,3 +1,9 @@
+# Installed tools find MLIR/LLVM's shared libraries (libMLIR.so) where the
+# build found them.
+if(NOT CMAKE_INSTALL_RPATH AND LLVM_LIBRARY_DIR)
+  set(CMAKE_INSTALL_RPATH "${LLVM_LIBRARY_DIR}")
+endif()
+
 # strata_add_library(NAME SOURCES... [DEPENDS targets...] [LINK libs...])
 # A static library of Strata's own, built with exceptions and RTTI, installed and
 # exported as Strata::<NAME without the Strata prefix>.
