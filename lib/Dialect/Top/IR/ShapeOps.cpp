@@ -353,7 +353,9 @@ int64_t PadOp::getFlops() { return noFlops(*this); }
 /// `begin` in front, or -1 for the constant value.
 static int64_t padSource(StringRef mode, int64_t o, int64_t begin,
                          int64_t size) {
-  int64_t i = o - begin;
+  int64_t i;
+  if (llvm::SubOverflow(o, begin, i)) // a huge crop: far past the end
+    i = size;
   if (i >= 0 && i < size)
     return i;
   if (mode == "edge")
