@@ -348,23 +348,25 @@ def test_requant_int32_to_int8(mode, per_channel, rng):
     assert (expect == 127).any() and (expect == -128).any()
 
 
-@U8_STORAGE_BUG
+@pytest.mark.parametrize("storage", ["i8", U8])
 @pytest.mark.parametrize("mode", ["MultiplierShift", "TFLite"])
-def test_requant_quantized_to_uint8_per_axis(mode, rng):
-    """Quantized input (its zero point is subtracted first) to a per-axis u8
+def test_requant_quantized_per_axis(mode, storage, rng):
+    """Quantized input (its zero point is subtracted first) to a per-axis
     result on axis 0, with per-channel multipliers on dim 1."""
     shape = (3, 2, 5)
     q = rng.integers(-128, 128, shape, dtype=np.int8)
     mult = [1518500250, 1200000000] if mode == "TFLite" else [700, -900]
     shift = [3, 5]
-    out_zps = [0, 128, 255]
+    dtype, lo, hi = STORAGE[storage]
+    out_zps = [0, 128, 255] if storage == "u8" else [-128, 0, 120]
     in_t = qtensor(shape, qelem("i8", 0.2, -7))
-    out_t = qtensor(shape, qelem("u8", [0.1, 0.2, 0.3], out_zps, axis=0))
+    out_t = qtensor(shape, qelem(storage, [0.1, 0.2, 0.3], out_zps, axis=0))
     y = run_requant(q, in_t, out_t,
                     f'multiplier = array<i64: {arr(mult)}>, rshift = array<i64: {arr(shift)}>, quant_mode = "{mode}"')
-    assert y.dtype == np.uint8
-    np.testing.assert_array_equal(
-        y, np_requant_int(q, mode, mult, shift, -7, out_zps, 0, 255, out_axis=0))
+    assert y.dtype == dtype
+    expect = np_requant_int(q, mode, mult, shift, -7, out_zps, lo, hi, out_axis=0)
+    np.testing.assert_array_equal(y, expect)
+    assert (expect == lo).any() and (expect == hi).any()
 
 
 def test_requant_tflite_saturates_input_to_int32():
@@ -391,9 +393,9 @@ def test_requant_multiplier_shift_large_product():
                                                     INT32_MIN, 0, INT32_MIN, INT32_MAX))
 
 
-@U8_STORAGE_BUG
+@pytest.mark.parametrize("storage", ["i8", U8])
 @pytest.mark.parametrize("in_axis", [None, 1])
-def test_requant_float(in_axis, rng):
+def test_requant_float(in_axis, storage, rng):
     """Float mode: dequantize with the input type, quantize with the output type."""
     shape = (2, 3, 4)
     q = rng.integers(-128, 128, shape, dtype=np.int8)
@@ -403,16 +405,18 @@ def test_requant_float(in_axis, rng):
     else:
         in_s, in_z = [0.05, 0.11, 0.3], [3, -10, 0]
         in_t = qtensor(shape, qelem("i8", in_s, in_z, axis=1))
-    out_s, out_z = [0.04, 0.09, 0.15, 0.2], [100, 0, 255, 128]
-    out_t = qtensor(shape, qelem("u8", out_s, out_z, axis=2))
+    dtype, lo, hi = STORAGE[storage]
+    out_s = [0.04, 0.09, 0.15, 0.2]
+    out_z = [100, 0, 255, 128] if storage == "u8" else [-100, 0, 127, -128]
+    out_t = qtensor(shape, qelem(storage, out_s, out_z, axis=2))
     y = run_requant(q, in_t, out_t, 'quant_mode = "Float"')
-    assert y.dtype == np.uint8
+    assert y.dtype == dtype
     s = along(in_s, in_axis, 3, np.float64)
     z = along(in_z, in_axis, 3, np.int64)
     real = (q.astype(np.int64) - z) * s
-    expect = np_quantize(real, out_s, out_z, "u8", axis=2)
+    expect = np_quantize(real, out_s, out_z, storage, axis=2)
     np.testing.assert_array_equal(y, expect)
-    assert (expect == 0).any() and (expect == 255).any()
+    assert (expect == lo).any() and (expect == hi).any()
 
 
 # ----------------------------------------------------------------------------

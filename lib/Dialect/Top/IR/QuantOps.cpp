@@ -78,7 +78,9 @@ std::optional<DType> storageDType(quant::QuantizedType q) {
 }
 
 /// The element type of a tensor-typed value.
-Type elementType(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
+Type elementType(Value v) {
+  return cast<ShapedType>(v.getType()).getElementType();
+}
 
 /// Checks that `v` (described as `what`: "input" or "result") has a uniform
 /// quantized element type with integer storage that fits its tensor type,
@@ -323,7 +325,8 @@ static LogicalResult verifyRequant(RequantOp op) {
   auto in = checkQuantizedOrInteger(op, "input", op.getInput(), Value());
   if (failed(in))
     return failure();
-  auto out = checkQuantizedOrInteger(op, "result", op.getOutput(), op.getInput());
+  auto out =
+      checkQuantizedOrInteger(op, "result", op.getOutput(), op.getInput());
   if (failed(out))
     return failure();
   std::optional<RequantMode> mode = parseRequantMode(op.getQuantMode());
