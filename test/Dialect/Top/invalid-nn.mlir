@@ -1,6 +1,7 @@
 // RUN: strata-opt %s --split-input-file --verify-diagnostics
 // Every verifier error of Deconv, Softmax/LogSoftmax, the norms, Resize,
-// DepthToSpace and SpaceToDepth, one case per split.
+// DepthToSpace and SpaceToDepth, and Conv/pool size overflow, one case per
+// split.
 
 func.func @deconv_input_rank(%x: tensor<4x5xf32>, %w: tensor<4x3xf32>, %b: none) {
   // expected-error @+1 {{input must have rank 3 to 5 (N, C, 1-3 spatial dims), got shape [4, 5]}}
@@ -115,8 +116,24 @@ func.func @deconv_size_overflow(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>
 // -----
 
 func.func @deconv_negative_size(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>, %b: none) {
-  // expected-error @+1 {{output size -1 is negative in spatial dim 1 (pads [0, 4, 0, 4] are too large)}}
+  // expected-error @+1 {{pads [0, 4, 0, 4] remove more than the full output size 7 in spatial dim 1}}
   %0 = top.Deconv(%x, %w, %b) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 4, 0, 4>} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, none) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @deconv_pads_overflow(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>, %b: none) {
+  // expected-error @+1 {{pads [0, 9223372036854775807, 0, 9223372036854775807] remove more than the full output size 7 in spatial dim 1}}
+  %0 = top.Deconv(%x, %w, %b) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 9223372036854775807, 0, 9223372036854775807>} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, none) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @deconv_output_padding_overflow(%x: tensor<1x4x2x5xf32>, %w: tensor<4x3x3x3xf32>, %b: none) {
+  // expected-error @+1 {{output size overflows int64 in spatial dim 0}}
+  %0 = top.Deconv(%x, %w, %b) {kernel_shape = array<i64: 3, 3>, strides = array<i64: 4611686018427387904, 1>, output_padding = array<i64: 4611686018427387903, 0>} : (tensor<1x4x2x5xf32>, tensor<4x3x3x3xf32>, none) -> tensor<*xf32>
   return
 }
 
@@ -133,6 +150,22 @@ func.func @deconv_element_count(%x: tensor<4611686018427387904x4x5x5xf32>, %w: t
 func.func @deconv_wrong_result(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>, %b: none) {
   // expected-error @+1 {{result #0 has shape [1, 3, 5, 5] but the operands and attributes give [1, 3, 7, 7]}}
   %0 = top.Deconv(%x, %w, %b) {kernel_shape = array<i64: 3, 3>} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, none) -> tensor<1x3x5x5xf32>
+  return
+}
+
+// -----
+
+func.func @conv_window_overflow(%x: tensor<1x3x5x5xf32>, %w: tensor<4x3x3x3xf32>, %n: none) {
+  // expected-error @+1 {{window or padded input size overflows int64 in spatial dim 0}}
+  %0 = top.Conv(%x, %w, %n) {kernel_shape = array<i64: 3, 3>, dilations = array<i64: 4611686018427387904, 1>} : (tensor<1x3x5x5xf32>, tensor<4x3x3x3xf32>, none) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @pool_padded_overflow(%x: tensor<1x4x5x5xf32>) {
+  // expected-error @+1 {{window or padded input size overflows int64 in spatial dim 1}}
+  %0 = top.MaxPool(%x) {kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 9223372036854775807, 0, 1>} : (tensor<1x4x5x5xf32>) -> tensor<*xf32>
   return
 }
 

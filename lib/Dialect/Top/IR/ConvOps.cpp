@@ -144,8 +144,11 @@ LogicalResult ConvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   }
   SmallVector<int64_t> out{in[0], o};
   for (size_t d = 0; d < r; ++d) {
-    int64_t ext = dil[d] * (kernel[d] - 1) + 1;
-    int64_t padded = in[d + 2] + pads[d] + pads[d + r];
+    auto window = windowExtent(*this, d, in[d + 2], kernel[d], dil[d],
+                               pads[d], pads[d + r]);
+    if (failed(window))
+      return failure();
+    auto [ext, padded] = *window;
     if (padded < ext)
       return emitOpError() << "effective kernel size " << ext
                            << " exceeds padded input size " << padded
@@ -351,24 +354,24 @@ static LogicalResult checkDeconvAttrs(DeconvOp op, size_t r,
 /// negative.
 static FailureOr<int64_t> deconvOutDim(DeconvOp op, size_t d, int64_t in,
                                        int64_t k) {
+  if (in == 0)
+    return 0;
   size_t r = op.getKernelShape().size();
   int64_t s = op.getStridesOrDefault()[d], dil = op.getDilationsOrDefault()[d];
   SmallVector<int64_t> pads = op.getPadsOrDefault();
-  int64_t span, ext, full;
-  // (in - 1) * s + (k - 1) * dil + 1 + output_padding - pads.
-  if (llvm::MulOverflow(std::max<int64_t>(in - 1, 0), s, span) ||
-      llvm::MulOverflow(k - 1, dil, ext) || llvm::AddOverflow(span, ext, full))
+  // (in - 1) * s + (k - 1) * dil + 1 + output_padding; all terms >= 0.
+  int64_t span, ext, full, trim;
+  if (llvm::MulOverflow(in - 1, s, span) ||
+      llvm::MulOverflow(k - 1, dil, ext) ||
+      llvm::AddOverflow(span, ext, full) ||
+      llvm::AddOverflow(full, 1 + op.getOutputPaddingOrDefault()[d], full))
     return op.emitOpError() << "output size overflows int64 in spatial dim "
                             << d;
-  if (in == 0)
-    return 0;
-  full += 1 + op.getOutputPaddingOrDefault()[d] - pads[d] - pads[d + r];
-  if (full < 0)
-    return op.emitOpError() << "output size " << full
-                            << " is negative in spatial dim " << d
-                            << " (pads " << formatArray(pads)
-                            << " are too large)";
-  return full;
+  if (llvm::AddOverflow(pads[d], pads[d + r], trim) || trim > full)
+    return op.emitOpError() << "pads " << formatArray(pads)
+                            << " remove more than the full output size "
+                            << full << " in spatial dim " << d;
+  return full - trim;
 }
 
 LogicalResult

@@ -2,6 +2,8 @@
 
 #include "OpImpl.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -398,6 +400,20 @@ Tensor broadcastTo(const Tensor &t, ArrayRef<int64_t> outShape) {
                      std::memcpy(dst + o * size, src + i * size, size);
                    });
   return out;
+}
+
+mlir::FailureOr<std::pair<int64_t, int64_t>>
+windowExtent(Operation *op, size_t dim, int64_t in, int64_t kernel,
+             int64_t dilation, int64_t padBegin, int64_t padEnd) {
+  int64_t ext, padded;
+  if (llvm::MulOverflow(dilation, kernel - 1, ext) ||
+      llvm::AddOverflow(ext, int64_t(1), ext) ||
+      llvm::AddOverflow(in, padBegin, padded) ||
+      llvm::AddOverflow(padded, padEnd, padded))
+    return op->emitOpError() << "window or padded input size overflows int64 "
+                                "in spatial dim "
+                             << dim;
+  return std::make_pair(ext, padded);
 }
 
 } // namespace strata::top::impl

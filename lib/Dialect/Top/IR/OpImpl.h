@@ -127,6 +127,13 @@ int64_t elementwiseFlops(mlir::Value result, int64_t perElement);
 /// (numpy rules). Copies element bytes, so any dtype works.
 Tensor broadcastTo(const Tensor &t, ArrayRef<int64_t> outShape);
 
+/// The extent `dilation * (kernel - 1) + 1` of a sliding window and the
+/// padded input size `in + padBegin + padEnd` of spatial dim `dim`, or an
+/// error naming the dim if either overflows int64.
+mlir::FailureOr<std::pair<int64_t, int64_t>>
+windowExtent(Operation *op, size_t dim, int64_t in, int64_t kernel,
+             int64_t dilation, int64_t padBegin, int64_t padEnd);
+
 } // namespace strata::top::impl
 
 #endif // STRATA_LIB_DIALECT_TOP_IR_OPIMPL_H

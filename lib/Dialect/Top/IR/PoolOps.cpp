@@ -2,6 +2,8 @@
 
 #include "OpImpl.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -46,21 +48,27 @@ LogicalResult inferPoolShape(PoolOp op, SmallVectorImpl<SmallVector<int64_t>> &s
     return failure();
   SmallVector<int64_t> out{in[0], in[1]};
   for (size_t d = 0; d < r; ++d) {
-    int64_t ext = dil[d] * (kernel[d] - 1) + 1;
+    auto window = windowExtent(op, d, in[d + 2], kernel[d], dil[d], pads[d],
+                               pads[d + r]);
+    if (failed(window))
+      return failure();
+    auto [ext, padded] = *window;
     if (pads[d] >= ext || pads[d + r] >= ext)
       return op.emitOpError() << "pads " << formatArray(pads)
                               << " must be smaller than the effective kernel "
                               << ext << " in spatial dim " << d;
-    int64_t padded = in[d + 2] + pads[d] + pads[d + r];
     if (padded < ext)
       return op.emitOpError() << "effective kernel size " << ext
                               << " exceeds padded input size " << padded
                               << " in spatial dim " << d;
     int64_t span = padded - ext;
-    int64_t o = (op.getCeilMode() ? (span + strides[d] - 1) / strides[d]
-                                  : span / strides[d]) + 1;
+    bool roundUp = op.getCeilMode() && span % strides[d] != 0;
+    int64_t o = span / strides[d] + (roundUp ? 1 : 0) + 1;
     // A window must start inside the input or its begin padding.
-    if (op.getCeilMode() && (o - 1) * strides[d] >= in[d + 2] + pads[d])
+    int64_t lastStart;
+    if (op.getCeilMode() &&
+        (llvm::MulOverflow(o - 1, strides[d], lastStart) ||
+         lastStart >= in[d + 2] + pads[d]))
       --o;
     out.push_back(o);
   }
