@@ -796,6 +796,261 @@ Tensor reshape(const Tensor &tensor, const IntList &new_shape,
                                      {{"shape", i64Array(g, new_shape)}});
 }
 
+Tensor permute(const Tensor &input, const IntList &order,
+               const std::optional<std::string> &out_name) {
+  Graph &g = graph("permute");
+  return simpleUnary<top::PermuteOp>("permute", input, out_name, false,
+                                     {{"order", i64Array(g, order)}});
+}
+
+Tensor concat(const std::vector<Tensor> &inputs,
+              const std::optional<FloatList> &scales,
+              const std::optional<IntList> &zero_points, int64_t axis,
+              const std::optional<std::string> &out_name,
+              const std::string &dtype, const std::string &round_mode) {
+  const std::string op = "concat";
+  Graph &g = graph(op);
+  requireNoQuant(op, "scales", scales.has_value());
+  requireNoQuant(op, "zero_points", zero_points.has_value());
+  checkRoundMode(op, "round_mode", round_mode);
+  parseDType(op, "dtype", dtype);
+  if (inputs.size() < 2)
+    (Msg() << op << ": parameter 'inputs' must hold at least 2 tensors, got "
+           << inputs.size())
+        .raise();
+  for (size_t i = 1; i < inputs.size(); ++i)
+    requireSameDType(op, "inputs[" + std::to_string(i) + "]", inputs[i],
+                     inputs[0], "inputs[0]");
+  std::string name = outputName(g, op, out_name);
+  SmallVector<Value> values;
+  for (const Tensor &t : inputs)
+    values.push_back(valueOf(op, t));
+  return buildOne<top::ConcatOp>(op, values, {named(g, "axis", i64(g, axis))},
+                                 elementOf(values[0]), inputs[0].dtype(), name);
+}
+
+std::vector<Tensor> split(const Tensor &input, int64_t axis, int64_t num,
+                          const IntList &size,
+                          const std::optional<std::string> &out_name) {
+  const std::string op = "split";
+  Graph &g = graph(op);
+  int64_t rank = static_cast<int64_t>(input.shape().size());
+  if (num < 2)
+    (Msg() << op << ": parameter 'num' = " << num << " must be > 1").raise();
+  if (axis < -rank || axis >= rank)
+    (Msg() << op << ": parameter 'axis' = " << axis << " is out of range for "
+           << "shape " << input.shape())
+        .raise();
+  int64_t dim = input.shape()[axis < 0 ? axis + rank : axis];
+  IntList sizes = size;
+  if (sizes.empty()) {
+    if (dim % num != 0)
+      (Msg() << op << ": parameter 'num' = " << num
+             << " does not divide dim " << dim << " of shape "
+             << input.shape())
+          .raise();
+    sizes.assign(num, dim / num);
+  } else if (static_cast<int64_t>(sizes.size()) != num) {
+    (Msg() << op << ": parameter 'size' " << sizes << " must have num = "
+           << num << " values")
+        .raise();
+  }
+  std::string name = outputName(g, op, out_name);
+  Value in = valueOf(op, input);
+  SmallVector<Type> types(num, elementOf(in));
+  std::vector<std::string> dtypes(num, input.dtype());
+  return buildOp<top::SplitOp>(
+      op, {in},
+      {named(g, "axis", i64(g, axis)), named(g, "split", i64Array(g, sizes))},
+      types, dtypes, name);
+}
+
+Tensor slice(const Tensor &input, const IntList &starts, const IntList &ends,
+             const std::optional<IntList> &steps,
+             const std::optional<IntList> &axes,
+             const std::optional<std::string> &out_name) {
+  const std::string op = "slice";
+  Graph &g = graph(op);
+  if (ends.size() != starts.size())
+    (Msg() << op << ": parameter 'ends' " << ends << " must have as many "
+           << "values as 'starts' " << starts)
+        .raise();
+  if (steps && steps->size() != starts.size())
+    (Msg() << op << ": parameter 'steps' " << *steps
+           << " must have as many values as 'starts' " << starts)
+        .raise();
+  if (axes && axes->size() != starts.size())
+    (Msg() << op << ": parameter 'axes' " << *axes
+           << " must have as many values as 'starts' " << starts)
+        .raise();
+  std::vector<std::pair<StringRef, Attribute>> attrs = {
+      {"starts", i64Array(g, starts)}, {"ends", i64Array(g, ends)}};
+  if (steps)
+    attrs.push_back({"steps", i64Array(g, *steps)});
+  if (axes)
+    attrs.push_back({"axes", i64Array(g, *axes)});
+  return simpleUnary<top::SliceOp>(op, input, out_name, false, attrs);
+}
+
+Tensor pad(const Tensor &input, const std::string &method,
+           const std::optional<double> &value,
+           const std::optional<IntList> &padding,
+           const std::optional<std::string> &out_name) {
+  const std::string op = "pad";
+  Graph &g = graph(op);
+  if (method != "constant" && method != "reflect" && method != "edge")
+    (Msg() << op << ": parameter 'method' = '" << method
+           << "' is not supported (constant, reflect, edge)")
+        .raise();
+  size_t rank = input.shape().size();
+  IntList p = padding.value_or(IntList(2 * rank, 0));
+  if (p.size() != 2 * rank)
+    (Msg() << op << ": parameter 'padding' must have 2 * rank = " << 2 * rank
+           << " values, got " << p.size() << " " << p)
+        .raise();
+  return simpleUnary<top::PadOp>(op, input, out_name, false,
+                                 {{"pads", i64Array(g, p)},
+                                  {"mode", str(g, method)},
+                                  {"value", f64(g, value.value_or(0.0))}});
+}
+
+Tensor index_select(const Tensor &input, const Tensor &index, int64_t axis,
+                    const std::optional<std::string> &out_name,
+                    bool keep_dims) {
+  const std::string op = "index_select";
+  Graph &g = graph(op);
+  if (!keep_dims)
+    (Msg() << op << ": parameter 'keep_dims' = false is not supported")
+        .raise();
+  if (!isIntDType(index))
+    (Msg() << op << ": parameter 'index' must have an integer dtype, got "
+           << index.dtype())
+        .raise();
+  std::string name = outputName(g, op, out_name);
+  Value in = valueOf(op, input), idx = valueOf(op, index);
+  return buildOne<top::GatherOp>(op, {in, idx},
+                                 {named(g, "axis", i64(g, axis))},
+                                 elementOf(in), input.dtype(), name);
+}
+
+Tensor tile(const Tensor &input, const IntList &reps,
+            const std::optional<std::string> &out_name) {
+  Graph &g = graph("tile");
+  return simpleUnary<top::TileOp>("tile", input, out_name, false,
+                                  {{"repeats", i64Array(g, reps)}});
+}
+
+Tensor broadcast(const Tensor &input, const IntList &reps,
+                 const std::optional<std::string> &out_name) {
+  Graph &g = graph("broadcast");
+  return simpleUnary<top::ExpandOp>("broadcast", input, out_name, false,
+                                    {{"shape", i64Array(g, reps)}});
+}
+
+Tensor expand(const Tensor &input, const IntList &shape,
+              const std::optional<std::string> &out_name) {
+  return broadcast(input, shape, out_name);
+}
+
+Tensor reduce(const Tensor &input, const std::string &method,
+              const IntList &axes, bool keep_dims,
+              const std::optional<std::string> &out_name) {
+  const std::string op = "reduce";
+  Graph &g = graph(op);
+  static const char *methods[] = {"ReduceSum", "ReduceMean", "ReduceMax",
+                                  "ReduceMin", "ReduceProd"};
+  if (std::find(std::begin(methods), std::end(methods), method) ==
+      std::end(methods))
+    (Msg() << op << ": parameter 'method' = '" << method
+           << "' is not supported (ReduceSum, ReduceMean, ReduceMax, "
+              "ReduceMin, ReduceProd)")
+        .raise();
+  return simpleUnary<top::ReduceOp>(op, input, out_name, false,
+                                    {{"axes", i64Array(g, axes)},
+                                     {"keepdims", boolean(g, keep_dims)},
+                                     {"mode", str(g, method)}});
+}
+
+std::pair<Tensor, Tensor> arg(const Tensor &input, const std::string &method,
+                              int64_t axis, bool keep_dims,
+                              const std::optional<std::string> &out_name) {
+  const std::string op = "arg";
+  Graph &g = graph(op);
+  if (method != "max" && method != "min")
+    (Msg() << op << ": parameter 'method' = '" << method
+           << "' must be \"max\" or \"min\"")
+        .raise();
+  int64_t rank = static_cast<int64_t>(input.shape().size());
+  if (axis < -rank || axis >= rank)
+    (Msg() << op << ": parameter 'axis' = " << axis << " is out of range for "
+           << "shape " << input.shape())
+        .raise();
+  std::string base = out_name ? *out_name : g.freshName(op);
+  std::string indName = outputName(g, op, base + "_ind");
+  std::string valName = outputName(g, op, base + "_val");
+  Tensor keyed = method == "max" ? input : neg(input, g.freshName(base + "_neg"));
+  Value in = valueOf(op, keyed);
+  Tensor index = buildOne<top::ArgMaxOp>(
+      op, {in},
+      {named(g, "axis", i64(g, axis)), named(g, "keepdims", boolean(g, keep_dims))},
+      IntegerType::get(&g.context, 64), "int64", g.freshName(base + "_i64"));
+  std::string indDType = input.dtype() == "float32" ? "float32" : "int32";
+  Tensor ind = buildOne<top::CastOp>(op, {valueOf(op, index)}, {},
+                                     plainElementType(g, indDType), indDType,
+                                     indName);
+  Tensor val = reduce(input, method == "max" ? "ReduceMax" : "ReduceMin",
+                      {axis}, keep_dims, valName);
+  return {ind, val};
+}
+
+Tensor squeeze(const Tensor &tensor_i, const IntList &axis,
+               const std::optional<std::string> &out_name) {
+  const std::string op = "squeeze";
+  int64_t rank = static_cast<int64_t>(tensor_i.shape().size());
+  std::vector<bool> drop(rank, false);
+  for (int64_t a : axis) {
+    if (a < -rank || a >= rank)
+      (Msg() << op << ": parameter 'axis' " << axis << " has " << a
+             << ", out of range for shape " << tensor_i.shape())
+          .raise();
+    int64_t d = a < 0 ? a + rank : a;
+    if (tensor_i.shape()[d] != 1)
+      (Msg() << op << ": parameter 'axis' " << axis << " names dim " << d
+             << " of size " << tensor_i.shape()[d] << " (must be 1)")
+          .raise();
+    drop[d] = true;
+  }
+  IntList shape;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!drop[d])
+      shape.push_back(tensor_i.shape()[d]);
+  Graph &g = graph(op);
+  return simpleUnary<top::ReshapeOp>(op, tensor_i, out_name, false,
+                                     {{"shape", i64Array(g, shape)}});
+}
+
+Tensor unsqueeze(const Tensor &input, const IntList &axes,
+                 const std::optional<std::string> &out_name) {
+  const std::string op = "unsqueeze";
+  int64_t outRank = static_cast<int64_t>(input.shape().size() + axes.size());
+  std::vector<bool> inserted(outRank, false);
+  for (int64_t a : axes) {
+    int64_t d = a < 0 ? a + outRank : a;
+    if (d < 0 || d >= outRank || inserted[d])
+      (Msg() << op << ": parameter 'axes' " << axes
+             << " is invalid for an output of rank " << outRank)
+          .raise();
+    inserted[d] = true;
+  }
+  IntList shape;
+  size_t next = 0;
+  for (int64_t d = 0; d < outRank; ++d)
+    shape.push_back(inserted[d] ? 1 : input.shape()[next++]);
+  Graph &g = graph(op);
+  return simpleUnary<top::ReshapeOp>(op, input, out_name, false,
+                                     {{"shape", i64Array(g, shape)}});
+}
+
 Tensor interpolate(const Tensor &input, double scale_h, double scale_w,
                    const std::string &method, const std::string &coord_mode,
                    const std::optional<std::string> &out_name) {

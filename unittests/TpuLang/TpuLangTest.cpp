@@ -78,6 +78,27 @@ std::string readFile(const fs::path &p) {
   return ss.str();
 }
 
+/// Compiles, reloads and interprets the graph.
+strata::TensorMap runCompiled(const fs::path &dir, const std::string &name,
+                              const std::vector<Tensor> &ins,
+                              const std::vector<Tensor> &outs,
+                              const strata::TensorMap &inputs) {
+  compile((dir / name).string(), ins, outs);
+  mlir::MLIRContext ctx;
+  strata::registerAndLoadDialects(ctx);
+  std::string path = (dir / (name + "_origin.mlir")).string();
+  auto module = strata::parseModuleFile(path, ctx);
+  EXPECT_TRUE(module);
+  strata::TensorMap weights;
+  std::string error;
+  EXPECT_TRUE(strata::readNpz(strata::weightFileFor(*module, path), weights,
+                              error))
+      << error;
+  auto result = strata::interpretModule(*module, inputs, weights);
+  EXPECT_TRUE(mlir::succeeded(result));
+  return mlir::succeeded(result) ? *result : strata::TensorMap();
+}
+
 //===----------------------------------------------------------------------===//
 // init / Tensor
 //===----------------------------------------------------------------------===//
@@ -276,6 +297,66 @@ TEST_F(TpuLangTest, OtherOpsInferShapes) {
   EXPECT_EQ(cast(x, "int8").dtype(), "int8");
 }
 
+TEST_F(TpuLangTest, ShapeOpsInferShapes) {
+  Tensor x = input({2, 3, 4});
+  EXPECT_EQ(permute(x, {2, 0, 1}).shape(), (IntList{4, 2, 3}));
+  EXPECT_EQ(concat({x, input({2, 5, 4})}, std::nullopt, std::nullopt, 1)
+                .shape(),
+            (IntList{2, 8, 4}));
+  std::vector<Tensor> parts = split(x, -1, 2, {}, std::string("part"));
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[1].shape(), (IntList{2, 3, 2}));
+  EXPECT_EQ(parts[1].name(), "part_1");
+  EXPECT_EQ(split(x, 1, 2, {1, 2})[1].shape(), (IntList{2, 2, 4}));
+  EXPECT_EQ(slice(x, {1}, {4}, IntList{2}, IntList{2}).shape(),
+            (IntList{2, 3, 2}));
+  EXPECT_EQ(pad(x, "constant", 1.0, IntList{0, 1, 0, 0, 1, 2}).shape(),
+            (IntList{2, 5, 6}));
+  EXPECT_EQ(tile(x, {1, 2, 1}).shape(), (IntList{2, 6, 4}));
+  EXPECT_EQ(broadcast(input({3, 1}), {2, 3, 4}).shape(), (IntList{2, 3, 4}));
+  EXPECT_EQ(reduce(x).shape(), (IntList{2, 1, 1}));
+  EXPECT_EQ(reduce(x, "ReduceMean", {-1}, false).shape(), (IntList{2, 3}));
+  auto [ind, val] = arg(x, "max", 1, false);
+  EXPECT_EQ(ind.shape(), (IntList{2, 4}));
+  EXPECT_EQ(ind.dtype(), "float32");
+  EXPECT_EQ(val.shape(), (IntList{2, 4}));
+  EXPECT_EQ(squeeze(input({1, 3, 1}), {0, 2}).shape(), (IntList{3}));
+  EXPECT_EQ(unsqueeze(input({3}), {0, 2}).shape(), (IntList{1, 3, 1}));
+  Tensor idx({2}, "int64", "idx", std::vector<int64_t>{0, 1}, "coeff");
+  EXPECT_EQ(index_select(x, idx, 0).shape(), (IntList{2, 3, 4}));
+  expectError([&] { split(x, 1, 2); }, {"split", "num", "2", "3"});
+  expectError([&] { pad(x, "symmetric"); }, {"pad", "method", "symmetric"});
+  expectError([&] { reduce(x, "ReduceL2"); }, {"reduce", "method", "ReduceL2"});
+  expectError([&] { permute(x, {0, 0, 1}); }, {"permute"});
+}
+
+TEST_F(TpuLangTest, NumericConcatPermuteArg) {
+  fs::path dir = tempDir();
+  Tensor a({1, 2}, "float32", "a");
+  Tensor b({1, 2}, "float32", "b");
+  Tensor c = concat({a, b}, std::nullopt, std::nullopt, 0);   // 2x2
+  Tensor t = permute(c, {1, 0}, std::string("t"));           // transpose
+  auto [ind, val] = arg(t, "min", 1, false, std::string("m")); // min per row
+  strata::TensorMap inputs;
+  inputs.set("a", TensorData(std::vector<float>{5, -1}).tensor().reshaped({1, 2}));
+  inputs.set("b", TensorData(std::vector<float>{2, 7}).tensor().reshaped({1, 2}));
+  strata::TensorMap out = runCompiled(dir, "cpa", {a, b}, {t, ind, val}, inputs);
+  // c = [[5, -1], [2, 7]], t = [[5, 2], [-1, 7]]; row minima 2 (idx 1), -1
+  // (idx 0).
+  const strata::Tensor *tt = out.find("t");
+  const strata::Tensor *ti = out.find("m_ind");
+  const strata::Tensor *tv = out.find("m_val");
+  ASSERT_TRUE(tt && ti && tv);
+  float wantT[4] = {5, 2, -1, 7};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_FLOAT_EQ(tt->data<float>()[i], wantT[i]);
+  EXPECT_FLOAT_EQ(ti->data<float>()[0], 1);
+  EXPECT_FLOAT_EQ(ti->data<float>()[1], 0);
+  EXPECT_FLOAT_EQ(tv->data<float>()[0], 2);
+  EXPECT_FLOAT_EQ(tv->data<float>()[1], -1);
+  fs::remove_all(dir);
+}
+
 TEST_F(TpuLangTest, ConvV2DTypeRule) {
   Tensor w = coeff({4, 3, 1, 1});
   EXPECT_EQ(conv_v2(input({1, 3, 4, 4}), w).dtype(), "float32");
@@ -392,27 +473,6 @@ TEST_F(TpuLangTest, CompileOrdersInputsAndChecksThem) {
 //===----------------------------------------------------------------------===//
 // Numeric checks through the interpreter
 //===----------------------------------------------------------------------===//
-
-/// Compiles, reloads and interprets the graph.
-strata::TensorMap runCompiled(const fs::path &dir, const std::string &name,
-                              const std::vector<Tensor> &ins,
-                              const std::vector<Tensor> &outs,
-                              const strata::TensorMap &inputs) {
-  compile((dir / name).string(), ins, outs);
-  mlir::MLIRContext ctx;
-  strata::registerAndLoadDialects(ctx);
-  std::string path = (dir / (name + "_origin.mlir")).string();
-  auto module = strata::parseModuleFile(path, ctx);
-  EXPECT_TRUE(module);
-  strata::TensorMap weights;
-  std::string error;
-  EXPECT_TRUE(strata::readNpz(strata::weightFileFor(*module, path), weights,
-                              error))
-      << error;
-  auto result = strata::interpretModule(*module, inputs, weights);
-  EXPECT_TRUE(mlir::succeeded(result));
-  return mlir::succeeded(result) ? *result : strata::TensorMap();
-}
 
 TEST_F(TpuLangTest, NumericConvReluMatchesHandComputation) {
   fs::path dir = tempDir();

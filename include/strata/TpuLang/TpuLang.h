@@ -537,6 +537,92 @@ Tensor group_norm(const Tensor &input,
 Tensor reshape(const Tensor &tensor, const IntList &new_shape,
                const std::optional<std::string> &out_name = std::nullopt);
 
+/// Transposes dims, TpuLang `permute` (top.Permute): output dim i is input
+/// dim order[i].
+Tensor permute(const Tensor &input, const IntList &order,
+               const std::optional<std::string> &out_name = std::nullopt);
+
+/// Joins tensors along axis (negative counts from the end), TpuLang
+/// `concat` (top.Concat). All inputs need the same dtype. scales and
+/// zero_points (quantized concat) must be std::nullopt; dtype and round_mode
+/// are accepted for compatibility.
+Tensor concat(const std::vector<Tensor> &inputs,
+              const std::optional<FloatList> &scales = std::nullopt,
+              const std::optional<IntList> &zero_points = std::nullopt,
+              int64_t axis = 0,
+              const std::optional<std::string> &out_name = std::nullopt,
+              const std::string &dtype = "float32",
+              const std::string &round_mode = "half_away_from_zero");
+
+/// Cuts input into `num` (> 1) pieces along axis, TpuLang `split`
+/// (top.Split): equal pieces when size is empty (num must divide the dim),
+/// else pieces of the given sizes (num values summing to the dim). Results
+/// are named "<out_name>_<i>".
+std::vector<Tensor> split(const Tensor &input, int64_t axis = 0,
+                          int64_t num = 1, const IntList &size = {},
+                          const std::optional<std::string> &out_name =
+                              std::nullopt);
+
+/// Strided slice, TpuLang `slice` (top.Slice, ONNX semantics): starts,
+/// ends, steps (default all 1, non-zero) and axes (default 0..n-1) have one
+/// value each per sliced axis.
+Tensor slice(const Tensor &input, const IntList &starts, const IntList &ends,
+             const std::optional<IntList> &steps = std::nullopt,
+             const std::optional<IntList> &axes = std::nullopt,
+             const std::optional<std::string> &out_name = std::nullopt);
+
+/// Pads every dim, TpuLang `pad` (top.Pad). padding has 2 * rank values,
+/// all begins then all ends (ONNX order); default no padding. method is
+/// "constant" (with value, default 0), "reflect" or "edge" ("symmetric" is
+/// not supported).
+Tensor pad(const Tensor &input, const std::string &method = "constant",
+           const std::optional<double> &value = std::nullopt,
+           const std::optional<IntList> &padding = std::nullopt,
+           const std::optional<std::string> &out_name = std::nullopt);
+
+/// Picks entries along axis by integer index, TpuLang `index_select`
+/// (top.Gather, ONNX Gather semantics). keep_dims must be true.
+Tensor index_select(const Tensor &input, const Tensor &index, int64_t axis = -1,
+                    const std::optional<std::string> &out_name = std::nullopt,
+                    bool keep_dims = true);
+
+/// Repeats input reps[i] times along dim i, TpuLang `tile` (top.Tile).
+Tensor tile(const Tensor &input, const IntList &reps,
+            const std::optional<std::string> &out_name = std::nullopt);
+
+/// Broadcasts input to the shape reps (numpy rules), TpuLang `broadcast`
+/// (top.Expand).
+Tensor broadcast(const Tensor &input, const IntList &reps,
+                 const std::optional<std::string> &out_name = std::nullopt);
+/// Alias of broadcast (ONNX name).
+Tensor expand(const Tensor &input, const IntList &shape,
+              const std::optional<std::string> &out_name = std::nullopt);
+
+/// Reduction over axes, TpuLang `reduce` (top.Reduce). method is one of
+/// "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"
+/// (TpuLang's "ReduceL1"/"ReduceL2" are not supported).
+Tensor reduce(const Tensor &input, const std::string &method = "ReduceSum",
+              const IntList &axes = {1, 2}, bool keep_dims = true,
+              const std::optional<std::string> &out_name = std::nullopt);
+
+/// Index and value of the maximum ("max") or minimum ("min") along axis,
+/// TpuLang `arg` (top.ArgMax, top.Reduce). Returns {indices, values}; as in
+/// TpuLang the indices are float32 for float32 inputs, else int32; they are
+/// named "<out_name>_ind" and "<out_name>_val".
+std::pair<Tensor, Tensor>
+arg(const Tensor &input, const std::string &method = "max", int64_t axis = 0,
+    bool keep_dims = true,
+    const std::optional<std::string> &out_name = std::nullopt);
+
+/// Removes the given size-1 dims, TpuLang `squeeze` (as top.Reshape).
+Tensor squeeze(const Tensor &tensor_i, const IntList &axis,
+               const std::optional<std::string> &out_name = std::nullopt);
+
+/// Inserts size-1 dims at axes (positions in the output), TpuLang
+/// `unsqueeze` (as top.Reshape).
+Tensor unsqueeze(const Tensor &input, const IntList &axes = {1, 2},
+                 const std::optional<std::string> &out_name = std::nullopt);
+
 /// Resize of the last two dims by scale_h / scale_w (> 0), TpuLang
 /// `interpolate` (top.Resize). method is "nearest" or "linear"; coord_mode
 /// one of "align_corners", "pytorch_half_pixel", "half_pixel",
