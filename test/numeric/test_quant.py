@@ -168,6 +168,20 @@ def test_quant_per_axis(axis, shape, storage, rng):
     np.testing.assert_array_equal(out, np_quantize(x, scales, zps, storage, axis))
 
 
+def test_quant_dequant_unranked_results(rng):
+    """Unranked results are filled in by shape inference before running."""
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    scales, zps = [0.02, 0.05, 0.1], [-4, 0, 9]
+    elem = qelem("i8", scales, zps, axis=1)
+    m = Model({"x": x})
+    m.op(f"%q = top.Quant(%x) : (tensor<2x3x4xf32>) -> tensor<*x{elem}>")
+    m.op(f"%y = top.Dequant(%q) : (tensor<*x{elem}>) -> tensor<*xf32>")
+    out = run_ok(m, [("%q", "q", f"tensor<*x{elem}>"), ("%y", "y", "tensor<*xf32>")])
+    expect = np_quantize(x, scales, zps, "i8", axis=1)
+    np.testing.assert_array_equal(out["q"], expect)
+    np.testing.assert_array_equal(out["y"], np_dequantize(expect, scales, zps, axis=1))
+
+
 # ----------------------------------------------------------------------------
 # top.Dequant
 # ----------------------------------------------------------------------------

@@ -90,15 +90,15 @@ def Top_RequantOp : Top_Op<"Requant", [Pure]> {
       (truncating toward zero), `nudge = 2^30` for a non-negative product and
       `1 - 2^30` for a negative one; the only overflow,
       `INT32_MIN * INT32_MIN`, saturates to `INT32_MAX`.
-      `RoundingDivideByPOT(v, s)` divides by `2^s`
-      rounding to nearest with ties away from zero. `multiplier` is a Q0.31
-      value, in practice in `[2^30, 2^31)`.
-    - `"Float"`: the input and result must both be `!quant.uniform` types;
-      `y = clamp(round_half_to_even((q - zp_in) * scale_in / scale_out) +
-      zp_out, qmin, qmax)`, that is `top.Dequant` with the input parameters
-      followed by `top.Quant` with the output ones, all in f64 (the
-      intermediate is not rounded to the expressed type). `multiplier` and
-      `rshift` must be absent.
+      `RoundingDivideByPOT(v, s)` divides by `2^s` rounding to nearest with
+      ties away from zero. `multiplier` is a Q0.31 value, in practice in
+      `[2^30, 2^31)` (TFLite's `QuantizeMultiplier`).
+    - `"Float"` (TPU-MLIR `RequantFp`): the input and result must both be
+      `!quant.uniform` types; `real = (q - zp_in) * scale_in`, then
+      `y = clamp(round_half_to_even(real / scale_out) + zp_out, qmin, qmax)`,
+      each an f64 operation: `top.Dequant` with the input parameters
+      followed by `top.Quant` with the output ones, without rounding `real`
+      to the expressed type. `multiplier` and `rshift` must be absent.
 
     Attributes:
 
@@ -111,8 +111,8 @@ def Top_RequantOp : Top_Op<"Requant", [Pure]> {
       `[0, 63]`; required together with `multiplier` and of the same length
       or length 1.
 
-    The input and result element types are `!quant.uniform` types with
-    integer storage or integer types of at most 32 bits.
+    The input and result element types are `!quant.uniform` types with 8,
+    16 or 32-bit integer storage, or 8, 16 or 32-bit integer types.
 
     ```mlir
     %y = top.Requant(%acc) {multiplier = array<i64: 1717986918>,
