@@ -21,7 +21,8 @@ class Top_BinaryOp<string mnemonic, string desc, string semantics,
                    list<Trait> traits = []>
     : Top_Op<mnemonic, !listconcat([Pure], traits)> {
   let summary = desc # " with numpy broadcasting";
-  let description = [{
+  let description = semantics # [{
+
     Elementwise; shapes broadcast as in numpy (dims aligned from the right,
     each pair equal or one of them 1; a rank-0 tensor broadcasts to any
     shape). Operands and result have the same element type (for quantized
@@ -29,11 +30,10 @@ class Top_BinaryOp<string mnemonic, string desc, string semantics,
 
     Attributes:
     * `do_relu` (default false): applies `max(y, 0)` to the result (NaN
-      stays NaN).
+      stays NaN; integer results are clamped after wrapping around).
 
     FLOPs: one per result element.
-
-  }] # semantics;
+  }];
   let arguments = (ins Top_Tensor:$lhs, Top_Tensor:$rhs,
                    DefaultValuedAttr<BoolAttr, "false">:$do_relu);
   let results = (outs Top_Tensor:$output);
@@ -95,12 +95,12 @@ class Top_UnaryOp<string mnemonic, string desc, string semantics,
                   list<Trait> traits = []>
     : Top_Op<mnemonic, !listconcat([Pure], traits)> {
   let summary = desc;
-  let description = [{
+  let description = semantics # [{
+
     Elementwise; the result has the operand's shape and element type.
     Float results are computed in f32 (f64 for f64) and rounded to the
     element type.
-
-  }] # semantics;
+  }];
   let arguments = (ins Top_Tensor:$input);
   let results = (outs Top_Tensor:$output);
   let hasVerifier = 1;
