@@ -2,6 +2,8 @@
 
 #include "OpImpl.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 #include <cmath>
 #include <limits>
 
