@@ -427,6 +427,16 @@ def test_reduce_f32(case, mode, keepdims, rng):
     np.testing.assert_allclose(y, expect, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_reduce_f64_f16(mode, rng):
+    for dtype, rtol in ((np.float64, 1e-12), (np.float16, 2e-3)):
+        x = rand(rng, (3, 4, 5), dtype)
+        y, = run_op({"x": x}, reduce_text(x, [0, 2], False, mode), [dtype])
+        expect = np_reduce(x, [0, 2], False, mode)
+        assert y.dtype == dtype and y.shape == expect.shape
+        np.testing.assert_allclose(y, expect, rtol=rtol, atol=rtol)
+
+
 @pytest.mark.parametrize("dtype", [np.int64, np.int8, np.int32])
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("case", range(3))
