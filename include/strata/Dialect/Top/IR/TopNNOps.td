@@ -165,31 +165,34 @@ def Top_DeconvOp : Top_Op<"Deconv", [Pure]> {
   }];
 }
 
-class Top_SoftmaxBase<string mnemonic, string formula>
-    : Top_Op<mnemonic, [Pure]> {
+class Top_SoftmaxBase<string mnemonic> : Top_Op<mnemonic, [Pure]> {
   let arguments = (ins
     Top_Tensor:$input,
     DefaultValuedAttr<I64Attr, "-1">:$axis
   );
   let results = (outs Top_Tensor:$output);
-  let description = !strconcat([{
-    Along dim `axis` (negative counts from the end; must be in
-    `[-rank, rank)`), every slice becomes
-  }], formula, [{
-    The maximum of each slice is subtracted first, so large inputs do not
-    overflow. Computation is in f32 (f64 for f64 and integer inputs); the
-    result has the input's shape.
-  }]);
 }
 
-def Top_SoftmaxOp : Top_SoftmaxBase<"Softmax",
-    "`exp(x - max(x)) / sum(exp(x - max(x)))`."> {
+def Top_SoftmaxOp : Top_SoftmaxBase<"Softmax"> {
   let summary = "Softmax along one axis";
+  let description = [{
+    Every slice `x` along dim `axis` (default -1; negative counts from the
+    end; must be in `[-rank, rank)`) becomes
+    `exp(x - max(x)) / sum(exp(x - max(x)))`. Subtracting the maximum keeps
+    large inputs from overflowing; exponentials and sums are computed in f64
+    and rounded once to the result type. The result has the input's shape.
+  }];
 }
 
-def Top_LogSoftmaxOp : Top_SoftmaxBase<"LogSoftmax",
-    "`x - max(x) - log(sum(exp(x - max(x))))`."> {
+def Top_LogSoftmaxOp : Top_SoftmaxBase<"LogSoftmax"> {
   let summary = "Log of softmax along one axis";
+  let description = [{
+    Every slice `x` along dim `axis` (default -1; negative counts from the
+    end; must be in `[-rank, rank)`) becomes
+    `x - max(x) - log(sum(exp(x - max(x))))`, computed in f64 (no overflow
+    for large inputs, no `log(0)` for very negative ones) and rounded once
+    to the result type. The result has the input's shape.
+  }];
 }
 
 def Top_BatchNormOp : Top_Op<"BatchNorm", [Pure]> {
