@@ -364,7 +364,8 @@ static OwningOpRef<ModuleOp> buildModule(const std::string &op,
     });
   };
   for (auto [i, impl] : llvm::enumerate(g.inputs))
-    if (positionOf(impl) == inputs.end() && !oldBody->getArgument(i).use_empty())
+    if (positionOf(impl) == inputs.end() &&
+        !oldBody->getArgument(i).use_empty())
       (Msg() << op << ": graph input '" << impl->name
              << "' is used by the outputs but not listed in 'inputs'")
           .raise();

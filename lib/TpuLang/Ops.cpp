@@ -1,4 +1,4 @@
-//===- Ops.cpp - TpuLang op wrappers ---------------------------------------===//
+//===- Ops.cpp - TpuLang op wrappers --------------------------------------===//
 //
 // Each wrapper checks its TpuLang-level parameters, builds the Top op with
 // unranked results and lets the op's shape inference and verifier do the
@@ -39,7 +39,9 @@ Attribute boolean(Graph &g, bool v) { return BoolAttr::get(&g.context, v); }
 /// The element type of a tensor's IR value.
 Type elementOf(Value v) { return getElementTypeOrSelf(v.getType()); }
 
-bool isFloatDType(const Tensor &t) { return isFloat(*dtypeFromName(t.dtype())); }
+bool isFloatDType(const Tensor &t) {
+  return isFloat(*dtypeFromName(t.dtype()));
+}
 bool isIntDType(const Tensor &t) {
   DType d = *dtypeFromName(t.dtype());
   return isSignedInt(d) || (isUnsignedInt(d) && d != DType::Bool);
@@ -463,7 +465,8 @@ Tensor matmul(const Tensor &input, const Tensor &right,
   Value in = valueOf(op, input), r = valueOf(op, right);
   Value b = valueOrNone(op, bias);
   return buildOne<top::MatMulOp>(
-      op, {in, r, b}, {named(g, "right_transpose", boolean(g, right_transpose))},
+      op, {in, r, b},
+      {named(g, "right_transpose", boolean(g, right_transpose))},
       elementOf(in), input.dtype(), name);
 }
 
@@ -696,6 +699,13 @@ Tensor hsigmoid(const Tensor &input, const std::optional<FloatList> &scale,
   return simpleUnary<top::HardSigmoidOp>(
       "hsigmoid", input, out_name, true,
       {{"alpha", f64(g, 1.0 / 6.0)}, {"beta", f64(g, 0.5)}});
+}
+
+Tensor square(const Tensor &input, const std::optional<FloatList> &scale,
+              const std::optional<IntList> &zero_point,
+              const std::optional<std::string> &out_name) {
+  return binary<top::MulOp>("square", input, input, scale, zero_point,
+                            std::nullopt, out_name);
 }
 
 Tensor abs(const Tensor &input, const std::optional<std::string> &out_name) {
@@ -947,6 +957,28 @@ Tensor broadcast(const Tensor &input, const IntList &reps,
                                     {{"shape", i64Array(g, reps)}});
 }
 
+Tensor upsample(const Tensor &input, int64_t scale,
+                const std::optional<std::string> &out_name) {
+  const std::string op = "upsample";
+  Graph &g = graph(op);
+  if (scale < 1)
+    (Msg() << op << ": parameter 'scale' = " << scale << " must be >= 1")
+        .raise();
+  if (input.shape().size() < 2)
+    (Msg() << op << ": parameter 'input' must have rank >= 2, got shape "
+           << input.shape())
+        .raise();
+  std::vector<double> scales(input.shape().size(), 1.0);
+  scales[scales.size() - 2] = scales[scales.size() - 1] =
+      static_cast<double>(scale);
+  return simpleUnary<top::ResizeOp>(
+      op, input, out_name, false,
+      {{"mode", str(g, "nearest")},
+       {"coordinate_transformation_mode", str(g, "asymmetric")},
+       {"nearest_mode", str(g, "floor")},
+       {"scales", DenseF64ArrayAttr::get(&g.context, scales)}});
+}
+
 Tensor expand(const Tensor &input, const IntList &shape,
               const std::optional<std::string> &out_name) {
   return broadcast(input, shape, out_name);
@@ -988,11 +1020,13 @@ std::pair<Tensor, Tensor> arg(const Tensor &input, const std::string &method,
   std::string base = out_name ? *out_name : g.freshName(op);
   std::string indName = outputName(g, op, base + "_ind");
   std::string valName = outputName(g, op, base + "_val");
-  Tensor keyed = method == "max" ? input : neg(input, g.freshName(base + "_neg"));
+  Tensor keyed =
+      method == "max" ? input : neg(input, g.freshName(base + "_neg"));
   Value in = valueOf(op, keyed);
   Tensor index = buildOne<top::ArgMaxOp>(
       op, {in},
-      {named(g, "axis", i64(g, axis)), named(g, "keepdims", boolean(g, keep_dims))},
+      {named(g, "axis", i64(g, axis)),
+       named(g, "keepdims", boolean(g, keep_dims))},
       IntegerType::get(&g.context, 64), "int64", g.freshName(base + "_i64"));
   std::string indDType = input.dtype() == "float32" ? "float32" : "int32";
   Tensor ind = buildOne<top::CastOp>(op, {valueOf(op, index)}, {},
@@ -1116,7 +1150,8 @@ Tensor depth2space(const Tensor &input, int64_t block_h, int64_t block_w,
   }
   return simpleUnary<top::DepthToSpaceOp>(
       op, input, out_name, false,
-      {{"blocksize", i64(g, block_h)}, {"mode", str(g, is_CRD ? "CRD" : "DCR")}});
+      {{"blocksize", i64(g, block_h)},
+       {"mode", str(g, is_CRD ? "CRD" : "DCR")}});
 }
 
 #define STRATA_TPULANG_COMPARE(NAME, MODE)                                     \

@@ -287,6 +287,8 @@ TEST_F(TpuLangTest, OtherOpsInferShapes) {
   EXPECT_EQ(mul(x, 2.0).shape(), (IntList{1, 4, 8, 8}));
   EXPECT_EQ(softmax(x, 1).shape(), (IntList{1, 4, 8, 8}));
   EXPECT_EQ(interpolate(x, 2.0, 2.0).shape(), (IntList{1, 4, 16, 16}));
+  EXPECT_EQ(upsample(x, 3).shape(), (IntList{1, 4, 24, 24}));
+  EXPECT_EQ(square(x).shape(), (IntList{1, 4, 8, 8}));
   EXPECT_EQ(depth2space(x, 2, 2).shape(), (IntList{1, 1, 16, 16}));
   EXPECT_EQ(deconv(x, coeff({4, 2, 2, 2}), std::nullopt, IntList{2, 2})
                 .shape(),
@@ -338,9 +340,13 @@ TEST_F(TpuLangTest, NumericConcatPermuteArg) {
   Tensor t = permute(c, {1, 0}, std::string("t"));           // transpose
   auto [ind, val] = arg(t, "min", 1, false, std::string("m")); // min per row
   strata::TensorMap inputs;
-  inputs.set("a", TensorData(std::vector<float>{5, -1}).tensor().reshaped({1, 2}));
-  inputs.set("b", TensorData(std::vector<float>{2, 7}).tensor().reshaped({1, 2}));
-  strata::TensorMap out = runCompiled(dir, "cpa", {a, b}, {t, ind, val}, inputs);
+  auto row = [](std::vector<float> v) {
+    return TensorData(v).tensor().reshaped({1, 2});
+  };
+  inputs.set("a", row({5, -1}));
+  inputs.set("b", row({2, 7}));
+  strata::TensorMap out =
+      runCompiled(dir, "cpa", {a, b}, {t, ind, val}, inputs);
   // c = [[5, -1], [2, 7]], t = [[5, 2], [-1, 7]]; row minima 2 (idx 1), -1
   // (idx 0).
   const strata::Tensor *tt = out.find("t");
@@ -408,7 +414,8 @@ TEST_F(TpuLangTest, CompileWritesModelAndWeights) {
                   std::string("prob"));
   compile((dir / "Net").string(), {x}, {y});
 
-  fs::path mlir = dir / "Net_origin.mlir", npz = dir / "Net_TOP_F32_all_weight.npz";
+  fs::path mlir = dir / "Net_origin.mlir";
+  fs::path npz = dir / "Net_TOP_F32_all_weight.npz";
   ASSERT_TRUE(fs::exists(mlir));
   ASSERT_TRUE(fs::exists(npz));
   std::string text = readFile(mlir);

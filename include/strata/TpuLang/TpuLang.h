@@ -481,6 +481,13 @@ Tensor hsigmoid(const Tensor &input,
                 const std::optional<IntList> &zero_point = std::nullopt,
                 const std::optional<std::string> &out_name = std::nullopt);
 
+/// `x * x`, TpuLang `square` (top.Mul). scale/zero_point must be
+/// std::nullopt.
+Tensor square(const Tensor &input,
+              const std::optional<FloatList> &scale = std::nullopt,
+              const std::optional<IntList> &zero_point = std::nullopt,
+              const std::optional<std::string> &out_name = std::nullopt);
+
 /// `|x|`, TpuLang `abs` (top.Abs).
 Tensor abs(const Tensor &input,
            const std::optional<std::string> &out_name = std::nullopt);
@@ -594,6 +601,11 @@ Tensor tile(const Tensor &input, const IntList &reps,
 /// (top.Expand).
 Tensor broadcast(const Tensor &input, const IntList &reps,
                  const std::optional<std::string> &out_name = std::nullopt);
+/// Nearest-neighbour upsampling of the last two dims by an integer scale,
+/// TpuLang `upsample` (top.Resize, "asymmetric" coordinates).
+Tensor upsample(const Tensor &input, int64_t scale = 2,
+                const std::optional<std::string> &out_name = std::nullopt);
+
 /// Alias of broadcast (ONNX name).
 Tensor expand(const Tensor &input, const IntList &shape,
               const std::optional<std::string> &out_name = std::nullopt);
@@ -654,7 +666,8 @@ Tensor depth2space(const Tensor &input, int64_t block_h, int64_t block_w,
 Tensor requant_fp_to_int(const Tensor &tensor_i, const FloatOrList &scale,
                          const IntOrList &offset, int64_t requant_mode,
                          const std::string &out_dtype,
-                         const std::optional<std::string> &out_name = std::nullopt,
+                         const std::optional<std::string> &out_name =
+                             std::nullopt,
                          const std::string &round_mode = "half_away_from_zero");
 
 /// Quantized integer to float, TpuLang `dequant_int_to_fp` (top.Dequant):
@@ -664,7 +677,8 @@ Tensor requant_fp_to_int(const Tensor &tensor_i, const FloatOrList &scale,
 Tensor dequant_int_to_fp(const Tensor &tensor_i, const FloatOrList &scale,
                          const IntOrList &offset,
                          const std::string &out_dtype = "float32",
-                         const std::optional<std::string> &out_name = std::nullopt,
+                         const std::optional<std::string> &out_name =
+                             std::nullopt,
                          const std::string &round_mode = "half_away_from_zero");
 
 /// Integer requantization, TpuLang `requant_int` (top.Requant):
