@@ -273,8 +273,28 @@ bool readNpz(const std::string &path, TensorMap &out, std::string &error) {
   return ok;
 }
 
+/// Writes an empty zip archive: just the end-of-central-directory record.
+/// (libzip removes an archive with no members instead of writing it, but an
+/// empty npz is a valid file numpy.load reads.)
+static bool writeEmptyZip(const std::string &path, std::string &error) {
+  static const unsigned char eocd[22] = {0x50, 0x4b, 0x05, 0x06};
+  std::string tmp = path + ".tmp";
+  FILE *f = std::fopen(tmp.c_str(), "wb");
+  bool ok = f && std::fwrite(eocd, 1, sizeof(eocd), f) == sizeof(eocd);
+  if (f)
+    ok = (std::fclose(f) == 0) && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    error = "cannot write npz '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
 bool writeNpz(const std::string &path, const TensorMap &arrays,
               std::string &error) {
+  if (arrays.size() == 0)
+    return writeEmptyZip(path, error);
   int err = 0;
   zip_t *archive = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
   if (!archive) {

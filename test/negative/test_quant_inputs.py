@@ -25,12 +25,6 @@ def _harness():
 
 assert_clean_failure, strata = _harness().assert_clean_failure, _harness().strata
 
-# dtypeOf (lib/Dialect/Top/IR/TopUtils.cpp) maps a quantized type to its
-# MLIR storage type, which is a signless i8 for `u8` (the signedness is a flag
-# of the quantized type), so uint8 data is rejected and int8 data accepted.
-U8_STORAGE_BUG = pytest.mark.xfail(
-    strict=True, reason="dtypeOf ignores QuantizedType::isSigned(): u8 storage "
-    "is expected as int8")
 
 MODEL = """module attributes {{top.weight_file = "w.npz"}} {{
   func.func @main(%arg0: tensor<1x4x{q}> {{top.name = "x"}}) -> (tensor<1x4xf32> {{top.name = "y"}}) {{
@@ -65,7 +59,6 @@ def test_int8_storage_runs(tmp_path):
     np.testing.assert_array_equal(y, expect.astype(np.float32))
 
 
-@U8_STORAGE_BUG
 def test_uint8_storage_runs(tmp_path):
     x = np.array([[0, 1, 128, 255]], np.uint8)
     w = np.array([[130, 2, 3, 4]], np.uint8)
@@ -90,7 +83,6 @@ def test_int8_input_wrong_dtype(tmp_path):
     assert not (tmp_path / "out.npz").exists()
 
 
-@U8_STORAGE_BUG
 def test_uint8_weight_given_int8(tmp_path):
     r = run(tmp_path, U8, np.zeros((1, 4), np.uint8), np.zeros((1, 4), np.int8))
     assert_clean_failure(r, "weight 'w' has dtype int8 but uint8 is expected")

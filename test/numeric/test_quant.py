@@ -30,14 +30,7 @@ Model, mlir_type, run_ok = _harness().Model, _harness().mlir_type, _harness().ru
 
 INT32_MIN, INT32_MAX = -2**31, 2**31 - 1
 
-# dtypeOf (lib/Dialect/Top/IR/TopUtils.cpp) maps a quantized type to its MLIR
-# storage type, a signless i8 for `u8` (the signedness is a flag of the
-# quantized type), so the interpreter expects int8 arrays for u8 tensors.
-# Remove this mark once dtypeOf honours QuantizedType::isSigned().
-U8_STORAGE_BUG = pytest.mark.xfail(
-    strict=True, reason="dtypeOf ignores QuantizedType::isSigned(): u8 storage "
-    "is expected as int8")
-U8 = pytest.param("u8", marks=U8_STORAGE_BUG)
+U8 = "u8"
 STORAGE = {"i8": (np.int8, -128, 127), "u8": (np.uint8, 0, 255),
            "i16": (np.int16, -2**15, 2**15 - 1), "i32": (np.int32, INT32_MIN, INT32_MAX)}
 
@@ -126,7 +119,6 @@ def test_quant_saturation_and_specials():
     np.testing.assert_array_equal(out, np_quantize(x, 0.1, -2, "i8"))
 
 
-@U8_STORAGE_BUG
 @pytest.mark.parametrize("zp", [0, 128, 255])
 def test_quant_uint8(zp, rng):
     x = (rng.standard_normal((4, 7)) * 3).astype(np.float32)
@@ -208,7 +200,6 @@ def test_dequant_known_values():
     np.testing.assert_array_equal(y, np.array([-65.5, -2, -1.5, 0, 62], np.float32))
 
 
-@U8_STORAGE_BUG
 def test_dequant_uint8(rng):
     q = rng.integers(0, 256, (6, 6), dtype=np.uint8)
     q[0, :2] = [0, 255]

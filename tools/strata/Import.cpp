@@ -37,6 +37,12 @@ static cl::list<std::string> inputShapes(
              "(repeatable or comma-separated)"),
     cl::value_desc("name:DxDx..."), cl::CommaSeparated, cl::sub(ImportCommand));
 
+static cl::opt<std::string> freezeInputs(
+    "freeze-inputs",
+    cl::desc("npz of input values to bake into the model as constants (for "
+             "shape-like inputs: a Reshape's shape, axes, indices)"),
+    cl::value_desc("values.npz"), cl::sub(ImportCommand));
+
 /// Parses "name:1x3x224x224" into the options map.
 static bool parseInputShape(StringRef spec,
                             onnx_import::ImportOptions &options) {
@@ -73,6 +79,13 @@ int import() {
   for (const std::string &spec : inputShapes)
     if (!parseInputShape(spec, options))
       return 2;
+  if (!freezeInputs.empty()) {
+    std::string error;
+    if (!readNpz(freezeInputs, options.frozenInputs, error)) {
+      errs() << "strata import: " << error << "\n";
+      return 1;
+    }
+  }
   auto model = onnx_import::importOnnxFile(onnxFile, context, options);
   if (failed(model)) {
     errs() << "strata import: cannot import '" << onnxFile << "'\n";

@@ -108,6 +108,9 @@ public:
 private:
   LogicalResult checkModel(int64_t &opset);
   LogicalResult createSignature(func::FuncOp &func);
+  LogicalResult checkFrozenInput(const onnx::ValueInfoProto &in,
+                                 const Tensor &value, Location loc);
+  std::vector<std::string> frozenNames;
   LogicalResult orderNodes(std::vector<const onnx::NodeProto *> &order);
   LogicalResult convertNode(const onnx::NodeProto &node, int64_t opset);
   Location nodeLoc(const onnx::NodeProto &node);
@@ -166,12 +169,20 @@ const Tensor *GraphImporter::constantData(Value v) {
 
 LogicalResult GraphImporter::checkModel(int64_t &opset) {
   opset = 0;
-  for (const auto &imp : model.opset_import())
+  std::string otherDomains;
+  for (const auto &imp : model.opset_import()) {
     if (isDefaultDomain(imp.domain()))
       opset = imp.version();
+    else
+      otherDomains += (otherDomains.empty() ? "" : ", ") + imp.domain();
+  }
   if (opset == 0 && model.opset_import_size() == 0)
     opset = 1; // ONNX: a missing opset_import means opset 1
   Location loc = NameLoc::get(StringAttr::get(&ctx, "model"));
+  if (opset == 0)
+    return emitError(loc) << "the model imports no default-domain opset, "
+                             "only unsupported domains: "
+                          << otherDomains;
   if (opset < 7)
     return emitError(loc) << "default-domain opset " << opset
                           << " is not supported (Strata imports opset 7 and "
@@ -194,6 +205,12 @@ LogicalResult GraphImporter::createSignature(func::FuncOp &func) {
     if (initializers.count(in.name()))
       continue; // old-style: initializers listed as inputs
     Location loc = NameLoc::get(StringAttr::get(&ctx, in.name()));
+    if (const Tensor *frozen = options.frozenInputs.find(in.name())) {
+      if (failed(checkFrozenInput(in, *frozen, loc)))
+        return failure();
+      frozenNames.push_back(in.name());
+      continue;
+    }
     if (!in.type().has_tensor_type())
       return emitError(loc) << "graph input '" << in.name()
                             << "' is not a tensor (sequences, maps and "
@@ -241,6 +258,11 @@ LogicalResult GraphImporter::createSignature(func::FuncOp &func) {
       return emitError(UnknownLoc::get(&ctx))
              << "--input-shapes names '" << name
              << "', which is not a graph input";
+  for (const auto &[name, _] : options.frozenInputs)
+    if (!llvm::is_contained(frozenNames, name))
+      return emitError(UnknownLoc::get(&ctx))
+             << "--freeze-inputs names '" << name
+             << "', which is not a graph input";
 
   func = func::FuncOp::create(builder, UnknownLoc::get(&ctx), "main",
                               builder.getFunctionType(argTypes, {}));
@@ -256,6 +278,35 @@ LogicalResult GraphImporter::createSignature(func::FuncOp &func) {
   noneValue = top::NoneOp::create(builder, UnknownLoc::get(&ctx),
                                   builder.getNoneType())
                   .getOutput();
+  for (const std::string &name : frozenNames)
+    values[name] =
+        createWeight(*options.frozenInputs.find(name), name,
+                     NameLoc::get(StringAttr::get(&ctx, name)));
+  return success();
+}
+
+LogicalResult GraphImporter::checkFrozenInput(const onnx::ValueInfoProto &in,
+                                              const Tensor &value,
+                                              Location loc) {
+  if (!in.type().has_tensor_type())
+    return emitError(loc) << "frozen input '" << in.name()
+                          << "' is not a tensor";
+  const auto &tt = in.type().tensor_type();
+  Type elem = elementTypeFromOnnx(tt.elem_type(), &ctx);
+  if (elem != top::elementTypeOf(value.dtype(), &ctx))
+    return emitError(loc) << "frozen input '" << in.name() << "' has dtype "
+                          << dtypeName(value.dtype()) << " but the model says "
+                          << onnxTypeName(tt.elem_type());
+  if (tt.has_shape()) {
+    bool ok = tt.shape().dim_size() == value.rank();
+    for (int i = 0; ok && i < tt.shape().dim_size(); ++i)
+      ok = !tt.shape().dim(i).has_dim_value() ||
+           tt.shape().dim(i).dim_value() == value.dim(i);
+    if (!ok)
+      return emitError(loc) << "frozen input '" << in.name() << "' has shape "
+                            << shapeToString(value.shape())
+                            << ", which the model's input type does not allow";
+  }
   return success();
 }
 

@@ -27,6 +27,10 @@ struct ImportOptions {
   std::string name;
   /// Fixed shapes for graph inputs, replacing symbolic or unknown dims.
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Graph inputs whose values are fixed at import: they become constants
+  /// (weights) instead of function arguments, so shape-like inputs (a
+  /// Reshape's shape, axes, indices) can be folded (TVM's freeze_params).
+  TensorMap frozenInputs;
 };
 
 struct ImportedModel {

@@ -11,8 +11,12 @@ using namespace mlir;
 namespace strata::top {
 
 std::optional<DType> dtypeOf(Type t) {
-  if (auto q = dyn_cast<quant::QuantizedType>(t))
-    t = q.getStorageType();
+  if (auto q = dyn_cast<quant::QuantizedType>(t)) {
+    // The storage type is a signless integer; signedness is a quant flag.
+    t = IntegerType::get(t.getContext(), q.getStorageTypeIntegralWidth(),
+                         q.isSigned() ? IntegerType::Signless
+                                      : IntegerType::Unsigned);
+  }
   if (t.isF16())
     return DType::F16;
   if (t.isBF16())
