@@ -4,7 +4,7 @@ import zipfile
 
 import numpy as np
 
-from conftest import GOOD_MODEL, assert_clean_failure, strata
+from negative_harness import GOOD_MODEL, assert_clean_failure, strata
 
 
 def run_ref(d, model="m.mlir", inp="in.npz", extra=()):

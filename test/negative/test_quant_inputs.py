@@ -1,29 +1,12 @@
 """strata run-ref with quantized inputs and weights: the npz must hold the
 storage integers of the !quant.uniform type (int8 for i8, uint8 for u8); any
 other dtype is rejected with a message naming the tensor and both dtypes."""
-import importlib.util
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 
 
-def _harness():
-    """This directory's conftest.py as a module. `from conftest import ...`
-    would get whichever conftest pytest loaded last when test/numeric and
-    test/negative are collected in one run."""
-    path = pathlib.Path(__file__).with_name("conftest.py")
-    mod = sys.modules.get("conftest")
-    if mod is not None and pathlib.Path(mod.__file__).resolve() == path.resolve():
-        return mod
-    spec = importlib.util.spec_from_file_location(f"_{path.parent.name}_conftest", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-assert_clean_failure, strata = _harness().assert_clean_failure, _harness().strata
+from negative_harness import assert_clean_failure, strata
 
 
 MODEL = """module attributes {{top.weight_file = "w.npz"}} {{

@@ -4,7 +4,7 @@ order differs), integers exact."""
 import numpy as np
 import pytest
 
-from conftest import Model, mlir_type, run_ok, run_ref
+from numeric_harness import Model, mlir_type, run_ok, run_ref
 from reference import conv_nd, pool_nd
 
 

@@ -9,7 +9,7 @@ nearest resize, DepthToSpace/SpaceToDepth and integer results exact."""
 import numpy as np
 import pytest
 
-from conftest import Model, mlir_type, run_ok
+from numeric_harness import Model, mlir_type, run_ok
 from reference import (batch_norm, conv_nd, deconv_nd, depth_to_space,
                        group_norm, layer_norm, resize, softmax, space_to_depth)
 

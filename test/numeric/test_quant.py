@@ -2,9 +2,6 @@
 int8 chain. Quantized tensors are exchanged as their storage integers, so
 every comparison is exact (Dequant's f32 results too: both sides round the
 exact f64 value once)."""
-import importlib.util
-import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -12,21 +9,7 @@ import pytest
 from reference import conv_nd
 
 
-def _harness():
-    """This directory's conftest.py as a module. `from conftest import ...`
-    would get whichever conftest pytest loaded last when test/numeric and
-    test/negative are collected in one run."""
-    path = pathlib.Path(__file__).with_name("conftest.py")
-    mod = sys.modules.get("conftest")
-    if mod is not None and pathlib.Path(mod.__file__).resolve() == path.resolve():
-        return mod
-    spec = importlib.util.spec_from_file_location(f"_{path.parent.name}_conftest", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-Model, mlir_type, run_ok = _harness().Model, _harness().mlir_type, _harness().run_ok
+from numeric_harness import Model, mlir_type, run_ok
 
 INT32_MIN, INT32_MAX = -2**31, 2**31 - 1
 

@@ -6,7 +6,7 @@ rtol 1e-5."""
 import numpy as np
 import pytest
 
-from conftest import Model, mlir_type, run_ok, run_ref
+from numeric_harness import Model, mlir_type, run_ok, run_ref
 
 INT64_MIN = -(2 ** 63)
 INT64_MAX = 2 ** 63 - 1
