@@ -19,3 +19,7 @@ llvm_config.add_tool_substitutions(
     [ToolSubst("strata-opt", unresolved="fatal"),
      ToolSubst("strata", unresolved="fatal")],
     [config.strata_tools_dir])
+
+config.substitutions.append(("%strata_src", os.path.dirname(config.test_source_root)))
+config.substitutions.append(
+    ("%llvm_include", os.path.join(config.llvm_tools_dir, "..", "include")))
