@@ -204,21 +204,166 @@ LogicalResult convertMatMul(NodeContext &c) {
   return success();
 }
 
+/// A rank-0 constant of element type `elem` holding `v`.
+Value scalar(NodeContext &c, Type elem, double v) {
+  Tensor t(dtypeOf(elem).value_or(DType::F32), {});
+  t.setFromDouble(0, v);
+  return c.constant(t, "scalar");
+}
+
+/// Y = alpha * A' @ B' + beta * C, with A' = A^T if transA (a Permute) and
+/// B' = B^T if transB (MatMul's right_transpose).
 LogicalResult convertGemm(NodeContext &c) {
   auto alpha = c.attrFloat("alpha", 1.0f);
   auto beta = c.attrFloat("beta", 1.0f);
   auto transA = c.attrInt("transA", 0);
   auto transB = c.attrInt("transB", 0);
-  if (failed(alpha) || failed(beta) || failed(transA) || failed(transB))
+  auto aShape = c.requireShape(0);
+  auto bShape = c.requireShape(1);
+  if (failed(alpha) || failed(beta) || failed(transA) || failed(transB) ||
+      failed(aShape) || failed(bShape))
     return failure();
-  if (*transA != 0)
-    return c.error() << "attribute 'transA' = 1 is not supported yet";
-  if (*alpha != 1.0f || (*beta != 1.0f && c.hasInput(2)))
-    return c.error() << "alpha = " << *alpha << " and beta = " << *beta
-                     << " are not supported yet (only 1)";
-  Value bias = c.hasInput(2) ? c.input(2) : c.none();
-  auto out = c.create<MatMulOp>(elemOf(c, 0), c.input(0), c.input(1), bias,
-                                *transB != 0, false, llvm::APFloat(-1.0));
+  if (aShape->size() != 2 || bShape->size() != 2)
+    return c.error() << "A " << formatArray(*aShape) << " and B "
+                     << formatArray(*bShape) << " must be 2-d";
+  Type elem = elemOf(c, 0);
+  Value a = c.input(0);
+  if (*transA) {
+    auto t = c.create<PermuteOp>(elem, a,
+                                 c.builder().getDenseI64ArrayAttr({1, 0}));
+    if (failed(t))
+      return failure();
+    a = *t;
+  }
+  int64_t n = (*bShape)[*transB ? 0 : 1];
+  bool hasC = c.hasInput(2) && *beta != 0.0f;
+  Value cv;
+  if (hasC) {
+    cv = c.input(2);
+    if (*beta != 1.0f) {
+      auto m = c.create<MulOp>(elem, cv, scalar(c, elem, *beta));
+      if (failed(m))
+        return failure();
+      cv = *m;
+    }
+  }
+  // C folds into MatMul's bias when it is one row of N values and no alpha
+  // scales the product.
+  auto cShape = hasC ? c.inputShape(2) : std::nullopt;
+  bool asBias = hasC && *alpha == 1.0f && cShape && cShape->size() == 1 &&
+                (*cShape)[0] == n;
+  auto y = c.create<MatMulOp>(elem, a, c.input(1), asBias ? cv : c.none(),
+                              *transB != 0, false, llvm::APFloat(-1.0));
+  if (failed(y))
+    return failure();
+  Value out = *y;
+  if (*alpha != 1.0f) {
+    auto m = c.create<MulOp>(elem, out, scalar(c, elem, *alpha));
+    if (failed(m))
+      return failure();
+    out = *m;
+  }
+  if (hasC && !asBias) {
+    auto s = c.create<AddOp>(elem, out, cv);
+    if (failed(s))
+      return failure();
+    out = *s;
+  }
+  c.setOutput(0, out);
+  return success();
+}
+
+/// Input `i` cast to i32 minus the zero point input `zp` (if given), the
+/// zero point reshaped to `zpShape` when it has more than one value.
+FailureOr<Value> minusZeroPoint(NodeContext &c, size_t i, size_t zp,
+                                ArrayRef<int64_t> zpShape) {
+  Type i32 = c.builder().getI32Type();
+  auto x = c.create<CastOp>(i32, c.input(i));
+  if (failed(x) || !c.hasInput(zp))
+    return x;
+  auto z = c.create<CastOp>(i32, c.input(zp));
+  if (failed(z))
+    return failure();
+  auto zs = c.requireShape(zp);
+  if (failed(zs))
+    return failure();
+  int64_t count = 1;
+  for (int64_t d : *zs)
+    count *= d;
+  if (count > 1) {
+    z = c.create<ReshapeOp>(i32, *z, c.builder().getDenseI64ArrayAttr(zpShape));
+    if (failed(z))
+      return failure();
+  }
+  return c.create<SubOp>(i32, *x, *z);
+}
+
+LogicalResult checkInt8(NodeContext &c, size_t i) {
+  auto dt = dtypeOf(elemOf(c, i));
+  if (!dt || (*dt != DType::I8 && *dt != DType::U8))
+    return c.error() << "input " << i << " has element type " << elemOf(c, i)
+                     << "; only int8 and uint8 are supported";
+  return success();
+}
+
+/// int8/uint8 matmul accumulated in int32: (A - a_zp) @ (B - b_zp); a per-row
+/// a_zp is an M x 1 column, a per-column b_zp broadcasts along N.
+LogicalResult convertMatMulInteger(NodeContext &c) {
+  auto aShape = c.requireShape(0);
+  if (failed(aShape) || failed(checkInt8(c, 0)) || failed(checkInt8(c, 1)))
+    return failure();
+  std::vector<int64_t> col{aShape->size() >= 2 ? (*aShape)[aShape->size() - 2]
+                                               : 1,
+                           1};
+  auto a = minusZeroPoint(c, 0, 2, col);
+  auto bm = minusZeroPoint(c, 1, 3, {-1});
+  if (failed(a) || failed(bm))
+    return failure();
+  auto out = c.create<MatMulOp>(c.builder().getI32Type(), *a, *bm, c.none(),
+                                false, false, llvm::APFloat(-1.0));
+  if (failed(out))
+    return failure();
+  c.setOutput(0, *out);
+  return success();
+}
+
+/// ConvInteger: the input zero point maps to Top.Conv's input_zp; the weight
+/// zero point (per output channel in ONNX, per input channel in Top) is
+/// subtracted from the weights in int32.
+LogicalResult convertConvInteger(NodeContext &c) {
+  auto x = c.requireShape(0);
+  auto wShape = c.requireShape(1);
+  if (failed(x) || failed(wShape) || failed(checkInt8(c, 0)) ||
+      failed(checkInt8(c, 1)))
+    return failure();
+  if (x->size() < 3 || wShape->size() != x->size())
+    return c.error() << "input shape " << formatArray(*x) << " and weight shape "
+                     << formatArray(*wShape) << " must have equal rank >= 3";
+  int64_t r = x->size() - 2;
+  auto win = readWindow(c, r, ArrayRef<int64_t>(*x).drop_front(2),
+                        std::vector<int64_t>(wShape->begin() + 2, wShape->end()));
+  auto group = c.attrInt("group", 1);
+  if (failed(win) || failed(group))
+    return failure();
+  DenseI64ArrayAttr inputZp;
+  OpBuilder &b = c.builder();
+  if (c.hasInput(2)) {
+    auto zp = c.constantInts(2);
+    if (!zp || zp->size() != 1)
+      return c.error() << "x_zero_point must be a constant scalar";
+    inputZp = b.getDenseI64ArrayAttr(*zp);
+  }
+  std::vector<int64_t> zpShape(wShape->size(), 1);
+  zpShape[0] = (*wShape)[0];
+  auto w = minusZeroPoint(c, 1, 3, zpShape);
+  if (failed(w))
+    return failure();
+  auto out = c.create<ConvOp>(
+      b.getI32Type(), c.input(0), *w, c.none(),
+      b.getDenseI64ArrayAttr(win->kernel), b.getDenseI64ArrayAttr(win->strides),
+      b.getDenseI64ArrayAttr(win->pads), b.getDenseI64ArrayAttr(win->dilations),
+      b.getI64IntegerAttr(*group), b.getBoolAttr(false), b.getF64FloatAttr(-1.0),
+      inputZp, DenseI64ArrayAttr());
   if (failed(out))
     return failure();
   c.setOutput(0, *out);
@@ -287,6 +432,8 @@ const ConverterEntry kCore[] = {
     {"GlobalAveragePool", convertUnary<GlobalAvgPoolOp>},
     {"MatMul", convertMatMul},
     {"Gemm", convertGemm},
+    {"MatMulInteger", convertMatMulInteger},
+    {"ConvInteger", convertConvInteger},
     {"Add", convertBinary<AddOp>},
     {"Relu", convertUnary<ReluOp>},
     {"Reshape", convertReshape},

@@ -2,13 +2,895 @@
 
 #include "ImportContext.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+
+#include <cmath>
+
 using namespace mlir;
 using namespace strata;
 using namespace strata::top;
 
 namespace strata::onnx_import {
 namespace {
+
+Type elemOf(NodeContext &c, size_t i) { return c.inputElementType(i); }
+
+/// Creates a single-result op and makes it output 0 of the node.
+template <typename OpTy, typename... Args>
+LogicalResult emit(NodeContext &c, Type elem, Args &&...args) {
+  auto r = c.create<OpTy>(elem, std::forward<Args>(args)...);
+  if (failed(r))
+    return failure();
+  c.setOutput(0, *r);
+  return success();
+}
+
+/// A rank-0 constant of element type `elem` holding `v`.
+Value scalar(NodeContext &c, Type elem, double v) {
+  Tensor t(dtypeOf(elem).value_or(DType::F32), {});
+  t.setFromDouble(0, v);
+  return c.constant(t, "scalar");
+}
+
+FailureOr<Value> reshape(NodeContext &c, Value v, ArrayRef<int64_t> shape) {
+  return c.create<ReshapeOp>(cast<ShapedType>(v.getType()).getElementType(), v,
+                             c.builder().getDenseI64ArrayAttr(shape));
+}
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+/// Errors if any output past the first is requested.
+LogicalResult onlyFirstOutput(NodeContext &c, StringRef what) {
+  for (size_t i = 1; i < c.numOutputs(); ++i)
+    if (c.hasOutput(i))
+      return c.error() << "output " << i << " ('" << c.node().output(i)
+                       << "') is not supported: " << what;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax, LogSoftmax, Hardmax
+//===----------------------------------------------------------------------===//
+
+using AxisFn = FailureOr<Value> (*)(NodeContext &, Value, int64_t);
+
+/// Applies `fn` along `axis`; before opset 13 the input is first coerced to
+/// 2-d at `axis` (the op then works on dim 1) and reshaped back.
+LogicalResult convertAxisOp(NodeContext &c, AxisFn fn) {
+  auto shape = c.requireShape(0);
+  if (failed(shape))
+    return failure();
+  int64_t rank = shape->size();
+  bool legacy = c.version() < 13;
+  auto axisAttr = c.attrInt("axis", legacy ? 1 : -1);
+  if (failed(axisAttr))
+    return failure();
+  if (rank == 0)
+    return c.error() << "input must have rank >= 1";
+  auto axis = c.normalizeAxis("attribute 'axis' =", *axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  if (!legacy) {
+    auto r = fn(c, c.input(0), *axis);
+    if (failed(r))
+      return failure();
+    c.setOutput(0, *r);
+    return success();
+  }
+  ArrayRef<int64_t> dims(*shape);
+  auto flat = reshape(c, c.input(0),
+                      {product(dims.take_front(*axis)),
+                       product(dims.drop_front(*axis))});
+  if (failed(flat))
+    return failure();
+  auto r = fn(c, *flat, 1);
+  if (failed(r))
+    return failure();
+  auto back = reshape(c, *r, dims);
+  if (failed(back))
+    return failure();
+  c.setOutput(0, *back);
+  return success();
+}
+
+template <typename OpTy>
+FailureOr<Value> softmaxAlong(NodeContext &c, Value x, int64_t axis) {
+  return c.create<OpTy>(cast<ShapedType>(x.getType()).getElementType(), x,
+                        c.builder().getI64IntegerAttr(axis));
+}
+
+/// One-hot of the first maximum: ArgMax, compared with an iota, cast back.
+FailureOr<Value> hardmaxAlong(NodeContext &c, Value x, int64_t axis) {
+  OpBuilder &b = c.builder();
+  Type elem = cast<ShapedType>(x.getType()).getElementType();
+  SmallVector<int64_t> shape = shapeOf(x);
+  auto idx = c.create<ArgMaxOp>(b.getI64Type(), x, b.getI64IntegerAttr(axis),
+                                b.getBoolAttr(true), b.getBoolAttr(false));
+  if (failed(idx))
+    return failure();
+  std::vector<int64_t> iotaShape(shape.size(), 1);
+  iotaShape[axis] = shape[axis];
+  Tensor iota(DType::I64, iotaShape);
+  for (int64_t i = 0; i < shape[axis]; ++i)
+    iota.data<int64_t>()[i] = i;
+  auto eq = c.create<CompareOp>(b.getI1Type(), *idx, c.constant(iota, "iota"),
+                                b.getStringAttr("Equal"));
+  if (failed(eq))
+    return failure();
+  return c.create<CastOp>(elem, *eq);
+}
+
+LogicalResult convertSoftmax(NodeContext &c) {
+  return convertAxisOp(c, softmaxAlong<SoftmaxOp>);
+}
+LogicalResult convertLogSoftmax(NodeContext &c) {
+  return convertAxisOp(c, softmaxAlong<LogSoftmaxOp>);
+}
+LogicalResult convertHardmax(NodeContext &c) {
+  return convertAxisOp(c, hardmaxAlong);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalizations
+//===----------------------------------------------------------------------===//
+
+LogicalResult convertBatchNorm(NodeContext &c) {
+  auto eps = c.attrFloat("epsilon", 1e-5f);
+  auto training = c.attrInt("training_mode", 0);
+  auto spatial = c.attrInt("spatial", 1);
+  if (failed(eps) || failed(training) || failed(spatial))
+    return failure();
+  if (*training != 0)
+    return c.error() << "attribute 'training_mode' = " << *training
+                     << " is not supported (only inference, 0)";
+  if (c.version() < 9 && *spatial != 1)
+    return c.error() << "attribute 'spatial' = " << *spatial
+                     << " is not supported (only 1)";
+  if (failed(onlyFirstOutput(c, "running/saved statistics are only produced "
+                                "in training mode")))
+    return failure();
+  OpBuilder &b = c.builder();
+  return emit<BatchNormOp>(c, elemOf(c, 0), c.input(0), c.input(3), c.input(4),
+                           c.input(1), c.input(2), b.getF64FloatAttr(*eps));
+}
+
+/// `v` (scale or bias) brought to `shape` if it has fewer elements.
+FailureOr<Value> expandTo(NodeContext &c, size_t i, ArrayRef<int64_t> shape) {
+  if (!c.hasInput(i))
+    return c.none();
+  auto s = c.requireShape(i);
+  if (failed(s))
+    return failure();
+  if (product(*s) == product(shape))
+    return c.input(i);
+  return c.create<ExpandOp>(elemOf(c, i), c.input(i),
+                            c.builder().getDenseI64ArrayAttr(shape));
+}
+
+LogicalResult convertLayerNorm(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  auto axisAttr = c.attrInt("axis", -1);
+  auto eps = c.attrFloat("epsilon", 1e-5f);
+  if (failed(shape) || failed(axisAttr) || failed(eps))
+    return failure();
+  if (failed(onlyFirstOutput(c, "the Mean and InvStdDev outputs")))
+    return failure();
+  auto axis = c.normalizeAxis("attribute 'axis' =", *axisAttr, shape->size());
+  if (failed(axis))
+    return failure();
+  ArrayRef<int64_t> normalized = ArrayRef<int64_t>(*shape).drop_front(*axis);
+  auto scale = expandTo(c, 1, normalized);
+  auto bias = expandTo(c, 2, normalized);
+  if (failed(scale) || failed(bias))
+    return failure();
+  OpBuilder &b = c.builder();
+  return emit<LayerNormOp>(c, elemOf(c, 0), c.input(0), *scale, *bias,
+                           b.getI64IntegerAttr(*axis), b.getF64FloatAttr(*eps));
+}
+
+/// Opset 18 GroupNormalization: one scale/bias per group, repeated for each
+/// channel of the group.
+FailureOr<Value> perGroupToPerChannel(NodeContext &c, size_t i, int64_t groups,
+                                      int64_t channels) {
+  auto s = c.requireShape(i);
+  if (failed(s))
+    return failure();
+  if (product(*s) != groups)
+    return c.error() << "input " << i << " must have num_groups = " << groups
+                     << " elements (opset 18 semantics), got shape "
+                     << formatArray(*s);
+  auto col = reshape(c, c.input(i), {groups, 1});
+  if (failed(col))
+    return failure();
+  auto wide = c.create<ExpandOp>(elemOf(c, i), *col,
+                                 c.builder().getDenseI64ArrayAttr(
+                                     {groups, channels / groups}));
+  if (failed(wide))
+    return failure();
+  return reshape(c, *wide, {channels});
+}
+
+LogicalResult convertGroupNorm(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  auto groups = c.attrIntOpt("num_groups");
+  auto eps = c.attrFloat("epsilon", 1e-5f);
+  if (failed(shape) || failed(groups) || failed(eps))
+    return failure();
+  if (!*groups)
+    return c.error() << "attribute 'num_groups' is required";
+  int64_t g = **groups;
+  if (shape->size() < 2)
+    return c.error() << "input shape " << formatArray(*shape)
+                     << " must have rank >= 2";
+  int64_t ch = (*shape)[1];
+  if (g < 1 || ch % g != 0)
+    return c.error() << "attribute 'num_groups' = " << g
+                     << " must be >= 1 and divide the " << ch << " channels";
+  Value scale = c.input(1), bias = c.input(2);
+  if (c.version() < 21) {
+    auto s = perGroupToPerChannel(c, 1, g, ch);
+    auto b = perGroupToPerChannel(c, 2, g, ch);
+    if (failed(s) || failed(b))
+      return failure();
+    scale = *s;
+    bias = *b;
+  }
+  OpBuilder &b = c.builder();
+  return emit<GroupNormOp>(c, elemOf(c, 0), c.input(0), scale, bias,
+                           b.getI64IntegerAttr(g), b.getF64FloatAttr(*eps));
+}
+
+/// InstanceNormalization = GroupNorm with one group per channel.
+LogicalResult convertInstanceNorm(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  auto eps = c.attrFloat("epsilon", 1e-5f);
+  if (failed(shape) || failed(eps))
+    return failure();
+  if (shape->size() < 3)
+    return c.error() << "input shape " << formatArray(*shape)
+                     << " must have rank >= 3";
+  OpBuilder &b = c.builder();
+  return emit<GroupNormOp>(c, elemOf(c, 0), c.input(0), c.input(1), c.input(2),
+                           b.getI64IntegerAttr((*shape)[1]),
+                           b.getF64FloatAttr(*eps));
+}
+
+FailureOr<Value> reduce(NodeContext &c, FailureOr<Value> x,
+                        ArrayRef<int64_t> axes, StringRef mode) {
+  if (failed(x))
+    return failure();
+  OpBuilder &b = c.builder();
+  return c.create<ReduceOp>(cast<ShapedType>(x->getType()).getElementType(), *x,
+                            b.getDenseI64ArrayAttr(axes), b.getBoolAttr(true),
+                            b.getStringAttr(mode));
+}
+
+template <typename OpTy>
+FailureOr<Value> binary(NodeContext &c, FailureOr<Value> l,
+                        FailureOr<Value> r) {
+  if (failed(l) || failed(r))
+    return failure();
+  return c.create<OpTy>(cast<ShapedType>(l->getType()).getElementType(), *l,
+                        *r);
+}
+
+/// The ONNX function body: (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9).
+LogicalResult convertMVN(NodeContext &c) {
+  auto rank = c.requireRank(0);
+  auto axesAttr = c.attrInts("axes");
+  if (failed(rank) || failed(axesAttr))
+    return failure();
+  std::vector<int64_t> axes = axesAttr->value_or(std::vector<int64_t>{0, 2, 3});
+  for (int64_t &a : axes) {
+    auto n = c.normalizeAxis("attribute 'axes' value", a, *rank);
+    if (failed(n))
+      return failure();
+    a = *n;
+  }
+  Value x = c.input(0);
+  Type elem = elemOf(c, 0);
+  auto mean = reduce(c, x, axes, "ReduceMean");
+  auto meanSq = binary<MulOp>(c, mean, mean);
+  auto sqMean = reduce(c, binary<MulOp>(c, x, x), axes, "ReduceMean");
+  auto var = binary<SubOp>(c, sqMean, meanSq);
+  if (failed(var))
+    return failure();
+  auto stdDev = c.create<SqrtOp>(elem, *var);
+  auto denom = binary<AddOp>(c, stdDev, scalar(c, elem, 1e-9));
+  auto y = binary<DivOp>(c, binary<SubOp>(c, x, mean), denom);
+  if (failed(y))
+    return failure();
+  c.setOutput(0, *y);
+  return success();
+}
+
+LogicalResult convertLpNorm(NodeContext &c) {
+  auto rank = c.requireRank(0);
+  auto axisAttr = c.attrInt("axis", -1);
+  auto p = c.attrInt("p", 2);
+  if (failed(rank) || failed(axisAttr) || failed(p))
+    return failure();
+  auto axis = c.normalizeAxis("attribute 'axis' =", *axisAttr, *rank);
+  if (failed(axis))
+    return failure();
+  Value x = c.input(0);
+  Type elem = elemOf(c, 0);
+  FailureOr<Value> norm;
+  if (*p == 1) {
+    auto abs = c.create<AbsOp>(elem, x);
+    if (failed(abs))
+      return failure();
+    norm = reduce(c, *abs, {*axis}, "ReduceSum");
+  } else if (*p == 2) {
+    auto sum = reduce(c, binary<MulOp>(c, x, x), {*axis}, "ReduceSum");
+    if (failed(sum))
+      return failure();
+    norm = c.create<SqrtOp>(elem, *sum);
+  } else {
+    return c.error() << "attribute 'p' = " << *p << " is invalid (1 or 2)";
+  }
+  auto y = binary<DivOp>(c, x, norm);
+  if (failed(y))
+    return failure();
+  c.setOutput(0, *y);
+  return success();
+}
+
+LogicalResult convertGlobalMaxPool(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  if (failed(shape))
+    return failure();
+  if (shape->size() < 3)
+    return c.error() << "input shape " << formatArray(*shape)
+                     << " must have rank >= 3";
+  int64_t r = shape->size() - 2;
+  OpBuilder &b = c.builder();
+  std::vector<int64_t> kernel(shape->begin() + 2, shape->end());
+  return emit<MaxPoolOp>(
+      c, elemOf(c, 0), c.input(0), b.getDenseI64ArrayAttr(kernel),
+      b.getDenseI64ArrayAttr(std::vector<int64_t>(r, 1)),
+      b.getDenseI64ArrayAttr(std::vector<int64_t>(2 * r, 0)),
+      b.getDenseI64ArrayAttr(std::vector<int64_t>(r, 1)), b.getBoolAttr(false),
+      b.getBoolAttr(false), b.getBoolAttr(false), b.getF64FloatAttr(-1.0));
+}
+
+//===----------------------------------------------------------------------===//
+// DepthToSpace, SpaceToDepth
+//===----------------------------------------------------------------------===//
+
+LogicalResult convertDepthToSpace(NodeContext &c) {
+  auto bs = c.attrIntOpt("blocksize");
+  auto mode = c.attrString("mode", "DCR");
+  if (failed(bs) || failed(mode))
+    return failure();
+  if (!*bs)
+    return c.error() << "attribute 'blocksize' is required";
+  if (*mode != "DCR" && *mode != "CRD")
+    return c.error() << "attribute 'mode' = '" << *mode
+                     << "' is invalid (DCR or CRD)";
+  OpBuilder &b = c.builder();
+  return emit<DepthToSpaceOp>(c, elemOf(c, 0), c.input(0),
+                              b.getI64IntegerAttr(**bs),
+                              b.getStringAttr(*mode));
+}
+
+LogicalResult convertSpaceToDepth(NodeContext &c) {
+  auto bs = c.attrIntOpt("blocksize");
+  if (failed(bs))
+    return failure();
+  if (!*bs)
+    return c.error() << "attribute 'blocksize' is required";
+  return emit<SpaceToDepthOp>(c, elemOf(c, 0), c.input(0),
+                              c.builder().getI64IntegerAttr(**bs));
+}
+
+//===----------------------------------------------------------------------===//
+// ConvTranspose
+//===----------------------------------------------------------------------===//
+
+struct DeconvAttrs {
+  std::vector<int64_t> kernel, strides, dilations, pads, outputPadding;
+};
+
+/// Splits a total padding between begin and end (SAME_UPPER: the odd one at
+/// the end).
+void splitPad(DeconvAttrs &a, int64_t i, int64_t r, int64_t total,
+              bool upper) {
+  a.pads[i] = upper ? total / 2 : total - total / 2;
+  a.pads[i + r] = total - a.pads[i];
+}
+
+FailureOr<DeconvAttrs> readDeconvAttrs(NodeContext &c, ArrayRef<int64_t> in,
+                                       ArrayRef<int64_t> w) {
+  int64_t r = in.size() - 2;
+  auto k = c.attrInts("kernel_shape");
+  auto s = c.attrInts("strides");
+  auto d = c.attrInts("dilations");
+  auto p = c.attrInts("pads");
+  auto op = c.attrInts("output_padding");
+  auto os = c.attrInts("output_shape");
+  auto autoPad = c.attrString("auto_pad", "NOTSET");
+  if (failed(k) || failed(s) || failed(d) || failed(p) || failed(op) ||
+      failed(os) || failed(autoPad))
+    return failure();
+  DeconvAttrs a;
+  a.kernel = k->value_or(std::vector<int64_t>(w.begin() + 2, w.end()));
+  a.strides = s->value_or(std::vector<int64_t>(r, 1));
+  a.dilations = d->value_or(std::vector<int64_t>(r, 1));
+  a.pads = p->value_or(std::vector<int64_t>(2 * r, 0));
+  a.outputPadding = op->value_or(std::vector<int64_t>(r, 0));
+  if ((int64_t)a.kernel.size() != r || (int64_t)a.strides.size() != r ||
+      (int64_t)a.dilations.size() != r || (int64_t)a.pads.size() != 2 * r ||
+      (int64_t)a.outputPadding.size() != r)
+    return c.error() << "kernel_shape/strides/dilations/output_padding must "
+                        "have "
+                     << r << " values and pads " << 2 * r << " for a " << r
+                     << "-d input";
+  bool upper = *autoPad == "SAME_UPPER";
+  if (*autoPad != "NOTSET" && *autoPad != "VALID" && !upper &&
+      *autoPad != "SAME_LOWER")
+    return c.error() << "attribute 'auto_pad' has invalid value '" << *autoPad
+                     << "'";
+  std::vector<int64_t> outShape;
+  if (*os) {
+    if ((int64_t)(*os)->size() < r)
+      return c.error() << "attribute 'output_shape' "
+                       << formatArray(**os) << " needs " << r
+                       << " spatial values";
+    outShape.assign((*os)->end() - r, (*os)->end());
+  } else if (*autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER") {
+    for (int64_t i = 0; i < r; ++i)
+      outShape.push_back(in[i + 2] * a.strides[i]);
+  }
+  if (*autoPad == "VALID")
+    std::fill(a.pads.begin(), a.pads.end(), 0);
+  if (outShape.empty())
+    return a;
+  for (int64_t i = 0; i < r; ++i) {
+    int64_t total = a.strides[i] * (in[i + 2] - 1) + a.outputPadding[i] +
+                    (a.kernel[i] - 1) * a.dilations[i] + 1 - outShape[i];
+    if (total < 0)
+      return c.error() << "attribute 'output_shape' "
+                       << formatArray(outShape)
+                       << " is larger than the full output; not supported";
+    splitPad(a, i, r, total, upper);
+  }
+  return a;
+}
+
+LogicalResult convertConvTranspose(NodeContext &c) {
+  auto x = c.requireShape(0);
+  auto w = c.requireShape(1);
+  auto group = c.attrInt("group", 1);
+  if (failed(x) || failed(w) || failed(group))
+    return failure();
+  if (x->size() < 3 || w->size() != x->size())
+    return c.error() << "input shape " << formatArray(*x) << " and weight shape "
+                     << formatArray(*w) << " must have equal rank >= 3";
+  auto a = readDeconvAttrs(c, *x, *w);
+  if (failed(a))
+    return failure();
+  OpBuilder &b = c.builder();
+  return emit<DeconvOp>(
+      c, elemOf(c, 0), c.input(0), c.input(1), c.input(2),
+      b.getDenseI64ArrayAttr(a->kernel), b.getDenseI64ArrayAttr(a->strides),
+      b.getDenseI64ArrayAttr(a->pads), b.getDenseI64ArrayAttr(a->dilations),
+      b.getDenseI64ArrayAttr(a->outputPadding), b.getI64IntegerAttr(*group),
+      b.getBoolAttr(false), b.getF64FloatAttr(-1.0));
+}
+
+//===----------------------------------------------------------------------===//
+// Resize, Upsample
+//===----------------------------------------------------------------------===//
+
+struct ResizeSpec {
+  std::string mode = "nearest", ctm = "half_pixel",
+              nearest = "round_prefer_floor";
+  std::vector<double> scales;
+  std::vector<int64_t> sizes;
+};
+
+/// Constant float input `i` as doubles; nullopt if absent or empty.
+FailureOr<std::optional<std::vector<double>>> constantFloats(NodeContext &c,
+                                                             size_t i,
+                                                             StringRef what) {
+  if (!c.hasInput(i))
+    return std::optional<std::vector<double>>();
+  const Tensor *t = c.constantInput(i);
+  if (!t)
+    return c.error() << "the '" << what << "' input must be a constant";
+  if (t->numElements() == 0)
+    return std::optional<std::vector<double>>();
+  std::vector<double> v(t->numElements());
+  for (int64_t k = 0; k < t->numElements(); ++k)
+    v[k] = t->getAsDouble(k);
+  return std::optional<std::vector<double>>(v);
+}
+
+LogicalResult emitResize(NodeContext &c, const ResizeSpec &s) {
+  OpBuilder &b = c.builder();
+  return emit<ResizeOp>(
+      c, elemOf(c, 0), c.input(0), b.getStringAttr(s.mode),
+      b.getStringAttr(s.ctm), b.getStringAttr(s.nearest),
+      s.scales.empty() ? DenseF64ArrayAttr() : b.getDenseF64ArrayAttr(s.scales),
+      s.sizes.empty() ? DenseI64ArrayAttr() : b.getDenseI64ArrayAttr(s.sizes));
+}
+
+LogicalResult checkMode(NodeContext &c, StringRef mode) {
+  if (mode == "cubic")
+    return c.error() << "attribute 'mode' = 'cubic' is not supported (only "
+                        "nearest and linear)";
+  if (mode != "nearest" && mode != "linear")
+    return c.error() << "attribute 'mode' = '" << mode
+                     << "' is invalid (nearest, linear or cubic)";
+  return success();
+}
+
+/// Opset < 11 (Upsample, Resize-10): asymmetric coordinates, nearest rounds
+/// down when upsampling and up when downsampling.
+LogicalResult legacyNearest(NodeContext &c, ResizeSpec &s) {
+  s.ctm = "asymmetric";
+  bool up = llvm::all_of(s.scales, [](double v) { return v >= 1.0; });
+  bool down = llvm::all_of(s.scales, [](double v) { return v <= 1.0; });
+  if (!up && !down)
+    return c.error() << "scales mixing up- and downsampling are not supported "
+                        "before opset 11";
+  s.nearest = up ? "floor" : "ceil";
+  return success();
+}
+
+LogicalResult convertUpsample(NodeContext &c) {
+  auto rank = c.requireRank(0);
+  auto mode = c.attrString("mode", "nearest");
+  if (failed(rank) || failed(mode))
+    return failure();
+  ResizeSpec s;
+  s.mode = *mode == "bilinear" ? "linear" : *mode;
+  if (failed(checkMode(c, s.mode)))
+    return failure();
+  if (c.version() < 9) {
+    auto sc = c.attrFloats("scales");
+    if (failed(sc))
+      return failure();
+    if (!*sc)
+      return c.error() << "attribute 'scales' is required";
+    s.scales.assign((*sc)->begin(), (*sc)->end());
+  } else {
+    auto sc = constantFloats(c, 1, "scales");
+    if (failed(sc))
+      return failure();
+    if (!*sc)
+      return c.error() << "input 'scales' is required";
+    s.scales = **sc;
+  }
+  if ((int64_t)s.scales.size() != *rank)
+    return c.error() << "'scales' has " << s.scales.size()
+                     << " values for a rank-" << *rank << " input";
+  if (failed(legacyNearest(c, s)))
+    return failure();
+  return emitResize(c, s);
+}
+
+LogicalResult readResizeAttrs(NodeContext &c, ResizeSpec &s) {
+  auto mode = c.attrString("mode", "nearest");
+  auto ctm = c.attrString("coordinate_transformation_mode", "half_pixel");
+  auto nearest = c.attrString("nearest_mode", "round_prefer_floor");
+  auto antialias = c.attrInt("antialias", 0);
+  if (failed(mode) || failed(ctm) || failed(nearest) || failed(antialias))
+    return failure();
+  if (failed(checkMode(c, *mode)))
+    return failure();
+  if (*antialias != 0)
+    return c.error() << "attribute 'antialias' = " << *antialias
+                     << " is not supported (only 0)";
+  static const char *const kCtm[] = {"half_pixel", "pytorch_half_pixel",
+                                     "align_corners", "asymmetric"};
+  if (!llvm::is_contained(kCtm, *ctm))
+    return c.error() << "attribute 'coordinate_transformation_mode' = '"
+                     << *ctm
+                     << "' is not supported (half_pixel, pytorch_half_pixel, "
+                        "align_corners or asymmetric)";
+  static const char *const kNearest[] = {"round_prefer_floor",
+                                         "round_prefer_ceil", "floor", "ceil"};
+  if (!llvm::is_contained(kNearest, *nearest))
+    return c.error() << "attribute 'nearest_mode' = '" << *nearest
+                     << "' is invalid";
+  s.mode = *mode;
+  s.ctm = *ctm;
+  s.nearest = *nearest;
+  return success();
+}
+
+/// Opset 18 `axes` and `keep_aspect_ratio_policy` applied to scales/sizes.
+LogicalResult applyAxes(NodeContext &c, ResizeSpec &s,
+                        ArrayRef<int64_t> shape) {
+  int64_t rank = shape.size();
+  auto axesAttr = c.attrInts("axes");
+  auto policy = c.attrString("keep_aspect_ratio_policy", "stretch");
+  if (failed(axesAttr) || failed(policy))
+    return failure();
+  std::vector<int64_t> axes;
+  if (*axesAttr) {
+    for (int64_t a : **axesAttr) {
+      auto n = c.normalizeAxis("attribute 'axes' value", a, rank);
+      if (failed(n))
+        return failure();
+      axes.push_back(*n);
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  size_t given = s.sizes.empty() ? s.scales.size() : s.sizes.size();
+  if (given != axes.size())
+    return c.error() << "'" << (s.sizes.empty() ? "scales" : "sizes")
+                     << "' has " << given << " values, expected "
+                     << axes.size();
+  if (!s.scales.empty()) {
+    std::vector<double> full(rank, 1.0);
+    for (size_t i = 0; i < axes.size(); ++i)
+      full[axes[i]] = s.scales[i];
+    s.scales = full;
+    return success();
+  }
+  std::vector<int64_t> full(shape.begin(), shape.end());
+  for (size_t i = 0; i < axes.size(); ++i)
+    full[axes[i]] = s.sizes[i];
+  s.sizes = full;
+  if (*policy == "stretch")
+    return success();
+  if (*policy != "not_larger" && *policy != "not_smaller")
+    return c.error() << "attribute 'keep_aspect_ratio_policy' = '" << *policy
+                     << "' is invalid";
+  double scale = *policy == "not_larger" ? INFINITY : 0.0;
+  for (int64_t a : axes) {
+    double r = double(full[a]) / double(shape[a]);
+    scale = *policy == "not_larger" ? std::min(scale, r) : std::max(scale, r);
+  }
+  // The policy's single scale drives the coordinate mapping; sizes are
+  // rounded half up from it.
+  s.scales.assign(rank, 1.0);
+  for (int64_t a : axes) {
+    s.sizes[a] = static_cast<int64_t>(scale * shape[a] + 0.5);
+    s.scales[a] = scale;
+    if (s.ctm != "align_corners" && double(s.sizes[a]) / shape[a] != scale)
+      return c.error() << "keep_aspect_ratio_policy '" << *policy
+                       << "' gives scale " << scale << " but size "
+                       << s.sizes[a] << " for input dim " << shape[a]
+                       << "; not exactly expressible";
+  }
+  s.scales.clear();
+  return success();
+}
+
+LogicalResult convertResize(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  if (failed(shape))
+    return failure();
+  ResizeSpec s;
+  if (failed(readResizeAttrs(c, s)))
+    return failure();
+  if (c.version() < 11) {
+    auto sc = constantFloats(c, 1, "scales");
+    if (failed(sc))
+      return failure();
+    if (!*sc)
+      return c.error() << "input 'scales' is required";
+    s.scales = **sc;
+    if (s.scales.size() != shape->size())
+      return c.error() << "'scales' has " << s.scales.size()
+                       << " values for a rank-" << shape->size() << " input";
+    if (failed(legacyNearest(c, s)))
+      return failure();
+    return emitResize(c, s);
+  }
+  auto sc = constantFloats(c, 2, "scales");
+  if (failed(sc))
+    return failure();
+  if (c.hasInput(3)) {
+    auto sz = c.constantInts(3);
+    if (!sz)
+      return c.error() << "the 'sizes' input must be an integer constant";
+    s.sizes = *sz;
+  }
+  if (*sc && !s.sizes.empty())
+    return c.error() << "only one of 'scales' and 'sizes' may be given";
+  if (*sc)
+    s.scales = **sc;
+  else if (s.sizes.empty())
+    return c.error() << "one of 'scales' and 'sizes' is required";
+  for (double v : s.scales)
+    if (!(v > 0))
+      return c.error() << "'scales' value " << v << " must be positive";
+  return failed(applyAxes(c, s, *shape)) ? failure() : emitResize(c, s);
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeLinear, DequantizeLinear
+//===----------------------------------------------------------------------===//
+
+struct QuantParams {
+  std::vector<double> scales;
+  std::vector<int64_t> zps;
+  int64_t axis = -1; // -1: per tensor
+  bool isSigned = true;
+};
+
+/// Reads constant scale (input 1) and zero point (input 2) for a tensor of
+/// `shape`; `storage` is the quantized integer type.
+FailureOr<QuantParams> readQuantParams(NodeContext &c, ArrayRef<int64_t> shape,
+                                       DType storage) {
+  auto axisAttr = c.attrInt("axis", 1);
+  auto block = c.attrInt("block_size", 0);
+  if (failed(axisAttr) || failed(block))
+    return failure();
+  if (*block != 0)
+    return c.error() << "attribute 'block_size' = " << *block
+                     << " (blocked quantization) is not supported";
+  if (storage != DType::I8 && storage != DType::U8)
+    return c.error() << "quantized type " << dtypeName(storage)
+                     << " is not supported (only int8 and uint8)";
+  QuantParams p;
+  p.isSigned = storage == DType::I8;
+  const Tensor *scale = c.constantInput(1);
+  if (!scale)
+    return c.error() << "the scale input must be a constant";
+  if (scale->rank() > 1)
+    return c.error() << "scale of shape " << shapeToString(scale->shape())
+                     << " is not supported (scalar or 1-d)";
+  for (int64_t i = 0; i < scale->numElements(); ++i)
+    p.scales.push_back(scale->getAsDouble(i));
+  if (scale->rank() == 1 && scale->numElements() != 1) {
+    auto axis = c.normalizeAxis("attribute 'axis' =", *axisAttr, shape.size());
+    if (failed(axis))
+      return failure();
+    if (shape[*axis] != scale->numElements())
+      return c.error() << "scale has " << scale->numElements()
+                       << " values but dim " << *axis << " has "
+                       << shape[*axis];
+    p.axis = *axis;
+  }
+  for (double s : p.scales)
+    if (!(s > 0) || !std::isfinite(s))
+      return c.error() << "scale " << s << " is not supported (must be "
+                          "positive and finite)";
+  if (c.hasInput(2)) {
+    auto zp = c.constantInts(2);
+    if (!zp)
+      return c.error() << "the zero point input must be an integer constant";
+    if (zp->size() != p.scales.size())
+      return c.error() << "zero point has " << zp->size() << " values, scale "
+                       << p.scales.size();
+    p.zps = *zp;
+  } else {
+    p.zps.assign(p.scales.size(), 0);
+  }
+  return p;
+}
+
+Type quantType(NodeContext &c, const QuantParams &p, Type expressed) {
+  auto storage = IntegerType::get(c.context(), 8);
+  unsigned flags = p.isSigned ? quant::QuantizationFlags::Signed : 0;
+  int64_t qmin = p.isSigned ? -128 : 0, qmax = p.isSigned ? 127 : 255;
+  if (p.axis < 0)
+    return quant::UniformQuantizedType::get(flags, storage, expressed,
+                                            p.scales[0], p.zps[0], qmin, qmax);
+  return quant::UniformQuantizedPerAxisType::get(
+      flags, storage, expressed, p.scales, p.zps, p.axis, qmin, qmax);
+}
+
+/// Host dtype of an ONNX TensorProto data type number.
+std::optional<DType> dtypeOfOnnx(NodeContext &c, int64_t onnxType) {
+  Type t = elementTypeFromOnnx(static_cast<int32_t>(onnxType), c.context());
+  return t ? dtypeOf(t) : std::nullopt;
+}
+
+LogicalResult convertQuantize(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  auto outDtype = c.attrInt("output_dtype", 0);
+  auto saturate = c.attrInt("saturate", 1);
+  if (failed(shape) || failed(outDtype) || failed(saturate))
+    return failure();
+  std::optional<DType> storage = DType::U8;
+  if (c.hasInput(2))
+    storage = dtypeOf(elemOf(c, 2));
+  else if (*outDtype != 0)
+    storage = dtypeOfOnnx(c, *outDtype);
+  if (!storage)
+    return c.error() << "the quantized type is not supported (only int8 and "
+                        "uint8)";
+  auto p = readQuantParams(c, *shape, *storage);
+  if (failed(p))
+    return failure();
+  Type expressed = elemOf(c, 0);
+  if (!isa<FloatType>(expressed))
+    return c.error() << "input element type " << expressed
+                     << " is not supported (float only)";
+  auto q = c.create<QuantOp>(quantType(c, *p, expressed), c.input(0));
+  if (failed(q))
+    return failure();
+  Type plain = elementTypeOf(*storage, c.context());
+  if (cast<ShapedType>(q->getType()).getElementType() == plain) {
+    c.setOutput(0, *q); // folded to a constant
+    return success();
+  }
+  return emit<CastOp>(c, plain, *q);
+}
+
+/// (x - zp) * scale computed on the host for a constant x.
+Tensor dequantizeConstant(const Tensor &x, const QuantParams &p, DType out) {
+  Tensor y(out, x.shape());
+  int64_t inner = 1, dim = 1;
+  if (p.axis >= 0) {
+    dim = x.dim(p.axis);
+    for (int64_t i = p.axis + 1; i < x.rank(); ++i)
+      inner *= x.dim(i);
+  }
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    int64_t ch = p.axis < 0 ? 0 : (i / inner) % dim;
+    y.setFromDouble(i, double(x.getAsInt(i) - p.zps[ch]) * p.scales[ch]);
+  }
+  return y;
+}
+
+LogicalResult convertDequantize(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  if (failed(shape))
+    return failure();
+  Type scaleElem = elemOf(c, 1);
+  std::optional<DType> storage = dtypeOf(elemOf(c, 0));
+  std::optional<DType> outDt = dtypeOf(scaleElem);
+  if (!storage || !outDt || !isFloat(*outDt))
+    return c.error() << "input types " << elemOf(c, 0) << " and " << scaleElem
+                     << " are not supported";
+  if (*storage == DType::I32 && !c.hasInput(2)) {
+    // int32 has no zero point: x * scale.
+    auto xf = c.create<CastOp>(scaleElem, c.input(0));
+    if (failed(xf))
+      return failure();
+    auto y = c.create<MulOp>(scaleElem, *xf, c.input(1));
+    if (failed(y))
+      return failure();
+    c.setOutput(0, *y);
+    return success();
+  }
+  auto p = readQuantParams(c, *shape, *storage);
+  if (failed(p))
+    return failure();
+  if (const Tensor *x = c.constantInput(0)) {
+    c.setOutput(0, c.constant(dequantizeConstant(*x, *p, *outDt), "dequant"));
+    return success();
+  }
+  Type qt = quantType(c, *p, scaleElem);
+  // A non-constant input: reinterpret the integers as the quantized type.
+  auto asQuant = CastOp::create(c.builder(), c.loc(),
+                                RankedTensorType::get(*shape, qt), c.input(0));
+  return emit<DequantOp>(c, scaleElem, asQuant.getOutput());
+}
+
 const ConverterEntry kNN[] = {
+    {"BatchNormalization", convertBatchNorm},
+    {"LayerNormalization", convertLayerNorm},
+    {"GroupNormalization", convertGroupNorm},
+    {"InstanceNormalization", convertInstanceNorm},
+    {"MeanVarianceNormalization", convertMVN},
+    {"LpNormalization", convertLpNorm},
+    {"Softmax", convertSoftmax},
+    {"LogSoftmax", convertLogSoftmax},
+    {"Hardmax", convertHardmax},
+    {"GlobalMaxPool", convertGlobalMaxPool},
+    {"DepthToSpace", convertDepthToSpace},
+    {"SpaceToDepth", convertSpaceToDepth},
+    {"ConvTranspose", convertConvTranspose},
+    {"Resize", convertResize},
+    {"Upsample", convertUpsample},
+    {"QuantizeLinear", convertQuantize},
+    {"DequantizeLinear", convertDequantize},
     {nullptr, nullptr},
 };
 } // namespace
