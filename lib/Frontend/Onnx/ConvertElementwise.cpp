@@ -1,6 +1,17 @@
 //===- ConvertElementwise.cpp - ONNX elementwise, activation, logic and math ops to Top ===//
+//
+// Ops without a Top counterpart are decomposed into Top ops only where the
+// decomposition is exact (up to the rounding of the intermediate results):
+// Softplus, Elu, Selu, Celu, Mish, Floor, Ceil, Round, Sign, the logic ops
+// (Where/Compare on i1) and so on.
+//
+//===----------------------------------------------------------------------===//
 
 #include "ImportContext.h"
+
+#include <cfloat>
+#include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace strata;
@@ -8,7 +19,645 @@ using namespace strata::top;
 
 namespace strata::onnx_import {
 namespace {
+
+//===----------------------------------------------------------------------===//
+// Building blocks. A null Value means "failed, error already emitted"; every
+// helper passes it on, so a chain of ops is checked once at the end.
+//===----------------------------------------------------------------------===//
+
+Type elemType(Value v) {
+  auto t = v ? dyn_cast<ShapedType>(v.getType()) : ShapedType();
+  return t ? t.getElementType() : Type();
+}
+
+inline bool isNull(Value v) { return !v; }
+template <typename T> bool isNull(const T &) { return false; }
+
+/// Creates `OpTy` with result element type `elem`; null if any operand is
+/// null or the op is invalid.
+template <typename OpTy, typename... Args>
+Value make(NodeContext &c, Type elem, Args &&...args) {
+  if (!elem || (isNull(args) || ...))
+    return {};
+  auto r = c.create<OpTy>(elem, std::forward<Args>(args)...);
+  return failed(r) ? Value() : *r;
+}
+
+template <typename OpTy> Value binary(NodeContext &c, Value a, Value b) {
+  return make<OpTy>(c, elemType(a), a, b);
+}
+
+template <typename OpTy> Value unary(NodeContext &c, Value a) {
+  return make<OpTy>(c, elemType(a), a);
+}
+
+Value compare(NodeContext &c, Value a, Value b, StringRef mode) {
+  return make<CompareOp>(c, c.builder().getI1Type(), a, b, mode);
+}
+
+Value where(NodeContext &c, Value cond, Value x, Value y) {
+  return make<WhereOp>(c, elemType(x), cond, x, y);
+}
+
+Value castTo(NodeContext &c, Value v, Type to) {
+  if (!v || elemType(v) == to)
+    return v;
+  return make<CastOp>(c, to, v);
+}
+
+/// A rank-0 constant of element type `elem` (null if `elem` has no host
+/// dtype).
+Value scalar(NodeContext &c, Type elem, double value, StringRef hint) {
+  std::optional<DType> d = elem ? dtypeOf(elem) : std::nullopt;
+  if (!d) {
+    if (elem)
+      c.error() << "element type " << elem << " is not supported here";
+    return {};
+  }
+  Tensor t(*d, {});
+  t.setFromDouble(0, value);
+  return c.constant(t, hint);
+}
+
+/// A rank-0 constant of `like`'s element type.
+Value scalarLike(NodeContext &c, Value like, double value, StringRef hint) {
+  return like ? scalar(c, elemType(like), value, hint) : Value();
+}
+
+LogicalResult finish(NodeContext &c, Value v) {
+  if (!v)
+    return failure();
+  c.setOutput(0, v);
+  return success();
+}
+
+/// Checks that inputs 0..n-1 are present.
+LogicalResult requireInputs(NodeContext &c, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (!c.hasInput(i))
+      return c.error() << "input " << i << " is required";
+  return success();
+}
+
+/// The input's float element type, or an error naming the op's requirement.
+FailureOr<FloatType> requireFloat(NodeContext &c, size_t i) {
+  auto t = dyn_cast_or_null<FloatType>(c.inputElementType(i));
+  if (!t)
+    return c.error() << "input " << i << " has element type "
+                     << c.inputElementType(i) << "; only float types are "
+                     << "supported";
+  return t;
+}
+
+Value floatOf(float v, NodeContext &c, Value like, StringRef hint) {
+  return scalarLike(c, like, static_cast<double>(v), hint);
+}
+
+//===----------------------------------------------------------------------===//
+// Direct mappings
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy> LogicalResult convertUnary(NodeContext &c) {
+  if (failed(requireInputs(c, 1)))
+    return failure();
+  return finish(c, unary<OpTy>(c, c.input(0)));
+}
+
+template <typename OpTy> LogicalResult convertBinary(NodeContext &c) {
+  if (failed(requireInputs(c, 2)))
+    return failure();
+  if (c.inputElementType(0) != c.inputElementType(1))
+    return c.error() << "operand element types differ: "
+                     << c.inputElementType(0) << " and "
+                     << c.inputElementType(1);
+  return finish(c, binary<OpTy>(c, c.input(0), c.input(1)));
+}
+
+/// Max, Min, Sum (and Mean before its division): a chain of binary ops.
+template <typename OpTy> Value chainInputs(NodeContext &c) {
+  if (c.numInputs() == 0 || !c.hasInput(0)) {
+    c.error() << "at least one input is required";
+    return {};
+  }
+  Value acc = c.input(0);
+  for (size_t i = 1; i < c.numInputs(); ++i) {
+    if (!c.hasInput(i)) {
+      c.error() << "input " << i << " is empty";
+      return {};
+    }
+    if (c.inputElementType(i) != elemType(acc)) {
+      c.error() << "input " << i << " has element type "
+                << c.inputElementType(i) << " but input 0 has "
+                << elemType(acc);
+      return {};
+    }
+    acc = binary<OpTy>(c, acc, c.input(i));
+  }
+  return acc;
+}
+
+template <typename OpTy> LogicalResult convertVariadic(NodeContext &c) {
+  return finish(c, chainInputs<OpTy>(c));
+}
+
+LogicalResult convertMean(NodeContext &c) {
+  Value sum = chainInputs<AddOp>(c);
+  if (!sum || c.numInputs() == 1)
+    return finish(c, sum);
+  Value n = scalarLike(c, sum, static_cast<double>(c.numInputs()), "count");
+  return finish(c, binary<DivOp>(c, sum, n));
+}
+
+/// Pow with possibly different base and exponent types: computed in the
+/// base's float type (the exponent's if it is a wider float; f64 for an
+/// integer base) and cast back to the base's type.
+LogicalResult convertPow(NodeContext &c) {
+  if (failed(requireInputs(c, 2)))
+    return failure();
+  Value x = c.input(0), y = c.input(1);
+  Type tx = elemType(x), ty = elemType(y);
+  Type compute = tx;
+  auto fx = dyn_cast_or_null<FloatType>(tx);
+  auto fy = dyn_cast_or_null<FloatType>(ty);
+  if (!fx)
+    compute = c.builder().getF64Type();
+  else if (fy && fy.getWidth() > fx.getWidth())
+    compute = fy;
+  Value r = make<PowOp>(c, compute, castTo(c, x, compute),
+                        castTo(c, y, compute));
+  return finish(c, castTo(c, r, tx));
+}
+
+LogicalResult convertReciprocal(NodeContext &c) {
+  if (failed(requireInputs(c, 1)))
+    return failure();
+  Value x = c.input(0);
+  return finish(c, binary<DivOp>(c, scalarLike(c, x, 1.0, "one"), x));
+}
+
+//===----------------------------------------------------------------------===//
+// Activations
+//===----------------------------------------------------------------------===//
+
+LogicalResult convertLeakyRelu(NodeContext &c) {
+  auto alpha = c.attrFloat("alpha", 0.01f);
+  if (failed(alpha) || failed(requireInputs(c, 1)))
+    return failure();
+  Value x = c.input(0);
+  return finish(c, make<LeakyReluOp>(c, elemType(x), x,
+                                     llvm::APFloat(double(*alpha))));
+}
+
+LogicalResult convertPRelu(NodeContext &c) {
+  if (failed(requireInputs(c, 2)))
+    return failure();
+  Value x = c.input(0), slope = c.input(1);
+  if (elemType(x) != elemType(slope))
+    return c.error() << "input and slope element types differ: "
+                     << elemType(x) << " and " << elemType(slope);
+  if (isa<FloatType>(elemType(x)))
+    return finish(c, make<PReluOp>(c, elemType(x), x, slope));
+  // Integers: x < 0 ? x * slope : x.
+  Value neg = compare(c, x, scalarLike(c, x, 0, "zero"), "Less");
+  return finish(c, where(c, neg, binary<MulOp>(c, x, slope), x));
+}
+
+/// A Clip bound given as an input (opset >= 11): its constant value if it
+/// is a constant scalar.
+FailureOr<std::optional<double>> clipBound(NodeContext &c, size_t i,
+                                           StringRef name) {
+  const Tensor *t = c.constantInput(i);
+  if (!t)
+    return std::optional<double>();
+  if (t->numElements() != 1)
+    return c.error() << "input '" << name << "' must be a scalar, got shape "
+                     << formatArray(t->shape());
+  return std::optional<double>(t->getAsDouble(0));
+}
+
+LogicalResult convertClip(NodeContext &c) {
+  if (failed(requireInputs(c, 1)))
+    return failure();
+  Value x = c.input(0);
+  Type t = elemType(x);
+  double inf = std::numeric_limits<double>::infinity();
+  double lo = -inf, hi = inf;
+  Value loV, hiV; // bounds as values, for Max/Min
+  bool constBounds = true;
+  if (c.version() < 11) {
+    auto mn = c.attrFloat("min", -FLT_MAX);
+    auto mx = c.attrFloat("max", FLT_MAX);
+    if (failed(mn) || failed(mx))
+      return failure();
+    lo = *mn;
+    hi = *mx;
+    loV = scalar(c, t, lo, "min");
+    hiV = scalar(c, t, hi, "max");
+  } else {
+    auto mn = clipBound(c, 1, "min");
+    auto mx = clipBound(c, 2, "max");
+    if (failed(mn) || failed(mx))
+      return failure();
+    if (c.hasInput(1)) {
+      loV = c.input(1);
+      constBounds &= mn->has_value();
+      lo = mn->value_or(lo);
+    }
+    if (c.hasInput(2)) {
+      hiV = c.input(2);
+      constBounds &= mx->has_value();
+      hi = mx->value_or(hi);
+    }
+    for (Value b : {loV, hiV})
+      if (b && elemType(b) != t)
+        return c.error() << "bound element type " << elemType(b)
+                         << " differs from the input's " << t;
+  }
+  if (isa<FloatType>(t) && constBounds && lo <= hi)
+    return finish(c, make<ClipOp>(c, t, x, llvm::APFloat(lo),
+                                  llvm::APFloat(hi)));
+  // Integer, non-constant or min > max bounds: min(max(x, lo), hi), which
+  // gives `max` everywhere when min > max, as ONNX specifies.
+  Value y = x;
+  if (loV)
+    y = binary<MaxOp>(c, y, loV);
+  if (hiV)
+    y = binary<MinOp>(c, y, hiV);
+  return finish(c, y);
+}
+
+LogicalResult convertGelu(NodeContext &c) {
+  auto approx = c.attrString("approximate", "none");
+  if (failed(approx) || failed(requireInputs(c, 1)))
+    return failure();
+  if (*approx != "none" && *approx != "tanh")
+    return c.error() << "attribute 'approximate' = '" << *approx
+                     << "' must be 'none' or 'tanh'";
+  Value x = c.input(0);
+  return finish(c, make<GeluOp>(c, elemType(x), x, StringRef(*approx)));
+}
+
+LogicalResult convertHardSigmoid(NodeContext &c) {
+  auto alpha = c.attrFloat("alpha", 0.2f);
+  auto beta = c.attrFloat("beta", 0.5f);
+  if (failed(alpha) || failed(beta) || failed(requireInputs(c, 1)))
+    return failure();
+  Value x = c.input(0);
+  return finish(c, make<HardSigmoidOp>(c, elemType(x), x,
+                                       llvm::APFloat(double(*alpha)),
+                                       llvm::APFloat(double(*beta))));
+}
+
+/// log(1 + exp(x)) as max(x, 0) + log(1 + exp(-|x|)), which cannot
+/// overflow.
+Value softplus(NodeContext &c, Value x) {
+  Value e = unary<ExpOp>(c, unary<NegOp>(c, unary<AbsOp>(c, x)));
+  Value l = unary<LogOp>(c, binary<AddOp>(c, e, scalarLike(c, x, 1, "one")));
+  return binary<AddOp>(c, unary<ReluOp>(c, x), l);
+}
+
+LogicalResult convertSoftplus(NodeContext &c) {
+  if (failed(requireInputs(c, 1)) || failed(requireFloat(c, 0)))
+    return failure();
+  return finish(c, softplus(c, c.input(0)));
+}
+
+LogicalResult convertMish(NodeContext &c) {
+  if (failed(requireInputs(c, 1)) || failed(requireFloat(c, 0)))
+    return failure();
+  Value x = c.input(0);
+  return finish(c, binary<MulOp>(c, x, unary<TanhOp>(c, softplus(c, x))));
+}
+
+LogicalResult convertSoftsign(NodeContext &c) {
+  if (failed(requireInputs(c, 1)) || failed(requireFloat(c, 0)))
+    return failure();
+  Value x = c.input(0);
+  Value d = binary<AddOp>(c, unary<AbsOp>(c, x), scalarLike(c, x, 1, "one"));
+  return finish(c, binary<DivOp>(c, x, d));
+}
+
+/// alpha * (exp(x) - 1).
+Value expm1Scaled(NodeContext &c, Value x, float alpha) {
+  Value em1 = binary<SubOp>(c, unary<ExpOp>(c, x), scalarLike(c, x, 1, "one"));
+  return binary<MulOp>(c, em1, floatOf(alpha, c, x, "alpha"));
+}
+
+LogicalResult convertElu(NodeContext &c) {
+  auto alpha = c.attrFloat("alpha", 1.0f);
+  if (failed(alpha) || failed(requireInputs(c, 1)) ||
+      failed(requireFloat(c, 0)))
+    return failure();
+  Value x = c.input(0);
+  Value neg = compare(c, x, scalarLike(c, x, 0, "zero"), "Less");
+  return finish(c, where(c, neg, expm1Scaled(c, x, *alpha), x));
+}
+
+LogicalResult convertSelu(NodeContext &c) {
+  auto alpha = c.attrFloat("alpha", 1.67326319217681884765625f);
+  auto gamma = c.attrFloat("gamma", 1.05070102214813232421875f);
+  if (failed(alpha) || failed(gamma) || failed(requireInputs(c, 1)) ||
+      failed(requireFloat(c, 0)))
+    return failure();
+  Value x = c.input(0);
+  Value pos = compare(c, x, scalarLike(c, x, 0, "zero"), "Greater");
+  Value a = floatOf(*alpha, c, x, "alpha");
+  Value negPart =
+      binary<SubOp>(c, binary<MulOp>(c, unary<ExpOp>(c, x), a), a);
+  Value y = where(c, pos, x, negPart);
+  return finish(c, binary<MulOp>(c, y, floatOf(*gamma, c, x, "gamma")));
+}
+
+LogicalResult convertCelu(NodeContext &c) {
+  auto alpha = c.attrFloat("alpha", 1.0f);
+  if (failed(alpha) || failed(requireInputs(c, 1)) ||
+      failed(requireFloat(c, 0)))
+    return failure();
+  if (*alpha == 0.0f)
+    return c.error() << "attribute 'alpha' = 0 is invalid (Celu divides by "
+                        "it)";
+  Value x = c.input(0);
+  // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+  Value scaled = binary<DivOp>(c, x, floatOf(*alpha, c, x, "alpha"));
+  Value negPart = binary<MinOp>(c, scalarLike(c, x, 0, "zero"),
+                                expm1Scaled(c, scaled, *alpha));
+  return finish(c, binary<AddOp>(c, unary<ReluOp>(c, x), negPart));
+}
+
+LogicalResult convertThresholdedRelu(NodeContext &c) {
+  auto alpha = c.attrFloat("alpha", 1.0f);
+  if (failed(alpha) || failed(requireInputs(c, 1)) ||
+      failed(requireFloat(c, 0)))
+    return failure();
+  Value x = c.input(0);
+  Value above = compare(c, x, floatOf(*alpha, c, x, "alpha"), "Greater");
+  return finish(c, where(c, above, x, scalarLike(c, x, 0, "zero")));
+}
+
+LogicalResult convertSwish(NodeContext &c) {
+  auto alpha = c.attrFloat("alpha", 1.0f);
+  if (failed(alpha) || failed(requireInputs(c, 1)))
+    return failure();
+  Value x = c.input(0);
+  if (*alpha == 1.0f)
+    return finish(c, unary<SiLUOp>(c, x));
+  Value ax = binary<MulOp>(c, x, floatOf(*alpha, c, x, "alpha"));
+  return finish(c, binary<MulOp>(c, x, unary<SigmoidOp>(c, ax)));
+}
+
+//===----------------------------------------------------------------------===//
+// Comparison, selection, logic
+//===----------------------------------------------------------------------===//
+
+template <const char *Mode> LogicalResult convertCompare(NodeContext &c) {
+  if (failed(requireInputs(c, 2)))
+    return failure();
+  if (c.inputElementType(0) != c.inputElementType(1))
+    return c.error() << "operand element types differ: "
+                     << c.inputElementType(0) << " and "
+                     << c.inputElementType(1);
+  return finish(c, compare(c, c.input(0), c.input(1), Mode));
+}
+constexpr char kEqual[] = "Equal", kGreater[] = "Greater",
+               kGreaterOrEqual[] = "GreaterOrEqual", kLess[] = "Less",
+               kLessOrEqual[] = "LessOrEqual";
+
+LogicalResult convertWhere(NodeContext &c) {
+  if (failed(requireInputs(c, 3)))
+    return failure();
+  return finish(c, where(c, c.input(0), c.input(1), c.input(2)));
+}
+
+/// The logic ops take i1 operands.
+LogicalResult requireBool(NodeContext &c, size_t n) {
+  if (failed(requireInputs(c, n)))
+    return failure();
+  for (size_t i = 0; i < n; ++i)
+    if (!c.inputElementType(i) || !c.inputElementType(i).isInteger(1))
+      return c.error() << "input " << i << " has element type "
+                       << c.inputElementType(i) << "; expected bool";
+  return success();
+}
+
+Value boolConst(NodeContext &c, bool v) {
+  return scalar(c, c.builder().getI1Type(), v ? 1 : 0, v ? "true" : "false");
+}
+
+LogicalResult convertNot(NodeContext &c) {
+  if (failed(requireBool(c, 1)))
+    return failure();
+  return finish(c, compare(c, c.input(0), boolConst(c, false), "Equal"));
+}
+
+LogicalResult convertAnd(NodeContext &c) {
+  if (failed(requireBool(c, 2)))
+    return failure();
+  return finish(c, where(c, c.input(0), c.input(1), boolConst(c, false)));
+}
+
+LogicalResult convertOr(NodeContext &c) {
+  if (failed(requireBool(c, 2)))
+    return failure();
+  return finish(c, where(c, c.input(0), boolConst(c, true), c.input(1)));
+}
+
+LogicalResult convertXor(NodeContext &c) {
+  if (failed(requireBool(c, 2)))
+    return failure();
+  return finish(c, compare(c, c.input(0), c.input(1), "NotEqual"));
+}
+
+LogicalResult convertIsNaN(NodeContext &c) {
+  if (failed(requireInputs(c, 1)) || failed(requireFloat(c, 0)))
+    return failure();
+  Value x = c.input(0);
+  return finish(c, compare(c, x, x, "NotEqual"));
+}
+
+LogicalResult convertIsInf(NodeContext &c) {
+  auto pos = c.attrInt("detect_positive", 1);
+  auto neg = c.attrInt("detect_negative", 1);
+  if (failed(pos) || failed(neg) || failed(requireInputs(c, 1)) ||
+      failed(requireFloat(c, 0)))
+    return failure();
+  Value x = c.input(0);
+  double inf = std::numeric_limits<double>::infinity();
+  Value pinf = scalarLike(c, x, inf, "inf");
+  if (*pos && *neg)
+    return finish(c, compare(c, unary<AbsOp>(c, x), pinf, "Equal"));
+  if (*pos)
+    return finish(c, compare(c, x, pinf, "Equal"));
+  if (*neg)
+    return finish(c, compare(c, x, scalarLike(c, x, -inf, "ninf"), "Equal"));
+  return finish(c, compare(c, x, pinf, "Greater")); // always false
+}
+
+//===----------------------------------------------------------------------===//
+// Cast
+//===----------------------------------------------------------------------===//
+
+/// Validates `saturate` (opset >= 19; only affects float8 targets, which
+/// Strata does not support) and `round_mode` (opset >= 24; only affects
+/// float8e8m0).
+LogicalResult checkCastAttrs(NodeContext &c) {
+  auto sat = c.attrInt("saturate", 1);
+  auto round = c.attrString("round_mode", "up");
+  if (failed(sat) || failed(round))
+    return failure();
+  if (*sat != 0 && *sat != 1)
+    return c.error() << "attribute 'saturate' = " << *sat
+                     << " must be 0 or 1";
+  if (*round != "up" && *round != "down" && *round != "nearest")
+    return c.error() << "attribute 'round_mode' = '" << *round
+                     << "' must be 'up', 'down' or 'nearest'";
+  return success();
+}
+
+LogicalResult convertCast(NodeContext &c) {
+  auto to = c.attrIntOpt("to");
+  if (failed(to) || failed(checkCastAttrs(c)) || failed(requireInputs(c, 1)))
+    return failure();
+  if (!*to)
+    return c.error() << "attribute 'to' is required";
+  Type t = elementTypeFromOnnx(static_cast<int32_t>(**to), c.context());
+  if (!t)
+    return c.error() << "attribute 'to' = " << **to << " ("
+                     << onnxTypeName(static_cast<int32_t>(**to))
+                     << ") is not a supported target type";
+  return finish(c, castTo(c, c.input(0), t));
+}
+
+LogicalResult convertCastLike(NodeContext &c) {
+  if (failed(checkCastAttrs(c)) || failed(requireInputs(c, 2)))
+    return failure();
+  return finish(c, castTo(c, c.input(0), c.inputElementType(1)));
+}
+
+//===----------------------------------------------------------------------===//
+// Sign and rounding
+//===----------------------------------------------------------------------===//
+
+LogicalResult convertSign(NodeContext &c) {
+  if (failed(requireInputs(c, 1)))
+    return failure();
+  Value x = c.input(0);
+  Value zero = scalarLike(c, x, 0, "zero");
+  // Floats: x * 0 keeps NaN (numpy.sign(nan) is nan); ints: 0.
+  Value rest = isa_and_nonnull<FloatType>(elemType(x))
+                   ? binary<MulOp>(c, x, zero)
+                   : zero;
+  Value negOrRest = where(c, compare(c, x, zero, "Less"),
+                          scalarLike(c, x, -1, "minus_one"), rest);
+  return finish(c, where(c, compare(c, x, zero, "Greater"),
+                         scalarLike(c, x, 1, "one"), negOrRest));
+}
+
+/// x truncated toward zero through i64; exact for |x| < 2^mantissa.
+Value truncate(NodeContext &c, Value x) {
+  Type i64 = c.builder().getIntegerType(64);
+  return castTo(c, castTo(c, x, i64), elemType(x));
+}
+
+/// Applies `fn` where |x| < 2^(mantissa bits), where floats can have a
+/// fraction; elsewhere (large values, inf, NaN) x is already integral.
+template <typename Fn> LogicalResult roundWith(NodeContext &c, Fn fn) {
+  if (failed(requireInputs(c, 1)))
+    return failure();
+  auto ft = requireFloat(c, 0);
+  if (failed(ft))
+    return failure();
+  Value x = c.input(0);
+  double bound = std::ldexp(1.0, ft->getFPMantissaWidth() - 1);
+  Value small = compare(c, unary<AbsOp>(c, x),
+                        scalarLike(c, x, bound, "bound"), "Less");
+  return finish(c, where(c, small, fn(x, truncate(c, x)), x));
+}
+
+LogicalResult convertFloor(NodeContext &c) {
+  return roundWith(c, [&](Value x, Value t) {
+    Value down = binary<SubOp>(c, t, scalarLike(c, x, 1, "one"));
+    return where(c, compare(c, t, x, "Greater"), down, t);
+  });
+}
+
+LogicalResult convertCeil(NodeContext &c) {
+  return roundWith(c, [&](Value x, Value t) {
+    Value up = binary<AddOp>(c, t, scalarLike(c, x, 1, "one"));
+    return where(c, compare(c, t, x, "Less"), up, t);
+  });
+}
+
+/// Round half to even: away from t = trunc(x) when |x - t| > 0.5, or when
+/// it is 0.5 and t is odd.
+LogicalResult convertRound(NodeContext &c) {
+  return roundWith(c, [&](Value x, Value t) {
+    Value half = scalarLike(c, x, 0.5, "half");
+    Value frac = unary<AbsOp>(c, binary<SubOp>(c, x, t)); // exact
+    Value halfT = binary<MulOp>(c, t, half);               // exact
+    Value odd = compare(c, halfT, truncate(c, halfT), "NotEqual");
+    Value tie = where(c, compare(c, frac, half, "Equal"), odd,
+                      boolConst(c, false));
+    Value away = where(c, compare(c, frac, half, "Greater"),
+                       boolConst(c, true), tie);
+    Value step = where(c, compare(c, x, scalarLike(c, x, 0, "zero"), "Less"),
+                       scalarLike(c, x, -1, "minus_one"),
+                       scalarLike(c, x, 1, "one"));
+    return where(c, away, binary<AddOp>(c, t, step), t);
+  });
+}
+
 const ConverterEntry kElementwise[] = {
+    {"Add", convertBinary<AddOp>},
+    {"Sub", convertBinary<SubOp>},
+    {"Mul", convertBinary<MulOp>},
+    {"Div", convertBinary<DivOp>},
+    {"Pow", convertPow},
+    {"Max", convertVariadic<MaxOp>},
+    {"Min", convertVariadic<MinOp>},
+    {"Sum", convertVariadic<AddOp>},
+    {"Mean", convertMean},
+    {"Relu", convertUnary<ReluOp>},
+    {"LeakyRelu", convertLeakyRelu},
+    {"PRelu", convertPRelu},
+    {"Clip", convertClip},
+    {"Sigmoid", convertUnary<SigmoidOp>},
+    {"Tanh", convertUnary<TanhOp>},
+    {"Gelu", convertGelu},
+    {"HardSigmoid", convertHardSigmoid},
+    {"HardSwish", convertUnary<HardSwishOp>},
+    {"Exp", convertUnary<ExpOp>},
+    {"Log", convertUnary<LogOp>},
+    {"Sqrt", convertUnary<SqrtOp>},
+    {"Abs", convertUnary<AbsOp>},
+    {"Neg", convertUnary<NegOp>},
+    {"Erf", convertUnary<ErfOp>},
+    {"Reciprocal", convertReciprocal},
+    {"Softplus", convertSoftplus},
+    {"Softsign", convertSoftsign},
+    {"Elu", convertElu},
+    {"Selu", convertSelu},
+    {"Celu", convertCelu},
+    {"ThresholdedRelu", convertThresholdedRelu},
+    {"Mish", convertMish},
+    {"Swish", convertSwish},
+    {"Where", convertWhere},
+    {"Equal", convertCompare<kEqual>},
+    {"Greater", convertCompare<kGreater>},
+    {"GreaterOrEqual", convertCompare<kGreaterOrEqual>},
+    {"Less", convertCompare<kLess>},
+    {"LessOrEqual", convertCompare<kLessOrEqual>},
+    {"Not", convertNot},
+    {"And", convertAnd},
+    {"Or", convertOr},
+    {"Xor", convertXor},
+    {"IsNaN", convertIsNaN},
+    {"IsInf", convertIsInf},
+    {"Cast", convertCast},
+    {"CastLike", convertCastLike},
+    {"Sign", convertSign},
+    {"Floor", convertFloor},
+    {"Ceil", convertCeil},
+    {"Round", convertRound},
     {nullptr, nullptr},
 };
 } // namespace
