@@ -1,6 +1,16 @@
 //===- ConvertShape.cpp - ONNX shape and data-movement ops to Top ===//
+//
+// Transpose, Concat, Split, Slice, Pad, Tile, Expand, Squeeze, Unsqueeze,
+// Shape, Size, ConstantOfShape, the Reduce* family and ArgMax/ArgMin.
+// Operands that Top takes as attributes (axes, pads, repeats, ...) must be
+// constants; ops whose result only depends on static shapes become
+// constants.
+//
+//===----------------------------------------------------------------------===//
 
 #include "ImportContext.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace strata;
@@ -8,7 +18,689 @@ using namespace strata::top;
 
 namespace strata::onnx_import {
 namespace {
+
+using IntList = std::vector<int64_t>;
+using OptIntList = std::optional<IntList>;
+
+Type elemOf(NodeContext &c, size_t i) { return c.inputElementType(i); }
+
+DenseI64ArrayAttr i64s(NodeContext &c, ArrayRef<int64_t> v) {
+  return c.builder().getDenseI64ArrayAttr(v);
+}
+
+LogicalResult setResult(NodeContext &c, FailureOr<Value> v) {
+  if (failed(v))
+    return failure();
+  c.setOutput(0, *v);
+  return success();
+}
+
+/// Input `i` as constant integers; `what` names it in the error.
+FailureOr<IntList> requireConstInts(NodeContext &c, size_t i,
+                                    StringRef what) {
+  if (!c.hasInput(i))
+    return c.error() << "input '" << what << "' is required";
+  auto v = c.constantInts(i);
+  if (!v)
+    return c.error() << "the '" << what << "' input must be a constant";
+  return *v;
+}
+
+/// An int list that is attribute `name` before schema version `inputSince`
+/// and optional input `index` from then on.
+FailureOr<OptIntList> attrOrInputInts(NodeContext &c, StringRef name,
+                                      int64_t inputSince, size_t index) {
+  if (c.version() < inputSince)
+    return c.attrInts(name);
+  if (!c.hasInput(index))
+    return OptIntList();
+  auto v = requireConstInts(c, index, name);
+  if (failed(v))
+    return failure();
+  return OptIntList(*v);
+}
+
+/// Normalizes every entry of `axes` into [0, rank) and rejects duplicates.
+FailureOr<IntList> normalizeAxes(NodeContext &c, StringRef what,
+                                 ArrayRef<int64_t> axes, int64_t rank) {
+  IntList out;
+  for (int64_t a : axes) {
+    auto n = c.normalizeAxis(what, a, rank);
+    if (failed(n))
+      return failure();
+    if (llvm::is_contained(out, *n))
+      return c.error() << what << " " << formatArray(axes)
+                       << " has a duplicate axis " << a;
+    out.push_back(*n);
+  }
+  return out;
+}
+
+/// The data type of an element type, or an error naming it.
+FailureOr<DType> dtypeFor(NodeContext &c, Type elem) {
+  auto dt = elem ? dtypeOf(elem) : std::nullopt;
+  if (!dt)
+    return c.error() << "element type " << elem
+                     << " has no constant representation";
+  return *dt;
+}
+
+/// Reshapes input 0 to `shape`. top.Reshape reads 0 as "copy the input dim",
+/// so an empty result (which has no data) becomes a constant instead.
+LogicalResult reshapeTo(NodeContext &c, ArrayRef<int64_t> shape) {
+  if (llvm::is_contained(shape, 0)) {
+    auto dt = dtypeFor(c, elemOf(c, 0));
+    if (failed(dt))
+      return failure();
+    c.setOutput(0, c.constant(Tensor(*dt, IntList(shape)), "empty"));
+    return success();
+  }
+  return setResult(
+      c, c.create<ReshapeOp>(elemOf(c, 0), c.input(0), i64s(c, shape)));
+}
+
+//===--- Transpose, Concat, Split ---===//
+
+LogicalResult convertTranspose(NodeContext &c) {
+  auto rank = c.requireRank(0);
+  auto permAttr = c.attrInts("perm");
+  if (failed(rank) || failed(permAttr))
+    return failure();
+  IntList perm;
+  if (*permAttr) {
+    perm = **permAttr;
+  } else {
+    for (int64_t i = *rank - 1; i >= 0; --i)
+      perm.push_back(i);
+  }
+  IntList sorted = perm;
+  llvm::sort(sorted);
+  bool ok = static_cast<int64_t>(perm.size()) == *rank;
+  for (int64_t i = 0; ok && i < *rank; ++i)
+    ok = sorted[i] == i;
+  if (!ok)
+    return c.error() << "attribute 'perm' = " << formatArray(perm)
+                     << " is not a permutation of 0.." << *rank - 1;
+  return setResult(
+      c, c.create<PermuteOp>(elemOf(c, 0), c.input(0), i64s(c, perm)));
+}
+
+LogicalResult convertConcat(NodeContext &c) {
+  if (c.numInputs() == 0)
+    return c.error() << "needs at least one input";
+  auto rank = c.requireRank(0);
+  auto axisAttr = c.attrIntOpt("axis");
+  if (failed(rank) || failed(axisAttr))
+    return failure();
+  if (!*axisAttr)
+    return c.error() << "attribute 'axis' is required";
+  auto axis = c.normalizeAxis("attribute 'axis'", **axisAttr, *rank);
+  if (failed(axis))
+    return failure();
+  SmallVector<Value> inputs;
+  for (size_t i = 0; i < c.numInputs(); ++i) {
+    if (elemOf(c, i) != elemOf(c, 0))
+      return c.error() << "input " << i << " has element type "
+                       << elemOf(c, i) << ", input 0 has " << elemOf(c, 0);
+    inputs.push_back(c.input(i));
+  }
+  return setResult(c, c.create<ConcatOp>(elemOf(c, 0), ValueRange(inputs),
+                                         c.builder().getI64IntegerAttr(*axis)));
+}
+
+/// Split sizes when neither 'split' nor a valid list is given: `n` chunks of
+/// ceil(dim / n), the last one smaller (opset 18 num_outputs), or equal
+/// chunks that must divide `dim` (`exact`).
+FailureOr<IntList> chunkSizes(NodeContext &c, int64_t dim, int64_t n,
+                              bool exact) {
+  if (n < 1)
+    return c.error() << "cannot split into " << n << " outputs";
+  if (exact && dim % n != 0)
+    return c.error() << "dim " << dim << " cannot be split evenly into " << n
+                     << " outputs; give 'split'";
+  int64_t chunk = (dim + n - 1) / n;
+  IntList sizes(n, chunk);
+  sizes.back() = dim - chunk * (n - 1);
+  if (sizes.back() < 0)
+    return c.error() << "dim " << dim << " cannot be split into " << n
+                     << " chunks of " << chunk;
+  return sizes;
+}
+
+LogicalResult convertSplit(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  auto axisAttr = c.attrInt("axis", 0);
+  if (failed(shape) || failed(axisAttr))
+    return failure();
+  auto axis = c.normalizeAxis("attribute 'axis'", *axisAttr, shape->size());
+  if (failed(axis))
+    return failure();
+  int64_t dim = (*shape)[*axis];
+  int64_t n = c.numOutputs();
+  auto split = attrOrInputInts(c, "split", 13, 1);
+  auto numOutputs = c.attrIntOpt("num_outputs");
+  if (failed(split) || failed(numOutputs))
+    return failure();
+  IntList sizes;
+  if (*split) {
+    if (*numOutputs)
+      return c.error() << "'split' and attribute 'num_outputs' are both given";
+    sizes = **split;
+  } else {
+    if (*numOutputs && **numOutputs != n)
+      return c.error() << "attribute 'num_outputs' = " << **numOutputs
+                       << " but the node has " << n << " outputs";
+    auto s = chunkSizes(c, dim, n, !*numOutputs);
+    if (failed(s))
+      return failure();
+    sizes = *s;
+  }
+  int64_t sum = 0;
+  for (int64_t s : sizes) {
+    if (s < 0)
+      return c.error() << "'split' = " << formatArray(sizes)
+                       << " has a negative size";
+    sum += s;
+  }
+  if (static_cast<int64_t>(sizes.size()) != n || sum != dim)
+    return c.error() << "'split' = " << formatArray(sizes) << " must have "
+                     << n << " sizes summing to dim " << dim;
+  SmallVector<Type> types(n, elemOf(c, 0));
+  auto r = c.createMulti<SplitOp>(types, c.input(0),
+                                  c.builder().getI64IntegerAttr(*axis),
+                                  i64s(c, sizes));
+  if (failed(r))
+    return failure();
+  for (int64_t i = 0; i < n; ++i)
+    c.setOutput(i, (*r)[i]);
+  return success();
+}
+
+//===--- Slice, Pad, Tile, Expand ---===//
+
+/// Slice's starts/ends/axes/steps: attributes before opset 10, inputs since.
+struct SliceParams {
+  IntList starts, ends;
+  OptIntList axes, steps;
+};
+
+FailureOr<SliceParams> readSliceParams(NodeContext &c) {
+  SliceParams p;
+  if (c.version() < 10) {
+    auto s = c.attrInts("starts");
+    auto e = c.attrInts("ends");
+    auto a = c.attrInts("axes");
+    if (failed(s) || failed(e) || failed(a))
+      return failure();
+    if (!*s || !*e)
+      return c.error() << "attributes 'starts' and 'ends' are required";
+    p.starts = **s;
+    p.ends = **e;
+    p.axes = *a;
+    return p;
+  }
+  auto s = requireConstInts(c, 1, "starts");
+  auto e = requireConstInts(c, 2, "ends");
+  auto a = attrOrInputInts(c, "axes", 0, 3);
+  auto st = attrOrInputInts(c, "steps", 0, 4);
+  if (failed(s) || failed(e) || failed(a) || failed(st))
+    return failure();
+  p.starts = *s;
+  p.ends = *e;
+  p.axes = *a;
+  p.steps = *st;
+  return p;
+}
+
+LogicalResult convertSlice(NodeContext &c) {
+  auto rank = c.requireRank(0);
+  auto p = readSliceParams(c);
+  if (failed(rank) || failed(p))
+    return failure();
+  size_t n = p->starts.size();
+  if (p->ends.size() != n || (p->axes && p->axes->size() != n) ||
+      (p->steps && p->steps->size() != n))
+    return c.error() << "starts " << formatArray(p->starts) << ", ends "
+                     << formatArray(p->ends)
+                     << ", axes and steps must have the same length";
+  DenseI64ArrayAttr axesAttr, stepsAttr;
+  if (p->axes) {
+    auto axes = normalizeAxes(c, "axes", *p->axes, *rank);
+    if (failed(axes))
+      return failure();
+    axesAttr = i64s(c, *axes);
+  }
+  if (p->steps) {
+    if (llvm::is_contained(*p->steps, 0))
+      return c.error() << "steps " << formatArray(*p->steps)
+                       << " must not contain 0";
+    stepsAttr = i64s(c, *p->steps);
+  }
+  return setResult(c, c.create<SliceOp>(elemOf(c, 0), c.input(0),
+                                        i64s(c, p->starts), i64s(c, p->ends),
+                                        axesAttr, stepsAttr));
+}
+
+/// Spreads pads given for `axes` over all `rank` dims.
+FailureOr<IntList> expandPads(NodeContext &c, ArrayRef<int64_t> pads,
+                              const OptIntList &axesIn, int64_t rank) {
+  IntList axes;
+  if (axesIn) {
+    auto a = normalizeAxes(c, "axes", *axesIn, rank);
+    if (failed(a))
+      return failure();
+    axes = *a;
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  int64_t n = axes.size();
+  if (static_cast<int64_t>(pads.size()) != 2 * n)
+    return c.error() << "pads " << formatArray(pads) << " must have "
+                     << 2 * n << " values (2 per padded axis)";
+  IntList full(2 * rank, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    full[axes[i]] = pads[i];
+    full[axes[i] + rank] = pads[i + n];
+  }
+  return full;
+}
+
+/// Constant-mode pad whose fill value is a runtime scalar: pad with 0, then
+/// select the value where a (constant-folded) mask marks padding.
+LogicalResult padWithRuntimeValue(NodeContext &c, DenseI64ArrayAttr pads) {
+  auto shape = c.requireShape(0);
+  if (failed(shape))
+    return failure();
+  OpBuilder &b = c.builder();
+  Type elem = elemOf(c, 0);
+  auto padded = c.create<PadOp>(elem, c.input(0), pads,
+                                b.getStringAttr("constant"),
+                                b.getF64FloatAttr(0.0));
+  Value zeros = c.constant(Tensor(DType::Bool, *shape), "mask_in");
+  auto mask = c.create<PadOp>(b.getI1Type(), zeros, pads,
+                              b.getStringAttr("constant"),
+                              b.getF64FloatAttr(1.0));
+  if (failed(padded) || failed(mask))
+    return failure();
+  return setResult(c, c.create<WhereOp>(elem, *mask, c.input(2), *padded));
+}
+
+LogicalResult convertPad(NodeContext &c) {
+  auto rank = c.requireRank(0);
+  auto mode = c.attrString("mode", "constant");
+  if (failed(rank) || failed(mode))
+    return failure();
+  if (*mode == "wrap")
+    return c.error() << "attribute 'mode' = 'wrap' is not supported";
+  if (*mode != "constant" && *mode != "reflect" && *mode != "edge")
+    return c.error() << "attribute 'mode' has invalid value '" << *mode
+                     << "'";
+  IntList pads;
+  OptIntList axes;
+  double value = 0.0;
+  bool runtimeValue = false;
+  if (c.version() < 11) {
+    auto p = c.attrInts("pads");
+    auto v = c.attrFloat("value", 0.0f);
+    if (failed(p) || failed(v))
+      return failure();
+    if (!*p)
+      return c.error() << "attribute 'pads' is required";
+    pads = **p;
+    value = *v;
+  } else {
+    auto p = requireConstInts(c, 1, "pads");
+    auto a = attrOrInputInts(c, "axes", 0, 3);
+    if (failed(p) || failed(a))
+      return failure();
+    pads = *p;
+    axes = *a;
+    if (c.hasInput(2) && *mode == "constant") {
+      const Tensor *t = c.constantInput(2);
+      if (t && t->numElements() != 1)
+        return c.error() << "'constant_value' must hold one element, has "
+                         << t->numElements();
+      if (t)
+        value = t->getAsDouble(0);
+      runtimeValue = !t;
+    }
+  }
+  auto full = expandPads(c, pads, axes, *rank);
+  if (failed(full))
+    return failure();
+  if (runtimeValue)
+    return padWithRuntimeValue(c, i64s(c, *full));
+  OpBuilder &b = c.builder();
+  return setResult(c, c.create<PadOp>(elemOf(c, 0), c.input(0),
+                                      i64s(c, *full), b.getStringAttr(*mode),
+                                      b.getF64FloatAttr(value)));
+}
+
+LogicalResult convertTile(NodeContext &c) {
+  auto rank = c.requireRank(0);
+  auto repeats = requireConstInts(c, 1, "repeats");
+  if (failed(rank) || failed(repeats))
+    return failure();
+  if (static_cast<int64_t>(repeats->size()) != *rank)
+    return c.error() << "'repeats' " << formatArray(*repeats) << " must have "
+                     << *rank << " values";
+  for (int64_t r : *repeats)
+    if (r < 0)
+      return c.error() << "'repeats' " << formatArray(*repeats)
+                       << " must not be negative";
+  return setResult(
+      c, c.create<TileOp>(elemOf(c, 0), c.input(0), i64s(c, *repeats)));
+}
+
+LogicalResult convertExpand(NodeContext &c) {
+  auto shape = requireConstInts(c, 1, "shape");
+  if (failed(shape))
+    return failure();
+  for (int64_t d : *shape)
+    if (d < 0)
+      return c.error() << "'shape' " << formatArray(*shape)
+                       << " must not be negative";
+  return setResult(
+      c, c.create<ExpandOp>(elemOf(c, 0), c.input(0), i64s(c, *shape)));
+}
+
+//===--- Squeeze, Unsqueeze ---===//
+
+LogicalResult convertSqueeze(NodeContext &c) {
+  auto in = c.requireShape(0);
+  auto axesIn = attrOrInputInts(c, "axes", 13, 1);
+  if (failed(in) || failed(axesIn))
+    return failure();
+  int64_t rank = in->size();
+  IntList axes;
+  if (*axesIn) {
+    auto a = normalizeAxes(c, "axes", **axesIn, rank);
+    if (failed(a))
+      return failure();
+    axes = *a;
+    for (int64_t a : axes)
+      if ((*in)[a] != 1)
+        return c.error() << "cannot squeeze axis " << a << " of shape "
+                         << formatArray(*in) << ": its dim is not 1";
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      if ((*in)[i] == 1)
+        axes.push_back(i);
+  }
+  IntList out;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!llvm::is_contained(axes, i))
+      out.push_back((*in)[i]);
+  return reshapeTo(c, out);
+}
+
+LogicalResult convertUnsqueeze(NodeContext &c) {
+  auto in = c.requireShape(0);
+  auto axesIn = attrOrInputInts(c, "axes", 13, 1);
+  if (failed(in) || failed(axesIn))
+    return failure();
+  if (!*axesIn)
+    return c.error() << "'axes' is required";
+  int64_t outRank = in->size() + (*axesIn)->size();
+  auto axes = normalizeAxes(c, "axes", **axesIn, outRank);
+  if (failed(axes))
+    return failure();
+  IntList out;
+  size_t next = 0;
+  for (int64_t i = 0; i < outRank; ++i)
+    out.push_back(llvm::is_contained(*axes, i) ? 1 : (*in)[next++]);
+  return reshapeTo(c, out);
+}
+
+//===--- Shape, Size, ConstantOfShape ---===//
+
+LogicalResult convertShape(NodeContext &c) {
+  auto in = c.requireShape(0);
+  auto startAttr = c.attrInt("start", 0);
+  auto endAttr = c.attrIntOpt("end");
+  if (failed(in) || failed(startAttr) || failed(endAttr))
+    return failure();
+  int64_t rank = in->size();
+  auto clampAxis = [&](int64_t a) {
+    return std::clamp<int64_t>(a < 0 ? a + rank : a, 0, rank);
+  };
+  int64_t start = clampAxis(*startAttr);
+  int64_t end = *endAttr ? clampAxis(**endAttr) : rank;
+  int64_t n = std::max<int64_t>(end - start, 0);
+  Tensor t(DType::I64, {n});
+  for (int64_t i = 0; i < n; ++i)
+    t.data<int64_t>()[i] = (*in)[start + i];
+  c.setOutput(0, c.constant(t, "shape"));
+  return success();
+}
+
+LogicalResult convertSize(NodeContext &c) {
+  auto in = c.requireShape(0);
+  if (failed(in))
+    return failure();
+  Tensor t(DType::I64, {});
+  auto n = checkedNumElements(*in);
+  if (!n)
+    return c.error() << "the element count of " << formatArray(*in)
+                     << " overflows";
+  t.data<int64_t>()[0] = *n;
+  c.setOutput(0, c.constant(t, "size"));
+  return success();
+}
+
+LogicalResult convertConstantOfShape(NodeContext &c) {
+  auto shape = requireConstInts(c, 0, "input");
+  if (failed(shape))
+    return failure();
+  auto count = checkedNumElements(*shape, int64_t(1) << 28);
+  if (!count)
+    return c.error() << "shape " << formatArray(*shape)
+                     << " is negative or too large for a constant";
+  Tensor fill(DType::F32, {1});
+  if (const onnx::AttributeProto *a = c.attr("value")) {
+    std::string err;
+    if (a->type() != onnx::AttributeProto::TENSOR ||
+        !readTensorProto(a->t(), ".", fill, err))
+      return c.error() << "attribute 'value' must be a tensor " << err;
+    if (fill.numElements() != 1)
+      return c.error() << "attribute 'value' must hold one element, has "
+                       << fill.numElements();
+  }
+  Tensor t(fill.dtype(), *shape);
+  size_t size = dtypeSize(fill.dtype());
+  auto *dst = static_cast<uint8_t *>(t.raw());
+  for (int64_t i = 0; i < *count; ++i)
+    std::memcpy(dst + i * size, fill.raw(), size);
+  c.setOutput(0, c.constant(t, "value"));
+  return success();
+}
+
+//===--- Reductions ---===//
+
+/// How a Reduce* op is built from top.Reduce: an elementwise step before,
+/// the reduction, and one after.
+enum class Pre { None, Abs, Square, Exp };
+enum class Post { None, Sqrt, Log };
+
+struct ReduceRecipe {
+  const char *mode;
+  Pre pre;
+  Post post;
+};
+
+/// Schema version from which 'axes' is an input instead of an attribute.
+int64_t axesInputSince(NodeContext &c) {
+  return c.node().op_type() == "ReduceSum" ? 13 : 18;
+}
+
+FailureOr<Value> applyPre(NodeContext &c, Pre pre, Value x, Type elem) {
+  switch (pre) {
+  case Pre::None:
+    return x;
+  case Pre::Abs:
+    return c.create<AbsOp>(elem, x);
+  case Pre::Square:
+    return c.create<MulOp>(elem, x, x, c.builder().getBoolAttr(false));
+  case Pre::Exp:
+    return c.create<ExpOp>(elem, x);
+  }
+  return x;
+}
+
+FailureOr<Value> applyPost(NodeContext &c, Post post, Value x, Type elem) {
+  if (post == Post::Sqrt)
+    return c.create<SqrtOp>(elem, x);
+  if (post == Post::Log)
+    return c.create<LogOp>(elem, x);
+  return x;
+}
+
+/// Float functions on integer data compute in f64 and truncate back, as
+/// the ONNX reference (numpy) does.
+FailureOr<Value> castTo(NodeContext &c, Value x, Type to) {
+  if (cast<ShapedType>(x.getType()).getElementType() == to)
+    return x;
+  return c.create<CastOp>(to, x);
+}
+
+LogicalResult convertReduceWith(NodeContext &c, const ReduceRecipe &r) {
+  auto rank = c.requireRank(0);
+  auto axesIn = attrOrInputInts(c, "axes", axesInputSince(c), 1);
+  auto keep = c.attrInt("keepdims", 1);
+  auto noop = c.attrInt("noop_with_empty_axes", 0);
+  if (failed(rank) || failed(axesIn) || failed(keep) || failed(noop))
+    return failure();
+  IntList axes;
+  if (*axesIn) {
+    auto a = normalizeAxes(c, "axes", **axesIn, *rank);
+    if (failed(a))
+      return failure();
+    axes = *a;
+  }
+  Type elem = elemOf(c, 0);
+  bool isInt = !isa<FloatType>(elem);
+  Type f64 = c.builder().getF64Type();
+  Value x = c.input(0);
+  if (r.pre == Pre::Exp && isInt) {
+    auto cx = castTo(c, x, f64);
+    if (failed(cx))
+      return failure();
+    x = *cx;
+  }
+  Type work = cast<ShapedType>(x.getType()).getElementType();
+  auto v = applyPre(c, r.pre, x, work);
+  if (failed(v))
+    return failure();
+  // noop_with_empty_axes: no reduction, only the elementwise steps.
+  if (!(axes.empty() && *noop)) {
+    OpBuilder &b = c.builder();
+    v = c.create<ReduceOp>(work, *v, i64s(c, axes), b.getBoolAttr(*keep != 0),
+                           b.getStringAttr(r.mode));
+    if (failed(v))
+      return failure();
+  }
+  if (r.post != Post::None && isInt) {
+    v = castTo(c, *v, f64);
+    if (failed(v))
+      return failure();
+  }
+  Type postElem = cast<ShapedType>(v->getType()).getElementType();
+  v = applyPost(c, r.post, *v, postElem);
+  if (failed(v))
+    return failure();
+  v = castTo(c, *v, elem);
+  return setResult(c, v);
+}
+
+#define REDUCE(NAME, MODE, PRE, POST)                                          \
+  LogicalResult convert##NAME(NodeContext &c) {                                \
+    return convertReduceWith(c, {MODE, Pre::PRE, Post::POST});                 \
+  }
+REDUCE(ReduceSum, "ReduceSum", None, None)
+REDUCE(ReduceMean, "ReduceMean", None, None)
+REDUCE(ReduceMax, "ReduceMax", None, None)
+REDUCE(ReduceMin, "ReduceMin", None, None)
+REDUCE(ReduceProd, "ReduceProd", None, None)
+REDUCE(ReduceL1, "ReduceSum", Abs, None)
+REDUCE(ReduceL2, "ReduceSum", Square, Sqrt)
+REDUCE(ReduceSumSquare, "ReduceSum", Square, None)
+REDUCE(ReduceLogSum, "ReduceSum", None, Log)
+REDUCE(ReduceLogSumExp, "ReduceSum", Exp, Log)
+#undef REDUCE
+
+//===--- ArgMax, ArgMin ---===//
+
+LogicalResult convertArgWith(NodeContext &c, Value x) {
+  auto rank = c.requireRank(0);
+  auto axisAttr = c.attrInt("axis", 0);
+  auto keep = c.attrInt("keepdims", 1);
+  auto last = c.attrInt("select_last_index", 0);
+  if (failed(rank) || failed(axisAttr) || failed(keep) || failed(last))
+    return failure();
+  auto axis = c.normalizeAxis("attribute 'axis'", *axisAttr, *rank);
+  if (failed(axis))
+    return failure();
+  OpBuilder &b = c.builder();
+  return setResult(c, c.create<ArgMaxOp>(b.getI64Type(), x,
+                                         b.getI64IntegerAttr(*axis),
+                                         b.getBoolAttr(*keep != 0),
+                                         b.getBoolAttr(*last != 0)));
+}
+
+LogicalResult convertArgMax(NodeContext &c) {
+  return convertArgWith(c, c.input(0));
+}
+
+/// ArgMin is ArgMax of an order-reversing bijection: -x for floats (NaN
+/// stays the maximum, as in numpy), -1 - x for signed and MAX - x for
+/// unsigned integers (neither overflows).
+LogicalResult convertArgMin(NodeContext &c) {
+  Type elem = elemOf(c, 0);
+  if (isa_and_nonnull<FloatType>(elem)) {
+    auto neg = c.create<NegOp>(elem, c.input(0));
+    return failed(neg) ? failure() : convertArgWith(c, *neg);
+  }
+  auto dt = dtypeFor(c, elem);
+  if (failed(dt))
+    return failure();
+  if (!isSignedInt(*dt) && !isUnsignedInt(*dt))
+    return c.error() << "element type " << elem << " is not supported";
+  Tensor top(*dt, {});
+  if (isSignedInt(*dt))
+    top.setFromDouble(0, -1.0);
+  else
+    std::memset(top.raw(), 0xff, dtypeSize(*dt)); // the type's maximum
+  auto flipped = c.create<SubOp>(elem, c.constant(top, "flip"), c.input(0),
+                                 c.builder().getBoolAttr(false));
+  return failed(flipped) ? failure() : convertArgWith(c, *flipped);
+}
+
 const ConverterEntry kShape[] = {
+    {"Transpose", convertTranspose},
+    {"Concat", convertConcat},
+    {"Split", convertSplit},
+    {"Slice", convertSlice},
+    {"Pad", convertPad},
+    {"Tile", convertTile},
+    {"Expand", convertExpand},
+    {"Squeeze", convertSqueeze},
+    {"Unsqueeze", convertUnsqueeze},
+    {"Shape", convertShape},
+    {"Size", convertSize},
+    {"ConstantOfShape", convertConstantOfShape},
+    {"ReduceSum", convertReduceSum},
+    {"ReduceMean", convertReduceMean},
+    {"ReduceMax", convertReduceMax},
+    {"ReduceMin", convertReduceMin},
+    {"ReduceProd", convertReduceProd},
+    {"ReduceL1", convertReduceL1},
+    {"ReduceL2", convertReduceL2},
+    {"ReduceSumSquare", convertReduceSumSquare},
+    {"ReduceLogSum", convertReduceLogSum},
+    {"ReduceLogSumExp", convertReduceLogSumExp},
+    {"ArgMax", convertArgMax},
+    {"ArgMin", convertArgMin},
     {nullptr, nullptr},
 };
 } // namespace
