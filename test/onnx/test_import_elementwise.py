@@ -118,10 +118,10 @@ def test_variadic_single_input():
     check_against_ort(unary_model("Mean", x), {"x": x})
 
 
-def test_clip_opset6_attrs():
+def test_clip_opset10_attrs():
     x = randn(4, 5) * 3
-    check_against_ort(unary_model("Clip", x, opset=6, min=-1.0, max=0.5), {"x": x})
-    check_against_ort(unary_model("Clip", x, opset=6, max=0.5), {"x": x})
+    check_against_ort(unary_model("Clip", x, opset=10, min=-1.0, max=0.5), {"x": x})
+    check_against_ort(unary_model("Clip", x, opset=10, max=0.5), {"x": x})
 
 
 def test_clip_constant_and_dynamic_bounds():
