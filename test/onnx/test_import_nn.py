@@ -44,11 +44,26 @@ def test_layer_norm(axis):
                              inits), {"x": x})
 
 
-def test_layer_norm_mean_output_is_rejected():
-    x = randf(2, 4)
-    m = single("LayerNormalization", {"x": x}, {}, {"s": randf(4)},
-               outs=("y", "mean"))
-    assert "Mean" in import_error(m)
+def test_layer_norm_mean_inv_std_dev_outputs():
+    x = randf(2, 3, 4)
+    m = single("LayerNormalization", {"x": x}, {"axis": 1, "epsilon": 1e-3},
+               {"s": randf(3, 4)}, outs=("y", "mean", "inv"))
+    check_against_ort(m, {"x": x})
+
+
+def test_conv_transpose_output_shape_beyond_full_output():
+    x = randf(1, 1, 3, 3)
+    m = single("ConvTranspose", {"x": x}, {"strides": [3, 2], "output_shape": [10, 8]},
+               {"w": randf(1, 2, 3, 3)})
+    check_against_ort(m, {"x": x})
+
+
+def test_dequantize_dynamic_scale_and_int16():
+    x = RNG.integers(-300, 300, (2, 3)).astype(np.int16)
+    ins = {"x": x, "s": np.array([0.5, 0.25, 2.0], np.float32),
+           "z": np.array([1, -2, 3], np.int16)}
+    m = single("DequantizeLinear", ins, {"axis": 1}, opset=21)
+    check_against_ort(m, ins)
 
 
 @pytest.mark.parametrize("opset", [18, 21])

@@ -172,15 +172,59 @@ FailureOr<Value> expandTo(NodeContext &c, size_t i, ArrayRef<int64_t> shape) {
                             c.builder().getDenseI64ArrayAttr(shape));
 }
 
+FailureOr<Value> reduce(NodeContext &c, FailureOr<Value> x,
+                        ArrayRef<int64_t> axes, StringRef mode) {
+  if (failed(x))
+    return failure();
+  OpBuilder &b = c.builder();
+  return c.create<ReduceOp>(cast<ShapedType>(x->getType()).getElementType(), *x,
+                            b.getDenseI64ArrayAttr(axes), b.getBoolAttr(true),
+                            b.getStringAttr(mode));
+}
+
+template <typename OpTy>
+FailureOr<Value> binary(NodeContext &c, FailureOr<Value> l,
+                        FailureOr<Value> r) {
+  if (failed(l) || failed(r))
+    return failure();
+  return c.create<OpTy>(cast<ShapedType>(l->getType()).getElementType(), *l,
+                        *r);
+}
+
+/// LayerNormalization's optional Mean and InvStdDev outputs (outputs 1, 2),
+/// as the ONNX function body computes them: mean and 1 / sqrt(var + eps)
+/// over dims axis..rank-1, kept as size 1.
+LogicalResult layerNormStats(NodeContext &c, int64_t axis, int64_t rank,
+                             float eps) {
+  if (!c.hasOutput(1) && !c.hasOutput(2))
+    return success();
+  std::vector<int64_t> axes;
+  for (int64_t i = axis; i < rank; ++i)
+    axes.push_back(i);
+  Value x = c.input(0);
+  Type elem = elemOf(c, 0);
+  auto mean = reduce(c, x, axes, "ReduceMean");
+  auto d = binary<SubOp>(c, x, mean);
+  auto var = reduce(c, binary<MulOp>(c, d, d), axes, "ReduceMean");
+  auto shifted = binary<AddOp>(c, var, scalar(c, elem, eps));
+  if (failed(shifted))
+    return failure();
+  auto inv = c.create<RsqrtOp>(elem, *shifted);
+  if (failed(inv))
+    return failure();
+  c.setOutput(1, *mean);
+  c.setOutput(2, *inv);
+  return success();
+}
+
 LogicalResult convertLayerNorm(NodeContext &c) {
   auto shape = c.requireShape(0);
   auto axisAttr = c.attrInt("axis", -1);
   auto eps = c.attrFloat("epsilon", 1e-5f);
   if (failed(shape) || failed(axisAttr) || failed(eps))
     return failure();
-  if (failed(onlyFirstOutput(c, "the Mean and InvStdDev outputs")))
-    return failure();
-  auto axis = c.normalizeAxis("attribute 'axis' =", *axisAttr, shape->size());
+  int64_t rank = shape->size();
+  auto axis = c.normalizeAxis("attribute 'axis' =", *axisAttr, rank);
   if (failed(axis))
     return failure();
   ArrayRef<int64_t> normalized = ArrayRef<int64_t>(*shape).drop_front(*axis);
@@ -189,8 +233,11 @@ LogicalResult convertLayerNorm(NodeContext &c) {
   if (failed(scale) || failed(bias))
     return failure();
   OpBuilder &b = c.builder();
-  return emit<LayerNormOp>(c, elemOf(c, 0), c.input(0), *scale, *bias,
-                           b.getI64IntegerAttr(*axis), b.getF64FloatAttr(*eps));
+  if (failed(emit<LayerNormOp>(c, elemOf(c, 0), c.input(0), *scale, *bias,
+                               b.getI64IntegerAttr(*axis),
+                               b.getF64FloatAttr(*eps))))
+    return failure();
+  return layerNormStats(c, *axis, rank, *eps);
 }
 
 /// Opset 18 GroupNormalization: one scale/bias per group, repeated for each
@@ -258,25 +305,6 @@ LogicalResult convertInstanceNorm(NodeContext &c) {
   return emit<GroupNormOp>(c, elemOf(c, 0), c.input(0), c.input(1), c.input(2),
                            b.getI64IntegerAttr((*shape)[1]),
                            b.getF64FloatAttr(*eps));
-}
-
-FailureOr<Value> reduce(NodeContext &c, FailureOr<Value> x,
-                        ArrayRef<int64_t> axes, StringRef mode) {
-  if (failed(x))
-    return failure();
-  OpBuilder &b = c.builder();
-  return c.create<ReduceOp>(cast<ShapedType>(x->getType()).getElementType(), *x,
-                            b.getDenseI64ArrayAttr(axes), b.getBoolAttr(true),
-                            b.getStringAttr(mode));
-}
-
-template <typename OpTy>
-FailureOr<Value> binary(NodeContext &c, FailureOr<Value> l,
-                        FailureOr<Value> r) {
-  if (failed(l) || failed(r))
-    return failure();
-  return c.create<OpTy>(cast<ShapedType>(l->getType()).getElementType(), *l,
-                        *r);
 }
 
 /// The ONNX function body: (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9).
@@ -454,11 +482,10 @@ FailureOr<DeconvAttrs> readDeconvAttrs(NodeContext &c, ArrayRef<int64_t> in,
   for (int64_t i = 0; i < r; ++i) {
     int64_t total = a.strides[i] * (in[i + 2] - 1) + a.outputPadding[i] +
                     (a.kernel[i] - 1) * a.dilations[i] + 1 - outShape[i];
+    // A larger output_shape extends the end, like output_padding.
     if (total < 0)
-      return c.error() << "attribute 'output_shape' "
-                       << formatArray(outShape)
-                       << " is larger than the full output; not supported";
-    splitPad(a, i, r, total, upper);
+      a.outputPadding[i] -= total;
+    splitPad(a, i, r, std::max<int64_t>(total, 0), upper);
   }
   return a;
 }
@@ -695,7 +722,7 @@ LogicalResult convertResize(NodeContext &c) {
   if (c.hasInput(3)) {
     auto sz = c.constantInts(3);
     if (!sz)
-      return c.error() << "the 'sizes' input must be an integer constant";
+      return c.error() << "the 'sizes' input must be a constant (of integers)";
     s.sizes = *sz;
   }
   if (*sc && !s.sizes.empty())
@@ -838,6 +865,50 @@ Tensor dequantizeConstant(const Tensor &x, const QuantParams &p, DType out) {
   return y;
 }
 
+/// Input `i` as float `f`, reshaped to `shape` if that is non-empty.
+FailureOr<Value> asFloat(NodeContext &c, size_t i, Type f,
+                         ArrayRef<int64_t> shape) {
+  FailureOr<Value> v = c.input(i);
+  if (elemOf(c, i) != f)
+    v = c.create<CastOp>(f, *v);
+  if (failed(v) || shape.empty())
+    return v;
+  return reshape(c, *v, shape);
+}
+
+/// (float(x) - float(zp)) * scale with elementwise ops: for non-constant
+/// parameters and 16/32-bit integers (exact while |x - zp| < 2^24).
+LogicalResult dequantizeByArith(NodeContext &c, ArrayRef<int64_t> shape) {
+  Type f = elemOf(c, 1);
+  auto axisAttr = c.attrInt("axis", 1);
+  auto block = c.attrInt("block_size", 0);
+  auto sShape = c.requireShape(1);
+  if (failed(axisAttr) || failed(block) || failed(sShape))
+    return failure();
+  if (*block != 0)
+    return c.error() << "attribute 'block_size' = " << *block
+                     << " (blocked quantization) is not supported";
+  std::vector<int64_t> bshape;
+  if (sShape->size() == 1 && (*sShape)[0] != 1) {
+    auto axis = c.normalizeAxis("attribute 'axis' =", *axisAttr, shape.size());
+    if (failed(axis))
+      return failure();
+    bshape.assign(shape.size() - *axis, 1);
+    bshape[0] = (*sShape)[0];
+  } else if (sShape->size() > 1) {
+    return c.error() << "scale of shape " << formatArray(*sShape)
+                     << " is not supported (scalar or 1-d)";
+  }
+  FailureOr<Value> x = asFloat(c, 0, f, {});
+  if (c.hasInput(2))
+    x = binary<SubOp>(c, x, asFloat(c, 2, f, bshape));
+  auto y = binary<MulOp>(c, x, asFloat(c, 1, f, bshape));
+  if (failed(y))
+    return failure();
+  c.setOutput(0, *y);
+  return success();
+}
+
 LogicalResult convertDequantize(NodeContext &c) {
   auto shape = c.requireShape(0);
   if (failed(shape))
@@ -845,20 +916,15 @@ LogicalResult convertDequantize(NodeContext &c) {
   Type scaleElem = elemOf(c, 1);
   std::optional<DType> storage = dtypeOf(elemOf(c, 0));
   std::optional<DType> outDt = dtypeOf(scaleElem);
-  if (!storage || !outDt || !isFloat(*outDt))
+  if (!storage || !outDt || !isFloat(*outDt) || isFloat(*storage) ||
+      *storage == DType::Bool || *storage == DType::I64 ||
+      *storage == DType::U64)
     return c.error() << "input types " << elemOf(c, 0) << " and " << scaleElem
                      << " are not supported";
-  if (*storage == DType::I32 && !c.hasInput(2)) {
-    // int32 has no zero point: x * scale.
-    auto xf = c.create<CastOp>(scaleElem, c.input(0));
-    if (failed(xf))
-      return failure();
-    auto y = c.create<MulOp>(scaleElem, *xf, c.input(1));
-    if (failed(y))
-      return failure();
-    c.setOutput(0, *y);
-    return success();
-  }
+  bool constParams = c.constantInput(1) &&
+                     (!c.hasInput(2) || c.constantInput(2));
+  if (!constParams || (*storage != DType::I8 && *storage != DType::U8))
+    return dequantizeByArith(c, *shape);
   auto p = readQuantParams(c, *shape, *storage);
   if (failed(p))
     return failure();
