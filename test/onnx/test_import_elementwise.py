@@ -61,9 +61,15 @@ def test_round_half_to_even_and_large():
     check_against_ort(unary_model("Ceil", x), {"x": x})
 
 
-def test_sign_int():
-    x = np.array([-5, 0, 7], np.int32)
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float64])
+def test_sign_types(dtype):
+    x = np.array([5, 0, 7], dtype) if dtype == np.uint8 else np.array([-5, 0, 7], dtype)
     check_against_ort(unary_model("Sign", x), {"x": x})
+
+
+def test_relu_int_opset14():
+    x = np.array([-5, 0, 7], np.int8)
+    check_against_ort(unary_model("Relu", x, opset=14), {"x": x})
 
 
 def test_swish_opset24():

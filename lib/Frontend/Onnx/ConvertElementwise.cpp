@@ -1,4 +1,4 @@
-//===- ConvertElementwise.cpp - ONNX elementwise, activation, logic and math ops to Top ===//
+//===- ConvertElementwise.cpp - ONNX elementwise and logic ops to Top -----===//
 //
 // Ops without a Top counterpart are decomposed into Top ops only where the
 // decomposition is exact (up to the rounding of the intermediate results):
@@ -543,11 +543,13 @@ LogicalResult convertSign(NodeContext &c) {
   Value x = c.input(0);
   Value zero = scalarLike(c, x, 0, "zero");
   // Floats: x * 0 keeps NaN (numpy.sign(nan) is nan); ints: 0.
-  Value rest = isa_and_nonnull<FloatType>(elemType(x))
-                   ? binary<MulOp>(c, x, zero)
-                   : zero;
-  Value negOrRest = where(c, compare(c, x, zero, "Less"),
-                          scalarLike(c, x, -1, "minus_one"), rest);
+  Type t = elemType(x);
+  Value rest = isa_and_nonnull<FloatType>(t) ? binary<MulOp>(c, x, zero) : zero;
+  // Unsigned integers are never negative (and have no -1 constant).
+  Value negOrRest = t && t.isUnsignedInteger()
+                        ? rest
+                        : where(c, compare(c, x, zero, "Less"),
+                                scalarLike(c, x, -1, "minus_one"), rest);
   return finish(c, where(c, compare(c, x, zero, "Greater"),
                          scalarLike(c, x, 1, "one"), negOrRest));
 }
