@@ -215,3 +215,10 @@ def test_arg(op, dtype, last):
         x = RNG.choice(np.array([info.min, info.max, 0, 1], dtype), (3, 5))
     m = single(op, {"x": x}, {"axis": -1, "keepdims": 0, "select_last_index": last})
     check_against_ort(m, {"x": x})
+
+
+@pytest.mark.parametrize("keepdims", [0, 1])
+def test_reduce_log_sum_exp_large_values(keepdims):
+    x = np.array([[100.0, 99.0, -np.inf], [1.0, np.inf, 2.0]], np.float32)
+    m = single("ReduceLogSumExp", {"x": x}, {"axes": [1], "keepdims": keepdims}, opset=13)
+    check_against_ort(m, {"x": x})

@@ -69,7 +69,10 @@ LogicalResult convertRange(NodeContext &c) {
     n = std::max<int64_t>(0, static_cast<int64_t>(count));
   } else {
     // Ceiling division in integers (no float rounding).
-    int64_t span = limit->i - start->i, d = delta->i;
+    int64_t span, d = delta->i;
+    if (__builtin_sub_overflow(limit->i, start->i, &span))
+      return c.error() << "range from " << start->i << " to " << limit->i
+                       << " overflows int64";
     int64_t q = span / d;
     if (q * d != span && ((span < 0) == (d < 0)))
       ++q;

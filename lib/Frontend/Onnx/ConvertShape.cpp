@@ -85,18 +85,22 @@ FailureOr<DType> dtypeFor(NodeContext &c, Type elem) {
   return *dt;
 }
 
-/// Reshapes input 0 to `shape`. top.Reshape reads 0 as "copy the input dim",
-/// so an empty result (which has no data) becomes a constant instead.
-LogicalResult reshapeTo(NodeContext &c, ArrayRef<int64_t> shape) {
+/// Reshapes `x` to `shape`. top.Reshape reads 0 as "copy the input dim", so
+/// an empty result (which has no data) becomes a constant instead.
+FailureOr<Value> reshapeValue(NodeContext &c, Value x,
+                              ArrayRef<int64_t> shape) {
+  Type elem = cast<ShapedType>(x.getType()).getElementType();
   if (llvm::is_contained(shape, 0)) {
-    auto dt = dtypeFor(c, elemOf(c, 0));
+    auto dt = dtypeFor(c, elem);
     if (failed(dt))
       return failure();
-    c.setOutput(0, c.constant(Tensor(*dt, IntList(shape)), "empty"));
-    return success();
+    return c.constant(Tensor(*dt, IntList(shape)), "empty");
   }
-  return setResult(
-      c, c.create<ReshapeOp>(elemOf(c, 0), c.input(0), i64s(c, shape)));
+  return c.create<ReshapeOp>(elem, x, i64s(c, shape));
+}
+
+LogicalResult reshapeTo(NodeContext &c, ArrayRef<int64_t> shape) {
+  return setResult(c, reshapeValue(c, c.input(0), shape));
 }
 
 //===--- Transpose, Concat, Split ---===//
@@ -500,9 +504,10 @@ LogicalResult convertConstantOfShape(NodeContext &c) {
   Tensor fill(DType::F32, {1});
   if (const onnx::AttributeProto *a = c.attr("value")) {
     std::string err;
-    if (a->type() != onnx::AttributeProto::TENSOR ||
-        !readTensorProto(a->t(), ".", fill, err))
-      return c.error() << "attribute 'value' must be a tensor " << err;
+    if (a->type() != onnx::AttributeProto::TENSOR)
+      return c.error() << "attribute 'value' must be a tensor";
+    if (!readTensorProto(a->t(), ".", fill, err))
+      return c.error() << "attribute 'value': " << err;
     if (fill.numElements() != 1)
       return c.error() << "attribute 'value' must hold one element, has "
                        << fill.numElements();
@@ -520,7 +525,7 @@ LogicalResult convertConstantOfShape(NodeContext &c) {
 
 /// How a Reduce* op is built from top.Reduce: an elementwise step before,
 /// the reduction, and one after.
-enum class Pre { None, Abs, Square, Exp };
+enum class Pre { None, Abs, Square };
 enum class Post { None, Sqrt, Log };
 
 struct ReduceRecipe {
@@ -542,8 +547,6 @@ FailureOr<Value> applyPre(NodeContext &c, Pre pre, Value x, Type elem) {
     return c.create<AbsOp>(elem, x);
   case Pre::Square:
     return c.create<MulOp>(elem, x, x, c.builder().getBoolAttr(false));
-  case Pre::Exp:
-    return c.create<ExpOp>(elem, x);
   }
   return x;
 }
@@ -581,21 +584,13 @@ LogicalResult convertReduceWith(NodeContext &c, const ReduceRecipe &r) {
   Type elem = elemOf(c, 0);
   bool isInt = !isa<FloatType>(elem);
   Type f64 = c.builder().getF64Type();
-  Value x = c.input(0);
-  if (r.pre == Pre::Exp && isInt) {
-    auto cx = castTo(c, x, f64);
-    if (failed(cx))
-      return failure();
-    x = *cx;
-  }
-  Type work = cast<ShapedType>(x.getType()).getElementType();
-  auto v = applyPre(c, r.pre, x, work);
+  auto v = applyPre(c, r.pre, c.input(0), elem);
   if (failed(v))
     return failure();
   // noop_with_empty_axes: no reduction, only the elementwise steps.
   if (!(axes.empty() && *noop)) {
     OpBuilder &b = c.builder();
-    v = c.create<ReduceOp>(work, *v, i64s(c, axes), b.getBoolAttr(*keep != 0),
+    v = c.create<ReduceOp>(elem, *v, i64s(c, axes), b.getBoolAttr(*keep != 0),
                            b.getStringAttr(r.mode));
     if (failed(v))
       return failure();
@@ -626,8 +621,89 @@ REDUCE(ReduceL1, "ReduceSum", Abs, None)
 REDUCE(ReduceL2, "ReduceSum", Square, Sqrt)
 REDUCE(ReduceSumSquare, "ReduceSum", Square, None)
 REDUCE(ReduceLogSum, "ReduceSum", None, Log)
-REDUCE(ReduceLogSumExp, "ReduceSum", Exp, Log)
 #undef REDUCE
+
+/// A reduction over `axes` with kept dims (none with `noop`).
+FailureOr<Value> reduceKeep(NodeContext &c, Value x, StringRef mode,
+                            ArrayRef<int64_t> axes, bool noop) {
+  if (noop)
+    return x;
+  OpBuilder &b = c.builder();
+  return c.create<ReduceOp>(cast<ShapedType>(x.getType()).getElementType(), x,
+                            i64s(c, axes), b.getBoolAttr(true),
+                            b.getStringAttr(mode));
+}
+
+/// log(sum(exp(x - m))) + m with m the maximum clamped to the finite range,
+/// as the ONNX reference and ONNX Runtime compute it (no overflow of exp).
+LogicalResult convertReduceLogSumExp(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  auto axesIn = attrOrInputInts(c, "axes", 18, 1);
+  auto keep = c.attrInt("keepdims", 1);
+  auto noopAttr = c.attrInt("noop_with_empty_axes", 0);
+  if (failed(shape) || failed(axesIn) || failed(keep) || failed(noopAttr))
+    return failure();
+  int64_t rank = shape->size();
+  IntList axes;
+  if (*axesIn) {
+    auto a = normalizeAxes(c, "axes", **axesIn, rank);
+    if (failed(a))
+      return failure();
+    axes = *a;
+  }
+  bool noop = axes.empty() && *noopAttr;
+  Type elem = elemOf(c, 0);
+  auto x = castTo(c, c.input(0), isa<FloatType>(elem)
+                                      ? elem
+                                      : Type(c.builder().getF64Type()));
+  if (failed(x))
+    return failure();
+  Type work = cast<ShapedType>(x->getType()).getElementType();
+  auto dt = dtypeFor(c, work);
+  if (failed(dt))
+    return failure();
+  Tensor lo(*dt, {}), hi(*dt, {});
+  double big = APFloat::getLargest(cast<FloatType>(work).getFloatSemantics())
+                   .convertToDouble();
+  lo.setFromDouble(0, -big);
+  hi.setFromDouble(0, big);
+  auto m = reduceKeep(c, *x, "ReduceMax", axes, noop);
+  if (failed(m))
+    return failure();
+  auto clampHi = c.create<MinOp>(work, *m, c.constant(hi, "max"),
+                                 c.builder().getBoolAttr(false));
+  if (failed(clampHi))
+    return failure();
+  auto mc = c.create<MaxOp>(work, *clampHi, c.constant(lo, "lowest"),
+                            c.builder().getBoolAttr(false));
+  if (failed(mc))
+    return failure();
+  auto d = c.create<SubOp>(work, *x, *mc, c.builder().getBoolAttr(false));
+  if (failed(d))
+    return failure();
+  auto e = c.create<ExpOp>(work, *d);
+  if (failed(e))
+    return failure();
+  auto sum = reduceKeep(c, *e, "ReduceSum", axes, noop);
+  if (failed(sum))
+    return failure();
+  auto lg = c.create<LogOp>(work, *sum);
+  if (failed(lg))
+    return failure();
+  auto r = c.create<AddOp>(work, *lg, *mc, c.builder().getBoolAttr(false));
+  if (failed(r))
+    return failure();
+  if (!*keep && !noop) {
+    IntList out;
+    for (int64_t i = 0; i < rank; ++i)
+      if (!(axes.empty() || llvm::is_contained(axes, i)))
+        out.push_back((*shape)[i]);
+    r = reshapeValue(c, *r, out);
+    if (failed(r))
+      return failure();
+  }
+  return setResult(c, castTo(c, *r, elem));
+}
 
 //===--- ArgMax, ArgMin ---===//
 
