@@ -198,3 +198,21 @@ def test_cast_unsupported_target(to, name):
 def test_gelu_bad_approximate():
     err = import_error(unary_model("Gelu", randn(2), opset=20, approximate="fast"))
     assert "approximate" in err and "fast" in err, err
+
+
+@pytest.mark.parametrize("fmod", [0, 1])
+@pytest.mark.parametrize("dtype", [np.int32, np.int8, np.uint16])
+def test_mod_int(fmod, dtype):
+    if dtype == np.uint16:
+        a, b = np.array([7, 9, 0, 13], dtype), np.array([3, 4, 5, 13], dtype)
+    else:
+        a, b = np.array([7, -7, 7, -7, 0, -128 if dtype == np.int8 else 5], dtype), \
+            np.array([3, 3, -3, -3, 2, -1], dtype)
+    node = helper.make_node("Mod", ["a", "b"], ["y"], fmod=fmod)
+    check_against_ort(make_model([node], {"a": a, "b": b}, ["y"]), {"a": a, "b": b})
+
+
+def test_mod_float_rejected():
+    node = helper.make_node("Mod", ["a", "b"], ["y"], fmod=1)
+    err = import_error(make_model([node], {"a": randn(2), "b": randn(2)}, ["y"]))
+    assert "Mod" in err and "f32" in err, err

@@ -84,6 +84,10 @@ Value scalarLike(NodeContext &c, Value like, double value, StringRef hint) {
   return like ? scalar(c, elemType(like), value, hint) : Value();
 }
 
+Value boolConst(NodeContext &c, bool v) {
+  return scalar(c, c.builder().getI1Type(), v ? 1 : 0, v ? "true" : "false");
+}
+
 LogicalResult finish(NodeContext &c, Value v) {
   if (!v)
     return failure();
@@ -405,6 +409,33 @@ LogicalResult convertSwish(NodeContext &c) {
   return finish(c, binary<MulOp>(c, x, unary<SigmoidOp>(c, ax)));
 }
 
+/// Integer Mod: the C remainder a - trunc(a / b) * b, moved into b's sign
+/// for fmod = 0 (Python's %). Float Mod has no exact decomposition.
+LogicalResult convertMod(NodeContext &c) {
+  auto fmod = c.attrInt("fmod", 0);
+  if (failed(fmod) || failed(requireInputs(c, 2)))
+    return failure();
+  if (*fmod != 0 && *fmod != 1)
+    return c.error() << "attribute 'fmod' = " << *fmod << " must be 0 or 1";
+  Value a = c.input(0), b = c.input(1);
+  Type t = elemType(a);
+  if (t != elemType(b))
+    return c.error() << "operand element types differ: " << t << " and "
+                     << elemType(b);
+  if (!t || !t.isIntOrIndex() || t.isInteger(1))
+    return c.error() << "element type " << t << " is not supported (only "
+                     << "integer Mod has an exact Top decomposition)";
+  Value r = binary<SubOp>(c, a, binary<MulOp>(c, binary<DivOp>(c, a, b), b));
+  if (*fmod || t.isUnsignedInteger())
+    return finish(c, r);
+  Value zero = scalarLike(c, a, 0, "zero");
+  Value signsDiffer = compare(c, compare(c, r, zero, "Less"),
+                              compare(c, b, zero, "Less"), "NotEqual");
+  Value fix = where(c, compare(c, r, zero, "NotEqual"), signsDiffer,
+                    boolConst(c, false));
+  return finish(c, where(c, fix, binary<AddOp>(c, r, b), r));
+}
+
 //===----------------------------------------------------------------------===//
 // Comparison, selection, logic
 //===----------------------------------------------------------------------===//
@@ -437,10 +468,6 @@ LogicalResult requireBool(NodeContext &c, size_t n) {
       return c.error() << "input " << i << " has element type "
                        << c.inputElementType(i) << "; expected bool";
   return success();
-}
-
-Value boolConst(NodeContext &c, bool v) {
-  return scalar(c, c.builder().getI1Type(), v ? 1 : 0, v ? "true" : "false");
 }
 
 LogicalResult convertNot(NodeContext &c) {
@@ -634,6 +661,7 @@ const ConverterEntry kElementwise[] = {
     {"Neg", convertUnary<NegOp>},
     {"Erf", convertUnary<ErfOp>},
     {"Reciprocal", convertReciprocal},
+    {"Mod", convertMod},
     {"Softplus", convertSoftplus},
     {"Softsign", convertSoftsign},
     {"Elu", convertElu},
