@@ -175,11 +175,20 @@ def test_quantize_dequantize(dtype):
     check_against_ort(d, {"x": xi})
 
 
-def test_quantize_int16_is_rejected():
-    x = randf(4)
-    m = single("QuantizeLinear", {"x": x}, {},
-               {"s": np.array(0.1, np.float32), "z": np.array(0, np.int16)}, 21)
-    assert "int16" in import_error(m)
+@pytest.mark.parametrize("dtype", [np.int16, np.uint16])
+def test_quantize_16bit_per_axis(dtype):
+    x = randf(2, 3) * 1000
+    m = single("QuantizeLinear", {"x": x}, {"axis": 1},
+               {"s": np.array([0.5, 0.03, 2.0], np.float32),
+                "z": np.array([10, 300, 7], dtype)}, 21)
+    check_against_ort(m, {"x": x})
+
+
+def test_quantize_blocked_is_rejected():
+    x = randf(2, 4)
+    m = single("QuantizeLinear", {"x": x}, {"axis": 1, "block_size": 2},
+               {"s": np.ones((2, 2), np.float32), "z": np.zeros((2, 2), np.int8)}, 21)
+    assert "block_size" in import_error(m)
 
 
 @pytest.mark.parametrize("trans_a,trans_b,alpha,beta,cshape", [

@@ -746,6 +746,7 @@ struct QuantParams {
   std::vector<int64_t> zps;
   int64_t axis = -1; // -1: per tensor
   bool isSigned = true;
+  unsigned bits = 8;
 };
 
 /// Reads constant scale (input 1) and zero point (input 2) for a tensor of
@@ -759,11 +760,14 @@ FailureOr<QuantParams> readQuantParams(NodeContext &c, ArrayRef<int64_t> shape,
   if (*block != 0)
     return c.error() << "attribute 'block_size' = " << *block
                      << " (blocked quantization) is not supported";
-  if (storage != DType::I8 && storage != DType::U8)
+  if (storage != DType::I8 && storage != DType::U8 && storage != DType::I16 &&
+      storage != DType::U16)
     return c.error() << "quantized type " << dtypeName(storage)
-                     << " is not supported (only int8 and uint8)";
+                     << " is not supported (only int8, uint8, int16 and "
+                        "uint16)";
   QuantParams p;
-  p.isSigned = storage == DType::I8;
+  p.isSigned = isSignedInt(storage);
+  p.bits = dtypeSize(storage) * 8;
   const Tensor *scale = c.constantInput(1);
   if (!scale)
     return c.error() << "the scale input must be a constant";
@@ -801,9 +805,11 @@ FailureOr<QuantParams> readQuantParams(NodeContext &c, ArrayRef<int64_t> shape,
 }
 
 Type quantType(NodeContext &c, const QuantParams &p, Type expressed) {
-  auto storage = IntegerType::get(c.context(), 8);
+  auto storage = IntegerType::get(c.context(), p.bits);
   unsigned flags = p.isSigned ? quant::QuantizationFlags::Signed : 0;
-  int64_t qmin = p.isSigned ? -128 : 0, qmax = p.isSigned ? 127 : 255;
+  int64_t qmin = p.isSigned ? -(int64_t(1) << (p.bits - 1)) : 0;
+  int64_t qmax = p.isSigned ? (int64_t(1) << (p.bits - 1)) - 1
+                            : (int64_t(1) << p.bits) - 1;
   if (p.axis < 0)
     return quant::UniformQuantizedType::get(flags, storage, expressed,
                                             p.scales[0], p.zps[0], qmin, qmax);
@@ -829,8 +835,8 @@ LogicalResult convertQuantize(NodeContext &c) {
   else if (*outDtype != 0)
     storage = dtypeOfOnnx(c, *outDtype);
   if (!storage)
-    return c.error() << "the quantized type is not supported (only int8 and "
-                        "uint8)";
+    return c.error() << "the quantized type is not supported (only int8, "
+                        "uint8, int16 and uint16)";
   auto p = readQuantParams(c, *shape, *storage);
   if (failed(p))
     return failure();
