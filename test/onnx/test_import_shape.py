@@ -222,3 +222,11 @@ def test_reduce_log_sum_exp_large_values(keepdims):
     x = np.array([[100.0, 99.0, -np.inf], [1.0, np.inf, 2.0]], np.float32)
     m = single("ReduceLogSumExp", {"x": x}, {"axes": [1], "keepdims": keepdims}, opset=13)
     check_against_ort(m, {"x": x})
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_gather_elements(axis):
+    x = randf(3, 4)
+    idx = RNG.integers(-3, 3, (2, 3)).astype(np.int64)
+    m = node_with("GatherElements", ["x", "i"], {"x": x}, {"i": idx}, {"axis": axis})
+    check_against_ort(m, {"x": x})

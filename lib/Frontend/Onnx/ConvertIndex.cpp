@@ -32,6 +32,79 @@ LogicalResult convertGather(NodeContext &c) {
   return success();
 }
 
+/// The flat (row-major) position in `dataShape` that each entry of
+/// GatherElements' `indices` selects, or an error naming a bad index.
+FailureOr<Tensor> flatPositions(NodeContext &c, ArrayRef<int64_t> dataShape,
+                                ArrayRef<int64_t> idxShape,
+                                ArrayRef<int64_t> indices, int64_t axis) {
+  int64_t rank = dataShape.size();
+  std::vector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * dataShape[d + 1];
+  Tensor out(DType::I64, std::vector<int64_t>(idxShape));
+  std::vector<int64_t> pos(rank, 0);
+  for (size_t k = 0; k < indices.size(); ++k) {
+    int64_t i = indices[k], dim = dataShape[axis];
+    if (i < -dim || i >= dim)
+      return c.error() << "index " << i << " is out of range for dim " << dim
+                       << " of axis " << axis;
+    int64_t flat = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      flat += (d == axis ? (i < 0 ? i + dim : i) : pos[d]) * strides[d];
+    out.data<int64_t>()[k] = flat;
+    for (int64_t d = rank - 1; d >= 0 && ++pos[d] == idxShape[d]; --d)
+      pos[d] = 0;
+  }
+  return out;
+}
+
+/// GatherElements with constant indices: a Gather from the flattened data
+/// at precomputed flat positions.
+LogicalResult convertGatherElements(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  auto idxShape = c.requireShape(1);
+  auto axisAttr = c.attrInt("axis", 0);
+  if (failed(shape) || failed(idxShape) || failed(axisAttr))
+    return failure();
+  int64_t rank = shape->size();
+  auto axis = c.normalizeAxis("attribute 'axis'", *axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  bool fits = static_cast<int64_t>(idxShape->size()) == rank;
+  for (int64_t d = 0; fits && d < rank; ++d)
+    fits = d == *axis || (*idxShape)[d] <= (*shape)[d];
+  if (!fits)
+    return c.error() << "indices shape " << formatArray(*idxShape)
+                     << " does not fit data shape " << formatArray(*shape);
+  auto indices = c.constantInts(1);
+  if (!indices)
+    return c.error() << "the 'indices' input must be a constant";
+  auto flat = flatPositions(c, *shape, *idxShape, *indices, *axis);
+  if (failed(flat))
+    return failure();
+  Type elem = elemOf(c, 0);
+  if (flat->numElements() == 0) {
+    auto dt = dtypeOf(elem);
+    if (!dt)
+      return c.error() << "element type " << elem << " is not supported";
+    c.setOutput(0, c.constant(Tensor(*dt, *idxShape), "empty"));
+    return success();
+  }
+  int64_t count = 1;
+  for (int64_t d : *shape)
+    count *= d;
+  auto data = c.create<ReshapeOp>(elem, c.input(0),
+                                  c.builder().getDenseI64ArrayAttr({count}));
+  if (failed(data))
+    return failure();
+  auto out = c.create<GatherOp>(elem, *data, c.constant(*flat, "positions"),
+                                c.builder().getI64IntegerAttr(0));
+  if (failed(out))
+    return failure();
+  c.setOutput(0, *out);
+  return success();
+}
+
 /// Reads a one-element constant input as a double and as an int.
 struct Scalar {
   double f;
@@ -95,6 +168,7 @@ LogicalResult convertRange(NodeContext &c) {
 
 const ConverterEntry kIndex[] = {
     {"Gather", convertGather},
+    {"GatherElements", convertGatherElements},
     {"Range", convertRange},
     {nullptr, nullptr},
 };
