@@ -680,18 +680,28 @@ LogicalResult applyAxes(NodeContext &c, ResizeSpec &s,
     scale = *policy == "not_larger" ? std::min(scale, r) : std::max(scale, r);
   }
   // The policy's single scale drives the coordinate mapping; sizes are
-  // rounded half up from it.
+  // rounded half up from it. Top takes the scale itself when floor(dim *
+  // scale) gives the same sizes, else sizes whose ratio must equal it.
   s.scales.assign(rank, 1.0);
+  bool floorMatches = true, ratioMatches = true;
   for (int64_t a : axes) {
     s.sizes[a] = static_cast<int64_t>(scale * shape[a] + 0.5);
     s.scales[a] = scale;
-    if (s.ctm != "align_corners" && double(s.sizes[a]) / shape[a] != scale)
-      return c.error() << "keep_aspect_ratio_policy '" << *policy
-                       << "' gives scale " << scale << " but size "
-                       << s.sizes[a] << " for input dim " << shape[a]
-                       << "; not exactly expressible";
+    floorMatches &= static_cast<int64_t>(std::floor(shape[a] * scale)) ==
+                    s.sizes[a];
+    ratioMatches &= s.ctm == "align_corners" ||
+                    double(s.sizes[a]) / shape[a] == scale;
+  }
+  if (floorMatches) {
+    s.sizes.clear();
+    return success();
   }
   s.scales.clear();
+  if (!ratioMatches)
+    return c.error() << "keep_aspect_ratio_policy '" << *policy
+                     << "' with scale " << scale << " gives sizes "
+                     << formatArray(s.sizes)
+                     << " that no single Top scale reproduces";
   return success();
 }
 
