@@ -567,20 +567,27 @@ FailureOr<Value> castTo(NodeContext &c, Value x, Type to) {
   return c.create<CastOp>(to, x);
 }
 
+/// The normalized 'axes' of a Reduce* node (empty: all, or none with
+/// noop_with_empty_axes).
+FailureOr<IntList> readReduceAxes(NodeContext &c, int64_t rank) {
+  auto axesIn = attrOrInputInts(c, "axes", axesInputSince(c), 1);
+  if (failed(axesIn))
+    return failure();
+  if (!*axesIn)
+    return IntList();
+  return normalizeAxes(c, "axes", **axesIn, rank);
+}
+
 LogicalResult convertReduceWith(NodeContext &c, const ReduceRecipe &r) {
   auto rank = c.requireRank(0);
-  auto axesIn = attrOrInputInts(c, "axes", axesInputSince(c), 1);
   auto keep = c.attrInt("keepdims", 1);
   auto noop = c.attrInt("noop_with_empty_axes", 0);
-  if (failed(rank) || failed(axesIn) || failed(keep) || failed(noop))
+  if (failed(rank) || failed(keep) || failed(noop))
     return failure();
-  IntList axes;
-  if (*axesIn) {
-    auto a = normalizeAxes(c, "axes", **axesIn, *rank);
-    if (failed(a))
-      return failure();
-    axes = *a;
-  }
+  auto axesOr = readReduceAxes(c, *rank);
+  if (failed(axesOr))
+    return failure();
+  IntList axes = *axesOr;
   Type elem = elemOf(c, 0);
   bool isInt = !isa<FloatType>(elem);
   Type f64 = c.builder().getF64Type();
@@ -634,23 +641,36 @@ FailureOr<Value> reduceKeep(NodeContext &c, Value x, StringRef mode,
                             b.getStringAttr(mode));
 }
 
+/// `m` clamped to the largest finite magnitude of its float type `work`.
+FailureOr<Value> clampFinite(NodeContext &c, Value m, Type work) {
+  auto dt = dtypeFor(c, work);
+  if (failed(dt))
+    return failure();
+  double big = APFloat::getLargest(cast<FloatType>(work).getFloatSemantics())
+                   .convertToDouble();
+  Tensor lo(*dt, {}), hi(*dt, {});
+  lo.setFromDouble(0, -big);
+  hi.setFromDouble(0, big);
+  BoolAttr noRelu = c.builder().getBoolAttr(false);
+  auto below = c.create<MinOp>(work, m, c.constant(hi, "max"), noRelu);
+  if (failed(below))
+    return failure();
+  return c.create<MaxOp>(work, *below, c.constant(lo, "lowest"), noRelu);
+}
+
 /// log(sum(exp(x - m))) + m with m the maximum clamped to the finite range,
 /// as the ONNX reference and ONNX Runtime compute it (no overflow of exp).
 LogicalResult convertReduceLogSumExp(NodeContext &c) {
   auto shape = c.requireShape(0);
-  auto axesIn = attrOrInputInts(c, "axes", 18, 1);
   auto keep = c.attrInt("keepdims", 1);
   auto noopAttr = c.attrInt("noop_with_empty_axes", 0);
-  if (failed(shape) || failed(axesIn) || failed(keep) || failed(noopAttr))
+  if (failed(shape) || failed(keep) || failed(noopAttr))
     return failure();
   int64_t rank = shape->size();
-  IntList axes;
-  if (*axesIn) {
-    auto a = normalizeAxes(c, "axes", **axesIn, rank);
-    if (failed(a))
-      return failure();
-    axes = *a;
-  }
+  auto axesOr = readReduceAxes(c, rank);
+  if (failed(axesOr))
+    return failure();
+  IntList axes = *axesOr;
   bool noop = axes.empty() && *noopAttr;
   Type elem = elemOf(c, 0);
   auto x = castTo(c, c.input(0), isa<FloatType>(elem)
@@ -659,23 +679,10 @@ LogicalResult convertReduceLogSumExp(NodeContext &c) {
   if (failed(x))
     return failure();
   Type work = cast<ShapedType>(x->getType()).getElementType();
-  auto dt = dtypeFor(c, work);
-  if (failed(dt))
-    return failure();
-  Tensor lo(*dt, {}), hi(*dt, {});
-  double big = APFloat::getLargest(cast<FloatType>(work).getFloatSemantics())
-                   .convertToDouble();
-  lo.setFromDouble(0, -big);
-  hi.setFromDouble(0, big);
   auto m = reduceKeep(c, *x, "ReduceMax", axes, noop);
   if (failed(m))
     return failure();
-  auto clampHi = c.create<MinOp>(work, *m, c.constant(hi, "max"),
-                                 c.builder().getBoolAttr(false));
-  if (failed(clampHi))
-    return failure();
-  auto mc = c.create<MaxOp>(work, *clampHi, c.constant(lo, "lowest"),
-                            c.builder().getBoolAttr(false));
+  auto mc = clampFinite(c, *m, work);
   if (failed(mc))
     return failure();
   auto d = c.create<SubOp>(work, *x, *mc, c.builder().getBoolAttr(false));
