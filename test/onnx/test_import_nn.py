@@ -244,3 +244,10 @@ def test_maxpool_dilations_pads():
                                                    "dilations": [2, 2],
                                                    "pads": [1, 2, 2, 1]}, opset=12),
                       {"x": x})
+
+
+def test_quantize_dynamic_scale_rounds_half_to_even():
+    x = np.array([[-2.5, -1.5, -0.5, 0.5], [1.5, 2.5, 300.0, -300.0]], np.float32)
+    ins = {"x": x, "s": np.array([1.0, 0.5], np.float32),
+           "z": np.array([3, -1], np.int8)}
+    check_against_ort(single("QuantizeLinear", ins, {"axis": 0}, opset=13), ins)

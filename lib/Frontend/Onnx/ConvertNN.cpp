@@ -833,6 +833,73 @@ std::optional<DType> dtypeOfOnnx(NodeContext &c, int64_t onnxType) {
   return t ? dtypeOf(t) : std::nullopt;
 }
 
+/// Input `i` as float `f`, reshaped to `shape` if that is non-empty.
+FailureOr<Value> asFloat(NodeContext &c, size_t i, Type f,
+                         ArrayRef<int64_t> shape) {
+  FailureOr<Value> v = c.input(i);
+  if (elemOf(c, i) != f)
+    v = c.create<CastOp>(f, *v);
+  if (failed(v) || shape.empty())
+    return v;
+  return reshape(c, *v, shape);
+}
+
+/// Per-axis broadcast shape for a 1-d parameter of `n` values on `axis`.
+std::vector<int64_t> axisShape(int64_t n, int64_t axis, int64_t rank) {
+  std::vector<int64_t> shape(rank - axis, 1);
+  shape[0] = n;
+  return shape;
+}
+
+/// QuantizeLinear with a non-constant scale or zero point, in f32
+/// arithmetic: clamp(round_half_even(x / scale) + zp, qmin, qmax). Rounding
+/// adds and subtracts 1.5 * 2^23 (f32 sums round to nearest even) after
+/// clamping |x / scale| below 2^22.
+LogicalResult quantizeByArith(NodeContext &c, ArrayRef<int64_t> shape,
+                              DType storage) {
+  Type f = elemOf(c, 0);
+  auto axisAttr = c.attrInt("axis", 1);
+  auto sShape = c.requireShape(1);
+  if (failed(axisAttr) || failed(sShape))
+    return failure();
+  if (!f.isF32())
+    return c.error() << "a non-constant scale needs an f32 input, got " << f;
+  if (!isSignedInt(storage) && !isUnsignedInt(storage))
+    return c.error() << "quantized type " << dtypeName(storage)
+                     << " is not supported";
+  std::vector<int64_t> bshape;
+  if (sShape->size() == 1 && (*sShape)[0] != 1) {
+    auto axis = c.normalizeAxis("attribute 'axis' =", *axisAttr, shape.size());
+    if (failed(axis))
+      return failure();
+    bshape = axisShape((*sShape)[0], *axis, shape.size());
+  } else if (sShape->size() > 1) {
+    return c.error() << "scale of shape " << formatArray(*sShape)
+                     << " is not supported (scalar or 1-d)";
+  }
+  OpBuilder &b = c.builder();
+  auto clip = [&](FailureOr<Value> v, double lo, double hi) -> FailureOr<Value> {
+    if (failed(v))
+      return failure();
+    return c.create<ClipOp>(f, *v, b.getF64FloatAttr(lo), b.getF64FloatAttr(hi));
+  };
+  const double magic = 12582912.0; // 1.5 * 2^23
+  auto y = clip(binary<DivOp>(c, c.input(0), asFloat(c, 1, f, bshape)), -4e6,
+                4e6);
+  auto r = binary<SubOp>(c, binary<AddOp>(c, y, scalar(c, f, magic)),
+                         scalar(c, f, magic));
+  if (c.hasInput(2))
+    r = binary<AddOp>(c, r, asFloat(c, 2, f, bshape));
+  unsigned bits = dtypeSize(storage) * 8;
+  double qmin = isSignedInt(storage) ? -std::ldexp(1.0, bits - 1) : 0.0;
+  double qmax = isSignedInt(storage) ? std::ldexp(1.0, bits - 1) - 1
+                                     : std::ldexp(1.0, bits) - 1;
+  auto q = clip(r, qmin, qmax);
+  if (failed(q))
+    return failure();
+  return emit<CastOp>(c, elementTypeOf(storage, c.context()), *q);
+}
+
 LogicalResult convertQuantize(NodeContext &c) {
   auto shape = c.requireShape(0);
   auto outDtype = c.attrInt("output_dtype", 0);
@@ -847,6 +914,13 @@ LogicalResult convertQuantize(NodeContext &c) {
   if (!storage)
     return c.error() << "the quantized type is not supported (only int8, "
                         "uint8, int16 and uint16)";
+  auto block = c.attrInt("block_size", 0);
+  if (failed(block))
+    return failure();
+  bool constParams = c.constantInput(1) &&
+                     (!c.hasInput(2) || c.constantInput(2));
+  if (!constParams && *block == 0)
+    return quantizeByArith(c, *shape, *storage);
   auto p = readQuantParams(c, *shape, *storage);
   if (failed(p))
     return failure();
@@ -879,17 +953,6 @@ Tensor dequantizeConstant(const Tensor &x, const QuantParams &p, DType out) {
     y.setFromDouble(i, double(x.getAsInt(i) - p.zps[ch]) * p.scales[ch]);
   }
   return y;
-}
-
-/// Input `i` as float `f`, reshaped to `shape` if that is non-empty.
-FailureOr<Value> asFloat(NodeContext &c, size_t i, Type f,
-                         ArrayRef<int64_t> shape) {
-  FailureOr<Value> v = c.input(i);
-  if (elemOf(c, i) != f)
-    v = c.create<CastOp>(f, *v);
-  if (failed(v) || shape.empty())
-    return v;
-  return reshape(c, *v, shape);
 }
 
 /// (float(x) - float(zp)) * scale with elementwise ops: for non-constant
