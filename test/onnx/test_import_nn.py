@@ -184,10 +184,21 @@ def test_quantize_16bit_per_axis(dtype):
     check_against_ort(m, {"x": x})
 
 
-def test_quantize_blocked_is_rejected():
-    x = randf(2, 4)
+def test_blocked_quantization():
+    x = randf(2, 4) * 5
+    inits = {"s": np.array([[0.1, 0.2], [0.3, 0.05]], np.float32),
+             "z": np.array([[1, -3], [0, 4]], np.int8)}
+    m = single("QuantizeLinear", {"x": x}, {"axis": 1, "block_size": 2}, inits, 21)
+    check_against_ort(m, {"x": x})
+    xi = RNG.integers(-100, 100, (2, 4)).astype(np.int8)
+    m = single("DequantizeLinear", {"x": xi}, {"axis": 1, "block_size": 2}, inits, 21)
+    check_against_ort(m, {"x": xi})
+
+
+def test_blocked_quantization_must_tile():
+    x = randf(2, 5)
     m = single("QuantizeLinear", {"x": x}, {"axis": 1, "block_size": 2},
-               {"s": np.ones((2, 2), np.float32), "z": np.zeros((2, 2), np.int8)}, 21)
+               {"s": np.ones((2, 3), np.float32), "z": np.zeros((2, 3), np.int8)}, 21)
     assert "block_size" in import_error(m)
 
 

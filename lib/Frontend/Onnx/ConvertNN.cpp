@@ -844,11 +844,48 @@ FailureOr<Value> asFloat(NodeContext &c, size_t i, Type f,
   return reshape(c, *v, shape);
 }
 
-/// Per-axis broadcast shape for a 1-d parameter of `n` values on `axis`.
-std::vector<int64_t> axisShape(int64_t n, int64_t axis, int64_t rank) {
-  std::vector<int64_t> shape(rank - axis, 1);
-  shape[0] = n;
-  return shape;
+/// Scale or zero point input `i` as float `f`, broadcastable to the data
+/// `shape`: per tensor as is, per axis as a column on `axis`, blocked
+/// (`block_size` > 0) with each value repeated over its block.
+FailureOr<Value> quantParam(NodeContext &c, size_t i, Type f,
+                            ArrayRef<int64_t> shape) {
+  auto axisAttr = c.attrInt("axis", 1);
+  auto block = c.attrInt("block_size", 0);
+  auto pShape = c.requireShape(i);
+  if (failed(axisAttr) || failed(block) || failed(pShape))
+    return failure();
+  int64_t rank = shape.size();
+  if (product(*pShape) == 1 && *block == 0)
+    return asFloat(c, i, f, {});
+  auto axis = c.normalizeAxis("attribute 'axis' =", *axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  if (*block == 0) {
+    if (pShape->size() != 1)
+      return c.error() << "input " << i << " of shape " << formatArray(*pShape)
+                       << " is not supported (scalar or 1-d)";
+    std::vector<int64_t> col(rank - *axis, 1);
+    col[0] = (*pShape)[0];
+    return asFloat(c, i, f, col);
+  }
+  int64_t b = *block;
+  if (b < 0 || (int64_t)pShape->size() != rank ||
+      (*pShape)[*axis] * b != shape[*axis])
+    return c.error() << "attribute 'block_size' = " << b << " with input " << i
+                     << " of shape " << formatArray(*pShape)
+                     << " is not supported for data of shape "
+                     << formatArray(shape)
+                     << " (blocks must tile the axis exactly)";
+  std::vector<int64_t> split(pShape->begin(), pShape->end());
+  split.insert(split.begin() + *axis + 1, 1);
+  auto v = asFloat(c, i, f, split);
+  if (failed(v))
+    return failure();
+  split[*axis + 1] = b;
+  auto wide = c.create<ExpandOp>(f, *v, c.builder().getDenseI64ArrayAttr(split));
+  if (failed(wide))
+    return failure();
+  return reshape(c, *wide, shape);
 }
 
 /// QuantizeLinear with a non-constant scale or zero point, in f32
@@ -858,25 +895,11 @@ std::vector<int64_t> axisShape(int64_t n, int64_t axis, int64_t rank) {
 LogicalResult quantizeByArith(NodeContext &c, ArrayRef<int64_t> shape,
                               DType storage) {
   Type f = elemOf(c, 0);
-  auto axisAttr = c.attrInt("axis", 1);
-  auto sShape = c.requireShape(1);
-  if (failed(axisAttr) || failed(sShape))
-    return failure();
   if (!f.isF32())
     return c.error() << "a non-constant scale needs an f32 input, got " << f;
   if (!isSignedInt(storage) && !isUnsignedInt(storage))
     return c.error() << "quantized type " << dtypeName(storage)
                      << " is not supported";
-  std::vector<int64_t> bshape;
-  if (sShape->size() == 1 && (*sShape)[0] != 1) {
-    auto axis = c.normalizeAxis("attribute 'axis' =", *axisAttr, shape.size());
-    if (failed(axis))
-      return failure();
-    bshape = axisShape((*sShape)[0], *axis, shape.size());
-  } else if (sShape->size() > 1) {
-    return c.error() << "scale of shape " << formatArray(*sShape)
-                     << " is not supported (scalar or 1-d)";
-  }
   OpBuilder &b = c.builder();
   auto clip = [&](FailureOr<Value> v, double lo, double hi) -> FailureOr<Value> {
     if (failed(v))
@@ -884,12 +907,12 @@ LogicalResult quantizeByArith(NodeContext &c, ArrayRef<int64_t> shape,
     return c.create<ClipOp>(f, *v, b.getF64FloatAttr(lo), b.getF64FloatAttr(hi));
   };
   const double magic = 12582912.0; // 1.5 * 2^23
-  auto y = clip(binary<DivOp>(c, c.input(0), asFloat(c, 1, f, bshape)), -4e6,
+  auto y = clip(binary<DivOp>(c, c.input(0), quantParam(c, 1, f, shape)), -4e6,
                 4e6);
   auto r = binary<SubOp>(c, binary<AddOp>(c, y, scalar(c, f, magic)),
                          scalar(c, f, magic));
   if (c.hasInput(2))
-    r = binary<AddOp>(c, r, asFloat(c, 2, f, bshape));
+    r = binary<AddOp>(c, r, quantParam(c, 2, f, shape));
   unsigned bits = dtypeSize(storage) * 8;
   double qmin = isSignedInt(storage) ? -std::ldexp(1.0, bits - 1) : 0.0;
   double qmax = isSignedInt(storage) ? std::ldexp(1.0, bits - 1) - 1
@@ -919,7 +942,7 @@ LogicalResult convertQuantize(NodeContext &c) {
     return failure();
   bool constParams = c.constantInput(1) &&
                      (!c.hasInput(2) || c.constantInput(2));
-  if (!constParams && *block == 0)
+  if (!constParams || *block != 0)
     return quantizeByArith(c, *shape, *storage);
   auto p = readQuantParams(c, *shape, *storage);
   if (failed(p))
@@ -959,29 +982,10 @@ Tensor dequantizeConstant(const Tensor &x, const QuantParams &p, DType out) {
 /// parameters and 16/32-bit integers (exact while |x - zp| < 2^24).
 LogicalResult dequantizeByArith(NodeContext &c, ArrayRef<int64_t> shape) {
   Type f = elemOf(c, 1);
-  auto axisAttr = c.attrInt("axis", 1);
-  auto block = c.attrInt("block_size", 0);
-  auto sShape = c.requireShape(1);
-  if (failed(axisAttr) || failed(block) || failed(sShape))
-    return failure();
-  if (*block != 0)
-    return c.error() << "attribute 'block_size' = " << *block
-                     << " (blocked quantization) is not supported";
-  std::vector<int64_t> bshape;
-  if (sShape->size() == 1 && (*sShape)[0] != 1) {
-    auto axis = c.normalizeAxis("attribute 'axis' =", *axisAttr, shape.size());
-    if (failed(axis))
-      return failure();
-    bshape.assign(shape.size() - *axis, 1);
-    bshape[0] = (*sShape)[0];
-  } else if (sShape->size() > 1) {
-    return c.error() << "scale of shape " << formatArray(*sShape)
-                     << " is not supported (scalar or 1-d)";
-  }
   FailureOr<Value> x = asFloat(c, 0, f, {});
   if (c.hasInput(2))
-    x = binary<SubOp>(c, x, asFloat(c, 2, f, bshape));
-  auto y = binary<MulOp>(c, x, asFloat(c, 1, f, bshape));
+    x = binary<SubOp>(c, x, quantParam(c, 2, f, shape));
+  auto y = binary<MulOp>(c, x, quantParam(c, 1, f, shape));
   if (failed(y))
     return failure();
   c.setOutput(0, *y);
@@ -1002,7 +1006,11 @@ LogicalResult convertDequantize(NodeContext &c) {
                      << " are not supported";
   bool constParams = c.constantInput(1) &&
                      (!c.hasInput(2) || c.constantInput(2));
-  if (!constParams || (*storage != DType::I8 && *storage != DType::U8))
+  auto block = c.attrInt("block_size", 0);
+  if (failed(block))
+    return failure();
+  if (!constParams || *block != 0 ||
+      (*storage != DType::I8 && *storage != DType::U8))
     return dequantizeByArith(c, *shape);
   auto p = readQuantParams(c, *shape, *storage);
   if (failed(p))
