@@ -337,11 +337,12 @@ LogicalResult convertConvInteger(NodeContext &c) {
       failed(checkInt8(c, 1)))
     return failure();
   if (x->size() < 3 || wShape->size() != x->size())
-    return c.error() << "input shape " << formatArray(*x) << " and weight shape "
-                     << formatArray(*wShape) << " must have equal rank >= 3";
+    return c.error() << "input shape " << formatArray(*x)
+                     << " and weight shape " << formatArray(*wShape)
+                     << " must have equal rank >= 3";
   int64_t r = x->size() - 2;
-  auto win = readWindow(c, r, ArrayRef<int64_t>(*x).drop_front(2),
-                        std::vector<int64_t>(wShape->begin() + 2, wShape->end()));
+  std::vector<int64_t> kernel(wShape->begin() + 2, wShape->end());
+  auto win = readWindow(c, r, ArrayRef<int64_t>(*x).drop_front(2), kernel);
   auto group = c.attrInt("group", 1);
   if (failed(win) || failed(group))
     return failure();
@@ -362,8 +363,8 @@ LogicalResult convertConvInteger(NodeContext &c) {
       b.getI32Type(), c.input(0), *w, c.none(),
       b.getDenseI64ArrayAttr(win->kernel), b.getDenseI64ArrayAttr(win->strides),
       b.getDenseI64ArrayAttr(win->pads), b.getDenseI64ArrayAttr(win->dilations),
-      b.getI64IntegerAttr(*group), b.getBoolAttr(false), b.getF64FloatAttr(-1.0),
-      inputZp, DenseI64ArrayAttr());
+      b.getI64IntegerAttr(*group), b.getBoolAttr(false),
+      b.getF64FloatAttr(-1.0), inputZp, DenseI64ArrayAttr());
   if (failed(out))
     return failure();
   c.setOutput(0, *out);

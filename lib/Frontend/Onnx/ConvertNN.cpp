@@ -497,8 +497,9 @@ LogicalResult convertConvTranspose(NodeContext &c) {
   if (failed(x) || failed(w) || failed(group))
     return failure();
   if (x->size() < 3 || w->size() != x->size())
-    return c.error() << "input shape " << formatArray(*x) << " and weight shape "
-                     << formatArray(*w) << " must have equal rank >= 3";
+    return c.error() << "input shape " << formatArray(*x)
+                     << " and weight shape " << formatArray(*w)
+                     << " must have equal rank >= 3";
   auto a = readDeconvAttrs(c, *x, *w);
   if (failed(a))
     return failure();
@@ -882,7 +883,8 @@ FailureOr<Value> quantParam(NodeContext &c, size_t i, Type f,
   if (failed(v))
     return failure();
   split[*axis + 1] = b;
-  auto wide = c.create<ExpandOp>(f, *v, c.builder().getDenseI64ArrayAttr(split));
+  auto wide =
+      c.create<ExpandOp>(f, *v, c.builder().getDenseI64ArrayAttr(split));
   if (failed(wide))
     return failure();
   return reshape(c, *wide, shape);
@@ -901,10 +903,12 @@ LogicalResult quantizeByArith(NodeContext &c, ArrayRef<int64_t> shape,
     return c.error() << "quantized type " << dtypeName(storage)
                      << " is not supported";
   OpBuilder &b = c.builder();
-  auto clip = [&](FailureOr<Value> v, double lo, double hi) -> FailureOr<Value> {
+  auto clip = [&](FailureOr<Value> v, double lo,
+                  double hi) -> FailureOr<Value> {
     if (failed(v))
       return failure();
-    return c.create<ClipOp>(f, *v, b.getF64FloatAttr(lo), b.getF64FloatAttr(hi));
+    return c.create<ClipOp>(f, *v, b.getF64FloatAttr(lo),
+                            b.getF64FloatAttr(hi));
   };
   const double magic = 12582912.0; // 1.5 * 2^23
   auto y = clip(binary<DivOp>(c, c.input(0), quantParam(c, 1, f, shape)), -4e6,
