@@ -262,3 +262,16 @@ def test_quantize_dynamic_scale_rounds_half_to_even():
     ins = {"x": x, "s": np.array([1.0, 0.5], np.float32),
            "z": np.array([3, -1], np.int8)}
     check_against_ort(single("QuantizeLinear", ins, {"axis": 0}, opset=13), ins)
+
+
+def test_resize_half_pixel_symmetric():
+    x = randf(1, 1, 3, 4)
+    inits = {"sizes": np.array([1, 1, 5, 2], np.int64)}
+    m = single("Resize", {"x": x}, {"mode": "linear",
+                                    "coordinate_transformation_mode": "half_pixel_symmetric"},
+               inits, 19, ["x", "", "", "sizes"])
+    check_against_ort(m, {"x": x})
+    inits = {"roi": np.zeros(0, np.float32), "scales": np.array([1, 1, 1, 0.6], np.float32)}
+    m = single("Resize", {"x": x}, {"coordinate_transformation_mode": "half_pixel_symmetric"},
+               inits, 19)
+    assert "fractional output size" in import_error(m)

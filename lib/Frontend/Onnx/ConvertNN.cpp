@@ -618,7 +618,7 @@ LogicalResult readResizeAttrs(NodeContext &c, ResizeSpec &s) {
                      << " is not supported (only 0)";
   static const char *const kCtm[] = {"half_pixel", "pytorch_half_pixel",
                                      "align_corners", "asymmetric"};
-  if (!llvm::is_contained(kCtm, *ctm))
+  if (!llvm::is_contained(kCtm, *ctm) && *ctm != "half_pixel_symmetric")
     return c.error() << "attribute 'coordinate_transformation_mode' = '"
                      << *ctm
                      << "' is not supported (half_pixel, pytorch_half_pixel, "
@@ -706,6 +706,26 @@ LogicalResult applyAxes(NodeContext &c, ResizeSpec &s,
   return success();
 }
 
+/// half_pixel_symmetric shifts by center * (1 - out_int / out_real); it is
+/// half_pixel when every output size dim * scale is an integer (always with
+/// sizes, whose scale is out / in).
+LogicalResult symmetricAsHalfPixel(NodeContext &c, ResizeSpec &s,
+                                   ArrayRef<int64_t> shape) {
+  if (s.ctm != "half_pixel_symmetric")
+    return success();
+  for (size_t i = 0; i < s.scales.size(); ++i) {
+    double out = shape[i] * s.scales[i];
+    if (out != std::floor(out))
+      return c.error() << "coordinate_transformation_mode "
+                          "'half_pixel_symmetric' with scale "
+                       << s.scales[i] << " on dim " << i << " (size "
+                       << shape[i]
+                       << ") gives a fractional output size; not supported";
+  }
+  s.ctm = "half_pixel";
+  return success();
+}
+
 LogicalResult convertResize(NodeContext &c) {
   auto shape = c.requireShape(0);
   if (failed(shape))
@@ -745,7 +765,10 @@ LogicalResult convertResize(NodeContext &c) {
   for (double v : s.scales)
     if (!(v > 0))
       return c.error() << "'scales' value " << v << " must be positive";
-  return failed(applyAxes(c, s, *shape)) ? failure() : emitResize(c, s);
+  if (failed(applyAxes(c, s, *shape)) ||
+      failed(symmetricAsHalfPixel(c, s, *shape)))
+    return failure();
+  return emitResize(c, s);
 }
 
 //===----------------------------------------------------------------------===//
