@@ -275,3 +275,19 @@ def test_resize_half_pixel_symmetric():
     m = single("Resize", {"x": x}, {"coordinate_transformation_mode": "half_pixel_symmetric"},
                inits, 19)
     assert "fractional output size" in import_error(m)
+
+
+@pytest.mark.parametrize("mode,scales", [("nearest", [1, 1, 2, 3]), ("nearest", [1, 1, 0.5, 0.6]),
+                                         ("linear", [1, 1, 2, 1.5])])
+def test_resize_opset10(mode, scales):
+    x = randf(1, 2, 4, 5)
+    m = single("Resize", {"x": x}, {"mode": mode},
+               {"scales": np.array(scales, np.float32)}, 10)
+    check_against_ort(m, {"x": x})
+
+
+def test_upsample_linear_opset9():
+    x = randf(1, 1, 3, 4)
+    m = single("Upsample", {"x": x}, {"mode": "linear"},
+               {"s": np.array([1, 1, 2, 1.5], np.float32)}, 9)
+    check_against_ort(m, {"x": x})
