@@ -51,7 +51,19 @@ run_ctest() {
 
 echo "== lit / FileCheck =="; run_lit
 echo "== GoogleTest =="; run_ctest
-echo "== pytest =="; run_pytest all test/numeric test/negative test/python
+echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/python
+if [ -f test/onnx/conformance-subset.txt ]; then
+  echo "== ONNX node tests (fixed subset; full run: scripts/onnx-conformance) =="
+  "$PY" scripts/onnx-conformance --bin "$BUILD/bin" --subset test/onnx/conformance-subset.txt \
+    --json "$report/conformance.json" > "$report/conformance.log" 2>&1
+  cat "$report/conformance.log"
+  line=$(tail -1 "$report/conformance.log")
+  if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+    passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+  else
+    failed=$((failed + 1))
+  fi
+fi
 if [ -n "$ASAN_BUILD" ]; then
   echo "== bad-input suites under ASan + UBSan ($ASAN_BUILD) =="
   export ASAN_OPTIONS=abort_on_error=0:detect_leaks=1
