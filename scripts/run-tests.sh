@@ -29,9 +29,14 @@ run_lit() {
 }
 
 run_pytest() {
-  "$PY" -m pytest -q -p no:cacheprovider --junitxml "$report/pytest-$1.xml" "${@:2}"
+  local dirs=() d
+  for d in "${@:2}"; do [ -e "$d" ] && dirs+=("$d"); done
+  "$PY" -m pytest -q -p no:cacheprovider --junitxml "$report/pytest-$1.xml" "${dirs[@]}"
   local rc=$?
   if [ $rc -eq 5 ]; then return; fi # no tests collected
+  if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then # usage or internal error
+    echo "pytest exited with $rc"; failed=$((failed + 1)); return
+  fi
   local t f e s
   t=$(grep -o 'tests="[0-9]*"' "$report/pytest-$1.xml" | head -1 | grep -o '[0-9]*')
   f=$(grep -o 'failures="[0-9]*"' "$report/pytest-$1.xml" | head -1 | grep -o '[0-9]*')
