@@ -435,8 +435,6 @@ const ConverterEntry kCore[] = {
     {"Gemm", convertGemm},
     {"MatMulInteger", convertMatMulInteger},
     {"ConvInteger", convertConvInteger},
-    {"Add", convertBinary<AddOp>},
-    {"Relu", convertUnary<ReluOp>},
     {"Reshape", convertReshape},
     {"Flatten", convertFlatten},
 };
