@@ -209,9 +209,9 @@ def test_window_matches_numpy():
     got = run_op("Window", [], "tensor<9xf64>",
                  'kind = "hann", size = 9 : i64, periodic = false')
     close(got, np.hanning(9), TOL[np.float64])
+    # A periodic window is the symmetric one of size + 1 without its end.
     got = run_op("Window", [], "tensor<9xf64>",
-                 'kind = "blackman", size = 10 : i64, periodic = true'
-                 .replace("10", "9"))
+                 'kind = "blackman", size = 9 : i64, periodic = true')
     close(got, np.blackman(10)[:9], (1e-12, 1e-12))
 
 
@@ -238,11 +238,28 @@ def mel_reference(mels, length, rate, lo, hi):
                           (4, 256, 22050, 300.5, 3000)])
 def test_mel_weight_matrix(mels, length, rate, lo, hi):
     shape = (length // 2 + 1, mels)
-    got = run_op("MelWeightMatrix", [], mlir_type(shape, np.float32),
+    got = run_op("MelWeightMatrix", [("lo", np.float32(lo).reshape(())),
+                                     ("hi", np.float32(hi).reshape(1))],
+                 mlir_type(shape, np.float32),
                  f"num_mel_bins = {mels} : i64, dft_length = {length} : i64, "
-                 f"sample_rate = {rate} : i64, lower_edge_hertz = {float(lo)} : "
-                 f"f64, upper_edge_hertz = {float(hi)} : f64")
-    close(got, mel_reference(mels, length, rate, lo, hi), TOL[np.float32])
+                 f"sample_rate = {rate} : i64")
+    close(got, mel_reference(mels, length, rate, np.float32(lo),
+                             np.float32(hi)), TOL[np.float32])
+
+
+@pytest.mark.parametrize("lo,hi,message", [
+    (500, 100, "operands 'lower_edge_hertz' = 5.000000e+02 and "
+               "'upper_edge_hertz' = 1.000000e+02 must satisfy"),
+    (0, 8000, "operand 'upper_edge_hertz' = 8.000000e+03 maps to spectrum bin"),
+])
+def test_mel_weight_matrix_bad_edges(lo, hi, message):
+    code, _, err = run_single(
+        "MelWeightMatrix", [("lo", np.float32(lo).reshape(())),
+                            ("hi", np.float32(hi).reshape(()))],
+        "tensor<9x4xf32>",
+        "num_mel_bins = 4 : i64, dft_length = 16 : i64, sample_rate = 8000 : i64")
+    assert code != 0
+    assert message in err, err
 
 
 #===------------------------------------------------------------------------===#

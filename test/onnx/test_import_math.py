@@ -85,6 +85,19 @@ def test_shrink(lambd, bias):
                       {"x": x})
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8])
+def test_shrink_integer(dtype):
+    x = np.arange(-6, 6).astype(dtype).reshape(3, 4)
+    check_against_ort(node_model("Shrink", {"x": x}, lambd=1.5, bias=1.0),
+                      {"x": x})
+
+
+def test_shrink_integer_fractional_bias_is_rejected():
+    x = np.arange(4).astype(np.int32)
+    err = import_error(node_model("Shrink", {"x": x}, bias=0.5))
+    assert "attribute 'bias' = 5.000000e-01 must be integral" in err
+
+
 def test_det():
     x = randn(3, 4, 4)
     check_against_ort(node_model("Det", {"x": x}), {"x": x})

@@ -86,16 +86,6 @@ FailureOr<int64_t> constantScalarInt(NodeContext &c, size_t i,
   return (*v)[0];
 }
 
-/// Input `i` as one float: it must be a constant with one element.
-FailureOr<double> constantScalarFloat(NodeContext &c, size_t i,
-                                      StringRef what) {
-  const Tensor *t = c.constantInput(i);
-  if (!t || t->numElements() != 1)
-    return c.error() << "input " << i << " ('" << what
-                     << "') must be a constant scalar";
-  return t->getAsDouble(0);
-}
-
 /// The element type named by attribute `output_datatype` (default FLOAT).
 FailureOr<Type> outputDatatype(NodeContext &c) {
   auto dt = c.attrInt("output_datatype", 1);
@@ -176,9 +166,16 @@ LogicalResult convertShrink(NodeContext &c) {
     return failure();
   Value x = c.input(0);
   Type t = elemType(x);
-  if (t && t.isUnsignedInteger() && *lambd < 0)
-    return c.error() << "attribute 'lambd' = " << *lambd
-                     << " must be >= 0 for unsigned input " << t;
+  if (t && t.isInteger()) {
+    // Comparisons with a truncated lambd >= 0 are exact for integers; a
+    // fractional bias would need a float round trip.
+    if (*lambd < 0)
+      return c.error() << "attribute 'lambd' = " << *lambd
+                       << " must be >= 0 for integer input " << t;
+    if (*bias != std::trunc(*bias))
+      return c.error() << "attribute 'bias' = " << *bias
+                       << " must be integral for integer input " << t;
+  }
   Value lo = scalarLike(c, x, -static_cast<double>(*lambd), "neg_lambd");
   if (t && t.isUnsignedInteger())
     lo = scalarLike(c, x, 0, "zero"); // x < -lambd never holds
@@ -328,16 +325,13 @@ LogicalResult convertMelWeightMatrix(NodeContext &c) {
   auto mels = constantScalarInt(c, 0, "num_mel_bins");
   auto length = constantScalarInt(c, 1, "dft_length");
   auto rate = constantScalarInt(c, 2, "sample_rate");
-  auto lower = constantScalarFloat(c, 3, "lower_edge_hertz");
-  auto upper = constantScalarFloat(c, 4, "upper_edge_hertz");
-  if (failed(mels) || failed(length) || failed(rate) || failed(lower) ||
-      failed(upper))
+  if (failed(mels) || failed(length) || failed(rate))
     return failure();
   OpBuilder &b = c.builder();
   return finish(c, make<MelWeightMatrixOp>(
-                       c, *elem, b.getI64IntegerAttr(*mels),
-                       b.getI64IntegerAttr(*length), b.getI64IntegerAttr(*rate),
-                       b.getF64FloatAttr(*lower), b.getF64FloatAttr(*upper)));
+                       c, *elem, c.input(3), c.input(4),
+                       b.getI64IntegerAttr(*mels), b.getI64IntegerAttr(*length),
+                       b.getI64IntegerAttr(*rate)));
 }
 
 /// DFT-17 (axis attribute, default 1) and DFT-20 (axis input, default -2).

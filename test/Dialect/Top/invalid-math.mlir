@@ -130,25 +130,33 @@ func.func @window_bool() {
 
 // -----
 
-func.func @mel_bins() {
+func.func @mel_bins(%lo: tensor<f32>, %hi: tensor<f32>) {
   // expected-error @+1 {{attribute 'num_mel_bins' = 0 must be in [1, 2^24]}}
-  %0 = top.MelWeightMatrix() {num_mel_bins = 0 : i64, dft_length = 16 : i64, sample_rate = 8000 : i64, lower_edge_hertz = 0.0 : f64, upper_edge_hertz = 4000.0 : f64} : () -> tensor<*xf32>
+  %0 = top.MelWeightMatrix(%lo, %hi) {num_mel_bins = 0 : i64, dft_length = 16 : i64, sample_rate = 8000 : i64} : (tensor<f32>, tensor<f32>) -> tensor<*xf32>
   return
 }
 
 // -----
 
-func.func @mel_edges() {
-  // expected-error @+1 {{attributes 'lower_edge_hertz' = 5.000000e+02 and 'upper_edge_hertz' = 1.000000e+02 must satisfy 0 <= lower <= upper < inf}}
-  %0 = top.MelWeightMatrix() {num_mel_bins = 4 : i64, dft_length = 16 : i64, sample_rate = 8000 : i64, lower_edge_hertz = 500.0 : f64, upper_edge_hertz = 100.0 : f64} : () -> tensor<*xf32>
+func.func @mel_rate(%lo: tensor<f32>, %hi: tensor<f32>) {
+  // expected-error @+1 {{attribute 'sample_rate' = 33554432 must be in [1, 2^24]}}
+  %0 = top.MelWeightMatrix(%lo, %hi) {num_mel_bins = 4 : i64, dft_length = 16 : i64, sample_rate = 33554432 : i64} : (tensor<f32>, tensor<f32>) -> tensor<*xf32>
   return
 }
 
 // -----
 
-func.func @mel_past_nyquist() {
-  // expected-error @+1 {{attribute 'upper_edge_hertz' = 8.000000e+03 maps to spectrum bin}}
-  %0 = top.MelWeightMatrix() {num_mel_bins = 4 : i64, dft_length = 16 : i64, sample_rate = 8000 : i64, lower_edge_hertz = 0.0 : f64, upper_edge_hertz = 8000.0 : f64} : () -> tensor<*xf32>
+func.func @mel_edge_shape(%lo: tensor<f32>, %hi: tensor<2xf32>) {
+  // expected-error @+1 {{operand 'upper_edge_hertz' shape [2] must have one element}}
+  %0 = top.MelWeightMatrix(%lo, %hi) {num_mel_bins = 4 : i64, dft_length = 16 : i64, sample_rate = 8000 : i64} : (tensor<f32>, tensor<2xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @mel_edge_type(%lo: tensor<i32>, %hi: tensor<f32>) {
+  // expected-error @+1 {{operand 'lower_edge_hertz' must have a float element type, got 'i32'}}
+  %0 = top.MelWeightMatrix(%lo, %hi) {num_mel_bins = 4 : i64, dft_length = 16 : i64, sample_rate = 8000 : i64} : (tensor<i32>, tensor<f32>) -> tensor<*xf32>
   return
 }
 

@@ -151,61 +151,57 @@ LogicalResult WindowOp::interpret(InterpreterEnv &env) {
 // MelWeightMatrix
 //===----------------------------------------------------------------------===//
 
-/// The `num_mel_bins + 2` triangle corner points as spectrum bins.
-static std::vector<int64_t> melCornerBins(MelWeightMatrixOp op) {
+/// The `num_mel_bins + 2` triangle corner points as spectrum bins for band
+/// edges `lowHz`, `highHz`.
+static std::vector<int64_t> melCornerBins(MelWeightMatrixOp op, double lowHz,
+                                          double highHz) {
   auto toMel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
-  int64_t count = op.getNumMelBins() + 2;
-  double lo = toMel(op.getLowerEdgeHertz().convertToDouble());
-  double hi = toMel(op.getUpperEdgeHertz().convertToDouble());
+  int64_t count = int64_t(op.getNumMelBins()) + 2;
+  int64_t length = op.getDftLength(), rate = op.getSampleRate();
+  double lo = toMel(lowHz), hi = toMel(highHz);
   // The ONNX reference spaces the points by (hi - lo) / (num_mel_bins + 2).
   double step = (hi - lo) / static_cast<double>(count);
   std::vector<int64_t> bins(count);
   for (int64_t i = 0; i < count; ++i) {
     double hz = 700.0 * (std::pow(10.0, (lo + i * step) / 2595.0) - 1.0);
-    bins[i] = static_cast<int64_t>(
-        std::floor(static_cast<double>(int64_t(op.getDftLength()) + 1) * hz /
-                   static_cast<double>(int64_t(op.getSampleRate()))));
+    bins[i] = static_cast<int64_t>(std::floor(
+        static_cast<double>(length + 1) * hz / static_cast<double>(rate)));
   }
   return bins;
-}
-
-/// Range checks of the attributes (shape inference may run before verify).
-static LogicalResult checkMelAttributes(MelWeightMatrixOp op) {
-  // Bounds keep the corner-bin arithmetic exact and the matrix addressable.
-  constexpr int64_t kMax = int64_t(1) << 24;
-  for (auto [name, value] :
-       {std::pair<StringRef, int64_t>{"num_mel_bins", op.getNumMelBins()},
-        {"dft_length", op.getDftLength()},
-        {"sample_rate", op.getSampleRate()}})
-    if (value < 1 || value > kMax)
-      return op.emitOpError() << "attribute '" << name << "' = " << value
-                              << " must be in [1, 2^24]";
-  double lo = op.getLowerEdgeHertz().convertToDouble();
-  double hi = op.getUpperEdgeHertz().convertToDouble();
-  if (!(lo >= 0 && lo <= hi && std::isfinite(hi)))
-    return op.emitOpError() << "attributes 'lower_edge_hertz' = " << lo
-                         << " and 'upper_edge_hertz' = " << hi
-                         << " must satisfy 0 <= lower <= upper < inf";
-  int64_t length = op.getDftLength(), last = length / 2;
-  for (int64_t b : melCornerBins(op))
-    if (b < 0 || b > last)
-      return op.emitOpError() << "attribute 'upper_edge_hertz' = " << hi
-                           << " maps to spectrum bin " << b
-                           << ", past the last bin " << last
-                           << " of dft_length " << length;
-  return success();
 }
 
 LogicalResult MelWeightMatrixOp::verify() {
   if (failed(checkNumericResult(*this)))
     return failure();
-  return checkMelAttributes(*this);
+  if (failed(checkElementKind(*this, "operand 'lower_edge_hertz'",
+                              getLowerEdgeHertz(), kFloatElements)))
+    return failure();
+  return checkElementKind(*this, "operand 'upper_edge_hertz'",
+                          getUpperEdgeHertz(), kFloatElements);
 }
 
 LogicalResult
 MelWeightMatrixOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  if (failed(checkMelAttributes(*this)))
-    return failure();
+  // Bounds keep the corner-bin arithmetic exact and the matrix addressable.
+  constexpr int64_t kMax = int64_t(1) << 24;
+  for (auto [name, value] :
+       {std::pair<StringRef, int64_t>{"num_mel_bins", getNumMelBins()},
+        {"dft_length", getDftLength()},
+        {"sample_rate", getSampleRate()}})
+    if (value < 1 || value > kMax)
+      return emitOpError() << "attribute '" << name << "' = " << value
+                           << " must be in [1, 2^24]";
+  for (auto [name, value] :
+       {std::pair<StringRef, Value>{"lower_edge_hertz", getLowerEdgeHertz()},
+        {"upper_edge_hertz", getUpperEdgeHertz()}}) {
+    SmallVector<int64_t> shape = shapeOf(value);
+    auto count = checkedElementCount(*this, shape);
+    if (failed(count))
+      return failure();
+    if (*count != 1)
+      return emitOpError() << "operand '" << name << "' shape "
+                           << formatArray(shape) << " must have one element";
+  }
   int64_t length = getDftLength(), mels = getNumMelBins();
   s.push_back({length / 2 + 1, mels});
   return success();
@@ -216,21 +212,32 @@ int64_t MelWeightMatrixOp::getFlops() {
 }
 
 LogicalResult MelWeightMatrixOp::interpret(InterpreterEnv &env) {
-  int64_t mels = getNumMelBins();
-  std::vector<int64_t> bins = melCornerBins(*this);
-  int64_t length = getDftLength();
-  Tensor out(DType::F64, {length / 2 + 1, mels});
+  double lo = env.get(getLowerEdgeHertz()).getAsDouble(0);
+  double hi = env.get(getUpperEdgeHertz()).getAsDouble(0);
+  if (!(lo >= 0 && lo <= hi && std::isfinite(hi)))
+    return emitOpError() << "operands 'lower_edge_hertz' = " << lo
+                         << " and 'upper_edge_hertz' = " << hi
+                         << " must satisfy 0 <= lower <= upper < inf";
+  int64_t mels = getNumMelBins(), length = getDftLength(), last = length / 2;
+  std::vector<int64_t> bins = melCornerBins(*this, lo, hi);
+  for (int64_t b : bins)
+    if (b < 0 || b > last)
+      return emitOpError() << "operand 'upper_edge_hertz' = " << hi
+                           << " maps to spectrum bin " << b
+                           << ", past the last bin " << last
+                           << " of dft_length " << length;
+  Tensor out(DType::F64, {last + 1, mels});
   double *p = out.data<double>();
   std::fill(p, p + out.numElements(), 0.0);
   for (int64_t i = 0; i < mels; ++i) {
-    int64_t lo = bins[i], center = bins[i + 1], hi = bins[i + 2];
-    if (center == lo)
+    int64_t left = bins[i], center = bins[i + 1], right = bins[i + 2];
+    if (center == left)
       p[center * mels + i] = 1.0;
     else
-      for (int64_t j = lo; j <= center; ++j)
-        p[j * mels + i] = double(j - lo) / double(center - lo);
-    for (int64_t j = center; j < hi; ++j)
-      p[j * mels + i] = double(hi - j) / double(hi - center);
+      for (int64_t j = left; j <= center; ++j)
+        p[j * mels + i] = double(j - left) / double(center - left);
+    for (int64_t j = center; j < right; ++j)
+      p[j * mels + i] = double(right - j) / double(right - center);
   }
   env.set(getOutput(), out.castTo(resultDType(getOutput())));
   return success();

@@ -208,19 +208,21 @@ def Top_MelWeightMatrixOp : Top_Op<"MelWeightMatrix", [Pure]> {
     mel bin `i` is a triangle rising from point `i` to point `i + 1` and
     falling to point `i + 2` (a flat peak of 1 if the two lower points map to
     the same bin). Computed in f64 and converted to the result's element
-    type. No operands: the op folds to a constant.
+    type. With constant operands the op folds to a constant.
+
+    Operands: `lower_edge_hertz`, `upper_edge_hertz`: float tensors of one
+    element; the reference interpreter requires `0 <= lower <= upper < inf`
+    and every corner point to map to a bin `<= dft_length / 2`.
 
     Attributes:
     * `num_mel_bins`, `dft_length`, `sample_rate` (I64, each in
       `[1, 2^24]`).
-    * `lower_edge_hertz`, `upper_edge_hertz` (F64): `0 <= lower <= upper`,
-      and every corner point must map to a bin `<= dft_length / 2`.
 
     FLOPs: one per result element.
   }];
-  let arguments = (ins I64Attr:$num_mel_bins, I64Attr:$dft_length,
-                   I64Attr:$sample_rate, F64Attr:$lower_edge_hertz,
-                   F64Attr:$upper_edge_hertz);
+  let arguments = (ins Top_Tensor:$lower_edge_hertz,
+                   Top_Tensor:$upper_edge_hertz, I64Attr:$num_mel_bins,
+                   I64Attr:$dft_length, I64Attr:$sample_rate);
   let results = (outs Top_Tensor:$output);
   let hasVerifier = 1;
 }
