@@ -15,7 +15,7 @@ Integer results are compared exactly.
 import numpy as np
 import pytest
 
-from numeric_harness import Model, mlir_type, run_ok, run_ref
+from numeric_harness import Model, mlir_type, run_ref
 
 TOL = {np.float32: (1e-5, 1e-6), np.float64: (1e-12, 1e-12),
        np.float16: (1e-3, 1e-4)}
