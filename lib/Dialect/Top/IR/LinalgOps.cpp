@@ -113,13 +113,15 @@ LogicalResult LRNOp::interpret(InterpreterEnv &env) {
   int64_t inner = in.numElements() / std::max<int64_t>(1, batch * channels);
   int64_t size = getSize();
   int64_t before = (size - 1) / 2, after = size - 1 - before;
-  double alpha = getAlpha().convertToDouble(), beta = getBeta().convertToDouble();
+  double alpha = getAlpha().convertToDouble();
+  double beta = getBeta().convertToDouble();
   double bias = getBias().convertToDouble();
   Tensor out(in.dtype(), shape);
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t c = 0; c < channels; ++c) {
       int64_t lo = std::max<int64_t>(0, c - before);
-      int64_t hi = std::min<int64_t>(channels - 1, c + std::min(after, channels));
+      int64_t hi =
+          std::min<int64_t>(channels - 1, c + std::min(after, channels));
       for (int64_t i = 0; i < inner; ++i) {
         double sum = 0;
         for (int64_t k = lo; k <= hi; ++k) {

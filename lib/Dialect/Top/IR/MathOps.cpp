@@ -72,9 +72,9 @@ Tensor zipBits(const Tensor &lhs, const Tensor &rhs, ArrayRef<int64_t> shape,
 
 template <typename BinOp, typename Fn>
 LogicalResult interpretBits(BinOp op, InterpreterEnv &env, Fn fn) {
-  env.set(op.getOutput(),
-          zipBits(env.get(op.getLhs()), env.get(op.getRhs()),
-                  resultShape(op.getOutput()), resultDType(op.getOutput()), fn));
+  Value out = op.getOutput();
+  env.set(out, zipBits(env.get(op.getLhs()), env.get(op.getRhs()),
+                       resultShape(out), resultDType(out), fn));
   return success();
 }
 } // namespace
@@ -170,13 +170,16 @@ LogicalResult BitwiseXorOp::verify() {
 }
 
 LogicalResult BitwiseAndOp::interpret(InterpreterEnv &env) {
-  return interpretBits(*this, env, [](uint64_t x, uint64_t y) { return x & y; });
+  return interpretBits(*this, env,
+                       [](uint64_t x, uint64_t y) { return x & y; });
 }
 LogicalResult BitwiseOrOp::interpret(InterpreterEnv &env) {
-  return interpretBits(*this, env, [](uint64_t x, uint64_t y) { return x | y; });
+  return interpretBits(*this, env,
+                       [](uint64_t x, uint64_t y) { return x | y; });
 }
 LogicalResult BitwiseXorOp::interpret(InterpreterEnv &env) {
-  return interpretBits(*this, env, [](uint64_t x, uint64_t y) { return x ^ y; });
+  return interpretBits(*this, env,
+                       [](uint64_t x, uint64_t y) { return x ^ y; });
 }
 
 LogicalResult BitShiftOp::verify() {

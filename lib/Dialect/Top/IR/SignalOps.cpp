@@ -283,7 +283,8 @@ int64_t DFTOp::getFlops() {
 
 LogicalResult DFTOp::interpret(InterpreterEnv &env) {
   Tensor in = env.get(getInput()).castTo(DType::F64);
-  std::vector<int64_t> inShape = in.shape(), outShape = resultShape(getOutput());
+  std::vector<int64_t> inShape = in.shape();
+  std::vector<int64_t> outShape = resultShape(getOutput());
   int64_t axis = getAxis(), len = getDftLength();
   int64_t inChannels = inShape.back(), outChannels = outShape.back();
   int64_t outer = 1, inner = 1;
