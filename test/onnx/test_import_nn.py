@@ -28,13 +28,6 @@ def test_batchnorm(opset):
                              inits, opset), {"x": x})
 
 
-def test_batchnorm_training_is_rejected():
-    x = randf(2, 3, 4)
-    inits = {"s": randf(3), "b": randf(3), "m": randf(3), "v": randf(3)}
-    m = single("BatchNormalization", {"x": x}, {"training_mode": 1}, inits, 15)
-    assert "training_mode" in import_error(m)
-
-
 @pytest.mark.parametrize("axis", [-1, 1])
 def test_layer_norm(axis):
     x = randf(2, 3, 4)

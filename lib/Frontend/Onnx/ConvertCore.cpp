@@ -69,9 +69,7 @@ LogicalResult convertConstant(NodeContext &c) {
 
 /// Kernel window attributes shared by Conv and the pools, with auto_pad
 /// resolved to explicit pads.
-struct Window {
-  std::vector<int64_t> kernel, strides, dilations, pads;
-};
+using Window = KernelWindow;
 
 FailureOr<Window> readWindow(NodeContext &c, int64_t spatialRank,
                              ArrayRef<int64_t> inSpatial,
@@ -441,5 +439,12 @@ const ConverterEntry kCore[] = {
 } // namespace
 
 ArrayRef<ConverterEntry> coreConverters() { return kCore; }
+
+FailureOr<KernelWindow>
+readKernelWindow(NodeContext &c, int64_t spatialRank,
+                 ArrayRef<int64_t> inSpatial,
+                 std::optional<std::vector<int64_t>> kernel) {
+  return readWindow(c, spatialRank, inSpatial, std::move(kernel));
+}
 
 } // namespace strata::onnx_import

@@ -422,9 +422,15 @@ LogicalResult convertMod(NodeContext &c) {
   if (t != elemType(b))
     return c.error() << "operand element types differ: " << t << " and "
                      << elemType(b);
+  if (isa_and_nonnull<FloatType>(t)) {
+    if (!*fmod)
+      return c.error() << "attribute 'fmod' = 0 is invalid for element type "
+                       << t << " (float Mod needs fmod = 1)";
+    return finish(c, binary<FmodOp>(c, a, b));
+  }
   if (!t || !t.isIntOrIndex() || t.isInteger(1))
     return c.error() << "element type " << t << " is not supported (only "
-                     << "integer Mod has an exact Top decomposition)";
+                     << "integer and float Mod)";
   Value r = binary<SubOp>(c, a, binary<MulOp>(c, binary<DivOp>(c, a, b), b));
   if (*fmod || t.isUnsignedInteger())
     return finish(c, r);

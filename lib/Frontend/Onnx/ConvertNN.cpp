@@ -146,8 +146,7 @@ LogicalResult convertBatchNorm(NodeContext &c) {
   if (failed(eps) || failed(training) || failed(spatial))
     return failure();
   if (*training != 0)
-    return c.error() << "attribute 'training_mode' = " << *training
-                     << " is not supported (only inference, 0)";
+    return convertBatchNormTraining(c, *eps);
   if (c.version() < 9 && *spatial != 1)
     return c.error() << "attribute 'spatial' = " << *spatial
                      << " is not supported (only 1)";

@@ -135,6 +135,20 @@ llvm::ArrayRef<ConverterEntry> shapeConverters();
 llvm::ArrayRef<ConverterEntry> nnConverters();
 llvm::ArrayRef<ConverterEntry> indexConverters();
 llvm::ArrayRef<ConverterEntry> controlFlowConverters();
+llvm::ArrayRef<ConverterEntry> mathConverters();
+
+/// Kernel window attributes of Conv and the pools (kernel_shape, strides,
+/// dilations, pads, auto_pad resolved to explicit pads); ConvertCore.cpp.
+struct KernelWindow {
+  std::vector<int64_t> kernel, strides, dilations, pads;
+};
+mlir::FailureOr<KernelWindow>
+readKernelWindow(NodeContext &c, int64_t spatialRank,
+                 llvm::ArrayRef<int64_t> inSpatial,
+                 std::optional<std::vector<int64_t>> kernel);
+
+/// BatchNormalization with training_mode = 1 (ConvertMath.cpp).
+mlir::LogicalResult convertBatchNormTraining(NodeContext &c, float epsilon);
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.

@@ -1,0 +1,457 @@
+//===- ConvertMath.cpp - ONNX math, bitwise and signal ops to Top ---------===//
+//
+// Trigonometric/hyperbolic functions, bitwise ops, Det, LRN map to Top ops
+// of the same name. Window functions, MelWeightMatrix, DFT and STFT map to
+// Top ops whose size attributes come from constant inputs. Shrink, LpPool and
+// BatchNormalization in training mode are decomposed into existing Top ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImportContext.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::top;
+
+namespace strata::onnx_import {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Building blocks (a null Value means "failed, error already emitted")
+//===----------------------------------------------------------------------===//
+
+Type elemType(Value v) {
+  auto t = v ? dyn_cast<ShapedType>(v.getType()) : ShapedType();
+  return t ? t.getElementType() : Type();
+}
+
+inline bool isNull(Value v) { return !v; }
+template <typename T> bool isNull(const T &) { return false; }
+
+/// Creates `OpTy` with result element type `elem`; null if any operand is
+/// null or the op is invalid.
+template <typename OpTy, typename... Args>
+Value make(NodeContext &c, Type elem, Args &&...args) {
+  if (!elem || (isNull(args) || ...))
+    return {};
+  auto r = c.create<OpTy>(elem, std::forward<Args>(args)...);
+  return failed(r) ? Value() : *r;
+}
+
+template <typename OpTy> Value binary(NodeContext &c, Value a, Value b) {
+  return make<OpTy>(c, elemType(a), a, b);
+}
+
+Value compare(NodeContext &c, Value a, Value b, StringRef mode) {
+  return make<CompareOp>(c, c.builder().getI1Type(), a, b, mode);
+}
+
+/// A rank-0 constant of `like`'s element type.
+Value scalarLike(NodeContext &c, Value like, double value, StringRef hint) {
+  std::optional<DType> d = like ? dtypeOfValue(like) : std::nullopt;
+  if (!d) {
+    if (like)
+      c.error() << "element type " << elemType(like)
+                << " is not supported here";
+    return {};
+  }
+  Tensor t(*d, {});
+  t.setFromDouble(0, value);
+  return c.constant(t, hint);
+}
+
+LogicalResult finish(NodeContext &c, Value v) {
+  if (!v)
+    return failure();
+  c.setOutput(0, v);
+  return success();
+}
+
+LogicalResult requireInputs(NodeContext &c, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (!c.hasInput(i))
+      return c.error() << "input " << i << " is required";
+  return success();
+}
+
+/// Input `i` as one integer: it must be a constant with one element.
+FailureOr<int64_t> constantScalarInt(NodeContext &c, size_t i,
+                                     StringRef what) {
+  auto v = c.constantInts(i);
+  if (!v || v->size() != 1)
+    return c.error() << "input " << i << " ('" << what
+                     << "') must be a constant integer scalar";
+  return (*v)[0];
+}
+
+/// The element type named by attribute `output_datatype` (default FLOAT).
+FailureOr<Type> outputDatatype(NodeContext &c) {
+  auto dt = c.attrInt("output_datatype", 1);
+  if (failed(dt))
+    return failure();
+  Type t = elementTypeFromOnnx(static_cast<int32_t>(*dt), c.context());
+  if (!t || !(isa<FloatType>(t) || (t.isInteger() && !t.isInteger(1))))
+    return c.error() << "attribute 'output_datatype' = " << *dt << " ("
+                     << onnxTypeName(static_cast<int32_t>(*dt))
+                     << ") is not a supported numeric type";
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Direct mappings
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy> LogicalResult convertUnary(NodeContext &c) {
+  if (failed(requireInputs(c, 1)))
+    return failure();
+  Value x = c.input(0);
+  return finish(c, make<OpTy>(c, elemType(x), x));
+}
+
+template <typename OpTy> LogicalResult convertBitwise(NodeContext &c) {
+  if (failed(requireInputs(c, 2)))
+    return failure();
+  if (c.inputElementType(0) != c.inputElementType(1))
+    return c.error() << "operand element types differ: "
+                     << c.inputElementType(0) << " and "
+                     << c.inputElementType(1);
+  return finish(c, binary<OpTy>(c, c.input(0), c.input(1)));
+}
+
+LogicalResult convertBitShift(NodeContext &c) {
+  auto direction = c.attrString("direction", "");
+  if (failed(direction) || failed(requireInputs(c, 2)))
+    return failure();
+  if (*direction != "LEFT" && *direction != "RIGHT")
+    return c.error() << "attribute 'direction' = \"" << *direction
+                     << "\" must be \"LEFT\" or \"RIGHT\"";
+  if (c.inputElementType(0) != c.inputElementType(1))
+    return c.error() << "operand element types differ: "
+                     << c.inputElementType(0) << " and "
+                     << c.inputElementType(1);
+  Value x = c.input(0);
+  return finish(c, make<BitShiftOp>(c, elemType(x), x, c.input(1),
+                                    c.builder().getStringAttr(*direction)));
+}
+
+LogicalResult convertLRN(NodeContext &c) {
+  auto alpha = c.attrFloat("alpha", 1e-4f);
+  auto beta = c.attrFloat("beta", 0.75f);
+  auto bias = c.attrFloat("bias", 1.0f);
+  auto size = c.attrIntOpt("size");
+  if (failed(alpha) || failed(beta) || failed(bias) || failed(size) ||
+      failed(requireInputs(c, 1)))
+    return failure();
+  if (!*size)
+    return c.error() << "attribute 'size' is required";
+  OpBuilder &b = c.builder();
+  Value x = c.input(0);
+  return finish(c, make<LRNOp>(c, elemType(x), x, b.getI64IntegerAttr(**size),
+                               b.getF64FloatAttr(*alpha),
+                               b.getF64FloatAttr(*beta),
+                               b.getF64FloatAttr(*bias)));
+}
+
+//===----------------------------------------------------------------------===//
+// Decompositions
+//===----------------------------------------------------------------------===//
+
+/// y = x < -lambd ? x + bias : (x > lambd ? x - bias : 0).
+LogicalResult convertShrink(NodeContext &c) {
+  auto lambd = c.attrFloat("lambd", 0.5f);
+  auto bias = c.attrFloat("bias", 0.0f);
+  if (failed(lambd) || failed(bias) || failed(requireInputs(c, 1)))
+    return failure();
+  Value x = c.input(0);
+  Type t = elemType(x);
+  if (t && t.isInteger()) {
+    // Comparisons with a truncated lambd >= 0 are exact for integers; a
+    // fractional bias would need a float round trip.
+    if (*lambd < 0)
+      return c.error() << "attribute 'lambd' = " << *lambd
+                       << " must be >= 0 for integer input " << t;
+    if (*bias != std::trunc(*bias))
+      return c.error() << "attribute 'bias' = " << *bias
+                       << " must be integral for integer input " << t;
+  }
+  Value lo = scalarLike(c, x, -static_cast<double>(*lambd), "neg_lambd");
+  if (t && t.isUnsignedInteger())
+    lo = scalarLike(c, x, 0, "zero"); // x < -lambd never holds
+  Value hi = scalarLike(c, x, *lambd, "lambd");
+  Value b = scalarLike(c, x, *bias, "bias");
+  Value zero = scalarLike(c, x, 0, "zero");
+  Value upper = make<WhereOp>(c, t, compare(c, x, hi, "Greater"),
+                              binary<SubOp>(c, x, b), zero);
+  return finish(c, make<WhereOp>(c, t, compare(c, x, lo, "Less"),
+                                 binary<AddOp>(c, x, b), upper));
+}
+
+/// LpPool: (sum over the window of |x|^p)^(1/p), with the window sum taken
+/// as an AvgPool that counts the padding times the kernel size.
+LogicalResult convertLpPool(NodeContext &c) {
+  auto x = c.requireShape(0);
+  auto p = c.attrInt("p", 2);
+  auto ceil = c.attrInt("ceil_mode", 0);
+  if (failed(x) || failed(p) || failed(ceil))
+    return failure();
+  if (x->size() < 3)
+    return c.error() << "input shape " << formatArray(*x)
+                     << " must have rank >= 3";
+  if (*p < 1)
+    return c.error() << "attribute 'p' = " << *p << " must be >= 1";
+  if (*ceil != 0)
+    return c.error() << "attribute 'ceil_mode' = " << *ceil
+                     << " is not supported (only 0)";
+  int64_t r = x->size() - 2;
+  auto win = readKernelWindow(c, r, ArrayRef<int64_t>(*x).drop_front(2),
+                            std::nullopt);
+  if (failed(win))
+    return failure();
+  Value in = c.input(0);
+  Type t = elemType(in);
+  if (!isa_and_nonnull<FloatType>(t))
+    return c.error() << "input 0 has element type " << t
+                     << "; only float types are supported";
+  double taps = 1;
+  for (int64_t k : win->kernel)
+    taps *= static_cast<double>(k);
+  Value absX = make<AbsOp>(c, t, in);
+  Value powered = *p == 1   ? absX
+                  : *p == 2 ? binary<MulOp>(c, absX, absX)
+                            : binary<PowOp>(c, absX,
+                                            scalarLike(c, in, *p, "p"));
+  OpBuilder &b = c.builder();
+  Value mean = make<AvgPoolOp>(
+      c, t, powered, b.getDenseI64ArrayAttr(win->kernel),
+      b.getDenseI64ArrayAttr(win->strides), b.getDenseI64ArrayAttr(win->pads),
+      b.getDenseI64ArrayAttr(win->dilations), b.getBoolAttr(false),
+      b.getBoolAttr(true), b.getBoolAttr(false), b.getF64FloatAttr(-1.0));
+  Value sum = binary<MulOp>(c, mean, scalarLike(c, in, taps, "taps"));
+  if (*p == 1)
+    return finish(c, sum);
+  if (*p == 2)
+    return finish(c, make<SqrtOp>(c, t, sum));
+  return finish(c, binary<PowOp>(c, sum,
+                                 scalarLike(c, in, 1.0 / *p, "inv_p")));
+}
+
+} // namespace
+
+/// BatchNormalization with training_mode = 1: normalizes with the batch
+/// statistics (mean and population variance over all dims but 1) and also
+/// returns running_mean = mean * momentum + batch_mean * (1 - momentum) and
+/// running_var likewise.
+LogicalResult convertBatchNormTraining(NodeContext &c, float epsilon) {
+  auto momentum = c.attrFloat("momentum", 0.9f);
+  auto rank = c.requireRank(0);
+  if (failed(momentum) || failed(rank) || failed(requireInputs(c, 5)))
+    return failure();
+  if (*rank < 2)
+    return c.error() << "input 0 must have rank >= 2, got " << *rank;
+  Value x = c.input(0);
+  Type t = elemType(x);
+  SmallVector<int64_t> axes{0};
+  for (int64_t d = 2; d < *rank; ++d)
+    axes.push_back(d);
+  OpBuilder &b = c.builder();
+  auto reduceMean = [&](Value v, bool keep) {
+    return make<ReduceOp>(c, t, v, b.getDenseI64ArrayAttr(axes),
+                          b.getBoolAttr(keep), b.getStringAttr("ReduceMean"));
+  };
+  Value mean = reduceMean(x, false);
+  Value centered = binary<SubOp>(c, x, reduceMean(x, true));
+  Value var = reduceMean(binary<MulOp>(c, centered, centered), false);
+  Value y = make<BatchNormOp>(c, t, x, mean, var, c.input(1), c.input(2),
+                              b.getF64FloatAttr(epsilon));
+  if (!y)
+    return failure();
+  c.setOutput(0, y);
+  Value keep = scalarLike(c, x, *momentum, "momentum");
+  Value take = scalarLike(c, x, 1.0 - static_cast<double>(*momentum),
+                          "one_minus_momentum");
+  auto blend = [&](Value running, Value batch) {
+    return binary<AddOp>(c, binary<MulOp>(c, running, keep),
+                         binary<MulOp>(c, batch, take));
+  };
+  if (c.numOutputs() > 1 && c.hasOutput(1)) {
+    Value v = blend(c.input(3), mean);
+    if (!v)
+      return failure();
+    c.setOutput(1, v);
+  }
+  if (c.numOutputs() > 2 && c.hasOutput(2)) {
+    Value v = blend(c.input(4), var);
+    if (!v)
+      return failure();
+    c.setOutput(2, v);
+  }
+  if (c.numOutputs() > 3)
+    return c.error() << "saved mean/variance outputs (opset < 14) are not "
+                        "supported";
+  return success();
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Signal ops
+//===----------------------------------------------------------------------===//
+
+template <const char *Kind> LogicalResult convertWindow(NodeContext &c) {
+  auto periodic = c.attrInt("periodic", 1);
+  auto elem = outputDatatype(c);
+  if (failed(periodic) || failed(elem) || failed(requireInputs(c, 1)))
+    return failure();
+  auto size = constantScalarInt(c, 0, "size");
+  if (failed(size))
+    return failure();
+  if (*periodic != 0 && *periodic != 1)
+    return c.error() << "attribute 'periodic' = " << *periodic
+                     << " must be 0 or 1";
+  OpBuilder &b = c.builder();
+  return finish(c, make<WindowOp>(c, *elem, b.getStringAttr(Kind),
+                                  b.getI64IntegerAttr(*size),
+                                  b.getBoolAttr(*periodic != 0)));
+}
+constexpr char kHann[] = "hann", kHamming[] = "hamming",
+               kBlackman[] = "blackman";
+
+LogicalResult convertMelWeightMatrix(NodeContext &c) {
+  auto elem = outputDatatype(c);
+  if (failed(elem) || failed(requireInputs(c, 5)))
+    return failure();
+  auto mels = constantScalarInt(c, 0, "num_mel_bins");
+  auto length = constantScalarInt(c, 1, "dft_length");
+  auto rate = constantScalarInt(c, 2, "sample_rate");
+  if (failed(mels) || failed(length) || failed(rate))
+    return failure();
+  OpBuilder &b = c.builder();
+  return finish(c, make<MelWeightMatrixOp>(
+                       c, *elem, c.input(3), c.input(4),
+                       b.getI64IntegerAttr(*mels), b.getI64IntegerAttr(*length),
+                       b.getI64IntegerAttr(*rate)));
+}
+
+/// DFT-17 (axis attribute, default 1) and DFT-20 (axis input, default -2).
+LogicalResult convertDFT(NodeContext &c) {
+  auto inverse = c.attrInt("inverse", 0);
+  auto onesided = c.attrInt("onesided", 0);
+  auto shape = c.requireShape(0);
+  if (failed(inverse) || failed(onesided) || failed(shape))
+    return failure();
+  int64_t rank = shape->size();
+  int64_t axis;
+  if (c.version() >= 20) {
+    axis = -2;
+    if (c.numInputs() > 2 && c.hasInput(2)) {
+      auto a = constantScalarInt(c, 2, "axis");
+      if (failed(a))
+        return failure();
+      axis = *a;
+    }
+  } else {
+    auto a = c.attrInt("axis", 1);
+    if (failed(a))
+      return failure();
+    axis = *a;
+  }
+  if (axis < -rank || axis > rank - 2 || axis == -1)
+    return c.error() << "axis = " << axis << " is out of range for rank "
+                     << rank << " (must be in [" << -rank << ", -2] or [0, "
+                     << rank - 2 << "])";
+  if (axis < 0)
+    axis += rank;
+  bool realInverse = *inverse && *onesided;
+  if (*onesided && !*inverse && shape->back() != 1)
+    return c.error() << "attribute 'onesided' = 1: a onesided DFT needs a "
+                        "real input (last dim 1), got shape "
+                     << formatArray(*shape);
+  int64_t length = realInverse ? 2 * ((*shape)[axis] - 1) : (*shape)[axis];
+  if (c.numInputs() > 1 && c.hasInput(1)) {
+    auto l = constantScalarInt(c, 1, "dft_length");
+    if (failed(l))
+      return failure();
+    length = *l;
+  }
+  if (length < 1)
+    return c.error() << "dft_length = " << length << " must be >= 1";
+  OpBuilder &b = c.builder();
+  Value x = c.input(0);
+  return finish(c, make<DFTOp>(c, elemType(x), x, b.getI64IntegerAttr(axis),
+                               b.getI64IntegerAttr(length),
+                               b.getBoolAttr(*inverse != 0),
+                               b.getBoolAttr(*onesided != 0)));
+}
+
+LogicalResult convertSTFT(NodeContext &c) {
+  auto onesided = c.attrInt("onesided", 1);
+  auto shape = c.requireShape(0);
+  if (failed(onesided) || failed(shape) || failed(requireInputs(c, 2)))
+    return failure();
+  auto step = constantScalarInt(c, 1, "frame_step");
+  if (failed(step))
+    return failure();
+  bool hasWindow = c.numInputs() > 2 && c.hasInput(2);
+  int64_t frameLength = shape->size() >= 2 ? (*shape)[1] : 0;
+  if (hasWindow) {
+    auto w = c.requireShape(2);
+    if (failed(w))
+      return failure();
+    if (w->size() != 1)
+      return c.error() << "input 2 ('window') shape " << formatArray(*w)
+                       << " must be 1-d";
+    frameLength = (*w)[0];
+  }
+  if (c.numInputs() > 3 && c.hasInput(3)) {
+    auto l = constantScalarInt(c, 3, "frame_length");
+    if (failed(l))
+      return failure();
+    frameLength = *l;
+  }
+  OpBuilder &b = c.builder();
+  Value x = c.input(0);
+  return finish(c, make<STFTOp>(c, elemType(x), x,
+                                hasWindow ? c.input(2) : c.none(),
+                                b.getI64IntegerAttr(*step),
+                                b.getI64IntegerAttr(frameLength),
+                                b.getBoolAttr(*onesided != 0)));
+}
+
+const ConverterEntry kMath[] = {
+    {"Sin", convertUnary<SinOp>},
+    {"Cos", convertUnary<CosOp>},
+    {"Tan", convertUnary<TanOp>},
+    {"Asin", convertUnary<AsinOp>},
+    {"Acos", convertUnary<AcosOp>},
+    {"Atan", convertUnary<AtanOp>},
+    {"Sinh", convertUnary<SinhOp>},
+    {"Cosh", convertUnary<CoshOp>},
+    {"Asinh", convertUnary<AsinhOp>},
+    {"Acosh", convertUnary<AcoshOp>},
+    {"Atanh", convertUnary<AtanhOp>},
+    {"BitwiseAnd", convertBitwise<BitwiseAndOp>},
+    {"BitwiseOr", convertBitwise<BitwiseOrOp>},
+    {"BitwiseXor", convertBitwise<BitwiseXorOp>},
+    {"BitwiseNot", convertUnary<BitwiseNotOp>},
+    {"BitShift", convertBitShift},
+    {"Det", convertUnary<DetOp>},
+    {"LRN", convertLRN},
+    {"Shrink", convertShrink},
+    {"LpPool", convertLpPool},
+    {"HannWindow", convertWindow<kHann>},
+    {"HammingWindow", convertWindow<kHamming>},
+    {"BlackmanWindow", convertWindow<kBlackman>},
+    {"MelWeightMatrix", convertMelWeightMatrix},
+    {"DFT", convertDFT},
+    {"STFT", convertSTFT},
+    {nullptr, nullptr},
+};
+} // namespace
+
+ArrayRef<ConverterEntry> mathConverters() {
+  return ArrayRef<ConverterEntry>(kMath).drop_back();
+}
+
+} // namespace strata::onnx_import
