@@ -50,11 +50,12 @@ class Top_RecurrentOp<string mnemonic> : Top_Op<mnemonic, [Pure]> {
       ScaledTanh then need explicit values). Unlike ONNX, where alpha/beta
       are consumed only by the functions that take them, the lists here are
       aligned with `activations`; the ONNX importer re-aligns them.
-    - `clip`: if present (positive), the gate pre-activations are clipped to
-      `[-clip, clip]` before the activations.
+    - `clip`: if present (positive), every gate pre-activation is clipped
+      to `[-clip, clip]` before its activation; LSTM's `h(Ct)` takes the
+      cell state unclipped (as ONNX Runtime computes it).
     - `layout`: 0 (sequence major) or 1 (batch major), as above.
 
-    The interpreter computes in f32 (f64 for f64 inputs).
+    The reference interpreter computes in f32.
   }];
 }
 
