@@ -100,8 +100,9 @@ def recurrent(kind, x, w, r, b=None, seq_lens=None, h0=None, c0=None, p=None,
                     o = f(xt @ W[1].T + h @ R[1].T + P[1] * c + Wb[1] + Rb[1])
                     h = o * h_of_c(c)
                 y[t, d, n] = h
-            yh[d, n] = h
-            yc[d, n] = c
+            if steps:  # an empty sequence leaves zero final states
+                yh[d, n] = h
+                yc[d, n] = c
     if layout == 1:
         y = y.transpose(2, 0, 1, 3)
         yh = yh.transpose(1, 0, 2)

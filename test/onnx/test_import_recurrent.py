@@ -74,6 +74,7 @@ LSTM_CASES = {
     "y_and_y_c": dict(outs=("y", "yc"), present=("b", "h0")),
     "opset7": dict(opset=7, direction="bidirectional"),
     "full_sequence_lens": dict(direction="bidirectional", seq_lens=[4, 4, 4]),
+    "empty_sequence": dict(direction="bidirectional", seq_lens=[0, 3, 2]),
 }
 
 
@@ -92,6 +93,7 @@ GRU_CASES = {
                         attrs={"activations": ["Sigmoid", "Softsign", "HardSigmoid", "Elu"],
                                "activation_alpha": [0.25, 0.9]}),
     "only_y_h": dict(outs=("yh",)),
+    "empty_sequence": dict(seq_lens=[2, 0, 4], direction="reverse"),
     "opset7": dict(opset=7, direction="bidirectional"),
 }
 
@@ -105,6 +107,7 @@ RNN_CASES = {
     "defaults": dict(present=()),
     "bidirectional": dict(direction="bidirectional"),
     "relu": dict(attrs={"activations": ["Relu"]}, present=("b", "h0")),
+    "empty_sequence": dict(seq_lens=[3, 0, 1], direction="bidirectional"),
     "reverse_clip_softplus": dict(direction="reverse",
                                   attrs={"activations": ["Softplus"], "clip": 1.5}),
     "opset7": dict(opset=7),

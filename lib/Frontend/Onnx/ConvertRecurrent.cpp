@@ -111,8 +111,8 @@ FailureOr<RecurrentAttrs> readAttrs(NodeContext &c, const RecurrentKind &kind) {
     }
     if (acts.size() != expected)
       return c.error() << "attribute 'activations' has " << acts.size()
-                       << " entries, expected " << expected << " for direction '"
-                       << *direction << "'";
+                       << " entries, expected " << expected
+                       << " for direction '" << *direction << "'";
   } else {
     for (int64_t d = 0; d < dirs; ++d)
       for (const char *name : kind.defaultActivations)

@@ -503,11 +503,14 @@ LogicalResult runRecurrent(const RecurrentView &v, InterpreterEnv &env,
           gx[row * GH + j] += wb[j];
     }
 
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t j = 0; j < H; ++j) {
-        h[n * H + j] = h0.numElements() ? h0.data<float>()[stateOffset(dir, n) + j] : 0.0f;
-        c[n * H + j] = c0.numElements() ? c0.data<float>()[stateOffset(dir, n) + j] : 0.0f;
-      }
+    std::fill(h.begin(), h.end(), 0.0f);
+    std::fill(c.begin(), c.end(), 0.0f);
+    for (int64_t n = 0; n < N; ++n) {
+      if (h0.numElements())
+        std::copy_n(h0.data<float>() + stateOffset(dir, n), H, &h[n * H]);
+      if (c0.numElements())
+        std::copy_n(c0.data<float>() + stateOffset(dir, n), H, &c[n * H]);
+    }
 
     for (int64_t step = 0; step < S; ++step) {
       int64_t t = reverse ? S - 1 - step : step;
@@ -526,6 +529,10 @@ LogicalResult runRecurrent(const RecurrentView &v, InterpreterEnv &env,
       }
     }
     for (int64_t n = 0; n < N; ++n) {
+      // An empty sequence has zero final states (as ONNX Runtime), not the
+      // initial ones.
+      if (lens[n] == 0)
+        continue;
       std::copy_n(h.data() + n * H, H, yh.data<float>() + stateOffset(dir, n));
       if (hasCell)
         std::copy_n(c.data() + n * H, H,
@@ -572,8 +579,8 @@ LogicalResult LSTMOp::interpret(InterpreterEnv &env) {
     const Activation &f = p.acts[0], &g = p.acts[1], &h = p.acts[2];
     const float *pi = p.peepholes.data(), *po = pi + H, *pf = pi + 2 * H;
     for (int64_t n = 0; n < batch; ++n) {
-      const float *gi = gates.data() + n * 4 * H, *go = gi + H, *gf = gi + 2 * H,
-                  *gc = gi + 3 * H;
+      const float *gi = gates.data() + n * 4 * H;
+      const float *go = gi + H, *gf = gi + 2 * H, *gc = gi + 3 * H;
       for (int64_t j = 0; j < H; ++j) {
         float cp = cPrev[n * H + j];
         float it = f(p.clamp(gi[j] + pi[j] * cp));

@@ -24,8 +24,8 @@ class Top_RecurrentOp<string mnemonic> : Top_Op<mnemonic, [Pure]> {
     - `sequence_lens`: `[N]` integers in `[0, S]`, or `none` (all `S`).
       Batch entry `n` runs for its first `sequence_lens[n]` steps; `Y` is
       zero past them and the final states are those of the last step run
-      (the initial state when the length is 0). The reverse direction
-      starts at step `sequence_lens[n] - 1`.
+      (zero when the length is 0, as ONNX Runtime computes it). The reverse
+      direction starts at step `sequence_lens[n] - 1`.
     - `initial_h` (and `initial_c`): `[D, N, H]` (`layout` 0) or
       `[N, D, H]` (`layout` 1), or `none` (zeros).
     - Results: `Y` `[S, D, N, H]` (`layout` 0) or `[N, S, D, H]`
