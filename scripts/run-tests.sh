@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test suite against the build in $1 (default: build) and ends with
 # one summary line "N passed, M failed". Suites: lit/FileCheck (test/**/*.mlir),
-# GoogleTest (ctest), pytest (test/numeric, test/python).
+# GoogleTest (ctest), pytest (test/numeric, test/negative, test/onnx, test/python,
+# test/models).
 # With a third argument ASAN_BUILD, the bad-input suites (invalid*.mlir and
 # test/negative) run again against that ASan + UBSan build.
 set -uo pipefail
@@ -56,7 +57,7 @@ run_ctest() {
 
 echo "== lit / FileCheck =="; run_lit
 echo "== GoogleTest =="; run_ctest
-echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/python
+echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/python test/models
 if [ -f test/onnx/conformance-subset.txt ]; then
   echo "== ONNX node tests (fixed subset; full run: scripts/onnx-conformance) =="
   "$PY" scripts/onnx-conformance --bin "$BUILD/bin" --subset test/onnx/conformance-subset.txt \

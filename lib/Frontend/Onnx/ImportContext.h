@@ -149,6 +149,7 @@ readKernelWindow(NodeContext &c, int64_t spatialRank,
 
 /// BatchNormalization with training_mode = 1 (ConvertMath.cpp).
 mlir::LogicalResult convertBatchNormTraining(NodeContext &c, float epsilon);
+llvm::ArrayRef<ConverterEntry> recurrentConverters();
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.

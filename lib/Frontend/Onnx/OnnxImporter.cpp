@@ -48,10 +48,16 @@ int64_t selectVersion(llvm::StringRef opType, int64_t opset) {
 llvm::StringMap<ConvertFn> &converterRegistry() {
   static llvm::StringMap<ConvertFn> registry = [] {
     llvm::StringMap<ConvertFn> r;
-    for (auto table : {coreConverters(), elementwiseConverters(),
-                        shapeConverters(), nnConverters(),
-                        indexConverters(), controlFlowConverters(),
-                        mathConverters()})
+    for (auto table : {
+             coreConverters(),
+             elementwiseConverters(),
+             shapeConverters(),
+             nnConverters(),
+             indexConverters(),
+             controlFlowConverters(),
+             mathConverters(),
+             recurrentConverters(),
+         })
       for (const ConverterEntry &e : table)
         r[e.opType] = e.convert;
     return r;

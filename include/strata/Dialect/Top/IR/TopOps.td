@@ -17,5 +17,6 @@ include "strata/Dialect/Top/IR/TopElementwiseOps.td"
 include "strata/Dialect/Top/IR/TopShapeOps.td"
 include "strata/Dialect/Top/IR/TopQuantOps.td"
 include "strata/Dialect/Top/IR/TopMathOps.td"
+include "strata/Dialect/Top/IR/TopRecurrentOps.td"
 
 #endif // STRATA_TOP_OPS
