@@ -102,6 +102,19 @@ public:
   /// The `top.None` value.
   mlir::Value none();
 
+  //===--- subgraphs (If, Loop, Scan) ---===//
+  /// Graph attribute `name`; an error if absent or not a graph.
+  mlir::FailureOr<const onnx::GraphProto *> attrGraph(llvm::StringRef name);
+  /// Converts `graph` into the single block of `region` with arguments of
+  /// `argTypes` (one per graph input), ending in top.Yield of its outputs.
+  /// Names of the enclosing graphs stay visible inside.
+  mlir::LogicalResult convertSubgraph(const onnx::GraphProto &graph,
+                                      mlir::Region &region,
+                                      llvm::ArrayRef<mlir::Type> argTypes);
+  /// For an op the converter built itself (e.g. with regions): infers its
+  /// result shapes, verifies it and folds it like `create` does.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> finish(mlir::Operation *op);
+
   //===--- outputs ---===//
   size_t numOutputs() const { return proto.output_size(); }
   bool hasOutput(size_t i) const;

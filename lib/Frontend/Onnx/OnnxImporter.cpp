@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -104,6 +105,13 @@ public:
   Value createWeight(const Tensor &data, llvm::StringRef name, Location loc);
   /// The data of a constant value (a top.Weight result), or nullptr.
   const Tensor *constantData(Value v);
+  /// Converts subgraph `g` into the single block of `region`: its inputs
+  /// become block arguments of `argTypes`, its nodes are converted with the
+  /// names of the enclosing scopes visible, and its outputs are yielded with
+  /// top.Yield. The enclosing scope's names are restored afterwards.
+  LogicalResult convertSubgraph(const onnx::GraphProto &g, Region &region,
+                                ArrayRef<Type> argTypes, int64_t opset,
+                                Location loc);
 
 private:
   LogicalResult checkModel(int64_t &opset);
@@ -111,7 +119,8 @@ private:
   LogicalResult checkFrozenInput(const onnx::ValueInfoProto &in,
                                  const Tensor &value, Location loc);
   std::vector<std::string> frozenNames;
-  LogicalResult orderNodes(std::vector<const onnx::NodeProto *> &order);
+  LogicalResult orderNodes(const onnx::GraphProto &g,
+                           std::vector<const onnx::NodeProto *> &order);
   LogicalResult convertNode(const onnx::NodeProto &node, int64_t opset);
   Location nodeLoc(const onnx::NodeProto &node);
   InFlightDiagnostic nodeError(const onnx::NodeProto &node, int64_t opset);
@@ -310,9 +319,44 @@ LogicalResult GraphImporter::checkFrozenInput(const onnx::ValueInfoProto &in,
   return success();
 }
 
+/// Adds to `names` the outer-scope names that the subgraphs of `node` use
+/// (names their nodes read that no enclosing subgraph defines), so that the
+/// node is ordered after their producers.
+static void collectImplicitInputs(const onnx::NodeProto &node,
+                                  std::vector<std::string> &names) {
+  for (const auto &a : node.attribute()) {
+    std::vector<const onnx::GraphProto *> graphs;
+    if (a.has_g())
+      graphs.push_back(&a.g());
+    for (const auto &g : a.graphs())
+      graphs.push_back(&g);
+    for (const onnx::GraphProto *g : graphs) {
+      llvm::StringSet<> defined;
+      for (const auto &in : g->input())
+        defined.insert(in.name());
+      for (const auto &init : g->initializer())
+        defined.insert(init.name());
+      for (const auto &n : g->node())
+        for (const std::string &out : n.output())
+          defined.insert(out);
+      std::vector<std::string> used;
+      for (const auto &n : g->node()) {
+        for (const std::string &in : n.input())
+          used.push_back(in);
+        collectImplicitInputs(n, used);
+      }
+      for (const auto &out : g->output())
+        used.push_back(out.name());
+      for (std::string &u : used)
+        if (!u.empty() && !defined.contains(u))
+          names.push_back(std::move(u));
+    }
+  }
+}
+
 LogicalResult
-GraphImporter::orderNodes(std::vector<const onnx::NodeProto *> &order) {
-  const onnx::GraphProto &g = model.graph();
+GraphImporter::orderNodes(const onnx::GraphProto &g,
+                          std::vector<const onnx::NodeProto *> &order) {
   llvm::StringMap<int> producer;
   for (int i = 0; i < g.node_size(); ++i)
     for (const std::string &out : g.node(i).output()) {
@@ -327,7 +371,10 @@ GraphImporter::orderNodes(std::vector<const onnx::NodeProto *> &order) {
   std::vector<int> pending(g.node_size(), 0);
   std::vector<std::vector<int>> users(g.node_size());
   for (int i = 0; i < g.node_size(); ++i) {
-    for (const std::string &in : g.node(i).input()) {
+    std::vector<std::string> inputs(g.node(i).input().begin(),
+                                    g.node(i).input().end());
+    collectImplicitInputs(g.node(i), inputs);
+    for (const std::string &in : inputs) {
       if (in.empty() || values.count(in) || initializers.count(in))
         continue;
       auto p = producer.find(in);
@@ -390,6 +437,54 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
   return success();
 }
 
+LogicalResult GraphImporter::convertSubgraph(const onnx::GraphProto &g,
+                                            Region &region,
+                                            ArrayRef<Type> argTypes,
+                                            int64_t opset, Location loc) {
+  if (g.input_size() != static_cast<int>(argTypes.size()))
+    return emitError(loc) << "subgraph '" << g.name() << "' has "
+                          << g.input_size() << " inputs but " << argTypes.size()
+                          << " are expected";
+  Block *block = new Block();
+  region.push_back(block);
+  // A scope: the subgraph's names shadow nothing outside it once restored.
+  llvm::StringMap<Value> outerValues = values;
+  llvm::StringMap<const onnx::TensorProto *> outerInitializers = initializers;
+  llvm::scope_exit restore([&] {
+    values = std::move(outerValues);
+    initializers = std::move(outerInitializers);
+  });
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(block);
+  for (auto [in, type] : llvm::zip(g.input(), argTypes)) {
+    Value arg = block->addArgument(type, NameLoc::get(StringAttr::get(
+                                             &ctx, in.name())));
+    if (!in.name().empty())
+      values[in.name()] = arg;
+  }
+  for (const auto &init : g.initializer()) {
+    values.erase(init.name());
+    initializers[init.name()] = &init;
+  }
+  std::vector<const onnx::NodeProto *> order;
+  if (failed(orderNodes(g, order)))
+    return failure();
+  for (const onnx::NodeProto *node : order)
+    if (failed(convertNode(*node, opset)))
+      return failure();
+  SmallVector<Value> outputs;
+  for (const auto &out : g.output()) {
+    Value v = lookup(out.name());
+    if (!v)
+      return emitError(NameLoc::get(StringAttr::get(&ctx, out.name())))
+             << "subgraph '" << g.name() << "' output '" << out.name()
+             << "' is never defined";
+    outputs.push_back(v);
+  }
+  top::YieldOp::create(builder, loc, outputs);
+  return success();
+}
+
 FailureOr<ImportedModel> GraphImporter::run() {
   int64_t opset;
   if (failed(checkModel(opset)))
@@ -400,7 +495,7 @@ FailureOr<ImportedModel> GraphImporter::run() {
   if (failed(createSignature(func)))
     return failure();
   std::vector<const onnx::NodeProto *> order;
-  if (failed(orderNodes(order)))
+  if (failed(orderNodes(model.graph(), order)))
     return failure();
   for (const onnx::NodeProto *node : order)
     if (failed(convertNode(*node, opset)))
@@ -429,7 +524,7 @@ FailureOr<ImportedModel> GraphImporter::run() {
         op.use_empty() && isPure(&op))
       op.erase();
   TensorMap used;
-  func.walk([&](top::WeightOp w) {
+  module->walk([&](top::WeightOp w) {
     used.set(w.getName().str(), *weights.find(w.getName().str()));
   });
 
@@ -602,6 +697,27 @@ Value NodeContext::constant(const Tensor &data, llvm::StringRef hint) {
 
 Value NodeContext::none() { return importer.noneValue; }
 
+FailureOr<const onnx::GraphProto *>
+NodeContext::attrGraph(llvm::StringRef name) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return error() << "attribute '" << name << "' (a graph) is required";
+  if (a->type() != onnx::AttributeProto::GRAPH || !a->has_g())
+    return error() << "attribute '" << name << "' must be a graph";
+  return &a->g();
+}
+
+LogicalResult NodeContext::convertSubgraph(const onnx::GraphProto &graph,
+                                           Region &region,
+                                           ArrayRef<Type> argTypes) {
+  return importer.convertSubgraph(graph, region, argTypes, modelOpset,
+                                  location);
+}
+
+FailureOr<SmallVector<Value>> NodeContext::finish(Operation *op) {
+  return finishOp(op);
+}
+
 bool NodeContext::hasOutput(size_t i) const {
   return i < static_cast<size_t>(proto.output_size()) &&
          !proto.output(i).empty();
@@ -628,7 +744,9 @@ FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
     return error() << "the converted " << op->getName() << " is invalid";
   }
   // Constant folding: every tensor operand is a weight.
+  // Ops with regions may read outer values the folder cannot see.
   bool allConstant = op->getNumOperands() > 0 && operandsStatic &&
+                     op->getNumRegions() == 0 &&
                      llvm::all_of(op->getOperands(), [&](Value v) {
                        return top::isNone(v) || importer.constantData(v);
                      });
