@@ -62,6 +62,20 @@ LogicalResult convertIf(NodeContext &c) {
   if (c.numOutputs() != static_cast<size_t>(outputs))
     return c.error() << "the node has " << c.numOutputs()
                      << " outputs but its branches have " << outputs;
+  // A constant condition selects its branch at import time: the branch's
+  // nodes are converted in place (shapes often depend on which one runs).
+  if (const Tensor *cond = c.constantInput(0)) {
+    if (cond->numElements() != 1)
+      return c.error() << "input 'cond' must have one element, got shape "
+                       << shapeToString(cond->shape());
+    SmallVector<Value> values;
+    if (failed(c.inlineSubgraph(cond->getAsInt(0) ? **thenGraph : **elseGraph,
+                                values)))
+      return failure();
+    for (auto [i, v] : llvm::enumerate(values))
+      c.setOutput(i, v);
+    return success();
+  }
   SmallVector<Type> placeholder(outputs, UnrankedTensorType::get(
                                              Float32Type::get(c.context())));
   auto op = IfOp::create(c.builder(), c.loc(), TypeRange(placeholder),

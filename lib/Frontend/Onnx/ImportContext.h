@@ -111,6 +111,10 @@ public:
   mlir::LogicalResult convertSubgraph(const onnx::GraphProto &graph,
                                       mlir::Region &region,
                                       llvm::ArrayRef<mlir::Type> argTypes);
+  /// Converts the nodes of input-less `graph` in place (no region) and
+  /// returns its outputs; its own names are not visible afterwards.
+  mlir::LogicalResult inlineSubgraph(const onnx::GraphProto &graph,
+                                     llvm::SmallVectorImpl<mlir::Value> &outputs);
   /// For an op the converter built itself (e.g. with regions): infers its
   /// result shapes, verifies it and folds it like `create` does.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> finish(mlir::Operation *op);

@@ -109,9 +109,13 @@ public:
   /// become block arguments of `argTypes`, its nodes are converted with the
   /// names of the enclosing scopes visible, and its outputs are yielded with
   /// top.Yield. The enclosing scope's names are restored afterwards.
-  LogicalResult convertSubgraph(const onnx::GraphProto &g, Region &region,
+  /// With `region` null, converts the nodes of `g` (which then takes no
+  /// inputs) at the current insertion point and returns its outputs in
+  /// `inlinedOutputs` instead.
+  LogicalResult convertSubgraph(const onnx::GraphProto &g, Region *region,
                                 ArrayRef<Type> argTypes, int64_t opset,
-                                Location loc);
+                                Location loc,
+                                SmallVectorImpl<Value> *inlinedOutputs = nullptr);
 
 private:
   LogicalResult checkModel(int64_t &opset);
@@ -437,16 +441,20 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
   return success();
 }
 
-LogicalResult GraphImporter::convertSubgraph(const onnx::GraphProto &g,
-                                            Region &region,
-                                            ArrayRef<Type> argTypes,
-                                            int64_t opset, Location loc) {
+LogicalResult
+GraphImporter::convertSubgraph(const onnx::GraphProto &g, Region *region,
+                               ArrayRef<Type> argTypes, int64_t opset,
+                               Location loc,
+                               SmallVectorImpl<Value> *inlinedOutputs) {
   if (g.input_size() != static_cast<int>(argTypes.size()))
     return emitError(loc) << "subgraph '" << g.name() << "' has "
                           << g.input_size() << " inputs but " << argTypes.size()
                           << " are expected";
-  Block *block = new Block();
-  region.push_back(block);
+  Block *block = nullptr;
+  if (region) {
+    block = new Block();
+    region->push_back(block);
+  }
   // A scope: the subgraph's names shadow nothing outside it once restored.
   llvm::StringMap<Value> outerValues = values;
   llvm::StringMap<const onnx::TensorProto *> outerInitializers = initializers;
@@ -455,7 +463,8 @@ LogicalResult GraphImporter::convertSubgraph(const onnx::GraphProto &g,
     initializers = std::move(outerInitializers);
   });
   OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToStart(block);
+  if (block)
+    builder.setInsertionPointToStart(block);
   for (auto [in, type] : llvm::zip(g.input(), argTypes)) {
     Value arg = block->addArgument(type, NameLoc::get(StringAttr::get(
                                              &ctx, in.name())));
@@ -480,6 +489,10 @@ LogicalResult GraphImporter::convertSubgraph(const onnx::GraphProto &g,
              << "subgraph '" << g.name() << "' output '" << out.name()
              << "' is never defined";
     outputs.push_back(v);
+  }
+  if (!block) {
+    inlinedOutputs->assign(outputs.begin(), outputs.end());
+    return success();
   }
   top::YieldOp::create(builder, loc, outputs);
   return success();
@@ -710,8 +723,14 @@ NodeContext::attrGraph(llvm::StringRef name) {
 LogicalResult NodeContext::convertSubgraph(const onnx::GraphProto &graph,
                                            Region &region,
                                            ArrayRef<Type> argTypes) {
-  return importer.convertSubgraph(graph, region, argTypes, modelOpset,
+  return importer.convertSubgraph(graph, &region, argTypes, modelOpset,
                                   location);
+}
+
+LogicalResult NodeContext::inlineSubgraph(const onnx::GraphProto &graph,
+                                          SmallVectorImpl<Value> &outputs) {
+  return importer.convertSubgraph(graph, nullptr, {}, modelOpset, location,
+                                  &outputs);
 }
 
 FailureOr<SmallVector<Value>> NodeContext::finish(Operation *op) {
