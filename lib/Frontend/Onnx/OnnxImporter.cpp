@@ -97,6 +97,12 @@ public:
   llvm::StringSet<> weightNames;
   Value noneValue;
   unsigned constCounter = 0;
+  ModuleOp moduleOp;
+  /// Instantiated model-local functions by (function, attribute binding,
+  /// argument types); symbol names already used.
+  llvm::StringMap<func::FuncOp> functionInstances;
+  llvm::StringSet<> functionSymbols;
+  unsigned functionDepth = 0;
 
   /// The value of an ONNX name (materializing an initializer); null if
   /// undefined.
@@ -126,6 +132,14 @@ private:
   LogicalResult orderNodes(const onnx::GraphProto &g,
                            std::vector<const onnx::NodeProto *> &order);
   LogicalResult convertNode(const onnx::NodeProto &node, int64_t opset);
+  const onnx::FunctionProto *findFunction(const onnx::NodeProto &node);
+  LogicalResult convertFunctionCall(const onnx::NodeProto &node,
+                                    const onnx::FunctionProto &f,
+                                    int64_t opset);
+  FailureOr<func::FuncOp>
+  instantiateFunction(const onnx::NodeProto &node, const onnx::FunctionProto &f,
+                      ArrayRef<Type> argTypes, ArrayRef<bool> present,
+                      int64_t opset);
   Location nodeLoc(const onnx::NodeProto &node);
   InFlightDiagnostic nodeError(const onnx::NodeProto &node, int64_t opset);
 };
@@ -413,6 +427,8 @@ GraphImporter::orderNodes(const onnx::GraphProto &g,
 
 LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
                                          int64_t opset) {
+  if (const onnx::FunctionProto *f = findFunction(node))
+    return convertFunctionCall(node, *f, opset);
   if (!isDefaultDomain(node.domain()))
     return nodeError(node, opset) << "unknown domain '" << node.domain()
                                   << "' (only the default ONNX domain is "
@@ -503,6 +519,7 @@ FailureOr<ImportedModel> GraphImporter::run() {
   if (failed(checkModel(opset)))
     return failure();
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&ctx));
+  moduleOp = *module;
   builder.setInsertionPointToEnd(module->getBody());
   func::FuncOp func;
   if (failed(createSignature(func)))
@@ -551,6 +568,229 @@ FailureOr<ImportedModel> GraphImporter::run() {
   result.module = std::move(module);
   result.weights = std::move(used);
   return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Model-local functions
+//===----------------------------------------------------------------------===//
+//
+// A node whose (domain, op type) names a FunctionProto of the model becomes a
+// `func.call` of a private `func.func` holding the function's body, converted
+// with its attributes bound for this call site (one instantiation per
+// distinct binding and argument types). The function carries
+// `strata.implements = "<domain>.<name>"` so that composite fusion can
+// replace a known one by a fused op; `top-inline-functions` inlines the rest.
+
+const onnx::FunctionProto *
+GraphImporter::findFunction(const onnx::NodeProto &node) {
+  for (const auto &f : model.functions())
+    if (f.name() == node.op_type() &&
+        (f.domain() == node.domain() ||
+         (isDefaultDomain(f.domain()) && isDefaultDomain(node.domain()))))
+      return &f;
+  return nullptr;
+}
+
+/// An ONNX attribute as an MLIR attribute (null for graphs, tensors, ...).
+static Attribute attributeToMlir(const onnx::AttributeProto &a, Builder &b) {
+  switch (a.type()) {
+  case onnx::AttributeProto::INT:
+    return b.getI64IntegerAttr(a.i());
+  case onnx::AttributeProto::FLOAT:
+    return b.getF32FloatAttr(a.f());
+  case onnx::AttributeProto::STRING:
+    return b.getStringAttr(a.s());
+  case onnx::AttributeProto::INTS:
+    return b.getDenseI64ArrayAttr(
+        SmallVector<int64_t>(a.ints().begin(), a.ints().end()));
+  case onnx::AttributeProto::FLOATS:
+    return b.getDenseF32ArrayAttr(
+        SmallVector<float>(a.floats().begin(), a.floats().end()));
+  default:
+    return {};
+  }
+}
+
+LogicalResult GraphImporter::convertFunctionCall(const onnx::NodeProto &node,
+                                                 const onnx::FunctionProto &f,
+                                                 int64_t opset) {
+  if (node.input_size() > f.input_size())
+    return nodeError(node, opset)
+           << "calls function '" << f.domain() << "." << f.name() << "' with "
+           << node.input_size() << " inputs but it takes " << f.input_size();
+  if (node.output_size() > f.output_size())
+    return nodeError(node, opset)
+           << "expects " << node.output_size() << " outputs from function '"
+           << f.domain() << "." << f.name() << "', which has "
+           << f.output_size();
+  SmallVector<Value> operands;
+  SmallVector<Type> argTypes;
+  SmallVector<bool> present;
+  for (int i = 0; i < f.input_size(); ++i) {
+    bool has = i < node.input_size() && !node.input(i).empty();
+    present.push_back(has);
+    if (!has)
+      continue;
+    Value v = lookup(node.input(i));
+    if (!v)
+      return failure();
+    operands.push_back(v);
+    argTypes.push_back(v.getType());
+  }
+  auto callee = instantiateFunction(node, f, argTypes, present, opset);
+  if (failed(callee))
+    return failure();
+  auto call = func::CallOp::create(builder, nodeLoc(node), *callee, operands);
+  for (int i = 0; i < node.output_size(); ++i)
+    if (!node.output(i).empty())
+      values[node.output(i)] = call.getResult(i);
+  return success();
+}
+
+FailureOr<func::FuncOp> GraphImporter::instantiateFunction(
+    const onnx::NodeProto &node, const onnx::FunctionProto &f,
+    ArrayRef<Type> argTypes, ArrayRef<bool> present, int64_t opset) {
+  std::string qualified =
+      f.domain().empty() ? f.name() : f.domain() + "." + f.name();
+  // Attribute binding: the function's defaults, then the call site's.
+  llvm::StringMap<const onnx::AttributeProto *> bound;
+  for (const auto &a : f.attribute_proto())
+    bound[a.name()] = &a;
+  for (const auto &a : node.attribute()) {
+    if (!llvm::is_contained(f.attribute(), a.name()) && !bound.count(a.name()))
+      return nodeError(node, opset) << "function '" << qualified
+                                    << "' has no attribute '" << a.name()
+                                    << "'";
+    bound[a.name()] = &a;
+  }
+  std::string key = qualified;
+  std::vector<std::string> boundNames;
+  for (const auto &entry : bound)
+    boundNames.push_back(entry.getKey().str());
+  std::sort(boundNames.begin(), boundNames.end());
+  for (const std::string &n : boundNames) {
+    onnx::AttributeProto a = *bound[n];
+    a.set_name(n);
+    key += "|" + n + "=" + a.SerializeAsString();
+  }
+  {
+    llvm::raw_string_ostream os(key);
+    for (auto [i, p] : llvm::enumerate(present))
+      os << (p ? "|in" : "|absent");
+    for (Type t : argTypes)
+      os << "|" << t;
+  }
+  if (func::FuncOp existing = functionInstances.lookup(key))
+    return existing;
+  if (functionDepth >= 32)
+    return nodeError(node, opset) << "function '" << qualified
+                                  << "' nests calls more than 32 deep "
+                                     "(recursive functions are not supported)";
+
+  // The body as a graph, attribute references resolved; absent optional
+  // inputs become empty names.
+  onnx::GraphProto g;
+  g.set_name(qualified);
+  for (auto [i, in] : llvm::enumerate(f.input()))
+    if (present[i])
+      g.add_input()->set_name(in);
+  for (const std::string &out : f.output())
+    g.add_output()->set_name(out);
+  llvm::StringSet<> absent;
+  for (auto [i, in] : llvm::enumerate(f.input()))
+    if (!present[i])
+      absent.insert(in);
+  for (const auto &n : f.node()) {
+    onnx::NodeProto *copy = g.add_node();
+    *copy = n;
+    for (std::string &in : *copy->mutable_input())
+      if (absent.contains(in))
+        in.clear();
+    copy->clear_attribute();
+    for (const auto &a : n.attribute()) {
+      if (a.ref_attr_name().empty()) {
+        *copy->add_attribute() = a;
+        continue;
+      }
+      auto it = bound.find(a.ref_attr_name());
+      if (it == bound.end())
+        continue; // unbound: the attribute is absent
+      onnx::AttributeProto *resolved = copy->add_attribute();
+      *resolved = *it->second;
+      resolved->set_name(a.name());
+    }
+  }
+  int64_t bodyOpset = opset;
+  for (const auto &imp : f.opset_import())
+    if (isDefaultDomain(imp.domain()))
+      bodyOpset = imp.version();
+
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(moduleOp.getBody());
+  std::string symbol = qualified;
+  for (unsigned n = 1; functionSymbols.contains(symbol); ++n)
+    symbol = qualified + "_" + std::to_string(n);
+  functionSymbols.insert(symbol);
+  Location loc = NameLoc::get(StringAttr::get(&ctx, qualified));
+  auto fn = func::FuncOp::create(builder, loc, symbol,
+                                 builder.getFunctionType(argTypes, {}));
+  fn.setPrivate();
+  fn->setAttr("strata.implements", builder.getStringAttr(qualified));
+  fn->setAttr("strata.onnx_domain", builder.getStringAttr(f.domain()));
+  fn->setAttr("strata.onnx_name", builder.getStringAttr(f.name()));
+  SmallVector<NamedAttribute> attrs;
+  for (const std::string &n : boundNames)
+    if (Attribute a = attributeToMlir(*bound[n], builder))
+      attrs.push_back(builder.getNamedAttr(n, a));
+  fn->setAttr("strata.onnx_attributes", builder.getDictionaryAttr(attrs));
+  Block *entry = fn.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+
+  // The body sees only its own names (functions are isolated).
+  llvm::StringMap<Value> outerValues = std::move(values);
+  llvm::StringMap<const onnx::TensorProto *> outerInitializers =
+      std::move(initializers);
+  Value outerNone = noneValue;
+  values.clear();
+  initializers.clear();
+  noneValue = top::NoneOp::create(builder, loc, builder.getNoneType());
+  llvm::scope_exit restore([&] {
+    values = std::move(outerValues);
+    initializers = std::move(outerInitializers);
+    noneValue = outerNone;
+  });
+  for (auto [i, in] : llvm::enumerate(g.input()))
+    values[in.name()] = entry->getArgument(i);
+  std::vector<const onnx::NodeProto *> order;
+  if (failed(orderNodes(g, order))) {
+    fn.erase();
+    return failure();
+  }
+  ++functionDepth;
+  for (const onnx::NodeProto *n : order)
+    if (failed(convertNode(*n, bodyOpset))) {
+      --functionDepth;
+      fn.erase();
+      return failure();
+    }
+  --functionDepth;
+  SmallVector<Value> results;
+  for (const std::string &out : f.output()) {
+    Value v = lookup(out);
+    if (!v) {
+      fn.erase();
+      return nodeError(node, opset) << "function '" << qualified
+                                    << "' never defines its output '" << out
+                                    << "'";
+    }
+    results.push_back(v);
+  }
+  func::ReturnOp::create(builder, loc, results);
+  fn.setType(builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  if (noneValue.use_empty())
+    noneValue.getDefiningOp()->erase();
+  functionInstances[key] = fn;
+  return fn;
 }
 
 //===----------------------------------------------------------------------===//
