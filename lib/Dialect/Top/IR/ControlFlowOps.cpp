@@ -221,6 +221,10 @@ LogicalResult IfOp::verify() {
 }
 
 LogicalResult IfOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  // The shape-inference interface verifier runs before verify(): check the
+  // structure this relies on first.
+  if (failed(verify()))
+    return failure();
   OperandRange thenVals = yieldedValues(getThenRegion());
   OperandRange elseVals = yieldedValues(getElseRegion());
   for (unsigned i = 0; i < getNumResults(); ++i)
@@ -317,6 +321,10 @@ LogicalResult LoopOp::verify() {
 
 LogicalResult
 LoopOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  // The shape-inference interface verifier runs before verify(): check the
+  // structure this relies on first.
+  if (failed(verify()))
+    return failure();
   OperandRange yields = yieldedValues(getBody());
   size_t numCarried = getInitial().size();
   for (size_t k = 0; k < numCarried; ++k)
@@ -543,6 +551,10 @@ FailureOr<int64_t> scanLength(ScanOp op, ArrayRef<SmallVector<int64_t>> inShapes
 
 LogicalResult
 ScanOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  // The shape-inference interface verifier runs before verify(): check the
+  // structure this relies on first.
+  if (failed(verify()))
+    return failure();
   size_t numStates = getNumStates();
   SmallVector<SmallVector<int64_t>> inShapes;
   for (Value in : getInputs().drop_front(numStates))
