@@ -210,10 +210,9 @@ LogicalResult GraphImporter::checkModel(int64_t &opset) {
     return emitError(loc) << "the model imports no default-domain opset, "
                              "only unsupported domains: "
                           << otherDomains;
-  if (opset < 7)
+  if (opset < 1)
     return emitError(loc) << "default-domain opset " << opset
-                          << " is not supported (Strata imports opset 7 and "
-                             "later)";
+                          << " is invalid (opsets start at 1)";
   if (!model.has_graph())
     return emitError(loc) << "the model has no graph";
   return success();
@@ -438,6 +437,15 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
     return nodeError(node, opset)
            << "op type '" << node.op_type()
            << "' does not exist in the default domain at this opset";
+  // Converters implement the schemas of opset 7 and later. An older opset
+  // is accepted for the ops whose schema did not change up to opset 7.
+  if (opset < 7 && since != selectVersion(node.op_type(), 7))
+    return nodeError(node, opset)
+           << "op type '" << node.op_type() << "' version " << since
+           << " differs from its opset-7 schema (version "
+           << selectVersion(node.op_type(), 7)
+           << "); Strata imports opset 1-6 models only for ops unchanged "
+              "since";
   auto it = converterRegistry().find(node.op_type());
   if (it == converterRegistry().end())
     return nodeError(node, opset)
