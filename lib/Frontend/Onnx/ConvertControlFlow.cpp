@@ -302,6 +302,82 @@ LogicalResult convertScan(NodeContext &c) {
   return finishAndSetOutputs(c, outer);
 }
 
+/// A rank-0 constant of `elem`.
+Value scalarConst(NodeContext &c, Type elem, double value, StringRef hint) {
+  Tensor t(*dtypeOf(elem), {});
+  t.setFromDouble(0, value);
+  return c.constant(t, hint);
+}
+
+/// `OpTy` with result element type `elem`, or null after an error.
+template <typename OpTy, typename... Args>
+Value build(NodeContext &c, Type elem, Args &&...args) {
+  auto r = c.create<OpTy>(elem, std::forward<Args>(args)...);
+  return failed(r) ? Value() : *r;
+}
+} // namespace
+
+LogicalResult convertRangeAsLoop(NodeContext &c) {
+  for (size_t i = 0; i < 3; ++i) {
+    auto shape = c.inputShape(i);
+    if (!shape || !shape->empty())
+      return c.error() << "input " << i << " must be a scalar (shape [])";
+  }
+  Value start = c.input(0), limit = c.input(1), delta = c.input(2);
+  Type elem = elementOf(start);
+  if (elementOf(limit) != elem || elementOf(delta) != elem)
+    return c.error() << "inputs 'start', 'limit' and 'delta' must have one "
+                     << "element type";
+  MLIRContext *ctx = c.context();
+  Type f64 = Float64Type::get(ctx), i64 = IntegerType::get(ctx, 64);
+  // n = max(ceil((limit - start) / delta), 0), computed in f64 as the ONNX
+  // function body does in float (exact for |values| < 2^53).
+  auto toF64 = [&](Value v) {
+    return elementOf(v) == f64 ? v : build<CastOp>(c, f64, v);
+  };
+  Value q = build<DivOp>(c, f64, build<SubOp>(c, f64, toF64(limit), toF64(start)),
+                         toF64(delta));
+  if (!q)
+    return failure();
+  Value truncated = build<CastOp>(c, i64, q);
+  Value up = build<CastOp>(
+      c, i64,
+      build<CompareOp>(c, IntegerType::get(ctx, 1),
+                       build<CastOp>(c, f64, truncated), q, "Less"));
+  Value count = build<MaxOp>(c, i64, build<AddOp>(c, i64, truncated, up),
+                             scalarConst(c, i64, 0, "zero"));
+  if (!count)
+    return failure();
+  // Loop(count) carrying `prev` from `start`: each iteration yields prev as
+  // the next element and carries prev + delta (the accumulation of the ONNX
+  // function body of Range).
+  auto op = LoopOp::create(
+      c.builder(), c.loc(),
+      TypeRange{start.getType(), UnrankedTensorType::get(elem)}, count,
+      c.none(), ValueRange{start});
+  Block *body = new Block();
+  op.getBody().push_back(body);
+  body->addArgument(RankedTensorType::get({}, i64), c.loc());
+  Value cond = body->addArgument(RankedTensorType::get({}, IntegerType::get(ctx, 1)), c.loc());
+  Value prev = body->addArgument(start.getType(), c.loc());
+  {
+    OpBuilder::InsertionGuard guard(c.builder());
+    c.builder().setInsertionPointToStart(body);
+    Value next = build<AddOp>(c, elem, prev, delta);
+    if (!next) {
+      op->erase();
+      return failure();
+    }
+    YieldOp::create(c.builder(), c.loc(), ValueRange{cond, next, prev});
+  }
+  auto results = c.finish(op);
+  if (failed(results))
+    return failure();
+  c.setOutput(0, (*results)[1]);
+  return success();
+}
+
+namespace {
 const ConverterEntry kControlFlow[] = {
     {"If", convertIf},
     {"Loop", convertLoop},

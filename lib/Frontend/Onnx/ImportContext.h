@@ -152,6 +152,9 @@ llvm::ArrayRef<ConverterEntry> shapeConverters();
 llvm::ArrayRef<ConverterEntry> nnConverters();
 llvm::ArrayRef<ConverterEntry> indexConverters();
 llvm::ArrayRef<ConverterEntry> controlFlowConverters();
+/// ONNX Range whose inputs are not constants, as a top.Loop (the output's
+/// length is known only at run time).
+mlir::LogicalResult convertRangeAsLoop(NodeContext &c);
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.
