@@ -321,7 +321,8 @@ LogicalResult convertRangeAsLoop(NodeContext &c) {
   for (size_t i = 0; i < 3; ++i) {
     auto shape = c.inputShape(i);
     if (!shape || !shape->empty())
-      return c.error() << "input " << i << " must be a scalar (shape [])";
+      return c.error() << "input " << i << " must be a constant, or a scalar "
+                       << "(shape []) to be computed at run time";
   }
   Value start = c.input(0), limit = c.input(1), delta = c.input(2);
   Type elem = elementOf(start);
