@@ -116,9 +116,9 @@ namespace {
 /// may see other shapes in its next iteration) and when the executor ends.
 class Executor {
 public:
-  Executor(ModuleOp module, top::InterpreterEnv &env,
-           const InterpreterOptions &options, TensorMap &dump)
-      : module(module), env(env), options(options), dump(dump) {
+  Executor(top::InterpreterEnv &env, const InterpreterOptions &options,
+           TensorMap &dump)
+      : env(env), options(options), dump(dump) {
     env.setRegionRunner([this](Region &region, ArrayRef<Tensor> args) {
       return runRegion(region, args);
     });
@@ -155,7 +155,6 @@ private:
     }
   }
 
-  ModuleOp module;
   top::InterpreterEnv &env;
   const InterpreterOptions &options;
   TensorMap &dump;
@@ -411,7 +410,7 @@ FailureOr<TensorMap> interpretModule(ModuleOp module, const TensorMap &inputs,
   TensorMap result;
   std::vector<Tensor> outputs;
   {
-    Executor executor(module, env, options, result);
+    Executor executor(env, options, result);
     if (failed(executor.runEntryBlock(func.getBody().front(), outputs)))
       return failure();
   }
