@@ -123,8 +123,11 @@ FailureOr<Scalar> scalarInput(NodeContext &c, size_t i, StringRef what) {
   return Scalar{t->getAsDouble(0), t->getAsInt(0)};
 }
 
-/// Range is a constant: its length depends on the input values.
+/// Range of constant inputs is a constant; otherwise its length depends on
+/// run-time values and it becomes a top.Loop (convertRangeAsLoop).
 LogicalResult convertRange(NodeContext &c) {
+  if (!c.constantInput(0) || !c.constantInput(1) || !c.constantInput(2))
+    return convertRangeAsLoop(c);
   auto start = scalarInput(c, 0, "start");
   auto limit = scalarInput(c, 1, "limit");
   auto delta = scalarInput(c, 2, "delta");

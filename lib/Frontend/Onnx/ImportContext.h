@@ -102,6 +102,23 @@ public:
   /// The `top.None` value.
   mlir::Value none();
 
+  //===--- subgraphs (If, Loop, Scan) ---===//
+  /// Graph attribute `name`; an error if absent or not a graph.
+  mlir::FailureOr<const onnx::GraphProto *> attrGraph(llvm::StringRef name);
+  /// Converts `graph` into the single block of `region` with arguments of
+  /// `argTypes` (one per graph input), ending in top.Yield of its outputs.
+  /// Names of the enclosing graphs stay visible inside.
+  mlir::LogicalResult convertSubgraph(const onnx::GraphProto &graph,
+                                      mlir::Region &region,
+                                      llvm::ArrayRef<mlir::Type> argTypes);
+  /// Converts the nodes of input-less `graph` in place (no region) and
+  /// returns its outputs; its own names are not visible afterwards.
+  mlir::LogicalResult inlineSubgraph(const onnx::GraphProto &graph,
+                                     llvm::SmallVectorImpl<mlir::Value> &outputs);
+  /// For an op the converter built itself (e.g. with regions): infers its
+  /// result shapes, verifies it and folds it like `create` does.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> finish(mlir::Operation *op);
+
   //===--- outputs ---===//
   size_t numOutputs() const { return proto.output_size(); }
   bool hasOutput(size_t i) const;
@@ -150,6 +167,9 @@ readKernelWindow(NodeContext &c, int64_t spatialRank,
 /// BatchNormalization with training_mode = 1 (ConvertMath.cpp).
 mlir::LogicalResult convertBatchNormTraining(NodeContext &c, float epsilon);
 llvm::ArrayRef<ConverterEntry> recurrentConverters();
+/// ONNX Range whose inputs are not constants, as a top.Loop (the output's
+/// length is known only at run time).
+mlir::LogicalResult convertRangeAsLoop(NodeContext &c);
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.

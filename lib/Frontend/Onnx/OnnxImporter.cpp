@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -103,6 +104,12 @@ public:
   llvm::StringSet<> weightNames;
   Value noneValue;
   unsigned constCounter = 0;
+  ModuleOp moduleOp;
+  /// Instantiated model-local functions by (function, attribute binding,
+  /// argument types); symbol names already used.
+  llvm::StringMap<func::FuncOp> functionInstances;
+  llvm::StringSet<> functionSymbols;
+  unsigned functionDepth = 0;
 
   /// The value of an ONNX name (materializing an initializer); null if
   /// undefined.
@@ -111,6 +118,17 @@ public:
   Value createWeight(const Tensor &data, llvm::StringRef name, Location loc);
   /// The data of a constant value (a top.Weight result), or nullptr.
   const Tensor *constantData(Value v);
+  /// Converts subgraph `g` into the single block of `region`: its inputs
+  /// become block arguments of `argTypes`, its nodes are converted with the
+  /// names of the enclosing scopes visible, and its outputs are yielded with
+  /// top.Yield. The enclosing scope's names are restored afterwards.
+  /// With `region` null, converts the nodes of `g` (which then takes no
+  /// inputs) at the current insertion point and returns its outputs in
+  /// `inlinedOutputs` instead.
+  LogicalResult convertSubgraph(const onnx::GraphProto &g, Region *region,
+                                ArrayRef<Type> argTypes, int64_t opset,
+                                Location loc,
+                                SmallVectorImpl<Value> *inlinedOutputs = nullptr);
 
 private:
   LogicalResult checkModel(int64_t &opset);
@@ -118,8 +136,17 @@ private:
   LogicalResult checkFrozenInput(const onnx::ValueInfoProto &in,
                                  const Tensor &value, Location loc);
   std::vector<std::string> frozenNames;
-  LogicalResult orderNodes(std::vector<const onnx::NodeProto *> &order);
+  LogicalResult orderNodes(const onnx::GraphProto &g,
+                           std::vector<const onnx::NodeProto *> &order);
   LogicalResult convertNode(const onnx::NodeProto &node, int64_t opset);
+  const onnx::FunctionProto *findFunction(const onnx::NodeProto &node);
+  LogicalResult convertFunctionCall(const onnx::NodeProto &node,
+                                    const onnx::FunctionProto &f,
+                                    int64_t opset);
+  FailureOr<func::FuncOp>
+  instantiateFunction(const onnx::NodeProto &node, const onnx::FunctionProto &f,
+                      ArrayRef<Type> argTypes, ArrayRef<bool> present,
+                      int64_t opset);
   Location nodeLoc(const onnx::NodeProto &node);
   InFlightDiagnostic nodeError(const onnx::NodeProto &node, int64_t opset);
 };
@@ -190,10 +217,9 @@ LogicalResult GraphImporter::checkModel(int64_t &opset) {
     return emitError(loc) << "the model imports no default-domain opset, "
                              "only unsupported domains: "
                           << otherDomains;
-  if (opset < 7)
+  if (opset < 1)
     return emitError(loc) << "default-domain opset " << opset
-                          << " is not supported (Strata imports opset 7 and "
-                             "later)";
+                          << " is invalid (opsets start at 1)";
   if (!model.has_graph())
     return emitError(loc) << "the model has no graph";
   return success();
@@ -317,9 +343,44 @@ LogicalResult GraphImporter::checkFrozenInput(const onnx::ValueInfoProto &in,
   return success();
 }
 
+/// Adds to `names` the outer-scope names that the subgraphs of `node` use
+/// (names their nodes read that no enclosing subgraph defines), so that the
+/// node is ordered after their producers.
+static void collectImplicitInputs(const onnx::NodeProto &node,
+                                  std::vector<std::string> &names) {
+  for (const auto &a : node.attribute()) {
+    std::vector<const onnx::GraphProto *> graphs;
+    if (a.has_g())
+      graphs.push_back(&a.g());
+    for (const auto &g : a.graphs())
+      graphs.push_back(&g);
+    for (const onnx::GraphProto *g : graphs) {
+      llvm::StringSet<> defined;
+      for (const auto &in : g->input())
+        defined.insert(in.name());
+      for (const auto &init : g->initializer())
+        defined.insert(init.name());
+      for (const auto &n : g->node())
+        for (const std::string &out : n.output())
+          defined.insert(out);
+      std::vector<std::string> used;
+      for (const auto &n : g->node()) {
+        for (const std::string &in : n.input())
+          used.push_back(in);
+        collectImplicitInputs(n, used);
+      }
+      for (const auto &out : g->output())
+        used.push_back(out.name());
+      for (std::string &u : used)
+        if (!u.empty() && !defined.contains(u))
+          names.push_back(std::move(u));
+    }
+  }
+}
+
 LogicalResult
-GraphImporter::orderNodes(std::vector<const onnx::NodeProto *> &order) {
-  const onnx::GraphProto &g = model.graph();
+GraphImporter::orderNodes(const onnx::GraphProto &g,
+                          std::vector<const onnx::NodeProto *> &order) {
   llvm::StringMap<int> producer;
   for (int i = 0; i < g.node_size(); ++i)
     for (const std::string &out : g.node(i).output()) {
@@ -334,7 +395,10 @@ GraphImporter::orderNodes(std::vector<const onnx::NodeProto *> &order) {
   std::vector<int> pending(g.node_size(), 0);
   std::vector<std::vector<int>> users(g.node_size());
   for (int i = 0; i < g.node_size(); ++i) {
-    for (const std::string &in : g.node(i).input()) {
+    std::vector<std::string> inputs(g.node(i).input().begin(),
+                                    g.node(i).input().end());
+    collectImplicitInputs(g.node(i), inputs);
+    for (const std::string &in : inputs) {
       if (in.empty() || values.count(in) || initializers.count(in))
         continue;
       auto p = producer.find(in);
@@ -369,6 +433,8 @@ GraphImporter::orderNodes(std::vector<const onnx::NodeProto *> &order) {
 
 LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
                                          int64_t opset) {
+  if (const onnx::FunctionProto *f = findFunction(node))
+    return convertFunctionCall(node, *f, opset);
   if (!isDefaultDomain(node.domain()))
     return nodeError(node, opset) << "unknown domain '" << node.domain()
                                   << "' (only the default ONNX domain is "
@@ -378,6 +444,15 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
     return nodeError(node, opset)
            << "op type '" << node.op_type()
            << "' does not exist in the default domain at this opset";
+  // Converters implement the schemas of opset 7 and later. An older opset
+  // is accepted for the ops whose schema did not change up to opset 7.
+  if (opset < 7 && since != selectVersion(node.op_type(), 7))
+    return nodeError(node, opset)
+           << "op type '" << node.op_type() << "' version " << since
+           << " differs from its opset-7 schema (version "
+           << selectVersion(node.op_type(), 7)
+           << "); Strata imports opset 1-6 models only for ops unchanged "
+              "since";
   auto it = converterRegistry().find(node.op_type());
   if (it == converterRegistry().end())
     return nodeError(node, opset)
@@ -397,17 +472,75 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
   return success();
 }
 
+LogicalResult
+GraphImporter::convertSubgraph(const onnx::GraphProto &g, Region *region,
+                               ArrayRef<Type> argTypes, int64_t opset,
+                               Location loc,
+                               SmallVectorImpl<Value> *inlinedOutputs) {
+  if (g.input_size() != static_cast<int>(argTypes.size()))
+    return emitError(loc) << "subgraph '" << g.name() << "' has "
+                          << g.input_size() << " inputs but " << argTypes.size()
+                          << " are expected";
+  Block *block = nullptr;
+  if (region) {
+    block = new Block();
+    region->push_back(block);
+  }
+  // A scope: the subgraph's names shadow nothing outside it once restored.
+  llvm::StringMap<Value> outerValues = values;
+  llvm::StringMap<const onnx::TensorProto *> outerInitializers = initializers;
+  llvm::scope_exit restore([&] {
+    values = std::move(outerValues);
+    initializers = std::move(outerInitializers);
+  });
+  OpBuilder::InsertionGuard guard(builder);
+  if (block)
+    builder.setInsertionPointToStart(block);
+  for (auto [in, type] : llvm::zip(g.input(), argTypes)) {
+    Value arg = block->addArgument(type, NameLoc::get(StringAttr::get(
+                                             &ctx, in.name())));
+    if (!in.name().empty())
+      values[in.name()] = arg;
+  }
+  for (const auto &init : g.initializer()) {
+    values.erase(init.name());
+    initializers[init.name()] = &init;
+  }
+  std::vector<const onnx::NodeProto *> order;
+  if (failed(orderNodes(g, order)))
+    return failure();
+  for (const onnx::NodeProto *node : order)
+    if (failed(convertNode(*node, opset)))
+      return failure();
+  SmallVector<Value> outputs;
+  for (const auto &out : g.output()) {
+    Value v = lookup(out.name());
+    if (!v)
+      return emitError(NameLoc::get(StringAttr::get(&ctx, out.name())))
+             << "subgraph '" << g.name() << "' output '" << out.name()
+             << "' is never defined";
+    outputs.push_back(v);
+  }
+  if (!block) {
+    inlinedOutputs->assign(outputs.begin(), outputs.end());
+    return success();
+  }
+  top::YieldOp::create(builder, loc, outputs);
+  return success();
+}
+
 FailureOr<ImportedModel> GraphImporter::run() {
   int64_t opset;
   if (failed(checkModel(opset)))
     return failure();
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&ctx));
+  moduleOp = *module;
   builder.setInsertionPointToEnd(module->getBody());
   func::FuncOp func;
   if (failed(createSignature(func)))
     return failure();
   std::vector<const onnx::NodeProto *> order;
-  if (failed(orderNodes(order)))
+  if (failed(orderNodes(model.graph(), order)))
     return failure();
   for (const onnx::NodeProto *node : order)
     if (failed(convertNode(*node, opset)))
@@ -436,7 +569,7 @@ FailureOr<ImportedModel> GraphImporter::run() {
         op.use_empty() && isPure(&op))
       op.erase();
   TensorMap used;
-  func.walk([&](top::WeightOp w) {
+  module->walk([&](top::WeightOp w) {
     used.set(w.getName().str(), *weights.find(w.getName().str()));
   });
 
@@ -450,6 +583,229 @@ FailureOr<ImportedModel> GraphImporter::run() {
   result.module = std::move(module);
   result.weights = std::move(used);
   return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Model-local functions
+//===----------------------------------------------------------------------===//
+//
+// A node whose (domain, op type) names a FunctionProto of the model becomes a
+// `func.call` of a private `func.func` holding the function's body, converted
+// with its attributes bound for this call site (one instantiation per
+// distinct binding and argument types). The function carries
+// `strata.implements = "<domain>.<name>"` so that composite fusion can
+// replace a known one by a fused op; `top-inline-functions` inlines the rest.
+
+const onnx::FunctionProto *
+GraphImporter::findFunction(const onnx::NodeProto &node) {
+  for (const auto &f : model.functions())
+    if (f.name() == node.op_type() &&
+        (f.domain() == node.domain() ||
+         (isDefaultDomain(f.domain()) && isDefaultDomain(node.domain()))))
+      return &f;
+  return nullptr;
+}
+
+/// An ONNX attribute as an MLIR attribute (null for graphs, tensors, ...).
+static Attribute attributeToMlir(const onnx::AttributeProto &a, Builder &b) {
+  switch (a.type()) {
+  case onnx::AttributeProto::INT:
+    return b.getI64IntegerAttr(a.i());
+  case onnx::AttributeProto::FLOAT:
+    return b.getF32FloatAttr(a.f());
+  case onnx::AttributeProto::STRING:
+    return b.getStringAttr(a.s());
+  case onnx::AttributeProto::INTS:
+    return b.getDenseI64ArrayAttr(
+        SmallVector<int64_t>(a.ints().begin(), a.ints().end()));
+  case onnx::AttributeProto::FLOATS:
+    return b.getDenseF32ArrayAttr(
+        SmallVector<float>(a.floats().begin(), a.floats().end()));
+  default:
+    return {};
+  }
+}
+
+LogicalResult GraphImporter::convertFunctionCall(const onnx::NodeProto &node,
+                                                 const onnx::FunctionProto &f,
+                                                 int64_t opset) {
+  if (node.input_size() > f.input_size())
+    return nodeError(node, opset)
+           << "calls function '" << f.domain() << "." << f.name() << "' with "
+           << node.input_size() << " inputs but it takes " << f.input_size();
+  if (node.output_size() > f.output_size())
+    return nodeError(node, opset)
+           << "expects " << node.output_size() << " outputs from function '"
+           << f.domain() << "." << f.name() << "', which has "
+           << f.output_size();
+  SmallVector<Value> operands;
+  SmallVector<Type> argTypes;
+  SmallVector<bool> present;
+  for (int i = 0; i < f.input_size(); ++i) {
+    bool has = i < node.input_size() && !node.input(i).empty();
+    present.push_back(has);
+    if (!has)
+      continue;
+    Value v = lookup(node.input(i));
+    if (!v)
+      return failure();
+    operands.push_back(v);
+    argTypes.push_back(v.getType());
+  }
+  auto callee = instantiateFunction(node, f, argTypes, present, opset);
+  if (failed(callee))
+    return failure();
+  auto call = func::CallOp::create(builder, nodeLoc(node), *callee, operands);
+  for (int i = 0; i < node.output_size(); ++i)
+    if (!node.output(i).empty())
+      values[node.output(i)] = call.getResult(i);
+  return success();
+}
+
+FailureOr<func::FuncOp> GraphImporter::instantiateFunction(
+    const onnx::NodeProto &node, const onnx::FunctionProto &f,
+    ArrayRef<Type> argTypes, ArrayRef<bool> present, int64_t opset) {
+  std::string qualified =
+      f.domain().empty() ? f.name() : f.domain() + "." + f.name();
+  // Attribute binding: the function's defaults, then the call site's.
+  llvm::StringMap<const onnx::AttributeProto *> bound;
+  for (const auto &a : f.attribute_proto())
+    bound[a.name()] = &a;
+  for (const auto &a : node.attribute()) {
+    if (!llvm::is_contained(f.attribute(), a.name()) && !bound.count(a.name()))
+      return nodeError(node, opset) << "function '" << qualified
+                                    << "' has no attribute '" << a.name()
+                                    << "'";
+    bound[a.name()] = &a;
+  }
+  std::string key = qualified;
+  std::vector<std::string> boundNames;
+  for (const auto &entry : bound)
+    boundNames.push_back(entry.getKey().str());
+  std::sort(boundNames.begin(), boundNames.end());
+  for (const std::string &n : boundNames) {
+    onnx::AttributeProto a = *bound[n];
+    a.set_name(n);
+    key += "|" + n + "=" + a.SerializeAsString();
+  }
+  {
+    llvm::raw_string_ostream os(key);
+    for (auto [i, p] : llvm::enumerate(present))
+      os << (p ? "|in" : "|absent");
+    for (Type t : argTypes)
+      os << "|" << t;
+  }
+  if (func::FuncOp existing = functionInstances.lookup(key))
+    return existing;
+  if (functionDepth >= 32)
+    return nodeError(node, opset) << "function '" << qualified
+                                  << "' nests calls more than 32 deep "
+                                     "(recursive functions are not supported)";
+
+  // The body as a graph, attribute references resolved; absent optional
+  // inputs become empty names.
+  onnx::GraphProto g;
+  g.set_name(qualified);
+  for (auto [i, in] : llvm::enumerate(f.input()))
+    if (present[i])
+      g.add_input()->set_name(in);
+  for (const std::string &out : f.output())
+    g.add_output()->set_name(out);
+  llvm::StringSet<> absent;
+  for (auto [i, in] : llvm::enumerate(f.input()))
+    if (!present[i])
+      absent.insert(in);
+  for (const auto &n : f.node()) {
+    onnx::NodeProto *copy = g.add_node();
+    *copy = n;
+    for (std::string &in : *copy->mutable_input())
+      if (absent.contains(in))
+        in.clear();
+    copy->clear_attribute();
+    for (const auto &a : n.attribute()) {
+      if (a.ref_attr_name().empty()) {
+        *copy->add_attribute() = a;
+        continue;
+      }
+      auto it = bound.find(a.ref_attr_name());
+      if (it == bound.end())
+        continue; // unbound: the attribute is absent
+      onnx::AttributeProto *resolved = copy->add_attribute();
+      *resolved = *it->second;
+      resolved->set_name(a.name());
+    }
+  }
+  int64_t bodyOpset = opset;
+  for (const auto &imp : f.opset_import())
+    if (isDefaultDomain(imp.domain()))
+      bodyOpset = imp.version();
+
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(moduleOp.getBody());
+  std::string symbol = qualified;
+  for (unsigned n = 1; functionSymbols.contains(symbol); ++n)
+    symbol = qualified + "_" + std::to_string(n);
+  functionSymbols.insert(symbol);
+  Location loc = NameLoc::get(StringAttr::get(&ctx, qualified));
+  auto fn = func::FuncOp::create(builder, loc, symbol,
+                                 builder.getFunctionType(argTypes, {}));
+  fn.setPrivate();
+  fn->setAttr("strata.implements", builder.getStringAttr(qualified));
+  fn->setAttr("strata.onnx_domain", builder.getStringAttr(f.domain()));
+  fn->setAttr("strata.onnx_name", builder.getStringAttr(f.name()));
+  SmallVector<NamedAttribute> attrs;
+  for (const std::string &n : boundNames)
+    if (Attribute a = attributeToMlir(*bound[n], builder))
+      attrs.push_back(builder.getNamedAttr(n, a));
+  fn->setAttr("strata.onnx_attributes", builder.getDictionaryAttr(attrs));
+  Block *entry = fn.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+
+  // The body sees only its own names (functions are isolated).
+  llvm::StringMap<Value> outerValues = std::move(values);
+  llvm::StringMap<const onnx::TensorProto *> outerInitializers =
+      std::move(initializers);
+  Value outerNone = noneValue;
+  values.clear();
+  initializers.clear();
+  noneValue = top::NoneOp::create(builder, loc, builder.getNoneType());
+  llvm::scope_exit restore([&] {
+    values = std::move(outerValues);
+    initializers = std::move(outerInitializers);
+    noneValue = outerNone;
+  });
+  for (auto [i, in] : llvm::enumerate(g.input()))
+    values[in.name()] = entry->getArgument(i);
+  std::vector<const onnx::NodeProto *> order;
+  if (failed(orderNodes(g, order))) {
+    fn.erase();
+    return failure();
+  }
+  ++functionDepth;
+  for (const onnx::NodeProto *n : order)
+    if (failed(convertNode(*n, bodyOpset))) {
+      --functionDepth;
+      fn.erase();
+      return failure();
+    }
+  --functionDepth;
+  SmallVector<Value> results;
+  for (const std::string &out : f.output()) {
+    Value v = lookup(out);
+    if (!v) {
+      fn.erase();
+      return nodeError(node, opset) << "function '" << qualified
+                                    << "' never defines its output '" << out
+                                    << "'";
+    }
+    results.push_back(v);
+  }
+  func::ReturnOp::create(builder, loc, results);
+  fn.setType(builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  if (noneValue.use_empty())
+    noneValue.getDefiningOp()->erase();
+  functionInstances[key] = fn;
+  return fn;
 }
 
 //===----------------------------------------------------------------------===//
@@ -609,6 +965,33 @@ Value NodeContext::constant(const Tensor &data, llvm::StringRef hint) {
 
 Value NodeContext::none() { return importer.noneValue; }
 
+FailureOr<const onnx::GraphProto *>
+NodeContext::attrGraph(llvm::StringRef name) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return error() << "attribute '" << name << "' (a graph) is required";
+  if (a->type() != onnx::AttributeProto::GRAPH || !a->has_g())
+    return error() << "attribute '" << name << "' must be a graph";
+  return &a->g();
+}
+
+LogicalResult NodeContext::convertSubgraph(const onnx::GraphProto &graph,
+                                           Region &region,
+                                           ArrayRef<Type> argTypes) {
+  return importer.convertSubgraph(graph, &region, argTypes, modelOpset,
+                                  location);
+}
+
+LogicalResult NodeContext::inlineSubgraph(const onnx::GraphProto &graph,
+                                          SmallVectorImpl<Value> &outputs) {
+  return importer.convertSubgraph(graph, nullptr, {}, modelOpset, location,
+                                  &outputs);
+}
+
+FailureOr<SmallVector<Value>> NodeContext::finish(Operation *op) {
+  return finishOp(op);
+}
+
 bool NodeContext::hasOutput(size_t i) const {
   return i < static_cast<size_t>(proto.output_size()) &&
          !proto.output(i).empty();
@@ -635,7 +1018,9 @@ FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
     return error() << "the converted " << op->getName() << " is invalid";
   }
   // Constant folding: every tensor operand is a weight.
+  // Ops with regions may read outer values the folder cannot see.
   bool allConstant = op->getNumOperands() > 0 && operandsStatic &&
+                     op->getNumRegions() == 0 &&
                      llvm::all_of(op->getOperands(), [&](Value v) {
                        return top::isNone(v) || importer.constantData(v);
                      });

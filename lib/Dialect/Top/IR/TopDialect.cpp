@@ -54,7 +54,8 @@ LogicalResult strata::top::verifyInferredShapes(Operation *op) {
     ArrayRef<int64_t> declared = type.getShape();
     bool ok = declared.size() == shapes[i].size();
     for (size_t d = 0; ok && d < declared.size(); ++d)
-      ok = ShapedType::isDynamic(declared[d]) || declared[d] == shapes[i][d];
+      ok = ShapedType::isDynamic(declared[d]) ||
+           ShapedType::isDynamic(shapes[i][d]) || declared[d] == shapes[i][d];
     if (!ok)
       return op->emitOpError()
              << "result #" << i << " has shape " << formatArray(declared)

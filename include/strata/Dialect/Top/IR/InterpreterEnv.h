@@ -5,8 +5,13 @@
 
 #include "strata/Support/Tensor.h"
 
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Region.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+
+#include <functional>
+#include <vector>
 
 namespace strata::top {
 
@@ -28,8 +33,25 @@ public:
   }
   void erase(mlir::Value value) { values.erase(value); }
 
+  /// Runs the single block of a region with `args` bound to its arguments and
+  /// returns the values its terminator yields; values of enclosing scopes
+  /// stay visible inside. Set by the reference interpreter.
+  using RegionRunner = std::function<mlir::FailureOr<std::vector<Tensor>>(
+      mlir::Region &, llvm::ArrayRef<Tensor>)>;
+  void setRegionRunner(RegionRunner runner) { regionRunner = std::move(runner); }
+  /// Runs `region` (see RegionRunner); fails with an error on the region's
+  /// parent op when no interpreter is attached (e.g. importer folding).
+  mlir::FailureOr<std::vector<Tensor>> runRegion(mlir::Region &region,
+                                                 llvm::ArrayRef<Tensor> args) {
+    if (!regionRunner)
+      return region.getParentOp()->emitOpError(
+          "has regions, which only the reference interpreter can run");
+    return regionRunner(region, args);
+  }
+
 private:
   llvm::DenseMap<mlir::Value, Tensor> values;
+  RegionRunner regionRunner;
 };
 
 } // namespace strata::top

@@ -18,5 +18,6 @@ include "strata/Dialect/Top/IR/TopShapeOps.td"
 include "strata/Dialect/Top/IR/TopQuantOps.td"
 include "strata/Dialect/Top/IR/TopMathOps.td"
 include "strata/Dialect/Top/IR/TopRecurrentOps.td"
+include "strata/Dialect/Top/IR/TopControlFlowOps.td"
 
 #endif // STRATA_TOP_OPS

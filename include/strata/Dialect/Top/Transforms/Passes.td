@@ -25,4 +25,38 @@ def TopShapeInfer : Pass<"top-shape-infer", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::strata::top::TopDialect"];
 }
 
+def TopInlineFunctions : Pass<"top-inline-functions", "::mlir::ModuleOp"> {
+  let summary = "Inline every call of a function with a body";
+  let description = [{
+    Replaces each `func.call` by a copy of the callee's body (calls inside
+    it are inlined in turn), then erases private functions nobody calls any
+    more. The ONNX importer turns model-local functions into private
+    functions marked `strata.implements`; composite fusion replaces the
+    known ones by fused ops first, and this pass inlines the rest. Fails on
+    call chains deeper than 64 (recursion).
+
+    Before:
+    ```mlir
+    func.func private @"local.twice"(%x: tensor<2xf32>) -> tensor<2xf32>
+        attributes {strata.implements = "local.twice"} {
+      %y = top.Add(%x, %x) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+      return %y : tensor<2xf32>
+    }
+    func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+      %r = call @"local.twice"(%a) : (tensor<2xf32>) -> tensor<2xf32>
+      return %r : tensor<2xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+      %r = top.Add(%a, %a) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+      return %r : tensor<2xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::strata::top::TopDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 #endif // STRATA_TOP_PASSES

@@ -1,0 +1,156 @@
+"""Control-flow ops (If, Loop, Scan) and func.call in the reference
+interpreter, against numpy loops on random data. Regions read values of the
+enclosing scope; results with run-time dims (`?`) get their shape when the
+op runs. Float results use rtol 1e-5 (the same additions in the same order,
+so they are in fact exact)."""
+import numpy as np
+import pytest
+
+from numeric_harness import Model, mlir_type, run_ok, run_ref
+
+RTOL = 1e-5
+
+
+def t(shape, dtype=np.float32):
+    return mlir_type(shape, dtype)
+
+
+@pytest.mark.parametrize("cond", [True, False])
+def test_if_selects_branch_with_run_time_shape(cond, rng):
+    x = rng.standard_normal(4).astype(np.float32)
+    y = rng.standard_normal(6).astype(np.float32)
+    m = Model(inputs={"c": np.array(cond), "x": x, "y": y})
+    m.op(f"""%r = top.If %c : tensor<i1> -> (tensor<?xf32>) then {{
+      %a = top.Relu(%x) : ({t([4])}) -> {t([4])}
+      top.Yield %a : {t([4])}
+    }} else {{
+      %b = top.Add(%y, %y) : ({t([6])}, {t([6])}) -> {t([6])}
+      top.Yield %b : {t([6])}
+    }}""")
+    out = run_ok(m, [("%r", "r", "tensor<?xf32>")])["r"]
+    want = np.maximum(x, 0) if cond else y + y
+    np.testing.assert_allclose(out, want, rtol=RTOL)
+
+
+LOOP = """%y, %s = top.Loop(%m, {cond}, %y0) : (tensor<i64>, {cond_t}, {yt}) -> ({yt}, tensor<?x3xf32>) {{
+    ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %yi: {yt}):
+      %h = top.Mul(%yi, %half) : ({yt}, tensor<f32>) -> {yt}
+      %n = top.Add(%h, %x) : ({yt}, {yt}) -> {yt}
+      %mn = top.Reduce(%n) {{axes = array<i64: 0>, keepdims = false, mode = "ReduceMin"}} : ({yt}) -> tensor<f32>
+      %any = top.Compare(%mn, %limit) {{mode = "Less"}} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      top.Yield {yield_cond}, %n, %n : tensor<i1>, {yt}, {yt}
+    }}"""
+
+
+def loop_reference(m, y0, x, limit, use_cond):
+    ys, y, i = [], y0.copy(), 0
+    while i < m:
+        y = y * np.float32(0.5) + x
+        ys.append(y)
+        i += 1
+        if use_cond and not np.any(y < limit):
+            break
+    return y, np.stack(ys) if ys else np.zeros((0, 3), np.float32)
+
+
+@pytest.mark.parametrize("trips,use_cond", [(5, False), (0, False), (-2, False), (50, True)])
+def test_loop_carried_and_scan(trips, use_cond, rng):
+    y0 = rng.standard_normal(3).astype(np.float32)
+    x = rng.standard_normal(3).astype(np.float32)
+    limit = np.float32(1.0)
+    m = Model(inputs={"m": np.array(trips, np.int64), "y0": y0, "x": x},
+              weights={"half": np.array(0.5, np.float32), "limit": np.array(limit)})
+    yt = t([3])
+    m.op(LOOP.format(cond="%none", cond_t="none", yt=yt,
+                     yield_cond="%any" if use_cond else "%ci"))
+    out = run_ok(m, [("%y", "y", yt), ("%s", "s", "tensor<?x3xf32>")])
+    want_y, want_s = loop_reference(trips, y0, x, limit, use_cond)
+    np.testing.assert_allclose(out["y"], want_y, rtol=RTOL)
+    assert out["s"].shape == want_s.shape
+    np.testing.assert_allclose(out["s"], want_s, rtol=RTOL)
+
+
+def scan_reference(init, x, in_axis, in_dir, out_axis, out_dir):
+    xs = np.moveaxis(x, in_axis, 0)
+    if in_dir:
+        xs = xs[::-1]
+    s, outs = init.copy(), []
+    for sl in xs:
+        s = s + sl
+        outs.append(s * np.float32(2))
+    if out_dir:
+        outs = outs[::-1]
+    stacked = np.stack(outs, axis=0)
+    return s, np.moveaxis(stacked, 0, out_axis % stacked.ndim)
+
+
+@pytest.mark.parametrize("in_axis,in_dir,out_axis,out_dir",
+                         [(0, 0, 0, 0), (1, 1, 0, 0), (2, 0, 1, 1), (-1, 1, -1, 0), (1, 0, 2, 1)])
+def test_scan(in_axis, in_dir, out_axis, out_dir, rng):
+    shape = [4, 5, 3]
+    x = rng.standard_normal(shape).astype(np.float32)
+    slice_shape = [d for k, d in enumerate(shape) if k != in_axis % 3]
+    init = rng.standard_normal(slice_shape).astype(np.float32)
+    length = shape[in_axis % 3]
+    st = t(slice_shape)
+    out_shape = list(slice_shape)
+    out_shape.insert(out_axis % 3, length)
+    m = Model(inputs={"init": init, "x": x}, weights={"two": np.array(2, np.float32)})
+    m.op(f"""%s, %z = top.Scan(%init, %x) {{num_scan_inputs = 1 : i64, scan_input_axes = array<i64: {in_axis}>, scan_input_directions = array<i64: {in_dir}>, scan_output_axes = array<i64: {out_axis}>, scan_output_directions = array<i64: {out_dir}>}} : ({st}, {t(shape)}) -> ({st}, {t(out_shape)}) {{
+    ^bb0(%acc: {st}, %xi: {st}):
+      %n = top.Add(%acc, %xi) : ({st}, {st}) -> {st}
+      %d = top.Mul(%n, %two) : ({st}, tensor<f32>) -> {st}
+      top.Yield %n, %d : {st}, {st}
+    }}""")
+    out = run_ok(m, [("%s", "s", st), ("%z", "z", t(out_shape))])
+    want_s, want_z = scan_reference(init, x, in_axis, in_dir, out_axis, out_dir)
+    np.testing.assert_allclose(out["s"], want_s, rtol=RTOL)
+    np.testing.assert_allclose(out["z"], want_z, rtol=RTOL)
+
+
+def test_scan_integer_and_bool_scan_outputs(rng):
+    # Data movement of slices is bytewise: int8 and bool scan values.
+    x = rng.integers(-128, 127, (3, 4), dtype=np.int8)
+    b = rng.integers(0, 2, (3, 4)).astype(np.bool_)
+    m = Model(inputs={"x": x, "b": b})
+    m.op(f"""%zx, %zb = top.Scan(%x, %b) {{num_scan_inputs = 2 : i64, scan_output_directions = array<i64: 1, 0>}} : ({t([3, 4], np.int8)}, {t([3, 4], np.bool_)}) -> ({t([3, 4], np.int8)}, {t([3, 4], np.bool_)}) {{
+    ^bb0(%xi: {t([4], np.int8)}, %bi: {t([4], np.bool_)}):
+      top.Yield %xi, %bi : {t([4], np.int8)}, {t([4], np.bool_)}
+    }}""")
+    out = run_ok(m, [("%zx", "zx", t([3, 4], np.int8)), ("%zb", "zb", t([3, 4], np.bool_))])
+    np.testing.assert_array_equal(out["zx"], x[::-1])
+    np.testing.assert_array_equal(out["zb"], b)
+
+
+def test_func_call_runs_callee(rng):
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    m = Model(inputs={"x": x})
+    tt = t([2, 3])
+    m.op(f"%a = func.call @twice(%x) : ({tt}) -> {tt}")
+    m.op(f"%b = func.call @twice(%a) : ({tt}) -> {tt}")
+    text = m.text([("%b", "b", tt)])
+    callee = (f"  func.func private @twice(%v: {tt}) -> {tt} attributes {{strata.implements = \"local.twice\"}} {{\n"
+              f"    %r = top.Add(%v, %v) : ({tt}, {tt}) -> {tt}\n    return %r : {tt}\n  }}\n}}\n")
+    text = text[: text.rstrip().rfind("}")] + callee
+
+    class Raw(Model):
+        def text(self, outputs):
+            return text
+    raw = Raw(inputs={"x": x})
+    out = run_ok(raw, [("%b", "b", tt)])
+    np.testing.assert_allclose(out["b"], 4 * x, rtol=RTOL)
+
+
+def test_loop_trip_count_must_be_one_element(rng):
+    # A run-time error, not a crash: the trip count's type is dynamic, so
+    # only the run finds that it has two elements.
+    y0 = rng.standard_normal(3).astype(np.float32)
+    m = Model(inputs={"m": np.array([2, 3], np.int64), "y0": y0})
+    m.op("%md = top.Reshape(%m) {shape = array<i64: -1>} : (tensor<2xi64>) -> tensor<?xi64>")
+    m.op(f"""%y = top.Loop(%md, %none, %y0) : (tensor<?xi64>, none, {t([3])}) -> ({t([3])}) {{
+    ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %yi: {t([3])}):
+      top.Yield %ci, %yi : tensor<i1>, {t([3])}
+    }}""")
+    code, _, err = run_ref(m, [("%y", "y", t([3]))])
+    assert code != 0
+    assert "max_trip_count" in err and "one element" in err
