@@ -290,17 +290,17 @@ func.func @compare_broadcast(%a: tensor<4xf32>, %b: tensor<2xf32>) {
 
 // -----
 
-func.func @cast_input_unsupported(%a: tensor<4xi4>) {
-  // expected-error @+1 {{operand 'input' must have a float, integer or i1 element type, got 'i4'}}
-  %0 = top.Cast(%a) : (tensor<4xi4>) -> tensor<4xf32>
+func.func @cast_input_unsupported(%a: tensor<4xi3>) {
+  // expected-error @+1 {{operand 'input' must have a float, integer or i1 element type, got 'i3'}}
+  %0 = top.Cast(%a) : (tensor<4xi3>) -> tensor<4xf32>
   return
 }
 
 // -----
 
 func.func @cast_result_unsupported(%a: tensor<4xf32>) {
-  // expected-error @+1 {{result must have a float, integer or i1 element type, got 'i4'}}
-  %0 = top.Cast(%a) : (tensor<4xf32>) -> tensor<4xi4>
+  // expected-error @+1 {{result must have a float, integer or i1 element type, got 'f8E8M0FNU'}}
+  %0 = top.Cast(%a) : (tensor<4xf32>) -> tensor<4xf8E8M0FNU>
   return
 }
 
