@@ -226,3 +226,18 @@ def test_float8_quantize_nonzero_zero_point_is_rejected():
     m = model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="q8")],
               [("x", F32, [4])], [("q", TensorProto.FLOAT8E4M3FN, [4])], inits)
     expect_error(m, "q8", "float8_e4m3fn zero point must be 0, got 2")
+
+
+@pytest.mark.parametrize("tt", [TensorProto.INT4, TensorProto.UINT2, TensorProto.FLOAT8E4M3FNUZ,
+                                TensorProto.FLOAT4E2M1])
+def test_narrow_weight_and_input_through_concat(tt):
+    # Not constant-folded: the initializer goes through the weight npz and the
+    # graph input through the input npz, both in the narrow type.
+    npdt = helper.tensor_dtype_to_np_dtype(tt)
+    w = np.array([1, 0, 1], dtype=np.float32).astype(npdt)
+    x = np.array([[0, 1, 1], [1, 1, 0]], dtype=np.float32).astype(npdt)
+    n = helper.make_node("Concat", ["x", "w2"], ["y"], axis=0)
+    r = helper.make_node("Reshape", ["w", "shape"], ["w2"])
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array([1, 3]), "shape")]
+    m = model([r, n], [("x", tt, [2, 3])], [("y", tt, [3, 3])], inits)
+    check_exact(m, {"x": x})

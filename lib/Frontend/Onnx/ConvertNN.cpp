@@ -921,7 +921,9 @@ LogicalResult quantizeByArith(NodeContext &c, ArrayRef<int64_t> shape,
                               DType storage) {
   Type f = elemOf(c, 0);
   if (!f.isF32())
-    return c.error() << "a non-constant scale needs an f32 input, got " << f;
+    return c.error() << "a non-constant scale, blocked or 4/2-bit quantization "
+                        "needs an f32 input, got "
+                     << f;
   if (!isSignedInt(storage) && !isUnsignedInt(storage))
     return c.error() << "quantized type " << dtypeName(storage)
                      << " is not supported";
