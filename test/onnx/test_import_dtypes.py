@@ -241,3 +241,11 @@ def test_narrow_weight_and_input_through_concat(tt):
     inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array([1, 3]), "shape")]
     m = model([r, n], [("x", tt, [2, 3])], [("y", tt, [3, 3])], inits)
     check_exact(m, {"x": x})
+
+
+def test_float8_dequantize_nonzero_zero_point_is_rejected():
+    inits = [numpy_helper.from_array(np.array(1.0, np.float32), "s"),
+             helper.make_tensor("z", TensorProto.FLOAT8E5M2, [], [-1.0])]
+    m = model([helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq8")],
+              [("x", TensorProto.FLOAT8E5M2, [4])], [("y", F32, [4])], inits)
+    expect_error(m, "dq8", "float8_e5m2 zero point must be 0, got -1")

@@ -952,6 +952,21 @@ LogicalResult quantizeByArith(NodeContext &c, ArrayRef<int64_t> shape,
   return emit<CastOp>(c, elementTypeOf(storage, c.context()), *q);
 }
 
+/// The spec requires a float8 zero point (input 2) to be 0; a constant one
+/// is checked (the ONNX reference ignores it in QuantizeLinear and rejects a
+/// non-zero one in DequantizeLinear).
+LogicalResult checkFloat8ZeroPoint(NodeContext &c, DType storage) {
+  if (!isSmallFloat(storage) || storage == DType::F4E2M1FN || !c.hasInput(2))
+    return success();
+  if (const Tensor *zp = c.constantInput(2))
+    for (int64_t i = 0; i < zp->numElements(); ++i)
+      if (zp->getAsDouble(i) != 0.0)
+        return c.error() << "a " << dtypeName(storage)
+                         << " zero point must be 0, got " << zp->getAsDouble(i)
+                         << " at index " << i;
+  return success();
+}
+
 /// QuantizeLinear to a float8 / float4 type: cast(x / scale [+ zp], storage)
 /// rounding to nearest even, `saturate` for float8 (the ONNX reference adds
 /// the zero point for float4 only; the spec requires 0 for float8, so a
@@ -962,14 +977,8 @@ LogicalResult quantizeToSmallFloat(NodeContext &c, ArrayRef<int64_t> shape,
   if (!isa<FloatType>(f))
     return c.error() << "input element type " << f
                      << " is not supported (float only)";
-  if (storage != DType::F4E2M1FN && c.hasInput(2)) {
-    if (const Tensor *zp = c.constantInput(2))
-      for (int64_t i = 0; i < zp->numElements(); ++i)
-        if (zp->getAsDouble(i) != 0.0)
-          return c.error() << "a " << dtypeName(storage)
-                           << " zero point must be 0, got "
-                           << zp->getAsDouble(i) << " at index " << i;
-  }
+  if (failed(checkFloat8ZeroPoint(c, storage)))
+    return failure();
   auto y = binary<DivOp>(c, c.input(0), quantParam(c, 1, f, shape));
   if (storage == DType::F4E2M1FN && c.hasInput(2))
     y = binary<AddOp>(c, y, quantParam(c, 2, f, shape));
@@ -1087,6 +1096,8 @@ LogicalResult convertDequantize(NodeContext &c) {
       *storage == DType::U64)
     return c.error() << "input types " << elemOf(c, 0) << " and " << scaleElem
                      << " are not supported";
+  if (failed(checkFloat8ZeroPoint(c, *storage)))
+    return failure();
   bool constParams = c.constantInput(1) &&
                      (!c.hasInput(2) || c.constantInput(2));
   auto block = c.attrInt("block_size", 0);
