@@ -37,6 +37,16 @@ const DescrEntry kDescrs[] = {
     {"<i2", DType::I16},  {"<u2", DType::U16}, {"<i4", DType::I32},
     {"<u4", DType::U32},  {"<i8", DType::I64}, {"<u8", DType::U64},
     {"<f2", DType::F16},  {"<f4", DType::F32}, {"<f8", DType::F64},
+    // Types numpy itself lacks are named as ml_dtypes names them; numpy reads
+    // such a header back once ml_dtypes is imported (np.dtype("int4")).
+    // int4/int2 hold one value per byte (sign- or zero-extended), the small
+    // floats their bit pattern: ml_dtypes' in-memory layout.
+    {"bfloat16", DType::BF16},
+    {"int4", DType::I4}, {"uint4", DType::U4}, {"int2", DType::I2},
+    {"uint2", DType::U2}, {"float8_e4m3fn", DType::F8E4M3FN},
+    {"float8_e4m3fnuz", DType::F8E4M3FNUZ}, {"float8_e5m2", DType::F8E5M2},
+    {"float8_e5m2fnuz", DType::F8E5M2FNUZ},
+    {"float4_e2m1fn", DType::F4E2M1FN},
 };
 
 /// Finds `'key':` in the header dict and returns the position after the colon.
@@ -115,6 +125,10 @@ bool parseNpy(const uint8_t *data, size_t size, Tensor &out,
       type = e.type;
   if (!type) {
     error = "unsupported npy dtype '" + descr + "'";
+    if ((descr.size() >= 2 && descr[1] == 'V') || descr == "<f1")
+      error += " (numpy saves ml_dtypes arrays such as bfloat16 or "
+               "float8_e4m3fn without their type: write the header's 'descr' "
+               "as the ml_dtypes name, see docs/cli.md)";
     return false;
   }
 
@@ -196,6 +210,13 @@ bool parseNpy(const uint8_t *data, size_t size, Tensor &out,
   out = Tensor(*type, shape);
   if (payload)
     std::memcpy(out.raw(), data + headerStart + headerLen, payload);
+  // ml_dtypes reads only the low bits of an int4/int2 byte; normalize to the
+  // extended value Strata computes with.
+  if (intBitWidth(*type) == 2 || intBitWidth(*type) == 4)
+    for (int64_t k = 0; k < *n; ++k) {
+      int64_t v = wrapToNarrowInt(*type, out.data<uint8_t>()[k]);
+      out.data<uint8_t>()[k] = static_cast<uint8_t>(v);
+    }
   return true;
 }
 

@@ -2,6 +2,7 @@
 
 #include "strata/Support/Tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -15,6 +16,15 @@ size_t dtypeSize(DType type) {
   case DType::Bool:
   case DType::I8:
   case DType::U8:
+  case DType::I4:
+  case DType::U4:
+  case DType::I2:
+  case DType::U2:
+  case DType::F8E4M3FN:
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2:
+  case DType::F8E5M2FNUZ:
+  case DType::F4E2M1FN:
     return 1;
   case DType::I16:
   case DType::U16:
@@ -48,6 +58,15 @@ const char *dtypeName(DType type) {
   case DType::BF16: return "bfloat16";
   case DType::F32: return "float32";
   case DType::F64: return "float64";
+  case DType::I4: return "int4";
+  case DType::U4: return "uint4";
+  case DType::I2: return "int2";
+  case DType::U2: return "uint2";
+  case DType::F8E4M3FN: return "float8_e4m3fn";
+  case DType::F8E4M3FNUZ: return "float8_e4m3fnuz";
+  case DType::F8E5M2: return "float8_e5m2";
+  case DType::F8E5M2FNUZ: return "float8_e5m2fnuz";
+  case DType::F4E2M1FN: return "float4_e2m1fn";
   }
   return "unknown";
 }
@@ -60,24 +79,55 @@ std::optional<DType> dtypeFromName(const std::string &name) {
       {"uint16", DType::U16},    {"uint32", DType::U32},
       {"uint64", DType::U64},    {"float16", DType::F16},
       {"bfloat16", DType::BF16}, {"float32", DType::F32},
-      {"float64", DType::F64}};
+      {"float64", DType::F64},   {"int4", DType::I4},
+      {"uint4", DType::U4},      {"int2", DType::I2},
+      {"uint2", DType::U2},      {"float8_e4m3fn", DType::F8E4M3FN},
+      {"float8_e4m3fnuz", DType::F8E4M3FNUZ},
+      {"float8_e5m2", DType::F8E5M2},
+      {"float8_e5m2fnuz", DType::F8E5M2FNUZ},
+      {"float4_e2m1fn", DType::F4E2M1FN}};
   for (const auto &[n, t] : table)
     if (name == n)
       return t;
   return std::nullopt;
 }
 
+bool isSmallFloat(DType t) {
+  return t == DType::F8E4M3FN || t == DType::F8E4M3FNUZ ||
+         t == DType::F8E5M2 || t == DType::F8E5M2FNUZ ||
+         t == DType::F4E2M1FN;
+}
 bool isFloat(DType t) {
   return t == DType::F16 || t == DType::BF16 || t == DType::F32 ||
-         t == DType::F64;
+         t == DType::F64 || isSmallFloat(t);
 }
 bool isSignedInt(DType t) {
   return t == DType::I8 || t == DType::I16 || t == DType::I32 ||
-         t == DType::I64;
+         t == DType::I64 || t == DType::I4 || t == DType::I2;
 }
 bool isUnsignedInt(DType t) {
   return t == DType::U8 || t == DType::U16 || t == DType::U32 ||
-         t == DType::U64 || t == DType::Bool;
+         t == DType::U64 || t == DType::Bool || t == DType::U4 ||
+         t == DType::U2;
+}
+
+unsigned intBitWidth(DType t) {
+  switch (t) {
+  case DType::Bool: return 1;
+  case DType::I2:
+  case DType::U2: return 2;
+  case DType::I4:
+  case DType::U4: return 4;
+  default: return isFloat(t) ? 0 : static_cast<unsigned>(dtypeSize(t) * 8);
+  }
+}
+
+int64_t wrapToNarrowInt(DType type, int64_t v) {
+  unsigned bits = intBitWidth(type);
+  uint64_t low = static_cast<uint64_t>(v) & ((uint64_t(1) << bits) - 1);
+  if (isSignedInt(type) && (low >> (bits - 1)))
+    return static_cast<int64_t>(low) - (int64_t(1) << bits);
+  return static_cast<int64_t>(low);
 }
 
 std::optional<int64_t> checkedNumElements(const std::vector<int64_t> &shape,
@@ -177,6 +227,148 @@ uint16_t floatToBF16(float f) {
   return static_cast<uint16_t>(x >> 16);
 }
 
+namespace {
+/// Layout of a small float type: 1 sign bit, `expBits`, `manBits`.
+struct SmallFloatFormat {
+  int expBits, manBits, bias;
+  enum Special {
+    IEEE, ///< all-ones exponent: Inf (mantissa 0) or NaN (F8E5M2)
+    FN,   ///< only S.1111.111 is NaN; no Inf (F8E4M3FN)
+    FNUZ, ///< 1.0000.000 (negative zero) is the one NaN; no Inf
+    None, ///< no Inf, no NaN (F4E2M1FN)
+  } special;
+
+  int totalBits() const { return 1 + expBits + manBits; }
+  uint8_t signBit() const { return uint8_t(1u << (expBits + manBits)); }
+  /// The largest finite magnitude's bits.
+  uint8_t maxBits() const {
+    uint8_t allOnes = uint8_t(signBit() - 1);
+    switch (special) {
+    case IEEE: return uint8_t(allOnes - (1u << manBits)); // exponent - 1, m all 1
+    case FN: return uint8_t(allOnes - 1);
+    case FNUZ:
+    case None: return allOnes;
+    }
+    return allOnes;
+  }
+};
+
+SmallFloatFormat formatOf(DType t) {
+  using F = SmallFloatFormat;
+  switch (t) {
+  case DType::F8E4M3FN: return {4, 3, 7, F::FN};
+  case DType::F8E4M3FNUZ: return {4, 3, 8, F::FNUZ};
+  case DType::F8E5M2: return {5, 2, 15, F::IEEE};
+  case DType::F8E5M2FNUZ: return {5, 2, 16, F::FNUZ};
+  default: return {2, 1, 1, F::None}; // F4E2M1FN
+  }
+}
+
+/// Magnitude of non-special bits (sign cleared).
+double smallFloatMagnitude(const SmallFloatFormat &f, unsigned bits) {
+  unsigned exp = bits >> f.manBits;
+  unsigned man = bits & ((1u << f.manBits) - 1);
+  if (exp == 0)
+    return std::ldexp(static_cast<double>(man), 1 - f.bias - f.manBits);
+  return std::ldexp(static_cast<double>(man + (1u << f.manBits)),
+                    static_cast<int>(exp) - f.bias - f.manBits);
+}
+
+/// Rounds to the nearest integer, ties to even, whatever the FP rounding mode.
+double roundEven(double v) {
+  double r = std::floor(v);
+  double diff = v - r;
+  if (diff > 0.5 || (diff == 0.5 && std::fmod(r, 2.0) != 0.0))
+    r += 1.0;
+  return r;
+}
+} // namespace
+
+double smallFloatToDouble(DType type, uint8_t bits) {
+  SmallFloatFormat f = formatOf(type);
+  bits &= uint8_t((1u << f.totalBits()) - 1);
+  bool neg = bits & f.signBit();
+  unsigned mag = bits & (f.signBit() - 1u);
+  unsigned expAllOnes = (1u << f.expBits) - 1;
+  // NaN keeps the sign bit, as ml_dtypes does.
+  double nan = std::copysign(std::numeric_limits<double>::quiet_NaN(),
+                             neg ? -1.0 : 1.0);
+  switch (f.special) {
+  case SmallFloatFormat::IEEE:
+    if ((mag >> f.manBits) == expAllOnes) {
+      if (mag & ((1u << f.manBits) - 1))
+        return nan;
+      return neg ? -std::numeric_limits<double>::infinity()
+                 : std::numeric_limits<double>::infinity();
+    }
+    break;
+  case SmallFloatFormat::FN:
+    if (mag == f.signBit() - 1u)
+      return nan;
+    break;
+  case SmallFloatFormat::FNUZ:
+    if (bits == f.signBit())
+      return nan; // negative, like ml_dtypes
+    break;
+  case SmallFloatFormat::None:
+    break;
+  }
+  double m = smallFloatMagnitude(f, mag);
+  return neg ? -m : m;
+}
+
+uint8_t doubleToSmallFloat(DType type, double v, bool saturate) {
+  SmallFloatFormat f = formatOf(type);
+  uint8_t sign = std::signbit(v) ? f.signBit() : 0;
+  uint8_t nan = 0;
+  switch (f.special) {
+  case SmallFloatFormat::IEEE: // quiet NaN: all-ones exponent, top mantissa bit
+    nan = uint8_t(sign | (f.signBit() - 1u) - ((1u << (f.manBits - 1)) - 1));
+    break;
+  case SmallFloatFormat::FN: nan = uint8_t(sign | (f.signBit() - 1u)); break;
+  case SmallFloatFormat::FNUZ: nan = f.signBit(); break;
+  case SmallFloatFormat::None: // ml_dtypes: NaN -> zero with the sign flipped
+    nan = sign ? 0 : f.signBit();
+    break;
+  }
+  if (std::isnan(v))
+    return nan;
+  if (f.special == SmallFloatFormat::None)
+    saturate = true;
+  double maxMag = smallFloatMagnitude(f, f.maxBits());
+  auto overflow = [&]() -> uint8_t {
+    if (saturate)
+      return uint8_t(sign | f.maxBits());
+    if (f.special == SmallFloatFormat::IEEE) // Inf
+      return uint8_t(sign | ((f.signBit() - 1u) & ~((1u << f.manBits) - 1)));
+    return nan;
+  };
+  double a = std::fabs(v);
+  if (std::isinf(a))
+    return overflow();
+  // Quantum (value of one mantissa step) at a's binade, or the subnormal one.
+  int minExp = 1 - f.bias; // exponent of the smallest normal
+  int e = std::max(std::ilogb(a), minExp);
+  if (a == 0.0)
+    e = minExp;
+  double q = std::ldexp(1.0, e - f.manBits);
+  double r = roundEven(a / q) * q; // a / q and the product are exact
+  if (r > maxMag)
+    return overflow();
+  if (r == 0.0)
+    return f.special == SmallFloatFormat::FNUZ ? 0 : sign;
+  int re = std::ilogb(r);
+  unsigned bits;
+  if (re < minExp) { // subnormal
+    bits = static_cast<unsigned>(std::ldexp(r, f.bias - 1 + f.manBits));
+  } else {
+    unsigned man = static_cast<unsigned>(std::ldexp(r, f.manBits - re)) -
+                   (1u << f.manBits);
+    bits = (static_cast<unsigned>(re + f.bias) << f.manBits) | man;
+  }
+  return uint8_t(sign | bits);
+}
+
 Tensor::Tensor(DType type, std::vector<int64_t> shape)
     : type(type), dims(std::move(shape)) {
   count = checkedNumElements(dims).value_or(0);
@@ -208,6 +400,15 @@ double Tensor::getAsDouble(int64_t i) const {
   case DType::BF16: return bf16ToFloat(data<uint16_t>()[i]);
   case DType::F32: return data<float>()[i];
   case DType::F64: return data<double>()[i];
+  case DType::I4:
+  case DType::I2: return data<int8_t>()[i];
+  case DType::U4:
+  case DType::U2: return data<uint8_t>()[i];
+  case DType::F8E4M3FN:
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2:
+  case DType::F8E5M2FNUZ:
+  case DType::F4E2M1FN: return smallFloatToDouble(type, data<uint8_t>()[i]);
   }
   return 0;
 }
@@ -235,8 +436,32 @@ template <typename T> static T castFromDouble(double v) {
   return static_cast<T>(v);
 }
 
-void Tensor::setFromDouble(int64_t i, double v) {
+/// The 4/2-bit integer a double converts to: truncated toward zero, then
+/// wrapped (NaN and Inf give 0). fmod is exact, so huge values wrap exactly.
+static int64_t narrowIntFromDouble(DType type, double v) {
+  if (!std::isfinite(v))
+    return 0;
+  double m = std::fmod(std::trunc(v), 256.0);
+  return wrapToNarrowInt(type, static_cast<int64_t>(m));
+}
+
+void Tensor::setFromDouble(int64_t i, double v, bool saturate) {
   switch (type) {
+  case DType::I4:
+  case DType::I2:
+    data<int8_t>()[i] = static_cast<int8_t>(narrowIntFromDouble(type, v));
+    break;
+  case DType::U4:
+  case DType::U2:
+    data<uint8_t>()[i] = static_cast<uint8_t>(narrowIntFromDouble(type, v));
+    break;
+  case DType::F8E4M3FN:
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2:
+  case DType::F8E5M2FNUZ:
+  case DType::F4E2M1FN:
+    data<uint8_t>()[i] = doubleToSmallFloat(type, v, saturate);
+    break;
   case DType::Bool: data<uint8_t>()[i] = v != 0.0; break;
   case DType::I8: data<int8_t>()[i] = castFromDouble<int8_t>(v); break;
   case DType::I16: data<int16_t>()[i] = castFromDouble<int16_t>(v); break;
@@ -266,7 +491,7 @@ Tensor Tensor::reshaped(std::vector<int64_t> newShape) const {
   return t;
 }
 
-Tensor Tensor::castTo(DType to) const {
+Tensor Tensor::castTo(DType to, bool saturate) const {
   if (to == type)
     return *this;
   Tensor t(to, dims);
@@ -285,10 +510,18 @@ Tensor Tensor::castTo(DType to) const {
       case DType::U16: t.data<uint16_t>()[i] = static_cast<uint16_t>(v); break;
       case DType::U32: t.data<uint32_t>()[i] = static_cast<uint32_t>(v); break;
       case DType::U64: t.data<uint64_t>()[i] = static_cast<uint64_t>(v); break;
+      case DType::I4:
+      case DType::I2:
+        t.data<int8_t>()[i] = static_cast<int8_t>(wrapToNarrowInt(to, v));
+        break;
+      case DType::U4:
+      case DType::U2:
+        t.data<uint8_t>()[i] = static_cast<uint8_t>(wrapToNarrowInt(to, v));
+        break;
       default: break;
       }
     } else {
-      t.setFromDouble(i, getAsDouble(i));
+      t.setFromDouble(i, getAsDouble(i), saturate);
     }
   }
   return t;

@@ -34,6 +34,19 @@ enum class DType : uint8_t {
   BF16,
   F32,
   F64,
+  // Narrow types (ONNX INT4/UINT4/INT2/UINT2, FLOAT8*, FLOAT4E2M1). Each
+  // element takes one byte on the host: the 4/2-bit integers as their
+  // sign-extended (signed) or zero-extended (unsigned) value, the small floats
+  // as their bit pattern in the low bits. Names follow ml_dtypes.
+  I4,
+  U4,
+  I2,
+  U2,
+  F8E4M3FN,
+  F8E4M3FNUZ,
+  F8E5M2,
+  F8E5M2FNUZ,
+  F4E2M1FN,
 };
 
 /// Size of one element in bytes.
@@ -45,6 +58,11 @@ std::optional<DType> dtypeFromName(const std::string &name);
 bool isFloat(DType type);
 bool isSignedInt(DType type);
 bool isUnsignedInt(DType type);
+/// Value bits of an integer type (4 for I4, 8 for I8, 1 for Bool); 0 for
+/// floats.
+unsigned intBitWidth(DType type);
+/// True for the FLOAT8 and FLOAT4 types.
+bool isSmallFloat(DType type);
 
 /// Multiplies dims with overflow checks; nullopt on a negative dim or overflow
 /// past `limit` elements.
@@ -59,6 +77,20 @@ float halfToFloat(uint16_t h);
 uint16_t floatToHalf(float f);
 float bf16ToFloat(uint16_t h);
 uint16_t floatToBF16(float f);
+
+/// Small float (FLOAT8 / FLOAT4, `type` must satisfy isSmallFloat) bits to
+/// double; exact.
+double smallFloatToDouble(DType type, uint8_t bits);
+/// Double to small float bits, rounding to nearest even. Values beyond the
+/// largest finite value and infinities become +-max when `saturate` (and
+/// always for F4E2M1FN, which has no Inf or NaN), otherwise Inf (F8E5M2) or
+/// NaN (the FN / FNUZ types). NaN stays NaN (sign kept where the type has a
+/// signed NaN); F4E2M1FN maps NaN to a zero as ml_dtypes does. The FNUZ types
+/// have no negative zero: -0 becomes +0.
+uint8_t doubleToSmallFloat(DType type, double v, bool saturate);
+/// Keeps the low `intBitWidth(type)` bits of `v` (two's complement wrap) and
+/// sign- or zero-extends them: the 4/2-bit integer `v` converts to.
+int64_t wrapToNarrowInt(DType type, int64_t v);
 
 /// A dense row-major tensor. Copies share the buffer; `clone` deep-copies.
 class Tensor {
@@ -83,8 +115,11 @@ public:
   }
 
   /// Reads element `i` (flat index) converted to double / writes from double.
+  /// Writing a small float rounds to nearest even without saturating (see
+  /// doubleToSmallFloat); writing a 4/2-bit integer truncates toward zero and
+  /// wraps (NaN and Inf give 0), as ml_dtypes and the ONNX Cast tests do.
   double getAsDouble(int64_t i) const;
-  void setFromDouble(int64_t i, double v);
+  void setFromDouble(int64_t i, double v, bool saturate = false);
   /// Reads element `i` converted to int64 (floats truncate).
   int64_t getAsInt(int64_t i) const;
 
@@ -94,7 +129,8 @@ public:
   Tensor reshaped(std::vector<int64_t> newShape) const;
   /// Converts every element to `to` (floats → ints truncate toward zero,
   /// saturating is not applied: matches C++/numpy astype for in-range values).
-  Tensor castTo(DType to) const;
+  /// `saturate` applies to the FLOAT8 targets only (ONNX Cast `saturate`).
+  Tensor castTo(DType to, bool saturate = false) const;
 
   /// Row-major strides in elements.
   std::vector<int64_t> strides() const;

@@ -529,10 +529,10 @@ LogicalResult convertIsInf(NodeContext &c) {
 // Cast
 //===----------------------------------------------------------------------===//
 
-/// Validates `saturate` (opset >= 19; only affects float8 targets, which
-/// Strata does not support) and `round_mode` (opset >= 24; only affects
-/// float8e8m0).
-LogicalResult checkCastAttrs(NodeContext &c) {
+/// Validates `saturate` (opset >= 19; only affects float8 targets) and
+/// `round_mode` (opset >= 24; only affects float8e8m0, which Strata does not
+/// support); returns `saturate`.
+FailureOr<bool> checkCastAttrs(NodeContext &c) {
   auto sat = c.attrInt("saturate", 1);
   auto round = c.attrString("round_mode", "up");
   if (failed(sat) || failed(round))
@@ -543,12 +543,22 @@ LogicalResult checkCastAttrs(NodeContext &c) {
   if (*round != "up" && *round != "down" && *round != "nearest")
     return c.error() << "attribute 'round_mode' = '" << *round
                      << "' must be 'up', 'down' or 'nearest'";
-  return success();
+  return *sat == 1;
+}
+
+/// top.Cast of `v` to `to`; `saturate` matters for float8 results only.
+Value castSaturating(NodeContext &c, Value v, Type to, bool saturate) {
+  if (!v || !to || elemType(v) == to)
+    return v;
+  return make<CastOp>(c, to, v, saturate);
 }
 
 LogicalResult convertCast(NodeContext &c) {
   auto to = c.attrIntOpt("to");
-  if (failed(to) || failed(checkCastAttrs(c)) || failed(requireInputs(c, 1)))
+  if (failed(to) || failed(requireInputs(c, 1)))
+    return failure();
+  auto saturate = checkCastAttrs(c);
+  if (failed(saturate))
     return failure();
   if (!*to)
     return c.error() << "attribute 'to' is required";
@@ -557,13 +567,17 @@ LogicalResult convertCast(NodeContext &c) {
     return c.error() << "attribute 'to' = " << **to << " ("
                      << onnxTypeName(static_cast<int32_t>(**to))
                      << ") is not a supported target type";
-  return finish(c, castTo(c, c.input(0), t));
+  return finish(c, castSaturating(c, c.input(0), t, *saturate));
 }
 
 LogicalResult convertCastLike(NodeContext &c) {
-  if (failed(checkCastAttrs(c)) || failed(requireInputs(c, 2)))
+  if (failed(requireInputs(c, 2)))
     return failure();
-  return finish(c, castTo(c, c.input(0), c.inputElementType(1)));
+  auto saturate = checkCastAttrs(c);
+  if (failed(saturate))
+    return failure();
+  return finish(c, castSaturating(c, c.input(0), c.inputElementType(1),
+                                  *saturate));
 }
 
 //===----------------------------------------------------------------------===//

@@ -920,7 +920,9 @@ LogicalResult quantizeByArith(NodeContext &c, ArrayRef<int64_t> shape,
                               DType storage) {
   Type f = elemOf(c, 0);
   if (!f.isF32())
-    return c.error() << "a non-constant scale needs an f32 input, got " << f;
+    return c.error() << "a non-constant scale, blocked or 4/2-bit quantization "
+                        "needs an f32 input, got "
+                     << f;
   if (!isSignedInt(storage) && !isUnsignedInt(storage))
     return c.error() << "quantized type " << dtypeName(storage)
                      << " is not supported";
@@ -939,7 +941,7 @@ LogicalResult quantizeByArith(NodeContext &c, ArrayRef<int64_t> shape,
                          scalar(c, f, magic));
   if (c.hasInput(2))
     r = binary<AddOp>(c, r, quantParam(c, 2, f, shape));
-  unsigned bits = dtypeSize(storage) * 8;
+  unsigned bits = intBitWidth(storage);
   double qmin = isSignedInt(storage) ? -std::ldexp(1.0, bits - 1) : 0.0;
   double qmax = isSignedInt(storage) ? std::ldexp(1.0, bits - 1) - 1
                                      : std::ldexp(1.0, bits) - 1;
@@ -949,26 +951,88 @@ LogicalResult quantizeByArith(NodeContext &c, ArrayRef<int64_t> shape,
   return emit<CastOp>(c, elementTypeOf(storage, c.context()), *q);
 }
 
+/// The spec requires a float8 zero point (input 2) to be 0; a constant one
+/// is checked (the ONNX reference ignores it in QuantizeLinear and rejects a
+/// non-zero one in DequantizeLinear).
+LogicalResult checkFloat8ZeroPoint(NodeContext &c, DType storage) {
+  if (!isSmallFloat(storage) || storage == DType::F4E2M1FN || !c.hasInput(2))
+    return success();
+  if (const Tensor *zp = c.constantInput(2))
+    for (int64_t i = 0; i < zp->numElements(); ++i)
+      if (zp->getAsDouble(i) != 0.0)
+        return c.error() << "a " << dtypeName(storage)
+                         << " zero point must be 0, got " << zp->getAsDouble(i)
+                         << " at index " << i;
+  return success();
+}
+
+/// QuantizeLinear to a float8 / float4 type: cast(x / scale [+ zp], storage)
+/// rounding to nearest even, `saturate` for float8 (the ONNX reference adds
+/// the zero point for float4 only; the spec requires 0 for float8, so a
+/// constant non-zero float8 zero point is rejected).
+LogicalResult quantizeToSmallFloat(NodeContext &c, ArrayRef<int64_t> shape,
+                                   DType storage, bool saturate) {
+  Type f = elemOf(c, 0);
+  if (!isa<FloatType>(f))
+    return c.error() << "input element type " << f
+                     << " is not supported (float only)";
+  if (failed(checkFloat8ZeroPoint(c, storage)))
+    return failure();
+  auto y = binary<DivOp>(c, c.input(0), quantParam(c, 1, f, shape));
+  if (storage == DType::F4E2M1FN && c.hasInput(2))
+    y = binary<AddOp>(c, y, quantParam(c, 2, f, shape));
+  if (failed(y))
+    return failure();
+  return emit<CastOp>(c, elementTypeOf(storage, c.context()), *y, saturate);
+}
+
 LogicalResult convertQuantize(NodeContext &c) {
   auto shape = c.requireShape(0);
   auto outDtype = c.attrInt("output_dtype", 0);
   auto saturate = c.attrInt("saturate", 1);
-  if (failed(shape) || failed(outDtype) || failed(saturate))
+  auto precision = c.attrInt("precision", 0);
+  if (failed(shape) || failed(outDtype) || failed(saturate) ||
+      failed(precision))
     return failure();
+  if (*saturate != 0 && *saturate != 1)
+    return c.error() << "attribute 'saturate' = " << *saturate
+                     << " must be 0 or 1";
+  if (*precision != 0) {
+    auto p = dtypeOfOnnx(c, *precision);
+    if (!p || elementTypeOf(*p, c.context()) != elemOf(c, 0) ||
+        elemOf(c, 1) != elemOf(c, 0))
+      return c.error() << "attribute 'precision' = " << *precision << " ("
+                       << onnxTypeName(static_cast<int32_t>(*precision))
+                       << ") is not supported (only the input and scale "
+                          "type)";
+  }
   std::optional<DType> storage = DType::U8;
   if (c.hasInput(2))
     storage = dtypeOf(elemOf(c, 2));
   else if (*outDtype != 0)
     storage = dtypeOfOnnx(c, *outDtype);
-  if (!storage)
-    return c.error() << "the quantized type is not supported (only int8, "
-                        "uint8, int16 and uint16)";
+  if (storage && c.hasInput(2) && *outDtype != 0 &&
+      dtypeOfOnnx(c, *outDtype) != storage)
+    return c.error() << "attribute 'output_dtype' = " << *outDtype << " ("
+                     << onnxTypeName(static_cast<int32_t>(*outDtype))
+                     << ") does not match the zero point type "
+                     << elemOf(c, 2);
+  if (!storage || *storage == DType::Bool || *storage == DType::I32 ||
+      *storage == DType::U32 || *storage == DType::I64 ||
+      *storage == DType::U64 ||
+      (isFloat(*storage) && !isSmallFloat(*storage)))
+    return c.error() << "the quantized type is not supported (int2/4/8/16, "
+                        "uint2/4/8/16, float8 and float4e2m1 are)";
+  if (isSmallFloat(*storage))
+    return quantizeToSmallFloat(c, *shape, *storage, *saturate == 1);
   auto block = c.attrInt("block_size", 0);
   if (failed(block))
     return failure();
   bool constParams = c.constantInput(1) &&
                      (!c.hasInput(2) || c.constantInput(2));
-  if (!constParams || *block != 0)
+  // top.Quant's storage is 8, 16 or 32 bits; 4/2-bit types compute the same
+  // formula with elementwise ops.
+  if (!constParams || *block != 0 || intBitWidth(*storage) < 8)
     return quantizeByArith(c, *shape, *storage);
   auto p = readQuantParams(c, *shape, *storage);
   if (failed(p))
@@ -1025,11 +1089,14 @@ LogicalResult convertDequantize(NodeContext &c) {
   Type scaleElem = elemOf(c, 1);
   std::optional<DType> storage = dtypeOf(elemOf(c, 0));
   std::optional<DType> outDt = dtypeOf(scaleElem);
-  if (!storage || !outDt || !isFloat(*outDt) || isFloat(*storage) ||
+  if (!storage || !outDt || !isFloat(*outDt) || isSmallFloat(*outDt) ||
+      (isFloat(*storage) && !isSmallFloat(*storage)) ||
       *storage == DType::Bool || *storage == DType::I64 ||
       *storage == DType::U64)
     return c.error() << "input types " << elemOf(c, 0) << " and " << scaleElem
                      << " are not supported";
+  if (failed(checkFloat8ZeroPoint(c, *storage)))
+    return failure();
   bool constParams = c.constantInput(1) &&
                      (!c.hasInput(2) || c.constantInput(2));
   auto block = c.attrInt("block_size", 0);

@@ -170,6 +170,7 @@ llvm::ArrayRef<ConverterEntry> recurrentConverters();
 /// ONNX Range whose inputs are not constants, as a top.Loop (the output's
 /// length is known only at run time).
 mlir::LogicalResult convertRangeAsLoop(NodeContext &c);
+llvm::ArrayRef<ConverterEntry> typeConverters();
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.

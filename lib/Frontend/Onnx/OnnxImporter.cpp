@@ -58,6 +58,7 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
              controlFlowConverters(),
              mathConverters(),
              recurrentConverters(),
+             typeConverters(),
          })
       for (const ConverterEntry &e : table)
         r[e.opType] = e.convert;

@@ -30,6 +30,15 @@ std::optional<DType> dtypeFromOnnx(int32_t t) {
   case TP::UINT32: return DType::U32;
   case TP::UINT64: return DType::U64;
   case TP::BFLOAT16: return DType::BF16;
+  case TP::FLOAT8E4M3FN: return DType::F8E4M3FN;
+  case TP::FLOAT8E4M3FNUZ: return DType::F8E4M3FNUZ;
+  case TP::FLOAT8E5M2: return DType::F8E5M2;
+  case TP::FLOAT8E5M2FNUZ: return DType::F8E5M2FNUZ;
+  case TP::UINT4: return DType::U4;
+  case TP::INT4: return DType::I4;
+  case TP::FLOAT4E2M1: return DType::F4E2M1FN;
+  case TP::UINT2: return DType::U2;
+  case TP::INT2: return DType::I2;
   default: return std::nullopt;
   }
 }
@@ -64,6 +73,29 @@ bool resolveExternalPath(const std::string &modelDir, const std::string &loc,
   }
   resolved = std::string(realFile);
   return true;
+}
+
+/// Elements per byte of ONNX's packed layout: 2 for the 4-bit types, 4 for
+/// the 2-bit ones, 1 otherwise.
+int64_t packFactor(DType t) {
+  if (t == DType::F4E2M1FN)
+    return 2;
+  unsigned bits = isFloat(t) ? 8 : intBitWidth(t);
+  return bits == 4 ? 2 : bits == 2 ? 4 : 1;
+}
+
+/// Unpacks `n` elements of a packed 4/2-bit tensor (element k in bits
+/// [w*(k%f), w*(k%f+1)) of byte k/f, low bits first) into one byte each,
+/// sign-extending signed integers.
+void unpackBits(const uint8_t *packed, int64_t n, DType t, Tensor &out) {
+  int64_t f = packFactor(t);
+  unsigned w = 8 / static_cast<unsigned>(f);
+  uint8_t *dst = out.data<uint8_t>();
+  for (int64_t k = 0; k < n; ++k) {
+    unsigned v = (packed[k / f] >> (w * (k % f))) & ((1u << w) - 1);
+    dst[k] = isFloat(t) ? static_cast<uint8_t>(v)
+                        : static_cast<uint8_t>(wrapToNarrowInt(t, v));
+  }
 }
 
 bool readExternal(const onnx::TensorProto &p, const std::string &modelDir,
@@ -154,6 +186,40 @@ bool readTensorProto(const onnx::TensorProto &p, const std::string &modelDir,
   }
   size_t bytes = static_cast<size_t>(*n) * esize;
   out = Tensor(*dtype, shape);
+  int64_t pack = packFactor(*dtype);
+  if (pack > 1) {
+    // Sub-byte types: raw_data, external data and int32_data (one packed
+    // byte per int32) all hold ceil(n / pack) bytes.
+    size_t packedBytes = static_cast<size_t>((*n + pack - 1) / pack);
+    std::vector<uint8_t> packed(packedBytes);
+    if (p.data_location() == onnx::TensorProto::EXTERNAL) {
+      Tensor raw(DType::U8, {static_cast<int64_t>(packedBytes)});
+      if (!readExternal(p, modelDir, packedBytes, raw, error))
+        return false;
+      std::memcpy(packed.data(), raw.raw(), packedBytes);
+    } else if (p.has_raw_data()) {
+      if (p.raw_data().size() != packedBytes) {
+        error = "raw_data has " + std::to_string(p.raw_data().size()) +
+                " bytes, shape " + shapeToString(shape) + " of " +
+                dtypeName(*dtype) + " needs " + std::to_string(packedBytes) +
+                " (" + std::to_string(pack) + " values per byte)";
+        return false;
+      }
+      std::memcpy(packed.data(), p.raw_data().data(), packedBytes);
+    } else {
+      if (static_cast<size_t>(p.int32_data_size()) != packedBytes) {
+        error = "has " + std::to_string(p.int32_data_size()) +
+                " int32_data values, shape " + shapeToString(shape) + " of " +
+                dtypeName(*dtype) + " needs " + std::to_string(packedBytes) +
+                " (" + std::to_string(pack) + " values packed per value)";
+        return false;
+      }
+      for (size_t k = 0; k < packedBytes; ++k)
+        packed[k] = static_cast<uint8_t>(p.int32_data(static_cast<int>(k)));
+    }
+    unpackBits(packed.data(), *n, *dtype, out);
+    return true;
+  }
   if (p.data_location() == onnx::TensorProto::EXTERNAL)
     return readExternal(p, modelDir, bytes, out, error);
   if (p.has_raw_data()) {
@@ -214,7 +280,13 @@ bool readTensorProto(const onnx::TensorProto &p, const std::string &modelDir,
       case DType::U16: out.data<uint16_t>()[i] = static_cast<uint16_t>(v); break;
       case DType::I16: out.data<int16_t>()[i] = static_cast<int16_t>(v); break;
       case DType::I8: out.data<int8_t>()[i] = static_cast<int8_t>(v); break;
-      case DType::U8: out.data<uint8_t>()[i] = static_cast<uint8_t>(v); break;
+      case DType::U8:
+      case DType::F8E4M3FN:
+      case DType::F8E4M3FNUZ:
+      case DType::F8E5M2:
+      case DType::F8E5M2FNUZ:
+        out.data<uint8_t>()[i] = static_cast<uint8_t>(v);
+        break;
       case DType::Bool: out.data<uint8_t>()[i] = v != 0; break;
       default: out.data<int32_t>()[i] = v; break;
       }

@@ -42,9 +42,9 @@ func.func @max_result_shape(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
 
 // -----
 
-func.func @min_unsupported(%a: tensor<4xi4>, %b: tensor<4xi4>) {
-  // expected-error @+1 {{operand 'lhs' must have a float or integer element type, got 'i4'}}
-  %0 = top.Min(%a, %b) : (tensor<4xi4>, tensor<4xi4>) -> tensor<4xi4>
+func.func @min_unsupported(%a: tensor<4xi3>, %b: tensor<4xi3>) {
+  // expected-error @+1 {{operand 'lhs' must have a float or integer element type, got 'i3'}}
+  %0 = top.Min(%a, %b) : (tensor<4xi3>, tensor<4xi3>) -> tensor<4xi3>
   return
 }
 
@@ -98,9 +98,9 @@ func.func @neg_result_type(%a: tensor<4xi8>) {
 
 // -----
 
-func.func @relu_unsupported(%a: tensor<4xi4>) {
-  // expected-error @+1 {{operand 'input' must have a float, integer or i1 element type, got 'i4'}}
-  %0 = top.Relu(%a) : (tensor<4xi4>) -> tensor<4xi4>
+func.func @relu_unsupported(%a: tensor<4xi3>) {
+  // expected-error @+1 {{operand 'input' must have a float, integer or i1 element type, got 'i3'}}
+  %0 = top.Relu(%a) : (tensor<4xi3>) -> tensor<4xi3>
   return
 }
 
@@ -210,9 +210,9 @@ func.func @where_cond_type(%c: tensor<4xi8>, %a: tensor<4xf32>) {
 
 // -----
 
-func.func @where_x_unsupported(%c: tensor<4xi1>, %a: tensor<4xi4>) {
-  // expected-error @+1 {{operand 'x' must have a float, integer or i1 element type, got 'i4'}}
-  %0 = top.Where(%c, %a, %a) : (tensor<4xi1>, tensor<4xi4>, tensor<4xi4>) -> tensor<4xi4>
+func.func @where_x_unsupported(%c: tensor<4xi1>, %a: tensor<4xi3>) {
+  // expected-error @+1 {{operand 'x' must have a float, integer or i1 element type, got 'i3'}}
+  %0 = top.Where(%c, %a, %a) : (tensor<4xi1>, tensor<4xi3>, tensor<4xi3>) -> tensor<4xi3>
   return
 }
 
@@ -274,9 +274,9 @@ func.func @compare_rhs_type(%a: tensor<4xf32>, %b: tensor<4xi32>) {
 
 // -----
 
-func.func @compare_lhs_unsupported(%a: tensor<4xi4>) {
-  // expected-error @+1 {{operand 'lhs' must have a float, integer or i1 element type, got 'i4'}}
-  %0 = top.Compare(%a, %a) {mode = "Equal"} : (tensor<4xi4>, tensor<4xi4>) -> tensor<4xi1>
+func.func @compare_lhs_unsupported(%a: tensor<4xi3>) {
+  // expected-error @+1 {{operand 'lhs' must have a float, integer or i1 element type, got 'i3'}}
+  %0 = top.Compare(%a, %a) {mode = "Equal"} : (tensor<4xi3>, tensor<4xi3>) -> tensor<4xi1>
   return
 }
 
@@ -290,17 +290,17 @@ func.func @compare_broadcast(%a: tensor<4xf32>, %b: tensor<2xf32>) {
 
 // -----
 
-func.func @cast_input_unsupported(%a: tensor<4xi4>) {
-  // expected-error @+1 {{operand 'input' must have a float, integer or i1 element type, got 'i4'}}
-  %0 = top.Cast(%a) : (tensor<4xi4>) -> tensor<4xf32>
+func.func @cast_input_unsupported(%a: tensor<4xi3>) {
+  // expected-error @+1 {{operand 'input' must have a float, integer or i1 element type, got 'i3'}}
+  %0 = top.Cast(%a) : (tensor<4xi3>) -> tensor<4xf32>
   return
 }
 
 // -----
 
 func.func @cast_result_unsupported(%a: tensor<4xf32>) {
-  // expected-error @+1 {{result must have a float, integer or i1 element type, got 'i4'}}
-  %0 = top.Cast(%a) : (tensor<4xf32>) -> tensor<4xi4>
+  // expected-error @+1 {{result must have a float, integer or i1 element type, got 'f8E8M0FNU'}}
+  %0 = top.Cast(%a) : (tensor<4xf32>) -> tensor<4xf8E8M0FNU>
   return
 }
 

@@ -393,7 +393,8 @@ LogicalResult CastOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
 int64_t CastOp::getFlops() { return elementwiseFlops(getOutput(), 1); }
 
 LogicalResult CastOp::interpret(InterpreterEnv &env) {
-  env.set(getOutput(), env.get(getInput()).castTo(resultDType(getOutput())));
+  env.set(getOutput(), env.get(getInput()).castTo(resultDType(getOutput()),
+                                                   getSaturate()));
   return success();
 }
 

@@ -25,6 +25,16 @@ std::optional<DType> dtypeOf(Type t) {
     return DType::F32;
   if (t.isF64())
     return DType::F64;
+  if (isa<Float8E4M3FNType>(t))
+    return DType::F8E4M3FN;
+  if (isa<Float8E4M3FNUZType>(t))
+    return DType::F8E4M3FNUZ;
+  if (isa<Float8E5M2Type>(t))
+    return DType::F8E5M2;
+  if (isa<Float8E5M2FNUZType>(t))
+    return DType::F8E5M2FNUZ;
+  if (isa<Float4E2M1FNType>(t))
+    return DType::F4E2M1FN;
   auto it = dyn_cast<IntegerType>(t);
   if (!it)
     return std::nullopt;
@@ -33,6 +43,8 @@ std::optional<DType> dtypeOf(Type t) {
     return DType::Bool;
   bool isUnsigned = it.isUnsigned();
   switch (w) {
+  case 2: return isUnsigned ? DType::U2 : DType::I2;
+  case 4: return isUnsigned ? DType::U4 : DType::I4;
   case 8: return isUnsigned ? DType::U8 : DType::I8;
   case 16: return isUnsigned ? DType::U16 : DType::I16;
   case 32: return isUnsigned ? DType::U32 : DType::I32;
@@ -64,6 +76,15 @@ Type elementTypeOf(DType type, MLIRContext *ctx) {
   case DType::BF16: return b.getBF16Type();
   case DType::F32: return b.getF32Type();
   case DType::F64: return b.getF64Type();
+  case DType::I4: return b.getIntegerType(4);
+  case DType::U4: return b.getIntegerType(4, false);
+  case DType::I2: return b.getIntegerType(2);
+  case DType::U2: return b.getIntegerType(2, false);
+  case DType::F8E4M3FN: return b.getType<Float8E4M3FNType>();
+  case DType::F8E4M3FNUZ: return b.getType<Float8E4M3FNUZType>();
+  case DType::F8E5M2: return b.getType<Float8E5M2Type>();
+  case DType::F8E5M2FNUZ: return b.getType<Float8E5M2FNUZType>();
+  case DType::F4E2M1FN: return b.getType<Float4E2M1FNType>();
   }
   return b.getF32Type();
 }

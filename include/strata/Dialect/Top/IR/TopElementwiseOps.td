@@ -290,13 +290,26 @@ def Top_CastOp : Top_Op<"Cast", [Pure]> {
     * integer to integer keeps the low bits (wraps around);
     * anything to `i1` is `x != 0` (NaN is true); `i1` to anything is 0 or 1;
     * to a float type rounds to nearest even (via f64, so 64-bit integers
-      beyond 2^53 may round twice).
+      beyond 2^53 may round twice);
+    * to a 4- or 2-bit integer (`i4`, `ui4`, `i2`, `ui2`; signless is
+      signed) keeps the low bits (wraps around), from a float after
+      truncating toward zero (NaN and Inf give 0) — the ONNX / ml_dtypes
+      behaviour;
+    * to a float8 type (`f8E4M3FN`, `f8E4M3FNUZ`, `f8E5M2`, `f8E5M2FNUZ`):
+      NaN stays NaN; with `saturate` (the default) values beyond the largest
+      finite value and infinities become +-max, without it they become Inf
+      (`f8E5M2`) or NaN (the FN/FNUZ types, which have no Inf). The FNUZ
+      types have no -0 (it becomes +0);
+    * to `f4E2M1FN` (no Inf, no NaN) always saturates to +-6; NaN becomes
+      a zero (as ml_dtypes does).
+    `saturate` only affects float8 results (ONNX Cast's `saturate`).
 
     Casting to the operand's own type folds away.
 
     FLOPs: one per element.
   }];
-  let arguments = (ins Top_Tensor:$input);
+  let arguments = (ins Top_Tensor:$input,
+                       DefaultValuedAttr<BoolAttr, "true">:$saturate);
   let results = (outs Top_Tensor:$output);
   let hasVerifier = 1;
   let hasFolder = 1;

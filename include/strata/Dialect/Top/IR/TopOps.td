@@ -19,5 +19,6 @@ include "strata/Dialect/Top/IR/TopQuantOps.td"
 include "strata/Dialect/Top/IR/TopMathOps.td"
 include "strata/Dialect/Top/IR/TopRecurrentOps.td"
 include "strata/Dialect/Top/IR/TopControlFlowOps.td"
+include "strata/Dialect/Top/IR/TopTypeOps.td"
 
 #endif // STRATA_TOP_OPS
