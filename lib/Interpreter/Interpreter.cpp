@@ -3,6 +3,7 @@
 #include "strata/Interpreter/Interpreter.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
+#include "strata/Dialect/Top/IR/WeightValues.h"
 
 #include "strata/Dialect/Top/Transforms/Passes.h"
 
@@ -146,6 +147,13 @@ FailureOr<TensorMap> interpretModule(ModuleOp module, const TensorMap &inputs,
 
   // Weights.
   WalkResult loaded = func.walk([&](top::WeightOp w) {
+    if (auto value = w.getValueAttr()) {
+      FailureOr<Tensor> inline_ = top::tensorFromElements(value, w.getLoc());
+      if (failed(inline_))
+        return WalkResult::interrupt();
+      env.set(w.getOutput(), *inline_);
+      return WalkResult::advance();
+    }
     const Tensor *t = weights.find(w.getName().str());
     if (!t) {
       w.emitOpError() << "weight '" << w.getName()
