@@ -5,6 +5,7 @@
 
 #include "strata/Dialect/Top/IR/TopDialect.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
+#include "strata/Dialect/Top/Transforms/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,6 +26,7 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
 /// Strata's passes and MLIR's generic transforms (canonicalize, cse, ...).
 inline void registerAllPasses() {
   top::registerTopPasses();
+  top::registerTopOptimizePipeline();
   mlir::registerTransformsPasses();
 }
 

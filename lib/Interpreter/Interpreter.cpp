@@ -3,6 +3,7 @@
 #include "strata/Interpreter/Interpreter.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
+#include "strata/Dialect/Top/IR/WeightValues.h"
 
 #include "strata/Dialect/Top/Transforms/Passes.h"
 
@@ -391,6 +392,13 @@ FailureOr<TensorMap> interpretModule(ModuleOp module, const TensorMap &inputs,
 
   // Weights, in every function (called functions and regions included).
   WalkResult loaded = module.walk([&](top::WeightOp w) {
+    if (auto value = w.getValueAttr()) {
+      FailureOr<Tensor> inline_ = top::tensorFromElements(value, w.getLoc());
+      if (failed(inline_))
+        return WalkResult::interrupt();
+      env.set(w.getOutput(), *inline_);
+      return WalkResult::advance();
+    }
     const Tensor *t = weights.find(w.getName().str());
     if (!t) {
       w.emitOpError() << "weight '" << w.getName()

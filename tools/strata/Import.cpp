@@ -4,6 +4,7 @@
 
 #include "strata/Frontend/Onnx/OnnxImporter.h"
 #include "strata/Pipelines/ModelIO.h"
+#include "strata/Pipelines/Optimize.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -42,6 +43,12 @@ static cl::opt<std::string> freezeInputs(
     cl::desc("npz of input values to bake into the model as constants (for "
              "shape-like inputs: a Reshape's shape, axes, indices)"),
     cl::value_desc("values.npz"), cl::sub(ImportCommand));
+
+static cl::opt<bool> noOptimize(
+    "no-optimize",
+    cl::desc("write only the imported model (<name>_origin.mlir), without the "
+             "optimized <name>.mlir that top-optimize makes from it"),
+    cl::sub(ImportCommand));
 
 /// Parses "name:1x3x224x224" into the options map.
 static bool parseInputShape(StringRef spec,
@@ -98,6 +105,19 @@ int import() {
            << "': " << ec.message() << "\n";
     return 1;
   }
+  // Optimize a copy first, so that a failure leaves no file behind.
+  mlir::OwningOpRef<mlir::ModuleOp> optimized;
+  TensorMap optimizedWeights;
+  if (!noOptimize) {
+    optimized = model->module->clone();
+    FailureOr<TensorMap> w = optimizeTopModule(*optimized, model->weights);
+    if (failed(w)) {
+      errs() << "strata import: optimizing '" << onnxFile
+             << "' failed (--no-optimize skips it)\n";
+      return 1;
+    }
+    optimizedWeights = std::move(*w);
+  }
   std::string error;
   if (failed(writeTopModel(*model->module, model->weights, outDir, name,
                            error))) {
@@ -106,6 +126,20 @@ int import() {
   }
   outs() << "wrote " << outDir << "/" << name << "_origin.mlir and " << outDir
          << "/" << name << "_TOP_F32_all_weight.npz\n";
+  if (optimized) {
+    if (failed(writeOptimizedTopModel(*optimized, optimizedWeights, outDir,
+                                      name, error))) {
+      errs() << "strata import: " << error << "\n";
+      SmallString<256> origin(outDir), npz(outDir);
+      sys::path::append(origin, name + "_origin.mlir");
+      sys::path::append(npz, name + "_TOP_F32_all_weight.npz");
+      sys::fs::remove(origin);
+      sys::fs::remove(npz);
+      return 1;
+    }
+    outs() << "wrote " << outDir << "/" << name << ".mlir and " << outDir
+           << "/" << name << "_TOP_F32_weight.npz\n";
+  }
   return 0;
 }
 

@@ -32,6 +32,11 @@ LogicalResult WeightOp::verify() {
                          << getOutput().getType().getElementType();
   if (failed(checkedElementCount(*this, getOutput().getType().getShape())))
     return failure();
+  if (auto value = getValueAttr())
+    if (value.getShapedType() != getOutput().getType())
+      return emitOpError() << "attribute 'value' has type "
+                           << value.getShapedType() << ", the result is "
+                           << getOutput().getType();
   return success();
 }
 LogicalResult WeightOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {

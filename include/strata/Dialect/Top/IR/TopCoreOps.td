@@ -28,9 +28,28 @@ def Top_WeightOp : Top_Op<"Weight", [Pure]> {
     ```mlir
     %w = top.Weight() {name = "conv1_filter"} : () -> tensor<16x3x3x3xf32>
     ```
+
+    While a model is optimized, a weight may carry its data in `value` (a
+    dense resource blob, or inline `dense<...>` in tests) with exactly the
+    result's type; passes that fold constants read and create such weights.
+    When the model is written the data moves into the weight file and
+    `value` is dropped. The interpreter prefers `value` over the file.
+
+    ```mlir
+    %s = top.Weight() {name = "scale", value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+    ```
   }];
-  let arguments = (ins StrAttr:$name);
+  let arguments = (ins StrAttr:$name, OptionalAttr<ElementsAttr>:$value);
   let results = (outs AnyStaticShapeTensor:$output);
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$type, "::mlir::StringAttr":$name), [{
+      build($_builder, $_state, type, name, ::mlir::ElementsAttr());
+    }]>,
+    OpBuilder<(ins "::mlir::Type":$type, "::llvm::StringRef":$name), [{
+      build($_builder, $_state, type, $_builder.getStringAttr(name),
+            ::mlir::ElementsAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -57,6 +57,76 @@ def TopInlineFunctions : Pass<"top-inline-functions", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::strata::top::TopDialect",
                            "::mlir::func::FuncDialect"];
+def TopFoldConstants : Pass<"top-fold-constants", "::mlir::ModuleOp"> {
+  let summary = "Evaluate ops whose operands are all constants";
+  let description = [{
+    Every Top op whose tensor operands are all `top.Weight`s carrying a
+    `value` (see `top.Weight`) is run through its reference semantics (the
+    interpreter's `interpret`) and replaced by new weights holding the
+    results. Ops whose results would exceed `max-bytes` (default 64 MiB) or
+    be more than twice as large as their operands together (Expand, Tile,
+    ConstantOfShape-like growth; unless under 64 KiB) are left alone, so
+    folding never inflates the weight file. Weights without a value (data
+    still in the weight file only) are not constants for this pass.
+
+    Before:
+    ```mlir
+    %a = top.Weight() {name = "a", value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+    %b = top.Neg(%a) : (tensor<2xf32>) -> tensor<2xf32>
+    ```
+    After:
+    ```mlir
+    %b = top.Weight() {name = "a_fold", value = dense_resource<...>} : () -> tensor<2xf32>
+    ```
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", "64 << 20",
+           "Largest result (in bytes) the pass materializes">
+  ];
+  let dependentDialects = ["::strata::top::TopDialect"];
+}
+
+def TopFoldBatchNorm : Pass<"top-fold-batchnorm", "::mlir::ModuleOp"> {
+  let summary = "Fold BatchNorm and per-channel scale/shift into convolutions";
+  let description = [{
+    `top.BatchNorm(top.Conv(x, W, b))` becomes `top.Conv(x, W', b')` with
+    `W'[o] = W[o] * s[o]`, `b'[o] = (b[o] - mean[o]) * s[o] + bias[o]` and
+    `s = scale / sqrt(variance + epsilon)`. A following `top.Mul` by a
+    constant with one value per output channel (shape `[O, 1, ..]` or
+    `[1, O, 1, ..]`, or a scalar) folds the same way, and a `top.Add` of such
+    a constant folds into the bias. The pattern does not fire when the
+    convolution has another user (it would be duplicated), already applies
+    relu, has zero points (integer path), when a weight or statistic is not
+    a constant, or when the operand would broadcast the result to a
+    different shape.
+  }];
+  let dependentDialects = ["::strata::top::TopDialect"];
+}
+
+def TopFuseActivation : Pass<"top-fuse-activation", "::mlir::func::FuncOp"> {
+  let summary = "Fuse relu / relu6 / clip(0, m) into conv, matmul and pooling";
+  let description = [{
+    `top.Relu(op)` and `top.Clip(op) {min = 0, max = m}` with `op` a
+    `top.Conv`, `top.Deconv`, `top.MatMul`, `top.MaxPool` or `top.AvgPool`
+    that has no other user and no relu of its own becomes `op` with
+    `do_relu = true` (and `relu_limit = m` for the clip). A clip whose lower
+    bound is not 0 is left alone.
+  }];
+  let dependentDialects = ["::strata::top::TopDialect"];
+}
+
+def TopFoldPad : Pass<"top-fold-pad", "::mlir::func::FuncOp"> {
+  let summary = "Fold an explicit zero Pad into the convolution that reads it";
+  let description = [{
+    `top.Conv(top.Pad(x) {mode = "constant", value = 0})` whose pad touches
+    only the spatial dims with non-negative amounts becomes `top.Conv(x)`
+    with those amounts added to its `pads`. The same holds for
+    `top.MaxPool` with a pad value of -inf or below every input (not
+    checked: only -inf qualifies) and for `top.AvgPool` with
+    `count_include_pad = true` and zero padding. A Pad with another user
+    stays (the convolution still reads the unpadded input).
+  }];
+  let dependentDialects = ["::strata::top::TopDialect"];
 }
 
 #endif // STRATA_TOP_PASSES

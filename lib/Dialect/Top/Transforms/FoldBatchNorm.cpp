@@ -1,0 +1,203 @@
+//===- FoldBatchNorm.cpp - BatchNorm, scale and shift into conv weights ---===//
+//
+// A per-output-channel affine map after a convolution is folded into its
+// filter and bias:  conv(x, W, b) * s + t  ==  conv(x, W * s, b * s + t).
+// BatchNorm in inference mode is that map with
+// s = scale / sqrt(variance + epsilon) and t = bias - mean * s.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Dialect/Top/IR/TopUtils.h"
+#include "strata/Dialect/Top/IR/WeightValues.h"
+#include "strata/Dialect/Top/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+namespace strata::top {
+#define GEN_PASS_DEF_TOPFOLDBATCHNORM
+#include "strata/Dialect/Top/Transforms/Passes.h.inc"
+} // namespace strata::top
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::top;
+
+namespace {
+/// A float convolution whose only user is the op being folded into it, with
+/// constant filter (and bias, if any) and no epilogue or zero points.
+struct FoldableConv {
+  ConvOp conv;
+  Tensor filter;
+  std::vector<double> bias; // O values (zeros when the conv has none)
+  int64_t channels = 0;
+};
+
+std::optional<FoldableConv> foldableConv(Value v) {
+  auto conv = v.getDefiningOp<ConvOp>();
+  if (!conv || !v.hasOneUse() || conv.getDoRelu() || conv.getInputZp() ||
+      conv.getWeightZp())
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(conv.getType());
+  if (!isa<FloatType>(type.getElementType()) || type.getRank() < 2 ||
+      ShapedType::isDynamic(type.getDimSize(1)))
+    return std::nullopt;
+  std::optional<Tensor> filter = constantValue(conv.getFilter());
+  if (!filter || !isFloat(filter->dtype()) || filter->rank() < 1)
+    return std::nullopt;
+  FoldableConv f{conv, *filter, {}, type.getDimSize(1)};
+  if (filter->dim(0) != f.channels)
+    return std::nullopt;
+  f.bias.assign(f.channels, 0.0);
+  if (!isNone(conv.getBias())) {
+    std::optional<Tensor> bias = constantValue(conv.getBias());
+    if (!bias || bias->numElements() != f.channels)
+      return std::nullopt;
+    for (int64_t o = 0; o < f.channels; ++o)
+      f.bias[o] = bias->getAsDouble(o);
+  }
+  return f;
+}
+
+/// The O per-channel values of `v` if it is a constant that varies at most
+/// along dim 1 of a result of type `result` and does not broadcast the
+/// result to another shape: a single value, or shape [O, 1, .., 1] aligned
+/// to dim 1 (for example [1, O, 1, 1] or [O, 1, 1]).
+std::optional<std::vector<double>> perChannel(Value v, RankedTensorType result,
+                                              int64_t channels) {
+  std::optional<Tensor> t = constantValue(v);
+  if (!t || !isFloat(t->dtype()) || t->rank() > result.getRank())
+    return std::nullopt;
+  std::vector<double> values(channels);
+  if (t->numElements() == 1) {
+    values.assign(channels, t->getAsDouble(0));
+    return values;
+  }
+  int64_t offset = result.getRank() - t->rank();
+  for (int64_t i = 0; i < t->rank(); ++i) {
+    int64_t want = (i + offset == 1) ? channels : 1;
+    if (t->dim(i) != want)
+      return std::nullopt;
+  }
+  if (offset > 1) // the channel dim is not among the constant's dims
+    return std::nullopt;
+  for (int64_t o = 0; o < channels; ++o)
+    values[o] = t->getAsDouble(o);
+  return values;
+}
+
+/// Replaces `user` (the folded op) by a copy of the convolution with the
+/// filter scaled by `scale[o]` and the bias mapped to `bias[o] * scale[o] +
+/// shift[o]`.
+void rewriteConv(PatternRewriter &rewriter, WeightNamer &namer,
+                 FoldableConv &f, Operation *user,
+                 const std::vector<double> &scale,
+                 const std::vector<double> &shift) {
+  ConvOp conv = f.conv;
+  Tensor filter = f.filter.clone();
+  int64_t perChannelCount = filter.numElements() / f.channels;
+  for (int64_t o = 0; o < f.channels; ++o)
+    for (int64_t k = 0; k < perChannelCount; ++k) {
+      int64_t i = o * perChannelCount + k;
+      filter.setFromDouble(i, filter.getAsDouble(i) * scale[o]);
+    }
+  Tensor bias(filter.dtype(), {f.channels});
+  for (int64_t o = 0; o < f.channels; ++o)
+    bias.setFromDouble(o, f.bias[o] * scale[o] + shift[o]);
+
+  rewriter.setInsertionPoint(conv);
+  auto filterType = cast<RankedTensorType>(conv.getFilter().getType());
+  auto biasType = RankedTensorType::get({f.channels},
+                                        filterType.getElementType());
+  std::string base = "conv";
+  if (auto name = dyn_cast<NameLoc>(user->getLoc()))
+    base = name.getName().str();
+  WeightOp newFilter = createWeight(rewriter, conv.getLoc(), namer,
+                                    base + "_filter", filter, filterType);
+  WeightOp newBias = createWeight(rewriter, conv.getLoc(), namer,
+                                  base + "_bias", bias, biasType);
+  rewriter.modifyOpInPlace(conv, [&] {
+    conv.getFilterMutable().assign(newFilter.getOutput());
+    conv.getBiasMutable().assign(newBias.getOutput());
+    conv->setLoc(user->getLoc());
+  });
+  rewriter.replaceOp(user, conv.getOutput());
+}
+
+struct FoldBatchNorm : OpRewritePattern<BatchNormOp> {
+  FoldBatchNorm(MLIRContext *ctx, WeightNamer &namer)
+      : OpRewritePattern(ctx), namer(namer) {}
+  LogicalResult matchAndRewrite(BatchNormOp bn,
+                                PatternRewriter &rewriter) const override {
+    std::optional<FoldableConv> f = foldableConv(bn.getInput());
+    if (!f || bn.getType() != f->conv.getType())
+      return rewriter.notifyMatchFailure(bn, "input is not a foldable conv");
+    int64_t c = f->channels;
+    std::optional<Tensor> mean = constantValue(bn.getMean());
+    std::optional<Tensor> var = constantValue(bn.getVariance());
+    std::optional<Tensor> scale, bias;
+    if (!isNone(bn.getScale()) && !(scale = constantValue(bn.getScale())))
+      return rewriter.notifyMatchFailure(bn, "scale is not a constant");
+    if (!isNone(bn.getBias()) && !(bias = constantValue(bn.getBias())))
+      return rewriter.notifyMatchFailure(bn, "bias is not a constant");
+    if (!mean || !var || mean->numElements() != c || var->numElements() != c ||
+        (scale && scale->numElements() != c) ||
+        (bias && bias->numElements() != c))
+      return rewriter.notifyMatchFailure(bn, "statistics are not constants");
+    double eps = bn.getEpsilon().convertToDouble();
+    std::vector<double> s(c), t(c);
+    for (int64_t o = 0; o < c; ++o) {
+      double gamma = scale ? scale->getAsDouble(o) : 1.0;
+      double beta = bias ? bias->getAsDouble(o) : 0.0;
+      s[o] = gamma / std::sqrt(var->getAsDouble(o) + eps);
+      t[o] = beta - mean->getAsDouble(o) * s[o];
+    }
+    rewriteConv(rewriter, namer, *f, bn, s, t);
+    return success();
+  }
+  WeightNamer &namer;
+};
+
+/// Mul or Add with one operand a foldable conv and the other per-channel.
+template <typename OpTy, bool IsMul>
+struct FoldAffine : OpRewritePattern<OpTy> {
+  FoldAffine(MLIRContext *ctx, WeightNamer &namer)
+      : OpRewritePattern<OpTy>(ctx), namer(namer) {}
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getDoRelu())
+      return rewriter.notifyMatchFailure(op, "applies relu");
+    for (auto [convSide, other] : {std::pair(op.getLhs(), op.getRhs()),
+                                   std::pair(op.getRhs(), op.getLhs())}) {
+      std::optional<FoldableConv> f = foldableConv(convSide);
+      if (!f || op.getType() != f->conv.getType())
+        continue;
+      std::optional<std::vector<double>> k =
+          perChannel(other, cast<RankedTensorType>(op.getType()), f->channels);
+      if (!k)
+        continue;
+      std::vector<double> scale(f->channels, 1.0), shift(f->channels, 0.0);
+      (IsMul ? scale : shift) = *k;
+      rewriteConv(rewriter, namer, *f, op, scale, shift);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no conv with a per-channel constant");
+  }
+  WeightNamer &namer;
+};
+
+struct TopFoldBatchNormPass
+    : public strata::top::impl::TopFoldBatchNormBase<TopFoldBatchNormPass> {
+  void runOnOperation() override {
+    WeightNamer namer(getOperation());
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FoldBatchNorm, FoldAffine<MulOp, true>,
+                 FoldAffine<AddOp, false>>(&getContext(), namer);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace

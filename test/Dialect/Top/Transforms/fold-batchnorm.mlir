@@ -1,0 +1,58 @@
+// RUN: strata-opt %s --top-fold-batchnorm --split-input-file | FileCheck %s
+// The folded values are checked numerically in test/numeric/test_optimize.py.
+
+// CHECK-LABEL: func @conv_bn
+// CHECK-NOT: top.BatchNorm
+// CHECK: %[[F:.*]] = top.Weight() {name = "bn_filter", value = dense_resource
+// CHECK: %[[B:.*]] = top.Weight() {name = "bn_bias", value = dense_resource
+// CHECK: top.Conv(%{{.*}}, %[[F]], %[[B]])
+func.func @conv_bn(%arg0: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = top.Input(%arg0) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %w = top.Weight() {name = "w", value = dense<1.0> : tensor<2x2x1x1xf32>} : () -> tensor<2x2x1x1xf32>
+  %n = top.None() : () -> none
+  %1 = top.Conv(%0, %w, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, none) -> tensor<1x2x4x4xf32>
+  %m = top.Weight() {name = "m", value = dense<[0.5, 1.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %v = top.Weight() {name = "v", value = dense<[4.0, 1.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %2 = top.BatchNorm(%1, %m, %v, %n, %n) {epsilon = 0.0} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, none, none) -> tensor<1x2x4x4xf32> loc("bn")
+  return %2 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Per-channel Mul then Add fold; a Mul that varies along the width does not.
+// CHECK-LABEL: func @scale_shift
+// CHECK: top.Conv
+// CHECK-NOT: top.Add
+// CHECK: top.Mul
+// CHECK-NEXT: return
+func.func @scale_shift(%arg0: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = top.Input(%arg0) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %w = top.Weight() {name = "w", value = dense<1.0> : tensor<2x2x1x1xf32>} : () -> tensor<2x2x1x1xf32>
+  %n = top.None() : () -> none
+  %1 = top.Conv(%0, %w, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, none) -> tensor<1x2x4x4xf32>
+  %s = top.Weight() {name = "s", value = dense<[[[2.0]], [[3.0]]]> : tensor<2x1x1xf32>} : () -> tensor<2x1x1xf32>
+  %2 = top.Mul(%1, %s) : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %t = top.Weight() {name = "t", value = dense<[[[[1.0]], [[-1.0]]]]> : tensor<1x2x1x1xf32>} : () -> tensor<1x2x1x1xf32>
+  %3 = top.Add(%t, %2) : (tensor<1x2x1x1xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %u = top.Weight() {name = "u", value = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %4 = top.Mul(%3, %u) : (tensor<1x2x4x4xf32>, tensor<4xf32>) -> tensor<1x2x4x4xf32>
+  return %4 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Statistics that are not constants, and a conv with a second user, stay.
+// CHECK-LABEL: func @not_foldable
+// CHECK-COUNT-2: top.BatchNorm
+func.func @not_foldable(%arg0: tensor<1x2x4x4xf32>, %arg1: tensor<2xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %0 = top.Input(%arg0) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %mean = top.Input(%arg1) : (tensor<2xf32>) -> tensor<2xf32>
+  %w = top.Weight() {name = "w", value = dense<1.0> : tensor<2x2x1x1xf32>} : () -> tensor<2x2x1x1xf32>
+  %n = top.None() : () -> none
+  %v = top.Weight() {name = "v", value = dense<[4.0, 1.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %1 = top.Conv(%0, %w, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, none) -> tensor<1x2x4x4xf32>
+  %2 = top.BatchNorm(%1, %mean, %v, %n, %n) : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, none, none) -> tensor<1x2x4x4xf32>
+  %3 = top.Conv(%0, %w, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, none) -> tensor<1x2x4x4xf32>
+  %4 = top.BatchNorm(%3, %v, %v, %n, %n) : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, none, none) -> tensor<1x2x4x4xf32>
+  return %2, %3, %4 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}

@@ -1,0 +1,48 @@
+// RUN: strata-opt %s --top-fold-pad --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func @pad_conv
+// CHECK-NOT: top.Pad
+// CHECK: top.Conv{{.*}}pads = array<i64: 2, 1, 2, 3>
+func.func @pad_conv(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x8x10x10xf32> {
+  %0 = top.Input(%arg0) : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
+  %p = top.Pad(%0) {pads = array<i64: 0, 0, 1, 0, 0, 0, 1, 2>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x10x10xf32>
+  %w = top.Weight() {name = "w"} : () -> tensor<8x3x3x3xf32>
+  %n = top.None() : () -> none
+  %1 = top.Conv(%p, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x10x10xf32>, tensor<8x3x3x3xf32>, none) -> tensor<1x8x10x10xf32>
+  return %1 : tensor<1x8x10x10xf32>
+}
+
+// -----
+
+// Reflect padding is not zero padding.
+// CHECK-LABEL: func @reflect
+// CHECK: top.Pad
+// CHECK: top.Conv{{.*}}pads = array<i64: 0, 0, 0, 0>
+func.func @reflect(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %0 = top.Input(%arg0) : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
+  %p = top.Pad(%0) {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, mode = "reflect"} : (tensor<1x3x8x8xf32>) -> tensor<1x3x10x10xf32>
+  %w = top.Weight() {name = "w"} : () -> tensor<8x3x3x3xf32>
+  %n = top.None() : () -> none
+  %1 = top.Conv(%p, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x3x10x10xf32>, tensor<8x3x3x3xf32>, none) -> tensor<1x8x8x8xf32>
+  return %1 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// Padding the channel dim cannot move into the conv; a non-zero value
+// cannot either; a max pool only absorbs -inf padding.
+// CHECK-LABEL: func @not_foldable
+// CHECK-COUNT-3: top.Pad
+func.func @not_foldable(%arg0: tensor<1x3x8x8xf32>) -> (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>, tensor<1x3x9x9xf32>) {
+  %0 = top.Input(%arg0) : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
+  %p1 = top.Pad(%0) {pads = array<i64: 0, 1, 1, 1, 0, 0, 1, 1>} : (tensor<1x3x8x8xf32>) -> tensor<1x4x10x10xf32>
+  %w1 = top.Weight() {name = "w1"} : () -> tensor<8x4x3x3xf32>
+  %n = top.None() : () -> none
+  %1 = top.Conv(%p1, %w1, %n) {kernel_shape = array<i64: 3, 3>} : (tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>, none) -> tensor<1x8x8x8xf32>
+  %p2 = top.Pad(%0) {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 1.0} : (tensor<1x3x8x8xf32>) -> tensor<1x3x10x10xf32>
+  %w2 = top.Weight() {name = "w2"} : () -> tensor<8x3x3x3xf32>
+  %2 = top.Conv(%p2, %w2, %n) {kernel_shape = array<i64: 3, 3>} : (tensor<1x3x10x10xf32>, tensor<8x3x3x3xf32>, none) -> tensor<1x8x8x8xf32>
+  %p3 = top.Pad(%0) {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x10x10xf32>
+  %3 = top.MaxPool(%p3) {kernel_shape = array<i64: 2, 2>} : (tensor<1x3x10x10xf32>) -> tensor<1x3x9x9xf32>
+  return %1, %2, %3 : tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>, tensor<1x3x9x9xf32>
+}

@@ -1,0 +1,154 @@
+"""top-optimize keeps meaning: models built with onnx.helper are imported
+(`strata import` writes the imported `m_origin.mlir` and the optimized
+`m.mlir`), both are run with `strata run-ref`, and the optimized outputs must
+match the unoptimized ones (cosine >= 0.99999, allclose rtol 1e-5 atol 1e-5)
+and ONNX Runtime's (rtol 1e-4, atol 1e-5); the op counts show each fold
+fired (or, for the negative cases, did not)."""
+import os
+import re
+import subprocess
+import tempfile
+import zlib
+
+import numpy as np
+import pytest
+from onnx import helper
+
+from onnx_harness import STRATA, make_model, run_ort
+
+@pytest.fixture
+def rng(request):
+    """A generator seeded from the test's name, so a failure reproduces."""
+    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+
+
+OP_RE = re.compile(r"=\s*top\.([A-Za-z0-9]+)\(")
+
+
+def ops(path):
+    with open(path) as f:
+        names = [m.group(1) for m in OP_RE.finditer(f.read())]
+    return [n for n in names if n not in ("Weight", "Input", "None")]
+
+
+def run(path, inputs, tmp, tag):
+    inp, outp = os.path.join(tmp, tag + "_in.npz"), os.path.join(tmp, tag + "_out.npz")
+    np.savez(inp, **inputs)
+    r = subprocess.run([STRATA, "run-ref", path, "--input", inp, "--output", outp],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with np.load(outp) as z:
+        return {n: z[n] for n in z.files}
+
+
+def optimize_and_compare(model, inputs):
+    """(ops before, ops after); asserts the outputs agree."""
+    import onnx
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.onnx")
+        onnx.save(model, path)
+        r = subprocess.run([STRATA, "import", path, "-o", tmp, "--name", "m"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        origin = run(os.path.join(tmp, "m_origin.mlir"), inputs, tmp, "origin")
+        optimized = run(os.path.join(tmp, "m.mlir"), inputs, tmp, "opt")
+        want = run_ort(model, inputs)
+        for n, w in want.items():
+            a, b = origin[n].astype(np.float64).ravel(), optimized[n].astype(np.float64).ravel()
+            cos = a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30)
+            assert cos >= 0.99999, (n, cos)
+            np.testing.assert_allclose(optimized[n], origin[n], rtol=1e-5, atol=1e-5, err_msg=n)
+            np.testing.assert_allclose(optimized[n], w, rtol=1e-4, atol=1e-5, err_msg=n)
+        return ops(os.path.join(tmp, "m_origin.mlir")), ops(os.path.join(tmp, "m.mlir"))
+
+
+def conv_node(x, w, y, b=None, pads=(1, 1, 1, 1), group=1):
+    ins = [x, w] + ([b] if b else [])
+    return helper.make_node("Conv", ins, [y], kernel_shape=[3, 3], pads=list(pads), group=group)
+
+
+def test_conv_batchnorm_relu(rng):
+    x = rng.standard_normal((1, 4, 9, 9)).astype(np.float32)
+    inits = {"w": rng.standard_normal((6, 4, 3, 3)).astype(np.float32),
+             "b": rng.standard_normal(6).astype(np.float32),
+             "g": rng.uniform(0.5, 2, 6).astype(np.float32),
+             "be": rng.standard_normal(6).astype(np.float32),
+             "m": rng.standard_normal(6).astype(np.float32),
+             "v": rng.uniform(0.1, 3, 6).astype(np.float32)}
+    nodes = [conv_node("x", "w", "c", "b"),
+             helper.make_node("BatchNormalization", ["c", "g", "be", "m", "v"], ["n"], epsilon=1e-3),
+             helper.make_node("Relu", ["n"], ["y"])]
+    before, after = optimize_and_compare(make_model(nodes, {"x": x}, ["y"], inits), {"x": x})
+    assert "BatchNorm" in before and "Relu" in before
+    assert after == ["Conv"]
+
+
+def test_depthwise_scale_shift_relu6(rng):
+    x = rng.standard_normal((1, 5, 8, 8)).astype(np.float32)
+    inits = {"w": rng.standard_normal((5, 1, 3, 3)).astype(np.float32),
+             "s": rng.standard_normal((5, 1, 1)).astype(np.float32),
+             "t": rng.standard_normal((1, 5, 1, 1)).astype(np.float32),
+             "lo": np.array(0, np.float32), "hi": np.array(6, np.float32)}
+    nodes = [conv_node("x", "w", "c", group=5),
+             helper.make_node("Mul", ["c", "s"], ["m"]),
+             helper.make_node("Add", ["t", "m"], ["a"]),
+             helper.make_node("Clip", ["a", "lo", "hi"], ["y"])]
+    before, after = optimize_and_compare(make_model(nodes, {"x": x}, ["y"], inits), {"x": x})
+    assert before.count("Conv") == 1 and len(before) == 4
+    assert after == ["Conv"]
+
+
+def test_pad_into_conv_and_maxpool(rng):
+    x = rng.standard_normal((1, 3, 7, 7)).astype(np.float32)
+    inits = {"w": rng.standard_normal((4, 3, 3, 3)).astype(np.float32),
+             "p": np.array([0, 0, 1, 2, 0, 0, 2, 1], np.int64)}
+    nodes = [helper.make_node("Pad", ["x", "p"], ["px"]),
+             conv_node("px", "w", "y", pads=(0, 0, 0, 0))]
+    before, after = optimize_and_compare(make_model(nodes, {"x": x}, ["y"], inits), {"x": x})
+    assert "Pad" in before and after == ["Conv"]
+
+
+def test_constant_subgraph_folds(rng):
+    """The importer already folds ONNX constants, so this model is Top IR
+    with inline weight values, optimized by `strata-opt --top-optimize`."""
+    x = rng.standard_normal((2, 6)).astype(np.float32)
+    a = rng.standard_normal((3, 2)).astype(np.float32)
+    dense = "[" + ", ".join("[" + ", ".join("%.9e" % v for v in row) + "]" for row in a) + "]"
+    text = f"""
+func.func @main(%arg0: tensor<2x6xf32>) -> tensor<2x6xf32> {{
+  %x = top.Input(%arg0) : (tensor<2x6xf32>) -> tensor<2x6xf32>
+  %a = top.Weight() {{name = "a", value = dense<{dense}> : tensor<3x2xf32>}} : () -> tensor<3x2xf32>
+  %t = top.Permute(%a) {{order = array<i64: 1, 0>}} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  %r = top.Reshape(%t) {{shape = array<i64: 6>}} : (tensor<2x3xf32>) -> tensor<6xf32>
+  %e = top.Exp(%r) : (tensor<6xf32>) -> tensor<6xf32>
+  %y = top.Mul(%x, %e) : (tensor<2x6xf32>, tensor<6xf32>) -> tensor<2x6xf32>
+  return %y : tensor<2x6xf32>
+}}
+"""
+    with tempfile.TemporaryDirectory() as tmp:
+        src, opt = os.path.join(tmp, "m.mlir"), os.path.join(tmp, "opt.mlir")
+        with open(src, "w") as f:
+            f.write(text)
+        r = subprocess.run([os.path.join(os.path.dirname(STRATA), "strata-opt"), src,
+                            "--top-optimize", "-o", opt], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert ops(src) == ["Permute", "Reshape", "Exp", "Mul"]
+        assert ops(opt) == ["Mul"]
+        got = run(opt, {"input0": x}, tmp, "opt")["output0"]
+    np.testing.assert_allclose(got, x * np.exp(a.T.reshape(6)), rtol=1e-6, atol=0)
+
+
+def test_multi_use_conv_is_not_fused(rng):
+    """The conv's raw output is also a model output: neither BatchNorm nor
+    relu may be folded into it."""
+    x = rng.standard_normal((1, 2, 6, 6)).astype(np.float32)
+    inits = {"w": rng.standard_normal((3, 2, 3, 3)).astype(np.float32),
+             "g": np.ones(3, np.float32), "be": np.zeros(3, np.float32),
+             "m": rng.standard_normal(3).astype(np.float32),
+             "v": np.ones(3, np.float32)}
+    nodes = [conv_node("x", "w", "c"),
+             helper.make_node("BatchNormalization", ["c", "g", "be", "m", "v"], ["n"]),
+             helper.make_node("Relu", ["c"], ["r"])]
+    before, after = optimize_and_compare(
+        make_model(nodes, {"x": x}, ["c", "n", "r"], inits), {"x": x})
+    assert sorted(after) == sorted(before)
