@@ -12,6 +12,9 @@ using namespace mlir;
 namespace strata::top {
 
 void buildTopOptimizePipeline(OpPassManager &pm) {
+  // Model-local functions (composites) are inlined first; composite fusion,
+  // when it lands, runs before this so known composites become fused ops.
+  pm.addPass(createTopInlineFunctions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTopFoldConstants());
   pm.addNestedPass<func::FuncOp>(createTopFoldPad());

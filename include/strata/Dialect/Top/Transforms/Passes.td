@@ -57,6 +57,8 @@ def TopInlineFunctions : Pass<"top-inline-functions", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::strata::top::TopDialect",
                            "::mlir::func::FuncDialect"];
+}
+
 def TopFoldConstants : Pass<"top-fold-constants", "::mlir::ModuleOp"> {
   let summary = "Evaluate ops whose operands are all constants";
   let description = [{
