@@ -161,105 +161,112 @@ int64_t GridSampleOp::getFlops() {
   return 2 * taps * t.getNumElements();
 }
 
+namespace {
+/// The samples of one grid point along one dim: input indices (-1: a zero
+/// from zero padding) and their weights.
+struct AxisTaps {
+  SmallVector<int64_t, 4> index;
+  SmallVector<double, 4> weight;
+};
+
+/// GridSample's taps along a dim of size `len` for the normalized grid
+/// coordinate `norm`; false if the coordinate is not finite.
+bool gridSampleTaps(double norm, int64_t len, StringRef mode, StringRef pad,
+                    bool align, AxisTaps &t) {
+  double dl = static_cast<double>(len);
+  double x = align ? (norm + 1) / 2 * (dl - 1) : ((norm + 1) * dl - 1) / 2;
+  if (!std::isfinite(x))
+    return false;
+  double lo = align ? 0.0 : -0.5, hi = align ? dl - 1 : dl - 0.5;
+  if (mode == "nearest")
+    x = std::nearbyint(x); // half to even
+  if (x < lo || x > hi) {
+    if (pad == "border")
+      x = std::clamp(x, 0.0, dl - 1);
+    else if (pad == "reflection")
+      x = reflect(x, lo, hi);
+    else // zeros: samples beyond 2 pixels are all zero; keep indices small
+      x = std::clamp(x, -4.0, dl + 4.0);
+  }
+  t.index.clear();
+  t.weight.clear();
+  auto add = [&](int64_t i, double w) {
+    if (pad == "border")
+      i = std::clamp<int64_t>(i, 0, len - 1);
+    else if (pad == "reflection")
+      i = std::clamp<int64_t>(
+          static_cast<int64_t>(reflect(static_cast<double>(i), lo, hi)), 0,
+          len - 1);
+    else if (i < 0 || i >= len)
+      i = -1;
+    t.index.push_back(i);
+    t.weight.push_back(w);
+  };
+  double f = std::floor(x);
+  int64_t x0 = static_cast<int64_t>(f);
+  if (mode == "nearest") {
+    add(x0, 1.0);
+  } else if (mode == "linear") {
+    add(x0, 1 - (x - f));
+    add(x0 + 1, x - f);
+  } else {
+    double w[4];
+    cubicWeights(x - f, w);
+    for (int k = 0; k < 4; ++k)
+      add(x0 - 1 + k, w[k]);
+  }
+  return true;
+}
+
+/// The weighted sum over every combination of per-dim taps of the
+/// row-major `src` of shape `dims`.
+double sumTaps(const double *src, ArrayRef<int64_t> dims,
+               ArrayRef<AxisTaps> taps) {
+  size_t r = dims.size();
+  SmallVector<size_t> k(r, 0); // odometer over the taps of each dim
+  double sum = 0.0;
+  while (true) {
+    double w = 1.0;
+    int64_t off = 0;
+    bool zero = false;
+    for (size_t d = 0; d < r; ++d) {
+      int64_t i = taps[d].index[k[d]];
+      zero |= i < 0;
+      w *= taps[d].weight[k[d]];
+      off = off * dims[d] + std::max<int64_t>(i, 0);
+    }
+    if (!zero && w != 0.0)
+      sum += w * src[off];
+    size_t d = r;
+    while (d > 0 && ++k[d - 1] == taps[d - 1].index.size())
+      k[--d] = 0;
+    if (d == 0)
+      return sum;
+  }
+}
+} // namespace
+
 LogicalResult GridSampleOp::interpret(InterpreterEnv &env) {
   const Tensor &inT = env.get(getInput());
   std::vector<double> in = toDoubles(inT), grid = toDoubles(env.get(getGrid()));
   std::vector<int64_t> outShape = resultShape(getOutput());
   int64_t n = inT.dim(0), c = inT.dim(1), r = inT.rank() - 2;
   SmallVector<int64_t> dims(inT.shape().begin() + 2, inT.shape().end());
-  int64_t plane = product(dims), points = product(ArrayRef(outShape).drop_front(2));
-  StringRef mode = getMode(), pad = getPaddingMode();
-  bool align = getAlignCorners();
+  int64_t plane = product(dims);
+  int64_t points = product(ArrayRef(outShape).drop_front(2));
   std::vector<double> out(static_cast<size_t>(n * c * points), 0.0);
-
-  // Per dim: the sample indices (-1: zero padding) and weights of a point.
-  SmallVector<SmallVector<int64_t, 4>> idx(r);
-  SmallVector<SmallVector<double, 4>> wts(r);
+  SmallVector<AxisTaps> taps(r);
   for (int64_t b = 0; b < n; ++b)
     for (int64_t p = 0; p < points; ++p) {
       const double *g = grid.data() + (b * points + p) * r;
-      bool nan = false;
-      for (int64_t d = 0; d < r; ++d) {
-        double len = static_cast<double>(dims[d]);
-        double norm = g[r - 1 - d]; // the grid lists x (last dim) first
-        double x = align ? (norm + 1) / 2 * (len - 1)
-                         : ((norm + 1) * len - 1) / 2;
-        if (!std::isfinite(x)) {
-          nan = true;
-          break;
-        }
-        double lo = align ? 0.0 : -0.5, hi = align ? len - 1 : len - 0.5;
-        if (mode == "nearest")
-          x = std::nearbyint(x); // half to even
-        if (x < lo || x > hi) {
-          if (pad == "border")
-            x = std::clamp(x, 0.0, len - 1);
-          else if (pad == "reflection")
-            x = reflect(x, lo, hi);
-          else // zeros: far-away samples are all zero; keep indices small
-            x = std::clamp(x, -4.0, len + 4.0);
-        }
-        idx[d].clear();
-        wts[d].clear();
-        auto addTap = [&](int64_t i, double w) {
-          if (pad == "border")
-            i = std::clamp<int64_t>(i, 0, dims[d] - 1);
-          else if (pad == "reflection")
-            i = std::clamp<int64_t>(
-                static_cast<int64_t>(reflect(static_cast<double>(i), lo, hi)),
-                0, dims[d] - 1);
-          else if (i < 0 || i >= dims[d])
-            i = -1;
-          idx[d].push_back(i);
-          wts[d].push_back(w);
-        };
-        double f = std::floor(x);
-        int64_t x0 = static_cast<int64_t>(f);
-        if (mode == "nearest") {
-          addTap(x0, 1.0);
-        } else if (mode == "linear") {
-          addTap(x0, 1 - (x - f));
-          addTap(x0 + 1, x - f);
-        } else {
-          double w[4];
-          cubicWeights(x - f, w);
-          for (int k = 0; k < 4; ++k)
-            addTap(x0 - 1 + k, w[k]);
-        }
-      }
-      for (int64_t ch = 0; ch < c; ++ch) {
-        double &y = out[(b * c + ch) * points + p];
-        if (nan) {
-          y = std::numeric_limits<double>::quiet_NaN();
-          continue;
-        }
-        const double *src = in.data() + (b * c + ch) * plane;
-        // Sum over every combination of per-dim taps (odometer order).
-        SmallVector<size_t> k(r, 0);
-        double sum = 0.0;
-        while (true) {
-          double w = 1.0;
-          int64_t off = 0;
-          bool zero = false;
-          for (int64_t d = 0; d < r; ++d) {
-            int64_t i = idx[d][k[d]];
-            zero |= i < 0;
-            w *= wts[d][k[d]];
-            off = off * dims[d] + std::max<int64_t>(i, 0);
-          }
-          if (!zero && w != 0.0)
-            sum += w * src[off];
-          int64_t d = r - 1;
-          for (; d >= 0; --d) {
-            if (++k[d] < idx[d].size())
-              break;
-            k[d] = 0;
-          }
-          if (d < 0)
-            break;
-        }
-        y = sum;
-      }
+      bool finite = true;
+      for (int64_t d = 0; d < r && finite; ++d) // the grid lists x first
+        finite = gridSampleTaps(g[r - 1 - d], dims[d], getMode(),
+                                getPaddingMode(), getAlignCorners(), taps[d]);
+      for (int64_t ch = 0; ch < c; ++ch)
+        out[(b * c + ch) * points + p] =
+            finite ? sumTaps(in.data() + (b * c + ch) * plane, dims, taps)
+                   : std::numeric_limits<double>::quiet_NaN();
     }
   env.set(getOutput(), fromDoubles(out, outShape, getOutput()));
   return success();
@@ -296,9 +303,10 @@ AffineGridOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   return success();
 }
 
-/// Per output point: r dot products of length r + 1.
+/// Per output element: a dot product of length r + 1.
 int64_t AffineGridOp::getFlops() {
-  return elementwiseFlops(getOutput(), 2 * 4);
+  int64_t terms = static_cast<int64_t>(getSize().size()) - 1; // r + 1
+  return elementwiseFlops(getOutput(), 2 * terms);
 }
 
 LogicalResult AffineGridOp::interpret(InterpreterEnv &env) {
