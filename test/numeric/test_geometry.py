@@ -232,3 +232,16 @@ def test_deform_conv(case, rng):
     out = run(inputs, line)
     expect = ref.deform_conv(x, wt, off, b if has_b else None, mask if has_m else None, s, p, d, g, og)
     np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("exclude", [False, True])
+def test_resize_far_outside_coordinates(exclude, rng):
+    """A tiny mapping scale sends coordinates to ~1e300: edge values (0 with
+    exclude_outside), no overflow."""
+    x = rng.standard_normal((1, 1, 1, 4)).astype(np.float32)
+    attrs = ['mode = "cubic"', 'coordinate_transformation_mode = "asymmetric"',
+             f"exclude_outside = {str(exclude).lower()}",
+             "coordinate_scales = array<f64: 1.0, 1.0, 1.0, 1.0e-300>"]
+    out = run({"x": x}, resize_line(x.shape, (1, 1, 1, 3), None, attrs))
+    edge = 0.0 if exclude else x[0, 0, 0, 3]
+    np.testing.assert_allclose(out[0, 0, 0], [x[0, 0, 0, 0], edge, edge], rtol=1e-6, atol=1e-6)

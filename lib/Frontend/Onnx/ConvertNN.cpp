@@ -652,6 +652,9 @@ LogicalResult readResizeAttrs(NodeContext &c, ResizeSpec &s) {
   static const char *const kCtm[] = {
       "half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
       "align_corners", "asymmetric",           "tf_crop_and_resize"};
+  if (*ctm == "tf_half_pixel_for_nn" && c.version() < 13)
+    return c.error() << "attribute 'coordinate_transformation_mode' = "
+                        "'tf_half_pixel_for_nn' is not supported";
   if (!llvm::is_contained(kCtm, *ctm))
     return c.error() << "attribute 'coordinate_transformation_mode' = '"
                      << *ctm

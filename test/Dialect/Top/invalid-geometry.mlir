@@ -343,3 +343,11 @@ func.func @deform_conv_strides(%x: tensor<1x4x5x5xf32>, %w: tensor<2x4x2x2xf32>,
   %0 = top.DeformConv(%x, %w, %o, %n, %n) {strides = array<i64: 1>} : (tensor<1x4x5x5xf32>, tensor<2x4x2x2xf32>, tensor<1x8x4x4xf32>, none, none) -> tensor<*xf32>
   return
 }
+
+// -----
+
+func.func @resize_antialias_too_wide(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{antialias kernel of dim 3 needs 2.000000e+09 taps for scale 1.000000e-09 (limit 2^24)}}
+  %0 = top.Resize(%x) {mode = "linear", antialias = true, coordinate_scales = array<f64: 1.0, 1.0, 1.0, 1.0e-9>, sizes = array<i64: 1, 1, 4, 1>} : (tensor<1x1x4x4xf32>) -> tensor<*xf32>
+  return
+}

@@ -52,6 +52,24 @@ SmallVector<double> effectiveScales(ResizeOp op, ArrayRef<int64_t> in,
   return s;
 }
 
+/// Antialiasing widens the kernel to `2 * support / scale` taps when
+/// downsampling; refuses kernels wider than 2^24 taps.
+LogicalResult checkAntialiasWidth(ResizeOp op, ArrayRef<int64_t> in,
+                                  ArrayRef<int64_t> out) {
+  if (!op.getAntialias())
+    return success();
+  SmallVector<double> scales = effectiveScales(op, in, out);
+  double support = op.getMode() == "cubic" ? 2.0 : 1.0;
+  for (size_t d = 0; d < in.size(); ++d) {
+    double taps = 2 * std::ceil(support / std::min(scales[d], 1.0));
+    if (in[d] != 0 && taps > 16777216.0)
+      return op.emitOpError()
+             << "antialias kernel of dim " << d << " needs " << taps
+             << " taps for scale " << scales[d] << " (limit 2^24)";
+  }
+  return success();
+}
+
 /// How one dim is resampled: `out` output positions, each a weighted sum of
 /// `taps` input samples (`index[x * taps + k]`, `weight[...]`), or the
 /// extrapolation value where `extrapolate[x]` is set.
@@ -164,7 +182,9 @@ DimFilter buildFilter(ResizeOp op, const DimMapping &m) {
   for (int64_t x = 0; x < m.out; ++x) {
     std::optional<double> src = sourceCoord(m, x);
     f.extrapolate.push_back(!src);
-    double pos = src.value_or(0.0);
+    // Far outside the input every mode gives the edge value (or 0 with
+    // exclude_outside) whatever the distance: clamp so that indices fit.
+    double pos = std::clamp(src.value_or(0.0), -1.0e15, 1.0e15);
     double base = std::floor(pos), r = pos - base;
     if (r == 0.0) { // an exact sample: taken as the right neighbour
       base -= 1.0;
@@ -335,6 +355,8 @@ LogicalResult ResizeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
     if (in[d] == 0 && out[d] != 0)
       return emitOpError() << "cannot resize dim " << d
                            << " of size 0 to size " << out[d];
+  if (failed(checkAntialiasWidth(*this, in, out)))
+    return failure();
   if (failed(checkedElementCount(*this, out)))
     return failure();
   s.push_back(out);
