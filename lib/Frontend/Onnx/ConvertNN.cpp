@@ -520,7 +520,21 @@ struct ResizeSpec {
               nearest = "round_prefer_floor";
   std::vector<double> scales;
   std::vector<int64_t> sizes;
+  double cubicA = -0.75, extrapolation = 0.0;
+  bool excludeOutside = false, antialias = false;
+  std::vector<double> roi;
+  std::vector<double> coordinateScales; // keep_aspect_ratio_policy's scale
 };
+
+/// The error for a shape-determining input that is not a constant: it
+/// names the graph value so that it can be frozen (`--freeze-inputs`).
+InFlightDiagnostic notConstantError(NodeContext &c, size_t i, StringRef what) {
+  return c.error() << "the '" << what << "' input (value '"
+                   << c.node().input(i)
+                   << "') must be a constant: it determines the output "
+                      "shape or sampling grid (freeze it with "
+                      "--freeze-inputs)";
+}
 
 /// Constant float input `i` as doubles; nullopt if absent or empty.
 FailureOr<std::optional<std::vector<double>>> constantFloats(NodeContext &c,
@@ -530,7 +544,7 @@ FailureOr<std::optional<std::vector<double>>> constantFloats(NodeContext &c,
     return std::optional<std::vector<double>>();
   const Tensor *t = c.constantInput(i);
   if (!t)
-    return c.error() << "the '" << what << "' input must be a constant";
+    return notConstantError(c, i, what);
   if (t->numElements() == 0)
     return std::optional<std::vector<double>>();
   std::vector<double> v(t->numElements());
@@ -545,14 +559,18 @@ LogicalResult emitResize(NodeContext &c, const ResizeSpec &s) {
       c, elemOf(c, 0), c.input(0), b.getStringAttr(s.mode),
       b.getStringAttr(s.ctm), b.getStringAttr(s.nearest),
       s.scales.empty() ? DenseF64ArrayAttr() : b.getDenseF64ArrayAttr(s.scales),
-      s.sizes.empty() ? DenseI64ArrayAttr() : b.getDenseI64ArrayAttr(s.sizes));
+      s.sizes.empty() ? DenseI64ArrayAttr() : b.getDenseI64ArrayAttr(s.sizes),
+      b.getF64FloatAttr(s.cubicA), b.getBoolAttr(s.excludeOutside),
+      b.getBoolAttr(s.antialias),
+      s.roi.empty() ? DenseF64ArrayAttr() : b.getDenseF64ArrayAttr(s.roi),
+      b.getF64FloatAttr(s.extrapolation),
+      s.coordinateScales.empty()
+          ? DenseF64ArrayAttr()
+          : b.getDenseF64ArrayAttr(s.coordinateScales));
 }
 
 LogicalResult checkMode(NodeContext &c, StringRef mode) {
-  if (mode == "cubic")
-    return c.error() << "attribute 'mode' = 'cubic' is not supported (only "
-                        "nearest and linear)";
-  if (mode != "nearest" && mode != "linear")
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
     return c.error() << "attribute 'mode' = '" << mode
                      << "' is invalid (nearest, linear or cubic)";
   return success();
@@ -578,8 +596,9 @@ LogicalResult convertUpsample(NodeContext &c) {
     return failure();
   ResizeSpec s;
   s.mode = *mode == "bilinear" ? "linear" : *mode;
-  if (failed(checkMode(c, s.mode)))
-    return failure();
+  if (s.mode != "nearest" && s.mode != "linear")
+    return c.error() << "attribute 'mode' = '" << *mode
+                     << "' is invalid (nearest or linear)";
   if (c.version() < 9) {
     auto sc = c.attrFloats("scales");
     if (failed(sc))
@@ -598,6 +617,10 @@ LogicalResult convertUpsample(NodeContext &c) {
   if ((int64_t)s.scales.size() != *rank)
     return c.error() << "'scales' has " << s.scales.size()
                      << " values for a rank-" << *rank << " input";
+  for (double v : s.scales)
+    if (!(v > 0) || !std::isfinite(v))
+      return c.error() << "'scales' value " << v
+                       << " must be finite and positive";
   if (failed(legacyNearest(c, s)))
     return failure();
   return emitResize(c, s);
@@ -608,20 +631,35 @@ LogicalResult readResizeAttrs(NodeContext &c, ResizeSpec &s) {
   auto ctm = c.attrString("coordinate_transformation_mode", "half_pixel");
   auto nearest = c.attrString("nearest_mode", "round_prefer_floor");
   auto antialias = c.attrInt("antialias", 0);
-  if (failed(mode) || failed(ctm) || failed(nearest) || failed(antialias))
+  auto cubicA = c.attrFloat("cubic_coeff_a", -0.75f);
+  auto exclude = c.attrInt("exclude_outside", 0);
+  auto extrapolation = c.attrFloat("extrapolation_value", 0.0f);
+  if (failed(mode) || failed(ctm) || failed(nearest) || failed(antialias) ||
+      failed(cubicA) || failed(exclude) || failed(extrapolation))
     return failure();
   if (failed(checkMode(c, *mode)))
     return failure();
-  if (*antialias != 0)
+  if (*antialias != 0 && *antialias != 1)
     return c.error() << "attribute 'antialias' = " << *antialias
-                     << " is not supported (only 0)";
-  static const char *const kCtm[] = {"half_pixel", "pytorch_half_pixel",
-                                     "align_corners", "asymmetric"};
-  if (!llvm::is_contained(kCtm, *ctm) && *ctm != "half_pixel_symmetric")
+                     << " is invalid (0 or 1)";
+  if (*antialias && *mode == "nearest")
+    return c.error() << "attribute 'antialias' = 1 requires mode 'linear' or "
+                        "'cubic', got 'nearest'";
+  if (*exclude != 0 && *exclude != 1)
+    return c.error() << "attribute 'exclude_outside' = " << *exclude
+                     << " is invalid (0 or 1)";
+  static const char *const kCtm[] = {
+      "half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
+      "align_corners", "asymmetric",           "tf_crop_and_resize"};
+  if (*ctm == "tf_half_pixel_for_nn" && c.version() < 13)
+    return c.error() << "attribute 'coordinate_transformation_mode' = "
+                        "'tf_half_pixel_for_nn' is not supported";
+  if (!llvm::is_contained(kCtm, *ctm))
     return c.error() << "attribute 'coordinate_transformation_mode' = '"
                      << *ctm
-                     << "' is not supported (half_pixel, pytorch_half_pixel, "
-                        "align_corners or asymmetric)";
+                     << "' is invalid (half_pixel, half_pixel_symmetric, "
+                        "pytorch_half_pixel, align_corners, asymmetric or "
+                        "tf_crop_and_resize)";
   static const char *const kNearest[] = {"round_prefer_floor",
                                          "round_prefer_ceil", "floor", "ceil"};
   if (!llvm::is_contained(kNearest, *nearest))
@@ -630,10 +668,15 @@ LogicalResult readResizeAttrs(NodeContext &c, ResizeSpec &s) {
   s.mode = *mode;
   s.ctm = *ctm;
   s.nearest = *nearest;
+  s.antialias = *antialias;
+  s.excludeOutside = *exclude;
+  s.cubicA = *cubicA;
+  s.extrapolation = *extrapolation;
   return success();
 }
 
-/// Opset 18 `axes` and `keep_aspect_ratio_policy` applied to scales/sizes.
+/// Opset 18 `axes` and `keep_aspect_ratio_policy` applied to scales, sizes
+/// and roi (which then cover every dim).
 LogicalResult applyAxes(NodeContext &c, ResizeSpec &s,
                         ArrayRef<int64_t> shape) {
   int64_t rank = shape.size();
@@ -647,6 +690,8 @@ LogicalResult applyAxes(NodeContext &c, ResizeSpec &s,
       auto n = c.normalizeAxis("attribute 'axes' value", a, rank);
       if (failed(n))
         return failure();
+      if (llvm::is_contained(axes, *n))
+        return c.error() << "attribute 'axes' repeats axis " << a;
       axes.push_back(*n);
     }
   } else {
@@ -658,6 +703,18 @@ LogicalResult applyAxes(NodeContext &c, ResizeSpec &s,
     return c.error() << "'" << (s.sizes.empty() ? "scales" : "sizes")
                      << "' has " << given << " values, expected "
                      << axes.size();
+  if (!s.roi.empty()) {
+    if (s.roi.size() != 2 * axes.size())
+      return c.error() << "'roi' has " << s.roi.size() << " values, expected "
+                       << 2 * axes.size();
+    std::vector<double> full(2 * rank, 0.0);
+    std::fill(full.begin() + rank, full.end(), 1.0);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      full[axes[i]] = s.roi[i];
+      full[rank + axes[i]] = s.roi[axes.size() + i];
+    }
+    s.roi = full;
+  }
   if (!s.scales.empty()) {
     std::vector<double> full(rank, 1.0);
     for (size_t i = 0; i < axes.size(); ++i)
@@ -673,55 +730,25 @@ LogicalResult applyAxes(NodeContext &c, ResizeSpec &s,
     return success();
   if (*policy != "not_larger" && *policy != "not_smaller")
     return c.error() << "attribute 'keep_aspect_ratio_policy' = '" << *policy
-                     << "' is invalid";
+                     << "' is invalid (stretch, not_larger or not_smaller)";
   double scale = *policy == "not_larger" ? INFINITY : 0.0;
   for (int64_t a : axes) {
+    if (shape[a] == 0)
+      return c.error() << "keep_aspect_ratio_policy '" << *policy
+                       << "' needs a non-empty dim " << a;
     double r = double(full[a]) / double(shape[a]);
     scale = *policy == "not_larger" ? std::min(scale, r) : std::max(scale, r);
   }
-  // The policy's single scale drives the coordinate mapping; sizes are
-  // rounded half up from it. Top takes the scale itself when floor(dim *
-  // scale) gives the same sizes, else sizes whose ratio must equal it.
-  s.scales.assign(rank, 1.0);
-  bool floorMatches = true, ratioMatches = true;
+  if (!(scale > 0))
+    return c.error() << "keep_aspect_ratio_policy '" << *policy
+                     << "' gives scale " << scale << " (must be positive)";
+  // One scale drives the coordinate mapping of every resized dim; the sizes
+  // are rounded half up from it.
+  s.coordinateScales.assign(rank, 1.0);
   for (int64_t a : axes) {
     s.sizes[a] = static_cast<int64_t>(scale * shape[a] + 0.5);
-    s.scales[a] = scale;
-    floorMatches &= static_cast<int64_t>(std::floor(shape[a] * scale)) ==
-                    s.sizes[a];
-    ratioMatches &= s.ctm == "align_corners" ||
-                    double(s.sizes[a]) / shape[a] == scale;
+    s.coordinateScales[a] = scale;
   }
-  if (floorMatches) {
-    s.sizes.clear();
-    return success();
-  }
-  s.scales.clear();
-  if (!ratioMatches)
-    return c.error() << "keep_aspect_ratio_policy '" << *policy
-                     << "' with scale " << scale << " gives sizes "
-                     << formatArray(s.sizes)
-                     << " that no single Top scale reproduces";
-  return success();
-}
-
-/// half_pixel_symmetric shifts by center * (1 - out_int / out_real); it is
-/// half_pixel when every output size dim * scale is an integer (always with
-/// sizes, whose scale is out / in).
-LogicalResult symmetricAsHalfPixel(NodeContext &c, ResizeSpec &s,
-                                   ArrayRef<int64_t> shape) {
-  if (s.ctm != "half_pixel_symmetric")
-    return success();
-  for (size_t i = 0; i < s.scales.size(); ++i) {
-    double out = shape[i] * s.scales[i];
-    if (out != std::floor(out))
-      return c.error() << "coordinate_transformation_mode "
-                          "'half_pixel_symmetric' with scale "
-                       << s.scales[i] << " on dim " << i << " (size "
-                       << shape[i]
-                       << ") gives a fractional output size; not supported";
-  }
-  s.ctm = "half_pixel";
   return success();
 }
 
@@ -746,13 +773,24 @@ LogicalResult convertResize(NodeContext &c) {
       return failure();
     return emitResize(c, s);
   }
+  if (s.ctm == "tf_crop_and_resize") {
+    auto roi = constantFloats(c, 1, "roi");
+    if (failed(roi))
+      return failure();
+    if (!*roi)
+      return c.error() << "coordinate_transformation_mode "
+                          "'tf_crop_and_resize' requires the 'roi' input";
+    s.roi = **roi;
+  }
   auto sc = constantFloats(c, 2, "scales");
   if (failed(sc))
     return failure();
   if (c.hasInput(3)) {
+    if (!c.constantInput(3))
+      return notConstantError(c, 3, "sizes");
     auto sz = c.constantInts(3);
     if (!sz)
-      return c.error() << "the 'sizes' input must be a constant (of integers)";
+      return c.error() << "the 'sizes' input must hold integers";
     s.sizes = *sz;
   }
   if (*sc && !s.sizes.empty())
@@ -762,10 +800,10 @@ LogicalResult convertResize(NodeContext &c) {
   else if (s.sizes.empty())
     return c.error() << "one of 'scales' and 'sizes' is required";
   for (double v : s.scales)
-    if (!(v > 0))
-      return c.error() << "'scales' value " << v << " must be positive";
-  if (failed(applyAxes(c, s, *shape)) ||
-      failed(symmetricAsHalfPixel(c, s, *shape)))
+    if (!(v > 0) || !std::isfinite(v))
+      return c.error() << "'scales' value " << v
+                       << " must be finite and positive";
+  if (failed(applyAxes(c, s, *shape)))
     return failure();
   return emitResize(c, s);
 }

@@ -171,6 +171,7 @@ llvm::ArrayRef<ConverterEntry> recurrentConverters();
 /// length is known only at run time).
 mlir::LogicalResult convertRangeAsLoop(NodeContext &c);
 llvm::ArrayRef<ConverterEntry> typeConverters();
+llvm::ArrayRef<ConverterEntry> geometryConverters();
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.

@@ -59,6 +59,7 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
              mathConverters(),
              recurrentConverters(),
              typeConverters(),
+             geometryConverters(),
          })
       for (const ConverterEntry &e : table)
         r[e.opType] = e.convert;

@@ -324,16 +324,16 @@ func.func @groupnorm_epsilon(%x: tensor<2x6x3xf32>, %n: none) {
 // -----
 
 func.func @resize_mode(%x: tensor<1x2x4x4xf32>) {
-  // expected-error @+1 {{attribute 'mode' must be one of "nearest", "linear", got "cubic"}}
-  %0 = top.Resize(%x) {mode = "cubic", sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
+  // expected-error @+1 {{attribute 'mode' must be one of "nearest", "linear", "cubic", got "bicubic"}}
+  %0 = top.Resize(%x) {mode = "bicubic", sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
   return
 }
 
 // -----
 
 func.func @resize_ctm(%x: tensor<1x2x4x4xf32>) {
-  // expected-error @+1 {{attribute 'coordinate_transformation_mode' must be one of "half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", got "tf_crop_and_resize"}}
-  %0 = top.Resize(%x) {coordinate_transformation_mode = "tf_crop_and_resize", sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
+  // expected-error @+1 {{attribute 'coordinate_transformation_mode' must be one of "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize", got "tf_half_pixel_for_nn"}}
+  %0 = top.Resize(%x) {coordinate_transformation_mode = "tf_half_pixel_for_nn", sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
   return
 }
 

@@ -6,7 +6,9 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <optional>
 
 using namespace mlir;
 using namespace strata;
@@ -35,10 +37,13 @@ FailureOr<int64_t> mulDim(Operation *op, int64_t a, int64_t b) {
   return r;
 }
 
-/// The per-dim scales used for coordinate mapping: the `scales` attribute,
-/// or `out / in` when `sizes` is given.
+/// The per-dim scales used for coordinate mapping: `coordinate_scales` if
+/// given, else the `scales` attribute (unless `sizes` is given), else
+/// `out / in`.
 SmallVector<double> effectiveScales(ResizeOp op, ArrayRef<int64_t> in,
                                     ArrayRef<int64_t> out) {
+  if (auto cs = op.getCoordinateScales())
+    return SmallVector<double>(*cs);
   if (!op.getSizes() && op.getScales())
     return SmallVector<double>(*op.getScales());
   SmallVector<double> s;
@@ -47,67 +52,196 @@ SmallVector<double> effectiveScales(ResizeOp op, ArrayRef<int64_t> in,
   return s;
 }
 
-/// The input coordinate of output coordinate `x` (ONNX Resize).
-double sourceCoord(StringRef mode, int64_t x, double scale, int64_t in,
-                   int64_t out) {
-  double xd = static_cast<double>(x);
-  if (mode == "asymmetric")
-    return xd / scale;
-  if (mode == "align_corners")
-    return out == 1 ? 0.0
-                    : xd * static_cast<double>(in - 1) /
-                          static_cast<double>(out - 1);
-  if (mode == "pytorch_half_pixel" && out == 1)
-    return 0.0;
-  return (xd + 0.5) / scale - 0.5;
+/// Antialiasing widens the kernel to `2 * support / scale` taps when
+/// downsampling; refuses kernels wider than 2^24 taps.
+LogicalResult checkAntialiasWidth(ResizeOp op, ArrayRef<int64_t> in,
+                                  ArrayRef<int64_t> out) {
+  if (!op.getAntialias())
+    return success();
+  SmallVector<double> scales = effectiveScales(op, in, out);
+  double support = op.getMode() == "cubic" ? 2.0 : 1.0;
+  for (size_t d = 0; d < in.size(); ++d) {
+    double taps = 2 * std::ceil(support / std::min(scales[d], 1.0));
+    if (in[d] != 0 && taps > 16777216.0)
+      return op.emitOpError()
+             << "antialias kernel of dim " << d << " needs " << taps
+             << " taps for scale " << scales[d] << " (limit 2^24)";
+  }
+  return success();
 }
 
-/// One output position of a 1-d resampling: `(1 - w) * in[i0] + w * in[i1]`.
-struct Tap {
-  int64_t i0, i1;
-  double w;
+/// How one dim is resampled: `out` output positions, each a weighted sum of
+/// `taps` input samples (`index[x * taps + k]`, `weight[...]`), or the
+/// extrapolation value where `extrapolate[x]` is set.
+struct DimFilter {
+  int64_t taps = 0;
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+  std::vector<bool> extrapolate;
 };
 
-Tap nearestTap(StringRef nearestMode, double x, int64_t in) {
-  double r;
-  if (nearestMode == "floor")
-    r = std::floor(x);
-  else if (nearestMode == "ceil")
-    r = std::ceil(x);
-  else if (nearestMode == "round_prefer_ceil")
-    r = std::floor(x + 0.5);
-  else
-    r = std::ceil(x - 0.5);
-  int64_t i = static_cast<int64_t>(std::clamp(r, 0.0, double(in - 1)));
-  return {i, i, 0.0};
+/// Parameters of one dim's coordinate mapping.
+struct DimMapping {
+  StringRef mode; // coordinate_transformation_mode
+  double scale;
+  int64_t in, out;
+  double roiStart = 0.0, roiEnd = 1.0;
+};
+
+/// The input coordinate of output coordinate `x`, or nullopt when
+/// tf_crop_and_resize maps it outside the input.
+std::optional<double> sourceCoord(const DimMapping &m, int64_t x) {
+  double xd = static_cast<double>(x), in = static_cast<double>(m.in);
+  double len = m.scale * in; // the real-valued output length
+  StringRef mode = m.mode;
+  if (mode == "asymmetric")
+    return xd / m.scale;
+  if (mode == "align_corners")
+    return len == 1.0 ? 0.0 : xd * (in - 1) / (len - 1);
+  if (mode == "pytorch_half_pixel")
+    return len == 1.0 ? -0.5 : (xd + 0.5) / m.scale - 0.5;
+  if (mode == "half_pixel_symmetric") {
+    double offset = in / 2 * (1 - static_cast<double>(m.out) / len);
+    return offset + (xd + 0.5) / m.scale - 0.5;
+  }
+  if (mode == "tf_crop_and_resize") {
+    double span = (m.roiEnd - m.roiStart) * (in - 1);
+    double r = len == 1.0 ? span / 2 : xd * span / (len - 1);
+    r += m.roiStart * (in - 1);
+    if (r < 0 || r > in - 1)
+      return std::nullopt;
+    return r;
+  }
+  return (xd + 0.5) / m.scale - 0.5; // half_pixel
 }
 
-Tap linearTap(double x, int64_t in) {
-  x = std::clamp(x, 0.0, static_cast<double>(in - 1));
-  int64_t i0 = static_cast<int64_t>(std::floor(x));
-  int64_t i1 = std::min(i0 + 1, in - 1);
-  return {i0, i1, x - static_cast<double>(i0)};
+/// The Keys cubic convolution kernel with parameter `a`.
+double cubicKernel(double x, double a) {
+  x = std::abs(x);
+  if (x <= 1)
+    return ((a + 2) * x - (a + 3)) * x * x + 1;
+  if (x < 2)
+    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  return 0.0;
 }
 
-/// Resamples dim `d` of the row-major `data` of `shape` to `taps.size()`.
+/// Weights of the samples `base + first .. base + first + n - 1` for the
+/// fraction `r` in (0, 1] of the position past `base`.
+void tapWeights(ResizeOp op, double r, double scale, int64_t &first,
+                SmallVectorImpl<double> &w) {
+  StringRef mode = op.getMode();
+  w.clear();
+  if (mode == "nearest") {
+    StringRef nm = op.getNearestMode();
+    bool up;
+    if (r == 1.0 || nm == "ceil")
+      up = true;
+    else if (nm == "floor")
+      up = false;
+    else if (nm == "round_prefer_ceil")
+      up = r >= 0.5;
+    else
+      up = r > 0.5;
+    first = 0;
+    w.assign({up ? 0.0 : 1.0, up ? 1.0 : 0.0});
+    return;
+  }
+  double a = op.getCubicCoeffA().convertToDouble();
+  bool cubic = mode == "cubic";
+  if (!op.getAntialias()) {
+    if (cubic) {
+      first = -1;
+      for (int k = -1; k <= 2; ++k)
+        w.push_back(cubicKernel(static_cast<double>(k) - r, a));
+    } else {
+      first = 0;
+      w.assign({1.0 - r, r});
+    }
+    return;
+  }
+  // Antialias: the kernel stretched by 1 / scale when downsampling.
+  double s = std::min(scale, 1.0);
+  double support = cubic ? 2.0 : 1.0;
+  first = static_cast<int64_t>(std::floor(-support / s)) + 1;
+  double sum = 0.0;
+  for (int64_t k = first; k <= 1 - first; ++k) {
+    double t = s * (static_cast<double>(k) - r);
+    double v = cubic ? cubicKernel(t, a) : std::max(0.0, 1.0 - std::abs(t));
+    w.push_back(v);
+    sum += v;
+  }
+  if (sum != 0.0)
+    for (double &v : w)
+      v /= sum;
+}
+
+/// Builds the filter of one dim.
+DimFilter buildFilter(ResizeOp op, const DimMapping &m) {
+  DimFilter f;
+  SmallVector<double> w;
+  for (int64_t x = 0; x < m.out; ++x) {
+    std::optional<double> src = sourceCoord(m, x);
+    f.extrapolate.push_back(!src);
+    // Far outside the input every mode gives the edge value (or 0 with
+    // exclude_outside) whatever the distance: clamp so that indices fit.
+    double pos = std::clamp(src.value_or(0.0), -1.0e15, 1.0e15);
+    double base = std::floor(pos), r = pos - base;
+    if (r == 0.0) { // an exact sample: taken as the right neighbour
+      base -= 1.0;
+      r = 1.0;
+    }
+    int64_t first;
+    tapWeights(op, r, m.scale, first, w);
+    f.taps = static_cast<int64_t>(w.size());
+    int64_t b = static_cast<int64_t>(base);
+    if (op.getExcludeOutside()) {
+      double sum = 0.0;
+      for (auto [k, v] : llvm::enumerate(w)) {
+        int64_t i = b + first + static_cast<int64_t>(k);
+        if (i < 0 || i >= m.in)
+          v = 0.0;
+        sum += v;
+      }
+      if (sum != 0.0)
+        for (double &v : w)
+          v /= sum;
+    }
+    for (auto [k, v] : llvm::enumerate(w)) {
+      int64_t i = b + first + static_cast<int64_t>(k);
+      f.index.push_back(std::clamp<int64_t>(i, 0, m.in - 1));
+      f.weight.push_back(v);
+    }
+  }
+  return f;
+}
+
+/// Resamples dim `d` of the row-major `data` of `shape` with `f`.
 std::vector<double> resampleDim(const std::vector<double> &data,
                                 SmallVectorImpl<int64_t> &shape, size_t d,
-                                ArrayRef<Tap> taps) {
+                                const DimFilter &f, double extrapolation) {
   int64_t outer = 1, inner = 1, in = shape[d];
-  int64_t out = static_cast<int64_t>(taps.size());
+  int64_t out = static_cast<int64_t>(f.extrapolate.size());
   for (size_t i = 0; i < d; ++i)
     outer *= shape[i];
   for (size_t i = d + 1; i < shape.size(); ++i)
     inner *= shape[i];
-  std::vector<double> res(static_cast<size_t>(outer * out * inner));
+  std::vector<double> res(static_cast<size_t>(outer * out * inner), 0.0);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t x = 0; x < out; ++x) {
-      const Tap &t = taps[x];
-      const double *a = data.data() + (o * in + t.i0) * inner;
-      const double *b = data.data() + (o * in + t.i1) * inner;
       double *y = res.data() + (o * out + x) * inner;
-      for (int64_t i = 0; i < inner; ++i)
-        y[i] = t.w == 0.0 ? a[i] : (1.0 - t.w) * a[i] + t.w * b[i];
+      if (f.extrapolate[x]) {
+        std::fill(y, y + inner, extrapolation);
+        continue;
+      }
+      for (int64_t k = 0; k < f.taps; ++k) {
+        double w = f.weight[x * f.taps + k];
+        if (w == 0.0)
+          continue;
+        const double *a = data.data() + (o * in + f.index[x * f.taps + k]) *
+                                            inner;
+        for (int64_t i = 0; i < inner; ++i)
+          y[i] += w * a[i];
+      }
     }
   shape[d] = out;
   return res;
@@ -149,15 +283,50 @@ void permuteCopy(const Tensor &in, Tensor &out, SrcFn src) {
 LogicalResult ResizeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   SmallVector<int64_t> in = shapeOf(getInput());
   size_t rank = in.size();
-  if (failed(checkEnumAttr(*this, "mode", getMode(), {"nearest", "linear"})) ||
-      failed(checkEnumAttr(*this, "coordinate_transformation_mode",
-                           getCoordinateTransformationMode(),
-                           {"half_pixel", "pytorch_half_pixel",
-                            "align_corners", "asymmetric"})) ||
+  StringRef ctm = getCoordinateTransformationMode();
+  if (failed(checkEnumAttr(*this, "mode", getMode(),
+                           {"nearest", "linear", "cubic"})) ||
+      failed(checkEnumAttr(*this, "coordinate_transformation_mode", ctm,
+                           {"half_pixel", "half_pixel_symmetric",
+                            "pytorch_half_pixel", "align_corners",
+                            "asymmetric", "tf_crop_and_resize"})) ||
       failed(checkEnumAttr(*this, "nearest_mode", getNearestMode(),
                            {"round_prefer_floor", "round_prefer_ceil",
                             "floor", "ceil"})))
     return failure();
+  double a = getCubicCoeffA().convertToDouble();
+  if (!std::isfinite(a))
+    return emitOpError() << "attribute 'cubic_coeff_a' = " << a
+                         << " must be finite";
+  if (!std::isfinite(getExtrapolationValue().convertToDouble()))
+    return emitOpError() << "attribute 'extrapolation_value' = "
+                         << getExtrapolationValue().convertToDouble()
+                         << " must be finite";
+  if (getAntialias() && getMode() == "nearest")
+    return emitOpError() << "attribute 'antialias' requires mode \"linear\" "
+                            "or \"cubic\", got \"nearest\"";
+  if (auto roi = getRoi()) {
+    if (roi->size() != 2 * rank)
+      return emitOpError() << "attribute 'roi' must have 2 * rank = "
+                           << 2 * rank << " values, got " << roi->size();
+    for (auto [i, v] : llvm::enumerate(*roi))
+      if (!std::isfinite(v))
+        return emitOpError() << "attribute 'roi' value " << v
+                             << " at index " << i << " must be finite";
+  } else if (ctm == "tf_crop_and_resize") {
+    return emitOpError() << "coordinate_transformation_mode "
+                            "\"tf_crop_and_resize\" requires attribute 'roi'";
+  }
+  if (auto cs = getCoordinateScales()) {
+    if (cs->size() != rank)
+      return emitOpError() << "attribute 'coordinate_scales' must have "
+                           << rank << " values, got " << cs->size();
+    for (auto [i, v] : llvm::enumerate(*cs))
+      if (!(v > 0) || !std::isfinite(v))
+        return emitOpError() << "attribute 'coordinate_scales' value " << v
+                             << " at index " << i
+                             << " must be finite and > 0";
+  }
   SmallVector<int64_t> out;
   if (auto sizes = getSizes()) {
     if (failed(checkArrayAttr(*this, "sizes", *sizes, rank, 0)))
@@ -186,18 +355,22 @@ LogicalResult ResizeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
     if (in[d] == 0 && out[d] != 0)
       return emitOpError() << "cannot resize dim " << d
                            << " of size 0 to size " << out[d];
+  if (failed(checkAntialiasWidth(*this, in, out)))
+    return failure();
   if (failed(checkedElementCount(*this, out)))
     return failure();
   s.push_back(out);
   return success();
 }
 
-/// Linear: ~3 per resized dim per output element; nearest: none.
+/// Per resized dim and output element: 2 flops per tap (linear 2 taps,
+/// cubic 4; antialias widens the kernel by 1 / scale); nearest: none.
 int64_t ResizeOp::getFlops() {
   auto t = cast<ShapedType>(getOutput().getType());
-  if (!t.hasStaticShape() || getMode() != "linear")
+  if (!t.hasStaticShape() || getMode() == "nearest")
     return 0;
-  return 3 * t.getRank() * t.getNumElements();
+  int64_t taps = getMode() == "cubic" ? 4 : 2;
+  return 2 * taps * t.getRank() * t.getNumElements();
 }
 
 LogicalResult ResizeOp::interpret(InterpreterEnv &env) {
@@ -208,19 +381,20 @@ LogicalResult ResizeOp::interpret(InterpreterEnv &env) {
   std::vector<double> data(static_cast<size_t>(raw.numElements()));
   for (size_t i = 0; i < data.size(); ++i)
     data[i] = raw.getAsDouble(static_cast<int64_t>(i));
-  bool linear = getMode() == "linear";
-  for (size_t d = 0; d < shape.size(); ++d) {
-    int64_t in = shape[d], out = outShape[d];
-    if (in == out && scales[d] == 1.0)
-      continue; // identity in every coordinate mode
-    SmallVector<Tap> taps;
-    for (int64_t x = 0; x < out; ++x) {
-      double src = sourceCoord(getCoordinateTransformationMode(), x,
-                               scales[d], in, out);
-      taps.push_back(linear ? linearTap(src, in)
-                            : nearestTap(getNearestMode(), src, in));
+  size_t rank = shape.size();
+  double extrapolation = getExtrapolationValue().convertToDouble();
+  for (size_t d = 0; d < rank; ++d) {
+    DimMapping m{getCoordinateTransformationMode(), scales[d], shape[d],
+                 outShape[d]};
+    if (auto roi = getRoi()) {
+      m.roiStart = (*roi)[d];
+      m.roiEnd = (*roi)[rank + d];
     }
-    data = resampleDim(data, shape, d, taps);
+    bool fullRoi = m.mode != "tf_crop_and_resize" ||
+                   (m.roiStart == 0.0 && m.roiEnd == 1.0);
+    if ((m.in == m.out && m.scale == 1.0 && fullRoi) || m.in == 0)
+      continue; // identity in every mode (or an empty dim)
+    data = resampleDim(data, shape, d, buildFilter(*this, m), extrapolation);
   }
   Tensor result(DType::F64, outShape);
   std::copy(data.begin(), data.end(), result.data<double>());
@@ -234,8 +408,12 @@ OpFoldResult ResizeOp::fold(FoldAdaptor) {
     return {};
   // Same shape: identity unless a `scales` entry other than 1 shifts the
   // sampling grid.
-  if (!getSizes() && getScales() &&
-      llvm::any_of(*getScales(), [](double v) { return v != 1.0; }))
+  auto notOne = [](double v) { return v != 1.0; };
+  if (!getSizes() && getScales() && llvm::any_of(*getScales(), notOne))
+    return {};
+  if (getCoordinateScales() && llvm::any_of(*getCoordinateScales(), notOne))
+    return {};
+  if (getCoordinateTransformationMode() == "tf_crop_and_resize")
     return {};
   return getInput();
 }

@@ -255,26 +255,46 @@ def Top_GroupNormOp : Top_Op<"GroupNorm", [Pure]> {
 }
 
 def Top_ResizeOp : Top_Op<"Resize", [Pure]> {
-  let summary = "Nearest or N-linear resampling (ONNX Resize)";
+  let summary = "Nearest, N-linear or cubic resampling (ONNX Resize)";
   let description = [{
     Resamples every dim of `input` (any rank >= 1) to a new size. Give
     `sizes` (the output shape, one non-negative value per dim) or `scales`
     (one positive value per dim; output dim = `floor(dim * scale)`). If both
     are given, `sizes` wins and `scales` is ignored. With `sizes`, the scale
-    of a dim used below is `out / in`; with `scales` it is the given value.
+    of a dim used below is `out / in`; with `scales` it is the given value;
+    `coordinate_scales` (one positive value per dim), if given, overrides
+    both for the coordinate mapping only (ONNX `keep_aspect_ratio_policy`
+    needs this: sizes rounded from one scale that drives the mapping).
 
     An output coordinate `x` maps to the input coordinate `x_orig` by
-    `coordinate_transformation_mode`:
+    `coordinate_transformation_mode`, where `len = in * scale` (real):
     - `"half_pixel"` (default): `(x + 0.5) / scale - 0.5`;
-    - `"pytorch_half_pixel"`: as half_pixel, but `0` when `out == 1`;
-    - `"align_corners"`: `x * (in - 1) / (out - 1)`, `0` when `out == 1`;
-    - `"asymmetric"`: `x / scale`.
+    - `"half_pixel_symmetric"`: half_pixel shifted by
+      `in / 2 * (1 - out / len)`;
+    - `"pytorch_half_pixel"`: as half_pixel, but `-0.5` when `len == 1`;
+    - `"align_corners"`: `x * (in - 1) / (len - 1)`, `0` when `len == 1`;
+    - `"asymmetric"`: `x / scale`;
+    - `"tf_crop_and_resize"`: `start * (in - 1) + x * (end - start) *
+      (in - 1) / (len - 1)` (`(end - start) * (in - 1) / 2 + start *
+      (in - 1)` when `len == 1`) with `start = roi[d]`, `end = roi[rank +
+      d]`; `roi` (2 * rank values) is required. A coordinate outside
+      `[0, in - 1]` gives `extrapolation_value` (default 0).
 
-    `mode = "nearest"` (default) picks input index `nearest_mode(x_orig)`
-    clamped to `[0, in - 1]`, with `nearest_mode` one of
-    `"round_prefer_floor"` (default), `"round_prefer_ceil"`, `"floor"`,
-    `"ceil"`. `mode = "linear"` clamps `x_orig` to `[0, in - 1]` and
-    interpolates linearly between its two neighbours, along every dim (so
+    With `i = floor(x_orig)`, `r = x_orig - i` (and `i - 1`, `r = 1` when
+    `x_orig` is an integer), each output is a weighted sum of input
+    samples, indices clamped to `[0, in - 1]`:
+    - `mode = "nearest"` (default): the sample `nearest_mode(x_orig)`, with
+      `nearest_mode` one of `"round_prefer_floor"` (default),
+      `"round_prefer_ceil"`, `"floor"`, `"ceil"`;
+    - `"linear"`: `(1 - r) * in[i] + r * in[i + 1]`;
+    - `"cubic"`: the Keys kernel with `a = cubic_coeff_a` (default -0.75)
+      on `in[i - 1 .. i + 2]`.
+    `exclude_outside = true` gives samples outside the input weight 0 and
+    renormalizes the weights. `antialias = true` (linear and cubic only)
+    stretches the kernel by `1 / scale` when downsampling (`scale < 1`)
+    and normalizes it, i.e. low-pass filters before sampling.
+
+    Resampling is separable: it is applied along each dim in turn (so
     bilinear on 2 resized dims, trilinear on 3). Integer inputs are
     interpolated in f64 and truncated. An input dim of size 0 can only be
     resized to 0.
@@ -285,7 +305,13 @@ def Top_ResizeOp : Top_Op<"Resize", [Pure]> {
     DefaultValuedStrAttr<StrAttr, "half_pixel">:$coordinate_transformation_mode,
     DefaultValuedStrAttr<StrAttr, "round_prefer_floor">:$nearest_mode,
     OptionalAttr<DenseF64ArrayAttr>:$scales,
-    OptionalAttr<DenseI64ArrayAttr>:$sizes
+    OptionalAttr<DenseI64ArrayAttr>:$sizes,
+    DefaultValuedAttr<F64Attr, "-0.75">:$cubic_coeff_a,
+    DefaultValuedAttr<BoolAttr, "false">:$exclude_outside,
+    DefaultValuedAttr<BoolAttr, "false">:$antialias,
+    OptionalAttr<DenseF64ArrayAttr>:$roi,
+    DefaultValuedAttr<F64Attr, "0.0">:$extrapolation_value,
+    OptionalAttr<DenseF64ArrayAttr>:$coordinate_scales
   );
   let results = (outs Top_Tensor:$output);
   let hasFolder = 1;

@@ -20,5 +20,6 @@ include "strata/Dialect/Top/IR/TopMathOps.td"
 include "strata/Dialect/Top/IR/TopRecurrentOps.td"
 include "strata/Dialect/Top/IR/TopControlFlowOps.td"
 include "strata/Dialect/Top/IR/TopTypeOps.td"
+include "strata/Dialect/Top/IR/TopGeometryOps.td"
 
 #endif // STRATA_TOP_OPS
