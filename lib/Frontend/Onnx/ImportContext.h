@@ -135,6 +135,8 @@ llvm::ArrayRef<ConverterEntry> shapeConverters();
 llvm::ArrayRef<ConverterEntry> nnConverters();
 llvm::ArrayRef<ConverterEntry> indexConverters();
 llvm::ArrayRef<ConverterEntry> controlFlowConverters();
+llvm::ArrayRef<ConverterEntry> transformerConverters();
+llvm::ArrayRef<ConverterEntry> trainingConverters();
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.

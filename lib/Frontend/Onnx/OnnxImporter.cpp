@@ -50,7 +50,8 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
     llvm::StringMap<ConvertFn> r;
     for (auto table : {coreConverters(), elementwiseConverters(),
                         shapeConverters(), nnConverters(),
-                        indexConverters(), controlFlowConverters()})
+                        indexConverters(), controlFlowConverters(),
+                        transformerConverters(), trainingConverters()})
       for (const ConverterEntry &e : table)
         r[e.opType] = e.convert;
     return r;
