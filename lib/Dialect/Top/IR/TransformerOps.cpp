@@ -108,9 +108,13 @@ FailureOr<AttentionDims> attentionDims(AttentionOp op) {
                                  "length, got shapes "
                               << formatArray(k) << " and " << formatArray(v);
     auto qh = headSizeOf(op, "query", q, d.qHeads, "q_num_heads");
+    if (failed(qh))
+      return failure();
     auto kh = headSizeOf(op, "key", k, d.kvHeads, "kv_num_heads");
+    if (failed(kh))
+      return failure();
     auto vh = headSizeOf(op, "value", v, d.kvHeads, "kv_num_heads");
-    if (failed(qh) || failed(kh) || failed(vh))
+    if (failed(vh))
       return failure();
     if (*kh != *qh)
       return op.emitOpError() << "key head size " << *kh
