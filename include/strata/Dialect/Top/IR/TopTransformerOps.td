@@ -48,9 +48,9 @@ def Top_AttentionOp : Top_Op<"Attention", [Pure]> {
 
     `qk_matmul_output` (`B x Hq x Sq x T`) holds, by `qk_matmul_output_mode`:
     0 or 1: the scaled scores after softcap (before the bias), 2: after the
-    bias, 3: the softmax. Computation runs in f32 (f64 for f64 inputs), the
-    ONNX `softmax_precision` for f16/bf16/f32; results are rounded to the
-    query's element type.
+    bias, 3: the softmax. The reference semantics compute in f64 (at least
+    any ONNX `softmax_precision`) and round every result once to its element
+    type (the query's, the key's, the value's).
   }];
   let arguments = (ins
     Top_Tensor:$query,
@@ -108,9 +108,9 @@ def Top_RotaryEmbeddingOp : Top_Op<"RotaryEmbedding", [Pure]> {
       `(x[i], x[i + R/2])`. Each pair `(a, b)` becomes
       `(a*cos - b*sin, a*sin + b*cos)` with `cos, sin` at index i.
 
-    The result has the input's shape and element type; arithmetic is f32
-    (f64 for f64 inputs). A position id outside `[0, M)` is a runtime error
-    of the reference interpreter.
+    The result has the input's shape and element type; arithmetic is f64,
+    rounded once. A position id outside `[0, M)` is a runtime error of the
+    reference interpreter.
   }];
   let arguments = (ins
     Top_Tensor:$input,
