@@ -42,17 +42,12 @@ FailureOr<Value> scalar(NodeContext &c, Type elem, double v) {
 //===----------------------------------------------------------------------===//
 
 /// Inference Dropout is the identity and its mask all true. Training mode
-/// (opset 12+: input 'training_mode' true; before opset 7: is_test = 0)
-/// drops random elements, which Strata cannot reproduce, except with
-/// ratio 0, where it is the identity too.
+/// (opset 12+: input 'training_mode' true) drops random elements, which
+/// Strata cannot reproduce, except with ratio 0, where it is the identity
+/// too. Opsets 7-11 have no training mode (the importer starts at opset 7).
 LogicalResult convertDropout(NodeContext &c) {
   bool training = false;
-  if (c.version() < 7) {
-    auto isTest = c.attrInt("is_test", 0);
-    if (failed(isTest))
-      return failure();
-    training = *isTest == 0;
-  } else if (c.version() >= 12 && c.hasInput(2)) {
+  if (c.version() >= 12 && c.hasInput(2)) {
     const Tensor *t = c.constantInput(2);
     if (!t)
       return c.error() << "the 'training_mode' input must be a constant "
@@ -64,19 +59,16 @@ LogicalResult convertDropout(NodeContext &c) {
   }
   if (training) {
     double ratio = 0.5;
-    if (c.version() >= 12) {
-      const Tensor *r = c.hasInput(1) ? c.constantInput(1) : nullptr;
-      if (c.hasInput(1) && !r)
+    if (c.hasInput(1)) {
+      const Tensor *r = c.constantInput(1);
+      if (!r)
         return c.error() << "training mode with a non-constant 'ratio' "
                             "makes the output random; only inference "
                             "(or ratio 0) is supported";
-      if (r)
-        ratio = r->getAsDouble(0);
-    } else {
-      auto a = c.attrFloat("ratio", 0.5f);
-      if (failed(a))
-        return failure();
-      ratio = *a;
+      if (r->numElements() != 1)
+        return c.error() << "'ratio' must be a scalar, has "
+                         << r->numElements() << " elements";
+      ratio = r->getAsDouble(0);
     }
     if (ratio != 0)
       return c.error() << "training mode with ratio " << ratio
