@@ -1,6 +1,7 @@
-//===- ConvertTransformer.cpp - ONNX Attention, RMSNormalization, RotaryEmbedding to Top ===//
+//===- ConvertTransformer.cpp - ONNX attention, RMS norm, rotary embedding to Top ===//
 //
-// Each maps onto one fused Top op (top.Attention, top.RMSNorm,
+// Attention, LinearAttention, RMSNormalization and RotaryEmbedding each map
+// onto one fused Top op (top.Attention, top.LinearAttention, top.RMSNorm,
 // top.RotaryEmbedding); the ops' descriptions give the semantics.
 //
 //===----------------------------------------------------------------------===//
@@ -105,7 +106,40 @@ LogicalResult convertRotaryEmbedding(NodeContext &c) {
   return success();
 }
 
+LogicalResult convertLinearAttention(NodeContext &c) {
+  auto qHeads = c.attrIntOpt("q_num_heads");
+  auto kvHeads = c.attrIntOpt("kv_num_heads");
+  auto scale = c.attrFloat("scale", 0.0f);
+  auto rule = c.attrString("update_rule", "gated_delta");
+  auto chunk = c.attrInt("chunk_size", 64);
+  if (failed(qHeads) || failed(kvHeads) || failed(scale) || failed(rule) ||
+      failed(chunk))
+    return failure();
+  if (!*qHeads || !*kvHeads)
+    return c.error() << "attributes 'q_num_heads' and 'kv_num_heads' are "
+                        "required";
+  // chunk_size is a tuning hint without effect on the result.
+  if (*chunk < 1)
+    return c.error() << "attribute 'chunk_size' = " << *chunk
+                     << " must be >= 1";
+  Type elem = elemOf(c, 0);
+  Type stateElem = c.hasInput(3) ? elemOf(c, 3) : elem;
+  OpBuilder &b = c.builder();
+  auto r = c.createMulti<LinearAttentionOp>(
+      {elem, stateElem}, c.input(0), c.input(1), c.input(2), c.input(3),
+      c.input(4), c.input(5), b.getI64IntegerAttr(**qHeads),
+      b.getI64IntegerAttr(**kvHeads), b.getF64FloatAttr(*scale),
+      b.getStringAttr(*rule));
+  if (failed(r))
+    return failure();
+  for (size_t i = 0; i < 2 && i < c.numOutputs(); ++i)
+    if (c.hasOutput(i))
+      c.setOutput(i, (*r)[i]);
+  return success();
+}
+
 const ConverterEntry kTransformer[] = {
+    {"LinearAttention", convertLinearAttention},
     {"Attention", convertAttention},
     {"RMSNormalization", convertRMSNorm},
     {"RotaryEmbedding", convertRotaryEmbedding},

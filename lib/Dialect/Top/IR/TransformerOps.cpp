@@ -599,3 +599,199 @@ LogicalResult RotaryEmbeddingOp::interpret(InterpreterEnv &env) {
   env.set(getOutput(), out.castTo(resultDType(getOutput())));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// LinearAttentionOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The sizes of a linear attention (see the op description).
+struct LinearDims {
+  int64_t batch = 0, seq = 0, qHeads = 0, kvHeads = 0, keySize = 0,
+          valueSize = 0, betaHeads = 0;
+  /// Gates per key dim (decay `B x T x Hkv*Dk`) rather than per head.
+  bool decayPerDim = false;
+  bool gating = false, delta = false;
+};
+
+FailureOr<LinearDims> linearDims(LinearAttentionOp op) {
+  LinearDims d;
+  StringRef rule = op.getUpdateRule();
+  if (rule != "linear" && rule != "gated" && rule != "delta" &&
+      rule != "gated_delta")
+    return op.emitOpError() << "attribute 'update_rule' = '" << rule
+                            << "' must be 'linear', 'gated', 'delta' or "
+                               "'gated_delta'";
+  d.gating = rule == "gated" || rule == "gated_delta";
+  d.delta = rule == "delta" || rule == "gated_delta";
+  d.qHeads = op.getQNumHeads();
+  d.kvHeads = op.getKvNumHeads();
+  if (d.qHeads < 1 || d.kvHeads < 1 || d.qHeads % d.kvHeads != 0)
+    return op.emitOpError() << "attributes 'q_num_heads' = " << d.qHeads
+                            << " and 'kv_num_heads' = " << d.kvHeads
+                            << " must be >= 1, kv_num_heads dividing "
+                               "q_num_heads";
+  SmallVector<int64_t> q = shapeOf(op.getQuery()), k = shapeOf(op.getKey()),
+                       v = shapeOf(op.getValue());
+  if (q.size() != 3 || k.size() != 3 || v.size() != 3 || k[0] != q[0] ||
+      v[0] != q[0] || k[1] != q[1] || v[1] != q[1])
+    return op.emitOpError() << "query, key and value must be rank 3 "
+                               "[B, T, heads*size] with the same B and T, "
+                               "got shapes "
+                            << formatArray(q) << ", " << formatArray(k)
+                            << " and " << formatArray(v);
+  d.batch = q[0];
+  d.seq = q[1];
+  if (q[2] % d.qHeads != 0 || v[2] % d.kvHeads != 0 ||
+      k[2] != q[2] / d.qHeads * d.kvHeads)
+    return op.emitOpError()
+           << "query hidden size " << q[2] << " must split into q_num_heads = "
+           << d.qHeads << " heads of size Dk, key hidden size " << k[2]
+           << " must be kv_num_heads * Dk and value hidden size " << v[2]
+           << " a multiple of kv_num_heads = " << d.kvHeads;
+  d.keySize = q[2] / d.qHeads;
+  d.valueSize = v[2] / d.kvHeads;
+  SmallVector<int64_t> stateShape = {d.batch, d.kvHeads, d.keySize,
+                                     d.valueSize};
+  if (!isNone(op.getPastState()) && shapeOf(op.getPastState()) != stateShape)
+    return op.emitOpError() << "past_state must have shape "
+                            << formatArray(stateShape) << ", got "
+                            << formatArray(shapeOf(op.getPastState()));
+  if (isNone(op.getDecay()) == d.gating)
+    return op.emitOpError() << "decay must be given exactly when "
+                               "'update_rule' gates (got '"
+                            << rule << "')";
+  if (isNone(op.getBeta()) == d.delta)
+    return op.emitOpError() << "beta must be given exactly when "
+                               "'update_rule' uses the delta rule (got '"
+                            << rule << "')";
+  if (d.gating) {
+    SmallVector<int64_t> g = shapeOf(op.getDecay());
+    if (g.size() != 3 || g[0] != d.batch || g[1] != d.seq ||
+        (g[2] != d.kvHeads && g[2] != d.kvHeads * d.keySize))
+      return op.emitOpError() << "decay must have shape [" << d.batch << ", "
+                              << d.seq << ", " << d.kvHeads << "] or ["
+                              << d.batch << ", " << d.seq << ", "
+                              << d.kvHeads * d.keySize << "], got "
+                              << formatArray(g);
+    d.decayPerDim = g[2] != d.kvHeads;
+  }
+  if (d.delta) {
+    SmallVector<int64_t> b = shapeOf(op.getBeta());
+    if (b.size() != 3 || b[0] != d.batch || b[1] != d.seq ||
+        (b[2] != d.kvHeads && b[2] != 1))
+      return op.emitOpError() << "beta must have shape [" << d.batch << ", "
+                              << d.seq << ", " << d.kvHeads << "] or ["
+                              << d.batch << ", " << d.seq << ", 1], got "
+                              << formatArray(b);
+    d.betaHeads = b[2];
+  }
+  return d;
+}
+} // namespace
+
+LogicalResult LinearAttentionOp::verify() {
+  if (failed(checkElementKind(*this, "query", getQuery(), kFloatElements)) ||
+      failed(checkElementKind(*this, "key", getKey(), kFloatElements)) ||
+      failed(checkElementKind(*this, "value", getValue(), kFloatElements)) ||
+      failed(checkOptionalKind(*this, "past_state", getPastState(),
+                               kFloatElements)) ||
+      failed(checkOptionalKind(*this, "decay", getDecay(), kFloatElements)) ||
+      failed(checkOptionalKind(*this, "beta", getBeta(), kFloatElements)))
+    return failure();
+  double scale = getScale().convertToDouble();
+  if (!std::isfinite(scale))
+    return emitOpError() << "attribute 'scale' = " << scale
+                         << " must be finite";
+  return success();
+}
+
+LogicalResult
+LinearAttentionOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  if (failed(verify()))
+    return failure();
+  auto d = linearDims(*this);
+  if (failed(d))
+    return failure();
+  s.push_back({d->batch, d->seq, d->qHeads * d->valueSize});
+  s.push_back({d->batch, d->kvHeads, d->keySize, d->valueSize});
+  return success();
+}
+
+/// Per position and head: state update (~4 per state element) and the read
+/// (2 per state element per query head).
+int64_t LinearAttentionOp::getFlops() {
+  for (Value v : getOperands())
+    if (!isNone(v) && !hasStaticShape(v))
+      return 0;
+  auto d = linearDims(*this);
+  if (failed(d))
+    return 0;
+  int64_t state = d->keySize * d->valueSize;
+  return d->batch * d->seq * (4 * d->kvHeads + 2 * d->qHeads) * state;
+}
+
+LogicalResult LinearAttentionOp::interpret(InterpreterEnv &env) {
+  LinearDims d = *linearDims(*this);
+  const Tensor &q = env.get(getQuery()), &k = env.get(getKey()),
+               &v = env.get(getValue());
+  int64_t dk = d.keySize, dv = d.valueSize, group = d.qHeads / d.kvHeads;
+  Tensor state(DType::F64, {d.batch, d.kvHeads, dk, dv});
+  double *st = state.data<double>();
+  if (!isNone(getPastState())) {
+    const Tensor &past = env.get(getPastState());
+    for (int64_t i = 0; i < state.numElements(); ++i)
+      st[i] = past.getAsDouble(i);
+  }
+  double scale = getScale().convertToDouble();
+  if (scale == 0)
+    scale = 1.0 / std::sqrt(static_cast<double>(dk));
+  const Tensor *decay = d.gating ? &env.get(getDecay()) : nullptr;
+  const Tensor *beta = d.delta ? &env.get(getBeta()) : nullptr;
+  int64_t decayWidth = d.decayPerDim ? d.kvHeads * dk : d.kvHeads;
+  Tensor out(DType::F64, {d.batch, d.seq, d.qHeads * dv});
+  std::vector<double> vt(dv);
+  for (int64_t b = 0; b < d.batch; ++b)
+    for (int64_t t = 0; t < d.seq; ++t) {
+      int64_t row = b * d.seq + t;
+      for (int64_t h = 0; h < d.kvHeads; ++h) {
+        double *s = st + (b * d.kvHeads + h) * dk * dv;
+        auto key = [&](int64_t i) {
+          return k.getAsDouble((row * d.kvHeads + h) * dk + i);
+        };
+        if (decay)
+          for (int64_t i = 0; i < dk; ++i) {
+            double g = std::exp(decay->getAsDouble(
+                row * decayWidth + (d.decayPerDim ? h * dk + i : h)));
+            for (int64_t j = 0; j < dv; ++j)
+              s[i * dv + j] *= g;
+          }
+        for (int64_t j = 0; j < dv; ++j)
+          vt[j] = v.getAsDouble((row * d.kvHeads + h) * dv + j);
+        if (beta) {
+          double bt = beta->getAsDouble(row * d.betaHeads +
+                                        (d.betaHeads == 1 ? 0 : h));
+          for (int64_t j = 0; j < dv; ++j) {
+            double retrieved = 0;
+            for (int64_t i = 0; i < dk; ++i)
+              retrieved += s[i * dv + j] * key(i);
+            vt[j] = bt * (vt[j] - retrieved);
+          }
+        }
+        for (int64_t i = 0; i < dk; ++i)
+          for (int64_t j = 0; j < dv; ++j)
+            s[i * dv + j] += key(i) * vt[j];
+        for (int64_t qh = h * group; qh < (h + 1) * group; ++qh)
+          for (int64_t j = 0; j < dv; ++j) {
+            double acc = 0;
+            for (int64_t i = 0; i < dk; ++i)
+              acc += q.getAsDouble((row * d.qHeads + qh) * dk + i) *
+                     s[i * dv + j];
+            out.data<double>()[(row * d.qHeads + qh) * dv + j] = scale * acc;
+          }
+      }
+    }
+  env.set(getOutput(), out.castTo(resultDType(getOutput())));
+  env.set(getPresentState(), state.castTo(resultDType(getPresentState())));
+  return success();
+}

@@ -125,4 +125,41 @@ def Top_RotaryEmbeddingOp : Top_Op<"RotaryEmbedding", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Top_LinearAttentionOp : Top_Op<"LinearAttention", [Pure]> {
+  let summary = "Recurrent linear attention (ONNX LinearAttention-27)";
+  let description = [{
+    A recurrence over the T positions of `query` (`B x T x (Hq*Dk)`), `key`
+    (`B x T x (Hkv*Dk)`) and `value` (`B x T x (Hkv*Dv)`) with a per-head
+    state `S` (`Dk x Dv`), starting from `past_state` (`B x Hkv x Dk x Dv`)
+    or zeros. At each position t, for every key/value head:
+    - gating (`update_rule` "gated" or "gated_delta"): `S *= exp(g_t)`, with
+      `decay` (`B x T x Hkv`, one gate per head, or `B x T x (Hkv*Dk)`, one
+      per key dim, scaling the rows of S);
+    - delta rule ("delta", "gated_delta"): `v_t = beta_t * (v_t - S^T k_t)`
+      with `beta` (`B x T x Hkv` or `B x T x 1`);
+    - write: `S += k_t v_t^T`;
+    - read: `o_t = scale * S^T q_t` for each query head, which reads key/value
+      head `h / (Hq / Hkv)`.
+    `update_rule` "linear" uses neither. `decay` is given exactly when gating
+    and `beta` exactly when the delta rule is used. `scale` absent or 0
+    means `1/sqrt(Dk)`. Results: `output` (`B x T x (Hq*Dv)`) and
+    `present_state`, the final S (`B x Hkv x Dk x Dv`). Arithmetic is f64,
+    rounded once per result.
+  }];
+  let arguments = (ins
+    Top_Tensor:$query,
+    Top_Tensor:$key,
+    Top_Tensor:$value,
+    Top_TensorOrNone:$past_state,
+    Top_TensorOrNone:$decay,
+    Top_TensorOrNone:$beta,
+    I64Attr:$q_num_heads,
+    I64Attr:$kv_num_heads,
+    DefaultValuedAttr<F64Attr, "0.0">:$scale,
+    DefaultValuedStrAttr<StrAttr, "gated_delta">:$update_rule
+  );
+  let results = (outs Top_Tensor:$output, Top_Tensor:$present_state);
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_TOP_TRANSFORMER_OPS
