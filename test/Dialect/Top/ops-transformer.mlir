@@ -32,3 +32,10 @@ func.func @rotary(%x: tensor<2x4x3x8xf32>, %x3: tensor<2x3x32xf32>, %c: tensor<1
   %1 = top.RotaryEmbedding(%x3, %cb, %cb, %n) {num_heads = 4 : i64} : (tensor<2x3x32xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, none) -> tensor<2x3x32xf32>
   return %0, %1 : tensor<2x4x3x8xf32>, tensor<2x3x32xf32>
 }
+
+// CHECK-LABEL: func @linear_attention
+func.func @linear_attention(%q: tensor<2x3x16xf32>, %k: tensor<2x3x8xf32>, %v: tensor<2x3x6xf32>, %s: tensor<2x2x4x3xf32>, %g: tensor<2x3x2xf32>, %b: tensor<2x3x1xf32>) -> (tensor<2x3x12xf32>, tensor<2x2x4x3xf32>) {
+  // CHECK: top.LinearAttention(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {kv_num_heads = 2 : i64, q_num_heads = 4 : i64, scale = 2.500000e-01 : f64} : (tensor<2x3x16xf32>, tensor<2x3x8xf32>, tensor<2x3x6xf32>, tensor<2x2x4x3xf32>, tensor<2x3x2xf32>, tensor<2x3x1xf32>) -> (tensor<2x3x12xf32>, tensor<2x2x4x3xf32>)
+  %0:2 = top.LinearAttention(%q, %k, %v, %s, %g, %b) {q_num_heads = 4 : i64, kv_num_heads = 2 : i64, scale = 0.25 : f64} : (tensor<2x3x16xf32>, tensor<2x3x8xf32>, tensor<2x3x6xf32>, tensor<2x2x4x3xf32>, tensor<2x3x2xf32>, tensor<2x3x1xf32>) -> (tensor<2x3x12xf32>, tensor<2x2x4x3xf32>)
+  return %0#0, %0#1 : tensor<2x3x12xf32>, tensor<2x2x4x3xf32>
+}
