@@ -1,5 +1,6 @@
-"""top.Attention, top.RMSNorm and top.RotaryEmbedding against numpy
-references written here from the ONNX Attention-23/24, RMSNormalization-23
+"""top.Attention, top.LinearAttention, top.RMSNorm and top.RotaryEmbedding against numpy
+references written here from the ONNX Attention-23/24, LinearAttention-27,
+RMSNormalization-23
 and RotaryEmbedding-23 specs, on randomized data.
 
 Tolerances: f32 rtol 1e-5 / atol 1e-5 (the interpreter accumulates in f64
@@ -269,3 +270,64 @@ def test_rotary_position_out_of_range_is_an_error(rng):
     code, _, err = run_ref(m, [("%y", "y", "tensor<*xf32>")])
     assert code != 0
     assert "position_ids[0, 1] = 3 is out of range [0, 3)" in err
+
+
+# ---------------------------------------------------------------------------
+# LinearAttention
+# ---------------------------------------------------------------------------
+
+def linear_attention_ref(q, k, v, past=None, decay=None, beta=None, hq=1, hkv=1,
+                         scale=0.0, rule="gated_delta"):
+    """The ONNX LinearAttention-27 recurrence, one position at a time, f64."""
+    b, t, _ = q.shape
+    dk, dv = q.shape[2] // hq, v.shape[2] // hkv
+    qh = q.astype(np.float64).reshape(b, t, hq, dk)
+    kh = k.astype(np.float64).reshape(b, t, hkv, dk)
+    vh = v.astype(np.float64).reshape(b, t, hkv, dv)
+    state = np.zeros((b, hkv, dk, dv)) if past is None else past.astype(np.float64).copy()
+    scale = scale or 1 / np.sqrt(dk)
+    out = np.zeros((b, t, hq, dv))
+    for i in range(t):
+        if rule in ("gated", "gated_delta"):
+            g = decay[:, i].astype(np.float64)
+            g = g.reshape(b, hkv, 1) if g.shape[-1] == hkv else g.reshape(b, hkv, dk)
+            state = state * np.exp(g)[..., None]
+        vt = vh[:, i]
+        if rule in ("delta", "gated_delta"):
+            bt = beta[:, i].astype(np.float64)[..., None]           # b x (hkv|1) x 1
+            vt = bt * (vt - np.einsum("bhdm,bhd->bhm", state, kh[:, i]))
+        state = state + kh[:, i][..., :, None] * vt[..., None, :]
+        read = np.repeat(state, hq // hkv, axis=1)
+        out[:, i] = scale * np.einsum("bhd,bhdm->bhm", qh[:, i], read)
+    return out.reshape(b, t, hq * dv), state
+
+
+@pytest.mark.parametrize("rule,hq,hkv,per_dim,beta_heads,past,scale", [
+    ("linear", 2, 2, False, 0, False, 0.0),
+    ("gated", 4, 2, True, 0, True, 0.5),
+    ("delta", 2, 1, False, 1, False, 0.0),
+    ("gated_delta", 4, 2, False, 2, True, 0.0),
+])
+def test_linear_attention(rng, rule, hq, hkv, per_dim, beta_heads, past, scale):
+    b, t, dk, dv = 2, 5, 4, 3
+    ins = {"q": rng.standard_normal((b, t, hq * dk)).astype(np.float32),
+           "k": rng.standard_normal((b, t, hkv * dk)).astype(np.float32) * 0.5,
+           "v": rng.standard_normal((b, t, hkv * dv)).astype(np.float32)}
+    if past:
+        ins["s"] = rng.standard_normal((b, hkv, dk, dv)).astype(np.float32)
+    if rule in ("gated", "gated_delta"):
+        ins["g"] = -rng.uniform(0, 1, (b, t, hkv * dk if per_dim else hkv)).astype(np.float32)
+    if rule in ("delta", "gated_delta"):
+        ins["bt"] = rng.uniform(0, 1, (b, t, beta_heads)).astype(np.float32)
+    m = Model(ins)
+    names = ["q", "k", "v", "s", "g", "bt"]
+    operands = ", ".join(f"%{n}" if n in ins else "%none" for n in names)
+    types = ", ".join(mlir_type(ins[n].shape, ins[n].dtype) if n in ins else "none" for n in names)
+    m.op(f"%y:2 = top.LinearAttention({operands}) {{q_num_heads = {hq} : i64, "
+         f"kv_num_heads = {hkv} : i64, scale = {scale:.6e} : f64, update_rule = \"{rule}\"}} : "
+         f"({types}) -> (tensor<*xf32>, tensor<*xf32>)")
+    got = run_ok(m, [("%y#0", "y", "tensor<*xf32>"), ("%y#1", "state", "tensor<*xf32>")])
+    want_y, want_s = linear_attention_ref(ins["q"], ins["k"], ins["v"], ins.get("s"),
+                                          ins.get("g"), ins.get("bt"), hq, hkv, scale, rule)
+    np.testing.assert_allclose(got["y"], want_y, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got["state"], want_s, rtol=1e-5, atol=1e-5)

@@ -1,4 +1,4 @@
-"""ONNX import of Attention-23/24, RMSNormalization-23, RotaryEmbedding-23,
+"""ONNX import of Attention-23/24, LinearAttention-27, RMSNormalization-23, RotaryEmbedding-23,
 Dropout, NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss, checked
 against ONNX Runtime 1.27 (which implements all of them on the CPU).
 
@@ -216,3 +216,33 @@ def test_loss_target_shape_is_checked():
     ins = {"x": randf(2, 3, 4), "t": np.zeros((2, 3), np.int64)}
     err = import_error(single("NegativeLogLikelihoodLoss", ins, opset=13))
     assert "target shape [2, 3] must be the input shape without dim 1, [2, 4]" in err
+
+
+# ---------------------------------------------------------------------------
+# LinearAttention (opset 27: ONNX Runtime 1.27 does not load it, so the
+# reference is onnx.reference.ReferenceEvaluator, which computes in f32)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rule,inputs", [
+    ("linear", ["q", "k", "v"]),
+    ("gated", ["q", "k", "v", "", "g"]),
+    ("gated_delta", ["q", "k", "v", "s", "g", "b"]),
+])
+def test_linear_attention_vs_onnx_reference(rule, inputs):
+    from onnx.reference import ReferenceEvaluator
+    ins = {"q": randf(2, 4, 16), "k": randf(2, 4, 8) * 0.5, "v": randf(2, 4, 6)}
+    if "s" in inputs:
+        ins["s"] = randf(2, 2, 4, 3)
+    if "g" in inputs:
+        ins["g"] = -RNG.uniform(0, 1, (2, 4, 2)).astype(np.float32)
+    if "b" in inputs:
+        ins["b"] = RNG.uniform(0, 1, (2, 4, 2)).astype(np.float32)
+    m = single("LinearAttention", ins, {"q_num_heads": 4, "kv_num_heads": 2,
+                                        "update_rule": rule},
+               opset=27, names=inputs, outs=("y", "state"))
+    code, got, err = run_strata(m, ins)
+    assert code == 0, err
+    want = ReferenceEvaluator(m).run(None, ins)
+    for name, w in zip(("y", "state"), want):
+        assert got[name].dtype == w.dtype and got[name].shape == w.shape, name
+        np.testing.assert_allclose(got[name], w, rtol=1e-4, atol=1e-5, err_msg=name)
