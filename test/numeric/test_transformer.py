@@ -1,7 +1,7 @@
-"""top.Attention, top.LinearAttention, top.RMSNorm and top.RotaryEmbedding against numpy
-references written here from the ONNX Attention-23/24, LinearAttention-27,
-RMSNormalization-23
-and RotaryEmbedding-23 specs, on randomized data.
+"""top.Attention, top.LinearAttention, top.RMSNorm and top.RotaryEmbedding
+against numpy references written here from the ONNX Attention-23/24,
+LinearAttention-27, RMSNormalization-23 and RotaryEmbedding-23 specs, on
+randomized data.
 
 Tolerances: f32 rtol 1e-5 / atol 1e-5 (the interpreter accumulates in f64
 and rounds once, the references compute in f64); f16 inputs rtol 2e-3 /
