@@ -89,7 +89,12 @@ FailureOr<AttentionDims> attentionDims(AttentionOp op) {
                                "batch size, got shapes "
                             << formatArray(q) << ", " << formatArray(k)
                             << " and " << formatArray(v);
-  auto qAttr = op.getQNumHeads(), kvAttr = op.getKvNumHeads();
+  // The I64Attr getters return unsigned values; read them as signed.
+  std::optional<int64_t> qAttr, kvAttr;
+  if (auto a = op.getQNumHeadsAttr())
+    qAttr = a.getInt();
+  if (auto a = op.getKvNumHeadsAttr())
+    kvAttr = a.getInt();
   if (d.rank3) {
     if (!qAttr || !kvAttr)
       return op.emitOpError() << "attributes 'q_num_heads' and "
