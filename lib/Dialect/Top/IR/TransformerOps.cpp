@@ -276,17 +276,17 @@ Tensor concatCache(const Tensor *past, const Tensor &current, bool rank3,
   int64_t total = pastLen + seq;
   Tensor out(DType::F64, {batch, heads, total, size});
   double *o = out.data<double>();
+  Tensor cur = current.castTo(DType::F64);
+  Tensor prev = past ? past->castTo(DType::F64) : Tensor();
+  const double *c = cur.data<double>(), *p = past ? prev.data<double>() : nullptr;
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t h = 0; h < heads; ++h)
       for (int64_t t = 0; t < total; ++t)
         for (int64_t i = 0; i < size; ++i) {
           int64_t dst = ((b * heads + h) * total + t) * size + i;
-          o[dst] = t < pastLen
-                       ? past->getAsDouble(((b * heads + h) * pastLen + t) *
-                                               size +
-                                           i)
-                       : current.getAsDouble(headIndex(
-                             rank3, b, h, t - pastLen, i, heads, seq, size));
+          o[dst] = t < pastLen ? p[((b * heads + h) * pastLen + t) * size + i]
+                               : c[headIndex(rank3, b, h, t - pastLen, i,
+                                             heads, seq, size)];
         }
   return out;
 }
@@ -295,7 +295,8 @@ Tensor concatCache(const Tensor *past, const Tensor &current, bool rank3,
 LogicalResult AttentionOp::interpret(InterpreterEnv &env) {
   AttentionDims d = *attentionDims(*this);
   const double inf = std::numeric_limits<double>::infinity();
-  const Tensor &q = env.get(getQuery());
+  Tensor q = env.get(getQuery()).castTo(DType::F64);
+  const double *qd = q.data<double>();
   const Tensor *pastK = isNone(getPastKey()) ? nullptr : &env.get(getPastKey());
   const Tensor *pastV =
       isNone(getPastValue()) ? nullptr : &env.get(getPastValue());
@@ -342,11 +343,11 @@ LogicalResult AttentionOp::interpret(InterpreterEnv &env) {
         for (int64_t j = 0; j < d.total; ++j) {
           const double *kr =
               kd + ((b * d.kvHeads + kvh) * d.total + j) * d.headSize;
+          const double *qr = qd + headIndex(d.rank3, b, h, i, 0, d.qHeads,
+                                            d.qSeq, d.headSize);
           double s = 0;
           for (int64_t x = 0; x < d.headSize; ++x)
-            s += q.getAsDouble(headIndex(d.rank3, b, h, i, x, d.qHeads,
-                                         d.qSeq, d.headSize)) *
-                 kr[x];
+            s += qr[x] * kr[x];
           s *= scale;
           if (softcap > 0)
             s = softcap * std::tanh(s / softcap);
@@ -738,8 +739,11 @@ int64_t LinearAttentionOp::getFlops() {
 
 LogicalResult LinearAttentionOp::interpret(InterpreterEnv &env) {
   LinearDims d = *linearDims(*this);
-  const Tensor &q = env.get(getQuery()), &k = env.get(getKey()),
-               &v = env.get(getValue());
+  Tensor qt = env.get(getQuery()).castTo(DType::F64),
+         kt = env.get(getKey()).castTo(DType::F64),
+         vt64 = env.get(getValue()).castTo(DType::F64);
+  const double *q = qt.data<double>(), *k = kt.data<double>(),
+               *v = vt64.data<double>();
   int64_t dk = d.keySize, dv = d.valueSize, group = d.qHeads / d.kvHeads;
   Tensor state(DType::F64, {d.batch, d.kvHeads, dk, dv});
   double *st = state.data<double>();
@@ -762,7 +766,7 @@ LogicalResult LinearAttentionOp::interpret(InterpreterEnv &env) {
       for (int64_t h = 0; h < d.kvHeads; ++h) {
         double *s = st + (b * d.kvHeads + h) * dk * dv;
         auto key = [&](int64_t i) {
-          return k.getAsDouble((row * d.kvHeads + h) * dk + i);
+          return k[(row * d.kvHeads + h) * dk + i];
         };
         if (decay)
           for (int64_t i = 0; i < dk; ++i) {
@@ -772,7 +776,7 @@ LogicalResult LinearAttentionOp::interpret(InterpreterEnv &env) {
               s[i * dv + j] *= g;
           }
         for (int64_t j = 0; j < dv; ++j)
-          vt[j] = v.getAsDouble((row * d.kvHeads + h) * dv + j);
+          vt[j] = v[(row * d.kvHeads + h) * dv + j];
         if (beta) {
           double bt = beta->getAsDouble(row * d.betaHeads +
                                         (d.betaHeads == 1 ? 0 : h));
@@ -790,8 +794,7 @@ LogicalResult LinearAttentionOp::interpret(InterpreterEnv &env) {
           for (int64_t j = 0; j < dv; ++j) {
             double acc = 0;
             for (int64_t i = 0; i < dk; ++i)
-              acc += q.getAsDouble((row * d.qHeads + qh) * dk + i) *
-                     s[i * dv + j];
+              acc += q[(row * d.qHeads + qh) * dk + i] * s[i * dv + j];
             out.data<double>()[(row * d.qHeads + qh) * dv + j] = scale * acc;
           }
       }
