@@ -172,6 +172,8 @@ llvm::ArrayRef<ConverterEntry> recurrentConverters();
 mlir::LogicalResult convertRangeAsLoop(NodeContext &c);
 llvm::ArrayRef<ConverterEntry> typeConverters();
 llvm::ArrayRef<ConverterEntry> geometryConverters();
+llvm::ArrayRef<ConverterEntry> transformerConverters();
+llvm::ArrayRef<ConverterEntry> trainingConverters();
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.

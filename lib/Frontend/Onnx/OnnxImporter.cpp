@@ -60,6 +60,8 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
              recurrentConverters(),
              typeConverters(),
              geometryConverters(),
+             transformerConverters(),
+             trainingConverters(),
          })
       for (const ConverterEntry &e : table)
         r[e.opType] = e.convert;

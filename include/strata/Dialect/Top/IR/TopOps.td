@@ -21,5 +21,6 @@ include "strata/Dialect/Top/IR/TopRecurrentOps.td"
 include "strata/Dialect/Top/IR/TopControlFlowOps.td"
 include "strata/Dialect/Top/IR/TopTypeOps.td"
 include "strata/Dialect/Top/IR/TopGeometryOps.td"
+include "strata/Dialect/Top/IR/TopTransformerOps.td"
 
 #endif // STRATA_TOP_OPS
