@@ -61,11 +61,14 @@ FailureOr<func::FuncOp> findEntryFunction(ModuleOp module) {
                           "public function");
 }
 
-/// Checks that a host tensor can be the value of `type`.
+/// Checks that a host tensor can be the value of `type`. With
+/// `allowDynamic`, a `?` dim of `type` matches any size (a result whose
+/// shape depends on input values).
 static LogicalResult checkTensorMatches(Location loc, StringRef what,
-                                        const Tensor &t, Type type) {
+                                        const Tensor &t, Type type,
+                                        bool allowDynamic = false) {
   auto ranked = dyn_cast<RankedTensorType>(type);
-  if (!ranked || !ranked.hasStaticShape())
+  if (!ranked || (!allowDynamic && !ranked.hasStaticShape()))
     return emitError(loc) << what << ": expected a static tensor type, got "
                           << type;
   std::optional<DType> want = top::dtypeOf(ranked.getElementType());
@@ -77,6 +80,9 @@ static LogicalResult checkTensorMatches(Location loc, StringRef what,
                           << " but " << dtypeName(*want) << " is expected";
   std::vector<int64_t> shape(ranked.getShape().begin(),
                              ranked.getShape().end());
+  for (size_t d = 0; d < shape.size() && d < t.shape().size(); ++d)
+    if (ShapedType::isDynamic(shape[d]))
+      shape[d] = t.shape()[d];
   if (t.shape() != shape)
     return emitError(loc) << what << " has shape " << shapeToString(t.shape())
                           << " but " << shapeToString(shape)
@@ -84,14 +90,25 @@ static LogicalResult checkTensorMatches(Location loc, StringRef what,
   return success();
 }
 
+/// True if `value` is a ranked tensor whose `?` dims depend on input values
+/// (NonZero, Unique, ...) and that is only returned: the interpreter learns
+/// its shape when it computes it, and no op needs it before.
+static bool isReturnedDataDependent(Value value) {
+  return isa<RankedTensorType>(value.getType()) &&
+         llvm::all_of(value.getUsers(),
+                      [](Operation *user) { return isa<func::ReturnOp>(user); });
+}
+
 /// Runs top-shape-infer if some value's shape is unknown, then checks that
-/// every tensor in the function has a static shape.
+/// every tensor in the function has a static shape (except returned
+/// data-dependent results, see above).
 static LogicalResult ensureStaticShapes(func::FuncOp func) {
   auto allStatic = [&]() -> Operation * {
     Operation *bad = nullptr;
     func.walk([&](Operation *op) {
-      for (Type t : op->getResultTypes())
-        if (auto tt = dyn_cast<TensorType>(t); tt && !tt.hasStaticShape()) {
+      for (Value r : op->getResults())
+        if (auto tt = dyn_cast<TensorType>(r.getType());
+            tt && !tt.hasStaticShape() && !isReturnedDataDependent(r)) {
           bad = op;
           return WalkResult::interrupt();
         }
@@ -107,7 +124,9 @@ static LogicalResult ensureStaticShapes(func::FuncOp func) {
     return failure();
   if (Operation *bad = allStatic())
     return bad->emitOpError("result shape is still unknown after shape "
-                            "inference; the interpreter needs static shapes");
+                            "inference; the interpreter needs static shapes "
+                            "(a result whose shape depends on input values "
+                            "may only be returned)");
   return success();
 }
 
@@ -191,7 +210,7 @@ FailureOr<TensorMap> interpretModule(ModuleOp module, const TensorMap &inputs,
         return op.emitOpError("produced no value for result #")
                << cast<OpResult>(r).getResultNumber();
       if (failed(checkTensorMatches(op.getLoc(), "result", env.get(r),
-                                    r.getType())))
+                                    r.getType(), /*allowDynamic=*/true)))
         return failure();
       if (options.dumpAll)
         result.set(valueName(r, counter++), env.get(r));

@@ -135,6 +135,7 @@ llvm::ArrayRef<ConverterEntry> shapeConverters();
 llvm::ArrayRef<ConverterEntry> nnConverters();
 llvm::ArrayRef<ConverterEntry> indexConverters();
 llvm::ArrayRef<ConverterEntry> controlFlowConverters();
+llvm::ArrayRef<ConverterEntry> selectConverters();
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.

@@ -50,7 +50,8 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
     llvm::StringMap<ConvertFn> r;
     for (auto table : {coreConverters(), elementwiseConverters(),
                         shapeConverters(), nnConverters(),
-                        indexConverters(), controlFlowConverters()})
+                        indexConverters(), controlFlowConverters(),
+                        selectConverters()})
       for (const ConverterEntry &e : table)
         r[e.opType] = e.convert;
     return r;
@@ -639,8 +640,9 @@ FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
   if (!iface)
     return results;
   int64_t total = 0;
-  for (Value r : results)
-    total += cast<ShapedType>(r.getType()).getNumElements();
+  for (Value r : results) // data-dependent (`?`) dims are bounded by inputs
+    if (auto t = cast<ShapedType>(r.getType()); t.hasStaticShape())
+      total += t.getNumElements();
   if (total > (int64_t(1) << 24))
     return results;
   top::InterpreterEnv env;

@@ -16,5 +16,6 @@ include "strata/Dialect/Top/IR/TopNNOps.td"
 include "strata/Dialect/Top/IR/TopElementwiseOps.td"
 include "strata/Dialect/Top/IR/TopShapeOps.td"
 include "strata/Dialect/Top/IR/TopQuantOps.td"
+include "strata/Dialect/Top/IR/TopSelectOps.td"
 
 #endif // STRATA_TOP_OPS
