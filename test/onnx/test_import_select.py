@@ -89,15 +89,16 @@ def test_onehot(axis):
 
 
 def test_onehot_runtime_depth():
-    idx = np.array([[1.0, -2.0], [3.9, 0.0]], np.float32)
-    ins = {"i": idx, "depth": np.array(4.0, np.float32),
-           "v": np.array([1, 9], np.int32)}
+    # ORT implements OneHot for (int64 indices, int64 depth, float values).
+    idx = np.array([[1, -2], [3, 0]], np.int64)
+    ins = {"i": idx, "depth": np.array(4, np.int64),
+           "v": np.array([1.0, 9.0], np.float32)}
     check_against_ort(model("OneHot", ["i", "depth", "v"], ins, attrs={"axis": -2}, opset=11), ins)
 
 
 def test_reverse_sequence():
     x = randf(5, 3, 2)
-    lens = np.array([5, 0, 3], np.int64)
+    lens = np.array([5, 1, 3], np.int64)  # ORT leaves garbage for length 0
     m = model("ReverseSequence", ["x", "l"], {"x": x, "l": lens},
               attrs={"batch_axis": 1, "time_axis": 0}, opset=10)
     check_against_ort(m, {"x": x, "l": lens})
