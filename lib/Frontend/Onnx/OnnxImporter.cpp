@@ -619,14 +619,16 @@ FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
   });
   if (operandsStatic) {
     if (failed(top::inferAndSetResultTypes(op))) {
+      OperationName name = op->getName(); // read before erasing the op
       op->erase();
-      return error() << "the converted " << op->getName()
+      return error() << "the converted " << name
                      << " is invalid (see the error above)";
     }
   }
   if (failed(mlir::verify(op))) {
+    OperationName name = op->getName(); // read before erasing the op
     op->erase();
-    return error() << "the converted " << op->getName() << " is invalid";
+    return error() << "the converted " << name << " is invalid";
   }
   // Constant folding: every tensor operand is a weight.
   bool allConstant = op->getNumOperands() > 0 && operandsStatic &&
