@@ -160,15 +160,19 @@ LogicalResult convertPool(NodeContext &c, bool isMax) {
   if (x->size() < 3)
     return c.error() << "input shape " << formatArray(*x)
                      << " must have rank >= 3";
-  if (isMax && c.numOutputs() > 1 && c.hasOutput(1))
-    return c.error() << "the Indices output of MaxPool is not supported";
+  bool withIndices = isMax && c.numOutputs() > 1 && c.hasOutput(1);
   auto storage = c.attrInt("storage_order", 0);
   if (failed(storage))
     return failure();
-  if (*storage != 0)
+  // storage_order only changes the Indices output.
+  if (*storage != 0 && *storage != 1)
     return c.error() << "attribute 'storage_order' = " << *storage
-                     << " is not supported (only 0)";
+                     << " must be 0 or 1";
   int64_t r = x->size() - 2;
+  if (withIndices && r != 2)
+    return c.error() << "the Indices output of MaxPool is supported for 2-D "
+                        "pooling only, the input has "
+                     << r << " spatial dims";
   auto win = readWindow(c, r, ArrayRef<int64_t>(*x).drop_front(2), std::nullopt);
   auto ceil = c.attrInt("ceil_mode", 0);
   auto incl = c.attrInt("count_include_pad", 0);
@@ -183,6 +187,16 @@ LogicalResult convertPool(NodeContext &c, bool isMax) {
   if (failed(out))
     return failure();
   c.setOutput(0, *out);
+  if (withIndices) {
+    auto indices = c.create<MaxPoolIndicesOp>(
+        b.getI64Type(), c.input(0), b.getDenseI64ArrayAttr(win->kernel),
+        b.getDenseI64ArrayAttr(win->strides), b.getDenseI64ArrayAttr(win->pads),
+        b.getDenseI64ArrayAttr(win->dilations), b.getBoolAttr(*ceil != 0),
+        b.getI64IntegerAttr(*storage));
+    if (failed(indices))
+      return failure();
+    c.setOutput(1, *indices);
+  }
   return success();
 }
 

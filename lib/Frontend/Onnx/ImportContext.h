@@ -174,6 +174,7 @@ llvm::ArrayRef<ConverterEntry> typeConverters();
 llvm::ArrayRef<ConverterEntry> geometryConverters();
 llvm::ArrayRef<ConverterEntry> transformerConverters();
 llvm::ArrayRef<ConverterEntry> trainingConverters();
+llvm::ArrayRef<ConverterEntry> selectConverters();
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.

@@ -62,6 +62,7 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
              geometryConverters(),
              transformerConverters(),
              trainingConverters(),
+             selectConverters(),
          })
       for (const ConverterEntry &e : table)
         r[e.opType] = e.convert;
@@ -1012,14 +1013,16 @@ FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
   });
   if (operandsStatic) {
     if (failed(top::inferAndSetResultTypes(op))) {
+      OperationName name = op->getName(); // read before erasing the op
       op->erase();
-      return error() << "the converted " << op->getName()
+      return error() << "the converted " << name
                      << " is invalid (see the error above)";
     }
   }
   if (failed(mlir::verify(op))) {
+    OperationName name = op->getName(); // read before erasing the op
     op->erase();
-    return error() << "the converted " << op->getName() << " is invalid";
+    return error() << "the converted " << name << " is invalid";
   }
   // Constant folding: every tensor operand is a weight.
   // Ops with regions may read outer values the folder cannot see.
@@ -1035,8 +1038,9 @@ FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
   if (!iface)
     return results;
   int64_t total = 0;
-  for (Value r : results)
-    total += cast<ShapedType>(r.getType()).getNumElements();
+  for (Value r : results) // data-dependent (`?`) dims are bounded by inputs
+    if (auto t = cast<ShapedType>(r.getType()); t.hasStaticShape())
+      total += t.getNumElements();
   if (total > (int64_t(1) << 24))
     return results;
   top::InterpreterEnv env;

@@ -22,5 +22,6 @@ include "strata/Dialect/Top/IR/TopControlFlowOps.td"
 include "strata/Dialect/Top/IR/TopTypeOps.td"
 include "strata/Dialect/Top/IR/TopGeometryOps.td"
 include "strata/Dialect/Top/IR/TopTransformerOps.td"
+include "strata/Dialect/Top/IR/TopSelectOps.td"
 
 #endif // STRATA_TOP_OPS

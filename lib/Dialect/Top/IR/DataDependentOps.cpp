@@ -1,0 +1,282 @@
+//===- DataDependentOps.cpp - NonZero, Unique, NonMaxSuppression ----------===//
+//
+// Ops of TopSelectOps.td whose result shapes depend on input values: shape
+// inference gives `?` for those dims and `interpret` computes them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpImpl.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::top;
+using namespace strata::top::impl;
+
+//===----------------------------------------------------------------------===//
+// NonZeroOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult NonZeroOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  int64_t rank = shapeOf(getInput()).size();
+  s.push_back({rank, ShapedType::kDynamic});
+  return success();
+}
+
+int64_t NonZeroOp::getFlops() { return elementwiseFlops(getInput(), 1); }
+
+LogicalResult NonZeroOp::interpret(InterpreterEnv &env) {
+  const Tensor &x = env.get(getInput());
+  std::vector<int64_t> hits;
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    if (x.getAsDouble(i) != 0.0)
+      hits.push_back(i);
+  int64_t rank = x.rank(), n = hits.size();
+  Tensor out(DType::I64, {rank, n});
+  std::vector<int64_t> strides = x.strides();
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t d = 0; d < rank; ++d)
+      out.data<int64_t>()[d * n + j] = hits[j] / strides[d] % x.dim(d);
+  env.set(getOutput(), out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// UniqueOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult UniqueOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = shapeOf(getInput());
+  auto count = checkedElementCount(*this, in);
+  if (failed(count))
+    return failure();
+  SmallVector<int64_t> out{ShapedType::kDynamic};
+  int64_t positions = *count;
+  if (getHasAxis()) {
+    auto axis = normalizeAxis(*this, "axis", getAxis(), in.size());
+    if (failed(axis))
+      return failure();
+    out = in;
+    out[*axis] = ShapedType::kDynamic;
+    positions = in[*axis];
+  }
+  s.push_back(out);
+  s.push_back({ShapedType::kDynamic});
+  s.push_back({positions});
+  s.push_back({ShapedType::kDynamic});
+  return success();
+}
+
+int64_t UniqueOp::getFlops() { return elementwiseFlops(getInput(), 1); }
+
+LogicalResult UniqueOp::interpret(InterpreterEnv &env) {
+  Tensor in = env.get(getInput());
+  int64_t axis = 0;
+  if (getHasAxis())
+    axis = getAxis() < 0 ? getAxis() + in.rank() : getAxis();
+  else
+    in = in.reshaped({in.numElements()});
+  std::vector<int64_t> shape = in.shape();
+  int64_t dim = shape[axis], outer = 1, inner = 1;
+  for (int64_t d = 0; d < in.rank(); ++d)
+    if (d < axis)
+      outer *= shape[d];
+    else if (d > axis)
+      inner *= shape[d];
+  // Slice j as (is NaN, value) pairs: NaNs compare equal and sort last.
+  // Values as double are exact except for 64-bit integers beyond 2^53.
+  using Key = std::vector<std::pair<bool, double>>;
+  auto sliceKey = [&](int64_t j) {
+    Key key;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        double v = in.getAsDouble((o * dim + j) * inner + i);
+        key.emplace_back(std::isnan(v), std::isnan(v) ? 0.0 : v);
+      }
+    return key;
+  };
+  std::map<Key, int64_t> firstOf; // key -> first position
+  std::vector<int64_t> order;     // first positions of the output slices
+  std::vector<int64_t> firstOfPos(dim);
+  for (int64_t j = 0; j < dim; ++j) {
+    auto [it, isNew] = firstOf.emplace(sliceKey(j), j);
+    if (isNew)
+      order.push_back(j);
+    firstOfPos[j] = it->second;
+  }
+  if (getSorted()) {
+    order.clear();
+    for (auto &entry : firstOf)
+      order.push_back(entry.second);
+  }
+  int64_t u = order.size();
+  std::map<int64_t, int64_t> slotOfFirst;
+  for (int64_t r = 0; r < u; ++r)
+    slotOfFirst[order[r]] = r;
+  std::vector<int64_t> yShape = shape;
+  yShape[axis] = u;
+  Tensor y(in.dtype(), yShape), first(DType::I64, {u}),
+      inverse(DType::I64, {dim}), counts(DType::I64, {u});
+  size_t size = dtypeSize(in.dtype());
+  for (int64_t r = 0; r < u; ++r) {
+    first.data<int64_t>()[r] = order[r];
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(y.data<uint8_t>() + (o * u + r) * inner * size,
+                  in.data<uint8_t>() + (o * dim + order[r]) * inner * size,
+                  inner * size);
+  }
+  for (int64_t j = 0; j < dim; ++j) {
+    int64_t r = slotOfFirst[firstOfPos[j]];
+    inverse.data<int64_t>()[j] = r;
+    ++counts.data<int64_t>()[r];
+  }
+  env.set(getOutput(), y);
+  env.set(getIndices(), first);
+  env.set(getInverseIndices(), inverse);
+  env.set(getCounts(), counts);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// NonMaxSuppressionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+NonMaxSuppressionOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> boxes = shapeOf(getBoxes());
+  SmallVector<int64_t> scores = shapeOf(getScores());
+  if (boxes.size() != 3 || boxes[2] != 4)
+    return emitOpError() << "'boxes' shape " << formatArray(boxes)
+                         << " must be [batches, boxes, 4]";
+  if (scores.size() != 3 || scores[0] != boxes[0] || scores[2] != boxes[1])
+    return emitOpError() << "'scores' shape " << formatArray(scores)
+                         << " must be [" << boxes[0] << ", classes, "
+                         << boxes[1] << "] for 'boxes' shape "
+                         << formatArray(boxes);
+  if (failed(checkElementKind(*this, "operand 'boxes'", getBoxes(),
+                              kFloatElements)) ||
+      failed(checkElementKind(*this, "operand 'scores'", getScores(),
+                              kFloatElements)))
+    return failure();
+  struct Scalar {
+    Value value;
+    StringRef name;
+  };
+  for (auto [value, name] :
+       {Scalar{getMaxOutputBoxesPerClass(), "max_output_boxes_per_class"},
+        Scalar{getIouThreshold(), "iou_threshold"},
+        Scalar{getScoreThreshold(), "score_threshold"}}) {
+    if (isNone(value))
+      continue;
+    auto n = checkedElementCount(*this, shapeOf(value));
+    if (failed(n))
+      return failure();
+    if (*n != 1)
+      return emitOpError() << "operand '" << name
+                           << "' must hold one value, has shape "
+                           << formatArray(shapeOf(value));
+  }
+  if (getCenterPointBox() != 0 && getCenterPointBox() != 1)
+    return emitOpError() << "attribute 'center_point_box' = "
+                         << getCenterPointBox() << " must be 0 or 1";
+  s.push_back({ShapedType::kDynamic, 3});
+  return success();
+}
+
+int64_t NonMaxSuppressionOp::getFlops() {
+  auto t = cast<ShapedType>(getScores().getType());
+  if (!t.hasStaticShape())
+    return 0;
+  int64_t n = t.getDimSize(2);
+  return t.getNumElements() * n * 10; // one IoU per pair, worst case
+}
+
+namespace {
+/// A box as [xmin, xmax] x [ymin, ymax].
+struct Box {
+  double x0, x1, y0, y1;
+};
+
+Box readBox(const Tensor &boxes, int64_t at, bool centerPoint) {
+  double v[4];
+  for (int k = 0; k < 4; ++k)
+    v[k] = boxes.getAsDouble(at * 4 + k);
+  if (centerPoint)
+    return {v[0] - v[2] / 2, v[0] + v[2] / 2, v[1] - v[3] / 2,
+            v[1] + v[3] / 2};
+  return {std::min(v[1], v[3]), std::max(v[1], v[3]), std::min(v[0], v[2]),
+          std::max(v[0], v[2])};
+}
+
+/// True if the IoU of `a` and `b` exceeds `threshold` (degenerate boxes
+/// never suppress).
+bool suppresses(const Box &a, const Box &b, double threshold) {
+  double ix0 = std::max(a.x0, b.x0), ix1 = std::min(a.x1, b.x1);
+  double iy0 = std::max(a.y0, b.y0), iy1 = std::min(a.y1, b.y1);
+  if (ix1 <= ix0 || iy1 <= iy0)
+    return false;
+  double inter = (ix1 - ix0) * (iy1 - iy0);
+  double areaA = (a.x1 - a.x0) * (a.y1 - a.y0);
+  double areaB = (b.x1 - b.x0) * (b.y1 - b.y0);
+  double uni = areaA + areaB - inter;
+  if (inter <= 0 || areaA <= 0 || areaB <= 0 || uni <= 0)
+    return false;
+  return inter / uni > threshold;
+}
+} // namespace
+
+LogicalResult NonMaxSuppressionOp::interpret(InterpreterEnv &env) {
+  const Tensor &boxes = env.get(getBoxes());
+  const Tensor &scores = env.get(getScores());
+  int64_t maxOut = 0;
+  double iou = 0, scoreMin = 0;
+  bool filter = !isNone(getScoreThreshold());
+  if (!isNone(getMaxOutputBoxesPerClass()))
+    maxOut = std::max<int64_t>(env.get(getMaxOutputBoxesPerClass()).getAsInt(0),
+                               0);
+  if (!isNone(getIouThreshold()))
+    iou = env.get(getIouThreshold()).getAsDouble(0);
+  if (filter)
+    scoreMin = env.get(getScoreThreshold()).getAsDouble(0);
+  int64_t batches = boxes.dim(0), n = boxes.dim(1), classes = scores.dim(1);
+  bool centerPoint = getCenterPointBox() == 1;
+  std::vector<int64_t> rows;
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t c = 0; c < classes; ++c) {
+      int64_t base = (b * classes + c) * n;
+      std::vector<int64_t> candidates;
+      for (int64_t i = 0; i < n; ++i)
+        if (!filter || scores.getAsDouble(base + i) > scoreMin)
+          candidates.push_back(i);
+      // By decreasing score (NaN as -inf); equal scores keep the lower
+      // index first.
+      auto score = [&](int64_t i) {
+        double v = scores.getAsDouble(base + i);
+        return std::isnan(v) ? -INFINITY : v;
+      };
+      std::sort(candidates.begin(), candidates.end(),
+                [&](int64_t x, int64_t y) {
+                  double sx = score(x), sy = score(y);
+                  return sx > sy || (sx == sy && x < y);
+                });
+      std::vector<Box> selected;
+      for (int64_t i : candidates) {
+        if (static_cast<int64_t>(selected.size()) >= maxOut)
+          break;
+        Box box = readBox(boxes, b * n + i, centerPoint);
+        if (llvm::any_of(selected, [&](const Box &s) {
+              return suppresses(box, s, iou);
+            }))
+          continue;
+        selected.push_back(box);
+        rows.insert(rows.end(), {b, c, i});
+      }
+    }
+  Tensor out(DType::I64, {static_cast<int64_t>(rows.size() / 3), 3});
+  std::copy(rows.begin(), rows.end(), out.data<int64_t>());
+  env.set(getOutput(), out);
+  return success();
+}

@@ -1,0 +1,802 @@
+//===- SelectOps.cpp - Trilu, scans, scatters, GatherND, TopK, ... --------===//
+//
+// Verifiers, shape inference, FLOP counts and reference semantics of the ops
+// in TopSelectOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpImpl.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <numeric>
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::top;
+using namespace strata::top::impl;
+
+namespace {
+/// Product of `dims` (the shapes here were checked by shape inference).
+int64_t product(ArrayRef<int64_t> dims) {
+  return std::accumulate(dims.begin(), dims.end(), int64_t(1),
+                         std::multiplies<int64_t>());
+}
+
+/// `index` (negative counts from the back) as a position in [0, dim), or an
+/// error naming the op's operand, the index, where it is and the bound.
+FailureOr<int64_t> normalizeIndex(Operation *op, StringRef what,
+                                  int64_t index, int64_t flatPos,
+                                  int64_t dim, int64_t axis) {
+  if (index < -dim || index >= dim)
+    return op->emitOpError()
+           << "index " << index << " at flat position " << flatPos << " of '"
+           << what << "' is out of range [" << -dim << ", " << dim
+           << ") for dim " << axis;
+  return index < 0 ? index + dim : index;
+}
+
+/// Copies element `from` of `src` to element `to` of `dst` (same dtype).
+void copyElementAt(Tensor &dst, int64_t to, const Tensor &src, int64_t from) {
+  size_t size = dtypeSize(src.dtype());
+  std::memcpy(dst.data<uint8_t>() + to * size,
+              src.data<uint8_t>() + from * size, size);
+}
+
+/// The reductions of the scatter ops.
+enum class Reduction { None, Add, Mul, Min, Max };
+
+std::optional<Reduction> parseReduction(StringRef s) {
+  return llvm::StringSwitch<std::optional<Reduction>>(s)
+      .Case("none", Reduction::None)
+      .Case("add", Reduction::Add)
+      .Case("mul", Reduction::Mul)
+      .Case("min", Reduction::Min)
+      .Case("max", Reduction::Max)
+      .Default(std::nullopt);
+}
+
+LogicalResult verifyReduction(Operation *op, StringRef reduction) {
+  if (parseReduction(reduction))
+    return success();
+  return op->emitOpError() << "attribute 'reduction' = \"" << reduction
+                           << "\" must be one of \"none\", \"add\", \"mul\", "
+                              "\"min\", \"max\"";
+}
+
+/// Combines `update` into `*dst` in a compute type (f32, f64 or i64;
+/// integers wrap around).
+template <typename T> void combine(T *dst, T update, Reduction r) {
+  switch (r) {
+  case Reduction::None: *dst = update; return;
+  case Reduction::Add:
+    if constexpr (std::is_integral_v<T>)
+      *dst = static_cast<T>(static_cast<uint64_t>(*dst) +
+                            static_cast<uint64_t>(update));
+    else
+      *dst += update;
+    return;
+  case Reduction::Mul:
+    if constexpr (std::is_integral_v<T>)
+      *dst = static_cast<T>(static_cast<uint64_t>(*dst) *
+                            static_cast<uint64_t>(update));
+    else
+      *dst *= update;
+    return;
+  case Reduction::Min: *dst = std::min(*dst, update); return;
+  case Reduction::Max: *dst = std::max(*dst, update); return;
+  }
+}
+
+/// Scatters `updates` element `u` into `out` element `o` for every pair
+/// (o, u) of `pairs`, with reduction `r`. `out` starts as a copy of the
+/// data. Returns the result in `out`'s dtype.
+Tensor scatterPairs(const Tensor &data, const Tensor &updates,
+                    ArrayRef<std::pair<int64_t, int64_t>> pairs,
+                    Reduction r) {
+  if (r == Reduction::None) {
+    Tensor out = data.clone();
+    for (auto [o, u] : pairs)
+      copyElementAt(out, o, updates, u);
+    return out;
+  }
+  Tensor out = toCompute(data).clone();
+  Tensor upd = toCompute(updates);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    T *dst = out.data<T>();
+    const T *src = upd.data<T>();
+    for (auto [o, u] : pairs)
+      combine<T>(dst + o, src[u], r);
+  };
+  switch (out.dtype()) {
+  case DType::F32: run(float()); break;
+  case DType::F64: run(double()); break;
+  default: run(int64_t()); break;
+  }
+  return out.castTo(data.dtype());
+}
+
+/// Calls fn(flatIndex, multiIndex) for every element of `shape` in
+/// row-major order.
+void forEachIndex(ArrayRef<int64_t> shape,
+                  llvm::function_ref<void(int64_t, ArrayRef<int64_t>)> fn) {
+  int64_t n = product(shape);
+  SmallVector<int64_t> idx(shape.size(), 0);
+  for (int64_t flat = 0; flat < n; ++flat) {
+    fn(flat, idx);
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// TriluOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TriluOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = shapeOf(getInput());
+  if (in.size() < 2)
+    return emitOpError() << "input must have rank >= 2, got shape "
+                         << formatArray(in);
+  s.push_back(in);
+  return success();
+}
+
+int64_t TriluOp::getFlops() { return 0; }
+
+LogicalResult TriluOp::interpret(InterpreterEnv &env) {
+  const Tensor &in = env.get(getInput());
+  Tensor out = in.clone();
+  int64_t rows = in.dim(in.rank() - 2), cols = in.dim(in.rank() - 1);
+  int64_t matrices = rows * cols == 0 ? 0 : in.numElements() / (rows * cols);
+  size_t size = dtypeSize(in.dtype());
+  int64_t k = getDiagonal();
+  bool upper = getUpper();
+  uint8_t *p = out.data<uint8_t>();
+  for (int64_t m = 0; m < matrices; ++m)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        // j - i in int64 cannot overflow (both are dims); compare with k.
+        bool keep = upper ? j - i >= k : j - i <= k;
+        if (!keep)
+          std::memset(p + ((m * rows + i) * cols + j) * size, 0, size);
+      }
+  env.set(getOutput(), out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CumulativeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CumulativeOp::verify() {
+  if (getMode() != "sum" && getMode() != "prod")
+    return emitOpError() << "attribute 'mode' = \"" << getMode()
+                         << "\" must be \"sum\" or \"prod\"";
+  if (failed(checkElementKind(*this, "operand 'input'", getInput(),
+                              kFloatElements | kIntElements)))
+    return failure();
+  return success();
+}
+
+LogicalResult
+CumulativeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = shapeOf(getInput());
+  if (failed(normalizeAxis(*this, "axis", getAxis(), in.size())))
+    return failure();
+  s.push_back(in);
+  return success();
+}
+
+int64_t CumulativeOp::getFlops() { return elementwiseFlops(getOutput(), 1); }
+
+LogicalResult CumulativeOp::interpret(InterpreterEnv &env) {
+  const Tensor &in = env.get(getInput());
+  Tensor x = toCompute(in);
+  Tensor out(x.dtype(), in.shape());
+  int64_t axis = getAxis() < 0 ? getAxis() + in.rank() : getAxis();
+  int64_t dim = in.dim(axis);
+  int64_t inner = product(ArrayRef<int64_t>(in.shape()).drop_front(axis + 1));
+  int64_t outer = product(ArrayRef<int64_t>(in.shape()).take_front(axis));
+  bool prod = getMode() == "prod", exclusive = getExclusive(),
+       reverse = getReverse();
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T *src = x.data<T>();
+    T *dst = out.data<T>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        T acc = prod ? T(1) : T(0);
+        for (int64_t step = 0; step < dim; ++step) {
+          int64_t j = reverse ? dim - 1 - step : step;
+          int64_t at = (o * dim + j) * inner + i;
+          if (exclusive)
+            dst[at] = acc;
+          combine<T>(&acc, src[at], prod ? Reduction::Mul : Reduction::Add);
+          if (!exclusive)
+            dst[at] = acc;
+        }
+      }
+  };
+  switch (x.dtype()) {
+  case DType::F32: run(float()); break;
+  case DType::F64: run(double()); break;
+  default: run(int64_t()); break;
+  }
+  env.set(getOutput(), out.castTo(in.dtype()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ScatterElementsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScatterElementsOp::verify() {
+  if (failed(verifyReduction(*this, getReduction())) ||
+      failed(checkSameElementType(*this, "operand 'data'", getData(),
+                                  "operand 'updates'", getUpdates())))
+    return failure();
+  return success();
+}
+
+LogicalResult
+ScatterElementsOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> data = shapeOf(getData());
+  SmallVector<int64_t> idx = shapeOf(getIndices());
+  SmallVector<int64_t> upd = shapeOf(getUpdates());
+  auto axis = normalizeAxis(*this, "axis", getAxis(), data.size());
+  if (failed(axis))
+    return failure();
+  if (idx != upd)
+    return emitOpError() << "'indices' shape " << formatArray(idx)
+                         << " must equal 'updates' shape "
+                         << formatArray(upd);
+  bool fits = idx.size() == data.size();
+  for (size_t d = 0; fits && d < data.size(); ++d)
+    fits = static_cast<int64_t>(d) == *axis || idx[d] <= data[d];
+  if (!fits)
+    return emitOpError() << "'indices' shape " << formatArray(idx)
+                         << " must have the rank of 'data' shape "
+                         << formatArray(data)
+                         << " and be no larger in the dims other than axis "
+                         << *axis;
+  s.push_back(data);
+  return success();
+}
+
+int64_t ScatterElementsOp::getFlops() {
+  if (getReduction() == "none")
+    return 0;
+  return elementwiseFlops(getUpdates(), 1);
+}
+
+LogicalResult ScatterElementsOp::interpret(InterpreterEnv &env) {
+  const Tensor &data = env.get(getData());
+  const Tensor &indices = env.get(getIndices());
+  int64_t axis = getAxis() < 0 ? getAxis() + data.rank() : getAxis();
+  int64_t dim = data.dim(axis);
+  SmallVector<int64_t> strides = rowMajorStrides(data.shape());
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  pairs.reserve(indices.numElements());
+  LogicalResult ok = success();
+  forEachIndex(indices.shape(), [&](int64_t flat, ArrayRef<int64_t> pos) {
+    if (failed(ok))
+      return;
+    auto i = normalizeIndex(*this, "indices", indices.getAsInt(flat), flat,
+                            dim, axis);
+    if (failed(i)) {
+      ok = failure();
+      return;
+    }
+    int64_t offset = 0;
+    for (int64_t d = 0; d < data.rank(); ++d)
+      offset += (d == axis ? *i : pos[d]) * strides[d];
+    pairs.emplace_back(offset, flat);
+  });
+  if (failed(ok))
+    return failure();
+  env.set(getOutput(), scatterPairs(env.get(getData()), env.get(getUpdates()),
+                                    pairs, *parseReduction(getReduction())));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ScatterNDOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScatterNDOp::verify() {
+  if (failed(verifyReduction(*this, getReduction())) ||
+      failed(checkSameElementType(*this, "operand 'data'", getData(),
+                                  "operand 'updates'", getUpdates())))
+    return failure();
+  return success();
+}
+
+LogicalResult
+ScatterNDOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> data = shapeOf(getData());
+  SmallVector<int64_t> idx = shapeOf(getIndices());
+  SmallVector<int64_t> upd = shapeOf(getUpdates());
+  if (idx.empty())
+    return emitOpError() << "'indices' must have rank >= 1";
+  int64_t k = idx.back();
+  if (k < 1 || k > static_cast<int64_t>(data.size()))
+    return emitOpError() << "the last dim of 'indices' (" << k
+                         << ") must be in [1, " << data.size()
+                         << "] (the rank of 'data')";
+  SmallVector<int64_t> want(idx.begin(), idx.end() - 1);
+  want.append(data.begin() + k, data.end());
+  if (upd != want)
+    return emitOpError() << "'updates' shape " << formatArray(upd)
+                         << " must be " << formatArray(want)
+                         << " (indices.shape[:-1] + data.shape[" << k
+                         << ":])";
+  s.push_back(data);
+  return success();
+}
+
+int64_t ScatterNDOp::getFlops() {
+  if (getReduction() == "none")
+    return 0;
+  return elementwiseFlops(getUpdates(), 1);
+}
+
+LogicalResult ScatterNDOp::interpret(InterpreterEnv &env) {
+  const Tensor &data = env.get(getData());
+  const Tensor &indices = env.get(getIndices());
+  int64_t k = indices.dim(indices.rank() - 1);
+  int64_t rows = k == 0 ? 0 : indices.numElements() / k;
+  int64_t slice = product(ArrayRef<int64_t>(data.shape()).drop_front(k));
+  SmallVector<int64_t> strides = rowMajorStrides(data.shape());
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t offset = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t flat = r * k + j;
+      auto i = normalizeIndex(*this, "indices", indices.getAsInt(flat), flat,
+                              data.dim(j), j);
+      if (failed(i))
+        return failure();
+      offset += *i * strides[j];
+    }
+    for (int64_t e = 0; e < slice; ++e)
+      pairs.emplace_back(offset + e, r * slice + e);
+  }
+  env.set(getOutput(), scatterPairs(data, env.get(getUpdates()), pairs,
+                                    *parseReduction(getReduction())));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GatherNDOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+GatherNDOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> data = shapeOf(getData());
+  SmallVector<int64_t> idx = shapeOf(getIndices());
+  int64_t b = getBatchDims();
+  int64_t dataRank = data.size(), idxRank = idx.size();
+  if (idxRank < 1)
+    return emitOpError() << "'indices' must have rank >= 1";
+  if (b < 0 || b >= std::min(dataRank, idxRank))
+    return emitOpError() << "attribute 'batch_dims' = " << b
+                         << " must be in [0, " << std::min(dataRank, idxRank)
+                         << ") for 'data' shape " << formatArray(data)
+                         << " and 'indices' shape " << formatArray(idx);
+  for (int64_t d = 0; d < b; ++d)
+    if (data[d] != idx[d])
+      return emitOpError() << "batch dim " << d << " differs: 'data' shape "
+                           << formatArray(data) << ", 'indices' shape "
+                           << formatArray(idx);
+  int64_t k = idx.back();
+  if (k < 1 || k > dataRank - b)
+    return emitOpError() << "the last dim of 'indices' (" << k
+                         << ") must be in [1, " << dataRank - b
+                         << "] (rank of 'data' minus batch_dims)";
+  SmallVector<int64_t> out(idx.begin(), idx.end() - 1);
+  out.append(data.begin() + b + k, data.end());
+  if (failed(checkedElementCount(*this, out)))
+    return failure();
+  s.push_back(out);
+  return success();
+}
+
+int64_t GatherNDOp::getFlops() { return 0; }
+
+LogicalResult GatherNDOp::interpret(InterpreterEnv &env) {
+  const Tensor &data = env.get(getData());
+  const Tensor &indices = env.get(getIndices());
+  int64_t b = getBatchDims();
+  int64_t k = indices.dim(indices.rank() - 1);
+  ArrayRef<int64_t> dShape(data.shape()), iShape(indices.shape());
+  int64_t batches = product(dShape.take_front(b));
+  int64_t batchSize = product(dShape.drop_front(b));
+  int64_t rowsPerBatch = product(iShape.drop_front(b).drop_back());
+  int64_t slice = product(dShape.drop_front(b + k));
+  SmallVector<int64_t> strides = rowMajorStrides(dShape);
+  Tensor out(data.dtype(), resultShape(getOutput()));
+  for (int64_t bi = 0; bi < batches; ++bi)
+    for (int64_t r = 0; r < rowsPerBatch; ++r) {
+      int64_t row = bi * rowsPerBatch + r, offset = bi * batchSize;
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t flat = row * k + j;
+        auto i = normalizeIndex(*this, "indices", indices.getAsInt(flat),
+                                flat, dShape[b + j], b + j);
+        if (failed(i))
+          return failure();
+        offset += *i * strides[b + j];
+      }
+      for (int64_t e = 0; e < slice; ++e)
+        copyElementAt(out, row * slice + e, data, offset + e);
+    }
+  env.set(getOutput(), out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TopKOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TopKOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = shapeOf(getInput());
+  auto axis = normalizeAxis(*this, "axis", getAxis(), in.size());
+  if (failed(axis))
+    return failure();
+  if (getK() < 0 || getK() > in[*axis])
+    return emitOpError() << "attribute 'k' = " << getK() << " must be in [0, "
+                         << in[*axis] << "] (the size of dim " << *axis << ")";
+  in[*axis] = getK();
+  s.push_back(in);
+  s.push_back(in);
+  return success();
+}
+
+int64_t TopKOp::getFlops() {
+  auto t = cast<ShapedType>(getInput().getType());
+  return t.hasStaticShape() ? t.getNumElements() : 0;
+}
+
+namespace {
+/// Orders element positions of one TopK row: "a before b" if a's value is
+/// larger (smaller with !largest), ties by lower position. NaN is larger
+/// than every number. Compares in the element type's own domain so that
+/// 64-bit integers keep full precision.
+struct TopKOrder {
+  const Tensor &t;
+  bool largest;
+
+  /// -1, 0, 1 for a < b, a == b, a > b.
+  int compare(int64_t a, int64_t b) const {
+    DType dt = t.dtype();
+    if (isFloat(dt)) {
+      double x = t.getAsDouble(a), y = t.getAsDouble(b);
+      bool xn = std::isnan(x), yn = std::isnan(y);
+      if (xn || yn)
+        return xn == yn ? 0 : (xn ? 1 : -1);
+      return x < y ? -1 : (x > y ? 1 : 0);
+    }
+    if (dt == DType::U64) {
+      uint64_t x = t.data<uint64_t>()[a], y = t.data<uint64_t>()[b];
+      return x < y ? -1 : (x > y ? 1 : 0);
+    }
+    int64_t x = t.getAsInt(a), y = t.getAsInt(b);
+    return x < y ? -1 : (x > y ? 1 : 0);
+  }
+};
+} // namespace
+
+LogicalResult TopKOp::interpret(InterpreterEnv &env) {
+  const Tensor &in = env.get(getInput());
+  int64_t axis = getAxis() < 0 ? getAxis() + in.rank() : getAxis();
+  int64_t dim = in.dim(axis), k = getK();
+  int64_t inner = product(ArrayRef<int64_t>(in.shape()).drop_front(axis + 1));
+  int64_t outer = product(ArrayRef<int64_t>(in.shape()).take_front(axis));
+  std::vector<int64_t> outShape = resultShape(getValues());
+  Tensor values(in.dtype(), outShape), indices(DType::I64, outShape);
+  TopKOrder order{in, getLargest()};
+  std::vector<int64_t> pos(dim);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      auto flat = [&](int64_t j) { return (o * dim + j) * inner + i; };
+      std::iota(pos.begin(), pos.end(), int64_t(0));
+      auto before = [&](int64_t a, int64_t b) {
+        int c = order.compare(flat(a), flat(b));
+        if (c == 0)
+          return a < b;
+        return order.largest ? c > 0 : c < 0;
+      };
+      std::partial_sort(pos.begin(), pos.begin() + k, pos.end(), before);
+      if (!getSorted())
+        std::sort(pos.begin(), pos.begin() + k);
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t at = (o * k + j) * inner + i;
+        copyElementAt(values, at, in, flat(pos[j]));
+        indices.data<int64_t>()[at] = pos[j];
+      }
+    }
+  env.set(getValues(), values);
+  env.set(getIndices(), indices);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// OneHotOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult OneHotOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> idx = shapeOf(getIndices());
+  if (failed(checkElementKind(*this, "operand 'indices'", getIndices(),
+                              kFloatElements | kIntElements)))
+    return failure();
+  if (product(shapeOf(getValues())) != 2)
+    return emitOpError() << "'values' must have 2 elements (off, on), got "
+                         << "shape " << formatArray(shapeOf(getValues()));
+  std::optional<int64_t> depth = getDepth();
+  if (depth.has_value() == !isNone(getDepthValue()))
+    return emitOpError() << "needs exactly one of attribute 'depth' and "
+                            "operand 'depth_value'";
+  if (depth && *depth < 1)
+    return emitOpError() << "attribute 'depth' = " << *depth
+                         << " must be >= 1";
+  if (!depth && product(shapeOf(getDepthValue())) != 1)
+    return emitOpError() << "operand 'depth_value' must hold one value, has "
+                         << "shape " << formatArray(shapeOf(getDepthValue()));
+  auto axis = normalizeAxis(*this, "axis", getAxis(), idx.size() + 1);
+  if (failed(axis))
+    return failure();
+  idx.insert(idx.begin() + *axis, depth.value_or(ShapedType::kDynamic));
+  if (depth && failed(checkedElementCount(*this, idx)))
+    return failure();
+  s.push_back(idx);
+  return success();
+}
+
+int64_t OneHotOp::getFlops() { return 0; }
+
+LogicalResult OneHotOp::interpret(InterpreterEnv &env) {
+  const Tensor &indices = env.get(getIndices());
+  const Tensor &values = env.get(getValues());
+  int64_t depth;
+  if (getDepth()) {
+    depth = *getDepth();
+  } else {
+    double d = env.get(getDepthValue()).getAsDouble(0);
+    // Bounded so that the result's element count cannot overflow.
+    if (!(d >= 1 && d < double(int64_t(1) << 31)))
+      return emitOpError() << "depth " << d << " must be in [1, 2^31)";
+    depth = static_cast<int64_t>(d);
+  }
+  std::vector<int64_t> outShape = indices.shape();
+  int64_t axis = getAxis() < 0 ? getAxis() + indices.rank() + 1 : getAxis();
+  outShape.insert(outShape.begin() + axis, depth);
+  if (!checkedNumElements(outShape, int64_t(1) << 31))
+    return emitOpError() << "result shape " << shapeToString(outShape)
+                         << " is too large";
+  int64_t inner =
+      product(ArrayRef<int64_t>(indices.shape()).drop_front(axis));
+  int64_t outer = product(ArrayRef<int64_t>(indices.shape()).take_front(axis));
+  Tensor out(values.dtype(), outShape);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      int64_t index = depth; // out of range: an all-off row
+      if (isFloat(indices.dtype())) {
+        double v = indices.getAsDouble(o * inner + i);
+        if (v > -double(depth) - 1 && v < double(depth))
+          index = static_cast<int64_t>(v);
+      } else {
+        index = indices.getAsInt(o * inner + i);
+      }
+      if (index < 0 && index >= -depth)
+        index += depth;
+      for (int64_t d = 0; d < depth; ++d)
+        copyElementAt(out, (o * depth + d) * inner + i, values,
+                      d == index ? 1 : 0);
+    }
+  env.set(getOutput(), out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReverseSequenceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+ReverseSequenceOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = shapeOf(getInput());
+  int64_t b = getBatchAxis(), t = getTimeAxis();
+  if (in.size() < 2)
+    return emitOpError() << "input must have rank >= 2, got shape "
+                         << formatArray(in);
+  if (b != 0 && b != 1)
+    return emitOpError() << "attribute 'batch_axis' = " << b
+                         << " must be 0 or 1";
+  if (t != 0 && t != 1)
+    return emitOpError() << "attribute 'time_axis' = " << t
+                         << " must be 0 or 1";
+  if (b == t)
+    return emitOpError() << "attributes 'batch_axis' and 'time_axis' must "
+                            "differ, both are "
+                         << b;
+  SmallVector<int64_t> lens = shapeOf(getSequenceLens());
+  if (lens.size() != 1 || lens[0] != in[b])
+    return emitOpError() << "'sequence_lens' shape " << formatArray(lens)
+                         << " must be [" << in[b] << "] (the batch dim)";
+  s.push_back(in);
+  return success();
+}
+
+int64_t ReverseSequenceOp::getFlops() { return 0; }
+
+LogicalResult ReverseSequenceOp::interpret(InterpreterEnv &env) {
+  const Tensor &in = env.get(getInput());
+  const Tensor &lens = env.get(getSequenceLens());
+  int64_t b = getBatchAxis(), t = getTimeAxis();
+  int64_t steps = in.dim(t);
+  SmallVector<int64_t> len(in.dim(b));
+  for (int64_t i = 0; i < in.dim(b); ++i) {
+    len[i] = lens.getAsInt(i);
+    if (len[i] < 0 || len[i] > steps)
+      return emitOpError() << "sequence length " << len[i] << " of batch "
+                           << i << " is out of range [0, " << steps << "]";
+  }
+  SmallVector<int64_t> strides = rowMajorStrides(in.shape());
+  Tensor out(in.dtype(), in.shape());
+  forEachIndex(in.shape(), [&](int64_t flat, ArrayRef<int64_t> pos) {
+    int64_t from = flat, l = len[pos[b]];
+    if (pos[t] < l)
+      from += (l - 1 - 2 * pos[t]) * strides[t];
+    copyElementAt(out, flat, in, from);
+  });
+  env.set(getOutput(), out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MaxUnpoolOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MaxUnpoolOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = shapeOf(getInput());
+  ArrayRef<int64_t> out = getOutputShape();
+  if (shapeOf(getIndices()) != in)
+    return emitOpError() << "'indices' shape "
+                         << formatArray(shapeOf(getIndices()))
+                         << " must equal the input shape " << formatArray(in);
+  if (in.size() < 3)
+    return emitOpError() << "input must have rank >= 3 (N, C, spatial), got "
+                         << formatArray(in);
+  if (failed(checkArrayAttr(*this, "output_shape", out, in.size(), 0)))
+    return failure();
+  if (out[0] != in[0] || out[1] != in[1])
+    return emitOpError() << "attribute 'output_shape' " << formatArray(out)
+                         << " must keep the batch and channel dims of the "
+                            "input shape "
+                         << formatArray(in);
+  if (failed(checkedElementCount(*this, out)))
+    return failure();
+  s.push_back(SmallVector<int64_t>(out));
+  return success();
+}
+
+int64_t MaxUnpoolOp::getFlops() { return 0; }
+
+LogicalResult MaxUnpoolOp::interpret(InterpreterEnv &env) {
+  const Tensor &in = env.get(getInput());
+  const Tensor &indices = env.get(getIndices());
+  Tensor out(in.dtype(), resultShape(getOutput()));
+  int64_t total = out.numElements();
+  for (int64_t i = 0; i < in.numElements(); ++i) {
+    int64_t at = indices.getAsInt(i);
+    if (at < 0 || at >= total)
+      return emitOpError() << "index " << at << " at flat position " << i
+                           << " of 'indices' is out of range [0, " << total
+                           << ") (the output's element count)";
+    copyElementAt(out, at, in, i);
+  }
+  env.set(getOutput(), out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MaxPoolIndicesOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MaxPoolIndicesOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = shapeOf(getInput());
+  if (in.size() != 4)
+    return emitOpError() << "input must have rank 4 (N, C, H, W), got shape "
+                         << formatArray(in);
+  if (failed(checkElementKind(*this, "operand 'input'", getInput(),
+                              kFloatElements | kIntElements)) ||
+      failed(checkArrayAttr(*this, "kernel_shape", getKernelShape(), 2, 1)) ||
+      failed(checkArrayAttr(*this, "strides", getStrides(), 2, 1)) ||
+      failed(checkArrayAttr(*this, "dilations", getDilations(), 2, 1)) ||
+      failed(checkArrayAttr(*this, "pads", getPads(), 4, 0)))
+    return failure();
+  if (getStorageOrder() != 0 && getStorageOrder() != 1)
+    return emitOpError() << "attribute 'storage_order' = "
+                         << getStorageOrder() << " must be 0 or 1";
+  SmallVector<int64_t> out{in[0], in[1]};
+  for (size_t d = 0; d < 2; ++d) {
+    ArrayRef<int64_t> pads = getPads();
+    auto window = windowExtent(*this, d, in[d + 2], getKernelShape()[d],
+                               getDilations()[d], pads[d], pads[d + 2]);
+    if (failed(window))
+      return failure();
+    auto [ext, padded] = *window;
+    if (pads[d] >= ext || pads[d + 2] >= ext)
+      return emitOpError() << "pads " << formatArray(pads)
+                           << " must be smaller than the effective kernel "
+                           << ext << " in spatial dim " << d;
+    if (padded < ext)
+      return emitOpError() << "effective kernel size " << ext
+                           << " exceeds padded input size " << padded
+                           << " in spatial dim " << d;
+    int64_t stride = getStrides()[d], span = padded - ext;
+    bool roundUp = getCeilMode() && span % stride != 0;
+    int64_t o = span / stride + (roundUp ? 1 : 0) + 1;
+    if (getCeilMode() && (o - 1) * stride >= in[d + 2] + pads[d])
+      --o;
+    out.push_back(o);
+  }
+  s.push_back(out);
+  return success();
+}
+
+int64_t MaxPoolIndicesOp::getFlops() {
+  auto t = cast<ShapedType>(getOutput().getType());
+  if (!t.hasStaticShape())
+    return 0;
+  return t.getNumElements() * getKernelShape()[0] * getKernelShape()[1];
+}
+
+LogicalResult MaxPoolIndicesOp::interpret(InterpreterEnv &env) {
+  const Tensor &in = env.get(getInput());
+  std::vector<int64_t> outShape = resultShape(getOutput());
+  Tensor out(DType::I64, outShape);
+  int64_t H = in.dim(2), W = in.dim(3), OH = outShape[2], OW = outShape[3];
+  ArrayRef<int64_t> k = getKernelShape(), st = getStrides(),
+                    dil = getDilations(), pads = getPads();
+  bool columnMajor = getStorageOrder() == 1;
+  int64_t planes = in.dim(0) * in.dim(1);
+  int64_t *dst = out.data<int64_t>();
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        int64_t bestH = -1, bestW = -1;
+        double best = 0;
+        for (int64_t kh = 0; kh < k[0]; ++kh) {
+          int64_t h = oh * st[0] - pads[0] + kh * dil[0];
+          if (h < 0 || h >= H)
+            continue;
+          for (int64_t kw = 0; kw < k[1]; ++kw) {
+            int64_t w = ow * st[1] - pads[1] + kw * dil[1];
+            if (w < 0 || w >= W)
+              continue;
+            double v = in.getAsDouble((p * H + h) * W + w);
+            if (bestH < 0 || v > best) {
+              best = v;
+              bestH = h;
+              bestW = w;
+            }
+          }
+        }
+        if (bestH < 0)
+          return emitOpError() << "pooling window (" << oh << ", " << ow
+                               << ") holds no input element";
+        dst[(p * OH + oh) * OW + ow] =
+            columnMajor ? p * H * W + bestW * H + bestH
+                        : p * H * W + bestH * W + bestW;
+      }
+  env.set(getOutput(), out);
+  return success();
+}

@@ -1,0 +1,520 @@
+//===- ConvertSelect.cpp - ONNX index and selection ops to Top ------------===//
+//
+// Trilu, CumSum/CumProd, ScatterElements/Scatter, ScatterND, TensorScatter,
+// GatherND, TopK, OneHot, ReverseSequence and MaxUnpool map to the Top ops
+// of TopSelectOps.td. EyeLike becomes a constant, CenterCropPad a Slice and
+// a Pad, Compress with a constant condition a Gather.
+//
+// NonZero, Unique and NonMaxSuppression have result dims that depend on
+// input values: their Top ops infer `?` there and the reference interpreter
+// computes the size; such a result may only be a graph output (or the op
+// folds when its inputs are constants). Compress needs a constant
+// condition (its result feeds a Gather, which needs static indices).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImportContext.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::top;
+
+namespace strata::onnx_import {
+namespace {
+
+Type elemOf(NodeContext &c, size_t i) { return c.inputElementType(i); }
+
+LogicalResult setResult(NodeContext &c, FailureOr<Value> v) {
+  if (failed(v))
+    return failure();
+  c.setOutput(0, *v);
+  return success();
+}
+
+IntegerAttr i64(NodeContext &c, int64_t v) {
+  return c.builder().getI64IntegerAttr(v);
+}
+
+/// Checks that input `i` (named `what`) has an integer element type.
+LogicalResult requireIntegerInput(NodeContext &c, size_t i, StringRef what) {
+  Type t = elemOf(c, i);
+  if (!t || !isa<IntegerType>(t) || t.isInteger(1))
+    return c.error() << "'" << what << "' must be an integer tensor, got "
+                     << t;
+  return success();
+}
+
+/// Input `i` as one constant integer (a scalar or a 1-element tensor).
+FailureOr<int64_t> constantScalarInt(NodeContext &c, size_t i,
+                                     StringRef what) {
+  const Tensor *t = c.constantInput(i);
+  if (!t)
+    return c.error() << "the '" << what << "' input must be a constant";
+  if (t->numElements() != 1)
+    return c.error() << "'" << what << "' must have one element, has "
+                     << t->numElements();
+  return t->getAsInt(0);
+}
+
+LogicalResult convertTrilu(NodeContext &c) {
+  auto upper = c.attrInt("upper", 1);
+  if (failed(upper))
+    return failure();
+  int64_t k = 0;
+  if (c.hasInput(1)) {
+    auto v = constantScalarInt(c, 1, "k");
+    if (failed(v))
+      return failure();
+    k = *v;
+  }
+  return setResult(c, c.create<TriluOp>(elemOf(c, 0), c.input(0),
+                                        c.builder().getBoolAttr(*upper != 0),
+                                        i64(c, k)));
+}
+
+LogicalResult convertCumulative(NodeContext &c, StringRef mode) {
+  auto axis = constantScalarInt(c, 1, "axis");
+  auto exclusive = c.attrInt("exclusive", 0);
+  auto reverse = c.attrInt("reverse", 0);
+  if (failed(axis) || failed(exclusive) || failed(reverse))
+    return failure();
+  OpBuilder &b = c.builder();
+  return setResult(c, c.create<CumulativeOp>(
+                          elemOf(c, 0), c.input(0), i64(c, *axis),
+                          b.getStringAttr(mode), b.getBoolAttr(*exclusive != 0),
+                          b.getBoolAttr(*reverse != 0)));
+}
+LogicalResult convertCumSum(NodeContext &c) {
+  return convertCumulative(c, "sum");
+}
+LogicalResult convertCumProd(NodeContext &c) {
+  return convertCumulative(c, "prod");
+}
+
+/// ScatterElements, and Scatter (its deprecated alias without reduction).
+LogicalResult convertScatterElements(NodeContext &c) {
+  auto axis = c.attrInt("axis", 0);
+  auto reduction = c.attrString("reduction", "none");
+  if (failed(axis) || failed(reduction) ||
+      failed(requireIntegerInput(c, 1, "indices")))
+    return failure();
+  return setResult(c, c.create<ScatterElementsOp>(
+                          elemOf(c, 0), c.input(0), c.input(1), c.input(2),
+                          i64(c, *axis), c.builder().getStringAttr(*reduction)));
+}
+
+LogicalResult convertScatterND(NodeContext &c) {
+  auto reduction = c.attrString("reduction", "none");
+  if (failed(reduction) || failed(requireIntegerInput(c, 1, "indices")))
+    return failure();
+  return setResult(c, c.create<ScatterNDOp>(
+                          elemOf(c, 0), c.input(0), c.input(1), c.input(2),
+                          c.builder().getStringAttr(*reduction)));
+}
+
+/// TensorScatter (KV-cache update): a ScatterND whose indices address every
+/// updated position, built from the constant write_indices.
+LogicalResult convertTensorScatter(NodeContext &c) {
+  auto cache = c.requireShape(0);
+  auto update = c.requireShape(1);
+  auto axisAttr = c.attrInt("axis", -2);
+  auto mode = c.attrString("mode", "linear");
+  if (failed(cache) || failed(update) || failed(axisAttr) || failed(mode))
+    return failure();
+  if (*mode != "linear" && *mode != "circular")
+    return c.error() << "attribute 'mode' = '" << *mode
+                     << "' must be 'linear' or 'circular'";
+  int64_t rank = cache->size();
+  if (rank < 2 || static_cast<int64_t>(update->size()) != rank)
+    return c.error() << "'past_cache' shape " << formatArray(*cache)
+                     << " and 'update' shape " << formatArray(*update)
+                     << " must have the same rank >= 2";
+  auto axis = c.normalizeAxis("attribute 'axis'", *axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  if (*axis == 0)
+    return c.error() << "attribute 'axis' must not be the batch dim 0";
+  for (int64_t d = 0; d < rank; ++d)
+    if (d == *axis ? (*update)[d] > (*cache)[d] : (*update)[d] != (*cache)[d])
+      return c.error() << "'update' shape " << formatArray(*update)
+                       << " does not fit 'past_cache' shape "
+                       << formatArray(*cache) << " at dim " << d;
+  int64_t batch = (*cache)[0], maxSeq = (*cache)[*axis];
+  std::vector<int64_t> writeAt(batch, 0);
+  if (c.hasInput(2)) {
+    auto w = c.constantInts(2);
+    if (!w)
+      return c.error() << "the 'write_indices' input must be a constant";
+    if (static_cast<int64_t>(w->size()) != batch)
+      return c.error() << "'write_indices' has " << w->size()
+                       << " values, expected " << batch;
+    writeAt = *w;
+  }
+  // indices[p_0 .. p_(axis-1), s] = (p_0, .., p_(axis-1), position of s).
+  std::vector<int64_t> idxShape(update->begin(), update->begin() + *axis + 1);
+  int64_t rows = 1;
+  for (int64_t d : idxShape)
+    rows *= d;
+  idxShape.push_back(*axis + 1);
+  Tensor indices(DType::I64, idxShape);
+  int64_t *p = indices.data<int64_t>();
+  std::vector<int64_t> pos(*axis + 1, 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t at = writeAt[pos[0]] + pos[*axis];
+    if (*mode == "circular")
+      at = ((at % maxSeq) + maxSeq) % maxSeq;
+    if (at < 0 || at >= maxSeq)
+      return c.error() << "write position " << at << " of batch " << pos[0]
+                       << " is out of range [0, " << maxSeq << ")";
+    for (int64_t d = 0; d < *axis; ++d)
+      *p++ = pos[d];
+    *p++ = at;
+    for (int64_t d = *axis; d >= 0 && ++pos[d] == idxShape[d]; --d)
+      pos[d] = 0;
+  }
+  return setResult(c, c.create<ScatterNDOp>(
+                          elemOf(c, 0), c.input(0),
+                          c.constant(indices, "positions"), c.input(1),
+                          c.builder().getStringAttr("none")));
+}
+
+LogicalResult convertGatherND(NodeContext &c) {
+  auto batchDims = c.attrInt("batch_dims", 0);
+  if (failed(batchDims) || failed(requireIntegerInput(c, 1, "indices")))
+    return failure();
+  return setResult(c, c.create<GatherNDOp>(elemOf(c, 0), c.input(0),
+                                           c.input(1), i64(c, *batchDims)));
+}
+
+LogicalResult convertTopK(NodeContext &c) {
+  auto axis = c.attrInt("axis", -1);
+  auto largest = c.attrInt("largest", 1);
+  auto sorted = c.attrInt("sorted", 1);
+  if (failed(axis) || failed(largest) || failed(sorted))
+    return failure();
+  FailureOr<int64_t> k = c.version() < 10 ? c.attrInt("k", -1)
+                                          : constantScalarInt(c, 1, "K");
+  if (failed(k))
+    return failure();
+  OpBuilder &b = c.builder();
+  auto out = c.createMulti<TopKOp>(
+      {elemOf(c, 0), b.getI64Type()}, c.input(0), i64(c, *k), i64(c, *axis),
+      b.getBoolAttr(*largest != 0), b.getBoolAttr(*sorted != 0));
+  if (failed(out))
+    return failure();
+  c.setOutput(0, (*out)[0]);
+  c.setOutput(1, (*out)[1]);
+  return success();
+}
+
+/// OneHot: a constant depth becomes the op's attribute (static result
+/// shape); a runtime depth stays an operand and the new dim is `?`.
+LogicalResult convertOneHot(NodeContext &c) {
+  auto axis = c.attrInt("axis", -1);
+  if (failed(axis))
+    return failure();
+  Value depthValue = c.input(1);
+  IntegerAttr depthAttr;
+  if (const Tensor *depth = c.constantInput(1)) {
+    if (depth->numElements() != 1)
+      return c.error() << "'depth' must have one element, has "
+                       << depth->numElements();
+    double d = depth->getAsDouble(0);
+    if (!(d >= 1 && d < double(int64_t(1) << 31)))
+      return c.error() << "'depth' = " << d << " must be in [1, 2^31)";
+    depthAttr = i64(c, static_cast<int64_t>(d));
+    depthValue = c.none();
+  }
+  return setResult(c, c.create<OneHotOp>(elemOf(c, 2), c.input(0),
+                                         c.input(2), depthValue, depthAttr,
+                                         i64(c, *axis)));
+}
+
+LogicalResult convertReverseSequence(NodeContext &c) {
+  auto batchAxis = c.attrInt("batch_axis", 1);
+  auto timeAxis = c.attrInt("time_axis", 0);
+  if (failed(batchAxis) || failed(timeAxis) ||
+      failed(requireIntegerInput(c, 1, "sequence_lens")))
+    return failure();
+  return setResult(c, c.create<ReverseSequenceOp>(
+                          elemOf(c, 0), c.input(0), c.input(1),
+                          i64(c, *batchAxis), i64(c, *timeAxis)));
+}
+
+LogicalResult convertMaxUnpool(NodeContext &c) {
+  auto x = c.requireShape(0);
+  auto kernelAttr = c.attrInts("kernel_shape");
+  auto stridesAttr = c.attrInts("strides");
+  auto padsAttr = c.attrInts("pads");
+  if (failed(x) || failed(kernelAttr) || failed(stridesAttr) ||
+      failed(padsAttr) || failed(requireIntegerInput(c, 1, "I")))
+    return failure();
+  if (x->size() < 3)
+    return c.error() << "input shape " << formatArray(*x)
+                     << " must have rank >= 3";
+  size_t r = x->size() - 2;
+  if (!*kernelAttr || (*kernelAttr)->size() != r)
+    return c.error() << "attribute 'kernel_shape' must have " << r
+                     << " values";
+  std::vector<int64_t> kernel = **kernelAttr;
+  std::vector<int64_t> strides =
+      *stridesAttr ? **stridesAttr : std::vector<int64_t>(r, 1);
+  std::vector<int64_t> pads =
+      *padsAttr ? **padsAttr : std::vector<int64_t>(2 * r, 0);
+  if (strides.size() != r || pads.size() != 2 * r)
+    return c.error() << "attributes 'strides' " << formatArray(strides)
+                     << " and 'pads' " << formatArray(pads) << " must have "
+                     << r << " and " << 2 * r << " values";
+  // The indices address the shape inferred from the pooling window; a given
+  // output_shape pads that result with zeros at the end of each dim (as the
+  // ONNX reference does).
+  std::vector<int64_t> inferred = {(*x)[0], (*x)[1]};
+  for (size_t d = 0; d < r; ++d) {
+    int64_t o;
+    if (__builtin_mul_overflow((*x)[d + 2] - 1, strides[d], &o) ||
+        __builtin_add_overflow(o, kernel[d] - pads[d] - pads[d + r], &o))
+      return c.error() << "output size of spatial dim " << d
+                       << " overflows int64";
+    inferred.push_back(o);
+  }
+  OpBuilder &b = c.builder();
+  auto out = c.create<MaxUnpoolOp>(elemOf(c, 0), c.input(0), c.input(1),
+                                   b.getDenseI64ArrayAttr(inferred));
+  if (failed(out) || !c.hasInput(2))
+    return setResult(c, out);
+  auto outShape = c.constantInts(2);
+  if (!outShape)
+    return c.error() << "the 'output_shape' input must be a constant";
+  if (outShape->size() != inferred.size())
+    return c.error() << "'output_shape' " << formatArray(*outShape)
+                     << " must have " << inferred.size() << " values";
+  std::vector<int64_t> padding(2 * inferred.size(), 0);
+  for (size_t d = 0; d < inferred.size(); ++d) {
+    if ((*outShape)[d] < inferred[d])
+      return c.error() << "'output_shape' " << formatArray(*outShape)
+                       << " is smaller than the unpooled shape "
+                       << formatArray(inferred) << " at dim " << d;
+    padding[inferred.size() + d] = (*outShape)[d] - inferred[d];
+  }
+  if (*outShape == inferred)
+    return setResult(c, out);
+  return setResult(c, c.create<PadOp>(elemOf(c, 0), *out,
+                                       b.getDenseI64ArrayAttr(padding),
+                                       b.getStringAttr("constant"),
+                                       b.getF64FloatAttr(0.0)));
+}
+
+LogicalResult convertEyeLike(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  auto k = c.attrInt("k", 0);
+  auto dtypeAttr = c.attrIntOpt("dtype");
+  if (failed(shape) || failed(k) || failed(dtypeAttr))
+    return failure();
+  if (shape->size() != 2)
+    return c.error() << "input shape " << formatArray(*shape)
+                     << " must have rank 2";
+  Type elem = *dtypeAttr ? elementTypeFromOnnx(**dtypeAttr, c.context())
+                         : elemOf(c, 0);
+  std::optional<DType> dt = elem ? dtypeOf(elem) : std::nullopt;
+  if (!dt)
+    return c.error() << "attribute 'dtype' = "
+                     << (*dtypeAttr ? onnxTypeName(**dtypeAttr) : "input's")
+                     << " is not a supported element type";
+  Tensor eye(*dt, *shape);
+  int64_t rows = (*shape)[0], cols = (*shape)[1];
+  for (int64_t i = 0; i < rows; ++i)
+    if (*k > -cols && *k < cols && i + *k >= 0 && i + *k < cols)
+      eye.setFromDouble(i * cols + i + *k, 1.0);
+  c.setOutput(0, c.constant(eye, "eye"));
+  return success();
+}
+
+LogicalResult convertCenterCropPad(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  auto axesAttr = c.attrInts("axes");
+  if (failed(shape) || failed(axesAttr))
+    return failure();
+  int64_t rank = shape->size();
+  const Tensor *target = c.constantInput(1);
+  if (!target)
+    return c.error() << "the 'shape' input must be a constant";
+  if (isFloat(target->dtype()))
+    return c.error() << "'shape' must hold integers, got "
+                     << dtypeName(target->dtype());
+  std::vector<int64_t> axes;
+  if (*axesAttr)
+    axes = **axesAttr;
+  else
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  if (static_cast<int64_t>(axes.size()) != target->numElements())
+    return c.error() << "'shape' has " << target->numElements()
+                     << " values but " << axes.size() << " axes are cropped";
+  std::vector<int64_t> starts, ends, sliceAxes, pads(2 * rank, 0);
+  std::vector<bool> seen(rank, false);
+  for (auto [i, a] : llvm::enumerate(axes)) {
+    auto axis = c.normalizeAxis("attribute 'axes'", a, rank);
+    if (failed(axis))
+      return failure();
+    if (seen[*axis])
+      return c.error() << "attribute 'axes' repeats dim " << *axis;
+    seen[*axis] = true;
+    int64_t want = target->getAsInt(i), dim = (*shape)[*axis];
+    if (want < 0)
+      return c.error() << "'shape' value " << want << " for axis " << *axis
+                       << " must be >= 0";
+    if (want < dim) {
+      // Crop: the extra element of an odd difference is cut at the end.
+      int64_t begin = (dim - want) / 2;
+      starts.push_back(begin);
+      ends.push_back(begin + want);
+      sliceAxes.push_back(*axis);
+    } else if (want > dim) {
+      pads[*axis] = (want - dim) / 2;
+      pads[*axis + rank] = want - dim - pads[*axis];
+    }
+  }
+  Value v = c.input(0);
+  Type elem = elemOf(c, 0);
+  OpBuilder &b = c.builder();
+  if (!starts.empty()) {
+    auto s = c.create<SliceOp>(elem, v, b.getDenseI64ArrayAttr(starts),
+                               b.getDenseI64ArrayAttr(ends),
+                               b.getDenseI64ArrayAttr(sliceAxes),
+                               DenseI64ArrayAttr());
+    if (failed(s))
+      return failure();
+    v = *s;
+  }
+  if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
+    auto p = c.create<PadOp>(elem, v, b.getDenseI64ArrayAttr(pads),
+                             b.getStringAttr("constant"),
+                             b.getF64FloatAttr(0.0));
+    if (failed(p))
+      return failure();
+    v = *p;
+  }
+  c.setOutput(0, v);
+  return success();
+}
+
+/// Compress: a Gather of the positions where the constant condition holds
+/// (the result length depends on the condition's values).
+LogicalResult convertCompress(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  auto axisAttr = c.attrIntOpt("axis");
+  if (failed(shape) || failed(axisAttr))
+    return failure();
+  const Tensor *cond = c.constantInput(1);
+  if (!cond)
+    return c.error() << "the 'condition' input must be a constant (the "
+                        "output shape depends on its values)";
+  if (cond->rank() != 1)
+    return c.error() << "'condition' must be 1-D, has shape "
+                     << shapeToString(cond->shape());
+  Value data = c.input(0);
+  Type elem = elemOf(c, 0);
+  int64_t axis = 0, dim;
+  if (*axisAttr) {
+    auto a = c.normalizeAxis("attribute 'axis'", **axisAttr, shape->size());
+    if (failed(a))
+      return failure();
+    axis = *a;
+    dim = (*shape)[axis];
+  } else {
+    auto count = checkedNumElements(*shape);
+    if (!count)
+      return c.error() << "input shape " << formatArray(*shape)
+                       << " overflows int64";
+    dim = *count;
+    auto flat = c.create<ReshapeOp>(elem, data,
+                                    c.builder().getDenseI64ArrayAttr({dim}));
+    if (failed(flat))
+      return failure();
+    data = *flat;
+  }
+  if (cond->numElements() > dim)
+    return c.error() << "'condition' has " << cond->numElements()
+                     << " values, more than the " << dim
+                     << " entries along the compressed axis";
+  std::vector<int64_t> picked;
+  for (int64_t i = 0; i < cond->numElements(); ++i)
+    if (cond->getAsDouble(i) != 0.0)
+      picked.push_back(i);
+  Tensor positions(DType::I64, {static_cast<int64_t>(picked.size())});
+  std::copy(picked.begin(), picked.end(), positions.data<int64_t>());
+  return setResult(c, c.create<GatherOp>(elem, data,
+                                         c.constant(positions, "positions"),
+                                         i64(c, axis)));
+}
+
+/// NonZero, Unique and NonMaxSuppression: Top ops with data-dependent
+/// (`?`) result dims; with constant inputs they fold to constants here.
+LogicalResult convertNonZero(NodeContext &c) {
+  return setResult(c, c.create<NonZeroOp>(c.builder().getI64Type(),
+                                          c.input(0)));
+}
+
+LogicalResult convertUnique(NodeContext &c) {
+  auto sorted = c.attrInt("sorted", 1);
+  auto axis = c.attrIntOpt("axis");
+  if (failed(sorted) || failed(axis))
+    return failure();
+  OpBuilder &b = c.builder();
+  Type i64Type = b.getI64Type();
+  auto out = c.createMulti<UniqueOp>(
+      {elemOf(c, 0), i64Type, i64Type, i64Type}, c.input(0),
+      b.getBoolAttr(*sorted != 0), b.getBoolAttr(axis->has_value()),
+      i64(c, axis->value_or(0)));
+  if (failed(out))
+    return failure();
+  for (size_t i = 0; i < 4; ++i)
+    c.setOutput(i, (*out)[i]);
+  return success();
+}
+
+LogicalResult convertNonMaxSuppression(NodeContext &c) {
+  auto centerPointBox = c.attrInt("center_point_box", 0);
+  if (failed(centerPointBox))
+    return failure();
+  Value optional[3];
+  for (size_t i = 0; i < 3; ++i)
+    optional[i] = c.hasInput(i + 2) ? c.input(i + 2) : c.none();
+  return setResult(c, c.create<NonMaxSuppressionOp>(
+                          c.builder().getI64Type(), c.input(0), c.input(1),
+                          optional[0], optional[1], optional[2],
+                          i64(c, *centerPointBox)));
+}
+
+const ConverterEntry kSelect[] = {
+    {"Trilu", convertTrilu},
+    {"CumSum", convertCumSum},
+    {"CumProd", convertCumProd},
+    {"ScatterElements", convertScatterElements},
+    {"Scatter", convertScatterElements},
+    {"ScatterND", convertScatterND},
+    {"TensorScatter", convertTensorScatter},
+    {"GatherND", convertGatherND},
+    {"TopK", convertTopK},
+    {"OneHot", convertOneHot},
+    {"ReverseSequence", convertReverseSequence},
+    {"MaxUnpool", convertMaxUnpool},
+    {"EyeLike", convertEyeLike},
+    {"CenterCropPad", convertCenterCropPad},
+    {"Compress", convertCompress},
+    {"NonZero", convertNonZero},
+    {"Unique", convertUnique},
+    {"NonMaxSuppression", convertNonMaxSuppression},
+    {nullptr, nullptr},
+};
+} // namespace
+
+ArrayRef<ConverterEntry> selectConverters() {
+  return ArrayRef<ConverterEntry>(kSelect).drop_back();
+}
+
+} // namespace strata::onnx_import
