@@ -6,6 +6,7 @@
 #include "strata/Dialect/Top/IR/TopDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringSet.h"
@@ -29,6 +30,30 @@ const OpVersions kOpVersions[] = {
 #include "OnnxOpVersions.inc"
 };
 #undef ONNX_OP
+
+/// Input and output counts of one schema version.
+struct OpArity {
+  const char *name;
+  int since;
+  int minInputs, maxInputs, maxOutputs;
+  /// Bit i: input i is required (a single, non-optional formal input).
+  uint64_t requiredInputs;
+};
+#define ONNX_OP(NAME, ...)
+#define ONNX_ARITY(NAME, SINCE, MININ, MAXIN, MAXOUT, REQUIRED)              \
+  {NAME, SINCE, MININ, MAXIN, MAXOUT, REQUIRED},
+const OpArity kOpArity[] = {
+#include "OnnxOpVersions.inc"
+};
+#undef ONNX_ARITY
+#undef ONNX_OP
+
+const OpArity *findArity(llvm::StringRef opType, int64_t since) {
+  for (const OpArity &a : kOpArity)
+    if (a.since == since && opType == a.name)
+      return &a;
+  return nullptr;
+}
 
 /// The schema version of `opType` selected by `opset`, or 0 if the op does
 /// not exist at that opset (or is unknown).
@@ -60,6 +85,20 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
 
 bool isDefaultDomain(const std::string &d) {
   return d.empty() || d == "ai.onnx";
+}
+
+/// "node 'name' (OpType, opset N): ", or the node's first output when it
+/// has no name; every node error starts with it.
+std::string nodePrefix(const onnx::NodeProto &node, int64_t opset) {
+  std::string who;
+  if (!node.name().empty())
+    who = "node '" + node.name() + "'";
+  else if (node.output_size() && !node.output(0).empty())
+    who = "node with output '" + node.output(0) + "'";
+  else
+    who = "unnamed node";
+  return who + " (" + node.op_type() + ", opset " + std::to_string(opset) +
+         "): ";
 }
 } // namespace
 
@@ -111,8 +150,11 @@ private:
   LogicalResult checkFrozenInput(const onnx::ValueInfoProto &in,
                                  const Tensor &value, Location loc);
   std::vector<std::string> frozenNames;
-  LogicalResult orderNodes(std::vector<const onnx::NodeProto *> &order);
+  LogicalResult orderNodes(std::vector<const onnx::NodeProto *> &order,
+                           int64_t opset);
   LogicalResult convertNode(const onnx::NodeProto &node, int64_t opset);
+  LogicalResult checkDeclaredType(const onnx::ValueInfoProto &info,
+                                  llvm::StringRef where);
   Location nodeLoc(const onnx::NodeProto &node);
   InFlightDiagnostic nodeError(const onnx::NodeProto &node, int64_t opset);
 };
@@ -126,9 +168,7 @@ Location GraphImporter::nodeLoc(const onnx::NodeProto &node) {
 
 InFlightDiagnostic GraphImporter::nodeError(const onnx::NodeProto &node,
                                             int64_t opset) {
-  return emitError(nodeLoc(node))
-         << "node '" << node.name() << "' (" << node.op_type() << ", opset "
-         << opset << "): ";
+  return emitError(nodeLoc(node)) << nodePrefix(node, opset);
 }
 
 Value GraphImporter::lookup(const std::string &name) {
@@ -169,6 +209,9 @@ const Tensor *GraphImporter::constantData(Value v) {
 
 LogicalResult GraphImporter::checkModel(int64_t &opset) {
   opset = 0;
+  Location loc = NameLoc::get(StringAttr::get(&ctx, "model"));
+  if (!model.has_graph())
+    return emitError(loc) << "the model has no graph (is this an ONNX model?)";
   std::string otherDomains;
   for (const auto &imp : model.opset_import()) {
     if (isDefaultDomain(imp.domain()))
@@ -178,7 +221,6 @@ LogicalResult GraphImporter::checkModel(int64_t &opset) {
   }
   if (opset == 0 && model.opset_import_size() == 0)
     opset = 1; // ONNX: a missing opset_import means opset 1
-  Location loc = NameLoc::get(StringAttr::get(&ctx, "model"));
   if (opset == 0)
     return emitError(loc) << "the model imports no default-domain opset, "
                              "only unsupported domains: "
@@ -187,8 +229,6 @@ LogicalResult GraphImporter::checkModel(int64_t &opset) {
     return emitError(loc) << "default-domain opset " << opset
                           << " is not supported (Strata imports opset 7 and "
                              "later)";
-  if (!model.has_graph())
-    return emitError(loc) << "the model has no graph";
   return success();
 }
 
@@ -197,7 +237,18 @@ LogicalResult GraphImporter::createSignature(func::FuncOp &func) {
   for (const auto &init : g.initializer()) {
     if (init.name().empty())
       return emitError(UnknownLoc::get(&ctx)) << "an initializer has no name";
-    initializers[init.name()] = &init;
+    if (!initializers.try_emplace(init.name(), &init).second)
+      return emitError(NameLoc::get(StringAttr::get(&ctx, init.name())))
+             << "initializer '" << init.name() << "' is defined more than once";
+  }
+  llvm::StringSet<> inputNames;
+  for (const auto &in : g.input()) {
+    Location loc = NameLoc::get(StringAttr::get(&ctx, in.name()));
+    if (in.name().empty())
+      return emitError(loc) << "a graph input has no name";
+    if (!inputNames.insert(in.name()).second)
+      return emitError(loc) << "graph input '" << in.name()
+                            << "' is listed more than once";
   }
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
@@ -311,7 +362,8 @@ LogicalResult GraphImporter::checkFrozenInput(const onnx::ValueInfoProto &in,
 }
 
 LogicalResult
-GraphImporter::orderNodes(std::vector<const onnx::NodeProto *> &order) {
+GraphImporter::orderNodes(std::vector<const onnx::NodeProto *> &order,
+                          int64_t opset) {
   const onnx::GraphProto &g = model.graph();
   llvm::StringMap<int> producer;
   for (int i = 0; i < g.node_size(); ++i)
@@ -319,7 +371,7 @@ GraphImporter::orderNodes(std::vector<const onnx::NodeProto *> &order) {
       if (out.empty())
         continue;
       if (producer.count(out) || values.count(out) || initializers.count(out))
-        return nodeError(g.node(i), 0)
+        return nodeError(g.node(i), opset)
                << "output '" << out << "' is defined more than once";
       producer[out] = i;
     }
@@ -332,7 +384,7 @@ GraphImporter::orderNodes(std::vector<const onnx::NodeProto *> &order) {
         continue;
       auto p = producer.find(in);
       if (p == producer.end())
-        return nodeError(g.node(i), 0)
+        return nodeError(g.node(i), opset)
                << "input '" << in
                << "' is not a graph input, an initializer, or any node's "
                   "output";
@@ -355,7 +407,7 @@ GraphImporter::orderNodes(std::vector<const onnx::NodeProto *> &order) {
   if (order.size() != static_cast<size_t>(g.node_size()))
     for (int i = 0; i < g.node_size(); ++i)
       if (pending[i] > 0)
-        return nodeError(g.node(i), 0)
+        return nodeError(g.node(i), opset)
                << "the graph has a cycle through this node";
   return success();
 }
@@ -371,6 +423,27 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
     return nodeError(node, opset)
            << "op type '" << node.op_type()
            << "' does not exist in the default domain at this opset";
+  if (const OpArity *a = findArity(node.op_type(), since)) {
+    int n = node.input_size();
+    if (n < a->minInputs || n > a->maxInputs)
+      return nodeError(node, opset)
+             << "has " << n << " inputs; " << node.op_type() << "-" << since
+             << " takes "
+             << (a->maxInputs == INT32_MAX ? std::to_string(a->minInputs) +
+                                                 " or more"
+                 : a->minInputs == a->maxInputs
+                     ? std::to_string(a->minInputs)
+                     : std::to_string(a->minInputs) + " to " +
+                           std::to_string(a->maxInputs));
+    for (int i = 0; i < std::min(n, 64); ++i)
+      if ((a->requiredInputs >> i & 1) && node.input(i).empty())
+        return nodeError(node, opset)
+               << "input " << i << " is required but its name is empty";
+    if (node.output_size() > a->maxOutputs)
+      return nodeError(node, opset)
+             << "has " << node.output_size() << " outputs; " << node.op_type()
+             << "-" << since << " has at most " << a->maxOutputs;
+  }
   auto it = converterRegistry().find(node.op_type());
   if (it == converterRegistry().end())
     return nodeError(node, opset)
@@ -390,6 +463,53 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
   return success();
 }
 
+/// A value's type as the graph computes it must agree with a static type the
+/// model declares for it (graph output, value_info, or an initializer also
+/// listed as a graph input): a contradiction means a corrupt model.
+LogicalResult
+GraphImporter::checkDeclaredType(const onnx::ValueInfoProto &info,
+                                 llvm::StringRef where) {
+  if (!info.type().has_tensor_type())
+    return success();
+  auto it = values.find(info.name());
+  if (it == values.end())
+    return success();
+  auto actual = dyn_cast<RankedTensorType>(it->second.getType());
+  if (!actual)
+    return success();
+  const auto &tt = info.type().tensor_type();
+  Location loc = NameLoc::get(StringAttr::get(&ctx, info.name()));
+  Type elem = elementTypeFromOnnx(tt.elem_type(), &ctx);
+  if (elem && !isa<quant::QuantizedType>(actual.getElementType()) &&
+      elem != actual.getElementType())
+    return emitError(loc) << where << " '" << info.name()
+                          << "' is declared as "
+                          << onnxTypeName(tt.elem_type())
+                          << " but the graph computes " << actual;
+  if (!tt.has_shape())
+    return success();
+  bool ok = tt.shape().dim_size() == actual.getRank();
+  for (int i = 0; ok && i < tt.shape().dim_size(); ++i) {
+    const auto &d = tt.shape().dim(i);
+    ok = !d.has_dim_value() || d.dim_value() < 0 ||
+         actual.isDynamicDim(i) || d.dim_value() == actual.getDimSize(i);
+  }
+  if (ok)
+    return success();
+  std::string declared = "[";
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto &d = tt.shape().dim(i);
+    declared += (i ? ", " : "") + (d.has_dim_value()
+                                       ? std::to_string(d.dim_value())
+                                       : d.dim_param().empty() ? std::string("?")
+                                                               : d.dim_param());
+  }
+  declared += "]";
+  return emitError(loc) << where << " '" << info.name()
+                        << "' is declared with shape " << declared
+                        << " but the graph computes " << actual;
+}
+
 FailureOr<ImportedModel> GraphImporter::run() {
   int64_t opset;
   if (failed(checkModel(opset)))
@@ -400,7 +520,7 @@ FailureOr<ImportedModel> GraphImporter::run() {
   if (failed(createSignature(func)))
     return failure();
   std::vector<const onnx::NodeProto *> order;
-  if (failed(orderNodes(order)))
+  if (failed(orderNodes(order, opset)))
     return failure();
   for (const onnx::NodeProto *node : order)
     if (failed(convertNode(*node, opset)))
@@ -408,13 +528,27 @@ FailureOr<ImportedModel> GraphImporter::run() {
 
   // Outputs.
   SmallVector<Value> results;
+  llvm::StringSet<> outputNames;
   for (const auto &out : model.graph().output()) {
+    if (!outputNames.insert(out.name()).second)
+      return emitError(NameLoc::get(StringAttr::get(&ctx, out.name())))
+             << "graph output '" << out.name() << "' is listed more than once";
     Value v = lookup(out.name());
     if (!v)
       return emitError(NameLoc::get(StringAttr::get(&ctx, out.name())))
              << "graph output '" << out.name() << "' is never defined";
     results.push_back(v);
   }
+  for (const auto &out : model.graph().output())
+    if (failed(checkDeclaredType(out, "graph output")))
+      return failure();
+  for (const auto &info : model.graph().value_info())
+    if (failed(checkDeclaredType(info, "value_info")))
+      return failure();
+  for (const auto &in : model.graph().input())
+    if (initializers.count(in.name()) &&
+        failed(checkDeclaredType(in, "initializer (listed as graph input)")))
+      return failure();
   func::ReturnOp::create(builder, UnknownLoc::get(&ctx), results);
   func.setType(builder.getFunctionType(func.getArgumentTypes(),
                                        ValueRange(results).getTypes()));
@@ -463,9 +597,7 @@ OpBuilder &NodeContext::builder() { return importer.builder; }
 MLIRContext *NodeContext::context() { return &importer.ctx; }
 
 InFlightDiagnostic NodeContext::error() {
-  return emitError(location) << "node '" << proto.name() << "' ("
-                             << proto.op_type() << ", opset " << modelOpset
-                             << "): ";
+  return emitError(location) << nodePrefix(proto, modelOpset);
 }
 
 bool NodeContext::hasInput(size_t i) const {
@@ -660,6 +792,28 @@ FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
 // Entry point
 //===----------------------------------------------------------------------===//
 
+FailureOr<ImportedModel> importOnnxBuffer(llvm::StringRef bytes,
+                                          const std::string &modelDir,
+                                          llvm::StringRef what,
+                                          MLIRContext &context,
+                                          const ImportOptions &options) {
+  Location loc = NameLoc::get(StringAttr::get(&context, what));
+  if (bytes.size() > static_cast<size_t>(INT32_MAX))
+    return emitError(loc) << "'" << what
+                          << "' is larger than 2 GiB; store its weights as "
+                             "external data";
+  if (bytes.empty())
+    return emitError(loc) << "'" << what << "' is empty, not an ONNX model";
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return emitError(loc) << "'" << what
+                          << "' is not a valid ONNX model (protobuf parsing "
+                             "failed: truncated or corrupt file)";
+  context.loadDialect<top::TopDialect, func::FuncDialect>();
+  GraphImporter importer(context, model, modelDir, options);
+  return importer.run();
+}
+
 FailureOr<ImportedModel> importOnnxFile(const std::string &path,
                                         MLIRContext &context,
                                         const ImportOptions &options) {
@@ -669,17 +823,6 @@ FailureOr<ImportedModel> importOnnxFile(const std::string &path,
   if (!buf)
     return emitError(loc) << "cannot read '" << path
                           << "': " << buf.getError().message();
-  if ((*buf)->getBufferSize() > static_cast<size_t>(INT32_MAX))
-    return emitError(loc) << "'" << path
-                          << "' is larger than 2 GiB; store its weights as "
-                             "external data";
-  onnx::ModelProto model;
-  if (!model.ParseFromArray((*buf)->getBufferStart(),
-                            static_cast<int>((*buf)->getBufferSize())))
-    return emitError(loc) << "'" << path
-                          << "' is not a valid ONNX model (protobuf parsing "
-                             "failed: truncated or corrupt file)";
-  context.loadDialect<top::TopDialect, func::FuncDialect>();
   llvm::SmallString<256> dir(path);
   llvm::sys::path::remove_filename(dir);
   if (dir.empty())
@@ -687,8 +830,8 @@ FailureOr<ImportedModel> importOnnxFile(const std::string &path,
   ImportOptions opts = options;
   if (opts.name.empty())
     opts.name = llvm::sys::path::stem(path).str();
-  GraphImporter importer(context, model, std::string(dir), opts);
-  return importer.run();
+  return importOnnxBuffer((*buf)->getBuffer(), std::string(dir), path, context,
+                          opts);
 }
 
 } // namespace strata::onnx_import
