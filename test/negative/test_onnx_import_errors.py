@@ -472,3 +472,49 @@ def test_too_many_outputs(tmp_path):
     m = make_model([helper.make_node("Relu", ["x"], ["y", "z"], name="r")],
                    [("x", F, [2])], [("y", F, [2])])
     assert_rejected(tmp_path, m, "node 'r'", "has 2 outputs", "at most 1")
+
+
+# --- tensors inside attributes ---------------------------------------------------
+
+def constant_node_model(value):
+    return make_model([helper.make_node("Constant", [], ["k"], name="const", value=value),
+                       helper.make_node("Add", ["x", "k"], ["y"], name="add")],
+                      [("x", F, [4])], [("y", F, [4])])
+
+
+def test_constant_external_data_resolves_in_model_folder(tmp_path):
+    """A Constant's tensor with external data reads the model's folder, not
+    the current directory."""
+    sub = tmp_path / "model"
+    sub.mkdir()
+    (sub / "k.bin").write_bytes(np.array([1, 2, 3, 4], np.float32).tobytes())
+    value = external("k.bin").graph.initializer[0]
+    (sub / "model.onnx").write_bytes(constant_node_model(value).SerializeToString())
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    r = strata("import", sub / "model.onnx", "-o", tmp_path / "out", "--name", "m", cwd=elsewhere)
+    assert r.returncode == 0, r.stderr
+
+
+def test_constant_external_data_escape(tmp_path):
+    (tmp_path / "k.bin").write_bytes(b"\0" * 16)
+    value = external("../k.bin").graph.initializer[0]
+    sub = tmp_path / "model"
+    sub.mkdir()
+    (sub / "model.onnx").write_bytes(constant_node_model(value).SerializeToString())
+    r = strata("import", sub / "model.onnx", "-o", tmp_path / "out", "--name", "m")
+    assert_clean_failure(r, "node 'const'", "attribute 'value'", "must not contain '..'")
+    assert written(tmp_path) == []
+
+
+def test_constant_attribute_wrong_type(tmp_path):
+    m = constant_node_model(numpy_helper.from_array(np.zeros(4, np.float32)))
+    m.graph.node[0].attribute[0].type = onnx.AttributeProto.INTS
+    assert_rejected(tmp_path, m, "node 'const'", "attribute 'value' must be of type TENSOR, not INTS")
+
+
+def test_constant_of_shape_huge(tmp_path):
+    m = make_model([helper.make_node("ConstantOfShape", ["s"], ["y"], name="cos")],
+                   [], [("y", F, [])],
+                   [numpy_helper.from_array(np.array([1 << 40, 1 << 40], np.int64), "s")])
+    assert_rejected(tmp_path, m, "node 'cos'", "too large")

@@ -506,7 +506,7 @@ LogicalResult convertConstantOfShape(NodeContext &c) {
     std::string err;
     if (a->type() != onnx::AttributeProto::TENSOR)
       return c.error() << "attribute 'value' must be a tensor";
-    if (!readTensorProto(a->t(), ".", fill, err))
+    if (!readTensorProto(a->t(), c.modelDir(), fill, err))
       return c.error() << "attribute 'value': " << err;
     if (fill.numElements() != 1)
       return c.error() << "attribute 'value' must hold one element, has "

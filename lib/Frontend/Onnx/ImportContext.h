@@ -40,6 +40,8 @@ public:
   mlir::OpBuilder &builder();
   mlir::MLIRContext *context();
   mlir::Location loc() const { return location; }
+  /// The model's folder: external data of tensor attributes resolves there.
+  const std::string &modelDir() const;
 
   //===--- inputs ---===//
   /// Number of inputs listed (including empty optional ones).

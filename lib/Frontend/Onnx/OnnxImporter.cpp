@@ -594,6 +594,7 @@ NodeContext::NodeContext(GraphImporter &importer, const onnx::NodeProto &node,
 }
 
 OpBuilder &NodeContext::builder() { return importer.builder; }
+const std::string &NodeContext::modelDir() const { return importer.modelDir; }
 MLIRContext *NodeContext::context() { return &importer.ctx; }
 
 InFlightDiagnostic NodeContext::error() {
@@ -748,16 +749,18 @@ FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
   bool operandsStatic = llvm::all_of(op->getOperands(), [](Value v) {
     return top::isNone(v) || top::hasStaticShape(v);
   });
+  // The name outlives the op, which is erased on failure.
+  OperationName name = op->getName();
   if (operandsStatic) {
     if (failed(top::inferAndSetResultTypes(op))) {
       op->erase();
-      return error() << "the converted " << op->getName()
+      return error() << "the converted " << name
                      << " is invalid (see the error above)";
     }
   }
   if (failed(mlir::verify(op))) {
     op->erase();
-    return error() << "the converted " << op->getName() << " is invalid";
+    return error() << "the converted " << name << " is invalid";
   }
   // Constant folding: every tensor operand is a weight.
   bool allConstant = op->getNumOperands() > 0 && operandsStatic &&
