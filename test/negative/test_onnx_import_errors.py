@@ -282,6 +282,28 @@ def test_initializer_dims_overflow(tmp_path, dims):
     assert str(dims[0]) in r.stderr
 
 
+def test_initializer_zero_dim_with_overflowing_rest(tmp_path):
+    """No elements, but a product of the other dims that overflows."""
+    assert_rejected(tmp_path, add_model(tensor("w", [0, 2**62, 2**62])), "initializer 'w'",
+                    "overflows")
+
+
+@pytest.mark.parametrize("shape", [[2**40, 2**40], [2**62, 4], [0, 2**40, 2**40],
+                                   [9223372036854775807]])
+def test_graph_input_dims_overflow(tmp_path, shape):
+    m = make_model([helper.make_node("Flatten", ["x"], ["y"], name="fl")],
+                   [("x", F, shape)], [("y", F, None)])
+    assert_rejected(tmp_path, m, "graph input 'x'", str(shape[-1]), "overflows")
+
+
+@pytest.mark.parametrize("op,arg", [("Expand", [2**40, 2**40]), ("Tile", [2**62, 4])])
+def test_intermediate_shape_overflow(tmp_path, op, arg):
+    m = make_model([helper.make_node(op, ["x", "s"], ["y"], name="big")],
+                   [("x", F, [1, 1])], [("y", F, None)],
+                   [numpy_helper.from_array(np.array(arg, np.int64), "s")])
+    assert_rejected(tmp_path, m, "node 'big'", op, "overflow")
+
+
 def test_initializer_negative_dim(tmp_path):
     assert_rejected(tmp_path, add_model(tensor("w", [-1, 4])), "initializer 'w'",
                     "[-1, 4]", "negative dim")

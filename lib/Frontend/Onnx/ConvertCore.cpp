@@ -425,8 +425,12 @@ LogicalResult convertFlatten(NodeContext &c) {
                      << " is out of range for rank " << rank;
   int64_t axis = *axisAttr < 0 ? *axisAttr + rank : *axisAttr;
   int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < rank; ++i)
-    (i < axis ? outer : inner) *= (*in)[i];
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t &part = i < axis ? outer : inner;
+    if (__builtin_mul_overflow(part, (*in)[i], &part))
+      return c.error() << "the flattened shape of " << formatArray(*in)
+                       << " overflows int64";
+  }
   auto out = c.create<ReshapeOp>(
       elemOf(c, 0), c.input(0),
       c.builder().getDenseI64ArrayAttr({outer, inner}));

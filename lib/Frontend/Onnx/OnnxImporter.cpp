@@ -301,6 +301,10 @@ LogicalResult GraphImporter::createSignature(func::FuncOp &func) {
                << "dims " << top::formatArray(shape)
                << "; fix them with --input-shapes " << in.name()
                << ":D0xD1x...";
+    if (!shapeFits(shape))
+      return emitError(loc) << "graph input '" << in.name() << "' has shape "
+                            << top::formatArray(shape)
+                            << ", whose element count overflows";
     argTypes.push_back(RankedTensorType::get(shape, elem));
     argNames.push_back(in.name());
   }
@@ -348,6 +352,10 @@ LogicalResult GraphImporter::checkFrozenInput(const onnx::ValueInfoProto &in,
     return emitError(loc) << "frozen input '" << in.name() << "' has dtype "
                           << dtypeName(value.dtype()) << " but the model says "
                           << onnxTypeName(tt.elem_type());
+  if (!shapeFits(value.shape()))
+    return emitError(loc) << "frozen input '" << in.name() << "' has shape "
+                          << shapeToString(value.shape())
+                          << ", whose element count overflows";
   if (tt.has_shape()) {
     bool ok = tt.shape().dim_size() == value.rank();
     for (int i = 0; ok && i < tt.shape().dim_size(); ++i)
@@ -761,6 +769,20 @@ FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
   if (failed(mlir::verify(op))) {
     op->erase();
     return error() << "the converted " << name << " is invalid";
+  }
+  for (Value r : op->getResults()) {
+    auto t = dyn_cast<RankedTensorType>(r.getType());
+    if (!t)
+      continue;
+    SmallVector<int64_t> dims;
+    for (int64_t d : t.getShape())
+      dims.push_back(ShapedType::isDynamic(d) ? 0 : d);
+    if (!shapeFits(dims)) {
+      op->erase();
+      return error() << "the converted " << name << " would have shape "
+                     << top::formatArray(t.getShape())
+                     << ", whose element count overflows";
+    }
   }
   // Constant folding: every tensor operand is a weight.
   bool allConstant = op->getNumOperands() > 0 && operandsStatic &&

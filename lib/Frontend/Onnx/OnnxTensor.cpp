@@ -145,6 +145,20 @@ const char *onnxTypeName(int32_t t) {
   return "INVALID";
 }
 
+bool shapeFits(llvm::ArrayRef<int64_t> shape) {
+  // 16 bytes per element is the widest element type.
+  constexpr int64_t kLimit = INT64_MAX / 16;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return false;
+    if (d > 1 && n > kLimit / d)
+      return false;
+    n *= std::max<int64_t>(d, 1);
+  }
+  return true;
+}
+
 Type elementTypeFromOnnx(int32_t t, MLIRContext *ctx) {
   std::optional<DType> d = dtypeFromOnnx(t);
   return d ? top::elementTypeOf(*d, ctx) : Type();
@@ -161,7 +175,7 @@ bool readTensorProto(const onnx::TensorProto &p, const std::string &modelDir,
   size_t esize = dtypeSize(*dtype);
   std::optional<int64_t> n =
       checkedNumElements(shape, INT64_MAX / static_cast<int64_t>(esize));
-  if (!n) {
+  if (!n || !shapeFits(shape)) {
     error = "shape " + shapeToString(shape) +
             " has a negative dim or overflows";
     return false;
