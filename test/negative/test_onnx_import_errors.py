@@ -540,3 +540,43 @@ def test_constant_of_shape_huge(tmp_path):
                    [], [("y", F, [])],
                    [numpy_helper.from_array(np.array([1 << 40, 1 << 40], np.int64), "s")])
     assert_rejected(tmp_path, m, "node 'cos'", "too large")
+
+
+# --- extreme values in constant inputs and attributes (UBSan found these) --------
+
+@pytest.mark.parametrize("limit", [float("nan"), float("inf"), 1e30])
+def test_range_float_limit_out_of_range(tmp_path, limit):
+    m = make_model([helper.make_node("Range", ["a", "b", "c"], ["y"], name="rng")],
+                   [], [("y", F, None)],
+                   [numpy_helper.from_array(np.array(0, np.float32), "a"),
+                    numpy_helper.from_array(np.array(limit, np.float32), "b"),
+                    numpy_helper.from_array(np.array(1e-30, np.float32), "c")])
+    assert_rejected(tmp_path, m, "node 'rng'", "Range", "too large")
+
+
+def test_range_float_negative_huge_count_is_empty(tmp_path):
+    """ceil((limit - start) / delta) = -1e30: an empty range, not UB."""
+    m = make_model([helper.make_node("Range", ["a", "b", "c"], ["y"], name="rng")],
+                   [], [("y", F, [0])],
+                   [numpy_helper.from_array(np.array(0, np.float32), "a"),
+                    numpy_helper.from_array(np.array(-1, np.float32), "b"),
+                    numpy_helper.from_array(np.array(1e-30, np.float32), "c")])
+    r = import_model(tmp_path, m)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("big", [2**62, 2**63 - 1])
+def test_split_sizes_overflow(tmp_path, big):
+    m = make_model([helper.make_node("Split", ["x", "s"], ["y", "z"], name="sp", axis=1)],
+                   [("x", F, [2, 4])], [("y", F, None), ("z", F, None)],
+                   [numpy_helper.from_array(np.array([big, big], np.int64), "s")])
+    assert_rejected(tmp_path, m, "node 'sp'", "'split'", str(big))
+
+
+@pytest.mark.parametrize("v", [-2**63, -2**63 + 1, -5, 2**62])
+def test_conv_transpose_output_shape_out_of_range(tmp_path, v):
+    m = make_model([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="ct",
+                                     output_shape=[v, v])],
+                   [("x", F, [1, 1, 4, 4])], [("y", F, None)],
+                   [numpy_helper.from_array(np.zeros((1, 1, 2, 2), np.float32), "w")])
+    assert_rejected(tmp_path, m, "node 'ct'", "output_shape", str(v))

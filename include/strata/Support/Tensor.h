@@ -85,7 +85,8 @@ public:
   /// Reads element `i` (flat index) converted to double / writes from double.
   double getAsDouble(int64_t i) const;
   void setFromDouble(int64_t i, double v);
-  /// Reads element `i` converted to int64 (floats truncate).
+  /// Reads element `i` converted to int64 (floats truncate and saturate;
+  /// NaN reads as 0).
   int64_t getAsInt(int64_t i) const;
 
   /// A deep copy with its own buffer.

@@ -204,7 +204,9 @@ LogicalResult convertSplit(NodeContext &c) {
     if (s < 0)
       return c.error() << "'split' = " << formatArray(sizes)
                        << " has a negative size";
-    sum += s;
+    if (__builtin_add_overflow(sum, s, &sum))
+      return c.error() << "'split' = " << formatArray(sizes)
+                       << " overflows int64";
   }
   if (static_cast<int64_t>(sizes.size()) != n || sum != dim)
     return c.error() << "'split' = " << formatArray(sizes) << " must have "
