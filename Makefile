@@ -33,8 +33,9 @@ test: build build-asan
 
 build-asan: setup
 	@$(MAKE) --no-print-directory BUILD=build-asan \
-	  CMAKE_FLAGS="-DSTRATA_ENABLE_SANITIZERS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo" configure
-	ninja -C build-asan strata strata-opt
+	  CMAKE_FLAGS="-DSTRATA_ENABLE_SANITIZERS=ON -DSTRATA_BUILD_FUZZERS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo" configure
+	@grep -q '^STRATA_BUILD_FUZZERS:BOOL=ON' build-asan/CMakeCache.txt || cmake -DSTRATA_BUILD_FUZZERS=ON build-asan
+	ninja -C build-asan strata strata-opt strata-onnx-import-fuzzer
 
 clean:
 	rm -rf $(BUILD) build-asan

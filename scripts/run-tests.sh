@@ -4,7 +4,8 @@
 # GoogleTest (ctest), pytest (test/numeric, test/negative, test/onnx, test/python,
 # test/models).
 # With a third argument ASAN_BUILD, the bad-input suites (invalid*.mlir and
-# test/negative) run again against that ASan + UBSan build.
+# test/negative) run again against that ASan + UBSan build, and the ONNX
+# importer fuzzer runs for STRATA_FUZZ_SECONDS (default 60) as one test.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -76,6 +77,12 @@ if [ -n "$ASAN_BUILD" ]; then
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   BUILD=$ASAN_BUILD run_lit "invalid"
   STRATA_BIN_DIR="$PWD/$ASAN_BUILD/bin" run_pytest asan test/negative
+  echo "== ONNX importer fuzzer (${STRATA_FUZZ_SECONDS:-60} s) =="
+  if scripts/run-fuzz.sh "${STRATA_FUZZ_SECONDS:-60}" "$ASAN_BUILD"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
 fi
 rm -rf "$report"
 echo

@@ -417,7 +417,17 @@ int64_t Tensor::getAsInt(int64_t i) const {
   switch (type) {
   case DType::I64: return data<int64_t>()[i];
   case DType::U64: return static_cast<int64_t>(data<uint64_t>()[i]);
-  default: return static_cast<int64_t>(getAsDouble(i));
+  default: {
+    // Saturating: NaN is 0, values beyond int64 clamp (no UB).
+    double v = getAsDouble(i);
+    if (std::isnan(v))
+      return 0;
+    if (v >= 9223372036854775808.0)
+      return INT64_MAX;
+    if (v < -9223372036854775808.0)
+      return INT64_MIN;
+    return static_cast<int64_t>(v);
+  }
   }
 }
 

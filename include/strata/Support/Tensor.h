@@ -120,7 +120,8 @@ public:
   /// wraps (NaN and Inf give 0), as ml_dtypes and the ONNX Cast tests do.
   double getAsDouble(int64_t i) const;
   void setFromDouble(int64_t i, double v, bool saturate = false);
-  /// Reads element `i` converted to int64 (floats truncate).
+  /// Reads element `i` converted to int64 (floats truncate and saturate;
+  /// NaN reads as 0).
   int64_t getAsInt(int64_t i) const;
 
   /// A deep copy with its own buffer.

@@ -41,10 +41,22 @@ LogicalResult convertConstant(NodeContext &c) {
     return c.error() << "expected exactly one value attribute, got "
                      << c.node().attribute_size();
   const onnx::AttributeProto &a = c.node().attribute(0);
+  using AP = onnx::AttributeProto;
+  static const std::pair<const char *, AP::AttributeType> kTypes[] = {
+      {"value", AP::TENSOR},       {"value_float", AP::FLOAT},
+      {"value_floats", AP::FLOATS}, {"value_int", AP::INT},
+      {"value_ints", AP::INTS}};
+  for (const auto &[name, type] : kTypes)
+    if (a.name() == name && a.type() != type)
+      return c.error() << "attribute '" << name << "' must be of type "
+                       << AP::AttributeType_Name(type) << ", not "
+                       << (AP::AttributeType_IsValid(a.type())
+                               ? AP::AttributeType_Name(a.type())
+                               : std::string("INVALID"));
   Tensor t;
   if (a.name() == "value") {
     std::string err;
-    if (!readTensorProto(a.t(), ".", t, err))
+    if (!readTensorProto(a.t(), c.modelDir(), t, err))
       return c.error() << "attribute 'value': " << err;
   } else if (a.name() == "value_float") {
     t = Tensor(DType::F32, {});
@@ -425,8 +437,12 @@ LogicalResult convertFlatten(NodeContext &c) {
                      << " is out of range for rank " << rank;
   int64_t axis = *axisAttr < 0 ? *axisAttr + rank : *axisAttr;
   int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < rank; ++i)
-    (i < axis ? outer : inner) *= (*in)[i];
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t &part = i < axis ? outer : inner;
+    if (__builtin_mul_overflow(part, (*in)[i], &part))
+      return c.error() << "the flattened shape of " << formatArray(*in)
+                       << " overflows int64";
+  }
   auto out = c.create<ReshapeOp>(
       elemOf(c, 0), c.input(0),
       c.builder().getDenseI64ArrayAttr({outer, inner}));

@@ -142,7 +142,7 @@ LogicalResult convertRange(NodeContext &c) {
     double count = std::ceil((limit->f - start->f) / delta->f);
     if (!(count < double(int64_t(1) << 28)))
       return c.error() << "range of " << count << " elements is too large";
-    n = std::max<int64_t>(0, static_cast<int64_t>(count));
+    n = count > 0 ? static_cast<int64_t>(count) : 0;
   } else {
     // Ceiling division in integers (no float rounding).
     int64_t span, d = delta->i;

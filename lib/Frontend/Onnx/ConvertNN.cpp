@@ -479,8 +479,17 @@ FailureOr<DeconvAttrs> readDeconvAttrs(NodeContext &c, ArrayRef<int64_t> in,
   if (outShape.empty())
     return a;
   for (int64_t i = 0; i < r; ++i) {
-    int64_t total = a.strides[i] * (in[i + 2] - 1) + a.outputPadding[i] +
-                    (a.kernel[i] - 1) * a.dilations[i] + 1 - outShape[i];
+    // In 128 bits: the attributes are not range-checked yet (the Top op's
+    // verifier does that), so the int64 sum could overflow.
+    __int128 wide = static_cast<__int128>(a.strides[i]) * (in[i + 2] - 1) +
+                    a.outputPadding[i] +
+                    static_cast<__int128>(a.kernel[i] - 1) * a.dilations[i] +
+                    1 - outShape[i];
+    if (outShape[i] < 0 || wide < INT32_MIN || wide > INT32_MAX)
+      return c.error() << "attribute 'output_shape' value " << outShape[i]
+                       << " is out of range for the input, kernel, strides "
+                          "and dilations";
+    int64_t total = static_cast<int64_t>(wide);
     // A larger output_shape extends the end, like output_padding.
     if (total < 0)
       a.outputPadding[i] -= total;

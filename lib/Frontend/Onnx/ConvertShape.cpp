@@ -204,7 +204,9 @@ LogicalResult convertSplit(NodeContext &c) {
     if (s < 0)
       return c.error() << "'split' = " << formatArray(sizes)
                        << " has a negative size";
-    sum += s;
+    if (__builtin_add_overflow(sum, s, &sum))
+      return c.error() << "'split' = " << formatArray(sizes)
+                       << " overflows int64";
   }
   if (static_cast<int64_t>(sizes.size()) != n || sum != dim)
     return c.error() << "'split' = " << formatArray(sizes) << " must have "
@@ -506,7 +508,7 @@ LogicalResult convertConstantOfShape(NodeContext &c) {
     std::string err;
     if (a->type() != onnx::AttributeProto::TENSOR)
       return c.error() << "attribute 'value' must be a tensor";
-    if (!readTensorProto(a->t(), ".", fill, err))
+    if (!readTensorProto(a->t(), c.modelDir(), fill, err))
       return c.error() << "attribute 'value': " << err;
     if (fill.numElements() != 1)
       return c.error() << "attribute 'value' must hold one element, has "

@@ -40,6 +40,8 @@ public:
   mlir::OpBuilder &builder();
   mlir::MLIRContext *context();
   mlir::Location loc() const { return location; }
+  /// The model's folder: external data of tensor attributes resolves there.
+  const std::string &modelDir() const;
 
   //===--- inputs ---===//
   /// Number of inputs listed (including empty optional ones).
@@ -181,6 +183,11 @@ llvm::ArrayRef<ConverterEntry> selectConverters();
 mlir::Type elementTypeFromOnnx(int32_t dataType, mlir::MLIRContext *ctx);
 /// Name of an ONNX data type ("FLOAT", "STRING", ...).
 const char *onnxTypeName(int32_t dataType);
+
+/// True if every dim of `shape` is >= 0 and the product of the non-zero dims
+/// fits comfortably in int64 (so no product of any of its dims overflows).
+/// Every value the importer creates obeys this.
+bool shapeFits(llvm::ArrayRef<int64_t> shape);
 
 /// Reads a TensorProto's data (raw, typed fields or external file under
 /// `modelDir`). `what` names the tensor in errors.

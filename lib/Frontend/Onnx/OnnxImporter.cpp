@@ -6,6 +6,7 @@
 #include "strata/Dialect/Top/IR/TopDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -30,6 +31,30 @@ const OpVersions kOpVersions[] = {
 #include "OnnxOpVersions.inc"
 };
 #undef ONNX_OP
+
+/// Input and output counts of one schema version.
+struct OpArity {
+  const char *name;
+  int since;
+  int minInputs, maxInputs, maxOutputs;
+  /// Bit i: input i is required (a single, non-optional formal input).
+  uint64_t requiredInputs;
+};
+#define ONNX_OP(NAME, ...)
+#define ONNX_ARITY(NAME, SINCE, MININ, MAXIN, MAXOUT, REQUIRED)              \
+  {NAME, SINCE, MININ, MAXIN, MAXOUT, REQUIRED},
+const OpArity kOpArity[] = {
+#include "OnnxOpVersions.inc"
+};
+#undef ONNX_ARITY
+#undef ONNX_OP
+
+const OpArity *findArity(llvm::StringRef opType, int64_t since) {
+  for (const OpArity &a : kOpArity)
+    if (a.since == since && opType == a.name)
+      return &a;
+  return nullptr;
+}
 
 /// The schema version of `opType` selected by `opset`, or 0 if the op does
 /// not exist at that opset (or is unknown).
@@ -73,6 +98,20 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
 
 bool isDefaultDomain(const std::string &d) {
   return d.empty() || d == "ai.onnx";
+}
+
+/// "node 'name' (OpType, opset N): ", or the node's first output when it
+/// has no name; every node error starts with it.
+std::string nodePrefix(const onnx::NodeProto &node, int64_t opset) {
+  std::string who;
+  if (!node.name().empty())
+    who = "node '" + node.name() + "'";
+  else if (node.output_size() && !node.output(0).empty())
+    who = "node with output '" + node.output(0) + "'";
+  else
+    who = "unnamed node";
+  return who + " (" + node.op_type() + ", opset " + std::to_string(opset) +
+         "): ";
 }
 } // namespace
 
@@ -142,7 +181,8 @@ private:
                                  const Tensor &value, Location loc);
   std::vector<std::string> frozenNames;
   LogicalResult orderNodes(const onnx::GraphProto &g,
-                           std::vector<const onnx::NodeProto *> &order);
+                           std::vector<const onnx::NodeProto *> &order,
+                           int64_t opset);
   LogicalResult convertNode(const onnx::NodeProto &node, int64_t opset);
   const onnx::FunctionProto *findFunction(const onnx::NodeProto &node);
   LogicalResult convertFunctionCall(const onnx::NodeProto &node,
@@ -152,6 +192,8 @@ private:
   instantiateFunction(const onnx::NodeProto &node, const onnx::FunctionProto &f,
                       ArrayRef<Type> argTypes, ArrayRef<bool> present,
                       int64_t opset);
+  LogicalResult checkDeclaredType(const onnx::ValueInfoProto &info,
+                                  llvm::StringRef where);
   Location nodeLoc(const onnx::NodeProto &node);
   InFlightDiagnostic nodeError(const onnx::NodeProto &node, int64_t opset);
 };
@@ -165,9 +207,7 @@ Location GraphImporter::nodeLoc(const onnx::NodeProto &node) {
 
 InFlightDiagnostic GraphImporter::nodeError(const onnx::NodeProto &node,
                                             int64_t opset) {
-  return emitError(nodeLoc(node))
-         << "node '" << node.name() << "' (" << node.op_type() << ", opset "
-         << opset << "): ";
+  return emitError(nodeLoc(node)) << nodePrefix(node, opset);
 }
 
 Value GraphImporter::lookup(const std::string &name) {
@@ -208,6 +248,9 @@ const Tensor *GraphImporter::constantData(Value v) {
 
 LogicalResult GraphImporter::checkModel(int64_t &opset) {
   opset = 0;
+  Location loc = NameLoc::get(StringAttr::get(&ctx, "model"));
+  if (!model.has_graph())
+    return emitError(loc) << "the model has no graph (is this an ONNX model?)";
   std::string otherDomains;
   for (const auto &imp : model.opset_import()) {
     if (isDefaultDomain(imp.domain()))
@@ -217,7 +260,6 @@ LogicalResult GraphImporter::checkModel(int64_t &opset) {
   }
   if (opset == 0 && model.opset_import_size() == 0)
     opset = 1; // ONNX: a missing opset_import means opset 1
-  Location loc = NameLoc::get(StringAttr::get(&ctx, "model"));
   if (opset == 0)
     return emitError(loc) << "the model imports no default-domain opset, "
                              "only unsupported domains: "
@@ -235,7 +277,18 @@ LogicalResult GraphImporter::createSignature(func::FuncOp &func) {
   for (const auto &init : g.initializer()) {
     if (init.name().empty())
       return emitError(UnknownLoc::get(&ctx)) << "an initializer has no name";
-    initializers[init.name()] = &init;
+    if (!initializers.try_emplace(init.name(), &init).second)
+      return emitError(NameLoc::get(StringAttr::get(&ctx, init.name())))
+             << "initializer '" << init.name() << "' is defined more than once";
+  }
+  llvm::StringSet<> inputNames;
+  for (const auto &in : g.input()) {
+    Location loc = NameLoc::get(StringAttr::get(&ctx, in.name()));
+    if (in.name().empty())
+      return emitError(loc) << "a graph input has no name";
+    if (!inputNames.insert(in.name()).second)
+      return emitError(loc) << "graph input '" << in.name()
+                            << "' is listed more than once";
   }
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
@@ -288,6 +341,10 @@ LogicalResult GraphImporter::createSignature(func::FuncOp &func) {
                << "dims " << top::formatArray(shape)
                << "; fix them with --input-shapes " << in.name()
                << ":D0xD1x...";
+    if (!shapeFits(shape))
+      return emitError(loc) << "graph input '" << in.name() << "' has shape "
+                            << top::formatArray(shape)
+                            << ", whose element count overflows";
     argTypes.push_back(RankedTensorType::get(shape, elem));
     argNames.push_back(in.name());
   }
@@ -335,6 +392,10 @@ LogicalResult GraphImporter::checkFrozenInput(const onnx::ValueInfoProto &in,
     return emitError(loc) << "frozen input '" << in.name() << "' has dtype "
                           << dtypeName(value.dtype()) << " but the model says "
                           << onnxTypeName(tt.elem_type());
+  if (!shapeFits(value.shape()))
+    return emitError(loc) << "frozen input '" << in.name() << "' has shape "
+                          << shapeToString(value.shape())
+                          << ", whose element count overflows";
   if (tt.has_shape()) {
     bool ok = tt.shape().dim_size() == value.rank();
     for (int i = 0; ok && i < tt.shape().dim_size(); ++i)
@@ -385,14 +446,15 @@ static void collectImplicitInputs(const onnx::NodeProto &node,
 
 LogicalResult
 GraphImporter::orderNodes(const onnx::GraphProto &g,
-                          std::vector<const onnx::NodeProto *> &order) {
+                          std::vector<const onnx::NodeProto *> &order,
+                          int64_t opset) {
   llvm::StringMap<int> producer;
   for (int i = 0; i < g.node_size(); ++i)
     for (const std::string &out : g.node(i).output()) {
       if (out.empty())
         continue;
       if (producer.count(out) || values.count(out) || initializers.count(out))
-        return nodeError(g.node(i), 0)
+        return nodeError(g.node(i), opset)
                << "output '" << out << "' is defined more than once";
       producer[out] = i;
     }
@@ -408,7 +470,7 @@ GraphImporter::orderNodes(const onnx::GraphProto &g,
         continue;
       auto p = producer.find(in);
       if (p == producer.end())
-        return nodeError(g.node(i), 0)
+        return nodeError(g.node(i), opset)
                << "input '" << in
                << "' is not a graph input, an initializer, or any node's "
                   "output";
@@ -431,7 +493,7 @@ GraphImporter::orderNodes(const onnx::GraphProto &g,
   if (order.size() != static_cast<size_t>(g.node_size()))
     for (int i = 0; i < g.node_size(); ++i)
       if (pending[i] > 0)
-        return nodeError(g.node(i), 0)
+        return nodeError(g.node(i), opset)
                << "the graph has a cycle through this node";
   return success();
 }
@@ -458,6 +520,27 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
            << selectVersion(node.op_type(), 7)
            << "); Strata imports opset 1-6 models only for ops unchanged "
               "since";
+  if (const OpArity *a = findArity(node.op_type(), since)) {
+    int n = node.input_size();
+    if (n < a->minInputs || n > a->maxInputs)
+      return nodeError(node, opset)
+             << "has " << n << " inputs; " << node.op_type() << "-" << since
+             << " takes "
+             << (a->maxInputs == INT32_MAX ? std::to_string(a->minInputs) +
+                                                 " or more"
+                 : a->minInputs == a->maxInputs
+                     ? std::to_string(a->minInputs)
+                     : std::to_string(a->minInputs) + " to " +
+                           std::to_string(a->maxInputs));
+    for (int i = 0; i < std::min(n, 64); ++i)
+      if ((a->requiredInputs >> i & 1) && node.input(i).empty())
+        return nodeError(node, opset)
+               << "input " << i << " is required but its name is empty";
+    if (node.output_size() > a->maxOutputs)
+      return nodeError(node, opset)
+             << "has " << node.output_size() << " outputs; " << node.op_type()
+             << "-" << since << " has at most " << a->maxOutputs;
+  }
   auto it = converterRegistry().find(node.op_type());
   if (it == converterRegistry().end())
     return nodeError(node, opset)
@@ -512,7 +595,7 @@ GraphImporter::convertSubgraph(const onnx::GraphProto &g, Region *region,
     initializers[init.name()] = &init;
   }
   std::vector<const onnx::NodeProto *> order;
-  if (failed(orderNodes(g, order)))
+  if (failed(orderNodes(g, order, opset)))
     return failure();
   for (const onnx::NodeProto *node : order)
     if (failed(convertNode(*node, opset)))
@@ -534,6 +617,53 @@ GraphImporter::convertSubgraph(const onnx::GraphProto &g, Region *region,
   return success();
 }
 
+/// A value's type as the graph computes it must agree with a static type the
+/// model declares for it (graph output, value_info, or an initializer also
+/// listed as a graph input): a contradiction means a corrupt model.
+LogicalResult
+GraphImporter::checkDeclaredType(const onnx::ValueInfoProto &info,
+                                 llvm::StringRef where) {
+  if (!info.type().has_tensor_type())
+    return success();
+  auto it = values.find(info.name());
+  if (it == values.end())
+    return success();
+  auto actual = dyn_cast<RankedTensorType>(it->second.getType());
+  if (!actual)
+    return success();
+  const auto &tt = info.type().tensor_type();
+  Location loc = NameLoc::get(StringAttr::get(&ctx, info.name()));
+  Type elem = elementTypeFromOnnx(tt.elem_type(), &ctx);
+  if (elem && !isa<quant::QuantizedType>(actual.getElementType()) &&
+      elem != actual.getElementType())
+    return emitError(loc) << where << " '" << info.name()
+                          << "' is declared as "
+                          << onnxTypeName(tt.elem_type())
+                          << " but the graph computes " << actual;
+  if (!tt.has_shape())
+    return success();
+  bool ok = tt.shape().dim_size() == actual.getRank();
+  for (int i = 0; ok && i < tt.shape().dim_size(); ++i) {
+    const auto &d = tt.shape().dim(i);
+    ok = !d.has_dim_value() || d.dim_value() < 0 ||
+         actual.isDynamicDim(i) || d.dim_value() == actual.getDimSize(i);
+  }
+  if (ok)
+    return success();
+  std::string declared = "[";
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto &d = tt.shape().dim(i);
+    declared += (i ? ", " : "") + (d.has_dim_value()
+                                       ? std::to_string(d.dim_value())
+                                       : d.dim_param().empty() ? std::string("?")
+                                                               : d.dim_param());
+  }
+  declared += "]";
+  return emitError(loc) << where << " '" << info.name()
+                        << "' is declared with shape " << declared
+                        << " but the graph computes " << actual;
+}
+
 FailureOr<ImportedModel> GraphImporter::run() {
   int64_t opset;
   if (failed(checkModel(opset)))
@@ -545,7 +675,7 @@ FailureOr<ImportedModel> GraphImporter::run() {
   if (failed(createSignature(func)))
     return failure();
   std::vector<const onnx::NodeProto *> order;
-  if (failed(orderNodes(model.graph(), order)))
+  if (failed(orderNodes(model.graph(), order, opset)))
     return failure();
   for (const onnx::NodeProto *node : order)
     if (failed(convertNode(*node, opset)))
@@ -553,13 +683,27 @@ FailureOr<ImportedModel> GraphImporter::run() {
 
   // Outputs.
   SmallVector<Value> results;
+  llvm::StringSet<> outputNames;
   for (const auto &out : model.graph().output()) {
+    if (!outputNames.insert(out.name()).second)
+      return emitError(NameLoc::get(StringAttr::get(&ctx, out.name())))
+             << "graph output '" << out.name() << "' is listed more than once";
     Value v = lookup(out.name());
     if (!v)
       return emitError(NameLoc::get(StringAttr::get(&ctx, out.name())))
              << "graph output '" << out.name() << "' is never defined";
     results.push_back(v);
   }
+  for (const auto &out : model.graph().output())
+    if (failed(checkDeclaredType(out, "graph output")))
+      return failure();
+  for (const auto &info : model.graph().value_info())
+    if (failed(checkDeclaredType(info, "value_info")))
+      return failure();
+  for (const auto &in : model.graph().input())
+    if (initializers.count(in.name()) &&
+        failed(checkDeclaredType(in, "initializer (listed as graph input)")))
+      return failure();
   func::ReturnOp::create(builder, UnknownLoc::get(&ctx), results);
   func.setType(builder.getFunctionType(func.getArgumentTypes(),
                                        ValueRange(results).getTypes()));
@@ -782,7 +926,7 @@ FailureOr<func::FuncOp> GraphImporter::instantiateFunction(
   for (auto [i, in] : llvm::enumerate(g.input()))
     values[in.name()] = entry->getArgument(i);
   std::vector<const onnx::NodeProto *> order;
-  if (failed(orderNodes(g, order))) {
+  if (failed(orderNodes(g, order, bodyOpset))) {
     fn.erase();
     return failure();
   }
@@ -828,12 +972,11 @@ NodeContext::NodeContext(GraphImporter &importer, const onnx::NodeProto &node,
 }
 
 OpBuilder &NodeContext::builder() { return importer.builder; }
+const std::string &NodeContext::modelDir() const { return importer.modelDir; }
 MLIRContext *NodeContext::context() { return &importer.ctx; }
 
 InFlightDiagnostic NodeContext::error() {
-  return emitError(location) << "node '" << proto.name() << "' ("
-                             << proto.op_type() << ", opset " << modelOpset
-                             << "): ";
+  return emitError(location) << nodePrefix(proto, modelOpset);
 }
 
 bool NodeContext::hasInput(size_t i) const {
@@ -1011,18 +1154,32 @@ FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
   bool operandsStatic = llvm::all_of(op->getOperands(), [](Value v) {
     return top::isNone(v) || top::hasStaticShape(v);
   });
+  // The name outlives the op, which is erased on failure.
+  OperationName name = op->getName();
   if (operandsStatic) {
     if (failed(top::inferAndSetResultTypes(op))) {
-      OperationName name = op->getName(); // read before erasing the op
       op->erase();
       return error() << "the converted " << name
                      << " is invalid (see the error above)";
     }
   }
   if (failed(mlir::verify(op))) {
-    OperationName name = op->getName(); // read before erasing the op
     op->erase();
     return error() << "the converted " << name << " is invalid";
+  }
+  for (Value r : op->getResults()) {
+    auto t = dyn_cast<RankedTensorType>(r.getType());
+    if (!t)
+      continue;
+    SmallVector<int64_t> dims;
+    for (int64_t d : t.getShape())
+      dims.push_back(ShapedType::isDynamic(d) ? 0 : d);
+    if (!shapeFits(dims)) {
+      op->erase();
+      return error() << "the converted " << name << " would have shape "
+                     << top::formatArray(t.getShape())
+                     << ", whose element count overflows";
+    }
   }
   // Constant folding: every tensor operand is a weight.
   // Ops with regions may read outer values the folder cannot see.
@@ -1060,6 +1217,28 @@ FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
 // Entry point
 //===----------------------------------------------------------------------===//
 
+FailureOr<ImportedModel> importOnnxBuffer(llvm::StringRef bytes,
+                                          const std::string &modelDir,
+                                          llvm::StringRef what,
+                                          MLIRContext &context,
+                                          const ImportOptions &options) {
+  Location loc = NameLoc::get(StringAttr::get(&context, what));
+  if (bytes.size() > static_cast<size_t>(INT32_MAX))
+    return emitError(loc) << "'" << what
+                          << "' is larger than 2 GiB; store its weights as "
+                             "external data";
+  if (bytes.empty())
+    return emitError(loc) << "'" << what << "' is empty, not an ONNX model";
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return emitError(loc) << "'" << what
+                          << "' is not a valid ONNX model (protobuf parsing "
+                             "failed: truncated or corrupt file)";
+  context.loadDialect<top::TopDialect, func::FuncDialect>();
+  GraphImporter importer(context, model, modelDir, options);
+  return importer.run();
+}
+
 FailureOr<ImportedModel> importOnnxFile(const std::string &path,
                                         MLIRContext &context,
                                         const ImportOptions &options) {
@@ -1069,17 +1248,6 @@ FailureOr<ImportedModel> importOnnxFile(const std::string &path,
   if (!buf)
     return emitError(loc) << "cannot read '" << path
                           << "': " << buf.getError().message();
-  if ((*buf)->getBufferSize() > static_cast<size_t>(INT32_MAX))
-    return emitError(loc) << "'" << path
-                          << "' is larger than 2 GiB; store its weights as "
-                             "external data";
-  onnx::ModelProto model;
-  if (!model.ParseFromArray((*buf)->getBufferStart(),
-                            static_cast<int>((*buf)->getBufferSize())))
-    return emitError(loc) << "'" << path
-                          << "' is not a valid ONNX model (protobuf parsing "
-                             "failed: truncated or corrupt file)";
-  context.loadDialect<top::TopDialect, func::FuncDialect>();
   llvm::SmallString<256> dir(path);
   llvm::sys::path::remove_filename(dir);
   if (dir.empty())
@@ -1087,8 +1255,8 @@ FailureOr<ImportedModel> importOnnxFile(const std::string &path,
   ImportOptions opts = options;
   if (opts.name.empty())
     opts.name = llvm::sys::path::stem(path).str();
-  GraphImporter importer(context, model, std::string(dir), opts);
-  return importer.run();
+  return importOnnxBuffer((*buf)->getBuffer(), std::string(dir), path, context,
+                          opts);
 }
 
 } // namespace strata::onnx_import

@@ -71,6 +71,10 @@ bool resolveExternalPath(const std::string &modelDir, const std::string &loc,
             "' resolves outside the model's folder";
     return false;
   }
+  if (!llvm::sys::fs::is_regular_file(realFile)) {
+    error = "external data location '" + loc + "' is not a regular file";
+    return false;
+  }
   resolved = std::string(realFile);
   return true;
 }
@@ -99,7 +103,8 @@ void unpackBits(const uint8_t *packed, int64_t n, DType t, Tensor &out) {
 }
 
 bool readExternal(const onnx::TensorProto &p, const std::string &modelDir,
-                  size_t bytes, Tensor &out, std::string &error) {
+                  DType dtype, const std::vector<int64_t> &shape, size_t bytes,
+                  Tensor &out, std::string &error) {
   std::string location;
   uint64_t offset = 0, length = 0;
   bool hasLength = false;
@@ -143,9 +148,24 @@ bool readExternal(const onnx::TensorProto &p, const std::string &modelDir,
             std::to_string(offset) + ", file has " + std::to_string(size);
     return false;
   }
+  out = Tensor(dtype, shape);
   if (bytes)
     std::memcpy(out.raw(), (*buf)->getBufferStart() + offset, bytes);
   return true;
+}
+
+/// The typed field that carries a tensor of `p`'s data type, and how many
+/// values it holds.
+std::pair<const char *, int64_t> typedValues(const onnx::TensorProto &p) {
+  using TP = onnx::TensorProto;
+  switch (p.data_type()) {
+  case TP::FLOAT: return {"float_data", p.float_data_size()};
+  case TP::DOUBLE: return {"double_data", p.double_data_size()};
+  case TP::INT64: return {"int64_data", p.int64_data_size()};
+  case TP::UINT32:
+  case TP::UINT64: return {"uint64_data", p.uint64_data_size()};
+  default: return {"int32_data", p.int32_data_size()};
+  }
 }
 } // namespace
 
@@ -155,6 +175,20 @@ const char *onnxTypeName(int32_t t) {
                static_cast<onnx::TensorProto_DataType>(t))
         .c_str();
   return "INVALID";
+}
+
+bool shapeFits(llvm::ArrayRef<int64_t> shape) {
+  // 16 bytes per element is the widest element type.
+  constexpr int64_t kLimit = INT64_MAX / 16;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return false;
+    if (d > 1 && n > kLimit / d)
+      return false;
+    n *= std::max<int64_t>(d, 1);
+  }
+  return true;
 }
 
 Type elementTypeFromOnnx(int32_t t, MLIRContext *ctx) {
@@ -173,7 +207,7 @@ bool readTensorProto(const onnx::TensorProto &p, const std::string &modelDir,
   size_t esize = dtypeSize(*dtype);
   std::optional<int64_t> n =
       checkedNumElements(shape, INT64_MAX / static_cast<int64_t>(esize));
-  if (!n) {
+  if (!n || !shapeFits(shape)) {
     error = "shape " + shapeToString(shape) +
             " has a negative dim or overflows";
     return false;
@@ -185,7 +219,8 @@ bool readTensorProto(const onnx::TensorProto &p, const std::string &modelDir,
     return false;
   }
   size_t bytes = static_cast<size_t>(*n) * esize;
-  out = Tensor(*dtype, shape);
+  // Every path checks that the data is really there before allocating, so a
+  // small file cannot make the importer allocate a huge tensor.
   int64_t pack = packFactor(*dtype);
   if (pack > 1) {
     // Sub-byte types: raw_data, external data and int32_data (one packed
@@ -193,8 +228,10 @@ bool readTensorProto(const onnx::TensorProto &p, const std::string &modelDir,
     size_t packedBytes = static_cast<size_t>((*n + pack - 1) / pack);
     std::vector<uint8_t> packed(packedBytes);
     if (p.data_location() == onnx::TensorProto::EXTERNAL) {
-      Tensor raw(DType::U8, {static_cast<int64_t>(packedBytes)});
-      if (!readExternal(p, modelDir, packedBytes, raw, error))
+      Tensor raw;
+      if (!readExternal(p, modelDir, DType::U8,
+                        {static_cast<int64_t>(packedBytes)}, packedBytes, raw,
+                        error))
         return false;
       std::memcpy(packed.data(), raw.raw(), packedBytes);
     } else if (p.has_raw_data()) {
@@ -217,11 +254,12 @@ bool readTensorProto(const onnx::TensorProto &p, const std::string &modelDir,
       for (size_t k = 0; k < packedBytes; ++k)
         packed[k] = static_cast<uint8_t>(p.int32_data(static_cast<int>(k)));
     }
+    out = Tensor(*dtype, shape);
     unpackBits(packed.data(), *n, *dtype, out);
     return true;
   }
   if (p.data_location() == onnx::TensorProto::EXTERNAL)
-    return readExternal(p, modelDir, bytes, out, error);
+    return readExternal(p, modelDir, *dtype, shape, bytes, out, error);
   if (p.has_raw_data()) {
     if (p.raw_data().size() != bytes) {
       error = "raw_data has " + std::to_string(p.raw_data().size()) +
@@ -229,39 +267,34 @@ bool readTensorProto(const onnx::TensorProto &p, const std::string &modelDir,
               dtypeName(*dtype) + " needs " + std::to_string(bytes);
       return false;
     }
+    out = Tensor(*dtype, shape);
     if (bytes)
       std::memcpy(out.raw(), p.raw_data().data(), bytes);
     return true;
   }
-  auto countError = [&](int64_t have) {
-    error = "has " + std::to_string(have) + " values, shape " +
+  if (auto [field, have] = typedValues(p); have != *n) {
+    error = std::string(field) + " has " + std::to_string(have) +
+            " values, shape " +
             shapeToString(shape) + " needs " + std::to_string(*n);
     return false;
-  };
+  }
+  out = Tensor(*dtype, shape);
   using TP = onnx::TensorProto;
   switch (p.data_type()) {
   case TP::FLOAT:
-    if (p.float_data_size() != *n)
-      return countError(p.float_data_size());
     if (bytes)
       std::memcpy(out.raw(), p.float_data().data(), bytes);
     return true;
   case TP::DOUBLE:
-    if (p.double_data_size() != *n)
-      return countError(p.double_data_size());
     if (bytes)
       std::memcpy(out.raw(), p.double_data().data(), bytes);
     return true;
   case TP::INT64:
-    if (p.int64_data_size() != *n)
-      return countError(p.int64_data_size());
     if (bytes)
       std::memcpy(out.raw(), p.int64_data().data(), bytes);
     return true;
   case TP::UINT32:
   case TP::UINT64:
-    if (p.uint64_data_size() != *n)
-      return countError(p.uint64_data_size());
     for (int64_t i = 0; i < *n; ++i) {
       if (*dtype == DType::U32)
         out.data<uint32_t>()[i] = static_cast<uint32_t>(p.uint64_data(i));
@@ -270,8 +303,6 @@ bool readTensorProto(const onnx::TensorProto &p, const std::string &modelDir,
     }
     return true;
   default: // int32_data carries int32 and every narrower type (bit pattern)
-    if (p.int32_data_size() != *n)
-      return countError(p.int32_data_size());
     for (int64_t i = 0; i < *n; ++i) {
       int32_t v = p.int32_data(i);
       switch (*dtype) {

@@ -45,6 +45,15 @@ mlir::FailureOr<ImportedModel> importOnnxFile(const std::string &path,
                                               mlir::MLIRContext &context,
                                               const ImportOptions &options);
 
+/// Imports a serialized ModelProto held in memory (the fuzzer's entry point;
+/// importOnnxFile reads the file and calls this). External data locations are
+/// resolved inside `modelDir`; `what` names the model in errors.
+mlir::FailureOr<ImportedModel> importOnnxBuffer(llvm::StringRef bytes,
+                                                const std::string &modelDir,
+                                                llvm::StringRef what,
+                                                mlir::MLIRContext &context,
+                                                const ImportOptions &options);
+
 /// The ops the importer converts (for the coverage report), sorted.
 std::vector<std::string> supportedOnnxOps();
 
