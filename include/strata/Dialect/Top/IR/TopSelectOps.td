@@ -157,7 +157,7 @@ def Top_OneHotOp : Top_Op<"OneHot", [Pure,
     The depth is either the attribute `depth` (then `depth_value` is
     `none`) or, when it is only known at run time, the one value of
     `depth_value` (truncated to an integer, must be >= 1); the new dim is
-    then `?` and the result may only be returned (see NonZero).
+    then `?` and is fixed by the interpreter at run time (see NonZero).
 
     ```mlir
     %1 = top.OneHot(%i, %v, %none) {depth = 10 : i64, axis = -1 : i64} : (tensor<3xi64>, tensor<2xf32>, none) -> tensor<3x10xf32>
@@ -233,10 +233,9 @@ def Top_MaxPoolIndicesOp : Top_Op<"MaxPoolIndices", [Pure]> {
 
 //===----------------------------------------------------------------------===//
 // Ops whose result shape depends on input values. Shape inference gives `?`
-// for those dims; the reference interpreter computes them at run time. Such
-// a result may only be returned from the function (no op can consume a
-// tensor whose shape is unknown until run time), unless the op is folded at
-// import because its inputs are constants.
+// for those dims; the reference interpreter computes them at run time and
+// refines the value's type, so the ops that consume it see static shapes
+// (see lib/Interpreter). With constant inputs the op folds at import.
 //===----------------------------------------------------------------------===//
 
 def Top_NonZeroOp : Top_Op<"NonZero", [Pure]> {
