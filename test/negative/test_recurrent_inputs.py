@@ -69,7 +69,7 @@ def test_weight_shape(tmp_path):
 
 def test_too_many_outputs(tmp_path):
     m = lstm_model(op="GRU", outputs=("y", "yh", "extra"))
-    assert_clean_failure(import_model(tmp_path, m), "node 'rec' (GRU", "at most 2 expected")
+    assert_clean_failure(import_model(tmp_path, m), "node 'rec' (GRU", "has 3 outputs", "at most 2")
 
 
 def test_symbolic_sequence_length_unfixed(tmp_path):

@@ -518,8 +518,8 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
            << "op type '" << node.op_type() << "' version " << since
            << " differs from its opset-7 schema (version "
            << selectVersion(node.op_type(), 7)
-           << "); Strata imports opset 1-6 models only for ops unchanged "
-              "since";
+           << "); Strata imports opset 1-6 models only for ops whose schema "
+              "is the same at opset 7";
   if (const OpArity *a = findArity(node.op_type(), since)) {
     int n = node.input_size();
     if (n < a->minInputs || n > a->maxInputs)
