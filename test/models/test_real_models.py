@@ -40,6 +40,7 @@ BIN = os.environ.get("STRATA_BIN_DIR", os.path.join(ROOT, "build", "bin"))
 STRATA = os.path.join(BIN, "strata")
 SITE = sysconfig.get_paths()["purelib"]
 
+OPTIMIZED_COSINE_MIN = 0.99999
 COSINE_MIN = 0.9999
 RTOL, ATOL = 1e-3, 1e-4
 
@@ -206,4 +207,21 @@ def test_real_model(name, tmp_path, request, rng_seed=0):
         result["outputs"][n] = {"shape": list(w.shape), "max_abs_diff": diff, "cosine": cos}
         assert cos >= COSINE_MIN, f"{n}: cosine {cos}"
         assert np.allclose(g, w, rtol=RTOL, atol=ATOL), f"{n}: max abs diff {diff}"
+
+    # The optimized model (`m.mlir`, top-optimize) must not change the
+    # outputs: cosine >= 0.99999 against the imported model's run, and the
+    # same tolerances against ONNX Runtime.
+    r = subprocess.run([STRATA, "run-ref", str(tmp_path / "m.mlir"), "--input",
+                        str(tmp_path / "in.npz"), "--output", str(tmp_path / "opt.npz")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with np.load(tmp_path / "opt.npz") as z:
+        opt = {n: z[n] for n in z.files}
+    result["ops_optimized"] = top_op_count((tmp_path / "m.mlir").read_text())
+    for n, w in want.items():
+        o = opt[n]
+        assert o.dtype == w.dtype and o.shape == w.shape, (n, o.dtype, o.shape)
+        assert cosine(o, got[n]) >= OPTIMIZED_COSINE_MIN, f"{n}: optimized cosine {cosine(o, got[n])}"
+        assert np.allclose(o, w, rtol=RTOL, atol=ATOL), f"{n}: optimized vs onnxruntime"
+    assert result["ops_optimized"] <= result["ops"]
     RESULTS[name] = result
