@@ -72,16 +72,17 @@ LogicalResult writeModuleFile(ModuleOp module, const std::string &path,
   return success();
 }
 
-LogicalResult writeTopModel(ModuleOp module, const TensorMap &weights,
-                            const std::string &dir, const std::string &name,
-                            std::string &error) {
-  std::string weightFile = name + "_TOP_F32_all_weight.npz";
+LogicalResult writeModelPair(ModuleOp module, const TensorMap &weights,
+                             const std::string &dir, const std::string &name,
+                             const std::string &mlirFile,
+                             const std::string &weightFile,
+                             std::string &error) {
   Builder b(module.getContext());
   module->setAttr(top::kModelNameAttr, b.getStringAttr(name));
   module->setAttr(top::kWeightFileAttr, b.getStringAttr(weightFile));
   llvm::SmallString<256> npz(dir), mlir(dir);
   llvm::sys::path::append(npz, weightFile);
-  llvm::sys::path::append(mlir, name + "_origin.mlir");
+  llvm::sys::path::append(mlir, mlirFile);
   if (!writeNpz(std::string(npz), weights, error))
     return failure();
   if (failed(writeModuleFile(module, std::string(mlir), error))) {
@@ -89,6 +90,13 @@ LogicalResult writeTopModel(ModuleOp module, const TensorMap &weights,
     return failure();
   }
   return success();
+}
+
+LogicalResult writeTopModel(ModuleOp module, const TensorMap &weights,
+                            const std::string &dir, const std::string &name,
+                            std::string &error) {
+  return writeModelPair(module, weights, dir, name, name + "_origin.mlir",
+                        name + "_TOP_F32_all_weight.npz", error);
 }
 
 } // namespace strata

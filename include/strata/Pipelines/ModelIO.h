@@ -35,6 +35,18 @@ mlir::LogicalResult writeModuleFile(mlir::ModuleOp module,
                                     const std::string &path,
                                     std::string &error);
 
+/// Writes `module` as `DIR/<mlirFile>` with its weights in
+/// `DIR/<weightFile>`, first setting the module attributes top.name (`name`)
+/// and top.weight_file. The npz is written first; both appear whole or not
+/// at all.
+mlir::LogicalResult writeModelPair(mlir::ModuleOp module,
+                                   const TensorMap &weights,
+                                   const std::string &dir,
+                                   const std::string &name,
+                                   const std::string &mlirFile,
+                                   const std::string &weightFile,
+                                   std::string &error);
+
 /// Writes a Top model as the pair `DIR/<name>_origin.mlir` and
 /// `DIR/<name>_TOP_F32_all_weight.npz`, first setting the module attributes
 /// top.name and top.weight_file. The npz is written first; both appear whole
