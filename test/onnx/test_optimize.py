@@ -7,6 +7,7 @@ fired (or, for the negative cases, did not)."""
 import os
 import re
 import subprocess
+import sys
 import tempfile
 import zlib
 
@@ -152,3 +153,93 @@ def test_multi_use_conv_is_not_fused(rng):
     before, after = optimize_and_compare(
         make_model(nodes, {"x": x}, ["c", "n", "r"], inits), {"x": x})
     assert sorted(after) == sorted(before)
+
+
+def compile_model(args):
+    return subprocess.run([STRATA, "compile"] + args, capture_output=True, text=True)
+
+
+def test_compile_onnx_and_origin_agree(rng):
+    """`strata compile` optimizes an ONNX model and an imported
+    `_origin.mlir` the same way; `--no-optimize` keeps the imported ops."""
+    import onnx
+    x = rng.standard_normal((1, 3, 8, 8)).astype(np.float32)
+    inits = {"w": rng.standard_normal((4, 3, 3, 3)).astype(np.float32),
+             "s": rng.uniform(0.5, 2, (1, 4, 1, 1)).astype(np.float32)}
+    nodes = [conv_node("x", "w", "c"), helper.make_node("Mul", ["c", "s"], ["m"]),
+             helper.make_node("Relu", ["m"], ["y"])]
+    model = make_model(nodes, {"x": x}, ["y"], inits)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "net.onnx")
+        onnx.save(model, path)
+        r = compile_model([path, "-o", os.path.join(tmp, "a")])
+        assert r.returncode == 0, r.stderr
+        r = subprocess.run([STRATA, "import", path, "-o", tmp, "--no-optimize"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        origin = os.path.join(tmp, "net_origin.mlir")
+        r = compile_model([origin, "-o", os.path.join(tmp, "b")])
+        assert r.returncode == 0, r.stderr
+        r = compile_model([origin, "-o", os.path.join(tmp, "c"), "--no-optimize",
+                           "--name", "raw"])
+        assert r.returncode == 0, r.stderr
+        a, b = os.path.join(tmp, "a", "net.mlir"), os.path.join(tmp, "b", "net.mlir")
+        assert ops(a) == ops(b) == ["Conv"]
+        assert ops(os.path.join(tmp, "c", "raw.mlir")) == ops(origin) == ["Conv", "Mul", "Relu"]
+        want = run_ort(model, {"x": x})["y"]
+        for p in (a, b, os.path.join(tmp, "c", "raw.mlir")):
+            got = run(p, {"x": x}, tmp, "run")["y"]
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["missing.onnx"], "cannot read 'missing.onnx'"),
+    (["m.onnx", "--target", "cpu"], "--target 'cpu' is not available"),
+    (["m_origin.mlir", "--input-shapes", "x:1x3"], "applies to ONNX models only"),
+    (["m.onnx", "--input-shapes", "x:1xq"], "dim 'q' is not a non-negative integer"),
+])
+def test_compile_errors(args, message):
+    import onnx
+    x = np.zeros((1, 3), np.float32)
+    with tempfile.TemporaryDirectory() as tmp:
+        onnx.save(make_model([helper.make_node("Relu", ["x"], ["y"])], {"x": x}, ["y"], {}),
+                  os.path.join(tmp, "m.onnx"))
+        r = subprocess.run([STRATA, "import", "m.onnx", "-o", ".", "--no-optimize"],
+                           capture_output=True, text=True, cwd=tmp)
+        assert r.returncode == 0, r.stderr
+        out = os.path.join(tmp, "out")
+        r = subprocess.run([STRATA, "compile"] + args + ["-o", out],
+                           capture_output=True, text=True, cwd=tmp)
+        assert r.returncode != 0 and message in r.stderr, r.stderr
+        assert not os.path.exists(out)
+
+
+def test_graph_report_onnx_and_origin(rng):
+    """scripts/graph-report counts the same ops for an ONNX model and for
+    its imported `_origin.mlir`, and ends with the summary line."""
+    import json
+    import onnx
+    x = rng.standard_normal((1, 3, 8, 8)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    nodes = [conv_node("x", "w", "c"), helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("Transpose", ["r"], ["y"], perm=[0, 2, 3, 1])]
+    report = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "graph-report")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "net.onnx")
+        onnx.save(make_model(nodes, {"x": x}, ["y"], {"w": w}), path)
+        r = subprocess.run([STRATA, "import", path, "-o", tmp, "--no-optimize"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        lines = []
+        for model in (path, os.path.join(tmp, "net_origin.mlir")):
+            js = os.path.join(tmp, "r.json")
+            r = subprocess.run([sys.executable, report, model,
+                                "--bin", os.path.dirname(STRATA), "--json", js],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            lines.append(r.stdout.strip().splitlines()[-1])
+            with open(js) as f:
+                data = json.load(f)
+            assert data["before"] == {"Conv": 1, "Relu": 1, "Permute": 1}
+            assert data["after"] == {"Conv": 1, "Permute": 1}
+        assert lines == ["ops: 3 -> 2, transposes: 1"] * 2

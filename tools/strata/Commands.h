@@ -5,6 +5,10 @@
 
 #include "llvm/Support/CommandLine.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace strata::cli {
 
 extern llvm::cl::SubCommand RunRefCommand;
@@ -15,6 +19,14 @@ int compare();
 
 extern llvm::cl::SubCommand ImportCommand;
 int import();
+
+extern llvm::cl::SubCommand CompileCommand;
+int compile();
+
+/// Parses an --input-shapes value "name:1x3x224x224" into `shapes`; on a
+/// malformed value prints "<tool>: ..." to stderr and returns false.
+bool parseInputShape(llvm::StringRef tool, llvm::StringRef spec,
+                     std::map<std::string, std::vector<int64_t>> &shapes);
 
 } // namespace strata::cli
 

@@ -50,13 +50,12 @@ static cl::opt<bool> noOptimize(
              "optimized <name>.mlir that top-optimize makes from it"),
     cl::sub(ImportCommand));
 
-/// Parses "name:1x3x224x224" into the options map.
-static bool parseInputShape(StringRef spec,
-                            onnx_import::ImportOptions &options) {
+bool parseInputShape(StringRef tool, StringRef spec,
+                     std::map<std::string, std::vector<int64_t>> &shapes) {
   auto [name, dims] = spec.rsplit(':');
   if (name.empty() || dims.empty()) {
-    errs() << "strata import: --input-shapes expects name:D0xD1x..., got '"
-           << spec << "'\n";
+    errs() << tool << ": --input-shapes expects name:D0xD1x..., got '" << spec
+           << "'\n";
     return false;
   }
   std::vector<int64_t> shape;
@@ -65,13 +64,13 @@ static bool parseInputShape(StringRef spec,
   for (StringRef p : parts) {
     int64_t d;
     if (p.getAsInteger(10, d) || d < 0) {
-      errs() << "strata import: --input-shapes '" << spec
-             << "': dim '" << p << "' is not a non-negative integer\n";
+      errs() << tool << ": --input-shapes '" << spec << "': dim '" << p
+             << "' is not a non-negative integer\n";
       return false;
     }
     shape.push_back(d);
   }
-  options.inputShapes[name.str()] = shape;
+  shapes[name.str()] = shape;
   return true;
 }
 
@@ -84,7 +83,7 @@ int import() {
   onnx_import::ImportOptions options;
   options.name = modelName;
   for (const std::string &spec : inputShapes)
-    if (!parseInputShape(spec, options))
+    if (!parseInputShape("strata import", spec, options.inputShapes))
       return 2;
   if (!freezeInputs.empty()) {
     std::string error;

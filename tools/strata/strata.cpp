@@ -18,6 +18,8 @@ int main(int argc, char **argv) {
       "Strata neural-network compiler\n\n"
       "  strata import MODEL.onnx -o DIR [--name N] [--input-shapes ...]\n"
       "      import an ONNX model into a Top model\n"
+      "  strata compile MODEL(.onnx|.mlir) -o DIR [--name N] [--no-optimize]\n"
+      "      optimize a model (the only target so far: optimized Top)\n"
       "  strata run-ref MODEL.mlir --input in.npz --output out.npz\n"
       "      run a Top model through the reference interpreter\n"
       "  strata compare a.npz b.npz [--tolerance cos,euclid]\n"
@@ -29,6 +31,8 @@ int main(int argc, char **argv) {
     return compare();
   if (ImportCommand)
     return import();
+  if (CompileCommand)
+    return compile();
   llvm::errs() << "strata: no command given; run 'strata --help'\n";
   return 2;
 }
