@@ -220,10 +220,7 @@ bool parseNpy(const uint8_t *data, size_t size, Tensor &out,
   return true;
 }
 
-std::string serializeNpy(const Tensor &input) {
-  // numpy has no bfloat16: such arrays are written widened to float32.
-  const Tensor t =
-      input.dtype() == DType::BF16 ? input.castTo(DType::F32) : input;
+std::string serializeNpy(const Tensor &t) {
   const char *descr = "<f4";
   for (const DescrEntry &e : kDescrs)
     if (e.type == t.dtype())

@@ -103,6 +103,17 @@ def test_cast_float8_saturate(to, saturate):
     check_exact(model([n], [("x", F32, [10])], [("y", to, [10])]), {"x": X})
 
 
+def test_bfloat16_input_and_output_keep_their_type():
+    """bf16 values go in and come out as ml_dtypes bfloat16, not widened."""
+    bf = TensorProto.BFLOAT16
+    nodes = [helper.make_node("Cast", ["x"], ["b"], to=bf),
+             helper.make_node("Add", ["b", "c"], ["y"])]
+    m = model(nodes, [("x", F32, [10]), ("c", bf, [10])], [("b", bf, [10]), ("y", bf, [10])])
+    x = np.nan_to_num(X, nan=0.0, posinf=0.0, neginf=0.0)
+    got = check_exact(m, {"x": x, "c": np.linspace(-2, 2, 10).astype(ml_dtypes.bfloat16)})
+    assert got["y"].dtype == ml_dtypes.bfloat16
+
+
 @pytest.mark.parametrize("like", [TensorProto.FLOAT4E2M1, TensorProto.INT4, TensorProto.UINT2])
 def test_castlike_narrow_round_trip(like):
     np_like = helper.tensor_dtype_to_np_dtype(like)
