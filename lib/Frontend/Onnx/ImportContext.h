@@ -177,6 +177,7 @@ llvm::ArrayRef<ConverterEntry> geometryConverters();
 llvm::ArrayRef<ConverterEntry> transformerConverters();
 llvm::ArrayRef<ConverterEntry> trainingConverters();
 llvm::ArrayRef<ConverterEntry> selectConverters();
+llvm::ArrayRef<ConverterEntry> einsumConverters();
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.

@@ -88,6 +88,7 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
              transformerConverters(),
              trainingConverters(),
              selectConverters(),
+             einsumConverters(),
          })
       for (const ConverterEntry &e : table)
         r[e.opType] = e.convert;
