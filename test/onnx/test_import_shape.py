@@ -109,11 +109,23 @@ def test_pad_opset7_attributes():
     check_against_ort(m, {"x": x})
 
 
-def test_pad_wrap_is_unsupported():
+@pytest.mark.parametrize("pads", [[0, 1, 0, 1], [2, 7, 3, 8], [1, 0, 0, 0]])
+def test_pad_wrap_matches_numpy(pads):
+    """Pads larger than the dim wrap around more than once (np.pad 'wrap')."""
+    x = randf(2, 3)
+    m = node_with("Pad", ["x", "p"], {"x": x}, {"p": np.array(pads, np.int64)},
+                  {"mode": "wrap"}, opset=19)
+    code, got, err = run_strata(m, {"x": x})
+    assert code == 0, err
+    want = np.pad(x, [(pads[0], pads[2]), (pads[1], pads[3])], mode="wrap")
+    np.testing.assert_array_equal(next(iter(got.values())), want)
+
+
+def test_pad_wrap_before_opset19_is_an_error():
     x = randf(2, 3)
     m = node_with("Pad", ["x", "p"], {"x": x}, {"p": np.array([0, 1, 0, 1], np.int64)},
-                  {"mode": "wrap"}, opset=19)
-    assert "wrap" in import_error(m)
+                  {"mode": "wrap"}, opset=18)
+    assert "'wrap' (before Pad-19)" in import_error(m)
 
 
 def test_gather_negative_indices():

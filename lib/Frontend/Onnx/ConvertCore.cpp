@@ -333,32 +333,50 @@ LogicalResult checkInt8(NodeContext &c, size_t i) {
 /// int8/uint8 matmul accumulated in int32: (A - a_zp) @ (B - b_zp); a per-row
 /// a_zp is an M x 1 column, a per-column b_zp broadcasts along N.
 LogicalResult convertMatMulInteger(NodeContext &c) {
-  auto aShape = c.requireShape(0);
-  if (failed(aShape) || failed(checkInt8(c, 0)) || failed(checkInt8(c, 1)))
-    return failure();
-  std::vector<int64_t> col{aShape->size() >= 2 ? (*aShape)[aShape->size() - 2]
-                                               : 1,
-                           1};
-  auto a = minusZeroPoint(c, 0, 2, col);
-  auto bm = minusZeroPoint(c, 1, 3, {-1});
-  if (failed(a) || failed(bm))
-    return failure();
-  auto out = c.create<MatMulOp>(c.builder().getI32Type(), *a, *bm, c.none(),
-                                false, false, llvm::APFloat(-1.0));
+  auto out = integerMatMul(c, 0, 2, 1, 3);
   if (failed(out))
     return failure();
   c.setOutput(0, *out);
   return success();
 }
 
-/// ConvInteger: the input zero point maps to Top.Conv's input_zp; the weight
+LogicalResult convertConvInteger(NodeContext &c) {
+  auto out = integerConv(c, 0, 2, 1, 3, c.none());
+  if (failed(out))
+    return failure();
+  c.setOutput(0, *out);
+  return success();
+}
+
+} // namespace
+
+FailureOr<Value> integerMatMul(NodeContext &c, size_t a, size_t aZp, size_t b,
+                               size_t bZp) {
+  auto aShape = c.requireShape(a);
+  if (failed(aShape) || failed(checkInt8(c, a)) || failed(checkInt8(c, b)))
+    return failure();
+  std::vector<int64_t> col{aShape->size() >= 2 ? (*aShape)[aShape->size() - 2]
+                                               : 1,
+                           1};
+  auto am = minusZeroPoint(c, a, aZp, col);
+  auto bm = minusZeroPoint(c, b, bZp, {-1});
+  if (failed(am) || failed(bm))
+    return failure();
+  return c.create<MatMulOp>(c.builder().getI32Type(), *am, *bm, c.none(),
+                            false, false, llvm::APFloat(-1.0));
+}
+
+/// A constant scalar input zero point maps to Top.Conv's input_zp (the
+/// padding is the zero point); any other is subtracted from the input in
+/// int32, which pads with zero after the subtraction, the same. The weight
 /// zero point (per output channel in ONNX, per input channel in Top) is
 /// subtracted from the weights in int32.
-LogicalResult convertConvInteger(NodeContext &c) {
-  auto x = c.requireShape(0);
-  auto wShape = c.requireShape(1);
-  if (failed(x) || failed(wShape) || failed(checkInt8(c, 0)) ||
-      failed(checkInt8(c, 1)))
+FailureOr<Value> integerConv(NodeContext &c, size_t xIdx, size_t xZp,
+                             size_t wIdx, size_t wZp, Value bias) {
+  auto x = c.requireShape(xIdx);
+  auto wShape = c.requireShape(wIdx);
+  if (failed(x) || failed(wShape) || failed(checkInt8(c, xIdx)) ||
+      failed(checkInt8(c, wIdx)))
     return failure();
   if (x->size() < 3 || wShape->size() != x->size())
     return c.error() << "input shape " << formatArray(*x)
@@ -372,28 +390,32 @@ LogicalResult convertConvInteger(NodeContext &c) {
     return failure();
   DenseI64ArrayAttr inputZp;
   OpBuilder &b = c.builder();
-  if (c.hasInput(2)) {
-    auto zp = c.constantInts(2);
-    if (!zp || zp->size() != 1)
-      return c.error() << "x_zero_point must be a constant scalar";
-    inputZp = b.getDenseI64ArrayAttr(*zp);
+  Value input = c.input(xIdx);
+  if (c.hasInput(xZp)) {
+    auto zp = c.constantInts(xZp);
+    if (zp && zp->size() == 1) {
+      inputZp = b.getDenseI64ArrayAttr(*zp);
+    } else {
+      auto shifted = minusZeroPoint(c, xIdx, xZp, {});
+      if (failed(shifted))
+        return failure();
+      input = *shifted;
+    }
   }
   std::vector<int64_t> zpShape(wShape->size(), 1);
   zpShape[0] = (*wShape)[0];
-  auto w = minusZeroPoint(c, 1, 3, zpShape);
+  auto w = minusZeroPoint(c, wIdx, wZp, zpShape);
   if (failed(w))
     return failure();
-  auto out = c.create<ConvOp>(
-      b.getI32Type(), c.input(0), *w, c.none(),
-      b.getDenseI64ArrayAttr(win->kernel), b.getDenseI64ArrayAttr(win->strides),
-      b.getDenseI64ArrayAttr(win->pads), b.getDenseI64ArrayAttr(win->dilations),
-      b.getI64IntegerAttr(*group), b.getBoolAttr(false),
-      b.getF64FloatAttr(-1.0), inputZp, DenseI64ArrayAttr());
-  if (failed(out))
-    return failure();
-  c.setOutput(0, *out);
-  return success();
+  return c.create<ConvOp>(
+      b.getI32Type(), input, *w, bias, b.getDenseI64ArrayAttr(win->kernel),
+      b.getDenseI64ArrayAttr(win->strides), b.getDenseI64ArrayAttr(win->pads),
+      b.getDenseI64ArrayAttr(win->dilations), b.getI64IntegerAttr(*group),
+      b.getBoolAttr(false), b.getF64FloatAttr(-1.0), inputZp,
+      DenseI64ArrayAttr());
 }
+
+namespace {
 
 LogicalResult convertReshape(NodeContext &c) {
   std::vector<int64_t> shape;

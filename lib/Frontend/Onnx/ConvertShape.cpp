@@ -337,11 +337,10 @@ LogicalResult convertPad(NodeContext &c) {
   auto mode = c.attrString("mode", "constant");
   if (failed(rank) || failed(mode))
     return failure();
-  if (*mode == "wrap")
-    return c.error() << "attribute 'mode' = 'wrap' is not supported";
-  if (*mode != "constant" && *mode != "reflect" && *mode != "edge")
+  bool wrap = *mode == "wrap" && c.version() >= 19;
+  if (*mode != "constant" && *mode != "reflect" && *mode != "edge" && !wrap)
     return c.error() << "attribute 'mode' has invalid value '" << *mode
-                     << "'";
+                     << "'" << (*mode == "wrap" ? " (before Pad-19)" : "");
   IntList pads;
   OptIntList axes;
   double value = 0.0;

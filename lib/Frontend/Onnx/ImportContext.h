@@ -166,6 +166,17 @@ readKernelWindow(NodeContext &c, int64_t spatialRank,
                  llvm::ArrayRef<int64_t> inSpatial,
                  std::optional<std::vector<int64_t>> kernel);
 
+/// int8/uint8 matmul accumulated in int32, (in[a] - in[aZp]) @ (in[b] -
+/// in[bZp]), absent zero points being 0 (MatMulInteger; ConvertCore.cpp).
+mlir::FailureOr<mlir::Value> integerMatMul(NodeContext &c, size_t a,
+                                           size_t aZp, size_t b, size_t bZp);
+/// int8/uint8 convolution of in[x] by in[w] accumulated in int32, zero points
+/// in[xZp] and in[wZp] (per output channel) subtracted, int32 `bias` (or
+/// none) added; the node's window attributes (ConvInteger; ConvertCore.cpp).
+mlir::FailureOr<mlir::Value> integerConv(NodeContext &c, size_t x, size_t xZp,
+                                         size_t w, size_t wZp,
+                                         mlir::Value bias);
+
 /// BatchNormalization with training_mode = 1 (ConvertMath.cpp).
 mlir::LogicalResult convertBatchNormTraining(NodeContext &c, float epsilon);
 llvm::ArrayRef<ConverterEntry> recurrentConverters();
@@ -178,6 +189,7 @@ llvm::ArrayRef<ConverterEntry> transformerConverters();
 llvm::ArrayRef<ConverterEntry> trainingConverters();
 llvm::ArrayRef<ConverterEntry> selectConverters();
 llvm::ArrayRef<ConverterEntry> einsumConverters();
+llvm::ArrayRef<ConverterEntry> qlinearConverters();
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.

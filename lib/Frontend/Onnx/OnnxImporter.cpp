@@ -89,6 +89,7 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
              trainingConverters(),
              selectConverters(),
              einsumConverters(),
+             qlinearConverters(),
          })
       for (const ConverterEntry &e : table)
         r[e.opType] = e.convert;

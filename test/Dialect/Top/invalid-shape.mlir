@@ -193,8 +193,8 @@ func.func @slice_axes_repeat(%x: tensor<4x5xf32>) {
 // -----
 
 func.func @pad_mode(%x: tensor<4x5xf32>) {
-  // expected-error @+1 {{attribute 'mode' = "wrap" must be "constant", "reflect" or "edge"}}
-  %0 = top.Pad(%x) {pads = array<i64: 0, 0, 0, 0>, mode = "wrap"} : (tensor<4x5xf32>) -> tensor<*xf32>
+  // expected-error @+1 {{attribute 'mode' = "circular" must be "constant", "reflect", "edge" or "wrap"}}
+  %0 = top.Pad(%x) {pads = array<i64: 0, 0, 0, 0>, mode = "circular"} : (tensor<4x5xf32>) -> tensor<*xf32>
   return
 }
 
@@ -203,6 +203,14 @@ func.func @pad_mode(%x: tensor<4x5xf32>) {
 func.func @pad_length(%x: tensor<4x5xf32>) {
   // expected-error @+1 {{attribute 'pads' must have 4 values, got 2 [1, 1]}}
   %0 = top.Pad(%x) {pads = array<i64: 1, 1>} : (tensor<4x5xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @pad_wrap_empty(%x: tensor<0x5xf32>) {
+  // expected-error @+1 {{attribute 'pads' [1, 0, 0, 0] pads the empty dim 0 in mode "wrap"}}
+  %0 = top.Pad(%x) {pads = array<i64: 1, 0, 0, 0>, mode = "wrap"} : (tensor<0x5xf32>) -> tensor<*xf32>
   return
 }
 

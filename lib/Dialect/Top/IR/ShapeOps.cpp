@@ -310,9 +310,11 @@ LogicalResult SplitOp::interpret(InterpreterEnv &env) {
 
 LogicalResult PadOp::verify() {
   StringRef mode = getMode();
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
+  if (mode != "constant" && mode != "reflect" && mode != "edge" &&
+      mode != "wrap")
     return emitOpError() << "attribute 'mode' = \"" << mode
-                         << "\" must be \"constant\", \"reflect\" or \"edge\"";
+                         << "\" must be \"constant\", \"reflect\", \"edge\" "
+                            "or \"wrap\"";
   return success();
 }
 
@@ -331,10 +333,11 @@ LogicalResult PadOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
       return emitOpError() << "attribute 'pads' " << formatArray(pads)
                            << " must be smaller than dim " << d << " (size "
                            << dim << ") in mode \"reflect\"";
-    if (getMode() == "edge" && dim == 0 && (b > 0 || e > 0))
+    if ((getMode() == "edge" || getMode() == "wrap") && dim == 0 &&
+        (b > 0 || e > 0))
       return emitOpError() << "attribute 'pads' " << formatArray(pads)
-                           << " pads the empty dim " << d
-                           << " in mode \"edge\"";
+                           << " pads the empty dim " << d << " in mode \""
+                           << getMode() << "\"";
     if (llvm::AddOverflow(dim, b, out[d]) ||
         llvm::AddOverflow(out[d], e, out[d]) || out[d] < 0)
       return emitOpError() << "attribute 'pads' " << formatArray(pads)
@@ -362,6 +365,8 @@ static int64_t padSource(StringRef mode, int64_t o, int64_t begin,
     return i < 0 ? 0 : size - 1;
   if (mode == "reflect")
     return i < 0 ? -i : 2 * (size - 1) - i;
+  if (mode == "wrap")
+    return (i % size + size) % size;
   return -1;
 }
 

@@ -132,7 +132,9 @@ def Top_PadOp : Top_MoveOp<"Pad"> {
     * `"reflect"`: the input mirrored at its border without repeating the
       border element (`np.pad(mode="reflect")`); each pad must be smaller
       than its dim,
-    * `"edge"`: the border element repeated; a padded dim must not be empty.
+    * `"edge"`: the border element repeated; a padded dim must not be empty,
+    * `"wrap"`: the input repeated periodically, the end continuing at the
+      start (`np.pad(mode="wrap")`); a padded dim must not be empty.
 
     ```mlir
     %1 = top.Pad(%0) {pads = array<i64: 0, 1, 0, 2>, mode = "reflect"} : (tensor<2x4xf32>) -> tensor<2x7xf32>

@@ -1,0 +1,246 @@
+//===- ConvertQLinear.cpp - QLinearMatMul, QLinearConv, DynamicQuantize ---===//
+//
+// The ONNX operators that compute on quantized tensors with their
+// quantization parameters as inputs. The integer part (zero points
+// subtracted, int32 accumulation) is the MatMulInteger / ConvInteger one;
+// the requantization follows the ONNX reference exactly: the multiplier
+// `x_scale * w_scale / y_scale` is computed in the scales' float type, the
+// accumulator times it (plus the output zero point) in f64, rounded half to
+// even and saturated to the output type. Scales and zero points may be
+// runtime values, so all of it is elementwise Top ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImportContext.h"
+
+using namespace mlir;
+using namespace strata::top;
+
+namespace strata::onnx_import {
+namespace {
+
+/// Small builders over one node; each passes failure through.
+class Arith {
+public:
+  explicit Arith(NodeContext &c) : c(c) {}
+
+  template <typename OpTy>
+  FailureOr<Value> op(FailureOr<Value> l, FailureOr<Value> r) {
+    if (failed(l) || failed(r))
+      return failure();
+    return c.create<OpTy>(elem(*l), *l, *r);
+  }
+  FailureOr<Value> convert(FailureOr<Value> v, Type to) {
+    if (failed(v))
+      return failure();
+    if (elem(*v) == to)
+      return v;
+    return c.create<CastOp>(to, *v, c.builder().getBoolAttr(true));
+  }
+  FailureOr<Value> clip(FailureOr<Value> v, double lo, double hi) {
+    if (failed(v))
+      return failure();
+    OpBuilder &b = c.builder();
+    return c.create<ClipOp>(elem(*v), *v, b.getF64FloatAttr(lo),
+                            b.getF64FloatAttr(hi));
+  }
+  Value scalar(Type type, double v) {
+    Tensor t(dtypeOf(type).value_or(DType::F32), {});
+    t.setFromDouble(0, v);
+    return c.constant(t, "scalar");
+  }
+  /// Round half to even, exact for |v| < 2^(mantissa bits - 1): adding and
+  /// subtracting 1.5 * 2^mantissa leaves the integer the FPU rounded to.
+  FailureOr<Value> roundHalfEven(FailureOr<Value> v) {
+    if (failed(v))
+      return failure();
+    Type t = elem(*v);
+    double magic = t.isF64() ? 6755399441055744.0 : 12582912.0;
+    return op<SubOp>(op<AddOp>(v, scalar(t, magic)), scalar(t, magic));
+  }
+  /// `v` clipped to the range of integer type `to`, rounded half to even
+  /// and converted to `to`.
+  FailureOr<Value> saturate(FailureOr<Value> v, Type to) {
+    auto dt = dtypeOf(to);
+    unsigned bits = dt ? intBitWidth(*dt) : 0;
+    bool isSigned = dt && isSignedInt(*dt);
+    double lo = isSigned ? -std::ldexp(1.0, bits - 1) : 0.0;
+    double hi = isSigned ? std::ldexp(1.0, bits - 1) - 1
+                         : std::ldexp(1.0, bits) - 1;
+    return convert(roundHalfEven(clip(v, lo, hi)), to);
+  }
+  FailureOr<Value> reshape(FailureOr<Value> v, ArrayRef<int64_t> shape) {
+    if (failed(v))
+      return failure();
+    return c.create<ReshapeOp>(elem(*v), *v,
+                               c.builder().getDenseI64ArrayAttr(shape));
+  }
+  static Type elem(Value v) {
+    return cast<ShapedType>(v.getType()).getElementType();
+  }
+
+private:
+  NodeContext &c;
+};
+
+LogicalResult checkScale(NodeContext &c, size_t i, StringRef what) {
+  Type t = c.inputElementType(i);
+  if (!t || !isa<FloatType>(t))
+    return c.error() << "input '" << what << "' must be a float tensor, got "
+                     << t;
+  return success();
+}
+
+/// The element count of input `i`, if its shape is known.
+FailureOr<int64_t> countOf(NodeContext &c, size_t i) {
+  auto shape = c.requireShape(i);
+  if (failed(shape))
+    return failure();
+  int64_t n = 1;
+  for (int64_t d : *shape)
+    n *= d;
+  return n;
+}
+
+/// `acc * (in[s0] * in[s1] / in[sy]) + in[yZp]`, saturated to `out`. The
+/// per-channel scale `in[s1]`, if it has more than one value, is reshaped
+/// to `perChannel` first.
+FailureOr<Value> requantize(NodeContext &c, Value acc, size_t s0, size_t s1,
+                            size_t sy, size_t yZp, Type out,
+                            ArrayRef<int64_t> perChannel) {
+  Arith a(c);
+  FailureOr<Value> s1v = c.input(s1);
+  auto n = countOf(c, s1);
+  if (failed(n))
+    return failure();
+  if (*n > 1)
+    s1v = a.reshape(s1v, perChannel);
+  Type f64 = c.builder().getF64Type();
+  auto multiplier =
+      a.convert(a.op<DivOp>(a.op<MulOp>(c.input(s0), s1v), c.input(sy)), f64);
+  auto y = a.op<MulOp>(a.convert(acc, f64), multiplier);
+  if (c.hasInput(yZp))
+    y = a.op<AddOp>(y, a.convert(c.input(yZp), f64));
+  return a.saturate(y, out);
+}
+
+/// The output type: the output zero point's, else the quantized input's.
+FailureOr<Type> outputType(NodeContext &c, size_t yZp, size_t x) {
+  Type t = c.hasInput(yZp) ? c.inputElementType(yZp) : c.inputElementType(x);
+  auto dt = dtypeOf(t);
+  if (!dt || (*dt != DType::I8 && *dt != DType::U8))
+    return c.error() << "the output type " << t
+                     << " is not supported (int8 and uint8 are)";
+  return t;
+}
+
+LogicalResult checkScales(NodeContext &c, std::initializer_list<size_t> idx) {
+  for (size_t i : idx)
+    if (failed(checkScale(c, i, c.node().input(i))))
+      return failure();
+  return success();
+}
+
+/// QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp).
+LogicalResult convertQLinearMatMul(NodeContext &c) {
+  if (c.numInputs() != 8)
+    return c.error() << "expected 8 inputs, got " << c.numInputs();
+  if (failed(checkScales(c, {1, 4, 6})))
+    return failure();
+  auto out = outputType(c, 7, 0);
+  auto acc = integerMatMul(c, 0, 2, 3, 5);
+  if (failed(out) || failed(acc))
+    return failure();
+  auto y = requantize(c, *acc, 1, 4, 6, 7, *out, {-1});
+  if (failed(y))
+    return failure();
+  c.setOutput(0, *y);
+  return success();
+}
+
+/// QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B).
+LogicalResult convertQLinearConv(NodeContext &c) {
+  if (c.numInputs() < 8 || c.numInputs() > 9)
+    return c.error() << "expected 8 or 9 inputs, got " << c.numInputs();
+  if (failed(checkScales(c, {1, 4, 6})))
+    return failure();
+  auto rank = c.requireRank(0);
+  auto out = outputType(c, 7, 0);
+  if (failed(rank) || failed(out))
+    return failure();
+  Value bias = c.none();
+  if (c.hasInput(8)) {
+    if (c.inputElementType(8) != c.builder().getI32Type())
+      return c.error() << "input 'B' must be int32, got "
+                       << c.inputElementType(8);
+    bias = c.input(8);
+  }
+  auto acc = integerConv(c, 0, 2, 3, 5, bias);
+  if (failed(acc))
+    return failure();
+  std::vector<int64_t> perChannel(*rank, 1);
+  perChannel[1] = -1;
+  auto y = requantize(c, *acc, 1, 4, 6, 7, *out, perChannel);
+  if (failed(y))
+    return failure();
+  c.setOutput(0, *y);
+  return success();
+}
+
+/// DynamicQuantizeLinear(x) -> (y, y_scale, y_zero_point), uint8, with the
+/// range [min(0, min x), max(0, max x)] mapped onto [0, 255] in f32.
+LogicalResult convertDynamicQuantizeLinear(NodeContext &c) {
+  auto rank = c.requireRank(0);
+  if (failed(rank))
+    return failure();
+  Type f32 = c.builder().getF32Type();
+  if (c.inputElementType(0) != f32)
+    return c.error() << "input 'x' must be float32, got "
+                     << c.inputElementType(0);
+  Arith a(c);
+  OpBuilder &b = c.builder();
+  std::vector<int64_t> all;
+  for (int64_t i = 0; i < *rank; ++i)
+    all.push_back(i);
+  auto reduce = [&](StringRef mode) {
+    return c.create<ReduceOp>(f32, c.input(0), b.getDenseI64ArrayAttr(all),
+                              b.getBoolAttr(false), b.getStringAttr(mode));
+  };
+  Value zero = a.scalar(f32, 0.0);
+  auto hi = a.op<MaxOp>(reduce("ReduceMax"), zero);
+  auto lo = a.op<MinOp>(reduce("ReduceMin"), zero);
+  if (failed(hi) || failed(lo))
+    return failure();
+  auto same = c.create<CompareOp>(b.getI1Type(), *hi, *lo,
+                                  b.getStringAttr("Equal"));
+  auto range = a.op<SubOp>(hi, lo);
+  if (failed(same) || failed(range))
+    return failure();
+  auto width = c.create<WhereOp>(f32, *same, a.scalar(f32, 1.0), *range);
+  auto scale = a.op<DivOp>(width, a.scalar(f32, 255.0));
+  auto zp = a.roundHalfEven(
+      a.clip(a.op<SubOp>(zero, a.op<DivOp>(lo, scale)), 0.0, 255.0));
+  auto y = a.op<AddOp>(a.roundHalfEven(a.op<DivOp>(c.input(0), scale)), zp);
+  Type u8 = elementTypeOf(DType::U8, c.context());
+  auto yq = a.saturate(y, u8);
+  auto zpq = a.convert(zp, u8);
+  if (failed(scale) || failed(yq) || failed(zpq))
+    return failure();
+  for (auto [i, v] : llvm::enumerate(std::initializer_list<Value>{*yq, *scale, *zpq}))
+    if (c.hasOutput(i))
+      c.setOutput(i, v);
+  return success();
+}
+
+} // namespace
+
+llvm::ArrayRef<ConverterEntry> qlinearConverters() {
+  static const ConverterEntry table[] = {
+      {"QLinearMatMul", convertQLinearMatMul},
+      {"QLinearConv", convertQLinearConv},
+      {"DynamicQuantizeLinear", convertDynamicQuantizeLinear},
+  };
+  return table;
+}
+
+} // namespace strata::onnx_import
