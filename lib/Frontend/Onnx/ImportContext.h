@@ -190,6 +190,7 @@ llvm::ArrayRef<ConverterEntry> trainingConverters();
 llvm::ArrayRef<ConverterEntry> selectConverters();
 llvm::ArrayRef<ConverterEntry> einsumConverters();
 llvm::ArrayRef<ConverterEntry> qlinearConverters();
+llvm::ArrayRef<ConverterEntry> causalConvConverters();
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.

@@ -90,6 +90,7 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
              selectConverters(),
              einsumConverters(),
              qlinearConverters(),
+             causalConvConverters(),
          })
       for (const ConverterEntry &e : table)
         r[e.opType] = e.convert;
