@@ -117,6 +117,11 @@ public:
   /// returns its outputs; its own names are not visible afterwards.
   mlir::LogicalResult inlineSubgraph(const onnx::GraphProto &graph,
                                      llvm::SmallVectorImpl<mlir::Value> &outputs);
+  /// Converts the nodes of `graph` in place with its inputs bound to
+  /// `inputs` (a graph-valued attribute applied like a function).
+  mlir::LogicalResult inlineSubgraph(const onnx::GraphProto &graph,
+                                     llvm::ArrayRef<mlir::Value> inputs,
+                                     llvm::SmallVectorImpl<mlir::Value> &outputs);
   /// For an op the converter built itself (e.g. with regions): infers its
   /// result shapes, verifies it and folds it like `create` does.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> finish(mlir::Operation *op);
@@ -191,6 +196,8 @@ llvm::ArrayRef<ConverterEntry> selectConverters();
 llvm::ArrayRef<ConverterEntry> einsumConverters();
 llvm::ArrayRef<ConverterEntry> qlinearConverters();
 llvm::ArrayRef<ConverterEntry> causalConvConverters();
+/// Converters of the ai.onnx.preview domain.
+llvm::ArrayRef<ConverterEntry> previewConverters();
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.

@@ -99,6 +99,19 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
   return registry;
 }
 
+constexpr const char *kPreviewDomain = "ai.onnx.preview";
+
+/// Converters of the ai.onnx.preview domain, keyed by op type.
+llvm::StringMap<ConvertFn> &previewConverterRegistry() {
+  static llvm::StringMap<ConvertFn> registry = [] {
+    llvm::StringMap<ConvertFn> r;
+    for (const ConverterEntry &e : previewConverters())
+      r[e.opType] = e.convert;
+    return r;
+  }();
+  return registry;
+}
+
 bool isDefaultDomain(const std::string &d) {
   return d.empty() || d == "ai.onnx";
 }
@@ -157,6 +170,8 @@ public:
   llvm::StringMap<func::FuncOp> functionInstances;
   llvm::StringSet<> functionSymbols;
   unsigned functionDepth = 0;
+  /// The model's opset of the ai.onnx.preview domain (0: not imported).
+  int64_t previewOpset = 0;
 
   /// The value of an ONNX name (materializing an initializer); null if
   /// undefined.
@@ -169,13 +184,17 @@ public:
   /// become block arguments of `argTypes`, its nodes are converted with the
   /// names of the enclosing scopes visible, and its outputs are yielded with
   /// top.Yield. The enclosing scope's names are restored afterwards.
-  /// With `region` null, converts the nodes of `g` (which then takes no
-  /// inputs) at the current insertion point and returns its outputs in
-  /// `inlinedOutputs` instead.
+  /// With `region` null, converts the nodes of `g` at the current insertion
+  /// point, its inputs bound to `inlinedInputs` (of types `argTypes`), and
+  /// returns its outputs in `inlinedOutputs` instead.
   LogicalResult convertSubgraph(const onnx::GraphProto &g, Region *region,
                                 ArrayRef<Type> argTypes, int64_t opset,
                                 Location loc,
-                                SmallVectorImpl<Value> *inlinedOutputs = nullptr);
+                                SmallVectorImpl<Value> *inlinedOutputs = nullptr,
+                                ArrayRef<Value> inlinedInputs = {});
+  /// Runs `convert` on `node` and checks it defined every output.
+  LogicalResult runConverter(const onnx::NodeProto &node, int64_t opset,
+                             int64_t since, ConvertFn convert);
 
 private:
   LogicalResult checkModel(int64_t &opset);
@@ -258,6 +277,8 @@ LogicalResult GraphImporter::checkModel(int64_t &opset) {
   for (const auto &imp : model.opset_import()) {
     if (isDefaultDomain(imp.domain()))
       opset = imp.version();
+    else if (imp.domain() == kPreviewDomain)
+      previewOpset = imp.version();
     else
       otherDomains += (otherDomains.empty() ? "" : ", ") + imp.domain();
   }
@@ -505,10 +526,21 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
                                          int64_t opset) {
   if (const onnx::FunctionProto *f = findFunction(node))
     return convertFunctionCall(node, *f, opset);
+  if (node.domain() == kPreviewDomain) {
+    if (previewOpset < 1)
+      return nodeError(node, opset)
+             << "the model does not import domain '" << kPreviewDomain << "'";
+    auto it = previewConverterRegistry().find(node.op_type());
+    if (it == previewConverterRegistry().end())
+      return nodeError(node, opset)
+             << "op type '" << node.op_type() << "' of domain '"
+             << kPreviewDomain << "' is not supported by Strata's importer";
+    return runConverter(node, opset, previewOpset, it->second);
+  }
   if (!isDefaultDomain(node.domain()))
     return nodeError(node, opset) << "unknown domain '" << node.domain()
-                                  << "' (only the default ONNX domain is "
-                                     "supported)";
+                                  << "' (only the default ONNX domain and '"
+                                  << kPreviewDomain << "' are supported)";
   int64_t since = selectVersion(node.op_type(), opset);
   if (since == 0)
     return nodeError(node, opset)
@@ -549,11 +581,17 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
     return nodeError(node, opset)
            << "op type '" << node.op_type() << "' (version " << since
            << ") is not supported by Strata's importer";
+  return runConverter(node, opset, since, it->second);
+}
+
+LogicalResult GraphImporter::runConverter(const onnx::NodeProto &node,
+                                          int64_t opset, int64_t since,
+                                          ConvertFn convert) {
   for (const std::string &in : node.input())
     if (!in.empty() && !lookup(in))
       return failure(); // initializer error already reported
   NodeContext nc(*this, node, opset, since);
-  if (failed(it->second(nc)))
+  if (failed(convert(nc)))
     return failure();
   for (int i = 0; i < node.output_size(); ++i)
     if (!node.output(i).empty() && !values.count(node.output(i)))
@@ -567,7 +605,8 @@ LogicalResult
 GraphImporter::convertSubgraph(const onnx::GraphProto &g, Region *region,
                                ArrayRef<Type> argTypes, int64_t opset,
                                Location loc,
-                               SmallVectorImpl<Value> *inlinedOutputs) {
+                               SmallVectorImpl<Value> *inlinedOutputs,
+                               ArrayRef<Value> inlinedInputs) {
   if (g.input_size() != static_cast<int>(argTypes.size()))
     return emitError(loc) << "subgraph '" << g.name() << "' has "
                           << g.input_size() << " inputs but " << argTypes.size()
@@ -587,9 +626,11 @@ GraphImporter::convertSubgraph(const onnx::GraphProto &g, Region *region,
   OpBuilder::InsertionGuard guard(builder);
   if (block)
     builder.setInsertionPointToStart(block);
-  for (auto [in, type] : llvm::zip(g.input(), argTypes)) {
-    Value arg = block->addArgument(type, NameLoc::get(StringAttr::get(
-                                             &ctx, in.name())));
+  for (auto [i, in] : llvm::enumerate(g.input())) {
+    Value arg = block ? block->addArgument(argTypes[i],
+                                           NameLoc::get(StringAttr::get(
+                                               &ctx, in.name())))
+                      : inlinedInputs[i];
     if (!in.name().empty())
       values[in.name()] = arg;
   }
@@ -1137,6 +1178,16 @@ LogicalResult NodeContext::inlineSubgraph(const onnx::GraphProto &graph,
                                           SmallVectorImpl<Value> &outputs) {
   return importer.convertSubgraph(graph, nullptr, {}, modelOpset, location,
                                   &outputs);
+}
+
+LogicalResult NodeContext::inlineSubgraph(const onnx::GraphProto &graph,
+                                          ArrayRef<Value> inputs,
+                                          SmallVectorImpl<Value> &outputs) {
+  SmallVector<Type> types;
+  for (Value v : inputs)
+    types.push_back(v.getType());
+  return importer.convertSubgraph(graph, nullptr, types, modelOpset, location,
+                                  &outputs, inputs);
 }
 
 FailureOr<SmallVector<Value>> NodeContext::finish(Operation *op) {
