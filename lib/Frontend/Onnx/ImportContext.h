@@ -196,8 +196,11 @@ llvm::ArrayRef<ConverterEntry> selectConverters();
 llvm::ArrayRef<ConverterEntry> einsumConverters();
 llvm::ArrayRef<ConverterEntry> qlinearConverters();
 llvm::ArrayRef<ConverterEntry> causalConvConverters();
-/// Converters of the ai.onnx.preview domain.
+/// Converters of the ai.onnx.preview, ai.onnx.preview.training and
+/// ai.onnx.ml domains.
 llvm::ArrayRef<ConverterEntry> previewConverters();
+llvm::ArrayRef<ConverterEntry> trainingOptimizerConverters();
+llvm::ArrayRef<ConverterEntry> mlConverters();
 
 /// The element type for an ONNX TensorProto data type, or null if
 /// unsupported.

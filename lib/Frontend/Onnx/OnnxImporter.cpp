@@ -99,17 +99,36 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
   return registry;
 }
 
-constexpr const char *kPreviewDomain = "ai.onnx.preview";
+/// The domains besides the default one that Strata imports, with their
+/// converters.
+struct ExtraDomain {
+  const char *name;
+  llvm::ArrayRef<ConverterEntry> (*converters)();
+};
+const ExtraDomain kExtraDomains[] = {
+    {"ai.onnx.preview", previewConverters},
+    {"ai.onnx.preview.training", trainingOptimizerConverters},
+    {"ai.onnx.ml", mlConverters},
+};
 
-/// Converters of the ai.onnx.preview domain, keyed by op type.
-llvm::StringMap<ConvertFn> &previewConverterRegistry() {
-  static llvm::StringMap<ConvertFn> registry = [] {
-    llvm::StringMap<ConvertFn> r;
-    for (const ConverterEntry &e : previewConverters())
-      r[e.opType] = e.convert;
+/// Converters by domain, then op type, for the domains of kExtraDomains.
+llvm::StringMap<llvm::StringMap<ConvertFn>> &extraDomainRegistry() {
+  static llvm::StringMap<llvm::StringMap<ConvertFn>> registry = [] {
+    llvm::StringMap<llvm::StringMap<ConvertFn>> r;
+    for (const ExtraDomain &d : kExtraDomains)
+      for (const ConverterEntry &e : d.converters())
+        r[d.name][e.opType] = e.convert;
     return r;
   }();
   return registry;
+}
+
+/// "the default ONNX domain, 'ai.onnx.preview', ..." for error messages.
+std::string supportedDomains() {
+  std::string s = "the default ONNX domain";
+  for (const ExtraDomain &d : kExtraDomains)
+    s += std::string(", '") + d.name + "'";
+  return s;
 }
 
 bool isDefaultDomain(const std::string &d) {
@@ -126,6 +145,8 @@ std::string nodePrefix(const onnx::NodeProto &node, int64_t opset) {
     who = "node with output '" + node.output(0) + "'";
   else
     who = "unnamed node";
+  if (extraDomainRegistry().count(node.domain()))
+    return who + " (" + node.op_type() + " of " + node.domain() + "): ";
   return who + " (" + node.op_type() + ", opset " + std::to_string(opset) +
          "): ";
 }
@@ -170,8 +191,8 @@ public:
   llvm::StringMap<func::FuncOp> functionInstances;
   llvm::StringSet<> functionSymbols;
   unsigned functionDepth = 0;
-  /// The model's opset of the ai.onnx.preview domain (0: not imported).
-  int64_t previewOpset = 0;
+  /// The model's opsets of the domains in kExtraDomains it imports.
+  llvm::StringMap<int64_t> extraOpsets;
 
   /// The value of an ONNX name (materializing an initializer); null if
   /// undefined.
@@ -274,23 +295,25 @@ LogicalResult GraphImporter::checkModel(int64_t &opset) {
   if (!model.has_graph())
     return emitError(loc) << "the model has no graph (is this an ONNX model?)";
   std::string otherDomains;
+  bool importsDefault = false;
   for (const auto &imp : model.opset_import()) {
-    if (isDefaultDomain(imp.domain()))
+    if (isDefaultDomain(imp.domain())) {
       opset = imp.version();
-    else if (imp.domain() == kPreviewDomain)
-      previewOpset = imp.version();
+      importsDefault = true;
+    } else if (extraDomainRegistry().count(imp.domain()))
+      extraOpsets[imp.domain()] = imp.version();
     else
       otherDomains += (otherDomains.empty() ? "" : ", ") + imp.domain();
   }
+  if (importsDefault && opset < 1)
+    return emitError(loc) << "default-domain opset " << opset
+                          << " is invalid (opsets start at 1)";
   if (opset == 0 && model.opset_import_size() == 0)
     opset = 1; // ONNX: a missing opset_import means opset 1
-  if (opset == 0)
+  if (opset == 0 && extraOpsets.empty())
     return emitError(loc) << "the model imports no default-domain opset, "
                              "only unsupported domains: "
                           << otherDomains;
-  if (opset < 1)
-    return emitError(loc) << "default-domain opset " << opset
-                          << " is invalid (opsets start at 1)";
   if (!model.has_graph())
     return emitError(loc) << "the model has no graph";
   return success();
@@ -526,21 +549,26 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
                                          int64_t opset) {
   if (const onnx::FunctionProto *f = findFunction(node))
     return convertFunctionCall(node, *f, opset);
-  if (node.domain() == kPreviewDomain) {
-    if (previewOpset < 1)
-      return nodeError(node, opset)
-             << "the model does not import domain '" << kPreviewDomain << "'";
-    auto it = previewConverterRegistry().find(node.op_type());
-    if (it == previewConverterRegistry().end())
+  auto domain = extraDomainRegistry().find(node.domain());
+  if (domain != extraDomainRegistry().end()) {
+    auto version = extraOpsets.find(node.domain());
+    if (version == extraOpsets.end())
+      return nodeError(node, opset) << "the model does not import domain '"
+                                    << node.domain() << "'";
+    auto it = domain->second.find(node.op_type());
+    if (it == domain->second.end())
       return nodeError(node, opset)
              << "op type '" << node.op_type() << "' of domain '"
-             << kPreviewDomain << "' is not supported by Strata's importer";
-    return runConverter(node, opset, previewOpset, it->second);
+             << node.domain() << "' is not supported by Strata's importer";
+    return runConverter(node, opset, version->second, it->second);
   }
   if (!isDefaultDomain(node.domain()))
     return nodeError(node, opset) << "unknown domain '" << node.domain()
-                                  << "' (only the default ONNX domain and '"
-                                  << kPreviewDomain << "' are supported)";
+                                  << "' (supported: " << supportedDomains()
+                                  << ")";
+  if (opset == 0)
+    return nodeError(node, opset)
+           << "the model imports no default-domain opset";
   int64_t since = selectVersion(node.op_type(), opset);
   if (since == 0)
     return nodeError(node, opset)
