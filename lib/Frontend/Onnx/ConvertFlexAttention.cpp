@@ -21,36 +21,23 @@ using namespace strata::top;
 namespace strata::onnx_import {
 namespace {
 
-/// Small builders over one node; each passes failure through.
-struct Builder {
-  NodeContext &c;
+/// The steps of the computation that are more than one op.
+class Builder : public ValueBuilder {
+public:
+  explicit Builder(NodeContext &c) : ValueBuilder(c), c(c) {}
 
-  static Type elem(Value v) {
-    return cast<ShapedType>(v.getType()).getElementType();
-  }
-  FailureOr<Value> convert(FailureOr<Value> v, Type to) {
-    if (failed(v) || elem(*v) == to)
-      return v;
-    return c.create<CastOp>(to, *v, c.builder().getBoolAttr(true));
-  }
   /// Repeats each of the H heads (dim 1) of a rank-4 `v` `r` times in a row,
   /// as np.repeat(v, r, axis=1) does.
   FailureOr<Value> repeatHeads(Value v, ArrayRef<int64_t> shape, int64_t r) {
     if (r == 1)
       return v;
     OpBuilder &b = c.builder();
-    auto five = c.create<ReshapeOp>(
-        elem(v), v,
-        b.getDenseI64ArrayAttr({shape[0], shape[1], 1, shape[2], shape[3]}));
+    auto five = reshape(v, {shape[0], shape[1], 1, shape[2], shape[3]});
     if (failed(five))
       return failure();
     auto tiled = c.create<TileOp>(elem(v), *five,
                                   b.getDenseI64ArrayAttr({1, 1, r, 1, 1}));
-    if (failed(tiled))
-      return failure();
-    return c.create<ReshapeOp>(
-        elem(v), *tiled,
-        b.getDenseI64ArrayAttr({shape[0], shape[1] * r, shape[2], shape[3]}));
+    return reshape(tiled, {shape[0], shape[1] * r, shape[2], shape[3]});
   }
   FailureOr<Value> matmul(FailureOr<Value> a, FailureOr<Value> b,
                           bool transposeB) {
@@ -83,6 +70,9 @@ struct Builder {
                        << ", its input " << v->getType();
     return convert(outs[0], type);
   }
+
+private:
+  NodeContext &c;
 };
 
 /// The softmax precision: the attribute's type, else f32 for types narrower
@@ -138,7 +128,7 @@ LogicalResult convertFlexAttention(NodeContext &c) {
     return c.error() << "attribute 'scale' = " << scale
                      << " must be positive and finite";
 
-  Builder b{c};
+  Builder b(c);
   auto dt = dtypeOf(elem);
   Tensor root(*dt, {});
   root.setFromDouble(0, std::sqrt(scale));
@@ -156,13 +146,9 @@ LogicalResult convertFlexAttention(NodeContext &c) {
   auto probs = c.create<SoftmaxOp>(*compute, *scores,
                                    c.builder().getI64IntegerAttr(3));
   probs = b.modify("prob_mod", probs, *compute);
-  auto y = b.convert(
+  return c.setResult(b.convert(
       b.matmul(probs, b.convert(*repeatedV, *compute), /*transposeB=*/false),
-      elem);
-  if (failed(y))
-    return failure();
-  c.setOutput(0, *y);
-  return success();
+      elem));
 }
 
 } // namespace

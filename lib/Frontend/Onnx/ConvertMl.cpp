@@ -34,12 +34,8 @@ LogicalResult convertBinarizer(NodeContext &c) {
                                    b.getStringAttr("Greater"));
   if (failed(above))
     return failure();
-  auto y = c.create<WhereOp>(elem, *above, constant(1.0, "one"),
-                             constant(0.0, "zero"));
-  if (failed(y))
-    return failure();
-  c.setOutput(0, *y);
-  return success();
+  return c.setResult(c.create<WhereOp>(elem, *above, constant(1.0, "one"),
+                                       constant(0.0, "zero")));
 }
 
 /// ArrayFeatureExtractor: x[..., indices] with the indices flattened; a
@@ -71,11 +67,8 @@ LogicalResult convertArrayFeatureExtractor(NodeContext &c) {
   if (shape.empty())
     shape.push_back(1);
   shape.push_back(count);
-  auto y = c.create<ReshapeOp>(elem, *picked, b.getDenseI64ArrayAttr(shape));
-  if (failed(y))
-    return failure();
-  c.setOutput(0, *y);
-  return success();
+  return c.setResult(
+      c.create<ReshapeOp>(elem, *picked, b.getDenseI64ArrayAttr(shape)));
 }
 
 } // namespace

@@ -19,69 +19,17 @@ using namespace strata::top;
 namespace strata::onnx_import {
 namespace {
 
-/// Small builders over one node; each passes failure through.
-class Arith {
-public:
-  explicit Arith(NodeContext &c) : c(c) {}
-
-  template <typename OpTy>
-  FailureOr<Value> op(FailureOr<Value> l, FailureOr<Value> r) {
-    if (failed(l) || failed(r))
-      return failure();
-    return c.create<OpTy>(elem(*l), *l, *r);
-  }
-  FailureOr<Value> convert(FailureOr<Value> v, Type to) {
-    if (failed(v))
-      return failure();
-    if (elem(*v) == to)
-      return v;
-    return c.create<CastOp>(to, *v, c.builder().getBoolAttr(true));
-  }
-  FailureOr<Value> clip(FailureOr<Value> v, double lo, double hi) {
-    if (failed(v))
-      return failure();
-    OpBuilder &b = c.builder();
-    return c.create<ClipOp>(elem(*v), *v, b.getF64FloatAttr(lo),
-                            b.getF64FloatAttr(hi));
-  }
-  Value scalar(Type type, double v) {
-    Tensor t(dtypeOf(type).value_or(DType::F32), {});
-    t.setFromDouble(0, v);
-    return c.constant(t, "scalar");
-  }
-  /// Round half to even, exact for |v| < 2^(mantissa bits - 1): adding and
-  /// subtracting 1.5 * 2^mantissa leaves the integer the FPU rounded to.
-  FailureOr<Value> roundHalfEven(FailureOr<Value> v) {
-    if (failed(v))
-      return failure();
-    Type t = elem(*v);
-    double magic = t.isF64() ? 6755399441055744.0 : 12582912.0;
-    return op<SubOp>(op<AddOp>(v, scalar(t, magic)), scalar(t, magic));
-  }
-  /// `v` clipped to the range of integer type `to`, rounded half to even
-  /// and converted to `to`.
-  FailureOr<Value> saturate(FailureOr<Value> v, Type to) {
-    auto dt = dtypeOf(to);
-    unsigned bits = dt ? intBitWidth(*dt) : 0;
-    bool isSigned = dt && isSignedInt(*dt);
-    double lo = isSigned ? -std::ldexp(1.0, bits - 1) : 0.0;
-    double hi = isSigned ? std::ldexp(1.0, bits - 1) - 1
-                         : std::ldexp(1.0, bits) - 1;
-    return convert(roundHalfEven(clip(v, lo, hi)), to);
-  }
-  FailureOr<Value> reshape(FailureOr<Value> v, ArrayRef<int64_t> shape) {
-    if (failed(v))
-      return failure();
-    return c.create<ReshapeOp>(elem(*v), *v,
-                               c.builder().getDenseI64ArrayAttr(shape));
-  }
-  static Type elem(Value v) {
-    return cast<ShapedType>(v.getType()).getElementType();
-  }
-
-private:
-  NodeContext &c;
-};
+/// `v` clipped to the range of integer type `to`, rounded half to even and
+/// converted to `to`.
+FailureOr<Value> saturate(ValueBuilder &a, FailureOr<Value> v, Type to) {
+  auto dt = dtypeOf(to);
+  unsigned bits = dt ? intBitWidth(*dt) : 0;
+  bool isSigned = dt && isSignedInt(*dt);
+  double lo = isSigned ? -std::ldexp(1.0, bits - 1) : 0.0;
+  double hi = isSigned ? std::ldexp(1.0, bits - 1) - 1
+                       : std::ldexp(1.0, bits) - 1;
+  return a.convert(a.roundHalfEven(a.clip(v, lo, hi)), to);
+}
 
 LogicalResult checkScale(NodeContext &c, size_t i, StringRef what) {
   Type t = c.inputElementType(i);
@@ -108,7 +56,7 @@ FailureOr<int64_t> countOf(NodeContext &c, size_t i) {
 FailureOr<Value> requantize(NodeContext &c, Value acc, size_t s0, size_t s1,
                             size_t sy, size_t yZp, Type out,
                             ArrayRef<int64_t> perChannel) {
-  Arith a(c);
+  ValueBuilder a(c);
   FailureOr<Value> s1v = c.input(s1);
   auto n = countOf(c, s1);
   if (failed(n))
@@ -121,7 +69,7 @@ FailureOr<Value> requantize(NodeContext &c, Value acc, size_t s0, size_t s1,
   auto y = a.op<MulOp>(a.convert(acc, f64), multiplier);
   if (c.hasInput(yZp))
     y = a.op<AddOp>(y, a.convert(c.input(yZp), f64));
-  return a.saturate(y, out);
+  return saturate(a, y, out);
 }
 
 /// The output type: the output zero point's, else the quantized input's.
@@ -151,11 +99,7 @@ LogicalResult convertQLinearMatMul(NodeContext &c) {
   auto acc = integerMatMul(c, 0, 2, 3, 5);
   if (failed(out) || failed(acc))
     return failure();
-  auto y = requantize(c, *acc, 1, 4, 6, 7, *out, {-1});
-  if (failed(y))
-    return failure();
-  c.setOutput(0, *y);
-  return success();
+  return c.setResult(requantize(c, *acc, 1, 4, 6, 7, *out, {-1}));
 }
 
 /// QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B).
@@ -180,11 +124,7 @@ LogicalResult convertQLinearConv(NodeContext &c) {
     return failure();
   std::vector<int64_t> perChannel(*rank, 1);
   perChannel[1] = -1;
-  auto y = requantize(c, *acc, 1, 4, 6, 7, *out, perChannel);
-  if (failed(y))
-    return failure();
-  c.setOutput(0, *y);
-  return success();
+  return c.setResult(requantize(c, *acc, 1, 4, 6, 7, *out, perChannel));
 }
 
 /// DynamicQuantizeLinear(x) -> (y, y_scale, y_zero_point), uint8, with the
@@ -197,7 +137,7 @@ LogicalResult convertDynamicQuantizeLinear(NodeContext &c) {
   if (c.inputElementType(0) != f32)
     return c.error() << "input 'x' must be float32, got "
                      << c.inputElementType(0);
-  Arith a(c);
+  ValueBuilder a(c);
   OpBuilder &b = c.builder();
   std::vector<int64_t> all;
   for (int64_t i = 0; i < *rank; ++i)
@@ -222,7 +162,7 @@ LogicalResult convertDynamicQuantizeLinear(NodeContext &c) {
       a.clip(a.op<SubOp>(zero, a.op<DivOp>(lo, scale)), 0.0, 255.0));
   auto y = a.op<AddOp>(a.roundHalfEven(a.op<DivOp>(c.input(0), scale)), zp);
   Type u8 = elementTypeOf(DType::U8, c.context());
-  auto yq = a.saturate(y, u8);
+  auto yq = saturate(a, y, u8);
   auto zpq = a.convert(zp, u8);
   if (failed(scale) || failed(yq) || failed(zpq))
     return failure();

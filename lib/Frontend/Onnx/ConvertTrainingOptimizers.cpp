@@ -18,22 +18,13 @@ using namespace strata::top;
 namespace strata::onnx_import {
 namespace {
 
-/// Elementwise builders in one float type `f`; each passes failure through.
-class Update {
+/// The update formulas in X's float type `f` (scalars and integer inputs
+/// are converted to it).
+class Update : public ValueBuilder {
 public:
-  Update(NodeContext &c, Type f) : c(c), f(f) {}
+  Update(NodeContext &c, Type f) : ValueBuilder(c), c(c), f(f) {}
 
-  Value k(double v) {
-    Tensor t(dtypeOf(f).value_or(DType::F32), {});
-    t.setFromDouble(0, v);
-    return c.constant(t, "coef");
-  }
-  template <typename OpTy>
-  FailureOr<Value> op(FailureOr<Value> l, FailureOr<Value> r) {
-    if (failed(l) || failed(r))
-      return failure();
-    return c.create<OpTy>(f, *l, *r);
-  }
+  Value k(double v) { return scalar(f, v); }
   FailureOr<Value> add(FailureOr<Value> l, FailureOr<Value> r) {
     return op<AddOp>(l, r);
   }
@@ -46,20 +37,12 @@ public:
   FailureOr<Value> div(FailureOr<Value> l, FailureOr<Value> r) {
     return op<DivOp>(l, r);
   }
-  FailureOr<Value> sqrt(FailureOr<Value> v) {
-    if (failed(v))
-      return failure();
-    return c.create<SqrtOp>(f, *v);
-  }
-  FailureOr<Value> toFloat(Value v) {
-    if (cast<ShapedType>(v.getType()).getElementType() == f)
-      return v;
-    return c.create<CastOp>(f, v, c.builder().getBoolAttr(true));
-  }
+  FailureOr<Value> sqrt(FailureOr<Value> v) { return unary<SqrtOp>(v); }
+  FailureOr<Value> input(size_t i) { return convert(c.input(i), f); }
   /// `whenPositive` where T > 0, else `otherwise`.
   FailureOr<Value> ifStepPositive(FailureOr<Value> whenPositive,
                                   FailureOr<Value> otherwise) {
-    auto t = toFloat(c.input(1));
+    auto t = input(1);
     if (failed(t) || failed(whenPositive) || failed(otherwise))
       return failure();
     OpBuilder &b = c.builder();
@@ -111,8 +94,8 @@ LogicalResult convertAdagrad(NodeContext &c) {
     return failure();
   Update u(c, c.inputElementType(2));
   // r / (1 + t * decay_factor)
-  auto rate = u.div(u.toFloat(c.input(0)),
-                    u.add(u.k(1.0), u.mul(u.toFloat(c.input(1)), u.k(*decay))));
+  auto rate = u.div(u.input(0),
+                    u.add(u.k(1.0), u.mul(u.input(1), u.k(*decay))));
   for (int64_t i = 0; i < *n; ++i) {
     Value x = c.input(2 + i), g = c.input(2 + *n + i), h = c.input(2 + 2 * *n + i);
     auto gr = u.add(u.mul(u.k(*norm), x), g);
@@ -138,8 +121,8 @@ LogicalResult convertAdam(NodeContext &c) {
     return failure();
   Update u(c, c.inputElementType(2));
   // With bias correction once T > 0: r * sqrt(1 - beta^t) / (1 - alpha^t).
-  auto t = u.toFloat(c.input(1));
-  auto r = u.toFloat(c.input(0));
+  auto t = u.input(1);
+  auto r = u.input(0);
   auto corrected =
       u.div(u.mul(r, u.sqrt(u.sub(u.k(1.0), u.op<PowOp>(u.k(*beta), t)))),
             u.sub(u.k(1.0), u.op<PowOp>(u.k(*alpha), t)));
@@ -181,7 +164,7 @@ LogicalResult convertMomentum(NodeContext &c) {
   Update u(c, c.inputElementType(2));
   // The gradient's coefficient is 1 at the first step (T = 0).
   auto betaT = u.ifStepPositive(u.k(*beta), u.k(1.0));
-  auto r = u.toFloat(c.input(0));
+  auto r = u.input(0);
   for (int64_t i = 0; i < *n; ++i) {
     Value x = c.input(2 + i), g = c.input(2 + *n + i), v = c.input(2 + 2 * *n + i);
     auto gr = u.add(u.mul(u.k(*norm), x), g);

@@ -130,6 +130,13 @@ public:
   size_t numOutputs() const { return proto.output_size(); }
   bool hasOutput(size_t i) const;
   void setOutput(size_t i, mlir::Value v);
+  /// Sets output 0 to `v`, or passes its failure on.
+  mlir::LogicalResult setResult(mlir::FailureOr<mlir::Value> v) {
+    if (mlir::failed(v))
+      return mlir::failure();
+    setOutput(0, *v);
+    return mlir::success();
+  }
 
   /// Emits "node 'n' (Op, opset k): msg" and returns failure.
   mlir::InFlightDiagnostic error();
@@ -141,6 +148,48 @@ private:
   const onnx::NodeProto &proto;
   int64_t modelOpset, since;
   mlir::Location location;
+};
+
+/// Builds chains of Top ops for one node; every method passes a failed
+/// operand on as failure, so a formula is written as nested calls and
+/// checked once at the end.
+class ValueBuilder {
+public:
+  explicit ValueBuilder(NodeContext &c) : c(c) {}
+
+  static mlir::Type elem(mlir::Value v) {
+    return mlir::cast<mlir::ShapedType>(v.getType()).getElementType();
+  }
+  /// A binary op whose result has the element type of `l`.
+  template <typename OpTy>
+  mlir::FailureOr<mlir::Value> op(mlir::FailureOr<mlir::Value> l,
+                                  mlir::FailureOr<mlir::Value> r) {
+    if (mlir::failed(l) || mlir::failed(r))
+      return mlir::failure();
+    return c.create<OpTy>(elem(*l), *l, *r);
+  }
+  template <typename OpTy>
+  mlir::FailureOr<mlir::Value> unary(mlir::FailureOr<mlir::Value> v) {
+    if (mlir::failed(v))
+      return mlir::failure();
+    return c.create<OpTy>(elem(*v), *v);
+  }
+  /// `v` converted to element type `to` (saturating); itself if it has it.
+  mlir::FailureOr<mlir::Value> convert(mlir::FailureOr<mlir::Value> v,
+                                       mlir::Type to);
+  mlir::FailureOr<mlir::Value> clip(mlir::FailureOr<mlir::Value> v, double lo,
+                                    double hi);
+  mlir::FailureOr<mlir::Value> reshape(mlir::FailureOr<mlir::Value> v,
+                                       llvm::ArrayRef<int64_t> shape);
+  /// A scalar constant of element type `type`.
+  mlir::Value scalar(mlir::Type type, double v);
+  /// Rounds a float `v` half to even (exact for |v| < 2^22 in f32, 2^51 in
+  /// f64): adding and subtracting 1.5 * 2^mantissa leaves the integer the
+  /// FPU rounded to.
+  mlir::FailureOr<mlir::Value> roundHalfEven(mlir::FailureOr<mlir::Value> v);
+
+private:
+  NodeContext &c;
 };
 
 /// Converts one node; registered per op type.

@@ -1232,6 +1232,46 @@ void NodeContext::setOutput(size_t i, Value v) {
     importer.values[proto.output(i)] = v;
 }
 
+//===----------------------------------------------------------------------===//
+// ValueBuilder
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> ValueBuilder::convert(FailureOr<Value> v, Type to) {
+  if (failed(v) || elem(*v) == to)
+    return v;
+  return c.create<top::CastOp>(to, *v, c.builder().getBoolAttr(true));
+}
+
+FailureOr<Value> ValueBuilder::clip(FailureOr<Value> v, double lo, double hi) {
+  if (failed(v))
+    return failure();
+  OpBuilder &b = c.builder();
+  return c.create<top::ClipOp>(elem(*v), *v, b.getF64FloatAttr(lo),
+                               b.getF64FloatAttr(hi));
+}
+
+FailureOr<Value> ValueBuilder::reshape(FailureOr<Value> v,
+                                       ArrayRef<int64_t> shape) {
+  if (failed(v))
+    return failure();
+  return c.create<top::ReshapeOp>(elem(*v), *v,
+                                  c.builder().getDenseI64ArrayAttr(shape));
+}
+
+Value ValueBuilder::scalar(Type type, double v) {
+  Tensor t(top::dtypeOf(type).value_or(DType::F32), {});
+  t.setFromDouble(0, v);
+  return c.constant(t, "scalar");
+}
+
+FailureOr<Value> ValueBuilder::roundHalfEven(FailureOr<Value> v) {
+  if (failed(v))
+    return failure();
+  Type t = elem(*v);
+  double magic = t.isF64() ? 6755399441055744.0 : 12582912.0;
+  return op<top::SubOp>(op<top::AddOp>(v, scalar(t, magic)), scalar(t, magic));
+}
+
 FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
   bool operandsStatic = llvm::all_of(op->getOperands(), [](Value v) {
     return top::isNone(v) || top::hasStaticShape(v);
