@@ -104,13 +104,15 @@ def seeds():
 
 
 def node_tests(n):
-    """Up to n node-test models: the conformance subset first, then the rest
-    in a fixed pseudo-random order; small files only."""
+    """Up to n node-test models: the conformance subset first, then the rest,
+    each in a fixed pseudo-random order (so every op family the subset covers
+    is likely among them); small files only."""
     subset_file = os.path.join(ROOT, "test", "onnx", "conformance-subset.txt")
     first = []
     if os.path.exists(subset_file):
         first = [l.strip() for l in open(subset_file) if l.strip() and not l.startswith("#")]
-    rest = sorted(os.listdir(NODE_DIR), key=lambda t: hashlib.sha1(t.encode()).hexdigest())
+    shuffled = lambda names: sorted(names, key=lambda t: hashlib.sha1(t.encode()).hexdigest())
+    first, rest = shuffled(first), shuffled(os.listdir(NODE_DIR))
     picked, seen = [], set()
     for t in first + rest:
         path = os.path.join(NODE_DIR, t, "model.onnx")
@@ -126,10 +128,12 @@ def node_tests(n):
 def dictionary():
     words = set()
     for s in onnx.defs.get_all_schemas_with_history():
-        if s.domain in ("", "ai.onnx"):
+        if s.domain in ("", "ai.onnx", "ai.onnx.preview", "ai.onnx.preview.training",
+                        "ai.onnx.ml"):
             words.add(s.name)
             words.update(s.attributes.keys())
-    words.update(["ai.onnx", "com.microsoft", "location", "offset", "length", "checksum",
+    words.update(["ai.onnx", "ai.onnx.preview", "ai.onnx.preview.training", "ai.onnx.ml",
+                  "com.microsoft", "location", "offset", "length", "checksum",
                   "data.bin", "../data.bin", "/etc/passwd", "x", "y"])
     out = []
     for w in sorted(words):
