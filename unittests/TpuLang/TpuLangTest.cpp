@@ -2,6 +2,8 @@
 
 #include "strata/TpuLang/TpuLang.h"
 
+#include "strata/Dialect/Top/Transforms/CompositeRegistry.h"
+
 #include "strata/Interpreter/Interpreter.h"
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
@@ -733,4 +735,47 @@ TEST_F(TpuLangTest, CompositeBodyIsIsolated) {
       {"returned no tensors"});
   // The graph still works after the failures.
   EXPECT_NO_THROW(module_text({x}, {relu(x)}));
+}
+
+namespace {
+/// The converter of docs/optimize.md ("Registering a converter").
+struct MySwish : strata::top::CompositeConverter {
+  std::optional<std::string> verify(mlir::func::FuncOp fn,
+                                    mlir::DictionaryAttr attrs) const override {
+    if (fn.getNumArguments() != 1 || fn.getNumResults() != 1)
+      return std::string("takes 1 input and returns 1 result");
+    if (!strata::top::rankedFloatTensor(fn.getArgumentTypes()[0]))
+      return std::string("input 0 must be a ranked float tensor");
+    return std::nullopt;
+  }
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  build(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange in,
+        mlir::DictionaryAttr attrs) const override {
+    auto elem =
+        llvm::cast<mlir::RankedTensorType>(in[0].getType()).getElementType();
+    auto op =
+        strata::top::createFused<strata::top::SiLUOp>(b, loc, 1, elem, in, {});
+    if (mlir::failed(op))
+      return mlir::failure();
+    return llvm::SmallVector<mlir::Value>{op->getOutput()};
+  }
+};
+} // namespace
+
+TEST_F(TpuLangTest, CompositeWithRegisteredCustomConverter) {
+  auto &registry = strata::top::CompositeRegistry::global();
+  EXPECT_EQ(registry.lookup("My-Swish"), nullptr);
+  registry.add("my_swish", std::make_shared<MySwish>());
+  EXPECT_NE(registry.lookup("vendor.MySwish"), nullptr);
+  fs::path dir = tempDir();
+  Tensor x = input({3}, "float32", "x");
+  Tensor y = composite("my_swish", {x}, siluBody, {}, std::string("y"))[0];
+  compile((dir / "sw").string(), {x}, {y});
+  LoadedModel m(dir, "sw");
+  ASSERT_TRUE(m.module);
+  ASSERT_TRUE(mlir::succeeded(strata::optimizeTopModule(*m.module, m.weights)));
+  std::string text = m.text();
+  EXPECT_NE(text.find("top.SiLU("), std::string::npos) << text;
+  EXPECT_EQ(text.find("top.Sigmoid("), std::string::npos) << text;
+  fs::remove_all(dir);
 }
