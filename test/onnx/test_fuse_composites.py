@@ -18,7 +18,7 @@ import onnx
 import pytest
 from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
-from onnx_harness import STRATA
+from onnx_harness import STRATA, run_ref_file
 
 DOMAIN = "custom"
 OPSET = [helper.make_opsetid("", 17)]
@@ -66,16 +66,6 @@ def model(f, inputs, inits, n_out, **attrs):
     return m
 
 
-def run_ref(path, inputs, tmp, tag):
-    inp, outp = os.path.join(tmp, tag + "_in.npz"), os.path.join(tmp, tag + "_out.npz")
-    np.savez(inp, **inputs)
-    r = subprocess.run([STRATA, "run-ref", path, "--input", inp, "--output", outp],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    with np.load(outp) as z:
-        return {n: z[n] for n in z.files}
-
-
 def fuse_and_run(m, inputs, fused_op, keep=None):
     """(imported outputs, optimized outputs); asserts the optimized model
     holds `fused_op` and calls nothing, and that both agree."""
@@ -93,8 +83,8 @@ def fuse_and_run(m, inputs, fused_op, keep=None):
         assert "call @" not in text, text
         origin_text = open(os.path.join(tmp, "m_origin.mlir")).read()
         assert "top." + fused_op + "(" not in origin_text
-        origin = run_ref(os.path.join(tmp, "m_origin.mlir"), inputs, tmp, "origin")
-        optimized = run_ref(os.path.join(tmp, "m.mlir"), inputs, tmp, "opt")
+        origin = run_ref_file(os.path.join(tmp, "m_origin.mlir"), inputs, tmp, "origin")
+        optimized = run_ref_file(os.path.join(tmp, "m.mlir"), inputs, tmp, "opt")
     for n in origin:
         np.testing.assert_allclose(optimized[n], origin[n], rtol=1e-5, atol=1e-6, err_msg=n)
     return origin, optimized
@@ -381,6 +371,6 @@ def test_unfusable_composite_warns_and_still_runs(rng):
         assert "composite 'custom.layer_norm' (custom.layer_norm): input 1 (scale) must have 8 elements" in r.stderr, r.stderr
         text = open(os.path.join(tmp, "m.mlir")).read()
         assert "top.LayerNorm(" not in text and "top.Mul(" in text
-        got = run_ref(os.path.join(tmp, "m.mlir"), {"x": x}, tmp, "opt")
+        got = run_ref_file(os.path.join(tmp, "m.mlir"), {"x": x}, tmp, "opt")
         scale = numpy_helper.to_array(m.graph.initializer[0])
         np.testing.assert_allclose(got["y0"], x * scale, rtol=1e-6)

@@ -70,6 +70,33 @@ int64_t trailingCount(ArrayRef<int64_t> shape, int64_t from) {
   return n;
 }
 
+/// The fused op's results (failure if it could not be built).
+template <typename OpTy>
+FailureOr<SmallVector<Value>> resultsOf(FailureOr<OpTy> op) {
+  if (failed(op))
+    return failure();
+  return SmallVector<Value>((*op)->getResults());
+}
+
+/// Checks the `axis` and `epsilon` attributes of a normalization of input 0.
+Problem checkNormAttrs(func::FuncOp fn, DictionaryAttr attrs) {
+  auto x = cast<RankedTensorType>(fn.getArgumentTypes()[0]);
+  if (failed(normAxis(attrs, x.getRank())))
+    return "attribute 'axis' = " + std::to_string(intAttr(attrs, "axis", -1)) +
+           " is out of range for input 0 of rank " +
+           std::to_string(x.getRank());
+  if (std::optional<double> eps = numberAttr(attrs, "epsilon"); eps && *eps < 0)
+    return std::string("attribute 'epsilon' must be >= 0");
+  return std::nullopt;
+}
+
+/// `axis` and `epsilon` of a fused normalization op.
+SmallVector<NamedAttribute> normAttrs(OpBuilder &b, DictionaryAttr attrs) {
+  return {b.getNamedAttr("axis", b.getI64IntegerAttr(intAttr(attrs, "axis", -1))),
+          b.getNamedAttr("epsilon", b.getF64FloatAttr(
+                                        numberAttr(attrs, "epsilon").value_or(1e-5)))};
+}
+
 //===----------------------------------------------------------------------===//
 // embedding_lookup(table [V, D...], ids [int]) -> table[ids]
 //===----------------------------------------------------------------------===//
@@ -93,11 +120,8 @@ struct EmbeddingLookup : CompositeConverter {
                                       ValueRange in,
                                       DictionaryAttr) const override {
     Type elem = cast<RankedTensorType>(in[0].getType()).getElementType();
-    auto op = createFused<GatherOp>(
-        b, loc, 1, elem, in, {b.getNamedAttr("axis", b.getI64IntegerAttr(0))});
-    if (failed(op))
-      return failure();
-    return SmallVector<Value>{op->getOutput()};
+    return resultsOf(createFused<GatherOp>(
+        b, loc, 1, elem, in, {b.getNamedAttr("axis", b.getI64IntegerAttr(0))}));
   }
 };
 
@@ -111,13 +135,11 @@ struct LayerNorm : CompositeConverter {
       return p;
     if (Problem p = checkFloat(fn, 0))
       return p;
+    if (Problem p = checkNormAttrs(fn, attrs))
+      return p;
     auto x = cast<RankedTensorType>(fn.getArgumentTypes()[0]);
-    FailureOr<int64_t> axis = normAxis(attrs, x.getRank());
-    if (failed(axis))
-      return "attribute 'axis' = " + std::to_string(intAttr(attrs, "axis", -1)) +
-             " is out of range for input 0 of rank " +
-             std::to_string(x.getRank());
-    int64_t count = trailingCount(x.getShape(), *axis);
+    int64_t axis = *normAxis(attrs, x.getRank());
+    int64_t count = trailingCount(x.getShape(), axis);
     for (unsigned i = 1; i < fn.getNumArguments(); ++i) {
       if (Problem p = checkFloat(fn, i))
         return p;
@@ -128,8 +150,6 @@ struct LayerNorm : CompositeConverter {
                " elements (the normalized shape), has " +
                std::to_string(t.getNumElements());
     }
-    if (std::optional<double> eps = numberAttr(attrs, "epsilon"); eps && *eps < 0)
-      return std::string("attribute 'epsilon' must be >= 0");
     return std::nullopt;
   }
   FailureOr<SmallVector<Value>> build(OpBuilder &b, Location loc,
@@ -139,14 +159,8 @@ struct LayerNorm : CompositeConverter {
     SmallVector<Value> operands = {in[0], in.size() > 1 ? in[1] : none,
                                    in.size() > 2 ? in[2] : none};
     Type elem = cast<RankedTensorType>(in[0].getType()).getElementType();
-    auto op = createFused<LayerNormOp>(
-        b, loc, 1, elem, operands,
-        {b.getNamedAttr("axis", b.getI64IntegerAttr(intAttr(attrs, "axis", -1))),
-         b.getNamedAttr("epsilon", b.getF64FloatAttr(numberAttr(attrs, "epsilon")
-                                                         .value_or(1e-5)))});
-    if (failed(op))
-      return failure();
-    return SmallVector<Value>{op->getOutput()};
+    return resultsOf(createFused<LayerNormOp>(b, loc, 1, elem, operands,
+                                              normAttrs(b, attrs)));
   }
 };
 
@@ -162,27 +176,14 @@ struct RMSNorm : CompositeConverter {
       return p;
     if (Problem p = checkFloat(fn, 1))
       return p;
-    auto x = cast<RankedTensorType>(fn.getArgumentTypes()[0]);
-    if (failed(normAxis(attrs, x.getRank())))
-      return "attribute 'axis' = " + std::to_string(intAttr(attrs, "axis", -1)) +
-             " is out of range for input 0 of rank " +
-             std::to_string(x.getRank());
-    if (std::optional<double> eps = numberAttr(attrs, "epsilon"); eps && *eps < 0)
-      return std::string("attribute 'epsilon' must be >= 0");
-    return std::nullopt;
+    return checkNormAttrs(fn, attrs);
   }
   FailureOr<SmallVector<Value>> build(OpBuilder &b, Location loc,
                                       ValueRange in,
                                       DictionaryAttr attrs) const override {
     Type elem = cast<RankedTensorType>(in[0].getType()).getElementType();
-    auto op = createFused<RMSNormOp>(
-        b, loc, 1, elem, in,
-        {b.getNamedAttr("axis", b.getI64IntegerAttr(intAttr(attrs, "axis", -1))),
-         b.getNamedAttr("epsilon", b.getF64FloatAttr(numberAttr(attrs, "epsilon")
-                                                         .value_or(1e-5)))});
-    if (failed(op))
-      return failure();
-    return SmallVector<Value>{op->getOutput()};
+    return resultsOf(
+        createFused<RMSNormOp>(b, loc, 1, elem, in, normAttrs(b, attrs)));
   }
 };
 
@@ -222,10 +223,7 @@ struct Activation : CompositeConverter {
     if (std::optional<std::string> a = approximate(attrs))
       opAttrs.push_back(b.getNamedAttr("approximate", b.getStringAttr(*a)));
     Type elem = cast<RankedTensorType>(in[0].getType()).getElementType();
-    auto op = createFused<OpTy>(b, loc, 1, elem, in, opAttrs);
-    if (failed(op))
-      return failure();
-    return SmallVector<Value>{(*op)->getResult(0)};
+    return resultsOf(createFused<OpTy>(b, loc, 1, elem, in, opAttrs));
   }
   std::optional<std::string> defaultApproximate;
 };
@@ -289,11 +287,10 @@ struct ScaledDotProductAttention : CompositeConverter {
       opAttrs.push_back(b.getNamedAttr("softcap", b.getF64FloatAttr(*s)));
     if (std::optional<double> c = numberAttr(attrs, "is_causal"))
       opAttrs.push_back(b.getNamedAttr("is_causal", b.getBoolAttr(*c != 0)));
-    auto op = createFused<AttentionOp>(b, loc, 4, q.getElementType(), operands,
-                                       opAttrs);
-    if (failed(op))
-      return failure();
-    return SmallVector<Value>{op->getOutput()};
+    // output, present_key, present_value, qk_matmul_output: the pass uses
+    // the first.
+    return resultsOf(createFused<AttentionOp>(b, loc, 4, q.getElementType(),
+                                              operands, opAttrs));
   }
 };
 } // namespace

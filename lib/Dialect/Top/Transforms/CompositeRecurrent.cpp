@@ -150,6 +150,22 @@ Value fusedWeight(Ops &ops, Value kernel, ArrayRef<int64_t> order) {
   return ops.reshape(ops.transpose2d(w), {1, t.getDimSize(1), t.getDimSize(0)});
 }
 
+/// Checks shared by the recurrent converters: one element type, no
+/// go_backwards, supported activations (`count` per direction).
+Problem checkRecurrentCommon(func::FuncOp fn, DictionaryAttr attrs,
+                             unsigned count) {
+  Type elem = cast<RankedTensorType>(fn.getArgumentTypes()[0]).getElementType();
+  for (Type t : fn.getArgumentTypes())
+    if (cast<RankedTensorType>(t).getElementType() != elem)
+      return std::string("all inputs must have the element type of input 0");
+  if (numberAttr(attrs, "go_backwards").value_or(0) != 0)
+    return std::string("attribute 'go_backwards' is not supported");
+  std::string problem;
+  if (failed(activations(attrs, count, problem)))
+    return problem;
+  return std::nullopt;
+}
+
 /// Keras LSTM gates i, f, c, o -> top.LSTM's i, o, f, c.
 constexpr int64_t kLstmOrder[] = {0, 3, 1, 2};
 
@@ -208,15 +224,7 @@ struct KerasLSTM : CompositeConverter {
     for (auto [i, what] : states)
       if (Problem p = expectShape(fn, i, what, {batch, hidden}))
         return p;
-    for (Type t : fn.getArgumentTypes())
-      if (cast<RankedTensorType>(t).getElementType() != x.getElementType())
-        return std::string("all inputs must have the element type of input 0");
-    if (numberAttr(attrs, "go_backwards").value_or(0) != 0)
-      return std::string("attribute 'go_backwards' is not supported");
-    std::string problem;
-    if (failed(activations(attrs, 3, problem)))
-      return problem;
-    return std::nullopt;
+    return checkRecurrentCommon(fn, attrs, 3);
   }
 
   FailureOr<SmallVector<Value>> build(OpBuilder &b, Location loc,
@@ -327,15 +335,7 @@ struct KerasGRU : CompositeConverter {
     if (in > 4)
       if (Problem p = expectShape(fn, 4, "h0", {batch, hidden}))
         return p;
-    for (Type t : fn.getArgumentTypes())
-      if (cast<RankedTensorType>(t).getElementType() != x.getElementType())
-        return std::string("all inputs must have the element type of input 0");
-    if (numberAttr(attrs, "go_backwards").value_or(0) != 0)
-      return std::string("attribute 'go_backwards' is not supported");
-    std::string problem;
-    if (failed(activations(attrs, 2, problem)))
-      return problem;
-    return std::nullopt;
+    return checkRecurrentCommon(fn, attrs, 2);
   }
 
   FailureOr<SmallVector<Value>> build(OpBuilder &b, Location loc,
