@@ -374,3 +374,85 @@ def test_unfusable_composite_warns_and_still_runs(rng):
         got = run_ref_file(os.path.join(tmp, "m.mlir"), {"x": x}, tmp, "opt")
         scale = numpy_helper.to_array(m.graph.initializer[0])
         np.testing.assert_allclose(got["y0"], x * scale, rtol=1e-6)
+
+
+def test_keras_lstm_last_output_time_major(rng):
+    """lstm(x, kernel, recurrent_kernel) with time_major = 1 and
+    return_sequences = 0: x is [S, N, I], no bias, zero initial states, and
+    the only result is the last h."""
+    n, steps, inp, hidden = 3, 5, 4, 2
+    nodes = [const("split4", np.full(4, hidden, np.int64)),
+             const("zeros", np.zeros((n, hidden), np.float32)),
+             const("bias", np.zeros(4 * hidden, np.float32))]
+    h, c = "zeros", "zeros"
+    for t in range(steps):
+        nodes += [const(f"t{t}", np.int64(t)),
+                  helper.make_node("Gather", ["x", f"t{t}"], [f"x{t}"], axis=0)]
+        step, h, c = lstm_step_nodes(t, f"x{t}", h, c, hidden)
+        nodes += step
+    nodes += [helper.make_node("Identity", [h], ["y"])]
+    f = function("keras_lstm", ["x", "kernel", "recurrent_kernel"], ["y"], nodes,
+                 attributes=["time_major", "return_sequences"])
+    x = rng.standard_normal((steps, n, inp)).astype(np.float32)
+    w = lstm_weights(rng, inp, hidden)
+    del w["B"]
+    m = model(f, {"x": x}, w, 1, time_major=1, return_sequences=0)
+    _, got = fuse_and_run(m, {"x": x}, "LSTM")
+    zeros = np.zeros((n, hidden), np.float32)
+    _, h_want, _ = keras_lstm_ref(x.transpose(1, 0, 2), w["K"], w["R"],
+                                  np.zeros(4 * hidden, np.float32), zeros, zeros)
+    np.testing.assert_allclose(got["y0"], h_want, rtol=1e-4, atol=1e-5)
+
+
+def test_keras_gru_reset_before(rng):
+    """gru with reset_after = 0 (Keras 1 style): one bias [3H] and the reset
+    gate applied before the recurrent product, hh = tanh(x Wh + (r * h) Rh
+    + bh); outputs the sequence only."""
+    n, steps, inp, hidden = 2, 3, 4, 3
+    nodes = [const("split3", np.full(3, hidden, np.int64)), const("ax1", np.array([1], np.int64)),
+             const("one", np.float32(1)), const("h0", np.zeros((n, hidden), np.float32)),
+             helper.make_node("Split", ["recurrent_kernel", "split3"], ["Rz", "Rr", "Rh"], axis=1),
+             helper.make_node("Split", ["bias", "split3"], ["bz", "br", "bh"], axis=0)]
+    h, ys = "h0", []
+    for t in range(steps):
+        p = f"s{t}_"
+        nodes += [const(f"t{t}", np.int64(t)),
+                  helper.make_node("Gather", ["x", f"t{t}"], [p + "x"], axis=1),
+                  helper.make_node("MatMul", [p + "x", "kernel"], [p + "xk"]),
+                  helper.make_node("Split", [p + "xk", "split3"], [p + "xz", p + "xr", p + "xh"], axis=1)]
+        for g in "zr":
+            nodes += [helper.make_node("MatMul", [h, "R" + g], [p + "h" + g]),
+                      helper.make_node("Add", [p + "x" + g, p + "h" + g], [p + "a" + g]),
+                      helper.make_node("Add", [p + "a" + g, "b" + g], [p + "ab" + g]),
+                      helper.make_node("Sigmoid", [p + "ab" + g], [p + g])]
+        nodes += [helper.make_node("Mul", [p + "r", h], [p + "rh"]),
+                  helper.make_node("MatMul", [p + "rh", "Rh"], [p + "rhR"]),
+                  helper.make_node("Add", [p + "xh", p + "rhR"], [p + "ah"]),
+                  helper.make_node("Add", [p + "ah", "bh"], [p + "abh"]),
+                  helper.make_node("Tanh", [p + "abh"], [p + "hh"]),
+                  helper.make_node("Mul", [p + "z", h], [p + "zh"]),
+                  helper.make_node("Sub", ["one", p + "z"], [p + "omz"]),
+                  helper.make_node("Mul", [p + "omz", p + "hh"], [p + "zhh"]),
+                  helper.make_node("Add", [p + "zh", p + "zhh"], [p + "h"]),
+                  helper.make_node("Unsqueeze", [p + "h", "ax1"], [p + "u"])]
+        h = p + "h"
+        ys.append(p + "u")
+    nodes += [helper.make_node("Concat", ys, ["y"], axis=1)]
+    f = function("gru", ["x", "kernel", "recurrent_kernel", "bias"], ["y"], nodes,
+                 attributes=["reset_after"])
+    x = rng.standard_normal((n, steps, inp)).astype(np.float32)
+    w = {"K": (0.5 * rng.standard_normal((inp, 3 * hidden))).astype(np.float32),
+         "R": (0.5 * rng.standard_normal((hidden, 3 * hidden))).astype(np.float32),
+         "B": (0.5 * rng.standard_normal(3 * hidden)).astype(np.float32)}
+    _, got = fuse_and_run(model(f, {"x": x}, w, 1, reset_after=0), {"x": x}, "GRU")
+    # numpy reference, reset gate before the recurrent product.
+    hv, ys = np.zeros((n, hidden), np.float32), []
+    part = lambda a, k: a[..., k * hidden:(k + 1) * hidden]
+    for t in range(steps):
+        xk = x[:, t] @ w["K"]
+        z = sigmoid(part(xk, 0) + hv @ part(w["R"], 0) + part(w["B"], 0))
+        r = sigmoid(part(xk, 1) + hv @ part(w["R"], 1) + part(w["B"], 1))
+        hh = np.tanh(part(xk, 2) + (r * hv) @ part(w["R"], 2) + part(w["B"], 2))
+        hv = z * hv + (1 - z) * hh
+        ys.append(hv)
+    np.testing.assert_allclose(got["y0"], np.stack(ys, 1), rtol=1e-4, atol=1e-5)
