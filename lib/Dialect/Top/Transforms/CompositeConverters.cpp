@@ -78,6 +78,13 @@ FailureOr<SmallVector<Value>> resultsOf(FailureOr<OpTy> op) {
   return SmallVector<Value>((*op)->getResults());
 }
 
+/// The `epsilon` attribute (also spelled `eps`, as PyTorch does).
+std::optional<double> epsilonAttr(DictionaryAttr attrs) {
+  if (std::optional<double> eps = numberAttr(attrs, "epsilon"))
+    return eps;
+  return numberAttr(attrs, "eps");
+}
+
 /// Checks the `axis` and `epsilon` attributes of a normalization of input 0.
 Problem checkNormAttrs(func::FuncOp fn, DictionaryAttr attrs) {
   auto x = cast<RankedTensorType>(fn.getArgumentTypes()[0]);
@@ -85,7 +92,7 @@ Problem checkNormAttrs(func::FuncOp fn, DictionaryAttr attrs) {
     return "attribute 'axis' = " + std::to_string(intAttr(attrs, "axis", -1)) +
            " is out of range for input 0 of rank " +
            std::to_string(x.getRank());
-  if (std::optional<double> eps = numberAttr(attrs, "epsilon"); eps && *eps < 0)
+  if (std::optional<double> eps = epsilonAttr(attrs); eps && *eps < 0)
     return std::string("attribute 'epsilon' must be >= 0");
   return std::nullopt;
 }
@@ -94,7 +101,7 @@ Problem checkNormAttrs(func::FuncOp fn, DictionaryAttr attrs) {
 SmallVector<NamedAttribute> normAttrs(OpBuilder &b, DictionaryAttr attrs) {
   return {b.getNamedAttr("axis", b.getI64IntegerAttr(intAttr(attrs, "axis", -1))),
           b.getNamedAttr("epsilon", b.getF64FloatAttr(
-                                        numberAttr(attrs, "epsilon").value_or(1e-5)))};
+                                        epsilonAttr(attrs).value_or(1e-5)))};
 }
 
 //===----------------------------------------------------------------------===//

@@ -52,6 +52,10 @@ func.func @main(%x: tensor<2x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> te
 // CHECK-LABEL: func.func private @rms
 // CHECK: top.RMSNorm(%arg0, %arg1) {epsilon = 9.9999999747524271E-7 : f64}
 func.func private @rms(%x: tensor<2x3x8xf32>, %s: tensor<8xf32>) -> tensor<2x3x8xf32> attributes {tf._implements = {name = "RMS-Norm", epsilon = 1.0e-6 : f32}}
+// PyTorch spells it `eps`; axis from the attributes too.
+// CHECK-LABEL: func.func private @rms_eps
+// CHECK: top.RMSNorm(%arg0, %arg1) {axis = -2 : i64, epsilon = 1.000000e-02 : f64}
+func.func private @rms_eps(%x: tensor<2x3x8xf32>, %s: tensor<3x8xf32>) -> tensor<2x3x8xf32> attributes {strata.implements = "rms_norm", strata.composite_attributes = {eps = 1.0e-2 : f64, axis = -2 : i64}}
 
 // -----
 
