@@ -99,9 +99,10 @@ Problem checkNormAttrs(func::FuncOp fn, DictionaryAttr attrs) {
 
 /// `axis` and `epsilon` of a fused normalization op.
 SmallVector<NamedAttribute> normAttrs(OpBuilder &b, DictionaryAttr attrs) {
-  return {b.getNamedAttr("axis", b.getI64IntegerAttr(intAttr(attrs, "axis", -1))),
-          b.getNamedAttr("epsilon", b.getF64FloatAttr(
-                                        epsilonAttr(attrs).value_or(1e-5)))};
+  int64_t axis = intAttr(attrs, "axis", -1);
+  double epsilon = epsilonAttr(attrs).value_or(1e-5);
+  return {b.getNamedAttr("axis", b.getI64IntegerAttr(axis)),
+          b.getNamedAttr("epsilon", b.getF64FloatAttr(epsilon))};
 }
 
 //===----------------------------------------------------------------------===//

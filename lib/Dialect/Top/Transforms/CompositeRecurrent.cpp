@@ -62,7 +62,8 @@ std::optional<std::string> activationName(StringRef keras) {
 FailureOr<SmallVector<std::string>> activations(DictionaryAttr attrs,
                                                 unsigned count,
                                                 std::string &problem) {
-  std::string recurrent = stringAttr(attrs, "recurrent_activation").value_or("sigmoid");
+  std::string recurrent =
+      stringAttr(attrs, "recurrent_activation").value_or("sigmoid");
   std::string act = stringAttr(attrs, "activation").value_or("tanh");
   SmallVector<std::string> given = {recurrent, act}, names;
   for (auto [i, name] : llvm::enumerate(given)) {
@@ -137,11 +138,19 @@ struct Ops {
     std::optional<DType> dtype = dtypeOf(elem);
     if (!dtype)
       return {};
-    return createFusedConstant(b, loc, name,
-                               Tensor(*dtype, std::vector<int64_t>(shape.begin(), shape.end())),
+    Tensor data(*dtype, std::vector<int64_t>(shape.begin(), shape.end()));
+    return createFusedConstant(b, loc, name, data,
                                RankedTensorType::get(shape, elem));
   }
 };
+
+/// The layer output's shape: [S, N, H] (time major) or [N, S, H].
+SmallVector<int64_t> sequenceShape(bool timeMajor, int64_t steps,
+                                   int64_t batch, int64_t hidden) {
+  if (timeMajor)
+    return {steps, batch, hidden};
+  return {batch, steps, hidden};
+}
 
 /// Keras [I, G*H] kernel -> [1, G*H, I] in the fused op's gate order.
 Value fusedWeight(Ops &ops, Value kernel, ArrayRef<int64_t> order) {
@@ -208,7 +217,8 @@ struct KerasLSTM : CompositeConverter {
     int64_t hidden = kernel.getDimSize(1) / 4;
     bool timeMajor = !cell && numberAttr(attrs, "time_major").value_or(0) != 0;
     int64_t batch = cell ? x.getDimSize(0) : x.getDimSize(timeMajor ? 1 : 0);
-    if (Problem p = expectShape(fn, kernelArg(), "kernel", {inputSize, 4 * hidden}))
+    if (Problem p =
+            expectShape(fn, kernelArg(), "kernel", {inputSize, 4 * hidden}))
       return p;
     if (Problem p = expectShape(fn, recurrentArg(), "recurrent_kernel",
                                 {hidden, 4 * hidden}))
@@ -244,15 +254,16 @@ struct KerasLSTM : CompositeConverter {
         layout == 0 ? SmallVector<int64_t>{1, batch, hidden}
                     : SmallVector<int64_t>{batch, 1, hidden};
 
-    Value input = cell ? ops.reshape(in[0], {batch, 1, x.getDimSize(1)}) : in[0];
+    Value input =
+        cell ? ops.reshape(in[0], {batch, 1, x.getDimSize(1)}) : in[0];
     Value weight = fusedWeight(ops, in[kernelArg()], kLstmOrder);
     Value recurrence = fusedWeight(ops, in[recurrentArg()], kLstmOrder);
     Value none = createNone(b, loc);
     Value bias = none;
     if (in.size() > biasArg()) {
       Value wb = ops.reorderGates(in[biasArg()], 0, kLstmOrder);
-      bias = ops.reshape(ops.concat({wb, ops.zeros({4 * hidden}, "lstm_zero_bias")}, 0),
-                         {1, 8 * hidden});
+      Value rb = ops.zeros({4 * hidden}, "lstm_zero_bias");
+      bias = ops.reshape(ops.concat({wb, rb}, 0), {1, 8 * hidden});
     }
     Value h0 = none, c0 = none;
     if (cell) {
@@ -284,8 +295,7 @@ struct KerasLSTM : CompositeConverter {
     int64_t steps = x.getDimSize(timeMajor ? 0 : 1);
     Value y = returnSequences
                   ? ops.reshape((*lstm)->getResult(0),
-                                timeMajor ? SmallVector<int64_t>{steps, batch, hidden}
-                                          : SmallVector<int64_t>{batch, steps, hidden})
+                                sequenceShape(timeMajor, steps, batch, hidden))
                   : h;
     if (!y)
       return failure();
@@ -322,7 +332,8 @@ struct KerasGRU : CompositeConverter {
     int64_t batch = x.getDimSize(timeMajor ? 1 : 0);
     if (Problem p = expectShape(fn, 1, "kernel", {x.getDimSize(2), 3 * hidden}))
       return p;
-    if (Problem p = expectShape(fn, 2, "recurrent_kernel", {hidden, 3 * hidden}))
+    if (Problem p =
+            expectShape(fn, 2, "recurrent_kernel", {hidden, 3 * hidden}))
       return p;
     bool resetAfter = numberAttr(attrs, "reset_after").value_or(1) != 0;
     if (in > 3) {
@@ -345,7 +356,8 @@ struct KerasGRU : CompositeConverter {
     Ops ops{b, loc, x.getElementType()};
     int64_t hidden = cast<RankedTensorType>(in[1].getType()).getDimSize(1) / 3;
     bool timeMajor = numberAttr(attrs, "time_major").value_or(0) != 0;
-    bool returnSequences = numberAttr(attrs, "return_sequences").value_or(1) != 0;
+    bool returnSequences =
+        numberAttr(attrs, "return_sequences").value_or(1) != 0;
     bool resetAfter = numberAttr(attrs, "reset_after").value_or(1) != 0;
     int64_t batch = x.getDimSize(timeMajor ? 1 : 0);
     int64_t steps = x.getDimSize(timeMajor ? 0 : 1);
@@ -384,8 +396,7 @@ struct KerasGRU : CompositeConverter {
     Value h = ops.reshape((*gru)->getResult(1), {batch, hidden});
     Value y = returnSequences
                   ? ops.reshape((*gru)->getResult(0),
-                                timeMajor ? SmallVector<int64_t>{steps, batch, hidden}
-                                          : SmallVector<int64_t>{batch, steps, hidden})
+                                sequenceShape(timeMajor, steps, batch, hidden))
                   : h;
     if (!y || !h)
       return failure();

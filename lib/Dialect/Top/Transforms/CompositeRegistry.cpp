@@ -34,7 +34,8 @@ std::string CompositeRegistry::normalize(llvm::StringRef name) {
   std::string out;
   for (char c : name)
     if (c != '_' && c != '-')
-      out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      out.push_back(
+          static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   return out;
 }
 
@@ -43,7 +44,8 @@ void CompositeRegistry::add(llvm::StringRef name,
   converters[normalize(name)] = Entry{name.str(), std::move(converter)};
 }
 
-const CompositeConverter *CompositeRegistry::lookup(llvm::StringRef name) const {
+const CompositeConverter *
+CompositeRegistry::lookup(llvm::StringRef name) const {
   auto it = converters.find(normalize(name));
   return it == converters.end() ? nullptr : it->second.converter.get();
 }

@@ -37,7 +37,9 @@ void mergeAttrs(DictionaryAttr dict, StringRef skip,
   for (NamedAttribute a : dict) {
     if (a.getName().getValue() == skip)
       continue;
-    llvm::erase_if(out, [&](NamedAttribute &o) { return o.getName() == a.getName(); });
+    llvm::erase_if(out, [&](NamedAttribute &o) {
+      return o.getName() == a.getName();
+    });
     out.push_back(a);
   }
 }
@@ -103,8 +105,9 @@ std::optional<std::string> fuse(func::FuncOp fn, const CompositeMark &mark,
   }
   std::string problem;
   if (failed(results)) {
-    problem = firstError.empty() ? "the fused op could not be built"
-                                 : "the fused op does not verify: " + firstError;
+    problem = firstError.empty()
+                  ? "the fused op could not be built"
+                  : "the fused op does not verify: " + firstError;
   } else if (results->size() < type.getNumResults()) {
     problem = "the fused op gives " + std::to_string(results->size()) +
               " results, the function " +

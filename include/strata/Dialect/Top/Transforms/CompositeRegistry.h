@@ -33,13 +33,14 @@ public:
   /// Checks that `fn`'s signature (argument and result types) and the
   /// converter attributes `attrs` fit this interface. Returns nullopt if
   /// they do, else what is wrong ("input 0 must be a ranked float tensor").
-  virtual std::optional<std::string> verify(mlir::func::FuncOp fn,
-                                            mlir::DictionaryAttr attrs) const = 0;
+  virtual std::optional<std::string>
+  verify(mlir::func::FuncOp fn, mlir::DictionaryAttr attrs) const = 0;
 
   /// Builds the fused computation of `operands` (the function's arguments)
   /// at the builder's insertion point and returns one value per function
-  /// result (it may return more: the leading ones are used). Called only after verify() succeeded; a failure must have
-  /// emitted a diagnostic (the pass turns it into a warning).
+  /// result (it may return more: the leading ones are used). Called only
+  /// after verify() succeeded; a failure must have emitted a diagnostic
+  /// (the pass turns it into a warning).
   virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   build(mlir::OpBuilder &builder, mlir::Location loc, mlir::ValueRange operands,
         mlir::DictionaryAttr attrs) const = 0;
