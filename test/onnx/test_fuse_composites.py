@@ -456,3 +456,25 @@ def test_keras_gru_reset_before(rng):
         hv = z * hv + (1 - z) * hh
         ys.append(hv)
     np.testing.assert_allclose(got["y0"], np.stack(ys, 1), rtol=1e-4, atol=1e-5)
+
+
+def test_scaled_dot_product_attention_rank3_bool_mask(rng):
+    """Rank-3 q, k, v (one head, default scale 1/sqrt(D)) and a bool mask
+    (true = attend) as the fourth input."""
+    d = 6
+    nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 2, 1]),
+             helper.make_node("MatMul", ["q", "kt"], ["s"]),
+             const("sc", np.float32(1 / np.sqrt(d))),
+             helper.make_node("Mul", ["s", "sc"], ["ss"]),
+             const("ninf", np.float32(-np.inf)),
+             helper.make_node("Where", ["mask", "ss", "ninf"], ["ms"]),
+             helper.make_node("Softmax", ["ms"], ["p"], axis=-1),
+             helper.make_node("MatMul", ["p", "v"], ["y"])]
+    f = function("ScaledDotProductAttention", ["q", "k", "v", "mask"], ["y"], nodes)
+    mask = rng.random((4, 5)) < 0.6
+    mask[:, 0] = True  # every query attends to something
+    inputs = {"q": rng.standard_normal((2, 4, d)).astype(np.float32),
+              "k": rng.standard_normal((2, 5, d)).astype(np.float32),
+              "v": rng.standard_normal((2, 5, 3)).astype(np.float32),
+              "mask": mask}
+    check_against_onnx_reference(model(f, inputs, {}, 1), inputs, "Attention")
