@@ -54,6 +54,18 @@ def run_strata(model, inputs):
             return 0, {n: z[n] for n in z.files}, ""
 
 
+def run_ref_file(path, inputs, tmp, tag):
+    """Runs the Top model at `path` with `strata run-ref` on `inputs` (files
+    in `tmp` prefixed `tag`); returns the outputs by name."""
+    inp, outp = os.path.join(tmp, tag + "_in.npz"), os.path.join(tmp, tag + "_out.npz")
+    np.savez(inp, **inputs)
+    r = subprocess.run([STRATA, "run-ref", path, "--input", inp, "--output", outp],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with np.load(outp) as z:
+        return {n: z[n] for n in z.files}
+
+
 def run_ort(model, inputs):
     import onnxruntime as ort
     sess = ort.InferenceSession(model.SerializeToString(),
