@@ -38,6 +38,17 @@ static cl::list<std::string> inputShapes(
              "(repeatable or comma-separated)"),
     cl::value_desc("name:DxDx..."), cl::CommaSeparated, cl::sub(ImportCommand));
 
+static cl::list<std::string> sequenceLengths(
+    "sequence-lengths",
+    cl::desc("length of a sequence-typed input: name:N; element i is the "
+             "input name.i (repeatable or comma-separated)"),
+    cl::value_desc("name:N"), cl::CommaSeparated, cl::sub(ImportCommand));
+static cl::list<std::string> absentInputs(
+    "absent-inputs",
+    cl::desc("optional-typed inputs that are empty (absent) in this import "
+             "(repeatable or comma-separated)"),
+    cl::value_desc("name"), cl::CommaSeparated, cl::sub(ImportCommand));
+
 static cl::opt<std::string> freezeInputs(
     "freeze-inputs",
     cl::desc("npz of input values to bake into the model as constants (for "
@@ -85,6 +96,18 @@ int import() {
   for (const std::string &spec : inputShapes)
     if (!parseInputShape("strata import", spec, options.inputShapes))
       return 2;
+  for (StringRef spec : sequenceLengths) {
+    auto [name, len] = spec.rsplit(':');
+    int64_t n;
+    if (name.empty() || len.getAsInteger(10, n) || n < 0) {
+      errs() << "strata import: --sequence-lengths expects name:N with N >= "
+                "0, got '"
+             << spec << "'\n";
+      return 2;
+    }
+    options.sequenceLengths[name.str()] = n;
+  }
+  options.absentInputs.assign(absentInputs.begin(), absentInputs.end());
   if (!freezeInputs.empty()) {
     std::string error;
     if (!readNpz(freezeInputs, options.frozenInputs, error)) {

@@ -48,6 +48,25 @@ LogicalResult checkOutputs(NodeContext &c, Region &region, StringRef what) {
   return success();
 }
 
+/// If branches may yield sequences and optionals only with the same static
+/// structure (lengths, presence), so they flatten to the same tensors.
+LogicalResult checkListOutputs(NodeContext &c, IfOp op,
+                               ArrayRef<OnnxValue> thenOuts,
+                               ArrayRef<OnnxValue> elseOuts) {
+  for (auto [i, t, e] : llvm::enumerate(thenOuts, elseOuts)) {
+    if (sameStructure(t, e))
+      continue;
+    op->erase();
+    return c.error() << "input 0 'cond' (value '" << c.node().input(0)
+                     << "') must be a constant: output #" << i << " is "
+                     << describe(t) << " in then_branch but " << describe(e)
+                     << " in else_branch, and Strata resolves sequences and "
+                        "optionals at import time (with a run-time condition "
+                        "both branches must give the same length / presence)";
+  }
+  return success();
+}
+
 LogicalResult convertIf(NodeContext &c) {
   auto thenGraph = c.attrGraph("then_branch");
   auto elseGraph = c.attrGraph("else_branch");
@@ -68,9 +87,9 @@ LogicalResult convertIf(NodeContext &c) {
     if (cond->numElements() != 1)
       return c.error() << "input 'cond' must have one element, got shape "
                        << shapeToString(cond->shape());
-    SmallVector<Value> values;
+    std::vector<OnnxValue> values;
     if (failed(c.inlineSubgraph(cond->getAsInt(0) ? **thenGraph : **elseGraph,
-                                values)))
+                                {}, values)))
       return failure();
     for (auto [i, v] : llvm::enumerate(values))
       c.setOutput(i, v);
@@ -80,21 +99,48 @@ LogicalResult convertIf(NodeContext &c) {
                                              Float32Type::get(c.context())));
   auto op = IfOp::create(c.builder(), c.loc(), TypeRange(placeholder),
                          c.input(0));
-  if (failed(c.convertSubgraph(**thenGraph, op.getThenRegion(), {})) ||
-      failed(c.convertSubgraph(**elseGraph, op.getElseRegion(), {}))) {
+  // Sequences / optionals of the same static structure in both branches are
+  // yielded as their tensors (ConvertSequence.cpp).
+  std::vector<OnnxValue> thenOuts, elseOuts;
+  if (failed(c.convertSubgraph(**thenGraph, op.getThenRegion(), {}, thenOuts)) ||
+      failed(c.convertSubgraph(**elseGraph, op.getElseRegion(), {}, elseOuts))) {
     op->erase();
     return failure();
+  }
+  if (failed(checkListOutputs(c, op, thenOuts, elseOuts)))
+    return failure();
+  if (op.getThenRegion().front().getTerminator()->getNumOperands() !=
+      static_cast<unsigned>(outputs)) {
+    auto flat = IfOp::create(
+        c.builder(), c.loc(),
+        TypeRange(op.getThenRegion().front().getTerminator()->getOperandTypes()),
+        c.input(0));
+    flat.getThenRegion().takeBody(op.getThenRegion());
+    flat.getElseRegion().takeBody(op.getElseRegion());
+    op->erase();
+    op = flat;
   }
   if (failed(checkOutputs(c, op.getThenRegion(), "then_branch")) ||
       failed(checkOutputs(c, op.getElseRegion(), "else_branch"))) {
     op->erase();
     return failure();
   }
-  for (int i = 0; i < outputs; ++i)
+  unsigned leaves = op->getNumResults();
+  for (unsigned i = 0; i < leaves; ++i)
     setResultElement(op, i,
                      elementOf(op.getThenRegion().front().getTerminator()
                                    ->getOperand(i)));
-  return finishAndSetOutputs(c, op);
+  if (llvm::all_of(thenOuts, [](const OnnxValue &v) {
+        return v.kind == OnnxValue::Tensor;
+      }))
+    return finishAndSetOutputs(c, op);
+  auto results = c.finish(op);
+  if (failed(results))
+    return failure();
+  ArrayRef<Value> rest(*results);
+  for (auto [i, o] : llvm::enumerate(thenOuts))
+    c.setOutput(i, rebuildLeaves(o, rest));
+  return success();
 }
 
 LogicalResult convertLoop(NodeContext &c) {

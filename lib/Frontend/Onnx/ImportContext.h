@@ -13,6 +13,7 @@
 #include "onnx.pb.h"
 
 #include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Frontend/Onnx/OnnxImporter.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
 #include "strata/Support/Npz.h"
 
@@ -26,6 +27,16 @@
 namespace strata::onnx_import {
 
 class GraphImporter;
+
+/// An ONNX value as the importer's value map holds it: a tensor, or a
+/// sequence / optional resolved at import time to a static list of tensor
+/// values (ConvertSequence.cpp; Top IR only ever sees the tensors).
+struct OnnxValue {
+  enum Kind { Tensor, Sequence, Optional } kind = Tensor;
+  mlir::Value tensor;           ///< Tensor only.
+  std::vector<OnnxValue> elems; ///< Sequence elements; an Optional's 0 or 1.
+  static OnnxValue of(mlir::Value v) { return {Tensor, v, {}}; }
+};
 
 /// One node being converted.
 class NodeContext {
@@ -60,6 +71,12 @@ public:
   std::optional<std::vector<int64_t>> inputShape(size_t i);
   mlir::FailureOr<std::vector<int64_t>> requireShape(size_t i);
   mlir::FailureOr<int64_t> requireRank(size_t i);
+  /// Input `i` if it is a sequence or optional, else nullptr.
+  const OnnxValue *listInput(size_t i);
+  /// Input `i` as an OnnxValue (a tensor, or its sequence / optional).
+  OnnxValue anyInput(size_t i);
+  /// The data of `v` if it is a constant, else nullptr.
+  const Tensor *constantValue(mlir::Value v);
 
   //===--- attributes ---===//
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
@@ -122,6 +139,18 @@ public:
   mlir::LogicalResult inlineSubgraph(const onnx::GraphProto &graph,
                                      llvm::ArrayRef<mlir::Value> inputs,
                                      llvm::SmallVectorImpl<mlir::Value> &outputs);
+  /// Converts the nodes of `graph` in place with its inputs bound to
+  /// `inputs`, which may be sequences and optionals, like its outputs.
+  mlir::LogicalResult inlineSubgraph(const onnx::GraphProto &graph,
+                                     llvm::ArrayRef<OnnxValue> inputs,
+                                     std::vector<OnnxValue> &outputs);
+  /// Converts `graph` into `region` like convertSubgraph; the sequences and
+  /// optionals among its outputs are yielded as their tensors in order, and
+  /// `outputs` gets every output's structure.
+  mlir::LogicalResult convertSubgraph(const onnx::GraphProto &graph,
+                                      mlir::Region &region,
+                                      llvm::ArrayRef<mlir::Type> argTypes,
+                                      std::vector<OnnxValue> &outputs);
   /// For an op the converter built itself (e.g. with regions): infers its
   /// result shapes, verifies it and folds it like `create` does.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> finish(mlir::Operation *op);
@@ -130,6 +159,8 @@ public:
   size_t numOutputs() const { return proto.output_size(); }
   bool hasOutput(size_t i) const;
   void setOutput(size_t i, mlir::Value v);
+  /// Sets output `i` to a tensor, sequence or optional.
+  void setOutput(size_t i, OnnxValue v);
   /// Sets output 0 to `v`, or passes its failure on.
   mlir::LogicalResult setResult(mlir::FailureOr<mlir::Value> v) {
     if (mlir::failed(v))
@@ -209,6 +240,55 @@ llvm::ArrayRef<ConverterEntry> nnConverters();
 llvm::ArrayRef<ConverterEntry> indexConverters();
 llvm::ArrayRef<ConverterEntry> controlFlowConverters();
 llvm::ArrayRef<ConverterEntry> mathConverters();
+llvm::ArrayRef<ConverterEntry> sequenceConverters();
+/// Checks a node reading a sequence or optional: Identity of one is
+/// redirected to `convert`; ops that take only tensors are an error.
+mlir::LogicalResult routeListInputs(NodeContext &c, ConvertFn &convert);
+/// Loop carrying a sequence or optional, unrolled at import.
+mlir::LogicalResult convertLoopUnrolled(NodeContext &c);
+/// True if `a` and `b` have the same kinds and lengths throughout.
+bool sameStructure(const OnnxValue &a, const OnnxValue &b);
+/// "a sequence of length 3", "an empty optional", "a tensor".
+std::string describe(const OnnxValue &v);
+/// Binds `name` to `v` in `values` (a tensor) or `lists`, removing it from
+/// the other map.
+void bindName(llvm::StringMap<mlir::Value> &values,
+              llvm::StringMap<OnnxValue> &lists, llvm::StringRef name,
+              OnnxValue v);
+/// Appends the tensors of `v` in order (depth first).
+void flattenLeaves(const OnnxValue &v, llvm::SmallVectorImpl<mlir::Value> &out);
+/// `structure` with its tensors replaced, in order, by the front of
+/// `leaves` (which is advanced past them).
+OnnxValue rebuildLeaves(const OnnxValue &structure,
+                        llvm::ArrayRef<mlir::Value> &leaves);
+/// A sequence- or optional-typed graph input, bound to the tensor inputs
+/// NAME.i (sequence elements) or NAME (an optional's tensor).
+struct ListInput {
+  std::string name;
+  bool optional = false, absent = false;
+  int64_t length = -1; ///< -1: not a sequence.
+};
+/// The graph inputs with each sequence / optional input replaced by its
+/// tensor inputs (docs/onnx.md "Sequences and optionals"), checking
+/// --sequence-lengths and --absent-inputs.
+mlir::LogicalResult
+expandListInputs(const onnx::GraphProto &g, const ImportOptions &options,
+                 const llvm::StringMap<const onnx::TensorProto *> &initializers,
+                 mlir::MLIRContext *ctx,
+                 std::vector<onnx::ValueInfoProto> &tensorInputs,
+                 std::vector<ListInput> &listInputs);
+/// Binds the list inputs to the tensor values of their parts (which are
+/// removed from `values`).
+void bindListInputs(llvm::ArrayRef<ListInput> listInputs,
+                    llvm::StringMap<mlir::Value> &values,
+                    llvm::StringMap<OnnxValue> &lists);
+/// Appends the tensors of graph output `name` holding `v` to `results` as
+/// outputs NAME.i (sequence) / NAME (optional), and describes `v` in `info`.
+void flattenListOutput(llvm::StringRef name, const OnnxValue &v,
+                       llvm::SmallVectorImpl<mlir::Value> &results,
+                       llvm::SmallVectorImpl<std::string> &names,
+                       llvm::SmallVectorImpl<mlir::NamedAttribute> &info,
+                       mlir::Builder &b);
 
 /// Kernel window attributes of Conv and the pools (kernel_shape, strides,
 /// dilations, pads, auto_pad resolved to explicit pads); ConvertCore.cpp.

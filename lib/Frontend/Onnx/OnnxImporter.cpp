@@ -82,6 +82,7 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
              indexConverters(),
              controlFlowConverters(),
              mathConverters(),
+             sequenceConverters(),
              recurrentConverters(),
              typeConverters(),
              geometryConverters(),
@@ -180,6 +181,8 @@ public:
   const ImportOptions &options;
   OpBuilder builder;
   llvm::StringMap<Value> values;
+  /// Names holding sequences and optionals (disjoint from `values`).
+  llvm::StringMap<OnnxValue> lists;
   /// Initializers not yet materialized as top.Weight.
   llvm::StringMap<const onnx::TensorProto *> initializers;
   TensorMap weights;
@@ -213,7 +216,9 @@ public:
                                 ArrayRef<Type> argTypes, int64_t opset,
                                 Location loc,
                                 SmallVectorImpl<Value> *inlinedOutputs = nullptr,
-                                ArrayRef<Value> inlinedInputs = {});
+                                ArrayRef<Value> inlinedInputs = {},
+                                ArrayRef<OnnxValue> anyInputs = {},
+                                std::vector<OnnxValue> *anyOutputs = nullptr);
   /// Runs `convert` on `node` and checks it defined every output.
   LogicalResult runConverter(const onnx::NodeProto &node, int64_t opset,
                              int64_t since, ConvertFn convert);
@@ -340,7 +345,12 @@ LogicalResult GraphImporter::createSignature(func::FuncOp &func) {
   }
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
-  for (const auto &in : g.input()) {
+  std::vector<onnx::ValueInfoProto> tensorInputs;
+  std::vector<ListInput> listInputs;
+  if (failed(expandListInputs(g, options, initializers, &ctx, tensorInputs,
+                              listInputs)))
+    return failure();
+  for (const auto &in : tensorInputs) {
     if (initializers.count(in.name()))
       continue; // old-style: initializers listed as inputs
     Location loc = NameLoc::get(StringAttr::get(&ctx, in.name()));
@@ -425,6 +435,7 @@ LogicalResult GraphImporter::createSignature(func::FuncOp &func) {
     values[name] =
         createWeight(*options.frozenInputs.find(name), name,
                      NameLoc::get(StringAttr::get(&ctx, name)));
+  bindListInputs(listInputs, values, lists);
   return success();
 }
 
@@ -501,7 +512,8 @@ GraphImporter::orderNodes(const onnx::GraphProto &g,
     for (const std::string &out : g.node(i).output()) {
       if (out.empty())
         continue;
-      if (producer.count(out) || values.count(out) || initializers.count(out))
+      if (producer.count(out) || values.count(out) || initializers.count(out) ||
+          lists.count(out))
         return nodeError(g.node(i), opset)
                << "output '" << out << "' is defined more than once";
       producer[out] = i;
@@ -514,7 +526,8 @@ GraphImporter::orderNodes(const onnx::GraphProto &g,
                                     g.node(i).input().end());
     collectImplicitInputs(g.node(i), inputs);
     for (const std::string &in : inputs) {
-      if (in.empty() || values.count(in) || initializers.count(in))
+      if (in.empty() || values.count(in) || initializers.count(in) ||
+          lists.count(in))
         continue;
       auto p = producer.find(in);
       if (p == producer.end())
@@ -617,13 +630,14 @@ LogicalResult GraphImporter::runConverter(const onnx::NodeProto &node,
                                           int64_t opset, int64_t since,
                                           ConvertFn convert) {
   for (const std::string &in : node.input())
-    if (!in.empty() && !lookup(in))
+    if (!in.empty() && !lists.count(in) && !lookup(in))
       return failure(); // initializer error already reported
   NodeContext nc(*this, node, opset, since);
-  if (failed(convert(nc)))
+  if (failed(routeListInputs(nc, convert)) || failed(convert(nc)))
     return failure();
   for (int i = 0; i < node.output_size(); ++i)
-    if (!node.output(i).empty() && !values.count(node.output(i)))
+    if (!node.output(i).empty() && !values.count(node.output(i)) &&
+        !lists.count(node.output(i)))
       return nodeError(node, opset)
              << "converter produced no value for output '" << node.output(i)
              << "'";
@@ -635,7 +649,9 @@ GraphImporter::convertSubgraph(const onnx::GraphProto &g, Region *region,
                                ArrayRef<Type> argTypes, int64_t opset,
                                Location loc,
                                SmallVectorImpl<Value> *inlinedOutputs,
-                               ArrayRef<Value> inlinedInputs) {
+                               ArrayRef<Value> inlinedInputs,
+                               ArrayRef<OnnxValue> anyInputs,
+                               std::vector<OnnxValue> *anyOutputs) {
   if (g.input_size() != static_cast<int>(argTypes.size()))
     return emitError(loc) << "subgraph '" << g.name() << "' has "
                           << g.input_size() << " inputs but " << argTypes.size()
@@ -648,23 +664,31 @@ GraphImporter::convertSubgraph(const onnx::GraphProto &g, Region *region,
   // A scope: the subgraph's names shadow nothing outside it once restored.
   llvm::StringMap<Value> outerValues = values;
   llvm::StringMap<const onnx::TensorProto *> outerInitializers = initializers;
+  llvm::StringMap<OnnxValue> outerLists = lists;
   llvm::scope_exit restore([&] {
     values = std::move(outerValues);
     initializers = std::move(outerInitializers);
+    lists = std::move(outerLists);
   });
   OpBuilder::InsertionGuard guard(builder);
   if (block)
     builder.setInsertionPointToStart(block);
   for (auto [i, in] : llvm::enumerate(g.input())) {
+    if (!block && !anyInputs.empty()) {
+      if (!in.name().empty())
+        bindName(values, lists, in.name(), anyInputs[i]);
+      continue;
+    }
     Value arg = block ? block->addArgument(argTypes[i],
                                            NameLoc::get(StringAttr::get(
                                                &ctx, in.name())))
                       : inlinedInputs[i];
     if (!in.name().empty())
-      values[in.name()] = arg;
+      bindName(values, lists, in.name(), OnnxValue::of(arg));
   }
   for (const auto &init : g.initializer()) {
     values.erase(init.name());
+    lists.erase(init.name());
     initializers[init.name()] = &init;
   }
   std::vector<const onnx::NodeProto *> order;
@@ -674,13 +698,22 @@ GraphImporter::convertSubgraph(const onnx::GraphProto &g, Region *region,
     if (failed(convertNode(*node, opset)))
       return failure();
   SmallVector<Value> outputs;
+  if (anyOutputs)
+    anyOutputs->clear();
   for (const auto &out : g.output()) {
+    if (auto l = lists.find(out.name()); l != lists.end() && anyOutputs) {
+      anyOutputs->push_back(l->second);
+      flattenLeaves(l->second, outputs);
+      continue;
+    }
     Value v = lookup(out.name());
     if (!v)
       return emitError(NameLoc::get(StringAttr::get(&ctx, out.name())))
              << "subgraph '" << g.name() << "' output '" << out.name()
              << "' is never defined";
     outputs.push_back(v);
+    if (anyOutputs)
+      anyOutputs->push_back(OnnxValue::of(v));
   }
   if (!block) {
     inlinedOutputs->assign(outputs.begin(), outputs.end());
@@ -756,11 +789,19 @@ FailureOr<ImportedModel> GraphImporter::run() {
 
   // Outputs.
   SmallVector<Value> results;
+  SmallVector<std::string> resultNames;
+  SmallVector<NamedAttribute> listOutputs;
   llvm::StringSet<> outputNames;
   for (const auto &out : model.graph().output()) {
     if (!outputNames.insert(out.name()).second)
       return emitError(NameLoc::get(StringAttr::get(&ctx, out.name())))
              << "graph output '" << out.name() << "' is listed more than once";
+    if (auto l = lists.find(out.name()); l != lists.end()) {
+      flattenListOutput(out.name(), l->second, results, resultNames,
+                        listOutputs, builder);
+      continue;
+    }
+    resultNames.push_back(out.name());
     Value v = lookup(out.name());
     if (!v)
       return emitError(NameLoc::get(StringAttr::get(&ctx, out.name())))
@@ -780,8 +821,10 @@ FailureOr<ImportedModel> GraphImporter::run() {
   func::ReturnOp::create(builder, UnknownLoc::get(&ctx), results);
   func.setType(builder.getFunctionType(func.getArgumentTypes(),
                                        ValueRange(results).getTypes()));
-  for (auto [i, out] : llvm::enumerate(model.graph().output()))
-    func.setResultAttr(i, "top.name", builder.getStringAttr(out.name()));
+  for (auto [i, out] : llvm::enumerate(resultNames))
+    func.setResultAttr(i, "top.name", builder.getStringAttr(out));
+  if (!listOutputs.empty())
+    func->setAttr("strata.list_outputs", builder.getDictionaryAttr(listOutputs));
 
   // Drop ops nobody uses (unused initializers, folded-away producers), in
   // reverse order so chains disappear in one sweep.
@@ -1088,6 +1131,22 @@ std::optional<std::vector<int64_t>> NodeContext::inputShape(size_t i) {
   return std::vector<int64_t>(s.begin(), s.end());
 }
 
+const OnnxValue *NodeContext::listInput(size_t i) {
+  if (!hasInput(i))
+    return nullptr;
+  auto it = importer.lists.find(proto.input(i));
+  return it == importer.lists.end() ? nullptr : &it->second;
+}
+
+OnnxValue NodeContext::anyInput(size_t i) {
+  const OnnxValue *l = listInput(i);
+  return l ? *l : OnnxValue::of(input(i));
+}
+
+const Tensor *NodeContext::constantValue(Value v) {
+  return importer.constantData(v);
+}
+
 FailureOr<std::vector<int64_t>> NodeContext::requireShape(size_t i) {
   if (!hasInput(i))
     return error() << "input " << i << " is required";
@@ -1219,6 +1278,23 @@ LogicalResult NodeContext::inlineSubgraph(const onnx::GraphProto &graph,
                                   &outputs, inputs);
 }
 
+LogicalResult NodeContext::inlineSubgraph(const onnx::GraphProto &graph,
+                                          ArrayRef<OnnxValue> inputs,
+                                          std::vector<OnnxValue> &outputs) {
+  SmallVector<Type> types(inputs.size(), NoneType::get(context()));
+  SmallVector<Value> tensors;
+  return importer.convertSubgraph(graph, nullptr, types, modelOpset, location,
+                                  &tensors, {}, inputs, &outputs);
+}
+
+LogicalResult NodeContext::convertSubgraph(const onnx::GraphProto &graph,
+                                           Region &region,
+                                           ArrayRef<Type> argTypes,
+                                           std::vector<OnnxValue> &outputs) {
+  return importer.convertSubgraph(graph, &region, argTypes, modelOpset,
+                                  location, nullptr, {}, {}, &outputs);
+}
+
 FailureOr<SmallVector<Value>> NodeContext::finish(Operation *op) {
   return finishOp(op);
 }
@@ -1230,7 +1306,12 @@ bool NodeContext::hasOutput(size_t i) const {
 
 void NodeContext::setOutput(size_t i, Value v) {
   if (hasOutput(i))
-    importer.values[proto.output(i)] = v;
+    setOutput(i, OnnxValue::of(v));
+}
+
+void NodeContext::setOutput(size_t i, OnnxValue v) {
+  if (hasOutput(i))
+    bindName(importer.values, importer.lists, proto.output(i), std::move(v));
 }
 
 //===----------------------------------------------------------------------===//

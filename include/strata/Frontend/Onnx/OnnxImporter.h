@@ -31,6 +31,11 @@ struct ImportOptions {
   /// (weights) instead of function arguments, so shape-like inputs (a
   /// Reshape's shape, axes, indices) can be folded (TVM's freeze_params).
   TensorMap frozenInputs;
+  /// Lengths of sequence-typed graph inputs: element i is the input
+  /// NAME.i (docs/onnx.md "Sequences and optionals").
+  std::map<std::string, int64_t> sequenceLengths;
+  /// Optional-typed graph inputs that are empty (absent) in this import.
+  std::vector<std::string> absentInputs;
 };
 
 struct ImportedModel {
