@@ -362,8 +362,8 @@ LogicalResult GraphImporter::createSignature(func::FuncOp &func) {
     }
     if (!in.type().has_tensor_type())
       return emitError(loc) << "graph input '" << in.name()
-                            << "' is not a tensor (sequences, maps and "
-                               "optionals are not supported)";
+                            << "' is not a tensor, sequence or optional (maps "
+                               "and sparse tensors are not supported)";
     const auto &tt = in.type().tensor_type();
     Type elem = elementTypeFromOnnx(tt.elem_type(), &ctx);
     if (!elem)
@@ -705,6 +705,12 @@ GraphImporter::convertSubgraph(const onnx::GraphProto &g, Region *region,
       anyOutputs->push_back(l->second);
       flattenLeaves(l->second, outputs);
       continue;
+    } else if (l != lists.end()) {
+      return emitError(NameLoc::get(StringAttr::get(&ctx, out.name())))
+             << "subgraph '" << g.name() << "' output '" << out.name()
+             << "' is " << describe(l->second)
+             << "; only If and unrolled Loop subgraphs may yield sequences "
+                "and optionals";
     }
     Value v = lookup(out.name());
     if (!v)
@@ -911,6 +917,11 @@ LogicalResult GraphImporter::convertFunctionCall(const onnx::NodeProto &node,
     present.push_back(has);
     if (!has)
       continue;
+    if (lists.count(node.input(i)))
+      return nodeError(node, opset)
+             << "input '" << node.input(i)
+             << "' is a sequence or optional; model-local functions take "
+                "tensors only";
     Value v = lookup(node.input(i));
     if (!v)
       return failure();
