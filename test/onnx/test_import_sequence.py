@@ -299,7 +299,14 @@ def test_tensor_op_reading_a_sequence():
     nodes = [helper.make_node("SequenceConstruct", ["x"], ["s"]),
              helper.make_node("Relu", ["s"], ["y"])]
     err = import_error(model_of(nodes, [tensor_vi("x", F, [2])], [tensor_vi("y")]), {})
-    assert "Relu" in err and "is a sequence of length 1; Relu takes tensors" in err
+    assert "Relu" in err and "is a sequence of length 1; Relu takes a tensor there" in err
+
+
+def test_sequence_where_a_position_belongs():
+    nodes = [helper.make_node("SequenceConstruct", ["x", "x"], ["s"]),
+             helper.make_node("SequenceAt", ["s", "s"], ["y"])]
+    err = import_error(model_of(nodes, [tensor_vi("x", F, [2])], [tensor_vi("y")]), {})
+    assert "input 1 ('s') is a sequence of length 2; SequenceAt takes a tensor there" in err
 
 
 def test_if_with_run_time_condition_and_different_lengths():

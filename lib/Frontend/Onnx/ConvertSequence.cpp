@@ -549,14 +549,16 @@ LogicalResult convertListIdentity(NodeContext &c) {
   return success();
 }
 
-/// Ops whose converters accept sequence / optional inputs.
-bool takesLists(StringRef op) {
-  return llvm::is_contained(
-      {"SequenceEmpty", "SequenceConstruct", "SequenceAt", "SequenceInsert",
-       "SequenceErase", "SequenceLength", "ConcatFromSequence",
-       "SplitToSequence", "SequenceMap", "Optional", "OptionalHasElement",
-       "OptionalGetElement", "Loop"},
-      op);
+/// True if input `i` of `op` may be a sequence or optional.
+bool takesList(StringRef op, size_t i) {
+  if (op == "SequenceMap")
+    return true;
+  return i == 0 && llvm::is_contained({"SequenceAt", "SequenceInsert",
+                                       "SequenceErase", "SequenceLength",
+                                       "ConcatFromSequence", "Optional",
+                                       "OptionalHasElement",
+                                       "OptionalGetElement"},
+                                      op);
 }
 
 const ConverterEntry kConverters[] = {
@@ -592,10 +594,10 @@ LogicalResult routeListInputs(NodeContext &c, ConvertFn &convert) {
       convert = convertLoopUnrolled;
       return success();
     }
-    if (!takesLists(op) || op == "Loop")
+    if (!takesList(op, i))
       return c.error() << "input " << i << " ('" << c.node().input(i)
                        << "') is " << describe(*l) << "; " << op
-                       << " takes tensors here";
+                       << " takes a tensor there";
   }
   return success();
 }
