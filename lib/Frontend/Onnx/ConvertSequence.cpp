@@ -505,8 +505,13 @@ LogicalResult convertSequenceMap(NodeContext &c) {
       args.push_back(v.kind == OnnxValue::Sequence ? v.elems[k] : v);
     if (failed(c.inlineSubgraph(**body, args, results)))
       return failure();
-    for (auto [j, r] : llvm::enumerate(results))
+    for (auto [j, r] : llvm::enumerate(results)) {
+      if (r.kind != OnnxValue::Tensor)
+        return c.error() << "body output #" << j << " is " << describe(r)
+                         << "; sequences of sequences or optionals are not "
+                            "supported";
       outs[j].elems.push_back(std::move(r));
+    }
   }
   for (auto [j, o] : llvm::enumerate(outs))
     c.setOutput(j, std::move(o));
