@@ -335,3 +335,28 @@ def test_loop_over_a_sequence_needs_a_constant_trip_count():
     model = model_of(nodes, [tensor_vi("x", F, [2]), tensor_vi("m", I64, [])], [seq_vi("res")])
     err = import_error(model, {})
     assert "(value 'm') must be a constant" in err and "trip count must be a constant" in err
+
+
+def function_model(body_nodes, out_type):
+    fn = helper.make_function("local", "SplitJoin", ["a"], ["b"], body_nodes,
+                              [helper.make_opsetid("", 18)])
+    graph = helper.make_graph([helper.make_node("SplitJoin", ["x"], ["y"], domain="local")],
+                              "g", [tensor_vi("x", F, [4, 2])], [out_type])
+    model = helper.make_model(graph, functions=[fn],
+                              opset_imports=[helper.make_opsetid("", 18),
+                                             helper.make_opsetid("local", 1)])
+    model.ir_version = min(onnx.IR_VERSION, 10)
+    return model
+
+
+def test_sequences_inside_a_model_local_function():
+    body = [helper.make_node("SplitToSequence", ["a"], ["s"], axis=0, keepdims=0),
+            helper.make_node("ConcatFromSequence", ["s"], ["b"], axis=1, new_axis=1)]
+    x = randf(4, 2)
+    check(function_model(body, tensor_vi("y")), {"x": x})
+
+
+def test_model_local_function_returning_a_sequence():
+    body = [helper.make_node("SplitToSequence", ["a"], ["b"], axis=0)]
+    err = import_error(function_model(body, seq_vi("y")), {})
+    assert "function 'local.SplitJoin' returns a sequence or optional as 'b'" in err

@@ -1041,13 +1041,16 @@ FailureOr<func::FuncOp> GraphImporter::instantiateFunction(
   llvm::StringMap<Value> outerValues = std::move(values);
   llvm::StringMap<const onnx::TensorProto *> outerInitializers =
       std::move(initializers);
+  llvm::StringMap<OnnxValue> outerLists = std::move(lists);
   Value outerNone = noneValue;
   values.clear();
   initializers.clear();
+  lists.clear();
   noneValue = top::NoneOp::create(builder, loc, builder.getNoneType());
   llvm::scope_exit restore([&] {
     values = std::move(outerValues);
     initializers = std::move(outerInitializers);
+    lists = std::move(outerLists);
     noneValue = outerNone;
   });
   for (auto [i, in] : llvm::enumerate(g.input()))
@@ -1070,9 +1073,11 @@ FailureOr<func::FuncOp> GraphImporter::instantiateFunction(
     Value v = lookup(out);
     if (!v) {
       fn.erase();
-      return nodeError(node, opset) << "function '" << qualified
-                                    << "' never defines its output '" << out
-                                    << "'";
+      return nodeError(node, opset)
+             << "function '" << qualified << "' "
+             << (lists.count(out) ? "returns a sequence or optional as '"
+                                  : "never defines its output '")
+             << out << "'" << (lists.count(out) ? " (not supported)" : "");
     }
     results.push_back(v);
   }
