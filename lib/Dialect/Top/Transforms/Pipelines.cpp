@@ -11,11 +11,14 @@ using namespace mlir;
 
 namespace strata::top {
 
-void buildTopOptimizePipeline(OpPassManager &pm) {
+void buildTopOptimizePipeline(OpPassManager &pm, StringRef layout) {
   // Model-local functions (composites) are inlined first; composite fusion,
   // when it lands, runs before this so known composites become fused ops.
   pm.addPass(createTopInlineFunctions());
   pm.addPass(createCanonicalizerPass());
+  if (!layout.empty())
+    pm.addNestedPass<func::FuncOp>(createTopConvertLayout({layout.str()}));
+  pm.addNestedPass<func::FuncOp>(createTopSinkTransposes());
   pm.addPass(createTopFoldConstants());
   pm.addNestedPass<func::FuncOp>(createTopFoldPad());
   pm.addPass(createTopFoldBatchNorm());
@@ -24,11 +27,21 @@ void buildTopOptimizePipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
+namespace {
+struct TopOptimizeOptions : PassPipelineOptions<TopOptimizeOptions> {
+  Option<std::string> layout{*this, "layout",
+                             llvm::cl::desc("Convert layout-sensitive ops to "
+                                            "nchw or nhwc (default: keep)")};
+};
+} // namespace
+
 void registerTopOptimizePipeline() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<TopOptimizeOptions>(
       "top-optimize",
       "The default Top optimization pipeline (folding, fusion, CSE, DCE)",
-      buildTopOptimizePipeline);
+      [](OpPassManager &pm, const TopOptimizeOptions &options) {
+        buildTopOptimizePipeline(pm, options.layout);
+      });
 }
 
 } // namespace strata::top
