@@ -1,0 +1,65 @@
+"""Transposes left by top-optimize in NHWC models as tf2onnx writes them
+(a Transpose to NCHW before every Conv / MaxPool and one back after it,
+elementwise ops in NHWC): the MobileNetV2 of scripts/build-bench-models.py at
+64x64 is imported (`m_origin.mlir`) and optimized (`m.mlir`); both run with
+`strata run-ref`; the optimized outputs must match the imported ones (cosine
+>= 0.99999, allclose rtol 1e-4 atol 1e-5) and ONNX Runtime's (rtol 1e-3,
+atol 1e-4), and exactly one Permute (the input's, NHWC -> NCHW) remains, as
+docs/optimize.md states."""
+import importlib.util
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+import onnx
+
+from onnx_harness import ROOT, STRATA, run_ort
+
+
+def load_bench_builders():
+    path = os.path.join(ROOT, "scripts", "build-bench-models.py")
+    spec = importlib.util.spec_from_file_location("build_bench_models", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def count(path, op):
+    with open(path) as f:
+        return f.read().count(f"= top.{op}(")
+
+
+def run(path, inputs, tmp, tag):
+    inp, outp = os.path.join(tmp, tag + "_in.npz"), os.path.join(tmp, tag + "_out.npz")
+    np.savez(inp, **inputs)
+    r = subprocess.run([STRATA, "run-ref", path, "--input", inp, "--output", outp],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with np.load(outp) as z:
+        return {n: z[n] for n in z.files}
+
+
+def test_mobilenetv2_nhwc_transposes_cancel():
+    bench = load_bench_builders()
+    model = bench.build_mobilenetv2(np.random.default_rng(0), nhwc=True, size=64)
+    n_transposes = sum(node.op_type == "Transpose" for node in model.graph.node)
+    assert n_transposes == 104
+    x = np.random.default_rng(1).standard_normal((1, 64, 64, 3)).astype(np.float32)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.onnx")
+        onnx.save(model, path)
+        r = subprocess.run([STRATA, "import", path, "-o", tmp, "--name", "m"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        origin_path, opt_path = os.path.join(tmp, "m_origin.mlir"), os.path.join(tmp, "m.mlir")
+        assert count(origin_path, "Permute") == n_transposes
+        assert count(opt_path, "Permute") == 1
+        origin = run(origin_path, {"input": x}, tmp, "origin")["logits"]
+        optimized = run(opt_path, {"input": x}, tmp, "opt")["logits"]
+    want = run_ort(model, {"input": x})["logits"]
+    a, b = origin.astype(np.float64).ravel(), optimized.astype(np.float64).ravel()
+    cos = a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30)
+    assert cos >= 0.99999, cos
+    np.testing.assert_allclose(optimized, origin, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(optimized, want, rtol=1e-3, atol=1e-4)
