@@ -1,6 +1,9 @@
 // RUN: strata-opt %s --top-convert-layout=target=nchw --split-input-file | FileCheck %s
 // RUN: strata-opt %s --top-convert-layout=target=nchw --top-sink-transposes --top-fold-constants --canonicalize --split-input-file | FileCheck %s --check-prefix=OPT
 // RUN: strata-opt %s --top-convert-layout=target=nhwc --split-input-file | FileCheck %s --check-prefix=NHWC
+// RUN: strata-opt %s --top-optimize=layout=nchw --split-input-file | FileCheck %s --check-prefix=PIPE
+// RUN: not strata-opt %s --top-convert-layout=target=xyz --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: option 'target' = "xyz" must be "nchw" or "nhwc"
 
 // An NHWC conv with a constant OHWI filter becomes an NCHW conv between
 // Permutes; the filter's Permute folds into a new OIHW weight.
@@ -36,6 +39,14 @@ func.func @conv(%arg0: tensor<1x8x8x3xf32>) -> tensor<1x8x8x4xf32> {
 // OPT-NOT: top.Permute
 // NHWC-LABEL: func @chain
 // NHWC-NOT: top.Permute
+// The pipeline also fuses the Relu into the Conv.
+// PIPE-LABEL: func @chain
+// PIPE: top.Permute(%arg0)
+// PIPE-NOT: top.Permute
+// PIPE: top.Conv({{.*}}do_relu = true
+// PIPE-NEXT: top.MaxPool
+// PIPE-NEXT: top.Permute
+// PIPE-NEXT: return
 func.func @chain(%arg0: tensor<1x8x8x3xf32>) -> tensor<1x4x4x4xf32> {
   %w = top.Weight() {name = "w", value = dense<0.5> : tensor<4x1x1x3xf32>} : () -> tensor<4x1x1x3xf32>
   %n = top.None() : () -> none
