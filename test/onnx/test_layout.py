@@ -63,3 +63,46 @@ def test_mobilenetv2_nhwc_transposes_cancel():
     assert cos >= 0.99999, cos
     np.testing.assert_allclose(optimized, origin, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(optimized, want, rtol=1e-3, atol=1e-4)
+
+
+def test_convert_layout_both_ways():
+    """`strata compile --layout`: the NHWC model converted to NCHW and the
+    NCHW model converted to NHWC keep one Permute (the input's) and the
+    outputs of the imported model (cosine >= 0.99999, rtol 1e-4 atol 1e-5)."""
+    bench = load_bench_builders()
+    rng_input = np.random.default_rng(2).standard_normal((1, 3, 64, 64)).astype(np.float32)
+    for nhwc, layout in [(True, "nchw"), (False, "nhwc")]:
+        model = bench.build_mobilenetv2(np.random.default_rng(0), nhwc=nhwc, size=64)
+        x = rng_input.transpose(0, 2, 3, 1).copy() if nhwc else rng_input
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "model.onnx")
+            onnx.save(model, path)
+            r = subprocess.run([STRATA, "import", path, "-o", tmp, "--name", "m",
+                                "--no-optimize"], capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            origin_path = os.path.join(tmp, "m_origin.mlir")
+            r = subprocess.run([STRATA, "compile", origin_path, "-o", tmp, "--name", "c",
+                                "--layout", layout], capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            compiled = os.path.join(tmp, "c.mlir")
+            assert count(compiled, "Permute") == 1, layout
+            with open(compiled) as f:
+                text = f.read()
+            other = "NHWC" if layout == "nchw" else "NCHW"
+            assert f'layout = "{other}"' not in text
+            if layout == "nhwc":
+                sensitive = count(compiled, "Conv") + count(compiled, "GlobalAvgPool")
+                assert text.count('layout = "NHWC"') == sensitive
+            origin = run(origin_path, {"input": x}, tmp, "origin")["logits"]
+            converted = run(compiled, {"input": x}, tmp, "conv")["logits"]
+        a, b = origin.astype(np.float64).ravel(), converted.astype(np.float64).ravel()
+        cos = a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30)
+        assert cos >= 0.99999, (layout, cos)
+        np.testing.assert_allclose(converted, origin, rtol=1e-4, atol=1e-5, err_msg=layout)
+
+
+def test_compile_rejects_bad_layout(tmp_path):
+    r = subprocess.run([STRATA, "compile", "nothing.mlir", "-o", str(tmp_path),
+                        "--layout", "nwhc"], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "--layout 'nwhc' must be 'nchw' or 'nhwc'" in r.stderr
