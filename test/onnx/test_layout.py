@@ -12,9 +12,8 @@ import subprocess
 import tempfile
 
 import numpy as np
-import onnx
 
-from onnx_harness import ROOT, STRATA, run_ort
+from onnx_harness import ROOT, STRATA, _import, run_ort, run_ref_file
 
 
 def load_bench_builders():
@@ -25,19 +24,20 @@ def load_bench_builders():
     return module
 
 
+def cosine(a, b):
+    a, b = a.astype(np.float64).ravel(), b.astype(np.float64).ravel()
+    return a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30)
+
+
 def count(path, op):
     with open(path) as f:
         return f.read().count(f"= top.{op}(")
 
 
 def run(path, inputs, tmp, tag):
-    inp, outp = os.path.join(tmp, tag + "_in.npz"), os.path.join(tmp, tag + "_out.npz")
-    np.savez(inp, **inputs)
-    r = subprocess.run([STRATA, "run-ref", path, "--input", inp, "--output", outp],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    with np.load(outp) as z:
-        return {n: z[n] for n in z.files}
+    code, outputs, err = run_ref_file(path, inputs, tmp, tag)
+    assert code == 0, err
+    return outputs
 
 
 def test_mobilenetv2_nhwc_transposes_cancel():
@@ -47,10 +47,7 @@ def test_mobilenetv2_nhwc_transposes_cancel():
     assert n_transposes == 104
     x = np.random.default_rng(1).standard_normal((1, 64, 64, 3)).astype(np.float32)
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "model.onnx")
-        onnx.save(model, path)
-        r = subprocess.run([STRATA, "import", path, "-o", tmp, "--name", "m"],
-                           capture_output=True, text=True)
+        r = _import(model, tmp)
         assert r.returncode == 0, r.stderr
         origin_path, opt_path = os.path.join(tmp, "m_origin.mlir"), os.path.join(tmp, "m.mlir")
         assert count(origin_path, "Permute") == n_transposes
@@ -58,9 +55,7 @@ def test_mobilenetv2_nhwc_transposes_cancel():
         origin = run(origin_path, {"input": x}, tmp, "origin")["logits"]
         optimized = run(opt_path, {"input": x}, tmp, "opt")["logits"]
     want = run_ort(model, {"input": x})["logits"]
-    a, b = origin.astype(np.float64).ravel(), optimized.astype(np.float64).ravel()
-    cos = a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30)
-    assert cos >= 0.99999, cos
+    assert cosine(origin, optimized) >= 0.99999, cosine(origin, optimized)
     np.testing.assert_allclose(optimized, origin, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(optimized, want, rtol=1e-3, atol=1e-4)
 
@@ -75,10 +70,7 @@ def test_convert_layout_both_ways():
         model = bench.build_mobilenetv2(np.random.default_rng(0), nhwc=nhwc, size=64)
         x = rng_input.transpose(0, 2, 3, 1).copy() if nhwc else rng_input
         with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "model.onnx")
-            onnx.save(model, path)
-            r = subprocess.run([STRATA, "import", path, "-o", tmp, "--name", "m",
-                                "--no-optimize"], capture_output=True, text=True)
+            r = _import(model, tmp, ["--no-optimize"])
             assert r.returncode == 0, r.stderr
             origin_path = os.path.join(tmp, "m_origin.mlir")
             r = subprocess.run([STRATA, "compile", origin_path, "-o", tmp, "--name", "c",
@@ -95,9 +87,7 @@ def test_convert_layout_both_ways():
                 assert text.count('layout = "NHWC"') == sensitive
             origin = run(origin_path, {"input": x}, tmp, "origin")["logits"]
             converted = run(compiled, {"input": x}, tmp, "conv")["logits"]
-        a, b = origin.astype(np.float64).ravel(), converted.astype(np.float64).ravel()
-        cos = a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30)
-        assert cos >= 0.99999, (layout, cos)
+        assert cosine(origin, converted) >= 0.99999, (layout, cosine(origin, converted))
         np.testing.assert_allclose(converted, origin, rtol=1e-4, atol=1e-5, err_msg=layout)
 
 
