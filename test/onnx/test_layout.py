@@ -96,3 +96,38 @@ def test_compile_rejects_bad_layout(tmp_path):
                         "--layout", "nwhc"], capture_output=True, text=True)
     assert r.returncode == 2
     assert "--layout 'nwhc' must be 'nchw' or 'nhwc'" in r.stderr
+
+
+def test_pad_softmax_concat_sink(tmp_path):
+    """Pad (reflect), Concat, Softmax and a broadcast Add of a per-channel
+    constant between tf2onnx-style Transpose pairs: all pairs cancel, the
+    outputs match ONNX Runtime (rtol 1e-4, atol 1e-5)."""
+    from onnx import helper
+    from onnx_harness import make_model
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 6, 5, 4)).astype(np.float32)      # NHWC
+    w = rng.standard_normal((4, 4, 3, 3)).astype(np.float32)
+    bias = rng.standard_normal(8).astype(np.float32)               # per NHWC channel
+    to_nchw, to_nhwc = [0, 3, 1, 2], [0, 2, 3, 1]
+    nodes = [
+        helper.make_node("Pad", ["x", "pads"], ["p"], mode="reflect"),
+        helper.make_node("Transpose", ["p"], ["pt"], perm=to_nchw),
+        helper.make_node("Conv", ["pt", "w"], ["c"], kernel_shape=[3, 3]),
+        helper.make_node("Transpose", ["c"], ["ct"], perm=to_nhwc),
+        helper.make_node("Concat", ["ct", "x"], ["cat"], axis=3),
+        helper.make_node("Add", ["cat", "bias"], ["a"]),
+        helper.make_node("Softmax", ["a"], ["s"], axis=-1),
+        helper.make_node("Transpose", ["s"], ["st"], perm=to_nchw),
+        helper.make_node("MaxPool", ["st"], ["m"], kernel_shape=[2, 2]),
+        helper.make_node("Transpose", ["m"], ["y"], perm=to_nhwc),
+    ]
+    inits = {"pads": np.array([0, 1, 1, 0, 0, 1, 1, 0], np.int64), "w": w, "bias": bias}
+    model = make_model(nodes, {"x": x}, ["y"], inits)
+    r = _import(model, str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    opt = str(tmp_path / "m.mlir")
+    assert count(str(tmp_path / "m_origin.mlir"), "Permute") == 4
+    # The Conv's input keeps one (NHWC -> NCHW), the MaxPool's output one.
+    assert count(opt, "Permute") == 2
+    got = run(opt, {"x": x}, str(tmp_path), "opt")["y"]
+    np.testing.assert_allclose(got, run_ort(model, {"x": x})["y"], rtol=1e-4, atol=1e-5)

@@ -42,7 +42,9 @@ bool isElementwise(Operation *op) {
              PowOp, WhereOp, CompareOp>(op);
 }
 
-/// The rank of the frame `op` can run in, if it can run permuted.
+/// The rank of the frame `op` can run in, if it can run permuted: its dims
+/// are treated alike (elementwise ops) or named by attributes that can be
+/// mapped (Concat / Softmax axis, Reduce axes, Pad amounts).
 std::optional<int64_t> agnosticRank(Operation *op) {
   if (op->getNumResults() != 1)
     return std::nullopt;
@@ -51,7 +53,8 @@ std::optional<int64_t> agnosticRank(Operation *op) {
     return std::nullopt;
   if (auto reduce = dyn_cast<ReduceOp>(op); reduce && !reduce.getKeepdims())
     return std::nullopt;
-  if (isElementwise(op) || isa<ConcatOp, ReduceOp>(op))
+  if (isElementwise(op) ||
+      isa<ConcatOp, ReduceOp, PadOp, SoftmaxOp, LogSoftmaxOp>(op))
     return type.getRank();
   return std::nullopt;
 }
@@ -133,6 +136,16 @@ bool reduceAbsorbsFrame(Operation *op, ArrayRef<int64_t> q) {
   return true;
 }
 
+/// A Permute of `u` by `order` that already exists (in `u`'s block), which
+/// a region entering frame `order` can share.
+PermuteOp existingPermute(Value u, ArrayRef<int64_t> order) {
+  for (Operation *user : u.getUsers())
+    if (auto p = dyn_cast<PermuteOp>(user))
+      if (p.getOrder() == order && p->getBlock() == u.getParentBlock())
+        return p;
+  return PermuteOp();
+}
+
 /// A region of connected layout-agnostic ops of one rank.
 struct Region {
   int64_t rank = 0;
@@ -168,8 +181,9 @@ int64_t costDelta(const Region &r, ArrayRef<int64_t> q) {
     auto type = dyn_cast<RankedTensorType>(u.getType());
     if (!type || type.getRank() > r.rank)
       return INT_MAX;
-    if (!isa_and_nonnull<WeightOp>(u.getDefiningOp()))
-      ++after; // a run-time Permute (constants fold)
+    if (!isa_and_nonnull<WeightOp>(u.getDefiningOp()) &&
+        !(type.getRank() == r.rank && existingPermute(u, q)))
+      ++after; // a new run-time Permute (constants fold)
   }
   Order qInv = inverse(q);
   for (auto &[v, uses] : r.outputs) {
@@ -207,8 +221,17 @@ Value enterFrame(OpBuilder &b, Value u, ArrayRef<int64_t> q, int64_t rank) {
     return PermuteOp::create(b, loc, permutedType(inType, c), p.getInput(),
                              b.getDenseI64ArrayAttr(c));
   }
-  b.setInsertionPointAfterValue(u);
   auto type = cast<RankedTensorType>(u.getType());
+  if (type.getRank() == rank)
+    if (PermuteOp shared = existingPermute(u, q)) {
+      // Hoist it next to `u` so that it dominates the region's uses.
+      if (Operation *def = u.getDefiningOp())
+        shared->moveAfter(def);
+      else
+        shared->moveBefore(&u.getParentBlock()->front());
+      return shared;
+    }
+  b.setInsertionPointAfterValue(u);
   Value full = u;
   if (type.getRank() < rank) {
     SmallVector<int64_t> shape(rank - type.getRank(), 1);
@@ -245,6 +268,21 @@ void rewriteRegion(Region &r, ArrayRef<int64_t> q) {
       concat.setAxis(axesInFrame({concat.getAxis()}, q)[0]);
     if (auto reduce = dyn_cast<ReduceOp>(op))
       reduce.setAxes(axesInFrame(reduce.getAxes(), q));
+    if (isa<SoftmaxOp, LogSoftmaxOp>(op)) {
+      auto axis = op->getAttrOfType<IntegerAttr>("axis");
+      int64_t mapped = axesInFrame({axis ? axis.getInt() : -1}, q)[0];
+      op->setAttr("axis", b.getI64IntegerAttr(mapped));
+    }
+    if (auto pad = dyn_cast<PadOp>(op)) {
+      // All begins, then all ends; dim i of the frame is dim q[i].
+      ArrayRef<int64_t> pads = pad.getPads();
+      SmallVector<int64_t> mapped(pads.size());
+      for (auto [i, d] : llvm::enumerate(q)) {
+        mapped[i] = pads[d];
+        mapped[i + q.size()] = pads[d + q.size()];
+      }
+      pad.setPads(mapped);
+    }
   }
   for (auto &[v, uses] : r.outputs) {
     PermuteOp back;

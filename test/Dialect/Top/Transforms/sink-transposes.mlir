@@ -122,3 +122,51 @@ func.func @reduce_exit(%arg0: tensor<1x8x4x4xf32>) -> tensor<1x8xf32> {
   %2 = top.Reduce(%1) {axes = array<i64: 1, 2>, keepdims = false, mode = "ReduceMean"} : (tensor<1x4x4x8xf32>) -> tensor<1x8xf32>
   return %2 : tensor<1x8xf32>
 }
+
+// -----
+
+// Pad amounts and the Softmax axis follow their dims into the other frame.
+// CHECK-LABEL: func @pad_softmax
+// CHECK-NOT: top.Permute
+// CHECK: %[[P:.*]] = top.Pad(%arg0) {pads = array<i64: 0, 0, 1, 2, 0, 0, 3, 4>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x10xf32>
+// CHECK: top.Softmax(%[[P]]) {axis = 1 : i64} : (tensor<1x8x8x10xf32>) -> tensor<1x8x8x10xf32>
+// CHECK-NOT: top.Permute
+func.func @pad_softmax(%arg0: tensor<1x8x4x4xf32>) -> tensor<1x8x8x10xf32> {
+  %0 = top.Permute(%arg0) {order = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
+  %1 = top.Pad(%0) {pads = array<i64: 0, 1, 2, 0, 0, 3, 4, 0>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x10x8xf32>
+  %2 = top.Softmax(%1) {axis = -1 : i64} : (tensor<1x8x10x8xf32>) -> tensor<1x8x10x8xf32>
+  %3 = top.Permute(%2) {order = array<i64: 0, 3, 1, 2>} : (tensor<1x8x10x8xf32>) -> tensor<1x8x8x10xf32>
+  return %3 : tensor<1x8x8x10xf32>
+}
+
+// -----
+
+// Not fired: a Reduce without keepdims whose kept dims would change order
+// (H and C of NHWC are C, H in NCHW) cannot absorb the frame, so moving
+// the Relu would only move the Permute.
+// CHECK-LABEL: func @reduce_keeps_order_only
+// CHECK: %[[P:.*]] = top.Permute(%arg0)
+// CHECK: %[[R:.*]] = top.Relu(%[[P]]) : (tensor<1x4x4x8xf32>)
+// CHECK: top.Reduce(%[[R]]) {axes = array<i64: 0, 2>, keepdims = false
+func.func @reduce_keeps_order_only(%arg0: tensor<1x8x4x4xf32>) -> tensor<4x8xf32> {
+  %0 = top.Permute(%arg0) {order = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
+  %1 = top.Relu(%0) : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %2 = top.Reduce(%1) {axes = array<i64: 0, 2>, keepdims = false, mode = "ReduceMean"} : (tensor<1x4x4x8xf32>) -> tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+}
+
+// -----
+
+// A region entering a frame shares a Permute of its input that already
+// exists instead of adding one.
+// CHECK-LABEL: func @shared_permute
+// CHECK: %[[P:.*]] = top.Permute(%arg0) {order = array<i64: 0, 3, 1, 2>}
+// CHECK-NOT: top.Permute
+// CHECK: %[[R:.*]] = top.Relu(%[[P]]) : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+// CHECK: return %[[P]], %[[R]]
+func.func @shared_permute(%arg0: tensor<1x4x4x8xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) {
+  %0 = top.Relu(%arg0) : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %1 = top.Permute(%0) {order = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
+  %2 = top.Permute(%arg0) {order = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
+  return %2, %1 : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>
+}

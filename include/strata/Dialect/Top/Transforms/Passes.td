@@ -165,13 +165,16 @@ def TopSinkTransposes : Pass<"top-sink-transposes", "::mlir::func::FuncOp"> {
   let summary = "Cancel top.Permute pairs by moving layout-agnostic ops";
   let description = [{
     Groups connected layout-agnostic ops of one rank (elementwise unary ops,
-    broadcast binary ops, Concat, Reduce with `keepdims`) into regions and,
+    broadcast binary ops, Concat, Reduce with `keepdims`, Pad, Softmax,
+    LogSoftmax) into regions and,
     when that removes Permutes, runs a region in a permuted frame `q`: a
     Permute `p` entering the region composes with `q` (and vanishes when
     `p` and `q` are inverse), a Permute leaving it with `q^-1`; constants
     entering it get a Permute (and a Reshape to full rank for broadcast
-    operands) that constant folding removes; Concat and Reduce axes are
-    mapped. `q` is tried for every Permute at the region's border and kept
+    operands) that constant folding removes, other operands one (shared with
+    an existing Permute of that operand, if any); axes and pad amounts are
+    mapped, and a Reduce without `keepdims` whose kept dims stay in order
+    reads the region's frame directly. `q` is tried for every Permute at the region's border and kept
     only if the number of Permutes strictly drops, so a Permute whose
     other users still need it, or a non-constant operand that would need a
     run-time Permute, stops the rewrite. Then a Permute of a Permute
