@@ -99,8 +99,8 @@ def test_compile_rejects_bad_layout(tmp_path):
 
 
 def test_pad_softmax_concat_sink(tmp_path):
-    """Pad (reflect), Concat, Softmax and a broadcast Add of a per-channel
-    constant between tf2onnx-style Transpose pairs: all pairs cancel, the
+    """Pad (reflect), Concat, Softmax, a linear Resize and a broadcast Add of
+    a per-channel constant between tf2onnx-style Transpose pairs: all pairs cancel, the
     outputs match ONNX Runtime (rtol 1e-4, atol 1e-5)."""
     from onnx import helper
     from onnx_harness import make_model
@@ -116,12 +116,14 @@ def test_pad_softmax_concat_sink(tmp_path):
         helper.make_node("Transpose", ["c"], ["ct"], perm=to_nhwc),
         helper.make_node("Concat", ["ct", "x"], ["cat"], axis=3),
         helper.make_node("Add", ["cat", "bias"], ["a"]),
-        helper.make_node("Softmax", ["a"], ["s"], axis=-1),
+        helper.make_node("Softmax", ["a"], ["sm"], axis=-1),
+        helper.make_node("Resize", ["sm", "", "scales"], ["s"], mode="linear"),
         helper.make_node("Transpose", ["s"], ["st"], perm=to_nchw),
         helper.make_node("MaxPool", ["st"], ["m"], kernel_shape=[2, 2]),
         helper.make_node("Transpose", ["m"], ["y"], perm=to_nhwc),
     ]
-    inits = {"pads": np.array([0, 1, 1, 0, 0, 1, 1, 0], np.int64), "w": w, "bias": bias}
+    inits = {"pads": np.array([0, 1, 1, 0, 0, 1, 1, 0], np.int64), "w": w, "bias": bias,
+             "scales": np.array([1, 2, 1.5, 1], np.float32)}
     model = make_model(nodes, {"x": x}, ["y"], inits)
     r = _import(model, str(tmp_path))
     assert r.returncode == 0, r.stderr

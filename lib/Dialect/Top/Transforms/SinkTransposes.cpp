@@ -44,7 +44,8 @@ bool isElementwise(Operation *op) {
 
 /// The rank of the frame `op` can run in, if it can run permuted: its dims
 /// are treated alike (elementwise ops) or named by attributes that can be
-/// mapped (Concat / Softmax axis, Reduce axes, Pad amounts).
+/// mapped (Concat / Softmax axis, Reduce axes, Pad amounts, Resize's
+/// per-dim scales, sizes and roi; Resize resamples each dim on its own).
 std::optional<int64_t> agnosticRank(Operation *op) {
   if (op->getNumResults() != 1)
     return std::nullopt;
@@ -54,7 +55,7 @@ std::optional<int64_t> agnosticRank(Operation *op) {
   if (auto reduce = dyn_cast<ReduceOp>(op); reduce && !reduce.getKeepdims())
     return std::nullopt;
   if (isElementwise(op) ||
-      isa<ConcatOp, ReduceOp, PadOp, SoftmaxOp, LogSoftmaxOp>(op))
+      isa<ConcatOp, ReduceOp, PadOp, ResizeOp, SoftmaxOp, LogSoftmaxOp>(op))
     return type.getRank();
   return std::nullopt;
 }
@@ -97,6 +98,30 @@ PermuteOp permuteOfRank(Value v, int64_t rank) {
   auto p = v.getDefiningOp<PermuteOp>();
   return p && static_cast<int64_t>(p.getOrder().size()) == rank ? p
                                                                  : PermuteOp();
+}
+
+/// Per-dim `values` (rank of them, or 2 * rank: all begins then all ends)
+/// in frame `q`: entry i describes dim q[i].
+template <typename T>
+SmallVector<T> dimValuesInFrame(ArrayRef<T> values, ArrayRef<int64_t> q) {
+  size_t rank = q.size();
+  SmallVector<T> out(values.size());
+  for (size_t half = 0; half < values.size() / rank; ++half)
+    for (auto [i, d] : llvm::enumerate(q))
+      out[half * rank + i] = values[half * rank + d];
+  return out;
+}
+
+/// Maps the per-dim array attribute `name` of `op` (if set) into frame `q`.
+void mapDimAttr(Operation *op, StringRef name, ArrayRef<int64_t> q) {
+  Attribute attr = op->getAttr(name);
+  MLIRContext *ctx = op->getContext();
+  if (auto ints = dyn_cast_or_null<DenseI64ArrayAttr>(attr))
+    op->setAttr(name, DenseI64ArrayAttr::get(
+                          ctx, dimValuesInFrame(ints.asArrayRef(), q)));
+  else if (auto reals = dyn_cast_or_null<DenseF64ArrayAttr>(attr))
+    op->setAttr(name, DenseF64ArrayAttr::get(
+                          ctx, dimValuesInFrame(reals.asArrayRef(), q)));
 }
 
 /// `axes` (any sign) of a rank-`rank` tensor as seen from frame `q`, sorted.
@@ -273,16 +298,11 @@ void rewriteRegion(Region &r, ArrayRef<int64_t> q) {
       int64_t mapped = axesInFrame({axis ? axis.getInt() : -1}, q)[0];
       op->setAttr("axis", b.getI64IntegerAttr(mapped));
     }
-    if (auto pad = dyn_cast<PadOp>(op)) {
-      // All begins, then all ends; dim i of the frame is dim q[i].
-      ArrayRef<int64_t> pads = pad.getPads();
-      SmallVector<int64_t> mapped(pads.size());
-      for (auto [i, d] : llvm::enumerate(q)) {
-        mapped[i] = pads[d];
-        mapped[i + q.size()] = pads[d + q.size()];
-      }
-      pad.setPads(mapped);
-    }
+    if (isa<PadOp>(op))
+      mapDimAttr(op, "pads", q);
+    if (isa<ResizeOp>(op))
+      for (StringRef name : {"scales", "sizes", "roi", "coordinate_scales"})
+        mapDimAttr(op, name, q);
   }
   for (auto &[v, uses] : r.outputs) {
     PermuteOp back;

@@ -170,3 +170,18 @@ func.func @shared_permute(%arg0: tensor<1x4x4x8xf32>) -> (tensor<1x8x4x4xf32>, t
   %2 = top.Permute(%arg0) {order = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
   return %2, %1 : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>
 }
+
+// -----
+
+// Resize resamples each dim on its own: its per-dim scales and roi follow
+// their dims.
+// CHECK-LABEL: func @resize
+// CHECK-NOT: top.Permute
+// CHECK: top.Resize(%arg0) {coordinate_transformation_mode = "tf_crop_and_resize", roi = array<f64: 0.000000e+00, 0.000000e+00, 1.000000e-01, 2.000000e-01, 1.000000e+00, 1.000000e+00, 9.000000e-01, 8.000000e-01>, scales = array<f64: 1.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x12xf32>
+// CHECK-NOT: top.Permute
+func.func @resize(%arg0: tensor<1x8x4x4xf32>) -> tensor<1x8x8x12xf32> {
+  %0 = top.Permute(%arg0) {order = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
+  %1 = top.Resize(%0) {scales = array<f64: 1.0, 2.0, 3.0, 1.0>, coordinate_transformation_mode = "tf_crop_and_resize", roi = array<f64: 0.0, 0.1, 0.2, 0.0, 1.0, 0.9, 0.8, 1.0>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x12x8xf32>
+  %2 = top.Permute(%1) {order = array<i64: 0, 3, 1, 2>} : (tensor<1x8x12x8xf32>) -> tensor<1x8x8x12xf32>
+  return %2 : tensor<1x8x8x12xf32>
+}

@@ -165,8 +165,8 @@ def TopSinkTransposes : Pass<"top-sink-transposes", "::mlir::func::FuncOp"> {
   let summary = "Cancel top.Permute pairs by moving layout-agnostic ops";
   let description = [{
     Groups connected layout-agnostic ops of one rank (elementwise unary ops,
-    broadcast binary ops, Concat, Reduce with `keepdims`, Pad, Softmax,
-    LogSoftmax) into regions and,
+    broadcast binary ops, Concat, Reduce with `keepdims`, Pad, Resize,
+    Softmax, LogSoftmax) into regions and,
     when that removes Permutes, runs a region in a permuted frame `q`: a
     Permute `p` entering the region composes with `q` (and vanishes when
     `p` and `q` are inverse), a Permute leaving it with `q^-1`; constants
