@@ -375,10 +375,24 @@ SmallVector<Region> collectRegions(Block &block) {
   return regions;
 }
 
-/// Rewrites each region whose best frame removes Permutes; true if any.
+/// Rewrites each region whose best frame removes Permutes; true if any. A
+/// region that touches one rewritten in this round (its uses and operands
+/// changed under it) waits for the next round.
 bool sinkOnce(Block &block) {
   bool changed = false;
+  llvm::SmallPtrSet<Operation *, 32> rewritten;
   for (Region &r : collectRegions(block)) {
+    auto touches = [&](Operation *op) { return rewritten.contains(op); };
+    if (llvm::any_of(r.inputs,
+                     [&](OpOperand *o) {
+                       return touches(o->get().getDefiningOp());
+                     }) ||
+        llvm::any_of(r.outputs, [&](auto &entry) {
+          return llvm::any_of(entry.second, [&](OpOperand *use) {
+            return touches(use->getOwner());
+          });
+        }))
+      continue;
     SmallVector<Order> candidates;
     for (OpOperand *operand : r.inputs)
       if (PermuteOp p = permuteOfRank(operand->get(), r.rank))
@@ -400,6 +414,7 @@ bool sinkOnce(Block &block) {
     }
     if (bestOrder) {
       rewriteRegion(r, *bestOrder);
+      rewritten.insert(r.ops.begin(), r.ops.end());
       changed = true;
     }
   }
@@ -442,7 +457,7 @@ struct TopSinkTransposesPass
     FrozenRewritePatternSet frozen(std::move(patterns));
     // Folding (Permute chains, identities) runs between rounds; each round
     // strictly lowers the Permute count, the bound is a safety net.
-    for (int round = 0; round < 16; ++round) {
+    for (int round = 0; round < 32; ++round) {
       bool changed = sinkOnce(func.getBody().front());
       if (failed(applyPatternsGreedily(func, frozen)))
         return signalPassFailure();
