@@ -133,3 +133,47 @@ def test_pad_softmax_concat_sink(tmp_path):
     assert count(opt, "Permute") == 2
     got = run(opt, {"x": x}, str(tmp_path), "opt")["y"]
     np.testing.assert_allclose(got, run_ort(model, {"x": x})["y"], rtol=1e-4, atol=1e-5)
+
+
+def test_nhwc_pad_scale_shift_fold_into_conv(tmp_path):
+    """tf2onnx's ZeroPadding2D and a BatchNorm exported as Mul/Add by
+    per-channel constants in NHWC, between convolutions: once the
+    Transposes are sunk, the Pad folds into the next Conv's pads, Mul/Add
+    into the Conv's filter and bias and the Relu into its epilogue. Outputs
+    match ONNX Runtime (rtol 1e-4, atol 1e-5)."""
+    from onnx import helper
+    from onnx_harness import make_model
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((1, 7, 6, 3)).astype(np.float32)       # NHWC
+    inits = {"pads": np.array([0, 1, 1, 0, 0, 1, 1, 0], np.int64),
+             "w1": rng.standard_normal((4, 3, 1, 1)).astype(np.float32),
+             "w2": rng.standard_normal((5, 4, 3, 3)).astype(np.float32),
+             "w3": rng.standard_normal((2, 5, 1, 1)).astype(np.float32),
+             "scale": rng.uniform(0.5, 2, 5).astype(np.float32),
+             "shift": rng.standard_normal(5).astype(np.float32)}
+
+    def conv(src, w, dst, **attrs):
+        return [helper.make_node("Transpose", [src], [src + "_t"], perm=[0, 3, 1, 2]),
+                helper.make_node("Conv", [src + "_t", w], [dst + "_c"], **attrs),
+                helper.make_node("Transpose", [dst + "_c"], [dst], perm=[0, 2, 3, 1])]
+
+    nodes = (conv("x", "w1", "c1", kernel_shape=[1, 1])
+             + [helper.make_node("Pad", ["c1", "pads"], ["p"])]
+             + conv("p", "w2", "c2", kernel_shape=[3, 3], strides=[2, 2])
+             + [helper.make_node("Mul", ["c2", "scale"], ["m"]),
+                helper.make_node("Add", ["m", "shift"], ["a"]),
+                helper.make_node("Relu", ["a"], ["r"])]
+             + conv("r", "w3", "y", kernel_shape=[1, 1]))
+    model = make_model(nodes, {"x": x}, ["y"], inits)
+    r = _import(model, str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    opt = str(tmp_path / "m.mlir")
+    with open(opt) as f:
+        text = f.read()
+    left = [op for op in ("Pad", "Mul", "Add", "Relu") if f"= top.{op}(" in text]
+    assert left == [], left
+    assert count(opt, "Conv") == 3
+    assert count(opt, "Permute") == 2  # the input's and the output's
+    assert "do_relu = true" in text and "pads = array<i64: 1, 1, 1, 1>" in text
+    got = run(opt, {"x": x}, str(tmp_path), "opt")["y"]
+    np.testing.assert_allclose(got, run_ort(model, {"x": x})["y"], rtol=1e-4, atol=1e-5)
