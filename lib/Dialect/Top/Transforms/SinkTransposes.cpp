@@ -183,13 +183,25 @@ struct Region {
   bool contains(Operation *op) const { return op && ops.contains(op); }
 };
 
-/// Permutes in the program if the region ran in frame `q` minus those it
-/// has now (the candidate is worth it when negative); INT_MAX if `q`
-/// cannot be applied.
-int64_t costDelta(const Region &r, ArrayRef<int64_t> q) {
+/// True for a function argument or its `top.Input`: a Permute there sits at
+/// the graph's boundary.
+bool isGraphInput(Value v) {
+  return isa<BlockArgument>(v) || isa_and_nonnull<InputOp>(v.getDefiningOp());
+}
+
+/// What running a region in frame `q` would change.
+struct FrameCost {
+  /// Permutes afterwards minus now (worth it when negative); INT_MAX if
+  /// `q` cannot be applied.
+  int64_t delta = INT_MAX;
+  /// True if every Permute left afterwards is a new one on a graph input.
+  bool onlyAtInputs = false;
+};
+
+FrameCost costOf(const Region &r, ArrayRef<int64_t> q) {
   llvm::SmallPtrSet<Operation *, 8> before, enter;
   llvm::SmallDenseSet<Value, 8> seen;
-  int64_t after = 0;
+  int64_t after = 0, atInputs = 0;
   for (OpOperand *operand : r.inputs) {
     Value u = operand->get();
     if (!seen.insert(u).second || isSingleElement(u))
@@ -205,10 +217,12 @@ int64_t costDelta(const Region &r, ArrayRef<int64_t> q) {
     }
     auto type = dyn_cast<RankedTensorType>(u.getType());
     if (!type || type.getRank() > r.rank)
-      return INT_MAX;
+      return {};
     if (!isa_and_nonnull<WeightOp>(u.getDefiningOp()) &&
-        !(type.getRank() == r.rank && existingPermute(u, q)))
+        !(type.getRank() == r.rank && existingPermute(u, q))) {
       ++after; // a new run-time Permute (constants fold)
+      atInputs += isGraphInput(u) ? 1 : 0;
+    }
   }
   Order qInv = inverse(q);
   for (auto &[v, uses] : r.outputs) {
@@ -222,13 +236,13 @@ int64_t costDelta(const Region &r, ArrayRef<int64_t> q) {
         continue;
       }
       if (enter.contains(s))
-        return INT_MAX; // leaves and re-enters the region: keep it simple
+        return {}; // leaves and re-enters the region: keep it simple
       before.insert(s);
       after += isIdentity(compose(qInv, s.getOrder())) ? 0 : 1;
     }
     after += needsBack ? 1 : 0;
   }
-  return after - static_cast<int64_t>(before.size());
+  return {after - static_cast<int64_t>(before.size()), after == atInputs};
 }
 
 /// `u` as seen from frame `q`: transpose(u, q), broadcast operands of
@@ -401,14 +415,22 @@ bool sinkOnce(Block &block) {
       for (OpOperand *use : uses)
         if (auto s = dyn_cast<PermuteOp>(use->getOwner()))
           candidates.push_back(Order(s.getOrder()));
+    // Fewer Permutes wins. On a tie, a move that leaves Permutes only on
+    // graph inputs is taken (the ops it crosses can then fold into their
+    // neighbours, e.g. a Pad into the Conv after it); the move back never
+    // qualifies, so regions cannot flip back and forth.
     int64_t best = 0;
     std::optional<Order> bestOrder;
     for (const Order &q : candidates) {
       if (isIdentity(q))
         continue;
-      int64_t delta = costDelta(r, q);
-      if (delta < best) {
-        best = delta;
+      FrameCost cost = costOf(r, q);
+      if (cost.delta == INT_MAX)
+        continue;
+      int64_t score =
+          2 * cost.delta - (cost.delta == 0 && cost.onlyAtInputs ? 1 : 0);
+      if (score < best) {
+        best = score;
         bestOrder = q;
       }
     }

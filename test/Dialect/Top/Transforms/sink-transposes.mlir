@@ -185,3 +185,40 @@ func.func @resize(%arg0: tensor<1x8x4x4xf32>) -> tensor<1x8x8x12xf32> {
   %2 = top.Permute(%1) {order = array<i64: 0, 3, 1, 2>} : (tensor<1x8x12x8xf32>) -> tensor<1x8x8x12xf32>
   return %2 : tensor<1x8x8x12xf32>
 }
+
+// -----
+
+// A tie (one Permute before and after) is broken towards the graph input:
+// the Pad then sits next to the Conv it can fold into.
+// CHECK-LABEL: func @tie_to_input
+// CHECK: %[[P:.*]] = top.Permute(%{{.*}}) {order = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x3xf32>) -> tensor<1x3x4x4xf32>
+// CHECK: %[[D:.*]] = top.Pad(%[[P]]) {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x6x6xf32>
+// CHECK: top.Conv(%[[D]]
+// CHECK-NOT: top.Permute
+func.func @tie_to_input(%arg0: tensor<1x4x4x3xf32>) -> tensor<1x8x4x4xf32> {
+  %x = top.Input(%arg0) : (tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  %0 = top.Pad(%x) {pads = array<i64: 0, 1, 1, 0, 0, 1, 1, 0>} : (tensor<1x4x4x3xf32>) -> tensor<1x6x6x3xf32>
+  %1 = top.Permute(%0) {order = array<i64: 0, 3, 1, 2>} : (tensor<1x6x6x3xf32>) -> tensor<1x3x6x6xf32>
+  %w = top.Weight() {name = "w"} : () -> tensor<8x3x3x3xf32>
+  %n = top.None() : () -> none
+  %2 = top.Conv(%1, %w, %n) {kernel_shape = array<i64: 3, 3>} : (tensor<1x3x6x6xf32>, tensor<8x3x3x3xf32>, none) -> tensor<1x8x4x4xf32>
+  return %2 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// Not fired: the same tie, but the Permute would land on a value that is
+// not a graph input (the Reshape's result), so nothing is gained.
+// CHECK-LABEL: func @tie_elsewhere
+// CHECK: top.Pad(%{{.*}}) {pads = array<i64: 0, 1, 1, 0, 0, 1, 1, 0>} : (tensor<1x4x4x3xf32>)
+// CHECK: top.Permute
+func.func @tie_elsewhere(%arg0: tensor<1x48xf32>) -> tensor<1x8x4x4xf32> {
+  %x = top.Input(%arg0) : (tensor<1x48xf32>) -> tensor<1x48xf32>
+  %r = top.Reshape(%x) {shape = array<i64: 1, 4, 4, 3>} : (tensor<1x48xf32>) -> tensor<1x4x4x3xf32>
+  %0 = top.Pad(%r) {pads = array<i64: 0, 1, 1, 0, 0, 1, 1, 0>} : (tensor<1x4x4x3xf32>) -> tensor<1x6x6x3xf32>
+  %1 = top.Permute(%0) {order = array<i64: 0, 3, 1, 2>} : (tensor<1x6x6x3xf32>) -> tensor<1x3x6x6xf32>
+  %w = top.Weight() {name = "w"} : () -> tensor<8x3x3x3xf32>
+  %n = top.None() : () -> none
+  %2 = top.Conv(%1, %w, %n) {kernel_shape = array<i64: 3, 3>} : (tensor<1x3x6x6xf32>, tensor<8x3x3x3xf32>, none) -> tensor<1x8x4x4xf32>
+  return %2 : tensor<1x8x4x4xf32>
+}

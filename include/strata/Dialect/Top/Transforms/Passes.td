@@ -175,7 +175,9 @@ def TopSinkTransposes : Pass<"top-sink-transposes", "::mlir::func::FuncOp"> {
     an existing Permute of that operand, if any); axes and pad amounts are
     mapped, and a Reduce without `keepdims` whose kept dims stay in order
     reads the region's frame directly. `q` is tried for every Permute at the region's border and kept
-    only if the number of Permutes strictly drops, so a Permute whose
+    only if the number of Permutes strictly drops (or stays the same with
+    every Permute left on a graph input, which lets e.g. a Pad after the
+    input reach the Conv it folds into), so a Permute whose
     other users still need it, or a non-constant operand that would need a
     run-time Permute, stops the rewrite. Then a Permute of a Permute
     composes (an identity one is removed), and a Permute that moves only
