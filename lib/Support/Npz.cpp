@@ -47,6 +47,7 @@ const DescrEntry kDescrs[] = {
     {"float8_e4m3fnuz", DType::F8E4M3FNUZ}, {"float8_e5m2", DType::F8E5M2},
     {"float8_e5m2fnuz", DType::F8E5M2FNUZ},
     {"float4_e2m1fn", DType::F4E2M1FN},
+    {"float8_e8m0fnu", DType::F8E8M0FNU},
 };
 
 /// Finds `'key':` in the header dict and returns the position after the colon.

@@ -25,6 +25,7 @@ size_t dtypeSize(DType type) {
   case DType::F8E5M2:
   case DType::F8E5M2FNUZ:
   case DType::F4E2M1FN:
+  case DType::F8E8M0FNU:
     return 1;
   case DType::I16:
   case DType::U16:
@@ -67,6 +68,7 @@ const char *dtypeName(DType type) {
   case DType::F8E5M2: return "float8_e5m2";
   case DType::F8E5M2FNUZ: return "float8_e5m2fnuz";
   case DType::F4E2M1FN: return "float4_e2m1fn";
+  case DType::F8E8M0FNU: return "float8_e8m0fnu";
   }
   return "unknown";
 }
@@ -85,7 +87,8 @@ std::optional<DType> dtypeFromName(const std::string &name) {
       {"float8_e4m3fnuz", DType::F8E4M3FNUZ},
       {"float8_e5m2", DType::F8E5M2},
       {"float8_e5m2fnuz", DType::F8E5M2FNUZ},
-      {"float4_e2m1fn", DType::F4E2M1FN}};
+      {"float4_e2m1fn", DType::F4E2M1FN},
+      {"float8_e8m0fnu", DType::F8E8M0FNU}};
   for (const auto &[n, t] : table)
     if (name == n)
       return t;
@@ -99,7 +102,7 @@ bool isSmallFloat(DType t) {
 }
 bool isFloat(DType t) {
   return t == DType::F16 || t == DType::BF16 || t == DType::F32 ||
-         t == DType::F64 || isSmallFloat(t);
+         t == DType::F64 || t == DType::F8E8M0FNU || isSmallFloat(t);
 }
 bool isSignedInt(DType t) {
   return t == DType::I8 || t == DType::I16 || t == DType::I32 ||
@@ -369,6 +372,29 @@ uint8_t doubleToSmallFloat(DType type, double v, bool saturate) {
   return uint8_t(sign | bits);
 }
 
+uint8_t doubleToE8M0(double v, bool saturate, E8M0Rounding mode) {
+  float f = static_cast<float>(v);
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  uint32_t exponent = (bits >> 23) & 0xFF;
+  if (exponent == 0xFF) // NaN, +-Inf
+    return 0xFF;
+  bool roundUp = false;
+  switch (mode) {
+  case E8M0Rounding::Up: roundUp = (bits & 0x7FFFFF) != 0; break;
+  case E8M0Rounding::Down: break;
+  case E8M0Rounding::Nearest: {
+    bool guard = bits & 0x400000, round = bits & 0x200000,
+         sticky = bits & 0x1FFFFF, lsb = exponent > 0;
+    roundUp = guard && (round || sticky || lsb);
+    break;
+  }
+  }
+  if (roundUp && !(saturate && exponent == 0xFE))
+    ++exponent; // 0xFE + 1 = 0xFF: NaN without saturation
+  return static_cast<uint8_t>(exponent);
+}
+
 Tensor::Tensor(DType type, std::vector<int64_t> shape)
     : type(type), dims(std::move(shape)) {
   count = checkedNumElements(dims).value_or(0);
@@ -409,6 +435,11 @@ double Tensor::getAsDouble(int64_t i) const {
   case DType::F8E5M2:
   case DType::F8E5M2FNUZ:
   case DType::F4E2M1FN: return smallFloatToDouble(type, data<uint8_t>()[i]);
+  case DType::F8E8M0FNU: {
+    uint8_t bits = data<uint8_t>()[i];
+    return bits == 0xFF ? std::numeric_limits<double>::quiet_NaN()
+                        : std::ldexp(1.0, int(bits) - 127);
+  }
   }
   return 0;
 }
@@ -472,6 +503,9 @@ void Tensor::setFromDouble(int64_t i, double v, bool saturate) {
   case DType::F4E2M1FN:
     data<uint8_t>()[i] = doubleToSmallFloat(type, v, saturate);
     break;
+  case DType::F8E8M0FNU:
+    data<uint8_t>()[i] = doubleToE8M0(v, saturate, E8M0Rounding::Up);
+    break;
   case DType::Bool: data<uint8_t>()[i] = v != 0.0; break;
   case DType::I8: data<int8_t>()[i] = castFromDouble<int8_t>(v); break;
   case DType::I16: data<int16_t>()[i] = castFromDouble<int16_t>(v); break;
@@ -501,7 +535,7 @@ Tensor Tensor::reshaped(std::vector<int64_t> newShape) const {
   return t;
 }
 
-Tensor Tensor::castTo(DType to, bool saturate) const {
+Tensor Tensor::castTo(DType to, bool saturate, E8M0Rounding e8m0) const {
   if (to == type)
     return *this;
   Tensor t(to, dims);
@@ -530,6 +564,8 @@ Tensor Tensor::castTo(DType to, bool saturate) const {
         break;
       default: break;
       }
+    } else if (to == DType::F8E8M0FNU) {
+      t.data<uint8_t>()[i] = doubleToE8M0(getAsDouble(i), saturate, e8m0);
     } else {
       t.setFromDouble(i, getAsDouble(i), saturate);
     }

@@ -86,6 +86,8 @@ std::string Graph::freshName(const std::string &prefix) {
   return candidate;
 }
 
+uint64_t freshScopeId() { return ++graphCounter; }
+
 Graph &graph(const std::string &op) {
   if (!currentGraph)
     throw Error(op + ": no graph; call strata::tpulang::init(\"CPU\") first");
@@ -190,8 +192,18 @@ Type mlirTypeOf(Graph &g, TensorImpl &t, const std::string &op) {
 Value valueOf(const std::string &op, const Tensor &tensor) {
   Graph &g = graph(op);
   const std::shared_ptr<TensorImpl> &t = Access::impl(tensor);
-  if (t->graphId == g.id)
+  if (t->graphId == g.currentId())
     return t->value;
+  if (g.compositeId && t->graphId == g.id)
+    (Msg() << op << ": tensor '" << t->name
+           << "' is defined outside composite '" << g.compositeName
+           << "'; pass it to the body through 'inputs'")
+        .raise();
+  if (g.finishedComposites.count(t->graphId))
+    (Msg() << op << ": tensor '" << t->name
+           << "' was created inside a composite body and cannot be used "
+              "outside it")
+        .raise();
   if (t->graphId != 0 || t->produced)
     (Msg() << op << ": tensor '" << t->name
            << "' belongs to a graph that was released by deinit()/init()")
@@ -214,13 +226,18 @@ Value valueOf(const std::string &op, const Tensor &tensor) {
                   .getOperation();
     g.weights[t->name] = data;
   } else {
+    if (g.compositeId)
+      (Msg() << op << ": graph input '" << t->name
+             << "' is used inside composite '" << g.compositeName
+             << "'; pass it to the body through 'inputs'")
+          .raise();
     BlockArgument arg = g.body().addArgument(type, loc);
     created = top::InputOp::create(b, loc, type, arg).getOperation();
     g.inputs.push_back(t);
   }
   g.lastHeader = created;
   g.names.insert(t->name);
-  t->graphId = g.id;
+  t->graphId = g.currentId();
   t->value = created->getResult(0);
   return t->value;
 }
@@ -288,7 +305,7 @@ std::vector<Tensor> finishOp(const std::string &op, Operation *created,
                      ? name
                      : name + "_" + std::to_string(i);
     impl->produced = true;
-    impl->graphId = g.id;
+    impl->graphId = g.currentId();
     impl->value = result;
     if (auto q = dyn_cast<quant::UniformQuantizedType>(elementTypes[i])) {
       impl->scale = q.getScale();

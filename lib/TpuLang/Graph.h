@@ -57,6 +57,16 @@ struct Graph {
   std::map<std::string, strata::Tensor> weights;
   std::set<std::string> names;
   std::map<std::string, int64_t> nameCounters;
+  /// While a composite body is built (composite()): its own id (values
+  /// created inside it carry it) and name; 0 otherwise. `func`,
+  /// `lastHeader` and `none` then refer to the composite's function.
+  uint64_t compositeId = 0;
+  std::string compositeName;
+  /// Ids of composite bodies already built (their tensors are internal).
+  std::set<uint64_t> finishedComposites;
+
+  /// The id that values created now get: the composite's, else the graph's.
+  uint64_t currentId() const { return compositeId ? compositeId : id; }
 
   mlir::Block &body() { return func.getBody().front(); }
   /// A builder at the end of the body (for ops).
@@ -66,6 +76,9 @@ struct Graph {
   /// A name "<prefix>_<n>" not used yet (not registered).
   std::string freshName(const std::string &prefix);
 };
+
+/// A new id, distinct from every graph's and scope's (for composite bodies).
+uint64_t freshScopeId();
 
 /// The current graph; throws Error naming `op` if init() was not called.
 Graph &graph(const std::string &op);

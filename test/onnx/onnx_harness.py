@@ -37,26 +37,33 @@ def _import(model, tmp, extra=()):
                           capture_output=True, text=True)
 
 
-def run_ref_file(path, inputs, tmp, tag="run"):
-    """Runs the Top model at `path` with `strata run-ref` (files in `tmp`
-    named after `tag`): (returncode, outputs dict, stderr)."""
-    inp, outp = os.path.join(tmp, tag + "_in.npz"), os.path.join(tmp, tag + "_out.npz")
-    np.savez(inp, **inputs)
-    r = subprocess.run([STRATA, "run-ref", path, "--input", inp, "--output", outp],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        return r.returncode, None, r.stderr
-    with np.load(outp) as z:
-        return 0, {n: z[n] for n in z.files}, ""
-
-
 def run_strata(model, inputs):
     """Imports and runs `model`: (returncode, outputs dict, stderr)."""
     with tempfile.TemporaryDirectory() as tmp:
         imp = _import(model, tmp)
         if imp.returncode != 0:
             return imp.returncode, None, imp.stderr
-        return run_ref_file(os.path.join(tmp, "m_origin.mlir"), inputs, tmp)
+        inp, outp = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
+        np.savez(inp, **inputs)
+        r = subprocess.run([STRATA, "run-ref", os.path.join(tmp, "m_origin.mlir"),
+                            "--input", inp, "--output", outp],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return r.returncode, None, r.stderr
+        with np.load(outp) as z:
+            return 0, {n: z[n] for n in z.files}, ""
+
+
+def run_ref_file(path, inputs, tmp, tag):
+    """Runs the Top model at `path` with `strata run-ref` on `inputs` (files
+    in `tmp` prefixed `tag`); returns the outputs by name."""
+    inp, outp = os.path.join(tmp, tag + "_in.npz"), os.path.join(tmp, tag + "_out.npz")
+    np.savez(inp, **inputs)
+    r = subprocess.run([STRATA, "run-ref", path, "--input", inp, "--output", outp],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with np.load(outp) as z:
+        return {n: z[n] for n in z.files}
 
 
 def run_ort(model, inputs):

@@ -3,7 +3,7 @@ int2/uint2): graph inputs/outputs, packed initializers and Constant tensors,
 Cast/CastLike `saturate`, QuantizeLinear/DequantizeLinear to and from these
 types, BitCast — each compared with onnx.reference (which uses ml_dtypes;
 ONNX Runtime lacks several of these kernels), bit-exactly for the narrow
-outputs. Also the errors for what stays unsupported."""
+outputs; float8e8m0 with every Cast round_mode. Also the errors for what stays unsupported."""
 import io
 import os
 import subprocess
@@ -219,10 +219,36 @@ def test_bitcast_width_mismatch_is_an_error():
     expect_error(m, "bc", "BitCast", "float32 (32 bits)", "INT64, 64 bits")
 
 
-def test_cast_to_float8e8m0_is_rejected():
-    m = model([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT8E8M0, name="c")],
-              [("x", F32, [4])], [("y", TensorProto.FLOAT8E8M0, [4])])
-    expect_error(m, "'to' = 24 (FLOAT8E8M0) is not a supported target type")
+E8M0_X = np.array([0.0, -0.0, 1.0, 1.5, 1.75, 3.0, -3.0, 0.124, 1e-40, 1e-45, 2.0 ** 127,
+                   3e38, np.finfo(np.float32).max, np.inf, -np.inf, np.nan, 6.0, 1.25],
+                  dtype=np.float32)
+
+
+@pytest.mark.parametrize("saturate", [0, 1])
+@pytest.mark.parametrize("round_mode", ["up", "down", "nearest"])
+@pytest.mark.parametrize("src", [TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.DOUBLE])
+def test_cast_to_float8e8m0(src, round_mode, saturate):
+    """Every rounding mode, saturation, zeros, subnormals, Inf, NaN, the top binade:
+    bit-exact against onnx.reference; then back to float."""
+    e8 = TensorProto.FLOAT8E8M0
+    x = E8M0_X.astype(helper.tensor_dtype_to_np_dtype(src))
+    nodes = [helper.make_node("Cast", ["x"], ["y"], to=e8, round_mode=round_mode,
+                              saturate=saturate),
+             helper.make_node("Cast", ["y"], ["z"], to=TensorProto.FLOAT)]
+    m = model(nodes, [("x", src, [x.size])], [("y", e8, [x.size]), ("z", F32, [x.size])])
+    got = check_exact(m, {"x": x})
+    assert got["y"].dtype == ml_dtypes.float8_e8m0fnu
+
+
+def test_float8e8m0_input_and_bad_round_mode():
+    e8 = TensorProto.FLOAT8E8M0
+    m = model([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT16)],
+              [("x", e8, [4])], [("y", TensorProto.FLOAT16, [4])])
+    check_exact(m, {"x": np.array([0.5, 1.0, 2.0 ** 100, 2.0 ** -127], np.float32).astype(ml_dtypes.float8_e8m0fnu)})
+    m = model([helper.make_node("Cast", ["x"], ["y"], to=e8, round_mode="zero", name="c")],
+              [("x", F32, [4])], [("y", e8, [4])])
+    expect_error(m, "(Cast, opset 25)", "attribute 'round_mode' = 'zero' must be 'up', 'down' "
+                 "or 'nearest'")
 
 
 def test_string_input_is_rejected():

@@ -34,12 +34,6 @@ def count(path, op):
         return f.read().count(f"= top.{op}(")
 
 
-def run(path, inputs, tmp, tag):
-    code, outputs, err = run_ref_file(path, inputs, tmp, tag)
-    assert code == 0, err
-    return outputs
-
-
 def test_mobilenetv2_nhwc_transposes_cancel():
     bench = load_bench_builders()
     model = bench.build_mobilenetv2(np.random.default_rng(0), nhwc=True, size=64)
@@ -52,8 +46,8 @@ def test_mobilenetv2_nhwc_transposes_cancel():
         origin_path, opt_path = os.path.join(tmp, "m_origin.mlir"), os.path.join(tmp, "m.mlir")
         assert count(origin_path, "Permute") == n_transposes
         assert count(opt_path, "Permute") == 1
-        origin = run(origin_path, {"input": x}, tmp, "origin")["logits"]
-        optimized = run(opt_path, {"input": x}, tmp, "opt")["logits"]
+        origin = run_ref_file(origin_path, {"input": x}, tmp, "origin")["logits"]
+        optimized = run_ref_file(opt_path, {"input": x}, tmp, "opt")["logits"]
     want = run_ort(model, {"input": x})["logits"]
     assert cosine(origin, optimized) >= 0.99999, cosine(origin, optimized)
     np.testing.assert_allclose(optimized, origin, rtol=1e-4, atol=1e-5)
@@ -85,8 +79,8 @@ def test_convert_layout_both_ways():
             if layout == "nhwc":
                 sensitive = count(compiled, "Conv") + count(compiled, "GlobalAvgPool")
                 assert text.count('layout = "NHWC"') == sensitive
-            origin = run(origin_path, {"input": x}, tmp, "origin")["logits"]
-            converted = run(compiled, {"input": x}, tmp, "conv")["logits"]
+            origin = run_ref_file(origin_path, {"input": x}, tmp, "origin")["logits"]
+            converted = run_ref_file(compiled, {"input": x}, tmp, "conv")["logits"]
         assert cosine(origin, converted) >= 0.99999, (layout, cosine(origin, converted))
         np.testing.assert_allclose(converted, origin, rtol=1e-4, atol=1e-5, err_msg=layout)
 
@@ -131,7 +125,7 @@ def test_pad_softmax_concat_sink(tmp_path):
     assert count(str(tmp_path / "m_origin.mlir"), "Permute") == 4
     # The Conv's input keeps one (NHWC -> NCHW), the MaxPool's output one.
     assert count(opt, "Permute") == 2
-    got = run(opt, {"x": x}, str(tmp_path), "opt")["y"]
+    got = run_ref_file(opt, {"x": x}, str(tmp_path), "opt")["y"]
     np.testing.assert_allclose(got, run_ort(model, {"x": x})["y"], rtol=1e-4, atol=1e-5)
 
 
@@ -175,5 +169,5 @@ def test_nhwc_pad_scale_shift_fold_into_conv(tmp_path):
     assert count(opt, "Conv") == 3
     assert count(opt, "Permute") == 2  # the input's and the output's
     assert "do_relu = true" in text and "pads = array<i64: 1, 1, 1, 1>" in text
-    got = run(opt, {"x": x}, str(tmp_path), "opt")["y"]
+    got = run_ref_file(opt, {"x": x}, str(tmp_path), "opt")["y"]
     np.testing.assert_allclose(got, run_ort(model, {"x": x})["y"], rtol=1e-4, atol=1e-5)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from onnx import helper
 
-from onnx_harness import STRATA, make_model, run_ort
+from onnx_harness import STRATA, make_model, run_ort, run_ref_file
 
 @pytest.fixture
 def rng(request):
@@ -32,14 +32,7 @@ def ops(path):
     return [n for n in names if n not in ("Weight", "Input", "None")]
 
 
-def run(path, inputs, tmp, tag):
-    inp, outp = os.path.join(tmp, tag + "_in.npz"), os.path.join(tmp, tag + "_out.npz")
-    np.savez(inp, **inputs)
-    r = subprocess.run([STRATA, "run-ref", path, "--input", inp, "--output", outp],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    with np.load(outp) as z:
-        return {n: z[n] for n in z.files}
+run = run_ref_file
 
 
 def optimize_and_compare(model, inputs):

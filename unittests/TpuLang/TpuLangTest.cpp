@@ -2,14 +2,20 @@
 
 #include "strata/TpuLang/TpuLang.h"
 
+#include "strata/Dialect/Top/Transforms/CompositeRegistry.h"
+
 #include "strata/Interpreter/Interpreter.h"
 #include "strata/Pipelines/ModelIO.h"
+#include "strata/Pipelines/Optimize.h"
 #include "strata/Support/Npz.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -573,3 +579,203 @@ TEST_F(TpuLangTest, QuantizedTensorsGetQuantTypes) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// composite()
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Loads the compiled `<name>_origin.mlir` and its weights.
+struct LoadedModel {
+  mlir::MLIRContext ctx;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  strata::TensorMap weights;
+  LoadedModel(const fs::path &dir, const std::string &name) {
+    strata::registerAndLoadDialects(ctx);
+    std::string path = (dir / (name + "_origin.mlir")).string();
+    module = strata::parseModuleFile(path, ctx);
+    std::string error;
+    if (module)
+      EXPECT_TRUE(strata::readNpz(strata::weightFileFor(*module, path),
+                                  weights, error))
+          << error;
+  }
+  std::string text() {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    module->print(os);
+    return s;
+  }
+};
+
+/// x * sigmoid(x), op by op.
+std::vector<Tensor> siluBody(const std::vector<Tensor> &args) {
+  return {mul(args[0], sigmoid(args[0]))};
+}
+} // namespace
+
+TEST_F(TpuLangTest, CompositeRecordsFunctionCallAndFuses) {
+  fs::path dir = tempDir();
+  Tensor x = input({2, 5}, "float32", "x");
+  std::vector<Tensor> ys =
+      composite("silu", {x}, siluBody, {}, std::string("y"));
+  ASSERT_EQ(ys.size(), 1u);
+  EXPECT_EQ(ys[0].shape(), (IntList{2, 5}));
+  EXPECT_EQ(ys[0].name(), "y");
+  std::string text = module_text({x}, {ys[0]});
+  EXPECT_NE(text.find("func.func private @silu("), std::string::npos) << text;
+  EXPECT_NE(text.find("strata.implements = \"silu\""), std::string::npos);
+  EXPECT_NE(text.find("call @silu("), std::string::npos);
+
+  std::vector<float> xv;
+  for (int i = 0; i < 10; ++i)
+    xv.push_back(0.7f * static_cast<float>(i) - 3.f);
+  strata::TensorMap inputs;
+  inputs.set("x", TensorData(xv).tensor().reshaped({2, 5}));
+  strata::TensorMap out = runCompiled(dir, "silu", {x}, {ys[0]}, inputs);
+  const strata::Tensor *y = out.find("y");
+  ASSERT_NE(y, nullptr);
+  for (int i = 0; i < 10; ++i)
+    EXPECT_NEAR(y->data<float>()[i], xv[i] / (1 + std::exp(-xv[i])), 1e-6);
+
+  // top-optimize fuses the composite into top.SiLU; same outputs.
+  LoadedModel m(dir, "silu");
+  ASSERT_TRUE(m.module);
+  auto weights = strata::optimizeTopModule(*m.module, m.weights);
+  ASSERT_TRUE(mlir::succeeded(weights));
+  std::string optimized = m.text();
+  EXPECT_NE(optimized.find("top.SiLU("), std::string::npos) << optimized;
+  EXPECT_EQ(optimized.find("call @"), std::string::npos) << optimized;
+  auto fused = strata::interpretModule(*m.module, inputs, *weights);
+  ASSERT_TRUE(mlir::succeeded(fused));
+  const strata::Tensor *yf = fused->find("y");
+  ASSERT_NE(yf, nullptr);
+  for (int i = 0; i < 10; ++i)
+    EXPECT_NEAR(yf->data<float>()[i], y->data<float>()[i], 1e-6);
+  fs::remove_all(dir);
+}
+
+TEST_F(TpuLangTest, CompositeLayerNormWithAttributes) {
+  fs::path dir = tempDir();
+  Tensor x = input({2, 3, 8}, "float32", "x");
+  Tensor g = coeff({8}, "float32", "gamma");
+  Tensor b = coeff({8}, "float32", "beta");
+  double eps = 1e-3;
+  auto body = [eps](const std::vector<Tensor> &a) {
+    Tensor mean = reduce(a[0], "ReduceMean", {2});
+    Tensor d = sub(a[0], mean);
+    Tensor var = reduce(mul(d, d), "ReduceMean", {2});
+    Tensor n = mul(d, rsqrt(add(var, eps)));
+    return std::vector<Tensor>{add(mul(n, a[1]), a[2])};
+  };
+  Tensor y = composite("LayerNorm", {x, g, b}, body, {{"epsilon", eps}},
+                       std::string("y"))[0];
+  std::string text = module_text({x}, {y});
+  EXPECT_NE(text.find("strata.composite_attributes = {epsilon = 1.000000e-03 : f64}"),
+            std::string::npos)
+      << text;
+
+  std::vector<float> xv;
+  for (int i = 0; i < 48; ++i)
+    xv.push_back(std::sin(0.37f * static_cast<float>(i)) * 2.f);
+  strata::TensorMap inputs;
+  inputs.set("x", TensorData(xv).tensor().reshaped({2, 3, 8}));
+  strata::TensorMap ref = runCompiled(dir, "ln", {x}, {y}, inputs);
+  LoadedModel m(dir, "ln");
+  ASSERT_TRUE(m.module);
+  auto weights = strata::optimizeTopModule(*m.module, m.weights);
+  ASSERT_TRUE(mlir::succeeded(weights));
+  std::string optimized = m.text();
+  EXPECT_NE(optimized.find("top.LayerNorm("), std::string::npos) << optimized;
+  EXPECT_NE(optimized.find("epsilon = 1.000000e-03"), std::string::npos);
+  auto fused = strata::interpretModule(*m.module, inputs, *weights);
+  ASSERT_TRUE(mlir::succeeded(fused));
+  const strata::Tensor *a = ref.find("y"), *f = fused->find("y");
+  ASSERT_TRUE(a && f);
+  for (int i = 0; i < 48; ++i)
+    EXPECT_NEAR(f->data<float>()[i], a->data<float>()[i],
+                1e-5 * (1 + std::abs(a->data<float>()[i])));
+  fs::remove_all(dir);
+}
+
+TEST_F(TpuLangTest, CompositeBodyIsIsolated) {
+  Tensor x = input({4}, "float32", "x");
+  Tensor outer = relu(x);
+  // A tensor of the enclosing graph inside the body.
+  expectError(
+      [&] {
+        composite("silu", {x}, [&](const std::vector<Tensor> &a) {
+          return std::vector<Tensor>{add(a[0], outer)};
+        });
+      },
+      {"add", "'" + outer.name() + "'", "outside composite 'silu'"});
+  // A graph input not passed through 'inputs'.
+  Tensor other = input({4}, "float32", "other");
+  expectError(
+      [&] {
+        composite("silu", {x}, [&](const std::vector<Tensor> &a) {
+          return std::vector<Tensor>{add(a[0], other)};
+        });
+      },
+      {"graph input 'other'", "composite 'silu'"});
+  // A tensor made inside the body, used outside.
+  std::optional<Tensor> inner;
+  composite("silu", {x}, [&](const std::vector<Tensor> &a) {
+    inner = sigmoid(a[0]);
+    return std::vector<Tensor>{mul(a[0], *inner)};
+  });
+  expectError([&] { relu(*inner); }, {"relu", "inside a composite body"});
+  expectError([&] { composite("", {x}, siluBody); }, {"composite", "'name'"});
+  expectError([&] { composite("silu", {}, siluBody); }, {"'inputs'"});
+  expectError(
+      [&] {
+        composite("silu", {x},
+                  [](const std::vector<Tensor> &) { return std::vector<Tensor>{}; });
+      },
+      {"returned no tensors"});
+  // The graph still works after the failures.
+  EXPECT_NO_THROW(module_text({x}, {relu(x)}));
+}
+
+namespace {
+/// The converter of docs/optimize.md ("Registering a converter").
+struct MySwish : strata::top::CompositeConverter {
+  std::optional<std::string> verify(mlir::func::FuncOp fn,
+                                    mlir::DictionaryAttr attrs) const override {
+    if (fn.getNumArguments() != 1 || fn.getNumResults() != 1)
+      return std::string("takes 1 input and returns 1 result");
+    if (!strata::top::rankedFloatTensor(fn.getArgumentTypes()[0]))
+      return std::string("input 0 must be a ranked float tensor");
+    return std::nullopt;
+  }
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  build(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange in,
+        mlir::DictionaryAttr attrs) const override {
+    auto elem =
+        llvm::cast<mlir::RankedTensorType>(in[0].getType()).getElementType();
+    auto op =
+        strata::top::createFused<strata::top::SiLUOp>(b, loc, 1, elem, in, {});
+    if (mlir::failed(op))
+      return mlir::failure();
+    return llvm::SmallVector<mlir::Value>{op->getOutput()};
+  }
+};
+} // namespace
+
+TEST_F(TpuLangTest, CompositeWithRegisteredCustomConverter) {
+  auto &registry = strata::top::CompositeRegistry::global();
+  EXPECT_EQ(registry.lookup("My-Swish"), nullptr);
+  registry.add("my_swish", std::make_shared<MySwish>());
+  EXPECT_NE(registry.lookup("vendor.MySwish"), nullptr);
+  fs::path dir = tempDir();
+  Tensor x = input({3}, "float32", "x");
+  Tensor y = composite("my_swish", {x}, siluBody, {}, std::string("y"))[0];
+  compile((dir / "sw").string(), {x}, {y});
+  LoadedModel m(dir, "sw");
+  ASSERT_TRUE(m.module);
+  ASSERT_TRUE(mlir::succeeded(strata::optimizeTopModule(*m.module, m.weights)));
+  std::string text = m.text();
+  EXPECT_NE(text.find("top.SiLU("), std::string::npos) << text;
+  EXPECT_EQ(text.find("top.Sigmoid("), std::string::npos) << text;
+  fs::remove_all(dir);
+}

@@ -47,6 +47,9 @@ enum class DType : uint8_t {
   F8E5M2,
   F8E5M2FNUZ,
   F4E2M1FN,
+  // ONNX FLOAT8E8M0 (ml_dtypes float8_e8m0fnu): an unsigned power of two
+  // 2^(bits - 127), 0xFF is NaN; no zero, no infinity.
+  F8E8M0FNU,
 };
 
 /// Size of one element in bytes.
@@ -88,6 +91,13 @@ double smallFloatToDouble(DType type, uint8_t bits);
 /// signed NaN); F4E2M1FN maps NaN to a zero as ml_dtypes does. The FNUZ types
 /// have no negative zero: -0 becomes +0.
 uint8_t doubleToSmallFloat(DType type, double v, bool saturate);
+/// Rounding of a conversion to F8E8M0FNU (ONNX Cast's `round_mode`).
+enum class E8M0Rounding { Up, Down, Nearest };
+/// The F8E8M0FNU bits of `v` as ONNX converts (onnx.numpy_helper
+/// to_float8e8m0): `v` is first rounded to float32, its sign is dropped and
+/// its exponent kept, rounded by the float32 fraction per `mode`; NaN and
+/// infinity give NaN (0xFF); past 2^127 `saturate` keeps 2^127, otherwise NaN.
+uint8_t doubleToE8M0(double v, bool saturate, E8M0Rounding mode);
 /// Keeps the low `intBitWidth(type)` bits of `v` (two's complement wrap) and
 /// sign- or zero-extends them: the 4/2-bit integer `v` converts to.
 int64_t wrapToNarrowInt(DType type, int64_t v);
@@ -131,7 +141,8 @@ public:
   /// Converts every element to `to` (floats → ints truncate toward zero,
   /// saturating is not applied: matches C++/numpy astype for in-range values).
   /// `saturate` applies to the FLOAT8 targets only (ONNX Cast `saturate`).
-  Tensor castTo(DType to, bool saturate = false) const;
+  Tensor castTo(DType to, bool saturate = false,
+               E8M0Rounding e8m0 = E8M0Rounding::Up) const;
 
   /// Row-major strides in elements.
   std::vector<int64_t> strides() const;

@@ -36,6 +36,8 @@
 #include "strata/Support/Tensor.h"
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -691,6 +693,58 @@ Tensor requant_int(const Tensor &tensor_i, const IntOrList &mul,
                    int64_t requant_mode, const std::string &out_dtype = "int8",
                    const std::optional<std::string> &out_name = std::nullopt,
                    const std::string &round_mode = "half_away_from_zero");
+
+//===----------------------------------------------------------------------===//
+// Composite functions
+//===----------------------------------------------------------------------===//
+
+/// A converter attribute of a composite: a bool, an integer, a float or a
+/// string (a class rather than a variant so that "tanh" stays a string).
+class CompositeAttr {
+public:
+  CompositeAttr(bool v) : value(v) {}
+  CompositeAttr(int v) : value(static_cast<int64_t>(v)) {}
+  CompositeAttr(int64_t v) : value(v) {}
+  CompositeAttr(double v) : value(v) {}
+  CompositeAttr(const char *v) : value(std::string(v)) {}
+  CompositeAttr(std::string v) : value(std::move(v)) {}
+  const std::variant<bool, int64_t, double, std::string> &get() const {
+    return value;
+  }
+
+private:
+  std::variant<bool, int64_t, double, std::string> value;
+};
+/// Converter attributes by name.
+using CompositeAttrs = std::map<std::string, CompositeAttr>;
+/// Builds a composite's body from its arguments.
+using CompositeBody =
+    std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
+
+/// Declares a composite op (the graph-API form of TensorFlow's
+/// `tf.function(experimental_implements=...)`): `body` is called once with
+/// one argument tensor per entry of `inputs` (same shapes and dtypes) and
+/// builds the computation op by op; it becomes a private function marked
+/// `strata.implements = name` (with `attrs` as `strata.composite_attributes`)
+/// and the graph gets a call of it on `inputs`. The optimizer
+/// (`top-fuse-composites`) replaces a composite whose name has a registered
+/// converter by the fused op (e.g. "layer_norm" -> top.LayerNorm, see
+/// docs/optimize.md); other composites are inlined as built.
+///  - name: the interface implemented, non-empty.
+///  - inputs: at least one tensor; graph inputs, coeffs or op results.
+///  - body: may use only its arguments and coeff tensors created inside it
+///    (a tensor of the enclosing graph is rejected); returns at least one
+///    tensor, each computed from the arguments.
+///  - out_name: the result name (results "<name>_<i>" when there are
+///    several); std::nullopt generates one.
+/// Tensors created inside the body cannot be used outside it. Returns the
+/// call's results.
+std::vector<Tensor> composite(const std::string &name,
+                              const std::vector<Tensor> &inputs,
+                              const CompositeBody &body,
+                              const CompositeAttrs &attrs = {},
+                              const std::optional<std::string> &out_name =
+                                  std::nullopt);
 
 } // namespace strata::tpulang
 

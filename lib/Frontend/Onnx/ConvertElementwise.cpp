@@ -532,7 +532,12 @@ LogicalResult convertIsInf(NodeContext &c) {
 /// Validates `saturate` (opset >= 19; only affects float8 targets) and
 /// `round_mode` (opset >= 24; only affects float8e8m0, which Strata does not
 /// support); returns `saturate`.
-FailureOr<bool> checkCastAttrs(NodeContext &c) {
+struct CastAttrs {
+  bool saturate;
+  std::string roundMode;
+};
+
+FailureOr<CastAttrs> checkCastAttrs(NodeContext &c) {
   auto sat = c.attrInt("saturate", 1);
   auto round = c.attrString("round_mode", "up");
   if (failed(sat) || failed(round))
@@ -543,22 +548,23 @@ FailureOr<bool> checkCastAttrs(NodeContext &c) {
   if (*round != "up" && *round != "down" && *round != "nearest")
     return c.error() << "attribute 'round_mode' = '" << *round
                      << "' must be 'up', 'down' or 'nearest'";
-  return *sat == 1;
+  return CastAttrs{*sat == 1, *round};
 }
 
-/// top.Cast of `v` to `to`; `saturate` matters for float8 results only.
-Value castSaturating(NodeContext &c, Value v, Type to, bool saturate) {
+/// top.Cast of `v` to `to`; `saturate` matters for float8 results only,
+/// the rounding mode for float8e8m0 ones.
+Value castSaturating(NodeContext &c, Value v, Type to, const CastAttrs &a) {
   if (!v || !to || elemType(v) == to)
     return v;
-  return make<CastOp>(c, to, v, saturate);
+  return make<CastOp>(c, to, v, a.saturate, llvm::StringRef(a.roundMode));
 }
 
 LogicalResult convertCast(NodeContext &c) {
   auto to = c.attrIntOpt("to");
   if (failed(to) || failed(requireInputs(c, 1)))
     return failure();
-  auto saturate = checkCastAttrs(c);
-  if (failed(saturate))
+  auto attrs = checkCastAttrs(c);
+  if (failed(attrs))
     return failure();
   if (!*to)
     return c.error() << "attribute 'to' is required";
@@ -567,17 +573,17 @@ LogicalResult convertCast(NodeContext &c) {
     return c.error() << "attribute 'to' = " << **to << " ("
                      << onnxTypeName(static_cast<int32_t>(**to))
                      << ") is not a supported target type";
-  return finish(c, castSaturating(c, c.input(0), t, *saturate));
+  return finish(c, castSaturating(c, c.input(0), t, *attrs));
 }
 
 LogicalResult convertCastLike(NodeContext &c) {
   if (failed(requireInputs(c, 2)))
     return failure();
-  auto saturate = checkCastAttrs(c);
-  if (failed(saturate))
+  auto attrs = checkCastAttrs(c);
+  if (failed(attrs))
     return failure();
   return finish(c, castSaturating(c, c.input(0), c.inputElementType(1),
-                                  *saturate));
+                                  *attrs));
 }
 
 //===----------------------------------------------------------------------===//

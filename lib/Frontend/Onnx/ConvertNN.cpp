@@ -362,7 +362,27 @@ LogicalResult convertLpNorm(NodeContext &c) {
   } else {
     return c.error() << "attribute 'p' = " << *p << " is invalid (1 or 2)";
   }
-  auto y = binary<DivOp>(c, x, norm);
+  if (failed(norm))
+    return failure();
+  // A zero norm means the whole slice is zero; ONNX (reference and Runtime)
+  // then gives 0, not 0/0 = NaN: divide by 1 there instead.
+  auto dt = dtypeOf(elem);
+  if (!dt)
+    return c.error() << "input 'input' has unsupported element type " << elem;
+  auto scalar = [&](double v, StringRef name) {
+    Tensor t(*dt, {});
+    t.setFromDouble(0, v);
+    return c.constant(t, name);
+  };
+  OpBuilder &b = c.builder();
+  auto isZero = c.create<CompareOp>(b.getI1Type(), *norm, scalar(0.0, "zero"),
+                                    b.getStringAttr("Equal"));
+  if (failed(isZero))
+    return failure();
+  auto divisor = c.create<WhereOp>(elem, *isZero, scalar(1.0, "one"), *norm);
+  if (failed(divisor))
+    return failure();
+  auto y = binary<DivOp>(c, x, *divisor);
   if (failed(y))
     return failure();
   c.setOutput(0, *y);

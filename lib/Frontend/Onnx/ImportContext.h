@@ -245,6 +245,7 @@ llvm::ArrayRef<ConverterEntry> selectConverters();
 llvm::ArrayRef<ConverterEntry> einsumConverters();
 llvm::ArrayRef<ConverterEntry> qlinearConverters();
 llvm::ArrayRef<ConverterEntry> causalConvConverters();
+llvm::ArrayRef<ConverterEntry> tfidfConverters();
 /// Converters of the ai.onnx.preview, ai.onnx.preview.training and
 /// ai.onnx.ml domains.
 llvm::ArrayRef<ConverterEntry> previewConverters();

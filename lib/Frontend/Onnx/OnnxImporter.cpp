@@ -91,6 +91,7 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
              einsumConverters(),
              qlinearConverters(),
              causalConvConverters(),
+             tfidfConverters(),
          })
       for (const ConverterEntry &e : table)
         r[e.opType] = e.convert;

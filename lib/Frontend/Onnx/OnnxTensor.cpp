@@ -37,6 +37,7 @@ std::optional<DType> dtypeFromOnnx(int32_t t) {
   case TP::UINT4: return DType::U4;
   case TP::INT4: return DType::I4;
   case TP::FLOAT4E2M1: return DType::F4E2M1FN;
+  case TP::FLOAT8E8M0: return DType::F8E8M0FNU;
   case TP::UINT2: return DType::U2;
   case TP::INT2: return DType::I2;
   default: return std::nullopt;
@@ -316,6 +317,7 @@ bool readTensorProto(const onnx::TensorProto &p, const std::string &modelDir,
       case DType::F8E4M3FNUZ:
       case DType::F8E5M2:
       case DType::F8E5M2FNUZ:
+      case DType::F8E8M0FNU:
         out.data<uint8_t>()[i] = static_cast<uint8_t>(v);
         break;
       case DType::Bool: out.data<uint8_t>()[i] = v != 0; break;

@@ -299,8 +299,16 @@ func.func @cast_input_unsupported(%a: tensor<4xi3>) {
 // -----
 
 func.func @cast_result_unsupported(%a: tensor<4xf32>) {
-  // expected-error @+1 {{result must have a float, integer or i1 element type, got 'f8E8M0FNU'}}
-  %0 = top.Cast(%a) : (tensor<4xf32>) -> tensor<4xf8E8M0FNU>
+  // expected-error @+1 {{result must have a float, integer or i1 element type, got 'f6E3M2FN'}}
+  %0 = top.Cast(%a) : (tensor<4xf32>) -> tensor<4xf6E3M2FN>
+  return
+}
+
+// -----
+
+func.func @cast_round_mode(%a: tensor<4xf32>) {
+  // expected-error @+1 {{attribute 'round_mode' = "zero" must be "up", "down" or "nearest"}}
+  %0 = top.Cast(%a) {round_mode = "zero"} : (tensor<4xf32>) -> tensor<4xf8E8M0FNU>
   return
 }
 

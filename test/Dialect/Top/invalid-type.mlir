@@ -26,8 +26,8 @@ func.func @bitcast_input_unsupported(%x: tensor<4xi3>) {
 // -----
 
 func.func @bitcast_result_unsupported(%x: tensor<4xi8>) {
-  // expected-error @+1 {{result element type 'f8E8M0FNU' is not supported}}
-  %0 = top.BitCast(%x) : (tensor<4xi8>) -> tensor<4xf8E8M0FNU>
+  // expected-error @+1 {{result element type 'f6E3M2FN' is not supported}}
+  %0 = top.BitCast(%x) : (tensor<4xi8>) -> tensor<4xf6E3M2FN>
   return
 }
 

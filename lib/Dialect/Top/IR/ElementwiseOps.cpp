@@ -380,6 +380,10 @@ LogicalResult CompareOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult CastOp::verify() {
+  StringRef round = getRoundMode();
+  if (round != "up" && round != "down" && round != "nearest")
+    return emitOpError() << "attribute 'round_mode' = \"" << round
+                         << "\" must be \"up\", \"down\" or \"nearest\"";
   if (failed(checkElementKind(*this, "operand 'input'", getInput(),
                               kAnyElements)))
     return failure();
@@ -393,8 +397,12 @@ LogicalResult CastOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
 int64_t CastOp::getFlops() { return elementwiseFlops(getOutput(), 1); }
 
 LogicalResult CastOp::interpret(InterpreterEnv &env) {
+  StringRef round = getRoundMode();
+  E8M0Rounding mode = round == "down"      ? E8M0Rounding::Down
+                      : round == "nearest" ? E8M0Rounding::Nearest
+                                           : E8M0Rounding::Up;
   env.set(getOutput(), env.get(getInput()).castTo(resultDType(getOutput()),
-                                                   getSaturate()));
+                                                   getSaturate(), mode));
   return success();
 }
 

@@ -285,7 +285,9 @@ LogicalResult SplitOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
 int64_t SplitOp::getFlops() { return noFlops(*this); }
 
 LogicalResult SplitOp::interpret(InterpreterEnv &env) {
-  const Tensor &in = env.get(getInput());
+  // A copy (it shares the data): setting a result may grow the env's map,
+  // which would leave a reference into it dangling.
+  const Tensor in = env.get(getInput());
   if (in.numElements() == 0) {
     for (Value result : getOutputs())
       setIfEmpty(env, result);

@@ -35,6 +35,8 @@ std::optional<DType> dtypeOf(Type t) {
     return DType::F8E5M2FNUZ;
   if (isa<Float4E2M1FNType>(t))
     return DType::F4E2M1FN;
+  if (isa<Float8E8M0FNUType>(t))
+    return DType::F8E8M0FNU;
   auto it = dyn_cast<IntegerType>(t);
   if (!it)
     return std::nullopt;
@@ -85,6 +87,7 @@ Type elementTypeOf(DType type, MLIRContext *ctx) {
   case DType::F8E5M2: return b.getType<Float8E5M2Type>();
   case DType::F8E5M2FNUZ: return b.getType<Float8E5M2FNUZType>();
   case DType::F4E2M1FN: return b.getType<Float4E2M1FNType>();
+  case DType::F8E8M0FNU: return b.getType<Float8E8M0FNUType>();
   }
   return b.getF32Type();
 }

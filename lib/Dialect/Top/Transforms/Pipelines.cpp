@@ -12,8 +12,9 @@ using namespace mlir;
 namespace strata::top {
 
 void buildTopOptimizePipeline(OpPassManager &pm, StringRef layout) {
-  // Model-local functions (composites) are inlined first; composite fusion,
-  // when it lands, runs before this so known composites become fused ops.
+  // Known composites become fused ops first; every model-local function is
+  // then inlined, so calls of fused composites end up as the fused op.
+  pm.addPass(createTopFuseComposites());
   pm.addPass(createTopInlineFunctions());
   pm.addPass(createCanonicalizerPass());
   if (!layout.empty())

@@ -301,15 +301,22 @@ def Top_CastOp : Top_Op<"Cast", [Pure]> {
       (`f8E5M2`) or NaN (the FN/FNUZ types, which have no Inf). The FNUZ
       types have no -0 (it becomes +0);
     * to `f4E2M1FN` (no Inf, no NaN) always saturates to +-6; NaN becomes
-      a zero (as ml_dtypes does).
-    `saturate` only affects float8 results (ONNX Cast's `saturate`).
+      a zero (as ml_dtypes does);
+    * to `f8E8M0FNU` (unsigned powers of two, 0xFF is NaN): the value is
+      rounded to f32, its sign dropped, its exponent kept and rounded by the
+      f32 fraction per `round_mode` ("up", the default, "down" or
+      "nearest"), as ONNX Cast-25; NaN and Inf give NaN, past 2^127
+      `saturate` keeps 2^127, otherwise NaN.
+    `saturate` only affects float8 results and `round_mode` only
+    `f8E8M0FNU` results (ONNX Cast's attributes).
 
     Casting to the operand's own type folds away.
 
     FLOPs: one per element.
   }];
   let arguments = (ins Top_Tensor:$input,
-                       DefaultValuedAttr<BoolAttr, "true">:$saturate);
+                       DefaultValuedAttr<BoolAttr, "true">:$saturate,
+                       DefaultValuedAttr<StrAttr, "\"up\"">:$round_mode);
   let results = (outs Top_Tensor:$output);
   let hasVerifier = 1;
   let hasFolder = 1;

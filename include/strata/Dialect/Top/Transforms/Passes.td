@@ -25,6 +25,46 @@ def TopShapeInfer : Pass<"top-shape-infer", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::strata::top::TopDialect"];
 }
 
+def TopFuseComposites : Pass<"top-fuse-composites", "::mlir::ModuleOp"> {
+  let summary = "Replace composite functions with the fused op they implement";
+  let description = [{
+    A `func.func` marked `strata.implements = "<name>"` (or TensorFlow's
+    `tf._implements`: a string, or a dictionary whose `name` is the name and
+    whose other entries are converter attributes) is a composite. When the
+    CompositeRegistry has a converter for the name (matched ignoring case,
+    `_` and `-`; a dotted name by its last part) and the converter accepts
+    the function's signature, the body is replaced by the fused op(s) and
+    the function is marked `strata.fused`; `top-inline-functions` then puts
+    the fused op at every call. Converter attributes also come from
+    `strata.onnx_attributes` and `strata.composite_attributes`. A composite
+    that fails verification is left intact with a warning naming the
+    function and the failed check; unknown names are left alone.
+    Built-in names: embedding_lookup, layer_norm, rms_norm, gelu, gelu_tanh,
+    silu, scaled_dot_product_attention, lstm, lstm_cell, gru (see
+    docs/optimize.md).
+
+    Before:
+    ```mlir
+    func.func private @ln(%x: tensor<2x8xf32>) -> tensor<2x8xf32>
+        attributes {strata.implements = "layer_norm"} {
+      ... mean, variance, normalize, op by op ...
+    }
+    ```
+    After:
+    ```mlir
+    func.func private @ln(%x: tensor<2x8xf32>) -> tensor<2x8xf32>
+        attributes {strata.fused, strata.implements = "layer_norm"} {
+      %none = top.None() : () -> none
+      %0 = top.LayerNorm(%x, %none, %none) {axis = -1 : i64, epsilon = 1.0e-05 : f64}
+          : (tensor<2x8xf32>, none, none) -> tensor<2x8xf32>
+      return %0 : tensor<2x8xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::strata::top::TopDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 def TopInlineFunctions : Pass<"top-inline-functions", "::mlir::ModuleOp"> {
   let summary = "Inline every call of a function with a body";
   let description = [{
