@@ -8,7 +8,8 @@ exporter produces (BatchNorm folded into the convolutions, as
     scripts/build-bench-models.py OUTDIR [--models resnet50,mobilenetv2,bert4]
                                   [--seed 0]
 
-writes OUTDIR/resnet50.onnx, OUTDIR/mobilenetv2.onnx, OUTDIR/bert4.onnx.
+writes OUTDIR/resnet50.onnx, OUTDIR/mobilenetv2.onnx, OUTDIR/bert4.onnx
+(and, when asked for, resnet50_nhwc.onnx and mobilenetv2_nhwc.onnx).
 
 - resnet50: input "input" f32 [1, 3, 224, 224] -> "logits" [1, 1000].
   7x7/2 stem, 3x3/2 max pool, bottleneck stages [3, 4, 6, 3] (widths 64..512,
@@ -27,6 +28,12 @@ writes OUTDIR/resnet50.onnx, OUTDIR/mobilenetv2.onnx, OUTDIR/bert4.onnx.
   Reshape back, output MatMul+Add, residual, LayerNormalization, FFN with
   exact GELU as Div/Erf/Add/Mul/Mul; pooler Gather(token 0) + Gemm + Tanh.
 
+- resnet50_nhwc, mobilenetv2_nhwc: the same networks as tf2onnx writes a
+  TensorFlow / Keras model: input "input" f32 [1, 224, 224, 3] (NHWC), a
+  Transpose to NCHW before every Conv and MaxPool and one back to NHWC after
+  it, elementwise ops (Relu, Clip, Add) in NHWC, and the global average pool
+  as ReduceMean over axes [1, 2] (keepdims 0) before the Gemm.
+
 Weights are He-scaled normals (residual branch outputs scaled down so
 activations stay in range), so the models are numerically sane for
 comparisons.
@@ -44,8 +51,9 @@ OPSET = 17
 class Graph:
     """Collects nodes and initializers with unique names."""
 
-    def __init__(self, rng):
+    def __init__(self, rng, nhwc=False):
         self.rng = rng
+        self.nhwc = nhwc  # activations NHWC, NCHW ops between Transposes
         self.nodes = []
         self.inits = []
         self.count = 0
@@ -80,37 +88,49 @@ class Graph:
 # CNNs
 #===----------------------------------------------------------------------===#
 
+def nchw_op(g, op, inputs, hint=None, **attrs):
+    """An NCHW op; in an NHWC graph between Transposes, as tf2onnx writes it."""
+    if not g.nhwc:
+        return g.node(op, inputs, hint, **attrs)
+    x = g.node("Transpose", [inputs[0]], perm=[0, 3, 1, 2])
+    y = g.node(op, [x] + list(inputs[1:]), hint, **attrs)
+    return g.node("Transpose", [y], perm=[0, 2, 3, 1])
+
+
 def conv(g, x, cin, cout, k, stride=1, group=1, scale=1.0):
     """Conv with bias (BatchNorm folded), He-initialized."""
     fan_in = cin // group * k * k
     w = g.const(g.normal((cout, cin // group, k, k), scale * np.sqrt(2.0 / fan_in)), "weight")
     b = g.const(g.normal((cout,), 0.05), "bias")
     pad = k // 2
-    return g.node("Conv", [x, w, b], "conv", kernel_shape=[k, k], strides=[stride, stride],
-                  pads=[pad] * 4, group=group, dilations=[1, 1])
+    return nchw_op(g, "Conv", [x, w, b], "conv", kernel_shape=[k, k], strides=[stride, stride],
+                   pads=[pad] * 4, group=group, dilations=[1, 1])
 
 
 def classifier_head(g, x, channels):
-    pooled = g.node("GlobalAveragePool", [x])
-    flat = g.node("Flatten", [pooled], axis=1)
+    if g.nhwc:
+        flat = g.node("ReduceMean", [x], axes=[1, 2], keepdims=0)
+    else:
+        flat = g.node("Flatten", [g.node("GlobalAveragePool", [x])], axis=1)
     w = g.const(g.normal((1000, channels), np.sqrt(1.0 / channels)), "fc_weight")
     b = g.const(g.normal((1000,), 0.01), "fc_bias")
     g.nodes.append(helper.make_node("Gemm", [flat, w, b], ["logits"], name="fc",
                                     alpha=1.0, beta=1.0, transB=1))
 
 
-def image_input():
-    return [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 224, 224])]
+def image_input(g, size=224):
+    shape = [1, size, size, 3] if g.nhwc else [1, 3, size, size]
+    return [helper.make_tensor_value_info("input", TensorProto.FLOAT, shape)]
 
 
 def logits_output():
     return [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 1000])]
 
 
-def build_resnet50(rng):
-    g = Graph(rng)
+def build_resnet50(rng, nhwc=False):
+    g = Graph(rng, nhwc)
     x = g.node("Relu", [conv(g, "input", 3, 64, 7, stride=2)])
-    x = g.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    x = nchw_op(g, "MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
     cin = 64
     for width, blocks, stride in [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)]:
         for i in range(blocks):
@@ -123,11 +143,12 @@ def build_resnet50(rng):
             x = g.node("Relu", [g.node("Add", [y, shortcut])])
             cin = cout
     classifier_head(g, x, cin)
-    return g.model(image_input(), logits_output(), "resnet50")
+    return g.model(image_input(g), logits_output(), "resnet50" + "_nhwc" * nhwc)
 
 
-def build_mobilenetv2(rng):
-    g = Graph(rng)
+def build_mobilenetv2(rng, nhwc=False, size=224):
+    """`size` (a multiple of 32) shrinks the input for quick tests."""
+    g = Graph(rng, nhwc)
     zero = g.const(np.array(0.0, np.float32), "clip_min")
     six = g.const(np.array(6.0, np.float32), "clip_max")
 
@@ -150,7 +171,7 @@ def build_mobilenetv2(rng):
             cin = c
     x = relu6(conv(g, x, cin, 1280, 1))
     classifier_head(g, x, 1280)
-    return g.model(image_input(), logits_output(), "mobilenetv2")
+    return g.model(image_input(g, size), logits_output(), "mobilenetv2" + "_nhwc" * nhwc)
 
 
 #===----------------------------------------------------------------------===#
@@ -236,6 +257,8 @@ def build_bert4(rng):
 
 BUILDERS = {"resnet50": build_resnet50, "mobilenetv2": build_mobilenetv2,
             "bert4": build_bert4}
+EXTRA_BUILDERS = {"resnet50_nhwc": lambda rng: build_resnet50(rng, nhwc=True),
+                  "mobilenetv2_nhwc": lambda rng: build_mobilenetv2(rng, nhwc=True)}
 
 
 def main():
@@ -247,9 +270,11 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.outdir, exist_ok=True)
     for name in args.models.split(","):
-        if name not in BUILDERS:
-            ap.error(f"unknown model '{name}' (known: {', '.join(BUILDERS)})")
-        model = BUILDERS[name](np.random.default_rng(args.seed))
+        builder = BUILDERS.get(name) or EXTRA_BUILDERS.get(name)
+        if builder is None:
+            known = ", ".join(list(BUILDERS) + list(EXTRA_BUILDERS))
+            ap.error(f"unknown model '{name}' (known: {known})")
+        model = builder(np.random.default_rng(args.seed))
         path = os.path.join(args.outdir, name + ".onnx")
         onnx.save(model, path)
         print(f"wrote {path} ({len(model.graph.node)} nodes)")

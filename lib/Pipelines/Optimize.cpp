@@ -12,11 +12,12 @@ using namespace mlir;
 namespace strata {
 
 FailureOr<TensorMap> optimizeTopModule(ModuleOp module,
-                                       const TensorMap &weights) {
+                                       const TensorMap &weights,
+                                       StringRef layout) {
   if (failed(top::attachWeightValues(module, weights)))
     return failure();
   PassManager pm(module.getContext());
-  top::buildTopOptimizePipeline(pm);
+  top::buildTopOptimizePipeline(pm, layout);
   if (failed(pm.run(module)))
     return failure();
   TensorMap optimized;

@@ -55,6 +55,11 @@ static cl::opt<bool> noOptimize(
     "no-optimize",
     cl::desc("skip top-optimize: write the model as imported or read"),
     cl::sub(CompileCommand));
+static cl::opt<std::string> layout(
+    "layout",
+    cl::desc("convert layout-sensitive ops (Conv, pools, norms, ...) to "
+             "'nchw' or 'nhwc' while optimizing (default: keep the model's)"),
+    cl::value_desc("L"), cl::sub(CompileCommand));
 
 /// Reads `modelFile` as an ONNX model or as a Top module with its weights.
 static FailureOr<onnx_import::ImportedModel> load(mlir::MLIRContext &context) {
@@ -89,6 +94,11 @@ int compile() {
            << "' is not available; the only target so far is 'top'\n";
     return 2;
   }
+  if (!layout.empty() && layout != "nchw" && layout != "nhwc") {
+    errs() << "strata compile: --layout '" << layout
+           << "' must be 'nchw' or 'nhwc'\n";
+    return 2;
+  }
   mlir::MLIRContext context;
   registerAndLoadDialects(context);
   llvm::SourceMgr sourceMgr;
@@ -101,7 +111,7 @@ int compile() {
   }
   TensorMap weights = std::move(model->weights);
   if (!noOptimize) {
-    FailureOr<TensorMap> optimized = optimizeTopModule(*model->module, weights);
+    FailureOr<TensorMap> optimized = optimizeTopModule(*model->module, weights, layout);
     if (failed(optimized)) {
       errs() << "strata compile: optimizing '" << modelFile
              << "' failed (--no-optimize skips it)\n";

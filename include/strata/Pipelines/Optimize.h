@@ -13,8 +13,11 @@ namespace strata {
 /// place. `weights` are the module's weights (its weight file); the result is
 /// the weight set of the optimized module: exactly the weights it still
 /// uses, old and new. Errors are emitted on the module's context.
+/// `layout` ("nchw" / "nhwc") converts layout-sensitive ops to that layout
+/// first; empty keeps the model's.
 mlir::FailureOr<TensorMap> optimizeTopModule(mlir::ModuleOp module,
-                                             const TensorMap &weights);
+                                             const TensorMap &weights,
+                                             llvm::StringRef layout = "");
 
 /// Writes an optimized Top model as the pair `DIR/<name>.mlir` and
 /// `DIR/<name>_TOP_F32_weight.npz` (the `_origin` pair keeps the imported

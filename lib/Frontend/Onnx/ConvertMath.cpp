@@ -264,7 +264,8 @@ LogicalResult convertBatchNormTraining(NodeContext &c, float epsilon) {
   Value centered = binary<SubOp>(c, x, reduceMean(x, true));
   Value var = reduceMean(binary<MulOp>(c, centered, centered), false);
   Value y = make<BatchNormOp>(c, t, x, mean, var, c.input(1), c.input(2),
-                              b.getF64FloatAttr(epsilon));
+                              b.getF64FloatAttr(epsilon),
+                              StringAttr()); // layout: the default, NCHW
   if (!y)
     return failure();
   c.setOutput(0, y);

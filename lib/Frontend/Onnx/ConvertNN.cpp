@@ -155,7 +155,8 @@ LogicalResult convertBatchNorm(NodeContext &c) {
     return failure();
   OpBuilder &b = c.builder();
   return emit<BatchNormOp>(c, elemOf(c, 0), c.input(0), c.input(3), c.input(4),
-                           c.input(1), c.input(2), b.getF64FloatAttr(*eps));
+                           c.input(1), c.input(2), b.getF64FloatAttr(*eps),
+                           StringAttr()); // layout: the default, NCHW
 }
 
 /// `v` (scale or bias) brought to `shape` if it has fewer elements.

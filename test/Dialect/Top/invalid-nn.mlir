@@ -520,3 +520,28 @@ func.func @s2d_element_count(%x: tensor<4x1152921504606846976x2x2xf32>) {
   %0 = top.SpaceToDepth(%x) {blocksize = 2 : i64} : (tensor<4x1152921504606846976x2x2xf32>) -> tensor<*xf32>
   return
 }
+
+// -----
+
+func.func @conv_layout_value(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>, %b: none) {
+  // expected-error @+1 {{attribute 'layout' = "NWHC" must be "NCHW" or "NHWC"}}
+  %0 = top.Conv(%x, %w, %b) {kernel_shape = array<i64: 3, 3>, layout = "NWHC"} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, none) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+// NHWC takes an OHWI filter: 4x3x3x5 has 5 input channels, the input 3.
+func.func @conv_nhwc_filter(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x5xf32>, %b: none) {
+  // expected-error @+1 {{filter has 5 input channels per group, expected 3 / group 1 = 3}}
+  %0 = top.Conv(%x, %w, %b) {kernel_shape = array<i64: 3, 3>, layout = "NHWC"} : (tensor<1x8x8x3xf32>, tensor<4x3x3x5xf32>, none) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @pool_nhwc_result(%x: tensor<1x8x8x3xf32>) {
+  // expected-error @+1 {{result #0 has shape [1, 3, 4, 4] but the operands and attributes give [1, 4, 4, 3]}}
+  %0 = top.MaxPool(%x) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, layout = "NHWC"} : (tensor<1x8x8x3xf32>) -> tensor<1x3x4x4xf32>
+  return
+}

@@ -90,7 +90,12 @@ SmallVector<int64_t> ConvOp::getPadsOrDefault() {
 }
 
 LogicalResult ConvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput()), w = shapeOf(getFilter());
+  auto channelsLast = checkLayout(*this, getLayout());
+  if (failed(channelsLast))
+    return failure();
+  // NHWC with an OHWI filter is checked in the NCHW / OIHW order.
+  SmallVector<int64_t> in = toChannelsFirst(shapeOf(getInput()), *channelsLast),
+                       w = toChannelsFirst(shapeOf(getFilter()), *channelsLast);
   if (in.size() < 3 || in.size() > 5)
     return emitOpError() << "input must have rank 3 to 5 (N, C, 1-3 spatial "
                             "dims), got shape "
@@ -155,7 +160,7 @@ LogicalResult ConvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
                            << " in spatial dim " << d;
     out.push_back((padded - ext) / strides[d] + 1);
   }
-  s.push_back(out);
+  s.push_back(fromChannelsFirst(out, *channelsLast));
   return success();
 }
 
@@ -227,8 +232,10 @@ static void convDirect(const Tensor &in, const Tensor &w, const Tensor *bias,
 }
 
 LogicalResult ConvOp::interpret(InterpreterEnv &env) {
-  Tensor in = toCompute(env.get(getInput()));
-  Tensor w = toCompute(env.get(getFilter()));
+  // NHWC runs as NCHW between two transposes (the filter OHWI as OIHW).
+  bool channelsLast = getLayout() == kLayoutNHWC;
+  Tensor in = toCompute(toChannelsFirst(env.get(getInput()), channelsLast));
+  Tensor w = toCompute(toChannelsFirst(env.get(getFilter()), channelsLast));
   std::optional<Tensor> bias;
   if (!isNone(getBias()))
     bias = toCompute(env.get(getBias())).castTo(in.dtype());
@@ -242,7 +249,9 @@ LogicalResult ConvOp::interpret(InterpreterEnv &env) {
   g.dilations = getDilationsOrDefault();
   g.pads = getPadsOrDefault();
   g.inSpatial.assign(in.shape().begin() + 2, in.shape().end());
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  SmallVector<int64_t> outDims =
+      toChannelsFirst(resultShape(getOutput()), channelsLast);
+  std::vector<int64_t> outShape(outDims.begin(), outDims.end());
   g.outSpatial.assign(outShape.begin() + 2, outShape.end());
   int64_t group = getGroup();
   SmallVector<int64_t> izp, wzp;
@@ -292,7 +301,8 @@ LogicalResult ConvOp::interpret(InterpreterEnv &env) {
   }
   if (getDoRelu())
     applyRelu(out, getReluLimit().convertToDouble());
-  env.set(getOutput(), out.castTo(resultDType(getOutput())));
+  env.set(getOutput(), fromChannelsFirst(out, channelsLast)
+                           .castTo(resultDType(getOutput())));
   return success();
 }
 
@@ -376,7 +386,12 @@ static FailureOr<int64_t> deconvOutDim(DeconvOp op, size_t d, int64_t in,
 
 LogicalResult
 DeconvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput()), w = shapeOf(getFilter());
+  auto channelsLast = checkLayout(*this, getLayout());
+  if (failed(channelsLast))
+    return failure();
+  // NHWC with a `C x K.. x O/group` filter is checked in NCHW / IOHW order.
+  SmallVector<int64_t> in = toChannelsFirst(shapeOf(getInput()), *channelsLast),
+                       w = toChannelsFirst(shapeOf(getFilter()), *channelsLast);
   if (in.size() < 3 || in.size() > 5)
     return emitOpError() << "input must have rank 3 to 5 (N, C, 1-3 spatial "
                             "dims), got shape "
@@ -419,7 +434,7 @@ DeconvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   }
   if (failed(checkedElementCount(*this, out)))
     return failure();
-  s.push_back(out);
+  s.push_back(fromChannelsFirst(out, *channelsLast));
   return success();
 }
 
@@ -535,8 +550,10 @@ void deconvCompute(const Tensor &in, const Tensor &w, const Tensor *bias,
 } // namespace
 
 LogicalResult DeconvOp::interpret(InterpreterEnv &env) {
-  Tensor in = toCompute(env.get(getInput()));
-  Tensor w = toCompute(env.get(getFilter())).castTo(in.dtype());
+  bool channelsLast = getLayout() == kLayoutNHWC;
+  Tensor in = toCompute(toChannelsFirst(env.get(getInput()), channelsLast));
+  Tensor w = toCompute(toChannelsFirst(env.get(getFilter()), channelsLast))
+                 .castTo(in.dtype());
   std::optional<Tensor> bias;
   if (!isNone(getBias()))
     bias = toCompute(env.get(getBias())).castTo(in.dtype());
@@ -547,7 +564,9 @@ LogicalResult DeconvOp::interpret(InterpreterEnv &env) {
   g.dilations = getDilationsOrDefault();
   g.pads = getPadsOrDefault();
   g.inSpatial.assign(in.shape().begin() + 2, in.shape().end());
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  SmallVector<int64_t> outDims =
+      toChannelsFirst(resultShape(getOutput()), channelsLast);
+  std::vector<int64_t> outShape(outDims.begin(), outDims.end());
   g.outSpatial.assign(outShape.begin() + 2, outShape.end());
   Tensor out(in.dtype(), outShape);
   const Tensor *b = bias ? &*bias : nullptr;
@@ -559,6 +578,7 @@ LogicalResult DeconvOp::interpret(InterpreterEnv &env) {
     deconvCompute<int64_t>(in, w, b, g, getGroup(), out);
   if (getDoRelu())
     applyRelu(out, getReluLimit().convertToDouble());
-  env.set(getOutput(), out.castTo(resultDType(getOutput())));
+  env.set(getOutput(), fromChannelsFirst(out, channelsLast)
+                           .castTo(resultDType(getOutput())));
   return success();
 }

@@ -189,7 +189,12 @@ LogicalResult LogSoftmaxOp::interpret(InterpreterEnv &env) {
 
 LogicalResult
 BatchNormOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+  auto channelsLast = checkLayout(*this, getLayout());
+  if (failed(channelsLast))
+    return failure();
+  // Channels are dim 1 (NCHW) or the last dim (NHWC); the result has the
+  // input's shape either way.
+  SmallVector<int64_t> in = toChannelsFirst(shapeOf(getInput()), *channelsLast);
   if (in.size() < 2)
     return emitOpError() << "input must have rank >= 2 (N, C, ...), got shape "
                          << formatArray(in);
@@ -202,7 +207,7 @@ BatchNormOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
       failed(checkParamCount(*this, "bias", getBias(), c, "one per channel")) ||
       failed(checkEpsilon(*this, getEpsilon().convertToDouble())))
     return failure();
-  s.push_back(in);
+  s.push_back(shapeOf(getInput()));
   return success();
 }
 
@@ -210,7 +215,8 @@ BatchNormOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
 int64_t BatchNormOp::getFlops() { return 2 * elementCount(getInput()); }
 
 LogicalResult BatchNormOp::interpret(InterpreterEnv &env) {
-  const Tensor &raw = env.get(getInput());
+  bool channelsLast = getLayout() == kLayoutNHWC;
+  Tensor raw = toChannelsFirst(env.get(getInput()), channelsLast);
   Tensor in = raw.castTo(floatCompute(raw.dtype()));
   int64_t n = in.dim(0), c = in.dim(1);
   int64_t plane = product(ArrayRef<int64_t>(in.shape()).drop_front(2));
@@ -234,7 +240,8 @@ LogicalResult BatchNormOp::interpret(InterpreterEnv &env) {
       }
     }
   });
-  env.set(getOutput(), out.castTo(resultDType(getOutput())));
+  env.set(getOutput(), fromChannelsFirst(out, channelsLast)
+                           .castTo(resultDType(getOutput())));
   return success();
 }
 
@@ -289,7 +296,12 @@ LogicalResult LayerNormOp::interpret(InterpreterEnv &env) {
 
 LogicalResult
 GroupNormOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+  auto channelsLast = checkLayout(*this, getLayout());
+  if (failed(channelsLast))
+    return failure();
+  // Channels are dim 1 (NCHW) or the last dim (NHWC); the result has the
+  // input's shape either way.
+  SmallVector<int64_t> in = toChannelsFirst(shapeOf(getInput()), *channelsLast);
   if (in.size() < 2)
     return emitOpError() << "input must have rank >= 2 (N, C, ...), got shape "
                          << formatArray(in);
@@ -303,14 +315,15 @@ GroupNormOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
       failed(checkParamCount(*this, "bias", getBias(), c, "one per channel")) ||
       failed(checkEpsilon(*this, getEpsilon().convertToDouble())))
     return failure();
-  s.push_back(in);
+  s.push_back(shapeOf(getInput()));
   return success();
 }
 
 int64_t GroupNormOp::getFlops() { return 6 * elementCount(getInput()); }
 
 LogicalResult GroupNormOp::interpret(InterpreterEnv &env) {
-  const Tensor &raw = env.get(getInput());
+  bool channelsLast = getLayout() == kLayoutNHWC;
+  Tensor raw = toChannelsFirst(env.get(getInput()), channelsLast);
   Tensor in = raw.castTo(floatCompute(raw.dtype()));
   int64_t n = in.dim(0), c = in.dim(1), g = getNumGroups();
   int64_t plane = product(ArrayRef<int64_t>(in.shape()).drop_front(2));
@@ -327,6 +340,7 @@ LogicalResult GroupNormOp::interpret(InterpreterEnv &env) {
                      getEpsilon().convertToDouble(), scale, bias,
                      std::max<int64_t>(plane, 1), perGroup);
   });
-  env.set(getOutput(), out.castTo(resultDType(getOutput())));
+  env.set(getOutput(), fromChannelsFirst(out, channelsLast)
+                           .castTo(resultDType(getOutput())));
   return success();
 }

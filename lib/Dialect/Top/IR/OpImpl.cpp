@@ -416,4 +416,53 @@ windowExtent(Operation *op, size_t dim, int64_t in, int64_t kernel,
   return std::make_pair(ext, padded);
 }
 
+FailureOr<bool> checkLayout(Operation *op, StringRef layout) {
+  if (layout == kLayoutNCHW)
+    return false;
+  if (layout == kLayoutNHWC)
+    return true;
+  return op->emitOpError() << "attribute 'layout' = \"" << layout
+                           << "\" must be \"NCHW\" or \"NHWC\"";
+}
+
+SmallVector<int64_t> toChannelsFirst(ArrayRef<int64_t> shape,
+                                     bool channelsLast) {
+  if (!channelsLast || shape.size() < 2)
+    return SmallVector<int64_t>(shape);
+  return permuteShape(shape, channelsLastToFirstOrder(shape.size()));
+}
+
+SmallVector<int64_t> fromChannelsFirst(ArrayRef<int64_t> shape,
+                                       bool channelsLast) {
+  if (!channelsLast || shape.size() < 2)
+    return SmallVector<int64_t>(shape);
+  return permuteShape(shape, channelsFirstToLastOrder(shape.size()));
+}
+
+Tensor permuteTensor(const Tensor &t, ArrayRef<int64_t> order) {
+  SmallVector<int64_t> strides = rowMajorStrides(t.shape());
+  SmallVector<SmallVector<int64_t>> offsets;
+  std::vector<int64_t> outShape;
+  for (int64_t d : order) {
+    offsets.push_back(stridedOffsets(0, 1, t.dim(d), strides[d]));
+    outShape.push_back(t.dim(d));
+  }
+  if (isEmptyShape(outShape))
+    return Tensor(t.dtype(), outShape);
+  return gatherOffsets(t, outShape, offsets);
+}
+
+Tensor toChannelsFirst(const Tensor &t, bool channelsLast) {
+  if (!channelsLast || t.rank() < 2)
+    return t;
+  return permuteTensor(t, channelsLastToFirstOrder(t.rank()));
+}
+
+Tensor fromChannelsFirst(const Tensor &t, bool channelsLast) {
+  if (!channelsLast || t.rank() < 2)
+    return t;
+  return permuteTensor(t, channelsFirstToLastOrder(t.rank()));
+}
+
 } // namespace strata::top::impl
+

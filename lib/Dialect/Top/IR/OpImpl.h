@@ -134,6 +134,26 @@ mlir::FailureOr<std::pair<int64_t, int64_t>>
 windowExtent(Operation *op, size_t dim, int64_t in, int64_t kernel,
              int64_t dilation, int64_t padBegin, int64_t padEnd);
 
+//===----------------------------------------------------------------------===//
+// Layout helpers (ops with a `layout` attribute)
+//===----------------------------------------------------------------------===//
+
+/// Checks attribute 'layout' ("NCHW" or "NHWC"); true for "NHWC" (channels
+/// last).
+mlir::FailureOr<bool> checkLayout(Operation *op, StringRef layout);
+/// `shape` of a channels-last tensor in channels-first order (unchanged when
+/// `channelsLast` is false), and back.
+SmallVector<int64_t> toChannelsFirst(ArrayRef<int64_t> shape,
+                                     bool channelsLast);
+SmallVector<int64_t> fromChannelsFirst(ArrayRef<int64_t> shape,
+                                       bool channelsLast);
+/// `t` transposed as `top.Permute` with `order` does (any dtype).
+Tensor permuteTensor(const Tensor &t, ArrayRef<int64_t> order);
+/// A channels-last tensor in channels-first order, and back (no copy when
+/// `channelsLast` is false).
+Tensor toChannelsFirst(const Tensor &t, bool channelsLast);
+Tensor fromChannelsFirst(const Tensor &t, bool channelsLast);
+
 } // namespace strata::top::impl
 
 #endif // STRATA_LIB_DIALECT_TOP_IR_OPIMPL_H

@@ -31,7 +31,10 @@ template <typename PoolOp> SmallVector<int64_t> padsOrDefault(PoolOp op) {
 
 template <typename PoolOp>
 LogicalResult inferPoolShape(PoolOp op, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(op.getInput());
+  auto channelsLast = checkLayout(op, op.getLayout());
+  if (failed(channelsLast))
+    return failure();
+  SmallVector<int64_t> in = toChannelsFirst(shapeOf(op.getInput()), *channelsLast);
   if (in.size() < 3 || in.size() > 5)
     return op.emitOpError() << "input must have rank 3 to 5 (N, C, 1-3 "
                                "spatial dims), got shape "
@@ -72,16 +75,21 @@ LogicalResult inferPoolShape(PoolOp op, SmallVectorImpl<SmallVector<int64_t>> &s
       --o;
     out.push_back(o);
   }
-  s.push_back(out);
+  s.push_back(fromChannelsFirst(out, *channelsLast));
   return success();
 }
 
 /// Shared N-d pooling loop. `isMax` selects max; otherwise average.
 template <typename PoolOp>
 Tensor poolCompute(PoolOp op, const Tensor &input, bool isMax) {
-  Tensor in = toCompute(input).castTo(
-      isFloat(input.dtype()) ? computeType(input.dtype()) : DType::F64);
-  std::vector<int64_t> outShape = resultShape(op.getOutput());
+  // NHWC runs as NCHW between two transposes.
+  bool channelsLast = op.getLayout() == kLayoutNHWC;
+  Tensor in = toCompute(toChannelsFirst(input, channelsLast))
+                  .castTo(isFloat(input.dtype()) ? computeType(input.dtype())
+                                                 : DType::F64);
+  SmallVector<int64_t> outDims =
+      toChannelsFirst(resultShape(op.getOutput()), channelsLast);
+  std::vector<int64_t> outShape(outDims.begin(), outDims.end());
   Tensor out(in.dtype(), outShape);
   int64_t r = in.rank() - 2;
   ArrayRef<int64_t> kernel = op.getKernelShape();
@@ -142,7 +150,8 @@ Tensor poolCompute(PoolOp op, const Tensor &input, bool isMax) {
   }
   if (op.getDoRelu())
     applyRelu(out, op.getReluLimit().convertToDouble());
-  return out.castTo(resultDType(op.getOutput()));
+  return fromChannelsFirst(out, channelsLast)
+      .castTo(resultDType(op.getOutput()));
 }
 
 template <typename PoolOp> int64_t poolFlops(PoolOp op) {
@@ -189,7 +198,10 @@ LogicalResult AvgPoolOp::interpret(InterpreterEnv &env) {
 
 LogicalResult
 GlobalAvgPoolOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+  auto channelsLast = checkLayout(*this, getLayout());
+  if (failed(channelsLast))
+    return failure();
+  SmallVector<int64_t> in = toChannelsFirst(shapeOf(getInput()), *channelsLast);
   if (in.size() < 3)
     return emitOpError() << "input must have rank >= 3 (N, C, spatial...), "
                             "got shape "
@@ -197,7 +209,7 @@ GlobalAvgPoolOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   SmallVector<int64_t> out(in.size(), 1);
   out[0] = in[0];
   out[1] = in[1];
-  s.push_back(out);
+  s.push_back(fromChannelsFirst(out, *channelsLast));
   return success();
 }
 
@@ -207,16 +219,20 @@ int64_t GlobalAvgPoolOp::getFlops() {
 }
 
 LogicalResult GlobalAvgPoolOp::interpret(InterpreterEnv &env) {
-  Tensor in = toCompute(env.get(getInput()));
+  bool channelsLast = getLayout() == kLayoutNHWC;
+  Tensor in = toCompute(toChannelsFirst(env.get(getInput()), channelsLast));
   int64_t planes = in.dim(0) * in.dim(1);
   int64_t plane = planes ? in.numElements() / planes : 0;
-  Tensor out(DType::F64, resultShape(getOutput()));
+  SmallVector<int64_t> outDims =
+      toChannelsFirst(resultShape(getOutput()), channelsLast);
+  Tensor out(DType::F64, std::vector<int64_t>(outDims.begin(), outDims.end()));
   for (int64_t p = 0; p < planes; ++p) {
     double acc = 0;
     for (int64_t i = 0; i < plane; ++i)
       acc += in.getAsDouble(p * plane + i);
     out.data<double>()[p] = plane ? acc / static_cast<double>(plane) : 0.0;
   }
-  env.set(getOutput(), out.castTo(resultDType(getOutput())));
+  env.set(getOutput(), fromChannelsFirst(out, channelsLast)
+                           .castTo(resultDType(getOutput())));
   return success();
 }

@@ -424,7 +424,10 @@ OpFoldResult ResizeOp::fold(FoldAdaptor) {
 
 LogicalResult
 DepthToSpaceOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+  auto channelsLast = checkLayout(*this, getLayout());
+  if (failed(channelsLast))
+    return failure();
+  SmallVector<int64_t> in = toChannelsFirst(shapeOf(getInput()), *channelsLast);
   int64_t b = getBlocksize();
   if (failed(checkBlockOp(*this, in, b)) ||
       failed(checkEnumAttr(*this, "mode", getMode(), {"DCR", "CRD"})))
@@ -441,15 +444,19 @@ DepthToSpaceOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   SmallVector<int64_t> out{in[0], in[1] / *bb, *h, *w};
   if (failed(checkedElementCount(*this, out)))
     return failure();
-  s.push_back(out);
+  s.push_back(fromChannelsFirst(out, *channelsLast));
   return success();
 }
 
 int64_t DepthToSpaceOp::getFlops() { return 0; }
 
 LogicalResult DepthToSpaceOp::interpret(InterpreterEnv &env) {
-  const Tensor &in = env.get(getInput());
-  Tensor out(in.dtype(), resultShape(getOutput()));
+  // NHWC runs as NCHW between two transposes.
+  bool channelsLast = getLayout() == kLayoutNHWC;
+  Tensor in = toChannelsFirst(env.get(getInput()), channelsLast);
+  SmallVector<int64_t> outDims =
+      toChannelsFirst(resultShape(getOutput()), channelsLast);
+  Tensor out(in.dtype(), std::vector<int64_t>(outDims.begin(), outDims.end()));
   int64_t b = getBlocksize(), c = out.dim(1), ci = in.dim(1), h = in.dim(2),
           w = in.dim(3);
   bool dcr = getMode() == "DCR";
@@ -458,7 +465,8 @@ LogicalResult DepthToSpaceOp::interpret(InterpreterEnv &env) {
     int64_t src = dcr ? (by * b + bx) * c + ch : ch * b * b + by * b + bx;
     return ((n * ci + src) * h + y / b) * w + x / b;
   });
-  env.set(getOutput(), out.castTo(resultDType(getOutput())));
+  env.set(getOutput(), fromChannelsFirst(out, channelsLast)
+                           .castTo(resultDType(getOutput())));
   return success();
 }
 
@@ -474,7 +482,10 @@ OpFoldResult DepthToSpaceOp::fold(FoldAdaptor) {
 
 LogicalResult
 SpaceToDepthOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+  auto channelsLast = checkLayout(*this, getLayout());
+  if (failed(channelsLast))
+    return failure();
+  SmallVector<int64_t> in = toChannelsFirst(shapeOf(getInput()), *channelsLast);
   int64_t b = getBlocksize();
   if (failed(checkBlockOp(*this, in, b)))
     return failure();
@@ -491,21 +502,26 @@ SpaceToDepthOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   SmallVector<int64_t> out{in[0], *c, in[2] / b, in[3] / b};
   if (failed(checkedElementCount(*this, out)))
     return failure();
-  s.push_back(out);
+  s.push_back(fromChannelsFirst(out, *channelsLast));
   return success();
 }
 
 int64_t SpaceToDepthOp::getFlops() { return 0; }
 
 LogicalResult SpaceToDepthOp::interpret(InterpreterEnv &env) {
-  const Tensor &in = env.get(getInput());
-  Tensor out(in.dtype(), resultShape(getOutput()));
+  // NHWC runs as NCHW between two transposes.
+  bool channelsLast = getLayout() == kLayoutNHWC;
+  Tensor in = toChannelsFirst(env.get(getInput()), channelsLast);
+  SmallVector<int64_t> outDims =
+      toChannelsFirst(resultShape(getOutput()), channelsLast);
+  Tensor out(in.dtype(), std::vector<int64_t>(outDims.begin(), outDims.end()));
   int64_t b = getBlocksize(), ci = in.dim(1), hi = in.dim(2), wi = in.dim(3);
   permuteCopy(in, out, [&](int64_t n, int64_t ch, int64_t y, int64_t x) {
     int64_t blk = ch / ci, c = ch % ci;
     return ((n * ci + c) * hi + y * b + blk / b) * wi + x * b + blk % b;
   });
-  env.set(getOutput(), out.castTo(resultDType(getOutput())));
+  env.set(getOutput(), fromChannelsFirst(out, channelsLast)
+                           .castTo(resultDType(getOutput())));
   return success();
 }
 

@@ -162,4 +162,27 @@ LogicalResult inferAndSetResultTypes(Operation *op) {
   return success();
 }
 
+SmallVector<int64_t> channelsLastToFirstOrder(int64_t rank) {
+  SmallVector<int64_t> order{0, rank - 1};
+  for (int64_t d = 1; d + 1 < rank; ++d)
+    order.push_back(d);
+  return order;
+}
+
+SmallVector<int64_t> channelsFirstToLastOrder(int64_t rank) {
+  SmallVector<int64_t> order{0};
+  for (int64_t d = 2; d < rank; ++d)
+    order.push_back(d);
+  order.push_back(1);
+  return order;
+}
+
+SmallVector<int64_t> permuteShape(ArrayRef<int64_t> shape,
+                                  ArrayRef<int64_t> order) {
+  SmallVector<int64_t> out;
+  for (int64_t d : order)
+    out.push_back(shape[d]);
+  return out;
+}
+
 } // namespace strata::top

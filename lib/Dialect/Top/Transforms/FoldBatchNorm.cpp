@@ -38,8 +38,9 @@ struct FoldableConv {
 
 std::optional<FoldableConv> foldableConv(Value v) {
   auto conv = v.getDefiningOp<ConvOp>();
+  // Per-channel constants are matched in NCHW ([1, O, 1, ..]) only.
   if (!conv || !v.hasOneUse() || conv.getDoRelu() || conv.getInputZp() ||
-      conv.getWeightZp())
+      conv.getWeightZp() || conv.getLayout() != kLayoutNCHW)
     return std::nullopt;
   auto type = cast<RankedTensorType>(conv.getType());
   if (!isa<FloatType>(type.getElementType()) || type.getRank() < 2 ||
@@ -133,7 +134,8 @@ struct FoldBatchNorm : OpRewritePattern<BatchNormOp> {
   LogicalResult matchAndRewrite(BatchNormOp bn,
                                 PatternRewriter &rewriter) const override {
     std::optional<FoldableConv> f = foldableConv(bn.getInput());
-    if (!f || bn.getType() != f->conv.getType())
+    if (!f || bn.getType() != f->conv.getType() ||
+        bn.getLayout() != kLayoutNCHW)
       return rewriter.notifyMatchFailure(bn, "input is not a foldable conv");
     int64_t c = f->channels;
     std::optional<Tensor> mean = constantValue(bn.getMean());

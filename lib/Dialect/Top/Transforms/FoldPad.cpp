@@ -64,6 +64,8 @@ struct FoldPadInto : OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto pad = op.getInput().template getDefiningOp<PadOp>();
+    if (op.getLayout() != kLayoutNCHW) // spatialPads assumes N, C, spatial..
+      return rewriter.notifyMatchFailure(op, "layout is not NCHW");
     double padValue = 0.0;
     if constexpr (std::is_same_v<OpTy, MaxPoolOp>)
       padValue = -INFINITY;

@@ -11,12 +11,15 @@ using namespace mlir;
 
 namespace strata::top {
 
-void buildTopOptimizePipeline(OpPassManager &pm) {
+void buildTopOptimizePipeline(OpPassManager &pm, StringRef layout) {
   // Known composites become fused ops first; every model-local function is
   // then inlined, so calls of fused composites end up as the fused op.
   pm.addPass(createTopFuseComposites());
   pm.addPass(createTopInlineFunctions());
   pm.addPass(createCanonicalizerPass());
+  if (!layout.empty())
+    pm.addNestedPass<func::FuncOp>(createTopConvertLayout({layout.str()}));
+  pm.addNestedPass<func::FuncOp>(createTopSinkTransposes());
   pm.addPass(createTopFoldConstants());
   pm.addNestedPass<func::FuncOp>(createTopFoldPad());
   pm.addPass(createTopFoldBatchNorm());
@@ -25,11 +28,21 @@ void buildTopOptimizePipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
+namespace {
+struct TopOptimizeOptions : PassPipelineOptions<TopOptimizeOptions> {
+  Option<std::string> layout{*this, "layout",
+                             llvm::cl::desc("Convert layout-sensitive ops to "
+                                            "nchw or nhwc (default: keep)")};
+};
+} // namespace
+
 void registerTopOptimizePipeline() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<TopOptimizeOptions>(
       "top-optimize",
       "The default Top optimization pipeline (folding, fusion, CSE, DCE)",
-      buildTopOptimizePipeline);
+      [](OpPassManager &pm, const TopOptimizeOptions &options) {
+        buildTopOptimizePipeline(pm, options.layout);
+      });
 }
 
 } // namespace strata::top

@@ -24,6 +24,15 @@ def Top_ConvOp : Top_Op<"Conv", [Pure]> {
     - `input_zp`, `weight_zp`: integer path only. One value, or one per input
       channel (C values), subtracted from input / filter elements before the
       multiply. Integer inputs accumulate in int32 (TpuLang `conv_v2`).
+    - `layout`: `"NCHW"` (default, the shapes above) or `"NHWC"` (channels
+      last, TFLite / TOSA): input `N x D1..Dr x C`, output `N x Y1..Yr x O`,
+      filter `O x K1..Kr x C/group` (OHWI). Any spatial rank; the NHWC form
+      is the NCHW one with `order = [0, 2, .., r+1, 1]` applied to input,
+      filter and output. The same attribute, with the same meaning for the
+      data tensors, is on `Deconv` (filter `C x K1..Kr x O/group`),
+      `MaxPool`, `AvgPool`, `GlobalAvgPool`, `BatchNorm`, `GroupNorm`,
+      `DepthToSpace` and `SpaceToDepth`; `top-convert-layout` rewrites
+      between the two forms.
   }];
   let arguments = (ins
     Top_Tensor:$input,
@@ -37,7 +46,8 @@ def Top_ConvOp : Top_Op<"Conv", [Pure]> {
     DefaultValuedAttr<BoolAttr, "false">:$do_relu,
     DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit,
     OptionalAttr<DenseI64ArrayAttr>:$input_zp,
-    OptionalAttr<DenseI64ArrayAttr>:$weight_zp
+    OptionalAttr<DenseI64ArrayAttr>:$weight_zp,
+    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
   let extraClassDeclaration = [{
@@ -78,7 +88,8 @@ class Top_PoolOp<string mnemonic> : Top_Op<mnemonic, [Pure]> {
     DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
     DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
     DefaultValuedAttr<BoolAttr, "false">:$do_relu,
-    DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit
+    DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit,
+    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
   let extraClassDeclaration = [{
@@ -112,7 +123,8 @@ def Top_GlobalAvgPoolOp : Top_Op<"GlobalAvgPool", [Pure]> {
   let description = [{
     `N x C x D1..Dr` → `N x C x 1..1`.
   }];
-  let arguments = (ins Top_Tensor:$input);
+  let arguments = (ins Top_Tensor:$input,
+    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout);
   let results = (outs Top_Tensor:$output);
 }
 
@@ -153,7 +165,8 @@ def Top_DeconvOp : Top_Op<"Deconv", [Pure]> {
     OptionalAttr<DenseI64ArrayAttr>:$output_padding,
     DefaultValuedAttr<I64Attr, "1">:$group,
     DefaultValuedAttr<BoolAttr, "false">:$do_relu,
-    DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit
+    DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit,
+    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
   let extraClassDeclaration = [{
@@ -210,7 +223,8 @@ def Top_BatchNormOp : Top_Op<"BatchNorm", [Pure]> {
     Top_Tensor:$variance,
     Top_TensorOrNone:$scale,
     Top_TensorOrNone:$bias,
-    DefaultValuedAttr<F64Attr, "1e-5">:$epsilon
+    DefaultValuedAttr<F64Attr, "1e-5">:$epsilon,
+    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
 }
@@ -249,7 +263,8 @@ def Top_GroupNormOp : Top_Op<"GroupNorm", [Pure]> {
     Top_TensorOrNone:$scale,
     Top_TensorOrNone:$bias,
     I64Attr:$num_groups,
-    DefaultValuedAttr<F64Attr, "1e-5">:$epsilon
+    DefaultValuedAttr<F64Attr, "1e-5">:$epsilon,
+    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
 }
@@ -329,7 +344,8 @@ def Top_DepthToSpaceOp : Top_Op<"DepthToSpace", [Pure]> {
   let arguments = (ins
     Top_Tensor:$input,
     I64Attr:$blocksize,
-    DefaultValuedStrAttr<StrAttr, "DCR">:$mode
+    DefaultValuedStrAttr<StrAttr, "DCR">:$mode,
+    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
   let hasFolder = 1;
@@ -345,7 +361,8 @@ def Top_SpaceToDepthOp : Top_Op<"SpaceToDepth", [Pure]> {
   }];
   let arguments = (ins
     Top_Tensor:$input,
-    I64Attr:$blocksize
+    I64Attr:$blocksize,
+    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
   let hasFolder = 1;

@@ -171,4 +171,70 @@ def TopFoldPad : Pass<"top-fold-pad", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::strata::top::TopDialect"];
 }
 
+def TopConvertLayout : Pass<"top-convert-layout", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite layout-sensitive ops to the target's layout";
+  let description = [{
+    Every op with a `layout` attribute (`Conv`, `Deconv`, `MaxPool`,
+    `AvgPool`, `GlobalAvgPool`, `BatchNorm`, `GroupNorm`, `DepthToSpace`,
+    `SpaceToDepth`) whose layout differs from `target` gets the target
+    layout, a `top.Permute` on its data input (and filter) and one on its
+    result, so the graph keeps its meaning. Constant filters are permuted
+    by folding (`top-fold-constants`), not at run time; the pairs between
+    adjacent ops are left for `top-sink-transposes` to cancel.
+
+    Before (`target=nchw`):
+    ```mlir
+    %y = top.MaxPool(%x) {kernel_shape = array<i64: 2, 2>, layout = "NHWC"}
+        : (tensor<1x8x8x3xf32>) -> tensor<1x7x7x3xf32>
+    ```
+    After:
+    ```mlir
+    %0 = top.Permute(%x) {order = array<i64: 0, 3, 1, 2>} : (tensor<1x8x8x3xf32>) -> tensor<1x3x8x8xf32>
+    %1 = top.MaxPool(%0) {kernel_shape = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x7x7xf32>
+    %y = top.Permute(%1) {order = array<i64: 0, 2, 3, 1>} : (tensor<1x3x7x7xf32>) -> tensor<1x7x7x3xf32>
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"nchw\"",
+           "Layout to convert to: nchw or nhwc">
+  ];
+  let dependentDialects = ["::strata::top::TopDialect"];
+}
+
+def TopSinkTransposes : Pass<"top-sink-transposes", "::mlir::func::FuncOp"> {
+  let summary = "Cancel top.Permute pairs by moving layout-agnostic ops";
+  let description = [{
+    Groups connected layout-agnostic ops of one rank (elementwise unary ops,
+    broadcast binary ops, Concat, Reduce with `keepdims`, Pad, Resize,
+    Softmax, LogSoftmax) into regions and,
+    when that removes Permutes, runs a region in a permuted frame `q`: a
+    Permute `p` entering the region composes with `q` (and vanishes when
+    `p` and `q` are inverse), a Permute leaving it with `q^-1`; constants
+    entering it get a Permute (and a Reshape to full rank for broadcast
+    operands) that constant folding removes, other operands one (shared with
+    an existing Permute of that operand, if any); axes and pad amounts are
+    mapped, and a Reduce without `keepdims` whose kept dims stay in order
+    reads the region's frame directly. `q` is tried for every Permute at the region's border and kept
+    only if the number of Permutes strictly drops (or stays the same with
+    every Permute left on a graph input, which lets e.g. a Pad after the
+    input reach the Conv it folds into), so a Permute whose
+    other users still need it, or a non-constant operand that would need a
+    run-time Permute, stops the rewrite. Then a Permute of a Permute
+    composes (an identity one is removed), and a Permute that moves only
+    size-1 dims becomes a Reshape.
+
+    Before:
+    ```mlir
+    %0 = top.Permute(%x) {order = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
+    %1 = top.Relu(%0) : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+    %2 = top.Permute(%1) {order = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
+    ```
+    After:
+    ```mlir
+    %2 = top.Relu(%x) : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+    ```
+  }];
+  let dependentDialects = ["::strata::top::TopDialect"];
+}
+
 #endif // STRATA_TOP_PASSES
