@@ -65,7 +65,10 @@ LogicalResult convertTrilu(NodeContext &c) {
   if (failed(upper))
     return failure();
   int64_t k = 0;
-  if (c.hasInput(1)) {
+  Value kValue;
+  if (c.hasInput(1) && !c.constantInput(1)) {
+    kValue = c.input(1); // known at run time only
+  } else if (c.hasInput(1)) {
     auto v = constantScalarInt(c, 1, "k");
     if (failed(v))
       return failure();
@@ -73,11 +76,15 @@ LogicalResult convertTrilu(NodeContext &c) {
   }
   return setResult(c, c.create<TriluOp>(elemOf(c, 0), c.input(0),
                                         c.builder().getBoolAttr(*upper != 0),
-                                        i64(c, k)));
+                                        i64(c, k), kValue));
 }
 
 LogicalResult convertCumulative(NodeContext &c, StringRef mode) {
-  auto axis = constantScalarInt(c, 1, "axis");
+  // A runtime axis stays an operand; the attribute is then 0.
+  Value axisValue = c.hasInput(1) && !c.constantInput(1) ? c.input(1)
+                                                         : Value();
+  auto axis = axisValue ? FailureOr<int64_t>(0)
+                        : constantScalarInt(c, 1, "axis");
   auto exclusive = c.attrInt("exclusive", 0);
   auto reverse = c.attrInt("reverse", 0);
   if (failed(axis) || failed(exclusive) || failed(reverse))
@@ -86,7 +93,7 @@ LogicalResult convertCumulative(NodeContext &c, StringRef mode) {
   return setResult(c, c.create<CumulativeOp>(
                           elemOf(c, 0), c.input(0), i64(c, *axis),
                           b.getStringAttr(mode), b.getBoolAttr(*exclusive != 0),
-                          b.getBoolAttr(*reverse != 0)));
+                          b.getBoolAttr(*reverse != 0), axisValue));
 }
 LogicalResult convertCumSum(NodeContext &c) {
   return convertCumulative(c, "sum");
@@ -196,14 +203,18 @@ LogicalResult convertTopK(NodeContext &c) {
   auto sorted = c.attrInt("sorted", 1);
   if (failed(axis) || failed(largest) || failed(sorted))
     return failure();
+  // A runtime K stays an operand (the attribute is then 0).
+  Value kValue = c.version() >= 10 && !c.constantInput(1) ? c.input(1)
+                                                          : Value();
   FailureOr<int64_t> k = c.version() < 10 ? c.attrInt("k", -1)
+                         : kValue         ? FailureOr<int64_t>(0)
                                           : constantScalarInt(c, 1, "K");
   if (failed(k))
     return failure();
   OpBuilder &b = c.builder();
   auto out = c.createMulti<TopKOp>(
       {elemOf(c, 0), b.getI64Type()}, c.input(0), i64(c, *k), i64(c, *axis),
-      b.getBoolAttr(*largest != 0), b.getBoolAttr(*sorted != 0));
+      b.getBoolAttr(*largest != 0), b.getBoolAttr(*sorted != 0), kValue);
   if (failed(out))
     return failure();
   c.setOutput(0, (*out)[0]);
