@@ -425,8 +425,8 @@ LogicalResult convertReshape(NodeContext &c) {
   if (c.version() >= 5 && !c.constantInput(1)) {
     // Known at run time only: the result dims are `?`.
     if (*allowZero)
-      return c.error() << "allowzero = 1 with a 'shape' input that is not a "
-                          "constant is not supported";
+      return c.error() << "with allowzero = 1 the 'shape' input must be a "
+                          "constant (top.Reshape reads 0 as a copied dim)";
     return c.setResult(c.create<ReshapeOp>(
         elemOf(c, 0), c.input(0), c.builder().getDenseI64ArrayAttr({}),
         c.input(1)));
