@@ -147,3 +147,17 @@ def test_gather_elements_runtime_indices():
     bad = {"x": randf(3, 4), "i": i64(4, 0, 0, 0, 0, 0).reshape(3, 2)}
     err = run_error(model("GatherElements", ["x", "i"], bad, {"axis": 1}), bad)
     assert "top.GatherElements" in err and "index 4" in err
+
+
+def test_pad_runtime_pads_value_and_axes():
+    x = randf(2, 3, 4)
+    inputs = {"x": x, "p": i64(1, 0, 2, 1), "v": np.array(1.5, np.float32), "a": i64(-1, 0)}
+    check_against_ort(model("Pad", ["x", "p", "v", "a"], inputs), inputs)
+    inputs = {"x": x, "p": i64(1, 2, 0, 1, 1, 1), "v": np.array(-2.0, np.float32)}
+    check_against_ort(model("Pad", ["x", "p", "v"], inputs), inputs)
+
+
+def test_pad_runtime_axis_out_of_range_is_an_error():
+    inputs = {"x": randf(2, 3), "p": i64(1, 1), "a": i64(2)}
+    err = run_error(model("Pad", ["x", "p", "", "a"], inputs), inputs)
+    assert "top.ScatterElements" in err and "index 2" in err

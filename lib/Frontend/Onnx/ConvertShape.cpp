@@ -375,9 +375,54 @@ FailureOr<IntList> expandPads(NodeContext &c, ArrayRef<int64_t> pads,
   return full;
 }
 
+/// Pad-18+'s 'pads' for the dims of 'axes' (input 3, all dims if absent),
+/// either known at run time only, as the full i64 pads of a rank-`rank`
+/// input: the [begins; ends] rows scattered along dim 1 of a [2, rank]
+/// zero tensor at the axes (ScatterElements counts negative axes from the
+/// back and rejects axes out of range at run time).
+FailureOr<Value> runtimeFullPads(NodeContext &c, int64_t rank) {
+  auto padsShape = c.inputShape(1);
+  if (!padsShape || padsShape->size() != 1 || (*padsShape)[0] % 2 != 0)
+    return c.error() << "'pads' must be 1-D with an even static length";
+  int64_t n = (*padsShape)[0] / 2;
+  Type i64 = c.builder().getI64Type();
+  auto pads = castTo(c, c.input(1), i64);
+  if (failed(pads))
+    return failure();
+  if (!c.hasInput(3)) {
+    if (n != rank)
+      return c.error() << "'pads' has " << 2 * n << " values, expected "
+                       << 2 * rank;
+    return *pads;
+  }
+  auto axesShape = c.inputShape(3);
+  if (!axesShape || axesShape->size() != 1 || (*axesShape)[0] != n)
+    return c.error() << "'axes' must be 1-D with " << n
+                     << " values (half the pads)";
+  auto axes = castTo(c, c.input(3), i64);
+  if (failed(axes))
+    return failure();
+  auto row = reshapeValue(c, *axes, {1, n});
+  if (failed(row))
+    return failure();
+  auto index = c.create<ConcatOp>(i64, ValueRange{*row, *row},
+                                  c.builder().getI64IntegerAttr(0));
+  auto updates = reshapeValue(c, *pads, {2, n});
+  if (failed(index) || failed(updates))
+    return failure();
+  Value zeros = c.constant(Tensor(DType::I64, {2, rank}), "pads_zero");
+  auto full = c.create<ScatterElementsOp>(i64, zeros, *index, *updates,
+                                          c.builder().getI64IntegerAttr(1),
+                                          c.builder().getStringAttr("none"));
+  if (failed(full))
+    return failure();
+  return reshapeValue(c, *full, {2 * rank});
+}
+
 /// Constant-mode pad whose fill value is a runtime scalar: pad with 0, then
 /// select the value where a (constant-folded) mask marks padding.
-LogicalResult padWithRuntimeValue(NodeContext &c, DenseI64ArrayAttr pads) {
+LogicalResult padWithRuntimeValue(NodeContext &c, DenseI64ArrayAttr pads,
+                                  Value padsValue = Value()) {
   auto shape = c.requireShape(0);
   if (failed(shape))
     return failure();
@@ -385,11 +430,11 @@ LogicalResult padWithRuntimeValue(NodeContext &c, DenseI64ArrayAttr pads) {
   Type elem = elemOf(c, 0);
   auto padded = c.create<PadOp>(elem, c.input(0), pads,
                                 b.getStringAttr("constant"),
-                                b.getF64FloatAttr(0.0));
+                                b.getF64FloatAttr(0.0), padsValue);
   Value zeros = c.constant(Tensor(DType::Bool, *shape), "mask_in");
   auto mask = c.create<PadOp>(b.getI1Type(), zeros, pads,
                               b.getStringAttr("constant"),
-                              b.getF64FloatAttr(1.0));
+                              b.getF64FloatAttr(1.0), padsValue);
   if (failed(padded) || failed(mask))
     return failure();
   return setResult(c, c.create<WhereOp>(elem, *mask, c.input(2), *padded));
@@ -417,9 +462,18 @@ LogicalResult convertPad(NodeContext &c) {
       return c.error() << "attribute 'pads' is required";
     pads = **p;
     value = *v;
-  } else if (c.hasInput(1) && !c.constantInput(1) && !c.hasInput(3) &&
-             !(c.hasInput(2) && !c.constantInput(2))) {
-    // Pads known at run time only stay an operand (result dims `?`).
+  } else if ((c.hasInput(1) && !c.constantInput(1)) ||
+             (c.hasInput(3) && !c.constantInput(3))) {
+    // Pads (or axes) known at run time only: the full pads are an operand
+    // (result dims `?`).
+    auto rank = c.requireRank(0);
+    if (failed(rank))
+      return failure();
+    auto padsValue = runtimeFullPads(c, *rank);
+    if (failed(padsValue))
+      return failure();
+    if (c.hasInput(2) && !c.constantInput(2) && *mode == "constant")
+      return padWithRuntimeValue(c, i64s(c, {}), *padsValue);
     double fill = 0.0;
     if (const Tensor *t = c.hasInput(2) ? c.constantInput(2) : nullptr) {
       if (t->numElements() != 1)
@@ -430,7 +484,7 @@ LogicalResult convertPad(NodeContext &c) {
     OpBuilder &b = c.builder();
     return setResult(c, c.create<PadOp>(elemOf(c, 0), c.input(0), i64s(c, {}),
                                         b.getStringAttr(*mode),
-                                        b.getF64FloatAttr(fill), c.input(1)));
+                                        b.getF64FloatAttr(fill), *padsValue));
   } else {
     auto p = requireConstInts(c, 1, "pads");
     auto a = attrOrInputInts(c, "axes", 0, 3);
