@@ -686,6 +686,27 @@ LogicalResult readResizeAttrs(NodeContext &c, ResizeSpec &s) {
 
 /// Opset 18 `axes` and `keep_aspect_ratio_policy` applied to scales, sizes
 /// and roi (which then cover every dim).
+/// Resize's attribute 'axes' normalized (all dims if absent).
+FailureOr<std::vector<int64_t>>
+resizeAxes(NodeContext &c, const std::optional<std::vector<int64_t>> &attr,
+           int64_t rank) {
+  std::vector<int64_t> axes;
+  if (!attr) {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+    return axes;
+  }
+  for (int64_t a : *attr) {
+    auto n = c.normalizeAxis("attribute 'axes' value", a, rank);
+    if (failed(n))
+      return failure();
+    if (llvm::is_contained(axes, *n))
+      return c.error() << "attribute 'axes' repeats axis " << a;
+    axes.push_back(*n);
+  }
+  return axes;
+}
+
 LogicalResult applyAxes(NodeContext &c, ResizeSpec &s,
                         ArrayRef<int64_t> shape) {
   int64_t rank = shape.size();
@@ -693,20 +714,10 @@ LogicalResult applyAxes(NodeContext &c, ResizeSpec &s,
   auto policy = c.attrString("keep_aspect_ratio_policy", "stretch");
   if (failed(axesAttr) || failed(policy))
     return failure();
-  std::vector<int64_t> axes;
-  if (*axesAttr) {
-    for (int64_t a : **axesAttr) {
-      auto n = c.normalizeAxis("attribute 'axes' value", a, rank);
-      if (failed(n))
-        return failure();
-      if (llvm::is_contained(axes, *n))
-        return c.error() << "attribute 'axes' repeats axis " << a;
-      axes.push_back(*n);
-    }
-  } else {
-    for (int64_t i = 0; i < rank; ++i)
-      axes.push_back(i);
-  }
+  auto axesOr = resizeAxes(c, *axesAttr, rank);
+  if (failed(axesOr))
+    return failure();
+  std::vector<int64_t> axes = *axesOr;
   size_t given = s.sizes.empty() ? s.scales.size() : s.sizes.size();
   if (given != axes.size())
     return c.error() << "'" << (s.sizes.empty() ? "scales" : "sizes")
@@ -792,20 +803,10 @@ LogicalResult convertRuntimeResize(NodeContext &c, ResizeSpec &s,
                      << (isSizes ? "sizes" : "scales")
                      << "' input is not supported";
   }
-  std::vector<int64_t> axes;
-  if (*axesAttr) {
-    for (int64_t a : **axesAttr) {
-      auto n = c.normalizeAxis("attribute 'axes' value", a, rank);
-      if (failed(n))
-        return failure();
-      if (llvm::is_contained(axes, *n))
-        return c.error() << "attribute 'axes' repeats axis " << a;
-      axes.push_back(*n);
-    }
-  } else {
-    for (int64_t d = 0; d < rank; ++d)
-      axes.push_back(d);
-  }
+  auto axesOr = resizeAxes(c, *axesAttr, rank);
+  if (failed(axesOr))
+    return failure();
+  std::vector<int64_t> axes = *axesOr;
   auto len = c.inputShape(i);
   int64_t n = axes.size();
   if (!len || len->size() != 1 || (*len)[0] != n)

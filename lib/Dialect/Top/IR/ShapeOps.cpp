@@ -37,6 +37,26 @@ bool setIfEmpty(InterpreterEnv &env, Value result) {
   return true;
 }
 
+/// The result shape of a data-movement op: `result`'s static type, or
+/// `computed` from its runtime operand (checked against the runtime size
+/// limit); nullopt after an error. Sets an empty `result` of `dtype` and
+/// returns an empty shape when there is nothing to move.
+std::optional<std::vector<int64_t>>
+moveResultShape(InterpreterEnv &env, Operation *op, Value result, DType dtype,
+                FailureOr<SmallVector<int64_t>> computed, bool runtime) {
+  std::vector<int64_t> shape = resultShape(result);
+  if (runtime) {
+    if (failed(computed))
+      return std::nullopt;
+    shape.assign(computed->begin(), computed->end());
+    if (failed(checkRuntimeResultSize(op, shape)))
+      return std::nullopt;
+  }
+  if (isEmptyShape(shape))
+    env.set(result, Tensor(dtype, shape));
+  return shape;
+}
+
 /// Zero FLOPs: data movement only.
 template <typename OpT> int64_t noFlops(OpT) { return 0; }
 
@@ -547,22 +567,20 @@ static int64_t padSource(StringRef mode, int64_t o, int64_t begin,
 
 LogicalResult PadOp::interpret(InterpreterEnv &env) {
   const Tensor &in = env.get(getInput());
-  std::vector<int64_t> outShape = resultShape(getOutput());
-  SmallVector<int64_t> padList(getPads());
-  if (Value pads = getPadsValue()) {
-    padList = runtimeInts(env.get(pads));
-    auto out = padShape(*this, "operand 'pads_value'", getMode(), in.shape(),
-                        padList);
-    if (failed(out))
-      return failure();
-    outShape.assign(out->begin(), out->end());
-    if (failed(checkRuntimeResultSize(*this, outShape)))
-      return failure();
-  }
-  if (isEmptyShape(outShape)) {
-    env.set(getOutput(), Tensor(in.dtype(), outShape));
+  Value pads = getPadsValue();
+  SmallVector<int64_t> padList =
+      pads ? runtimeInts(env.get(pads)) : SmallVector<int64_t>(getPads());
+  auto shape = moveResultShape(
+      env, *this, getOutput(), in.dtype(),
+      pads ? padShape(*this, "operand 'pads_value'", getMode(), in.shape(),
+                      padList)
+           : FailureOr<SmallVector<int64_t>>(failure()),
+      pads != nullptr);
+  if (!shape)
+    return failure();
+  std::vector<int64_t> &outShape = *shape;
+  if (isEmptyShape(outShape))
     return success();
-  }
   SmallVector<int64_t> strides = rowMajorStrides(in.shape());
   SmallVector<SmallVector<int64_t>> offsets(in.rank());
   for (int64_t d = 0; d < in.rank(); ++d)
@@ -636,20 +654,18 @@ int64_t TileOp::getFlops() { return noFlops(*this); }
 
 LogicalResult TileOp::interpret(InterpreterEnv &env) {
   const Tensor &in = env.get(getInput());
-  std::vector<int64_t> outShape = resultShape(getOutput());
-  if (Value repeats = getRepeatsValue()) {
-    auto out = tileShape(*this, "operand 'repeats_value'", in.shape(),
-                         runtimeInts(env.get(repeats)));
-    if (failed(out))
-      return failure();
-    outShape.assign(out->begin(), out->end());
-    if (failed(checkRuntimeResultSize(*this, outShape)))
-      return failure();
-  }
-  if (isEmptyShape(outShape)) {
-    env.set(getOutput(), Tensor(in.dtype(), outShape));
+  Value repeats = getRepeatsValue();
+  auto shape = moveResultShape(
+      env, *this, getOutput(), in.dtype(),
+      repeats ? tileShape(*this, "operand 'repeats_value'", in.shape(),
+                          runtimeInts(env.get(repeats)))
+              : FailureOr<SmallVector<int64_t>>(failure()),
+      repeats != nullptr);
+  if (!shape)
+    return failure();
+  std::vector<int64_t> &outShape = *shape;
+  if (isEmptyShape(outShape))
     return success();
-  }
   SmallVector<int64_t> strides = rowMajorStrides(in.shape());
   SmallVector<SmallVector<int64_t>> offsets(in.rank());
   for (int64_t d = 0; d < in.rank(); ++d)
@@ -730,20 +746,18 @@ int64_t ExpandOp::getFlops() { return noFlops(*this); }
 
 LogicalResult ExpandOp::interpret(InterpreterEnv &env) {
   const Tensor &in = env.get(getInput());
-  std::vector<int64_t> outShape = resultShape(getOutput());
-  if (Value shape = getShapeValue()) {
-    auto out = expandShape(*this, "operand 'shape_value'", in.shape(),
-                           runtimeInts(env.get(shape)));
-    if (failed(out))
-      return failure();
-    outShape.assign(out->begin(), out->end());
-    if (failed(checkRuntimeResultSize(*this, outShape)))
-      return failure();
-  }
-  if (isEmptyShape(outShape)) {
-    env.set(getOutput(), Tensor(in.dtype(), outShape));
+  Value shapeValue = getShapeValue();
+  auto shape = moveResultShape(
+      env, *this, getOutput(), in.dtype(),
+      shapeValue ? expandShape(*this, "operand 'shape_value'", in.shape(),
+                               runtimeInts(env.get(shapeValue)))
+                 : FailureOr<SmallVector<int64_t>>(failure()),
+      shapeValue != nullptr);
+  if (!shape)
+    return failure();
+  std::vector<int64_t> &outShape = *shape;
+  if (isEmptyShape(outShape))
     return success();
-  }
   SmallVector<int64_t> strides = broadcastStrides(in.shape(), outShape);
   SmallVector<SmallVector<int64_t>> offsets;
   for (auto [d, stride] : llvm::zip(outShape, strides))
