@@ -312,20 +312,23 @@ int64_t ScatterElementsOp::getFlops() {
   return elementwiseFlops(getUpdates(), 1);
 }
 
-LogicalResult ScatterElementsOp::interpret(InterpreterEnv &env) {
-  const Tensor &data = env.get(getData());
-  const Tensor &indices = env.get(getIndices());
-  int64_t axis = getAxis() < 0 ? getAxis() + data.rank() : getAxis();
+/// For every element of `indices` (ScatterElements / GatherElements), the
+/// flat offset in `data` of its position with the `axis` coordinate replaced
+/// by the index; an index out of range is an error naming it.
+static FailureOr<std::vector<int64_t>>
+alongAxisOffsets(Operation *op, const Tensor &data, const Tensor &indices,
+                 int64_t axisAttr) {
+  int64_t axis = axisAttr < 0 ? axisAttr + data.rank() : axisAttr;
   int64_t dim = data.dim(axis);
   SmallVector<int64_t> strides = rowMajorStrides(data.shape());
-  std::vector<std::pair<int64_t, int64_t>> pairs;
-  pairs.reserve(indices.numElements());
+  std::vector<int64_t> offsets;
+  offsets.reserve(indices.numElements());
   LogicalResult ok = success();
   forEachIndex(indices.shape(), [&](int64_t flat, ArrayRef<int64_t> pos) {
     if (failed(ok))
       return;
-    auto i = normalizeIndex(*this, "indices", indices.getAsInt(flat), flat,
-                            dim, axis);
+    auto i = normalizeIndex(op, "indices", indices.getAsInt(flat), flat, dim,
+                            axis);
     if (failed(i)) {
       ok = failure();
       return;
@@ -333,10 +336,21 @@ LogicalResult ScatterElementsOp::interpret(InterpreterEnv &env) {
     int64_t offset = 0;
     for (int64_t d = 0; d < data.rank(); ++d)
       offset += (d == axis ? *i : pos[d]) * strides[d];
-    pairs.emplace_back(offset, flat);
+    offsets.push_back(offset);
   });
   if (failed(ok))
     return failure();
+  return offsets;
+}
+
+LogicalResult ScatterElementsOp::interpret(InterpreterEnv &env) {
+  auto offsets = alongAxisOffsets(*this, env.get(getData()),
+                                  env.get(getIndices()), getAxis());
+  if (failed(offsets))
+    return failure();
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for (auto [flat, offset] : llvm::enumerate(*offsets))
+    pairs.emplace_back(offset, static_cast<int64_t>(flat));
   env.set(getOutput(), scatterPairs(env.get(getData()), env.get(getUpdates()),
                                     pairs, *parseReduction(getReduction())));
   return success();
@@ -372,27 +386,12 @@ int64_t GatherElementsOp::getFlops() { return 0; }
 LogicalResult GatherElementsOp::interpret(InterpreterEnv &env) {
   const Tensor &data = env.get(getData());
   const Tensor &indices = env.get(getIndices());
-  int64_t axis = getAxis() < 0 ? getAxis() + data.rank() : getAxis();
-  int64_t dim = data.dim(axis);
-  SmallVector<int64_t> strides = rowMajorStrides(data.shape());
-  Tensor out(data.dtype(), indices.shape());
-  LogicalResult ok = success();
-  forEachIndex(indices.shape(), [&](int64_t flat, ArrayRef<int64_t> pos) {
-    if (failed(ok))
-      return;
-    auto i = normalizeIndex(*this, "indices", indices.getAsInt(flat), flat,
-                            dim, axis);
-    if (failed(i)) {
-      ok = failure();
-      return;
-    }
-    int64_t offset = 0;
-    for (int64_t d = 0; d < data.rank(); ++d)
-      offset += (d == axis ? *i : pos[d]) * strides[d];
-    copyElementAt(out, flat, data, offset);
-  });
-  if (failed(ok))
+  auto offsets = alongAxisOffsets(*this, data, indices, getAxis());
+  if (failed(offsets))
     return failure();
+  Tensor out(data.dtype(), indices.shape());
+  for (auto [flat, offset] : llvm::enumerate(*offsets))
+    copyElementAt(out, static_cast<int64_t>(flat), data, offset);
   env.set(getOutput(), out);
   return success();
 }
