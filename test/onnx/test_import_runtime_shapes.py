@@ -161,3 +161,23 @@ def test_pad_runtime_axis_out_of_range_is_an_error():
     inputs = {"x": randf(2, 3), "p": i64(1, 1), "a": i64(2)}
     err = run_error(model("Pad", ["x", "p", "", "a"], inputs), inputs)
     assert "top.ScatterElements" in err and "index 2" in err
+
+
+@pytest.mark.parametrize("axes,shape", [(None, i64(3, 7, 2)), ([-1, 0], i64(5, 1))])
+def test_center_crop_pad_runtime_shape(axes, shape):
+    # Crop and pad in one node; the Pad's input (a runtime Slice) has `?` dims.
+    x = randf(4, 5, 3)
+    inputs = {"x": x, "s": shape}
+    attrs = {"axes": axes} if axes else {}
+    check_against_ort(model("CenterCropPad", ["x", "s"], inputs, attrs), inputs)
+
+
+@pytest.mark.parametrize("second", ["Pad", "ReduceSum"])
+def test_runtime_op_after_runtime_reshape(second):
+    # The second op's input has `?` dims from the runtime Reshape.
+    x = randf(2, 6)
+    extra = {"Pad": ("p", i64(1, 0, 0, 2)), "ReduceSum": ("a", i64(0))}[second]
+    nodes = [helper.make_node("Reshape", ["x", "s"], ["r"]),
+             helper.make_node(second, ["r", extra[0]], ["y0"])]
+    inputs = {"x": x, "s": i64(3, -1), extra[0]: extra[1]}
+    check_against_ort(make_model(nodes, inputs, ["y0"], None, 18), inputs)

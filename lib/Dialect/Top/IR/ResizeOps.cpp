@@ -420,9 +420,12 @@ int64_t ResizeOp::getFlops() {
 
 LogicalResult ResizeOp::interpret(InterpreterEnv &env) {
   const Tensor &raw = env.get(getInput());
-  std::vector<int64_t> outShape = resultShape(getOutput());
   SmallVector<int64_t> shape(raw.shape().begin(), raw.shape().end());
   SmallVector<double> given = givenScales(*this);
+  // The result type has `?` dims (or no rank) when the target is runtime.
+  std::vector<int64_t> outShape;
+  if (!getTargetValue())
+    outShape = resultShape(getOutput());
   if (Value target = getTargetValue()) {
     const Tensor &t = env.get(target);
     SmallVector<int64_t> sizes;

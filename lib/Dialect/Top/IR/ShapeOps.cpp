@@ -44,13 +44,15 @@ bool setIfEmpty(InterpreterEnv &env, Value result) {
 std::optional<std::vector<int64_t>>
 moveResultShape(InterpreterEnv &env, Operation *op, Value result, DType dtype,
                 FailureOr<SmallVector<int64_t>> computed, bool runtime) {
-  std::vector<int64_t> shape = resultShape(result);
+  std::vector<int64_t> shape;
   if (runtime) {
     if (failed(computed))
       return std::nullopt;
     shape.assign(computed->begin(), computed->end());
     if (failed(checkRuntimeResultSize(op, shape)))
       return std::nullopt;
+  } else {
+    shape = resultShape(result);
   }
   if (isEmptyShape(shape))
     env.set(result, Tensor(dtype, shape));
