@@ -59,10 +59,11 @@ def test_resize_bad_attributes(tmp_path, attrs, inits, fragments):
     assert_clean_failure(r, *fragments)
 
 
-def test_resize_graph_input_scales(tmp_path):
-    m = model("Resize", {"x": X, "s": np.array([1, 1, 2, 2], np.float32)}, {}, names=["x", "", "s"])
+def test_resize_graph_input_sizes_with_aspect_policy(tmp_path):
+    m = model("Resize", {"x": X, "s": np.array([2, 2], np.int64)},
+              {"axes": [2, 3], "keep_aspect_ratio_policy": "not_larger"}, names=["x", "", "", "s"])
     assert_clean_failure(import_model(m, tmp_path),
-                         "the 'scales' input (value 's') must be a constant", "--freeze-inputs")
+                         "the 'sizes' input (value 's') must be a constant", "--freeze-inputs")
 
 
 @pytest.mark.parametrize("op,inputs,attrs,inits,opset,fragments", [

@@ -85,12 +85,28 @@ def test_resize_keep_aspect_ratio(policy, mode):
     check_against_ort(m, {"x": x})
 
 
-def test_resize_non_constant_scales_names_the_value():
+def test_resize_runtime_scales():
+    x = randf(1, 1, 2, 3)
+    inputs = {"x": x, "sc": np.array([1, 1, 2, 0.7], np.float32)}
+    m = single("Resize", inputs, {"mode": "linear"}, names=["x", "", "sc"])
+    check_against_ort(m, inputs)
+
+
+@pytest.mark.parametrize("axes", [[2, 3], [3, 2]])
+def test_resize_runtime_sizes_with_axes(axes):
+    x = randf(1, 2, 3, 4)
+    inputs = {"x": x, "sz": np.array([5, 2], np.int64)}
+    m = single("Resize", inputs, {"mode": "cubic", "axes": axes}, names=["x", "", "", "sz"])
+    check_against_ort(m, inputs)
+
+
+def test_resize_non_constant_roi_names_the_value():
     x = randf(1, 1, 2, 2)
-    m = single("Resize", {"x": x, "sc": np.array([1, 1, 2, 2], np.float32)}, {"mode": "linear"},
-               names=["x", "", "sc"])
+    m = single("Resize", {"x": x, "r": np.array([0, 0, 0, 0, 1, 1, 1, 1], np.float32)},
+               {"coordinate_transformation_mode": "tf_crop_and_resize"},
+               {"sz": np.array([1, 1, 3, 3], np.int64)}, names=["x", "r", "", "sz"])
     err = import_error(m)
-    assert "the 'scales' input (value 'sc') must be a constant" in err
+    assert "the 'roi' input (value 'r') must be a constant" in err
 
 
 def test_resize_antialias_nearest_is_an_error():

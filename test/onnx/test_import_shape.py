@@ -81,13 +81,6 @@ def test_slice_negative_steps():
     check_against_ort(m, {"x": x})
 
 
-def test_slice_runtime_starts_is_an_error():
-    x = randf(4)
-    m = node_with("Slice", ["x", "s", "e"], {"x": x, "s": np.array([1], np.int64)},
-                  {"e": np.array([3], np.int64)})
-    assert "must be a constant" in import_error(m)
-
-
 @pytest.mark.parametrize("mode", ["constant", "reflect", "edge"])
 def test_pad_modes(mode):
     x = randf(3, 4)

@@ -419,6 +419,18 @@ namespace {
 
 LogicalResult convertReshape(NodeContext &c) {
   std::vector<int64_t> shape;
+  auto allowZero = c.attrInt("allowzero", 0);
+  if (failed(allowZero))
+    return failure();
+  if (c.version() >= 5 && !c.constantInput(1)) {
+    // Known at run time only: the result dims are `?`.
+    if (*allowZero)
+      return c.error() << "with allowzero = 1 the 'shape' input must be a "
+                          "constant (top.Reshape reads 0 as a copied dim)";
+    return c.setResult(c.create<ReshapeOp>(
+        elemOf(c, 0), c.input(0), c.builder().getDenseI64ArrayAttr({}),
+        c.input(1)));
+  }
   if (c.version() < 5) {
     auto s = c.attrInts("shape");
     if (failed(s))
@@ -432,9 +444,6 @@ LogicalResult convertReshape(NodeContext &c) {
       return c.error() << "the 'shape' input must be a constant";
     shape = *s;
   }
-  auto allowZero = c.attrInt("allowzero", 0);
-  if (failed(allowZero))
-    return failure();
   // top.Reshape reads 0 as "copy the input dim" (allowzero = 0); a literal
   // zero-size dim with allowzero = 1 has no Top spelling yet.
   if (*allowZero && llvm::is_contained(shape, 0))

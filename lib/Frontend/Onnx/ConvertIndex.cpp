@@ -58,8 +58,8 @@ FailureOr<Tensor> flatPositions(NodeContext &c, ArrayRef<int64_t> dataShape,
   return out;
 }
 
-/// GatherElements with constant indices: a Gather from the flattened data
-/// at precomputed flat positions.
+/// GatherElements: with constant indices a Gather from the flattened data
+/// at precomputed flat positions, else top.GatherElements.
 LogicalResult convertGatherElements(NodeContext &c) {
   auto shape = c.requireShape(0);
   auto idxShape = c.requireShape(1);
@@ -77,8 +77,10 @@ LogicalResult convertGatherElements(NodeContext &c) {
     return c.error() << "indices shape " << formatArray(*idxShape)
                      << " does not fit data shape " << formatArray(*shape);
   auto indices = c.constantInts(1);
-  if (!indices)
-    return c.error() << "the 'indices' input must be a constant";
+  if (!indices) // read at run time
+    return c.setResult(c.create<GatherElementsOp>(
+        elemOf(c, 0), c.input(0), c.input(1),
+        c.builder().getI64IntegerAttr(*axis)));
   auto flat = flatPositions(c, *shape, *idxShape, *indices, *axis);
   if (failed(flat))
     return failure();

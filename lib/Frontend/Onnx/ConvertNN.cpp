@@ -707,6 +707,27 @@ LogicalResult readResizeAttrs(NodeContext &c, ResizeSpec &s) {
 
 /// Opset 18 `axes` and `keep_aspect_ratio_policy` applied to scales, sizes
 /// and roi (which then cover every dim).
+/// Resize's attribute 'axes' normalized (all dims if absent).
+FailureOr<std::vector<int64_t>>
+resizeAxes(NodeContext &c, const std::optional<std::vector<int64_t>> &attr,
+           int64_t rank) {
+  std::vector<int64_t> axes;
+  if (!attr) {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+    return axes;
+  }
+  for (int64_t a : *attr) {
+    auto n = c.normalizeAxis("attribute 'axes' value", a, rank);
+    if (failed(n))
+      return failure();
+    if (llvm::is_contained(axes, *n))
+      return c.error() << "attribute 'axes' repeats axis " << a;
+    axes.push_back(*n);
+  }
+  return axes;
+}
+
 LogicalResult applyAxes(NodeContext &c, ResizeSpec &s,
                         ArrayRef<int64_t> shape) {
   int64_t rank = shape.size();
@@ -714,20 +735,10 @@ LogicalResult applyAxes(NodeContext &c, ResizeSpec &s,
   auto policy = c.attrString("keep_aspect_ratio_policy", "stretch");
   if (failed(axesAttr) || failed(policy))
     return failure();
-  std::vector<int64_t> axes;
-  if (*axesAttr) {
-    for (int64_t a : **axesAttr) {
-      auto n = c.normalizeAxis("attribute 'axes' value", a, rank);
-      if (failed(n))
-        return failure();
-      if (llvm::is_contained(axes, *n))
-        return c.error() << "attribute 'axes' repeats axis " << a;
-      axes.push_back(*n);
-    }
-  } else {
-    for (int64_t i = 0; i < rank; ++i)
-      axes.push_back(i);
-  }
+  auto axesOr = resizeAxes(c, *axesAttr, rank);
+  if (failed(axesOr))
+    return failure();
+  std::vector<int64_t> axes = *axesOr;
   size_t given = s.sizes.empty() ? s.scales.size() : s.sizes.size();
   if (given != axes.size())
     return c.error() << "'" << (s.sizes.empty() ? "scales" : "sizes")
@@ -782,6 +793,84 @@ LogicalResult applyAxes(NodeContext &c, ResizeSpec &s,
   return success();
 }
 
+/// True if input `i` is given, not a constant and not statically empty.
+bool isRuntimeInput(NodeContext &c, size_t i) {
+  if (!c.hasInput(i) || c.constantInput(i))
+    return false;
+  auto shape = c.inputShape(i);
+  return !shape || shape->size() != 1 || (*shape)[0] != 0;
+}
+
+/// Resize-11+ whose 'scales' (input 2) or 'sizes' (input 3) is known at run
+/// time only: top.Resize with the full-rank `target_value` operand. With
+/// attribute 'axes', the runtime values are concatenated with the values of
+/// the other dims (scale 1, or the input dim) and gathered into dim order.
+LogicalResult convertRuntimeResize(NodeContext &c, ResizeSpec &s,
+                                   ArrayRef<int64_t> shape, size_t i) {
+  bool isSizes = i == 3;
+  int64_t rank = shape.size();
+  auto axesAttr = c.attrInts("axes");
+  auto policy = c.attrString("keep_aspect_ratio_policy", "stretch");
+  if (failed(axesAttr) || failed(policy))
+    return failure();
+  // The policy rounds all sizes from one scale: not done at run time.
+  if (isSizes && *policy != "stretch")
+    return notConstantError(c, i, "sizes");
+  if (s.ctm == "tf_crop_and_resize" && !c.constantInput(1))
+    return notConstantError(c, 1, "roi");
+  if (s.ctm == "tf_crop_and_resize") {
+    return c.error() << "coordinate_transformation_mode 'tf_crop_and_resize' "
+                        "with a runtime '"
+                     << (isSizes ? "sizes" : "scales")
+                     << "' input is not supported";
+  }
+  auto axesOr = resizeAxes(c, *axesAttr, rank);
+  if (failed(axesOr))
+    return failure();
+  std::vector<int64_t> axes = *axesOr;
+  auto len = c.inputShape(i);
+  int64_t n = axes.size();
+  if (!len || len->size() != 1 || (*len)[0] != n)
+    return c.error() << "a runtime '" << (isSizes ? "sizes" : "scales")
+                     << "' input must be 1-D with " << n << " values";
+  Value target = c.input(i);
+  bool identity = true;
+  for (int64_t k = 0; k < n; ++k)
+    identity &= axes[k] == k;
+  if (!identity || n != rank) {
+    Type elem = c.inputElementType(i);
+    auto dt = dtypeOf(elem);
+    if (!dt)
+      return c.error() << "'" << (isSizes ? "sizes" : "scales")
+                       << "' has unsupported element type " << elem;
+    Tensor defaults(*dt, {rank}), index(DType::I64, {rank});
+    for (int64_t d = 0; d < rank; ++d) {
+      defaults.setFromDouble(d, isSizes ? double(shape[d]) : 1.0);
+      auto at = llvm::find(axes, d);
+      index.data<int64_t>()[d] = at != axes.end() ? at - axes.begin() : n + d;
+    }
+    OpBuilder &b = c.builder();
+    auto cat = c.create<ConcatOp>(
+        elem, ValueRange{target, c.constant(defaults, "resize_defaults")},
+        b.getI64IntegerAttr(0));
+    if (failed(cat))
+      return failure();
+    auto full = c.create<GatherOp>(elem, *cat, c.constant(index, "resize_axes"),
+                                   b.getI64IntegerAttr(0));
+    if (failed(full))
+      return failure();
+    target = *full;
+  }
+  OpBuilder &b = c.builder();
+  return emit<ResizeOp>(
+      c, elemOf(c, 0), c.input(0), b.getStringAttr(s.mode),
+      b.getStringAttr(s.ctm), b.getStringAttr(s.nearest), DenseF64ArrayAttr(),
+      DenseI64ArrayAttr(), b.getF64FloatAttr(s.cubicA),
+      b.getBoolAttr(s.excludeOutside), b.getBoolAttr(s.antialias),
+      DenseF64ArrayAttr(), b.getF64FloatAttr(s.extrapolation),
+      DenseF64ArrayAttr(), target);
+}
+
 LogicalResult convertResize(NodeContext &c) {
   auto shape = c.requireShape(0);
   if (failed(shape))
@@ -789,6 +878,17 @@ LogicalResult convertResize(NodeContext &c) {
   ResizeSpec s;
   if (failed(readResizeAttrs(c, s)))
     return failure();
+  if (c.version() >= 11) {
+    bool scalesRuntime = isRuntimeInput(c, 2);
+    bool sizesRuntime = isRuntimeInput(c, 3);
+    if (scalesRuntime && c.hasInput(3) && c.constantInput(3) &&
+        c.constantInput(3)->numElements() != 0)
+      return c.error() << "only one of 'scales' and 'sizes' may be given";
+    if (sizesRuntime && scalesRuntime)
+      return c.error() << "only one of 'scales' and 'sizes' may be given";
+    if (scalesRuntime || sizesRuntime)
+      return convertRuntimeResize(c, s, *shape, sizesRuntime ? 3 : 2);
+  }
   if (c.version() < 11) {
     auto sc = constantFloats(c, 1, "scales");
     if (failed(sc))

@@ -65,7 +65,10 @@ LogicalResult convertTrilu(NodeContext &c) {
   if (failed(upper))
     return failure();
   int64_t k = 0;
-  if (c.hasInput(1)) {
+  Value kValue;
+  if (c.hasInput(1) && !c.constantInput(1)) {
+    kValue = c.input(1); // known at run time only
+  } else if (c.hasInput(1)) {
     auto v = constantScalarInt(c, 1, "k");
     if (failed(v))
       return failure();
@@ -73,11 +76,15 @@ LogicalResult convertTrilu(NodeContext &c) {
   }
   return setResult(c, c.create<TriluOp>(elemOf(c, 0), c.input(0),
                                         c.builder().getBoolAttr(*upper != 0),
-                                        i64(c, k)));
+                                        i64(c, k), kValue));
 }
 
 LogicalResult convertCumulative(NodeContext &c, StringRef mode) {
-  auto axis = constantScalarInt(c, 1, "axis");
+  // A runtime axis stays an operand; the attribute is then 0.
+  Value axisValue = c.hasInput(1) && !c.constantInput(1) ? c.input(1)
+                                                         : Value();
+  auto axis = axisValue ? FailureOr<int64_t>(0)
+                        : constantScalarInt(c, 1, "axis");
   auto exclusive = c.attrInt("exclusive", 0);
   auto reverse = c.attrInt("reverse", 0);
   if (failed(axis) || failed(exclusive) || failed(reverse))
@@ -86,7 +93,7 @@ LogicalResult convertCumulative(NodeContext &c, StringRef mode) {
   return setResult(c, c.create<CumulativeOp>(
                           elemOf(c, 0), c.input(0), i64(c, *axis),
                           b.getStringAttr(mode), b.getBoolAttr(*exclusive != 0),
-                          b.getBoolAttr(*reverse != 0)));
+                          b.getBoolAttr(*reverse != 0), axisValue));
 }
 LogicalResult convertCumSum(NodeContext &c) {
   return convertCumulative(c, "sum");
@@ -196,14 +203,18 @@ LogicalResult convertTopK(NodeContext &c) {
   auto sorted = c.attrInt("sorted", 1);
   if (failed(axis) || failed(largest) || failed(sorted))
     return failure();
+  // A runtime K stays an operand (the attribute is then 0).
+  Value kValue = c.version() >= 10 && !c.constantInput(1) ? c.input(1)
+                                                          : Value();
   FailureOr<int64_t> k = c.version() < 10 ? c.attrInt("k", -1)
+                         : kValue         ? FailureOr<int64_t>(0)
                                           : constantScalarInt(c, 1, "K");
   if (failed(k))
     return failure();
   OpBuilder &b = c.builder();
   auto out = c.createMulti<TopKOp>(
       {elemOf(c, 0), b.getI64Type()}, c.input(0), i64(c, *k), i64(c, *axis),
-      b.getBoolAttr(*largest != 0), b.getBoolAttr(*sorted != 0));
+      b.getBoolAttr(*largest != 0), b.getBoolAttr(*sorted != 0), kValue);
   if (failed(out))
     return failure();
   c.setOutput(0, (*out)[0]);
@@ -333,6 +344,80 @@ LogicalResult convertEyeLike(NodeContext &c) {
   return success();
 }
 
+/// CenterCropPad whose target 'shape' is known at run time only, over the
+/// normalized `axes` of an input of static `shape`: with `diff = dim -
+/// want` per axis, a top.Slice keeps `[max(diff, 0) / 2, + min(want,
+/// dim))` (runtime `bounds_value`) and a top.Pad adds `max(-diff, 0)`
+/// split as begin `/ 2` and the rest (runtime `pads_value`).
+LogicalResult convertRuntimeCenterCropPad(NodeContext &c,
+                                          ArrayRef<int64_t> shape,
+                                          ArrayRef<int64_t> axes) {
+  int64_t rank = shape.size(), n = axes.size();
+  auto wantShape = c.inputShape(1);
+  if (!wantShape || wantShape->size() != 1 || (*wantShape)[0] != n)
+    return c.error() << "a runtime 'shape' input must be 1-D with " << n
+                     << " values (one per cropped axis)";
+  Type i64 = c.builder().getI64Type();
+  ValueBuilder vb(c);
+  auto ints = [&](ArrayRef<int64_t> v, StringRef hint) {
+    Tensor t(DType::I64, {static_cast<int64_t>(v.size())});
+    for (auto [i, x] : llvm::enumerate(v))
+      t.data<int64_t>()[i] = x;
+    return c.constant(t, hint);
+  };
+  SmallVector<int64_t> dims, ones(n, 1), zero{0};
+  for (int64_t a : axes)
+    dims.push_back(shape[a]);
+  Value dimsV = ints(dims, "crop_dims"), zeroV = ints(zero, "zero");
+  Value two = ints({2}, "two");
+  auto want = vb.convert(c.input(1), i64);
+  auto diff = vb.op<SubOp>(dimsV, want);
+  auto start = vb.op<DivOp>(vb.op<MaxOp>(diff, zeroV), two);
+  auto end = vb.op<AddOp>(start, vb.op<MinOp>(want, dimsV));
+  auto grow = vb.op<MaxOp>(vb.op<SubOp>(want, dimsV), zeroV);
+  auto padBegin = vb.op<DivOp>(grow, two);
+  auto padEnd = vb.op<SubOp>(grow, padBegin);
+  SmallVector<Value> rows;
+  for (FailureOr<Value> row :
+       {start, end, FailureOr<Value>(ints(axes, "crop_axes")),
+        FailureOr<Value>(ints(ones, "crop_steps"))}) {
+    auto r = vb.reshape(row, {1, n});
+    if (failed(r))
+      return failure();
+    rows.push_back(*r);
+  }
+  OpBuilder &b = c.builder();
+  auto bounds = c.create<ConcatOp>(i64, ValueRange(rows), b.getI64IntegerAttr(0));
+  if (failed(bounds) || failed(padBegin) || failed(padEnd))
+    return failure();
+  // Full pads [begins, ends] over all dims, 0 on dims that are not cropped.
+  Tensor index(DType::I64, {2 * rank});
+  for (int64_t d = 0; d < 2 * rank; ++d) {
+    auto at = llvm::find(axes, d % rank);
+    index.data<int64_t>()[d] =
+        at == axes.end() ? 2 * n : (at - axes.begin()) + (d < rank ? 0 : n);
+  }
+  auto cat = c.create<ConcatOp>(i64, ValueRange{*padBegin, *padEnd, zeroV},
+                                b.getI64IntegerAttr(0));
+  if (failed(cat))
+    return failure();
+  auto pads = c.create<GatherOp>(i64, *cat, c.constant(index, "crop_pad_index"),
+                                 b.getI64IntegerAttr(0));
+  if (failed(pads))
+    return failure();
+  Type elem = elemOf(c, 0);
+  auto sliced = c.create<SliceOp>(elem, c.input(0), b.getDenseI64ArrayAttr({}),
+                                  b.getDenseI64ArrayAttr({}),
+                                  DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                                  *bounds);
+  if (failed(sliced))
+    return failure();
+  return setResult(c, c.create<PadOp>(elem, *sliced,
+                                      b.getDenseI64ArrayAttr({}),
+                                      b.getStringAttr("constant"),
+                                      b.getF64FloatAttr(0.0), *pads));
+}
+
 LogicalResult convertCenterCropPad(NodeContext &c) {
   auto shape = c.requireShape(0);
   auto axesAttr = c.attrInts("axes");
@@ -340,8 +425,23 @@ LogicalResult convertCenterCropPad(NodeContext &c) {
     return failure();
   int64_t rank = shape->size();
   const Tensor *target = c.constantInput(1);
-  if (!target)
-    return c.error() << "the 'shape' input must be a constant";
+  if (!target) {
+    std::vector<int64_t> axes;
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+    if (*axesAttr) {
+      axes.clear();
+      for (int64_t a : **axesAttr) {
+        auto axis = c.normalizeAxis("attribute 'axes'", a, rank);
+        if (failed(axis))
+          return failure();
+        if (llvm::is_contained(axes, *axis))
+          return c.error() << "attribute 'axes' repeats dim " << *axis;
+        axes.push_back(*axis);
+      }
+    }
+    return convertRuntimeCenterCropPad(c, *shape, axes);
+  }
   if (isFloat(target->dtype()))
     return c.error() << "'shape' must hold integers, got "
                      << dtypeName(target->dtype());

@@ -181,6 +181,18 @@ LogicalResult convertSplit(NodeContext &c) {
     return failure();
   int64_t dim = (*shape)[*axis];
   int64_t n = c.numOutputs();
+  SmallVector<Type> types(n, elemOf(c, 0));
+  if (c.version() >= 13 && c.hasInput(1) && !c.constantInput(1)) {
+    // Sizes known at run time only stay an operand (`?` along the axis).
+    auto r = c.createMulti<SplitOp>(types, c.input(0),
+                                    c.builder().getI64IntegerAttr(*axis),
+                                    i64s(c, {}), c.input(1));
+    if (failed(r))
+      return failure();
+    for (int64_t i = 0; i < n; ++i)
+      c.setOutput(i, (*r)[i]);
+    return success();
+  }
   auto split = attrOrInputInts(c, "split", 13, 1);
   auto numOutputs = c.attrIntOpt("num_outputs");
   if (failed(split) || failed(numOutputs))
@@ -211,7 +223,6 @@ LogicalResult convertSplit(NodeContext &c) {
   if (static_cast<int64_t>(sizes.size()) != n || sum != dim)
     return c.error() << "'split' = " << formatArray(sizes) << " must have "
                      << n << " sizes summing to dim " << dim;
-  SmallVector<Type> types(n, elemOf(c, 0));
   auto r = c.createMulti<SplitOp>(types, c.input(0),
                                   c.builder().getI64IntegerAttr(*axis),
                                   i64s(c, sizes));
@@ -258,7 +269,59 @@ FailureOr<SliceParams> readSliceParams(NodeContext &c) {
   return p;
 }
 
+/// `x` converted to element type `to` (itself if it has it). Float
+/// functions on integer data compute in f64 and truncate back, as the ONNX
+/// reference (numpy) does.
+FailureOr<Value> castTo(NodeContext &c, Value x, Type to) {
+  if (cast<ShapedType>(x.getType()).getElementType() == to)
+    return x;
+  return c.create<CastOp>(to, x);
+}
+
+/// Slice-10+ whose starts/ends/axes/steps are not all constants: they are
+/// cast to i64 and stacked into top.Slice's [4, n] 'bounds_value' operand
+/// (absent axes are 0 .. n-1, absent steps 1).
+LogicalResult convertRuntimeSlice(NodeContext &c) {
+  auto shape = c.inputShape(1);
+  if (!shape || shape->size() != 1 || (*shape)[0] < 0)
+    return c.error() << "a runtime 'starts' input must be 1-D with a static "
+                        "length";
+  int64_t n = (*shape)[0];
+  OpBuilder &b = c.builder();
+  Type i64 = b.getI64Type();
+  SmallVector<Value> rows;
+  for (size_t i = 1; i <= 4; ++i) {
+    Value row;
+    if (c.hasInput(i)) {
+      auto asI64 = castTo(c, c.input(i), i64);
+      if (failed(asI64))
+        return failure();
+      row = *asI64;
+    } else {
+      Tensor t(DType::I64, {n});
+      for (int64_t k = 0; k < n; ++k)
+        t.data<int64_t>()[k] = i == 3 ? k : 1;
+      row = c.constant(t, i == 3 ? "axes" : "steps");
+    }
+    auto r = reshapeValue(c, row, {1, n});
+    if (failed(r))
+      return failure();
+    rows.push_back(*r);
+  }
+  auto bounds = c.create<ConcatOp>(i64, ValueRange(rows), b.getI64IntegerAttr(0));
+  if (failed(bounds))
+    return failure();
+  return setResult(c, c.create<SliceOp>(elemOf(c, 0), c.input(0), i64s(c, {}),
+                                        i64s(c, {}), DenseI64ArrayAttr(),
+                                        DenseI64ArrayAttr(), *bounds));
+}
+
 LogicalResult convertSlice(NodeContext &c) {
+  if (c.version() >= 10) {
+    for (size_t i = 1; i <= 4; ++i)
+      if (c.hasInput(i) && !c.constantInput(i))
+        return convertRuntimeSlice(c);
+  }
   auto rank = c.requireRank(0);
   auto p = readSliceParams(c);
   if (failed(rank) || failed(p))
@@ -312,9 +375,54 @@ FailureOr<IntList> expandPads(NodeContext &c, ArrayRef<int64_t> pads,
   return full;
 }
 
+/// Pad-18+'s 'pads' for the dims of 'axes' (input 3, all dims if absent),
+/// either known at run time only, as the full i64 pads of a rank-`rank`
+/// input: the [begins; ends] rows scattered along dim 1 of a [2, rank]
+/// zero tensor at the axes (ScatterElements counts negative axes from the
+/// back and rejects axes out of range at run time).
+FailureOr<Value> runtimeFullPads(NodeContext &c, int64_t rank) {
+  auto padsShape = c.inputShape(1);
+  if (!padsShape || padsShape->size() != 1 || (*padsShape)[0] % 2 != 0)
+    return c.error() << "'pads' must be 1-D with an even static length";
+  int64_t n = (*padsShape)[0] / 2;
+  Type i64 = c.builder().getI64Type();
+  auto pads = castTo(c, c.input(1), i64);
+  if (failed(pads))
+    return failure();
+  if (!c.hasInput(3)) {
+    if (n != rank)
+      return c.error() << "'pads' has " << 2 * n << " values, expected "
+                       << 2 * rank;
+    return *pads;
+  }
+  auto axesShape = c.inputShape(3);
+  if (!axesShape || axesShape->size() != 1 || (*axesShape)[0] != n)
+    return c.error() << "'axes' must be 1-D with " << n
+                     << " values (half the pads)";
+  auto axes = castTo(c, c.input(3), i64);
+  if (failed(axes))
+    return failure();
+  auto row = reshapeValue(c, *axes, {1, n});
+  if (failed(row))
+    return failure();
+  auto index = c.create<ConcatOp>(i64, ValueRange{*row, *row},
+                                  c.builder().getI64IntegerAttr(0));
+  auto updates = reshapeValue(c, *pads, {2, n});
+  if (failed(index) || failed(updates))
+    return failure();
+  Value zeros = c.constant(Tensor(DType::I64, {2, rank}), "pads_zero");
+  auto full = c.create<ScatterElementsOp>(i64, zeros, *index, *updates,
+                                          c.builder().getI64IntegerAttr(1),
+                                          c.builder().getStringAttr("none"));
+  if (failed(full))
+    return failure();
+  return reshapeValue(c, *full, {2 * rank});
+}
+
 /// Constant-mode pad whose fill value is a runtime scalar: pad with 0, then
 /// select the value where a (constant-folded) mask marks padding.
-LogicalResult padWithRuntimeValue(NodeContext &c, DenseI64ArrayAttr pads) {
+LogicalResult padWithRuntimeValue(NodeContext &c, DenseI64ArrayAttr pads,
+                                  Value padsValue = Value()) {
   auto shape = c.requireShape(0);
   if (failed(shape))
     return failure();
@@ -322,11 +430,11 @@ LogicalResult padWithRuntimeValue(NodeContext &c, DenseI64ArrayAttr pads) {
   Type elem = elemOf(c, 0);
   auto padded = c.create<PadOp>(elem, c.input(0), pads,
                                 b.getStringAttr("constant"),
-                                b.getF64FloatAttr(0.0));
+                                b.getF64FloatAttr(0.0), padsValue);
   Value zeros = c.constant(Tensor(DType::Bool, *shape), "mask_in");
   auto mask = c.create<PadOp>(b.getI1Type(), zeros, pads,
                               b.getStringAttr("constant"),
-                              b.getF64FloatAttr(1.0));
+                              b.getF64FloatAttr(1.0), padsValue);
   if (failed(padded) || failed(mask))
     return failure();
   return setResult(c, c.create<WhereOp>(elem, *mask, c.input(2), *padded));
@@ -354,6 +462,29 @@ LogicalResult convertPad(NodeContext &c) {
       return c.error() << "attribute 'pads' is required";
     pads = **p;
     value = *v;
+  } else if ((c.hasInput(1) && !c.constantInput(1)) ||
+             (c.hasInput(3) && !c.constantInput(3))) {
+    // Pads (or axes) known at run time only: the full pads are an operand
+    // (result dims `?`).
+    auto rank = c.requireRank(0);
+    if (failed(rank))
+      return failure();
+    auto padsValue = runtimeFullPads(c, *rank);
+    if (failed(padsValue))
+      return failure();
+    if (c.hasInput(2) && !c.constantInput(2) && *mode == "constant")
+      return padWithRuntimeValue(c, i64s(c, {}), *padsValue);
+    double fill = 0.0;
+    if (const Tensor *t = c.hasInput(2) ? c.constantInput(2) : nullptr) {
+      if (t->numElements() != 1)
+        return c.error() << "'constant_value' must hold one element, has "
+                         << t->numElements();
+      fill = t->getAsDouble(0);
+    }
+    OpBuilder &b = c.builder();
+    return setResult(c, c.create<PadOp>(elemOf(c, 0), c.input(0), i64s(c, {}),
+                                        b.getStringAttr(*mode),
+                                        b.getF64FloatAttr(fill), *padsValue));
   } else {
     auto p = requireConstInts(c, 1, "pads");
     auto a = attrOrInputInts(c, "axes", 0, 3);
@@ -383,6 +514,10 @@ LogicalResult convertPad(NodeContext &c) {
 }
 
 LogicalResult convertTile(NodeContext &c) {
+  // Repeats known at run time only stay an operand (result dims `?`).
+  if (c.hasInput(1) && !c.constantInput(1))
+    return setResult(c, c.create<TileOp>(elemOf(c, 0), c.input(0),
+                                         i64s(c, {}), c.input(1)));
   auto rank = c.requireRank(0);
   auto repeats = requireConstInts(c, 1, "repeats");
   if (failed(rank) || failed(repeats))
@@ -399,6 +534,10 @@ LogicalResult convertTile(NodeContext &c) {
 }
 
 LogicalResult convertExpand(NodeContext &c) {
+  // A shape known at run time only stays an operand (result dims `?`).
+  if (c.hasInput(1) && !c.constantInput(1))
+    return setResult(c, c.create<ExpandOp>(elemOf(c, 0), c.input(0),
+                                           i64s(c, {}), c.input(1)));
   auto shape = requireConstInts(c, 1, "shape");
   if (failed(shape))
     return failure();
@@ -412,7 +551,15 @@ LogicalResult convertExpand(NodeContext &c) {
 
 //===--- Squeeze, Unsqueeze ---===//
 
+/// Squeeze/Unsqueeze whose 'axes' input is known at run time only.
+template <typename OpTy>
+FailureOr<Value> runtimeAxesOp(NodeContext &c) {
+  return c.create<OpTy>(elemOf(c, 0), c.input(0), c.input(1));
+}
+
 LogicalResult convertSqueeze(NodeContext &c) {
+  if (c.version() >= 13 && c.hasInput(1) && !c.constantInput(1))
+    return setResult(c, runtimeAxesOp<SqueezeOp>(c));
   auto in = c.requireShape(0);
   auto axesIn = attrOrInputInts(c, "axes", 13, 1);
   if (failed(in) || failed(axesIn))
@@ -441,6 +588,8 @@ LogicalResult convertSqueeze(NodeContext &c) {
 }
 
 LogicalResult convertUnsqueeze(NodeContext &c) {
+  if (c.version() >= 13 && c.hasInput(1) && !c.constantInput(1))
+    return setResult(c, runtimeAxesOp<UnsqueezeOp>(c));
   auto in = c.requireShape(0);
   auto axesIn = attrOrInputInts(c, "axes", 13, 1);
   if (failed(in) || failed(axesIn))
@@ -495,13 +644,6 @@ LogicalResult convertSize(NodeContext &c) {
 }
 
 LogicalResult convertConstantOfShape(NodeContext &c) {
-  auto shape = requireConstInts(c, 0, "input");
-  if (failed(shape))
-    return failure();
-  auto count = checkedNumElements(*shape, int64_t(1) << 28);
-  if (!count)
-    return c.error() << "shape " << formatArray(*shape)
-                     << " is negative or too large for a constant";
   Tensor fill(DType::F32, {1});
   if (const onnx::AttributeProto *a = c.attr("value")) {
     std::string err;
@@ -513,6 +655,20 @@ LogicalResult convertConstantOfShape(NodeContext &c) {
       return c.error() << "attribute 'value' must hold one element, has "
                        << fill.numElements();
   }
+  if (c.hasInput(0) && !c.constantInput(0)) {
+    // A shape known at run time only: the fill value expanded to it.
+    Value scalar = c.constant(fill.reshaped({}), "value");
+    return setResult(c, c.create<ExpandOp>(
+                            cast<ShapedType>(scalar.getType()).getElementType(),
+                            scalar, i64s(c, {}), c.input(0)));
+  }
+  auto shape = requireConstInts(c, 0, "input");
+  if (failed(shape))
+    return failure();
+  auto count = checkedNumElements(*shape, int64_t(1) << 28);
+  if (!count)
+    return c.error() << "shape " << formatArray(*shape)
+                     << " is negative or too large for a constant";
   Tensor t(fill.dtype(), *shape);
   size_t size = dtypeSize(fill.dtype());
   auto *dst = static_cast<uint8_t *>(t.raw());
@@ -560,23 +716,43 @@ FailureOr<Value> applyPost(NodeContext &c, Post post, Value x, Type elem) {
   return x;
 }
 
-/// Float functions on integer data compute in f64 and truncate back, as
-/// the ONNX reference (numpy) does.
-FailureOr<Value> castTo(NodeContext &c, Value x, Type to) {
-  if (cast<ShapedType>(x.getType()).getElementType() == to)
-    return x;
-  return c.create<CastOp>(to, x);
-}
+/// The axes of a Reduce* node: normalized constants (empty: all, or none
+/// with noop_with_empty_axes), or a non-empty runtime 'axes' input.
+struct ReduceAxes {
+  IntList axes;
+  Value runtime;
+};
 
-/// The normalized 'axes' of a Reduce* node (empty: all, or none with
-/// noop_with_empty_axes).
-FailureOr<IntList> readReduceAxes(NodeContext &c, int64_t rank) {
+FailureOr<ReduceAxes> readReduceAxes(NodeContext &c, int64_t rank) {
+  if (c.version() >= axesInputSince(c) && c.hasInput(1) &&
+      !c.constantInts(1)) {
+    auto shape = c.inputShape(1);
+    if (!shape || shape->size() != 1 || (*shape)[0] < 0)
+      return c.error() << "a runtime 'axes' input must be 1-D with a static "
+                          "length";
+    // An empty axes tensor has no data to wait for.
+    if ((*shape)[0] == 0)
+      return ReduceAxes{};
+    return ReduceAxes{{}, c.input(1)};
+  }
   auto axesIn = attrOrInputInts(c, "axes", axesInputSince(c), 1);
   if (failed(axesIn))
     return failure();
   if (!*axesIn)
-    return IntList();
-  return normalizeAxes(c, "axes", **axesIn, rank);
+    return ReduceAxes{};
+  auto axes = normalizeAxes(c, "axes", **axesIn, rank);
+  if (failed(axes))
+    return failure();
+  return ReduceAxes{*axes, Value()};
+}
+
+/// top.Reduce of `x` over `axes` (the attribute, or the runtime operand).
+FailureOr<Value> createReduce(NodeContext &c, Value x, StringRef mode,
+                              const ReduceAxes &axes, bool keep) {
+  OpBuilder &b = c.builder();
+  return c.create<ReduceOp>(cast<ShapedType>(x.getType()).getElementType(), x,
+                            i64s(c, axes.axes), b.getBoolAttr(keep),
+                            b.getStringAttr(mode), axes.runtime);
 }
 
 LogicalResult convertReduceWith(NodeContext &c, const ReduceRecipe &r) {
@@ -588,7 +764,7 @@ LogicalResult convertReduceWith(NodeContext &c, const ReduceRecipe &r) {
   auto axesOr = readReduceAxes(c, *rank);
   if (failed(axesOr))
     return failure();
-  IntList axes = *axesOr;
+  const ReduceAxes &axes = *axesOr;
   Type elem = elemOf(c, 0);
   bool isInt = !isa<FloatType>(elem);
   Type f64 = c.builder().getF64Type();
@@ -596,10 +772,8 @@ LogicalResult convertReduceWith(NodeContext &c, const ReduceRecipe &r) {
   if (failed(v))
     return failure();
   // noop_with_empty_axes: no reduction, only the elementwise steps.
-  if (!(axes.empty() && *noop)) {
-    OpBuilder &b = c.builder();
-    v = c.create<ReduceOp>(elem, *v, i64s(c, axes), b.getBoolAttr(*keep != 0),
-                           b.getStringAttr(r.mode));
+  if (!(axes.axes.empty() && !axes.runtime && *noop)) {
+    v = createReduce(c, *v, r.mode, axes, *keep != 0);
     if (failed(v))
       return failure();
   }
@@ -633,13 +807,10 @@ REDUCE(ReduceLogSum, "ReduceSum", None, Log)
 
 /// A reduction over `axes` with kept dims (none with `noop`).
 FailureOr<Value> reduceKeep(NodeContext &c, Value x, StringRef mode,
-                            ArrayRef<int64_t> axes, bool noop) {
+                            const ReduceAxes &axes, bool noop) {
   if (noop)
     return x;
-  OpBuilder &b = c.builder();
-  return c.create<ReduceOp>(cast<ShapedType>(x.getType()).getElementType(), x,
-                            i64s(c, axes), b.getBoolAttr(true),
-                            b.getStringAttr(mode));
+  return createReduce(c, x, mode, axes, /*keep=*/true);
 }
 
 /// `m` clamped to the largest finite magnitude of its float type `work`.
@@ -671,8 +842,8 @@ LogicalResult convertReduceLogSumExp(NodeContext &c) {
   auto axesOr = readReduceAxes(c, rank);
   if (failed(axesOr))
     return failure();
-  IntList axes = *axesOr;
-  bool noop = axes.empty() && *noopAttr;
+  const ReduceAxes &axes = *axesOr;
+  bool noop = axes.axes.empty() && !axes.runtime && *noopAttr;
   Type elem = elemOf(c, 0);
   auto x = castTo(c, c.input(0), isa<FloatType>(elem)
                                       ? elem
@@ -701,10 +872,15 @@ LogicalResult convertReduceLogSumExp(NodeContext &c) {
   auto r = c.create<AddOp>(work, *lg, *mc, c.builder().getBoolAttr(false));
   if (failed(r))
     return failure();
-  if (!*keep && !noop) {
+  if (!*keep && !noop && axes.runtime) {
+    // Drops the reduced dims (all 1 now): a max over one element each.
+    r = createReduce(c, *r, "ReduceMax", axes, /*keep=*/false);
+    if (failed(r))
+      return failure();
+  } else if (!*keep && !noop) {
     IntList out;
     for (int64_t i = 0; i < rank; ++i)
-      if (!(axes.empty() || llvm::is_contained(axes, i)))
+      if (!(axes.axes.empty() || llvm::is_contained(axes.axes, i)))
         out.push_back((*shape)[i]);
     r = reshapeValue(c, *r, out);
     if (failed(r))

@@ -1174,6 +1174,10 @@ FailureOr<std::vector<int64_t>> NodeContext::requireShape(size_t i) {
 }
 
 FailureOr<int64_t> NodeContext::requireRank(size_t i) {
+  // A ranked input with `?` dims (e.g. from a runtime shape operand) will do.
+  if (hasInput(i))
+    if (auto t = dyn_cast<RankedTensorType>(input(i).getType()))
+      return t.getRank();
   auto s = requireShape(i);
   if (failed(s))
     return failure();

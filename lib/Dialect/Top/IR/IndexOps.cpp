@@ -65,6 +65,11 @@ SliceParams sliceParams(SliceOp op) {
 
 LogicalResult SliceOp::verify() {
   size_t n = getStarts().size();
+  if (getBoundsValue() && (n != 0 || !getEnds().empty() || getAxes() ||
+                           getSteps()))
+    return emitOpError() << "takes the window from operand 'bounds_value' "
+                            "or from attributes 'starts', 'ends', 'axes', "
+                            "'steps', not both";
   if (failed(checkArrayAttr(*this, "ends", getEnds(), n, INT64_MIN)))
     return failure();
   if (getAxes() &&
@@ -87,6 +92,19 @@ LogicalResult SliceOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
     return failure();
   SmallVector<int64_t> out = shapeOf(getInput());
   int64_t rank = out.size();
+  if (Value bounds = getBoundsValue()) {
+    auto t = dyn_cast<RankedTensorType>(bounds.getType());
+    if (!t || t.getRank() != 2 || t.getDimSize(0) != 4 || t.isDynamicDim(1))
+      return emitOpError() << "operand 'bounds_value' must have shape [4, n] "
+                              "(starts, ends, axes, steps), got "
+                           << bounds.getType();
+    if (t.getDimSize(1) > rank)
+      return emitOpError() << "operand 'bounds_value' slices "
+                           << t.getDimSize(1) << " dims but the input has rank "
+                           << rank;
+    s.push_back(SmallVector<int64_t>(rank, ShapedType::kDynamic));
+    return success();
+  }
   if (!getAxes() && static_cast<int64_t>(getStarts().size()) > rank)
     return emitOpError() << "attribute 'starts' has " << getStarts().size()
                          << " values but the input has rank " << rank;
@@ -104,25 +122,51 @@ LogicalResult SliceOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
 int64_t SliceOp::getFlops() { return 0; }
 
 LogicalResult SliceOp::interpret(InterpreterEnv &env) {
-  std::vector<int64_t> outShape = resultShape(getOutput());
-  if (isEmptyShape(outShape)) {
-    env.set(getOutput(), Tensor(resultDType(getOutput()), outShape));
-    return success();
-  }
   const Tensor &in = env.get(getInput());
+  SmallVector<int64_t> starts(getStarts()), ends(getEnds());
+  SliceParams p;
+  if (Value bounds = getBoundsValue()) {
+    const Tensor &b = env.get(bounds);
+    int64_t n = b.rank() == 2 ? b.dim(1) : 0;
+    SmallVector<int64_t> v = runtimeInts(b);
+    if (b.rank() != 2 || b.dim(0) != 4)
+      return emitOpError() << "operand 'bounds_value' must have shape [4, n], "
+                              "got "
+                           << formatArray(b.shape());
+    starts.assign(v.begin(), v.begin() + n);
+    ends.assign(v.begin() + n, v.begin() + 2 * n);
+    auto axes = normalizeRuntimeAxes(
+        *this, "bounds_value (axes)",
+        ArrayRef<int64_t>(v).slice(2 * n, n), in.rank());
+    if (failed(axes))
+      return failure();
+    p.axes = *axes;
+    p.steps.assign(v.begin() + 3 * n, v.end());
+    for (int64_t step : p.steps)
+      if (step == 0)
+        return emitOpError() << "operand 'bounds_value' has steps "
+                             << formatArray(p.steps) << " with a 0";
+  } else {
+    p = sliceParams(*this);
+  }
+  std::vector<int64_t> outShape = in.shape();
   SmallVector<int64_t> strides = rowMajorStrides(in.shape());
-  SmallVector<int64_t> starts(in.rank(), 0), steps(in.rank(), 1);
-  SliceParams p = sliceParams(*this);
+  SmallVector<int64_t> first(in.rank(), 0), steps(in.rank(), 1);
   for (auto [i, axis] : llvm::enumerate(p.axes)) {
     int64_t a = axis < 0 ? axis + in.rank() : axis;
-    starts[a] =
-        sliceRange(in.dim(a), getStarts()[i], getEnds()[i], p.steps[i]).start;
+    SliceRange r = sliceRange(in.dim(a), starts[i], ends[i], p.steps[i]);
+    first[a] = r.start;
+    outShape[a] = r.size;
     steps[a] = p.steps[i];
+  }
+  if (isEmptyShape(outShape)) {
+    env.set(getOutput(), Tensor(in.dtype(), outShape));
+    return success();
   }
   SmallVector<SmallVector<int64_t>> offsets;
   for (int64_t d = 0; d < in.rank(); ++d)
     offsets.push_back(
-        stridedOffsets(starts[d], steps[d], outShape[d], strides[d]));
+        stridedOffsets(first[d], steps[d], outShape[d], strides[d]));
   env.set(getOutput(), gatherOffsets(in, outShape, offsets));
   return success();
 }

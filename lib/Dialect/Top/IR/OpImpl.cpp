@@ -256,6 +256,70 @@ FailureOr<SmallVector<int64_t>> normalizeAxes(Operation *op, StringRef name,
   return out;
 }
 
+FailureOr<int64_t> runtimeListLength(Operation *op, StringRef name,
+                                     Value value) {
+  auto t = dyn_cast<RankedTensorType>(value.getType());
+  if (!t || t.getRank() != 1 || t.isDynamicDim(0))
+    return op->emitOpError() << "operand '" << name
+                             << "' must be a 1-D tensor of static length, got "
+                             << value.getType();
+  return t.getDimSize(0);
+}
+
+LogicalResult checkRuntimeScalar(Operation *op, StringRef name, Value value) {
+  auto t = dyn_cast<RankedTensorType>(value.getType());
+  if (!t || !t.hasStaticShape() || t.getNumElements() != 1)
+    return op->emitOpError() << "operand '" << name
+                             << "' must hold one integer, got "
+                             << value.getType();
+  return success();
+}
+
+SmallVector<int64_t> runtimeInts(const Tensor &t) {
+  SmallVector<int64_t> out;
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    out.push_back(t.getAsInt(i));
+  return out;
+}
+
+FailureOr<int64_t> runtimeScalarInt(Operation *op, StringRef name,
+                                    const Tensor &t) {
+  if (t.numElements() != 1)
+    return op->emitOpError() << "operand '" << name
+                             << "' must hold one integer, got shape "
+                             << formatArray(t.shape());
+  return t.getAsInt(0);
+}
+
+FailureOr<SmallVector<int64_t>> normalizeRuntimeAxes(Operation *op,
+                                                    StringRef name,
+                                                    ArrayRef<int64_t> axes,
+                                                    int64_t rank) {
+  SmallVector<int64_t> out;
+  SmallVector<bool> seen(rank, false);
+  for (int64_t axis : axes) {
+    if (axis < -rank || axis >= rank)
+      return op->emitOpError() << "operand '" << name << "' holds axis "
+                               << axis << ", out of range for rank " << rank;
+    int64_t a = axis < 0 ? axis + rank : axis;
+    if (seen[a])
+      return op->emitOpError() << "operand '" << name << "' "
+                               << formatArray(axes) << " repeats dim " << a;
+    seen[a] = true;
+    out.push_back(a);
+  }
+  return out;
+}
+
+LogicalResult checkRuntimeResultSize(Operation *op, ArrayRef<int64_t> shape) {
+  if (!checkedNumElements(std::vector<int64_t>(shape.begin(), shape.end()),
+                          int64_t(1) << 31))
+    return op->emitOpError() << "result shape " << formatArray(shape)
+                             << " computed at run time has more than 2^31 "
+                                "elements";
+  return success();
+}
+
 SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
   // Unsigned so that an empty shape with huge dims wraps instead of
   // overflowing; such strides are never used to read.

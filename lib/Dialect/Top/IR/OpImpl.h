@@ -73,6 +73,37 @@ mlir::FailureOr<SmallVector<int64_t>>
 normalizeAxes(Operation *op, StringRef name, ArrayRef<int64_t> axes,
               int64_t rank);
 
+//===----------------------------------------------------------------------===//
+// Runtime operands: shapes, axes, counts only known when the op runs
+//===----------------------------------------------------------------------===//
+
+/// The length of the optional 1-D integer operand `name` (e.g. a runtime
+/// `axes_value`), which must have a static shape; emits "operand '<name>'
+/// must be a 1-D tensor of static length, got <type>" otherwise.
+mlir::FailureOr<int64_t> runtimeListLength(Operation *op, StringRef name,
+                                           mlir::Value value);
+/// Checks that the optional operand `name` holds one integer (static shape
+/// with one element, any rank).
+LogicalResult checkRuntimeScalar(Operation *op, StringRef name,
+                                 mlir::Value value);
+/// The integers of a runtime operand's tensor (any integer dtype).
+SmallVector<int64_t> runtimeInts(const Tensor &t);
+/// The one integer of runtime operand `name`; an error naming the op, the
+/// operand and its shape if it does not hold exactly one.
+mlir::FailureOr<int64_t> runtimeScalarInt(Operation *op, StringRef name,
+                                          const Tensor &t);
+/// Normalizes runtime axes like normalizeAxes; errors read "operand
+/// '<name>' holds axis <a>, out of range for rank <r>" and "... repeats
+/// dim <d>".
+mlir::FailureOr<SmallVector<int64_t>>
+normalizeRuntimeAxes(Operation *op, StringRef name, ArrayRef<int64_t> axes,
+                     int64_t rank);
+
+/// Checks that a result shape computed from runtime operands has at most
+/// 2^31 elements (the interpreter allocates it); the error names the op and
+/// the shape.
+LogicalResult checkRuntimeResultSize(Operation *op, ArrayRef<int64_t> shape);
+
 /// Row-major strides (in elements) of `shape`.
 SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
 

@@ -153,33 +153,64 @@ LogicalResult ReduceOp::verify() {
     return emitOpError() << "attribute 'mode' = \"" << getMode()
                          << "\" must be one of \"ReduceSum\", \"ReduceMean\", "
                             "\"ReduceMax\", \"ReduceMin\", \"ReduceProd\"";
+  if (getAxesValue() && !getAxes().empty())
+    return emitOpError() << "takes the axes from attribute 'axes' "
+                         << formatArray(getAxes())
+                         << " or from operand 'axes_value', not both";
   return success();
 }
 
-/// The reduced dims of `op` for an input of `rank` (all if `axes` is empty).
-static FailureOr<SmallVector<bool>> reducedDims(ReduceOp op, int64_t rank) {
-  auto axes = normalizeAxes(op, "axes", op.getAxes(), rank);
-  if (failed(axes))
-    return failure();
-  SmallVector<bool> reduced(rank, axes->empty());
-  for (int64_t a : *axes)
+/// Marks the dims of a rank-`rank` input that `axes` (normalized) reduce:
+/// all if `axes` is empty.
+static SmallVector<bool> reducedDims(ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<bool> reduced(rank, axes.empty());
+  for (int64_t a : axes)
     reduced[a] = true;
   return reduced;
+}
+
+/// The result shape of reducing `in` over `reduced`.
+static SmallVector<int64_t> reducedShape(ArrayRef<int64_t> in,
+                                         ArrayRef<bool> reduced,
+                                         bool keepdims) {
+  SmallVector<int64_t> out;
+  for (auto [d, r] : llvm::zip(in, reduced))
+    if (!r)
+      out.push_back(d);
+    else if (keepdims)
+      out.push_back(1);
+  return out;
 }
 
 LogicalResult ReduceOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()))
     return failure();
   SmallVector<int64_t> in = shapeOf(getInput());
-  auto reduced = reducedDims(*this, in.size());
-  if (failed(reduced))
-    return failure();
+  int64_t rank = in.size();
   SmallVector<int64_t> out;
-  for (auto [d, r] : llvm::zip(in, *reduced))
-    if (!r)
-      out.push_back(d);
-    else if (getKeepdims())
-      out.push_back(1);
+  if (Value axesValue = getAxesValue()) {
+    auto count = runtimeListLength(*this, "axes_value", axesValue);
+    if (failed(count))
+      return failure();
+    if (*count > rank)
+      return emitOpError() << "operand 'axes_value' holds " << *count
+                           << " axes but the input has rank " << rank;
+    if (*count == 0) {
+      out = reducedShape(in, reducedDims({}, rank), getKeepdims());
+    } else if (getKeepdims()) {
+      // Any dim may be reduced; a dim of 1 stays 1 either way.
+      for (int64_t d : in)
+        out.push_back(d == 1 ? 1 : ShapedType::kDynamic);
+    } else {
+      out.assign(rank - *count, ShapedType::kDynamic);
+    }
+    s.push_back(out);
+    return success();
+  }
+  auto axes = normalizeAxes(*this, "axes", getAxes(), rank);
+  if (failed(axes))
+    return failure();
+  out = reducedShape(in, reducedDims(*axes, rank), getKeepdims());
   if (failed(checkedElementCount(*this, out)))
     return failure();
   s.push_back(out);
@@ -192,13 +223,24 @@ int64_t ReduceOp::getFlops() {
 }
 
 LogicalResult ReduceOp::interpret(InterpreterEnv &env) {
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  const Tensor &input = env.get(getInput());
+  int64_t rank = input.rank();
+  FailureOr<SmallVector<int64_t>> axes =
+      getAxesValue()
+          ? normalizeRuntimeAxes(*this, "axes_value",
+                                 runtimeInts(env.get(getAxesValue())), rank)
+          : normalizeAxes(*this, "axes", getAxes(), rank);
+  if (failed(axes))
+    return failure();
+  SmallVector<bool> reduced = reducedDims(*axes, rank);
+  std::vector<int64_t> outShape;
+  for (int64_t d : reducedShape(input.shape(), reduced, getKeepdims()))
+    outShape.push_back(d);
   if (isEmptyShape(outShape)) {
     env.set(getOutput(), Tensor(resultDType(getOutput()), outShape));
     return success();
   }
-  Tensor c = toCompute(env.get(getInput()));
-  SmallVector<bool> reduced = *reducedDims(*this, c.rank());
+  Tensor c = toCompute(input);
   // Output strides over the kept dims, 0 on reduced ones.
   SmallVector<int64_t> keptShape, outStrides(c.rank(), 0);
   // The output is not empty, so an empty input is empty along reduced dims.

@@ -37,15 +37,23 @@ FailureOr<int64_t> mulDim(Operation *op, int64_t a, int64_t b) {
   return r;
 }
 
-/// The per-dim scales used for coordinate mapping: `coordinate_scales` if
-/// given, else the `scales` attribute (unless `sizes` is given), else
-/// `out / in`.
-SmallVector<double> effectiveScales(ResizeOp op, ArrayRef<int64_t> in,
-                                    ArrayRef<int64_t> out) {
-  if (auto cs = op.getCoordinateScales())
-    return SmallVector<double>(*cs);
+/// The scales the op was given (the `scales` attribute unless `sizes` is
+/// given, or runtime scales), empty when it resizes to sizes.
+SmallVector<double> givenScales(ResizeOp op) {
   if (!op.getSizes() && op.getScales())
     return SmallVector<double>(*op.getScales());
+  return {};
+}
+
+/// The per-dim scales used for coordinate mapping: `coordinate_scales` if
+/// given, else the `given` scales (see givenScales), else `out / in`.
+SmallVector<double> effectiveScales(ResizeOp op, ArrayRef<int64_t> in,
+                                    ArrayRef<int64_t> out,
+                                    ArrayRef<double> given) {
+  if (auto cs = op.getCoordinateScales())
+    return SmallVector<double>(*cs);
+  if (!given.empty())
+    return SmallVector<double>(given);
   SmallVector<double> s;
   for (auto [i, o] : llvm::zip_equal(in, out))
     s.push_back(i ? static_cast<double>(o) / static_cast<double>(i) : 1.0);
@@ -55,10 +63,11 @@ SmallVector<double> effectiveScales(ResizeOp op, ArrayRef<int64_t> in,
 /// Antialiasing widens the kernel to `2 * support / scale` taps when
 /// downsampling; refuses kernels wider than 2^24 taps.
 LogicalResult checkAntialiasWidth(ResizeOp op, ArrayRef<int64_t> in,
-                                  ArrayRef<int64_t> out) {
+                                  ArrayRef<int64_t> out,
+                                  ArrayRef<double> given) {
   if (!op.getAntialias())
     return success();
-  SmallVector<double> scales = effectiveScales(op, in, out);
+  SmallVector<double> scales = effectiveScales(op, in, out, given);
   double support = op.getMode() == "cubic" ? 2.0 : 1.0;
   for (size_t d = 0; d < in.size(); ++d) {
     double taps = 2 * std::ceil(support / std::min(scales[d], 1.0));
@@ -280,6 +289,54 @@ void permuteCopy(const Tensor &in, Tensor &out, SrcFn src) {
 // ResizeOp
 //===----------------------------------------------------------------------===//
 
+/// The output shape of resizing `in` to `sizes` (if not empty) or by
+/// `scales`, with the checks of both; `from` ("attribute" or "operand
+/// 'target_value'") names their origin in errors.
+static FailureOr<SmallVector<int64_t>>
+resizedShape(ResizeOp op, ArrayRef<int64_t> in, ArrayRef<int64_t> sizes,
+             ArrayRef<double> scales, StringRef from) {
+  size_t rank = in.size();
+  SmallVector<int64_t> out;
+  if (!sizes.empty() || scales.empty()) {
+    if (sizes.size() != rank)
+      return op.emitOpError() << from << " 'sizes' must have " << rank
+                              << " values, got " << sizes.size() << " "
+                              << formatArray(sizes);
+    for (auto [i, v] : llvm::enumerate(sizes))
+      if (v < 0)
+        return op.emitOpError() << from << " 'sizes' value " << v
+                                << " at index " << i << " must be >= 0 (got "
+                                << formatArray(sizes) << ")";
+    out.assign(sizes.begin(), sizes.end());
+  } else {
+    if (scales.size() != rank)
+      return op.emitOpError() << from << " 'scales' must have " << rank
+                              << " values, got " << scales.size();
+    for (auto [i, v] : llvm::enumerate(scales)) {
+      if (!(v > 0) || !std::isfinite(v))
+        return op.emitOpError() << from << " 'scales' value " << v
+                                << " at index " << i
+                                << " must be finite and > 0";
+      double dim = std::floor(static_cast<double>(in[i]) * v);
+      if (dim >= 9.0e18)
+        return op.emitOpError() << from << " 'scales' value " << v
+                                << " at index " << i << " makes output dim "
+                                << dim << " overflow int64";
+      out.push_back(static_cast<int64_t>(dim));
+    }
+  }
+  for (size_t d = 0; d < rank; ++d)
+    if (in[d] == 0 && out[d] != 0)
+      return op.emitOpError() << "cannot resize dim " << d
+                              << " of size 0 to size " << out[d];
+  if (failed(checkAntialiasWidth(op, in, out, sizes.empty() ? scales
+                                                            : ArrayRef<double>())))
+    return failure();
+  if (failed(checkedElementCount(op, out)))
+    return failure();
+  return out;
+}
+
 LogicalResult ResizeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   SmallVector<int64_t> in = shapeOf(getInput());
   size_t rank = in.size();
@@ -327,39 +384,27 @@ LogicalResult ResizeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
                              << " at index " << i
                              << " must be finite and > 0";
   }
-  SmallVector<int64_t> out;
-  if (auto sizes = getSizes()) {
-    if (failed(checkArrayAttr(*this, "sizes", *sizes, rank, 0)))
+  if (Value target = getTargetValue()) {
+    if (getSizes() || getScales())
+      return emitOpError() << "takes the scales or sizes from operand "
+                              "'target_value' or from attributes, not both";
+    auto n = runtimeListLength(*this, "target_value", target);
+    if (failed(n))
       return failure();
-    out.assign(sizes->begin(), sizes->end());
-  } else if (auto scales = getScales()) {
-    if (scales->size() != rank)
-      return emitOpError() << "attribute 'scales' must have " << rank
-                           << " values, got " << scales->size();
-    for (auto [i, v] : llvm::enumerate(*scales)) {
-      if (!(v > 0) || !std::isfinite(v))
-        return emitOpError() << "attribute 'scales' value " << v
-                             << " at index " << i
-                             << " must be finite and > 0";
-      double dim = std::floor(static_cast<double>(in[i]) * v);
-      if (dim >= 9.0e18)
-        return emitOpError() << "attribute 'scales' value " << v
-                             << " at index " << i << " makes output dim "
-                             << dim << " overflow int64";
-      out.push_back(static_cast<int64_t>(dim));
-    }
-  } else {
-    return emitOpError() << "requires attribute 'sizes' or 'scales'";
+    if (*n != static_cast<int64_t>(rank))
+      return emitOpError() << "operand 'target_value' has " << *n
+                           << " values but the input has rank " << rank;
+    s.push_back(SmallVector<int64_t>(rank, ShapedType::kDynamic));
+    return success();
   }
-  for (size_t d = 0; d < rank; ++d)
-    if (in[d] == 0 && out[d] != 0)
-      return emitOpError() << "cannot resize dim " << d
-                           << " of size 0 to size " << out[d];
-  if (failed(checkAntialiasWidth(*this, in, out)))
+  if (!getSizes() && !getScales())
+    return emitOpError() << "requires attribute 'sizes' or 'scales'";
+  auto out = resizedShape(*this, in, getSizes() ? *getSizes()
+                                                : ArrayRef<int64_t>(),
+                          givenScales(*this), "attribute");
+  if (failed(out))
     return failure();
-  if (failed(checkedElementCount(*this, out)))
-    return failure();
-  s.push_back(out);
+  s.push_back(*out);
   return success();
 }
 
@@ -375,9 +420,31 @@ int64_t ResizeOp::getFlops() {
 
 LogicalResult ResizeOp::interpret(InterpreterEnv &env) {
   const Tensor &raw = env.get(getInput());
-  std::vector<int64_t> outShape = resultShape(getOutput());
   SmallVector<int64_t> shape(raw.shape().begin(), raw.shape().end());
-  SmallVector<double> scales = effectiveScales(*this, shape, outShape);
+  SmallVector<double> given = givenScales(*this);
+  // The result type has `?` dims (or no rank) when the target is runtime.
+  std::vector<int64_t> outShape;
+  if (!getTargetValue())
+    outShape = resultShape(getOutput());
+  if (Value target = getTargetValue()) {
+    const Tensor &t = env.get(target);
+    SmallVector<int64_t> sizes;
+    given.clear();
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+      if (isFloat(t.dtype()))
+        given.push_back(t.getAsDouble(i));
+      else
+        sizes.push_back(t.getAsInt(i));
+    }
+    auto out = resizedShape(*this, shape, sizes, given,
+                            "operand 'target_value':");
+    if (failed(out))
+      return failure();
+    outShape.assign(out->begin(), out->end());
+    if (failed(checkRuntimeResultSize(*this, outShape)))
+      return failure();
+  }
+  SmallVector<double> scales = effectiveScales(*this, shape, outShape, given);
   std::vector<double> data(static_cast<size_t>(raw.numElements()));
   for (size_t i = 0; i < data.size(); ++i)
     data[i] = raw.getAsDouble(static_cast<int64_t>(i));

@@ -139,7 +139,18 @@ void forEachIndex(ArrayRef<int64_t> shape,
 // TriluOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult TriluOp::verify() {
+  if (getDiagonalValue() && getDiagonal() != 0)
+    return emitOpError() << "takes the diagonal from attribute 'diagonal' = "
+                         << getDiagonal()
+                         << " or from operand 'diagonal_value', not both";
+  return success();
+}
+
 LogicalResult TriluOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  if (getDiagonalValue() &&
+      failed(checkRuntimeScalar(*this, "diagonal_value", getDiagonalValue())))
+    return failure();
   SmallVector<int64_t> in = shapeOf(getInput());
   if (in.size() < 2)
     return emitOpError() << "input must have rank >= 2, got shape "
@@ -157,6 +168,12 @@ LogicalResult TriluOp::interpret(InterpreterEnv &env) {
   int64_t matrices = rows * cols == 0 ? 0 : in.numElements() / (rows * cols);
   size_t size = dtypeSize(in.dtype());
   int64_t k = getDiagonal();
+  if (Value diagonal = getDiagonalValue()) {
+    auto v = runtimeScalarInt(*this, "diagonal_value", env.get(diagonal));
+    if (failed(v))
+      return failure();
+    k = *v;
+  }
   bool upper = getUpper();
   uint8_t *p = out.data<uint8_t>();
   for (int64_t m = 0; m < matrices; ++m)
@@ -182,14 +199,22 @@ LogicalResult CumulativeOp::verify() {
   if (failed(checkElementKind(*this, "operand 'input'", getInput(),
                               kFloatElements | kIntElements)))
     return failure();
+  if (getAxisValue() && getAxis() != 0)
+    return emitOpError() << "takes the axis from attribute 'axis' = "
+                         << getAxis()
+                         << " or from operand 'axis_value', not both";
   return success();
 }
 
 LogicalResult
 CumulativeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   SmallVector<int64_t> in = shapeOf(getInput());
-  if (failed(normalizeAxis(*this, "axis", getAxis(), in.size())))
+  if (getAxisValue()) {
+    if (failed(checkRuntimeScalar(*this, "axis_value", getAxisValue())))
+      return failure();
+  } else if (failed(normalizeAxis(*this, "axis", getAxis(), in.size()))) {
     return failure();
+  }
   s.push_back(in);
   return success();
 }
@@ -200,7 +225,18 @@ LogicalResult CumulativeOp::interpret(InterpreterEnv &env) {
   const Tensor &in = env.get(getInput());
   Tensor x = toCompute(in);
   Tensor out(x.dtype(), in.shape());
-  int64_t axis = getAxis() < 0 ? getAxis() + in.rank() : getAxis();
+  int64_t axis = getAxis();
+  if (Value axisValue = getAxisValue()) {
+    auto v = runtimeScalarInt(*this, "axis_value", env.get(axisValue));
+    if (failed(v))
+      return failure();
+    auto a = normalizeRuntimeAxes(*this, "axis_value", {*v}, in.rank());
+    if (failed(a))
+      return failure();
+    axis = (*a)[0];
+  }
+  if (axis < 0)
+    axis += in.rank();
   int64_t dim = in.dim(axis);
   int64_t inner = product(ArrayRef<int64_t>(in.shape()).drop_front(axis + 1));
   int64_t outer = product(ArrayRef<int64_t>(in.shape()).take_front(axis));
@@ -276,20 +312,23 @@ int64_t ScatterElementsOp::getFlops() {
   return elementwiseFlops(getUpdates(), 1);
 }
 
-LogicalResult ScatterElementsOp::interpret(InterpreterEnv &env) {
-  const Tensor &data = env.get(getData());
-  const Tensor &indices = env.get(getIndices());
-  int64_t axis = getAxis() < 0 ? getAxis() + data.rank() : getAxis();
+/// For every element of `indices` (ScatterElements / GatherElements), the
+/// flat offset in `data` of its position with the `axis` coordinate replaced
+/// by the index; an index out of range is an error naming it.
+static FailureOr<std::vector<int64_t>>
+alongAxisOffsets(Operation *op, const Tensor &data, const Tensor &indices,
+                 int64_t axisAttr) {
+  int64_t axis = axisAttr < 0 ? axisAttr + data.rank() : axisAttr;
   int64_t dim = data.dim(axis);
   SmallVector<int64_t> strides = rowMajorStrides(data.shape());
-  std::vector<std::pair<int64_t, int64_t>> pairs;
-  pairs.reserve(indices.numElements());
+  std::vector<int64_t> offsets;
+  offsets.reserve(indices.numElements());
   LogicalResult ok = success();
   forEachIndex(indices.shape(), [&](int64_t flat, ArrayRef<int64_t> pos) {
     if (failed(ok))
       return;
-    auto i = normalizeIndex(*this, "indices", indices.getAsInt(flat), flat,
-                            dim, axis);
+    auto i = normalizeIndex(op, "indices", indices.getAsInt(flat), flat, dim,
+                            axis);
     if (failed(i)) {
       ok = failure();
       return;
@@ -297,12 +336,63 @@ LogicalResult ScatterElementsOp::interpret(InterpreterEnv &env) {
     int64_t offset = 0;
     for (int64_t d = 0; d < data.rank(); ++d)
       offset += (d == axis ? *i : pos[d]) * strides[d];
-    pairs.emplace_back(offset, flat);
+    offsets.push_back(offset);
   });
   if (failed(ok))
     return failure();
+  return offsets;
+}
+
+LogicalResult ScatterElementsOp::interpret(InterpreterEnv &env) {
+  auto offsets = alongAxisOffsets(*this, env.get(getData()),
+                                  env.get(getIndices()), getAxis());
+  if (failed(offsets))
+    return failure();
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for (auto [flat, offset] : llvm::enumerate(*offsets))
+    pairs.emplace_back(offset, static_cast<int64_t>(flat));
   env.set(getOutput(), scatterPairs(env.get(getData()), env.get(getUpdates()),
                                     pairs, *parseReduction(getReduction())));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GatherElementsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+GatherElementsOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> data = shapeOf(getData());
+  SmallVector<int64_t> idx = shapeOf(getIndices());
+  auto axis = normalizeAxis(*this, "axis", getAxis(), data.size());
+  if (failed(axis))
+    return failure();
+  bool fits = idx.size() == data.size();
+  for (size_t d = 0; fits && d < data.size(); ++d)
+    fits = static_cast<int64_t>(d) == *axis || ShapedType::isDynamic(idx[d]) ||
+           ShapedType::isDynamic(data[d]) || idx[d] <= data[d];
+  if (!fits)
+    return emitOpError() << "'indices' shape " << formatArray(idx)
+                         << " must have the rank of 'data' shape "
+                         << formatArray(data)
+                         << " and be no larger in the dims other than axis "
+                         << *axis;
+  s.push_back(idx);
+  return success();
+}
+
+int64_t GatherElementsOp::getFlops() { return 0; }
+
+LogicalResult GatherElementsOp::interpret(InterpreterEnv &env) {
+  const Tensor &data = env.get(getData());
+  const Tensor &indices = env.get(getIndices());
+  auto offsets = alongAxisOffsets(*this, data, indices, getAxis());
+  if (failed(offsets))
+    return failure();
+  Tensor out(data.dtype(), indices.shape());
+  for (auto [flat, offset] : llvm::enumerate(*offsets))
+    copyElementAt(out, static_cast<int64_t>(flat), data, offset);
+  env.set(getOutput(), out);
   return success();
 }
 
@@ -449,6 +539,17 @@ LogicalResult TopKOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   auto axis = normalizeAxis(*this, "axis", getAxis(), in.size());
   if (failed(axis))
     return failure();
+  if (Value kValue = getKValue()) {
+    if (getK() != 0)
+      return emitOpError() << "takes k from attribute 'k' = " << getK()
+                           << " or from operand 'k_value', not both";
+    if (failed(checkRuntimeScalar(*this, "k_value", kValue)))
+      return failure();
+    in[*axis] = ShapedType::kDynamic;
+    s.push_back(in);
+    s.push_back(in);
+    return success();
+  }
   if (getK() < 0 || getK() > in[*axis])
     return emitOpError() << "attribute 'k' = " << getK() << " must be in [0, "
                          << in[*axis] << "] (the size of dim " << *axis << ")";
@@ -496,9 +597,20 @@ LogicalResult TopKOp::interpret(InterpreterEnv &env) {
   const Tensor &in = env.get(getInput());
   int64_t axis = getAxis() < 0 ? getAxis() + in.rank() : getAxis();
   int64_t dim = in.dim(axis), k = getK();
+  if (Value kValue = getKValue()) {
+    auto v = runtimeScalarInt(*this, "k_value", env.get(kValue));
+    if (failed(v))
+      return failure();
+    if (*v < 0 || *v > dim)
+      return emitOpError() << "operand 'k_value' = " << *v
+                           << " must be in [0, " << dim
+                           << "] (the size of dim " << axis << ")";
+    k = *v;
+  }
   int64_t inner = product(ArrayRef<int64_t>(in.shape()).drop_front(axis + 1));
   int64_t outer = product(ArrayRef<int64_t>(in.shape()).take_front(axis));
-  std::vector<int64_t> outShape = resultShape(getValues());
+  std::vector<int64_t> outShape = in.shape();
+  outShape[axis] = k;
   Tensor values(in.dtype(), outShape), indices(DType::I64, outShape);
   TopKOrder order{in, getLargest()};
   std::vector<int64_t> pos(dim);

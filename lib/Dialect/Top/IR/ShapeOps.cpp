@@ -37,6 +37,28 @@ bool setIfEmpty(InterpreterEnv &env, Value result) {
   return true;
 }
 
+/// The result shape of a data-movement op: `result`'s static type, or
+/// `computed` from its runtime operand (checked against the runtime size
+/// limit); nullopt after an error. Sets an empty `result` of `dtype` and
+/// returns an empty shape when there is nothing to move.
+std::optional<std::vector<int64_t>>
+moveResultShape(InterpreterEnv &env, Operation *op, Value result, DType dtype,
+                FailureOr<SmallVector<int64_t>> computed, bool runtime) {
+  std::vector<int64_t> shape;
+  if (runtime) {
+    if (failed(computed))
+      return std::nullopt;
+    shape.assign(computed->begin(), computed->end());
+    if (failed(checkRuntimeResultSize(op, shape)))
+      return std::nullopt;
+  } else {
+    shape = resultShape(result);
+  }
+  if (isEmptyShape(shape))
+    env.set(result, Tensor(dtype, shape));
+  return shape;
+}
+
 /// Zero FLOPs: data movement only.
 template <typename OpT> int64_t noFlops(OpT) { return 0; }
 
@@ -52,56 +74,90 @@ bool isIdentityOrder(ArrayRef<int64_t> order) {
 // ReshapeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReshapeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
-  auto inCount = checkedElementCount(*this, in);
+/// The result shape of reshaping `in` to `shape` (0 copies the input dim,
+/// one -1 is inferred); errors name `what` (the attribute or the runtime
+/// operand) and the shape.
+static FailureOr<SmallVector<int64_t>>
+reshapeTo(Operation *op, StringRef what, ArrayRef<int64_t> in,
+          ArrayRef<int64_t> shape) {
+  auto inCount = checkedElementCount(op, in);
   if (failed(inCount))
     return failure();
-  SmallVector<int64_t> out(getShape());
+  SmallVector<int64_t> out(shape);
   int64_t inferAt = -1, known = 1;
   for (auto [i, d] : llvm::enumerate(out)) {
     if (d == -1) {
       if (inferAt >= 0)
-        return emitOpError() << "attribute 'shape' " << formatArray(getShape())
-                             << " has more than one -1";
+        return op->emitOpError() << what << " " << formatArray(shape)
+                                 << " has more than one -1";
       inferAt = i;
       continue;
     }
     if (d == 0) {
       if (i >= in.size())
-        return emitOpError() << "attribute 'shape' " << formatArray(getShape())
-                             << " copies dim " << i << " (0) but the input "
-                             << "has rank " << in.size();
+        return op->emitOpError() << what << " " << formatArray(shape)
+                                 << " copies dim " << i << " (0) but the "
+                                 << "input has rank " << in.size();
       d = in[i];
     }
     if (d < 0)
-      return emitOpError() << "attribute 'shape' " << formatArray(getShape())
-                           << " has invalid dim " << d << " at index " << i;
+      return op->emitOpError() << what << " " << formatArray(shape)
+                               << " has invalid dim " << d << " at index "
+                               << i;
     if (d != 0 && known > INT64_MAX / d)
-      return emitOpError() << "attribute 'shape' " << formatArray(getShape())
-                           << " overflows int64";
+      return op->emitOpError() << what << " " << formatArray(shape)
+                               << " overflows int64";
     known *= d;
   }
   if (inferAt >= 0) {
     if (known == 0 || *inCount % known != 0)
-      return emitOpError() << "cannot reshape " << formatArray(in) << " to "
-                           << formatArray(getShape())
-                           << ": element count does not divide";
+      return op->emitOpError() << "cannot reshape " << formatArray(in)
+                               << " to " << formatArray(shape)
+                               << ": element count does not divide";
     out[inferAt] = *inCount / known;
   } else if (known != *inCount) {
-    return emitOpError() << "cannot reshape " << formatArray(in) << " ("
-                         << *inCount << " elements) to "
-                         << formatArray(getShape()) << " (" << known
-                         << " elements)";
+    return op->emitOpError() << "cannot reshape " << formatArray(in) << " ("
+                             << *inCount << " elements) to "
+                             << formatArray(shape) << " (" << known
+                             << " elements)";
   }
-  s.push_back(out);
+  return out;
+}
+
+LogicalResult ReshapeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  if (Value shapeValue = getShapeValue()) {
+    if (!getShape().empty())
+      return emitOpError() << "takes the shape from attribute 'shape' "
+                           << formatArray(getShape())
+                           << " or from operand 'shape_value', not both";
+    auto rank = runtimeListLength(*this, "shape_value", shapeValue);
+    if (failed(rank))
+      return failure();
+    s.push_back(SmallVector<int64_t>(*rank, ShapedType::kDynamic));
+    return success();
+  }
+  auto out = reshapeTo(*this, "attribute 'shape'", shapeOf(getInput()),
+                       getShape());
+  if (failed(out))
+    return failure();
+  s.push_back(*out);
   return success();
 }
 
 int64_t ReshapeOp::getFlops() { return 0; }
 
 LogicalResult ReshapeOp::interpret(InterpreterEnv &env) {
-  env.set(getOutput(), env.get(getInput()).reshaped(resultShape(getOutput())));
+  const Tensor &input = env.get(getInput());
+  if (!getShapeValue()) {
+    env.set(getOutput(), input.reshaped(resultShape(getOutput())));
+    return success();
+  }
+  auto out = reshapeTo(*this, "operand 'shape_value'", input.shape(),
+                       runtimeInts(env.get(getShapeValue())));
+  if (failed(out))
+    return failure();
+  env.set(getOutput(), input.reshaped(std::vector<int64_t>(out->begin(),
+                                                           out->end())));
   return success();
 }
 
@@ -110,6 +166,8 @@ LogicalResult ReshapeOp::interpret(InterpreterEnv &env) {
 /// result shape, or kept if it has no 0 (which would refer to the inner
 /// reshape's dims).
 OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getShapeValue())
+    return {};
   Type type = getOutput().getType();
   if (getInput().getType() == type && hasStaticShape(getInput()))
     return getInput();
@@ -123,6 +181,74 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
     return {};
   getInputMutable().assign(inner.getInput());
   return getOutput();
+}
+
+//===----------------------------------------------------------------------===//
+// SqueezeOp, UnsqueezeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SqueezeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  int64_t rank = shapeOf(getInput()).size();
+  auto n = runtimeListLength(*this, "axes_value", getAxesValue());
+  if (failed(n))
+    return failure();
+  if (*n > rank)
+    return emitOpError() << "operand 'axes_value' holds " << *n
+                         << " axes but the input has rank " << rank;
+  s.push_back(SmallVector<int64_t>(rank - *n, ShapedType::kDynamic));
+  return success();
+}
+
+int64_t SqueezeOp::getFlops() { return 0; }
+
+LogicalResult SqueezeOp::interpret(InterpreterEnv &env) {
+  const Tensor &input = env.get(getInput());
+  auto axes = normalizeRuntimeAxes(*this, "axes_value",
+                                   runtimeInts(env.get(getAxesValue())),
+                                   input.rank());
+  if (failed(axes))
+    return failure();
+  std::vector<int64_t> out;
+  for (int64_t d = 0; d < input.rank(); ++d) {
+    if (!llvm::is_contained(*axes, d)) {
+      out.push_back(input.dim(d));
+      continue;
+    }
+    if (input.dim(d) != 1)
+      return emitOpError() << "cannot squeeze dim " << d << " of shape "
+                           << formatArray(input.shape())
+                           << ": its size is not 1";
+  }
+  env.set(getOutput(), input.reshaped(out));
+  return success();
+}
+
+LogicalResult
+UnsqueezeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  int64_t rank = shapeOf(getInput()).size();
+  auto n = runtimeListLength(*this, "axes_value", getAxesValue());
+  if (failed(n))
+    return failure();
+  s.push_back(SmallVector<int64_t>(rank + *n, ShapedType::kDynamic));
+  return success();
+}
+
+int64_t UnsqueezeOp::getFlops() { return 0; }
+
+LogicalResult UnsqueezeOp::interpret(InterpreterEnv &env) {
+  const Tensor &input = env.get(getInput());
+  const Tensor &axesValue = env.get(getAxesValue());
+  int64_t outRank = input.rank() + axesValue.numElements();
+  auto axes = normalizeRuntimeAxes(*this, "axes_value",
+                                   runtimeInts(axesValue), outRank);
+  if (failed(axes))
+    return failure();
+  std::vector<int64_t> out;
+  int64_t next = 0;
+  for (int64_t d = 0; d < outRank; ++d)
+    out.push_back(llvm::is_contained(*axes, d) ? 1 : input.dim(next++));
+  env.set(getOutput(), input.reshaped(out));
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -252,12 +378,39 @@ LogicalResult ConcatOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult SplitOp::verify() {
+  for (auto [i, result] : llvm::enumerate(getOutputs()))
+    if (failed(checkSameElementType(*this, "operand 'input'", getInput(),
+                                    "result #" + std::to_string(i), result)))
+      return failure();
   ArrayRef<int64_t> split = getSplit();
+  if (getSplitValue()) {
+    if (!split.empty())
+      return emitOpError() << "takes the sizes from attribute 'split' "
+                           << formatArray(split)
+                           << " or from operand 'split_value', not both";
+    return success();
+  }
   if (split.size() != getNumResults())
     return emitOpError() << "attribute 'split' " << formatArray(split)
                          << " has " << split.size() << " sizes but the op has "
                          << getNumResults() << " results";
   return checkArrayAttr(*this, "split", split, split.size(), 0);
+}
+
+/// Checks that `sizes` (named `what`) are >= 0 and sum to `dim`, the size
+/// of dim `axis`.
+static LogicalResult checkSplitSizes(Operation *op, StringRef what,
+                                     ArrayRef<int64_t> sizes, int64_t dim,
+                                     int64_t axis) {
+  int64_t sum = 0;
+  bool bad = false;
+  for (int64_t size : sizes)
+    bad |= size < 0 || llvm::AddOverflow(sum, size, sum);
+  if (bad || sum != dim)
+    return op->emitOpError() << what << " " << formatArray(sizes)
+                             << " must sum to the size " << dim << " of dim "
+                             << axis;
+  return success();
 }
 
 LogicalResult SplitOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
@@ -267,19 +420,25 @@ LogicalResult SplitOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   auto axis = normalizeAxis(*this, "axis", getAxis(), in.size());
   if (failed(axis))
     return failure();
-  int64_t sum = 0;
-  bool overflow = false;
+  if (Value split = getSplitValue()) {
+    auto n = runtimeListLength(*this, "split_value", split);
+    if (failed(n))
+      return failure();
+    if (*n != static_cast<int64_t>(getNumResults()))
+      return emitOpError() << "operand 'split_value' has " << *n
+                           << " sizes but the op has " << getNumResults()
+                           << " results";
+    in[*axis] = ShapedType::kDynamic;
+    s.append(getNumResults(), in);
+    return success();
+  }
   for (int64_t size : getSplit()) {
-    overflow |= llvm::AddOverflow(sum, size, sum);
     SmallVector<int64_t> out = in;
     out[*axis] = size;
     s.push_back(out);
   }
-  if (overflow || sum != in[*axis])
-    return emitOpError() << "attribute 'split' " << formatArray(getSplit())
-                         << " must sum to the size " << in[*axis]
-                         << " of dim " << *axis;
-  return success();
+  return checkSplitSizes(*this, "attribute 'split'", getSplit(), in[*axis],
+                         *axis);
 }
 
 int64_t SplitOp::getFlops() { return noFlops(*this); }
@@ -288,20 +447,30 @@ LogicalResult SplitOp::interpret(InterpreterEnv &env) {
   // A copy (it shares the data): setting a result may grow the env's map,
   // which would leave a reference into it dangling.
   const Tensor in = env.get(getInput());
-  if (in.numElements() == 0) {
-    for (Value result : getOutputs())
-      setIfEmpty(env, result);
-    return success();
-  }
   int64_t axis = getAxis() < 0 ? getAxis() + in.rank() : getAxis();
+  SmallVector<int64_t> sizes(getSplit());
+  if (Value split = getSplitValue()) {
+    sizes = runtimeInts(env.get(split));
+    if (sizes.size() != getNumResults())
+      return emitOpError() << "operand 'split_value' has " << sizes.size()
+                           << " sizes but the op has " << getNumResults()
+                           << " results";
+    if (failed(checkSplitSizes(*this, "operand 'split_value'", sizes,
+                               in.dim(axis), axis)))
+      return failure();
+  }
   SmallVector<SmallVector<int64_t>> offsets = identityOffsets(in.shape());
   SmallVector<int64_t> strides = rowMajorStrides(in.shape());
   int64_t begin = 0;
-  for (auto [result, size] : llvm::zip(getOutputs(), getSplit())) {
+  for (auto [result, size] : llvm::zip(getOutputs(), sizes)) {
+    std::vector<int64_t> shape = in.shape();
+    shape[axis] = size;
     offsets[axis] = stridedOffsets(begin, 1, size, strides[axis]);
     begin += size;
-    if (!setIfEmpty(env, result))
-      env.set(result, gatherOffsets(in, resultShape(result), offsets));
+    if (isEmptyShape(shape))
+      env.set(result, Tensor(in.dtype(), shape));
+    else
+      env.set(result, gatherOffsets(in, shape, offsets));
   }
   return success();
 }
@@ -320,35 +489,63 @@ LogicalResult PadOp::verify() {
   return success();
 }
 
-LogicalResult PadOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  if (failed(verify()))
-    return failure();
-  SmallVector<int64_t> out = shapeOf(getInput());
+/// The result shape of padding `in` by `pads` in `mode`; errors name
+/// `what` (the attribute or the runtime operand).
+static FailureOr<SmallVector<int64_t>> padShape(Operation *op, StringRef what,
+                                                StringRef mode,
+                                                ArrayRef<int64_t> in,
+                                                ArrayRef<int64_t> pads) {
+  SmallVector<int64_t> out(in);
   int64_t rank = out.size();
-  ArrayRef<int64_t> pads = getPads();
-  if (failed(checkArrayAttr(*this, "pads", pads, 2 * rank, INT64_MIN)))
-    return failure();
+  if (static_cast<int64_t>(pads.size()) != 2 * rank)
+    return op->emitOpError() << what << " must have " << 2 * rank
+                             << " values, got " << pads.size() << " "
+                             << formatArray(pads);
   for (int64_t d = 0; d < rank; ++d) {
     int64_t dim = out[d], b = pads[d], e = pads[d + rank];
     auto tooBig = [&](int64_t pad) { return pad > 0 && pad >= dim; };
-    if (getMode() == "reflect" && (tooBig(b) || tooBig(e)))
-      return emitOpError() << "attribute 'pads' " << formatArray(pads)
-                           << " must be smaller than dim " << d << " (size "
-                           << dim << ") in mode \"reflect\"";
-    if ((getMode() == "edge" || getMode() == "wrap") && dim == 0 &&
-        (b > 0 || e > 0))
-      return emitOpError() << "attribute 'pads' " << formatArray(pads)
-                           << " pads the empty dim " << d << " in mode \""
-                           << getMode() << "\"";
+    if (mode == "reflect" && (tooBig(b) || tooBig(e)))
+      return op->emitOpError() << what << " " << formatArray(pads)
+                               << " must be smaller than dim " << d
+                               << " (size " << dim << ") in mode \"reflect\"";
+    if ((mode == "edge" || mode == "wrap") && dim == 0 && (b > 0 || e > 0))
+      return op->emitOpError() << what << " " << formatArray(pads)
+                               << " pads the empty dim " << d << " in mode \""
+                               << mode << "\"";
     if (llvm::AddOverflow(dim, b, out[d]) ||
         llvm::AddOverflow(out[d], e, out[d]) || out[d] < 0)
-      return emitOpError() << "attribute 'pads' " << formatArray(pads)
-                           << " gives dim " << d << " (size " << dim
-                           << ") a negative or overflowing size";
+      return op->emitOpError() << what << " " << formatArray(pads)
+                               << " gives dim " << d << " (size " << dim
+                               << ") a negative or overflowing size";
   }
-  if (failed(checkedElementCount(*this, out)))
+  if (failed(checkedElementCount(op, out)))
     return failure();
-  s.push_back(out);
+  return out;
+}
+
+LogicalResult PadOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  if (failed(verify()))
+    return failure();
+  SmallVector<int64_t> in = shapeOf(getInput());
+  if (Value pads = getPadsValue()) {
+    if (!getPads().empty())
+      return emitOpError() << "takes the pads from attribute 'pads' "
+                           << formatArray(getPads())
+                           << " or from operand 'pads_value', not both";
+    auto n = runtimeListLength(*this, "pads_value", pads);
+    if (failed(n))
+      return failure();
+    if (*n != 2 * static_cast<int64_t>(in.size()))
+      return emitOpError() << "operand 'pads_value' has " << *n
+                           << " entries but the input has rank " << in.size()
+                           << " (needs " << 2 * in.size() << ")";
+    s.push_back(SmallVector<int64_t>(in.size(), ShapedType::kDynamic));
+    return success();
+  }
+  auto out = padShape(*this, "attribute 'pads'", getMode(), in, getPads());
+  if (failed(out))
+    return failure();
+  s.push_back(*out);
   return success();
 }
 
@@ -373,15 +570,26 @@ static int64_t padSource(StringRef mode, int64_t o, int64_t begin,
 }
 
 LogicalResult PadOp::interpret(InterpreterEnv &env) {
-  if (setIfEmpty(env, getOutput()))
-    return success();
   const Tensor &in = env.get(getInput());
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  Value pads = getPadsValue();
+  SmallVector<int64_t> padList =
+      pads ? runtimeInts(env.get(pads)) : SmallVector<int64_t>(getPads());
+  auto shape = moveResultShape(
+      env, *this, getOutput(), in.dtype(),
+      pads ? padShape(*this, "operand 'pads_value'", getMode(), in.shape(),
+                      padList)
+           : FailureOr<SmallVector<int64_t>>(failure()),
+      pads != nullptr);
+  if (!shape)
+    return failure();
+  std::vector<int64_t> &outShape = *shape;
+  if (isEmptyShape(outShape))
+    return success();
   SmallVector<int64_t> strides = rowMajorStrides(in.shape());
   SmallVector<SmallVector<int64_t>> offsets(in.rank());
   for (int64_t d = 0; d < in.rank(); ++d)
     for (int64_t o = 0; o < outShape[d]; ++o) {
-      int64_t i = padSource(getMode(), o, getPads()[d], in.dim(d));
+      int64_t i = padSource(getMode(), o, padList[d], in.dim(d));
       offsets[d].push_back(i < 0 ? kFillOffset : i * strides[d]);
     }
   Tensor fill(in.dtype(), {});
@@ -395,32 +603,73 @@ LogicalResult PadOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult TileOp::verify() {
+  if (getRepeatsValue() && !getRepeats().empty())
+    return emitOpError() << "takes the repeats from attribute 'repeats' "
+                         << formatArray(getRepeats())
+                         << " or from operand 'repeats_value', not both";
   return checkArrayAttr(*this, "repeats", getRepeats(), getRepeats().size(), 0);
 }
 
-LogicalResult TileOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> out = shapeOf(getInput());
-  ArrayRef<int64_t> repeats = getRepeats();
-  if (failed(checkArrayAttr(*this, "repeats", repeats, out.size(), 0)))
-    return failure();
-  for (auto [d, r] : llvm::zip(out, repeats))
+/// The result shape of tiling `in` by `repeats`; errors name `what`.
+static FailureOr<SmallVector<int64_t>> tileShape(Operation *op, StringRef what,
+                                                 ArrayRef<int64_t> in,
+                                                 ArrayRef<int64_t> repeats) {
+  if (repeats.size() != in.size())
+    return op->emitOpError() << what << " must have " << in.size()
+                             << " values, got " << repeats.size() << " "
+                             << formatArray(repeats);
+  SmallVector<int64_t> out(in);
+  for (auto [d, r] : llvm::zip(out, repeats)) {
+    if (r < 0)
+      return op->emitOpError() << what << " " << formatArray(repeats)
+                               << " has a negative entry " << r;
     if (llvm::MulOverflow(d, r, d))
-      return emitOpError() << "attribute 'repeats' " << formatArray(repeats)
-                           << " overflows a dim of "
-                           << formatArray(shapeOf(getInput()));
-  if (failed(checkedElementCount(*this, out)))
+      return op->emitOpError() << what << " " << formatArray(repeats)
+                               << " overflows a dim of " << formatArray(in);
+  }
+  if (failed(checkedElementCount(op, out)))
     return failure();
-  s.push_back(out);
+  return out;
+}
+
+LogicalResult TileOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = shapeOf(getInput());
+  if (Value repeats = getRepeatsValue()) {
+    auto n = runtimeListLength(*this, "repeats_value", repeats);
+    if (failed(n))
+      return failure();
+    if (*n != static_cast<int64_t>(in.size()))
+      return emitOpError() << "operand 'repeats_value' has " << *n
+                           << " entries but the input has rank " << in.size();
+    for (int64_t &d : in)
+      if (d != 0)
+        d = ShapedType::kDynamic;
+    s.push_back(in);
+    return success();
+  }
+  auto out = tileShape(*this, "attribute 'repeats'", in, getRepeats());
+  if (failed(out))
+    return failure();
+  s.push_back(*out);
   return success();
 }
 
 int64_t TileOp::getFlops() { return noFlops(*this); }
 
 LogicalResult TileOp::interpret(InterpreterEnv &env) {
-  if (setIfEmpty(env, getOutput()))
-    return success();
   const Tensor &in = env.get(getInput());
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  Value repeats = getRepeatsValue();
+  auto shape = moveResultShape(
+      env, *this, getOutput(), in.dtype(),
+      repeats ? tileShape(*this, "operand 'repeats_value'", in.shape(),
+                          runtimeInts(env.get(repeats)))
+              : FailureOr<SmallVector<int64_t>>(failure()),
+      repeats != nullptr);
+  if (!shape)
+    return failure();
+  std::vector<int64_t> &outShape = *shape;
+  if (isEmptyShape(outShape))
+    return success();
   SmallVector<int64_t> strides = rowMajorStrides(in.shape());
   SmallVector<SmallVector<int64_t>> offsets(in.rank());
   for (int64_t d = 0; d < in.rank(); ++d)
@@ -435,38 +684,84 @@ LogicalResult TileOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ExpandOp::verify() {
+  if (getShapeValue() && !getShape().empty())
+    return emitOpError() << "takes the shape from attribute 'shape' "
+                         << formatArray(getShape())
+                         << " or from operand 'shape_value', not both";
   return checkArrayAttr(*this, "shape", getShape(), getShape().size(), 0);
+}
+
+/// The broadcast of `in` and `shape` (entries of `shape` may be `?`: then
+/// the dim is the input's unless that is 1 or `?`); errors name `what`.
+static FailureOr<SmallVector<int64_t>>
+expandShape(Operation *op, StringRef what, ArrayRef<int64_t> in,
+            ArrayRef<int64_t> shape) {
+  size_t rank = std::max(in.size(), shape.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t a = i < rank - in.size() ? 1 : in[i - (rank - in.size())];
+    int64_t b = i < rank - shape.size() ? 1 : shape[i - (rank - shape.size())];
+    if (ShapedType::isDynamic(b)) {
+      out[i] = a == 1 ? ShapedType::kDynamic : a;
+      continue;
+    }
+    if (ShapedType::isDynamic(a)) {
+      out[i] = b == 1 ? ShapedType::kDynamic : b;
+      continue;
+    }
+    if (b < 0)
+      return op->emitOpError() << what << " " << formatArray(shape)
+                               << " has a negative entry " << b;
+    if (a != b && a != 1 && b != 1)
+      return op->emitOpError() << what << " " << formatArray(shape)
+                               << " does not broadcast with the input shape "
+                               << formatArray(in);
+    out[i] = a == 1 ? b : a;
+  }
+  if (llvm::none_of(out, ShapedType::isDynamic) &&
+      failed(checkedElementCount(op, out)))
+    return failure();
+  return out;
 }
 
 LogicalResult ExpandOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()))
     return failure();
   SmallVector<int64_t> in = shapeOf(getInput());
-  ArrayRef<int64_t> shape = getShape();
-  size_t rank = std::max(in.size(), shape.size());
-  SmallVector<int64_t> out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t a = i < rank - in.size() ? 1 : in[i - (rank - in.size())];
-    int64_t b = i < rank - shape.size() ? 1 : shape[i - (rank - shape.size())];
-    if (a != b && a != 1 && b != 1)
-      return emitOpError() << "attribute 'shape' " << formatArray(shape)
-                           << " does not broadcast with the input shape "
-                           << formatArray(in);
-    out[i] = a == 1 ? b : a;
+  if (Value shape = getShapeValue()) {
+    auto n = runtimeListLength(*this, "shape_value", shape);
+    if (failed(n))
+      return failure();
+    auto out = expandShape(*this, "operand 'shape_value'", in,
+                           SmallVector<int64_t>(*n, ShapedType::kDynamic));
+    if (failed(out))
+      return failure();
+    s.push_back(*out);
+    return success();
   }
-  if (failed(checkedElementCount(*this, out)))
+  auto out = expandShape(*this, "attribute 'shape'", in, getShape());
+  if (failed(out))
     return failure();
-  s.push_back(out);
+  s.push_back(*out);
   return success();
 }
 
 int64_t ExpandOp::getFlops() { return noFlops(*this); }
 
 LogicalResult ExpandOp::interpret(InterpreterEnv &env) {
-  if (setIfEmpty(env, getOutput()))
-    return success();
   const Tensor &in = env.get(getInput());
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  Value shapeValue = getShapeValue();
+  auto shape = moveResultShape(
+      env, *this, getOutput(), in.dtype(),
+      shapeValue ? expandShape(*this, "operand 'shape_value'", in.shape(),
+                               runtimeInts(env.get(shapeValue)))
+                 : FailureOr<SmallVector<int64_t>>(failure()),
+      shapeValue != nullptr);
+  if (!shape)
+    return failure();
+  std::vector<int64_t> &outShape = *shape;
+  if (isEmptyShape(outShape))
+    return success();
   SmallVector<int64_t> strides = broadcastStrides(in.shape(), outShape);
   SmallVector<SmallVector<int64_t>> offsets;
   for (auto [d, stride] : llvm::zip(outShape, strides))

@@ -125,6 +125,13 @@ FailureOr<SmallVector<int64_t>> broadcastShapes(Operation *op,
   for (size_t i = 0; i < rank; ++i) {
     int64_t a = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
     int64_t b = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
+    // A dynamic dim (`?`) is 1 or the other dim; only run time tells.
+    if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b)) {
+      int64_t known = ShapedType::isDynamic(a) ? b : a;
+      out[i] = ShapedType::isDynamic(known) || known == 1 ? ShapedType::kDynamic
+                                                          : known;
+      continue;
+    }
     if (a != b && a != 1 && b != 1)
       return op->emitOpError() << "operand shapes " << formatArray(lhs)
                                << " and " << formatArray(rhs)

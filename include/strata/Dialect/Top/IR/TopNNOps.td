@@ -313,6 +313,12 @@ def Top_ResizeOp : Top_Op<"Resize", [Pure]> {
     bilinear on 2 resized dims, trilinear on 3). Integer inputs are
     interpolated in f64 and truncated. An input dim of size 0 can only be
     resized to 0.
+
+    Scales or sizes only known at run time are the optional operand
+    `target_value` (one value per dim; a float tensor holds scales, an
+    integer tensor sizes, same rules) and the attributes `scales` and
+    `sizes` are then absent; the result dims are `?`, fixed by the
+    interpreter at run time.
   }];
   let arguments = (ins
     Top_Tensor:$input,
@@ -326,9 +332,25 @@ def Top_ResizeOp : Top_Op<"Resize", [Pure]> {
     DefaultValuedAttr<BoolAttr, "false">:$antialias,
     OptionalAttr<DenseF64ArrayAttr>:$roi,
     DefaultValuedAttr<F64Attr, "0.0">:$extrapolation_value,
-    OptionalAttr<DenseF64ArrayAttr>:$coordinate_scales
+    OptionalAttr<DenseF64ArrayAttr>:$coordinate_scales,
+    Optional<TensorOf<[AnyFloat, AnyInteger]>>:$target_value
   );
   let results = (outs Top_Tensor:$output);
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
+      "::mlir::StringAttr":$mode,
+      "::mlir::StringAttr":$coordinate_transformation_mode,
+      "::mlir::StringAttr":$nearest_mode, "::mlir::DenseF64ArrayAttr":$scales,
+      "::mlir::DenseI64ArrayAttr":$sizes, "::mlir::FloatAttr":$cubic_coeff_a,
+      "::mlir::BoolAttr":$exclude_outside, "::mlir::BoolAttr":$antialias,
+      "::mlir::DenseF64ArrayAttr":$roi, "::mlir::FloatAttr":$extrapolation_value,
+      "::mlir::DenseF64ArrayAttr":$coordinate_scales), [{
+      build($_builder, $_state, resultTypes, input, mode,
+            coordinate_transformation_mode, nearest_mode, scales, sizes,
+            cubic_coeff_a, exclude_outside, antialias, roi, extrapolation_value,
+            coordinate_scales, ::mlir::Value());
+    }]>
+  ];
   let hasFolder = 1;
 }
 

@@ -22,14 +22,28 @@ def Top_TriluOp : Top_Op<"Trilu", [Pure,
     sets the others to zero. `diagonal = 0` is the main diagonal, positive
     values lie above it. Any element type.
 
+    When the diagonal is only known at run time it is the optional operand
+    `diagonal_value` (an integer tensor with one element) and the attribute
+    `diagonal` keeps its default 0.
+
     ```mlir
     %1 = top.Trilu(%0) {upper = true, diagonal = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    %3 = top.Trilu(%0, %2) {upper = false} : (tensor<2x3x4xf32>, tensor<i64>) -> tensor<2x3x4xf32>
     ```
   }];
   let arguments = (ins Top_Tensor:$input,
                    DefaultValuedAttr<BoolAttr, "true">:$upper,
-                   DefaultValuedAttr<Top_AxisAttr, "0">:$diagonal);
+                   DefaultValuedAttr<Top_AxisAttr, "0">:$diagonal,
+                   Optional<TensorOf<[AnyInteger]>>:$diagonal_value);
   let results = (outs Top_Tensor:$output);
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
+                   "::mlir::BoolAttr":$upper, "::mlir::IntegerAttr":$diagonal), [{
+      build($_builder, $_state, resultTypes, input, upper, diagonal,
+            ::mlir::Value());
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 def Top_CumulativeOp : Top_Op<"Cumulative", [Pure,
@@ -43,15 +57,29 @@ def Top_CumulativeOp : Top_Op<"Cumulative", [Pure,
     element backward. Floats accumulate in their compute type (f32, or f64
     for f64); integers wrap around.
 
+    When the axis is only known at run time it is the optional operand
+    `axis_value` (an integer tensor with one element) and the attribute
+    `axis` is 0.
+
     ```mlir
     %1 = top.Cumulative(%0) {axis = -1 : i64, mode = "prod", exclusive = true, reverse = false} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+    %3 = top.Cumulative(%0, %2) {axis = 0 : i64, mode = "sum"} : (tensor<2x5xf32>, tensor<i32>) -> tensor<2x5xf32>
     ```
   }];
   let arguments = (ins Top_Tensor:$input, Top_AxisAttr:$axis,
                    DefaultValuedAttr<StrAttr, "\"sum\"">:$mode,
                    DefaultValuedAttr<BoolAttr, "false">:$exclusive,
-                   DefaultValuedAttr<BoolAttr, "false">:$reverse);
+                   DefaultValuedAttr<BoolAttr, "false">:$reverse,
+                   Optional<TensorOf<[AnyInteger]>>:$axis_value);
   let results = (outs Top_Tensor:$output);
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
+                   "::mlir::IntegerAttr":$axis, "::mlir::StringAttr":$mode,
+                   "::mlir::BoolAttr":$exclusive, "::mlir::BoolAttr":$reverse), [{
+      build($_builder, $_state, resultTypes, input, axis, mode, exclusive,
+            reverse, ::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -77,6 +105,24 @@ def Top_ScatterElementsOp : Top_Op<"ScatterElements", [Pure,
                    DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
   let results = (outs Top_Tensor:$output);
   let hasVerifier = 1;
+}
+
+def Top_GatherElementsOp : Top_Op<"GatherElements", [Pure,
+    AllElementTypesMatch<["data", "output"]>]> {
+  let summary = "Reads data at per-element indices along an axis";
+  let description = [{
+    `output[p] = data[p with p[axis] := indices[p]]` for every position `p`
+    of `indices` (ONNX GatherElements, `np.take_along_axis`): the result has
+    the shape of `indices`, which has the data's rank and is no larger than
+    `data` in the dims other than `axis`. Indices are read at run time.
+
+    ```mlir
+    %1 = top.GatherElements(%d, %i) {axis = 1 : i64} : (tensor<3x5xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$data, TensorOf<[AnyInteger]>:$indices,
+                   DefaultValuedAttr<Top_AxisAttr, "0">:$axis);
+  let results = (outs Top_Tensor:$output);
 }
 
 def Top_ScatterNDOp : Top_Op<"ScatterND", [Pure,
@@ -131,15 +177,29 @@ def Top_TopKOp : Top_Op<"TopK", [Pure,
     `sorted` (then the elements are in index order). NaN counts as larger
     than any number. `k` is in `[0, dim]`.
 
+    When `k` is only known at run time it is the optional operand `k_value`
+    (an integer tensor with one element), the attribute `k` is 0 and the
+    results' `axis` dim is `?` (fixed by the interpreter at run time).
+
     ```mlir
     %v, %i = top.TopK(%0) {k = 3 : i64, axis = -1 : i64, largest = true, sorted = true} : (tensor<3x4xf32>) -> (tensor<3x3xf32>, tensor<3x3xi64>)
+    %w, %j = top.TopK(%0, %k) {k = 0 : i64, axis = -1 : i64} : (tensor<3x4xf32>, tensor<1xi64>) -> (tensor<3x?xf32>, tensor<3x?xi64>)
     ```
   }];
   let arguments = (ins Top_Tensor:$input, Top_AxisAttr:$k,
                    DefaultValuedAttr<Top_AxisAttr, "-1">:$axis,
                    DefaultValuedAttr<BoolAttr, "true">:$largest,
-                   DefaultValuedAttr<BoolAttr, "true">:$sorted);
+                   DefaultValuedAttr<BoolAttr, "true">:$sorted,
+                   Optional<TensorOf<[AnyInteger]>>:$k_value);
   let results = (outs Top_Tensor:$values, TensorOf<[I64]>:$indices);
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
+                   "::mlir::IntegerAttr":$k, "::mlir::IntegerAttr":$axis,
+                   "::mlir::BoolAttr":$largest, "::mlir::BoolAttr":$sorted), [{
+      build($_builder, $_state, resultTypes, input, k, axis, largest, sorted,
+            ::mlir::Value());
+    }]>
+  ];
 }
 
 def Top_OneHotOp : Top_Op<"OneHot", [Pure,

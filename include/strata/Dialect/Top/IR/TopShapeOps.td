@@ -22,22 +22,36 @@ class Top_MoveOp<string mnemonic, list<Trait> traits = []>
     : Top_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultElementType],
                                    traits)>;
 
-def Top_ReshapeOp : Top_MoveOp<"Reshape"> {
+def Top_ReshapeOp : Top_Op<"Reshape", [Pure,
+    AllElementTypesMatch<["input", "output"]>]> {
   let summary = "Reinterprets a tensor with another shape";
   let description = [{
     `shape` gives the new dims; one entry may be -1 (inferred) and 0 copies
     the input's dim at that position (ONNX `allowzero = 0`). Element count
     must be preserved. The data (row-major order) is unchanged.
 
+    When the shape is only known at run time it is the optional operand
+    `shape_value` (a 1-D integer tensor of static length, same rules) and
+    the attribute `shape` is empty; the result then has that many dims, all
+    `?`, which the reference interpreter fixes at run time.
+
     Folds: a reshape to the input's own type is the input, and a reshape of
     a reshape reshapes the original input.
 
     ```mlir
     %1 = top.Reshape(%0) {shape = array<i64: 0, -1>} : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
+    %3 = top.Reshape(%0, %2) {shape = array<i64>} : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<?x?xf32>
     ```
   }];
-  let arguments = (ins Top_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let arguments = (ins Top_Tensor:$input, DenseI64ArrayAttr:$shape,
+                   Optional<TensorOf<[AnyInteger]>>:$shape_value);
   let results = (outs Top_Tensor:$output);
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
+                   "::mlir::DenseI64ArrayAttr":$shape), [{
+      build($_builder, $_state, resultTypes, input, shape, ::mlir::Value());
+    }]>
+  ];
   let hasFolder = 1;
 }
 
@@ -76,24 +90,39 @@ def Top_ConcatOp : Top_MoveOp<"Concat"> {
   let results = (outs Top_Tensor:$output);
 }
 
-def Top_SplitOp : Top_MoveOp<"Split"> {
+def Top_SplitOp : Top_Op<"Split", [Pure]> {
   let summary = "Cuts a tensor into pieces along an axis";
   let description = [{
     Result `i` is the `split[i]` consecutive elements along `axis` that
     follow those of results `0 .. i-1` (ONNX Split). The sizes in `split` are
     >= 0 and sum to the input's `axis` dim; there is one result per size.
+    The results have the input's element type.
+
+    Sizes only known at run time are the optional operand `split_value` (a
+    1-D integer tensor with one entry per result, same rules) with `split`
+    empty; the results' `axis` dim is then `?`.
 
     ```mlir
     %0:2 = top.Split(%x) {axis = -1 : i64, split = array<i64: 1, 3>} : (tensor<2x4xf32>) -> (tensor<2x1xf32>, tensor<2x3xf32>)
+    %1:2 = top.Split(%x, %s) {axis = -1 : i64, split = array<i64>} : (tensor<2x4xf32>, tensor<2xi64>) -> (tensor<2x?xf32>, tensor<2x?xf32>)
     ```
   }];
   let arguments = (ins Top_Tensor:$input, Top_AxisAttr:$axis,
-                   DenseI64ArrayAttr:$split);
+                   DenseI64ArrayAttr:$split,
+                   Optional<TensorOf<[AnyInteger]>>:$split_value);
   let results = (outs Variadic<Top_Tensor>:$outputs);
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
+                   "::mlir::IntegerAttr":$axis, "::mlir::DenseI64ArrayAttr":$split), [{
+      build($_builder, $_state, resultTypes, input, axis, split,
+            ::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
-def Top_SliceOp : Top_MoveOp<"Slice"> {
+def Top_SliceOp : Top_Op<"Slice", [Pure,
+    AllElementTypesMatch<["input", "output"]>]> {
   let summary = "Takes a strided window of a tensor (ONNX Slice)";
   let description = [{
     For each `axes[i]`, keeps indices `starts[i], starts[i] + steps[i], ...`
@@ -108,19 +137,37 @@ def Top_SliceOp : Top_MoveOp<"Slice"> {
     `ends`, `axes` and `steps` have the same length, `axes` has no
     duplicates and `steps` has no zero.
 
+    When the window is only known at run time it is the optional operand
+    `bounds_value`: an i64 tensor of shape `[4, n]` whose rows are the
+    starts, ends, axes and steps (same rules); `starts` and `ends` are then
+    empty and `axes`/`steps` absent, and the result dims are `?`.
+
     ```mlir
     %1 = top.Slice(%0) {starts = array<i64: -1>, ends = array<i64: -9223372036854775808>, axes = array<i64: 1>, steps = array<i64: -1>} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+    %3 = top.Slice(%0, %2) {starts = array<i64>, ends = array<i64>} : (tensor<2x5xf32>, tensor<4x1xi64>) -> tensor<?x?xf32>
     ```
   }];
   let arguments = (ins Top_Tensor:$input, DenseI64ArrayAttr:$starts,
                    DenseI64ArrayAttr:$ends,
                    OptionalAttr<DenseI64ArrayAttr>:$axes,
-                   OptionalAttr<DenseI64ArrayAttr>:$steps);
+                   OptionalAttr<DenseI64ArrayAttr>:$steps,
+                   Optional<TensorOf<[I64]>>:$bounds_value);
   let results = (outs Top_Tensor:$output);
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
+                   "::mlir::DenseI64ArrayAttr":$starts,
+                   "::mlir::DenseI64ArrayAttr":$ends,
+                   "::mlir::DenseI64ArrayAttr":$axes,
+                   "::mlir::DenseI64ArrayAttr":$steps), [{
+      build($_builder, $_state, resultTypes, input, starts, ends, axes, steps,
+            ::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
-def Top_PadOp : Top_MoveOp<"Pad"> {
+def Top_PadOp : Top_Op<"Pad", [Pure,
+    AllElementTypesMatch<["input", "output"]>]> {
   let summary = "Pads (or crops) each dim of a tensor";
   let description = [{
     `pads` holds `2 * rank` values, all begins then all ends (ONNX):
@@ -136,14 +183,28 @@ def Top_PadOp : Top_MoveOp<"Pad"> {
     * `"wrap"`: the input repeated periodically, the end continuing at the
       start (`np.pad(mode="wrap")`); a padded dim must not be empty.
 
+    Pads only known at run time are the optional operand `pads_value` (a
+    1-D integer tensor of length `2 * rank`, same rules) with `pads` empty;
+    the result dims are then `?`, fixed by the interpreter at run time.
+
     ```mlir
     %1 = top.Pad(%0) {pads = array<i64: 0, 1, 0, 2>, mode = "reflect"} : (tensor<2x4xf32>) -> tensor<2x7xf32>
+    %3 = top.Pad(%0, %2) {pads = array<i64>, mode = "edge"} : (tensor<2x4xf32>, tensor<4xi64>) -> tensor<?x?xf32>
     ```
   }];
   let arguments = (ins Top_Tensor:$input, DenseI64ArrayAttr:$pads,
                    DefaultValuedAttr<StrAttr, "\"constant\"">:$mode,
-                   DefaultValuedAttr<F64Attr, "0.0">:$value);
+                   DefaultValuedAttr<F64Attr, "0.0">:$value,
+                   Optional<TensorOf<[AnyInteger]>>:$pads_value);
   let results = (outs Top_Tensor:$output);
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
+                   "::mlir::DenseI64ArrayAttr":$pads, "::mlir::StringAttr":$mode,
+                   "::mlir::FloatAttr":$value), [{
+      build($_builder, $_state, resultTypes, input, pads, mode, value,
+            ::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -167,23 +228,37 @@ def Top_GatherOp : Top_Op<"Gather", [Pure,
   let results = (outs Top_Tensor:$output);
 }
 
-def Top_TileOp : Top_MoveOp<"Tile"> {
+def Top_TileOp : Top_Op<"Tile", [Pure,
+    AllElementTypesMatch<["input", "output"]>]> {
   let summary = "Repeats a tensor along each dim";
   let description = [{
     Dim `i` of the result is `dim_i * repeats[i]`, holding `repeats[i]`
     copies of the input along that dim (`np.tile` with `len(repeats) ==
     rank`). `repeats` has one entry >= 0 per dim.
 
+    Repeats only known at run time are the optional operand `repeats_value`
+    (a 1-D integer tensor of length rank, same rules) with `repeats` empty;
+    the result dims are then `?` (0 stays 0).
+
     ```mlir
     %1 = top.Tile(%0) {repeats = array<i64: 2, 1>} : (tensor<3x4xf32>) -> tensor<6x4xf32>
+    %3 = top.Tile(%0, %2) {repeats = array<i64>} : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<?x?xf32>
     ```
   }];
-  let arguments = (ins Top_Tensor:$input, DenseI64ArrayAttr:$repeats);
+  let arguments = (ins Top_Tensor:$input, DenseI64ArrayAttr:$repeats,
+                   Optional<TensorOf<[AnyInteger]>>:$repeats_value);
   let results = (outs Top_Tensor:$output);
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
+                   "::mlir::DenseI64ArrayAttr":$repeats), [{
+      build($_builder, $_state, resultTypes, input, repeats, ::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
-def Top_ExpandOp : Top_MoveOp<"Expand"> {
+def Top_ExpandOp : Top_Op<"Expand", [Pure,
+    AllElementTypesMatch<["input", "output"]>]> {
   let summary = "Broadcasts a tensor to a shape (ONNX Expand)";
   let description = [{
     The result shape is the numpy broadcast of the input shape and `shape`
@@ -191,16 +266,65 @@ def Top_ExpandOp : Top_MoveOp<"Expand"> {
     in `shape` keeps the input's dim (ONNX Expand); entries of `shape` are
     >= 0.
 
+    A shape only known at run time is the optional operand `shape_value` (a
+    1-D integer tensor of static length, same rules) with `shape` empty;
+    result dims that depend on its values are then `?`.
+
     ```mlir
     %1 = top.Expand(%0) {shape = array<i64: 2, 1, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    %3 = top.Expand(%0, %2) {shape = array<i64>} : (tensor<3x1xf32>, tensor<3xi64>) -> tensor<?x3x?xf32>
     ```
   }];
-  let arguments = (ins Top_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let arguments = (ins Top_Tensor:$input, DenseI64ArrayAttr:$shape,
+                   Optional<TensorOf<[AnyInteger]>>:$shape_value);
   let results = (outs Top_Tensor:$output);
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
+                   "::mlir::DenseI64ArrayAttr":$shape), [{
+      build($_builder, $_state, resultTypes, input, shape, ::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
-def Top_ReduceOp : Top_Op<"Reduce", [Pure, SameOperandsAndResultElementType]> {
+def Top_SqueezeOp : Top_Op<"Squeeze", [Pure,
+    AllElementTypesMatch<["input", "output"]>]> {
+  let summary = "Removes dims of size 1 chosen at run time (ONNX Squeeze)";
+  let description = [{
+    Removes the dims listed in `axes_value` (a 1-D integer tensor of static
+    length; distinct dims, negative counted from the back), each of which
+    must be 1 at run time. The result has that many dims fewer, all `?`
+    until the interpreter fixes them. Squeezes with constant axes are a
+    `top.Reshape`.
+
+    ```mlir
+    %2 = top.Squeeze(%0, %1) : (tensor<1x3x1xf32>, tensor<1xi64>) -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input, TensorOf<[AnyInteger]>:$axes_value);
+  let results = (outs Top_Tensor:$output);
+}
+
+def Top_UnsqueezeOp : Top_Op<"Unsqueeze", [Pure,
+    AllElementTypesMatch<["input", "output"]>]> {
+  let summary = "Inserts dims of size 1 chosen at run time (ONNX Unsqueeze)";
+  let description = [{
+    Inserts a dim of size 1 at each position of `axes_value` (a 1-D integer
+    tensor of static length `n`; distinct positions in the result of rank
+    `rank + n`, negative counted from its back). The result dims are `?`
+    until the interpreter fixes them. Unsqueezes with constant axes are a
+    `top.Reshape`.
+
+    ```mlir
+    %2 = top.Unsqueeze(%0, %1) : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<?x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input, TensorOf<[AnyInteger]>:$axes_value);
+  let results = (outs Top_Tensor:$output);
+}
+
+def Top_ReduceOp : Top_Op<"Reduce", [Pure,
+    AllElementTypesMatch<["input", "output"]>]> {
   let summary = "Reduces a tensor over some axes";
   let description = [{
     Combines the elements over `axes` with `mode`:
@@ -218,15 +342,31 @@ def Top_ReduceOp : Top_Op<"Reduce", [Pure, SameOperandsAndResultElementType]> {
     the lowest / highest value of the element type (-inf / +inf for floats)
     for max / min.
 
+    When the axes are only known at run time they are the optional operand
+    `axes_value` (a 1-D integer tensor of static length >= 1, same rules)
+    and the attribute `axes` is empty. Dims that may be reduced are then `?`
+    in the result (1 stays 1 with `keepdims`); the reference interpreter
+    fixes them at run time.
+
     ```mlir
     %1 = top.Reduce(%0) {axes = array<i64: -1>, keepdims = false, mode = "ReduceMean"} : (tensor<2x3x4xf32>) -> tensor<2x3xf32>
+    %3 = top.Reduce(%0, %2) {keepdims = true, mode = "ReduceSum"} : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<?x?x?xf32>
     ```
   }];
   let arguments = (ins Top_Tensor:$input,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes,
                    DefaultValuedAttr<BoolAttr, "true">:$keepdims,
-                   StrAttr:$mode);
+                   StrAttr:$mode,
+                   Optional<TensorOf<[AnyInteger]>>:$axes_value);
   let results = (outs Top_Tensor:$output);
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
+                   "::mlir::DenseI64ArrayAttr":$axes,
+                   "::mlir::BoolAttr":$keepdims, "::mlir::StringAttr":$mode), [{
+      build($_builder, $_state, resultTypes, input, axes, keepdims, mode,
+            ::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
