@@ -89,6 +89,8 @@ SmallVector<int64_t> ConvOp::getPadsOrDefault() {
   return SmallVector<int64_t>(2 * getKernelShape().size(), 0);
 }
 
+LogicalResult ConvOp::verify() { return verifyEpilogue(*this); }
+
 LogicalResult ConvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   SmallVector<int64_t> in = shapeOf(getInput()), w = shapeOf(getFilter());
   if (in.size() < 3 || in.size() > 5)
@@ -290,8 +292,7 @@ LogicalResult ConvOp::interpret(InterpreterEnv &env) {
     convDirect<int64_t, int64_t>(in, w, bias ? &*bias : nullptr, g, group, izp,
                                  wzp, out);
   }
-  if (getDoRelu())
-    applyRelu(out, getReluLimit().convertToDouble());
+  applyEpilogue(*this, out);
   env.set(getOutput(), out.castTo(resultDType(getOutput())));
   return success();
 }
@@ -373,6 +374,8 @@ static FailureOr<int64_t> deconvOutDim(DeconvOp op, size_t d, int64_t in,
                             << full << " in spatial dim " << d;
   return full - trim;
 }
+
+LogicalResult DeconvOp::verify() { return verifyEpilogue(*this); }
 
 LogicalResult
 DeconvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
@@ -557,8 +560,7 @@ LogicalResult DeconvOp::interpret(InterpreterEnv &env) {
     deconvCompute<double>(in, w, b, g, getGroup(), out);
   else
     deconvCompute<int64_t>(in, w, b, g, getGroup(), out);
-  if (getDoRelu())
-    applyRelu(out, getReluLimit().convertToDouble());
+  applyEpilogue(*this, out);
   env.set(getOutput(), out.castTo(resultDType(getOutput())));
   return success();
 }

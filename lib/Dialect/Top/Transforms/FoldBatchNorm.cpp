@@ -38,8 +38,8 @@ struct FoldableConv {
 
 std::optional<FoldableConv> foldableConv(Value v) {
   auto conv = v.getDefiningOp<ConvOp>();
-  if (!conv || !v.hasOneUse() || conv.getDoRelu() || conv.getInputZp() ||
-      conv.getWeightZp())
+  if (!conv || !v.hasOneUse() || conv.getDoRelu() || conv.getActivation() ||
+      conv.getInputZp() || conv.getWeightZp())
     return std::nullopt;
   auto type = cast<RankedTensorType>(conv.getType());
   if (!isa<FloatType>(type.getElementType()) || type.getRank() < 2 ||
