@@ -19,6 +19,10 @@ void buildTopOptimizePipeline(OpPassManager &pm) {
   pm.addPass(createTopFoldConstants());
   pm.addNestedPass<func::FuncOp>(createTopFoldPad());
   pm.addPass(createTopFoldBatchNorm());
+  pm.addPass(createTopFoldMatMulBias());
+  // Idioms before activation fusion: a recognized SiLU / GELU can then
+  // become a Conv / MatMul epilogue.
+  pm.addNestedPass<func::FuncOp>(createTopFuseIdioms());
   pm.addNestedPass<func::FuncOp>(createTopFuseActivation());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
