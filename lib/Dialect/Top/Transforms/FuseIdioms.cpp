@@ -388,6 +388,39 @@ std::optional<int64_t> singleAxis(ReduceOp reduce, StringRef mode) {
   return a < 0 ? a + type.getRank() : a;
 }
 
+/// `v` as a keepdims reduction over one axis: a Reduce with keepdims, or
+/// (as tf2onnx writes it) a Reduce without keepdims, then a Reshape that
+/// puts the reduced dim back as 1 and an optional Expand to the same shape.
+/// Returns the Reduce and the axis.
+std::optional<std::pair<ReduceOp, int64_t>> keepdimsReduce(Value v,
+                                                           StringRef mode) {
+  if (auto expand = onlyUse<ExpandOp>(v);
+      expand && expand.getType() == expand.getInput().getType())
+    v = expand.getInput();
+  if (auto reduce = onlyUse<ReduceOp>(v)) {
+    if (std::optional<int64_t> axis = singleAxis(reduce, mode))
+      return std::pair(reduce, *axis);
+    return std::nullopt;
+  }
+  auto reshape = onlyUse<ReshapeOp>(v);
+  auto reduce = reshape ? onlyUse<ReduceOp>(reshape.getInput()) : ReduceOp();
+  if (!reduce || reduce.getMode() != mode || reduce.getKeepdims() ||
+      reduce.getAxes().size() != 1)
+    return std::nullopt;
+  auto in = dyn_cast<RankedTensorType>(reduce.getInput().getType());
+  auto out = dyn_cast<RankedTensorType>(reshape.getType());
+  if (!in || !out || !in.hasStaticShape() || out != v.getType())
+    return std::nullopt;
+  int64_t axis = reduce.getAxes()[0];
+  if (axis < 0)
+    axis += in.getRank();
+  SmallVector<int64_t> kept(in.getShape());
+  kept[axis] = 1;
+  if (out.getShape() != ArrayRef<int64_t>(kept))
+    return std::nullopt;
+  return std::pair(reduce, axis);
+}
+
 LogicalResult matchSoftmax(Operation *root, const Product &p,
                            PatternRewriter &rewriter) {
   if (!isa<DivOp>(root) || p.factors.size() != 1 || p.divisors.size() != 1 ||
@@ -395,20 +428,19 @@ LogicalResult matchSoftmax(Operation *root, const Product &p,
     return failure();
   Value e = p.factors[0];
   auto exp = e.getDefiningOp<ExpOp>();
-  auto sum = onlyUse<ReduceOp>(p.divisors[0]);
-  std::optional<int64_t> axis = singleAxis(sum, "ReduceSum");
-  if (!exp || !axis || sum.getInput() != e ||
+  auto sum = keepdimsReduce(p.divisors[0], "ReduceSum");
+  if (!exp || !sum || sum->first.getInput() != e ||
       std::distance(e.getUses().begin(), e.getUses().end()) != 2)
     return failure();
+  int64_t axis = sum->second;
   Value x = exp.getInput();
-  if (auto sub = onlyUse<SubOp>(x)) {
-    auto max = onlyUse<ReduceOp>(sub.getRhs());
-    if (max && max.getInput() == sub.getLhs() &&
-        singleAxis(max, "ReduceMax") == axis)
+  if (auto sub = onlyUse<SubOp>(x); sub && !sub.getDoRelu()) {
+    auto max = keepdimsReduce(sub.getRhs(), "ReduceMax");
+    if (max && max->first.getInput() == sub.getLhs() && max->second == axis)
       x = sub.getLhs();
   }
   return replaceBy<SoftmaxOp>(rewriter, root, x,
-                              rewriter.getI64IntegerAttr(*axis));
+                              rewriter.getI64IntegerAttr(axis));
 }
 
 /// Tries every idiom that ends in a product on the Mul or Div `op`.

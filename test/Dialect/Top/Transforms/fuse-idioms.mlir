@@ -281,3 +281,31 @@ func.func @softmax(%arg0: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>,
   %32 = top.Div(%30, %31) : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
   return %4, %12, %24, %32, %30 : tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>
 }
+
+// -----
+
+// tf2onnx's softmax: sums without keepdims, reshaped back (and expanded to
+// the same shape); a reshape that moves the reduced dim elsewhere is not a
+// keepdims sum.
+// CHECK-LABEL: func @softmax_reshaped_sum
+// CHECK: %[[X:.*]] = top.Input
+// CHECK: top.Softmax(%[[X]]) {axis = 1 : i64}
+// CHECK-NOT: top.Softmax
+// CHECK: top.Div
+func.func @softmax_reshaped_sum(%arg0: tensor<2x5xf32>, %arg1: tensor<2x2xf32>) -> (tensor<2x5xf32>, tensor<2x2xf32>) {
+  %x = top.Input(%arg0) : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %0 = top.Reduce(%x) {axes = array<i64: 1>, keepdims = false, mode = "ReduceMax"} : (tensor<2x5xf32>) -> tensor<2xf32>
+  %1 = top.Reshape(%0) {shape = array<i64: 2, 1>} : (tensor<2xf32>) -> tensor<2x1xf32>
+  %2 = top.Sub(%x, %1) : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
+  %3 = top.Exp(%2) : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %4 = top.Reduce(%3) {axes = array<i64: 1>, keepdims = false, mode = "ReduceSum"} : (tensor<2x5xf32>) -> tensor<2xf32>
+  %5 = top.Reshape(%4) {shape = array<i64: 2, 1>} : (tensor<2xf32>) -> tensor<2x1xf32>
+  %6 = top.Expand(%5) {shape = array<i64: 2, 1>} : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %7 = top.Div(%3, %6) : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
+  %y = top.Input(%arg1) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %11 = top.Exp(%y) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %12 = top.Reduce(%11) {axes = array<i64: 1>, keepdims = false, mode = "ReduceSum"} : (tensor<2x2xf32>) -> tensor<2xf32>
+  %13 = top.Reshape(%12) {shape = array<i64: 1, 2>} : (tensor<2xf32>) -> tensor<1x2xf32>
+  %14 = top.Div(%11, %13) : (tensor<2x2xf32>, tensor<1x2xf32>) -> tensor<2x2xf32>
+  return %7, %14 : tensor<2x5xf32>, tensor<2x2xf32>
+}
