@@ -80,10 +80,29 @@ LogicalResult fuseActivation(PatternRewriter &rewriter, Operation *activation,
   return success();
 }
 
+/// A float Add, Sub or Mul that `v` alone uses and that applies no relu
+/// yet (their `do_relu` is a relu without cap).
+Operation *fusableBinary(Value v, Type reluType) {
+  Operation *op = v.getDefiningOp();
+  if (!op || !isa<AddOp, SubOp, MulOp>(op) || !v.hasOneUse() ||
+      v.getType() != reluType)
+    return nullptr;
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !isa<FloatType>(type.getElementType()) ||
+      op->getAttrOfType<BoolAttr>("do_relu").getValue())
+    return nullptr;
+  return op;
+}
+
 struct FuseRelu : OpRewritePattern<ReluOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReluOp relu,
                                 PatternRewriter &rewriter) const override {
+    if (Operation *binary = fusableBinary(relu.getInput(), relu.getType())) {
+      fuse(rewriter, relu, binary,
+           {rewriter.getNamedAttr("do_relu", rewriter.getBoolAttr(true))});
+      return success();
+    }
     return fuseRelu(rewriter, relu, -1.0);
   }
 };

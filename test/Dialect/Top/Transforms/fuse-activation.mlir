@@ -145,3 +145,22 @@ func.func @epilogue_not_fused(%arg0: tensor<2x4xf32>, %arg1: tensor<1x3x8x8xf32>
   %7 = top.Gelu(%6) : (tensor<2x5xf32>) -> tensor<2x5xf32>
   return %3, %5, %6, %7 : tensor<2x5xf32>, tensor<1x3x4x4xf32>, tensor<2x5xf32>, tensor<2x5xf32>
 }
+
+// -----
+
+// A relu after a residual Add becomes the Add's do_relu; not when the Add
+// has another user.
+// CHECK-LABEL: func @add_relu
+// CHECK: %[[A:.*]] = top.Add(%{{.*}}, %{{.*}}) {do_relu = true}
+// CHECK: %[[B:.*]] = top.Add(%{{.*}}, %{{.*}}) :
+// CHECK: %[[R:.*]] = top.Relu(%[[B]])
+// CHECK: return %[[A]], %[[B]], %[[R]]
+func.func @add_relu(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %x = top.Input(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  %y = top.Input(%arg1) : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = top.Add(%x, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = top.Relu(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = top.Add(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %3 = top.Relu(%2) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

@@ -110,7 +110,8 @@ def TopFuseActivation : Pass<"top-fuse-activation", "::mlir::func::FuncOp"> {
   let description = [{
     `top.Relu(op)` and `top.Clip(op) {min = 0, max = m}` with `op` a
     `top.Conv`, `top.Deconv`, `top.MatMul`, `top.MaxPool` or `top.AvgPool`
-    become `op` with `do_relu = true` (and `relu_limit = m`). Sigmoid, SiLU,
+    become `op` with `do_relu = true` (and `relu_limit = m`); a Relu of a
+    float `top.Add`, `top.Sub` or `top.Mul` becomes its `do_relu`. Sigmoid, SiLU,
     Gelu (erf or tanh), HardSwish, HardSigmoid, LeakyRelu and other clips of
     a Conv, Deconv or MatMul become its `activation` (with
     `activation_params`). Never when `op` has another user or already has
