@@ -560,3 +560,11 @@ func.func @matmul_params_without_activation(%x: tensor<2x4xf32>, %w: tensor<4x5x
   %0 = top.MatMul(%x, %w, %b) {activation_params = array<f64: 1.0>} : (tensor<2x4xf32>, tensor<4x5xf32>, none) -> tensor<2x5xf32>
   return
 }
+
+// -----
+
+func.func @matmul_activation_int(%x: tensor<2x4xi8>, %w: tensor<4x5xi8>, %b: none) {
+  // expected-error @+1 {{attribute 'activation' = "sigmoid" needs a float result, got 'i32'}}
+  %0 = top.MatMul(%x, %w, %b) {activation = "sigmoid"} : (tensor<2x4xi8>, tensor<4x5xi8>, none) -> tensor<2x5xi32>
+  return
+}

@@ -66,6 +66,12 @@ LogicalResult verifyEpilogue(Operation *op) {
            << "attribute 'activation_params' has " << given
            << " values, activation \"" << act.getValue() << "\" takes "
            << count;
+  auto type = dyn_cast<ShapedType>(op->getResult(0).getType());
+  if (type && !isa<FloatType>(type.getElementType()))
+    return op->emitOpError() << "attribute 'activation' = \""
+                             << act.getValue()
+                             << "\" needs a float result, got "
+                             << type.getElementType();
   auto doRelu = op->getAttrOfType<BoolAttr>("do_relu");
   if (doRelu && doRelu.getValue())
     return op->emitOpError() << "attribute 'activation' = \""
