@@ -191,6 +191,8 @@ def Top_ExpandOp : Top_MoveOp<"Expand"> {
     in `shape` keeps the input's dim (ONNX Expand); entries of `shape` are
     >= 0.
 
+    Folds: an expand to the input's own static type is the input.
+
     ```mlir
     %1 = top.Expand(%0) {shape = array<i64: 2, 1, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
     ```
@@ -198,6 +200,7 @@ def Top_ExpandOp : Top_MoveOp<"Expand"> {
   let arguments = (ins Top_Tensor:$input, DenseI64ArrayAttr:$shape);
   let results = (outs Top_Tensor:$output);
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Top_ReduceOp : Top_Op<"Reduce", [Pure, SameOperandsAndResultElementType]> {
