@@ -170,7 +170,8 @@ def TopFuseIdioms : Pass<"top-fuse-idioms", "::mlir::func::FuncOp"> {
       -> `top.LayerNorm`,
     - `x * rsqrt(mean(x^2) + eps) * gamma` (or `/ sqrt`) -> `top.RMSNorm`,
     - `exp(x - max(x)) / sum(exp(x - max(x)))` (also without the max) over
-      one axis -> `top.Softmax`.
+      one axis -> `top.Softmax`; the reductions may keep the dim or drop it
+      and be reshaped back (tf2onnx).
 
     Constants must match within a relative 1e-3 (eps: any value >= 0).
     Never when an intermediate value has a user outside the pattern, when
