@@ -169,3 +169,59 @@ def test_matmul_int(rng):
     m.op("%y = top.MatMul(%a, %b, %none) : (tensor<3x5xi32>, tensor<5x2xi32>, none) -> tensor<3x2xi32>")
     out = run_ok(m, [("%y", "y", "tensor<3x2xi32>")])
     np.testing.assert_array_equal(out["y"], a @ b)
+
+
+def _erf(v):
+    import math
+    return np.vectorize(math.erf)(v.astype(np.float64))
+
+
+def _sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+# activation -> (activation_params, numpy function on f64)
+EPILOGUES = {
+    "sigmoid": ([], _sigmoid),
+    "silu": ([], lambda v: v * _sigmoid(v)),
+    "gelu": ([], lambda v: 0.5 * v * (1 + _erf(v / np.sqrt(2)))),
+    "gelu_tanh": ([], lambda v: 0.5 * v * (1 + np.tanh(np.sqrt(2 / np.pi) * (v + 0.044715 * v ** 3)))),
+    "hardswish": ([], lambda v: v * np.clip(v / 6 + 0.5, 0, 1)),
+    "hardsigmoid": ([0.25, 0.4], lambda v: np.clip(0.25 * v + 0.4, 0, 1)),
+    "leaky_relu": ([0.1], lambda v: np.where(v >= 0, v, 0.1 * v)),
+    "clip": ([-1.5, 2.0], lambda v: np.clip(v, -1.5, 2.0)),
+}
+
+
+def _epilogue_attrs(name):
+    params = EPILOGUES[name][0]
+    attrs = f'activation = "{name}"'
+    if params:
+        attrs += ", activation_params = array<f64: " + ", ".join(map(str, params)) + ">"
+    return attrs
+
+
+@pytest.mark.parametrize("name", list(EPILOGUES))
+def test_matmul_epilogue(name, rng):
+    """MatMul + bias + each epilogue activation against numpy (f64)."""
+    x = rng.standard_normal((2, 3, 8)).astype(np.float32)
+    w = rng.standard_normal((8, 5)).astype(np.float32) * 0.5
+    b = rng.standard_normal(5).astype(np.float32)
+    expect = EPILOGUES[name][1](x.astype(np.float64) @ w + b)
+    m = Model({"x": x}, {"w": w, "b": b})
+    m.op(f"%y = top.MatMul(%x, %w, %b) {{{_epilogue_attrs(name)}}} : "
+         "(tensor<2x3x8xf32>, tensor<8x5xf32>, tensor<5xf32>) -> tensor<2x3x5xf32>")
+    out = run_ok(m, [("%y", "y", "tensor<2x3x5xf32>")])
+    np.testing.assert_allclose(out["y"], expect, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["silu", "leaky_relu", "clip"])
+def test_conv_epilogue(name, rng):
+    x = rng.standard_normal((1, 2, 5, 5)).astype(np.float32)
+    w = rng.standard_normal((3, 2, 3, 3)).astype(np.float32)
+    expect = EPILOGUES[name][1](conv_nd(x, w).astype(np.float64))
+    m = Model({"x": x}, {"w": w})
+    m.op(f"%y = top.Conv(%x, %w, %none) {{kernel_shape = array<i64: 3, 3>, {_epilogue_attrs(name)}}} : "
+         "(tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>, none) -> tensor<1x3x3x3xf32>")
+    out = run_ok(m, [("%y", "y", "tensor<1x3x3x3xf32>")])
+    np.testing.assert_allclose(out["y"], expect, rtol=1e-4, atol=1e-4)

@@ -236,3 +236,127 @@ def test_graph_report_onnx_and_origin(rng):
             assert data["before"] == {"Conv": 1, "Relu": 1, "Permute": 1}
             assert data["after"] == {"Conv": 1, "Permute": 1}
         assert lines == ["ops: 3 -> 2, transposes: 1"] * 2
+
+
+def gelu_erf_nodes(x, y, half_first=False):
+    """x * 0.5 * (1 + erf(x / sqrt(2))) as PyTorch exports it."""
+    p = y + "_"
+    return [helper.make_node("Div", [x, "sqrt2"], [p + "d"]),
+            helper.make_node("Erf", [p + "d"], [p + "e"]),
+            helper.make_node("Add", [p + "e", "one"], [p + "a"]),
+            helper.make_node("Mul", [x, p + "a"], [p + "m"]),
+            helper.make_node("Mul", [p + "m", "half"], [y])]
+
+
+def layernorm_nodes(x, y, eps="eps"):
+    p = y + "_"
+    return [helper.make_node("ReduceMean", [x], [p + "mean"], axes=[-1]),
+            helper.make_node("Sub", [x, p + "mean"], [p + "c"]),
+            helper.make_node("Pow", [p + "c", "two"], [p + "sq"]),
+            helper.make_node("ReduceMean", [p + "sq"], [p + "var"], axes=[-1]),
+            helper.make_node("Add", [p + "var", eps], [p + "ve"]),
+            helper.make_node("Sqrt", [p + "ve"], [p + "s"]),
+            helper.make_node("Div", [p + "c", p + "s"], [p + "n"]),
+            helper.make_node("Mul", [p + "n", "gamma"], [p + "g"]),
+            helper.make_node("Add", [p + "g", "beta"], [y])]
+
+
+SCALARS = {"sqrt2": np.array(np.sqrt(2), np.float32), "one": np.array(1, np.float32),
+           "half": np.array(0.5, np.float32), "two": np.array(2, np.float32),
+           "three": np.array(3, np.float32), "six": np.array(6, np.float32),
+           "zero": np.array(0, np.float32), "eps": np.array(1e-5, np.float32)}
+
+
+def test_transformer_block_idioms(rng):
+    """MatMul + bias + GELU (erf form), MatMul + bias, residual, LayerNorm
+    (primitive form) become two MatMuls (bias, gelu epilogue), an Add and a
+    LayerNorm."""
+    x = rng.standard_normal((2, 6, 8)).astype(np.float32)
+    inits = dict(SCALARS,
+                 w1=rng.standard_normal((8, 16)).astype(np.float32) * 0.3,
+                 b1=rng.standard_normal(16).astype(np.float32),
+                 w2=rng.standard_normal((16, 8)).astype(np.float32) * 0.3,
+                 b2=rng.standard_normal((1, 8)).astype(np.float32),
+                 gamma=rng.uniform(0.5, 2, 8).astype(np.float32),
+                 beta=rng.standard_normal(8).astype(np.float32))
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h0"]),
+             helper.make_node("Add", ["h0", "b1"], ["h1"]),
+             *gelu_erf_nodes("h1", "g"),
+             helper.make_node("MatMul", ["g", "w2"], ["o0"]),
+             helper.make_node("Add", ["b2", "o0"], ["o1"]),
+             helper.make_node("Add", ["o1", "x"], ["r"]),
+             *layernorm_nodes("r", "y")]
+    before, after = optimize_and_compare(make_model(nodes, {"x": x}, ["y"], inits), {"x": x})
+    assert len(before) == len(nodes)
+    assert sorted(after) == ["Add", "LayerNorm", "MatMul", "MatMul"]
+
+
+def test_conv_silu_hardswish_idioms(rng):
+    """x * sigmoid(x) and x * clip(x + 3, 0, 6) / 6 after convolutions become
+    their epilogues."""
+    x = rng.standard_normal((1, 3, 8, 8)).astype(np.float32)
+    inits = dict(SCALARS, w1=rng.standard_normal((4, 3, 3, 3)).astype(np.float32),
+                 w2=rng.standard_normal((5, 4, 3, 3)).astype(np.float32))
+    nodes = [conv_node("x", "w1", "c1"),
+             helper.make_node("Sigmoid", ["c1"], ["s"]),
+             helper.make_node("Mul", ["c1", "s"], ["a1"]),
+             conv_node("a1", "w2", "c2"),
+             helper.make_node("Add", ["c2", "three"], ["t"]),
+             helper.make_node("Clip", ["t", "zero", "six"], ["cl"]),
+             helper.make_node("Mul", ["c2", "cl"], ["m"]),
+             helper.make_node("Div", ["m", "six"], ["y"])]
+    before, after = optimize_and_compare(make_model(nodes, {"x": x}, ["y"], inits), {"x": x})
+    assert len(before) == len(nodes)
+    assert after == ["Conv", "Conv"]
+
+
+def test_softmax_rmsnorm_gelu_tanh_idioms(rng):
+    x = rng.standard_normal((3, 10)).astype(np.float32) * 2
+    inits = dict(SCALARS, gamma=rng.uniform(0.5, 2, 10).astype(np.float32),
+                 k=np.array(np.sqrt(2 / np.pi), np.float32),
+                 c=np.array(0.044715, np.float32))
+    nodes = [helper.make_node("ReduceMax", ["x"], ["mx"], axes=[1]),
+             helper.make_node("Sub", ["x", "mx"], ["d"]),
+             helper.make_node("Exp", ["d"], ["e"]),
+             helper.make_node("ReduceSum", ["e", "ax"], ["se"]),
+             helper.make_node("Div", ["e", "se"], ["y1"]),
+             helper.make_node("Pow", ["x", "two"], ["sq"]),
+             helper.make_node("ReduceMean", ["sq"], ["ms"], axes=[-1]),
+             helper.make_node("Add", ["ms", "eps"], ["mse"]),
+             helper.make_node("Sqrt", ["mse"], ["rms"]),
+             helper.make_node("Div", ["x", "rms"], ["xn"]),
+             helper.make_node("Mul", ["gamma", "xn"], ["y2"]),
+             helper.make_node("Pow", ["x", "three"], ["x3"]),
+             helper.make_node("Mul", ["x3", "c"], ["cx3"]),
+             helper.make_node("Add", ["x", "cx3"], ["inner"]),
+             helper.make_node("Mul", ["inner", "k"], ["ki"]),
+             helper.make_node("Tanh", ["ki"], ["th"]),
+             helper.make_node("Add", ["th", "one"], ["th1"]),
+             helper.make_node("Mul", ["half", "x"], ["hx"]),
+             helper.make_node("Mul", ["hx", "th1"], ["y3"])]
+    inits["ax"] = np.array([1], np.int64)
+    before, after = optimize_and_compare(
+        make_model(nodes, {"x": x}, ["y1", "y2", "y3"], inits), {"x": x})
+    assert len(before) == len(nodes)
+    assert sorted(after) == ["Gelu", "RMSNorm", "Softmax"]
+
+
+def test_idioms_not_fused(rng):
+    """A MatMul whose result is also an output keeps its Add; GELU with a
+    wrong constant (0.6 instead of 0.5) and a LayerNorm whose centred value
+    is also an output stay primitive; outputs still agree."""
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    inits = dict(SCALARS, w=rng.standard_normal((8, 8)).astype(np.float32),
+                 b=rng.standard_normal(8).astype(np.float32),
+                 bad=np.array(0.6, np.float32),
+                 gamma=rng.uniform(0.5, 2, 8).astype(np.float32),
+                 beta=rng.standard_normal(8).astype(np.float32))
+    gelu = gelu_erf_nodes("x", "g")
+    gelu[-1] = helper.make_node("Mul", ["g_m", "bad"], ["g"])
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["mm"]),
+             helper.make_node("Add", ["mm", "b"], ["y1"]),
+             *gelu, *layernorm_nodes("x", "y2")]
+    before, after = optimize_and_compare(
+        make_model(nodes, {"x": x}, ["mm", "y1", "g", "y2", "y2_c"], inits), {"x": x})
+    assert after.count("Add") == 4 and "Erf" in after and "LayerNorm" not in after
+    assert len(after) == len(before)

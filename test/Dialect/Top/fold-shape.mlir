@@ -1,5 +1,5 @@
 // RUN: strata-opt %s --canonicalize --split-input-file | FileCheck %s
-// Folders of Reshape and Permute.
+// Folders of Reshape, Permute and Expand.
 
 // CHECK-LABEL: func @reshape_identity
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
@@ -129,4 +129,19 @@ func.func @permute_inverse(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32> {
 func.func @permute_keep(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
   %0 = top.Permute(%x) {order = array<i64: 1, 0>} : (tensor<3x3xf32>) -> tensor<3x3xf32>
   return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+// An expand to the input's own static shape is the input; one that
+// broadcasts stays.
+// CHECK-LABEL: func @expand_identity
+// CHECK: %[[X:.*]] = top.Input
+// CHECK: %[[E:.*]] = top.Expand(%[[X]])
+// CHECK: return %[[X]], %[[E]]
+func.func @expand_identity(%arg0: tensor<2x1xf32>) -> (tensor<2x1xf32>, tensor<2x3xf32>) {
+  %x = top.Input(%arg0) : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %0 = top.Expand(%x) {shape = array<i64: 2, 1>} : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %1 = top.Expand(%x) {shape = array<i64: 1, 3>} : (tensor<2x1xf32>) -> tensor<2x3xf32>
+  return %0, %1 : tensor<2x1xf32>, tensor<2x3xf32>
 }

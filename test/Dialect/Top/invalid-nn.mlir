@@ -545,3 +545,51 @@ func.func @pool_nhwc_result(%x: tensor<1x8x8x3xf32>) {
   %0 = top.MaxPool(%x) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, layout = "NHWC"} : (tensor<1x8x8x3xf32>) -> tensor<1x3x4x4xf32>
   return
 }
+
+// -----
+
+func.func @matmul_activation_unknown(%x: tensor<2x4xf32>, %w: tensor<4x5xf32>, %b: none) {
+  // expected-error @+1 {{attribute 'activation' = "swish" must be one of sigmoid, silu, gelu, gelu_tanh, hardswish, hardsigmoid, leaky_relu, clip}}
+  %0 = top.MatMul(%x, %w, %b) {activation = "swish"} : (tensor<2x4xf32>, tensor<4x5xf32>, none) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_activation_params(%x: tensor<2x4xf32>, %w: tensor<4x5xf32>, %b: none) {
+  // expected-error @+1 {{attribute 'activation_params' has 1 values, activation "clip" takes 2}}
+  %0 = top.MatMul(%x, %w, %b) {activation = "clip", activation_params = array<f64: 1.0>} : (tensor<2x4xf32>, tensor<4x5xf32>, none) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @conv_activation_with_relu(%x: tensor<1x3x5x5xf32>, %w: tensor<4x3x3x3xf32>, %n: none) {
+  // expected-error @+1 {{attribute 'activation' = "silu" cannot be combined with do_relu = true}}
+  %0 = top.Conv(%x, %w, %n) {kernel_shape = array<i64: 3, 3>, do_relu = true, activation = "silu"} : (tensor<1x3x5x5xf32>, tensor<4x3x3x3xf32>, none) -> tensor<1x4x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @deconv_clip_order(%x: tensor<1x3x5x5xf32>, %w: tensor<3x4x3x3xf32>, %n: none) {
+  // expected-error @+1 {{attribute 'activation_params' = [6.000000e+00, 0.000000e+00] of clip needs min <= max}}
+  %0 = top.Deconv(%x, %w, %n) {kernel_shape = array<i64: 3, 3>, activation = "clip", activation_params = array<f64: 6.0, 0.0>} : (tensor<1x3x5x5xf32>, tensor<3x4x3x3xf32>, none) -> tensor<1x4x7x7xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_params_without_activation(%x: tensor<2x4xf32>, %w: tensor<4x5xf32>, %b: none) {
+  // expected-error @+1 {{attribute 'activation_params' needs attribute 'activation'}}
+  %0 = top.MatMul(%x, %w, %b) {activation_params = array<f64: 1.0>} : (tensor<2x4xf32>, tensor<4x5xf32>, none) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_activation_int(%x: tensor<2x4xi8>, %w: tensor<4x5xi8>, %b: none) {
+  // expected-error @+1 {{attribute 'activation' = "sigmoid" needs a float result, got 'i32'}}
+  %0 = top.MatMul(%x, %w, %b) {activation = "sigmoid"} : (tensor<2x4xi8>, tensor<4x5xi8>, none) -> tensor<2x5xi32>
+  return
+}

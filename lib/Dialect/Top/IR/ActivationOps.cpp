@@ -35,20 +35,6 @@ LogicalResult interpretMap(UnOp op, InterpreterEnv &env,
   return success();
 }
 
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-
-/// ONNX HardSigmoid: max(0, min(1, alpha * x + beta)); NaN stays NaN.
-double hardSigmoid(double x, double alpha, double beta) {
-  double v = alpha * x + beta;
-  return std::isnan(v) ? v : std::clamp(v, 0.0, 1.0);
-}
-
-double geluErf(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
-
-double geluTanh(double x) {
-  const double k = std::sqrt(2.0 / M_PI);
-  return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
-}
 } // namespace
 
 /// Verifier, shape inference (the input's shape) and FLOPs of a float-only

@@ -89,6 +89,8 @@ SmallVector<int64_t> ConvOp::getPadsOrDefault() {
   return SmallVector<int64_t>(2 * getKernelShape().size(), 0);
 }
 
+LogicalResult ConvOp::verify() { return verifyEpilogue(*this); }
+
 LogicalResult ConvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   auto channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
@@ -299,8 +301,7 @@ LogicalResult ConvOp::interpret(InterpreterEnv &env) {
     convDirect<int64_t, int64_t>(in, w, bias ? &*bias : nullptr, g, group, izp,
                                  wzp, out);
   }
-  if (getDoRelu())
-    applyRelu(out, getReluLimit().convertToDouble());
+  applyEpilogue(*this, out);
   env.set(getOutput(), fromChannelsFirst(out, channelsLast)
                            .castTo(resultDType(getOutput())));
   return success();
@@ -383,6 +384,8 @@ static FailureOr<int64_t> deconvOutDim(DeconvOp op, size_t d, int64_t in,
                             << full << " in spatial dim " << d;
   return full - trim;
 }
+
+LogicalResult DeconvOp::verify() { return verifyEpilogue(*this); }
 
 LogicalResult
 DeconvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
@@ -576,8 +579,7 @@ LogicalResult DeconvOp::interpret(InterpreterEnv &env) {
     deconvCompute<double>(in, w, b, g, getGroup(), out);
   else
     deconvCompute<int64_t>(in, w, b, g, getGroup(), out);
-  if (getDoRelu())
-    applyRelu(out, getReluLimit().convertToDouble());
+  applyEpilogue(*this, out);
   env.set(getOutput(), fromChannelsFirst(out, channelsLast)
                            .castTo(resultDType(getOutput())));
   return success();

@@ -57,6 +57,8 @@ FailureOr<MatMulGeometry> matmulGeometry(MatMulOp op) {
 }
 } // namespace
 
+LogicalResult MatMulOp::verify() { return verifyEpilogue(*this); }
+
 LogicalResult MatMulOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   auto g = matmulGeometry(*this);
   if (failed(g))
@@ -144,8 +146,7 @@ LogicalResult MatMulOp::interpret(InterpreterEnv &env) {
       out.setFromDouble(i, out.getAsDouble(i) +
                                bias.getAsDouble(scalar ? 0 : i % N));
   }
-  if (getDoRelu())
-    applyRelu(out, getReluLimit().convertToDouble());
+  applyEpilogue(*this, out);
   env.set(getOutput(), out.reshaped(resultShape(getOutput()))
                            .castTo(resultDType(getOutput())));
   return success();

@@ -41,6 +41,29 @@ std::vector<int64_t> resultShape(mlir::Value result);
 /// Applies relu (and a cap if `limit >= 0`) in place to a compute tensor.
 void applyRelu(Tensor &t, double limit);
 
+//===----------------------------------------------------------------------===//
+// Activation functions and epilogues (Epilogue.cpp)
+//===----------------------------------------------------------------------===//
+
+double sigmoid(double x);
+/// ONNX HardSigmoid: max(0, min(1, alpha * x + beta)); NaN stays NaN.
+double hardSigmoid(double x, double alpha, double beta);
+/// 0.5 * x * (1 + erf(x / sqrt(2))).
+double geluErf(double x);
+/// 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))).
+double geluTanh(double x);
+
+/// Checks the epilogue attributes `activation` / `activation_params` of a
+/// Conv, Deconv or MatMul: a known name, its number of params, not together
+/// with `do_relu`, clip's min <= max.
+LogicalResult verifyEpilogue(Operation *op);
+/// The scalar function of epilogue activation `name` (verified).
+std::function<double(double)> activationFunction(StringRef name,
+                                                 ArrayRef<double> params);
+/// Applies the op's epilogue (`do_relu`/`relu_limit`, then `activation`) in
+/// place to a compute tensor.
+void applyEpilogue(Operation *op, Tensor &t);
+
 /// Calls `fn(outIndex, lhsIndex, rhsIndex)` for every element of the
 /// broadcast of two shapes (flat indices, row-major).
 void forEachBroadcast(ArrayRef<int64_t> outShape, ArrayRef<int64_t> lhsShape,

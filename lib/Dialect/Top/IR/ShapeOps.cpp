@@ -769,3 +769,11 @@ LogicalResult ExpandOp::interpret(InterpreterEnv &env) {
   env.set(getOutput(), gatherOffsets(in, outShape, offsets));
   return success();
 }
+
+/// An expand to the input's own static type copies nothing: the input.
+OpFoldResult ExpandOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getOutput().getType() &&
+      hasStaticShape(getInput()))
+    return getInput();
+  return {};
+}

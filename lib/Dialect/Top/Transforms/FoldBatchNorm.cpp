@@ -39,8 +39,9 @@ struct FoldableConv {
 std::optional<FoldableConv> foldableConv(Value v) {
   auto conv = v.getDefiningOp<ConvOp>();
   // Per-channel constants are matched in NCHW ([1, O, 1, ..]) only.
-  if (!conv || !v.hasOneUse() || conv.getDoRelu() || conv.getInputZp() ||
-      conv.getWeightZp() || conv.getLayout() != kLayoutNCHW)
+  if (!conv || !v.hasOneUse() || conv.getDoRelu() || conv.getActivation() ||
+      conv.getInputZp() || conv.getWeightZp() ||
+      conv.getLayout() != kLayoutNCHW)
     return std::nullopt;
   auto type = cast<RankedTensorType>(conv.getType());
   if (!isa<FloatType>(type.getElementType()) || type.getRank() < 2 ||

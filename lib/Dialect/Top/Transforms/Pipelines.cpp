@@ -23,6 +23,10 @@ void buildTopOptimizePipeline(OpPassManager &pm, StringRef layout) {
   pm.addPass(createTopFoldConstants());
   pm.addNestedPass<func::FuncOp>(createTopFoldPad());
   pm.addPass(createTopFoldBatchNorm());
+  pm.addPass(createTopFoldMatMulBias());
+  // Idioms before activation fusion: a recognized SiLU / GELU can then
+  // become a Conv / MatMul epilogue.
+  pm.addNestedPass<func::FuncOp>(createTopFuseIdioms());
   pm.addNestedPass<func::FuncOp>(createTopFuseActivation());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());

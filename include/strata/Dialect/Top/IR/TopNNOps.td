@@ -21,6 +21,13 @@ def Top_ConvOp : Top_Op<"Conv", [Pure]> {
     - `group`: divides C and O; `group == C == O` is depthwise.
     - `do_relu`, `relu_limit`: apply relu after the bias; a non-negative
       `relu_limit` also clips from above (relu6 is `relu_limit = 6.0`).
+    - `activation`, `activation_params`: another epilogue activation applied
+      after the bias instead of relu (not together with `do_relu`):
+      `"sigmoid"`, `"silu"`, `"gelu"` (erf), `"gelu_tanh"`, `"hardswish"`
+      (no params), `"hardsigmoid"` (`[alpha, beta]`), `"leaky_relu"`
+      (`[alpha]`), `"clip"` (`[min, max]`, `min <= max`); semantics as the
+      ops `top.Sigmoid`, `top.SiLU`, `top.Gelu`, `top.HardSwish`,
+      `top.HardSigmoid`, `top.LeakyRelu`, `top.Clip`.
     - `input_zp`, `weight_zp`: integer path only. One value, or one per input
       channel (C values), subtracted from input / filter elements before the
       multiply. Integer inputs accumulate in int32 (TpuLang `conv_v2`).
@@ -47,9 +54,28 @@ def Top_ConvOp : Top_Op<"Conv", [Pure]> {
     DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit,
     OptionalAttr<DenseI64ArrayAttr>:$input_zp,
     OptionalAttr<DenseI64ArrayAttr>:$weight_zp,
+    OptionalAttr<StrAttr>:$activation,
+    OptionalAttr<DenseF64ArrayAttr>:$activation_params,
     DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
+  let hasVerifier = 1;
+  let builders = [
+    // The builder without the epilogue activation (no `activation`).
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
+      "::mlir::Value":$filter, "::mlir::Value":$bias,
+      "::mlir::DenseI64ArrayAttr":$kernel_shape,
+      "::mlir::DenseI64ArrayAttr":$strides, "::mlir::DenseI64ArrayAttr":$pads,
+      "::mlir::DenseI64ArrayAttr":$dilations, "::mlir::IntegerAttr":$group,
+      "::mlir::BoolAttr":$do_relu, "::mlir::FloatAttr":$relu_limit,
+      "::mlir::DenseI64ArrayAttr":$input_zp,
+      "::mlir::DenseI64ArrayAttr":$weight_zp), [{
+      build($_builder, $_state, resultTypes, input, filter, bias, kernel_shape,
+            strides, pads, dilations, group, do_relu, relu_limit, input_zp,
+            weight_zp, ::mlir::StringAttr(), ::mlir::DenseF64ArrayAttr(),
+             ::mlir::StringAttr());
+    }]>
+  ];
   let extraClassDeclaration = [{
     /// Strides, dilations and pads with defaults filled in.
     ::llvm::SmallVector<int64_t> getStridesOrDefault();
@@ -65,7 +91,8 @@ def Top_MatMulOp : Top_Op<"MatMul", [Pure]> {
     1-d operands are promoted (and the added dim dropped), leading batch dims
     broadcast. `right_transpose` swaps the last two dims of `right` first.
     `bias` has the last output dim's size (or is `none`) and broadcasts.
-    `do_relu`/`relu_limit` as for `top.Conv`.
+    `do_relu`/`relu_limit` and `activation`/`activation_params` as for
+    `top.Conv`.
   }];
   let arguments = (ins
     Top_Tensor:$input,
@@ -73,9 +100,23 @@ def Top_MatMulOp : Top_Op<"MatMul", [Pure]> {
     Top_TensorOrNone:$bias,
     DefaultValuedAttr<BoolAttr, "false">:$right_transpose,
     DefaultValuedAttr<BoolAttr, "false">:$do_relu,
-    DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit
+    DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit,
+    OptionalAttr<StrAttr>:$activation,
+    OptionalAttr<DenseF64ArrayAttr>:$activation_params
   );
   let results = (outs Top_Tensor:$output);
+  let hasVerifier = 1;
+  let builders = [
+    // The builder without the epilogue activation (no `activation`).
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
+      "::mlir::Value":$right, "::mlir::Value":$bias, "bool":$right_transpose,
+      "bool":$do_relu, "::llvm::APFloat":$relu_limit), [{
+      build($_builder, $_state, resultTypes, input, right, bias,
+            right_transpose,
+            do_relu, relu_limit, ::mlir::StringAttr(),
+            ::mlir::DenseF64ArrayAttr());
+    }]>
+  ];
 }
 
 class Top_PoolOp<string mnemonic> : Top_Op<mnemonic, [Pure]> {
@@ -148,7 +189,8 @@ def Top_DeconvOp : Top_Op<"Deconv", [Pure]> {
       Default all 0.
     - `group`: divides C; the output has `O = filter.dim(1) * group`
       channels.
-    - `do_relu`, `relu_limit`: as for `top.Conv`.
+    - `do_relu`, `relu_limit`, `activation`, `activation_params`: as for
+      `top.Conv`.
 
     Output spatial size: `(D - 1) * stride + (K - 1) * dilation + 1 +
     output_padding - pad_begin - pad_end`, which must not be negative (an
@@ -166,9 +208,27 @@ def Top_DeconvOp : Top_Op<"Deconv", [Pure]> {
     DefaultValuedAttr<I64Attr, "1">:$group,
     DefaultValuedAttr<BoolAttr, "false">:$do_relu,
     DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit,
+    OptionalAttr<StrAttr>:$activation,
+    OptionalAttr<DenseF64ArrayAttr>:$activation_params,
     DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
+  let hasVerifier = 1;
+  let builders = [
+    // The builder without the epilogue activation (no `activation`).
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
+      "::mlir::Value":$filter, "::mlir::Value":$bias,
+      "::mlir::DenseI64ArrayAttr":$kernel_shape,
+      "::mlir::DenseI64ArrayAttr":$strides, "::mlir::DenseI64ArrayAttr":$pads,
+      "::mlir::DenseI64ArrayAttr":$dilations,
+      "::mlir::DenseI64ArrayAttr":$output_padding, "::mlir::IntegerAttr":$group,
+      "::mlir::BoolAttr":$do_relu, "::mlir::FloatAttr":$relu_limit), [{
+      build($_builder, $_state, resultTypes, input, filter, bias, kernel_shape,
+            strides, pads, dilations, output_padding, group, do_relu,
+            relu_limit, ::mlir::StringAttr(), ::mlir::DenseF64ArrayAttr(),
+             ::mlir::StringAttr());
+    }]>
+  ];
   let extraClassDeclaration = [{
     /// Attributes with defaults filled in.
     ::llvm::SmallVector<int64_t> getStridesOrDefault();

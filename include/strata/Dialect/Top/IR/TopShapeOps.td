@@ -270,6 +270,8 @@ def Top_ExpandOp : Top_Op<"Expand", [Pure,
     1-D integer tensor of static length, same rules) with `shape` empty;
     result dims that depend on its values are then `?`.
 
+    Folds: an expand to the input's own static type is the input.
+
     ```mlir
     %1 = top.Expand(%0) {shape = array<i64: 2, 1, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
     %3 = top.Expand(%0, %2) {shape = array<i64>} : (tensor<3x1xf32>, tensor<3xi64>) -> tensor<?x3x?xf32>
@@ -285,6 +287,7 @@ def Top_ExpandOp : Top_Op<"Expand", [Pure,
     }]>
   ];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Top_SqueezeOp : Top_Op<"Squeeze", [Pure,

@@ -146,13 +146,87 @@ def TopFoldBatchNorm : Pass<"top-fold-batchnorm", "::mlir::ModuleOp"> {
 }
 
 def TopFuseActivation : Pass<"top-fuse-activation", "::mlir::func::FuncOp"> {
-  let summary = "Fuse relu / relu6 / clip(0, m) into conv, matmul and pooling";
+  let summary = "Fuse activations into conv, matmul and pooling epilogues";
   let description = [{
     `top.Relu(op)` and `top.Clip(op) {min = 0, max = m}` with `op` a
     `top.Conv`, `top.Deconv`, `top.MatMul`, `top.MaxPool` or `top.AvgPool`
-    that has no other user and no relu of its own becomes `op` with
-    `do_relu = true` (and `relu_limit = m` for the clip). A clip whose lower
-    bound is not 0 is left alone.
+    become `op` with `do_relu = true` (and `relu_limit = m`); a Relu of a
+    float `top.Add`, `top.Sub` or `top.Mul` becomes its `do_relu`. Sigmoid, SiLU,
+    Gelu (erf or tanh), HardSwish, HardSigmoid, LeakyRelu and other clips of
+    a Conv, Deconv or MatMul become its `activation` (with
+    `activation_params`). Never when `op` has another user or already has
+    an epilogue activation, or for integer results.
+
+    Before:
+    ```mlir
+    %1 = top.MatMul(%x, %w, %b) : (tensor<2x4xf32>, tensor<4x5xf32>, tensor<5xf32>) -> tensor<2x5xf32>
+    %2 = top.SiLU(%1) : (tensor<2x5xf32>) -> tensor<2x5xf32>
+    ```
+    After:
+    ```mlir
+    %2 = top.MatMul(%x, %w, %b) {activation = "silu"} : (tensor<2x4xf32>, tensor<4x5xf32>, tensor<5xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let dependentDialects = ["::strata::top::TopDialect"];
+}
+
+def TopFoldMatMulBias : Pass<"top-fold-matmul-bias", "::mlir::ModuleOp"> {
+  let summary = "Fold a constant Add after a MatMul into its bias";
+  let description = [{
+    `top.Add(top.MatMul(x, W, none), b)` with `b` a constant of shape `[N]`
+    or `[1, .., 1, N]` (N the MatMul's last result dim, or a single value)
+    whose broadcast keeps the MatMul's result shape becomes
+    `top.MatMul(x, W, b)`; an existing constant bias is summed with `b`.
+    Not when the MatMul has another user, an epilogue (relu or activation),
+    when `b` is not a constant or when the Add applies relu.
+
+    Before:
+    ```mlir
+    %1 = top.MatMul(%x, %w, %none) : (tensor<2x4xf32>, tensor<4x5xf32>, none) -> tensor<2x5xf32>
+    %2 = top.Add(%1, %b) : (tensor<2x5xf32>, tensor<5xf32>) -> tensor<2x5xf32>
+    ```
+    After:
+    ```mlir
+    %2 = top.MatMul(%x, %w, %b) : (tensor<2x4xf32>, tensor<4x5xf32>, tensor<5xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let dependentDialects = ["::strata::top::TopDialect"];
+}
+
+def TopFuseIdioms : Pass<"top-fuse-idioms", "::mlir::func::FuncOp"> {
+  let summary = "Recognize GELU, SiLU, HardSwish, LayerNorm, RMSNorm, Softmax";
+  let description = [{
+    Replaces the primitive graphs PyTorch and tf2onnx export for common
+    functions by the Top op computing them:
+
+    - `x * 0.5 * (1 + erf(x / sqrt(2)))` (any order of the products, or
+      `x * 0.7071..`) -> `top.Gelu`;
+      `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))` (`x^3` as
+      `Pow(x, 3)` or `x * x * x`) -> `top.Gelu {approximate = "tanh"}`,
+    - `x * sigmoid(x)` -> `top.SiLU`; `x * hardsigmoid(x)` (alpha 1/6,
+      beta 0.5) and `x * clip(x + 3, 0, 6) / 6` -> `top.HardSwish`,
+    - `(x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps)` (or `* rsqrt`)
+      over the last axis, then optional `* gamma` and `+ beta`
+      -> `top.LayerNorm`,
+    - `x * rsqrt(mean(x^2) + eps) * gamma` (or `/ sqrt`) -> `top.RMSNorm`,
+    - `exp(x - max(x)) / sum(exp(x - max(x)))` (also without the max) over
+      one axis -> `top.Softmax`; the reductions may keep the dim or drop it
+      and be reshaped back (tf2onnx).
+
+    Constants must match within a relative 1e-3 (eps: any value >= 0).
+    Never when an intermediate value has a user outside the pattern, when
+    the reductions run over other axes than the normalized one, or when a
+    constant operand would broadcast the result to another shape.
+
+    Before:
+    ```mlir
+    %s = top.Sigmoid(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    %y = top.Mul(%x, %s) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    ```
+    After:
+    ```mlir
+    %y = top.SiLU(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    ```
   }];
   let dependentDialects = ["::strata::top::TopDialect"];
 }
