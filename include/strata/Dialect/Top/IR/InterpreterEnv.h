@@ -8,16 +8,17 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Region.h"
 #include "mlir/IR/Value.h"
-#include "llvm/ADT/DenseMap.h"
-
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 namespace strata::top {
 
 /// Maps SSA values to the host tensors the reference interpreter computed for
 /// them. An op's `interpret` reads its operands with `get` and stores its
-/// results with `set`.
+/// results with `set`. The references `get` returns stay valid while other
+/// values are set (node-based storage), so an op may keep reading an operand
+/// after storing its first results.
 class InterpreterEnv {
 public:
   /// The tensor of `value`; the interpreter only runs an op once all of its
@@ -50,7 +51,10 @@ public:
   }
 
 private:
-  llvm::DenseMap<mlir::Value, Tensor> values;
+  struct ValueHash {
+    size_t operator()(mlir::Value v) const { return mlir::hash_value(v); }
+  };
+  std::unordered_map<mlir::Value, Tensor, ValueHash> values;
   RegionRunner regionRunner;
 };
 
