@@ -235,3 +235,31 @@ def test_gather_elements(axis):
     idx = RNG.integers(-3, 3, (2, 3)).astype(np.int64)
     m = node_with("GatherElements", ["x", "i"], {"x": x}, {"i": idx}, {"axis": axis})
     check_against_ort(m, {"x": x})
+
+
+@pytest.mark.parametrize("src,shape", [((0, 3, 4), [3, 4, 0]), ((2, 0), [0, 5, 7]),
+                                       ((0,), [0])])
+def test_reshape_allowzero_literal_zero(src, shape):
+    """allowzero = 1 keeps a 0 as a zero dim: the result is the empty tensor of that
+    shape (onnx.reference gives the same shape)."""
+    from onnx.reference import ReferenceEvaluator
+    x = np.zeros(src, np.float32)
+    m = node_with("Reshape", ["x", "s"], {"x": x}, {"s": np.array(shape, np.int64)},
+                  {"allowzero": 1}, opset=19)
+    code, got, err = run_strata(m, {"x": x})
+    assert code == 0, err
+    want = ReferenceEvaluator(m).run(None, {"x": x})[0]
+    assert got["y0"].shape == want.shape == tuple(shape)
+    assert got["y0"].dtype == np.float32
+
+
+@pytest.mark.parametrize("src,shape,message", [
+    ((2, 3), [3, 0], "input shape [2, 3] is not empty, but shape [3, 0] with allowzero = 1"),
+    ((0, 3), [0, -1], "allowzero = 1 with a 0 in shape [0, -1] allows no negative dims"),
+])
+def test_reshape_allowzero_errors(src, shape, message):
+    x = np.zeros(src, np.float32)
+    m = node_with("Reshape", ["x", "s"], {"x": x}, {"s": np.array(shape, np.int64)},
+                  {"allowzero": 1}, opset=19)
+    err = import_error(m)
+    assert "(Reshape, opset 19)" in err and message in err, err

@@ -444,11 +444,29 @@ LogicalResult convertReshape(NodeContext &c) {
       return c.error() << "the 'shape' input must be a constant";
     shape = *s;
   }
-  // top.Reshape reads 0 as "copy the input dim" (allowzero = 0); a literal
-  // zero-size dim with allowzero = 1 has no Top spelling yet.
-  if (*allowZero && llvm::is_contained(shape, 0))
-    return c.error() << "allowzero = 1 with a 0 in shape " << formatArray(shape)
-                     << " is not supported";
+  // top.Reshape reads 0 as "copy the input dim" (allowzero = 0). A literal
+  // zero dim (allowzero = 1) makes the result empty, so it is a constant: the
+  // empty tensor of that shape, once the input is checked to be empty too.
+  if (*allowZero && llvm::is_contained(shape, 0)) {
+    if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+      return c.error() << "allowzero = 1 with a 0 in shape "
+                       << formatArray(shape)
+                       << " allows no negative dims (ONNX forbids 0 with -1)";
+    auto in = c.requireShape(0);
+    if (failed(in))
+      return failure();
+    auto count = checkedNumElements(*in);
+    if (!count || *count != 0)
+      return c.error() << "input shape " << formatArray(*in)
+                       << " is not empty, but shape " << formatArray(shape)
+                       << " with allowzero = 1 has no elements";
+    auto dt = dtypeOf(elemOf(c, 0));
+    if (!dt)
+      return c.error() << "input element type " << elemOf(c, 0)
+                       << " is not supported";
+    c.setOutput(0, c.constant(Tensor(*dt, shape), "empty"));
+    return success();
+  }
   auto out = c.create<ReshapeOp>(elemOf(c, 0), c.input(0),
                                  c.builder().getDenseI64ArrayAttr(shape));
   if (failed(out))
