@@ -171,3 +171,31 @@ def test_nhwc_pad_scale_shift_fold_into_conv(tmp_path):
     assert "do_relu = true" in text and "pads = array<i64: 1, 1, 1, 1>" in text
     got = run_ref_file(opt, {"x": x}, str(tmp_path), "opt")["y"]
     np.testing.assert_allclose(got, run_ort(model, {"x": x})["y"], rtol=1e-4, atol=1e-5)
+
+
+def test_import_layout_option():
+    """`strata import --layout nhwc` converts the optimized model (the origin stays
+    as imported); bad values and --no-optimize are rejected."""
+    bench = load_bench_builders()
+    model = bench.build_mobilenetv2(np.random.default_rng(0), nhwc=False, size=64)
+    x = np.random.default_rng(3).standard_normal((1, 3, 64, 64)).astype(np.float32)
+    with tempfile.TemporaryDirectory() as tmp:
+        r = _import(model, tmp, ["--layout", "nhwc"])
+        assert r.returncode == 0, r.stderr
+        origin_path, opt_path = os.path.join(tmp, "m_origin.mlir"), os.path.join(tmp, "m.mlir")
+        with open(origin_path) as f:
+            assert 'layout = "NHWC"' not in f.read()
+        with open(opt_path) as f:
+            assert 'layout = "NHWC"' in f.read()
+        assert count(opt_path, "Permute") == 1
+        origin = run_ref_file(origin_path, {"input": x}, tmp, "origin")["logits"]
+        converted = run_ref_file(opt_path, {"input": x}, tmp, "opt")["logits"]
+        np.testing.assert_allclose(converted, origin, rtol=1e-4, atol=1e-5)
+        for extra, message in [(["--layout", "nwhc"], "--layout 'nwhc' must be 'nchw' or 'nhwc'"),
+                               (["--layout", "nchw", "--no-optimize"],
+                                "cannot be combined with --no-optimize")]:
+            bad = os.path.join(tmp, "bad")
+            os.makedirs(bad, exist_ok=True)
+            r = _import(model, bad, extra)
+            assert r.returncode == 2 and message in r.stderr, r.stderr
+            assert os.listdir(bad) == ["model.onnx"]  # nothing written

@@ -60,6 +60,11 @@ static cl::opt<bool> noOptimize(
     cl::desc("write only the imported model (<name>_origin.mlir), without the "
              "optimized <name>.mlir that top-optimize makes from it"),
     cl::sub(ImportCommand));
+static cl::opt<std::string> layout(
+    "layout",
+    cl::desc("convert layout-sensitive ops (Conv, pools, norms, ...) of the "
+             "optimized model to 'nchw' or 'nhwc' (default: keep the model's)"),
+    cl::value_desc("L"), cl::sub(ImportCommand));
 
 bool parseInputShape(StringRef tool, StringRef spec,
                      std::map<std::string, std::vector<int64_t>> &shapes) {
@@ -86,6 +91,16 @@ bool parseInputShape(StringRef tool, StringRef spec,
 }
 
 int import() {
+  if (!layout.empty() && layout != "nchw" && layout != "nhwc") {
+    errs() << "strata import: --layout '" << layout
+           << "' must be 'nchw' or 'nhwc'\n";
+    return 2;
+  }
+  if (!layout.empty() && noOptimize) {
+    errs() << "strata import: --layout applies to the optimized model; it "
+              "cannot be combined with --no-optimize\n";
+    return 2;
+  }
   mlir::MLIRContext context;
   registerAndLoadDialects(context);
   llvm::SourceMgr sourceMgr;
@@ -132,7 +147,8 @@ int import() {
   TensorMap optimizedWeights;
   if (!noOptimize) {
     optimized = model->module->clone();
-    FailureOr<TensorMap> w = optimizeTopModule(*optimized, model->weights);
+    FailureOr<TensorMap> w =
+        optimizeTopModule(*optimized, model->weights, layout);
     if (failed(w)) {
       errs() << "strata import: optimizing '" << onnxFile
              << "' failed (--no-optimize skips it)\n";
