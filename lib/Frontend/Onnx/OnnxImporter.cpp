@@ -1374,6 +1374,17 @@ FailureOr<Value> ValueBuilder::roundHalfEven(FailureOr<Value> v) {
   return op<top::SubOp>(op<top::AddOp>(v, scalar(t, magic)), scalar(t, magic));
 }
 
+/// Elementwise Top ops, whose shape inference handles `?` dims.
+static bool isElementwise(Operation *op) {
+  using namespace top;
+  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, CompareOp,
+             WhereOp, CastOp, ReluOp, AbsOp, NegOp, LeakyReluOp, ClipOp,
+             SigmoidOp, TanhOp, GeluOp, SiLUOp, HardSigmoidOp, HardSwishOp,
+             ExpOp, LogOp, SqrtOp, RsqrtOp, ErfOp, SinOp, CosOp, TanOp, AsinOp,
+             AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp,
+             BitwiseNotOp>(op);
+}
+
 FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
   bool operandsStatic = llvm::all_of(op->getOperands(), [](Value v) {
     return top::isNone(v) || top::hasStaticShape(v);
@@ -1386,6 +1397,17 @@ FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
       return error() << "the converted " << name
                      << " is invalid (see the error above)";
     }
+  } else if (isElementwise(op) &&
+             llvm::all_of(op->getOperands(), [](Value v) {
+               return isa<RankedTensorType>(v.getType());
+             })) {
+    // Ranked operands with `?` dims (runtime shape operands, data-dependent
+    // results): elementwise ops still give a ranked result (broadcasting
+    // keeps `?` where it cannot decide), which e.g. a Loop body must yield.
+    // If inference cannot tell, the result stays unranked, as before.
+    ScopedDiagnosticHandler quiet(op->getContext(),
+                                  [](Diagnostic &) { return success(); });
+    (void)top::inferAndSetResultTypes(op);
   }
   if (failed(mlir::verify(op))) {
     op->erase();
