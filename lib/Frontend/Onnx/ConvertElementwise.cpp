@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
+#include "ValueChain.h"
 
 #include <cfloat>
 #include <cmath>
@@ -18,46 +18,10 @@ using namespace strata;
 using namespace strata::top;
 
 namespace strata::onnx_import {
+using namespace chain;
 namespace {
 
-//===----------------------------------------------------------------------===//
-// Building blocks. A null Value means "failed, error already emitted"; every
-// helper passes it on, so a chain of ops is checked once at the end.
-//===----------------------------------------------------------------------===//
-
-Type elemType(Value v) {
-  auto t = v ? dyn_cast<ShapedType>(v.getType()) : ShapedType();
-  return t ? t.getElementType() : Type();
-}
-
-inline bool isNull(Value v) { return !v; }
-template <typename T> bool isNull(const T &) { return false; }
-
-/// Creates `OpTy` with result element type `elem`; null if any operand is
-/// null or the op is invalid.
-template <typename OpTy, typename... Args>
-Value make(NodeContext &c, Type elem, Args &&...args) {
-  if (!elem || (isNull(args) || ...))
-    return {};
-  auto r = c.create<OpTy>(elem, std::forward<Args>(args)...);
-  return failed(r) ? Value() : *r;
-}
-
-template <typename OpTy> Value binary(NodeContext &c, Value a, Value b) {
-  return make<OpTy>(c, elemType(a), a, b);
-}
-
-template <typename OpTy> Value unary(NodeContext &c, Value a) {
-  return make<OpTy>(c, elemType(a), a);
-}
-
-Value compare(NodeContext &c, Value a, Value b, StringRef mode) {
-  return make<CompareOp>(c, c.builder().getI1Type(), a, b, mode);
-}
-
-Value where(NodeContext &c, Value cond, Value x, Value y) {
-  return make<WhereOp>(c, elemType(x), cond, x, y);
-}
+// Building blocks (null-chained): ValueChain.h.
 
 Value castTo(NodeContext &c, Value v, Type to) {
   if (!v || elemType(v) == to)
@@ -65,42 +29,8 @@ Value castTo(NodeContext &c, Value v, Type to) {
   return make<CastOp>(c, to, v);
 }
 
-/// A rank-0 constant of element type `elem` (null if `elem` has no host
-/// dtype).
-Value scalar(NodeContext &c, Type elem, double value, StringRef hint) {
-  std::optional<DType> d = elem ? dtypeOf(elem) : std::nullopt;
-  if (!d) {
-    if (elem)
-      c.error() << "element type " << elem << " is not supported here";
-    return {};
-  }
-  Tensor t(*d, {});
-  t.setFromDouble(0, value);
-  return c.constant(t, hint);
-}
-
-/// A rank-0 constant of `like`'s element type.
-Value scalarLike(NodeContext &c, Value like, double value, StringRef hint) {
-  return like ? scalar(c, elemType(like), value, hint) : Value();
-}
-
 Value boolConst(NodeContext &c, bool v) {
   return scalar(c, c.builder().getI1Type(), v ? 1 : 0, v ? "true" : "false");
-}
-
-LogicalResult finish(NodeContext &c, Value v) {
-  if (!v)
-    return failure();
-  c.setOutput(0, v);
-  return success();
-}
-
-/// Checks that inputs 0..n-1 are present.
-LogicalResult requireInputs(NodeContext &c, size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    if (!c.hasInput(i))
-      return c.error() << "input " << i << " is required";
-  return success();
 }
 
 /// The input's float element type, or an error naming the op's requirement.

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
+#include "ValueChain.h"
 
 #include <cmath>
 
@@ -16,65 +16,10 @@ using namespace strata;
 using namespace strata::top;
 
 namespace strata::onnx_import {
+using namespace chain;
 namespace {
 
-//===----------------------------------------------------------------------===//
-// Building blocks (a null Value means "failed, error already emitted")
-//===----------------------------------------------------------------------===//
-
-Type elemType(Value v) {
-  auto t = v ? dyn_cast<ShapedType>(v.getType()) : ShapedType();
-  return t ? t.getElementType() : Type();
-}
-
-inline bool isNull(Value v) { return !v; }
-template <typename T> bool isNull(const T &) { return false; }
-
-/// Creates `OpTy` with result element type `elem`; null if any operand is
-/// null or the op is invalid.
-template <typename OpTy, typename... Args>
-Value make(NodeContext &c, Type elem, Args &&...args) {
-  if (!elem || (isNull(args) || ...))
-    return {};
-  auto r = c.create<OpTy>(elem, std::forward<Args>(args)...);
-  return failed(r) ? Value() : *r;
-}
-
-template <typename OpTy> Value binary(NodeContext &c, Value a, Value b) {
-  return make<OpTy>(c, elemType(a), a, b);
-}
-
-Value compare(NodeContext &c, Value a, Value b, StringRef mode) {
-  return make<CompareOp>(c, c.builder().getI1Type(), a, b, mode);
-}
-
-/// A rank-0 constant of `like`'s element type.
-Value scalarLike(NodeContext &c, Value like, double value, StringRef hint) {
-  std::optional<DType> d = like ? dtypeOfValue(like) : std::nullopt;
-  if (!d) {
-    if (like)
-      c.error() << "element type " << elemType(like)
-                << " is not supported here";
-    return {};
-  }
-  Tensor t(*d, {});
-  t.setFromDouble(0, value);
-  return c.constant(t, hint);
-}
-
-LogicalResult finish(NodeContext &c, Value v) {
-  if (!v)
-    return failure();
-  c.setOutput(0, v);
-  return success();
-}
-
-LogicalResult requireInputs(NodeContext &c, size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    if (!c.hasInput(i))
-      return c.error() << "input " << i << " is required";
-  return success();
-}
+// Building blocks (null-chained): ValueChain.h.
 
 /// Input `i` as one integer: it must be a constant with one element.
 FailureOr<int64_t> constantScalarInt(NodeContext &c, size_t i,
