@@ -52,7 +52,18 @@ void mergeAttrs(DictionaryAttr dict, StringRef skip,
 std::optional<CompositeMark> readMark(func::FuncOp fn) {
   CompositeMark mark;
   SmallVector<NamedAttribute> attrs;
-  if (auto s = fn->getAttrOfType<StringAttr>("strata.implements")) {
+  // A mark of the wrong form is not a composite; say so rather than
+  // silently ignoring what was meant as one.
+  auto malformed = [&](StringRef attr, Attribute value, StringRef expected) {
+    fn.emitWarning() << "composite '" << fn.getSymName() << "': attribute '"
+                     << attr << "' must be " << expected << ", got " << value
+                     << "; left unfused";
+    return std::nullopt;
+  };
+  if (Attribute given = fn->getAttr("strata.implements")) {
+    auto s = dyn_cast<StringAttr>(given);
+    if (!s)
+      return malformed("strata.implements", given, "a string");
     mark.name = s.str();
   } else if (Attribute tf = fn->getAttr("tf._implements")) {
     if (auto s = dyn_cast<StringAttr>(tf)) {
@@ -60,11 +71,13 @@ std::optional<CompositeMark> readMark(func::FuncOp fn) {
     } else if (auto d = dyn_cast<DictionaryAttr>(tf)) {
       auto name = d.getAs<StringAttr>("name");
       if (!name)
-        return std::nullopt;
+        return malformed("tf._implements", tf,
+                         "a string or a dictionary with a string 'name'");
       mark.name = name.str();
       mergeAttrs(d, "name", attrs);
     } else {
-      return std::nullopt;
+      return malformed("tf._implements", tf,
+                       "a string or a dictionary with a string 'name'");
     }
   } else {
     return std::nullopt;

@@ -145,6 +145,13 @@ func.func private @bad_gelu(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tf._
 func.func private @bad_result(%x: tensor<4xf32>) -> tensor<2x2xf32> attributes {strata.implements = "silu"}
 // expected-warning @+1 {{composite 'bad_sdpa' (scaled_dot_product_attention): input 1 must have the query's rank 4}}
 func.func private @bad_sdpa(%q: tensor<1x2x3x4xf32>, %k: tensor<2x5x4xf32>, %v: tensor<1x2x5x4xf32>) -> tensor<1x2x3x4xf32> attributes {strata.implements = "scaled_dot_product_attention"}
+// Marks of the wrong form are not composites, with a warning.
+// expected-warning @+1 {{composite 'bad_mark_int': attribute 'tf._implements' must be a string or a dictionary with a string 'name', got 5 : i64; left unfused}}
+func.func private @bad_mark_int(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tf._implements = 5}
+// expected-warning @+1 {{composite 'bad_mark_dict': attribute 'tf._implements' must be a string or a dictionary with a string 'name', got {name = 7 : i64}; left unfused}}
+func.func private @bad_mark_dict(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tf._implements = {name = 7}}
+// expected-warning @+1 {{composite 'bad_mark_strata': attribute 'strata.implements' must be a string, got ["silu"]; left unfused}}
+func.func private @bad_mark_strata(%x: tensor<4xf32>) -> tensor<4xf32> attributes {strata.implements = ["silu"]}
 
 // -----
 
