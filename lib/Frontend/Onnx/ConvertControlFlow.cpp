@@ -217,6 +217,9 @@ FailureOr<ScanOp> buildScan(NodeContext &c, ArrayRef<Value> states,
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t)
       return c.error() << "scan input #" << j << " needs a known rank";
+    if (t.getRank() == 0)
+      return c.error() << "scan input #" << j
+                       << " is a scalar; it needs rank >= 1 to be scanned";
     int64_t axis = inAxes ? inAxes.asArrayRef()[j] : 0;
     auto a = c.normalizeAxis("scan_input_axes entry", axis, t.getRank());
     if (failed(a))
