@@ -444,9 +444,7 @@ LogicalResult SplitOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
 int64_t SplitOp::getFlops() { return noFlops(*this); }
 
 LogicalResult SplitOp::interpret(InterpreterEnv &env) {
-  // A copy (it shares the data): setting a result may grow the env's map,
-  // which would leave a reference into it dangling.
-  const Tensor in = env.get(getInput());
+  const Tensor &in = env.get(getInput());
   int64_t axis = getAxis() < 0 ? getAxis() + in.rank() : getAxis();
   SmallVector<int64_t> sizes(getSplit());
   if (Value split = getSplitValue()) {
