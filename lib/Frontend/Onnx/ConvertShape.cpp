@@ -176,6 +176,8 @@ LogicalResult convertSplit(NodeContext &c) {
   auto axisAttr = c.attrInt("axis", 0);
   if (failed(shape) || failed(axisAttr))
     return failure();
+  if (shape->empty())
+    return c.error() << "input 'input' is a scalar; Split needs rank >= 1";
   auto axis = c.normalizeAxis("attribute 'axis'", *axisAttr, shape->size());
   if (failed(axis))
     return failure();
