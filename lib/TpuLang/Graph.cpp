@@ -285,7 +285,7 @@ std::vector<Tensor> finishOp(const std::string &op, Operation *created,
     fail("op " + created->getName().getStringRef().str() +
          " has no shape inference");
   llvm::SmallVector<llvm::SmallVector<int64_t>> shapes;
-  if (failed(iface.inferShapes(shapes)))
+  if (failed(iface.inferShapesFromTypes(shapes)))
     fail("shape inference failed");
   if (shapes.size() != created->getNumResults())
     fail("shape inference returned the wrong number of shapes");

@@ -1,13 +1,16 @@
 //===- Interpreter.h - reference interpreter for Top IR ---------*- C++ -*-===//
 //
-// Executes a Top module's entry function on host tensors, op by op, through
-// each op's InterpretableOpInterface. This is Strata's golden model.
+// Executes a Top model (a module with an entry function, named inputs and
+// outputs, top.Weight constants) on host tensors through the dialect-neutral
+// Executor. This is Strata's golden model. The module is only read: running
+// it leaves it byte for byte as it was.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef STRATA_INTERPRETER_INTERPRETER_H
 #define STRATA_INTERPRETER_INTERPRETER_H
 
+#include "strata/Interpreter/Executor.h"
 #include "strata/Support/Npz.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,8 +26,6 @@ std::string inputName(mlir::func::FuncOp func, unsigned i);
 /// The name of result `i` of `func`: its `top.name` result attribute, else
 /// "output<i>".
 std::string outputName(mlir::func::FuncOp func, unsigned i);
-/// The name of an intermediate value: its NameLoc, else "<op>_<n>".
-std::string valueName(mlir::Value value, unsigned fallbackIndex);
 
 /// The entry function: `main` if present, else the only public function.
 mlir::FailureOr<mlir::func::FuncOp> findEntryFunction(mlir::ModuleOp module);

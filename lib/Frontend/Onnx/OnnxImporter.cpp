@@ -4,6 +4,7 @@
 #include "ImportContext.h"
 
 #include "strata/Dialect/Top/IR/TopDialect.h"
+#include "strata/Interpreter/Executor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -1450,7 +1451,7 @@ FailureOr<SmallVector<Value>> NodeContext::finishOp(Operation *op) {
   for (Value v : op->getOperands())
     if (!top::isNone(v))
       env.set(v, *importer.constantData(v));
-  if (failed(iface.interpret(env)))
+  if (failed(interpretOp(op, env)))
     return error() << "evaluating constant " << op->getName() << " failed";
   SmallVector<Value> folded;
   for (auto [i, r] : llvm::enumerate(results))

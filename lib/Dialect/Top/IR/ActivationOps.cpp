@@ -40,8 +40,8 @@ LogicalResult interpretMap(UnOp op, InterpreterEnv &env,
 /// Verifier, shape inference (the input's shape) and FLOPs of a float-only
 /// unary op costing `FLOPS` per element.
 #define STRATA_FLOAT_UNARY(OP, FLOPS)                                          \
-  LogicalResult OP::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {    \
-    s.push_back(shapeOf(getInput()));                                          \
+  LogicalResult OP::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {    \
+    s.push_back(ctx.shape(getInput()));                                          \
     return success();                                                          \
   }                                                                            \
   int64_t OP::getFlops() { return elementwiseFlops(getOutput(), FLOPS); }
@@ -119,8 +119,8 @@ LogicalResult PReluOp::verify() {
                               "operand 'slope'", getSlope());
 }
 
-LogicalResult PReluOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput()), slope = shapeOf(getSlope());
+LogicalResult PReluOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput()), slope = ctx.shape(getSlope());
   bool ok = slope.size() <= in.size();
   for (size_t i = 0; ok && i < slope.size(); ++i) {
     int64_t d = slope[slope.size() - 1 - i];

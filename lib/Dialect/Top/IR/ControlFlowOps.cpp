@@ -220,7 +220,7 @@ LogicalResult IfOp::verify() {
   return success();
 }
 
-LogicalResult IfOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+LogicalResult IfOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   // The shape-inference interface verifier runs before verify(): check the
   // structure this relies on first.
   if (failed(verify()))
@@ -320,7 +320,7 @@ LogicalResult LoopOp::verify() {
 }
 
 LogicalResult
-LoopOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+LoopOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   // The shape-inference interface verifier runs before verify(): check the
   // structure this relies on first.
   if (failed(verify()))
@@ -328,7 +328,7 @@ LoopOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   OperandRange yields = yieldedValues(getBody());
   size_t numCarried = getInitial().size();
   for (size_t k = 0; k < numCarried; ++k)
-    shapes.push_back(joinShapes(shapeOf(getInitial()[k]),
+    shapes.push_back(joinShapes(ctx.shape(getInitial()[k]),
                                 shapeOfType(yields[k + 1].getType())));
   for (unsigned s = 0; s < getNumScanOutputs(); ++s) {
     SmallVector<int64_t> shape{ShapedType::kDynamic};
@@ -550,7 +550,7 @@ FailureOr<int64_t> scanLength(ScanOp op, ArrayRef<SmallVector<int64_t>> inShapes
 } // namespace
 
 LogicalResult
-ScanOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+ScanOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   // The shape-inference interface verifier runs before verify(): check the
   // structure this relies on first.
   if (failed(verify()))
@@ -558,13 +558,13 @@ ScanOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   size_t numStates = getNumStates();
   SmallVector<SmallVector<int64_t>> inShapes;
   for (Value in : getInputs().drop_front(numStates))
-    inShapes.push_back(shapeOf(in));
+    inShapes.push_back(ctx.shape(in));
   FailureOr<int64_t> length = scanLength(*this, inShapes);
   if (failed(length))
     return failure();
   OperandRange yields = yieldedValues(getBody());
   for (size_t k = 0; k < numStates; ++k)
-    shapes.push_back(joinShapes(shapeOf(getInputs()[k]),
+    shapes.push_back(joinShapes(ctx.shape(getInputs()[k]),
                                 shapeOfType(yields[k].getType())));
   size_t numScanOut = getNumResults() - numStates;
   SmallVector<int64_t> outAxes = listOrZeros(getScanOutputAxes(), numScanOut);

@@ -91,13 +91,13 @@ SmallVector<int64_t> ConvOp::getPadsOrDefault() {
 
 LogicalResult ConvOp::verify() { return verifyEpilogue(*this); }
 
-LogicalResult ConvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult ConvOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   auto channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
     return failure();
   // NHWC with an OHWI filter is checked in the NCHW / OIHW order.
-  SmallVector<int64_t> in = toChannelsFirst(shapeOf(getInput()), *channelsLast),
-                       w = toChannelsFirst(shapeOf(getFilter()), *channelsLast);
+  SmallVector<int64_t> in = toChannelsFirst(ctx.shape(getInput()), *channelsLast),
+                       w = toChannelsFirst(ctx.shape(getFilter()), *channelsLast);
   if (in.size() < 3 || in.size() > 5)
     return emitOpError() << "input must have rank 3 to 5 (N, C, 1-3 spatial "
                             "dims), got shape "
@@ -133,7 +133,7 @@ LogicalResult ConvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (!isNone(getBias())) {
     if (!hasStaticShape(getBias()))
       return success(); // verified once known
-    SmallVector<int64_t> b = shapeOf(getBias());
+    SmallVector<int64_t> b = ctx.shape(getBias());
     int64_t n = 1;
     for (int64_t d : b)
       n *= d;
@@ -252,7 +252,7 @@ LogicalResult ConvOp::interpret(InterpreterEnv &env) {
   g.pads = getPadsOrDefault();
   g.inSpatial.assign(in.shape().begin() + 2, in.shape().end());
   SmallVector<int64_t> outDims =
-      toChannelsFirst(resultShape(getOutput()), channelsLast);
+      toChannelsFirst(env.resultShape(getOutput()), channelsLast);
   std::vector<int64_t> outShape(outDims.begin(), outDims.end());
   g.outSpatial.assign(outShape.begin() + 2, outShape.end());
   int64_t group = getGroup();
@@ -388,13 +388,13 @@ static FailureOr<int64_t> deconvOutDim(DeconvOp op, size_t d, int64_t in,
 LogicalResult DeconvOp::verify() { return verifyEpilogue(*this); }
 
 LogicalResult
-DeconvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+DeconvOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   auto channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
     return failure();
   // NHWC with a `C x K.. x O/group` filter is checked in NCHW / IOHW order.
-  SmallVector<int64_t> in = toChannelsFirst(shapeOf(getInput()), *channelsLast),
-                       w = toChannelsFirst(shapeOf(getFilter()), *channelsLast);
+  SmallVector<int64_t> in = toChannelsFirst(ctx.shape(getInput()), *channelsLast),
+                       w = toChannelsFirst(ctx.shape(getFilter()), *channelsLast);
   if (in.size() < 3 || in.size() > 5)
     return emitOpError() << "input must have rank 3 to 5 (N, C, 1-3 spatial "
                             "dims), got shape "
@@ -419,7 +419,7 @@ DeconvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
     return emitOpError() << "output channels " << w[1] << " * group "
                          << group << " overflow int64";
   if (!isNone(getBias()) && hasStaticShape(getBias())) {
-    SmallVector<int64_t> b = shapeOf(getBias());
+    SmallVector<int64_t> b = ctx.shape(getBias());
     int64_t n = 1;
     for (int64_t d : b)
       n *= d;
@@ -568,7 +568,7 @@ LogicalResult DeconvOp::interpret(InterpreterEnv &env) {
   g.pads = getPadsOrDefault();
   g.inSpatial.assign(in.shape().begin() + 2, in.shape().end());
   SmallVector<int64_t> outDims =
-      toChannelsFirst(resultShape(getOutput()), channelsLast);
+      toChannelsFirst(env.resultShape(getOutput()), channelsLast);
   std::vector<int64_t> outShape(outDims.begin(), outDims.end());
   g.outSpatial.assign(outShape.begin() + 2, outShape.end());
   Tensor out(in.dtype(), outShape);

@@ -10,8 +10,8 @@ using namespace strata::top;
 // InputOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult InputOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  s.push_back(shapeOf(getInput()));
+LogicalResult InputOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  s.push_back(ctx.shape(getInput()));
   return success();
 }
 int64_t InputOp::getFlops() { return 0; }
@@ -39,7 +39,7 @@ LogicalResult WeightOp::verify() {
                            << getOutput().getType();
   return success();
 }
-LogicalResult WeightOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult WeightOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   s.push_back(SmallVector<int64_t>(getOutput().getType().getShape()));
   return success();
 }
@@ -55,7 +55,7 @@ LogicalResult WeightOp::interpret(InterpreterEnv &env) {
 // NoneOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult NoneOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult NoneOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   s.push_back({});
   return success();
 }

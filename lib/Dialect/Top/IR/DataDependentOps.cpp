@@ -20,8 +20,8 @@ using namespace strata::top::impl;
 // NonZeroOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult NonZeroOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  int64_t rank = shapeOf(getInput()).size();
+LogicalResult NonZeroOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  int64_t rank = ctx.shape(getInput()).size();
   s.push_back({rank, ShapedType::kDynamic});
   return success();
 }
@@ -48,8 +48,8 @@ LogicalResult NonZeroOp::interpret(InterpreterEnv &env) {
 // UniqueOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult UniqueOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+LogicalResult UniqueOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput());
   auto count = checkedElementCount(*this, in);
   if (failed(count))
     return failure();
@@ -145,9 +145,9 @@ LogicalResult UniqueOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-NonMaxSuppressionOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> boxes = shapeOf(getBoxes());
-  SmallVector<int64_t> scores = shapeOf(getScores());
+NonMaxSuppressionOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> boxes = ctx.shape(getBoxes());
+  SmallVector<int64_t> scores = ctx.shape(getScores());
   if (boxes.size() != 3 || boxes[2] != 4)
     return emitOpError() << "'boxes' shape " << formatArray(boxes)
                          << " must be [batches, boxes, 4]";
@@ -171,13 +171,13 @@ NonMaxSuppressionOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
         Scalar{getScoreThreshold(), "score_threshold"}}) {
     if (isNone(value))
       continue;
-    auto n = checkedElementCount(*this, shapeOf(value));
+    auto n = checkedElementCount(*this, ctx.shape(value));
     if (failed(n))
       return failure();
     if (*n != 1)
       return emitOpError() << "operand '" << name
                            << "' must hold one value, has shape "
-                           << formatArray(shapeOf(value));
+                           << formatArray(ctx.shape(value));
   }
   if (getCenterPointBox() != 0 && getCenterPointBox() != 1)
     return emitOpError() << "attribute 'center_point_box' = "

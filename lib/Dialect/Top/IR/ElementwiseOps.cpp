@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/ElementwiseShapes.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
@@ -153,12 +154,11 @@ LogicalResult verifyUnary(Operation *op, unsigned kinds) {
 }
 
 template <typename BinOp>
-LogicalResult inferBinary(BinOp op, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  auto out = broadcastShapes(op, shapeOf(op.getLhs()), shapeOf(op.getRhs()));
-  if (failed(out))
-    return failure();
-  s.push_back(*out);
-  return success();
+LogicalResult inferBinary(BinOp op, const ShapeContext &ctx,
+                          SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(op, shapes::inferBinary(ctx.shape(op.getLhs()),
+                                             ctx.shape(op.getRhs())),
+                     s);
 }
 
 /// Runs a broadcasting arithmetic op and stores its result.
@@ -166,7 +166,7 @@ template <typename BinOp, typename FloatFn, typename IntFn>
 LogicalResult interpretBinary(BinOp op, InterpreterEnv &env, FloatFn floatFn,
                               IntFn intFn) {
   Tensor out = arith(env.get(op.getLhs()), env.get(op.getRhs()),
-                     resultShape(op.getOutput()), floatFn, intFn)
+                     env.resultShape(op.getOutput()), floatFn, intFn)
                    .castTo(resultDType(op.getOutput()));
   if (op.getDoRelu())
     reluInPlace(out);
@@ -193,9 +193,9 @@ template <typename UnOp> OpFoldResult foldRepeated(UnOp op, bool involution) {
 }
 
 template <typename UnOp>
-LogicalResult inferUnary(UnOp op, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  s.push_back(shapeOf(op.getInput()));
-  return success();
+LogicalResult inferUnary(UnOp op, const ShapeContext &ctx,
+                         SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(op, shapes::inferUnary(ctx.shape(op.getInput())), s);
 }
 } // namespace
 
@@ -205,8 +205,9 @@ LogicalResult inferUnary(UnOp op, SmallVectorImpl<SmallVector<int64_t>> &s) {
 
 #define STRATA_BINARY_COMMON(OP, KINDS)                                        \
   LogicalResult OP::verify() { return verifyBinary(*this, KINDS); }            \
-  LogicalResult OP::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {    \
-    return inferBinary(*this, s);                                              \
+  LogicalResult OP::inferShapes(const ShapeContext &ctx,                       \
+                                SmallVectorImpl<SmallVector<int64_t>> &s) {    \
+    return inferBinary(*this, ctx, s);                                         \
   }                                                                            \
   int64_t OP::getFlops() { return elementwiseFlops(getOutput(), 1); }
 
@@ -239,7 +240,7 @@ LogicalResult MulOp::interpret(InterpreterEnv &env) {
 LogicalResult DivOp::interpret(InterpreterEnv &env) {
   const Tensor &rhs = env.get(getRhs());
   // Unless the result is empty, every rhs element is a divisor.
-  bool empty = checkedNumElements(resultShape(getOutput())) == 0;
+  bool empty = checkedNumElements(env.resultShape(getOutput())) == 0;
   if (!isFloat(rhs.dtype()) && !empty)
     for (int64_t i = 0, n = rhs.numElements(); i < n; ++i)
       if (rhs.getAsInt(i) == 0)
@@ -287,21 +288,18 @@ LogicalResult WhereOp::verify() {
                               getOutput());
 }
 
-LogicalResult WhereOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  auto cx = broadcastShapes(*this, shapeOf(getCond()), shapeOf(getX()));
-  if (failed(cx))
-    return failure();
-  auto out = broadcastShapes(*this, *cx, shapeOf(getY()));
-  if (failed(out))
-    return failure();
-  s.push_back(*out);
-  return success();
+LogicalResult WhereOp::inferShapes(const ShapeContext &ctx,
+                                   SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this,
+                     shapes::inferWhere(ctx.shape(getCond()), ctx.shape(getX()),
+                                        ctx.shape(getY())),
+                     s);
 }
 
 int64_t WhereOp::getFlops() { return elementwiseFlops(getOutput(), 1); }
 
 LogicalResult WhereOp::interpret(InterpreterEnv &env) {
-  std::vector<int64_t> shape = resultShape(getOutput());
+  std::vector<int64_t> shape = env.resultShape(getOutput());
   Tensor c = broadcastTo(env.get(getCond()), shape);
   Tensor x = broadcastTo(env.get(getX()), shape);
   Tensor y = broadcastTo(env.get(getY()), shape);
@@ -347,8 +345,9 @@ LogicalResult CompareOp::verify() {
   return success();
 }
 
-LogicalResult CompareOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  return inferBinary(*this, s);
+LogicalResult CompareOp::inferShapes(const ShapeContext &ctx,
+                                     SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return inferBinary(*this, ctx, s);
 }
 
 int64_t CompareOp::getFlops() { return elementwiseFlops(getOutput(), 1); }
@@ -357,7 +356,7 @@ LogicalResult CompareOp::interpret(InterpreterEnv &env) {
   const Tensor &lhs = env.get(getLhs());
   DType ct = exactComputeType(lhs.dtype());
   Tensor a = lhs.castTo(ct), b = env.get(getRhs()).castTo(ct);
-  std::vector<int64_t> shape = resultShape(getOutput());
+  std::vector<int64_t> shape = env.resultShape(getOutput());
   Tensor out;
   if (ct == DType::F32)
     out = zipBroadcast<float, uint8_t>(a, b, shape, DType::Bool,
@@ -390,8 +389,9 @@ LogicalResult CastOp::verify() {
   return checkElementKind(*this, "result", getOutput(), kAnyElements);
 }
 
-LogicalResult CastOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  return inferUnary(*this, s);
+LogicalResult CastOp::inferShapes(const ShapeContext &ctx,
+                                  SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return inferUnary(*this, ctx, s);
 }
 
 int64_t CastOp::getFlops() { return elementwiseFlops(getOutput(), 1); }
@@ -418,8 +418,9 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
 
 #define STRATA_UNARY_COMMON(OP, KINDS)                                         \
   LogicalResult OP::verify() { return verifyUnary(*this, KINDS); }             \
-  LogicalResult OP::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {    \
-    return inferUnary(*this, s);                                               \
+  LogicalResult OP::inferShapes(const ShapeContext &ctx,                       \
+                                SmallVectorImpl<SmallVector<int64_t>> &s) {    \
+    return inferUnary(*this, ctx, s);                                          \
   }                                                                            \
   int64_t OP::getFlops() { return elementwiseFlops(getOutput(), 1); }
 

@@ -120,8 +120,8 @@ spatialAttr(Operation *op, StringRef name, std::optional<ArrayRef<int64_t>> v,
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-GridSampleOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput()), grid = shapeOf(getGrid());
+GridSampleOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput()), grid = ctx.shape(getGrid());
   if (failed(checkOneOf(*this, "mode", getMode(),
                         {"linear", "nearest", "cubic"})) ||
       failed(checkOneOf(*this, "padding_mode", getPaddingMode(),
@@ -249,7 +249,7 @@ double sumTaps(const double *src, ArrayRef<int64_t> dims,
 LogicalResult GridSampleOp::interpret(InterpreterEnv &env) {
   const Tensor &inT = env.get(getInput());
   std::vector<double> in = toDoubles(inT), grid = toDoubles(env.get(getGrid()));
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  std::vector<int64_t> outShape = env.resultShape(getOutput());
   int64_t n = inT.dim(0), c = inT.dim(1), r = inT.rank() - 2;
   SmallVector<int64_t> dims(inT.shape().begin() + 2, inT.shape().end());
   int64_t plane = product(dims);
@@ -277,8 +277,8 @@ LogicalResult GridSampleOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-AffineGridOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> theta = shapeOf(getTheta());
+AffineGridOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> theta = ctx.shape(getTheta());
   ArrayRef<int64_t> size = getSize();
   if (failed(checkElementKind(*this, "operand 'theta'", getTheta(),
                               kFloatElements)))
@@ -311,7 +311,7 @@ int64_t AffineGridOp::getFlops() {
 
 LogicalResult AffineGridOp::interpret(InterpreterEnv &env) {
   std::vector<double> theta = toDoubles(env.get(getTheta()));
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  std::vector<int64_t> outShape = env.resultShape(getOutput());
   ArrayRef<int64_t> size = getSize();
   int64_t n = size[0], r = static_cast<int64_t>(size.size()) - 2;
   SmallVector<int64_t> dims(size.begin() + 2, size.end());
@@ -388,8 +388,8 @@ FailureOr<Col2ImGeometry> col2imGeometry(Col2ImOp op) {
 }
 } // namespace
 
-LogicalResult Col2ImOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+LogicalResult Col2ImOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput());
   if (in.size() != 3)
     return emitOpError() << "input must have rank 3 (N, C * prod(block), L), "
                             "got shape "
@@ -425,7 +425,7 @@ int64_t Col2ImOp::getFlops() {
 LogicalResult Col2ImOp::interpret(InterpreterEnv &env) {
   const Tensor &inT = env.get(getInput());
   std::vector<double> in = toDoubles(inT);
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  std::vector<int64_t> outShape = env.resultShape(getOutput());
   Col2ImGeometry g = *col2imGeometry(*this);
   int64_t r = static_cast<int64_t>(g.image.size());
   int64_t kn = product(g.block), ln = product(g.blocks),
@@ -468,9 +468,9 @@ LogicalResult Col2ImOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-RoiAlignOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput()), rois = shapeOf(getRois()),
-                       idx = shapeOf(getBatchIndices());
+RoiAlignOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput()), rois = ctx.shape(getRois()),
+                       idx = ctx.shape(getBatchIndices());
   if (failed(checkOneOf(*this, "coordinate_transformation_mode",
                         getCoordinateTransformationMode(),
                         {"half_pixel", "output_half_pixel"})) ||
@@ -525,7 +525,7 @@ LogicalResult RoiAlignOp::interpret(InterpreterEnv &env) {
   const Tensor &inT = env.get(getInput());
   std::vector<double> in = toDoubles(inT), rois = toDoubles(env.get(getRois()));
   const Tensor &batch = env.get(getBatchIndices());
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  std::vector<int64_t> outShape = env.resultShape(getOutput());
   int64_t n = inT.dim(0), c = inT.dim(1), h = inT.dim(2), w = inT.dim(3);
   int64_t numRois = outShape[0], oh = outShape[2], ow = outShape[3];
   double scale = getSpatialScale().convertToDouble();
@@ -672,7 +672,7 @@ FailureOr<DeformGeometry> deformGeometry(DeformConvOp op) {
 } // namespace
 
 LogicalResult
-DeformConvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+DeformConvOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   for (auto [what, v] :
        {std::pair<StringRef, Value>{"operand 'input'", getInput()},
         {"operand 'filter'", getFilter()},
@@ -682,8 +682,8 @@ DeformConvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   auto g = deformGeometry(*this);
   if (failed(g))
     return failure();
-  SmallVector<int64_t> in = shapeOf(getInput()), w = shapeOf(getFilter()),
-                       off = shapeOf(getOffset());
+  SmallVector<int64_t> in = ctx.shape(getInput()), w = ctx.shape(getFilter()),
+                       off = ctx.shape(getOffset());
   int64_t group = getGroup(), og = getOffsetGroup();
   if (group < 1 || og < 1)
     return emitOpError() << "attributes 'group' = " << group
@@ -706,16 +706,16 @@ DeformConvOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
                                 kFloatElements)))
       return failure();
     SmallVector<int64_t> want{in[0], og * taps, g->oh, g->ow};
-    if (shapeOf(getMask()) != want)
-      return emitOpError() << "mask shape " << formatArray(shapeOf(getMask()))
+    if (ctx.shape(getMask()) != want)
+      return emitOpError() << "mask shape " << formatArray(ctx.shape(getMask()))
                            << " must be " << formatArray(want);
   }
   if (!isNone(getBias())) {
     if (failed(checkElementKind(*this, "operand 'bias'", getBias(),
                                 kFloatElements)))
       return failure();
-    if (shapeOf(getBias()) != SmallVector<int64_t>{w[0]})
-      return emitOpError() << "bias shape " << formatArray(shapeOf(getBias()))
+    if (ctx.shape(getBias()) != SmallVector<int64_t>{w[0]})
+      return emitOpError() << "bias shape " << formatArray(ctx.shape(getBias()))
                            << " must be [" << w[0] << "]";
   }
   SmallVector<int64_t> out{in[0], w[0], g->oh, g->ow};
@@ -787,6 +787,6 @@ LogicalResult DeformConvOp::interpret(InterpreterEnv &env) {
       for (int64_t oc = 0; oc < m; ++oc)
         for (int64_t p = 0; p < opix; ++p)
           out[(b * m + oc) * opix + p] += bias[oc];
-  env.set(getOutput(), fromDoubles(out, resultShape(getOutput()), getOutput()));
+  env.set(getOutput(), fromDoubles(out, env.resultShape(getOutput()), getOutput()));
   return success();
 }

@@ -87,10 +87,10 @@ LogicalResult SliceOp::verify() {
   return success();
 }
 
-LogicalResult SliceOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult SliceOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()))
     return failure();
-  SmallVector<int64_t> out = shapeOf(getInput());
+  SmallVector<int64_t> out = ctx.shape(getInput());
   int64_t rank = out.size();
   if (Value bounds = getBoundsValue()) {
     auto t = dyn_cast<RankedTensorType>(bounds.getType());
@@ -175,13 +175,13 @@ LogicalResult SliceOp::interpret(InterpreterEnv &env) {
 // GatherOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult GatherOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+LogicalResult GatherOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput());
   auto axis = normalizeAxis(*this, "axis", getAxis(), in.size());
   if (failed(axis))
     return failure();
   SmallVector<int64_t> out(in.begin(), in.begin() + *axis);
-  llvm::append_range(out, shapeOf(getIndices()));
+  llvm::append_range(out, ctx.shape(getIndices()));
   out.append(in.begin() + *axis + 1, in.end());
   if (failed(checkedElementCount(*this, out)))
     return failure();
@@ -206,7 +206,7 @@ LogicalResult GatherOp::interpret(InterpreterEnv &env) {
                            << " of size " << dim;
     picked[i] = index < 0 ? index + dim : index;
   }
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  std::vector<int64_t> outShape = env.resultShape(getOutput());
   if (isEmptyShape(outShape)) {
     env.set(getOutput(), Tensor(in.dtype(), outShape));
     return success();

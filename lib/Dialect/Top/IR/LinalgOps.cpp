@@ -22,8 +22,8 @@ LogicalResult DetOp::verify() {
                               getOutput());
 }
 
-LogicalResult DetOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+LogicalResult DetOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput());
   if (in.size() < 2 || in[in.size() - 1] != in[in.size() - 2])
     return emitOpError() << "operand 'input' shape " << formatArray(in)
                          << " must be [*, M, M] (rank >= 2, square)";
@@ -69,7 +69,7 @@ static double determinant(double *a, int64_t m) {
 LogicalResult DetOp::interpret(InterpreterEnv &env) {
   Tensor in = env.get(getInput()).castTo(DType::F64).clone();
   int64_t m = in.shape().back();
-  Tensor out(DType::F64, resultShape(getOutput()));
+  Tensor out(DType::F64, env.resultShape(getOutput()));
   for (int64_t b = 0, n = out.numElements(); b < n; ++b)
     out.data<double>()[b] = determinant(in.data<double>() + b * m * m, m);
   env.set(getOutput(), out.castTo(resultDType(getOutput())));
@@ -92,8 +92,8 @@ LogicalResult LRNOp::verify() {
   return success();
 }
 
-LogicalResult LRNOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+LogicalResult LRNOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput());
   if (in.size() < 3)
     return emitOpError() << "operand 'input' shape " << formatArray(in)
                          << " must have rank >= 3 (N x C x D1..)";

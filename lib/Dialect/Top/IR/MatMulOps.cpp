@@ -59,12 +59,12 @@ FailureOr<MatMulGeometry> matmulGeometry(MatMulOp op) {
 
 LogicalResult MatMulOp::verify() { return verifyEpilogue(*this); }
 
-LogicalResult MatMulOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult MatMulOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   auto g = matmulGeometry(*this);
   if (failed(g))
     return failure();
   if (!isNone(getBias()) && hasStaticShape(getBias())) {
-    SmallVector<int64_t> b = shapeOf(getBias());
+    SmallVector<int64_t> b = ctx.shape(getBias());
     int64_t n = 1;
     for (int64_t d : b)
       n *= d;
@@ -147,7 +147,7 @@ LogicalResult MatMulOp::interpret(InterpreterEnv &env) {
                                bias.getAsDouble(scalar ? 0 : i % N));
   }
   applyEpilogue(*this, out);
-  env.set(getOutput(), out.reshaped(resultShape(getOutput()))
+  env.set(getOutput(), out.reshaped(env.resultShape(getOutput()))
                            .castTo(resultDType(getOutput())));
   return success();
 }

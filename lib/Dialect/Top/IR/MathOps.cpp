@@ -74,7 +74,7 @@ template <typename BinOp, typename Fn>
 LogicalResult interpretBits(BinOp op, InterpreterEnv &env, Fn fn) {
   Value out = op.getOutput();
   env.set(out, zipBits(env.get(op.getLhs()), env.get(op.getRhs()),
-                       resultShape(out), resultDType(out), fn));
+                       env.resultShape(out), resultDType(out), fn));
   return success();
 }
 } // namespace
@@ -87,8 +87,8 @@ LogicalResult interpretBits(BinOp op, InterpreterEnv &env, Fn fn) {
 /// (`FN` applied in the compute type) of a float-only unary function.
 #define STRATA_MATH_UNARY(OP, FN)                                              \
   LogicalResult OP::verify() { return verifyUnaryOf(*this, kFloatElements); } \
-  LogicalResult OP::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {    \
-    s.push_back(shapeOf(getInput()));                                          \
+  LogicalResult OP::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {    \
+    s.push_back(ctx.shape(getInput()));                                          \
     return success();                                                          \
   }                                                                            \
   int64_t OP::getFlops() { return elementwiseFlops(getOutput(), 1); }          \
@@ -119,7 +119,7 @@ STRATA_MATH_UNARY(AtanhOp, std::atanh)
 
 LogicalResult FmodOp::verify() { return verifyBinaryOf(*this, kFloatElements); }
 
-LogicalResult FmodOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult FmodOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   return inferBroadcast(*this, s);
 }
 
@@ -130,7 +130,7 @@ LogicalResult FmodOp::interpret(InterpreterEnv &env) {
   // the narrower type.
   Tensor a = env.get(getLhs()).castTo(DType::F64);
   Tensor b = env.get(getRhs()).castTo(DType::F64);
-  std::vector<int64_t> shape = resultShape(getOutput());
+  std::vector<int64_t> shape = env.resultShape(getOutput());
   Tensor out(DType::F64, shape);
   const double *pa = a.data<double>(), *pb = b.data<double>();
   double *po = out.data<double>();
@@ -147,7 +147,7 @@ LogicalResult FmodOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 #define STRATA_BITWISE_COMMON(OP)                                              \
-  LogicalResult OP::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {    \
+  LogicalResult OP::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {    \
     return inferBroadcast(*this, s);                                           \
   }                                                                            \
   int64_t OP::getFlops() { return elementwiseFlops(getOutput(), 1); }
@@ -214,8 +214,8 @@ LogicalResult BitwiseNotOp::verify() {
 }
 
 LogicalResult
-BitwiseNotOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  s.push_back(shapeOf(getInput()));
+BitwiseNotOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  s.push_back(ctx.shape(getInput()));
   return success();
 }
 

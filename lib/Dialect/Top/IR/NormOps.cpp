@@ -165,7 +165,7 @@ void normalizeRows(const T *in, T *out, int64_t rows, int64_t len, double eps,
 // SoftmaxOp, LogSoftmaxOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult SoftmaxOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult SoftmaxOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   return inferSoftmax(*this, s);
 }
 /// max, subtract + exp, sum, divide: 4 per element.
@@ -175,7 +175,7 @@ LogicalResult SoftmaxOp::interpret(InterpreterEnv &env) {
 }
 
 LogicalResult
-LogSoftmaxOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogSoftmaxOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   return inferSoftmax(*this, s);
 }
 int64_t LogSoftmaxOp::getFlops() { return 4 * elementCount(getInput()); }
@@ -188,13 +188,13 @@ LogicalResult LogSoftmaxOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-BatchNormOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+BatchNormOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   auto channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
     return failure();
   // Channels are dim 1 (NCHW) or the last dim (NHWC); the result has the
   // input's shape either way.
-  SmallVector<int64_t> in = toChannelsFirst(shapeOf(getInput()), *channelsLast);
+  SmallVector<int64_t> in = toChannelsFirst(ctx.shape(getInput()), *channelsLast);
   if (in.size() < 2)
     return emitOpError() << "input must have rank >= 2 (N, C, ...), got shape "
                          << formatArray(in);
@@ -207,7 +207,7 @@ BatchNormOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
       failed(checkParamCount(*this, "bias", getBias(), c, "one per channel")) ||
       failed(checkEpsilon(*this, getEpsilon().convertToDouble())))
     return failure();
-  s.push_back(shapeOf(getInput()));
+  s.push_back(ctx.shape(getInput()));
   return success();
 }
 
@@ -250,8 +250,8 @@ LogicalResult BatchNormOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-LayerNormOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+LayerNormOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput());
   auto axis = normalizeAxis(*this, getAxis(), in.size());
   if (failed(axis))
     return failure();
@@ -295,13 +295,13 @@ LogicalResult LayerNormOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-GroupNormOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+GroupNormOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   auto channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
     return failure();
   // Channels are dim 1 (NCHW) or the last dim (NHWC); the result has the
   // input's shape either way.
-  SmallVector<int64_t> in = toChannelsFirst(shapeOf(getInput()), *channelsLast);
+  SmallVector<int64_t> in = toChannelsFirst(ctx.shape(getInput()), *channelsLast);
   if (in.size() < 2)
     return emitOpError() << "input must have rank >= 2 (N, C, ...), got shape "
                          << formatArray(in);
@@ -315,7 +315,7 @@ GroupNormOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
       failed(checkParamCount(*this, "bias", getBias(), c, "one per channel")) ||
       failed(checkEpsilon(*this, getEpsilon().convertToDouble())))
     return failure();
-  s.push_back(shapeOf(getInput()));
+  s.push_back(ctx.shape(getInput()));
   return success();
 }
 

@@ -39,11 +39,6 @@ Tensor toCompute(const Tensor &t) { return t.castTo(computeType(t.dtype())); }
 
 DType resultDType(Value result) { return *dtypeOfValue(result); }
 
-std::vector<int64_t> resultShape(Value result) {
-  auto s = cast<RankedTensorType>(result.getType()).getShape();
-  return std::vector<int64_t>(s.begin(), s.end());
-}
-
 void applyRelu(Tensor &t, double limit) {
   int64_t n = t.numElements();
   if (t.dtype() == DType::F32) {

@@ -35,8 +35,6 @@ DType computeType(DType type);
 Tensor toCompute(const Tensor &t);
 /// The element type of `result` as a host dtype (asserts it is supported).
 DType resultDType(mlir::Value result);
-/// The shape of a ranked result as std::vector.
-std::vector<int64_t> resultShape(mlir::Value result);
 
 /// Applies relu (and a cap if `limit >= 0`) in place to a compute tensor.
 void applyRelu(Tensor &t, double limit);

@@ -81,14 +81,15 @@ LogicalResult inferPoolShape(PoolOp op, SmallVectorImpl<SmallVector<int64_t>> &s
 
 /// Shared N-d pooling loop. `isMax` selects max; otherwise average.
 template <typename PoolOp>
-Tensor poolCompute(PoolOp op, const Tensor &input, bool isMax) {
+Tensor poolCompute(PoolOp op, const InterpreterEnv &env, const Tensor &input,
+                   bool isMax) {
   // NHWC runs as NCHW between two transposes.
   bool channelsLast = op.getLayout() == kLayoutNHWC;
   Tensor in = toCompute(toChannelsFirst(input, channelsLast))
                   .castTo(isFloat(input.dtype()) ? computeType(input.dtype())
                                                  : DType::F64);
   SmallVector<int64_t> outDims =
-      toChannelsFirst(resultShape(op.getOutput()), channelsLast);
+      toChannelsFirst(env.resultShape(op.getOutput()), channelsLast);
   std::vector<int64_t> outShape(outDims.begin(), outDims.end());
   Tensor out(in.dtype(), outShape);
   int64_t r = in.rank() - 2;
@@ -173,7 +174,7 @@ template <typename PoolOp> int64_t poolFlops(PoolOp op) {
     return dilationsOrDefault(*this);                                          \
   }                                                                            \
   SmallVector<int64_t> OP::getPadsOrDefault() { return padsOrDefault(*this); } \
-  LogicalResult OP::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {    \
+  LogicalResult OP::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {    \
     return inferPoolShape(*this, s);                                           \
   }                                                                            \
   int64_t OP::getFlops() { return poolFlops(*this); }
@@ -183,12 +184,12 @@ STRATA_POOL_DEFAULTS(AvgPoolOp)
 #undef STRATA_POOL_DEFAULTS
 
 LogicalResult MaxPoolOp::interpret(InterpreterEnv &env) {
-  env.set(getOutput(), poolCompute(*this, env.get(getInput()), true));
+  env.set(getOutput(), poolCompute(*this, env, env.get(getInput()), true));
   return success();
 }
 
 LogicalResult AvgPoolOp::interpret(InterpreterEnv &env) {
-  env.set(getOutput(), poolCompute(*this, env.get(getInput()), false));
+  env.set(getOutput(), poolCompute(*this, env, env.get(getInput()), false));
   return success();
 }
 
@@ -197,11 +198,11 @@ LogicalResult AvgPoolOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-GlobalAvgPoolOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+GlobalAvgPoolOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   auto channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
     return failure();
-  SmallVector<int64_t> in = toChannelsFirst(shapeOf(getInput()), *channelsLast);
+  SmallVector<int64_t> in = toChannelsFirst(ctx.shape(getInput()), *channelsLast);
   if (in.size() < 3)
     return emitOpError() << "input must have rank >= 3 (N, C, spatial...), "
                             "got shape "
@@ -224,7 +225,7 @@ LogicalResult GlobalAvgPoolOp::interpret(InterpreterEnv &env) {
   int64_t planes = in.dim(0) * in.dim(1);
   int64_t plane = planes ? in.numElements() / planes : 0;
   SmallVector<int64_t> outDims =
-      toChannelsFirst(resultShape(getOutput()), channelsLast);
+      toChannelsFirst(env.resultShape(getOutput()), channelsLast);
   Tensor out(DType::F64, std::vector<int64_t>(outDims.begin(), outDims.end()));
   for (int64_t p = 0; p < planes; ++p) {
     double acc = 0;

@@ -242,10 +242,10 @@ static LogicalResult verifyQuantTypes(QuantOp op) {
 
 LogicalResult QuantOp::verify() { return verifyQuantTypes(*this); }
 
-LogicalResult QuantOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult QuantOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verifyQuantTypes(*this)))
     return failure();
-  s.push_back(shapeOf(getInput()));
+  s.push_back(ctx.shape(getInput()));
   return success();
 }
 
@@ -289,10 +289,10 @@ static LogicalResult verifyDequantTypes(DequantOp op) {
 LogicalResult DequantOp::verify() { return verifyDequantTypes(*this); }
 
 LogicalResult
-DequantOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+DequantOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verifyDequantTypes(*this)))
     return failure();
-  s.push_back(shapeOf(getInput()));
+  s.push_back(ctx.shape(getInput()));
   return success();
 }
 
@@ -404,10 +404,10 @@ static LogicalResult verifyRequant(RequantOp op) {
 LogicalResult RequantOp::verify() { return verifyRequant(*this); }
 
 LogicalResult
-RequantOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+RequantOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verifyRequant(*this)))
     return failure();
-  s.push_back(shapeOf(getInput()));
+  s.push_back(ctx.shape(getInput()));
   return success();
 }
 

@@ -468,9 +468,9 @@ LogicalResult runRecurrent(const RecurrentView &v, InterpreterEnv &env,
     return (v.layout == 0 ? dir * N + n : n * d.dirs + dir) * H;
   };
 
-  Tensor y(DType::F32, resultShape(op->getResult(0)));
-  Tensor yh(DType::F32, resultShape(op->getResult(1)));
-  Tensor yc = hasCell ? Tensor(DType::F32, resultShape(op->getResult(2)))
+  Tensor y(DType::F32, env.resultShape(op->getResult(0)));
+  Tensor yh(DType::F32, env.resultShape(op->getResult(1)));
+  Tensor yc = hasCell ? Tensor(DType::F32, env.resultShape(op->getResult(2)))
                       : Tensor();
   std::vector<float> gx(static_cast<size_t>(S * N * GH));
   std::vector<float> h(N * H), c(N * H), hNew(N * H), cNew(N * H);
@@ -562,7 +562,7 @@ void recurrence(const DirectionParams &p, int64_t batch, int64_t hidden,
 // LSTMOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult LSTMOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult LSTMOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   return inferRecurrent(viewOf(*this), s);
 }
 int64_t LSTMOp::getFlops() { return recurrentFlops(viewOf(*this)); }
@@ -600,7 +600,7 @@ LogicalResult LSTMOp::interpret(InterpreterEnv &env) {
 // GRUOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult GRUOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult GRUOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   return inferRecurrent(viewOf(*this), s);
 }
 int64_t GRUOp::getFlops() { return recurrentFlops(viewOf(*this)); }
@@ -650,7 +650,7 @@ LogicalResult GRUOp::interpret(InterpreterEnv &env) {
 // RNNOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult RNNOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult RNNOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   return inferRecurrent(viewOf(*this), s);
 }
 int64_t RNNOp::getFlops() { return recurrentFlops(viewOf(*this)); }

@@ -182,10 +182,10 @@ static SmallVector<int64_t> reducedShape(ArrayRef<int64_t> in,
   return out;
 }
 
-LogicalResult ReduceOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult ReduceOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()))
     return failure();
-  SmallVector<int64_t> in = shapeOf(getInput());
+  SmallVector<int64_t> in = ctx.shape(getInput());
   int64_t rank = in.size();
   SmallVector<int64_t> out;
   if (Value axesValue = getAxesValue()) {
@@ -271,8 +271,8 @@ LogicalResult ReduceOp::interpret(InterpreterEnv &env) {
 // ArgMaxOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ArgMaxOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> out = shapeOf(getInput());
+LogicalResult ArgMaxOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> out = ctx.shape(getInput());
   auto axis = normalizeAxis(*this, "axis", getAxis(), out.size());
   if (failed(axis))
     return failure();
@@ -317,7 +317,7 @@ void argmax(const T *src, int64_t outer, int64_t n, int64_t inner, bool last,
 
 LogicalResult ArgMaxOp::interpret(InterpreterEnv &env) {
   Tensor c = toCompute(env.get(getInput()));
-  Tensor out(DType::I64, resultShape(getOutput()));
+  Tensor out(DType::I64, env.resultShape(getOutput()));
   if (out.numElements() == 0) {
     env.set(getOutput(), out);
     return success();

@@ -337,8 +337,8 @@ resizedShape(ResizeOp op, ArrayRef<int64_t> in, ArrayRef<int64_t> sizes,
   return out;
 }
 
-LogicalResult ResizeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+LogicalResult ResizeOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput());
   size_t rank = in.size();
   StringRef ctm = getCoordinateTransformationMode();
   if (failed(checkEnumAttr(*this, "mode", getMode(),
@@ -425,7 +425,7 @@ LogicalResult ResizeOp::interpret(InterpreterEnv &env) {
   // The result type has `?` dims (or no rank) when the target is runtime.
   std::vector<int64_t> outShape;
   if (!getTargetValue())
-    outShape = resultShape(getOutput());
+    outShape = env.resultShape(getOutput());
   if (Value target = getTargetValue()) {
     const Tensor &t = env.get(target);
     SmallVector<int64_t> sizes;
@@ -490,11 +490,11 @@ OpFoldResult ResizeOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-DepthToSpaceOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+DepthToSpaceOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   auto channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
     return failure();
-  SmallVector<int64_t> in = toChannelsFirst(shapeOf(getInput()), *channelsLast);
+  SmallVector<int64_t> in = toChannelsFirst(ctx.shape(getInput()), *channelsLast);
   int64_t b = getBlocksize();
   if (failed(checkBlockOp(*this, in, b)) ||
       failed(checkEnumAttr(*this, "mode", getMode(), {"DCR", "CRD"})))
@@ -522,7 +522,7 @@ LogicalResult DepthToSpaceOp::interpret(InterpreterEnv &env) {
   bool channelsLast = getLayout() == kLayoutNHWC;
   Tensor in = toChannelsFirst(env.get(getInput()), channelsLast);
   SmallVector<int64_t> outDims =
-      toChannelsFirst(resultShape(getOutput()), channelsLast);
+      toChannelsFirst(env.resultShape(getOutput()), channelsLast);
   Tensor out(in.dtype(), std::vector<int64_t>(outDims.begin(), outDims.end()));
   int64_t b = getBlocksize(), c = out.dim(1), ci = in.dim(1), h = in.dim(2),
           w = in.dim(3);
@@ -548,11 +548,11 @@ OpFoldResult DepthToSpaceOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-SpaceToDepthOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+SpaceToDepthOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   auto channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
     return failure();
-  SmallVector<int64_t> in = toChannelsFirst(shapeOf(getInput()), *channelsLast);
+  SmallVector<int64_t> in = toChannelsFirst(ctx.shape(getInput()), *channelsLast);
   int64_t b = getBlocksize();
   if (failed(checkBlockOp(*this, in, b)))
     return failure();
@@ -580,7 +580,7 @@ LogicalResult SpaceToDepthOp::interpret(InterpreterEnv &env) {
   bool channelsLast = getLayout() == kLayoutNHWC;
   Tensor in = toChannelsFirst(env.get(getInput()), channelsLast);
   SmallVector<int64_t> outDims =
-      toChannelsFirst(resultShape(getOutput()), channelsLast);
+      toChannelsFirst(env.resultShape(getOutput()), channelsLast);
   Tensor out(in.dtype(), std::vector<int64_t>(outDims.begin(), outDims.end()));
   int64_t b = getBlocksize(), ci = in.dim(1), hi = in.dim(2), wi = in.dim(3);
   permuteCopy(in, out, [&](int64_t n, int64_t ch, int64_t y, int64_t x) {

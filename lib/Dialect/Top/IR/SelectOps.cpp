@@ -147,11 +147,11 @@ LogicalResult TriluOp::verify() {
   return success();
 }
 
-LogicalResult TriluOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult TriluOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (getDiagonalValue() &&
       failed(checkRuntimeScalar(*this, "diagonal_value", getDiagonalValue())))
     return failure();
-  SmallVector<int64_t> in = shapeOf(getInput());
+  SmallVector<int64_t> in = ctx.shape(getInput());
   if (in.size() < 2)
     return emitOpError() << "input must have rank >= 2, got shape "
                          << formatArray(in);
@@ -207,8 +207,8 @@ LogicalResult CumulativeOp::verify() {
 }
 
 LogicalResult
-CumulativeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+CumulativeOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput());
   if (getAxisValue()) {
     if (failed(checkRuntimeScalar(*this, "axis_value", getAxisValue())))
       return failure();
@@ -282,10 +282,10 @@ LogicalResult ScatterElementsOp::verify() {
 }
 
 LogicalResult
-ScatterElementsOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> data = shapeOf(getData());
-  SmallVector<int64_t> idx = shapeOf(getIndices());
-  SmallVector<int64_t> upd = shapeOf(getUpdates());
+ScatterElementsOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> data = ctx.shape(getData());
+  SmallVector<int64_t> idx = ctx.shape(getIndices());
+  SmallVector<int64_t> upd = ctx.shape(getUpdates());
   auto axis = normalizeAxis(*this, "axis", getAxis(), data.size());
   if (failed(axis))
     return failure();
@@ -361,9 +361,9 @@ LogicalResult ScatterElementsOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-GatherElementsOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> data = shapeOf(getData());
-  SmallVector<int64_t> idx = shapeOf(getIndices());
+GatherElementsOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> data = ctx.shape(getData());
+  SmallVector<int64_t> idx = ctx.shape(getIndices());
   auto axis = normalizeAxis(*this, "axis", getAxis(), data.size());
   if (failed(axis))
     return failure();
@@ -409,10 +409,10 @@ LogicalResult ScatterNDOp::verify() {
 }
 
 LogicalResult
-ScatterNDOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> data = shapeOf(getData());
-  SmallVector<int64_t> idx = shapeOf(getIndices());
-  SmallVector<int64_t> upd = shapeOf(getUpdates());
+ScatterNDOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> data = ctx.shape(getData());
+  SmallVector<int64_t> idx = ctx.shape(getIndices());
+  SmallVector<int64_t> upd = ctx.shape(getUpdates());
   if (idx.empty())
     return emitOpError() << "'indices' must have rank >= 1";
   int64_t k = idx.back();
@@ -468,9 +468,9 @@ LogicalResult ScatterNDOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-GatherNDOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> data = shapeOf(getData());
-  SmallVector<int64_t> idx = shapeOf(getIndices());
+GatherNDOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> data = ctx.shape(getData());
+  SmallVector<int64_t> idx = ctx.shape(getIndices());
   int64_t b = getBatchDims();
   int64_t dataRank = data.size(), idxRank = idx.size();
   if (idxRank < 1)
@@ -511,7 +511,7 @@ LogicalResult GatherNDOp::interpret(InterpreterEnv &env) {
   int64_t rowsPerBatch = product(iShape.drop_front(b).drop_back());
   int64_t slice = product(dShape.drop_front(b + k));
   SmallVector<int64_t> strides = rowMajorStrides(dShape);
-  Tensor out(data.dtype(), resultShape(getOutput()));
+  Tensor out(data.dtype(), env.resultShape(getOutput()));
   for (int64_t bi = 0; bi < batches; ++bi)
     for (int64_t r = 0; r < rowsPerBatch; ++r) {
       int64_t row = bi * rowsPerBatch + r, offset = bi * batchSize;
@@ -534,8 +534,8 @@ LogicalResult GatherNDOp::interpret(InterpreterEnv &env) {
 // TopKOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult TopKOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+LogicalResult TopKOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput());
   auto axis = normalizeAxis(*this, "axis", getAxis(), in.size());
   if (failed(axis))
     return failure();
@@ -642,14 +642,14 @@ LogicalResult TopKOp::interpret(InterpreterEnv &env) {
 // OneHotOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult OneHotOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> idx = shapeOf(getIndices());
+LogicalResult OneHotOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> idx = ctx.shape(getIndices());
   if (failed(checkElementKind(*this, "operand 'indices'", getIndices(),
                               kFloatElements | kIntElements)))
     return failure();
-  if (product(shapeOf(getValues())) != 2)
+  if (product(ctx.shape(getValues())) != 2)
     return emitOpError() << "'values' must have 2 elements (off, on), got "
-                         << "shape " << formatArray(shapeOf(getValues()));
+                         << "shape " << formatArray(ctx.shape(getValues()));
   std::optional<int64_t> depth = getDepth();
   if (depth.has_value() == !isNone(getDepthValue()))
     return emitOpError() << "needs exactly one of attribute 'depth' and "
@@ -657,9 +657,9 @@ LogicalResult OneHotOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (depth && *depth < 1)
     return emitOpError() << "attribute 'depth' = " << *depth
                          << " must be >= 1";
-  if (!depth && product(shapeOf(getDepthValue())) != 1)
+  if (!depth && product(ctx.shape(getDepthValue())) != 1)
     return emitOpError() << "operand 'depth_value' must hold one value, has "
-                         << "shape " << formatArray(shapeOf(getDepthValue()));
+                         << "shape " << formatArray(ctx.shape(getDepthValue()));
   auto axis = normalizeAxis(*this, "axis", getAxis(), idx.size() + 1);
   if (failed(axis))
     return failure();
@@ -720,8 +720,8 @@ LogicalResult OneHotOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-ReverseSequenceOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+ReverseSequenceOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput());
   int64_t b = getBatchAxis(), t = getTimeAxis();
   if (in.size() < 2)
     return emitOpError() << "input must have rank >= 2, got shape "
@@ -736,7 +736,7 @@ ReverseSequenceOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
     return emitOpError() << "attributes 'batch_axis' and 'time_axis' must "
                             "differ, both are "
                          << b;
-  SmallVector<int64_t> lens = shapeOf(getSequenceLens());
+  SmallVector<int64_t> lens = ctx.shape(getSequenceLens());
   if (lens.size() != 1 || lens[0] != in[b])
     return emitOpError() << "'sequence_lens' shape " << formatArray(lens)
                          << " must be [" << in[b] << "] (the batch dim)";
@@ -775,12 +775,12 @@ LogicalResult ReverseSequenceOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-MaxUnpoolOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+MaxUnpoolOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput());
   ArrayRef<int64_t> out = getOutputShape();
-  if (shapeOf(getIndices()) != in)
+  if (ctx.shape(getIndices()) != in)
     return emitOpError() << "'indices' shape "
-                         << formatArray(shapeOf(getIndices()))
+                         << formatArray(ctx.shape(getIndices()))
                          << " must equal the input shape " << formatArray(in);
   if (in.size() < 3)
     return emitOpError() << "input must have rank >= 3 (N, C, spatial), got "
@@ -803,7 +803,7 @@ int64_t MaxUnpoolOp::getFlops() { return 0; }
 LogicalResult MaxUnpoolOp::interpret(InterpreterEnv &env) {
   const Tensor &in = env.get(getInput());
   const Tensor &indices = env.get(getIndices());
-  Tensor out(in.dtype(), resultShape(getOutput()));
+  Tensor out(in.dtype(), env.resultShape(getOutput()));
   int64_t total = out.numElements();
   for (int64_t i = 0; i < in.numElements(); ++i) {
     int64_t at = indices.getAsInt(i);
@@ -822,8 +822,8 @@ LogicalResult MaxUnpoolOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-MaxPoolIndicesOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+MaxPoolIndicesOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput());
   if (in.size() != 4)
     return emitOpError() << "input must have rank 4 (N, C, H, W), got shape "
                          << formatArray(in);
@@ -873,7 +873,7 @@ int64_t MaxPoolIndicesOp::getFlops() {
 
 LogicalResult MaxPoolIndicesOp::interpret(InterpreterEnv &env) {
   const Tensor &in = env.get(getInput());
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  std::vector<int64_t> outShape = env.resultShape(getOutput());
   Tensor out(DType::I64, outShape);
   int64_t H = in.dim(2), W = in.dim(3), OH = outShape[2], OW = outShape[3];
   ArrayRef<int64_t> k = getKernelShape(), st = getStrides(),

@@ -30,7 +30,7 @@ SmallVector<SmallVector<int64_t>> identityOffsets(ArrayRef<int64_t> shape) {
 /// true if it did (offset tables of empty results are never built, since
 /// their other dims may be huge).
 bool setIfEmpty(InterpreterEnv &env, Value result) {
-  std::vector<int64_t> shape = resultShape(result);
+  std::vector<int64_t> shape = env.resultShape(result);
   if (!isEmptyShape(shape))
     return false;
   env.set(result, Tensor(resultDType(result), shape));
@@ -52,7 +52,7 @@ moveResultShape(InterpreterEnv &env, Operation *op, Value result, DType dtype,
     if (failed(checkRuntimeResultSize(op, shape)))
       return std::nullopt;
   } else {
-    shape = resultShape(result);
+    shape = env.resultShape(result);
   }
   if (isEmptyShape(shape))
     env.set(result, Tensor(dtype, shape));
@@ -124,7 +124,7 @@ reshapeTo(Operation *op, StringRef what, ArrayRef<int64_t> in,
   return out;
 }
 
-LogicalResult ReshapeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult ReshapeOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (Value shapeValue = getShapeValue()) {
     if (!getShape().empty())
       return emitOpError() << "takes the shape from attribute 'shape' "
@@ -136,7 +136,7 @@ LogicalResult ReshapeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
     s.push_back(SmallVector<int64_t>(*rank, ShapedType::kDynamic));
     return success();
   }
-  auto out = reshapeTo(*this, "attribute 'shape'", shapeOf(getInput()),
+  auto out = reshapeTo(*this, "attribute 'shape'", ctx.shape(getInput()),
                        getShape());
   if (failed(out))
     return failure();
@@ -149,7 +149,7 @@ int64_t ReshapeOp::getFlops() { return 0; }
 LogicalResult ReshapeOp::interpret(InterpreterEnv &env) {
   const Tensor &input = env.get(getInput());
   if (!getShapeValue()) {
-    env.set(getOutput(), input.reshaped(resultShape(getOutput())));
+    env.set(getOutput(), input.reshaped(env.resultShape(getOutput())));
     return success();
   }
   auto out = reshapeTo(*this, "operand 'shape_value'", input.shape(),
@@ -187,8 +187,8 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
 // SqueezeOp, UnsqueezeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult SqueezeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  int64_t rank = shapeOf(getInput()).size();
+LogicalResult SqueezeOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  int64_t rank = ctx.shape(getInput()).size();
   auto n = runtimeListLength(*this, "axes_value", getAxesValue());
   if (failed(n))
     return failure();
@@ -224,8 +224,8 @@ LogicalResult SqueezeOp::interpret(InterpreterEnv &env) {
 }
 
 LogicalResult
-UnsqueezeOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  int64_t rank = shapeOf(getInput()).size();
+UnsqueezeOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  int64_t rank = ctx.shape(getInput()).size();
   auto n = runtimeListLength(*this, "axes_value", getAxesValue());
   if (failed(n))
     return failure();
@@ -270,8 +270,8 @@ static LogicalResult verifyPermutation(Operation *op, ArrayRef<int64_t> order) {
 
 LogicalResult PermuteOp::verify() { return verifyPermutation(*this, getOrder()); }
 
-LogicalResult PermuteOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+LogicalResult PermuteOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput());
   ArrayRef<int64_t> order = getOrder();
   if (failed(checkArrayAttr(*this, "order", order, in.size(), 0)) ||
       failed(verifyPermutation(*this, order)))
@@ -293,7 +293,7 @@ LogicalResult PermuteOp::interpret(InterpreterEnv &env) {
   SmallVector<SmallVector<int64_t>> offsets;
   for (int64_t d : getOrder())
     offsets.push_back(stridedOffsets(0, 1, in.dim(d), strides[d]));
-  env.set(getOutput(), gatherOffsets(in, resultShape(getOutput()), offsets));
+  env.set(getOutput(), gatherOffsets(in, env.resultShape(getOutput()), offsets));
   return success();
 }
 
@@ -319,20 +319,20 @@ OpFoldResult PermuteOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 /// At least one input is guaranteed by SameOperandsAndResultElementType.
-LogicalResult ConcatOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> out = shapeOf(getInputs()[0]);
+LogicalResult ConcatOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> out = ctx.shape(getInputs()[0]);
   auto axis = normalizeAxis(*this, "axis", getAxis(), out.size());
   if (failed(axis))
     return failure();
   for (auto [i, input] : llvm::enumerate(getInputs().drop_front())) {
-    SmallVector<int64_t> shape = shapeOf(input);
+    SmallVector<int64_t> shape = ctx.shape(input);
     bool same = shape.size() == out.size();
     for (size_t d = 0; same && d < shape.size(); ++d)
       same = static_cast<int64_t>(d) == *axis || shape[d] == out[d];
     if (!same)
       return emitOpError() << "input #" << i + 1 << " has shape "
                            << formatArray(shape) << " but input #0 has shape "
-                           << formatArray(shapeOf(getInputs()[0]))
+                           << formatArray(ctx.shape(getInputs()[0]))
                            << "; only dim " << *axis
                            << " (attribute 'axis') may differ";
     if (llvm::AddOverflow(out[*axis], shape[*axis], out[*axis]))
@@ -350,7 +350,7 @@ int64_t ConcatOp::getFlops() { return noFlops(*this); }
 LogicalResult ConcatOp::interpret(InterpreterEnv &env) {
   if (setIfEmpty(env, getOutput()))
     return success();
-  std::vector<int64_t> shape = resultShape(getOutput());
+  std::vector<int64_t> shape = env.resultShape(getOutput());
   int64_t rank = shape.size();
   int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
   int64_t outer = 1, inner = 1;
@@ -413,10 +413,10 @@ static LogicalResult checkSplitSizes(Operation *op, StringRef what,
   return success();
 }
 
-LogicalResult SplitOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult SplitOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()))
     return failure();
-  SmallVector<int64_t> in = shapeOf(getInput());
+  SmallVector<int64_t> in = ctx.shape(getInput());
   auto axis = normalizeAxis(*this, "axis", getAxis(), in.size());
   if (failed(axis))
     return failure();
@@ -521,10 +521,10 @@ static FailureOr<SmallVector<int64_t>> padShape(Operation *op, StringRef what,
   return out;
 }
 
-LogicalResult PadOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult PadOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()))
     return failure();
-  SmallVector<int64_t> in = shapeOf(getInput());
+  SmallVector<int64_t> in = ctx.shape(getInput());
   if (Value pads = getPadsValue()) {
     if (!getPads().empty())
       return emitOpError() << "takes the pads from attribute 'pads' "
@@ -630,8 +630,8 @@ static FailureOr<SmallVector<int64_t>> tileShape(Operation *op, StringRef what,
   return out;
 }
 
-LogicalResult TileOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(getInput());
+LogicalResult TileOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> in = ctx.shape(getInput());
   if (Value repeats = getRepeatsValue()) {
     auto n = runtimeListLength(*this, "repeats_value", repeats);
     if (failed(n))
@@ -722,10 +722,10 @@ expandShape(Operation *op, StringRef what, ArrayRef<int64_t> in,
   return out;
 }
 
-LogicalResult ExpandOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult ExpandOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()))
     return failure();
-  SmallVector<int64_t> in = shapeOf(getInput());
+  SmallVector<int64_t> in = ctx.shape(getInput());
   if (Value shape = getShapeValue()) {
     auto n = runtimeListLength(*this, "shape_value", shape);
     if (failed(n))

@@ -115,7 +115,7 @@ LogicalResult WindowOp::verify() {
   return success();
 }
 
-LogicalResult WindowOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult WindowOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   int64_t size = getSize();
   if (size < 0)
     return emitOpError() << "attribute 'size' = " << size << " must be >= 0";
@@ -181,7 +181,7 @@ LogicalResult MelWeightMatrixOp::verify() {
 }
 
 LogicalResult
-MelWeightMatrixOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+MelWeightMatrixOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   // Bounds keep the corner-bin arithmetic exact and the matrix addressable.
   constexpr int64_t kMax = int64_t(1) << 24;
   for (auto [name, value] :
@@ -194,7 +194,7 @@ MelWeightMatrixOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   for (auto [name, value] :
        {std::pair<StringRef, Value>{"lower_edge_hertz", getLowerEdgeHertz()},
         {"upper_edge_hertz", getUpperEdgeHertz()}}) {
-    SmallVector<int64_t> shape = shapeOf(value);
+    SmallVector<int64_t> shape = ctx.shape(value);
     auto count = checkedElementCount(*this, shape);
     if (failed(count))
       return failure();
@@ -251,8 +251,8 @@ LogicalResult DFTOp::verify() {
   return checkFloatInOut(*this, "operand 'input'", getInput());
 }
 
-LogicalResult DFTOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> shape = shapeOf(getInput());
+LogicalResult DFTOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  SmallVector<int64_t> shape = ctx.shape(getInput());
   if (failed(checkComplexLastDim(*this, "operand 'input'", shape, 3)))
     return failure();
   int64_t rank = shape.size(), axis = getAxis(), len = getDftLength();
@@ -284,7 +284,7 @@ int64_t DFTOp::getFlops() {
 LogicalResult DFTOp::interpret(InterpreterEnv &env) {
   Tensor in = env.get(getInput()).castTo(DType::F64);
   std::vector<int64_t> inShape = in.shape();
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  std::vector<int64_t> outShape = env.resultShape(getOutput());
   int64_t axis = getAxis(), len = getDftLength();
   int64_t inChannels = inShape.back(), outChannels = outShape.back();
   int64_t outer = 1, inner = 1;
@@ -334,7 +334,7 @@ LogicalResult STFTOp::verify() {
                               "operand 'window'", getWindow());
 }
 
-LogicalResult STFTOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult STFTOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   int64_t step = getFrameStep(), length = getFrameLength();
   if (step < 1)
     return emitOpError() << "attribute 'frame_step' = " << step
@@ -342,7 +342,7 @@ LogicalResult STFTOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (length < 1)
     return emitOpError() << "attribute 'frame_length' = " << length
                          << " must be >= 1";
-  SmallVector<int64_t> shape = shapeOf(getSignal());
+  SmallVector<int64_t> shape = ctx.shape(getSignal());
   if (failed(checkComplexLastDim(*this, "operand 'signal'", shape, 3)))
     return failure();
   if (shape.size() != 3)
@@ -353,7 +353,7 @@ LogicalResult STFTOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
     return emitOpError() << "attribute 'frame_length' = " << frameLength
                          << " exceeds the signal length " << shape[1];
   if (!isNone(getWindow())) {
-    SmallVector<int64_t> w = shapeOf(getWindow());
+    SmallVector<int64_t> w = ctx.shape(getWindow());
     if (w.size() != 1 || w[0] != frameLength)
       return emitOpError() << "operand 'window' shape " << formatArray(w)
                            << " must be [frame_length] = [" << frameLength
@@ -380,7 +380,7 @@ LogicalResult STFTOp::interpret(InterpreterEnv &env) {
   Tensor in = env.get(getSignal()).castTo(DType::F64);
   int64_t batch = in.dim(0), length = in.dim(1), channels = in.dim(2);
   int64_t frameLength = getFrameLength(), step = getFrameStep();
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  std::vector<int64_t> outShape = env.resultShape(getOutput());
   int64_t frames = outShape[1], bins = outShape[2];
   std::vector<double> window(frameLength, 1.0);
   if (!isNone(getWindow())) {

@@ -230,7 +230,7 @@ LogicalResult AttentionOp::verify() {
 }
 
 LogicalResult
-AttentionOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+AttentionOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()))
     return failure();
   auto d = attentionDims(*this);
@@ -329,7 +329,7 @@ LogicalResult AttentionOp::interpret(InterpreterEnv &env) {
   int64_t mode = getQkMatmulOutputMode();
   int64_t group = d.qHeads / d.kvHeads;
 
-  std::vector<int64_t> outShape = resultShape(getOutput());
+  std::vector<int64_t> outShape = env.resultShape(getOutput());
   Tensor out(DType::F64, outShape);
   Tensor qk(DType::F64, {d.batch, d.qHeads, d.qSeq, d.total});
   std::vector<double> row(d.total);
@@ -414,15 +414,15 @@ LogicalResult RMSNormOp::verify() {
   return success();
 }
 
-LogicalResult RMSNormOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult RMSNormOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()))
     return failure();
-  SmallVector<int64_t> in = shapeOf(getInput());
+  SmallVector<int64_t> in = ctx.shape(getInput());
   auto axis = normalizeAxis(*this, "axis", getAxis(), in.size());
   if (failed(axis))
     return failure();
   ArrayRef<int64_t> normalized = ArrayRef<int64_t>(in).drop_front(*axis);
-  SmallVector<int64_t> scale = shapeOf(getScale());
+  SmallVector<int64_t> scale = ctx.shape(getScale());
   if (!broadcastsInto(scale, normalized))
     return emitOpError() << "scale shape " << formatArray(scale)
                          << " does not broadcast to the normalized shape "
@@ -550,10 +550,10 @@ LogicalResult RotaryEmbeddingOp::verify() {
 }
 
 LogicalResult
-RotaryEmbeddingOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+RotaryEmbeddingOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()) || failed(rotaryDims(*this)))
     return failure();
-  s.push_back(shapeOf(getInput()));
+  s.push_back(ctx.shape(getInput()));
   return success();
 }
 
@@ -713,7 +713,7 @@ LogicalResult LinearAttentionOp::verify() {
 }
 
 LogicalResult
-LinearAttentionOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
+LinearAttentionOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()))
     return failure();
   auto d = linearDims(*this);

@@ -47,8 +47,8 @@ LogicalResult BitCastOp::verify() {
 }
 
 LogicalResult
-BitCastOp::inferShapes(SmallVectorImpl<SmallVector<int64_t>> &s) {
-  s.push_back(shapeOf(getInput()));
+BitCastOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+  s.push_back(ctx.shape(getInput()));
   return success();
 }
 

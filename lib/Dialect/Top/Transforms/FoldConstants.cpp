@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "strata/Dialect/Top/IR/InterpreterEnv.h"
+#include "strata/Interpreter/Executor.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
@@ -92,7 +92,7 @@ struct TopFoldConstantsPass
         failedToRun = true;
         return success();
       });
-      if (failed(cast<InterpretableOpInterface>(op).interpret(env)))
+      if (failed(interpretOp(op, env)))
         failedToRun = true;
     }
     if (failedToRun)

@@ -10,6 +10,8 @@
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "strata/Dialect/Top/IR/TopInterfaces.td"
+include "strata/Interfaces/ShapeInferenceOpInterface.td"
+include "strata/Interpreter/InterpretableOpInterface.td"
 
 def Top_Dialect : Dialect {
   let name = "top";
@@ -23,9 +25,12 @@ def Top_Dialect : Dialect {
     archive named by the module attribute `top.weight_file`).
 
     Every op verifies its attributes, infers its result shapes
-    (`ShapeInferenceOpInterface`), reports its FLOP count (`FlopsOpInterface`)
-    and carries its reference semantics (`InterpretableOpInterface`), which the
-    reference interpreter (`strata run-ref`) executes.
+    (`ShapeInferenceOpInterface`, an adapter over the op's free shape
+    function in lib/Dialect/Top/Shapes), reports its FLOP count
+    (`FlopsOpInterface`) and carries its reference semantics
+    (`InterpretableOpInterface`), which the reference interpreter
+    (`strata run-ref`) executes. Both interfaces are dialect-neutral
+    (include/strata/Interfaces, include/strata/Interpreter).
   }];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::quant::QuantDialect"];
@@ -43,9 +48,9 @@ def Top_TensorOrNone : AnyTypeOf<[AnyTensor, NoneType]>;
 /// reference semantics.
 class Top_Op<string mnemonic, list<Trait> traits = []>
     : Op<Top_Dialect, mnemonic, !listconcat(traits, [
-          DeclareOpInterfaceMethods<Top_ShapeInferenceOpInterface>,
+          DeclareOpInterfaceMethods<ShapeInferenceOpInterface>,
           DeclareOpInterfaceMethods<Top_FlopsOpInterface>,
-          DeclareOpInterfaceMethods<Top_InterpretableOpInterface>])> {
+          DeclareOpInterfaceMethods<InterpretableOpInterface>])> {
   let assemblyFormat =
       "`(` operands `)` attr-dict `:` functional-type(operands, results)";
 }

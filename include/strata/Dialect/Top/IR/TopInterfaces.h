@@ -3,15 +3,18 @@
 #ifndef STRATA_DIALECT_TOP_IR_TOPINTERFACES_H
 #define STRATA_DIALECT_TOP_IR_TOPINTERFACES_H
 
-#include "strata/Dialect/Top/IR/InterpreterEnv.h"
+#include "strata/Interfaces/ShapeInferenceOpInterface.h"
+#include "strata/Interpreter/InterpretableOpInterface.h"
 
 #include "mlir/IR/OpDefinition.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace strata::top {
-/// Checks the op's declared result shapes against `inferShapes` when every
-/// tensor operand has a static shape.
-mlir::LogicalResult verifyInferredShapes(mlir::Operation *op);
+// Top ops implement the dialect-neutral shape and interpreter interfaces.
+using ::strata::InterpretableOpInterface;
+using ::strata::InterpreterEnv;
+using ::strata::ShapeContext;
+using ::strata::ShapeInferenceOpInterface;
 } // namespace strata::top
 
 #include "strata/Dialect/Top/IR/TopInterfaces.h.inc"

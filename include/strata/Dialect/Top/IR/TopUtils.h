@@ -3,6 +3,7 @@
 #ifndef STRATA_DIALECT_TOP_IR_TOPUTILS_H
 #define STRATA_DIALECT_TOP_IR_TOPUTILS_H
 
+#include "strata/Interfaces/HostTypes.h"
 #include "strata/Support/Tensor.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -15,15 +16,10 @@
 
 namespace strata::top {
 
-/// The host element type of an MLIR element type: f16/bf16/f32/f64, i1 as
-/// bool, signless and signed integers as signed, unsigned as unsigned, and a
-/// quantized type as its storage type. nullopt if unsupported.
-std::optional<DType> dtypeOf(mlir::Type elementType);
-/// The element type of a tensor-typed value (see above).
-std::optional<DType> dtypeOfValue(mlir::Value value);
-/// The MLIR element type for a host element type (integers signless, except
-/// unsigned ones which are `ui*`).
-mlir::Type elementTypeOf(DType type, mlir::MLIRContext *ctx);
+// The MLIR element type <-> host dtype mapping is dialect-neutral.
+using ::strata::dtypeOf;
+using ::strata::dtypeOfValue;
+using ::strata::elementTypeOf;
 
 /// True if `value` is a ranked tensor with no dynamic dims.
 bool hasStaticShape(mlir::Value value);

@@ -1,0 +1,17 @@
+//===- ActivationShapes.h - shape functions of the Activation ops ----------*- C++ -*-===//
+//
+// Free shape functions of the ops in lib/Dialect/Top/IR/ActivationOps.cpp; see
+// strata/Support/ShapeFunction.h for the conventions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_DIALECT_TOP_SHAPES_ACTIVATIONSHAPES_H
+#define STRATA_DIALECT_TOP_SHAPES_ACTIVATIONSHAPES_H
+
+#include "strata/Support/ShapeFunction.h"
+
+namespace strata::top::shapes {
+
+} // namespace strata::top::shapes
+
+#endif // STRATA_DIALECT_TOP_SHAPES_ACTIVATIONSHAPES_H

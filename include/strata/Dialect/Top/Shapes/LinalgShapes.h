@@ -1,0 +1,17 @@
+//===- LinalgShapes.h - shape functions of the Linalg ops ----------*- C++ -*-===//
+//
+// Free shape functions of the ops in lib/Dialect/Top/IR/LinalgOps.cpp; see
+// strata/Support/ShapeFunction.h for the conventions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_DIALECT_TOP_SHAPES_LINALGSHAPES_H
+#define STRATA_DIALECT_TOP_SHAPES_LINALGSHAPES_H
+
+#include "strata/Support/ShapeFunction.h"
+
+namespace strata::top::shapes {
+
+} // namespace strata::top::shapes
+
+#endif // STRATA_DIALECT_TOP_SHAPES_LINALGSHAPES_H

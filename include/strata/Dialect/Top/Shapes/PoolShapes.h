@@ -1,0 +1,17 @@
+//===- PoolShapes.h - shape functions of the Pool ops ----------*- C++ -*-===//
+//
+// Free shape functions of the ops in lib/Dialect/Top/IR/PoolOps.cpp; see
+// strata/Support/ShapeFunction.h for the conventions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_DIALECT_TOP_SHAPES_POOLSHAPES_H
+#define STRATA_DIALECT_TOP_SHAPES_POOLSHAPES_H
+
+#include "strata/Support/ShapeFunction.h"
+
+namespace strata::top::shapes {
+
+} // namespace strata::top::shapes
+
+#endif // STRATA_DIALECT_TOP_SHAPES_POOLSHAPES_H

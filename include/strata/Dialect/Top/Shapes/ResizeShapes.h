@@ -1,0 +1,17 @@
+//===- ResizeShapes.h - shape functions of the Resize ops ----------*- C++ -*-===//
+//
+// Free shape functions of the ops in lib/Dialect/Top/IR/ResizeOps.cpp; see
+// strata/Support/ShapeFunction.h for the conventions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_DIALECT_TOP_SHAPES_RESIZESHAPES_H
+#define STRATA_DIALECT_TOP_SHAPES_RESIZESHAPES_H
+
+#include "strata/Support/ShapeFunction.h"
+
+namespace strata::top::shapes {
+
+} // namespace strata::top::shapes
+
+#endif // STRATA_DIALECT_TOP_SHAPES_RESIZESHAPES_H

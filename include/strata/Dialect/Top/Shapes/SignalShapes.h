@@ -1,0 +1,17 @@
+//===- SignalShapes.h - shape functions of the Signal ops ----------*- C++ -*-===//
+//
+// Free shape functions of the ops in lib/Dialect/Top/IR/SignalOps.cpp; see
+// strata/Support/ShapeFunction.h for the conventions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_DIALECT_TOP_SHAPES_SIGNALSHAPES_H
+#define STRATA_DIALECT_TOP_SHAPES_SIGNALSHAPES_H
+
+#include "strata/Support/ShapeFunction.h"
+
+namespace strata::top::shapes {
+
+} // namespace strata::top::shapes
+
+#endif // STRATA_DIALECT_TOP_SHAPES_SIGNALSHAPES_H

@@ -1,0 +1,5 @@
+//===- InterpretableOpInterface.cpp - reference semantics -----------------===//
+
+#include "strata/Interpreter/InterpretableOpInterface.h"
+
+#include "strata/Interpreter/InterpretableOpInterface.cpp.inc"

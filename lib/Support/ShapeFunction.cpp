@@ -1,0 +1,80 @@
+//===- ShapeFunction.cpp - vocabulary of MLIR-free shape functions --------===//
+
+#include "strata/Support/ShapeFunction.h"
+
+#include <algorithm>
+
+namespace strata {
+
+std::string formatInts(Ints values) {
+  std::ostringstream os;
+  os << '[';
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i)
+      os << ", ";
+    if (isDynamicDim(values[i]))
+      os << '?';
+    else
+      os << values[i];
+  }
+  os << ']';
+  return os.str();
+}
+
+std::optional<int64_t> shapeElementCount(Ints shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return std::nullopt;
+    if (d != 0 && n > INT64_MAX / d)
+      return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
+
+ShapeOr<int64_t> normalizeAxisAttr(const char *name, int64_t axis,
+                                   int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return ShapeError() << "attribute '" << name << "' = " << axis
+                        << " is out of range for rank " << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+ShapeOr<Shape> normalizeAxesAttr(const char *name, Ints axes, int64_t rank) {
+  Shape out;
+  std::vector<bool> seen(std::max<int64_t>(rank, 0), false);
+  for (int64_t axis : axes) {
+    ShapeOr<int64_t> a = normalizeAxisAttr(name, axis, rank);
+    if (!a)
+      return ShapeOr<Shape>::errorOf(a);
+    if (seen[*a])
+      return ShapeError() << "attribute '" << name << "' " << axes
+                          << " repeats dim " << *a;
+    seen[*a] = true;
+    out.push_back(*a);
+  }
+  return out;
+}
+
+ShapeOr<Shape> broadcastShape(Ints lhs, Ints rhs) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t a = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
+    int64_t b = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
+    // A dynamic dim is 1 or the other dim; only run time tells.
+    if (isDynamicDim(a) || isDynamicDim(b)) {
+      int64_t known = isDynamicDim(a) ? b : a;
+      out[i] = isDynamicDim(known) || known == 1 ? kDynamicDim : known;
+      continue;
+    }
+    if (a != b && a != 1 && b != 1)
+      return ShapeError() << "operand shapes " << lhs << " and " << rhs
+                          << " do not broadcast";
+    out[i] = a == 1 ? b : a;
+  }
+  return out;
+}
+
+} // namespace strata
