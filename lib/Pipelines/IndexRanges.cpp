@@ -153,6 +153,13 @@ static std::optional<IndexUse> indexUse(OpOperand &use) {
     return sequenceLensUse(op, use);
   if (auto op = dyn_cast<top::RNNOp>(user))
     return sequenceLensUse(op, use);
+  if (auto op = dyn_cast<top::RoiAlignOp>(user)) {
+    if (n != op.getBatchIndicesMutable().getOperandNumber())
+      return std::nullopt;
+    if (auto images = staticDim(op.getInput(), 0))
+      return dimUse("top.RoiAlign batch_indices", 0, *images);
+    return std::nullopt;
+  }
   if (auto op = dyn_cast<top::RotaryEmbeddingOp>(user)) {
     if (n != op.getPositionIdsMutable().getOperandNumber())
       return std::nullopt;

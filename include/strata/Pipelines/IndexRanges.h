@@ -33,8 +33,8 @@ struct IndexRange {
 /// of the indexed dim; for the ND ops the smallest of the indexed dims),
 /// OneHot `indices` ([0, depth), when depth is an attribute), MaxUnpool
 /// `indices` ([0, result size)), ReverseSequence and LSTM / GRU / RNN
-/// `sequence_lens` ([0, time steps]), RotaryEmbedding `position_ids`
-/// ([0, cache rows)). An argument reaches an operand directly, through
+/// `sequence_lens` ([0, time steps]), RoiAlign `batch_indices` ([0, images))
+/// and RotaryEmbedding `position_ids` ([0, cache rows)). An argument reaches an operand directly, through
 /// value-preserving ops (top.Input, Reshape, Squeeze, Unsqueeze, a widening
 /// integer Cast) or through a `func.call` into the callee's argument. Uses
 /// whose bound is a dynamic dim are ignored.
