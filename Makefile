@@ -3,7 +3,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 LLVM_BIN := /usr/lib/llvm-22/bin
 
-.PHONY: all setup configure build build-asan demo test clean
+.PHONY: all setup configure build build-asan demo test test-equiv-big clean
 
 all: build
 
@@ -30,6 +30,11 @@ demo: build
 # ASan + UBSan build; one summary line at the end.
 test: build build-asan
 	@./scripts/run-tests.sh $(BUILD) all build-asan
+
+# The pass-equivalence tests (test/equiv) also on the larger real models:
+# PP-OCRv4 det/rec, ResNet-50 and the BERT-style encoder (a few minutes).
+test-equiv-big: build
+	STRATA_BIN_DIR=$(CURDIR)/$(BUILD)/bin STRATA_EQUIV_BIG=1 .venv/bin/python -m pytest -q test/equiv
 
 build-asan: setup
 	@$(MAKE) --no-print-directory BUILD=build-asan \

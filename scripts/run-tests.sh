@@ -2,7 +2,7 @@
 # Runs every test suite against the build in $1 (default: build) and ends with
 # one summary line "N passed, M failed". Suites: lit/FileCheck (test/**/*.mlir),
 # GoogleTest (ctest), pytest (test/numeric, test/negative, test/onnx, test/python,
-# test/models).
+# test/models, test/equiv).
 # With a third argument ASAN_BUILD, the bad-input suites (invalid*.mlir and
 # test/negative) run again against that ASan + UBSan build, and the ONNX
 # importer fuzzer runs for STRATA_FUZZ_SECONDS (default 60) as one test.
@@ -58,7 +58,7 @@ run_ctest() {
 
 echo "== lit / FileCheck =="; run_lit
 echo "== GoogleTest =="; run_ctest
-echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/python test/models
+echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/python test/models test/equiv
 if [ -f test/onnx/conformance-subset.txt ]; then
   echo "== ONNX node tests (fixed subset; full run: scripts/onnx-conformance) =="
   "$PY" scripts/onnx-conformance --bin "$BUILD/bin" --subset test/onnx/conformance-subset.txt \

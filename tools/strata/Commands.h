@@ -17,6 +17,9 @@ int runRef();
 extern llvm::cl::SubCommand CompareCommand;
 int compare();
 
+extern llvm::cl::SubCommand CheckEquivCommand;
+int checkEquiv();
+
 extern llvm::cl::SubCommand ImportCommand;
 int import();
 
@@ -27,6 +30,11 @@ int compile();
 /// malformed value prints "<tool>: ..." to stderr and returns false.
 bool parseInputShape(llvm::StringRef tool, llvm::StringRef spec,
                      std::map<std::string, std::vector<int64_t>> &shapes);
+
+/// Parses a --tolerance value "cos,euclid" (each at most 1); on a malformed
+/// value prints "<tool>: ..." to stderr and returns false.
+bool parseTolerance(llvm::StringRef tool, llvm::StringRef spec,
+                    double &cosTol, double &eucTol);
 
 } // namespace strata::cli
 

@@ -28,19 +28,22 @@ static cl::opt<std::string> tolerance(
              "(used when tensors are neither equal nor allclose)"),
     cl::value_desc("cos,euclid"), cl::sub(CompareCommand));
 
+bool parseTolerance(StringRef tool, StringRef spec, double &cosTol,
+                    double &eucTol) {
+  auto [a, b] = spec.split(',');
+  if (b.empty() || a.trim().getAsDouble(cosTol) ||
+      b.trim().getAsDouble(eucTol) || cosTol > 1 || eucTol > 1) {
+    errs() << tool << ": --tolerance must be 'cos,euclid' with values <= 1, "
+           << "got '" << spec << "'\n";
+    return false;
+  }
+  return true;
+}
+
 int compare() {
   double cosTol, eucTol;
-  {
-    StringRef s(tolerance);
-    auto [a, b] = s.split(',');
-    if (b.empty() || a.trim().getAsDouble(cosTol) ||
-        b.trim().getAsDouble(eucTol) || cosTol > 1 || eucTol > 1) {
-      errs() << "strata compare: --tolerance must be 'cos,euclid' with "
-                "values <= 1, got '"
-             << tolerance << "'\n";
-      return 2;
-    }
-  }
+  if (!parseTolerance("strata compare", tolerance, cosTol, eucTol))
+    return 2;
   TensorMap a, b;
   std::string error;
   if (!readNpz(reference, a, error) || !readNpz(target, b, error)) {

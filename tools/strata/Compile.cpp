@@ -10,11 +10,13 @@
 #include "Commands.h"
 
 #include "strata/Frontend/Onnx/OnnxImporter.h"
+#include "strata/InitAll.h"
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -55,6 +57,13 @@ static cl::opt<bool> noOptimize(
     "no-optimize",
     cl::desc("skip top-optimize: write the model as imported or read"),
     cl::sub(CompileCommand));
+static cl::opt<std::string> passes(
+    "passes",
+    cl::desc("run this pass pipeline instead of top-optimize: strata-opt's "
+             "pass names, comma-separated (e.g. 'top-fold-batchnorm' or "
+             "'top-fuse-idioms,canonicalize'), with the weights' data "
+             "available to the passes as in top-optimize"),
+    cl::value_desc("PIPELINE"), cl::sub(CompileCommand));
 static cl::opt<std::string> layout(
     "layout",
     cl::desc("convert layout-sensitive ops (Conv, pools, norms, ...) to "
@@ -99,6 +108,21 @@ int compile() {
            << "' must be 'nchw' or 'nhwc'\n";
     return 2;
   }
+  if (!passes.empty() && (noOptimize || !layout.empty())) {
+    errs() << "strata compile: --passes replaces top-optimize; it cannot be "
+              "combined with --no-optimize or --layout\n";
+    return 2;
+  }
+  if (!passes.empty()) {
+    registerAllPasses();
+    mlir::OpPassManager probe("builtin.module");
+    if (failed(parseTopPipeline(passes, probe, errs()))) {
+      errs() << "strata compile: --passes '" << passes
+             << "' is not a pass pipeline ('strata-opt --help' lists the "
+                "passes)\n";
+      return 2;
+    }
+  }
   mlir::MLIRContext context;
   registerAndLoadDialects(context);
   llvm::SourceMgr sourceMgr;
@@ -111,7 +135,9 @@ int compile() {
   }
   TensorMap weights = std::move(model->weights);
   if (!noOptimize) {
-    FailureOr<TensorMap> optimized = optimizeTopModule(*model->module, weights, layout);
+    FailureOr<TensorMap> optimized =
+        passes.empty() ? optimizeTopModule(*model->module, weights, layout)
+                       : runTopPipeline(*model->module, weights, passes);
     if (failed(optimized)) {
       errs() << "strata compile: optimizing '" << modelFile
              << "' failed (--no-optimize skips it)\n";

@@ -23,12 +23,16 @@ int main(int argc, char **argv) {
       "  strata run-ref MODEL.mlir --input in.npz --output out.npz\n"
       "      run a Top model through the reference interpreter\n"
       "  strata compare a.npz b.npz [--tolerance cos,euclid]\n"
-      "      compare two npz files tensor by tensor\n\n"
+      "      compare two npz files tensor by tensor\n"
+      "  strata check-equiv A.mlir B.mlir [--runs N] [--seed S] [--input in.npz]\n"
+      "      check that two Top models compute the same outputs\n\n"
       "Run 'strata <command> --help' for a command's options.\n");
   if (RunRefCommand)
     return runRef();
   if (CompareCommand)
     return compare();
+  if (CheckEquivCommand)
+    return checkEquiv();
   if (ImportCommand)
     return import();
   if (CompileCommand)

@@ -6,6 +6,7 @@
 #include "strata/Support/Npz.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace strata {
 
@@ -18,6 +19,23 @@ namespace strata {
 mlir::FailureOr<TensorMap> optimizeTopModule(mlir::ModuleOp module,
                                              const TensorMap &weights,
                                              llvm::StringRef layout = "");
+
+/// Adds the passes of `pipeline` (see runTopPipeline) to `pm`; on an unknown
+/// pass or bad options prints why to `errorStream` and fails.
+mlir::LogicalResult parseTopPipeline(llvm::StringRef pipeline,
+                                     mlir::OpPassManager &pm,
+                                     llvm::raw_ostream &errorStream);
+
+/// Runs the textual pass pipeline `pipeline` (strata-opt's pass names and
+/// options, comma-separated: "top-fold-batchnorm",
+/// "top-fuse-idioms,canonicalize", "top-optimize{layout=nhwc}") on `module`
+/// in place, with the weights' data attached as for optimizeTopModule, and
+/// returns the weight set the result uses. Passes anchored on functions nest
+/// implicitly. The passes must be registered (strata::registerAllPasses);
+/// a pipeline that does not parse is reported on `module`.
+mlir::FailureOr<TensorMap> runTopPipeline(mlir::ModuleOp module,
+                                          const TensorMap &weights,
+                                          llvm::StringRef pipeline);
 
 /// Writes an optimized Top model as the pair `DIR/<name>.mlir` and
 /// `DIR/<name>_TOP_F32_weight.npz` (the `_origin` pair keeps the imported

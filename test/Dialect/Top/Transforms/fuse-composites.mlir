@@ -26,7 +26,8 @@ func.func @main(%t: tensor<10x4xf32>, %i: tensor<3xi64>) -> tensor<3x4xf32> {
 // -----
 
 // An ONNX model-local function: dotted name matched by its last part,
-// ignoring case and '_'; epsilon from strata.onnx_attributes.
+// ignoring case and '_'; epsilon from strata.onnx_attributes. The body is a
+// real layer norm, so test/equiv checks the fused op against it.
 // CHECK-LABEL: func.func private @custom.LayerNorm
 // CHECK: top.LayerNorm(%arg0, %arg1, %arg2) {epsilon = 0.0010000000474974513 : f64}
 // CHECK-NOT: top.Sub
@@ -36,7 +37,13 @@ func.func @main(%t: tensor<10x4xf32>, %i: tensor<3xi64>) -> tensor<3x4xf32> {
 func.func private @"custom.LayerNorm"(%x: tensor<2x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> attributes {strata.implements = "custom.LayerNorm", strata.onnx_attributes = {epsilon = 1.000000e-03 : f32}} {
   %m = top.Reduce(%x) {axes = array<i64: -1>, keepdims = true, mode = "ReduceMean"} : (tensor<2x8xf32>) -> tensor<2x1xf32>
   %d = top.Sub(%x, %m) : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
-  %y = top.Mul(%d, %s) : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  %d2 = top.Mul(%d, %d) : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %v = top.Reduce(%d2) {axes = array<i64: -1>, keepdims = true, mode = "ReduceMean"} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  %eps = top.Weight() {name = "eps", value = dense<1.0e-3> : tensor<f32>} : () -> tensor<f32>
+  %ve = top.Add(%v, %eps) : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %sd = top.Sqrt(%ve) : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %n = top.Div(%d, %sd) : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  %y = top.Mul(%n, %s) : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   %z = top.Add(%y, %b) : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   return %z : tensor<2x8xf32>
 }

@@ -1,0 +1,428 @@
+//===- CheckEquiv.cpp - strata check-equiv --------------------------------===//
+//
+// strata check-equiv A.mlir B.mlir: runs two Top models with the same
+// signature through the reference interpreter on the same seeded random
+// inputs and compares every output by `strata compare`'s rules. It checks
+// that a pass (or a pipeline) kept what a model computes, where lit tests
+// check only the IR it wrote.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "strata/Dialect/Top/IR/TopUtils.h"
+#include "strata/Interpreter/Interpreter.h"
+#include "strata/Pipelines/IndexRanges.h"
+#include "strata/Pipelines/ModelIO.h"
+#include "strata/Pipelines/RandomInputs.h"
+#include "strata/Support/Compare.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace strata::cli {
+
+cl::SubCommand CheckEquivCommand(
+    "check-equiv",
+    "Check that two Top models compute the same outputs: both run through "
+    "the reference interpreter on the same seeded random inputs (or --input), "
+    "every output compared by `strata compare`'s rules. Exit 0 when every "
+    "output of every run passes, 1 when one differs (or the models' "
+    "signatures differ, or B fails to run where A runs), 2 when the check "
+    "cannot be made (bad options, unreadable model or weights, dynamic input "
+    "dims without --input-shapes / --input, A fails to run)");
+
+static cl::opt<std::string> modelA(cl::Positional, cl::Required,
+                                   cl::desc("<A.mlir>"),
+                                   cl::sub(CheckEquivCommand));
+static cl::opt<std::string> modelB(cl::Positional, cl::Required,
+                                   cl::desc("<B.mlir>"),
+                                   cl::sub(CheckEquivCommand));
+static cl::opt<uint64_t>
+    seed("seed", cl::init(0),
+         cl::desc("seed of the random inputs; run r uses seed S + r "
+                  "(default 0)"),
+         cl::value_desc("S"), cl::sub(CheckEquivCommand));
+static cl::opt<unsigned>
+    runs("runs", cl::init(3),
+         cl::desc("number of runs, each on fresh random inputs (default 3; "
+                  "1 with --input)"),
+         cl::value_desc("N"), cl::sub(CheckEquivCommand));
+static cl::opt<std::string> tolerance(
+    "tolerance", cl::init("0.99999,0.9999"),
+    cl::desc("minimum cosine and euclidean similarity, as 'cos,euclid', for "
+             "outputs that are neither equal nor allclose(rtol 1e-3) "
+             "(default 0.99999,0.9999: stricter than `strata compare`, a "
+             "pass should change only rounding)"),
+    cl::value_desc("cos,euclid"), cl::sub(CheckEquivCommand));
+static cl::opt<std::string>
+    inputFile("input",
+              cl::desc("run once on these inputs (npz keyed by input name) "
+                       "instead of random ones"),
+              cl::value_desc("in.npz"), cl::sub(CheckEquivCommand));
+static cl::opt<std::string> weightsA(
+    "weights-a",
+    cl::desc("A's weight npz (default: A's top.weight_file attribute, "
+             "relative to A's folder)"),
+    cl::value_desc("W.npz"), cl::sub(CheckEquivCommand));
+static cl::opt<std::string> weightsB(
+    "weights-b",
+    cl::desc("B's weight npz (default: B's top.weight_file attribute, "
+             "relative to B's folder)"),
+    cl::value_desc("W.npz"), cl::sub(CheckEquivCommand));
+static cl::list<std::string> inputShapes(
+    "input-shapes",
+    cl::desc("shape of an input with dynamic dims, in both models: "
+             "name:1x3x224x224 (repeatable or comma-separated)"),
+    cl::value_desc("name:DxDx..."), cl::CommaSeparated,
+    cl::sub(CheckEquivCommand));
+
+namespace {
+/// Exit codes.
+enum : int { kEquivalent = 0, kDiffer = 1, kCannotCheck = 2 };
+
+/// A model with its entry function and weights.
+struct Model {
+  std::string path;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::func::FuncOp entry;
+  TensorMap weights;
+};
+} // namespace
+
+static constexpr const char *kTool = "strata check-equiv";
+
+static bool loadModel(const std::string &path, const std::string &weights,
+                      mlir::MLIRContext &context, Model &model) {
+  model.path = path;
+  model.module = parseModuleFile(path, context);
+  if (!model.module) {
+    errs() << kTool << ": cannot load model '" << path << "'\n";
+    return false;
+  }
+  auto entry = findEntryFunction(*model.module);
+  if (failed(entry)) {
+    errs() << kTool << ": model '" << path << "' has no entry function\n";
+    return false;
+  }
+  model.entry = *entry;
+  std::string wpath = weights.empty() ? weightFileFor(*model.module, path)
+                                      : weights;
+  std::string error;
+  if (!wpath.empty() && !readNpz(wpath, model.weights, error)) {
+    errs() << kTool << ": weights of '" << path << "': " << error << "\n";
+    return false;
+  }
+  return true;
+}
+
+static std::string typeString(mlir::Type type) {
+  std::string s;
+  raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+/// Index of the input (or output) named `name`, or -1.
+static int findInput(mlir::func::FuncOp f, StringRef name) {
+  for (unsigned i = 0; i < f.getNumArguments(); ++i)
+    if (inputName(f, i) == name)
+      return i;
+  return -1;
+}
+static int findOutput(mlir::func::FuncOp f, StringRef name) {
+  for (unsigned i = 0; i < f.getNumResults(); ++i)
+    if (outputName(f, i) == name)
+      return i;
+  return -1;
+}
+
+/// Checks that A and B have the same inputs (names and types) and outputs
+/// (names; types where both are static). Prints every difference.
+static bool sameSignature(const Model &a, const Model &b) {
+  bool same = true;
+  auto fa = a.entry, fb = b.entry;
+  for (unsigned i = 0; i < fa.getNumArguments(); ++i) {
+    std::string name = inputName(fa, i);
+    int j = findInput(fb, name);
+    if (j < 0) {
+      errs() << kTool << ": input '" << name << "' of '" << a.path
+             << "' is not an input of '" << b.path << "'\n";
+      same = false;
+    } else if (fa.getArgument(i).getType() != fb.getArgument(j).getType()) {
+      errs() << kTool << ": input '" << name << "' is "
+             << typeString(fa.getArgument(i).getType()) << " in '" << a.path
+             << "' but " << typeString(fb.getArgument(j).getType()) << " in '"
+             << b.path << "'\n";
+      same = false;
+    }
+  }
+  for (unsigned j = 0; j < fb.getNumArguments(); ++j)
+    if (findInput(fa, inputName(fb, j)) < 0) {
+      errs() << kTool << ": input '" << inputName(fb, j) << "' of '"
+             << b.path << "' is not an input of '" << a.path << "'\n";
+      same = false;
+    }
+  for (unsigned i = 0; i < fa.getNumResults(); ++i) {
+    std::string name = outputName(fa, i);
+    int j = findOutput(fb, name);
+    if (j < 0) {
+      errs() << kTool << ": output '" << name << "' of '" << a.path
+             << "' is not an output of '" << b.path << "'\n";
+      same = false;
+      continue;
+    }
+    auto ta = dyn_cast<mlir::RankedTensorType>(fa.getResultTypes()[i]);
+    auto tb = dyn_cast<mlir::RankedTensorType>(fb.getResultTypes()[j]);
+    if (ta && tb && ta.hasStaticShape() && tb.hasStaticShape() && ta != tb) {
+      errs() << kTool << ": output '" << name << "' is " << typeString(ta)
+             << " in '" << a.path << "' but " << typeString(tb) << " in '"
+             << b.path << "'\n";
+      same = false;
+    }
+  }
+  for (unsigned j = 0; j < fb.getNumResults(); ++j)
+    if (findOutput(fa, outputName(fb, j)) < 0) {
+      errs() << kTool << ": output '" << outputName(fb, j) << "' of '"
+             << b.path << "' is not an output of '" << a.path << "'\n";
+      same = false;
+    }
+  return same;
+}
+
+/// Gives input `name` of `f` the static `shape` (the function's type too),
+/// so that the interpreter can infer the other shapes.
+static bool setInputShape(const Model &m, StringRef name,
+                          ArrayRef<int64_t> shape) {
+  mlir::func::FuncOp f = m.entry;
+  int i = findInput(f, name);
+  if (i < 0)
+    return true; // reported by the caller for A; B matches A
+  mlir::BlockArgument arg = f.getArgument(i);
+  auto type = dyn_cast<mlir::TensorType>(arg.getType());
+  if (!type) {
+    errs() << kTool << ": input '" << name << "' of '" << m.path
+           << "' is not a tensor\n";
+    return false;
+  }
+  if (type.hasRank()) {
+    bool fits = type.getRank() == static_cast<int64_t>(shape.size());
+    for (unsigned d = 0; fits && d < shape.size(); ++d)
+      fits = type.isDynamicDim(d) || type.getDimSize(d) == shape[d];
+    if (!fits) {
+      errs() << kTool << ": shape " << shapeToString(shape)
+             << " given for input '" << name << "' does not fit its type "
+             << typeString(type) << " in '" << m.path << "'\n";
+      return false;
+    }
+  }
+  auto fixed = mlir::RankedTensorType::get(shape, type.getElementType());
+  arg.setType(fixed);
+  SmallVector<mlir::Type> args(f.getArgumentTypes());
+  args[i] = fixed;
+  f.setType(mlir::FunctionType::get(f.getContext(), args, f.getResultTypes()));
+  return true;
+}
+
+/// Fixes the dynamic input dims of both models from --input-shapes (or the
+/// explicit inputs), then describes every input of A for the generator.
+static bool describeInputs(Model &a, Model &b, const TensorMap *explicitInputs,
+                           std::vector<InputSpec> &specs) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const std::string &spec : inputShapes)
+    if (!parseInputShape(kTool, spec, shapes))
+      return false;
+  for (const auto &[name, shape] : shapes)
+    if (findInput(a.entry, name) < 0) {
+      errs() << kTool << ": --input-shapes names '" << name
+             << "', which is not an input of '" << a.path << "'\n";
+      return false;
+    }
+  // Explicit inputs fix only dynamic dims; the interpreter checks the rest.
+  if (explicitInputs)
+    for (const auto &[name, t] : *explicitInputs) {
+      int i = findInput(a.entry, name);
+      auto type = i < 0 ? nullptr
+                        : dyn_cast<mlir::TensorType>(
+                              a.entry.getArgument(i).getType());
+      if (type && !type.hasStaticShape() && !shapes.count(name))
+        shapes[name] = t.shape();
+    }
+  for (const auto &[name, shape] : shapes)
+    if (!setInputShape(a, name, shape) || !setInputShape(b, name, shape))
+      return false;
+
+  llvm::DenseMap<unsigned, IndexRange> ranges = findIndexRanges(a.entry);
+  for (unsigned i = 0; i < a.entry.getNumArguments(); ++i) {
+    InputSpec spec;
+    spec.name = inputName(a.entry, i);
+    mlir::Type argType = a.entry.getArgument(i).getType();
+    auto type = dyn_cast<mlir::RankedTensorType>(argType);
+    if (!type || !type.hasStaticShape()) {
+      errs() << kTool << ": input '" << spec.name << "' has dynamic dims ("
+             << typeString(argType)
+             << "): give its shape with --input-shapes " << spec.name
+             << ":D0xD1x... or the inputs with --input\n";
+      return false;
+    }
+    std::optional<DType> dtype = top::dtypeOf(type.getElementType());
+    if (!dtype) {
+      errs() << kTool << ": input '" << spec.name << "' has element type "
+             << typeString(type.getElementType())
+             << ", which has no host dtype\n";
+      return false;
+    }
+    spec.dtype = *dtype;
+    spec.shape.assign(type.getShape().begin(), type.getShape().end());
+    if (!checkedNumElements(spec.shape, int64_t(1) << 31)) {
+      errs() << kTool << ": input '" << spec.name << "' "
+             << typeString(type) << " is too large to fill\n";
+      return false;
+    }
+    if (auto it = ranges.find(i); it != ranges.end()) {
+      if (it->second.empty()) {
+        errs() << kTool << ": input '" << spec.name
+               << "' has no value valid for all its index uses ("
+               << it->second.uses << "): give the inputs with --input\n";
+        return false;
+      }
+      spec.indexRange = it->second;
+    }
+    specs.push_back(std::move(spec));
+  }
+  return true;
+}
+
+/// Describes how input `spec` is filled, for the header.
+static void printInputSpec(const InputSpec &spec) {
+  outs() << "  input '" << spec.name << "' " << dtypeName(spec.dtype)
+         << shapeToString(spec.shape) << ": ";
+  if (spec.dtype == DType::Bool)
+    outs() << "random bools";
+  else if (isFloat(spec.dtype))
+    outs() << "uniform in [-1, 1)";
+  else if (spec.indexRange)
+    outs() << "integers in [" << spec.indexRange->lo << ", "
+           << spec.indexRange->hi << ") for " << spec.indexRange->uses;
+  else
+    outs() << "integers in [0, " << kDefaultIntHi << ") (no index use)";
+  outs() << "\n";
+}
+
+/// Compares B's outputs with A's for one run; returns the failures.
+static unsigned compareRun(mlir::func::FuncOp entry, const TensorMap &outA,
+                           const TensorMap &outB, StringRef run,
+                           double cosTol, double eucTol, unsigned &compared) {
+  unsigned failed = 0;
+  for (unsigned i = 0; i < entry.getNumResults(); ++i) {
+    std::string name = outputName(entry, i);
+    const Tensor *ta = outA.find(name), *tb = outB.find(name);
+    ++compared;
+    if (!ta || !tb) {
+      outs() << "  FAIL " << run << " " << name << ": missing from "
+             << (ta ? "B" : "A") << "'s outputs\n";
+      ++failed;
+      continue;
+    }
+    if (ta->dtype() != tb->dtype()) {
+      outs() << "  FAIL " << run << " " << name << ": MISMATCH (dtype "
+             << dtypeName(tb->dtype()) << " differs from "
+             << dtypeName(ta->dtype()) << ")\n";
+      ++failed;
+      continue;
+    }
+    CompareResult r = compareTensors(*ta, *tb, cosTol, eucTol);
+    if (!r.passed())
+      ++failed;
+    outs() << (r.passed() ? "  PASS " : "  FAIL ") << run << " " << name
+           << ": " << verdictName(r.verdict);
+    if (!r.detail.empty())
+      outs() << " (" << r.detail << ")";
+    else
+      outs() << format(" cos=%.7f euclid=%.7f max_abs=%.3g", r.cosine,
+                       r.euclidean, r.maxAbsError);
+    outs() << "\n";
+  }
+  return failed;
+}
+
+int checkEquiv() {
+  double cosTol, eucTol;
+  if (!parseTolerance(kTool, tolerance, cosTol, eucTol))
+    return kCannotCheck;
+  if (runs == 0) {
+    errs() << kTool << ": --runs must be at least 1\n";
+    return kCannotCheck;
+  }
+  mlir::MLIRContext context;
+  registerAndLoadDialects(context);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &context, llvm::errs());
+
+  Model a, b;
+  if (!loadModel(modelA, weightsA, context, a) ||
+      !loadModel(modelB, weightsB, context, b))
+    return kCannotCheck;
+  TensorMap given;
+  if (!inputFile.empty()) {
+    std::string error;
+    if (!readNpz(inputFile, given, error)) {
+      errs() << kTool << ": " << error << "\n";
+      return kCannotCheck;
+    }
+  }
+  if (!sameSignature(a, b)) {
+    errs() << kTool << ": '" << a.path << "' and '" << b.path
+           << "' have different signatures\n";
+    return kDiffer;
+  }
+  std::vector<InputSpec> specs;
+  if (!describeInputs(a, b, inputFile.empty() ? nullptr : &given, specs))
+    return kCannotCheck;
+
+  unsigned numRuns = inputFile.empty() ? runs : 1;
+  outs() << "check-equiv " << a.path << " vs " << b.path << ": ";
+  if (inputFile.empty())
+    outs() << numRuns << " run(s) from seed " << seed;
+  else
+    outs() << "inputs from " << inputFile;
+  outs() << format(", tolerance cos %g euclid %g\n", cosTol, eucTol);
+  if (inputFile.empty())
+    for (const InputSpec &spec : specs)
+      printInputSpec(spec);
+
+  unsigned compared = 0, numFailed = 0;
+  for (unsigned r = 0; r < numRuns; ++r) {
+    uint64_t runSeed = seed + r;
+    std::string run = inputFile.empty()
+                          ? ("run " + Twine(r) + " (seed " + Twine(runSeed) +
+                             ")").str()
+                          : std::string("run 0");
+    TensorMap inputs = inputFile.empty() ? randomInputs(specs, runSeed) : given;
+    auto outA = interpretModule(*a.module, inputs, a.weights);
+    if (failed(outA)) {
+      errs() << kTool << ": '" << a.path << "' failed to run on the inputs of "
+             << run << "; nothing to compare B with (give --input)\n";
+      return kCannotCheck;
+    }
+    auto outB = interpretModule(*b.module, inputs, b.weights);
+    if (failed(outB)) {
+      outs() << "  FAIL " << run << ": '" << b.path << "' failed to run where '"
+             << a.path << "' ran\n";
+      ++compared;
+      ++numFailed;
+      continue;
+    }
+    numFailed +=
+        compareRun(a.entry, *outA, *outB, run, cosTol, eucTol, compared);
+  }
+  outs() << compared - numFailed << " passed, " << numFailed << " failed\n";
+  return numFailed ? kDiffer : kEquivalent;
+}
+
+} // namespace strata::cli
