@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks to build and test Strata:
-# apt packages (MLIR/LLVM 22, clang-22, libzip, GoogleTest, ccache, ...) and a
+# apt packages (MLIR/LLVM 22, clang-22, libzip, Eigen, GoogleTest, ccache, ...) and a
 # Python venv at .venv with the pinned packages of scripts/requirements.txt,
 # plus (without their dependencies) the packages of
 # scripts/requirements-models.txt, whose model files test/models runs.
@@ -12,7 +12,7 @@ APT_PACKAGES=(
   cmake ninja-build ccache pkg-config
   clang-22 lld-22 libclang-rt-22-dev
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-  libzip-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libzip-dev zlib1g-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev protobuf-compiler
   python3 python3-venv python3-dev
 )

@@ -72,7 +72,8 @@ void forEachBroadcast(ArrayRef<int64_t> outShape, ArrayRef<int64_t> lhsShape,
 SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> shape,
                                       ArrayRef<int64_t> outShape);
 
-/// C[M,N] (+)= A[M,K] * B[K,N], row-major with leading dims, f32.
+/// C[M,N] (+)= A[M,K] * B[K,N], row-major with leading dims, f32 (Eigen;
+/// HostGemm.cpp).
 void gemmF32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
              const float *B, int64_t ldb, float *C, int64_t ldc,
              bool accumulate);
