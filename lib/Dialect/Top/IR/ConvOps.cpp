@@ -584,3 +584,7 @@ LogicalResult DeconvOp::interpret(InterpreterEnv &env) {
                            .castTo(resultDType(getOutput())));
   return success();
 }
+
+/// The input and the filter are in the op's layout (OIHW or OHWI filters).
+unsigned ConvOp::getNumLayoutOperands() { return 2; }
+unsigned DeconvOp::getNumLayoutOperands() { return 2; }

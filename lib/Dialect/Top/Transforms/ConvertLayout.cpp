@@ -22,24 +22,6 @@ using namespace mlir;
 using namespace strata::top;
 
 namespace {
-/// True for the ops that carry a `layout` attribute.
-bool isLayoutSensitive(Operation *op) {
-  return isa<ConvOp, DeconvOp, MaxPoolOp, AvgPoolOp, GlobalAvgPoolOp,
-             BatchNormOp, GroupNormOp, DepthToSpaceOp, SpaceToDepthOp>(op);
-}
-
-/// The op's layout ("NCHW" when the attribute is absent: its default).
-StringRef layoutOf(Operation *op) {
-  auto attr = op->getAttrOfType<StringAttr>("layout");
-  return attr ? attr.getValue() : StringRef(kLayoutNCHW);
-}
-
-/// Operands in the op's layout: the input, and the filter of convolutions.
-/// Bias and per-channel parameters are layout-free.
-unsigned numLayoutOperands(Operation *op) {
-  return isa<ConvOp, DeconvOp>(op) ? 2 : 1;
-}
-
 /// `type` with its dims permuted by `order`.
 RankedTensorType permutedType(RankedTensorType type, ArrayRef<int64_t> order) {
   return RankedTensorType::get(permuteShape(type.getShape(), order),
@@ -48,9 +30,9 @@ RankedTensorType permutedType(RankedTensorType type, ArrayRef<int64_t> order) {
 
 /// Rewrites `op` from its layout to `target` between Permutes. Fails (with
 /// no change) if a data operand or the result is not a ranked tensor.
-LogicalResult convertOp(Operation *op, StringRef target) {
+LogicalResult convertOp(LayoutSensitiveOpInterface op, StringRef target) {
   SmallVector<RankedTensorType> types;
-  for (unsigned i = 0; i < numLayoutOperands(op); ++i)
+  for (unsigned i = 0, e = op.getNumLayoutOperands(); i < e; ++i)
     types.push_back(dyn_cast<RankedTensorType>(op->getOperand(i).getType()));
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!resultType || llvm::is_contained(types, RankedTensorType()))
@@ -94,12 +76,12 @@ struct TopConvertLayoutPass
                                  << "\" must be \"nchw\" or \"nhwc\"";
       return signalPassFailure();
     }
-    SmallVector<Operation *> ops;
-    getOperation().walk([&](Operation *op) {
-      if (isLayoutSensitive(op) && layoutOf(op) != target)
+    SmallVector<LayoutSensitiveOpInterface> ops;
+    getOperation().walk([&](LayoutSensitiveOpInterface op) {
+      if (op.getLayout() != target)
         ops.push_back(op);
     });
-    for (Operation *op : ops)
+    for (LayoutSensitiveOpInterface op : ops)
       if (failed(convertOp(op, target)))
         return signalPassFailure();
   }

@@ -33,15 +33,6 @@ using namespace strata::top;
 namespace {
 using Order = SmallVector<int64_t, 6>;
 
-/// Ops whose result element at an index depends only on the operand
-/// elements at the same index after numpy broadcasting.
-bool isElementwise(Operation *op) {
-  return isa<ReluOp, AbsOp, NegOp, LeakyReluOp, ClipOp, SigmoidOp, TanhOp,
-             GeluOp, SiLUOp, HardSigmoidOp, HardSwishOp, ExpOp, LogOp, SqrtOp,
-             RsqrtOp, ErfOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp,
-             PowOp, WhereOp, CompareOp>(op);
-}
-
 /// The rank of the frame `op` can run in, if it can run permuted: its dims
 /// are treated alike (elementwise ops) or named by attributes that can be
 /// mapped (Concat / Softmax axis, Reduce axes, Pad amounts, Resize's
@@ -54,7 +45,7 @@ std::optional<int64_t> agnosticRank(Operation *op) {
     return std::nullopt;
   if (auto reduce = dyn_cast<ReduceOp>(op); reduce && !reduce.getKeepdims())
     return std::nullopt;
-  if (isElementwise(op) ||
+  if (op->hasTrait<strata::top::OpTrait::Elementwise>() ||
       isa<ConcatOp, ReduceOp, PadOp, ResizeOp, SoftmaxOp, LogSoftmaxOp>(op))
     return type.getRank();
   return std::nullopt;

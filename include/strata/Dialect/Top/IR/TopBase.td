@@ -38,6 +38,23 @@ def Top_Dialect : Dialect {
   let hasConstantMaterializer = 0;
 }
 
+//===----------------------------------------------------------------------===//
+// Op properties passes ask about (C++ in TopTraits.h)
+//===----------------------------------------------------------------------===//
+
+/// Each result element depends only on the operand elements at the same
+/// index after numpy broadcasting (a unary op: the same index), so the op
+/// commutes with transposes, reshapes and layout changes of all its operands.
+def Top_Elementwise : NativeOpTrait<"Elementwise"> {
+  let cppNamespace = "::strata::top::OpTrait";
+}
+
+/// The op only moves, copies or reinterprets elements (reshapes, transposes,
+/// slices, concatenation, padding, gathers): no arithmetic on them.
+def Top_ShapeOnly : NativeOpTrait<"ShapeOnly"> {
+  let cppNamespace = "::strata::top::OpTrait";
+}
+
 /// Any tensor, ranked or not (unranked/dynamic results are filled in by
 /// `top-shape-infer`).
 def Top_Tensor : AnyTypeOf<[AnyTensor]>;

@@ -19,7 +19,7 @@
 /// types the op accepts.
 class Top_BinaryOp<string mnemonic, string desc, string semantics,
                    list<Trait> traits = []>
-    : Top_Op<mnemonic, !listconcat([Pure], traits)> {
+    : Top_Op<mnemonic, !listconcat([Pure, Top_Elementwise], traits)> {
   let summary = desc # " with numpy broadcasting";
   let description = semantics # [{
 
@@ -43,7 +43,7 @@ class Top_BinaryOp<string mnemonic, string desc, string semantics,
 def Top_AddOp : Top_BinaryOp<"Add", "Addition", [{
     `y = lhs + rhs`. Float or integer (not `i1`) elements; integers wrap
     around on overflow.
-  }]>;
+  }], [Commutative]>;
 
 def Top_SubOp : Top_BinaryOp<"Sub", "Subtraction", [{
     `y = lhs - rhs`. Float or integer (not `i1`) elements; integers wrap
@@ -53,7 +53,7 @@ def Top_SubOp : Top_BinaryOp<"Sub", "Subtraction", [{
 def Top_MulOp : Top_BinaryOp<"Mul", "Multiplication", [{
     `y = lhs * rhs`. Float or integer (not `i1`) elements; integers wrap
     around on overflow.
-  }]>;
+  }], [Commutative]>;
 
 def Top_DivOp : Top_BinaryOp<"Div", "Division", [{
     `y = lhs / rhs`. Float or integer (not `i1`) elements.
@@ -82,7 +82,7 @@ def Top_MinOp : Top_BinaryOp<"Min", "Elementwise minimum", [{
 def Top_PowOp : Top_BinaryOp<"Pow", "Power", [{
     `y = lhs ^ rhs` (C `pow`: a negative base with a non-integer exponent
     gives NaN). Float elements only.
-  }]>;
+  }], [Commutative]>;
 
 //===----------------------------------------------------------------------===//
 // Unary ops
@@ -93,7 +93,7 @@ def Top_PowOp : Top_BinaryOp<"Pow", "Power", [{
 /// FLOP count.
 class Top_UnaryOp<string mnemonic, string desc, string semantics,
                   list<Trait> traits = []>
-    : Top_Op<mnemonic, !listconcat([Pure], traits)> {
+    : Top_Op<mnemonic, !listconcat([Pure, Top_Elementwise], traits)> {
   let summary = desc;
   let description = semantics # [{
 
@@ -131,7 +131,7 @@ class Top_FloatUnaryOp<string mnemonic, string desc, string semantics>
     : Top_UnaryOp<mnemonic, desc, semantics # [{
 
     Float element types only.
-  }]>;
+  }], [Commutative]>;
 
 def Top_LeakyReluOp : Top_FloatUnaryOp<"LeakyRelu", "Leaky rectified linear unit", [{
     `y = x >= 0 ? x : alpha * x` (ONNX LeakyRelu).
@@ -226,7 +226,7 @@ def Top_ErfOp : Top_FloatUnaryOp<"Erf", "Gauss error function", [{
     `y = erf(x)`. FLOPs: 1 per element.
   }]>;
 
-def Top_PReluOp : Top_Op<"PRelu", [Pure]> {
+def Top_PReluOp : Top_Op<"PRelu", [Pure, Top_Elementwise]> {
   let summary = "Parametric rectified linear unit";
   let description = [{
     `y = x >= 0 ? x : slope * x` (ONNX PRelu). `slope` broadcasts to the
@@ -247,7 +247,7 @@ def Top_PReluOp : Top_Op<"PRelu", [Pure]> {
 // Selection, comparison, conversion
 //===----------------------------------------------------------------------===//
 
-def Top_WhereOp : Top_Op<"Where", [Pure]> {
+def Top_WhereOp : Top_Op<"Where", [Pure, Top_Elementwise]> {
   let summary = "Elementwise selection with numpy broadcasting";
   let description = [{
     `y = cond ? x : y` (ONNX Where, `numpy.where`). `cond` has element type
@@ -261,7 +261,7 @@ def Top_WhereOp : Top_Op<"Where", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Top_CompareOp : Top_Op<"Compare", [Pure]> {
+def Top_CompareOp : Top_Op<"Compare", [Pure, Top_Elementwise]> {
   let summary = "Elementwise comparison with numpy broadcasting";
   let description = [{
     Compares `lhs` with `rhs` elementwise after numpy broadcasting; the
@@ -280,7 +280,7 @@ def Top_CompareOp : Top_Op<"Compare", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Top_CastOp : Top_Op<"Cast", [Pure]> {
+def Top_CastOp : Top_Op<"Cast", [Pure, Top_Elementwise]> {
   let summary = "Element type conversion";
   let description = [{
     Converts each element to the result's element type; the shape is

@@ -57,7 +57,7 @@ def Top_AtanhOp : Top_FloatUnaryOp<"Atanh", "Inverse hyperbolic tangent", [{
 // Float remainder
 //===----------------------------------------------------------------------===//
 
-def Top_FmodOp : Top_Op<"Fmod", [Pure]> {
+def Top_FmodOp : Top_Op<"Fmod", [Pure, Top_Elementwise]> {
   let summary = "Float remainder with the sign of the dividend";
   let description = [{
     `y = fmod(lhs, rhs)` as C `fmod` / `numpy.fmod` (ONNX Mod with
@@ -79,8 +79,9 @@ def Top_FmodOp : Top_Op<"Fmod", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 /// Integer-only binary op with numpy broadcasting.
-class Top_BitwiseBinaryOp<string mnemonic, string desc, string semantics>
-    : Top_Op<mnemonic, [Pure]> {
+class Top_BitwiseBinaryOp<string mnemonic, string desc, string semantics,
+                          list<Trait> traits = []>
+    : Top_Op<mnemonic, !listconcat([Pure, Top_Elementwise], traits)> {
   let summary = desc;
   let description = semantics # [{
 
@@ -97,13 +98,13 @@ class Top_BitwiseBinaryOp<string mnemonic, string desc, string semantics>
 
 def Top_BitwiseAndOp : Top_BitwiseBinaryOp<"BitwiseAnd", "Bitwise and", [{
     `y = lhs & rhs` (`numpy.bitwise_and`).
-  }]>;
+  }], [Commutative]>;
 def Top_BitwiseOrOp : Top_BitwiseBinaryOp<"BitwiseOr", "Bitwise or", [{
     `y = lhs | rhs` (`numpy.bitwise_or`).
-  }]>;
+  }], [Commutative]>;
 def Top_BitwiseXorOp : Top_BitwiseBinaryOp<"BitwiseXor", "Bitwise exclusive or", [{
     `y = lhs ^ rhs` (`numpy.bitwise_xor`).
-  }]>;
+  }], [Commutative]>;
 
 def Top_BitShiftOp : Top_BitwiseBinaryOp<"BitShift", "Logical bit shift", [{
     `y = lhs << rhs` (`direction = "LEFT"`) or `y = lhs >> rhs`

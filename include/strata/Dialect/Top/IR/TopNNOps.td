@@ -3,7 +3,8 @@
 #ifndef STRATA_TOP_NN_OPS
 #define STRATA_TOP_NN_OPS
 
-def Top_ConvOp : Top_Op<"Conv", [Pure]> {
+def Top_ConvOp : Top_Op<"Conv", [Pure,
+    DeclareOpInterfaceMethods<Top_LayoutSensitiveOpInterface, ["getNumLayoutOperands"]>]> {
   let summary = "N-d convolution (1-d, 2-d, 3-d), grouped, with fused relu";
   let description = [{
     `output[n, o, y...] = bias[o] + sum_{c, k...} input[n, g*C/G + c,
@@ -119,7 +120,8 @@ def Top_MatMulOp : Top_Op<"MatMul", [Pure]> {
   ];
 }
 
-class Top_PoolOp<string mnemonic> : Top_Op<mnemonic, [Pure]> {
+class Top_PoolOp<string mnemonic>
+    : Top_Op<mnemonic, [Pure, Top_LayoutSensitiveOpInterface]> {
   let arguments = (ins
     Top_Tensor:$input,
     DenseI64ArrayAttr:$kernel_shape,
@@ -159,7 +161,8 @@ def Top_AvgPoolOp : Top_PoolOp<"AvgPool"> {
   }];
 }
 
-def Top_GlobalAvgPoolOp : Top_Op<"GlobalAvgPool", [Pure]> {
+def Top_GlobalAvgPoolOp : Top_Op<"GlobalAvgPool", [Pure,
+    Top_LayoutSensitiveOpInterface]> {
   let summary = "Mean over all spatial dims, kept as size 1";
   let description = [{
     `N x C x D1..Dr` → `N x C x 1..1`.
@@ -169,7 +172,8 @@ def Top_GlobalAvgPoolOp : Top_Op<"GlobalAvgPool", [Pure]> {
   let results = (outs Top_Tensor:$output);
 }
 
-def Top_DeconvOp : Top_Op<"Deconv", [Pure]> {
+def Top_DeconvOp : Top_Op<"Deconv", [Pure,
+    DeclareOpInterfaceMethods<Top_LayoutSensitiveOpInterface, ["getNumLayoutOperands"]>]> {
   let summary = "N-d transposed convolution (ONNX ConvTranspose), grouped";
   let description = [{
     The gradient of `top.Conv` with respect to its input: every input element
@@ -268,7 +272,8 @@ def Top_LogSoftmaxOp : Top_SoftmaxBase<"LogSoftmax"> {
   }];
 }
 
-def Top_BatchNormOp : Top_Op<"BatchNorm", [Pure]> {
+def Top_BatchNormOp : Top_Op<"BatchNorm", [Pure,
+    Top_LayoutSensitiveOpInterface]> {
   let summary = "Batch normalization in inference mode";
   let description = [{
     `output = (input - mean[c]) / sqrt(variance[c] + epsilon) * scale[c] +
@@ -309,7 +314,8 @@ def Top_LayerNormOp : Top_Op<"LayerNorm", [Pure]> {
   let results = (outs Top_Tensor:$output);
 }
 
-def Top_GroupNormOp : Top_Op<"GroupNorm", [Pure]> {
+def Top_GroupNormOp : Top_Op<"GroupNorm", [Pure,
+    Top_LayoutSensitiveOpInterface]> {
   let summary = "Group normalization";
   let description = [{
     `input` is `N x C x ...` (rank >= 2). The C channels are split into
@@ -414,7 +420,8 @@ def Top_ResizeOp : Top_Op<"Resize", [Pure]> {
   let hasFolder = 1;
 }
 
-def Top_DepthToSpaceOp : Top_Op<"DepthToSpace", [Pure]> {
+def Top_DepthToSpaceOp : Top_Op<"DepthToSpace", [Pure, Top_ShapeOnly,
+    Top_LayoutSensitiveOpInterface]> {
   let summary = "Moves channel blocks into spatial blocks (ONNX)";
   let description = [{
     `N x C x H x W` → `N x C/(b*b) x H*b x W*b` with `b = blocksize` (>= 1;
@@ -433,7 +440,8 @@ def Top_DepthToSpaceOp : Top_Op<"DepthToSpace", [Pure]> {
   let hasFolder = 1;
 }
 
-def Top_SpaceToDepthOp : Top_Op<"SpaceToDepth", [Pure]> {
+def Top_SpaceToDepthOp : Top_Op<"SpaceToDepth", [Pure, Top_ShapeOnly,
+    Top_LayoutSensitiveOpInterface]> {
   let summary = "Moves spatial blocks into channels (ONNX)";
   let description = [{
     `N x C x H x W` → `N x C*b*b x H/b x W/b` with `b = blocksize` (>= 1,

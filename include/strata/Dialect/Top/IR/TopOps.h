@@ -5,6 +5,7 @@
 
 #include "strata/Dialect/Top/IR/TopDialect.h"
 #include "strata/Dialect/Top/IR/TopInterfaces.h"
+#include "strata/Dialect/Top/IR/TopTraits.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"

@@ -19,10 +19,11 @@ def Top_AxisAttr : TypedSignlessIntegerAttrBase<I64, "int64_t",
 /// A data-movement op: operands that carry data and the results share one
 /// element type.
 class Top_MoveOp<string mnemonic, list<Trait> traits = []>
-    : Top_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultElementType],
+    : Top_Op<mnemonic, !listconcat([Pure, Top_ShapeOnly,
+                                    SameOperandsAndResultElementType],
                                    traits)>;
 
-def Top_ReshapeOp : Top_Op<"Reshape", [Pure,
+def Top_ReshapeOp : Top_Op<"Reshape", [Pure, Top_ShapeOnly,
     AllElementTypesMatch<["input", "output"]>]> {
   let summary = "Reinterprets a tensor with another shape";
   let description = [{
@@ -90,7 +91,7 @@ def Top_ConcatOp : Top_MoveOp<"Concat"> {
   let results = (outs Top_Tensor:$output);
 }
 
-def Top_SplitOp : Top_Op<"Split", [Pure]> {
+def Top_SplitOp : Top_Op<"Split", [Pure, Top_ShapeOnly]> {
   let summary = "Cuts a tensor into pieces along an axis";
   let description = [{
     Result `i` is the `split[i]` consecutive elements along `axis` that
@@ -121,7 +122,7 @@ def Top_SplitOp : Top_Op<"Split", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Top_SliceOp : Top_Op<"Slice", [Pure,
+def Top_SliceOp : Top_Op<"Slice", [Pure, Top_ShapeOnly,
     AllElementTypesMatch<["input", "output"]>]> {
   let summary = "Takes a strided window of a tensor (ONNX Slice)";
   let description = [{
@@ -166,7 +167,7 @@ def Top_SliceOp : Top_Op<"Slice", [Pure,
   let hasVerifier = 1;
 }
 
-def Top_PadOp : Top_Op<"Pad", [Pure,
+def Top_PadOp : Top_Op<"Pad", [Pure, Top_ShapeOnly,
     AllElementTypesMatch<["input", "output"]>]> {
   let summary = "Pads (or crops) each dim of a tensor";
   let description = [{
@@ -208,7 +209,7 @@ def Top_PadOp : Top_Op<"Pad", [Pure,
   let hasVerifier = 1;
 }
 
-def Top_GatherOp : Top_Op<"Gather", [Pure,
+def Top_GatherOp : Top_Op<"Gather", [Pure, Top_ShapeOnly,
     AllElementTypesMatch<["input", "output"]>]> {
   let summary = "Picks entries along an axis by index (ONNX Gather)";
   let description = [{
@@ -228,7 +229,7 @@ def Top_GatherOp : Top_Op<"Gather", [Pure,
   let results = (outs Top_Tensor:$output);
 }
 
-def Top_TileOp : Top_Op<"Tile", [Pure,
+def Top_TileOp : Top_Op<"Tile", [Pure, Top_ShapeOnly,
     AllElementTypesMatch<["input", "output"]>]> {
   let summary = "Repeats a tensor along each dim";
   let description = [{
@@ -257,7 +258,7 @@ def Top_TileOp : Top_Op<"Tile", [Pure,
   let hasVerifier = 1;
 }
 
-def Top_ExpandOp : Top_Op<"Expand", [Pure,
+def Top_ExpandOp : Top_Op<"Expand", [Pure, Top_ShapeOnly,
     AllElementTypesMatch<["input", "output"]>]> {
   let summary = "Broadcasts a tensor to a shape (ONNX Expand)";
   let description = [{
@@ -290,7 +291,7 @@ def Top_ExpandOp : Top_Op<"Expand", [Pure,
   let hasFolder = 1;
 }
 
-def Top_SqueezeOp : Top_Op<"Squeeze", [Pure,
+def Top_SqueezeOp : Top_Op<"Squeeze", [Pure, Top_ShapeOnly,
     AllElementTypesMatch<["input", "output"]>]> {
   let summary = "Removes dims of size 1 chosen at run time (ONNX Squeeze)";
   let description = [{
@@ -308,7 +309,7 @@ def Top_SqueezeOp : Top_Op<"Squeeze", [Pure,
   let results = (outs Top_Tensor:$output);
 }
 
-def Top_UnsqueezeOp : Top_Op<"Unsqueeze", [Pure,
+def Top_UnsqueezeOp : Top_Op<"Unsqueeze", [Pure, Top_ShapeOnly,
     AllElementTypesMatch<["input", "output"]>]> {
   let summary = "Inserts dims of size 1 chosen at run time (ONNX Unsqueeze)";
   let description = [{
