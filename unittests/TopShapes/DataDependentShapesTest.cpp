@@ -1,4 +1,4 @@
-//===- DataDependentShapesTest.cpp - DataDependent shape functions ---------===//
+//===- DataDependentShapesTest.cpp - DataDependent shape functions --------===//
 
 #include "strata/Dialect/Top/Shapes/DataDependentShapes.h"
 

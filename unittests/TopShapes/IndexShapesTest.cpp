@@ -1,4 +1,4 @@
-//===- IndexShapesTest.cpp - shape functions of the Index ops --------------===//
+//===- IndexShapesTest.cpp - shape functions of the Index ops -------------===//
 
 #include "strata/Dialect/Top/Shapes/IndexShapes.h"
 

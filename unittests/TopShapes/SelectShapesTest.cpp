@@ -1,4 +1,4 @@
-//===- SelectShapesTest.cpp - shape functions of the Select ops ------------===//
+//===- SelectShapesTest.cpp - shape functions of the Select ops -----------===//
 
 #include "strata/Dialect/Top/Shapes/SelectShapes.h"
 
@@ -90,8 +90,7 @@ TEST(SelectShapes, ReverseSequenceAndMaxUnpool) {
   EXPECT_EQ(*inferReverseSequence(in, lens, 1, 0), in);
   ShapeOr<Shape> r = inferReverseSequence(in, badLens, 1, 0);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error(),
-            "'sequence_lens' shape [4] must be [2] (the batch dim)");
+  EXPECT_EQ(r.error(), "'sequence_lens' shape [4] must be [2] (the batch dim)");
   Shape pooled{1, 2, 2, 2}, out{1, 2, 4, 4}, badOut{1, 3, 4, 4};
   EXPECT_EQ(*inferMaxUnpool(pooled, pooled, out), out);
   ShapeOr<Shape> u = inferMaxUnpool(pooled, pooled, badOut);
@@ -102,7 +101,8 @@ TEST(SelectShapes, ReverseSequenceAndMaxUnpool) {
 }
 
 TEST(SelectShapes, MaxPoolIndicesWindowGeometry) {
-  Shape in{1, 2, 5, 5}, kernel{2, 2}, strides{2, 2}, dil{1, 1}, pads{0, 0, 0, 0};
+  Shape in{1, 2, 5, 5}, kernel{2, 2}, strides{2, 2}, dil{1, 1},
+      pads{0, 0, 0, 0};
   MaxPoolIndicesAttrs attrs{kernel, strides, dil, pads, false, 0};
   EXPECT_EQ(*inferMaxPoolIndices(in, attrs), (Shape{1, 2, 2, 2}));
   attrs.ceilMode = true;

@@ -1,4 +1,4 @@
-//===- ShapeShapesTest.cpp - shape functions of the Shape ops --------------===//
+//===- ShapeShapesTest.cpp - shape functions of the Shape ops -------------===//
 
 #include "strata/Dialect/Top/Shapes/ShapeShapes.h"
 

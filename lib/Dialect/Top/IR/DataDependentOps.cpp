@@ -24,10 +24,9 @@ using namespace strata::top::impl;
 
 LogicalResult NonZeroOp::inferShapes(const ShapeContext &ctx,
                                      SmallVectorImpl<SmallVector<int64_t>> &s) {
-  return appendShape(*this,
-                     shapes::inferNonZero(ctx.shape(getInput()),
-                                          ctx.tensor(getInput())),
-                     s);
+  return appendShape(
+      *this,
+      shapes::inferNonZero(ctx.shape(getInput()), ctx.tensor(getInput())), s);
 }
 
 int64_t NonZeroOp::getFlops() { return elementwiseFlops(getInput(), 1); }
@@ -136,8 +135,9 @@ LogicalResult UniqueOp::interpret(InterpreterEnv &env) {
 // NonMaxSuppressionOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult NonMaxSuppressionOp::inferShapes(
-    const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult
+NonMaxSuppressionOp::inferShapes(const ShapeContext &ctx,
+                                 SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(checkElementKind(*this, "operand 'boxes'", getBoxes(),
                               kFloatElements)) ||
       failed(checkElementKind(*this, "operand 'scores'", getScores(),
@@ -153,10 +153,9 @@ LogicalResult NonMaxSuppressionOp::inferShapes(
       scalarShape(getMaxOutputBoxesPerClass()), scalarShape(getIouThreshold()),
       scalarShape(getScoreThreshold())};
   return appendShape(*this,
-                     shapes::inferNonMaxSuppression(ctx.shape(getBoxes()),
-                                                    ctx.shape(getScores()),
-                                                    scalars,
-                                                    getCenterPointBox()),
+                     shapes::inferNonMaxSuppression(
+                         ctx.shape(getBoxes()), ctx.shape(getScores()), scalars,
+                         getCenterPointBox()),
                      s);
 }
 

@@ -43,10 +43,10 @@ LogicalResult SliceOp::inferShapes(const ShapeContext &ctx,
     boundsValue = shapes::RuntimeValue{Shape(shape.begin(), shape.end()),
                                        ctx.tensor(bounds)};
   }
-  return appendShape(*this,
-                     shapes::inferSlice(ctx.shape(getInput()),
-                                        sliceAttrs(*this), boundsValue),
-                     s);
+  return appendShape(
+      *this,
+      shapes::inferSlice(ctx.shape(getInput()), sliceAttrs(*this), boundsValue),
+      s);
 }
 
 int64_t SliceOp::getFlops() { return 0; }

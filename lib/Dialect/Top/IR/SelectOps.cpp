@@ -212,8 +212,8 @@ CumulativeOp::inferShapes(const ShapeContext &ctx,
       return failure();
     axis = std::nullopt;
   }
-  return appendShape(*this, shapes::inferCumulative(ctx.shape(getInput()), axis),
-                     s);
+  return appendShape(*this,
+                     shapes::inferCumulative(ctx.shape(getInput()), axis), s);
 }
 
 int64_t CumulativeOp::getFlops() { return elementwiseFlops(getOutput(), 1); }
@@ -476,10 +476,9 @@ LogicalResult TopKOp::inferShapes(const ShapeContext &ctx,
   auto kValue = runtimeScalar(*this, ctx, "k_value", getKValue());
   if (failed(kValue))
     return failure();
-  return appendShapes(*this,
-                      shapes::inferTopK(ctx.shape(getInput()), getAxis(),
-                                        getK(), *kValue),
-                      s);
+  return appendShapes(
+      *this,
+      shapes::inferTopK(ctx.shape(getInput()), getAxis(), getK(), *kValue), s);
 }
 
 int64_t TopKOp::getFlops() {

@@ -366,8 +366,8 @@ LogicalResult TileOp::inferShapes(const ShapeContext &ctx,
   if (failed(repeats))
     return failure();
   return appendShape(
-      *this,
-      shapes::inferTile(ctx.shape(getInput()), getRepeats(), *repeats), s);
+      *this, shapes::inferTile(ctx.shape(getInput()), getRepeats(), *repeats),
+      s);
 }
 
 int64_t TileOp::getFlops() { return noFlops(*this); }
@@ -403,8 +403,7 @@ LogicalResult ExpandOp::inferShapes(const ShapeContext &ctx,
   if (failed(shape))
     return failure();
   return appendShape(
-      *this, shapes::inferExpand(ctx.shape(getInput()), getShape(), *shape),
-      s);
+      *this, shapes::inferExpand(ctx.shape(getInput()), getShape(), *shape), s);
 }
 
 int64_t ExpandOp::getFlops() { return noFlops(*this); }

@@ -1,4 +1,4 @@
-//===- IndexShapes.cpp - shape functions of the Index ops ------------------===//
+//===- IndexShapes.cpp - shape functions of the Index ops -----------------===//
 
 #include "strata/Dialect/Top/Shapes/IndexShapes.h"
 
@@ -13,8 +13,8 @@ namespace strata::top::shapes {
 std::optional<ShapeError> checkSliceAttrs(const SliceAttrs &attrs,
                                           bool hasBoundsValue) {
   size_t n = attrs.starts.size();
-  if (hasBoundsValue && (n != 0 || !attrs.ends.empty() || attrs.axes ||
-                         attrs.steps))
+  if (hasBoundsValue &&
+      (n != 0 || !attrs.ends.empty() || attrs.axes || attrs.steps))
     return ShapeError() << "takes the window from operand 'bounds_value' "
                            "or from attributes 'starts', 'ends', 'axes', "
                            "'steps', not both";
@@ -115,8 +115,8 @@ static ShapeOr<SliceParams> boundsParams(const Tensor &bounds, int64_t rank) {
     return Shape(v.begin() + r * n, v.begin() + (r + 1) * n);
   };
   SliceParams p{row(0), row(1), {}, row(3)};
-  ShapeOr<Shape> axes = normalizeAxesOperand("bounds_value (axes)", row(2),
-                                             rank);
+  ShapeOr<Shape> axes =
+      normalizeAxesOperand("bounds_value (axes)", row(2), rank);
   if (!axes)
     return ShapeOr<SliceParams>::errorOf(axes);
   p.axes = *axes;

@@ -1,4 +1,4 @@
-//===- SelectShapes.cpp - shape functions of the Select ops ----------------===//
+//===- SelectShapes.cpp - shape functions of the Select ops ---------------===//
 
 #include "strata/Dialect/Top/Shapes/SelectShapes.h"
 
@@ -206,16 +206,15 @@ ShapeOr<Shape> inferOneHot(Ints indices, Ints values,
 // ReverseSequence, MaxUnpool, MaxPoolIndices
 //===----------------------------------------------------------------------===//
 
-ShapeOr<Shape> inferReverseSequence(Ints input, Ints sequenceLens,
-                                    int64_t b, int64_t t) {
+ShapeOr<Shape> inferReverseSequence(Ints input, Ints sequenceLens, int64_t b,
+                                    int64_t t) {
   if (input.size() < 2)
     return ShapeError() << "input must have rank >= 2, got shape " << input;
   if (b != 0 && b != 1)
     return ShapeError() << "attribute 'batch_axis' = " << b
                         << " must be 0 or 1";
   if (t != 0 && t != 1)
-    return ShapeError() << "attribute 'time_axis' = " << t
-                        << " must be 0 or 1";
+    return ShapeError() << "attribute 'time_axis' = " << t << " must be 0 or 1";
   if (b == t)
     return ShapeError() << "attributes 'batch_axis' and 'time_axis' must "
                            "differ, both are "
@@ -260,8 +259,8 @@ static ShapeOr<int64_t> pooledSize(const MaxPoolIndicesAttrs &a, size_t d,
                         << d;
   if (padBegin >= ext || padEnd >= ext)
     return ShapeError() << "pads " << a.pads
-                        << " must be smaller than the effective kernel "
-                        << ext << " in spatial dim " << d;
+                        << " must be smaller than the effective kernel " << ext
+                        << " in spatial dim " << d;
   if (padded < ext)
     return ShapeError() << "effective kernel size " << ext
                         << " exceeds padded input size " << padded
@@ -288,8 +287,8 @@ ShapeOr<Shape> inferMaxPoolIndices(Ints input,
     if (auto err = checkListAttr(name, values, size, min))
       return *err;
   if (attrs.storageOrder != 0 && attrs.storageOrder != 1)
-    return ShapeError() << "attribute 'storage_order' = "
-                        << attrs.storageOrder << " must be 0 or 1";
+    return ShapeError() << "attribute 'storage_order' = " << attrs.storageOrder
+                        << " must be 0 or 1";
   Shape out{input[0], input[1]};
   for (size_t d = 0; d < 2; ++d) {
     ShapeOr<int64_t> o = pooledSize(attrs, d, input[d + 2]);

@@ -1,4 +1,4 @@
-//===- ShapeShapes.cpp - shape functions of the Shape ops ------------------===//
+//===- ShapeShapes.cpp - shape functions of the Shape ops -----------------===//
 
 #include "strata/Dialect/Top/Shapes/ShapeShapes.h"
 
@@ -46,8 +46,7 @@ ShapeOr<int64_t> tensorScalarInt(const char *name, const Tensor &t) {
   return t.getAsInt(0);
 }
 
-ShapeOr<Shape> normalizeAxesOperand(const char *name, Ints axes,
-                                    int64_t rank) {
+ShapeOr<Shape> normalizeAxesOperand(const char *name, Ints axes, int64_t rank) {
   Shape out;
   std::vector<bool> seen(std::max<int64_t>(rank, 0), false);
   for (int64_t axis : axes) {
@@ -156,8 +155,8 @@ ShapeOr<Shape> inferSqueeze(Ints input, const RuntimeValue &axesValue) {
                         << " axes but the input has rank " << rank;
   if (!axesValue.tensor)
     return Shape(rank - n, kDynamicDim);
-  ShapeOr<Shape> axes = normalizeAxesOperand(
-      "axes_value", tensorInts(*axesValue.tensor), rank);
+  ShapeOr<Shape> axes =
+      normalizeAxesOperand("axes_value", tensorInts(*axesValue.tensor), rank);
   if (!axes)
     return axes;
   Shape out;
@@ -167,8 +166,8 @@ ShapeOr<Shape> inferSqueeze(Ints input, const RuntimeValue &axesValue) {
       continue;
     }
     if (input[d] != 1)
-      return ShapeError() << "cannot squeeze dim " << d << " of shape "
-                          << input << ": its size is not 1";
+      return ShapeError() << "cannot squeeze dim " << d << " of shape " << input
+                          << ": its size is not 1";
   }
   return out;
 }
@@ -199,8 +198,7 @@ std::optional<ShapeError> checkPermutation(Ints order) {
   for (int64_t v : order) {
     if (v < 0 || v >= order.rank() || seen[v])
       return ShapeError() << "attribute 'order' " << order
-                          << " is not a permutation of 0.."
-                          << order.size() - 1;
+                          << " is not a permutation of 0.." << order.size() - 1;
     seen[v] = true;
   }
   return std::nullopt;
@@ -235,8 +233,7 @@ ShapeOr<Shape> inferConcat(const Shapes &inputs, int64_t axisAttr) {
                           << "; only dim " << *axis
                           << " (attribute 'axis') may differ";
     if (__builtin_add_overflow(out[*axis], shape[*axis], &out[*axis]))
-      return ShapeError() << "concatenated dim " << *axis
-                          << " overflows int64";
+      return ShapeError() << "concatenated dim " << *axis << " overflows int64";
   }
   ShapeOr<int64_t> count = checkedElementCount(out);
   if (!count)
@@ -372,9 +369,8 @@ ShapeOr<Shape> inferPad(Ints input, const std::string &mode, Ints pads,
 /// The result shape of tiling `in` by `repeats`; errors name `what`.
 static ShapeOr<Shape> tileShape(const char *what, Ints in, Ints repeats) {
   if (repeats.size() != in.size())
-    return ShapeError() << what << " must have " << in.size()
-                        << " values, got " << repeats.size() << " "
-                        << repeats;
+    return ShapeError() << what << " must have " << in.size() << " values, got "
+                        << repeats.size() << " " << repeats;
   Shape out = in.vec();
   for (size_t i = 0; i < out.size(); ++i) {
     int64_t r = repeats[i];

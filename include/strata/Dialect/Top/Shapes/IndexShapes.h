@@ -1,4 +1,4 @@
-//===- IndexShapes.h - shape functions of the Index ops ----------*- C++ -*-===//
+//===- IndexShapes.h - shape functions of the Index ops ---------*- C++ -*-===//
 //
 // Free shape functions of the ops in lib/Dialect/Top/IR/IndexOps.cpp; see
 // strata/Support/ShapeFunction.h for the conventions.

@@ -1,4 +1,4 @@
-//===- SelectShapes.h - shape functions of the Select ops --------*- C++ -*-===//
+//===- SelectShapes.h - shape functions of the Select ops -------*- C++ -*-===//
 //
 // Free shape functions of the ops in lib/Dialect/Top/IR/SelectOps.cpp; see
 // strata/Support/ShapeFunction.h for the conventions.

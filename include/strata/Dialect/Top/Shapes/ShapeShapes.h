@@ -1,4 +1,4 @@
-//===- ShapeShapes.h - shape functions of the Shape ops ----------*- C++ -*-===//
+//===- ShapeShapes.h - shape functions of the Shape ops ---------*- C++ -*-===//
 //
 // Free shape functions of the ops in lib/Dialect/Top/IR/ShapeOps.cpp; see
 // strata/Support/ShapeFunction.h for the conventions.
@@ -58,8 +58,7 @@ ShapeOr<int64_t> tensorScalarInt(const char *name, const Tensor &t);
 /// Runtime axes (the values of operand `name`) in [-rank, rank) as indices
 /// in [0, rank); the errors read "operand '<name>' holds axis <a>, out of
 /// range for rank <r>" and "operand '<name>' [..] repeats dim <d>".
-ShapeOr<Shape> normalizeAxesOperand(const char *name, Ints axes,
-                                    int64_t rank);
+ShapeOr<Shape> normalizeAxesOperand(const char *name, Ints axes, int64_t rank);
 
 /// Checks that a result shape computed from runtime operands has at most
 /// 2^31 elements (the interpreter allocates it); the error reads "result
