@@ -1,11 +1,13 @@
 //===- DataDependentOps.cpp - NonZero, Unique, NonMaxSuppression ----------===//
 //
-// Ops of TopSelectOps.td whose result shapes depend on input values: shape
-// inference gives `?` for those dims and `interpret` computes them.
+// Ops of TopSelectOps.td whose result shapes depend on input values: the
+// shape rule counts NonZero's results from its input; Unique's and
+// NonMaxSuppression's sizes stay `?` until `interpret` computes them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/DataDependentShapes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,22 +22,24 @@ using namespace strata::top::impl;
 // NonZeroOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult NonZeroOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  int64_t rank = ctx.shape(getInput()).size();
-  s.push_back({rank, ShapedType::kDynamic});
-  return success();
+LogicalResult NonZeroOp::inferShapes(const ShapeContext &ctx,
+                                     SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(
+      *this,
+      shapes::inferNonZero(ctx.shape(getInput()), ctx.tensor(getInput())), s);
 }
 
 int64_t NonZeroOp::getFlops() { return elementwiseFlops(getInput(), 1); }
 
 LogicalResult NonZeroOp::interpret(InterpreterEnv &env) {
   const Tensor &x = env.get(getInput());
+  Tensor out(DType::I64, env.resultShape(getOutput()));
+  int64_t rank = x.rank(), n = out.dim(1);
   std::vector<int64_t> hits;
   for (int64_t i = 0; i < x.numElements(); ++i)
-    if (x.getAsDouble(i) != 0.0)
+    if (shapes::isNonZeroElement(x, i))
       hits.push_back(i);
-  int64_t rank = x.rank(), n = hits.size();
-  Tensor out(DType::I64, {rank, n});
+  assert(static_cast<int64_t>(hits.size()) == n && "shape rule counted");
   std::vector<int64_t> strides = x.strides();
   for (int64_t j = 0; j < n; ++j)
     for (int64_t d = 0; d < rank; ++d)
@@ -48,26 +52,13 @@ LogicalResult NonZeroOp::interpret(InterpreterEnv &env) {
 // UniqueOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult UniqueOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = ctx.shape(getInput());
-  auto count = checkedElementCount(*this, in);
-  if (failed(count))
-    return failure();
-  SmallVector<int64_t> out{ShapedType::kDynamic};
-  int64_t positions = *count;
-  if (getHasAxis()) {
-    auto axis = normalizeAxis(*this, "axis", getAxis(), in.size());
-    if (failed(axis))
-      return failure();
-    out = in;
-    out[*axis] = ShapedType::kDynamic;
-    positions = in[*axis];
-  }
-  s.push_back(out);
-  s.push_back({ShapedType::kDynamic});
-  s.push_back({positions});
-  s.push_back({ShapedType::kDynamic});
-  return success();
+LogicalResult UniqueOp::inferShapes(const ShapeContext &ctx,
+                                    SmallVectorImpl<SmallVector<int64_t>> &s) {
+  std::optional<int64_t> axis;
+  if (getHasAxis())
+    axis = getAxis();
+  return appendShapes(*this, shapes::inferUnique(ctx.shape(getInput()), axis),
+                      s);
 }
 
 int64_t UniqueOp::getFlops() { return elementwiseFlops(getInput(), 1); }
@@ -145,45 +136,27 @@ LogicalResult UniqueOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-NonMaxSuppressionOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> boxes = ctx.shape(getBoxes());
-  SmallVector<int64_t> scores = ctx.shape(getScores());
-  if (boxes.size() != 3 || boxes[2] != 4)
-    return emitOpError() << "'boxes' shape " << formatArray(boxes)
-                         << " must be [batches, boxes, 4]";
-  if (scores.size() != 3 || scores[0] != boxes[0] || scores[2] != boxes[1])
-    return emitOpError() << "'scores' shape " << formatArray(scores)
-                         << " must be [" << boxes[0] << ", classes, "
-                         << boxes[1] << "] for 'boxes' shape "
-                         << formatArray(boxes);
+NonMaxSuppressionOp::inferShapes(const ShapeContext &ctx,
+                                 SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(checkElementKind(*this, "operand 'boxes'", getBoxes(),
                               kFloatElements)) ||
       failed(checkElementKind(*this, "operand 'scores'", getScores(),
                               kFloatElements)))
     return failure();
-  struct Scalar {
-    Value value;
-    StringRef name;
+  auto scalarShape = [&](Value v) -> std::optional<Shape> {
+    if (isNone(v))
+      return std::nullopt;
+    SmallVector<int64_t> shape = ctx.shape(v);
+    return Shape(shape.begin(), shape.end());
   };
-  for (auto [value, name] :
-       {Scalar{getMaxOutputBoxesPerClass(), "max_output_boxes_per_class"},
-        Scalar{getIouThreshold(), "iou_threshold"},
-        Scalar{getScoreThreshold(), "score_threshold"}}) {
-    if (isNone(value))
-      continue;
-    auto n = checkedElementCount(*this, ctx.shape(value));
-    if (failed(n))
-      return failure();
-    if (*n != 1)
-      return emitOpError() << "operand '" << name
-                           << "' must hold one value, has shape "
-                           << formatArray(ctx.shape(value));
-  }
-  if (getCenterPointBox() != 0 && getCenterPointBox() != 1)
-    return emitOpError() << "attribute 'center_point_box' = "
-                         << getCenterPointBox() << " must be 0 or 1";
-  s.push_back({ShapedType::kDynamic, 3});
-  return success();
+  shapes::NonMaxSuppressionScalars scalars{
+      scalarShape(getMaxOutputBoxesPerClass()), scalarShape(getIouThreshold()),
+      scalarShape(getScoreThreshold())};
+  return appendShape(*this,
+                     shapes::inferNonMaxSuppression(
+                         ctx.shape(getBoxes()), ctx.shape(getScores()), scalars,
+                         getCenterPointBox()),
+                     s);
 }
 
 int64_t NonMaxSuppressionOp::getFlops() {

@@ -174,6 +174,32 @@ LogicalResult checkRuntimeScalar(Operation *op, StringRef name, Value value) {
   return success();
 }
 
+/// The operand's shape and (during a run) tensor, for a shape function.
+static shapes::RuntimeValue runtimeValue(const ShapeContext &ctx, Value value) {
+  SmallVector<int64_t> shape = ctx.shape(value);
+  return {Shape(shape.begin(), shape.end()), ctx.tensor(value)};
+}
+
+FailureOr<std::optional<shapes::RuntimeValue>>
+runtimeList(Operation *op, const ShapeContext &ctx, StringRef name,
+            Value value) {
+  if (!value)
+    return std::optional<shapes::RuntimeValue>();
+  if (failed(runtimeListLength(op, name, value)))
+    return failure();
+  return std::optional(runtimeValue(ctx, value));
+}
+
+FailureOr<std::optional<shapes::RuntimeValue>>
+runtimeScalar(Operation *op, const ShapeContext &ctx, StringRef name,
+              Value value) {
+  if (!value)
+    return std::optional<shapes::RuntimeValue>();
+  if (failed(checkRuntimeScalar(op, name, value)))
+    return failure();
+  return std::optional(runtimeValue(ctx, value));
+}
+
 SmallVector<int64_t> runtimeInts(const Tensor &t) {
   SmallVector<int64_t> out;
   for (int64_t i = 0; i < t.numElements(); ++i)

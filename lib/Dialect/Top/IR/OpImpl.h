@@ -10,6 +10,7 @@
 
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
+#include "strata/Dialect/Top/Shapes/ShapeShapes.h"
 #include "strata/Support/Tensor.h"
 
 #include <cmath>
@@ -108,6 +109,17 @@ mlir::FailureOr<int64_t> runtimeListLength(Operation *op, StringRef name,
 /// with one element, any rank).
 LogicalResult checkRuntimeScalar(Operation *op, StringRef name,
                                  mlir::Value value);
+/// Runtime list operand `name` for a shape function: nullopt when the op
+/// does not have it (`value` is null), its shape and (during a run) its
+/// tensor otherwise; fails as runtimeListLength does on a bad type.
+mlir::FailureOr<std::optional<shapes::RuntimeValue>>
+runtimeList(Operation *op, const ShapeContext &ctx, StringRef name,
+            mlir::Value value);
+/// Runtime scalar operand `name` for a shape function, like runtimeList;
+/// fails as checkRuntimeScalar does on a bad type.
+mlir::FailureOr<std::optional<shapes::RuntimeValue>>
+runtimeScalar(Operation *op, const ShapeContext &ctx, StringRef name,
+              mlir::Value value);
 /// The integers of a runtime operand's tensor (any integer dtype).
 SmallVector<int64_t> runtimeInts(const Tensor &t);
 /// The one integer of runtime operand `name`; an error naming the op, the

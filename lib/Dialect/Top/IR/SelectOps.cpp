@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/SelectShapes.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -147,16 +148,12 @@ LogicalResult TriluOp::verify() {
   return success();
 }
 
-LogicalResult TriluOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult TriluOp::inferShapes(const ShapeContext &ctx,
+                                   SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (getDiagonalValue() &&
       failed(checkRuntimeScalar(*this, "diagonal_value", getDiagonalValue())))
     return failure();
-  SmallVector<int64_t> in = ctx.shape(getInput());
-  if (in.size() < 2)
-    return emitOpError() << "input must have rank >= 2, got shape "
-                         << formatArray(in);
-  s.push_back(in);
-  return success();
+  return appendShape(*this, shapes::inferTrilu(ctx.shape(getInput())), s);
 }
 
 int64_t TriluOp::getFlops() { return 0; }
@@ -207,16 +204,16 @@ LogicalResult CumulativeOp::verify() {
 }
 
 LogicalResult
-CumulativeOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = ctx.shape(getInput());
+CumulativeOp::inferShapes(const ShapeContext &ctx,
+                          SmallVectorImpl<SmallVector<int64_t>> &s) {
+  std::optional<int64_t> axis = getAxis();
   if (getAxisValue()) {
     if (failed(checkRuntimeScalar(*this, "axis_value", getAxisValue())))
       return failure();
-  } else if (failed(normalizeAxis(*this, "axis", getAxis(), in.size()))) {
-    return failure();
+    axis = std::nullopt;
   }
-  s.push_back(in);
-  return success();
+  return appendShape(*this,
+                     shapes::inferCumulative(ctx.shape(getInput()), axis), s);
 }
 
 int64_t CumulativeOp::getFlops() { return elementwiseFlops(getOutput(), 1); }
@@ -282,28 +279,13 @@ LogicalResult ScatterElementsOp::verify() {
 }
 
 LogicalResult
-ScatterElementsOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> data = ctx.shape(getData());
-  SmallVector<int64_t> idx = ctx.shape(getIndices());
-  SmallVector<int64_t> upd = ctx.shape(getUpdates());
-  auto axis = normalizeAxis(*this, "axis", getAxis(), data.size());
-  if (failed(axis))
-    return failure();
-  if (idx != upd)
-    return emitOpError() << "'indices' shape " << formatArray(idx)
-                         << " must equal 'updates' shape "
-                         << formatArray(upd);
-  bool fits = idx.size() == data.size();
-  for (size_t d = 0; fits && d < data.size(); ++d)
-    fits = static_cast<int64_t>(d) == *axis || idx[d] <= data[d];
-  if (!fits)
-    return emitOpError() << "'indices' shape " << formatArray(idx)
-                         << " must have the rank of 'data' shape "
-                         << formatArray(data)
-                         << " and be no larger in the dims other than axis "
-                         << *axis;
-  s.push_back(data);
-  return success();
+ScatterElementsOp::inferShapes(const ShapeContext &ctx,
+                               SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this,
+                     shapes::inferScatterElements(
+                         ctx.shape(getData()), ctx.shape(getIndices()),
+                         ctx.shape(getUpdates()), getAxis()),
+                     s);
 }
 
 int64_t ScatterElementsOp::getFlops() {
@@ -361,24 +343,13 @@ LogicalResult ScatterElementsOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-GatherElementsOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> data = ctx.shape(getData());
-  SmallVector<int64_t> idx = ctx.shape(getIndices());
-  auto axis = normalizeAxis(*this, "axis", getAxis(), data.size());
-  if (failed(axis))
-    return failure();
-  bool fits = idx.size() == data.size();
-  for (size_t d = 0; fits && d < data.size(); ++d)
-    fits = static_cast<int64_t>(d) == *axis || ShapedType::isDynamic(idx[d]) ||
-           ShapedType::isDynamic(data[d]) || idx[d] <= data[d];
-  if (!fits)
-    return emitOpError() << "'indices' shape " << formatArray(idx)
-                         << " must have the rank of 'data' shape "
-                         << formatArray(data)
-                         << " and be no larger in the dims other than axis "
-                         << *axis;
-  s.push_back(idx);
-  return success();
+GatherElementsOp::inferShapes(const ShapeContext &ctx,
+                              SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this,
+                     shapes::inferGatherElements(ctx.shape(getData()),
+                                                 ctx.shape(getIndices()),
+                                                 getAxis()),
+                     s);
 }
 
 int64_t GatherElementsOp::getFlops() { return 0; }
@@ -409,26 +380,13 @@ LogicalResult ScatterNDOp::verify() {
 }
 
 LogicalResult
-ScatterNDOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> data = ctx.shape(getData());
-  SmallVector<int64_t> idx = ctx.shape(getIndices());
-  SmallVector<int64_t> upd = ctx.shape(getUpdates());
-  if (idx.empty())
-    return emitOpError() << "'indices' must have rank >= 1";
-  int64_t k = idx.back();
-  if (k < 1 || k > static_cast<int64_t>(data.size()))
-    return emitOpError() << "the last dim of 'indices' (" << k
-                         << ") must be in [1, " << data.size()
-                         << "] (the rank of 'data')";
-  SmallVector<int64_t> want(idx.begin(), idx.end() - 1);
-  want.append(data.begin() + k, data.end());
-  if (upd != want)
-    return emitOpError() << "'updates' shape " << formatArray(upd)
-                         << " must be " << formatArray(want)
-                         << " (indices.shape[:-1] + data.shape[" << k
-                         << ":])";
-  s.push_back(data);
-  return success();
+ScatterNDOp::inferShapes(const ShapeContext &ctx,
+                         SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this,
+                     shapes::inferScatterND(ctx.shape(getData()),
+                                            ctx.shape(getIndices()),
+                                            ctx.shape(getUpdates())),
+                     s);
 }
 
 int64_t ScatterNDOp::getFlops() {
@@ -468,34 +426,13 @@ LogicalResult ScatterNDOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-GatherNDOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> data = ctx.shape(getData());
-  SmallVector<int64_t> idx = ctx.shape(getIndices());
-  int64_t b = getBatchDims();
-  int64_t dataRank = data.size(), idxRank = idx.size();
-  if (idxRank < 1)
-    return emitOpError() << "'indices' must have rank >= 1";
-  if (b < 0 || b >= std::min(dataRank, idxRank))
-    return emitOpError() << "attribute 'batch_dims' = " << b
-                         << " must be in [0, " << std::min(dataRank, idxRank)
-                         << ") for 'data' shape " << formatArray(data)
-                         << " and 'indices' shape " << formatArray(idx);
-  for (int64_t d = 0; d < b; ++d)
-    if (data[d] != idx[d])
-      return emitOpError() << "batch dim " << d << " differs: 'data' shape "
-                           << formatArray(data) << ", 'indices' shape "
-                           << formatArray(idx);
-  int64_t k = idx.back();
-  if (k < 1 || k > dataRank - b)
-    return emitOpError() << "the last dim of 'indices' (" << k
-                         << ") must be in [1, " << dataRank - b
-                         << "] (rank of 'data' minus batch_dims)";
-  SmallVector<int64_t> out(idx.begin(), idx.end() - 1);
-  out.append(data.begin() + b + k, data.end());
-  if (failed(checkedElementCount(*this, out)))
-    return failure();
-  s.push_back(out);
-  return success();
+GatherNDOp::inferShapes(const ShapeContext &ctx,
+                        SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this,
+                     shapes::inferGatherND(ctx.shape(getData()),
+                                           ctx.shape(getIndices()),
+                                           getBatchDims()),
+                     s);
 }
 
 int64_t GatherNDOp::getFlops() { return 0; }
@@ -534,29 +471,14 @@ LogicalResult GatherNDOp::interpret(InterpreterEnv &env) {
 // TopKOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult TopKOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = ctx.shape(getInput());
-  auto axis = normalizeAxis(*this, "axis", getAxis(), in.size());
-  if (failed(axis))
+LogicalResult TopKOp::inferShapes(const ShapeContext &ctx,
+                                  SmallVectorImpl<SmallVector<int64_t>> &s) {
+  auto kValue = runtimeScalar(*this, ctx, "k_value", getKValue());
+  if (failed(kValue))
     return failure();
-  if (Value kValue = getKValue()) {
-    if (getK() != 0)
-      return emitOpError() << "takes k from attribute 'k' = " << getK()
-                           << " or from operand 'k_value', not both";
-    if (failed(checkRuntimeScalar(*this, "k_value", kValue)))
-      return failure();
-    in[*axis] = ShapedType::kDynamic;
-    s.push_back(in);
-    s.push_back(in);
-    return success();
-  }
-  if (getK() < 0 || getK() > in[*axis])
-    return emitOpError() << "attribute 'k' = " << getK() << " must be in [0, "
-                         << in[*axis] << "] (the size of dim " << *axis << ")";
-  in[*axis] = getK();
-  s.push_back(in);
-  s.push_back(in);
-  return success();
+  return appendShapes(
+      *this,
+      shapes::inferTopK(ctx.shape(getInput()), getAxis(), getK(), *kValue), s);
 }
 
 int64_t TopKOp::getFlops() {
@@ -596,21 +518,10 @@ struct TopKOrder {
 LogicalResult TopKOp::interpret(InterpreterEnv &env) {
   const Tensor &in = env.get(getInput());
   int64_t axis = getAxis() < 0 ? getAxis() + in.rank() : getAxis();
-  int64_t dim = in.dim(axis), k = getK();
-  if (Value kValue = getKValue()) {
-    auto v = runtimeScalarInt(*this, "k_value", env.get(kValue));
-    if (failed(v))
-      return failure();
-    if (*v < 0 || *v > dim)
-      return emitOpError() << "operand 'k_value' = " << *v
-                           << " must be in [0, " << dim
-                           << "] (the size of dim " << axis << ")";
-    k = *v;
-  }
+  const std::vector<int64_t> &outShape = env.resultShape(getValues());
+  int64_t dim = in.dim(axis), k = outShape[axis];
   int64_t inner = product(ArrayRef<int64_t>(in.shape()).drop_front(axis + 1));
   int64_t outer = product(ArrayRef<int64_t>(in.shape()).take_front(axis));
-  std::vector<int64_t> outShape = in.shape();
-  outShape[axis] = k;
   Tensor values(in.dtype(), outShape), indices(DType::I64, outShape);
   TopKOrder order{in, getLargest()};
   std::vector<int64_t> pos(dim);
@@ -642,32 +553,22 @@ LogicalResult TopKOp::interpret(InterpreterEnv &env) {
 // OneHotOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult OneHotOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> idx = ctx.shape(getIndices());
+LogicalResult OneHotOp::inferShapes(const ShapeContext &ctx,
+                                    SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(checkElementKind(*this, "operand 'indices'", getIndices(),
                               kFloatElements | kIntElements)))
     return failure();
-  if (product(ctx.shape(getValues())) != 2)
-    return emitOpError() << "'values' must have 2 elements (off, on), got "
-                         << "shape " << formatArray(ctx.shape(getValues()));
-  std::optional<int64_t> depth = getDepth();
-  if (depth.has_value() == !isNone(getDepthValue()))
-    return emitOpError() << "needs exactly one of attribute 'depth' and "
-                            "operand 'depth_value'";
-  if (depth && *depth < 1)
-    return emitOpError() << "attribute 'depth' = " << *depth
-                         << " must be >= 1";
-  if (!depth && product(ctx.shape(getDepthValue())) != 1)
-    return emitOpError() << "operand 'depth_value' must hold one value, has "
-                         << "shape " << formatArray(ctx.shape(getDepthValue()));
-  auto axis = normalizeAxis(*this, "axis", getAxis(), idx.size() + 1);
-  if (failed(axis))
-    return failure();
-  idx.insert(idx.begin() + *axis, depth.value_or(ShapedType::kDynamic));
-  if (depth && failed(checkedElementCount(*this, idx)))
-    return failure();
-  s.push_back(idx);
-  return success();
+  std::optional<shapes::RuntimeValue> depthValue;
+  if (!isNone(getDepthValue())) {
+    SmallVector<int64_t> shape = ctx.shape(getDepthValue());
+    depthValue = shapes::RuntimeValue{Shape(shape.begin(), shape.end()),
+                                      ctx.tensor(getDepthValue())};
+  }
+  return appendShape(*this,
+                     shapes::inferOneHot(ctx.shape(getIndices()),
+                                         ctx.shape(getValues()), getDepth(),
+                                         depthValue, getAxis()),
+                     s);
 }
 
 int64_t OneHotOp::getFlops() { return 0; }
@@ -675,19 +576,9 @@ int64_t OneHotOp::getFlops() { return 0; }
 LogicalResult OneHotOp::interpret(InterpreterEnv &env) {
   const Tensor &indices = env.get(getIndices());
   const Tensor &values = env.get(getValues());
-  int64_t depth;
-  if (getDepth()) {
-    depth = *getDepth();
-  } else {
-    double d = env.get(getDepthValue()).getAsDouble(0);
-    // Bounded so that the result's element count cannot overflow.
-    if (!(d >= 1 && d < double(int64_t(1) << 31)))
-      return emitOpError() << "depth " << d << " must be in [1, 2^31)";
-    depth = static_cast<int64_t>(d);
-  }
-  std::vector<int64_t> outShape = indices.shape();
+  const std::vector<int64_t> &outShape = env.resultShape(getOutput());
   int64_t axis = getAxis() < 0 ? getAxis() + indices.rank() + 1 : getAxis();
-  outShape.insert(outShape.begin() + axis, depth);
+  int64_t depth = outShape[axis];
   if (!checkedNumElements(outShape, int64_t(1) << 31))
     return emitOpError() << "result shape " << shapeToString(outShape)
                          << " is too large";
@@ -720,28 +611,13 @@ LogicalResult OneHotOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-ReverseSequenceOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = ctx.shape(getInput());
-  int64_t b = getBatchAxis(), t = getTimeAxis();
-  if (in.size() < 2)
-    return emitOpError() << "input must have rank >= 2, got shape "
-                         << formatArray(in);
-  if (b != 0 && b != 1)
-    return emitOpError() << "attribute 'batch_axis' = " << b
-                         << " must be 0 or 1";
-  if (t != 0 && t != 1)
-    return emitOpError() << "attribute 'time_axis' = " << t
-                         << " must be 0 or 1";
-  if (b == t)
-    return emitOpError() << "attributes 'batch_axis' and 'time_axis' must "
-                            "differ, both are "
-                         << b;
-  SmallVector<int64_t> lens = ctx.shape(getSequenceLens());
-  if (lens.size() != 1 || lens[0] != in[b])
-    return emitOpError() << "'sequence_lens' shape " << formatArray(lens)
-                         << " must be [" << in[b] << "] (the batch dim)";
-  s.push_back(in);
-  return success();
+ReverseSequenceOp::inferShapes(const ShapeContext &ctx,
+                               SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this,
+                     shapes::inferReverseSequence(
+                         ctx.shape(getInput()), ctx.shape(getSequenceLens()),
+                         getBatchAxis(), getTimeAxis()),
+                     s);
 }
 
 int64_t ReverseSequenceOp::getFlops() { return 0; }
@@ -775,27 +651,13 @@ LogicalResult ReverseSequenceOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-MaxUnpoolOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = ctx.shape(getInput());
-  ArrayRef<int64_t> out = getOutputShape();
-  if (ctx.shape(getIndices()) != in)
-    return emitOpError() << "'indices' shape "
-                         << formatArray(ctx.shape(getIndices()))
-                         << " must equal the input shape " << formatArray(in);
-  if (in.size() < 3)
-    return emitOpError() << "input must have rank >= 3 (N, C, spatial), got "
-                         << formatArray(in);
-  if (failed(checkArrayAttr(*this, "output_shape", out, in.size(), 0)))
-    return failure();
-  if (out[0] != in[0] || out[1] != in[1])
-    return emitOpError() << "attribute 'output_shape' " << formatArray(out)
-                         << " must keep the batch and channel dims of the "
-                            "input shape "
-                         << formatArray(in);
-  if (failed(checkedElementCount(*this, out)))
-    return failure();
-  s.push_back(SmallVector<int64_t>(out));
-  return success();
+MaxUnpoolOp::inferShapes(const ShapeContext &ctx,
+                         SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this,
+                     shapes::inferMaxUnpool(ctx.shape(getInput()),
+                                            ctx.shape(getIndices()),
+                                            getOutputShape()),
+                     s);
 }
 
 int64_t MaxUnpoolOp::getFlops() { return 0; }
@@ -822,46 +684,16 @@ LogicalResult MaxUnpoolOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-MaxPoolIndicesOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = ctx.shape(getInput());
-  if (in.size() != 4)
-    return emitOpError() << "input must have rank 4 (N, C, H, W), got shape "
-                         << formatArray(in);
+MaxPoolIndicesOp::inferShapes(const ShapeContext &ctx,
+                              SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(checkElementKind(*this, "operand 'input'", getInput(),
-                              kFloatElements | kIntElements)) ||
-      failed(checkArrayAttr(*this, "kernel_shape", getKernelShape(), 2, 1)) ||
-      failed(checkArrayAttr(*this, "strides", getStrides(), 2, 1)) ||
-      failed(checkArrayAttr(*this, "dilations", getDilations(), 2, 1)) ||
-      failed(checkArrayAttr(*this, "pads", getPads(), 4, 0)))
+                              kFloatElements | kIntElements)))
     return failure();
-  if (getStorageOrder() != 0 && getStorageOrder() != 1)
-    return emitOpError() << "attribute 'storage_order' = "
-                         << getStorageOrder() << " must be 0 or 1";
-  SmallVector<int64_t> out{in[0], in[1]};
-  for (size_t d = 0; d < 2; ++d) {
-    ArrayRef<int64_t> pads = getPads();
-    auto window = windowExtent(*this, d, in[d + 2], getKernelShape()[d],
-                               getDilations()[d], pads[d], pads[d + 2]);
-    if (failed(window))
-      return failure();
-    auto [ext, padded] = *window;
-    if (pads[d] >= ext || pads[d + 2] >= ext)
-      return emitOpError() << "pads " << formatArray(pads)
-                           << " must be smaller than the effective kernel "
-                           << ext << " in spatial dim " << d;
-    if (padded < ext)
-      return emitOpError() << "effective kernel size " << ext
-                           << " exceeds padded input size " << padded
-                           << " in spatial dim " << d;
-    int64_t stride = getStrides()[d], span = padded - ext;
-    bool roundUp = getCeilMode() && span % stride != 0;
-    int64_t o = span / stride + (roundUp ? 1 : 0) + 1;
-    if (getCeilMode() && (o - 1) * stride >= in[d + 2] + pads[d])
-      --o;
-    out.push_back(o);
-  }
-  s.push_back(out);
-  return success();
+  shapes::MaxPoolIndicesAttrs attrs{getKernelShape(), getStrides(),
+                                    getDilations(),   getPads(),
+                                    getCeilMode(),    getStorageOrder()};
+  return appendShape(
+      *this, shapes::inferMaxPoolIndices(ctx.shape(getInput()), attrs), s);
 }
 
 int64_t MaxPoolIndicesOp::getFlops() {
