@@ -33,6 +33,20 @@ std::optional<int64_t> shapeElementCount(Ints shape) {
   return n;
 }
 
+ShapeOr<int64_t> checkedElementCount(Ints shape) {
+  Shape known;
+  for (int64_t d : shape)
+    if (!isDynamicDim(d))
+      known.push_back(d);
+  std::optional<int64_t> n = shapeElementCount(known);
+  if (!n)
+    return ShapeError() << "shape " << shape
+                        << " has a negative dim or overflows int64";
+  if (known.size() != shape.size())
+    return kDynamicDim;
+  return *n;
+}
+
 ShapeOr<int64_t> normalizeAxisAttr(const char *name, int64_t axis,
                                    int64_t rank) {
   if (axis < -rank || axis >= rank)

@@ -154,3 +154,79 @@ def test_loop_trip_count_must_be_one_element(rng):
     code, _, err = run_ref(m, [("%y", "y", t([3]))])
     assert code != 0
     assert "max_trip_count" in err and "one element" in err
+
+
+# Bodies whose values have dynamic types: the interpreter never refines the
+# IR's types, so the region ops must take every shape from the tensors (or,
+# for a scan output of no iteration, from the result shape the shape rule and
+# the declared type give).
+DYN = "tensor<?xf32>"
+
+
+@pytest.mark.parametrize("cond", [True, False])
+def test_if_with_dynamic_types_in_branches(cond, rng):
+    x = rng.standard_normal(4).astype(np.float32)
+    y = rng.standard_normal(6).astype(np.float32)
+    m = Model(inputs={"c": np.array(cond), "x": x, "y": y}, types={"x": DYN, "y": DYN})
+    m.op(f"""%r = top.If %c : tensor<i1> -> ({DYN}) then {{
+      %a = top.Relu(%x) : ({DYN}) -> {DYN}
+      top.Yield %a : {DYN}
+    }} else {{
+      %b = top.Add(%y, %y) : ({DYN}, {DYN}) -> {DYN}
+      top.Yield %b : {DYN}
+    }}""")
+    out = run_ok(m, [("%r", "r", DYN)])["r"]
+    np.testing.assert_allclose(out, np.maximum(x, 0) if cond else y + y, rtol=RTOL)
+
+
+LOOP_DYN = """%y, %s = top.Loop(%m, %none, %y0) : (tensor<i64>, none, {d}) -> ({d}, {st}) {{
+    ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %yi: {d}):
+      %h = top.Mul(%yi, %half) : ({d}, tensor<f32>) -> {d}
+      %n = top.Add(%h, %x) : ({d}, {d}) -> {d}
+      top.Yield %ci, %n, %n : tensor<i1>, {d}, {d}
+    }}"""
+
+
+@pytest.mark.parametrize("trips,scan_type", [(4, "tensor<?x?xf32>"), (0, "tensor<?x3xf32>")])
+def test_loop_with_dynamic_types_in_body(trips, scan_type, rng):
+    # With no iteration the scan output is [0, 3]: the declared result type
+    # gives the dim the body's `?` yield type leaves open.
+    y0 = rng.standard_normal(3).astype(np.float32)
+    x = rng.standard_normal(3).astype(np.float32)
+    m = Model(inputs={"m": np.array(trips, np.int64), "y0": y0, "x": x},
+              weights={"half": np.array(0.5, np.float32)}, types={"y0": DYN, "x": DYN})
+    m.op(LOOP_DYN.format(d=DYN, st=scan_type))
+    out = run_ok(m, [("%y", "y", DYN), ("%s", "s", scan_type)])
+    want_y, want_s = loop_reference(trips, y0, x, np.float32(1), False)
+    np.testing.assert_allclose(out["y"], want_y, rtol=RTOL)
+    assert out["s"].shape == want_s.shape
+    np.testing.assert_allclose(out["s"], want_s, rtol=RTOL)
+
+
+def test_loop_of_no_iteration_needs_a_scan_shape(rng):
+    # Neither the body's yield type nor the result type gives the slice
+    # shape: a clean error, not a guess.
+    y0 = rng.standard_normal(3).astype(np.float32)
+    m = Model(inputs={"m": np.array(0, np.int64), "y0": y0, "x": y0},
+              weights={"half": np.array(0.5, np.float32)}, types={"y0": DYN, "x": DYN})
+    m.op(LOOP_DYN.format(d=DYN, st="tensor<?x?xf32>"))
+    code, _, err = run_ref(m, [("%y", "y", DYN), ("%s", "s", "tensor<?x?xf32>")])
+    assert code != 0
+    assert "scan output #0 ran no iteration" in err
+
+
+@pytest.mark.parametrize("length", [4, 0])
+def test_scan_with_dynamic_types_in_body(length, rng):
+    init = rng.standard_normal(3).astype(np.float32)
+    x = rng.standard_normal((length, 3)).astype(np.float32)
+    m = Model(inputs={"init": init, "x": x}, types={"init": DYN, "x": "tensor<?x?xf32>"})
+    m.op(f"""%s, %z = top.Scan(%init, %x) {{num_scan_inputs = 1 : i64}} : ({DYN}, tensor<?x?xf32>) -> ({DYN}, tensor<?x3xf32>) {{
+    ^bb0(%acc: {DYN}, %xi: {DYN}):
+      %n = top.Add(%acc, %xi) : ({DYN}, {DYN}) -> {DYN}
+      top.Yield %n, %n : {DYN}, {DYN}
+    }}""")
+    out = run_ok(m, [("%s", "s", DYN), ("%z", "z", "tensor<?x3xf32>")])
+    want_z = np.cumsum(np.concatenate([init[None], x]), axis=0)[1:] if length else np.zeros((0, 3), np.float32)
+    np.testing.assert_allclose(out["s"], init + x.sum(axis=0), rtol=RTOL)
+    assert out["z"].shape == want_z.shape
+    np.testing.assert_allclose(out["z"], want_z, rtol=RTOL)

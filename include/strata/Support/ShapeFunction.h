@@ -141,6 +141,12 @@ using Shapes = std::vector<Shape>;
 /// int64 overflow.
 std::optional<int64_t> shapeElementCount(Ints shape);
 
+/// Checks that `shape`'s element count fits int64 and no dim is negative;
+/// the error reads "shape [..] has a negative dim or overflows int64". The
+/// count, or kDynamicDim when a dim is dynamic (its static dims are still
+/// checked).
+ShapeOr<int64_t> checkedElementCount(Ints shape);
+
 /// `axis` in [-rank, rank) as an index in [0, rank); the error reads
 /// "attribute '<name>' = <axis> is out of range for rank <rank>".
 ShapeOr<int64_t> normalizeAxisAttr(const char *name, int64_t axis,

@@ -1,6 +1,15 @@
 //===- ControlFlowOps.cpp - If, Loop, Scan --------------------------------===//
+//
+// The region ops. Their shape rules (shapes::inferIf, inferLoop, inferScan)
+// read the operands and the shapes the bodies declare they yield; their
+// reference semantics run the bodies on tensors and take every shape from
+// those tensors or from `env.resultShape`, never from the IR's types, which
+// may stay dynamic while a model runs.
+//
+//===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/ControlFlowShapes.h"
 
 #include <cstring>
 
@@ -84,15 +93,6 @@ LogicalResult checkOneElement(Operation *op, StringRef what, Value v,
   return success();
 }
 
-/// Joins two shapes of equal rank: dims that differ become dynamic.
-SmallVector<int64_t> joinShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
-  SmallVector<int64_t> out(a.begin(), a.end());
-  for (size_t d = 0; d < out.size(); ++d)
-    if (a[d] != b[d])
-      out[d] = ShapedType::kDynamic;
-  return out;
-}
-
 /// FLOPs of one run of a region: the sum over the FLOP-counting ops in it.
 int64_t regionFlops(Region &region) {
   int64_t total = 0;
@@ -103,12 +103,12 @@ int64_t regionFlops(Region &region) {
   return total;
 }
 
-/// The truth value of a one-element tensor.
-FailureOr<bool> readBool(Operation *op, StringRef what, const Tensor &t) {
-  if (t.numElements() != 1)
-    return op->emitOpError() << what << " must have one element at run time, "
-                             << "got shape " << shapeToString(t.shape());
-  return t.getAsInt(0) != 0;
+/// The truth value of a one-element tensor (see shapes::readCondition).
+FailureOr<bool> readBool(Operation *op, const char *what, const Tensor &t) {
+  ShapeOr<bool> value = shapes::readCondition(what, t);
+  if (!value)
+    return op->emitOpError() << value.error();
+  return *value;
 }
 
 /// A rank-0 tensor of `type` holding `value`.
@@ -140,30 +140,35 @@ Tensor sliceAlong(const Tensor &t, int64_t axis, int64_t index) {
   return out;
 }
 
-/// Stacks `parts` (equal dtype and shape) along a new dim `axis`; with no
-/// parts, an empty tensor of `dtype` whose slices have shape `sliceShape`.
-FailureOr<Tensor> stackAlong(Operation *op, size_t resultIndex,
-                             ArrayRef<Tensor> parts, int64_t axis, DType dtype,
-                             ArrayRef<int64_t> sliceShape) {
-  std::vector<int64_t> slice(sliceShape.begin(), sliceShape.end());
-  if (!parts.empty())
-    slice = parts.front().shape();
+/// The value of scan output #`index` of `op` (result `result`): its
+/// per-iteration slices `parts` stacked along a new dim `axis` (counted on
+/// the result's rank when negative). With no parts, an empty tensor of the
+/// shape the op's shape rule gave the result, which must know every dim.
+FailureOr<Tensor> stackAlong(Operation *op, InterpreterEnv &env, Value result,
+                             size_t index, ArrayRef<Tensor> parts,
+                             int64_t axis) {
+  DType dtype = resultDType(result);
+  if (parts.empty()) {
+    if (!env.hasResultShape(result))
+      return op->emitOpError()
+             << "scan output #" << index << " ran no iteration and "
+             << "the body's yield type does not give its shape";
+    return Tensor(dtype, env.resultShape(result));
+  }
+  const std::vector<int64_t> &slice = parts.front().shape();
   for (const Tensor &p : parts)
     if (p.shape() != slice || p.dtype() != dtype)
       return op->emitOpError()
-             << "scan output #" << resultIndex << " changes shape across "
+             << "scan output #" << index << " changes shape across "
              << "iterations (" << shapeToString(slice) << " then "
              << shapeToString(p.shape()) << "); iterations must agree";
-  for (int64_t d : slice)
-    if (ShapedType::isDynamic(d))
-      return op->emitOpError()
-             << "scan output #" << resultIndex << " ran no iteration and "
-             << "the body's yield type does not give its shape";
+  if (axis < 0)
+    axis += static_cast<int64_t>(slice.size()) + 1;
   std::vector<int64_t> shape = slice;
   int64_t len = static_cast<int64_t>(parts.size());
   shape.insert(shape.begin() + axis, len);
   if (!checkedNumElements(shape))
-    return op->emitOpError() << "scan output #" << resultIndex << " of shape "
+    return op->emitOpError() << "scan output #" << index << " of shape "
                              << shapeToString(shape) << " is too large";
   Tensor out(dtype, shape);
   int64_t outer = 1, inner = 1;
@@ -182,10 +187,32 @@ FailureOr<Tensor> stackAlong(Operation *op, size_t resultIndex,
   return out;
 }
 
-/// Shape of a ranked type as a vector (dims may be dynamic).
-SmallVector<int64_t> shapeOfType(Type t) {
-  auto s = cast<RankedTensorType>(t).getShape();
-  return SmallVector<int64_t>(s.begin(), s.end());
+/// The shapes the values in `values` declare (their ranked types; the
+/// region ops' verifiers check that yielded values are ranked). A body's
+/// declared yields are part of its op's shape rule.
+SmallVector<SmallVector<int64_t>> declaredShapes(ValueRange values) {
+  SmallVector<SmallVector<int64_t>> shapes;
+  for (Value v : values)
+    shapes.emplace_back(cast<RankedTensorType>(v.getType()).getShape());
+  return shapes;
+}
+
+/// Views of `shapes` for a shape function (valid while `shapes` lives).
+std::vector<Ints> viewsOf(ArrayRef<SmallVector<int64_t>> shapes) {
+  return std::vector<Ints>(shapes.begin(), shapes.end());
+}
+
+/// The shapes `shapes` reads for `values` (held there).
+std::vector<Ints> operandShapes(OperandShapes &shapes, ValueRange values) {
+  std::vector<Ints> views;
+  for (Value v : values)
+    views.push_back(shapes(v));
+  return views;
+}
+
+/// The elements `ctx` knows for optional operand `v` (nullptr if none).
+const Tensor *optionalTensor(const ShapeContext &ctx, Value v) {
+  return isNone(v) ? nullptr : ctx.tensor(v);
 }
 } // namespace
 
@@ -220,17 +247,18 @@ LogicalResult IfOp::verify() {
   return success();
 }
 
-LogicalResult IfOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+LogicalResult IfOp::inferShapes(const ShapeContext &ctx,
+                                SmallVectorImpl<SmallVector<int64_t>> &s) {
   // The shape-inference interface verifier runs before verify(): check the
   // structure this relies on first.
   if (failed(verify()))
     return failure();
-  OperandRange thenVals = yieldedValues(getThenRegion());
-  OperandRange elseVals = yieldedValues(getElseRegion());
-  for (unsigned i = 0; i < getNumResults(); ++i)
-    shapes.push_back(joinShapes(shapeOfType(thenVals[i].getType()),
-                                shapeOfType(elseVals[i].getType())));
-  return success();
+  auto thenShapes = declaredShapes(yieldedValues(getThenRegion()));
+  auto elseShapes = declaredShapes(yieldedValues(getElseRegion()));
+  return appendShapes(*this,
+                      shapes::inferIf(viewsOf(thenShapes), viewsOf(elseShapes),
+                                      ctx.tensor(getCond())),
+                      s);
 }
 
 int64_t IfOp::getFlops() {
@@ -319,24 +347,24 @@ LogicalResult LoopOp::verify() {
   return success();
 }
 
-LogicalResult
-LoopOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+LogicalResult LoopOp::inferShapes(const ShapeContext &ctx,
+                                  SmallVectorImpl<SmallVector<int64_t>> &s) {
   // The shape-inference interface verifier runs before verify(): check the
   // structure this relies on first.
   if (failed(verify()))
     return failure();
-  OperandRange yields = yieldedValues(getBody());
   size_t numCarried = getInitial().size();
-  for (size_t k = 0; k < numCarried; ++k)
-    shapes.push_back(joinShapes(ctx.shape(getInitial()[k]),
-                                shapeOfType(yields[k + 1].getType())));
-  for (unsigned s = 0; s < getNumScanOutputs(); ++s) {
-    SmallVector<int64_t> shape{ShapedType::kDynamic};
-    llvm::append_range(shape,
-                       shapeOfType(yields[1 + numCarried + s].getType()));
-    shapes.push_back(shape);
-  }
-  return success();
+  OperandRange yields = yieldedValues(getBody());
+  auto carried = declaredShapes(yields.slice(1, numCarried));
+  auto scans = declaredShapes(yields.drop_front(1 + numCarried));
+  OperandShapes operands(ctx);
+  shapes::LoopShapeInputs in;
+  in.initial = operandShapes(operands, getInitial());
+  in.carriedYields = viewsOf(carried);
+  in.scanYields = viewsOf(scans);
+  in.maxTripCount = optionalTensor(ctx, getMaxTripCount());
+  in.cond = optionalTensor(ctx, getCond());
+  return appendShapes(*this, shapes::inferLoop(in), s);
 }
 
 /// Per iteration: the count is known only at run time.
@@ -345,12 +373,11 @@ int64_t LoopOp::getFlops() { return regionFlops(getBody()); }
 LogicalResult LoopOp::interpret(InterpreterEnv &env) {
   int64_t maxTrips = INT64_MAX;
   if (!isNone(getMaxTripCount())) {
-    const Tensor &m = env.get(getMaxTripCount());
-    if (m.numElements() != 1)
-      return emitOpError() << "operand 'max_trip_count' must have one "
-                           << "element at run time, got shape "
-                           << shapeToString(m.shape());
-    maxTrips = m.getAsInt(0);
+    ShapeOr<int64_t> m = shapes::readScalar("operand 'max_trip_count'",
+                                            env.get(getMaxTripCount()));
+    if (!m)
+      return emitOpError() << m.error();
+    maxTrips = *m;
   }
   bool cond = true;
   if (!isNone(getCond())) {
@@ -385,14 +412,12 @@ LogicalResult LoopOp::interpret(InterpreterEnv &env) {
   }
   for (size_t k = 0; k < numCarried; ++k)
     env.set(getResult(k), std::move(carried[k]));
-  OperandRange yields = yieldedValues(getBody());
   for (unsigned s = 0; s < numScan; ++s) {
-    Value y = yields[1 + numCarried + s];
-    FailureOr<Tensor> stacked =
-        stackAlong(*this, s, scans[s], 0, resultDType(y), shapeOfType(y.getType()));
+    Value result = getResult(numCarried + s);
+    FailureOr<Tensor> stacked = stackAlong(*this, env, result, s, scans[s], 0);
     if (failed(stacked))
       return failure();
-    env.set(getResult(numCarried + s), std::move(*stacked));
+    env.set(result, std::move(*stacked));
   }
   return success();
 }
@@ -525,57 +550,41 @@ LogicalResult ScanOp::verify() {
 }
 
 namespace {
-/// The number of iterations of a scan: the common length of its scan inputs
-/// along their axes; an error names the first input that disagrees.
-FailureOr<int64_t> scanLength(ScanOp op, ArrayRef<SmallVector<int64_t>> inShapes) {
+/// The iteration count of `op` for scan inputs of shapes `inShapes` (see
+/// shapes::scanLength).
+FailureOr<int64_t> scanLength(ScanOp op, const std::vector<Ints> &inShapes) {
   SmallVector<int64_t> axes =
       listOrZeros(op.getScanInputAxes(), op.getNumScanInputs());
-  int64_t length = -1;
-  for (auto [j, shape] : llvm::enumerate(inShapes)) {
-    int64_t rank = shape.size();
-    int64_t a = axes[j] < 0 ? axes[j] + rank : axes[j];
-    if (a < 0 || a >= rank)
-      return op.emitOpError() << "attribute 'scan_input_axes' entry "
-                              << axes[j] << " is out of range for scan input #"
-                              << j << " of rank " << rank;
-    if (length < 0)
-      length = shape[a];
-    else if (shape[a] != length)
-      return op.emitOpError() << "scan input #" << j << " has " << shape[a]
-                              << " slices along axis " << a << " but scan "
-                              << "input #0 has " << length;
-  }
-  return length;
+  ShapeOr<int64_t> length = shapes::scanLength(inShapes, axes);
+  if (!length)
+    return op.emitOpError() << length.error();
+  return *length;
 }
 } // namespace
 
-LogicalResult
-ScanOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+LogicalResult ScanOp::inferShapes(const ShapeContext &ctx,
+                                  SmallVectorImpl<SmallVector<int64_t>> &s) {
   // The shape-inference interface verifier runs before verify(): check the
   // structure this relies on first.
   if (failed(verify()))
     return failure();
   size_t numStates = getNumStates();
-  SmallVector<SmallVector<int64_t>> inShapes;
-  for (Value in : getInputs().drop_front(numStates))
-    inShapes.push_back(ctx.shape(in));
-  FailureOr<int64_t> length = scanLength(*this, inShapes);
-  if (failed(length))
-    return failure();
-  OperandRange yields = yieldedValues(getBody());
-  for (size_t k = 0; k < numStates; ++k)
-    shapes.push_back(joinShapes(ctx.shape(getInputs()[k]),
-                                shapeOfType(yields[k].getType())));
   size_t numScanOut = getNumResults() - numStates;
+  OperandRange yields = yieldedValues(getBody());
+  auto stateYields = declaredShapes(yields.take_front(numStates));
+  auto outputYields = declaredShapes(yields.drop_front(numStates));
+  SmallVector<int64_t> inAxes =
+      listOrZeros(getScanInputAxes(), getNumScanInputs());
   SmallVector<int64_t> outAxes = listOrZeros(getScanOutputAxes(), numScanOut);
-  for (size_t s = 0; s < numScanOut; ++s) {
-    SmallVector<int64_t> shape = shapeOfType(yields[numStates + s].getType());
-    int64_t rank = shape.size() + 1;
-    int64_t a = outAxes[s] < 0 ? outAxes[s] + rank : outAxes[s];
-    shape.insert(shape.begin() + a, *length);
-    shapes.push_back(shape);
-  }
-  return success();
+  OperandShapes operands(ctx);
+  shapes::ScanShapeInputs in;
+  in.states = operandShapes(operands, getInputs().take_front(numStates));
+  in.stateYields = viewsOf(stateYields);
+  in.scanInputs = operandShapes(operands, getInputs().drop_front(numStates));
+  in.scanInputAxes = inAxes;
+  in.outputYields = viewsOf(outputYields);
+  in.scanOutputAxes = outAxes;
+  return appendShapes(*this, shapes::inferScan(in), s);
 }
 
 int64_t ScanOp::getFlops() {
@@ -596,12 +605,11 @@ LogicalResult ScanOp::interpret(InterpreterEnv &env) {
   std::vector<Tensor> states;
   for (Value v : getInputs().take_front(numStates))
     states.push_back(env.get(v));
-  SmallVector<SmallVector<int64_t>> inShapes;
+  std::vector<Ints> inShapes;
   SmallVector<const Tensor *> scanIns;
   for (Value v : getInputs().drop_front(numStates)) {
     scanIns.push_back(&env.get(v));
-    inShapes.push_back(SmallVector<int64_t>(scanIns.back()->shape().begin(),
-                                            scanIns.back()->shape().end()));
+    inShapes.push_back(scanIns.back()->shape());
   }
   FailureOr<int64_t> length = scanLength(*this, inShapes);
   if (failed(length))
@@ -627,22 +635,18 @@ LogicalResult ScanOp::interpret(InterpreterEnv &env) {
   }
   for (size_t k = 0; k < numStates; ++k)
     env.set(getResult(k), std::move(states[k]));
-  OperandRange yields = yieldedValues(getBody());
   SmallVector<int64_t> outAxes = listOrZeros(getScanOutputAxes(), numScanOut);
   SmallVector<int64_t> outDirs =
       listOrZeros(getScanOutputDirections(), numScanOut);
   for (size_t s = 0; s < numScanOut; ++s) {
-    Value y = yields[numStates + s];
-    int64_t rank = cast<RankedTensorType>(y.getType()).getRank() + 1;
-    int64_t a = outAxes[s] < 0 ? outAxes[s] + rank : outAxes[s];
     if (outDirs[s])
       std::reverse(scans[s].begin(), scans[s].end());
-    FailureOr<Tensor> stacked = stackAlong(*this, s, scans[s], a,
-                                           resultDType(y),
-                                           shapeOfType(y.getType()));
+    Value result = getResult(numStates + s);
+    FailureOr<Tensor> stacked =
+        stackAlong(*this, env, result, s, scans[s], outAxes[s]);
     if (failed(stacked))
       return failure();
-    env.set(getResult(numStates + s), std::move(*stacked));
+    env.set(result, std::move(*stacked));
   }
   return success();
 }

@@ -329,6 +329,26 @@ SmallVector<int64_t> stridedOffsets(int64_t start, int64_t step, int64_t size,
   return offsets;
 }
 
+Ints OperandShapes::operator()(Value value) {
+  held.push_back(ctx.shape(value));
+  return held.back();
+}
+
+std::optional<Ints> OperandShapes::optional(Value value) {
+  if (!value || isNone(value))
+    return std::nullopt;
+  return (*this)(value);
+}
+
+SmallVector<int64_t> EnvShapeContext::shape(Value value) const {
+  const std::vector<int64_t> &s = env.get(value).shape();
+  return SmallVector<int64_t>(s.begin(), s.end());
+}
+
+const Tensor *EnvShapeContext::tensor(Value value) const {
+  return env.find(value);
+}
+
 /// "float", "float or integer", ... for the kinds in `kinds`.
 static std::string elementKindText(unsigned kinds) {
   SmallVector<StringRef> names;

@@ -14,7 +14,9 @@
 #include "strata/Support/Tensor.h"
 
 #include <cmath>
+#include <deque>
 #include <functional>
+#include <optional>
 
 namespace strata::top::impl {
 
@@ -161,6 +163,48 @@ Tensor gatherOffsets(const Tensor &input, std::vector<int64_t> outShape,
 /// start, start + step, ... (`size` entries).
 SmallVector<int64_t> stridedOffsets(int64_t start, int64_t step, int64_t size,
                                     int64_t stride);
+
+//===----------------------------------------------------------------------===//
+// Operand shapes for shape functions (strata/Dialect/Top/Shapes)
+//===----------------------------------------------------------------------===//
+
+/// Reads operand shapes from a ShapeContext and holds them, so that the
+/// `Ints` views a shape function takes stay valid while this object lives.
+/// `inferShapes` reads its context; `interpret` an EnvShapeContext (the
+/// tensors of the run, never the IR types); `getFlops` a TypeShapeContext.
+class OperandShapes {
+public:
+  explicit OperandShapes(const ShapeContext &ctx) : ctx(ctx) {}
+  /// The shape of tensor operand `value`.
+  Ints operator()(mlir::Value value);
+  /// The shape of optional operand `value`; nullopt when it is `none` or
+  /// null.
+  std::optional<Ints> optional(mlir::Value value);
+
+private:
+  const ShapeContext &ctx;
+  std::deque<SmallVector<int64_t>> held; ///< stable element addresses
+};
+
+/// The value of a shape function's result, or its error emitted on `op`
+/// ("'top.X' op <message>").
+template <typename T>
+mlir::FailureOr<T> valueOrEmit(Operation *op, ShapeOr<T> result) {
+  if (!result)
+    return op->emitOpError() << result.error();
+  return std::move(*result);
+}
+
+/// Operands from a run: the shapes and elements of the tensors in `env`.
+class EnvShapeContext final : public ShapeContext {
+public:
+  explicit EnvShapeContext(const InterpreterEnv &env) : env(env) {}
+  SmallVector<int64_t> shape(mlir::Value value) const override;
+  const Tensor *tensor(mlir::Value value) const override;
+
+private:
+  const InterpreterEnv &env;
+};
 
 //===----------------------------------------------------------------------===//
 // Elementwise helpers

@@ -1,13 +1,14 @@
 //===- RecurrentOps.cpp - LSTM, GRU and RNN ops ---------------------------===//
 //
 // top.LSTM, top.GRU, top.RNN. The three share operand checking, shape
-// inference and a sequence driver (layout, directions, sequence lengths,
-// initial and final states); each supplies only its cell. Reference
-// semantics compute in f32.
+// inference (shapes::inferRecurrent) and a sequence driver (layout,
+// directions, sequence lengths, initial and final states); each supplies only
+// its cell. Reference semantics compute in f32.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/RecurrentShapes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -200,17 +201,6 @@ RecurrentView viewOf(RNNOp op) {
           2};
 }
 
-/// 2 for "bidirectional", 1 for "forward"/"reverse", else an error.
-FailureOr<int64_t> numDirections(const RecurrentView &v) {
-  if (v.direction == "forward" || v.direction == "reverse")
-    return 1;
-  if (v.direction == "bidirectional")
-    return 2;
-  return v.op->emitOpError()
-         << "attribute 'direction' = \"" << v.direction
-         << "\" must be \"forward\", \"reverse\" or \"bidirectional\"";
-}
-
 /// The activations of every direction (K per direction, forward first),
 /// with alpha and beta resolved; checks the three activation attributes.
 FailureOr<SmallVector<Activation>> resolveActivations(const RecurrentView &v,
@@ -266,40 +256,35 @@ FailureOr<SmallVector<Activation>> resolveActivations(const RecurrentView &v,
   return acts;
 }
 
-/// Checks an optional operand's shape against `expected`; `name` names it.
-LogicalResult checkOperandShape(Operation *op, StringRef name, Value value,
-                                ArrayRef<int64_t> expected) {
-  if (!value || isNone(value))
-    return success();
-  SmallVector<int64_t> shape = shapeOf(value);
-  if (ArrayRef<int64_t>(shape) != expected)
-    return op->emitOpError() << "operand '" << name << "' must have shape "
-                             << formatArray(expected) << ", got "
-                             << formatArray(shape);
-  return success();
+using shapes::RecurrentDims;
+
+/// The attributes the shape function reads.
+shapes::RecurrentAttrs attrsOf(const RecurrentView &v) {
+  return {v.gates, v.hiddenSize, v.direction.str(), v.layout, v.numResults};
 }
 
-/// Sizes of one recurrent op, all checked.
-struct RecurrentDims {
-  int64_t seq, batch, inputSize, hidden, gates, dirs;
-};
+/// The operand shapes `shapes` reads (held there).
+shapes::RecurrentOperands operandsOf(const RecurrentView &v,
+                                     OperandShapes &shapes) {
+  return {shapes(v.input),
+          shapes(v.weight),
+          shapes(v.recurrence),
+          shapes.optional(v.bias),
+          shapes.optional(v.seqLens),
+          shapes.optional(v.initialH),
+          shapes.optional(v.initialC),
+          shapes.optional(v.peepholes)};
+}
 
-/// Checks every attribute and operand; returns the op's sizes.
-FailureOr<RecurrentDims> checkRecurrent(const RecurrentView &v) {
+/// Checks what the shape function does not: 'clip', the activations (for
+/// `dirs` directions) and the element types.
+LogicalResult checkRecurrentOp(const RecurrentView &v, int64_t dirs) {
   Operation *op = v.op;
-  if (v.hiddenSize <= 0 || v.hiddenSize > (int64_t{1} << 32))
-    return op->emitOpError() << "attribute 'hidden_size' = " << v.hiddenSize
-                             << " must be in [1, 2^32]";
-  if (v.layout != 0 && v.layout != 1)
-    return op->emitOpError()
-           << "attribute 'layout' = " << v.layout << " must be 0 or 1";
   if (v.clip && !(*v.clip > 0))
     return op->emitOpError() << "attribute 'clip' = " << *v.clip
                              << " must be positive";
-  auto dirs = numDirections(v);
-  if (failed(dirs) || failed(resolveActivations(v, *dirs)))
+  if (failed(resolveActivations(v, dirs)))
     return failure();
-
   if (failed(checkElementKind(op, "operand 'input'", v.input,
                               kFloatElements)))
     return failure();
@@ -318,59 +303,20 @@ FailureOr<RecurrentDims> checkRecurrent(const RecurrentView &v) {
       failed(checkElementKind(op, "operand 'sequence_lens'", v.seqLens,
                               kIntElements)))
     return failure();
-
-  SmallVector<int64_t> in = shapeOf(v.input);
-  if (in.size() != 3)
-    return op->emitOpError()
-           << "operand 'input' must have rank 3 ("
-           << (v.layout == 0 ? "[seq, batch, input]" : "[batch, seq, input]")
-           << "), got shape " << formatArray(in);
-  RecurrentDims d;
-  d.seq = v.layout == 0 ? in[0] : in[1];
-  d.batch = v.layout == 0 ? in[1] : in[0];
-  d.inputSize = in[2];
-  d.hidden = v.hiddenSize;
-  d.gates = v.gates;
-  d.dirs = *dirs;
-  int64_t gh = d.gates * d.hidden;
-  SmallVector<int64_t> state =
-      v.layout == 0 ? SmallVector<int64_t>{d.dirs, d.batch, d.hidden}
-                    : SmallVector<int64_t>{d.batch, d.dirs, d.hidden};
-  if (failed(checkOperandShape(op, "weight", v.weight,
-                               {d.dirs, gh, d.inputSize})) ||
-      failed(checkOperandShape(op, "recurrence", v.recurrence,
-                               {d.dirs, gh, d.hidden})) ||
-      failed(checkOperandShape(op, "bias", v.bias, {d.dirs, 2 * gh})) ||
-      failed(checkOperandShape(op, "sequence_lens", v.seqLens, {d.batch})) ||
-      failed(checkOperandShape(op, "initial_h", v.initialH, state)) ||
-      failed(checkOperandShape(op, "initial_c", v.initialC, state)) ||
-      failed(checkOperandShape(op, "peepholes", v.peepholes,
-                               {d.dirs, 3 * d.hidden})))
-    return failure();
-  SmallVector<int64_t> y =
-      v.layout == 0
-          ? SmallVector<int64_t>{d.seq, d.dirs, d.batch, d.hidden}
-          : SmallVector<int64_t>{d.batch, d.seq, d.dirs, d.hidden};
-  if (failed(checkedElementCount(op, y)))
-    return failure();
-  return d;
+  return success();
 }
 
-LogicalResult inferRecurrent(const RecurrentView &v,
-                             SmallVectorImpl<SmallVector<int64_t>> &shapes) {
-  auto d = checkRecurrent(v);
-  if (failed(d))
+LogicalResult inferRecurrent(const RecurrentView &v, const ShapeContext &ctx,
+                             SmallVectorImpl<SmallVector<int64_t>> &s) {
+  shapes::RecurrentAttrs attrs = attrsOf(v);
+  ShapeOr<int64_t> dirs = shapes::checkRecurrentAttrs(attrs);
+  if (!dirs)
+    return v.op->emitOpError() << dirs.error();
+  if (failed(checkRecurrentOp(v, *dirs)))
     return failure();
-  if (v.layout == 0) {
-    shapes.push_back({d->seq, d->dirs, d->batch, d->hidden});
-    for (unsigned i = 1; i < v.numResults; ++i)
-      shapes.push_back({d->dirs, d->batch, d->hidden});
-  } else {
-    shapes.push_back({d->batch, d->seq, d->dirs, d->hidden});
-    for (unsigned i = 1; i < v.numResults; ++i)
-      shapes.push_back({d->batch, d->dirs, d->hidden});
-  }
-  return success();
+  OperandShapes shapes(ctx);
+  return appendShapes(v.op,
+                      shapes::inferRecurrent(operandsOf(v, shapes), attrs), s);
 }
 
 /// Per step and direction: the input and recurrence products (2 flops per
@@ -430,11 +376,17 @@ Tensor f32Of(InterpreterEnv &env, Value v) {
 LogicalResult runRecurrent(const RecurrentView &v, InterpreterEnv &env,
                            bool hasCell, const CellFn &cell) {
   Operation *op = v.op;
-  auto dimsOr = checkRecurrent(v);
+  EnvShapeContext ctx(env);
+  OperandShapes shapes(ctx);
+  FailureOr<RecurrentDims> dimsOr =
+      valueOrEmit(op, shapes::recurrentDims(operandsOf(v, shapes), attrsOf(v)));
   if (failed(dimsOr))
     return failure();
   RecurrentDims d = *dimsOr;
-  SmallVector<Activation> acts = *resolveActivations(v, d.dirs);
+  auto actsOr = resolveActivations(v, d.dirs);
+  if (failed(actsOr))
+    return failure();
+  SmallVector<Activation> acts = std::move(*actsOr);
   int64_t S = d.seq, N = d.batch, I = d.inputSize, H = d.hidden;
   int64_t GH = d.gates * H;
   int64_t K = static_cast<int64_t>(v.defaultActs.size());
@@ -562,8 +514,9 @@ void recurrence(const DirectionParams &p, int64_t batch, int64_t hidden,
 // LSTMOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult LSTMOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  return inferRecurrent(viewOf(*this), s);
+LogicalResult LSTMOp::inferShapes(const ShapeContext &ctx,
+                                  SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return inferRecurrent(viewOf(*this), ctx, s);
 }
 int64_t LSTMOp::getFlops() { return recurrentFlops(viewOf(*this)); }
 
@@ -600,8 +553,9 @@ LogicalResult LSTMOp::interpret(InterpreterEnv &env) {
 // GRUOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult GRUOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  return inferRecurrent(viewOf(*this), s);
+LogicalResult GRUOp::inferShapes(const ShapeContext &ctx,
+                                 SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return inferRecurrent(viewOf(*this), ctx, s);
 }
 int64_t GRUOp::getFlops() { return recurrentFlops(viewOf(*this)); }
 
@@ -650,8 +604,9 @@ LogicalResult GRUOp::interpret(InterpreterEnv &env) {
 // RNNOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult RNNOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  return inferRecurrent(viewOf(*this), s);
+LogicalResult RNNOp::inferShapes(const ShapeContext &ctx,
+                                 SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return inferRecurrent(viewOf(*this), ctx, s);
 }
 int64_t RNNOp::getFlops() { return recurrentFlops(viewOf(*this)); }
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/TransformerShapes.h"
 
 #include <algorithm>
 #include <limits>
@@ -31,17 +32,6 @@ LogicalResult checkOptionalKind(Operation *op, StringRef what, Value value,
   return checkElementKind(op, what, value, kinds);
 }
 
-/// Checks that `shape` broadcasts (numpy rules) to `target` without growing
-/// it: rank at most target's, every dim 1 or equal to target's.
-bool broadcastsInto(ArrayRef<int64_t> shape, ArrayRef<int64_t> target) {
-  if (shape.size() > target.size())
-    return false;
-  size_t off = target.size() - shape.size();
-  for (size_t i = 0; i < shape.size(); ++i)
-    if (shape[i] != 1 && shape[i] != target[off + i])
-      return false;
-  return true;
-}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -49,155 +39,33 @@ bool broadcastsInto(ArrayRef<int64_t> shape, ArrayRef<int64_t> target) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The sizes of one attention problem (see the op description).
-struct AttentionDims {
-  bool rank3 = false;
-  int64_t batch = 0, qHeads = 0, kvHeads = 0, qSeq = 0, kvSeq = 0, past = 0,
-          total = 0, headSize = 0, vHeadSize = 0, maskLen = 0;
-};
+using shapes::AttentionDims;
 
-/// Splits a rank-3 `B x S x hidden` operand into `heads` heads, or emits an
-/// error naming the operand and the attribute.
-FailureOr<int64_t> headSizeOf(AttentionOp op, StringRef operand,
-                              ArrayRef<int64_t> shape, int64_t heads,
-                              StringRef attr) {
-  if (shape[2] % heads != 0)
-    return op.emitOpError() << operand << " hidden size " << shape[2]
-                            << " is not divisible by attribute '" << attr
-                            << "' = " << heads;
-  return shape[2] / heads;
+/// The operand shapes `shapes` reads (held there).
+shapes::AttentionOperands operandsOf(AttentionOp op, OperandShapes &shapes) {
+  return {shapes(op.getQuery()),
+          shapes(op.getKey()),
+          shapes(op.getValue()),
+          shapes.optional(op.getAttnMask()),
+          shapes.optional(op.getPastKey()),
+          shapes.optional(op.getPastValue()),
+          shapes.optional(op.getNonpadKvSeqlen())};
 }
 
-/// Validates the operand shapes and attributes; every error names the
-/// operand or attribute and the value.
-FailureOr<AttentionDims> attentionDims(AttentionOp op) {
-  SmallVector<int64_t> q = shapeOf(op.getQuery()), k = shapeOf(op.getKey()),
-                       v = shapeOf(op.getValue());
-  if (q.size() != 3 && q.size() != 4)
-    return op.emitOpError() << "query must have rank 3 or 4, got shape "
-                            << formatArray(q);
-  if (k.size() != q.size() || v.size() != q.size())
-    return op.emitOpError()
-           << "query, key and value must have the same rank, got shapes "
-           << formatArray(q) << ", " << formatArray(k) << " and "
-           << formatArray(v);
-  AttentionDims d;
-  d.rank3 = q.size() == 3;
-  d.batch = q[0];
-  if (k[0] != d.batch || v[0] != d.batch)
-    return op.emitOpError() << "query, key and value must have the same "
-                               "batch size, got shapes "
-                            << formatArray(q) << ", " << formatArray(k)
-                            << " and " << formatArray(v);
-  // The I64Attr getters return unsigned values; read them as signed.
-  std::optional<int64_t> qAttr, kvAttr;
-  if (auto a = op.getQNumHeadsAttr())
-    qAttr = a.getInt();
-  if (auto a = op.getKvNumHeadsAttr())
-    kvAttr = a.getInt();
-  if (d.rank3) {
-    if (!qAttr || !kvAttr)
-      return op.emitOpError() << "attributes 'q_num_heads' and "
-                                 "'kv_num_heads' are required for rank-3 "
-                                 "query, key and value";
-    d.qHeads = *qAttr;
-    d.kvHeads = *kvAttr;
-    if (d.qHeads < 1 || d.kvHeads < 1)
-      return op.emitOpError() << "attributes 'q_num_heads' = " << d.qHeads
-                              << " and 'kv_num_heads' = " << d.kvHeads
-                              << " must be >= 1";
-    d.qSeq = q[1];
-    d.kvSeq = k[1];
-    if (v[1] != d.kvSeq)
-      return op.emitOpError() << "key and value must have the same sequence "
-                                 "length, got shapes "
-                              << formatArray(k) << " and " << formatArray(v);
-    auto qh = headSizeOf(op, "query", q, d.qHeads, "q_num_heads");
-    if (failed(qh))
-      return failure();
-    auto kh = headSizeOf(op, "key", k, d.kvHeads, "kv_num_heads");
-    if (failed(kh))
-      return failure();
-    auto vh = headSizeOf(op, "value", v, d.kvHeads, "kv_num_heads");
-    if (failed(vh))
-      return failure();
-    if (*kh != *qh)
-      return op.emitOpError() << "key head size " << *kh
-                              << " must equal query head size " << *qh;
-    d.headSize = *qh;
-    d.vHeadSize = *vh;
-  } else {
-    d.qHeads = q[1];
-    d.kvHeads = k[1];
-    d.qSeq = q[2];
-    d.kvSeq = k[2];
-    d.headSize = q[3];
-    d.vHeadSize = v[3];
-    if (qAttr && *qAttr != d.qHeads)
-      return op.emitOpError() << "attribute 'q_num_heads' = " << *qAttr
-                              << " does not match query heads " << d.qHeads;
-    if (kvAttr && *kvAttr != d.kvHeads)
-      return op.emitOpError() << "attribute 'kv_num_heads' = " << *kvAttr
-                              << " does not match key heads " << d.kvHeads;
-    if (v[1] != d.kvHeads || v[2] != d.kvSeq || k[3] != d.headSize)
-      return op.emitOpError()
-             << "key must be [B, Hkv, Skv, " << d.headSize
-             << "] and value [B, Hkv, Skv, Dv] with the same Hkv and Skv, got "
-                "shapes "
-             << formatArray(k) << " and " << formatArray(v);
-  }
-  if (d.kvHeads < 1 || d.qHeads % d.kvHeads != 0)
-    return op.emitOpError() << "key/value heads " << d.kvHeads
-                            << " must be >= 1 and divide query heads "
-                            << d.qHeads;
+/// An optional I64Attr read as signed (its getter returns unsigned values).
+std::optional<int64_t> signedAttr(IntegerAttr attr) {
+  if (!attr)
+    return std::nullopt;
+  return attr.getInt();
+}
 
-  bool hasPastK = !isNone(op.getPastKey()), hasPastV = !isNone(op.getPastValue());
-  if (hasPastK != hasPastV)
-    return op.emitOpError()
-           << "past_key and past_value must be given together";
-  if (hasPastK) {
-    SmallVector<int64_t> pk = shapeOf(op.getPastKey()),
-                         pv = shapeOf(op.getPastValue());
-    if (pk.size() != 4 || pv.size() != 4 || pk[0] != d.batch ||
-        pk[1] != d.kvHeads || pk[3] != d.headSize || pv[0] != d.batch ||
-        pv[1] != d.kvHeads || pv[2] != pk[2] || pv[3] != d.vHeadSize)
-      return op.emitOpError()
-             << "past_key must be [" << d.batch << ", " << d.kvHeads
-             << ", P, " << d.headSize << "] and past_value [" << d.batch
-             << ", " << d.kvHeads << ", P, " << d.vHeadSize << "], got "
-             << formatArray(pk) << " and " << formatArray(pv);
-    d.past = pk[2];
-  }
-  if (__builtin_add_overflow(d.past, d.kvSeq, &d.total))
-    return op.emitOpError() << "total sequence length overflows int64";
-
-  d.maskLen = d.total;
-  if (!isNone(op.getAttnMask())) {
-    SmallVector<int64_t> m = shapeOf(op.getAttnMask());
-    if (m.empty() || m.size() > 4 || m.back() > d.total ||
-        !broadcastsInto(m, {d.batch, d.qHeads, d.qSeq, m.back()}))
-      return op.emitOpError()
-             << "attn_mask shape " << formatArray(m)
-             << " must broadcast to [" << d.batch << ", " << d.qHeads << ", "
-             << d.qSeq << ", L] with L <= total sequence length " << d.total;
-    d.maskLen = m.back();
-  }
-  if (!isNone(op.getNonpadKvSeqlen())) {
-    SmallVector<int64_t> n = shapeOf(op.getNonpadKvSeqlen());
-    if (n.size() != 1 || n[0] != d.batch)
-      return op.emitOpError() << "nonpad_kv_seqlen must have shape ["
-                              << d.batch << "], got " << formatArray(n);
-  }
-  // The result sizes must fit int64.
-  SmallVector<SmallVector<int64_t, 4>> shapes = {
-      {d.batch, d.qHeads, d.qSeq, d.total},
-      {d.batch, d.qHeads, d.qSeq, d.vHeadSize},
-      {d.batch, d.kvHeads, d.total, d.headSize},
-      {d.batch, d.kvHeads, d.total, d.vHeadSize}};
-  for (const auto &shape : shapes)
-    if (failed(checkedElementCount(op, shape)))
-      return failure();
-  return d;
+/// The sizes of `op` for the operand shapes `ctx` gives (see
+/// shapes::attentionDims).
+ShapeOr<AttentionDims> attentionDims(AttentionOp op, const ShapeContext &ctx) {
+  OperandShapes shapes(ctx);
+  return shapes::attentionDims(operandsOf(op, shapes),
+                               signedAttr(op.getQNumHeadsAttr()),
+                               signedAttr(op.getKvNumHeadsAttr()));
 }
 } // namespace
 
@@ -230,20 +98,16 @@ LogicalResult AttentionOp::verify() {
 }
 
 LogicalResult
-AttentionOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+AttentionOp::inferShapes(const ShapeContext &ctx,
+                         SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()))
     return failure();
-  auto d = attentionDims(*this);
-  if (failed(d))
-    return failure();
-  if (d->rank3)
-    s.push_back({d->batch, d->qSeq, d->qHeads * d->vHeadSize});
-  else
-    s.push_back({d->batch, d->qHeads, d->qSeq, d->vHeadSize});
-  s.push_back({d->batch, d->kvHeads, d->total, d->headSize});
-  s.push_back({d->batch, d->kvHeads, d->total, d->vHeadSize});
-  s.push_back({d->batch, d->qHeads, d->qSeq, d->total});
-  return success();
+  OperandShapes shapes(ctx);
+  return appendShapes(*this,
+                      shapes::inferAttention(operandsOf(*this, shapes),
+                                             signedAttr(getQNumHeadsAttr()),
+                                             signedAttr(getKvNumHeadsAttr())),
+                      s);
 }
 
 /// Two matmuls (2 flops per multiply-add) plus ~5 per score (scale, bias,
@@ -252,8 +116,8 @@ int64_t AttentionOp::getFlops() {
   for (Value v : getOperands())
     if (!isNone(v) && !hasStaticShape(v))
       return 0;
-  auto d = attentionDims(*this);
-  if (failed(d))
+  ShapeOr<AttentionDims> d = attentionDims(*this, TypeShapeContext());
+  if (!d)
     return 0;
   int64_t scores = d->batch * d->qHeads * d->qSeq * d->total;
   return scores * (2 * (d->headSize + d->vHeadSize) + 5);
@@ -293,7 +157,11 @@ Tensor concatCache(const Tensor *past, const Tensor &current, bool rank3,
 } // namespace
 
 LogicalResult AttentionOp::interpret(InterpreterEnv &env) {
-  AttentionDims d = *attentionDims(*this);
+  FailureOr<AttentionDims> dims =
+      valueOrEmit(*this, attentionDims(*this, EnvShapeContext(env)));
+  if (failed(dims))
+    return failure();
+  const AttentionDims &d = *dims;
   const double inf = std::numeric_limits<double>::infinity();
   Tensor q = env.get(getQuery()).castTo(DType::F64);
   const double *qd = q.data<double>();
@@ -414,21 +282,14 @@ LogicalResult RMSNormOp::verify() {
   return success();
 }
 
-LogicalResult RMSNormOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult RMSNormOp::inferShapes(const ShapeContext &ctx,
+                                     SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()))
     return failure();
-  SmallVector<int64_t> in = ctx.shape(getInput());
-  auto axis = normalizeAxis(*this, "axis", getAxis(), in.size());
-  if (failed(axis))
-    return failure();
-  ArrayRef<int64_t> normalized = ArrayRef<int64_t>(in).drop_front(*axis);
-  SmallVector<int64_t> scale = ctx.shape(getScale());
-  if (!broadcastsInto(scale, normalized))
-    return emitOpError() << "scale shape " << formatArray(scale)
-                         << " does not broadcast to the normalized shape "
-                         << formatArray(normalized);
-  s.push_back(in);
-  return success();
+  return appendShape(*this,
+                     shapes::inferRMSNorm(ctx.shape(getInput()),
+                                          ctx.shape(getScale()), getAxis()),
+                     s);
 }
 
 /// Square, sum, scale and multiply: ~4 per element.
@@ -463,71 +324,16 @@ LogicalResult RMSNormOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The sizes of a rotary embedding (see the op description).
-struct RotaryDims {
-  bool rank3 = false;
-  int64_t batch = 0, heads = 0, seq = 0, headSize = 0, rotary = 0,
-          positions = 0;
-};
+using shapes::RotaryDims;
 
-FailureOr<RotaryDims> rotaryDims(RotaryEmbeddingOp op) {
-  SmallVector<int64_t> in = shapeOf(op.getInput());
-  RotaryDims d;
-  int64_t numHeads = op.getNumHeads();
-  if (in.size() == 4) {
-    d.batch = in[0];
-    d.heads = in[1];
-    d.seq = in[2];
-    d.headSize = in[3];
-    if (numHeads != 0 && numHeads != d.heads)
-      return op.emitOpError() << "attribute 'num_heads' = " << numHeads
-                              << " does not match input heads " << d.heads;
-  } else if (in.size() == 3) {
-    if (numHeads < 1 || in[2] % numHeads != 0)
-      return op.emitOpError() << "attribute 'num_heads' = " << numHeads
-                              << " must be >= 1 and divide the hidden size "
-                              << in[2] << " of a rank-3 input";
-    d.rank3 = true;
-    d.batch = in[0];
-    d.seq = in[1];
-    d.heads = numHeads;
-    d.headSize = in[2] / numHeads;
-  } else {
-    return op.emitOpError() << "input must have rank 3 or 4, got shape "
-                            << formatArray(in);
-  }
-  int64_t r = op.getRotaryEmbeddingDim();
-  d.rotary = r == 0 ? d.headSize : r;
-  if (r < 0 || d.rotary > d.headSize || d.rotary % 2 != 0)
-    return op.emitOpError() << "attribute 'rotary_embedding_dim' = " << r
-                            << " must be 0 or even, positive and <= head size "
-                            << d.headSize;
-  SmallVector<int64_t> cos = shapeOf(op.getCosCache()),
-                       sin = shapeOf(op.getSinCache());
-  if (cos != sin)
-    return op.emitOpError() << "cos_cache and sin_cache must have the same "
-                               "shape, got "
-                            << formatArray(cos) << " and " << formatArray(sin);
-  int64_t half = d.rotary / 2;
-  if (!isNone(op.getPositionIds())) {
-    SmallVector<int64_t> pos = shapeOf(op.getPositionIds());
-    if (pos.size() != 2 || pos[0] != d.batch || pos[1] != d.seq)
-      return op.emitOpError() << "position_ids must have shape [" << d.batch
-                              << ", " << d.seq << "], got "
-                              << formatArray(pos);
-    if (cos.size() != 2 || cos[1] != half)
-      return op.emitOpError() << "cos_cache must have shape [max_position, "
-                              << half << "] with position_ids, got "
-                              << formatArray(cos);
-    d.positions = cos[0];
-  } else if (cos.size() != 3 || cos[0] != d.batch || cos[1] != d.seq ||
-             cos[2] != half) {
-    return op.emitOpError() << "cos_cache must have shape [" << d.batch
-                            << ", " << d.seq << ", " << half
-                            << "] without position_ids, got "
-                            << formatArray(cos);
-  }
-  return d;
+/// The sizes of `op` for the operand shapes `ctx` gives (see
+/// shapes::rotaryDims).
+ShapeOr<RotaryDims> rotaryDims(RotaryEmbeddingOp op, const ShapeContext &ctx) {
+  OperandShapes shapes(ctx);
+  return shapes::rotaryDims(shapes(op.getInput()), shapes(op.getCosCache()),
+                            shapes(op.getSinCache()),
+                            shapes.optional(op.getPositionIds()),
+                            op.getNumHeads(), op.getRotaryEmbeddingDim());
 }
 } // namespace
 
@@ -550,11 +356,18 @@ LogicalResult RotaryEmbeddingOp::verify() {
 }
 
 LogicalResult
-RotaryEmbeddingOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  if (failed(verify()) || failed(rotaryDims(*this)))
+RotaryEmbeddingOp::inferShapes(const ShapeContext &ctx,
+                               SmallVectorImpl<SmallVector<int64_t>> &s) {
+  if (failed(verify()))
     return failure();
-  s.push_back(ctx.shape(getInput()));
-  return success();
+  OperandShapes shapes(ctx);
+  return appendShape(
+      *this,
+      shapes::inferRotaryEmbedding(shapes(getInput()), shapes(getCosCache()),
+                                   shapes(getSinCache()),
+                                   shapes.optional(getPositionIds()),
+                                   getNumHeads(), getRotaryEmbeddingDim()),
+      s);
 }
 
 /// Four multiplies and two adds per rotated pair.
@@ -562,14 +375,18 @@ int64_t RotaryEmbeddingOp::getFlops() {
   for (Value v : getOperands())
     if (!isNone(v) && !hasStaticShape(v))
       return 0;
-  auto d = rotaryDims(*this);
-  if (failed(d))
+  ShapeOr<RotaryDims> d = rotaryDims(*this, TypeShapeContext());
+  if (!d)
     return 0;
   return d->batch * d->heads * d->seq * (d->rotary / 2) * 6;
 }
 
 LogicalResult RotaryEmbeddingOp::interpret(InterpreterEnv &env) {
-  RotaryDims d = *rotaryDims(*this);
+  FailureOr<RotaryDims> dims =
+      valueOrEmit(*this, rotaryDims(*this, EnvShapeContext(env)));
+  if (failed(dims))
+    return failure();
+  const RotaryDims &d = *dims;
   const Tensor &in = env.get(getInput());
   const Tensor &cos = env.get(getCosCache()), &sin = env.get(getSinCache());
   const Tensor *pos =
@@ -611,88 +428,23 @@ LogicalResult RotaryEmbeddingOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The sizes of a linear attention (see the op description).
-struct LinearDims {
-  int64_t batch = 0, seq = 0, qHeads = 0, kvHeads = 0, keySize = 0,
-          valueSize = 0, betaHeads = 0;
-  /// Gates per key dim (decay `B x T x Hkv*Dk`) rather than per head.
-  bool decayPerDim = false;
-  bool gating = false, delta = false;
-};
+using LinearDims = shapes::LinearAttentionDims;
 
-FailureOr<LinearDims> linearDims(LinearAttentionOp op) {
-  LinearDims d;
-  StringRef rule = op.getUpdateRule();
-  if (rule != "linear" && rule != "gated" && rule != "delta" &&
-      rule != "gated_delta")
-    return op.emitOpError() << "attribute 'update_rule' = '" << rule
-                            << "' must be 'linear', 'gated', 'delta' or "
-                               "'gated_delta'";
-  d.gating = rule == "gated" || rule == "gated_delta";
-  d.delta = rule == "delta" || rule == "gated_delta";
-  d.qHeads = op.getQNumHeads();
-  d.kvHeads = op.getKvNumHeads();
-  if (d.qHeads < 1 || d.kvHeads < 1 || d.qHeads % d.kvHeads != 0)
-    return op.emitOpError() << "attributes 'q_num_heads' = " << d.qHeads
-                            << " and 'kv_num_heads' = " << d.kvHeads
-                            << " must be >= 1, kv_num_heads dividing "
-                               "q_num_heads";
-  SmallVector<int64_t> q = shapeOf(op.getQuery()), k = shapeOf(op.getKey()),
-                       v = shapeOf(op.getValue());
-  if (q.size() != 3 || k.size() != 3 || v.size() != 3 || k[0] != q[0] ||
-      v[0] != q[0] || k[1] != q[1] || v[1] != q[1])
-    return op.emitOpError() << "query, key and value must be rank 3 "
-                               "[B, T, heads*size] with the same B and T, "
-                               "got shapes "
-                            << formatArray(q) << ", " << formatArray(k)
-                            << " and " << formatArray(v);
-  d.batch = q[0];
-  d.seq = q[1];
-  if (q[2] % d.qHeads != 0 || v[2] % d.kvHeads != 0 ||
-      k[2] != q[2] / d.qHeads * d.kvHeads)
-    return op.emitOpError()
-           << "query hidden size " << q[2] << " must split into q_num_heads = "
-           << d.qHeads << " heads of size Dk, key hidden size " << k[2]
-           << " must be kv_num_heads * Dk and value hidden size " << v[2]
-           << " a multiple of kv_num_heads = " << d.kvHeads;
-  d.keySize = q[2] / d.qHeads;
-  d.valueSize = v[2] / d.kvHeads;
-  SmallVector<int64_t> stateShape = {d.batch, d.kvHeads, d.keySize,
-                                     d.valueSize};
-  if (!isNone(op.getPastState()) && shapeOf(op.getPastState()) != stateShape)
-    return op.emitOpError() << "past_state must have shape "
-                            << formatArray(stateShape) << ", got "
-                            << formatArray(shapeOf(op.getPastState()));
-  if (isNone(op.getDecay()) == d.gating)
-    return op.emitOpError() << "decay must be given exactly when "
-                               "'update_rule' gates (got '"
-                            << rule << "')";
-  if (isNone(op.getBeta()) == d.delta)
-    return op.emitOpError() << "beta must be given exactly when "
-                               "'update_rule' uses the delta rule (got '"
-                            << rule << "')";
-  if (d.gating) {
-    SmallVector<int64_t> g = shapeOf(op.getDecay());
-    if (g.size() != 3 || g[0] != d.batch || g[1] != d.seq ||
-        (g[2] != d.kvHeads && g[2] != d.kvHeads * d.keySize))
-      return op.emitOpError() << "decay must have shape [" << d.batch << ", "
-                              << d.seq << ", " << d.kvHeads << "] or ["
-                              << d.batch << ", " << d.seq << ", "
-                              << d.kvHeads * d.keySize << "], got "
-                              << formatArray(g);
-    d.decayPerDim = g[2] != d.kvHeads;
-  }
-  if (d.delta) {
-    SmallVector<int64_t> b = shapeOf(op.getBeta());
-    if (b.size() != 3 || b[0] != d.batch || b[1] != d.seq ||
-        (b[2] != d.kvHeads && b[2] != 1))
-      return op.emitOpError() << "beta must have shape [" << d.batch << ", "
-                              << d.seq << ", " << d.kvHeads << "] or ["
-                              << d.batch << ", " << d.seq << ", 1], got "
-                              << formatArray(b);
-    d.betaHeads = b[2];
-  }
-  return d;
+/// The operand shapes `shapes` reads (held there).
+shapes::LinearAttentionOperands operandsOf(LinearAttentionOp op,
+                                           OperandShapes &shapes) {
+  return {shapes(op.getQuery()),          shapes(op.getKey()),
+          shapes(op.getValue()),          shapes.optional(op.getPastState()),
+          shapes.optional(op.getDecay()), shapes.optional(op.getBeta())};
+}
+
+/// The sizes of `op` for the operand shapes `ctx` gives (see
+/// shapes::linearAttentionDims).
+ShapeOr<LinearDims> linearDims(LinearAttentionOp op, const ShapeContext &ctx) {
+  OperandShapes shapes(ctx);
+  return shapes::linearAttentionDims(operandsOf(op, shapes),
+                                     op.getUpdateRule().str(),
+                                     op.getQNumHeads(), op.getKvNumHeads());
 }
 } // namespace
 
@@ -713,15 +465,16 @@ LogicalResult LinearAttentionOp::verify() {
 }
 
 LogicalResult
-LinearAttentionOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+LinearAttentionOp::inferShapes(const ShapeContext &ctx,
+                               SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()))
     return failure();
-  auto d = linearDims(*this);
-  if (failed(d))
-    return failure();
-  s.push_back({d->batch, d->seq, d->qHeads * d->valueSize});
-  s.push_back({d->batch, d->kvHeads, d->keySize, d->valueSize});
-  return success();
+  OperandShapes shapes(ctx);
+  return appendShapes(*this,
+                      shapes::inferLinearAttention(
+                          operandsOf(*this, shapes), getUpdateRule().str(),
+                          getQNumHeads(), getKvNumHeads()),
+                      s);
 }
 
 /// Per position and head: state update (~4 per state element) and the read
@@ -730,15 +483,19 @@ int64_t LinearAttentionOp::getFlops() {
   for (Value v : getOperands())
     if (!isNone(v) && !hasStaticShape(v))
       return 0;
-  auto d = linearDims(*this);
-  if (failed(d))
+  ShapeOr<LinearDims> d = linearDims(*this, TypeShapeContext());
+  if (!d)
     return 0;
   int64_t state = d->keySize * d->valueSize;
   return d->batch * d->seq * (4 * d->kvHeads + 2 * d->qHeads) * state;
 }
 
 LogicalResult LinearAttentionOp::interpret(InterpreterEnv &env) {
-  LinearDims d = *linearDims(*this);
+  FailureOr<LinearDims> dims =
+      valueOrEmit(*this, linearDims(*this, EnvShapeContext(env)));
+  if (failed(dims))
+    return failure();
+  const LinearDims &d = *dims;
   Tensor qt = env.get(getQuery()).castTo(DType::F64),
          kt = env.get(getKey()).castTo(DType::F64),
          vt64 = env.get(getValue()).castTo(DType::F64);
