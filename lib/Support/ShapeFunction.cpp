@@ -1,8 +1,11 @@
 //===- ShapeFunction.cpp - vocabulary of MLIR-free shape functions --------===//
 
 #include "strata/Support/ShapeFunction.h"
+#include "strata/Support/Tensor.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 namespace strata {
 
@@ -45,6 +48,58 @@ ShapeOr<int64_t> checkedElementCount(Ints shape) {
   if (known.size() != shape.size())
     return kDynamicDim;
   return *n;
+}
+
+std::string formatDouble(double value) {
+  // llvm::write_double with FloatStyle::Exponent, which MLIR's diagnostics
+  // use for doubles.
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return std::signbit(value) ? "-INF" : "INF";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6e", value);
+  return buf;
+}
+
+ShapeCheck checkIntsAttr(const char *name, Ints values, size_t size,
+                         int64_t minValue) {
+  if (values.size() != size)
+    return ShapeError() << "attribute '" << name << "' must have " << size
+                        << " values, got " << values.size() << " " << values;
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i] < minValue)
+      return ShapeError() << "attribute '" << name << "' value " << values[i]
+                          << " at index " << i << " must be >= " << minValue
+                          << " (got " << values << ")";
+  return std::nullopt;
+}
+
+ShapeCheck checkEnumAttr(const char *name, const std::string &value,
+                         std::initializer_list<const char *> allowed) {
+  std::string list;
+  for (const char *a : allowed) {
+    if (value == a)
+      return std::nullopt;
+    list += (list.empty() ? "\"" : ", \"") + std::string(a) + "\"";
+  }
+  return ShapeError() << "attribute '" << name << "' must be one of " << list
+                      << ", got \"" << value << "\"";
+}
+
+ShapeOr<int64_t> countElements(Ints shape) {
+  std::optional<int64_t> n = shapeElementCount(shape);
+  if (!n)
+    return ShapeError() << "shape " << shape
+                        << " has a negative dim or overflows int64";
+  return *n;
+}
+
+ShapeCheck checkRuntimeResultSize(Ints shape) {
+  if (!checkedNumElements(shape.vec(), int64_t(1) << 31))
+    return ShapeError() << "result shape " << shape
+                        << " computed at run time has more than 2^31 elements";
+  return std::nullopt;
 }
 
 ShapeOr<int64_t> normalizeAxisAttr(const char *name, int64_t axis,

@@ -17,6 +17,7 @@
 
 #include <cassert>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -83,9 +84,14 @@ private:
 /// "[1, 3, 224, 224]"; a dynamic dim prints as "?".
 std::string formatInts(Ints values);
 
+/// A floating-point value as MLIR diagnostics print it: "%.6e"
+/// ("1.000000e-05"), "nan", "INF", "-INF".
+std::string formatDouble(double value);
+
 /// An error message under construction: `return ShapeError() << "attribute
 /// 'group' = " << g << " must be >= 1";`. Streams what std::ostream does,
-/// plus Ints / Shape as "[1, 2, 3]".
+/// plus Ints / Shape as "[1, 2, 3]" and floating-point values as
+/// formatDouble (the text emitOpError gave them).
 class ShapeError {
 public:
   ShapeError() = default;
@@ -94,6 +100,8 @@ public:
     if constexpr (std::is_convertible_v<const T &, Ints> &&
                   !std::is_convertible_v<const T &, std::string>)
       os << formatInts(Ints(value));
+    else if constexpr (std::is_floating_point_v<T>)
+      os << formatDouble(static_cast<double>(value));
     else
       os << value;
     return *this;
@@ -136,6 +144,31 @@ private:
 
 /// Several result shapes.
 using Shapes = std::vector<Shape>;
+
+/// The outcome of a check: no value if it passed, else the error. Use as
+/// `if (ShapeCheck c = checkX(..)) return *c;`.
+using ShapeCheck = std::optional<ShapeError>;
+
+/// Checks the int list attribute `name`: `size` values, each >= `minValue`.
+/// Errors read "attribute '<name>' must have <size> values, got <n> [..]"
+/// and "attribute '<name>' value <v> at index <i> must be >= <minValue>
+/// (got [..])".
+ShapeCheck checkIntsAttr(const char *name, Ints values, size_t size,
+                         int64_t minValue);
+
+/// Checks that string attribute `name` is one of `allowed`; the error reads
+/// "attribute '<name>' must be one of "a", "b", got "<value>"".
+ShapeCheck checkEnumAttr(const char *name, const std::string &value,
+                         std::initializer_list<const char *> allowed);
+
+/// Product of `shape`'s dims; the error reads "shape [..] has a negative dim
+/// or overflows int64".
+ShapeOr<int64_t> countElements(Ints shape);
+
+/// Checks that a result shape computed from operand values has at most 2^31
+/// elements (a run allocates it); the error reads "result shape [..]
+/// computed at run time has more than 2^31 elements".
+ShapeCheck checkRuntimeResultSize(Ints shape);
 
 /// Product of `shape`'s dims; nullopt on a negative or dynamic dim or on
 /// int64 overflow.

@@ -1,8 +1,7 @@
 //===- ConvOps.cpp - top.Conv, top.Deconv ---------------------------------===//
 
 #include "OpImpl.h"
-
-#include "llvm/Support/MathExtras.h"
+#include "strata/Dialect/Top/Shapes/ConvShapes.h"
 
 #include <algorithm>
 #include <optional>
@@ -91,79 +90,25 @@ SmallVector<int64_t> ConvOp::getPadsOrDefault() {
 
 LogicalResult ConvOp::verify() { return verifyEpilogue(*this); }
 
-LogicalResult ConvOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  auto channelsLast = checkLayout(*this, getLayout());
+LogicalResult ConvOp::inferShapes(const ShapeContext &ctx,
+                                  SmallVectorImpl<SmallVector<int64_t>> &s) {
+  FailureOr<bool> channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
     return failure();
-  // NHWC with an OHWI filter is checked in the NCHW / OIHW order.
-  SmallVector<int64_t> in = toChannelsFirst(ctx.shape(getInput()), *channelsLast),
-                       w = toChannelsFirst(ctx.shape(getFilter()), *channelsLast);
-  if (in.size() < 3 || in.size() > 5)
-    return emitOpError() << "input must have rank 3 to 5 (N, C, 1-3 spatial "
-                            "dims), got shape "
-                         << formatArray(in);
-  size_t r = in.size() - 2;
-  if (w.size() != in.size())
-    return emitOpError() << "filter must have rank " << in.size()
-                         << " like the input, got shape " << formatArray(w);
-  ArrayRef<int64_t> kernel = getKernelShape();
   SmallVector<int64_t> strides = getStridesOrDefault(),
-                       dil = getDilationsOrDefault(), pads = getPadsOrDefault();
-  if (failed(checkArrayAttr(*this, "kernel_shape", kernel, r, 1)) ||
-      failed(checkArrayAttr(*this, "strides", strides, r, 1)) ||
-      failed(checkArrayAttr(*this, "dilations", dil, r, 1)) ||
-      failed(checkArrayAttr(*this, "pads", pads, 2 * r, 0)))
-    return failure();
-  for (size_t d = 0; d < r; ++d)
-    if (kernel[d] != w[d + 2])
-      return emitOpError() << "attribute 'kernel_shape' "
-                           << formatArray(kernel)
-                           << " does not match the filter's spatial dims "
-                           << formatArray(ArrayRef<int64_t>(w).drop_front(2));
-  int64_t group = getGroup();
-  int64_t c = in[1], o = w[0];
-  if (group < 1 || c % group != 0 || o % group != 0)
-    return emitOpError() << "attribute 'group' = " << group
-                         << " must be >= 1 and divide input channels (" << c
-                         << ") and output channels (" << o << ")";
-  if (w[1] * group != c)
-    return emitOpError() << "filter has " << w[1]
-                         << " input channels per group, expected " << c
-                         << " / group " << group << " = " << c / group;
-  if (!isNone(getBias())) {
-    if (!hasStaticShape(getBias()))
-      return success(); // verified once known
-    SmallVector<int64_t> b = ctx.shape(getBias());
-    int64_t n = 1;
-    for (int64_t d : b)
-      n *= d;
-    if (n != o)
-      return emitOpError() << "bias must have " << o
-                           << " elements (one per output channel), got shape "
-                           << formatArray(b);
-  }
-  for (StringRef name : {"input_zp", "weight_zp"}) {
-    auto zp = (*this)->getAttrOfType<DenseI64ArrayAttr>(name);
-    if (zp && zp.size() != 1 && zp.size() != c)
-      return emitOpError() << "attribute '" << name
-                           << "' must have 1 or " << c
-                           << " (input channels) values, got " << zp.size();
-  }
-  SmallVector<int64_t> out{in[0], o};
-  for (size_t d = 0; d < r; ++d) {
-    auto window = windowExtent(*this, d, in[d + 2], kernel[d], dil[d],
-                               pads[d], pads[d + r]);
-    if (failed(window))
-      return failure();
-    auto [ext, padded] = *window;
-    if (padded < ext)
-      return emitOpError() << "effective kernel size " << ext
-                           << " exceeds padded input size " << padded
-                           << " in spatial dim " << d;
-    out.push_back((padded - ext) / strides[d] + 1);
-  }
-  s.push_back(fromChannelsFirst(out, *channelsLast));
-  return success();
+                       dilations = getDilationsOrDefault(),
+                       pads = getPadsOrDefault();
+  shapes::ConvAttrs attrs;
+  attrs.window = {getKernelShape(), strides, dilations, pads};
+  attrs.group = getGroup();
+  attrs.inputZp = optionalInts(getInputZp());
+  attrs.weightZp = optionalInts(getWeightZp());
+  attrs.channelsLast = *channelsLast;
+  OptionalShape bias(ctx, getBias());
+  return appendShape(*this,
+                     shapes::inferConv(ctx.shape(getInput()),
+                                       ctx.shape(getFilter()), bias, attrs),
+                     s);
 }
 
 int64_t ConvOp::getFlops() {
@@ -332,113 +277,27 @@ SmallVector<int64_t> DeconvOp::getOutputPaddingOrDefault() {
   return SmallVector<int64_t>(getKernelShape().size(), 0);
 }
 
-/// Checks Deconv's window attributes against `r` spatial dims and the filter.
-static LogicalResult checkDeconvAttrs(DeconvOp op, size_t r,
-                                      ArrayRef<int64_t> w) {
-  ArrayRef<int64_t> kernel = op.getKernelShape();
-  SmallVector<int64_t> strides = op.getStridesOrDefault(),
-                       dil = op.getDilationsOrDefault(),
-                       pads = op.getPadsOrDefault(),
-                       outPad = op.getOutputPaddingOrDefault();
-  if (failed(checkArrayAttr(op, "kernel_shape", kernel, r, 1)) ||
-      failed(checkArrayAttr(op, "strides", strides, r, 1)) ||
-      failed(checkArrayAttr(op, "dilations", dil, r, 1)) ||
-      failed(checkArrayAttr(op, "pads", pads, 2 * r, 0)) ||
-      failed(checkArrayAttr(op, "output_padding", outPad, r, 0)))
-    return failure();
-  for (size_t d = 0; d < r; ++d)
-    if (outPad[d] >= std::max(strides[d], dil[d]))
-      return op.emitOpError()
-             << "attribute 'output_padding' value " << outPad[d]
-             << " at index " << d << " must be smaller than the stride ("
-             << strides[d] << ") or the dilation (" << dil[d] << ")";
-  for (size_t d = 0; d < r; ++d)
-    if (kernel[d] != w[d + 2])
-      return op.emitOpError()
-             << "attribute 'kernel_shape' " << formatArray(kernel)
-             << " does not match the filter's spatial dims "
-             << formatArray(w.drop_front(2));
-  return success();
-}
-
-/// The output size of one spatial dim, or an error if it overflows or is
-/// negative.
-static FailureOr<int64_t> deconvOutDim(DeconvOp op, size_t d, int64_t in,
-                                       int64_t k) {
-  if (in == 0)
-    return 0;
-  size_t r = op.getKernelShape().size();
-  int64_t s = op.getStridesOrDefault()[d], dil = op.getDilationsOrDefault()[d];
-  SmallVector<int64_t> pads = op.getPadsOrDefault();
-  // (in - 1) * s + (k - 1) * dil + 1 + output_padding; all terms >= 0.
-  int64_t span, ext, full, trim;
-  if (llvm::MulOverflow(in - 1, s, span) ||
-      llvm::MulOverflow(k - 1, dil, ext) ||
-      llvm::AddOverflow(span, ext, full) ||
-      llvm::AddOverflow(full, 1 + op.getOutputPaddingOrDefault()[d], full))
-    return op.emitOpError() << "output size overflows int64 in spatial dim "
-                            << d;
-  if (llvm::AddOverflow(pads[d], pads[d + r], trim) || trim > full)
-    return op.emitOpError() << "pads " << formatArray(pads)
-                            << " remove more than the full output size "
-                            << full << " in spatial dim " << d;
-  return full - trim;
-}
-
 LogicalResult DeconvOp::verify() { return verifyEpilogue(*this); }
 
-LogicalResult
-DeconvOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  auto channelsLast = checkLayout(*this, getLayout());
+LogicalResult DeconvOp::inferShapes(const ShapeContext &ctx,
+                                    SmallVectorImpl<SmallVector<int64_t>> &s) {
+  FailureOr<bool> channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
     return failure();
-  // NHWC with a `C x K.. x O/group` filter is checked in NCHW / IOHW order.
-  SmallVector<int64_t> in = toChannelsFirst(ctx.shape(getInput()), *channelsLast),
-                       w = toChannelsFirst(ctx.shape(getFilter()), *channelsLast);
-  if (in.size() < 3 || in.size() > 5)
-    return emitOpError() << "input must have rank 3 to 5 (N, C, 1-3 spatial "
-                            "dims), got shape "
-                         << formatArray(in);
-  size_t r = in.size() - 2;
-  if (w.size() != in.size())
-    return emitOpError() << "filter must have rank " << in.size()
-                         << " like the input, got shape " << formatArray(w);
-  if (failed(checkDeconvAttrs(*this, r, w)))
-    return failure();
-  int64_t group = getGroup(), c = in[1];
-  if (group < 1 || c % group != 0)
-    return emitOpError() << "attribute 'group' = " << group
-                         << " must be >= 1 and divide input channels (" << c
-                         << ")";
-  if (w[0] != c)
-    return emitOpError() << "filter must have " << c
-                         << " input channels in dim 0, got shape "
-                         << formatArray(w);
-  int64_t o;
-  if (llvm::MulOverflow(w[1], group, o))
-    return emitOpError() << "output channels " << w[1] << " * group "
-                         << group << " overflow int64";
-  if (!isNone(getBias()) && hasStaticShape(getBias())) {
-    SmallVector<int64_t> b = ctx.shape(getBias());
-    int64_t n = 1;
-    for (int64_t d : b)
-      n *= d;
-    if (n != o)
-      return emitOpError() << "bias must have " << o
-                           << " elements (one per output channel), got shape "
-                           << formatArray(b);
-  }
-  SmallVector<int64_t> out{in[0], o};
-  for (size_t d = 0; d < r; ++d) {
-    auto size = deconvOutDim(*this, d, in[d + 2], w[d + 2]);
-    if (failed(size))
-      return failure();
-    out.push_back(*size);
-  }
-  if (failed(checkedElementCount(*this, out)))
-    return failure();
-  s.push_back(fromChannelsFirst(out, *channelsLast));
-  return success();
+  SmallVector<int64_t> strides = getStridesOrDefault(),
+                       dilations = getDilationsOrDefault(),
+                       pads = getPadsOrDefault(),
+                       outputPadding = getOutputPaddingOrDefault();
+  shapes::DeconvAttrs attrs;
+  attrs.window = {getKernelShape(), strides, dilations, pads};
+  attrs.outputPadding = outputPadding;
+  attrs.group = getGroup();
+  attrs.channelsLast = *channelsLast;
+  OptionalShape bias(ctx, getBias());
+  return appendShape(*this,
+                     shapes::inferDeconv(ctx.shape(getInput()),
+                                         ctx.shape(getFilter()), bias, attrs),
+                     s);
 }
 
 int64_t DeconvOp::getFlops() {

@@ -1,8 +1,7 @@
 //===- GeometryOps.cpp - GridSample, AffineGrid, Col2Im, RoiAlign, DeformConv ===//
 
 #include "OpImpl.h"
-
-#include "llvm/Support/MathExtras.h"
+#include "strata/Dialect/Top/Shapes/GeometryShapes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,18 +13,6 @@ using namespace strata::top;
 using namespace strata::top::impl;
 
 namespace {
-/// Checks that string attribute `name` is one of `allowed`.
-LogicalResult checkOneOf(Operation *op, StringRef name, StringRef value,
-                         ArrayRef<StringRef> allowed) {
-  if (llvm::is_contained(allowed, value))
-    return success();
-  std::string list;
-  for (auto [i, a] : llvm::enumerate(allowed))
-    list += (i ? ", \"" : "\"") + a.str() + "\"";
-  return op->emitOpError() << "attribute '" << name << "' must be one of "
-                           << list << ", got \"" << value << "\"";
-}
-
 /// Every element of `t` as a double.
 std::vector<double> toDoubles(const Tensor &t) {
   std::vector<double> v(static_cast<size_t>(t.numElements()));
@@ -102,17 +89,6 @@ int bilinearZeroTaps(double y, double x, int64_t h, int64_t w,
   return n;
 }
 
-/// Checks the optional per-spatial-dim attribute `name` (rank values, each
-/// >= minValue) and returns it, or `dflt` repeated when absent.
-FailureOr<SmallVector<int64_t>>
-spatialAttr(Operation *op, StringRef name, std::optional<ArrayRef<int64_t>> v,
-            size_t rank, int64_t minValue, int64_t dflt) {
-  if (!v)
-    return SmallVector<int64_t>(rank, dflt);
-  if (failed(checkArrayAttr(op, name, *v, rank, minValue)))
-    return failure();
-  return SmallVector<int64_t>(v->begin(), v->end());
-}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -120,34 +96,18 @@ spatialAttr(Operation *op, StringRef name, std::optional<ArrayRef<int64_t>> v,
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-GridSampleOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = ctx.shape(getInput()), grid = ctx.shape(getGrid());
-  if (failed(checkOneOf(*this, "mode", getMode(),
-                        {"linear", "nearest", "cubic"})) ||
-      failed(checkOneOf(*this, "padding_mode", getPaddingMode(),
-                        {"zeros", "border", "reflection"})) ||
-      failed(checkElementKind(*this, "operand 'input'", getInput(),
+GridSampleOp::inferShapes(const ShapeContext &ctx,
+                          SmallVectorImpl<SmallVector<int64_t>> &s) {
+  if (failed(checkElementKind(*this, "operand 'input'", getInput(),
                               kFloatElements)) ||
-      failed(checkElementKind(*this, "operand 'grid'", getGrid(),
-                              kFloatElements)))
+      failed(
+          checkElementKind(*this, "operand 'grid'", getGrid(), kFloatElements)))
     return failure();
-  if (in.size() < 3)
-    return emitOpError() << "input must have rank >= 3 (N, C, spatial...), "
-                            "got shape "
-                         << formatArray(in);
-  int64_t r = static_cast<int64_t>(in.size()) - 2;
-  if (static_cast<int64_t>(grid.size()) != r + 2 || grid[0] != in[0] ||
-      grid.back() != r)
-    return emitOpError() << "grid shape " << formatArray(grid)
-                         << " must be [N = " << in[0] << ", " << r
-                         << " output spatial dims, " << r
-                         << "] for input shape " << formatArray(in);
-  SmallVector<int64_t> out{in[0], in[1]};
-  out.append(grid.begin() + 1, grid.end() - 1);
-  if (failed(checkedElementCount(*this, out)))
-    return failure();
-  s.push_back(out);
-  return success();
+  return appendShape(
+      *this,
+      shapes::inferGridSample(ctx.shape(getInput()), ctx.shape(getGrid()),
+                              getMode().str(), getPaddingMode().str()),
+      s);
 }
 
 /// Per output element: 2 flops per tap of the N-d kernel.
@@ -277,30 +237,13 @@ LogicalResult GridSampleOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-AffineGridOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> theta = ctx.shape(getTheta());
-  ArrayRef<int64_t> size = getSize();
+AffineGridOp::inferShapes(const ShapeContext &ctx,
+                          SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(checkElementKind(*this, "operand 'theta'", getTheta(),
                               kFloatElements)))
     return failure();
-  if (theta.size() != 3 || (theta[1] != 2 && theta[1] != 3) ||
-      theta[2] != theta[1] + 1)
-    return emitOpError() << "theta must have shape [N, 2, 3] or [N, 3, 4], "
-                            "got "
-                         << formatArray(theta);
-  int64_t r = theta[1];
-  if (failed(checkArrayAttr(*this, "size", size, r + 2, 0)))
-    return failure();
-  if (size[0] != theta[0])
-    return emitOpError() << "attribute 'size' batch " << size[0]
-                         << " must equal theta's batch " << theta[0];
-  SmallVector<int64_t> out{theta[0]};
-  out.append(size.begin() + 2, size.end());
-  out.push_back(r);
-  if (failed(checkedElementCount(*this, out)))
-    return failure();
-  s.push_back(out);
-  return success();
+  return appendShape(
+      *this, shapes::inferAffineGrid(ctx.shape(getTheta()), getSize()), s);
 }
 
 /// Per output element: a dot product of length r + 1.
@@ -349,71 +292,16 @@ LogicalResult AffineGridOp::interpret(InterpreterEnv &env) {
 // Col2ImOp
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Col2Im geometry with attributes defaulted and checked.
-struct Col2ImGeometry {
-  SmallVector<int64_t> image, block, strides, pads, dilations, blocks;
-};
-
-FailureOr<Col2ImGeometry> col2imGeometry(Col2ImOp op) {
-  Col2ImGeometry g;
-  g.image.assign(op.getImageShape().begin(), op.getImageShape().end());
-  size_t r = g.image.size();
-  if (r == 0)
-    return op.emitOpError() << "attribute 'image_shape' must not be empty";
-  if (failed(checkArrayAttr(op, "image_shape", g.image, r, 1)) ||
-      failed(checkArrayAttr(op, "block_shape", op.getBlockShape(), r, 1)))
-    return failure();
-  g.block.assign(op.getBlockShape().begin(), op.getBlockShape().end());
-  auto strides = spatialAttr(op, "strides", op.getStrides(), r, 1, 1);
-  auto dil = spatialAttr(op, "dilations", op.getDilations(), r, 1, 1);
-  auto pads = spatialAttr(op, "pads", op.getPads(), 2 * r, 0, 0);
-  if (failed(strides) || failed(dil) || failed(pads))
-    return failure();
-  g.strides = *strides;
-  g.dilations = *dil;
-  g.pads = *pads;
-  for (size_t d = 0; d < r; ++d) {
-    auto ext = windowExtent(op, d, g.image[d], g.block[d], g.dilations[d],
-                            g.pads[d], g.pads[r + d]);
-    if (failed(ext))
-      return failure();
-    if (ext->second < ext->first)
-      return op.emitOpError()
-             << "block extent " << ext->first << " exceeds the padded image "
-             << ext->second << " in dim " << d;
-    g.blocks.push_back((ext->second - ext->first) / g.strides[d] + 1);
-  }
-  return g;
+/// Col2Im's attributes as its shape function takes them.
+static shapes::Col2ImAttrs col2imAttrs(Col2ImOp op) {
+  return {op.getImageShape(), op.getBlockShape(), optionalInts(op.getStrides()),
+          optionalInts(op.getPads()), optionalInts(op.getDilations())};
 }
-} // namespace
 
-LogicalResult Col2ImOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = ctx.shape(getInput());
-  if (in.size() != 3)
-    return emitOpError() << "input must have rank 3 (N, C * prod(block), L), "
-                            "got shape "
-                         << formatArray(in);
-  auto g = col2imGeometry(*this);
-  if (failed(g))
-    return failure();
-  auto k = checkedElementCount(*this, g->block);
-  auto l = checkedElementCount(*this, g->blocks);
-  if (failed(k) || failed(l))
-    return failure();
-  if (in[1] % *k != 0)
-    return emitOpError() << "input dim 1 (" << in[1]
-                         << ") must be divisible by prod(block_shape) = " << *k;
-  if (in[2] != *l)
-    return emitOpError() << "input dim 2 (" << in[2]
-                         << ") must equal the number of sliding blocks "
-                         << formatArray(g->blocks) << " = " << *l;
-  SmallVector<int64_t> out{in[0], in[1] / *k};
-  out.append(g->image.begin(), g->image.end());
-  if (failed(checkedElementCount(*this, out)))
-    return failure();
-  s.push_back(out);
-  return success();
+LogicalResult Col2ImOp::inferShapes(const ShapeContext &ctx,
+                                    SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(
+      *this, shapes::inferCol2Im(ctx.shape(getInput()), col2imAttrs(*this)), s);
 }
 
 /// One add per input element.
@@ -426,7 +314,7 @@ LogicalResult Col2ImOp::interpret(InterpreterEnv &env) {
   const Tensor &inT = env.get(getInput());
   std::vector<double> in = toDoubles(inT);
   std::vector<int64_t> outShape = env.resultShape(getOutput());
-  Col2ImGeometry g = *col2imGeometry(*this);
+  shapes::Col2ImGeometry g = *shapes::col2imGeometry(col2imAttrs(*this));
   int64_t r = static_cast<int64_t>(g.image.size());
   int64_t kn = product(g.block), ln = product(g.blocks),
           plane = product(g.image);
@@ -468,49 +356,27 @@ LogicalResult Col2ImOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-RoiAlignOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = ctx.shape(getInput()), rois = ctx.shape(getRois()),
-                       idx = ctx.shape(getBatchIndices());
-  if (failed(checkOneOf(*this, "coordinate_transformation_mode",
-                        getCoordinateTransformationMode(),
-                        {"half_pixel", "output_half_pixel"})) ||
-      failed(checkOneOf(*this, "mode", getMode(), {"avg", "max"})) ||
-      failed(checkElementKind(*this, "operand 'input'", getInput(),
+RoiAlignOp::inferShapes(const ShapeContext &ctx,
+                        SmallVectorImpl<SmallVector<int64_t>> &s) {
+  if (failed(checkElementKind(*this, "operand 'input'", getInput(),
                               kFloatElements)) ||
       failed(checkElementKind(*this, "operand 'rois'", getRois(),
                               kFloatElements)) ||
       failed(checkElementKind(*this, "operand 'batch_indices'",
                               getBatchIndices(), kIntElements)))
     return failure();
-  if (in.size() != 4)
-    return emitOpError() << "input must have rank 4 (N, C, H, W), got shape "
-                         << formatArray(in);
-  if (rois.size() != 2 || rois[1] != 4)
-    return emitOpError() << "rois must have shape [R, 4], got "
-                         << formatArray(rois);
-  if (idx.size() != 1 || idx[0] != rois[0])
-    return emitOpError() << "batch_indices must have shape [" << rois[0]
-                         << "] (one per roi), got " << formatArray(idx);
   // I64Attr getters are unsigned: read them as the signed values written.
-  int64_t oh = static_cast<int64_t>(getOutputHeight()),
-          ow = static_cast<int64_t>(getOutputWidth()),
-          sr = static_cast<int64_t>(getSamplingRatio());
-  if (oh < 1 || ow < 1)
-    return emitOpError() << "attributes 'output_height' = " << oh
-                         << " and 'output_width' = " << ow
-                         << " must be >= 1";
-  if (sr < 0 || sr > 4096)
-    return emitOpError() << "attribute 'sampling_ratio' = " << sr
-                         << " must be in [0, 4096]";
-  double scale = getSpatialScale().convertToDouble();
-  if (!std::isfinite(scale))
-    return emitOpError() << "attribute 'spatial_scale' = " << scale
-                         << " must be finite";
-  SmallVector<int64_t> out{rois[0], in[1], oh, ow};
-  if (failed(checkedElementCount(*this, out)))
-    return failure();
-  s.push_back(out);
-  return success();
+  shapes::RoiAlignAttrs attrs{getCoordinateTransformationMode().str(),
+                              getMode().str(),
+                              static_cast<int64_t>(getOutputHeight()),
+                              static_cast<int64_t>(getOutputWidth()),
+                              static_cast<int64_t>(getSamplingRatio()),
+                              getSpatialScale().convertToDouble()};
+  return appendShape(*this,
+                     shapes::inferRoiAlign(ctx.shape(getInput()),
+                                           ctx.shape(getRois()),
+                                           ctx.shape(getBatchIndices()), attrs),
+                     s);
 }
 
 /// About 4 multiply-adds per sample and a few samples per output; counted as
@@ -626,103 +492,31 @@ LogicalResult RoiAlignOp::interpret(InterpreterEnv &env) {
 // DeformConvOp
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// DeformConv geometry with attributes defaulted and checked.
-struct DeformGeometry {
-  SmallVector<int64_t> strides, pads, dilations;
-  int64_t oh, ow;
-};
-
-FailureOr<DeformGeometry> deformGeometry(DeformConvOp op) {
-  SmallVector<int64_t> in = shapeOf(op.getInput()),
-                       w = shapeOf(op.getFilter());
-  if (in.size() != 4)
-    return op.emitOpError() << "input must have rank 4 (N, C, H, W; only "
-                               "2-d deformable convolution), got shape "
-                            << formatArray(in);
-  if (w.size() != 4)
-    return op.emitOpError() << "filter must have rank 4 (M, C/group, kH, "
-                               "kW), got shape "
-                            << formatArray(w);
-  DeformGeometry g;
-  auto strides = spatialAttr(op, "strides", op.getStrides(), 2, 1, 1);
-  auto dil = spatialAttr(op, "dilations", op.getDilations(), 2, 1, 1);
-  auto pads = spatialAttr(op, "pads", op.getPads(), 4, 0, 0);
-  if (failed(strides) || failed(dil) || failed(pads))
-    return failure();
-  g.strides = *strides;
-  g.dilations = *dil;
-  g.pads = *pads;
-  int64_t outDims[2];
-  for (size_t d = 0; d < 2; ++d) {
-    auto ext = windowExtent(op, d, in[2 + d], w[2 + d], g.dilations[d],
-                            g.pads[d], g.pads[2 + d]);
-    if (failed(ext))
-      return failure();
-    if (w[2 + d] < 1 || ext->second < ext->first)
-      return op.emitOpError() << "kernel extent " << ext->first
-                              << " exceeds the padded input " << ext->second
-                              << " in spatial dim " << d;
-    outDims[d] = (ext->second - ext->first) / g.strides[d] + 1;
-  }
-  g.oh = outDims[0];
-  g.ow = outDims[1];
-  return g;
+/// DeformConv's attributes as its shape function takes them.
+static shapes::DeformConvAttrs deformConvAttrs(DeformConvOp op) {
+  return {optionalInts(op.getStrides()), optionalInts(op.getPads()),
+          optionalInts(op.getDilations()), static_cast<int64_t>(op.getGroup()),
+          static_cast<int64_t>(op.getOffsetGroup())};
 }
-} // namespace
 
 LogicalResult
-DeformConvOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+DeformConvOp::inferShapes(const ShapeContext &ctx,
+                          SmallVectorImpl<SmallVector<int64_t>> &s) {
   for (auto [what, v] :
        {std::pair<StringRef, Value>{"operand 'input'", getInput()},
         {"operand 'filter'", getFilter()},
-        {"operand 'offset'", getOffset()}})
-    if (failed(checkElementKind(*this, what, v, kFloatElements)))
+        {"operand 'offset'", getOffset()},
+        {"operand 'mask'", getMask()},
+        {"operand 'bias'", getBias()}})
+    if (!isNone(v) && failed(checkElementKind(*this, what, v, kFloatElements)))
       return failure();
-  auto g = deformGeometry(*this);
-  if (failed(g))
-    return failure();
-  SmallVector<int64_t> in = ctx.shape(getInput()), w = ctx.shape(getFilter()),
-                       off = ctx.shape(getOffset());
-  int64_t group = getGroup(), og = getOffsetGroup();
-  if (group < 1 || og < 1)
-    return emitOpError() << "attributes 'group' = " << group
-                         << " and 'offset_group' = " << og << " must be >= 1";
-  if (in[1] % group != 0 || w[1] * group != in[1] || w[0] % group != 0)
-    return emitOpError() << "input channels " << in[1] << ", filter shape "
-                         << formatArray(w) << " and group " << group
-                         << " do not match (need C = filter[1] * group and "
-                            "M divisible by group)";
-  if (in[1] % og != 0)
-    return emitOpError() << "input channels " << in[1]
-                         << " must be divisible by 'offset_group' = " << og;
-  int64_t taps = w[2] * w[3];
-  SmallVector<int64_t> wantOff{in[0], og * taps * 2, g->oh, g->ow};
-  if (off != wantOff)
-    return emitOpError() << "offset shape " << formatArray(off) << " must be "
-                         << formatArray(wantOff);
-  if (!isNone(getMask())) {
-    if (failed(checkElementKind(*this, "operand 'mask'", getMask(),
-                                kFloatElements)))
-      return failure();
-    SmallVector<int64_t> want{in[0], og * taps, g->oh, g->ow};
-    if (ctx.shape(getMask()) != want)
-      return emitOpError() << "mask shape " << formatArray(ctx.shape(getMask()))
-                           << " must be " << formatArray(want);
-  }
-  if (!isNone(getBias())) {
-    if (failed(checkElementKind(*this, "operand 'bias'", getBias(),
-                                kFloatElements)))
-      return failure();
-    if (ctx.shape(getBias()) != SmallVector<int64_t>{w[0]})
-      return emitOpError() << "bias shape " << formatArray(ctx.shape(getBias()))
-                           << " must be [" << w[0] << "]";
-  }
-  SmallVector<int64_t> out{in[0], w[0], g->oh, g->ow};
-  if (failed(checkedElementCount(*this, out)))
-    return failure();
-  s.push_back(out);
-  return success();
+  OptionalShape mask(ctx, getMask()), bias(ctx, getBias());
+  return appendShape(*this,
+                     shapes::inferDeformConv(ctx.shape(getInput()),
+                                             ctx.shape(getFilter()),
+                                             ctx.shape(getOffset()), mask, bias,
+                                             deformConvAttrs(*this)),
+                     s);
 }
 
 /// Per output element and tap of each input channel of its group: a
@@ -744,8 +538,9 @@ LogicalResult DeformConvOp::interpret(InterpreterEnv &env) {
     mask = toDoubles(env.get(getMask()));
   if (!isNone(getBias()))
     bias = toDoubles(env.get(getBias()));
-  DeformGeometry g = *deformGeometry(*this);
   const Tensor &wT = env.get(getFilter());
+  shapes::DeformConvGeometry g = *shapes::deformConvGeometry(
+      inT.shape(), wT.shape(), deformConvAttrs(*this));
   int64_t n = inT.dim(0), c = inT.dim(1), h = inT.dim(2), w = inT.dim(3);
   int64_t m = wT.dim(0), cpg = wT.dim(1), kh = wT.dim(2), kw = wT.dim(3);
   int64_t group = getGroup(), og = getOffsetGroup();

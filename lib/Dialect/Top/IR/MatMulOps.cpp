@@ -1,87 +1,31 @@
 //===- MatMulOps.cpp - top.MatMul -----------------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/MatMulShapes.h"
 
 using namespace mlir;
 using namespace strata;
 using namespace strata::top;
 using namespace strata::top::impl;
 
-namespace {
-/// numpy-matmul geometry: batch shape, M, K, N and which operands were 1-d.
-struct MatMulGeometry {
-  SmallVector<int64_t> batch, lhsBatch, rhsBatch;
-  int64_t m = 1, k = 1, n = 1;
-  bool lhsVector = false, rhsVector = false;
-  SmallVector<int64_t> outShape;
-};
-
-FailureOr<MatMulGeometry> matmulGeometry(MatMulOp op) {
-  SmallVector<int64_t> a = shapeOf(op.getInput()), b = shapeOf(op.getRight());
-  if (a.empty() || b.empty())
-    return op.emitOpError() << "operands must have rank >= 1, got shapes "
-                            << formatArray(a) << " and " << formatArray(b);
-  MatMulGeometry g;
-  if (op.getRightTranspose() && b.size() >= 2)
-    std::swap(b[b.size() - 1], b[b.size() - 2]);
-  if (a.size() == 1) {
-    g.lhsVector = true;
-    a.insert(a.begin(), 1);
-  }
-  if (b.size() == 1) {
-    g.rhsVector = true;
-    b.push_back(1);
-  }
-  g.m = a[a.size() - 2];
-  g.k = a.back();
-  g.n = b.back();
-  if (b[b.size() - 2] != g.k)
-    return op.emitOpError() << "contracting dims differ: input shape "
-                            << formatArray(shapeOf(op.getInput()))
-                            << " has K = " << g.k << ", right shape "
-                            << formatArray(shapeOf(op.getRight()))
-                            << (op.getRightTranspose() ? " (transposed)" : "")
-                            << " has K = " << b[b.size() - 2];
-  g.lhsBatch.assign(a.begin(), a.end() - 2);
-  g.rhsBatch.assign(b.begin(), b.end() - 2);
-  auto batch = broadcastShapes(op, g.lhsBatch, g.rhsBatch);
-  if (failed(batch))
-    return failure();
-  g.batch = *batch;
-  g.outShape = g.batch;
-  if (!g.lhsVector)
-    g.outShape.push_back(g.m);
-  if (!g.rhsVector)
-    g.outShape.push_back(g.n);
-  return g;
-}
-} // namespace
-
 LogicalResult MatMulOp::verify() { return verifyEpilogue(*this); }
 
-LogicalResult MatMulOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  auto g = matmulGeometry(*this);
-  if (failed(g))
-    return failure();
-  if (!isNone(getBias()) && hasStaticShape(getBias())) {
-    SmallVector<int64_t> b = ctx.shape(getBias());
-    int64_t n = 1;
-    for (int64_t d : b)
-      n *= d;
-    if (n != g->n && n != 1)
-      return emitOpError() << "bias must have 1 or " << g->n
-                           << " elements (the output's last dim), got shape "
-                           << formatArray(b);
-  }
-  s.push_back(g->outShape);
-  return success();
+LogicalResult MatMulOp::inferShapes(const ShapeContext &ctx,
+                                    SmallVectorImpl<SmallVector<int64_t>> &s) {
+  OptionalShape bias(ctx, getBias());
+  return appendShape(*this,
+                     shapes::inferMatMul(ctx.shape(getInput()),
+                                         ctx.shape(getRight()), bias,
+                                         getRightTranspose()),
+                     s);
 }
 
 int64_t MatMulOp::getFlops() {
   if (!hasStaticShape(getInput()) || !hasStaticShape(getRight()))
     return 0;
-  auto g = matmulGeometry(*this);
-  if (failed(g))
+  ShapeOr<shapes::MatMulGeometry> g = shapes::matmulGeometry(
+      shapeOf(getInput()), shapeOf(getRight()), getRightTranspose());
+  if (!g)
     return 0;
   int64_t batch = 1;
   for (int64_t d : g->batch)
@@ -90,27 +34,28 @@ int64_t MatMulOp::getFlops() {
 }
 
 LogicalResult MatMulOp::interpret(InterpreterEnv &env) {
-  auto g = matmulGeometry(*this);
-  if (failed(g))
-    return failure();
-  Tensor a = toCompute(env.get(getInput()));
-  Tensor b = toCompute(env.get(getRight())).castTo(a.dtype());
-  int64_t M = g->m, N = g->n, K = g->k;
+  const Tensor &lhs = env.get(getInput()), &rhs = env.get(getRight());
+  // The shape rule has accepted these shapes before the op runs.
+  shapes::MatMulGeometry g =
+      *shapes::matmulGeometry(lhs.shape(), rhs.shape(), getRightTranspose());
+  Tensor a = toCompute(lhs);
+  Tensor b = toCompute(rhs).castTo(a.dtype());
+  int64_t M = g.m, N = g.n, K = g.k;
   int64_t batch = 1;
-  for (int64_t d : g->batch)
+  for (int64_t d : g.batch)
     batch *= d;
-  SmallVector<int64_t> outFull = g->batch;
+  std::vector<int64_t> outFull = g.batch;
   outFull.push_back(M);
   outFull.push_back(N);
-  Tensor out(a.dtype(), std::vector<int64_t>(outFull.begin(), outFull.end()));
-  SmallVector<int64_t> aStr = broadcastStrides(g->lhsBatch, g->batch);
-  SmallVector<int64_t> bStr = broadcastStrides(g->rhsBatch, g->batch);
-  bool transB = getRightTranspose() && env.get(getRight()).rank() >= 2;
+  Tensor out(a.dtype(), outFull);
+  SmallVector<int64_t> aStr = broadcastStrides(g.lhsBatch, g.batch);
+  SmallVector<int64_t> bStr = broadcastStrides(g.rhsBatch, g.batch);
+  bool transB = getRightTranspose() && rhs.rank() >= 2;
   for (int64_t i = 0; i < batch; ++i) {
     int64_t rem = i, aOff = 0, bOff = 0;
-    for (int64_t d = static_cast<int64_t>(g->batch.size()) - 1; d >= 0; --d) {
-      int64_t idx = rem % g->batch[d];
-      rem /= g->batch[d];
+    for (int64_t d = static_cast<int64_t>(g.batch.size()) - 1; d >= 0; --d) {
+      int64_t idx = rem % g.batch[d];
+      rem /= g.batch[d];
       aOff += idx * aStr[d];
       bOff += idx * bStr[d];
     }

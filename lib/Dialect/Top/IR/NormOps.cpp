@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/NormShapes.h"
 
 #include <algorithm>
 #include <limits>
@@ -22,37 +23,6 @@ int64_t product(ArrayRef<int64_t> dims) {
   for (int64_t d : dims)
     n *= d;
   return n;
-}
-
-/// `axis` moved into `[0, rank)`, or an error naming the attribute.
-FailureOr<int64_t> normalizeAxis(Operation *op, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return op->emitOpError() << "attribute 'axis' = " << axis
-                             << " is out of range [" << -rank << ", " << rank
-                             << ") for input rank " << rank;
-  return axis < 0 ? axis + rank : axis;
-}
-
-/// Checks that the (optional) operand `value` called `name` has `count`
-/// elements; `what` says what they are.
-LogicalResult checkParamCount(Operation *op, StringRef name, Value value,
-                              int64_t count, StringRef what) {
-  if (isNone(value) || !hasStaticShape(value))
-    return success();
-  SmallVector<int64_t> s = shapeOf(value);
-  if (product(s) != count)
-    return op->emitOpError() << name << " must have " << count
-                             << " elements (" << what << "), got shape "
-                             << formatArray(s);
-  return success();
-}
-
-/// Checks attribute 'epsilon' is a finite value >= 0.
-LogicalResult checkEpsilon(Operation *op, double eps) {
-  if (!(eps >= 0) || !std::isfinite(eps))
-    return op->emitOpError() << "attribute 'epsilon' = " << eps
-                             << " must be finite and >= 0";
-  return success();
 }
 
 int64_t elementCount(Value v) {
@@ -108,19 +78,17 @@ void softmaxRows(const T *in, T *out, int64_t outer, int64_t len,
 }
 
 template <typename SoftOp>
-LogicalResult inferSoftmax(SoftOp op, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = shapeOf(op.getInput());
-  if (failed(normalizeAxis(op, op.getAxis(), in.size())))
-    return failure();
-  s.push_back(in);
-  return success();
+LogicalResult inferSoftmax(SoftOp op, const ShapeContext &ctx,
+                           SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(
+      op, shapes::inferSoftmax(ctx.shape(op.getInput()), op.getAxis()), s);
 }
 
 template <typename SoftOp>
 LogicalResult interpretSoftmax(SoftOp op, InterpreterEnv &env, bool log) {
   const Tensor &raw = env.get(op.getInput());
   Tensor in = raw.castTo(floatCompute(raw.dtype()));
-  int64_t axis = *normalizeAxis(op, op.getAxis(), in.rank());
+  int64_t axis = *shapes::normAxis(op.getAxis(), in.rank());
   ArrayRef<int64_t> shape(in.shape());
   int64_t outer = product(shape.take_front(axis)), len = shape[axis],
           inner = product(shape.drop_front(axis + 1));
@@ -165,8 +133,9 @@ void normalizeRows(const T *in, T *out, int64_t rows, int64_t len, double eps,
 // SoftmaxOp, LogSoftmaxOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult SoftmaxOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  return inferSoftmax(*this, s);
+LogicalResult SoftmaxOp::inferShapes(const ShapeContext &ctx,
+                                     SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return inferSoftmax(*this, ctx, s);
 }
 /// max, subtract + exp, sum, divide: 4 per element.
 int64_t SoftmaxOp::getFlops() { return 4 * elementCount(getInput()); }
@@ -175,8 +144,9 @@ LogicalResult SoftmaxOp::interpret(InterpreterEnv &env) {
 }
 
 LogicalResult
-LogSoftmaxOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  return inferSoftmax(*this, s);
+LogSoftmaxOp::inferShapes(const ShapeContext &ctx,
+                          SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return inferSoftmax(*this, ctx, s);
 }
 int64_t LogSoftmaxOp::getFlops() { return 4 * elementCount(getInput()); }
 LogicalResult LogSoftmaxOp::interpret(InterpreterEnv &env) {
@@ -188,27 +158,18 @@ LogicalResult LogSoftmaxOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-BatchNormOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  auto channelsLast = checkLayout(*this, getLayout());
+BatchNormOp::inferShapes(const ShapeContext &ctx,
+                         SmallVectorImpl<SmallVector<int64_t>> &s) {
+  FailureOr<bool> channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
     return failure();
-  // Channels are dim 1 (NCHW) or the last dim (NHWC); the result has the
-  // input's shape either way.
-  SmallVector<int64_t> in = toChannelsFirst(ctx.shape(getInput()), *channelsLast);
-  if (in.size() < 2)
-    return emitOpError() << "input must have rank >= 2 (N, C, ...), got shape "
-                         << formatArray(in);
-  int64_t c = in[1];
-  if (failed(checkParamCount(*this, "mean", getMean(), c, "one per channel")) ||
-      failed(checkParamCount(*this, "variance", getVariance(), c,
-                             "one per channel")) ||
-      failed(checkParamCount(*this, "scale", getScale(), c,
-                             "one per channel")) ||
-      failed(checkParamCount(*this, "bias", getBias(), c, "one per channel")) ||
-      failed(checkEpsilon(*this, getEpsilon().convertToDouble())))
-    return failure();
-  s.push_back(ctx.shape(getInput()));
-  return success();
+  OptionalShape mean(ctx, getMean()), variance(ctx, getVariance()),
+      scale(ctx, getScale()), bias(ctx, getBias());
+  return appendShape(*this,
+                     shapes::inferBatchNorm(
+                         ctx.shape(getInput()), {mean, variance, scale, bias},
+                         getEpsilon().convertToDouble(), *channelsLast),
+                     s);
 }
 
 /// One multiply-add per element (scale and shift are folded per channel).
@@ -250,20 +211,15 @@ LogicalResult BatchNormOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-LayerNormOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = ctx.shape(getInput());
-  auto axis = normalizeAxis(*this, getAxis(), in.size());
-  if (failed(axis))
-    return failure();
-  int64_t len = product(ArrayRef<int64_t>(in).drop_front(*axis));
-  if (failed(checkParamCount(*this, "scale", getScale(), len,
-                             "the normalized shape's")) ||
-      failed(checkParamCount(*this, "bias", getBias(), len,
-                             "the normalized shape's")) ||
-      failed(checkEpsilon(*this, getEpsilon().convertToDouble())))
-    return failure();
-  s.push_back(in);
-  return success();
+LayerNormOp::inferShapes(const ShapeContext &ctx,
+                         SmallVectorImpl<SmallVector<int64_t>> &s) {
+  OptionalShape scale(ctx, getScale()), bias(ctx, getBias());
+  return appendShape(
+      *this,
+      shapes::inferLayerNorm(ctx.shape(getInput()), getAxis(),
+                             {std::nullopt, std::nullopt, scale, bias},
+                             getEpsilon().convertToDouble()),
+      s);
 }
 
 /// Mean, variance (2), normalize (2), scale and shift (2): ~6 per element.
@@ -272,7 +228,7 @@ int64_t LayerNormOp::getFlops() { return 6 * elementCount(getInput()); }
 LogicalResult LayerNormOp::interpret(InterpreterEnv &env) {
   const Tensor &raw = env.get(getInput());
   Tensor in = raw.castTo(floatCompute(raw.dtype()));
-  int64_t axis = *normalizeAxis(*this, getAxis(), in.rank());
+  int64_t axis = *shapes::normAxis(getAxis(), in.rank());
   ArrayRef<int64_t> shape(in.shape());
   int64_t rows = product(shape.take_front(axis)),
           len = product(shape.drop_front(axis));
@@ -295,28 +251,18 @@ LogicalResult LayerNormOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-GroupNormOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  auto channelsLast = checkLayout(*this, getLayout());
+GroupNormOp::inferShapes(const ShapeContext &ctx,
+                         SmallVectorImpl<SmallVector<int64_t>> &s) {
+  FailureOr<bool> channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
     return failure();
-  // Channels are dim 1 (NCHW) or the last dim (NHWC); the result has the
-  // input's shape either way.
-  SmallVector<int64_t> in = toChannelsFirst(ctx.shape(getInput()), *channelsLast);
-  if (in.size() < 2)
-    return emitOpError() << "input must have rank >= 2 (N, C, ...), got shape "
-                         << formatArray(in);
-  int64_t c = in[1], g = getNumGroups();
-  if (g < 1 || c % g != 0)
-    return emitOpError() << "attribute 'num_groups' = " << g
-                         << " must be >= 1 and divide the input channels ("
-                         << c << ")";
-  if (failed(checkParamCount(*this, "scale", getScale(), c,
-                             "one per channel")) ||
-      failed(checkParamCount(*this, "bias", getBias(), c, "one per channel")) ||
-      failed(checkEpsilon(*this, getEpsilon().convertToDouble())))
-    return failure();
-  s.push_back(ctx.shape(getInput()));
-  return success();
+  OptionalShape scale(ctx, getScale()), bias(ctx, getBias());
+  return appendShape(
+      *this,
+      shapes::inferGroupNorm(ctx.shape(getInput()), getNumGroups(),
+                             {std::nullopt, std::nullopt, scale, bias},
+                             getEpsilon().convertToDouble(), *channelsLast),
+      s);
 }
 
 int64_t GroupNormOp::getFlops() { return 6 * elementCount(getInput()); }

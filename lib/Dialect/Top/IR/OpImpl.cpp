@@ -425,6 +425,15 @@ windowExtent(Operation *op, size_t dim, int64_t in, int64_t kernel,
   return std::make_pair(ext, padded);
 }
 
+OptionalShape::OptionalShape(const ShapeContext &ctx, Value value) {
+  if (!isNone(value))
+    shape = ctx.shape(value);
+}
+
+OptionalShape::operator std::optional<Ints>() const {
+  return shape ? std::optional<Ints>(*shape) : std::nullopt;
+}
+
 FailureOr<bool> checkLayout(Operation *op, StringRef layout) {
   if (layout == kLayoutNCHW)
     return false;

@@ -244,6 +244,26 @@ windowExtent(Operation *op, size_t dim, int64_t in, int64_t kernel,
              int64_t dilation, int64_t padBegin, int64_t padEnd);
 
 //===----------------------------------------------------------------------===//
+// Shape function adapters (inferShapes of the ops with shape functions)
+//===----------------------------------------------------------------------===//
+
+/// The shape of an optional tensor operand (none when it is `top.None`),
+/// held for the `Ints` view a shape function takes.
+class OptionalShape {
+public:
+  OptionalShape(const ShapeContext &ctx, mlir::Value value);
+  operator std::optional<Ints>() const;
+
+private:
+  std::optional<SmallVector<int64_t>> shape;
+};
+
+/// An optional list attribute as the optional view a shape function takes.
+inline std::optional<Ints> optionalInts(std::optional<ArrayRef<int64_t>> a) {
+  return a ? std::optional<Ints>(*a) : std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
 // Layout helpers (ops with a `layout` attribute)
 //===----------------------------------------------------------------------===//
 

@@ -1,8 +1,7 @@
 //===- PoolOps.cpp - top.MaxPool, top.AvgPool, top.GlobalAvgPool ----------===//
 
 #include "OpImpl.h"
-
-#include "llvm/Support/MathExtras.h"
+#include "strata/Dialect/Top/Shapes/PoolShapes.h"
 
 #include <algorithm>
 #include <limits>
@@ -30,53 +29,19 @@ template <typename PoolOp> SmallVector<int64_t> padsOrDefault(PoolOp op) {
 }
 
 template <typename PoolOp>
-LogicalResult inferPoolShape(PoolOp op, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  auto channelsLast = checkLayout(op, op.getLayout());
+LogicalResult inferPoolShape(PoolOp op, const ShapeContext &ctx,
+                             SmallVectorImpl<SmallVector<int64_t>> &s) {
+  FailureOr<bool> channelsLast = checkLayout(op, op.getLayout());
   if (failed(channelsLast))
     return failure();
-  SmallVector<int64_t> in = toChannelsFirst(shapeOf(op.getInput()), *channelsLast);
-  if (in.size() < 3 || in.size() > 5)
-    return op.emitOpError() << "input must have rank 3 to 5 (N, C, 1-3 "
-                               "spatial dims), got shape "
-                            << formatArray(in);
-  size_t r = in.size() - 2;
-  ArrayRef<int64_t> kernel = op.getKernelShape();
   SmallVector<int64_t> strides = op.getStridesOrDefault(),
-                       dil = op.getDilationsOrDefault(),
+                       dilations = op.getDilationsOrDefault(),
                        pads = op.getPadsOrDefault();
-  if (failed(checkArrayAttr(op, "kernel_shape", kernel, r, 1)) ||
-      failed(checkArrayAttr(op, "strides", strides, r, 1)) ||
-      failed(checkArrayAttr(op, "dilations", dil, r, 1)) ||
-      failed(checkArrayAttr(op, "pads", pads, 2 * r, 0)))
-    return failure();
-  SmallVector<int64_t> out{in[0], in[1]};
-  for (size_t d = 0; d < r; ++d) {
-    auto window = windowExtent(op, d, in[d + 2], kernel[d], dil[d], pads[d],
-                               pads[d + r]);
-    if (failed(window))
-      return failure();
-    auto [ext, padded] = *window;
-    if (pads[d] >= ext || pads[d + r] >= ext)
-      return op.emitOpError() << "pads " << formatArray(pads)
-                              << " must be smaller than the effective kernel "
-                              << ext << " in spatial dim " << d;
-    if (padded < ext)
-      return op.emitOpError() << "effective kernel size " << ext
-                              << " exceeds padded input size " << padded
-                              << " in spatial dim " << d;
-    int64_t span = padded - ext;
-    bool roundUp = op.getCeilMode() && span % strides[d] != 0;
-    int64_t o = span / strides[d] + (roundUp ? 1 : 0) + 1;
-    // A window must start inside the input or its begin padding.
-    int64_t lastStart;
-    if (op.getCeilMode() &&
-        (llvm::MulOverflow(o - 1, strides[d], lastStart) ||
-         lastStart >= in[d + 2] + pads[d]))
-      --o;
-    out.push_back(o);
-  }
-  s.push_back(fromChannelsFirst(out, *channelsLast));
-  return success();
+  shapes::WindowAttrs window{op.getKernelShape(), strides, dilations, pads};
+  return appendShape(op,
+                     shapes::inferPool(ctx.shape(op.getInput()), window,
+                                       op.getCeilMode(), *channelsLast),
+                     s);
 }
 
 /// Shared N-d pooling loop. `isMax` selects max; otherwise average.
@@ -174,8 +139,9 @@ template <typename PoolOp> int64_t poolFlops(PoolOp op) {
     return dilationsOrDefault(*this);                                          \
   }                                                                            \
   SmallVector<int64_t> OP::getPadsOrDefault() { return padsOrDefault(*this); } \
-  LogicalResult OP::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {    \
-    return inferPoolShape(*this, s);                                           \
+  LogicalResult OP::inferShapes(const ShapeContext &ctx,                       \
+                                SmallVectorImpl<SmallVector<int64_t>> &s) {    \
+    return inferPoolShape(*this, ctx, s);                                      \
   }                                                                            \
   int64_t OP::getFlops() { return poolFlops(*this); }
 
@@ -198,20 +164,14 @@ LogicalResult AvgPoolOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-GlobalAvgPoolOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  auto channelsLast = checkLayout(*this, getLayout());
+GlobalAvgPoolOp::inferShapes(const ShapeContext &ctx,
+                             SmallVectorImpl<SmallVector<int64_t>> &s) {
+  FailureOr<bool> channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
     return failure();
-  SmallVector<int64_t> in = toChannelsFirst(ctx.shape(getInput()), *channelsLast);
-  if (in.size() < 3)
-    return emitOpError() << "input must have rank >= 3 (N, C, spatial...), "
-                            "got shape "
-                         << formatArray(in);
-  SmallVector<int64_t> out(in.size(), 1);
-  out[0] = in[0];
-  out[1] = in[1];
-  s.push_back(fromChannelsFirst(out, *channelsLast));
-  return success();
+  return appendShape(
+      *this, shapes::inferGlobalAvgPool(ctx.shape(getInput()), *channelsLast),
+      s);
 }
 
 int64_t GlobalAvgPoolOp::getFlops() {

@@ -1,9 +1,7 @@
 //===- ResizeOps.cpp - top.Resize, top.DepthToSpace, top.SpaceToDepth -----===//
 
 #include "OpImpl.h"
-
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/MathExtras.h"
+#include "strata/Dialect/Top/Shapes/ResizeShapes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,67 +14,24 @@ using namespace strata::top;
 using namespace strata::top::impl;
 
 namespace {
-/// Checks that string attribute `name` is one of `allowed`.
-LogicalResult checkEnumAttr(Operation *op, StringRef name, StringRef value,
-                            ArrayRef<StringRef> allowed) {
-  if (llvm::is_contained(allowed, value))
-    return success();
-  std::string list;
-  for (auto [i, a] : llvm::enumerate(allowed))
-    list += (i ? ", \"" : "\"") + a.str() + "\"";
-  return op->emitOpError() << "attribute '" << name << "' must be one of "
-                           << list << ", got \"" << value << "\"";
-}
-
-/// `a * b` for a shape dim, or an error when it overflows int64.
-FailureOr<int64_t> mulDim(Operation *op, int64_t a, int64_t b) {
-  int64_t r;
-  if (llvm::MulOverflow(a, b, r))
-    return op->emitOpError() << "output dim " << a << " * " << b
-                             << " overflows int64";
-  return r;
-}
-
-/// The scales the op was given (the `scales` attribute unless `sizes` is
-/// given, or runtime scales), empty when it resizes to sizes.
-SmallVector<double> givenScales(ResizeOp op) {
-  if (!op.getSizes() && op.getScales())
-    return SmallVector<double>(*op.getScales());
-  return {};
-}
-
-/// The per-dim scales used for coordinate mapping: `coordinate_scales` if
-/// given, else the `given` scales (see givenScales), else `out / in`.
-SmallVector<double> effectiveScales(ResizeOp op, ArrayRef<int64_t> in,
-                                    ArrayRef<int64_t> out,
-                                    ArrayRef<double> given) {
-  if (auto cs = op.getCoordinateScales())
-    return SmallVector<double>(*cs);
-  if (!given.empty())
-    return SmallVector<double>(given);
-  SmallVector<double> s;
-  for (auto [i, o] : llvm::zip_equal(in, out))
-    s.push_back(i ? static_cast<double>(o) / static_cast<double>(i) : 1.0);
-  return s;
-}
-
-/// Antialiasing widens the kernel to `2 * support / scale` taps when
-/// downsampling; refuses kernels wider than 2^24 taps.
-LogicalResult checkAntialiasWidth(ResizeOp op, ArrayRef<int64_t> in,
-                                  ArrayRef<int64_t> out,
-                                  ArrayRef<double> given) {
-  if (!op.getAntialias())
-    return success();
-  SmallVector<double> scales = effectiveScales(op, in, out, given);
-  double support = op.getMode() == "cubic" ? 2.0 : 1.0;
-  for (size_t d = 0; d < in.size(); ++d) {
-    double taps = 2 * std::ceil(support / std::min(scales[d], 1.0));
-    if (in[d] != 0 && taps > 16777216.0)
-      return op.emitOpError()
-             << "antialias kernel of dim " << d << " needs " << taps
-             << " taps for scale " << scales[d] << " (limit 2^24)";
-  }
-  return success();
+/// The op's attributes as its shape function takes them.
+shapes::ResizeAttrs resizeAttrs(ResizeOp op) {
+  auto doubles = [](std::optional<ArrayRef<double>> v) {
+    return v ? std::optional(std::vector<double>(v->begin(), v->end()))
+             : std::nullopt;
+  };
+  shapes::ResizeAttrs a;
+  a.mode = op.getMode().str();
+  a.coordinateTransformationMode = op.getCoordinateTransformationMode().str();
+  a.nearestMode = op.getNearestMode().str();
+  a.cubicCoeffA = op.getCubicCoeffA().convertToDouble();
+  a.extrapolationValue = op.getExtrapolationValue().convertToDouble();
+  a.antialias = op.getAntialias();
+  a.scales = doubles(op.getScales());
+  a.roi = doubles(op.getRoi());
+  a.coordinateScales = doubles(op.getCoordinateScales());
+  a.sizes = optionalInts(op.getSizes());
+  return a;
 }
 
 /// How one dim is resampled: `out` output positions, each a weighted sum of
@@ -256,18 +211,6 @@ std::vector<double> resampleDim(const std::vector<double> &data,
   return res;
 }
 
-/// Checks the rank-4 input of DepthToSpace/SpaceToDepth and the blocksize.
-LogicalResult checkBlockOp(Operation *op, ArrayRef<int64_t> in, int64_t b) {
-  if (in.size() != 4)
-    return op->emitOpError() << "input must have rank 4 (N, C, H, W), got "
-                                "shape "
-                             << formatArray(in);
-  if (b < 1)
-    return op->emitOpError() << "attribute 'blocksize' = " << b
-                             << " must be >= 1";
-  return success();
-}
-
 /// Copies elements of `elem` bytes: out[i] = in[src(i)] for every flat i of
 /// the `N x C x H x W` output.
 template <typename SrcFn>
@@ -289,123 +232,19 @@ void permuteCopy(const Tensor &in, Tensor &out, SrcFn src) {
 // ResizeOp
 //===----------------------------------------------------------------------===//
 
-/// The output shape of resizing `in` to `sizes` (if not empty) or by
-/// `scales`, with the checks of both; `from` ("attribute" or "operand
-/// 'target_value'") names their origin in errors.
-static FailureOr<SmallVector<int64_t>>
-resizedShape(ResizeOp op, ArrayRef<int64_t> in, ArrayRef<int64_t> sizes,
-             ArrayRef<double> scales, StringRef from) {
-  size_t rank = in.size();
-  SmallVector<int64_t> out;
-  if (!sizes.empty() || scales.empty()) {
-    if (sizes.size() != rank)
-      return op.emitOpError() << from << " 'sizes' must have " << rank
-                              << " values, got " << sizes.size() << " "
-                              << formatArray(sizes);
-    for (auto [i, v] : llvm::enumerate(sizes))
-      if (v < 0)
-        return op.emitOpError() << from << " 'sizes' value " << v
-                                << " at index " << i << " must be >= 0 (got "
-                                << formatArray(sizes) << ")";
-    out.assign(sizes.begin(), sizes.end());
-  } else {
-    if (scales.size() != rank)
-      return op.emitOpError() << from << " 'scales' must have " << rank
-                              << " values, got " << scales.size();
-    for (auto [i, v] : llvm::enumerate(scales)) {
-      if (!(v > 0) || !std::isfinite(v))
-        return op.emitOpError() << from << " 'scales' value " << v
-                                << " at index " << i
-                                << " must be finite and > 0";
-      double dim = std::floor(static_cast<double>(in[i]) * v);
-      if (dim >= 9.0e18)
-        return op.emitOpError() << from << " 'scales' value " << v
-                                << " at index " << i << " makes output dim "
-                                << dim << " overflow int64";
-      out.push_back(static_cast<int64_t>(dim));
-    }
-  }
-  for (size_t d = 0; d < rank; ++d)
-    if (in[d] == 0 && out[d] != 0)
-      return op.emitOpError() << "cannot resize dim " << d
-                              << " of size 0 to size " << out[d];
-  if (failed(checkAntialiasWidth(op, in, out, sizes.empty() ? scales
-                                                            : ArrayRef<double>())))
-    return failure();
-  if (failed(checkedElementCount(op, out)))
-    return failure();
-  return out;
-}
-
-LogicalResult ResizeOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = ctx.shape(getInput());
-  size_t rank = in.size();
-  StringRef ctm = getCoordinateTransformationMode();
-  if (failed(checkEnumAttr(*this, "mode", getMode(),
-                           {"nearest", "linear", "cubic"})) ||
-      failed(checkEnumAttr(*this, "coordinate_transformation_mode", ctm,
-                           {"half_pixel", "half_pixel_symmetric",
-                            "pytorch_half_pixel", "align_corners",
-                            "asymmetric", "tf_crop_and_resize"})) ||
-      failed(checkEnumAttr(*this, "nearest_mode", getNearestMode(),
-                           {"round_prefer_floor", "round_prefer_ceil",
-                            "floor", "ceil"})))
-    return failure();
-  double a = getCubicCoeffA().convertToDouble();
-  if (!std::isfinite(a))
-    return emitOpError() << "attribute 'cubic_coeff_a' = " << a
-                         << " must be finite";
-  if (!std::isfinite(getExtrapolationValue().convertToDouble()))
-    return emitOpError() << "attribute 'extrapolation_value' = "
-                         << getExtrapolationValue().convertToDouble()
-                         << " must be finite";
-  if (getAntialias() && getMode() == "nearest")
-    return emitOpError() << "attribute 'antialias' requires mode \"linear\" "
-                            "or \"cubic\", got \"nearest\"";
-  if (auto roi = getRoi()) {
-    if (roi->size() != 2 * rank)
-      return emitOpError() << "attribute 'roi' must have 2 * rank = "
-                           << 2 * rank << " values, got " << roi->size();
-    for (auto [i, v] : llvm::enumerate(*roi))
-      if (!std::isfinite(v))
-        return emitOpError() << "attribute 'roi' value " << v
-                             << " at index " << i << " must be finite";
-  } else if (ctm == "tf_crop_and_resize") {
-    return emitOpError() << "coordinate_transformation_mode "
-                            "\"tf_crop_and_resize\" requires attribute 'roi'";
-  }
-  if (auto cs = getCoordinateScales()) {
-    if (cs->size() != rank)
-      return emitOpError() << "attribute 'coordinate_scales' must have "
-                           << rank << " values, got " << cs->size();
-    for (auto [i, v] : llvm::enumerate(*cs))
-      if (!(v > 0) || !std::isfinite(v))
-        return emitOpError() << "attribute 'coordinate_scales' value " << v
-                             << " at index " << i
-                             << " must be finite and > 0";
-  }
-  if (Value target = getTargetValue()) {
-    if (getSizes() || getScales())
-      return emitOpError() << "takes the scales or sizes from operand "
-                              "'target_value' or from attributes, not both";
-    auto n = runtimeListLength(*this, "target_value", target);
+LogicalResult ResizeOp::inferShapes(const ShapeContext &ctx,
+                                    SmallVectorImpl<SmallVector<int64_t>> &s) {
+  std::optional<shapes::ResizeTarget> target;
+  if (Value t = getTargetValue()) {
+    FailureOr<int64_t> n = runtimeListLength(*this, "target_value", t);
     if (failed(n))
       return failure();
-    if (*n != static_cast<int64_t>(rank))
-      return emitOpError() << "operand 'target_value' has " << *n
-                           << " values but the input has rank " << rank;
-    s.push_back(SmallVector<int64_t>(rank, ShapedType::kDynamic));
-    return success();
+    target = shapes::ResizeTarget{*n, ctx.tensor(t)};
   }
-  if (!getSizes() && !getScales())
-    return emitOpError() << "requires attribute 'sizes' or 'scales'";
-  auto out = resizedShape(*this, in, getSizes() ? *getSizes()
-                                                : ArrayRef<int64_t>(),
-                          givenScales(*this), "attribute");
-  if (failed(out))
-    return failure();
-  s.push_back(*out);
-  return success();
+  return appendShape(
+      *this,
+      shapes::inferResize(ctx.shape(getInput()), resizeAttrs(*this), target),
+      s);
 }
 
 /// Per resized dim and output element: 2 flops per tap (linear 2 taps,
@@ -421,30 +260,13 @@ int64_t ResizeOp::getFlops() {
 LogicalResult ResizeOp::interpret(InterpreterEnv &env) {
   const Tensor &raw = env.get(getInput());
   SmallVector<int64_t> shape(raw.shape().begin(), raw.shape().end());
-  SmallVector<double> given = givenScales(*this);
-  // The result type has `?` dims (or no rank) when the target is runtime.
-  std::vector<int64_t> outShape;
-  if (!getTargetValue())
-    outShape = env.resultShape(getOutput());
-  if (Value target = getTargetValue()) {
-    const Tensor &t = env.get(target);
-    SmallVector<int64_t> sizes;
-    given.clear();
-    for (int64_t i = 0; i < t.numElements(); ++i) {
-      if (isFloat(t.dtype()))
-        given.push_back(t.getAsDouble(i));
-      else
-        sizes.push_back(t.getAsInt(i));
-    }
-    auto out = resizedShape(*this, shape, sizes, given,
-                            "operand 'target_value':");
-    if (failed(out))
-      return failure();
-    outShape.assign(out->begin(), out->end());
-    if (failed(checkRuntimeResultSize(*this, outShape)))
-      return failure();
-  }
-  SmallVector<double> scales = effectiveScales(*this, shape, outShape, given);
+  shapes::ResizeAttrs attrs = resizeAttrs(*this);
+  Value target = getTargetValue();
+  std::vector<double> given =
+      shapes::resizeGivenScales(attrs, target ? &env.get(target) : nullptr);
+  std::vector<int64_t> outShape = env.resultShape(getOutput());
+  std::vector<double> scales =
+      shapes::resizeCoordinateScales(attrs, raw.shape(), outShape, given);
   std::vector<double> data(static_cast<size_t>(raw.numElements()));
   for (size_t i = 0; i < data.size(); ++i)
     data[i] = raw.getAsDouble(static_cast<int64_t>(i));
@@ -490,29 +312,16 @@ OpFoldResult ResizeOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-DepthToSpaceOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  auto channelsLast = checkLayout(*this, getLayout());
+DepthToSpaceOp::inferShapes(const ShapeContext &ctx,
+                            SmallVectorImpl<SmallVector<int64_t>> &s) {
+  FailureOr<bool> channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
     return failure();
-  SmallVector<int64_t> in = toChannelsFirst(ctx.shape(getInput()), *channelsLast);
-  int64_t b = getBlocksize();
-  if (failed(checkBlockOp(*this, in, b)) ||
-      failed(checkEnumAttr(*this, "mode", getMode(), {"DCR", "CRD"})))
-    return failure();
-  auto bb = mulDim(*this, b, b);
-  if (failed(bb))
-    return failure();
-  if (in[1] % *bb != 0)
-    return emitOpError() << "input channels (" << in[1]
-                         << ") must be divisible by blocksize^2 = " << *bb;
-  auto h = mulDim(*this, in[2], b), w = mulDim(*this, in[3], b);
-  if (failed(h) || failed(w))
-    return failure();
-  SmallVector<int64_t> out{in[0], in[1] / *bb, *h, *w};
-  if (failed(checkedElementCount(*this, out)))
-    return failure();
-  s.push_back(fromChannelsFirst(out, *channelsLast));
-  return success();
+  return appendShape(*this,
+                     shapes::inferDepthToSpace(ctx.shape(getInput()),
+                                               getBlocksize(), getMode().str(),
+                                               *channelsLast),
+                     s);
 }
 
 int64_t DepthToSpaceOp::getFlops() { return 0; }
@@ -548,29 +357,15 @@ OpFoldResult DepthToSpaceOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-SpaceToDepthOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  auto channelsLast = checkLayout(*this, getLayout());
+SpaceToDepthOp::inferShapes(const ShapeContext &ctx,
+                            SmallVectorImpl<SmallVector<int64_t>> &s) {
+  FailureOr<bool> channelsLast = checkLayout(*this, getLayout());
   if (failed(channelsLast))
     return failure();
-  SmallVector<int64_t> in = toChannelsFirst(ctx.shape(getInput()), *channelsLast);
-  int64_t b = getBlocksize();
-  if (failed(checkBlockOp(*this, in, b)))
-    return failure();
-  if (in[2] % b != 0 || in[3] % b != 0)
-    return emitOpError() << "input spatial dims [" << in[2] << ", " << in[3]
-                         << "] must be divisible by attribute 'blocksize' = "
-                         << b;
-  auto bb = mulDim(*this, b, b);
-  if (failed(bb))
-    return failure();
-  auto c = mulDim(*this, in[1], *bb);
-  if (failed(c))
-    return failure();
-  SmallVector<int64_t> out{in[0], *c, in[2] / b, in[3] / b};
-  if (failed(checkedElementCount(*this, out)))
-    return failure();
-  s.push_back(fromChannelsFirst(out, *channelsLast));
-  return success();
+  return appendShape(*this,
+                     shapes::inferSpaceToDepth(ctx.shape(getInput()),
+                                               getBlocksize(), *channelsLast),
+                     s);
 }
 
 int64_t SpaceToDepthOp::getFlops() { return 0; }
