@@ -21,7 +21,7 @@ ShapeOr<Shape> inferNonZero(Ints inputShape, const Tensor *input) {
 }
 
 ShapeOr<Shapes> inferUnique(Ints input, std::optional<int64_t> axisAttr) {
-  ShapeOr<int64_t> count = checkedElementCount(input);
+  ShapeOr<int64_t> count = staticElementCount(input);
   if (!count)
     return ShapeOr<Shapes>::errorOf(count);
   Shape out{kDynamicDim};
@@ -54,7 +54,7 @@ ShapeOr<Shape> inferNonMaxSuppression(Ints boxes, Ints scores,
         std::tuple(&scalars.scoreThreshold, "score_threshold")}) {
     if (!*shape)
       continue;
-    ShapeOr<int64_t> n = checkedElementCount(**shape);
+    ShapeOr<int64_t> n = staticElementCount(**shape);
     if (!n)
       return ShapeOr<Shape>::errorOf(n);
     if (*n != 1)

@@ -172,7 +172,7 @@ ShapeOr<Shape> inferGather(Ints input, Ints indices, int64_t axisAttr) {
   Shape out(input.begin(), input.begin() + *axis);
   out.insert(out.end(), indices.begin(), indices.end());
   out.insert(out.end(), input.begin() + *axis + 1, input.end());
-  ShapeOr<int64_t> count = checkedElementCount(out);
+  ShapeOr<int64_t> count = staticElementCount(out);
   if (!count)
     return ShapeOr<Shape>::errorOf(count);
   return out;

@@ -102,7 +102,7 @@ ShapeOr<Shape> inferGatherND(Ints data, Ints indices, int64_t b) {
                         << "] (rank of 'data' minus batch_dims)";
   Shape out(indices.begin(), indices.end() - 1);
   out.insert(out.end(), data.begin() + b + k, data.end());
-  ShapeOr<int64_t> count = checkedElementCount(out);
+  ShapeOr<int64_t> count = staticElementCount(out);
   if (!count)
     return ShapeOr<Shape>::errorOf(count);
   return out;
@@ -196,7 +196,7 @@ ShapeOr<Shape> inferOneHot(Ints indices, Ints values,
     return out;
   }
   out.insert(out.begin() + *axis, *depth);
-  ShapeOr<int64_t> count = checkedElementCount(out);
+  ShapeOr<int64_t> count = staticElementCount(out);
   if (!count)
     return ShapeOr<Shape>::errorOf(count);
   return out;
@@ -239,7 +239,7 @@ ShapeOr<Shape> inferMaxUnpool(Ints input, Ints indices, Ints out) {
                         << " must keep the batch and channel dims of the "
                            "input shape "
                         << input;
-  ShapeOr<int64_t> count = checkedElementCount(out);
+  ShapeOr<int64_t> count = staticElementCount(out);
   if (!count)
     return ShapeOr<Shape>::errorOf(count);
   return out.vec();

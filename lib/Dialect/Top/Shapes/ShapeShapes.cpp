@@ -10,7 +10,7 @@ namespace strata::top::shapes {
 // Runtime operands and list attributes
 //===----------------------------------------------------------------------===//
 
-ShapeOr<int64_t> checkedElementCount(Ints shape) {
+ShapeOr<int64_t> staticElementCount(Ints shape) {
   std::optional<int64_t> n = checkedNumElements(shape.vec());
   if (!n)
     return ShapeError() << "shape " << shape
@@ -97,7 +97,7 @@ static ShapeError notBoth(const char *what, const char *attr, Ints values,
 /// one -1 is inferred); errors name `what` (the attribute or the runtime
 /// operand) and the shape.
 static ShapeOr<Shape> reshapeTo(const char *what, Ints in, Ints shape) {
-  ShapeOr<int64_t> inCount = checkedElementCount(in);
+  ShapeOr<int64_t> inCount = staticElementCount(in);
   if (!inCount)
     return ShapeOr<Shape>::errorOf(inCount);
   Shape out = shape.vec();
@@ -235,7 +235,7 @@ ShapeOr<Shape> inferConcat(const Shapes &inputs, int64_t axisAttr) {
     if (__builtin_add_overflow(out[*axis], shape[*axis], &out[*axis]))
       return ShapeError() << "concatenated dim " << *axis << " overflows int64";
   }
-  ShapeOr<int64_t> count = checkedElementCount(out);
+  ShapeOr<int64_t> count = staticElementCount(out);
   if (!count)
     return ShapeOr<Shape>::errorOf(count);
   return out;
@@ -341,7 +341,7 @@ static ShapeOr<Shape> padShape(const char *what, const std::string &mode,
                           << " (size " << dim
                           << ") a negative or overflowing size";
   }
-  ShapeOr<int64_t> count = checkedElementCount(out);
+  ShapeOr<int64_t> count = staticElementCount(out);
   if (!count)
     return ShapeOr<Shape>::errorOf(count);
   return out;
@@ -381,7 +381,7 @@ static ShapeOr<Shape> tileShape(const char *what, Ints in, Ints repeats) {
       return ShapeError() << what << " " << repeats << " overflows a dim of "
                           << in;
   }
-  ShapeOr<int64_t> count = checkedElementCount(out);
+  ShapeOr<int64_t> count = staticElementCount(out);
   if (!count)
     return ShapeOr<Shape>::errorOf(count);
   return out;
@@ -436,7 +436,7 @@ static ShapeOr<Shape> expandShape(const char *what, Ints in, Ints shape) {
     out[i] = a == 1 ? b : a;
   }
   if (std::none_of(out.begin(), out.end(), isDynamicDim)) {
-    ShapeOr<int64_t> count = checkedElementCount(out);
+    ShapeOr<int64_t> count = staticElementCount(out);
     if (!count)
       return ShapeOr<Shape>::errorOf(count);
   }

@@ -37,9 +37,9 @@ struct RuntimeValue {
   int64_t length() const { return shape.empty() ? 0 : shape[0]; }
 };
 
-/// The element count of `shape`; the error reads "shape [..] has a negative
+/// The element count of a static `shape`; the error reads "shape [..] has a negative
 /// dim or overflows int64".
-ShapeOr<int64_t> checkedElementCount(Ints shape);
+ShapeOr<int64_t> staticElementCount(Ints shape);
 
 /// Checks that list attribute `name` has `size` entries, each >= `minValue`;
 /// the error reads "attribute '<name>' must have <size> values, got <n> [..]"
