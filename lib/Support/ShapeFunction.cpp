@@ -126,6 +126,38 @@ ShapeOr<Shape> normalizeAxesAttr(const char *name, Ints axes, int64_t rank) {
   return out;
 }
 
+ShapeOr<int64_t> checkedShapeElementCount(Ints shape) {
+  std::optional<int64_t> n = shapeElementCount(shape);
+  if (!n)
+    return ShapeError() << "shape " << shape
+                        << " has a negative dim or overflows int64";
+  return *n;
+}
+
+ShapeOr<Shape> normalizeAxesOperand(const char *name, Ints axes, int64_t rank) {
+  Shape out;
+  std::vector<bool> seen(std::max<int64_t>(rank, 0), false);
+  for (int64_t axis : axes) {
+    if (axis < -rank || axis >= rank)
+      return ShapeError() << "operand '" << name << "' holds axis " << axis
+                          << ", out of range for rank " << rank;
+    int64_t a = axis < 0 ? axis + rank : axis;
+    if (seen[a])
+      return ShapeError() << "operand '" << name << "' " << axes
+                          << " repeats dim " << a;
+    seen[a] = true;
+    out.push_back(a);
+  }
+  return out;
+}
+
+Shape tensorInts(const Tensor &t) {
+  Shape out(static_cast<size_t>(t.numElements()));
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    out[i] = t.getAsInt(i);
+  return out;
+}
+
 ShapeOr<Shape> broadcastShape(Ints lhs, Ints rhs) {
   size_t rank = std::max(lhs.size(), rhs.size());
   Shape out(rank);

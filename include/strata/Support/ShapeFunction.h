@@ -28,6 +28,8 @@
 
 namespace strata {
 
+class Tensor;
+
 /// A shape: one size per dim.
 using Shape = std::vector<int64_t>;
 
@@ -189,6 +191,18 @@ ShapeOr<int64_t> normalizeAxisAttr(const char *name, int64_t axis,
 /// normalizeAxisAttr) and rejects duplicates ("attribute '<name>' [..]
 /// repeats dim <d>").
 ShapeOr<Shape> normalizeAxesAttr(const char *name, Ints axes, int64_t rank);
+
+/// shapeElementCount as a step of a shape function: the error reads "shape
+/// [..] has a negative dim or overflows int64".
+ShapeOr<int64_t> checkedShapeElementCount(Ints shape);
+
+/// Normalizes axes held by operand `name` (a runtime `axes_value`) like
+/// normalizeAxesAttr; the errors read "operand '<name>' holds axis <a>, out
+/// of range for rank <r>" and "operand '<name>' [..] repeats dim <d>".
+ShapeOr<Shape> normalizeAxesOperand(const char *name, Ints axes, int64_t rank);
+
+/// The elements of an integer tensor (a runtime operand) as int64 values.
+Shape tensorInts(const Tensor &t);
 
 /// numpy broadcast of two shapes; the error reads "operand shapes [..] and
 /// [..] do not broadcast". A dynamic dim broadcasts with anything: against 1

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/ActivationShapes.h"
+#include "strata/Dialect/Top/Shapes/ElementwiseShapes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -40,9 +42,9 @@ LogicalResult interpretMap(UnOp op, InterpreterEnv &env,
 /// Verifier, shape inference (the input's shape) and FLOPs of a float-only
 /// unary op costing `FLOPS` per element.
 #define STRATA_FLOAT_UNARY(OP, FLOPS)                                          \
-  LogicalResult OP::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {    \
-    s.push_back(ctx.shape(getInput()));                                          \
-    return success();                                                          \
+  LogicalResult OP::inferShapes(const ShapeContext &ctx,                       \
+                                SmallVectorImpl<SmallVector<int64_t>> &s) {    \
+    return appendShape(*this, shapes::inferUnary(ctx.shape(getInput())), s);   \
   }                                                                            \
   int64_t OP::getFlops() { return elementwiseFlops(getOutput(), FLOPS); }
 
@@ -119,19 +121,11 @@ LogicalResult PReluOp::verify() {
                               "operand 'slope'", getSlope());
 }
 
-LogicalResult PReluOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = ctx.shape(getInput()), slope = ctx.shape(getSlope());
-  bool ok = slope.size() <= in.size();
-  for (size_t i = 0; ok && i < slope.size(); ++i) {
-    int64_t d = slope[slope.size() - 1 - i];
-    ok = d == 1 || d == in[in.size() - 1 - i];
-  }
-  if (!ok)
-    return emitOpError() << "operand 'slope' shape " << formatArray(slope)
-                         << " does not broadcast to operand 'input' shape "
-                         << formatArray(in);
-  s.push_back(in);
-  return success();
+LogicalResult PReluOp::inferShapes(const ShapeContext &ctx,
+                                   SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(
+      *this, shapes::inferPRelu(ctx.shape(getInput()), ctx.shape(getSlope())),
+      s);
 }
 
 int64_t PReluOp::getFlops() { return elementwiseFlops(getOutput(), 2); }

@@ -1,6 +1,8 @@
 //===- CoreOps.cpp - top.Input, top.Weight, top.None ----------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/CoreShapes.h"
+#include "strata/Dialect/Top/Shapes/ElementwiseShapes.h"
 
 using namespace mlir;
 using namespace strata;
@@ -10,9 +12,9 @@ using namespace strata::top;
 // InputOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult InputOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  s.push_back(ctx.shape(getInput()));
-  return success();
+LogicalResult InputOp::inferShapes(const ShapeContext &ctx,
+                                   SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this, shapes::inferUnary(ctx.shape(getInput())), s);
 }
 int64_t InputOp::getFlops() { return 0; }
 LogicalResult InputOp::interpret(InterpreterEnv &env) {
@@ -30,8 +32,10 @@ LogicalResult WeightOp::verify() {
   if (!dtypeOfValue(getOutput()))
     return emitOpError() << "unsupported element type "
                          << getOutput().getType().getElementType();
-  if (failed(checkedElementCount(*this, getOutput().getType().getShape())))
-    return failure();
+  ShapeOr<Shape> declared =
+      shapes::inferWeight(getOutput().getType().getShape());
+  if (!declared)
+    return emitOpError() << declared.error();
   if (auto value = getValueAttr())
     if (value.getShapedType() != getOutput().getType())
       return emitOpError() << "attribute 'value' has type "
@@ -39,9 +43,12 @@ LogicalResult WeightOp::verify() {
                            << getOutput().getType();
   return success();
 }
-LogicalResult WeightOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  s.push_back(SmallVector<int64_t>(getOutput().getType().getShape()));
-  return success();
+/// The result's declared type is the weight's shape (the weight file holds
+/// a tensor of that shape).
+LogicalResult WeightOp::inferShapes(const ShapeContext &,
+                                    SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this,
+                     shapes::inferWeight(getOutput().getType().getShape()), s);
 }
 int64_t WeightOp::getFlops() { return 0; }
 LogicalResult WeightOp::interpret(InterpreterEnv &env) {
@@ -55,9 +62,9 @@ LogicalResult WeightOp::interpret(InterpreterEnv &env) {
 // NoneOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult NoneOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  s.push_back({});
-  return success();
+LogicalResult NoneOp::inferShapes(const ShapeContext &,
+                                  SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this, shapes::inferNone(), s);
 }
 int64_t NoneOp::getFlops() { return 0; }
 LogicalResult NoneOp::interpret(InterpreterEnv &) { return success(); }

@@ -1,6 +1,7 @@
 //===- LinalgOps.cpp - determinant and local response normalization -------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/LinalgShapes.h"
 
 #include <cmath>
 #include <utility>
@@ -22,13 +23,9 @@ LogicalResult DetOp::verify() {
                               getOutput());
 }
 
-LogicalResult DetOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = ctx.shape(getInput());
-  if (in.size() < 2 || in[in.size() - 1] != in[in.size() - 2])
-    return emitOpError() << "operand 'input' shape " << formatArray(in)
-                         << " must be [*, M, M] (rank >= 2, square)";
-  s.push_back(SmallVector<int64_t>(in.begin(), in.end() - 2));
-  return success();
+LogicalResult DetOp::inferShapes(const ShapeContext &ctx,
+                                 SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this, shapes::inferDet(ctx.shape(getInput())), s);
 }
 
 int64_t DetOp::getFlops() {
@@ -92,13 +89,9 @@ LogicalResult LRNOp::verify() {
   return success();
 }
 
-LogicalResult LRNOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> in = ctx.shape(getInput());
-  if (in.size() < 3)
-    return emitOpError() << "operand 'input' shape " << formatArray(in)
-                         << " must have rank >= 3 (N x C x D1..)";
-  s.push_back(in);
-  return success();
+LogicalResult LRNOp::inferShapes(const ShapeContext &ctx,
+                                 SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this, shapes::inferLRN(ctx.shape(getInput())), s);
 }
 
 int64_t LRNOp::getFlops() {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/ElementwiseShapes.h"
 
 #include <cmath>
 
@@ -36,14 +37,13 @@ LogicalResult verifyBinaryOf(Operation *op, unsigned kinds) {
                               op->getResult(0));
 }
 
-LogicalResult inferBroadcast(Operation *op,
+/// The numpy broadcast of a binary op's operands.
+template <typename BinOp>
+LogicalResult inferBroadcast(BinOp op, const ShapeContext &ctx,
                              SmallVectorImpl<SmallVector<int64_t>> &s) {
-  auto out = broadcastShapes(op, shapeOf(op->getOperand(0)),
-                             shapeOf(op->getOperand(1)));
-  if (failed(out))
-    return failure();
-  s.push_back(*out);
-  return success();
+  return appendShape(
+      op, shapes::inferBinary(ctx.shape(op.getLhs()), ctx.shape(op.getRhs())),
+      s);
 }
 
 /// The integer compute type that keeps the bit pattern of `type` (sign- or
@@ -86,10 +86,10 @@ LogicalResult interpretBits(BinOp op, InterpreterEnv &env, Fn fn) {
 /// Verifier, shape inference, FLOPs (1 per element) and reference semantics
 /// (`FN` applied in the compute type) of a float-only unary function.
 #define STRATA_MATH_UNARY(OP, FN)                                              \
-  LogicalResult OP::verify() { return verifyUnaryOf(*this, kFloatElements); } \
-  LogicalResult OP::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {    \
-    s.push_back(ctx.shape(getInput()));                                          \
-    return success();                                                          \
+  LogicalResult OP::verify() { return verifyUnaryOf(*this, kFloatElements); }  \
+  LogicalResult OP::inferShapes(const ShapeContext &ctx,                       \
+                                SmallVectorImpl<SmallVector<int64_t>> &s) {    \
+    return appendShape(*this, shapes::inferUnary(ctx.shape(getInput())), s);   \
   }                                                                            \
   int64_t OP::getFlops() { return elementwiseFlops(getOutput(), 1); }          \
   LogicalResult OP::interpret(InterpreterEnv &env) {                           \
@@ -119,8 +119,9 @@ STRATA_MATH_UNARY(AtanhOp, std::atanh)
 
 LogicalResult FmodOp::verify() { return verifyBinaryOf(*this, kFloatElements); }
 
-LogicalResult FmodOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  return inferBroadcast(*this, s);
+LogicalResult FmodOp::inferShapes(const ShapeContext &ctx,
+                                  SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return inferBroadcast(*this, ctx, s);
 }
 
 int64_t FmodOp::getFlops() { return elementwiseFlops(getOutput(), 1); }
@@ -147,8 +148,9 @@ LogicalResult FmodOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 #define STRATA_BITWISE_COMMON(OP)                                              \
-  LogicalResult OP::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {    \
-    return inferBroadcast(*this, s);                                           \
+  LogicalResult OP::inferShapes(const ShapeContext &ctx,                       \
+                                SmallVectorImpl<SmallVector<int64_t>> &s) {    \
+    return inferBroadcast(*this, ctx, s);                                      \
   }                                                                            \
   int64_t OP::getFlops() { return elementwiseFlops(getOutput(), 1); }
 
@@ -214,9 +216,9 @@ LogicalResult BitwiseNotOp::verify() {
 }
 
 LogicalResult
-BitwiseNotOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  s.push_back(ctx.shape(getInput()));
-  return success();
+BitwiseNotOp::inferShapes(const ShapeContext &ctx,
+                          SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this, shapes::inferUnary(ctx.shape(getInput())), s);
 }
 
 int64_t BitwiseNotOp::getFlops() { return elementwiseFlops(getOutput(), 1); }

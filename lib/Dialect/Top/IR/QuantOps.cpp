@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/QuantShapes.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
@@ -82,11 +83,20 @@ Type elementType(Value v) {
   return cast<ShapedType>(v.getType()).getElementType();
 }
 
+/// The quantized dim and scale count of a per-axis quantized type.
+std::optional<shapes::QuantAxis> quantAxisOf(Type elem) {
+  auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(elem);
+  if (!perAxis)
+    return std::nullopt;
+  return shapes::QuantAxis{perAxis.getQuantizedDimension(),
+                           static_cast<int64_t>(perAxis.getScales().size())};
+}
+
 /// Checks that `v` (described as `what`: "input" or "result") has a uniform
 /// quantized element type with integer storage that fits its tensor type,
 /// and returns that type. `sameShape`, if given, is a value of the same
 /// shape as `v` (the other side of an elementwise op).
-FailureOr<quant::QuantizedType> checkQuantized(Operation *op, StringRef what,
+FailureOr<quant::QuantizedType> checkQuantized(Operation *op, const char *what,
                                                Value v, Value sameShape) {
   Type elem = elementType(v);
   auto q = dyn_cast<quant::QuantizedType>(elem);
@@ -104,30 +114,21 @@ FailureOr<quant::QuantizedType> checkQuantized(Operation *op, StringRef what,
                              << " must be an 8, 16 or 32-bit integer";
   // The shapes of `v` and `sameShape` are equal once inferred; checking both
   // catches a per-axis type on an unranked result before shape inference.
-  if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(q))
+  if (std::optional<shapes::QuantAxis> axis = quantAxisOf(q))
     for (Value shaped : {v, sameShape}) {
       auto ranked = shaped ? dyn_cast<RankedTensorType>(shaped.getType())
                            : RankedTensorType();
       if (!ranked)
         continue;
-      int64_t axis = perAxis.getQuantizedDimension(), rank = ranked.getRank();
-      if (axis < 0 || axis >= rank)
-        return op->emitOpError()
-               << what << " quantized dimension " << axis
-               << " is out of range for rank " << rank;
-      int64_t dim = ranked.getDimSize(axis);
-      int64_t n = static_cast<int64_t>(perAxis.getScales().size());
-      if (!ShapedType::isDynamic(dim) && dim != n)
-        return op->emitOpError()
-               << what << " has " << n << " scales on quantized dimension "
-               << axis << " but that dim has size " << dim;
+      if (auto error = shapes::checkQuantAxis(what, *axis, ranked.getShape()))
+        return op->emitOpError() << error->message();
     }
   return q;
 }
 
 /// Checks that `v` has a quantized element type (see above) or an integer
 /// element type of at most 32 bits.
-FailureOr<Type> checkQuantizedOrInteger(Operation *op, StringRef what,
+FailureOr<Type> checkQuantizedOrInteger(Operation *op, const char *what,
                                         Value v, Value sameShape) {
   Type elem = elementType(v);
   if (isa<quant::QuantizedType>(elem)) {
@@ -242,11 +243,14 @@ static LogicalResult verifyQuantTypes(QuantOp op) {
 
 LogicalResult QuantOp::verify() { return verifyQuantTypes(*this); }
 
-LogicalResult QuantOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult QuantOp::inferShapes(const ShapeContext &ctx,
+                                   SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verifyQuantTypes(*this)))
     return failure();
-  s.push_back(ctx.shape(getInput()));
-  return success();
+  return appendShape(*this,
+                     shapes::inferQuant(ctx.shape(getInput()),
+                                        quantAxisOf(elementType(getOutput()))),
+                     s);
 }
 
 int64_t QuantOp::getFlops() {
@@ -288,12 +292,14 @@ static LogicalResult verifyDequantTypes(DequantOp op) {
 
 LogicalResult DequantOp::verify() { return verifyDequantTypes(*this); }
 
-LogicalResult
-DequantOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult DequantOp::inferShapes(const ShapeContext &ctx,
+                                     SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verifyDequantTypes(*this)))
     return failure();
-  s.push_back(ctx.shape(getInput()));
-  return success();
+  return appendShape(*this,
+                     shapes::inferDequant(ctx.shape(getInput()),
+                                          quantAxisOf(elementType(getInput()))),
+                     s);
 }
 
 int64_t DequantOp::getFlops() {
@@ -319,9 +325,9 @@ LogicalResult DequantOp::interpret(InterpreterEnv &env) {
 // RequantOp
 //===----------------------------------------------------------------------===//
 
-/// Checks the types and attributes of `top.Requant`; the per-channel length
-/// check needs a ranked input.
-static LogicalResult verifyRequant(RequantOp op) {
+/// Checks the element types of `top.Requant`: quantized or integer on both
+/// sides, quantized on both for quant_mode "Float".
+static LogicalResult verifyRequantTypes(RequantOp op) {
   auto in = checkQuantizedOrInteger(op, "input", op.getInput(), Value());
   if (failed(in))
     return failure();
@@ -329,86 +335,48 @@ static LogicalResult verifyRequant(RequantOp op) {
       checkQuantizedOrInteger(op, "result", op.getOutput(), op.getInput());
   if (failed(out))
     return failure();
-  std::optional<RequantMode> mode = parseRequantMode(op.getQuantMode());
-  if (!mode)
-    return op.emitOpError()
-           << "attribute 'quant_mode' must be \"MultiplierShift\", "
-              "\"TFLite\" or \"Float\", got \""
-           << op.getQuantMode() << "\"";
-  auto multiplier = op.getMultiplier();
-  auto rshift = op.getRshift();
-
-  if (*mode == RequantMode::Float) {
-    if (!isa<quant::QuantizedType>(*in) || !isa<quant::QuantizedType>(*out))
-      return op.emitOpError() << "quant_mode \"Float\" needs !quant.uniform "
-                                 "input and result types, got "
-                              << *in << " and " << *out;
-    if (multiplier || rshift)
-      return op.emitOpError() << "attribute '"
-                              << (multiplier ? "multiplier" : "rshift")
-                              << "' is not used by quant_mode \"Float\"";
-    return success();
-  }
-
-  if (!multiplier || !rshift)
-    return op.emitOpError()
-           << "quant_mode \"" << op.getQuantMode() << "\" requires attribute '"
-           << (multiplier ? "rshift" : "multiplier") << "'";
-  int64_t channels = 0;
-  auto ranked = dyn_cast<RankedTensorType>(op.getInput().getType());
-  if (ranked && ranked.getRank() >= 2 && !ranked.isDynamicDim(1))
-    channels = ranked.getDimSize(1);
-  for (auto [name, values] :
-       {std::pair<StringRef, ArrayRef<int64_t>>{"multiplier", *multiplier},
-        {"rshift", *rshift}}) {
-    int64_t n = static_cast<int64_t>(values.size());
-    if (n == 1)
-      continue;
-    if (ranked && ranked.getRank() < 2)
-      return op.emitOpError()
-             << "attribute '" << name << "' has " << n
-             << " values but per-channel values need an input of rank >= 2 "
-                "(channel is dim 1), got rank "
-             << ranked.getRank();
-    if (n == 0)
-      return op.emitOpError() << "attribute '" << name
-                              << "' must have 1 value or one per channel, got "
-                                 "none";
-    if (channels > 0 && n != channels)
-      return op.emitOpError() << "attribute '" << name << "' must have 1 or "
-                              << channels << " (input dim 1) values, got " << n
-                              << " " << formatArray(values);
-  }
-  if (multiplier->size() != 1 && rshift->size() != 1 &&
-      multiplier->size() != rshift->size())
-    return op.emitOpError() << "attributes 'multiplier' and 'rshift' have "
-                               "different lengths "
-                            << multiplier->size() << " and " << rshift->size();
-  int64_t lo = *mode == RequantMode::TFLite
-                   ? 0
-                   : std::numeric_limits<int32_t>::min();
-  int64_t hi = std::numeric_limits<int32_t>::max();
-  for (auto [i, m] : llvm::enumerate(*multiplier))
-    if (m < lo || m > hi)
-      return op.emitOpError()
-             << "attribute 'multiplier' value " << m << " at index " << i
-             << " must be in [" << lo << ", " << hi << "] for quant_mode \""
-             << op.getQuantMode() << "\"";
-  for (auto [i, s] : llvm::enumerate(*rshift))
-    if (s < 0 || s > 63)
-      return op.emitOpError() << "attribute 'rshift' value " << s
-                              << " at index " << i << " must be in [0, 63]";
+  if (op.getQuantMode() == "Float" &&
+      (!isa<quant::QuantizedType>(*in) || !isa<quant::QuantizedType>(*out)))
+    return op.emitOpError() << "quant_mode \"Float\" needs !quant.uniform "
+                               "input and result types, got "
+                            << *in << " and " << *out;
   return success();
 }
 
-LogicalResult RequantOp::verify() { return verifyRequant(*this); }
+/// The attributes of `top.Requant` and the per-axis quantizations of its
+/// sides, for its shape function.
+static shapes::RequantAttrs requantAttrs(RequantOp op) {
+  shapes::RequantAttrs attrs;
+  attrs.quantMode = op.getQuantMode().str();
+  if (auto m = op.getMultiplier())
+    attrs.multiplier = Ints(*m);
+  if (auto r = op.getRshift())
+    attrs.rshift = Ints(*r);
+  attrs.input = quantAxisOf(elementType(op.getInput()));
+  attrs.result = quantAxisOf(elementType(op.getOutput()));
+  return attrs;
+}
 
-LogicalResult
-RequantOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  if (failed(verifyRequant(*this)))
+LogicalResult RequantOp::verify() {
+  if (failed(verifyRequantTypes(*this)))
     return failure();
-  s.push_back(ctx.shape(getInput()));
+  // Before shape inference the input may be unranked or have a dynamic
+  // channel dim: the checks that need it wait for the shape.
+  std::optional<Ints> input;
+  if (auto ranked = dyn_cast<RankedTensorType>(getInput().getType()))
+    input = Ints(ranked.getShape());
+  if (auto error = shapes::checkRequantAttrs(requantAttrs(*this), input))
+    return emitOpError() << error->message();
   return success();
+}
+
+LogicalResult RequantOp::inferShapes(const ShapeContext &ctx,
+                                     SmallVectorImpl<SmallVector<int64_t>> &s) {
+  if (failed(verifyRequantTypes(*this)))
+    return failure();
+  return appendShape(
+      *this, shapes::inferRequant(ctx.shape(getInput()), requantAttrs(*this)),
+      s);
 }
 
 int64_t RequantOp::getFlops() {

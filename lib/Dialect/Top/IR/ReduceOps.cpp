@@ -1,6 +1,7 @@
 //===- ReduceOps.cpp - reductions and argmax ------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/ReduceShapes.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
@@ -160,61 +161,21 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
-/// Marks the dims of a rank-`rank` input that `axes` (normalized) reduce:
-/// all if `axes` is empty.
-static SmallVector<bool> reducedDims(ArrayRef<int64_t> axes, int64_t rank) {
-  SmallVector<bool> reduced(rank, axes.empty());
-  for (int64_t a : axes)
-    reduced[a] = true;
-  return reduced;
-}
-
-/// The result shape of reducing `in` over `reduced`.
-static SmallVector<int64_t> reducedShape(ArrayRef<int64_t> in,
-                                         ArrayRef<bool> reduced,
-                                         bool keepdims) {
-  SmallVector<int64_t> out;
-  for (auto [d, r] : llvm::zip(in, reduced))
-    if (!r)
-      out.push_back(d);
-    else if (keepdims)
-      out.push_back(1);
-  return out;
-}
-
-LogicalResult ReduceOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
+LogicalResult ReduceOp::inferShapes(const ShapeContext &ctx,
+                                    SmallVectorImpl<SmallVector<int64_t>> &s) {
   if (failed(verify()))
     return failure();
-  SmallVector<int64_t> in = ctx.shape(getInput());
-  int64_t rank = in.size();
-  SmallVector<int64_t> out;
-  if (Value axesValue = getAxesValue()) {
-    auto count = runtimeListLength(*this, "axes_value", axesValue);
-    if (failed(count))
+  std::optional<shapes::RuntimeAxes> axesValue;
+  if (Value v = getAxesValue()) {
+    FailureOr<int64_t> length = runtimeListLength(*this, "axes_value", v);
+    if (failed(length))
       return failure();
-    if (*count > rank)
-      return emitOpError() << "operand 'axes_value' holds " << *count
-                           << " axes but the input has rank " << rank;
-    if (*count == 0) {
-      out = reducedShape(in, reducedDims({}, rank), getKeepdims());
-    } else if (getKeepdims()) {
-      // Any dim may be reduced; a dim of 1 stays 1 either way.
-      for (int64_t d : in)
-        out.push_back(d == 1 ? 1 : ShapedType::kDynamic);
-    } else {
-      out.assign(rank - *count, ShapedType::kDynamic);
-    }
-    s.push_back(out);
-    return success();
+    axesValue = shapes::RuntimeAxes{*length, ctx.tensor(v)};
   }
-  auto axes = normalizeAxes(*this, "axes", getAxes(), rank);
-  if (failed(axes))
-    return failure();
-  out = reducedShape(in, reducedDims(*axes, rank), getKeepdims());
-  if (failed(checkedElementCount(*this, out)))
-    return failure();
-  s.push_back(out);
-  return success();
+  return appendShape(*this,
+                     shapes::inferReduce(ctx.shape(getInput()), getAxes(),
+                                         getKeepdims(), axesValue),
+                     s);
 }
 
 int64_t ReduceOp::getFlops() {
@@ -224,22 +185,17 @@ int64_t ReduceOp::getFlops() {
 
 LogicalResult ReduceOp::interpret(InterpreterEnv &env) {
   const Tensor &input = env.get(getInput());
-  int64_t rank = input.rank();
-  FailureOr<SmallVector<int64_t>> axes =
-      getAxesValue()
-          ? normalizeRuntimeAxes(*this, "axes_value",
-                                 runtimeInts(env.get(getAxesValue())), rank)
-          : normalizeAxes(*this, "axes", getAxes(), rank);
-  if (failed(axes))
-    return failure();
-  SmallVector<bool> reduced = reducedDims(*axes, rank);
-  std::vector<int64_t> outShape;
-  for (int64_t d : reducedShape(input.shape(), reduced, getKeepdims()))
-    outShape.push_back(d);
+  const std::vector<int64_t> &outShape = env.resultShape(getOutput());
   if (isEmptyShape(outShape)) {
     env.set(getOutput(), Tensor(resultDType(getOutput()), outShape));
     return success();
   }
+  Value axesValue = getAxesValue();
+  ShapeOr<Shape> axes = shapes::reduceAxes(
+      input.rank(), getAxes(), axesValue ? &env.get(axesValue) : nullptr);
+  if (!axes)
+    return emitOpError() << axes.error();
+  std::vector<bool> reduced = shapes::reducedDims(input.rank(), *axes);
   Tensor c = toCompute(input);
   // Output strides over the kept dims, 0 on reduced ones.
   SmallVector<int64_t> keptShape, outStrides(c.rank(), 0);
@@ -271,21 +227,11 @@ LogicalResult ReduceOp::interpret(InterpreterEnv &env) {
 // ArgMaxOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ArgMaxOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> out = ctx.shape(getInput());
-  auto axis = normalizeAxis(*this, "axis", getAxis(), out.size());
-  if (failed(axis))
-    return failure();
-  if (out[*axis] == 0)
-    return emitOpError() << "attribute 'axis' = " << getAxis()
-                         << " selects the empty dim " << *axis
-                         << "; argmax needs at least one element";
-  if (getKeepdims())
-    out[*axis] = 1;
-  else
-    out.erase(out.begin() + *axis);
-  s.push_back(out);
-  return success();
+LogicalResult ArgMaxOp::inferShapes(const ShapeContext &ctx,
+                                    SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(
+      *this,
+      shapes::inferArgMax(ctx.shape(getInput()), getAxis(), getKeepdims()), s);
 }
 
 int64_t ArgMaxOp::getFlops() {

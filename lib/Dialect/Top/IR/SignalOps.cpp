@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/SignalShapes.h"
 
 #include <cmath>
 #include <complex>
@@ -90,15 +91,6 @@ Complex readComplex(const Tensor &t, int64_t offset, int64_t channels) {
   return Complex(p[0], channels == 2 ? p[1] : 0.0);
 }
 
-/// Checks a "[*, C]" operand whose last dim is 1 (real) or 2 (complex).
-LogicalResult checkComplexLastDim(Operation *op, StringRef what,
-                                  ArrayRef<int64_t> shape, size_t minRank) {
-  if (shape.size() < minRank || (shape.back() != 1 && shape.back() != 2))
-    return op->emitOpError()
-           << what << " shape " << formatArray(shape) << " must have rank >= "
-           << minRank << " and a last dim of 1 (real) or 2 (complex)";
-  return success();
-}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -115,12 +107,9 @@ LogicalResult WindowOp::verify() {
   return success();
 }
 
-LogicalResult WindowOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  int64_t size = getSize();
-  if (size < 0)
-    return emitOpError() << "attribute 'size' = " << size << " must be >= 0";
-  s.push_back({size});
-  return success();
+LogicalResult WindowOp::inferShapes(const ShapeContext &,
+                                    SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this, shapes::inferWindow(getSize()), s);
 }
 
 int64_t WindowOp::getFlops() { return elementwiseFlops(getOutput(), 4); }
@@ -129,7 +118,7 @@ LogicalResult WindowOp::interpret(InterpreterEnv &env) {
   int64_t size = getSize();
   double period = static_cast<double>(getPeriodic() ? size : size - 1);
   StringRef kind = getKind();
-  Tensor out(DType::F64, {size});
+  Tensor out(DType::F64, env.resultShape(getOutput()));
   for (int64_t n = 0; n < size; ++n) {
     double phase = period > 0 ? 2.0 * M_PI * static_cast<double>(n) / period
                               : 0.0;
@@ -181,30 +170,17 @@ LogicalResult MelWeightMatrixOp::verify() {
 }
 
 LogicalResult
-MelWeightMatrixOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  // Bounds keep the corner-bin arithmetic exact and the matrix addressable.
-  constexpr int64_t kMax = int64_t(1) << 24;
-  for (auto [name, value] :
-       {std::pair<StringRef, int64_t>{"num_mel_bins", getNumMelBins()},
-        {"dft_length", getDftLength()},
-        {"sample_rate", getSampleRate()}})
-    if (value < 1 || value > kMax)
-      return emitOpError() << "attribute '" << name << "' = " << value
-                           << " must be in [1, 2^24]";
-  for (auto [name, value] :
-       {std::pair<StringRef, Value>{"lower_edge_hertz", getLowerEdgeHertz()},
-        {"upper_edge_hertz", getUpperEdgeHertz()}}) {
-    SmallVector<int64_t> shape = ctx.shape(value);
-    auto count = checkedElementCount(*this, shape);
-    if (failed(count))
-      return failure();
-    if (*count != 1)
-      return emitOpError() << "operand '" << name << "' shape "
-                           << formatArray(shape) << " must have one element";
-  }
-  int64_t length = getDftLength(), mels = getNumMelBins();
-  s.push_back({length / 2 + 1, mels});
-  return success();
+MelWeightMatrixOp::inferShapes(const ShapeContext &ctx,
+                               SmallVectorImpl<SmallVector<int64_t>> &s) {
+  shapes::MelWeightMatrixAttrs attrs;
+  attrs.numMelBins = getNumMelBins();
+  attrs.dftLength = getDftLength();
+  attrs.sampleRate = getSampleRate();
+  return appendShape(
+      *this,
+      shapes::inferMelWeightMatrix(attrs, ctx.shape(getLowerEdgeHertz()),
+                                   ctx.shape(getUpperEdgeHertz())),
+      s);
 }
 
 int64_t MelWeightMatrixOp::getFlops() {
@@ -226,7 +202,7 @@ LogicalResult MelWeightMatrixOp::interpret(InterpreterEnv &env) {
                            << " maps to spectrum bin " << b
                            << ", past the last bin " << last
                            << " of dft_length " << length;
-  Tensor out(DType::F64, {last + 1, mels});
+  Tensor out(DType::F64, env.resultShape(getOutput()));
   double *p = out.data<double>();
   std::fill(p, p + out.numElements(), 0.0);
   for (int64_t i = 0; i < mels; ++i) {
@@ -251,24 +227,14 @@ LogicalResult DFTOp::verify() {
   return checkFloatInOut(*this, "operand 'input'", getInput());
 }
 
-LogicalResult DFTOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  SmallVector<int64_t> shape = ctx.shape(getInput());
-  if (failed(checkComplexLastDim(*this, "operand 'input'", shape, 3)))
-    return failure();
-  int64_t rank = shape.size(), axis = getAxis(), len = getDftLength();
-  if (len < 1)
-    return emitOpError() << "attribute 'dft_length' = " << len
-                         << " must be >= 1";
-  if (axis < 0 || axis > rank - 2)
-    return emitOpError() << "attribute 'axis' = " << axis
-                         << " must be a signal dim in [0, " << rank - 2 << "]";
-  bool realInverse = getInverse() && getOnesided();
-  shape[axis] = getOnesided() && !getInverse() ? len / 2 + 1 : len;
-  shape.back() = realInverse ? 1 : 2;
-  if (failed(checkedElementCount(*this, shape)))
-    return failure();
-  s.push_back(shape);
-  return success();
+LogicalResult DFTOp::inferShapes(const ShapeContext &ctx,
+                                 SmallVectorImpl<SmallVector<int64_t>> &s) {
+  shapes::DFTAttrs attrs;
+  attrs.axis = getAxis();
+  attrs.dftLength = getDftLength();
+  attrs.inverse = getInverse();
+  attrs.onesided = getOnesided();
+  return appendShape(*this, shapes::inferDFT(ctx.shape(getInput()), attrs), s);
 }
 
 int64_t DFTOp::getFlops() {
@@ -334,38 +300,20 @@ LogicalResult STFTOp::verify() {
                               "operand 'window'", getWindow());
 }
 
-LogicalResult STFTOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  int64_t step = getFrameStep(), length = getFrameLength();
-  if (step < 1)
-    return emitOpError() << "attribute 'frame_step' = " << step
-                         << " must be >= 1";
-  if (length < 1)
-    return emitOpError() << "attribute 'frame_length' = " << length
-                         << " must be >= 1";
-  SmallVector<int64_t> shape = ctx.shape(getSignal());
-  if (failed(checkComplexLastDim(*this, "operand 'signal'", shape, 3)))
-    return failure();
-  if (shape.size() != 3)
-    return emitOpError() << "operand 'signal' shape " << formatArray(shape)
-                         << " must be [batch, length, 1 or 2]";
-  int64_t frameLength = getFrameLength();
-  if (frameLength > shape[1])
-    return emitOpError() << "attribute 'frame_length' = " << frameLength
-                         << " exceeds the signal length " << shape[1];
+LogicalResult STFTOp::inferShapes(const ShapeContext &ctx,
+                                  SmallVectorImpl<SmallVector<int64_t>> &s) {
+  shapes::STFTAttrs attrs;
+  attrs.frameStep = getFrameStep();
+  attrs.frameLength = getFrameLength();
+  attrs.onesided = getOnesided();
+  SmallVector<int64_t> window;
+  std::optional<Ints> windowShape;
   if (!isNone(getWindow())) {
-    SmallVector<int64_t> w = ctx.shape(getWindow());
-    if (w.size() != 1 || w[0] != frameLength)
-      return emitOpError() << "operand 'window' shape " << formatArray(w)
-                           << " must be [frame_length] = [" << frameLength
-                           << "]";
+    window = ctx.shape(getWindow());
+    windowShape = Ints(window);
   }
-  int64_t frames = (shape[1] - frameLength) / step + 1;
-  int64_t bins = getOnesided() ? frameLength / 2 + 1 : frameLength;
-  SmallVector<int64_t> out{shape[0], frames, bins, 2};
-  if (failed(checkedElementCount(*this, out)))
-    return failure();
-  s.push_back(out);
-  return success();
+  return appendShape(
+      *this, shapes::inferSTFT(ctx.shape(getSignal()), windowShape, attrs), s);
 }
 
 int64_t STFTOp::getFlops() {

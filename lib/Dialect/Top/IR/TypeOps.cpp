@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/Shapes/ElementwiseShapes.h"
 
 #include <cstring>
 
@@ -46,10 +47,9 @@ LogicalResult BitCastOp::verify() {
   return success();
 }
 
-LogicalResult
-BitCastOp::inferShapes(const ShapeContext &ctx, SmallVectorImpl<SmallVector<int64_t>> &s) {
-  s.push_back(ctx.shape(getInput()));
-  return success();
+LogicalResult BitCastOp::inferShapes(const ShapeContext &ctx,
+                                     SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(*this, shapes::inferUnary(ctx.shape(getInput())), s);
 }
 
 int64_t BitCastOp::getFlops() { return 0; }

@@ -1,4 +1,4 @@
-//===- MathShapes.cpp - shape functions of the Math ops ------------------===//
+//===- MathShapes.cpp - shape functions of the Math ops -------------------===//
 
 #include "strata/Dialect/Top/Shapes/MathShapes.h"
 

@@ -1,4 +1,4 @@
-//===- TypeShapes.cpp - shape functions of the Type ops ------------------===//
+//===- TypeShapes.cpp - shape functions of the Type ops -------------------===//
 
 #include "strata/Dialect/Top/Shapes/TypeShapes.h"
 

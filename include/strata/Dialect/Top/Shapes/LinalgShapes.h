@@ -1,4 +1,4 @@
-//===- LinalgShapes.h - shape functions of the Linalg ops ----------*- C++ -*-===//
+//===- LinalgShapes.h - shape functions of the Linalg ops -------*- C++ -*-===//
 //
 // Free shape functions of the ops in lib/Dialect/Top/IR/LinalgOps.cpp; see
 // strata/Support/ShapeFunction.h for the conventions.
@@ -11,6 +11,13 @@
 #include "strata/Support/ShapeFunction.h"
 
 namespace strata::top::shapes {
+
+/// Det: `input` is [*, M, M]; the result is [*] (one determinant per
+/// matrix).
+ShapeOr<Shape> inferDet(Ints input);
+
+/// LRN: the input's shape, which must have rank >= 3 (N x C x D1..).
+ShapeOr<Shape> inferLRN(Ints input);
 
 } // namespace strata::top::shapes
 

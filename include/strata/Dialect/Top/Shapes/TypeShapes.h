@@ -1,7 +1,10 @@
-//===- TypeShapes.h - shape functions of the Type ops ----------*- C++ -*-===//
+//===- TypeShapes.h - shape functions of the Type ops -----------*- C++ -*-===//
 //
 // Free shape functions of the ops in lib/Dialect/Top/IR/TypeOps.cpp; see
 // strata/Support/ShapeFunction.h for the conventions.
+//
+// BitCast keeps its input's shape (inferUnary in ElementwiseShapes.h), so
+// this family needs no functions of its own.
 //
 //===----------------------------------------------------------------------===//
 
