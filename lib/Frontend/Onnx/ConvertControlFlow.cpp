@@ -7,11 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
-
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
+#include "ConverterSupport.h"
 
 namespace strata::onnx_import {
 namespace {
@@ -432,12 +428,9 @@ const ConverterEntry kControlFlow[] = {
     {"If", convertIf},
     {"Loop", convertLoop},
     {"Scan", convertScan},
-    {nullptr, nullptr},
 };
 } // namespace
 
-ArrayRef<ConverterEntry> controlFlowConverters() {
-  return ArrayRef<ConverterEntry>(kControlFlow).drop_back();
-}
+ArrayRef<ConverterEntry> controlFlowConverters() { return kControlFlow; }
 
 } // namespace strata::onnx_import

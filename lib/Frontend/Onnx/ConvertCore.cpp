@@ -1,15 +1,9 @@
 //===- ConvertCore.cpp - ONNX conv, pool, gemm, basic ops to Top ----------===//
 
-#include "ImportContext.h"
-
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
+#include "ConverterSupport.h"
 
 namespace strata::onnx_import {
 namespace {
-
-Type elemOf(NodeContext &c, size_t i) { return c.inputElementType(i); }
 
 /// Output element type = input 0's element type.
 template <typename OpTy> LogicalResult convertUnary(NodeContext &c) {
@@ -226,13 +220,6 @@ LogicalResult convertMatMul(NodeContext &c) {
     return failure();
   c.setOutput(0, *out);
   return success();
-}
-
-/// A rank-0 constant of element type `elem` holding `v`.
-Value scalar(NodeContext &c, Type elem, double v) {
-  Tensor t(dtypeOf(elem).value_or(DType::F32), {});
-  t.setFromDouble(0, v);
-  return c.constant(t, "scalar");
 }
 
 /// Y = alpha * A' @ B' + beta * C, with A' = A^T if transA (a Permute) and

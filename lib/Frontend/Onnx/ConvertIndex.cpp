@@ -1,17 +1,11 @@
 //===- ConvertIndex.cpp - ONNX gather/scatter, top-k, cumsum, one-hot, range ops to Top ===//
 
-#include "ImportContext.h"
+#include "ConverterSupport.h"
 
 #include <cmath>
 
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
-
 namespace strata::onnx_import {
 namespace {
-
-Type elemOf(NodeContext &c, size_t i) { return c.inputElementType(i); }
 
 LogicalResult convertGather(NodeContext &c) {
   auto rank = c.requireRank(0);
@@ -175,12 +169,9 @@ const ConverterEntry kIndex[] = {
     {"Gather", convertGather},
     {"GatherElements", convertGatherElements},
     {"Range", convertRange},
-    {nullptr, nullptr},
 };
 } // namespace
 
-ArrayRef<ConverterEntry> indexConverters() {
-  return ArrayRef<ConverterEntry>(kIndex).drop_back();
-}
+ArrayRef<ConverterEntry> indexConverters() { return kIndex; }
 
 } // namespace strata::onnx_import

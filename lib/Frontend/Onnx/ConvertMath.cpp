@@ -11,10 +11,6 @@
 
 #include <cmath>
 
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
-
 namespace strata::onnx_import {
 using namespace chain;
 namespace {
@@ -392,12 +388,9 @@ const ConverterEntry kMath[] = {
     {"MelWeightMatrix", convertMelWeightMatrix},
     {"DFT", convertDFT},
     {"STFT", convertSTFT},
-    {nullptr, nullptr},
 };
 } // namespace
 
-ArrayRef<ConverterEntry> mathConverters() {
-  return ArrayRef<ConverterEntry>(kMath).drop_back();
-}
+ArrayRef<ConverterEntry> mathConverters() { return kMath; }
 
 } // namespace strata::onnx_import

@@ -1,48 +1,13 @@
 //===- ConvertNN.cpp - ONNX normalization, softmax, resize, deconvolution, quantization ops to Top ===//
 
-#include "ImportContext.h"
+#include "ConverterSupport.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
 #include <cmath>
 
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
-
 namespace strata::onnx_import {
 namespace {
-
-Type elemOf(NodeContext &c, size_t i) { return c.inputElementType(i); }
-
-/// Creates a single-result op and makes it output 0 of the node.
-template <typename OpTy, typename... Args>
-LogicalResult emit(NodeContext &c, Type elem, Args &&...args) {
-  auto r = c.create<OpTy>(elem, std::forward<Args>(args)...);
-  if (failed(r))
-    return failure();
-  c.setOutput(0, *r);
-  return success();
-}
-
-/// A rank-0 constant of element type `elem` holding `v`.
-Value scalar(NodeContext &c, Type elem, double v) {
-  Tensor t(dtypeOf(elem).value_or(DType::F32), {});
-  t.setFromDouble(0, v);
-  return c.constant(t, "scalar");
-}
-
-FailureOr<Value> reshape(NodeContext &c, Value v, ArrayRef<int64_t> shape) {
-  return c.create<ReshapeOp>(cast<ShapedType>(v.getType()).getElementType(), v,
-                             c.builder().getDenseI64ArrayAttr(shape));
-}
-
-int64_t product(ArrayRef<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
-  return n;
-}
 
 /// Errors if any output past the first is requested.
 LogicalResult onlyFirstOutput(NodeContext &c, StringRef what) {
@@ -1305,12 +1270,9 @@ const ConverterEntry kNN[] = {
     {"Upsample", convertUpsample},
     {"QuantizeLinear", convertQuantize},
     {"DequantizeLinear", convertDequantize},
-    {nullptr, nullptr},
 };
 } // namespace
 
-ArrayRef<ConverterEntry> nnConverters() {
-  return ArrayRef<ConverterEntry>(kNN).drop_back();
-}
+ArrayRef<ConverterEntry> nnConverters() { return kNN; }
 
 } // namespace strata::onnx_import

@@ -13,27 +13,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
+#include "ConverterSupport.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
-
 namespace strata::onnx_import {
 namespace {
-
-Type elemOf(NodeContext &c, size_t i) { return c.inputElementType(i); }
-
-LogicalResult setResult(NodeContext &c, FailureOr<Value> v) {
-  if (failed(v))
-    return failure();
-  c.setOutput(0, *v);
-  return success();
-}
 
 IntegerAttr i64(NodeContext &c, int64_t v) {
   return c.builder().getI64IntegerAttr(v);
@@ -74,9 +61,9 @@ LogicalResult convertTrilu(NodeContext &c) {
       return failure();
     k = *v;
   }
-  return setResult(c, c.create<TriluOp>(elemOf(c, 0), c.input(0),
-                                        c.builder().getBoolAttr(*upper != 0),
-                                        i64(c, k), kValue));
+  return c.setResult(c.create<TriluOp>(elemOf(c, 0), c.input(0),
+                                       c.builder().getBoolAttr(*upper != 0),
+                                       i64(c, k), kValue));
 }
 
 LogicalResult convertCumulative(NodeContext &c, StringRef mode) {
@@ -90,10 +77,9 @@ LogicalResult convertCumulative(NodeContext &c, StringRef mode) {
   if (failed(axis) || failed(exclusive) || failed(reverse))
     return failure();
   OpBuilder &b = c.builder();
-  return setResult(c, c.create<CumulativeOp>(
-                          elemOf(c, 0), c.input(0), i64(c, *axis),
-                          b.getStringAttr(mode), b.getBoolAttr(*exclusive != 0),
-                          b.getBoolAttr(*reverse != 0), axisValue));
+  return c.setResult(c.create<CumulativeOp>(
+      elemOf(c, 0), c.input(0), i64(c, *axis), b.getStringAttr(mode),
+      b.getBoolAttr(*exclusive != 0), b.getBoolAttr(*reverse != 0), axisValue));
 }
 LogicalResult convertCumSum(NodeContext &c) {
   return convertCumulative(c, "sum");
@@ -109,18 +95,18 @@ LogicalResult convertScatterElements(NodeContext &c) {
   if (failed(axis) || failed(reduction) ||
       failed(requireIntegerInput(c, 1, "indices")))
     return failure();
-  return setResult(c, c.create<ScatterElementsOp>(
-                          elemOf(c, 0), c.input(0), c.input(1), c.input(2),
-                          i64(c, *axis), c.builder().getStringAttr(*reduction)));
+  return c.setResult(c.create<ScatterElementsOp>(
+      elemOf(c, 0), c.input(0), c.input(1), c.input(2), i64(c, *axis),
+      c.builder().getStringAttr(*reduction)));
 }
 
 LogicalResult convertScatterND(NodeContext &c) {
   auto reduction = c.attrString("reduction", "none");
   if (failed(reduction) || failed(requireIntegerInput(c, 1, "indices")))
     return failure();
-  return setResult(c, c.create<ScatterNDOp>(
-                          elemOf(c, 0), c.input(0), c.input(1), c.input(2),
-                          c.builder().getStringAttr(*reduction)));
+  return c.setResult(
+      c.create<ScatterNDOp>(elemOf(c, 0), c.input(0), c.input(1), c.input(2),
+                            c.builder().getStringAttr(*reduction)));
 }
 
 /// TensorScatter (KV-cache update): a ScatterND whose indices address every
@@ -183,18 +169,17 @@ LogicalResult convertTensorScatter(NodeContext &c) {
     for (int64_t d = *axis; d >= 0 && ++pos[d] == idxShape[d]; --d)
       pos[d] = 0;
   }
-  return setResult(c, c.create<ScatterNDOp>(
-                          elemOf(c, 0), c.input(0),
-                          c.constant(indices, "positions"), c.input(1),
-                          c.builder().getStringAttr("none")));
+  return c.setResult(c.create<ScatterNDOp>(
+      elemOf(c, 0), c.input(0), c.constant(indices, "positions"), c.input(1),
+      c.builder().getStringAttr("none")));
 }
 
 LogicalResult convertGatherND(NodeContext &c) {
   auto batchDims = c.attrInt("batch_dims", 0);
   if (failed(batchDims) || failed(requireIntegerInput(c, 1, "indices")))
     return failure();
-  return setResult(c, c.create<GatherNDOp>(elemOf(c, 0), c.input(0),
-                                           c.input(1), i64(c, *batchDims)));
+  return c.setResult(c.create<GatherNDOp>(elemOf(c, 0), c.input(0), c.input(1),
+                                          i64(c, *batchDims)));
 }
 
 LogicalResult convertTopK(NodeContext &c) {
@@ -240,9 +225,8 @@ LogicalResult convertOneHot(NodeContext &c) {
     depthAttr = i64(c, static_cast<int64_t>(d));
     depthValue = c.none();
   }
-  return setResult(c, c.create<OneHotOp>(elemOf(c, 2), c.input(0),
-                                         c.input(2), depthValue, depthAttr,
-                                         i64(c, *axis)));
+  return c.setResult(c.create<OneHotOp>(elemOf(c, 2), c.input(0), c.input(2),
+                                        depthValue, depthAttr, i64(c, *axis)));
 }
 
 LogicalResult convertReverseSequence(NodeContext &c) {
@@ -251,9 +235,9 @@ LogicalResult convertReverseSequence(NodeContext &c) {
   if (failed(batchAxis) || failed(timeAxis) ||
       failed(requireIntegerInput(c, 1, "sequence_lens")))
     return failure();
-  return setResult(c, c.create<ReverseSequenceOp>(
-                          elemOf(c, 0), c.input(0), c.input(1),
-                          i64(c, *batchAxis), i64(c, *timeAxis)));
+  return c.setResult(c.create<ReverseSequenceOp>(elemOf(c, 0), c.input(0),
+                                                 c.input(1), i64(c, *batchAxis),
+                                                 i64(c, *timeAxis)));
 }
 
 LogicalResult convertMaxUnpool(NodeContext &c) {
@@ -296,7 +280,7 @@ LogicalResult convertMaxUnpool(NodeContext &c) {
   auto out = c.create<MaxUnpoolOp>(elemOf(c, 0), c.input(0), c.input(1),
                                    b.getDenseI64ArrayAttr(inferred));
   if (failed(out) || !c.hasInput(2))
-    return setResult(c, out);
+    return c.setResult(out);
   auto outShape = c.constantInts(2);
   if (!outShape)
     return c.error() << "the 'output_shape' input must be a constant";
@@ -312,11 +296,10 @@ LogicalResult convertMaxUnpool(NodeContext &c) {
     padding[inferred.size() + d] = (*outShape)[d] - inferred[d];
   }
   if (*outShape == inferred)
-    return setResult(c, out);
-  return setResult(c, c.create<PadOp>(elemOf(c, 0), *out,
-                                       b.getDenseI64ArrayAttr(padding),
-                                       b.getStringAttr("constant"),
-                                       b.getF64FloatAttr(0.0)));
+    return c.setResult(out);
+  return c.setResult(
+      c.create<PadOp>(elemOf(c, 0), *out, b.getDenseI64ArrayAttr(padding),
+                      b.getStringAttr("constant"), b.getF64FloatAttr(0.0)));
 }
 
 LogicalResult convertEyeLike(NodeContext &c) {
@@ -412,10 +395,9 @@ LogicalResult convertRuntimeCenterCropPad(NodeContext &c,
                                   *bounds);
   if (failed(sliced))
     return failure();
-  return setResult(c, c.create<PadOp>(elem, *sliced,
-                                      b.getDenseI64ArrayAttr({}),
-                                      b.getStringAttr("constant"),
-                                      b.getF64FloatAttr(0.0), *pads));
+  return c.setResult(c.create<PadOp>(elem, *sliced, b.getDenseI64ArrayAttr({}),
+                                     b.getStringAttr("constant"),
+                                     b.getF64FloatAttr(0.0), *pads));
 }
 
 LogicalResult convertCenterCropPad(NodeContext &c) {
@@ -547,16 +529,14 @@ LogicalResult convertCompress(NodeContext &c) {
       picked.push_back(i);
   Tensor positions(DType::I64, {static_cast<int64_t>(picked.size())});
   std::copy(picked.begin(), picked.end(), positions.data<int64_t>());
-  return setResult(c, c.create<GatherOp>(elem, data,
-                                         c.constant(positions, "positions"),
-                                         i64(c, axis)));
+  return c.setResult(c.create<GatherOp>(
+      elem, data, c.constant(positions, "positions"), i64(c, axis)));
 }
 
 /// NonZero, Unique and NonMaxSuppression: Top ops with data-dependent
 /// (`?`) result dims; with constant inputs they fold to constants here.
 LogicalResult convertNonZero(NodeContext &c) {
-  return setResult(c, c.create<NonZeroOp>(c.builder().getI64Type(),
-                                          c.input(0)));
+  return c.setResult(c.create<NonZeroOp>(c.builder().getI64Type(), c.input(0)));
 }
 
 LogicalResult convertUnique(NodeContext &c) {
@@ -584,10 +564,9 @@ LogicalResult convertNonMaxSuppression(NodeContext &c) {
   Value optional[3];
   for (size_t i = 0; i < 3; ++i)
     optional[i] = c.hasInput(i + 2) ? c.input(i + 2) : c.none();
-  return setResult(c, c.create<NonMaxSuppressionOp>(
-                          c.builder().getI64Type(), c.input(0), c.input(1),
-                          optional[0], optional[1], optional[2],
-                          i64(c, *centerPointBox)));
+  return c.setResult(c.create<NonMaxSuppressionOp>(
+      c.builder().getI64Type(), c.input(0), c.input(1), optional[0],
+      optional[1], optional[2], i64(c, *centerPointBox)));
 }
 
 const ConverterEntry kSelect[] = {
@@ -609,12 +588,9 @@ const ConverterEntry kSelect[] = {
     {"NonZero", convertNonZero},
     {"Unique", convertUnique},
     {"NonMaxSuppression", convertNonMaxSuppression},
-    {nullptr, nullptr},
 };
 } // namespace
 
-ArrayRef<ConverterEntry> selectConverters() {
-  return ArrayRef<ConverterEntry>(kSelect).drop_back();
-}
+ArrayRef<ConverterEntry> selectConverters() { return kSelect; }
 
 } // namespace strata::onnx_import

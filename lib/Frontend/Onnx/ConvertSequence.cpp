@@ -9,13 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
+#include "ConverterSupport.h"
 
 #include "llvm/ADT/StringSet.h"
-
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
 
 namespace strata::onnx_import {
 
@@ -584,6 +580,9 @@ const ConverterEntry kConverters[] = {
 } // namespace
 
 llvm::ArrayRef<ConverterEntry> sequenceConverters() { return kConverters; }
+
+/// Loop carrying a sequence or optional, unrolled at import (below).
+LogicalResult convertLoopUnrolled(NodeContext &c);
 
 LogicalResult routeListInputs(NodeContext &c, ConvertFn &convert) {
   StringRef op = c.node().op_type();

@@ -8,13 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
+#include "ConverterSupport.h"
 
 #include <limits>
-
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
 
 namespace strata::onnx_import {
 namespace {
@@ -22,17 +18,8 @@ namespace {
 using IntList = std::vector<int64_t>;
 using OptIntList = std::optional<IntList>;
 
-Type elemOf(NodeContext &c, size_t i) { return c.inputElementType(i); }
-
 DenseI64ArrayAttr i64s(NodeContext &c, ArrayRef<int64_t> v) {
   return c.builder().getDenseI64ArrayAttr(v);
-}
-
-LogicalResult setResult(NodeContext &c, FailureOr<Value> v) {
-  if (failed(v))
-    return failure();
-  c.setOutput(0, *v);
-  return success();
 }
 
 /// Input `i` as constant integers; `what` names it in the error.
@@ -100,7 +87,7 @@ FailureOr<Value> reshapeValue(NodeContext &c, Value x,
 }
 
 LogicalResult reshapeTo(NodeContext &c, ArrayRef<int64_t> shape) {
-  return setResult(c, reshapeValue(c, c.input(0), shape));
+  return c.setResult(reshapeValue(c, c.input(0), shape));
 }
 
 //===--- Transpose, Concat, Split ---===//
@@ -125,8 +112,8 @@ LogicalResult convertTranspose(NodeContext &c) {
   if (!ok)
     return c.error() << "attribute 'perm' = " << formatArray(perm)
                      << " is not a permutation of 0.." << *rank - 1;
-  return setResult(
-      c, c.create<PermuteOp>(elemOf(c, 0), c.input(0), i64s(c, perm)));
+  return c.setResult(
+      c.create<PermuteOp>(elemOf(c, 0), c.input(0), i64s(c, perm)));
 }
 
 LogicalResult convertConcat(NodeContext &c) {
@@ -148,8 +135,8 @@ LogicalResult convertConcat(NodeContext &c) {
                        << elemOf(c, i) << ", input 0 has " << elemOf(c, 0);
     inputs.push_back(c.input(i));
   }
-  return setResult(c, c.create<ConcatOp>(elemOf(c, 0), ValueRange(inputs),
-                                         c.builder().getI64IntegerAttr(*axis)));
+  return c.setResult(c.create<ConcatOp>(elemOf(c, 0), ValueRange(inputs),
+                                        c.builder().getI64IntegerAttr(*axis)));
 }
 
 /// Split sizes when neither 'split' nor a valid list is given: `n` chunks of
@@ -313,9 +300,9 @@ LogicalResult convertRuntimeSlice(NodeContext &c) {
   auto bounds = c.create<ConcatOp>(i64, ValueRange(rows), b.getI64IntegerAttr(0));
   if (failed(bounds))
     return failure();
-  return setResult(c, c.create<SliceOp>(elemOf(c, 0), c.input(0), i64s(c, {}),
-                                        i64s(c, {}), DenseI64ArrayAttr(),
-                                        DenseI64ArrayAttr(), *bounds));
+  return c.setResult(c.create<SliceOp>(elemOf(c, 0), c.input(0), i64s(c, {}),
+                                       i64s(c, {}), DenseI64ArrayAttr(),
+                                       DenseI64ArrayAttr(), *bounds));
 }
 
 LogicalResult convertSlice(NodeContext &c) {
@@ -347,9 +334,9 @@ LogicalResult convertSlice(NodeContext &c) {
                        << " must not contain 0";
     stepsAttr = i64s(c, *p->steps);
   }
-  return setResult(c, c.create<SliceOp>(elemOf(c, 0), c.input(0),
-                                        i64s(c, p->starts), i64s(c, p->ends),
-                                        axesAttr, stepsAttr));
+  return c.setResult(c.create<SliceOp>(elemOf(c, 0), c.input(0),
+                                       i64s(c, p->starts), i64s(c, p->ends),
+                                       axesAttr, stepsAttr));
 }
 
 /// Spreads pads given for `axes` over all `rank` dims.
@@ -439,7 +426,7 @@ LogicalResult padWithRuntimeValue(NodeContext &c, DenseI64ArrayAttr pads,
                               b.getF64FloatAttr(1.0), padsValue);
   if (failed(padded) || failed(mask))
     return failure();
-  return setResult(c, c.create<WhereOp>(elem, *mask, c.input(2), *padded));
+  return c.setResult(c.create<WhereOp>(elem, *mask, c.input(2), *padded));
 }
 
 LogicalResult convertPad(NodeContext &c) {
@@ -484,9 +471,9 @@ LogicalResult convertPad(NodeContext &c) {
       fill = t->getAsDouble(0);
     }
     OpBuilder &b = c.builder();
-    return setResult(c, c.create<PadOp>(elemOf(c, 0), c.input(0), i64s(c, {}),
-                                        b.getStringAttr(*mode),
-                                        b.getF64FloatAttr(fill), *padsValue));
+    return c.setResult(c.create<PadOp>(elemOf(c, 0), c.input(0), i64s(c, {}),
+                                       b.getStringAttr(*mode),
+                                       b.getF64FloatAttr(fill), *padsValue));
   } else {
     auto p = requireConstInts(c, 1, "pads");
     auto a = attrOrInputInts(c, "axes", 0, 3);
@@ -510,16 +497,16 @@ LogicalResult convertPad(NodeContext &c) {
   if (runtimeValue)
     return padWithRuntimeValue(c, i64s(c, *full));
   OpBuilder &b = c.builder();
-  return setResult(c, c.create<PadOp>(elemOf(c, 0), c.input(0),
-                                      i64s(c, *full), b.getStringAttr(*mode),
-                                      b.getF64FloatAttr(value)));
+  return c.setResult(c.create<PadOp>(elemOf(c, 0), c.input(0), i64s(c, *full),
+                                     b.getStringAttr(*mode),
+                                     b.getF64FloatAttr(value)));
 }
 
 LogicalResult convertTile(NodeContext &c) {
   // Repeats known at run time only stay an operand (result dims `?`).
   if (c.hasInput(1) && !c.constantInput(1))
-    return setResult(c, c.create<TileOp>(elemOf(c, 0), c.input(0),
-                                         i64s(c, {}), c.input(1)));
+    return c.setResult(
+        c.create<TileOp>(elemOf(c, 0), c.input(0), i64s(c, {}), c.input(1)));
   auto rank = c.requireRank(0);
   auto repeats = requireConstInts(c, 1, "repeats");
   if (failed(rank) || failed(repeats))
@@ -531,15 +518,15 @@ LogicalResult convertTile(NodeContext &c) {
     if (r < 0)
       return c.error() << "'repeats' " << formatArray(*repeats)
                        << " must not be negative";
-  return setResult(
-      c, c.create<TileOp>(elemOf(c, 0), c.input(0), i64s(c, *repeats)));
+  return c.setResult(
+      c.create<TileOp>(elemOf(c, 0), c.input(0), i64s(c, *repeats)));
 }
 
 LogicalResult convertExpand(NodeContext &c) {
   // A shape known at run time only stays an operand (result dims `?`).
   if (c.hasInput(1) && !c.constantInput(1))
-    return setResult(c, c.create<ExpandOp>(elemOf(c, 0), c.input(0),
-                                           i64s(c, {}), c.input(1)));
+    return c.setResult(
+        c.create<ExpandOp>(elemOf(c, 0), c.input(0), i64s(c, {}), c.input(1)));
   auto shape = requireConstInts(c, 1, "shape");
   if (failed(shape))
     return failure();
@@ -547,8 +534,8 @@ LogicalResult convertExpand(NodeContext &c) {
     if (d < 0)
       return c.error() << "'shape' " << formatArray(*shape)
                        << " must not be negative";
-  return setResult(
-      c, c.create<ExpandOp>(elemOf(c, 0), c.input(0), i64s(c, *shape)));
+  return c.setResult(
+      c.create<ExpandOp>(elemOf(c, 0), c.input(0), i64s(c, *shape)));
 }
 
 //===--- Squeeze, Unsqueeze ---===//
@@ -561,7 +548,7 @@ FailureOr<Value> runtimeAxesOp(NodeContext &c) {
 
 LogicalResult convertSqueeze(NodeContext &c) {
   if (c.version() >= 13 && c.hasInput(1) && !c.constantInput(1))
-    return setResult(c, runtimeAxesOp<SqueezeOp>(c));
+    return c.setResult(runtimeAxesOp<SqueezeOp>(c));
   auto in = c.requireShape(0);
   auto axesIn = attrOrInputInts(c, "axes", 13, 1);
   if (failed(in) || failed(axesIn))
@@ -591,7 +578,7 @@ LogicalResult convertSqueeze(NodeContext &c) {
 
 LogicalResult convertUnsqueeze(NodeContext &c) {
   if (c.version() >= 13 && c.hasInput(1) && !c.constantInput(1))
-    return setResult(c, runtimeAxesOp<UnsqueezeOp>(c));
+    return c.setResult(runtimeAxesOp<UnsqueezeOp>(c));
   auto in = c.requireShape(0);
   auto axesIn = attrOrInputInts(c, "axes", 13, 1);
   if (failed(in) || failed(axesIn))
@@ -660,9 +647,9 @@ LogicalResult convertConstantOfShape(NodeContext &c) {
   if (c.hasInput(0) && !c.constantInput(0)) {
     // A shape known at run time only: the fill value expanded to it.
     Value scalar = c.constant(fill.reshaped({}), "value");
-    return setResult(c, c.create<ExpandOp>(
-                            cast<ShapedType>(scalar.getType()).getElementType(),
-                            scalar, i64s(c, {}), c.input(0)));
+    return c.setResult(
+        c.create<ExpandOp>(cast<ShapedType>(scalar.getType()).getElementType(),
+                           scalar, i64s(c, {}), c.input(0)));
   }
   auto shape = requireConstInts(c, 0, "input");
   if (failed(shape))
@@ -789,7 +776,7 @@ LogicalResult convertReduceWith(NodeContext &c, const ReduceRecipe &r) {
   if (failed(v))
     return failure();
   v = castTo(c, *v, elem);
-  return setResult(c, v);
+  return c.setResult(v);
 }
 
 #define REDUCE(NAME, MODE, PRE, POST)                                          \
@@ -888,7 +875,7 @@ LogicalResult convertReduceLogSumExp(NodeContext &c) {
     if (failed(r))
       return failure();
   }
-  return setResult(c, castTo(c, *r, elem));
+  return c.setResult(castTo(c, *r, elem));
 }
 
 //===--- ArgMax, ArgMin ---===//
@@ -904,10 +891,9 @@ LogicalResult convertArgWith(NodeContext &c, Value x) {
   if (failed(axis))
     return failure();
   OpBuilder &b = c.builder();
-  return setResult(c, c.create<ArgMaxOp>(b.getI64Type(), x,
-                                         b.getI64IntegerAttr(*axis),
-                                         b.getBoolAttr(*keep != 0),
-                                         b.getBoolAttr(*last != 0)));
+  return c.setResult(
+      c.create<ArgMaxOp>(b.getI64Type(), x, b.getI64IntegerAttr(*axis),
+                         b.getBoolAttr(*keep != 0), b.getBoolAttr(*last != 0)));
 }
 
 LogicalResult convertArgMax(NodeContext &c) {
@@ -963,12 +949,9 @@ const ConverterEntry kShape[] = {
     {"ReduceLogSumExp", convertReduceLogSumExp},
     {"ArgMax", convertArgMax},
     {"ArgMin", convertArgMin},
-    {nullptr, nullptr},
 };
 } // namespace
 
-ArrayRef<ConverterEntry> shapeConverters() {
-  return ArrayRef<ConverterEntry>(kShape).drop_back();
-}
+ArrayRef<ConverterEntry> shapeConverters() { return kShape; }
 
 } // namespace strata::onnx_import

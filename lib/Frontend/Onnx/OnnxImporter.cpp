@@ -1,7 +1,11 @@
 //===- OnnxImporter.cpp - ONNX model to Top dialect -----------------------===//
 
 #include "strata/Frontend/Onnx/OnnxImporter.h"
-#include "ImportContext.h"
+#include "ConverterRegistry.h"
+#include "NodeContext.h"
+#include "OnnxTensor.h"
+#include "TypeChecks.h"
+#include "ValueTable.h"
 
 #include "strata/Dialect/Top/IR/TopDialect.h"
 

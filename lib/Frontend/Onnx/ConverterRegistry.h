@@ -1,0 +1,61 @@
+//===- ConverterRegistry.h - converter tables by domain and op --*- C++ -*-===//
+//
+// Private to lib/Frontend/Onnx. Every Convert<Family>.cpp file exports one
+// table of (op type, converter); the importer gathers them by domain and
+// op type (OnnxImporter.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_LIB_FRONTEND_ONNX_CONVERTERREGISTRY_H
+#define STRATA_LIB_FRONTEND_ONNX_CONVERTERREGISTRY_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
+
+namespace strata::onnx_import {
+
+class NodeContext;
+
+/// Converts one node; registered per op type.
+using ConvertFn = mlir::LogicalResult (*)(NodeContext &ctx);
+
+struct ConverterEntry {
+  const char *opType;
+  ConvertFn convert;
+};
+
+/// Converter tables of the default domain, one per file.
+llvm::ArrayRef<ConverterEntry> coreConverters();
+llvm::ArrayRef<ConverterEntry> elementwiseConverters();
+llvm::ArrayRef<ConverterEntry> shapeConverters();
+llvm::ArrayRef<ConverterEntry> nnConverters();
+llvm::ArrayRef<ConverterEntry> indexConverters();
+llvm::ArrayRef<ConverterEntry> controlFlowConverters();
+llvm::ArrayRef<ConverterEntry> mathConverters();
+llvm::ArrayRef<ConverterEntry> sequenceConverters();
+llvm::ArrayRef<ConverterEntry> recurrentConverters();
+llvm::ArrayRef<ConverterEntry> typeConverters();
+llvm::ArrayRef<ConverterEntry> geometryConverters();
+llvm::ArrayRef<ConverterEntry> transformerConverters();
+llvm::ArrayRef<ConverterEntry> trainingConverters();
+llvm::ArrayRef<ConverterEntry> selectConverters();
+llvm::ArrayRef<ConverterEntry> einsumConverters();
+llvm::ArrayRef<ConverterEntry> qlinearConverters();
+llvm::ArrayRef<ConverterEntry> causalConvConverters();
+llvm::ArrayRef<ConverterEntry> tfidfConverters();
+
+/// Converter tables of the other domains: ai.onnx.preview
+/// (ConvertFlexAttention.cpp), ai.onnx.preview.training
+/// (ConvertTrainingOptimizers.cpp) and ai.onnx.ml (ConvertMl.cpp).
+llvm::ArrayRef<ConverterEntry> previewConverters();
+llvm::ArrayRef<ConverterEntry> trainingOptimizerConverters();
+llvm::ArrayRef<ConverterEntry> mlConverters();
+
+/// Checks a node reading a sequence or optional: Identity of one is
+/// redirected to `convert`; ops that take only tensors are an error
+/// (ConvertSequence.cpp).
+mlir::LogicalResult routeListInputs(NodeContext &c, ConvertFn &convert);
+
+} // namespace strata::onnx_import
+
+#endif // STRATA_LIB_FRONTEND_ONNX_CONVERTERREGISTRY_H

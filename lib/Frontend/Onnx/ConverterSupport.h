@@ -1,0 +1,93 @@
+//===- ConverterSupport.h - what every converter file includes --*- C++ -*-===//
+//
+// Private to lib/Frontend/Onnx, for the Convert*.cpp files only: each
+// includes this header and nothing else of the importer. It brings the
+// converter API (NodeContext.h), the converter tables (ConverterRegistry.h),
+// ONNX data types and tensor reading, makes the names of `mlir` and
+// `strata::top` visible inside `strata::onnx_import`, and holds the small
+// helpers that converters of several families share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_LIB_FRONTEND_ONNX_CONVERTERSUPPORT_H
+#define STRATA_LIB_FRONTEND_ONNX_CONVERTERSUPPORT_H
+
+#include "ConverterRegistry.h"
+#include "NodeContext.h"
+#include "OnnxTensor.h"
+#include "TypeChecks.h"
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace strata::onnx_import {
+
+// The converters are written against these two namespaces; the directives
+// are scoped to strata::onnx_import, which only converter files open after
+// including this header.
+using namespace mlir;
+using namespace strata::top;
+
+/// The element type of input `i` (null if it is absent or not a tensor).
+inline Type elemOf(NodeContext &c, size_t i) { return c.inputElementType(i); }
+
+/// Creates a single-result op and makes it output 0 of the node.
+template <typename OpTy, typename... Args>
+LogicalResult emit(NodeContext &c, Type elem, Args &&...args) {
+  return c.setResult(c.create<OpTy>(elem, std::forward<Args>(args)...));
+}
+
+/// A rank-0 constant of element type `elem` holding `v` (f32 if `elem` has
+/// no host dtype).
+inline Value scalar(NodeContext &c, Type elem, double v) {
+  return ValueBuilder(c).scalar(elem, v);
+}
+
+/// `v` reshaped to `shape` (top.Reshape reads a 0 dim as "copy the input's").
+inline FailureOr<Value> reshape(NodeContext &c, Value v,
+                                ArrayRef<int64_t> shape) {
+  return ValueBuilder(c).reshape(v, shape);
+}
+
+/// The product of `dims` (the element count of a static shape).
+inline int64_t product(ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared between families
+//===----------------------------------------------------------------------===//
+
+/// Kernel window attributes of Conv and the pools (kernel_shape, strides,
+/// dilations, pads, auto_pad resolved to explicit pads); ConvertCore.cpp.
+struct KernelWindow {
+  std::vector<int64_t> kernel, strides, dilations, pads;
+};
+FailureOr<KernelWindow>
+readKernelWindow(NodeContext &c, int64_t spatialRank,
+                 ArrayRef<int64_t> inSpatial,
+                 std::optional<std::vector<int64_t>> kernel);
+
+/// int8/uint8 matmul accumulated in int32, (in[a] - in[aZp]) @ (in[b] -
+/// in[bZp]), absent zero points being 0 (MatMulInteger; ConvertCore.cpp).
+FailureOr<Value> integerMatMul(NodeContext &c, size_t a, size_t aZp, size_t b,
+                               size_t bZp);
+/// int8/uint8 convolution of in[x] by in[w] accumulated in int32, zero points
+/// in[xZp] and in[wZp] (per output channel) subtracted, int32 `bias` (or
+/// none) added; the node's window attributes (ConvInteger; ConvertCore.cpp).
+FailureOr<Value> integerConv(NodeContext &c, size_t x, size_t xZp, size_t w,
+                             size_t wZp, Value bias);
+
+/// BatchNormalization with training_mode = 1 (ConvertMath.cpp).
+LogicalResult convertBatchNormTraining(NodeContext &c, float epsilon);
+/// ONNX Range whose inputs are not constants, as a top.Loop (the output's
+/// length is known only at run time; ConvertControlFlow.cpp).
+LogicalResult convertRangeAsLoop(NodeContext &c);
+
+} // namespace strata::onnx_import
+
+#endif // STRATA_LIB_FRONTEND_ONNX_CONVERTERSUPPORT_H
