@@ -1,16 +1,20 @@
 //===- ConverterRegistry.h - converter tables by domain and op --*- C++ -*-===//
 //
 // Private to lib/Frontend/Onnx. Every Convert<Family>.cpp file exports one
-// table of (op type, converter); the importer gathers them by domain and
-// op type (OnnxImporter.cpp).
+// table of (op type, converter); ConverterRegistry.cpp gathers them by
+// domain and op type and dispatches each node to its converter.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef STRATA_LIB_FRONTEND_ONNX_CONVERTERREGISTRY_H
 #define STRATA_LIB_FRONTEND_ONNX_CONVERTERREGISTRY_H
 
+#include "onnx.pb.h"
+
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
+
+#include <string>
 
 namespace strata::onnx_import {
 
@@ -55,6 +59,14 @@ llvm::ArrayRef<ConverterEntry> mlConverters();
 /// redirected to `convert`; ops that take only tensors are an error
 /// (ConvertSequence.cpp).
 mlir::LogicalResult routeListInputs(NodeContext &c, ConvertFn &convert);
+
+/// True for the default ONNX domain ("" or its alias "ai.onnx").
+bool isDefaultDomain(const std::string &domain);
+/// True for a domain besides the default one that Strata imports.
+bool isExtraDomain(const std::string &domain);
+/// "node 'name' (OpType, opset N): ", or the node's first output when it
+/// has no name; every node error starts with it.
+std::string nodePrefix(const onnx::NodeProto &node, int64_t opset);
 
 } // namespace strata::onnx_import
 
