@@ -404,90 +404,6 @@ FailureOr<Value> integerConv(NodeContext &c, size_t xIdx, size_t xZp,
 
 namespace {
 
-LogicalResult convertReshape(NodeContext &c) {
-  std::vector<int64_t> shape;
-  auto allowZero = c.attrInt("allowzero", 0);
-  if (failed(allowZero))
-    return failure();
-  if (c.version() >= 5 && !c.constantInput(1)) {
-    // Known at run time only: the result dims are `?`.
-    if (*allowZero)
-      return c.error() << "with allowzero = 1 the 'shape' input must be a "
-                          "constant (top.Reshape reads 0 as a copied dim)";
-    return c.setResult(c.create<ReshapeOp>(
-        elemOf(c, 0), c.input(0), c.builder().getDenseI64ArrayAttr({}),
-        c.input(1)));
-  }
-  if (c.version() < 5) {
-    auto s = c.attrInts("shape");
-    if (failed(s))
-      return failure();
-    if (!*s)
-      return c.error() << "attribute 'shape' is required";
-    shape = **s;
-  } else {
-    auto s = c.constantInts(1);
-    if (!s)
-      return c.error() << "the 'shape' input must be a constant";
-    shape = *s;
-  }
-  // top.Reshape reads 0 as "copy the input dim" (allowzero = 0). A literal
-  // zero dim (allowzero = 1) makes the result empty, so it is a constant: the
-  // empty tensor of that shape, once the input is checked to be empty too.
-  if (*allowZero && llvm::is_contained(shape, 0)) {
-    if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
-      return c.error() << "allowzero = 1 with a 0 in shape "
-                       << formatArray(shape)
-                       << " allows no negative dims (ONNX forbids 0 with -1)";
-    auto in = c.requireShape(0);
-    if (failed(in))
-      return failure();
-    auto count = checkedNumElements(*in);
-    if (!count || *count != 0)
-      return c.error() << "input shape " << formatArray(*in)
-                       << " is not empty, but shape " << formatArray(shape)
-                       << " with allowzero = 1 has no elements";
-    auto dt = dtypeOf(elemOf(c, 0));
-    if (!dt)
-      return c.error() << "input element type " << elemOf(c, 0)
-                       << " is not supported";
-    c.setOutput(0, c.constant(Tensor(*dt, shape), "empty"));
-    return success();
-  }
-  auto out = c.create<ReshapeOp>(elemOf(c, 0), c.input(0),
-                                 c.builder().getDenseI64ArrayAttr(shape));
-  if (failed(out))
-    return failure();
-  c.setOutput(0, *out);
-  return success();
-}
-
-LogicalResult convertFlatten(NodeContext &c) {
-  auto in = c.requireShape(0);
-  auto axisAttr = c.attrInt("axis", 1);
-  if (failed(in) || failed(axisAttr))
-    return failure();
-  int64_t rank = in->size();
-  if (*axisAttr < -rank || *axisAttr > rank)
-    return c.error() << "attribute 'axis' = " << *axisAttr
-                     << " is out of range for rank " << rank;
-  int64_t axis = *axisAttr < 0 ? *axisAttr + rank : *axisAttr;
-  int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < rank; ++i) {
-    int64_t &part = i < axis ? outer : inner;
-    if (__builtin_mul_overflow(part, (*in)[i], &part))
-      return c.error() << "the flattened shape of " << formatArray(*in)
-                       << " overflows int64";
-  }
-  auto out = c.create<ReshapeOp>(
-      elemOf(c, 0), c.input(0),
-      c.builder().getDenseI64ArrayAttr({outer, inner}));
-  if (failed(out))
-    return failure();
-  c.setOutput(0, *out);
-  return success();
-}
-
 const ConverterEntry kCore[] = {
     {"Identity", convertIdentity},
     {"Constant", convertConstant},
@@ -499,8 +415,6 @@ const ConverterEntry kCore[] = {
     {"Gemm", convertGemm},
     {"MatMulInteger", convertMatMulInteger},
     {"ConvInteger", convertConvInteger},
-    {"Reshape", convertReshape},
-    {"Flatten", convertFlatten},
 };
 } // namespace
 

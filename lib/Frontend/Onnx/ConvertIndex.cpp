@@ -7,25 +7,6 @@
 namespace strata::onnx_import {
 namespace {
 
-LogicalResult convertGather(NodeContext &c) {
-  auto rank = c.requireRank(0);
-  auto axisAttr = c.attrInt("axis", 0);
-  if (failed(rank) || failed(axisAttr))
-    return failure();
-  auto axis = c.normalizeAxis("attribute 'axis'", *axisAttr, *rank);
-  if (failed(axis))
-    return failure();
-  Type idx = elemOf(c, 1);
-  if (!idx || !isa<IntegerType>(idx) || idx.isInteger(1))
-    return c.error() << "'indices' must be int32 or int64, got " << idx;
-  auto out = c.create<GatherOp>(elemOf(c, 0), c.input(0), c.input(1),
-                                c.builder().getI64IntegerAttr(*axis));
-  if (failed(out))
-    return failure();
-  c.setOutput(0, *out);
-  return success();
-}
-
 /// The flat (row-major) position in `dataShape` that each entry of
 /// GatherElements' `indices` selects, or an error naming a bad index.
 FailureOr<Tensor> flatPositions(NodeContext &c, ArrayRef<int64_t> dataShape,
@@ -166,7 +147,6 @@ LogicalResult convertRange(NodeContext &c) {
 }
 
 const ConverterEntry kIndex[] = {
-    {"Gather", convertGather},
     {"GatherElements", convertGatherElements},
     {"Range", convertRange},
 };

@@ -76,6 +76,8 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
              coreConverters(),
              elementwiseConverters(),
              shapeConverters(),
+             shapeSliceConverters(),
+             shapeReduceConverters(),
              nnConverters(),
              indexConverters(),
              controlFlowConverters(),

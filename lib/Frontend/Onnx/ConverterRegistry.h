@@ -32,6 +32,8 @@ struct ConverterEntry {
 llvm::ArrayRef<ConverterEntry> coreConverters();
 llvm::ArrayRef<ConverterEntry> elementwiseConverters();
 llvm::ArrayRef<ConverterEntry> shapeConverters();
+llvm::ArrayRef<ConverterEntry> shapeSliceConverters();
+llvm::ArrayRef<ConverterEntry> shapeReduceConverters();
 llvm::ArrayRef<ConverterEntry> nnConverters();
 llvm::ArrayRef<ConverterEntry> indexConverters();
 llvm::ArrayRef<ConverterEntry> controlFlowConverters();
