@@ -1,15 +1,12 @@
 //===- ConvertSelect.cpp - ONNX index and selection ops to Top ------------===//
 //
-// Trilu, CumSum/CumProd, ScatterElements/Scatter, ScatterND, TensorScatter,
-// GatherND, TopK, OneHot, ReverseSequence and MaxUnpool map to the Top ops
-// of TopSelectOps.td. EyeLike becomes a constant, CenterCropPad a Slice and
-// a Pad, Compress with a constant condition a Gather.
-//
-// NonZero, Unique and NonMaxSuppression have result dims that depend on
-// input values: their Top ops infer `?` there and the reference interpreter
-// computes the size; such a result may only be a graph output (or the op
-// folds when its inputs are constants). Compress needs a constant
-// condition (its result feeds a Gather, which needs static indices).
+// The Select family (TopSelectOps.td): Trilu, CumSum/CumProd,
+// ScatterElements/Scatter, ScatterND, TensorScatter, GatherND,
+// GatherElements, TopK, OneHot, ReverseSequence and MaxUnpool map to its Top
+// ops (GatherElements with constant indices becomes a Gather of the flat
+// positions). EyeLike becomes a constant, CenterCropPad a Slice and a Pad.
+// The ops whose result dims depend on input values are in
+// ConvertSelectDataDependent.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,10 +18,6 @@
 
 namespace strata::onnx_import {
 namespace {
-
-IntegerAttr i64(NodeContext &c, int64_t v) {
-  return c.builder().getI64IntegerAttr(v);
-}
 
 /// Checks that input `i` (named `what`) has an integer element type.
 LogicalResult requireIntegerInput(NodeContext &c, size_t i, StringRef what) {
@@ -180,6 +173,81 @@ LogicalResult convertGatherND(NodeContext &c) {
     return failure();
   return c.setResult(c.create<GatherNDOp>(elemOf(c, 0), c.input(0), c.input(1),
                                           i64(c, *batchDims)));
+}
+
+/// The flat (row-major) position in `dataShape` that each entry of
+/// GatherElements' `indices` selects, or an error naming a bad index.
+FailureOr<Tensor> flatPositions(NodeContext &c, ArrayRef<int64_t> dataShape,
+                                ArrayRef<int64_t> idxShape,
+                                ArrayRef<int64_t> indices, int64_t axis) {
+  int64_t rank = dataShape.size();
+  std::vector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * dataShape[d + 1];
+  Tensor out(DType::I64, std::vector<int64_t>(idxShape));
+  std::vector<int64_t> pos(rank, 0);
+  for (size_t k = 0; k < indices.size(); ++k) {
+    int64_t i = indices[k], dim = dataShape[axis];
+    if (i < -dim || i >= dim)
+      return c.error() << "index " << i << " is out of range for dim " << dim
+                       << " of axis " << axis;
+    int64_t flat = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      flat += (d == axis ? (i < 0 ? i + dim : i) : pos[d]) * strides[d];
+    out.data<int64_t>()[k] = flat;
+    for (int64_t d = rank - 1; d >= 0 && ++pos[d] == idxShape[d]; --d)
+      pos[d] = 0;
+  }
+  return out;
+}
+
+/// GatherElements: with constant indices a Gather from the flattened data
+/// at precomputed flat positions, else top.GatherElements.
+LogicalResult convertGatherElements(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  auto idxShape = c.requireShape(1);
+  auto axisAttr = c.attrInt("axis", 0);
+  if (failed(shape) || failed(idxShape) || failed(axisAttr))
+    return failure();
+  int64_t rank = shape->size();
+  auto axis = c.normalizeAxis("attribute 'axis'", *axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  bool fits = static_cast<int64_t>(idxShape->size()) == rank;
+  for (int64_t d = 0; fits && d < rank; ++d)
+    fits = d == *axis || (*idxShape)[d] <= (*shape)[d];
+  if (!fits)
+    return c.error() << "indices shape " << formatArray(*idxShape)
+                     << " does not fit data shape " << formatArray(*shape);
+  auto indices = c.constantInts(1);
+  if (!indices) // read at run time
+    return c.setResult(c.create<GatherElementsOp>(
+        elemOf(c, 0), c.input(0), c.input(1),
+        c.builder().getI64IntegerAttr(*axis)));
+  auto flat = flatPositions(c, *shape, *idxShape, *indices, *axis);
+  if (failed(flat))
+    return failure();
+  Type elem = elemOf(c, 0);
+  if (flat->numElements() == 0) {
+    auto dt = dtypeOf(elem);
+    if (!dt)
+      return c.error() << "element type " << elem << " is not supported";
+    c.setOutput(0, c.constant(Tensor(*dt, *idxShape), "empty"));
+    return success();
+  }
+  int64_t count = 1;
+  for (int64_t d : *shape)
+    count *= d;
+  auto data = c.create<ReshapeOp>(elem, c.input(0),
+                                  c.builder().getDenseI64ArrayAttr({count}));
+  if (failed(data))
+    return failure();
+  auto out = c.create<GatherOp>(elem, *data, c.constant(*flat, "positions"),
+                                c.builder().getI64IntegerAttr(0));
+  if (failed(out))
+    return failure();
+  c.setOutput(0, *out);
+  return success();
 }
 
 LogicalResult convertTopK(NodeContext &c) {
@@ -484,91 +552,6 @@ LogicalResult convertCenterCropPad(NodeContext &c) {
   return success();
 }
 
-/// Compress: a Gather of the positions where the constant condition holds
-/// (the result length depends on the condition's values).
-LogicalResult convertCompress(NodeContext &c) {
-  auto shape = c.requireShape(0);
-  auto axisAttr = c.attrIntOpt("axis");
-  if (failed(shape) || failed(axisAttr))
-    return failure();
-  const Tensor *cond = c.constantInput(1);
-  if (!cond)
-    return c.error() << "the 'condition' input must be a constant (the "
-                        "output shape depends on its values)";
-  if (cond->rank() != 1)
-    return c.error() << "'condition' must be 1-D, has shape "
-                     << shapeToString(cond->shape());
-  Value data = c.input(0);
-  Type elem = elemOf(c, 0);
-  int64_t axis = 0, dim;
-  if (*axisAttr) {
-    auto a = c.normalizeAxis("attribute 'axis'", **axisAttr, shape->size());
-    if (failed(a))
-      return failure();
-    axis = *a;
-    dim = (*shape)[axis];
-  } else {
-    auto count = checkedNumElements(*shape);
-    if (!count)
-      return c.error() << "input shape " << formatArray(*shape)
-                       << " overflows int64";
-    dim = *count;
-    auto flat = c.create<ReshapeOp>(elem, data,
-                                    c.builder().getDenseI64ArrayAttr({dim}));
-    if (failed(flat))
-      return failure();
-    data = *flat;
-  }
-  if (cond->numElements() > dim)
-    return c.error() << "'condition' has " << cond->numElements()
-                     << " values, more than the " << dim
-                     << " entries along the compressed axis";
-  std::vector<int64_t> picked;
-  for (int64_t i = 0; i < cond->numElements(); ++i)
-    if (cond->getAsDouble(i) != 0.0)
-      picked.push_back(i);
-  Tensor positions(DType::I64, {static_cast<int64_t>(picked.size())});
-  std::copy(picked.begin(), picked.end(), positions.data<int64_t>());
-  return c.setResult(c.create<GatherOp>(
-      elem, data, c.constant(positions, "positions"), i64(c, axis)));
-}
-
-/// NonZero, Unique and NonMaxSuppression: Top ops with data-dependent
-/// (`?`) result dims; with constant inputs they fold to constants here.
-LogicalResult convertNonZero(NodeContext &c) {
-  return c.setResult(c.create<NonZeroOp>(c.builder().getI64Type(), c.input(0)));
-}
-
-LogicalResult convertUnique(NodeContext &c) {
-  auto sorted = c.attrInt("sorted", 1);
-  auto axis = c.attrIntOpt("axis");
-  if (failed(sorted) || failed(axis))
-    return failure();
-  OpBuilder &b = c.builder();
-  Type i64Type = b.getI64Type();
-  auto out = c.createMulti<UniqueOp>(
-      {elemOf(c, 0), i64Type, i64Type, i64Type}, c.input(0),
-      b.getBoolAttr(*sorted != 0), b.getBoolAttr(axis->has_value()),
-      i64(c, axis->value_or(0)));
-  if (failed(out))
-    return failure();
-  for (size_t i = 0; i < 4; ++i)
-    c.setOutput(i, (*out)[i]);
-  return success();
-}
-
-LogicalResult convertNonMaxSuppression(NodeContext &c) {
-  auto centerPointBox = c.attrInt("center_point_box", 0);
-  if (failed(centerPointBox))
-    return failure();
-  Value optional[3];
-  for (size_t i = 0; i < 3; ++i)
-    optional[i] = c.hasInput(i + 2) ? c.input(i + 2) : c.none();
-  return c.setResult(c.create<NonMaxSuppressionOp>(
-      c.builder().getI64Type(), c.input(0), c.input(1), optional[0],
-      optional[1], optional[2], i64(c, *centerPointBox)));
-}
-
 const ConverterEntry kSelect[] = {
     {"Trilu", convertTrilu},
     {"CumSum", convertCumSum},
@@ -578,16 +561,13 @@ const ConverterEntry kSelect[] = {
     {"ScatterND", convertScatterND},
     {"TensorScatter", convertTensorScatter},
     {"GatherND", convertGatherND},
+    {"GatherElements", convertGatherElements},
     {"TopK", convertTopK},
     {"OneHot", convertOneHot},
     {"ReverseSequence", convertReverseSequence},
     {"MaxUnpool", convertMaxUnpool},
     {"EyeLike", convertEyeLike},
     {"CenterCropPad", convertCenterCropPad},
-    {"Compress", convertCompress},
-    {"NonZero", convertNonZero},
-    {"Unique", convertUnique},
-    {"NonMaxSuppression", convertNonMaxSuppression},
 };
 } // namespace
 

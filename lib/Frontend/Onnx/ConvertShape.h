@@ -17,10 +17,6 @@ namespace strata::onnx_import {
 using IntList = std::vector<int64_t>;
 using OptIntList = std::optional<IntList>;
 
-inline DenseI64ArrayAttr i64s(NodeContext &c, ArrayRef<int64_t> v) {
-  return c.builder().getDenseI64ArrayAttr(v);
-}
-
 /// Input `i` as constant integers; `what` names it in the error.
 FailureOr<IntList> requireConstInts(NodeContext &c, size_t i, StringRef what);
 

@@ -38,6 +38,16 @@ LogicalResult emit(NodeContext &c, Type elem, Args &&...args) {
   return c.setResult(c.create<OpTy>(elem, std::forward<Args>(args)...));
 }
 
+/// `v` as an i64 attribute.
+inline IntegerAttr i64(NodeContext &c, int64_t v) {
+  return c.builder().getI64IntegerAttr(v);
+}
+
+/// `v` as a dense i64 array attribute.
+inline DenseI64ArrayAttr i64s(NodeContext &c, ArrayRef<int64_t> v) {
+  return c.builder().getDenseI64ArrayAttr(v);
+}
+
 /// A rank-0 constant of element type `elem` holding `v` (f32 if `elem` has
 /// no host dtype).
 inline Value scalar(NodeContext &c, Type elem, double v) {
@@ -84,9 +94,6 @@ FailureOr<Value> integerConv(NodeContext &c, size_t x, size_t xZp, size_t w,
 
 /// BatchNormalization with training_mode = 1 (ConvertMath.cpp).
 LogicalResult convertBatchNormTraining(NodeContext &c, float epsilon);
-/// ONNX Range whose inputs are not constants, as a top.Loop (the output's
-/// length is known only at run time; ConvertControlFlow.cpp).
-LogicalResult convertRangeAsLoop(NodeContext &c);
 
 } // namespace strata::onnx_import
 
