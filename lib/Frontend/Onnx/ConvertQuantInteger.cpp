@@ -1,4 +1,4 @@
-//===- ConvertQLinear.cpp - QLinearMatMul, QLinearConv, DynamicQuantize ---===//
+//===- ConvertQuantInteger.cpp - QLinearMatMul, QLinearConv, DynamicQuantize ===//
 //
 // The ONNX operators that compute on quantized tensors with their
 // quantization parameters as inputs. The integer part (zero points
