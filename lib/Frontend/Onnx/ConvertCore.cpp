@@ -284,126 +284,6 @@ LogicalResult convertGemm(NodeContext &c) {
   return success();
 }
 
-/// Input `i` cast to i32 minus the zero point input `zp` (if given), the
-/// zero point reshaped to `zpShape` when it has more than one value.
-FailureOr<Value> minusZeroPoint(NodeContext &c, size_t i, size_t zp,
-                                ArrayRef<int64_t> zpShape) {
-  Type i32 = c.builder().getI32Type();
-  auto x = c.create<CastOp>(i32, c.input(i));
-  if (failed(x) || !c.hasInput(zp))
-    return x;
-  auto z = c.create<CastOp>(i32, c.input(zp));
-  if (failed(z))
-    return failure();
-  auto zs = c.requireShape(zp);
-  if (failed(zs))
-    return failure();
-  int64_t count = 1;
-  for (int64_t d : *zs)
-    count *= d;
-  if (count > 1) {
-    z = c.create<ReshapeOp>(i32, *z, c.builder().getDenseI64ArrayAttr(zpShape));
-    if (failed(z))
-      return failure();
-  }
-  return c.create<SubOp>(i32, *x, *z);
-}
-
-LogicalResult checkInt8(NodeContext &c, size_t i) {
-  auto dt = dtypeOf(elemOf(c, i));
-  if (!dt || (*dt != DType::I8 && *dt != DType::U8))
-    return c.error() << "input " << i << " has element type " << elemOf(c, i)
-                     << "; only int8 and uint8 are supported";
-  return success();
-}
-
-/// int8/uint8 matmul accumulated in int32: (A - a_zp) @ (B - b_zp); a per-row
-/// a_zp is an M x 1 column, a per-column b_zp broadcasts along N.
-LogicalResult convertMatMulInteger(NodeContext &c) {
-  auto out = integerMatMul(c, 0, 2, 1, 3);
-  if (failed(out))
-    return failure();
-  c.setOutput(0, *out);
-  return success();
-}
-
-LogicalResult convertConvInteger(NodeContext &c) {
-  auto out = integerConv(c, 0, 2, 1, 3, c.none());
-  if (failed(out))
-    return failure();
-  c.setOutput(0, *out);
-  return success();
-}
-
-} // namespace
-
-FailureOr<Value> integerMatMul(NodeContext &c, size_t a, size_t aZp, size_t b,
-                               size_t bZp) {
-  auto aShape = c.requireShape(a);
-  if (failed(aShape) || failed(checkInt8(c, a)) || failed(checkInt8(c, b)))
-    return failure();
-  std::vector<int64_t> col{aShape->size() >= 2 ? (*aShape)[aShape->size() - 2]
-                                               : 1,
-                           1};
-  auto am = minusZeroPoint(c, a, aZp, col);
-  auto bm = minusZeroPoint(c, b, bZp, {-1});
-  if (failed(am) || failed(bm))
-    return failure();
-  return c.create<MatMulOp>(c.builder().getI32Type(), *am, *bm, c.none(),
-                            false, false, llvm::APFloat(-1.0));
-}
-
-/// A constant scalar input zero point maps to Top.Conv's input_zp (the
-/// padding is the zero point); any other is subtracted from the input in
-/// int32, which pads with zero after the subtraction, the same. The weight
-/// zero point (per output channel in ONNX, per input channel in Top) is
-/// subtracted from the weights in int32.
-FailureOr<Value> integerConv(NodeContext &c, size_t xIdx, size_t xZp,
-                             size_t wIdx, size_t wZp, Value bias) {
-  auto x = c.requireShape(xIdx);
-  auto wShape = c.requireShape(wIdx);
-  if (failed(x) || failed(wShape) || failed(checkInt8(c, xIdx)) ||
-      failed(checkInt8(c, wIdx)))
-    return failure();
-  if (x->size() < 3 || wShape->size() != x->size())
-    return c.error() << "input shape " << formatArray(*x)
-                     << " and weight shape " << formatArray(*wShape)
-                     << " must have equal rank >= 3";
-  int64_t r = x->size() - 2;
-  std::vector<int64_t> kernel(wShape->begin() + 2, wShape->end());
-  auto win = readWindow(c, r, ArrayRef<int64_t>(*x).drop_front(2), kernel);
-  auto group = c.attrInt("group", 1);
-  if (failed(win) || failed(group))
-    return failure();
-  DenseI64ArrayAttr inputZp;
-  OpBuilder &b = c.builder();
-  Value input = c.input(xIdx);
-  if (c.hasInput(xZp)) {
-    auto zp = c.constantInts(xZp);
-    if (zp && zp->size() == 1) {
-      inputZp = b.getDenseI64ArrayAttr(*zp);
-    } else {
-      auto shifted = minusZeroPoint(c, xIdx, xZp, {});
-      if (failed(shifted))
-        return failure();
-      input = *shifted;
-    }
-  }
-  std::vector<int64_t> zpShape(wShape->size(), 1);
-  zpShape[0] = (*wShape)[0];
-  auto w = minusZeroPoint(c, wIdx, wZp, zpShape);
-  if (failed(w))
-    return failure();
-  return c.create<ConvOp>(
-      b.getI32Type(), input, *w, bias, b.getDenseI64ArrayAttr(win->kernel),
-      b.getDenseI64ArrayAttr(win->strides), b.getDenseI64ArrayAttr(win->pads),
-      b.getDenseI64ArrayAttr(win->dilations), b.getI64IntegerAttr(*group),
-      b.getBoolAttr(false), b.getF64FloatAttr(-1.0), inputZp,
-      DenseI64ArrayAttr());
-}
-
-namespace {
-
 const ConverterEntry kCore[] = {
     {"Identity", convertIdentity},
     {"Constant", convertConstant},
@@ -413,8 +293,6 @@ const ConverterEntry kCore[] = {
     {"GlobalAveragePool", convertUnary<GlobalAvgPoolOp>},
     {"MatMul", convertMatMul},
     {"Gemm", convertGemm},
-    {"MatMulInteger", convertMatMulInteger},
-    {"ConvInteger", convertConvInteger},
 };
 } // namespace
 

@@ -90,7 +90,8 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
              selectConverters(),
              selectDataDependentConverters(),
              einsumConverters(),
-             qlinearConverters(),
+             quantConverters(),
+             quantIntegerConverters(),
              causalConvConverters(),
              tfidfConverters(),
          })

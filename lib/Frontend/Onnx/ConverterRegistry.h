@@ -46,7 +46,8 @@ llvm::ArrayRef<ConverterEntry> trainingConverters();
 llvm::ArrayRef<ConverterEntry> selectConverters();
 llvm::ArrayRef<ConverterEntry> selectDataDependentConverters();
 llvm::ArrayRef<ConverterEntry> einsumConverters();
-llvm::ArrayRef<ConverterEntry> qlinearConverters();
+llvm::ArrayRef<ConverterEntry> quantConverters();
+llvm::ArrayRef<ConverterEntry> quantIntegerConverters();
 llvm::ArrayRef<ConverterEntry> causalConvConverters();
 llvm::ArrayRef<ConverterEntry> tfidfConverters();
 

@@ -60,6 +60,15 @@ inline FailureOr<Value> reshape(NodeContext &c, Value v,
   return ValueBuilder(c).reshape(v, shape);
 }
 
+/// `OpTy(l, r)` with the element type of `l`; a failed operand is passed on
+/// (ValueBuilder::op; ValueChain.h's chain::binary is the null-chained
+/// form).
+template <typename OpTy>
+FailureOr<Value> binary(NodeContext &c, FailureOr<Value> l,
+                        FailureOr<Value> r) {
+  return ValueBuilder(c).op<OpTy>(l, r);
+}
+
 /// The product of `dims` (the element count of a static shape).
 inline int64_t product(ArrayRef<int64_t> dims) {
   int64_t n = 1;
@@ -81,16 +90,6 @@ FailureOr<KernelWindow>
 readKernelWindow(NodeContext &c, int64_t spatialRank,
                  ArrayRef<int64_t> inSpatial,
                  std::optional<std::vector<int64_t>> kernel);
-
-/// int8/uint8 matmul accumulated in int32, (in[a] - in[aZp]) @ (in[b] -
-/// in[bZp]), absent zero points being 0 (MatMulInteger; ConvertCore.cpp).
-FailureOr<Value> integerMatMul(NodeContext &c, size_t a, size_t aZp, size_t b,
-                               size_t bZp);
-/// int8/uint8 convolution of in[x] by in[w] accumulated in int32, zero points
-/// in[xZp] and in[wZp] (per output channel) subtracted, int32 `bias` (or
-/// none) added; the node's window attributes (ConvInteger; ConvertCore.cpp).
-FailureOr<Value> integerConv(NodeContext &c, size_t x, size_t xZp, size_t w,
-                             size_t wZp, Value bias);
 
 /// BatchNormalization with training_mode = 1 (ConvertMath.cpp).
 LogicalResult convertBatchNormTraining(NodeContext &c, float epsilon);
