@@ -82,7 +82,7 @@ inline int64_t product(ArrayRef<int64_t> dims) {
 //===----------------------------------------------------------------------===//
 
 /// Kernel window attributes of Conv and the pools (kernel_shape, strides,
-/// dilations, pads, auto_pad resolved to explicit pads); ConvertCore.cpp.
+/// dilations, pads, auto_pad resolved to explicit pads); ConvertNNConv.cpp.
 struct KernelWindow {
   std::vector<int64_t> kernel, strides, dilations, pads;
 };
@@ -90,9 +90,6 @@ FailureOr<KernelWindow>
 readKernelWindow(NodeContext &c, int64_t spatialRank,
                  ArrayRef<int64_t> inSpatial,
                  std::optional<std::vector<int64_t>> kernel);
-
-/// BatchNormalization with training_mode = 1 (ConvertMath.cpp).
-LogicalResult convertBatchNormTraining(NodeContext &c, float epsilon);
 
 } // namespace strata::onnx_import
 
