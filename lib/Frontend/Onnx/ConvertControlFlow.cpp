@@ -1,17 +1,16 @@
-//===- ConvertControlFlow.cpp - ONNX If, Loop, Scan to Top ----------------===//
+//===- ConvertControlFlow.cpp - ONNX If, Loop, Scan, Range to Top ---------===//
 //
-// The subgraph attributes become the regions of top.If, top.Loop and
-// top.Scan; nodes inside them may read names of the enclosing graphs. The
-// result types are set from what the converted subgraphs yield, then shapes
-// are inferred like for any other op.
+// The ControlFlow family (TopControlFlowOps.td). The subgraph attributes
+// become the regions of top.If, top.Loop and top.Scan; nodes inside them
+// may read names of the enclosing graphs. The result types are set from
+// what the converted subgraphs yield, then shapes are inferred like for any
+// other op. Range is a constant when its inputs are, else a top.Loop.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
+#include "ConverterSupport.h"
 
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
+#include <cmath>
 
 namespace strata::onnx_import {
 namespace {
@@ -351,6 +350,8 @@ LogicalResult convertScan(NodeContext &c) {
   return finishAndSetOutputs(c, outer);
 }
 
+//===--- Range ---===//
+
 /// A rank-0 constant of `elem`.
 Value scalarConst(NodeContext &c, Type elem, double value, StringRef hint) {
   Tensor t(*dtypeOf(elem), {});
@@ -364,8 +365,9 @@ Value build(NodeContext &c, Type elem, Args &&...args) {
   auto r = c.create<OpTy>(elem, std::forward<Args>(args)...);
   return failed(r) ? Value() : *r;
 }
-} // namespace
 
+/// ONNX Range whose inputs are not constants, as a top.Loop (the output's
+/// length is known only at run time).
 LogicalResult convertRangeAsLoop(NodeContext &c) {
   for (size_t i = 0; i < 3; ++i) {
     auto shape = c.inputShape(i);
@@ -427,17 +429,78 @@ LogicalResult convertRangeAsLoop(NodeContext &c) {
   return success();
 }
 
-namespace {
+/// Reads a one-element constant input as a double and as an int.
+struct Scalar {
+  double f;
+  int64_t i;
+};
+
+FailureOr<Scalar> scalarInput(NodeContext &c, size_t i, StringRef what) {
+  const Tensor *t = c.constantInput(i);
+  if (!t)
+    return c.error() << "the '" << what
+                     << "' input must be a constant (the output shape "
+                        "depends on it)";
+  if (t->numElements() != 1)
+    return c.error() << "'" << what << "' must be a scalar, has "
+                     << t->numElements() << " elements";
+  return Scalar{t->getAsDouble(0), t->getAsInt(0)};
+}
+
+/// Range of constant inputs is a constant; otherwise its length depends on
+/// run-time values and it becomes a top.Loop (convertRangeAsLoop).
+LogicalResult convertRange(NodeContext &c) {
+  if (!c.constantInput(0) || !c.constantInput(1) || !c.constantInput(2))
+    return convertRangeAsLoop(c);
+  auto start = scalarInput(c, 0, "start");
+  auto limit = scalarInput(c, 1, "limit");
+  auto delta = scalarInput(c, 2, "delta");
+  if (failed(start) || failed(limit) || failed(delta))
+    return failure();
+  DType dt = c.constantInput(0)->dtype();
+  bool fp = isFloat(dt);
+  if (fp ? delta->f == 0.0 : delta->i == 0)
+    return c.error() << "'delta' must not be 0";
+  int64_t n;
+  if (fp) {
+    double count = std::ceil((limit->f - start->f) / delta->f);
+    if (!(count < double(int64_t(1) << 28)))
+      return c.error() << "range of " << count << " elements is too large";
+    n = count > 0 ? static_cast<int64_t>(count) : 0;
+  } else {
+    // Ceiling division in integers (no float rounding).
+    int64_t span, d = delta->i;
+    if (__builtin_sub_overflow(limit->i, start->i, &span))
+      return c.error() << "range from " << start->i << " to " << limit->i
+                       << " overflows int64";
+    int64_t q = span / d;
+    if (q * d != span && ((span < 0) == (d < 0)))
+      ++q;
+    n = std::max<int64_t>(0, q);
+    if (n > (int64_t(1) << 28))
+      return c.error() << "range of " << n << " elements is too large";
+  }
+  Tensor t(dt, {n});
+  for (int64_t k = 0; k < n; ++k) {
+    if (fp)
+      t.setFromDouble(k, start->f + static_cast<double>(k) * delta->f);
+    else if (dt == DType::I64)
+      t.data<int64_t>()[k] = start->i + k * delta->i;
+    else
+      t.setFromDouble(k, static_cast<double>(start->i + k * delta->i));
+  }
+  c.setOutput(0, c.constant(t, "range"));
+  return success();
+}
+
 const ConverterEntry kControlFlow[] = {
     {"If", convertIf},
     {"Loop", convertLoop},
     {"Scan", convertScan},
-    {nullptr, nullptr},
+    {"Range", convertRange},
 };
 } // namespace
 
-ArrayRef<ConverterEntry> controlFlowConverters() {
-  return ArrayRef<ConverterEntry>(kControlFlow).drop_back();
-}
+ArrayRef<ConverterEntry> controlFlowConverters() { return kControlFlow; }
 
 } // namespace strata::onnx_import

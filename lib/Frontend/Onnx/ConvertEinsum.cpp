@@ -9,15 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
+#include "ConverterSupport.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <map>
-
-using namespace mlir;
-using namespace strata::top;
 
 namespace strata::onnx_import {
 namespace {

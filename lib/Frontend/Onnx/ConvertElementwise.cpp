@@ -13,10 +13,6 @@
 #include <cmath>
 #include <limits>
 
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
-
 namespace strata::onnx_import {
 using namespace chain;
 namespace {
@@ -644,12 +640,9 @@ const ConverterEntry kElementwise[] = {
     {"Floor", convertFloor},
     {"Ceil", convertCeil},
     {"Round", convertRound},
-    {nullptr, nullptr},
 };
 } // namespace
 
-ArrayRef<ConverterEntry> elementwiseConverters() {
-  return ArrayRef<ConverterEntry>(kElementwise).drop_back();
-}
+ArrayRef<ConverterEntry> elementwiseConverters() { return kElementwise; }
 
 } // namespace strata::onnx_import

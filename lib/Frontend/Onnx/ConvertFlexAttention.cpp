@@ -11,12 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
+#include "ConverterSupport.h"
 
 #include <cmath>
-
-using namespace mlir;
-using namespace strata::top;
 
 namespace strata::onnx_import {
 namespace {

@@ -1,25 +1,9 @@
 //===- ConvertGeometry.cpp - ONNX GridSample, AffineGrid, Col2Im, RoiAlign, DeformConv ===//
 
-#include "ImportContext.h"
-
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
+#include "ConverterSupport.h"
 
 namespace strata::onnx_import {
 namespace {
-
-Type elemOf(NodeContext &c, size_t i) { return c.inputElementType(i); }
-
-/// Creates a single-result op and makes it output 0 of the node.
-template <typename OpTy, typename... Args>
-LogicalResult emit(NodeContext &c, Type elem, Args &&...args) {
-  auto r = c.create<OpTy>(elem, std::forward<Args>(args)...);
-  if (failed(r))
-    return failure();
-  c.setOutput(0, *r);
-  return success();
-}
 
 /// Input `i` as a constant list of integers; the error names the input and
 /// its graph value (so that it can be frozen with --freeze-inputs).

@@ -11,10 +11,6 @@
 
 #include <cmath>
 
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
-
 namespace strata::onnx_import {
 using namespace chain;
 namespace {
@@ -132,114 +128,6 @@ LogicalResult convertShrink(NodeContext &c) {
   return finish(c, make<WhereOp>(c, t, compare(c, x, lo, "Less"),
                                  binary<AddOp>(c, x, b), upper));
 }
-
-/// LpPool: (sum over the window of |x|^p)^(1/p), with the window sum taken
-/// as an AvgPool that counts the padding times the kernel size.
-LogicalResult convertLpPool(NodeContext &c) {
-  auto x = c.requireShape(0);
-  auto p = c.attrInt("p", 2);
-  auto ceil = c.attrInt("ceil_mode", 0);
-  if (failed(x) || failed(p) || failed(ceil))
-    return failure();
-  if (x->size() < 3)
-    return c.error() << "input shape " << formatArray(*x)
-                     << " must have rank >= 3";
-  if (*p < 1)
-    return c.error() << "attribute 'p' = " << *p << " must be >= 1";
-  if (*ceil != 0)
-    return c.error() << "attribute 'ceil_mode' = " << *ceil
-                     << " is not supported (only 0)";
-  int64_t r = x->size() - 2;
-  auto win = readKernelWindow(c, r, ArrayRef<int64_t>(*x).drop_front(2),
-                            std::nullopt);
-  if (failed(win))
-    return failure();
-  Value in = c.input(0);
-  Type t = elemType(in);
-  if (!isa_and_nonnull<FloatType>(t))
-    return c.error() << "input 0 has element type " << t
-                     << "; only float types are supported";
-  double taps = 1;
-  for (int64_t k : win->kernel)
-    taps *= static_cast<double>(k);
-  Value absX = make<AbsOp>(c, t, in);
-  Value powered = *p == 1   ? absX
-                  : *p == 2 ? binary<MulOp>(c, absX, absX)
-                            : binary<PowOp>(c, absX,
-                                            scalarLike(c, in, *p, "p"));
-  OpBuilder &b = c.builder();
-  Value mean = make<AvgPoolOp>(
-      c, t, powered, b.getDenseI64ArrayAttr(win->kernel),
-      b.getDenseI64ArrayAttr(win->strides), b.getDenseI64ArrayAttr(win->pads),
-      b.getDenseI64ArrayAttr(win->dilations), b.getBoolAttr(false),
-      b.getBoolAttr(true), b.getBoolAttr(false), b.getF64FloatAttr(-1.0));
-  Value sum = binary<MulOp>(c, mean, scalarLike(c, in, taps, "taps"));
-  if (*p == 1)
-    return finish(c, sum);
-  if (*p == 2)
-    return finish(c, make<SqrtOp>(c, t, sum));
-  return finish(c, binary<PowOp>(c, sum,
-                                 scalarLike(c, in, 1.0 / *p, "inv_p")));
-}
-
-} // namespace
-
-/// BatchNormalization with training_mode = 1: normalizes with the batch
-/// statistics (mean and population variance over all dims but 1) and also
-/// returns running_mean = mean * momentum + batch_mean * (1 - momentum) and
-/// running_var likewise.
-LogicalResult convertBatchNormTraining(NodeContext &c, float epsilon) {
-  auto momentum = c.attrFloat("momentum", 0.9f);
-  auto rank = c.requireRank(0);
-  if (failed(momentum) || failed(rank) || failed(requireInputs(c, 5)))
-    return failure();
-  if (*rank < 2)
-    return c.error() << "input 0 must have rank >= 2, got " << *rank;
-  Value x = c.input(0);
-  Type t = elemType(x);
-  SmallVector<int64_t> axes{0};
-  for (int64_t d = 2; d < *rank; ++d)
-    axes.push_back(d);
-  OpBuilder &b = c.builder();
-  auto reduceMean = [&](Value v, bool keep) {
-    return make<ReduceOp>(c, t, v, b.getDenseI64ArrayAttr(axes),
-                          b.getBoolAttr(keep), b.getStringAttr("ReduceMean"));
-  };
-  Value mean = reduceMean(x, false);
-  Value centered = binary<SubOp>(c, x, reduceMean(x, true));
-  Value var = reduceMean(binary<MulOp>(c, centered, centered), false);
-  Value y = make<BatchNormOp>(c, t, x, mean, var, c.input(1), c.input(2),
-                              b.getF64FloatAttr(epsilon),
-                              StringAttr()); // layout: the default, NCHW
-  if (!y)
-    return failure();
-  c.setOutput(0, y);
-  Value keep = scalarLike(c, x, *momentum, "momentum");
-  Value take = scalarLike(c, x, 1.0 - static_cast<double>(*momentum),
-                          "one_minus_momentum");
-  auto blend = [&](Value running, Value batch) {
-    return binary<AddOp>(c, binary<MulOp>(c, running, keep),
-                         binary<MulOp>(c, batch, take));
-  };
-  if (c.numOutputs() > 1 && c.hasOutput(1)) {
-    Value v = blend(c.input(3), mean);
-    if (!v)
-      return failure();
-    c.setOutput(1, v);
-  }
-  if (c.numOutputs() > 2 && c.hasOutput(2)) {
-    Value v = blend(c.input(4), var);
-    if (!v)
-      return failure();
-    c.setOutput(2, v);
-  }
-  if (c.numOutputs() > 3)
-    return c.error() << "saved mean/variance outputs (opset < 14) are not "
-                        "supported";
-  return success();
-}
-
-namespace {
 
 //===----------------------------------------------------------------------===//
 // Signal ops
@@ -385,19 +273,15 @@ const ConverterEntry kMath[] = {
     {"Det", convertUnary<DetOp>},
     {"LRN", convertLRN},
     {"Shrink", convertShrink},
-    {"LpPool", convertLpPool},
     {"HannWindow", convertWindow<kHann>},
     {"HammingWindow", convertWindow<kHamming>},
     {"BlackmanWindow", convertWindow<kBlackman>},
     {"MelWeightMatrix", convertMelWeightMatrix},
     {"DFT", convertDFT},
     {"STFT", convertSTFT},
-    {nullptr, nullptr},
 };
 } // namespace
 
-ArrayRef<ConverterEntry> mathConverters() {
-  return ArrayRef<ConverterEntry>(kMath).drop_back();
-}
+ArrayRef<ConverterEntry> mathConverters() { return kMath; }
 
 } // namespace strata::onnx_import

@@ -9,13 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
+#include "ConverterSupport.h"
 
 #include "llvm/ADT/StringExtras.h"
-
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
 
 namespace strata::onnx_import {
 namespace {

@@ -1,43 +1,23 @@
 //===- ConvertSelect.cpp - ONNX index and selection ops to Top ------------===//
 //
-// Trilu, CumSum/CumProd, ScatterElements/Scatter, ScatterND, TensorScatter,
-// GatherND, TopK, OneHot, ReverseSequence and MaxUnpool map to the Top ops
-// of TopSelectOps.td. EyeLike becomes a constant, CenterCropPad a Slice and
-// a Pad, Compress with a constant condition a Gather.
-//
-// NonZero, Unique and NonMaxSuppression have result dims that depend on
-// input values: their Top ops infer `?` there and the reference interpreter
-// computes the size; such a result may only be a graph output (or the op
-// folds when its inputs are constants). Compress needs a constant
-// condition (its result feeds a Gather, which needs static indices).
+// The Select family (TopSelectOps.td): Trilu, CumSum/CumProd,
+// ScatterElements/Scatter, ScatterND, TensorScatter, GatherND,
+// GatherElements, TopK, OneHot, ReverseSequence and MaxUnpool map to its Top
+// ops (GatherElements with constant indices becomes a Gather of the flat
+// positions). EyeLike becomes a constant, CenterCropPad a Slice and a Pad.
+// The ops whose result dims depend on input values are in
+// ConvertSelectDataDependent.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
+#include "ConverterSupport.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
-
 namespace strata::onnx_import {
 namespace {
-
-Type elemOf(NodeContext &c, size_t i) { return c.inputElementType(i); }
-
-LogicalResult setResult(NodeContext &c, FailureOr<Value> v) {
-  if (failed(v))
-    return failure();
-  c.setOutput(0, *v);
-  return success();
-}
-
-IntegerAttr i64(NodeContext &c, int64_t v) {
-  return c.builder().getI64IntegerAttr(v);
-}
 
 /// Checks that input `i` (named `what`) has an integer element type.
 LogicalResult requireIntegerInput(NodeContext &c, size_t i, StringRef what) {
@@ -74,9 +54,9 @@ LogicalResult convertTrilu(NodeContext &c) {
       return failure();
     k = *v;
   }
-  return setResult(c, c.create<TriluOp>(elemOf(c, 0), c.input(0),
-                                        c.builder().getBoolAttr(*upper != 0),
-                                        i64(c, k), kValue));
+  return c.setResult(c.create<TriluOp>(elemOf(c, 0), c.input(0),
+                                       c.builder().getBoolAttr(*upper != 0),
+                                       i64(c, k), kValue));
 }
 
 LogicalResult convertCumulative(NodeContext &c, StringRef mode) {
@@ -90,10 +70,9 @@ LogicalResult convertCumulative(NodeContext &c, StringRef mode) {
   if (failed(axis) || failed(exclusive) || failed(reverse))
     return failure();
   OpBuilder &b = c.builder();
-  return setResult(c, c.create<CumulativeOp>(
-                          elemOf(c, 0), c.input(0), i64(c, *axis),
-                          b.getStringAttr(mode), b.getBoolAttr(*exclusive != 0),
-                          b.getBoolAttr(*reverse != 0), axisValue));
+  return c.setResult(c.create<CumulativeOp>(
+      elemOf(c, 0), c.input(0), i64(c, *axis), b.getStringAttr(mode),
+      b.getBoolAttr(*exclusive != 0), b.getBoolAttr(*reverse != 0), axisValue));
 }
 LogicalResult convertCumSum(NodeContext &c) {
   return convertCumulative(c, "sum");
@@ -109,18 +88,18 @@ LogicalResult convertScatterElements(NodeContext &c) {
   if (failed(axis) || failed(reduction) ||
       failed(requireIntegerInput(c, 1, "indices")))
     return failure();
-  return setResult(c, c.create<ScatterElementsOp>(
-                          elemOf(c, 0), c.input(0), c.input(1), c.input(2),
-                          i64(c, *axis), c.builder().getStringAttr(*reduction)));
+  return c.setResult(c.create<ScatterElementsOp>(
+      elemOf(c, 0), c.input(0), c.input(1), c.input(2), i64(c, *axis),
+      c.builder().getStringAttr(*reduction)));
 }
 
 LogicalResult convertScatterND(NodeContext &c) {
   auto reduction = c.attrString("reduction", "none");
   if (failed(reduction) || failed(requireIntegerInput(c, 1, "indices")))
     return failure();
-  return setResult(c, c.create<ScatterNDOp>(
-                          elemOf(c, 0), c.input(0), c.input(1), c.input(2),
-                          c.builder().getStringAttr(*reduction)));
+  return c.setResult(
+      c.create<ScatterNDOp>(elemOf(c, 0), c.input(0), c.input(1), c.input(2),
+                            c.builder().getStringAttr(*reduction)));
 }
 
 /// TensorScatter (KV-cache update): a ScatterND whose indices address every
@@ -183,18 +162,92 @@ LogicalResult convertTensorScatter(NodeContext &c) {
     for (int64_t d = *axis; d >= 0 && ++pos[d] == idxShape[d]; --d)
       pos[d] = 0;
   }
-  return setResult(c, c.create<ScatterNDOp>(
-                          elemOf(c, 0), c.input(0),
-                          c.constant(indices, "positions"), c.input(1),
-                          c.builder().getStringAttr("none")));
+  return c.setResult(c.create<ScatterNDOp>(
+      elemOf(c, 0), c.input(0), c.constant(indices, "positions"), c.input(1),
+      c.builder().getStringAttr("none")));
 }
 
 LogicalResult convertGatherND(NodeContext &c) {
   auto batchDims = c.attrInt("batch_dims", 0);
   if (failed(batchDims) || failed(requireIntegerInput(c, 1, "indices")))
     return failure();
-  return setResult(c, c.create<GatherNDOp>(elemOf(c, 0), c.input(0),
-                                           c.input(1), i64(c, *batchDims)));
+  return c.setResult(c.create<GatherNDOp>(elemOf(c, 0), c.input(0), c.input(1),
+                                          i64(c, *batchDims)));
+}
+
+/// The flat (row-major) position in `dataShape` that each entry of
+/// GatherElements' `indices` selects, or an error naming a bad index.
+FailureOr<Tensor> flatPositions(NodeContext &c, ArrayRef<int64_t> dataShape,
+                                ArrayRef<int64_t> idxShape,
+                                ArrayRef<int64_t> indices, int64_t axis) {
+  int64_t rank = dataShape.size();
+  std::vector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * dataShape[d + 1];
+  Tensor out(DType::I64, std::vector<int64_t>(idxShape));
+  std::vector<int64_t> pos(rank, 0);
+  for (size_t k = 0; k < indices.size(); ++k) {
+    int64_t i = indices[k], dim = dataShape[axis];
+    if (i < -dim || i >= dim)
+      return c.error() << "index " << i << " is out of range for dim " << dim
+                       << " of axis " << axis;
+    int64_t flat = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      flat += (d == axis ? (i < 0 ? i + dim : i) : pos[d]) * strides[d];
+    out.data<int64_t>()[k] = flat;
+    for (int64_t d = rank - 1; d >= 0 && ++pos[d] == idxShape[d]; --d)
+      pos[d] = 0;
+  }
+  return out;
+}
+
+/// GatherElements: with constant indices a Gather from the flattened data
+/// at precomputed flat positions, else top.GatherElements.
+LogicalResult convertGatherElements(NodeContext &c) {
+  auto shape = c.requireShape(0);
+  auto idxShape = c.requireShape(1);
+  auto axisAttr = c.attrInt("axis", 0);
+  if (failed(shape) || failed(idxShape) || failed(axisAttr))
+    return failure();
+  int64_t rank = shape->size();
+  auto axis = c.normalizeAxis("attribute 'axis'", *axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  bool fits = static_cast<int64_t>(idxShape->size()) == rank;
+  for (int64_t d = 0; fits && d < rank; ++d)
+    fits = d == *axis || (*idxShape)[d] <= (*shape)[d];
+  if (!fits)
+    return c.error() << "indices shape " << formatArray(*idxShape)
+                     << " does not fit data shape " << formatArray(*shape);
+  auto indices = c.constantInts(1);
+  if (!indices) // read at run time
+    return c.setResult(c.create<GatherElementsOp>(
+        elemOf(c, 0), c.input(0), c.input(1),
+        c.builder().getI64IntegerAttr(*axis)));
+  auto flat = flatPositions(c, *shape, *idxShape, *indices, *axis);
+  if (failed(flat))
+    return failure();
+  Type elem = elemOf(c, 0);
+  if (flat->numElements() == 0) {
+    auto dt = dtypeOf(elem);
+    if (!dt)
+      return c.error() << "element type " << elem << " is not supported";
+    c.setOutput(0, c.constant(Tensor(*dt, *idxShape), "empty"));
+    return success();
+  }
+  int64_t count = 1;
+  for (int64_t d : *shape)
+    count *= d;
+  auto data = c.create<ReshapeOp>(elem, c.input(0),
+                                  c.builder().getDenseI64ArrayAttr({count}));
+  if (failed(data))
+    return failure();
+  auto out = c.create<GatherOp>(elem, *data, c.constant(*flat, "positions"),
+                                c.builder().getI64IntegerAttr(0));
+  if (failed(out))
+    return failure();
+  c.setOutput(0, *out);
+  return success();
 }
 
 LogicalResult convertTopK(NodeContext &c) {
@@ -240,9 +293,8 @@ LogicalResult convertOneHot(NodeContext &c) {
     depthAttr = i64(c, static_cast<int64_t>(d));
     depthValue = c.none();
   }
-  return setResult(c, c.create<OneHotOp>(elemOf(c, 2), c.input(0),
-                                         c.input(2), depthValue, depthAttr,
-                                         i64(c, *axis)));
+  return c.setResult(c.create<OneHotOp>(elemOf(c, 2), c.input(0), c.input(2),
+                                        depthValue, depthAttr, i64(c, *axis)));
 }
 
 LogicalResult convertReverseSequence(NodeContext &c) {
@@ -251,9 +303,9 @@ LogicalResult convertReverseSequence(NodeContext &c) {
   if (failed(batchAxis) || failed(timeAxis) ||
       failed(requireIntegerInput(c, 1, "sequence_lens")))
     return failure();
-  return setResult(c, c.create<ReverseSequenceOp>(
-                          elemOf(c, 0), c.input(0), c.input(1),
-                          i64(c, *batchAxis), i64(c, *timeAxis)));
+  return c.setResult(c.create<ReverseSequenceOp>(elemOf(c, 0), c.input(0),
+                                                 c.input(1), i64(c, *batchAxis),
+                                                 i64(c, *timeAxis)));
 }
 
 LogicalResult convertMaxUnpool(NodeContext &c) {
@@ -296,7 +348,7 @@ LogicalResult convertMaxUnpool(NodeContext &c) {
   auto out = c.create<MaxUnpoolOp>(elemOf(c, 0), c.input(0), c.input(1),
                                    b.getDenseI64ArrayAttr(inferred));
   if (failed(out) || !c.hasInput(2))
-    return setResult(c, out);
+    return c.setResult(out);
   auto outShape = c.constantInts(2);
   if (!outShape)
     return c.error() << "the 'output_shape' input must be a constant";
@@ -312,11 +364,10 @@ LogicalResult convertMaxUnpool(NodeContext &c) {
     padding[inferred.size() + d] = (*outShape)[d] - inferred[d];
   }
   if (*outShape == inferred)
-    return setResult(c, out);
-  return setResult(c, c.create<PadOp>(elemOf(c, 0), *out,
-                                       b.getDenseI64ArrayAttr(padding),
-                                       b.getStringAttr("constant"),
-                                       b.getF64FloatAttr(0.0)));
+    return c.setResult(out);
+  return c.setResult(
+      c.create<PadOp>(elemOf(c, 0), *out, b.getDenseI64ArrayAttr(padding),
+                      b.getStringAttr("constant"), b.getF64FloatAttr(0.0)));
 }
 
 LogicalResult convertEyeLike(NodeContext &c) {
@@ -412,10 +463,9 @@ LogicalResult convertRuntimeCenterCropPad(NodeContext &c,
                                   *bounds);
   if (failed(sliced))
     return failure();
-  return setResult(c, c.create<PadOp>(elem, *sliced,
-                                      b.getDenseI64ArrayAttr({}),
-                                      b.getStringAttr("constant"),
-                                      b.getF64FloatAttr(0.0), *pads));
+  return c.setResult(c.create<PadOp>(elem, *sliced, b.getDenseI64ArrayAttr({}),
+                                     b.getStringAttr("constant"),
+                                     b.getF64FloatAttr(0.0), *pads));
 }
 
 LogicalResult convertCenterCropPad(NodeContext &c) {
@@ -502,94 +552,6 @@ LogicalResult convertCenterCropPad(NodeContext &c) {
   return success();
 }
 
-/// Compress: a Gather of the positions where the constant condition holds
-/// (the result length depends on the condition's values).
-LogicalResult convertCompress(NodeContext &c) {
-  auto shape = c.requireShape(0);
-  auto axisAttr = c.attrIntOpt("axis");
-  if (failed(shape) || failed(axisAttr))
-    return failure();
-  const Tensor *cond = c.constantInput(1);
-  if (!cond)
-    return c.error() << "the 'condition' input must be a constant (the "
-                        "output shape depends on its values)";
-  if (cond->rank() != 1)
-    return c.error() << "'condition' must be 1-D, has shape "
-                     << shapeToString(cond->shape());
-  Value data = c.input(0);
-  Type elem = elemOf(c, 0);
-  int64_t axis = 0, dim;
-  if (*axisAttr) {
-    auto a = c.normalizeAxis("attribute 'axis'", **axisAttr, shape->size());
-    if (failed(a))
-      return failure();
-    axis = *a;
-    dim = (*shape)[axis];
-  } else {
-    auto count = checkedNumElements(*shape);
-    if (!count)
-      return c.error() << "input shape " << formatArray(*shape)
-                       << " overflows int64";
-    dim = *count;
-    auto flat = c.create<ReshapeOp>(elem, data,
-                                    c.builder().getDenseI64ArrayAttr({dim}));
-    if (failed(flat))
-      return failure();
-    data = *flat;
-  }
-  if (cond->numElements() > dim)
-    return c.error() << "'condition' has " << cond->numElements()
-                     << " values, more than the " << dim
-                     << " entries along the compressed axis";
-  std::vector<int64_t> picked;
-  for (int64_t i = 0; i < cond->numElements(); ++i)
-    if (cond->getAsDouble(i) != 0.0)
-      picked.push_back(i);
-  Tensor positions(DType::I64, {static_cast<int64_t>(picked.size())});
-  std::copy(picked.begin(), picked.end(), positions.data<int64_t>());
-  return setResult(c, c.create<GatherOp>(elem, data,
-                                         c.constant(positions, "positions"),
-                                         i64(c, axis)));
-}
-
-/// NonZero, Unique and NonMaxSuppression: Top ops with data-dependent
-/// (`?`) result dims; with constant inputs they fold to constants here.
-LogicalResult convertNonZero(NodeContext &c) {
-  return setResult(c, c.create<NonZeroOp>(c.builder().getI64Type(),
-                                          c.input(0)));
-}
-
-LogicalResult convertUnique(NodeContext &c) {
-  auto sorted = c.attrInt("sorted", 1);
-  auto axis = c.attrIntOpt("axis");
-  if (failed(sorted) || failed(axis))
-    return failure();
-  OpBuilder &b = c.builder();
-  Type i64Type = b.getI64Type();
-  auto out = c.createMulti<UniqueOp>(
-      {elemOf(c, 0), i64Type, i64Type, i64Type}, c.input(0),
-      b.getBoolAttr(*sorted != 0), b.getBoolAttr(axis->has_value()),
-      i64(c, axis->value_or(0)));
-  if (failed(out))
-    return failure();
-  for (size_t i = 0; i < 4; ++i)
-    c.setOutput(i, (*out)[i]);
-  return success();
-}
-
-LogicalResult convertNonMaxSuppression(NodeContext &c) {
-  auto centerPointBox = c.attrInt("center_point_box", 0);
-  if (failed(centerPointBox))
-    return failure();
-  Value optional[3];
-  for (size_t i = 0; i < 3; ++i)
-    optional[i] = c.hasInput(i + 2) ? c.input(i + 2) : c.none();
-  return setResult(c, c.create<NonMaxSuppressionOp>(
-                          c.builder().getI64Type(), c.input(0), c.input(1),
-                          optional[0], optional[1], optional[2],
-                          i64(c, *centerPointBox)));
-}
-
 const ConverterEntry kSelect[] = {
     {"Trilu", convertTrilu},
     {"CumSum", convertCumSum},
@@ -599,22 +561,16 @@ const ConverterEntry kSelect[] = {
     {"ScatterND", convertScatterND},
     {"TensorScatter", convertTensorScatter},
     {"GatherND", convertGatherND},
+    {"GatherElements", convertGatherElements},
     {"TopK", convertTopK},
     {"OneHot", convertOneHot},
     {"ReverseSequence", convertReverseSequence},
     {"MaxUnpool", convertMaxUnpool},
     {"EyeLike", convertEyeLike},
     {"CenterCropPad", convertCenterCropPad},
-    {"Compress", convertCompress},
-    {"NonZero", convertNonZero},
-    {"Unique", convertUnique},
-    {"NonMaxSuppression", convertNonMaxSuppression},
-    {nullptr, nullptr},
 };
 } // namespace
 
-ArrayRef<ConverterEntry> selectConverters() {
-  return ArrayRef<ConverterEntry>(kSelect).drop_back();
-}
+ArrayRef<ConverterEntry> selectConverters() { return kSelect; }
 
 } // namespace strata::onnx_import

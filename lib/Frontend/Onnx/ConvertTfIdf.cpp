@@ -13,12 +13,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
+#include "ConverterSupport.h"
 
 #include <map>
-
-using namespace mlir;
-using namespace strata::top;
 
 namespace strata::onnx_import {
 namespace {

@@ -16,19 +16,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
-
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
+#include "ConverterSupport.h"
 
 namespace strata::onnx_import {
 namespace {
 
-Type elemOf(NodeContext &c, size_t i) { return c.inputElementType(i); }
-
-/// A rank-0 constant of element type `elem` holding `v`.
-FailureOr<Value> scalar(NodeContext &c, Type elem, double v) {
+/// A rank-0 constant of element type `elem` holding `v`; an error if `elem`
+/// has no host dtype.
+FailureOr<Value> checkedScalar(NodeContext &c, Type elem, double v) {
   auto dt = dtypeOf(elem);
   if (!dt)
     return c.error() << "element type " << elem << " is not supported";
@@ -150,7 +145,7 @@ LogicalResult negativeLogLikelihood(NodeContext &c, Value logProb) {
     return failure();
   auto onehot = c.create<CompareOp>(i1, *target, c.constant(iota, "classes"),
                                     b.getStringAttr("Equal"));
-  auto zero = scalar(c, elem, 0.0), one = scalar(c, elem, 1.0);
+  auto zero = checkedScalar(c, elem, 0.0), one = checkedScalar(c, elem, 1.0);
   if (failed(onehot) || failed(zero) || failed(one))
     return failure();
   auto picked = c.create<WhereOp>(elem, *onehot, logProb, *zero);
@@ -266,12 +261,9 @@ const ConverterEntry kTraining[] = {
     {"Dropout", convertDropout},
     {"NegativeLogLikelihoodLoss", convertNLLLoss},
     {"SoftmaxCrossEntropyLoss", convertSoftmaxCrossEntropy},
-    {nullptr, nullptr},
 };
 } // namespace
 
-ArrayRef<ConverterEntry> trainingConverters() {
-  return ArrayRef<ConverterEntry>(kTraining).drop_back();
-}
+ArrayRef<ConverterEntry> trainingConverters() { return kTraining; }
 
 } // namespace strata::onnx_import

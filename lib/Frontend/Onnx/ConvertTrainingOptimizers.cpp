@@ -10,10 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
-
-using namespace mlir;
-using namespace strata::top;
+#include "ConverterSupport.h"
 
 namespace strata::onnx_import {
 namespace {

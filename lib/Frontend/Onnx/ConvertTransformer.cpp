@@ -6,16 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
-
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
+#include "ConverterSupport.h"
 
 namespace strata::onnx_import {
 namespace {
-
-Type elemOf(NodeContext &c, size_t i) { return c.inputElementType(i); }
 
 /// Checks a `stash_type` / `softmax_precision` attribute names a float type
 /// (FLOAT, FLOAT16, DOUBLE, BFLOAT16). Strata computes in f32 or wider, which
@@ -143,12 +137,9 @@ const ConverterEntry kTransformer[] = {
     {"Attention", convertAttention},
     {"RMSNormalization", convertRMSNorm},
     {"RotaryEmbedding", convertRotaryEmbedding},
-    {nullptr, nullptr},
 };
 } // namespace
 
-ArrayRef<ConverterEntry> transformerConverters() {
-  return ArrayRef<ConverterEntry>(kTransformer).drop_back();
-}
+ArrayRef<ConverterEntry> transformerConverters() { return kTransformer; }
 
 } // namespace strata::onnx_import

@@ -5,11 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImportContext.h"
-
-using namespace mlir;
-using namespace strata;
-using namespace strata::top;
+#include "ConverterSupport.h"
 
 namespace strata::onnx_import {
 namespace {
@@ -62,12 +58,9 @@ LogicalResult convertBitCast(NodeContext &c) {
 
 const ConverterEntry kType[] = {
     {"BitCast", convertBitCast},
-    {nullptr, nullptr},
 };
 } // namespace
 
-ArrayRef<ConverterEntry> typeConverters() {
-  return ArrayRef<ConverterEntry>(kType).drop_back();
-}
+ArrayRef<ConverterEntry> typeConverters() { return kType; }
 
 } // namespace strata::onnx_import

@@ -10,7 +10,7 @@
 #ifndef STRATA_FRONTEND_ONNX_VALUECHAIN_H
 #define STRATA_FRONTEND_ONNX_VALUECHAIN_H
 
-#include "ImportContext.h"
+#include "ConverterSupport.h"
 
 namespace strata::onnx_import::chain {
 

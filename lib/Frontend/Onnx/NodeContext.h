@@ -1,24 +1,26 @@
-//===- ImportContext.h - what an ONNX op converter sees ---------*- C++ -*-===//
+//===- NodeContext.h - what an ONNX op converter sees -----------*- C++ -*-===//
 //
 // Private to lib/Frontend/Onnx. A converter turns one ONNX node into Top ops
 // through a NodeContext: typed attribute access with validation, inputs as
 // values (or constant data), op creation with shape inference and constant
 // folding, and errors that name the node, its op type and the opset.
+// ValueBuilder chains such ops with failures passed on. Converter files
+// include it through ConverterSupport.h.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef STRATA_LIB_FRONTEND_ONNX_IMPORTCONTEXT_H
-#define STRATA_LIB_FRONTEND_ONNX_IMPORTCONTEXT_H
+#ifndef STRATA_LIB_FRONTEND_ONNX_NODECONTEXT_H
+#define STRATA_LIB_FRONTEND_ONNX_NODECONTEXT_H
+
+#include "ValueTable.h"
 
 #include "onnx.pb.h"
 
 #include "strata/Dialect/Top/IR/TopOps.h"
-#include "strata/Frontend/Onnx/OnnxImporter.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
-#include "strata/Support/Npz.h"
+#include "strata/Support/Tensor.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/StringMap.h"
 
 #include <optional>
 #include <string>
@@ -27,16 +29,6 @@
 namespace strata::onnx_import {
 
 class GraphImporter;
-
-/// An ONNX value as the importer's value map holds it: a tensor, or a
-/// sequence / optional resolved at import time to a static list of tensor
-/// values (ConvertSequence.cpp; Top IR only ever sees the tensors).
-struct OnnxValue {
-  enum Kind { Tensor, Sequence, Optional } kind = Tensor;
-  mlir::Value tensor;           ///< Tensor only.
-  std::vector<OnnxValue> elems; ///< Sequence elements; an Optional's 0 or 1.
-  static OnnxValue of(mlir::Value v) { return {Tensor, v, {}}; }
-};
 
 /// One node being converted.
 class NodeContext {
@@ -212,7 +204,8 @@ public:
                                     double hi);
   mlir::FailureOr<mlir::Value> reshape(mlir::FailureOr<mlir::Value> v,
                                        llvm::ArrayRef<int64_t> shape);
-  /// A scalar constant of element type `type`.
+  /// A rank-0 constant of element type `type` (f32 if it has no host
+  /// dtype), named "scalar".
   mlir::Value scalar(mlir::Type type, double v);
   /// Rounds a float `v` half to even (exact for |v| < 2^22 in f32, 2^51 in
   /// f64): adding and subtracting 1.5 * 2^mantissa leaves the integer the
@@ -223,132 +216,6 @@ private:
   NodeContext &c;
 };
 
-/// Converts one node; registered per op type.
-using ConvertFn = mlir::LogicalResult (*)(NodeContext &ctx);
-
-struct ConverterEntry {
-  const char *opType;
-  ConvertFn convert;
-};
-
-/// Converter tables, one per file (Convert<Family>.cpp), concatenated by the
-/// importer.
-llvm::ArrayRef<ConverterEntry> coreConverters();
-llvm::ArrayRef<ConverterEntry> elementwiseConverters();
-llvm::ArrayRef<ConverterEntry> shapeConverters();
-llvm::ArrayRef<ConverterEntry> nnConverters();
-llvm::ArrayRef<ConverterEntry> indexConverters();
-llvm::ArrayRef<ConverterEntry> controlFlowConverters();
-llvm::ArrayRef<ConverterEntry> mathConverters();
-llvm::ArrayRef<ConverterEntry> sequenceConverters();
-/// Checks a node reading a sequence or optional: Identity of one is
-/// redirected to `convert`; ops that take only tensors are an error.
-mlir::LogicalResult routeListInputs(NodeContext &c, ConvertFn &convert);
-/// Loop carrying a sequence or optional, unrolled at import.
-mlir::LogicalResult convertLoopUnrolled(NodeContext &c);
-/// True if `a` and `b` have the same kinds and lengths throughout.
-bool sameStructure(const OnnxValue &a, const OnnxValue &b);
-/// "a sequence of length 3", "an empty optional", "a tensor".
-std::string describe(const OnnxValue &v);
-/// Binds `name` to `v` in `values` (a tensor) or `lists`, removing it from
-/// the other map.
-void bindName(llvm::StringMap<mlir::Value> &values,
-              llvm::StringMap<OnnxValue> &lists, llvm::StringRef name,
-              OnnxValue v);
-/// Appends the tensors of `v` in order (depth first).
-void flattenLeaves(const OnnxValue &v, llvm::SmallVectorImpl<mlir::Value> &out);
-/// `structure` with its tensors replaced, in order, by the front of
-/// `leaves` (which is advanced past them).
-OnnxValue rebuildLeaves(const OnnxValue &structure,
-                        llvm::ArrayRef<mlir::Value> &leaves);
-/// A sequence- or optional-typed graph input, bound to the tensor inputs
-/// NAME.i (sequence elements) or NAME (an optional's tensor).
-struct ListInput {
-  std::string name;
-  bool optional = false, absent = false;
-  int64_t length = -1; ///< -1: not a sequence.
-};
-/// The graph inputs with each sequence / optional input replaced by its
-/// tensor inputs (docs/onnx.md "Sequences and optionals"), checking
-/// --sequence-lengths and --absent-inputs.
-mlir::LogicalResult
-expandListInputs(const onnx::GraphProto &g, const ImportOptions &options,
-                 const llvm::StringMap<const onnx::TensorProto *> &initializers,
-                 mlir::MLIRContext *ctx,
-                 std::vector<onnx::ValueInfoProto> &tensorInputs,
-                 std::vector<ListInput> &listInputs);
-/// Binds the list inputs to the tensor values of their parts (which are
-/// removed from `values`).
-void bindListInputs(llvm::ArrayRef<ListInput> listInputs,
-                    llvm::StringMap<mlir::Value> &values,
-                    llvm::StringMap<OnnxValue> &lists);
-/// Appends the tensors of graph output `name` holding `v` to `results` as
-/// outputs NAME.i (sequence) / NAME (optional), and describes `v` in `info`.
-void flattenListOutput(llvm::StringRef name, const OnnxValue &v,
-                       llvm::SmallVectorImpl<mlir::Value> &results,
-                       llvm::SmallVectorImpl<std::string> &names,
-                       llvm::SmallVectorImpl<mlir::NamedAttribute> &info,
-                       mlir::Builder &b);
-
-/// Kernel window attributes of Conv and the pools (kernel_shape, strides,
-/// dilations, pads, auto_pad resolved to explicit pads); ConvertCore.cpp.
-struct KernelWindow {
-  std::vector<int64_t> kernel, strides, dilations, pads;
-};
-mlir::FailureOr<KernelWindow>
-readKernelWindow(NodeContext &c, int64_t spatialRank,
-                 llvm::ArrayRef<int64_t> inSpatial,
-                 std::optional<std::vector<int64_t>> kernel);
-
-/// int8/uint8 matmul accumulated in int32, (in[a] - in[aZp]) @ (in[b] -
-/// in[bZp]), absent zero points being 0 (MatMulInteger; ConvertCore.cpp).
-mlir::FailureOr<mlir::Value> integerMatMul(NodeContext &c, size_t a,
-                                           size_t aZp, size_t b, size_t bZp);
-/// int8/uint8 convolution of in[x] by in[w] accumulated in int32, zero points
-/// in[xZp] and in[wZp] (per output channel) subtracted, int32 `bias` (or
-/// none) added; the node's window attributes (ConvInteger; ConvertCore.cpp).
-mlir::FailureOr<mlir::Value> integerConv(NodeContext &c, size_t x, size_t xZp,
-                                         size_t w, size_t wZp,
-                                         mlir::Value bias);
-
-/// BatchNormalization with training_mode = 1 (ConvertMath.cpp).
-mlir::LogicalResult convertBatchNormTraining(NodeContext &c, float epsilon);
-llvm::ArrayRef<ConverterEntry> recurrentConverters();
-/// ONNX Range whose inputs are not constants, as a top.Loop (the output's
-/// length is known only at run time).
-mlir::LogicalResult convertRangeAsLoop(NodeContext &c);
-llvm::ArrayRef<ConverterEntry> typeConverters();
-llvm::ArrayRef<ConverterEntry> geometryConverters();
-llvm::ArrayRef<ConverterEntry> transformerConverters();
-llvm::ArrayRef<ConverterEntry> trainingConverters();
-llvm::ArrayRef<ConverterEntry> selectConverters();
-llvm::ArrayRef<ConverterEntry> einsumConverters();
-llvm::ArrayRef<ConverterEntry> qlinearConverters();
-llvm::ArrayRef<ConverterEntry> causalConvConverters();
-llvm::ArrayRef<ConverterEntry> tfidfConverters();
-/// Converters of the ai.onnx.preview, ai.onnx.preview.training and
-/// ai.onnx.ml domains.
-llvm::ArrayRef<ConverterEntry> previewConverters();
-llvm::ArrayRef<ConverterEntry> trainingOptimizerConverters();
-llvm::ArrayRef<ConverterEntry> mlConverters();
-
-/// The element type for an ONNX TensorProto data type, or null if
-/// unsupported.
-mlir::Type elementTypeFromOnnx(int32_t dataType, mlir::MLIRContext *ctx);
-/// Name of an ONNX data type ("FLOAT", "STRING", ...).
-const char *onnxTypeName(int32_t dataType);
-
-/// True if every dim of `shape` is >= 0 and the product of the non-zero dims
-/// fits comfortably in int64 (so no product of any of its dims overflows).
-/// Every value the importer creates obeys this.
-bool shapeFits(llvm::ArrayRef<int64_t> shape);
-
-/// Reads a TensorProto's data (raw, typed fields or external file under
-/// `modelDir`). `what` names the tensor in errors.
-bool readTensorProto(const onnx::TensorProto &proto,
-                     const std::string &modelDir, Tensor &out,
-                     std::string &error);
-
 } // namespace strata::onnx_import
 
-#endif // STRATA_LIB_FRONTEND_ONNX_IMPORTCONTEXT_H
+#endif // STRATA_LIB_FRONTEND_ONNX_NODECONTEXT_H

@@ -1,0 +1,80 @@
+//===- ConverterRegistry.h - converter tables by domain and op --*- C++ -*-===//
+//
+// Private to lib/Frontend/Onnx. Every Convert<Family>.cpp file exports one
+// table of (op type, converter); ConverterRegistry.cpp gathers them by
+// domain and op type and dispatches each node to its converter.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_LIB_FRONTEND_ONNX_CONVERTERREGISTRY_H
+#define STRATA_LIB_FRONTEND_ONNX_CONVERTERREGISTRY_H
+
+#include "onnx.pb.h"
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
+
+#include <string>
+
+namespace strata::onnx_import {
+
+class NodeContext;
+
+/// Converts one node; registered per op type.
+using ConvertFn = mlir::LogicalResult (*)(NodeContext &ctx);
+
+struct ConverterEntry {
+  const char *opType;
+  ConvertFn convert;
+};
+
+/// Converter tables of the default domain, one per file.
+llvm::ArrayRef<ConverterEntry> coreConverters();
+llvm::ArrayRef<ConverterEntry> elementwiseConverters();
+llvm::ArrayRef<ConverterEntry> shapeConverters();
+llvm::ArrayRef<ConverterEntry> shapeSliceConverters();
+llvm::ArrayRef<ConverterEntry> shapeReduceConverters();
+llvm::ArrayRef<ConverterEntry> nnConverters();
+llvm::ArrayRef<ConverterEntry> nnConvConverters();
+llvm::ArrayRef<ConverterEntry> nnPoolConverters();
+llvm::ArrayRef<ConverterEntry> nnNormConverters();
+llvm::ArrayRef<ConverterEntry> nnResizeConverters();
+llvm::ArrayRef<ConverterEntry> controlFlowConverters();
+llvm::ArrayRef<ConverterEntry> mathConverters();
+llvm::ArrayRef<ConverterEntry> sequenceConverters();
+llvm::ArrayRef<ConverterEntry> recurrentConverters();
+llvm::ArrayRef<ConverterEntry> typeConverters();
+llvm::ArrayRef<ConverterEntry> geometryConverters();
+llvm::ArrayRef<ConverterEntry> transformerConverters();
+llvm::ArrayRef<ConverterEntry> trainingConverters();
+llvm::ArrayRef<ConverterEntry> selectConverters();
+llvm::ArrayRef<ConverterEntry> selectDataDependentConverters();
+llvm::ArrayRef<ConverterEntry> einsumConverters();
+llvm::ArrayRef<ConverterEntry> quantConverters();
+llvm::ArrayRef<ConverterEntry> quantIntegerConverters();
+llvm::ArrayRef<ConverterEntry> causalConvConverters();
+llvm::ArrayRef<ConverterEntry> tfidfConverters();
+
+/// Converter tables of the other domains: ai.onnx.preview
+/// (ConvertFlexAttention.cpp), ai.onnx.preview.training
+/// (ConvertTrainingOptimizers.cpp) and ai.onnx.ml (ConvertMl.cpp).
+llvm::ArrayRef<ConverterEntry> previewConverters();
+llvm::ArrayRef<ConverterEntry> trainingOptimizerConverters();
+llvm::ArrayRef<ConverterEntry> mlConverters();
+
+/// Checks a node reading a sequence or optional: Identity of one is
+/// redirected to `convert`; ops that take only tensors are an error
+/// (ConvertSequence.cpp).
+mlir::LogicalResult routeListInputs(NodeContext &c, ConvertFn &convert);
+
+/// True for the default ONNX domain ("" or its alias "ai.onnx").
+bool isDefaultDomain(const std::string &domain);
+/// True for a domain besides the default one that Strata imports.
+bool isExtraDomain(const std::string &domain);
+/// "node 'name' (OpType, opset N): ", or the node's first output when it
+/// has no name; every node error starts with it.
+std::string nodePrefix(const onnx::NodeProto &node, int64_t opset);
+
+} // namespace strata::onnx_import
+
+#endif // STRATA_LIB_FRONTEND_ONNX_CONVERTERREGISTRY_H
