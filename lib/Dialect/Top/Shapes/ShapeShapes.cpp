@@ -31,43 +31,11 @@ std::optional<ShapeError> checkListAttr(const char *name, Ints values,
   return std::nullopt;
 }
 
-Shape tensorInts(const Tensor &t) {
-  Shape out;
-  out.reserve(t.numElements());
-  for (int64_t i = 0; i < t.numElements(); ++i)
-    out.push_back(t.getAsInt(i));
-  return out;
-}
-
 ShapeOr<int64_t> tensorScalarInt(const char *name, const Tensor &t) {
   if (t.numElements() != 1)
     return ShapeError() << "operand '" << name
                         << "' must hold one integer, got shape " << t.shape();
   return t.getAsInt(0);
-}
-
-ShapeOr<Shape> normalizeAxesOperand(const char *name, Ints axes, int64_t rank) {
-  Shape out;
-  std::vector<bool> seen(std::max<int64_t>(rank, 0), false);
-  for (int64_t axis : axes) {
-    if (axis < -rank || axis >= rank)
-      return ShapeError() << "operand '" << name << "' holds axis " << axis
-                          << ", out of range for rank " << rank;
-    int64_t a = axis < 0 ? axis + rank : axis;
-    if (seen[a])
-      return ShapeError() << "operand '" << name << "' " << axes
-                          << " repeats dim " << a;
-    seen[a] = true;
-    out.push_back(a);
-  }
-  return out;
-}
-
-std::optional<ShapeError> checkRuntimeResultSize(Ints shape) {
-  if (!checkedNumElements(shape.vec(), int64_t(1) << 31))
-    return ShapeError() << "result shape " << shape
-                        << " computed at run time has more than 2^31 elements";
-  return std::nullopt;
 }
 
 /// `shape` when its element count is within the runtime limit, else the

@@ -48,22 +48,9 @@ ShapeOr<int64_t> staticElementCount(Ints shape);
 std::optional<ShapeError> checkListAttr(const char *name, Ints values,
                                         size_t size, int64_t minValue);
 
-/// The elements of `t` as integers (any dtype; floats truncate).
-Shape tensorInts(const Tensor &t);
-
 /// The one integer of runtime operand `name`; the error reads "operand
 /// '<name>' must hold one integer, got shape [..]".
 ShapeOr<int64_t> tensorScalarInt(const char *name, const Tensor &t);
-
-/// Runtime axes (the values of operand `name`) in [-rank, rank) as indices
-/// in [0, rank); the errors read "operand '<name>' holds axis <a>, out of
-/// range for rank <r>" and "operand '<name>' [..] repeats dim <d>".
-ShapeOr<Shape> normalizeAxesOperand(const char *name, Ints axes, int64_t rank);
-
-/// Checks that a result shape computed from runtime operands has at most
-/// 2^31 elements (the interpreter allocates it); the error reads "result
-/// shape [..] computed at run time has more than 2^31 elements".
-std::optional<ShapeError> checkRuntimeResultSize(Ints shape);
 
 //===----------------------------------------------------------------------===//
 // Shape functions
