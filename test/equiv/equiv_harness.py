@@ -235,16 +235,16 @@ def lit_chunks(rel):
 def runnable_lit_models(workdir):
     """{lit file: [(label, path)]} of the chunks that run, written under
     `workdir`."""
-    todo = []
+    pending = []
     for rel in LIT_FILES:
         for label, text in lit_chunks(rel):
             path = os.path.join(workdir, re.sub(r"[^\w.-]", "_", label) + ".mlir")
             with open(path, "w") as f:
                 f.write(text)
-            todo.append((rel, label, path))
-    ok = parallel(lambda t: check_equiv(t[2], t[2], runs=1).returncode == 0, todo)
+            pending.append((rel, label, path))
+    ok = parallel(lambda t: check_equiv(t[2], t[2], runs=1).returncode == 0, pending)
     models = {}
-    for (rel, label, path), good in zip(todo, ok):
+    for (rel, label, path), good in zip(pending, ok):
         if good:
             models.setdefault(rel, []).append((label, path))
     return models

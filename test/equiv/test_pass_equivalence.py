@@ -47,7 +47,7 @@ def test_pass_on_lit_inputs(pass_id, lit_models, lit_baselines, tmp_path):
     all_path, per_file = lit_baselines
     r = h.run([h.STRATA_OPT, all_path, "--split-input-file", flag])
     every = h.split_output(r.stdout) if r.returncode == 0 else None
-    todo, errors, i = [], [], 0
+    pending, errors, i = [], [], 0
     for rel, models in lit_models.items():
         joined, baseline = per_file[rel]
         if every is not None:
@@ -66,13 +66,13 @@ def test_pass_on_lit_inputs(pass_id, lit_models, lit_baselines, tmp_path):
             if after is not None and after != before:
                 out = tmp_path / (re.sub(r"[^\w.-]", "_", label) + ".mlir")
                 out.write_text(after + "\n")
-                todo.append((label, path, str(out)))
+                pending.append((label, path, str(out)))
     assert not errors, "\n".join(errors)
-    assert todo, f"{pass_id} changed none of the lit inputs: nothing was compared"
-    results = h.parallel(lambda t: h.check_equiv(t[1], t[2], runs=2), todo)
+    assert pending, f"{pass_id} changed none of the lit inputs: nothing was compared"
+    results = h.parallel(lambda t: h.check_equiv(t[1], t[2], runs=2), pending)
     failures = [f"{label}: exit {r.returncode}\n{h.explain(r)}"
-                for (label, _, _), r in zip(todo, results) if r.returncode != 0]
-    assert not failures, f"{pass_id} changed what {len(failures)} of {len(todo)} models compute:\n" \
+                for (label, _, _), r in zip(pending, results) if r.returncode != 0]
+    assert not failures, f"{pass_id} changed what {len(failures)} of {len(pending)} models compute:\n" \
         + "\n\n".join(failures)
 
 
