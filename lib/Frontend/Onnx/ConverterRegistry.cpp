@@ -75,6 +75,7 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
     for (auto table : {
              coreConverters(),
              elementwiseConverters(),
+             elementwiseActivationConverters(),
              shapeConverters(),
              shapeSliceConverters(),
              shapeReduceConverters(),

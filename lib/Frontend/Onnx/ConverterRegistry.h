@@ -31,6 +31,7 @@ struct ConverterEntry {
 /// Converter tables of the default domain, one per file.
 llvm::ArrayRef<ConverterEntry> coreConverters();
 llvm::ArrayRef<ConverterEntry> elementwiseConverters();
+llvm::ArrayRef<ConverterEntry> elementwiseActivationConverters();
 llvm::ArrayRef<ConverterEntry> shapeConverters();
 llvm::ArrayRef<ConverterEntry> shapeSliceConverters();
 llvm::ArrayRef<ConverterEntry> shapeReduceConverters();
