@@ -1,15 +1,16 @@
 //===- ConvertElementwise.cpp - ONNX elementwise and logic ops to Top -----===//
 //
-// Ops without a Top counterpart are decomposed into Top ops only where the
-// decomposition is exact (up to the rounding of the intermediate results):
-// Softplus, Elu, Selu, Celu, Mish, Floor, Ceil, Round, Sign, the logic ops
-// (Where/Compare on i1) and so on.
+// The Elementwise family (TopElementwiseOps.td; the activations are in
+// ConvertElementwiseActivation.cpp): arithmetic, comparison, selection,
+// logic, casts, sign and rounding. Ops without a Top counterpart are
+// decomposed into Top ops only where the decomposition is exact (up to the
+// rounding of the intermediate results): Mod, Reciprocal, Floor, Ceil,
+// Round, Sign, the logic ops (Where/Compare on i1) and so on.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ValueChain.h"
 
-#include <cfloat>
 #include <cmath>
 #include <limits>
 
@@ -29,29 +30,9 @@ Value boolConst(NodeContext &c, bool v) {
   return scalar(c, c.builder().getI1Type(), v ? 1 : 0, v ? "true" : "false");
 }
 
-/// The input's float element type, or an error naming the op's requirement.
-FailureOr<FloatType> requireFloat(NodeContext &c, size_t i) {
-  auto t = dyn_cast_or_null<FloatType>(c.inputElementType(i));
-  if (!t)
-    return c.error() << "input " << i << " has element type "
-                     << c.inputElementType(i) << "; only float types are "
-                     << "supported";
-  return t;
-}
-
-Value floatOf(float v, NodeContext &c, Value like, StringRef hint) {
-  return scalarLike(c, like, static_cast<double>(v), hint);
-}
-
 //===----------------------------------------------------------------------===//
 // Direct mappings
 //===----------------------------------------------------------------------===//
-
-template <typename OpTy> LogicalResult convertUnary(NodeContext &c) {
-  if (failed(requireInputs(c, 1)))
-    return failure();
-  return finish(c, unary<OpTy>(c, c.input(0)));
-}
 
 template <typename OpTy> LogicalResult convertBinary(NodeContext &c) {
   if (failed(requireInputs(c, 2)))
@@ -123,216 +104,6 @@ LogicalResult convertReciprocal(NodeContext &c) {
     return failure();
   Value x = c.input(0);
   return finish(c, binary<DivOp>(c, scalarLike(c, x, 1.0, "one"), x));
-}
-
-//===----------------------------------------------------------------------===//
-// Activations
-//===----------------------------------------------------------------------===//
-
-LogicalResult convertLeakyRelu(NodeContext &c) {
-  auto alpha = c.attrFloat("alpha", 0.01f);
-  if (failed(alpha) || failed(requireInputs(c, 1)))
-    return failure();
-  Value x = c.input(0);
-  return finish(c, make<LeakyReluOp>(c, elemType(x), x,
-                                     llvm::APFloat(double(*alpha))));
-}
-
-LogicalResult convertPRelu(NodeContext &c) {
-  if (failed(requireInputs(c, 2)))
-    return failure();
-  Value x = c.input(0), slope = c.input(1);
-  if (elemType(x) != elemType(slope))
-    return c.error() << "input and slope element types differ: "
-                     << elemType(x) << " and " << elemType(slope);
-  if (isa<FloatType>(elemType(x)))
-    return finish(c, make<PReluOp>(c, elemType(x), x, slope));
-  // Integers: x < 0 ? x * slope : x.
-  Value neg = compare(c, x, scalarLike(c, x, 0, "zero"), "Less");
-  return finish(c, where(c, neg, binary<MulOp>(c, x, slope), x));
-}
-
-/// A Clip bound given as an input (opset >= 11): its constant value if it
-/// is a constant scalar.
-FailureOr<std::optional<double>> clipBound(NodeContext &c, size_t i,
-                                           StringRef name) {
-  const Tensor *t = c.constantInput(i);
-  if (!t)
-    return std::optional<double>();
-  if (t->numElements() != 1)
-    return c.error() << "input '" << name << "' must be a scalar, got shape "
-                     << formatArray(t->shape());
-  return std::optional<double>(t->getAsDouble(0));
-}
-
-LogicalResult convertClip(NodeContext &c) {
-  if (failed(requireInputs(c, 1)))
-    return failure();
-  Value x = c.input(0);
-  Type t = elemType(x);
-  double inf = std::numeric_limits<double>::infinity();
-  double lo = -inf, hi = inf;
-  Value loV, hiV; // bounds as values, for Max/Min
-  bool constBounds = true;
-  if (c.version() < 11) {
-    auto mn = c.attrFloat("min", -FLT_MAX);
-    auto mx = c.attrFloat("max", FLT_MAX);
-    if (failed(mn) || failed(mx))
-      return failure();
-    lo = *mn;
-    hi = *mx;
-    loV = scalar(c, t, lo, "min");
-    hiV = scalar(c, t, hi, "max");
-  } else {
-    auto mn = clipBound(c, 1, "min");
-    auto mx = clipBound(c, 2, "max");
-    if (failed(mn) || failed(mx))
-      return failure();
-    if (c.hasInput(1)) {
-      loV = c.input(1);
-      constBounds &= mn->has_value();
-      lo = mn->value_or(lo);
-    }
-    if (c.hasInput(2)) {
-      hiV = c.input(2);
-      constBounds &= mx->has_value();
-      hi = mx->value_or(hi);
-    }
-    for (Value b : {loV, hiV})
-      if (b && elemType(b) != t)
-        return c.error() << "bound element type " << elemType(b)
-                         << " differs from the input's " << t;
-  }
-  if (isa<FloatType>(t) && constBounds && lo <= hi)
-    return finish(c, make<ClipOp>(c, t, x, llvm::APFloat(lo),
-                                  llvm::APFloat(hi)));
-  // Integer, non-constant or min > max bounds: min(max(x, lo), hi), which
-  // gives `max` everywhere when min > max, as ONNX specifies.
-  Value y = x;
-  if (loV)
-    y = binary<MaxOp>(c, y, loV);
-  if (hiV)
-    y = binary<MinOp>(c, y, hiV);
-  return finish(c, y);
-}
-
-LogicalResult convertGelu(NodeContext &c) {
-  auto approx = c.attrString("approximate", "none");
-  if (failed(approx) || failed(requireInputs(c, 1)))
-    return failure();
-  if (*approx != "none" && *approx != "tanh")
-    return c.error() << "attribute 'approximate' = '" << *approx
-                     << "' must be 'none' or 'tanh'";
-  Value x = c.input(0);
-  return finish(c, make<GeluOp>(c, elemType(x), x, StringRef(*approx)));
-}
-
-LogicalResult convertHardSigmoid(NodeContext &c) {
-  auto alpha = c.attrFloat("alpha", 0.2f);
-  auto beta = c.attrFloat("beta", 0.5f);
-  if (failed(alpha) || failed(beta) || failed(requireInputs(c, 1)))
-    return failure();
-  Value x = c.input(0);
-  return finish(c, make<HardSigmoidOp>(c, elemType(x), x,
-                                       llvm::APFloat(double(*alpha)),
-                                       llvm::APFloat(double(*beta))));
-}
-
-/// log(1 + exp(x)) as max(x, 0) + log(1 + exp(-|x|)), which cannot
-/// overflow.
-Value softplus(NodeContext &c, Value x) {
-  Value e = unary<ExpOp>(c, unary<NegOp>(c, unary<AbsOp>(c, x)));
-  Value l = unary<LogOp>(c, binary<AddOp>(c, e, scalarLike(c, x, 1, "one")));
-  return binary<AddOp>(c, unary<ReluOp>(c, x), l);
-}
-
-LogicalResult convertSoftplus(NodeContext &c) {
-  if (failed(requireInputs(c, 1)) || failed(requireFloat(c, 0)))
-    return failure();
-  return finish(c, softplus(c, c.input(0)));
-}
-
-LogicalResult convertMish(NodeContext &c) {
-  if (failed(requireInputs(c, 1)) || failed(requireFloat(c, 0)))
-    return failure();
-  Value x = c.input(0);
-  return finish(c, binary<MulOp>(c, x, unary<TanhOp>(c, softplus(c, x))));
-}
-
-LogicalResult convertSoftsign(NodeContext &c) {
-  if (failed(requireInputs(c, 1)) || failed(requireFloat(c, 0)))
-    return failure();
-  Value x = c.input(0);
-  Value d = binary<AddOp>(c, unary<AbsOp>(c, x), scalarLike(c, x, 1, "one"));
-  return finish(c, binary<DivOp>(c, x, d));
-}
-
-/// alpha * (exp(x) - 1).
-Value expm1Scaled(NodeContext &c, Value x, float alpha) {
-  Value em1 = binary<SubOp>(c, unary<ExpOp>(c, x), scalarLike(c, x, 1, "one"));
-  return binary<MulOp>(c, em1, floatOf(alpha, c, x, "alpha"));
-}
-
-LogicalResult convertElu(NodeContext &c) {
-  auto alpha = c.attrFloat("alpha", 1.0f);
-  if (failed(alpha) || failed(requireInputs(c, 1)) ||
-      failed(requireFloat(c, 0)))
-    return failure();
-  Value x = c.input(0);
-  Value neg = compare(c, x, scalarLike(c, x, 0, "zero"), "Less");
-  return finish(c, where(c, neg, expm1Scaled(c, x, *alpha), x));
-}
-
-LogicalResult convertSelu(NodeContext &c) {
-  auto alpha = c.attrFloat("alpha", 1.67326319217681884765625f);
-  auto gamma = c.attrFloat("gamma", 1.05070102214813232421875f);
-  if (failed(alpha) || failed(gamma) || failed(requireInputs(c, 1)) ||
-      failed(requireFloat(c, 0)))
-    return failure();
-  Value x = c.input(0);
-  Value pos = compare(c, x, scalarLike(c, x, 0, "zero"), "Greater");
-  Value a = floatOf(*alpha, c, x, "alpha");
-  Value negPart =
-      binary<SubOp>(c, binary<MulOp>(c, unary<ExpOp>(c, x), a), a);
-  Value y = where(c, pos, x, negPart);
-  return finish(c, binary<MulOp>(c, y, floatOf(*gamma, c, x, "gamma")));
-}
-
-LogicalResult convertCelu(NodeContext &c) {
-  auto alpha = c.attrFloat("alpha", 1.0f);
-  if (failed(alpha) || failed(requireInputs(c, 1)) ||
-      failed(requireFloat(c, 0)))
-    return failure();
-  if (*alpha == 0.0f)
-    return c.error() << "attribute 'alpha' = 0 is invalid (Celu divides by "
-                        "it)";
-  Value x = c.input(0);
-  // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
-  Value scaled = binary<DivOp>(c, x, floatOf(*alpha, c, x, "alpha"));
-  Value negPart = binary<MinOp>(c, scalarLike(c, x, 0, "zero"),
-                                expm1Scaled(c, scaled, *alpha));
-  return finish(c, binary<AddOp>(c, unary<ReluOp>(c, x), negPart));
-}
-
-LogicalResult convertThresholdedRelu(NodeContext &c) {
-  auto alpha = c.attrFloat("alpha", 1.0f);
-  if (failed(alpha) || failed(requireInputs(c, 1)) ||
-      failed(requireFloat(c, 0)))
-    return failure();
-  Value x = c.input(0);
-  Value above = compare(c, x, floatOf(*alpha, c, x, "alpha"), "Greater");
-  return finish(c, where(c, above, x, scalarLike(c, x, 0, "zero")));
-}
-
-LogicalResult convertSwish(NodeContext &c) {
-  auto alpha = c.attrFloat("alpha", 1.0f);
-  if (failed(alpha) || failed(requireInputs(c, 1)))
-    return failure();
-  Value x = c.input(0);
-  if (*alpha == 1.0f)
-    return finish(c, unary<SiLUOp>(c, x));
-  Value ax = binary<MulOp>(c, x, floatOf(*alpha, c, x, "alpha"));
-  return finish(c, binary<MulOp>(c, x, unary<SigmoidOp>(c, ax)));
 }
 
 /// Integer Mod: the C remainder a - trunc(a / b) * b, moved into b's sign
@@ -597,15 +368,6 @@ const ConverterEntry kElementwise[] = {
     {"Min", convertVariadic<MinOp>},
     {"Sum", convertVariadic<AddOp>},
     {"Mean", convertMean},
-    {"Relu", convertUnary<ReluOp>},
-    {"LeakyRelu", convertLeakyRelu},
-    {"PRelu", convertPRelu},
-    {"Clip", convertClip},
-    {"Sigmoid", convertUnary<SigmoidOp>},
-    {"Tanh", convertUnary<TanhOp>},
-    {"Gelu", convertGelu},
-    {"HardSigmoid", convertHardSigmoid},
-    {"HardSwish", convertUnary<HardSwishOp>},
     {"Exp", convertUnary<ExpOp>},
     {"Log", convertUnary<LogOp>},
     {"Sqrt", convertUnary<SqrtOp>},
@@ -614,14 +376,6 @@ const ConverterEntry kElementwise[] = {
     {"Erf", convertUnary<ErfOp>},
     {"Reciprocal", convertReciprocal},
     {"Mod", convertMod},
-    {"Softplus", convertSoftplus},
-    {"Softsign", convertSoftsign},
-    {"Elu", convertElu},
-    {"Selu", convertSelu},
-    {"Celu", convertCelu},
-    {"ThresholdedRelu", convertThresholdedRelu},
-    {"Mish", convertMish},
-    {"Swish", convertSwish},
     {"Where", convertWhere},
     {"Equal", convertCompare<kEqual>},
     {"Greater", convertCompare<kGreater>},

@@ -1,4 +1,10 @@
-//===- ConvertGeometry.cpp - ONNX GridSample, AffineGrid, Col2Im, RoiAlign, DeformConv ===//
+//===- ConvertGeometry.cpp - ONNX image-geometry ops to Top ---------------===//
+//
+// The Geometry family (TopGeometryOps.td): GridSample, AffineGrid, Col2Im,
+// RoiAlign and DeformConv each map onto the Top op of the same name; the
+// inputs that determine an output shape must be constants.
+//
+//===----------------------------------------------------------------------===//
 
 #include "ConverterSupport.h"
 

@@ -2,8 +2,7 @@
 //
 // Trigonometric/hyperbolic functions, bitwise ops, Det, LRN map to Top ops
 // of the same name. Window functions, MelWeightMatrix, DFT and STFT map to
-// Top ops whose size attributes come from constant inputs. Shrink, LpPool and
-// BatchNormalization in training mode are decomposed into existing Top ops.
+// Top ops whose size attributes come from constant inputs (TopMathOps.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,13 +42,6 @@ FailureOr<Type> outputDatatype(NodeContext &c) {
 //===----------------------------------------------------------------------===//
 // Direct mappings
 //===----------------------------------------------------------------------===//
-
-template <typename OpTy> LogicalResult convertUnary(NodeContext &c) {
-  if (failed(requireInputs(c, 1)))
-    return failure();
-  Value x = c.input(0);
-  return finish(c, make<OpTy>(c, elemType(x), x));
-}
 
 template <typename OpTy> LogicalResult convertBitwise(NodeContext &c) {
   if (failed(requireInputs(c, 2)))
@@ -93,40 +85,6 @@ LogicalResult convertLRN(NodeContext &c) {
                                b.getF64FloatAttr(*alpha),
                                b.getF64FloatAttr(*beta),
                                b.getF64FloatAttr(*bias)));
-}
-
-//===----------------------------------------------------------------------===//
-// Decompositions
-//===----------------------------------------------------------------------===//
-
-/// y = x < -lambd ? x + bias : (x > lambd ? x - bias : 0).
-LogicalResult convertShrink(NodeContext &c) {
-  auto lambd = c.attrFloat("lambd", 0.5f);
-  auto bias = c.attrFloat("bias", 0.0f);
-  if (failed(lambd) || failed(bias) || failed(requireInputs(c, 1)))
-    return failure();
-  Value x = c.input(0);
-  Type t = elemType(x);
-  if (t && t.isInteger()) {
-    // Comparisons with a truncated lambd >= 0 are exact for integers; a
-    // fractional bias would need a float round trip.
-    if (*lambd < 0)
-      return c.error() << "attribute 'lambd' = " << *lambd
-                       << " must be >= 0 for integer input " << t;
-    if (*bias != std::trunc(*bias))
-      return c.error() << "attribute 'bias' = " << *bias
-                       << " must be integral for integer input " << t;
-  }
-  Value lo = scalarLike(c, x, -static_cast<double>(*lambd), "neg_lambd");
-  if (t && t.isUnsignedInteger())
-    lo = scalarLike(c, x, 0, "zero"); // x < -lambd never holds
-  Value hi = scalarLike(c, x, *lambd, "lambd");
-  Value b = scalarLike(c, x, *bias, "bias");
-  Value zero = scalarLike(c, x, 0, "zero");
-  Value upper = make<WhereOp>(c, t, compare(c, x, hi, "Greater"),
-                              binary<SubOp>(c, x, b), zero);
-  return finish(c, make<WhereOp>(c, t, compare(c, x, lo, "Less"),
-                                 binary<AddOp>(c, x, b), upper));
 }
 
 //===----------------------------------------------------------------------===//
@@ -272,7 +230,6 @@ const ConverterEntry kMath[] = {
     {"BitShift", convertBitShift},
     {"Det", convertUnary<DetOp>},
     {"LRN", convertLRN},
-    {"Shrink", convertShrink},
     {"HannWindow", convertWindow<kHann>},
     {"HammingWindow", convertWindow<kHamming>},
     {"BlackmanWindow", convertWindow<kBlackman>},

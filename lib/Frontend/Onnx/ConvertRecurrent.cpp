@@ -1,11 +1,11 @@
 //===- ConvertRecurrent.cpp - ONNX LSTM, GRU, RNN to Top ------------------===//
 //
-// One ONNX recurrent node becomes one top.LSTM / top.GRU / top.RNN with the
-// same operands. The converter resolves what ONNX leaves implicit: the
-// default activations of every direction, activation names in any case, and
-// activation_alpha / activation_beta, which ONNX consumes only by the
-// functions that take them and Top aligns with the activations (defaults
-// filled in).
+// The Recurrent family (TopRecurrentOps.td). One ONNX recurrent node
+// becomes one top.LSTM / top.GRU / top.RNN with the same operands. The
+// converter resolves what ONNX leaves implicit: the default activations of
+// every direction, activation names in any case, and activation_alpha /
+// activation_beta, which ONNX consumes only by the functions that take them
+// and Top aligns with the activations (defaults filled in).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,6 @@
-//===- ConvertTransformer.cpp - ONNX attention, RMS norm, rotary embedding to Top ===//
+//===- ConvertTransformer.cpp - ONNX attention, RMS norm, rotary to Top ---===//
 //
-// Attention, LinearAttention, RMSNormalization and RotaryEmbedding each map
+// The Transformer family (TopTransformerOps.td): Attention, LinearAttention, RMSNormalization and RotaryEmbedding each map
 // onto one fused Top op (top.Attention, top.LinearAttention, top.RMSNorm,
 // top.RotaryEmbedding); the ops' descriptions give the semantics.
 //

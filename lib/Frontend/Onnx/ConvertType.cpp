@@ -1,7 +1,7 @@
 //===- ConvertType.cpp - ONNX BitCast to Top ------------------------------===//
 //
-// Element type reinterpretation. Value conversions (Cast, CastLike) are in
-// ConvertElementwise.cpp.
+// The Type family (TopTypeOps.td): element type reinterpretation. Value
+// conversions (Cast, CastLike) are in ConvertElementwise.cpp.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,8 +1,11 @@
 //===- ConverterRegistry.h - converter tables by domain and op --*- C++ -*-===//
 //
-// Private to lib/Frontend/Onnx. Every Convert<Family>.cpp file exports one
-// table of (op type, converter); ConverterRegistry.cpp gathers them by
-// domain and op type and dispatches each node to its converter.
+// Private to lib/Frontend/Onnx. Every Convert*.cpp file exports one table
+// of (op type, converter); ConverterRegistry.cpp gathers them by domain and
+// op type and dispatches each node to its converter. The files mirror the
+// Top op families: Convert<Family>.cpp for the ops that map to
+// include/strata/Dialect/Top/IR/Top<Family>Ops.td, Convert<Family><Part>.cpp
+// where a family is split (docs/onnx.md "Source files").
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,32 +31,36 @@ struct ConverterEntry {
   ConvertFn convert;
 };
 
-/// Converter tables of the default domain, one per file.
+/// Converter tables of the default domain, one per file: the Top op families
+/// (Top<Family>Ops.td) first.
 llvm::ArrayRef<ConverterEntry> coreConverters();
 llvm::ArrayRef<ConverterEntry> elementwiseConverters();
-llvm::ArrayRef<ConverterEntry> shapeConverters();
-llvm::ArrayRef<ConverterEntry> shapeSliceConverters();
-llvm::ArrayRef<ConverterEntry> shapeReduceConverters();
+llvm::ArrayRef<ConverterEntry> elementwiseActivationConverters();
+llvm::ArrayRef<ConverterEntry> mathConverters();
 llvm::ArrayRef<ConverterEntry> nnConverters();
 llvm::ArrayRef<ConverterEntry> nnConvConverters();
 llvm::ArrayRef<ConverterEntry> nnPoolConverters();
 llvm::ArrayRef<ConverterEntry> nnNormConverters();
 llvm::ArrayRef<ConverterEntry> nnResizeConverters();
-llvm::ArrayRef<ConverterEntry> controlFlowConverters();
-llvm::ArrayRef<ConverterEntry> mathConverters();
-llvm::ArrayRef<ConverterEntry> sequenceConverters();
-llvm::ArrayRef<ConverterEntry> recurrentConverters();
-llvm::ArrayRef<ConverterEntry> typeConverters();
-llvm::ArrayRef<ConverterEntry> geometryConverters();
-llvm::ArrayRef<ConverterEntry> transformerConverters();
-llvm::ArrayRef<ConverterEntry> trainingConverters();
+llvm::ArrayRef<ConverterEntry> shapeConverters();
+llvm::ArrayRef<ConverterEntry> shapeSliceConverters();
+llvm::ArrayRef<ConverterEntry> shapeReduceConverters();
 llvm::ArrayRef<ConverterEntry> selectConverters();
 llvm::ArrayRef<ConverterEntry> selectDataDependentConverters();
-llvm::ArrayRef<ConverterEntry> einsumConverters();
 llvm::ArrayRef<ConverterEntry> quantConverters();
 llvm::ArrayRef<ConverterEntry> quantIntegerConverters();
-llvm::ArrayRef<ConverterEntry> causalConvConverters();
+llvm::ArrayRef<ConverterEntry> recurrentConverters();
+llvm::ArrayRef<ConverterEntry> geometryConverters();
+llvm::ArrayRef<ConverterEntry> transformerConverters();
+llvm::ArrayRef<ConverterEntry> controlFlowConverters();
+llvm::ArrayRef<ConverterEntry> typeConverters();
+/// ONNX-specific: sequences and optionals, decompositions with no single
+/// family, training ops.
+llvm::ArrayRef<ConverterEntry> sequenceConverters();
+llvm::ArrayRef<ConverterEntry> einsumConverters();
 llvm::ArrayRef<ConverterEntry> tfidfConverters();
+llvm::ArrayRef<ConverterEntry> causalConvConverters();
+llvm::ArrayRef<ConverterEntry> trainingConverters();
 
 /// Converter tables of the other domains: ai.onnx.preview
 /// (ConvertFlexAttention.cpp), ai.onnx.preview.training

@@ -1,7 +1,8 @@
 //===- ConverterSupport.h - what every converter file includes --*- C++ -*-===//
 //
 // Private to lib/Frontend/Onnx, for the Convert*.cpp files only: each
-// includes this header and nothing else of the importer. It brings the
+// includes this header (directly, or through ValueChain.h or the Shape
+// family's ConvertShape.h) instead of the importer's others. It brings the
 // converter API (NodeContext.h), the converter tables (ConverterRegistry.h),
 // ONNX data types and tensor reading, makes the names of `mlir` and
 // `strata::top` visible inside `strata::onnx_import`, and holds the small

@@ -1,4 +1,10 @@
 //===- OnnxTensor.cpp - ONNX TensorProto to host tensors ------------------===//
+//
+// readTensorProto (OnnxTensor.h): the data of an initializer or tensor
+// attribute from its raw bytes, its typed fields or an external file inside
+// the model's folder, with sizes and offsets range-checked.
+//
+//===----------------------------------------------------------------------===//
 
 #include "OnnxTensor.h"
 #include "TypeChecks.h"

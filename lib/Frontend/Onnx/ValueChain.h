@@ -1,9 +1,11 @@
 //===- ValueChain.h - null-chained op builders for converters ---*- C++ -*-===//
 //
 // Building blocks of the converters that decompose an ONNX op into several
-// Top ops (ConvertElementwise.cpp, ConvertMath.cpp). A null Value means
-// "failed, error already emitted"; every helper passes it on, so a chain of
-// ops is checked once at the end (`finish`).
+// Top ops (ConvertElementwise*.cpp, ConvertMath.cpp, LpPool and training
+// BatchNormalization in ConvertNN*.cpp). A null Value means "failed, error
+// already emitted"; every helper passes it on, so a chain of ops is checked
+// once at the end (`finish`). ConverterSupport.h's binary<OpTy> and
+// ValueBuilder are the FailureOr-chained counterparts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,12 +83,30 @@ inline mlir::LogicalResult finish(NodeContext &c, mlir::Value v) {
   return mlir::success();
 }
 
+/// The input's float element type, or an error naming the op's requirement.
+inline mlir::FailureOr<mlir::FloatType> requireFloat(NodeContext &c,
+                                                     size_t i) {
+  auto t = mlir::dyn_cast_or_null<mlir::FloatType>(c.inputElementType(i));
+  if (!t)
+    return c.error() << "input " << i << " has element type "
+                     << c.inputElementType(i) << "; only float types are "
+                     << "supported";
+  return t;
+}
+
 /// Checks that inputs 0..n-1 are present.
 inline mlir::LogicalResult requireInputs(NodeContext &c, size_t n) {
   for (size_t i = 0; i < n; ++i)
     if (!c.hasInput(i))
       return c.error() << "input " << i << " is required";
   return mlir::success();
+}
+
+/// Output 0 = `OpTy` of input 0, with its element type (input 0 required).
+template <typename OpTy> mlir::LogicalResult convertUnary(NodeContext &c) {
+  if (mlir::failed(requireInputs(c, 1)))
+    return mlir::failure();
+  return finish(c, unary<OpTy>(c, c.input(0)));
 }
 
 } // namespace strata::onnx_import::chain
