@@ -6,6 +6,7 @@
 # With a third argument ASAN_BUILD, the bad-input suites (invalid*.mlir and
 # test/negative) run again against that ASan + UBSan build, and the ONNX
 # importer fuzzer runs for STRATA_FUZZ_SECONDS (default 60) as one test.
+# pytest runs STRATA_TEST_JOBS workers (default 2).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -33,7 +34,10 @@ run_lit() {
 run_pytest() {
   local dirs=() d
   for d in "${@:2}"; do [ -e "$d" ] && dirs+=("$d"); done
-  "$PY" -m pytest -q -p no:cacheprovider --junitxml "$report/pytest-$1.xml" "${dirs[@]}"
+  # Two workers (pytest-xdist), each taking whole files so that a module's
+  # fixtures (the benchmark models, the equivalence inputs) are built once.
+  "$PY" -m pytest -q -p no:cacheprovider -n "${STRATA_TEST_JOBS:-2}" --dist loadfile \
+    --junitxml "$report/pytest-$1.xml" "${dirs[@]}"
   local rc=$?
   if [ $rc -eq 5 ]; then return; fi # no tests collected
   if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then # usage or internal error

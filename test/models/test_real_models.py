@@ -21,7 +21,8 @@ detector outputs only values near 1e-9, where the cosine measures f32
 rounding, not the model.
 
 Set STRATA_REAL_MODELS_REPORT=path.json to write per-model results (op
-count, max abs diff, cosine, run-ref time); docs/onnx.md records them."""
+count, max abs diff, cosine, run-ref time); docs/onnx.md records them. Run
+it without workers (`-p no:xdist`) so that one process sees every model."""
 import json
 import os
 import re
