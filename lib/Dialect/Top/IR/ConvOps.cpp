@@ -4,6 +4,7 @@
 #include "strata/Dialect/Top/Shapes/ConvShapes.h"
 
 #include <algorithm>
+#include <cassert>
 #include <optional>
 #include <type_traits>
 
@@ -40,9 +41,16 @@ SmallVector<int64_t> coordinateTable(ArrayRef<int64_t> shape) {
 /// Flattened col[(c*Kn + k) * P + p] of one image's channels [c0, c0+cs).
 void im2col(const float *in, int64_t c0, int64_t cs, const WindowGeometry &g,
             ArrayRef<int64_t> kTable, ArrayRef<int64_t> pTable, float *col) {
+  // Row by row of the output's last spatial dim: the outer dims decide once
+  // per row whether the window row is inside the image, and the last dim's
+  // in-bounds range [lo, hi) is computed, not tested per element.
   int64_t r = g.rank;
+  assert(r >= 1 && "a convolution has at least one spatial dim");
   int64_t kn = static_cast<int64_t>(kTable.size()) / r;
   int64_t pn = static_cast<int64_t>(pTable.size()) / r;
+  int64_t outW = g.outSpatial[r - 1], inW = g.inSpatial[r - 1];
+  int64_t sW = g.strides[r - 1];
+  int64_t rows = outW == 0 ? 0 : pn / outW;
   int64_t inPlane = 1;
   for (int64_t d : g.inSpatial)
     inPlane *= d;
@@ -53,19 +61,36 @@ void im2col(const float *in, int64_t c0, int64_t cs, const WindowGeometry &g,
     const float *plane = in + (c0 + c) * inPlane;
     for (int64_t k = 0; k < kn; ++k) {
       float *dst = col + (c * kn + k) * pn;
-      for (int64_t p = 0; p < pn; ++p) {
+      // Output columns ow with 0 <= ow * sW + xoff < inW.
+      int64_t xoff = kTable[k * r + r - 1] * g.dilations[r - 1] - g.pads[r - 1];
+      int64_t lo = xoff >= 0 ? 0 : (-xoff + sW - 1) / sW;
+      int64_t hi = xoff >= inW ? 0 : (inW - xoff + sW - 1) / sW;
+      lo = std::min(lo, outW);
+      hi = std::clamp(hi, lo, outW);
+      for (int64_t row = 0; row < rows; ++row) {
+        float *drow = dst + row * outW;
+        const int64_t *pos = &pTable[row * outW * r];
         int64_t off = 0;
         bool inside = true;
-        for (int64_t d = 0; d < r; ++d) {
-          int64_t x = pTable[p * r + d] * g.strides[d] +
-                      kTable[k * r + d] * g.dilations[d] - g.pads[d];
-          if (x < 0 || x >= g.inSpatial[d]) {
-            inside = false;
-            break;
-          }
+        for (int64_t d = 0; d + 1 < r && inside; ++d) {
+          int64_t x = pos[d] * g.strides[d] + kTable[k * r + d] * g.dilations[d] -
+                      g.pads[d];
+          inside = x >= 0 && x < g.inSpatial[d];
           off += x * inStride[d];
         }
-        dst[p] = inside ? plane[off] : 0.f;
+        if (!inside) {
+          std::fill(drow, drow + outW, 0.f);
+          continue;
+        }
+        std::fill(drow, drow + lo, 0.f);
+        // In bounds from lo on (a pointer before `plane` would be UB).
+        const float *src = plane + off + lo * sW + xoff;
+        if (sW == 1)
+          std::copy(src, src + (hi - lo), drow + lo);
+        else
+          for (int64_t ow = lo; ow < hi; ++ow)
+            drow[ow] = src[(ow - lo) * sW];
+        std::fill(drow + hi, drow + outW, 0.f);
       }
     }
   }

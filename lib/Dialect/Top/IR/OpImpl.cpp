@@ -70,43 +70,41 @@ SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> shape,
   return strides;
 }
 
-void forEachBroadcast(ArrayRef<int64_t> outShape, ArrayRef<int64_t> lhsShape,
-                      ArrayRef<int64_t> rhsShape,
-                      const std::function<void(int64_t, int64_t, int64_t)> &fn) {
-  size_t rank = outShape.size();
-  int64_t total = 1;
-  for (int64_t d : outShape)
-    total *= d;
-  if (total == 0)
-    return;
+BroadcastPlan planBroadcast(ArrayRef<int64_t> outShape,
+                            ArrayRef<int64_t> lhsShape,
+                            ArrayRef<int64_t> rhsShape) {
   SmallVector<int64_t> ls = broadcastStrides(lhsShape, outShape);
   SmallVector<int64_t> rs = broadcastStrides(rhsShape, outShape);
-  if (rank == 0) {
-    fn(0, 0, 0);
-    return;
-  }
-  // Iterate the innermost dim in a tight loop, the others with a counter.
-  SmallVector<int64_t> idx(rank, 0);
-  int64_t inner = outShape[rank - 1];
-  int64_t li = 0, ri = 0, oi = 0;
-  while (true) {
-    for (int64_t k = 0; k < inner; ++k)
-      fn(oi + k, li + k * ls[rank - 1], ri + k * rs[rank - 1]);
-    oi += inner;
-    int64_t d = static_cast<int64_t>(rank) - 2;
-    for (; d >= 0; --d) {
-      ++idx[d];
-      li += ls[d];
-      ri += rs[d];
-      if (idx[d] < outShape[d])
-        break;
-      li -= ls[d] * idx[d];
-      ri -= rs[d] * idx[d];
-      idx[d] = 0;
+  BroadcastPlan plan;
+  plan.total = 1;
+  // From the innermost dim out: skip size-1 dims, merge a dim into the one
+  // inside it when both operands step over it contiguously (or not at all).
+  for (int64_t d = static_cast<int64_t>(outShape.size()) - 1; d >= 0; --d) {
+    int64_t n = outShape[d];
+    plan.total *= n;
+    if (n == 1)
+      continue;
+    if (!plan.shape.empty()) {
+      int64_t inner = plan.shape.back();
+      if (ls[d] == plan.lhsStrides.back() * inner &&
+          rs[d] == plan.rhsStrides.back() * inner) {
+        plan.shape.back() *= n;
+        continue;
+      }
     }
-    if (d < 0)
-      break;
+    plan.shape.push_back(n);
+    plan.lhsStrides.push_back(ls[d]);
+    plan.rhsStrides.push_back(rs[d]);
   }
+  if (plan.shape.empty()) {
+    plan.shape.push_back(1);
+    plan.lhsStrides.push_back(0);
+    plan.rhsStrides.push_back(0);
+  }
+  std::reverse(plan.shape.begin(), plan.shape.end());
+  std::reverse(plan.lhsStrides.begin(), plan.lhsStrides.end());
+  std::reverse(plan.rhsStrides.begin(), plan.rhsStrides.end());
+  return plan;
 }
 
 Tensor mapUnary(const Tensor &input, DType outType,

@@ -65,11 +65,60 @@ std::function<double(double)> activationFunction(StringRef name,
 /// place to a compute tensor.
 void applyEpilogue(Operation *op, Tensor &t);
 
+/// The broadcast of two shapes with size-1 dims dropped and the dims that
+/// are contiguous for both operands merged: at least one dim; strides are 0
+/// where an operand is broadcast.
+struct BroadcastPlan {
+  SmallVector<int64_t> shape, lhsStrides, rhsStrides;
+  int64_t total = 0;
+};
+BroadcastPlan planBroadcast(ArrayRef<int64_t> outShape,
+                            ArrayRef<int64_t> lhsShape,
+                            ArrayRef<int64_t> rhsShape);
+
 /// Calls `fn(outIndex, lhsIndex, rhsIndex)` for every element of the
-/// broadcast of two shapes (flat indices, row-major).
+/// broadcast of two shapes (flat indices, row-major, in order). A template so
+/// that `fn` inlines into the innermost loop.
+template <typename Fn>
 void forEachBroadcast(ArrayRef<int64_t> outShape, ArrayRef<int64_t> lhsShape,
-                      ArrayRef<int64_t> rhsShape,
-                      const std::function<void(int64_t, int64_t, int64_t)> &fn);
+                      ArrayRef<int64_t> rhsShape, Fn &&fn) {
+  BroadcastPlan plan = planBroadcast(outShape, lhsShape, rhsShape);
+  if (plan.total == 0)
+    return;
+  size_t rank = plan.shape.size();
+  int64_t inner = plan.shape[rank - 1];
+  int64_t lsi = plan.lhsStrides[rank - 1], rsi = plan.rhsStrides[rank - 1];
+  SmallVector<int64_t> idx(rank, 0);
+  int64_t li = 0, ri = 0, oi = 0;
+  while (true) {
+    if (lsi == 1 && rsi == 1)
+      for (int64_t k = 0; k < inner; ++k)
+        fn(oi + k, li + k, ri + k);
+    else if (lsi == 1 && rsi == 0)
+      for (int64_t k = 0; k < inner; ++k)
+        fn(oi + k, li + k, ri);
+    else if (lsi == 0 && rsi == 1)
+      for (int64_t k = 0; k < inner; ++k)
+        fn(oi + k, li, ri + k);
+    else
+      for (int64_t k = 0; k < inner; ++k)
+        fn(oi + k, li + k * lsi, ri + k * rsi);
+    oi += inner;
+    int64_t d = static_cast<int64_t>(rank) - 2;
+    for (; d >= 0; --d) {
+      ++idx[d];
+      li += plan.lhsStrides[d];
+      ri += plan.rhsStrides[d];
+      if (idx[d] < plan.shape[d])
+        break;
+      li -= plan.lhsStrides[d] * idx[d];
+      ri -= plan.rhsStrides[d] * idx[d];
+      idx[d] = 0;
+    }
+    if (d < 0)
+      break;
+  }
+}
 
 /// Strides of `shape` broadcast to `outShape` (0 on broadcast dims).
 SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> shape,
