@@ -4,13 +4,17 @@
 // `strata import`, in memory: parse, import into a Top module (the importer
 // verifies it), print the module as the .mlir file would be written and
 // serialize every weight as the npz member would be. Then the printed module
-// is parsed back and verified, as `strata run-ref` would read it.
+// is parsed back and verified, as `strata run-ref` would read it, and the
+// default optimization pipeline (top-optimize) runs on it, as `strata
+// import` writes <name>.mlir.
 //
 // Diagnostics are collected, not printed. Besides crashes and sanitizer
 // reports, the target aborts when
 //   - the import fails without reporting an error (a silent failure), or
 //   - an imported module does not parse back or verify, or a weight its IR
-//     names is missing (the files `strata import` writes would be unusable).
+//     names is missing (the files `strata import` writes would be unusable),
+//   - the optimizer fails without reporting an error, or its result does
+//     not verify.
 //
 // External data locations resolve inside a scratch folder holding one small
 // file, `data.bin` (4 KiB), so paths inside and outside the folder are both
@@ -21,6 +25,7 @@
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Frontend/Onnx/OnnxImporter.h"
 #include "strata/InitAll.h"
+#include "strata/Pipelines/Optimize.h"
 #include "strata/Support/Npz.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -121,5 +126,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fail("the imported module names a weight that was not written",
            w.getName().str());
   });
+
+  // What `strata import` does next: top-optimize on the imported module.
+  int errorsBefore = errors;
+  auto optimizedWeights = strata::optimizeTopModule(*reparsed, model->weights);
+  if (failed(optimizedWeights)) {
+    if (errors == errorsBefore)
+      fail("the optimizer failed without reporting an error", diagnostics);
+    return 0;
+  }
+  if (failed(verify(*reparsed)))
+    fail("the optimized module does not verify", diagnostics);
   return 0;
 }

@@ -1,30 +1,48 @@
 #!/usr/bin/env bash
-# Runs the ONNX importer fuzzer (fuzz/onnx_import_fuzzer.cpp) for a bounded
-# time and says whether it found a crash.
+# Runs one of Strata's libFuzzer targets for a bounded time and says whether it
+# found a crash.
 #
-# usage: scripts/run-fuzz.sh [SECONDS] [BUILD]      defaults: 60 build-asan
+# usage: scripts/run-fuzz.sh [SECONDS] [BUILD] [TARGET]
+#        defaults: 60 build-asan onnx
+# TARGET: onnx (fuzz/onnx_import_fuzzer.cpp: the ONNX importer, the optimizer
+#         and a bounded interpreter run), npz (fuzz/npz_fuzzer.cpp: the
+#         npz/npy reader) or mlir (fuzz/mlir_fuzzer.cpp: the .mlir reader
+#         and verifier).
 #
-# Needs BUILD/bin/strata-onnx-import-fuzzer (`make build-asan` builds it).
-# Seeds (fuzz/make-corpus.py) and the dictionary are made fresh in
-# BUILD/fuzz/; new inputs accumulate in BUILD/fuzz/corpus across runs; a crash
-# is written to BUILD/fuzz/crashes/. Exit 0: no crash; 1: a crash (or leak,
-# timeout, out-of-memory); 2: the fuzzer could not run.
+# Needs BUILD/bin/strata-TARGET-fuzzer (`make build-asan` builds them; the
+# onnx one is strata-onnx-import-fuzzer). Seeds (fuzz/make-corpus.py for
+# onnx, fuzz/make-seeds.py for the others) and the dictionary are made fresh
+# in BUILD/fuzz/TARGET/; new inputs accumulate in BUILD/fuzz/TARGET/corpus
+# across runs; a crash is written to BUILD/fuzz/TARGET/crashes/. Past crash
+# inputs kept as regressions (test/onnx/fuzz-regressions/*.onnx,
+# test/negative/fuzz-regressions/TARGET/*) are seeds too. Exit 0: no crash;
+# 1: a crash (or leak, timeout, out-of-memory); 2: the fuzzer could not run.
 # FUZZ_ARGS adds libFuzzer flags (e.g. FUZZ_ARGS=-jobs=2).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-60}
 BUILD=${2:-build-asan}
-BIN=$BUILD/bin/strata-onnx-import-fuzzer
-WORK=$BUILD/fuzz
+TARGET=${3:-onnx}
+case "$TARGET" in
+  onnx) BIN=$BUILD/bin/strata-onnx-import-fuzzer ;;
+  npz|mlir) BIN=$BUILD/bin/strata-$TARGET-fuzzer ;;
+  *) echo "run-fuzz: unknown target '$TARGET' (onnx, npz or mlir)"; exit 2 ;;
+esac
+WORK=$BUILD/fuzz/$TARGET
 if [ ! -x "$BIN" ]; then
   echo "run-fuzz: $BIN not found; build it with 'make build-asan' (STRATA_BUILD_FUZZERS=ON)"
   exit 2
 fi
 mkdir -p "$WORK/corpus" "$WORK/crashes"
 rm -rf "$WORK/seeds"
-.venv/bin/python fuzz/make-corpus.py "$WORK/seeds" --dict "$WORK/onnx.dict" || exit 2
-# A regression input is a seed too: the fuzzer starts from what broke before.
-cp test/onnx/fuzz-regressions/*.onnx "$WORK/seeds/" 2>/dev/null
+if [ "$TARGET" = onnx ]; then
+  .venv/bin/python fuzz/make-corpus.py "$WORK/seeds" --dict "$WORK/$TARGET.dict" || exit 2
+  # A regression input is a seed too: the fuzzer starts from what broke before.
+  cp test/onnx/fuzz-regressions/*.onnx "$WORK/seeds/" 2>/dev/null
+else
+  .venv/bin/python fuzz/make-seeds.py "$TARGET" "$WORK/seeds" --dict "$WORK/$TARGET.dict" || exit 2
+  cp test/negative/fuzz-regressions/"$TARGET"/* "$WORK/seeds/" 2>/dev/null
+fi
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -33,20 +51,22 @@ log=$WORK/fuzz.log
 # model must not make the importer allocate gigabytes.
 # shellcheck disable=SC2086
 "$BIN" -max_total_time="$SECS" -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=1024 \
-  -dict="$WORK/onnx.dict" -artifact_prefix="$WORK/crashes/" -print_final_stats=1 \
+  -dict="$WORK/$TARGET.dict" -artifact_prefix="$WORK/crashes/" -print_final_stats=1 \
   ${FUZZ_ARGS:-} "$WORK/corpus" "$WORK/seeds" > "$log" 2>&1
 rc=$?
 runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
 speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
 crash=$(grep -o 'Test unit written to .*' "$log" | sed 's/Test unit written to //' | tail -1)
 if [ $rc -eq 0 ] && [ -z "$crash" ]; then
-  echo "run-fuzz: no crash in ${runs:-?} runs over ${SECS} s (${speed:-?} exec/s); corpus $WORK/corpus"
+  echo "run-fuzz: $TARGET: no crash in ${runs:-?} runs over ${SECS} s (${speed:-?} exec/s); corpus $WORK/corpus"
   exit 0
 fi
-grep -E 'ERROR: |SUMMARY: |runtime error:|onnx_import_fuzzer: ' "$log" | head -5
+grep -E 'ERROR: |SUMMARY: |runtime error:|_fuzzer: ' "$log" | head -5
 if [ -n "$crash" ]; then
-  echo "run-fuzz: FAILED after ${runs:-?} runs: crash input $crash (log $log)"
-  echo "  reproduce: $BIN $crash ; keep it as test/onnx/fuzz-regressions/<name>.onnx"
+  echo "run-fuzz: $TARGET: FAILED after ${runs:-?} runs: crash input $crash (log $log)"
+  if [ "$TARGET" = onnx ]; then keep=test/onnx/fuzz-regressions/NAME.onnx
+  else keep=test/negative/fuzz-regressions/$TARGET/NAME; fi
+  echo "  reproduce: $BIN $crash ; keep it as $keep"
   exit 1
 fi
 echo "run-fuzz: the fuzzer exited with $rc (log $log)"

@@ -4,8 +4,9 @@
 # GoogleTest (ctest), pytest (test/numeric, test/negative, test/onnx, test/python,
 # test/models, test/equiv).
 # With a third argument ASAN_BUILD, the bad-input suites (invalid*.mlir and
-# test/negative) run again against that ASan + UBSan build, and the ONNX
-# importer fuzzer runs for STRATA_FUZZ_SECONDS (default 60) as one test.
+# test/negative) run again against that ASan + UBSan build, and the fuzzers
+# (ONNX importer + optimizer, npz reader, .mlir reader) run for a bounded time,
+# each as one test.
 # pytest runs STRATA_TEST_JOBS workers (default 2).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -81,12 +82,19 @@ if [ -n "$ASAN_BUILD" ]; then
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   BUILD=$ASAN_BUILD run_lit "invalid"
   STRATA_BIN_DIR="$PWD/$ASAN_BUILD/bin" run_pytest asan test/negative
-  echo "== ONNX importer fuzzer (${STRATA_FUZZ_SECONDS:-60} s) =="
-  if scripts/run-fuzz.sh "${STRATA_FUZZ_SECONDS:-60}" "$ASAN_BUILD"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-  fi
+  # Each fuzzer counts as one test: onnx for STRATA_FUZZ_SECONDS (default
+  # 60), the npz and .mlir readers for half of that each.
+  fuzz_secs=${STRATA_FUZZ_SECONDS:-60}
+  for target in onnx npz mlir; do
+    secs=$fuzz_secs
+    [ "$target" != onnx ] && secs=$(( (fuzz_secs + 1) / 2 ))
+    echo "== fuzzer: $target ($secs s) =="
+    if scripts/run-fuzz.sh "$secs" "$ASAN_BUILD" "$target"; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1))
+    fi
+  done
 fi
 rm -rf "$report"
 echo
