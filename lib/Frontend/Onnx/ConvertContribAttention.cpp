@@ -53,10 +53,10 @@ LogicalResult refuseNonZero(NodeContext &c, StringRef name, StringRef why) {
 /// (B, heads, S, T), adding `filter` at the masked key positions; "" if the
 /// input is absent. Forms: a raw mask (B, T) or (B, S, T) (0 = masked), or
 /// the key counts (B) of right-padded rows (positions j >= count[b] are
-/// masked; `total` is T).
+/// masked; `total` is T, `batch` B).
 FailureOr<std::string> keyMask(NodeContext &c, Expansion &e, size_t i,
                                float filter, const std::string &like,
-                               int64_t total) {
+                               int64_t batch, int64_t total) {
   if (!c.hasInput(i))
     return std::string();
   auto shape = c.requireShape(i);
@@ -64,7 +64,7 @@ FailureOr<std::string> keyMask(NodeContext &c, Expansion &e, size_t i,
     return failure();
   std::string masked;
   SmallVector<int64_t> axes;
-  if (shape->size() == 1 && total > 0) {
+  if (shape->size() == 1 && total > 0 && (*shape)[0] == batch) {
     SmallVector<int64_t> range;
     for (int64_t j = 0; j < total; ++j)
       range.push_back(j);
@@ -82,7 +82,9 @@ FailureOr<std::string> keyMask(NodeContext &c, Expansion &e, size_t i,
                      << "') of shape " << formatArray(*shape)
                      << " is not supported (a raw mask (batch, "
                         "total_sequence) or (batch, sequence, "
-                        "total_sequence), or right-padding lengths (batch))";
+                        "total_sequence), or right-padding lengths (batch); "
+                        "left-padding positions (2 * batch) and packed forms "
+                        "are not supported)";
   }
   std::string add = e.node("Where", {masked, e.scalarLike(filter, like),
                                      e.scalarLike(0, like)});
@@ -197,7 +199,7 @@ LogicalResult convertAttention(NodeContext &c) {
                           "head_size)";
     total += (*pastShape)[3];
   }
-  auto mask = keyMask(c, e, 3, attrs->filter, qkv, total);
+  auto mask = keyMask(c, e, 3, attrs->filter, qkv, (*inShape)[0], total);
   if (failed(mask))
     return failure();
   std::string bias = addOptional(e, *mask, e.in(5));
@@ -278,7 +280,7 @@ LogicalResult convertMultiHeadAttention(NodeContext &c) {
                           "head_size)";
     total += (*pastShape)[2];
   }
-  auto mask = keyMask(c, e, 4, attrs->filter, q, total);
+  auto mask = keyMask(c, e, 4, attrs->filter, q, (*kShape)[0], total);
   if (failed(mask))
     return failure();
   std::string bias = addOptional(e, *mask, e.in(5));
