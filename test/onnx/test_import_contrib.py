@@ -889,3 +889,50 @@ def test_ort_quantize_dynamic_matmul_lstm():
     want = run_ort(m, feeds)
     np.testing.assert_allclose(got["h"], want["h"], rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(got["y"], want["y"], rtol=0, atol=3e-2)
+
+
+def test_ort_optimizer_bert_layer():
+    """A BERT self-attention layer as exporters write it: ORT's optimizer
+    (level extended) fuses the residual LayerNormalizations into
+    SkipLayerNormalization and Q @ K^T into a 4-d FusedMatMul. (ORT's
+    Attention fusion lives in onnxruntime.transformers, which needs sympy,
+    not installed here: Attention is tested on onnx.helper models above.)"""
+    import onnxruntime as ort
+    rng = rng_for("ort-bert")
+    h, heads, s, b = 16, 2, 3, 2
+    d = h // heads
+    mk = helper.make_node
+    nodes = [mk("Add", ["x", "x2"], ["ln_in"]),
+             mk("LayerNormalization", ["ln_in", "g", "b"], ["ln"], epsilon=1e-5)]
+    for t, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]), ("v", [0, 2, 1, 3])):
+        nodes += [mk("MatMul", ["ln", "w" + t], ["mm" + t]),
+                  mk("Add", ["mm" + t, "b" + t], ["a" + t]),
+                  mk("Reshape", ["a" + t, "shape4"], ["r" + t]),
+                  mk("Transpose", ["r" + t], ["t" + t], perm=perm)]
+    nodes += [
+        mk("Unsqueeze", ["mask", "ax12"], ["m2"]), mk("Cast", ["m2"], ["mf"], to=1),
+        mk("Sub", ["one", "mf"], ["mneg"]), mk("Mul", ["mneg", "big"], ["madd"]),
+        mk("MatMul", ["tq", "tk"], ["qk"]), mk("Div", ["qk", "sqrtd"], ["qks"]),
+        mk("Add", ["qks", "madd"], ["qkm"]), mk("Softmax", ["qkm"], ["p"], axis=3),
+        mk("MatMul", ["p", "tv"], ["ctx"]), mk("Transpose", ["ctx"], ["ctxt"], perm=[0, 2, 1, 3]),
+        mk("Reshape", ["ctxt", "shape3"], ["ctx3"]), mk("MatMul", ["ctx3", "wo"], ["o"]),
+        mk("Add", ["o", "bo"], ["ob"]), mk("Add", ["ob", "ln"], ["res"]),
+        mk("LayerNormalization", ["res", "g", "b"], ["y"], epsilon=1e-5)]
+    inits = [_f32(n, rng.standard_normal(h)) for n in ("g", "b", "bq", "bk", "bv", "bo")]
+    inits += [_f32(n, rng.standard_normal((h, h)) * 0.3) for n in ("wq", "wk", "wv", "wo")]
+    inits += [_f32("sqrtd", [np.sqrt(d)]), _f32("one", [1.0]), _f32("big", [-10000.0]),
+              numpy_helper.from_array(np.array([0, 0, heads, d], np.int64), "shape4"),
+              numpy_helper.from_array(np.array([0, 0, h], np.int64), "shape3"),
+              numpy_helper.from_array(np.array([1, 2], np.int64), "ax12")]
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [b, s, h]),
+           helper.make_tensor_value_info("x2", TensorProto.FLOAT, [b, s, h]),
+           helper.make_tensor_value_info("mask", TensorProto.INT64, [b, s])]
+    g = helper.make_graph(nodes, "bert", ins,
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    src = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    src.ir_version = 10
+    m = ort_optimized(src, ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED)
+    assert {"SkipLayerNormalization", "FusedMatMul"} <= contrib_ops(m), contrib_ops(m)
+    mask = np.ones((b, s), np.int64)
+    mask[1, 2] = 0
+    compare(m, {"x": randf(rng, b, s, h), "x2": randf(rng, b, s, h), "mask": mask})
