@@ -107,6 +107,18 @@ llvm::StringMap<ConvertFn> &converterRegistry() {
   return registry;
 }
 
+/// The com.microsoft tables as one.
+ArrayRef<ConverterEntry> contribConverters() {
+  static std::vector<ConverterEntry> all = [] {
+    std::vector<ConverterEntry> r;
+    for (auto table : {contribFusedConverters(), contribNormConverters(),
+                       contribAttentionConverters(), contribQuantConverters()})
+      r.insert(r.end(), table.begin(), table.end());
+    return r;
+  }();
+  return all;
+}
+
 /// The domains besides the default one that Strata imports, with their
 /// converters.
 struct ExtraDomain {
@@ -117,6 +129,7 @@ const ExtraDomain kExtraDomains[] = {
     {"ai.onnx.preview", previewConverters},
     {"ai.onnx.preview.training", trainingOptimizerConverters},
     {"ai.onnx.ml", mlConverters},
+    {"com.microsoft", contribConverters},
 };
 
 /// Converters by domain, then op type, for the domains of kExtraDomains.
@@ -212,6 +225,12 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
     return nodeError(node, opset)
            << "the model imports no default-domain opset";
   int64_t since = selectVersion(node.op_type(), opset);
+  // ONNX Runtime's version-1 ops of the default domain, where ONNX has none
+  // at this opset.
+  if (since == 0)
+    for (const ConverterEntry &e : ortDefaultDomainConverters())
+      if (node.op_type() == e.opType)
+        return runConverter(node, opset, 1, e.convert);
   if (since == 0)
     return nodeError(node, opset)
            << "op type '" << node.op_type()

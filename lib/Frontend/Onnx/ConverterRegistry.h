@@ -64,10 +64,23 @@ llvm::ArrayRef<ConverterEntry> trainingConverters();
 
 /// Converter tables of the other domains: ai.onnx.preview
 /// (ConvertFlexAttention.cpp), ai.onnx.preview.training
-/// (ConvertTrainingOptimizers.cpp) and ai.onnx.ml (ConvertMl.cpp).
+/// (ConvertTrainingOptimizers.cpp), ai.onnx.ml (ConvertMl.cpp) and
+/// com.microsoft (ConvertContrib*.cpp).
 llvm::ArrayRef<ConverterEntry> previewConverters();
 llvm::ArrayRef<ConverterEntry> trainingOptimizerConverters();
 llvm::ArrayRef<ConverterEntry> mlConverters();
+/// ONNX Runtime's contrib ops (domain com.microsoft), by family: fused
+/// Conv/Gemm/MatMul (ConvertContribFused.cpp), GELUs and normalizations
+/// (ConvertContribNorm.cpp), attention (ConvertContribAttention.cpp),
+/// quantized ops (ConvertContribQuant.cpp).
+llvm::ArrayRef<ConverterEntry> contribFusedConverters();
+llvm::ArrayRef<ConverterEntry> contribNormConverters();
+llvm::ArrayRef<ConverterEntry> contribAttentionConverters();
+llvm::ArrayRef<ConverterEntry> contribQuantConverters();
+/// The ops ONNX Runtime registers in the default domain at version 1 that
+/// ONNX lacks at the model's opset: SimplifiedLayerNormalization, and
+/// LayerNormalization before opset 17 (ConvertContribNorm.cpp).
+llvm::ArrayRef<ConverterEntry> ortDefaultDomainConverters();
 
 /// Checks a node reading a sequence or optional: Identity of one is
 /// redirected to `convert`; ops that take only tensors are an error

@@ -230,6 +230,17 @@ LogicalResult NodeContext::inlineSubgraph(const onnx::GraphProto &graph,
 }
 
 LogicalResult NodeContext::inlineSubgraph(const onnx::GraphProto &graph,
+                                          ArrayRef<Value> inputs,
+                                          SmallVectorImpl<Value> &outputs,
+                                          int64_t opset) {
+  SmallVector<Type> types;
+  for (Value v : inputs)
+    types.push_back(v.getType());
+  return importer.convertSubgraph(graph, nullptr, types, opset, location,
+                                  &outputs, inputs);
+}
+
+LogicalResult NodeContext::inlineSubgraph(const onnx::GraphProto &graph,
                                           ArrayRef<OnnxValue> inputs,
                                           std::vector<OnnxValue> &outputs) {
   SmallVector<Type> types(inputs.size(), NoneType::get(context()));

@@ -131,6 +131,13 @@ public:
   mlir::LogicalResult inlineSubgraph(const onnx::GraphProto &graph,
                                      llvm::ArrayRef<mlir::Value> inputs,
                                      llvm::SmallVectorImpl<mlir::Value> &outputs);
+  /// Like the form above, with the default-domain nodes of `graph` read at
+  /// `opset` instead of the model's (a contrib op's expansion into standard
+  /// ops, ContribExpansion.h).
+  mlir::LogicalResult inlineSubgraph(const onnx::GraphProto &graph,
+                                     llvm::ArrayRef<mlir::Value> inputs,
+                                     llvm::SmallVectorImpl<mlir::Value> &outputs,
+                                     int64_t opset);
   /// Converts the nodes of `graph` in place with its inputs bound to
   /// `inputs`, which may be sequences and optionals, like its outputs.
   mlir::LogicalResult inlineSubgraph(const onnx::GraphProto &graph,
