@@ -229,3 +229,16 @@ def test_compare_missing_from_target_fails(model_dir):
     assert "FAIL u: missing from" in r.stdout
     assert "extra: only in" in r.stdout  # extra target tensors are listed, not failed
     assert "1 passed, 1 failed" in r.stdout
+
+
+def test_module_without_weight_file(model_dir):
+    """No top.weight_file and no --weights: say so, not that a weight is
+    missing from a weight file that does not exist."""
+    (model_dir / "nofile.mlir").write_text(
+        GOOD_MODEL.replace(' attributes {top.weight_file = "w.npz"}', ""))
+    r = run_ref(model_dir, model="nofile.mlir")
+    assert_clean_failure(r, "weight 'w' has no value: the module names no weight file",
+                         "--weights")
+    assert "missing from the weight file" not in r.stderr
+    r = run_ref(model_dir, model="nofile.mlir", extra=("--weights", model_dir / "w.npz"))
+    assert r.returncode == 0, r.stderr
