@@ -240,7 +240,10 @@ def TopFoldPad : Pass<"top-fold-pad", "::mlir::func::FuncOp"> {
     `top.MaxPool` with a pad value of -inf or below every input (not
     checked: only -inf qualifies) and for `top.AvgPool` with
     `count_include_pad = true` and zero padding. A Pad with another user
-    stays (the convolution still reads the unpadded input).
+    stays (the convolution still reads the unpadded input). A convolution
+    with `input_zp` pads with its zero point, so only a Pad whose value is
+    that zero point folds into it (none when the zero point differs per
+    channel).
   }];
   let dependentDialects = ["::strata::top::TopDialect"];
 }
