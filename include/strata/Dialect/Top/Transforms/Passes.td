@@ -73,7 +73,10 @@ def TopInlineFunctions : Pass<"top-inline-functions", "::mlir::ModuleOp"> {
     more. The ONNX importer turns model-local functions into private
     functions marked `strata.implements`; composite fusion replaces the
     known ones by fused ops first, and this pass inlines the rest. Fails on
-    call chains deeper than 64 (recursion).
+    call chains deeper than 64 (recursion), and before copying anything once
+    the ops inlining would create exceed `max-ops` (default 1,000,000): a
+    function calling the next twice, 30 deep, is a small model whose inlined
+    form has 2^29 ops.
 
     Before:
     ```mlir
@@ -95,6 +98,10 @@ def TopInlineFunctions : Pass<"top-inline-functions", "::mlir::ModuleOp"> {
     }
     ```
   }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", "1000000",
+           "Most ops inlining may create in total (the inline growth limit)">
+  ];
   let dependentDialects = ["::strata::top::TopDialect",
                            "::mlir::func::FuncDialect"];
 }
