@@ -38,7 +38,11 @@ def TopFuseComposites : Pass<"top-fuse-composites", "::mlir::ModuleOp"> {
     the fused op at every call. Converter attributes also come from
     `strata.onnx_attributes` and `strata.composite_attributes`. A composite
     that fails verification is left intact with a warning naming the
-    function and the failed check; unknown names are left alone.
+    function and the failed check; unknown names are left alone. An ONNX
+    model-local function (`strata.onnx_name`) is fused only when the fused
+    op and the body agree on seeded inputs through the reference
+    interpreter; explicit marks are promises and are not checked. A
+    converter attribute of the wrong kind (`epsilon = "abc"`) is an error.
     Built-in names: embedding_lookup, layer_norm, rms_norm, gelu, gelu_tanh,
     silu, scaled_dot_product_attention, lstm, lstm_cell, gru (see
     docs/optimize.md).
