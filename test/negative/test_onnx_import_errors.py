@@ -269,10 +269,19 @@ def test_value_info_shape_mismatch_warns(tmp_path):
     assert_imported_with_warning(tmp_path, m, "value_info 'c'", "[1, 3, 2, 2]", "1x3x4x4")
 
 
-def test_negative_dim_on_output(tmp_path):
+def test_minus_one_dim_on_output_warns(tmp_path):
+    """-1 is some exporters' spelling of an unknown dim (Paddle2ONNX writes it
+    on PP-OCR's inputs; ONNX Runtime accepts it): reported, then unknown."""
     m = good_model()
     m.graph.output[0].type.tensor_type.shape.dim[0].dim_value = -1
-    assert_rejected(tmp_path, m, "graph output 'y'", "dim 0 = -1 is negative")
+    assert_imported_with_warning(tmp_path, m, "graph output 'y'",
+                                 "dim 0 = -1 is taken as an unknown dim")
+
+
+def test_negative_dim_on_output(tmp_path):
+    m = good_model()
+    m.graph.output[0].type.tensor_type.shape.dim[0].dim_value = -2
+    assert_rejected(tmp_path, m, "graph output 'y'", "dim 0 = -2 is negative")
 
 
 def test_negative_dim_in_value_info(tmp_path):

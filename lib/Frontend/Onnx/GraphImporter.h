@@ -113,8 +113,9 @@ private:
   instantiateFunction(const onnx::NodeProto &node, const onnx::FunctionProto &f,
                       llvm::ArrayRef<mlir::Type> argTypes,
                       llvm::ArrayRef<bool> present, int64_t opset);
-  /// Fails on a negative dim in the shape `info` declares (`where` says
-  /// which list it is in: "graph input", "value_info", ...).
+  /// Fails on a negative dim below -1 in the shape `info` declares, and
+  /// warns on -1 (an unknown dim in some exporters' spelling); `where` says
+  /// which list it is in: "graph input", "value_info", ...
   mlir::LogicalResult checkDeclaredDims(const onnx::ValueInfoProto &info,
                                         llvm::StringRef where);
   /// Checks the type `info` declares against the computed one; a shape that

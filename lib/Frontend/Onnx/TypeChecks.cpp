@@ -134,14 +134,26 @@ GraphImporter::checkDeclaredDims(const onnx::ValueInfoProto &info,
       !info.type().tensor_type().has_shape())
     return success();
   const auto &shape = info.type().tensor_type().shape();
-  for (int i = 0; i < shape.dim_size(); ++i)
-    if (shape.dim(i).has_dim_value() && shape.dim(i).dim_value() < 0)
-      return emitError(NameLoc::get(StringAttr::get(&ctx, info.name())))
-             << where << " '" << info.name() << "' declares shape "
-             << declaredShape(shape) << ": dim " << i << " = "
-             << shape.dim(i).dim_value()
-             << " is negative (a dim is a size >= 0, or a name for a "
-                "symbolic one)";
+  Location loc = NameLoc::get(StringAttr::get(&ctx, info.name()));
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    if (!shape.dim(i).has_dim_value() || shape.dim(i).dim_value() >= 0)
+      continue;
+    int64_t d = shape.dim(i).dim_value();
+    // -1 is how some exporters (Paddle2ONNX, old tf2onnx) spell an unknown
+    // dim, and ONNX Runtime takes it so: said, then treated as unknown.
+    if (d == -1) {
+      emitWarning(loc) << where << " '" << info.name() << "' declares shape "
+                       << declaredShape(shape) << ": dim " << i
+                       << " = -1 is taken as an unknown dim (a dim is a size "
+                          ">= 0, or a name for a symbolic one)";
+      continue;
+    }
+    return emitError(loc) << where << " '" << info.name()
+                          << "' declares shape " << declaredShape(shape)
+                          << ": dim " << i << " = " << d
+                          << " is negative (a dim is a size >= 0, or a name "
+                             "for a symbolic one)";
+  }
   return success();
 }
 
