@@ -88,8 +88,7 @@ FailureOr<TensorMap> interpretModule(ModuleOp module, const TensorMap &inputs,
     }
     const Tensor *t = weights.find(w.getName().str());
     if (!t) {
-      w.emitOpError() << "weight '" << w.getName()
-                      << "' is missing from the weight file";
+      top::emitMissingWeight(w, weights);
       return WalkResult::interrupt();
     }
     if (failed(checkTensorFitsType(w.getLoc(),

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace strata {
 
@@ -29,6 +30,10 @@ static bool allClose(const Tensor &e, const Tensor &a, double rtol,
     }
     if (x == y) // also equal infinities
       continue;
+    // An infinity matches only the same infinity (atol + rtol * inf would
+    // take any difference, even -inf for +inf).
+    if (std::isinf(x) || std::isinf(y))
+      return false;
     if (!(std::fabs(y - x) <= atol + rtol * std::fabs(x)))
       return false;
   }
@@ -43,15 +48,25 @@ CompareResult compareTensors(const Tensor &expected, const Tensor &actual,
                shapeToString(expected.shape());
     return r;
   }
+  if (expected.dtype() != actual.dtype()) {
+    r.detail = std::string("dtype ") + dtypeName(actual.dtype()) +
+               " differs from " + dtypeName(expected.dtype());
+    return r;
+  }
   int64_t n = expected.numElements();
   bool equal = true;
+  int64_t infMismatch = -1; // first element where an infinity is unmatched
   double dot = 0, ne = 0, na = 0, diff2 = 0, mean2 = 0;
   for (int64_t i = 0; i < n; ++i) {
     double x = expected.getAsDouble(i), y = actual.getAsDouble(i);
     bool bothNan = std::isnan(x) && std::isnan(y);
     if (!(x == y) && !bothNan)
       equal = false;
-    if (bothNan)
+    if ((std::isinf(x) || std::isinf(y)) && x != y && infMismatch < 0)
+      infMismatch = i;
+    // Matching NaNs and infinities say nothing about the similarity of the
+    // finite values.
+    if (bothNan || (std::isinf(x) && x == y))
       continue;
     double d = std::fabs(x - y);
     if (std::isnan(d) || d > r.maxAbsError)
@@ -86,6 +101,16 @@ CompareResult compareTensors(const Tensor &expected, const Tensor &actual,
     }
   if (r.closeOrder >= 3)
     r.verdict = CompareVerdict::Close;
+  else if (infMismatch >= 0) {
+    r.verdict = CompareVerdict::NotSimilar;
+    char buf[128];
+    std::snprintf(buf, sizeof(buf), "element %lld is %g, expected %g",
+                  static_cast<long long>(infMismatch),
+                  actual.getAsDouble(infMismatch),
+                  expected.getAsDouble(infMismatch));
+    r.detail = std::string(buf) +
+               " (infinities must match in sign and position)";
+  }
   else if (r.cosine >= cosineTol && r.euclidean >= euclideanTol)
     r.verdict = CompareVerdict::Similar;
   else

@@ -246,7 +246,7 @@ def test_a_that_fails_to_run_is_exit_2_b_is_exit_1(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--tolerance", "2,0.9"], "--tolerance must be 'cos,euclid' with values <= 1"),
+    (["--tolerance", "2,0.9"], "--tolerance must be 'cos,euclid' with values in [0, 1]"),
     (["--runs", "0"], "--runs must be at least 1"),
     (["--input-shapes", "x:3xq"], "dim 'q' is not a non-negative integer"),
     (["--input-shapes", "nope:3"], "--input-shapes names 'nope', which is not an input"),

@@ -180,3 +180,65 @@ def test_compare_rules(model_dir):
 def test_unknown_subcommand():
     r = strata("frobnicate")
     assert r.returncode != 0 and r.returncode < 128
+
+
+def compare(d, a, b, *extra):
+    np.savez(d / "a.npz", **a)
+    np.savez(d / "b.npz", **b)
+    return strata("compare", d / "a.npz", d / "b.npz", *extra)
+
+
+def test_compare_infinities_must_match(model_dir):
+    """An infinity matches only the same infinity at the same position."""
+    inf = np.float32(np.inf)
+    for ref, tgt in [([inf, 1.0], [-inf, 1.0]), ([inf, 1.0], [0.0, 1.0]),
+                     ([1.0, 1.0], [1.0, -inf])]:
+        r = compare(model_dir, {"t": np.array(ref, np.float32)},
+                    {"t": np.array(tgt, np.float32)})
+        assert r.returncode == 1, (ref, tgt, r.stdout)
+        assert "NOT_SIMILAR" in r.stdout and "infinities must match" in r.stdout
+    same = np.array([inf, -inf, 1.0], np.float32)
+    r = compare(model_dir, {"t": same}, {"t": same.copy()})
+    assert r.returncode == 0 and "t: EQUAL" in r.stdout, r.stdout
+    r = compare(model_dir, {"t": same}, {"t": np.array([inf, -inf, 1.0 + 1e-5], np.float32)})
+    assert r.returncode == 0 and "t: CLOSE" in r.stdout, r.stdout
+
+
+def test_compare_tolerance_range(model_dir):
+    """Negative, NaN or above-1 thresholds would pass anything: refused."""
+    x = np.arange(1, 11, dtype=np.float32)
+    for tol in ["-1,-1e30", "nan,0.9", "0.9,nan", "0.5,-0.1", "1.5,0.9"]:
+        r = compare(model_dir, {"t": x}, {"t": -x}, "--tolerance", tol)
+        assert_clean_failure(r, "--tolerance")
+        assert r.returncode == 2, (tol, r.returncode)
+    r = compare(model_dir, {"t": x}, {"t": -x}, "--tolerance", "0,0")
+    assert r.returncode == 1  # cosine -1 is below 0
+
+
+def test_compare_dtype_mismatch(model_dir):
+    r = compare(model_dir, {"t": np.arange(4, dtype=np.int64)},
+                {"t": np.arange(4, dtype=np.float32)})
+    assert r.returncode == 1, r.stdout
+    assert "MISMATCH" in r.stdout and "dtype" in r.stdout
+
+
+def test_compare_missing_from_target_fails(model_dir):
+    x = np.arange(4, dtype=np.float32)
+    r = compare(model_dir, {"t": x, "u": x}, {"t": x, "extra": x})
+    assert r.returncode == 1, r.stdout
+    assert "FAIL u: missing from" in r.stdout
+    assert "extra: only in" in r.stdout  # extra target tensors are listed, not failed
+    assert "1 passed, 1 failed" in r.stdout
+
+
+def test_module_without_weight_file(model_dir):
+    """No top.weight_file and no --weights: say so, not that a weight is
+    missing from a weight file that does not exist."""
+    (model_dir / "nofile.mlir").write_text(
+        GOOD_MODEL.replace(' attributes {top.weight_file = "w.npz"}', ""))
+    r = run_ref(model_dir, model="nofile.mlir")
+    assert_clean_failure(r, "weight 'w' has no value: the module names no weight file",
+                         "--weights")
+    assert "missing from the weight file" not in r.stderr
+    r = run_ref(model_dir, model="nofile.mlir", extra=("--weights", model_dir / "w.npz"))
+    assert r.returncode == 0, r.stderr

@@ -75,3 +75,38 @@ def test_uint8_input_given_float(tmp_path):
     r = run(tmp_path, U8, np.zeros((1, 4), np.float32), np.zeros((1, 4), np.uint8))
     assert_clean_failure(r, "input 'x' has dtype float32 but ")
     assert not (tmp_path / "out.npz").exists()
+
+
+def test_dynamic_quantize_linear_imports_cleanly(tmp_path):
+    """DynamicQuantizeLinear's converter once read its three outputs from a
+    braced list that died before the loop read it (ASan:
+    stack-use-after-scope). Under the ASan build (make test) any such read
+    fails this test; on both builds the outputs must be right."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    node = helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])
+    g = helper.make_graph([node], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                          [helper.make_tensor_value_info("y", TensorProto.UINT8, [4]),
+                           helper.make_tensor_value_info("s", TensorProto.FLOAT, []),
+                           helper.make_tensor_value_info("z", TensorProto.UINT8, [])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, tmp_path / "m.onnx")
+    r = strata("import", tmp_path / "m.onnx", "-o", tmp_path, "--name", "m")
+    assert r.returncode == 0, r.stderr
+    for bad in ("AddressSanitizer", "runtime error:"):
+        assert bad not in r.stderr, r.stderr
+    x = np.array([-1.0, 0.0, 0.5, 2.0], np.float32)
+    np.savez(tmp_path / "in.npz", x=x)
+    r = strata("run-ref", tmp_path / "m.mlir", "--input", tmp_path / "in.npz",
+               "--output", tmp_path / "out.npz")
+    assert r.returncode == 0, r.stderr
+    out = np.load(tmp_path / "out.npz")
+    scale = (2.0 - -1.0) / 255
+    zp = np.clip(np.round(0 - -1.0 / scale), 0, 255)
+    np.testing.assert_allclose(out["s"], scale, rtol=1e-6)
+    assert out["z"] == zp
+    np.testing.assert_array_equal(
+        out["y"], np.clip(np.round(x / scale) + zp, 0, 255).astype(np.uint8))

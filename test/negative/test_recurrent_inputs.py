@@ -38,7 +38,7 @@ def import_model(tmp_path, model, *extra):
     ({"direction": "up"}, "LSTM", ["node 'rec' (LSTM", "attribute 'direction' = \"up\""]),
     ({"activations": ["Sigmoid", "Mish"]}, "GRU", ["node 'rec' (GRU", "unknown activation 'Mish'"]),
     ({"activations": ["Tanh", "Tanh"]}, "RNN", ["attribute 'activations' has 2 entries, expected 1"]),
-    ({"activations": [1, 2, 3]}, "LSTM", ["attribute 'activations' must be a list of strings"]),
+    ({"activations": [1, 2, 3]}, "LSTM", ["attribute 'activations' has type INTS; LSTM-14 takes STRINGS"]),
     ({"clip": -1.0}, "LSTM", ["attribute 'clip' = -1", "must be positive"]),
     ({"layout": 3}, "GRU", ["attribute 'layout' = 3 must be 0 or 1"]),
     ({"activations": ["Affine"], "activation_alpha": [float("inf")]}, "RNN",

@@ -92,6 +92,14 @@ def test_softmax_family(op, opset, axis):
     check_against_ort(single(op, {"x": x}, {"axis": axis}, opset=opset), {"x": x})
 
 
+@pytest.mark.parametrize("opset", [11, 13])
+def test_hardmax_empty_axis(opset):
+    """Hardmax along an axis of size 0: a legal, empty result (not an ArgMax
+    over nothing)."""
+    x = np.zeros((3, 0), np.float32)
+    check_against_ort(single("Hardmax", {"x": x}, {"axis": -1}, opset=opset), {"x": x})
+
+
 def test_mvn_and_lpnorm():
     x = randf(2, 3, 4, 5)
     check_against_ort(single("MeanVarianceNormalization", {"x": x}), {"x": x})

@@ -31,10 +31,13 @@ static cl::opt<std::string> tolerance(
 bool parseTolerance(StringRef tool, StringRef spec, double &cosTol,
                     double &eucTol) {
   auto [a, b] = spec.split(',');
+  // Similarities of 1 mean identical; a negative or NaN threshold would
+  // pass anything (a negated tensor has cosine -1).
+  auto inRange = [](double v) { return v >= 0 && v <= 1; };
   if (b.empty() || a.trim().getAsDouble(cosTol) ||
-      b.trim().getAsDouble(eucTol) || cosTol > 1 || eucTol > 1) {
-    errs() << tool << ": --tolerance must be 'cos,euclid' with values <= 1, "
-           << "got '" << spec << "'\n";
+      b.trim().getAsDouble(eucTol) || !inRange(cosTol) || !inRange(eucTol)) {
+    errs() << tool << ": --tolerance must be 'cos,euclid' with values in "
+           << "[0, 1], got '" << spec << "'\n";
     return false;
   }
   return true;
@@ -54,7 +57,9 @@ int compare() {
   for (const auto &[name, ta] : a) {
     const Tensor *tb = b.find(name);
     if (!tb) {
-      outs() << "  " << name << ": only in " << reference << " (skipped)\n";
+      ++compared;
+      ++failed;
+      outs() << "  FAIL " << name << ": missing from " << target << "\n";
       continue;
     }
     CompareResult r = compareTensors(ta, *tb, cosTol, eucTol);

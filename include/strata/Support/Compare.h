@@ -12,7 +12,9 @@ namespace strata {
 /// The verdict of comparing two tensors, in tpu-mlir's order: EQUAL (every
 /// element identical), CLOSE (allclose with rtol 1e-3 or tighter, atol 1e-8,
 /// NaN == NaN), SIMILAR (cosine and euclidean similarity at or above the
-/// tolerances), else NOT_SIMILAR; MISMATCH for different shapes.
+/// tolerances), else NOT_SIMILAR; MISMATCH for different shapes or element
+/// types. An infinity matches only the same infinity at the same position:
+/// any other is NOT_SIMILAR whatever the tolerances.
 enum class CompareVerdict { Equal, Close, Similar, NotSimilar, Mismatch };
 
 struct CompareResult {
@@ -29,8 +31,8 @@ struct CompareResult {
 
 const char *verdictName(CompareVerdict v);
 
-/// Compares `actual` against `expected` (element types may differ; values
-/// compare as doubles).
+/// Compares `actual` against `expected` (values compare as doubles; the
+/// element types must be the same).
 CompareResult compareTensors(const Tensor &expected, const Tensor &actual,
                              double cosineTol = 0.99,
                              double euclideanTol = 0.99);

@@ -146,6 +146,10 @@ FailureOr<Value> hardmaxAlong(NodeContext &c, Value x, int64_t axis) {
   OpBuilder &b = c.builder();
   Type elem = cast<ShapedType>(x.getType()).getElementType();
   SmallVector<int64_t> shape = shapeOf(x);
+  // Along an empty axis there is no maximum, and nothing to mark: the result
+  // is the (empty) input.
+  if (shape[axis] == 0)
+    return x;
   auto idx = c.create<ArgMaxOp>(b.getI64Type(), x, b.getI64IntegerAttr(axis),
                                 b.getBoolAttr(true), b.getBoolAttr(false));
   if (failed(idx))

@@ -296,7 +296,10 @@ LogicalResult convertDynamicQuantizeLinear(NodeContext &c) {
   auto zpq = a.convert(zp, u8);
   if (failed(scale) || failed(yq) || failed(zpq))
     return failure();
-  for (auto [i, v] : llvm::enumerate(std::initializer_list<Value>{*yq, *scale, *zpq}))
+  // A named array: a braced list in the range expression would die before
+  // the loop body reads it (llvm::enumerate keeps only a view of it).
+  const Value outputs[] = {*yq, *scale, *zpq};
+  for (auto [i, v] : llvm::enumerate(outputs))
     if (c.hasOutput(i))
       c.setOutput(i, v);
   return success();

@@ -13,6 +13,8 @@
 #include "GraphImporter.h"
 #include "NodeContext.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -46,6 +48,41 @@ const OpArity kOpArity[] = {
 };
 #undef ONNX_ARITY
 #undef ONNX_OP
+
+/// One attribute of one schema version, with its AttributeProto type.
+struct OpAttribute {
+  const char *op;
+  int since;
+  const char *name;
+  int type;
+};
+#define ONNX_OP(NAME, ...)
+#define ONNX_ATTR(NAME, SINCE, ATTR, TYPE) {NAME, SINCE, ATTR, TYPE},
+const OpAttribute kOpAttributes[] = {
+#include "OnnxOpVersions.inc"
+};
+#undef ONNX_ATTR
+#undef ONNX_OP
+
+/// The attributes (name to AttributeProto type) of each schema version, by
+/// "OpType/since"; a version with no attributes has no entry.
+const llvm::StringMap<llvm::StringMap<int>> &attributeSchemas() {
+  static const llvm::StringMap<llvm::StringMap<int>> schemas = [] {
+    llvm::StringMap<llvm::StringMap<int>> m;
+    for (const OpAttribute &a : kOpAttributes)
+      m[std::string(a.op) + "/" + std::to_string(a.since)][a.name] = a.type;
+    return m;
+  }();
+  return schemas;
+}
+
+const char *attributeTypeName(int type) {
+  if (onnx::AttributeProto_AttributeType_IsValid(type))
+    return onnx::AttributeProto_AttributeType_Name(
+               static_cast<onnx::AttributeProto_AttributeType>(type))
+        .c_str();
+  return "INVALID";
+}
 
 const OpArity *findArity(llvm::StringRef opType, int64_t since) {
   for (const OpArity &a : kOpArity)
@@ -200,8 +237,41 @@ InFlightDiagnostic GraphImporter::nodeError(const onnx::NodeProto &node,
   return emitError(nodeLoc(node)) << nodePrefix(node, opset);
 }
 
+int64_t maxSupportedOpset() { return STRATA_ONNX_MAX_OPSET; }
+
+/// Why `node`'s attributes are invalid for schema version `since` of its op
+/// (0: only the duplicate check, for functions and other domains); empty if
+/// they are valid. ONNX Runtime refuses an unknown attribute, or one of
+/// another type than the schema's, the same way.
+static std::string attributeError(const onnx::NodeProto &node,
+                                  int64_t since) {
+  llvm::StringSet<> seen;
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (!seen.insert(a.name()).second)
+      return "attribute '" + a.name() + "' is given more than once";
+  if (since == 0)
+    return "";
+  std::string version = node.op_type() + "-" + std::to_string(since);
+  auto schema = attributeSchemas().find(node.op_type() + "/" +
+                                        std::to_string(since));
+  for (const onnx::AttributeProto &a : node.attribute()) {
+    if (schema == attributeSchemas().end() ||
+        !schema->second.count(a.name()))
+      return "attribute '" + a.name() + "' is not an attribute of " + version;
+    int type = schema->second.lookup(a.name());
+    // UNDEFINED: a model older than IR version 2, typed by its field.
+    if (a.type() != onnx::AttributeProto::UNDEFINED && a.type() != type)
+      return "attribute '" + a.name() + "' has type " +
+             attributeTypeName(a.type()) + "; " + version + " takes " +
+             attributeTypeName(type);
+  }
+  return "";
+}
+
 LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
                                          int64_t opset) {
+  if (std::string e = attributeError(node, /*since=*/0); !e.empty())
+    return nodeError(node, opset) << e;
   if (const onnx::FunctionProto *f = findFunction(node))
     return convertFunctionCall(node, *f, opset);
   auto domain = extraDomainRegistry().find(node.domain());
@@ -244,6 +314,8 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
            << selectVersion(node.op_type(), 7)
            << "); Strata imports opset 1-6 models only for ops whose schema "
               "is the same at opset 7";
+  if (std::string e = attributeError(node, since); !e.empty())
+    return nodeError(node, opset) << e;
   if (const OpArity *a = findArity(node.op_type(), since)) {
     int n = node.input_size();
     if (n < a->minInputs || n > a->maxInputs)

@@ -89,6 +89,9 @@ mlir::LogicalResult routeListInputs(NodeContext &c, ConvertFn &convert);
 
 /// True for the default ONNX domain ("" or its alias "ai.onnx").
 bool isDefaultDomain(const std::string &domain);
+/// The newest default-domain opset Strata knows the schemas of (that of the
+/// pinned onnx package).
+int64_t maxSupportedOpset();
 /// True for a domain besides the default one that Strata imports.
 bool isExtraDomain(const std::string &domain);
 /// "node 'name' (OpType, opset N): ", or the node's first output when it

@@ -113,8 +113,16 @@ private:
   instantiateFunction(const onnx::NodeProto &node, const onnx::FunctionProto &f,
                       llvm::ArrayRef<mlir::Type> argTypes,
                       llvm::ArrayRef<bool> present, int64_t opset);
-  mlir::LogicalResult checkDeclaredType(const onnx::ValueInfoProto &info,
+  /// Fails on a negative dim below -1 in the shape `info` declares, and
+  /// warns on -1 (an unknown dim in some exporters' spelling); `where` says
+  /// which list it is in: "graph input", "value_info", ...
+  mlir::LogicalResult checkDeclaredDims(const onnx::ValueInfoProto &info,
                                         llvm::StringRef where);
+  /// Checks the type `info` declares against the computed one; a shape that
+  /// disagrees only warns when `shapeIsHint`.
+  mlir::LogicalResult checkDeclaredType(const onnx::ValueInfoProto &info,
+                                        llvm::StringRef where,
+                                        bool shapeIsHint);
   mlir::Location nodeLoc(const onnx::NodeProto &node);
   mlir::InFlightDiagnostic nodeError(const onnx::NodeProto &node,
                                      int64_t opset);

@@ -23,6 +23,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <google/protobuf/io/coded_stream.h>
+
 #include <deque>
 
 using namespace mlir;
@@ -38,6 +40,12 @@ LogicalResult GraphImporter::checkModel(int64_t &opset) {
   bool importsDefault = false;
   for (const auto &imp : model.opset_import()) {
     if (isDefaultDomain(imp.domain())) {
+      // '' and 'ai.onnx' name one domain: two versions of it contradict.
+      if (importsDefault && imp.version() != opset)
+        return emitError(loc) << "the model imports the default domain twice, "
+                                 "at opsets "
+                              << opset << " and " << imp.version()
+                              << " ('' and 'ai.onnx' are the same domain)";
       opset = imp.version();
       importsDefault = true;
     } else if (isExtraDomain(imp.domain()))
@@ -48,6 +56,10 @@ LogicalResult GraphImporter::checkModel(int64_t &opset) {
   if (importsDefault && opset < 1)
     return emitError(loc) << "default-domain opset " << opset
                           << " is invalid (opsets start at 1)";
+  if (opset > maxSupportedOpset())
+    return emitError(loc) << "default-domain opset " << opset
+                          << " is newer than Strata supports (opsets 1 to "
+                          << maxSupportedOpset() << ")";
   if (opset == 0 && model.opset_import_size() == 0)
     opset = 1; // ONNX: a missing opset_import means opset 1
   if (opset == 0 && extraOpsets.empty())
@@ -61,6 +73,22 @@ LogicalResult GraphImporter::checkModel(int64_t &opset) {
 
 LogicalResult GraphImporter::createSignature(func::FuncOp &func) {
   const onnx::GraphProto &g = model.graph();
+  if (g.sparse_initializer_size())
+    return emitError(NameLoc::get(
+               StringAttr::get(&ctx, g.sparse_initializer(0).values().name())))
+           << "sparse initializer '" << g.sparse_initializer(0).values().name()
+           << "' is not supported (Strata imports dense initializers only; "
+              "the model has "
+           << g.sparse_initializer_size() << " sparse ones)";
+  for (const auto &in : g.input())
+    if (failed(checkDeclaredDims(in, "graph input")))
+      return failure();
+  for (const auto &out : g.output())
+    if (failed(checkDeclaredDims(out, "graph output")))
+      return failure();
+  for (const auto &info : g.value_info())
+    if (failed(checkDeclaredDims(info, "value_info")))
+      return failure();
   for (const auto &init : g.initializer()) {
     if (init.name().empty())
       return emitError(UnknownLoc::get(&ctx)) << "an initializer has no name";
@@ -114,6 +142,16 @@ LogicalResult GraphImporter::createSignature(func::FuncOp &func) {
                               << " but the model says rank "
                               << tt.shape().dim_size();
       shape.assign(fixed->second.begin(), fixed->second.end());
+      // Overriding a dim the model fixes is allowed (the graph may accept
+      // it) but is said, since the model's author chose that size.
+      if (tt.has_shape())
+        for (int i = 0; i < tt.shape().dim_size(); ++i)
+          if (tt.shape().dim(i).has_dim_value() &&
+              tt.shape().dim(i).dim_value() != shape[i])
+            emitWarning(loc) << "--input-shapes sets dim " << i << " of '"
+                             << in.name() << "' to " << shape[i]
+                             << "; the model declares it static, "
+                             << tt.shape().dim(i).dim_value();
     } else if (!tt.has_shape()) {
       return emitError(loc) << "graph input '" << in.name()
                             << "' has no shape; give one with --input-shapes "
@@ -303,14 +341,15 @@ FailureOr<ImportedModel> GraphImporter::run() {
     results.push_back(v);
   }
   for (const auto &out : model.graph().output())
-    if (failed(checkDeclaredType(out, "graph output")))
+    if (failed(checkDeclaredType(out, "graph output", /*shapeIsHint=*/true)))
       return failure();
   for (const auto &info : model.graph().value_info())
-    if (failed(checkDeclaredType(info, "value_info")))
+    if (failed(checkDeclaredType(info, "value_info", /*shapeIsHint=*/true)))
       return failure();
   for (const auto &in : model.graph().input())
     if (initializers.count(in.name()) &&
-        failed(checkDeclaredType(in, "initializer (listed as graph input)")))
+        failed(checkDeclaredType(in, "initializer (listed as graph input)",
+                                 /*shapeIsHint=*/false)))
       return failure();
   func::ReturnOp::create(builder, UnknownLoc::get(&ctx), results);
   func.setType(builder.getFunctionType(func.getArgumentTypes(),
@@ -348,6 +387,22 @@ FailureOr<ImportedModel> GraphImporter::run() {
 // Entry point
 //===----------------------------------------------------------------------===//
 
+/// Protobuf's default nesting limit, which ONNX Runtime keeps too.
+constexpr int kNestingLimit = 100;
+/// The limit of the second parse that tells a too-deep model from a corrupt
+/// one (small enough for the parser's recursion to stay on the stack).
+constexpr int kNestingDiagnosisLimit = 1000;
+
+/// Parses `bytes` as a whole ModelProto, nesting at most `limit` messages.
+static bool parseModel(llvm::StringRef bytes, int limit,
+                       onnx::ModelProto &model) {
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t *>(bytes.data()),
+      static_cast<int>(bytes.size()));
+  in.SetRecursionLimit(limit);
+  return model.ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
+}
+
 FailureOr<ImportedModel> importOnnxBuffer(llvm::StringRef bytes,
                                           const std::string &modelDir,
                                           llvm::StringRef what,
@@ -361,10 +416,19 @@ FailureOr<ImportedModel> importOnnxBuffer(llvm::StringRef bytes,
   if (bytes.empty())
     return emitError(loc) << "'" << what << "' is empty, not an ONNX model";
   onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+  if (!parseModel(bytes, kNestingLimit, model)) {
+    // Protobuf fails the same way on messages nested deeper than its limit;
+    // an intact model that parses with a higher one is only too deep.
+    onnx::ModelProto deeper;
+    if (parseModel(bytes, kNestingDiagnosisLimit, deeper))
+      return emitError(loc) << "'" << what << "' nests messages (graphs in "
+                            << "node attributes) deeper than protobuf's limit "
+                            << "of " << kNestingLimit
+                            << " levels: nesting too deep to import";
     return emitError(loc) << "'" << what
                           << "' is not a valid ONNX model (protobuf parsing "
                              "failed: truncated or corrupt file)";
+  }
   context.loadDialect<top::TopDialect, func::FuncDialect>();
   GraphImporter importer(context, model, modelDir, options);
   return importer.run();

@@ -114,12 +114,58 @@ LogicalResult GraphImporter::checkFrozenInput(const onnx::ValueInfoProto &in,
   return success();
 }
 
-/// A value's type as the graph computes it must agree with a static type the
-/// model declares for it (graph output, value_info, or an initializer also
-/// listed as a graph input): a contradiction means a corrupt model.
+/// "[1, seqlen, ?]": a declared shape as the model writes it.
+static std::string declaredShape(const onnx::TensorShapeProto &shape) {
+  std::string declared = "[";
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    const auto &d = shape.dim(i);
+    declared += (i ? ", " : "") + (d.has_dim_value()
+                                       ? std::to_string(d.dim_value())
+                                       : d.dim_param().empty() ? std::string("?")
+                                                               : d.dim_param());
+  }
+  return declared + "]";
+}
+
+LogicalResult
+GraphImporter::checkDeclaredDims(const onnx::ValueInfoProto &info,
+                                 llvm::StringRef where) {
+  if (!info.type().has_tensor_type() ||
+      !info.type().tensor_type().has_shape())
+    return success();
+  const auto &shape = info.type().tensor_type().shape();
+  Location loc = NameLoc::get(StringAttr::get(&ctx, info.name()));
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    if (!shape.dim(i).has_dim_value() || shape.dim(i).dim_value() >= 0)
+      continue;
+    int64_t d = shape.dim(i).dim_value();
+    // -1 is how some exporters (Paddle2ONNX, old tf2onnx) spell an unknown
+    // dim, and ONNX Runtime takes it so: said, then treated as unknown.
+    if (d == -1) {
+      emitWarning(loc) << where << " '" << info.name() << "' declares shape "
+                       << declaredShape(shape) << ": dim " << i
+                       << " = -1 is taken as an unknown dim (a dim is a size "
+                          ">= 0, or a name for a symbolic one)";
+      continue;
+    }
+    return emitError(loc) << where << " '" << info.name()
+                          << "' declares shape " << declaredShape(shape)
+                          << ": dim " << i << " = " << d
+                          << " is negative (a dim is a size >= 0, or a name "
+                             "for a symbolic one)";
+  }
+  return success();
+}
+
+/// A value's element type as the graph computes it must agree with the one
+/// the model declares for it (graph output, value_info, or an initializer
+/// also listed as a graph input), as ONNX Runtime requires. A static shape
+/// that disagrees is an error for an initializer listed as an input; for a
+/// graph output or value_info it is a warning and the computed type is kept
+/// (ONNX Runtime warns and runs: exporters write stale shapes).
 LogicalResult
 GraphImporter::checkDeclaredType(const onnx::ValueInfoProto &info,
-                                 llvm::StringRef where) {
+                                 llvm::StringRef where, bool shapeIsHint) {
   if (!info.type().has_tensor_type())
     return success();
   auto it = values.find(info.name());
@@ -147,17 +193,16 @@ GraphImporter::checkDeclaredType(const onnx::ValueInfoProto &info,
   }
   if (ok)
     return success();
-  std::string declared = "[";
-  for (int i = 0; i < tt.shape().dim_size(); ++i) {
-    const auto &d = tt.shape().dim(i);
-    declared += (i ? ", " : "") + (d.has_dim_value()
-                                       ? std::to_string(d.dim_value())
-                                       : d.dim_param().empty() ? std::string("?")
-                                                               : d.dim_param());
+  if (shapeIsHint) {
+    emitWarning(loc) << where << " '" << info.name()
+                     << "' is declared with shape " << declaredShape(tt.shape())
+                     << " but the graph computes " << actual
+                     << "; keeping the computed type";
+    return success();
   }
-  declared += "]";
   return emitError(loc) << where << " '" << info.name()
-                        << "' is declared with shape " << declared
+                        << "' is declared with shape "
+                        << declaredShape(tt.shape())
                         << " but the graph computes " << actual;
 }
 

@@ -114,14 +114,26 @@ WeightOp createWeight(OpBuilder &builder, Location loc, WeightNamer &namer,
                           elementsFromTensor(t, type));
 }
 
+void emitMissingWeight(WeightOp w, const TensorMap &weights) {
+  auto module = w->getParentOfType<ModuleOp>();
+  if (weights.size() == 0 && module && !module->hasAttr(kWeightFileAttr)) {
+    w.emitOpError() << "weight '" << w.getName()
+                    << "' has no value: the module names no weight file ('"
+                    << kWeightFileAttr
+                    << "' attribute) and none was given (--weights)";
+    return;
+  }
+  w.emitOpError() << "weight '" << w.getName()
+                  << "' is missing from the weight file";
+}
+
 LogicalResult attachWeightValues(ModuleOp module, const TensorMap &weights) {
   WalkResult r = module.walk([&](WeightOp w) {
     if (w->hasAttr("value"))
       return WalkResult::advance();
     const Tensor *t = weights.find(w.getName().str());
     if (!t) {
-      w.emitOpError() << "weight '" << w.getName()
-                      << "' is missing from the weight file";
+      emitMissingWeight(w, weights);
       return WalkResult::interrupt();
     }
     auto type = cast<RankedTensorType>(w.getType());

@@ -138,6 +138,12 @@ struct EmbeddingLookup : CompositeConverter {
 //===----------------------------------------------------------------------===//
 
 struct LayerNorm : CompositeConverter {
+  ArrayRef<ConverterAttr> attributes() const override {
+    static const ConverterAttr kAttrs[] = {{"axis", AttrKind::Number},
+                                           {"epsilon", AttrKind::Number},
+                                           {"eps", AttrKind::Number}};
+    return kAttrs;
+  }
   Problem verify(func::FuncOp fn, DictionaryAttr attrs) const override {
     if (Problem p = checkArity(fn, 1, 3, 1))
       return p;
@@ -177,6 +183,12 @@ struct LayerNorm : CompositeConverter {
 //===----------------------------------------------------------------------===//
 
 struct RMSNorm : CompositeConverter {
+  ArrayRef<ConverterAttr> attributes() const override {
+    static const ConverterAttr kAttrs[] = {{"axis", AttrKind::Number},
+                                           {"epsilon", AttrKind::Number},
+                                           {"eps", AttrKind::Number}};
+    return kAttrs;
+  }
   Problem verify(func::FuncOp fn, DictionaryAttr attrs) const override {
     if (Problem p = checkArity(fn, 2, 2, 1))
       return p;
@@ -213,6 +225,10 @@ struct Activation : CompositeConverter {
       return a;
     return defaultApproximate;
   }
+  ArrayRef<ConverterAttr> attributes() const override {
+    static const ConverterAttr kAttrs[] = {{"approximate", AttrKind::String}};
+    return kAttrs;
+  }
   Problem verify(func::FuncOp fn, DictionaryAttr attrs) const override {
     if (Problem p = checkArity(fn, 1, 1, 1))
       return p;
@@ -242,6 +258,13 @@ struct Activation : CompositeConverter {
 //===----------------------------------------------------------------------===//
 
 struct ScaledDotProductAttention : CompositeConverter {
+  ArrayRef<ConverterAttr> attributes() const override {
+    static const ConverterAttr kAttrs[] = {
+        {"scale", AttrKind::Number},       {"softcap", AttrKind::Number},
+        {"is_causal", AttrKind::Number},   {"q_num_heads", AttrKind::Number},
+        {"kv_num_heads", AttrKind::Number}};
+    return kAttrs;
+  }
   Problem verify(func::FuncOp fn, DictionaryAttr attrs) const override {
     if (Problem p = checkArity(fn, 3, 4, 1))
       return p;

@@ -182,10 +182,19 @@ constexpr int64_t kLstmOrder[] = {0, 3, 1, 2};
 // lstm / lstm_cell
 //===----------------------------------------------------------------------===//
 
+/// The converter attributes of the Keras recurrent layers.
+const ConverterAttr kRecurrentAttrs[] = {
+    {"activation", AttrKind::String},   {"recurrent_activation", AttrKind::String},
+    {"time_major", AttrKind::Number},   {"return_sequences", AttrKind::Number},
+    {"go_backwards", AttrKind::Number}, {"reset_after", AttrKind::Number}};
+
 struct KerasLSTM : CompositeConverter {
   /// True for the one-step cell (h, c in and out).
   explicit KerasLSTM(bool cell) : cell(cell) {}
   bool cell;
+  ArrayRef<ConverterAttr> attributes() const override {
+    return kRecurrentAttrs;
+  }
 
   // Argument positions.
   unsigned xArg() const { return 0; }
@@ -309,6 +318,9 @@ struct KerasLSTM : CompositeConverter {
 //===----------------------------------------------------------------------===//
 
 struct KerasGRU : CompositeConverter {
+  ArrayRef<ConverterAttr> attributes() const override {
+    return kRecurrentAttrs;
+  }
   Problem verify(func::FuncOp fn, DictionaryAttr attrs) const override {
     unsigned in = fn.getNumArguments(), out = fn.getNumResults();
     if (in < 3 || in > 5)

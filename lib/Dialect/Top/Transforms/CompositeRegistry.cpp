@@ -65,6 +65,29 @@ RankedTensorType rankedFloatTensor(Type type) {
   return ranked;
 }
 
+std::optional<std::string>
+checkAttributeKinds(DictionaryAttr attrs, llvm::ArrayRef<ConverterAttr> known) {
+  if (!attrs)
+    return std::nullopt;
+  for (const ConverterAttr &k : known) {
+    Attribute a = attrs.get(k.name);
+    if (!a)
+      continue;
+    bool ok = k.kind == AttrKind::String
+                  ? isa<StringAttr>(a)
+                  : isa<FloatAttr, IntegerAttr, BoolAttr>(a);
+    if (ok)
+      continue;
+    std::string problem;
+    llvm::raw_string_ostream os(problem);
+    os << "attribute '" << k.name << "' must be "
+       << (k.kind == AttrKind::String ? "a string" : "a number") << ", got "
+       << a;
+    return problem;
+  }
+  return std::nullopt;
+}
+
 std::optional<double> numberAttr(DictionaryAttr attrs, llvm::StringRef name) {
   if (!attrs)
     return std::nullopt;

@@ -100,7 +100,11 @@ void rewriteConv(PatternRewriter &rewriter, WeightNamer &namer,
                  const std::vector<double> &shift) {
   ConvOp conv = f.conv;
   Tensor filter = f.filter.clone();
-  int64_t perChannelCount = filter.numElements() / f.channels;
+  // The elements of one output channel's filter, from the dims (a division
+  // of the element count by the channel count is undefined at 0 channels).
+  int64_t perChannelCount = 1;
+  for (int64_t d = 1; d < filter.rank(); ++d)
+    perChannelCount *= filter.dim(d);
   for (int64_t o = 0; o < f.channels; ++o)
     for (int64_t k = 0; k < perChannelCount; ++k) {
       int64_t i = o * perChannelCount + k;

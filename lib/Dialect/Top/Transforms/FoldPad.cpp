@@ -44,6 +44,19 @@ std::optional<SmallVector<int64_t>> spatialPads(PadOp pad, double padValue) {
   return out;
 }
 
+/// The value a convolution's own padding holds: its input zero point (the
+/// padding contributes nothing after the zero point is subtracted), 0 without
+/// one; nullopt when the zero point differs per channel, since a Pad writes
+/// one value into every channel.
+std::optional<double> uniformInputZeroPoint(ConvOp conv) {
+  std::optional<ArrayRef<int64_t>> zp = conv.getInputZp();
+  if (!zp || zp->empty())
+    return 0.0;
+  if (llvm::any_of(*zp, [&](int64_t z) { return z != zp->front(); }))
+    return std::nullopt;
+  return static_cast<double>(zp->front());
+}
+
 /// Adds `extra` to the window op's pads and makes it read the Pad's input.
 template <typename OpTy>
 void foldInto(PatternRewriter &rewriter, OpTy op, PadOp pad,
@@ -69,6 +82,12 @@ struct FoldPadInto : OpRewritePattern<OpTy> {
     double padValue = 0.0;
     if constexpr (std::is_same_v<OpTy, MaxPoolOp>)
       padValue = -INFINITY;
+    if constexpr (std::is_same_v<OpTy, ConvOp>) {
+      std::optional<double> zp = uniformInputZeroPoint(op);
+      if (!zp)
+        return rewriter.notifyMatchFailure(op, "input_zp differs per channel");
+      padValue = *zp;
+    }
     if constexpr (std::is_same_v<OpTy, AvgPoolOp>)
       if (!op.getCountIncludePad())
         return rewriter.notifyMatchFailure(op, "padding is not counted");

@@ -5,7 +5,10 @@
 // its body replaced by the fused op(s) the converter builds, once the
 // converter accepted its signature; `top-inline-functions` then puts the
 // fused op at every call site. A composite that does not verify is left as
-// it is, with a warning naming the function and the failed check.
+// it is, with a warning naming the function and the failed check. An ONNX
+// model-local function is fused only when the fused op computes what its
+// body does on seeded inputs (CompositeEquivalence.cpp); a converter
+// attribute of the wrong kind is an error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -153,20 +156,57 @@ std::optional<std::string> fuse(func::FuncOp fn, const CompositeMark &mark,
   return std::nullopt;
 }
 
+/// True for a function whose name is not a promise: an ONNX model-local
+/// function (the importer records its ONNX name), whose body is its meaning.
+bool nameIsOnlyAHint(func::FuncOp fn) {
+  return fn->hasAttr("strata.onnx_name");
+}
+
+/// Fuses `fn` when its body computes what the fused op does: a copy of the
+/// original (renamed, beside it so its calls resolve) is run against the
+/// fused function on seeded inputs, and restored if they differ.
+std::optional<std::string> fuseIfEquivalent(func::FuncOp fn,
+                                            const CompositeMark &mark,
+                                            const CompositeConverter &converter) {
+  OpBuilder builder(fn);
+  builder.setInsertionPointAfter(fn);
+  auto original = cast<func::FuncOp>(builder.clone(*fn));
+  original.setSymName((fn.getSymName() + ".strata_original").str());
+  std::optional<std::string> problem = fuse(fn, mark, converter);
+  if (!problem) {
+    problem = checkFusedMatchesBody(original, fn);
+    if (problem) // put the original body back
+      fn.getBody().takeBody(original.getBody());
+  }
+  original.erase();
+  return problem;
+}
+
 struct TopFuseCompositesPass
     : public strata::top::impl::TopFuseCompositesBase<TopFuseCompositesPass> {
   void runOnOperation() override {
     const CompositeRegistry &registry = CompositeRegistry::global();
-    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+    // Collected first: checking a fusion adds a function beside it.
+    auto functions = llvm::to_vector(getOperation().getOps<func::FuncOp>());
+    for (func::FuncOp fn : functions) {
       std::optional<CompositeMark> mark = readMark(fn);
       if (!mark || fn->hasAttr("strata.fused"))
         continue;
       const CompositeConverter *converter = registry.lookup(mark->name);
       if (!converter)
         continue; // unknown interface: inlined as written
+      // A malformed attribute is an error: fusing with the default value
+      // would silently compute something else.
+      if (std::optional<std::string> bad =
+              checkAttributeKinds(mark->attrs, converter->attributes())) {
+        fn.emitError() << "composite '" << fn.getSymName() << "' ("
+                       << mark->name << "): " << *bad;
+        return signalPassFailure();
+      }
       std::optional<std::string> problem = converter->verify(fn, mark->attrs);
       if (!problem)
-        problem = fuse(fn, *mark, *converter);
+        problem = nameIsOnlyAHint(fn) ? fuseIfEquivalent(fn, *mark, *converter)
+                                      : fuse(fn, *mark, *converter);
       if (problem)
         fn.emitWarning() << "composite '" << fn.getSymName() << "' ("
                          << mark->name << "): " << *problem

@@ -56,3 +56,24 @@ func.func @not_foldable(%arg0: tensor<1x2x4x4xf32>, %arg1: tensor<2xf32>) -> (te
   %4 = top.BatchNorm(%3, %v, %v, %n, %n) : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, none, none) -> tensor<1x2x4x4xf32>
   return %2, %3, %4 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// A convolution with no output channels folds (into empty weights) rather
+// than dividing its filter's size by 0 channels.
+// CHECK-LABEL: func @no_channels
+// CHECK-NOT: top.BatchNorm
+// CHECK-NOT: top.Mul
+// CHECK: top.Conv
+func.func @no_channels(%arg0: tensor<1x2x4x4xf32>) -> (tensor<1x0x4x4xf32>, tensor<1x0x4x4xf32>) {
+  %0 = top.Input(%arg0) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %w = top.Weight() {name = "w", value = dense<> : tensor<0x2x1x1xf32>} : () -> tensor<0x2x1x1xf32>
+  %e = top.Weight() {name = "e", value = dense<> : tensor<0xf32>} : () -> tensor<0xf32>
+  %n = top.None() : () -> none
+  %1 = top.Conv(%0, %w, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<0x2x1x1xf32>, none) -> tensor<1x0x4x4xf32>
+  %2 = top.BatchNorm(%1, %e, %e, %n, %n) : (tensor<1x0x4x4xf32>, tensor<0xf32>, tensor<0xf32>, none, none) -> tensor<1x0x4x4xf32>
+  %3 = top.Conv(%0, %w, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<0x2x1x1xf32>, none) -> tensor<1x0x4x4xf32>
+  %s = top.Weight() {name = "s", value = dense<2.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %4 = top.Mul(%3, %s) : (tensor<1x0x4x4xf32>, tensor<1xf32>) -> tensor<1x0x4x4xf32>
+  return %2, %4 : tensor<1x0x4x4xf32>, tensor<1x0x4x4xf32>
+}

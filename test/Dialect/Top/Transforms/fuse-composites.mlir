@@ -178,3 +178,54 @@ func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
   %r = call @"custom.Twice"(%a) : (tensor<2xf32>) -> tensor<2xf32>
   return %r : tensor<2xf32>
 }
+
+// -----
+
+// An ONNX model-local function's name is only a hint: one named LayerNorm
+// whose body negates its input is not a layer norm, so it stays as written
+// (the fused op is checked against the body on seeded inputs).
+// CHECK-LABEL: func.func private @custom.LayerNorm
+// CHECK-NOT: strata.fused
+// CHECK: top.Neg
+// CHECK-NOT: top.LayerNorm
+// INLINE-LABEL: func.func @main
+// INLINE: top.Neg
+// INLINE-NOT: top.LayerNorm
+// expected-warning @+1 {{composite 'custom.LayerNorm' (custom.LayerNorm): the fused op computes something else than the body (seeded run 0: result 0 element 0 is}}
+func.func private @"custom.LayerNorm"(%x: tensor<2x8xf32>) -> tensor<2x8xf32> attributes {strata.implements = "custom.LayerNorm", strata.onnx_domain = "custom", strata.onnx_name = "LayerNorm", strata.onnx_attributes = {}} {
+  %y = top.Neg(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+func.func @main(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %r = call @"custom.LayerNorm"(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+// An ONNX model-local function whose body is what its name says is fused:
+// here SiLU as x * sigmoid(x).
+// CHECK-LABEL: func.func private @custom.Silu
+// CHECK-SAME: strata.fused
+// CHECK: top.SiLU
+// CHECK-NOT: top.Sigmoid
+// INLINE-LABEL: func.func @main
+// INLINE: top.SiLU
+func.func private @"custom.Silu"(%x: tensor<2x8xf32>) -> tensor<2x8xf32> attributes {strata.implements = "custom.Silu", strata.onnx_domain = "custom", strata.onnx_name = "Silu", strata.onnx_attributes = {}} {
+  %s = top.Sigmoid(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %y = top.Mul(%x, %s) : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+func.func @main(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %r = call @"custom.Silu"(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+// A converter attribute of the wrong kind is an error, not the default.
+// expected-error @+1 {{composite 'ln_bad_eps' (layer_norm): attribute 'epsilon' must be a number, got "abc"}}
+func.func private @ln_bad_eps(%x: tensor<2x8xf32>) -> tensor<2x8xf32> attributes {strata.implements = "layer_norm", strata.composite_attributes = {epsilon = "abc"}} {
+  %y = top.Neg(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}

@@ -51,6 +51,11 @@ WeightOp createWeight(mlir::OpBuilder &builder, mlir::Location loc,
                       WeightNamer &namer, llvm::StringRef base,
                       const Tensor &t, mlir::RankedTensorType type);
 
+/// Reports that weight `w` has no value in `weights`: missing from the
+/// weight file, or, when no file was read (`weights` holds nothing) and the
+/// module names none (`top.weight_file`), that there is no weight file.
+void emitMissingWeight(WeightOp w, const TensorMap &weights);
+
 /// Attaches each weight's data from `weights` as its `value`. Fails (with a
 /// diagnostic naming the weight) when one is missing or mismatched.
 mlir::LogicalResult attachWeightValues(mlir::ModuleOp module,

@@ -25,10 +25,24 @@
 
 namespace strata::top {
 
+/// What a converter attribute must hold.
+enum class AttrKind { Number, String };
+
+/// A converter attribute the converter reads, and what it must hold.
+struct ConverterAttr {
+  const char *name;
+  AttrKind kind;
+};
+
 /// Turns one kind of composite function into fused ops.
 class CompositeConverter {
 public:
   virtual ~CompositeConverter();
+
+  /// The converter attributes this interface reads. `top-fuse-composites`
+  /// fails with an error when one is present with another kind of value
+  /// (`epsilon = "abc"`), instead of fusing with the default.
+  virtual llvm::ArrayRef<ConverterAttr> attributes() const { return {}; }
 
   /// Checks that `fn`'s signature (argument and result types) and the
   /// converter attributes `attrs` fit this interface. Returns nullopt if
@@ -84,6 +98,20 @@ void registerRecurrentCompositeConverters(CompositeRegistry &registry);
 
 /// `type` as a ranked tensor with a float element type, else null.
 mlir::RankedTensorType rankedFloatTensor(mlir::Type type);
+
+/// Why an attribute of `attrs` named in `known` holds another kind of value
+/// than it must (naming the attribute and the value); nullopt if none does.
+std::optional<std::string>
+checkAttributeKinds(mlir::DictionaryAttr attrs,
+                    llvm::ArrayRef<ConverterAttr> known);
+
+/// Runs `body` and `fused` (a function of the same signature holding the
+/// fused op) through the reference interpreter on seeded inputs (floats in
+/// [-1, 1), integers in {0, 1}); returns how they differ beyond rounding, or
+/// why the check could not be made; nullopt when they agree. Weights in the
+/// bodies need their values attached. (CompositeEquivalence.cpp)
+std::optional<std::string> checkFusedMatchesBody(mlir::func::FuncOp body,
+                                                 mlir::func::FuncOp fused);
 
 /// Converter attribute `name` as a number (float, integer or bool attr).
 std::optional<double> numberAttr(mlir::DictionaryAttr attrs,

@@ -38,7 +38,11 @@ def TopFuseComposites : Pass<"top-fuse-composites", "::mlir::ModuleOp"> {
     the fused op at every call. Converter attributes also come from
     `strata.onnx_attributes` and `strata.composite_attributes`. A composite
     that fails verification is left intact with a warning naming the
-    function and the failed check; unknown names are left alone.
+    function and the failed check; unknown names are left alone. An ONNX
+    model-local function (`strata.onnx_name`) is fused only when the fused
+    op and the body agree on seeded inputs through the reference
+    interpreter; explicit marks are promises and are not checked. A
+    converter attribute of the wrong kind (`epsilon = "abc"`) is an error.
     Built-in names: embedding_lookup, layer_norm, rms_norm, gelu, gelu_tanh,
     silu, scaled_dot_product_attention, lstm, lstm_cell, gru (see
     docs/optimize.md).
@@ -73,7 +77,10 @@ def TopInlineFunctions : Pass<"top-inline-functions", "::mlir::ModuleOp"> {
     more. The ONNX importer turns model-local functions into private
     functions marked `strata.implements`; composite fusion replaces the
     known ones by fused ops first, and this pass inlines the rest. Fails on
-    call chains deeper than 64 (recursion).
+    call chains deeper than 64 (recursion), and before copying anything once
+    the ops inlining would create exceed `max-ops` (default 1,000,000): a
+    function calling the next twice, 30 deep, is a small model whose inlined
+    form has 2^29 ops.
 
     Before:
     ```mlir
@@ -95,6 +102,10 @@ def TopInlineFunctions : Pass<"top-inline-functions", "::mlir::ModuleOp"> {
     }
     ```
   }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", "1000000",
+           "Most ops inlining may create in total (the inline growth limit)">
+  ];
   let dependentDialects = ["::strata::top::TopDialect",
                            "::mlir::func::FuncDialect"];
 }
@@ -240,7 +251,10 @@ def TopFoldPad : Pass<"top-fold-pad", "::mlir::func::FuncOp"> {
     `top.MaxPool` with a pad value of -inf or below every input (not
     checked: only -inf qualifies) and for `top.AvgPool` with
     `count_include_pad = true` and zero padding. A Pad with another user
-    stays (the convolution still reads the unpadded input).
+    stays (the convolution still reads the unpadded input). A convolution
+    with `input_zp` pads with its zero point, so only a Pad whose value is
+    that zero point folds into it (none when the zero point differs per
+    channel).
   }];
   let dependentDialects = ["::strata::top::TopDialect"];
 }
