@@ -92,15 +92,39 @@ public:
     std::string path;
     fd = memfd_create("strata-executable", MFD_CLOEXEC);
     if (fd >= 0) {
-      if (!writeAll(fd, code, size)) {
-        error = std::string("cannot write it to a memfd: ") +
-                std::strerror(errno);
-        return false;
+      // glibc returns an object already loaded when the path names it or
+      // the file has its (device, inode): a memfd's inode number, or the
+      // /proc/self/fd/N path, can be one an object still loaded was read
+      // from (a NODELETE object stays loaded after dlclose). While the probe
+      // finds such an object, hold this memfd open (so neither its number
+      // nor its inode is reused) and make another.
+      std::vector<int> held;
+      for (int tries = 0;; ++tries) {
+        if (!writeAll(fd, code, size)) {
+          error = std::string("cannot write it to a memfd: ") +
+                  std::strerror(errno);
+          for (int h : held)
+            ::close(h);
+          return false;
+        }
+        path = "/proc/self/fd/" + std::to_string(fd);
+        void *stale = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+        if (!stale)
+          break;
+        dlclose(stale);
+        held.push_back(fd);
+        fd = tries < 64 ? memfd_create("strata-executable", MFD_CLOEXEC) : -1;
+        if (fd < 0) {
+          error = "cannot be loaded: every new memfd names an object that "
+                  "is already loaded";
+          for (int h : held)
+            ::close(h);
+          return false;
+        }
       }
-      // The fd stays open while the object is loaded, so the path is not
-      // reused for another executable meanwhile.
-      path = "/proc/self/fd/" + std::to_string(fd);
       handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      for (int h : held)
+        ::close(h);
     } else {
       const char *tmp = std::getenv("TMPDIR");
       std::string dir =
