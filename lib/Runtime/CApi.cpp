@@ -199,6 +199,30 @@ strata_status *strata_model_variant_count(const strata_model *model,
   return nullptr;
 }
 
+strata_status *strata_model_variant_shape(const strata_model *model,
+                                          size_t variant, int is_output,
+                                          size_t index, size_t *rank,
+                                          const int64_t **dims) {
+  if (!model || !rank || !dims)
+    return nullArg(!model ? "model" : !rank ? "rank" : "dims");
+  const Model &m = *model->model;
+  if (variant >= m.variants.size())
+    return make(STRATA_INVALID_ARGUMENT,
+                "variant " + std::to_string(variant) +
+                    " is out of range (the model has " +
+                    std::to_string(m.variants.size()) + " variants)");
+  const auto &shapes = is_output ? m.variants[variant].outputShapes
+                                 : m.variants[variant].inputShapes;
+  if (index >= shapes.size())
+    return make(STRATA_INVALID_ARGUMENT,
+                std::string(is_output ? "output" : "input") + " index " +
+                    std::to_string(index) + " is out of range (the model has " +
+                    std::to_string(shapes.size()) + ")");
+  *rank = shapes[index].size();
+  *dims = shapes[index].data();
+  return nullptr;
+}
+
 strata_status *strata_session_create(strata_model *model, size_t threads,
                                      strata_session **out) {
   if (!model || !out)

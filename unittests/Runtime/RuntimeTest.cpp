@@ -82,6 +82,18 @@ TEST(Runtime, SignatureAndVariants) {
   EXPECT_EQ(in.dims[1], 4);
   EXPECT_EQ(in.has_quant, 0);
   EXPECT_STREQ(m.output(0).name, "y");
+  size_t rank = 0;
+  const int64_t *dims = nullptr;
+  ASSERT_EQ(strata_model_variant_shape(m.get(), 1, 1, 0, &rank, &dims),
+            nullptr);
+  ASSERT_EQ(rank, 2u);
+  EXPECT_EQ(dims[0], 3);
+  EXPECT_EQ(dims[1], 4);
+  strata_status *st = strata_model_variant_shape(m.get(), 2, 0, 0, &rank, &dims);
+  ASSERT_NE(st, nullptr);
+  EXPECT_STREQ(strata_status_message(st),
+               "variant 2 is out of range (the model has 2 variants)");
+  strata_status_free(st);
   try {
     m.input(1);
     FAIL() << "no error for input 1";

@@ -111,6 +111,13 @@ strata_status *strata_model_find_input(const strata_model *model,
                                        const char *name, size_t *out);
 strata_status *strata_model_variant_count(const strata_model *model,
                                           size_t *out);
+/* The static shape of input (is_output 0) or output (is_output 1) `index`
+ * in variant `variant`: what strata_session_set_input must be given to run
+ * that variant. `*dims` lives as long as the model. */
+strata_status *strata_model_variant_shape(const strata_model *model,
+                                          size_t variant, int is_output,
+                                          size_t index, size_t *rank,
+                                          const int64_t **dims);
 
 /* ---- sessions ---- */
 /* A session owns the arena, inputs, outputs and a pool of `threads` threads
