@@ -47,6 +47,12 @@ bool knownDType(uint8_t d) {
   return d >= uint8_t(fb::DType::F32) && d <= uint8_t(fb::DType::Bool);
 }
 
+/// The FlatBuffers verifier checks a vector's length field for 4-byte
+/// alignment only; int64 elements must be 8-byte aligned to be read.
+bool misaligned(const flatbuffers::Vector<int64_t> *v) {
+  return v && reinterpret_cast<uintptr_t>(v->Data()) % alignof(int64_t) != 0;
+}
+
 std::vector<int64_t> dimsOf(const flatbuffers::Vector<int64_t> *v) {
   return v ? std::vector<int64_t>(v->begin(), v->end())
            : std::vector<int64_t>();
@@ -74,8 +80,8 @@ Error checkTensor(const fb::TensorDesc *t, const std::string &where,
   out.dtype = uint8_t(t->dtype());
   if (!knownDType(out.dtype))
     return invalid(at + " has unknown dtype " + std::to_string(out.dtype));
-  if (!t->shape())
-    return invalid(at + " has no shape");
+  if (!t->shape() || misaligned(t->shape()))
+    return invalid(at + " has no shape or a misaligned one");
   if (t->shape()->size() > kMaxRank)
     return invalid(at + " has rank " + std::to_string(t->shape()->size()) +
                    " (at most " + std::to_string(kMaxRank) + ")");
@@ -106,6 +112,9 @@ Error checkSignatureShapes(
                    " " + what + "s");
   for (size_t i = 0; i < n; ++i) {
     const fb::Shape *s = shapes->Get(i);
+    if (s && misaligned(s->dims()))
+      return invalid(where + ": " + what + " shape " + std::to_string(i) +
+                     " is misaligned");
     std::vector<int64_t> dims = s ? dimsOf(s->dims()) : std::vector<int64_t>();
     const TensorInfo &t = sig[i];
     bool ok = s && s->dims() && dims.size() == t.shape.size();
@@ -135,8 +144,9 @@ Error checkBuffer(const fb::Buffer *b, const std::string &where,
                    std::to_string(uint8_t(out.kind)));
   if (!knownDType(out.dtype))
     return invalid(where + " has unknown dtype " + std::to_string(out.dtype));
-  if (!b->shape() || b->shape()->size() > kMaxRank)
-    return invalid(where + " has no shape or a rank above " +
+  if (!b->shape() || misaligned(b->shape()) ||
+      b->shape()->size() > kMaxRank)
+    return invalid(where + " has no shape, a misaligned one or a rank above " +
                    std::to_string(kMaxRank));
   out.shape = dimsOf(b->shape());
   uint64_t bytes;
@@ -229,6 +239,8 @@ Error checkDispatch(const fb::Dispatch *d, const std::string &where,
     return invalid(where + " has workgroup count " +
                    std::to_string(out.workgroupCount) + " (1 to " +
                    std::to_string(kMaxWorkgroups) + ")");
+  if (misaligned(d->params()))
+    return invalid(where + " has misaligned params");
   if (d->params())
     out.params.assign(d->params()->begin(), d->params()->end());
   if (d->bindings())

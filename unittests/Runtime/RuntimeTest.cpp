@@ -345,6 +345,40 @@ TEST(Runtime, ReloadsObjectsTheLoaderNeverUnloads) {
   }
 }
 
+TEST(Runtime, LoadsExecutablesWithoutMemfd) {
+  TempDir dir; // TMPDIR for the driver's private folder
+  ASSERT_FALSE(dir.path.empty());
+  const char *oldTmp = std::getenv("TMPDIR");
+  std::string savedTmp = oldTmp ? oldTmp : "";
+  setenv("TMPDIR", dir.path.c_str(), 1);
+  setenv("STRATA_RUNTIME_NO_MEMFD", "1", 1);
+  std::string bytes = axpyModel({1}).serialize();
+  strata_model *m = nullptr;
+  strata_status *st = strata_model_load_memory(bytes.data(), bytes.size(), &m);
+  unsetenv("STRATA_RUNTIME_NO_MEMFD");
+  if (oldTmp)
+    setenv("TMPDIR", savedTmp.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
+  ASSERT_EQ(st, nullptr) << strata_status_message(st);
+  EXPECT_EQ(dir.files(), std::vector<std::string>{})
+      << "the driver's temporary folder is left behind";
+  strata_session *s = nullptr;
+  ASSERT_EQ(strata_session_create(m, 1, &s), nullptr);
+  float x[4] = {1, 2, 3, 4};
+  int64_t shape[] = {1, 4};
+  ASSERT_EQ(strata_session_set_input(s, 0, STRATA_DTYPE_F32, shape, 2, x, 16),
+            nullptr);
+  ASSERT_EQ(strata_session_run(s), nullptr);
+  strata_tensor_view y;
+  ASSERT_EQ(strata_session_output(s, 0, &y), nullptr);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_FLOAT_EQ(static_cast<const float *>(y.data)[i],
+                    3.0f * x[i] + 0.5f * float(i));
+  strata_session_release(s);
+  strata_model_release(m);
+}
+
 TEST(Runtime, MissingFile) {
   strata_model *m = nullptr;
   strata_status *st = strata_model_load_file("/nonexistent/a.strata", &m);
