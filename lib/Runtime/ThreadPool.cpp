@@ -21,9 +21,10 @@ ThreadPool::~ThreadPool() {
     t.join();
 }
 
-void ThreadPool::drain() {
-  for (int64_t i = next.fetch_add(1); i < jobCount; i = next.fetch_add(1))
-    (*job)(i);
+void ThreadPool::drain(const std::function<void(int64_t)> &fn,
+                       int64_t count) {
+  for (int64_t i = next.fetch_add(1); i < count; i = next.fetch_add(1))
+    fn(i);
 }
 
 void ThreadPool::workerLoop() {
@@ -34,9 +35,15 @@ void ThreadPool::workerLoop() {
     if (stopping)
       return;
     seen = generation;
-    ++busy;
+    // A job already finished (cleared) is not this worker's: it must not
+    // touch `next`, which may belong to the following job.
+    if (!job)
+      continue;
+    const std::function<void(int64_t)> *fn = job;
+    int64_t count = jobCount;
+    ++busy; // parallelFor does not return (and clear the job) before --busy
     lock.unlock();
-    drain();
+    drain(*fn, count);
     lock.lock();
     if (--busy == 0)
       done.notify_all();
@@ -60,11 +67,11 @@ void ThreadPool::parallelFor(int64_t count,
     ++generation;
   }
   wake.notify_all();
-  drain();
+  drain(fn, count);
   // Every index is taken; wait for the workers still running one.
   std::unique_lock<std::mutex> lock(mutex);
   done.wait(lock, [&] { return busy == 0; });
-  job = nullptr;
+  job = nullptr; // under the lock: a late worker sees no job
   jobCount = 0;
 }
 

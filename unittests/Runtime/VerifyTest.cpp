@@ -73,6 +73,28 @@ std::string withHeader(std::string bytes,
   return bytes;
 }
 
+TEST(Verify, Crc32IsZlibs) {
+  const char *check = "123456789";
+  EXPECT_EQ(artifact::crc32(reinterpret_cast<const uint8_t *>(check), 9),
+            0xCBF43926u);
+  // Against the bitwise definition, at every length and alignment up to 40.
+  std::vector<uint8_t> bytes(48);
+  std::mt19937 rng(3);
+  for (uint8_t &b : bytes)
+    b = uint8_t(rng());
+  for (size_t start = 0; start < 8; ++start)
+    for (size_t len = 0; start + len <= 40; ++len) {
+      uint32_t c = ~0u;
+      for (size_t i = 0; i < len; ++i) {
+        c ^= bytes[start + i];
+        for (int k = 0; k < 8; ++k)
+          c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      }
+      ASSERT_EQ(artifact::crc32(bytes.data() + start, len), ~c)
+          << "start " << start << " length " << len;
+    }
+}
+
 TEST(Verify, TheGoodModelLoads) {
   EXPECT_EQ(loadError(axpyModel().serialize()), "");
 }

@@ -35,7 +35,7 @@ public:
 
 private:
   void workerLoop();
-  void drain();
+  void drain(const std::function<void(int64_t)> &fn, int64_t count);
 
   std::vector<std::thread> workers;
   std::mutex mutex;
