@@ -140,7 +140,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint64_t end;
   if (!__builtin_add_overflow(h.tableOffset, h.tableSize, &end) &&
       end <= size)
-    h.tableCrc = strata::artifact::crc32(p + h.tableOffset, h.tableSize);
+    h.tableCrc = strata::artifact::crc32c(p + h.tableOffset, h.tableSize);
   strata::artifact::encodeHeader(h, p);
   exercise(bytes);
   return 0;

@@ -127,8 +127,8 @@ std::string ArtifactWriter::serialize() const {
   h.dataOffset = alignUp(h.tableOffset + h.tableSize);
   h.dataSize = data.size();
   h.fileSize = h.dataOffset + h.dataSize;
-  h.tableCrc = crc32(b.GetBufferPointer(), b.GetSize());
-  h.dataCrc = crc32(reinterpret_cast<const uint8_t *>(data.data()),
+  h.tableCrc = crc32c(b.GetBufferPointer(), b.GetSize());
+  h.dataCrc = crc32c(reinterpret_cast<const uint8_t *>(data.data()),
                     data.size());
 
   std::string file(h.fileSize, '\0');

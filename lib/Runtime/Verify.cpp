@@ -309,11 +309,11 @@ Error checkHeader(const uint8_t *file, uint64_t size, Model &model,
                    " is not a " + std::to_string(kDataAlignment) +
                    "-byte aligned region after the table and inside the file "
                    "(" + std::to_string(size) + " bytes)");
-  uint32_t crc = artifact::crc32(file + h.tableOffset, h.tableSize);
+  uint32_t crc = artifact::crc32c(file + h.tableOffset, h.tableSize);
   if (crc != h.tableCrc)
     return invalid("the FlatBuffers table's checksum does not match "
                    "(corrupted file)");
-  crc = artifact::crc32(file + h.dataOffset, h.dataSize);
+  crc = artifact::crc32c(file + h.dataOffset, h.dataSize);
   if (crc != h.dataCrc)
     return invalid("the data segment's checksum does not match "
                    "(corrupted file)");

@@ -57,9 +57,9 @@ std::string fixHeader(std::string bytes) {
   artifact::Header h = artifact::decodeHeader(p);
   h.fileSize = bytes.size();
   if (artifact::alignUp(0) == 0 && h.tableOffset + h.tableSize <= bytes.size())
-    h.tableCrc = artifact::crc32(p + h.tableOffset, h.tableSize);
+    h.tableCrc = artifact::crc32c(p + h.tableOffset, h.tableSize);
   if (h.dataOffset + h.dataSize <= bytes.size())
-    h.dataCrc = artifact::crc32(p + h.dataOffset, h.dataSize);
+    h.dataCrc = artifact::crc32c(p + h.dataOffset, h.dataSize);
   artifact::encodeHeader(h, p);
   return bytes;
 }
@@ -73,10 +73,10 @@ std::string withHeader(std::string bytes,
   return bytes;
 }
 
-TEST(Verify, Crc32IsZlibs) {
+TEST(Verify, Crc32c) {
   const char *check = "123456789";
-  EXPECT_EQ(artifact::crc32(reinterpret_cast<const uint8_t *>(check), 9),
-            0xCBF43926u);
+  EXPECT_EQ(artifact::crc32c(reinterpret_cast<const uint8_t *>(check), 9),
+            0xE3069283u);
   // Against the bitwise definition, at every length and alignment up to 40.
   std::vector<uint8_t> bytes(48);
   std::mt19937 rng(3);
@@ -88,10 +88,14 @@ TEST(Verify, Crc32IsZlibs) {
       for (size_t i = 0; i < len; ++i) {
         c ^= bytes[start + i];
         for (int k = 0; k < 8; ++k)
-          c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+          c = (c & 1) ? 0x82F63B78u ^ (c >> 1) : c >> 1;
       }
-      ASSERT_EQ(artifact::crc32(bytes.data() + start, len), ~c)
+      ASSERT_EQ(artifact::crc32c(bytes.data() + start, len), ~c)
           << "start " << start << " length " << len;
+      ASSERT_EQ(~artifact::detail::crc32cSoftware(bytes.data() + start, len,
+                                                  ~0u),
+                ~c)
+          << "software, start " << start << " length " << len;
     }
 }
 

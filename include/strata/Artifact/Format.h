@@ -12,8 +12,8 @@
 //       32    8 offset of the data segment (64-byte aligned)
 //       40    8 its size
 //       48    8 total file size
-//       56    4 CRC-32 of the FlatBuffers table
-//       60    4 CRC-32 of the data segment
+//       56    4 CRC-32C of the FlatBuffers table
+//       60    4 CRC-32C of the data segment
 //
 // Shared by the writer (lib/Artifact) and the runtime (lib/Runtime); header
 // only and free of MLIR/LLVM. docs/artifact.md has the full format.
@@ -103,17 +103,17 @@ inline Header decodeHeader(const uint8_t *in) {
   return h;
 }
 
-/// CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of `size` bytes; eight
-/// bytes per step (slicing-by-8), since the data segment of a large model is
-/// hundreds of megabytes.
-inline uint32_t crc32(const uint8_t *data, size_t size, uint32_t crc = 0) {
+namespace detail {
+/// CRC-32C in software, eight bytes per step (slicing-by-8).
+inline uint32_t crc32cSoftware(const uint8_t *data, size_t size,
+                               uint32_t crc) {
   using Tables = std::array<std::array<uint32_t, 256>, 8>;
   static const Tables t = [] {
     Tables tables{};
     for (uint32_t i = 0; i < 256; ++i) {
       uint32_t c = i;
       for (int k = 0; k < 8; ++k)
-        c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        c = (c & 1) ? 0x82F63B78u ^ (c >> 1) : c >> 1;
       tables[0][i] = c;
     }
     for (uint32_t i = 0; i < 256; ++i)
@@ -122,7 +122,6 @@ inline uint32_t crc32(const uint8_t *data, size_t size, uint32_t crc = 0) {
             (tables[k - 1][i] >> 8) ^ tables[0][tables[k - 1][i] & 0xFF];
     return tables;
   }();
-  crc = ~crc;
   while (size >= 8) {
     uint32_t lo = crc ^ (uint32_t(data[0]) | uint32_t(data[1]) << 8 |
                          uint32_t(data[2]) << 16 | uint32_t(data[3]) << 24);
@@ -136,7 +135,39 @@ inline uint32_t crc32(const uint8_t *data, size_t size, uint32_t crc = 0) {
   }
   for (; size; --size, ++data)
     crc = t[0][(crc ^ *data) & 0xFF] ^ (crc >> 8);
-  return ~crc;
+  return crc;
+}
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+/// CRC-32C with the SSE4.2 crc32 instruction.
+__attribute__((target("sse4.2"))) inline uint32_t
+crc32cSse42(const uint8_t *data, size_t size, uint32_t crc) {
+  uint64_t c = crc;
+  while (size >= 8) {
+    uint64_t v;
+    std::memcpy(&v, data, 8);
+    c = __builtin_ia32_crc32di(c, v);
+    data += 8;
+    size -= 8;
+  }
+  uint32_t c32 = uint32_t(c);
+  for (; size; --size, ++data)
+    c32 = __builtin_ia32_crc32qi(c32, *data);
+  return c32;
+}
+#endif
+} // namespace detail
+
+/// CRC-32C (Castagnoli, reflected; check value of "123456789": 0xE3069283)
+/// of `size` bytes. With SSE4.2 (every x86-64 of the last 15 years) it runs
+/// at several GB/s, so checking a large model's data segment costs little.
+inline uint32_t crc32c(const uint8_t *data, size_t size, uint32_t crc = 0) {
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+  static const bool hasSse42 = __builtin_cpu_supports("sse4.2");
+  if (hasSse42)
+    return ~detail::crc32cSse42(data, size, ~crc);
+#endif
+  return ~detail::crc32cSoftware(data, size, ~crc);
 }
 
 /// Rounds `v` up to a multiple of kDataAlignment (the caller keeps v small).
