@@ -4,11 +4,17 @@ if(NOT CMAKE_INSTALL_RPATH AND LLVM_LIBRARY_DIR)
   set(CMAKE_INSTALL_RPATH "${LLVM_LIBRARY_DIR}")
 endif()
 
-# strata_add_library(NAME SOURCES... [DEPENDS targets...] [LINK libs...])
+# strata_add_library(NAME SOURCES... [DEPENDS targets...] [LINK libs...]
+#                    [EXPORT_SET set])
 # A static library of Strata's own, built with exceptions and RTTI, installed and
-# exported as Strata::<NAME without the Strata prefix>.
+# exported as Strata::<NAME without the Strata prefix>, in the export set
+# StrataTargets unless EXPORT_SET names another (the runtime's, which needs
+# no MLIR, is StrataRuntimeTargets).
 function(strata_add_library name)
-  cmake_parse_arguments(ARG "" "" "DEPENDS;LINK" ${ARGN})
+  cmake_parse_arguments(ARG "" "EXPORT_SET" "DEPENDS;LINK" ${ARGN})
+  if(NOT ARG_EXPORT_SET)
+    set(ARG_EXPORT_SET StrataTargets)
+  endif()
   add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   target_compile_options(${name} PRIVATE -fexceptions)
@@ -24,7 +30,7 @@ function(strata_add_library name)
   endif()
   string(REGEX REPLACE "^Strata" "" export_name ${name})
   set_target_properties(${name} PROPERTIES EXPORT_NAME ${export_name})
-  install(TARGETS ${name} EXPORT StrataTargets
+  install(TARGETS ${name} EXPORT ${ARG_EXPORT_SET}
           ARCHIVE DESTINATION lib LIBRARY DESTINATION lib)
 endfunction()
 

@@ -6,12 +6,14 @@
 #        defaults: 60 build-asan onnx
 # TARGET: onnx (fuzz/onnx_import_fuzzer.cpp: the ONNX importer, the optimizer
 #         and a bounded interpreter run), npz (fuzz/npz_fuzzer.cpp: the
-#         npz/npy reader) or mlir (fuzz/mlir_fuzzer.cpp: the .mlir reader
-#         and verifier).
+#         npz/npy reader), mlir (fuzz/mlir_fuzzer.cpp: the .mlir reader
+#         and verifier) or artifact (fuzz/artifact_fuzzer.cpp: the runtime's
+#         .strata loader and verifier).
 #
 # Needs BUILD/bin/strata-TARGET-fuzzer (`make build-asan` builds them; the
 # onnx one is strata-onnx-import-fuzzer). Seeds (fuzz/make-corpus.py for
-# onnx, fuzz/make-seeds.py for the others) and the dictionary are made fresh
+# onnx, BUILD/bin/strata-artifact-seeds for artifact, fuzz/make-seeds.py for
+# the others) and the dictionary are made fresh
 # in BUILD/fuzz/TARGET/; new inputs accumulate in BUILD/fuzz/TARGET/corpus
 # across runs; a crash is written to BUILD/fuzz/TARGET/crashes/. Past crash
 # inputs kept as regressions (test/onnx/fuzz-regressions/*.onnx,
@@ -25,8 +27,8 @@ BUILD=${2:-build-asan}
 TARGET=${3:-onnx}
 case "$TARGET" in
   onnx) BIN=$BUILD/bin/strata-onnx-import-fuzzer ;;
-  npz|mlir) BIN=$BUILD/bin/strata-$TARGET-fuzzer ;;
-  *) echo "run-fuzz: unknown target '$TARGET' (onnx, npz or mlir)"; exit 2 ;;
+  npz|mlir|artifact) BIN=$BUILD/bin/strata-$TARGET-fuzzer ;;
+  *) echo "run-fuzz: unknown target '$TARGET' (onnx, npz, mlir or artifact)"; exit 2 ;;
 esac
 WORK=$BUILD/fuzz/$TARGET
 if [ ! -x "$BIN" ]; then
@@ -39,6 +41,12 @@ if [ "$TARGET" = onnx ]; then
   .venv/bin/python fuzz/make-corpus.py "$WORK/seeds" --dict "$WORK/$TARGET.dict" || exit 2
   # A regression input is a seed too: the fuzzer starts from what broke before.
   cp test/onnx/fuzz-regressions/*.onnx "$WORK/seeds/" 2>/dev/null
+elif [ "$TARGET" = artifact ]; then
+  mkdir -p "$WORK/seeds"
+  "$BUILD/bin/strata-artifact-seeds" "$WORK/seeds" || exit 2
+  printf '%s\n' '"STRATA\x00\x00"' '"cpu"' '"elf-x86_64"' '"copy"' \
+    '"add_f32"' '"matmul_f32"' > "$WORK/$TARGET.dict"
+  cp test/negative/fuzz-regressions/"$TARGET"/* "$WORK/seeds/" 2>/dev/null
 else
   .venv/bin/python fuzz/make-seeds.py "$TARGET" "$WORK/seeds" --dict "$WORK/$TARGET.dict" || exit 2
   cp test/negative/fuzz-regressions/"$TARGET"/* "$WORK/seeds/" 2>/dev/null

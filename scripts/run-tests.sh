@@ -5,8 +5,8 @@
 # test/models, test/equiv).
 # With a third argument ASAN_BUILD, the bad-input suites (invalid*.mlir and
 # test/negative) run again against that ASan + UBSan build, and the fuzzers
-# (ONNX importer + optimizer, npz reader, .mlir reader) run for a bounded time,
-# each as one test.
+# (ONNX importer + optimizer, npz reader, .mlir reader, artifact loader) run
+# for a bounded time, each as one test.
 # pytest runs STRATA_TEST_JOBS workers (default 2).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -83,9 +83,10 @@ if [ -n "$ASAN_BUILD" ]; then
   BUILD=$ASAN_BUILD run_lit "invalid"
   STRATA_BIN_DIR="$PWD/$ASAN_BUILD/bin" run_pytest asan test/negative
   # Each fuzzer counts as one test: onnx for STRATA_FUZZ_SECONDS (default
-  # 60), the npz and .mlir readers for half of that each.
+  # 60), the npz and .mlir readers and the artifact loader for half of that
+  # each.
   fuzz_secs=${STRATA_FUZZ_SECONDS:-60}
-  for target in onnx npz mlir; do
+  for target in onnx npz mlir artifact; do
     secs=$fuzz_secs
     [ "$target" != onnx ] && secs=$(( (fuzz_secs + 1) / 2 ))
     echo "== fuzzer: $target ($secs s) =="

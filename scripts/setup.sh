@@ -13,7 +13,7 @@ APT_PACKAGES=(
   clang-22 lld-22 libclang-rt-22-dev
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libzip-dev zlib1g-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libprotobuf-dev protobuf-compiler
+  libprotobuf-dev protobuf-compiler flatbuffers-compiler libflatbuffers-dev
   python3 python3-venv python3-dev
 )
 

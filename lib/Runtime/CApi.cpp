@@ -1,0 +1,300 @@
+//===- CApi.cpp - The C API (strata_runtime.h) -----------------------------===//
+//
+// Every entry point catches everything: a C caller sees a status, never an
+// exception or an abort.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Runtime/strata_runtime.h"
+#include "Model.h"
+#include "Session.h"
+
+#include <new>
+
+using namespace strata::runtime;
+
+struct strata_status {
+  strata_status_code code;
+  std::string message;
+};
+struct strata_model {
+  std::unique_ptr<Model> model;
+};
+struct strata_session {
+  std::unique_ptr<Session> session;
+};
+
+namespace {
+strata_status *make(strata_status_code code, std::string message) {
+  return new (std::nothrow) strata_status{code, std::move(message)};
+}
+strata_status *fromError(Error e) {
+  return e ? make(e.code, std::move(e.message)) : nullptr;
+}
+strata_status *nullArg(const char *what) {
+  return make(STRATA_INVALID_ARGUMENT, std::string(what) + " is null");
+}
+
+/// Runs `fn`, turning exceptions into statuses.
+template <typename Fn> strata_status *guard(Fn fn) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc &) {
+    return make(STRATA_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception &e) {
+    return make(STRATA_INTERNAL, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return make(STRATA_INTERNAL, "internal error");
+  }
+}
+
+strata_status *loadFrom(std::unique_ptr<Storage> storage, strata_model **out) {
+  std::unique_ptr<Model> model;
+  if (Error e = Model::load(std::move(storage), model))
+    return fromError(std::move(e));
+  *out = new strata_model{std::move(model)};
+  return nullptr;
+}
+
+void fillInfo(const TensorInfo &t, strata_tensor_info *out) {
+  out->name = t.name.c_str();
+  out->dtype = strata_dtype(t.dtype);
+  out->rank = t.shape.size();
+  out->dims = t.shape.data();
+  out->has_quant = t.hasQuant ? 1 : 0;
+  out->scale = t.scale;
+  out->zero_point = t.zeroPoint;
+}
+} // namespace
+
+extern "C" {
+
+strata_status_code strata_status_get_code(const strata_status *status) {
+  return status ? status->code : STRATA_OK;
+}
+const char *strata_status_message(const strata_status *status) {
+  return status ? status->message.c_str() : "ok";
+}
+void strata_status_free(strata_status *status) { delete status; }
+
+const char *strata_dtype_name(strata_dtype dtype) {
+  return dtypeName(uint8_t(dtype));
+}
+size_t strata_dtype_size(strata_dtype dtype) {
+  return size_t(dtypeSize(uint8_t(dtype)));
+}
+
+strata_status *strata_model_load_file(const char *path, strata_model **out) {
+  if (!path)
+    return nullArg("path");
+  if (!out)
+    return nullArg("out");
+  *out = nullptr;
+  return guard([&]() -> strata_status * {
+    std::unique_ptr<Storage> storage;
+    if (Error e = Storage::mapFile(path, storage))
+      return fromError(std::move(e));
+    strata_status *st = loadFrom(std::move(storage), out);
+    if (st)
+      st->message = std::string(path) + ": " + st->message;
+    return st;
+  });
+}
+
+strata_status *strata_model_load_memory(const void *data, size_t size,
+                                        strata_model **out) {
+  if (!out)
+    return nullArg("out");
+  *out = nullptr;
+  if (!data && size)
+    return nullArg("data");
+  return guard([&]() -> strata_status * {
+    std::unique_ptr<Storage> storage;
+    if (Error e = Storage::copy(data, size, storage))
+      return fromError(std::move(e));
+    return loadFrom(std::move(storage), out);
+  });
+}
+
+void strata_model_release(strata_model *model) { delete model; }
+
+strata_status *strata_model_name(const strata_model *model,
+                                 const char **out) {
+  if (!model || !out)
+    return nullArg(!model ? "model" : "out");
+  *out = model->model->name.c_str();
+  return nullptr;
+}
+
+strata_status *strata_model_input_count(const strata_model *model,
+                                        size_t *out) {
+  if (!model || !out)
+    return nullArg(!model ? "model" : "out");
+  *out = model->model->inputs.size();
+  return nullptr;
+}
+
+strata_status *strata_model_output_count(const strata_model *model,
+                                         size_t *out) {
+  if (!model || !out)
+    return nullArg(!model ? "model" : "out");
+  *out = model->model->outputs.size();
+  return nullptr;
+}
+
+strata_status *strata_model_input_info(const strata_model *model, size_t index,
+                                       strata_tensor_info *out) {
+  if (!model || !out)
+    return nullArg(!model ? "model" : "out");
+  const auto &list = model->model->inputs;
+  if (index >= list.size())
+    return make(STRATA_INVALID_ARGUMENT,
+                "input index " + std::to_string(index) +
+                    " is out of range (the model has " +
+                    std::to_string(list.size()) + " inputs)");
+  fillInfo(list[index], out);
+  return nullptr;
+}
+
+strata_status *strata_model_output_info(const strata_model *model,
+                                        size_t index, strata_tensor_info *out) {
+  if (!model || !out)
+    return nullArg(!model ? "model" : "out");
+  const auto &list = model->model->outputs;
+  if (index >= list.size())
+    return make(STRATA_INVALID_ARGUMENT,
+                "output index " + std::to_string(index) +
+                    " is out of range (the model has " +
+                    std::to_string(list.size()) + " outputs)");
+  fillInfo(list[index], out);
+  return nullptr;
+}
+
+strata_status *strata_model_find_input(const strata_model *model,
+                                       const char *name, size_t *out) {
+  if (!model || !name || !out)
+    return nullArg(!model ? "model" : !name ? "name" : "out");
+  const auto &list = model->model->inputs;
+  for (size_t i = 0; i < list.size(); ++i)
+    if (list[i].name == name) {
+      *out = i;
+      return nullptr;
+    }
+  return guard([&]() -> strata_status * {
+    std::string names;
+    for (const TensorInfo &t : list)
+      names += (names.empty() ? "'" : ", '") + t.name + "'";
+    return make(STRATA_INVALID_ARGUMENT,
+                "model '" + model->model->name + "' has no input named '" +
+                    name + "' (its inputs: " +
+                    (names.empty() ? "none" : names) + ")");
+  });
+}
+
+strata_status *strata_model_variant_count(const strata_model *model,
+                                          size_t *out) {
+  if (!model || !out)
+    return nullArg(!model ? "model" : "out");
+  *out = model->model->variants.size();
+  return nullptr;
+}
+
+strata_status *strata_model_variant_shape(const strata_model *model,
+                                          size_t variant, int is_output,
+                                          size_t index, size_t *rank,
+                                          const int64_t **dims) {
+  if (!model || !rank || !dims)
+    return nullArg(!model ? "model" : !rank ? "rank" : "dims");
+  const Model &m = *model->model;
+  if (variant >= m.variants.size())
+    return make(STRATA_INVALID_ARGUMENT,
+                "variant " + std::to_string(variant) +
+                    " is out of range (the model has " +
+                    std::to_string(m.variants.size()) + " variants)");
+  const auto &shapes = is_output ? m.variants[variant].outputShapes
+                                 : m.variants[variant].inputShapes;
+  if (index >= shapes.size())
+    return make(STRATA_INVALID_ARGUMENT,
+                std::string(is_output ? "output" : "input") + " index " +
+                    std::to_string(index) + " is out of range (the model has " +
+                    std::to_string(shapes.size()) + ")");
+  *rank = shapes[index].size();
+  *dims = shapes[index].data();
+  return nullptr;
+}
+
+strata_status *strata_session_create(strata_model *model, size_t threads,
+                                     strata_session **out) {
+  if (!model || !out)
+    return nullArg(!model ? "model" : "out");
+  *out = nullptr;
+  if (threads > 1024)
+    return make(STRATA_INVALID_ARGUMENT,
+                "thread count " + std::to_string(threads) +
+                    " is above 1024");
+  return guard([&]() -> strata_status * {
+    *out = new strata_session{
+        std::make_unique<Session>(*model->model, threads)};
+    return nullptr;
+  });
+}
+
+void strata_session_release(strata_session *session) { delete session; }
+
+strata_status *strata_session_thread_count(const strata_session *session,
+                                           size_t *out) {
+  if (!session || !out)
+    return nullArg(!session ? "session" : "out");
+  *out = session->session->threadCount();
+  return nullptr;
+}
+
+strata_status *strata_session_set_input(strata_session *session, size_t index,
+                                        strata_dtype dtype,
+                                        const int64_t *dims, size_t rank,
+                                        const void *data, size_t size_bytes) {
+  if (!session)
+    return nullArg("session");
+  return guard([&] {
+    return fromError(session->session->setInput(index, uint8_t(dtype), dims,
+                                                rank, data, size_bytes));
+  });
+}
+
+strata_status *strata_session_set_input_by_name(
+    strata_session *session, const char *name, strata_dtype dtype,
+    const int64_t *dims, size_t rank, const void *data, size_t size_bytes) {
+  if (!session || !name)
+    return nullArg(!session ? "session" : "name");
+  size_t index;
+  return guard([&]() -> strata_status * {
+    const auto &inputs = session->session->modelRef().inputs;
+    for (index = 0; index < inputs.size(); ++index)
+      if (inputs[index].name == name)
+        return fromError(session->session->setInput(
+            index, uint8_t(dtype), dims, rank, data, size_bytes));
+    std::string names;
+    for (const TensorInfo &t : inputs)
+      names += (names.empty() ? "'" : ", '") + t.name + "'";
+    return make(STRATA_INVALID_ARGUMENT,
+                "model '" + session->session->modelRef().name +
+                    "' has no input named '" + name + "' (its inputs: " +
+                    (names.empty() ? "none" : names) + ")");
+  });
+}
+
+strata_status *strata_session_run(strata_session *session) {
+  if (!session)
+    return nullArg("session");
+  return guard([&] { return fromError(session->session->run()); });
+}
+
+strata_status *strata_session_output(const strata_session *session,
+                                     size_t index, strata_tensor_view *out) {
+  if (!session || !out)
+    return nullArg(!session ? "session" : "out");
+  return guard(
+      [&] { return fromError(session->session->output(index, *out)); });
+}
+
+} // extern "C"

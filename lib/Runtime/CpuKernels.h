@@ -1,0 +1,41 @@
+//===- CpuKernels.h - Built-in reference kernels of the cpu driver -*- C++ -*-//
+//
+// A registry name -> kernel with the native dispatch ABI. Each kernel says
+// how many bindings and params it takes and checks, when a dispatch is
+// prepared, that its bindings are large enough for its params, so a verified
+// artifact cannot make a kernel read or write out of bounds. These are
+// reference kernels for tests and simple models; the fast ones come with the
+// CPU-performance work.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_LIB_RUNTIME_CPUKERNELS_H
+#define STRATA_LIB_RUNTIME_CPUKERNELS_H
+
+#include "strata/Runtime/HAL.h"
+
+#include <string>
+#include <string_view>
+
+namespace strata::runtime::hal {
+
+struct CpuKernel {
+  const char *name;
+  size_t bindingCount;
+  size_t paramCount;
+  /// Which bindings the kernel writes (bit i: binding i).
+  unsigned writes;
+  /// Checks bindings against params; false with `error` set.
+  bool (*check)(const std::vector<BufferInfo> &bindings,
+                const std::vector<int64_t> &params, std::string &error);
+  DispatchFn fn;
+};
+
+/// The kernel named `name`, or null.
+const CpuKernel *findCpuKernel(std::string_view name);
+/// Every kernel's name, comma-separated (for error messages).
+std::string cpuKernelNames();
+
+} // namespace strata::runtime::hal
+
+#endif // STRATA_LIB_RUNTIME_CPUKERNELS_H

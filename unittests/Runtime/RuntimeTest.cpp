@@ -1,0 +1,394 @@
+//===- RuntimeTest.cpp - Loading and running artifacts --------------------===//
+//
+// Artifacts written with ArtifactWriter, whose native code is the test
+// kernels' shared object, run through the C API and the C++ wrapper; the
+// expected values are computed here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestModels.h"
+#include "strata/Runtime/Runtime.hpp"
+#include "strata/Runtime/strata_runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <unistd.h>
+
+using namespace strata;
+using namespace strata::test;
+
+namespace {
+
+/// A fresh private folder, removed (with its files) at the end.
+class TempDir {
+public:
+  TempDir() {
+    const char *tmp = std::getenv("TMPDIR");
+    path = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-rt-test-XXXXXX";
+    if (!mkdtemp(path.data()))
+      path.clear();
+  }
+  ~TempDir() {
+    for (const std::string &f : files())
+      std::remove((path + "/" + f).c_str());
+    rmdir(path.c_str());
+  }
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    if (DIR *d = opendir(path.c_str())) {
+      while (dirent *e = readdir(d))
+        if (std::string(e->d_name) != "." && std::string(e->d_name) != "..")
+          names.push_back(e->d_name);
+      closedir(d);
+    }
+    return names;
+  }
+  std::string path;
+};
+
+std::vector<float> runAxpy(rt::Model &model, int64_t batch, size_t threads,
+                           const std::vector<float> &x) {
+  rt::Session s(model, threads);
+  s.setInput(0, STRATA_DTYPE_F32, {batch, 4}, x.data(), x.size() * 4);
+  s.run();
+  strata_tensor_view out = s.output(0);
+  EXPECT_EQ(out.dtype, STRATA_DTYPE_F32);
+  EXPECT_EQ(out.rank, 2u);
+  EXPECT_EQ(out.dims[0], batch);
+  EXPECT_EQ(out.dims[1], 4);
+  EXPECT_EQ(out.size_bytes, x.size() * 4);
+  const float *y = static_cast<const float *>(out.data);
+  return std::vector<float>(y, y + x.size());
+}
+
+TEST(Runtime, SignatureAndVariants) {
+  std::string bytes = axpyModel({1, 3}).serialize();
+  rt::Model m = rt::Model::loadMemory(bytes.data(), bytes.size());
+  EXPECT_EQ(m.name(), "axpy");
+  ASSERT_EQ(m.inputCount(), 1u);
+  ASSERT_EQ(m.outputCount(), 1u);
+  EXPECT_EQ(m.variantCount(), 2u);
+  strata_tensor_info in = m.input(0);
+  EXPECT_STREQ(in.name, "x");
+  EXPECT_EQ(in.dtype, STRATA_DTYPE_F32);
+  ASSERT_EQ(in.rank, 2u);
+  EXPECT_EQ(in.dims[0], -1);
+  EXPECT_EQ(in.dims[1], 4);
+  EXPECT_EQ(in.has_quant, 0);
+  EXPECT_STREQ(m.output(0).name, "y");
+  size_t rank = 0;
+  const int64_t *dims = nullptr;
+  ASSERT_EQ(strata_model_variant_shape(m.get(), 1, 1, 0, &rank, &dims),
+            nullptr);
+  ASSERT_EQ(rank, 2u);
+  EXPECT_EQ(dims[0], 3);
+  EXPECT_EQ(dims[1], 4);
+  strata_status *st = strata_model_variant_shape(m.get(), 2, 0, 0, &rank, &dims);
+  ASSERT_NE(st, nullptr);
+  EXPECT_STREQ(strata_status_message(st),
+               "variant 2 is out of range (the model has 2 variants)");
+  strata_status_free(st);
+  try {
+    m.input(1);
+    FAIL() << "no error for input 1";
+  } catch (const rt::Error &e) {
+    EXPECT_EQ(e.code(), STRATA_INVALID_ARGUMENT);
+    EXPECT_STREQ(e.what(), "input index 1 is out of range (the model has 1 "
+                           "inputs)");
+  }
+}
+
+TEST(Runtime, QuantizationParamsRoundTrip) {
+  Spec s = axpyModel({1});
+  s.inputs[0].quant = artifact::Quantization{0.25, -3};
+  std::string bytes = s.serialize();
+  rt::Model m = rt::Model::loadMemory(bytes.data(), bytes.size());
+  strata_tensor_info in = m.input(0);
+  EXPECT_EQ(in.has_quant, 1);
+  EXPECT_EQ(in.scale, 0.25);
+  EXPECT_EQ(in.zero_point, -3);
+}
+
+TEST(Runtime, RunsTheVariantOfTheInputShape) {
+  std::string bytes = axpyModel({1, 3}).serialize();
+  rt::Model m = rt::Model::loadMemory(bytes.data(), bytes.size());
+  for (int64_t batch : {3, 1}) {
+    std::vector<float> x(size_t(batch * 4));
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = float(i) - 2.5f;
+    std::vector<float> y = runAxpy(m, batch, 2, x);
+    for (size_t i = 0; i < x.size(); ++i)
+      EXPECT_FLOAT_EQ(y[i], 3.0f * x[i] + 0.5f * float(i))
+          << "batch " << batch << " element " << i;
+  }
+  // A shape no variant was compiled for.
+  rt::Session s(m, 1);
+  std::vector<float> x(8);
+  s.setInput(0, STRATA_DTYPE_F32, {2, 4}, x.data(), 32);
+  try {
+    s.run();
+    FAIL() << "no error for batch 2";
+  } catch (const rt::Error &e) {
+    EXPECT_EQ(e.code(), STRATA_INVALID_ARGUMENT);
+    EXPECT_STREQ(e.what(), "model 'axpy' was not compiled for input shapes "
+                           "[2, 4] (its variants take: [1, 4]; [3, 4])");
+  }
+}
+
+TEST(Runtime, LoadsFromAFileWrittenAtomically) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  std::string path = dir.path + "/axpy.strata", error;
+  Spec s = axpyModel({3});
+  // Write through the Spec's own writer path by serializing, then compare
+  // with what writeFile produces for an identical writer.
+  std::string expected = s.serialize();
+  {
+    artifact::ArtifactWriter writer(s.name);
+    for (const auto &t : s.inputs)
+      writer.addInput(t);
+    for (const auto &t : s.outputs)
+      writer.addOutput(t);
+    const ExecutableBlob &e = s.executables[0];
+    writer.addExecutable(e.name, e.device, e.format, e.code, e.symbols);
+    uint64_t off = writer.addData(s.constants[0].data(), s.constants[0].size());
+    artifact::VariantSpec v = s.variants[0];
+    v.buffers[1].offset = off;
+    writer.addVariant(v);
+    ASSERT_TRUE(writer.writeFile(path, error)) << error;
+  }
+  EXPECT_EQ(dir.files(), std::vector<std::string>{"axpy.strata"})
+      << "the temporary file is left behind";
+  rt::Model m = rt::Model::loadFile(path);
+  std::vector<float> x(12, 1.0f);
+  std::vector<float> y = runAxpy(m, 3, 1, x);
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_FLOAT_EQ(y[i], 3.0f + 0.5f * float(i));
+
+  artifact::ArtifactWriter bad("x");
+  EXPECT_FALSE(bad.writeFile(dir.path + "/no/such/dir/a.strata", error));
+  EXPECT_NE(error.find("cannot create a temporary file beside"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Runtime, ThreadCountsGiveEqualResults) {
+  const int64_t m = 37, n = 29, k = 53;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(size_t(m * k)), b(size_t(k * n));
+  for (float &v : a)
+    v = dist(rng);
+  for (float &v : b)
+    v = dist(rng);
+  std::string bytes = matmulModel(m, n, k, b).serialize();
+  rt::Model model = rt::Model::loadMemory(bytes.data(), bytes.size());
+  std::vector<std::vector<float>> results;
+  for (size_t threads : {1, 2}) {
+    rt::Session s(model, threads);
+    EXPECT_EQ(s.threadCount(), threads);
+    s.setInput("a", STRATA_DTYPE_F32, {m, k}, a.data(), a.size() * 4);
+    s.run();
+    strata_tensor_view out = s.output(0);
+    const float *c = static_cast<const float *>(out.data);
+    results.emplace_back(c, c + m * n);
+  }
+  ASSERT_EQ(results[0], results[1]);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double want = 0;
+      for (int64_t p = 0; p < k; ++p)
+        want += double(a[size_t(i * k + p)]) * double(b[size_t(p * n + j)]);
+      EXPECT_NEAR(results[0][size_t(i * n + j)], want, 1e-4)
+          << "c[" << i << ", " << j << "]";
+    }
+}
+
+TEST(Runtime, EveryWorkgroupRuns) {
+  // tag_workgroup writes x * (workgroup id + 1): with 5 workgroups over 10
+  // elements, each pair of elements shows its own workgroup's id.
+  Spec s = axpyModel({1});
+  s.inputs[0].shape = {1, 10};
+  s.outputs[0].shape = {1, 10};
+  auto &v = s.variants[0];
+  v.inputShapes = {{1, 10}};
+  v.outputShapes = {{1, 10}};
+  v.buffers = {{artifact::BufferKind::Input, 0, 0, 40, artifact::DType::F32,
+                {1, 10}},
+               {artifact::BufferKind::Output, 0, 0, 40, artifact::DType::F32,
+                {1, 10}}};
+  artifact::DispatchSpec d;
+  d.symbol = "tag_workgroup";
+  d.bindings = {0, 1};
+  d.params = {10};
+  d.workgroupCount = 5;
+  v.dispatches = {d};
+  std::string bytes = s.serialize();
+  rt::Model m = rt::Model::loadMemory(bytes.data(), bytes.size());
+  for (size_t threads : {1, 2, 3}) {
+    rt::Session session(m, threads);
+    std::vector<float> x(10, 1.0f);
+    session.setInput(0, STRATA_DTYPE_F32, {1, 10}, x.data(), 40);
+    session.run();
+    const float *y = static_cast<const float *>(session.output(0).data);
+    for (int i = 0; i < 10; ++i)
+      EXPECT_EQ(y[i], float(i / 2 + 1)) << "threads " << threads;
+  }
+}
+
+TEST(Runtime, AFailingDispatchIsAnError) {
+  Spec s = axpyModel({1});
+  artifact::DispatchSpec d;
+  d.symbol = "fail_in";
+  d.params = {1};
+  d.workgroupCount = 3;
+  s.variants[0].dispatches.push_back(d);
+  std::string bytes = s.serialize();
+  rt::Model m = rt::Model::loadMemory(bytes.data(), bytes.size());
+  rt::Session session(m, 2);
+  std::vector<float> x(4, 1.0f);
+  session.setInput(0, STRATA_DTYPE_F32, {1, 4}, x.data(), 16);
+  try {
+    session.run();
+    FAIL() << "no error";
+  } catch (const rt::Error &e) {
+    EXPECT_EQ(e.code(), STRATA_RUN_FAILED);
+    EXPECT_STREQ(e.what(), "dispatch 2 failed: function 'fail_in' returned 7 "
+                           "in workgroup 1 of 3");
+  }
+  try {
+    session.output(0);
+    FAIL() << "outputs of a failed run";
+  } catch (const rt::Error &e) {
+    EXPECT_STREQ(e.what(), "the outputs are read after a successful run");
+  }
+}
+
+/// The C API with wrong inputs: each gives its message and no crash.
+TEST(Runtime, WrongInputs) {
+  std::string bytes = axpyModel({1}).serialize();
+  strata_model *m = nullptr;
+  ASSERT_EQ(strata_model_load_memory(bytes.data(), bytes.size(), &m), nullptr);
+  strata_session *s = nullptr;
+  ASSERT_EQ(strata_session_create(m, 1, &s), nullptr);
+  float x[8] = {0};
+  int64_t good[] = {1, 4}, wide[] = {1, 5}, neg[] = {-1, 4};
+  auto expect = [](strata_status *st, strata_status_code code,
+                   const char *message) {
+    ASSERT_NE(st, nullptr) << "no error, expected: " << message;
+    EXPECT_EQ(strata_status_get_code(st), code);
+    EXPECT_STREQ(strata_status_message(st), message);
+    strata_status_free(st);
+  };
+  expect(strata_session_run(s), STRATA_INVALID_ARGUMENT,
+         "input 'x' is not set");
+  expect(strata_session_set_input(s, 0, STRATA_DTYPE_I32, good, 2, x, 16),
+         STRATA_INVALID_ARGUMENT, "input 'x' is f32, not i32");
+  expect(strata_session_set_input(s, 0, STRATA_DTYPE_F32, wide, 2, x, 20),
+         STRATA_INVALID_ARGUMENT, "input 'x' has shape [-1, 4], not [1, 5]");
+  expect(strata_session_set_input(s, 0, STRATA_DTYPE_F32, neg, 2, x, 16),
+         STRATA_INVALID_ARGUMENT, "input 'x' has shape [-1, 4], not [-1, 4]");
+  expect(strata_session_set_input(s, 0, STRATA_DTYPE_F32, good, 1, x, 4),
+         STRATA_INVALID_ARGUMENT, "input 'x' has shape [-1, 4], not [1]");
+  expect(strata_session_set_input(s, 0, STRATA_DTYPE_F32, good, 2, x, 12),
+         STRATA_INVALID_ARGUMENT, "input 'x' f32 [1, 4] is 16 bytes, not 12");
+  expect(strata_session_set_input(s, 0, STRATA_DTYPE_F32, good, 2, nullptr,
+                                  16),
+         STRATA_INVALID_ARGUMENT, "input 'x': data is null");
+  expect(strata_session_set_input(s, 1, STRATA_DTYPE_F32, good, 2, x, 16),
+         STRATA_INVALID_ARGUMENT,
+         "input index 1 is out of range (model 'axpy' has 1 inputs)");
+  expect(strata_session_set_input_by_name(s, "z", STRATA_DTYPE_F32, good, 2,
+                                          x, 16),
+         STRATA_INVALID_ARGUMENT,
+         "model 'axpy' has no input named 'z' (its inputs: 'x')");
+  strata_tensor_view view;
+  expect(strata_session_output(s, 0, &view), STRATA_INVALID_ARGUMENT,
+         "the outputs are read after a successful run");
+  expect(strata_session_output(s, 1, &view), STRATA_INVALID_ARGUMENT,
+         "output index 1 is out of range (model 'axpy' has 1 outputs)");
+  expect(strata_session_run(nullptr), STRATA_INVALID_ARGUMENT,
+         "session is null");
+  strata_session *s2 = nullptr;
+  expect(strata_session_create(m, 5000, &s2), STRATA_INVALID_ARGUMENT,
+         "thread count 5000 is above 1024");
+  strata_session_release(s);
+  strata_model_release(m);
+}
+
+TEST(Runtime, ReloadsObjectsTheLoaderNeverUnloads) {
+  std::ifstream is(STRATA_TEST_KERNELS_NODELETE_SO, std::ios::binary);
+  std::string code((std::istreambuf_iterator<char>(is)),
+                   std::istreambuf_iterator<char>());
+  ASSERT_FALSE(code.empty());
+  // Each round changes the constant, so running a stale copy would not
+  // matter, but loading one would leave its fd path or inode pointing at
+  // another model's object; two models stay loaded side by side.
+  for (int round = 0; round < 6; ++round) {
+    Spec s = axpyModel({1});
+    s.executables[0].code = code;
+    std::string bytes = s.serialize();
+    rt::Model a = rt::Model::loadMemory(bytes.data(), bytes.size());
+    rt::Model b = rt::Model::loadMemory(bytes.data(), bytes.size());
+    for (rt::Model *m : {&a, &b}) {
+      std::vector<float> x = {1, 2, 3, float(round)};
+      std::vector<float> y = runAxpy(*m, 1, 2, x);
+      for (size_t i = 0; i < 4; ++i)
+        EXPECT_FLOAT_EQ(y[i], 3.0f * x[i] + 0.5f * float(i));
+    }
+  }
+}
+
+TEST(Runtime, LoadsExecutablesWithoutMemfd) {
+  TempDir dir; // TMPDIR for the driver's private folder
+  ASSERT_FALSE(dir.path.empty());
+  const char *oldTmp = std::getenv("TMPDIR");
+  std::string savedTmp = oldTmp ? oldTmp : "";
+  setenv("TMPDIR", dir.path.c_str(), 1);
+  setenv("STRATA_RUNTIME_NO_MEMFD", "1", 1);
+  std::string bytes = axpyModel({1}).serialize();
+  strata_model *m = nullptr;
+  strata_status *st = strata_model_load_memory(bytes.data(), bytes.size(), &m);
+  unsetenv("STRATA_RUNTIME_NO_MEMFD");
+  if (oldTmp)
+    setenv("TMPDIR", savedTmp.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
+  ASSERT_EQ(st, nullptr) << strata_status_message(st);
+  EXPECT_EQ(dir.files(), std::vector<std::string>{})
+      << "the driver's temporary folder is left behind";
+  strata_session *s = nullptr;
+  ASSERT_EQ(strata_session_create(m, 1, &s), nullptr);
+  float x[4] = {1, 2, 3, 4};
+  int64_t shape[] = {1, 4};
+  ASSERT_EQ(strata_session_set_input(s, 0, STRATA_DTYPE_F32, shape, 2, x, 16),
+            nullptr);
+  ASSERT_EQ(strata_session_run(s), nullptr);
+  strata_tensor_view y;
+  ASSERT_EQ(strata_session_output(s, 0, &y), nullptr);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_FLOAT_EQ(static_cast<const float *>(y.data)[i],
+                    3.0f * x[i] + 0.5f * float(i));
+  strata_session_release(s);
+  strata_model_release(m);
+}
+
+TEST(Runtime, MissingFile) {
+  strata_model *m = nullptr;
+  strata_status *st = strata_model_load_file("/nonexistent/a.strata", &m);
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(strata_status_get_code(st), STRATA_IO_ERROR);
+  EXPECT_STREQ(strata_status_message(st),
+               "cannot open '/nonexistent/a.strata': No such file or "
+               "directory");
+  strata_status_free(st);
+  EXPECT_EQ(m, nullptr);
+}
+
+} // namespace

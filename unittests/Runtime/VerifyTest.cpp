@@ -1,0 +1,382 @@
+//===- VerifyTest.cpp - Every verification error of the artifact loader ---===//
+//
+// Broken artifacts (truncated, bit-flipped, wrong magic or version, regions
+// out of range, bad memory plans and dispatches, missing symbols, unknown
+// kernels) must each give their specific message, and nothing may crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestModels.h"
+#include "strata/Artifact/Format.h"
+#include "strata/Runtime/strata_runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+using namespace strata;
+using namespace strata::test;
+using artifact::BufferKind;
+using artifact::DispatchKind;
+
+namespace {
+
+/// Loads `bytes`; returns the error message ("" on success) and its code.
+std::string loadError(const std::string &bytes,
+                      strata_status_code *code = nullptr) {
+  strata_model *m = nullptr;
+  strata_status *st = strata_model_load_memory(bytes.data(), bytes.size(), &m);
+  if (!st) {
+    strata_model_release(m);
+    if (code)
+      *code = STRATA_OK;
+    return "";
+  }
+  EXPECT_EQ(m, nullptr);
+  std::string message = strata_status_message(st);
+  if (code)
+    *code = strata_status_get_code(st);
+  strata_status_free(st);
+  return message;
+}
+
+#define EXPECT_LOAD_ERROR(bytes, text)                                        \
+  do {                                                                        \
+    strata_status_code code_;                                                 \
+    std::string message_ = loadError(bytes, &code_);                          \
+    EXPECT_EQ(code_, STRATA_INVALID_ARTIFACT) << message_;                    \
+    EXPECT_NE(message_.find(text), std::string::npos)                         \
+        << "message: " << message_ << "\nexpected: " << (text);              \
+  } while (0)
+
+/// Rewrites the header's checksums (and file size) after an edit, so the
+/// edit reaches the checks behind them.
+std::string fixHeader(std::string bytes) {
+  auto *p = reinterpret_cast<uint8_t *>(bytes.data());
+  artifact::Header h = artifact::decodeHeader(p);
+  h.fileSize = bytes.size();
+  if (artifact::alignUp(0) == 0 && h.tableOffset + h.tableSize <= bytes.size())
+    h.tableCrc = artifact::crc32c(p + h.tableOffset, h.tableSize);
+  if (h.dataOffset + h.dataSize <= bytes.size())
+    h.dataCrc = artifact::crc32c(p + h.dataOffset, h.dataSize);
+  artifact::encodeHeader(h, p);
+  return bytes;
+}
+
+std::string withHeader(std::string bytes,
+                       void (*edit)(artifact::Header &h)) {
+  auto *p = reinterpret_cast<uint8_t *>(bytes.data());
+  artifact::Header h = artifact::decodeHeader(p);
+  edit(h);
+  artifact::encodeHeader(h, p);
+  return bytes;
+}
+
+TEST(Verify, Crc32c) {
+  const char *check = "123456789";
+  EXPECT_EQ(artifact::crc32c(reinterpret_cast<const uint8_t *>(check), 9),
+            0xE3069283u);
+  // Against the bitwise definition, at every length and alignment up to 40.
+  std::vector<uint8_t> bytes(48);
+  std::mt19937 rng(3);
+  for (uint8_t &b : bytes)
+    b = uint8_t(rng());
+  for (size_t start = 0; start < 8; ++start)
+    for (size_t len = 0; start + len <= 40; ++len) {
+      uint32_t c = ~0u;
+      for (size_t i = 0; i < len; ++i) {
+        c ^= bytes[start + i];
+        for (int k = 0; k < 8; ++k)
+          c = (c & 1) ? 0x82F63B78u ^ (c >> 1) : c >> 1;
+      }
+      ASSERT_EQ(artifact::crc32c(bytes.data() + start, len), ~c)
+          << "start " << start << " length " << len;
+      ASSERT_EQ(~artifact::detail::crc32cSoftware(bytes.data() + start, len,
+                                                  ~0u),
+                ~c)
+          << "software, start " << start << " length " << len;
+    }
+}
+
+TEST(Verify, TheGoodModelLoads) {
+  EXPECT_EQ(loadError(axpyModel().serialize()), "");
+}
+
+TEST(Verify, TruncatedAtManyLengths) {
+  std::string bytes = axpyModel().serialize();
+  int checked = 0;
+  for (size_t len = 0; len < bytes.size();
+       len += len < 256 ? 1 : 1 + len / 64) {
+    std::string cut = bytes.substr(0, len);
+    if (len < artifact::kHeaderSize)
+      EXPECT_LOAD_ERROR(cut, "the file has " + std::to_string(len) +
+                                 " bytes, too short for the 64-byte header");
+    else
+      EXPECT_LOAD_ERROR(cut, "the header says the file has " +
+                                 std::to_string(bytes.size()) +
+                                 " bytes, it has " + std::to_string(len) +
+                                 " (truncated)");
+    ++checked;
+  }
+  EXPECT_GT(checked, 300);
+  EXPECT_LOAD_ERROR(bytes + "xx", "the header says the file has " +
+                                      std::to_string(bytes.size()) +
+                                      " bytes, it has " +
+                                      std::to_string(bytes.size() + 2));
+}
+
+TEST(Verify, EveryBitFlipOfHeaderAndTableIsCaught) {
+  std::string bytes = axpyModel().serialize();
+  artifact::Header h =
+      artifact::decodeHeader(reinterpret_cast<const uint8_t *>(bytes.data()));
+  for (uint64_t i = 0; i < h.tableOffset + h.tableSize; ++i) {
+    if (i == 10 || i == 11)
+      continue; // the minor version: any minor of major 1 loads
+    std::string flipped = bytes;
+    flipped[i] = char(flipped[i] ^ (1 << (i % 8)));
+    strata_status_code code;
+    std::string message = loadError(flipped, &code);
+    ASSERT_EQ(code, STRATA_INVALID_ARTIFACT)
+        << "byte " << i << ": " << (message.empty() ? "loaded" : message);
+  }
+  // Data segment: the checksum catches a flipped constant or code byte.
+  for (uint64_t i = h.dataOffset; i < h.fileSize; i += 97) {
+    std::string flipped = bytes;
+    flipped[i] = char(flipped[i] ^ 0x10);
+    EXPECT_LOAD_ERROR(flipped,
+                      "the data segment's checksum does not match");
+  }
+}
+
+TEST(Verify, FlippedTableBytesBehindAFixedChecksumDoNotCrash) {
+  std::string bytes = axpyModel().serialize();
+  artifact::Header h =
+      artifact::decodeHeader(reinterpret_cast<const uint8_t *>(bytes.data()));
+  std::mt19937 rng(1);
+  int rejected = 0;
+  for (int n = 0; n < 3000; ++n) {
+    std::string flipped = bytes;
+    uint64_t i = h.tableOffset + rng() % h.tableSize;
+    flipped[i] = char(flipped[i] ^ (1 << (rng() % 8)));
+    strata_status_code code;
+    std::string message = loadError(fixHeader(flipped), &code);
+    if (code != STRATA_OK) {
+      ++rejected;
+      EXPECT_FALSE(message.empty());
+    }
+  }
+  EXPECT_GT(rejected, 100);
+}
+
+TEST(Verify, MagicAndVersion) {
+  std::string bytes = axpyModel().serialize();
+  std::string bad = bytes;
+  bad[0] = 'X';
+  EXPECT_LOAD_ERROR(bad, "not a Strata artifact");
+  EXPECT_LOAD_ERROR(
+      withHeader(bytes, [](artifact::Header &h) { h.versionMajor = 2; }),
+      "format version 2.0 is not supported (this runtime reads 1.x)");
+  EXPECT_LOAD_ERROR(
+      withHeader(bytes, [](artifact::Header &h) { h.versionMajor = 0; }),
+      "format version 0.0 is not supported");
+  // A newer minor version of the same major loads.
+  EXPECT_EQ(loadError(withHeader(
+                bytes, [](artifact::Header &h) { h.versionMinor = 7; })),
+            "");
+}
+
+TEST(Verify, RegionsOutOfRange) {
+  std::string bytes = axpyModel().serialize();
+  EXPECT_LOAD_ERROR(
+      withHeader(bytes,
+                 [](artifact::Header &h) { h.tableOffset = UINT64_MAX - 7; }),
+      "FlatBuffers table [18446744073709551608, +");
+  EXPECT_LOAD_ERROR(
+      withHeader(bytes, [](artifact::Header &h) { h.tableSize = 1u << 30; }),
+      "is not an 8-byte aligned region after the header and inside the file");
+  EXPECT_LOAD_ERROR(
+      withHeader(bytes, [](artifact::Header &h) { h.tableOffset = 32; }),
+      "FlatBuffers table [32, +");
+  EXPECT_LOAD_ERROR(
+      withHeader(bytes, [](artifact::Header &h) { h.dataOffset += 1; }),
+      "-byte aligned region after the table and inside the file");
+  EXPECT_LOAD_ERROR(
+      withHeader(bytes, [](artifact::Header &h) { h.dataSize = UINT64_MAX; }),
+      "data segment [");
+  EXPECT_LOAD_ERROR(
+      withHeader(bytes, [](artifact::Header &h) { h.headerSize = 16; }),
+      "header size 16 is out of range");
+  EXPECT_LOAD_ERROR(
+      withHeader(bytes, [](artifact::Header &h) { h.tableCrc ^= 1; }),
+      "the FlatBuffers table's checksum does not match");
+  // Garbage with a correct checksum: the FlatBuffers verifier.
+  std::string garbage = bytes;
+  artifact::Header h =
+      artifact::decodeHeader(reinterpret_cast<const uint8_t *>(bytes.data()));
+  for (uint64_t i = 0; i < h.tableSize; ++i)
+    garbage[h.tableOffset + i] = char(0xA5 ^ i);
+  EXPECT_LOAD_ERROR(fixHeader(garbage),
+                    "the FlatBuffers table fails structural verification");
+}
+
+/// Each case breaks one thing of the good model.
+struct MeaningCase {
+  const char *name;
+  void (*edit)(Spec &s);
+  const char *message;
+  strata_status_code code = STRATA_INVALID_ARTIFACT;
+};
+
+const MeaningCase kMeaningCases[] = {
+    {"arena buffer past the arena",
+     [](Spec &s) { s.variants[0].buffers[2].offset = 72; },
+     "variant 0: buffer 2 [72, +16) is outside the arena (80 bytes)"},
+    {"arena offset that overflows",
+     [](Spec &s) { s.variants[0].buffers[2].offset = UINT64_MAX - 4; },
+     "variant 0: buffer 2 [18446744073709551611, +16) is outside the arena"},
+    {"size that disagrees with dtype and shape",
+     [](Spec &s) { s.variants[0].buffers[2].size = 12; },
+     "variant 0: buffer 2 has size 12 bytes, but f32 [1, 4] is 16"},
+    {"shape whose size overflows",
+     [](Spec &s) {
+       s.variants[0].buffers[2].shape = {INT64_MAX / 2, INT64_MAX / 2};
+     },
+     "variant 0: buffer 2 has shape [4611686018427387903, "
+     "4611686018427387903], which is not static or overflows"},
+    {"partially overlapping bindings",
+     [](Spec &s) {
+       auto &v = s.variants[0];
+       v.buffers.push_back({BufferKind::Arena, 0, 56, 16,
+                            artifact::DType::F32, {1, 4}});
+       v.dispatches[1].bindings = {2, 4, 3};
+     },
+     "variant 0: dispatch 1: bindings 0 [64, +16) and 1 [56, +16) partially "
+     "overlap in the arena"},
+    {"binding out of range",
+     [](Spec &s) { s.variants[0].dispatches[0].bindings = {0, 1, 9}; },
+     "variant 0: dispatch 0: binding 2 names buffer 9, the variant has 4"},
+    {"executable without a listed symbol",
+     [](Spec &s) { s.executables[0].symbols.push_back("nope"); },
+     "executable 'test_kernels' does not export symbol 'nope'"},
+    {"dispatch of a symbol the executable does not list",
+     [](Spec &s) { s.variants[0].dispatches[0].symbol = "nope"; },
+     "variant 0: dispatch 0 calls 'nope', which executable 'test_kernels' "
+     "does not list"},
+    {"executable index out of range",
+     [](Spec &s) { s.variants[0].dispatches[0].executable = 3; },
+     "variant 0: dispatch 0 names executable 3, the model has 1"},
+    {"unknown kernel",
+     [](Spec &s) { s.variants[0].dispatches[1].symbol = "mul_f32"; },
+     "variant 0: dispatch 1: unknown kernel 'mul_f32' (the cpu driver has: "
+     "copy, add_f32, matmul_f32)"},
+    {"kernel with the wrong number of bindings",
+     [](Spec &s) { s.variants[0].dispatches[1].bindings = {2, 0}; },
+     "kernel 'add_f32' takes 3 bindings and 1 params, the dispatch has 2 "
+     "and 1"},
+    {"kernel params beyond its buffers",
+     [](Spec &s) { s.variants[0].dispatches[1].params = {1000}; },
+     "kernel 'add_f32': binding 0 (a) has 16 bytes, the params need 1000 x "
+     "4"},
+    {"kernel writing a constant",
+     [](Spec &s) { s.variants[0].dispatches[1].bindings = {2, 0, 1}; },
+     "kernel 'add_f32' writes binding 2, which is a constant"},
+    {"input buffer of another shape than the variant's input",
+     [](Spec &s) { s.variants[0].buffers[0].shape = {2, 2}; },
+     "variant 0: buffer 0 is f32 [2, 2], but input 'x' is f32 [1, 4] in "
+     "this variant"},
+    {"input buffer naming a missing input",
+     [](Spec &s) { s.variants[0].buffers[0].index = 2; },
+     "variant 0: buffer 0 names input 2, the model has 1"},
+    {"variant shape that does not fit the signature",
+     [](Spec &s) { s.variants[0].inputShapes = {{1, 5}}; },
+     "variant 0: input 'x' has shape [1, 5], which is not a static instance "
+     "of the signature's [-1, 4]"},
+    {"variant with a dynamic dim",
+     [](Spec &s) { s.variants[0].outputShapes = {{-1, 4}}; },
+     "variant 0: output 'y' has shape [-1, 4], which is not a static "
+     "instance"},
+    {"variant with too few input shapes",
+     [](Spec &s) { s.variants[0].inputShapes.clear(); },
+     "variant 0 has 0 input shapes, the signature has 1 inputs"},
+    {"two variants for the same shapes",
+     [](Spec &s) { s = axpyModel({3, 3}); },
+     "variant 1 has the same input shapes as variant 0"},
+    {"no variants", [](Spec &s) { s.variants.clear(); },
+     "the model has no variants"},
+    {"output without a buffer",
+     [](Spec &s) {
+       auto &v = s.variants[0];
+       v.buffers[3].kind = BufferKind::Arena;
+     },
+     "variant 0: output 'y' has no buffer"},
+    {"two inputs of one name",
+     [](Spec &s) { s.inputs.push_back(s.inputs[0]); },
+     "two inputs are named 'x'"},
+    {"unknown dtype",
+     [](Spec &s) { s.inputs[0].dtype = artifact::DType(99); },
+     "input 0 'x' has unknown dtype 99"},
+    {"dim below -1", [](Spec &s) { s.outputs[0].shape = {-2, 4}; },
+     "output 0 'y' has dim -2 in shape [-2, 4]"},
+    {"bad quantization scale",
+     [](Spec &s) { s.inputs[0].quant = artifact::Quantization{0.0, 0}; },
+     "input 0 'x' has quantization scale 0.000000 (must be finite and > 0)"},
+    {"no outputs", [](Spec &s) { s.outputs.clear(); },
+     "the signature has no outputs"},
+    {"zero workgroups",
+     [](Spec &s) { s.variants[0].dispatches[0].workgroupCount = 0; },
+     "variant 0: dispatch 0 has workgroup count 0 (1 to 16777216)"},
+    {"dispatch device without a driver",
+     [](Spec &s) { s.variants[0].dispatches[1].device = "npu-sim"; },
+     "device 'npu-sim' has no driver in this runtime (it has: cpu)",
+     STRATA_UNSUPPORTED},
+    {"native dispatch on another device than its executable",
+     [](Spec &s) { s.variants[0].dispatches[0].device = "npu-sim"; },
+     "variant 0: dispatch 0 runs on device 'npu-sim' but executable "
+     "'test_kernels' is for 'cpu'"},
+    {"executable that is not ELF",
+     [](Spec &s) { s.executables[0].code = std::string(100, 'z'); },
+     "executable 'test_kernels' is not an ELF file"},
+    {"executable for another machine",
+     [](Spec &s) { s.executables[0].code[18] = 40; /* EM_ARM */ },
+     "executable 'test_kernels' is not a 64-bit little-endian x86-64 shared "
+     "object (class 2, data 1, machine 40, type 3)"},
+    {"executable that is an ELF header only",
+     [](Spec &s) { s.executables[0].code.resize(64); },
+     "executable 'test_kernels' cannot be loaded: "},
+    {"executable format the cpu driver does not load",
+     [](Spec &s) { s.executables[0].format = "wasm"; },
+     "executable 'test_kernels': format 'wasm' is not one the cpu driver "
+     "loads (elf-x86_64)"},
+    {"repeated symbol",
+     [](Spec &s) { s.executables[0].symbols.push_back("axpy_f32"); },
+     "executable 0 'test_kernels' lists an empty or repeated symbol"},
+    {"constant outside the data segment",
+     [](Spec &s) {
+       s.rawConstantOffsets = true;
+       s.variants[0].buffers[1].offset = uint64_t(1) << 40;
+     },
+     "variant 0: buffer 1: constant [1099511627776, +16) is outside the data "
+     "segment"},
+    {"misaligned constant",
+     [](Spec &s) {
+       s.rawConstantOffsets = true;
+       s.variants[0].buffers[1].offset = 4;
+     },
+     "variant 0: buffer 1: constant offset 4 is not 64-byte aligned"},
+};
+
+TEST(Verify, MeaningErrors) {
+  for (const MeaningCase &c : kMeaningCases) {
+    SCOPED_TRACE(c.name);
+    Spec s = axpyModel({1});
+    c.edit(s);
+    strata_status_code code;
+    std::string message = loadError(s.serialize(), &code);
+    EXPECT_EQ(code, c.code) << message;
+    EXPECT_NE(message.find(c.message), std::string::npos)
+        << "message: " << message << "\nexpected: " << c.message;
+  }
+}
+
+} // namespace
