@@ -292,9 +292,7 @@ std::string formatTuningRecord(const TuningRecord &r) {
     os << (first ? "" : ", ") << jsonString(name) << ": " << value;
     first = false;
   }
-  char cost[40];
-  std::snprintf(cost, sizeof(cost), "%.17g", r.cost);
-  os << "}, \"cost\": " << cost << "}";
+  os << "}, \"cost\": " << formatShortestDouble(r.cost) << "}";
   return os.str();
 }
 

@@ -55,17 +55,25 @@ AttrValue AttrValue::stringList(std::vector<std::string> v) {
   return a;
 }
 
+std::string formatShortestDouble(double v) {
+  char buf[40];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v)
+      break;
+  }
+  return buf;
+}
+
 /// A float exactly: the diagnostic spelling if it reads back the same, else
-/// %.17g.
+/// the shortest spelling that does.
 static std::string formatExactDouble(double v) {
   std::string s = formatDouble(v);
   char *end = nullptr;
   double back = std::strtod(s.c_str(), &end);
   if (end && *end == '\0' && back == v)
     return s;
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%.17g", v);
-  return buf;
+  return formatShortestDouble(v);
 }
 
 static std::string quote(const std::string &s) {

@@ -43,8 +43,9 @@ public:
   const std::vector<double> &getFloats() const { return floats; }
   const std::vector<std::string> &getStrings() const { return strings; }
 
-  /// `true`, `3`, `1.000000e-05` (floats as %.17g when that differs, so a
-  /// key tells values apart), `"NCHW"`, `[1, 1]`, `["a", "b"]`.
+  /// `true`, `3`, `1.000000e-05` (floats as diagnostics print them, or
+  /// the shortest exact spelling when that would lose bits, so a key tells
+  /// values apart), `"NCHW"`, `[1, 1]`, `["a", "b"]`.
   std::string str() const;
 
   bool operator==(const AttrValue &o) const {
@@ -112,6 +113,9 @@ struct Workload {
   /// default value or leaving it out gives the same key.
   std::string key() const;
 };
+
+/// The shortest %g spelling of `v` that reads back as `v` ("0.00125").
+std::string formatShortestDouble(double v);
 
 /// Fills in the attributes a Top op leaves implicit, so conditions and keys
 /// see one spelling: for ops with window attributes (Conv, Deconv, MaxPool,
