@@ -218,3 +218,49 @@ TEST(RegistryTest, BuiltinTablesRegister) {
 }
 
 } // namespace
+
+namespace {
+
+/// The worked example of docs/strategy.md: a 1x1 stride-2 Conv kernel at the
+/// pointwise kernel's priority.
+TEST(RegistryTest, DocsWorkedExample) {
+  auto strided = [](Condition stridesClause) {
+    Implementation i;
+    i.name = "conv2d.1x1_s2_gemm";
+    i.priority = 30;
+    i.condition =
+        Condition{Clause::rank(TensorRef::operand(0), 4),
+                  Clause::attrEq("layout", AttrValue::string("NCHW")),
+                  Clause::dtypeIn(TensorRef::operand(0), {"f32"}),
+                  Clause::dtypeIn(TensorRef::operand(1), {"f32"}),
+                  Clause::attrAllEqual("kernel_shape", 1),
+                  Clause::attrAllEqual("pads", 0),
+                  Clause::attrEq("group", AttrValue::integer(1))} &&
+        stridesClause;
+    return i;
+  };
+  auto tableWith = [](Implementation i) {
+    StrategyRegistry r;
+    EXPECT_FALSE(registerGenericStrategies(r));
+    EXPECT_FALSE(registerCpuStrategies(r));
+    Error e = r.addForTarget("top.Conv", "cpu", std::move(i));
+    return std::make_pair(std::move(r), e);
+  };
+  auto [r, e] = tableWith(strided({Clause::attrAllEqual("strides", 2)}));
+  ASSERT_FALSE(e) << *e;
+  Workload w = conv(1, 32, 16, 1);
+  SelectOptions o;
+  EXPECT_EQ(select(r, w, o)->winner(), "conv2d.1x1_gemm");
+  w.attrs["strides"] = AttrValue::intList({2, 2});
+  w.results[0].shape = {1, 16, 4, 4};
+  EXPECT_EQ(select(r, w, o)->winner(), "conv2d.1x1_s2_gemm");
+  EXPECT_FALSE(tableWith(strided({Clause::attrEq(
+                             "strides", AttrValue::intList({2, 2}))}))
+                   .second);
+  Error tie = tableWith(strided({})).second;
+  ASSERT_TRUE(tie);
+  EXPECT_NE(tie->find("'conv2d.1x1_gemm'"), std::string::npos) << *tie;
+  EXPECT_NE(tie->find("'conv2d.1x1_s2_gemm'"), std::string::npos) << *tie;
+}
+
+} // namespace
