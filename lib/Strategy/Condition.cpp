@@ -201,9 +201,8 @@ ClauseResult Clause::evaluate(const Workload &w) const {
     if (a->kind() != AttrValue::Kind::IntList)
       return result(Truth::False, attr + " = " + a->str() + " is no int list");
     const auto &v = a->getInts();
-    bool all = !v.empty() && std::all_of(v.begin(), v.end(), [&](int64_t x) {
-      return x == value;
-    });
+    bool all = !v.empty() && std::all_of(v.begin(), v.end(),
+                                         [&](int64_t x) { return x == value; });
     return result(all ? Truth::True : Truth::False, attr + " = " + a->str());
   }
   case Kind::AllStatic: {

@@ -79,8 +79,7 @@ static ShapeOr<Shape> shapeFor(const Workload &w, TensorRef ref) {
     return ShapeError() << "parameter reads " << ref.str()
                         << ", which the op does not have";
   if (!t->ranked)
-    return ShapeError() << "parameter reads the dims of unranked "
-                        << ref.str();
+    return ShapeError() << "parameter reads the dims of unranked " << ref.str();
   return t->shape;
 }
 
@@ -94,8 +93,8 @@ ShapeOr<int64_t> ParamSource::evaluate(const Workload &w) const {
       return ShapeOr<int64_t>::errorOf(s);
     int64_t rank = s->size(), d = a < 0 ? a + rank : a;
     if (d < 0 || d >= rank)
-      return ShapeError() << "parameter reads dim " << a << " of "
-                          << ref.str() << " of rank " << rank;
+      return ShapeError() << "parameter reads dim " << a << " of " << ref.str()
+                          << " of rank " << rank;
     return (*s)[d];
   }
   case Kind::DimProduct: {
@@ -125,7 +124,8 @@ ShapeOr<int64_t> ParamSource::evaluate(const Workload &w) const {
       return ShapeError() << "parameter reads attribute '" << name
                           << "', which is absent";
     if (k == Kind::AttrInt) {
-      if (v->kind() == AttrValue::Kind::Int || v->kind() == AttrValue::Kind::Bool)
+      if (v->kind() == AttrValue::Kind::Int ||
+          v->kind() == AttrValue::Kind::Bool)
         return v->getInt();
       return ShapeError() << "parameter reads attribute '" << name
                           << "' = " << v->str() << " as an int";

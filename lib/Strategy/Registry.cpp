@@ -43,9 +43,9 @@ Error Strategy::add(Implementation impl, const Condition &specialization) {
 
 bool Strategy::remove(const std::string &name) {
   for (Specialization &s : specs) {
-    auto it = std::find_if(
-        s.implementations.begin(), s.implementations.end(),
-        [&](const Implementation &i) { return i.name == name; });
+    auto it =
+        std::find_if(s.implementations.begin(), s.implementations.end(),
+                     [&](const Implementation &i) { return i.name == name; });
     if (it != s.implementations.end()) {
       s.implementations.erase(it);
       return true;
@@ -82,7 +82,8 @@ Strategy &StrategyRegistry::generic(const std::string &op) {
   auto it = generics.find(op);
   if (it != generics.end())
     return it->second;
-  Strategy &s = generics.emplace(op, Strategy(op, kGenericTarget)).first->second;
+  Strategy &s =
+      generics.emplace(op, Strategy(op, kGenericTarget)).first->second;
   if (fallback)
     (void)s.add(*fallback);
   return s;

@@ -67,11 +67,11 @@ static Evaluation evaluate(const StrategyRegistry &registry, const Workload &w,
       v.rejection = "implementation '" + rec.implementation +
                     "' is not registered for this op and target";
     else if (cand->result.truth != Truth::True)
-      v.rejection = std::string("its condition is ") +
-                    (cand->result.truth == Truth::False
-                         ? "false"
-                         : "unknown at compile time") +
-                    " for this workload";
+      v.rejection =
+          std::string("its condition is ") +
+          (cand->result.truth == Truth::False ? "false"
+                                              : "unknown at compile time") +
+          " for this workload";
     else
       for (const auto &[name, value] : rec.config)
         if (!cand->impl.schedule.count(name)) {
@@ -84,7 +84,8 @@ static Evaluation evaluate(const StrategyRegistry &registry, const Workload &w,
   }
   for (size_t i = 0; i < ev.records.size(); ++i)
     if (ev.records[i].rejection.empty() &&
-        (ev.best < 0 || ev.records[i].record->cost < ev.bestRecord()->record->cost))
+        (ev.best < 0 ||
+         ev.records[i].record->cost < ev.bestRecord()->record->cost))
       ev.best = static_cast<int>(i);
   return ev;
 }
@@ -128,11 +129,10 @@ ShapeOr<Selection> select(const StrategyRegistry &registry, const Workload &w,
     return sel;
   }
   if (ev.candidates.empty())
-    return ShapeError() << "has no implementation on target '"
-                        << options.target << "'";
+    return ShapeError() << "has no implementation on target '" << options.target
+                        << "'";
   return ShapeError() << "has no implementation on target '" << options.target
-                      << "' that applies unconditionally to "
-                      << w.key();
+                      << "' that applies unconditionally to " << w.key();
 }
 
 const GuardAlternative *resolveGuard(const Selection &chain,
@@ -212,8 +212,8 @@ std::string explain(const StrategyRegistry &registry, const Workload &w,
   if (!options.log)
     os << "  tuning log: none\n";
   else if (ev.records.empty())
-    os << "  tuning log: no record for this workload in '" << options.log->source
-       << "'\n";
+    os << "  tuning log: no record for this workload in '"
+       << options.log->source << "'\n";
   for (const RecordVerdict &v : ev.records) {
     os << "  tuning record line " << v.record->line << ": "
        << v.record->implementation << " " << formatSchedule(v.record->config)
@@ -253,8 +253,8 @@ std::string explain(const StrategyRegistry &registry, const Workload &w,
       os << "    otherwise -> " << alt.implementation << "\n";
       continue;
     }
-    os << "    if " << Condition(alt.when).str() << " -> "
-       << alt.implementation << "\n";
+    os << "    if " << Condition(alt.when).str() << " -> " << alt.implementation
+       << "\n";
   }
   return os.str();
 }

@@ -203,8 +203,8 @@ void completeWorkloadDefaults(Workload &w) {
       w.attrs.emplace("pads", AttrValue::intList(Shape(2 * spatial, 0)));
     return;
   }
-  if (isOneOf(w.op,
-              {"top.Softmax", "top.LogSoftmax", "top.LayerNorm", "top.RMSNorm"})) {
+  if (isOneOf(w.op, {"top.Softmax", "top.LogSoftmax", "top.LayerNorm",
+                     "top.RMSNorm"})) {
     auto it = w.attrs.find("axis");
     if (it != w.attrs.end() && it->second.kind() == AttrValue::Kind::Int &&
         it->second.getInt() >= 0 && it->second.getInt() < rank)

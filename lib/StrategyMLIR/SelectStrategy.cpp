@@ -44,8 +44,7 @@ void recordSelection(mlir::Operation *op, const Selection &sel) {
     if (!alt.schedule.empty())
       op->setAttr("strata.schedule", scheduleAttr(b, alt.schedule));
     if (sel.record)
-      op->setAttr("strata.tuning_line",
-                  b.getI64IntegerAttr(sel.record->line));
+      op->setAttr("strata.tuning_line", b.getI64IntegerAttr(sel.record->line));
     return;
   }
   llvm::SmallVector<mlir::Attribute> chain;

@@ -14,7 +14,7 @@
 
 namespace strata::strategy {
 
-static const char *const kFields[] = {"workload", "target",      "machine",
+static const char *const kFields[] = {"workload",       "target", "machine",
                                       "implementation", "config", "cost"};
 
 /// A JSON value as it appeared, for messages (long values shortened).
@@ -69,8 +69,8 @@ static ShapeOr<TuningRecord> parseRecord(llvm::StringRef line) {
   for (const auto &entry : *cfg) {
     std::optional<int64_t> i = entry.second.getAsInteger();
     if (!i)
-      return ShapeError() << "field 'config' parameter '"
-                          << entry.first.str() << "' must be an integer, got "
+      return ShapeError() << "field 'config' parameter '" << entry.first.str()
+                          << "' must be an integer, got "
                           << shown(entry.second);
     rec.config[entry.first.str()] = *i;
   }

@@ -54,9 +54,11 @@ std::optional<AttrValue> attrValueOf(mlir::Attribute attr) {
   if (auto s = llvm::dyn_cast<mlir::StringAttr>(attr))
     return AttrValue::string(s.str());
   if (auto a = llvm::dyn_cast<mlir::DenseI64ArrayAttr>(attr))
-    return AttrValue::intList(Shape(a.asArrayRef().begin(), a.asArrayRef().end()));
+    return AttrValue::intList(
+        Shape(a.asArrayRef().begin(), a.asArrayRef().end()));
   if (auto a = llvm::dyn_cast<mlir::DenseI32ArrayAttr>(attr))
-    return AttrValue::intList(Shape(a.asArrayRef().begin(), a.asArrayRef().end()));
+    return AttrValue::intList(
+        Shape(a.asArrayRef().begin(), a.asArrayRef().end()));
   if (auto a = llvm::dyn_cast<mlir::DenseF64ArrayAttr>(attr))
     return AttrValue::floatList(
         std::vector<double>(a.asArrayRef().begin(), a.asArrayRef().end()));

@@ -81,11 +81,12 @@ TEST(ClauseTest, RankAndDType) {
 
 TEST(ClauseTest, Attributes) {
   Workload w = conv(1, 8, 8, 3, /*group=*/2);
-  EXPECT_EQ(eval(Clause::attrEq("group", AttrValue::integer(2)), w), Truth::True);
+  EXPECT_EQ(eval(Clause::attrEq("group", AttrValue::integer(2)), w),
+            Truth::True);
   EXPECT_EQ(eval(Clause::attrEq("group", AttrValue::integer(1)), w),
             Truth::False);
-  EXPECT_EQ(eval(Clause::attrIn("group", {AttrValue::integer(1),
-                                          AttrValue::integer(2)}),
+  EXPECT_EQ(eval(Clause::attrIn("group",
+                                {AttrValue::integer(1), AttrValue::integer(2)}),
                  w),
             Truth::True);
   EXPECT_EQ(eval(Clause::attrEq("layout", AttrValue::string("NCHW")), w),
@@ -99,7 +100,8 @@ TEST(ClauseTest, Attributes) {
   // A value of another kind is not equal (int 1 vs bool true).
   EXPECT_EQ(eval(Clause::attrEq("group", AttrValue::boolean(true)), w),
             Truth::False);
-  ClauseResult r = Clause::attrEq("epsilon", AttrValue::floating(1)).evaluate(w);
+  ClauseResult r =
+      Clause::attrEq("epsilon", AttrValue::floating(1)).evaluate(w);
   EXPECT_EQ(r.truth, Truth::False);
   EXPECT_EQ(r.why, "epsilon absent");
   // all == k needs a non-empty int list.
@@ -141,8 +143,7 @@ TEST(ConditionTest, ConjunctionTruth) {
   Workload w = matmul(Q, 64, 32);
   Condition held = {Clause::rank(in0, 2), Clause::dim(in0, 1, Cmp::Eq, 64)};
   Condition unknown = held && Condition{Clause::dim(in0, 0, Cmp::Eq, 1)};
-  Condition failed =
-      unknown && Condition{Clause::dtypeIn(in0, {"i8"})};
+  Condition failed = unknown && Condition{Clause::dtypeIn(in0, {"i8"})};
   EXPECT_EQ(held.evaluate(w).truth, Truth::True);
   EXPECT_EQ(unknown.evaluate(w).truth, Truth::Unknown);
   // False wins over unknown.
@@ -156,38 +157,55 @@ TEST(ConditionTest, ConjunctionTruth) {
 
 TEST(ConditionTest, ContradictionRules) {
   auto disjoint = [](Clause a, Clause b) {
-    EXPECT_EQ(a.contradicts(b), b.contradicts(a)) << a.str() << " / " << b.str();
+    EXPECT_EQ(a.contradicts(b), b.contradicts(a))
+        << a.str() << " / " << b.str();
     return Condition{a}.disjointFrom(Condition{b});
   };
   // dtype sets.
-  EXPECT_TRUE(disjoint(Clause::dtypeIn(in0, {"f32"}), Clause::dtypeIn(in0, {"i8"})));
+  EXPECT_TRUE(
+      disjoint(Clause::dtypeIn(in0, {"f32"}), Clause::dtypeIn(in0, {"i8"})));
   EXPECT_FALSE(disjoint(Clause::dtypeIn(in0, {"f32", "i8"}),
                         Clause::dtypeIn(in0, {"i8"})));
-  EXPECT_FALSE(disjoint(Clause::dtypeIn(in0, {"f32"}), Clause::dtypeIn(in1, {"i8"})));
+  EXPECT_FALSE(
+      disjoint(Clause::dtypeIn(in0, {"f32"}), Clause::dtypeIn(in1, {"i8"})));
   // dims: ==, !=, <=, >=, %.
-  EXPECT_TRUE(disjoint(Clause::dim(in0, 1, Cmp::Eq, 1), Clause::dim(in0, 1, Cmp::Ne, 1)));
-  EXPECT_TRUE(disjoint(Clause::dim(in0, 1, Cmp::Eq, 1), Clause::dim(in0, 1, Cmp::Eq, 2)));
-  EXPECT_TRUE(disjoint(Clause::dim(in0, 1, Cmp::Eq, 1), Clause::dim(in0, 1, Cmp::Ge, 2)));
-  EXPECT_TRUE(disjoint(Clause::dim(in0, 1, Cmp::Le, 15), Clause::dim(in0, 1, Cmp::Ge, 16)));
-  EXPECT_TRUE(disjoint(Clause::dim(in0, 1, Cmp::Eq, 6), Clause::dim(in0, 1, Cmp::DivisibleBy, 4)));
-  EXPECT_FALSE(disjoint(Clause::dim(in0, 1, Cmp::Eq, 8), Clause::dim(in0, 1, Cmp::DivisibleBy, 4)));
-  EXPECT_FALSE(disjoint(Clause::dim(in0, 1, Cmp::Le, 16), Clause::dim(in0, 1, Cmp::Ge, 16)));
-  EXPECT_FALSE(disjoint(Clause::dim(in0, 1, Cmp::Ne, 1), Clause::dim(in0, 1, Cmp::Ne, 2)));
+  EXPECT_TRUE(disjoint(Clause::dim(in0, 1, Cmp::Eq, 1),
+                       Clause::dim(in0, 1, Cmp::Ne, 1)));
+  EXPECT_TRUE(disjoint(Clause::dim(in0, 1, Cmp::Eq, 1),
+                       Clause::dim(in0, 1, Cmp::Eq, 2)));
+  EXPECT_TRUE(disjoint(Clause::dim(in0, 1, Cmp::Eq, 1),
+                       Clause::dim(in0, 1, Cmp::Ge, 2)));
+  EXPECT_TRUE(disjoint(Clause::dim(in0, 1, Cmp::Le, 15),
+                       Clause::dim(in0, 1, Cmp::Ge, 16)));
+  EXPECT_TRUE(disjoint(Clause::dim(in0, 1, Cmp::Eq, 6),
+                       Clause::dim(in0, 1, Cmp::DivisibleBy, 4)));
+  EXPECT_FALSE(disjoint(Clause::dim(in0, 1, Cmp::Eq, 8),
+                        Clause::dim(in0, 1, Cmp::DivisibleBy, 4)));
+  EXPECT_FALSE(disjoint(Clause::dim(in0, 1, Cmp::Le, 16),
+                        Clause::dim(in0, 1, Cmp::Ge, 16)));
+  EXPECT_FALSE(disjoint(Clause::dim(in0, 1, Cmp::Ne, 1),
+                        Clause::dim(in0, 1, Cmp::Ne, 2)));
   // Another dim or tensor is another field.
-  EXPECT_FALSE(disjoint(Clause::dim(in0, 1, Cmp::Eq, 1), Clause::dim(in0, 2, Cmp::Ne, 1)));
-  EXPECT_FALSE(disjoint(Clause::dim(in0, 1, Cmp::Eq, 1), Clause::dim(in1, 1, Cmp::Ne, 1)));
+  EXPECT_FALSE(disjoint(Clause::dim(in0, 1, Cmp::Eq, 1),
+                        Clause::dim(in0, 2, Cmp::Ne, 1)));
+  EXPECT_FALSE(disjoint(Clause::dim(in0, 1, Cmp::Eq, 1),
+                        Clause::dim(in1, 1, Cmp::Ne, 1)));
   // ranks.
   EXPECT_TRUE(disjoint(Clause::rank(in0, 4), Clause::rank(in0, 3)));
   EXPECT_FALSE(disjoint(Clause::rank(in0, 4), Clause::rank(in1, 3)));
   // attribute sets and all-equal.
-  EXPECT_TRUE(disjoint(Clause::attrIn("mode", {AttrValue::string("a"), AttrValue::string("b")}),
-                       Clause::attrIn("mode", {AttrValue::string("c")})));
-  EXPECT_FALSE(disjoint(Clause::attrIn("mode", {AttrValue::string("a"), AttrValue::string("b")}),
-                        Clause::attrIn("mode", {AttrValue::string("b")})));
+  EXPECT_TRUE(disjoint(
+      Clause::attrIn("mode", {AttrValue::string("a"), AttrValue::string("b")}),
+      Clause::attrIn("mode", {AttrValue::string("c")})));
+  EXPECT_FALSE(disjoint(
+      Clause::attrIn("mode", {AttrValue::string("a"), AttrValue::string("b")}),
+      Clause::attrIn("mode", {AttrValue::string("b")})));
   EXPECT_FALSE(disjoint(Clause::attrEq("a", AttrValue::integer(1)),
                         Clause::attrEq("b", AttrValue::integer(2))));
-  EXPECT_TRUE(disjoint(Clause::attrAllEqual("strides", 1), Clause::attrAllEqual("strides", 2)));
-  EXPECT_FALSE(disjoint(Clause::attrAllEqual("strides", 1), Clause::attrAllEqual("pads", 2)));
+  EXPECT_TRUE(disjoint(Clause::attrAllEqual("strides", 1),
+                       Clause::attrAllEqual("strides", 2)));
+  EXPECT_FALSE(disjoint(Clause::attrAllEqual("strides", 1),
+                        Clause::attrAllEqual("pads", 2)));
   EXPECT_TRUE(disjoint(Clause::attrAllEqual("strides", 1),
                        Clause::attrEq("strides", AttrValue::intList({2, 1}))));
   EXPECT_FALSE(disjoint(Clause::attrAllEqual("strides", 1),

@@ -76,7 +76,8 @@ TEST(RegistryTest, TieRejectedNamingBoth) {
   // The fallback's priority is taken for every op: it always applies.
   e = r.addGeneric("top.Add", impl("zero", kCodegenPriority));
   ASSERT_TRUE(e);
-  EXPECT_NE(e->find("'codegen' (always) and 'zero' (always)"), std::string::npos)
+  EXPECT_NE(e->find("'codegen' (always) and 'zero' (always)"),
+            std::string::npos)
       << *e;
 }
 
@@ -86,8 +87,8 @@ TEST(RegistryTest, DisjointSamePriorityAccepted) {
                             impl("f32", 10, {Clause::dtypeIn(in0, {"f32"})})));
   ASSERT_FALSE(r.addGeneric("top.MatMul",
                             impl("i8", 10, {Clause::dtypeIn(in0, {"i8"})})));
-  ASSERT_FALSE(r.addGeneric(
-      "top.MatMul", impl("m1", 20, {Clause::dim(in0, 0, Cmp::Eq, 1)})));
+  ASSERT_FALSE(r.addGeneric("top.MatMul",
+                            impl("m1", 20, {Clause::dim(in0, 0, Cmp::Eq, 1)})));
   ASSERT_FALSE(r.addGeneric(
       "top.MatMul", impl("mbig", 20, {Clause::dim(in0, 0, Cmp::Ne, 1)})));
   EXPECT_EQ(winner(r, matmul(1, 4, 4, "i8")), "m1");
@@ -108,7 +109,8 @@ TEST(RegistryTest, DuplicateNameAndLateFallbackRejected) {
                 "registered twice");
   e = r.setFallback(impl("codegen2", 0));
   ASSERT_TRUE(e);
-  EXPECT_NE(e->find("must be registered before any strategy"), std::string::npos);
+  EXPECT_NE(e->find("must be registered before any strategy"),
+            std::string::npos);
   StrategyRegistry r2;
   e = r2.setFallback(impl("f", 0, {Clause::rank(in0, 2)}));
   ASSERT_TRUE(e);
@@ -118,10 +120,10 @@ TEST(RegistryTest, DuplicateNameAndLateFallbackRejected) {
 TEST(RegistryTest, SpecializationConditionIsConjoined) {
   StrategyRegistry r = withFallback();
   Condition spec = {Clause::rank(in0, 2)};
-  ASSERT_FALSE(r.addGeneric("top.MatMul",
-                            impl("x", 10, {Clause::dtypeIn(in0, {"f32"})}), spec));
-  ASSERT_FALSE(r.addGeneric("top.MatMul",
-                            impl("y", 10, {Clause::dtypeIn(in0, {"i8"})}), spec));
+  ASSERT_FALSE(r.addGeneric(
+      "top.MatMul", impl("x", 10, {Clause::dtypeIn(in0, {"f32"})}), spec));
+  ASSERT_FALSE(r.addGeneric(
+      "top.MatMul", impl("y", 10, {Clause::dtypeIn(in0, {"i8"})}), spec));
   Strategy s = r.lookup("top.MatMul", "cpu");
   ASSERT_EQ(s.specializations().size(), 2u); // codegen's and the rank-2 one
   EXPECT_EQ(s.specializations()[1].implementations.size(), 2u);
@@ -168,12 +170,12 @@ TEST(RegistryTest, NoFallbackNoImplementation) {
 
 TEST(RegistryTest, OptionalLibraryProvider) {
   auto provider = [](bool available) {
-    return LibraryProvider{
-        "fakeblas", available, [](StrategyRegistry &reg) -> Error {
-          Implementation i = impl("matmul.fakeblas", 30);
-          i.library = "fakeblas";
-          return reg.addForTarget("top.MatMul", "cpu", i);
-        }};
+    return LibraryProvider{"fakeblas", available,
+                           [](StrategyRegistry &reg) -> Error {
+                             Implementation i = impl("matmul.fakeblas", 30);
+                             i.library = "fakeblas";
+                             return reg.addForTarget("top.MatMul", "cpu", i);
+                           }};
   };
   StrategyRegistry without = withFallback();
   ASSERT_FALSE(registerLibraryProvider(without, provider(false)));
@@ -228,15 +230,14 @@ TEST(RegistryTest, DocsWorkedExample) {
     Implementation i;
     i.name = "conv2d.1x1_s2_gemm";
     i.priority = 30;
-    i.condition =
-        Condition{Clause::rank(TensorRef::operand(0), 4),
-                  Clause::attrEq("layout", AttrValue::string("NCHW")),
-                  Clause::dtypeIn(TensorRef::operand(0), {"f32"}),
-                  Clause::dtypeIn(TensorRef::operand(1), {"f32"}),
-                  Clause::attrAllEqual("kernel_shape", 1),
-                  Clause::attrAllEqual("pads", 0),
-                  Clause::attrEq("group", AttrValue::integer(1))} &&
-        stridesClause;
+    i.condition = Condition{Clause::rank(TensorRef::operand(0), 4),
+                            Clause::attrEq("layout", AttrValue::string("NCHW")),
+                            Clause::dtypeIn(TensorRef::operand(0), {"f32"}),
+                            Clause::dtypeIn(TensorRef::operand(1), {"f32"}),
+                            Clause::attrAllEqual("kernel_shape", 1),
+                            Clause::attrAllEqual("pads", 0),
+                            Clause::attrEq("group", AttrValue::integer(1))} &&
+                  stridesClause;
     return i;
   };
   auto tableWith = [](Implementation i) {
@@ -254,8 +255,8 @@ TEST(RegistryTest, DocsWorkedExample) {
   w.attrs["strides"] = AttrValue::intList({2, 2});
   w.results[0].shape = {1, 16, 4, 4};
   EXPECT_EQ(select(r, w, o)->winner(), "conv2d.1x1_s2_gemm");
-  EXPECT_FALSE(tableWith(strided({Clause::attrEq(
-                             "strides", AttrValue::intList({2, 2}))}))
+  EXPECT_FALSE(tableWith(strided({Clause::attrEq("strides",
+                                                 AttrValue::intList({2, 2}))}))
                    .second);
   Error tie = tableWith(strided({})).second;
   ASSERT_TRUE(tie);

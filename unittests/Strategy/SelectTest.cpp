@@ -39,7 +39,7 @@ std::string winner(const Workload &w, const SelectOptions &o = cpu()) {
 TuningRecord record(const Workload &w, std::string impl, double cost,
                     ScheduleParams config = {}, unsigned line = 1) {
   return {w.key(), "cpu", "test-machine", std::move(impl), std::move(config),
-          cost, line};
+          cost,    line};
 }
 
 TEST(CpuTableTest, ConvCandidates) {
@@ -70,7 +70,9 @@ TEST(CpuTableTest, OtherOps) {
   batched.operands[1].shape = {4, 64, 32};
   EXPECT_EQ(winner(batched), "matmul.batched_gemm_f32");
 
-  Workload softmax{"top.Softmax", {t("f32", {2, 10})}, {t("f32", {2, 10})},
+  Workload softmax{"top.Softmax",
+                   {t("f32", {2, 10})},
+                   {t("f32", {2, 10})},
                    {{"axis", AttrValue::integer(1)}}};
   completeWorkloadDefaults(softmax); // axis 1 of rank 2 is -1
   EXPECT_EQ(winner(softmax), "softmax.last_axis_f32");
@@ -80,10 +82,12 @@ TEST(CpuTableTest, OtherOps) {
 
   Workload relu{"top.Relu", {t("f32", {2, 3})}, {t("f32", {2, 3})}, {}};
   EXPECT_EQ(winner(relu), "relu.eltwise_f32");
-  Workload add{"top.Add", {t("f32", {2, 3}), t("f32", {3})},
-               {t("f32", {2, 3})}, {}};
+  Workload add{
+      "top.Add", {t("f32", {2, 3}), t("f32", {3})}, {t("f32", {2, 3})}, {}};
   EXPECT_EQ(winner(add), "add.eltwise_f32");
-  Workload pool{"top.MaxPool", {t("f32", {1, 4, 8, 8})}, {t("f32", {1, 4, 4, 4})},
+  Workload pool{"top.MaxPool",
+                {t("f32", {1, 4, 8, 8})},
+                {t("f32", {1, 4, 4, 4})},
                 {{"kernel_shape", AttrValue::intList({2, 2})},
                  {"layout", AttrValue::string("NCHW")}}};
   completeWorkloadDefaults(pool);
@@ -93,10 +97,10 @@ TEST(CpuTableTest, OtherOps) {
 TEST(SelectTest, TuningRecordOverridesPriority) {
   Workload w = conv(1, 32, 32, 3);
   ASSERT_EQ(winner(w), "conv2d.winograd_f23");
-  TuningLog log{"log", {record(w, "conv2d.winograd_f23", 2e-3, {}, 1),
-                        record(w, "conv2d.im2col_gemm", 1e-3,
-                               {{"tile_m", 32}}, 2),
-                        record(w, "codegen", 5e-3, {}, 3)}};
+  TuningLog log{"log",
+                {record(w, "conv2d.winograd_f23", 2e-3, {}, 1),
+                 record(w, "conv2d.im2col_gemm", 1e-3, {{"tile_m", 32}}, 2),
+                 record(w, "codegen", 5e-3, {}, 3)}};
   Selection s = selectOk(w, cpu(&log));
   ASSERT_TRUE(s.decided());
   EXPECT_EQ(s.winner(), "conv2d.im2col_gemm");
@@ -115,13 +119,15 @@ TEST(SelectTest, UnusableRecordsIgnored) {
   otherMachine.machine = "elsewhere";
   TuningRecord otherTarget = record(w, "conv2d.im2col_gemm", 1e-6);
   otherTarget.target = "npu";
-  TuningRecord otherWorkload = record(conv(1, 32, 32, 5), "conv2d.im2col_gemm", 1e-6);
+  TuningRecord otherWorkload =
+      record(conv(1, 32, 32, 5), "conv2d.im2col_gemm", 1e-6);
   TuningRecord unknownImpl = record(w, "conv2d.fft", 1e-6, {}, 4);
   TuningRecord falseCondition = record(w, "conv2d.1x1_gemm", 1e-6, {}, 5);
   TuningRecord badParam =
       record(w, "conv2d.im2col_gemm", 1e-6, {{"tile_q", 3}}, 6);
-  TuningLog log{"log.jsonl", {otherMachine, otherTarget, otherWorkload,
-                              unknownImpl, falseCondition, badParam}};
+  TuningLog log{"log.jsonl",
+                {otherMachine, otherTarget, otherWorkload, unknownImpl,
+                 falseCondition, badParam}};
   Selection s = selectOk(w, cpu(&log));
   EXPECT_FALSE(s.record);
   EXPECT_EQ(s.winner(), "conv2d.winograd_f23");
@@ -179,12 +185,15 @@ TEST(SelectTest, GuardChainKeepsSeveralUnknowns) {
     i.condition = std::move(c);
     return i;
   };
+  ASSERT_FALSE(r.addGeneric(
+      "top.MatMul",
+      mk("small", 30,
+         {Clause::dim(in0, 0, Cmp::Le, 4), Clause::dim(in0, 1, Cmp::Eq, 64)})));
+  ASSERT_FALSE(r.addGeneric(
+      "top.MatMul",
+      mk("aligned", 20, {Clause::dim(in0, 0, Cmp::DivisibleBy, 8)})));
   ASSERT_FALSE(r.addGeneric("top.MatMul",
-                            mk("small", 30, {Clause::dim(in0, 0, Cmp::Le, 4),
-                                             Clause::dim(in0, 1, Cmp::Eq, 64)})));
-  ASSERT_FALSE(r.addGeneric("top.MatMul",
-                            mk("aligned", 20, {Clause::dim(in0, 0, Cmp::DivisibleBy, 8)})));
-  ASSERT_FALSE(r.addGeneric("top.MatMul", mk("i8only", 25, {Clause::dtypeIn(in0, {"i8"})})));
+                            mk("i8only", 25, {Clause::dtypeIn(in0, {"i8"})})));
   ShapeOr<Selection> s = select(r, matmul(Q, 64, 32), cpu());
   ASSERT_TRUE(bool(s));
   ASSERT_EQ(s->alternatives.size(), 3u);
@@ -224,11 +233,12 @@ TEST(SelectTest, ExplainShowsClausesValuesAndWinner) {
             std::string::npos)
       << text;
   // The winner's kernel parameters, evaluated.
-  EXPECT_NE(text.find("kernel call: conv2d_im2col_gemm_f32(N = 1, C = 8, H = 8, "
-                      "W = 8, OH = 8, OW = 8, O = 32, KH = 3, KW = 3, SH = 1, "
-                      "SW = 1, PT = 1, PL = 1, PB = 1, PR = 1, DH = 1, DW = 1, "
-                      "G = 1)"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("kernel call: conv2d_im2col_gemm_f32(N = 1, C = 8, H = 8, "
+                "W = 8, OH = 8, OW = 8, O = 32, KH = 3, KW = 3, SH = 1, "
+                "SW = 1, PT = 1, PL = 1, PB = 1, PR = 1, DH = 1, DW = 1, "
+                "G = 1)"),
+      std::string::npos)
       << text;
   std::string guarded = explain(builtinRegistry(), matmul(Q, 64, 32), cpu());
   EXPECT_NE(guarded.find("unknown: operand 0 dim -2 == 1 (dim -2 is dynamic)"),
@@ -254,7 +264,8 @@ TEST(ParamSourceTest, Evaluate) {
   EXPECT_EQ(*ParamSource::constant(7).evaluate(w), 7);
   Workload c = conv(2, 8, 16, 3);
   EXPECT_EQ(*ParamSource::attrElement("pads", 3).evaluate(c), 1);
-  EXPECT_EQ(*ParamSource::dimProduct(in0, 2, ParamSource::kEnd).evaluate(c), 64);
+  EXPECT_EQ(*ParamSource::dimProduct(in0, 2, ParamSource::kEnd).evaluate(c),
+            64);
   EXPECT_EQ(ParamSource::dim(in0, 4).evaluate(c).error(),
             "parameter reads dim 4 of operand 0 of rank 4");
   EXPECT_EQ(ParamSource::attrInt("nope").evaluate(c).error(),
@@ -271,10 +282,11 @@ TEST(ParamSourceTest, Evaluate) {
 
 TEST(WorkloadTest, KeysAreStable) {
   Workload w = conv(1, 3, 4, 3);
-  EXPECT_EQ(w.key(),
-            "top.Conv(f32[1, 3, 8, 8], f32[4, 3, 3, 3], none) -> "
-            "(f32[1, 4, 8, 8]) {dilations = [1, 1], group = 1, kernel_shape = "
-            "[3, 3], layout = \"NCHW\", pads = [1, 1, 1, 1], strides = [1, 1]}");
+  EXPECT_EQ(
+      w.key(),
+      "top.Conv(f32[1, 3, 8, 8], f32[4, 3, 3, 3], none) -> "
+      "(f32[1, 4, 8, 8]) {dilations = [1, 1], group = 1, kernel_shape = "
+      "[3, 3], layout = \"NCHW\", pads = [1, 1, 1, 1], strides = [1, 1]}");
   // Spelling the defaults or leaving them out gives one key.
   Workload spelled = w;
   spelled.attrs.erase("strides");
@@ -288,8 +300,11 @@ TEST(WorkloadTest, KeysAreStable) {
   EXPECT_EQ(matmul(Q, 8, 8).key(),
             "top.MatMul(f32[?, 8], f32[8, 8], none) -> (f32[?, 8]) "
             "{right_transpose = false}");
-  Workload unranked{"top.Relu", {{"f32", {}, false}}, {{"f32", {}, false}},
-                    {{"eps", AttrValue::floating(0.1)}, {"tiny", AttrValue::floating(1.0000001e-5)},
+  Workload unranked{"top.Relu",
+                    {{"f32", {}, false}},
+                    {{"f32", {}, false}},
+                    {{"eps", AttrValue::floating(0.1)},
+                     {"tiny", AttrValue::floating(1.0000001e-5)},
                      {"names", AttrValue::stringList({"a", "b\""})},
                      {"fl", AttrValue::floatList({1.5, 1e-5})}}};
   EXPECT_EQ(unranked.key(),
@@ -299,23 +314,32 @@ TEST(WorkloadTest, KeysAreStable) {
 }
 
 TEST(WorkloadTest, AxisNormalization) {
-  Workload ln{"top.LayerNorm", {t("f32", {2, 3, 4}), none(), none()},
-              {t("f32", {2, 3, 4})}, {{"axis", AttrValue::integer(2)}}};
+  Workload ln{"top.LayerNorm",
+              {t("f32", {2, 3, 4}), none(), none()},
+              {t("f32", {2, 3, 4})},
+              {{"axis", AttrValue::integer(2)}}};
   completeWorkloadDefaults(ln);
   EXPECT_EQ(ln.attr("axis")->getInt(), -1);
   ln.attrs["axis"] = AttrValue::integer(1);
   completeWorkloadDefaults(ln);
   EXPECT_EQ(ln.attr("axis")->getInt(), -2);
   // Not for ops whose axis means something else.
-  Workload concat{"top.Concat", {t("f32", {2, 3})}, {t("f32", {2, 3})},
+  Workload concat{"top.Concat",
+                  {t("f32", {2, 3})},
+                  {t("f32", {2, 3})},
                   {{"axis", AttrValue::integer(1)}}};
   completeWorkloadDefaults(concat);
   EXPECT_EQ(concat.attr("axis")->getInt(), 1);
 }
 
 TEST(TuningLogTest, FormatRecord) {
-  TuningRecord r{"top.X(f32[1]) -> (f32[1]) {mode = \"a\"}", "cpu", "m",
-                 "x.impl", {{"tile_n", 8}, {"tile_m", 4}}, 0.00125, 0};
+  TuningRecord r{"top.X(f32[1]) -> (f32[1]) {mode = \"a\"}",
+                 "cpu",
+                 "m",
+                 "x.impl",
+                 {{"tile_n", 8}, {"tile_m", 4}},
+                 0.00125,
+                 0};
   EXPECT_EQ(formatTuningRecord(r),
             "{\"workload\": \"top.X(f32[1]) -> (f32[1]) {mode = \\\"a\\\"}\", "
             "\"target\": \"cpu\", \"machine\": \"m\", \"implementation\": "

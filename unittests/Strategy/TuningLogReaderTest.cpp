@@ -42,9 +42,13 @@ TEST(TuningLogReaderTest, ReadsRecords) {
 }
 
 TEST(TuningLogReaderTest, FormattedRecordsReadBack) {
-  TuningRecord r{"top.Conv(f32[1, 3, 8, 8], ...) {layout = \"NCHW\"}", "cpu",
-                 "x86_64-znver3", "conv2d.im2col_gemm",
-                 {{"tile_m", 64}, {"tile_n", -1}}, 0.00123, 0};
+  TuningRecord r{"top.Conv(f32[1, 3, 8, 8], ...) {layout = \"NCHW\"}",
+                 "cpu",
+                 "x86_64-znver3",
+                 "conv2d.im2col_gemm",
+                 {{"tile_m", 64}, {"tile_n", -1}},
+                 0.00123,
+                 0};
   ShapeOr<TuningLog> log = parseTuningLog(formatTuningRecord(r), "f");
   ASSERT_TRUE(bool(log)) << log.error();
   ASSERT_EQ(log->records.size(), 1u);
@@ -76,10 +80,12 @@ TEST(TuningLogReaderTest, EveryError) {
   }
   std::string base =
       R"("target": "cpu", "machine": "m", "implementation": "i", )";
-  EXPECT_EQ(errorOf(R"({"workload": 3, )" + base + R"("config": {}, "cost": 1})"),
-            prefix + "field 'workload' must be a non-empty string, got 3");
-  EXPECT_EQ(errorOf(R"({"workload": "", )" + base + R"("config": {}, "cost": 1})"),
-            prefix + "field 'workload' must be a non-empty string, got \"\"");
+  EXPECT_EQ(
+      errorOf(R"({"workload": 3, )" + base + R"("config": {}, "cost": 1})"),
+      prefix + "field 'workload' must be a non-empty string, got 3");
+  EXPECT_EQ(
+      errorOf(R"({"workload": "", )" + base + R"("config": {}, "cost": 1})"),
+      prefix + "field 'workload' must be a non-empty string, got \"\"");
   std::string head = R"({"workload": "w", )" + base;
   EXPECT_EQ(errorOf(head + R"("cost": 1})"),
             prefix + "field 'config' is missing");
@@ -95,8 +101,10 @@ TEST(TuningLogReaderTest, EveryError) {
             prefix + "field 'cost' is missing");
   for (const char *bad : {"\"fast\"", "0", "-0.5", "null"})
     EXPECT_EQ(errorOf(head + R"("config": {}, "cost": )" + bad + "}"),
-              prefix + "field 'cost' must be a finite number > 0 (seconds), "
-                       "got " + bad);
+              prefix +
+                  "field 'cost' must be a finite number > 0 (seconds), "
+                  "got " +
+                  bad);
 }
 
 TEST(TuningLogReaderTest, ReadFileErrors) {

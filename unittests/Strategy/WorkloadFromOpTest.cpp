@@ -1,7 +1,7 @@
 //===- WorkloadFromOpTest.cpp - reading Top ops into workloads ------------===//
 
-#include "strata/InitAll.h"
 #include "strata/StrategyMLIR/WorkloadFromOp.h"
+#include "strata/InitAll.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -65,7 +65,7 @@ TEST_F(WorkloadFromOpTest, ConvWithDefaults) {
     func.func @f(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> {
       %n = top.None() : () -> none
       %0 = top.Conv(%x, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>,
-          strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64, layout = "NCHW"}
+          strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64}
           : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, none) -> tensor<1x4x8x8xf32>
       return %0 : tensor<1x4x8x8xf32>
     })mlir";
@@ -101,7 +101,8 @@ TEST_F(WorkloadFromOpTest, AttributeKinds) {
   EXPECT_EQ(attrValueOf(b.getDenseI32ArrayAttr({3}))->str(), "[3]");
   EXPECT_EQ(attrValueOf(b.getDenseF64ArrayAttr({0.25}))->str(),
             "[2.500000e-01]");
-  EXPECT_EQ(attrValueOf(b.getStrArrayAttr({"a", "b"}))->str(), "[\"a\", \"b\"]");
+  EXPECT_EQ(attrValueOf(b.getStrArrayAttr({"a", "b"}))->str(),
+            "[\"a\", \"b\"]");
   EXPECT_EQ(attrValueOf(b.getI64ArrayAttr({4, 5}))->str(), "[4, 5]");
   EXPECT_FALSE(attrValueOf(mlir::TypeAttr::get(b.getF32Type())));
   EXPECT_FALSE(attrValueOf(b.getUnitAttr()));
@@ -115,8 +116,9 @@ TEST_F(WorkloadFromOpTest, AttributeKinds) {
   ASSERT_TRUE(v);
   EXPECT_EQ(v->kind(), AttrValue::Kind::String);
   EXPECT_EQ(v->getString(), "NHWC");
-  mlir::Attribute quoted = mlir::OpaqueAttr::get(
-      b.getStringAttr("topx"), "mode<\"half_pixel\">", mlir::NoneType::get(&ctx));
+  mlir::Attribute quoted =
+      mlir::OpaqueAttr::get(b.getStringAttr("topx"), "mode<\"half_pixel\">",
+                            mlir::NoneType::get(&ctx));
   EXPECT_EQ(attrValueOf(quoted)->getString(), "half_pixel");
 }
 

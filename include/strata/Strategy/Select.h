@@ -53,7 +53,9 @@ struct Selection {
     return alternatives.size() == 1 && alternatives[0].when.empty();
   }
   /// The chosen implementation when decided().
-  const std::string &winner() const { return alternatives.front().implementation; }
+  const std::string &winner() const {
+    return alternatives.front().implementation;
+  }
 };
 
 /// Chooses the implementation(s) for `w`. Errors: no strategy or no
