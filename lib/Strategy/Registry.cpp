@@ -143,6 +143,17 @@ Strategy StrategyRegistry::lookup(const std::string &op,
   return s;
 }
 
+std::vector<std::string> StrategyRegistry::ops() const {
+  std::vector<std::string> names;
+  for (const auto &entry : generics)
+    names.push_back(entry.first);
+  for (const auto &entry : overrides)
+    names.push_back(entry.first.first);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 //===----------------------------------------------------------------------===//
 // Optional libraries
 //===----------------------------------------------------------------------===//

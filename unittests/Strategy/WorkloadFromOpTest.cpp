@@ -2,6 +2,7 @@
 
 #include "strata/StrategyMLIR/WorkloadFromOp.h"
 #include "strata/InitAll.h"
+#include "strata/Strategy/CpuStrategies.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -130,6 +131,56 @@ TEST_F(WorkloadFromOpTest, DtypeSpellings) {
   EXPECT_EQ(dtypeSpelling(b.getIntegerType(8, false)), "ui8");
   EXPECT_EQ(dtypeSpelling(b.getI1Type()), "i1");
   EXPECT_EQ(dtypeSpelling(b.getNoneType()), "none");
+}
+
+} // namespace
+
+namespace {
+
+/// The built-in tables name real Top ops and real attributes of them: a
+/// misspelt name would make a clause fail silently.
+TEST_F(WorkloadFromOpTest, BuiltinTablesNameRealOpsAndAttributes) {
+  const StrategyRegistry &registry = builtinRegistry();
+  std::vector<std::string> ops = registry.ops();
+  EXPECT_GE(ops.size(), 15u);
+  for (const std::string &op : ops) {
+    std::optional<mlir::RegisteredOperationName> info =
+        mlir::RegisteredOperationName::lookup(op, &ctx);
+    ASSERT_TRUE(info) << op << " is not a registered op";
+    auto hasAttr = [&](const std::string &name) {
+      for (mlir::StringAttr a : info->getAttributeNames())
+        if (a.strref() == name)
+          return true;
+      return false;
+    };
+    for (const Implementation &impl :
+         registry.lookup(op, "cpu").implementations()) {
+      for (const Clause &c : impl.condition.clauses())
+        if (c.kind() == Clause::Kind::Attr ||
+            c.kind() == Clause::Kind::AttrAllEqual)
+          EXPECT_TRUE(hasAttr(c.attrName()))
+              << impl.name << ": " << op << " has no attribute '"
+              << c.attrName() << "'";
+      for (const KernelParam &p : impl.lowering.params)
+        if (!p.source.attrName().empty())
+          EXPECT_TRUE(hasAttr(p.source.attrName()))
+              << impl.name << ": " << op << " has no attribute '"
+              << p.source.attrName() << "'";
+    }
+  }
+}
+
+/// Every Top op has an implementation on the CPU (at least codegen).
+TEST_F(WorkloadFromOpTest, EveryTopOpHasAnImplementation) {
+  unsigned count = 0;
+  for (mlir::RegisteredOperationName name : ctx.getRegisteredOperations()) {
+    if (name.getDialectNamespace() != "top")
+      continue;
+    ++count;
+    Strategy s = builtinRegistry().lookup(name.getStringRef().str(), "cpu");
+    EXPECT_TRUE(s.find(kCodegenImplName)) << name.getStringRef().str();
+  }
+  EXPECT_GE(count, 100u);
 }
 
 } // namespace

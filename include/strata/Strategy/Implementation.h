@@ -46,6 +46,9 @@ public:
   /// `operand 0 dim 1`, `product(operand 0 dims [0, -1))`, `attr group`,
   /// `attr strides[0]`, `1`.
   std::string str() const;
+  Kind kind() const { return k; }
+  /// The attribute read (AttrInt, AttrElement); empty otherwise.
+  const std::string &attrName() const { return name; }
 
 private:
   Kind k = Kind::Const;

@@ -95,6 +95,9 @@ public:
   /// implementation) if there is no fallback either.
   Strategy lookup(const std::string &op, const std::string &target) const;
 
+  /// The ops with a generic strategy or an override on some target, sorted.
+  std::vector<std::string> ops() const;
+
   /// Optional libraries whose implementations were not registered because
   /// the library was not found at build time.
   const std::vector<std::string> &missingLibraries() const { return missing; }
