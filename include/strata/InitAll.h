@@ -6,6 +6,7 @@
 #include "strata/Dialect/Top/IR/TopDialect.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Dialect/Top/Transforms/Pipelines.h"
+#include "strata/StrategyMLIR/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,6 +28,7 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
 inline void registerAllPasses() {
   top::registerTopPasses();
   top::registerTopOptimizePipeline();
+  strategy::registerStrategyPasses();
   mlir::registerTransformsPasses();
 }
 

@@ -1,0 +1,327 @@
+//===- CpuStrategies.cpp - the generic and CPU strategy tables ------------===//
+//
+// The CPU target's kernel candidates. Every kernel named here is still to be
+// written (issue #12's CPU code generation); until it exists the lowering
+// treats the op as codegen. Priorities (higher wins): 30 pointwise-conv
+// GEMM, 25 depthwise / GEMV, 20 Winograd / GEMM, 15 batched GEMM, 10 the
+// general kernels, 0 the codegen fallback.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Strategy/CpuStrategies.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace strata::strategy {
+
+static const char *kCpu = "cpu";
+
+static TensorRef in(unsigned i) { return TensorRef::operand(i); }
+static TensorRef out(unsigned i) { return TensorRef::result(i); }
+
+static Clause dtypeIs(TensorRef t, std::vector<std::string> dtypes) {
+  return Clause::dtypeIn(t, std::move(dtypes));
+}
+static Clause dimIs(TensorRef t, int64_t d, Clause::Cmp cmp, int64_t k) {
+  return Clause::dim(t, d, cmp, k);
+}
+static Clause nchw() {
+  return Clause::attrEq("layout", AttrValue::string("NCHW"));
+}
+
+static KernelParam p(std::string name, ParamSource source) {
+  return {std::move(name), std::move(source)};
+}
+static KernelParam dimParam(std::string name, TensorRef t, int64_t d) {
+  return p(std::move(name), ParamSource::dim(t, d));
+}
+
+/// The parameters every 2-d NCHW window kernel takes: the input and output
+/// geometry, kernel size, strides, pads and dilations.
+static std::vector<KernelParam> window2dParams(bool withFilter) {
+  std::vector<KernelParam> ps = {
+      dimParam("N", in(0), 0),   dimParam("C", in(0), 1),
+      dimParam("H", in(0), 2),   dimParam("W", in(0), 3),
+      dimParam("OH", out(0), 2), dimParam("OW", out(0), 3)};
+  if (withFilter) {
+    ps.push_back(dimParam("O", in(1), 0));
+    ps.push_back(dimParam("KH", in(1), 2));
+    ps.push_back(dimParam("KW", in(1), 3));
+  } else {
+    ps.push_back(p("KH", ParamSource::attrElement("kernel_shape", 0)));
+    ps.push_back(p("KW", ParamSource::attrElement("kernel_shape", 1)));
+  }
+  const char *names[] = {"SH", "SW"};
+  for (int i = 0; i < 2; ++i)
+    ps.push_back(p(names[i], ParamSource::attrElement("strides", i)));
+  const char *pads[] = {"PT", "PL", "PB", "PR"};
+  for (int i = 0; i < 4; ++i)
+    ps.push_back(p(pads[i], ParamSource::attrElement("pads", i)));
+  const char *dils[] = {"DH", "DW"};
+  for (int i = 0; i < 2; ++i)
+    ps.push_back(p(dils[i], ParamSource::attrElement("dilations", i)));
+  return ps;
+}
+
+Error registerGenericStrategies(StrategyRegistry &registry) {
+  Implementation codegen;
+  codegen.name = kCodegenImplName;
+  codegen.priority = kCodegenPriority;
+  codegen.lowering = Lowering::codegen();
+  return registry.setFallback(std::move(codegen));
+}
+
+static Error registerConv(StrategyRegistry &r) {
+  using Cmp = Clause::Cmp;
+  // Every Conv kernel is 2-d NCHW.
+  Condition conv2d = {Clause::rank(in(0), 4), nchw()};
+  Condition f32 = {dtypeIs(in(0), {"f32"}), dtypeIs(in(1), {"f32"})};
+  std::vector<KernelParam> geometry = window2dParams(/*withFilter=*/true);
+  geometry.push_back(p("G", ParamSource::attrInt("group")));
+
+  Implementation pointwise{
+      "conv2d.1x1_gemm",
+      30,
+      f32 && Condition{Clause::attrAllEqual("kernel_shape", 1),
+                       Clause::attrAllEqual("strides", 1),
+                       Clause::attrAllEqual("pads", 0),
+                       Clause::attrEq("group", AttrValue::integer(1))},
+      Lowering::kernelCall(
+          "conv2d_1x1_gemm_f32",
+          {dimParam("N", in(0), 0), dimParam("K", in(0), 1),
+           p("HW", ParamSource::dimProduct(in(0), 2, ParamSource::kEnd)),
+           dimParam("O", in(1), 0)}),
+      {{"tile_m", 64}, {"tile_n", 256}, {"tile_k", 256}},
+      ""};
+  // group == C: the filter has one input channel per group and the input
+  // more than one channel.
+  Implementation depthwise{
+      "conv2d.depthwise",
+      25,
+      {dtypeIs(in(0), {"f32"}), dimIs(in(1), 1, Cmp::Eq, 1),
+       dimIs(in(0), 1, Cmp::Ne, 1)},
+      Lowering::kernelCall("conv2d_depthwise_f32", geometry),
+      {{"tile_w", 8}},
+      ""};
+  // F(2x2, 3x3) pays off once there are enough channels to amortize the
+  // input and output transforms.
+  Implementation winograd{
+      "conv2d.winograd_f23",
+      20,
+      f32 &&
+          Condition{Clause::attrAllEqual("kernel_shape", 3),
+                    Clause::attrAllEqual("strides", 1),
+                    Clause::attrAllEqual("dilations", 1),
+                    Clause::attrEq("group", AttrValue::integer(1)),
+                    dimIs(in(0), 1, Cmp::Ge, 16), dimIs(in(1), 0, Cmp::Ge, 16)},
+      Lowering::kernelCall("conv2d_winograd_f23_f32", geometry),
+      {{"tile_o", 16}, {"tile_hw", 64}},
+      ""};
+  Implementation im2col{
+      "conv2d.im2col_gemm",
+      10,
+      f32,
+      Lowering::kernelCall("conv2d_im2col_gemm_f32", geometry),
+      {{"tile_m", 64}, {"tile_n", 128}, {"tile_k", 256}},
+      ""};
+  // The integer path (i8 storage, int32 accumulation); disjoint from the f32
+  // one by dtype, so both sit at priority 10.
+  Implementation im2colInt8{
+      "conv2d.im2col_gemm_i8",
+      10,
+      {dtypeIs(in(0), {"i8", "qi8"}), dtypeIs(in(1), {"i8", "qi8"})},
+      Lowering::kernelCall("conv2d_im2col_gemm_i8", geometry),
+      {{"tile_m", 32}, {"tile_n", 128}, {"tile_k", 512}},
+      ""};
+  for (Implementation *impl :
+       {&pointwise, &depthwise, &winograd, &im2col, &im2colInt8})
+    if (Error e = r.addForTarget("top.Conv", kCpu, std::move(*impl), conv2d))
+      return e;
+  return std::nullopt;
+}
+
+static Error registerMatMul(StrategyRegistry &r) {
+  using Cmp = Clause::Cmp;
+  std::vector<KernelParam> gemm = {
+      p("M", ParamSource::dimProduct(in(0), 0, -1)), dimParam("K", in(0), -1),
+      dimParam("N", out(0), -1),
+      p("transpose_b", ParamSource::attrInt("right_transpose"))};
+  Condition f32 = {dtypeIs(in(0), {"f32"}), dtypeIs(in(1), {"f32"})};
+  Implementation gemv{
+      "matmul.gemv_f32",
+      25,
+      f32 && Condition{Clause::rank(in(1), 2), dimIs(in(0), -2, Cmp::Eq, 1)},
+      Lowering::kernelCall("matmul_gemv_f32", gemm),
+      {{"tile_n", 64}},
+      ""};
+  Implementation gemmF32{"matmul.gemm_f32",
+                         20,
+                         f32 && Condition{Clause::rank(in(1), 2)},
+                         Lowering::kernelCall("matmul_gemm_f32", gemm),
+                         {{"tile_m", 64}, {"tile_n", 256}, {"tile_k", 256}},
+                         ""};
+  Implementation gemmInt8{"matmul.gemm_i8",
+                          20,
+                          {dtypeIs(in(0), {"i8", "qi8"}),
+                           dtypeIs(in(1), {"i8", "qi8"}),
+                           Clause::rank(in(1), 2)},
+                          Lowering::kernelCall("matmul_gemm_i8", gemm),
+                          {{"tile_m", 32}, {"tile_n", 256}, {"tile_k", 512}},
+                          ""};
+  Implementation batched{
+      "matmul.batched_gemm_f32",
+      15,
+      f32,
+      Lowering::kernelCall(
+          "matmul_batched_gemm_f32",
+          {p("B", ParamSource::dimProduct(out(0), 0, -2)),
+           dimParam("M", out(0), -2), dimParam("N", out(0), -1),
+           dimParam("K", in(0), -1),
+           p("transpose_b", ParamSource::attrInt("right_transpose"))}),
+      {{"tile_m", 32}, {"tile_n", 128}, {"tile_k", 256}},
+      ""};
+  for (Implementation *impl : {&gemv, &gemmF32, &gemmInt8, &batched})
+    if (Error e = r.addForTarget("top.MatMul", kCpu, std::move(*impl)))
+      return e;
+  return std::nullopt;
+}
+
+static Error registerPooling(StrategyRegistry &r) {
+  Condition pool2d = {Clause::rank(in(0), 4), nchw(), dtypeIs(in(0), {"f32"})};
+  std::vector<KernelParam> geometry = window2dParams(/*withFilter=*/false);
+  Implementation maxPool{"maxpool2d.nchw_f32",
+                         10,
+                         {Clause::attrAllEqual("dilations", 1)},
+                         Lowering::kernelCall("maxpool2d_nchw_f32", geometry),
+                         {{"vector_w", 8}},
+                         ""};
+  std::vector<KernelParam> avgGeometry = geometry;
+  avgGeometry.push_back(
+      p("count_include_pad", ParamSource::attrInt("count_include_pad")));
+  Implementation avgPool{
+      "avgpool2d.nchw_f32",
+      10,
+      {Clause::attrAllEqual("dilations", 1)},
+      Lowering::kernelCall("avgpool2d_nchw_f32", avgGeometry),
+      {{"vector_w", 8}},
+      ""};
+  Implementation globalAvg{
+      "globalavgpool.nchw_f32",
+      10,
+      {},
+      Lowering::kernelCall(
+          "globalavgpool_nchw_f32",
+          {p("NC", ParamSource::dimProduct(in(0), 0, 2)),
+           p("HW", ParamSource::dimProduct(in(0), 2, ParamSource::kEnd))}),
+      {},
+      ""};
+  if (Error e = r.addForTarget("top.MaxPool", kCpu, maxPool, pool2d))
+    return e;
+  if (Error e = r.addForTarget("top.AvgPool", kCpu, avgPool, pool2d))
+    return e;
+  return r.addForTarget("top.GlobalAvgPool", kCpu, globalAvg, pool2d);
+}
+
+/// Softmax and LayerNorm over the last axis (completeWorkloadDefaults makes
+/// the axis negative), as rows x cols.
+static Error registerRowwise(StrategyRegistry &r) {
+  std::vector<KernelParam> rows = {
+      p("rows", ParamSource::dimProduct(in(0), 0, -1)),
+      dimParam("cols", in(0), -1)};
+  Condition lastAxisF32 = {dtypeIs(in(0), {"f32"}),
+                           Clause::attrEq("axis", AttrValue::integer(-1))};
+  Implementation softmax{"softmax.last_axis_f32",
+                         10,
+                         lastAxisF32,
+                         Lowering::kernelCall("softmax_last_axis_f32", rows),
+                         {{"vector_w", 8}},
+                         ""};
+  Implementation layerNorm{
+      "layernorm.last_axis_f32",
+      10,
+      lastAxisF32,
+      Lowering::kernelCall("layernorm_last_axis_f32", rows),
+      {{"vector_w", 8}},
+      ""};
+  if (Error e = r.addForTarget("top.Softmax", kCpu, softmax))
+    return e;
+  return r.addForTarget("top.LayerNorm", kCpu, layerNorm);
+}
+
+static Error registerElementwise(StrategyRegistry &r) {
+  auto count = [](TensorRef t) {
+    return std::vector<KernelParam>{
+        p("count", ParamSource::dimProduct(t, 0, ParamSource::kEnd))};
+  };
+  struct Unary {
+    const char *op, *stem;
+    Condition extra;
+  };
+  Unary unaries[] = {
+      {"top.Relu", "relu", {}},
+      {"top.Sigmoid", "sigmoid", {}},
+      {"top.Tanh", "tanh", {}},
+      {"top.Exp", "exp", {}},
+      {"top.SiLU", "silu", {}},
+      {"top.Gelu",
+       "gelu",
+       {Clause::attrEq("approximate", AttrValue::string("none"))}},
+  };
+  for (const Unary &u : unaries) {
+    Implementation impl{
+        std::string(u.stem) + ".eltwise_f32",
+        10,
+        Condition{dtypeIs(in(0), {"f32"})} && u.extra,
+        Lowering::kernelCall(std::string(u.stem) + "_f32", count(in(0))),
+        {{"vector_w", 8}},
+        ""};
+    if (Error e = r.addForTarget(u.op, kCpu, std::move(impl)))
+      return e;
+  }
+  // Binary kernels broadcast through strides; count is the output's.
+  const char *binaries[][2] = {{"top.Add", "add"},
+                               {"top.Sub", "sub"},
+                               {"top.Mul", "mul"},
+                               {"top.Div", "div"}};
+  for (auto [op, stem] : binaries) {
+    Implementation impl{
+        std::string(stem) + ".eltwise_f32",
+        10,
+        {dtypeIs(in(0), {"f32"}), dtypeIs(in(1), {"f32"})},
+        Lowering::kernelCall(std::string(stem) + "_f32", count(out(0))),
+        {{"vector_w", 8}},
+        ""};
+    if (Error e = r.addForTarget(op, kCpu, std::move(impl)))
+      return e;
+  }
+  return std::nullopt;
+}
+
+Error registerCpuStrategies(StrategyRegistry &registry) {
+  for (auto fn : {registerConv, registerMatMul, registerPooling,
+                  registerRowwise, registerElementwise})
+    if (Error e = fn(registry))
+      return e;
+  return std::nullopt;
+}
+
+const StrategyRegistry &builtinRegistry() {
+  static const StrategyRegistry registry = [] {
+    StrategyRegistry r;
+    Error e = registerGenericStrategies(r);
+    if (!e)
+      e = registerCpuStrategies(r);
+    // Optional-library providers go here, e.g.
+    //   registerLibraryProvider(r, {"onednn", libraryFoundAtBuild("onednn"),
+    //                               registerOneDnnStrategies});
+    if (e) {
+      std::fprintf(stderr, "strata: built-in strategy table: %s\n", e->c_str());
+      std::abort();
+    }
+    return r;
+  }();
+  return registry;
+}
+
+} // namespace strata::strategy

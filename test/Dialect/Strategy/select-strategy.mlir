@@ -1,0 +1,121 @@
+// RUN: strata-opt %s -split-input-file --top-select-strategy="machine=test" | FileCheck %s
+
+// The CPU table's Conv candidates: pointwise as GEMM, Winograd for 3x3
+// stride 1 with enough channels, depthwise, im2col + GEMM otherwise, the
+// integer path by dtype, and codegen for what no kernel covers.
+
+// CHECK-LABEL: func.func @conv
+func.func @conv(%x: tensor<1x32x8x8xf32>, %w1: tensor<16x32x1x1xf32>,
+                %w3: tensor<32x32x3x3xf32>, %wd: tensor<32x1x3x3xf32>,
+                %w5: tensor<8x32x5x5xf32>, %x8: tensor<1x8x8x8xf32>,
+                %w8: tensor<8x8x3x3xf32>) -> (tensor<1x16x8x8xf32>, tensor<1x32x8x8xf32>,
+                tensor<1x32x8x8xf32>, tensor<1x8x4x4xf32>, tensor<1x8x8x8xf32>, tensor<1x32x4x4xf32>) {
+  %n = top.None() : () -> none
+  // CHECK: top.None() : () -> none
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.1x1_gemm", strata.schedule = {tile_k = 256 : i64, tile_m = 64 : i64, tile_n = 256 : i64}
+  %0 = top.Conv(%x, %w1, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x32x8x8xf32>, tensor<16x32x1x1xf32>, none) -> tensor<1x16x8x8xf32>
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.winograd_f23"
+  %1 = top.Conv(%x, %w3, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x8x8xf32>, tensor<32x32x3x3xf32>, none) -> tensor<1x32x8x8xf32>
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.depthwise", strata.schedule = {tile_w = 8 : i64}
+  %2 = top.Conv(%x, %wd, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, group = 32 : i64} : (tensor<1x32x8x8xf32>, tensor<32x1x3x3xf32>, none) -> tensor<1x32x8x8xf32>
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.im2col_gemm"
+  %3 = top.Conv(%x, %w5, %n) {kernel_shape = array<i64: 5, 5>} : (tensor<1x32x8x8xf32>, tensor<8x32x5x5xf32>, none) -> tensor<1x8x4x4xf32>
+  // 3x3 stride 1 but only 8 channels: not Winograd.
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.im2col_gemm"
+  %4 = top.Conv(%x8, %w8, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>, none) -> tensor<1x8x8x8xf32>
+  // 3x3 stride 2: not Winograd.
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.im2col_gemm"
+  %5 = top.Conv(%x, %w3, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x32x8x8xf32>, tensor<32x32x3x3xf32>, none) -> tensor<1x32x4x4xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<1x16x8x8xf32>, tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>, tensor<1x8x4x4xf32>, tensor<1x8x8x8xf32>, tensor<1x32x4x4xf32>
+}
+
+// -----
+
+// 1-d and f16 convs have no kernel: codegen (NHWC too: unittests/Strategy).
+
+// CHECK-LABEL: func.func @conv_codegen
+func.func @conv_codegen(%x1: tensor<1x4x16xf32>, %w1: tensor<4x4x3xf32>,
+                        %xh: tensor<1x4x8x8xf16>, %wh: tensor<4x4x3x3xf16>)
+    -> (tensor<1x4x14xf32>, tensor<1x4x6x6xf16>) {
+  %n = top.None() : () -> none
+  // CHECK: top.Conv{{.*}}strata.impl = "codegen"
+  // CHECK-NOT: strata.schedule
+  // CHECK-SAME: -> tensor<1x4x14xf32>
+  %1 = top.Conv(%x1, %w1, %n) {kernel_shape = array<i64: 3>} : (tensor<1x4x16xf32>, tensor<4x4x3xf32>, none) -> tensor<1x4x14xf32>
+  // CHECK: top.Conv{{.*}}strata.impl = "codegen"
+  %2 = top.Conv(%xh, %wh, %n) {kernel_shape = array<i64: 3, 3>} : (tensor<1x4x8x8xf16>, tensor<4x4x3x3xf16>, none) -> tensor<1x4x6x6xf16>
+  return %1, %2 : tensor<1x4x14xf32>, tensor<1x4x6x6xf16>
+}
+
+// -----
+
+// MatMul, pooling, softmax, layernorm, elementwise; ops without a kernel
+// (Transpose-like Permute here) get codegen; top.Weight / top.None /
+// terminators get nothing.
+
+// CHECK-LABEL: func.func @others
+func.func @others(%a: tensor<8x64xf32>, %v: tensor<1x64xf32>, %b: tensor<64x32xf32>,
+                  %p: tensor<1x4x8x8xf32>) -> (tensor<8x32xf32>, tensor<1x32xf32>, tensor<1x4x4x4xf32>,
+                  tensor<1x4x4x4xf32>, tensor<1x4x1x1xf32>, tensor<8x64xf32>, tensor<8x64xf32>,
+                  tensor<8x64xf32>, tensor<64x8xf32>, tensor<8x64xf32>) {
+  %n = top.None() : () -> none
+  %w = top.Weight() {name = "w"} : () -> tensor<64xf32>
+  // CHECK: top.Weight() {name = "w"} : () -> tensor<64xf32>
+  // CHECK: top.MatMul{{.*}}strata.impl = "matmul.gemm_f32"
+  %0 = top.MatMul(%a, %b, %n) : (tensor<8x64xf32>, tensor<64x32xf32>, none) -> tensor<8x32xf32>
+  // CHECK: top.MatMul{{.*}}strata.impl = "matmul.gemv_f32"
+  %1 = top.MatMul(%v, %b, %n) : (tensor<1x64xf32>, tensor<64x32xf32>, none) -> tensor<1x32xf32>
+  // CHECK: top.MaxPool{{.*}}strata.impl = "maxpool2d.nchw_f32"
+  %2 = top.MaxPool(%p) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  // CHECK: top.AvgPool{{.*}}strata.impl = "avgpool2d.nchw_f32"
+  %3 = top.AvgPool(%p) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  // CHECK: top.GlobalAvgPool{{.*}}strata.impl = "globalavgpool.nchw_f32"
+  %4 = top.GlobalAvgPool(%p) : (tensor<1x4x8x8xf32>) -> tensor<1x4x1x1xf32>
+  // axis 1 of a rank-2 input is the last axis.
+  // CHECK: top.Softmax{{.*}}strata.impl = "softmax.last_axis_f32"
+  %5 = top.Softmax(%a) {axis = 1 : i64} : (tensor<8x64xf32>) -> tensor<8x64xf32>
+  // CHECK: top.LayerNorm{{.*}}strata.impl = "layernorm.last_axis_f32"
+  %6 = top.LayerNorm(%a, %w, %w) : (tensor<8x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<8x64xf32>
+  // CHECK: top.Relu{{.*}}strata.impl = "relu.eltwise_f32"
+  %7 = top.Relu(%a) : (tensor<8x64xf32>) -> tensor<8x64xf32>
+  // CHECK: top.Permute{{.*}}strata.impl = "codegen"
+  %8 = top.Permute(%a) {order = array<i64: 1, 0>} : (tensor<8x64xf32>) -> tensor<64x8xf32>
+  // CHECK: top.Add{{.*}}strata.impl = "add.eltwise_f32"
+  %9 = top.Add(%a, %w) : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8x64xf32>
+  // CHECK: return
+  // CHECK-NOT: strata.impl
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9 : tensor<8x32xf32>, tensor<1x32xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x1x1xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<64x8xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// A dim unknown at compile time: a guard chain, checked at run time on the
+// actual shapes; only the unknown clauses remain in `when`.
+
+// CHECK-LABEL: func.func @guards
+func.func @guards(%a: tensor<?x64xf32>, %b: tensor<64x32xf32>) -> tensor<?x32xf32> {
+  %n = top.None() : () -> none
+  // CHECK: top.MatMul{{.*}}strata.impl = [{impl = "matmul.gemv_f32", schedule = {tile_n = 64 : i64}, when = ["operand 0 dim -2 == 1"]}, {impl = "matmul.gemm_f32", schedule = {tile_k = 256 : i64, tile_m = 64 : i64, tile_n = 256 : i64}}]
+  %0 = top.MatMul(%a, %b, %n) : (tensor<?x64xf32>, tensor<64x32xf32>, none) -> tensor<?x32xf32>
+  return %0 : tensor<?x32xf32>
+}
+
+// -----
+
+// Control flow: the If itself falls back to codegen; the ops of its
+// regions are selected like any other.
+
+// CHECK-LABEL: func.func @control_flow
+func.func @control_flow(%c: tensor<i1>, %a: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: top.If %{{.*}} {strata.impl = "codegen"}
+  // CHECK: top.Relu{{.*}}strata.impl = "relu.eltwise_f32"
+  // CHECK-NOT: strata.impl
+  // CHECK: return
+  %r = top.If %c : tensor<i1> -> (tensor<4xf32>) then {
+    %x = top.Relu(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    top.Yield %x : tensor<4xf32>
+  } else {
+    top.Yield %a : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
