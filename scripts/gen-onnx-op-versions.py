@@ -4,7 +4,13 @@ at which its schema changed (since_version), from the installed onnx package,
 and (ONNX_ARITY) each schema version's input/output counts and which input
 positions are required.
 Usage: gen-onnx-op-versions.py OUT.inc"""
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import use_venv  # noqa: E402  (runs this script with .venv's python)
+
+use_venv.reexec()
 
 import onnx.defs
 
