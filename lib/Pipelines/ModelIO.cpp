@@ -36,12 +36,14 @@ void registerAndLoadDialects(MLIRContext &context) {
 static LogicalResult checkMlirText(std::string_view text,
                                    const std::string &path,
                                    MLIRContext &context) {
-  unsigned line = 1, column = 1, depth = 0;
+  unsigned line = 1, depth = 0;
+  size_t i = 0, lineStart = 0;
   // Line 0: the diagnostic handler then does not print the source line,
   // which for a binary file could be anything, of any length.
   auto fail = [&](const Twine &message) {
     return emitError(FileLineColLoc::get(&context, path, 0, 0))
-           << "line " << line << ", column " << column << ": " << message;
+           << "line " << line << ", column " << (i - lineStart + 1) << ": "
+           << message;
   };
   if (text.substr(0, 4) == std::string_view("PK\x03\x04", 4) ||
       text.substr(0, 4) == std::string_view("PK\x05\x06", 4))
@@ -49,7 +51,7 @@ static LogicalResult checkMlirText(std::string_view text,
            << "is a zip archive (an npz weight file?), not a .mlir model; a "
               "model's weights are named by its top.weight_file";
   bool inString = false, inComment = false;
-  for (size_t i = 0; i < text.size(); ++i) {
+  for (; i < text.size(); ++i) {
     char c = text[i];
     if (c == '\0')
       return fail("the file holds a NUL byte (byte offset " + Twine(i) +
@@ -57,20 +59,17 @@ static LogicalResult checkMlirText(std::string_view text,
                   "'strata import' or from a .onnx file)");
     if (c == '\n') {
       ++line;
-      column = 1;
+      lineStart = i + 1;
       inComment = false;
       continue;
     }
-    ++column;
     if (inComment)
       continue;
     if (inString) {
-      if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') {
+      if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n')
         ++i;
-        ++column;
-      } else if (c == '"') {
+      else if (c == '"')
         inString = false;
-      }
       continue;
     }
     switch (c) {
@@ -161,12 +160,17 @@ LogicalResult loadTopModel(const std::string &mlirPath,
     path = *named;
   }
   if (path.empty()) {
-    bool hasWeights = false;
-    module->walk([&](top::WeightOp) { hasWeights = true; });
-    if (hasWeights) {
-      error = "model '" + mlirPath +
-              "' has top.Weight ops but no top.weight_file attribute naming "
-              "its weights; give them with --weights";
+    // Weights with inline data need no file.
+    std::string needsFile;
+    module->walk([&](top::WeightOp w) {
+      if (!w.getValueAttr() && needsFile.empty())
+        needsFile = w.getName().str();
+    });
+    if (!needsFile.empty()) {
+      error = "model '" + mlirPath + "' has weights whose data is in a file " +
+              "(top.Weight '" + needsFile +
+              "') but no top.weight_file attribute naming it; give the file "
+              "with --weights";
       return failure();
     }
     return success();

@@ -267,8 +267,6 @@ bool parseNpy(const uint8_t *data, size_t size, Tensor &out,
     swapBytes(out);
   if (fortranOrder && shape.size() > 1)
     out = reverseDims(out);
-  else if (fortranOrder)
-    out = out.reshaped(shape);
   // ml_dtypes reads only the low bits of an int4/int2 byte; normalize to the
   // extended value Strata computes with.
   if (intBitWidth(*type) == 2 || intBitWidth(*type) == 4)
@@ -303,6 +301,9 @@ std::string serializeNpy(const Tensor &t) {
   return out;
 }
 
+/// Zstandard's zip method id (APPNOTE 6.3.8; this libzip has no macro).
+static constexpr zip_int32_t kZipMethodZstd = 93;
+
 /// The name of zip compression method `method`, for messages.
 static std::string compressionName(zip_int32_t method) {
   switch (method) {
@@ -310,7 +311,7 @@ static std::string compressionName(zip_int32_t method) {
   case ZIP_CM_LZMA: return "LZMA";
   case ZIP_CM_LZMA2: return "LZMA2";
   case ZIP_CM_XZ: return "XZ";
-  case 93: return "zstd";
+  case kZipMethodZstd: return "zstd";
   default: return "method " + std::to_string(method);
   }
 }

@@ -198,4 +198,4 @@ def test_no_weight_file_attribute(model_dir):
     (model_dir / "nw.mlir").write_text(
         GOOD_MODEL.replace(' attributes {top.weight_file = "w.npz"}', ""))
     r = run_ref(model_dir, model="nw.mlir")
-    assert_clean_failure(r, "has top.Weight ops but no top.weight_file attribute", "--weights")
+    assert_clean_failure(r, "top.Weight 'w'", "no top.weight_file attribute", "--weights")

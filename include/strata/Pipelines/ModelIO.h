@@ -43,8 +43,8 @@ mlir::FailureOr<std::string> weightFileFor(mlir::ModuleOp module,
 
 /// Reads a Top model for a tool: parses `mlirPath` (parseModuleFile) and
 /// loads its weights from `weightsPath` when given, else from the file its
-/// top.weight_file names (weightFileFor). A module with top.Weight ops and no
-/// weight file is an error that says so. On failure returns failure and sets
+/// top.weight_file names (weightFileFor). A module with a top.Weight whose
+/// data is not inline and no weight file is an error that says so. On failure returns failure and sets
 /// `error` (parse errors also go to the context's diagnostics).
 mlir::LogicalResult loadTopModel(const std::string &mlirPath,
                                  const std::string &weightsPath,
