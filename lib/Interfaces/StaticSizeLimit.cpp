@@ -24,13 +24,14 @@ static int64_t overLimit(Type type) {
   return checkedNumElements(shape).value_or(-1);
 }
 
-/// "node 'y': " for a name location, else "".
-static std::string nodePrefix(Location loc) {
+/// " (value 'y')" for a name location (the model's name of the value: an
+/// ONNX node's output), else "".
+static std::string valueSuffix(Location loc) {
   if (auto fused = dyn_cast<FusedLoc>(loc))
     if (!fused.getLocations().empty())
       loc = fused.getLocations().front();
   if (auto name = dyn_cast<NameLoc>(loc))
-    return "node '" + name.getName().str() + "': ";
+    return " (value '" + name.getName().str() + "')";
   return "";
 }
 
@@ -39,7 +40,7 @@ static LogicalResult report(Location loc, const std::string &what, Type type,
   auto ranked = cast<RankedTensorType>(type);
   std::vector<int64_t> shape(ranked.getShape().begin(),
                              ranked.getShape().end());
-  return emitError(loc) << nodePrefix(loc) << what << " has static shape "
+  return emitError(loc) << what << valueSuffix(loc) << " has static shape "
                         << shapeToString(shape) << " with "
                         << (count < 0 ? std::string("more than 2^63")
                                       : std::to_string(count))

@@ -90,7 +90,8 @@ static LogicalResult computeResultShapes(Operation *op,
   return success();
 }
 
-/// The name of the model node `op` came from (its name location), or "".
+/// The model's name of `op`'s value (its name location: an ONNX node's
+/// output), or "".
 static std::string nodeName(Operation *op) {
   Location loc = op->getLoc();
   if (auto fused = dyn_cast<FusedLoc>(loc))
@@ -102,7 +103,7 @@ static std::string nodeName(Operation *op) {
 }
 
 /// Runs `iface.interpret`, turning a failed tensor allocation (over the
-/// element limit or out of memory) into an error naming the op and its node:
+/// element limit or out of memory) into an error naming the op and its value:
 /// no allocation failure leaves the interpreter as an exception.
 static LogicalResult
 interpretCatchingAllocationFailure(Operation *op,
@@ -128,7 +129,7 @@ interpretCatchingAllocationFailure(Operation *op,
   }
   std::string node = nodeName(op);
   return op->emitError() << problem << " for op '" << op->getName() << "'"
-                         << (node.empty() ? "" : " (node '" + node + "')")
+                         << (node.empty() ? "" : " (value '" + node + "')")
                          << detail;
 }
 
