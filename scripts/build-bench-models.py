@@ -40,6 +40,12 @@ comparisons.
 """
 import argparse
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import use_venv  # noqa: E402  (runs this script with .venv's python)
+
+use_venv.reexec()
 
 import numpy as np
 import onnx

@@ -5,7 +5,13 @@ at which its schema changed (since_version), from the installed onnx package,
 positions are required, and (ONNX_ATTR) each schema version's attributes with
 their AttributeProto type.
 Usage: gen-onnx-op-versions.py OUT.inc"""
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import use_venv  # noqa: E402  (runs this script with .venv's python)
+
+use_venv.reexec()
 
 import onnx.defs
 

@@ -3,6 +3,7 @@
 #include "strata/Interpreter/Executor.h"
 #include "strata/Interfaces/HostTypes.h"
 #include "strata/Interfaces/ShapeInferenceOpInterface.h"
+#include "strata/Support/Limits.h"
 
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/IR/SymbolTable.h"
@@ -89,6 +90,49 @@ static LogicalResult computeResultShapes(Operation *op,
   return success();
 }
 
+/// The model's name of `op`'s value (its name location: an ONNX node's
+/// output), or "".
+static std::string nodeName(Operation *op) {
+  Location loc = op->getLoc();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      loc = fused.getLocations().front();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  return "";
+}
+
+/// Runs `iface.interpret`, turning a failed tensor allocation (over the
+/// element limit or out of memory) into an error naming the op and its value:
+/// no allocation failure leaves the interpreter as an exception.
+static LogicalResult
+interpretCatchingAllocationFailure(Operation *op,
+                                   InterpretableOpInterface iface,
+                                   InterpreterEnv &env) {
+  std::string problem, detail;
+  try {
+    return iface.interpret(env);
+  } catch (const TensorAllocationError &e) {
+    problem = describe(e);
+  } catch (const std::bad_alloc &) {
+    // A container of the op's own: its size is unknown, its results' is.
+    problem = "out of memory";
+    uint64_t bytes = 0;
+    for (Value r : op->getResults())
+      if (std::optional<DType> t = dtypeOfValue(r);
+          t && env.hasResultShape(r))
+        bytes += static_cast<uint64_t>(
+                     checkedNumElements(env.resultShape(r)).value_or(0)) *
+                 dtypeSize(*t);
+    if (bytes)
+      detail = "; its results take " + formatBytes(bytes);
+  }
+  std::string node = nodeName(op);
+  return op->emitError() << problem << " for op '" << op->getName() << "'"
+                         << (node.empty() ? "" : " (value '" + node + "')")
+                         << detail;
+}
+
 LogicalResult interpretOp(Operation *op, InterpreterEnv &env) {
   auto iface = dyn_cast<InterpretableOpInterface>(op);
   if (!iface)
@@ -96,11 +140,20 @@ LogicalResult interpretOp(Operation *op, InterpreterEnv &env) {
   SmallVector<SmallVector<int64_t>> shapes;
   if (failed(computeResultShapes(op, env, shapes)))
     return failure();
-  for (auto [result, shape] : llvm::zip(op->getResults(), shapes))
-    if (isa<TensorType>(result.getType()) &&
-        llvm::none_of(shape, ShapedType::isDynamic))
-      env.setResultShape(result, std::vector<int64_t>(shape.begin(), shape.end()));
-  if (failed(iface.interpret(env)))
+  for (auto [i, result, shape] :
+       llvm::enumerate(op->getResults(), shapes)) {
+    if (!isa<TensorType>(result.getType()) ||
+        llvm::any_of(shape, ShapedType::isDynamic))
+      continue;
+    std::vector<int64_t> dims(shape.begin(), shape.end());
+    if (!checkedNumElements(dims, limits().maxElements))
+      return op->emitOpError()
+             << "result #" << i << " would have shape " << shapeToString(dims)
+             << ", more than " << formatElementLimit()
+             << " elements, the element limit (--max-elements raises it)";
+    env.setResultShape(result, std::move(dims));
+  }
+  if (failed(interpretCatchingAllocationFailure(op, iface, env)))
     return failure();
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     if (isa<NoneType>(result.getType()))

@@ -59,7 +59,7 @@ FailureOr<TensorMap> interpretModule(ModuleOp module, const TensorMap &inputs,
     std::string name = inputName(func, i);
     const Tensor *t = inputs.find(name);
     if (!t)
-      return func.emitError() << "missing input '" << name << "'";
+      return emitError(func.getLoc()) << "missing input '" << name << "'";
     if (failed(checkTensorFitsType(func.getLoc(), "input '" + name + "'", *t,
                                    arg.getType())))
       return failure();
@@ -70,8 +70,9 @@ FailureOr<TensorMap> interpretModule(ModuleOp module, const TensorMap &inputs,
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       known |= inputName(func, i) == name;
     if (!known)
-      return func.emitError() << "unknown input '" << name
-                              << "' (the function has no such argument)";
+      return emitError(func.getLoc())
+             << "unknown input '" << name
+             << "' (the function has no such argument)";
   }
 
   TensorMap result;

@@ -2,14 +2,19 @@
 
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Dialect/Top/IR/TopDialect.h"
+#include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/InitAll.h"
+#include "strata/Interfaces/StaticSizeLimit.h"
+#include "strata/Support/InputFile.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -24,22 +29,157 @@ void registerAndLoadDialects(MLIRContext &context) {
   context.loadAllAvailableDialects();
 }
 
-OwningOpRef<ModuleOp> parseModuleFile(const std::string &path,
-                                      MLIRContext &context) {
-  ParserConfig config(&context, /*verifyAfterParse=*/true);
-  return parseSourceFile<ModuleOp>(path, config);
+/// Refuses .mlir text the parser must not see: a NUL byte, or brackets
+/// nested deeper than kMaxMlirNesting (the parser recurses per level and
+/// would overflow the stack). Strings and comments are skipped; "->" is not
+/// a bracket.
+static LogicalResult checkMlirText(std::string_view text,
+                                   const std::string &path,
+                                   MLIRContext &context) {
+  unsigned line = 1, depth = 0;
+  size_t i = 0, lineStart = 0;
+  // Line 0: the diagnostic handler then does not print the source line,
+  // which for a binary file could be anything, of any length.
+  auto fail = [&](const Twine &message) {
+    return emitError(FileLineColLoc::get(&context, path, 0, 0))
+           << "line " << line << ", column " << (i - lineStart + 1) << ": "
+           << message;
+  };
+  if (text.substr(0, 4) == std::string_view("PK\x03\x04", 4) ||
+      text.substr(0, 4) == std::string_view("PK\x05\x06", 4))
+    return emitError(FileLineColLoc::get(&context, path, 0, 0))
+           << "is a zip archive (an npz weight file?), not a .mlir model; a "
+              "model's weights are named by its top.weight_file";
+  bool inString = false, inComment = false;
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\0')
+      return fail("the file holds a NUL byte (byte offset " + Twine(i) +
+                  "); a .mlir file is text (an ONNX model is read by "
+                  "'strata import' or from a .onnx file)");
+    if (c == '\n') {
+      ++line;
+      lineStart = i + 1;
+      inComment = false;
+      continue;
+    }
+    if (inComment)
+      continue;
+    if (inString) {
+      if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n')
+        ++i;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    switch (c) {
+    case '"': inString = true; break;
+    case '/':
+      inComment = i + 1 < text.size() && text[i + 1] == '/';
+      break;
+    case '(':
+    case '[':
+    case '{':
+    case '<':
+      if (++depth > kMaxMlirNesting)
+        return fail("brackets nest more than " + Twine(kMaxMlirNesting) +
+                    " deep; Strata refuses such files before parsing");
+      break;
+    case '>':
+      if (i > 0 && text[i - 1] == '-')
+        break; // "->"
+      [[fallthrough]];
+    case ')':
+    case ']':
+    case '}':
+      if (depth)
+        --depth;
+      break;
+    default: break;
+    }
+  }
+  return success();
 }
 
-std::string weightFileFor(ModuleOp module, const std::string &mlirPath) {
+OwningOpRef<ModuleOp> parseModuleFile(const std::string &path,
+                                      MLIRContext &context) {
+  InputFile file;
+  std::string error;
+  if (!file.open(path, "model", error)) {
+    // Line 0: the diagnostic handler does not read the file to show a line.
+    emitError(FileLineColLoc::get(&context, path, 0, 0)) << error;
+    return {};
+  }
+  if (failed(checkMlirText(file.text(), path, context)))
+    return {};
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(file.text().data(), file.size()), path),
+      llvm::SMLoc());
+  ParserConfig config(&context, /*verifyAfterParse=*/true);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
+  if (module && failed(checkStaticSizeLimit(module->getOperation())))
+    return {};
+  return module;
+}
+
+FailureOr<std::string> weightFileFor(ModuleOp module,
+                                     const std::string &mlirPath,
+                                     std::string &error) {
   auto attr = module->getAttrOfType<StringAttr>(top::kWeightFileAttr);
   if (!attr)
-    return "";
-  if (llvm::sys::path::is_absolute(attr.getValue()))
-    return attr.str();
+    return std::string();
   llvm::SmallString<256> dir(mlirPath);
   llvm::sys::path::remove_filename(dir);
-  llvm::sys::path::append(dir, attr.getValue());
-  return std::string(dir);
+  std::string resolved;
+  if (!resolveInsideFolder(std::string(dir), attr.str(),
+                           "the model's top.weight_file", resolved, error)) {
+    error += "; give a weight file elsewhere with --weights";
+    return failure();
+  }
+  return resolved;
+}
+
+LogicalResult loadTopModel(const std::string &mlirPath,
+                           const std::string &weightsPath,
+                           MLIRContext &context, OwningOpRef<ModuleOp> &module,
+                           TensorMap &weights, std::string &error) {
+  module = parseModuleFile(mlirPath, context);
+  if (!module) {
+    error = "cannot load model '" + mlirPath + "'";
+    return failure();
+  }
+  std::string path = weightsPath;
+  if (path.empty()) {
+    FailureOr<std::string> named = weightFileFor(*module, mlirPath, error);
+    if (failed(named)) {
+      error = "weights of '" + mlirPath + "': " + error;
+      return failure();
+    }
+    path = *named;
+  }
+  if (path.empty()) {
+    // Weights with inline data need no file.
+    std::string needsFile;
+    module->walk([&](top::WeightOp w) {
+      if (!w.getValueAttr() && needsFile.empty())
+        needsFile = w.getName().str();
+    });
+    if (!needsFile.empty()) {
+      error = "model '" + mlirPath + "' has weights whose data is in a file " +
+              "(top.Weight '" + needsFile +
+              "') but no top.weight_file attribute naming it; give the file "
+              "with --weights";
+      return failure();
+    }
+    return success();
+  }
+  if (!readNpz(path, weights, error)) {
+    error = "weights of '" + mlirPath + "': " + error;
+    return failure();
+  }
+  return success();
 }
 
 LogicalResult writeModuleFile(ModuleOp module, const std::string &path,

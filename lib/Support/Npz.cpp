@@ -1,12 +1,16 @@
 //===- Npz.cpp - numpy .npy / .npz reading and writing --------------------===//
 
 #include "strata/Support/Npz.h"
+#include "strata/Support/InputFile.h"
+#include "strata/Support/Limits.h"
 
 #include <zip.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace strata {
 
@@ -64,6 +68,39 @@ void skipSpaces(const std::string &s, size_t &p) {
   while (p < s.size() && (s[p] == ' ' || s[p] == '\t'))
     ++p;
 }
+
+/// Reverses the byte order of every element of `t` (a big-endian array).
+void swapBytes(Tensor &t) {
+  size_t esize = dtypeSize(t.dtype());
+  uint8_t *p = t.data<uint8_t>();
+  for (int64_t i = 0; i < t.numElements(); ++i, p += esize)
+    for (size_t a = 0, b = esize - 1; a < b; ++a, --b)
+      std::swap(p[a], p[b]);
+}
+
+/// The transpose of `t` that reverses its dims: out[i0..ik] = t[ik..i0].
+Tensor reverseDims(const Tensor &t) {
+  std::vector<int64_t> shape(t.shape().rbegin(), t.shape().rend());
+  Tensor out(t.dtype(), shape);
+  size_t esize = dtypeSize(t.dtype());
+  std::vector<int64_t> inStrides = t.strides();
+  size_t rank = shape.size();
+  std::vector<int64_t> index(rank, 0);
+  const uint8_t *src = t.data<uint8_t>();
+  uint8_t *dst = out.data<uint8_t>();
+  for (int64_t flat = 0; flat < out.numElements(); ++flat) {
+    int64_t from = 0;
+    for (size_t d = 0; d < rank; ++d)
+      from += index[d] * inStrides[rank - 1 - d];
+    std::memcpy(dst + flat * esize, src + from * esize, esize);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
 } // namespace
 
 bool parseNpy(const uint8_t *data, size_t size, Tensor &out,
@@ -106,6 +143,11 @@ bool parseNpy(const uint8_t *data, size_t size, Tensor &out,
   }
   skipSpaces(header, p);
   size_t q = p < header.size() ? header.find(header[p], p + 1) : std::string::npos;
+  if (p < header.size() && header[p] == '[') {
+    error = "holds a structured array (a list 'descr'); Strata reads plain "
+            "numeric arrays only";
+    return false;
+  }
   if (p >= header.size() || (header[p] != '\'' && header[p] != '"') ||
       q == std::string::npos) {
     error = "npy header has a malformed 'descr'";
@@ -114,6 +156,16 @@ bool parseNpy(const uint8_t *data, size_t size, Tensor &out,
   std::string descr = header.substr(p + 1, q - p - 1);
   if (descr.size() == 3 && descr[0] == '=')
     descr[0] = '<'; // native order is little-endian here
+  // Big-endian arrays are read and byte-swapped to the host's order.
+  bool bigEndian = descr.size() == 3 && descr[0] == '>';
+  if (bigEndian)
+    descr[0] = descr[2] == '1' ? '|' : '<';
+  if (descr.size() >= 2 && descr[1] == 'O') {
+    error = "holds Python objects (npy dtype '" + descr +
+            "', stored as a pickle); Strata reads numeric arrays only and "
+            "never unpickles";
+    return false;
+  }
   if (descr == "<b1" || descr == "=b1")
     descr = "|b1";
   if (descr == "<i1")
@@ -140,11 +192,8 @@ bool parseNpy(const uint8_t *data, size_t size, Tensor &out,
     return false;
   }
   skipSpaces(header, p);
-  if (header.compare(p, 4, "True") == 0) {
-    error = "fortran-ordered npy arrays are not supported";
-    return false;
-  }
-  if (header.compare(p, 5, "False") != 0) {
+  bool fortranOrder = header.compare(p, 4, "True") == 0;
+  if (!fortranOrder && header.compare(p, 5, "False") != 0) {
     error = "npy header has a malformed 'fortran_order'";
     return false;
   }
@@ -208,9 +257,16 @@ bool parseNpy(const uint8_t *data, size_t size, Tensor &out,
     error = os.str();
     return false;
   }
-  out = Tensor(*type, shape);
+  // A fortran-ordered array is the row-major array of the reversed shape,
+  // transposed.
+  std::vector<int64_t> stored(shape.rbegin(), shape.rend());
+  out = Tensor(*type, fortranOrder ? stored : shape);
   if (payload)
     std::memcpy(out.raw(), data + headerStart + headerLen, payload);
+  if (bigEndian)
+    swapBytes(out);
+  if (fortranOrder && shape.size() > 1)
+    out = reverseDims(out);
   // ml_dtypes reads only the low bits of an int4/int2 byte; normalize to the
   // extended value Strata computes with.
   if (intBitWidth(*type) == 2 || intBitWidth(*type) == 4)
@@ -245,18 +301,118 @@ std::string serializeNpy(const Tensor &t) {
   return out;
 }
 
-bool readNpz(const std::string &path, TensorMap &out, std::string &error) {
-  int err = 0;
-  zip_t *archive = zip_open(path.c_str(), ZIP_RDONLY, &err);
-  if (!archive) {
-    zip_error_t ze;
-    zip_error_init_with_code(&ze, err);
-    error = "cannot open npz '" + path + "': " + zip_error_strerror(&ze);
-    zip_error_fini(&ze);
+/// Zstandard's zip method id (APPNOTE 6.3.8; this libzip has no macro).
+static constexpr zip_int32_t kZipMethodZstd = 93;
+
+/// The name of zip compression method `method`, for messages.
+static std::string compressionName(zip_int32_t method) {
+  switch (method) {
+  case ZIP_CM_BZIP2: return "bzip2";
+  case ZIP_CM_LZMA: return "LZMA";
+  case ZIP_CM_LZMA2: return "LZMA2";
+  case ZIP_CM_XZ: return "XZ";
+  case kZipMethodZstd: return "zstd";
+  default: return "method " + std::to_string(method);
+  }
+}
+
+/// Deflate expands at most 1032-fold; a member declaring more is corrupt.
+static constexpr uint64_t kMaxDeflateRatio = 1032;
+
+/// Reads member `index` of `archive` (described by `st`) into `buf`. The
+/// sizes its header declares are untrusted: they are checked against the
+/// archive's real size and the file limit first, and the buffer grows only
+/// with data actually decompressed. On failure returns false with `error`
+/// (without the "npz '<path>': " prefix).
+static bool readMember(zip_t *archive, zip_int64_t index, const zip_stat_t &st,
+                       uint64_t archiveBytes, std::vector<uint8_t> &buf,
+                       std::string &error) {
+  std::string member = std::string("member '") + st.name + "'";
+  if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) &&
+      st.encryption_method != ZIP_EM_NONE) {
+    error = member + " is encrypted";
     return false;
   }
+  zip_int32_t method =
+      (st.valid & ZIP_STAT_COMP_METHOD) ? st.comp_method : ZIP_CM_STORE;
+  if (method != ZIP_CM_STORE && method != ZIP_CM_DEFLATE) {
+    error = member + " is compressed with " + compressionName(method) +
+            "; Strata reads stored and deflate members (what numpy.savez "
+            "and numpy.savez_compressed write)";
+    return false;
+  }
+  uint64_t compressed = (st.valid & ZIP_STAT_COMP_SIZE) ? st.comp_size : 0;
+  uint64_t limit = limits().maxFileBytes;
+  if (compressed > archiveBytes ||
+      (method == ZIP_CM_STORE && st.size != compressed) ||
+      (method == ZIP_CM_DEFLATE &&
+       st.size / kMaxDeflateRatio > compressed + 1)) {
+    error = member + " declares " + std::to_string(st.size) +
+            " bytes from " + std::to_string(compressed) +
+            " compressed bytes in a " + std::to_string(archiveBytes) +
+            "-byte archive: the archive is corrupt";
+    return false;
+  }
+  if (st.size > limit) {
+    error = member + " is " + formatBytes(st.size) +
+            " uncompressed, over the limit of " + formatBytes(limit) +
+            " (--max-file-size raises it)";
+    return false;
+  }
+  zip_file_t *f = zip_fopen_index(archive, index, 0);
+  if (!f) {
+    error = "cannot open " + member + ": " + zip_strerror(archive);
+    return false;
+  }
+  constexpr uint64_t kChunk = uint64_t(1) << 24;
+  buf.clear();
+  bool ok = true;
+  while (ok) {
+    size_t have = buf.size();
+    uint64_t want = std::min<uint64_t>(kChunk, st.size - have + 1);
+    buf.resize(have + want);
+    zip_int64_t got = zip_fread(f, buf.data() + have, want);
+    if (got < 0) {
+      error = "cannot read " + member + ": " + zip_file_strerror(f);
+      ok = false;
+      break;
+    }
+    buf.resize(have + static_cast<size_t>(got));
+    if (got == 0 || buf.size() > st.size)
+      break;
+  }
+  zip_fclose(f);
+  if (ok && buf.size() != st.size) {
+    error = member + " holds " + std::to_string(buf.size()) +
+            " bytes but its header declares " + std::to_string(st.size);
+    ok = false;
+  }
+  return ok;
+}
+
+bool readNpz(const std::string &path, TensorMap &out, std::string &error) {
+  InputFile file;
+  if (!file.open(path, "npz", error))
+    return false;
+  zip_error_t ze;
+  zip_error_init(&ze);
+  zip_source_t *source =
+      zip_source_buffer_create(file.data(), file.size(), 0, &ze);
+  zip_t *archive = source ? zip_open_from_source(source, ZIP_RDONLY, &ze)
+                          : nullptr;
+  if (!archive) {
+    error = "cannot open npz '" + path +
+            "': not a readable zip archive (libzip: " +
+            zip_error_strerror(&ze) + ")";
+    zip_error_fini(&ze);
+    if (source)
+      zip_source_free(source);
+    return false;
+  }
+  zip_error_fini(&ze);
   zip_int64_t count = zip_get_num_entries(archive, 0);
   bool ok = true;
+  std::vector<uint8_t> buf;
   for (zip_int64_t i = 0; ok && i < count; ++i) {
     zip_stat_t st;
     if (zip_stat_index(archive, i, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) ||
@@ -271,17 +427,13 @@ bool readNpz(const std::string &path, TensorMap &out, std::string &error) {
       ok = false;
       break;
     }
-    name.resize(name.size() - 4);
-    std::vector<uint8_t> buf(st.size);
-    zip_file_t *f = zip_fopen_index(archive, i, 0);
-    zip_int64_t got = f ? zip_fread(f, buf.data(), st.size) : -1;
-    if (f)
-      zip_fclose(f);
-    if (got < 0 || static_cast<zip_uint64_t>(got) != st.size) {
-      error = "npz '" + path + "': cannot read member '" + name + "'";
+    std::string memberError;
+    if (!readMember(archive, i, st, file.size(), buf, memberError)) {
+      error = "npz '" + path + "': " + memberError;
       ok = false;
       break;
     }
+    name.resize(name.size() - 4);
     Tensor t;
     std::string npyError;
     if (!parseNpy(buf.data(), buf.size(), t, npyError)) {
@@ -291,7 +443,7 @@ bool readNpz(const std::string &path, TensorMap &out, std::string &error) {
     }
     out.set(name, std::move(t));
   }
-  zip_discard(archive);
+  zip_discard(archive); // also frees the source
   return ok;
 }
 
@@ -315,6 +467,11 @@ static bool writeEmptyZip(const std::string &path, std::string &error) {
 
 bool writeNpz(const std::string &path, const TensorMap &arrays,
               std::string &error) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    error = "cannot write npz '" + path + "': it is a folder, not a file";
+    return false;
+  }
   if (arrays.size() == 0)
     return writeEmptyZip(path, error);
   int err = 0;

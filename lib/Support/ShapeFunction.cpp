@@ -1,6 +1,7 @@
 //===- ShapeFunction.cpp - vocabulary of MLIR-free shape functions --------===//
 
 #include "strata/Support/ShapeFunction.h"
+#include "strata/Support/Limits.h"
 #include "strata/Support/Tensor.h"
 
 #include <algorithm>
@@ -96,9 +97,12 @@ ShapeOr<int64_t> countElements(Ints shape) {
 }
 
 ShapeCheck checkRuntimeResultSize(Ints shape) {
-  if (!checkedNumElements(shape.vec(), int64_t(1) << 31))
+  if (!checkedNumElements(shape.vec(), limits().maxElements))
     return ShapeError() << "result shape " << shape
-                        << " computed at run time has more than 2^31 elements";
+                        << " computed at run time has more than "
+                        << formatElementLimit()
+                        << " elements, the element limit (--max-elements "
+                           "raises it)";
   return std::nullopt;
 }
 

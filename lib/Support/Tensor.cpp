@@ -1,6 +1,7 @@
 //===- Tensor.cpp - Dense host tensors ------------------------------------===//
 
 #include "strata/Support/Tensor.h"
+#include "strata/Support/Limits.h"
 
 #include <algorithm>
 #include <cmath>
@@ -397,7 +398,12 @@ uint8_t doubleToE8M0(double v, bool saturate, E8M0Rounding mode) {
 
 Tensor::Tensor(DType type, std::vector<int64_t> shape)
     : type(type), dims(std::move(shape)) {
-  count = checkedNumElements(dims).value_or(0);
+  std::optional<int64_t> n = checkedNumElements(dims);
+  if (!n || *n > limits().maxElements)
+    throw TensorAllocationError(
+        n ? static_cast<uint64_t>(*n) * dtypeSize(type) : 0, n.value_or(-1),
+        /*overLimit=*/true);
+  count = *n;
   size_t bytes = static_cast<size_t>(count) * dtypeSize(type);
   // Round up to 64 bytes so vector kernels may read whole lines.
   size_t alloc = ((bytes + 63) / 64) * 64;
@@ -405,7 +411,7 @@ Tensor::Tensor(DType type, std::vector<int64_t> shape)
     alloc = 64;
   void *p = std::aligned_alloc(64, alloc);
   if (!p)
-    throw std::bad_alloc();
+    throw TensorAllocationError(bytes, count, /*overLimit=*/false);
   std::memset(p, 0, alloc);
   buffer = std::shared_ptr<uint8_t>(static_cast<uint8_t *>(p),
                                     [](uint8_t *q) { std::free(q); });

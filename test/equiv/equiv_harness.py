@@ -93,8 +93,10 @@ def parallel(fn, items):
 
 
 def check_equiv(a, b, runs=2, extra=()):
-    """Runs `strata check-equiv A B`; returns the CompletedProcess."""
-    return run([STRATA, "check-equiv", str(a), str(b), "--runs", str(runs), *extra])
+    """Runs `strata check-equiv A B`; returns the CompletedProcess. `--runs`
+    in `extra` replaces `runs` (an option may be given only once)."""
+    default = [] if "--runs" in extra else ["--runs", str(runs)]
+    return run([STRATA, "check-equiv", str(a), str(b), *default, *extra])
 
 
 def explain(r):

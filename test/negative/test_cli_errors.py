@@ -97,10 +97,13 @@ def test_npz_member_bad_header(model_dir):
     assert_clean_failure(run_ref(model_dir), "w.npz")
 
 
-def test_npz_fortran_order(model_dir):
+def test_npz_fortran_order_is_read(model_dir):
+    """Fortran-ordered weights are transposed on reading (test_npz_members.py
+    checks the values)."""
     np.savez(model_dir / "w.npz", w=np.asfortranarray(np.zeros((3, 2, 3, 3), np.float32)),
              b=np.zeros(3, np.float32))
-    assert_clean_failure(run_ref(model_dir), "fortran")
+    r = run_ref(model_dir)
+    assert r.returncode == 0, r.stderr
 
 
 def test_npz_huge_shape(model_dir):

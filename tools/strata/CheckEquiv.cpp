@@ -100,9 +100,10 @@ static constexpr const char *kTool = "strata check-equiv";
 static bool loadModel(const std::string &path, const std::string &weights,
                       mlir::MLIRContext &context, Model &model) {
   model.path = path;
-  model.module = parseModuleFile(path, context);
-  if (!model.module) {
-    errs() << kTool << ": cannot load model '" << path << "'\n";
+  std::string error;
+  if (failed(loadTopModel(path, weights, context, model.module, model.weights,
+                          error))) {
+    errs() << kTool << ": " << error << "\n";
     return false;
   }
   auto entry = findEntryFunction(*model.module);
@@ -111,13 +112,6 @@ static bool loadModel(const std::string &path, const std::string &weights,
     return false;
   }
   model.entry = *entry;
-  std::string wpath = weights.empty() ? weightFileFor(*model.module, path)
-                                      : weights;
-  std::string error;
-  if (!wpath.empty() && !readNpz(wpath, model.weights, error)) {
-    errs() << kTool << ": weights of '" << path << "': " << error << "\n";
-    return false;
-  }
   return true;
 }
 
@@ -361,6 +355,9 @@ int checkEquiv() {
   }
   mlir::MLIRContext context;
   registerAndLoadDialects(context);
+  // Errors name the op and its node; printing the op (a whole function for
+  // an error on the entry function) would bury them.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &context, llvm::errs());
 

@@ -26,6 +26,23 @@ int import();
 extern llvm::cl::SubCommand CompileCommand;
 int compile();
 
+/// Hides the options LLVM and MLIR register from `strata --help`, which then
+/// lists the commands and the limits every command takes.
+void hideForeignOptions();
+
+/// After parsing: refuses a single-valued option of `command` given more
+/// than once, and sets limits() from --max-file-size, --max-elements and
+/// --max-loop-iterations. On an error prints "<tool>: ..." and returns false.
+bool applyCommonOptions(llvm::StringRef tool, llvm::cl::SubCommand &command);
+
+/// Checks a --name value: a file-name stem, so no path separator, no NUL and
+/// not "." or ".."; on a bad one prints "<tool>: ..." and returns false.
+bool checkModelName(llvm::StringRef tool, llvm::StringRef name);
+
+/// Creates the -o folder `dir` if missing; refuses an existing file that is
+/// not a folder. On failure prints "<tool>: ..." and returns false.
+bool prepareOutputDir(llvm::StringRef tool, llvm::StringRef dir);
+
 /// Parses an --input-shapes value "name:1x3x224x224" into `shapes`; on a
 /// malformed value prints "<tool>: ..." to stderr and returns false.
 bool parseInputShape(llvm::StringRef tool, llvm::StringRef spec,

@@ -85,12 +85,9 @@ static FailureOr<onnx_import::ImportedModel> load(mlir::MLIRContext &context) {
     errs() << "strata compile: --input-shapes applies to ONNX models only\n";
     return failure();
   }
-  model.module = parseModuleFile(modelFile, context);
-  if (!model.module)
-    return failure();
-  std::string weightFile = weightFileFor(*model.module, modelFile);
   std::string error;
-  if (!weightFile.empty() && !readNpz(weightFile, model.weights, error)) {
+  if (failed(loadTopModel(modelFile, "", context, model.module, model.weights,
+                          error))) {
     errs() << "strata compile: " << error << "\n";
     return failure();
   }
@@ -123,8 +120,14 @@ int compile() {
       return 2;
     }
   }
+  if (modelName.getNumOccurrences() &&
+      !checkModelName("strata compile", modelName))
+    return 2;
   mlir::MLIRContext context;
   registerAndLoadDialects(context);
+  // Errors name the op and its node; printing the op (a whole function for
+  // an error on the entry function) would bury them.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &context, llvm::errs());
 
@@ -151,11 +154,8 @@ int compile() {
     if (StringRef(name).ends_with("_origin"))
       name.resize(name.size() - StringRef("_origin").size());
   }
-  if (std::error_code ec = sys::fs::create_directories(outDir)) {
-    errs() << "strata compile: cannot create '" << outDir
-           << "': " << ec.message() << "\n";
+  if (!prepareOutputDir("strata compile", outDir))
     return 1;
-  }
   std::string error;
   if (failed(writeOptimizedTopModel(*model->module, weights, outDir, name,
                                     error))) {

@@ -101,8 +101,13 @@ int import() {
               "cannot be combined with --no-optimize\n";
     return 2;
   }
+  if (modelName.getNumOccurrences() && !checkModelName("strata import", modelName))
+    return 2;
   mlir::MLIRContext context;
   registerAndLoadDialects(context);
+  // Errors name the op and its node; printing the op (a whole function for
+  // an error on the entry function) would bury them.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &context, llvm::errs());
 
@@ -137,11 +142,8 @@ int import() {
   }
   std::string name =
       modelName.empty() ? sys::path::stem(onnxFile).str() : modelName.getValue();
-  if (std::error_code ec = sys::fs::create_directories(outDir)) {
-    errs() << "strata import: cannot create '" << outDir
-           << "': " << ec.message() << "\n";
+  if (!prepareOutputDir("strata import", outDir))
     return 1;
-  }
   // Optimize a copy first, so that a failure leaves no file behind.
   mlir::OwningOpRef<mlir::ModuleOp> optimized;
   TensorMap optimizedWeights;
@@ -162,22 +164,23 @@ int import() {
     errs() << "strata import: " << error << "\n";
     return 1;
   }
+  if (optimized &&
+      failed(writeOptimizedTopModel(*optimized, optimizedWeights, outDir, name,
+                                    error))) {
+    errs() << "strata import: " << error << "\n";
+    SmallString<256> origin(outDir), npz(outDir);
+    sys::path::append(origin, name + "_origin.mlir");
+    sys::path::append(npz, name + "_TOP_F32_all_weight.npz");
+    sys::fs::remove(origin);
+    sys::fs::remove(npz);
+    return 1;
+  }
+  // Only now that every file is in place: none is reported and then removed.
   outs() << "wrote " << outDir << "/" << name << "_origin.mlir and " << outDir
          << "/" << name << "_TOP_F32_all_weight.npz\n";
-  if (optimized) {
-    if (failed(writeOptimizedTopModel(*optimized, optimizedWeights, outDir,
-                                      name, error))) {
-      errs() << "strata import: " << error << "\n";
-      SmallString<256> origin(outDir), npz(outDir);
-      sys::path::append(origin, name + "_origin.mlir");
-      sys::path::append(npz, name + "_TOP_F32_all_weight.npz");
-      sys::fs::remove(origin);
-      sys::fs::remove(npz);
-      return 1;
-    }
+  if (optimized)
     outs() << "wrote " << outDir << "/" << name << ".mlir and " << outDir
            << "/" << name << "_TOP_F32_weight.npz\n";
-  }
   return 0;
 }
 

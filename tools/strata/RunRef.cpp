@@ -32,7 +32,7 @@ static cl::opt<std::string>
 static cl::opt<std::string> weightsFile(
     "weights",
     cl::desc("weight npz (default: the module's top.weight_file attribute, "
-             "relative to the model's folder)"),
+             "which must lie inside the model's folder)"),
     cl::value_desc("W.npz"), cl::sub(RunRefCommand));
 static cl::opt<bool>
     dumpAll("dump-all",
@@ -42,23 +42,21 @@ static cl::opt<bool>
 int runRef() {
   mlir::MLIRContext context;
   registerAndLoadDialects(context);
+  // Errors name the op and its node; printing the op (a whole function for
+  // an error on the entry function) would bury them.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &context, llvm::errs());
 
-  auto module = parseModuleFile(model, context);
-  if (!module) {
-    errs() << "strata run-ref: cannot load model '" << model << "'\n";
-    return 1;
-  }
+  mlir::OwningOpRef<mlir::ModuleOp> module;
   std::string error;
   TensorMap inputs, weights;
-  if (!readNpz(inputFile, inputs, error)) {
+  if (failed(loadTopModel(model, weightsFile, context, module, weights,
+                          error))) {
     errs() << "strata run-ref: " << error << "\n";
     return 1;
   }
-  std::string wpath =
-      weightsFile.empty() ? weightFileFor(*module, model) : weightsFile;
-  if (!wpath.empty() && !readNpz(wpath, weights, error)) {
+  if (!readNpz(inputFile, inputs, error)) {
     errs() << "strata run-ref: " << error << "\n";
     return 1;
   }

@@ -6,14 +6,50 @@
 
 #include "Commands.h"
 
+#include "strata/Support/Limits.h"
+
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
+using namespace llvm;
+using namespace strata;
 using namespace strata::cli;
+
+/// Runs the command the command line names.
+static int runCommand() {
+  struct Command {
+    cl::SubCommand &sub;
+    int (*run)();
+  };
+  Command commands[] = {{RunRefCommand, runRef},
+                        {CompareCommand, compare},
+                        {CheckEquivCommand, checkEquiv},
+                        {ImportCommand, import},
+                        {CompileCommand, compile}};
+  for (Command &c : commands) {
+    if (!c.sub)
+      continue;
+    if (!applyCommonOptions("strata " + c.sub.getName().str(), c.sub))
+      return 2;
+    return c.run();
+  }
+  llvm::errs() << "strata: no command given; run 'strata --help'\n";
+  return 2;
+}
+
+/// LLVM's containers report a failed allocation here; by default LLVM then
+/// aborts. Throwing lets the interpreter name the op that ran out of memory
+/// and main end with a message.
+static void throwBadAlloc(void *, const char *, bool) {
+  throw std::bad_alloc();
+}
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  llvm::cl::ParseCommandLineOptions(
+  llvm::install_bad_alloc_error_handler(throwBadAlloc);
+  hideForeignOptions();
+  cl::ParseCommandLineOptions(
       argc, argv,
       "Strata neural-network compiler\n\n"
       "  strata import MODEL.onnx -o DIR [--name N] [--input-shapes ...]\n"
@@ -27,16 +63,18 @@ int main(int argc, char **argv) {
       "  strata check-equiv A.mlir B.mlir [--runs N] [--seed S] [--input in.npz]\n"
       "      check that two Top models compute the same outputs\n\n"
       "Run 'strata <command> --help' for a command's options.\n");
-  if (RunRefCommand)
-    return runRef();
-  if (CompareCommand)
-    return compare();
-  if (CheckEquivCommand)
-    return checkEquiv();
-  if (ImportCommand)
-    return import();
-  if (CompileCommand)
-    return compile();
-  llvm::errs() << "strata: no command given; run 'strata --help'\n";
-  return 2;
+  // No exception may end the tool: a failure that escapes a command (an
+  // allocation outside the interpreter, a bug) becomes a message and exit 1.
+  try {
+    return runCommand();
+  } catch (const TensorAllocationError &e) {
+    llvm::errs() << "strata: " << describe(e) << "\n";
+  } catch (const std::bad_alloc &) {
+    llvm::errs() << "strata: out of memory\n";
+  } catch (const std::exception &e) {
+    llvm::errs() << "strata: internal error: " << e.what() << "\n";
+  } catch (...) {
+    llvm::errs() << "strata: internal error: unknown exception\n";
+  }
+  return 1;
 }

@@ -61,7 +61,8 @@ TEST(ResizeShapes, TargetValuesAreChecked) {
   r = inferResize(in, {}, ResizeTarget{4, &huge});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), "result shape [1, 1, 65536, 65536] computed at run "
-                       "time has more than 2^31 elements");
+                       "time has more than 2^31 elements, the element limit "
+                       "(--max-elements raises it)");
   r = inferResize(in, {}, ResizeTarget{3, nullptr});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(),

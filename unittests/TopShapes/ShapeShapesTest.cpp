@@ -161,7 +161,8 @@ TEST(ShapeShapes, ExpandBroadcastsAndLimitsRuntimeSize) {
   ShapeOr<Shape> r = inferExpand(one, {}, knownList(big));
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), "result shape [1048576, 1048576] computed at run time "
-                       "has more than 2^31 elements");
+                       "has more than 2^31 elements, the element limit "
+                       "(--max-elements raises it)");
   Shape bad{4, 2};
   ShapeOr<Shape> nb = inferExpand(in, bad, std::nullopt);
   ASSERT_FALSE(nb);

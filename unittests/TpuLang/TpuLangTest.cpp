@@ -97,8 +97,8 @@ strata::TensorMap runCompiled(const fs::path &dir, const std::string &name,
   EXPECT_TRUE(module);
   strata::TensorMap weights;
   std::string error;
-  EXPECT_TRUE(strata::readNpz(strata::weightFileFor(*module, path), weights,
-                              error))
+  EXPECT_TRUE(strata::readNpz(*strata::weightFileFor(*module, path, error),
+                              weights, error))
       << error;
   auto result = strata::interpretModule(*module, inputs, weights);
   EXPECT_TRUE(mlir::succeeded(result));
@@ -449,7 +449,9 @@ TEST_F(TpuLangTest, CompileWritesModelAndWeights) {
   ASSERT_TRUE(mlir::succeeded(func));
   EXPECT_EQ(strata::inputName(*func, 0), "image");
   EXPECT_EQ(strata::outputName(*func, 0), "prob");
-  EXPECT_EQ(strata::weightFileFor(*module, mlir.string()), npz.string());
+  std::string error2;
+  EXPECT_EQ(*strata::weightFileFor(*module, mlir.string(), error2),
+            fs::canonical(npz).string());
   fs::remove_all(dir);
 }
 
@@ -596,7 +598,7 @@ struct LoadedModel {
     module = strata::parseModuleFile(path, ctx);
     std::string error;
     if (module)
-      EXPECT_TRUE(strata::readNpz(strata::weightFileFor(*module, path),
+      EXPECT_TRUE(strata::readNpz(*strata::weightFileFor(*module, path, error),
                                   weights, error))
           << error;
   }

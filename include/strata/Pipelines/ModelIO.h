@@ -21,13 +21,36 @@ namespace strata {
 /// A context with every dialect Strata's IR uses loaded.
 void registerAndLoadDialects(mlir::MLIRContext &context);
 
-/// Parses and verifies a module; errors go to the context's diagnostics.
+/// Deepest bracket nesting ('(', '[', '{', '<') a .mlir file may have; deeper
+/// files are refused before parsing (the parser recurses per level).
+constexpr unsigned kMaxMlirNesting = 256;
+
+/// Reads (as an InputFile: a regular file within the size limit), parses and
+/// verifies a module, and checks its static types against the element limit.
+/// A NUL byte or nesting deeper than kMaxMlirNesting is refused before
+/// parsing. Errors go to the context's diagnostics.
 mlir::OwningOpRef<mlir::ModuleOp> parseModuleFile(const std::string &path,
                                                   mlir::MLIRContext &context);
 
-/// The weight file of `module` loaded from `mlirPath`: the `top.weight_file`
-/// attribute resolved against the .mlir's folder, or "" if there is none.
-std::string weightFileFor(mlir::ModuleOp module, const std::string &mlirPath);
+/// The weight file of `module` loaded from `mlirPath`: its `top.weight_file`
+/// attribute resolved inside the .mlir's folder (absolute paths, '..' and
+/// symlinks leading out of the folder are refused: a model may only name
+/// files beside it; others are given with --weights), or "" if it has none.
+/// On a refused path returns failure and sets `error`.
+mlir::FailureOr<std::string> weightFileFor(mlir::ModuleOp module,
+                                           const std::string &mlirPath,
+                                           std::string &error);
+
+/// Reads a Top model for a tool: parses `mlirPath` (parseModuleFile) and
+/// loads its weights from `weightsPath` when given, else from the file its
+/// top.weight_file names (weightFileFor). A module with a top.Weight whose
+/// data is not inline and no weight file is an error that says so. On failure returns failure and sets
+/// `error` (parse errors also go to the context's diagnostics).
+mlir::LogicalResult loadTopModel(const std::string &mlirPath,
+                                 const std::string &weightsPath,
+                                 mlir::MLIRContext &context,
+                                 mlir::OwningOpRef<mlir::ModuleOp> &module,
+                                 TensorMap &weights, std::string &error);
 
 /// Prints `module` (with locations, so tensor names survive) to `path`,
 /// writing a temporary file and renaming it so no partial file is left.

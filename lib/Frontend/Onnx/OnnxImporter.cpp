@@ -17,10 +17,11 @@
 #include "strata/Dialect/Top/IR/TopDialect.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
+#include "strata/Interfaces/StaticSizeLimit.h"
+#include "strata/Support/InputFile.h"
 
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -431,18 +432,21 @@ FailureOr<ImportedModel> importOnnxBuffer(llvm::StringRef bytes,
   }
   context.loadDialect<top::TopDialect, func::FuncDialect>();
   GraphImporter importer(context, model, modelDir, options);
-  return importer.run();
+  FailureOr<ImportedModel> imported = importer.run();
+  if (succeeded(imported) &&
+      failed(checkStaticSizeLimit(imported->module->getOperation())))
+    return failure();
+  return imported;
 }
 
 FailureOr<ImportedModel> importOnnxFile(const std::string &path,
                                         MLIRContext &context,
                                         const ImportOptions &options) {
   Location loc = NameLoc::get(StringAttr::get(&context, path));
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
-  if (!buf)
-    return emitError(loc) << "cannot read '" << path
-                          << "': " << buf.getError().message();
+  InputFile file;
+  std::string error;
+  if (!file.open(path, "ONNX model", error))
+    return emitError(loc) << error;
   llvm::SmallString<256> dir(path);
   llvm::sys::path::remove_filename(dir);
   if (dir.empty())
@@ -450,8 +454,8 @@ FailureOr<ImportedModel> importOnnxFile(const std::string &path,
   ImportOptions opts = options;
   if (opts.name.empty())
     opts.name = llvm::sys::path::stem(path).str();
-  return importOnnxBuffer((*buf)->getBuffer(), std::string(dir), path, context,
-                          opts);
+  return importOnnxBuffer(llvm::StringRef(file.text().data(), file.size()),
+                          std::string(dir), path, context, opts);
 }
 
 } // namespace strata::onnx_import

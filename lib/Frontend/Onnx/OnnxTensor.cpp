@@ -10,10 +10,7 @@
 #include "TypeChecks.h"
 
 #include "strata/Dialect/Top/IR/TopUtils.h"
-
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
+#include "strata/Support/InputFile.h"
 
 #include <cstring>
 
@@ -26,36 +23,8 @@ namespace {
 /// paths, `..` and links that lead out of the folder.
 bool resolveExternalPath(const std::string &modelDir, const std::string &loc,
                          std::string &resolved, std::string &error) {
-  if (loc.empty() || llvm::sys::path::is_absolute(loc)) {
-    error = "external data location '" + loc + "' must be a relative path";
-    return false;
-  }
-  for (auto it = llvm::sys::path::begin(loc), e = llvm::sys::path::end(loc);
-       it != e; ++it)
-    if (*it == "..") {
-      error = "external data location '" + loc + "' must not contain '..'";
-      return false;
-    }
-  llvm::SmallString<256> path(modelDir);
-  llvm::sys::path::append(path, loc);
-  llvm::SmallString<256> realDir, realFile;
-  if (llvm::sys::fs::real_path(modelDir, realDir) ||
-      llvm::sys::fs::real_path(path, realFile)) {
-    error = "external data file '" + std::string(path) + "' does not exist";
-    return false;
-  }
-  std::string dirPrefix = std::string(realDir) + "/";
-  if (std::string(realFile).rfind(dirPrefix, 0) != 0) {
-    error = "external data location '" + loc +
-            "' resolves outside the model's folder";
-    return false;
-  }
-  if (!llvm::sys::fs::is_regular_file(realFile)) {
-    error = "external data location '" + loc + "' is not a regular file";
-    return false;
-  }
-  resolved = std::string(realFile);
-  return true;
+  return resolveInsideFolder(modelDir, loc, "external data location", resolved,
+                             error);
 }
 
 /// Elements per byte of ONNX's packed layout: 2 for the 4-bit types, 4 for
@@ -108,14 +77,12 @@ bool readExternal(const onnx::TensorProto &p, const std::string &modelDir,
   std::string path;
   if (!resolveExternalPath(modelDir, location, path, error))
     return false;
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
-  if (!buf) {
-    error = "cannot read external data '" + path +
-            "': " + buf.getError().message();
+  InputFile file;
+  if (!file.open(path, "external data", error)) {
+    error = "external data location '" + location + "': " + error;
     return false;
   }
-  uint64_t size = (*buf)->getBufferSize();
+  uint64_t size = file.size();
   if (hasLength && length != bytes) {
     error = "external data length " + std::to_string(length) +
             " does not match the tensor's " + std::to_string(bytes) + " bytes";
@@ -129,7 +96,7 @@ bool readExternal(const onnx::TensorProto &p, const std::string &modelDir,
   }
   out = Tensor(dtype, shape);
   if (bytes)
-    std::memcpy(out.raw(), (*buf)->getBufferStart() + offset, bytes);
+    std::memcpy(out.raw(), file.data() + offset, bytes);
   return true;
 }
 

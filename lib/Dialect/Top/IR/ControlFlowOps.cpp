@@ -10,6 +10,7 @@
 
 #include "OpImpl.h"
 #include "strata/Dialect/Top/Shapes/ControlFlowShapes.h"
+#include "strata/Support/Limits.h"
 
 #include <cstring>
 
@@ -392,7 +393,15 @@ LogicalResult LoopOp::interpret(InterpreterEnv &env) {
   for (Value v : getInitial())
     carried.push_back(env.get(v));
   std::vector<std::vector<Tensor>> scans(numScan);
+  int64_t maxIterations = limits().maxLoopIterations;
   for (int64_t i = 0; i < maxTrips && cond; ++i) {
+    if (i >= maxIterations)
+      return emitOpError()
+             << "has run " << i << " iterations (max_trip_count "
+             << (maxTrips == INT64_MAX ? std::string("none")
+                                       : std::to_string(maxTrips))
+             << ") and reached the interpreter's loop limit of "
+             << maxIterations << " (--max-loop-iterations raises it)";
     std::vector<Tensor> args;
     args.push_back(scalarTensor(DType::I64, i));
     args.push_back(scalarTensor(DType::Bool, 1));

@@ -1,6 +1,7 @@
 //===- OpImpl.cpp - helpers for implementing Top ops ----------------------===//
 
 #include "OpImpl.h"
+#include "strata/Support/Limits.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -236,10 +237,11 @@ FailureOr<SmallVector<int64_t>> normalizeRuntimeAxes(Operation *op,
 
 LogicalResult checkRuntimeResultSize(Operation *op, ArrayRef<int64_t> shape) {
   if (!checkedNumElements(std::vector<int64_t>(shape.begin(), shape.end()),
-                          int64_t(1) << 31))
-    return op->emitOpError() << "result shape " << formatArray(shape)
-                             << " computed at run time has more than 2^31 "
-                                "elements";
+                          limits().maxElements))
+    return op->emitOpError()
+           << "result shape " << formatArray(shape)
+           << " computed at run time has more than " << formatElementLimit()
+           << " elements, the element limit (--max-elements raises it)";
   return success();
 }
 

@@ -41,11 +41,27 @@ struct TopOptimizeOptions : PassPipelineOptions<TopOptimizeOptions> {
 } // namespace
 
 void registerTopOptimizePipeline() {
-  PassPipelineRegistration<TopOptimizeOptions>(
+  // registerPassPipeline rather than PassPipelineRegistration: an option
+  // value the pipeline cannot take is refused when the pipeline is parsed,
+  // naming the option, not later by the pass it reaches.
+  registerPassPipeline(
       "top-optimize",
       "The default Top optimization pipeline (folding, fusion, CSE, DCE)",
-      [](OpPassManager &pm, const TopOptimizeOptions &options) {
-        buildTopOptimizePipeline(pm, options.layout);
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        TopOptimizeOptions options;
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        std::string layout = options.layout;
+        if (!layout.empty() && layout != "nchw" && layout != "nhwc")
+          return errorHandler("top-optimize: option 'layout' = '" + layout +
+                              "' must be 'nchw' or 'nhwc' (or absent: keep "
+                              "the model's layout)");
+        buildTopOptimizePipeline(pm, layout);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(TopOptimizeOptions());
       });
 }
 
