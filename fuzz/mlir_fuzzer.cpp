@@ -1,9 +1,11 @@
 //===- mlir_fuzzer.cpp - libFuzzer target for the .mlir reader ------------===//
 //
 // Each input is the text of a module, read as `strata run-ref` and
-// `strata compile` read a .mlir file: parsed with every Strata dialect
-// registered and verified (the Top verifiers check attributes, types and the
-// shape rules). Besides crashes and sanitizer reports, the target aborts when
+// `strata compile` read a .mlir file (parseModuleText: the NUL-byte and
+// nesting checks, then parsed with every Strata dialect registered and
+// verified — the Top verifiers check attributes, types and the shape rules —
+// and the element limit). Besides crashes and sanitizer reports, the target
+// aborts when
 //   - parsing fails without reporting an error, or
 //   - a module that parsed and verified, printed in the generic and the
 //     pretty form, does not parse and verify again (the files Strata writes
@@ -12,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "strata/InitAll.h"
+#include "strata/Pipelines/ModelIO.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -63,9 +66,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return success();
   });
 
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
-  ParserConfig config(&context, /*verifyAfterParse=*/true);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
+  std::string_view text(reinterpret_cast<const char *>(data), size);
+  OwningOpRef<ModuleOp> module =
+      strata::parseModuleText(text, "fuzz.mlir", context);
   if (!module) {
     if (errors == 0)
       fail("parsing failed without reporting an error", diagnostics);
@@ -73,7 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   for (bool generic : {true, false}) {
     std::string printed = print(*module, generic);
-    OwningOpRef<ModuleOp> back = parseSourceString<ModuleOp>(printed, config);
+    OwningOpRef<ModuleOp> back =
+        strata::parseModuleText(printed, "printed.mlir", context);
     if (!back)
       fail(generic ? "the generic form of a valid module does not parse back"
                    : "the printed form of a valid module does not parse back",

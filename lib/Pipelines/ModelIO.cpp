@@ -110,12 +110,18 @@ OwningOpRef<ModuleOp> parseModuleFile(const std::string &path,
     emitError(FileLineColLoc::get(&context, path, 0, 0)) << error;
     return {};
   }
-  if (failed(checkMlirText(file.text(), path, context)))
+  return parseModuleText(file.text(), path, context);
+}
+
+OwningOpRef<ModuleOp> parseModuleText(std::string_view text,
+                                      const std::string &name,
+                                      MLIRContext &context) {
+  if (failed(checkMlirText(text, name, context)))
     return {};
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(file.text().data(), file.size()), path),
+          llvm::StringRef(text.data(), text.size()), name),
       llvm::SMLoc());
   ParserConfig config(&context, /*verifyAfterParse=*/true);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);

@@ -15,6 +15,7 @@
 #include "mlir/IR/OwningOpRef.h"
 
 #include <string>
+#include <string_view>
 
 namespace strata {
 
@@ -30,6 +31,11 @@ constexpr unsigned kMaxMlirNesting = 256;
 /// A NUL byte or nesting deeper than kMaxMlirNesting is refused before
 /// parsing. Errors go to the context's diagnostics.
 mlir::OwningOpRef<mlir::ModuleOp> parseModuleFile(const std::string &path,
+                                                  mlir::MLIRContext &context);
+/// parseModuleFile's checks, parse and verification on text in memory;
+/// `name` names it in diagnostics.
+mlir::OwningOpRef<mlir::ModuleOp> parseModuleText(std::string_view text,
+                                                  const std::string &name,
                                                   mlir::MLIRContext &context);
 
 /// The weight file of `module` loaded from `mlirPath`: its `top.weight_file`
