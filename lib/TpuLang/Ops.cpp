@@ -42,7 +42,7 @@ Attribute enumAttr(Graph &g, const std::string &op, StringRef param,
   using E = decltype(std::declval<A>().getValue());
   std::optional<E> e = top::symbolizeEnum<E>(value);
   if (!e)
-    (Msg() << op << ": parameter '" << param << "' = '" << value.str()
+    (Msg() << op << ": parameter '" << param.str() << "' = '" << value.str()
            << "' must be one of " << top::enumNames<E>())
         .raise();
   return A::get(&g.context, *e);

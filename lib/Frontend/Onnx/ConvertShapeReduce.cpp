@@ -212,7 +212,7 @@ LogicalResult convertReduceLogSumExp(NodeContext &c) {
     return failure();
   if (!*keep && !noop && axes.runtime) {
     // Drops the reduced dims (all 1 now): a max over one element each.
-    r = createReduce(c, *r, "ReduceMax", axes, /*keep=*/false);
+    r = createReduce(c, *r, ReduceMode::Max, axes, /*keep=*/false);
     if (failed(r))
       return failure();
   } else if (!*keep && !noop) {
