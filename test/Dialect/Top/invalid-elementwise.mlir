@@ -147,6 +147,7 @@ func.func @gelu_int(%a: tensor<4xi32>) {
 // -----
 
 func.func @gelu_approximate(%a: tensor<4xf32>) {
+  // expected-error @+2 {{failed to parse Top_GeluApproximationAttr parameter 'value'}}
   // expected-error @+1 {{unknown gelu_approximation 'erf', expected one of: none, tanh}}
   %0 = top.Gelu(%a) {approximate = #top.gelu_approximation<erf>} : (tensor<4xf32>) -> tensor<4xf32>
   return
@@ -251,6 +252,7 @@ func.func @where_broadcast_y(%c: tensor<2x1xi1>, %a: tensor<4xf32>, %b: tensor<3
 // -----
 
 func.func @compare_mode(%a: tensor<4xf32>) {
+  // expected-error @+2 {{failed to parse Top_CompareModeAttr parameter 'value'}}
   // expected-error @+1 {{unknown compare_mode 'Greater_Equal', expected one of: Equal, Greater, GreaterOrEqual, Less, LessOrEqual, NotEqual}}
   %0 = top.Compare(%a, %a) {mode = #top.compare_mode<Greater_Equal>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   return
@@ -307,6 +309,7 @@ func.func @cast_result_unsupported(%a: tensor<4xf32>) {
 // -----
 
 func.func @cast_round_mode(%a: tensor<4xf32>) {
+  // expected-error @+2 {{failed to parse Top_RoundModeAttr parameter 'value'}}
   // expected-error @+1 {{unknown round_mode 'zero', expected one of: up, down, nearest}}
   %0 = top.Cast(%a) {round_mode = #top.round_mode<zero>} : (tensor<4xf32>) -> tensor<4xf8E8M0FNU>
   return

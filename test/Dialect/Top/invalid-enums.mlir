@@ -5,6 +5,7 @@
 // the allowed names.
 
 func.func @unknown_name(%x: tensor<4x5xf32>) {
+  // expected-error @+2 {{failed to parse Top_PadModeAttr parameter 'value'}}
   // expected-error @+1 {{unknown pad_mode 'circular', expected one of: constant, reflect, edge, wrap}}
   %0 = top.Pad(%x) {pads = array<i64: 0, 0, 0, 0>, mode = #top.pad_mode<circular>} : (tensor<4x5xf32>) -> tensor<*xf32>
   return
@@ -45,6 +46,7 @@ func.func @string_array(%x: tensor<3x1x4xf32>, %w: tensor<1x2x4xf32>, %r: tensor
 // -----
 
 func.func @unknown_rnn_activation(%x: tensor<3x1x4xf32>, %w: tensor<1x2x4xf32>, %r: tensor<1x2x2xf32>, %n: none) {
+  // expected-error @+2 {{failed to parse Top_RnnActivationAttr parameter 'value'}}
   // expected-error @+1 {{unknown rnn_activation 'Swish', expected one of: Relu, Tanh, Sigmoid, Affine, LeakyRelu, ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign, Softplus}}
   %0:2 = top.RNN(%x, %w, %r, %n, %n, %n) {hidden_size = 2 : i64, activations = [#top.rnn_activation<Swish>]} : (tensor<3x1x4xf32>, tensor<1x2x4xf32>, tensor<1x2x2xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return

@@ -67,6 +67,7 @@ func.func @resize_coordinate_scales_value(%x: tensor<2xf32>) {
 // -----
 
 func.func @grid_sample_mode(%x: tensor<1x2x4x4xf32>, %g: tensor<1x3x3x2xf32>) {
+  // expected-error @+2 {{failed to parse Top_InterpolationAttr parameter 'value'}}
   // expected-error @+1 {{unknown interpolation 'bilinear', expected one of: nearest, linear, cubic}}
   %0 = top.GridSample(%x, %g) {mode = #top.interpolation<bilinear>} : (tensor<1x2x4x4xf32>, tensor<1x3x3x2xf32>) -> tensor<*xf32>
   return
@@ -75,6 +76,7 @@ func.func @grid_sample_mode(%x: tensor<1x2x4x4xf32>, %g: tensor<1x3x3x2xf32>) {
 // -----
 
 func.func @grid_sample_padding(%x: tensor<1x2x4x4xf32>, %g: tensor<1x3x3x2xf32>) {
+  // expected-error @+2 {{failed to parse Top_GridPaddingAttr parameter 'value'}}
   // expected-error @+1 {{unknown grid_padding 'wrap', expected one of: zeros, border, reflection}}
   %0 = top.GridSample(%x, %g) {padding_mode = #top.grid_padding<wrap>} : (tensor<1x2x4x4xf32>, tensor<1x3x3x2xf32>) -> tensor<*xf32>
   return
@@ -203,6 +205,7 @@ func.func @col2im_block_too_big(%x: tensor<1x8x12xf32>) {
 // -----
 
 func.func @roi_align_mode(%x: tensor<1x2x4x4xf32>, %r: tensor<3x4xf32>, %b: tensor<3xi64>) {
+  // expected-error @+2 {{failed to parse Top_RoiPoolModeAttr parameter 'value'}}
   // expected-error @+1 {{unknown roi_pool_mode 'sum', expected one of: avg, max}}
   %0 = top.RoiAlign(%x, %r, %b) {mode = #top.roi_pool_mode<sum>} : (tensor<1x2x4x4xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<*xf32>
   return
@@ -211,6 +214,7 @@ func.func @roi_align_mode(%x: tensor<1x2x4x4xf32>, %r: tensor<3x4xf32>, %b: tens
 // -----
 
 func.func @roi_align_ctm(%x: tensor<1x2x4x4xf32>, %r: tensor<3x4xf32>, %b: tensor<3xi64>) {
+  // expected-error @+2 {{failed to parse Top_RoiCoordinateModeAttr parameter 'value'}}
   // expected-error @+1 {{unknown roi_coordinate_mode 'asymmetric', expected one of: half_pixel, output_half_pixel}}
   %0 = top.RoiAlign(%x, %r, %b) {coordinate_transformation_mode = #top.roi_coordinate_mode<asymmetric>} : (tensor<1x2x4x4xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<*xf32>
   return

@@ -67,6 +67,7 @@ func.func @shift_signed(%a: tensor<4xi32>) {
 // -----
 
 func.func @shift_direction(%a: tensor<4xui32>) {
+  // expected-error @+2 {{failed to parse Top_ShiftDirectionAttr parameter 'value'}}
   // expected-error @+1 {{unknown shift_direction 'UP', expected one of: LEFT, RIGHT}}
   %0 = top.BitShift(%a, %a) {direction = #top.shift_direction<UP>} : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
   return
@@ -107,6 +108,7 @@ func.func @lrn_rank(%x: tensor<3x4xf32>) {
 // -----
 
 func.func @window_kind() {
+  // expected-error @+2 {{failed to parse Top_WindowKindAttr parameter 'value'}}
   // expected-error @+1 {{unknown window_kind 'bartlett', expected one of: hann, hamming, blackman}}
   %0 = top.Window() {kind = #top.window_kind<bartlett>, size = 4 : i64} : () -> tensor<4xf32>
   return

@@ -324,6 +324,7 @@ func.func @groupnorm_epsilon(%x: tensor<2x6x3xf32>, %n: none) {
 // -----
 
 func.func @resize_mode(%x: tensor<1x2x4x4xf32>) {
+  // expected-error @+2 {{failed to parse Top_InterpolationAttr parameter 'value'}}
   // expected-error @+1 {{unknown interpolation 'bicubic', expected one of: nearest, linear, cubic}}
   %0 = top.Resize(%x) {mode = #top.interpolation<bicubic>, sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
   return
@@ -332,6 +333,7 @@ func.func @resize_mode(%x: tensor<1x2x4x4xf32>) {
 // -----
 
 func.func @resize_ctm(%x: tensor<1x2x4x4xf32>) {
+  // expected-error @+2 {{failed to parse Top_CoordinateModeAttr parameter 'value'}}
   // expected-error @+1 {{unknown coordinate_mode 'tf_half_pixel_for_nn', expected one of: half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric, tf_crop_and_resize}}
   %0 = top.Resize(%x) {coordinate_transformation_mode = #top.coordinate_mode<tf_half_pixel_for_nn>, sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
   return
@@ -340,6 +342,7 @@ func.func @resize_ctm(%x: tensor<1x2x4x4xf32>) {
 // -----
 
 func.func @resize_nearest_mode(%x: tensor<1x2x4x4xf32>) {
+  // expected-error @+2 {{failed to parse Top_NearestModeAttr parameter 'value'}}
   // expected-error @+1 {{unknown nearest_mode 'round', expected one of: round_prefer_floor, round_prefer_ceil, floor, ceil}}
   %0 = top.Resize(%x) {nearest_mode = #top.nearest_mode<round>, sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
   return
@@ -436,6 +439,7 @@ func.func @d2s_blocksize(%x: tensor<1x8x2x2xf32>) {
 // -----
 
 func.func @d2s_mode(%x: tensor<1x8x2x2xf32>) {
+  // expected-error @+2 {{failed to parse Top_DepthToSpaceModeAttr parameter 'value'}}
   // expected-error @+1 {{unknown depth_to_space_mode 'RDC', expected one of: DCR, CRD}}
   %0 = top.DepthToSpace(%x) {blocksize = 2 : i64, mode = #top.depth_to_space_mode<RDC>} : (tensor<1x8x2x2xf32>) -> tensor<*xf32>
   return
@@ -524,6 +528,7 @@ func.func @s2d_element_count(%x: tensor<4x1152921504606846976x2x2xf32>) {
 // -----
 
 func.func @conv_layout_value(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>, %b: none) {
+  // expected-error @+2 {{failed to parse Top_LayoutAttr parameter 'value'}}
   // expected-error @+1 {{unknown layout 'NWHC', expected one of: NCHW, NHWC}}
   %0 = top.Conv(%x, %w, %b) {kernel_shape = array<i64: 3, 3>, layout = #top.layout<NWHC>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, none) -> tensor<*xf32>
   return
@@ -549,6 +554,7 @@ func.func @pool_nhwc_result(%x: tensor<1x8x8x3xf32>) {
 // -----
 
 func.func @matmul_activation_unknown(%x: tensor<2x4xf32>, %w: tensor<4x5xf32>, %b: none) {
+  // expected-error @+2 {{failed to parse Top_EpilogueActivationAttr parameter 'value'}}
   // expected-error @+1 {{unknown activation 'swish', expected one of: sigmoid, silu, gelu, gelu_tanh, hardswish, hardsigmoid, leaky_relu, clip}}
   %0 = top.MatMul(%x, %w, %b) {activation = #top.activation<swish>} : (tensor<2x4xf32>, tensor<4x5xf32>, none) -> tensor<2x5xf32>
   return

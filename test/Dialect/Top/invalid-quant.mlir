@@ -124,6 +124,7 @@ func.func @requant_result_axis(%x: tensor<1x2xi32>) {
 // -----
 
 func.func @requant_mode(%x: tensor<1x2xi32>) {
+  // expected-error @+2 {{failed to parse Top_RequantModeAttr parameter 'value'}}
   // expected-error @+1 {{unknown requant_mode 'QDM', expected one of: MultiplierShift, TFLite, Float}}
   %0 = top.Requant(%x) {multiplier = array<i64: 1>, rshift = array<i64: 0>, quant_mode = #top.requant_mode<QDM>} : (tensor<1x2xi32>) -> tensor<1x2xi8>
   return

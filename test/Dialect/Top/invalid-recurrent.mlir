@@ -30,6 +30,7 @@ func.func @gru_clip(%x: tensor<3x1x4xf32>, %w: tensor<1x6x4xf32>, %r: tensor<1x6
 
 func.func @rnn_direction(%x: tensor<3x1x4xf32>, %w: tensor<1x2x4xf32>, %r: tensor<1x2x2xf32>) {
   %n = top.None() : () -> none
+  // expected-error @+2 {{failed to parse Top_RnnDirectionAttr parameter 'value'}}
   // expected-error @+1 {{unknown rnn_direction 'sideways', expected one of: forward, reverse, bidirectional}}
   %0:2 = top.RNN(%x, %w, %r, %n, %n, %n) {hidden_size = 2 : i64, direction = #top.rnn_direction<sideways>} : (tensor<3x1x4xf32>, tensor<1x2x4xf32>, tensor<1x2x2xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return
@@ -57,6 +58,7 @@ func.func @gru_activations_count_bidir(%x: tensor<3x1x4xf32>, %w: tensor<2x6x4xf
 
 func.func @rnn_activation_name(%x: tensor<3x1x4xf32>, %w: tensor<1x2x4xf32>, %r: tensor<1x2x2xf32>) {
   %n = top.None() : () -> none
+  // expected-error @+2 {{failed to parse Top_RnnActivationAttr parameter 'value'}}
   // expected-error @+1 {{unknown rnn_activation 'Swish', expected one of: Relu, Tanh, Sigmoid, Affine, LeakyRelu, ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign, Softplus}}
   %0:2 = top.RNN(%x, %w, %r, %n, %n, %n) {hidden_size = 2 : i64, activations = [#top.rnn_activation<Swish>]} : (tensor<3x1x4xf32>, tensor<1x2x4xf32>, tensor<1x2x2xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return

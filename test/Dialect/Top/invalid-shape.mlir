@@ -193,6 +193,7 @@ func.func @slice_axes_repeat(%x: tensor<4x5xf32>) {
 // -----
 
 func.func @pad_mode(%x: tensor<4x5xf32>) {
+  // expected-error @+2 {{failed to parse Top_PadModeAttr parameter 'value'}}
   // expected-error @+1 {{unknown pad_mode 'circular', expected one of: constant, reflect, edge, wrap}}
   %0 = top.Pad(%x) {pads = array<i64: 0, 0, 0, 0>, mode = #top.pad_mode<circular>} : (tensor<4x5xf32>) -> tensor<*xf32>
   return
@@ -321,6 +322,7 @@ func.func @expand_broadcast(%x: tensor<4x1xf32>) {
 // -----
 
 func.func @reduce_mode(%x: tensor<?x5xf32>) {
+  // expected-error @+2 {{failed to parse Top_ReduceModeAttr parameter 'value'}}
   // expected-error @+1 {{unknown reduce_mode 'ReduceL2', expected one of: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd}}
   %0 = top.Reduce(%x) {mode = #top.reduce_mode<ReduceL2>} : (tensor<?x5xf32>) -> tensor<*xf32>
   return

@@ -318,6 +318,7 @@ func.func @rope_pos_type(%x: tensor<2x2x3x4xf32>, %c: tensor<10x2xf32>, %p: tens
 
 func.func @la_rule(%q: tensor<1x3x8xf32>) {
   %n = top.None() : () -> none
+  // expected-error @+2 {{failed to parse Top_UpdateRuleAttr parameter 'value'}}
   // expected-error @+1 {{unknown update_rule 'fast', expected one of: linear, gated, delta, gated_delta}}
   %0:2 = top.LinearAttention(%q, %q, %q, %n, %n, %n) {q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = #top.update_rule<fast>} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return
