@@ -57,7 +57,7 @@ LogicalResult convertBatchNormTraining(NodeContext &c, float epsilon) {
   Value var = reduceMean(binary<MulOp>(c, centered, centered), false);
   Value y = make<BatchNormOp>(c, t, x, mean, var, c.input(1), c.input(2),
                               b.getF64FloatAttr(epsilon),
-                              StringAttr()); // layout: the default, NCHW
+                              LayoutAttr()); // layout: the default, NCHW
   if (!y)
     return failure();
   c.setOutput(0, y);
@@ -103,7 +103,7 @@ LogicalResult convertBatchNorm(NodeContext &c) {
   OpBuilder &b = c.builder();
   return emit<BatchNormOp>(c, elemOf(c, 0), c.input(0), c.input(3), c.input(4),
                            c.input(1), c.input(2), b.getF64FloatAttr(*eps),
-                           StringAttr()); // layout: the default, NCHW
+                           LayoutAttr()); // layout: the default, NCHW
 }
 
 //===----------------------------------------------------------------------===//
