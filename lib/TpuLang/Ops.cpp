@@ -33,7 +33,20 @@ Attribute i64(Graph &g, int64_t v) {
 Attribute f64(Graph &g, double v) {
   return FloatAttr::get(Float64Type::get(&g.context), v);
 }
-Attribute str(Graph &g, StringRef v) { return StringAttr::get(&g.context, v); }
+/// TpuLang string parameter `param` = `value` of `op` as the Top enum
+/// attribute `A` (TpuLang keeps TPU-MLIR's string parameters); raises naming
+/// the op, the parameter, the value and the allowed names if unknown.
+template <typename A>
+Attribute enumAttr(Graph &g, const std::string &op, StringRef param,
+                   StringRef value) {
+  using E = decltype(std::declval<A>().getValue());
+  std::optional<E> e = top::symbolizeEnum<E>(value);
+  if (!e)
+    (Msg() << op << ": parameter '" << param.str() << "' = '" << value.str()
+           << "' must be one of " << top::enumNames<E>())
+        .raise();
+  return A::get(&g.context, *e);
+}
 Attribute boolean(Graph &g, bool v) { return BoolAttr::get(&g.context, v); }
 
 /// The element type of a tensor's IR value.
@@ -193,11 +206,13 @@ Tensor compareOp(const std::string &op, const std::string &mode,
   Type i1 = IntegerType::get(&g.context, 1);
   if (a.dtype() == "bool")
     return buildOne<top::CompareOp>(op, {lhs, rhs},
-                                    {named(g, "mode", str(g, mode))}, i1,
-                                    "bool", name);
+                                    {named(g, "mode", enumAttr<top::CompareModeAttr>(
+                                                       g, op, "mode", mode))},
+                                    i1, "bool", name);
   Tensor cmp = buildOne<top::CompareOp>(op, {lhs, rhs},
-                                        {named(g, "mode", str(g, mode))}, i1,
-                                        "bool", g.freshName(name + "_bool"));
+                                        {named(g, "mode", enumAttr<top::CompareModeAttr>(
+                                                           g, op, "mode", mode))},
+                                        i1, "bool", g.freshName(name + "_bool"));
   return buildOne<top::CastOp>(op, {valueOf(op, cmp)}, {}, elementOf(lhs),
                                a.dtype(), name);
 }
@@ -920,7 +935,8 @@ Tensor pad(const Tensor &input, const std::string &method,
         .raise();
   return simpleUnary<top::PadOp>(op, input, out_name, false,
                                  {{"pads", i64Array(g, p)},
-                                  {"mode", str(g, method)},
+                                  {"mode", enumAttr<top::PadModeAttr>(g, op, "method",
+                                                                      method)},
                                   {"value", f64(g, value.value_or(0.0))}});
 }
 
@@ -973,9 +989,13 @@ Tensor upsample(const Tensor &input, int64_t scale,
       static_cast<double>(scale);
   return simpleUnary<top::ResizeOp>(
       op, input, out_name, false,
-      {{"mode", str(g, "nearest")},
-       {"coordinate_transformation_mode", str(g, "asymmetric")},
-       {"nearest_mode", str(g, "floor")},
+      {{"mode",
+        top::InterpolationAttr::get(&g.context, top::Interpolation::Nearest)},
+       {"coordinate_transformation_mode",
+        top::CoordinateModeAttr::get(&g.context,
+                                     top::CoordinateMode::Asymmetric)},
+       {"nearest_mode",
+        top::NearestModeAttr::get(&g.context, top::NearestMode::Floor)},
        {"scales", DenseF64ArrayAttr::get(&g.context, scales)}});
 }
 
@@ -1000,7 +1020,8 @@ Tensor reduce(const Tensor &input, const std::string &method,
   return simpleUnary<top::ReduceOp>(op, input, out_name, false,
                                     {{"axes", i64Array(g, axes)},
                                      {"keepdims", boolean(g, keep_dims)},
-                                     {"mode", str(g, method)}});
+                                     {"mode", enumAttr<top::ReduceModeAttr>(
+                                                 g, op, "method", method)}});
 }
 
 std::pair<Tensor, Tensor> arg(const Tensor &input, const std::string &method,
@@ -1115,8 +1136,9 @@ Tensor interpolate(const Tensor &input, double scale_h, double scale_w,
   scales[scales.size() - 1] = scale_w;
   return simpleUnary<top::ResizeOp>(
       op, input, out_name, false,
-      {{"mode", str(g, method)},
-       {"coordinate_transformation_mode", str(g, coord_mode)},
+      {{"mode", enumAttr<top::InterpolationAttr>(g, op, "method", method)},
+       {"coordinate_transformation_mode",
+        enumAttr<top::CoordinateModeAttr>(g, op, "coord_mode", coord_mode)},
        {"scales", DenseF64ArrayAttr::get(&g.context, scales)}});
 }
 
@@ -1151,7 +1173,9 @@ Tensor depth2space(const Tensor &input, int64_t block_h, int64_t block_w,
   return simpleUnary<top::DepthToSpaceOp>(
       op, input, out_name, false,
       {{"blocksize", i64(g, block_h)},
-       {"mode", str(g, is_CRD ? "CRD" : "DCR")}});
+       {"mode", top::DepthToSpaceModeAttr::get(
+                   &g.context, is_CRD ? top::DepthToSpaceMode::CRD
+                                      : top::DepthToSpaceMode::DCR)}});
 }
 
 #define STRATA_TPULANG_COMPARE(NAME, MODE)                                     \
@@ -1321,7 +1345,10 @@ Tensor requant_int(const Tensor &tensor_i, const IntOrList &mul,
       {named(g, "multiplier", i64Array(g, m)),
        named(g, "rshift", i64Array(g, rs)),
        named(g, "quant_mode",
-             str(g, requant_mode == 1 ? "TFLite" : "MultiplierShift"))},
+             top::RequantModeAttr::get(&g.context,
+                                       requant_mode == 1
+                                           ? top::RequantMode::TFLite
+                                           : top::RequantMode::MultiplierShift))},
       outType, out_dtype, name);
 }
 

@@ -36,8 +36,8 @@ LOOP = """%y, %s = top.Loop(%m, {cond}, %y0) : (tensor<i64>, {cond_t}, {yt}) -> 
     ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %yi: {yt}):
       %h = top.Mul(%yi, %half) : ({yt}, tensor<f32>) -> {yt}
       %n = top.Add(%h, %x) : ({yt}, {yt}) -> {yt}
-      %mn = top.Reduce(%n) {{axes = array<i64: 0>, keepdims = false, mode = "ReduceMin"}} : ({yt}) -> tensor<f32>
-      %any = top.Compare(%mn, %limit) {{mode = "Less"}} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %mn = top.Reduce(%n) {{axes = array<i64: 0>, keepdims = false, mode = #top.reduce_mode<ReduceMin>}} : ({yt}) -> tensor<f32>
+      %any = top.Compare(%mn, %limit) {{mode = #top.compare_mode<Less>}} : (tensor<f32>, tensor<f32>) -> tensor<i1>
       top.Yield {yield_cond}, %n, %n : tensor<i1>, {yt}, {yt}
     }}"""
 

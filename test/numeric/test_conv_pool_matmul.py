@@ -195,7 +195,7 @@ EPILOGUES = {
 
 def _epilogue_attrs(name):
     params = EPILOGUES[name][0]
-    attrs = f'activation = "{name}"'
+    attrs = f'activation = #top.activation<{name}>'
     if params:
         attrs += ", activation_params = array<f64: " + ", ".join(map(str, params)) + ">"
     return attrs

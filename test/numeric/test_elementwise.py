@@ -295,7 +295,7 @@ UNARY = {
     "Sigmoid": ("", lambda x: 1.0 / (1.0 + np.exp(-x)), (-8, 8)),
     "Tanh": ("", np.tanh, (-4, 4)),
     "Gelu": ("", gelu_ref, (-5, 5)),
-    "GeluTanh": ('approximate = "tanh"', gelu_tanh_ref, (-5, 5)),
+    "GeluTanh": ('approximate = #top.gelu_approximation<tanh>', gelu_tanh_ref, (-5, 5)),
     "SiLU": ("", lambda x: x / (1.0 + np.exp(-x)), (-8, 8)),
     "HardSigmoid": ("", hard_sigmoid_ref, (-5, 5)),
     "HardSigmoidAttrs": ("alpha = 0.5 : f64, beta = 0.25 : f64",
@@ -467,7 +467,7 @@ def test_compare(mode, dtype, rng):
         a, b = compare_operands(rng, dtype, sa, sb)
         a, b = np.asarray(a, dtype=dtype), np.asarray(b, dtype=dtype)
         cases.append(([("a", a), ("b", b)], "tensor<*xi1>"))
-    for got, (ops, _) in zip(run_cases("Compare", cases, f'mode = "{mode}"'),
+    for got, (ops, _) in zip(run_cases("Compare", cases, f'mode = #top.compare_mode<{mode}>'),
                              cases):
         check_equal(got, COMPARE[mode](ops[0][1], ops[1][1]))
 
@@ -481,7 +481,7 @@ def test_compare_broadcast(rng):
         cases.append(([("a", a), ("b", b)], "tensor<*xi1>"))
         refs.append(np.less_equal(a, b))
     for got, ref, (ops, _) in zip(
-            run_cases("Compare", cases, 'mode = "LessOrEqual"'), refs, cases):
+            run_cases("Compare", cases, 'mode = #top.compare_mode<LessOrEqual>'), refs, cases):
         check_equal(got, ref, f"shapes {ops[0][1].shape} {ops[1][1].shape}")
 
 

@@ -65,7 +65,7 @@ def out_shape(shape, sizes, scales):
 def test_resize_filters(case, ctm, mode, exclude, antialias, rng):
     shape, sizes, scales = RESIZE_CASES[case]
     x = rng.standard_normal(shape).astype(np.float32)
-    attrs = [f'mode = "{mode}"', f'coordinate_transformation_mode = "{ctm}"',
+    attrs = [f'mode = #top.interpolation<{mode}>', f'coordinate_transformation_mode = #top.coordinate_mode<{ctm}>',
              f"exclude_outside = {str(exclude).lower()}", f"antialias = {str(antialias).lower()}"]
     out = run({"x": x}, resize_line(shape, sizes, scales, attrs))
     expect = ref.resize(x, out_shape(shape, sizes, scales), scales, mode=mode, ctm=ctm,
@@ -76,7 +76,7 @@ def test_resize_filters(case, ctm, mode, exclude, antialias, rng):
 
 def test_resize_cubic_coeff(rng):
     x = rng.standard_normal((1, 1, 4, 4)).astype(np.float32)
-    attrs = ['mode = "cubic"', "cubic_coeff_a = -5.000000e-01 : f64", "exclude_outside = true"]
+    attrs = ['mode = #top.interpolation<cubic>', "cubic_coeff_a = -5.000000e-01 : f64", "exclude_outside = true"]
     out = run({"x": x}, resize_line(x.shape, None, (1, 1, 2.0, 0.75), attrs))
     expect = ref.resize(x, [1, 1, 8, 3], [1, 1, 2.0, 0.75], mode="cubic", a=-0.5, exclude=True)
     np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-5)
@@ -89,7 +89,7 @@ def test_resize_cubic_coeff(rng):
 def test_resize_tf_crop_and_resize(mode, rng):
     x = rng.standard_normal((1, 2, 6, 5)).astype(np.float32)
     roi = [0.0, 0.0, -0.2, 0.3, 1.0, 1.0, 0.7, 1.4]
-    attrs = [f'mode = "{mode}"', 'coordinate_transformation_mode = "tf_crop_and_resize"',
+    attrs = [f'mode = #top.interpolation<{mode}>', 'coordinate_transformation_mode = #top.coordinate_mode<tf_crop_and_resize>',
              f"roi = array<f64: {farr(roi)}>", "extrapolation_value = 2.500000e+00 : f64"]
     out = run({"x": x}, resize_line(x.shape, (1, 2, 7, 4), None, attrs))
     expect = ref.resize(x, [1, 2, 7, 4], None, extrapolation=2.5, roi=roi, mode=mode,
@@ -102,7 +102,7 @@ def test_resize_coordinate_scales(rng):
     """keep_aspect_ratio_policy: sizes rounded from one scale that drives the
     mapping; differs from out / in."""
     x = rng.standard_normal((1, 1, 2, 5)).astype(np.float32)
-    attrs = ['mode = "linear"', "coordinate_scales = array<f64: 1.0, 1.0, 0.75, 0.75>"]
+    attrs = ['mode = #top.interpolation<linear>', "coordinate_scales = array<f64: 1.0, 1.0, 0.75, 0.75>"]
     out = run({"x": x}, resize_line(x.shape, (1, 1, 2, 4), None, attrs))
     expect = ref.resize(x, [1, 1, 2, 4], [1, 1, 0.75, 0.75], mode="linear")
     np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-5)
@@ -111,7 +111,7 @@ def test_resize_coordinate_scales(rng):
 
 def test_resize_cubic_int_truncates(rng):
     x = rng.integers(-50, 50, (1, 1, 3, 3)).astype(np.int32)
-    out = run({"x": x}, resize_line(x.shape, (1, 1, 5, 4), None, ['mode = "cubic"'], np.int32), np.int32)
+    out = run({"x": x}, resize_line(x.shape, (1, 1, 5, 4), None, ['mode = #top.interpolation<cubic>'], np.int32), np.int32)
     expect = ref.resize(x, [1, 1, 5, 4], None, mode="cubic")
     np.testing.assert_array_equal(out, np.trunc(expect).astype(np.int32))
 
@@ -131,7 +131,7 @@ def test_grid_sample(case, mode, padding, align, rng):
     xs, gs = GRID_CASES[case]
     x = rng.standard_normal(xs).astype(np.float32)
     grid = rng.uniform(-1.6, 1.6, gs).astype(np.float32)   # some points outside
-    line = (f'%y = top.GridSample(%x, %g) {{mode = "{mode}", padding_mode = "{padding}", '
+    line = (f'%y = top.GridSample(%x, %g) {{mode = #top.interpolation<{mode}>, padding_mode = #top.grid_padding<{padding}>, '
             f"align_corners = {str(align).lower()}}} : ({mlir_type(xs, np.float32)}, "
             f"{mlir_type(gs, np.float32)}) -> RESULT")
     out = run({"x": x, "g": grid}, line)
@@ -188,7 +188,7 @@ def test_roi_align(sampling_ratio, mode, half_pixel, rng):
                      [1.0, 2.0, 17.0, 15.0]], np.float32)
     batch = np.array([0, 1, 1, 0], np.int64)
     ctm = "half_pixel" if half_pixel else "output_half_pixel"
-    line = (f'%y = top.RoiAlign(%x, %r, %b) {{coordinate_transformation_mode = "{ctm}", mode = "{mode}", '
+    line = (f'%y = top.RoiAlign(%x, %r, %b) {{coordinate_transformation_mode = #top.roi_coordinate_mode<{ctm}>, mode = #top.roi_pool_mode<{mode}>, '
             f"output_height = 3 : i64, output_width = 2 : i64, sampling_ratio = {sampling_ratio} : i64, "
             f"spatial_scale = 5.000000e-01 : f64}} : ({mlir_type(x.shape, np.float32)}, "
             f"{mlir_type(rois.shape, np.float32)}, {mlir_type(batch.shape, np.int64)}) -> RESULT")
@@ -239,7 +239,7 @@ def test_resize_far_outside_coordinates(exclude, rng):
     """A tiny mapping scale sends coordinates to ~1e300: edge values (0 with
     exclude_outside), no overflow."""
     x = rng.standard_normal((1, 1, 1, 4)).astype(np.float32)
-    attrs = ['mode = "cubic"', 'coordinate_transformation_mode = "asymmetric"',
+    attrs = ['mode = #top.interpolation<cubic>', 'coordinate_transformation_mode = #top.coordinate_mode<asymmetric>',
              f"exclude_outside = {str(exclude).lower()}",
              "coordinate_scales = array<f64: 1.0, 1.0, 1.0, 1.0e-300>"]
     out = run({"x": x}, resize_line(x.shape, (1, 1, 1, 3), None, attrs))

@@ -134,7 +134,7 @@ def test_bitshift(dtype, direction, rng):
     s = np.arange(0, bits + 6, (bits + 6) // 6 or 1)[:6].astype(dtype)
     s[-1] = bits  # a shift by the full width gives 0
     got = run_op("BitShift", [("x", x), ("s", s)], mlir_type((4, 6), dtype),
-                 f'direction = "{direction}"')
+                 f'direction = #top.shift_direction<{direction}>')
     mask = (1 << bits) - 1
     expect = np.array(
         [[(int(v) << int(k) if direction == "LEFT" else int(v) >> int(k)) & mask
@@ -199,7 +199,7 @@ def window_reference(kind, size, periodic):
 @pytest.mark.parametrize("size", [1, 7, 10])
 def test_window(kind, periodic, size):
     got = run_op("Window", [], f"tensor<{size}xf32>",
-                 f'kind = "{kind}", size = {size} : i64, '
+                 f'kind = #top.window_kind<{kind}>, size = {size} : i64, '
                  f"periodic = {str(periodic).lower()}")
     close(got, window_reference(kind, size, periodic), TOL[np.float32])
 
@@ -207,11 +207,11 @@ def test_window(kind, periodic, size):
 def test_window_matches_numpy():
     # numpy's symmetric Hann and Blackman windows are the ONNX ones.
     got = run_op("Window", [], "tensor<9xf64>",
-                 'kind = "hann", size = 9 : i64, periodic = false')
+                 'kind = #top.window_kind<hann>, size = 9 : i64, periodic = false')
     close(got, np.hanning(9), TOL[np.float64])
     # A periodic window is the symmetric one of size + 1 without its end.
     got = run_op("Window", [], "tensor<9xf64>",
-                 'kind = "blackman", size = 9 : i64, periodic = true')
+                 'kind = #top.window_kind<blackman>, size = 9 : i64, periodic = true')
     close(got, np.blackman(10)[:9], (1e-12, 1e-12))
 
 

@@ -1,4 +1,4 @@
-"""Layout-sensitive Top ops with `layout = "NHWC"` against numpy: the NCHW
+"""Layout-sensitive Top ops with `layout = #top.layout<NHWC>` against numpy: the NCHW
 numpy reference (reference.py) computed on the transposed inputs, transposed
 back to channels last. Conv takes an OHWI filter, Deconv `C x K.. x O/group`.
 Tolerances: f32 rtol 1e-4 / atol 1e-4 (accumulation order differs)."""
@@ -46,7 +46,7 @@ def test_conv_nhwc(case, rng):
     y = run_nhwc({"x": xl}, {"w": wl, "b": b},
                  f"%y = top.Conv(%x, %w, %b) {{kernel_shape = array<i64: {arr(k)}>, "
                  f"strides = array<i64: {arr(s)}>, pads = array<i64: {arr(p)}>, group = {g} : i64, "
-                 f"layout = \"NHWC\"}} : ({t(xl)}, {t(wl)}, {t(b)}) -> tensor<*xf32>")
+                 f"layout = #top.layout<NHWC>}} : ({t(xl)}, {t(wl)}, {t(b)}) -> tensor<*xf32>")
     assert y.shape == expect.shape
     np.testing.assert_allclose(y, expect, rtol=1e-4, atol=1e-4)
 
@@ -59,7 +59,7 @@ def test_deconv_nhwc(rng):
     y = run_nhwc({"x": xl}, {"w": wl},
                  f"%y = top.Deconv(%x, %w, %none) {{kernel_shape = array<i64: 3, 3>, "
                  f"strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, "
-                 f"output_padding = array<i64: 1, 1>, layout = \"NHWC\"}} : "
+                 f"output_padding = array<i64: 1, 1>, layout = #top.layout<NHWC>}} : "
                  f"({t(xl)}, {t(wl)}, none) -> tensor<*xf32>")
     assert y.shape == expect.shape
     np.testing.assert_allclose(y, expect, rtol=1e-4, atol=1e-4)
@@ -74,7 +74,7 @@ def test_pool_nhwc(mode, rng):
     op = "MaxPool" if mode == "max" else "AvgPool"
     y = run_nhwc({"x": xl}, {},
                  f"%y = top.{op}(%x) {{kernel_shape = array<i64: 3, 2>, strides = array<i64: 2, 2>, "
-                 f"pads = array<i64: 1, 0, 1, 1>, count_include_pad = true, layout = \"NHWC\"}} : "
+                 f"pads = array<i64: 1, 0, 1, 1>, count_include_pad = true, layout = #top.layout<NHWC>}} : "
                  f"({t(xl)}) -> tensor<*xf32>")
     assert y.shape == expect.shape
     np.testing.assert_allclose(y, expect, rtol=1e-4, atol=1e-4)
@@ -85,7 +85,7 @@ def test_global_avg_pool_nhwc(rng):
     expect = to_last(x.mean(axis=(2, 3), keepdims=True))
     xl = to_last(x)
     y = run_nhwc({"x": xl}, {},
-                 f"%y = top.GlobalAvgPool(%x) {{layout = \"NHWC\"}} : ({t(xl)}) -> tensor<*xf32>")
+                 f"%y = top.GlobalAvgPool(%x) {{layout = #top.layout<NHWC>}} : ({t(xl)}) -> tensor<*xf32>")
     assert y.shape == (2, 1, 1, 5)
     np.testing.assert_allclose(y, expect, rtol=1e-4, atol=1e-4)
 
@@ -96,12 +96,12 @@ def test_norms_nhwc(rng):
     var = rng.uniform(0.5, 2, 6).astype(np.float32)
     xl = to_last(x)
     y = run_nhwc({"x": xl}, {"m": mean, "v": var, "s": scale, "b": bias},
-                 f"%y = top.BatchNorm(%x, %m, %v, %s, %b) {{layout = \"NHWC\"}} : "
+                 f"%y = top.BatchNorm(%x, %m, %v, %s, %b) {{layout = #top.layout<NHWC>}} : "
                  f"({t(xl)}, {t(mean)}, {t(var)}, {t(scale)}, {t(bias)}) -> tensor<*xf32>")
     np.testing.assert_allclose(y, to_last(batch_norm(x, mean, var, scale, bias)),
                                rtol=1e-4, atol=1e-4)
     y = run_nhwc({"x": xl}, {"s": scale, "b": bias},
-                 f"%y = top.GroupNorm(%x, %s, %b) {{num_groups = 3 : i64, layout = \"NHWC\"}} : "
+                 f"%y = top.GroupNorm(%x, %s, %b) {{num_groups = 3 : i64, layout = #top.layout<NHWC>}} : "
                  f"({t(xl)}, {t(scale)}, {t(bias)}) -> tensor<*xf32>")
     np.testing.assert_allclose(y, to_last(group_norm(x, 3, scale, bias)), rtol=1e-4, atol=1e-4)
 
@@ -111,12 +111,12 @@ def test_depth_space_nhwc(mode, rng):
     x = rng.standard_normal((1, 8, 3, 2)).astype(np.float32)
     xl = to_last(x)
     y = run_nhwc({"x": xl}, {},
-                 f"%y = top.DepthToSpace(%x) {{blocksize = 2 : i64, mode = \"{mode}\", "
-                 f"layout = \"NHWC\"}} : ({t(xl)}) -> tensor<*xf32>")
+                 f"%y = top.DepthToSpace(%x) {{blocksize = 2 : i64, mode = #top.depth_to_space_mode<{mode}>, "
+                 f"layout = #top.layout<NHWC>}} : ({t(xl)}) -> tensor<*xf32>")
     np.testing.assert_array_equal(y, to_last(depth_to_space(x, 2, mode)))
     x = rng.standard_normal((1, 3, 4, 6)).astype(np.float32)
     xl = to_last(x)
     y = run_nhwc({"x": xl}, {},
-                 f"%y = top.SpaceToDepth(%x) {{blocksize = 2 : i64, layout = \"NHWC\"}} : "
+                 f"%y = top.SpaceToDepth(%x) {{blocksize = 2 : i64, layout = #top.layout<NHWC>}} : "
                  f"({t(xl)}) -> tensor<*xf32>")
     np.testing.assert_array_equal(y, to_last(space_to_depth(x, 2)))

@@ -256,7 +256,8 @@ CTMS = ["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"]
 
 
 def resize_line(shape, sizes, scales, mode, ctm, nearest="round_prefer_floor", dtype=np.float32):
-    attrs = [f'mode = "{mode}"', f'coordinate_transformation_mode = "{ctm}"', f'nearest_mode = "{nearest}"']
+    attrs = [f'mode = #top.interpolation<{mode}>', f'coordinate_transformation_mode = #top.coordinate_mode<{ctm}>',
+             f'nearest_mode = #top.nearest_mode<{nearest}>']
     if sizes is not None:
         attrs.append(f"sizes = array<i64: {arr(sizes)}>")
     if scales is not None:
@@ -324,7 +325,7 @@ def test_resize_defaults_f64(rng):
                                      ((1, 3, 2, 2), 1), ((0, 4, 2, 2), 2), ((1, 12, 0, 3), 2)])
 def test_depth_to_space(shape, b, mode, rng):
     x = rng.integers(-128, 128, shape, dtype=np.int8)
-    out = single_op({"x": x}, {}, f'%y = top.DepthToSpace(%x) {{blocksize = {b} : i64, mode = "{mode}"}} : '
+    out = single_op({"x": x}, {}, f'%y = top.DepthToSpace(%x) {{blocksize = {b} : i64, mode = #top.depth_to_space_mode<{mode}>}} : '
                     f"({mlir_type(shape, np.int8)}) -> RESULT", np.int8)
     np.testing.assert_array_equal(out, depth_to_space(x, b, mode))
 

@@ -298,10 +298,10 @@ def test_requant_tflite_known_values():
     """Hand-computed gemmlowp results: multiplier 2^30 is 0.5."""
     q = np.array([[3, -3, 5, -5, INT32_MAX, INT32_MIN, 1, -1]], np.int32)
     t = "tensor<1x8xi32>"
-    y = run_requant(q, t, t, 'multiplier = array<i64: 1073741824>, rshift = array<i64: 0>, quant_mode = "TFLite"')
+    y = run_requant(q, t, t, 'multiplier = array<i64: 1073741824>, rshift = array<i64: 0>, quant_mode = #top.requant_mode<TFLite>')
     # SRDHM nudges negative ties toward zero: -1.5 -> -1, -2.5 -> -2.
     np.testing.assert_array_equal(y, [[2, -1, 3, -2, 2**30, -2**30, 1, 0]])
-    y = run_requant(q, t, t, 'multiplier = array<i64: 1073741824>, rshift = array<i64: 1>, quant_mode = "TFLite"')
+    y = run_requant(q, t, t, 'multiplier = array<i64: 1073741824>, rshift = array<i64: 1>, quant_mode = #top.requant_mode<TFLite>')
     # Then RoundingDivideByPOT rounds ties away from zero: 1 / 2 -> 1, -1 / 2 -> -1.
     np.testing.assert_array_equal(y, [[1, -1, 2, -1, 2**29, -2**29, 1, 0]])
 
@@ -329,7 +329,7 @@ def test_requant_int32_to_int8(mode, per_channel, rng):
         shift = rng.integers(12, 24, 4 if per_channel else 1).tolist()
     out_t = qtensor(shape, qelem("i8", 0.1, -4))
     y = run_requant(q, qtensor(shape, "i32"), out_t,
-                    f'multiplier = array<i64: {arr(mult)}>, rshift = array<i64: {arr(shift)}>, quant_mode = "{mode}"')
+                    f'multiplier = array<i64: {arr(mult)}>, rshift = array<i64: {arr(shift)}>, quant_mode = #top.requant_mode<{mode}>')
     assert y.dtype == np.int8
     expect = np_requant_int(q, mode, mult, shift, 0, -4, -128, 127)
     np.testing.assert_array_equal(y, expect)
@@ -350,7 +350,7 @@ def test_requant_quantized_per_axis(mode, storage, rng):
     in_t = qtensor(shape, qelem("i8", 0.2, -7))
     out_t = qtensor(shape, qelem(storage, [0.1, 0.2, 0.3], out_zps, axis=0))
     y = run_requant(q, in_t, out_t,
-                    f'multiplier = array<i64: {arr(mult)}>, rshift = array<i64: {arr(shift)}>, quant_mode = "{mode}"')
+                    f'multiplier = array<i64: {arr(mult)}>, rshift = array<i64: {arr(shift)}>, quant_mode = #top.requant_mode<{mode}>')
     assert y.dtype == dtype
     expect = np_requant_int(q, mode, mult, shift, -7, out_zps, lo, hi, out_axis=0)
     np.testing.assert_array_equal(y, expect)
@@ -362,7 +362,7 @@ def test_requant_tflite_saturates_input_to_int32():
     q = np.array([[INT32_MAX - 100, INT32_MIN + 100, 0]], np.int32)
     in_t = qtensor(q.shape, qelem("i32", 1.0, -200))
     y = run_requant(q, in_t, "tensor<1x3xi32>",
-                    'multiplier = array<i64: 1073741824>, rshift = array<i64: 0>, quant_mode = "TFLite"')
+                    'multiplier = array<i64: 1073741824>, rshift = array<i64: 0>, quant_mode = #top.requant_mode<TFLite>')
     np.testing.assert_array_equal(y, [[2**30, -2**30 + 150, 100]])
     np.testing.assert_array_equal(
         y, np_requant_int(q, "TFLite", [2**30], [0], -200, 0, INT32_MIN, INT32_MAX))
@@ -397,7 +397,7 @@ def test_requant_float(in_axis, storage, rng):
     out_s = [0.04, 0.09, 0.15, 0.2]
     out_z = [100, 0, 255, 128] if storage == "u8" else [-100, 0, 127, -128]
     out_t = qtensor(shape, qelem(storage, out_s, out_z, axis=2))
-    y = run_requant(q, in_t, out_t, 'quant_mode = "Float"')
+    y = run_requant(q, in_t, out_t, 'quant_mode = #top.requant_mode<Float>')
     assert y.dtype == dtype
     s = along(in_s, in_axis, 3, np.float64)
     z = along(in_z, in_axis, 3, np.int64)
@@ -434,7 +434,7 @@ def test_conv_int8_requant_dequant_chain(rng):
     m.op(f"%acc = top.Conv(%x, %w, %b) {{kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, "
          f"input_zp = array<i64: {zx}>, weight_zp = array<i64: {zw}>}} : ({x_t}, {w_t}, tensor<{o}xi32>) -> {acc_t}")
     m.op(f"%q = top.Requant(%acc) {{multiplier = array<i64: {arr(mult)}>, rshift = array<i64: {arr(shift)}>, "
-         f"quant_mode = \"TFLite\"}} : ({acc_t}) -> {y_t}")
+         f"quant_mode = #top.requant_mode<TFLite>}} : ({acc_t}) -> {y_t}")
     m.op(f"%y = top.Dequant(%q) : ({y_t}) -> {f_t}")
     out = run_ok(m, [("%acc", "acc", acc_t), ("%q", "q", y_t), ("%y", "y", f_t)])
 

@@ -64,11 +64,11 @@ def run_case(rng, kind, seq, batch, inp, hidden, direction, layout, o):
             continue
         operands.append("%" + name)
 
-    attrs = [f"hidden_size = {hidden} : i64", f'direction = "{direction}"', f"layout = {layout} : i64"]
+    attrs = [f"hidden_size = {hidden} : i64", f'direction = #top.rnn_direction<{direction}>', f"layout = {layout} : i64"]
     acts = o.get("acts")
     if acts is not None:
         acts = acts * dirs if len(acts) == len(DEFAULT_ACTS[kind]) else acts
-        attrs.append("activations = [" + ", ".join(f'"{a[0]}"' for a in acts) + "]")
+        attrs.append("activations = [" + ", ".join(f'#top.rnn_activation<{a[0]}>' for a in acts) + "]")
         attrs.append(f"activation_alpha = array<f64: {farr(a[1] for a in acts)}>")
         attrs.append(f"activation_beta = array<f64: {farr(a[2] for a in acts)}>")
     if "clip" in o:

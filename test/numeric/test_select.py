@@ -103,7 +103,7 @@ def test_cumulative(mode, exclusive, reverse, dtype, axis, rng):
     x = rand(rng, (3, 4, 5), dtype)
     if dtype == np.int32:
         x = (x % 5).astype(dtype)
-    y, = run_op({"x": x}, f"top.Cumulative(%x) {{axis = {axis} : i64, mode = \"{mode}\", "
+    y, = run_op({"x": x}, f"top.Cumulative(%x) {{axis = {axis} : i64, mode = #top.cumulative_mode<{mode}>, "
                 f"exclusive = {str(exclusive).lower()}, reverse = {str(reverse).lower()}}}"
                 f" : ({types(x)}) -> {{results}}", [dtype])
     with np.errstate(over="ignore"):
@@ -133,7 +133,7 @@ def test_scatter_elements(reduction, axis, dtype, rng):
     indices = rng.integers(-data.shape[a], data.shape[a], ishape).astype(np.int64)
     updates = rand(rng, ishape, dtype)
     y, = run_op({"d": data, "i": indices, "u": updates},
-                f"top.ScatterElements(%d, %i, %u) {{axis = {axis} : i64, reduction = \"{reduction}\"}}"
+                f"top.ScatterElements(%d, %i, %u) {{axis = {axis} : i64, reduction = #top.scatter_reduction<{reduction}>}}"
                 f" : ({types(data, indices, updates)}) -> {{results}}", [dtype])
     expect = data.copy()
     for p in np.ndindex(ishape):
@@ -153,7 +153,7 @@ def test_scatter_nd(reduction, k, rng):
                        axis=-1).astype(np.int64)
     updates = rand(rng, (rows,) + data.shape[k:], np.float32)
     y, = run_op({"d": data, "i": indices, "u": updates},
-                f"top.ScatterND(%d, %i, %u) {{reduction = \"{reduction}\"}}"
+                f"top.ScatterND(%d, %i, %u) {{reduction = #top.scatter_reduction<{reduction}>}}"
                 f" : ({types(data, indices, updates)}) -> {{results}}", [np.float32])
     expect = data.copy()
     for r in range(rows):

@@ -232,7 +232,7 @@ def np_pad(x, pads, mode, value):
 
 
 def pad_text(x, pads, mode, value):
-    return (f"top.Pad(%x) {{pads = {i64s(pads)}, mode = \"{mode}\", "
+    return (f"top.Pad(%x) {{pads = {i64s(pads)}, mode = #top.pad_mode<{mode}>, "
             f"value = {float(value)!r}}} : ({operand_types(x)}) -> {{results}}")
 
 
@@ -403,7 +403,7 @@ def np_reduce(x, axes, keepdims, mode):
 
 def reduce_text(x, axes, keepdims, mode):
     return (f"top.Reduce(%x) {{axes = {i64s(axes)}, keepdims = {str(keepdims).lower()}, "
-            f"mode = \"{mode}\"}} : ({operand_types(x)}) -> {{results}}")
+            f"mode = #top.reduce_mode<{mode}>}} : ({operand_types(x)}) -> {{results}}")
 
 
 def random_axes(rng, rank):

@@ -324,7 +324,7 @@ def test_linear_attention(rng, rule, hq, hkv, per_dim, beta_heads, past, scale):
     operands = ", ".join(f"%{n}" if n in ins else "%none" for n in names)
     types = ", ".join(mlir_type(ins[n].shape, ins[n].dtype) if n in ins else "none" for n in names)
     m.op(f"%y:2 = top.LinearAttention({operands}) {{q_num_heads = {hq} : i64, "
-         f"kv_num_heads = {hkv} : i64, scale = {scale:.6e} : f64, update_rule = \"{rule}\"}} : "
+         f"kv_num_heads = {hkv} : i64, scale = {scale:.6e} : f64, update_rule = #top.update_rule<{rule}>}} : "
          f"({types}) -> (tensor<*xf32>, tensor<*xf32>)")
     got = run_ok(m, [("%y#0", "y", "tensor<*xf32>"), ("%y#1", "state", "tensor<*xf32>")])
     want_y, want_s = linear_attention_ref(ins["q"], ins["k"], ins["v"], ins.get("s"),

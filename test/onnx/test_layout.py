@@ -75,10 +75,10 @@ def test_convert_layout_both_ways():
             with open(compiled) as f:
                 text = f.read()
             other = "NHWC" if layout == "nchw" else "NCHW"
-            assert f'layout = "{other}"' not in text
+            assert f'layout = #top.layout<{other}>' not in text
             if layout == "nhwc":
                 sensitive = count(compiled, "Conv") + count(compiled, "GlobalAvgPool")
-                assert text.count('layout = "NHWC"') == sensitive
+                assert text.count('layout = #top.layout<NHWC>') == sensitive
             origin = run_ref_file(origin_path, {"input": x}, tmp, "origin")["logits"]
             converted = run_ref_file(compiled, {"input": x}, tmp, "conv")["logits"]
         assert cosine(origin, converted) >= 0.99999, (layout, cosine(origin, converted))
@@ -184,9 +184,9 @@ def test_import_layout_option():
         assert r.returncode == 0, r.stderr
         origin_path, opt_path = os.path.join(tmp, "m_origin.mlir"), os.path.join(tmp, "m.mlir")
         with open(origin_path) as f:
-            assert 'layout = "NHWC"' not in f.read()
+            assert 'layout = #top.layout<NHWC>' not in f.read()
         with open(opt_path) as f:
-            assert 'layout = "NHWC"' in f.read()
+            assert 'layout = #top.layout<NHWC>' in f.read()
         assert count(opt_path, "Permute") == 1
         origin = run_ref_file(origin_path, {"input": x}, tmp, "origin")["logits"]
         converted = run_ref_file(opt_path, {"input": x}, tmp, "opt")["logits"]

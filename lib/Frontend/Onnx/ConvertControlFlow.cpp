@@ -395,7 +395,7 @@ LogicalResult convertRangeAsLoop(NodeContext &c) {
   Value up = build<CastOp>(
       c, i64,
       build<CompareOp>(c, IntegerType::get(ctx, 1),
-                       build<CastOp>(c, f64, truncated), q, "Less"));
+                       build<CastOp>(c, f64, truncated), q, CompareMode::Less));
   Value count = build<MaxOp>(c, i64, build<AddOp>(c, i64, truncated, up),
                              scalarConst(c, i64, 0, "zero"));
   if (!count)

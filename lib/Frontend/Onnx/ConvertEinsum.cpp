@@ -117,7 +117,7 @@ public:
       return x;
     OpBuilder &b = c.builder();
     auto v = c.create<ReduceOp>(elem(x), x.value, b.getDenseI64ArrayAttr(axes),
-                                b.getBoolAttr(keep), b.getStringAttr("ReduceSum"));
+                                b.getBoolAttr(keep), ReduceModeAttr::get(b.getContext(), ReduceMode::Sum));
     if (failed(v))
       return failure();
     return Operand{*v, labels, shape};

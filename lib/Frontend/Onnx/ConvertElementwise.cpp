@@ -132,9 +132,9 @@ LogicalResult convertMod(NodeContext &c) {
   if (*fmod || t.isUnsignedInteger())
     return finish(c, r);
   Value zero = scalarLike(c, a, 0, "zero");
-  Value signsDiffer = compare(c, compare(c, r, zero, "Less"),
-                              compare(c, b, zero, "Less"), "NotEqual");
-  Value fix = where(c, compare(c, r, zero, "NotEqual"), signsDiffer,
+  Value signsDiffer = compare(c, compare(c, r, zero, CompareMode::Less),
+                              compare(c, b, zero, CompareMode::Less), CompareMode::NotEqual);
+  Value fix = where(c, compare(c, r, zero, CompareMode::NotEqual), signsDiffer,
                     boolConst(c, false));
   return finish(c, where(c, fix, binary<AddOp>(c, r, b), r));
 }
@@ -143,7 +143,7 @@ LogicalResult convertMod(NodeContext &c) {
 // Comparison, selection, logic
 //===----------------------------------------------------------------------===//
 
-template <const char *Mode> LogicalResult convertCompare(NodeContext &c) {
+template <CompareMode Mode> LogicalResult convertCompare(NodeContext &c) {
   if (failed(requireInputs(c, 2)))
     return failure();
   if (c.inputElementType(0) != c.inputElementType(1))
@@ -152,9 +152,6 @@ template <const char *Mode> LogicalResult convertCompare(NodeContext &c) {
                      << c.inputElementType(1);
   return finish(c, compare(c, c.input(0), c.input(1), Mode));
 }
-constexpr char kEqual[] = "Equal", kGreater[] = "Greater",
-               kGreaterOrEqual[] = "GreaterOrEqual", kLess[] = "Less",
-               kLessOrEqual[] = "LessOrEqual";
 
 LogicalResult convertWhere(NodeContext &c) {
   if (failed(requireInputs(c, 3)))
@@ -176,7 +173,7 @@ LogicalResult requireBool(NodeContext &c, size_t n) {
 LogicalResult convertNot(NodeContext &c) {
   if (failed(requireBool(c, 1)))
     return failure();
-  return finish(c, compare(c, c.input(0), boolConst(c, false), "Equal"));
+  return finish(c, compare(c, c.input(0), boolConst(c, false), CompareMode::Equal));
 }
 
 LogicalResult convertAnd(NodeContext &c) {
@@ -194,14 +191,14 @@ LogicalResult convertOr(NodeContext &c) {
 LogicalResult convertXor(NodeContext &c) {
   if (failed(requireBool(c, 2)))
     return failure();
-  return finish(c, compare(c, c.input(0), c.input(1), "NotEqual"));
+  return finish(c, compare(c, c.input(0), c.input(1), CompareMode::NotEqual));
 }
 
 LogicalResult convertIsNaN(NodeContext &c) {
   if (failed(requireInputs(c, 1)) || failed(requireFloat(c, 0)))
     return failure();
   Value x = c.input(0);
-  return finish(c, compare(c, x, x, "NotEqual"));
+  return finish(c, compare(c, x, x, CompareMode::NotEqual));
 }
 
 LogicalResult convertIsInf(NodeContext &c) {
@@ -214,12 +211,12 @@ LogicalResult convertIsInf(NodeContext &c) {
   double inf = std::numeric_limits<double>::infinity();
   Value pinf = scalarLike(c, x, inf, "inf");
   if (*pos && *neg)
-    return finish(c, compare(c, unary<AbsOp>(c, x), pinf, "Equal"));
+    return finish(c, compare(c, unary<AbsOp>(c, x), pinf, CompareMode::Equal));
   if (*pos)
-    return finish(c, compare(c, x, pinf, "Equal"));
+    return finish(c, compare(c, x, pinf, CompareMode::Equal));
   if (*neg)
-    return finish(c, compare(c, x, scalarLike(c, x, -inf, "ninf"), "Equal"));
-  return finish(c, compare(c, x, pinf, "Greater")); // always false
+    return finish(c, compare(c, x, scalarLike(c, x, -inf, "ninf"), CompareMode::Equal));
+  return finish(c, compare(c, x, pinf, CompareMode::Greater)); // always false
 }
 
 //===----------------------------------------------------------------------===//
@@ -231,7 +228,7 @@ LogicalResult convertIsInf(NodeContext &c) {
 /// support); returns `saturate`.
 struct CastAttrs {
   bool saturate;
-  std::string roundMode;
+  RoundMode roundMode;
 };
 
 FailureOr<CastAttrs> checkCastAttrs(NodeContext &c) {
@@ -245,7 +242,7 @@ FailureOr<CastAttrs> checkCastAttrs(NodeContext &c) {
   if (*round != "up" && *round != "down" && *round != "nearest")
     return c.error() << "attribute 'round_mode' = '" << *round
                      << "' must be 'up', 'down' or 'nearest'";
-  return CastAttrs{*sat == 1, *round};
+  return CastAttrs{*sat == 1, *symbolizeRoundMode(*round)};
 }
 
 /// top.Cast of `v` to `to`; `saturate` matters for float8 results only,
@@ -253,7 +250,7 @@ FailureOr<CastAttrs> checkCastAttrs(NodeContext &c) {
 Value castSaturating(NodeContext &c, Value v, Type to, const CastAttrs &a) {
   if (!v || !to || elemType(v) == to)
     return v;
-  return make<CastOp>(c, to, v, a.saturate, llvm::StringRef(a.roundMode));
+  return make<CastOp>(c, to, v, a.saturate, a.roundMode);
 }
 
 LogicalResult convertCast(NodeContext &c) {
@@ -298,9 +295,9 @@ LogicalResult convertSign(NodeContext &c) {
   // Unsigned integers are never negative (and have no -1 constant).
   Value negOrRest = t && t.isUnsignedInteger()
                         ? rest
-                        : where(c, compare(c, x, zero, "Less"),
+                        : where(c, compare(c, x, zero, CompareMode::Less),
                                 scalarLike(c, x, -1, "minus_one"), rest);
-  return finish(c, where(c, compare(c, x, zero, "Greater"),
+  return finish(c, where(c, compare(c, x, zero, CompareMode::Greater),
                          scalarLike(c, x, 1, "one"), negOrRest));
 }
 
@@ -321,21 +318,21 @@ template <typename Fn> LogicalResult roundWith(NodeContext &c, Fn fn) {
   Value x = c.input(0);
   double bound = std::ldexp(1.0, ft->getFPMantissaWidth() - 1);
   Value small = compare(c, unary<AbsOp>(c, x),
-                        scalarLike(c, x, bound, "bound"), "Less");
+                        scalarLike(c, x, bound, "bound"), CompareMode::Less);
   return finish(c, where(c, small, fn(x, truncate(c, x)), x));
 }
 
 LogicalResult convertFloor(NodeContext &c) {
   return roundWith(c, [&](Value x, Value t) {
     Value down = binary<SubOp>(c, t, scalarLike(c, x, 1, "one"));
-    return where(c, compare(c, t, x, "Greater"), down, t);
+    return where(c, compare(c, t, x, CompareMode::Greater), down, t);
   });
 }
 
 LogicalResult convertCeil(NodeContext &c) {
   return roundWith(c, [&](Value x, Value t) {
     Value up = binary<AddOp>(c, t, scalarLike(c, x, 1, "one"));
-    return where(c, compare(c, t, x, "Less"), up, t);
+    return where(c, compare(c, t, x, CompareMode::Less), up, t);
   });
 }
 
@@ -346,12 +343,12 @@ LogicalResult convertRound(NodeContext &c) {
     Value half = scalarLike(c, x, 0.5, "half");
     Value frac = unary<AbsOp>(c, binary<SubOp>(c, x, t)); // exact
     Value halfT = binary<MulOp>(c, t, half);               // exact
-    Value odd = compare(c, halfT, truncate(c, halfT), "NotEqual");
-    Value tie = where(c, compare(c, frac, half, "Equal"), odd,
+    Value odd = compare(c, halfT, truncate(c, halfT), CompareMode::NotEqual);
+    Value tie = where(c, compare(c, frac, half, CompareMode::Equal), odd,
                       boolConst(c, false));
-    Value away = where(c, compare(c, frac, half, "Greater"),
+    Value away = where(c, compare(c, frac, half, CompareMode::Greater),
                        boolConst(c, true), tie);
-    Value step = where(c, compare(c, x, scalarLike(c, x, 0, "zero"), "Less"),
+    Value step = where(c, compare(c, x, scalarLike(c, x, 0, "zero"), CompareMode::Less),
                        scalarLike(c, x, -1, "minus_one"),
                        scalarLike(c, x, 1, "one"));
     return where(c, away, binary<AddOp>(c, t, step), t);
@@ -377,11 +374,11 @@ const ConverterEntry kElementwise[] = {
     {"Reciprocal", convertReciprocal},
     {"Mod", convertMod},
     {"Where", convertWhere},
-    {"Equal", convertCompare<kEqual>},
-    {"Greater", convertCompare<kGreater>},
-    {"GreaterOrEqual", convertCompare<kGreaterOrEqual>},
-    {"Less", convertCompare<kLess>},
-    {"LessOrEqual", convertCompare<kLessOrEqual>},
+    {"Equal", convertCompare<CompareMode::Equal>},
+    {"Greater", convertCompare<CompareMode::Greater>},
+    {"GreaterOrEqual", convertCompare<CompareMode::GreaterOrEqual>},
+    {"Less", convertCompare<CompareMode::Less>},
+    {"LessOrEqual", convertCompare<CompareMode::LessOrEqual>},
     {"Not", convertNot},
     {"And", convertAnd},
     {"Or", convertOr},

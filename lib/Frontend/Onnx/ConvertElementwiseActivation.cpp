@@ -43,7 +43,7 @@ LogicalResult convertPRelu(NodeContext &c) {
   if (isa<FloatType>(elemType(x)))
     return finish(c, make<PReluOp>(c, elemType(x), x, slope));
   // Integers: x < 0 ? x * slope : x.
-  Value neg = compare(c, x, scalarLike(c, x, 0, "zero"), "Less");
+  Value neg = compare(c, x, scalarLike(c, x, 0, "zero"), CompareMode::Less);
   return finish(c, where(c, neg, binary<MulOp>(c, x, slope), x));
 }
 
@@ -119,7 +119,8 @@ LogicalResult convertGelu(NodeContext &c) {
     return c.error() << "attribute 'approximate' = '" << *approx
                      << "' must be 'none' or 'tanh'";
   Value x = c.input(0);
-  return finish(c, make<GeluOp>(c, elemType(x), x, StringRef(*approx)));
+  return finish(c, make<GeluOp>(c, elemType(x), x,
+                                *symbolizeGeluApproximation(*approx)));
 }
 
 LogicalResult convertHardSigmoid(NodeContext &c) {
@@ -174,7 +175,7 @@ LogicalResult convertElu(NodeContext &c) {
       failed(requireFloat(c, 0)))
     return failure();
   Value x = c.input(0);
-  Value neg = compare(c, x, scalarLike(c, x, 0, "zero"), "Less");
+  Value neg = compare(c, x, scalarLike(c, x, 0, "zero"), CompareMode::Less);
   return finish(c, where(c, neg, expm1Scaled(c, x, *alpha), x));
 }
 
@@ -185,7 +186,7 @@ LogicalResult convertSelu(NodeContext &c) {
       failed(requireFloat(c, 0)))
     return failure();
   Value x = c.input(0);
-  Value pos = compare(c, x, scalarLike(c, x, 0, "zero"), "Greater");
+  Value pos = compare(c, x, scalarLike(c, x, 0, "zero"), CompareMode::Greater);
   Value a = floatOf(*alpha, c, x, "alpha");
   Value negPart =
       binary<SubOp>(c, binary<MulOp>(c, unary<ExpOp>(c, x), a), a);
@@ -215,7 +216,7 @@ LogicalResult convertThresholdedRelu(NodeContext &c) {
       failed(requireFloat(c, 0)))
     return failure();
   Value x = c.input(0);
-  Value above = compare(c, x, floatOf(*alpha, c, x, "alpha"), "Greater");
+  Value above = compare(c, x, floatOf(*alpha, c, x, "alpha"), CompareMode::Greater);
   return finish(c, where(c, above, x, scalarLike(c, x, 0, "zero")));
 }
 
@@ -254,9 +255,9 @@ LogicalResult convertShrink(NodeContext &c) {
   Value hi = scalarLike(c, x, *lambd, "lambd");
   Value b = scalarLike(c, x, *bias, "bias");
   Value zero = scalarLike(c, x, 0, "zero");
-  Value upper = make<WhereOp>(c, t, compare(c, x, hi, "Greater"),
+  Value upper = make<WhereOp>(c, t, compare(c, x, hi, CompareMode::Greater),
                               binary<SubOp>(c, x, b), zero);
-  return finish(c, make<WhereOp>(c, t, compare(c, x, lo, "Less"),
+  return finish(c, make<WhereOp>(c, t, compare(c, x, lo, CompareMode::Less),
                                  binary<AddOp>(c, x, b), upper));
 }
 

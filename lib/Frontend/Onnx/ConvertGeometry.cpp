@@ -79,7 +79,10 @@ LogicalResult convertGridSample(NodeContext &c) {
                      << *rank;
   OpBuilder &b = c.builder();
   return emit<GridSampleOp>(c, elemOf(c, 0), c.input(0), c.input(1),
-                            b.getStringAttr(m), b.getStringAttr(*pad),
+                            InterpolationAttr::get(b.getContext(),
+                                                   *symbolizeInterpolation(m)),
+                            GridPaddingAttr::get(b.getContext(),
+                                                 *symbolizeGridPadding(*pad)),
                             b.getBoolAttr(*align));
 }
 
@@ -122,10 +125,10 @@ LogicalResult convertCol2Im(NodeContext &c) {
 LogicalResult convertRoiAlign(NodeContext &c) {
   // Opset 10 had no coordinate_transformation_mode and behaved as
   // output_half_pixel.
-  auto ctm = c.attrString("coordinate_transformation_mode",
-                          c.version() < 16 ? "output_half_pixel"
-                                           : "half_pixel");
-  auto mode = c.attrString("mode", "avg");
+  auto ctm = c.attrEnum<RoiCoordinateMode>(
+      "coordinate_transformation_mode",
+      c.version() < 16 ? "output_half_pixel" : "half_pixel");
+  auto mode = c.attrEnum<RoiPoolMode>("mode", "avg");
   auto oh = c.attrInt("output_height", 1);
   auto ow = c.attrInt("output_width", 1);
   auto sr = c.attrInt("sampling_ratio", 0);
@@ -136,7 +139,8 @@ LogicalResult convertRoiAlign(NodeContext &c) {
   OpBuilder &b = c.builder();
   return emit<RoiAlignOp>(
       c, elemOf(c, 0), c.input(0), c.input(1), c.input(2),
-      b.getStringAttr(*ctm), b.getStringAttr(*mode), b.getI64IntegerAttr(*oh),
+      RoiCoordinateModeAttr::get(b.getContext(), *ctm),
+      RoiPoolModeAttr::get(b.getContext(), *mode), b.getI64IntegerAttr(*oh),
       b.getI64IntegerAttr(*ow), b.getI64IntegerAttr(*sr),
       b.getF64FloatAttr(*scale));
 }

@@ -66,7 +66,9 @@ LogicalResult convertBitShift(NodeContext &c) {
                      << c.inputElementType(1);
   Value x = c.input(0);
   return finish(c, make<BitShiftOp>(c, elemType(x), x, c.input(1),
-                                    c.builder().getStringAttr(*direction)));
+                                    ShiftDirectionAttr::get(
+                                        c.context(),
+                                        *symbolizeShiftDirection(*direction))));
 }
 
 LogicalResult convertLRN(NodeContext &c) {
@@ -91,7 +93,7 @@ LogicalResult convertLRN(NodeContext &c) {
 // Signal ops
 //===----------------------------------------------------------------------===//
 
-template <const char *Kind> LogicalResult convertWindow(NodeContext &c) {
+template <WindowKind Kind> LogicalResult convertWindow(NodeContext &c) {
   auto periodic = c.attrInt("periodic", 1);
   auto elem = outputDatatype(c);
   if (failed(periodic) || failed(elem) || failed(requireInputs(c, 1)))
@@ -103,12 +105,10 @@ template <const char *Kind> LogicalResult convertWindow(NodeContext &c) {
     return c.error() << "attribute 'periodic' = " << *periodic
                      << " must be 0 or 1";
   OpBuilder &b = c.builder();
-  return finish(c, make<WindowOp>(c, *elem, b.getStringAttr(Kind),
+  return finish(c, make<WindowOp>(c, *elem, WindowKindAttr::get(b.getContext(), Kind),
                                   b.getI64IntegerAttr(*size),
                                   b.getBoolAttr(*periodic != 0)));
 }
-constexpr char kHann[] = "hann", kHamming[] = "hamming",
-               kBlackman[] = "blackman";
 
 LogicalResult convertMelWeightMatrix(NodeContext &c) {
   auto elem = outputDatatype(c);
@@ -230,9 +230,9 @@ const ConverterEntry kMath[] = {
     {"BitShift", convertBitShift},
     {"Det", convertUnary<DetOp>},
     {"LRN", convertLRN},
-    {"HannWindow", convertWindow<kHann>},
-    {"HammingWindow", convertWindow<kHamming>},
-    {"BlackmanWindow", convertWindow<kBlackman>},
+    {"HannWindow", convertWindow<WindowKind::Hann>},
+    {"HammingWindow", convertWindow<WindowKind::Hamming>},
+    {"BlackmanWindow", convertWindow<WindowKind::Blackman>},
     {"MelWeightMatrix", convertMelWeightMatrix},
     {"DFT", convertDFT},
     {"STFT", convertSTFT},

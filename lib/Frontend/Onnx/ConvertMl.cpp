@@ -28,7 +28,7 @@ LogicalResult convertBinarizer(NodeContext &c) {
   OpBuilder &b = c.builder();
   auto above = c.create<CompareOp>(b.getI1Type(), c.input(0),
                                    constant(*threshold, "threshold"),
-                                   b.getStringAttr("Greater"));
+                                   CompareModeAttr::get(b.getContext(), CompareMode::Greater));
   if (failed(above))
     return failure();
   return c.setResult(c.create<WhereOp>(elem, *above, constant(1.0, "one"),

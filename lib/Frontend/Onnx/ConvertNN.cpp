@@ -160,7 +160,7 @@ FailureOr<Value> hardmaxAlong(NodeContext &c, Value x, int64_t axis) {
   for (int64_t i = 0; i < shape[axis]; ++i)
     iota.data<int64_t>()[i] = i;
   auto eq = c.create<CompareOp>(b.getI1Type(), *idx, c.constant(iota, "iota"),
-                                b.getStringAttr("Equal"));
+                                CompareModeAttr::get(b.getContext(), CompareMode::Equal));
   if (failed(eq))
     return failure();
   return c.create<CastOp>(elem, *eq);
@@ -182,18 +182,15 @@ LogicalResult convertHardmax(NodeContext &c) {
 
 LogicalResult convertDepthToSpace(NodeContext &c) {
   auto bs = c.attrIntOpt("blocksize");
-  auto mode = c.attrString("mode", "DCR");
+  auto mode = c.attrEnum<DepthToSpaceMode>("mode", "DCR");
   if (failed(bs) || failed(mode))
     return failure();
   if (!*bs)
     return c.error() << "attribute 'blocksize' is required";
-  if (*mode != "DCR" && *mode != "CRD")
-    return c.error() << "attribute 'mode' = '" << *mode
-                     << "' is invalid (DCR or CRD)";
   OpBuilder &b = c.builder();
   return emit<DepthToSpaceOp>(c, elemOf(c, 0), c.input(0),
                               b.getI64IntegerAttr(**bs),
-                              b.getStringAttr(*mode));
+                              DepthToSpaceModeAttr::get(b.getContext(), *mode));
 }
 
 LogicalResult convertSpaceToDepth(NodeContext &c) {

@@ -50,14 +50,14 @@ LogicalResult convertBatchNormTraining(NodeContext &c, float epsilon) {
   OpBuilder &b = c.builder();
   auto reduceMean = [&](Value v, bool keep) {
     return make<ReduceOp>(c, t, v, b.getDenseI64ArrayAttr(axes),
-                          b.getBoolAttr(keep), b.getStringAttr("ReduceMean"));
+                          b.getBoolAttr(keep), ReduceModeAttr::get(b.getContext(), ReduceMode::Mean));
   };
   Value mean = reduceMean(x, false);
   Value centered = binary<SubOp>(c, x, reduceMean(x, true));
   Value var = reduceMean(binary<MulOp>(c, centered, centered), false);
   Value y = make<BatchNormOp>(c, t, x, mean, var, c.input(1), c.input(2),
                               b.getF64FloatAttr(epsilon),
-                              StringAttr()); // layout: the default, NCHW
+                              LayoutAttr()); // layout: the default, NCHW
   if (!y)
     return failure();
   c.setOutput(0, y);
@@ -103,7 +103,7 @@ LogicalResult convertBatchNorm(NodeContext &c) {
   OpBuilder &b = c.builder();
   return emit<BatchNormOp>(c, elemOf(c, 0), c.input(0), c.input(3), c.input(4),
                            c.input(1), c.input(2), b.getF64FloatAttr(*eps),
-                           StringAttr()); // layout: the default, NCHW
+                           LayoutAttr()); // layout: the default, NCHW
 }
 
 //===----------------------------------------------------------------------===//
@@ -124,13 +124,13 @@ FailureOr<Value> expandTo(NodeContext &c, size_t i, ArrayRef<int64_t> shape) {
 }
 
 FailureOr<Value> reduce(NodeContext &c, FailureOr<Value> x,
-                        ArrayRef<int64_t> axes, StringRef mode) {
+                        ArrayRef<int64_t> axes, ReduceMode mode) {
   if (failed(x))
     return failure();
   OpBuilder &b = c.builder();
   return c.create<ReduceOp>(cast<ShapedType>(x->getType()).getElementType(), *x,
                             b.getDenseI64ArrayAttr(axes), b.getBoolAttr(true),
-                            b.getStringAttr(mode));
+                            ReduceModeAttr::get(b.getContext(), mode));
 }
 
 /// LayerNormalization's optional Mean and InvStdDev outputs (outputs 1, 2),
@@ -145,9 +145,9 @@ LogicalResult layerNormStats(NodeContext &c, int64_t axis, int64_t rank,
     axes.push_back(i);
   Value x = c.input(0);
   Type elem = elemOf(c, 0);
-  auto mean = reduce(c, x, axes, "ReduceMean");
+  auto mean = reduce(c, x, axes, ReduceMode::Mean);
   auto d = binary<SubOp>(c, x, mean);
-  auto var = reduce(c, binary<MulOp>(c, d, d), axes, "ReduceMean");
+  auto var = reduce(c, binary<MulOp>(c, d, d), axes, ReduceMode::Mean);
   auto shifted = binary<AddOp>(c, var, scalar(c, elem, eps));
   if (failed(shifted))
     return failure();
@@ -264,9 +264,9 @@ LogicalResult convertMVN(NodeContext &c) {
   }
   Value x = c.input(0);
   Type elem = elemOf(c, 0);
-  auto mean = reduce(c, x, axes, "ReduceMean");
+  auto mean = reduce(c, x, axes, ReduceMode::Mean);
   auto meanSq = binary<MulOp>(c, mean, mean);
-  auto sqMean = reduce(c, binary<MulOp>(c, x, x), axes, "ReduceMean");
+  auto sqMean = reduce(c, binary<MulOp>(c, x, x), axes, ReduceMode::Mean);
   auto var = binary<SubOp>(c, sqMean, meanSq);
   if (failed(var))
     return failure();
@@ -295,9 +295,9 @@ LogicalResult convertLpNorm(NodeContext &c) {
     auto abs = c.create<AbsOp>(elem, x);
     if (failed(abs))
       return failure();
-    norm = reduce(c, *abs, {*axis}, "ReduceSum");
+    norm = reduce(c, *abs, {*axis}, ReduceMode::Sum);
   } else if (*p == 2) {
-    auto sum = reduce(c, binary<MulOp>(c, x, x), {*axis}, "ReduceSum");
+    auto sum = reduce(c, binary<MulOp>(c, x, x), {*axis}, ReduceMode::Sum);
     if (failed(sum))
       return failure();
     norm = c.create<SqrtOp>(elem, *sum);
@@ -318,7 +318,7 @@ LogicalResult convertLpNorm(NodeContext &c) {
   };
   OpBuilder &b = c.builder();
   auto isZero = c.create<CompareOp>(b.getI1Type(), *norm, scalar(0.0, "zero"),
-                                    b.getStringAttr("Equal"));
+                                    CompareModeAttr::get(b.getContext(), CompareMode::Equal));
   if (failed(isZero))
     return failure();
   auto divisor = c.create<WhereOp>(elem, *isZero, scalar(1.0, "one"), *norm);

@@ -54,11 +54,32 @@ FailureOr<std::optional<std::vector<double>>> constantFloats(NodeContext &c,
   return std::optional<std::vector<double>>(v);
 }
 
+/// The enum attributes of `s` (mode, coordinate_transformation_mode,
+/// nearest_mode); an error naming the attribute if a value is unknown.
+struct ResizeModes {
+  InterpolationAttr mode;
+  CoordinateModeAttr ctm;
+  NearestModeAttr nearest;
+};
+FailureOr<ResizeModes> resizeModes(NodeContext &c, const ResizeSpec &s) {
+  auto mode = c.toEnum<Interpolation>("mode", s.mode);
+  auto ctm = c.toEnum<CoordinateMode>("coordinate_transformation_mode", s.ctm);
+  auto nearest = c.toEnum<NearestMode>("nearest_mode", s.nearest);
+  if (failed(mode) || failed(ctm) || failed(nearest))
+    return failure();
+  MLIRContext *ctx = c.context();
+  return ResizeModes{InterpolationAttr::get(ctx, *mode),
+                     CoordinateModeAttr::get(ctx, *ctm),
+                     NearestModeAttr::get(ctx, *nearest)};
+}
+
 LogicalResult emitResize(NodeContext &c, const ResizeSpec &s) {
   OpBuilder &b = c.builder();
+  FailureOr<ResizeModes> m = resizeModes(c, s);
+  if (failed(m))
+    return failure();
   return emit<ResizeOp>(
-      c, elemOf(c, 0), c.input(0), b.getStringAttr(s.mode),
-      b.getStringAttr(s.ctm), b.getStringAttr(s.nearest),
+      c, elemOf(c, 0), c.input(0), m->mode, m->ctm, m->nearest,
       s.scales.empty() ? DenseF64ArrayAttr() : b.getDenseF64ArrayAttr(s.scales),
       s.sizes.empty() ? DenseI64ArrayAttr() : b.getDenseI64ArrayAttr(s.sizes),
       b.getF64FloatAttr(s.cubicA), b.getBoolAttr(s.excludeOutside),
@@ -333,9 +354,12 @@ LogicalResult convertRuntimeResize(NodeContext &c, ResizeSpec &s,
     target = *full;
   }
   OpBuilder &b = c.builder();
+  FailureOr<ResizeModes> m = resizeModes(c, s);
+  if (failed(m))
+    return failure();
   return emit<ResizeOp>(
-      c, elemOf(c, 0), c.input(0), b.getStringAttr(s.mode),
-      b.getStringAttr(s.ctm), b.getStringAttr(s.nearest), DenseF64ArrayAttr(),
+      c, elemOf(c, 0), c.input(0), m->mode, m->ctm, m->nearest,
+      DenseF64ArrayAttr(),
       DenseI64ArrayAttr(), b.getF64FloatAttr(s.cubicA),
       b.getBoolAttr(s.excludeOutside), b.getBoolAttr(s.antialias),
       DenseF64ArrayAttr(), b.getF64FloatAttr(s.extrapolation),

@@ -272,17 +272,18 @@ LogicalResult convertDynamicQuantizeLinear(NodeContext &c) {
   std::vector<int64_t> all;
   for (int64_t i = 0; i < *rank; ++i)
     all.push_back(i);
-  auto reduce = [&](StringRef mode) {
+  auto reduce = [&](ReduceMode mode) {
     return c.create<ReduceOp>(f32, c.input(0), b.getDenseI64ArrayAttr(all),
-                              b.getBoolAttr(false), b.getStringAttr(mode));
+                              b.getBoolAttr(false),
+                              ReduceModeAttr::get(b.getContext(), mode));
   };
   Value zero = a.scalar(f32, 0.0);
-  auto hi = a.op<MaxOp>(reduce("ReduceMax"), zero);
-  auto lo = a.op<MinOp>(reduce("ReduceMin"), zero);
+  auto hi = a.op<MaxOp>(reduce(ReduceMode::Max), zero);
+  auto lo = a.op<MinOp>(reduce(ReduceMode::Min), zero);
   if (failed(hi) || failed(lo))
     return failure();
   auto same = c.create<CompareOp>(b.getI1Type(), *hi, *lo,
-                                  b.getStringAttr("Equal"));
+                                  CompareModeAttr::get(b.getContext(), CompareMode::Equal));
   auto range = a.op<SubOp>(hi, lo);
   if (failed(same) || failed(range))
     return failure();

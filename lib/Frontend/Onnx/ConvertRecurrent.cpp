@@ -47,7 +47,7 @@ struct RecurrentKind {
 /// The Top attributes of a recurrent node, read and normalized.
 struct RecurrentAttrs {
   IntegerAttr hiddenSize;
-  StringAttr direction;
+  RnnDirectionAttr direction;
   ArrayAttr activations;
   DenseF64ArrayAttr alpha, beta;
   FloatAttr clip;
@@ -70,7 +70,8 @@ FailureOr<RecurrentAttrs> readAttrs(NodeContext &c, const RecurrentKind &kind) {
   else
     return c.error() << "attribute 'direction' = \"" << *direction
                      << "\" must be forward, reverse or bidirectional";
-  attrs.direction = b.getStringAttr(*direction);
+  attrs.direction = RnnDirectionAttr::get(
+      b.getContext(), *symbolizeRnnDirection(*direction));
   attrs.layout = b.getI64IntegerAttr(*layout);
 
   // hidden_size defaults to R's last dim.
@@ -116,10 +117,11 @@ FailureOr<RecurrentAttrs> readAttrs(NodeContext &c, const RecurrentKind &kind) {
           if (llvm::StringRef(name) == known.name)
             acts.push_back(&known);
   }
-  SmallVector<StringRef> names;
+  SmallVector<Attribute> names;
   for (const OnnxActivation *a : acts)
-    names.push_back(a->name);
-  attrs.activations = b.getStrArrayAttr(names);
+    names.push_back(RnnActivationAttr::get(b.getContext(),
+                                           *symbolizeRnnActivation(a->name)));
+  attrs.activations = b.getArrayAttr(names);
 
   // alpha / beta: consumed in order by the functions that take them.
   auto alphas = c.attrFloats("activation_alpha");

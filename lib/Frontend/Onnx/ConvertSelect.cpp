@@ -59,7 +59,7 @@ LogicalResult convertTrilu(NodeContext &c) {
                                        i64(c, k), kValue));
 }
 
-LogicalResult convertCumulative(NodeContext &c, StringRef mode) {
+LogicalResult convertCumulative(NodeContext &c, CumulativeMode mode) {
   // A runtime axis stays an operand; the attribute is then 0.
   Value axisValue = c.hasInput(1) && !c.constantInput(1) ? c.input(1)
                                                          : Value();
@@ -71,35 +71,37 @@ LogicalResult convertCumulative(NodeContext &c, StringRef mode) {
     return failure();
   OpBuilder &b = c.builder();
   return c.setResult(c.create<CumulativeOp>(
-      elemOf(c, 0), c.input(0), i64(c, *axis), b.getStringAttr(mode),
+      elemOf(c, 0), c.input(0), i64(c, *axis),
+      CumulativeModeAttr::get(b.getContext(), mode),
       b.getBoolAttr(*exclusive != 0), b.getBoolAttr(*reverse != 0), axisValue));
 }
 LogicalResult convertCumSum(NodeContext &c) {
-  return convertCumulative(c, "sum");
+  return convertCumulative(c, CumulativeMode::Sum);
 }
 LogicalResult convertCumProd(NodeContext &c) {
-  return convertCumulative(c, "prod");
+  return convertCumulative(c, CumulativeMode::Prod);
 }
 
 /// ScatterElements, and Scatter (its deprecated alias without reduction).
 LogicalResult convertScatterElements(NodeContext &c) {
   auto axis = c.attrInt("axis", 0);
-  auto reduction = c.attrString("reduction", "none");
+  auto reduction = c.attrEnum<ScatterReduction>("reduction", "none");
   if (failed(axis) || failed(reduction) ||
       failed(requireIntegerInput(c, 1, "indices")))
     return failure();
   return c.setResult(c.create<ScatterElementsOp>(
       elemOf(c, 0), c.input(0), c.input(1), c.input(2), i64(c, *axis),
-      c.builder().getStringAttr(*reduction)));
+      ScatterReductionAttr::get(c.context(), *reduction)));
 }
 
 LogicalResult convertScatterND(NodeContext &c) {
-  auto reduction = c.attrString("reduction", "none");
+  auto reduction = c.attrEnum<ScatterReduction>("reduction", "none");
   if (failed(reduction) || failed(requireIntegerInput(c, 1, "indices")))
     return failure();
   return c.setResult(
       c.create<ScatterNDOp>(elemOf(c, 0), c.input(0), c.input(1), c.input(2),
-                            c.builder().getStringAttr(*reduction)));
+                            ScatterReductionAttr::get(c.context(),
+                                                      *reduction)));
 }
 
 /// TensorScatter (KV-cache update): a ScatterND whose indices address every
@@ -164,7 +166,7 @@ LogicalResult convertTensorScatter(NodeContext &c) {
   }
   return c.setResult(c.create<ScatterNDOp>(
       elemOf(c, 0), c.input(0), c.constant(indices, "positions"), c.input(1),
-      c.builder().getStringAttr("none")));
+      ScatterReductionAttr::get(c.builder().getContext(), ScatterReduction::None)));
 }
 
 LogicalResult convertGatherND(NodeContext &c) {
@@ -367,7 +369,7 @@ LogicalResult convertMaxUnpool(NodeContext &c) {
     return c.setResult(out);
   return c.setResult(
       c.create<PadOp>(elemOf(c, 0), *out, b.getDenseI64ArrayAttr(padding),
-                      b.getStringAttr("constant"), b.getF64FloatAttr(0.0)));
+                      PadModeAttr::get(b.getContext(), PadMode::Constant), b.getF64FloatAttr(0.0)));
 }
 
 LogicalResult convertEyeLike(NodeContext &c) {
@@ -464,7 +466,7 @@ LogicalResult convertRuntimeCenterCropPad(NodeContext &c,
   if (failed(sliced))
     return failure();
   return c.setResult(c.create<PadOp>(elem, *sliced, b.getDenseI64ArrayAttr({}),
-                                     b.getStringAttr("constant"),
+                                     PadModeAttr::get(b.getContext(), PadMode::Constant),
                                      b.getF64FloatAttr(0.0), *pads));
 }
 
@@ -542,7 +544,7 @@ LogicalResult convertCenterCropPad(NodeContext &c) {
   }
   if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
     auto p = c.create<PadOp>(elem, v, b.getDenseI64ArrayAttr(pads),
-                             b.getStringAttr("constant"),
+                             PadModeAttr::get(b.getContext(), PadMode::Constant),
                              b.getF64FloatAttr(0.0));
     if (failed(p))
       return failure();

@@ -23,7 +23,7 @@ enum class Pre { None, Abs, Square };
 enum class Post { None, Sqrt, Log };
 
 struct ReduceRecipe {
-  const char *mode;
+  ReduceMode mode;
   Pre pre;
   Post post;
 };
@@ -84,12 +84,13 @@ FailureOr<ReduceAxes> readReduceAxes(NodeContext &c, int64_t rank) {
 }
 
 /// top.Reduce of `x` over `axes` (the attribute, or the runtime operand).
-FailureOr<Value> createReduce(NodeContext &c, Value x, StringRef mode,
+FailureOr<Value> createReduce(NodeContext &c, Value x, ReduceMode mode,
                               const ReduceAxes &axes, bool keep) {
   OpBuilder &b = c.builder();
   return c.create<ReduceOp>(cast<ShapedType>(x.getType()).getElementType(), x,
                             i64s(c, axes.axes), b.getBoolAttr(keep),
-                            b.getStringAttr(mode), axes.runtime);
+                            ReduceModeAttr::get(b.getContext(), mode),
+                            axes.runtime);
 }
 
 LogicalResult convertReduceWith(NodeContext &c, const ReduceRecipe &r) {
@@ -131,19 +132,19 @@ LogicalResult convertReduceWith(NodeContext &c, const ReduceRecipe &r) {
   LogicalResult convert##NAME(NodeContext &c) {                                \
     return convertReduceWith(c, {MODE, Pre::PRE, Post::POST});                 \
   }
-REDUCE(ReduceSum, "ReduceSum", None, None)
-REDUCE(ReduceMean, "ReduceMean", None, None)
-REDUCE(ReduceMax, "ReduceMax", None, None)
-REDUCE(ReduceMin, "ReduceMin", None, None)
-REDUCE(ReduceProd, "ReduceProd", None, None)
-REDUCE(ReduceL1, "ReduceSum", Abs, None)
-REDUCE(ReduceL2, "ReduceSum", Square, Sqrt)
-REDUCE(ReduceSumSquare, "ReduceSum", Square, None)
-REDUCE(ReduceLogSum, "ReduceSum", None, Log)
+REDUCE(ReduceSum, ReduceMode::Sum, None, None)
+REDUCE(ReduceMean, ReduceMode::Mean, None, None)
+REDUCE(ReduceMax, ReduceMode::Max, None, None)
+REDUCE(ReduceMin, ReduceMode::Min, None, None)
+REDUCE(ReduceProd, ReduceMode::Prod, None, None)
+REDUCE(ReduceL1, ReduceMode::Sum, Abs, None)
+REDUCE(ReduceL2, ReduceMode::Sum, Square, Sqrt)
+REDUCE(ReduceSumSquare, ReduceMode::Sum, Square, None)
+REDUCE(ReduceLogSum, ReduceMode::Sum, None, Log)
 #undef REDUCE
 
 /// A reduction over `axes` with kept dims (none with `noop`).
-FailureOr<Value> reduceKeep(NodeContext &c, Value x, StringRef mode,
+FailureOr<Value> reduceKeep(NodeContext &c, Value x, ReduceMode mode,
                             const ReduceAxes &axes, bool noop) {
   if (noop)
     return x;
@@ -188,7 +189,7 @@ LogicalResult convertReduceLogSumExp(NodeContext &c) {
   if (failed(x))
     return failure();
   Type work = cast<ShapedType>(x->getType()).getElementType();
-  auto m = reduceKeep(c, *x, "ReduceMax", axes, noop);
+  auto m = reduceKeep(c, *x, ReduceMode::Max, axes, noop);
   if (failed(m))
     return failure();
   auto mc = clampFinite(c, *m, work);
@@ -200,7 +201,7 @@ LogicalResult convertReduceLogSumExp(NodeContext &c) {
   auto e = c.create<ExpOp>(work, *d);
   if (failed(e))
     return failure();
-  auto sum = reduceKeep(c, *e, "ReduceSum", axes, noop);
+  auto sum = reduceKeep(c, *e, ReduceMode::Sum, axes, noop);
   if (failed(sum))
     return failure();
   auto lg = c.create<LogOp>(work, *sum);
@@ -211,7 +212,7 @@ LogicalResult convertReduceLogSumExp(NodeContext &c) {
     return failure();
   if (!*keep && !noop && axes.runtime) {
     // Drops the reduced dims (all 1 now): a max over one element each.
-    r = createReduce(c, *r, "ReduceMax", axes, /*keep=*/false);
+    r = createReduce(c, *r, ReduceMode::Max, axes, /*keep=*/false);
     if (failed(r))
       return failure();
   } else if (!*keep && !noop) {

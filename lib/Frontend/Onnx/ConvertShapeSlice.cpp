@@ -182,7 +182,7 @@ FailureOr<Value> runtimeFullPads(NodeContext &c, int64_t rank) {
   Value zeros = c.constant(Tensor(DType::I64, {2, rank}), "pads_zero");
   auto full = c.create<ScatterElementsOp>(i64, zeros, *index, *updates,
                                           c.builder().getI64IntegerAttr(1),
-                                          c.builder().getStringAttr("none"));
+                                          ScatterReductionAttr::get(c.builder().getContext(), ScatterReduction::None));
   if (failed(full))
     return failure();
   return reshapeValue(c, *full, {2 * rank});
@@ -198,11 +198,11 @@ LogicalResult padWithRuntimeValue(NodeContext &c, DenseI64ArrayAttr pads,
   OpBuilder &b = c.builder();
   Type elem = elemOf(c, 0);
   auto padded = c.create<PadOp>(elem, c.input(0), pads,
-                                b.getStringAttr("constant"),
+                                PadModeAttr::get(b.getContext(), PadMode::Constant),
                                 b.getF64FloatAttr(0.0), padsValue);
   Value zeros = c.constant(Tensor(DType::Bool, *shape), "mask_in");
   auto mask = c.create<PadOp>(b.getI1Type(), zeros, pads,
-                              b.getStringAttr("constant"),
+                              PadModeAttr::get(b.getContext(), PadMode::Constant),
                               b.getF64FloatAttr(1.0), padsValue);
   if (failed(padded) || failed(mask))
     return failure();
@@ -218,6 +218,7 @@ LogicalResult convertPad(NodeContext &c) {
   if (*mode != "constant" && *mode != "reflect" && *mode != "edge" && !wrap)
     return c.error() << "attribute 'mode' has invalid value '" << *mode
                      << "'" << (*mode == "wrap" ? " (before Pad-19)" : "");
+  auto modeAttr = PadModeAttr::get(c.context(), *symbolizePadMode(*mode));
   IntList pads;
   OptIntList axes;
   double value = 0.0;
@@ -252,7 +253,7 @@ LogicalResult convertPad(NodeContext &c) {
     }
     OpBuilder &b = c.builder();
     return c.setResult(c.create<PadOp>(elemOf(c, 0), c.input(0), i64s(c, {}),
-                                       b.getStringAttr(*mode),
+                                       modeAttr,
                                        b.getF64FloatAttr(fill), *padsValue));
   } else {
     auto p = requireConstInts(c, 1, "pads");
@@ -278,7 +279,7 @@ LogicalResult convertPad(NodeContext &c) {
     return padWithRuntimeValue(c, i64s(c, *full));
   OpBuilder &b = c.builder();
   return c.setResult(c.create<PadOp>(elemOf(c, 0), c.input(0), i64s(c, *full),
-                                     b.getStringAttr(*mode),
+                                     modeAttr,
                                      b.getF64FloatAttr(value)));
 }
 

@@ -156,7 +156,7 @@ LogicalResult convertTfIdfVectorizer(NodeContext &c) {
           return failure();
         auto eq = c.create<CompareOp>(b.getI1Type(), *column,
                                       c.constant(tokens, "pool"),
-                                      b.getStringAttr("Equal"));
+                                      CompareModeAttr::get(b.getContext(), CompareMode::Equal));
         if (failed(eq))
           return failure();
         auto hit = c.create<CastOp>(f32, *eq);
@@ -204,7 +204,7 @@ LogicalResult convertTfIdfVectorizer(NodeContext &c) {
   if (*mode == "IDF") {
     auto present = c.create<CompareOp>(
         b.getI1Type(), *freq, c.constant(Tensor(DType::F32, {}), "zero"),
-        b.getStringAttr("Greater"));
+        CompareModeAttr::get(b.getContext(), CompareMode::Greater));
     if (failed(present))
       return failure();
     weighted = c.create<CastOp>(f32, *present);

@@ -144,7 +144,7 @@ LogicalResult negativeLogLikelihood(NodeContext &c, Value logProb) {
   if (failed(target))
     return failure();
   auto onehot = c.create<CompareOp>(i1, *target, c.constant(iota, "classes"),
-                                    b.getStringAttr("Equal"));
+                                    CompareModeAttr::get(b.getContext(), CompareMode::Equal));
   auto zero = checkedScalar(c, elem, 0.0), one = checkedScalar(c, elem, 1.0);
   if (failed(onehot) || failed(zero) || failed(one))
     return failure();
@@ -153,7 +153,7 @@ LogicalResult negativeLogLikelihood(NodeContext &c, Value logProb) {
     return failure();
   auto sel = c.create<ReduceOp>(elem, *picked, b.getDenseI64ArrayAttr({1}),
                                 b.getBoolAttr(false),
-                                b.getStringAttr("ReduceSum"));
+                                ReduceModeAttr::get(b.getContext(), ReduceMode::Sum));
   if (failed(sel))
     return failure();
   auto loss = c.create<NegOp>(elem, *sel);
@@ -167,7 +167,7 @@ LogicalResult negativeLogLikelihood(NodeContext &c, Value logProb) {
     Tensor ii(*tdt, {});
     ii.setFromDouble(0, static_cast<double>(**ignore));
     ignored = c.create<CompareOp>(i1, c.input(1), c.constant(ii, "ignore_index"),
-                                  b.getStringAttr("Equal"));
+                                  CompareModeAttr::get(b.getContext(), CompareMode::Equal));
     if (failed(ignored))
       return failure();
   }
@@ -206,18 +206,19 @@ LogicalResult negativeLogLikelihood(NodeContext &c, Value logProb) {
     out = *m;
   }
 
-  auto reduceAll = [&](Value v, StringRef mode) {
+  auto reduceAll = [&](Value v, ReduceMode mode) {
     return c.create<ReduceOp>(elem, v, b.getDenseI64ArrayAttr({}),
-                              b.getBoolAttr(false), b.getStringAttr(mode));
+                              b.getBoolAttr(false),
+                              ReduceModeAttr::get(b.getContext(), mode));
   };
   if (*reduction == "sum" || (*reduction == "mean" && weights)) {
-    auto sum = reduceAll(out, "ReduceSum");
+    auto sum = reduceAll(out, ReduceMode::Sum);
     if (failed(sum))
       return failure();
     out = *sum;
     if (*reduction == "mean") {
       // Weighted mean: divided by the total weight of the counted elements.
-      auto total = reduceAll(weights, "ReduceSum");
+      auto total = reduceAll(weights, ReduceMode::Sum);
       if (failed(total))
         return failure();
       auto mean = c.create<DivOp>(elem, out, *total);
@@ -226,7 +227,7 @@ LogicalResult negativeLogLikelihood(NodeContext &c, Value logProb) {
       out = *mean;
     }
   } else if (*reduction == "mean") {
-    auto mean = reduceAll(out, "ReduceMean");
+    auto mean = reduceAll(out, ReduceMode::Mean);
     if (failed(mean))
       return failure();
     out = *mean;

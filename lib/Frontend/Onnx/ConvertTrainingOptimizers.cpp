@@ -44,7 +44,7 @@ public:
       return failure();
     OpBuilder &b = c.builder();
     auto positive = c.create<CompareOp>(b.getI1Type(), *t, k(0.0),
-                                        b.getStringAttr("Greater"));
+                                        CompareModeAttr::get(b.getContext(), CompareMode::Greater));
     if (failed(positive))
       return failure();
     return c.create<WhereOp>(f, *positive, *whenPositive, *otherwise);

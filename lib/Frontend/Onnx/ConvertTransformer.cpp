@@ -104,7 +104,7 @@ LogicalResult convertLinearAttention(NodeContext &c) {
   auto qHeads = c.attrIntOpt("q_num_heads");
   auto kvHeads = c.attrIntOpt("kv_num_heads");
   auto scale = c.attrFloat("scale", 0.0f);
-  auto rule = c.attrString("update_rule", "gated_delta");
+  auto rule = c.attrEnum<UpdateRule>("update_rule", "gated_delta");
   auto chunk = c.attrInt("chunk_size", 64);
   if (failed(qHeads) || failed(kvHeads) || failed(scale) || failed(rule) ||
       failed(chunk))
@@ -123,7 +123,7 @@ LogicalResult convertLinearAttention(NodeContext &c) {
       {elem, stateElem}, c.input(0), c.input(1), c.input(2), c.input(3),
       c.input(4), c.input(5), b.getI64IntegerAttr(**qHeads),
       b.getI64IntegerAttr(**kvHeads), b.getF64FloatAttr(*scale),
-      b.getStringAttr(*rule));
+      UpdateRuleAttr::get(b.getContext(), *rule));
   if (failed(r))
     return failure();
   for (size_t i = 0; i < 2 && i < c.numOutputs(); ++i)

@@ -77,6 +77,24 @@ public:
   mlir::FailureOr<float> attrFloat(llvm::StringRef name, float dflt);
   mlir::FailureOr<std::string> attrString(llvm::StringRef name,
                                           llvm::StringRef dflt);
+  /// `value` of string attribute `name` as Top enum `E`; if unknown, the
+  /// error "attribute 'name' must be one of "a", "b", got "value"" (after
+  /// the node's name).
+  template <typename E>
+  mlir::FailureOr<E> toEnum(llvm::StringRef name, llvm::StringRef value) {
+    if (std::optional<E> e = top::symbolizeEnum<E>(value))
+      return *e;
+    return error() << "attribute '" << name << "' must be one of "
+                   << top::enumNames<E>() << ", got \"" << value << "\"";
+  }
+  /// String attribute `name` (default `dflt`) as Top enum `E` (toEnum).
+  template <typename E>
+  mlir::FailureOr<E> attrEnum(llvm::StringRef name, llvm::StringRef dflt) {
+    mlir::FailureOr<std::string> s = attrString(name, dflt);
+    if (mlir::failed(s))
+      return mlir::failure();
+    return toEnum<E>(name, *s);
+  }
   mlir::FailureOr<std::optional<std::vector<int64_t>>>
   attrInts(llvm::StringRef name);
   mlir::FailureOr<std::optional<std::vector<float>>>

@@ -45,7 +45,7 @@ template <typename OpTy> mlir::Value unary(NodeContext &c, mlir::Value a) {
 }
 
 inline mlir::Value compare(NodeContext &c, mlir::Value a, mlir::Value b,
-                           llvm::StringRef mode) {
+                           top::CompareMode mode) {
   return make<top::CompareOp>(c, c.builder().getI1Type(), a, b, mode);
 }
 

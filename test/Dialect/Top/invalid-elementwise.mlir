@@ -147,8 +147,9 @@ func.func @gelu_int(%a: tensor<4xi32>) {
 // -----
 
 func.func @gelu_approximate(%a: tensor<4xf32>) {
-  // expected-error @+1 {{attribute 'approximate' = "erf" must be "none" or "tanh"}}
-  %0 = top.Gelu(%a) {approximate = "erf"} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+2 {{failed to parse Top_GeluApproximationAttr parameter 'value'}}
+  // expected-error @+1 {{unknown gelu_approximation 'erf', expected one of: none, tanh}}
+  %0 = top.Gelu(%a) {approximate = #top.gelu_approximation<erf>} : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
 
@@ -251,8 +252,9 @@ func.func @where_broadcast_y(%c: tensor<2x1xi1>, %a: tensor<4xf32>, %b: tensor<3
 // -----
 
 func.func @compare_mode(%a: tensor<4xf32>) {
-  // expected-error @+1 {{attribute 'mode' = "Greater_Equal" must be one of "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "NotEqual"}}
-  %0 = top.Compare(%a, %a) {mode = "Greater_Equal"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  // expected-error @+2 {{failed to parse Top_CompareModeAttr parameter 'value'}}
+  // expected-error @+1 {{unknown compare_mode 'Greater_Equal', expected one of: Equal, Greater, GreaterOrEqual, Less, LessOrEqual, NotEqual}}
+  %0 = top.Compare(%a, %a) {mode = #top.compare_mode<Greater_Equal>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   return
 }
 
@@ -260,7 +262,7 @@ func.func @compare_mode(%a: tensor<4xf32>) {
 
 func.func @compare_result_type(%a: tensor<4xf32>) {
   // expected-error @+1 {{result must have an i1 element type, got 'f32'}}
-  %0 = top.Compare(%a, %a) {mode = "Equal"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %0 = top.Compare(%a, %a) {mode = #top.compare_mode<Equal>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return
 }
 
@@ -268,7 +270,7 @@ func.func @compare_result_type(%a: tensor<4xf32>) {
 
 func.func @compare_rhs_type(%a: tensor<4xf32>, %b: tensor<4xi32>) {
   // expected-error @+1 {{operand 'rhs' element type 'i32' must match operand 'lhs' element type 'f32'}}
-  %0 = top.Compare(%a, %b) {mode = "Equal"} : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xi1>
+  %0 = top.Compare(%a, %b) {mode = #top.compare_mode<Equal>} : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xi1>
   return
 }
 
@@ -276,7 +278,7 @@ func.func @compare_rhs_type(%a: tensor<4xf32>, %b: tensor<4xi32>) {
 
 func.func @compare_lhs_unsupported(%a: tensor<4xi3>) {
   // expected-error @+1 {{operand 'lhs' must have a float, integer or i1 element type, got 'i3'}}
-  %0 = top.Compare(%a, %a) {mode = "Equal"} : (tensor<4xi3>, tensor<4xi3>) -> tensor<4xi1>
+  %0 = top.Compare(%a, %a) {mode = #top.compare_mode<Equal>} : (tensor<4xi3>, tensor<4xi3>) -> tensor<4xi1>
   return
 }
 
@@ -284,7 +286,7 @@ func.func @compare_lhs_unsupported(%a: tensor<4xi3>) {
 
 func.func @compare_broadcast(%a: tensor<4xf32>, %b: tensor<2xf32>) {
   // expected-error @+1 {{operand shapes [4] and [2] do not broadcast}}
-  %0 = top.Compare(%a, %b) {mode = "Less"} : (tensor<4xf32>, tensor<2xf32>) -> tensor<*xi1>
+  %0 = top.Compare(%a, %b) {mode = #top.compare_mode<Less>} : (tensor<4xf32>, tensor<2xf32>) -> tensor<*xi1>
   return
 }
 
@@ -307,8 +309,9 @@ func.func @cast_result_unsupported(%a: tensor<4xf32>) {
 // -----
 
 func.func @cast_round_mode(%a: tensor<4xf32>) {
-  // expected-error @+1 {{attribute 'round_mode' = "zero" must be "up", "down" or "nearest"}}
-  %0 = top.Cast(%a) {round_mode = "zero"} : (tensor<4xf32>) -> tensor<4xf8E8M0FNU>
+  // expected-error @+2 {{failed to parse Top_RoundModeAttr parameter 'value'}}
+  // expected-error @+1 {{unknown round_mode 'zero', expected one of: up, down, nearest}}
+  %0 = top.Cast(%a) {round_mode = #top.round_mode<zero>} : (tensor<4xf32>) -> tensor<4xf8E8M0FNU>
   return
 }
 

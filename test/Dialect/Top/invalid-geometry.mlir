@@ -4,7 +4,7 @@
 
 func.func @resize_tf_crop_no_roi(%x: tensor<1x2x4x4xf32>) {
   // expected-error @+1 {{coordinate_transformation_mode "tf_crop_and_resize" requires attribute 'roi'}}
-  %0 = top.Resize(%x) {coordinate_transformation_mode = "tf_crop_and_resize", sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
+  %0 = top.Resize(%x) {coordinate_transformation_mode = #top.coordinate_mode<tf_crop_and_resize>, sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
   return
 }
 
@@ -12,7 +12,7 @@ func.func @resize_tf_crop_no_roi(%x: tensor<1x2x4x4xf32>) {
 
 func.func @resize_roi_length(%x: tensor<1x2x4x4xf32>) {
   // expected-error @+1 {{attribute 'roi' must have 2 * rank = 8 values, got 4}}
-  %0 = top.Resize(%x) {coordinate_transformation_mode = "tf_crop_and_resize", roi = array<f64: 0.0, 0.0, 1.0, 1.0>, sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
+  %0 = top.Resize(%x) {coordinate_transformation_mode = #top.coordinate_mode<tf_crop_and_resize>, roi = array<f64: 0.0, 0.0, 1.0, 1.0>, sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
   return
 }
 
@@ -20,7 +20,7 @@ func.func @resize_roi_length(%x: tensor<1x2x4x4xf32>) {
 
 func.func @resize_roi_nan(%x: tensor<2xf32>) {
   // expected-error @+1 {{attribute 'roi' value nan at index 1 must be finite}}
-  %0 = top.Resize(%x) {coordinate_transformation_mode = "tf_crop_and_resize", roi = array<f64: 0.0, 0x7FF8000000000000>, sizes = array<i64: 4>} : (tensor<2xf32>) -> tensor<*xf32>
+  %0 = top.Resize(%x) {coordinate_transformation_mode = #top.coordinate_mode<tf_crop_and_resize>, roi = array<f64: 0.0, 0x7FF8000000000000>, sizes = array<i64: 4>} : (tensor<2xf32>) -> tensor<*xf32>
   return
 }
 
@@ -36,7 +36,7 @@ func.func @resize_antialias_nearest(%x: tensor<1x2x4x4xf32>) {
 
 func.func @resize_cubic_coeff(%x: tensor<2xf32>) {
   // expected-error @+1 {{attribute 'cubic_coeff_a' = INF must be finite}}
-  %0 = top.Resize(%x) {mode = "cubic", cubic_coeff_a = 0x7FF0000000000000 : f64, sizes = array<i64: 4>} : (tensor<2xf32>) -> tensor<*xf32>
+  %0 = top.Resize(%x) {mode = #top.interpolation<cubic>, cubic_coeff_a = 0x7FF0000000000000 : f64, sizes = array<i64: 4>} : (tensor<2xf32>) -> tensor<*xf32>
   return
 }
 
@@ -67,16 +67,18 @@ func.func @resize_coordinate_scales_value(%x: tensor<2xf32>) {
 // -----
 
 func.func @grid_sample_mode(%x: tensor<1x2x4x4xf32>, %g: tensor<1x3x3x2xf32>) {
-  // expected-error @+1 {{attribute 'mode' must be one of "linear", "nearest", "cubic", got "bilinear"}}
-  %0 = top.GridSample(%x, %g) {mode = "bilinear"} : (tensor<1x2x4x4xf32>, tensor<1x3x3x2xf32>) -> tensor<*xf32>
+  // expected-error @+2 {{failed to parse Top_InterpolationAttr parameter 'value'}}
+  // expected-error @+1 {{unknown interpolation 'bilinear', expected one of: nearest, linear, cubic}}
+  %0 = top.GridSample(%x, %g) {mode = #top.interpolation<bilinear>} : (tensor<1x2x4x4xf32>, tensor<1x3x3x2xf32>) -> tensor<*xf32>
   return
 }
 
 // -----
 
 func.func @grid_sample_padding(%x: tensor<1x2x4x4xf32>, %g: tensor<1x3x3x2xf32>) {
-  // expected-error @+1 {{attribute 'padding_mode' must be one of "zeros", "border", "reflection", got "wrap"}}
-  %0 = top.GridSample(%x, %g) {padding_mode = "wrap"} : (tensor<1x2x4x4xf32>, tensor<1x3x3x2xf32>) -> tensor<*xf32>
+  // expected-error @+2 {{failed to parse Top_GridPaddingAttr parameter 'value'}}
+  // expected-error @+1 {{unknown grid_padding 'wrap', expected one of: zeros, border, reflection}}
+  %0 = top.GridSample(%x, %g) {padding_mode = #top.grid_padding<wrap>} : (tensor<1x2x4x4xf32>, tensor<1x3x3x2xf32>) -> tensor<*xf32>
   return
 }
 
@@ -203,16 +205,18 @@ func.func @col2im_block_too_big(%x: tensor<1x8x12xf32>) {
 // -----
 
 func.func @roi_align_mode(%x: tensor<1x2x4x4xf32>, %r: tensor<3x4xf32>, %b: tensor<3xi64>) {
-  // expected-error @+1 {{attribute 'mode' must be one of "avg", "max", got "sum"}}
-  %0 = top.RoiAlign(%x, %r, %b) {mode = "sum"} : (tensor<1x2x4x4xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<*xf32>
+  // expected-error @+2 {{failed to parse Top_RoiPoolModeAttr parameter 'value'}}
+  // expected-error @+1 {{unknown roi_pool_mode 'sum', expected one of: avg, max}}
+  %0 = top.RoiAlign(%x, %r, %b) {mode = #top.roi_pool_mode<sum>} : (tensor<1x2x4x4xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<*xf32>
   return
 }
 
 // -----
 
 func.func @roi_align_ctm(%x: tensor<1x2x4x4xf32>, %r: tensor<3x4xf32>, %b: tensor<3xi64>) {
-  // expected-error @+1 {{attribute 'coordinate_transformation_mode' must be one of "half_pixel", "output_half_pixel", got "asymmetric"}}
-  %0 = top.RoiAlign(%x, %r, %b) {coordinate_transformation_mode = "asymmetric"} : (tensor<1x2x4x4xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<*xf32>
+  // expected-error @+2 {{failed to parse Top_RoiCoordinateModeAttr parameter 'value'}}
+  // expected-error @+1 {{unknown roi_coordinate_mode 'asymmetric', expected one of: half_pixel, output_half_pixel}}
+  %0 = top.RoiAlign(%x, %r, %b) {coordinate_transformation_mode = #top.roi_coordinate_mode<asymmetric>} : (tensor<1x2x4x4xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<*xf32>
   return
 }
 
@@ -348,6 +352,6 @@ func.func @deform_conv_strides(%x: tensor<1x4x5x5xf32>, %w: tensor<2x4x2x2xf32>,
 
 func.func @resize_antialias_too_wide(%x: tensor<1x1x4x4xf32>) {
   // expected-error @+1 {{antialias kernel of dim 3 needs 2.000000e+09 taps for scale 1.000000e-09 (limit 2^24)}}
-  %0 = top.Resize(%x) {mode = "linear", antialias = true, coordinate_scales = array<f64: 1.0, 1.0, 1.0, 1.0e-9>, sizes = array<i64: 1, 1, 4, 1>} : (tensor<1x1x4x4xf32>) -> tensor<*xf32>
+  %0 = top.Resize(%x) {mode = #top.interpolation<linear>, antialias = true, coordinate_scales = array<f64: 1.0, 1.0, 1.0, 1.0e-9>, sizes = array<i64: 1, 1, 4, 1>} : (tensor<1x1x4x4xf32>) -> tensor<*xf32>
   return
 }

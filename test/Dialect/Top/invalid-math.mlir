@@ -60,15 +60,16 @@ func.func @not_bool(%a: tensor<4xi1>) {
 
 func.func @shift_signed(%a: tensor<4xi32>) {
   // expected-error @+1 {{operand 'lhs' has element type 'i32'; only unsigned integers are supported}}
-  %0 = top.BitShift(%a, %a) {direction = "LEFT"} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %0 = top.BitShift(%a, %a) {direction = #top.shift_direction<LEFT>} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return
 }
 
 // -----
 
 func.func @shift_direction(%a: tensor<4xui32>) {
-  // expected-error @+1 {{attribute 'direction' = "UP" must be "LEFT" or "RIGHT"}}
-  %0 = top.BitShift(%a, %a) {direction = "UP"} : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+  // expected-error @+2 {{failed to parse Top_ShiftDirectionAttr parameter 'value'}}
+  // expected-error @+1 {{unknown shift_direction 'UP', expected one of: LEFT, RIGHT}}
+  %0 = top.BitShift(%a, %a) {direction = #top.shift_direction<UP>} : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
   return
 }
 
@@ -107,8 +108,9 @@ func.func @lrn_rank(%x: tensor<3x4xf32>) {
 // -----
 
 func.func @window_kind() {
-  // expected-error @+1 {{attribute 'kind' = "bartlett" must be "hann", "hamming" or "blackman"}}
-  %0 = top.Window() {kind = "bartlett", size = 4 : i64} : () -> tensor<4xf32>
+  // expected-error @+2 {{failed to parse Top_WindowKindAttr parameter 'value'}}
+  // expected-error @+1 {{unknown window_kind 'bartlett', expected one of: hann, hamming, blackman}}
+  %0 = top.Window() {kind = #top.window_kind<bartlett>, size = 4 : i64} : () -> tensor<4xf32>
   return
 }
 
@@ -116,7 +118,7 @@ func.func @window_kind() {
 
 func.func @window_size() {
   // expected-error @+1 {{attribute 'size' = -1 must be >= 0}}
-  %0 = top.Window() {kind = "hann", size = -1 : i64} : () -> tensor<*xf32>
+  %0 = top.Window() {kind = #top.window_kind<hann>, size = -1 : i64} : () -> tensor<*xf32>
   return
 }
 
@@ -124,7 +126,7 @@ func.func @window_size() {
 
 func.func @window_bool() {
   // expected-error @+1 {{result must have a float or integer element type, got 'i1'}}
-  %0 = top.Window() {kind = "hann", size = 4 : i64} : () -> tensor<4xi1>
+  %0 = top.Window() {kind = #top.window_kind<hann>, size = 4 : i64} : () -> tensor<4xi1>
   return
 }
 

@@ -324,24 +324,27 @@ func.func @groupnorm_epsilon(%x: tensor<2x6x3xf32>, %n: none) {
 // -----
 
 func.func @resize_mode(%x: tensor<1x2x4x4xf32>) {
-  // expected-error @+1 {{attribute 'mode' must be one of "nearest", "linear", "cubic", got "bicubic"}}
-  %0 = top.Resize(%x) {mode = "bicubic", sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
+  // expected-error @+2 {{failed to parse Top_InterpolationAttr parameter 'value'}}
+  // expected-error @+1 {{unknown interpolation 'bicubic', expected one of: nearest, linear, cubic}}
+  %0 = top.Resize(%x) {mode = #top.interpolation<bicubic>, sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
   return
 }
 
 // -----
 
 func.func @resize_ctm(%x: tensor<1x2x4x4xf32>) {
-  // expected-error @+1 {{attribute 'coordinate_transformation_mode' must be one of "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize", got "tf_half_pixel_for_nn"}}
-  %0 = top.Resize(%x) {coordinate_transformation_mode = "tf_half_pixel_for_nn", sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
+  // expected-error @+2 {{failed to parse Top_CoordinateModeAttr parameter 'value'}}
+  // expected-error @+1 {{unknown coordinate_mode 'tf_half_pixel_for_nn', expected one of: half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric, tf_crop_and_resize}}
+  %0 = top.Resize(%x) {coordinate_transformation_mode = #top.coordinate_mode<tf_half_pixel_for_nn>, sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
   return
 }
 
 // -----
 
 func.func @resize_nearest_mode(%x: tensor<1x2x4x4xf32>) {
-  // expected-error @+1 {{attribute 'nearest_mode' must be one of "round_prefer_floor", "round_prefer_ceil", "floor", "ceil", got "round"}}
-  %0 = top.Resize(%x) {nearest_mode = "round", sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
+  // expected-error @+2 {{failed to parse Top_NearestModeAttr parameter 'value'}}
+  // expected-error @+1 {{unknown nearest_mode 'round', expected one of: round_prefer_floor, round_prefer_ceil, floor, ceil}}
+  %0 = top.Resize(%x) {nearest_mode = #top.nearest_mode<round>, sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
   return
 }
 
@@ -389,7 +392,7 @@ func.func @resize_scales_overflow(%x: tensor<1x2x4x4xf32>) {
 
 func.func @resize_no_size(%x: tensor<1x2x4x4xf32>) {
   // expected-error @+1 {{requires attribute 'sizes' or 'scales'}}
-  %0 = top.Resize(%x) {mode = "linear"} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
+  %0 = top.Resize(%x) {mode = #top.interpolation<linear>} : (tensor<1x2x4x4xf32>) -> tensor<*xf32>
   return
 }
 
@@ -436,8 +439,9 @@ func.func @d2s_blocksize(%x: tensor<1x8x2x2xf32>) {
 // -----
 
 func.func @d2s_mode(%x: tensor<1x8x2x2xf32>) {
-  // expected-error @+1 {{attribute 'mode' must be one of "DCR", "CRD", got "RDC"}}
-  %0 = top.DepthToSpace(%x) {blocksize = 2 : i64, mode = "RDC"} : (tensor<1x8x2x2xf32>) -> tensor<*xf32>
+  // expected-error @+2 {{failed to parse Top_DepthToSpaceModeAttr parameter 'value'}}
+  // expected-error @+1 {{unknown depth_to_space_mode 'RDC', expected one of: DCR, CRD}}
+  %0 = top.DepthToSpace(%x) {blocksize = 2 : i64, mode = #top.depth_to_space_mode<RDC>} : (tensor<1x8x2x2xf32>) -> tensor<*xf32>
   return
 }
 
@@ -524,8 +528,9 @@ func.func @s2d_element_count(%x: tensor<4x1152921504606846976x2x2xf32>) {
 // -----
 
 func.func @conv_layout_value(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>, %b: none) {
-  // expected-error @+1 {{attribute 'layout' = "NWHC" must be "NCHW" or "NHWC"}}
-  %0 = top.Conv(%x, %w, %b) {kernel_shape = array<i64: 3, 3>, layout = "NWHC"} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, none) -> tensor<*xf32>
+  // expected-error @+2 {{failed to parse Top_LayoutAttr parameter 'value'}}
+  // expected-error @+1 {{unknown layout 'NWHC', expected one of: NCHW, NHWC}}
+  %0 = top.Conv(%x, %w, %b) {kernel_shape = array<i64: 3, 3>, layout = #top.layout<NWHC>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, none) -> tensor<*xf32>
   return
 }
 
@@ -534,7 +539,7 @@ func.func @conv_layout_value(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>, %
 // NHWC takes an OHWI filter: 4x3x3x5 has 5 input channels, the input 3.
 func.func @conv_nhwc_filter(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x5xf32>, %b: none) {
   // expected-error @+1 {{filter has 5 input channels per group, expected 3 / group 1 = 3}}
-  %0 = top.Conv(%x, %w, %b) {kernel_shape = array<i64: 3, 3>, layout = "NHWC"} : (tensor<1x8x8x3xf32>, tensor<4x3x3x5xf32>, none) -> tensor<*xf32>
+  %0 = top.Conv(%x, %w, %b) {kernel_shape = array<i64: 3, 3>, layout = #top.layout<NHWC>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x5xf32>, none) -> tensor<*xf32>
   return
 }
 
@@ -542,15 +547,16 @@ func.func @conv_nhwc_filter(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x5xf32>, %b
 
 func.func @pool_nhwc_result(%x: tensor<1x8x8x3xf32>) {
   // expected-error @+1 {{result #0 has shape [1, 3, 4, 4] but the operands and attributes give [1, 4, 4, 3]}}
-  %0 = top.MaxPool(%x) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, layout = "NHWC"} : (tensor<1x8x8x3xf32>) -> tensor<1x3x4x4xf32>
+  %0 = top.MaxPool(%x) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, layout = #top.layout<NHWC>} : (tensor<1x8x8x3xf32>) -> tensor<1x3x4x4xf32>
   return
 }
 
 // -----
 
 func.func @matmul_activation_unknown(%x: tensor<2x4xf32>, %w: tensor<4x5xf32>, %b: none) {
-  // expected-error @+1 {{attribute 'activation' = "swish" must be one of sigmoid, silu, gelu, gelu_tanh, hardswish, hardsigmoid, leaky_relu, clip}}
-  %0 = top.MatMul(%x, %w, %b) {activation = "swish"} : (tensor<2x4xf32>, tensor<4x5xf32>, none) -> tensor<2x5xf32>
+  // expected-error @+2 {{failed to parse Top_EpilogueActivationAttr parameter 'value'}}
+  // expected-error @+1 {{unknown activation 'swish', expected one of: sigmoid, silu, gelu, gelu_tanh, hardswish, hardsigmoid, leaky_relu, clip}}
+  %0 = top.MatMul(%x, %w, %b) {activation = #top.activation<swish>} : (tensor<2x4xf32>, tensor<4x5xf32>, none) -> tensor<2x5xf32>
   return
 }
 
@@ -558,7 +564,7 @@ func.func @matmul_activation_unknown(%x: tensor<2x4xf32>, %w: tensor<4x5xf32>, %
 
 func.func @matmul_activation_params(%x: tensor<2x4xf32>, %w: tensor<4x5xf32>, %b: none) {
   // expected-error @+1 {{attribute 'activation_params' has 1 values, activation "clip" takes 2}}
-  %0 = top.MatMul(%x, %w, %b) {activation = "clip", activation_params = array<f64: 1.0>} : (tensor<2x4xf32>, tensor<4x5xf32>, none) -> tensor<2x5xf32>
+  %0 = top.MatMul(%x, %w, %b) {activation = #top.activation<clip>, activation_params = array<f64: 1.0>} : (tensor<2x4xf32>, tensor<4x5xf32>, none) -> tensor<2x5xf32>
   return
 }
 
@@ -566,7 +572,7 @@ func.func @matmul_activation_params(%x: tensor<2x4xf32>, %w: tensor<4x5xf32>, %b
 
 func.func @conv_activation_with_relu(%x: tensor<1x3x5x5xf32>, %w: tensor<4x3x3x3xf32>, %n: none) {
   // expected-error @+1 {{attribute 'activation' = "silu" cannot be combined with do_relu = true}}
-  %0 = top.Conv(%x, %w, %n) {kernel_shape = array<i64: 3, 3>, do_relu = true, activation = "silu"} : (tensor<1x3x5x5xf32>, tensor<4x3x3x3xf32>, none) -> tensor<1x4x3x3xf32>
+  %0 = top.Conv(%x, %w, %n) {kernel_shape = array<i64: 3, 3>, do_relu = true, activation = #top.activation<silu>} : (tensor<1x3x5x5xf32>, tensor<4x3x3x3xf32>, none) -> tensor<1x4x3x3xf32>
   return
 }
 
@@ -574,7 +580,7 @@ func.func @conv_activation_with_relu(%x: tensor<1x3x5x5xf32>, %w: tensor<4x3x3x3
 
 func.func @deconv_clip_order(%x: tensor<1x3x5x5xf32>, %w: tensor<3x4x3x3xf32>, %n: none) {
   // expected-error @+1 {{attribute 'activation_params' = [6.000000e+00, 0.000000e+00] of clip needs min <= max}}
-  %0 = top.Deconv(%x, %w, %n) {kernel_shape = array<i64: 3, 3>, activation = "clip", activation_params = array<f64: 6.0, 0.0>} : (tensor<1x3x5x5xf32>, tensor<3x4x3x3xf32>, none) -> tensor<1x4x7x7xf32>
+  %0 = top.Deconv(%x, %w, %n) {kernel_shape = array<i64: 3, 3>, activation = #top.activation<clip>, activation_params = array<f64: 6.0, 0.0>} : (tensor<1x3x5x5xf32>, tensor<3x4x3x3xf32>, none) -> tensor<1x4x7x7xf32>
   return
 }
 
@@ -590,6 +596,6 @@ func.func @matmul_params_without_activation(%x: tensor<2x4xf32>, %w: tensor<4x5x
 
 func.func @matmul_activation_int(%x: tensor<2x4xi8>, %w: tensor<4x5xi8>, %b: none) {
   // expected-error @+1 {{attribute 'activation' = "sigmoid" needs a float result, got 'i32'}}
-  %0 = top.MatMul(%x, %w, %b) {activation = "sigmoid"} : (tensor<2x4xi8>, tensor<4x5xi8>, none) -> tensor<2x5xi32>
+  %0 = top.MatMul(%x, %w, %b) {activation = #top.activation<sigmoid>} : (tensor<2x4xi8>, tensor<4x5xi8>, none) -> tensor<2x5xi32>
   return
 }

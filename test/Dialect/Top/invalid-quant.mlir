@@ -124,8 +124,9 @@ func.func @requant_result_axis(%x: tensor<1x2xi32>) {
 // -----
 
 func.func @requant_mode(%x: tensor<1x2xi32>) {
-  // expected-error @+1 {{attribute 'quant_mode' must be "MultiplierShift", "TFLite" or "Float", got "QDM"}}
-  %0 = top.Requant(%x) {multiplier = array<i64: 1>, rshift = array<i64: 0>, quant_mode = "QDM"} : (tensor<1x2xi32>) -> tensor<1x2xi8>
+  // expected-error @+2 {{failed to parse Top_RequantModeAttr parameter 'value'}}
+  // expected-error @+1 {{unknown requant_mode 'QDM', expected one of: MultiplierShift, TFLite, Float}}
+  %0 = top.Requant(%x) {multiplier = array<i64: 1>, rshift = array<i64: 0>, quant_mode = #top.requant_mode<QDM>} : (tensor<1x2xi32>) -> tensor<1x2xi8>
   return
 }
 
@@ -133,7 +134,7 @@ func.func @requant_mode(%x: tensor<1x2xi32>) {
 
 func.func @requant_float_mode_plain_input(%x: tensor<1x2xi32>) {
   // expected-error @+1 {{quant_mode "Float" needs !quant.uniform input and result types, got 'i32' and '!quant.uniform<i8:f32, 1.000000e-01>'}}
-  %0 = top.Requant(%x) {quant_mode = "Float"} : (tensor<1x2xi32>) -> tensor<1x2x!quant.uniform<i8:f32, 0.1>>
+  %0 = top.Requant(%x) {quant_mode = #top.requant_mode<Float>} : (tensor<1x2xi32>) -> tensor<1x2x!quant.uniform<i8:f32, 0.1>>
   return
 }
 
@@ -141,7 +142,7 @@ func.func @requant_float_mode_plain_input(%x: tensor<1x2xi32>) {
 
 func.func @requant_float_mode_multiplier(%x: tensor<1x2x!quant.uniform<i32:f32, 0.01>>) {
   // expected-error @+1 {{attribute 'multiplier' is not used by quant_mode "Float"}}
-  %0 = top.Requant(%x) {quant_mode = "Float", multiplier = array<i64: 3>} : (tensor<1x2x!quant.uniform<i32:f32, 0.01>>) -> tensor<1x2x!quant.uniform<i8:f32, 0.1>>
+  %0 = top.Requant(%x) {quant_mode = #top.requant_mode<Float>, multiplier = array<i64: 3>} : (tensor<1x2x!quant.uniform<i32:f32, 0.01>>) -> tensor<1x2x!quant.uniform<i8:f32, 0.1>>
   return
 }
 
@@ -149,7 +150,7 @@ func.func @requant_float_mode_multiplier(%x: tensor<1x2x!quant.uniform<i32:f32, 
 
 func.func @requant_float_mode_rshift(%x: tensor<1x2x!quant.uniform<i32:f32, 0.01>>) {
   // expected-error @+1 {{attribute 'rshift' is not used by quant_mode "Float"}}
-  %0 = top.Requant(%x) {quant_mode = "Float", rshift = array<i64: 3>} : (tensor<1x2x!quant.uniform<i32:f32, 0.01>>) -> tensor<1x2x!quant.uniform<i8:f32, 0.1>>
+  %0 = top.Requant(%x) {quant_mode = #top.requant_mode<Float>, rshift = array<i64: 3>} : (tensor<1x2x!quant.uniform<i32:f32, 0.01>>) -> tensor<1x2x!quant.uniform<i8:f32, 0.1>>
   return
 }
 
@@ -165,7 +166,7 @@ func.func @requant_missing_rshift(%x: tensor<1x2xi32>) {
 
 func.func @requant_missing_multiplier(%x: tensor<1x2xi32>) {
   // expected-error @+1 {{quant_mode "TFLite" requires attribute 'multiplier'}}
-  %0 = top.Requant(%x) {rshift = array<i64: 1>, quant_mode = "TFLite"} : (tensor<1x2xi32>) -> tensor<1x2xi8>
+  %0 = top.Requant(%x) {rshift = array<i64: 1>, quant_mode = #top.requant_mode<TFLite>} : (tensor<1x2xi32>) -> tensor<1x2xi8>
   return
 }
 
@@ -214,7 +215,7 @@ func.func @requant_length_mismatch(%x: tensor<1x?xi32>) {
 
 func.func @requant_tflite_negative_multiplier(%x: tensor<1x2xi32>) {
   // expected-error @+1 {{attribute 'multiplier' value -5 at index 1 must be in [0, 2147483647] for quant_mode "TFLite"}}
-  %0 = top.Requant(%x) {multiplier = array<i64: 5, -5>, rshift = array<i64: 0>, quant_mode = "TFLite"} : (tensor<1x2xi32>) -> tensor<1x2xi8>
+  %0 = top.Requant(%x) {multiplier = array<i64: 5, -5>, rshift = array<i64: 0>, quant_mode = #top.requant_mode<TFLite>} : (tensor<1x2xi32>) -> tensor<1x2xi8>
   return
 }
 

@@ -30,8 +30,9 @@ func.func @gru_clip(%x: tensor<3x1x4xf32>, %w: tensor<1x6x4xf32>, %r: tensor<1x6
 
 func.func @rnn_direction(%x: tensor<3x1x4xf32>, %w: tensor<1x2x4xf32>, %r: tensor<1x2x2xf32>) {
   %n = top.None() : () -> none
-  // expected-error @+1 {{attribute 'direction' = "sideways" must be "forward", "reverse" or "bidirectional"}}
-  %0:2 = top.RNN(%x, %w, %r, %n, %n, %n) {hidden_size = 2 : i64, direction = "sideways"} : (tensor<3x1x4xf32>, tensor<1x2x4xf32>, tensor<1x2x2xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
+  // expected-error @+2 {{failed to parse Top_RnnDirectionAttr parameter 'value'}}
+  // expected-error @+1 {{unknown rnn_direction 'sideways', expected one of: forward, reverse, bidirectional}}
+  %0:2 = top.RNN(%x, %w, %r, %n, %n, %n) {hidden_size = 2 : i64, direction = #top.rnn_direction<sideways>} : (tensor<3x1x4xf32>, tensor<1x2x4xf32>, tensor<1x2x2xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return
 }
 
@@ -40,7 +41,7 @@ func.func @rnn_direction(%x: tensor<3x1x4xf32>, %w: tensor<1x2x4xf32>, %r: tenso
 func.func @lstm_activations_count(%x: tensor<3x1x4xf32>, %w: tensor<1x8x4xf32>, %r: tensor<1x8x2xf32>) {
   %n = top.None() : () -> none
   // expected-error @+1 {{attribute 'activations' has 2 entries, expected 3 (3 per direction, 1 direction)}}
-  %0:3 = top.LSTM(%x, %w, %r, %n, %n, %n, %n, %n) {hidden_size = 2 : i64, activations = ["Sigmoid", "Tanh"]} : (tensor<3x1x4xf32>, tensor<1x8x4xf32>, tensor<1x8x2xf32>, none, none, none, none, none) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>)
+  %0:3 = top.LSTM(%x, %w, %r, %n, %n, %n, %n, %n) {hidden_size = 2 : i64, activations = [#top.rnn_activation<Sigmoid>, #top.rnn_activation<Tanh>]} : (tensor<3x1x4xf32>, tensor<1x8x4xf32>, tensor<1x8x2xf32>, none, none, none, none, none) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>)
   return
 }
 
@@ -49,7 +50,7 @@ func.func @lstm_activations_count(%x: tensor<3x1x4xf32>, %w: tensor<1x8x4xf32>, 
 func.func @gru_activations_count_bidir(%x: tensor<3x1x4xf32>, %w: tensor<2x6x4xf32>, %r: tensor<2x6x2xf32>) {
   %n = top.None() : () -> none
   // expected-error @+1 {{attribute 'activations' has 2 entries, expected 4 (2 per direction, 2 directions)}}
-  %0:2 = top.GRU(%x, %w, %r, %n, %n, %n) {hidden_size = 2 : i64, direction = "bidirectional", activations = ["Sigmoid", "Tanh"]} : (tensor<3x1x4xf32>, tensor<2x6x4xf32>, tensor<2x6x2xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
+  %0:2 = top.GRU(%x, %w, %r, %n, %n, %n) {hidden_size = 2 : i64, direction = #top.rnn_direction<bidirectional>, activations = [#top.rnn_activation<Sigmoid>, #top.rnn_activation<Tanh>]} : (tensor<3x1x4xf32>, tensor<2x6x4xf32>, tensor<2x6x2xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return
 }
 
@@ -57,8 +58,9 @@ func.func @gru_activations_count_bidir(%x: tensor<3x1x4xf32>, %w: tensor<2x6x4xf
 
 func.func @rnn_activation_name(%x: tensor<3x1x4xf32>, %w: tensor<1x2x4xf32>, %r: tensor<1x2x2xf32>) {
   %n = top.None() : () -> none
-  // expected-error @+1 {{attribute 'activations' entry 0 = "Swish" is not a known activation}}
-  %0:2 = top.RNN(%x, %w, %r, %n, %n, %n) {hidden_size = 2 : i64, activations = ["Swish"]} : (tensor<3x1x4xf32>, tensor<1x2x4xf32>, tensor<1x2x2xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
+  // expected-error @+2 {{failed to parse Top_RnnActivationAttr parameter 'value'}}
+  // expected-error @+1 {{unknown rnn_activation 'Swish', expected one of: Relu, Tanh, Sigmoid, Affine, LeakyRelu, ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign, Softplus}}
+  %0:2 = top.RNN(%x, %w, %r, %n, %n, %n) {hidden_size = 2 : i64, activations = [#top.rnn_activation<Swish>]} : (tensor<3x1x4xf32>, tensor<1x2x4xf32>, tensor<1x2x2xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return
 }
 
@@ -67,7 +69,7 @@ func.func @rnn_activation_name(%x: tensor<3x1x4xf32>, %w: tensor<1x2x4xf32>, %r:
 func.func @rnn_activation_alpha_count(%x: tensor<3x1x4xf32>, %w: tensor<1x2x4xf32>, %r: tensor<1x2x2xf32>) {
   %n = top.None() : () -> none
   // expected-error @+1 {{attribute 'activation_alpha' has 2 entries, expected one per activation (1)}}
-  %0:2 = top.RNN(%x, %w, %r, %n, %n, %n) {hidden_size = 2 : i64, activations = ["LeakyRelu"], activation_alpha = array<f64: 0.1, 0.2>} : (tensor<3x1x4xf32>, tensor<1x2x4xf32>, tensor<1x2x2xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
+  %0:2 = top.RNN(%x, %w, %r, %n, %n, %n) {hidden_size = 2 : i64, activations = [#top.rnn_activation<LeakyRelu>], activation_alpha = array<f64: 0.1, 0.2>} : (tensor<3x1x4xf32>, tensor<1x2x4xf32>, tensor<1x2x2xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return
 }
 
@@ -76,7 +78,7 @@ func.func @rnn_activation_alpha_count(%x: tensor<3x1x4xf32>, %w: tensor<1x2x4xf3
 func.func @rnn_affine_needs_params(%x: tensor<3x1x4xf32>, %w: tensor<1x2x4xf32>, %r: tensor<1x2x2xf32>) {
   %n = top.None() : () -> none
   // expected-error @+1 {{activation 0 (Affine) needs explicit 'activation_alpha' and 'activation_beta'}}
-  %0:2 = top.RNN(%x, %w, %r, %n, %n, %n) {hidden_size = 2 : i64, activations = ["Affine"]} : (tensor<3x1x4xf32>, tensor<1x2x4xf32>, tensor<1x2x2xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
+  %0:2 = top.RNN(%x, %w, %r, %n, %n, %n) {hidden_size = 2 : i64, activations = [#top.rnn_activation<Affine>]} : (tensor<3x1x4xf32>, tensor<1x2x4xf32>, tensor<1x2x2xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return
 }
 

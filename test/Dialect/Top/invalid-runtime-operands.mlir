@@ -3,7 +3,7 @@
 
 func.func @reduce_both(%x: tensor<2x3xf32>, %a: tensor<1xi64>) {
   // expected-error @+1 {{takes the axes from attribute 'axes' [0] or from operand 'axes_value', not both}}
-  %0 = top.Reduce(%x, %a) {axes = array<i64: 0>, mode = "ReduceSum"} : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<*xf32>
+  %0 = top.Reduce(%x, %a) {axes = array<i64: 0>, mode = #top.reduce_mode<ReduceSum>} : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<*xf32>
   return
 }
 
@@ -11,7 +11,7 @@ func.func @reduce_both(%x: tensor<2x3xf32>, %a: tensor<1xi64>) {
 
 func.func @reduce_too_many_axes(%x: tensor<2x3xf32>, %a: tensor<3xi64>) {
   // expected-error @+1 {{operand 'axes_value' holds 3 axes but the input has rank 2}}
-  %0 = top.Reduce(%x, %a) {mode = "ReduceSum"} : (tensor<2x3xf32>, tensor<3xi64>) -> tensor<*xf32>
+  %0 = top.Reduce(%x, %a) {mode = #top.reduce_mode<ReduceSum>} : (tensor<2x3xf32>, tensor<3xi64>) -> tensor<*xf32>
   return
 }
 

@@ -10,8 +10,9 @@ func.func @trilu_rank(%x: tensor<4xf32>) {
 // -----
 
 func.func @cumulative_mode(%x: tensor<4xf32>) {
-  // expected-error @+1 {{attribute 'mode' = "max" must be "sum" or "prod"}}
-  %0 = top.Cumulative(%x) {axis = 0 : i64, mode = "max"} : (tensor<4xf32>) -> tensor<*xf32>
+  // expected-error @+2 {{failed to parse Top_CumulativeModeAttr parameter 'value'}}
+  // expected-error @+1 {{unknown cumulative_mode 'max', expected one of: sum, prod}}
+  %0 = top.Cumulative(%x) {axis = 0 : i64, mode = #top.cumulative_mode<max>} : (tensor<4xf32>) -> tensor<*xf32>
   return
 }
 
@@ -34,8 +35,9 @@ func.func @cumulative_bool(%x: tensor<4xi1>) {
 // -----
 
 func.func @scatter_elements_reduction(%d: tensor<4xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) {
-  // expected-error @+1 {{attribute 'reduction' = "sum" must be one of "none", "add", "mul", "min", "max"}}
-  %0 = top.ScatterElements(%d, %i, %u) {reduction = "sum"} : (tensor<4xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<*xf32>
+  // expected-error @+2 {{failed to parse Top_ScatterReductionAttr parameter 'value'}}
+  // expected-error @+1 {{unknown scatter_reduction 'sum', expected one of: none, add, mul, min, max}}
+  %0 = top.ScatterElements(%d, %i, %u) {reduction = #top.scatter_reduction<sum>} : (tensor<4xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<*xf32>
   return
 }
 

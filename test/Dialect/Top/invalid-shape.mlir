@@ -193,8 +193,9 @@ func.func @slice_axes_repeat(%x: tensor<4x5xf32>) {
 // -----
 
 func.func @pad_mode(%x: tensor<4x5xf32>) {
-  // expected-error @+1 {{attribute 'mode' = "circular" must be "constant", "reflect", "edge" or "wrap"}}
-  %0 = top.Pad(%x) {pads = array<i64: 0, 0, 0, 0>, mode = "circular"} : (tensor<4x5xf32>) -> tensor<*xf32>
+  // expected-error @+2 {{failed to parse Top_PadModeAttr parameter 'value'}}
+  // expected-error @+1 {{unknown pad_mode 'circular', expected one of: constant, reflect, edge, wrap}}
+  %0 = top.Pad(%x) {pads = array<i64: 0, 0, 0, 0>, mode = #top.pad_mode<circular>} : (tensor<4x5xf32>) -> tensor<*xf32>
   return
 }
 
@@ -210,7 +211,7 @@ func.func @pad_length(%x: tensor<4x5xf32>) {
 
 func.func @pad_wrap_empty(%x: tensor<0x5xf32>) {
   // expected-error @+1 {{attribute 'pads' [1, 0, 0, 0] pads the empty dim 0 in mode "wrap"}}
-  %0 = top.Pad(%x) {pads = array<i64: 1, 0, 0, 0>, mode = "wrap"} : (tensor<0x5xf32>) -> tensor<*xf32>
+  %0 = top.Pad(%x) {pads = array<i64: 1, 0, 0, 0>, mode = #top.pad_mode<wrap>} : (tensor<0x5xf32>) -> tensor<*xf32>
   return
 }
 
@@ -218,7 +219,7 @@ func.func @pad_wrap_empty(%x: tensor<0x5xf32>) {
 
 func.func @pad_reflect(%x: tensor<4x5xf32>) {
   // expected-error @+1 {{attribute 'pads' [0, 0, 0, 5] must be smaller than dim 1 (size 5) in mode "reflect"}}
-  %0 = top.Pad(%x) {pads = array<i64: 0, 0, 0, 5>, mode = "reflect"} : (tensor<4x5xf32>) -> tensor<*xf32>
+  %0 = top.Pad(%x) {pads = array<i64: 0, 0, 0, 5>, mode = #top.pad_mode<reflect>} : (tensor<4x5xf32>) -> tensor<*xf32>
   return
 }
 
@@ -226,7 +227,7 @@ func.func @pad_reflect(%x: tensor<4x5xf32>) {
 
 func.func @pad_edge_empty(%x: tensor<0x5xf32>) {
   // expected-error @+1 {{attribute 'pads' [1, 0, 0, 0] pads the empty dim 0 in mode "edge"}}
-  %0 = top.Pad(%x) {pads = array<i64: 1, 0, 0, 0>, mode = "edge"} : (tensor<0x5xf32>) -> tensor<*xf32>
+  %0 = top.Pad(%x) {pads = array<i64: 1, 0, 0, 0>, mode = #top.pad_mode<edge>} : (tensor<0x5xf32>) -> tensor<*xf32>
   return
 }
 
@@ -321,8 +322,9 @@ func.func @expand_broadcast(%x: tensor<4x1xf32>) {
 // -----
 
 func.func @reduce_mode(%x: tensor<?x5xf32>) {
-  // expected-error @+1 {{attribute 'mode' = "ReduceL2" must be one of "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"}}
-  %0 = top.Reduce(%x) {mode = "ReduceL2"} : (tensor<?x5xf32>) -> tensor<*xf32>
+  // expected-error @+2 {{failed to parse Top_ReduceModeAttr parameter 'value'}}
+  // expected-error @+1 {{unknown reduce_mode 'ReduceL2', expected one of: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd}}
+  %0 = top.Reduce(%x) {mode = #top.reduce_mode<ReduceL2>} : (tensor<?x5xf32>) -> tensor<*xf32>
   return
 }
 
@@ -330,7 +332,7 @@ func.func @reduce_mode(%x: tensor<?x5xf32>) {
 
 func.func @reduce_axis(%x: tensor<4x5xf32>) {
   // expected-error @+1 {{attribute 'axes' = 2 is out of range for rank 2}}
-  %0 = top.Reduce(%x) {axes = array<i64: 0, 2>, mode = "ReduceSum"} : (tensor<4x5xf32>) -> tensor<*xf32>
+  %0 = top.Reduce(%x) {axes = array<i64: 0, 2>, mode = #top.reduce_mode<ReduceSum>} : (tensor<4x5xf32>) -> tensor<*xf32>
   return
 }
 
@@ -338,7 +340,7 @@ func.func @reduce_axis(%x: tensor<4x5xf32>) {
 
 func.func @reduce_repeat(%x: tensor<4x5xf32>) {
   // expected-error @+1 {{attribute 'axes' [0, -2] repeats dim 0}}
-  %0 = top.Reduce(%x) {axes = array<i64: 0, -2>, mode = "ReduceSum"} : (tensor<4x5xf32>) -> tensor<*xf32>
+  %0 = top.Reduce(%x) {axes = array<i64: 0, -2>, mode = #top.reduce_mode<ReduceSum>} : (tensor<4x5xf32>) -> tensor<*xf32>
   return
 }
 
@@ -346,7 +348,7 @@ func.func @reduce_repeat(%x: tensor<4x5xf32>) {
 
 func.func @reduce_result(%x: tensor<4x5xf32>) {
   // expected-error @+1 {{result #0 has shape [4] but the operands and attributes give [4, 1]}}
-  %0 = top.Reduce(%x) {axes = array<i64: 1>, mode = "ReduceMax"} : (tensor<4x5xf32>) -> tensor<4xf32>
+  %0 = top.Reduce(%x) {axes = array<i64: 1>, mode = #top.reduce_mode<ReduceMax>} : (tensor<4x5xf32>) -> tensor<4xf32>
   return
 }
 

@@ -318,8 +318,9 @@ func.func @rope_pos_type(%x: tensor<2x2x3x4xf32>, %c: tensor<10x2xf32>, %p: tens
 
 func.func @la_rule(%q: tensor<1x3x8xf32>) {
   %n = top.None() : () -> none
-  // expected-error @+1 {{attribute 'update_rule' = 'fast' must be 'linear', 'gated', 'delta' or 'gated_delta'}}
-  %0:2 = top.LinearAttention(%q, %q, %q, %n, %n, %n) {q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = "fast"} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
+  // expected-error @+2 {{failed to parse Top_UpdateRuleAttr parameter 'value'}}
+  // expected-error @+1 {{unknown update_rule 'fast', expected one of: linear, gated, delta, gated_delta}}
+  %0:2 = top.LinearAttention(%q, %q, %q, %n, %n, %n) {q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = #top.update_rule<fast>} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return
 }
 
@@ -328,7 +329,7 @@ func.func @la_rule(%q: tensor<1x3x8xf32>) {
 func.func @la_heads(%q: tensor<1x3x8xf32>) {
   %n = top.None() : () -> none
   // expected-error @+1 {{attributes 'q_num_heads' = 2 and 'kv_num_heads' = 3 must be >= 1, kv_num_heads dividing q_num_heads}}
-  %0:2 = top.LinearAttention(%q, %q, %q, %n, %n, %n) {q_num_heads = 2 : i64, kv_num_heads = 3 : i64, update_rule = "linear"} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
+  %0:2 = top.LinearAttention(%q, %q, %q, %n, %n, %n) {q_num_heads = 2 : i64, kv_num_heads = 3 : i64, update_rule = #top.update_rule<linear>} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return
 }
 
@@ -337,7 +338,7 @@ func.func @la_heads(%q: tensor<1x3x8xf32>) {
 func.func @la_hidden(%q: tensor<1x3x8xf32>) {
   %n = top.None() : () -> none
   // expected-error @+1 {{query hidden size 8 must split into q_num_heads = 3 heads of size Dk}}
-  %0:2 = top.LinearAttention(%q, %q, %q, %n, %n, %n) {q_num_heads = 3 : i64, kv_num_heads = 3 : i64, update_rule = "linear"} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
+  %0:2 = top.LinearAttention(%q, %q, %q, %n, %n, %n) {q_num_heads = 3 : i64, kv_num_heads = 3 : i64, update_rule = #top.update_rule<linear>} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return
 }
 
@@ -346,7 +347,7 @@ func.func @la_hidden(%q: tensor<1x3x8xf32>) {
 func.func @la_decay_missing(%q: tensor<1x3x8xf32>) {
   %n = top.None() : () -> none
   // expected-error @+1 {{decay must be given exactly when 'update_rule' gates (got 'gated')}}
-  %0:2 = top.LinearAttention(%q, %q, %q, %n, %n, %n) {q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = "gated"} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
+  %0:2 = top.LinearAttention(%q, %q, %q, %n, %n, %n) {q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = #top.update_rule<gated>} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return
 }
 
@@ -355,7 +356,7 @@ func.func @la_decay_missing(%q: tensor<1x3x8xf32>) {
 func.func @la_beta_missing(%q: tensor<1x3x8xf32>) {
   %n = top.None() : () -> none
   // expected-error @+1 {{beta must be given exactly when 'update_rule' uses the delta rule (got 'delta')}}
-  %0:2 = top.LinearAttention(%q, %q, %q, %n, %n, %n) {q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = "delta"} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
+  %0:2 = top.LinearAttention(%q, %q, %q, %n, %n, %n) {q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = #top.update_rule<delta>} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return
 }
 
@@ -364,7 +365,7 @@ func.func @la_beta_missing(%q: tensor<1x3x8xf32>) {
 func.func @la_past_shape(%q: tensor<1x3x8xf32>, %s: tensor<1x2x4x5xf32>) {
   %n = top.None() : () -> none
   // expected-error @+1 {{past_state must have shape [1, 2, 4, 4], got [1, 2, 4, 5]}}
-  %0:2 = top.LinearAttention(%q, %q, %q, %s, %n, %n) {q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = "linear"} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x2x4x5xf32>, none, none) -> (tensor<*xf32>, tensor<*xf32>)
+  %0:2 = top.LinearAttention(%q, %q, %q, %s, %n, %n) {q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = #top.update_rule<linear>} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x2x4x5xf32>, none, none) -> (tensor<*xf32>, tensor<*xf32>)
   return
 }
 
@@ -373,6 +374,6 @@ func.func @la_past_shape(%q: tensor<1x3x8xf32>, %s: tensor<1x2x4x5xf32>) {
 func.func @la_decay_shape(%q: tensor<1x3x8xf32>, %g: tensor<1x3x3xf32>) {
   %n = top.None() : () -> none
   // expected-error @+1 {{decay must have shape [1, 3, 2] or [1, 3, 8], got [1, 3, 3]}}
-  %0:2 = top.LinearAttention(%q, %q, %q, %n, %g, %n) {q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = "gated"} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, none, tensor<1x3x3xf32>, none) -> (tensor<*xf32>, tensor<*xf32>)
+  %0:2 = top.LinearAttention(%q, %q, %q, %n, %g, %n) {q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = #top.update_rule<gated>} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, none, tensor<1x3x3xf32>, none) -> (tensor<*xf32>, tensor<*xf32>)
   return
 }

@@ -47,8 +47,8 @@ func.func @unary(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %4 = top.Tanh(%3) : (tensor<2x4xf32>) -> tensor<2x4xf32>
   // CHECK: top.Gelu(%{{.*}}) : (tensor<2x4xf32>)
   %5 = top.Gelu(%4) : (tensor<2x4xf32>) -> tensor<2x4xf32>
-  // CHECK: top.Gelu(%{{.*}}) {approximate = "tanh"}
-  %6 = top.Gelu(%5) {approximate = "tanh"} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  // CHECK: top.Gelu(%{{.*}}) {approximate = #top.gelu_approximation<tanh>}
+  %6 = top.Gelu(%5) {approximate = #top.gelu_approximation<tanh>} : (tensor<2x4xf32>) -> tensor<2x4xf32>
   // CHECK: top.SiLU
   %7 = top.SiLU(%6) : (tensor<2x4xf32>) -> tensor<2x4xf32>
   // CHECK: top.HardSigmoid(%{{.*}}) {alpha = 1.000000e+00 : f64, beta = 2.500000e-01 : f64}
@@ -85,8 +85,8 @@ func.func @prelu(%x: tensor<1x3x4x4xf16>, %s: tensor<3x1x1xf16>) -> tensor<1x3x4
 
 // CHECK-LABEL: func @select
 func.func @select(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %c: tensor<2x1xi1>) -> (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xi8>, tensor<2x1xf64>) {
-  // CHECK: top.Compare(%{{.*}}, %{{.*}}) {mode = "GreaterOrEqual"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
-  %0 = top.Compare(%a, %b) {mode = "GreaterOrEqual"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK: top.Compare(%{{.*}}, %{{.*}}) {mode = #top.compare_mode<GreaterOrEqual>} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  %0 = top.Compare(%a, %b) {mode = #top.compare_mode<GreaterOrEqual>} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
   // CHECK: top.Where(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2x1xi1>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   %1 = top.Where(%c, %a, %b) : (tensor<2x1xi1>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   // CHECK: top.Cast(%{{.*}}) : (tensor<2x3xf32>) -> tensor<2x3xi8>

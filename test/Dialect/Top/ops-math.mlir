@@ -40,8 +40,8 @@ func.func @fmod_bitwise(%a: tensor<2x3xf16>, %b: tensor<3xf16>, %i: tensor<4xi16
   %3 = top.BitwiseXor(%2, %i) : (tensor<4xi16>, tensor<4xi16>) -> tensor<4xi16>
   // CHECK: top.BitwiseNot(%{{.*}}) : (tensor<4xi16>) -> tensor<4xi16>
   %4 = top.BitwiseNot(%3) : (tensor<4xi16>) -> tensor<4xi16>
-  // CHECK: top.BitShift(%{{.*}}, %{{.*}}) {direction = "RIGHT"} : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
-  %5 = top.BitShift(%u, %u) {direction = "RIGHT"} : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+  // CHECK: top.BitShift(%{{.*}}, %{{.*}}) {direction = #top.shift_direction<RIGHT>} : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+  %5 = top.BitShift(%u, %u) {direction = #top.shift_direction<RIGHT>} : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
   return %0, %4, %5 : tensor<2x3xf16>, tensor<4xi16>, tensor<4xui32>
 }
 
@@ -56,8 +56,8 @@ func.func @linalg(%m: tensor<2x3x3xf32>, %x: tensor<1x5x4x4xf32>) -> (tensor<2xf
 
 // CHECK-LABEL: func @signal
 func.func @signal(%lo: tensor<f32>, %hi: tensor<1xf32>, %x: tensor<1x10x1xf32>, %c: tensor<2x8x3x2xf64>, %s: tensor<2x64x1xf32>, %w: tensor<16xf32>) -> (tensor<10xf32>, tensor<9x4xf32>, tensor<1x6x1xf32>, tensor<2x8x3x2xf64>, tensor<2x5x3x1xf64>, tensor<2x7x9x2xf32>, tensor<2x4x16x2xf32>) {
-  // CHECK: top.Window() {kind = "hann", periodic = false, size = 10 : i64} : () -> tensor<10xf32>
-  %0 = top.Window() {kind = "hann", size = 10 : i64, periodic = false} : () -> tensor<10xf32>
+  // CHECK: top.Window() {kind = #top.window_kind<hann>, periodic = false, size = 10 : i64} : () -> tensor<10xf32>
+  %0 = top.Window() {kind = #top.window_kind<hann>, size = 10 : i64, periodic = false} : () -> tensor<10xf32>
   // CHECK: top.MelWeightMatrix(%{{.*}}, %{{.*}}) {dft_length = 16 : i64, num_mel_bins = 4 : i64, sample_rate = 8000 : i64} : (tensor<f32>, tensor<1xf32>) -> tensor<9x4xf32>
   %1 = top.MelWeightMatrix(%lo, %hi) {num_mel_bins = 4 : i64, dft_length = 16 : i64, sample_rate = 8000 : i64} : (tensor<f32>, tensor<1xf32>) -> tensor<9x4xf32>
   // CHECK: top.DFT(%{{.*}}) {axis = 1 : i64, dft_length = 10 : i64, onesided = true}

@@ -37,12 +37,12 @@ func.func @norms(%x: tensor<2x6x4x4xf32>, %c: tensor<6xf32>, %l: tensor<4x4xf32>
 
 // CHECK-LABEL: func @resize
 func.func @resize(%x: tensor<1x8x4x6xf32>) -> (tensor<1x8x8x9xf32>, tensor<1x8x3x3xf32>, tensor<1x2x8x12xf32>, tensor<1x32x2x3xf32>) {
-  // CHECK: top.Resize(%{{.*}}) {coordinate_transformation_mode = "align_corners", mode = "linear", scales = array<f64: 1.000000e+00, 1.000000e+00, 2.000000e+00, 1.500000e+00>}
-  %0 = top.Resize(%x) {mode = "linear", coordinate_transformation_mode = "align_corners", scales = array<f64: 1.0, 1.0, 2.0, 1.5>} : (tensor<1x8x4x6xf32>) -> tensor<1x8x8x9xf32>
-  // CHECK: top.Resize(%{{.*}}) {nearest_mode = "floor", sizes = array<i64: 1, 8, 3, 3>}
-  %1 = top.Resize(%x) {nearest_mode = "floor", sizes = array<i64: 1, 8, 3, 3>} : (tensor<1x8x4x6xf32>) -> tensor<1x8x3x3xf32>
-  // CHECK: top.DepthToSpace(%{{.*}}) {blocksize = 2 : i64, mode = "CRD"}
-  %2 = top.DepthToSpace(%x) {blocksize = 2 : i64, mode = "CRD"} : (tensor<1x8x4x6xf32>) -> tensor<1x2x8x12xf32>
+  // CHECK: top.Resize(%{{.*}}) {coordinate_transformation_mode = #top.coordinate_mode<align_corners>, mode = #top.interpolation<linear>, scales = array<f64: 1.000000e+00, 1.000000e+00, 2.000000e+00, 1.500000e+00>}
+  %0 = top.Resize(%x) {mode = #top.interpolation<linear>, coordinate_transformation_mode = #top.coordinate_mode<align_corners>, scales = array<f64: 1.0, 1.0, 2.0, 1.5>} : (tensor<1x8x4x6xf32>) -> tensor<1x8x8x9xf32>
+  // CHECK: top.Resize(%{{.*}}) {nearest_mode = #top.nearest_mode<floor>, sizes = array<i64: 1, 8, 3, 3>}
+  %1 = top.Resize(%x) {nearest_mode = #top.nearest_mode<floor>, sizes = array<i64: 1, 8, 3, 3>} : (tensor<1x8x4x6xf32>) -> tensor<1x8x3x3xf32>
+  // CHECK: top.DepthToSpace(%{{.*}}) {blocksize = 2 : i64, mode = #top.depth_to_space_mode<CRD>}
+  %2 = top.DepthToSpace(%x) {blocksize = 2 : i64, mode = #top.depth_to_space_mode<CRD>} : (tensor<1x8x4x6xf32>) -> tensor<1x2x8x12xf32>
   // CHECK: top.SpaceToDepth(%{{.*}}) {blocksize = 2 : i64}
   %3 = top.SpaceToDepth(%x) {blocksize = 2 : i64} : (tensor<1x8x4x6xf32>) -> tensor<1x32x2x3xf32>
   return %0, %1, %2, %3 : tensor<1x8x8x9xf32>, tensor<1x8x3x3xf32>, tensor<1x2x8x12xf32>, tensor<1x32x2x3xf32>
@@ -53,10 +53,10 @@ func.func @resize(%x: tensor<1x8x4x6xf32>) -> (tensor<1x8x8x9xf32>, tensor<1x8x3
 // FOLD-NOT: top.
 // FOLD: return %[[X]], %[[X]], %[[X]], %[[X]], %[[X]]
 func.func @fold_identity(%x: tensor<1x4x3x3xf32>) -> (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) {
-  %0 = top.Resize(%x) {mode = "linear", sizes = array<i64: 1, 4, 3, 3>} : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
-  %1 = top.Resize(%x) {scales = array<f64: 1.0, 1.0, 1.0, 1.0>, coordinate_transformation_mode = "asymmetric"} : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  %0 = top.Resize(%x) {mode = #top.interpolation<linear>, sizes = array<i64: 1, 4, 3, 3>} : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  %1 = top.Resize(%x) {scales = array<f64: 1.0, 1.0, 1.0, 1.0>, coordinate_transformation_mode = #top.coordinate_mode<asymmetric>} : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
   %2 = top.Resize(%x) {sizes = array<i64: 1, 4, 3, 3>, scales = array<f64: 1.0, 1.0, 1.2, 1.2>} : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
-  %3 = top.DepthToSpace(%x) {blocksize = 1 : i64, mode = "CRD"} : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  %3 = top.DepthToSpace(%x) {blocksize = 1 : i64, mode = #top.depth_to_space_mode<CRD>} : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
   %4 = top.SpaceToDepth(%x) {blocksize = 1 : i64} : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
   return %0, %1, %2, %3, %4 : tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>
 }

@@ -25,12 +25,12 @@ func.func @quant_unranked_result(%x: tensor<4xf16>) -> tensor<*x!quant.uniform<i
 // CHECK-LABEL: func @requant
 func.func @requant(%acc: tensor<1x2x4x4xi32>, %q: tensor<1x2x4x4x!quant.uniform<i8:f32, 0.5:-1>>)
     -> (tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:-4>>, tensor<1x2x4x4xi8>, tensor<1x2x4x4x!quant.uniform<u8:f32:1, {0.3:10, 0.4:20}>>) {
-  // CHECK: top.Requant(%{{.*}}) {multiplier = array<i64: 1717986918>, quant_mode = "TFLite", rshift = array<i64: 5>}
-  %0 = top.Requant(%acc) {multiplier = array<i64: 1717986918>, rshift = array<i64: 5>, quant_mode = "TFLite"} : (tensor<1x2x4x4xi32>) -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:-4>>
+  // CHECK: top.Requant(%{{.*}}) {multiplier = array<i64: 1717986918>, quant_mode = #top.requant_mode<TFLite>, rshift = array<i64: 5>}
+  %0 = top.Requant(%acc) {multiplier = array<i64: 1717986918>, rshift = array<i64: 5>, quant_mode = #top.requant_mode<TFLite>} : (tensor<1x2x4x4xi32>) -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:-4>>
   // The default quant_mode is not printed.
   // CHECK: top.Requant(%{{.*}}) {multiplier = array<i64: 3, 5>, rshift = array<i64: 2>} : (tensor<1x2x4x4xi32>) -> tensor<1x2x4x4xi8>
-  %1 = top.Requant(%acc) {multiplier = array<i64: 3, 5>, rshift = array<i64: 2>, quant_mode = "MultiplierShift"} : (tensor<1x2x4x4xi32>) -> tensor<1x2x4x4xi8>
-  // CHECK: top.Requant(%{{.*}}) {quant_mode = "Float"}
-  %2 = top.Requant(%q) {quant_mode = "Float"} : (tensor<1x2x4x4x!quant.uniform<i8:f32, 0.5:-1>>) -> tensor<1x2x4x4x!quant.uniform<u8:f32:1, {0.3:10, 0.4:20}>>
+  %1 = top.Requant(%acc) {multiplier = array<i64: 3, 5>, rshift = array<i64: 2>, quant_mode = #top.requant_mode<MultiplierShift>} : (tensor<1x2x4x4xi32>) -> tensor<1x2x4x4xi8>
+  // CHECK: top.Requant(%{{.*}}) {quant_mode = #top.requant_mode<Float>}
+  %2 = top.Requant(%q) {quant_mode = #top.requant_mode<Float>} : (tensor<1x2x4x4x!quant.uniform<i8:f32, 0.5:-1>>) -> tensor<1x2x4x4x!quant.uniform<u8:f32:1, {0.3:10, 0.4:20}>>
   return %0, %1, %2 : tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:-4>>, tensor<1x2x4x4xi8>, tensor<1x2x4x4x!quant.uniform<u8:f32:1, {0.3:10, 0.4:20}>>
 }

@@ -7,8 +7,8 @@
 func.func @trilu_cumulative(%x: tensor<2x3x4xf32>, %n: tensor<5xi32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<5xi32>) {
   // CHECK: top.Trilu(%{{.*}}) {diagonal = -1 : i64, upper = false} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   %0 = top.Trilu(%x) {upper = false, diagonal = -1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
-  // CHECK: top.Cumulative(%{{.*}}) {axis = -1 : i64, exclusive = true, mode = "prod", reverse = true} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
-  %1 = top.Cumulative(%x) {axis = -1 : i64, mode = "prod", exclusive = true, reverse = true} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  // CHECK: top.Cumulative(%{{.*}}) {axis = -1 : i64, exclusive = true, mode = #top.cumulative_mode<prod>, reverse = true} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %1 = top.Cumulative(%x) {axis = -1 : i64, mode = #top.cumulative_mode<prod>, exclusive = true, reverse = true} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   // CHECK: top.Cumulative(%{{.*}}) {axis = 0 : i64} : (tensor<5xi32>) -> tensor<5xi32>
   %2 = top.Cumulative(%n) {axis = 0 : i64} : (tensor<5xi32>) -> tensor<5xi32>
   return %0, %1, %2 : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<5xi32>
@@ -16,10 +16,10 @@ func.func @trilu_cumulative(%x: tensor<2x3x4xf32>, %n: tensor<5xi32>) -> (tensor
 
 // CHECK-LABEL: func @scatter_gather
 func.func @scatter_gather(%d: tensor<4x5x6xf32>, %i: tensor<4x2x6xi64>, %u: tensor<4x2x6xf32>, %j: tensor<3x2xi32>, %v: tensor<3x6xf32>, %k: tensor<4x2x1xi64>) -> (tensor<4x5x6xf32>, tensor<4x5x6xf32>, tensor<3x6xf32>, tensor<4x2x6xf32>) {
-  // CHECK: top.ScatterElements(%{{.*}}, %{{.*}}, %{{.*}}) {axis = 1 : i64, reduction = "max"} : (tensor<4x5x6xf32>, tensor<4x2x6xi64>, tensor<4x2x6xf32>) -> tensor<4x5x6xf32>
-  %0 = top.ScatterElements(%d, %i, %u) {axis = 1 : i64, reduction = "max"} : (tensor<4x5x6xf32>, tensor<4x2x6xi64>, tensor<4x2x6xf32>) -> tensor<4x5x6xf32>
-  // CHECK: top.ScatterND(%{{.*}}, %{{.*}}, %{{.*}}) {reduction = "add"} : (tensor<4x5x6xf32>, tensor<3x2xi32>, tensor<3x6xf32>) -> tensor<4x5x6xf32>
-  %1 = top.ScatterND(%d, %j, %v) {reduction = "add"} : (tensor<4x5x6xf32>, tensor<3x2xi32>, tensor<3x6xf32>) -> tensor<4x5x6xf32>
+  // CHECK: top.ScatterElements(%{{.*}}, %{{.*}}, %{{.*}}) {axis = 1 : i64, reduction = #top.scatter_reduction<max>} : (tensor<4x5x6xf32>, tensor<4x2x6xi64>, tensor<4x2x6xf32>) -> tensor<4x5x6xf32>
+  %0 = top.ScatterElements(%d, %i, %u) {axis = 1 : i64, reduction = #top.scatter_reduction<max>} : (tensor<4x5x6xf32>, tensor<4x2x6xi64>, tensor<4x2x6xf32>) -> tensor<4x5x6xf32>
+  // CHECK: top.ScatterND(%{{.*}}, %{{.*}}, %{{.*}}) {reduction = #top.scatter_reduction<add>} : (tensor<4x5x6xf32>, tensor<3x2xi32>, tensor<3x6xf32>) -> tensor<4x5x6xf32>
+  %1 = top.ScatterND(%d, %j, %v) {reduction = #top.scatter_reduction<add>} : (tensor<4x5x6xf32>, tensor<3x2xi32>, tensor<3x6xf32>) -> tensor<4x5x6xf32>
   // CHECK: top.GatherND(%{{.*}}, %{{.*}}) : (tensor<4x5x6xf32>, tensor<3x2xi32>) -> tensor<3x6xf32>
   %2 = top.GatherND(%d, %j) : (tensor<4x5x6xf32>, tensor<3x2xi32>) -> tensor<3x6xf32>
   // CHECK: top.GatherND(%{{.*}}, %{{.*}}) {batch_dims = 1 : i64} : (tensor<4x5x6xf32>, tensor<4x2x1xi64>) -> tensor<4x2x6xf32>

@@ -29,10 +29,10 @@ func.func @slice_pad(%x: tensor<4x5xf32>) -> (tensor<2x5xf32>, tensor<4x3xf32>, 
   %1 = top.Slice(%x) {starts = array<i64: -1>, ends = array<i64: -9223372036854775808>, axes = array<i64: -1>, steps = array<i64: -2>} : (tensor<4x5xf32>) -> tensor<4x3xf32>
   // CHECK: top.Pad(%{{.*}}) {pads = array<i64: 1, 2, 1, 1>, value = 2.500000e+00 : f64} : (tensor<4x5xf32>) -> tensor<6x8xf32>
   %2 = top.Pad(%x) {pads = array<i64: 1, 2, 1, 1>, value = 2.5} : (tensor<4x5xf32>) -> tensor<6x8xf32>
-  // CHECK: top.Pad(%{{.*}}) {mode = "reflect", pads = array<i64: 0, 1, 0, 0>} : (tensor<4x5xf32>) -> tensor<4x6xf32>
-  %3 = top.Pad(%x) {pads = array<i64: 0, 1, 0, 0>, mode = "reflect"} : (tensor<4x5xf32>) -> tensor<4x6xf32>
-  // CHECK: top.Pad(%{{.*}}) {mode = "edge", pads = array<i64: -1, 0, 0, -1>} : (tensor<4x5xf32>) -> tensor<3x4xf32>
-  %4 = top.Pad(%x) {pads = array<i64: -1, 0, 0, -1>, mode = "edge"} : (tensor<4x5xf32>) -> tensor<3x4xf32>
+  // CHECK: top.Pad(%{{.*}}) {mode = #top.pad_mode<reflect>, pads = array<i64: 0, 1, 0, 0>} : (tensor<4x5xf32>) -> tensor<4x6xf32>
+  %3 = top.Pad(%x) {pads = array<i64: 0, 1, 0, 0>, mode = #top.pad_mode<reflect>} : (tensor<4x5xf32>) -> tensor<4x6xf32>
+  // CHECK: top.Pad(%{{.*}}) {mode = #top.pad_mode<edge>, pads = array<i64: -1, 0, 0, -1>} : (tensor<4x5xf32>) -> tensor<3x4xf32>
+  %4 = top.Pad(%x) {pads = array<i64: -1, 0, 0, -1>, mode = #top.pad_mode<edge>} : (tensor<4x5xf32>) -> tensor<3x4xf32>
   return %0, %1, %2, %3, %4 : tensor<2x5xf32>, tensor<4x3xf32>, tensor<6x8xf32>, tensor<4x6xf32>, tensor<3x4xf32>
 }
 
@@ -49,12 +49,12 @@ func.func @gather_tile_expand(%x: tensor<3x1xi1>, %i: tensor<2x2xi32>) -> (tenso
 
 // CHECK-LABEL: func @reduce_argmax
 func.func @reduce_argmax(%x: tensor<2x3x4xf32>) -> (tensor<2x1x1xf32>, tensor<3xf32>, tensor<1x1x1xf32>, tensor<2x4xi64>, tensor<2x3x1xi64>) {
-  // CHECK: top.Reduce(%{{.*}}) {axes = array<i64: 1, 2>, mode = "ReduceSum"} : (tensor<2x3x4xf32>) -> tensor<2x1x1xf32>
-  %0 = top.Reduce(%x) {axes = array<i64: 1, 2>, mode = "ReduceSum"} : (tensor<2x3x4xf32>) -> tensor<2x1x1xf32>
-  // CHECK: top.Reduce(%{{.*}}) {axes = array<i64: 0, -1>, keepdims = false, mode = "ReduceMax"} : (tensor<2x3x4xf32>) -> tensor<3xf32>
-  %1 = top.Reduce(%x) {axes = array<i64: 0, -1>, keepdims = false, mode = "ReduceMax"} : (tensor<2x3x4xf32>) -> tensor<3xf32>
-  // CHECK: top.Reduce(%{{.*}}) {mode = "ReduceProd"} : (tensor<2x3x4xf32>) -> tensor<1x1x1xf32>
-  %2 = top.Reduce(%x) {mode = "ReduceProd"} : (tensor<2x3x4xf32>) -> tensor<1x1x1xf32>
+  // CHECK: top.Reduce(%{{.*}}) {axes = array<i64: 1, 2>, mode = #top.reduce_mode<ReduceSum>} : (tensor<2x3x4xf32>) -> tensor<2x1x1xf32>
+  %0 = top.Reduce(%x) {axes = array<i64: 1, 2>, mode = #top.reduce_mode<ReduceSum>} : (tensor<2x3x4xf32>) -> tensor<2x1x1xf32>
+  // CHECK: top.Reduce(%{{.*}}) {axes = array<i64: 0, -1>, keepdims = false, mode = #top.reduce_mode<ReduceMax>} : (tensor<2x3x4xf32>) -> tensor<3xf32>
+  %1 = top.Reduce(%x) {axes = array<i64: 0, -1>, keepdims = false, mode = #top.reduce_mode<ReduceMax>} : (tensor<2x3x4xf32>) -> tensor<3xf32>
+  // CHECK: top.Reduce(%{{.*}}) {mode = #top.reduce_mode<ReduceProd>} : (tensor<2x3x4xf32>) -> tensor<1x1x1xf32>
+  %2 = top.Reduce(%x) {mode = #top.reduce_mode<ReduceProd>} : (tensor<2x3x4xf32>) -> tensor<1x1x1xf32>
   // CHECK: top.ArgMax(%{{.*}}) {axis = -2 : i64, keepdims = false, select_last_index = true} : (tensor<2x3x4xf32>) -> tensor<2x4xi64>
   %3 = top.ArgMax(%x) {axis = -2 : i64, keepdims = false, select_last_index = true} : (tensor<2x3x4xf32>) -> tensor<2x4xi64>
   // CHECK: top.ArgMax(%{{.*}}) {axis = 2 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x1xi64>

@@ -18,7 +18,7 @@ func.func @geometry(%x: tensor<2x3x8x8xf32>, %t: tensor<2x2x3xf32>, %c: tensor<1
   %4 = top.DeformConv(%x, %w, %o, %n, %n) : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<2x18x6x6xf32>, none, none) -> tensor<*xf32>
   // floor(8 * 0.3) = 2, floor(8 * 1.7) = 13
   // CHECK: top.Resize{{.*}} -> tensor<2x3x2x13xf32>
-  %5 = top.Resize(%x) {mode = "cubic", antialias = true, scales = array<f64: 1.0, 1.0, 0.3, 1.7>} : (tensor<2x3x8x8xf32>) -> tensor<*xf32>
+  %5 = top.Resize(%x) {mode = #top.interpolation<cubic>, antialias = true, scales = array<f64: 1.0, 1.0, 0.3, 1.7>} : (tensor<2x3x8x8xf32>) -> tensor<*xf32>
   // CHECK: top.Resize{{.*}} -> tensor<2x3x6x6xf32>
   %6 = top.Resize(%x) {coordinate_scales = array<f64: 1.0, 1.0, 0.75, 0.75>, sizes = array<i64: 2, 3, 6, 6>} : (tensor<2x3x8x8xf32>) -> tensor<*xf32>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>

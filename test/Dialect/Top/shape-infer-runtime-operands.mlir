@@ -6,9 +6,9 @@
 // CHECK-LABEL: func @runtime_operands
 func.func @runtime_operands(%x: tensor<2x1x4xf32>, %a1: tensor<1xi64>, %s2: tensor<2xi64>, %s3: tensor<3xi64>, %p: tensor<6xi64>, %k: tensor<1xi64>, %b: tensor<4x2xi64>) {
   // CHECK: top.Reduce{{.*}} -> tensor<?x1x?xf32>
-  %0 = top.Reduce(%x, %a1) {keepdims = true, mode = "ReduceSum"} : (tensor<2x1x4xf32>, tensor<1xi64>) -> tensor<*xf32>
+  %0 = top.Reduce(%x, %a1) {keepdims = true, mode = #top.reduce_mode<ReduceSum>} : (tensor<2x1x4xf32>, tensor<1xi64>) -> tensor<*xf32>
   // CHECK: top.Reduce{{.*}} -> tensor<?x?xf32>
-  %1 = top.Reduce(%x, %a1) {keepdims = false, mode = "ReduceMax"} : (tensor<2x1x4xf32>, tensor<1xi64>) -> tensor<*xf32>
+  %1 = top.Reduce(%x, %a1) {keepdims = false, mode = #top.reduce_mode<ReduceMax>} : (tensor<2x1x4xf32>, tensor<1xi64>) -> tensor<*xf32>
   // CHECK: top.Reshape{{.*}} -> tensor<?x?xf32>
   %2 = top.Reshape(%x, %s2) {shape = array<i64>} : (tensor<2x1x4xf32>, tensor<2xi64>) -> tensor<*xf32>
   // CHECK: top.Expand{{.*}} -> tensor<2x?x4xf32>
@@ -42,7 +42,7 @@ func.func @runtime_operands(%x: tensor<2x1x4xf32>, %a1: tensor<1xi64>, %s2: tens
 // CHECK-LABEL: func @attribute_operands
 func.func @attribute_operands(%x: tensor<2x1x4xf32>) {
   // CHECK: top.Reduce{{.*}} -> tensor<2x1x1xf32>
-  %0 = top.Reduce(%x) {axes = array<i64: 2>, keepdims = true, mode = "ReduceSum"} : (tensor<2x1x4xf32>) -> tensor<*xf32>
+  %0 = top.Reduce(%x) {axes = array<i64: 2>, keepdims = true, mode = #top.reduce_mode<ReduceSum>} : (tensor<2x1x4xf32>) -> tensor<*xf32>
   // CHECK: top.Reshape{{.*}} -> tensor<2x4xf32>
   %1 = top.Reshape(%x) {shape = array<i64: 2, 4>} : (tensor<2x1x4xf32>) -> tensor<*xf32>
   // CHECK: top.Expand{{.*}} -> tensor<2x3x4xf32>

@@ -37,6 +37,6 @@ func.func @rms_and_rotary(%x: tensor<2x3x16xf32>, %s: tensor<16xf32>, %c: tensor
 func.func @linear_attention_linear(%q: tensor<1x5x8xf16>, %v: tensor<1x5x12xf16>) -> tensor<*xf16> {
   %n = top.None() : () -> none
   // CHECK: top.LinearAttention{{.*}} -> (tensor<1x5x12xf16>, tensor<1x2x4x6xf16>)
-  %0:2 = top.LinearAttention(%q, %q, %v, %n, %n, %n) {q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = "linear"} : (tensor<1x5x8xf16>, tensor<1x5x8xf16>, tensor<1x5x12xf16>, none, none, none) -> (tensor<*xf16>, tensor<*xf16>)
+  %0:2 = top.LinearAttention(%q, %q, %v, %n, %n, %n) {q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = #top.update_rule<linear>} : (tensor<1x5x8xf16>, tensor<1x5x8xf16>, tensor<1x5x12xf16>, none, none, none) -> (tensor<*xf16>, tensor<*xf16>)
   return %0#0 : tensor<*xf16>
 }

@@ -84,20 +84,15 @@ LogicalResult ClipOp::interpret(InterpreterEnv &env) {
   });
 }
 
-STRATA_FLOAT_UNARY(GeluOp, getApproximate() == "tanh" ? 9 : 5)
+STRATA_FLOAT_UNARY(GeluOp,
+                   getApproximate() == GeluApproximation::Tanh ? 9 : 5)
 
-LogicalResult GeluOp::verify() {
-  if (failed(verifyFloatUnary(*this)))
-    return failure();
-  if (getApproximate() != "none" && getApproximate() != "tanh")
-    return emitOpError() << "attribute 'approximate' = \"" << getApproximate()
-                         << "\" must be \"none\" or \"tanh\"";
-  return success();
-}
+LogicalResult GeluOp::verify() { return verifyFloatUnary(*this); }
 
 LogicalResult GeluOp::interpret(InterpreterEnv &env) {
   return interpretMap(*this, env,
-                      getApproximate() == "tanh" ? geluTanh : geluErf);
+                      getApproximate() == GeluApproximation::Tanh ? geluTanh
+                                                                  : geluErf);
 }
 
 STRATA_SIMPLE_FLOAT_UNARY(HardSigmoidOp, 4)

@@ -117,9 +117,7 @@ LogicalResult ConvOp::verify() { return verifyEpilogue(*this); }
 
 LogicalResult ConvOp::inferShapes(const ShapeContext &ctx,
                                   SmallVectorImpl<SmallVector<int64_t>> &s) {
-  FailureOr<bool> channelsLast = checkLayout(*this, getLayout());
-  if (failed(channelsLast))
-    return failure();
+  bool channelsLast = getLayout() == Layout::NHWC;
   SmallVector<int64_t> strides = getStridesOrDefault(),
                        dilations = getDilationsOrDefault(),
                        pads = getPadsOrDefault();
@@ -128,7 +126,7 @@ LogicalResult ConvOp::inferShapes(const ShapeContext &ctx,
   attrs.group = getGroup();
   attrs.inputZp = optionalInts(getInputZp());
   attrs.weightZp = optionalInts(getWeightZp());
-  attrs.channelsLast = *channelsLast;
+  attrs.channelsLast = channelsLast;
   OptionalShape bias(ctx, getBias());
   return appendShape(*this,
                      shapes::inferConv(ctx.shape(getInput()),
@@ -205,7 +203,7 @@ static void convDirect(const Tensor &in, const Tensor &w, const Tensor *bias,
 
 LogicalResult ConvOp::interpret(InterpreterEnv &env) {
   // NHWC runs as NCHW between two transposes (the filter OHWI as OIHW).
-  bool channelsLast = getLayout() == kLayoutNHWC;
+  bool channelsLast = getLayout() == Layout::NHWC;
   Tensor in = toCompute(toChannelsFirst(env.get(getInput()), channelsLast));
   Tensor w = toCompute(toChannelsFirst(env.get(getFilter()), channelsLast));
   std::optional<Tensor> bias;
@@ -306,9 +304,7 @@ LogicalResult DeconvOp::verify() { return verifyEpilogue(*this); }
 
 LogicalResult DeconvOp::inferShapes(const ShapeContext &ctx,
                                     SmallVectorImpl<SmallVector<int64_t>> &s) {
-  FailureOr<bool> channelsLast = checkLayout(*this, getLayout());
-  if (failed(channelsLast))
-    return failure();
+  bool channelsLast = getLayout() == Layout::NHWC;
   SmallVector<int64_t> strides = getStridesOrDefault(),
                        dilations = getDilationsOrDefault(),
                        pads = getPadsOrDefault(),
@@ -317,7 +313,7 @@ LogicalResult DeconvOp::inferShapes(const ShapeContext &ctx,
   attrs.window = {getKernelShape(), strides, dilations, pads};
   attrs.outputPadding = outputPadding;
   attrs.group = getGroup();
-  attrs.channelsLast = *channelsLast;
+  attrs.channelsLast = channelsLast;
   OptionalShape bias(ctx, getBias());
   return appendShape(*this,
                      shapes::inferDeconv(ctx.shape(getInput()),
@@ -437,7 +433,7 @@ void deconvCompute(const Tensor &in, const Tensor &w, const Tensor *bias,
 } // namespace
 
 LogicalResult DeconvOp::interpret(InterpreterEnv &env) {
-  bool channelsLast = getLayout() == kLayoutNHWC;
+  bool channelsLast = getLayout() == Layout::NHWC;
   Tensor in = toCompute(toChannelsFirst(env.get(getInput()), channelsLast));
   Tensor w = toCompute(toChannelsFirst(env.get(getFilter()), channelsLast))
                  .castTo(in.dtype());

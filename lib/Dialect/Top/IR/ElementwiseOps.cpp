@@ -317,17 +317,24 @@ LogicalResult WhereOp::interpret(InterpreterEnv &env) {
   return success();
 }
 
-/// The comparison named by a `top.Compare` mode; nullptr if unknown.
+/// The comparison of a `top.Compare` mode.
 template <typename T> using CompareFn = bool (*)(T, T);
-template <typename T> CompareFn<T> compareFn(StringRef mode) {
-  return llvm::StringSwitch<CompareFn<T>>(mode)
-      .Case("Equal", [](T x, T y) { return x == y; })
-      .Case("Greater", [](T x, T y) { return x > y; })
-      .Case("GreaterOrEqual", [](T x, T y) { return x >= y; })
-      .Case("Less", [](T x, T y) { return x < y; })
-      .Case("LessOrEqual", [](T x, T y) { return x <= y; })
-      .Case("NotEqual", [](T x, T y) { return x != y; })
-      .Default(nullptr);
+template <typename T> CompareFn<T> compareFn(CompareMode mode) {
+  switch (mode) {
+  case CompareMode::Equal:
+    return [](T x, T y) { return x == y; };
+  case CompareMode::Greater:
+    return [](T x, T y) { return x > y; };
+  case CompareMode::GreaterOrEqual:
+    return [](T x, T y) { return x >= y; };
+  case CompareMode::Less:
+    return [](T x, T y) { return x < y; };
+  case CompareMode::LessOrEqual:
+    return [](T x, T y) { return x <= y; };
+  case CompareMode::NotEqual:
+    break;
+  }
+  return [](T x, T y) { return x != y; };
 }
 
 LogicalResult CompareOp::verify() {
@@ -337,11 +344,6 @@ LogicalResult CompareOp::verify() {
                                   "operand 'rhs'", getRhs())) ||
       failed(checkElementKind(*this, "result", getOutput(), kBoolElements)))
     return failure();
-  if (!compareFn<double>(getMode()))
-    return emitOpError() << "attribute 'mode' = \"" << getMode()
-                         << "\" must be one of \"Equal\", \"Greater\", "
-                            "\"GreaterOrEqual\", \"Less\", \"LessOrEqual\", "
-                            "\"NotEqual\"";
   return success();
 }
 
@@ -379,10 +381,6 @@ LogicalResult CompareOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult CastOp::verify() {
-  StringRef round = getRoundMode();
-  if (round != "up" && round != "down" && round != "nearest")
-    return emitOpError() << "attribute 'round_mode' = \"" << round
-                         << "\" must be \"up\", \"down\" or \"nearest\"";
   if (failed(checkElementKind(*this, "operand 'input'", getInput(),
                               kAnyElements)))
     return failure();
@@ -397,10 +395,10 @@ LogicalResult CastOp::inferShapes(const ShapeContext &ctx,
 int64_t CastOp::getFlops() { return elementwiseFlops(getOutput(), 1); }
 
 LogicalResult CastOp::interpret(InterpreterEnv &env) {
-  StringRef round = getRoundMode();
-  E8M0Rounding mode = round == "down"      ? E8M0Rounding::Down
-                      : round == "nearest" ? E8M0Rounding::Nearest
-                                           : E8M0Rounding::Up;
+  RoundMode round = getRoundMode();
+  E8M0Rounding mode = round == RoundMode::Down      ? E8M0Rounding::Down
+                      : round == RoundMode::Nearest ? E8M0Rounding::Nearest
+                                                    : E8M0Rounding::Up;
   env.set(getOutput(), env.get(getInput()).castTo(resultDType(getOutput()),
                                                    getSaturate(), mode));
   return success();

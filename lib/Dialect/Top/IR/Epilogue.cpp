@@ -9,8 +9,6 @@
 
 #include "OpImpl.h"
 
-#include "llvm/ADT/StringSwitch.h"
-
 #include <algorithm>
 
 using namespace mlir;
@@ -34,77 +32,78 @@ double geluTanh(double x) {
 }
 
 namespace {
-/// The number of `activation_params` an epilogue activation takes, or -1 if
-/// the name is unknown.
-int epilogueParamCount(StringRef name) {
-  return llvm::StringSwitch<int>(name)
-      .Cases({"sigmoid", "silu", "gelu", "gelu_tanh", "hardswish"}, 0)
-      .Case("leaky_relu", 1)
-      .Cases({"hardsigmoid", "clip"}, 2)
-      .Default(-1);
+/// The number of `activation_params` epilogue activation `act` takes.
+unsigned epilogueParamCount(EpilogueActivation act) {
+  switch (act) {
+  case EpilogueActivation::LeakyRelu:
+    return 1;
+  case EpilogueActivation::HardSigmoid:
+  case EpilogueActivation::Clip:
+    return 2;
+  default:
+    return 0;
+  }
 }
 } // namespace
 
 LogicalResult verifyEpilogue(Operation *op) {
-  auto act = op->getAttrOfType<StringAttr>("activation");
+  auto actAttr = op->getAttrOfType<EpilogueActivationAttr>("activation");
   auto params = op->getAttrOfType<DenseF64ArrayAttr>("activation_params");
-  if (!act) {
+  if (!actAttr) {
     if (params)
       return op->emitOpError()
              << "attribute 'activation_params' needs attribute 'activation'";
     return success();
   }
-  int count = epilogueParamCount(act.getValue());
-  if (count < 0)
-    return op->emitOpError()
-           << "attribute 'activation' = \"" << act.getValue()
-           << "\" must be one of sigmoid, silu, gelu, gelu_tanh, hardswish, "
-              "hardsigmoid, leaky_relu, clip";
+  EpilogueActivation act = actAttr.getValue();
+  StringRef name = stringifyEpilogueActivation(act);
+  unsigned count = epilogueParamCount(act);
   size_t given = params ? params.size() : 0;
-  if (given != static_cast<size_t>(count))
+  if (given != count)
     return op->emitOpError()
            << "attribute 'activation_params' has " << given
-           << " values, activation \"" << act.getValue() << "\" takes "
-           << count;
+           << " values, activation \"" << name << "\" takes " << count;
   auto type = dyn_cast<ShapedType>(op->getResult(0).getType());
   if (type && !isa<FloatType>(type.getElementType()))
-    return op->emitOpError() << "attribute 'activation' = \""
-                             << act.getValue()
+    return op->emitOpError() << "attribute 'activation' = \"" << name
                              << "\" needs a float result, got "
                              << type.getElementType();
   auto doRelu = op->getAttrOfType<BoolAttr>("do_relu");
   if (doRelu && doRelu.getValue())
-    return op->emitOpError() << "attribute 'activation' = \""
-                             << act.getValue()
+    return op->emitOpError() << "attribute 'activation' = \"" << name
                              << "\" cannot be combined with do_relu = true";
-  if (act.getValue() == "clip" && !(params[0] <= params[1]))
+  if (act == EpilogueActivation::Clip && !(params[0] <= params[1]))
     return op->emitOpError()
            << "attribute 'activation_params' = [" << params[0] << ", "
            << params[1] << "] of clip needs min <= max";
   return success();
 }
 
-std::function<double(double)> activationFunction(StringRef name,
+std::function<double(double)> activationFunction(EpilogueActivation act,
                                                  ArrayRef<double> p) {
-  if (name == "sigmoid")
+  switch (act) {
+  case EpilogueActivation::Sigmoid:
     return sigmoid;
-  if (name == "silu")
+  case EpilogueActivation::SiLU:
     return [](double x) { return x * sigmoid(x); };
-  if (name == "gelu")
+  case EpilogueActivation::Gelu:
     return geluErf;
-  if (name == "gelu_tanh")
+  case EpilogueActivation::GeluTanh:
     return geluTanh;
-  if (name == "hardswish")
+  case EpilogueActivation::HardSwish:
     return [](double x) { return x * hardSigmoid(x, 1.0 / 6.0, 0.5); };
-  if (name == "hardsigmoid") {
+  case EpilogueActivation::HardSigmoid: {
     double alpha = p[0], beta = p[1];
     return [=](double x) { return hardSigmoid(x, alpha, beta); };
   }
-  if (name == "leaky_relu") {
+  case EpilogueActivation::LeakyRelu: {
     double alpha = p[0];
     return [=](double x) { return x >= 0 ? x : alpha * x; };
   }
-  double lo = p[0], hi = p[1]; // clip
+  case EpilogueActivation::Clip:
+    break;
+  }
+  double lo = p[0], hi = p[1];
   return [=](double x) { return std::isnan(x) ? x : std::clamp(x, lo, hi); };
 }
 
@@ -114,7 +113,7 @@ void applyEpilogue(Operation *op, Tensor &t) {
     auto limit = op->getAttrOfType<FloatAttr>("relu_limit");
     applyRelu(t, limit ? limit.getValueAsDouble() : -1.0);
   }
-  auto act = op->getAttrOfType<StringAttr>("activation");
+  auto act = op->getAttrOfType<EpilogueActivationAttr>("activation");
   if (!act)
     return;
   ArrayRef<double> params;

@@ -106,18 +106,19 @@ GridSampleOp::inferShapes(const ShapeContext &ctx,
   return appendShape(
       *this,
       shapes::inferGridSample(ctx.shape(getInput()), ctx.shape(getGrid()),
-                              getMode().str(), getPaddingMode().str()),
+                              stringifyInterpolation(getMode()).str(),
+                              stringifyGridPadding(getPaddingMode()).str()),
       s);
 }
 
 /// Per output element: 2 flops per tap of the N-d kernel.
 int64_t GridSampleOp::getFlops() {
   auto t = cast<ShapedType>(getOutput().getType());
-  if (!t.hasStaticShape() || getMode() == "nearest")
+  if (!t.hasStaticShape() || getMode() == Interpolation::Nearest)
     return 0;
   int64_t r = t.getRank() - 2, taps = 1;
   for (int64_t d = 0; d < r; ++d)
-    taps *= getMode() == "cubic" ? 4 : 2;
+    taps *= getMode() == Interpolation::Cubic ? 4 : 2;
   return 2 * taps * t.getNumElements();
 }
 
@@ -131,19 +132,19 @@ struct AxisTaps {
 
 /// GridSample's taps along a dim of size `len` for the normalized grid
 /// coordinate `norm`; false if the coordinate is not finite.
-bool gridSampleTaps(double norm, int64_t len, StringRef mode, StringRef pad,
-                    bool align, AxisTaps &t) {
+bool gridSampleTaps(double norm, int64_t len, Interpolation mode,
+                    GridPadding pad, bool align, AxisTaps &t) {
   double dl = static_cast<double>(len);
   double x = align ? (norm + 1) / 2 * (dl - 1) : ((norm + 1) * dl - 1) / 2;
   if (!std::isfinite(x))
     return false;
   double lo = align ? 0.0 : -0.5, hi = align ? dl - 1 : dl - 0.5;
-  if (mode == "nearest")
+  if (mode == Interpolation::Nearest)
     x = std::nearbyint(x); // half to even
   if (x < lo || x > hi) {
-    if (pad == "border")
+    if (pad == GridPadding::Border)
       x = std::clamp(x, 0.0, dl - 1);
-    else if (pad == "reflection")
+    else if (pad == GridPadding::Reflection)
       x = reflect(x, lo, hi);
     else // zeros: samples beyond 2 pixels are all zero; keep indices small
       x = std::clamp(x, -4.0, dl + 4.0);
@@ -151,9 +152,9 @@ bool gridSampleTaps(double norm, int64_t len, StringRef mode, StringRef pad,
   t.index.clear();
   t.weight.clear();
   auto add = [&](int64_t i, double w) {
-    if (pad == "border")
+    if (pad == GridPadding::Border)
       i = std::clamp<int64_t>(i, 0, len - 1);
-    else if (pad == "reflection")
+    else if (pad == GridPadding::Reflection)
       i = std::clamp<int64_t>(
           static_cast<int64_t>(reflect(static_cast<double>(i), lo, hi)), 0,
           len - 1);
@@ -164,9 +165,9 @@ bool gridSampleTaps(double norm, int64_t len, StringRef mode, StringRef pad,
   };
   double f = std::floor(x);
   int64_t x0 = static_cast<int64_t>(f);
-  if (mode == "nearest") {
+  if (mode == Interpolation::Nearest) {
     add(x0, 1.0);
-  } else if (mode == "linear") {
+  } else if (mode == Interpolation::Linear) {
     add(x0, 1 - (x - f));
     add(x0 + 1, x - f);
   } else {
@@ -366,8 +367,9 @@ RoiAlignOp::inferShapes(const ShapeContext &ctx,
                               getBatchIndices(), kIntElements)))
     return failure();
   // I64Attr getters are unsigned: read them as the signed values written.
-  shapes::RoiAlignAttrs attrs{getCoordinateTransformationMode().str(),
-                              getMode().str(),
+  shapes::RoiAlignAttrs attrs{
+      stringifyRoiCoordinateMode(getCoordinateTransformationMode()).str(),
+      stringifyRoiPoolMode(getMode()).str(),
                               static_cast<int64_t>(getOutputHeight()),
                               static_cast<int64_t>(getOutputWidth()),
                               static_cast<int64_t>(getSamplingRatio()),
@@ -395,8 +397,9 @@ LogicalResult RoiAlignOp::interpret(InterpreterEnv &env) {
   int64_t n = inT.dim(0), c = inT.dim(1), h = inT.dim(2), w = inT.dim(3);
   int64_t numRois = outShape[0], oh = outShape[2], ow = outShape[3];
   double scale = getSpatialScale().convertToDouble();
-  bool halfPixel = getCoordinateTransformationMode() == "half_pixel";
-  bool avg = getMode() == "avg";
+  bool halfPixel =
+      getCoordinateTransformationMode() == RoiCoordinateMode::HalfPixel;
+  bool avg = getMode() == RoiPoolMode::Avg;
   std::vector<double> out(static_cast<size_t>(numRois * c * oh * ow), 0.0);
   for (int64_t roi = 0; roi < numRois; ++roi) {
     int64_t b = batch.getAsInt(roi);

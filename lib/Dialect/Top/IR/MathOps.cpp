@@ -192,9 +192,6 @@ LogicalResult BitShiftOp::verify() {
     return emitOpError() << "operand 'lhs' has element type "
                          << getElementTypeOrSelf(getLhs().getType())
                          << "; only unsigned integers are supported";
-  if (getDirection() != "LEFT" && getDirection() != "RIGHT")
-    return emitOpError() << "attribute 'direction' = \"" << getDirection()
-                         << "\" must be \"LEFT\" or \"RIGHT\"";
   return success();
 }
 
@@ -202,7 +199,7 @@ LogicalResult BitShiftOp::interpret(InterpreterEnv &env) {
   // Operands are zero-extended to 64 bits; the truncation to the element
   // type drops the bits shifted past its width, and a right shift by at
   // least the width leaves 0. Shifts by 64 or more are 0 (not UB).
-  if (getDirection() == "LEFT")
+  if (getDirection() == ShiftDirection::Left)
     return interpretBits(*this, env, [](uint64_t x, uint64_t s) {
       return s >= 64 ? uint64_t(0) : x << s;
     });

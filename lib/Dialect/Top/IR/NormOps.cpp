@@ -160,15 +160,13 @@ LogicalResult LogSoftmaxOp::interpret(InterpreterEnv &env) {
 LogicalResult
 BatchNormOp::inferShapes(const ShapeContext &ctx,
                          SmallVectorImpl<SmallVector<int64_t>> &s) {
-  FailureOr<bool> channelsLast = checkLayout(*this, getLayout());
-  if (failed(channelsLast))
-    return failure();
+  bool channelsLast = getLayout() == Layout::NHWC;
   OptionalShape mean(ctx, getMean()), variance(ctx, getVariance()),
       scale(ctx, getScale()), bias(ctx, getBias());
   return appendShape(*this,
                      shapes::inferBatchNorm(
                          ctx.shape(getInput()), {mean, variance, scale, bias},
-                         getEpsilon().convertToDouble(), *channelsLast),
+                         getEpsilon().convertToDouble(), channelsLast),
                      s);
 }
 
@@ -176,7 +174,7 @@ BatchNormOp::inferShapes(const ShapeContext &ctx,
 int64_t BatchNormOp::getFlops() { return 2 * elementCount(getInput()); }
 
 LogicalResult BatchNormOp::interpret(InterpreterEnv &env) {
-  bool channelsLast = getLayout() == kLayoutNHWC;
+  bool channelsLast = getLayout() == Layout::NHWC;
   Tensor raw = toChannelsFirst(env.get(getInput()), channelsLast);
   Tensor in = raw.castTo(floatCompute(raw.dtype()));
   int64_t n = in.dim(0), c = in.dim(1);
@@ -253,22 +251,20 @@ LogicalResult LayerNormOp::interpret(InterpreterEnv &env) {
 LogicalResult
 GroupNormOp::inferShapes(const ShapeContext &ctx,
                          SmallVectorImpl<SmallVector<int64_t>> &s) {
-  FailureOr<bool> channelsLast = checkLayout(*this, getLayout());
-  if (failed(channelsLast))
-    return failure();
+  bool channelsLast = getLayout() == Layout::NHWC;
   OptionalShape scale(ctx, getScale()), bias(ctx, getBias());
   return appendShape(
       *this,
       shapes::inferGroupNorm(ctx.shape(getInput()), getNumGroups(),
                              {std::nullopt, std::nullopt, scale, bias},
-                             getEpsilon().convertToDouble(), *channelsLast),
+                             getEpsilon().convertToDouble(), channelsLast),
       s);
 }
 
 int64_t GroupNormOp::getFlops() { return 6 * elementCount(getInput()); }
 
 LogicalResult GroupNormOp::interpret(InterpreterEnv &env) {
-  bool channelsLast = getLayout() == kLayoutNHWC;
+  bool channelsLast = getLayout() == Layout::NHWC;
   Tensor raw = toChannelsFirst(env.get(getInput()), channelsLast);
   Tensor in = raw.castTo(floatCompute(raw.dtype()));
   int64_t n = in.dim(0), c = in.dim(1), g = getNumGroups();

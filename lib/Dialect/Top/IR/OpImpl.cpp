@@ -434,15 +434,6 @@ OptionalShape::operator std::optional<Ints>() const {
   return shape ? std::optional<Ints>(*shape) : std::nullopt;
 }
 
-FailureOr<bool> checkLayout(Operation *op, StringRef layout) {
-  if (layout == kLayoutNCHW)
-    return false;
-  if (layout == kLayoutNHWC)
-    return true;
-  return op->emitOpError() << "attribute 'layout' = \"" << layout
-                           << "\" must be \"NCHW\" or \"NHWC\"";
-}
-
 SmallVector<int64_t> toChannelsFirst(ArrayRef<int64_t> shape,
                                      bool channelsLast) {
   if (!channelsLast || shape.size() < 2)

@@ -55,11 +55,11 @@ double geluErf(double x);
 double geluTanh(double x);
 
 /// Checks the epilogue attributes `activation` / `activation_params` of a
-/// Conv, Deconv or MatMul: a known name, its number of params, not together
+/// Conv, Deconv or MatMul: its number of params, a float result, not together
 /// with `do_relu`, clip's min <= max.
 LogicalResult verifyEpilogue(Operation *op);
-/// The scalar function of epilogue activation `name` (verified).
-std::function<double(double)> activationFunction(StringRef name,
+/// The scalar function of epilogue activation `act` (its params verified).
+std::function<double(double)> activationFunction(EpilogueActivation act,
                                                  ArrayRef<double> params);
 /// Applies the op's epilogue (`do_relu`/`relu_limit`, then `activation`) in
 /// place to a compute tensor.
@@ -316,9 +316,6 @@ inline std::optional<Ints> optionalInts(std::optional<ArrayRef<int64_t>> a) {
 // Layout helpers (ops with a `layout` attribute)
 //===----------------------------------------------------------------------===//
 
-/// Checks attribute 'layout' ("NCHW" or "NHWC"); true for "NHWC" (channels
-/// last).
-mlir::FailureOr<bool> checkLayout(Operation *op, StringRef layout);
 /// `shape` of a channels-last tensor in channels-first order (unchanged when
 /// `channelsLast` is false), and back.
 SmallVector<int64_t> toChannelsFirst(ArrayRef<int64_t> shape,

@@ -31,16 +31,14 @@ template <typename PoolOp> SmallVector<int64_t> padsOrDefault(PoolOp op) {
 template <typename PoolOp>
 LogicalResult inferPoolShape(PoolOp op, const ShapeContext &ctx,
                              SmallVectorImpl<SmallVector<int64_t>> &s) {
-  FailureOr<bool> channelsLast = checkLayout(op, op.getLayout());
-  if (failed(channelsLast))
-    return failure();
+  bool channelsLast = op.getLayout() == Layout::NHWC;
   SmallVector<int64_t> strides = op.getStridesOrDefault(),
                        dilations = op.getDilationsOrDefault(),
                        pads = op.getPadsOrDefault();
   shapes::WindowAttrs window{op.getKernelShape(), strides, dilations, pads};
   return appendShape(op,
                      shapes::inferPool(ctx.shape(op.getInput()), window,
-                                       op.getCeilMode(), *channelsLast),
+                                       op.getCeilMode(), channelsLast),
                      s);
 }
 
@@ -49,7 +47,7 @@ template <typename PoolOp>
 Tensor poolCompute(PoolOp op, const InterpreterEnv &env, const Tensor &input,
                    bool isMax) {
   // NHWC runs as NCHW between two transposes.
-  bool channelsLast = op.getLayout() == kLayoutNHWC;
+  bool channelsLast = op.getLayout() == Layout::NHWC;
   Tensor in = toCompute(toChannelsFirst(input, channelsLast))
                   .castTo(isFloat(input.dtype()) ? computeType(input.dtype())
                                                  : DType::F64);
@@ -166,11 +164,9 @@ LogicalResult AvgPoolOp::interpret(InterpreterEnv &env) {
 LogicalResult
 GlobalAvgPoolOp::inferShapes(const ShapeContext &ctx,
                              SmallVectorImpl<SmallVector<int64_t>> &s) {
-  FailureOr<bool> channelsLast = checkLayout(*this, getLayout());
-  if (failed(channelsLast))
-    return failure();
+  bool channelsLast = getLayout() == Layout::NHWC;
   return appendShape(
-      *this, shapes::inferGlobalAvgPool(ctx.shape(getInput()), *channelsLast),
+      *this, shapes::inferGlobalAvgPool(ctx.shape(getInput()), channelsLast),
       s);
 }
 
@@ -180,7 +176,7 @@ int64_t GlobalAvgPoolOp::getFlops() {
 }
 
 LogicalResult GlobalAvgPoolOp::interpret(InterpreterEnv &env) {
-  bool channelsLast = getLayout() == kLayoutNHWC;
+  bool channelsLast = getLayout() == Layout::NHWC;
   Tensor in = toCompute(toChannelsFirst(env.get(getInput()), channelsLast));
   int64_t planes = in.dim(0) * in.dim(1);
   int64_t plane = planes ? in.numElements() / planes : 0;

@@ -51,18 +51,6 @@ struct AxisIndexer {
   int64_t operator()(int64_t flat) const { return (flat / inner) % size; }
 };
 
-enum class RequantMode { MultiplierShift, TFLite, Float };
-
-std::optional<RequantMode> parseRequantMode(StringRef s) {
-  if (s == "MultiplierShift")
-    return RequantMode::MultiplierShift;
-  if (s == "TFLite")
-    return RequantMode::TFLite;
-  if (s == "Float")
-    return RequantMode::Float;
-  return std::nullopt;
-}
-
 /// The host dtype of a quantized type's storage, honouring its signedness
 /// (the storage type of `!quant.uniform<u8:...>` is a signless i8).
 std::optional<DType> storageDType(quant::QuantizedType q) {
@@ -335,7 +323,7 @@ static LogicalResult verifyRequantTypes(RequantOp op) {
       checkQuantizedOrInteger(op, "result", op.getOutput(), op.getInput());
   if (failed(out))
     return failure();
-  if (op.getQuantMode() == "Float" &&
+  if (op.getQuantMode() == RequantMode::Float &&
       (!isa<quant::QuantizedType>(*in) || !isa<quant::QuantizedType>(*out)))
     return op.emitOpError() << "quant_mode \"Float\" needs !quant.uniform "
                                "input and result types, got "
@@ -347,7 +335,7 @@ static LogicalResult verifyRequantTypes(RequantOp op) {
 /// sides, for its shape function.
 static shapes::RequantAttrs requantAttrs(RequantOp op) {
   shapes::RequantAttrs attrs;
-  attrs.quantMode = op.getQuantMode().str();
+  attrs.quantMode = stringifyRequantMode(op.getQuantMode()).str();
   if (auto m = op.getMultiplier())
     attrs.multiplier = Ints(*m);
   if (auto r = op.getRshift())
@@ -388,7 +376,7 @@ LogicalResult RequantOp::interpret(InterpreterEnv &env) {
   const Tensor &in = env.get(getInput());
   QuantParams pin = paramsOf(elementType(getInput()));
   QuantParams pout = paramsOf(elementType(getOutput()));
-  RequantMode mode = *parseRequantMode(getQuantMode());
+  RequantMode mode = getQuantMode();
   AxisIndexer inChannel(in.shape(), pin.axis);
   AxisIndexer outChannel(in.shape(), pout.axis);
   AxisIndexer channel(in.shape(), in.rank() >= 2 ? 1 : -1);

@@ -26,19 +26,8 @@ namespace {
 // Activations
 //===----------------------------------------------------------------------===//
 
-enum class ActKind {
-  Relu,
-  Tanh,
-  Sigmoid,
-  Affine,
-  LeakyRelu,
-  ThresholdedRelu,
-  ScaledTanh,
-  HardSigmoid,
-  Elu,
-  Softsign,
-  Softplus,
-};
+/// The gate activations, as the op attributes name them.
+using ActKind = RnnActivation;
 
 struct ActInfo {
   const char *name;
@@ -64,11 +53,11 @@ const ActInfo kActivations[] = {
     {"Softplus", ActKind::Softplus, 0, 0},
 };
 
-const ActInfo *findActivation(StringRef name) {
+const ActInfo &findActivation(ActKind kind) {
   for (const ActInfo &a : kActivations)
-    if (name == a.name)
-      return &a;
-  return nullptr;
+    if (kind == a.kind)
+      return a;
+  llvm_unreachable("every RnnActivation has an entry in kActivations");
 }
 
 /// One resolved activation function.
@@ -113,11 +102,11 @@ struct Activation {
 struct RecurrentView {
   Operation *op;
   int64_t gates;                      ///< G: 4 LSTM, 3 GRU, 1 RNN
-  ArrayRef<StringRef> defaultActs;    ///< activations of one direction
+  ArrayRef<ActKind> defaultActs;     ///< activations of one direction
   Value input, weight, recurrence, bias, seqLens, initialH;
   Value initialC, peepholes;          ///< LSTM only (null otherwise)
   int64_t hiddenSize;
-  StringRef direction;
+  RnnDirection direction;
   std::optional<ArrayAttr> activations;
   std::optional<ArrayRef<double>> alpha, beta;
   std::optional<double> clip;
@@ -125,9 +114,9 @@ struct RecurrentView {
   unsigned numResults;
 };
 
-const StringRef kLstmActs[] = {"Sigmoid", "Tanh", "Tanh"};
-const StringRef kGruActs[] = {"Sigmoid", "Tanh"};
-const StringRef kRnnActs[] = {"Tanh"};
+const ActKind kLstmActs[] = {ActKind::Sigmoid, ActKind::Tanh, ActKind::Tanh};
+const ActKind kGruActs[] = {ActKind::Sigmoid, ActKind::Tanh};
+const ActKind kRnnActs[] = {ActKind::Tanh};
 
 std::optional<double> clipOf(FloatAttr attr) {
   if (!attr)
@@ -207,10 +196,10 @@ FailureOr<SmallVector<Activation>> resolveActivations(const RecurrentView &v,
                                                       int64_t dirs) {
   size_t perDir = v.defaultActs.size();
   size_t count = perDir * static_cast<size_t>(dirs);
-  SmallVector<StringRef> names;
+  SmallVector<ActKind> names;
   if (v.activations) {
     for (Attribute a : *v.activations)
-      names.push_back(cast<StringAttr>(a).getValue());
+      names.push_back(cast<RnnActivationAttr>(a).getValue());
     if (names.size() != count)
       return v.op->emitOpError()
              << "attribute 'activations' has " << names.size()
@@ -232,13 +221,7 @@ FailureOr<SmallVector<Activation>> resolveActivations(const RecurrentView &v,
 
   SmallVector<Activation> acts;
   for (size_t i = 0; i < count; ++i) {
-    const ActInfo *info = findActivation(names[i]);
-    if (!info)
-      return v.op->emitOpError()
-             << "attribute 'activations' entry " << i << " = \"" << names[i]
-             << "\" is not a known activation (Relu, Tanh, Sigmoid, Affine, "
-                "LeakyRelu, ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, "
-                "Softsign, Softplus)";
+    const ActInfo *info = &findActivation(names[i]);
     double alpha = v.alpha ? (*v.alpha)[i] : info->alpha;
     double beta = v.beta ? (*v.beta)[i] : info->beta;
     if (std::isnan(alpha) || std::isnan(beta))
@@ -260,7 +243,7 @@ using shapes::RecurrentDims;
 
 /// The attributes the shape function reads.
 shapes::RecurrentAttrs attrsOf(const RecurrentView &v) {
-  return {v.gates, v.hiddenSize, v.direction.str(), v.layout, v.numResults};
+  return {v.gates, v.hiddenSize, stringifyRnnDirection(v.direction).str(), v.layout, v.numResults};
 }
 
 /// The operand shapes `shapes` reads (held there).
@@ -327,7 +310,7 @@ int64_t recurrentFlops(const RecurrentView &v) {
   SmallVector<int64_t> in = shapeOf(v.input);
   if (in.size() != 3)
     return 0;
-  int64_t dirs = v.direction == "bidirectional" ? 2 : 1;
+  int64_t dirs = v.direction == RnnDirection::Bidirectional ? 2 : 1;
   int64_t gh = v.gates * v.hiddenSize;
   int64_t perStep = in[1] * gh * (2 * (in[2] + v.hiddenSize) + 8);
   return dirs * in[0] * perStep;
@@ -428,7 +411,7 @@ LogicalResult runRecurrent(const RecurrentView &v, InterpreterEnv &env,
   std::vector<float> h(N * H), c(N * H), hNew(N * H), cNew(N * H);
 
   for (int64_t dir = 0; dir < d.dirs; ++dir) {
-    bool reverse = v.direction == "reverse" || dir == 1;
+    bool reverse = v.direction == RnnDirection::Reverse || dir == 1;
     DirectionParams params;
     params.recurrenceT = transposed(r.data<float>() + dir * GH * H, GH, H);
     params.rb.assign(GH, 0.0f);

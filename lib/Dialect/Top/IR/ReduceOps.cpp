@@ -3,7 +3,6 @@
 #include "OpImpl.h"
 #include "strata/Dialect/Top/Shapes/ReduceShapes.h"
 
-#include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
 #include <limits>
@@ -14,18 +13,6 @@ using namespace strata::top;
 using namespace strata::top::impl;
 
 namespace {
-enum class ReduceMode { Sum, Mean, Max, Min, Prod };
-
-std::optional<ReduceMode> parseReduceMode(StringRef mode) {
-  return llvm::StringSwitch<std::optional<ReduceMode>>(mode)
-      .Case("ReduceSum", ReduceMode::Sum)
-      .Case("ReduceMean", ReduceMode::Mean)
-      .Case("ReduceMax", ReduceMode::Max)
-      .Case("ReduceMin", ReduceMode::Min)
-      .Case("ReduceProd", ReduceMode::Prod)
-      .Default(std::nullopt);
-}
-
 /// The lowest and highest value of an integer dtype, saturated to int64.
 std::pair<int64_t, int64_t> intLimits(DType type) {
   switch (type) {
@@ -150,10 +137,6 @@ Tensor reduceTensor(const Tensor &c, DType type, ArrayRef<int64_t> outShape,
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReduceOp::verify() {
-  if (!parseReduceMode(getMode()))
-    return emitOpError() << "attribute 'mode' = \"" << getMode()
-                         << "\" must be one of \"ReduceSum\", \"ReduceMean\", "
-                            "\"ReduceMax\", \"ReduceMin\", \"ReduceProd\"";
   if (getAxesValue() && !getAxes().empty())
     return emitOpError() << "takes the axes from attribute 'axes' "
                          << formatArray(getAxes())
@@ -212,7 +195,7 @@ LogicalResult ReduceOp::interpret(InterpreterEnv &env) {
   for (int64_t d = 0; d < c.rank(); ++d)
     if (!reduced[d])
       outStrides[d] = strides[d];
-  ReduceMode mode = *parseReduceMode(getMode());
+  ReduceMode mode = getMode();
   DType type = resultDType(getOutput());
   Tensor out = isFloat(c.dtype())
                    ? reduceTensor<double>(c, type, keptShape, outStrides, mode,

@@ -21,9 +21,10 @@ shapes::ResizeAttrs resizeAttrs(ResizeOp op) {
              : std::nullopt;
   };
   shapes::ResizeAttrs a;
-  a.mode = op.getMode().str();
-  a.coordinateTransformationMode = op.getCoordinateTransformationMode().str();
-  a.nearestMode = op.getNearestMode().str();
+  a.mode = stringifyInterpolation(op.getMode()).str();
+  a.coordinateTransformationMode =
+      stringifyCoordinateMode(op.getCoordinateTransformationMode()).str();
+  a.nearestMode = stringifyNearestMode(op.getNearestMode()).str();
   a.cubicCoeffA = op.getCubicCoeffA().convertToDouble();
   a.extrapolationValue = op.getExtrapolationValue().convertToDouble();
   a.antialias = op.getAntialias();
@@ -46,7 +47,7 @@ struct DimFilter {
 
 /// Parameters of one dim's coordinate mapping.
 struct DimMapping {
-  StringRef mode; // coordinate_transformation_mode
+  CoordinateMode mode; // coordinate_transformation_mode
   double scale;
   int64_t in, out;
   double roiStart = 0.0, roiEnd = 1.0;
@@ -57,18 +58,18 @@ struct DimMapping {
 std::optional<double> sourceCoord(const DimMapping &m, int64_t x) {
   double xd = static_cast<double>(x), in = static_cast<double>(m.in);
   double len = m.scale * in; // the real-valued output length
-  StringRef mode = m.mode;
-  if (mode == "asymmetric")
+  switch (m.mode) {
+  case CoordinateMode::Asymmetric:
     return xd / m.scale;
-  if (mode == "align_corners")
+  case CoordinateMode::AlignCorners:
     return len == 1.0 ? 0.0 : xd * (in - 1) / (len - 1);
-  if (mode == "pytorch_half_pixel")
+  case CoordinateMode::PytorchHalfPixel:
     return len == 1.0 ? -0.5 : (xd + 0.5) / m.scale - 0.5;
-  if (mode == "half_pixel_symmetric") {
+  case CoordinateMode::HalfPixelSymmetric: {
     double offset = in / 2 * (1 - static_cast<double>(m.out) / len);
     return offset + (xd + 0.5) / m.scale - 0.5;
   }
-  if (mode == "tf_crop_and_resize") {
+  case CoordinateMode::TfCropAndResize: {
     double span = (m.roiEnd - m.roiStart) * (in - 1);
     double r = len == 1.0 ? span / 2 : xd * span / (len - 1);
     r += m.roiStart * (in - 1);
@@ -76,7 +77,10 @@ std::optional<double> sourceCoord(const DimMapping &m, int64_t x) {
       return std::nullopt;
     return r;
   }
-  return (xd + 0.5) / m.scale - 0.5; // half_pixel
+  case CoordinateMode::HalfPixel:
+    break;
+  }
+  return (xd + 0.5) / m.scale - 0.5;
 }
 
 /// The Keys cubic convolution kernel with parameter `a`.
@@ -93,16 +97,16 @@ double cubicKernel(double x, double a) {
 /// fraction `r` in (0, 1] of the position past `base`.
 void tapWeights(ResizeOp op, double r, double scale, int64_t &first,
                 SmallVectorImpl<double> &w) {
-  StringRef mode = op.getMode();
+  Interpolation mode = op.getMode();
   w.clear();
-  if (mode == "nearest") {
-    StringRef nm = op.getNearestMode();
+  if (mode == Interpolation::Nearest) {
+    NearestMode nm = op.getNearestMode();
     bool up;
-    if (r == 1.0 || nm == "ceil")
+    if (r == 1.0 || nm == NearestMode::Ceil)
       up = true;
-    else if (nm == "floor")
+    else if (nm == NearestMode::Floor)
       up = false;
-    else if (nm == "round_prefer_ceil")
+    else if (nm == NearestMode::RoundPreferCeil)
       up = r >= 0.5;
     else
       up = r > 0.5;
@@ -111,7 +115,7 @@ void tapWeights(ResizeOp op, double r, double scale, int64_t &first,
     return;
   }
   double a = op.getCubicCoeffA().convertToDouble();
-  bool cubic = mode == "cubic";
+  bool cubic = mode == Interpolation::Cubic;
   if (!op.getAntialias()) {
     if (cubic) {
       first = -1;
@@ -251,9 +255,9 @@ LogicalResult ResizeOp::inferShapes(const ShapeContext &ctx,
 /// cubic 4; antialias widens the kernel by 1 / scale); nearest: none.
 int64_t ResizeOp::getFlops() {
   auto t = cast<ShapedType>(getOutput().getType());
-  if (!t.hasStaticShape() || getMode() == "nearest")
+  if (!t.hasStaticShape() || getMode() == Interpolation::Nearest)
     return 0;
-  int64_t taps = getMode() == "cubic" ? 4 : 2;
+  int64_t taps = getMode() == Interpolation::Cubic ? 4 : 2;
   return 2 * taps * t.getRank() * t.getNumElements();
 }
 
@@ -279,7 +283,7 @@ LogicalResult ResizeOp::interpret(InterpreterEnv &env) {
       m.roiStart = (*roi)[d];
       m.roiEnd = (*roi)[rank + d];
     }
-    bool fullRoi = m.mode != "tf_crop_and_resize" ||
+    bool fullRoi = m.mode != CoordinateMode::TfCropAndResize ||
                    (m.roiStart == 0.0 && m.roiEnd == 1.0);
     if ((m.in == m.out && m.scale == 1.0 && fullRoi) || m.in == 0)
       continue; // identity in every mode (or an empty dim)
@@ -302,7 +306,7 @@ OpFoldResult ResizeOp::fold(FoldAdaptor) {
     return {};
   if (getCoordinateScales() && llvm::any_of(*getCoordinateScales(), notOne))
     return {};
-  if (getCoordinateTransformationMode() == "tf_crop_and_resize")
+  if (getCoordinateTransformationMode() == CoordinateMode::TfCropAndResize)
     return {};
   return getInput();
 }
@@ -314,13 +318,12 @@ OpFoldResult ResizeOp::fold(FoldAdaptor) {
 LogicalResult
 DepthToSpaceOp::inferShapes(const ShapeContext &ctx,
                             SmallVectorImpl<SmallVector<int64_t>> &s) {
-  FailureOr<bool> channelsLast = checkLayout(*this, getLayout());
-  if (failed(channelsLast))
-    return failure();
+  bool channelsLast = getLayout() == Layout::NHWC;
   return appendShape(*this,
                      shapes::inferDepthToSpace(ctx.shape(getInput()),
-                                               getBlocksize(), getMode().str(),
-                                               *channelsLast),
+                                               getBlocksize(),
+                                               stringifyDepthToSpaceMode(getMode()).str(),
+                                               channelsLast),
                      s);
 }
 
@@ -328,14 +331,14 @@ int64_t DepthToSpaceOp::getFlops() { return 0; }
 
 LogicalResult DepthToSpaceOp::interpret(InterpreterEnv &env) {
   // NHWC runs as NCHW between two transposes.
-  bool channelsLast = getLayout() == kLayoutNHWC;
+  bool channelsLast = getLayout() == Layout::NHWC;
   Tensor in = toChannelsFirst(env.get(getInput()), channelsLast);
   SmallVector<int64_t> outDims =
       toChannelsFirst(env.resultShape(getOutput()), channelsLast);
   Tensor out(in.dtype(), std::vector<int64_t>(outDims.begin(), outDims.end()));
   int64_t b = getBlocksize(), c = out.dim(1), ci = in.dim(1), h = in.dim(2),
           w = in.dim(3);
-  bool dcr = getMode() == "DCR";
+  bool dcr = getMode() == DepthToSpaceMode::DCR;
   permuteCopy(in, out, [&](int64_t n, int64_t ch, int64_t y, int64_t x) {
     int64_t by = y % b, bx = x % b;
     int64_t src = dcr ? (by * b + bx) * c + ch : ch * b * b + by * b + bx;
@@ -359,12 +362,10 @@ OpFoldResult DepthToSpaceOp::fold(FoldAdaptor) {
 LogicalResult
 SpaceToDepthOp::inferShapes(const ShapeContext &ctx,
                             SmallVectorImpl<SmallVector<int64_t>> &s) {
-  FailureOr<bool> channelsLast = checkLayout(*this, getLayout());
-  if (failed(channelsLast))
-    return failure();
+  bool channelsLast = getLayout() == Layout::NHWC;
   return appendShape(*this,
                      shapes::inferSpaceToDepth(ctx.shape(getInput()),
-                                               getBlocksize(), *channelsLast),
+                                               getBlocksize(), channelsLast),
                      s);
 }
 
@@ -372,7 +373,7 @@ int64_t SpaceToDepthOp::getFlops() { return 0; }
 
 LogicalResult SpaceToDepthOp::interpret(InterpreterEnv &env) {
   // NHWC runs as NCHW between two transposes.
-  bool channelsLast = getLayout() == kLayoutNHWC;
+  bool channelsLast = getLayout() == Layout::NHWC;
   Tensor in = toChannelsFirst(env.get(getInput()), channelsLast);
   SmallVector<int64_t> outDims =
       toChannelsFirst(env.resultShape(getOutput()), channelsLast);

@@ -45,26 +45,8 @@ void copyElementAt(Tensor &dst, int64_t to, const Tensor &src, int64_t from) {
               src.data<uint8_t>() + from * size, size);
 }
 
-/// The reductions of the scatter ops.
-enum class Reduction { None, Add, Mul, Min, Max };
-
-std::optional<Reduction> parseReduction(StringRef s) {
-  return llvm::StringSwitch<std::optional<Reduction>>(s)
-      .Case("none", Reduction::None)
-      .Case("add", Reduction::Add)
-      .Case("mul", Reduction::Mul)
-      .Case("min", Reduction::Min)
-      .Case("max", Reduction::Max)
-      .Default(std::nullopt);
-}
-
-LogicalResult verifyReduction(Operation *op, StringRef reduction) {
-  if (parseReduction(reduction))
-    return success();
-  return op->emitOpError() << "attribute 'reduction' = \"" << reduction
-                           << "\" must be one of \"none\", \"add\", \"mul\", "
-                              "\"min\", \"max\"";
-}
+/// The reductions of the scatter ops (Cumulative uses Add and Mul).
+using Reduction = ScatterReduction;
 
 /// Combines `update` into `*dst` in a compute type (f32, f64 or i64;
 /// integers wrap around).
@@ -190,9 +172,6 @@ LogicalResult TriluOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult CumulativeOp::verify() {
-  if (getMode() != "sum" && getMode() != "prod")
-    return emitOpError() << "attribute 'mode' = \"" << getMode()
-                         << "\" must be \"sum\" or \"prod\"";
   if (failed(checkElementKind(*this, "operand 'input'", getInput(),
                               kFloatElements | kIntElements)))
     return failure();
@@ -237,7 +216,7 @@ LogicalResult CumulativeOp::interpret(InterpreterEnv &env) {
   int64_t dim = in.dim(axis);
   int64_t inner = product(ArrayRef<int64_t>(in.shape()).drop_front(axis + 1));
   int64_t outer = product(ArrayRef<int64_t>(in.shape()).take_front(axis));
-  bool prod = getMode() == "prod", exclusive = getExclusive(),
+  bool prod = getMode() == CumulativeMode::Prod, exclusive = getExclusive(),
        reverse = getReverse();
   auto run = [&](auto tag) {
     using T = decltype(tag);
@@ -271,11 +250,8 @@ LogicalResult CumulativeOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ScatterElementsOp::verify() {
-  if (failed(verifyReduction(*this, getReduction())) ||
-      failed(checkSameElementType(*this, "operand 'data'", getData(),
-                                  "operand 'updates'", getUpdates())))
-    return failure();
-  return success();
+  return checkSameElementType(*this, "operand 'data'", getData(),
+                              "operand 'updates'", getUpdates());
 }
 
 LogicalResult
@@ -289,7 +265,7 @@ ScatterElementsOp::inferShapes(const ShapeContext &ctx,
 }
 
 int64_t ScatterElementsOp::getFlops() {
-  if (getReduction() == "none")
+  if (getReduction() == Reduction::None)
     return 0;
   return elementwiseFlops(getUpdates(), 1);
 }
@@ -334,7 +310,7 @@ LogicalResult ScatterElementsOp::interpret(InterpreterEnv &env) {
   for (auto [flat, offset] : llvm::enumerate(*offsets))
     pairs.emplace_back(offset, static_cast<int64_t>(flat));
   env.set(getOutput(), scatterPairs(env.get(getData()), env.get(getUpdates()),
-                                    pairs, *parseReduction(getReduction())));
+                                    pairs, getReduction()));
   return success();
 }
 
@@ -372,11 +348,8 @@ LogicalResult GatherElementsOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ScatterNDOp::verify() {
-  if (failed(verifyReduction(*this, getReduction())) ||
-      failed(checkSameElementType(*this, "operand 'data'", getData(),
-                                  "operand 'updates'", getUpdates())))
-    return failure();
-  return success();
+  return checkSameElementType(*this, "operand 'data'", getData(),
+                              "operand 'updates'", getUpdates());
 }
 
 LogicalResult
@@ -390,7 +363,7 @@ ScatterNDOp::inferShapes(const ShapeContext &ctx,
 }
 
 int64_t ScatterNDOp::getFlops() {
-  if (getReduction() == "none")
+  if (getReduction() == Reduction::None)
     return 0;
   return elementwiseFlops(getUpdates(), 1);
 }
@@ -417,7 +390,7 @@ LogicalResult ScatterNDOp::interpret(InterpreterEnv &env) {
       pairs.emplace_back(offset + e, r * slice + e);
   }
   env.set(getOutput(), scatterPairs(data, env.get(getUpdates()), pairs,
-                                    *parseReduction(getReduction())));
+                                    getReduction()));
   return success();
 }
 

@@ -290,19 +290,14 @@ LogicalResult SplitOp::interpret(InterpreterEnv &env) {
 // PadOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult PadOp::verify() {
-  if (auto err = shapes::checkPadMode(getMode().str()))
-    return emitOpError() << err->message();
-  return success();
-}
-
 LogicalResult PadOp::inferShapes(const ShapeContext &ctx,
                                  SmallVectorImpl<SmallVector<int64_t>> &s) {
   auto pads = runtimeList(*this, ctx, "pads_value", getPadsValue());
   if (failed(pads))
     return failure();
   return appendShape(*this,
-                     shapes::inferPad(ctx.shape(getInput()), getMode().str(),
+                     shapes::inferPad(ctx.shape(getInput()),
+                                      stringifyPadMode(getMode()).str(),
                                       getPads(), *pads),
                      s);
 }
@@ -311,18 +306,18 @@ int64_t PadOp::getFlops() { return noFlops(*this); }
 
 /// Input index read by output index `o` of a dim of `size` padded by
 /// `begin` in front, or -1 for the constant value.
-static int64_t padSource(StringRef mode, int64_t o, int64_t begin,
+static int64_t padSource(PadMode mode, int64_t o, int64_t begin,
                          int64_t size) {
   int64_t i;
   if (llvm::SubOverflow(o, begin, i)) // a huge crop: far past the end
     i = size;
   if (i >= 0 && i < size)
     return i;
-  if (mode == "edge")
+  if (mode == PadMode::Edge)
     return i < 0 ? 0 : size - 1;
-  if (mode == "reflect")
+  if (mode == PadMode::Reflect)
     return i < 0 ? -i : 2 * (size - 1) - i;
-  if (mode == "wrap")
+  if (mode == PadMode::Wrap)
     return (i % size + size) % size;
   return -1;
 }

@@ -6,17 +6,25 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace strata::top;
 
 #include "strata/Dialect/Top/IR/TopOpsDialect.cpp.inc"
 #include "strata/Dialect/Top/IR/TopInterfaces.cpp.inc"
+#include "strata/Dialect/Top/IR/TopEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "strata/Dialect/Top/IR/TopAttrs.cpp.inc"
 
 void TopDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "strata/Dialect/Top/IR/TopOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "strata/Dialect/Top/IR/TopAttrs.cpp.inc"
       >();
 }
 

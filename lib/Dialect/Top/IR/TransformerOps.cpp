@@ -443,7 +443,7 @@ shapes::LinearAttentionOperands operandsOf(LinearAttentionOp op,
 ShapeOr<LinearDims> linearDims(LinearAttentionOp op, const ShapeContext &ctx) {
   OperandShapes shapes(ctx);
   return shapes::linearAttentionDims(operandsOf(op, shapes),
-                                     op.getUpdateRule().str(),
+                                     stringifyUpdateRule(op.getUpdateRule()).str(),
                                      op.getQNumHeads(), op.getKvNumHeads());
 }
 } // namespace
@@ -472,7 +472,8 @@ LinearAttentionOp::inferShapes(const ShapeContext &ctx,
   OperandShapes shapes(ctx);
   return appendShapes(*this,
                       shapes::inferLinearAttention(
-                          operandsOf(*this, shapes), getUpdateRule().str(),
+                          operandsOf(*this, shapes),
+                          stringifyUpdateRule(getUpdateRule()).str(),
                           getQNumHeads(), getKvNumHeads()),
                       s);
 }

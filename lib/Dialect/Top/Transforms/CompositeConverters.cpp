@@ -235,7 +235,7 @@ struct Activation : CompositeConverter {
     if (Problem p = checkFloat(fn, 0))
       return p;
     if (std::optional<std::string> a = approximate(attrs);
-        a && *a != "none" && *a != "tanh")
+        a && !symbolizeGeluApproximation(*a))
       return "attribute 'approximate' = \"" + *a +
              "\" must be \"none\" or \"tanh\"";
     return std::nullopt;
@@ -245,7 +245,9 @@ struct Activation : CompositeConverter {
                                       DictionaryAttr attrs) const override {
     SmallVector<NamedAttribute> opAttrs;
     if (std::optional<std::string> a = approximate(attrs))
-      opAttrs.push_back(b.getNamedAttr("approximate", b.getStringAttr(*a)));
+      opAttrs.push_back(b.getNamedAttr(
+          "approximate", GeluApproximationAttr::get(
+                             b.getContext(), *symbolizeGeluApproximation(*a))));
     Type elem = cast<RankedTensorType>(in[0].getType()).getElementType();
     return resultsOf(createFused<OpTy>(b, loc, 1, elem, in, opAttrs));
   }

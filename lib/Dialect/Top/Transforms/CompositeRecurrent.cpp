@@ -47,27 +47,34 @@ Problem expectShape(func::FuncOp fn, unsigned i, StringRef what,
 }
 
 /// Maps a Keras activation name to top.LSTM / top.GRU's.
-std::optional<std::string> activationName(StringRef keras) {
-  if (keras == "sigmoid")
-    return std::string("Sigmoid");
-  if (keras == "tanh")
-    return std::string("Tanh");
-  if (keras == "relu")
-    return std::string("Relu");
-  return std::nullopt;
+std::optional<RnnActivation> activationOf(StringRef keras) {
+  return llvm::StringSwitch<std::optional<RnnActivation>>(keras)
+      .Case("sigmoid", RnnActivation::Sigmoid)
+      .Case("tanh", RnnActivation::Tanh)
+      .Case("relu", RnnActivation::Relu)
+      .Default(std::nullopt);
+}
+
+/// `acts` as the `activations` attribute of top.LSTM / top.GRU.
+ArrayAttr activationsAttr(OpBuilder &b, ArrayRef<RnnActivation> acts) {
+  SmallVector<Attribute> attrs;
+  for (RnnActivation a : acts)
+    attrs.push_back(RnnActivationAttr::get(b.getContext(), a));
+  return b.getArrayAttr(attrs);
 }
 
 /// The activations list [recurrent_activation, activation x (gates - 2)]
 /// from the converter attributes (Keras defaults sigmoid / tanh).
-FailureOr<SmallVector<std::string>> activations(DictionaryAttr attrs,
+FailureOr<SmallVector<RnnActivation>> activations(DictionaryAttr attrs,
                                                 unsigned count,
                                                 std::string &problem) {
   std::string recurrent =
       stringAttr(attrs, "recurrent_activation").value_or("sigmoid");
   std::string act = stringAttr(attrs, "activation").value_or("tanh");
-  SmallVector<std::string> given = {recurrent, act}, names;
+  SmallVector<std::string> given = {recurrent, act};
+  SmallVector<RnnActivation> names;
   for (auto [i, name] : llvm::enumerate(given)) {
-    std::optional<std::string> mapped = activationName(name);
+    std::optional<RnnActivation> mapped = activationOf(name);
     if (!mapped) {
       problem = std::string("attribute '") +
                 (i == 0 ? "recurrent_activation" : "activation") + "' = \"" +
@@ -285,13 +292,12 @@ struct KerasLSTM : CompositeConverter {
     if (!input || !weight || !recurrence || !bias || !h0 || !c0)
       return failure();
     std::string problem;
-    SmallVector<std::string> acts = *activations(attrs, 3, problem);
-    SmallVector<StringRef> actRefs(acts.begin(), acts.end());
+    SmallVector<RnnActivation> acts = *activations(attrs, 3, problem);
     auto lstm = createFused<LSTMOp>(
         b, loc, 3, x.getElementType(),
         {input, weight, recurrence, bias, none, h0, c0, none},
         {b.getNamedAttr("hidden_size", b.getI64IntegerAttr(hidden)),
-         b.getNamedAttr("activations", b.getStrArrayAttr(actRefs)),
+         b.getNamedAttr("activations", activationsAttr(b, acts)),
          b.getNamedAttr("layout", b.getI64IntegerAttr(layout))});
     if (failed(lstm))
       return failure();
@@ -394,13 +400,12 @@ struct KerasGRU : CompositeConverter {
     if (!weight || !recurrence || !bias || !h0)
       return failure();
     std::string problem;
-    SmallVector<std::string> acts = *activations(attrs, 2, problem);
-    SmallVector<StringRef> actRefs(acts.begin(), acts.end());
+    SmallVector<RnnActivation> acts = *activations(attrs, 2, problem);
     auto gru = createFused<GRUOp>(
         b, loc, 2, x.getElementType(),
         {in[0], weight, recurrence, bias, none, h0},
         {b.getNamedAttr("hidden_size", b.getI64IntegerAttr(hidden)),
-         b.getNamedAttr("activations", b.getStrArrayAttr(actRefs)),
+         b.getNamedAttr("activations", activationsAttr(b, acts)),
          b.getNamedAttr("linear_before_reset", b.getBoolAttr(resetAfter)),
          b.getNamedAttr("layout", b.getI64IntegerAttr(layout))});
     if (failed(gru))

@@ -30,7 +30,7 @@ RankedTensorType permutedType(RankedTensorType type, ArrayRef<int64_t> order) {
 
 /// Rewrites `op` from its layout to `target` between Permutes. Fails (with
 /// no change) if a data operand or the result is not a ranked tensor.
-LogicalResult convertOp(LayoutSensitiveOpInterface op, StringRef target) {
+LogicalResult convertOp(LayoutSensitiveOpInterface op, Layout target) {
   SmallVector<RankedTensorType> types;
   for (unsigned i = 0, e = op.getNumLayoutOperands(); i < e; ++i)
     types.push_back(dyn_cast<RankedTensorType>(op->getOperand(i).getType()));
@@ -38,7 +38,7 @@ LogicalResult convertOp(LayoutSensitiveOpInterface op, StringRef target) {
   if (!resultType || llvm::is_contained(types, RankedTensorType()))
     return op->emitOpError("layout conversion needs ranked tensors");
   int64_t rank = resultType.getRank();
-  bool toFirst = target == kLayoutNCHW;
+  bool toFirst = target == Layout::NCHW;
   SmallVector<int64_t> in = toFirst ? channelsLastToFirstOrder(rank)
                                     : channelsFirstToLastOrder(rank);
   SmallVector<int64_t> out = toFirst ? channelsFirstToLastOrder(rank)
@@ -50,7 +50,7 @@ LogicalResult convertOp(LayoutSensitiveOpInterface op, StringRef target) {
                                      operand, b.getDenseI64ArrayAttr(in));
     op->setOperand(i, permute);
   }
-  op->setAttr("layout", b.getStringAttr(target));
+  op->setAttr("layout", LayoutAttr::get(b.getContext(), target));
   Value result = op->getResult(0);
   result.setType(permutedType(resultType, in));
   b.setInsertionPointAfter(op);
@@ -65,11 +65,11 @@ struct TopConvertLayoutPass
   using TopConvertLayoutBase::TopConvertLayoutBase;
   void runOnOperation() override {
     std::string option = this->target;
-    StringRef target;
+    Layout target;
     if (option == "nchw")
-      target = kLayoutNCHW;
+      target = Layout::NCHW;
     else if (option == "nhwc")
-      target = kLayoutNHWC;
+      target = Layout::NHWC;
     else {
       getOperation().emitError() << "top-convert-layout: option 'target' = \""
                                  << option

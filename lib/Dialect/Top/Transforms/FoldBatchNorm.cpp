@@ -41,7 +41,7 @@ std::optional<FoldableConv> foldableConv(Value v) {
   // Per-channel constants are matched in NCHW ([1, O, 1, ..]) only.
   if (!conv || !v.hasOneUse() || conv.getDoRelu() || conv.getActivation() ||
       conv.getInputZp() || conv.getWeightZp() ||
-      conv.getLayout() != kLayoutNCHW)
+      conv.getLayout() != Layout::NCHW)
     return std::nullopt;
   auto type = cast<RankedTensorType>(conv.getType());
   if (!isa<FloatType>(type.getElementType()) || type.getRank() < 2 ||
@@ -140,7 +140,7 @@ struct FoldBatchNorm : OpRewritePattern<BatchNormOp> {
                                 PatternRewriter &rewriter) const override {
     std::optional<FoldableConv> f = foldableConv(bn.getInput());
     if (!f || bn.getType() != f->conv.getType() ||
-        bn.getLayout() != kLayoutNCHW)
+        bn.getLayout() != Layout::NCHW)
       return rewriter.notifyMatchFailure(bn, "input is not a foldable conv");
     int64_t c = f->channels;
     std::optional<Tensor> mean = constantValue(bn.getMean());

@@ -22,7 +22,7 @@ namespace {
 /// `padValue` whose only user is the window op and which leaves batch and
 /// channel dims alone; nullopt when it cannot be folded.
 std::optional<SmallVector<int64_t>> spatialPads(PadOp pad, double padValue) {
-  if (!pad || !pad.getOutput().hasOneUse() || pad.getMode() != "constant")
+  if (!pad || !pad.getOutput().hasOneUse() || pad.getMode() != PadMode::Constant)
     return std::nullopt;
   double value = pad.getValue().convertToDouble();
   if (!(value == padValue))
@@ -77,7 +77,7 @@ struct FoldPadInto : OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto pad = op.getInput().template getDefiningOp<PadOp>();
-    if (op.getLayout() != kLayoutNCHW) // spatialPads assumes N, C, spatial..
+    if (op.getLayout() != Layout::NCHW) // spatialPads assumes N, C, spatial..
       return rewriter.notifyMatchFailure(op, "layout is not NCHW");
     double padValue = 0.0;
     if constexpr (std::is_same_v<OpTy, MaxPoolOp>)

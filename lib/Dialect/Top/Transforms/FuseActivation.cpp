@@ -64,15 +64,17 @@ LogicalResult fuseRelu(PatternRewriter &rewriter, Operation *activation,
   return success();
 }
 
-/// Epilogue activation `name` with `params` into a Conv, Deconv or MatMul.
+/// Epilogue activation `act` with `params` into a Conv, Deconv or MatMul.
 LogicalResult fuseActivation(PatternRewriter &rewriter, Operation *activation,
-                             StringRef name, ArrayRef<double> params) {
+                             EpilogueActivation act,
+                             ArrayRef<double> params) {
   Operation *producer = fusableProducer(
       activation->getOperand(0), activation->getResult(0).getType(), false);
   if (!producer)
     return rewriter.notifyMatchFailure(activation, "no fusable producer");
   SmallVector<NamedAttribute> attrs = {
-      rewriter.getNamedAttr("activation", rewriter.getStringAttr(name))};
+      rewriter.getNamedAttr(
+          "activation", EpilogueActivationAttr::get(rewriter.getContext(), act))};
   if (!params.empty())
     attrs.push_back(rewriter.getNamedAttr(
         "activation_params", rewriter.getDenseF64ArrayAttr(params)));
@@ -118,20 +120,20 @@ struct FuseClip : OpRewritePattern<ClipOp> {
     if (lo == 0.0 && hi > 0.0 &&
         succeeded(fuseRelu(rewriter, clip, std::isinf(hi) ? -1.0 : hi)))
       return success();
-    return fuseActivation(rewriter, clip, "clip", {lo, hi});
+    return fuseActivation(rewriter, clip, EpilogueActivation::Clip, {lo, hi});
   }
 };
 
-/// An activation without attributes as the epilogue `Name`.
+/// An activation without attributes as the epilogue `act`.
 template <typename OpTy>
 struct FuseSimple : OpRewritePattern<OpTy> {
-  FuseSimple(MLIRContext *ctx, StringRef name)
-      : OpRewritePattern<OpTy>(ctx), name(name.str()) {}
+  FuseSimple(MLIRContext *ctx, EpilogueActivation act)
+      : OpRewritePattern<OpTy>(ctx), act(act) {}
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    return fuseActivation(rewriter, op, name, {});
+    return fuseActivation(rewriter, op, act, {});
   }
-  std::string name;
+  EpilogueActivation act;
 };
 
 struct FuseGelu : OpRewritePattern<GeluOp> {
@@ -139,8 +141,9 @@ struct FuseGelu : OpRewritePattern<GeluOp> {
   LogicalResult matchAndRewrite(GeluOp gelu,
                                 PatternRewriter &rewriter) const override {
     return fuseActivation(rewriter, gelu,
-                          gelu.getApproximate() == "tanh" ? "gelu_tanh"
-                                                          : "gelu",
+                          gelu.getApproximate() == GeluApproximation::Tanh
+                              ? EpilogueActivation::GeluTanh
+                              : EpilogueActivation::Gelu,
                           {});
   }
 };
@@ -149,7 +152,7 @@ struct FuseHardSigmoid : OpRewritePattern<HardSigmoidOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(HardSigmoidOp op,
                                 PatternRewriter &rewriter) const override {
-    return fuseActivation(rewriter, op, "hardsigmoid",
+    return fuseActivation(rewriter, op, EpilogueActivation::HardSigmoid,
                           {op.getAlpha().convertToDouble(),
                            op.getBeta().convertToDouble()});
   }
@@ -159,7 +162,7 @@ struct FuseLeakyRelu : OpRewritePattern<LeakyReluOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LeakyReluOp op,
                                 PatternRewriter &rewriter) const override {
-    return fuseActivation(rewriter, op, "leaky_relu",
+    return fuseActivation(rewriter, op, EpilogueActivation::LeakyRelu,
                           {op.getAlpha().convertToDouble()});
   }
 };
@@ -171,9 +174,9 @@ struct TopFuseActivationPass
     RewritePatternSet patterns(ctx);
     patterns.add<FuseRelu, FuseClip, FuseGelu, FuseHardSigmoid, FuseLeakyRelu>(
         ctx);
-    patterns.add<FuseSimple<SigmoidOp>>(ctx, "sigmoid");
-    patterns.add<FuseSimple<SiLUOp>>(ctx, "silu");
-    patterns.add<FuseSimple<HardSwishOp>>(ctx, "hardswish");
+    patterns.add<FuseSimple<SigmoidOp>>(ctx, EpilogueActivation::Sigmoid);
+    patterns.add<FuseSimple<SiLUOp>>(ctx, EpilogueActivation::SiLU);
+    patterns.add<FuseSimple<HardSwishOp>>(ctx, EpilogueActivation::HardSwish);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

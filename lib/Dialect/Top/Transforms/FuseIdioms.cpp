@@ -173,7 +173,8 @@ LogicalResult matchGelu(Operation *root, const Product &p,
     if (auto erf = onlyUse<ErfOp>(t);
         erf && isScaled(erf.getInput(), x, M_SQRT1_2))
       return replaceBy<GeluOp>(rewriter, root, x,
-                               rewriter.getStringAttr("none"));
+                               GeluApproximationAttr::get(rewriter.getContext(),
+                                                          GeluApproximation::None));
     auto tanh = onlyUse<TanhOp>(t);
     if (!tanh || !tanh.getInput().hasOneUse())
       continue;
@@ -196,7 +197,8 @@ LogicalResult matchGelu(Operation *root, const Product &p,
             llvm::all_of(cube.factors, [&](Value f) { return f == x; })));
       if (isCubeTerm)
         return replaceBy<GeluOp>(rewriter, root, x,
-                                 rewriter.getStringAttr("tanh"));
+                                 GeluApproximationAttr::get(
+                                     rewriter.getContext(), GeluApproximation::Tanh));
     }
   }
   return failure();
@@ -232,7 +234,7 @@ LogicalResult matchSwish(Operation *root, const Product &p,
 
 /// The first dim of `reduce`'s axes if they are the suffix `a .. rank-1` of
 /// its input's dims, it keeps them and has mode `mode`.
-std::optional<int64_t> suffixAxis(ReduceOp reduce, StringRef mode) {
+std::optional<int64_t> suffixAxis(ReduceOp reduce, ReduceMode mode) {
   if (!reduce || reduce.getMode() != mode || !reduce.getKeepdims())
     return std::nullopt;
   auto type = dyn_cast<RankedTensorType>(reduce.getInput().getType());
@@ -272,7 +274,7 @@ std::optional<MeanSquare> matchMeanSquarePlusEps(Value v) {
     auto mean = onlyUse<ReduceOp>(meanV);
     if (!eps || *eps < 0 || !mean || add.getType() != mean.getType())
       continue;
-    std::optional<int64_t> axis = suffixAxis(mean, "ReduceMean");
+    std::optional<int64_t> axis = suffixAxis(mean, ReduceMode::Mean);
     Value sq = mean.getInput();
     if (!axis || !sq.hasOneUse())
       continue;
@@ -348,7 +350,7 @@ LogicalResult matchNorm(Operation *root, const Product &p,
   auto sub = ms->t.getDefiningOp<SubOp>();
   auto mean = sub ? onlyUse<ReduceOp>(sub.getRhs()) : ReduceOp();
   if (sub && !sub.getDoRelu() && mean && mean.getInput() == sub.getLhs() &&
-      suffixAxis(mean, "ReduceMean") == ms->axis) {
+      suffixAxis(mean, ReduceMode::Mean) == ms->axis) {
     llvm::SmallPtrSet<Operation *, 8> inside(p.ops.begin(), p.ops.end());
     inside.insert(ms->square);
     if (!llvm::all_of(ms->t.getUsers(),
@@ -377,7 +379,7 @@ LogicalResult matchNorm(Operation *root, const Product &p,
 //===----------------------------------------------------------------------===//
 
 /// The single axis of a keepdims reduction with `mode`, normalized.
-std::optional<int64_t> singleAxis(ReduceOp reduce, StringRef mode) {
+std::optional<int64_t> singleAxis(ReduceOp reduce, ReduceMode mode) {
   if (!reduce || reduce.getMode() != mode || !reduce.getKeepdims() ||
       reduce.getAxes().size() != 1)
     return std::nullopt;
@@ -393,7 +395,7 @@ std::optional<int64_t> singleAxis(ReduceOp reduce, StringRef mode) {
 /// puts the reduced dim back as 1 and an optional Expand to the same shape.
 /// Returns the Reduce and the axis.
 std::optional<std::pair<ReduceOp, int64_t>> keepdimsReduce(Value v,
-                                                           StringRef mode) {
+                                                           ReduceMode mode) {
   if (auto expand = onlyUse<ExpandOp>(v);
       expand && expand.getType() == expand.getInput().getType())
     v = expand.getInput();
@@ -428,14 +430,14 @@ LogicalResult matchSoftmax(Operation *root, const Product &p,
     return failure();
   Value e = p.factors[0];
   auto exp = e.getDefiningOp<ExpOp>();
-  auto sum = keepdimsReduce(p.divisors[0], "ReduceSum");
+  auto sum = keepdimsReduce(p.divisors[0], ReduceMode::Sum);
   if (!exp || !sum || sum->first.getInput() != e ||
       std::distance(e.getUses().begin(), e.getUses().end()) != 2)
     return failure();
   int64_t axis = sum->second;
   Value x = exp.getInput();
   if (auto sub = onlyUse<SubOp>(x); sub && !sub.getDoRelu()) {
-    auto max = keepdimsReduce(sub.getRhs(), "ReduceMax");
+    auto max = keepdimsReduce(sub.getRhs(), ReduceMode::Max);
     if (max && max->first.getInput() == sub.getLhs() && max->second == axis)
       x = sub.getLhs();
   }

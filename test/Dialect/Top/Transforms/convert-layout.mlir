@@ -21,7 +21,7 @@
 func.func @conv(%arg0: tensor<1x8x8x3xf32>) -> tensor<1x8x8x4xf32> {
   %w = top.Weight() {name = "w", value = dense<0.5> : tensor<4x3x3x3xf32>} : () -> tensor<4x3x3x3xf32>
   %n = top.None() : () -> none
-  %0 = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, layout = "NHWC"} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, none) -> tensor<1x8x8x4xf32>
+  %0 = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, layout = #top.layout<NHWC>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, none) -> tensor<1x8x8x4xf32>
   return %0 : tensor<1x8x8x4xf32>
 }
 
@@ -50,9 +50,9 @@ func.func @conv(%arg0: tensor<1x8x8x3xf32>) -> tensor<1x8x8x4xf32> {
 func.func @chain(%arg0: tensor<1x8x8x3xf32>) -> tensor<1x4x4x4xf32> {
   %w = top.Weight() {name = "w", value = dense<0.5> : tensor<4x1x1x3xf32>} : () -> tensor<4x1x1x3xf32>
   %n = top.None() : () -> none
-  %0 = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 1, 1>, layout = "NHWC"} : (tensor<1x8x8x3xf32>, tensor<4x1x1x3xf32>, none) -> tensor<1x8x8x4xf32>
+  %0 = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 1, 1>, layout = #top.layout<NHWC>} : (tensor<1x8x8x3xf32>, tensor<4x1x1x3xf32>, none) -> tensor<1x8x8x4xf32>
   %1 = top.Relu(%0) : (tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
-  %2 = top.MaxPool(%1) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, layout = "NHWC"} : (tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32>
+  %2 = top.MaxPool(%1) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, layout = #top.layout<NHWC>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32>
   return %2 : tensor<1x4x4x4xf32>
 }
 
@@ -63,7 +63,7 @@ func.func @chain(%arg0: tensor<1x8x8x3xf32>) -> tensor<1x4x4x4xf32> {
 // CHECK-NOT: top.Permute
 // NHWC-LABEL: func @already_nchw
 // NHWC: %[[X:.*]] = top.Permute(%arg0) {order = array<i64: 0, 2, 3, 1>} : (tensor<1x3x8x8xf32>) -> tensor<1x8x8x3xf32>
-// NHWC: %[[B:.*]] = top.BatchNorm(%[[X]], {{.*}}layout = "NHWC"{{.*}} -> tensor<1x8x8x3xf32>
+// NHWC: %[[B:.*]] = top.BatchNorm(%[[X]], {{.*}}layout = #top.layout<NHWC>{{.*}} -> tensor<1x8x8x3xf32>
 // NHWC: top.Permute(%[[B]]) {order = array<i64: 0, 3, 1, 2>} : (tensor<1x8x8x3xf32>) -> tensor<1x3x8x8xf32>
 func.func @already_nchw(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32> {
   %m = top.Weight() {name = "m", value = dense<0.5> : tensor<3xf32>} : () -> tensor<3xf32>

@@ -20,7 +20,7 @@ func.func @pad_conv(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x8x10x10xf32> {
 // CHECK: top.Conv{{.*}}pads = array<i64: 0, 0, 0, 0>
 func.func @reflect(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x8x8x8xf32> {
   %0 = top.Input(%arg0) : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
-  %p = top.Pad(%0) {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, mode = "reflect"} : (tensor<1x3x8x8xf32>) -> tensor<1x3x10x10xf32>
+  %p = top.Pad(%0) {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, mode = #top.pad_mode<reflect>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x10x10xf32>
   %w = top.Weight() {name = "w"} : () -> tensor<8x3x3x3xf32>
   %n = top.None() : () -> none
   %1 = top.Conv(%p, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x3x10x10xf32>, tensor<8x3x3x3xf32>, none) -> tensor<1x8x8x8xf32>

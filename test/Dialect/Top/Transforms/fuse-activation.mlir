@@ -50,7 +50,7 @@ func.func @multi_use(%arg0: tensor<1x3x8x8xf32>) -> (tensor<1x8x8x8xf32>, tensor
 // CHECK-LABEL: func @clip_not_relu
 // CHECK: top.MatMul
 // CHECK-NOT: do_relu = true
-// CHECK-SAME: activation = "clip"
+// CHECK-SAME: activation = #top.activation<clip>
 // CHECK-NOT: top.Clip
 func.func @clip_not_relu(%arg0: tensor<2x4xf32>) -> tensor<2x5xf32> {
   %0 = top.Input(%arg0) : (tensor<2x4xf32>) -> tensor<2x4xf32>
@@ -80,13 +80,13 @@ func.func @already_relu(%arg0: tensor<2x4xf32>) -> tensor<2x5xf32> {
 // Epilogue activations: SiLU, GELU (tanh), LeakyRelu, HardSigmoid, Sigmoid,
 // HardSwish and a clip with a non-zero lower bound.
 // CHECK-LABEL: func @epilogues
-// CHECK: top.MatMul{{.*}}activation = "silu"
-// CHECK: top.MatMul{{.*}}activation = "gelu_tanh"
-// CHECK: top.Conv{{.*}}activation = "leaky_relu", activation_params = array<f64: 1.000000e-01>
-// CHECK: top.Deconv{{.*}}activation = "hardsigmoid", activation_params = array<f64: 2.000000e-01, 5.000000e-01>
-// CHECK: top.MatMul{{.*}}activation = "sigmoid"
-// CHECK: top.MatMul{{.*}}activation = "hardswish"
-// CHECK: top.MatMul{{.*}}activation = "clip", activation_params = array<f64: -1.000000e+00, 6.000000e+00>
+// CHECK: top.MatMul{{.*}}activation = #top.activation<silu>
+// CHECK: top.MatMul{{.*}}activation = #top.activation<gelu_tanh>
+// CHECK: top.Conv{{.*}}activation = #top.activation<leaky_relu>, activation_params = array<f64: 1.000000e-01>
+// CHECK: top.Deconv{{.*}}activation = #top.activation<hardsigmoid>, activation_params = array<f64: 2.000000e-01, 5.000000e-01>
+// CHECK: top.MatMul{{.*}}activation = #top.activation<sigmoid>
+// CHECK: top.MatMul{{.*}}activation = #top.activation<hardswish>
+// CHECK: top.MatMul{{.*}}activation = #top.activation<clip>, activation_params = array<f64: -1.000000e+00, 6.000000e+00>
 // CHECK-NOT: top.SiLU
 // CHECK-NOT: top.Gelu
 // CHECK-NOT: top.LeakyRelu
@@ -104,7 +104,7 @@ func.func @epilogues(%arg0: tensor<2x4xf32>, %arg1: tensor<1x3x8x8xf32>) -> (ten
   %1 = top.MatMul(%0, %w, %n) : (tensor<2x4xf32>, tensor<4x5xf32>, none) -> tensor<2x5xf32>
   %2 = top.SiLU(%1) : (tensor<2x5xf32>) -> tensor<2x5xf32>
   %3 = top.MatMul(%0, %w, %n) : (tensor<2x4xf32>, tensor<4x5xf32>, none) -> tensor<2x5xf32>
-  %4 = top.Gelu(%3) {approximate = "tanh"} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %4 = top.Gelu(%3) {approximate = #top.gelu_approximation<tanh>} : (tensor<2x5xf32>) -> tensor<2x5xf32>
   %5 = top.Conv(%x, %cw, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>, none) -> tensor<1x8x8x8xf32>
   %6 = top.LeakyRelu(%5) {alpha = 0.1} : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
   %7 = top.Deconv(%x, %dw, %n) {kernel_shape = array<i64: 3, 3>} : (tensor<1x3x8x8xf32>, tensor<3x8x3x3xf32>, none) -> tensor<1x8x10x10xf32>

@@ -35,10 +35,10 @@ func.func @main(%t: tensor<10x4xf32>, %i: tensor<3xi64>) -> tensor<3x4xf32> {
 // INLINE: top.LayerNorm
 // INLINE-NOT: call
 func.func private @"custom.LayerNorm"(%x: tensor<2x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> attributes {strata.implements = "custom.LayerNorm", strata.onnx_attributes = {epsilon = 1.000000e-03 : f32}} {
-  %m = top.Reduce(%x) {axes = array<i64: -1>, keepdims = true, mode = "ReduceMean"} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  %m = top.Reduce(%x) {axes = array<i64: -1>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<2x8xf32>) -> tensor<2x1xf32>
   %d = top.Sub(%x, %m) : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
   %d2 = top.Mul(%d, %d) : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
-  %v = top.Reduce(%d2) {axes = array<i64: -1>, keepdims = true, mode = "ReduceMean"} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  %v = top.Reduce(%d2) {axes = array<i64: -1>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<2x8xf32>) -> tensor<2x1xf32>
   %eps = top.Weight() {name = "eps", value = dense<1.0e-3> : tensor<f32>} : () -> tensor<f32>
   %ve = top.Add(%v, %eps) : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
   %sd = top.Sqrt(%ve) : (tensor<2x1xf32>) -> tensor<2x1xf32>
@@ -70,10 +70,10 @@ func.func private @rms_eps(%x: tensor<2x3x8xf32>, %s: tensor<3x8xf32>) -> tensor
 // CHECK: top.Gelu(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
 func.func private @gelu_erf(%x: tensor<4xf32>) -> tensor<4xf32> attributes {strata.implements = "gelu"}
 // CHECK-LABEL: func.func private @gelu_attr
-// CHECK: top.Gelu(%arg0) {approximate = "tanh"}
+// CHECK: top.Gelu(%arg0) {approximate = #top.gelu_approximation<tanh>}
 func.func private @gelu_attr(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tf._implements = {name = "gelu", approximate = "tanh"}}
 // CHECK-LABEL: func.func private @gelu_name
-// CHECK: top.Gelu(%arg0) {approximate = "tanh"}
+// CHECK: top.Gelu(%arg0) {approximate = #top.gelu_approximation<tanh>}
 func.func private @gelu_name(%x: tensor<4xf32>) -> tensor<4xf32> attributes {strata.implements = "GeluTanh"}
 // CHECK-LABEL: func.func private @silu
 // CHECK: top.SiLU(%arg0) : (tensor<2x4xf16>) -> tensor<2x4xf16>
@@ -102,7 +102,7 @@ func.func private @sdpa3(%q: tensor<2x3x4xf32>, %k: tensor<2x3x4xf32>, %v: tenso
 // CHECK: %[[W:.*]] = top.Reshape(%[[KT]]) {shape = array<i64: 1, 12, 5>}
 // CHECK: top.Weight() {name = "lstm_zero_bias", value = dense_resource
 // CHECK: %[[B:.*]] = top.Reshape({{.*}}) {shape = array<i64: 1, 24>}
-// CHECK: %[[Y:[^,]*]], %{{.*}}, %{{.*}} = top.LSTM(%arg0, %[[W]], %{{.*}}, %[[B]], %{{.*}}) {activations = ["Sigmoid", "Tanh", "Tanh"], hidden_size = 3 : i64, layout = 1 : i64}
+// CHECK: %[[Y:[^,]*]], %{{.*}}, %{{.*}} = top.LSTM(%arg0, %[[W]], %{{.*}}, %[[B]], %{{.*}}) {activations = [#top.rnn_activation<Sigmoid>, #top.rnn_activation<Tanh>, #top.rnn_activation<Tanh>], hidden_size = 3 : i64, layout = 1 : i64}
 // CHECK-SAME: -> (tensor<2x4x1x3xf32>, tensor<2x1x3xf32>, tensor<2x1x3xf32>)
 // CHECK: %[[O:.*]] = top.Reshape(%[[Y]]) {shape = array<i64: 2, 4, 3>}
 // CHECK: return %[[O]]
@@ -127,7 +127,7 @@ func.func private @cell(%x: tensor<2x5xf32>, %h: tensor<2x3xf32>, %c: tensor<2x3
 // CHECK-LABEL: func.func private @gru
 // CHECK-NOT: top.Split
 // CHECK: top.Reshape(%arg3) {shape = array<i64: 1, 18>}
-// CHECK: top.GRU{{.*}}{activations = ["Sigmoid", "Tanh"], hidden_size = 3 : i64, layout = 1 : i64, linear_before_reset = true}
+// CHECK: top.GRU{{.*}}{activations = [#top.rnn_activation<Sigmoid>, #top.rnn_activation<Tanh>], hidden_size = 3 : i64, layout = 1 : i64, linear_before_reset = true}
 func.func private @gru(%x: tensor<2x4x5xf32>, %k: tensor<5x9xf32>, %r: tensor<3x9xf32>, %b: tensor<2x9xf32>) -> tensor<2x4x3xf32> attributes {strata.implements = "gru"}
 
 // -----

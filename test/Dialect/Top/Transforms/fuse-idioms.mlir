@@ -31,7 +31,7 @@ func.func @gelu_erf(%arg0: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>
 
 // GELU tanh form with Pow(x, 3) and with x * x * x.
 // CHECK-LABEL: func @gelu_tanh
-// CHECK-COUNT-2: top.Gelu(%{{.*}}) {approximate = "tanh"}
+// CHECK-COUNT-2: top.Gelu(%{{.*}}) {approximate = #top.gelu_approximation<tanh>}
 // CHECK-NOT: top.Tanh
 func.func @gelu_tanh(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %x = top.Input(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
@@ -145,10 +145,10 @@ func.func @layernorm(%arg0: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
   %eps = top.Weight() {name = "eps", value = dense<1.0e-12> : tensor<f32>} : () -> tensor<f32>
   %g = top.Weight() {name = "gamma", value = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : () -> tensor<4xf32>
   %b = top.Weight() {name = "beta", value = dense<[0.5, 0.5, 0.5, 0.5]> : tensor<4xf32>} : () -> tensor<4xf32>
-  %0 = top.Reduce(%x) {axes = array<i64: -1>, keepdims = true, mode = "ReduceMean"} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
+  %0 = top.Reduce(%x) {axes = array<i64: -1>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
   %1 = top.Sub(%x, %0) : (tensor<2x3x4xf32>, tensor<2x3x1xf32>) -> tensor<2x3x4xf32>
   %2 = top.Pow(%1, %two) : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x3x4xf32>
-  %3 = top.Reduce(%2) {axes = array<i64: -1>, keepdims = true, mode = "ReduceMean"} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
+  %3 = top.Reduce(%2) {axes = array<i64: -1>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
   %4 = top.Add(%3, %eps) : (tensor<2x3x1xf32>, tensor<f32>) -> tensor<2x3x1xf32>
   %5 = top.Sqrt(%4) : (tensor<2x3x1xf32>) -> tensor<2x3x1xf32>
   %6 = top.Div(%1, %5) : (tensor<2x3x4xf32>, tensor<2x3x1xf32>) -> tensor<2x3x4xf32>
@@ -167,10 +167,10 @@ func.func @layernorm(%arg0: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
 func.func @layernorm_rsqrt(%arg0: tensor<3x4xf32>) -> tensor<3x4xf32> {
   %x = top.Input(%arg0) : (tensor<3x4xf32>) -> tensor<3x4xf32>
   %eps = top.Weight() {name = "eps", value = dense<1.0e-5> : tensor<1xf32>} : () -> tensor<1xf32>
-  %0 = top.Reduce(%x) {axes = array<i64: 1>, keepdims = true, mode = "ReduceMean"} : (tensor<3x4xf32>) -> tensor<3x1xf32>
+  %0 = top.Reduce(%x) {axes = array<i64: 1>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<3x4xf32>) -> tensor<3x1xf32>
   %1 = top.Sub(%x, %0) : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
   %2 = top.Mul(%1, %1) : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
-  %3 = top.Reduce(%2) {axes = array<i64: 1>, keepdims = true, mode = "ReduceMean"} : (tensor<3x4xf32>) -> tensor<3x1xf32>
+  %3 = top.Reduce(%2) {axes = array<i64: 1>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<3x4xf32>) -> tensor<3x1xf32>
   %4 = top.Add(%eps, %3) : (tensor<1xf32>, tensor<3x1xf32>) -> tensor<3x1xf32>
   %5 = top.Rsqrt(%4) : (tensor<3x1xf32>) -> tensor<3x1xf32>
   %6 = top.Mul(%1, %5) : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
@@ -189,24 +189,24 @@ func.func @layernorm_not_fused(%arg0: tensor<3x4xf32>, %arg1: tensor<4xf32>) -> 
   %x = top.Input(%arg0) : (tensor<3x4xf32>) -> tensor<3x4xf32>
   %gv = top.Input(%arg1) : (tensor<4xf32>) -> tensor<4xf32>
   %eps = top.Weight() {name = "eps", value = dense<1.0e-5> : tensor<f32>} : () -> tensor<f32>
-  %0 = top.Reduce(%x) {axes = array<i64: 0>, keepdims = true, mode = "ReduceMean"} : (tensor<3x4xf32>) -> tensor<1x4xf32>
+  %0 = top.Reduce(%x) {axes = array<i64: 0>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<3x4xf32>) -> tensor<1x4xf32>
   %1 = top.Sub(%x, %0) : (tensor<3x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32>
   %2 = top.Mul(%1, %1) : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
-  %3 = top.Reduce(%2) {axes = array<i64: 1>, keepdims = true, mode = "ReduceMean"} : (tensor<3x4xf32>) -> tensor<3x1xf32>
+  %3 = top.Reduce(%2) {axes = array<i64: 1>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<3x4xf32>) -> tensor<3x1xf32>
   %4 = top.Add(%3, %eps) : (tensor<3x1xf32>, tensor<f32>) -> tensor<3x1xf32>
   %5 = top.Sqrt(%4) : (tensor<3x1xf32>) -> tensor<3x1xf32>
   %6 = top.Div(%1, %5) : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
-  %10 = top.Reduce(%x) {axes = array<i64: 1>, keepdims = true, mode = "ReduceMean"} : (tensor<3x4xf32>) -> tensor<3x1xf32>
+  %10 = top.Reduce(%x) {axes = array<i64: 1>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<3x4xf32>) -> tensor<3x1xf32>
   %11 = top.Sub(%x, %10) : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
   %12 = top.Mul(%11, %11) : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
-  %13 = top.Reduce(%12) {axes = array<i64: 1>, keepdims = true, mode = "ReduceMean"} : (tensor<3x4xf32>) -> tensor<3x1xf32>
+  %13 = top.Reduce(%12) {axes = array<i64: 1>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<3x4xf32>) -> tensor<3x1xf32>
   %14 = top.Add(%13, %eps) : (tensor<3x1xf32>, tensor<f32>) -> tensor<3x1xf32>
   %15 = top.Sqrt(%14) : (tensor<3x1xf32>) -> tensor<3x1xf32>
   %16 = top.Div(%11, %15) : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
-  %20 = top.Reduce(%x) {axes = array<i64: 1>, keepdims = true, mode = "ReduceMean"} : (tensor<3x4xf32>) -> tensor<3x1xf32>
+  %20 = top.Reduce(%x) {axes = array<i64: 1>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<3x4xf32>) -> tensor<3x1xf32>
   %21 = top.Sub(%x, %20) : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
   %22 = top.Mul(%21, %21) : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
-  %23 = top.Reduce(%22) {axes = array<i64: 1>, keepdims = true, mode = "ReduceMean"} : (tensor<3x4xf32>) -> tensor<3x1xf32>
+  %23 = top.Reduce(%22) {axes = array<i64: 1>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<3x4xf32>) -> tensor<3x1xf32>
   %24 = top.Add(%23, %eps) : (tensor<3x1xf32>, tensor<f32>) -> tensor<3x1xf32>
   %25 = top.Sqrt(%24) : (tensor<3x1xf32>) -> tensor<3x1xf32>
   %26 = top.Div(%21, %25) : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
@@ -230,19 +230,19 @@ func.func @rmsnorm(%arg0: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>,
   %eps = top.Weight() {name = "eps", value = dense<1.0e-6> : tensor<f32>} : () -> tensor<f32>
   %g = top.Weight() {name = "gamma", value = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : () -> tensor<4xf32>
   %0 = top.Pow(%x, %two) : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x4xf32>
-  %1 = top.Reduce(%0) {axes = array<i64: -1>, keepdims = true, mode = "ReduceMean"} : (tensor<3x4xf32>) -> tensor<3x1xf32>
+  %1 = top.Reduce(%0) {axes = array<i64: -1>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<3x4xf32>) -> tensor<3x1xf32>
   %2 = top.Add(%1, %eps) : (tensor<3x1xf32>, tensor<f32>) -> tensor<3x1xf32>
   %3 = top.Rsqrt(%2) : (tensor<3x1xf32>) -> tensor<3x1xf32>
   %4 = top.Mul(%x, %3) : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
   %5 = top.Mul(%4, %g) : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
   %10 = top.Mul(%x, %x) : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
-  %11 = top.Reduce(%10) {axes = array<i64: -1>, keepdims = true, mode = "ReduceMean"} : (tensor<3x4xf32>) -> tensor<3x1xf32>
+  %11 = top.Reduce(%10) {axes = array<i64: -1>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<3x4xf32>) -> tensor<3x1xf32>
   %12 = top.Add(%11, %eps) : (tensor<3x1xf32>, tensor<f32>) -> tensor<3x1xf32>
   %13 = top.Sqrt(%12) : (tensor<3x1xf32>) -> tensor<3x1xf32>
   %14 = top.Div(%x, %13) : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
   %15 = top.Mul(%g, %14) : (tensor<4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   %20 = top.Pow(%x, %two) : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x4xf32>
-  %21 = top.Reduce(%20) {axes = array<i64: -1>, keepdims = true, mode = "ReduceMean"} : (tensor<3x4xf32>) -> tensor<3x1xf32>
+  %21 = top.Reduce(%20) {axes = array<i64: -1>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<3x4xf32>) -> tensor<3x1xf32>
   %22 = top.Add(%21, %eps) : (tensor<3x1xf32>, tensor<f32>) -> tensor<3x1xf32>
   %23 = top.Rsqrt(%22) : (tensor<3x1xf32>) -> tensor<3x1xf32>
   %24 = top.Mul(%x, %23) : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
@@ -263,21 +263,21 @@ func.func @rmsnorm(%arg0: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>,
 // CHECK-NOT: top.Softmax
 func.func @softmax(%arg0: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>) {
   %x = top.Input(%arg0) : (tensor<2x5xf32>) -> tensor<2x5xf32>
-  %0 = top.Reduce(%x) {axes = array<i64: -1>, keepdims = true, mode = "ReduceMax"} : (tensor<2x5xf32>) -> tensor<2x1xf32>
+  %0 = top.Reduce(%x) {axes = array<i64: -1>, keepdims = true, mode = #top.reduce_mode<ReduceMax>} : (tensor<2x5xf32>) -> tensor<2x1xf32>
   %1 = top.Sub(%x, %0) : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
   %2 = top.Exp(%1) : (tensor<2x5xf32>) -> tensor<2x5xf32>
-  %3 = top.Reduce(%2) {axes = array<i64: 1>, keepdims = true, mode = "ReduceSum"} : (tensor<2x5xf32>) -> tensor<2x1xf32>
+  %3 = top.Reduce(%2) {axes = array<i64: 1>, keepdims = true, mode = #top.reduce_mode<ReduceSum>} : (tensor<2x5xf32>) -> tensor<2x1xf32>
   %4 = top.Div(%2, %3) : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
   %10 = top.Exp(%x) : (tensor<2x5xf32>) -> tensor<2x5xf32>
-  %11 = top.Reduce(%10) {axes = array<i64: 1>, keepdims = true, mode = "ReduceSum"} : (tensor<2x5xf32>) -> tensor<2x1xf32>
+  %11 = top.Reduce(%10) {axes = array<i64: 1>, keepdims = true, mode = #top.reduce_mode<ReduceSum>} : (tensor<2x5xf32>) -> tensor<2x1xf32>
   %12 = top.Div(%10, %11) : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
-  %20 = top.Reduce(%x) {axes = array<i64: 0>, keepdims = true, mode = "ReduceMax"} : (tensor<2x5xf32>) -> tensor<1x5xf32>
+  %20 = top.Reduce(%x) {axes = array<i64: 0>, keepdims = true, mode = #top.reduce_mode<ReduceMax>} : (tensor<2x5xf32>) -> tensor<1x5xf32>
   %21 = top.Sub(%x, %20) : (tensor<2x5xf32>, tensor<1x5xf32>) -> tensor<2x5xf32>
   %22 = top.Exp(%21) : (tensor<2x5xf32>) -> tensor<2x5xf32>
-  %23 = top.Reduce(%22) {axes = array<i64: 1>, keepdims = true, mode = "ReduceSum"} : (tensor<2x5xf32>) -> tensor<2x1xf32>
+  %23 = top.Reduce(%22) {axes = array<i64: 1>, keepdims = true, mode = #top.reduce_mode<ReduceSum>} : (tensor<2x5xf32>) -> tensor<2x1xf32>
   %24 = top.Div(%22, %23) : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
   %30 = top.Exp(%x) : (tensor<2x5xf32>) -> tensor<2x5xf32>
-  %31 = top.Reduce(%30) {axes = array<i64: 1>, keepdims = true, mode = "ReduceSum"} : (tensor<2x5xf32>) -> tensor<2x1xf32>
+  %31 = top.Reduce(%30) {axes = array<i64: 1>, keepdims = true, mode = #top.reduce_mode<ReduceSum>} : (tensor<2x5xf32>) -> tensor<2x1xf32>
   %32 = top.Div(%30, %31) : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
   return %4, %12, %24, %32, %30 : tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>
 }
@@ -294,17 +294,17 @@ func.func @softmax(%arg0: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>,
 // CHECK: top.Div
 func.func @softmax_reshaped_sum(%arg0: tensor<2x5xf32>, %arg1: tensor<2x2xf32>) -> (tensor<2x5xf32>, tensor<2x2xf32>) {
   %x = top.Input(%arg0) : (tensor<2x5xf32>) -> tensor<2x5xf32>
-  %0 = top.Reduce(%x) {axes = array<i64: 1>, keepdims = false, mode = "ReduceMax"} : (tensor<2x5xf32>) -> tensor<2xf32>
+  %0 = top.Reduce(%x) {axes = array<i64: 1>, keepdims = false, mode = #top.reduce_mode<ReduceMax>} : (tensor<2x5xf32>) -> tensor<2xf32>
   %1 = top.Reshape(%0) {shape = array<i64: 2, 1>} : (tensor<2xf32>) -> tensor<2x1xf32>
   %2 = top.Sub(%x, %1) : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
   %3 = top.Exp(%2) : (tensor<2x5xf32>) -> tensor<2x5xf32>
-  %4 = top.Reduce(%3) {axes = array<i64: 1>, keepdims = false, mode = "ReduceSum"} : (tensor<2x5xf32>) -> tensor<2xf32>
+  %4 = top.Reduce(%3) {axes = array<i64: 1>, keepdims = false, mode = #top.reduce_mode<ReduceSum>} : (tensor<2x5xf32>) -> tensor<2xf32>
   %5 = top.Reshape(%4) {shape = array<i64: 2, 1>} : (tensor<2xf32>) -> tensor<2x1xf32>
   %6 = top.Expand(%5) {shape = array<i64: 2, 1>} : (tensor<2x1xf32>) -> tensor<2x1xf32>
   %7 = top.Div(%3, %6) : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
   %y = top.Input(%arg1) : (tensor<2x2xf32>) -> tensor<2x2xf32>
   %11 = top.Exp(%y) : (tensor<2x2xf32>) -> tensor<2x2xf32>
-  %12 = top.Reduce(%11) {axes = array<i64: 1>, keepdims = false, mode = "ReduceSum"} : (tensor<2x2xf32>) -> tensor<2xf32>
+  %12 = top.Reduce(%11) {axes = array<i64: 1>, keepdims = false, mode = #top.reduce_mode<ReduceSum>} : (tensor<2x2xf32>) -> tensor<2xf32>
   %13 = top.Reshape(%12) {shape = array<i64: 1, 2>} : (tensor<2xf32>) -> tensor<1x2xf32>
   %14 = top.Div(%11, %13) : (tensor<2x2xf32>, tensor<1x2xf32>) -> tensor<2x2xf32>
   return %7, %14 : tensor<2x5xf32>, tensor<2x2xf32>

@@ -43,7 +43,7 @@ func.func @binary_concat_reduce(%arg0: tensor<1x4x8x4xf32>) -> tensor<1x1x1x16xf
   %w = top.Weight() {name = "w", value = dense<1.0> : tensor<8xf32>} : () -> tensor<8xf32>
   %1 = top.Add(%0, %w) : (tensor<1x4x4x8xf32>, tensor<8xf32>) -> tensor<1x4x4x8xf32>
   %2 = top.Concat(%1, %0) {axis = -1 : i64} : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x16xf32>
-  %3 = top.Reduce(%2) {axes = array<i64: 1, 2>, keepdims = true, mode = "ReduceMean"} : (tensor<1x4x4x16xf32>) -> tensor<1x1x1x16xf32>
+  %3 = top.Reduce(%2) {axes = array<i64: 1, 2>, keepdims = true, mode = #top.reduce_mode<ReduceMean>} : (tensor<1x4x4x16xf32>) -> tensor<1x1x1x16xf32>
   %4 = top.Permute(%3) {order = array<i64: 0, 1, 3, 2>} : (tensor<1x1x1x16xf32>) -> tensor<1x1x16x1xf32>
   %5 = top.Reshape(%4) {shape = array<i64: 1, 1, 1, 16>} : (tensor<1x1x16x1xf32>) -> tensor<1x1x1x16xf32>
   return %5 : tensor<1x1x1x16xf32>
@@ -119,7 +119,7 @@ func.func @unit_dims(%arg0: tensor<1x16x1x1xf32>) -> tensor<1x1x1x16xf32> {
 func.func @reduce_exit(%arg0: tensor<1x8x4x4xf32>) -> tensor<1x8xf32> {
   %0 = top.Permute(%arg0) {order = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
   %1 = top.Relu(%0) : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
-  %2 = top.Reduce(%1) {axes = array<i64: 1, 2>, keepdims = false, mode = "ReduceMean"} : (tensor<1x4x4x8xf32>) -> tensor<1x8xf32>
+  %2 = top.Reduce(%1) {axes = array<i64: 1, 2>, keepdims = false, mode = #top.reduce_mode<ReduceMean>} : (tensor<1x4x4x8xf32>) -> tensor<1x8xf32>
   return %2 : tensor<1x8xf32>
 }
 
@@ -151,7 +151,7 @@ func.func @pad_softmax(%arg0: tensor<1x8x4x4xf32>) -> tensor<1x8x8x10xf32> {
 func.func @reduce_keeps_order_only(%arg0: tensor<1x8x4x4xf32>) -> tensor<4x8xf32> {
   %0 = top.Permute(%arg0) {order = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
   %1 = top.Relu(%0) : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
-  %2 = top.Reduce(%1) {axes = array<i64: 0, 2>, keepdims = false, mode = "ReduceMean"} : (tensor<1x4x4x8xf32>) -> tensor<4x8xf32>
+  %2 = top.Reduce(%1) {axes = array<i64: 0, 2>, keepdims = false, mode = #top.reduce_mode<ReduceMean>} : (tensor<1x4x4x8xf32>) -> tensor<4x8xf32>
   return %2 : tensor<4x8xf32>
 }
 
@@ -177,11 +177,11 @@ func.func @shared_permute(%arg0: tensor<1x4x4x8xf32>) -> (tensor<1x8x4x4xf32>, t
 // their dims.
 // CHECK-LABEL: func @resize
 // CHECK-NOT: top.Permute
-// CHECK: top.Resize(%arg0) {coordinate_transformation_mode = "tf_crop_and_resize", roi = array<f64: 0.000000e+00, 0.000000e+00, 1.000000e-01, 2.000000e-01, 1.000000e+00, 1.000000e+00, 9.000000e-01, 8.000000e-01>, scales = array<f64: 1.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x12xf32>
+// CHECK: top.Resize(%arg0) {coordinate_transformation_mode = #top.coordinate_mode<tf_crop_and_resize>, roi = array<f64: 0.000000e+00, 0.000000e+00, 1.000000e-01, 2.000000e-01, 1.000000e+00, 1.000000e+00, 9.000000e-01, 8.000000e-01>, scales = array<f64: 1.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x12xf32>
 // CHECK-NOT: top.Permute
 func.func @resize(%arg0: tensor<1x8x4x4xf32>) -> tensor<1x8x8x12xf32> {
   %0 = top.Permute(%arg0) {order = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
-  %1 = top.Resize(%0) {scales = array<f64: 1.0, 2.0, 3.0, 1.0>, coordinate_transformation_mode = "tf_crop_and_resize", roi = array<f64: 0.0, 0.1, 0.2, 0.0, 1.0, 0.9, 0.8, 1.0>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x12x8xf32>
+  %1 = top.Resize(%0) {scales = array<f64: 1.0, 2.0, 3.0, 1.0>, coordinate_transformation_mode = #top.coordinate_mode<tf_crop_and_resize>, roi = array<f64: 0.0, 0.1, 0.2, 0.0, 1.0, 0.9, 0.8, 1.0>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x12x8xf32>
   %2 = top.Permute(%1) {order = array<i64: 0, 3, 1, 2>} : (tensor<1x8x12x8xf32>) -> tensor<1x8x8x12xf32>
   return %2 : tensor<1x8x8x12xf32>
 }

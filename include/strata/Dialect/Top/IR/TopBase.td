@@ -35,6 +35,7 @@ def Top_Dialect : Dialect {
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::quant::QuantDialect"];
   let hasOperationAttrVerify = 1;
+  let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 0;
 }
 

@@ -8,6 +8,7 @@
 #include "mlir/IR/Dialect.h"
 
 #include "strata/Dialect/Top/IR/TopOpsDialect.h.inc"
+#include "strata/Dialect/Top/IR/TopEnums.h"
 
 namespace strata::top {
 /// Module attribute naming the weight file (an npz beside the .mlir).

@@ -173,13 +173,13 @@ def Top_GeluOp : Top_FloatUnaryOp<"Gelu", "Gaussian error linear unit", [{
     (ONNX Gelu-20).
 
     Attributes:
-    * `approximate` (string, default "none"): "none" or "tanh"; the
-      verifier rejects other values.
+    * `approximate` (`#top.gelu_approximation`, default `none`): `none` or
+      `tanh`.
 
     FLOPs: 5 per element ("none") or 9 ("tanh").
   }]> {
   let arguments = (ins Top_Tensor:$input,
-                   DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+                   Top_DefaultEnum<Top_GeluApproximationAttr, "None">:$approximate);
 }
 
 def Top_SiLUOp : Top_FloatUnaryOp<"SiLU", "Sigmoid linear unit (swish)", [{
@@ -270,12 +270,12 @@ def Top_CompareOp : Top_Op<"Compare", [Pure, Top_Elementwise]> {
     "NotEqual", which is true (IEEE).
 
     Attributes:
-    * `mode` (string): one of "Equal", "Greater", "GreaterOrEqual", "Less",
-      "LessOrEqual", "NotEqual"; the verifier rejects other values.
+    * `mode` (`#top.compare_mode`): `Equal`, `Greater`, `GreaterOrEqual`,
+      `Less`, `LessOrEqual` or `NotEqual`.
 
     FLOPs: one per result element.
   }];
-  let arguments = (ins Top_Tensor:$lhs, Top_Tensor:$rhs, StrAttr:$mode);
+  let arguments = (ins Top_Tensor:$lhs, Top_Tensor:$rhs, Top_CompareModeAttr:$mode);
   let results = (outs Top_Tensor:$output);
   let hasVerifier = 1;
 }
@@ -316,7 +316,7 @@ def Top_CastOp : Top_Op<"Cast", [Pure, Top_Elementwise]> {
   }];
   let arguments = (ins Top_Tensor:$input,
                        DefaultValuedAttr<BoolAttr, "true">:$saturate,
-                       DefaultValuedAttr<StrAttr, "\"up\"">:$round_mode);
+                       Top_DefaultEnum<Top_RoundModeAttr, "Up">:$round_mode);
   let results = (outs Top_Tensor:$output);
   let hasVerifier = 1;
   let hasFolder = 1;

@@ -35,8 +35,8 @@ def Top_GridSampleOp : Top_Op<"GridSample", [Pure]> {
   let arguments = (ins
     Top_Tensor:$input,
     Top_Tensor:$grid,
-    DefaultValuedStrAttr<StrAttr, "linear">:$mode,
-    DefaultValuedStrAttr<StrAttr, "zeros">:$padding_mode,
+    Top_DefaultEnum<Top_InterpolationAttr, "Linear">:$mode,
+    Top_DefaultEnum<Top_GridPaddingAttr, "Zeros">:$padding_mode,
     DefaultValuedAttr<BoolAttr, "false">:$align_corners
   );
   let results = (outs Top_Tensor:$output);
@@ -104,8 +104,8 @@ def Top_RoiAlignOp : Top_Op<"RoiAlign", [Pure]> {
     Top_Tensor:$input,
     Top_Tensor:$rois,
     Top_Tensor:$batch_indices,
-    DefaultValuedStrAttr<StrAttr, "half_pixel">:$coordinate_transformation_mode,
-    DefaultValuedStrAttr<StrAttr, "avg">:$mode,
+    Top_DefaultEnum<Top_RoiCoordinateModeAttr, "HalfPixel">:$coordinate_transformation_mode,
+    Top_DefaultEnum<Top_RoiPoolModeAttr, "Avg">:$mode,
     DefaultValuedAttr<I64Attr, "1">:$output_height,
     DefaultValuedAttr<I64Attr, "1">:$output_width,
     DefaultValuedAttr<I64Attr, "0">:$sampling_ratio,

@@ -3,6 +3,7 @@
 #ifndef STRATA_DIALECT_TOP_IR_TOPINTERFACES_H
 #define STRATA_DIALECT_TOP_IR_TOPINTERFACES_H
 
+#include "strata/Dialect/Top/IR/TopEnums.h"
 #include "strata/Interfaces/ShapeInferenceOpInterface.h"
 #include "strata/Interpreter/InterpretableOpInterface.h"
 

@@ -31,11 +31,13 @@ def Top_LayoutSensitiveOpInterface
       "unsigned", "getNumLayoutOperands", (ins), "",
       [{ return 1; }]>,
     InterfaceMethod<"The op's layout attribute (`NCHW` or `NHWC`).",
-      "::llvm::StringRef", "getLayout">,
+      "::strata::top::Layout", "getLayout">,
   ];
   let extraSharedClassDeclaration = [{
     /// True for channels last (`NHWC`).
-    bool isChannelsLast() { return $_op.getLayout() == "NHWC"; }
+    bool isChannelsLast() {
+      return $_op.getLayout() == ::strata::top::Layout::NHWC;
+    }
     /// The spatial dims of a tensor of `rank` in the op's layout:
     /// 2 .. rank-1 channels first, 1 .. rank-2 channels last.
     ::llvm::SmallVector<int64_t> getSpatialDims(int64_t rank) {

@@ -112,10 +112,11 @@ def Top_BitShiftOp : Top_BitwiseBinaryOp<"BitShift", "Logical bit shift", [{
     shifted out are lost; a shift by at least the bit width gives 0.
 
     Attributes:
-    * `direction` (string): "LEFT" or "RIGHT"; the verifier rejects other
-      values. Unsigned element types only.
+    * `direction` (`#top.shift_direction`): `LEFT` or `RIGHT`. Unsigned
+      element types only.
   }]> {
-  let arguments = (ins Top_Tensor:$lhs, Top_Tensor:$rhs, StrAttr:$direction);
+  let arguments = (ins Top_Tensor:$lhs, Top_Tensor:$rhs,
+                   Top_ShiftDirectionAttr:$direction);
 }
 
 def Top_BitwiseNotOp : Top_UnaryOp<"BitwiseNot", "Bitwise complement", [{
@@ -186,13 +187,13 @@ def Top_WindowOp : Top_Op<"Window", [Pure]> {
     No operands: the op folds to a constant.
 
     Attributes:
-    * `kind` (string): "hann", "hamming" or "blackman".
+    * `kind` (`#top.window_kind`): `hann`, `hamming` or `blackman`.
     * `size` (I64, >= 0): the number of samples (the result shape `[size]`).
     * `periodic` (bool, default true).
 
     FLOPs: 4 per sample.
   }];
-  let arguments = (ins StrAttr:$kind, I64Attr:$size,
+  let arguments = (ins Top_WindowKindAttr:$kind, I64Attr:$size,
                    DefaultValuedAttr<BoolAttr, "true">:$periodic);
   let results = (outs Top_Tensor:$output);
   let hasVerifier = 1;

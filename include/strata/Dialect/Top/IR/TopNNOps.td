@@ -55,9 +55,9 @@ def Top_ConvOp : Top_Op<"Conv", [Pure,
     DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit,
     OptionalAttr<DenseI64ArrayAttr>:$input_zp,
     OptionalAttr<DenseI64ArrayAttr>:$weight_zp,
-    OptionalAttr<StrAttr>:$activation,
+    OptionalAttr<Top_EpilogueActivationAttr>:$activation,
     OptionalAttr<DenseF64ArrayAttr>:$activation_params,
-    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
+    Top_DefaultEnum<Top_LayoutAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
   let hasVerifier = 1;
@@ -73,8 +73,8 @@ def Top_ConvOp : Top_Op<"Conv", [Pure,
       "::mlir::DenseI64ArrayAttr":$weight_zp), [{
       build($_builder, $_state, resultTypes, input, filter, bias, kernel_shape,
             strides, pads, dilations, group, do_relu, relu_limit, input_zp,
-            weight_zp, ::mlir::StringAttr(), ::mlir::DenseF64ArrayAttr(),
-             ::mlir::StringAttr());
+            weight_zp, EpilogueActivationAttr(), ::mlir::DenseF64ArrayAttr(),
+            LayoutAttr());
     }]>
   ];
   let extraClassDeclaration = [{
@@ -102,7 +102,7 @@ def Top_MatMulOp : Top_Op<"MatMul", [Pure]> {
     DefaultValuedAttr<BoolAttr, "false">:$right_transpose,
     DefaultValuedAttr<BoolAttr, "false">:$do_relu,
     DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit,
-    OptionalAttr<StrAttr>:$activation,
+    OptionalAttr<Top_EpilogueActivationAttr>:$activation,
     OptionalAttr<DenseF64ArrayAttr>:$activation_params
   );
   let results = (outs Top_Tensor:$output);
@@ -114,7 +114,7 @@ def Top_MatMulOp : Top_Op<"MatMul", [Pure]> {
       "bool":$do_relu, "::llvm::APFloat":$relu_limit), [{
       build($_builder, $_state, resultTypes, input, right, bias,
             right_transpose,
-            do_relu, relu_limit, ::mlir::StringAttr(),
+            do_relu, relu_limit, EpilogueActivationAttr(),
             ::mlir::DenseF64ArrayAttr());
     }]>
   ];
@@ -132,7 +132,7 @@ class Top_PoolOp<string mnemonic>
     DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
     DefaultValuedAttr<BoolAttr, "false">:$do_relu,
     DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit,
-    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
+    Top_DefaultEnum<Top_LayoutAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
   let extraClassDeclaration = [{
@@ -168,7 +168,7 @@ def Top_GlobalAvgPoolOp : Top_Op<"GlobalAvgPool", [Pure,
     `N x C x D1..Dr` → `N x C x 1..1`.
   }];
   let arguments = (ins Top_Tensor:$input,
-    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout);
+    Top_DefaultEnum<Top_LayoutAttr, "NCHW">:$layout);
   let results = (outs Top_Tensor:$output);
 }
 
@@ -212,9 +212,9 @@ def Top_DeconvOp : Top_Op<"Deconv", [Pure,
     DefaultValuedAttr<I64Attr, "1">:$group,
     DefaultValuedAttr<BoolAttr, "false">:$do_relu,
     DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit,
-    OptionalAttr<StrAttr>:$activation,
+    OptionalAttr<Top_EpilogueActivationAttr>:$activation,
     OptionalAttr<DenseF64ArrayAttr>:$activation_params,
-    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
+    Top_DefaultEnum<Top_LayoutAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
   let hasVerifier = 1;
@@ -229,8 +229,8 @@ def Top_DeconvOp : Top_Op<"Deconv", [Pure,
       "::mlir::BoolAttr":$do_relu, "::mlir::FloatAttr":$relu_limit), [{
       build($_builder, $_state, resultTypes, input, filter, bias, kernel_shape,
             strides, pads, dilations, output_padding, group, do_relu,
-            relu_limit, ::mlir::StringAttr(), ::mlir::DenseF64ArrayAttr(),
-             ::mlir::StringAttr());
+            relu_limit, EpilogueActivationAttr(), ::mlir::DenseF64ArrayAttr(),
+            LayoutAttr());
     }]>
   ];
   let extraClassDeclaration = [{
@@ -289,7 +289,7 @@ def Top_BatchNormOp : Top_Op<"BatchNorm", [Pure,
     Top_TensorOrNone:$scale,
     Top_TensorOrNone:$bias,
     DefaultValuedAttr<F64Attr, "1e-5">:$epsilon,
-    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
+    Top_DefaultEnum<Top_LayoutAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
 }
@@ -330,7 +330,7 @@ def Top_GroupNormOp : Top_Op<"GroupNorm", [Pure,
     Top_TensorOrNone:$bias,
     I64Attr:$num_groups,
     DefaultValuedAttr<F64Attr, "1e-5">:$epsilon,
-    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
+    Top_DefaultEnum<Top_LayoutAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
 }
@@ -388,9 +388,9 @@ def Top_ResizeOp : Top_Op<"Resize", [Pure]> {
   }];
   let arguments = (ins
     Top_Tensor:$input,
-    DefaultValuedStrAttr<StrAttr, "nearest">:$mode,
-    DefaultValuedStrAttr<StrAttr, "half_pixel">:$coordinate_transformation_mode,
-    DefaultValuedStrAttr<StrAttr, "round_prefer_floor">:$nearest_mode,
+    Top_DefaultEnum<Top_InterpolationAttr, "Nearest">:$mode,
+    Top_DefaultEnum<Top_CoordinateModeAttr, "HalfPixel">:$coordinate_transformation_mode,
+    Top_DefaultEnum<Top_NearestModeAttr, "RoundPreferFloor">:$nearest_mode,
     OptionalAttr<DenseF64ArrayAttr>:$scales,
     OptionalAttr<DenseI64ArrayAttr>:$sizes,
     DefaultValuedAttr<F64Attr, "-0.75">:$cubic_coeff_a,
@@ -404,9 +404,9 @@ def Top_ResizeOp : Top_Op<"Resize", [Pure]> {
   let results = (outs Top_Tensor:$output);
   let builders = [
     OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
-      "::mlir::StringAttr":$mode,
-      "::mlir::StringAttr":$coordinate_transformation_mode,
-      "::mlir::StringAttr":$nearest_mode, "::mlir::DenseF64ArrayAttr":$scales,
+      "InterpolationAttr":$mode,
+      "CoordinateModeAttr":$coordinate_transformation_mode,
+      "NearestModeAttr":$nearest_mode, "::mlir::DenseF64ArrayAttr":$scales,
       "::mlir::DenseI64ArrayAttr":$sizes, "::mlir::FloatAttr":$cubic_coeff_a,
       "::mlir::BoolAttr":$exclude_outside, "::mlir::BoolAttr":$antialias,
       "::mlir::DenseF64ArrayAttr":$roi, "::mlir::FloatAttr":$extrapolation_value,
@@ -433,8 +433,8 @@ def Top_DepthToSpaceOp : Top_Op<"DepthToSpace", [Pure, Top_ShapeOnly,
   let arguments = (ins
     Top_Tensor:$input,
     I64Attr:$blocksize,
-    DefaultValuedStrAttr<StrAttr, "DCR">:$mode,
-    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
+    Top_DefaultEnum<Top_DepthToSpaceModeAttr, "DCR">:$mode,
+    Top_DefaultEnum<Top_LayoutAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
   let hasFolder = 1;
@@ -452,7 +452,7 @@ def Top_SpaceToDepthOp : Top_Op<"SpaceToDepth", [Pure, Top_ShapeOnly,
   let arguments = (ins
     Top_Tensor:$input,
     I64Attr:$blocksize,
-    DefaultValuedStrAttr<StrAttr, "NCHW">:$layout
+    Top_DefaultEnum<Top_LayoutAttr, "NCHW">:$layout
   );
   let results = (outs Top_Tensor:$output);
   let hasFolder = 1;

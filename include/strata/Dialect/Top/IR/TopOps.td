@@ -9,6 +9,7 @@
 #define STRATA_TOP_OPS
 
 include "strata/Dialect/Top/IR/TopBase.td"
+include "strata/Dialect/Top/IR/TopEnums.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 include "strata/Dialect/Top/IR/TopCoreOps.td"

@@ -116,7 +116,7 @@ def Top_RequantOp : Top_Op<"Requant", [Pure]> {
 
     ```mlir
     %y = top.Requant(%acc) {multiplier = array<i64: 1717986918>,
-                             rshift = array<i64: 5>, quant_mode = "TFLite"}
+                             rshift = array<i64: 5>, quant_mode = #top.requant_mode<TFLite>}
         : (tensor<1x8x4x4xi32>) -> tensor<1x8x4x4x!quant.uniform<i8:f32, 0.1:-4>>
     ```
   }];
@@ -124,7 +124,7 @@ def Top_RequantOp : Top_Op<"Requant", [Pure]> {
     Top_Tensor:$input,
     OptionalAttr<DenseI64ArrayAttr>:$multiplier,
     OptionalAttr<DenseI64ArrayAttr>:$rshift,
-    DefaultValuedAttr<StrAttr, "\"MultiplierShift\"">:$quant_mode
+    Top_DefaultEnum<Top_RequantModeAttr, "MultiplierShift">:$quant_mode
   );
   let results = (outs Top_Tensor:$output);
   let hasVerifier = 1;

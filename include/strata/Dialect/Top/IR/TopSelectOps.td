@@ -62,19 +62,19 @@ def Top_CumulativeOp : Top_Op<"Cumulative", [Pure,
     `axis` is 0.
 
     ```mlir
-    %1 = top.Cumulative(%0) {axis = -1 : i64, mode = "prod", exclusive = true, reverse = false} : (tensor<2x5xf32>) -> tensor<2x5xf32>
-    %3 = top.Cumulative(%0, %2) {axis = 0 : i64, mode = "sum"} : (tensor<2x5xf32>, tensor<i32>) -> tensor<2x5xf32>
+    %1 = top.Cumulative(%0) {axis = -1 : i64, mode = #top.cumulative_mode<prod>, exclusive = true, reverse = false} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+    %3 = top.Cumulative(%0, %2) {axis = 0 : i64, mode = #top.cumulative_mode<sum>} : (tensor<2x5xf32>, tensor<i32>) -> tensor<2x5xf32>
     ```
   }];
   let arguments = (ins Top_Tensor:$input, Top_AxisAttr:$axis,
-                   DefaultValuedAttr<StrAttr, "\"sum\"">:$mode,
+                   Top_DefaultEnum<Top_CumulativeModeAttr, "Sum">:$mode,
                    DefaultValuedAttr<BoolAttr, "false">:$exclusive,
                    DefaultValuedAttr<BoolAttr, "false">:$reverse,
                    Optional<TensorOf<[AnyInteger]>>:$axis_value);
   let results = (outs Top_Tensor:$output);
   let builders = [
     OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
-                   "::mlir::IntegerAttr":$axis, "::mlir::StringAttr":$mode,
+                   "::mlir::IntegerAttr":$axis, "CumulativeModeAttr":$mode,
                    "::mlir::BoolAttr":$exclusive, "::mlir::BoolAttr":$reverse), [{
       build($_builder, $_state, resultTypes, input, axis, mode, exclusive,
             reverse, ::mlir::Value());
@@ -96,13 +96,13 @@ def Top_ScatterElementsOp : Top_Op<"ScatterElements", [Pure,
     `"min"`, `"max"`.
 
     ```mlir
-    %1 = top.ScatterElements(%d, %i, %u) {axis = 1 : i64, reduction = "add"} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
+    %1 = top.ScatterElements(%d, %i, %u) {axis = 1 : i64, reduction = #top.scatter_reduction<add>} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
     ```
   }];
   let arguments = (ins Top_Tensor:$data, TensorOf<[AnyInteger]>:$indices,
                    Top_Tensor:$updates,
                    DefaultValuedAttr<Top_AxisAttr, "0">:$axis,
-                   DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+                   Top_DefaultEnum<Top_ScatterReductionAttr, "None">:$reduction);
   let results = (outs Top_Tensor:$output);
   let hasVerifier = 1;
 }
@@ -137,12 +137,12 @@ def Top_ScatterNDOp : Top_Op<"ScatterND", [Pure,
     (`"none"`: later rows overwrite earlier ones).
 
     ```mlir
-    %1 = top.ScatterND(%d, %i, %u) {reduction = "none"} : (tensor<4x4x4xf32>, tensor<2x1xi64>, tensor<2x4x4xf32>) -> tensor<4x4x4xf32>
+    %1 = top.ScatterND(%d, %i, %u) {reduction = #top.scatter_reduction<none>} : (tensor<4x4x4xf32>, tensor<2x1xi64>, tensor<2x4x4xf32>) -> tensor<4x4x4xf32>
     ```
   }];
   let arguments = (ins Top_Tensor:$data, TensorOf<[AnyInteger]>:$indices,
                    Top_Tensor:$updates,
-                   DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+                   Top_DefaultEnum<Top_ScatterReductionAttr, "None">:$reduction);
   let results = (outs Top_Tensor:$output);
   let hasVerifier = 1;
 }

@@ -189,24 +189,23 @@ def Top_PadOp : Top_Op<"Pad", [Pure, Top_ShapeOnly,
     the result dims are then `?`, fixed by the interpreter at run time.
 
     ```mlir
-    %1 = top.Pad(%0) {pads = array<i64: 0, 1, 0, 2>, mode = "reflect"} : (tensor<2x4xf32>) -> tensor<2x7xf32>
-    %3 = top.Pad(%0, %2) {pads = array<i64>, mode = "edge"} : (tensor<2x4xf32>, tensor<4xi64>) -> tensor<?x?xf32>
+    %1 = top.Pad(%0) {pads = array<i64: 0, 1, 0, 2>, mode = #top.pad_mode<reflect>} : (tensor<2x4xf32>) -> tensor<2x7xf32>
+    %3 = top.Pad(%0, %2) {pads = array<i64>, mode = #top.pad_mode<edge>} : (tensor<2x4xf32>, tensor<4xi64>) -> tensor<?x?xf32>
     ```
   }];
   let arguments = (ins Top_Tensor:$input, DenseI64ArrayAttr:$pads,
-                   DefaultValuedAttr<StrAttr, "\"constant\"">:$mode,
+                   Top_DefaultEnum<Top_PadModeAttr, "Constant">:$mode,
                    DefaultValuedAttr<F64Attr, "0.0">:$value,
                    Optional<TensorOf<[AnyInteger]>>:$pads_value);
   let results = (outs Top_Tensor:$output);
   let builders = [
     OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
-                   "::mlir::DenseI64ArrayAttr":$pads, "::mlir::StringAttr":$mode,
+                   "::mlir::DenseI64ArrayAttr":$pads, "PadModeAttr":$mode,
                    "::mlir::FloatAttr":$value), [{
       build($_builder, $_state, resultTypes, input, pads, mode, value,
             ::mlir::Value());
     }]>
   ];
-  let hasVerifier = 1;
 }
 
 def Top_GatherOp : Top_Op<"Gather", [Pure, Top_ShapeOnly,
@@ -353,20 +352,20 @@ def Top_ReduceOp : Top_Op<"Reduce", [Pure,
     fixes them at run time.
 
     ```mlir
-    %1 = top.Reduce(%0) {axes = array<i64: -1>, keepdims = false, mode = "ReduceMean"} : (tensor<2x3x4xf32>) -> tensor<2x3xf32>
-    %3 = top.Reduce(%0, %2) {keepdims = true, mode = "ReduceSum"} : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<?x?x?xf32>
+    %1 = top.Reduce(%0) {axes = array<i64: -1>, keepdims = false, mode = #top.reduce_mode<ReduceMean>} : (tensor<2x3x4xf32>) -> tensor<2x3xf32>
+    %3 = top.Reduce(%0, %2) {keepdims = true, mode = #top.reduce_mode<ReduceSum>} : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<?x?x?xf32>
     ```
   }];
   let arguments = (ins Top_Tensor:$input,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes,
                    DefaultValuedAttr<BoolAttr, "true">:$keepdims,
-                   StrAttr:$mode,
+                   Top_ReduceModeAttr:$mode,
                    Optional<TensorOf<[AnyInteger]>>:$axes_value);
   let results = (outs Top_Tensor:$output);
   let builders = [
     OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$input,
                    "::mlir::DenseI64ArrayAttr":$axes,
-                   "::mlir::BoolAttr":$keepdims, "::mlir::StringAttr":$mode), [{
+                   "::mlir::BoolAttr":$keepdims, "ReduceModeAttr":$mode), [{
       build($_builder, $_state, resultTypes, input, axes, keepdims, mode,
             ::mlir::Value());
     }]>

@@ -156,7 +156,7 @@ def Top_LinearAttentionOp : Top_Op<"LinearAttention", [Pure]> {
     I64Attr:$q_num_heads,
     I64Attr:$kv_num_heads,
     DefaultValuedAttr<F64Attr, "0.0">:$scale,
-    DefaultValuedStrAttr<StrAttr, "gated_delta">:$update_rule
+    Top_DefaultEnum<Top_UpdateRuleAttr, "GatedDelta">:$update_rule
   );
   let results = (outs Top_Tensor:$output, Top_Tensor:$present_state);
   let hasVerifier = 1;

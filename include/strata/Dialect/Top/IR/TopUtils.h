@@ -48,11 +48,6 @@ mlir::FailureOr<int64_t> checkedElementCount(mlir::Operation *op,
 /// on failure.
 mlir::LogicalResult inferAndSetResultTypes(mlir::Operation *op);
 
-/// Values of the `layout` attribute of layout-sensitive ops (Conv, pools,
-/// norms, ...): channels first (the default) or channels last, for any
-/// number of spatial dims.
-inline constexpr llvm::StringLiteral kLayoutNCHW = "NCHW";
-inline constexpr llvm::StringLiteral kLayoutNHWC = "NHWC";
 /// The Permute order from channels last to channels first for `rank`
 /// (>= 2) dims: `[0, rank-1, 1, .., rank-2]`.
 llvm::SmallVector<int64_t> channelsLastToFirstOrder(int64_t rank);

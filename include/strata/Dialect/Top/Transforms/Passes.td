@@ -175,7 +175,7 @@ def TopFuseActivation : Pass<"top-fuse-activation", "::mlir::func::FuncOp"> {
     ```
     After:
     ```mlir
-    %2 = top.MatMul(%x, %w, %b) {activation = "silu"} : (tensor<2x4xf32>, tensor<4x5xf32>, tensor<5xf32>) -> tensor<2x5xf32>
+    %2 = top.MatMul(%x, %w, %b) {activation = #top.activation<silu>} : (tensor<2x4xf32>, tensor<4x5xf32>, tensor<5xf32>) -> tensor<2x5xf32>
     ```
   }];
   let dependentDialects = ["::strata::top::TopDialect"];
@@ -213,7 +213,7 @@ def TopFuseIdioms : Pass<"top-fuse-idioms", "::mlir::func::FuncOp"> {
     - `x * 0.5 * (1 + erf(x / sqrt(2)))` (any order of the products, or
       `x * 0.7071..`) -> `top.Gelu`;
       `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))` (`x^3` as
-      `Pow(x, 3)` or `x * x * x`) -> `top.Gelu {approximate = "tanh"}`,
+      `Pow(x, 3)` or `x * x * x`) -> `top.Gelu {approximate = #top.gelu_approximation<tanh>}`,
     - `x * sigmoid(x)` -> `top.SiLU`; `x * hardsigmoid(x)` (alpha 1/6,
       beta 0.5) and `x * clip(x + 3, 0, 6) / 6` -> `top.HardSwish`,
     - `(x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps)` (or `* rsqrt`)
@@ -245,7 +245,7 @@ def TopFuseIdioms : Pass<"top-fuse-idioms", "::mlir::func::FuncOp"> {
 def TopFoldPad : Pass<"top-fold-pad", "::mlir::func::FuncOp"> {
   let summary = "Fold an explicit zero Pad into the convolution that reads it";
   let description = [{
-    `top.Conv(top.Pad(x) {mode = "constant", value = 0})` whose pad touches
+    `top.Conv(top.Pad(x) {mode = #top.pad_mode<constant>, value = 0})` whose pad touches
     only the spatial dims with non-negative amounts becomes `top.Conv(x)`
     with those amounts added to its `pads`. The same holds for
     `top.MaxPool` with a pad value of -inf or below every input (not
@@ -272,7 +272,7 @@ def TopConvertLayout : Pass<"top-convert-layout", "::mlir::func::FuncOp"> {
 
     Before (`target=nchw`):
     ```mlir
-    %y = top.MaxPool(%x) {kernel_shape = array<i64: 2, 2>, layout = "NHWC"}
+    %y = top.MaxPool(%x) {kernel_shape = array<i64: 2, 2>, layout = #top.layout<NHWC>}
         : (tensor<1x8x8x3xf32>) -> tensor<1x7x7x3xf32>
     ```
     After:
