@@ -3,7 +3,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 LLVM_BIN := /usr/lib/llvm-22/bin
 
-.PHONY: all setup configure build build-asan demo test test-equiv-big clean
+.PHONY: all setup configure build build-asan demo test test-equiv-big test-asan-numeric clean
 
 all: build
 
@@ -35,6 +35,12 @@ test: build build-asan
 # PP-OCRv4 det/rec, ResNet-50 and the BERT-style encoder (a few minutes).
 test-equiv-big: build
 	STRATA_BIN_DIR=$(CURDIR)/$(BUILD)/bin STRATA_EQUIV_BIG=1 .venv/bin/python -m pytest -q test/equiv
+
+# Every numeric test and real model against the ASan + UBSan build (make test
+# runs a fixed subset of them; this takes about half an hour).
+test-asan-numeric: build-asan
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 STRATA_BIN_DIR=$(CURDIR)/build-asan/bin \
+	  .venv/bin/python -m pytest -q -n 2 --dist loadfile test/numeric test/models
 
 build-asan: setup
 	@$(MAKE) --no-print-directory BUILD=build-asan \

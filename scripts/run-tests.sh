@@ -38,7 +38,7 @@ run_pytest() {
   # Two workers (pytest-xdist), each taking whole files so that a module's
   # fixtures (the benchmark models, the equivalence inputs) are built once.
   "$PY" -m pytest -q -p no:cacheprovider -n "${STRATA_TEST_JOBS:-2}" --dist loadfile \
-    --junitxml "$report/pytest-$1.xml" "${dirs[@]}"
+    --junitxml "$report/pytest-$1.xml" ${PYTEST_K:+-k "$PYTEST_K"} "${dirs[@]}"
   local rc=$?
   if [ $rc -eq 5 ]; then return; fi # no tests collected
   if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then # usage or internal error
@@ -82,6 +82,15 @@ if [ -n "$ASAN_BUILD" ]; then
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   BUILD=$ASAN_BUILD run_lit "invalid"
   STRATA_BIN_DIR="$PWD/$ASAN_BUILD/bin" run_pytest asan test/negative
+  # A fixed subset of the numeric tests (the index-heavy families) and the
+  # three small real models; the full numeric suite under ASan is
+  # `make test-asan-numeric`.
+  echo "== numeric tests and real models under ASan + UBSan (subset) =="
+  STRATA_BIN_DIR="$PWD/$ASAN_BUILD/bin" run_pytest asan-numeric \
+    test/numeric/test_select.py test/numeric/test_shape.py \
+    test/numeric/test_conv_pool_matmul.py test/numeric/test_control_flow.py
+  STRATA_BIN_DIR="$PWD/$ASAN_BUILD/bin" PYTEST_K="ppocr_cls or silero_vad or magika" \
+    run_pytest asan-models test/models
   # Each fuzzer counts as one test: onnx for STRATA_FUZZ_SECONDS (default
   # 60), the npz and .mlir readers and the artifact loader for half of that
   # each.
