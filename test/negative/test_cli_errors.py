@@ -240,8 +240,8 @@ def test_module_without_weight_file(model_dir):
     (model_dir / "nofile.mlir").write_text(
         GOOD_MODEL.replace(' attributes {top.weight_file = "w.npz"}', ""))
     r = run_ref(model_dir, model="nofile.mlir")
-    assert_clean_failure(r, "weight 'w' has no value: the module names no weight file",
-                         "--weights")
+    assert_clean_failure(r, "has weights whose data is in a file (top.Weight 'w') but no "
+                         "top.weight_file attribute naming it", "--weights")
     assert "missing from the weight file" not in r.stderr
     r = run_ref(model_dir, model="nofile.mlir", extra=("--weights", model_dir / "w.npz"))
     assert r.returncode == 0, r.stderr
