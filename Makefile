@@ -37,7 +37,8 @@ test-equiv-big: build
 	STRATA_BIN_DIR=$(CURDIR)/$(BUILD)/bin STRATA_EQUIV_BIG=1 .venv/bin/python -m pytest -q test/equiv
 
 # Every numeric test and real model against the ASan + UBSan build (make test
-# runs a fixed subset of them; this takes about half an hour).
+# runs the numeric tests and the three small models; this adds PP-OCRv4 det/rec,
+# ResNet-50, MobileNetV2 and the BERT-style encoder).
 test-asan-numeric: build-asan
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 STRATA_BIN_DIR=$(CURDIR)/build-asan/bin \
 	  .venv/bin/python -m pytest -q -n 2 --dist loadfile test/numeric test/models
