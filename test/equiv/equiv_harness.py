@@ -56,14 +56,7 @@ PASS_IDS = [p[0] for p in PASSES]
 # (pass id, lit model) -> why the pass stops with an error on it. Such a model
 # is left out of that pass's comparison; any other failing strata-opt run
 # fails the test.
-_UNRANKED_LAYOUT = ("top-convert-layout stops with an error on a Conv whose operand or "
-                    "result is unranked, and top-optimize{layout=...} runs it before any "
-                    "shape inference (lib/Dialect/Top/Transforms/ConvertLayout.cpp)")
-KNOWN_PASS_ERRORS = {
-    (pass_id, model): _UNRANKED_LAYOUT
-    for pass_id in ("top-convert-layout-nhwc", "top-optimize-nhwc")
-    for model in ("shape-infer.mlir#0", "shape-infer.mlir#2")
-}
+KNOWN_PASS_ERRORS = {}  # none so far
 
 
 def opt_flag(name, options):

@@ -22,36 +22,67 @@ using namespace mlir;
 using namespace strata::top;
 
 namespace {
-/// `type` with its dims permuted by `order`.
-RankedTensorType permutedType(RankedTensorType type, ArrayRef<int64_t> order) {
-  return RankedTensorType::get(permuteShape(type.getShape(), order),
-                               type.getElementType());
+/// `type` with its dims permuted by `order`; an unranked type stays as it
+/// is (shape inference ranks it later).
+Type permutedType(Type type, ArrayRef<int64_t> order) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked)
+    return type;
+  return RankedTensorType::get(permuteShape(ranked.getShape(), order),
+                               ranked.getElementType());
+}
+
+/// The rank of `op`'s layout tensors: that of a ranked data operand or of
+/// the result, else the spatial rank of its `kernel_shape` plus 2. Fails
+/// (with an error) when nothing tells it, or ranked types disagree.
+FailureOr<int64_t> layoutRank(LayoutSensitiveOpInterface op) {
+  SmallVector<Value> values;
+  for (unsigned i = 0, e = op.getNumLayoutOperands(); i < e; ++i)
+    values.push_back(op->getOperand(i));
+  values.push_back(op->getResult(0));
+  std::optional<int64_t> rank;
+  for (Value v : values) {
+    auto ranked = dyn_cast<RankedTensorType>(v.getType());
+    if (!ranked)
+      continue;
+    if (rank && *rank != ranked.getRank())
+      return op->emitOpError("layout conversion needs its data operands and "
+                             "result of one rank, got ")
+             << *rank << " and " << ranked.getRank();
+    rank = ranked.getRank();
+  }
+  if (!rank)
+    if (auto kernel = op->getAttrOfType<DenseI64ArrayAttr>("kernel_shape"))
+      rank = static_cast<int64_t>(kernel.size()) + 2;
+  if (!rank)
+    return op->emitOpError("layout conversion needs the rank of its data "
+                           "operands or result (all are unranked; run "
+                           "top-shape-infer first)");
+  return *rank;
 }
 
 /// Rewrites `op` from its layout to `target` between Permutes. Fails (with
-/// no change) if a data operand or the result is not a ranked tensor.
+/// no change) if the rank of its tensors is unknown.
 LogicalResult convertOp(LayoutSensitiveOpInterface op, Layout target) {
-  SmallVector<RankedTensorType> types;
-  for (unsigned i = 0, e = op.getNumLayoutOperands(); i < e; ++i)
-    types.push_back(dyn_cast<RankedTensorType>(op->getOperand(i).getType()));
-  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!resultType || llvm::is_contained(types, RankedTensorType()))
-    return op->emitOpError("layout conversion needs ranked tensors");
-  int64_t rank = resultType.getRank();
+  FailureOr<int64_t> rank = layoutRank(op);
+  if (failed(rank))
+    return failure();
   bool toFirst = target == Layout::NCHW;
-  SmallVector<int64_t> in = toFirst ? channelsLastToFirstOrder(rank)
-                                    : channelsFirstToLastOrder(rank);
-  SmallVector<int64_t> out = toFirst ? channelsFirstToLastOrder(rank)
-                                     : channelsLastToFirstOrder(rank);
+  SmallVector<int64_t> in = toFirst ? channelsLastToFirstOrder(*rank)
+                                    : channelsFirstToLastOrder(*rank);
+  SmallVector<int64_t> out = toFirst ? channelsFirstToLastOrder(*rank)
+                                     : channelsLastToFirstOrder(*rank);
   OpBuilder b(op);
-  for (auto [i, type] : llvm::enumerate(types)) {
+  for (unsigned i = 0, e = op.getNumLayoutOperands(); i < e; ++i) {
     Value operand = op->getOperand(i);
-    auto permute = PermuteOp::create(b, op->getLoc(), permutedType(type, in),
-                                     operand, b.getDenseI64ArrayAttr(in));
+    auto permute =
+        PermuteOp::create(b, op->getLoc(), permutedType(operand.getType(), in),
+                          operand, b.getDenseI64ArrayAttr(in));
     op->setOperand(i, permute);
   }
   op->setAttr("layout", LayoutAttr::get(b.getContext(), target));
   Value result = op->getResult(0);
+  Type resultType = result.getType();
   result.setType(permutedType(resultType, in));
   b.setInsertionPointAfter(op);
   auto back = PermuteOp::create(b, op->getLoc(), resultType, result,

@@ -71,3 +71,24 @@ func.func @already_nchw(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32> {
   %0 = top.BatchNorm(%arg0, %m, %m, %n, %n) : (tensor<1x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>, none, none) -> tensor<1x3x8x8xf32>
   return %0 : tensor<1x3x8x8xf32>
 }
+
+// -----
+
+// Unranked operands: the rank comes from the ranked filter (Conv) or from
+// kernel_shape (MaxPool, all unranked); the Permutes around them stay
+// unranked until shape inference.
+// CHECK-LABEL: func @unranked
+// NHWC-LABEL: func @unranked
+// NHWC: %[[X:.*]] = top.Permute(%arg0) {order = array<i64: 0, 2, 3, 1>} : (tensor<*xf32>) -> tensor<*xf32>
+// NHWC: %[[W:.*]] = top.Permute(%{{.*}}) {order = array<i64: 0, 2, 3, 1>} : (tensor<8x3x5x5xf32>) -> tensor<8x5x5x3xf32>
+// NHWC: %[[C:.*]] = top.Conv(%[[X]], %[[W]], {{.*}}layout = #top.layout<NHWC>{{.*}} -> tensor<*xf32>
+// NHWC: %[[P:.*]] = top.Permute(%[[C]]) {order = array<i64: 0, 3, 1, 2>} : (tensor<*xf32>) -> tensor<*xf32>
+// NHWC: %[[Q:.*]] = top.Permute(%[[P]]) {order = array<i64: 0, 2, 3, 1>} : (tensor<*xf32>) -> tensor<*xf32>
+// NHWC: top.MaxPool(%[[Q]]) {{.*}}layout = #top.layout<NHWC>{{.*}} -> tensor<*xf32>
+func.func @unranked(%arg0: tensor<*xf32>) -> tensor<*xf32> {
+  %w = top.Weight() {name = "w", value = dense<0.5> : tensor<8x3x5x5xf32>} : () -> tensor<8x3x5x5xf32>
+  %n = top.None() : () -> none
+  %0 = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 5, 5>} : (tensor<*xf32>, tensor<8x3x5x5xf32>, none) -> tensor<*xf32>
+  %1 = top.MaxPool(%0) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<*xf32>) -> tensor<*xf32>
+  return %1 : tensor<*xf32>
+}
