@@ -18,15 +18,15 @@ std::optional<ShapeError> checkSliceAttrs(const SliceAttrs &attrs,
     return ShapeError() << "takes the window from operand 'bounds_value' "
                            "or from attributes 'starts', 'ends', 'axes', "
                            "'steps', not both";
-  if (auto err = checkListAttr("ends", attrs.ends, n, INT64_MIN))
+  if (auto err = checkIntsAttr("ends", attrs.ends, n, INT64_MIN))
     return err;
   if (attrs.axes)
-    if (auto err = checkListAttr("axes", *attrs.axes, n, INT64_MIN))
+    if (auto err = checkIntsAttr("axes", *attrs.axes, n, INT64_MIN))
       return err;
   if (!attrs.steps)
     return std::nullopt;
   Ints steps = *attrs.steps;
-  if (auto err = checkListAttr("steps", steps, n, INT64_MIN))
+  if (auto err = checkIntsAttr("steps", steps, n, INT64_MIN))
     return err;
   for (size_t i = 0; i < steps.size(); ++i)
     if (steps[i] == 0)

@@ -232,7 +232,7 @@ ShapeOr<Shape> inferMaxUnpool(Ints input, Ints indices, Ints out) {
   if (input.size() < 3)
     return ShapeError() << "input must have rank >= 3 (N, C, spatial), got "
                         << input;
-  if (auto err = checkListAttr("output_shape", out, input.size(), 0))
+  if (auto err = checkIntsAttr("output_shape", out, input.size(), 0))
     return *err;
   if (out[0] != input[0] || out[1] != input[1])
     return ShapeError() << "attribute 'output_shape' " << out
@@ -284,7 +284,7 @@ ShapeOr<Shape> inferMaxPoolIndices(Ints input,
         std::tuple("strides", attrs.strides, 2, 1),
         std::tuple("dilations", attrs.dilations, 2, 1),
         std::tuple("pads", attrs.pads, 4, 0)})
-    if (auto err = checkListAttr(name, values, size, min))
+    if (auto err = checkIntsAttr(name, values, size, min))
       return *err;
   if (attrs.storageOrder != 0 && attrs.storageOrder != 1)
     return ShapeError() << "attribute 'storage_order' = " << attrs.storageOrder

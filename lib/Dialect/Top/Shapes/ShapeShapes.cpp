@@ -18,19 +18,6 @@ ShapeOr<int64_t> staticElementCount(Ints shape) {
   return *n;
 }
 
-std::optional<ShapeError> checkListAttr(const char *name, Ints values,
-                                        size_t size, int64_t minValue) {
-  if (values.size() != size)
-    return ShapeError() << "attribute '" << name << "' must have " << size
-                        << " values, got " << values.size() << " " << values;
-  for (size_t i = 0; i < values.size(); ++i)
-    if (values[i] < minValue)
-      return ShapeError() << "attribute '" << name << "' value " << values[i]
-                          << " at index " << i << " must be >= " << minValue
-                          << " (got " << values << ")";
-  return std::nullopt;
-}
-
 ShapeOr<int64_t> tensorScalarInt(const char *name, const Tensor &t) {
   if (t.numElements() != 1)
     return ShapeError() << "operand '" << name
@@ -173,7 +160,7 @@ std::optional<ShapeError> checkPermutation(Ints order) {
 }
 
 ShapeOr<Shape> inferPermute(Ints input, Ints order) {
-  if (auto err = checkListAttr("order", order, input.size(), 0))
+  if (auto err = checkIntsAttr("order", order, input.size(), 0))
     return *err;
   if (auto err = checkPermutation(order))
     return *err;
@@ -220,7 +207,7 @@ std::optional<ShapeError> checkSplitAttrs(Ints split, bool hasSplitValue,
     return ShapeError() << "attribute 'split' " << split << " has "
                         << split.size() << " sizes but the op has "
                         << numResults << " results";
-  return checkListAttr("split", split, split.size(), 0);
+  return checkIntsAttr("split", split, split.size(), 0);
 }
 
 /// Checks that `sizes` (named `what`) are >= 0 and sum to `dim`, the size
@@ -376,7 +363,7 @@ ShapeOr<Shape> inferTile(Ints input, Ints repeats,
 std::optional<ShapeError> checkExpandAttrs(Ints shape, bool hasShapeValue) {
   if (hasShapeValue && !shape.empty())
     return notBoth("shape", "shape", shape, "shape_value");
-  return checkListAttr("shape", shape, shape.size(), 0);
+  return checkIntsAttr("shape", shape, shape.size(), 0);
 }
 
 /// The broadcast of `in` and `shape` (entries of `shape` may be `?`: then

@@ -41,13 +41,6 @@ struct RuntimeValue {
 /// dim or overflows int64".
 ShapeOr<int64_t> staticElementCount(Ints shape);
 
-/// Checks that list attribute `name` has `size` entries, each >= `minValue`;
-/// the error reads "attribute '<name>' must have <size> values, got <n> [..]"
-/// or "attribute '<name>' value <v> at index <i> must be >= <min> (got
-/// [..])". Nullopt when the list is valid.
-std::optional<ShapeError> checkListAttr(const char *name, Ints values,
-                                        size_t size, int64_t minValue);
-
 /// The one integer of runtime operand `name`; the error reads "operand
 /// '<name>' must hold one integer, got shape [..]".
 ShapeOr<int64_t> tensorScalarInt(const char *name, const Tensor &t);
