@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzDiagnostics.h"
 #include "strata/InitAll.h"
 #include "strata/Pipelines/ModelIO.h"
 
@@ -56,22 +57,14 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext context(*registry, MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
-  std::string diagnostics;
-  int errors = 0;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    if (d.getSeverity() == DiagnosticSeverity::Error)
-      ++errors;
-    if (diagnostics.size() < 4096)
-      diagnostics += d.str() + "\n";
-    return success();
-  });
+  strata::fuzz::CollectedDiagnostics diagnostics(context);
 
   std::string_view text(reinterpret_cast<const char *>(data), size);
   OwningOpRef<ModuleOp> module =
       strata::parseModuleText(text, "fuzz.mlir", context);
   if (!module) {
-    if (errors == 0)
-      fail("parsing failed without reporting an error", diagnostics);
+    if (diagnostics.errors == 0)
+      fail("parsing failed without reporting an error", diagnostics.text);
     return 0;
   }
   for (bool generic : {true, false}) {
@@ -81,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!back)
       fail(generic ? "the generic form of a valid module does not parse back"
                    : "the printed form of a valid module does not parse back",
-           diagnostics + printed);
+           diagnostics.text + printed);
   }
   return 0;
 }

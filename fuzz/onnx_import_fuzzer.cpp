@@ -24,6 +24,7 @@
 
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Frontend/Onnx/OnnxImporter.h"
+#include "FuzzDiagnostics.h"
 #include "strata/InitAll.h"
 #include "strata/Pipelines/Optimize.h"
 #include "strata/Support/Npz.h"
@@ -79,15 +80,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext context(*registry, MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
-  std::string diagnostics;
-  int errors = 0;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    if (d.getSeverity() == DiagnosticSeverity::Error)
-      ++errors;
-    if (diagnostics.size() < 4096)
-      diagnostics += d.str() + "\n";
-    return success();
-  });
+  strata::fuzz::CollectedDiagnostics diagnostics(context);
 
   strata::onnx_import::ImportOptions options;
   options.name = "fuzz";
@@ -96,12 +89,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                                      "fuzz.onnx", context,
                                                      options);
   if (failed(model)) {
-    if (errors == 0)
-      fail("the import failed without reporting an error", diagnostics);
+    if (diagnostics.errors == 0)
+      fail("the import failed without reporting an error", diagnostics.text);
     return 0;
   }
-  if (errors != 0)
-    fail("the import succeeded but reported errors", diagnostics);
+  if (diagnostics.errors != 0)
+    fail("the import succeeded but reported errors", diagnostics.text);
 
   // What `strata import` writes: the module text and one npy per weight.
   std::string text;
@@ -120,7 +113,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ParserConfig config(&context, /*verifyAfterParse=*/true);
   OwningOpRef<ModuleOp> reparsed = parseSourceString<ModuleOp>(text, config);
   if (!reparsed)
-    fail("the imported module does not parse back", diagnostics + text);
+    fail("the imported module does not parse back", diagnostics.text + text);
   reparsed->walk([&](strata::top::WeightOp w) {
     if (!model->weights.find(w.getName().str()))
       fail("the imported module names a weight that was not written",
@@ -128,14 +121,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   });
 
   // What `strata import` does next: top-optimize on the imported module.
-  int errorsBefore = errors;
+  int errorsBefore = diagnostics.errors;
   auto optimizedWeights = strata::optimizeTopModule(*reparsed, model->weights);
   if (failed(optimizedWeights)) {
-    if (errors == errorsBefore)
-      fail("the optimizer failed without reporting an error", diagnostics);
+    if (diagnostics.errors == errorsBefore)
+      fail("the optimizer failed without reporting an error", diagnostics.text);
     return 0;
   }
   if (failed(verify(*reparsed)))
-    fail("the optimized module does not verify", diagnostics);
+    fail("the optimized module does not verify", diagnostics.text);
   return 0;
 }
