@@ -50,7 +50,7 @@ std::string print(ModuleOp module, bool generic) {
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   registry = new DialectRegistry();
-  strata::registerAllDialects(*registry);
+  strata::registerModelDialects(*registry);
   return 0;
 }
 

@@ -73,7 +73,7 @@ void makeScratchDir() {
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   makeScratchDir();
   registry = new DialectRegistry();
-  strata::registerAllDialects(*registry);
+  strata::registerModelDialects(*registry);
   return 0;
 }
 

@@ -24,7 +24,7 @@ namespace strata {
 
 void registerAndLoadDialects(MLIRContext &context) {
   DialectRegistry registry;
-  registerAllDialects(registry);
+  registerModelDialects(registry);
   context.appendDialectRegistry(registry);
   context.loadAllAvailableDialects();
 }

@@ -34,7 +34,7 @@ Workload readFirst(mlir::MLIRContext &ctx, const char *source,
 struct WorkloadFromOpTest : ::testing::Test {
   WorkloadFromOpTest() {
     mlir::DialectRegistry registry;
-    registerAllDialects(registry);
+    registerModelDialects(registry);
     ctx.appendDialectRegistry(registry);
     ctx.loadAllAvailableDialects();
   }

@@ -1,0 +1,52 @@
+//===- TopToLinalg.h - Top to linalg/tensor/arith/math ----------*- C++ -*-===//
+//
+// The patterns of convert-top-to-linalg, one populate function per family of
+// ops (one source file each in lib/Conversion/TopToLinalg), and the type
+// converter they share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_CONVERSION_TOPTOLINALG_TOPTOLINALG_H
+#define STRATA_CONVERSION_TOPTOLINALG_TOPTOLINALG_H
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace strata::conversion {
+
+/// Converts Top's tensor types to the ones the lowering computes in: integer
+/// elements become signless (`ui8` -> `i8`, `si32` -> `i32`); floats, `i1`,
+/// `index` and `none` stay. Quantized element types are not converted (the
+/// patterns fail on them until quantization lands).
+class TopTypeConverter : public mlir::TypeConverter {
+public:
+  TopTypeConverter();
+};
+
+/// Binary and unary arithmetic, activations, comparisons, Where, Cast,
+/// bitwise ops (lib/Conversion/TopToLinalg/Elementwise.cpp).
+void populateTopToLinalgElementwisePatterns(const TopTypeConverter &converter,
+                                            mlir::RewritePatternSet &patterns);
+
+/// MatMul, Conv, Deconv, pools (Linear.cpp).
+void populateTopToLinalgLinearPatterns(const TopTypeConverter &converter,
+                                       mlir::RewritePatternSet &patterns);
+
+/// Reduce, ArgMax, Softmax, LogSoftmax, the norms, Cumulative
+/// (Reduction.cpp).
+void populateTopToLinalgReductionPatterns(const TopTypeConverter &converter,
+                                          mlir::RewritePatternSet &patterns);
+
+/// Reshape, Permute, Concat, Split, Slice, Pad, Gather*, Scatter*, Tile,
+/// Expand, Squeeze, Unsqueeze, DepthToSpace, SpaceToDepth, Resize, ...
+/// (DataMovement.cpp).
+void populateTopToLinalgDataMovementPatterns(const TopTypeConverter &converter,
+                                             mlir::RewritePatternSet &patterns);
+
+/// All of the above.
+void populateTopToLinalgPatterns(const TopTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+
+} // namespace strata::conversion
+
+#endif // STRATA_CONVERSION_TOPTOLINALG_TOPTOLINALG_H

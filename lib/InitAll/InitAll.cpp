@@ -1,0 +1,32 @@
+//===- InitAll.cpp - register Strata's dialects and passes ----------------===//
+
+#include "strata/InitAll.h"
+
+#include "strata/Conversion/Passes.h"
+#include "strata/Dialect/Top/Transforms/Passes.h"
+#include "strata/Dialect/Top/Transforms/Pipelines.h"
+#include "strata/StrategyMLIR/Passes.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+namespace strata {
+
+void registerAllDialects(mlir::DialectRegistry &registry) {
+  registerModelDialects(registry);
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+}
+
+void registerAllPasses() {
+  top::registerTopPasses();
+  top::registerTopOptimizePipeline();
+  strategy::registerStrategyPasses();
+  conversion::registerConversionPasses();
+  mlir::registerAllPasses();
+}
+
+} // namespace strata
