@@ -65,8 +65,13 @@ Value convertScalar(OpBuilder &b, Location l, Value v, bool srcUnsigned,
   if (sf && df) {
     if (sf.getWidth() < df.getWidth())
       return arith::ExtFOp::create(b, l, dst, v);
-    if (sf.getWidth() > df.getWidth())
+    if (sf.getWidth() > df.getWidth()) {
+      // f64 to a half type goes through f32 (the interpreter's
+      // setFromDouble rounds twice the same way).
+      if (sf.getWidth() > 32 && df.getWidth() < 32)
+        v = arith::TruncFOp::create(b, l, b.getF32Type(), v);
       return arith::TruncFOp::create(b, l, dst, v);
+    }
     Value wide = arith::ExtFOp::create(b, l, b.getF32Type(), v);
     return arith::TruncFOp::create(b, l, dst, wide);
   }
@@ -448,8 +453,26 @@ Value convolve(OpBuilder &b, Location l, Value in, Value w, int64_t group,
   inG.append(inShape.begin() + 2, inShape.end());
   wG.append(wShape.begin() + 2, wShape.end());
   outG.append(outShape.begin() + 2, outShape.end());
-  Value inE = reshapeTo(b, l, in, inG), wE = reshapeTo(b, l, w, wG);
-  Value initE = reshapeTo(b, l, init, outG);
+  // Split dim 1 (input, output) or dim 0 (filter) into groups.
+  auto split = [&](int64_t at, int64_t rank) {
+    SmallVector<ReassociationIndices> re;
+    for (int64_t d = 0, next = 0; d < rank; ++d) {
+      if (d == at) {
+        re.push_back({next, next + 1});
+        next += 2;
+      } else {
+        re.push_back({next++});
+      }
+    }
+    return re;
+  };
+  int64_t rank = r + 2;
+  Value inE = tensor::ExpandShapeOp::create(b, l, tensorType(inG, elem), in,
+                                            split(1, rank));
+  Value wE = tensor::ExpandShapeOp::create(b, l, tensorType(wG, elem), w,
+                                           split(0, rank));
+  Value initE = tensor::ExpandShapeOp::create(b, l, tensorType(outG, elem),
+                                              init, split(1, rank));
   // Loops: n, g, o, y..., c, k...
   int64_t loops = 4 + 2 * r;
   auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
@@ -471,7 +494,8 @@ Value convolve(OpBuilder &b, Location l, Value in, Value w, int64_t group,
         Value p = mulScalar(nb, nl, args[0], args[1]);
         linalg::YieldOp::create(nb, nl, addScalar(nb, nl, args[2], p));
       });
-  return reshapeTo(b, l, g.getResult(0), outShape);
+  return tensor::CollapseShapeOp::create(b, l, outType, g.getResult(0),
+                                         split(1, rank));
 }
 
 /// The final linalg.generic of the channel ops: loops over the channels-first
@@ -564,11 +588,14 @@ Value convEpilogue(OpBuilder &b, Location l, Value acc, Value bias,
   int64_t rank = resultType.getRank();
   SmallVector<std::pair<Value, AffineMap>> extras;
   bool hasBias = !isNone(origBias);
+  Type resultElem = resultType.getElementType();
+  if (!hasBias && !epilogue.doRelu && !epilogue.act && !channelsLast &&
+      resultElem == computeType)
+    return acc;
   if (hasBias)
     extras.push_back(
         {biasVector(b, l, bias, origBias, computeType),
          AffineMap::get(rank, 0, getAffineDimExpr(1, ctx), ctx)});
-  Type resultElem = resultType.getElementType();
   return channelEpilogue(
       b, l, resultType, channelsLast, acc, extras,
       [&](OpBuilder &nb, Location nl, Value v, ValueRange xs) {
@@ -969,6 +996,11 @@ struct MatMulLowering : OpConversionPattern<top::MatMulOp> {
     Epilogue epilogue = Epilogue::of(op);
     bool resultUnsigned = isUnsignedElement(op.getOutput());
     Type resultElem = type->getElementType();
+    if (!hasBias && !epilogue.doRelu && !epilogue.act && !aVec && !bVec &&
+        resultElem == computeType) {
+      rewriter.replaceOp(op, acc);
+      return success();
+    }
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     Value r = linalg::GenericOp::create(
                   b, l, TypeRange{*type}, inputs,
@@ -1089,6 +1121,10 @@ struct MaxPoolLowering : OpConversionPattern<top::MaxPoolOp> {
     double limit = op.getReluLimit().convertToDouble();
     bool resultUnsigned = isUnsignedElement(op.getOutput());
     Type resultElem = type->getElementType();
+    if (!doRelu && !channelsLast && resultElem == elem) {
+      rewriter.replaceOp(op, acc);
+      return success();
+    }
     rewriter.replaceOp(
         op, channelEpilogue(
                 b, l, *type, channelsLast, acc, {},
@@ -1273,7 +1309,7 @@ struct GlobalAvgPoolLowering : OpConversionPattern<top::GlobalAvgPoolOp> {
                       Value v = convertScalar(nb, nl, args[0], isUnsigned, f64,
                                               false);
                       linalg::YieldOp::create(
-                          nb, nl, arith::AddFOp::create(nb, nl, args[1], v));
+                          nb, nl, Value(arith::AddFOp::create(nb, nl, args[1], v)));
                     })
                     .getResult(0);
     // The result is N x C x 1.. (or N x 1.. x C): read the sum at (n, c).
@@ -1555,15 +1591,14 @@ struct LRNLowering : OpConversionPattern<top::LRNOp> {
                     ValueRange{init}, maps, iters,
                     [&](OpBuilder &nb, Location nl, ValueRange args) {
                       linalg::YieldOp::create(
-                          nb, nl, arith::AddFOp::create(nb, nl, args[2],
-                                                        args[0]));
+                          nb, nl, Value(arith::AddFOp::create(nb, nl, args[2],
+                                                              args[0])));
                     })
                     .getResult(0);
     double alpha = op.getAlpha().convertToDouble(),
            beta = op.getBeta().convertToDouble(),
            bias = op.getBias().convertToDouble();
     bool resultUnsigned = isUnsignedElement(op.getOutput());
-    Type resultElem = type->getElementType();
     Value r = buildElementwise(
         b, l, *type, {x, sum},
         [&](OpBuilder &nb, Location nl, ValueRange xs, Type t) -> Value {
