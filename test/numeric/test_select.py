@@ -346,6 +346,7 @@ def test_maxpool_indices_and_unpool(storage_order, k, s, p, rng):
     assert_same(y, ref.reshape(x.shape))
 
 
+@pytest.mark.interpreter_only
 def test_maxunpool_index_out_of_range():
     v = np.ones((1, 1, 1, 2), np.float32)
     i = np.array([[[[0, 16]]]], np.int64)
