@@ -383,16 +383,30 @@ SmallVector<int64_t> withBatchChannel(ArrayRef<int64_t> spatial) {
   return out;
 }
 
+/// The combining function of a window reduction.
+enum class WindowKind { MaxFloat, MaxSigned, MaxUnsigned, Sum };
+
 /// A window reduction over `in` (`N x C x X1..Xr`, already padded) into
-/// `init` (`N x C x Y1..Yr`): loops (n, c, y..., k...), the input read at
-/// `y*stride + k*dilation`. `combine(acc, x)` is the body.
+/// `init` (`N x C x Y1..Yr`), the input read at `y*stride + k*dilation`:
+/// linalg.pooling_nchw_max / pooling_nchw_sum for 2 spatial dims (not for
+/// unsigned max), otherwise a linalg.generic with loops (n, c, y..., k...).
 Value windowReduce(OpBuilder &b, Location l, Value in, Value init,
                    ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                   ArrayRef<int64_t> dilations,
-                   function_ref<Value(OpBuilder &, Location, Value, Value)>
-                       combine) {
+                   ArrayRef<int64_t> dilations, WindowKind kind) {
   MLIRContext *ctx = b.getContext();
   int64_t r = kernel.size(), loops = 2 + 2 * r;
+  Value window = emptyTensor(b, l, tensorType(kernel, elemOf(init)));
+  if (r == 2 && kind != WindowKind::MaxUnsigned) {
+    auto s = b.getI64TensorAttr(strides), d = b.getI64TensorAttr(dilations);
+    SmallVector<Value> ins{in, window};
+    if (kind == WindowKind::Sum)
+      return linalg::PoolingNchwSumOp::create(b, l, TypeRange{init.getType()},
+                                              ins, ValueRange{init}, s, d)
+          .getResult(0);
+    return linalg::PoolingNchwMaxOp::create(b, l, TypeRange{init.getType()},
+                                            ins, ValueRange{init}, s, d)
+        .getResult(0);
+  }
   SmallVector<AffineExpr> inExprs{getAffineDimExpr(0, ctx),
                                   getAffineDimExpr(1, ctx)},
       winExprs, outExprs{getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx)};
@@ -408,12 +422,26 @@ Value windowReduce(OpBuilder &b, Location l, Value in, Value init,
                               AffineMap::get(loops, 0, outExprs, ctx)};
   SmallVector<utils::IteratorType> iters(2 + r, utils::IteratorType::parallel);
   iters.append(r, utils::IteratorType::reduction);
-  Value window = emptyTensor(b, l, tensorType(kernel, elemOf(init)));
   auto g = linalg::GenericOp::create(
       b, l, TypeRange{init.getType()}, ValueRange{in, window},
       ValueRange{init}, maps, iters,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
-        linalg::YieldOp::create(nb, nl, combine(nb, nl, args[2], args[0]));
+        Value acc = args[2], x = args[0], v;
+        switch (kind) {
+        case WindowKind::MaxFloat:
+          v = arith::MaximumFOp::create(nb, nl, acc, x);
+          break;
+        case WindowKind::MaxSigned:
+          v = arith::MaxSIOp::create(nb, nl, acc, x);
+          break;
+        case WindowKind::MaxUnsigned:
+          v = arith::MaxUIOp::create(nb, nl, acc, x);
+          break;
+        case WindowKind::Sum:
+          v = addScalar(nb, nl, acc, x);
+          break;
+        }
+        linalg::YieldOp::create(nb, nl, v);
       });
   return g.getResult(0);
 }
@@ -421,7 +449,8 @@ Value windowReduce(OpBuilder &b, Location l, Value in, Value init,
 /// The convolution accumulation `N x O x Y...` (zero-initialised, element
 /// type of `in`) of `in` (`N x C x X...`, padded, compute type) with `w`
 /// (`O x C/group x K...`): a named linalg convolution for group 1 and 1 to 3
-/// spatial dims, otherwise a grouped linalg.generic.
+/// spatial dims and for grouped and depthwise 2-d, otherwise a grouped
+/// linalg.generic.
 Value convolve(OpBuilder &b, Location l, Value in, Value w, int64_t group,
                ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
                ArrayRef<int64_t> outShape) {
@@ -445,10 +474,21 @@ Value convolve(OpBuilder &b, Location l, Value in, Value w, int64_t group,
                                               ValueRange{init}, s, d)
         .getResult(0);
   }
-  // Grouped: N x G x C/G x X, G x O/G x C/G x K -> N x G x O/G x Y.
   ArrayRef<int64_t> inShape = shapeOf(in), wShape = shapeOf(w);
   int64_t n = inShape[0], c = inShape[1], o = wShape[0], cg = c / group,
           og = o / group;
+  if (r == 2 && group == c && group == o) {
+    // Depthwise: the C x 1 x KH x KW filter as C x KH x KW.
+    Value f = tensor::CollapseShapeOp::create(
+        b, l, tensorType({o, wShape[2], wShape[3]}, elem), w,
+        SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+    return linalg::DepthwiseConv2DNchwChwOp::create(
+               b, l, TypeRange{outType}, SmallVector<Value>{in, f},
+               ValueRange{init}, b.getI64TensorAttr(strides),
+               b.getI64TensorAttr(dilations))
+        .getResult(0);
+  }
+  // Grouped: N x G x C/G x X, G x O/G x C/G x K -> N x G x O/G x Y.
   SmallVector<int64_t> inG{n, group, cg}, wG{group, og, cg}, outG{n, group, og};
   inG.append(inShape.begin() + 2, inShape.end());
   wG.append(wShape.begin() + 2, wShape.end());
@@ -473,6 +513,14 @@ Value convolve(OpBuilder &b, Location l, Value in, Value w, int64_t group,
                                            split(0, rank));
   Value initE = tensor::ExpandShapeOp::create(b, l, tensorType(outG, elem),
                                               init, split(1, rank));
+  if (r == 2) {
+    Value g = linalg::Conv2DNgchwGfchwOp::create(
+                  b, l, TypeRange{initE.getType()}, SmallVector<Value>{inE, wE},
+                  ValueRange{initE}, b.getI64TensorAttr(strides),
+                  b.getI64TensorAttr(dilations))
+                  .getResult(0);
+    return tensor::CollapseShapeOp::create(b, l, outType, g, split(1, rank));
+  }
   // Loops: n, g, o, y..., c, k...
   int64_t loops = 4 + 2 * r;
   auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
@@ -1108,15 +1156,11 @@ struct MaxPoolLowering : OpConversionPattern<top::MaxPoolOp> {
                op.getKernelShape(), strides, dil, pads, low, high);
     Value x = padded(b, l, in, low, high, lowest);
     Value init = filled(b, l, outShape, elem, lowest);
-    Value acc = windowReduce(
-        b, l, x, init, op.getKernelShape(), strides, dil,
-        [&](OpBuilder &nb, Location nl, Value a, Value v) -> Value {
-          if (isa<FloatType>(elem))
-            return arith::MaximumFOp::create(nb, nl, a, v);
-          if (isUnsigned)
-            return arith::MaxUIOp::create(nb, nl, a, v);
-          return arith::MaxSIOp::create(nb, nl, a, v);
-        });
+    WindowKind kind = isa<FloatType>(elem) ? WindowKind::MaxFloat
+                      : isUnsigned           ? WindowKind::MaxUnsigned
+                                             : WindowKind::MaxSigned;
+    Value acc = windowReduce(b, l, x, init, op.getKernelShape(), strides, dil,
+                             kind);
     bool doRelu = op.getDoRelu();
     double limit = op.getReluLimit().convertToDouble();
     bool resultUnsigned = isUnsignedElement(op.getOutput());
@@ -1197,10 +1241,7 @@ struct AvgPoolLowering : OpConversionPattern<top::AvgPoolOp> {
                strides, dil, pads, low, high);
     x = padded(b, l, x, low, high, scalarConstant(b, l, f64, 0.0));
     Value acc = windowReduce(b, l, x, zeros(b, l, outShape, f64), kernel,
-                             strides, dil,
-                             [](OpBuilder &nb, Location nl, Value a, Value v) {
-                               return addScalar(nb, nl, a, v);
-                             });
+                             strides, dil, WindowKind::Sum);
     // The divisor of every output position.
     ArrayRef<int64_t> outSpatial = ArrayRef(outShape).drop_front(2);
     int64_t positions = 1, kn = 1;

@@ -103,20 +103,45 @@ func.func @conv3d(%x: tensor<1x2x4x5x3xf32>, %w: tensor<2x2x2x3x1xf32>) -> tenso
 
 // -----
 
-// Grouped (here depthwise): input, filter and output are split into groups
-// (N x G x C/G x H x W) and contracted by one generic.
-// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>
-// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
-// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// Depthwise 2-d: the C x 1 x KH x KW filter collapsed to C x KH x KW for
+// linalg.depthwise_conv_2d_nchw_chw.
 // CHECK-LABEL: func.func @conv_depthwise
-// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [1, 8, 1, 8, 8]
-// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3]
-// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] : tensor<1x8x1x6x6xf32> into tensor<1x8x6x6xf32>
+// CHECK: %[[F:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] : tensor<8x1x3x3xf32> into tensor<8x3x3xf32>
+// CHECK: linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.*}}, %[[F]] : tensor<1x8x8x8xf32>, tensor<8x3x3xf32>)
 func.func @conv_depthwise(%x: tensor<1x8x6x6xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<1x8x6x6xf32> {
   %n = top.None() : () -> none
   %0 = top.Conv(%x, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, group = 8 : i64} : (tensor<1x8x6x6xf32>, tensor<8x1x3x3xf32>, none) -> tensor<1x8x6x6xf32>
   return %0 : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+// Grouped 2-d: input, filter and output split into groups for
+// linalg.conv_2d_ngchw_gfchw.
+// CHECK-LABEL: func.func @conv_grouped_2d
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 2, 2, 9, 8]
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 2]
+// CHECK: linalg.conv_2d_ngchw_gfchw {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] : tensor<2x2x3x4x6xf32> into tensor<2x6x4x6xf32>
+func.func @conv_grouped_2d(%x: tensor<2x4x9x7xf32>, %w: tensor<6x2x3x2xf32>) -> tensor<2x6x4x6xf32> {
+  %n = top.None() : () -> none
+  %0 = top.Conv(%x, %w, %n) {kernel_shape = array<i64: 3, 2>, strides = array<i64: 2, 1>, pads = array<i64: 0, 1, 0, 0>, dilations = array<i64: 1, 2>, group = 2 : i64} : (tensor<2x4x9x7xf32>, tensor<6x2x3x2xf32>, none) -> tensor<2x6x4x6xf32>
+  return %0 : tensor<2x6x4x6xf32>
+}
+
+// -----
+
+// Grouped with another spatial rank: one generic over (n, g, o, y, c, k).
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d3 * 2 + d5)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d4, d5)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv_grouped_1d
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3]] : tensor<1x3x2x3xf32> into tensor<1x6x3xf32>
+func.func @conv_grouped_1d(%x: tensor<1x3x6xf32>, %w: tensor<6x1x2xf32>) -> tensor<1x6x3xf32> {
+  %n = top.None() : () -> none
+  %0 = top.Conv(%x, %w, %n) {kernel_shape = array<i64: 2>, strides = array<i64: 2>, group = 3 : i64} : (tensor<1x3x6xf32>, tensor<6x1x2xf32>, none) -> tensor<1x6x3xf32>
+  return %0 : tensor<1x6x3xf32>
 }
 
 // -----
@@ -199,14 +224,12 @@ func.func @deconv_cut(%x: tensor<1x1x4xf32>, %w: tensor<1x1x2xf32>) -> tensor<1x
 
 // MaxPool pads with -inf, also past the end pad as far as the ceil_mode
 // window reaches; maximumf propagates NaN.
-// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
 // CHECK-LABEL: func.func @maxpool_ceil
 // CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
 // CHECK: tensor.yield %[[NINF]]
 // CHECK: linalg.fill ins(%[[NINF]]
-// CHECK: linalg.generic {indexing_maps = [#[[WIN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
-// CHECK: arith.maximumf
+// CHECK: linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<2x2x11x9xf32>, tensor<3x3xf32>)
 func.func @maxpool_ceil(%x: tensor<2x2x9x7xf32>) -> tensor<2x2x5x4xf32> {
   %0 = top.MaxPool(%x) {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, ceil_mode = true} : (tensor<2x2x9x7xf32>) -> tensor<2x2x5x4xf32>
   return %0 : tensor<2x2x5x4xf32>
@@ -214,10 +237,13 @@ func.func @maxpool_ceil(%x: tensor<2x2x9x7xf32>) -> tensor<2x2x5x4xf32> {
 
 // -----
 
-// Integer MaxPool pads with the type's minimum and compares signed.
+// Integer MaxPool pads with the type's minimum and compares signed; other
+// spatial ranks use a generic over (n, c, y, k).
+// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2 + d3)>
 // CHECK-LABEL: func.func @maxpool_int
 // CHECK: %[[MIN:.*]] = arith.constant -128 : i8
 // CHECK: tensor.yield %[[MIN]]
+// CHECK: linalg.generic {indexing_maps = [#[[WIN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
 // CHECK: arith.maxsi
 func.func @maxpool_int(%x: tensor<1x2x5xi8>) -> tensor<1x2x3xi8> {
   %0 = top.MaxPool(%x) {kernel_shape = array<i64: 2>, strides = array<i64: 2>, pads = array<i64: 1, 0>, ceil_mode = true} : (tensor<1x2x5xi8>) -> tensor<1x2x3xi8>
@@ -230,7 +256,7 @@ func.func @maxpool_int(%x: tensor<1x2x5xi8>) -> tensor<1x2x3xi8> {
 // count_include_pad the input elements only (corners 4, edges 6, inside 9).
 // CHECK-LABEL: func.func @avgpool_exclude
 // CHECK: arith.extf %{{.*}} : f32 to f64
-// CHECK: arith.addf
+// CHECK: linalg.pooling_nchw_sum {{.*}} -> tensor<2x2x5x4xf64>
 // CHECK: arith.constant dense<{{\[\[}}4.000000e+00, 6.000000e+00, 6.000000e+00, 4.000000e+00], [6.000000e+00, 9.000000e+00, 9.000000e+00, 6.000000e+00], [6.000000e+00, 9.000000e+00, 9.000000e+00, 6.000000e+00], [6.000000e+00, 9.000000e+00, 9.000000e+00, 6.000000e+00], [4.000000e+00, 6.000000e+00, 6.000000e+00, 4.000000e+00]]> : tensor<5x4xf64>
 // CHECK: arith.divf
 // CHECK: arith.truncf %{{.*}} : f64 to f32
