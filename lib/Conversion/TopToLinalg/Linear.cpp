@@ -1657,6 +1657,224 @@ struct LRNLowering : OpConversionPattern<top::LRNOp> {
   }
 };
 
+/// DeformConv in f64 as the interpreter computes it: a generic builds the
+/// sampled columns `N x C x kH x kW x oH x oW` (each tap's bilinear sample
+/// at its offset position, zero outside the image, times the mask), a
+/// grouped contraction with the filter follows, then the bias.
+struct DeformConvLowering : OpConversionPattern<top::DeformConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(top::DeformConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<RankedTensorType> type =
+        staticResultType(op, 0, *getTypeConverter(), rewriter);
+    if (failed(type))
+      return failure();
+    Value in = adaptor.getInput(), w = adaptor.getFilter(),
+          off = adaptor.getOffset(), bias = adaptor.getBias(),
+          mask = adaptor.getMask();
+    bool hasBias = !isNone(op.getBias()), hasMask = !isNone(op.getMask());
+    if (!hasStaticShape(in) || !hasStaticShape(w) || !hasStaticShape(off) ||
+        (hasBias && !hasStaticShape(bias)) ||
+        (hasMask && !hasStaticShape(mask)))
+      return rewriter.notifyMatchFailure(op, "operand shapes are not static");
+    if (shapeOf(in).size() != 4 || shapeOf(w).size() != 4 ||
+        shapeOf(off).size() != 4 || type->getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "operands are not 4-d");
+    auto orDefault = [](std::optional<ArrayRef<int64_t>> a, size_t n,
+                        int64_t v) {
+      return a ? SmallVector<int64_t>(*a) : SmallVector<int64_t>(n, v);
+    };
+    SmallVector<int64_t> st = orDefault(op.getStrides(), 2, 1),
+                         pads = orDefault(op.getPads(), 4, 0),
+                         dil = orDefault(op.getDilations(), 2, 1);
+    if (st.size() != 2 || pads.size() != 4 || dil.size() != 2)
+      return rewriter.notifyMatchFailure(op, "window attributes have the "
+                                             "wrong size");
+    Location l = op.getLoc();
+    OpBuilder &b = rewriter;
+    MLIRContext *ctx = getContext();
+    Type f64 = b.getF64Type();
+    ArrayRef<int64_t> inShape = shapeOf(in), wShape = shapeOf(w);
+    int64_t n = inShape[0], c = inShape[1], h = inShape[2], wd = inShape[3];
+    int64_t m = wShape[0], cpg = wShape[1], kh = wShape[2], kw = wShape[3];
+    int64_t group = op.getGroup(), og = op.getOffsetGroup();
+    if (group < 1 || og < 1 || c % group || m % group || c % og ||
+        cpg * group != c)
+      return rewriter.notifyMatchFailure(op, "channels do not match the "
+                                             "groups");
+    int64_t mpg = m / group, cpog = c / og, taps = kh * kw;
+    int64_t oh = type->getDimSize(2), ow = type->getDimSize(3);
+    Value x = convertTensor(b, l, in, isUnsignedElement(op.getInput()), f64);
+    Value wf = convertTensor(b, l, w, isUnsignedElement(op.getFilter()), f64);
+    Value offf =
+        convertTensor(b, l, off, isUnsignedElement(op.getOffset()), f64);
+    Value maskf =
+        hasMask ? convertTensor(b, l, mask, isUnsignedElement(op.getMask()), f64)
+                : Value();
+
+    SmallVector<int64_t> sShape{n, c, kh, kw, oh, ow};
+    Value samples;
+    if (h == 0 || wd == 0) {
+      samples = zeros(b, l, sShape, f64);
+    } else {
+      auto sType = tensorType(sShape, f64);
+      SmallVector<utils::IteratorType> iters(6, utils::IteratorType::parallel);
+      samples =
+          linalg::GenericOp::create(
+              b, l, TypeRange{sType}, ValueRange{},
+              ValueRange{emptyTensor(b, l, sType)},
+              ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(6, ctx)},
+              iters,
+              [&](OpBuilder &nb, Location nl, ValueRange) {
+                Type i64 = nb.getI64Type();
+                auto idx = [&](int64_t d) -> Value {
+                  return linalg::IndexOp::create(nb, nl, d);
+                };
+                auto cI = [&](int64_t v) -> Value {
+                  return arith::ConstantIndexOp::create(nb, nl, v);
+                };
+                auto cF = [&](double v) {
+                  return scalarConstant(nb, nl, f64, v);
+                };
+                auto addI = [&](Value u, Value v) -> Value {
+                  return arith::AddIOp::create(nb, nl, u, v);
+                };
+                auto mulI = [&](Value u, Value v) -> Value {
+                  return arith::MulIOp::create(nb, nl, u, v);
+                };
+                auto cmpF = [&](arith::CmpFPredicate p, Value u, Value v) {
+                  return Value(arith::CmpFOp::create(nb, nl, p, u, v));
+                };
+                auto andI = [&](Value u, Value v) -> Value {
+                  return arith::AndIOp::create(nb, nl, u, v);
+                };
+                Value bi = idx(0), ci = idx(1), a = idx(2), e = idx(3),
+                      i = idx(4), j = idx(5);
+                Value ogi = arith::DivUIOp::create(nb, nl, ci, cI(cpog));
+                Value t = addI(mulI(a, cI(kw)), e);
+                Value offCh = addI(mulI(ogi, cI(taps * 2)), mulI(t, cI(2)));
+                Value dy = tensor::ExtractOp::create(
+                    nb, nl, offf, ValueRange{bi, offCh, i, j});
+                Value dx = tensor::ExtractOp::create(
+                    nb, nl, offf, ValueRange{bi, addI(offCh, cI(1)), i, j});
+                // The tap's position: i*s - pad + a*d (exact in f64) + offset.
+                auto base = [&](Value o, Value k, int64_t s, int64_t p,
+                                int64_t d) -> Value {
+                  Value v = addI(mulI(o, cI(s)), mulI(k, cI(d)));
+                  Value vi = arith::IndexCastOp::create(nb, nl, i64, v);
+                  vi = arith::SubIOp::create(
+                      nb, nl, vi,
+                      scalarConstant(nb, nl, i64, static_cast<double>(p)));
+                  return arith::SIToFPOp::create(nb, nl, f64, vi);
+                };
+                Value y = arith::AddFOp::create(
+                    nb, nl, base(i, a, st[0], pads[0], dil[0]), dy);
+                Value xx = arith::AddFOp::create(
+                    nb, nl, base(j, e, st[1], pads[1], dil[1]), dx);
+                // Non-finite positions fail these ordered comparisons.
+                Value valid = andI(
+                    andI(cmpF(arith::CmpFPredicate::OGT, y, cF(-1)),
+                         cmpF(arith::CmpFPredicate::OGT, xx, cF(-1))),
+                    andI(cmpF(arith::CmpFPredicate::OLT, y,
+                              cF(static_cast<double>(h))),
+                         cmpF(arith::CmpFPredicate::OLT, xx,
+                              cF(static_cast<double>(wd)))));
+                Value ys = arith::SelectOp::create(nb, nl, valid, y, cF(0));
+                Value xs = arith::SelectOp::create(nb, nl, valid, xx, cF(0));
+                Value fy = math::FloorOp::create(nb, nl, ys);
+                Value fx = math::FloorOp::create(nb, nl, xs);
+                Value y0 = arith::FPToSIOp::create(nb, nl, i64, fy);
+                Value x0 = arith::FPToSIOp::create(nb, nl, i64, fx);
+                Value ly = arith::SubFOp::create(nb, nl, ys, fy);
+                Value lx = arith::SubFOp::create(nb, nl, xs, fx);
+                Value one = cF(1.0);
+                Value hy[2] = {arith::SubFOp::create(nb, nl, one, ly), ly};
+                Value hx[2] = {arith::SubFOp::create(nb, nl, one, lx), lx};
+                Value v = cF(0.0);
+                auto cmpI = [&](arith::CmpIPredicate p, Value u, int64_t k) {
+                  return Value(arith::CmpIOp::create(
+                      nb, nl, p, u,
+                      scalarConstant(nb, nl, i64, static_cast<double>(k))));
+                };
+                auto clampIdx = [&](Value u, int64_t size) -> Value {
+                  Value lo = scalarConstant(nb, nl, i64, 0.0);
+                  Value hi =
+                      scalarConstant(nb, nl, i64, static_cast<double>(size - 1));
+                  Value r = arith::MaxSIOp::create(nb, nl, u, lo);
+                  r = arith::MinSIOp::create(nb, nl, r, hi);
+                  return arith::IndexCastOp::create(nb, nl,
+                                                    nb.getIndexType(), r);
+                };
+                for (int64_t py = 0; py < 2; ++py)
+                  for (int64_t px = 0; px < 2; ++px) {
+                    Value yy = arith::AddIOp::create(
+                        nb, nl, y0, scalarConstant(nb, nl, i64, py));
+                    Value xi = arith::AddIOp::create(
+                        nb, nl, x0, scalarConstant(nb, nl, i64, px));
+                    Value wt = arith::MulFOp::create(nb, nl, hy[py], hx[px]);
+                    Value inb = andI(
+                        andI(valid,
+                             andI(cmpI(arith::CmpIPredicate::sge, yy, 0),
+                                  cmpI(arith::CmpIPredicate::slt, yy, h))),
+                        andI(andI(cmpI(arith::CmpIPredicate::sge, xi, 0),
+                                  cmpI(arith::CmpIPredicate::slt, xi, wd)),
+                             cmpF(arith::CmpFPredicate::UNE, wt, cF(0.0))));
+                    Value pv = tensor::ExtractOp::create(
+                        nb, nl, x,
+                        ValueRange{bi, ci, clampIdx(yy, h), clampIdx(xi, wd)});
+                    Value sum = arith::AddFOp::create(
+                        nb, nl, v, arith::MulFOp::create(nb, nl, wt, pv));
+                    v = arith::SelectOp::create(nb, nl, inb, sum, v);
+                  }
+                if (hasMask) {
+                  Value mch = addI(mulI(ogi, cI(taps)), t);
+                  Value mv = tensor::ExtractOp::create(
+                      nb, nl, maskf, ValueRange{bi, mch, i, j});
+                  v = arith::MulFOp::create(nb, nl, v, mv);
+                }
+                linalg::YieldOp::create(nb, nl, v);
+              })
+              .getResult(0);
+    }
+
+    // Grouped contraction: loops n, g, o, i, j, c, a, e.
+    auto dim = [&](int64_t k) { return getAffineDimExpr(k, ctx); };
+    Value sG = tensor::ExpandShapeOp::create(
+        b, l, tensorType({n, group, cpg, kh, kw, oh, ow}, f64), samples,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}, {5}, {6}});
+    Value wG = tensor::ExpandShapeOp::create(
+        b, l, tensorType({group, mpg, cpg, kh, kw}, f64), wf,
+        SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+    Value initG = zeros(b, l, {n, group, mpg, oh, ow}, f64);
+    SmallVector<AffineMap> maps{
+        AffineMap::get(8, 0,
+                       {dim(0), dim(1), dim(5), dim(6), dim(7), dim(3), dim(4)},
+                       ctx),
+        AffineMap::get(8, 0, {dim(1), dim(2), dim(5), dim(6), dim(7)}, ctx),
+        AffineMap::get(8, 0, {dim(0), dim(1), dim(2), dim(3), dim(4)}, ctx)};
+    SmallVector<utils::IteratorType> iters(5, utils::IteratorType::parallel);
+    iters.append(3, utils::IteratorType::reduction);
+    Value accG =
+        linalg::GenericOp::create(
+            b, l, TypeRange{initG.getType()}, ValueRange{sG, wG},
+            ValueRange{initG}, maps, iters,
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
+              linalg::YieldOp::create(
+                  nb, nl, Value(arith::AddFOp::create(nb, nl, args[2], p)));
+            })
+            .getResult(0);
+    Value acc = tensor::CollapseShapeOp::create(
+        b, l, tensorType({n, m, oh, ow}, f64), accG,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+    rewriter.replaceOp(op, convEpilogue(b, l, acc, bias, op.getBias(), *type,
+                                        isUnsignedElement(op.getOutput()),
+                                        /*channelsLast=*/false, Epilogue()));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateTopToLinalgLinearPatterns(const TopTypeConverter &converter,
@@ -1664,7 +1882,8 @@ void populateTopToLinalgLinearPatterns(const TopTypeConverter &converter,
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ConvLowering, DeconvLowering, MatMulLowering, MaxPoolLowering,
                AvgPoolLowering, GlobalAvgPoolLowering, MaxPoolIndicesLowering,
-               MaxUnpoolLowering, LRNLowering>(converter, ctx);
+               MaxUnpoolLowering, LRNLowering, DeformConvLowering>(converter,
+                                                                ctx);
 }
 
 } // namespace strata::conversion

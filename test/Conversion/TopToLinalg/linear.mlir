@@ -417,3 +417,37 @@ func.func @lrn_dynamic(%x: tensor<1x?x2xf32>) -> tensor<1x?x2xf32> {
   %0 = top.LRN(%x) {size = 3 : i64} : (tensor<1x?x2xf32>) -> tensor<1x?x2xf32>
   return %0 : tensor<1x?x2xf32>
 }
+
+// -----
+
+// DeformConv in f64: a generic without inputs samples every tap at its
+// offset position (tensor.extract of the offsets, floor, four clamped
+// corner reads kept only inside the image), scales by the mask, then a
+// grouped contraction over (c, kh, kw) and the bias.
+// CHECK-LABEL: func.func @deform_conv
+// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} outs(
+// CHECK: linalg.index 1
+// CHECK: arith.divui
+// CHECK: tensor.extract
+// CHECK: math.floor
+// CHECK: arith.fptosi
+// CHECK-COUNT-4: arith.cmpf une
+// CHECK: arith.mulf
+// CHECK: tensor.expand_shape %[[S]] {{\[\[}}0], [1, 2], [3], [4], [5], [6]] output_shape [2, 2, 2, 2, 2, 3, 4]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK: tensor.collapse_shape %{{.*}} : tensor<2x2x2x3x4xf64> into tensor<2x4x3x4xf64>
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+func.func @deform_conv(%x: tensor<2x4x6x5xf32>, %w: tensor<4x2x2x2xf32>, %o: tensor<2x16x3x4xf32>, %m: tensor<2x8x3x4xf32>) -> tensor<2x4x3x4xf32> {
+  %n = top.None() : () -> none
+  %0 = top.DeformConv(%x, %w, %o, %n, %m) {strides = array<i64: 2, 1>, pads = array<i64: 0, 1, 1, 0>, dilations = array<i64: 1, 2>, group = 2 : i64, offset_group = 2 : i64} : (tensor<2x4x6x5xf32>, tensor<4x2x2x2xf32>, tensor<2x16x3x4xf32>, none, tensor<2x8x3x4xf32>) -> tensor<2x4x3x4xf32>
+  return %0 : tensor<2x4x3x4xf32>
+}
+
+// -----
+
+func.func @deform_conv_dynamic(%x: tensor<?x2x5x5xf32>, %w: tensor<3x2x3x3xf32>, %o: tensor<?x18x5x5xf32>) -> tensor<?x3x5x5xf32> {
+  %n = top.None() : () -> none
+  // expected-error @+1 {{failed to legalize operation 'top.DeformConv'}}
+  %0 = top.DeformConv(%x, %w, %o, %n, %n) {pads = array<i64: 1, 1, 1, 1>} : (tensor<?x2x5x5xf32>, tensor<3x2x3x3xf32>, tensor<?x18x5x5xf32>, none, none) -> tensor<?x3x5x5xf32>
+  return %0 : tensor<?x3x5x5xf32>
+}
