@@ -654,8 +654,8 @@ Value convEpilogue(OpBuilder &b, Location l, Value acc, Value bias,
       });
 }
 
-/// Per-channel zero points as a constant of `shape` (`values` indexed by
-/// `channelOf(flat position)`), or nullptr when there are none.
+/// A zero point to subtract: none, one scalar, or an i64 constant tensor
+/// read per element through a map (per input channel).
 struct ZeroPoint {
   Value tensor; // i64, or null
   int64_t scalar = 0;
