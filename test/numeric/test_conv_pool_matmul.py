@@ -282,3 +282,22 @@ def test_matmul_scalar_bias_relu_limit(rng):
          "(tensor<2x3x4xf32>, tensor<4x5xf32>, tensor<1xf32>) -> tensor<*xf32>")
     out = run_ok(m, [("%y", "y", "tensor<*xf32>")])
     np.testing.assert_allclose(out["y"], expect, rtol=1e-4, atol=1e-4)
+
+
+def test_conv_matmul_f16(rng):
+    """f16 operands compute in f32 and round once to f16 (tolerance: one f16
+    rounding, rtol 2e-3)."""
+    x = rng.standard_normal((1, 2, 5, 5)).astype(np.float16)
+    w = rng.standard_normal((3, 2, 3, 3)).astype(np.float16)
+    a = rng.standard_normal((3, 6)).astype(np.float16)
+    b = rng.standard_normal((6, 4)).astype(np.float16)
+    conv = conv_nd(x.astype(np.float64), w.astype(np.float64), None, [1, 1], [1, 1, 1, 1])
+    mm = a.astype(np.float64) @ b.astype(np.float64)
+    m = Model({"x": x, "a": a}, {"w": w, "b": b})
+    m.op("%y = top.Conv(%x, %w, %none) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : "
+         "(tensor<1x2x5x5xf16>, tensor<3x2x3x3xf16>, none) -> tensor<1x3x5x5xf16>")
+    m.op("%z = top.MatMul(%a, %b, %none) : (tensor<3x6xf16>, tensor<6x4xf16>, none) -> tensor<3x4xf16>")
+    out = run_ok(m, [("%y", "y", "tensor<1x3x5x5xf16>"), ("%z", "z", "tensor<3x4xf16>")])
+    assert out["y"].dtype == np.float16 and out["z"].dtype == np.float16
+    np.testing.assert_allclose(out["y"].astype(np.float64), conv, rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(out["z"].astype(np.float64), mm, rtol=2e-3, atol=2e-3)
