@@ -118,7 +118,7 @@ def test_inspect_text(art):
                  "         binding 2: buffer 1 (arena @0 f32 [4, 3])",
                  "      1: cpu kernel 'copy', 3 workgroups, params [48]",
                  "         binding 1: buffer 2 (output 'y' f32 [4, 3])",
-                 "executables (0):", "constants: 0 bytes"]:
+                 "executables (0):", "constants: 0 bytes (data segment 0 bytes)"]:
         assert line + "\n" in t or line in t.splitlines(), f"{line!r} not in:\n{t}"
 
 
@@ -151,3 +151,12 @@ def test_inspect_json_without_inputs(art):
     # a covers W (48 bytes), b is a separate 16-byte blob at the next 64-byte slot.
     assert j["constants_size"] == 64
     assert j["variants"][0]["input_shapes"] == []
+
+
+def test_inspect_text_quant_and_constants(art):
+    r = strata("inspect", art / "matmul.strata")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert "  0: 'a' f32 [2, 4] quant(scale 0.5, zero_point 3)" in lines, r.stdout
+    assert "      1: constant @0 f32 [4, 3], 48 bytes" in lines, r.stdout
+    assert any(l.startswith("constants: 48 bytes (data segment ") for l in lines), r.stdout

@@ -17,6 +17,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
+
 using namespace llvm;
 
 namespace strata::cli {
@@ -69,9 +71,12 @@ static std::string tensorLine(const strata_tensor_info &t) {
   std::string s = std::string("'") + t.name + "' " +
                   strata_dtype_name(t.dtype) + " " +
                   shapeString(t.rank, t.dims);
-  if (t.has_quant)
-    s += " quant(scale " + std::to_string(t.scale) + ", zero_point " +
+  if (t.has_quant) {
+    char scale[32];
+    std::snprintf(scale, sizeof scale, "%.9g", t.scale);
+    s += " quant(scale " + std::string(scale) + ", zero_point " +
          std::to_string(t.zero_point) + ")";
+  }
   return s;
 }
 

@@ -188,7 +188,8 @@ int run() {
       size_t n = ms.size();
       double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
       outs() << "latency over " << n << " runs (" << untimed << " warmup, "
-             << session.threadCount() << " threads): min "
+             << session.threadCount()
+             << (session.threadCount() == 1 ? " thread" : " threads") << "): min "
              << format("%.3f", ms.front()) << " ms, median "
              << format("%.3f", median) << " ms, mean " << format("%.3f", mean)
              << " ms\n";
