@@ -67,12 +67,13 @@ void fillInfo(const TensorInfo &t, strata_tensor_info *out) {
   out->zero_point = t.zeroPoint;
 }
 
-strata_status *outOfRange(const char *what, size_t index, size_t count,
-                          const std::string &owner) {
+/// "<what> 7 is out of range (<owner> has 3 <whats>)".
+strata_status *outOfRange(const char *what, const char *whats, size_t index,
+                          size_t count, const std::string &owner) {
   return make(STRATA_INVALID_ARGUMENT,
               std::string(what) + " " + std::to_string(index) +
                   " is out of range (" + owner + " has " +
-                  std::to_string(count) + ")");
+                  std::to_string(count) + " " + whats + ")");
 }
 
 /// Bytes of the data segment covered by constant buffers of any variant,
@@ -277,7 +278,7 @@ strata_status *strata_model_variant_info(const strata_model *model,
   const Model &m = *model->model;
   if (variant >= m.variants.size())
     return guard([&] {
-      return outOfRange("variant", variant, m.variants.size(),
+      return outOfRange("variant", "variants", variant, m.variants.size(),
                         "model '" + m.name + "'");
     });
   const VariantPlan &v = m.variants[variant];
@@ -295,13 +296,13 @@ strata_status *strata_model_buffer_info(const strata_model *model,
   const Model &m = *model->model;
   if (variant >= m.variants.size())
     return guard([&] {
-      return outOfRange("variant", variant, m.variants.size(),
+      return outOfRange("variant", "variants", variant, m.variants.size(),
                         "model '" + m.name + "'");
     });
   const VariantPlan &v = m.variants[variant];
   if (buffer >= v.buffers.size())
     return guard([&] {
-      return outOfRange("buffer", buffer, v.buffers.size(),
+      return outOfRange("buffer", "buffers", buffer, v.buffers.size(),
                         "variant " + std::to_string(variant));
     });
   const BufferPlan &b = v.buffers[buffer];
@@ -323,13 +324,14 @@ strata_status *strata_model_dispatch_info(const strata_model *model,
   const Model &m = *model->model;
   if (variant >= m.variants.size())
     return guard([&] {
-      return outOfRange("variant", variant, m.variants.size(),
+      return outOfRange("variant", "variants", variant, m.variants.size(),
                         "model '" + m.name + "'");
     });
   const VariantPlan &v = m.variants[variant];
   if (dispatch >= v.dispatches.size())
     return guard([&] {
-      return outOfRange("dispatch", dispatch, v.dispatches.size(),
+      return outOfRange("dispatch", "dispatches", dispatch,
+                        v.dispatches.size(),
                         "variant " + std::to_string(variant));
     });
   const DispatchPlan &d = v.dispatches[dispatch];
@@ -353,7 +355,8 @@ strata_status *strata_model_executable_info(const strata_model *model,
   const Model &m = *model->model;
   if (executable >= m.executablePlans.size())
     return guard([&] {
-      return outOfRange("executable", executable, m.executablePlans.size(),
+      return outOfRange("executable", "executables", executable,
+                        m.executablePlans.size(),
                         "model '" + m.name + "'");
     });
   const ExecutablePlan &e = m.executablePlans[executable];
@@ -374,13 +377,14 @@ strata_status *strata_model_executable_symbol(const strata_model *model,
   const Model &m = *model->model;
   if (executable >= m.executablePlans.size())
     return guard([&] {
-      return outOfRange("executable", executable, m.executablePlans.size(),
+      return outOfRange("executable", "executables", executable,
+                        m.executablePlans.size(),
                         "model '" + m.name + "'");
     });
   const ExecutablePlan &e = m.executablePlans[executable];
   if (symbol >= e.symbols.size())
     return guard([&] {
-      return outOfRange("symbol", symbol, e.symbols.size(),
+      return outOfRange("symbol", "symbols", symbol, e.symbols.size(),
                         "executable '" + e.name + "'");
     });
   *out = e.symbols[symbol].c_str();

@@ -189,7 +189,8 @@ int run() {
       double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
       outs() << "latency over " << n << " runs (" << untimed << " warmup, "
              << session.threadCount()
-             << (session.threadCount() == 1 ? " thread" : " threads") << "): min "
+             << (session.threadCount() == 1 ? " thread" : " threads")
+             << "): min "
              << format("%.3f", ms.front()) << " ms, median "
              << format("%.3f", median) << " ms, mean " << format("%.3f", mean)
              << " ms\n";
