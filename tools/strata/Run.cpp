@@ -191,8 +191,8 @@ int run() {
              << session.threadCount()
              << (session.threadCount() == 1 ? " thread" : " threads")
              << "): min "
-             << format("%.3f", ms.front()) << " ms, median "
-             << format("%.3f", median) << " ms, mean " << format("%.3f", mean)
+             << format("%.4f", ms.front()) << " ms, median "
+             << format("%.4f", median) << " ms, mean " << format("%.4f", mean)
              << " ms\n";
     }
   } catch (const rt::Error &e) {
