@@ -252,6 +252,42 @@ func.func @maxpool_int(%x: tensor<1x2x5xi8>) -> tensor<1x2x3xi8> {
 
 // -----
 
+// Unsigned MaxPool pads with 0 (the type's minimum) and compares unsigned
+// (a generic: the named 2-d pooling op compares signed); NHWC is read
+// through a transpose and written through the epilogue's output map;
+// relu_limit 2.5 caps unsigned values at 2.
+// CHECK-DAG: #[[NHWC:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
+// CHECK-LABEL: func.func @maxpool_unsigned_nhwc
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x4x4x2xi8>) outs(%{{.*}} : tensor<1x2x4x4xi8>) permutation = [0, 3, 1, 2]
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i8
+// CHECK: tensor.yield %[[ZERO]]
+// CHECK: arith.maxui
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[NHWC]]]
+// CHECK: %[[TWO:.*]] = arith.constant 2 : i8
+// CHECK: arith.minui %{{.*}}, %[[TWO]]
+func.func @maxpool_unsigned_nhwc(%x: tensor<1x4x4x2xui8>) -> tensor<1x2x2x2xui8> {
+  %0 = top.MaxPool(%x) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>, layout = #top.layout<NHWC>, do_relu = true, relu_limit = 2.5} : (tensor<1x4x4x2xui8>) -> tensor<1x2x2x2xui8>
+  return %0 : tensor<1x2x2x2xui8>
+}
+
+// -----
+
+// MatMul sigmoid epilogue: computed in f64 (exp), rounded back to f32.
+// CHECK-LABEL: func.func @matmul_sigmoid
+// CHECK: linalg.matmul
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: arith.negf
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+func.func @matmul_sigmoid(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) -> tensor<3x5xf32> {
+  %n = top.None() : () -> none
+  %0 = top.MatMul(%a, %b, %n) {activation = #top.activation<sigmoid>} : (tensor<3x4xf32>, tensor<4x5xf32>, none) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// -----
+
 // AvgPool sums in f64 and divides by the per-position count: without
 // count_include_pad the input elements only (corners 4, edges 6, inside 9).
 // CHECK-LABEL: func.func @avgpool_exclude
