@@ -50,7 +50,10 @@ bool knownDType(uint8_t d) {
 /// The FlatBuffers verifier checks a vector's length field for 4-byte
 /// alignment only; int64 elements must be 8-byte aligned to be read.
 bool misaligned(const flatbuffers::Vector<int64_t> *v) {
-  return v && reinterpret_cast<uintptr_t>(v->Data()) % alignof(int64_t) != 0;
+  // FlatBuffers does not pad before an empty vector, and no element of it
+  // is ever read.
+  return v && v->size() != 0 &&
+         reinterpret_cast<uintptr_t>(v->Data()) % alignof(int64_t) != 0;
 }
 
 std::vector<int64_t> dimsOf(const flatbuffers::Vector<int64_t> *v) {
