@@ -29,6 +29,8 @@ static const char *kLoweringPipeline =
     "buffer-results-to-out-params{hoist-static-allocs},"
     "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
     "canonicalize,"
+    // Strided copies (pads, slices) as loops, not calls of memrefCopy.
+    "strata-cpu-strided-copies-to-linalg,"
     // linalg -> loops -> LLVM; memrefs cross function boundaries as bare
     // pointers (static shapes).
     "func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,"

@@ -30,6 +30,23 @@ def CpuOutlineDispatches : Pass<"strata-cpu-outline-dispatches",
   }];
 }
 
+def CpuStridedCopiesToLinalg : Pass<"strata-cpu-strided-copies-to-linalg",
+                                    "::mlir::ModuleOp"> {
+  let summary = "Rewrite memref.copy between non-contiguous memrefs into "
+                "linalg.copy";
+  let description = [{
+    Runs after bufferization. `finalize-memref-to-llvm` lowers a
+    `memref.copy` whose source or target is not a contiguous row-major
+    memref (the strided subviews that `tensor.pad`, `tensor.insert_slice`
+    and `tensor.extract_slice` bufferize to) to a call of `memrefCopy` from
+    MLIR's C runner utilities, which the dispatch shared object cannot
+    resolve. Such copies become `linalg.copy`, which
+    `convert-linalg-to-loops` turns into loops; copies between contiguous
+    memrefs stay `memref.copy` (an `llvm.memcpy`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def CpuEmitDispatchABI : Pass<"strata-cpu-emit-dispatch-abi",
                               "::mlir::ModuleOp"> {
   let summary = "Wrap each lowered dispatch function in the runtime's "
