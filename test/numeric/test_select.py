@@ -346,6 +346,17 @@ def test_maxpool_indices_and_unpool(storage_order, k, s, p, rng):
     assert_same(y, ref.reshape(x.shape))
 
 
+def test_maxpool_indices_minus_inf_and_padding(rng):
+    """Windows of -inf values next to the padding: the first input element
+    wins, never a padded position."""
+    x = np.full((1, 2, 3, 4), -np.inf, np.float32)
+    x[0, 1, 2, 3] = 5.0
+    i, = run_op({"x": x}, "top.MaxPoolIndices(%x) {kernel_shape = array<i64: 2, 2>, "
+                "strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : "
+                f"({types(x)}) -> {{results}}", [np.int64])
+    assert_same(i, maxpool_indices_ref(x, (2, 2), (1, 1), (1, 1, 1, 1), 0))
+
+
 @pytest.mark.interpreter_only
 def test_maxunpool_index_out_of_range():
     v = np.ones((1, 1, 1, 2), np.float32)
