@@ -92,11 +92,14 @@ Value convertScalar(OpBuilder &b, Location l, Value v, bool srcUnsigned,
   Type f64 = b.getF64Type();
   Value x = convertScalar(b, l, v, false, f64, false);
   unsigned dw = dst.getIntOrFloatBitWidth();
-  APInt lo = dstUnsigned ? APInt::getMinValue(dw) : APInt::getSignedMinValue(dw);
-  APInt hi = dstUnsigned ? APInt::getMaxValue(dw) : APInt::getSignedMaxValue(dw);
+  APInt lo =
+      dstUnsigned ? APInt::getMinValue(dw) : APInt::getSignedMinValue(dw);
+  APInt hi =
+      dstUnsigned ? APInt::getMaxValue(dw) : APInt::getSignedMaxValue(dw);
   double loD = dstUnsigned ? 0.0 : lo.roundToDouble(true);
   double hiD = dstUnsigned ? hi.roundToDouble(false) : hi.roundToDouble(true);
-  Value loF = scalarConstant(b, l, f64, loD), hiF = scalarConstant(b, l, f64, hiD);
+  Value loF = scalarConstant(b, l, f64, loD);
+  Value hiF = scalarConstant(b, l, f64, hiD);
   Value zeroF = scalarConstant(b, l, f64, 0.0);
   Value le = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLE, x, loF);
   Value ge = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, x, hiF);
@@ -136,7 +139,8 @@ Value reluWithLimit(OpBuilder &b, Location l, Value v, double limit) {
     v = arith::SelectOp::create(b, l, pos, v, zero);
     if (limit >= 0) {
       Value lim = scalarConstant(b, l, t, static_cast<float>(limit));
-      Value over = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, v, lim);
+      Value over =
+          arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, v, lim);
       v = arith::SelectOp::create(b, l, over, lim, v);
     }
     return v;
@@ -147,7 +151,8 @@ Value reluWithLimit(OpBuilder &b, Location l, Value v, double limit) {
     v = arith::SelectOp::create(b, l, neg, zero, v);
     if (limit >= 0) {
       Value lim = scalarConstant(b, l, t, limit);
-      Value over = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, lim, v);
+      Value over =
+          arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, lim, v);
       v = arith::SelectOp::create(b, l, over, lim, v);
     }
     return v;
@@ -168,7 +173,8 @@ Value selectOf(OpBuilder &b, Location l, Value c, Value x, Value y) {
 /// std::clamp(x, lo, hi) in f64 (NaN kept).
 Value clampF64(OpBuilder &b, Location l, Value x, double lo, double hi) {
   Type f64 = b.getF64Type();
-  Value loC = scalarConstant(b, l, f64, lo), hiC = scalarConstant(b, l, f64, hi);
+  Value loC = scalarConstant(b, l, f64, lo);
+  Value hiC = scalarConstant(b, l, f64, hi);
   Value below = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, loC);
   Value above = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, hiC, x);
   return selectOf(b, l, below, loC, selectOf(b, l, above, hiC, x));
@@ -596,7 +602,8 @@ Value biasVector(OpBuilder &b, Location l, Value bias, Value origBias,
 Value i64Constant(OpBuilder &b, Location l, ArrayRef<int64_t> shape,
                   ArrayRef<int64_t> values) {
   auto t = tensorType(shape, b.getI64Type());
-  return arith::ConstantOp::create(b, l, t, DenseIntElementsAttr::get(t, values));
+  return arith::ConstantOp::create(b, l, t,
+                                   DenseIntElementsAttr::get(t, values));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1142,7 +1149,8 @@ struct MaxPoolLowering : OpConversionPattern<top::MaxPoolOp> {
           b.getFloatAttr(elem, APFloat::getInf(ft.getFloatSemantics(), true)));
     } else {
       unsigned w = elem.getIntOrFloatBitWidth();
-      APInt v = isUnsigned ? APInt::getMinValue(w) : APInt::getSignedMinValue(w);
+      APInt v =
+          isUnsigned ? APInt::getMinValue(w) : APInt::getSignedMinValue(w);
       lowest = arith::ConstantOp::create(b, l, elem, b.getIntegerAttr(elem, v));
     }
     SmallVector<int64_t> outShape(type->getShape());
@@ -1349,8 +1357,8 @@ struct GlobalAvgPoolLowering : OpConversionPattern<top::GlobalAvgPoolOp> {
                     [&](OpBuilder &nb, Location nl, ValueRange args) {
                       Value v = convertScalar(nb, nl, args[0], isUnsigned, f64,
                                               false);
-                      linalg::YieldOp::create(
-                          nb, nl, Value(arith::AddFOp::create(nb, nl, args[1], v)));
+                      Value sum = arith::AddFOp::create(nb, nl, args[1], v);
+                      linalg::YieldOp::create(nb, nl, sum);
                     })
                     .getResult(0);
     // The result is N x C x 1.. (or N x 1.. x C): read the sum at (n, c).
@@ -1369,8 +1377,8 @@ struct GlobalAvgPoolLowering : OpConversionPattern<top::GlobalAvgPoolOp> {
         linalg::GenericOp::create(
             b, l, TypeRange{*type}, ValueRange{sum},
             ValueRange{emptyTensor(b, l, *type)},
-            ArrayRef<AffineMap>{sumMap,
-                                AffineMap::getMultiDimIdentityMap(outRank, ctx)},
+            ArrayRef<AffineMap>{
+                sumMap, AffineMap::getMultiDimIdentityMap(outRank, ctx)},
             outIters,
             [&](OpBuilder &nb, Location nl, ValueRange args) {
               Value v = plane ? Value(arith::DivFOp::create(nb, nl, args[0],
@@ -1418,7 +1426,8 @@ struct MaxPoolIndicesLowering : OpConversionPattern<top::MaxPoolIndicesOp> {
     MLIRContext *ctx = getContext();
     bool isUnsigned = isUnsignedElement(op.getInput());
     Type elem = elemOf(in);
-    Type cmpType = isa<FloatType>(elem) && !elem.isF64() ? b.getF32Type() : elem;
+    Type cmpType =
+        isa<FloatType>(elem) && !elem.isF64() ? b.getF32Type() : elem;
     ArrayRef<int64_t> inShape = shapeOf(in);
     int64_t C = inShape[1], H = inShape[2], W = inShape[3];
     ArrayRef<int64_t> outShape = type->getShape();
@@ -1573,7 +1582,8 @@ struct MaxUnpoolLowering : OpConversionPattern<top::MaxUnpoolOp> {
               });
           scf::YieldOp::create(nb, nl, ifOp.getResult(0));
         });
-    rewriter.replaceOp(op, reshapeTo(b, l, loop.getResult(0), type->getShape()));
+    rewriter.replaceOp(op,
+                       reshapeTo(b, l, loop.getResult(0), type->getShape()));
     return success();
   }
 };
@@ -1710,8 +1720,9 @@ struct DeformConvLowering : OpConversionPattern<top::DeformConvOp> {
     Value offf =
         convertTensor(b, l, off, isUnsignedElement(op.getOffset()), f64);
     Value maskf =
-        hasMask ? convertTensor(b, l, mask, isUnsignedElement(op.getMask()), f64)
-                : Value();
+        hasMask
+            ? convertTensor(b, l, mask, isUnsignedElement(op.getMask()), f64)
+            : Value();
 
     SmallVector<int64_t> sShape{n, c, kh, kw, oh, ow};
     Value samples;
@@ -1799,8 +1810,8 @@ struct DeformConvLowering : OpConversionPattern<top::DeformConvOp> {
                 };
                 auto clampIdx = [&](Value u, int64_t size) -> Value {
                   Value lo = scalarConstant(nb, nl, i64, 0.0);
-                  Value hi =
-                      scalarConstant(nb, nl, i64, static_cast<double>(size - 1));
+                  Value hi = scalarConstant(nb, nl, i64,
+                                            static_cast<double>(size - 1));
                   Value r = arith::MaxSIOp::create(nb, nl, u, lo);
                   r = arith::MinSIOp::create(nb, nl, r, hi);
                   return arith::IndexCastOp::create(nb, nl,
