@@ -245,7 +245,7 @@ struct SplitLowering : OpConversionPattern<top::SplitOp> {
 };
 
 /// Slice: the window from the attributes (the interpreter's own
-/// shapes::sliceWindow). Positive steps are a tensor.extract_slice; a
+/// top::shapes::sliceWindow). Positive steps are a tensor.extract_slice; a
 /// negative step is a linalg.generic whose input map reads
 /// `start + step * i`.
 struct SliceLowering : OpConversionPattern<top::SliceOp> {
@@ -264,14 +264,14 @@ struct SliceLowering : OpConversionPattern<top::SliceOp> {
     auto inType = staticOperandType(op, input, "input", rewriter);
     if (failed(inType))
       return failure();
-    shapes::SliceAttrs attrs{op.getStarts(), op.getEnds(), std::nullopt,
+    top::shapes::SliceAttrs attrs{op.getStarts(), op.getEnds(), std::nullopt,
                              std::nullopt};
     if (auto axes = op.getAxes())
       attrs.axes = *axes;
     if (auto steps = op.getSteps())
       attrs.steps = *steps;
-    ShapeOr<shapes::SliceWindow> window =
-        shapes::sliceWindow(inType->getShape(), attrs, nullptr);
+    ShapeOr<top::shapes::SliceWindow> window =
+        top::shapes::sliceWindow(inType->getShape(), attrs, nullptr);
     if (!window)
       return rewriter.notifyMatchFailure(op, window.error());
     if (ArrayRef<int64_t>(window->sizes) != type->getShape())
@@ -437,6 +437,10 @@ struct PadLowering : OpConversionPattern<top::PadOp> {
           for (int64_t d = 0; d < rank; ++d) {
             int64_t size = inType->getDimSize(d);
             Value o = linalg::IndexOp::create(b, l, d);
+            if (pads[d] == 0 && pads[rank + d] == 0) { // not padded
+              src.push_back(o);
+              continue;
+            }
             Value i = arith::SubIOp::create(b, l, o,
                                             indexConstant(b, l, pads[d]));
             Value zero = indexConstant(b, l, 0);

@@ -318,7 +318,7 @@ struct ResizeLowering : OpConversionPattern<top::ResizeOp> {
       rewriter.replaceOp(op, emptyTensor(rewriter, loc, *type));
       return success();
     }
-    shapes::ResizeAttrs attrs;
+    top::shapes::ResizeAttrs attrs;
     auto doubles = [](std::optional<ArrayRef<double>> v) {
       return v ? std::optional(std::vector<double>(v->begin(), v->end()))
                : std::nullopt;
@@ -328,10 +328,10 @@ struct ResizeLowering : OpConversionPattern<top::ResizeOp> {
     std::optional<ArrayRef<int64_t>> sizes = op.getSizes();
     if (sizes)
       attrs.sizes = Ints(sizes->data(), sizes->size());
-    std::vector<double> given = shapes::resizeGivenScales(attrs, nullptr);
+    std::vector<double> given = top::shapes::resizeGivenScales(attrs, nullptr);
     if (op.getTargetValue())
       given.clear(); // integer sizes: the scales are out / in
-    std::vector<double> scales = shapes::resizeCoordinateScales(
+    std::vector<double> scales = top::shapes::resizeCoordinateScales(
         attrs, inType->getShape(), type->getShape(), given);
     if (static_cast<int64_t>(scales.size()) != rank)
       return rewriter.notifyMatchFailure(op, "scales of the wrong length");
