@@ -221,23 +221,34 @@ struct SplitLowering : OpConversionPattern<top::SplitOp> {
     if (axis < 0 || axis >= rank)
       return rewriter.notifyMatchFailure(op, "axis out of range");
     Location loc = op.getLoc();
-    SmallVector<Value> results;
-    int64_t at = 0;
+    SmallVector<RankedTensorType> types;
+    int64_t total = 0;
     for (unsigned i = 0; i < op.getNumResults(); ++i) {
       FailureOr<RankedTensorType> type =
           staticResultType(op, i, *getTypeConverter(), rewriter);
       if (failed(type))
         return failure();
-      int64_t size = type->getDimSize(axis);
-      if (at + size > inType->getDimSize(axis))
-        return rewriter.notifyMatchFailure(op, "split sizes exceed the dim");
+      types.push_back(*type);
+      total += type->getDimSize(axis);
+    }
+    if (total != inType->getDimSize(axis))
+      return rewriter.notifyMatchFailure(op, "split sizes do not sum to the "
+                                             "dim");
+    SmallVector<Value> results;
+    int64_t at = 0;
+    for (RankedTensorType type : types) {
+      int64_t size = type.getDimSize(axis);
       SmallVector<int64_t> offsets(rank, 0);
       offsets[axis] = at;
-      results.push_back(tensor::ExtractSliceOp::create(
-          rewriter, loc, *type, input, indexAttrs(rewriter, offsets),
-          indexAttrs(rewriter, type->getShape()),
-          indexAttrs(rewriter, SmallVector<int64_t>(rank, 1))));
       at += size;
+      if (type.getNumElements() == 0) {
+        results.push_back(emptyTensor(rewriter, loc, type));
+        continue;
+      }
+      results.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, type, input, indexAttrs(rewriter, offsets),
+          indexAttrs(rewriter, type.getShape()),
+          indexAttrs(rewriter, SmallVector<int64_t>(rank, 1))));
     }
     rewriter.replaceOp(op, results);
     return success();
@@ -282,6 +293,11 @@ struct SliceLowering : OpConversionPattern<top::SliceOp> {
       return success();
     }
     int64_t rank = type->getRank();
+    // The step of a dim read once does not matter: 1 keeps huge steps
+    // (INT64_MIN) out of the affine maps.
+    for (int64_t d = 0; d < rank; ++d)
+      if (window->sizes[d] == 1)
+        window->steps[d] = 1;
     if (llvm::all_of(window->steps, [](int64_t s) { return s > 0; })) {
       rewriter.replaceOp(
           op, tensor::ExtractSliceOp::create(
