@@ -32,6 +32,7 @@ void populateTopToLinalgPatterns(const TopTypeConverter &converter,
   populateTopToLinalgLinearPatterns(converter, patterns);
   populateTopToLinalgReductionPatterns(converter, patterns);
   populateTopToLinalgDataMovementPatterns(converter, patterns);
+  populateTopToLinalgIndexedPatterns(converter, patterns);
 }
 
 namespace {
