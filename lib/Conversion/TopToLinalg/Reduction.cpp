@@ -274,14 +274,19 @@ struct ReduceLowering : OpConversionPattern<top::ReduceOp> {
     // Integer max/min compare unsigned only for narrow unsigned types kept
     // in their width; the interpreter compares ui64 as i64.
     bool unsignedCompare =
-        !isFloat && acc == elem && isUnsigned && elem.getIntOrFloatBitWidth() < 64;
+        !isFloat && acc == elem && isUnsigned &&
+        elem.getIntOrFloatBitWidth() < 64;
 
     // The value a reduction of zero elements gives.
     Value init;
     switch (mode) {
     case top::ReduceMode::Sum:
-    case top::ReduceMode::Mean: init = scalarConstant(rewriter, loc, acc, 0); break;
-    case top::ReduceMode::Prod: init = scalarConstant(rewriter, loc, acc, 1); break;
+    case top::ReduceMode::Mean:
+      init = scalarConstant(rewriter, loc, acc, 0);
+      break;
+    case top::ReduceMode::Prod:
+      init = scalarConstant(rewriter, loc, acc, 1);
+      break;
     case top::ReduceMode::Max:
     case top::ReduceMode::Min: {
       bool max = mode == top::ReduceMode::Max;
@@ -300,7 +305,8 @@ struct ReduceLowering : OpConversionPattern<top::ReduceOp> {
         v = max ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
       init = arith::ConstantOp::create(
           rewriter, loc, acc,
-          rewriter.getIntegerAttr(acc, v.zextOrTrunc(acc.getIntOrFloatBitWidth())));
+          rewriter.getIntegerAttr(
+              acc, v.zextOrTrunc(acc.getIntOrFloatBitWidth())));
       break;
     }
     }
@@ -317,8 +323,9 @@ struct ReduceLowering : OpConversionPattern<top::ReduceOp> {
           if (isFloat)
             x = toFloat(b, l, x, acc);
           else if (x.getType() != acc)
-            x = extendUnsigned ? arith::ExtUIOp::create(b, l, acc, x).getResult()
-                               : arith::ExtSIOp::create(b, l, acc, x).getResult();
+            x = extendUnsigned
+                    ? arith::ExtUIOp::create(b, l, acc, x).getResult()
+                    : arith::ExtSIOp::create(b, l, acc, x).getResult();
           switch (mode) {
           case top::ReduceMode::Sum:
           case top::ReduceMode::Mean:
@@ -357,9 +364,11 @@ struct ReduceLowering : OpConversionPattern<top::ReduceOp> {
             Value v = xs[0];
             if (mean && isFloat)
               v = arith::DivFOp::create(
-                  b, l, v, scalarConstant(b, l, acc, static_cast<double>(count)));
+                  b, l, v,
+                  scalarConstant(b, l, acc, static_cast<double>(count)));
             else if (mean && count != 0)
-              v = arith::DivSIOp::create(b, l, v, intConstant(b, l, acc, count));
+              v = arith::DivSIOp::create(b, l, v,
+                                         intConstant(b, l, acc, count));
             if (isFloat)
               return roundTo(b, l, v, elem);
             if (isBool)
@@ -412,10 +421,12 @@ struct ArgMaxLowering : OpConversionPattern<top::ArgMaxOp> {
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
         strides(rank, rewriter.getIndexAttr(1)), sizes;
     for (int64_t d = 0; d < rank; ++d)
-      sizes.push_back(rewriter.getIndexAttr(d == *axis ? 1 : inType->getDimSize(d)));
+      sizes.push_back(
+          rewriter.getIndexAttr(d == *axis ? 1 : inType->getDimSize(d)));
     Value first = tensor::ExtractSliceOp::create(
         rewriter, loc, kept, adaptor.getInput(), offsets, sizes, strides);
-    auto idxType = RankedTensorType::get(kept.getShape(), rewriter.getI64Type());
+    auto idxType =
+        RankedTensorType::get(kept.getShape(), rewriter.getI64Type());
     Value zero = scalarConstant(rewriter, loc, rewriter.getI64Type(), 0);
     bool isFloat = isa<FloatType>(elem);
     bool unsignedCompare = elem.isInteger(1) ||
@@ -588,8 +599,10 @@ std::pair<Value, Value> meanAndRstd(OpBuilder &b, Location loc, Value x,
                            })
                   .getResult(0);
   Value mean = buildElementwise(
-      b, loc, stats, {sum}, [&](OpBuilder &nb, Location l, ValueRange xs, Type) {
-        return arith::DivFOp::create(nb, l, xs[0], scalarConstant(nb, l, f64, n))
+      b, loc, stats, {sum},
+      [&](OpBuilder &nb, Location l, ValueRange xs, Type) {
+        return arith::DivFOp::create(nb, l, xs[0],
+                                     scalarConstant(nb, l, f64, n))
             .getResult();
       });
   Value sq = buildGeneric(b, loc, {x, mean}, {id, keptMap},
@@ -666,7 +679,8 @@ Value normalize(OpBuilder &b, Location loc, Value x, Value mean, Value rstd,
 /// The optional parameter operand `v` reshaped to `shape` (its element type
 /// kept), or null when absent; fails when its element count differs.
 FailureOr<Value> paramAs(Operation *op, Value v, StringRef name,
-                         ArrayRef<int64_t> shape, ConversionPatternRewriter &rw) {
+                         ArrayRef<int64_t> shape,
+                         ConversionPatternRewriter &rw) {
   if (isNone(v))
     return Value();
   FailureOr<RankedTensorType> t = staticOperandType(op, v, name, rw);
@@ -846,9 +860,11 @@ struct BatchNormLowering : OpConversionPattern<top::BatchNormOp> {
               b, l, s,
               math::SqrtOp::create(
                   b, l,
-                  arith::AddFOp::create(b, l, v, scalarConstant(b, l, f64, eps))));
+                  arith::AddFOp::create(b, l, v,
+                                        scalarConstant(b, l, f64, eps))));
           Value off =
-              arith::SubFOp::create(b, l, bb, arith::MulFOp::create(b, l, m, a));
+              arith::SubFOp::create(b, l, bb,
+                                    arith::MulFOp::create(b, l, m, a));
           return {a, off};
         });
     AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
@@ -1055,11 +1071,13 @@ struct CumulativeLowering : OpConversionPattern<top::CumulativeOp> {
                   exclusive ? arith::CmpIPredicate::ult
                             : arith::CmpIPredicate::ule,
                   q, j);
-              Value next =
-                  prod ? (isFloat ? arith::MulFOp::create(b, l, a, x).getResult()
-                                  : arith::MulIOp::create(b, l, a, x).getResult())
-                       : (isFloat ? arith::AddFOp::create(b, l, a, x).getResult()
-                                  : arith::AddIOp::create(b, l, a, x).getResult());
+              Value next;
+              if (prod)
+                next = isFloat ? arith::MulFOp::create(b, l, a, x).getResult()
+                               : arith::MulIOp::create(b, l, a, x).getResult();
+              else
+                next = isFloat ? arith::AddFOp::create(b, l, a, x).getResult()
+                               : arith::AddIOp::create(b, l, a, x).getResult();
               return {arith::SelectOp::create(b, l, take, next, a)};
             })
             .getResult(0);
