@@ -417,14 +417,26 @@ struct ArgMaxLowering : OpConversionPattern<top::ArgMaxOp> {
     Type elem = inType->getElementType();
     auto kept = RankedTensorType::get(keptShape(inType->getShape(), reduced),
                                       elem);
-    // The running best value starts as the element at position 0.
-    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
-        strides(rank, rewriter.getIndexAttr(1)), sizes;
-    for (int64_t d = 0; d < rank; ++d)
-      sizes.push_back(
-          rewriter.getIndexAttr(d == *axis ? 1 : inType->getDimSize(d)));
-    Value first = tensor::ExtractSliceOp::create(
-        rewriter, loc, kept, adaptor.getInput(), offsets, sizes, strides);
+    // The running best value starts as the element at position 0 (a copy
+    // through a generic: an extract_slice would bufferize to a strided
+    // memref.copy needing a runtime library).
+    MLIRContext *ctx = getContext();
+    int64_t keptRank = kept.getRank();
+    SmallVector<AffineExpr> firstExprs;
+    for (int64_t d = 0, k = 0; d < rank; ++d)
+      firstExprs.push_back(d == *axis ? getAffineConstantExpr(0, ctx)
+                                      : getAffineDimExpr(k++, ctx));
+    Value first =
+        buildGeneric(rewriter, loc, {adaptor.getInput()},
+                     {AffineMap::get(keptRank, 0, firstExprs, ctx)},
+                     {emptyTensor(rewriter, loc, kept)},
+                     {AffineMap::getMultiDimIdentityMap(keptRank, ctx)},
+                     SmallVector<bool>(keptRank, false),
+                     [](OpBuilder &, Location,
+                        ValueRange args) -> SmallVector<Value> {
+                       return {args[0]};
+                     })
+            .getResult(0);
     auto idxType =
         RankedTensorType::get(kept.getShape(), rewriter.getI64Type());
     Value zero = scalarConstant(rewriter, loc, rewriter.getI64Type(), 0);
@@ -433,7 +445,6 @@ struct ArgMaxLowering : OpConversionPattern<top::ArgMaxOp> {
                            (isUnsignedElement(op.getInput()) &&
                             elem.getIntOrFloatBitWidth() < 64);
     bool last = op.getSelectLastIndex();
-    MLIRContext *ctx = getContext();
     AffineMap keptMap = dimsMap(rank, keptDims(reduced), ctx);
     linalg::GenericOp generic = buildGeneric(
         rewriter, loc, {adaptor.getInput()},
