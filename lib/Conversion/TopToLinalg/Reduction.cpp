@@ -1295,6 +1295,174 @@ struct TopKLowering : OpConversionPattern<top::TopKOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// RotaryEmbedding
+//===----------------------------------------------------------------------===//
+
+/// One elementwise generic over the `B x H x S x D` (or `B x S x H x D` for
+/// a rank-3 input, split by expand_shape) elements: element d < R reads its
+/// pair partner and the cos/sin entry with tensor.extract and rotates in
+/// f64; the others pass through. Position ids are clamped to the cache rows
+/// (the interpreter reports an error instead).
+struct RotaryEmbeddingLowering : OpConversionPattern<top::RotaryEmbeddingOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(top::RotaryEmbeddingOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<RankedTensorType> type =
+        staticResultType(op, 0, *getTypeConverter(), rewriter);
+    if (failed(type) || failed(requireFloat(op, *type, rewriter)))
+      return failure();
+    FailureOr<RankedTensorType> cosType =
+        staticOperandType(op, adaptor.getCosCache(), "cos_cache", rewriter);
+    FailureOr<RankedTensorType> sinType =
+        staticOperandType(op, adaptor.getSinCache(), "sin_cache", rewriter);
+    if (failed(cosType) || failed(sinType))
+      return failure();
+    Value pos = adaptor.getPositionIds();
+    bool hasPos = !isNone(pos);
+    FailureOr<RankedTensorType> posType;
+    if (hasPos) {
+      posType = staticOperandType(op, pos, "position_ids", rewriter);
+      if (failed(posType))
+        return failure();
+    }
+    int64_t rank = type->getRank();
+    if (rank != 3 && rank != 4)
+      return rewriter.notifyMatchFailure(op, "input rank is not 3 or 4");
+    bool rank3 = rank == 3;
+    ArrayRef<int64_t> shape = type->getShape();
+    auto heads = static_cast<int64_t>(op.getNumHeads());
+    int64_t batch = shape[0], seq = rank3 ? shape[1] : shape[2];
+    if (rank3 && (heads <= 0 || shape[2] % heads != 0))
+      return rewriter.notifyMatchFailure(op, [&](Diagnostic &d) {
+        d << "attribute 'num_heads' = " << heads
+          << " does not divide the hidden size " << shape[2];
+      });
+    int64_t headSize = rank3 ? shape[2] / heads : shape[3];
+    auto rotAttr = static_cast<int64_t>(op.getRotaryEmbeddingDim());
+    int64_t rot = rotAttr == 0 ? headSize : rotAttr;
+    if (rot <= 0 || rot > headSize || rot % 2 != 0)
+      return rewriter.notifyMatchFailure(op, [&](Diagnostic &d) {
+        d << "attribute 'rotary_embedding_dim' = " << rotAttr
+          << " is not 0 or even and <= the head size " << headSize;
+      });
+    int64_t half = rot / 2;
+    SmallVector<int64_t> cacheShape =
+        hasPos ? SmallVector<int64_t>{cosType->getDimSize(0), half}
+               : SmallVector<int64_t>{batch, seq, half};
+    if (cosType->getShape() != ArrayRef<int64_t>(cacheShape) ||
+        sinType->getShape() != ArrayRef<int64_t>(cacheShape) ||
+        (hasPos && posType->getShape() != ArrayRef<int64_t>{batch, seq}) ||
+        (hasPos && cacheShape[0] == 0))
+      return rewriter.notifyMatchFailure(op, "cos_cache, sin_cache or "
+                                             "position_ids have the wrong "
+                                             "shape");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    Type elem = type->getElementType();
+    Type f64 = rewriter.getF64Type();
+    Value x = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> shape4(shape);
+    SmallVector<ReassociationIndices> re{{0}, {1}, {2, 3}};
+    if (rank3) {
+      shape4 = {batch, seq, heads, headSize};
+      x = tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get(shape4, inType.getElementType()),
+          x, re);
+    }
+    auto outType = RankedTensorType::get(shape4, elem);
+    int64_t sDim = rank3 ? 1 : 2;
+    bool interleaved = op.getInterleaved();
+    bool posUnsigned = hasPos && isUnsignedElement(op.getPositionIds());
+    int64_t positions = hasPos ? cacheShape[0] : 0;
+    Value cosV = adaptor.getCosCache(), sinV = adaptor.getSinCache();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
+    Value out =
+        buildGeneric(
+            rewriter, loc, {x}, {id}, {emptyTensor(rewriter, loc, outType)},
+            {id}, SmallVector<bool>(4, false),
+            [&](OpBuilder &b, Location l,
+                ValueRange args) -> SmallVector<Value> {
+              auto cIdx = [&](int64_t v) {
+                return arith::ConstantIndexOp::create(b, l, v).getResult();
+              };
+              SmallVector<Value> idx;
+              for (int64_t d = 0; d < 4; ++d)
+                idx.push_back(linalg::IndexOp::create(b, l, d));
+              Value d = idx[3];
+              Value inRot =
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, d,
+                                        cIdx(rot));
+              // The pair index i and the partner's position; clamped into
+              // range for the elements that pass through.
+              Value isA, i, partner;
+              if (interleaved) {
+                Value two = cIdx(2);
+                i = arith::DivUIOp::create(b, l, d, two);
+                isA = arith::CmpIOp::create(
+                    b, l, arith::CmpIPredicate::eq,
+                    arith::RemUIOp::create(b, l, d, two), cIdx(0));
+                partner = arith::SelectOp::create(
+                    b, l, isA, arith::AddIOp::create(b, l, d, cIdx(1)),
+                    arith::SubIOp::create(b, l, d, cIdx(1)));
+              } else {
+                isA = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, d,
+                                            cIdx(half));
+                i = arith::SelectOp::create(
+                    b, l, isA, d, arith::SubIOp::create(b, l, d, cIdx(half)));
+                partner = arith::SelectOp::create(
+                    b, l, isA, arith::AddIOp::create(b, l, d, cIdx(half)), i);
+              }
+              i = arith::SelectOp::create(b, l, inRot, i, cIdx(0));
+              partner = arith::SelectOp::create(b, l, inRot, partner, d);
+              SmallVector<Value> cacheIdx;
+              if (hasPos) {
+                Value p = tensor::ExtractOp::create(
+                    b, l, pos, ValueRange{idx[0], idx[sDim]});
+                Type i64 = b.getI64Type();
+                if (p.getType() != i64)
+                  p = posUnsigned
+                          ? arith::ExtUIOp::create(b, l, i64, p).getResult()
+                          : arith::ExtSIOp::create(b, l, i64, p).getResult();
+                // Clamp to [0, positions - 1].
+                p = arith::MaxSIOp::create(b, l, p, intConstant(b, l, i64, 0));
+                p = arith::MinSIOp::create(
+                    b, l, p, intConstant(b, l, i64, positions - 1));
+                cacheIdx = {
+                    arith::IndexCastOp::create(b, l, b.getIndexType(), p), i};
+              } else {
+                cacheIdx = {idx[0], idx[sDim], i};
+              }
+              Value c = toFloat(
+                  b, l, tensor::ExtractOp::create(b, l, cosV, cacheIdx), f64);
+              Value sn = toFloat(
+                  b, l, tensor::ExtractOp::create(b, l, sinV, cacheIdx), f64);
+              SmallVector<Value> pIdx{idx[0], idx[1], idx[2], partner};
+              Value pv =
+                  toFloat(b, l, tensor::ExtractOp::create(b, l, x, pIdx), f64);
+              Value xv = toFloat(b, l, args[0], f64);
+              // (a, b) -> (a*cos - b*sin, a*sin + b*cos).
+              Value outA = arith::SubFOp::create(
+                  b, l, arith::MulFOp::create(b, l, xv, c),
+                  arith::MulFOp::create(b, l, pv, sn));
+              Value outB = arith::AddFOp::create(
+                  b, l, arith::MulFOp::create(b, l, pv, sn),
+                  arith::MulFOp::create(b, l, xv, c));
+              Value y = arith::SelectOp::create(
+                  b, l, inRot, arith::SelectOp::create(b, l, isA, outA, outB),
+                  xv);
+              return {roundTo(b, l, y, elem)};
+            })
+            .getResult(0);
+    if (rank3)
+      out = tensor::CollapseShapeOp::create(rewriter, loc, *type, out, re);
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateTopToLinalgReductionPatterns(const TopTypeConverter &converter,
@@ -1304,7 +1472,8 @@ void populateTopToLinalgReductionPatterns(const TopTypeConverter &converter,
                SoftmaxLowering<top::SoftmaxOp, false>,
                SoftmaxLowering<top::LogSoftmaxOp, true>, BatchNormLowering,
                LayerNormLowering, GroupNormLowering, RMSNormLowering,
-               CumulativeLowering, TopKLowering>(converter, ctx);
+               CumulativeLowering, TopKLowering, RotaryEmbeddingLowering>(
+      converter, ctx);
 }
 
 } // namespace strata::conversion

@@ -406,3 +406,36 @@ func.func @topk_runtime_k(%a: tensor<3x4xf32>, %k: tensor<1xi64>) -> (tensor<3x?
   %v, %i = top.TopK(%a, %k) {k = 0 : i64, axis = -1 : i64} : (tensor<3x4xf32>, tensor<1xi64>) -> (tensor<3x?xf32>, tensor<3x?xi64>)
   return %v, %i : tensor<3x?xf32>, tensor<3x?xi64>
 }
+
+// -----
+
+// RotaryEmbedding, rank 3 with 2 heads: split the hidden dim, one generic
+// reading the pair partner (d < 2 ? d + 2 : d - 2) and the cos/sin row of
+// the clamped position id with tensor.extract, rotating in f64.
+// CHECK-LABEL: func.func @rotary
+// CHECK: %[[X:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] output_shape [1, 3, 2, 4] : tensor<1x3x8xf32> into tensor<1x3x2x4xf32>
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[X]] :
+// CHECK: %[[P:.*]] = tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<1x3xi32>
+// CHECK: arith.extsi %[[P]] : i32 to i64
+// CHECK: arith.maxsi
+// CHECK: arith.constant 4 : i64
+// CHECK: arith.minsi
+// CHECK: tensor.extract %{{.*}} : tensor<5x2xf32>
+// CHECK: tensor.extract %[[X]][
+// CHECK: arith.subf
+// CHECK: arith.addf
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: tensor.collapse_shape %[[Y]] {{\[\[}}0], [1], [2, 3]] : tensor<1x3x2x4xf32> into tensor<1x3x8xf32>
+func.func @rotary(%x: tensor<1x3x8xf32>, %c: tensor<5x2xf32>, %p: tensor<1x3xi32>) -> tensor<1x3x8xf32> {
+  %0 = top.RotaryEmbedding(%x, %c, %c, %p) {num_heads = 2 : i64} : (tensor<1x3x8xf32>, tensor<5x2xf32>, tensor<5x2xf32>, tensor<1x3xi32>) -> tensor<1x3x8xf32>
+  return %0 : tensor<1x3x8xf32>
+}
+
+// -----
+
+func.func @rotary_dynamic(%x: tensor<1x?x2x4xf32>, %c: tensor<1x?x2xf32>) -> tensor<1x?x2x4xf32> {
+  %n = top.None() : () -> none
+  // expected-error @+1 {{failed to legalize operation 'top.RotaryEmbedding'}}
+  %0 = top.RotaryEmbedding(%x, %c, %c, %n) : (tensor<1x?x2x4xf32>, tensor<1x?x2xf32>, tensor<1x?x2xf32>, none) -> tensor<1x?x2x4xf32>
+  return %0 : tensor<1x?x2x4xf32>
+}
