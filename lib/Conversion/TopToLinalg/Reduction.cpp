@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -1463,6 +1464,342 @@ struct RotaryEmbeddingLowering : OpConversionPattern<top::RotaryEmbeddingOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+/// Scaled dot-product attention as the interpreter computes it, in f64:
+/// present key/value = concat(past, current) (f64 generics reading with
+/// tensor.extract), scores = Q . K (reduction over the head dim; query head
+/// h reads key head h / (Hq / Hkv) through a floordiv map), scale, softcap,
+/// the bias (mask, causal, non-padded lengths), a NaN-ignoring-max softmax,
+/// then P . V (reduction over the key positions), each result rounded once.
+struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(top::AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<RankedTensorType> resTypes;
+    for (unsigned r = 0; r < 4; ++r) {
+      FailureOr<RankedTensorType> t =
+          staticResultType(op, r, *getTypeConverter(), rewriter);
+      if (failed(t) || failed(requireFloat(op, *t, rewriter)))
+        return failure();
+      resTypes.push_back(*t);
+    }
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    FailureOr<RankedTensorType> qt =
+        staticOperandType(op, q, "query", rewriter);
+    FailureOr<RankedTensorType> kt = staticOperandType(op, k, "key", rewriter);
+    FailureOr<RankedTensorType> vt =
+        staticOperandType(op, v, "value", rewriter);
+    if (failed(qt) || failed(kt) || failed(vt))
+      return failure();
+    Value mask = adaptor.getAttnMask(), pastK = adaptor.getPastKey(),
+          pastV = adaptor.getPastValue(), nonpad = adaptor.getNonpadKvSeqlen();
+    for (auto [val, name] :
+         {std::pair<Value, StringRef>{mask, "attn_mask"},
+          {pastK, "past_key"},
+          {pastV, "past_value"},
+          {nonpad, "nonpad_kv_seqlen"}})
+      if (!isNone(val) &&
+          failed(staticOperandType(op, val, name, rewriter)))
+        return failure();
+    // Sizes (the verifier checked their consistency).
+    int64_t rank = qt->getRank();
+    bool rank3 = rank == 3;
+    int64_t batch = qt->getDimSize(0), qHeads, kvHeads, qSeq, kvSeq, headSize,
+            vHeadSize;
+    if (rank3) {
+      if (!op.getQNumHeads() || !op.getKvNumHeads())
+        return rewriter.notifyMatchFailure(op, "rank-3 operands without "
+                                               "'q_num_heads' and "
+                                               "'kv_num_heads'");
+      qHeads = static_cast<int64_t>(*op.getQNumHeads());
+      kvHeads = static_cast<int64_t>(*op.getKvNumHeads());
+      if (qHeads < 1 || kvHeads < 1)
+        return rewriter.notifyMatchFailure(op, "head counts below 1");
+      qSeq = qt->getDimSize(1);
+      kvSeq = kt->getDimSize(1);
+      headSize = qt->getDimSize(2) / qHeads;
+      vHeadSize = vt->getDimSize(2) / kvHeads;
+    } else {
+      qHeads = qt->getDimSize(1);
+      kvHeads = kt->getDimSize(1);
+      qSeq = qt->getDimSize(2);
+      kvSeq = kt->getDimSize(2);
+      headSize = qt->getDimSize(3);
+      vHeadSize = vt->getDimSize(3);
+    }
+    if (kvHeads < 1 || qHeads % kvHeads != 0)
+      return rewriter.notifyMatchFailure(op, "kv heads do not divide the "
+                                             "query heads");
+    int64_t past = isNone(pastK)
+                       ? 0
+                       : cast<RankedTensorType>(pastK.getType()).getDimSize(2);
+    int64_t total = past + kvSeq;
+    int64_t group = qHeads / kvHeads;
+    int64_t maskLen = total;
+    RankedTensorType maskType;
+    if (!isNone(mask)) {
+      maskType = cast<RankedTensorType>(mask.getType());
+      maskLen = maskType.getShape().back();
+    }
+    if (resTypes[1].getShape() !=
+            ArrayRef<int64_t>{batch, kvHeads, total, headSize} ||
+        resTypes[2].getShape() !=
+            ArrayRef<int64_t>{batch, kvHeads, total, vHeadSize} ||
+        resTypes[3].getShape() !=
+            ArrayRef<int64_t>{batch, qHeads, qSeq, total})
+      return rewriter.notifyMatchFailure(op, "result shapes do not match "
+                                             "the operands");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    Type f64 = rewriter.getF64Type();
+    AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+    SmallVector<bool> par4(4, false);
+
+    // concat(past, current) as B x Hkv x T x size in f64.
+    auto cache = [&](Value pastT, Value cur, int64_t size) -> Value {
+      auto t64 = RankedTensorType::get({batch, kvHeads, total, size}, f64);
+      return buildGeneric(
+                 rewriter, loc, {}, {}, {emptyTensor(rewriter, loc, t64)},
+                 {id4}, par4,
+                 [&](OpBuilder &b, Location l,
+                     ValueRange) -> SmallVector<Value> {
+                   auto cIdx = [&](int64_t c) {
+                     return arith::ConstantIndexOp::create(b, l, c).getResult();
+                   };
+                   SmallVector<Value> i;
+                   for (int64_t d = 0; d < 4; ++d)
+                     i.push_back(linalg::IndexOp::create(b, l, d));
+                   // Current position t - P, clamped at 0.
+                   Value tc = arith::MaxSIOp::create(
+                       b, l, arith::SubIOp::create(b, l, i[2], cIdx(past)),
+                       cIdx(0));
+                   SmallVector<Value> ci =
+                       rank3 ? SmallVector<Value>{i[0], tc,
+                                                  arith::AddIOp::create(
+                                                      b, l,
+                                                      arith::MulIOp::create(
+                                                          b, l, i[1],
+                                                          cIdx(size)),
+                                                      i[3])}
+                             : SmallVector<Value>{i[0], i[1], tc, i[3]};
+                   Value c = toFloat(
+                       b, l, tensor::ExtractOp::create(b, l, cur, ci), f64);
+                   if (!pastT)
+                     return {c};
+                   Value tp = arith::MinSIOp::create(b, l, i[2],
+                                                     cIdx(past - 1));
+                   Value p = toFloat(
+                       b, l,
+                       tensor::ExtractOp::create(
+                           b, l, pastT, ValueRange{i[0], i[1], tp, i[3]}),
+                       f64);
+                   Value inPast = arith::CmpIOp::create(
+                       b, l, arith::CmpIPredicate::ult, i[2], cIdx(past));
+                   return {arith::SelectOp::create(b, l, inPast, p, c)};
+                 })
+          .getResult(0);
+    };
+    Value k64 = cache(past ? pastK : Value(), k, headSize);
+    Value v64 = cache(past ? pastV : Value(), v, vHeadSize);
+    auto round = [&](Value x, RankedTensorType t) {
+      return buildElementwise(
+          rewriter, loc, t, {x},
+          [&](OpBuilder &b, Location l, ValueRange xs, Type e) {
+            return roundTo(b, l, xs[0], e);
+          });
+    };
+
+    // Raw scores over loops (b, h, i, j, x).
+    AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+               d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx),
+               d4 = getAffineDimExpr(4, ctx);
+    AffineMap qMap = rank3 ? AffineMap::get(5, 0, {d0, d2, d1 * headSize + d4},
+                                            ctx)
+                           : AffineMap::get(5, 0, {d0, d1, d2, d4}, ctx);
+    AffineMap kMap =
+        AffineMap::get(5, 0, {d0, d1.floorDiv(group), d3, d4}, ctx);
+    AffineMap sMap = AffineMap::get(5, 0, {d0, d1, d2, d3}, ctx);
+    auto scoreType = RankedTensorType::get({batch, qHeads, qSeq, total}, f64);
+    Value zero = scalarConstant(rewriter, loc, f64, 0);
+    Value raw =
+        buildGeneric(rewriter, loc, {q, k64}, {qMap, kMap},
+                     {filledTensor(rewriter, loc, scoreType, zero)}, {sMap},
+                     {false, false, false, false, true},
+                     [&](OpBuilder &b, Location l,
+                         ValueRange args) -> SmallVector<Value> {
+                       return {arith::AddFOp::create(
+                           b, l, args[2],
+                           arith::MulFOp::create(
+                               b, l, toFloat(b, l, args[0], f64), args[1]))};
+                     })
+            .getResult(0);
+
+    // Scaled, soft-capped scores and the scores plus the bias.
+    double scale = op.getScale()
+                       ? op.getScale()->convertToDouble()
+                       : 1.0 / std::sqrt(static_cast<double>(headSize));
+    double softcap = op.getSoftcap().convertToDouble();
+    bool causal = op.getIsCausal();
+    bool boolMask = maskType && maskType.getElementType().isInteger(1);
+    bool nonpadUnsigned =
+        !isNone(nonpad) && isUnsignedElement(op.getNonpadKvSeqlen());
+    double inf = std::numeric_limits<double>::infinity();
+    linalg::GenericOp post = buildGeneric(
+        rewriter, loc, {raw}, {id4},
+        {emptyTensor(rewriter, loc, scoreType),
+         emptyTensor(rewriter, loc, scoreType)},
+        {id4, id4}, par4,
+        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+          auto cIdx = [&](int64_t c) {
+            return arith::ConstantIndexOp::create(b, l, c).getResult();
+          };
+          Value s = arith::MulFOp::create(b, l, args[0],
+                                          scalarConstant(b, l, f64, scale));
+          if (softcap > 0) {
+            Value cap = scalarConstant(b, l, f64, softcap);
+            s = arith::MulFOp::create(
+                b, l, cap,
+                math::TanhOp::create(b, l,
+                                     arith::DivFOp::create(b, l, s, cap)));
+          }
+          SmallVector<Value> i;
+          for (int64_t d = 0; d < 4; ++d)
+            i.push_back(linalg::IndexOp::create(b, l, d));
+          Value minusInf = scalarConstant(b, l, f64, -inf);
+          Value bias = scalarConstant(b, l, f64, 0);
+          if (maskType) {
+            int64_t mr = maskType.getRank();
+            SmallVector<Value> mi;
+            for (int64_t m = 0; m < mr; ++m) {
+              int64_t loop = 4 - mr + m;
+              if (m == mr - 1)
+                mi.push_back(arith::MinUIOp::create(b, l, i[3],
+                                                    cIdx(maskLen - 1)));
+              else if (maskType.getDimSize(m) == 1)
+                mi.push_back(cIdx(0));
+              else
+                mi.push_back(i[loop]);
+            }
+            Value mv = tensor::ExtractOp::create(b, l, mask, mi);
+            Value mb =
+                boolMask
+                    ? arith::SelectOp::create(b, l, mv,
+                                              scalarConstant(b, l, f64, 0),
+                                              minusInf)
+                          .getResult()
+                    : toFloat(b, l, mv, f64);
+            Value inMask = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::ult, i[3], cIdx(maskLen));
+            bias = arith::SelectOp::create(b, l, inMask, mb, minusInf);
+          }
+          if (causal) {
+            Value after = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::ugt, i[3],
+                arith::AddIOp::create(b, l, i[2], cIdx(past)));
+            bias = arith::SelectOp::create(b, l, after, minusInf, bias);
+          }
+          if (!isNone(nonpad)) {
+            Value n = tensor::ExtractOp::create(b, l, nonpad, ValueRange{i[0]});
+            Type i64 = b.getI64Type();
+            if (n.getType() != i64)
+              n = nonpadUnsigned
+                      ? arith::ExtUIOp::create(b, l, i64, n).getResult()
+                      : arith::ExtSIOp::create(b, l, i64, n).getResult();
+            Value j = arith::IndexCastOp::create(b, l, i64, i[3]);
+            Value padded =
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, j, n);
+            bias = arith::SelectOp::create(b, l, padded, minusInf, bias);
+          }
+          return {s, arith::AddFOp::create(b, l, s, bias)};
+        });
+    Value capped = post.getResult(0), biased = post.getResult(1);
+
+    // Softmax over j.
+    SmallVector<bool> redJ{false, false, false, true};
+    AffineMap rowMap = AffineMap::get(4, 0, {d0, d1, d2}, ctx);
+    auto rowType = RankedTensorType::get({batch, qHeads, qSeq}, f64);
+    Value mx =
+        buildGeneric(rewriter, loc, {biased}, {id4},
+                     {filledTensor(rewriter, loc, rowType,
+                                   scalarConstant(rewriter, loc, f64, -inf))},
+                     {rowMap}, redJ,
+                     [&](OpBuilder &b, Location l,
+                         ValueRange args) -> SmallVector<Value> {
+                       return {arith::MaxNumFOp::create(b, l, args[1],
+                                                        args[0])};
+                     })
+            .getResult(0);
+    Value sum =
+        buildGeneric(rewriter, loc, {biased, mx}, {id4, rowMap},
+                     {filledTensor(rewriter, loc, rowType, zero)}, {rowMap},
+                     redJ,
+                     [&](OpBuilder &b, Location l,
+                         ValueRange args) -> SmallVector<Value> {
+                       Value e = math::ExpOp::create(
+                           b, l, arith::SubFOp::create(b, l, args[0], args[1]));
+                       return {arith::AddFOp::create(b, l, args[2], e)};
+                     })
+            .getResult(0);
+    Value probs =
+        buildGeneric(rewriter, loc, {biased, mx, sum}, {id4, rowMap, rowMap},
+                     {emptyTensor(rewriter, loc, scoreType)}, {id4}, par4,
+                     [&](OpBuilder &b, Location l,
+                         ValueRange args) -> SmallVector<Value> {
+                       Value e = math::ExpOp::create(
+                           b, l, arith::SubFOp::create(b, l, args[0], args[1]));
+                       return {arith::DivFOp::create(b, l, e, args[2])};
+                     })
+            .getResult(0);
+
+    // Output over loops (b, h, i, x, j).
+    AffineMap pMap = AffineMap::get(5, 0, {d0, d1, d2, d4}, ctx);
+    AffineMap vMap =
+        AffineMap::get(5, 0, {d0, d1.floorDiv(group), d4, d3}, ctx);
+    auto o64Type = RankedTensorType::get({batch, qHeads, qSeq, vHeadSize}, f64);
+    Value o64 =
+        buildGeneric(rewriter, loc, {probs, v64}, {pMap, vMap},
+                     {filledTensor(rewriter, loc, o64Type, zero)}, {sMap},
+                     {false, false, false, false, true},
+                     [&](OpBuilder &b, Location l,
+                         ValueRange args) -> SmallVector<Value> {
+                       return {arith::AddFOp::create(
+                           b, l, args[2],
+                           arith::MulFOp::create(b, l, args[0], args[1]))};
+                     })
+            .getResult(0);
+    Value output;
+    Type outElem = resTypes[0].getElementType();
+    if (rank3) {
+      // B x H x Sq x Dv -> B x Sq x H x Dv -> B x Sq x (H*Dv).
+      auto t4 = RankedTensorType::get({batch, qSeq, qHeads, vHeadSize},
+                                      outElem);
+      Value o = buildGeneric(
+                    rewriter, loc, {o64},
+                    {AffineMap::get(4, 0, {d0, d2, d1, d3}, ctx)},
+                    {emptyTensor(rewriter, loc, t4)}, {id4}, par4,
+                    [&](OpBuilder &b, Location l,
+                        ValueRange args) -> SmallVector<Value> {
+                      return {roundTo(b, l, args[0], outElem)};
+                    })
+                    .getResult(0);
+      output = tensor::CollapseShapeOp::create(
+          rewriter, loc, resTypes[0], o,
+          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    } else {
+      output = round(o64, resTypes[0]);
+    }
+    int64_t mode = static_cast<int64_t>(op.getQkMatmulOutputMode());
+    Value qk = mode <= 1 ? capped : mode == 2 ? biased : probs;
+    rewriter.replaceOp(op, {output, round(k64, resTypes[1]),
+                            round(v64, resTypes[2]), round(qk, resTypes[3])});
+    return success();
+  }
+};
+
 } // namespace
 
 void populateTopToLinalgReductionPatterns(const TopTypeConverter &converter,
@@ -1472,7 +1809,8 @@ void populateTopToLinalgReductionPatterns(const TopTypeConverter &converter,
                SoftmaxLowering<top::SoftmaxOp, false>,
                SoftmaxLowering<top::LogSoftmaxOp, true>, BatchNormLowering,
                LayerNormLowering, GroupNormLowering, RMSNormLowering,
-               CumulativeLowering, TopKLowering, RotaryEmbeddingLowering>(
+               CumulativeLowering, TopKLowering, RotaryEmbeddingLowering,
+               AttentionLowering>(
       converter, ctx);
 }
 

@@ -439,3 +439,45 @@ func.func @rotary_dynamic(%x: tensor<1x?x2x4xf32>, %c: tensor<1x?x2xf32>) -> ten
   %0 = top.RotaryEmbedding(%x, %c, %c, %n) : (tensor<1x?x2x4xf32>, tensor<1x?x2xf32>, tensor<1x?x2xf32>, none) -> tensor<1x?x2x4xf32>
   return %0 : tensor<1x?x2x4xf32>
 }
+
+// -----
+
+// Attention (GQA: 4 query heads over 2 key/value heads, read through
+// h floordiv 2): f64 key/value caches, Q.K reduction over the head dim,
+// softcap (tanh), bool mask + causal bias, softmax over j, P.V reduction
+// over j; qk_matmul_output mode 3 is the softmax.
+// CHECK-DAG: #[[Q:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK-DAG: #[[K:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 floordiv 2, d3, d4)>
+// CHECK-DAG: #[[S:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[V:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 floordiv 2, d4, d3)>
+// CHECK-LABEL: func.func @attention
+// CHECK: %[[K64:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x3x8xf64>)
+// CHECK: tensor.extract %{{.*}} : tensor<1x2x3x8xf32>
+// CHECK: %[[V64:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x3x5xf64>)
+// CHECK: %[[RAW:.*]] = linalg.generic {indexing_maps = [#[[Q]], #[[K]], #[[S]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %[[K64]] :
+// CHECK: %[[POST:.*]]:2 = linalg.generic {{.*}} ins(%[[RAW]] :
+// CHECK: math.tanh
+// CHECK: tensor.extract %{{.*}} : tensor<2x3xi1>
+// CHECK: arith.cmpi ugt
+// CHECK: arith.maxnumf
+// CHECK: math.exp
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%[[POST]]#1,
+// CHECK: %[[O:.*]] = linalg.generic {indexing_maps = [#[[Q]], #[[V]], #[[S]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[P]], %[[V64]] :
+// CHECK: linalg.generic {{.*}} ins(%[[O]] :
+// CHECK: linalg.generic {{.*}} ins(%[[K64]] :
+// CHECK: linalg.generic {{.*}} ins(%[[V64]] :
+// CHECK: linalg.generic {{.*}} ins(%[[P]] :
+func.func @attention(%q: tensor<1x4x2x8xf32>, %k: tensor<1x2x3x8xf32>, %v: tensor<1x2x3x5xf32>, %m: tensor<2x3xi1>) -> (tensor<1x4x2x5xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x5xf32>, tensor<1x4x2x3xf32>) {
+  %n = top.None() : () -> none
+  %o, %pk, %pv, %qk = top.Attention(%q, %k, %v, %m, %n, %n, %n) {is_causal = true, softcap = 2.0, qk_matmul_output_mode = 3 : i64} : (tensor<1x4x2x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x5xf32>, tensor<2x3xi1>, none, none, none) -> (tensor<1x4x2x5xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x5xf32>, tensor<1x4x2x3xf32>)
+  return %o, %pk, %pv, %qk : tensor<1x4x2x5xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x5xf32>, tensor<1x4x2x3xf32>
+}
+
+// -----
+
+func.func @attention_dynamic(%q: tensor<1x2x?x8xf32>, %k: tensor<1x2x3x8xf32>, %v: tensor<1x2x3x8xf32>) -> (tensor<1x2x?x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x?x3xf32>) {
+  %n = top.None() : () -> none
+  // expected-error @+1 {{failed to legalize operation 'top.Attention'}}
+  %o, %pk, %pv, %qk = top.Attention(%q, %k, %v, %n, %n, %n, %n) : (tensor<1x2x?x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, none, none, none, none) -> (tensor<1x2x?x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x?x3xf32>)
+  return %o, %pk, %pv, %qk : tensor<1x2x?x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x?x3xf32>
+}
