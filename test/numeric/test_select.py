@@ -115,6 +115,25 @@ def test_cumulative(mode, exclusive, reverse, dtype, axis, rng):
         assert_same(y, expect)
 
 
+@pytest.mark.parametrize("mode", ["sum", "prod"])
+@pytest.mark.parametrize("exclusive,reverse", [(False, False), (True, True), (False, True)])
+@pytest.mark.parametrize("dtype", [np.float16, np.int8, np.uint8])
+def test_cumulative_narrow(mode, exclusive, reverse, dtype, rng):
+    """f16 accumulates in f32 and rounds each output once; 8-bit integers
+    wrap around."""
+    x = rand(rng, (3, 6), dtype)
+    y, = run_op({"x": x}, f"top.Cumulative(%x) {{axis = 1 : i64, mode = #top.cumulative_mode<{mode}>, "
+                f"exclusive = {str(exclusive).lower()}, reverse = {str(reverse).lower()}}}"
+                f" : ({types(x)}) -> {{results}}", [dtype])
+    if dtype == np.float16:
+        expect = cumulative_ref(x.astype(np.float32), 1, mode, exclusive, reverse).astype(np.float16)
+        np.testing.assert_allclose(y.astype(np.float32), expect.astype(np.float32), rtol=1e-3, atol=1e-3)
+    else:
+        with np.errstate(over="ignore"):
+            expect = cumulative_ref(x, 1, mode, exclusive, reverse)
+        assert_same(y, expect)
+
+
 # ----------------------------------------------------------------------------
 # ScatterElements and ScatterND
 # ----------------------------------------------------------------------------
@@ -251,6 +270,33 @@ def test_topk_nan_is_largest():
     v, i = run_op({"x": x}, f"top.TopK(%x) {{k = 2 : i64}} : ({types(x)}) -> {{results}}",
                   [np.float32, np.int64])
     assert_same(i, np.array([1, 2], np.int64))
+
+
+def topk_nan_ref(row, k, largest, sorted_):
+    """Positions of one row's top k: NaN above every number, ties by index."""
+    if largest:
+        order = sorted(range(len(row)), key=lambda j: (0, 0.0) if np.isnan(row[j]) else (1, -float(row[j])))
+    else:
+        order = sorted(range(len(row)), key=lambda j: (1, 0.0) if np.isnan(row[j]) else (0, float(row[j])))
+    top = order[:k]
+    return top if sorted_ else sorted(top)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("sorted_", [True, False])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_topk_nan_ties_unsorted(largest, sorted_, dtype, rng):
+    """NaN is the largest (last when smallest), ties keep the lower index;
+    unsorted gives the selected elements in index order."""
+    x = rng.integers(0, 4, (3, 7)).astype(dtype)
+    x[0, 2] = np.nan
+    x[1, [1, 5]] = np.nan
+    k = 4
+    v, i = run_op({"x": x}, f"top.TopK(%x) {{k = {k} : i64, axis = 1 : i64, largest = {str(largest).lower()}, "
+                  f"sorted = {str(sorted_).lower()}}} : ({types(x)}) -> {{results}}", [dtype, np.int64])
+    ei = np.array([topk_nan_ref(r, k, largest, sorted_) for r in x], np.int64)
+    assert_same(i, ei)
+    assert_same(v, np.take_along_axis(x, ei, axis=1))
 
 
 # ----------------------------------------------------------------------------
