@@ -21,7 +21,8 @@ using namespace mlir;
 /// the lowering's documentation (docs/codegen.md walks through it).
 static const char *kLoweringPipeline =
     // Top -> linalg/tensor/arith/math/scf on tensors.
-    "convert-top-to-linalg,canonicalize,cse,"
+    "convert-top-to-linalg,strata-cpu-check-contract{stage=linalg},"
+    "canonicalize,cse,"
     // Tensors -> buffers; a dispatch's results become out-parameters the
     // runtime binds (the static allocations are hoisted into them).
     "one-shot-bufferize{bufferize-function-boundaries "
@@ -37,7 +38,7 @@ static const char *kLoweringPipeline =
     "expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,"
     "convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv},convert-cf-to-llvm,"
-    "reconcile-unrealized-casts,"
+    "reconcile-unrealized-casts,strata-cpu-check-contract{stage=llvm},"
     // The runtime's entry points.
     "strata-cpu-emit-dispatch-abi";
 

@@ -68,4 +68,21 @@ def CpuEmitDispatchABI : Pass<"strata-cpu-emit-dispatch-abi",
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def CpuCheckContract : Pass<"strata-cpu-check-contract", "::mlir::ModuleOp"> {
+  let summary = "Check that only the ops legal after a lowering stage remain";
+  let description = [{
+    The CPU pipeline's contract between stages (after torch-mlir's
+    VerifyTosaBackendContract): after `stage=linalg` (convert-top-to-linalg)
+    only `linalg`, `tensor`, `arith`, `math`, `scf`, `bufferization`,
+    `func` and builtin ops may remain; after `stage=llvm` (the conversions to
+    the LLVM dialect) only `llvm` and builtin ops. Any other op is an error
+    naming it and the stage, at its location (which is the Top op it was
+    lowered from), instead of a failure further down the pipeline.
+  }];
+  let options = [
+    Option<"stage", "stage", "std::string", /*default=*/"\"llvm\"",
+           "The stage just finished: 'linalg' or 'llvm'">,
+  ];
+}
+
 #endif // STRATA_TARGET_CPU_PASSES
