@@ -17,7 +17,10 @@ def CpuOutlineDispatches : Pass<"strata-cpu-outline-dispatches",
     to it. The function takes the op's tensor operands and every value its
     regions use from above (control flow), in order of first use, and
     returns its results; absent optional operands become a `top.None`
-    inside. The entry function is then the model's dispatch list: calls on
+    inside. Tensors with no elements carry no bytes: an empty operand is a
+    `tensor.empty` inside the dispatch, an empty result is not returned and
+    becomes a `tensor.empty` in the entry function (a dispatch with only
+    empty results computes nothing and is dropped when compiling). The entry function is then the model's dispatch list: calls on
     inputs, weights and earlier results.
 
     Views stay in the entry function: a `top.Reshape`, `top.Squeeze` or
