@@ -13,7 +13,8 @@
 // CHECK-NOT: arith.maximumf
 // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[COL]], #[[ID]]]
 // CHECK: arith.subf
-// CHECK: arith.maximumf
+// CHECK: arith.cmpf olt
+// CHECK: arith.select
 func.func @add_broadcast(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %c: tensor<2x1xf32>) -> tensor<2x3xf32> {
   %0 = top.Add(%a, %b) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   %1 = top.Sub(%0, %c) {do_relu = true} : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
@@ -323,14 +324,14 @@ func.func @compare(%a: tensor<4xf32>, %b: tensor<4xf16>, %c: tensor<4xi32>, %d: 
 // CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: i8):
 // CHECK-DAG: %[[LO:.*]] = arith.constant -1.280000e+02 : f32
 // CHECK-DAG: %[[HI:.*]] = arith.constant 1.270000e+02 : f32
-// CHECK-DAG: %[[MIN:.*]] = arith.constant -128 : i8
-// CHECK-DAG: %[[MAX:.*]] = arith.constant 127 : i8
 // CHECK-DAG: %[[TL:.*]] = arith.cmpf ole, %[[X]], %[[LO]] : f32
 // CHECK-DAG: %[[TH:.*]] = arith.cmpf oge, %[[X]], %[[HI]] : f32
 // CHECK-DAG: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
 // CHECK: %[[SAFE:.*]] = arith.select %{{.*}}, %{{.*}}, %[[X]] : f32
 // CHECK: %[[C:.*]] = arith.fptosi %[[SAFE]] : f32 to i8
+// CHECK: %[[MIN:.*]] = arith.constant -128 : i8
 // CHECK: %[[R:.*]] = arith.select %[[TL]], %[[MIN]], %[[C]] : i8
+// CHECK: %[[MAX:.*]] = arith.constant 127 : i8
 // CHECK: arith.select %[[TH]], %[[MAX]], %[[R]] : i8
 // Unsigned: fptoui with bounds 0 and 2^32 (u32 max rounded to f32).
 // CHECK: ^bb0(%{{.*}}: f16, %{{.*}}: i32):
