@@ -370,28 +370,30 @@ Value sigmoidScalar(top::SigmoidOp, OpBuilder &b, Location l, ValueRange xs,
 }
 
 /// `0.5 * x * (1 + erf(x / sqrt(2)))`, or with `approximate = tanh`
-/// `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
+/// `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`, computed
+/// without the cancellation of `1 + erf` / `1 + tanh` near -1 (which costs
+/// f32 most of its digits for x < -3): as `0.5 * x * erfc(-x / sqrt(2))`
+/// and `x / (1 + exp(-2 * u))` (since `1 + tanh(u) = 2 * sigmoid(2u)`).
 Value geluScalar(top::GeluOp op, OpBuilder &b, Location l, ValueRange xs,
                  Type) {
   bool useTanh = op.getApproximate() == top::GeluApproximation::Tanh;
-  return mapFloat(b, l, xs[0], [&](Value x) {
+  return mapFloat(b, l, xs[0], [&](Value x) -> Value {
     Type t = x.getType();
-    Value inner;
     if (useTanh) {
-      Value x3 = arith::MulFOp::create(
-          b, l, arith::MulFOp::create(b, l, x, x), x);
+      Value x3 =
+          arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, x, x), x);
       Value s = arith::AddFOp::create(
           b, l, x, arith::MulFOp::create(b, l, cst(b, l, t, 0.044715), x3));
-      inner = math::TanhOp::create(
-          b, l,
-          arith::MulFOp::create(b, l, cst(b, l, t, std::sqrt(2.0 / M_PI)), s));
-    } else {
-      inner = math::ErfOp::create(
-          b, l, arith::MulFOp::create(b, l, x, cst(b, l, t, M_SQRT1_2)));
+      Value minus2u = arith::MulFOp::create(
+          b, l, cst(b, l, t, -2.0 * std::sqrt(2.0 / M_PI)), s);
+      Value d = arith::AddFOp::create(b, l, cst(b, l, t, 1),
+                                      math::ExpOp::create(b, l, minus2u));
+      return arith::DivFOp::create(b, l, x, d);
     }
+    Value c = math::ErfcOp::create(
+        b, l, arith::MulFOp::create(b, l, x, cst(b, l, t, -M_SQRT1_2)));
     Value half = arith::MulFOp::create(b, l, cst(b, l, t, 0.5), x);
-    return arith::MulFOp::create(
-        b, l, half, arith::AddFOp::create(b, l, cst(b, l, t, 1), inner));
+    return arith::MulFOp::create(b, l, half, c);
   });
 }
 

@@ -204,13 +204,21 @@ func.func @activations(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tens
 
 // -----
 
-// Gelu: erf by default, tanh with approximate = tanh.
+// Gelu: 0.5 * x * erfc(-x / sqrt(2)) by default; with approximate = tanh
+// x / (1 + exp(-2u)) = 0.5 * x * (1 + tanh(u)) (no cancellation near -1).
 // CHECK-LABEL: func.func @gelu
-// CHECK: math.erf
-// CHECK-NOT: math.tanh
-// CHECK: linalg.generic
-// CHECK: math.tanh
-// CHECK-NOT: math.erf
+// CHECK: ^bb0(%[[X:.*]]: f64, %{{.*}}: f64):
+// CHECK: %[[C:.*]] = arith.constant -0.70710678118654{{[0-9]*}} : f64
+// CHECK: %[[Z:.*]] = arith.mulf %[[X]], %[[C]] : f64
+// CHECK: %[[E:.*]] = math.erfc %[[Z]] : f64
+// CHECK: %[[H:.*]] = arith.mulf %{{.*}}, %[[X]] : f64
+// CHECK: arith.mulf %[[H]], %[[E]] : f64
+// CHECK: ^bb0(%[[X2:.*]]: f64, %{{.*}}: f64):
+// CHECK: arith.constant 4.471500e-02 : f64
+// CHECK: arith.constant -1.595769
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: arith.divf %[[X2]], %{{.*}} : f64
 func.func @gelu(%x: tensor<8xf64>) -> (tensor<8xf64>, tensor<8xf64>) {
   %0 = top.Gelu(%x) : (tensor<8xf64>) -> tensor<8xf64>
   %1 = top.Gelu(%x) {approximate = #top.gelu_approximation<tanh>} : (tensor<8xf64>) -> tensor<8xf64>
