@@ -149,7 +149,8 @@ Value hardSigmoid(OpBuilder &b, Location l, Value x, double alpha,
 
 /// Applies `fn` to float `x` in its compute type and rounds the result back
 /// to `x`'s type.
-template <typename Fn> Value mapFloat(OpBuilder &b, Location l, Value x, Fn fn) {
+template <typename Fn>
+Value mapFloat(OpBuilder &b, Location l, Value x, Fn fn) {
   return fromCompute(b, l, fn(toCompute(b, l, x)), x.getType());
 }
 
@@ -561,8 +562,9 @@ Value floatToFloat(OpBuilder &b, Location l, Value x, FloatType to) {
     return x;
   if (to.isF64())
     return arith::ExtFOp::create(b, l, to, x);
-  Value v = from.isF64() ? Value(arith::TruncFOp::create(b, l, b.getF32Type(), x))
-                         : toCompute(b, l, x);
+  Value v = from.isF64()
+                ? Value(arith::TruncFOp::create(b, l, b.getF32Type(), x))
+                : toCompute(b, l, x);
   return fromCompute(b, l, v, to);
 }
 
