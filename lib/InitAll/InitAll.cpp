@@ -6,6 +6,7 @@
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Dialect/Top/Transforms/Pipelines.h"
 #include "strata/StrategyMLIR/Passes.h"
+#include "strata/Target/Cpu/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -26,6 +27,7 @@ void registerAllPasses() {
   top::registerTopOptimizePipeline();
   strategy::registerStrategyPasses();
   conversion::registerConversionPasses();
+  cpu::registerCpuTargetPasses();
   mlir::registerAllPasses();
 }
 

@@ -9,6 +9,7 @@
 #include "Model.h"
 #include "Session.h"
 
+#include <algorithm>
 #include <new>
 
 using namespace strata::runtime;
@@ -64,6 +65,35 @@ void fillInfo(const TensorInfo &t, strata_tensor_info *out) {
   out->has_quant = t.hasQuant ? 1 : 0;
   out->scale = t.scale;
   out->zero_point = t.zeroPoint;
+}
+
+/// "<what> 7 is out of range (<owner> has 3 <whats>)".
+strata_status *outOfRange(const char *what, const char *whats, size_t index,
+                          size_t count, const std::string &owner) {
+  return make(STRATA_INVALID_ARGUMENT,
+              std::string(what) + " " + std::to_string(index) +
+                  " is out of range (" + owner + " has " +
+                  std::to_string(count) + " " + whats + ")");
+}
+
+/// Bytes of the data segment covered by constant buffers of any variant,
+/// each byte counted once.
+uint64_t constantBytes(const Model &m) {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (const VariantPlan &v : m.variants)
+    for (const BufferPlan &b : v.buffers)
+      if (b.kind == BufferKind::Constant && b.size)
+        ranges.emplace_back(b.offset, b.offset + b.size); // checked on load
+  std::sort(ranges.begin(), ranges.end());
+  uint64_t total = 0, end = 0;
+  for (auto [lo, hi] : ranges) {
+    lo = std::max(lo, end);
+    if (hi > lo) {
+      total += hi - lo;
+      end = hi;
+    }
+  }
+  return total;
 }
 } // namespace
 
@@ -220,6 +250,144 @@ strata_status *strata_model_variant_shape(const strata_model *model,
                     std::to_string(shapes.size()) + ")");
   *rank = shapes[index].size();
   *dims = shapes[index].data();
+  return nullptr;
+}
+
+strata_status *strata_model_artifact_info(const strata_model *model,
+                                          strata_artifact_info *out) {
+  if (!model || !out)
+    return nullArg(!model ? "model" : "out");
+  return guard([&]() -> strata_status * {
+    const Model &m = *model->model;
+    out->producer = m.producer.c_str();
+    out->version_major = m.versionMajor;
+    out->version_minor = m.versionMinor;
+    out->file_size = m.storage ? m.storage->size() : 0;
+    out->data_size = m.dataSize;
+    out->constants_size = constantBytes(m);
+    out->executable_count = m.executablePlans.size();
+    return nullptr;
+  });
+}
+
+strata_status *strata_model_variant_info(const strata_model *model,
+                                         size_t variant,
+                                         strata_variant_info *out) {
+  if (!model || !out)
+    return nullArg(!model ? "model" : "out");
+  const Model &m = *model->model;
+  if (variant >= m.variants.size())
+    return guard([&] {
+      return outOfRange("variant", "variants", variant, m.variants.size(),
+                        "model '" + m.name + "'");
+    });
+  const VariantPlan &v = m.variants[variant];
+  out->arena_size = v.arenaSize;
+  out->buffer_count = v.buffers.size();
+  out->dispatch_count = v.dispatches.size();
+  return nullptr;
+}
+
+strata_status *strata_model_buffer_info(const strata_model *model,
+                                        size_t variant, size_t buffer,
+                                        strata_buffer_info *out) {
+  if (!model || !out)
+    return nullArg(!model ? "model" : "out");
+  const Model &m = *model->model;
+  if (variant >= m.variants.size())
+    return guard([&] {
+      return outOfRange("variant", "variants", variant, m.variants.size(),
+                        "model '" + m.name + "'");
+    });
+  const VariantPlan &v = m.variants[variant];
+  if (buffer >= v.buffers.size())
+    return guard([&] {
+      return outOfRange("buffer", "buffers", buffer, v.buffers.size(),
+                        "variant " + std::to_string(variant));
+    });
+  const BufferPlan &b = v.buffers[buffer];
+  out->kind = strata_buffer_kind(b.kind);
+  out->index = b.index;
+  out->offset = b.offset;
+  out->size_bytes = b.size;
+  out->dtype = strata_dtype(b.dtype);
+  out->rank = b.shape.size();
+  out->dims = b.shape.data();
+  return nullptr;
+}
+
+strata_status *strata_model_dispatch_info(const strata_model *model,
+                                          size_t variant, size_t dispatch,
+                                          strata_dispatch_info *out) {
+  if (!model || !out)
+    return nullArg(!model ? "model" : "out");
+  const Model &m = *model->model;
+  if (variant >= m.variants.size())
+    return guard([&] {
+      return outOfRange("variant", "variants", variant, m.variants.size(),
+                        "model '" + m.name + "'");
+    });
+  const VariantPlan &v = m.variants[variant];
+  if (dispatch >= v.dispatches.size())
+    return guard([&] {
+      return outOfRange("dispatch", "dispatches", dispatch,
+                        v.dispatches.size(),
+                        "variant " + std::to_string(variant));
+    });
+  const DispatchPlan &d = v.dispatches[dispatch];
+  out->device = d.device.c_str();
+  out->kind = d.native ? STRATA_DISPATCH_NATIVE : STRATA_DISPATCH_KERNEL;
+  out->executable = d.executable;
+  out->symbol = d.symbol.c_str();
+  out->binding_count = d.bindings.size();
+  out->bindings = d.bindings.data();
+  out->param_count = d.params.size();
+  out->params = d.params.data();
+  out->workgroup_count = d.workgroupCount;
+  return nullptr;
+}
+
+strata_status *strata_model_executable_info(const strata_model *model,
+                                            size_t executable,
+                                            strata_executable_info *out) {
+  if (!model || !out)
+    return nullArg(!model ? "model" : "out");
+  const Model &m = *model->model;
+  if (executable >= m.executablePlans.size())
+    return guard([&] {
+      return outOfRange("executable", "executables", executable,
+                        m.executablePlans.size(),
+                        "model '" + m.name + "'");
+    });
+  const ExecutablePlan &e = m.executablePlans[executable];
+  out->name = e.name.c_str();
+  out->device = e.device.c_str();
+  out->format = e.format.c_str();
+  out->code_offset = e.codeOffset;
+  out->code_size = e.codeSize;
+  out->symbol_count = e.symbols.size();
+  return nullptr;
+}
+
+strata_status *strata_model_executable_symbol(const strata_model *model,
+                                              size_t executable, size_t symbol,
+                                              const char **out) {
+  if (!model || !out)
+    return nullArg(!model ? "model" : "out");
+  const Model &m = *model->model;
+  if (executable >= m.executablePlans.size())
+    return guard([&] {
+      return outOfRange("executable", "executables", executable,
+                        m.executablePlans.size(),
+                        "model '" + m.name + "'");
+    });
+  const ExecutablePlan &e = m.executablePlans[executable];
+  if (symbol >= e.symbols.size())
+    return guard([&] {
+      return outOfRange("symbol", "symbols", symbol, e.symbols.size(),
+                        "executable '" + e.name + "'");
+    });
+  *out = e.symbols[symbol].c_str();
   return nullptr;
 }
 

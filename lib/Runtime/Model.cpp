@@ -50,7 +50,8 @@ Storage::~Storage() {
 }
 
 Error Storage::mapFile(const char *path, std::unique_ptr<Storage> &out) {
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not block (fstat then refuses it).
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return {STRATA_IO_ERROR, std::string("cannot open '") + path +
                                  "': " + std::strerror(errno)};

@@ -26,6 +26,12 @@ int import();
 extern llvm::cl::SubCommand CompileCommand;
 int compile();
 
+extern llvm::cl::SubCommand RunCommand;
+int run();
+
+extern llvm::cl::SubCommand InspectCommand;
+int inspect();
+
 /// Hides the options LLVM and MLIR register from `strata --help`, which then
 /// lists the commands and the limits every command takes.
 void hideForeignOptions();

@@ -1,9 +1,11 @@
 //===- Compile.cpp - strata compile ---------------------------------------===//
 //
-// strata compile MODEL(.onnx | .mlir) -o DIR: import (for ONNX), run the
-// default Top optimization pipeline and write the result. The only target so
-// far is `top` (the optimized, hardware-independent Top model); the CPU and
-// NPU back ends add theirs.
+// strata compile MODEL(.onnx | .mlir) --target T -o OUT: import (for ONNX),
+// run the default Top optimization pipeline, then
+//   - target `top`: write the optimized Top model to the folder OUT;
+//   - target `cpu`: compile one variant per set of input shapes
+//     (--input-shapes, repeatable) into the artifact file OUT
+//     (lib/Target/Cpu, docs/codegen.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,11 +15,20 @@
 #include "strata/InitAll.h"
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
+#include "strata/Target/Cpu/CpuTarget.h"
+
+#include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Interpreter/Interpreter.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "strata/Dialect/Top/Transforms/Passes.h"
+
+#include <set>
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -32,10 +43,11 @@ cl::SubCommand CompileCommand(
 static cl::opt<std::string>
     modelFile(cl::Positional, cl::Required,
               cl::desc("<model.onnx | model.mlir>"), cl::sub(CompileCommand));
-static cl::opt<std::string> outDir("o", cl::Required,
-                                   cl::desc("output folder (created if missing)"),
-                                   cl::value_desc("DIR"),
-                                   cl::sub(CompileCommand));
+static cl::opt<std::string>
+    outDir("o", cl::Required,
+           cl::desc("--target top: the output folder (created if missing); "
+                    "--target cpu: the artifact file (e.g. model.strata)"),
+           cl::value_desc("OUT"), cl::sub(CompileCommand));
 static cl::opt<std::string> modelName(
     "name",
     cl::desc("model name: files are DIR/<name>.mlir and "
@@ -44,15 +56,48 @@ static cl::opt<std::string> modelName(
     cl::value_desc("N"), cl::sub(CompileCommand));
 static cl::opt<std::string> target(
     "target",
-    cl::desc("what to produce; 'top' (the only target so far): the "
-             "optimized Top model"),
+    cl::desc("what to produce: 'top' (the optimized Top model, a folder) or "
+             "'cpu' (a .strata artifact for this machine's CPU)"),
     cl::value_desc("T"), cl::init("top"), cl::sub(CompileCommand));
 static cl::list<std::string> inputShapes(
     "input-shapes",
-    cl::desc("ONNX input only: fix an input's shape, name:1x3x224x224 "
-             "(repeatable or comma-separated)"),
+    cl::desc("fix an input's shape, name:1x3x224x224 (repeatable or "
+             "comma-separated). --target cpu: an input named N times gives "
+             "N variants in one artifact (the i-th shape of each such input "
+             "in variant i; inputs named once apply to all)"),
     cl::value_desc("name:DxDx..."), cl::CommaSeparated,
     cl::sub(CompileCommand));
+static cl::opt<std::string>
+    cpuName("cpu",
+            cl::desc("--target cpu: the x86-64 CPU to generate code for, as "
+                     "LLVM names it (znver4, skylake-avx512, x86-64-v3, ...; "
+                     "default: this machine's CPU and features)"),
+            cl::value_desc("NAME"), cl::sub(CompileCommand));
+static cl::opt<unsigned> optLevel(
+    "opt-level", cl::desc("--target cpu: LLVM optimization level 0-3 (default 2)"),
+    cl::value_desc("N"), cl::init(2), cl::sub(CompileCommand));
+static cl::opt<bool> report(
+    "report",
+    cl::desc("--target cpu: print per variant the dispatch count, the memory "
+             "plan's peak next to the sum of all intermediate tensors, code "
+             "and constant sizes"),
+    cl::sub(CompileCommand));
+static cl::opt<bool> explainStrategy(
+    "explain-strategy",
+    cl::desc("--target cpu: print for every op the operator strategy's "
+             "candidates, their conditions, priorities, tuning records and "
+             "the winner (docs/strategy.md)"),
+    cl::sub(CompileCommand));
+static cl::opt<std::string> tuningLog(
+    "tuning-log",
+    cl::desc("--target cpu: a JSON-lines tuning log whose records override "
+             "the strategy's priorities (docs/strategy.md)"),
+    cl::value_desc("FILE"), cl::sub(CompileCommand));
+static cl::opt<std::string> dumpLLVMDialect(
+    "dump-llvm-dialect",
+    cl::desc("--target cpu: also write the lowered dispatch module (LLVM "
+             "dialect) of the last variant to FILE, for debugging"),
+    cl::value_desc("FILE"), cl::sub(CompileCommand));
 static cl::opt<bool> noOptimize(
     "no-optimize",
     cl::desc("skip top-optimize: write the model as imported or read"),
@@ -71,19 +116,72 @@ static cl::opt<std::string> layout(
     cl::value_desc("L"), cl::sub(CompileCommand));
 
 /// Reads `modelFile` as an ONNX model or as a Top module with its weights.
-static FailureOr<onnx_import::ImportedModel> load(mlir::MLIRContext &context) {
+using ShapeMap = std::map<std::string, std::vector<int64_t>>;
+
+/// Gives the entry function's inputs named in `shapes` those static shapes
+/// (each must refine the declared type) and infers the shapes that follow.
+static LogicalResult applyInputShapes(mlir::ModuleOp module,
+                                      const ShapeMap &shapes) {
+  FailureOr<mlir::func::FuncOp> entry = findEntryFunction(module);
+  if (failed(entry)) {
+    errs() << "strata compile: the model has no entry function\n";
+    return failure();
+  }
+  mlir::func::FuncOp main = *entry;
+  std::set<std::string> used;
+  SmallVector<mlir::Type> argTypes(main.getArgumentTypes());
+  for (unsigned i = 0; i < main.getNumArguments(); ++i) {
+    auto it = shapes.find(inputName(main, i));
+    if (it == shapes.end())
+      continue;
+    used.insert(it->first);
+    auto old = dyn_cast<mlir::TensorType>(argTypes[i]);
+    auto type = mlir::RankedTensorType::get(
+        it->second, old ? old.getElementType() : argTypes[i]);
+    auto ranked = dyn_cast_or_null<mlir::RankedTensorType>(old);
+    bool fits = old && (!ranked || ranked.getRank() == type.getRank());
+    for (int64_t d = 0; fits && ranked && d < ranked.getRank(); ++d)
+      fits = ranked.isDynamicDim(d) || ranked.getDimSize(d) == it->second[d];
+    if (!fits) {
+      errs() << "strata compile: --input-shapes " << it->first
+             << ": the shape does not fit the input's type " << argTypes[i]
+             << "\n";
+      return failure();
+    }
+    argTypes[i] = type;
+    main.getArgument(i).setType(type);
+    for (mlir::Operation *user : main.getArgument(i).getUsers())
+      if (auto in = dyn_cast<top::InputOp>(user))
+        in.getOutput().setType(type);
+  }
+  for (const auto &[name, shape] : shapes)
+    if (!used.count(name)) {
+      errs() << "strata compile: --input-shapes names '" << name
+             << "', which is not an input of the model\n";
+      return failure();
+    }
+  main.setType(mlir::FunctionType::get(module.getContext(), argTypes,
+                                       main.getResultTypes()));
+  mlir::PassManager pm(module.getContext());
+  pm.addNestedPass<mlir::func::FuncOp>(top::createTopShapeInfer());
+  if (failed(pm.run(module)) || failed(mlir::verify(module))) {
+    errs() << "strata compile: the model does not take the input shapes "
+              "given\n";
+    return failure();
+  }
+  return success();
+}
+
+/// Reads `modelFile` as an ONNX model or as a Top module with its weights,
+/// with the inputs in `shapes` fixed to those shapes.
+static FailureOr<onnx_import::ImportedModel> load(mlir::MLIRContext &context,
+                                                  const ShapeMap &shapes) {
   onnx_import::ImportedModel model;
   if (StringRef(modelFile).ends_with(".onnx")) {
     onnx_import::ImportOptions options;
     options.name = modelName;
-    for (const std::string &spec : inputShapes)
-      if (!parseInputShape("strata compile", spec, options.inputShapes))
-        return failure();
+    options.inputShapes = shapes;
     return onnx_import::importOnnxFile(modelFile, context, options);
-  }
-  if (!inputShapes.empty()) {
-    errs() << "strata compile: --input-shapes applies to ONNX models only\n";
-    return failure();
   }
   std::string error;
   if (failed(loadTopModel(modelFile, "", context, model.module, model.weights,
@@ -91,15 +189,157 @@ static FailureOr<onnx_import::ImportedModel> load(mlir::MLIRContext &context) {
     errs() << "strata compile: " << error << "\n";
     return failure();
   }
+  if (!shapes.empty() && failed(applyInputShapes(*model.module, shapes)))
+    return failure();
   return model;
 }
 
-int compile() {
-  if (target != "top") {
-    errs() << "strata compile: --target '" << target
-           << "' is not available; the only target so far is 'top'\n";
+/// The variants --input-shapes asks for: an input named N times gives N
+/// variants; inputs named once apply to every variant. No option: one
+/// variant with the model's own shapes.
+static FailureOr<std::vector<ShapeMap>> variantShapes() {
+  std::map<std::string, std::vector<std::vector<int64_t>>> byName;
+  for (const std::string &spec : inputShapes) {
+    ShapeMap one;
+    if (!parseInputShape("strata compile", spec, one))
+      return failure();
+    for (auto &[name, shape] : one)
+      byName[name].push_back(shape);
+  }
+  size_t count = 1;
+  for (auto &[name, list] : byName)
+    count = std::max(count, list.size());
+  for (auto &[name, list] : byName)
+    if (list.size() != 1 && list.size() != count) {
+      errs() << "strata compile: --input-shapes names '" << name << "' "
+             << list.size() << " times; an input is named once or as many "
+             << "times as there are variants (" << count << ")\n";
+      return failure();
+    }
+  if (count > 1 && target != "cpu") {
+    errs() << "strata compile: several shapes for one input (variants) need "
+              "--target cpu\n";
+    return failure();
+  }
+  std::vector<ShapeMap> variants(count);
+  for (size_t v = 0; v < count; ++v)
+    for (auto &[name, list] : byName)
+      variants[v][name] = list.size() == 1 ? list[0] : list[v];
+  return variants;
+}
+
+/// Loads and optimizes one variant; prints the error and returns failure.
+static FailureOr<onnx_import::ImportedModel>
+loadOptimized(mlir::MLIRContext &context, const ShapeMap &shapes) {
+  FailureOr<onnx_import::ImportedModel> model = load(context, shapes);
+  if (failed(model)) {
+    errs() << "strata compile: cannot read '" << modelFile << "'\n";
+    return failure();
+  }
+  if (!noOptimize) {
+    FailureOr<TensorMap> optimized =
+        passes.empty()
+            ? optimizeTopModule(*model->module, model->weights, layout)
+            : runTopPipeline(*model->module, model->weights, passes);
+    if (failed(optimized)) {
+      errs() << "strata compile: optimizing '" << modelFile
+             << "' failed (--no-optimize skips it)\n";
+      return failure();
+    }
+    model->weights = std::move(*optimized);
+  }
+  return model;
+}
+
+static std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s.empty() ? "scalar" : s;
+}
+
+/// --target cpu.
+static int compileCpu(mlir::MLIRContext &context,
+                      const std::vector<ShapeMap> &variants,
+                      const std::string &name) {
+  if (!cpuName.empty() && !cpu::isKnownCpu(cpuName)) {
+    errs() << "strata compile: --cpu '" << cpuName
+           << "' is not an x86-64 CPU LLVM knows (e.g. znver4, "
+              "skylake-avx512, x86-64-v3)\n";
     return 2;
   }
+  if (optLevel > 3) {
+    errs() << "strata compile: --opt-level " << optLevel
+           << " must be 0, 1, 2 or 3\n";
+    return 2;
+  }
+  cpu::CpuCompileOptions options;
+  options.codegen.cpu = cpuName;
+  options.codegen.optLevel = optLevel;
+  options.tuningLog = tuningLog;
+  options.explainStrategy = explainStrategy;
+  options.dumpLLVMDialect = dumpLLVMDialect;
+  cpu::CpuArtifactBuilder builder(name);
+  for (size_t v = 0; v < variants.size(); ++v) {
+    FailureOr<onnx_import::ImportedModel> model =
+        loadOptimized(context, variants[v]);
+    if (failed(model))
+      return 1;
+    cpu::VariantReport r;
+    std::string error;
+    if (failed(builder.addVariant(*model->module, model->weights, options, r,
+                                  error))) {
+      errs() << "strata compile: --target cpu: " << error << "\n";
+      return 1;
+    }
+    if (report) {
+      outs() << "variant " << v << ": inputs";
+      for (const auto &shape : r.inputShapes)
+        outs() << " " << shapeText(shape);
+      outs() << "\n  dispatches: " << r.dispatches << " (+" << r.copies
+             << " output copies, " << r.views << " views sharing bytes)\n"
+             << "  arena: " << r.arenaSize << " bytes planned; "
+             << r.tensorBytes << " bytes of intermediate tensors in all ("
+             << llvm::format("%.1f", r.tensorBytes ? 100.0 * r.arenaSize /
+                                                         r.tensorBytes
+                                                   : 100.0)
+             << "%)\n"
+             << "  code: " << r.codeBytes << " bytes\n";
+      for (const auto &[impl, n] : r.kernelsNotAvailable)
+        outs() << "  strategy chose '" << impl << "' for " << n
+               << " op(s); that kernel is not written yet, the codegen "
+                  "fallback compiled them\n";
+    }
+  }
+  if (report)
+    outs() << "constants: " << builder.constantBytes() << " bytes\n";
+  std::string error;
+  if (!builder.write(outDir, error)) {
+    errs() << "strata compile: " << error << "\n";
+    return 1;
+  }
+  outs() << "wrote " << outDir << "\n";
+  return 0;
+}
+
+int compile() {
+  if (target != "top" && target != "cpu") {
+    errs() << "strata compile: --target '" << target
+           << "' is not available; the targets are 'top' and 'cpu'\n";
+    return 2;
+  }
+  std::pair<const char *, bool> cpuOnly[] = {
+      {"cpu", cpuName.getNumOccurrences() > 0},
+      {"opt-level", optLevel.getNumOccurrences() > 0},
+      {"report", report.getNumOccurrences() > 0},
+      {"explain-strategy", explainStrategy.getNumOccurrences() > 0},
+      {"tuning-log", tuningLog.getNumOccurrences() > 0},
+      {"dump-llvm-dialect", dumpLLVMDialect.getNumOccurrences() > 0}};
+  for (auto [opt, given] : cpuOnly)
+    if (given && target != "cpu") {
+      errs() << "strata compile: --" << opt << " needs --target cpu\n";
+      return 2;
+    }
   if (!layout.empty() && layout != "nchw" && layout != "nhwc") {
     errs() << "strata compile: --layout '" << layout
            << "' must be 'nchw' or 'nhwc'\n";
@@ -131,34 +371,27 @@ int compile() {
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &context, llvm::errs());
 
-  FailureOr<onnx_import::ImportedModel> model = load(context);
-  if (failed(model)) {
-    errs() << "strata compile: cannot read '" << modelFile << "'\n";
-    return 1;
-  }
-  TensorMap weights = std::move(model->weights);
-  if (!noOptimize) {
-    FailureOr<TensorMap> optimized =
-        passes.empty() ? optimizeTopModule(*model->module, weights, layout)
-                       : runTopPipeline(*model->module, weights, passes);
-    if (failed(optimized)) {
-      errs() << "strata compile: optimizing '" << modelFile
-             << "' failed (--no-optimize skips it)\n";
-      return 1;
-    }
-    weights = std::move(*optimized);
-  }
+  FailureOr<std::vector<ShapeMap>> variants = variantShapes();
+  if (failed(variants))
+    return 2;
   std::string name = modelName;
   if (name.empty()) {
     name = sys::path::stem(modelFile).str();
     if (StringRef(name).ends_with("_origin"))
       name.resize(name.size() - StringRef("_origin").size());
   }
+  if (target == "cpu")
+    return compileCpu(context, *variants, name);
+
+  FailureOr<onnx_import::ImportedModel> model =
+      loadOptimized(context, variants->front());
+  if (failed(model))
+    return 1;
   if (!prepareOutputDir("strata compile", outDir))
     return 1;
   std::string error;
-  if (failed(writeOptimizedTopModel(*model->module, weights, outDir, name,
-                                    error))) {
+  if (failed(writeOptimizedTopModel(*model->module, model->weights, outDir,
+                                    name, error))) {
     errs() << "strata compile: " << error << "\n";
     return 1;
   }

@@ -26,7 +26,9 @@ static int runCommand() {
                         {CompareCommand, compare},
                         {CheckEquivCommand, checkEquiv},
                         {ImportCommand, import},
-                        {CompileCommand, compile}};
+                        {CompileCommand, compile},
+                        {RunCommand, run},
+                        {InspectCommand, inspect}};
   for (Command &c : commands) {
     if (!c.sub)
       continue;
@@ -56,6 +58,10 @@ int main(int argc, char **argv) {
       "      import an ONNX model into a Top model\n"
       "  strata compile MODEL(.onnx|.mlir) -o DIR [--name N] [--no-optimize]\n"
       "      optimize a model (the only target so far: optimized Top)\n"
+      "  strata run MODEL.strata --input in.npz --output out.npz [--repeat N]\n"
+      "      run a compiled model through the Strata runtime\n"
+      "  strata inspect MODEL.strata [--json]\n"
+      "      print a compiled model's signature, variants, dispatches and sizes\n"
       "  strata run-ref MODEL.mlir --input in.npz --output out.npz\n"
       "      run a Top model through the reference interpreter\n"
       "  strata compare a.npz b.npz [--tolerance cos,euclid]\n"

@@ -379,6 +379,112 @@ TEST(Runtime, LoadsExecutablesWithoutMemfd) {
   strata_model_release(m);
 }
 
+TEST(Runtime, ArtifactContents) {
+  Spec spec = axpyModel({1, 3});
+  std::string bytes = spec.serialize();
+  rt::Model m = rt::Model::loadMemory(bytes.data(), bytes.size());
+  strata_artifact_info a = m.artifactInfo();
+  EXPECT_STREQ(a.producer, "strata");
+  EXPECT_EQ(a.version_major, 1u);
+  EXPECT_EQ(a.version_minor, 0u);
+  EXPECT_EQ(a.file_size, bytes.size());
+  // The two constants: 4 and 12 floats; the code is not a constant.
+  EXPECT_EQ(a.constants_size, (4u + 12u) * 4u);
+  EXPECT_GE(a.data_size, a.constants_size + testKernelsSo().size());
+  ASSERT_EQ(a.executable_count, 1u);
+
+  strata_executable_info e = m.executableInfo(0);
+  EXPECT_STREQ(e.name, "test_kernels");
+  EXPECT_STREQ(e.device, "cpu");
+  EXPECT_STREQ(e.format, "elf-x86_64");
+  EXPECT_EQ(e.code_size, testKernelsSo().size());
+  EXPECT_EQ(e.code_offset % 64, 0u);
+  ASSERT_EQ(e.symbol_count, 3u);
+  EXPECT_EQ(m.executableSymbol(0, 0), "axpy_f32");
+  EXPECT_EQ(m.executableSymbol(0, 2), "fail_in");
+
+  strata_variant_info v = m.variantInfo(1);
+  EXPECT_EQ(v.arena_size, 12u * 4u + 64u);
+  ASSERT_EQ(v.buffer_count, 4u);
+  ASSERT_EQ(v.dispatch_count, 2u);
+  EXPECT_EQ(m.variantShape(1, false, 0), (std::vector<int64_t>{3, 4}));
+
+  strata_buffer_info in = m.bufferInfo(1, 0);
+  EXPECT_EQ(in.kind, STRATA_BUFFER_INPUT);
+  EXPECT_EQ(in.index, 0u);
+  EXPECT_EQ(in.size_bytes, 48u);
+  ASSERT_EQ(in.rank, 2u);
+  EXPECT_EQ(in.dims[0], 3);
+  strata_buffer_info c = m.bufferInfo(1, 1);
+  EXPECT_EQ(c.kind, STRATA_BUFFER_CONSTANT);
+  EXPECT_EQ(c.offset % 64, 0u);
+  EXPECT_EQ(c.size_bytes, 48u);
+  strata_buffer_info arena = m.bufferInfo(1, 2);
+  EXPECT_EQ(arena.kind, STRATA_BUFFER_ARENA);
+  EXPECT_EQ(arena.offset, 64u);
+  EXPECT_EQ(arena.dtype, STRATA_DTYPE_F32);
+  EXPECT_EQ(m.bufferInfo(1, 3).kind, STRATA_BUFFER_OUTPUT);
+
+  strata_dispatch_info d0 = m.dispatchInfo(1, 0);
+  EXPECT_STREQ(d0.device, "cpu");
+  EXPECT_EQ(d0.kind, STRATA_DISPATCH_NATIVE);
+  EXPECT_EQ(d0.executable, 0u);
+  EXPECT_STREQ(d0.symbol, "axpy_f32");
+  ASSERT_EQ(d0.binding_count, 3u);
+  EXPECT_EQ(d0.bindings[2], 2u);
+  ASSERT_EQ(d0.param_count, 1u);
+  EXPECT_EQ(d0.params[0], 12);
+  EXPECT_EQ(d0.workgroup_count, 2);
+  strata_dispatch_info d1 = m.dispatchInfo(1, 1);
+  EXPECT_EQ(d1.kind, STRATA_DISPATCH_KERNEL);
+  EXPECT_STREQ(d1.symbol, "add_f32");
+  EXPECT_EQ(d1.workgroup_count, 3);
+
+  // Indices out of range and null arguments are errors, not crashes.
+  auto message = [](strata_status *st) {
+    std::string text = st ? strata_status_message(st) : "no error";
+    if (st)
+      EXPECT_EQ(strata_status_get_code(st), STRATA_INVALID_ARGUMENT);
+    strata_status_free(st);
+    return text;
+  };
+  strata_variant_info vi;
+  strata_buffer_info bi;
+  strata_dispatch_info di;
+  strata_executable_info ei;
+  const char *name = nullptr;
+  EXPECT_EQ(message(strata_model_variant_info(m.get(), 2, &vi)),
+            "variant 2 is out of range (model 'axpy' has 2 variants)");
+  EXPECT_EQ(message(strata_model_buffer_info(m.get(), 0, 4, &bi)),
+            "buffer 4 is out of range (variant 0 has 4 buffers)");
+  EXPECT_EQ(message(strata_model_dispatch_info(m.get(), 0, 2, &di)),
+            "dispatch 2 is out of range (variant 0 has 2 dispatches)");
+  EXPECT_EQ(message(strata_model_executable_info(m.get(), 1, &ei)),
+            "executable 1 is out of range (model 'axpy' has 1 executables)");
+  EXPECT_EQ(message(strata_model_executable_symbol(m.get(), 0, 3, &name)),
+            "symbol 3 is out of range (executable 'test_kernels' has 3 "
+            "symbols)");
+  EXPECT_EQ(message(strata_model_artifact_info(nullptr, nullptr)),
+            "model is null");
+  EXPECT_EQ(message(strata_model_dispatch_info(m.get(), 0, 0, nullptr)),
+            "out is null");
+}
+
+TEST(Runtime, ConstantsSharedByVariantsCountOnce) {
+  // Both variants bind the same constant: its bytes count once.
+  Spec spec = axpyModel({1, 3});
+  spec.variants[1].buffers[1].offset = 0; // constant 0 (4 floats)...
+  spec.variants[1].buffers[1].size = 16;  // ...bound as [4]
+  spec.variants[1].buffers[1].shape = {4};
+  spec.variants[1].dispatches[0].bindings = {0, 1, 2};
+  // A [4] constant does not fit axpy over [3, 4]; bind it to nothing that
+  // reads past it: drop the native dispatch of variant 1.
+  spec.variants[1].dispatches.erase(spec.variants[1].dispatches.begin());
+  std::string bytes = spec.serialize();
+  rt::Model m = rt::Model::loadMemory(bytes.data(), bytes.size());
+  EXPECT_EQ(m.artifactInfo().constants_size, 16u);
+}
+
 TEST(Runtime, MissingFile) {
   strata_model *m = nullptr;
   strata_status *st = strata_model_load_file("/nonexistent/a.strata", &m);

@@ -86,6 +86,45 @@ public:
     check(strata_model_variant_count(get(), &n));
     return n;
   }
+  /// The static shape of input (or output) `index` in `variant`.
+  std::vector<int64_t> variantShape(size_t variant, bool isOutput,
+                                    size_t index) const {
+    size_t rank = 0;
+    const int64_t *dims = nullptr;
+    check(strata_model_variant_shape(get(), variant, isOutput ? 1 : 0, index,
+                                     &rank, &dims));
+    return std::vector<int64_t>(dims, dims + rank);
+  }
+  strata_artifact_info artifactInfo() const {
+    strata_artifact_info info;
+    check(strata_model_artifact_info(get(), &info));
+    return info;
+  }
+  strata_variant_info variantInfo(size_t variant) const {
+    strata_variant_info info;
+    check(strata_model_variant_info(get(), variant, &info));
+    return info;
+  }
+  strata_buffer_info bufferInfo(size_t variant, size_t buffer) const {
+    strata_buffer_info info;
+    check(strata_model_buffer_info(get(), variant, buffer, &info));
+    return info;
+  }
+  strata_dispatch_info dispatchInfo(size_t variant, size_t dispatch) const {
+    strata_dispatch_info info;
+    check(strata_model_dispatch_info(get(), variant, dispatch, &info));
+    return info;
+  }
+  strata_executable_info executableInfo(size_t executable) const {
+    strata_executable_info info;
+    check(strata_model_executable_info(get(), executable, &info));
+    return info;
+  }
+  std::string executableSymbol(size_t executable, size_t symbol) const {
+    const char *s = nullptr;
+    check(strata_model_executable_symbol(get(), executable, symbol, &s));
+    return s;
+  }
   strata_model *get() const { return handle.get(); }
 
 private:

@@ -119,6 +119,90 @@ strata_status *strata_model_variant_shape(const strata_model *model,
                                           size_t index, size_t *rank,
                                           const int64_t **dims);
 
+/* ---- artifact contents (read only; what `strata inspect` prints) ---- */
+
+/* Where a buffer of a variant lives; the numbering is the artifact schema's
+ * BufferKind. */
+typedef enum strata_buffer_kind {
+  STRATA_BUFFER_ARENA = 0,   /* at `offset` in the variant's arena */
+  STRATA_BUFFER_INPUT = 1,   /* input number `index` */
+  STRATA_BUFFER_OUTPUT = 2,  /* output number `index` */
+  STRATA_BUFFER_CONSTANT = 3 /* at `offset` in the data segment */
+} strata_buffer_kind;
+
+/* The numbering is the artifact schema's DispatchKind. */
+typedef enum strata_dispatch_kind {
+  STRATA_DISPATCH_NATIVE = 0, /* function `symbol` of executable `executable` */
+  STRATA_DISPATCH_KERNEL = 1  /* the device driver's built-in kernel `symbol` */
+} strata_dispatch_kind;
+
+typedef struct strata_artifact_info {
+  const char *producer;       /* "" when the file names none */
+  unsigned version_major;     /* format version of the file */
+  unsigned version_minor;
+  uint64_t file_size;         /* bytes */
+  uint64_t data_size;         /* the data segment: constants and code */
+  uint64_t constants_size;    /* bytes of the data segment that constant
+                                 buffers cover (shared ranges counted once) */
+  size_t executable_count;
+} strata_artifact_info;
+
+typedef struct strata_variant_info {
+  uint64_t arena_size; /* bytes */
+  size_t buffer_count;
+  size_t dispatch_count;
+} strata_variant_info;
+
+typedef struct strata_buffer_info {
+  strata_buffer_kind kind;
+  uint32_t index;      /* input/output number (INPUT/OUTPUT) */
+  uint64_t offset;     /* arena (ARENA) or data-segment (CONSTANT) offset */
+  uint64_t size_bytes;
+  strata_dtype dtype;
+  size_t rank;
+  const int64_t *dims;
+} strata_buffer_info;
+
+typedef struct strata_dispatch_info {
+  const char *device;         /* "cpu" */
+  strata_dispatch_kind kind;
+  uint32_t executable;        /* index of the executable (NATIVE) */
+  const char *symbol;         /* function (NATIVE) or kernel (KERNEL) name */
+  size_t binding_count;
+  const uint32_t *bindings;   /* buffer indices of the variant, in order */
+  size_t param_count;
+  const int64_t *params;
+  int64_t workgroup_count;
+} strata_dispatch_info;
+
+typedef struct strata_executable_info {
+  const char *name;
+  const char *device;
+  const char *format;         /* "elf-x86_64" */
+  uint64_t code_offset;       /* in the data segment */
+  uint64_t code_size;
+  size_t symbol_count;
+} strata_executable_info;
+
+/* The pointers in these structs live as long as the model. */
+strata_status *strata_model_artifact_info(const strata_model *model,
+                                          strata_artifact_info *out);
+strata_status *strata_model_variant_info(const strata_model *model,
+                                         size_t variant,
+                                         strata_variant_info *out);
+strata_status *strata_model_buffer_info(const strata_model *model,
+                                        size_t variant, size_t buffer,
+                                        strata_buffer_info *out);
+strata_status *strata_model_dispatch_info(const strata_model *model,
+                                          size_t variant, size_t dispatch,
+                                          strata_dispatch_info *out);
+strata_status *strata_model_executable_info(const strata_model *model,
+                                            size_t executable,
+                                            strata_executable_info *out);
+strata_status *strata_model_executable_symbol(const strata_model *model,
+                                              size_t executable, size_t symbol,
+                                              const char **out);
+
 /* ---- sessions ---- */
 /* A session owns the arena, inputs, outputs and a pool of `threads` threads
  * (0: one per hardware core; 1: run on the caller's thread only). */

@@ -1,0 +1,81 @@
+//===- CpuTarget.h - compile Top models into a CPU artifact -----*- C++ -*-===//
+//
+// The CPU back end behind `strata compile --target cpu`: one variant per set
+// of static input shapes, each outlined into dispatches, lowered through
+// MLIR to native code, memory-planned, and written with the constants into
+// one `.strata` artifact (docs/artifact.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_TARGET_CPU_CPUTARGET_H
+#define STRATA_TARGET_CPU_CPUTARGET_H
+
+#include "strata/Artifact/ArtifactWriter.h"
+#include "strata/Support/Npz.h"
+#include "strata/Target/Cpu/CodeGen.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <optional>
+
+namespace strata::cpu {
+
+struct CpuCompileOptions {
+  CodeGenOptions codegen;
+  /// A JSON-lines tuning log for the operator strategy (docs/strategy.md).
+  std::string tuningLog;
+  /// Print the strategy's reasoning for every op to stdout
+  /// (`--explain-strategy`).
+  bool explainStrategy = false;
+  /// Where to write the dispatch module after lowering to the LLVM dialect
+  /// (empty: not written); for debugging the code generator.
+  std::string dumpLLVMDialect;
+};
+
+/// What one variant came to: the memory plan's peak next to the sum of all
+/// intermediate tensors, the dispatch count, code and constant sizes.
+struct VariantReport {
+  std::vector<std::vector<int64_t>> inputShapes;
+  uint64_t arenaSize = 0, tensorBytes = 0, codeBytes = 0;
+  size_t dispatches = 0, views = 0, copies = 0;
+  /// Ops whose strategy picked a kernel the runtime does not have yet
+  /// (compiled by the codegen fallback instead), by implementation name.
+  std::map<std::string, unsigned> kernelsNotAvailable;
+};
+
+/// Builds one artifact from one or more variants of a model.
+class CpuArtifactBuilder {
+public:
+  explicit CpuArtifactBuilder(std::string modelName);
+
+  /// Compiles `module` (an optimized Top model whose shapes are all static)
+  /// with `weights` into a variant. The module is rewritten in place
+  /// (outlined). All variants must have the same input and output names and
+  /// element types. On failure `error` says why (diagnostics on the module's
+  /// ops go to the context's handler).
+  mlir::LogicalResult addVariant(mlir::ModuleOp module,
+                                 const TensorMap &weights,
+                                 const CpuCompileOptions &options,
+                                 VariantReport &report, std::string &error);
+
+  /// Writes the artifact (atomically: temporary file and rename).
+  bool write(const std::string &path, std::string &error);
+
+  /// Bytes of constants in the artifact so far.
+  uint64_t constantBytes() const { return constantTotal; }
+
+private:
+  artifact::ArtifactWriter writer;
+  std::vector<artifact::TensorSpec> inputs, outputs;
+  bool haveSignature = false;
+  std::map<std::string, uint64_t> constantOffsets;
+  uint64_t constantTotal = 0;
+  unsigned variantCount = 0;
+};
+
+} // namespace strata::cpu
+
+#endif // STRATA_TARGET_CPU_CPUTARGET_H

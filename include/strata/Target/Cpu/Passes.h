@@ -1,0 +1,37 @@
+//===- Passes.h - the CPU target's passes -----------------------*- C++ -*-===//
+
+#ifndef STRATA_TARGET_CPU_PASSES_H
+#define STRATA_TARGET_CPU_PASSES_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace strata::cpu {
+
+#define GEN_PASS_DECL
+#include "strata/Target/Cpu/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "strata/Target/Cpu/Passes.h.inc"
+
+/// The attribute marking an outlined dispatch function.
+constexpr const char *kDispatchAttr = "strata.dispatch";
+
+/// The pipeline from dispatch functions of Top ops to the LLVM dialect:
+/// convert-top-to-linalg, bufferization (results as out-parameters), loops,
+/// LLVM with bare-pointer memrefs, and the dispatch ABI wrappers.
+void buildCpuDispatchLoweringPipeline(mlir::OpPassManager &pm);
+
+/// Adds to `context` what the lowering needs beyond the model dialects:
+/// every upstream dialect with its interface models (bufferization, ...)
+/// and the LLVM IR translations.
+void prepareContextForCpuLowering(mlir::MLIRContext *context);
+
+/// Registers the passes and the pipeline `strata-cpu-lower-dispatches`.
+void registerCpuTargetPasses();
+
+} // namespace strata::cpu
+
+#endif // STRATA_TARGET_CPU_PASSES_H

@@ -1,0 +1,54 @@
+//===- Passes.td - the CPU target's passes -----------------*- tablegen -*-===//
+
+#ifndef STRATA_TARGET_CPU_PASSES
+#define STRATA_TARGET_CPU_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def CpuOutlineDispatches : Pass<"strata-cpu-outline-dispatches",
+                                "::mlir::ModuleOp"> {
+  let summary = "Move every Top op of the entry function into its own "
+                "dispatch function";
+  let description = [{
+    The first step of `strata compile --target cpu`. In the entry function,
+    every op other than `top.Input`, `top.Weight`, `top.None`, the return and
+    the views (below) moves into a new private function
+    `@dispatch_<N>_<Op>` marked `strata.dispatch`, and is replaced by a call
+    to it. The function takes the op's tensor operands and every value its
+    regions use from above (control flow), in order of first use, and
+    returns its results; absent optional operands become a `top.None`
+    inside. The entry function is then the model's dispatch list: calls on
+    inputs, weights and earlier results.
+
+    Views stay in the entry function: a `top.Reshape`, `top.Squeeze` or
+    `top.Unsqueeze` whose operand (through other views) is a weight or a
+    dispatch result and whose result is not returned; memory planning makes
+    them share their operand's bytes. Any other view is a dispatch.
+
+    Every value must have a static shape: a dynamic dim is an error naming
+    the op and the value (compile with `--input-shapes`).
+  }];
+}
+
+def CpuEmitDispatchABI : Pass<"strata-cpu-emit-dispatch-abi",
+                              "::mlir::ModuleOp"> {
+  let summary = "Wrap each lowered dispatch function in the runtime's "
+                "native-dispatch ABI";
+  let description = [{
+    Runs on the dispatch module after its lowering to the LLVM dialect (with
+    bare-pointer memref arguments). For every `@dispatch_*` function it adds
+    the exported `@strata_dispatch_*`:
+
+    ```c
+    int strata_dispatch_N(void *const *bindings, const int64_t *params,
+                          int64_t workgroup_id, int64_t workgroup_count);
+    ```
+
+    which loads the i-th binding as the i-th pointer argument, calls the
+    dispatch function and returns 0; the dispatch functions become internal
+    so the shared object exports only the wrappers.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // STRATA_TARGET_CPU_PASSES

@@ -1,0 +1,477 @@
+//===- CpuTarget.cpp - compile Top models into a CPU artifact -------------===//
+//
+// One variant:
+//   1. top-select-strategy (target cpu) records each op's implementation;
+//   2. strata-cpu-outline-dispatches turns the entry function into a list of
+//      calls, one dispatch function per op;
+//   3. the dispatch functions move to their own module, which
+//      strata-cpu-lower-dispatches lowers to the LLVM dialect and CodeGen
+//      turns into a shared object;
+//   4. the entry function becomes the variant's buffers (inputs, outputs,
+//      constants, arena tensors placed by the memory plan, views sharing
+//      their operand's bytes) and dispatch list.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Target/Cpu/CpuTarget.h"
+
+#include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/Top/IR/WeightValues.h"
+#include "strata/Interfaces/HostTypes.h"
+#include "strata/Interpreter/Interpreter.h"
+#include "strata/Strategy/Implementation.h"
+#include "strata/StrategyMLIR/Passes.h"
+#include "strata/Target/Cpu/Passes.h"
+#include "strata/Target/MemoryPlan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace strata::cpu {
+
+using namespace mlir;
+namespace af = strata::artifact;
+
+/// The artifact's element type for a tensor's element type.
+static std::optional<af::DType> artifactDType(Type elem) {
+  std::optional<DType> d = dtypeOf(elem);
+  if (!d)
+    return std::nullopt;
+  switch (*d) {
+  case DType::Bool:
+    return af::DType::Bool;
+  case DType::I8:
+    return af::DType::I8;
+  case DType::I16:
+    return af::DType::I16;
+  case DType::I32:
+    return af::DType::I32;
+  case DType::I64:
+    return af::DType::I64;
+  case DType::U8:
+    return af::DType::U8;
+  case DType::U16:
+    return af::DType::U16;
+  case DType::U32:
+    return af::DType::U32;
+  case DType::U64:
+    return af::DType::U64;
+  case DType::F16:
+    return af::DType::F16;
+  case DType::BF16:
+    return af::DType::BF16;
+  case DType::F32:
+    return af::DType::F32;
+  case DType::F64:
+    return af::DType::F64;
+  default:
+    return std::nullopt;
+  }
+}
+
+static uint64_t dtypeBytes(af::DType d) {
+  switch (d) {
+  case af::DType::F64:
+  case af::DType::I64:
+  case af::DType::U64:
+    return 8;
+  case af::DType::F32:
+  case af::DType::I32:
+  case af::DType::U32:
+    return 4;
+  case af::DType::F16:
+  case af::DType::BF16:
+  case af::DType::I16:
+  case af::DType::U16:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+namespace {
+
+/// A tensor of the entry function as the artifact sees it.
+struct TensorInfo {
+  af::DType dtype;
+  std::vector<int64_t> shape;
+  uint64_t bytes = 0;
+};
+
+/// Where a value's bytes live.
+struct Placement {
+  af::BufferKind kind = af::BufferKind::Arena;
+  uint32_t index = 0;  ///< input/output number
+  uint64_t offset = 0; ///< constant offset (arena: from the plan)
+  int root = -1;       ///< arena tensors: the planned tensor
+};
+
+} // namespace
+
+static FailureOr<TensorInfo> tensorInfo(Value v, std::string &error) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  std::string where;
+  llvm::raw_string_ostream os(where);
+  if (Operation *def = v.getDefiningOp())
+    os << "'" << def->getName() << "' at " << def->getLoc();
+  else
+    os << "an argument of the entry function";
+  if (!t || !t.hasStaticShape()) {
+    error = "a value of " + where + " has type " +
+            (t ? "with a dynamic shape" : std::string("that is not a "
+                                                      "ranked tensor"));
+    return failure();
+  }
+  std::optional<af::DType> d = artifactDType(t.getElementType());
+  if (!d) {
+    std::string ty;
+    llvm::raw_string_ostream tos(ty);
+    tos << t.getElementType();
+    error = "a value of " + where + " has element type " + ty +
+            ", which the CPU target does not support yet";
+    return failure();
+  }
+  TensorInfo info{*d, std::vector<int64_t>(t.getShape()), dtypeBytes(*d)};
+  for (int64_t dim : t.getShape())
+    if (__builtin_mul_overflow(info.bytes, static_cast<uint64_t>(dim),
+                               &info.bytes)) {
+      error = "a value of " + where + " has a byte size over 2^64";
+      return failure();
+    }
+  return info;
+}
+
+CpuArtifactBuilder::CpuArtifactBuilder(std::string modelName)
+    : writer(std::move(modelName)) {}
+
+/// Checks that a variant's signature matches the first one's and widens
+/// differing dims to -1.
+static bool mergeSignature(std::vector<af::TensorSpec> &sig,
+                           const std::vector<af::TensorSpec> &next,
+                           const char *side, std::string &error) {
+  if (sig.size() != next.size()) {
+    error = std::string("variants differ in their number of ") + side + "s";
+    return false;
+  }
+  for (size_t i = 0; i < sig.size(); ++i) {
+    if (sig[i].name != next[i].name || sig[i].dtype != next[i].dtype ||
+        sig[i].shape.size() != next[i].shape.size()) {
+      error = std::string("variants differ in ") + side + " " +
+              std::to_string(i) + " ('" + sig[i].name + "' vs '" +
+              next[i].name + "'): name, element type and rank must agree";
+      return false;
+    }
+    for (size_t d = 0; d < sig[i].shape.size(); ++d)
+      if (sig[i].shape[d] != next[i].shape[d])
+        sig[i].shape[d] = -1;
+  }
+  return true;
+}
+
+LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
+                                             const TensorMap &weights,
+                                             const CpuCompileOptions &options,
+                                             VariantReport &report,
+                                             std::string &error) {
+  MLIRContext *ctx = module.getContext();
+  prepareContextForCpuLowering(ctx);
+  // 1-2: strategy and outlining.
+  {
+    PassManager pm(ctx);
+    strategy::TopSelectStrategyOptions so;
+    so.target = "cpu";
+    so.tuningLog = options.tuningLog;
+    so.explain = options.explainStrategy;
+    pm.addPass(strategy::createTopSelectStrategy(so));
+    pm.addPass(createCpuOutlineDispatches());
+    if (failed(pm.run(module))) {
+      error = "selecting implementations and outlining dispatches failed";
+      return failure();
+    }
+  }
+  func::FuncOp main = *findEntryFunction(module);
+
+  // The signature.
+  std::vector<af::TensorSpec> ins, outs;
+  af::VariantSpec variant;
+  for (unsigned i = 0; i < main.getNumArguments(); ++i) {
+    FailureOr<TensorInfo> info = tensorInfo(main.getArgument(i), error);
+    if (failed(info))
+      return failure();
+    ins.push_back({inputName(main, i), info->dtype, info->shape, std::nullopt});
+    variant.inputShapes.push_back(info->shape);
+  }
+  Operation *ret = main.getBody().front().getTerminator();
+  for (unsigned i = 0; i < ret->getNumOperands(); ++i) {
+    FailureOr<TensorInfo> info = tensorInfo(ret->getOperand(i), error);
+    if (failed(info))
+      return failure();
+    outs.push_back(
+        {outputName(main, i), info->dtype, info->shape, std::nullopt});
+    variant.outputShapes.push_back(info->shape);
+  }
+  if (!haveSignature) {
+    inputs = ins;
+    outputs = outs;
+    haveSignature = true;
+  } else if (!mergeSignature(inputs, ins, "input", error) ||
+             !mergeSignature(outputs, outs, "output", error)) {
+    return failure();
+  }
+  report.inputShapes = variant.inputShapes;
+
+  // 3: lower the dispatch functions in their own module.
+  OwningOpRef<ModuleOp> device = ModuleOp::create(module.getLoc());
+  {
+    OpBuilder b = OpBuilder::atBlockEnd(device->getBody());
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (fn->hasAttr(kDispatchAttr))
+        b.clone(*fn);
+    PassManager pm(ctx);
+    buildCpuDispatchLoweringPipeline(pm);
+    if (failed(pm.run(*device))) {
+      error = "lowering the dispatches to LLVM failed";
+      return failure();
+    }
+  }
+  if (!options.dumpLLVMDialect.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(options.dumpLLVMDialect, ec);
+    if (ec) {
+      error = "cannot write '" + options.dumpLLVMDialect +
+              "': " + ec.message();
+      return failure();
+    }
+    device->print(os);
+  }
+  FailureOr<std::string> so = emitSharedObject(*device, options.codegen, error);
+  if (failed(so))
+    return failure();
+  report.codeBytes = so->size();
+
+  // 4: buffers, memory plan, dispatch list.
+  llvm::DenseMap<Value, Placement> place;
+  llvm::DenseMap<Value, TensorInfo> infos;
+  std::vector<plan::Lifetime> lifetimes;
+  std::vector<Value> roots; // per planned tensor
+  auto infoOf = [&](Value v) -> FailureOr<TensorInfo> {
+    auto it = infos.find(v);
+    if (it != infos.end())
+      return it->second;
+    FailureOr<TensorInfo> info = tensorInfo(v, error);
+    if (succeeded(info))
+      infos[v] = *info;
+    return info;
+  };
+  // Which return operand each call result becomes (the first one).
+  llvm::DenseMap<Value, unsigned> outputOf;
+  for (unsigned i = 0; i < ret->getNumOperands(); ++i) {
+    Value v = ret->getOperand(i);
+    if (isa_and_nonnull<func::CallOp>(v.getDefiningOp()) &&
+        !outputOf.count(v))
+      outputOf[v] = i;
+  }
+
+  struct PendingDispatch {
+    std::string symbol;
+    std::vector<Value> operands, results;
+  };
+  std::vector<PendingDispatch> pending;
+  std::vector<std::string> symbols;
+  uint32_t step = 0;
+  auto touch = [&](Value v) {
+    auto it = place.find(v);
+    if (it != place.end() && it->second.root >= 0)
+      lifetimes[it->second.root].last =
+          std::max(lifetimes[it->second.root].last, step);
+  };
+  for (unsigned i = 0; i < main.getNumArguments(); ++i)
+    place[main.getArgument(i)] = {af::BufferKind::Input, i, 0, -1};
+  for (Operation &op : main.getBody().front()) {
+    if (auto in = dyn_cast<top::InputOp>(op)) {
+      place[in.getOutput()] = place[in.getInput()];
+      continue;
+    }
+    if (isa<top::NoneOp, func::ReturnOp>(op))
+      continue;
+    if (auto w = dyn_cast<top::WeightOp>(op)) {
+      std::string name = w.getName().str();
+      auto it = constantOffsets.find(name);
+      if (it == constantOffsets.end()) {
+        std::optional<Tensor> value = top::weightValue(w);
+        const Tensor *t = value ? &*value : weights.find(name);
+        if (!t) {
+          error = "weight '" + name + "' has no data in the weight file";
+          return failure();
+        }
+        FailureOr<TensorInfo> info = infoOf(w.getOutput());
+        if (failed(info))
+          return failure();
+        if (t->byteSize() != info->bytes) {
+          error = "weight '" + name + "' has " +
+                  std::to_string(t->byteSize()) + " bytes of data, its type " +
+                  std::to_string(info->bytes);
+          return failure();
+        }
+        uint64_t off = writer.addData(t->raw(), t->byteSize());
+        it = constantOffsets.emplace(name, off).first;
+        constantTotal += t->byteSize();
+      }
+      place[w.getOutput()] = {af::BufferKind::Constant, 0, it->second, -1};
+      continue;
+    }
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      PendingDispatch d;
+      d.symbol = ("strata_" + call.getCallee()).str();
+      symbols.push_back(d.symbol);
+      for (Value v : call.getOperands()) {
+        touch(v);
+        d.operands.push_back(v);
+      }
+      for (Value r : call.getResults()) {
+        FailureOr<TensorInfo> info = infoOf(r);
+        if (failed(info))
+          return failure();
+        auto out = outputOf.find(r);
+        if (out != outputOf.end()) {
+          place[r] = {af::BufferKind::Output, out->second, 0, -1};
+        } else {
+          place[r] = {af::BufferKind::Arena, 0, 0,
+                      static_cast<int>(lifetimes.size())};
+          lifetimes.push_back({info->bytes, step, step});
+          roots.push_back(r);
+        }
+        d.results.push_back(r);
+      }
+      pending.push_back(std::move(d));
+      ++step;
+      continue;
+    }
+    // A view: the operand's bytes under another shape.
+    if (op.getNumOperands() >= 1 && op.getNumResults() == 1 &&
+        isa<top::ReshapeOp, top::SqueezeOp, top::UnsqueezeOp>(op)) {
+      auto it = place.find(op.getOperand(0));
+      if (it == place.end() || (it->second.kind != af::BufferKind::Arena &&
+                                it->second.kind != af::BufferKind::Constant)) {
+        error = "internal: a view of a value without arena or constant bytes";
+        return failure();
+      }
+      place[op.getResult(0)] = it->second;
+      ++report.views;
+      continue;
+    }
+    error = "internal: unexpected '" + op.getName().getStringRef().str() +
+            "' in the outlined entry function";
+    return failure();
+  }
+  // (A view shares its root's placement, so `touch` on the view already
+  // extended the root's lifetime to the view's uses.)
+
+  // Outputs that are not a call result written in place: copies.
+  std::vector<std::pair<Value, unsigned>> copies;
+  for (unsigned i = 0; i < ret->getNumOperands(); ++i) {
+    Value v = ret->getOperand(i);
+    auto it = outputOf.find(v);
+    if (it != outputOf.end() && it->second == i)
+      continue;
+    copies.push_back({v, i});
+    touch(v);
+  }
+  step += copies.size();
+
+  plan::ArenaPlan arena;
+  if (!plan::planArena(lifetimes, 64, arena, error))
+    return failure();
+  variant.arenaSize = arena.arenaSize;
+  report.arenaSize = arena.arenaSize;
+  report.tensorBytes = arena.totalSize;
+
+  // Buffers: one per (value, placement); values sharing bytes and shape
+  // share a buffer entry.
+  std::map<std::tuple<int, uint32_t, uint64_t, std::vector<int64_t>, int>,
+           uint32_t>
+      bufferIds;
+  auto bufferFor = [&](Value v) -> FailureOr<uint32_t> {
+    FailureOr<TensorInfo> info = infoOf(v);
+    if (failed(info))
+      return failure();
+    Placement p = place.lookup(v);
+    uint64_t offset = p.root >= 0 ? arena.offsets[p.root] : p.offset;
+    auto key = std::make_tuple(static_cast<int>(p.kind), p.index, offset,
+                               info->shape, static_cast<int>(info->dtype));
+    auto it = bufferIds.find(key);
+    if (it != bufferIds.end())
+      return it->second;
+    uint32_t id = variant.buffers.size();
+    variant.buffers.push_back(
+        {p.kind, p.index, offset, info->bytes, info->dtype, info->shape});
+    bufferIds.emplace(key, id);
+    return id;
+  };
+
+  uint32_t exe = writer.addExecutable(
+      "cpu_variant_" + std::to_string(variantCount), "cpu", "elf-x86_64", *so,
+      symbols);
+  for (PendingDispatch &d : pending) {
+    af::DispatchSpec spec;
+    spec.executable = exe;
+    spec.symbol = d.symbol;
+    for (Value v : llvm::concat<Value>(d.operands, d.results)) {
+      FailureOr<uint32_t> id = bufferFor(v);
+      if (failed(id))
+        return failure();
+      spec.bindings.push_back(*id);
+    }
+    variant.dispatches.push_back(std::move(spec));
+  }
+  for (auto &[v, i] : copies) {
+    FailureOr<uint32_t> src = bufferFor(v);
+    if (failed(src))
+      return failure();
+    FailureOr<TensorInfo> info = infoOf(v);
+    uint32_t dst = variant.buffers.size();
+    variant.buffers.push_back({af::BufferKind::Output, i, 0, info->bytes,
+                               info->dtype, info->shape});
+    af::DispatchSpec spec;
+    spec.kind = af::DispatchKind::Kernel;
+    spec.symbol = "copy";
+    spec.bindings = {*src, dst};
+    spec.params = {static_cast<int64_t>(info->bytes)};
+    variant.dispatches.push_back(std::move(spec));
+  }
+  report.dispatches = pending.size();
+  report.copies = copies.size();
+
+  // Strategy choices the runtime has no kernel for yet.
+  main.walk([&](func::CallOp call) {
+    auto fn = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    if (!fn)
+      return;
+    fn.walk([&](Operation *op) {
+      if (auto impl = op->getAttrOfType<StringAttr>("strata.impl"))
+        if (impl.getValue() != strategy::kCodegenImplName)
+          ++report.kernelsNotAvailable[impl.getValue().str()];
+    });
+  });
+
+  writer.addVariant(std::move(variant));
+  ++variantCount;
+  return success();
+}
+
+bool CpuArtifactBuilder::write(const std::string &path, std::string &error) {
+  for (const af::TensorSpec &s : inputs)
+    writer.addInput(s);
+  for (const af::TensorSpec &s : outputs)
+    writer.addOutput(s);
+  inputs.clear();
+  outputs.clear();
+  return writer.writeFile(path, error);
+}
+
+} // namespace strata::cpu

@@ -1,0 +1,77 @@
+//===- LoweringPipeline.cpp - dispatch functions to the LLVM dialect ------===//
+
+#include "strata/Conversion/Passes.h"
+#include "strata/Target/Cpu/Passes.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include <mutex>
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace strata::cpu {
+
+using namespace mlir;
+
+/// Upstream passes only, by their registered names: the pipeline reads as
+/// the lowering's documentation (docs/codegen.md walks through it).
+static const char *kLoweringPipeline =
+    // Top -> linalg/tensor/arith/math/scf on tensors.
+    "convert-top-to-linalg,canonicalize,cse,"
+    // Tensors -> buffers; a dispatch's results become out-parameters the
+    // runtime binds (the static allocations are hoisted into them).
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-results-to-out-params{hoist-static-allocs},"
+    "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+    "canonicalize,"
+    // linalg -> loops -> LLVM; memrefs cross function boundaries as bare
+    // pointers (static shapes).
+    "func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,"
+    "expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,"
+    "convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
+    "convert-func-to-llvm{use-bare-ptr-memref-call-conv},convert-cf-to-llvm,"
+    "reconcile-unrealized-casts,"
+    // The runtime's entry points.
+    "strata-cpu-emit-dispatch-abi";
+
+void buildCpuDispatchLoweringPipeline(OpPassManager &pm) {
+  // The textual pipeline names passes; make sure they are registered
+  // (registering a pass again is harmless).
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mlir::registerAllPasses();
+    conversion::registerConversionPasses();
+    registerCpuPasses();
+  });
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (failed(parsePassPipeline(kLoweringPipeline, pm, os)))
+    llvm::report_fatal_error(llvm::Twine("the CPU lowering pipeline does not "
+                                         "parse (a pass is not registered?): ") +
+                             errors);
+}
+
+void prepareContextForCpuLowering(MLIRContext *context) {
+  DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+  context->appendDialectRegistry(registry);
+}
+
+void registerCpuTargetPasses() {
+  registerCpuPasses();
+  PassPipelineRegistration<>(
+      "strata-cpu-lower-dispatches",
+      "Lower the dispatch functions of strata-cpu-outline-dispatches (after "
+      "moving them to their own module) to the LLVM dialect with the "
+      "runtime's dispatch ABI",
+      buildCpuDispatchLoweringPipeline);
+}
+
+} // namespace strata::cpu

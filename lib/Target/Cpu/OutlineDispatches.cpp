@@ -1,0 +1,163 @@
+//===- OutlineDispatches.cpp - one dispatch function per Top op -----------===//
+//
+// Turns the entry function into the model's dispatch list: each op that
+// computes moves into a private function and is replaced by a call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Target/Cpu/Passes.h"
+
+#include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Interpreter/Interpreter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/SetVector.h"
+
+namespace strata::cpu {
+
+#define GEN_PASS_DEF_CPUOUTLINEDISPATCHES
+#include "strata/Target/Cpu/Passes.h.inc"
+
+using namespace mlir;
+
+namespace {
+
+/// Ops that only reinterpret their operand's bytes with another static
+/// shape.
+static bool isViewOp(Operation *op) {
+  if (!isa<top::ReshapeOp, top::SqueezeOp, top::UnsqueezeOp>(op) ||
+      op->getNumResults() != 1)
+    return false;
+  auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  return in && out && in.hasStaticShape() && out.hasStaticShape() &&
+         in.getElementType() == out.getElementType();
+}
+
+/// Whether `v` is a weight, a dispatch result, or a view of one (a view of
+/// it can share its bytes).
+static bool isViewableRoot(Value v) {
+  Operation *def = v.getDefiningOp();
+  while (def && isViewOp(def)) {
+    v = def->getOperand(0);
+    def = v.getDefiningOp();
+  }
+  return def && isa<top::WeightOp, func::CallOp>(def);
+}
+
+/// The name suffix for an op: `top.Conv` -> `Conv`.
+static std::string opSuffix(Operation *op) {
+  return op->getName().stripDialect().str();
+}
+
+struct OutlineDispatchesPass
+    : impl::CpuOutlineDispatchesBase<OutlineDispatchesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<func::FuncOp> entry = findEntryFunction(module);
+    if (failed(entry)) {
+      module.emitError("strata-cpu-outline-dispatches: no entry function");
+      return signalPassFailure();
+    }
+    func::FuncOp main = *entry;
+    if (!main.getBody().hasOneBlock()) {
+      main.emitError("the entry function must have a single block");
+      return signalPassFailure();
+    }
+
+    // Every value must have a static shape.
+    bool dynamic = false;
+    main.walk([&](Operation *op) {
+      for (Value r : op->getResults()) {
+        auto t = dyn_cast<TensorType>(r.getType());
+        if (t && !t.hasStaticShape()) {
+          op->emitError() << "result " << cast<OpResult>(r).getResultNumber()
+                          << " has type " << t
+                          << ", not a static shape; compile with "
+                             "--input-shapes to fix the inputs' shapes";
+          dynamic = true;
+        }
+      }
+    });
+    if (dynamic)
+      return signalPassFailure();
+
+    Block &body = main.getBody().front();
+    Operation *terminator = body.getTerminator();
+    OpBuilder moduleBuilder(module.getContext());
+    moduleBuilder.setInsertionPoint(main);
+    unsigned count = 0;
+    for (Operation &opRef : llvm::make_early_inc_range(body)) {
+      Operation *op = &opRef;
+      if (op == terminator ||
+          isa<top::InputOp, top::WeightOp, top::NoneOp>(op))
+        continue;
+      if (isViewOp(op) && isViewableRoot(op->getOperand(0)) &&
+          llvm::none_of(op->getUsers(), [&](Operation *u) {
+            return u == terminator;
+          }))
+        continue;
+      outline(op, moduleBuilder, count++);
+    }
+  }
+
+  /// Moves `op` into a new function and calls it in its place.
+  void outline(Operation *op, OpBuilder &moduleBuilder, unsigned number) {
+    llvm::SetVector<Value> args;
+    for (Value v : op->getOperands())
+      if (!isa<NoneType>(v.getType()))
+        args.insert(v);
+    for (Region &r : op->getRegions()) {
+      llvm::SetVector<Value> above;
+      getUsedValuesDefinedAbove(r, above);
+      for (Value v : above)
+        if (!isa<NoneType>(v.getType()))
+          args.insert(v);
+    }
+    SmallVector<Type> argTypes, resultTypes(op->getResultTypes());
+    for (Value v : args)
+      argTypes.push_back(v.getType());
+    Location loc = op->getLoc();
+    std::string name =
+        "dispatch_" + std::to_string(number) + "_" + opSuffix(op);
+    auto fn = func::FuncOp::create(
+        moduleBuilder, loc, name,
+        moduleBuilder.getFunctionType(argTypes, resultTypes));
+    fn.setPrivate();
+    fn->setAttr(kDispatchAttr, moduleBuilder.getUnitAttr());
+    Block *entry = fn.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    IRMapping map;
+    for (auto [v, a] : llvm::zip(args, entry->getArguments()))
+      map.map(v, a);
+    Value none;
+    auto noneFor = [&]() {
+      if (!none)
+        none = top::NoneOp::create(b, loc, b.getNoneType());
+      return none;
+    };
+    for (Value v : op->getOperands())
+      if (isa<NoneType>(v.getType()))
+        map.map(v, noneFor());
+    for (Region &r : op->getRegions()) {
+      llvm::SetVector<Value> above;
+      getUsedValuesDefinedAbove(r, above);
+      for (Value v : above)
+        if (isa<NoneType>(v.getType()))
+          map.map(v, noneFor());
+    }
+    Operation *clone = b.clone(*op, map);
+    func::ReturnOp::create(b, loc, clone->getResults());
+
+    OpBuilder callBuilder(op);
+    auto call = func::CallOp::create(callBuilder, loc, fn, args.getArrayRef());
+    op->replaceAllUsesWith(call.getResults());
+    op->erase();
+  }
+};
+
+} // namespace
+} // namespace strata::cpu

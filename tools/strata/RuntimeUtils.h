@@ -1,0 +1,71 @@
+//===- RuntimeUtils.h - strata run/inspect helpers --------------*- C++ -*-===//
+//
+// Conversions between the runtime's C types (strata_runtime.h) and Strata's
+// host tensors (strata/Support/Tensor.h) for the commands that use the
+// runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_TOOLS_STRATA_RUNTIMEUTILS_H
+#define STRATA_TOOLS_STRATA_RUNTIMEUTILS_H
+
+#include "strata/Runtime/strata_runtime.h"
+#include "strata/Support/Tensor.h"
+
+#include <optional>
+#include <string>
+
+namespace strata::cli {
+
+/// The runtime's dtype for a host tensor's; nullopt for the narrow types
+/// (int4, float8, ...) the runtime has none for.
+inline std::optional<strata_dtype> toRuntimeDType(DType t) {
+  switch (t) {
+  case DType::F32: return STRATA_DTYPE_F32;
+  case DType::F16: return STRATA_DTYPE_F16;
+  case DType::BF16: return STRATA_DTYPE_BF16;
+  case DType::F64: return STRATA_DTYPE_F64;
+  case DType::I8: return STRATA_DTYPE_I8;
+  case DType::U8: return STRATA_DTYPE_U8;
+  case DType::I16: return STRATA_DTYPE_I16;
+  case DType::U16: return STRATA_DTYPE_U16;
+  case DType::I32: return STRATA_DTYPE_I32;
+  case DType::U32: return STRATA_DTYPE_U32;
+  case DType::I64: return STRATA_DTYPE_I64;
+  case DType::U64: return STRATA_DTYPE_U64;
+  case DType::Bool: return STRATA_DTYPE_BOOL;
+  default: return std::nullopt;
+  }
+}
+
+/// The host tensor dtype for a runtime dtype; nullopt for an unknown one.
+inline std::optional<DType> fromRuntimeDType(strata_dtype t) {
+  switch (t) {
+  case STRATA_DTYPE_F32: return DType::F32;
+  case STRATA_DTYPE_F16: return DType::F16;
+  case STRATA_DTYPE_BF16: return DType::BF16;
+  case STRATA_DTYPE_F64: return DType::F64;
+  case STRATA_DTYPE_I8: return DType::I8;
+  case STRATA_DTYPE_U8: return DType::U8;
+  case STRATA_DTYPE_I16: return DType::I16;
+  case STRATA_DTYPE_U16: return DType::U16;
+  case STRATA_DTYPE_I32: return DType::I32;
+  case STRATA_DTYPE_U32: return DType::U32;
+  case STRATA_DTYPE_I64: return DType::I64;
+  case STRATA_DTYPE_U64: return DType::U64;
+  case STRATA_DTYPE_BOOL: return DType::Bool;
+  default: return std::nullopt;
+  }
+}
+
+/// "[1, -1, 4]" (the runtime's spelling; -1 is a dim decided per variant).
+inline std::string shapeString(size_t rank, const int64_t *dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < rank; ++i)
+    s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+} // namespace strata::cli
+
+#endif // STRATA_TOOLS_STRATA_RUNTIMEUTILS_H
