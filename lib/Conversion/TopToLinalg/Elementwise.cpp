@@ -548,9 +548,15 @@ Value intToFloat(OpBuilder &b, Location l, Value x, bool fromUnsigned,
     return conv(to);
   Type f32 = b.getF32Type();
   // Up to 32 bits the double is exact: one rounding to f32 either way.
-  Value v = x.getType().getIntOrFloatBitWidth() <= 32
-                ? conv(f32)
-                : arith::TruncFOp::create(b, l, f32, conv(b.getF64Type()));
+  if (x.getType().getIntOrFloatBitWidth() <= 32)
+    return fromCompute(b, l, conv(f32), to);
+  // The explicit rounding mode keeps the canonicalizer from folding
+  // truncf(sitofp) into a single (different) rounding.
+  Value v = arith::TruncFOp::create(
+      b, l, f32, conv(b.getF64Type()),
+      arith::RoundingModeAttr::get(b.getContext(),
+                                   arith::RoundingMode::to_nearest_even),
+      /*fastmath=*/nullptr);
   return fromCompute(b, l, v, to);
 }
 
