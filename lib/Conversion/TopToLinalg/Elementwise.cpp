@@ -45,6 +45,13 @@ bool isSupportedElement(Type t) {
          t.isF64();
 }
 
+/// The float8 / float4 types (ONNX FLOAT8*, FLOAT4E2M1, FLOAT8E8M0): only
+/// Cast (in integer arithmetic on their bits) and Where handle them.
+bool isSmallFloat(Type t) {
+  return isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
+             Float8E5M2FNUZType, Float4E2M1FNType, Float8E8M0FNUType>(t);
+}
+
 /// The type float arithmetic on `t` runs in: f32 for f16/bf16, else `t`.
 Type computeType(Type t) {
   if (isa<FloatType>(t) && t.getIntOrFloatBitWidth() < 32)
@@ -164,14 +171,19 @@ Value mapFloat(OpBuilder &b, Location l, Value x, Fn fn) {
 LogicalResult checkOperands(Operation *op, ValueRange operands,
                             RankedTensorType result,
                             ConversionPatternRewriter &rewriter) {
-  if (!isSupportedElement(result.getElementType()))
+  // Cast converts float8/float4 bits; Where only moves them.
+  bool bitsOnly = isa<top::CastOp, top::WhereOp>(op);
+  auto supported = [&](Type t) {
+    return isSupportedElement(t) || (bitsOnly && isSmallFloat(t));
+  };
+  if (!supported(result.getElementType()))
     return rewriter.notifyMatchFailure(op, "unsupported result element type");
   for (Value v : operands) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t || !t.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "operand is not a static "
                                              "ranked tensor");
-    if (!isSupportedElement(t.getElementType()))
+    if (!supported(t.getElementType()))
       return rewriter.notifyMatchFailure(op,
                                          "unsupported operand element type");
     int64_t offset = result.getRank() - t.getRank();
@@ -535,6 +547,17 @@ Value floatToInt(OpBuilder &b, Location l, Value x, IntegerType to,
   return select(b, l, tooHigh, intCst(b, l, to, maxI), r);
 }
 
+/// f64 `x` rounded to f32 (nearest even). The explicit rounding mode keeps
+/// the canonicalizer from folding truncf(sitofp) into a single rounding of
+/// the integer, which can differ from the interpreter's two.
+Value truncToF32(OpBuilder &b, Location l, Value x) {
+  return arith::TruncFOp::create(
+      b, l, b.getF32Type(), x,
+      arith::RoundingModeAttr::get(b.getContext(),
+                                   arith::RoundingMode::to_nearest_even),
+      /*fastmath=*/nullptr);
+}
+
 /// Integer (or `i1`) to float: through f64 as the interpreter (so 64-bit
 /// integers may round twice), then to f16/bf16 through f32.
 Value intToFloat(OpBuilder &b, Location l, Value x, bool fromUnsigned,
@@ -550,14 +573,7 @@ Value intToFloat(OpBuilder &b, Location l, Value x, bool fromUnsigned,
   // Up to 32 bits the double is exact: one rounding to f32 either way.
   if (x.getType().getIntOrFloatBitWidth() <= 32)
     return fromCompute(b, l, conv(f32), to);
-  // The explicit rounding mode keeps the canonicalizer from folding
-  // truncf(sitofp) into a single (different) rounding.
-  Value v = arith::TruncFOp::create(
-      b, l, f32, conv(b.getF64Type()),
-      arith::RoundingModeAttr::get(b.getContext(),
-                                   arith::RoundingMode::to_nearest_even),
-      /*fastmath=*/nullptr);
-  return fromCompute(b, l, v, to);
+  return fromCompute(b, l, truncToF32(b, l, conv(b.getF64Type())), to);
 }
 
 /// Float to float: widening is exact; narrowing rounds to nearest even, to
@@ -574,6 +590,285 @@ Value floatToFloat(OpBuilder &b, Location l, Value x, FloatType to) {
   return fromCompute(b, l, v, to);
 }
 
+/// Bit layout of a float8 / float4 type (as lib/Support/Tensor.cpp): 1 sign
+/// bit, `expBits`, `manBits`, and which encodings are special.
+struct SmallFloatFormat {
+  unsigned expBits, manBits;
+  int bias;
+  enum Special {
+    IEEE, ///< all-ones exponent: Inf (mantissa 0) or NaN (f8E5M2)
+    FN,   ///< only S.1111.111 is NaN; no Inf (f8E4M3FN)
+    FNUZ, ///< 1.0000.000 (negative zero) is the one NaN; no Inf
+    None, ///< no Inf, no NaN (f4E2M1FN)
+  } special;
+
+  unsigned width() const { return 1 + expBits + manBits; }
+  uint64_t signBit() const { return uint64_t(1) << (expBits + manBits); }
+  /// The largest finite magnitude's bits.
+  uint64_t maxBits() const {
+    uint64_t allOnes = signBit() - 1;
+    switch (special) {
+    case IEEE:
+      return allOnes - (uint64_t(1) << manBits);
+    case FN:
+      return allOnes - 1;
+    case FNUZ:
+    case None:
+      return allOnes;
+    }
+    return allOnes;
+  }
+  double magnitude(uint64_t bits) const {
+    uint64_t e = bits >> manBits, m = bits & ((uint64_t(1) << manBits) - 1);
+    if (e == 0)
+      return std::ldexp(double(m), 1 - bias - int(manBits));
+    return std::ldexp(double(m + (uint64_t(1) << manBits)),
+                      int(e) - bias - int(manBits));
+  }
+};
+
+std::optional<SmallFloatFormat> smallFloatFormat(Type t) {
+  using F = SmallFloatFormat;
+  if (isa<Float8E4M3FNType>(t))
+    return F{4, 3, 7, F::FN};
+  if (isa<Float8E4M3FNUZType>(t))
+    return F{4, 3, 8, F::FNUZ};
+  if (isa<Float8E5M2Type>(t))
+    return F{5, 2, 15, F::IEEE};
+  if (isa<Float8E5M2FNUZType>(t))
+    return F{5, 2, 16, F::FNUZ};
+  if (isa<Float4E2M1FNType>(t))
+    return F{2, 1, 1, F::None};
+  return std::nullopt;
+}
+
+/// Integer constant `v` of type `t`.
+Value bitsCst(OpBuilder &b, Location l, Type t, uint64_t v) {
+  return intCst(b, l, t, APInt(t.getIntOrFloatBitWidth(), v));
+}
+
+/// A float8/float4/f8E8M0FNU scalar `x` as the exact f32 it denotes (every
+/// value of these types is an f32): NaN keeps the sign bit, as the
+/// interpreter (ml_dtypes) does; f8E8M0FNU's NaN (0xFF) is +NaN.
+Value smallFloatToF32(OpBuilder &b, Location l, Value x) {
+  Type t = x.getType();
+  unsigned w = t.getIntOrFloatBitWidth();
+  Type iw = b.getIntegerType(w), i32 = b.getI32Type();
+  Value bits = arith::ExtUIOp::create(
+      b, l, i32, arith::BitcastOp::create(b, l, iw, x));
+  auto c = [&](uint64_t v) { return bitsCst(b, l, i32, v); };
+  auto eq = [&](Value v, uint64_t k) {
+    return cmpi(b, l, arith::CmpIPredicate::eq, v, c(k));
+  };
+  auto toF32 = [&](Value v) -> Value {
+    return arith::BitcastOp::create(b, l, b.getF32Type(), v);
+  };
+  if (isa<Float8E8M0FNUType>(t)) {
+    // 2^(bits - 127): the f32 exponent field is `bits`; 0 is 2^-127, an f32
+    // subnormal (0x00400000).
+    Value pow2 = select(b, l, eq(bits, 0), c(0x00400000),
+                        arith::ShLIOp::create(b, l, bits, c(23)));
+    return toF32(select(b, l, eq(bits, 0xFF), c(0x7FC00000), pow2));
+  }
+  SmallFloatFormat f = *smallFloatFormat(t);
+  Value sign = arith::AndIOp::create(b, l, bits, c(f.signBit()));
+  Value mag = arith::AndIOp::create(b, l, bits, c(f.signBit() - 1));
+  Value e = arith::ShRUIOp::create(b, l, mag, c(f.manBits));
+  Value m = arith::AndIOp::create(b, l, mag, c((1u << f.manBits) - 1));
+  Value sign32 = arith::ShLIOp::create(b, l, sign, c(31 - f.expBits - f.manBits));
+  // Normal: rebias the exponent, left-align the mantissa.
+  Value normal = arith::OrIOp::create(
+      b, l,
+      arith::ShLIOp::create(b, l,
+                            arith::AddIOp::create(b, l, e, c(127 - f.bias)),
+                            c(23)),
+      arith::ShLIOp::create(b, l, m, c(23 - f.manBits)));
+  // Subnormal: m * 2^(1 - bias - manBits), exact in f32.
+  Value sub = arith::MulFOp::create(
+      b, l, arith::UIToFPOp::create(b, l, b.getF32Type(), m),
+      cst(b, l, b.getF32Type(), std::ldexp(1.0, 1 - f.bias - int(f.manBits))));
+  Value magBits = select(b, l, eq(e, 0),
+                         arith::BitcastOp::create(b, l, i32, sub), normal);
+  Value nanBits = c(0x7FC00000);
+  Value isNaN;
+  switch (f.special) {
+  case SmallFloatFormat::IEEE: {
+    uint64_t expOnes = (1u << f.expBits) - 1;
+    Value special = eq(e, expOnes);
+    isNaN = arith::AndIOp::create(
+        b, l, special, cmpi(b, l, arith::CmpIPredicate::ne, m, c(0)));
+    magBits = select(b, l, special, c(0x7F800000), magBits); // Inf
+    break;
+  }
+  case SmallFloatFormat::FN:
+    isNaN = eq(mag, f.signBit() - 1);
+    break;
+  case SmallFloatFormat::FNUZ:
+    isNaN = eq(bits, f.signBit());
+    break;
+  case SmallFloatFormat::None:
+    break;
+  }
+  if (isNaN)
+    magBits = select(b, l, isNaN, nanBits, magBits);
+  return toF32(arith::OrIOp::create(b, l, sign32, magBits));
+}
+
+/// `v` (f32 or f64) rounded to a float8/float4 type as the interpreter's
+/// doubleToSmallFloat: to nearest even on the exact value; NaN to the
+/// type's NaN (f4E2M1FN, without NaN: a zero with the sign flipped); beyond
+/// the largest finite value (and Inf) to +-max with `saturate` (always for
+/// f4E2M1FN), else to Inf (f8E5M2) or NaN; FNUZ types have no -0.
+Value f64ToSmallFloat(OpBuilder &b, Location l, Value v, Type to,
+                      bool saturate) {
+  SmallFloatFormat f = *smallFloatFormat(to);
+  if (f.special == SmallFloatFormat::None)
+    saturate = true;
+  Type f64 = b.getF64Type(), i64 = b.getI64Type();
+  if (v.getType() != f64)
+    v = arith::ExtFOp::create(b, l, f64, v);
+  auto c = [&](uint64_t k) { return bitsCst(b, l, i64, k); };
+  auto cf = [&](double k) { return cst(b, l, f64, k); };
+  Value vBits = arith::BitcastOp::create(b, l, i64, v);
+  Value neg = cmpi(b, l, arith::CmpIPredicate::slt, vBits, c(0));
+  Value sign = select(b, l, neg, c(f.signBit()), c(0));
+  // Special results.
+  Value nanBits;
+  switch (f.special) {
+  case SmallFloatFormat::IEEE:
+    nanBits = arith::OrIOp::create(
+        b, l, sign,
+        c((f.signBit() - 1) - ((uint64_t(1) << (f.manBits - 1)) - 1)));
+    break;
+  case SmallFloatFormat::FN:
+    nanBits = arith::OrIOp::create(b, l, sign, c(f.signBit() - 1));
+    break;
+  case SmallFloatFormat::FNUZ:
+    nanBits = c(f.signBit());
+    break;
+  case SmallFloatFormat::None:
+    nanBits = select(b, l, neg, c(0), c(f.signBit()));
+    break;
+  }
+  Value overflowBits;
+  if (saturate)
+    overflowBits = arith::OrIOp::create(b, l, sign, c(f.maxBits()));
+  else if (f.special == SmallFloatFormat::IEEE)
+    overflowBits = arith::OrIOp::create(
+        b, l, sign,
+        c((f.signBit() - 1) & ~((uint64_t(1) << f.manBits) - 1)));
+  else
+    overflowBits = nanBits;
+  Value zeroBits = f.special == SmallFloatFormat::FNUZ ? c(0) : sign;
+  // Round |v| to a multiple of the quantum of its binade (or the subnormal
+  // quantum): exact scaling by powers of two, then roundeven.
+  Value a = math::AbsFOp::create(b, l, v);
+  auto exponentOf = [&](Value x) -> Value { // unbiased; -1023 for 0
+    Value bits = arith::BitcastOp::create(b, l, i64, x);
+    return arith::SubIOp::create(
+        b, l, arith::ShRUIOp::create(b, l, bits, c(52)), c(1023));
+  };
+  int minExp = 1 - f.bias;
+  Value e = arith::MaxSIOp::create(b, l, exponentOf(a),
+                                   bitsCst(b, l, i64, uint64_t(int64_t(minExp))));
+  // q = 2^(e - manBits) and 1/q, built from their exponent fields.
+  auto pow2 = [&](Value exp) -> Value {
+    return arith::BitcastOp::create(
+        b, l, f64,
+        arith::ShLIOp::create(b, l, arith::AddIOp::create(b, l, exp, c(1023)),
+                              c(52)));
+  };
+  Value shift = arith::SubIOp::create(b, l, e, c(f.manBits));
+  Value q = pow2(shift);
+  Value invQ = pow2(arith::SubIOp::create(b, l, c(0), shift));
+  Value rounded = arith::MulFOp::create(
+      b, l,
+      math::RoundEvenOp::create(b, l, arith::MulFOp::create(b, l, a, invQ)),
+      q);
+  // Past the largest finite value (Inf too: its quantum is meaningless);
+  // NaN compares false and is selected last.
+  Value over = arith::OrIOp::create(
+      b, l,
+      cmpf(b, l, arith::CmpFPredicate::OGT, rounded,
+           cf(f.magnitude(f.maxBits()))),
+      cmpf(b, l, arith::CmpFPredicate::OEQ, a, cf(INFINITY)));
+  // Encode r (0 in place of the special cases, so every conversion below
+  // sees a representable value): subnormal as r / 2^(minExp - manBits),
+  // normal from its bits.
+  Value special = arith::OrIOp::create(
+      b, l, over, cmpf(b, l, arith::CmpFPredicate::UNO, v, v));
+  Value r = select(b, l, special, cf(0), rounded);
+  Value re = exponentOf(r);
+  Value subBits = arith::FPToUIOp::create(
+      b, l, i64,
+      arith::MulFOp::create(b, l, r,
+                            cf(std::ldexp(1.0, int(f.manBits) - minExp))));
+  Value rBits = arith::BitcastOp::create(b, l, i64, r);
+  Value manField = arith::AndIOp::create(
+      b, l, arith::ShRUIOp::create(b, l, rBits, c(52 - f.manBits)),
+      c((uint64_t(1) << f.manBits) - 1));
+  Value expField = arith::ShLIOp::create(
+      b, l, arith::AddIOp::create(b, l, re, c(uint64_t(int64_t(f.bias)))),
+      c(f.manBits));
+  Value isSub = cmpi(b, l, arith::CmpIPredicate::slt, re,
+                     bitsCst(b, l, i64, uint64_t(int64_t(minExp))));
+  Value magBits = select(b, l, isSub, subBits,
+                         arith::OrIOp::create(b, l, expField, manField));
+  Value res = arith::OrIOp::create(b, l, sign, magBits);
+  res = select(b, l, cmpf(b, l, arith::CmpFPredicate::OEQ, r, cf(0)),
+               zeroBits, res);
+  res = select(b, l, over, overflowBits, res);
+  res = select(b, l, cmpf(b, l, arith::CmpFPredicate::UNO, v, v), nanBits,
+               res);
+  Type iw = b.getIntegerType(f.width());
+  return arith::BitcastOp::create(b, l, to,
+                                  arith::TruncIOp::create(b, l, iw, res));
+}
+
+/// `v` (f32 or f64) to f8E8M0FNU as the interpreter's doubleToE8M0: rounded
+/// to f32, sign dropped, the exponent kept and rounded per `mode` by the
+/// fraction; NaN and Inf give 0xFF (NaN); past 2^127, 0xFE with `saturate`.
+Value toE8M0(OpBuilder &b, Location l, Value v, Type to, bool saturate,
+             top::RoundMode mode) {
+  Type i32 = b.getI32Type();
+  v = v.getType().isF64() ? truncToF32(b, l, v) : toCompute(b, l, v);
+  auto c = [&](uint64_t k) { return bitsCst(b, l, i32, k); };
+  auto nonZero = [&](Value x) {
+    return cmpi(b, l, arith::CmpIPredicate::ne, x, c(0));
+  };
+  Value bits = arith::BitcastOp::create(b, l, i32, v);
+  Value exponent = arith::AndIOp::create(
+      b, l, arith::ShRUIOp::create(b, l, bits, c(23)), c(0xFF));
+  Value roundUp;
+  switch (mode) {
+  case top::RoundMode::Up:
+    roundUp = nonZero(arith::AndIOp::create(b, l, bits, c(0x7FFFFF)));
+    break;
+  case top::RoundMode::Down:
+    roundUp = cmpi(b, l, arith::CmpIPredicate::ne, c(0), c(0));
+    break;
+  case top::RoundMode::Nearest: {
+    Value guard = nonZero(arith::AndIOp::create(b, l, bits, c(0x400000)));
+    // Round or sticky bits, or the "lsb" the interpreter tests (exp > 0).
+    Value rest = arith::OrIOp::create(
+        b, l, nonZero(arith::AndIOp::create(b, l, bits, c(0x3FFFFF))),
+        nonZero(exponent));
+    roundUp = arith::AndIOp::create(b, l, guard, rest);
+    break;
+  }
+  }
+  if (saturate)
+    roundUp = arith::AndIOp::create(
+        b, l, roundUp, cmpi(b, l, arith::CmpIPredicate::ne, exponent, c(0xFE)));
+  Value r = select(b, l, roundUp, arith::AddIOp::create(b, l, exponent, c(1)),
+                   exponent); // 0xFE + 1 = 0xFF: NaN without saturation
+  r = select(b, l, cmpi(b, l, arith::CmpIPredicate::eq, exponent, c(0xFF)),
+             c(0xFF), r); // NaN, Inf
+  Type i8 = b.getI8Type();
+  return arith::BitcastOp::create(b, l, to,
+                                  arith::TruncIOp::create(b, l, i8, r));
+}
+
 /// Cast semantics of docs/TopOps.md between the supported element types
 /// (`from`/`to` are the Top-side types, for signedness).
 Value castScalar(top::CastOp op, OpBuilder &b, Location l, ValueRange xs,
@@ -581,6 +876,19 @@ Value castScalar(top::CastOp op, OpBuilder &b, Location l, ValueRange xs,
   Value x = xs[0];
   Type from = getElementTypeOrSelf(op.getInput());
   Type to = getElementTypeOrSelf(op.getOutput());
+  if (from == to)
+    return x;
+  // Small floats: through their exact f32 value, or rounded from f64.
+  if (isSmallFloat(x.getType()))
+    x = smallFloatToF32(b, l, x);
+  if (isSmallFloat(dst)) {
+    Value v = x;
+    if (isa<IntegerType>(v.getType()))
+      v = intToFloat(b, l, v, isUnsignedOrBool(from), b.getF64Type());
+    if (isa<Float8E8M0FNUType>(dst))
+      return toE8M0(b, l, v, dst, op.getSaturate(), op.getRoundMode());
+    return f64ToSmallFloat(b, l, toCompute(b, l, v), dst, op.getSaturate());
+  }
   bool fromUnsigned = isUnsignedOrBool(from);
   auto dstInt = dyn_cast<IntegerType>(dst);
   if (isa<IntegerType>(x.getType())) {

@@ -442,20 +442,58 @@ func.func @bitwise(%a: tensor<4xui16>, %b: tensor<4xui16>) -> tensor<4xui16> {
 
 // -----
 
-// Float8 and float4 element types have no lowering (LLVM has no arithmetic
-// on them).
-func.func @cast_float8(%a: tensor<4xf32>) -> tensor<4xf8E4M3FN> {
-  // expected-error @+1 {{failed to legalize operation 'top.Cast'}}
+// Float8/float4 casts work on the bits: decoding builds the exact f32
+// (rebiased exponent, left-aligned mantissa; subnormals by a multiply);
+// encoding rounds |x| to the quantum of its binade with roundeven, then
+// selects the special encodings (zero, overflow, NaN).
+// CHECK-LABEL: func.func @cast_float8
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f8E4M3FN):
+// CHECK: arith.extf %[[X]] : f32 to f64
+// CHECK: math.roundeven
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf uno
+// CHECK: %[[T:.*]] = arith.trunci %{{.*}} : i64 to i8
+// CHECK: %[[B:.*]] = arith.bitcast %[[T]] : i8 to f8E4M3FN
+// CHECK: linalg.yield %[[B]] : f8E4M3FN
+// CHECK: ^bb0(%[[Y:.*]]: f8E4M3FN, %{{.*}}: f16):
+// CHECK: %[[YB:.*]] = arith.bitcast %[[Y]] : f8E4M3FN to i8
+// CHECK: arith.extui %[[YB]] : i8 to i32
+// CHECK: arith.uitofp
+// CHECK: %[[F:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK: arith.truncf %[[F]] : f32 to f16
+// f8E8M0FNU keeps the f32 exponent, rounded by the fraction (round_mode).
+// CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: f8E8M0FNU):
+// CHECK: arith.andi %{{.*}}, %c8388607_i32
+// CHECK: arith.bitcast %{{.*}} : i8 to f8E8M0FNU
+// CHECK: ^bb0(%{{.*}}: f4E2M1FN, %{{.*}}: i32):
+// CHECK: arith.bitcast %{{.*}} : f4E2M1FN to i4
+// CHECK: arith.fptosi
+func.func @cast_float8(%a: tensor<4xf32>) -> (tensor<4xf16>, tensor<4xf8E8M0FNU>, tensor<4xi32>) {
   %0 = top.Cast(%a) : (tensor<4xf32>) -> tensor<4xf8E4M3FN>
-  return %0 : tensor<4xf8E4M3FN>
+  %1 = top.Cast(%0) : (tensor<4xf8E4M3FN>) -> tensor<4xf16>
+  %2 = top.Cast(%a) {round_mode = #top.round_mode<up>} : (tensor<4xf32>) -> tensor<4xf8E8M0FNU>
+  %3 = top.Cast(%a) : (tensor<4xf32>) -> tensor<4xf4E2M1FN>
+  %4 = top.Cast(%3) : (tensor<4xf4E2M1FN>) -> tensor<4xi32>
+  return %1, %2, %4 : tensor<4xf16>, tensor<4xf8E8M0FNU>, tensor<4xi32>
 }
 
 // -----
 
+// Where selects float8/float4 values like any others.
+// CHECK-LABEL: func.func @where_float4
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f4E2M1FN
 func.func @where_float4(%c: tensor<4xi1>, %a: tensor<4xf4E2M1FN>) -> tensor<4xf4E2M1FN> {
-  // expected-error @+1 {{failed to legalize operation 'top.Where'}}
   %0 = top.Where(%c, %a, %a) : (tensor<4xi1>, tensor<4xf4E2M1FN>, tensor<4xf4E2M1FN>) -> tensor<4xf4E2M1FN>
   return %0 : tensor<4xf4E2M1FN>
+}
+
+// -----
+
+// Arithmetic on float8/float4 elements has no lowering.
+func.func @add_float8(%a: tensor<4xf8E5M2>) -> tensor<4xf8E5M2> {
+  // expected-error @+1 {{failed to legalize operation 'top.Add'}}
+  %0 = top.Add(%a, %a) : (tensor<4xf8E5M2>, tensor<4xf8E5M2>) -> tensor<4xf8E5M2>
+  return %0 : tensor<4xf8E5M2>
 }
 
 // -----
