@@ -17,6 +17,7 @@
 
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
+#include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Interfaces/HostTypes.h"
 #include "strata/Interpreter/Interpreter.h"
 #include "strata/Strategy/Implementation.h"
@@ -183,6 +184,9 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   // 1-2: strategy and outlining.
   {
     PassManager pm(ctx);
+    // Shapes written as unknown (`tensor<*xf32>`) become static where the
+    // inputs' shapes decide them.
+    pm.addNestedPass<func::FuncOp>(top::createTopShapeInfer());
     strategy::TopSelectStrategyOptions so;
     so.target = "cpu";
     so.tuningLog = options.tuningLog;
@@ -225,12 +229,19 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   }
   report.inputShapes = variant.inputShapes;
 
-  // 3: lower the dispatch functions in their own module.
+  // 3: lower the dispatch functions in their own module. A dispatch whose
+  // results are all empty has nothing to compute and is dropped.
+  auto isEmptyDispatch = [](func::FuncOp fn) {
+    return llvm::all_of(fn.getResultTypes(), [](Type t) {
+      auto r = dyn_cast<RankedTensorType>(t);
+      return r && r.hasStaticShape() && r.getNumElements() == 0;
+    });
+  };
   OwningOpRef<ModuleOp> device = ModuleOp::create(module.getLoc());
   {
     OpBuilder b = OpBuilder::atBlockEnd(device->getBody());
     for (auto fn : module.getOps<func::FuncOp>())
-      if (fn->hasAttr(kDispatchAttr))
+      if (fn->hasAttr(kDispatchAttr) && !isEmptyDispatch(fn))
         b.clone(*fn);
     PassManager pm(ctx);
     buildCpuDispatchLoweringPipeline(pm);
@@ -294,7 +305,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     place[main.getArgument(i)] = {af::BufferKind::Input, i, 0, -1};
   for (Operation &op : main.getBody().front()) {
     if (auto in = dyn_cast<top::InputOp>(op)) {
-      place[in.getOutput()] = place[in.getInput()];
+      Placement p = place.lookup(in.getInput()); // copy: [] may rehash
+      place[in.getOutput()] = p;
       continue;
     }
     if (isa<top::NoneOp, func::ReturnOp>(op))
@@ -326,6 +338,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       continue;
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      bool empty = callee && isEmptyDispatch(callee);
       PendingDispatch d;
       d.symbol = ("strata_" + call.getCallee()).str();
       symbols.push_back(d.symbol);
@@ -348,6 +362,11 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
         }
         d.results.push_back(r);
       }
+      if (empty) {
+        ++report.emptyDispatches;
+        symbols.pop_back();
+        continue;
+      }
       pending.push_back(std::move(d));
       ++step;
       continue;
@@ -361,7 +380,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
         error = "internal: a view of a value without arena or constant bytes";
         return failure();
       }
-      place[op.getResult(0)] = it->second;
+      Placement p = it->second; // copy: [] may rehash
+      place[op.getResult(0)] = p;
       ++report.views;
       continue;
     }
@@ -444,6 +464,10 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     spec.params = {static_cast<int64_t>(info->bytes)};
     variant.dispatches.push_back(std::move(spec));
   }
+  // Every output has a buffer, even one no dispatch writes (empty).
+  for (auto &[v, i] : outputOf)
+    if (failed(bufferFor(v)))
+      return failure();
   report.dispatches = pending.size();
   report.copies = copies.size();
 
