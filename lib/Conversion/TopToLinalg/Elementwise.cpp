@@ -675,7 +675,8 @@ Value smallFloatToF32(OpBuilder &b, Location l, Value x) {
   Value mag = arith::AndIOp::create(b, l, bits, c(f.signBit() - 1));
   Value e = arith::ShRUIOp::create(b, l, mag, c(f.manBits));
   Value m = arith::AndIOp::create(b, l, mag, c((1u << f.manBits) - 1));
-  Value sign32 = arith::ShLIOp::create(b, l, sign, c(31 - f.expBits - f.manBits));
+  Value sign32 =
+      arith::ShLIOp::create(b, l, sign, c(31 - f.expBits - f.manBits));
   // Normal: rebias the exponent, left-align the mantissa.
   Value normal = arith::OrIOp::create(
       b, l,
@@ -769,8 +770,8 @@ Value f64ToSmallFloat(OpBuilder &b, Location l, Value v, Type to,
         b, l, arith::ShRUIOp::create(b, l, bits, c(52)), c(1023));
   };
   int minExp = 1 - f.bias;
-  Value e = arith::MaxSIOp::create(b, l, exponentOf(a),
-                                   bitsCst(b, l, i64, uint64_t(int64_t(minExp))));
+  Value minExpC = bitsCst(b, l, i64, uint64_t(int64_t(minExp)));
+  Value e = arith::MaxSIOp::create(b, l, exponentOf(a), minExpC);
   // q = 2^(e - manBits) and 1/q, built from their exponent fields.
   auto pow2 = [&](Value exp) -> Value {
     return arith::BitcastOp::create(
@@ -810,8 +811,7 @@ Value f64ToSmallFloat(OpBuilder &b, Location l, Value v, Type to,
   Value expField = arith::ShLIOp::create(
       b, l, arith::AddIOp::create(b, l, re, c(uint64_t(int64_t(f.bias)))),
       c(f.manBits));
-  Value isSub = cmpi(b, l, arith::CmpIPredicate::slt, re,
-                     bitsCst(b, l, i64, uint64_t(int64_t(minExp))));
+  Value isSub = cmpi(b, l, arith::CmpIPredicate::slt, re, minExpC);
   Value magBits = select(b, l, isSub, subBits,
                          arith::OrIOp::create(b, l, expField, manField));
   Value res = arith::OrIOp::create(b, l, sign, magBits);
