@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
@@ -1002,114 +1003,177 @@ struct RMSNormLowering : OpConversionPattern<top::RMSNormOp> {
 // Cumulative
 //===----------------------------------------------------------------------===//
 
+/// The scan of `input` along `axis` (see CumulativeLowering), as a value of
+/// `type`.
+Value buildCumulative(OpBuilder &b0, Location loc, Value input,
+                      RankedTensorType type, int64_t axis, bool prod,
+                      bool exclusive, bool reverse) {
+  MLIRContext *ctx = b0.getContext();
+  int64_t rank = type.getRank();
+  Type elem = type.getElementType();
+  bool isFloat = isa<FloatType>(elem);
+  bool isBool = elem.isInteger(1);
+  Type acc = isFloat  ? compareFloatType(b0, elem)
+             : isBool ? Type(b0.getI64Type())
+                      : elem;
+  int64_t dim = type.getDimSize(axis);
+  // With `reverse`, scan the reversed input forward and reverse the
+  // result: the same order of accumulation as the interpreter's backward
+  // scan.
+  SmallVector<AffineExpr> revExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    revExprs.push_back(d == axis ? dim - 1 - getAffineDimExpr(d, ctx)
+                                 : getAffineDimExpr(d, ctx));
+  AffineMap revMap = AffineMap::get(rank, 0, revExprs, ctx);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<bool> parallel(rank, false);
+  Value x = input;
+  if (reverse)
+    x = buildGeneric(b0, loc, {x}, {revMap},
+                     {emptyTensor(b0, loc,
+                                  cast<RankedTensorType>(x.getType()))},
+                     {id}, parallel,
+                     [](OpBuilder &, Location,
+                        ValueRange args) -> SmallVector<Value> {
+                       return {args[0]};
+                     })
+            .getResult(0);
+  // Loops: the output dims, then q over the scanned dim (the reduction):
+  // output j adds the inputs at q < j (exclusive) or q <= j in q order.
+  SmallVector<AffineExpr> inExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    inExprs.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
+  SmallVector<bool> loops(rank + 1, false);
+  loops[rank] = true;
+  auto accType = RankedTensorType::get(type.getShape(), acc);
+  Value init = scalarConstant(b0, loc, acc, prod ? 1 : 0);
+  Value r =
+      buildGeneric(
+          b0, loc, {x}, {AffineMap::get(rank + 1, 0, inExprs, ctx)},
+          {filledTensor(b0, loc, accType, init)},
+          {dimsMap(rank + 1, llvm::to_vector(llvm::seq<int64_t>(0, rank)),
+                   ctx)},
+          loops,
+          [&](OpBuilder &b, Location l,
+              ValueRange args) -> SmallVector<Value> {
+            Value x = args[0], a = args[1];
+            if (isFloat)
+              x = toFloat(b, l, x, acc);
+            else if (isBool)
+              x = arith::ExtUIOp::create(b, l, acc, x);
+            Value j = linalg::IndexOp::create(b, l, axis);
+            Value q = linalg::IndexOp::create(b, l, rank);
+            Value take = arith::CmpIOp::create(
+                b, l,
+                exclusive ? arith::CmpIPredicate::ult
+                          : arith::CmpIPredicate::ule,
+                q, j);
+            Value next;
+            if (prod)
+              next = isFloat ? arith::MulFOp::create(b, l, a, x).getResult()
+                             : arith::MulIOp::create(b, l, a, x).getResult();
+            else
+              next = isFloat ? arith::AddFOp::create(b, l, a, x).getResult()
+                             : arith::AddIOp::create(b, l, a, x).getResult();
+            return {arith::SelectOp::create(b, l, take, next, a)};
+          })
+          .getResult(0);
+  // Round to the element type, reversing back.
+  if (acc != elem || reverse)
+    r = buildGeneric(
+            b0, loc, {r}, {reverse ? revMap : id},
+            {emptyTensor(b0, loc, type)}, {id}, parallel,
+            [&](OpBuilder &b, Location l,
+                ValueRange args) -> SmallVector<Value> {
+              Value v = args[0];
+              if (acc == elem)
+                return {v};
+              if (isFloat)
+                return {roundTo(b, l, v, elem)};
+              return {arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne,
+                                            v, intConstant(b, l, acc, 0))};
+            })
+            .getResult(0);
+  return r;
+}
+
+/// Cumulative: one generic per scan (see buildCumulative). A run-time axis
+/// (`axis_value`) selects among the rank's scans with scf.index_switch; an
+/// axis outside [-rank, rank) is clamped (the interpreter reports an error).
 struct CumulativeLowering : OpConversionPattern<top::CumulativeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(top::CumulativeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (op.getAxisValue())
-      return rewriter.notifyMatchFailure(op, "a run-time axis (operand "
-                                             "'axis_value') is not lowered");
     FailureOr<RankedTensorType> type =
         staticResultType(op, 0, *getTypeConverter(), rewriter);
     if (failed(type))
       return failure();
     int64_t rank = type->getRank();
-    FailureOr<int64_t> axis =
-        normalizeAxis(op, "axis", op.getAxis(), rank, rewriter);
-    if (failed(axis))
-      return failure();
-    Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
     Type elem = type->getElementType();
-    bool isFloat = isa<FloatType>(elem);
-    bool isBool = elem.isInteger(1);
-    if (!isFloat && !isa<IntegerType>(elem))
+    if (!isa<FloatType, IntegerType>(elem))
       return rewriter.notifyMatchFailure(op, "element type is not lowered");
+    if (rank == 0)
+      return rewriter.notifyMatchFailure(op, "rank-0 input");
     bool prod = op.getMode() == top::CumulativeMode::Prod;
     bool exclusive = op.getExclusive(), reverse = op.getReverse();
-    Type acc = isFloat  ? compareFloatType(rewriter, elem)
-               : isBool ? Type(rewriter.getI64Type())
-                        : elem;
-    int64_t dim = type->getDimSize(*axis);
-    // With `reverse`, scan the reversed input forward and reverse the
-    // result: the same order of accumulation as the interpreter's backward
-    // scan.
-    SmallVector<AffineExpr> revExprs;
-    for (int64_t d = 0; d < rank; ++d)
-      revExprs.push_back(d == *axis ? dim - 1 - getAffineDimExpr(d, ctx)
-                                    : getAffineDimExpr(d, ctx));
-    AffineMap revMap = AffineMap::get(rank, 0, revExprs, ctx);
-    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
-    SmallVector<bool> parallel(rank, false);
-    Value x = adaptor.getInput();
-    if (reverse)
-      x = buildGeneric(rewriter, loc, {x}, {revMap},
-                       {emptyTensor(rewriter, loc,
-                                    cast<RankedTensorType>(x.getType()))},
-                       {id}, parallel,
-                       [](OpBuilder &, Location,
-                          ValueRange args) -> SmallVector<Value> {
-                         return {args[0]};
-                       })
-              .getResult(0);
-    // Loops: the output dims, then q over the scanned dim (the reduction):
-    // output j adds the inputs at q < j (exclusive) or q <= j in q order.
-    SmallVector<AffineExpr> inExprs;
-    for (int64_t d = 0; d < rank; ++d)
-      inExprs.push_back(getAffineDimExpr(d == *axis ? rank : d, ctx));
-    SmallVector<bool> loops(rank + 1, false);
-    loops[rank] = true;
-    auto accType = RankedTensorType::get(type->getShape(), acc);
-    Value init = scalarConstant(rewriter, loc, acc, prod ? 1 : 0);
-    Value r =
-        buildGeneric(
-            rewriter, loc, {x}, {AffineMap::get(rank + 1, 0, inExprs, ctx)},
-            {filledTensor(rewriter, loc, accType, init)},
-            {dimsMap(rank + 1, llvm::to_vector(llvm::seq<int64_t>(0, rank)),
-                     ctx)},
-            loops,
-            [&](OpBuilder &b, Location l,
-                ValueRange args) -> SmallVector<Value> {
-              Value x = args[0], a = args[1];
-              if (isFloat)
-                x = toFloat(b, l, x, acc);
-              else if (isBool)
-                x = arith::ExtUIOp::create(b, l, acc, x);
-              Value j = linalg::IndexOp::create(b, l, *axis);
-              Value q = linalg::IndexOp::create(b, l, rank);
-              Value take = arith::CmpIOp::create(
-                  b, l,
-                  exclusive ? arith::CmpIPredicate::ult
-                            : arith::CmpIPredicate::ule,
-                  q, j);
-              Value next;
-              if (prod)
-                next = isFloat ? arith::MulFOp::create(b, l, a, x).getResult()
-                               : arith::MulIOp::create(b, l, a, x).getResult();
-              else
-                next = isFloat ? arith::AddFOp::create(b, l, a, x).getResult()
-                               : arith::AddIOp::create(b, l, a, x).getResult();
-              return {arith::SelectOp::create(b, l, take, next, a)};
-            })
-            .getResult(0);
-    // Round to the element type, reversing back.
-    if (acc != elem || reverse)
-      r = buildGeneric(
-              rewriter, loc, {r}, {reverse ? revMap : id},
-              {emptyTensor(rewriter, loc, *type)}, {id}, parallel,
-              [&](OpBuilder &b, Location l,
-                  ValueRange args) -> SmallVector<Value> {
-                Value v = args[0];
-                if (acc == elem)
-                  return {v};
-                if (isFloat)
-                  return {roundTo(b, l, v, elem)};
-                return {arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne,
-                                              v, intConstant(b, l, acc, 0))};
-              })
-              .getResult(0);
-    rewriter.replaceOp(op, r);
+    Location loc = op.getLoc();
+    Value axisValue = adaptor.getAxisValue();
+    if (!axisValue) {
+      FailureOr<int64_t> axis =
+          normalizeAxis(op, "axis", op.getAxis(), rank, rewriter);
+      if (failed(axis))
+        return failure();
+      rewriter.replaceOp(op, buildCumulative(rewriter, loc, adaptor.getInput(),
+                                             *type, *axis, prod, exclusive,
+                                             reverse));
+      return success();
+    }
+    FailureOr<RankedTensorType> axisType =
+        staticOperandType(op, axisValue, "axis_value", rewriter);
+    if (failed(axisType))
+      return failure();
+    if (axisType->getNumElements() != 1)
+      return rewriter.notifyMatchFailure(op, "operand 'axis_value' does not "
+                                             "hold one element");
+    // The axis as an index in [0, rank): negative counts from the back,
+    // then clamped.
+    Value zeroIdx = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    SmallVector<Value> at(axisType->getRank(), zeroIdx);
+    Value a = tensor::ExtractOp::create(rewriter, loc, axisValue, at);
+    Type i64 = rewriter.getI64Type();
+    if (a.getType() != i64)
+      a = isUnsignedElement(op.getAxisValue())
+              ? arith::ExtUIOp::create(rewriter, loc, i64, a).getResult()
+              : arith::ExtSIOp::create(rewriter, loc, i64, a).getResult();
+    Value rankC = intConstant(rewriter, loc, i64, rank);
+    Value zero = intConstant(rewriter, loc, i64, 0);
+    Value neg =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, a, zero);
+    a = arith::SelectOp::create(rewriter, loc, neg,
+                                arith::AddIOp::create(rewriter, loc, a, rankC),
+                                a);
+    a = arith::MaxSIOp::create(rewriter, loc, a, zero);
+    a = arith::MinSIOp::create(rewriter, loc, a,
+                               intConstant(rewriter, loc, i64, rank - 1));
+    a = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), a);
+    SmallVector<int64_t> cases;
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      cases.push_back(d);
+    auto sw = scf::IndexSwitchOp::create(rewriter, loc, TypeRange{*type}, a,
+                                         cases, cases.size());
+    auto fill = [&](Region &region, int64_t axis) {
+      Block *block = rewriter.createBlock(&region);
+      rewriter.setInsertionPointToStart(block);
+      Value r = buildCumulative(rewriter, loc, adaptor.getInput(), *type, axis,
+                                prod, exclusive, reverse);
+      scf::YieldOp::create(rewriter, loc, r);
+    };
+    OpBuilder::InsertionGuard guard(rewriter);
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      fill(sw.getCaseRegions()[d], d);
+    fill(sw.getDefaultRegion(), rank - 1);
+    rewriter.replaceOp(op, sw.getResults());
     return success();
   }
 };

@@ -359,10 +359,34 @@ func.func @cumprod_reverse_exclusive(%a: tensor<4x2xi32>) -> tensor<4x2xi32> {
 
 // -----
 
-func.func @cumsum_runtime_axis(%a: tensor<4x2xi32>, %ax: tensor<i64>) -> tensor<4x2xi32> {
-  // expected-error @+1 {{failed to legalize operation 'top.Cumulative'}}
-  %0 = top.Cumulative(%a, %ax) {axis = 0 : i64} : (tensor<4x2xi32>, tensor<i64>) -> tensor<4x2xi32>
+// A run-time axis: normalized (negative from the back), clamped to
+// [0, rank), then one scan per axis under scf.index_switch.
+// CHECK-LABEL: func.func @cumsum_runtime_axis
+// CHECK: %[[A:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<1xi32>
+// CHECK: arith.extsi %[[A]] : i32 to i64
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: %[[I:.*]] = arith.index_cast
+// CHECK: %[[R:.*]] = scf.index_switch %[[I]] -> tensor<4x2xi32>
+// CHECK: case 0 {
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: linalg.index 0
+// CHECK: scf.yield
+// CHECK: default {
+// CHECK: linalg.index 1
+// CHECK: scf.yield
+// CHECK: return %[[R]]
+func.func @cumsum_runtime_axis(%a: tensor<4x2xi32>, %ax: tensor<1xi32>) -> tensor<4x2xi32> {
+  %0 = top.Cumulative(%a, %ax) {axis = 0 : i64} : (tensor<4x2xi32>, tensor<1xi32>) -> tensor<4x2xi32>
   return %0 : tensor<4x2xi32>
+}
+
+// -----
+
+func.func @cumsum_dynamic(%a: tensor<?x2xi32>) -> tensor<?x2xi32> {
+  // expected-error @+1 {{failed to legalize operation 'top.Cumulative'}}
+  %0 = top.Cumulative(%a) {axis = 0 : i64} : (tensor<?x2xi32>) -> tensor<?x2xi32>
+  return %0 : tensor<?x2xi32>
 }
 
 // -----
