@@ -1148,8 +1148,8 @@ struct CumulativeLowering : OpConversionPattern<top::CumulativeOp> {
               : arith::ExtSIOp::create(rewriter, loc, i64, a).getResult();
     Value rankC = intConstant(rewriter, loc, i64, rank);
     Value zero = intConstant(rewriter, loc, i64, 0);
-    Value neg =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, a, zero);
+    Value neg = arith::CmpIOp::create(rewriter, loc,
+                                      arith::CmpIPredicate::slt, a, zero);
     a = arith::SelectOp::create(rewriter, loc, neg,
                                 arith::AddIOp::create(rewriter, loc, a, rankC),
                                 a);
