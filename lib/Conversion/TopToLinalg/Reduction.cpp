@@ -1,18 +1,20 @@
-//===- Reduction.cpp - Top reductions, softmax, norms, scans, TopK --------===//
+//===- Reduction.cpp - Top reductions, softmax, norms, scans, attention ---===//
 //
 // Reduce, ArgMax, Softmax, LogSoftmax, BatchNorm, LayerNorm, GroupNorm,
-// RMSNorm, Cumulative and TopK become linalg.generic ops with reduction
-// iterators (plus small elementwise generics for the epilogues). They compute
-// in the reference interpreter's types and order (docs/codegen-reduction.md):
+// RMSNorm, Cumulative, TopK, RotaryEmbedding and Attention become
+// linalg.generic ops with reduction iterators (plus small elementwise
+// generics for the epilogues). They compute in the reference interpreter's
+// types and order (docs/codegen-reduction.md):
 //
 // * float sums, means and products accumulate in f64, max/min in f32 (f64
 //   for f64); integer reductions wrap around in their own width (i64 for
 //   `i1` and for means);
-// * softmax and the norms compute their statistics and the result in f64 and
+// * softmax, the norms, rotary embedding and attention compute in f64 and
 //   round once (through f32 for f16/bf16, as the interpreter does);
 // * Cumulative accumulates in f32 (f64 for f64) or the integer type, in scan
 //   order: one reduction loop per output element (quadratic in the scanned
-//   dim, but free of any loop-carried state);
+//   dim, but free of any loop-carried state); a run-time axis picks one of
+//   the rank's scans with scf.index_switch;
 // * TopK ranks every element by counting the elements ordered before it
 //   (value, then lower index), then gathers the first k ranks.
 //
