@@ -376,3 +376,44 @@ def test_space_to_depth(shape, b, rng):
     if shape[0]:
         back = depth_to_space(out, b, "DCR")
         np.testing.assert_array_equal(back, x)
+
+
+# ---------------------------------------------------------------------------
+# LRN (f64 internally, as the op documents) and a Deconv epilogue activation
+# ---------------------------------------------------------------------------
+
+def lrn_ref(x, size, alpha, beta, bias):
+    """ONNX LRN: the window [c - floor((size-1)/2), c + ceil((size-1)/2)]
+    clipped to the channels."""
+    c = x.shape[1]
+    x64 = x.astype(np.float64)
+    out = np.empty_like(x64)
+    for ci in range(c):
+        lo = max(0, ci - (size - 1) // 2)
+        hi = min(c - 1, ci + (size - 1) - (size - 1) // 2)
+        s = (x64[:, lo:hi + 1] ** 2).sum(axis=1)
+        out[:, ci] = x64[:, ci] / (bias + alpha / size * s) ** beta
+    return out
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 9])
+def test_lrn(size, rng):
+    x = rng.standard_normal((2, 6, 3, 2)).astype(np.float32) * 3
+    expect = lrn_ref(x, size, 0.01, 0.6, 1.5)
+    out = single_op({"x": x}, {}, f"%y = top.LRN(%x) {{size = {size} : i64, alpha = 0.01, beta = 0.6, "
+                    f"bias = 1.5}} : (tensor<2x6x3x2xf32>) -> RESULT")
+    np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-6)
+
+
+def test_deconv_leaky_relu(rng):
+    x = rng.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    w = rng.standard_normal((2, 3, 2, 2)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+    full = deconv_nd(x, w, b, [2, 1], [0, 1, 1, 0], None, [1, 0])
+    expect = np.where(full >= 0, full, 0.2 * full)
+    out = single_op({"x": x}, {"w": w, "b": b},
+                    "%y = top.Deconv(%x, %w, %b) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 1>, "
+                    "pads = array<i64: 0, 1, 1, 0>, output_padding = array<i64: 1, 0>, "
+                    "activation = #top.activation<leaky_relu>, activation_params = array<f64: 0.2>} : "
+                    "(tensor<1x2x3x4xf32>, tensor<2x3x2x2xf32>, tensor<3xf32>) -> RESULT")
+    np.testing.assert_allclose(out, expect, rtol=1e-4, atol=1e-4)

@@ -286,6 +286,7 @@ def test_gather(case, index_dtype, dtype, rng):
 
 
 @pytest.mark.parametrize("bad", [5, -6, 127])
+@pytest.mark.interpreter_only
 def test_gather_out_of_range(bad, rng):
     x = rand(rng, (3, 5), np.float32)
     idx = np.array([[0, 4], [bad, -5]], dtype=np.int64 if bad != 127 else np.int8)
@@ -296,6 +297,7 @@ def test_gather_out_of_range(bad, rng):
     assert f"index {bad} at flat position 2 of 'indices' is out of range for dim 1 of size 5" in err, err
 
 
+@pytest.mark.interpreter_only
 def test_gather_out_of_range_empty_result(rng):
     """A bad index fails even when the result has no elements."""
     x = rand(rng, (0, 4), np.float32)

@@ -17,6 +17,7 @@
 
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
+#include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Interfaces/HostTypes.h"
 #include "strata/Interpreter/Interpreter.h"
 #include "strata/Strategy/Implementation.h"
@@ -25,6 +26,7 @@
 #include "strata/Target/MemoryPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -183,6 +185,9 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   // 1-2: strategy and outlining.
   {
     PassManager pm(ctx);
+    // Shapes written as unknown (`tensor<*xf32>`) become static where the
+    // inputs' shapes decide them.
+    pm.addNestedPass<func::FuncOp>(top::createTopShapeInfer());
     strategy::TopSelectStrategyOptions so;
     so.target = "cpu";
     so.tuningLog = options.tuningLog;
@@ -225,12 +230,19 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   }
   report.inputShapes = variant.inputShapes;
 
-  // 3: lower the dispatch functions in their own module.
+  // 3: lower the dispatch functions in their own module. A dispatch whose
+  // results are all empty has nothing to compute and is dropped.
+  auto isEmptyDispatch = [](func::FuncOp fn) {
+    return llvm::all_of(fn.getResultTypes(), [](Type t) {
+      auto r = dyn_cast<RankedTensorType>(t);
+      return r && r.hasStaticShape() && r.getNumElements() == 0;
+    });
+  };
   OwningOpRef<ModuleOp> device = ModuleOp::create(module.getLoc());
   {
     OpBuilder b = OpBuilder::atBlockEnd(device->getBody());
     for (auto fn : module.getOps<func::FuncOp>())
-      if (fn->hasAttr(kDispatchAttr))
+      if (fn->hasAttr(kDispatchAttr) && !isEmptyDispatch(fn))
         b.clone(*fn);
     PassManager pm(ctx);
     buildCpuDispatchLoweringPipeline(pm);
@@ -272,7 +284,7 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   llvm::DenseMap<Value, unsigned> outputOf;
   for (unsigned i = 0; i < ret->getNumOperands(); ++i) {
     Value v = ret->getOperand(i);
-    if (isa_and_nonnull<func::CallOp>(v.getDefiningOp()) &&
+    if (isa_and_nonnull<func::CallOp, tensor::EmptyOp>(v.getDefiningOp()) &&
         !outputOf.count(v))
       outputOf[v] = i;
   }
@@ -294,11 +306,29 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     place[main.getArgument(i)] = {af::BufferKind::Input, i, 0, -1};
   for (Operation &op : main.getBody().front()) {
     if (auto in = dyn_cast<top::InputOp>(op)) {
-      place[in.getOutput()] = place[in.getInput()];
+      Placement p = place.lookup(in.getInput()); // copy: [] may rehash
+      place[in.getOutput()] = p;
       continue;
     }
     if (isa<top::NoneOp, func::ReturnOp>(op))
       continue;
+    // An empty result of an outlined op: no bytes, no dispatch.
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+      Value r = empty.getResult();
+      FailureOr<TensorInfo> info = infoOf(r);
+      if (failed(info))
+        return failure();
+      auto out = outputOf.find(r);
+      if (out != outputOf.end()) {
+        place[r] = {af::BufferKind::Output, out->second, 0, -1};
+      } else {
+        place[r] = {af::BufferKind::Arena, 0, 0,
+                    static_cast<int>(lifetimes.size())};
+        lifetimes.push_back({0, step, step});
+        roots.push_back(r);
+      }
+      continue;
+    }
     if (auto w = dyn_cast<top::WeightOp>(op)) {
       std::string name = w.getName().str();
       auto it = constantOffsets.find(name);
@@ -326,6 +356,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       continue;
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      bool empty = callee && isEmptyDispatch(callee);
       PendingDispatch d;
       d.symbol = ("strata_" + call.getCallee()).str();
       symbols.push_back(d.symbol);
@@ -348,6 +380,11 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
         }
         d.results.push_back(r);
       }
+      if (empty) {
+        ++report.emptyDispatches;
+        symbols.pop_back();
+        continue;
+      }
       pending.push_back(std::move(d));
       ++step;
       continue;
@@ -361,7 +398,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
         error = "internal: a view of a value without arena or constant bytes";
         return failure();
       }
-      place[op.getResult(0)] = it->second;
+      Placement p = it->second; // copy: [] may rehash
+      place[op.getResult(0)] = p;
       ++report.views;
       continue;
     }
@@ -444,6 +482,10 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     spec.params = {static_cast<int64_t>(info->bytes)};
     variant.dispatches.push_back(std::move(spec));
   }
+  // Every output has a buffer, even one no dispatch writes (empty).
+  for (auto &[v, i] : outputOf)
+    if (failed(bufferFor(v)))
+      return failure();
   report.dispatches = pending.size();
   report.copies = copies.size();
 

@@ -41,6 +41,8 @@ struct VariantReport {
   std::vector<std::vector<int64_t>> inputShapes;
   uint64_t arenaSize = 0, tensorBytes = 0, codeBytes = 0;
   size_t dispatches = 0, views = 0, copies = 0;
+  /// Ops whose results are all empty (nothing to compute, no dispatch).
+  size_t emptyDispatches = 0;
   /// Ops whose strategy picked a kernel the runtime does not have yet
   /// (compiled by the codegen fallback instead), by implementation name.
   std::map<std::string, unsigned> kernelsNotAvailable;

@@ -1,0 +1,62 @@
+// RUN: strata-opt %s -split-input-file --strata-cpu-outline-dispatches --verify-diagnostics | FileCheck %s
+
+// Each computing op moves into its own private dispatch function; the entry
+// function keeps inputs, weights and calls. Absent optional operands become
+// a top.None inside the dispatch.
+
+// CHECK-LABEL: func.func private @dispatch_0_MatMul
+// CHECK-SAME: (%[[A:.*]]: tensor<2x4xf32>, %[[B:.*]]: tensor<4x3xf32>) -> tensor<2x3xf32> attributes {strata.dispatch}
+// CHECK-NEXT: %[[N:.*]] = top.None
+// CHECK-NEXT: %[[M:.*]] = top.MatMul(%[[A]], %[[B]], %[[N]])
+// CHECK-NEXT: return %[[M]]
+// CHECK-LABEL: func.func private @dispatch_1_Relu
+// CHECK-LABEL: func.func @main
+// CHECK: %[[X:.*]] = top.Input
+// CHECK: %[[W:.*]] = top.Weight
+// CHECK: %[[C0:.*]] = call @dispatch_0_MatMul(%[[X]], %[[W]])
+// CHECK: %[[C1:.*]] = call @dispatch_1_Relu(%[[C0]])
+// CHECK: return %[[C1]]
+func.func @main(%x_arg: tensor<2x4xf32> {top.name = "x"}) -> (tensor<2x3xf32> {top.name = "y"}) {
+  %x = top.Input(%x_arg) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %w = top.Weight() {name = "w"} : () -> tensor<4x3xf32>
+  %n = top.None() : () -> none
+  %0 = top.MatMul(%x, %w, %n) : (tensor<2x4xf32>, tensor<4x3xf32>, none) -> tensor<2x3xf32>
+  %1 = top.Relu(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// -----
+
+// A reshape of a dispatch result stays in the entry function as a view
+// (memory planning shares the bytes); a reshape of an input, or one that is
+// returned, is a dispatch.
+
+// CHECK-LABEL: func.func private @dispatch_0_Reshape
+// CHECK-LABEL: func.func private @dispatch_1_Relu
+// CHECK-LABEL: func.func private @dispatch_2_Relu
+// CHECK-LABEL: func.func private @dispatch_3_Reshape
+// CHECK-LABEL: func.func @main
+// CHECK: call @dispatch_0_Reshape
+// CHECK: call @dispatch_1_Relu
+// CHECK: %[[V:.*]] = top.Reshape
+// CHECK: call @dispatch_2_Relu(%[[V]])
+// CHECK: call @dispatch_3_Reshape
+func.func @main(%x_arg: tensor<2x6xf32> {top.name = "x"}) -> (tensor<4x3xf32>, tensor<12xf32>) {
+  %x = top.Input(%x_arg) : (tensor<2x6xf32>) -> tensor<2x6xf32>
+  %0 = top.Reshape(%x) {shape = array<i64: 3, 4>} : (tensor<2x6xf32>) -> tensor<3x4xf32>
+  %1 = top.Relu(%0) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %2 = top.Reshape(%1) {shape = array<i64: 4, 3>} : (tensor<3x4xf32>) -> tensor<4x3xf32>
+  %3 = top.Relu(%2) : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %4 = top.Reshape(%1) {shape = array<i64: 12>} : (tensor<3x4xf32>) -> tensor<12xf32>
+  return %3, %4 : tensor<4x3xf32>, tensor<12xf32>
+}
+
+// -----
+
+func.func @main(%x_arg: tensor<?x4xf32> {top.name = "x"}) -> tensor<?x4xf32> {
+  // expected-error @+1 {{result 0 has type 'tensor<?x4xf32>', not a static shape; compile with --input-shapes to fix the inputs' shapes}}
+  %x = top.Input(%x_arg) : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  // expected-error @+1 {{not a static shape}}
+  %0 = top.Relu(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
