@@ -144,6 +144,29 @@ def test_cumulative_narrow(mode, exclusive, reverse, dtype, rng):
         assert_same(y, expect)
 
 
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+@pytest.mark.parametrize("axis_dtype", [np.int64, np.int32])
+def test_cumulative_runtime_axis(axis, axis_dtype, rng):
+    """The axis as a run-time operand (ONNX CumSum's input)."""
+    x = rand(rng, (3, 4, 5), np.float32)
+    a = np.array([axis], axis_dtype)
+    y, = run_op({"x": x, "a": a}, f"top.Cumulative(%x, %a) {{axis = 0 : i64, reverse = true}}"
+                f" : ({types(x, a)}) -> {{results}}", [np.float32])
+    np.testing.assert_allclose(y, cumulative_ref(x, axis, "sum", False, True), **FLOAT_TOL)
+
+
+@pytest.mark.skipif(not COMPILED, reason="compiled code clamps; the interpreter reports an error")
+def test_cumulative_runtime_axis_out_of_range_is_clamped_when_compiled(rng):
+    """Compiled code clamps a run-time axis into [0, rank) after adding rank
+    to a negative one (docs/codegen-reduction.md)."""
+    x = rand(rng, (2, 3), np.int32)
+    for axis, used in [(5, 1), (-7, 0)]:
+        a = np.array(axis, np.int64)
+        y, = run_op({"x": x, "a": a}, f"top.Cumulative(%x, %a) {{axis = 0 : i64}}"
+                    f" : ({types(x, a)}) -> {{results}}", [np.int32])
+        assert_same(y, cumulative_ref(x, used, "sum", False, False))
+
+
 # ----------------------------------------------------------------------------
 # ScatterElements and ScatterND
 # ----------------------------------------------------------------------------
