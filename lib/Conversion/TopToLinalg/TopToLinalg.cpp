@@ -31,6 +31,8 @@ void populateTopToLinalgPatterns(const TopTypeConverter &converter,
   populateTopToLinalgLinearPatterns(converter, patterns);
   populateTopToLinalgReductionPatterns(converter, patterns);
   populateTopToLinalgDataMovementPatterns(converter, patterns);
+  populateTopToLinalgControlFlowPatterns(converter, patterns);
+  populateTopToLinalgRecurrentPatterns(converter, patterns);
 }
 
 namespace {

@@ -1,0 +1,5 @@
+#include "Utils.h"
+namespace strata::conversion {
+void populateTopToLinalgRecurrentPatterns(const TopTypeConverter &,
+                                          mlir::RewritePatternSet &) {}
+}
