@@ -21,6 +21,7 @@
 #include "strata/Dialect/Top/IR/TopOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
@@ -54,6 +55,24 @@ Value toTopType(OpBuilder &b, Location loc, const TypeConverter &converter,
   if (v.getType() == type)
     return v;
   return converter.materializeSourceConversion(b, loc, type, v);
+}
+
+/// `value` copied into `iterArg`'s tensor: a loop's yielded value must be
+/// equivalent to its iteration argument for one-shot bufferization (without
+/// `allow-return-allocs-from-loops`), which a fresh tensor from the body is
+/// not.
+Value copyInto(OpBuilder &b, Location loc, Value value, Value iterArg) {
+  return linalg::CopyOp::create(b, loc, value, iterArg).getResult(0);
+}
+
+/// `value` copied into a new tensor: a loop's initial value. One-shot
+/// bufferization would otherwise copy a read-only or strided buffer with
+/// memref.copy, which needs the `memrefCopy` runtime function for
+/// non-identity layouts.
+Value freshCopy(OpBuilder &b, Location loc, Value value) {
+  auto t = cast<RankedTensorType>(value.getType());
+  return linalg::CopyOp::create(b, loc, value, emptyTensor(b, loc, t))
+      .getResult(0);
 }
 
 /// Moves the single block of `body` into a new scf.execute_region (returning
@@ -286,7 +305,8 @@ struct LoopLowering : OpConversionPattern<top::LoopOp> {
                       : extractScalar(rewriter, loc, adaptor.getCond());
     SmallVector<Value> inits{
         arith::ConstantIntOp::create(rewriter, loc, i64, 0), cond0};
-    llvm::append_range(inits, adaptor.getInitial());
+    for (auto [v, t] : llvm::zip(adaptor.getInitial(), carriedTypes))
+      inits.push_back(freshCopy(rewriter, loc, v));
     for (RankedTensorType t : scanTypes)
       inits.push_back(emptyTensor(rewriter, loc, t));
     SmallVector<Type> types = llvm::to_vector(ValueRange(inits).getTypes());
@@ -317,7 +337,9 @@ struct LoopLowering : OpConversionPattern<top::LoopOp> {
               arith::AddIOp::create(
                   b, l, args[0], arith::ConstantIntOp::create(b, l, i64, 1)),
               extractScalar(b, l, exec.getResult(0))};
-          llvm::append_range(next, exec.getResults().slice(1, numCarried));
+          for (size_t k = 0; k < numCarried; ++k)
+            next.push_back(
+                copyInto(b, l, exec.getResult(1 + k), args[2 + k]));
           Value row = arith::IndexCastOp::create(b, l, b.getIndexType(),
                                                  args[0]);
           for (unsigned s = 0; s < numScan; ++s) {
@@ -432,10 +454,22 @@ struct ScanLowering : OpConversionPattern<top::ScanOp> {
                                yields, execTypes)))
       return failure();
 
-    SmallVector<Value> inits(adaptor.getInputs().take_front(numStates));
-    for (size_t s = 0; s < numScanOut; ++s)
-      inits.push_back(emptyTensor(
-          rewriter, loc, cast<RankedTensorType>(resultTypes[numStates + s])));
+    SmallVector<Value> inits;
+    for (Value v : adaptor.getInputs().take_front(numStates))
+      inits.push_back(freshCopy(rewriter, loc, v));
+    // Scan outputs are stacked along a leading dim (contiguous blocks; a
+    // strided insert would bufferize to a memref.copy calling `memrefCopy`,
+    // which dispatches do not link) and transposed to their axis after the
+    // loop.
+    SmallVector<RankedTensorType> stackTypes;
+    for (size_t s = 0; s < numScanOut; ++s) {
+      auto slice = cast<RankedTensorType>(execTypes[numStates + s]);
+      SmallVector<int64_t> shape{length};
+      llvm::append_range(shape, slice.getShape());
+      stackTypes.push_back(
+          RankedTensorType::get(shape, slice.getElementType()));
+      inits.push_back(emptyTensor(rewriter, loc, stackTypes.back()));
+    }
     ValueRange scanIns = adaptor.getInputs().drop_front(numStates);
 
     Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
@@ -468,18 +502,34 @@ struct ScanLowering : OpConversionPattern<top::ScanOp> {
           }
           auto exec = inlineBody(rewriter, l, converter, op.getBody(),
                                  execTypes, bodyArgs);
-          SmallVector<Value> next(exec.getResults().take_front(numStates));
+          SmallVector<Value> next;
+          for (size_t k = 0; k < numStates; ++k)
+            next.push_back(copyInto(b, l, exec.getResult(k), args[k]));
           for (size_t s = 0; s < numScanOut; ++s) {
-            auto full = cast<RankedTensorType>(resultTypes[numStates + s]);
             auto [offsets, sizes, strides] =
-                sliceAt(full, outAxes[s], outDirs[s] ? reversed : t);
+                sliceAt(stackTypes[s], 0, outDirs[s] ? reversed : t);
             next.push_back(tensor::InsertSliceOp::create(
                 b, l, exec.getResult(numStates + s), args[numStates + s],
                 offsets, sizes, strides));
           }
           scf::YieldOp::create(b, l, next);
         });
-    rewriter.replaceOp(op, forOp.getResults());
+    SmallVector<Value> results(forOp.getResults());
+    for (size_t s = 0; s < numScanOut; ++s) {
+      int64_t a = outAxes[s];
+      if (a == 0)
+        continue;
+      // Result dim i is stacked dim perm[i]: the stacked dim 0 goes to `a`.
+      SmallVector<int64_t> perm;
+      for (int64_t i = 0; i < stackTypes[s].getRank(); ++i)
+        perm.push_back(i == a ? 0 : i < a ? i + 1 : i);
+      auto full = cast<RankedTensorType>(resultTypes[numStates + s]);
+      results[numStates + s] =
+          linalg::TransposeOp::create(rewriter, loc, results[numStates + s],
+                                      emptyTensor(rewriter, loc, full), perm)
+              .getResult()[0];
+    }
+    rewriter.replaceOp(op, results);
     return success();
   }
 };

@@ -31,8 +31,10 @@ static const char *kLoweringPipeline =
     "canonicalize,"
     // linalg -> loops -> LLVM; memrefs cross function boundaries as bare
     // pointers (static shapes).
+    // expand-strided-metadata writes affine.apply for dynamic offsets (the
+    // slices of a loop step): lower-affine again after it.
     "func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,"
-    "expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,"
+    "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,"
     "convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv},convert-cf-to-llvm,"
     "reconcile-unrealized-casts,"
