@@ -23,8 +23,12 @@ static const char *kLoweringPipeline =
     // Top -> linalg/tensor/arith/math/scf on tensors.
     "convert-top-to-linalg,canonicalize,cse,"
     // Tensors -> buffers; a dispatch's results become out-parameters the
-    // runtime binds (the static allocations are hoisted into them).
+    // runtime binds (the static allocations are hoisted into them). Loops
+    // may yield new buffers: canonicalize drops an scf.while's unused
+    // after-region arguments, so its condition operands no longer line up
+    // with its iteration arguments.
     "one-shot-bufferize{bufferize-function-boundaries "
+    "allow-return-allocs-from-loops "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs},"
     "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
