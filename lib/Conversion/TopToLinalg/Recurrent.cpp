@@ -341,34 +341,40 @@ std::pair<Value, Value> RecurrentBuilder::cell(Value gx, Value rec, Value h,
         });
     Value gi = gate(gates, 0), go = gate(gates, 1), gf = gate(gates, 2),
           gc = gate(gates, 3);
-    Value pi = p ? slice(p, {idx(0)}, {H}, {H}) : zeros({H});
-    Value po = p ? slice(p, {idx(H)}, {H}, {H}) : zeros({H});
-    Value pf = p ? slice(p, {idx(2 * H)}, {H}, {H}) : zeros({H});
+    // Without peepholes their terms are left out (not multiplied by 0).
+    SmallVector<Value> cIns{gi, gf, gc, c};
+    if (p)
+      cIns.append({slice(p, {idx(0)}, {H}, {H}),
+                   slice(p, {idx(2 * H)}, {H}, {H})});
     bool coupled = v.inputForget;
+    // gate + P (.) state, for a peephole input `pIndex` (if any).
+    auto peep = [&](OpBuilder &ob, Location l, ValueRange s, Value g,
+                    int64_t pIndex, Value state) -> Value {
+      if (!p)
+        return g;
+      return add(ob, l, g, mul(ob, l, s[pIndex], state));
+    };
     // Ct = ft * Ct-1 + it * ct.
     Value cNew = buildElementwise(
-        b, loc, nh, {gi, gf, gc, c, pi, pf},
-        [&](OpBuilder &ob, Location l, ValueRange s, Type) {
+        b, loc, nh, cIns, [&](OpBuilder &ob, Location l, ValueRange s, Type) {
           Value cp = s[3];
-          Value it = applyAct(
-              ob, l, da[0], clamp(ob, l, add(ob, l, s[0], mul(ob, l, s[4], cp))));
-          Value ft =
-              coupled
-                  ? Value(arith::SubFOp::create(
-                        ob, l, scalarConstant(ob, l, f32, 1), it))
-                  : applyAct(ob, l, da[0],
-                             clamp(ob, l,
-                                   add(ob, l, s[1], mul(ob, l, s[5], cp))));
+          Value it =
+              applyAct(ob, l, da[0], clamp(ob, l, peep(ob, l, s, s[0], 4, cp)));
+          Value ft = coupled ? Value(arith::SubFOp::create(
+                                   ob, l, scalarConstant(ob, l, f32, 1), it))
+                             : applyAct(ob, l, da[0],
+                                        clamp(ob, l, peep(ob, l, s, s[1], 5, cp)));
           Value ct = applyAct(ob, l, da[1], clamp(ob, l, s[2]));
           return add(ob, l, mul(ob, l, ft, cp), mul(ob, l, it, ct));
         });
     // Ht = f(go + Po * Ct) * h(Ct).
+    SmallVector<Value> hIns{go, cNew};
+    if (p)
+      hIns.push_back(slice(p, {idx(H)}, {H}, {H}));
     Value hNew = buildElementwise(
-        b, loc, nh, {go, cNew, po},
-        [&](OpBuilder &ob, Location l, ValueRange s, Type) {
-          Value ot = applyAct(
-              ob, l, da[0],
-              clamp(ob, l, add(ob, l, s[0], mul(ob, l, s[2], s[1]))));
+        b, loc, nh, hIns, [&](OpBuilder &ob, Location l, ValueRange s, Type) {
+          Value ot = applyAct(ob, l, da[0],
+                              clamp(ob, l, peep(ob, l, s, s[0], 2, s[1])));
           return mul(ob, l, ot, applyAct(ob, l, da[2], s[1]));
         });
     return {hNew, cNew};
