@@ -6,7 +6,10 @@
 // serialize every weight as the npz member would be. Then the printed module
 // is parsed back and verified, as `strata run-ref` would read it, and the
 // default optimization pipeline (top-optimize) runs on it, as `strata
-// import` writes <name>.mlir.
+// import` writes <name>.mlir. Finally the reference interpreter runs the
+// optimized module on seeded random inputs (dynamic dims as 1), as `strata
+// run-ref` would, under small limits (2^16 elements per tensor, 2^10 loop
+// iterations) so that one input stays fast.
 //
 // Diagnostics are collected, not printed. Besides crashes and sanitizer
 // reports, the target aborts when
@@ -14,7 +17,8 @@
 //   - an imported module does not parse back or verify, or a weight its IR
 //     names is missing (the files `strata import` writes would be unusable),
 //   - the optimizer fails without reporting an error, or its result does
-//     not verify.
+//     not verify,
+//   - the interpreter fails without reporting an error.
 //
 // External data locations resolve inside a scratch folder holding one small
 // file, `data.bin` (4 KiB), so paths inside and outside the folder are both
@@ -26,7 +30,11 @@
 #include "strata/Frontend/Onnx/OnnxImporter.h"
 #include "FuzzDiagnostics.h"
 #include "strata/InitAll.h"
+#include "strata/Interfaces/HostTypes.h"
+#include "strata/Interpreter/Interpreter.h"
 #include "strata/Pipelines/Optimize.h"
+#include "strata/Pipelines/RandomInputs.h"
+#include "strata/Support/Limits.h"
 #include "strata/Support/Npz.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -72,6 +80,8 @@ void makeScratchDir() {
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   makeScratchDir();
+  strata::limits().maxElements = int64_t(1) << 16;
+  strata::limits().maxLoopIterations = int64_t(1) << 10;
   registry = new DialectRegistry();
   strata::registerModelDialects(*registry);
   return 0;
@@ -130,5 +140,40 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (failed(verify(*reparsed)))
     fail("the optimized module does not verify", diagnostics.text);
+
+  // What `strata run-ref` does with it, on seeded random inputs.
+  FailureOr<func::FuncOp> entry = strata::findEntryFunction(*reparsed);
+  if (failed(entry))
+    return 0;
+  std::vector<strata::InputSpec> specs;
+  for (unsigned i = 0; i < entry->getNumArguments(); ++i) {
+    auto t = dyn_cast<RankedTensorType>(entry->getArgument(i).getType());
+    std::optional<strata::DType> d =
+        t ? strata::dtypeOf(t.getElementType()) : std::nullopt;
+    if (!d)
+      return 0; // an input run-ref could not be given either
+    strata::InputSpec spec;
+    spec.name = strata::inputName(*entry, i);
+    spec.dtype = *d;
+    int64_t count = 1;
+    for (int64_t dim : t.getShape()) {
+      spec.shape.push_back(ShapedType::isDynamic(dim) ? 1 : dim);
+      count *= std::max<int64_t>(spec.shape.back(), 1);
+      if (count > strata::limits().maxElements)
+        return 0; // run-ref would refuse the input file
+    }
+    specs.push_back(std::move(spec));
+  }
+  strata::TensorMap inputs = strata::randomInputs(specs, /*seed=*/1);
+  errorsBefore = diagnostics.errors;
+  try {
+    auto outputs =
+        strata::interpretModule(*reparsed, inputs, *optimizedWeights);
+    if (failed(outputs) && diagnostics.errors == errorsBefore)
+      fail("the interpreter failed without reporting an error",
+           diagnostics.text);
+  } catch (const strata::TensorAllocationError &) {
+    // Refused by the element limit or out of memory: `strata` reports it.
+  }
   return 0;
 }

@@ -1,31 +1,88 @@
 #!/usr/bin/env bash
-# `make demo`: builds a small CNN with the TpuLang C++ API (examples/
-# tpulang-cnn), shows the generated Top model, runs it through the reference
-# interpreter on a seeded random input, and checks the result against an
-# independent numpy implementation of the same CNN (weights read back from the
-# generated npz).
+# `make demo`:
+#  Part A, the main job: a real model shipped in a PyPI package (the PP-OCR
+#  text-direction classifier of rapidocr-onnxruntime) is imported, compiled
+#  for this CPU into one .strata artifact, run through the runtime, compared
+#  with the reference interpreter and ONNX Runtime, and timed.
+#  Part B: a small CNN built with the TpuLang C++ API (examples/tpulang-cnn)
+#  runs through the reference interpreter and is checked against an
+#  independent numpy implementation of the same CNN.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 PY=.venv/bin/python
 OUT="$BUILD/demo"
 MODEL="$OUT/cnn_origin.mlir"
+STRATA="$BUILD/bin/strata"
 
-for f in "$BUILD/bin/tpulang-cnn" "$BUILD/bin/strata" "$PY"; do
+for f in "$BUILD/bin/tpulang-cnn" "$STRATA" "$PY"; do
   [ -x "$f" ] || { echo "demo: $f not found; run 'make build' first" >&2; exit 1; }
 done
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
-echo "== 1. Build the CNN with the TpuLang C++ API (examples/tpulang-cnn)"
+SITE=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+CLS="$SITE/rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx"
+[ -f "$CLS" ] || { echo "demo: $CLS is missing; run scripts/setup.sh" >&2; exit 1; }
+
+echo "=== Part A: a real model, compiled for this CPU"
+echo
+echo "== A1. strata import (ONNX -> Top, optimized): $CLS"
+"$STRATA" import "$CLS" -o "$OUT/cls" --name cls --input-shapes x:1x3x48x192
+
+echo
+echo "== A2. strata compile --target cpu --report"
+"$STRATA" compile "$OUT/cls/cls.mlir" --target cpu -o "$OUT/cls.strata" --report
+
+echo
+echo "== A3. strata inspect (signature and size)"
+"$STRATA" inspect "$OUT/cls.strata" | sed -n '1,12p'
+
+echo
+echo "== A4. an input like the text lines the classifier sees: $OUT/cls_input.npz"
+"$PY" - "$OUT/cls_input.npz" <<'PYEOF'
+import sys
+import numpy as np
+rng = np.random.default_rng(7)
+page = np.full((48, 192), 0.92, np.float32)
+x = 4
+while x < 188:                       # dark strokes of text on a light line
+    w = int(rng.integers(2, 6))
+    page[14:34, x:x + w] = rng.uniform(0.0, 0.25)
+    x += w + int(rng.integers(1, 8))
+page += rng.normal(0, 0.03, page.shape).astype(np.float32)
+img = np.stack([page] * 3)[None]
+np.savez(sys.argv[1], x=((np.clip(img, 0, 1) - 0.5) / 0.5).astype(np.float32))
+print("x", img.shape)
+PYEOF
+
+echo
+echo "== A5. strata run (the runtime, 1 thread, 50 runs) and strata run-ref (interpreter)"
+RUN_LOG=$("$STRATA" run "$OUT/cls.strata" --input "$OUT/cls_input.npz" \
+  --output "$OUT/cls_compiled.npz" --threads 1 --repeat 50)
+echo "$RUN_LOG"
+COMPILED_MS=$(echo "$RUN_LOG" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
+START=$(date +%s%N)
+"$STRATA" run-ref "$OUT/cls/cls.mlir" --input "$OUT/cls_input.npz" --output "$OUT/cls_ref.npz"
+INTERP_MS=$(( ($(date +%s%N) - START) / 1000000 ))
+
+echo
+echo "== A6. compiled vs interpreter vs ONNX Runtime"
+"$PY" scripts/demo-compare.py "$CLS" "$OUT/cls_input.npz" "$OUT/cls_compiled.npz" \
+  "$OUT/cls_ref.npz" "$COMPILED_MS" "$INTERP_MS"
+
+echo
+echo "=== Part B: a CNN built with the TpuLang graph API"
+echo
+echo "== B1. Build the CNN with the TpuLang C++ API (examples/tpulang-cnn)"
 "$BUILD/bin/tpulang-cnn" "$OUT"
 
 echo
-echo "== 2. The generated Top model: $MODEL"
+echo "== B2. The generated Top model: $MODEL"
 cat "$MODEL"
 
 echo
-echo "== 3. A seeded random input: $OUT/input.npz"
+echo "== B3. A seeded random input: $OUT/input.npz"
 "$PY" - "$OUT/input.npz" <<'PYEOF'
 import sys
 import numpy as np
@@ -36,7 +93,7 @@ print("image", image.shape, image.dtype, "mean %.4f" % image.mean())
 PYEOF
 
 echo
-echo "== 4. strata run-ref"
+echo "== B4. strata run-ref"
 "$BUILD/bin/strata" run-ref "$MODEL" --input "$OUT/input.npz" \
   --output "$OUT/output.npz"
 "$PY" - "$OUT/output.npz" <<'PYEOF'
@@ -50,7 +107,7 @@ with np.load(sys.argv[1]) as z:
 PYEOF
 
 echo
-echo "== 5. Independent numpy reference of the same CNN: $OUT/reference.npz"
+echo "== B5. Independent numpy reference of the same CNN: $OUT/reference.npz"
 "$PY" - "$OUT/input.npz" "$OUT/cnn_TOP_F32_all_weight.npz" \
   "$OUT/reference.npz" <<'PYEOF'
 import sys
@@ -79,7 +136,7 @@ print(logits.astype(np.float32))
 PYEOF
 
 echo
-echo "== 6. strata compare (numpy reference vs. strata run-ref)"
+echo "== B6. strata compare (numpy reference vs. strata run-ref)"
 "$BUILD/bin/strata" compare "$OUT/reference.npz" "$OUT/output.npz"
 echo
 echo "demo: OK (outputs in $OUT)"

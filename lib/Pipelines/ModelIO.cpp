@@ -29,13 +29,8 @@ void registerAndLoadDialects(MLIRContext &context) {
   context.loadAllAvailableDialects();
 }
 
-/// Refuses .mlir text the parser must not see: a NUL byte, or brackets
-/// nested deeper than kMaxMlirNesting (the parser recurses per level and
-/// would overflow the stack). Strings and comments are skipped; "->" is not
-/// a bracket.
-static LogicalResult checkMlirText(std::string_view text,
-                                   const std::string &path,
-                                   MLIRContext &context) {
+LogicalResult checkMlirText(std::string_view text, const std::string &path,
+                            MLIRContext &context) {
   unsigned line = 1, depth = 0;
   size_t i = 0, lineStart = 0;
   // Line 0: the diagnostic handler then does not print the source line,

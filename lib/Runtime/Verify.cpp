@@ -48,10 +48,10 @@ bool knownDType(uint8_t d) {
 }
 
 /// The FlatBuffers verifier checks a vector's length field for 4-byte
-/// alignment only; int64 elements must be 8-byte aligned to be read.
+/// alignment only; int64 elements must be 8-byte aligned to be read. An
+/// empty vector has nothing to read, and FlatBuffers' builder does not align
+/// one (the shape [] of a scalar, empty params), so it is never misaligned.
 bool misaligned(const flatbuffers::Vector<int64_t> *v) {
-  // FlatBuffers does not pad before an empty vector, and no element of it
-  // is ever read.
   return v && v->size() != 0 &&
          reinterpret_cast<uintptr_t>(v->Data()) % alignof(int64_t) != 0;
 }

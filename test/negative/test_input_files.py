@@ -199,3 +199,37 @@ def test_no_weight_file_attribute(model_dir):
         GOOD_MODEL.replace(' attributes {top.weight_file = "w.npz"}', ""))
     r = run_ref(model_dir, model="nw.mlir")
     assert_clean_failure(r, "top.Weight 'w'", "no top.weight_file attribute", "--weights")
+
+
+# --- strata-opt reads its input with the same checks -------------------------
+
+def strata_opt(*args):
+    import subprocess
+    from negative_harness import BIN
+    return subprocess.run([os.path.join(BIN, "strata-opt"), *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_strata_opt_dev_zero():
+    assert_clean_failure(strata_opt("/dev/zero"), "strata-opt: cannot read input '/dev/zero'",
+                         "not a regular file")
+
+
+def test_strata_opt_directory(tmp_path):
+    assert_clean_failure(strata_opt(tmp_path), "is a directory")
+
+
+def test_strata_opt_deep_nesting(tmp_path):
+    (tmp_path / "deep.mlir").write_text("module {" + "[" * 300 + "}")
+    assert_clean_failure(strata_opt(tmp_path / "deep.mlir"), "brackets nest more than 256 deep")
+
+
+def test_strata_opt_nul_byte(tmp_path):
+    (tmp_path / "nul.mlir").write_bytes(b"module {\x00}")
+    assert_clean_failure(strata_opt(tmp_path / "nul.mlir"), "NUL byte")
+
+
+def test_strata_opt_good_file(model_dir):
+    r = strata_opt(model_dir / "m.mlir", "--canonicalize")
+    assert r.returncode == 0, r.stderr
+    assert "top.Conv" in r.stdout

@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pytest
 
-from numeric_harness import Model, mlir_type, run_ok, run_ref
+from numeric_harness import COMPILED, Model, mlir_type, run_ok, run_ref
 
 FLOAT_TOL = dict(rtol=1e-5, atol=1e-6)
 
@@ -115,6 +115,25 @@ def test_cumulative(mode, exclusive, reverse, dtype, axis, rng):
         assert_same(y, expect)
 
 
+@pytest.mark.parametrize("mode", ["sum", "prod"])
+@pytest.mark.parametrize("exclusive,reverse", [(False, False), (True, True), (False, True)])
+@pytest.mark.parametrize("dtype", [np.float16, np.int8, np.uint8])
+def test_cumulative_narrow(mode, exclusive, reverse, dtype, rng):
+    """f16 accumulates in f32 and rounds each output once; 8-bit integers
+    wrap around."""
+    x = rand(rng, (3, 6), dtype)
+    y, = run_op({"x": x}, f"top.Cumulative(%x) {{axis = 1 : i64, mode = #top.cumulative_mode<{mode}>, "
+                f"exclusive = {str(exclusive).lower()}, reverse = {str(reverse).lower()}}}"
+                f" : ({types(x)}) -> {{results}}", [dtype])
+    if dtype == np.float16:
+        expect = cumulative_ref(x.astype(np.float32), 1, mode, exclusive, reverse).astype(np.float16)
+        np.testing.assert_allclose(y.astype(np.float32), expect.astype(np.float32), rtol=1e-3, atol=1e-3)
+    else:
+        with np.errstate(over="ignore"):
+            expect = cumulative_ref(x, 1, mode, exclusive, reverse)
+        assert_same(y, expect)
+
+
 # ----------------------------------------------------------------------------
 # ScatterElements and ScatterND
 # ----------------------------------------------------------------------------
@@ -163,6 +182,7 @@ def test_scatter_nd(reduction, k, rng):
     np.testing.assert_allclose(y, expect, **FLOAT_TOL)
 
 
+@pytest.mark.interpreter_only
 def test_scatter_elements_index_out_of_range(rng):
     data = rand(rng, (3, 3), np.float32)
     indices = np.array([[0, 3]], np.int64)
@@ -201,6 +221,7 @@ def test_gather_nd(b, k, rng):
     assert_same(y, gather_nd_ref(data, indices, b))
 
 
+@pytest.mark.interpreter_only
 def test_gather_nd_index_out_of_range(rng):
     data = rand(rng, (2, 3), np.float32)
     indices = np.array([[1, -4]], np.int64)
@@ -251,6 +272,33 @@ def test_topk_nan_is_largest():
     assert_same(i, np.array([1, 2], np.int64))
 
 
+def topk_nan_ref(row, k, largest, sorted_):
+    """Positions of one row's top k: NaN above every number, ties by index."""
+    if largest:
+        order = sorted(range(len(row)), key=lambda j: (0, 0.0) if np.isnan(row[j]) else (1, -float(row[j])))
+    else:
+        order = sorted(range(len(row)), key=lambda j: (1, 0.0) if np.isnan(row[j]) else (0, float(row[j])))
+    top = order[:k]
+    return top if sorted_ else sorted(top)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("sorted_", [True, False])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_topk_nan_ties_unsorted(largest, sorted_, dtype, rng):
+    """NaN is the largest (last when smallest), ties keep the lower index;
+    unsorted gives the selected elements in index order."""
+    x = rng.integers(0, 4, (3, 7)).astype(dtype)
+    x[0, 2] = np.nan
+    x[1, [1, 5]] = np.nan
+    k = 4
+    v, i = run_op({"x": x}, f"top.TopK(%x) {{k = {k} : i64, axis = 1 : i64, largest = {str(largest).lower()}, "
+                  f"sorted = {str(sorted_).lower()}}} : ({types(x)}) -> {{results}}", [dtype, np.int64])
+    ei = np.array([topk_nan_ref(r, k, largest, sorted_) for r in x], np.int64)
+    assert_same(i, ei)
+    assert_same(v, np.take_along_axis(x, ei, axis=1))
+
+
 # ----------------------------------------------------------------------------
 # OneHot
 # ----------------------------------------------------------------------------
@@ -269,12 +317,23 @@ def test_one_hot(axis, idx_dtype, rng):
     hot = np.arange(depth).reshape((1, 1, depth)) == idx[..., None]
     expect = np.moveaxis(np.where(hot, values[1], values[0]).astype(np.float32), -1, axis)
     assert_same(y, expect)
-    # The same with the depth only known at run time (float, truncated).
+
+
+@pytest.mark.xfail(COMPILED, strict=True,
+                   reason="the result shape depends on the depth value: compiled code needs static shapes")
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_one_hot_runtime_depth(axis, rng):
+    """The depth only known at run time (float, truncated)."""
+    depth = 5
+    indices = rng.integers(-7, 7, (2, 3)).astype(np.int64)
+    values = np.array([-1.5, 4.0], np.float32)
     d = np.array([depth + 0.7], np.float32)
     y, = run_op({"i": indices, "v": values, "d": d},
                 f"top.OneHot(%i, %v, %d) {{axis = {axis} : i64}} : "
                 f"({types(indices, values, d)}) -> {{results}}", [np.float32])
-    assert_same(y, expect)
+    idx = np.where(indices < 0, indices + depth, indices)
+    hot = np.arange(depth).reshape((1, 1, depth)) == idx[..., None]
+    assert_same(y, np.moveaxis(np.where(hot, values[1], values[0]).astype(np.float32), -1, axis))
 
 
 # ----------------------------------------------------------------------------
@@ -297,12 +356,49 @@ def test_reverse_sequence(batch_axis, time_axis, rng):
     assert_same(y, np.moveaxis(xb, (0, 1), (batch_axis, time_axis)))
 
 
+@pytest.mark.interpreter_only
 def test_reverse_sequence_bad_length(rng):
     x = rand(rng, (3, 2), np.float32)
     lens = np.array([1, 4], np.int64)
     err = run_fail({"x": x, "l": lens}, f"top.ReverseSequence(%x, %l) : ({types(x, lens)}) -> {{results}}",
                    np.float32)
     assert "top.ReverseSequence" in err and "sequence length 4" in err
+
+
+# Compiled code cannot report bad indices: it clamps them
+# (docs/codegen-data-movement.md). These pin that choice down.
+compiled_only = pytest.mark.skipif(not COMPILED, reason="the interpreter rejects these inputs")
+
+
+@compiled_only
+def test_compiled_clamps_out_of_range_indices(rng):
+    data = rand(rng, (3, 4), np.float32)
+    idx = np.array([[0, 7, -9], [-1, 100, -4]], np.int64)
+    clamped = np.clip(np.where(idx < 0, idx + 4, idx), 0, 3)
+    gathered, = run_op({"d": data, "i": idx},
+                       f"top.GatherElements(%d, %i) {{axis = 1 : i64}} : ({types(data, idx)}) -> {{results}}",
+                       [np.float32])
+    assert_same(gathered, np.take_along_axis(data[:2], clamped, axis=1))
+    upd = rand(rng, idx.shape, np.float32)
+    scattered, = run_op({"d": data, "i": idx, "u": upd},
+                        f"top.ScatterElements(%d, %i, %u) {{axis = 1 : i64, reduction = #top.scatter_reduction<add>}} : "
+                        f"({types(data, idx, upd)}) -> {{results}}", [np.float32])
+    expect = data.copy()
+    for r in range(idx.shape[0]):
+        for c in range(idx.shape[1]):
+            expect[r, clamped[r, c]] += upd[r, c]
+    np.testing.assert_allclose(scattered, expect, **FLOAT_TOL)
+
+
+@compiled_only
+def test_compiled_clamps_sequence_lengths(rng):
+    x = rand(rng, (3, 2), np.float32)
+    lens = np.array([-2, 9], np.int64)
+    y, = run_op({"x": x, "l": lens}, f"top.ReverseSequence(%x, %l) : ({types(x, lens)}) -> {{results}}",
+                [np.float32])
+    expect = x.copy()
+    expect[:, 1] = x[::-1, 1]   # 9 clamps to the 3 steps; -2 to 0
+    assert_same(y, expect)
 
 
 # ----------------------------------------------------------------------------
@@ -346,6 +442,18 @@ def test_maxpool_indices_and_unpool(storage_order, k, s, p, rng):
     assert_same(y, ref.reshape(x.shape))
 
 
+def test_maxpool_indices_minus_inf_and_padding(rng):
+    """Windows of -inf values next to the padding: the first input element
+    wins, never a padded position."""
+    x = np.full((1, 2, 3, 4), -np.inf, np.float32)
+    x[0, 1, 2, 3] = 5.0
+    i, = run_op({"x": x}, "top.MaxPoolIndices(%x) {kernel_shape = array<i64: 2, 2>, "
+                "strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : "
+                f"({types(x)}) -> {{results}}", [np.int64])
+    assert_same(i, maxpool_indices_ref(x, (2, 2), (1, 1), (1, 1, 1, 1), 0))
+
+
+@pytest.mark.interpreter_only
 def test_maxunpool_index_out_of_range():
     v = np.ones((1, 1, 1, 2), np.float32)
     i = np.array([[[[0, 16]]]], np.int64)

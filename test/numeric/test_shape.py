@@ -286,6 +286,7 @@ def test_gather(case, index_dtype, dtype, rng):
 
 
 @pytest.mark.parametrize("bad", [5, -6, 127])
+@pytest.mark.interpreter_only
 def test_gather_out_of_range(bad, rng):
     x = rand(rng, (3, 5), np.float32)
     idx = np.array([[0, 4], [bad, -5]], dtype=np.int64 if bad != 127 else np.int8)
@@ -296,6 +297,7 @@ def test_gather_out_of_range(bad, rng):
     assert f"index {bad} at flat position 2 of 'indices' is out of range for dim 1 of size 5" in err, err
 
 
+@pytest.mark.interpreter_only
 def test_gather_out_of_range_empty_result(rng):
     """A bad index fails even when the result has no elements."""
     x = rand(rng, (0, 4), np.float32)
@@ -500,6 +502,18 @@ def test_reduce_scalar(rng):
     assert_same(y, x)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
+@pytest.mark.parametrize("mode", MODES)
+def test_reduce_unsigned(mode, dtype, rng):
+    """Unsigned max/min compare unsigned: values above the signed range are
+    the largest."""
+    x = rand(rng, (3, 4, 2), dtype)
+    x[0, 0, 0] = np.iinfo(dtype).max
+    x[1, 2, 1] = np.iinfo(dtype).max // 2 + 1
+    y, = run_op({"x": x}, reduce_text(x, [1, -1], True, mode), [dtype])
+    assert_same(y, np_reduce(x, [1, -1], True, mode))
+
+
 # ----------------------------------------------------------------------------
 # ArgMax
 # ----------------------------------------------------------------------------
@@ -560,3 +574,14 @@ def test_argmax_empty_other_dim(rng):
     x = rand(rng, (0, 4), np.float32)
     y, = run_op({"x": x}, argmax_text(x, -1, True, False), [np.int64])
     assert_same(y, np.zeros((0, 1), np.int64))
+
+
+@pytest.mark.parametrize("last", [False, True])
+def test_argmax_unsigned(last, rng):
+    """Unsigned elements compare unsigned (200 > 100 > 5)."""
+    x = rng.integers(0, 100, (4, 6)).astype(np.uint8)
+    x[:, 2] = 200
+    x[1, 5] = 200
+    x[3, 2] = 5
+    y, = run_op({"x": x}, argmax_text(x, 1, False, last), [np.int64])
+    assert_same(y, np_argmax(x, 1, False, last))

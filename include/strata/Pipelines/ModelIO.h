@@ -30,6 +30,15 @@ constexpr unsigned kMaxMlirNesting = 256;
 /// verifies a module, and checks its static types against the element limit.
 /// A NUL byte or nesting deeper than kMaxMlirNesting is refused before
 /// parsing. Errors go to the context's diagnostics.
+/// Refuses .mlir text the parser must not see: a NUL byte, a zip archive,
+/// or brackets nested deeper than kMaxMlirNesting (the parser recurses per
+/// level and would overflow the stack). Strings and comments are skipped;
+/// "->" is not a bracket. Errors go to `context`'s diagnostics, located at
+/// `path`.
+mlir::LogicalResult checkMlirText(std::string_view text,
+                                  const std::string &path,
+                                  mlir::MLIRContext &context);
+
 mlir::OwningOpRef<mlir::ModuleOp> parseModuleFile(const std::string &path,
                                                   mlir::MLIRContext &context);
 /// parseModuleFile's checks, parse and verification on text in memory;

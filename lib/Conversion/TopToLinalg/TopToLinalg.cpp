@@ -17,6 +17,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace strata::conversion {
 
@@ -31,6 +32,7 @@ void populateTopToLinalgPatterns(const TopTypeConverter &converter,
   populateTopToLinalgLinearPatterns(converter, patterns);
   populateTopToLinalgReductionPatterns(converter, patterns);
   populateTopToLinalgDataMovementPatterns(converter, patterns);
+  populateTopToLinalgIndexedPatterns(converter, patterns);
   populateTopToLinalgControlFlowPatterns(converter, patterns);
   populateTopToLinalgRecurrentPatterns(converter, patterns);
 }
@@ -53,22 +55,31 @@ struct ConvertTopToLinalgPass
     RewritePatternSet patterns(ctx);
     populateTopToLinalgPatterns(converter, patterns);
 
-    // Ops that no pattern matches: one error each, before converting.
+    // Ops that no pattern matches: one error per kind of op (at its first
+    // occurrence, with the count), before converting.
     llvm::DenseSet<OperationName> covered;
     for (const std::unique_ptr<RewritePattern> &p :
          patterns.getNativePatterns())
       if (std::optional<OperationName> root = p->getRootKind())
         covered.insert(*root);
-    bool missing = false;
+    llvm::MapVector<OperationName, std::pair<Operation *, unsigned>> missing;
     module.walk([&](Operation *op) {
       if (!isa<top::TopDialect>(op->getDialect()) || isKeptTopOp(op) ||
           covered.contains(op->getName()))
         return;
-      op->emitError() << "'" << op->getName()
-                      << "' has no CPU code-generation lowering yet";
-      missing = true;
+      auto &entry = missing[op->getName()];
+      if (!entry.first)
+        entry.first = op;
+      ++entry.second;
     });
-    if (missing)
+    for (auto &[name, entry] : missing) {
+      InFlightDiagnostic d = entry.first->emitError()
+                             << "'" << name
+                             << "' has no CPU code-generation lowering yet";
+      if (entry.second > 1)
+        d << " (" << entry.second << " ops of this kind)";
+    }
+    if (!missing.empty())
       return signalPassFailure();
 
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,

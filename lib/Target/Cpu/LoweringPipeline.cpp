@@ -21,7 +21,8 @@ using namespace mlir;
 /// the lowering's documentation (docs/codegen.md walks through it).
 static const char *kLoweringPipeline =
     // Top -> linalg/tensor/arith/math/scf on tensors.
-    "convert-top-to-linalg,canonicalize,cse,"
+    "convert-top-to-linalg,strata-cpu-check-contract{stage=linalg},"
+    "canonicalize,cse,"
     // Tensors -> buffers; a dispatch's results become out-parameters the
     // runtime binds (the static allocations are hoisted into them). Loops
     // may yield new buffers: canonicalize drops an scf.while's unused
@@ -33,15 +34,17 @@ static const char *kLoweringPipeline =
     "buffer-results-to-out-params{hoist-static-allocs},"
     "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
     "canonicalize,"
+    // Strided copies (pads, slices) as loops, not calls of memrefCopy.
+    "strata-cpu-strided-copies-to-linalg,"
     // linalg -> loops -> LLVM; memrefs cross function boundaries as bare
     // pointers (static shapes).
     // expand-strided-metadata writes affine.apply for dynamic offsets (the
     // slices of a loop step): lower-affine again after it.
     "func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,"
-    "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,"
-    "convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
+    "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+    "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv},convert-cf-to-llvm,"
-    "reconcile-unrealized-casts,"
+    "reconcile-unrealized-casts,strata-cpu-check-contract{stage=llvm},"
     // The runtime's entry points.
     "strata-cpu-emit-dispatch-abi";
 

@@ -43,6 +43,12 @@ void populateTopToLinalgReductionPatterns(const TopTypeConverter &converter,
 void populateTopToLinalgDataMovementPatterns(const TopTypeConverter &converter,
                                              mlir::RewritePatternSet &patterns);
 
+/// Gather, GatherElements, GatherND, ScatterElements, ScatterND, Trilu,
+/// OneHot, ReverseSequence: the ops that read indices from tensors
+/// (DataMovementIndexed.cpp).
+void populateTopToLinalgIndexedPatterns(const TopTypeConverter &converter,
+                                        mlir::RewritePatternSet &patterns);
+
 /// If, Loop, Scan and their top.Yield to scf (ControlFlow.cpp).
 void populateTopToLinalgControlFlowPatterns(const TopTypeConverter &converter,
                                             mlir::RewritePatternSet &patterns);

@@ -30,6 +30,23 @@ def CpuOutlineDispatches : Pass<"strata-cpu-outline-dispatches",
   }];
 }
 
+def CpuStridedCopiesToLinalg : Pass<"strata-cpu-strided-copies-to-linalg",
+                                    "::mlir::ModuleOp"> {
+  let summary = "Rewrite memref.copy between non-contiguous memrefs into "
+                "linalg.copy";
+  let description = [{
+    Runs after bufferization. `finalize-memref-to-llvm` lowers a
+    `memref.copy` whose source or target is not a contiguous row-major
+    memref (the strided subviews that `tensor.pad`, `tensor.insert_slice`
+    and `tensor.extract_slice` bufferize to) to a call of `memrefCopy` from
+    MLIR's C runner utilities, which the dispatch shared object cannot
+    resolve. Such copies become `linalg.copy`, which
+    `convert-linalg-to-loops` turns into loops; copies between contiguous
+    memrefs stay `memref.copy` (an `llvm.memcpy`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def CpuEmitDispatchABI : Pass<"strata-cpu-emit-dispatch-abi",
                               "::mlir::ModuleOp"> {
   let summary = "Wrap each lowered dispatch function in the runtime's "
@@ -49,6 +66,23 @@ def CpuEmitDispatchABI : Pass<"strata-cpu-emit-dispatch-abi",
     so the shared object exports only the wrappers.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def CpuCheckContract : Pass<"strata-cpu-check-contract", "::mlir::ModuleOp"> {
+  let summary = "Check that only the ops legal after a lowering stage remain";
+  let description = [{
+    The CPU pipeline's contract between stages (after torch-mlir's
+    VerifyTosaBackendContract): after `stage=linalg` (convert-top-to-linalg)
+    only `linalg`, `tensor`, `arith`, `math`, `scf`, `bufferization`,
+    `func` and builtin ops may remain; after `stage=llvm` (the conversions to
+    the LLVM dialect) only `llvm` and builtin ops. Any other op is an error
+    naming it and the stage, at its location (which is the Top op it was
+    lowered from), instead of a failure further down the pipeline.
+  }];
+  let options = [
+    Option<"stage", "stage", "std::string", /*default=*/"\"llvm\"",
+           "The stage just finished: 'linalg' or 'llvm'">,
+  ];
 }
 
 #endif // STRATA_TARGET_CPU_PASSES
