@@ -42,7 +42,8 @@ static const char *kLoweringPipeline =
     // slices of a loop step): lower-affine again after it.
     "func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-    "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
+    "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
+    "convert-index-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv},convert-cf-to-llvm,"
     "reconcile-unrealized-casts,strata-cpu-check-contract{stage=llvm},"
     // The runtime's entry points.
