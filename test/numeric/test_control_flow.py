@@ -313,3 +313,23 @@ def test_loop_with_initial_cond(cond, rng):
     }}""")
     out = run_ok(m, [("%y", "y", yt)])
     np.testing.assert_allclose(out["y"], y0 * 8 if cond else y0, rtol=RTOL)
+
+
+def test_scan_unsigned_state(rng):
+    # ui8 state and slices: the running maximum compares unsigned; the scan
+    # output is the state before each step.
+    s0 = rng.integers(0, 256, 4, dtype=np.uint8)
+    x = rng.integers(0, 256, (3, 4), dtype=np.uint8)
+    m = Model(inputs={"s0": s0, "x": x})
+    st, xt = t([4], np.uint8), t([3, 4], np.uint8)
+    m.op(f"""%s, %z = top.Scan(%s0, %x) {{num_scan_inputs = 1 : i64}} : ({st}, {xt}) -> ({st}, {xt}) {{
+    ^bb0(%a: {st}, %xi: {st}):
+      %mx = top.Max(%a, %xi) : ({st}, {st}) -> {st}
+      top.Yield %mx, %a : {st}, {st}
+    }}""")
+    out = run_ok(m, [("%s", "s", st), ("%z", "z", xt)])
+    states = [s0]
+    for row in x:
+        states.append(np.maximum(states[-1], row))
+    np.testing.assert_array_equal(out["s"], states[-1])
+    np.testing.assert_array_equal(out["z"], np.stack(states[:-1]))

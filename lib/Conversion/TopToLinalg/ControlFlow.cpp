@@ -47,16 +47,6 @@ Value extractScalar(OpBuilder &b, Location loc, Value v) {
   return tensor::ExtractOp::create(b, loc, v, zeros);
 }
 
-/// `v` (of converted type) as a value of the Top-side type `type`: an
-/// unrealized cast where the types differ (signedness), which cancels once
-/// the users are converted.
-Value toTopType(OpBuilder &b, Location loc, const TypeConverter &converter,
-                Type type, Value v) {
-  if (v.getType() == type)
-    return v;
-  return converter.materializeSourceConversion(b, loc, type, v);
-}
-
 /// `value` copied into `iterArg`'s tensor: a loop's yielded value must be
 /// equivalent to its iteration argument for one-shot bufferization (without
 /// `allow-return-allocs-from-loops`), which a fresh tensor from the body is
@@ -75,24 +65,31 @@ Value freshCopy(OpBuilder &b, Location loc, Value value) {
       .getResult(0);
 }
 
-/// Moves the single block of `body` into a new scf.execute_region (returning
+/// Moves the single block of `body` (whose argument types
+/// convertBodyTypes converted) into a new scf.execute_region (returning
 /// `types`) at the rewriter's insertion point, its arguments replaced by
-/// `args` (converted values, cast back to the block's types); the body's
-/// top.Yield becomes the region's scf.yield (YieldLowering).
+/// `args`; the body's top.Yield becomes the region's scf.yield
+/// (YieldLowering).
 scf::ExecuteRegionOp inlineBody(ConversionPatternRewriter &rewriter,
-                                Location loc, const TypeConverter &converter,
-                                Region &body, TypeRange types,
+                                Location loc, Region &body, TypeRange types,
                                 ValueRange args) {
-  Block &block = body.front();
-  SmallVector<Value> replacements;
-  for (auto [arg, v] : llvm::zip(block.getArguments(), args))
-    replacements.push_back(
-        toTopType(rewriter, loc, converter, arg.getType(), v));
   auto exec = scf::ExecuteRegionOp::create(rewriter, loc, types);
   OpBuilder::InsertionGuard guard(rewriter);
   Block *dest = rewriter.createBlock(&exec.getRegion());
-  rewriter.mergeBlocks(&block, dest, replacements);
+  rewriter.mergeBlocks(&body.front(), dest, args);
   return exec;
+}
+
+/// Converts the argument types of `body`'s block (`ui8` -> `i8`, ...) so
+/// that the converted loop values can replace them; the framework casts for
+/// the body's not yet converted users.
+LogicalResult convertBodyTypes(ConversionPatternRewriter &rewriter,
+                               Operation *op, Region &body,
+                               const TypeConverter &converter) {
+  if (failed(rewriter.convertRegionTypes(&body, converter)))
+    return rewriter.notifyMatchFailure(op, "the body's argument types do not "
+                                           "convert");
+  return success();
 }
 
 /// Checks that each value `yields[i]` has the converted static type
@@ -292,6 +289,9 @@ struct LoopLowering : OpConversionPattern<top::LoopOp> {
         return failure();
     }
 
+    if (failed(convertBodyTypes(rewriter, op, op.getBody(), converter)))
+      return failure();
+
     // Initial values of (iteration, cond, carried..., buffers...).
     Type i64 = rewriter.getI64Type(), i1 = rewriter.getI1Type();
     Value maxTrips =
@@ -331,15 +331,15 @@ struct LoopLowering : OpConversionPattern<top::LoopOp> {
               DenseElementsAttr::get(RankedTensorType::get({}, i1), true));
           SmallVector<Value> bodyArgs{iter, yes};
           llvm::append_range(bodyArgs, args.slice(2, numCarried));
-          auto exec = inlineBody(rewriter, l, converter, op.getBody(),
+          auto exec = inlineBody(rewriter, l, op.getBody(),
                                  execTypes, bodyArgs);
           SmallVector<Value> next{
               arith::AddIOp::create(
                   b, l, args[0], arith::ConstantIntOp::create(b, l, i64, 1)),
               extractScalar(b, l, exec.getResult(0))};
-          for (size_t k = 0; k < numCarried; ++k)
-            next.push_back(
-                copyInto(b, l, exec.getResult(1 + k), args[2 + k]));
+          // Scan rows first, then the carried copies: a scan value may be a
+          // carried argument the copies overwrite.
+          SmallVector<Value> rows;
           Value row = arith::IndexCastOp::create(b, l, b.getIndexType(),
                                                  args[0]);
           for (unsigned s = 0; s < numScan; ++s) {
@@ -351,10 +351,14 @@ struct LoopLowering : OpConversionPattern<top::LoopOp> {
             sizes.push_back(b.getIndexAttr(1));
             for (int64_t d : t.getShape().drop_front())
               sizes.push_back(b.getIndexAttr(d));
-            next.push_back(tensor::InsertSliceOp::create(
+            rows.push_back(tensor::InsertSliceOp::create(
                 b, l, exec.getResult(1 + numCarried + s),
                 args[2 + numCarried + s], offsets, sizes, strides));
           }
+          for (size_t k = 0; k < numCarried; ++k)
+            next.push_back(
+                copyInto(b, l, exec.getResult(1 + k), args[2 + k]));
+          llvm::append_range(next, rows);
           scf::YieldOp::create(b, l, next);
         });
     rewriter.replaceOp(op, whileOp.getResults().drop_front(2));
@@ -454,6 +458,9 @@ struct ScanLowering : OpConversionPattern<top::ScanOp> {
                                yields, execTypes)))
       return failure();
 
+    if (failed(convertBodyTypes(rewriter, op, op.getBody(), converter)))
+      return failure();
+
     SmallVector<Value> inits;
     for (Value v : adaptor.getInputs().take_front(numStates))
       inits.push_back(freshCopy(rewriter, loc, v));
@@ -500,18 +507,22 @@ struct ScanLowering : OpConversionPattern<top::ScanOp> {
             bodyArgs.push_back(tensor::ExtractSliceOp::create(
                 b, l, inSliceTypes[j], scanIns[j], offsets, sizes, strides));
           }
-          auto exec = inlineBody(rewriter, l, converter, op.getBody(),
+          auto exec = inlineBody(rewriter, l, op.getBody(),
                                  execTypes, bodyArgs);
-          SmallVector<Value> next;
-          for (size_t k = 0; k < numStates; ++k)
-            next.push_back(copyInto(b, l, exec.getResult(k), args[k]));
+          // Output rows first, then the state copies: an output may be a
+          // state argument the copies overwrite.
+          SmallVector<Value> rows;
           for (size_t s = 0; s < numScanOut; ++s) {
             auto [offsets, sizes, strides] =
                 sliceAt(stackTypes[s], 0, outDirs[s] ? reversed : t);
-            next.push_back(tensor::InsertSliceOp::create(
+            rows.push_back(tensor::InsertSliceOp::create(
                 b, l, exec.getResult(numStates + s), args[numStates + s],
                 offsets, sizes, strides));
           }
+          SmallVector<Value> next;
+          for (size_t k = 0; k < numStates; ++k)
+            next.push_back(copyInto(b, l, exec.getResult(k), args[k]));
+          llvm::append_range(next, rows);
           scf::YieldOp::create(b, l, next);
         });
     SmallVector<Value> results(forOp.getResults());

@@ -190,8 +190,8 @@ func.func @loop_carried_dynamic(%m: tensor<i64>, %y0: tensor<?xf32>) -> tensor<?
 // CHECK: %[[XI:.*]] = tensor.extract_slice %[[X]][0, %[[REV]], 0] [5, 1, 3] [1, 1, 1] : tensor<5x4x3xf32> to tensor<5x3xf32>
 // CHECK: %[[E:.*]]:2 = scf.execute_region -> (tensor<5x3xf32>, tensor<5x3xf32>)
 // CHECK: linalg.generic {{.*}} ins(%[[S]], %[[XI]]
-// CHECK: %[[SN:.*]] = linalg.copy ins(%[[E]]#0 : tensor<5x3xf32>) outs(%[[S]] : tensor<5x3xf32>)
 // CHECK: %[[ZN:.*]] = tensor.insert_slice %[[E]]#1 into %[[Z]][%[[T]], 0, 0] [1, 5, 3] [1, 1, 1]
+// CHECK: %[[SN:.*]] = linalg.copy ins(%[[E]]#0 : tensor<5x3xf32>) outs(%[[S]] : tensor<5x3xf32>)
 // CHECK: scf.yield %[[SN]], %[[ZN]]
 // CHECK: %[[OUT:.*]] = tensor.empty() : tensor<5x3x4xf32>
 // CHECK: %[[TR:.*]] = linalg.transpose ins(%[[F]]#1 : tensor<4x5x3xf32>) outs(%[[OUT]] : tensor<5x3x4xf32>) permutation = [1, 2, 0]
@@ -232,4 +232,28 @@ func.func @scan_dynamic(%init: tensor<3xf32>, %x: tensor<?x3xf32>) -> tensor<3xf
     top.Yield %n : tensor<3xf32>
   }
   return %s : tensor<3xf32>
+}
+
+// -----
+
+// Unsigned body arguments become signless like the loop values; the body's
+// ops keep their unsigned semantics (maxui).
+// CHECK-LABEL: func.func @scan_unsigned_state
+// CHECK-SAME: (%{{.*}}: tensor<4xi8>, %{{.*}}: tensor<3x4xi8>) -> (tensor<4xi8>, tensor<3x4xi8>)
+// CHECK: scf.for {{.*}} iter_args(%[[S:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<4xi8>, tensor<3x4xi8>)
+// CHECK: %[[XI:.*]] = tensor.extract_slice
+// CHECK: scf.execute_region -> (tensor<4xi8>, tensor<4xi8>)
+// CHECK: linalg.generic {{.*}} ins(%[[S]], %[[XI]] : tensor<4xi8>, tensor<4xi8>)
+// CHECK: arith.maxui
+// CHECK: scf.yield %{{.*}}, %[[S]] : tensor<4xi8>, tensor<4xi8>
+// CHECK: tensor.insert_slice
+// CHECK: linalg.copy
+// CHECK-NOT: unrealized_conversion_cast
+func.func @scan_unsigned_state(%s0: tensor<4xui8>, %x: tensor<3x4xui8>) -> (tensor<4xui8>, tensor<3x4xui8>) {
+  %s, %z = top.Scan(%s0, %x) {num_scan_inputs = 1 : i64} : (tensor<4xui8>, tensor<3x4xui8>) -> (tensor<4xui8>, tensor<3x4xui8>) {
+  ^bb0(%a: tensor<4xui8>, %xi: tensor<4xui8>):
+    %m = top.Max(%a, %xi) : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+    top.Yield %m, %a : tensor<4xui8>, tensor<4xui8>
+  }
+  return %s, %z : tensor<4xui8>, tensor<3x4xui8>
 }
