@@ -333,3 +333,29 @@ def test_scan_unsigned_state(rng):
         states.append(np.maximum(states[-1], row))
     np.testing.assert_array_equal(out["s"], states[-1])
     np.testing.assert_array_equal(out["z"], np.stack(states[:-1]))
+
+
+@pytest.mark.parametrize("cond", [True, False])
+def test_if_inside_scan(cond, rng):
+    # A region op in a region: the If reads the step's slice, the state and
+    # a value of the enclosing function.
+    init = rng.standard_normal(3).astype(np.float32)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    m = Model(inputs={"c": np.array(cond), "init": init, "x": x})
+    st = t([3])
+    m.op(f"""%s = top.Scan(%init, %x) {{num_scan_inputs = 1 : i64}} : ({st}, {t([4, 3])}) -> ({st}) {{
+    ^bb0(%acc: {st}, %xi: {st}):
+      %r = top.If %c : tensor<i1> -> ({st}) then {{
+        %n = top.Add(%acc, %xi) : ({st}, {st}) -> {st}
+        top.Yield %n : {st}
+      }} else {{
+        %n = top.Max(%acc, %xi) : ({st}, {st}) -> {st}
+        top.Yield %n : {st}
+      }}
+      top.Yield %r : {st}
+    }}""")
+    out = run_ok(m, [("%s", "s", st)])
+    want = init.copy()
+    for row in x:
+        want = want + row if cond else np.maximum(want, row)
+    np.testing.assert_allclose(out["s"], want, rtol=RTOL)

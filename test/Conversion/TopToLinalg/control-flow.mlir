@@ -257,3 +257,34 @@ func.func @scan_unsigned_state(%s0: tensor<4xui8>, %x: tensor<3x4xui8>) -> (tens
   }
   return %s, %z : tensor<4xui8>, tensor<3x4xui8>
 }
+
+// -----
+
+// Region ops nest: an If inside a Scan body becomes an scf.if inside the
+// loop's scf.execute_region, reading the step's slice and a value from
+// above.
+// CHECK-LABEL: func.func @if_in_scan
+// CHECK-SAME: (%[[C:.*]]: tensor<i1>, %{{.*}}: tensor<3xf32>, %{{.*}}: tensor<4x3xf32>)
+// CHECK: scf.for
+// CHECK: %[[XI:.*]] = tensor.extract_slice
+// CHECK: scf.execute_region
+// CHECK: %[[B:.*]] = tensor.extract %[[C]][] : tensor<i1>
+// CHECK: scf.if %[[B]] -> (tensor<3xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[XI]]
+// CHECK: scf.yield
+// CHECK: } else {
+// CHECK: scf.yield %[[XI]] : tensor<3xf32>
+// CHECK-NOT: top.
+func.func @if_in_scan(%c: tensor<i1>, %init: tensor<3xf32>, %x: tensor<4x3xf32>) -> tensor<3xf32> {
+  %s = top.Scan(%init, %x) {num_scan_inputs = 1 : i64} : (tensor<3xf32>, tensor<4x3xf32>) -> (tensor<3xf32>) {
+  ^bb0(%acc: tensor<3xf32>, %xi: tensor<3xf32>):
+    %r = top.If %c : tensor<i1> -> (tensor<3xf32>) then {
+      %n = top.Add(%acc, %xi) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+      top.Yield %n : tensor<3xf32>
+    } else {
+      top.Yield %xi : tensor<3xf32>
+    }
+    top.Yield %r : tensor<3xf32>
+  }
+  return %s : tensor<3xf32>
+}
