@@ -9,7 +9,7 @@ errors compound over at most 7 steps of bounded activations)."""
 import numpy as np
 import pytest
 
-from numeric_harness import Model, mlir_type, run_ok
+from numeric_harness import COMPILED, Model, mlir_type, run_ok
 from reference_recurrent import DEFAULT_ACTS, GATES, recurrent
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -104,6 +104,7 @@ def test_recurrent(rng, case):
     run_case(rng, *case)
 
 
+@pytest.mark.interpreter_only
 def test_lstm_out_of_range_sequence_length_is_an_error(rng):
     x = rng.standard_normal((2, 1, 3)).astype(np.float32)
     m = Model({"x": x, "sl": np.array([3], np.int32)},
@@ -115,3 +116,24 @@ def test_lstm_out_of_range_sequence_length_is_an_error(rng):
     code, _, err = run_ref(m, [("%y#1", "y_h", "tensor<*xf32>")])
     assert code != 0
     assert "sequence_lens[0] = 3 is out of range [0, 2]" in err
+
+
+@pytest.mark.skipif(not COMPILED, reason="the interpreter reports out-of-range lengths "
+                    "(test_lstm_out_of_range_sequence_length_is_an_error)")
+def test_compiled_clamps_out_of_range_sequence_lengths(rng):
+    # Generated code never fails at run time: lengths are clamped to [0, S]
+    # (docs/codegen-control-flow.md), so -3 runs like 0 and 9 like S.
+    seq, batch, inp, hidden = 3, 3, 2, 2
+    x = rng.standard_normal((seq, batch, inp)).astype(np.float32)
+    w = (rng.standard_normal((1, 4 * hidden, inp)) * 0.7).astype(np.float32)
+    r = (rng.standard_normal((1, 4 * hidden, hidden)) * 0.7).astype(np.float32)
+    lens = np.array([-3, 9, 2], np.int32)
+    m = Model({"x": x, "sl": lens}, {"w": w, "r": r})
+    m.op(f"%y:3 = top.LSTM(%x, %w, %r, %none, %sl, %none, %none, %none) {{hidden_size = {hidden} : i64}} : "
+         f"({mlir_type(x.shape, x.dtype)}, {mlir_type(w.shape, w.dtype)}, {mlir_type(r.shape, r.dtype)}, none, "
+         "tensor<3xi32>, none, none, none) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>)")
+    names = ["y", "y_h", "y_c"]
+    got = run_ok(m, [(f"%y#{i}", n, "tensor<*xf32>") for i, n in enumerate(names)])
+    want = recurrent("LSTM", x, w, r, seq_lens=np.clip(lens, 0, seq), direction="forward")
+    for name, ref in zip(names, want):
+        np.testing.assert_allclose(got[name], ref, rtol=RTOL, atol=ATOL, err_msg=name)

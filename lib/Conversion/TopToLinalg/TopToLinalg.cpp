@@ -33,6 +33,8 @@ void populateTopToLinalgPatterns(const TopTypeConverter &converter,
   populateTopToLinalgReductionPatterns(converter, patterns);
   populateTopToLinalgDataMovementPatterns(converter, patterns);
   populateTopToLinalgIndexedPatterns(converter, patterns);
+  populateTopToLinalgControlFlowPatterns(converter, patterns);
+  populateTopToLinalgRecurrentPatterns(converter, patterns);
 }
 
 namespace {

@@ -24,8 +24,12 @@ static const char *kLoweringPipeline =
     "convert-top-to-linalg,strata-cpu-check-contract{stage=linalg},"
     "canonicalize,cse,"
     // Tensors -> buffers; a dispatch's results become out-parameters the
-    // runtime binds (the static allocations are hoisted into them).
+    // runtime binds (the static allocations are hoisted into them). Loops
+    // may yield new buffers: canonicalize drops an scf.while's unused
+    // after-region arguments, so its condition operands no longer line up
+    // with its iteration arguments.
     "one-shot-bufferize{bufferize-function-boundaries "
+    "allow-return-allocs-from-loops "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs},"
     "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
@@ -34,9 +38,12 @@ static const char *kLoweringPipeline =
     "strata-cpu-strided-copies-to-linalg,"
     // linalg -> loops -> LLVM; memrefs cross function boundaries as bare
     // pointers (static shapes).
+    // expand-strided-metadata writes affine.apply for dynamic offsets (the
+    // slices of a loop step): lower-affine again after it.
     "func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,"
-    "expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,"
-    "convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
+    "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+    "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
+    "convert-index-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv},convert-cf-to-llvm,"
     "reconcile-unrealized-casts,strata-cpu-check-contract{stage=llvm},"
     // The runtime's entry points.

@@ -100,6 +100,20 @@ struct OutlineDispatchesPass
       return signalPassFailure();
 
     Block &body = main.getBody().front();
+    // Weights inside the regions of a control-flow op (an If branch's
+    // constant) move to the entry block, before that op: its dispatch then
+    // takes them as bindings like any other value from above.
+    SmallVector<top::WeightOp> nestedWeights;
+    main.walk([&](top::WeightOp w) {
+      if (w->getBlock() != &body)
+        nestedWeights.push_back(w);
+    });
+    for (top::WeightOp w : nestedWeights) {
+      Operation *anchor = w;
+      while (anchor->getBlock() != &body)
+        anchor = anchor->getParentOp();
+      w->moveBefore(anchor);
+    }
     Operation *terminator = body.getTerminator();
     OpBuilder moduleBuilder(module.getContext());
     moduleBuilder.setInsertionPoint(main);

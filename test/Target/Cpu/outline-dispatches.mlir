@@ -60,3 +60,30 @@ func.func @main(%x_arg: tensor<?x4xf32> {top.name = "x"}) -> tensor<?x4xf32> {
   %0 = top.Relu(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// -----
+
+// A weight inside an If branch moves to the entry function before the If;
+// the If's dispatch takes it (and the other values from above) as operands.
+
+// CHECK-LABEL: func.func private @dispatch_0_If
+// CHECK-SAME: (%[[C:.*]]: tensor<i1>, %[[W:.*]]: tensor<3xf32>, %[[X:.*]]: tensor<3xf32>)
+// CHECK: top.If %[[C]]
+// CHECK: top.Yield %[[W]]
+// CHECK: top.Yield %[[X]]
+// CHECK-LABEL: func.func @main
+// CHECK: %[[C2:.*]] = top.Input
+// CHECK: %[[X2:.*]] = top.Input
+// CHECK: %[[W2:.*]] = top.Weight() {name = "then_out"}
+// CHECK: call @dispatch_0_If(%[[C2]], %[[W2]], %[[X2]])
+func.func @main(%c_arg: tensor<i1> {top.name = "c"}, %x_arg: tensor<3xf32> {top.name = "x"}) -> tensor<3xf32> {
+  %c = top.Input(%c_arg) : (tensor<i1>) -> tensor<i1>
+  %x = top.Input(%x_arg) : (tensor<3xf32>) -> tensor<3xf32>
+  %r = top.If %c : tensor<i1> -> (tensor<3xf32>) then {
+    %w = top.Weight() {name = "then_out"} : () -> tensor<3xf32>
+    top.Yield %w : tensor<3xf32>
+  } else {
+    top.Yield %x : tensor<3xf32>
+  }
+  return %r : tensor<3xf32>
+}

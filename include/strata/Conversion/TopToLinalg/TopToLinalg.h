@@ -49,6 +49,14 @@ void populateTopToLinalgDataMovementPatterns(const TopTypeConverter &converter,
 void populateTopToLinalgIndexedPatterns(const TopTypeConverter &converter,
                                         mlir::RewritePatternSet &patterns);
 
+/// If, Loop, Scan and their top.Yield to scf (ControlFlow.cpp).
+void populateTopToLinalgControlFlowPatterns(const TopTypeConverter &converter,
+                                            mlir::RewritePatternSet &patterns);
+
+/// LSTM, GRU, RNN to an scf.for over time (Recurrent.cpp).
+void populateTopToLinalgRecurrentPatterns(const TopTypeConverter &converter,
+                                          mlir::RewritePatternSet &patterns);
+
 /// All of the above.
 void populateTopToLinalgPatterns(const TopTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
