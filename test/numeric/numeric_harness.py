@@ -86,7 +86,7 @@ def run_ref(model, outputs, extra_args=()):
         np.savez(os.path.join(d, "in.npz"), **model.inputs)
         out = os.path.join(d, "out.npz")
         if COMPILED:
-            return _run_compiled(d, out, extra_args)
+            return _run_compiled(d, out, extra_args, model.inputs)
         r = subprocess.run([os.path.join(BIN, "strata"), "run-ref",
                             os.path.join(d, "m.mlir"), "--input",
                             os.path.join(d, "in.npz"), "--output", out,
@@ -98,12 +98,16 @@ def run_ref(model, outputs, extra_args=()):
             return 0, {k: z[k] for k in z.files}, r.stderr
 
 
-def _run_compiled(d, out, extra_args):
-    """Compiles d/m.mlir for the CPU and runs it on d/in.npz."""
+def _run_compiled(d, out, extra_args, inputs):
+    """Compiles d/m.mlir for the CPU and runs it on d/in.npz. The inputs'
+    shapes are given (--input-shapes) so that shape inference refines the
+    tests' unranked result types to the static ones compiling needs."""
     strata = os.path.join(BIN, "strata")
     art = os.path.join(d, "m.strata")
+    shapes = [f"--input-shapes={n}:" + "x".join(str(s) for s in a.shape)
+              for n, a in inputs.items() if a.ndim > 0]
     c = subprocess.run([strata, "compile", os.path.join(d, "m.mlir"),
-                        "--target", "cpu", "-o", art],
+                        "--target", "cpu", "-o", art, *shapes],
                        capture_output=True, text=True, timeout=300)
     if c.returncode != 0:
         if "has no CPU code-generation lowering yet" in c.stderr:

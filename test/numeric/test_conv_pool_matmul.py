@@ -225,3 +225,79 @@ def test_conv_epilogue(name, rng):
          "(tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>, none) -> tensor<1x3x3x3xf32>")
     out = run_ok(m, [("%y", "y", "tensor<1x3x3x3xf32>")])
     np.testing.assert_allclose(out["y"], expect, rtol=1e-4, atol=1e-4)
+
+
+# ---------------------------------------------------------------------------
+# Attribute forms the cases above leave out: pooling with relu / relu_limit,
+# integer pooling, MatMul with a one-element bias. Integers exact.
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["max", "avg"])
+def test_pool_relu_limit(mode, rng):
+    x = rng.standard_normal((1, 2, 7, 6)).astype(np.float32) * 3
+    expect = np.clip(pool_nd(x, [3, 2], [2, 2], [1, 0, 1, 1], [1, 1], mode, True, False), 0, 1.5)
+    m = Model({"x": x})
+    op = "MaxPool" if mode == "max" else "AvgPool"
+    m.op(f"%y = top.{op}(%x) {{kernel_shape = array<i64: 3, 2>, strides = array<i64: 2, 2>, "
+         f"pads = array<i64: 1, 0, 1, 1>, ceil_mode = true, do_relu = true, relu_limit = 1.5}} : "
+         f"(tensor<1x2x7x6xf32>) -> tensor<*xf32>")
+    out = run_ok(m, [("%y", "y", "tensor<*xf32>")])
+    np.testing.assert_allclose(out["y"], expect, rtol=1e-5, atol=1e-6)
+
+
+def test_maxpool_int8(rng):
+    """Integer max pooling: padding never wins, even over -128."""
+    x = rng.integers(-128, 128, (2, 3, 7, 5), dtype=np.int8)
+    x[0, 0, 0, 0] = -128
+    expect = pool_nd(x, [2, 3], [2, 2], [1, 1, 0, 1], [1, 1], "max", True).astype(np.int8)
+    m = Model({"x": x})
+    m.op("%y = top.MaxPool(%x) {kernel_shape = array<i64: 2, 3>, strides = array<i64: 2, 2>, "
+         "pads = array<i64: 1, 1, 0, 1>, ceil_mode = true} : (tensor<2x3x7x5xi8>) -> tensor<*xi8>")
+    out = run_ok(m, [("%y", "y", "tensor<*xi8>")])
+    np.testing.assert_array_equal(out["y"], expect)
+
+
+@pytest.mark.parametrize("include_pad", [False, True])
+def test_avgpool_int32(include_pad, rng):
+    """Integer average: the f64 mean truncated toward zero."""
+    x = rng.integers(-1000, 1000, (1, 2, 6, 5), dtype=np.int32)
+    mean = pool_nd(x, [3, 3], [2, 2], [1, 1, 1, 1], [1, 1], "avg", False, include_pad)
+    expect = np.trunc(mean).astype(np.int32)
+    m = Model({"x": x})
+    m.op(f"%y = top.AvgPool(%x) {{kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, "
+         f"pads = array<i64: 1, 1, 1, 1>, count_include_pad = {str(include_pad).lower()}}} : "
+         f"(tensor<1x2x6x5xi32>) -> tensor<*xi32>")
+    out = run_ok(m, [("%y", "y", "tensor<*xi32>")])
+    np.testing.assert_array_equal(out["y"], expect)
+
+
+def test_matmul_scalar_bias_relu_limit(rng):
+    """A one-element bias broadcasts over every column; relu6 after it."""
+    a = rng.standard_normal((2, 3, 4)).astype(np.float32) * 2
+    b = rng.standard_normal((4, 5)).astype(np.float32)
+    bias = rng.standard_normal(1).astype(np.float32)
+    expect = np.clip(a.astype(np.float64) @ b + bias[0], 0, 6)
+    m = Model({"a": a}, {"b": b, "bias": bias})
+    m.op("%y = top.MatMul(%a, %b, %bias) {do_relu = true, relu_limit = 6.0} : "
+         "(tensor<2x3x4xf32>, tensor<4x5xf32>, tensor<1xf32>) -> tensor<*xf32>")
+    out = run_ok(m, [("%y", "y", "tensor<*xf32>")])
+    np.testing.assert_allclose(out["y"], expect, rtol=1e-4, atol=1e-4)
+
+
+def test_conv_matmul_f16(rng):
+    """f16 operands compute in f32 and round once to f16 (tolerance: one f16
+    rounding, rtol 2e-3)."""
+    x = rng.standard_normal((1, 2, 5, 5)).astype(np.float16)
+    w = rng.standard_normal((3, 2, 3, 3)).astype(np.float16)
+    a = rng.standard_normal((3, 6)).astype(np.float16)
+    b = rng.standard_normal((6, 4)).astype(np.float16)
+    conv = conv_nd(x.astype(np.float64), w.astype(np.float64), None, [1, 1], [1, 1, 1, 1])
+    mm = a.astype(np.float64) @ b.astype(np.float64)
+    m = Model({"x": x, "a": a}, {"w": w, "b": b})
+    m.op("%y = top.Conv(%x, %w, %none) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : "
+         "(tensor<1x2x5x5xf16>, tensor<3x2x3x3xf16>, none) -> tensor<1x3x5x5xf16>")
+    m.op("%z = top.MatMul(%a, %b, %none) : (tensor<3x6xf16>, tensor<6x4xf16>, none) -> tensor<3x4xf16>")
+    out = run_ok(m, [("%y", "y", "tensor<1x3x5x5xf16>"), ("%z", "z", "tensor<3x4xf16>")])
+    assert out["y"].dtype == np.float16 and out["z"].dtype == np.float16
+    np.testing.assert_allclose(out["y"].astype(np.float64), conv, rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(out["z"].astype(np.float64), mm, rtol=2e-3, atol=2e-3)

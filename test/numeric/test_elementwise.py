@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from numeric_harness import Model, mlir_type, run_ok, run_ref
+from numeric_harness import COMPILED, Model, mlir_type, run_ok, run_ref
 
 TOL = {np.float32: (1e-5, 1e-6), np.float64: (1e-12, 1e-12),
        np.float16: (1e-3, 1e-4)}
@@ -244,6 +244,7 @@ def test_div_int_small_values():
     check_equal(got, np.array([3, -3, -3, 3, 0, 0, 0], dtype=np.int32))
 
 
+@pytest.mark.interpreter_only
 @pytest.mark.parametrize("shapes", [((4,), (4,)), ((2, 3), ()), ((), ())])
 def test_div_int_by_zero_is_an_error(shapes):
     a = np.arange(int(np.prod(shapes[0])), dtype=np.int32).reshape(shapes[0])
@@ -252,6 +253,25 @@ def test_div_int_by_zero_is_an_error(shapes):
         b = np.array([1, 2, 0, 3], dtype=np.int32)
     err = run_op_error("Div", [("a", a), ("b", b)], "tensor<*xi32>")
     assert "'top.Div' op integer division by zero" in err
+
+
+@pytest.mark.skipif(not COMPILED, reason="the interpreter reports an error")
+@pytest.mark.parametrize("dtype", [np.int32, np.int8, np.uint8, np.uint64],
+                         ids=lambda d: np.dtype(d).name)
+def test_div_int_by_zero_compiled(dtype, rng):
+    """Compiled code defines x / 0 = 0 (docs/codegen-elementwise.md) and
+    does not trap (x86 idiv raises SIGFPE), also next to MIN / -1."""
+    a = rand_int(rng, (3, 6), dtype)
+    b = rand_int(rng, (6,), dtype)
+    b[b == 0] = 1
+    b[[1, 4]] = 0
+    if np.iinfo(dtype).min < 0:
+        b[2] = -1
+        a[0, 2] = np.iinfo(dtype).min
+    expect = trunc_div_ref(a, np.where(b == 0, 1, b), dtype)
+    expect[:, b == 0] = 0
+    got = run_op("Div", [("a", a), ("b", b)], f"tensor<3x6x{elem(dtype)}>")
+    check_equal(got, expect)
 
 
 def test_div_int_by_zero_empty_result():
@@ -372,6 +392,12 @@ def test_unary_int(op, dtype, rng):
         ref = fn(x)
     got = run_op(op, [("x", x)], mlir_type(x.shape, dtype))
     check_equal(got, ref)
+
+
+def test_relu_bool(rng):
+    """Relu of i1 is the identity (max(x, 0) of 0 and 1)."""
+    x = rng.random((3, 5)) < 0.5
+    check_equal(run_op("Relu", [("x", x)], mlir_type(x.shape, np.bool_)), x)
 
 
 #===----------------------------------------------------------------------===#
@@ -544,6 +570,64 @@ def test_cast_rounds_to_nearest(types, rng):
     got = run_op("Cast", [("x", x)], mlir_type(x.shape, dst))
     with np.errstate(over="ignore"):
         check_equal(got, x.astype(dst))
+
+
+def saturating_cast_exact(x, dtype):
+    """Float -> 64-bit int in Python integers: truncate toward zero, values
+    at or beyond the bounds saturate, NaN -> 0."""
+    info = np.iinfo(dtype)
+    out = []
+    for v in x.astype(np.float64):
+        if math.isnan(v):
+            out.append(0)
+        elif v >= info.max:
+            out.append(int(info.max))
+        elif v <= info.min:
+            out.append(int(info.min))
+        else:
+            out.append(int(v))
+    return np.array(out, dtype=dtype).reshape(x.shape)
+
+
+@pytest.mark.parametrize("types", [(np.float32, np.int64), (np.float64, np.int64),
+                                   (np.float32, np.uint64), (np.float64, np.uint64),
+                                   (np.float16, np.int64)],
+                         ids=lambda t: f"{np.dtype(t[0]).name}-{np.dtype(t[1]).name}")
+def test_cast_float_to_int64_bounds(types):
+    """Saturation at the 64-bit bounds (2^63 and 2^64 are the first floats
+    past the maxima); the largest floats below them convert exactly."""
+    src, dst = types
+    vals = [2.0**63, -2.0**63, 2.0**64, -2.0**64, 1e30, -1e30, np.inf, -np.inf,
+            np.nan, 0.5, -0.5, -1.0, 2.0**62, -(2.0**62), 12345.75]
+    vals += [np.nextafter(np.float32(2.0**63), np.float32(0)),
+             np.nextafter(np.float32(2.0**64), np.float32(0)),
+             np.nextafter(2.0**63, 0), np.nextafter(2.0**64, 0)]
+    with np.errstate(over="ignore"):
+        x = np.array(vals, dtype=np.float64).astype(src)
+    got = run_op("Cast", [("x", x)], mlir_type(x.shape, dst))
+    check_equal(got, saturating_cast_exact(x, dst))
+
+
+def test_cast_rounds_through_f64_and_f32():
+    """64-bit integers convert through f64 and f64 converts to f16 through
+    f32, as the interpreter does (each step rounds to nearest even, so the
+    result may differ from a single rounding: 2^62 + 2^38 + 1 is 2^62 in
+    f32, 1 + 2^-11 + 2^-40 is 1 in f16)."""
+    i = np.array([2**62 + 2**38 + 1, -(2**62 + 2**38 + 1), 2**53 + 1, 2**24 + 1,
+                  2**63 - 1, -2**63, 0, -7], dtype=np.int64)
+    got = run_op("Cast", [("x", i)], mlir_type(i.shape, np.float32))
+    check_equal(got, i.astype(np.float64).astype(np.float32))
+    assert got[0] == np.float32(2.0**62)
+    u = np.array([2**64 - 1, 2**63 + 2**39 + 1, 2**53 + 1, 5], dtype=np.uint64)
+    got = run_op("Cast", [("x", u)], mlir_type(u.shape, np.float16))
+    with np.errstate(over="ignore"):
+        check_equal(got, u.astype(np.float64).astype(np.float32).astype(np.float16))
+    d = np.array([1 + 2.0**-11 + 2.0**-40, -(1 + 2.0**-11 + 2.0**-40), 65519.99,
+                  1e-8, np.nan, -np.inf, 3.14159], dtype=np.float64)
+    got = run_op("Cast", [("x", d)], mlir_type(d.shape, np.float16))
+    with np.errstate(over="ignore"):
+        check_equal(got, d.astype(np.float32).astype(np.float16))
+    assert got[0] == np.float16(1.0)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.uint8],

@@ -244,6 +244,23 @@ def test_deform_conv(case, rng):
     np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-4)
 
 
+def test_deform_conv_non_finite_offsets(rng):
+    """A NaN or infinite offset puts the tap outside the image: it samples 0
+    (the reference gets the same from a far-away finite offset)."""
+    x = rng.standard_normal((1, 2, 4, 4)).astype(np.float32)
+    wt = rng.standard_normal((3, 2, 2, 2)).astype(np.float32)
+    off = rng.uniform(-1, 1, (1, 8, 4, 4)).astype(np.float32)
+    off[0, 0, 0, 0] = np.nan
+    off[0, 3, 1, 2] = np.inf
+    off[0, 4, 2, 2] = -np.inf
+    far = np.where(np.isfinite(off), off, np.float32(1e6))
+    line = ("%y = top.DeformConv(%x, %w, %o, %none, %none) {pads = array<i64: 1, 1, 0, 0>} : "
+            "(tensor<1x2x4x4xf32>, tensor<3x2x2x2xf32>, tensor<1x8x4x4xf32>, none, none) -> RESULT")
+    out = run({"x": x, "w": wt, "o": off}, line)
+    expect = ref.deform_conv(x, wt, far, None, None, (1, 1), (1, 1, 0, 0), (1, 1), 1, 1)
+    np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-4)
+
+
 @pytest.mark.parametrize("exclude", [False, True])
 def test_resize_far_outside_coordinates(exclude, rng):
     """A tiny mapping scale sends coordinates to ~1e300: edge values (0 with

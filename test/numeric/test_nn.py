@@ -167,6 +167,17 @@ def test_softmax_f64_default_axis(rng):
     np.testing.assert_allclose(out.sum(axis=-1), 1, rtol=1e-12)
 
 
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_f16(log, rng):
+    """f16 computes in f64 and rounds once: within f16's precision."""
+    x = (rng.standard_normal((3, 9)) * 4).astype(np.float16)
+    op = "LogSoftmax" if log else "Softmax"
+    out = single_op({"x": x}, {}, f"%y = top.{op}(%x) {{axis = 1 : i64}} : (tensor<3x9xf16>) -> RESULT",
+                    np.float16)
+    assert out.dtype == np.float16
+    np.testing.assert_allclose(out.astype(np.float64), softmax(x, 1, log), rtol=1e-3, atol=1e-3)
+
+
 # ---------------------------------------------------------------------------
 # BatchNorm, LayerNorm, GroupNorm
 # ---------------------------------------------------------------------------
@@ -234,6 +245,31 @@ def test_group_norm(shape, groups, affine, rng):
                     f"%y = top.GroupNorm(%x, {'%scale' if affine else '%none'}, {'%bias' if affine else '%none'}) "
                     f"{{num_groups = {groups} : i64}} : ({mlir_type(shape, np.float32)}, {ct}, {ct}) -> RESULT")
     np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-5)
+
+
+def test_norms_f16(rng):
+    """f16 inputs and parameters: f64 statistics, one f16 rounding (rtol and
+    atol 2e-3, f16's precision for values of a few units)."""
+    x = (rng.standard_normal((2, 4, 3)) * 2 + 1).astype(np.float16)
+    c = rng.standard_normal(4).astype(np.float16)
+    b = rng.standard_normal(4).astype(np.float16)
+    var = rng.uniform(0.5, 2, 4).astype(np.float16)
+    s3 = rng.standard_normal(3).astype(np.float16)
+    tol = dict(rtol=2e-3, atol=2e-3)
+    t, ct, st = "tensor<2x4x3xf16>", "tensor<4xf16>", "tensor<3xf16>"
+    out = single_op({"x": x}, {"c": c, "b": b, "v": var},
+                    f"%y = top.BatchNorm(%x, %b, %v, %c, %b) : ({t}, {ct}, {ct}, {ct}, {ct}) -> RESULT", np.float16)
+    np.testing.assert_allclose(out.astype(np.float64), batch_norm(x, b.astype(np.float64), var.astype(np.float64),
+                                                                  c.astype(np.float64), b.astype(np.float64)), **tol)
+    out = single_op({"x": x}, {"s": s3, "b": s3},
+                    f"%y = top.LayerNorm(%x, %s, %b) : ({t}, {st}, {st}) -> RESULT", np.float16)
+    np.testing.assert_allclose(out.astype(np.float64), layer_norm(x, -1, s3.astype(np.float64),
+                                                                  s3.astype(np.float64)), **tol)
+    out = single_op({"x": x}, {"c": c, "b": b},
+                    f"%y = top.GroupNorm(%x, %c, %b) {{num_groups = 2 : i64}} : ({t}, {ct}, {ct}) -> RESULT",
+                    np.float16)
+    np.testing.assert_allclose(out.astype(np.float64), group_norm(x, 2, c.astype(np.float64),
+                                                                  b.astype(np.float64)), **tol)
 
 
 # ---------------------------------------------------------------------------
@@ -340,3 +376,44 @@ def test_space_to_depth(shape, b, rng):
     if shape[0]:
         back = depth_to_space(out, b, "DCR")
         np.testing.assert_array_equal(back, x)
+
+
+# ---------------------------------------------------------------------------
+# LRN (f64 internally, as the op documents) and a Deconv epilogue activation
+# ---------------------------------------------------------------------------
+
+def lrn_ref(x, size, alpha, beta, bias):
+    """ONNX LRN: the window [c - floor((size-1)/2), c + ceil((size-1)/2)]
+    clipped to the channels."""
+    c = x.shape[1]
+    x64 = x.astype(np.float64)
+    out = np.empty_like(x64)
+    for ci in range(c):
+        lo = max(0, ci - (size - 1) // 2)
+        hi = min(c - 1, ci + (size - 1) - (size - 1) // 2)
+        s = (x64[:, lo:hi + 1] ** 2).sum(axis=1)
+        out[:, ci] = x64[:, ci] / (bias + alpha / size * s) ** beta
+    return out
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 9])
+def test_lrn(size, rng):
+    x = rng.standard_normal((2, 6, 3, 2)).astype(np.float32) * 3
+    expect = lrn_ref(x, size, 0.01, 0.6, 1.5)
+    out = single_op({"x": x}, {}, f"%y = top.LRN(%x) {{size = {size} : i64, alpha = 0.01, beta = 0.6, "
+                    f"bias = 1.5}} : (tensor<2x6x3x2xf32>) -> RESULT")
+    np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-6)
+
+
+def test_deconv_leaky_relu(rng):
+    x = rng.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    w = rng.standard_normal((2, 3, 2, 2)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+    full = deconv_nd(x, w, b, [2, 1], [0, 1, 1, 0], None, [1, 0])
+    expect = np.where(full >= 0, full, 0.2 * full)
+    out = single_op({"x": x}, {"w": w, "b": b},
+                    "%y = top.Deconv(%x, %w, %b) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 1>, "
+                    "pads = array<i64: 0, 1, 1, 0>, output_padding = array<i64: 1, 0>, "
+                    "activation = #top.activation<leaky_relu>, activation_params = array<f64: 0.2>} : "
+                    "(tensor<1x2x3x4xf32>, tensor<2x3x2x2xf32>, tensor<3xf32>) -> RESULT")
+    np.testing.assert_allclose(out, expect, rtol=1e-4, atol=1e-4)

@@ -125,6 +125,48 @@ def test_cumulative(mode, exclusive, reverse, dtype, axis, rng):
         assert_same(y, expect)
 
 
+@pytest.mark.parametrize("mode", ["sum", "prod"])
+@pytest.mark.parametrize("exclusive,reverse", [(False, False), (True, True), (False, True)])
+@pytest.mark.parametrize("dtype", [np.float16, np.int8, np.uint8])
+def test_cumulative_narrow(mode, exclusive, reverse, dtype, rng):
+    """f16 accumulates in f32 and rounds each output once; 8-bit integers
+    wrap around."""
+    x = rand(rng, (3, 6), dtype)
+    y, = run_op({"x": x}, f"top.Cumulative(%x) {{axis = 1 : i64, mode = #top.cumulative_mode<{mode}>, "
+                f"exclusive = {str(exclusive).lower()}, reverse = {str(reverse).lower()}}}"
+                f" : ({types(x)}) -> {{results}}", [dtype])
+    if dtype == np.float16:
+        expect = cumulative_ref(x.astype(np.float32), 1, mode, exclusive, reverse).astype(np.float16)
+        np.testing.assert_allclose(y.astype(np.float32), expect.astype(np.float32), rtol=1e-3, atol=1e-3)
+    else:
+        with np.errstate(over="ignore"):
+            expect = cumulative_ref(x, 1, mode, exclusive, reverse)
+        assert_same(y, expect)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+@pytest.mark.parametrize("axis_dtype", [np.int64, np.int32])
+def test_cumulative_runtime_axis(axis, axis_dtype, rng):
+    """The axis as a run-time operand (ONNX CumSum's input)."""
+    x = rand(rng, (3, 4, 5), np.float32)
+    a = np.array([axis], axis_dtype)
+    y, = run_op({"x": x, "a": a}, f"top.Cumulative(%x, %a) {{axis = 0 : i64, reverse = true}}"
+                f" : ({types(x, a)}) -> {{results}}", [np.float32])
+    np.testing.assert_allclose(y, cumulative_ref(x, axis, "sum", False, True), **FLOAT_TOL)
+
+
+@pytest.mark.skipif(not COMPILED, reason="compiled code clamps; the interpreter reports an error")
+def test_cumulative_runtime_axis_out_of_range_is_clamped_when_compiled(rng):
+    """Compiled code clamps a run-time axis into [0, rank) after adding rank
+    to a negative one (docs/codegen-reduction.md)."""
+    x = rand(rng, (2, 3), np.int32)
+    for axis, used in [(5, 1), (-7, 0)]:
+        a = np.array(axis, np.int64)
+        y, = run_op({"x": x, "a": a}, f"top.Cumulative(%x, %a) {{axis = 0 : i64}}"
+                    f" : ({types(x, a)}) -> {{results}}", [np.int32])
+        assert_same(y, cumulative_ref(x, used, "sum", False, False))
+
+
 # ----------------------------------------------------------------------------
 # ScatterElements and ScatterND
 # ----------------------------------------------------------------------------
@@ -279,6 +321,33 @@ def test_topk_nan_is_largest():
     assert_same(i, np.array([1, 2], np.int64))
 
 
+def topk_nan_ref(row, k, largest, sorted_):
+    """Positions of one row's top k: NaN above every number, ties by index."""
+    if largest:
+        order = sorted(range(len(row)), key=lambda j: (0, 0.0) if np.isnan(row[j]) else (1, -float(row[j])))
+    else:
+        order = sorted(range(len(row)), key=lambda j: (1, 0.0) if np.isnan(row[j]) else (0, float(row[j])))
+    top = order[:k]
+    return top if sorted_ else sorted(top)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("sorted_", [True, False])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_topk_nan_ties_unsorted(largest, sorted_, dtype, rng):
+    """NaN is the largest (last when smallest), ties keep the lower index;
+    unsorted gives the selected elements in index order."""
+    x = rng.integers(0, 4, (3, 7)).astype(dtype)
+    x[0, 2] = np.nan
+    x[1, [1, 5]] = np.nan
+    k = 4
+    v, i = run_op({"x": x}, f"top.TopK(%x) {{k = {k} : i64, axis = 1 : i64, largest = {str(largest).lower()}, "
+                  f"sorted = {str(sorted_).lower()}}} : ({types(x)}) -> {{results}}", [dtype, np.int64])
+    ei = np.array([topk_nan_ref(r, k, largest, sorted_) for r in x], np.int64)
+    assert_same(i, ei)
+    assert_same(v, np.take_along_axis(x, ei, axis=1))
+
+
 # ----------------------------------------------------------------------------
 # OneHot
 # ----------------------------------------------------------------------------
@@ -422,6 +491,18 @@ def test_maxpool_indices_and_unpool(storage_order, k, s, p, rng):
     assert_same(y, ref.reshape(x.shape))
 
 
+def test_maxpool_indices_minus_inf_and_padding(rng):
+    """Windows of -inf values next to the padding: the first input element
+    wins, never a padded position."""
+    x = np.full((1, 2, 3, 4), -np.inf, np.float32)
+    x[0, 1, 2, 3] = 5.0
+    i, = run_op({"x": x}, "top.MaxPoolIndices(%x) {kernel_shape = array<i64: 2, 2>, "
+                "strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : "
+                f"({types(x)}) -> {{results}}", [np.int64])
+    assert_same(i, maxpool_indices_ref(x, (2, 2), (1, 1), (1, 1, 1, 1), 0))
+
+
+@pytest.mark.interpreter_only
 def test_maxunpool_index_out_of_range():
     v = np.ones((1, 1, 1, 2), np.float32)
     i = np.array([[[[0, 16]]]], np.int64)

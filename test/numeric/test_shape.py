@@ -550,6 +550,18 @@ def test_reduce_scalar(rng):
     assert_same(y, x)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
+@pytest.mark.parametrize("mode", MODES)
+def test_reduce_unsigned(mode, dtype, rng):
+    """Unsigned max/min compare unsigned: values above the signed range are
+    the largest."""
+    x = rand(rng, (3, 4, 2), dtype)
+    x[0, 0, 0] = np.iinfo(dtype).max
+    x[1, 2, 1] = np.iinfo(dtype).max // 2 + 1
+    y, = run_op({"x": x}, reduce_text(x, [1, -1], True, mode), [dtype])
+    assert_same(y, np_reduce(x, [1, -1], True, mode))
+
+
 # ----------------------------------------------------------------------------
 # ArgMax
 # ----------------------------------------------------------------------------
@@ -610,3 +622,14 @@ def test_argmax_empty_other_dim(rng):
     x = rand(rng, (0, 4), np.float32)
     y, = run_op({"x": x}, argmax_text(x, -1, True, False), [np.int64])
     assert_same(y, np.zeros((0, 1), np.int64))
+
+
+@pytest.mark.parametrize("last", [False, True])
+def test_argmax_unsigned(last, rng):
+    """Unsigned elements compare unsigned (200 > 100 > 5)."""
+    x = rng.integers(0, 100, (4, 6)).astype(np.uint8)
+    x[:, 2] = 200
+    x[1, 5] = 200
+    x[3, 2] = 5
+    y, = run_op({"x": x}, argmax_text(x, 1, False, last), [np.int64])
+    assert_same(y, np_argmax(x, 1, False, last))

@@ -9,7 +9,7 @@ atol 2e-3 (one f16 rounding of the result, f16 inputs exact in both)."""
 import numpy as np
 import pytest
 
-from numeric_harness import Model, mlir_type, run_ok, run_ref
+from numeric_harness import COMPILED, Model, mlir_type, run_ok, run_ref
 
 
 # ---------------------------------------------------------------------------
@@ -260,6 +260,7 @@ def test_rotary(rng, rank3, interleaved, rot_dim, with_pos):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.interpreter_only
 def test_rotary_position_out_of_range_is_an_error(rng):
     x = rng.standard_normal((1, 1, 2, 4)).astype(np.float32)
     c = np.ones((3, 2), np.float32)
@@ -270,6 +271,38 @@ def test_rotary_position_out_of_range_is_an_error(rng):
     code, _, err = run_ref(m, [("%y", "y", "tensor<*xf32>")])
     assert code != 0
     assert "position_ids[0, 1] = 3 is out of range [0, 3)" in err
+
+
+@pytest.mark.skipif(not COMPILED, reason="compiled code clamps; the interpreter reports an error")
+def test_rotary_position_out_of_range_is_clamped_when_compiled(rng):
+    """Compiled code clamps position ids into [0, M) (docs/codegen-reduction.md)."""
+    x = rng.standard_normal((1, 1, 3, 4)).astype(np.float32)
+    angles = rng.uniform(0, 6.3, size=(3, 2))
+    c, sn = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+    p = np.array([[-5, 1, 7]], np.int64)
+    m = Model({"x": x, "c": c, "sn": sn, "p": p})
+    m.op("%y = top.RotaryEmbedding(%x, %c, %sn, %p) : (tensor<1x1x3x4xf32>, "
+         "tensor<3x2xf32>, tensor<3x2xf32>, tensor<1x3xi64>) -> tensor<*xf32>")
+    got = run_ok(m, [("%y", "y", "tensor<*xf32>")])["y"]
+    want = rotary_ref(x, c, sn, np.clip(p, 0, 2))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("interleaved", [False, True])
+def test_rotary_f16_int32_positions(rng, interleaved):
+    """f16 input and caches (f64 arithmetic, one f16 rounding), int32 ids."""
+    x = rng.standard_normal((2, 4, 2 * 6)).astype(np.float16)
+    angles = rng.uniform(0, 6.3, size=(7, 2))
+    c, sn = np.cos(angles).astype(np.float16), np.sin(angles).astype(np.float16)
+    p = rng.integers(0, 7, size=(2, 4)).astype(np.int32)
+    m = Model({"x": x, "c": c, "sn": sn, "p": p})
+    m.op(f"%y = top.RotaryEmbedding(%x, %c, %sn, %p) {{interleaved = {str(interleaved).lower()}, "
+         "rotary_embedding_dim = 4 : i64, num_heads = 2 : i64} : (tensor<2x4x12xf16>, "
+         "tensor<7x2xf16>, tensor<7x2xf16>, tensor<2x4xi32>) -> tensor<*xf16>")
+    got = run_ok(m, [("%y", "y", "tensor<*xf16>")])["y"]
+    assert got.dtype == np.float16
+    want = rotary_ref(x, c, sn, p, interleaved, 4, 2)
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=2e-3, atol=2e-3)
 
 
 # ---------------------------------------------------------------------------

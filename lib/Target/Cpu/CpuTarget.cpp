@@ -26,6 +26,7 @@
 #include "strata/Target/MemoryPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -283,7 +284,7 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   llvm::DenseMap<Value, unsigned> outputOf;
   for (unsigned i = 0; i < ret->getNumOperands(); ++i) {
     Value v = ret->getOperand(i);
-    if (isa_and_nonnull<func::CallOp>(v.getDefiningOp()) &&
+    if (isa_and_nonnull<func::CallOp, tensor::EmptyOp>(v.getDefiningOp()) &&
         !outputOf.count(v))
       outputOf[v] = i;
   }
@@ -311,6 +312,23 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     }
     if (isa<top::NoneOp, func::ReturnOp>(op))
       continue;
+    // An empty result of an outlined op: no bytes, no dispatch.
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+      Value r = empty.getResult();
+      FailureOr<TensorInfo> info = infoOf(r);
+      if (failed(info))
+        return failure();
+      auto out = outputOf.find(r);
+      if (out != outputOf.end()) {
+        place[r] = {af::BufferKind::Output, out->second, 0, -1};
+      } else {
+        place[r] = {af::BufferKind::Arena, 0, 0,
+                    static_cast<int>(lifetimes.size())};
+        lifetimes.push_back({0, step, step});
+        roots.push_back(r);
+      }
+      continue;
+    }
     if (auto w = dyn_cast<top::WeightOp>(op)) {
       std::string name = w.getName().str();
       auto it = constantOffsets.find(name);

@@ -21,7 +21,8 @@ using namespace mlir;
 /// the lowering's documentation (docs/codegen.md walks through it).
 static const char *kLoweringPipeline =
     // Top -> linalg/tensor/arith/math/scf on tensors.
-    "convert-top-to-linalg,canonicalize,cse,"
+    "convert-top-to-linalg,strata-cpu-check-contract{stage=linalg},"
+    "canonicalize,cse,"
     // Tensors -> buffers; a dispatch's results become out-parameters the
     // runtime binds (the static allocations are hoisted into them).
     "one-shot-bufferize{bufferize-function-boundaries "
@@ -29,13 +30,15 @@ static const char *kLoweringPipeline =
     "buffer-results-to-out-params{hoist-static-allocs},"
     "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
     "canonicalize,"
+    // Strided copies (pads, slices) as loops, not calls of memrefCopy.
+    "strata-cpu-strided-copies-to-linalg,"
     // linalg -> loops -> LLVM; memrefs cross function boundaries as bare
     // pointers (static shapes).
     "func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,"
     "expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,"
     "convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv},convert-cf-to-llvm,"
-    "reconcile-unrealized-casts,"
+    "reconcile-unrealized-casts,strata-cpu-check-contract{stage=llvm},"
     // The runtime's entry points.
     "strata-cpu-emit-dispatch-abi";
 

@@ -11,6 +11,7 @@
 #include "strata/Interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -37,15 +38,28 @@ static bool isViewOp(Operation *op) {
          in.getElementType() == out.getElementType();
 }
 
-/// Whether `v` is a weight, a dispatch result, or a view of one (a view of
-/// it can share its bytes).
-static bool isViewableRoot(Value v) {
+/// Whether `v` is a weight or a dispatch result, or a view of one, that is
+/// not returned: a view of it can share its bytes (a returned value lives in
+/// the caller's output buffer, whose shape is the output's).
+static bool isViewableRoot(Value v, Operation *terminator) {
+  auto returned = [&](Value x) {
+    return llvm::is_contained(x.getUsers(), terminator);
+  };
   Operation *def = v.getDefiningOp();
   while (def && isViewOp(def)) {
+    if (returned(v))
+      return false;
     v = def->getOperand(0);
     def = v.getDefiningOp();
   }
-  return def && isa<top::WeightOp, func::CallOp>(def);
+  return def && isa<top::WeightOp, func::CallOp>(def) && !returned(v);
+}
+
+/// Whether `v` is a tensor with no elements (it carries no bytes; the
+/// lowering to bare pointers cannot take one as an argument either).
+static bool isEmptyTensor(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() && t.getNumElements() == 0;
 }
 
 /// The name suffix for an op: `top.Conv` -> `Conv`.
@@ -95,7 +109,7 @@ struct OutlineDispatchesPass
       if (op == terminator ||
           isa<top::InputOp, top::WeightOp, top::NoneOp>(op))
         continue;
-      if (isViewOp(op) && isViewableRoot(op->getOperand(0)) &&
+      if (isViewOp(op) && isViewableRoot(op->getOperand(0), terminator) &&
           llvm::none_of(op->getUsers(), [&](Operation *u) {
             return u == terminator;
           }))
@@ -106,18 +120,32 @@ struct OutlineDispatchesPass
 
   /// Moves `op` into a new function and calls it in its place.
   void outline(Operation *op, OpBuilder &moduleBuilder, unsigned number) {
-    llvm::SetVector<Value> args;
-    for (Value v : op->getOperands())
-      if (!isa<NoneType>(v.getType()))
+    // Arguments: the operands and the values the regions use from above,
+    // except absent optionals and empty tensors (made inside instead).
+    llvm::SetVector<Value> args, madeInside;
+    auto classify = [&](Value v) {
+      if (isa<NoneType>(v.getType()) || isEmptyTensor(v))
+        madeInside.insert(v);
+      else
         args.insert(v);
+    };
+    for (Value v : op->getOperands())
+      classify(v);
     for (Region &r : op->getRegions()) {
       llvm::SetVector<Value> above;
       getUsedValuesDefinedAbove(r, above);
       for (Value v : above)
-        if (!isa<NoneType>(v.getType()))
-          args.insert(v);
+        classify(v);
     }
-    SmallVector<Type> argTypes, resultTypes(op->getResultTypes());
+    // Results: the empty ones are not returned; the entry function gets a
+    // tensor.empty for each.
+    SmallVector<Type> argTypes, resultTypes;
+    SmallVector<unsigned> returned;
+    for (OpResult r : op->getResults())
+      if (!isEmptyTensor(r)) {
+        returned.push_back(r.getResultNumber());
+        resultTypes.push_back(r.getType());
+      }
     for (Value v : args)
       argTypes.push_back(v.getType());
     Location loc = op->getLoc();
@@ -134,27 +162,35 @@ struct OutlineDispatchesPass
     for (auto [v, a] : llvm::zip(args, entry->getArguments()))
       map.map(v, a);
     Value none;
-    auto noneFor = [&]() {
-      if (!none)
-        none = top::NoneOp::create(b, loc, b.getNoneType());
-      return none;
-    };
-    for (Value v : op->getOperands())
-      if (isa<NoneType>(v.getType()))
-        map.map(v, noneFor());
-    for (Region &r : op->getRegions()) {
-      llvm::SetVector<Value> above;
-      getUsedValuesDefinedAbove(r, above);
-      for (Value v : above)
-        if (isa<NoneType>(v.getType()))
-          map.map(v, noneFor());
+    for (Value v : madeInside) {
+      if (isa<NoneType>(v.getType())) {
+        if (!none)
+          none = top::NoneOp::create(b, loc, b.getNoneType());
+        map.map(v, none);
+      } else {
+        auto t = cast<RankedTensorType>(v.getType());
+        map.map(v, tensor::EmptyOp::create(b, loc, t.getShape(),
+                                           t.getElementType(),
+                                           t.getEncoding()));
+      }
     }
     Operation *clone = b.clone(*op, map);
-    func::ReturnOp::create(b, loc, clone->getResults());
+    SmallVector<Value> results;
+    for (unsigned i : returned)
+      results.push_back(clone->getResult(i));
+    func::ReturnOp::create(b, loc, results);
 
     OpBuilder callBuilder(op);
     auto call = func::CallOp::create(callBuilder, loc, fn, args.getArrayRef());
-    op->replaceAllUsesWith(call.getResults());
+    for (auto [i, v] : llvm::enumerate(returned))
+      op->getResult(v).replaceAllUsesWith(call.getResult(i));
+    for (OpResult r : op->getResults())
+      if (isEmptyTensor(r)) {
+        auto t = cast<RankedTensorType>(r.getType());
+        r.replaceAllUsesWith(tensor::EmptyOp::create(
+            callBuilder, loc, t.getShape(), t.getElementType(),
+            t.getEncoding()));
+      }
     op->erase();
   }
 };

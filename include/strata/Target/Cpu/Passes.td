@@ -17,17 +17,38 @@ def CpuOutlineDispatches : Pass<"strata-cpu-outline-dispatches",
     to it. The function takes the op's tensor operands and every value its
     regions use from above (control flow), in order of first use, and
     returns its results; absent optional operands become a `top.None`
-    inside. The entry function is then the model's dispatch list: calls on
+    inside. Tensors with no elements carry no bytes: an empty operand is a
+    `tensor.empty` inside the dispatch, an empty result is not returned and
+    becomes a `tensor.empty` in the entry function (a dispatch with only
+    empty results computes nothing and is dropped when compiling). The entry function is then the model's dispatch list: calls on
     inputs, weights and earlier results.
 
     Views stay in the entry function: a `top.Reshape`, `top.Squeeze` or
     `top.Unsqueeze` whose operand (through other views) is a weight or a
-    dispatch result and whose result is not returned; memory planning makes
-    them share their operand's bytes. Any other view is a dispatch.
+    dispatch result, when nothing in that chain is returned (a returned
+    value lives in the caller's output buffer); memory planning makes them
+    share their operand's bytes. Any other view is a dispatch.
 
     Every value must have a static shape: a dynamic dim is an error naming
     the op and the value (compile with `--input-shapes`).
   }];
+}
+
+def CpuStridedCopiesToLinalg : Pass<"strata-cpu-strided-copies-to-linalg",
+                                    "::mlir::ModuleOp"> {
+  let summary = "Rewrite memref.copy between non-contiguous memrefs into "
+                "linalg.copy";
+  let description = [{
+    Runs after bufferization. `finalize-memref-to-llvm` lowers a
+    `memref.copy` whose source or target is not a contiguous row-major
+    memref (the strided subviews that `tensor.pad`, `tensor.insert_slice`
+    and `tensor.extract_slice` bufferize to) to a call of `memrefCopy` from
+    MLIR's C runner utilities, which the dispatch shared object cannot
+    resolve. Such copies become `linalg.copy`, which
+    `convert-linalg-to-loops` turns into loops; copies between contiguous
+    memrefs stay `memref.copy` (an `llvm.memcpy`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def CpuEmitDispatchABI : Pass<"strata-cpu-emit-dispatch-abi",
@@ -49,6 +70,23 @@ def CpuEmitDispatchABI : Pass<"strata-cpu-emit-dispatch-abi",
     so the shared object exports only the wrappers.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def CpuCheckContract : Pass<"strata-cpu-check-contract", "::mlir::ModuleOp"> {
+  let summary = "Check that only the ops legal after a lowering stage remain";
+  let description = [{
+    The CPU pipeline's contract between stages (after torch-mlir's
+    VerifyTosaBackendContract): after `stage=linalg` (convert-top-to-linalg)
+    only `linalg`, `tensor`, `arith`, `math`, `scf`, `bufferization`,
+    `func` and builtin ops may remain; after `stage=llvm` (the conversions to
+    the LLVM dialect) only `llvm` and builtin ops. Any other op is an error
+    naming it and the stage, at its location (which is the Top op it was
+    lowered from), instead of a failure further down the pipeline.
+  }];
+  let options = [
+    Option<"stage", "stage", "std::string", /*default=*/"\"llvm\"",
+           "The stage just finished: 'linalg' or 'llvm'">,
+  ];
 }
 
 #endif // STRATA_TARGET_CPU_PASSES
