@@ -8,7 +8,7 @@
 // linalg.generic), DepthToSpace and SpaceToDepth (expand, transpose,
 // collapse). Windows are copied by loops rather than taken as
 // tensor.extract_slice views: each op is its own dispatch whose result is
-// materialized, and copying a strided view needs the runtime's memrefCopy.
+// materialized anyway, and the loops need no strided memref.copy.
 // All shapes are static; runtime shape operands are accepted when the result
 // type already fixes everything the lowering needs. The ops that read
 // indices from tensors are in DataMovementIndexed.cpp, Resize in
@@ -121,8 +121,8 @@ int64_t normalizeAxis(int64_t axis, int64_t rank) {
 /// A copy of the strided window of `input` starting at `starts` with
 /// `steps` into a new tensor of `resultType` (not empty): a linalg.generic
 /// reading `start + step * i`. (A tensor.extract_slice would be a view,
-/// but a dispatch's result must be materialized, and copying a strided view
-/// needs the runtime's memrefCopy; the generic is a plain loop nest.)
+/// but a dispatch's result is materialized anyway; the generic is a plain
+/// loop nest with no strided copy.)
 Value windowCopy(OpBuilder &b, Location loc, Value input,
                  RankedTensorType resultType, ArrayRef<int64_t> starts,
                  ArrayRef<int64_t> steps) {
