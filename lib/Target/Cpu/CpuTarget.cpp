@@ -71,6 +71,28 @@ static std::optional<af::DType> artifactDType(Type elem) {
     return af::DType::F32;
   case DType::F64:
     return af::DType::F64;
+  // The narrow types: one byte per element, as the code generator computes
+  // them (convert-top-to-linalg) and the interpreter stores them.
+  case DType::I4:
+    return af::DType::I4;
+  case DType::U4:
+    return af::DType::U4;
+  case DType::I2:
+    return af::DType::I2;
+  case DType::U2:
+    return af::DType::U2;
+  case DType::F8E4M3FN:
+    return af::DType::F8E4M3FN;
+  case DType::F8E4M3FNUZ:
+    return af::DType::F8E4M3FNUZ;
+  case DType::F8E5M2:
+    return af::DType::F8E5M2;
+  case DType::F8E5M2FNUZ:
+    return af::DType::F8E5M2FNUZ;
+  case DType::F4E2M1FN:
+    return af::DType::F4E2M1FN;
+  case DType::F8E8M0FNU:
+    return af::DType::F8E8M0FNU;
   default:
     return std::nullopt;
   }
