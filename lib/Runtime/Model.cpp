@@ -43,6 +43,42 @@ const char *dtypeName(uint8_t dtype) {
   return dtype < sizeof(names) / sizeof(names[0]) ? names[dtype] : "unknown";
 }
 
+namespace {
+/// Value bits of a sub-byte dtype (0 for the others) and its signedness.
+unsigned subByteBits(uint8_t dtype, bool &isSigned) {
+  isSigned = dtype == STRATA_DTYPE_I4 || dtype == STRATA_DTYPE_I2;
+  switch (dtype) {
+  case STRATA_DTYPE_I4: case STRATA_DTYPE_U4: case STRATA_DTYPE_F4E2M1FN:
+    return 4;
+  case STRATA_DTYPE_I2: case STRATA_DTYPE_U2:
+    return 2;
+  default:
+    return 0;
+  }
+}
+} // namespace
+
+void toArtifactLayout(uint8_t dtype, uint8_t *bytes, uint64_t size) {
+  bool isSigned;
+  unsigned bits = subByteBits(dtype, isSigned);
+  if (!bits)
+    return;
+  uint8_t mask = uint8_t((1u << bits) - 1);
+  for (uint64_t i = 0; i < size; ++i)
+    bytes[i] &= mask;
+}
+
+void toApiLayout(uint8_t dtype, uint8_t *bytes, uint64_t size) {
+  bool isSigned;
+  unsigned bits = subByteBits(dtype, isSigned);
+  if (!bits)
+    return;
+  unsigned shift = 8 - bits;
+  for (uint64_t i = 0; i < size; ++i)
+    bytes[i] = isSigned ? uint8_t(int8_t(uint8_t(bytes[i] << shift)) >> shift)
+                        : uint8_t(uint8_t(bytes[i] << shift) >> shift);
+}
+
 std::string shapeString(const std::vector<int64_t> &shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i)

@@ -105,25 +105,28 @@ TEST(Verify, TheGoodModelLoads) {
 }
 
 /// The narrow dtypes of format 1.1: each is known, one byte per element,
-/// named as the runtime names it, and a model copying one loads, runs and
-/// gives back its bytes unchanged (the 4/2-bit values are stored one per
-/// byte, so a byte outside the type's range is the caller's business).
+/// named as the runtime names it, and a model copying one loads and runs.
+/// A float8 comes back unchanged; a 4/2-bit value is masked to its bits on
+/// the way in (the artifact's layout) and comes back in ml_dtypes' (i4/i2
+/// sign-extended, the others zero-extended), whatever the other bits were.
 TEST(Verify, NarrowDTypesLoadAndRun) {
   struct Case {
     artifact::DType dtype;
     strata_dtype c;
     const char *name;
+    unsigned bits = 8;       // value bits
+    bool isSigned = false;
   };
   const Case cases[] = {
-      {artifact::DType::I4, STRATA_DTYPE_I4, "i4"},
-      {artifact::DType::U4, STRATA_DTYPE_U4, "u4"},
-      {artifact::DType::I2, STRATA_DTYPE_I2, "i2"},
-      {artifact::DType::U2, STRATA_DTYPE_U2, "u2"},
+      {artifact::DType::I4, STRATA_DTYPE_I4, "i4", 4, true},
+      {artifact::DType::U4, STRATA_DTYPE_U4, "u4", 4},
+      {artifact::DType::I2, STRATA_DTYPE_I2, "i2", 2, true},
+      {artifact::DType::U2, STRATA_DTYPE_U2, "u2", 2},
       {artifact::DType::F8E4M3FN, STRATA_DTYPE_F8E4M3FN, "f8e4m3fn"},
       {artifact::DType::F8E4M3FNUZ, STRATA_DTYPE_F8E4M3FNUZ, "f8e4m3fnuz"},
       {artifact::DType::F8E5M2, STRATA_DTYPE_F8E5M2, "f8e5m2"},
       {artifact::DType::F8E5M2FNUZ, STRATA_DTYPE_F8E5M2FNUZ, "f8e5m2fnuz"},
-      {artifact::DType::F4E2M1FN, STRATA_DTYPE_F4E2M1FN, "f4e2m1fn"},
+      {artifact::DType::F4E2M1FN, STRATA_DTYPE_F4E2M1FN, "f4e2m1fn", 4},
       {artifact::DType::F8E8M0FNU, STRATA_DTYPE_F8E8M0FNU, "f8e8m0fnu"}};
   // The schema, the writer and the C API number them alike.
   static_assert(uint8_t(artifact::fb::DType::F8E8M0FNU) ==
@@ -175,7 +178,14 @@ TEST(Verify, NarrowDTypesLoadAndRun) {
     ASSERT_EQ(strata_session_output(session, 0, &view), nullptr);
     EXPECT_EQ(view.dtype, c.c);
     ASSERT_EQ(view.size_bytes, sizeof(x));
-    EXPECT_EQ(std::memcmp(view.data, x, sizeof(x)), 0);
+    const auto *y = static_cast<const uint8_t *>(view.data);
+    for (size_t i = 0; i < sizeof(x); ++i) {
+      // The low `bits` bits, then the sign bit repeated (signed) or zeros.
+      int v = x[i] & ((1 << c.bits) - 1);
+      if (c.isSigned && (v >> (c.bits - 1)))
+        v -= 1 << c.bits;
+      EXPECT_EQ(y[i], uint8_t(v)) << "byte " << i << " = " << int(x[i]);
+    }
     strata_session_release(session);
     strata_model_release(m);
   }

@@ -93,8 +93,22 @@ static std::optional<af::DType> artifactDType(Type elem) {
     return af::DType::F4E2M1FN;
   case DType::F8E8M0FNU:
     return af::DType::F8E8M0FNU;
+  }
+  return std::nullopt;
+}
+
+/// Value bits of a 4- or 2-bit dtype stored one per byte; 0 for the others.
+static unsigned subByteBits(DType d) {
+  switch (d) {
+  case DType::I4:
+  case DType::U4:
+  case DType::F4E2M1FN:
+    return 4;
+  case DType::I2:
+  case DType::U2:
+    return 2;
   default:
-    return std::nullopt;
+    return 0;
   }
 }
 
@@ -370,7 +384,18 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
                   std::to_string(info->bytes);
           return failure();
         }
-        uint64_t off = writer.addData(t->raw(), t->byteSize());
+        // Inside the artifact a 4/2-bit value's byte holds it zero-extended
+        // (docs/artifact.md); the host tensor sign-extends the signed ones.
+        uint64_t off;
+        if (unsigned bits = subByteBits(t->dtype())) {
+          std::vector<uint8_t> masked(t->data<uint8_t>(),
+                                      t->data<uint8_t>() + t->byteSize());
+          for (uint8_t &b : masked)
+            b &= uint8_t((1u << bits) - 1);
+          off = writer.addData(masked.data(), masked.size());
+        } else {
+          off = writer.addData(t->raw(), t->byteSize());
+        }
         it = constantOffsets.emplace(name, off).first;
         constantTotal += t->byteSize();
       }
