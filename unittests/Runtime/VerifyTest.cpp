@@ -307,10 +307,18 @@ TEST(Verify, MagicAndVersion) {
   bad[0] = 'X';
   EXPECT_LOAD_ERROR(bad, "not a Strata artifact");
   EXPECT_LOAD_ERROR(
-      withHeader(bytes, [](artifact::Header &h) { h.versionMajor = 2; }),
+      withHeader(bytes,
+                 [](artifact::Header &h) {
+                   h.versionMajor = 2;
+                   h.versionMinor = 0;
+                 }),
       "format version 2.0 is not supported (this runtime reads 1.x)");
   EXPECT_LOAD_ERROR(
-      withHeader(bytes, [](artifact::Header &h) { h.versionMajor = 0; }),
+      withHeader(bytes,
+                 [](artifact::Header &h) {
+                   h.versionMajor = 0;
+                   h.versionMinor = 0;
+                 }),
       "format version 0.0 is not supported");
   // A newer minor version of the same major loads.
   EXPECT_EQ(loadError(withHeader(
