@@ -287,3 +287,29 @@ def test_narrow_dtypes_compile_and_run_bit_exact(tmp_path):
     # The stored bytes are ml_dtypes' (sign-extended), not just the values.
     assert got["y4"].view(np.int8).tolist() == got["y4"].astype(np.int8).tolist()
     np.testing.assert_array_equal(got["prod"], n.astype(np.float32) * NARROW_W)
+
+
+def test_view_of_a_returned_value(tmp_path):
+    # %0 is an output and is also reshaped for another op: the reshape cannot
+    # share the output buffer's bytes under another shape, so it is a
+    # dispatch of its own.
+    model = write(tmp_path / "m.mlir", """
+func.func @main(%x_arg: tensor<2x6xf32> {top.name = "x"}) -> (tensor<2x6xf32> {top.name = "a"}, tensor<3x4xf32> {top.name = "b"}) {
+  %x = top.Input(%x_arg) : (tensor<2x6xf32>) -> tensor<2x6xf32>
+  %0 = top.Relu(%x) : (tensor<2x6xf32>) -> tensor<2x6xf32>
+  %1 = top.Reshape(%0) {shape = array<i64: 3, 4>} : (tensor<2x6xf32>) -> tensor<3x4xf32>
+  %2 = top.Add(%1, %1) : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %0, %2 : tensor<2x6xf32>, tensor<3x4xf32>
+}
+""")
+    art = tmp_path / "m.strata"
+    r = strata("compile", model, "--target", "cpu", "-o", art, "--no-optimize", "--report")
+    assert r.returncode == 0, r.stderr
+    assert "dispatches: 3 (+0 output copies, 0 views sharing bytes)" in r.stdout, r.stdout
+    x = np.random.default_rng(2).standard_normal((2, 6)).astype(np.float32)
+    np.savez(tmp_path / "in.npz", x=x)
+    r = strata("run", art, "--input", tmp_path / "in.npz", "--output", tmp_path / "out.npz")
+    assert r.returncode == 0, r.stderr
+    with np.load(tmp_path / "out.npz") as z:
+        np.testing.assert_array_equal(z["a"], np.maximum(x, 0))
+        np.testing.assert_array_equal(z["b"], 2 * np.maximum(x, 0).reshape(3, 4))

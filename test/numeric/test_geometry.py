@@ -116,6 +116,16 @@ def test_resize_cubic_int_truncates(rng):
     np.testing.assert_array_equal(out, np.trunc(expect).astype(np.int32))
 
 
+@pytest.mark.parametrize("mode", ["linear", "cubic"])
+def test_resize_uint8_saturates(mode, rng):
+    """Cubic overshoot beyond [0, 255] saturates; results are truncated."""
+    x = rng.choice(np.array([0, 255], np.uint8), (1, 1, 4, 4))
+    out = run({"x": x}, resize_line(x.shape, (1, 1, 7, 9), None, [f'mode = #top.interpolation<{mode}>'], np.uint8),
+              np.uint8)
+    expect = ref.resize(x.astype(np.float64), [1, 1, 7, 9], None, mode=mode)
+    np.testing.assert_array_equal(out, np.trunc(np.clip(expect, 0, 255)).astype(np.uint8))
+
+
 # ---------------------------------------------------------------------------
 # GridSample, AffineGrid
 # ---------------------------------------------------------------------------

@@ -74,6 +74,16 @@ def test_trilu(dtype, upper, k, rng):
     assert_same(y, np.where(keep, x, np.zeros_like(x)))
 
 
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("k", [-2, 0, 3])
+def test_trilu_runtime_diagonal(upper, k, rng):
+    x = rand(rng, (2, 4, 3), np.float32)
+    kv = np.array(k, np.int32)
+    y, = run_op({"x": x, "k": kv}, f"top.Trilu(%x, %k) {{upper = {str(upper).lower()}}}"
+                f" : ({types(x, kv)}) -> {{results}}", [np.float32])
+    assert_same(y, np.triu(x, k) if upper else np.tril(x, k))
+
+
 # ----------------------------------------------------------------------------
 # Cumulative
 # ----------------------------------------------------------------------------
@@ -134,6 +144,29 @@ def test_cumulative_narrow(mode, exclusive, reverse, dtype, rng):
         assert_same(y, expect)
 
 
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+@pytest.mark.parametrize("axis_dtype", [np.int64, np.int32])
+def test_cumulative_runtime_axis(axis, axis_dtype, rng):
+    """The axis as a run-time operand (ONNX CumSum's input)."""
+    x = rand(rng, (3, 4, 5), np.float32)
+    a = np.array([axis], axis_dtype)
+    y, = run_op({"x": x, "a": a}, f"top.Cumulative(%x, %a) {{axis = 0 : i64, reverse = true}}"
+                f" : ({types(x, a)}) -> {{results}}", [np.float32])
+    np.testing.assert_allclose(y, cumulative_ref(x, axis, "sum", False, True), **FLOAT_TOL)
+
+
+@pytest.mark.skipif(not COMPILED, reason="compiled code clamps; the interpreter reports an error")
+def test_cumulative_runtime_axis_out_of_range_is_clamped_when_compiled(rng):
+    """Compiled code clamps a run-time axis into [0, rank) after adding rank
+    to a negative one (docs/codegen-reduction.md)."""
+    x = rand(rng, (2, 3), np.int32)
+    for axis, used in [(5, 1), (-7, 0)]:
+        a = np.array(axis, np.int64)
+        y, = run_op({"x": x, "a": a}, f"top.Cumulative(%x, %a) {{axis = 0 : i64}}"
+                    f" : ({types(x, a)}) -> {{results}}", [np.int32])
+        assert_same(y, cumulative_ref(x, used, "sum", False, False))
+
+
 # ----------------------------------------------------------------------------
 # ScatterElements and ScatterND
 # ----------------------------------------------------------------------------
@@ -180,6 +213,22 @@ def test_scatter_nd(reduction, k, rng):
         expect[at] = np.vectorize(REDUCE[reduction])(expect[at], updates[r]) \
             if reduction in ("min", "max") else REDUCE[reduction](expect[at], updates[r])
     np.testing.assert_allclose(y, expect, **FLOAT_TOL)
+
+
+@pytest.mark.parametrize("reduction", ["add", "mul", "max"])
+def test_scatter_elements_f16_reduces_in_f32(reduction, rng):
+    """f16 data reduces in f32 and rounds once at the end."""
+    data = (rng.standard_normal((2, 3)) * 100).astype(np.float16)
+    indices = np.zeros((2, 6), np.int64)  # every update lands on column 0
+    updates = (rng.standard_normal((2, 6)) * 3).astype(np.float16)
+    y, = run_op({"d": data, "i": indices, "u": updates},
+                f"top.ScatterElements(%d, %i, %u) {{axis = 1 : i64, reduction = #top.scatter_reduction<{reduction}>}}"
+                f" : ({types(data, indices, updates)}) -> {{results}}", [np.float16])
+    expect = data.astype(np.float32)
+    for r in range(2):
+        for c in range(6):
+            expect[r, 0] = REDUCE[reduction](expect[r, 0], np.float32(updates[r, c]))
+    assert_same(y, expect.astype(np.float16))
 
 
 @pytest.mark.interpreter_only

@@ -6,7 +6,7 @@ rtol 1e-5."""
 import numpy as np
 import pytest
 
-from numeric_harness import Model, mlir_type, run_ok, run_ref
+from numeric_harness import COMPILED, Model, mlir_type, run_ok, run_ref
 
 INT64_MIN = -(2 ** 63)
 INT64_MAX = 2 ** 63 - 1
@@ -237,7 +237,7 @@ def pad_text(x, pads, mode, value):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_, np.int8, np.float16])
-@pytest.mark.parametrize("mode", ["constant", "reflect", "edge"])
+@pytest.mark.parametrize("mode", ["constant", "reflect", "edge", "wrap"])
 @pytest.mark.parametrize("case", range(4))
 def test_pad_random(case, mode, dtype, rng):
     rank = int(rng.integers(1, 5))
@@ -264,6 +264,16 @@ def test_pad_edge_shapes(shape, pads, mode, rng):
     x = rand(rng, shape, np.float32)
     y, = run_op({"x": x}, pad_text(x, pads, mode, -1.5), [np.float32])
     assert_same(y, np_pad(x, pads, mode, np.float32(-1.5)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.float16])
+def test_pad_constant_value_converts(dtype, rng):
+    """The pad value is converted to the element type as the interpreter
+    converts it: saturated and truncated for integers, rounded for floats."""
+    x = rand(rng, (2, 3), dtype)
+    y, = run_op({"x": x}, pad_text(x, [1, 0, 0, 2], "constant", 300.7), [dtype])
+    value = np.uint8(255) if dtype == np.uint8 else np.array(300.7).astype(dtype)
+    assert_same(y, np_pad(x, [1, 0, 0, 2], "constant", value))
 
 
 # ----------------------------------------------------------------------------
@@ -307,6 +317,44 @@ def test_gather_out_of_range_empty_result(rng):
     code, _, err = run_ref(m, [("%y", "y", "tensor<*xf32>")])
     assert code != 0
     assert "index 7 at flat position 0" in err, err
+
+
+@pytest.mark.parametrize("dtype", MOVE_DTYPES)
+@pytest.mark.parametrize("index_dtype", [np.int64, np.int32])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_gather_elements(axis, index_dtype, dtype, rng):
+    x = rand(rng, (3, 4, 5), dtype)
+    a = axis % 3
+    ishape = [2, 3, 4]
+    ishape[a] = 6  # may be longer than the data along the axis
+    d = x.shape[a]
+    idx = rng.integers(-d, d, ishape).astype(index_dtype)
+    y, = run_op({"x": x, "i": idx}, f"top.GatherElements(%x, %i) {{axis = {axis} : i64}} : "
+                f"({operand_types(x, idx)}) -> {{results}}", [dtype])
+    wrapped = np.where(idx < 0, idx + d, idx).astype(np.int64)
+    sub = x[tuple(slice(0, n) if i != a else slice(None) for i, n in enumerate(ishape))]
+    assert_same(y, np.take_along_axis(sub, wrapped, axis=a))
+
+
+# ----------------------------------------------------------------------------
+# Squeeze and Unsqueeze (axes known at run time)
+# ----------------------------------------------------------------------------
+
+@pytest.mark.xfail(COMPILED, strict=True,
+                   reason="the result shape depends on the axes' values: compiled code needs static shapes")
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.bool_])
+def test_squeeze_unsqueeze_axes_operand(dtype, rng):
+    """Axes from an operand, read at run time (shape inference does not
+    fold weights into the result shape either)."""
+    x = rand(rng, (1, 3, 1, 4), dtype)
+    z = rand(rng, (3, 4), dtype)
+    m = Model({"x": x, "z": z}, {"sa": np.array([0, -2], np.int64), "ua": np.array([-1, 1], np.int32)})
+    t = f"tensor<*x{elem(dtype)}>"
+    m.op(f"%s = top.Squeeze(%x, %sa) : ({operand_types(x)}, tensor<2xi64>) -> {t}")
+    m.op(f"%u = top.Unsqueeze(%z, %ua) : ({operand_types(z)}, tensor<2xi32>) -> {t}")
+    out = run_ok(m, [("%s", "s", t), ("%u", "u", t)])
+    assert_same(out["s"], np.squeeze(x, axis=(0, 2)))
+    assert_same(out["u"], z.reshape(3, 1, 4, 1))
 
 
 # ----------------------------------------------------------------------------

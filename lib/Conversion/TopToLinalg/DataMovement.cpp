@@ -2,15 +2,17 @@
 //
 // Ops whose data movement is known at compile time: Reshape, Squeeze,
 // Unsqueeze (tensor.collapse_shape / expand_shape), Permute
-// (linalg.transpose), Concat and Split (tensor.insert_slice /
-// extract_slice), Slice (extract_slice, or a linalg.generic reading
-// `start + step * i` for negative steps), Pad (linalg.fill + insert_slice
-// for constants, a linalg.generic with computed source indices for the
-// other modes), Tile (linalg.broadcast + collapse_shape), Expand (a
-// broadcasting linalg.generic), DepthToSpace and SpaceToDepth (expand,
-// transpose, collapse). All shapes are static; runtime shape operands are
-// accepted when the result type already fixes everything the lowering needs.
-// The ops that read indices from tensors are in DataMovementIndexed.cpp.
+// (linalg.transpose), Concat (a linalg.generic choosing the input with an
+// scf.if chain), Split and Slice (a linalg.generic reading `start + step * i`), Pad (a linalg.generic with computed, clamped source
+// indices), Tile (linalg.broadcast + collapse_shape), Expand (a broadcasting
+// linalg.generic), DepthToSpace and SpaceToDepth (expand, transpose,
+// collapse). Windows are copied by loops rather than taken as
+// tensor.extract_slice views: each op is its own dispatch whose result is
+// materialized, and copying a strided view needs the runtime's memrefCopy.
+// All shapes are static; runtime shape operands are accepted when the result
+// type already fixes everything the lowering needs. The ops that read
+// indices from tensors are in DataMovementIndexed.cpp, Resize in
+// DataMovementResize.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,12 +23,14 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
 #include "llvm/ADT/APFloat.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -114,11 +118,47 @@ int64_t normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
-  SmallVector<OpFoldResult> r;
-  for (int64_t v : values)
-    r.push_back(b.getIndexAttr(v));
-  return r;
+/// A copy of the strided window of `input` starting at `starts` with
+/// `steps` into a new tensor of `resultType` (not empty): a linalg.generic
+/// reading `start + step * i`. (A tensor.extract_slice would be a view,
+/// but a dispatch's result must be materialized, and copying a strided view
+/// needs the runtime's memrefCopy; the generic is a plain loop nest.)
+Value windowCopy(OpBuilder &b, Location loc, Value input,
+                 RankedTensorType resultType, ArrayRef<int64_t> starts,
+                 ArrayRef<int64_t> steps) {
+  int64_t rank = resultType.getRank();
+  auto inType = cast<RankedTensorType>(input.getType());
+  // The input is read with tensor.extract rather than through an input
+  // map: linalg would take a `d0` input map as defining the loop bound.
+  SmallVector<AffineMap> maps{
+      AffineMap::getMultiDimIdentityMap(rank, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{},
+      ValueRange{emptyTensor(b, loc, resultType)}, maps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = linalg::IndexOp::create(nb, l, d);
+          // A dim read once needs no step (which may be INT64_MIN).
+          int64_t step = resultType.getDimSize(d) == 1 ? 0 : steps[d];
+          if (step != 1)
+            i = arith::MulIOp::create(nb, l, i, indexConstant(nb, l, step));
+          if (starts[d] != 0)
+            i = arith::AddIOp::create(nb, l, i,
+                                      indexConstant(nb, l, starts[d]));
+          // Always inside for the windows of Slice and Split; the clamp
+          // keeps the read in bounds by construction.
+          if (starts[d] != 0 || step != 1 ||
+              resultType.getDimSize(d) != inType.getDimSize(d))
+            i = clampIndex(nb, l, i, 0, inType.getDimSize(d) - 1);
+          at.push_back(i);
+        }
+        Value v = tensor::ExtractOp::create(nb, l, input, at);
+        linalg::YieldOp::create(nb, l, v);
+      });
+  return generic.getResult(0);
 }
 
 /// Reshape, Squeeze and Unsqueeze: the data is unchanged, only the static
@@ -165,7 +205,8 @@ struct PermuteLowering : OpConversionPattern<top::PermuteOp> {
   }
 };
 
-/// Concat: each non-empty input inserted at its offset along the axis.
+/// Concat: a linalg.generic over the result reading each position from
+/// the input that covers it (an scf.if chain over the non-empty inputs).
 struct ConcatLowering : OpConversionPattern<top::ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -184,29 +225,69 @@ struct ConcatLowering : OpConversionPattern<top::ConcatOp> {
       rewriter.replaceOp(op, adaptor.getInputs()[0]);
       return success();
     }
-    Value result = emptyTensor(rewriter, loc, *type);
+    // The non-empty inputs and their offsets along the axis.
+    SmallVector<std::pair<Value, int64_t>> parts;
     int64_t at = 0;
     for (Value in : adaptor.getInputs()) {
       auto inType = staticOperandType(op, in, "inputs", rewriter);
       if (failed(inType))
         return failure();
-      int64_t size = inType->getDimSize(axis);
-      if (inType->getNumElements() != 0) {
-        SmallVector<int64_t> offsets(rank, 0);
-        offsets[axis] = at;
-        result = tensor::InsertSliceOp::create(
-            rewriter, loc, in, result, indexAttrs(rewriter, offsets),
-            indexAttrs(rewriter, inType->getShape()),
-            indexAttrs(rewriter, SmallVector<int64_t>(rank, 1)));
-      }
-      at += size;
+      if (inType->getNumElements() != 0)
+        parts.emplace_back(in, at);
+      at += inType->getDimSize(axis);
     }
-    rewriter.replaceOp(op, result);
+    if (at != type->getDimSize(axis))
+      return rewriter.notifyMatchFailure(op, "input sizes do not sum up");
+    if (parts.empty()) {
+      rewriter.replaceOp(op, emptyTensor(rewriter, loc, *type));
+      return success();
+    }
+    SmallVector<AffineMap> maps{
+        AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext())};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{*type}, ValueRange{},
+        ValueRange{emptyTensor(rewriter, loc, *type)}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> pos;
+          for (int64_t d = 0; d < rank; ++d)
+            pos.push_back(linalg::IndexOp::create(b, l, d));
+          // Part k if the axis position is below its end, else the next.
+          std::function<Value(OpBuilder &, Location, size_t)> read =
+              [&](OpBuilder &nb, Location nl, size_t k) -> Value {
+            auto [in, offset] = parts[k];
+            auto read1 = [&, in = in, offset = offset](OpBuilder &ib,
+                                                       Location il) {
+              SmallVector<Value> at = pos;
+              at[axis] = arith::SubIOp::create(ib, il, pos[axis],
+                                               indexConstant(ib, il, offset));
+              return tensor::ExtractOp::create(ib, il, in, at).getResult();
+            };
+            if (k + 1 == parts.size())
+              return read1(nb, nl);
+            Value below = arith::CmpIOp::create(
+                nb, nl, arith::CmpIPredicate::slt, pos[axis],
+                indexConstant(nb, nl, parts[k + 1].second));
+            auto ifOp = scf::IfOp::create(
+                nb, nl, below,
+                [&](OpBuilder &tb, Location tl) {
+                  scf::YieldOp::create(tb, tl, read1(tb, tl));
+                },
+                [&](OpBuilder &eb, Location el) {
+                  scf::YieldOp::create(eb, el, read(eb, el, k + 1));
+                });
+            return ifOp.getResult(0);
+          };
+          linalg::YieldOp::create(b, l, read(b, l, 0));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
     return success();
   }
 };
 
-/// Split: one tensor.extract_slice per result, at consecutive offsets.
+/// Split: one window copy (linalg.generic) per result, at consecutive
+/// offsets.
 struct SplitLowering : OpConversionPattern<top::SplitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -245,10 +326,8 @@ struct SplitLowering : OpConversionPattern<top::SplitOp> {
         results.push_back(emptyTensor(rewriter, loc, type));
         continue;
       }
-      results.push_back(tensor::ExtractSliceOp::create(
-          rewriter, loc, type, input, indexAttrs(rewriter, offsets),
-          indexAttrs(rewriter, type.getShape()),
-          indexAttrs(rewriter, SmallVector<int64_t>(rank, 1))));
+      results.push_back(windowCopy(rewriter, loc, input, type, offsets,
+                                   SmallVector<int64_t>(rank, 1)));
     }
     rewriter.replaceOp(op, results);
     return success();
@@ -256,9 +335,8 @@ struct SplitLowering : OpConversionPattern<top::SplitOp> {
 };
 
 /// Slice: the window from the attributes (the interpreter's own
-/// top::shapes::sliceWindow). Positive steps are a tensor.extract_slice; a
-/// negative step is a linalg.generic whose input map reads
-/// `start + step * i`.
+/// top::shapes::sliceWindow), copied by a linalg.generic reading
+/// `start + step * i` (negative steps included).
 struct SliceLowering : OpConversionPattern<top::SliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -292,38 +370,8 @@ struct SliceLowering : OpConversionPattern<top::SliceOp> {
       rewriter.replaceOp(op, emptyTensor(rewriter, loc, *type));
       return success();
     }
-    int64_t rank = type->getRank();
-    // The step of a dim read once does not matter: 1 keeps huge steps
-    // (INT64_MIN) out of the affine maps.
-    for (int64_t d = 0; d < rank; ++d)
-      if (window->sizes[d] == 1)
-        window->steps[d] = 1;
-    if (llvm::all_of(window->steps, [](int64_t s) { return s > 0; })) {
-      rewriter.replaceOp(
-          op, tensor::ExtractSliceOp::create(
-                  rewriter, loc, *type, input,
-                  indexAttrs(rewriter, window->starts),
-                  indexAttrs(rewriter, window->sizes),
-                  indexAttrs(rewriter, window->steps))
-                  .getResult());
-      return success();
-    }
-    MLIRContext *ctx = rewriter.getContext();
-    SmallVector<AffineExpr> exprs;
-    for (int64_t d = 0; d < rank; ++d)
-      exprs.push_back(getAffineConstantExpr(window->starts[d], ctx) +
-                      getAffineDimExpr(d, ctx) * window->steps[d]);
-    SmallVector<AffineMap> maps{AffineMap::get(rank, 0, exprs, ctx),
-                                AffineMap::getMultiDimIdentityMap(rank, ctx)};
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{*type}, ValueRange{input},
-        ValueRange{emptyTensor(rewriter, loc, *type)}, maps, iterators,
-        [](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(b, l, args[0]);
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, windowCopy(rewriter, loc, input, *type,
+                                      window->starts, window->steps));
     return success();
   }
 };
@@ -371,10 +419,10 @@ TypedAttr padFillAttr(OpBuilder &b, Type elem, double v, bool isUnsigned) {
   return b.getIntegerAttr(elem, bits);
 }
 
-/// Pad. Constant mode: a linalg.fill of the value with the visible part of
-/// the input (negative pads crop) inserted. Reflect, edge and wrap: a
-/// linalg.generic reading the input at the per-dim source index of
-/// `o - begin` (the interpreter's padSource), clamped into the dim.
+/// Pad: a linalg.generic over the result reading the input at the per-dim
+/// source index of `o - begin` (the interpreter's padSource), clamped into
+/// the dim. Constant mode selects the value where a source index is outside
+/// its dim (negative pads crop); reflect, edge and wrap map it inside.
 struct PadLowering : OpConversionPattern<top::PadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -407,35 +455,46 @@ struct PadLowering : OpConversionPattern<top::PadOp> {
           rewriter, loc,
           padFillAttr(rewriter, elem, op.getValue().convertToDouble(),
                       isUnsignedElement(op.getInput())));
-      Value result =
-          linalg::FillOp::create(rewriter, loc, fill,
-                                 emptyTensor(rewriter, loc, *type))
-              .getResult(0);
-      // The visible input range [lo, hi) of each dim and where it lands.
-      SmallVector<int64_t> lo, sizes, at;
-      bool visible = true;
-      for (int64_t d = 0; d < rank; ++d) {
-        int64_t dim = inType->getDimSize(d), b = pads[d], e = pads[rank + d];
-        int64_t l = std::max<int64_t>(0, -b);
-        int64_t h = e < 0 ? std::max<int64_t>(dim + e, 0) : dim;
-        if (b < -dim)
-          l = dim;
-        visible &= h > l;
-        lo.push_back(l);
-        sizes.push_back(std::max<int64_t>(h - l, 0));
-        at.push_back(std::max<int64_t>(b, 0));
+      if (inType->getNumElements() == 0) {
+        rewriter.replaceOp(op, linalg::FillOp::create(
+                                   rewriter, loc, fill,
+                                   emptyTensor(rewriter, loc, *type))
+                                   .getResult(0));
+        return success();
       }
-      if (visible) {
-        SmallVector<OpFoldResult> ones =
-            indexAttrs(rewriter, SmallVector<int64_t>(rank, 1));
-        Value part = tensor::ExtractSliceOp::create(
-            rewriter, loc, input, indexAttrs(rewriter, lo),
-            indexAttrs(rewriter, sizes), ones);
-        result = tensor::InsertSliceOp::create(
-            rewriter, loc, part, result, indexAttrs(rewriter, at),
-            indexAttrs(rewriter, sizes), ones);
-      }
-      rewriter.replaceOp(op, result);
+      // Position `o` reads input `o - begin` when that is inside every dim
+      // (the index is clamped so that the read is always in bounds), else
+      // the value.
+      SmallVector<AffineMap> maps{
+          AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext())};
+      SmallVector<utils::IteratorType> iterators(
+          rank, utils::IteratorType::parallel);
+      auto generic = linalg::GenericOp::create(
+          rewriter, loc, TypeRange{*type}, ValueRange{},
+          ValueRange{emptyTensor(rewriter, loc, *type)}, maps, iterators,
+          [&](OpBuilder &b, Location l, ValueRange) {
+            SmallVector<Value> src;
+            Value inside;
+            for (int64_t d = 0; d < rank; ++d) {
+              int64_t size = inType->getDimSize(d);
+              Value o = linalg::IndexOp::create(b, l, d);
+              if (pads[d] == 0 && pads[rank + d] == 0) { // not padded
+                src.push_back(o);
+                continue;
+              }
+              Value i = arith::SubIOp::create(b, l, o,
+                                              indexConstant(b, l, pads[d]));
+              Value in = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                               i, indexConstant(b, l, size));
+              inside = inside ? arith::AndIOp::create(b, l, inside, in) : in;
+              src.push_back(clampIndex(b, l, i, 0, size - 1));
+            }
+            Value v = tensor::ExtractOp::create(b, l, input, src);
+            if (inside)
+              v = arith::SelectOp::create(b, l, inside, v, fill);
+            linalg::YieldOp::create(b, l, v);
+          });
+      rewriter.replaceOp(op, generic.getResult(0));
       return success();
     }
     for (int64_t d = 0; d < rank; ++d)

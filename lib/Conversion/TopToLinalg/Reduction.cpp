@@ -1,18 +1,20 @@
-//===- Reduction.cpp - Top reductions, softmax, norms, scans, TopK --------===//
+//===- Reduction.cpp - Top reductions, softmax, norms, scans, attention ---===//
 //
 // Reduce, ArgMax, Softmax, LogSoftmax, BatchNorm, LayerNorm, GroupNorm,
-// RMSNorm, Cumulative and TopK become linalg.generic ops with reduction
-// iterators (plus small elementwise generics for the epilogues). They compute
-// in the reference interpreter's types and order (docs/codegen-reduction.md):
+// RMSNorm, Cumulative, TopK, RotaryEmbedding and Attention become
+// linalg.generic ops with reduction iterators (plus small elementwise
+// generics for the epilogues). They compute in the reference interpreter's
+// types and order (docs/codegen-reduction.md):
 //
 // * float sums, means and products accumulate in f64, max/min in f32 (f64
 //   for f64); integer reductions wrap around in their own width (i64 for
 //   `i1` and for means);
-// * softmax and the norms compute their statistics and the result in f64 and
+// * softmax, the norms, rotary embedding and attention compute in f64 and
 //   round once (through f32 for f16/bf16, as the interpreter does);
 // * Cumulative accumulates in f32 (f64 for f64) or the integer type, in scan
 //   order: one reduction loop per output element (quadratic in the scanned
-//   dim, but free of any loop-carried state);
+//   dim, but free of any loop-carried state); a run-time axis picks one of
+//   the rank's scans with scf.index_switch;
 // * TopK ranks every element by counting the elements ordered before it
 //   (value, then lower index), then gathers the first k ranks.
 //
@@ -25,6 +27,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
@@ -1002,114 +1005,177 @@ struct RMSNormLowering : OpConversionPattern<top::RMSNormOp> {
 // Cumulative
 //===----------------------------------------------------------------------===//
 
+/// The scan of `input` along `axis` (see CumulativeLowering), as a value of
+/// `type`.
+Value buildCumulative(OpBuilder &b0, Location loc, Value input,
+                      RankedTensorType type, int64_t axis, bool prod,
+                      bool exclusive, bool reverse) {
+  MLIRContext *ctx = b0.getContext();
+  int64_t rank = type.getRank();
+  Type elem = type.getElementType();
+  bool isFloat = isa<FloatType>(elem);
+  bool isBool = elem.isInteger(1);
+  Type acc = isFloat  ? compareFloatType(b0, elem)
+             : isBool ? Type(b0.getI64Type())
+                      : elem;
+  int64_t dim = type.getDimSize(axis);
+  // With `reverse`, scan the reversed input forward and reverse the
+  // result: the same order of accumulation as the interpreter's backward
+  // scan.
+  SmallVector<AffineExpr> revExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    revExprs.push_back(d == axis ? dim - 1 - getAffineDimExpr(d, ctx)
+                                 : getAffineDimExpr(d, ctx));
+  AffineMap revMap = AffineMap::get(rank, 0, revExprs, ctx);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<bool> parallel(rank, false);
+  Value x = input;
+  if (reverse)
+    x = buildGeneric(b0, loc, {x}, {revMap},
+                     {emptyTensor(b0, loc,
+                                  cast<RankedTensorType>(x.getType()))},
+                     {id}, parallel,
+                     [](OpBuilder &, Location,
+                        ValueRange args) -> SmallVector<Value> {
+                       return {args[0]};
+                     })
+            .getResult(0);
+  // Loops: the output dims, then q over the scanned dim (the reduction):
+  // output j adds the inputs at q < j (exclusive) or q <= j in q order.
+  SmallVector<AffineExpr> inExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    inExprs.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
+  SmallVector<bool> loops(rank + 1, false);
+  loops[rank] = true;
+  auto accType = RankedTensorType::get(type.getShape(), acc);
+  Value init = scalarConstant(b0, loc, acc, prod ? 1 : 0);
+  Value r =
+      buildGeneric(
+          b0, loc, {x}, {AffineMap::get(rank + 1, 0, inExprs, ctx)},
+          {filledTensor(b0, loc, accType, init)},
+          {dimsMap(rank + 1, llvm::to_vector(llvm::seq<int64_t>(0, rank)),
+                   ctx)},
+          loops,
+          [&](OpBuilder &b, Location l,
+              ValueRange args) -> SmallVector<Value> {
+            Value x = args[0], a = args[1];
+            if (isFloat)
+              x = toFloat(b, l, x, acc);
+            else if (isBool)
+              x = arith::ExtUIOp::create(b, l, acc, x);
+            Value j = linalg::IndexOp::create(b, l, axis);
+            Value q = linalg::IndexOp::create(b, l, rank);
+            Value take = arith::CmpIOp::create(
+                b, l,
+                exclusive ? arith::CmpIPredicate::ult
+                          : arith::CmpIPredicate::ule,
+                q, j);
+            Value next;
+            if (prod)
+              next = isFloat ? arith::MulFOp::create(b, l, a, x).getResult()
+                             : arith::MulIOp::create(b, l, a, x).getResult();
+            else
+              next = isFloat ? arith::AddFOp::create(b, l, a, x).getResult()
+                             : arith::AddIOp::create(b, l, a, x).getResult();
+            return {arith::SelectOp::create(b, l, take, next, a)};
+          })
+          .getResult(0);
+  // Round to the element type, reversing back.
+  if (acc != elem || reverse)
+    r = buildGeneric(
+            b0, loc, {r}, {reverse ? revMap : id},
+            {emptyTensor(b0, loc, type)}, {id}, parallel,
+            [&](OpBuilder &b, Location l,
+                ValueRange args) -> SmallVector<Value> {
+              Value v = args[0];
+              if (acc == elem)
+                return {v};
+              if (isFloat)
+                return {roundTo(b, l, v, elem)};
+              return {arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne,
+                                            v, intConstant(b, l, acc, 0))};
+            })
+            .getResult(0);
+  return r;
+}
+
+/// Cumulative: one generic per scan (see buildCumulative). A run-time axis
+/// (`axis_value`) selects among the rank's scans with scf.index_switch; an
+/// axis outside [-rank, rank) is clamped (the interpreter reports an error).
 struct CumulativeLowering : OpConversionPattern<top::CumulativeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(top::CumulativeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (op.getAxisValue())
-      return rewriter.notifyMatchFailure(op, "a run-time axis (operand "
-                                             "'axis_value') is not lowered");
     FailureOr<RankedTensorType> type =
         staticResultType(op, 0, *getTypeConverter(), rewriter);
     if (failed(type))
       return failure();
     int64_t rank = type->getRank();
-    FailureOr<int64_t> axis =
-        normalizeAxis(op, "axis", op.getAxis(), rank, rewriter);
-    if (failed(axis))
-      return failure();
-    Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
     Type elem = type->getElementType();
-    bool isFloat = isa<FloatType>(elem);
-    bool isBool = elem.isInteger(1);
-    if (!isFloat && !isa<IntegerType>(elem))
+    if (!isa<FloatType, IntegerType>(elem))
       return rewriter.notifyMatchFailure(op, "element type is not lowered");
+    if (rank == 0)
+      return rewriter.notifyMatchFailure(op, "rank-0 input");
     bool prod = op.getMode() == top::CumulativeMode::Prod;
     bool exclusive = op.getExclusive(), reverse = op.getReverse();
-    Type acc = isFloat  ? compareFloatType(rewriter, elem)
-               : isBool ? Type(rewriter.getI64Type())
-                        : elem;
-    int64_t dim = type->getDimSize(*axis);
-    // With `reverse`, scan the reversed input forward and reverse the
-    // result: the same order of accumulation as the interpreter's backward
-    // scan.
-    SmallVector<AffineExpr> revExprs;
-    for (int64_t d = 0; d < rank; ++d)
-      revExprs.push_back(d == *axis ? dim - 1 - getAffineDimExpr(d, ctx)
-                                    : getAffineDimExpr(d, ctx));
-    AffineMap revMap = AffineMap::get(rank, 0, revExprs, ctx);
-    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
-    SmallVector<bool> parallel(rank, false);
-    Value x = adaptor.getInput();
-    if (reverse)
-      x = buildGeneric(rewriter, loc, {x}, {revMap},
-                       {emptyTensor(rewriter, loc,
-                                    cast<RankedTensorType>(x.getType()))},
-                       {id}, parallel,
-                       [](OpBuilder &, Location,
-                          ValueRange args) -> SmallVector<Value> {
-                         return {args[0]};
-                       })
-              .getResult(0);
-    // Loops: the output dims, then q over the scanned dim (the reduction):
-    // output j adds the inputs at q < j (exclusive) or q <= j in q order.
-    SmallVector<AffineExpr> inExprs;
-    for (int64_t d = 0; d < rank; ++d)
-      inExprs.push_back(getAffineDimExpr(d == *axis ? rank : d, ctx));
-    SmallVector<bool> loops(rank + 1, false);
-    loops[rank] = true;
-    auto accType = RankedTensorType::get(type->getShape(), acc);
-    Value init = scalarConstant(rewriter, loc, acc, prod ? 1 : 0);
-    Value r =
-        buildGeneric(
-            rewriter, loc, {x}, {AffineMap::get(rank + 1, 0, inExprs, ctx)},
-            {filledTensor(rewriter, loc, accType, init)},
-            {dimsMap(rank + 1, llvm::to_vector(llvm::seq<int64_t>(0, rank)),
-                     ctx)},
-            loops,
-            [&](OpBuilder &b, Location l,
-                ValueRange args) -> SmallVector<Value> {
-              Value x = args[0], a = args[1];
-              if (isFloat)
-                x = toFloat(b, l, x, acc);
-              else if (isBool)
-                x = arith::ExtUIOp::create(b, l, acc, x);
-              Value j = linalg::IndexOp::create(b, l, *axis);
-              Value q = linalg::IndexOp::create(b, l, rank);
-              Value take = arith::CmpIOp::create(
-                  b, l,
-                  exclusive ? arith::CmpIPredicate::ult
-                            : arith::CmpIPredicate::ule,
-                  q, j);
-              Value next;
-              if (prod)
-                next = isFloat ? arith::MulFOp::create(b, l, a, x).getResult()
-                               : arith::MulIOp::create(b, l, a, x).getResult();
-              else
-                next = isFloat ? arith::AddFOp::create(b, l, a, x).getResult()
-                               : arith::AddIOp::create(b, l, a, x).getResult();
-              return {arith::SelectOp::create(b, l, take, next, a)};
-            })
-            .getResult(0);
-    // Round to the element type, reversing back.
-    if (acc != elem || reverse)
-      r = buildGeneric(
-              rewriter, loc, {r}, {reverse ? revMap : id},
-              {emptyTensor(rewriter, loc, *type)}, {id}, parallel,
-              [&](OpBuilder &b, Location l,
-                  ValueRange args) -> SmallVector<Value> {
-                Value v = args[0];
-                if (acc == elem)
-                  return {v};
-                if (isFloat)
-                  return {roundTo(b, l, v, elem)};
-                return {arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne,
-                                              v, intConstant(b, l, acc, 0))};
-              })
-              .getResult(0);
-    rewriter.replaceOp(op, r);
+    Location loc = op.getLoc();
+    Value axisValue = adaptor.getAxisValue();
+    if (!axisValue) {
+      FailureOr<int64_t> axis =
+          normalizeAxis(op, "axis", op.getAxis(), rank, rewriter);
+      if (failed(axis))
+        return failure();
+      rewriter.replaceOp(op, buildCumulative(rewriter, loc, adaptor.getInput(),
+                                             *type, *axis, prod, exclusive,
+                                             reverse));
+      return success();
+    }
+    FailureOr<RankedTensorType> axisType =
+        staticOperandType(op, axisValue, "axis_value", rewriter);
+    if (failed(axisType))
+      return failure();
+    if (axisType->getNumElements() != 1)
+      return rewriter.notifyMatchFailure(op, "operand 'axis_value' does not "
+                                             "hold one element");
+    // The axis as an index in [0, rank): negative counts from the back,
+    // then clamped.
+    Value zeroIdx = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    SmallVector<Value> at(axisType->getRank(), zeroIdx);
+    Value a = tensor::ExtractOp::create(rewriter, loc, axisValue, at);
+    Type i64 = rewriter.getI64Type();
+    if (a.getType() != i64)
+      a = isUnsignedElement(op.getAxisValue())
+              ? arith::ExtUIOp::create(rewriter, loc, i64, a).getResult()
+              : arith::ExtSIOp::create(rewriter, loc, i64, a).getResult();
+    Value rankC = intConstant(rewriter, loc, i64, rank);
+    Value zero = intConstant(rewriter, loc, i64, 0);
+    Value neg = arith::CmpIOp::create(rewriter, loc,
+                                      arith::CmpIPredicate::slt, a, zero);
+    a = arith::SelectOp::create(rewriter, loc, neg,
+                                arith::AddIOp::create(rewriter, loc, a, rankC),
+                                a);
+    a = arith::MaxSIOp::create(rewriter, loc, a, zero);
+    a = arith::MinSIOp::create(rewriter, loc, a,
+                               intConstant(rewriter, loc, i64, rank - 1));
+    a = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), a);
+    SmallVector<int64_t> cases;
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      cases.push_back(d);
+    auto sw = scf::IndexSwitchOp::create(rewriter, loc, TypeRange{*type}, a,
+                                         cases, cases.size());
+    auto fill = [&](Region &region, int64_t axis) {
+      Block *block = rewriter.createBlock(&region);
+      rewriter.setInsertionPointToStart(block);
+      Value r = buildCumulative(rewriter, loc, adaptor.getInput(), *type, axis,
+                                prod, exclusive, reverse);
+      scf::YieldOp::create(rewriter, loc, r);
+    };
+    OpBuilder::InsertionGuard guard(rewriter);
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      fill(sw.getCaseRegions()[d], d);
+    fill(sw.getDefaultRegion(), rank - 1);
+    rewriter.replaceOp(op, sw.getResults());
     return success();
   }
 };
@@ -1800,6 +1866,250 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// LinearAttention
+//===----------------------------------------------------------------------===//
+
+/// The recurrence as an scf.for over the positions carrying the f64 state
+/// (B x Hkv x Dk x Dv) and the f64 output (B x T x Hq x Dv); each step is a
+/// few generics over all batches and heads (gate, delta-rule value, write,
+/// read), reading position t of the operands with tensor.extract, updating
+/// the state in place; the read is stored into the output at t by a scalar
+/// loop nest of tensor.insert.
+struct LinearAttentionLowering : OpConversionPattern<top::LinearAttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(top::LinearAttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<RankedTensorType> outType =
+        staticResultType(op, 0, *getTypeConverter(), rewriter);
+    FailureOr<RankedTensorType> stateType =
+        staticResultType(op, 1, *getTypeConverter(), rewriter);
+    if (failed(outType) || failed(stateType) ||
+        failed(requireFloat(op, *outType, rewriter)) ||
+        failed(requireFloat(op, *stateType, rewriter)))
+      return failure();
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    Value pastState = adaptor.getPastState(), decay = adaptor.getDecay(),
+          beta = adaptor.getBeta();
+    FailureOr<RankedTensorType> qt =
+        staticOperandType(op, q, "query", rewriter);
+    FailureOr<RankedTensorType> kt = staticOperandType(op, k, "key", rewriter);
+    FailureOr<RankedTensorType> vt =
+        staticOperandType(op, v, "value", rewriter);
+    if (failed(qt) || failed(kt) || failed(vt) || qt->getRank() != 3)
+      return failure();
+    for (auto [val, name] : {std::pair<Value, StringRef>{pastState,
+                                                          "past_state"},
+                             {decay, "decay"},
+                             {beta, "beta"}})
+      if (!isNone(val) && failed(staticOperandType(op, val, name, rewriter)))
+        return failure();
+    auto qHeads = static_cast<int64_t>(op.getQNumHeads());
+    auto kvHeads = static_cast<int64_t>(op.getKvNumHeads());
+    if (qHeads < 1 || kvHeads < 1 || qHeads % kvHeads != 0)
+      return rewriter.notifyMatchFailure(op, "bad head counts");
+    int64_t batch = qt->getDimSize(0), seq = qt->getDimSize(1);
+    int64_t dk = qt->getDimSize(2) / qHeads, dv = vt->getDimSize(2) / kvHeads;
+    int64_t group = qHeads / kvHeads;
+    if (stateType->getShape() != ArrayRef<int64_t>{batch, kvHeads, dk, dv})
+      return rewriter.notifyMatchFailure(op, "state shape mismatch");
+    top::UpdateRule rule = op.getUpdateRule();
+    bool gating =
+        rule == top::UpdateRule::Gated || rule == top::UpdateRule::GatedDelta;
+    bool delta =
+        rule == top::UpdateRule::Delta || rule == top::UpdateRule::GatedDelta;
+    if (gating == isNone(decay) || delta == isNone(beta))
+      return rewriter.notifyMatchFailure(op, "decay/beta do not match the "
+                                             "update rule");
+    bool decayPerDim =
+        gating && cast<RankedTensorType>(decay.getType()).getDimSize(2) !=
+                      kvHeads;
+    bool betaShared =
+        delta && cast<RankedTensorType>(beta.getType()).getDimSize(2) == 1;
+    double scale = op.getScale().convertToDouble();
+    if (scale == 0)
+      scale = 1.0 / std::sqrt(static_cast<double>(dk));
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    Type f64 = rewriter.getF64Type();
+    auto sType = RankedTensorType::get({batch, kvHeads, dk, dv}, f64);
+    auto o4Type = RankedTensorType::get({batch, seq, qHeads, dv}, f64);
+    AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+    SmallVector<bool> par4(4, false);
+    Value zero = scalarConstant(rewriter, loc, f64, 0);
+    Value state0 =
+        isNone(pastState)
+            ? filledTensor(rewriter, loc, sType, zero)
+            : buildElementwise(rewriter, loc, sType, {pastState},
+                               [&](OpBuilder &b, Location l, ValueRange xs,
+                                   Type) { return toFloat(b, l, xs[0], f64); });
+    Value out0 = emptyTensor(rewriter, loc, o4Type);
+    Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value ub = arith::ConstantIndexOp::create(rewriter, loc, seq);
+    Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, lb, ub, step, ValueRange{state0, out0},
+        [&](OpBuilder &nb, Location l, Value t, ValueRange iter) {
+          auto cIdx = [&](OpBuilder &b, int64_t c) {
+            return arith::ConstantIndexOp::create(b, l, c).getResult();
+          };
+          // Element `c` of row (b, t) of a B x T x W operand, as f64.
+          auto at = [&](OpBuilder &b, Value operand, Value bi, Value c) {
+            return toFloat(
+                b, l, tensor::ExtractOp::create(b, l, operand,
+                                                ValueRange{bi, t, c}),
+                f64);
+          };
+          auto flat = [&](OpBuilder &b, Value h, int64_t size, Value i) {
+            return arith::AddIOp::create(
+                       b, l, arith::MulIOp::create(b, l, h, cIdx(b, size)), i)
+                .getResult();
+          };
+          Value s = iter[0];
+          if (gating)
+            s = buildGeneric(
+                    nb, l, {}, {}, {s}, {id4}, par4,
+                    [&](OpBuilder &b, Location, ValueRange args)
+                        -> SmallVector<Value> {
+                      Value bi = linalg::IndexOp::create(b, l, 0);
+                      Value h = linalg::IndexOp::create(b, l, 1);
+                      Value i = linalg::IndexOp::create(b, l, 2);
+                      Value g = at(b, decay, bi,
+                                   decayPerDim ? flat(b, h, dk, i) : h);
+                      return {arith::MulFOp::create(
+                          b, l, args[0], math::ExpOp::create(b, l, g))};
+                    })
+                    .getResult(0);
+          // The value written at t, per (b, h, j).
+          auto vType = RankedTensorType::get({batch, kvHeads, dv}, f64);
+          AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
+          Value retrieved;
+          if (delta)
+            retrieved =
+                buildGeneric(
+                    nb, l, {s},
+                    {AffineMap::get(4, 0,
+                                    {getAffineDimExpr(0, ctx),
+                                     getAffineDimExpr(1, ctx),
+                                     getAffineDimExpr(3, ctx),
+                                     getAffineDimExpr(2, ctx)},
+                                    ctx)},
+                    {filledTensor(nb, l, vType,
+                                  scalarConstant(nb, l, f64, 0))},
+                    {dimsMap(4, {0, 1, 2}, ctx)}, {false, false, false, true},
+                    [&](OpBuilder &b, Location, ValueRange args)
+                        -> SmallVector<Value> {
+                      Value bi = linalg::IndexOp::create(b, l, 0);
+                      Value h = linalg::IndexOp::create(b, l, 1);
+                      Value i = linalg::IndexOp::create(b, l, 3);
+                      Value key = at(b, k, bi, flat(b, h, dk, i));
+                      return {arith::AddFOp::create(
+                          b, l, args[1],
+                          arith::MulFOp::create(b, l, args[0], key))};
+                    })
+                    .getResult(0);
+          SmallVector<Value> vIns;
+          SmallVector<AffineMap> vMaps;
+          if (delta) {
+            vIns.push_back(retrieved);
+            vMaps.push_back(id3);
+          }
+          Value vNow =
+              buildGeneric(
+                  nb, l, vIns, vMaps, {emptyTensor(nb, l, vType)}, {id3},
+                  {false, false, false},
+                  [&](OpBuilder &b, Location, ValueRange args)
+                      -> SmallVector<Value> {
+                    Value bi = linalg::IndexOp::create(b, l, 0);
+                    Value h = linalg::IndexOp::create(b, l, 1);
+                    Value j = linalg::IndexOp::create(b, l, 2);
+                    Value val = at(b, v, bi, flat(b, h, dv, j));
+                    if (!delta)
+                      return {val};
+                    Value bt = at(b, beta, bi, betaShared ? cIdx(b, 0) : h);
+                    return {arith::MulFOp::create(
+                        b, l, bt, arith::SubFOp::create(b, l, val, args[0]))};
+                  })
+                  .getResult(0);
+          // S += k v^T.
+          s = buildGeneric(
+                  nb, l, {vNow}, {dimsMap(4, {0, 1, 3}, ctx)}, {s}, {id4},
+                  par4,
+                  [&](OpBuilder &b, Location, ValueRange args)
+                      -> SmallVector<Value> {
+                    Value bi = linalg::IndexOp::create(b, l, 0);
+                    Value h = linalg::IndexOp::create(b, l, 1);
+                    Value i = linalg::IndexOp::create(b, l, 2);
+                    Value key = at(b, k, bi, flat(b, h, dk, i));
+                    return {arith::AddFOp::create(
+                        b, l, args[1],
+                        arith::MulFOp::create(b, l, key, args[0]))};
+                  })
+                  .getResult(0);
+          // o_t = scale * S^T q_t, per (b, qh, j), reduced over i.
+          auto oType = RankedTensorType::get({batch, qHeads, dv}, f64);
+          AffineExpr e0 = getAffineDimExpr(0, ctx),
+                     e1 = getAffineDimExpr(1, ctx),
+                     e2 = getAffineDimExpr(2, ctx),
+                     e3 = getAffineDimExpr(3, ctx);
+          Value acc =
+              buildGeneric(
+                  nb, l, {s},
+                  {AffineMap::get(4, 0, {e0, e1.floorDiv(group), e3, e2},
+                                  ctx)},
+                  {filledTensor(nb, l, oType, scalarConstant(nb, l, f64, 0))},
+                  {dimsMap(4, {0, 1, 2}, ctx)}, {false, false, false, true},
+                  [&](OpBuilder &b, Location, ValueRange args)
+                      -> SmallVector<Value> {
+                    Value bi = linalg::IndexOp::create(b, l, 0);
+                    Value qh = linalg::IndexOp::create(b, l, 1);
+                    Value i = linalg::IndexOp::create(b, l, 3);
+                    Value qv = at(b, q, bi, flat(b, qh, dk, i));
+                    return {arith::AddFOp::create(
+                        b, l, args[1],
+                        arith::MulFOp::create(b, l, qv, args[0]))};
+                  })
+                  .getResult(0);
+          // Written into the output at t element by element (scalar
+          // inserts bufferize to stores; a slice at the dynamic t would need
+          // subview offset arithmetic).
+          Value scaleC = scalarConstant(nb, l, f64, scale);
+          scf::LoopNest nest = scf::buildLoopNest(
+              nb, l, {cIdx(nb, 0), cIdx(nb, 0), cIdx(nb, 0)},
+              {cIdx(nb, batch), cIdx(nb, qHeads), cIdx(nb, dv)},
+              {cIdx(nb, 1), cIdx(nb, 1), cIdx(nb, 1)}, ValueRange{iter[1]},
+              [&](OpBuilder &b, Location, ValueRange ivs,
+                  ValueRange args) -> scf::ValueVector {
+                Value x = tensor::ExtractOp::create(b, l, acc, ivs);
+                x = arith::MulFOp::create(b, l, scaleC, x);
+                return {tensor::InsertOp::create(
+                    b, l, x, args[0], ValueRange{ivs[0], t, ivs[1], ivs[2]})};
+              });
+          Value out = nest.results[0];
+          scf::YieldOp::create(nb, l, ValueRange{s, out});
+        });
+    Type outElem = outType->getElementType();
+    auto o4Round = RankedTensorType::get({batch, seq, qHeads, dv}, outElem);
+    Value o = buildElementwise(
+        rewriter, loc, o4Round, {loop.getResult(1)},
+        [&](OpBuilder &b, Location l, ValueRange xs, Type e) {
+          return roundTo(b, l, xs[0], e);
+        });
+    Value output = tensor::CollapseShapeOp::create(
+        rewriter, loc, *outType, o,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    Value state = buildElementwise(
+        rewriter, loc, *stateType, {loop.getResult(0)},
+        [&](OpBuilder &b, Location l, ValueRange xs, Type e) {
+          return roundTo(b, l, xs[0], e);
+        });
+    rewriter.replaceOp(op, {output, state});
+    return success();
+  }
+};
+
 } // namespace
 
 void populateTopToLinalgReductionPatterns(const TopTypeConverter &converter,
@@ -1810,7 +2120,7 @@ void populateTopToLinalgReductionPatterns(const TopTypeConverter &converter,
                SoftmaxLowering<top::LogSoftmaxOp, true>, BatchNormLowering,
                LayerNormLowering, GroupNormLowering, RMSNormLowering,
                CumulativeLowering, TopKLowering, RotaryEmbeddingLowering,
-               AttentionLowering>(
+               AttentionLowering, LinearAttentionLowering>(
       converter, ctx);
 }
 

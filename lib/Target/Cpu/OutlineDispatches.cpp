@@ -38,15 +38,21 @@ static bool isViewOp(Operation *op) {
          in.getElementType() == out.getElementType();
 }
 
-/// Whether `v` is a weight, a dispatch result, or a view of one (a view of
-/// it can share its bytes).
-static bool isViewableRoot(Value v) {
+/// Whether `v` is a weight or a dispatch result, or a view of one, that is
+/// not returned: a view of it can share its bytes (a returned value lives in
+/// the caller's output buffer, whose shape is the output's).
+static bool isViewableRoot(Value v, Operation *terminator) {
+  auto returned = [&](Value x) {
+    return llvm::is_contained(x.getUsers(), terminator);
+  };
   Operation *def = v.getDefiningOp();
   while (def && isViewOp(def)) {
+    if (returned(v))
+      return false;
     v = def->getOperand(0);
     def = v.getDefiningOp();
   }
-  return def && isa<top::WeightOp, func::CallOp>(def);
+  return def && isa<top::WeightOp, func::CallOp>(def) && !returned(v);
 }
 
 /// Whether `v` is a tensor with no elements (it carries no bytes; the
@@ -103,7 +109,7 @@ struct OutlineDispatchesPass
       if (op == terminator ||
           isa<top::InputOp, top::WeightOp, top::NoneOp>(op))
         continue;
-      if (isViewOp(op) && isViewableRoot(op->getOperand(0)) &&
+      if (isViewOp(op) && isViewableRoot(op->getOperand(0), terminator) &&
           llvm::none_of(op->getUsers(), [&](Operation *u) {
             return u == terminator;
           }))

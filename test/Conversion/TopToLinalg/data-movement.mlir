@@ -43,13 +43,20 @@ func.func @permute(%a: tensor<1x3x8x8xf32>) -> tensor<1x8x8x3xf32> {
 
 // -----
 
-// Concat inserts each non-empty input at its offset; the empty one is
-// skipped but still counted.
+// Concat reads each position from the input covering it (an scf.if chain
+// over the non-empty inputs; the empty one is skipped but still counted).
 // CHECK-LABEL: func.func @concat
-// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x5x4xf32>
-// CHECK: %[[A:.*]] = tensor.insert_slice %{{.*}} into %[[E]][0, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<1x2x4xf32> into tensor<1x5x4xf32>
-// CHECK-NOT: tensor<1x0x4xf32> into
-// CHECK: tensor.insert_slice %{{.*}} into %[[A]][0, 2, 0] [1, 3, 4] [1, 1, 1] : tensor<1x3x4xf32> into tensor<1x5x4xf32>
+// CHECK-SAME: (%[[A:.*]]: tensor<1x2x4xf32>, %{{.*}}: tensor<1x0x4xf32>, %[[B:.*]]: tensor<1x3x4xf32>)
+// CHECK: linalg.generic
+// CHECK: %[[J:.*]] = linalg.index 1
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[LT:.*]] = arith.cmpi slt, %[[J]], %[[C2]]
+// CHECK: scf.if %[[LT]] -> (f32)
+// CHECK: tensor.extract %[[A]]
+// CHECK: } else {
+// CHECK: arith.subi %[[J]]
+// CHECK: tensor.extract %[[B]]
+// CHECK-NOT: tensor.insert_slice
 func.func @concat(%a: tensor<1x2x4xf32>, %e: tensor<1x0x4xf32>, %b: tensor<1x3x4xf32>) -> tensor<1x5x4xf32> {
   %0 = top.Concat(%a, %e, %b) {axis = -2 : i64} : (tensor<1x2x4xf32>, tensor<1x0x4xf32>, tensor<1x3x4xf32>) -> tensor<1x5x4xf32>
   return %0 : tensor<1x5x4xf32>
@@ -57,9 +64,17 @@ func.func @concat(%a: tensor<1x2x4xf32>, %e: tensor<1x0x4xf32>, %b: tensor<1x3x4
 
 // -----
 
+// Split copies each window with a loop nest (no strided views).
 // CHECK-LABEL: func.func @split
-// CHECK: tensor.extract_slice %{{.*}}[0, 0] [2, 1] [1, 1] : tensor<2x4xf32> to tensor<2x1xf32>
-// CHECK: tensor.extract_slice %{{.*}}[0, 1] [2, 3] [1, 1] : tensor<2x4xf32> to tensor<2x3xf32>
+// CHECK: linalg.generic
+// CHECK: tensor.extract %{{.*}} : tensor<2x4xf32>
+// CHECK: } -> tensor<2x1xf32>
+// CHECK: linalg.generic
+// CHECK: %[[J:.*]] = linalg.index 1
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: arith.addi %[[J]], %[[C1]]
+// CHECK: tensor.extract %{{.*}} : tensor<2x4xf32>
+// CHECK: } -> tensor<2x3xf32>
 func.func @split(%x: tensor<2x4xf32>) -> (tensor<2x1xf32>, tensor<2x3xf32>) {
   %0:2 = top.Split(%x) {axis = -1 : i64, split = array<i64: 1, 3>} : (tensor<2x4xf32>) -> (tensor<2x1xf32>, tensor<2x3xf32>)
   return %0#0, %0#1 : tensor<2x1xf32>, tensor<2x3xf32>
@@ -67,10 +82,18 @@ func.func @split(%x: tensor<2x4xf32>) -> (tensor<2x1xf32>, tensor<2x3xf32>) {
 
 // -----
 
-// Positive steps are strides of an extract_slice (negative starts count
-// from the back, ends are clamped).
+// Slice reads `start + step * i` (negative starts count from the back, ends
+// are clamped), clamped into the dim.
 // CHECK-LABEL: func.func @slice_positive
-// CHECK: tensor.extract_slice %{{.*}}[0, 1] [2, 2] [1, 2] : tensor<2x5xf32> to tensor<2x2xf32>
+// CHECK: linalg.generic
+// CHECK: %[[J:.*]] = linalg.index 1
+// CHECK: %[[S:.*]] = arith.constant 2 : index
+// CHECK: %[[M:.*]] = arith.muli %[[J]], %[[S]]
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: arith.addi %[[M]], %[[C1]]
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: tensor.extract %{{.*}} : tensor<2x5xf32>
 func.func @slice_positive(%x: tensor<2x5xf32>) -> tensor<2x2xf32> {
   %0 = top.Slice(%x) {starts = array<i64: -4>, ends = array<i64: 100>, axes = array<i64: 1>, steps = array<i64: 2>} : (tensor<2x5xf32>) -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
@@ -78,10 +101,13 @@ func.func @slice_positive(%x: tensor<2x5xf32>) -> tensor<2x2xf32> {
 
 // -----
 
-// A negative step reads `start + step * i`.
-// CHECK: #[[REV:.*]] = affine_map<(d0, d1) -> (d0, -d1 + 4)>
+// A negative step reads backward.
 // CHECK-LABEL: func.func @slice_negative
-// CHECK: linalg.generic {indexing_maps = [#[[REV]], #{{.*}}]
+// CHECK: %[[J:.*]] = linalg.index 1
+// CHECK: %[[S:.*]] = arith.constant -1 : index
+// CHECK: %[[M:.*]] = arith.muli %[[J]], %[[S]]
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: arith.addi %[[M]], %[[C4]]
 func.func @slice_negative(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %0 = top.Slice(%x) {starts = array<i64: -1>, ends = array<i64: -9223372036854775808>, axes = array<i64: 1>, steps = array<i64: -1>} : (tensor<2x5xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
@@ -97,13 +123,22 @@ func.func @slice_runtime(%x: tensor<2x5xf32>, %b: tensor<4x1xi64>) -> tensor<2x3
 
 // -----
 
-// Constant pads: a fill with the visible (cropped) input inserted; the
-// value saturates in the element type.
+// Constant pads: the value (saturated in the element type) where the
+// source index `o - begin` leaves its dim (unsigned compare), else the
+// input read at the clamped index; negative pads crop.
 // CHECK-LABEL: func.func @pad_constant
 // CHECK: %[[V:.*]] = arith.constant 127 : i8
-// CHECK: %[[F:.*]] = linalg.fill ins(%[[V]] : i8) outs(%{{.*}} : tensor<3x5xi8>)
-// CHECK: %[[S:.*]] = tensor.extract_slice %{{.*}}[0, 1] [2, 3] [1, 1] : tensor<2x4xi8> to tensor<2x3xi8>
-// CHECK: tensor.insert_slice %[[S]] into %[[F]][1, 0] [2, 3] [1, 1] : tensor<2x3xi8> into tensor<3x5xi8>
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = linalg.index 0
+// CHECK: %[[S:.*]] = arith.subi %[[I]], %{{.*}}
+// CHECK: %[[IN0:.*]] = arith.cmpi ult, %[[S]], %{{.*}}
+// CHECK: %[[J:.*]] = linalg.index 1
+// CHECK: %[[CM1:.*]] = arith.constant -1 : index
+// CHECK: arith.subi %[[J]], %[[CM1]]
+// CHECK: %[[IN1:.*]] = arith.cmpi ult
+// CHECK: %[[IN:.*]] = arith.andi %[[IN0]], %[[IN1]]
+// CHECK: %[[X:.*]] = tensor.extract %{{.*}} : tensor<2x4xi8>
+// CHECK: arith.select %[[IN]], %[[X]], %[[V]] : i8
 func.func @pad_constant(%x: tensor<2x4xi8>) -> tensor<3x5xi8> {
   %0 = top.Pad(%x) {pads = array<i64: 1, -1, 0, 2>, value = 300.0 : f64} : (tensor<2x4xi8>) -> tensor<3x5xi8>
   return %0 : tensor<3x5xi8>

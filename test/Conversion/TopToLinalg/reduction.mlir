@@ -359,10 +359,34 @@ func.func @cumprod_reverse_exclusive(%a: tensor<4x2xi32>) -> tensor<4x2xi32> {
 
 // -----
 
-func.func @cumsum_runtime_axis(%a: tensor<4x2xi32>, %ax: tensor<i64>) -> tensor<4x2xi32> {
-  // expected-error @+1 {{failed to legalize operation 'top.Cumulative'}}
-  %0 = top.Cumulative(%a, %ax) {axis = 0 : i64} : (tensor<4x2xi32>, tensor<i64>) -> tensor<4x2xi32>
+// A run-time axis: normalized (negative from the back), clamped to
+// [0, rank), then one scan per axis under scf.index_switch.
+// CHECK-LABEL: func.func @cumsum_runtime_axis
+// CHECK: %[[A:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<1xi32>
+// CHECK: arith.extsi %[[A]] : i32 to i64
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: %[[I:.*]] = arith.index_cast
+// CHECK: %[[R:.*]] = scf.index_switch %[[I]] -> tensor<4x2xi32>
+// CHECK: case 0 {
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: linalg.index 0
+// CHECK: scf.yield
+// CHECK: default {
+// CHECK: linalg.index 1
+// CHECK: scf.yield
+// CHECK: return %[[R]]
+func.func @cumsum_runtime_axis(%a: tensor<4x2xi32>, %ax: tensor<1xi32>) -> tensor<4x2xi32> {
+  %0 = top.Cumulative(%a, %ax) {axis = 0 : i64} : (tensor<4x2xi32>, tensor<1xi32>) -> tensor<4x2xi32>
   return %0 : tensor<4x2xi32>
+}
+
+// -----
+
+func.func @cumsum_dynamic(%a: tensor<?x2xi32>) -> tensor<?x2xi32> {
+  // expected-error @+1 {{failed to legalize operation 'top.Cumulative'}}
+  %0 = top.Cumulative(%a) {axis = 0 : i64} : (tensor<?x2xi32>) -> tensor<?x2xi32>
+  return %0 : tensor<?x2xi32>
 }
 
 // -----
@@ -480,4 +504,39 @@ func.func @attention_dynamic(%q: tensor<1x2x?x8xf32>, %k: tensor<1x2x3x8xf32>, %
   // expected-error @+1 {{failed to legalize operation 'top.Attention'}}
   %o, %pk, %pv, %qk = top.Attention(%q, %k, %v, %n, %n, %n, %n) : (tensor<1x2x?x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, none, none, none, none) -> (tensor<1x2x?x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x?x3xf32>)
   return %o, %pk, %pv, %qk : tensor<1x2x?x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x?x3xf32>
+}
+
+// -----
+
+// LinearAttention (gated delta rule, 2 query heads on 1 key/value head): an
+// scf.for over the positions carries the f64 state and output; the gate
+// (exp) and the write update the state in place (outs = the carried state),
+// the delta rule's retrieval and the read reduce over the key dim, the read
+// is stored at position t by a scalar loop nest.
+// CHECK-LABEL: func.func @linear_attention
+// CHECK: %[[L:.*]]:2 = scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[S:.*]] = %{{.*}}, %[[O:.*]] = %{{.*}}) -> (tensor<1x1x4x6xf64>, tensor<1x3x2x6xf64>)
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} outs(%[[S]] : tensor<1x1x4x6xf64>)
+// CHECK: math.exp
+// CHECK: iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[G]] :
+// CHECK: %[[W:.*]] = linalg.generic {{.*}} outs(%[[G]] : tensor<1x1x4x6xf64>)
+// CHECK: iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[W]] :
+// CHECK: scf.for
+// CHECK: tensor.insert %{{.*}} into %{{.*}}[%{{.*}}, %[[T]], %{{.*}}, %{{.*}}] : tensor<1x3x2x6xf64>
+// CHECK: scf.yield %[[W]], %{{.*}} : tensor<1x1x4x6xf64>, tensor<1x3x2x6xf64>
+// CHECK: linalg.generic {{.*}} ins(%[[L]]#1 :
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<1x3x2x6xf32> into tensor<1x3x12xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[L]]#0 :
+func.func @linear_attention(%q: tensor<1x3x8xf32>, %k: tensor<1x3x4xf32>, %v: tensor<1x3x6xf32>, %g: tensor<1x3x1xf32>, %b: tensor<1x3x1xf32>) -> (tensor<1x3x12xf32>, tensor<1x1x4x6xf32>) {
+  %n = top.None() : () -> none
+  %o, %s = top.LinearAttention(%q, %k, %v, %n, %g, %b) {q_num_heads = 2 : i64, kv_num_heads = 1 : i64} : (tensor<1x3x8xf32>, tensor<1x3x4xf32>, tensor<1x3x6xf32>, none, tensor<1x3x1xf32>, tensor<1x3x1xf32>) -> (tensor<1x3x12xf32>, tensor<1x1x4x6xf32>)
+  return %o, %s : tensor<1x3x12xf32>, tensor<1x1x4x6xf32>
+}
+
+// -----
+
+func.func @linear_attention_dynamic(%q: tensor<1x?x8xf32>, %v: tensor<1x?x6xf32>) -> (tensor<1x?x12xf32>, tensor<1x2x4x6xf32>) {
+  %n = top.None() : () -> none
+  // expected-error @+1 {{failed to legalize operation 'top.LinearAttention'}}
+  %o, %s = top.LinearAttention(%q, %q, %v, %n, %n, %n) {q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = #top.update_rule<linear>} : (tensor<1x?x8xf32>, tensor<1x?x8xf32>, tensor<1x?x6xf32>, none, none, none) -> (tensor<1x?x12xf32>, tensor<1x2x4x6xf32>)
+  return %o, %s : tensor<1x?x12xf32>, tensor<1x2x4x6xf32>
 }

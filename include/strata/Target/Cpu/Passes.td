@@ -25,8 +25,9 @@ def CpuOutlineDispatches : Pass<"strata-cpu-outline-dispatches",
 
     Views stay in the entry function: a `top.Reshape`, `top.Squeeze` or
     `top.Unsqueeze` whose operand (through other views) is a weight or a
-    dispatch result and whose result is not returned; memory planning makes
-    them share their operand's bytes. Any other view is a dispatch.
+    dispatch result, when nothing in that chain is returned (a returned
+    value lives in the caller's output buffer); memory planning makes them
+    share their operand's bytes. Any other view is a dispatch.
 
     Every value must have a static shape: a dynamic dim is an error naming
     the op and the value (compile with `--input-shapes`).
