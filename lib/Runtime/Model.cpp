@@ -22,6 +22,11 @@ uint64_t dtypeSize(uint8_t dtype) {
   case STRATA_DTYPE_F64: case STRATA_DTYPE_I64: case STRATA_DTYPE_U64:
     return 8;
   case STRATA_DTYPE_I8: case STRATA_DTYPE_U8: case STRATA_DTYPE_BOOL:
+  case STRATA_DTYPE_I4: case STRATA_DTYPE_U4: case STRATA_DTYPE_I2:
+  case STRATA_DTYPE_U2: case STRATA_DTYPE_F8E4M3FN:
+  case STRATA_DTYPE_F8E4M3FNUZ: case STRATA_DTYPE_F8E5M2:
+  case STRATA_DTYPE_F8E5M2FNUZ: case STRATA_DTYPE_F4E2M1FN:
+  case STRATA_DTYPE_F8E8M0FNU:
     return 1;
   default:
     return 0;
@@ -31,8 +36,47 @@ uint64_t dtypeSize(uint8_t dtype) {
 const char *dtypeName(uint8_t dtype) {
   static const char *names[] = {"unknown", "f32", "f16", "bf16", "f64",
                                 "i8",      "u8",  "i16", "u16",  "i32",
-                                "u32",     "i64", "u64", "bool"};
+                                "u32",     "i64", "u64", "bool",
+                                "i4",      "u4",  "i2",  "u2",
+                                "f8e4m3fn", "f8e4m3fnuz", "f8e5m2",
+                                "f8e5m2fnuz", "f4e2m1fn", "f8e8m0fnu"};
   return dtype < sizeof(names) / sizeof(names[0]) ? names[dtype] : "unknown";
+}
+
+namespace {
+/// Value bits of a sub-byte dtype (0 for the others) and its signedness.
+unsigned subByteBits(uint8_t dtype, bool &isSigned) {
+  isSigned = dtype == STRATA_DTYPE_I4 || dtype == STRATA_DTYPE_I2;
+  switch (dtype) {
+  case STRATA_DTYPE_I4: case STRATA_DTYPE_U4: case STRATA_DTYPE_F4E2M1FN:
+    return 4;
+  case STRATA_DTYPE_I2: case STRATA_DTYPE_U2:
+    return 2;
+  default:
+    return 0;
+  }
+}
+} // namespace
+
+void toArtifactLayout(uint8_t dtype, uint8_t *bytes, uint64_t size) {
+  bool isSigned;
+  unsigned bits = subByteBits(dtype, isSigned);
+  if (!bits)
+    return;
+  uint8_t mask = uint8_t((1u << bits) - 1);
+  for (uint64_t i = 0; i < size; ++i)
+    bytes[i] &= mask;
+}
+
+void toApiLayout(uint8_t dtype, uint8_t *bytes, uint64_t size) {
+  bool isSigned;
+  unsigned bits = subByteBits(dtype, isSigned);
+  if (!bits)
+    return;
+  unsigned shift = 8 - bits;
+  for (uint64_t i = 0; i < size; ++i)
+    bytes[i] = isSigned ? uint8_t(int8_t(uint8_t(bytes[i] << shift)) >> shift)
+                        : uint8_t(uint8_t(bytes[i] << shift) >> shift);
 }
 
 std::string shapeString(const std::vector<int64_t> &shape) {

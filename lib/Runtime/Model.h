@@ -120,6 +120,16 @@ Error verifyArtifact(const uint8_t *file, uint64_t size, Model &model);
 /// strata_dtype size in bytes, 0 for an unknown value.
 uint64_t dtypeSize(uint8_t dtype);
 const char *dtypeName(uint8_t dtype);
+
+/// The sub-byte dtypes' two layouts of their one byte per element. Inside an
+/// artifact (constants, arena, the buffers compiled code reads and writes) a
+/// 4- or 2-bit value's byte holds it zero-extended, as LLVM stores i4/i2 (its
+/// loads assume the other bits are zero). At the API, ml_dtypes' layout: the
+/// signed types (i4, i2) sign-extended. `toArtifactLayout` masks a caller's
+/// input; `toApiLayout` rewrites an output (whatever the code left in the
+/// other bits). Both do nothing for other dtypes.
+void toArtifactLayout(uint8_t dtype, uint8_t *bytes, uint64_t size);
+void toApiLayout(uint8_t dtype, uint8_t *bytes, uint64_t size);
 /// "[1, 3, 224, 224]"
 std::string shapeString(const std::vector<int64_t> &shape);
 

@@ -73,8 +73,10 @@ Error Session::setInput(size_t index, uint8_t dtype, const int64_t *dims,
   if (!in.bytes.reserve(size))
     return {STRATA_OUT_OF_MEMORY,
             what + ": cannot allocate " + std::to_string(size) + " bytes"};
-  if (size)
+  if (size) {
     std::memcpy(in.bytes.data(), data, size);
+    toArtifactLayout(dtype, in.bytes.data(), size);
+  }
   in.shape = std::move(shape);
   in.set = true;
   return {};
@@ -146,6 +148,9 @@ Error Session::run() {
       return {STRATA_RUN_FAILED,
               "dispatch " + std::to_string(di) + " failed: " + error};
   }
+  for (size_t o = 0; o < outputs.size(); ++o)
+    toApiLayout(model.outputs[o].dtype, outputs[o].bytes.data(),
+                outputs[o].size);
   ran = true;
   return {};
 }

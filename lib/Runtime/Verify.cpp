@@ -44,7 +44,7 @@ std::string rangeString(uint64_t offset, uint64_t size) {
 }
 
 bool knownDType(uint8_t d) {
-  return d >= uint8_t(fb::DType::F32) && d <= uint8_t(fb::DType::Bool);
+  return d >= uint8_t(fb::DType::F32) && d <= uint8_t(fb::DType::MAX);
 }
 
 /// The FlatBuffers verifier checks a vector's length field for 4-byte

@@ -200,6 +200,95 @@ func.func @main(%x_arg: tensor<3x3xf32> {top.name = "x"}) -> (tensor<f32> {top.n
     assert not (tmp_path / "m.strata").exists()
 
 
+# float8 and int4 as inputs, outputs, intermediates and a constant: x and n
+# are read through Cast, their sum cast back to both narrow types, x returned
+# as it came (an output copy of a float8 input), n times an int4 weight.
+NARROW = """
+func.func @main(%x_arg: tensor<256xf8E4M3FN> {top.name = "x"}, %n_arg: tensor<256xi4> {top.name = "n"}) -> (tensor<256xf8E4M3FN> {top.name = "y8"}, tensor<256xi4> {top.name = "y4"}, tensor<256xf8E4M3FN> {top.name = "x_again"}, tensor<256xf32> {top.name = "sum"}, tensor<256xf32> {top.name = "prod"}) {
+  %x = top.Input(%x_arg) : (tensor<256xf8E4M3FN>) -> tensor<256xf8E4M3FN>
+  %n = top.Input(%n_arg) : (tensor<256xi4>) -> tensor<256xi4>
+  %a = top.Cast(%x) : (tensor<256xf8E4M3FN>) -> tensor<256xf32>
+  %b = top.Cast(%n) : (tensor<256xi4>) -> tensor<256xf32>
+  %s = top.Add(%a, %b) : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+  %y8 = top.Cast(%s) : (tensor<256xf32>) -> tensor<256xf8E4M3FN>
+  %y4 = top.Cast(%s) : (tensor<256xf32>) -> tensor<256xi4>
+  %w = top.Weight() {name = "w", value = dense<[WEIGHTS]> : tensor<256xi4>} : () -> tensor<256xi4>
+  %c = top.Cast(%w) : (tensor<256xi4>) -> tensor<256xf32>
+  %p = top.Mul(%b, %c) : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+  return %y8, %y4, %x, %s, %p : tensor<256xf8E4M3FN>, tensor<256xi4>, tensor<256xf8E4M3FN>, tensor<256xf32>, tensor<256xf32>
+}
+"""
+# The int4 weight: every value, in an order that differs from n's.
+NARROW_W = np.repeat(np.arange(-8, 8), 16)
+
+
+def save_ml_npz(path, arrays):
+    """np.savez, but an ml_dtypes array keeps its ml_dtypes name as the .npy
+    descr (numpy would write raw bytes '<V1'); docs/cli.md "npz files"."""
+    import io
+    import zipfile
+    with zipfile.ZipFile(path, "w") as z:
+        for name, a in arrays.items():
+            buf = io.BytesIO()
+            if a.dtype.type.__module__ == "ml_dtypes":
+                np.lib.format.write_array_header_1_0(
+                    buf, {"descr": a.dtype.name, "fortran_order": False, "shape": a.shape})
+                buf.write(np.ascontiguousarray(a).tobytes())
+            else:
+                np.lib.format.write_array(buf, a)
+            z.writestr(name + ".npy", buf.getvalue())
+
+
+def test_narrow_dtypes_compile_and_run_bit_exact(tmp_path):
+    """float8_e4m3fn and int4 inputs/outputs through `strata compile` and
+    `strata run`, bit-exact against the interpreter (`strata run-ref`) and,
+    independently, against ml_dtypes: every float8 bit pattern (NaN, -0
+    included) against every int4 value."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    model = write(tmp_path / "m.mlir",
+                  NARROW.replace("WEIGHTS", ", ".join(map(str, NARROW_W))))
+    art = tmp_path / "m.strata"
+    r = strata("compile", model, "--target", "cpu", "-o", art)
+    assert r.returncode == 0, r.stderr
+    r = strata("inspect", art)
+    assert r.returncode == 0, r.stderr
+    assert "f8e4m3fn" in r.stdout and "i4" in r.stdout, r.stdout
+    x = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn)
+    n = np.tile(np.arange(-8, 8, dtype=np.int8), 16).astype(ml_dtypes.int4)
+    save_ml_npz(tmp_path / "in.npz", {"x": x, "n": n})
+    outs = {}
+    for tool, m in (("run", art), ("run-ref", model)):
+        out = tmp_path / f"{tool}.npz"
+        r = strata(tool, m, "--input", tmp_path / "in.npz", "--output", out)
+        assert r.returncode == 0, r.stderr
+        with np.load(out) as z:
+            outs[tool] = {k: z[k] for k in z.files}
+    got, ref = outs["run"], outs["run-ref"]
+    assert sorted(got) == ["prod", "sum", "x_again", "y4", "y8"]
+    for k in got:
+        assert got[k].dtype == ref[k].dtype and got[k].shape == ref[k].shape, k
+        assert got[k].tobytes() == ref[k].tobytes(), k
+    assert got["y8"].dtype == ml_dtypes.float8_e4m3fn
+    assert got["y4"].dtype == ml_dtypes.int4
+    assert got["x_again"].tobytes() == x.tobytes()
+    # Independent of both: the sum in f32, cast to float8 by ml_dtypes
+    # (round to nearest even; out of range saturates to +-448, ONNX's
+    # default saturate=1).
+    s = x.astype(np.float32) + n.astype(np.float32)
+    np.testing.assert_array_equal(got["sum"], s)
+    fin = np.isfinite(s)
+    want8 = np.clip(s, -448, 448).astype(ml_dtypes.float8_e4m3fn)
+    assert got["y8"][fin].view(np.uint8).tolist() == want8[fin].view(np.uint8).tolist()
+    assert np.isnan(got["y8"][~fin].astype(np.float32)).all()
+    # float -> int4 as ml_dtypes casts (test/numeric/test_dtypes.py checks
+    # the interpreter against it; the ONNX reference uses it).
+    np.testing.assert_array_equal(got["y4"][fin].astype(np.int8),
+                                  s[fin].astype(ml_dtypes.int4).astype(np.int8))
+    # The stored bytes are ml_dtypes' (sign-extended), not just the values.
+    assert got["y4"].view(np.int8).tolist() == got["y4"].astype(np.int8).tolist()
+    np.testing.assert_array_equal(got["prod"], n.astype(np.float32) * NARROW_W)
+
+
 def test_view_of_a_returned_value(tmp_path):
     # %0 is an output and is also reshaped for another op: the reshape cannot
     # share the output buffer's bytes under another shape, so it is a

@@ -17,8 +17,8 @@
 
 namespace strata::cli {
 
-/// The runtime's dtype for a host tensor's; nullopt for the narrow types
-/// (int4, float8, ...) the runtime has none for.
+/// The runtime's dtype for a host tensor's. Both store the narrow types
+/// (int4, float8, ...) one byte per element, in the same layout.
 inline std::optional<strata_dtype> toRuntimeDType(DType t) {
   switch (t) {
   case DType::F32: return STRATA_DTYPE_F32;
@@ -34,8 +34,18 @@ inline std::optional<strata_dtype> toRuntimeDType(DType t) {
   case DType::I64: return STRATA_DTYPE_I64;
   case DType::U64: return STRATA_DTYPE_U64;
   case DType::Bool: return STRATA_DTYPE_BOOL;
-  default: return std::nullopt;
+  case DType::I4: return STRATA_DTYPE_I4;
+  case DType::U4: return STRATA_DTYPE_U4;
+  case DType::I2: return STRATA_DTYPE_I2;
+  case DType::U2: return STRATA_DTYPE_U2;
+  case DType::F8E4M3FN: return STRATA_DTYPE_F8E4M3FN;
+  case DType::F8E4M3FNUZ: return STRATA_DTYPE_F8E4M3FNUZ;
+  case DType::F8E5M2: return STRATA_DTYPE_F8E5M2;
+  case DType::F8E5M2FNUZ: return STRATA_DTYPE_F8E5M2FNUZ;
+  case DType::F4E2M1FN: return STRATA_DTYPE_F4E2M1FN;
+  case DType::F8E8M0FNU: return STRATA_DTYPE_F8E8M0FNU;
   }
+  return std::nullopt;
 }
 
 /// The host tensor dtype for a runtime dtype; nullopt for an unknown one.
@@ -54,6 +64,16 @@ inline std::optional<DType> fromRuntimeDType(strata_dtype t) {
   case STRATA_DTYPE_I64: return DType::I64;
   case STRATA_DTYPE_U64: return DType::U64;
   case STRATA_DTYPE_BOOL: return DType::Bool;
+  case STRATA_DTYPE_I4: return DType::I4;
+  case STRATA_DTYPE_U4: return DType::U4;
+  case STRATA_DTYPE_I2: return DType::I2;
+  case STRATA_DTYPE_U2: return DType::U2;
+  case STRATA_DTYPE_F8E4M3FN: return DType::F8E4M3FN;
+  case STRATA_DTYPE_F8E4M3FNUZ: return DType::F8E4M3FNUZ;
+  case STRATA_DTYPE_F8E5M2: return DType::F8E5M2;
+  case STRATA_DTYPE_F8E5M2FNUZ: return DType::F8E5M2FNUZ;
+  case STRATA_DTYPE_F4E2M1FN: return DType::F4E2M1FN;
+  case STRATA_DTYPE_F8E8M0FNU: return DType::F8E8M0FNU;
   default: return std::nullopt;
   }
 }

@@ -104,6 +104,93 @@ TEST(Verify, TheGoodModelLoads) {
   EXPECT_EQ(loadError(axpyModel().serialize()), "");
 }
 
+/// The narrow dtypes of format 1.1: each is known, one byte per element,
+/// named as the runtime names it, and a model copying one loads and runs.
+/// A float8 comes back unchanged; a 4/2-bit value is masked to its bits on
+/// the way in (the artifact's layout) and comes back in ml_dtypes' (i4/i2
+/// sign-extended, the others zero-extended), whatever the other bits were.
+TEST(Verify, NarrowDTypesLoadAndRun) {
+  struct Case {
+    artifact::DType dtype;
+    strata_dtype c;
+    const char *name;
+    unsigned bits = 8;       // value bits
+    bool isSigned = false;
+  };
+  const Case cases[] = {
+      {artifact::DType::I4, STRATA_DTYPE_I4, "i4", 4, true},
+      {artifact::DType::U4, STRATA_DTYPE_U4, "u4", 4},
+      {artifact::DType::I2, STRATA_DTYPE_I2, "i2", 2, true},
+      {artifact::DType::U2, STRATA_DTYPE_U2, "u2", 2},
+      {artifact::DType::F8E4M3FN, STRATA_DTYPE_F8E4M3FN, "f8e4m3fn"},
+      {artifact::DType::F8E4M3FNUZ, STRATA_DTYPE_F8E4M3FNUZ, "f8e4m3fnuz"},
+      {artifact::DType::F8E5M2, STRATA_DTYPE_F8E5M2, "f8e5m2"},
+      {artifact::DType::F8E5M2FNUZ, STRATA_DTYPE_F8E5M2FNUZ, "f8e5m2fnuz"},
+      {artifact::DType::F4E2M1FN, STRATA_DTYPE_F4E2M1FN, "f4e2m1fn", 4},
+      {artifact::DType::F8E8M0FNU, STRATA_DTYPE_F8E8M0FNU, "f8e8m0fnu"}};
+  // The schema, the writer and the C API number them alike.
+  static_assert(uint8_t(artifact::fb::DType::F8E8M0FNU) ==
+                uint8_t(artifact::DType::F8E8M0FNU));
+  static_assert(uint8_t(artifact::fb::DType::MAX) ==
+                uint8_t(STRATA_DTYPE_F8E8M0FNU));
+  static_assert(uint8_t(artifact::fb::DType::I4) == STRATA_DTYPE_BOOL + 1);
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(uint8_t(c.dtype), uint8_t(c.c));
+    EXPECT_EQ(strata_dtype_size(c.c), 1u);
+    EXPECT_STREQ(strata_dtype_name(c.c), c.name);
+    Spec s;
+    s.name = "narrow";
+    s.inputs.push_back({"x", c.dtype, {5}, std::nullopt});
+    s.outputs.push_back({"y", c.dtype, {5}, std::nullopt});
+    artifact::VariantSpec v;
+    v.inputShapes = {{5}};
+    v.outputShapes = {{5}};
+    v.buffers = {{BufferKind::Input, 0, 0, 5, c.dtype, {5}},
+                 {BufferKind::Output, 0, 0, 5, c.dtype, {5}}};
+    artifact::DispatchSpec d;
+    d.kind = DispatchKind::Kernel;
+    d.symbol = "copy";
+    d.bindings = {0, 1};
+    d.params = {5};
+    v.dispatches = {d};
+    s.variants.push_back(v);
+    std::string bytes = s.serialize();
+    ASSERT_EQ(loadError(bytes), "");
+    strata_model *m = nullptr;
+    ASSERT_EQ(strata_model_load_memory(bytes.data(), bytes.size(), &m),
+              nullptr);
+    strata_session *session = nullptr;
+    ASSERT_EQ(strata_session_create(m, 1, &session), nullptr);
+    const uint8_t x[5] = {0x00, 0x0F, 0xF8, 0x7F, 0xFF};
+    int64_t dims[] = {5};
+    // The input's own dtype binds; a one-byte dtype of another name does not.
+    strata_status *st = strata_session_set_input(
+        session, 0, STRATA_DTYPE_U8, dims, 1, x, sizeof(x));
+    ASSERT_NE(st, nullptr);
+    EXPECT_EQ(strata_status_message(st),
+              std::string("input 'x' is ") + c.name + ", not u8");
+    strata_status_free(st);
+    ASSERT_EQ(strata_session_set_input(session, 0, c.c, dims, 1, x, sizeof(x)),
+              nullptr);
+    ASSERT_EQ(strata_session_run(session), nullptr);
+    strata_tensor_view view;
+    ASSERT_EQ(strata_session_output(session, 0, &view), nullptr);
+    EXPECT_EQ(view.dtype, c.c);
+    ASSERT_EQ(view.size_bytes, sizeof(x));
+    const auto *y = static_cast<const uint8_t *>(view.data);
+    for (size_t i = 0; i < sizeof(x); ++i) {
+      // The low `bits` bits, then the sign bit repeated (signed) or zeros.
+      int v = x[i] & ((1 << c.bits) - 1);
+      if (c.isSigned && (v >> (c.bits - 1)))
+        v -= 1 << c.bits;
+      EXPECT_EQ(y[i], uint8_t(v)) << "byte " << i << " = " << int(x[i]);
+    }
+    strata_session_release(session);
+    strata_model_release(m);
+  }
+}
+
 TEST(Verify, EmptyInt64VectorsMayBeMisaligned) {
   // FlatBuffers (2.0.8) does not align an empty vector to its element size,
   // so the shape [] of a scalar may sit 4 bytes off an 8-byte boundary. It
@@ -220,10 +307,18 @@ TEST(Verify, MagicAndVersion) {
   bad[0] = 'X';
   EXPECT_LOAD_ERROR(bad, "not a Strata artifact");
   EXPECT_LOAD_ERROR(
-      withHeader(bytes, [](artifact::Header &h) { h.versionMajor = 2; }),
+      withHeader(bytes,
+                 [](artifact::Header &h) {
+                   h.versionMajor = 2;
+                   h.versionMinor = 0;
+                 }),
       "format version 2.0 is not supported (this runtime reads 1.x)");
   EXPECT_LOAD_ERROR(
-      withHeader(bytes, [](artifact::Header &h) { h.versionMajor = 0; }),
+      withHeader(bytes,
+                 [](artifact::Header &h) {
+                   h.versionMajor = 0;
+                   h.versionMinor = 0;
+                 }),
       "format version 0.0 is not supported");
   // A newer minor version of the same major loads.
   EXPECT_EQ(loadError(withHeader(
@@ -361,6 +456,15 @@ const MeaningCase kMeaningCases[] = {
     {"unknown dtype",
      [](Spec &s) { s.inputs[0].dtype = artifact::DType(99); },
      "input 0 'x' has unknown dtype 99"},
+    {"dtype one past the last (format 1.1: F8E8M0FNU = 23)",
+     [](Spec &s) { s.outputs[0].dtype = artifact::DType(24); },
+     "output 0 'y' has unknown dtype 24"},
+    {"buffer of a narrow dtype whose size is not one byte per element",
+     [](Spec &s) {
+       s.variants[0].buffers[2].dtype = artifact::DType::I4;
+       s.variants[0].buffers[2].size = 2; // 4 x i4 takes 4 bytes, not 2
+     },
+     "variant 0: buffer 2 has size 2 bytes, but i4 [1, 4] is 4"},
     {"dim below -1", [](Spec &s) { s.outputs[0].shape = {-2, 4}; },
      "output 0 'y' has dim -2 in shape [-2, 4]"},
     {"bad quantization scale",

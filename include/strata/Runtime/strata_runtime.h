@@ -39,7 +39,14 @@ typedef enum strata_dtype {
   STRATA_DTYPE_F32, STRATA_DTYPE_F16, STRATA_DTYPE_BF16, STRATA_DTYPE_F64,
   STRATA_DTYPE_I8, STRATA_DTYPE_U8, STRATA_DTYPE_I16, STRATA_DTYPE_U16,
   STRATA_DTYPE_I32, STRATA_DTYPE_U32, STRATA_DTYPE_I64, STRATA_DTYPE_U64,
-  STRATA_DTYPE_BOOL
+  STRATA_DTYPE_BOOL,
+  /* Format 1.1: the narrow types (ONNX INT4 .. FLOAT8E8M0, ml_dtypes' int4 ..
+     float8_e8m0fnu), one byte per element: 4/2-bit integers sign- (signed) or
+     zero-extended (unsigned), small floats as their bit pattern in the low
+     bits. */
+  STRATA_DTYPE_I4, STRATA_DTYPE_U4, STRATA_DTYPE_I2, STRATA_DTYPE_U2,
+  STRATA_DTYPE_F8E4M3FN, STRATA_DTYPE_F8E4M3FNUZ, STRATA_DTYPE_F8E5M2,
+  STRATA_DTYPE_F8E5M2FNUZ, STRATA_DTYPE_F4E2M1FN, STRATA_DTYPE_F8E8M0FNU
 } strata_dtype;
 
 typedef enum strata_status_code {

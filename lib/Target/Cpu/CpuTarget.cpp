@@ -71,8 +71,44 @@ static std::optional<af::DType> artifactDType(Type elem) {
     return af::DType::F32;
   case DType::F64:
     return af::DType::F64;
+  // The narrow types: one byte per element, as the code generator computes
+  // them (convert-top-to-linalg) and the interpreter stores them.
+  case DType::I4:
+    return af::DType::I4;
+  case DType::U4:
+    return af::DType::U4;
+  case DType::I2:
+    return af::DType::I2;
+  case DType::U2:
+    return af::DType::U2;
+  case DType::F8E4M3FN:
+    return af::DType::F8E4M3FN;
+  case DType::F8E4M3FNUZ:
+    return af::DType::F8E4M3FNUZ;
+  case DType::F8E5M2:
+    return af::DType::F8E5M2;
+  case DType::F8E5M2FNUZ:
+    return af::DType::F8E5M2FNUZ;
+  case DType::F4E2M1FN:
+    return af::DType::F4E2M1FN;
+  case DType::F8E8M0FNU:
+    return af::DType::F8E8M0FNU;
+  }
+  return std::nullopt;
+}
+
+/// Value bits of a 4- or 2-bit dtype stored one per byte; 0 for the others.
+static unsigned subByteBits(DType d) {
+  switch (d) {
+  case DType::I4:
+  case DType::U4:
+  case DType::F4E2M1FN:
+    return 4;
+  case DType::I2:
+  case DType::U2:
+    return 2;
   default:
-    return std::nullopt;
+    return 0;
   }
 }
 
@@ -348,7 +384,18 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
                   std::to_string(info->bytes);
           return failure();
         }
-        uint64_t off = writer.addData(t->raw(), t->byteSize());
+        // Inside the artifact a 4/2-bit value's byte holds it zero-extended
+        // (docs/artifact.md); the host tensor sign-extends the signed ones.
+        uint64_t off;
+        if (unsigned bits = subByteBits(t->dtype())) {
+          std::vector<uint8_t> masked(t->data<uint8_t>(),
+                                      t->data<uint8_t>() + t->byteSize());
+          for (uint8_t &b : masked)
+            b &= uint8_t((1u << bits) - 1);
+          off = writer.addData(masked.data(), masked.size());
+        } else {
+          off = writer.addData(t->raw(), t->byteSize());
+        }
         it = constantOffsets.emplace(name, off).first;
         constantTotal += t->byteSize();
       }
