@@ -22,7 +22,7 @@ using namespace mlir;
 static const char *kLoweringPipeline =
     // Top -> linalg/tensor/arith/math/scf on tensors.
     "convert-top-to-linalg,strata-cpu-check-contract{stage=linalg},"
-    "canonicalize,cse,"
+    "canonicalize,cse,strata-cpu-distinct-results,"
     // Tensors -> buffers; a dispatch's results become out-parameters the
     // runtime binds (the static allocations are hoisted into them). Loops
     // may yield new buffers: canonicalize drops an scf.while's unused

@@ -72,6 +72,19 @@ def CpuEmitDispatchABI : Pass<"strata-cpu-emit-dispatch-abi",
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def CpuDistinctResults : Pass<"strata-cpu-distinct-results",
+                              "::mlir::ModuleOp"> {
+  let summary = "Make every result of a dispatch function a new tensor";
+  let description = [{
+    A returned value that is a function argument, or that an earlier return
+    operand already returns, is replaced by a copy (`tensor.empty` +
+    `linalg.copy`), so that buffer-results-to-out-params can give every
+    result its own out-parameter.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def CpuCheckContract : Pass<"strata-cpu-check-contract", "::mlir::ModuleOp"> {
   let summary = "Check that only the ops legal after a lowering stage remain";
   let description = [{

@@ -1,0 +1,50 @@
+//===- DistinctResults.cpp - a dispatch returns distinct new tensors ------===//
+//
+// buffer-results-to-out-params gives each result of a dispatch function its
+// own out-parameter; a function that returns one value twice, or returns one
+// of its arguments, breaks that assumption (upstream crashes on the first).
+// After convert-top-to-linalg, each such returned value is replaced by a
+// fresh copy (tensor.empty + linalg.copy), so every result is a new tensor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Target/Cpu/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+namespace strata::cpu {
+
+#define GEN_PASS_DEF_CPUDISTINCTRESULTS
+#include "strata/Target/Cpu/Passes.h.inc"
+
+using namespace mlir;
+
+namespace {
+
+struct DistinctResultsPass
+    : impl::CpuDistinctResultsBase<DistinctResultsPass> {
+  void runOnOperation() override {
+    getOperation().walk([](func::ReturnOp ret) {
+      llvm::DenseSet<Value> seen;
+      OpBuilder b(ret);
+      for (OpOperand &operand : ret->getOpOperands()) {
+        Value v = operand.get();
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        bool fresh = seen.insert(v).second && !isa<BlockArgument>(v);
+        if (fresh || !type)
+          continue;
+        Location loc = ret.getLoc();
+        Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                             type.getElementType());
+        operand.set(linalg::CopyOp::create(b, loc, v, init).getResult(0));
+      }
+    });
+  }
+};
+
+} // namespace
+} // namespace strata::cpu
