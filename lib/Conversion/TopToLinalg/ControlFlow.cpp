@@ -33,7 +33,8 @@ namespace {
 
 /// The converted type of `v` if it is a static ranked tensor, else null.
 RankedTensorType staticConverted(const TypeConverter &converter, Value v) {
-  auto t = dyn_cast_or_null<RankedTensorType>(converter.convertType(v.getType()));
+  auto t =
+      dyn_cast_or_null<RankedTensorType>(converter.convertType(v.getType()));
   if (!t || !t.hasStaticShape())
     return nullptr;
   return t;

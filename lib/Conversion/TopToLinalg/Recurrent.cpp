@@ -360,10 +360,11 @@ std::pair<Value, Value> RecurrentBuilder::cell(Value gx, Value rec, Value h,
           Value cp = s[3];
           Value it =
               applyAct(ob, l, da[0], clamp(ob, l, peep(ob, l, s, s[0], 4, cp)));
-          Value ft = coupled ? Value(arith::SubFOp::create(
-                                   ob, l, scalarConstant(ob, l, f32, 1), it))
-                             : applyAct(ob, l, da[0],
-                                        clamp(ob, l, peep(ob, l, s, s[1], 5, cp)));
+          Value ft =
+              coupled ? Value(arith::SubFOp::create(
+                            ob, l, scalarConstant(ob, l, f32, 1), it))
+                      : applyAct(ob, l, da[0],
+                                 clamp(ob, l, peep(ob, l, s, s[1], 5, cp)));
           Value ct = applyAct(ob, l, da[1], clamp(ob, l, s[2]));
           return add(ob, l, mul(ob, l, ft, cp), mul(ob, l, it, ct));
         });
@@ -488,8 +489,8 @@ SmallVector<Value> RecurrentBuilder::build() {
     // initial value would bufferize to a memref.copy needing the
     // `memrefCopy` runtime function.
     auto fresh = [&](Value x) {
-      return linalg::CopyOp::create(b, loc, x, emptyTensor(b, loc, type({N, H})))
-          .getResult(0);
+      Value init = emptyTensor(b, loc, type({N, H}));
+      return linalg::CopyOp::create(b, loc, x, init).getResult(0);
     };
     Value hInit = h0 ? fresh(slice(h0, stateOffsets(dir), stateSizes(), {N, H}))
                      : zeros({N, H});
