@@ -31,6 +31,10 @@ void populateTopToLinalgPatterns(const TopTypeConverter &converter,
   populateTopToLinalgLinearPatterns(converter, patterns);
   populateTopToLinalgReductionPatterns(converter, patterns);
   populateTopToLinalgDataMovementPatterns(converter, patterns);
+  populateTopToLinalgQuantPatterns(converter, patterns);
+  populateTopToLinalgAttentionPatterns(converter, patterns);
+  populateTopToLinalgGeometryPatterns(converter, patterns);
+  populateTopToLinalgSignalPatterns(converter, patterns);
 }
 
 namespace {

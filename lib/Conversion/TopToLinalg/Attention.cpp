@@ -1,0 +1,12 @@
+//===- Attention.cpp ---------------------------------------------------------===//
+
+#include "Utils.h"
+
+using namespace mlir;
+
+namespace strata::conversion {
+
+void populateTopToLinalgAttentionPatterns(const TopTypeConverter &,
+                                      RewritePatternSet &) {}
+
+} // namespace strata::conversion

@@ -1,0 +1,12 @@
+//===- Geometry.cpp ---------------------------------------------------------===//
+
+#include "Utils.h"
+
+using namespace mlir;
+
+namespace strata::conversion {
+
+void populateTopToLinalgGeometryPatterns(const TopTypeConverter &,
+                                      RewritePatternSet &) {}
+
+} // namespace strata::conversion
