@@ -1,12 +1,325 @@
-//===- Geometry.cpp ---------------------------------------------------------===//
+//===- Geometry.cpp - GridSample, AffineGrid, Col2Im, RoiAlign to linalg --===//
+//
+// Each op is one linalg.generic over its result whose body computes, per
+// output element and in f64 like the interpreter (GeometryOps.cpp), the
+// sample positions and reads the input with tensor.extract. Every index read
+// is clamped into the tensor; taps outside the image are dropped with a
+// select (not multiplied by 0, so an inf/NaN pixel there does not leak), so
+// no input value or coordinate can make the code read out of bounds.
+//
+//===----------------------------------------------------------------------===//
 
+#include "ScalarEmitter.h"
 #include "Utils.h"
+
+#include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/Top/Shapes/GeometryShapes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
 
 using namespace mlir;
 
 namespace strata::conversion {
+namespace {
 
-void populateTopToLinalgGeometryPatterns(const TopTypeConverter &,
-                                      RewritePatternSet &) {}
+using P = arith::CmpFPredicate;
+using IP = arith::CmpIPredicate;
+
+static RankedTensorType staticOperand(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() ? t : RankedTensorType();
+}
+
+//===----------------------------------------------------------------------===//
+// GridSample
+//===----------------------------------------------------------------------===//
+
+/// `x` reflected at `lo` and `hi` (constants) until inside, as the
+/// interpreter's `reflect`.
+static Value reflect(ScalarEmitter &e, Value x, double lo, double hi) {
+  double range = hi - lo;
+  if (range <= 0)
+    return e.f(lo);
+  Value below = e.cmp(P::OLT, x, e.f(lo));
+  Value above = e.cmp(P::OGT, x, e.f(hi));
+  Value dx = e.sel(below, e.sub(e.f(lo), x), e.sub(x, e.f(hi)));
+  Value r = e.rem(dx, e.f(range));
+  Value even = e.cmp(P::OLT, e.rem(dx, e.f(2 * range)), e.f(range));
+  Value loR = e.add(e.f(lo), r), hiR = e.sub(e.f(hi), r);
+  Value out = e.sel(below, e.sel(even, loR, hiR), e.sel(even, hiR, loR));
+  return e.sel(e.lor(below, above), out, x);
+}
+
+/// The taps of one grid coordinate along one dim: clamped indices (i64), a
+/// validity flag (zeros padding) and weights (f64).
+struct Taps {
+  SmallVector<Value, 4> index, valid, weight;
+};
+
+struct GridSampleLowering : OpConversionPattern<top::GridSampleOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(top::GridSampleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<RankedTensorType> type =
+        staticResultType(op, 0, *getTypeConverter(), rewriter);
+    if (failed(type))
+      return failure();
+    RankedTensorType inT = staticOperand(adaptor.getInput());
+    RankedTensorType gT = staticOperand(adaptor.getGrid());
+    if (!inT || !gT || inT.getRank() < 3 || gT.getRank() != inT.getRank() ||
+        gT.getDimSize(gT.getRank() - 1) != inT.getRank() - 2)
+      return rewriter.notifyMatchFailure(op, "input and grid must be static "
+                                             "N x C x D... and N x H... x r");
+    int64_t r = inT.getRank() - 2;
+    int64_t taps = op.getMode() == top::Interpolation::Cubic    ? 4
+                   : op.getMode() == top::Interpolation::Linear ? 2
+                                                                : 1;
+    if (std::pow(taps, r) > 4096)
+      return rewriter.notifyMatchFailure(op, "too many taps per sample");
+    top::Interpolation mode = op.getMode();
+    top::GridPadding pad = op.getPaddingMode();
+    bool align = op.getAlignCorners();
+    Value input = adaptor.getInput(), grid = adaptor.getGrid();
+    Type elem = type->getElementType();
+
+    Value r0 = indexGeneric(rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
+      SmallVector<Value> pos;
+      for (int64_t d = 0; d < type->getRank(); ++d)
+        pos.push_back(e.loopIndex(d));
+      Value finite = Value();
+      SmallVector<Taps> all(r);
+      for (int64_t d = 0; d < r; ++d) {
+        int64_t len = inT.getDimSize(2 + d);
+        double dl = static_cast<double>(len);
+        SmallVector<Value> gi{pos[0]};
+        gi.append(pos.begin() + 2, pos.end());
+        gi.push_back(e.i(r - 1 - d)); // the grid lists x first
+        Value g = e.toF64(e.at(grid, gi));
+        Value x = align ? e.mul(e.div(e.add(g, e.f(1)), e.f(2)), e.f(dl - 1))
+                        : e.div(e.sub(e.mul(e.add(g, e.f(1)), e.f(dl)), e.f(1)),
+                                e.f(2));
+        Value ok = e.isFinite(x);
+        finite = finite ? e.land(finite, ok) : ok;
+        x = e.sel(ok, x, e.f(0)); // the result is NaN anyway
+        double lo = align ? 0.0 : -0.5, hi = align ? dl - 1 : dl - 0.5;
+        if (mode == top::Interpolation::Nearest)
+          x = math::RoundEvenOp::create(e.b, e.l, x);
+        Value outside =
+            e.lor(e.cmp(P::OLT, x, e.f(lo)), e.cmp(P::OGT, x, e.f(hi)));
+        Value moved = pad == top::GridPadding::Border ? e.fclamp(x, 0, dl - 1)
+                      : pad == top::GridPadding::Reflection
+                          ? reflect(e, x, lo, hi)
+                          : e.fclamp(x, -4.0, dl + 4.0);
+        x = e.sel(outside, moved, x);
+        Value fl = e.floor(x);
+        Value x0 = e.toI64(fl), frac = e.sub(x, fl);
+        Taps &t = all[d];
+        auto add = [&](int64_t k, Value w) {
+          Value i = e.add(x0, e.i(k));
+          Value valid = e.icmp(IP::eq, e.i(0), e.i(0));
+          if (pad == top::GridPadding::Reflection)
+            i = e.iclamp(e.toI64(reflect(e, e.toF64(i), lo, hi)), 0, len - 1);
+          else if (pad == top::GridPadding::Zeros)
+            valid = e.land(e.icmp(IP::sge, i, e.i(0)),
+                           e.icmp(IP::slt, i, e.i(len)));
+          t.index.push_back(e.iclamp(i, 0, len - 1));
+          t.valid.push_back(valid);
+          t.weight.push_back(w);
+        };
+        if (mode == top::Interpolation::Nearest) {
+          add(0, e.f(1.0));
+        } else if (mode == top::Interpolation::Linear) {
+          add(0, e.sub(e.f(1.0), frac));
+          add(1, frac);
+        } else {
+          // Keys cubic weights with a = -0.75 (the interpreter's
+          // cubicWeights).
+          const double a = -0.75;
+          auto nearW = [&](Value v) {
+            Value p = e.sub(e.mul(e.f(a + 2), v), e.f(a + 3));
+            return e.add(e.mul(e.mul(p, v), v), e.f(1));
+          };
+          auto farW = [&](Value v) {
+            Value p = e.add(e.mul(e.sub(e.mul(e.f(a), v), e.f(5 * a)), v),
+                            e.f(8 * a));
+            return e.sub(e.mul(p, v), e.f(4 * a));
+          };
+          add(-1, farW(e.add(frac, e.f(1))));
+          add(0, nearW(frac));
+          add(1, nearW(e.sub(e.f(1), frac)));
+          add(2, farW(e.sub(e.f(2), frac)));
+        }
+      }
+      // The weighted sum over every combination of taps, last dim fastest.
+      Value sum = e.f(0.0);
+      SmallVector<int64_t> k(r, 0);
+      while (true) {
+        Value w = e.f(1.0), valid = Value();
+        SmallVector<Value> at{pos[0], pos[1]};
+        for (int64_t d = 0; d < r; ++d) {
+          w = e.mul(w, all[d].weight[k[d]]);
+          valid = valid ? e.land(valid, all[d].valid[k[d]]) : all[d].valid[k[d]];
+          at.push_back(all[d].index[k[d]]);
+        }
+        Value use = e.land(valid, e.cmp(P::UNE, w, e.f(0.0)));
+        Value term = e.mul(w, e.toF64(e.at(input, at)));
+        sum = e.sel(use, e.add(sum, term), sum);
+        int64_t d = r;
+        while (d > 0 && ++k[d - 1] == taps)
+          k[--d] = 0;
+        if (d == 0)
+          break;
+      }
+      sum = e.sel(finite, sum, e.f(std::nan("")));
+      return e.round(sum, elem);
+    });
+    rewriter.replaceOp(op, r0);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// AffineGrid
+//===----------------------------------------------------------------------===//
+
+struct AffineGridLowering : OpConversionPattern<top::AffineGridOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(top::AffineGridOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<RankedTensorType> type =
+        staticResultType(op, 0, *getTypeConverter(), rewriter);
+    if (failed(type))
+      return failure();
+    ArrayRef<int64_t> size = op.getSize();
+    int64_t r = static_cast<int64_t>(size.size()) - 2;
+    RankedTensorType thetaT = staticOperand(adaptor.getTheta());
+    if (r < 1 || !thetaT || type->getRank() != r + 2)
+      return rewriter.notifyMatchFailure(op, "size/theta/result mismatch");
+    bool align = op.getAlignCorners();
+    Value theta = adaptor.getTheta();
+    Type elem = type->getElementType();
+    Value out = indexGeneric(rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
+      Value n = e.loopIndex(0), i = e.loopIndex(r + 1);
+      Value v = e.f(0.0);
+      for (int64_t j = 0; j <= r; ++j) {
+        Value base;
+        if (j == r) {
+          base = e.f(1.0);
+        } else {
+          int64_t d = r - 1 - j; // x along the last dim
+          int64_t len = size[2 + d];
+          Value di = e.toF64(e.loopIndex(1 + d));
+          double dl = static_cast<double>(len);
+          if (align)
+            base = len == 1 ? e.f(-1.0)
+                            : e.add(e.f(-1), e.div(e.mul(e.f(2), di), e.f(dl - 1)));
+          else
+            base = e.add(e.f(-1),
+                         e.div(e.add(e.mul(e.f(2), di), e.f(1)), e.f(dl)));
+        }
+        Value t = e.toF64(e.at(theta, {n, i, e.i(j)}));
+        v = e.add(v, e.mul(t, base));
+      }
+      return e.round(v, elem);
+    });
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Col2Im
+//===----------------------------------------------------------------------===//
+
+/// Gathers instead of scattering: for an output position and each kernel
+/// offset k (in order, as the interpreter adds them), at most one block l
+/// covers the position; its column value is added if it exists.
+struct Col2ImLowering : OpConversionPattern<top::Col2ImOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(top::Col2ImOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<RankedTensorType> type =
+        staticResultType(op, 0, *getTypeConverter(), rewriter);
+    if (failed(type))
+      return failure();
+    auto optional = [](std::optional<ArrayRef<int64_t>> a)
+        -> std::optional<strata::Ints> {
+      if (!a)
+        return std::nullopt;
+      return strata::Ints(*a);
+    };
+    top::shapes::Col2ImAttrs attrs{op.getImageShape(), op.getBlockShape(),
+                                   optional(op.getStrides()),
+                                   optional(op.getPads()),
+                                   optional(op.getDilations())};
+    auto geometry = top::shapes::col2imGeometry(attrs);
+    if (!geometry)
+      return rewriter.notifyMatchFailure(op, "invalid geometry attributes");
+    const top::shapes::Col2ImGeometry &g = *geometry;
+    int64_t r = static_cast<int64_t>(g.image.size());
+    int64_t kn = 1, ln = 1;
+    for (int64_t d = 0; d < r; ++d) {
+      kn *= g.block[d];
+      ln *= g.blocks[d];
+    }
+    if (kn > 4096)
+      return rewriter.notifyMatchFailure(op, "block larger than 4096 "
+                                             "elements");
+    if (type->getRank() != r + 2)
+      return rewriter.notifyMatchFailure(op, "result rank mismatch");
+    Value input = adaptor.getInput();
+    Type elem = type->getElementType();
+    Value out = indexGeneric(rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
+      Value n = e.loopIndex(0), c = e.loopIndex(1);
+      SmallVector<Value> p;
+      for (int64_t d = 0; d < r; ++d)
+        p.push_back(e.loopIndex(2 + d));
+      Value acc = e.f(0.0);
+      for (int64_t k = 0; k < kn; ++k) {
+        SmallVector<int64_t> kIdx(r);
+        int64_t rem = k;
+        for (int64_t d = r - 1; d >= 0; --d) {
+          kIdx[d] = rem % g.block[d];
+          rem /= g.block[d];
+        }
+        Value valid, l = e.i(0);
+        for (int64_t d = 0; d < r; ++d) {
+          // l_d * stride = p + pad - k_d * dilation.
+          Value num = e.add(p[d], e.i(g.pads[d] - kIdx[d] * g.dilations[d]));
+          Value nonNeg = e.icmp(IP::sge, num, e.i(0));
+          Value safe = e.imax(num, e.i(0));
+          Value q = arith::DivUIOp::create(e.b, e.l, safe, e.i(g.strides[d]));
+          Value exact = e.icmp(
+              IP::eq,
+              arith::RemUIOp::create(e.b, e.l, safe, e.i(g.strides[d])), e.i(0));
+          Value inRange = e.icmp(IP::slt, q, e.i(g.blocks[d]));
+          Value ok = e.land(nonNeg, e.land(exact, inRange));
+          valid = valid ? e.land(valid, ok) : ok;
+          l = e.add(e.mul(l, e.i(g.blocks[d])), e.iclamp(q, 0, g.blocks[d] - 1));
+        }
+        Value row = e.add(e.mul(c, e.i(kn)), e.i(k));
+        Value v = e.toF64(e.at(input, {n, row, l}));
+        acc = e.sel(valid, e.add(acc, v), acc);
+      }
+      (void)ln;
+      return e.round(acc, elem);
+    });
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateTopToLinalgGeometryPatterns(const TopTypeConverter &converter,
+                                         RewritePatternSet &patterns) {
+  patterns.add<GridSampleLowering, AffineGridLowering, Col2ImLowering>(
+      converter, patterns.getContext());
+}
 
 } // namespace strata::conversion
