@@ -314,11 +314,167 @@ struct Col2ImLowering : OpConversionPattern<top::Col2ImOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// RoiAlign
+//===----------------------------------------------------------------------===//
+
+/// `std::max(a, b)` on f64 (`a < b ? b : a`: a NaN `b` is ignored).
+static Value stdMax(ScalarEmitter &e, Value a, Value b) {
+  return e.sel(e.cmp(P::OLT, a, b), b, a);
+}
+
+/// Per output bin, an scf.for nest over the bin's sampling grid (its size
+/// depends on the region when sampling_ratio is 0) accumulating the
+/// bilinear samples exactly as the interpreter orders them.
+struct RoiAlignLowering : OpConversionPattern<top::RoiAlignOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(top::RoiAlignOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<RankedTensorType> type =
+        staticResultType(op, 0, *getTypeConverter(), rewriter);
+    if (failed(type))
+      return failure();
+    RankedTensorType inT = staticOperand(adaptor.getInput());
+    if (!inT || inT.getRank() != 4 || type->getRank() != 4 ||
+        inT.getNumElements() == 0)
+      return rewriter.notifyMatchFailure(op, "input must be a static, "
+                                             "non-empty N x C x H x W");
+    int64_t n = inT.getDimSize(0), h = inT.getDimSize(2), w = inT.getDimSize(3);
+    int64_t oh = type->getDimSize(2), ow = type->getDimSize(3);
+    double scale = op.getSpatialScale().convertToDouble();
+    bool halfPixel = op.getCoordinateTransformationMode() ==
+                     top::RoiCoordinateMode::HalfPixel;
+    bool avg = op.getMode() == top::RoiPoolMode::Avg;
+    int64_t ratio = static_cast<int64_t>(op.getSamplingRatio());
+    bool batchUnsigned = isUnsignedElement(op.getBatchIndices());
+    Value input = adaptor.getInput(), rois = adaptor.getRois(),
+          batch = adaptor.getBatchIndices();
+    Type elem = type->getElementType();
+    Value out = indexGeneric(rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
+      Value roi = e.loopIndex(0), ch = e.loopIndex(1);
+      Value ph = e.toF64(e.loopIndex(2)), pw = e.toF64(e.loopIndex(3));
+      // An out-of-range batch index is clamped (the interpreter reports it).
+      Value bi = e.at(batch, {roi});
+      if (!bi.getType().isInteger(64))
+        bi = batchUnsigned
+                 ? arith::ExtUIOp::create(e.b, e.l, e.b.getI64Type(), bi)
+                       .getResult()
+                 : arith::ExtSIOp::create(e.b, e.l, e.b.getI64Type(), bi)
+                       .getResult();
+      bi = e.iclamp(bi, 0, n - 1);
+      double shift = halfPixel ? 0.5 : 0.0;
+      auto coord = [&](int64_t k) {
+        return e.sub(e.mul(e.toF64(e.at(rois, {roi, e.i(k)})), e.f(scale)),
+                     e.f(shift));
+      };
+      Value x1 = coord(0), y1 = coord(1), x2 = coord(2), y2 = coord(3);
+      Value rw = e.sub(x2, x1), rh = e.sub(y2, y1);
+      if (!halfPixel) {
+        rw = stdMax(e, rw, e.f(1.0));
+        rh = stdMax(e, rh, e.f(1.0));
+      }
+      Value binH = e.div(rh, e.f(static_cast<double>(oh)));
+      Value binW = e.div(rw, e.f(static_cast<double>(ow)));
+      // A non-finite region (an interpreter error) samples nothing.
+      Value finite = e.land(e.isFinite(binH), e.isFinite(binW));
+      auto gridOf = [&](Value bin) -> Value {
+        if (ratio > 0)
+          return e.i(ratio);
+        // ceil(bin) in [0, 4096] (the interpreter's limit is an error).
+        Value g = e.fclamp(e.sel(finite, e.ceil(bin), e.f(0)), 0, 4096);
+        return e.toI64(g);
+      };
+      Value gridH = e.sel(finite, gridOf(binH), e.i(0));
+      Value gridW = e.sel(finite, gridOf(binW), e.i(0));
+      Value count = e.toF64(e.imax(e.mul(gridH, gridW), e.i(1)));
+      Value gh = e.toF64(gridH), gw = e.toF64(gridW);
+      Value trueV = arith::ConstantOp::create(e.b, e.l, e.b.getBoolAttr(true));
+      auto outer = scf::ForOp::create(
+          e.b, e.l, e.idx(0), e.toIndex(gridH), e.idx(1),
+          ValueRange{e.f(0.0), trueV},
+          [&](OpBuilder &ob, Location ol, Value iy, ValueRange oacc) {
+            ScalarEmitter oe{ob, ol};
+            auto inner = scf::ForOp::create(
+                ob, ol, oe.idx(0), oe.toIndex(gridW), oe.idx(1), oacc,
+                [&](OpBuilder &ib, Location il, Value ix, ValueRange acc) {
+                  ScalarEmitter s{ib, il};
+                  Value y = s.add(
+                      s.add(y1, s.mul(ph, binH)),
+                      s.div(s.mul(s.add(s.toF64(iy), s.f(0.5)), binH), gh));
+                  Value x = s.add(
+                      s.add(x1, s.mul(pw, binW)),
+                      s.div(s.mul(s.add(s.toF64(ix), s.f(0.5)), binW), gw));
+                  Value outside = s.lor(
+                      s.lor(s.cmp(P::OLT, y, s.f(-1.0)),
+                            s.cmp(P::OGT, y, s.f(static_cast<double>(h)))),
+                      s.lor(s.cmp(P::OLT, x, s.f(-1.0)),
+                            s.cmp(P::OGT, x, s.f(static_cast<double>(w)))));
+                  // Inside: y, x in [0, h] / [0, w]; the low tap is clamped
+                  // to the last pixel, the high one follows it.
+                  auto axis = [&](Value v, int64_t len, Value &lo, Value &hi,
+                                  Value &frac) {
+                    v = s.fclamp(s.sel(outside, s.f(0), v), 0.0,
+                                 static_cast<double>(len));
+                    Value il0 = s.toI64(v);
+                    Value last = s.icmp(IP::sge, il0, s.i(len - 1));
+                    lo = s.sel(last, s.i(len - 1), il0);
+                    hi = s.sel(last, s.i(len - 1), s.add(il0, s.i(1)));
+                    v = s.sel(last, s.toF64(lo), v);
+                    frac = s.sub(v, s.toF64(lo));
+                  };
+                  Value yl, yh, ly, xl, xh, lx;
+                  axis(y, h, yl, yh, ly);
+                  axis(x, w, xl, xh, lx);
+                  Value hy = s.sub(s.f(1), ly), hx = s.sub(s.f(1), lx);
+                  Value zero = s.f(0.0), i0 = s.i(0);
+                  auto pick = [&](Value v, Value z) {
+                    return s.sel(outside, z, v);
+                  };
+                  Value wts[4] = {pick(s.mul(hy, hx), zero),
+                                  pick(s.mul(hy, lx), zero),
+                                  pick(s.mul(ly, hx), zero),
+                                  pick(s.mul(ly, lx), zero)};
+                  Value ys[4] = {pick(yl, i0), pick(yl, i0), pick(yh, i0),
+                                 pick(yh, i0)};
+                  Value xs[4] = {pick(xl, i0), pick(xh, i0), pick(xl, i0),
+                                 pick(xh, i0)};
+                  Value terms[4];
+                  for (int k = 0; k < 4; ++k)
+                    terms[k] = s.mul(
+                        wts[k], s.toF64(s.at(input, {bi, ch, ys[k], xs[k]})));
+                  Value a = acc[0], first = acc[1];
+                  if (avg) {
+                    for (Value t : terms)
+                      a = s.add(a, t);
+                  } else {
+                    Value m = terms[0];
+                    for (int k = 1; k < 4; ++k)
+                      m = stdMax(s, m, terms[k]);
+                    a = s.sel(first, m, stdMax(s, a, m));
+                    first = arith::ConstantOp::create(ib, il,
+                                                      ib.getBoolAttr(false));
+                  }
+                  scf::YieldOp::create(ib, il, ValueRange{a, first});
+                });
+            scf::YieldOp::create(ob, ol, inner.getResults());
+          });
+      Value acc = outer.getResult(0);
+      if (avg)
+        acc = e.div(acc, count);
+      return e.round(acc, elem);
+    });
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateTopToLinalgGeometryPatterns(const TopTypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns.add<GridSampleLowering, AffineGridLowering, Col2ImLowering>(
+  patterns.add<GridSampleLowering, AffineGridLowering, Col2ImLowering,
+               RoiAlignLowering>(
       converter, patterns.getContext());
 }
 
