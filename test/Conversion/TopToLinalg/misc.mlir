@@ -173,3 +173,126 @@ func.func @nonzero(%a: tensor<4xf32>) -> tensor<1x?xi64> {
   %0 = top.NonZero(%a) : (tensor<4xf32>) -> tensor<1x?xi64>
   return %0 : tensor<1x?xi64>
 }
+
+// -----
+
+// GridSample: one generic over the output; the grid is read with
+// tensor.extract (x first), the linear taps are clamped into the image
+// (maxsi/minsi) and zero-padding taps are dropped by select: 2 grid reads
+// and 2 x 2 input reads per output element.
+// CHECK-LABEL: func.func @grid_sample
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(
+// CHECK-COUNT-2: tensor.extract %{{.*}} : tensor<1x3x3x2xf32>
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK-COUNT-4: tensor.extract %{{.*}} : tensor<1x2x4x5xf32>
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+func.func @grid_sample(%x: tensor<1x2x4x5xf32>, %g: tensor<1x3x3x2xf32>) -> tensor<1x2x3x3xf32> {
+  %0 = top.GridSample(%x, %g) : (tensor<1x2x4x5xf32>, tensor<1x3x3x2xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// AffineGrid: theta[n, i, :] dotted with the normalized position.
+// CHECK-LABEL: func.func @affine_grid
+// CHECK: linalg.generic
+// CHECK-COUNT-3: tensor.extract %{{.*}} : tensor<2x2x3xf32>
+func.func @affine_grid(%t: tensor<2x2x3xf32>) -> tensor<2x4x5x2xf32> {
+  %0 = top.AffineGrid(%t) {size = array<i64: 2, 1, 4, 5>} : (tensor<2x2x3xf32>) -> tensor<2x4x5x2xf32>
+  return %0 : tensor<2x4x5x2xf32>
+}
+
+// -----
+
+// Col2Im gathers: one read per kernel offset (2 x 2 here), each added only
+// where a block covers the position (exact division by the stride).
+// CHECK-LABEL: func.func @col2im
+// CHECK: linalg.generic
+// CHECK-COUNT-4: tensor.extract %{{.*}} : tensor<1x8x4xf32>
+func.func @col2im(%x: tensor<1x8x4xf32>) -> tensor<1x2x3x3xf32> {
+  %0 = top.Col2Im(%x) {image_shape = array<i64: 3, 3>, block_shape = array<i64: 2, 2>} : (tensor<1x8x4xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// RoiAlign: the sampling grid size depends on the region (sampling_ratio 0):
+// an scf.for nest inside the generic's body; the batch index is clamped.
+// CHECK-LABEL: func.func @roi_align
+// CHECK: linalg.generic
+// CHECK: tensor.extract %{{.*}} : tensor<3xi64>
+// CHECK: arith.maxsi
+// CHECK: math.ceil
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-COUNT-4: tensor.extract %{{.*}} : tensor<2x3x8x8xf32>
+func.func @roi_align(%x: tensor<2x3x8x8xf32>, %r: tensor<3x4xf32>, %b: tensor<3xi64>) -> tensor<3x3x2x2xf32> {
+  %0 = top.RoiAlign(%x, %r, %b) {output_height = 2 : i64, output_width = 2 : i64} : (tensor<2x3x8x8xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x3x2x2xf32>
+  return %0 : tensor<3x3x2x2xf32>
+}
+
+// -----
+
+// DFT: the direct sum over a reduction dim; twiddle index (k * n) mod L.
+// CHECK-LABEL: func.func @dft
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: arith.remui
+// CHECK: math.cos
+// CHECK: math.sin
+func.func @dft(%x: tensor<2x6x1xf32>) -> tensor<2x4x2xf32> {
+  %0 = top.DFT(%x) {axis = 1 : i64, dft_length = 6 : i64, onesided = true} : (tensor<2x6x1xf32>) -> tensor<2x4x2xf32>
+  return %0 : tensor<2x4x2xf32>
+}
+
+// -----
+
+// Det: elimination loops over an f64 copy.
+// CHECK-LABEL: func.func @det
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: math.absf
+// CHECK: tensor.insert
+func.func @det(%x: tensor<2x3x3xf32>) -> tensor<2xf32> {
+  %0 = top.Det(%x) : (tensor<2x3x3xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @window
+// CHECK: linalg.generic
+// CHECK: math.cos
+func.func @window() -> tensor<8xf32> {
+  %0 = top.Window() {kind = #top.window_kind<hann>, size = 8 : i64} : () -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// BitCast: arith.bitcast; an i1 result is the byte != 0.
+// CHECK-LABEL: func.func @bitcast
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK: arith.cmpi ne
+func.func @bitcast(%x: tensor<4xf32>, %y: tensor<4xui8>) -> (tensor<4xi32>, tensor<4xi1>) {
+  %0 = top.BitCast(%x) : (tensor<4xf32>) -> tensor<4xi32>
+  %1 = top.BitCast(%y) : (tensor<4xui8>) -> tensor<4xi1>
+  return %0, %1 : tensor<4xi32>, tensor<4xi1>
+}
+
+// -----
+
+// 4-bit elements have no lowering (their storage is not a whole byte).
+func.func @bitcast_i4(%a: tensor<4xi4>) -> tensor<4xui4> {
+  // expected-error @+1 {{failed to legalize operation 'top.BitCast'}}
+  %0 = top.BitCast(%a) : (tensor<4xi4>) -> tensor<4xui4>
+  return %0 : tensor<4xui4>
+}
+
+// -----
+
+func.func @grid_sample_dynamic(%x: tensor<1x2x4x5xf32>, %g: tensor<1x?x3x2xf32>) -> tensor<1x2x?x3xf32> {
+  // expected-error @+1 {{failed to legalize operation 'top.GridSample'}}
+  %0 = top.GridSample(%x, %g) : (tensor<1x2x4x5xf32>, tensor<1x?x3x2xf32>) -> tensor<1x2x?x3xf32>
+  return %0 : tensor<1x2x?x3xf32>
+}
