@@ -48,7 +48,7 @@ void populateTopToLinalgDataMovementPatterns(const TopTypeConverter &converter,
 void populateTopToLinalgQuantPatterns(const TopTypeConverter &converter,
                                       mlir::RewritePatternSet &patterns);
 
-/// Attention, LinearAttention (Attention.cpp).
+/// Attention, LinearAttention (Attention.cpp, LinearAttention.cpp).
 void populateTopToLinalgAttentionPatterns(const TopTypeConverter &converter,
                                           mlir::RewritePatternSet &patterns);
 
