@@ -87,7 +87,8 @@ static Value concatSeq(OpBuilder &b, Location loc, Value past, Value cur) {
         // Both reads stay in bounds: the unused one is clamped.
         SmallVector<Value> pi = idx, ci = idx;
         pi[2] = arith::MinUIOp::create(
-            nb, l, idx[2], arith::ConstantIndexOp::create(nb, l, p ? p - 1 : 0));
+            nb, l, idx[2],
+            arith::ConstantIndexOp::create(nb, l, p ? p - 1 : 0));
         ci[2] = arith::SelectOp::create(
             nb, l, inPast, arith::ConstantIndexOp::create(nb, l, 0),
             arith::SubIOp::create(nb, l, idx[2], pc));
@@ -208,7 +209,8 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
             Value c = scalarConstant(nb, l, f64, softcap);
             x = arith::MulFOp::create(
                 nb, l, c,
-                math::TanhOp::create(nb, l, arith::DivFOp::create(nb, l, x, c)));
+                math::TanhOp::create(nb, l,
+                                     arith::DivFOp::create(nb, l, x, c)));
           }
           return x;
         });

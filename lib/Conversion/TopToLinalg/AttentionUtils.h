@@ -1,4 +1,4 @@
-//===- AttentionUtils.h - f64 helpers of the attention lowerings -*- C++ -*-===//
+//===- AttentionUtils.h - f64 helpers of the attention patterns -*- C++ -*-===//
 //
 // Shared by Attention.cpp and LinearAttention.cpp: both compute in f64 and
 // round each result once.

@@ -85,7 +85,8 @@ struct GridSampleLowering : OpConversionPattern<top::GridSampleOp> {
     Value input = adaptor.getInput(), grid = adaptor.getGrid();
     Type elem = type->getElementType();
 
-    Value r0 = indexGeneric(rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
+    Value r0 = indexGeneric(
+        rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
       SmallVector<Value> pos;
       for (int64_t d = 0; d < type->getRank(); ++d)
         pos.push_back(e.loopIndex(d));
@@ -161,7 +162,8 @@ struct GridSampleLowering : OpConversionPattern<top::GridSampleOp> {
         SmallVector<Value> at{pos[0], pos[1]};
         for (int64_t d = 0; d < r; ++d) {
           w = e.mul(w, all[d].weight[k[d]]);
-          valid = valid ? e.land(valid, all[d].valid[k[d]]) : all[d].valid[k[d]];
+          Value v = all[d].valid[k[d]];
+          valid = valid ? e.land(valid, v) : v;
           at.push_back(all[d].index[k[d]]);
         }
         Value use = e.land(valid, e.cmp(P::UNE, w, e.f(0.0)));
@@ -202,7 +204,8 @@ struct AffineGridLowering : OpConversionPattern<top::AffineGridOp> {
     bool align = op.getAlignCorners();
     Value theta = adaptor.getTheta();
     Type elem = type->getElementType();
-    Value out = indexGeneric(rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
+    Value out = indexGeneric(
+        rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
       Value n = e.loopIndex(0), i = e.loopIndex(r + 1);
       Value v = e.f(0.0);
       for (int64_t j = 0; j <= r; ++j) {
@@ -216,7 +219,8 @@ struct AffineGridLowering : OpConversionPattern<top::AffineGridOp> {
           double dl = static_cast<double>(len);
           if (align)
             base = len == 1 ? e.f(-1.0)
-                            : e.add(e.f(-1), e.div(e.mul(e.f(2), di), e.f(dl - 1)));
+                            : e.add(e.f(-1),
+                                    e.div(e.mul(e.f(2), di), e.f(dl - 1)));
           else
             base = e.add(e.f(-1),
                          e.div(e.add(e.mul(e.f(2), di), e.f(1)), e.f(dl)));
@@ -274,7 +278,8 @@ struct Col2ImLowering : OpConversionPattern<top::Col2ImOp> {
       return rewriter.notifyMatchFailure(op, "result rank mismatch");
     Value input = adaptor.getInput();
     Type elem = type->getElementType();
-    Value out = indexGeneric(rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
+    Value out = indexGeneric(
+        rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
       Value n = e.loopIndex(0), c = e.loopIndex(1);
       SmallVector<Value> p;
       for (int64_t d = 0; d < r; ++d)
@@ -296,11 +301,13 @@ struct Col2ImLowering : OpConversionPattern<top::Col2ImOp> {
           Value q = arith::DivUIOp::create(e.b, e.l, safe, e.i(g.strides[d]));
           Value exact = e.icmp(
               IP::eq,
-              arith::RemUIOp::create(e.b, e.l, safe, e.i(g.strides[d])), e.i(0));
+              arith::RemUIOp::create(e.b, e.l, safe, e.i(g.strides[d])),
+              e.i(0));
           Value inRange = e.icmp(IP::slt, q, e.i(g.blocks[d]));
           Value ok = e.land(nonNeg, e.land(exact, inRange));
           valid = valid ? e.land(valid, ok) : ok;
-          l = e.add(e.mul(l, e.i(g.blocks[d])), e.iclamp(q, 0, g.blocks[d] - 1));
+          l = e.add(e.mul(l, e.i(g.blocks[d])),
+                    e.iclamp(q, 0, g.blocks[d] - 1));
         }
         Value row = e.add(e.mul(c, e.i(kn)), e.i(k));
         Value v = e.toF64(e.at(input, {n, row, l}));
@@ -351,7 +358,8 @@ struct RoiAlignLowering : OpConversionPattern<top::RoiAlignOp> {
     Value input = adaptor.getInput(), rois = adaptor.getRois(),
           batch = adaptor.getBatchIndices();
     Type elem = type->getElementType();
-    Value out = indexGeneric(rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
+    Value out = indexGeneric(
+        rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
       Value roi = e.loopIndex(0), ch = e.loopIndex(1);
       Value ph = e.toF64(e.loopIndex(2)), pw = e.toF64(e.loopIndex(3));
       // An out-of-range batch index is clamped (the interpreter reports it).

@@ -218,7 +218,8 @@ struct LinearAttentionLowering : OpConversionPattern<top::LinearAttentionOp> {
                 Value j = arith::RemUIOp::create(cb, cl, e, cIdx(cb, cl, dv));
                 Value rest =
                     arith::DivUIOp::create(cb, cl, e, cIdx(cb, cl, dv));
-                Value h = arith::RemUIOp::create(cb, cl, rest, cIdx(cb, cl, hq));
+                Value h =
+                    arith::RemUIOp::create(cb, cl, rest, cIdx(cb, cl, hq));
                 Value bi =
                     arith::DivUIOp::create(cb, cl, rest, cIdx(cb, cl, hq));
                 Value x = tensor::ExtractOp::create(cb, cl, o,

@@ -128,7 +128,8 @@ buildQuantGeneric(OpBuilder &b, Location loc, RankedTensorType resultType,
               return args[1 + k];
           if (p.isFloat())
             return scalarConstant(pb, nl, pb.getF64Type(), p.f[0]);
-          return arith::ConstantOp::create(pb, nl, pb.getI64IntegerAttr(p.i[0]));
+          return arith::ConstantOp::create(pb, nl,
+                                           pb.getI64IntegerAttr(p.i[0]));
         };
         linalg::YieldOp::create(nb, nl, body(nb, nl, args[0], paramAt));
       });
@@ -243,10 +244,12 @@ struct DequantLowering : OpConversionPattern<top::DequantOp> {
 static Value roundingRightShift(OpBuilder &b, Location l, Value x, Value s) {
   Type t = x.getType();
   auto c = [&](int64_t v) {
-    return arith::ConstantOp::create(b, l, b.getIntegerAttr(t, APInt(128, v, /*isSigned=*/true)));
+    return arith::ConstantOp::create(
+        b, l, b.getIntegerAttr(t, APInt(128, v, /*isSigned=*/true)));
   };
   // half = 2^s / 2 (0 for s = 0).
-  Value half = arith::ShRSIOp::create(b, l, arith::ShLIOp::create(b, l, c(1), s),
+  Value half = arith::ShRSIOp::create(
+      b, l, arith::ShLIOp::create(b, l, c(1), s),
                                       c(1));
   Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, x, c(0));
   Value absX = arith::SelectOp::create(
@@ -269,7 +272,8 @@ static Value tfliteMultiply(OpBuilder &b, Location l, Value x, Value m,
   int64_t i32min = std::numeric_limits<int32_t>::min();
   int64_t i32max = std::numeric_limits<int32_t>::max();
   Value ab = arith::MulIOp::create(b, l, x, m);
-  Value nonNeg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, ab, c(0));
+  Value nonNeg =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, ab, c(0));
   Value nudge = arith::SelectOp::create(b, l, nonNeg, c(int64_t(1) << 30),
                                         c(1 - (int64_t(1) << 30)));
   // C division by 2^31 (truncating); the divisor is a nonzero constant.
@@ -362,11 +366,12 @@ struct RequantLowering : OpConversionPattern<top::RequantOp> {
                 arith::ExtSIOp::create(b, l, i128, m));
             y = roundingRightShift(b, l, prod,
                                    arith::ExtSIOp::create(b, l, i128, s));
-            y = arith::AddIOp::create(b, l, y,
-                                      arith::ExtSIOp::create(b, l, i128, zpOut));
+            y = arith::AddIOp::create(
+                b, l, y, arith::ExtSIOp::create(b, l, i128, zpOut));
             auto c = [&](int64_t v) {
               return arith::ConstantOp::create(
-                  b, l, b.getIntegerAttr(i128, APInt(128, v, /*isSigned=*/true)));
+                  b, l,
+                  b.getIntegerAttr(i128, APInt(128, v, /*isSigned=*/true)));
             };
             y = arith::MinSIOp::create(
                 b, l, arith::MaxSIOp::create(b, l, y, c(out->qmin)),

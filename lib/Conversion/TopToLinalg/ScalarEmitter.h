@@ -50,14 +50,18 @@ struct ScalarEmitter {
       return mlir::arith::MulFOp::create(b, l, x, y);
     return mlir::arith::MulIOp::create(b, l, x, y);
   }
-  Value div(Value x, Value y) { return mlir::arith::DivFOp::create(b, l, x, y); }
+  Value div(Value x, Value y) {
+    return mlir::arith::DivFOp::create(b, l, x, y);
+  }
   Value neg(Value x) { return mlir::arith::NegFOp::create(b, l, x); }
   Value floor(Value x) { return mlir::math::FloorOp::create(b, l, x); }
   Value ceil(Value x) { return mlir::math::CeilOp::create(b, l, x); }
   Value abs(Value x) { return mlir::math::AbsFOp::create(b, l, x); }
   Value cos(Value x) { return mlir::math::CosOp::create(b, l, x); }
   Value sin(Value x) { return mlir::math::SinOp::create(b, l, x); }
-  Value rem(Value x, Value y) { return mlir::arith::RemFOp::create(b, l, x, y); }
+  Value rem(Value x, Value y) {
+    return mlir::arith::RemFOp::create(b, l, x, y);
+  }
   Value cmp(P p, Value x, Value y) {
     return mlir::arith::CmpFOp::create(b, l, p, x, y);
   }
@@ -67,11 +71,17 @@ struct ScalarEmitter {
   Value sel(Value c, Value x, Value y) {
     return mlir::arith::SelectOp::create(b, l, c, x, y);
   }
-  Value land(Value x, Value y) { return mlir::arith::AndIOp::create(b, l, x, y); }
+  Value land(Value x, Value y) {
+    return mlir::arith::AndIOp::create(b, l, x, y);
+  }
   Value lor(Value x, Value y) { return mlir::arith::OrIOp::create(b, l, x, y); }
   /// max/min of integers (signed).
-  Value imax(Value x, Value y) { return mlir::arith::MaxSIOp::create(b, l, x, y); }
-  Value imin(Value x, Value y) { return mlir::arith::MinSIOp::create(b, l, x, y); }
+  Value imax(Value x, Value y) {
+    return mlir::arith::MaxSIOp::create(b, l, x, y);
+  }
+  Value imin(Value x, Value y) {
+    return mlir::arith::MinSIOp::create(b, l, x, y);
+  }
   Value iclamp(Value x, int64_t lo, int64_t hi) {
     Type t = x.getType();
     auto c = [&](int64_t v) -> Value {
@@ -130,9 +140,10 @@ struct ScalarEmitter {
 
 /// A linalg.generic writing every element of `type` from `body`, which gets
 /// an emitter inside the body (use loopIndex for the position).
-inline mlir::Value indexGeneric(mlir::OpBuilder &b, mlir::Location loc,
-                          mlir::RankedTensorType type,
-                          llvm::function_ref<mlir::Value(ScalarEmitter &)> body) {
+inline mlir::Value
+indexGeneric(mlir::OpBuilder &b, mlir::Location loc,
+             mlir::RankedTensorType type,
+             llvm::function_ref<mlir::Value(ScalarEmitter &)> body) {
   mlir::MLIRContext *ctx = b.getContext();
   int64_t rank = type.getRank();
   auto g = mlir::linalg::GenericOp::create(

@@ -59,7 +59,8 @@ static Value sumGeneric(OpBuilder &b, Location loc, ArrayRef<int64_t> outShape,
   auto type = RankedTensorType::get(outShape, b.getF64Type());
   Value zero = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
   Value init =
-      linalg::FillOp::create(b, loc, zero, emptyTensor(b, loc, type)).getResult(0);
+      linalg::FillOp::create(b, loc, zero, emptyTensor(b, loc, type))
+          .getResult(0);
   SmallVector<AffineExpr> exprs;
   for (int64_t d = 0; d < rank; ++d)
     exprs.push_back(getAffineDimExpr(d, ctx));
@@ -222,7 +223,8 @@ struct WindowLowering : OpConversionPattern<top::WindowOp> {
     top::WindowKind kind = op.getKind();
     bool isUnsigned = isUnsignedElement(op.getOutput());
     Type elem = type->getElementType();
-    Value out = indexGeneric(rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
+    Value out = indexGeneric(
+        rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
       if (!(period > 0))
         return fromF64(e, e.f(1.0), elem, isUnsigned);
       Value phase = e.div(e.mul(e.f(2.0 * M_PI), e.toF64(e.loopIndex(0))),
@@ -261,7 +263,8 @@ struct MelWeightMatrixLowering : OpConversionPattern<top::MelWeightMatrixOp> {
     bool isUnsigned = isUnsignedElement(op.getOutput());
     Type elem = type->getElementType();
     Value loV = adaptor.getLowerEdgeHertz(), hiV = adaptor.getUpperEdgeHertz();
-    Value out = indexGeneric(rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
+    Value out = indexGeneric(
+        rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
       Value j = e.loopIndex(0), i = e.loopIndex(1);
       auto first = [&](Value t, RankedTensorType tt) {
         return e.toF64(e.at(t, SmallVector<Value>(tt.getRank(), e.i(0))));
@@ -379,7 +382,8 @@ struct DetLowering : OpConversionPattern<top::DetOp> {
           Value falseV =
               arith::ConstantOp::create(ob, ol, ob.getBoolAttr(false));
           auto steps = loopOf(
-              ob, ol, s.idx(0), s.idx(m), ValueRange{oargs[0], s.f(1.0), falseV},
+              ob, ol, s.idx(0), s.idx(m),
+              ValueRange{oargs[0], s.f(1.0), falseV},
               [&](OpBuilder &kb, Location kl, Value k, ValueRange kargs) {
                 ScalarEmitter x{kb, kl};
                 Value mat = kargs[0], det = kargs[1], zero = kargs[2];
