@@ -36,6 +36,11 @@ namespace {
 
 using namespace attention;
 
+static RankedTensorType staticOperand(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() ? t : RankedTensorType();
+}
+
 /// `value` (`B x S x H x D` as `B x S x (H*D)` when `rank3`, else
 /// `B x H x S x D`) as an f64 `B x H x S x D` tensor.
 static Value headsFirst(OpBuilder &b, Location loc, Value value, bool rank3,
@@ -149,6 +154,50 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
       return rewriter.notifyMatchFailure(op, "kv heads must divide q heads");
     int64_t group = hq / hkv;
     int64_t sq = qT.getDimSize(rank3 ? 1 : 2);
+    int64_t kvSeq = kT.getDimSize(rank3 ? 1 : 2), past = 0;
+    for (Value cache : {adaptor.getPastKey(), adaptor.getPastValue()}) {
+      if (isNone(cache))
+        continue;
+      auto ct = staticOperand(cache);
+      if (!ct || ct.getRank() != 4)
+        return rewriter.notifyMatchFailure(op, "past_key/past_value must be "
+                                               "static rank 4");
+      past = ct.getDimSize(2);
+    }
+    if (isNone(adaptor.getPastKey()) != isNone(adaptor.getPastValue()))
+      return rewriter.notifyMatchFailure(op, "past_key and past_value must be "
+                                             "given together");
+    int64_t total = past + kvSeq;
+    // The mask broadcasts to B x Hq x Sq x L (L <= total) and nonpad has B
+    // entries, so every read below stays in bounds.
+    if (!isNone(adaptor.getAttnMask())) {
+      auto mt = staticOperand(adaptor.getAttnMask());
+      if (!mt || mt.getRank() < 1 || mt.getRank() > 4 ||
+          mt.getDimSize(mt.getRank() - 1) > total)
+        return rewriter.notifyMatchFailure(op, "attn_mask shape");
+      int64_t lead[3] = {batch, hq, sq};
+      for (int64_t md = 0; md + 1 < mt.getRank(); ++md) {
+        int64_t full = 4 - mt.getRank() + md, size = mt.getDimSize(md);
+        if (size != 1 && size != lead[full])
+          return rewriter.notifyMatchFailure(op, "attn_mask shape");
+      }
+    }
+    if (!isNone(adaptor.getNonpadKvSeqlen())) {
+      auto nt = staticOperand(adaptor.getNonpadKvSeqlen());
+      if (!nt || nt.getRank() != 1 || nt.getDimSize(0) != batch)
+        return rewriter.notifyMatchFailure(op, "nonpad_kv_seqlen shape");
+    }
+    // Every result shape is checked before anything is created.
+    SmallVector<SmallVector<int64_t>> expected = {
+        rank3 ? SmallVector<int64_t>{batch, sq, hq * dv}
+              : SmallVector<int64_t>{batch, hq, sq, dv},
+        {batch, hkv, total, d},
+        {batch, hkv, total, dv},
+        {batch, hq, sq, total}};
+    for (auto [t, e] : llvm::zip(results, expected))
+      if (t.getShape() != ArrayRef<int64_t>(e))
+        return rewriter.notifyMatchFailure(op, "result shapes do not match "
+                                               "the operands");
 
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
@@ -156,12 +205,7 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
     Value q = headsFirst(b, loc, adaptor.getQuery(), rank3, hq, d);
     Value k = headsFirst(b, loc, adaptor.getKey(), rank3, hkv, d);
     Value v = headsFirst(b, loc, adaptor.getValue(), rank3, hkv, dv);
-    int64_t past = 0;
-    if (!isNone(adaptor.getPastKey())) {
-      if (isNone(adaptor.getPastValue()))
-        return rewriter.notifyMatchFailure(op, "past_value missing");
-      auto pk = cast<RankedTensorType>(adaptor.getPastKey().getType());
-      past = pk.getDimSize(2);
+    if (past > 0 || !isNone(adaptor.getPastKey())) {
       k = concatSeq(b, loc, headsFirst(b, loc, adaptor.getPastKey(), false,
                                        hkv, d),
                     k);
@@ -169,7 +213,6 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
                                        hkv, dv),
                     v);
     }
-    int64_t total = cast<RankedTensorType>(k.getType()).getDimSize(2);
 
     auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
     auto map = [&](unsigned n, ArrayRef<AffineExpr> e) {
@@ -335,9 +378,6 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
     }
     int64_t mode = op.getQkMatmulOutputMode();
     Value qk = mode <= 1 ? scaled : mode == 2 ? biased : p;
-    for (auto [val, t] : llvm::zip(SmallVector<Value>{out, k, v, qk}, results))
-      if (cast<RankedTensorType>(val.getType()).getShape() != t.getShape())
-        return rewriter.notifyMatchFailure(op, "result shape mismatch");
     rewriter.replaceOp(op, {roundTo(b, loc, out, results[0]),
                             roundTo(b, loc, k, results[1]),
                             roundTo(b, loc, v, results[2]),

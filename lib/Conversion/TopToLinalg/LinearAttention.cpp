@@ -71,6 +71,25 @@ struct LinearAttentionLowering : OpConversionPattern<top::LinearAttentionOp> {
     int64_t batch = qT.getDimSize(0), seq = qT.getDimSize(1);
     int64_t dk = qT.getDimSize(2) / hq, dv = vT.getDimSize(2) / hkv;
     int64_t group = hq / hkv;
+    // Every operand and result shape, so that the reads at computed indices
+    // stay in bounds.
+    auto hasShape = [](Value v, ArrayRef<int64_t> shape) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      return t && t.getShape() == shape;
+    };
+    auto oneOf = [&](Value v, int64_t x, int64_t y) {
+      return hasShape(v, {batch, seq, x}) || hasShape(v, {batch, seq, y});
+    };
+    if (!hasShape(adaptor.getKey(), {batch, seq, hkv * dk}) ||
+        !hasShape(vT ? adaptor.getValue() : Value(), {batch, seq, hkv * dv}) ||
+        (!isNone(adaptor.getPastState()) &&
+         !hasShape(adaptor.getPastState(), {batch, hkv, dk, dv})) ||
+        (gating && !oneOf(adaptor.getDecay(), hkv, hkv * dk)) ||
+        (delta && !oneOf(adaptor.getBeta(), 1, hkv)) ||
+        outT->getShape() != ArrayRef<int64_t>{batch, seq, hq * dv} ||
+        stateT->getShape() != ArrayRef<int64_t>{batch, hkv, dk, dv})
+      return rewriter.notifyMatchFailure(op, "operand or result shapes do not "
+                                             "match query/key/value");
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     MLIRContext *ctx = b.getContext();
