@@ -74,6 +74,16 @@ struct GridSampleLowering : OpConversionPattern<top::GridSampleOp> {
       return rewriter.notifyMatchFailure(op, "input and grid must be static "
                                              "N x C x D... and N x H... x r");
     int64_t r = inT.getRank() - 2;
+    // Output N x C x H...; grid N x H... x r.
+    bool shapesOk = type->getRank() == inT.getRank() &&
+                    gT.getDimSize(0) == inT.getDimSize(0) &&
+                    type->getDimSize(0) == inT.getDimSize(0) &&
+                    type->getDimSize(1) == inT.getDimSize(1);
+    for (int64_t d = 0; shapesOk && d < r; ++d)
+      shapesOk = type->getDimSize(2 + d) == gT.getDimSize(1 + d);
+    if (!shapesOk)
+      return rewriter.notifyMatchFailure(op, "result shape does not match "
+                                             "input and grid");
     int64_t taps = op.getMode() == top::Interpolation::Cubic    ? 4
                    : op.getMode() == top::Interpolation::Linear ? 2
                                                                 : 1;
@@ -199,7 +209,11 @@ struct AffineGridLowering : OpConversionPattern<top::AffineGridOp> {
     ArrayRef<int64_t> size = op.getSize();
     int64_t r = static_cast<int64_t>(size.size()) - 2;
     RankedTensorType thetaT = staticOperand(adaptor.getTheta());
-    if (r < 1 || !thetaT || type->getRank() != r + 2)
+    SmallVector<int64_t> gridShape{size[0]};
+    gridShape.append(size.begin() + 2, size.end());
+    gridShape.push_back(r);
+    if (r < 1 || !thetaT || type->getShape() != ArrayRef(gridShape) ||
+        thetaT.getShape() != ArrayRef<int64_t>{size[0], r, r + 1})
       return rewriter.notifyMatchFailure(op, "size/theta/result mismatch");
     bool align = op.getAlignCorners();
     Value theta = adaptor.getTheta();
@@ -274,8 +288,16 @@ struct Col2ImLowering : OpConversionPattern<top::Col2ImOp> {
     if (kn > 4096)
       return rewriter.notifyMatchFailure(op, "block larger than 4096 "
                                              "elements");
-    if (type->getRank() != r + 2)
-      return rewriter.notifyMatchFailure(op, "result rank mismatch");
+    RankedTensorType inT = staticOperand(adaptor.getInput());
+    SmallVector<int64_t> outShape;
+    if (inT && inT.getRank() == 3) {
+      outShape = {inT.getDimSize(0), inT.getDimSize(1) / kn};
+      outShape.append(g.image.begin(), g.image.end());
+    }
+    if (!inT || inT.getRank() != 3 || inT.getDimSize(1) % kn ||
+        inT.getDimSize(2) != ln || type->getShape() != ArrayRef(outShape))
+      return rewriter.notifyMatchFailure(op, "input/result shapes do not "
+                                             "match the geometry");
     Value input = adaptor.getInput();
     Type elem = type->getElementType();
     Value out = indexGeneric(
@@ -313,7 +335,6 @@ struct Col2ImLowering : OpConversionPattern<top::Col2ImOp> {
         Value v = e.toF64(e.at(input, {n, row, l}));
         acc = e.sel(valid, e.add(acc, v), acc);
       }
-      (void)ln;
       return e.round(acc, elem);
     });
     rewriter.replaceOp(op, out);
@@ -347,6 +368,15 @@ struct RoiAlignLowering : OpConversionPattern<top::RoiAlignOp> {
         inT.getNumElements() == 0)
       return rewriter.notifyMatchFailure(op, "input must be a static, "
                                              "non-empty N x C x H x W");
+    RankedTensorType roisT = staticOperand(adaptor.getRois());
+    RankedTensorType batchT = staticOperand(adaptor.getBatchIndices());
+    int64_t numRois = type->getDimSize(0);
+    if (!roisT || !batchT ||
+        roisT.getShape() != ArrayRef<int64_t>{numRois, 4} ||
+        batchT.getShape() != ArrayRef<int64_t>{numRois} ||
+        type->getDimSize(1) != inT.getDimSize(1))
+      return rewriter.notifyMatchFailure(op, "rois/batch_indices/result "
+                                             "shapes do not match");
     int64_t n = inT.getDimSize(0), h = inT.getDimSize(2), w = inT.getDimSize(3);
     int64_t oh = type->getDimSize(2), ow = type->getDimSize(3);
     double scale = op.getSpatialScale().convertToDouble();

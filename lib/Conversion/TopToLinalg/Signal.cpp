@@ -125,6 +125,12 @@ struct DFTLowering : OpConversionPattern<top::DFTOp> {
       return rewriter.notifyMatchFailure(op, "unsupported DFT form");
     int64_t inN = inT.getDimSize(axis), inC = inT.getDimSize(inT.getRank() - 1);
     int64_t rank = inT.getRank();
+    // Other dims are read at the output's indices: they must agree.
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      if (d != axis && type->getDimSize(d) != inT.getDimSize(d))
+        return rewriter.notifyMatchFailure(op, "result shape mismatch");
+    if (inC != 1 && inC != 2)
+      return rewriter.notifyMatchFailure(op, "last dim must be 1 or 2");
     bool inverse = op.getInverse(), realInverse = inverse && op.getOnesided();
     int64_t read = std::min(inN, realInverse ? len / 2 + 1 : len);
     double sign = inverse ? 1.0 : -1.0;
@@ -183,6 +189,14 @@ struct STFTLowering : OpConversionPattern<top::STFTOp> {
         frameLength < 1 || step < 1 || frameLength > inT.getDimSize(1))
       return rewriter.notifyMatchFailure(op, "unsupported STFT form");
     int64_t length = inT.getDimSize(1), channels = inT.getDimSize(2);
+    RankedTensorType wT =
+        isNone(adaptor.getWindow()) ? RankedTensorType()
+                                    : staticOperand(adaptor.getWindow());
+    if (type->getDimSize(0) != inT.getDimSize(0) || length < 1 ||
+        (channels != 1 && channels != 2) ||
+        (!isNone(adaptor.getWindow()) &&
+         (!wT || wT.getShape() != ArrayRef<int64_t>{frameLength})))
+      return rewriter.notifyMatchFailure(op, "signal/window/result shapes");
     Value signal = adaptor.getSignal(), window = adaptor.getWindow();
     bool hasWindow = !isNone(window);
     Value acc = sumGeneric(
@@ -330,6 +344,8 @@ struct DetLowering : OpConversionPattern<top::DetOp> {
     OpBuilder &b = rewriter;
     int64_t m = inT.getDimSize(inT.getRank() - 1);
     int64_t count = type->getNumElements();
+    if (type->getShape() != inT.getShape().drop_back(2))
+      return rewriter.notifyMatchFailure(op, "result shape must be [*]");
     if (m == 0) { // the determinant of a 0 x 0 matrix is 1
       Value one = scalarConstant(b, loc, type->getElementType(), 1.0);
       rewriter.replaceOp(op, linalg::FillOp::create(b, loc, one,
