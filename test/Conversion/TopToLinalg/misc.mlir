@@ -296,3 +296,69 @@ func.func @grid_sample_dynamic(%x: tensor<1x2x4x5xf32>, %g: tensor<1x?x3x2xf32>)
   %0 = top.GridSample(%x, %g) : (tensor<1x2x4x5xf32>, tensor<1x?x3x2xf32>) -> tensor<1x2x?x3xf32>
   return %0 : tensor<1x2x?x3xf32>
 }
+
+// -----
+
+func.func @dequant_dynamic(%q: tensor<?x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<?xf32> {
+  // expected-error @+1 {{failed to legalize operation 'top.Dequant'}}
+  %0 = top.Dequant(%q) : (tensor<?x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @requant_dynamic(%a: tensor<?xi32>) -> tensor<?xi8> {
+  // expected-error @+1 {{failed to legalize operation 'top.Requant'}}
+  %0 = top.Requant(%a) {multiplier = array<i64: 3>, rshift = array<i64: 2>} : (tensor<?xi32>) -> tensor<?xi8>
+  return %0 : tensor<?xi8>
+}
+
+// -----
+
+func.func @linear_attention_dynamic(%q: tensor<1x?x4xf32>, %k: tensor<1x?x4xf32>, %v: tensor<1x?x2xf32>) -> tensor<1x?x2xf32> {
+  %n = top.None() : () -> none
+  // expected-error @+1 {{failed to legalize operation 'top.LinearAttention'}}
+  %y:2 = top.LinearAttention(%q, %k, %v, %n, %n, %n) {q_num_heads = 1 : i64, kv_num_heads = 1 : i64, update_rule = #top.update_rule<linear>} : (tensor<1x?x4xf32>, tensor<1x?x4xf32>, tensor<1x?x2xf32>, none, none, none) -> (tensor<1x?x2xf32>, tensor<1x1x4x2xf32>)
+  return %y#0 : tensor<1x?x2xf32>
+}
+
+// -----
+
+func.func @det_dynamic(%x: tensor<?x3x3xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{failed to legalize operation 'top.Det'}}
+  %0 = top.Det(%x) : (tensor<?x3x3xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @dft_dynamic(%x: tensor<?x6x1xf32>) -> tensor<?x6x2xf32> {
+  // expected-error @+1 {{failed to legalize operation 'top.DFT'}}
+  %0 = top.DFT(%x) {axis = 1 : i64, dft_length = 6 : i64} : (tensor<?x6x1xf32>) -> tensor<?x6x2xf32>
+  return %0 : tensor<?x6x2xf32>
+}
+
+// -----
+
+func.func @roi_align_dynamic(%x: tensor<2x3x8x8xf32>, %r: tensor<?x4xf32>, %b: tensor<?xi64>) -> tensor<?x3x2x2xf32> {
+  // expected-error @+1 {{failed to legalize operation 'top.RoiAlign'}}
+  %0 = top.RoiAlign(%x, %r, %b) {output_height = 2 : i64, output_width = 2 : i64} : (tensor<2x3x8x8xf32>, tensor<?x4xf32>, tensor<?xi64>) -> tensor<?x3x2x2xf32>
+  return %0 : tensor<?x3x2x2xf32>
+}
+
+// -----
+
+func.func @col2im_dynamic(%x: tensor<?x8x4xf32>) -> tensor<?x2x3x3xf32> {
+  // expected-error @+1 {{failed to legalize operation 'top.Col2Im'}}
+  %0 = top.Col2Im(%x) {image_shape = array<i64: 3, 3>, block_shape = array<i64: 2, 2>} : (tensor<?x8x4xf32>) -> tensor<?x2x3x3xf32>
+  return %0 : tensor<?x2x3x3xf32>
+}
+
+// -----
+
+func.func @stft_dynamic(%x: tensor<?x16x1xf32>) -> tensor<?x4x3x2xf32> {
+  %n = top.None() : () -> none
+  // expected-error @+1 {{failed to legalize operation 'top.STFT'}}
+  %0 = top.STFT(%x, %n) {frame_step = 4 : i64, frame_length = 4 : i64} : (tensor<?x16x1xf32>, none) -> tensor<?x4x3x2xf32>
+  return %0 : tensor<?x4x3x2xf32>
+}
