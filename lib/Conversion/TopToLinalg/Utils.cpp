@@ -47,7 +47,11 @@ staticResultType(Operation *op, unsigned i, const TypeConverter &converter,
 }
 
 bool isUnsignedElement(Value v) {
-  return getElementTypeOrSelf(v.getType()).isUnsignedInteger();
+  Type elem = getElementTypeOrSelf(v.getType());
+  // Quantized tensors are their storage integers: `u8` storage is unsigned.
+  if (auto q = dyn_cast<quant::QuantizedType>(elem))
+    return !q.isSigned();
+  return elem.isUnsignedInteger();
 }
 
 bool isNone(Value v) { return isa<NoneType>(v.getType()); }

@@ -362,3 +362,15 @@ func.func @stft_dynamic(%x: tensor<?x16x1xf32>) -> tensor<?x4x3x2xf32> {
   %0 = top.STFT(%x, %n) {frame_step = 4 : i64, frame_length = 4 : i64} : (tensor<?x16x1xf32>, none) -> tensor<?x4x3x2xf32>
   return %0 : tensor<?x4x3x2xf32>
 }
+
+// -----
+
+// Other ops on quantized tensors compute on the storage integers with the
+// storage's signedness (u8: unsigned compare).
+// CHECK-LABEL: func.func @max_quantized_u8
+// CHECK-SAME: (%{{.*}}: tensor<4xi8>, %{{.*}}: tensor<4xi8>) -> tensor<4xi8>
+// CHECK: arith.maxui
+func.func @max_quantized_u8(%a: tensor<4x!quant.uniform<u8:f32, 0.5:1>>, %b: tensor<4x!quant.uniform<u8:f32, 0.5:1>>) -> tensor<4x!quant.uniform<u8:f32, 0.5:1>> {
+  %0 = top.Max(%a, %b) : (tensor<4x!quant.uniform<u8:f32, 0.5:1>>, tensor<4x!quant.uniform<u8:f32, 0.5:1>>) -> tensor<4x!quant.uniform<u8:f32, 0.5:1>>
+  return %0 : tensor<4x!quant.uniform<u8:f32, 0.5:1>>
+}
