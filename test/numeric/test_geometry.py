@@ -9,7 +9,7 @@ terms: atol 1e-4); nearest modes exact."""
 import numpy as np
 import pytest
 
-from numeric_harness import Model, mlir_type, run_ok
+from numeric_harness import COMPILED, Model, mlir_type, run_ok
 import reference_geometry as ref
 
 
@@ -204,6 +204,21 @@ def test_roi_align(sampling_ratio, mode, half_pixel, rng):
             f"{mlir_type(rois.shape, np.float32)}, {mlir_type(batch.shape, np.int64)}) -> RESULT")
     out = run({"x": x, "r": rois, "b": batch}, line)
     expect = ref.roi_align(x, rois, batch, 3, 2, sampling_ratio, 0.5, mode, half_pixel)
+    np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.skipif(not COMPILED, reason="the interpreter reports the index")
+def test_roi_align_batch_index_clamped_when_compiled(rng):
+    """Compiled code clamps an out-of-range batch index into [0, N) instead
+    of reading outside the input (docs/codegen-misc.md)."""
+    x = rng.standard_normal((2, 3, 8, 9)).astype(np.float32)
+    rois = np.array([[0.5, 1.0, 6.0, 7.5], [1.0, 2.0, 5.0, 6.0]], np.float32)
+    batch = np.array([7, -3], np.int64)
+    line = (f"%y = top.RoiAlign(%x, %r, %b) {{output_height = 2 : i64, output_width = 2 : i64}} : "
+            f"({mlir_type(x.shape, np.float32)}, {mlir_type(rois.shape, np.float32)}, "
+            f"{mlir_type(batch.shape, np.int64)}) -> RESULT")
+    out = run({"x": x, "r": rois, "b": batch}, line)
+    expect = ref.roi_align(x, rois, np.clip(batch, 0, 1), 2, 2, 0, 1.0, "avg", True)
     np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-5)
 
 

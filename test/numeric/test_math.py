@@ -247,6 +247,7 @@ def test_mel_weight_matrix(mels, length, rate, lo, hi):
                              np.float32(hi)), TOL[np.float32])
 
 
+@pytest.mark.interpreter_only  # compiled code clamps the corner bins instead
 @pytest.mark.parametrize("lo,hi,message", [
     (500, 100, "operands 'lower_edge_hertz' = 5.000000e+02 and "
                "'upper_edge_hertz' = 1.000000e+02 must satisfy"),
@@ -349,3 +350,24 @@ def test_stft(dtype, channels, onesided, with_window, rng):
                  f"frame_step = {step} : i64, frame_length = {length} : i64, "
                  f"onesided = {str(onesided).lower()}")
     close(got, expect, fft_tol(dtype, x))
+
+
+#===------------------------------------------------------------------------===#
+# BitCast (through the numeric harness, so it also runs compiled)
+#===------------------------------------------------------------------------===#
+
+@pytest.mark.parametrize("src,to", [("float32", "int32"), ("int32", "float32"),
+                                    ("float64", "int64"), ("float16", "int16"),
+                                    ("uint8", "int8"), ("int8", "uint8"),
+                                    ("bool", "uint8"), ("uint8", "bool"),
+                                    ("int16", "float16")])
+def test_bitcast_matches_numpy_view(src, to, rng):
+    """numpy's reinterpretation (`view`); a bool result is the byte != 0."""
+    raw = rng.integers(0, 256, (3, 8 * np.dtype(src).itemsize), dtype=np.uint8)
+    x = (raw % 2 == 1) if src == "bool" else raw.view(np.dtype(src))
+    if src == "uint8" and to == "bool":
+        x[0, :4] = 0  # some false bytes
+    got = run_op("BitCast", [("x", x)], mlir_type(x.shape, np.dtype(to)))
+    want = (x != 0) if to == "bool" else x.view(np.dtype(to))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))

@@ -449,3 +449,23 @@ def test_conv_int8_requant_dequant_chain(rng):
     real = acc.astype(np.float64) * sx * sw * np.array(ws).reshape(1, o, 1, 1)
     clipped = np.clip(real, (-128 - zy) * sy, (127 - zy) * sy)
     assert np.max(np.abs(out["y"] - clipped)) <= 0.51 * sy
+
+
+# ----------------------------------------------------------------------------
+# Other ops on quantized tensors compute on the storage integers
+# ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("storage", ["u8", "i8"])
+def test_max_on_quantized_storage(storage, rng):
+    """top.Max of two quantized tensors of one type: the larger storage
+    integer, compared with the storage's signedness (u8 200 > 100)."""
+    dtype, lo, hi = STORAGE[storage]
+    a = rng.integers(lo, hi + 1, (3, 5)).astype(dtype)
+    b = rng.integers(lo, hi + 1, (3, 5)).astype(dtype)
+    a[0, 0], b[0, 0] = (200, 100) if storage == "u8" else (-100, 100)
+    t = qtensor(a.shape, qelem(storage, 0.25, 3))
+    m = Model({"a": a, "b": b}, types={"a": t, "b": t})
+    m.op(f"%y = top.Max(%a, %b) : ({t}, {t}) -> {t}")
+    y = run_ok(m, [("%y", "y", t)])["y"]
+    assert y.dtype == dtype
+    np.testing.assert_array_equal(y, np.maximum(a, b))

@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
 #include <cmath>
 
@@ -32,8 +33,11 @@ namespace {
 
 /// Whether a (Top-side) element type is an unsigned integer or `i1`: both
 /// compare, extend and convert as unsigned (the interpreter reads `i1` as
-/// 0 or 1).
+/// 0 or 1); a quantized type by its storage.
 bool isUnsignedOrBool(Type t) {
+  // Quantized tensors compute on their storage integers.
+  if (auto q = dyn_cast<quant::QuantizedType>(t))
+    return !q.isSigned();
   auto i = dyn_cast<IntegerType>(t);
   return i && (i.isUnsigned() || i.getWidth() == 1);
 }

@@ -35,6 +35,10 @@ void populateTopToLinalgPatterns(const TopTypeConverter &converter,
   populateTopToLinalgIndexedPatterns(converter, patterns);
   populateTopToLinalgControlFlowPatterns(converter, patterns);
   populateTopToLinalgRecurrentPatterns(converter, patterns);
+  populateTopToLinalgQuantPatterns(converter, patterns);
+  populateTopToLinalgAttentionPatterns(converter, patterns);
+  populateTopToLinalgGeometryPatterns(converter, patterns);
+  populateTopToLinalgSignalPatterns(converter, patterns);
 }
 
 namespace {

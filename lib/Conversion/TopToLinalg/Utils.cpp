@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -18,6 +19,11 @@ TopTypeConverter::TopTypeConverter() {
     if (t.isSignless())
       return t;
     return IntegerType::get(t.getContext(), t.getWidth());
+  });
+  // Quantized tensors compute on their storage integers (as the interpreter
+  // and the artifact hold them); signedness comes from the Top-side type.
+  addConversion([](quant::QuantizedType t) -> Type {
+    return IntegerType::get(t.getContext(), t.getStorageTypeIntegralWidth());
   });
   addConversion([this](RankedTensorType t) -> std::optional<Type> {
     Type elem = convertType(t.getElementType());
@@ -41,7 +47,11 @@ staticResultType(Operation *op, unsigned i, const TypeConverter &converter,
 }
 
 bool isUnsignedElement(Value v) {
-  return getElementTypeOrSelf(v.getType()).isUnsignedInteger();
+  Type elem = getElementTypeOrSelf(v.getType());
+  // Quantized tensors are their storage integers: `u8` storage is unsigned.
+  if (auto q = dyn_cast<quant::QuantizedType>(elem))
+    return !q.isSigned();
+  return elem.isUnsignedInteger();
 }
 
 bool isNone(Value v) { return isa<NoneType>(v.getType()); }

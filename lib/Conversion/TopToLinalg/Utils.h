@@ -18,7 +18,8 @@ staticResultType(mlir::Operation *op, unsigned i,
                  const mlir::TypeConverter &converter,
                  mlir::ConversionPatternRewriter &rewriter);
 
-/// Whether `v`'s (original, Top-side) element type is an unsigned integer.
+/// Whether `v`'s (original, Top-side) element type is an unsigned integer
+/// (or a quantized type with unsigned storage).
 bool isUnsignedElement(mlir::Value v);
 
 /// Whether `v` is an absent optional operand (the `none` of top.None).

@@ -82,9 +82,20 @@ struct OutlineDispatchesPass
       return signalPassFailure();
     }
 
-    // Every value must have a static shape.
+    // Every value must have a static shape. The ops whose output shape
+    // depends on the input values never get one: say so instead of
+    // suggesting --input-shapes.
     bool dynamic = false;
     main.walk([&](Operation *op) {
+      if (isa<top::NonZeroOp, top::UniqueOp, top::NonMaxSuppressionOp>(op)) {
+        op->emitError() << "'" << op->getName()
+                        << "' has no CPU code-generation lowering yet: its "
+                           "output shape depends on the input values and the "
+                           "CPU target compiles static shapes only (run the "
+                           "model with strata run-ref)";
+        dynamic = true;
+        return;
+      }
       for (Value r : op->getResults()) {
         auto t = dyn_cast<TensorType>(r.getType());
         if (t && !t.hasStaticShape()) {

@@ -7,7 +7,7 @@
 // CHECK: %[[B:.*]] = tensor.extract %[[C]][%{{.*}}] : tensor<1xi1>
 // CHECK: %[[R:.*]]:2 = scf.if %[[B]] -> (tensor<4xf32>, tensor<3xi8>) {
 // CHECK: %[[A:.*]] = linalg.generic
-// CHECK: arith.maximumf
+// CHECK: arith.cmpf olt
 // CHECK: %[[KK:.*]] = linalg.generic
 // CHECK: arith.maxui
 // CHECK: scf.yield %[[A]], %[[KK]] : tensor<4xf32>, tensor<3xi8>

@@ -16,8 +16,9 @@ namespace strata::conversion {
 
 /// Converts Top's tensor types to the ones the lowering computes in: integer
 /// elements become signless (`ui8` -> `i8`, `si32` -> `i32`); floats, `i1`,
-/// `index` and `none` stay. Quantized element types are not converted (the
-/// patterns fail on them until quantization lands).
+/// `index` and `none` stay. Quantized element types (`!quant.uniform`) become
+/// their signless storage integer (the Top-side type keeps the parameters and
+/// the signedness).
 class TopTypeConverter : public mlir::TypeConverter {
 public:
   TopTypeConverter();
@@ -56,6 +57,22 @@ void populateTopToLinalgControlFlowPatterns(const TopTypeConverter &converter,
 /// LSTM, GRU, RNN to an scf.for over time (Recurrent.cpp).
 void populateTopToLinalgRecurrentPatterns(const TopTypeConverter &converter,
                                           mlir::RewritePatternSet &patterns);
+
+/// Quant, Dequant, Requant (Quant.cpp).
+void populateTopToLinalgQuantPatterns(const TopTypeConverter &converter,
+                                      mlir::RewritePatternSet &patterns);
+
+/// Attention, LinearAttention (Attention.cpp, LinearAttention.cpp).
+void populateTopToLinalgAttentionPatterns(const TopTypeConverter &converter,
+                                          mlir::RewritePatternSet &patterns);
+
+/// GridSample, AffineGrid, Col2Im, RoiAlign (Geometry.cpp).
+void populateTopToLinalgGeometryPatterns(const TopTypeConverter &converter,
+                                         mlir::RewritePatternSet &patterns);
+
+/// Det, Window, MelWeightMatrix, DFT, STFT, BitCast (Signal.cpp).
+void populateTopToLinalgSignalPatterns(const TopTypeConverter &converter,
+                                       mlir::RewritePatternSet &patterns);
 
 /// All of the above.
 void populateTopToLinalgPatterns(const TopTypeConverter &converter,
