@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
   cmake ninja-build ccache pkg-config
-  clang-22 lld-22 libclang-rt-22-dev
+  clang-22 clang-format-22 lld-22 libclang-rt-22-dev
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libzip-dev zlib1g-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev protobuf-compiler flatbuffers-compiler libflatbuffers-dev

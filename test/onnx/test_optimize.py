@@ -187,8 +187,9 @@ def test_compile_onnx_and_origin_agree(rng):
 
 @pytest.mark.parametrize("args,message", [
     (["missing.onnx"], "cannot read 'missing.onnx'"),
-    (["m.onnx", "--target", "cpu"], "--target 'cpu' is not available"),
-    (["m_origin.mlir", "--input-shapes", "x:1x3"], "applies to ONNX models only"),
+    (["m.onnx", "--target", "npu"], "--target 'npu' is not available"),
+    (["m_origin.mlir", "--input-shapes", "x:1x4"], "does not fit the input's type"),
+    (["m_origin.mlir", "--input-shapes", "y:1x3"], "'y', which is not an input of the model"),
     (["m.onnx", "--input-shapes", "x:1xq"], "dim 'q' is not a non-negative integer"),
 ])
 def test_compile_errors(args, message):
