@@ -26,9 +26,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzDiagnostics.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Frontend/Onnx/OnnxImporter.h"
-#include "FuzzDiagnostics.h"
 #include "strata/InitAll.h"
 #include "strata/Interfaces/HostTypes.h"
 #include "strata/Interpreter/Interpreter.h"
@@ -95,9 +95,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   strata::onnx_import::ImportOptions options;
   options.name = "fuzz";
   llvm::StringRef bytes(reinterpret_cast<const char *>(data), size);
-  auto model = strata::onnx_import::importOnnxBuffer(bytes, scratchDir,
-                                                     "fuzz.onnx", context,
-                                                     options);
+  auto model = strata::onnx_import::importOnnxBuffer(
+      bytes, scratchDir, "fuzz.onnx", context, options);
   if (failed(model)) {
     if (diagnostics.errors == 0)
       fail("the import failed without reporting an error", diagnostics.text);

@@ -68,7 +68,9 @@ LogicalResult checkMlirText(std::string_view text, const std::string &path,
       continue;
     }
     switch (c) {
-    case '"': inString = true; break;
+    case '"':
+      inString = true;
+      break;
     case '/':
       inComment = i + 1 < text.size() && text[i + 1] == '/';
       break;
@@ -90,7 +92,8 @@ LogicalResult checkMlirText(std::string_view text, const std::string &path,
       if (depth)
         --depth;
       break;
-    default: break;
+    default:
+      break;
     }
   }
   return success();
@@ -143,9 +146,9 @@ FailureOr<std::string> weightFileFor(ModuleOp module,
 }
 
 LogicalResult loadTopModel(const std::string &mlirPath,
-                           const std::string &weightsPath,
-                           MLIRContext &context, OwningOpRef<ModuleOp> &module,
-                           TensorMap &weights, std::string &error) {
+                           const std::string &weightsPath, MLIRContext &context,
+                           OwningOpRef<ModuleOp> &module, TensorMap &weights,
+                           std::string &error) {
   module = parseModuleFile(mlirPath, context);
   if (!module) {
     error = "cannot load model '" + mlirPath + "'";

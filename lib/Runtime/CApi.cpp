@@ -1,13 +1,14 @@
-//===- CApi.cpp - The C API (strata_runtime.h) -----------------------------===//
+//===- CApi.cpp - The C API (strata_runtime.h)
+//-----------------------------===//
 //
 // Every entry point catches everything: a C caller sees a status, never an
 // exception or an abort.
 //
 //===----------------------------------------------------------------------===//
 
-#include "strata/Runtime/strata_runtime.h"
 #include "Model.h"
 #include "Session.h"
+#include "strata/Runtime/strata_runtime.h"
 
 #include <algorithm>
 #include <new>
@@ -148,8 +149,7 @@ strata_status *strata_model_load_memory(const void *data, size_t size,
 
 void strata_model_release(strata_model *model) { delete model; }
 
-strata_status *strata_model_name(const strata_model *model,
-                                 const char **out) {
+strata_status *strata_model_name(const strata_model *model, const char **out) {
   if (!model || !out)
     return nullArg(!model ? "model" : "out");
   *out = model->model->name.c_str();
@@ -186,8 +186,8 @@ strata_status *strata_model_input_info(const strata_model *model, size_t index,
   return nullptr;
 }
 
-strata_status *strata_model_output_info(const strata_model *model,
-                                        size_t index, strata_tensor_info *out) {
+strata_status *strata_model_output_info(const strata_model *model, size_t index,
+                                        strata_tensor_info *out) {
   if (!model || !out)
     return nullArg(!model ? "model" : "out");
   const auto &list = model->model->outputs;
@@ -216,8 +216,8 @@ strata_status *strata_model_find_input(const strata_model *model,
       names += (names.empty() ? "'" : ", '") + t.name + "'";
     return make(STRATA_INVALID_ARGUMENT,
                 "model '" + model->model->name + "' has no input named '" +
-                    name + "' (its inputs: " +
-                    (names.empty() ? "none" : names) + ")");
+                    name +
+                    "' (its inputs: " + (names.empty() ? "none" : names) + ")");
   });
 }
 
@@ -330,8 +330,7 @@ strata_status *strata_model_dispatch_info(const strata_model *model,
   const VariantPlan &v = m.variants[variant];
   if (dispatch >= v.dispatches.size())
     return guard([&] {
-      return outOfRange("dispatch", "dispatches", dispatch,
-                        v.dispatches.size(),
+      return outOfRange("dispatch", "dispatches", dispatch, v.dispatches.size(),
                         "variant " + std::to_string(variant));
     });
   const DispatchPlan &d = v.dispatches[dispatch];
@@ -356,8 +355,7 @@ strata_status *strata_model_executable_info(const strata_model *model,
   if (executable >= m.executablePlans.size())
     return guard([&] {
       return outOfRange("executable", "executables", executable,
-                        m.executablePlans.size(),
-                        "model '" + m.name + "'");
+                        m.executablePlans.size(), "model '" + m.name + "'");
     });
   const ExecutablePlan &e = m.executablePlans[executable];
   out->name = e.name.c_str();
@@ -378,8 +376,7 @@ strata_status *strata_model_executable_symbol(const strata_model *model,
   if (executable >= m.executablePlans.size())
     return guard([&] {
       return outOfRange("executable", "executables", executable,
-                        m.executablePlans.size(),
-                        "model '" + m.name + "'");
+                        m.executablePlans.size(), "model '" + m.name + "'");
     });
   const ExecutablePlan &e = m.executablePlans[executable];
   if (symbol >= e.symbols.size())
@@ -398,11 +395,10 @@ strata_status *strata_session_create(strata_model *model, size_t threads,
   *out = nullptr;
   if (threads > 1024)
     return make(STRATA_INVALID_ARGUMENT,
-                "thread count " + std::to_string(threads) +
-                    " is above 1024");
+                "thread count " + std::to_string(threads) + " is above 1024");
   return guard([&]() -> strata_status * {
-    *out = new strata_session{
-        std::make_unique<Session>(*model->model, threads)};
+    *out =
+        new strata_session{std::make_unique<Session>(*model->model, threads)};
     return nullptr;
   });
 }
@@ -418,9 +414,9 @@ strata_status *strata_session_thread_count(const strata_session *session,
 }
 
 strata_status *strata_session_set_input(strata_session *session, size_t index,
-                                        strata_dtype dtype,
-                                        const int64_t *dims, size_t rank,
-                                        const void *data, size_t size_bytes) {
+                                        strata_dtype dtype, const int64_t *dims,
+                                        size_t rank, const void *data,
+                                        size_t size_bytes) {
   if (!session)
     return nullArg("session");
   return guard([&] {
@@ -439,15 +435,15 @@ strata_status *strata_session_set_input_by_name(
     const auto &inputs = session->session->modelRef().inputs;
     for (index = 0; index < inputs.size(); ++index)
       if (inputs[index].name == name)
-        return fromError(session->session->setInput(
-            index, uint8_t(dtype), dims, rank, data, size_bytes));
+        return fromError(session->session->setInput(index, uint8_t(dtype), dims,
+                                                    rank, data, size_bytes));
     std::string names;
     for (const TensorInfo &t : inputs)
       names += (names.empty() ? "'" : ", '") + t.name + "'";
     return make(STRATA_INVALID_ARGUMENT,
                 "model '" + session->session->modelRef().name +
-                    "' has no input named '" + name + "' (its inputs: " +
-                    (names.empty() ? "none" : names) + ")");
+                    "' has no input named '" + name +
+                    "' (its inputs: " + (names.empty() ? "none" : names) + ")");
   });
 }
 

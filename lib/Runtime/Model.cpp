@@ -1,4 +1,5 @@
-//===- Model.cpp - Loads a verified artifact --------------------------------===//
+//===- Model.cpp - Loads a verified artifact
+//--------------------------------===//
 
 #include "Model.h"
 
@@ -14,18 +15,31 @@ namespace strata::runtime {
 
 uint64_t dtypeSize(uint8_t dtype) {
   switch (dtype) {
-  case STRATA_DTYPE_F32: case STRATA_DTYPE_I32: case STRATA_DTYPE_U32:
+  case STRATA_DTYPE_F32:
+  case STRATA_DTYPE_I32:
+  case STRATA_DTYPE_U32:
     return 4;
-  case STRATA_DTYPE_F16: case STRATA_DTYPE_BF16: case STRATA_DTYPE_I16:
+  case STRATA_DTYPE_F16:
+  case STRATA_DTYPE_BF16:
+  case STRATA_DTYPE_I16:
   case STRATA_DTYPE_U16:
     return 2;
-  case STRATA_DTYPE_F64: case STRATA_DTYPE_I64: case STRATA_DTYPE_U64:
+  case STRATA_DTYPE_F64:
+  case STRATA_DTYPE_I64:
+  case STRATA_DTYPE_U64:
     return 8;
-  case STRATA_DTYPE_I8: case STRATA_DTYPE_U8: case STRATA_DTYPE_BOOL:
-  case STRATA_DTYPE_I4: case STRATA_DTYPE_U4: case STRATA_DTYPE_I2:
-  case STRATA_DTYPE_U2: case STRATA_DTYPE_F8E4M3FN:
-  case STRATA_DTYPE_F8E4M3FNUZ: case STRATA_DTYPE_F8E5M2:
-  case STRATA_DTYPE_F8E5M2FNUZ: case STRATA_DTYPE_F4E2M1FN:
+  case STRATA_DTYPE_I8:
+  case STRATA_DTYPE_U8:
+  case STRATA_DTYPE_BOOL:
+  case STRATA_DTYPE_I4:
+  case STRATA_DTYPE_U4:
+  case STRATA_DTYPE_I2:
+  case STRATA_DTYPE_U2:
+  case STRATA_DTYPE_F8E4M3FN:
+  case STRATA_DTYPE_F8E4M3FNUZ:
+  case STRATA_DTYPE_F8E5M2:
+  case STRATA_DTYPE_F8E5M2FNUZ:
+  case STRATA_DTYPE_F4E2M1FN:
   case STRATA_DTYPE_F8E8M0FNU:
     return 1;
   default:
@@ -34,12 +48,12 @@ uint64_t dtypeSize(uint8_t dtype) {
 }
 
 const char *dtypeName(uint8_t dtype) {
-  static const char *names[] = {"unknown", "f32", "f16", "bf16", "f64",
-                                "i8",      "u8",  "i16", "u16",  "i32",
-                                "u32",     "i64", "u64", "bool",
-                                "i4",      "u4",  "i2",  "u2",
-                                "f8e4m3fn", "f8e4m3fnuz", "f8e5m2",
-                                "f8e5m2fnuz", "f4e2m1fn", "f8e8m0fnu"};
+  static const char *names[] = {
+      "unknown", "f32",        "f16",      "bf16",     "f64",
+      "i8",      "u8",         "i16",      "u16",      "i32",
+      "u32",     "i64",        "u64",      "bool",     "i4",
+      "u4",      "i2",         "u2",       "f8e4m3fn", "f8e4m3fnuz",
+      "f8e5m2",  "f8e5m2fnuz", "f4e2m1fn", "f8e8m0fnu"};
   return dtype < sizeof(names) / sizeof(names[0]) ? names[dtype] : "unknown";
 }
 
@@ -48,9 +62,12 @@ namespace {
 unsigned subByteBits(uint8_t dtype, bool &isSigned) {
   isSigned = dtype == STRATA_DTYPE_I4 || dtype == STRATA_DTYPE_I2;
   switch (dtype) {
-  case STRATA_DTYPE_I4: case STRATA_DTYPE_U4: case STRATA_DTYPE_F4E2M1FN:
+  case STRATA_DTYPE_I4:
+  case STRATA_DTYPE_U4:
+  case STRATA_DTYPE_F4E2M1FN:
     return 4;
-  case STRATA_DTYPE_I2: case STRATA_DTYPE_U2:
+  case STRATA_DTYPE_I2:
+  case STRATA_DTYPE_U2:
     return 2;
   default:
     return 0;
@@ -97,8 +114,8 @@ Error Storage::mapFile(const char *path, std::unique_ptr<Storage> &out) {
   // O_NONBLOCK: opening a FIFO must not block (fstat then refuses it).
   int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
-    return {STRATA_IO_ERROR, std::string("cannot open '") + path +
-                                 "': " + std::strerror(errno)};
+    return {STRATA_IO_ERROR,
+            std::string("cannot open '") + path + "': " + std::strerror(errno)};
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
@@ -115,8 +132,8 @@ Error Storage::mapFile(const char *path, std::unique_ptr<Storage> &out) {
   void *p = mmap(nullptr, s->length, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
   if (p == MAP_FAILED)
-    return {STRATA_IO_ERROR, std::string("cannot map '") + path +
-                                 "': " + std::strerror(errno)};
+    return {STRATA_IO_ERROR,
+            std::string("cannot map '") + path + "': " + std::strerror(errno)};
   s->bytes = static_cast<uint8_t *>(p);
   s->mapped = true;
   out = std::move(s);
@@ -161,7 +178,8 @@ Error Model::load(std::unique_ptr<Storage> storage,
         have += (have.empty() ? "" : ", ") + n;
       return {STRATA_UNSUPPORTED, "device '" + name +
                                       "' has no driver in this runtime (it "
-                                      "has: " + have + ")"};
+                                      "has: " +
+                                      have + ")"};
     }
     std::string error;
     std::unique_ptr<hal::Device> d = driver->createDevice(error);
@@ -178,9 +196,9 @@ Error Model::load(std::unique_ptr<Storage> storage,
     if (Error e = deviceFor(p.device, device))
       return e;
     std::string error;
-    std::unique_ptr<hal::Executable> exe = device->loadExecutable(
-        p.name, p.format, model->data + p.codeOffset, p.codeSize, p.symbols,
-        error);
+    std::unique_ptr<hal::Executable> exe =
+        device->loadExecutable(p.name, p.format, model->data + p.codeOffset,
+                               p.codeSize, p.symbols, error);
     if (!exe)
       return {STRATA_INVALID_ARTIFACT, "invalid artifact: " + error};
     model->executables.push_back(std::move(exe));
@@ -194,15 +212,15 @@ Error Model::load(std::unique_ptr<Storage> storage,
         return e;
       hal::DispatchRequest req;
       req.native = d.native;
-      req.executable = d.native ? model->executables[d.executable].get()
-                                : nullptr;
+      req.executable =
+          d.native ? model->executables[d.executable].get() : nullptr;
       req.symbol = d.symbol;
       req.params = d.params;
       req.workgroupCount = d.workgroupCount;
       for (uint32_t b : d.bindings) {
         const BufferPlan &bp = v.buffers[b];
-        req.bindings.push_back({bp.size, bp.dtype, bp.shape,
-                                bp.kind == BufferKind::Constant});
+        req.bindings.push_back(
+            {bp.size, bp.dtype, bp.shape, bp.kind == BufferKind::Constant});
       }
       std::string error;
       d.function = d.deviceHandle->prepare(req, error);

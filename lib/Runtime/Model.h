@@ -55,8 +55,8 @@ struct DispatchPlan {
   std::vector<uint32_t> bindings;
   std::vector<int64_t> params;
   int64_t workgroupCount = 1;
-  hal::Device *deviceHandle = nullptr;      ///< set by Model::load
-  std::unique_ptr<hal::Function> function;  ///< set by Model::load
+  hal::Device *deviceHandle = nullptr;     ///< set by Model::load
+  std::unique_ptr<hal::Function> function; ///< set by Model::load
 };
 
 struct VariantPlan {

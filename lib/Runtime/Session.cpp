@@ -1,4 +1,5 @@
-//===- Session.cpp - Runs a model ------------------------------------------===//
+//===- Session.cpp - Runs a model
+//------------------------------------------===//
 
 #include "Session.h"
 
@@ -40,14 +41,14 @@ Error Session::setInput(size_t index, uint8_t dtype, const int64_t *dims,
                         size_t rank, const void *data, uint64_t size) {
   if (index >= model.inputs.size())
     return {STRATA_INVALID_ARGUMENT,
-            "input index " + std::to_string(index) + " is out of range (model '" +
-                model.name + "' has " + std::to_string(model.inputs.size()) +
-                " inputs)"};
+            "input index " + std::to_string(index) +
+                " is out of range (model '" + model.name + "' has " +
+                std::to_string(model.inputs.size()) + " inputs)"};
   const TensorInfo &t = model.inputs[index];
   std::string what = "input '" + t.name + "'";
   if (dtype != t.dtype)
-    return {STRATA_INVALID_ARGUMENT, what + " is " + dtypeName(t.dtype) +
-                                         ", not " + dtypeName(dtype)};
+    return {STRATA_INVALID_ARGUMENT,
+            what + " is " + dtypeName(t.dtype) + ", not " + dtypeName(dtype)};
   if (rank && !dims)
     return {STRATA_INVALID_ARGUMENT, what + ": dims is null"};
   std::vector<int64_t> shape(dims, dims + rank);
@@ -107,10 +108,9 @@ Error Session::run() {
       for (size_t i = 0; i < v.inputShapes.size(); ++i)
         want += (i ? ", " : "") + shapeString(v.inputShapes[i]);
     }
-    return {STRATA_INVALID_ARGUMENT, "model '" + model.name +
-                                         "' was not compiled for input shapes " +
-                                         have + " (its variants take: " + want +
-                                         ")"};
+    return {STRATA_INVALID_ARGUMENT,
+            "model '" + model.name + "' was not compiled for input shapes " +
+                have + " (its variants take: " + want + ")"};
   }
   if (!arena.reserve(variant->arenaSize))
     return {STRATA_OUT_OF_MEMORY, "cannot allocate the arena (" +
@@ -133,9 +133,15 @@ Error Session::run() {
       const BufferPlan &bp = variant->buffers[b];
       uint8_t *p = nullptr;
       switch (bp.kind) {
-      case BufferKind::Arena: p = arena.data() + bp.offset; break;
-      case BufferKind::Input: p = inputs[bp.index].bytes.data(); break;
-      case BufferKind::Output: p = outputs[bp.index].bytes.data(); break;
+      case BufferKind::Arena:
+        p = arena.data() + bp.offset;
+        break;
+      case BufferKind::Input:
+        p = inputs[bp.index].bytes.data();
+        break;
+      case BufferKind::Output:
+        p = outputs[bp.index].bytes.data();
+        break;
       case BufferKind::Constant:
         p = const_cast<uint8_t *>(model.data + bp.offset);
         break;

@@ -1,4 +1,5 @@
-//===- Verify.cpp - Checks a .strata artifact before use -------------------===//
+//===- Verify.cpp - Checks a .strata artifact before use
+//-------------------===//
 //
 // Three stages, each error message naming what is wrong and where:
 //   1. the header: magic, version, every region inside the file (overflow-
@@ -126,8 +127,10 @@ Error checkSignatureShapes(
     uint64_t bytes;
     if (!ok || !byteSize(dims, t.dtype, bytes))
       return invalid(where + ": " + what + " '" + t.name + "' has shape " +
-                     shapeString(dims) + ", which is not a static instance "
-                     "of the signature's " + shapeString(t.shape));
+                     shapeString(dims) +
+                     ", which is not a static instance "
+                     "of the signature's " +
+                     shapeString(t.shape));
     out.push_back(std::move(dims));
   }
   return {};
@@ -147,8 +150,7 @@ Error checkBuffer(const fb::Buffer *b, const std::string &where,
                    std::to_string(uint8_t(out.kind)));
   if (!knownDType(out.dtype))
     return invalid(where + " has unknown dtype " + std::to_string(out.dtype));
-  if (!b->shape() || misaligned(b->shape()) ||
-      b->shape()->size() > kMaxRank)
+  if (!b->shape() || misaligned(b->shape()) || b->shape()->size() > kMaxRank)
     return invalid(where + " has no shape, a misaligned one or a rank above " +
                    std::to_string(kMaxRank));
   out.shape = dimsOf(b->shape());
@@ -169,12 +171,11 @@ Error checkBuffer(const fb::Buffer *b, const std::string &where,
     break;
   case BufferKind::Constant:
     if (out.offset % kDataAlignment != 0)
-      return invalid(where + ": constant offset " +
-                     std::to_string(out.offset) + " is not " +
-                     std::to_string(kDataAlignment) + "-byte aligned");
+      return invalid(where + ": constant offset " + std::to_string(out.offset) +
+                     " is not " + std::to_string(kDataAlignment) +
+                     "-byte aligned");
     if (!inside(out.offset, out.size, model.dataSize))
-      return invalid(where + ": constant " +
-                     rangeString(out.offset, out.size) +
+      return invalid(where + ": constant " + rangeString(out.offset, out.size) +
                      " is outside the data segment (" +
                      std::to_string(model.dataSize) + " bytes)");
     break;
@@ -216,8 +217,7 @@ Error checkDispatch(const fb::Dispatch *d, const std::string &where,
     return invalid(where + " has unknown kind " + std::to_string(kind));
   out.native = d->kind() == fb::DispatchKind::Native;
   if (!d->symbol() || d->symbol()->size() == 0)
-    return invalid(where + " names no " +
-                   (out.native ? "function" : "kernel"));
+    return invalid(where + " names no " + (out.native ? "function" : "kernel"));
   out.symbol = d->symbol()->str();
   out.executable = d->executable();
   if (out.native) {
@@ -234,8 +234,8 @@ Error checkDispatch(const fb::Dispatch *d, const std::string &where,
     for (const std::string &s : e.symbols)
       listed |= s == out.symbol;
     if (!listed)
-      return invalid(where + " calls '" + out.symbol +
-                     "', which executable '" + e.name + "' does not list");
+      return invalid(where + " calls '" + out.symbol + "', which executable '" +
+                     e.name + "' does not list");
   }
   out.workgroupCount = d->workgroup_count();
   if (out.workgroupCount < 1 || out.workgroupCount > kMaxWorkgroups)
@@ -268,8 +268,7 @@ Error checkDispatch(const fb::Dispatch *d, const std::string &where,
       if (!disjoint && !same)
         return invalid(where + ": bindings " + std::to_string(i) + " " +
                        rangeString(a.offset, a.size) + " and " +
-                       std::to_string(j) + " " +
-                       rangeString(b.offset, b.size) +
+                       std::to_string(j) + " " + rangeString(b.offset, b.size) +
                        " partially overlap in the arena");
     }
   return {};
@@ -304,14 +303,16 @@ Error checkHeader(const uint8_t *file, uint64_t size, Model &model,
     return invalid("FlatBuffers table " +
                    rangeString(h.tableOffset, h.tableSize) +
                    " is not an 8-byte aligned region after the header and "
-                   "inside the file (" + std::to_string(size) + " bytes)");
+                   "inside the file (" +
+                   std::to_string(size) + " bytes)");
   if (h.dataOffset % kDataAlignment != 0 ||
       h.dataOffset < h.tableOffset + h.tableSize ||
       !inside(h.dataOffset, h.dataSize, size))
     return invalid("data segment " + rangeString(h.dataOffset, h.dataSize) +
                    " is not a " + std::to_string(kDataAlignment) +
                    "-byte aligned region after the table and inside the file "
-                   "(" + std::to_string(size) + " bytes)");
+                   "(" +
+                   std::to_string(size) + " bytes)");
   uint32_t crc = artifact::crc32c(file + h.tableOffset, h.tableSize);
   if (crc != h.tableCrc)
     return invalid("the FlatBuffers table's checksum does not match "
@@ -354,8 +355,7 @@ Error verifyArtifact(const uint8_t *file, uint64_t size, Model &model) {
     for (size_t i = 0; list && i < list->size(); ++i) {
       TensorInfo t;
       if (Error e = checkTensor(list->Get(i),
-                                std::string(what) + " " + std::to_string(i),
-                                t))
+                                std::string(what) + " " + std::to_string(i), t))
         return e;
       if (!names.insert(t.name).second)
         return invalid(std::string("two ") + what + "s are named '" + t.name +
@@ -416,8 +416,8 @@ Error verifyArtifact(const uint8_t *file, uint64_t size, Model &model) {
     for (size_t bi = 0; buffers && bi < buffers->size(); ++bi) {
       BufferPlan b;
       if (Error e = checkBuffer(buffers->Get(bi),
-                                where + ": buffer " + std::to_string(bi),
-                                model, v, b))
+                                where + ": buffer " + std::to_string(bi), model,
+                                v, b))
         return e;
       v.buffers.push_back(std::move(b));
     }

@@ -56,8 +56,8 @@ bool parseInputShape(llvm::StringRef tool, llvm::StringRef spec,
 
 /// Parses a --tolerance value "cos,euclid" (each at most 1); on a malformed
 /// value prints "<tool>: ..." to stderr and returns false.
-bool parseTolerance(llvm::StringRef tool, llvm::StringRef spec,
-                    double &cosTol, double &eucTol);
+bool parseTolerance(llvm::StringRef tool, llvm::StringRef spec, double &cosTol,
+                    double &eucTol);
 
 } // namespace strata::cli
 

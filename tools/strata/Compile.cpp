@@ -26,12 +26,12 @@
 #include "mlir/Pass/PassManager.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
 
-#include <set>
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+#include <set>
 
 using namespace llvm;
 
@@ -40,9 +40,9 @@ namespace strata::cli {
 cl::SubCommand CompileCommand(
     "compile", "Compile an ONNX or Top model (default: optimize it in Top)");
 
-static cl::opt<std::string>
-    modelFile(cl::Positional, cl::Required,
-              cl::desc("<model.onnx | model.mlir>"), cl::sub(CompileCommand));
+static cl::opt<std::string> modelFile(cl::Positional, cl::Required,
+                                      cl::desc("<model.onnx | model.mlir>"),
+                                      cl::sub(CompileCommand));
 static cl::opt<std::string>
     outDir("o", cl::Required,
            cl::desc("--target top: the output folder (created if missing); "
@@ -73,9 +73,10 @@ static cl::opt<std::string>
                      "LLVM names it (znver4, skylake-avx512, x86-64-v3, ...; "
                      "default: this machine's CPU and features)"),
             cl::value_desc("NAME"), cl::sub(CompileCommand));
-static cl::opt<unsigned> optLevel(
-    "opt-level", cl::desc("--target cpu: LLVM optimization level 0-3 (default 2)"),
-    cl::value_desc("N"), cl::init(2), cl::sub(CompileCommand));
+static cl::opt<unsigned>
+    optLevel("opt-level",
+             cl::desc("--target cpu: LLVM optimization level 0-3 (default 2)"),
+             cl::value_desc("N"), cl::init(2), cl::sub(CompileCommand));
 static cl::opt<bool> report(
     "report",
     cl::desc("--target cpu: print per variant the dispatch count, the memory "
@@ -300,9 +301,9 @@ static int compileCpu(mlir::MLIRContext &context,
              << " output copies, " << r.views << " views sharing bytes)\n"
              << "  arena: " << r.arenaSize << " bytes planned; "
              << r.tensorBytes << " bytes of intermediate tensors in all ("
-             << llvm::format("%.1f", r.tensorBytes ? 100.0 * r.arenaSize /
-                                                         r.tensorBytes
-                                                   : 100.0)
+             << llvm::format("%.1f", r.tensorBytes
+                                         ? 100.0 * r.arenaSize / r.tensorBytes
+                                         : 100.0)
              << "%)\n"
              << "  code: " << r.codeBytes << " bytes\n";
       for (const auto &[impl, n] : r.kernelsNotAvailable)

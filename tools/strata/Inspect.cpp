@@ -23,8 +23,8 @@ using namespace llvm;
 
 namespace strata::cli {
 
-cl::SubCommand InspectCommand(
-    "inspect", "Print what a compiled model (.strata) holds");
+cl::SubCommand InspectCommand("inspect",
+                              "Print what a compiled model (.strata) holds");
 
 static cl::opt<std::string> model(cl::Positional, cl::Required,
                                   cl::desc("<model.strata>"),
@@ -36,10 +36,14 @@ static constexpr const char *kTool = "strata inspect";
 
 static const char *kindName(strata_buffer_kind k) {
   switch (k) {
-  case STRATA_BUFFER_ARENA: return "arena";
-  case STRATA_BUFFER_INPUT: return "input";
-  case STRATA_BUFFER_OUTPUT: return "output";
-  case STRATA_BUFFER_CONSTANT: return "constant";
+  case STRATA_BUFFER_ARENA:
+    return "arena";
+  case STRATA_BUFFER_INPUT:
+    return "input";
+  case STRATA_BUFFER_OUTPUT:
+    return "output";
+  case STRATA_BUFFER_CONSTANT:
+    return "constant";
   }
   return "unknown";
 }
@@ -81,8 +85,7 @@ static std::string tensorLine(const strata_tensor_info &t) {
 }
 
 /// "input 0 'x' f32 [1, 4]", "arena @64 f32 [2, 3]", "constant @0 ...".
-static std::string bufferText(const rt::Model &m,
-                              const strata_buffer_info &b) {
+static std::string bufferText(const rt::Model &m, const strata_buffer_info &b) {
   std::string s = kindName(b.kind);
   switch (b.kind) {
   case STRATA_BUFFER_INPUT:
@@ -158,8 +161,8 @@ static void printText(const rt::Model &m, raw_ostream &os) {
   os << "executables (" << a.executable_count << "):\n";
   for (size_t e = 0; e < a.executable_count; ++e) {
     strata_executable_info ei = m.executableInfo(e);
-    os << "  " << e << ": '" << ei.name << "' " << ei.device << " "
-       << ei.format << ", " << bytesString(ei.code_size) << ", symbols:";
+    os << "  " << e << ": '" << ei.name << "' " << ei.device << " " << ei.format
+       << ", " << bytesString(ei.code_size) << ", symbols:";
     for (size_t s = 0; s < ei.symbol_count; ++s)
       os << " " << m.executableSymbol(e, s);
     os << "\n";

@@ -25,8 +25,9 @@ using namespace llvm;
 
 namespace strata::cli {
 
-cl::SubCommand RunCommand(
-    "run", "Run a compiled model (.strata) through the Strata runtime");
+cl::SubCommand
+    RunCommand("run",
+               "Run a compiled model (.strata) through the Strata runtime");
 
 static cl::opt<std::string> model(cl::Positional, cl::Required,
                                   cl::desc("<model.strata>"),
@@ -117,9 +118,8 @@ static bool collectOutputs(const rt::Model &m, const rt::Session &session,
     }
     Tensor t(*dtype, std::vector<int64_t>(view.dims, view.dims + view.rank));
     if (t.byteSize() != view.size_bytes) {
-      errs() << kTool << ": output '" << view.name << "' is "
-             << view.size_bytes << " bytes, not the " << t.byteSize()
-             << " its shape needs\n";
+      errs() << kTool << ": output '" << view.name << "' is " << view.size_bytes
+             << " bytes, not the " << t.byteSize() << " its shape needs\n";
       return false;
     }
     if (view.size_bytes)
@@ -136,8 +136,9 @@ int run() {
     return 2;
   }
   if (repeat < 1 || warmup < 0) {
-    errs() << kTool << ": --repeat must be at least 1 and --warmup at "
-                       "least 0\n";
+    errs() << kTool
+           << ": --repeat must be at least 1 and --warmup at "
+              "least 0\n";
     return 2;
   }
   std::string error;
@@ -169,8 +170,8 @@ int run() {
       auto start = std::chrono::steady_clock::now();
       session.run();
       auto end = std::chrono::steady_clock::now();
-      ms.push_back(std::chrono::duration<double, std::milli>(end - start)
-                       .count());
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(end - start).count());
     }
     TensorMap outputs;
     if (!collectOutputs(m, session, outputs))
@@ -190,8 +191,7 @@ int run() {
       outs() << "latency over " << n << " runs (" << untimed << " warmup, "
              << session.threadCount()
              << (session.threadCount() == 1 ? " thread" : " threads")
-             << "): min "
-             << format("%.4f", ms.front()) << " ms, median "
+             << "): min " << format("%.4f", ms.front()) << " ms, median "
              << format("%.4f", median) << " ms, mean " << format("%.4f", mean)
              << " ms\n";
     }

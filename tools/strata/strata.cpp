@@ -22,13 +22,11 @@ static int runCommand() {
     cl::SubCommand &sub;
     int (*run)();
   };
-  Command commands[] = {{RunRefCommand, runRef},
-                        {CompareCommand, compare},
-                        {CheckEquivCommand, checkEquiv},
-                        {ImportCommand, import},
-                        {CompileCommand, compile},
-                        {RunCommand, run},
-                        {InspectCommand, inspect}};
+  Command commands[] = {
+      {RunRefCommand, runRef},         {CompareCommand, compare},
+      {CheckEquivCommand, checkEquiv}, {ImportCommand, import},
+      {CompileCommand, compile},       {RunCommand, run},
+      {InspectCommand, inspect}};
   for (Command &c : commands) {
     if (!c.sub)
       continue;
@@ -64,12 +62,14 @@ int main(int argc, char **argv) {
       "  strata run MODEL.strata --input in.npz --output out.npz [--repeat N]\n"
       "      run a compiled model through the Strata runtime\n"
       "  strata inspect MODEL.strata [--json]\n"
-      "      print a compiled model's signature, variants, dispatches and sizes\n"
+      "      print a compiled model's signature, variants, dispatches and "
+      "sizes\n"
       "  strata run-ref MODEL.mlir --input in.npz --output out.npz\n"
       "      run a Top model through the reference interpreter\n"
       "  strata compare a.npz b.npz [--tolerance cos,euclid]\n"
       "      compare two npz files tensor by tensor\n"
-      "  strata check-equiv A.mlir B.mlir [--runs N] [--seed S] [--input in.npz]\n"
+      "  strata check-equiv A.mlir B.mlir [--runs N] [--seed S] [--input "
+      "in.npz]\n"
       "      check that two Top models compute the same outputs\n\n"
       "Run 'strata <command> --help' for a command's options.\n");
   // No exception may end the tool: a failure that escapes a command (an

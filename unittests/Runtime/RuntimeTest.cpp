@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TestModels.h"
 #include "strata/Runtime/Runtime.hpp"
+#include "TestModels.h"
 #include "strata/Runtime/strata_runtime.h"
 
 #include <gtest/gtest.h>
@@ -89,7 +89,8 @@ TEST(Runtime, SignatureAndVariants) {
   ASSERT_EQ(rank, 2u);
   EXPECT_EQ(dims[0], 3);
   EXPECT_EQ(dims[1], 4);
-  strata_status *st = strata_model_variant_shape(m.get(), 2, 0, 0, &rank, &dims);
+  strata_status *st =
+      strata_model_variant_shape(m.get(), 2, 0, 0, &rank, &dims);
   ASSERT_NE(st, nullptr);
   EXPECT_STREQ(strata_status_message(st),
                "variant 2 is out of range (the model has 2 variants)");
@@ -219,10 +220,9 @@ TEST(Runtime, EveryWorkgroupRuns) {
   auto &v = s.variants[0];
   v.inputShapes = {{1, 10}};
   v.outputShapes = {{1, 10}};
-  v.buffers = {{artifact::BufferKind::Input, 0, 0, 40, artifact::DType::F32,
-                {1, 10}},
-               {artifact::BufferKind::Output, 0, 0, 40, artifact::DType::F32,
-                {1, 10}}};
+  v.buffers = {
+      {artifact::BufferKind::Input, 0, 0, 40, artifact::DType::F32, {1, 10}},
+      {artifact::BufferKind::Output, 0, 0, 40, artifact::DType::F32, {1, 10}}};
   artifact::DispatchSpec d;
   d.symbol = "tag_workgroup";
   d.bindings = {0, 1};
@@ -298,14 +298,13 @@ TEST(Runtime, WrongInputs) {
          STRATA_INVALID_ARGUMENT, "input 'x' has shape [-1, 4], not [1]");
   expect(strata_session_set_input(s, 0, STRATA_DTYPE_F32, good, 2, x, 12),
          STRATA_INVALID_ARGUMENT, "input 'x' f32 [1, 4] is 16 bytes, not 12");
-  expect(strata_session_set_input(s, 0, STRATA_DTYPE_F32, good, 2, nullptr,
-                                  16),
+  expect(strata_session_set_input(s, 0, STRATA_DTYPE_F32, good, 2, nullptr, 16),
          STRATA_INVALID_ARGUMENT, "input 'x': data is null");
   expect(strata_session_set_input(s, 1, STRATA_DTYPE_F32, good, 2, x, 16),
          STRATA_INVALID_ARGUMENT,
          "input index 1 is out of range (model 'axpy' has 1 inputs)");
-  expect(strata_session_set_input_by_name(s, "z", STRATA_DTYPE_F32, good, 2,
-                                          x, 16),
+  expect(strata_session_set_input_by_name(s, "z", STRATA_DTYPE_F32, good, 2, x,
+                                          16),
          STRATA_INVALID_ARGUMENT,
          "model 'axpy' has no input named 'z' (its inputs: 'x')");
   strata_tensor_view view;

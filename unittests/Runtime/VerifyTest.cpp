@@ -42,13 +42,13 @@ std::string loadError(const std::string &bytes,
   return message;
 }
 
-#define EXPECT_LOAD_ERROR(bytes, text)                                        \
-  do {                                                                        \
-    strata_status_code code_;                                                 \
-    std::string message_ = loadError(bytes, &code_);                          \
-    EXPECT_EQ(code_, STRATA_INVALID_ARTIFACT) << message_;                    \
-    EXPECT_NE(message_.find(text), std::string::npos)                         \
-        << "message: " << message_ << "\nexpected: " << (text);              \
+#define EXPECT_LOAD_ERROR(bytes, text)                                         \
+  do {                                                                         \
+    strata_status_code code_;                                                  \
+    std::string message_ = loadError(bytes, &code_);                           \
+    EXPECT_EQ(code_, STRATA_INVALID_ARTIFACT) << message_;                     \
+    EXPECT_NE(message_.find(text), std::string::npos)                          \
+        << "message: " << message_ << "\nexpected: " << (text);                \
   } while (0)
 
 /// Rewrites the header's checksums (and file size) after an edit, so the
@@ -65,8 +65,7 @@ std::string fixHeader(std::string bytes) {
   return bytes;
 }
 
-std::string withHeader(std::string bytes,
-                       void (*edit)(artifact::Header &h)) {
+std::string withHeader(std::string bytes, void (*edit)(artifact::Header &h)) {
   auto *p = reinterpret_cast<uint8_t *>(bytes.data());
   artifact::Header h = artifact::decodeHeader(p);
   edit(h);
@@ -93,9 +92,8 @@ TEST(Verify, Crc32c) {
       }
       ASSERT_EQ(artifact::crc32c(bytes.data() + start, len), ~c)
           << "start " << start << " length " << len;
-      ASSERT_EQ(~artifact::detail::crc32cSoftware(bytes.data() + start, len,
-                                                  ~0u),
-                ~c)
+      ASSERT_EQ(
+          ~artifact::detail::crc32cSoftware(bytes.data() + start, len, ~0u), ~c)
           << "software, start " << start << " length " << len;
     }
 }
@@ -114,7 +112,7 @@ TEST(Verify, NarrowDTypesLoadAndRun) {
     artifact::DType dtype;
     strata_dtype c;
     const char *name;
-    unsigned bits = 8;       // value bits
+    unsigned bits = 8; // value bits
     bool isSigned = false;
   };
   const Case cases[] = {
@@ -165,8 +163,8 @@ TEST(Verify, NarrowDTypesLoadAndRun) {
     const uint8_t x[5] = {0x00, 0x0F, 0xF8, 0x7F, 0xFF};
     int64_t dims[] = {5};
     // The input's own dtype binds; a one-byte dtype of another name does not.
-    strata_status *st = strata_session_set_input(
-        session, 0, STRATA_DTYPE_U8, dims, 1, x, sizeof(x));
+    strata_status *st = strata_session_set_input(session, 0, STRATA_DTYPE_U8,
+                                                 dims, 1, x, sizeof(x));
     ASSERT_NE(st, nullptr);
     EXPECT_EQ(strata_status_message(st),
               std::string("input 'x' is ") + c.name + ", not u8");
@@ -245,10 +243,9 @@ TEST(Verify, TruncatedAtManyLengths) {
       EXPECT_LOAD_ERROR(cut, "the file has " + std::to_string(len) +
                                  " bytes, too short for the 64-byte header");
     else
-      EXPECT_LOAD_ERROR(cut, "the header says the file has " +
-                                 std::to_string(bytes.size()) +
-                                 " bytes, it has " + std::to_string(len) +
-                                 " (truncated)");
+      EXPECT_LOAD_ERROR(
+          cut, "the header says the file has " + std::to_string(bytes.size()) +
+                   " bytes, it has " + std::to_string(len) + " (truncated)");
     ++checked;
   }
   EXPECT_GT(checked, 300);
@@ -276,8 +273,7 @@ TEST(Verify, EveryBitFlipOfHeaderAndTableIsCaught) {
   for (uint64_t i = h.dataOffset; i < h.fileSize; i += 97) {
     std::string flipped = bytes;
     flipped[i] = char(flipped[i] ^ 0x10);
-    EXPECT_LOAD_ERROR(flipped,
-                      "the data segment's checksum does not match");
+    EXPECT_LOAD_ERROR(flipped, "the data segment's checksum does not match");
   }
 }
 
@@ -313,13 +309,12 @@ TEST(Verify, MagicAndVersion) {
                    h.versionMinor = 0;
                  }),
       "format version 2.0 is not supported (this runtime reads 1.x)");
-  EXPECT_LOAD_ERROR(
-      withHeader(bytes,
-                 [](artifact::Header &h) {
-                   h.versionMajor = 0;
-                   h.versionMinor = 0;
-                 }),
-      "format version 0.0 is not supported");
+  EXPECT_LOAD_ERROR(withHeader(bytes,
+                               [](artifact::Header &h) {
+                                 h.versionMajor = 0;
+                                 h.versionMinor = 0;
+                               }),
+                    "format version 0.0 is not supported");
   // A newer minor version of the same major loads.
   EXPECT_EQ(loadError(withHeader(
                 bytes, [](artifact::Header &h) { h.versionMinor = 7; })),
@@ -387,8 +382,8 @@ const MeaningCase kMeaningCases[] = {
     {"partially overlapping bindings",
      [](Spec &s) {
        auto &v = s.variants[0];
-       v.buffers.push_back({BufferKind::Arena, 0, 56, 16,
-                            artifact::DType::F32, {1, 4}});
+       v.buffers.push_back(
+           {BufferKind::Arena, 0, 56, 16, artifact::DType::F32, {1, 4}});
        v.dispatches[1].bindings = {2, 4, 3};
      },
      "variant 0: dispatch 1: bindings 0 [64, +16) and 1 [56, +16) partially "
@@ -439,8 +434,7 @@ const MeaningCase kMeaningCases[] = {
     {"variant with too few input shapes",
      [](Spec &s) { s.variants[0].inputShapes.clear(); },
      "variant 0 has 0 input shapes, the signature has 1 inputs"},
-    {"two variants for the same shapes",
-     [](Spec &s) { s = axpyModel({3, 3}); },
+    {"two variants for the same shapes", [](Spec &s) { s = axpyModel({3, 3}); },
      "variant 1 has the same input shapes as variant 0"},
     {"no variants", [](Spec &s) { s.variants.clear(); },
      "the model has no variants"},
@@ -450,11 +444,9 @@ const MeaningCase kMeaningCases[] = {
        v.buffers[3].kind = BufferKind::Arena;
      },
      "variant 0: output 'y' has no buffer"},
-    {"two inputs of one name",
-     [](Spec &s) { s.inputs.push_back(s.inputs[0]); },
+    {"two inputs of one name", [](Spec &s) { s.inputs.push_back(s.inputs[0]); },
      "two inputs are named 'x'"},
-    {"unknown dtype",
-     [](Spec &s) { s.inputs[0].dtype = artifact::DType(99); },
+    {"unknown dtype", [](Spec &s) { s.inputs[0].dtype = artifact::DType(99); },
      "input 0 'x' has unknown dtype 99"},
     {"dtype one past the last (format 1.1: F8E8M0FNU = 23)",
      [](Spec &s) { s.outputs[0].dtype = artifact::DType(24); },
@@ -487,7 +479,9 @@ const MeaningCase kMeaningCases[] = {
      [](Spec &s) { s.executables[0].code = std::string(100, 'z'); },
      "executable 'test_kernels' is not an ELF file"},
     {"executable for another machine",
-     [](Spec &s) { s.executables[0].code[18] = 40; /* EM_ARM */ },
+     [](Spec &s) {
+       s.executables[0].code[18] = 40; /* EM_ARM */
+     },
      "executable 'test_kernels' is not a 64-bit little-endian x86-64 shared "
      "object (class 2, data 1, machine 40, type 3)"},
     {"executable that is an ELF header only",

@@ -31,8 +31,8 @@ void expectValid(const std::vector<Lifetime> &ts, const ArenaPlan &p,
 TEST(MemoryPlan, ChainReusesBytes) {
   // a -> b -> c -> d: each tensor dies when the next is written, so two
   // slots suffice (a and c share, b and d share).
-  std::vector<Lifetime> ts = {{100, 0, 1}, {100, 1, 2}, {100, 2, 3},
-                              {100, 3, 3}};
+  std::vector<Lifetime> ts = {
+      {100, 0, 1}, {100, 1, 2}, {100, 2, 3}, {100, 3, 3}};
   ArenaPlan p;
   std::string error;
   ASSERT_TRUE(planArena(ts, 64, p, error)) << error;
@@ -53,8 +53,8 @@ TEST(MemoryPlan, AllAliveNeedsTheSum) {
 TEST(MemoryPlan, SmallTensorFillsAGap) {
   // A big tensor lives throughout; two tensors alive one after another take
   // the same place after it; a small one alive with both goes after them.
-  std::vector<Lifetime> ts = {{1024, 0, 3}, {512, 0, 1}, {512, 2, 3},
-                              {64, 1, 2}};
+  std::vector<Lifetime> ts = {
+      {1024, 0, 3}, {512, 0, 1}, {512, 2, 3}, {64, 1, 2}};
   ArenaPlan p;
   std::string error;
   ASSERT_TRUE(planArena(ts, 64, p, error)) << error;

@@ -21,9 +21,31 @@ namespace strata::artifact {
 
 /// Element types; the numbering is the schema's DType and strata_dtype.
 enum class DType : uint8_t {
-  Unknown = 0, F32, F16, BF16, F64, I8, U8, I16, U16, I32, U32, I64, U64, Bool,
+  Unknown = 0,
+  F32,
+  F16,
+  BF16,
+  F64,
+  I8,
+  U8,
+  I16,
+  U16,
+  I32,
+  U32,
+  I64,
+  U64,
+  Bool,
   // Format 1.1: the narrow types, one byte per element (docs/artifact.md).
-  I4, U4, I2, U2, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1FN, F8E8M0FNU
+  I4,
+  U4,
+  I2,
+  U2,
+  F8E4M3FN,
+  F8E4M3FNUZ,
+  F8E5M2,
+  F8E5M2FNUZ,
+  F4E2M1FN,
+  F8E8M0FNU
 };
 enum class BufferKind : uint8_t { Arena = 0, Input, Output, Constant };
 enum class DispatchKind : uint8_t { Native = 0, Kernel };

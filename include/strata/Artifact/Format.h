@@ -105,8 +105,7 @@ inline Header decodeHeader(const uint8_t *in) {
 
 namespace detail {
 /// CRC-32C in software, eight bytes per step (slicing-by-8).
-inline uint32_t crc32cSoftware(const uint8_t *data, size_t size,
-                               uint32_t crc) {
+inline uint32_t crc32cSoftware(const uint8_t *data, size_t size, uint32_t crc) {
   using Tables = std::array<std::array<uint32_t, 256>, 8>;
   static const Tables t = [] {
     Tables tables{};

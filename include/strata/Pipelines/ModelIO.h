@@ -59,8 +59,9 @@ mlir::FailureOr<std::string> weightFileFor(mlir::ModuleOp module,
 /// Reads a Top model for a tool: parses `mlirPath` (parseModuleFile) and
 /// loads its weights from `weightsPath` when given, else from the file its
 /// top.weight_file names (weightFileFor). A module with a top.Weight whose
-/// data is not inline and no weight file is an error that says so. On failure returns failure and sets
-/// `error` (parse errors also go to the context's diagnostics).
+/// data is not inline and no weight file is an error that says so. On failure
+/// returns failure and sets `error` (parse errors also go to the context's
+/// diagnostics).
 mlir::LogicalResult loadTopModel(const std::string &mlirPath,
                                  const std::string &weightsPath,
                                  mlir::MLIRContext &context,
@@ -77,13 +78,11 @@ mlir::LogicalResult writeModuleFile(mlir::ModuleOp module,
 /// `DIR/<weightFile>`, first setting the module attributes top.name (`name`)
 /// and top.weight_file. The npz is written first; both appear whole or not
 /// at all.
-mlir::LogicalResult writeModelPair(mlir::ModuleOp module,
-                                   const TensorMap &weights,
-                                   const std::string &dir,
-                                   const std::string &name,
-                                   const std::string &mlirFile,
-                                   const std::string &weightFile,
-                                   std::string &error);
+mlir::LogicalResult
+writeModelPair(mlir::ModuleOp module, const TensorMap &weights,
+               const std::string &dir, const std::string &name,
+               const std::string &mlirFile, const std::string &weightFile,
+               std::string &error);
 
 /// Writes a Top model as the pair `DIR/<name>_origin.mlir` and
 /// `DIR/<name>_TOP_F32_all_weight.npz`, first setting the module attributes

@@ -36,17 +36,33 @@ extern "C" {
 /* The numbering is the artifact schema's DType. */
 typedef enum strata_dtype {
   STRATA_DTYPE_UNKNOWN = 0,
-  STRATA_DTYPE_F32, STRATA_DTYPE_F16, STRATA_DTYPE_BF16, STRATA_DTYPE_F64,
-  STRATA_DTYPE_I8, STRATA_DTYPE_U8, STRATA_DTYPE_I16, STRATA_DTYPE_U16,
-  STRATA_DTYPE_I32, STRATA_DTYPE_U32, STRATA_DTYPE_I64, STRATA_DTYPE_U64,
+  STRATA_DTYPE_F32,
+  STRATA_DTYPE_F16,
+  STRATA_DTYPE_BF16,
+  STRATA_DTYPE_F64,
+  STRATA_DTYPE_I8,
+  STRATA_DTYPE_U8,
+  STRATA_DTYPE_I16,
+  STRATA_DTYPE_U16,
+  STRATA_DTYPE_I32,
+  STRATA_DTYPE_U32,
+  STRATA_DTYPE_I64,
+  STRATA_DTYPE_U64,
   STRATA_DTYPE_BOOL,
   /* Format 1.1: the narrow types (ONNX INT4 .. FLOAT8E8M0, ml_dtypes' int4 ..
      float8_e8m0fnu), one byte per element: 4/2-bit integers sign- (signed) or
      zero-extended (unsigned), small floats as their bit pattern in the low
      bits. */
-  STRATA_DTYPE_I4, STRATA_DTYPE_U4, STRATA_DTYPE_I2, STRATA_DTYPE_U2,
-  STRATA_DTYPE_F8E4M3FN, STRATA_DTYPE_F8E4M3FNUZ, STRATA_DTYPE_F8E5M2,
-  STRATA_DTYPE_F8E5M2FNUZ, STRATA_DTYPE_F4E2M1FN, STRATA_DTYPE_F8E8M0FNU
+  STRATA_DTYPE_I4,
+  STRATA_DTYPE_U4,
+  STRATA_DTYPE_I2,
+  STRATA_DTYPE_U2,
+  STRATA_DTYPE_F8E4M3FN,
+  STRATA_DTYPE_F8E4M3FNUZ,
+  STRATA_DTYPE_F8E5M2,
+  STRATA_DTYPE_F8E5M2FNUZ,
+  STRATA_DTYPE_F4E2M1FN,
+  STRATA_DTYPE_F8E8M0FNU
 } strata_dtype;
 
 typedef enum strata_status_code {
@@ -71,7 +87,7 @@ typedef struct strata_tensor_info {
   strata_dtype dtype;
   size_t rank;
   const int64_t *dims;
-  int has_quant;      /* 1: scale and zero_point are set */
+  int has_quant; /* 1: scale and zero_point are set */
   double scale;
   int64_t zero_point;
 } strata_tensor_info;
@@ -105,14 +121,13 @@ strata_status *strata_model_load_memory(const void *data, size_t size,
 void strata_model_release(strata_model *model);
 
 strata_status *strata_model_name(const strata_model *model, const char **out);
-strata_status *strata_model_input_count(const strata_model *model,
-                                        size_t *out);
+strata_status *strata_model_input_count(const strata_model *model, size_t *out);
 strata_status *strata_model_output_count(const strata_model *model,
                                          size_t *out);
 strata_status *strata_model_input_info(const strata_model *model, size_t index,
                                        strata_tensor_info *out);
-strata_status *strata_model_output_info(const strata_model *model,
-                                        size_t index, strata_tensor_info *out);
+strata_status *strata_model_output_info(const strata_model *model, size_t index,
+                                        strata_tensor_info *out);
 /* The index of the input named `name`. */
 strata_status *strata_model_find_input(const strata_model *model,
                                        const char *name, size_t *out);
@@ -144,13 +159,13 @@ typedef enum strata_dispatch_kind {
 } strata_dispatch_kind;
 
 typedef struct strata_artifact_info {
-  const char *producer;       /* "" when the file names none */
-  unsigned version_major;     /* format version of the file */
+  const char *producer;   /* "" when the file names none */
+  unsigned version_major; /* format version of the file */
   unsigned version_minor;
-  uint64_t file_size;         /* bytes */
-  uint64_t data_size;         /* the data segment: constants and code */
-  uint64_t constants_size;    /* bytes of the data segment that constant
-                                 buffers cover (shared ranges counted once) */
+  uint64_t file_size;      /* bytes */
+  uint64_t data_size;      /* the data segment: constants and code */
+  uint64_t constants_size; /* bytes of the data segment that constant
+                              buffers cover (shared ranges counted once) */
   size_t executable_count;
 } strata_artifact_info;
 
@@ -162,8 +177,8 @@ typedef struct strata_variant_info {
 
 typedef struct strata_buffer_info {
   strata_buffer_kind kind;
-  uint32_t index;      /* input/output number (INPUT/OUTPUT) */
-  uint64_t offset;     /* arena (ARENA) or data-segment (CONSTANT) offset */
+  uint32_t index;  /* input/output number (INPUT/OUTPUT) */
+  uint64_t offset; /* arena (ARENA) or data-segment (CONSTANT) offset */
   uint64_t size_bytes;
   strata_dtype dtype;
   size_t rank;
@@ -171,12 +186,12 @@ typedef struct strata_buffer_info {
 } strata_buffer_info;
 
 typedef struct strata_dispatch_info {
-  const char *device;         /* "cpu" */
+  const char *device; /* "cpu" */
   strata_dispatch_kind kind;
-  uint32_t executable;        /* index of the executable (NATIVE) */
-  const char *symbol;         /* function (NATIVE) or kernel (KERNEL) name */
+  uint32_t executable; /* index of the executable (NATIVE) */
+  const char *symbol;  /* function (NATIVE) or kernel (KERNEL) name */
   size_t binding_count;
-  const uint32_t *bindings;   /* buffer indices of the variant, in order */
+  const uint32_t *bindings; /* buffer indices of the variant, in order */
   size_t param_count;
   const int64_t *params;
   int64_t workgroup_count;
@@ -185,8 +200,8 @@ typedef struct strata_dispatch_info {
 typedef struct strata_executable_info {
   const char *name;
   const char *device;
-  const char *format;         /* "elf-x86_64" */
-  uint64_t code_offset;       /* in the data segment */
+  const char *format;   /* "elf-x86_64" */
+  uint64_t code_offset; /* in the data segment */
   uint64_t code_size;
   size_t symbol_count;
 } strata_executable_info;
@@ -223,9 +238,9 @@ strata_status *strata_session_thread_count(const strata_session *session,
  * dims) must fit the signature and selects the variant, and `size_bytes`
  * must equal the shape's size. */
 strata_status *strata_session_set_input(strata_session *session, size_t index,
-                                        strata_dtype dtype,
-                                        const int64_t *dims, size_t rank,
-                                        const void *data, size_t size_bytes);
+                                        strata_dtype dtype, const int64_t *dims,
+                                        size_t rank, const void *data,
+                                        size_t size_bytes);
 strata_status *strata_session_set_input_by_name(
     strata_session *session, const char *name, strata_dtype dtype,
     const int64_t *dims, size_t rank, const void *data, size_t size_bytes);

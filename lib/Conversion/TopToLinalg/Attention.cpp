@@ -51,8 +51,8 @@ static Value headsFirst(OpBuilder &b, Location loc, Value value, bool rank3,
   int64_t seq = t.getDimSize(rank3 ? 1 : 2);
   AffineMap in = AffineMap::getMultiDimIdentityMap(4, ctx);
   if (rank3) {
-    auto expanded = RankedTensorType::get({batch, seq, heads, size},
-                                          t.getElementType());
+    auto expanded =
+        RankedTensorType::get({batch, seq, heads, size}, t.getElementType());
     value = tensor::ExpandShapeOp::create(
         b, loc, expanded, value,
         ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
@@ -87,8 +87,8 @@ static Value concatSeq(OpBuilder &b, Location loc, Value past, Value cur) {
         for (unsigned i = 0; i < 4; ++i)
           idx.push_back(linalg::IndexOp::create(nb, l, i));
         Value pc = arith::ConstantIndexOp::create(nb, l, p);
-        Value inPast = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult,
-                                             idx[2], pc);
+        Value inPast =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, idx[2], pc);
         // Both reads stay in bounds: the unused one is clamped.
         SmallVector<Value> pi = idx, ci = idx;
         pi[2] = arith::MinUIOp::create(
@@ -107,7 +107,6 @@ static Value concatSeq(OpBuilder &b, Location loc, Value past, Value cur) {
       });
   return g.getResult(0);
 }
-
 
 struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -206,11 +205,10 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
     Value k = headsFirst(b, loc, adaptor.getKey(), rank3, hkv, d);
     Value v = headsFirst(b, loc, adaptor.getValue(), rank3, hkv, dv);
     if (past > 0 || !isNone(adaptor.getPastKey())) {
-      k = concatSeq(b, loc, headsFirst(b, loc, adaptor.getPastKey(), false,
-                                       hkv, d),
-                    k);
-      v = concatSeq(b, loc, headsFirst(b, loc, adaptor.getPastValue(), false,
-                                       hkv, dv),
+      k = concatSeq(b, loc,
+                    headsFirst(b, loc, adaptor.getPastKey(), false, hkv, d), k);
+      v = concatSeq(b, loc,
+                    headsFirst(b, loc, adaptor.getPastValue(), false, hkv, dv),
                     v);
     }
 
@@ -229,34 +227,34 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
     // s = dot(q[b,h,i], k[b,h/group,j]) over (b, h, i, j, x).
     SmallVector<IteratorType> dotIt = par(4);
     dotIt.push_back(IteratorType::reduction);
-    Value s = generic(
-        b, loc, filled(b, loc, scoreT, 0.0), {q, k},
-        {map(5, {dim(0), dim(1), dim(2), dim(4)}),
-         map(5, {dim(0), kvHead, dim(3), dim(4)}),
-         map(5, {dim(0), dim(1), dim(2), dim(3)})},
-        dotIt, [](OpBuilder &nb, Location l, ValueRange a) {
-          return arith::AddFOp::create(
-              nb, l, a[2], arith::MulFOp::create(nb, l, a[0], a[1]));
-        });
+    Value s =
+        generic(b, loc, filled(b, loc, scoreT, 0.0), {q, k},
+                {map(5, {dim(0), dim(1), dim(2), dim(4)}),
+                 map(5, {dim(0), kvHead, dim(3), dim(4)}),
+                 map(5, {dim(0), dim(1), dim(2), dim(3)})},
+                dotIt, [](OpBuilder &nb, Location l, ValueRange a) {
+                  return arith::AddFOp::create(
+                      nb, l, a[2], arith::MulFOp::create(nb, l, a[0], a[1]));
+                });
 
     double scale = op.getScale() ? op.getScale()->convertToDouble()
                                  : 1.0 / std::sqrt(static_cast<double>(d));
     double softcap = op.getSoftcap().convertToDouble();
-    Value scaled = generic(
-        b, loc, emptyTensor(b, loc, scoreT), s, {id4, id4}, par(4),
-        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-          Type f64 = nb.getF64Type();
-          Value x = arith::MulFOp::create(nb, l, a[0],
-                                          scalarConstant(nb, l, f64, scale));
-          if (softcap > 0) {
-            Value c = scalarConstant(nb, l, f64, softcap);
-            x = arith::MulFOp::create(
-                nb, l, c,
-                math::TanhOp::create(nb, l,
-                                     arith::DivFOp::create(nb, l, x, c)));
-          }
-          return x;
-        });
+    Value scaled =
+        generic(b, loc, emptyTensor(b, loc, scoreT), s, {id4, id4}, par(4),
+                [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                  Type f64 = nb.getF64Type();
+                  Value x = arith::MulFOp::create(
+                      nb, l, a[0], scalarConstant(nb, l, f64, scale));
+                  if (softcap > 0) {
+                    Value c = scalarConstant(nb, l, f64, softcap);
+                    x = arith::MulFOp::create(
+                        nb, l, c,
+                        math::TanhOp::create(
+                            nb, l, arith::DivFOp::create(nb, l, x, c)));
+                  }
+                  return x;
+                });
 
     // The bias: mask, causal, nonpad.
     Value mask = adaptor.getAttnMask(), nonpad = adaptor.getNonpadKvSeqlen();
@@ -333,13 +331,12 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
     RankedTensorType rowT = f64Tensor(b, {batch, hq, sq});
     SmallVector<IteratorType> redIt = par(3);
     redIt.push_back(IteratorType::reduction);
-    Value mx = generic(b, loc,
-                       filled(b, loc, rowT,
-                              -std::numeric_limits<double>::infinity()),
-                       biased, {id4, row4}, redIt,
-                       [](OpBuilder &nb, Location l, ValueRange a) {
-                         return arith::MaxNumFOp::create(nb, l, a[1], a[0]);
-                       });
+    Value mx = generic(
+        b, loc, filled(b, loc, rowT, -std::numeric_limits<double>::infinity()),
+        biased, {id4, row4}, redIt,
+        [](OpBuilder &nb, Location l, ValueRange a) {
+          return arith::MaxNumFOp::create(nb, l, a[1], a[0]);
+        });
     Value e = generic(b, loc, emptyTensor(b, loc, scoreT), {biased, mx},
                       {id4, row4, id4}, par(4),
                       [](OpBuilder &nb, Location l, ValueRange a) {
@@ -350,11 +347,11 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
                         redIt, [](OpBuilder &nb, Location l, ValueRange a) {
                           return arith::AddFOp::create(nb, l, a[1], a[0]);
                         });
-    Value p = generic(b, loc, emptyTensor(b, loc, scoreT), {e, sum},
-                      {id4, row4, id4}, par(4),
-                      [](OpBuilder &nb, Location l, ValueRange a) {
-                        return arith::DivFOp::create(nb, l, a[0], a[1]);
-                      });
+    Value p =
+        generic(b, loc, emptyTensor(b, loc, scoreT), {e, sum}, {id4, row4, id4},
+                par(4), [](OpBuilder &nb, Location l, ValueRange a) {
+                  return arith::DivFOp::create(nb, l, a[0], a[1]);
+                });
 
     // out[b,h,i,x] = sum_j p[b,h,i,j] * v[b,h/group,j,x] over
     // (b, h, i, x, j); rank 3 writes B x Sq x Hq x Dv.
@@ -363,14 +360,14 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
               : SmallVector<int64_t>{batch, hq, sq, dv};
     AffineMap outMap = rank3 ? map(5, {dim(0), dim(2), dim(1), dim(3)})
                              : map(5, {dim(0), dim(1), dim(2), dim(3)});
-    Value out = generic(
-        b, loc, filled(b, loc, f64Tensor(b, outShape), 0.0), {p, v},
-        {map(5, {dim(0), dim(1), dim(2), dim(4)}),
-         map(5, {dim(0), kvHead, dim(4), dim(3)}), outMap},
-        dotIt, [](OpBuilder &nb, Location l, ValueRange a) {
-          return arith::AddFOp::create(
-              nb, l, a[2], arith::MulFOp::create(nb, l, a[0], a[1]));
-        });
+    Value out =
+        generic(b, loc, filled(b, loc, f64Tensor(b, outShape), 0.0), {p, v},
+                {map(5, {dim(0), dim(1), dim(2), dim(4)}),
+                 map(5, {dim(0), kvHead, dim(4), dim(3)}), outMap},
+                dotIt, [](OpBuilder &nb, Location l, ValueRange a) {
+                  return arith::AddFOp::create(
+                      nb, l, a[2], arith::MulFOp::create(nb, l, a[0], a[1]));
+                });
     if (rank3) {
       out = tensor::CollapseShapeOp::create(
           b, loc, f64Tensor(b, results[0].getShape()), out,
@@ -378,14 +375,12 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
     }
     int64_t mode = op.getQkMatmulOutputMode();
     Value qk = mode <= 1 ? scaled : mode == 2 ? biased : p;
-    rewriter.replaceOp(op, {roundTo(b, loc, out, results[0]),
-                            roundTo(b, loc, k, results[1]),
-                            roundTo(b, loc, v, results[2]),
-                            roundTo(b, loc, qk, results[3])});
+    rewriter.replaceOp(
+        op, {roundTo(b, loc, out, results[0]), roundTo(b, loc, k, results[1]),
+             roundTo(b, loc, v, results[2]), roundTo(b, loc, qk, results[3])});
     return success();
   }
 };
-
 
 } // namespace
 

@@ -59,13 +59,13 @@ inline Value filled(OpBuilder &b, Location loc, RankedTensorType type,
       .getResult(0);
 }
 
-
 /// Every element of the f64 tensor `v` rounded to `type`'s element type.
 inline Value roundTo(OpBuilder &b, Location loc, Value v,
                      RankedTensorType type) {
   return buildElementwise(b, loc, type, v,
-                          [](OpBuilder &nb, Location l, ValueRange xs,
-                             Type t) { return fromF64(nb, l, xs[0], t); });
+                          [](OpBuilder &nb, Location l, ValueRange xs, Type t) {
+                            return fromF64(nb, l, xs[0], t);
+                          });
 }
 
 /// Adds the LinearAttention pattern (LinearAttention.cpp).

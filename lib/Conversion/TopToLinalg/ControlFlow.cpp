@@ -155,9 +155,9 @@ struct IfLowering : OpConversionPattern<top::IfOp> {
          {std::pair<StringRef, Region *>{"the then region yields",
                                          &op.getThenRegion()},
           {"the else region yields", &op.getElseRegion()}})
-      if (failed(checkYieldTypes(
-              rewriter, op, converter, what,
-              region->front().getTerminator()->getOperands(), types)))
+      if (failed(checkYieldTypes(rewriter, op, converter, what,
+                                 region->front().getTerminator()->getOperands(),
+                                 types)))
         return failure();
 
     Location loc = op.getLoc();
@@ -242,9 +242,9 @@ struct LoopLowering : OpConversionPattern<top::LoopOp> {
     if (!yieldCondType)
       return rewriter.notifyMatchFailure(op, "the body's yielded cond has a "
                                              "dynamic shape");
-    for (auto [name, v] : {std::pair<StringRef, Value>{"max_trip_count",
-                                                       op.getMaxTripCount()},
-                           {"cond", op.getCond()}})
+    for (auto [name, v] :
+         {std::pair<StringRef, Value>{"max_trip_count", op.getMaxTripCount()},
+          {"cond", op.getCond()}})
       if (!isNone(v) && !staticConverted(converter, v))
         return rewriter.notifyMatchFailure(op, [&](Diagnostic &d) {
           d << "operand '" << name << "' has a dynamic shape";
@@ -300,10 +300,10 @@ struct LoopLowering : OpConversionPattern<top::LoopOp> {
             ? arith::ConstantIntOp::create(rewriter, loc, i64, INT64_MAX)
                   .getResult()
             : extractScalar(rewriter, loc, adaptor.getMaxTripCount());
-    Value cond0 = isNone(op.getCond())
-                      ? arith::ConstantIntOp::create(rewriter, loc, i1, 1)
-                            .getResult()
-                      : extractScalar(rewriter, loc, adaptor.getCond());
+    Value cond0 =
+        isNone(op.getCond())
+            ? arith::ConstantIntOp::create(rewriter, loc, i1, 1).getResult()
+            : extractScalar(rewriter, loc, adaptor.getCond());
     SmallVector<Value> inits{
         arith::ConstantIntOp::create(rewriter, loc, i64, 0), cond0};
     for (auto [v, t] : llvm::zip(adaptor.getInitial(), carriedTypes))
@@ -332,23 +332,23 @@ struct LoopLowering : OpConversionPattern<top::LoopOp> {
               DenseElementsAttr::get(RankedTensorType::get({}, i1), true));
           SmallVector<Value> bodyArgs{iter, yes};
           llvm::append_range(bodyArgs, args.slice(2, numCarried));
-          auto exec = inlineBody(rewriter, l, op.getBody(),
-                                 execTypes, bodyArgs);
+          auto exec =
+              inlineBody(rewriter, l, op.getBody(), execTypes, bodyArgs);
           SmallVector<Value> next{
-              arith::AddIOp::create(
-                  b, l, args[0], arith::ConstantIntOp::create(b, l, i64, 1)),
+              arith::AddIOp::create(b, l, args[0],
+                                    arith::ConstantIntOp::create(b, l, i64, 1)),
               extractScalar(b, l, exec.getResult(0))};
           // Scan rows first, then the carried copies: a scan value may be a
           // carried argument the copies overwrite.
           SmallVector<Value> rows;
-          Value row = arith::IndexCastOp::create(b, l, b.getIndexType(),
-                                                 args[0]);
+          Value row =
+              arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
           for (unsigned s = 0; s < numScan; ++s) {
             RankedTensorType t = scanTypes[s];
             SmallVector<OpFoldResult> offsets(t.getRank(), b.getIndexAttr(0));
             offsets[0] = row;
-            SmallVector<OpFoldResult> sizes, strides(t.getRank(),
-                                                     b.getIndexAttr(1));
+            SmallVector<OpFoldResult> sizes,
+                strides(t.getRank(), b.getIndexAttr(1));
             sizes.push_back(b.getIndexAttr(1));
             for (int64_t d : t.getShape().drop_front())
               sizes.push_back(b.getIndexAttr(d));
@@ -357,8 +357,7 @@ struct LoopLowering : OpConversionPattern<top::LoopOp> {
                 args[2 + numCarried + s], offsets, sizes, strides));
           }
           for (size_t k = 0; k < numCarried; ++k)
-            next.push_back(
-                copyInto(b, l, exec.getResult(1 + k), args[2 + k]));
+            next.push_back(copyInto(b, l, exec.getResult(1 + k), args[2 + k]));
           llvm::append_range(next, rows);
           scf::YieldOp::create(b, l, next);
         });
@@ -432,8 +431,7 @@ struct ScanLowering : OpConversionPattern<top::ScanOp> {
       SmallVector<int64_t> slice(t.getShape());
       slice.erase(slice.begin() + a);
       inTypes.push_back(t);
-      inSliceTypes.push_back(
-          RankedTensorType::get(slice, t.getElementType()));
+      inSliceTypes.push_back(RankedTensorType::get(slice, t.getElementType()));
     }
 
     SmallVector<int64_t> outAxes =
@@ -489,16 +487,15 @@ struct ScanLowering : OpConversionPattern<top::ScanOp> {
         [&](OpBuilder &b, Location l, Value t, ValueRange args) {
           Value reversed = arith::SubIOp::create(b, l, last, t);
           // One slice (dim `axis` at `index`) of a tensor of type `full`.
-          auto sliceAt = [&](RankedTensorType full, int64_t axis,
-                             Value index) {
+          auto sliceAt = [&](RankedTensorType full, int64_t axis, Value index) {
             SmallVector<OpFoldResult> offsets(full.getRank(),
                                               b.getIndexAttr(0));
-            SmallVector<OpFoldResult> sizes, strides(full.getRank(),
-                                                     b.getIndexAttr(1));
+            SmallVector<OpFoldResult> sizes,
+                strides(full.getRank(), b.getIndexAttr(1));
             offsets[axis] = index;
             for (int64_t d = 0; d < full.getRank(); ++d)
-              sizes.push_back(b.getIndexAttr(d == axis ? 1
-                                                       : full.getDimSize(d)));
+              sizes.push_back(
+                  b.getIndexAttr(d == axis ? 1 : full.getDimSize(d)));
             return std::make_tuple(offsets, sizes, strides);
           };
           SmallVector<Value> bodyArgs(args.take_front(numStates));
@@ -508,8 +505,8 @@ struct ScanLowering : OpConversionPattern<top::ScanOp> {
             bodyArgs.push_back(tensor::ExtractSliceOp::create(
                 b, l, inSliceTypes[j], scanIns[j], offsets, sizes, strides));
           }
-          auto exec = inlineBody(rewriter, l, op.getBody(),
-                                 execTypes, bodyArgs);
+          auto exec =
+              inlineBody(rewriter, l, op.getBody(), execTypes, bodyArgs);
           // Output rows first, then the state copies: an output may be a
           // state argument the copies overwrite.
           SmallVector<Value> rows;

@@ -3,16 +3,16 @@
 // Ops whose data movement is known at compile time: Reshape, Squeeze,
 // Unsqueeze (tensor.collapse_shape / expand_shape), Permute
 // (linalg.transpose), Concat (a linalg.generic choosing the input with an
-// scf.if chain), Split and Slice (a linalg.generic reading `start + step * i`), Pad (a linalg.generic with computed, clamped source
-// indices), Tile (linalg.broadcast + collapse_shape), Expand (a broadcasting
-// linalg.generic), DepthToSpace and SpaceToDepth (expand, transpose,
-// collapse). Windows are copied by loops rather than taken as
-// tensor.extract_slice views: each op is its own dispatch whose result is
-// materialized anyway, and the loops need no strided memref.copy.
-// All shapes are static; runtime shape operands are accepted when the result
-// type already fixes everything the lowering needs. The ops that read
-// indices from tensors are in DataMovementIndexed.cpp, Resize in
-// DataMovementResize.cpp.
+// scf.if chain), Split and Slice (a linalg.generic reading `start + step * i`),
+// Pad (a linalg.generic with computed, clamped source indices), Tile
+// (linalg.broadcast + collapse_shape), Expand (a broadcasting linalg.generic),
+// DepthToSpace and SpaceToDepth (expand, transpose, collapse). Windows are
+// copied by loops rather than taken as tensor.extract_slice views: each op is
+// its own dispatch whose result is materialized anyway, and the loops need no
+// strided memref.copy. All shapes are static; runtime shape operands are
+// accepted when the result type already fixes everything the lowering needs.
+// The ops that read indices from tensors are in DataMovementIndexed.cpp, Resize
+// in DataMovementResize.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,8 +68,8 @@ Value reshapeStatic(OpBuilder &b, Location loc, Value input,
       return tensor::ExpandShapeOp::create(b, loc, resultType, input, *r);
   // Dims that do not group (e.g. 2x3 -> 3x2): through a 1-D view. Both
   // ranks are >= 1 here (a rank-0 side always groups above).
-  auto flatType =
-      RankedTensorType::get({srcType.getNumElements()}, srcType.getElementType());
+  auto flatType = RankedTensorType::get({srcType.getNumElements()},
+                                        srcType.getElementType());
   auto all = [](int64_t rank) {
     ReassociationIndices r;
     for (int64_t i = 0; i < rank; ++i)
@@ -196,10 +196,9 @@ struct PermuteLowering : OpConversionPattern<top::PermuteOp> {
     if (failed(staticOperandType(op, adaptor.getInput(), "input", rewriter)))
       return failure();
     Location loc = op.getLoc();
-    auto transpose =
-        linalg::TransposeOp::create(rewriter, loc, adaptor.getInput(),
-                                    emptyTensor(rewriter, loc, *type),
-                                    op.getOrder());
+    auto transpose = linalg::TransposeOp::create(
+        rewriter, loc, adaptor.getInput(), emptyTensor(rewriter, loc, *type),
+        op.getOrder());
     rewriter.replaceOp(op, transpose.getResult());
     return success();
   }
@@ -354,7 +353,7 @@ struct SliceLowering : OpConversionPattern<top::SliceOp> {
     if (failed(inType))
       return failure();
     top::shapes::SliceAttrs attrs{op.getStarts(), op.getEnds(), std::nullopt,
-                             std::nullopt};
+                                  std::nullopt};
     if (auto axes = op.getAxes())
       attrs.axes = *axes;
     if (auto steps = op.getSteps())
@@ -385,8 +384,7 @@ TypedAttr padFillAttr(OpBuilder &b, Type elem, double v, bool isUnsigned) {
       return b.getFloatAttr(f, v);
     llvm::APFloat x(static_cast<float>(v));
     bool lost;
-    x.convert(f.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven,
-              &lost);
+    x.convert(f.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
     return b.getFloatAttr(f, x);
   }
   auto it = cast<IntegerType>(elem);
@@ -429,8 +427,8 @@ struct PadLowering : OpConversionPattern<top::PadOp> {
   matchAndRewrite(top::PadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (op.getPadsValue())
-      return rewriter.notifyMatchFailure(op,
-                                         "pads given at run time ('pads_value')");
+      return rewriter.notifyMatchFailure(
+          op, "pads given at run time ('pads_value')");
     FailureOr<RankedTensorType> type =
         staticResultType(op, 0, *getTypeConverter(), rewriter);
     if (failed(type))
@@ -456,10 +454,10 @@ struct PadLowering : OpConversionPattern<top::PadOp> {
           padFillAttr(rewriter, elem, op.getValue().convertToDouble(),
                       isUnsignedElement(op.getInput())));
       if (inType->getNumElements() == 0) {
-        rewriter.replaceOp(op, linalg::FillOp::create(
-                                   rewriter, loc, fill,
-                                   emptyTensor(rewriter, loc, *type))
-                                   .getResult(0));
+        rewriter.replaceOp(
+            op, linalg::FillOp::create(rewriter, loc, fill,
+                                       emptyTensor(rewriter, loc, *type))
+                    .getResult(0));
         return success();
       }
       // Position `o` reads input `o - begin` when that is inside every dim
@@ -467,8 +465,8 @@ struct PadLowering : OpConversionPattern<top::PadOp> {
       // the value.
       SmallVector<AffineMap> maps{
           AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext())};
-      SmallVector<utils::IteratorType> iterators(
-          rank, utils::IteratorType::parallel);
+      SmallVector<utils::IteratorType> iterators(rank,
+                                                 utils::IteratorType::parallel);
       auto generic = linalg::GenericOp::create(
           rewriter, loc, TypeRange{*type}, ValueRange{},
           ValueRange{emptyTensor(rewriter, loc, *type)}, maps, iterators,
@@ -482,8 +480,8 @@ struct PadLowering : OpConversionPattern<top::PadOp> {
                 src.push_back(o);
                 continue;
               }
-              Value i = arith::SubIOp::create(b, l, o,
-                                              indexConstant(b, l, pads[d]));
+              Value i =
+                  arith::SubIOp::create(b, l, o, indexConstant(b, l, pads[d]));
               Value in = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
                                                i, indexConstant(b, l, size));
               inside = inside ? arith::AndIOp::create(b, l, inside, in) : in;
@@ -516,8 +514,8 @@ struct PadLowering : OpConversionPattern<top::PadOp> {
               src.push_back(o);
               continue;
             }
-            Value i = arith::SubIOp::create(b, l, o,
-                                            indexConstant(b, l, pads[d]));
+            Value i =
+                arith::SubIOp::create(b, l, o, indexConstant(b, l, pads[d]));
             Value zero = indexConstant(b, l, 0);
             Value last = indexConstant(b, l, size - 1);
             Value s;
@@ -538,8 +536,8 @@ struct PadLowering : OpConversionPattern<top::PadOp> {
             } else { // Wrap: ((i % size) + size) % size.
               Value n = indexConstant(b, l, size);
               Value r = arith::RemSIOp::create(b, l, i, n);
-              s = arith::RemSIOp::create(
-                  b, l, arith::AddIOp::create(b, l, r, n), n);
+              s = arith::RemSIOp::create(b, l,
+                                         arith::AddIOp::create(b, l, r, n), n);
             }
             src.push_back(clampIndex(b, l, s, 0, size - 1));
           }
@@ -585,13 +583,13 @@ struct TileLowering : OpConversionPattern<top::TileOp> {
       groups.push_back({2 * d, 2 * d + 1});
     }
     auto wideType = RankedTensorType::get(wide, type->getElementType());
-    Value b = linalg::BroadcastOp::create(rewriter, loc, input,
-                                          emptyTensor(rewriter, loc, wideType),
-                                          added)
-                  .getResult()[0];
-    rewriter.replaceOp(op, tensor::CollapseShapeOp::create(rewriter, loc,
-                                                           *type, b, groups)
-                               .getResult());
+    Value b =
+        linalg::BroadcastOp::create(rewriter, loc, input,
+                                    emptyTensor(rewriter, loc, wideType), added)
+            .getResult()[0];
+    rewriter.replaceOp(
+        op, tensor::CollapseShapeOp::create(rewriter, loc, *type, b, groups)
+                .getResult());
     return success();
   }
 };
@@ -623,11 +621,10 @@ struct ExpandLowering : OpConversionPattern<top::ExpandOp> {
       rewriter.replaceOp(op, emptyTensor(rewriter, loc, *type));
       return success();
     }
-    rewriter.replaceOp(
-        op, buildElementwise(rewriter, loc, *type, {input},
-                             [](OpBuilder &, Location, ValueRange xs, Type) {
-                               return xs[0];
-                             }));
+    rewriter.replaceOp(op,
+                       buildElementwise(rewriter, loc, *type, {input},
+                                        [](OpBuilder &, Location, ValueRange xs,
+                                           Type) { return xs[0]; }));
     return success();
   }
 };
@@ -642,11 +639,11 @@ Value blockShuffle(OpBuilder &b, Location loc, Value input,
   SmallVector<int64_t> permuted;
   for (int64_t p : perm)
     permuted.push_back(wide[p]);
-  Value t = linalg::TransposeOp::create(
-                b, loc, x,
-                emptyTensor(b, loc, RankedTensorType::get(permuted, elem)),
-                perm)
-                .getResult()[0];
+  Value t =
+      linalg::TransposeOp::create(
+          b, loc, x, emptyTensor(b, loc, RankedTensorType::get(permuted, elem)),
+          perm)
+          .getResult()[0];
   return reshapeStatic(b, loc, t, resultType);
 }
 
@@ -693,7 +690,8 @@ struct DepthToSpaceLowering : OpConversionPattern<top::DepthToSpaceOp> {
         perm = {0, 1, 4, 2, 5, 3};
       }
     }
-    rewriter.replaceOp(op, blockShuffle(rewriter, loc, input, wide, perm, *type));
+    rewriter.replaceOp(op,
+                       blockShuffle(rewriter, loc, input, wide, perm, *type));
     return success();
   }
 };
@@ -728,7 +726,8 @@ struct SpaceToDepthLowering : OpConversionPattern<top::SpaceToDepthOp> {
       wide = {s[0], s[1] / b, b, s[2] / b, b, s[3]};
       perm = {0, 1, 3, 2, 4, 5};
     }
-    rewriter.replaceOp(op, blockShuffle(rewriter, loc, input, wide, perm, *type));
+    rewriter.replaceOp(op,
+                       blockShuffle(rewriter, loc, input, wide, perm, *type));
     return success();
   }
 };
@@ -738,12 +737,11 @@ struct SpaceToDepthLowering : OpConversionPattern<top::SpaceToDepthOp> {
 void populateTopToLinalgDataMovementPatterns(const TopTypeConverter &converter,
                                              RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ReshapeLikeLowering<top::ReshapeOp>,
-               ReshapeLikeLowering<top::SqueezeOp>,
-               ReshapeLikeLowering<top::UnsqueezeOp>, PermuteLowering,
-               ConcatLowering, SplitLowering, SliceLowering, PadLowering,
-               TileLowering, ExpandLowering, DepthToSpaceLowering,
-               SpaceToDepthLowering>(converter, ctx);
+  patterns.add<
+      ReshapeLikeLowering<top::ReshapeOp>, ReshapeLikeLowering<top::SqueezeOp>,
+      ReshapeLikeLowering<top::UnsqueezeOp>, PermuteLowering, ConcatLowering,
+      SplitLowering, SliceLowering, PadLowering, TileLowering, ExpandLowering,
+      DepthToSpaceLowering, SpaceToDepthLowering>(converter, ctx);
   populateTopToLinalgResizePatterns(converter, patterns);
 }
 

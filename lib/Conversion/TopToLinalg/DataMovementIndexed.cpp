@@ -33,9 +33,10 @@ int64_t normalizeAxis(int64_t axis, int64_t rank) {
 
 /// A linalg.generic over `resultType` with `inputs` read through `maps` (the
 /// output map is the identity); `body` gets the input scalars.
-Value buildGeneric(OpBuilder &b, Location loc, RankedTensorType resultType,
-                   ValueRange inputs, ArrayRef<AffineMap> maps,
-                   function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+Value buildGeneric(
+    OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
+    ArrayRef<AffineMap> maps,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   int64_t rank = resultType.getRank();
   SmallVector<AffineMap> all(maps.begin(), maps.end());
   all.push_back(AffineMap::getMultiDimIdentityMap(rank, b.getContext()));
@@ -256,8 +257,8 @@ Value combineScalar(OpBuilder &b, Location l, top::ScatterReduction r,
     // std::min(old, update): `update < old ? update : old` (NaN keeps old
     // unless old is compared false: as std::min).
     if (isFloat) {
-      Value lt = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT,
-                                       update, old);
+      Value lt =
+          arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, update, old);
       return arith::SelectOp::create(b, l, lt, update, old);
     }
     return isUnsigned ? arith::MinUIOp::create(b, l, old, update).getResult()
@@ -265,8 +266,8 @@ Value combineScalar(OpBuilder &b, Location l, top::ScatterReduction r,
   case top::ScatterReduction::Max:
     // std::max(old, update): `old < update ? update : old`.
     if (isFloat) {
-      Value lt = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, old,
-                                       update);
+      Value lt =
+          arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, old, update);
       return arith::SelectOp::create(b, l, lt, update, old);
     }
     return isUnsigned ? arith::MaxUIOp::create(b, l, old, update).getResult()
@@ -470,8 +471,8 @@ struct TriluLowering : OpConversionPattern<top::TriluOp> {
       k = runtimeScalarI64(rewriter, loc, dv,
                            isUnsignedElement(op.getDiagonalValue()));
     } else {
-      k = arith::ConstantOp::create(rewriter, loc,
-                                    rewriter.getI64IntegerAttr(op.getDiagonal()));
+      k = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getI64IntegerAttr(op.getDiagonal()));
     }
     bool upper = op.getUpper();
     Value r = buildElementwise(
@@ -483,9 +484,10 @@ struct TriluLowering : OpConversionPattern<top::TriluOp> {
           Value j = arith::IndexCastOp::create(
               b, l, i64, linalg::IndexOp::create(b, l, rank - 1));
           Value diff = arith::SubIOp::create(b, l, j, i);
-          Value keep = arith::CmpIOp::create(
-              b, l, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
-              diff, k);
+          Value keep = arith::CmpIOp::create(b, l,
+                                             upper ? arith::CmpIPredicate::sge
+                                                   : arith::CmpIPredicate::sle,
+                                             diff, k);
           Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(elem));
           return arith::SelectOp::create(b, l, keep, xs[0], zero);
         });
@@ -524,13 +526,13 @@ struct OneHotLowering : OpConversionPattern<top::OneHotOp> {
       return success();
     }
     int64_t depth = type->getDimSize(axis);
-    Value values = reshapeStatic(
-        rewriter, loc, adaptor.getValues(),
-        RankedTensorType::get({2}, valType->getElementType()));
-    Value off = tensor::ExtractOp::create(rewriter, loc, values,
-                                          ValueRange{indexConstant(rewriter, loc, 0)});
-    Value on = tensor::ExtractOp::create(rewriter, loc, values,
-                                         ValueRange{indexConstant(rewriter, loc, 1)});
+    Value values =
+        reshapeStatic(rewriter, loc, adaptor.getValues(),
+                      RankedTensorType::get({2}, valType->getElementType()));
+    Value off = tensor::ExtractOp::create(
+        rewriter, loc, values, ValueRange{indexConstant(rewriter, loc, 0)});
+    Value on = tensor::ExtractOp::create(
+        rewriter, loc, values, ValueRange{indexConstant(rewriter, loc, 1)});
     bool isUnsigned = isUnsignedElement(op.getIndices());
     SmallVector<AffineExpr> exprs;
     for (int64_t d = 0; d < n; ++d)
@@ -542,16 +544,16 @@ struct OneHotLowering : OpConversionPattern<top::OneHotOp> {
         [&](OpBuilder &b, Location l, ValueRange xs) -> Value {
           Type i64 = b.getI64Type();
           Value x = xs[0], index;
-          Value depthC = arith::ConstantOp::create(
-              b, l, b.getI64IntegerAttr(depth));
+          Value depthC =
+              arith::ConstantOp::create(b, l, b.getI64IntegerAttr(depth));
           if (auto ft = dyn_cast<FloatType>(x.getType())) {
             Value v = x;
             if (ft.getWidth() < 64)
               v = arith::ExtFOp::create(b, l, b.getF64Type(), x);
             Value lo = arith::ConstantOp::create(
                 b, l, b.getF64FloatAttr(-double(depth) - 1));
-            Value hi =
-                arith::ConstantOp::create(b, l, b.getF64FloatAttr(double(depth)));
+            Value hi = arith::ConstantOp::create(
+                b, l, b.getF64FloatAttr(double(depth)));
             Value inRange = arith::AndIOp::create(
                 b, l,
                 arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, v, lo),
@@ -625,8 +627,8 @@ struct ReverseSequenceLowering : OpConversionPattern<top::ReverseSequenceOp> {
         rewriter, loc, *type, {adaptor.getSequenceLens()},
         {AffineMap::get(rank, 0, {getAffineDimExpr(bAxis, ctx)}, ctx)},
         [&](OpBuilder &b, Location l, ValueRange xs) -> Value {
-          Value len = clampIndex(b, l, indexFromInteger(b, l, xs[0], isUnsigned),
-                                 0, steps);
+          Value len = clampIndex(
+              b, l, indexFromInteger(b, l, xs[0], isUnsigned), 0, steps);
           SmallVector<Value> at;
           for (int64_t d = 0; d < rank; ++d)
             at.push_back(linalg::IndexOp::create(b, l, d));

@@ -218,12 +218,11 @@ Value fromF64(OpBuilder &b, Location l, Value v, Type t, bool isUnsigned) {
   Value loI = arith::ConstantOp::create(b, l, b.getIntegerAttr(t, lo));
   Value hiI = arith::ConstantOp::create(b, l, b.getIntegerAttr(t, hi));
   Value zeroI = arith::ConstantOp::create(b, l, b.getIntegerAttr(t, 0));
-  Value isNan =
-      arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, v, v);
+  Value isNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, v, v);
   Value atLo = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLE, v, loF);
   Value atHi = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, v, hiF);
-  Value outside = arith::OrIOp::create(
-      b, l, isNan, arith::OrIOp::create(b, l, atLo, atHi));
+  Value outside =
+      arith::OrIOp::create(b, l, isNan, arith::OrIOp::create(b, l, atLo, atHi));
   Value safe = arith::SelectOp::create(b, l, outside, zeroF, v);
   Value c = isUnsigned ? arith::FPToUIOp::create(b, l, t, safe).getResult()
                        : arith::FPToSIOp::create(b, l, t, safe).getResult();
@@ -268,22 +267,22 @@ Value resampleDim(OpBuilder &b, Location loc, Value data, int64_t d,
         Value acc = zero;
         for (int64_t k = 0; k < f.taps; ++k) {
           Value kc = indexConstant(nb, l, k);
-          Value w = tensor::ExtractOp::create(nb, l, weightTable,
-                                              ValueRange{x, kc});
-          Value i = tensor::ExtractOp::create(nb, l, indexTable,
-                                              ValueRange{x, kc});
+          Value w =
+              tensor::ExtractOp::create(nb, l, weightTable, ValueRange{x, kc});
+          Value i =
+              tensor::ExtractOp::create(nb, l, indexTable, ValueRange{x, kc});
           SmallVector<Value> src = at;
           src[d] = arith::IndexCastOp::create(nb, l, nb.getIndexType(), i);
           Value a = tensor::ExtractOp::create(nb, l, data, src);
-          Value sum = arith::AddFOp::create(
-              nb, l, acc, arith::MulFOp::create(nb, l, w, a));
+          Value sum = arith::AddFOp::create(nb, l, acc,
+                                            arith::MulFOp::create(nb, l, w, a));
           Value skip =
               arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, w, zero);
           acc = arith::SelectOp::create(nb, l, skip, acc, sum);
         }
         if (anyExtrapolate) {
-          Value e = tensor::ExtractOp::create(nb, l, extrapolateTable,
-                                              ValueRange{x});
+          Value e =
+              tensor::ExtractOp::create(nb, l, extrapolateTable, ValueRange{x});
           Value ev = arith::ConstantOp::create(
               nb, l, nb.getF64FloatAttr(extrapolation));
           acc = arith::SelectOp::create(nb, l, e, ev, acc);
@@ -365,11 +364,11 @@ struct ResizeLowering : OpConversionPattern<top::ResizeOp> {
     bool outUnsigned = isUnsignedElement(op.getOutput());
     shape.assign(inType->getShape().begin(), inType->getShape().end());
     auto f64Type = RankedTensorType::get(shape, rewriter.getF64Type());
-    Value data = buildElementwise(
-        rewriter, loc, f64Type, {input},
-        [&](OpBuilder &b, Location l, ValueRange xs, Type) {
-          return toF64(b, l, xs[0], isUnsigned);
-        });
+    Value data =
+        buildElementwise(rewriter, loc, f64Type, {input},
+                         [&](OpBuilder &b, Location l, ValueRange xs, Type) {
+                           return toF64(b, l, xs[0], isUnsigned);
+                         });
     double extrapolation = op.getExtrapolationValue().convertToDouble();
     for (auto &[d, filter] : plan) {
       shape[d] = type->getDimSize(d);

@@ -96,13 +96,11 @@ Value select(OpBuilder &b, Location l, Value c, Value x, Value y) {
   return arith::SelectOp::create(b, l, c, x, y);
 }
 
-Value cmpf(OpBuilder &b, Location l, arith::CmpFPredicate p, Value x,
-           Value y) {
+Value cmpf(OpBuilder &b, Location l, arith::CmpFPredicate p, Value x, Value y) {
   return arith::CmpFOp::create(b, l, p, x, y);
 }
 
-Value cmpi(OpBuilder &b, Location l, arith::CmpIPredicate p, Value x,
-           Value y) {
+Value cmpi(OpBuilder &b, Location l, arith::CmpIPredicate p, Value x, Value y) {
   return arith::CmpIOp::create(b, l, p, x, y);
 }
 
@@ -223,11 +221,10 @@ struct ElementwiseLowering : OpConversionPattern<OpTy> {
     ValueRange operands = adaptor.getOperands();
     if (failed(checkOperands(op, operands, *type, rewriter)))
       return failure();
-    Value r = buildElementwise(
-        rewriter, op.getLoc(), *type, operands,
-        [&](OpBuilder &b, Location l, ValueRange xs, Type elem) {
-          return Fn(op, b, l, xs, elem);
-        });
+    Value r =
+        buildElementwise(rewriter, op.getLoc(), *type, operands,
+                         [&](OpBuilder &b, Location l, ValueRange xs,
+                             Type elem) { return Fn(op, b, l, xs, elem); });
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -268,15 +265,13 @@ Value divFn(OpBuilder &b, Location l, Value x, Value y, bool isUnsigned) {
   Value zero = cst(b, l, t, 0), one = cst(b, l, t, 1);
   Value isZero = cmpi(b, l, arith::CmpIPredicate::eq, y, zero);
   if (isUnsigned) {
-    Value q =
-        arith::DivUIOp::create(b, l, x, select(b, l, isZero, one, y));
+    Value q = arith::DivUIOp::create(b, l, x, select(b, l, isZero, one, y));
     return select(b, l, isZero, zero, q);
   }
   Value isMinusOne = cmpi(b, l, arith::CmpIPredicate::eq, y, cst(b, l, t, -1));
   Value unsafe = arith::OrIOp::create(b, l, isZero, isMinusOne);
   Value q = arith::DivSIOp::create(b, l, x, select(b, l, unsafe, one, y));
-  Value r =
-      select(b, l, isMinusOne, arith::SubIOp::create(b, l, zero, x), q);
+  Value r = select(b, l, isMinusOne, arith::SubIOp::create(b, l, zero, x), q);
   return select(b, l, isZero, zero, r);
 }
 
@@ -328,8 +323,7 @@ Value reluScalarOp(top::ReluOp op, OpBuilder &b, Location l, ValueRange xs,
 }
 
 /// |x|; the minimum signed integer wraps to itself; unsigned is `x`.
-Value absScalar(top::AbsOp op, OpBuilder &b, Location l, ValueRange xs,
-                Type) {
+Value absScalar(top::AbsOp op, OpBuilder &b, Location l, ValueRange xs, Type) {
   Value x = xs[0];
   Type t = x.getType();
   if (isa<FloatType>(t))
@@ -428,16 +422,14 @@ Value hardSigmoidScalar(top::HardSigmoidOp op, OpBuilder &b, Location l,
                   [&](Value x) { return hardSigmoid(b, l, x, alpha, beta); });
 }
 
-Value hardSwishScalar(top::HardSwishOp, OpBuilder &b, Location l,
-                      ValueRange xs, Type) {
+Value hardSwishScalar(top::HardSwishOp, OpBuilder &b, Location l, ValueRange xs,
+                      Type) {
   return mapFloat(b, l, xs[0], [&](Value x) {
-    return arith::MulFOp::create(b, l, x,
-                                 hardSigmoid(b, l, x, 1.0 / 6.0, 0.5));
+    return arith::MulFOp::create(b, l, x, hardSigmoid(b, l, x, 1.0 / 6.0, 0.5));
   });
 }
 
-Value rsqrtScalar(top::RsqrtOp, OpBuilder &b, Location l, ValueRange xs,
-                  Type) {
+Value rsqrtScalar(top::RsqrtOp, OpBuilder &b, Location l, ValueRange xs, Type) {
   return mapFloat(b, l, xs[0], [&](Value x) {
     return arith::DivFOp::create(b, l, cst(b, l, x.getType(), 1),
                                  math::SqrtOp::create(b, l, x));
@@ -445,8 +437,7 @@ Value rsqrtScalar(top::RsqrtOp, OpBuilder &b, Location l, ValueRange xs,
 }
 
 /// `x >= 0 ? x : slope * x` with `slope` broadcast to `x`.
-Value preluScalar(top::PReluOp, OpBuilder &b, Location l, ValueRange xs,
-                  Type) {
+Value preluScalar(top::PReluOp, OpBuilder &b, Location l, ValueRange xs, Type) {
   Type t = xs[0].getType();
   Value x = toCompute(b, l, xs[0]), s = toCompute(b, l, xs[1]);
   Value nonNeg =
@@ -469,26 +460,37 @@ Value fmodScalar(top::FmodOp, OpBuilder &b, Location l, ValueRange xs, Type) {
 // Where, Compare
 //===----------------------------------------------------------------------===//
 
-Value whereScalar(top::WhereOp, OpBuilder &b, Location l, ValueRange xs,
-                  Type) {
+Value whereScalar(top::WhereOp, OpBuilder &b, Location l, ValueRange xs, Type) {
   return select(b, l, xs[0], xs[1], xs[2]);
 }
 
 /// Floats compare ordered (false with NaN) except NotEqual (true with NaN);
 /// unsigned integers and `i1` compare unsigned.
-Value compareScalar(top::CompareOp op, OpBuilder &b, Location l,
-                    ValueRange xs, Type) {
+Value compareScalar(top::CompareOp op, OpBuilder &b, Location l, ValueRange xs,
+                    Type) {
   top::CompareMode mode = op.getMode();
   if (isa<FloatType>(xs[0].getType())) {
     using P = arith::CmpFPredicate;
     P p = P::UNE;
     switch (mode) {
-    case top::CompareMode::Equal: p = P::OEQ; break;
-    case top::CompareMode::Greater: p = P::OGT; break;
-    case top::CompareMode::GreaterOrEqual: p = P::OGE; break;
-    case top::CompareMode::Less: p = P::OLT; break;
-    case top::CompareMode::LessOrEqual: p = P::OLE; break;
-    case top::CompareMode::NotEqual: p = P::UNE; break;
+    case top::CompareMode::Equal:
+      p = P::OEQ;
+      break;
+    case top::CompareMode::Greater:
+      p = P::OGT;
+      break;
+    case top::CompareMode::GreaterOrEqual:
+      p = P::OGE;
+      break;
+    case top::CompareMode::Less:
+      p = P::OLT;
+      break;
+    case top::CompareMode::LessOrEqual:
+      p = P::OLE;
+      break;
+    case top::CompareMode::NotEqual:
+      p = P::UNE;
+      break;
     }
     return cmpf(b, l, p, toCompute(b, l, xs[0]), toCompute(b, l, xs[1]));
   }
@@ -496,12 +498,24 @@ Value compareScalar(top::CompareOp op, OpBuilder &b, Location l,
   using P = arith::CmpIPredicate;
   P p = P::ne;
   switch (mode) {
-  case top::CompareMode::Equal: p = P::eq; break;
-  case top::CompareMode::Greater: p = u ? P::ugt : P::sgt; break;
-  case top::CompareMode::GreaterOrEqual: p = u ? P::uge : P::sge; break;
-  case top::CompareMode::Less: p = u ? P::ult : P::slt; break;
-  case top::CompareMode::LessOrEqual: p = u ? P::ule : P::sle; break;
-  case top::CompareMode::NotEqual: p = P::ne; break;
+  case top::CompareMode::Equal:
+    p = P::eq;
+    break;
+  case top::CompareMode::Greater:
+    p = u ? P::ugt : P::sgt;
+    break;
+  case top::CompareMode::GreaterOrEqual:
+    p = u ? P::uge : P::sge;
+    break;
+  case top::CompareMode::Less:
+    p = u ? P::ult : P::slt;
+    break;
+  case top::CompareMode::LessOrEqual:
+    p = u ? P::ule : P::sle;
+    break;
+  case top::CompareMode::NotEqual:
+    p = P::ne;
+    break;
   }
   return cmpi(b, l, p, xs[0], xs[1]);
 }
@@ -522,9 +536,8 @@ Value floatToInt(OpBuilder &b, Location l, Value x, IntegerType to,
   Value zeroF = cst(b, l, ft, 0);
   if (w < 8) {
     // fmod(trunc(x), 256) == trunc(fmod(x, 256)), and fptosi truncates.
-    Value finite =
-        cmpf(b, l, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, l, x),
-             cst(b, l, ft, INFINITY));
+    Value finite = cmpf(b, l, arith::CmpFPredicate::OLT,
+                        math::AbsFOp::create(b, l, x), cst(b, l, ft, INFINITY));
     Value m = arith::RemFOp::create(b, l, x, cst(b, l, ft, 256));
     Value safe = select(b, l, finite, m, zeroF);
     Type i32 = b.getI32Type();
@@ -541,12 +554,11 @@ Value floatToInt(OpBuilder &b, Location l, Value x, IntegerType to,
   Value tooLow = cmpf(b, l, arith::CmpFPredicate::OLE, x, cst(b, l, ft, lo));
   Value tooHigh = cmpf(b, l, arith::CmpFPredicate::OGE, x, cst(b, l, ft, hi));
   Value isNaN = cmpf(b, l, arith::CmpFPredicate::UNO, x, x);
-  Value bad = arith::OrIOp::create(
-      b, l, isNaN, arith::OrIOp::create(b, l, tooLow, tooHigh));
+  Value bad = arith::OrIOp::create(b, l, isNaN,
+                                   arith::OrIOp::create(b, l, tooLow, tooHigh));
   Value safe = select(b, l, bad, zeroF, x);
-  Value conv = toUnsigned
-                   ? Value(arith::FPToUIOp::create(b, l, to, safe))
-                   : Value(arith::FPToSIOp::create(b, l, to, safe));
+  Value conv = toUnsigned ? Value(arith::FPToUIOp::create(b, l, to, safe))
+                          : Value(arith::FPToSIOp::create(b, l, to, safe));
   Value r = select(b, l, tooLow, intCst(b, l, to, minI), conv);
   return select(b, l, tooHigh, intCst(b, l, to, maxI), r);
 }
@@ -658,8 +670,8 @@ Value smallFloatToF32(OpBuilder &b, Location l, Value x) {
   Type t = x.getType();
   unsigned w = t.getIntOrFloatBitWidth();
   Type iw = b.getIntegerType(w), i32 = b.getI32Type();
-  Value bits = arith::ExtUIOp::create(
-      b, l, i32, arith::BitcastOp::create(b, l, iw, x));
+  Value bits =
+      arith::ExtUIOp::create(b, l, i32, arith::BitcastOp::create(b, l, iw, x));
   auto c = [&](uint64_t v) { return bitsCst(b, l, i32, v); };
   auto eq = [&](Value v, uint64_t k) {
     return cmpi(b, l, arith::CmpIPredicate::eq, v, c(k));
@@ -684,16 +696,15 @@ Value smallFloatToF32(OpBuilder &b, Location l, Value x) {
   // Normal: rebias the exponent, left-align the mantissa.
   Value normal = arith::OrIOp::create(
       b, l,
-      arith::ShLIOp::create(b, l,
-                            arith::AddIOp::create(b, l, e, c(127 - f.bias)),
-                            c(23)),
+      arith::ShLIOp::create(
+          b, l, arith::AddIOp::create(b, l, e, c(127 - f.bias)), c(23)),
       arith::ShLIOp::create(b, l, m, c(23 - f.manBits)));
   // Subnormal: m * 2^(1 - bias - manBits), exact in f32.
   Value sub = arith::MulFOp::create(
       b, l, arith::UIToFPOp::create(b, l, b.getF32Type(), m),
       cst(b, l, b.getF32Type(), std::ldexp(1.0, 1 - f.bias - int(f.manBits))));
-  Value magBits = select(b, l, eq(e, 0),
-                         arith::BitcastOp::create(b, l, i32, sub), normal);
+  Value magBits =
+      select(b, l, eq(e, 0), arith::BitcastOp::create(b, l, i32, sub), normal);
   Value nanBits = c(0x7FC00000);
   Value isNaN;
   switch (f.special) {
@@ -760,8 +771,7 @@ Value f64ToSmallFloat(OpBuilder &b, Location l, Value v, Type to,
     overflowBits = arith::OrIOp::create(b, l, sign, c(f.maxBits()));
   else if (f.special == SmallFloatFormat::IEEE)
     overflowBits = arith::OrIOp::create(
-        b, l, sign,
-        c((f.signBit() - 1) & ~((uint64_t(1) << f.manBits) - 1)));
+        b, l, sign, c((f.signBit() - 1) & ~((uint64_t(1) << f.manBits) - 1)));
   else
     overflowBits = nanBits;
   Value zeroBits = f.special == SmallFloatFormat::FNUZ ? c(0) : sign;
@@ -788,8 +798,7 @@ Value f64ToSmallFloat(OpBuilder &b, Location l, Value v, Type to,
   Value invQ = pow2(arith::SubIOp::create(b, l, c(0), shift));
   Value rounded = arith::MulFOp::create(
       b, l,
-      math::RoundEvenOp::create(b, l, arith::MulFOp::create(b, l, a, invQ)),
-      q);
+      math::RoundEvenOp::create(b, l, arith::MulFOp::create(b, l, a, invQ)), q);
   // Past the largest finite value (Inf too: its quantum is meaningless);
   // NaN compares false and is selected last.
   Value over = arith::OrIOp::create(
@@ -819,11 +828,10 @@ Value f64ToSmallFloat(OpBuilder &b, Location l, Value v, Type to,
   Value magBits = select(b, l, isSub, subBits,
                          arith::OrIOp::create(b, l, expField, manField));
   Value res = arith::OrIOp::create(b, l, sign, magBits);
-  res = select(b, l, cmpf(b, l, arith::CmpFPredicate::OEQ, r, cf(0)),
-               zeroBits, res);
-  res = select(b, l, over, overflowBits, res);
-  res = select(b, l, cmpf(b, l, arith::CmpFPredicate::UNO, v, v), nanBits,
+  res = select(b, l, cmpf(b, l, arith::CmpFPredicate::OEQ, r, cf(0)), zeroBits,
                res);
+  res = select(b, l, over, overflowBits, res);
+  res = select(b, l, cmpf(b, l, arith::CmpFPredicate::UNO, v, v), nanBits, res);
   Type iw = b.getIntegerType(f.width());
   return arith::BitcastOp::create(b, l, to,
                                   arith::TruncIOp::create(b, l, iw, res));
@@ -901,8 +909,7 @@ Value castScalar(top::CastOp op, OpBuilder &b, Location l, ValueRange xs,
       return intToFloat(b, l, x, fromUnsigned, cast<FloatType>(dst));
     unsigned tw = dstInt.getWidth();
     if (tw == 1 && fw != 1)
-      return cmpi(b, l, arith::CmpIPredicate::ne, x,
-                  cst(b, l, x.getType(), 0));
+      return cmpi(b, l, arith::CmpIPredicate::ne, x, cst(b, l, x.getType(), 0));
     if (tw == fw)
       return x; // same bits, e.g. i8 <-> ui8
     if (tw < fw)
@@ -915,8 +922,7 @@ Value castScalar(top::CastOp op, OpBuilder &b, Location l, ValueRange xs,
     return floatToFloat(b, l, x, cast<FloatType>(dst));
   Value c = toCompute(b, l, x);
   if (dstInt.getWidth() == 1) // NaN is true
-    return cmpf(b, l, arith::CmpFPredicate::UNE, c,
-                cst(b, l, c.getType(), 0));
+    return cmpf(b, l, arith::CmpFPredicate::UNE, c, cst(b, l, c.getType(), 0));
   return floatToInt(b, l, c, dstInt, isUnsignedOrBool(to));
 }
 
@@ -957,8 +963,7 @@ template <typename OpTy, BinaryFn Fn>
 using BinaryLowering = ElementwiseLowering<OpTy, binaryScalar<OpTy, Fn>>;
 
 template <typename OpTy, typename ArithOp>
-using BitwiseLowering =
-    ElementwiseLowering<OpTy, bitwiseScalar<OpTy, ArithOp>>;
+using BitwiseLowering = ElementwiseLowering<OpTy, bitwiseScalar<OpTy, ArithOp>>;
 
 } // namespace
 

@@ -429,9 +429,8 @@ Value windowReduce(OpBuilder &b, Location l, Value in, Value init,
   SmallVector<utils::IteratorType> iters(2 + r, utils::IteratorType::parallel);
   iters.append(r, utils::IteratorType::reduction);
   auto g = linalg::GenericOp::create(
-      b, l, TypeRange{init.getType()}, ValueRange{in, window},
-      ValueRange{init}, maps, iters,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
+      b, l, TypeRange{init.getType()}, ValueRange{in, window}, ValueRange{init},
+      maps, iters, [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value acc = args[2], x = args[0], v;
         switch (kind) {
         case WindowKind::MaxFloat:
@@ -648,9 +647,8 @@ Value convEpilogue(OpBuilder &b, Location l, Value acc, Value bias,
       resultElem == computeType)
     return acc;
   if (hasBias)
-    extras.push_back(
-        {biasVector(b, l, bias, origBias, computeType),
-         AffineMap::get(rank, 0, getAffineDimExpr(1, ctx), ctx)});
+    extras.push_back({biasVector(b, l, bias, origBias, computeType),
+                      AffineMap::get(rank, 0, getAffineDimExpr(1, ctx), ctx)});
   return channelEpilogue(
       b, l, resultType, channelsLast, acc, extras,
       [&](OpBuilder &nb, Location nl, Value v, ValueRange xs) {
@@ -691,8 +689,8 @@ Value convertMinusZp(OpBuilder &b, Location l, Value v, bool srcUnsigned,
   auto g = linalg::GenericOp::create(
       b, l, TypeRange{outType}, inputs, ValueRange{emptyTensor(b, l, outType)},
       maps, iters, [&](OpBuilder &nb, Location nl, ValueRange args) {
-        Value x = convertScalar(nb, nl, args[0], srcUnsigned, computeType,
-                                false);
+        Value x =
+            convertScalar(nb, nl, args[0], srcUnsigned, computeType, false);
         Value z = zp.tensor ? args[1]
                             : scalarConstant(nb, nl, b.getI64Type(),
                                              static_cast<double>(zp.scalar));
@@ -765,12 +763,12 @@ struct ConvLowering : OpConversionPattern<top::ConvOp> {
       return rewriter.notifyMatchFailure(op, "zero points are neither one "
                                              "value nor one per channel");
     auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-    Value x = convertMinusZp(b, l, in, isUnsignedElement(op.getInput()),
-                             computeType, *izp,
-                             AffineMap::get(rank, 0, dim(1), ctx));
-    Value f = convertMinusZp(b, l, w, isUnsignedElement(op.getFilter()),
-                             computeType, *wzp,
-                             AffineMap::get(rank, 0, {dim(0), dim(1)}, ctx));
+    Value x =
+        convertMinusZp(b, l, in, isUnsignedElement(op.getInput()), computeType,
+                       *izp, AffineMap::get(rank, 0, dim(1), ctx));
+    Value f =
+        convertMinusZp(b, l, w, isUnsignedElement(op.getFilter()), computeType,
+                       *wzp, AffineMap::get(rank, 0, {dim(0), dim(1)}, ctx));
 
     SmallVector<int64_t> pads = op.getPadsOrDefault();
     x = padded(b, l, x, withBatchChannel(ArrayRef(pads).take_front(r)),
@@ -817,10 +815,10 @@ struct DeconvLowering : OpConversionPattern<top::DeconvOp> {
       in = transposed(b, l, in, toChannelsFirstPerm(rank));
       w = transposed(b, l, w, toChannelsFirstPerm(rank));
     }
-    Value x = convertTensor(b, l, in, isUnsignedElement(op.getInput()),
-                            computeType);
-    Value f = convertTensor(b, l, w, isUnsignedElement(op.getFilter()),
-                            computeType);
+    Value x =
+        convertTensor(b, l, in, isUnsignedElement(op.getInput()), computeType);
+    Value f =
+        convertTensor(b, l, w, isUnsignedElement(op.getFilter()), computeType);
     SmallVector<int64_t> inShape(shapeOf(x)), wShape(shapeOf(f));
     int64_t n = inShape[0], c = inShape[1], og = wShape[1];
     if (c % group || wShape[0] != c)
@@ -849,9 +847,8 @@ struct DeconvLowering : OpConversionPattern<top::DeconvOp> {
     for (int64_t d = 0; d < r; ++d)
       exprs.push_back(kernel[d] - 1 - getAffineDimExpr(3 + d, ctx));
     auto fTType = tensorType(wT, computeType);
-    SmallVector<AffineMap> maps{
-        AffineMap::get(3 + r, 0, exprs, ctx),
-        AffineMap::getMultiDimIdentityMap(3 + r, ctx)};
+    SmallVector<AffineMap> maps{AffineMap::get(3 + r, 0, exprs, ctx),
+                                AffineMap::getMultiDimIdentityMap(3 + r, ctx)};
     SmallVector<utils::IteratorType> iters(3 + r,
                                            utils::IteratorType::parallel);
     Value fT = linalg::GenericOp::create(
@@ -875,9 +872,8 @@ struct DeconvLowering : OpConversionPattern<top::DeconvOp> {
       int64_t s = strides[d], inD = inShape[2 + d];
       // x with 0 <= lead + x*s < size and x < inD.
       int64_t x0 = lead >= 0 ? 0 : (-lead + s - 1) / s;
-      int64_t x1 = size - 1 - lead < 0
-                       ? -1
-                       : std::min(inD - 1, (size - 1 - lead) / s);
+      int64_t x1 =
+          size - 1 - lead < 0 ? -1 : std::min(inD - 1, (size - 1 - lead) / s);
       zShape.push_back(size);
       if (x1 < x0) {
         empty = true;
@@ -932,10 +928,10 @@ struct MatMulLowering : OpConversionPattern<top::MatMulOp> {
     OpBuilder &b = rewriter;
     MLIRContext *ctx = getContext();
     Type computeType = computeElementType(elemOf(lhs));
-    Value a = convertTensor(b, l, lhs, isUnsignedElement(op.getInput()),
-                            computeType);
-    Value bm = convertTensor(b, l, rhs, isUnsignedElement(op.getRight()),
-                             computeType);
+    Value a =
+        convertTensor(b, l, lhs, isUnsignedElement(op.getInput()), computeType);
+    Value bm =
+        convertTensor(b, l, rhs, isUnsignedElement(op.getRight()), computeType);
     SmallVector<int64_t> aShape(shapeOf(a)), bShape(shapeOf(bm));
     if (aShape.empty() || bShape.empty())
       return rewriter.notifyMatchFailure(op, "an operand is a scalar");
@@ -1057,20 +1053,20 @@ struct MatMulLowering : OpConversionPattern<top::MatMulOp> {
       return success();
     }
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    Value r = linalg::GenericOp::create(
-                  b, l, TypeRange{*type}, inputs,
-                  ValueRange{emptyTensor(b, l, *type)}, maps, iters,
-                  [&](OpBuilder &nb2, Location nl, ValueRange args) {
-                    Value v = args[0];
-                    if (hasBias)
-                      v = addScalar(nb2, nl, v, args[1]);
-                    v = epilogue.apply(nb2, nl, v);
-                    linalg::YieldOp::create(
-                        nb2, nl,
-                        convertScalar(nb2, nl, v, false, resultElem,
-                                      resultUnsigned));
-                  })
-                  .getResult(0);
+    Value r =
+        linalg::GenericOp::create(
+            b, l, TypeRange{*type}, inputs,
+            ValueRange{emptyTensor(b, l, *type)}, maps, iters,
+            [&](OpBuilder &nb2, Location nl, ValueRange args) {
+              Value v = args[0];
+              if (hasBias)
+                v = addScalar(nb2, nl, v, args[1]);
+              v = epilogue.apply(nb2, nl, v);
+              linalg::YieldOp::create(
+                  nb2, nl,
+                  convertScalar(nb2, nl, v, false, resultElem, resultUnsigned));
+            })
+            .getResult(0);
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -1091,10 +1087,9 @@ void windowPads(ArrayRef<int64_t> inSpatial, ArrayRef<int64_t> outSpatial,
   high.assign({0, 0});
   for (int64_t d = 0; d < r; ++d) {
     low.push_back(pads[d]);
-    int64_t need = outSpatial[d] == 0
-                       ? 0
-                       : (outSpatial[d] - 1) * strides[d] +
-                             (kernel[d] - 1) * dil[d] + 1;
+    int64_t need = outSpatial[d] == 0 ? 0
+                                      : (outSpatial[d] - 1) * strides[d] +
+                                            (kernel[d] - 1) * dil[d] + 1;
     high.push_back(std::max<int64_t>(0, need - pads[d] - inSpatial[d]));
   }
 }
@@ -1165,10 +1160,10 @@ struct MaxPoolLowering : OpConversionPattern<top::MaxPoolOp> {
     Value x = padded(b, l, in, low, high, lowest);
     Value init = filled(b, l, outShape, elem, lowest);
     WindowKind kind = isa<FloatType>(elem) ? WindowKind::MaxFloat
-                      : isUnsigned           ? WindowKind::MaxUnsigned
-                                             : WindowKind::MaxSigned;
-    Value acc = windowReduce(b, l, x, init, op.getKernelShape(), strides, dil,
-                             kind);
+                      : isUnsigned         ? WindowKind::MaxUnsigned
+                                           : WindowKind::MaxSigned;
+    Value acc =
+        windowReduce(b, l, x, init, op.getKernelShape(), strides, dil, kind);
     bool doRelu = op.getDoRelu();
     double limit = op.getReluLimit().convertToDouble();
     bool resultUnsigned = isUnsignedElement(op.getOutput());
@@ -1193,9 +1188,8 @@ struct MaxPoolLowering : OpConversionPattern<top::MaxPoolOp> {
                       if (limit >= 0) {
                         unsigned w = t.getIntOrFloatBitWidth();
                         double cap = std::floor(limit);
-                        double tmax =
-                            isUnsigned ? std::ldexp(1.0, w) - 1
-                                       : std::ldexp(1.0, w - 1) - 1;
+                        double tmax = isUnsigned ? std::ldexp(1.0, w) - 1
+                                                 : std::ldexp(1.0, w - 1) - 1;
                         if (cap < tmax) {
                           Value c = scalarConstant(nb, nl, t, cap);
                           v = isUnsigned
@@ -1351,23 +1345,23 @@ struct GlobalAvgPoolLowering : OpConversionPattern<top::GlobalAvgPoolOp> {
         AffineMap::get(rank, 0,
                        {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx)},
                        ctx)};
-    Value sum = linalg::GenericOp::create(
-                    b, l, TypeRange{init.getType()}, ValueRange{in},
-                    ValueRange{init}, maps, iters,
-                    [&](OpBuilder &nb, Location nl, ValueRange args) {
-                      Value v = convertScalar(nb, nl, args[0], isUnsigned, f64,
-                                              false);
-                      Value sum = arith::AddFOp::create(nb, nl, args[1], v);
-                      linalg::YieldOp::create(nb, nl, sum);
-                    })
-                    .getResult(0);
+    Value sum =
+        linalg::GenericOp::create(
+            b, l, TypeRange{init.getType()}, ValueRange{in}, ValueRange{init},
+            maps, iters,
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value v = convertScalar(nb, nl, args[0], isUnsigned, f64, false);
+              Value sum = arith::AddFOp::create(nb, nl, args[1], v);
+              linalg::YieldOp::create(nb, nl, sum);
+            })
+            .getResult(0);
     // The result is N x C x 1.. (or N x 1.. x C): read the sum at (n, c).
     int64_t outRank = type->getRank();
-    AffineMap sumMap = AffineMap::get(
-        outRank, 0,
-        {getAffineDimExpr(0, ctx),
-         getAffineDimExpr(channelsLast ? outRank - 1 : 1, ctx)},
-        ctx);
+    AffineMap sumMap =
+        AffineMap::get(outRank, 0,
+                       {getAffineDimExpr(0, ctx),
+                        getAffineDimExpr(channelsLast ? outRank - 1 : 1, ctx)},
+                       ctx);
     bool resultUnsigned = isUnsignedElement(op.getOutput());
     Type resultElem = type->getElementType();
     Value divisor = scalarConstant(b, l, f64, static_cast<double>(plane));
@@ -1381,13 +1375,12 @@ struct GlobalAvgPoolLowering : OpConversionPattern<top::GlobalAvgPoolOp> {
                 sumMap, AffineMap::getMultiDimIdentityMap(outRank, ctx)},
             outIters,
             [&](OpBuilder &nb, Location nl, ValueRange args) {
-              Value v = plane ? Value(arith::DivFOp::create(nb, nl, args[0],
-                                                            divisor))
-                              : scalarConstant(nb, nl, f64, 0.0);
-              linalg::YieldOp::create(nb, nl,
-                                      convertScalar(nb, nl, v, false,
-                                                    resultElem,
-                                                    resultUnsigned));
+              Value v =
+                  plane ? Value(arith::DivFOp::create(nb, nl, args[0], divisor))
+                        : scalarConstant(nb, nl, f64, 0.0);
+              linalg::YieldOp::create(
+                  nb, nl,
+                  convertScalar(nb, nl, v, false, resultElem, resultUnsigned));
             })
             .getResult(0);
     rewriter.replaceOp(op, r);
@@ -1498,19 +1491,18 @@ struct MaxPoolIndicesLowering : OpConversionPattern<top::MaxPoolIndicesOp> {
             greater = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT,
                                             v, best);
           else
-            greater = arith::CmpIOp::create(
-                nb, nl,
-                isUnsigned ? arith::CmpIPredicate::ugt
-                           : arith::CmpIPredicate::sgt,
-                v, best);
+            greater =
+                arith::CmpIOp::create(nb, nl,
+                                      isUnsigned ? arith::CmpIPredicate::ugt
+                                                 : arith::CmpIPredicate::sgt,
+                                      v, best);
           Value none = cmp(arith::CmpIPredicate::slt, bestIdx, c(0));
           Value take = arith::AndIOp::create(
               nb, nl, inside, arith::OrIOp::create(nb, nl, none, greater));
           Value plane = add(mul(idx(0), c(C)), idx(1));
-          Value flat =
-              columnMajor
-                  ? add(mul(plane, c(H * W)), add(mul(w, c(H)), h))
-                  : add(mul(plane, c(H * W)), add(mul(h, c(W)), w));
+          Value flat = columnMajor
+                           ? add(mul(plane, c(H * W)), add(mul(w, c(H)), h))
+                           : add(mul(plane, c(H * W)), add(mul(h, c(W)), w));
           linalg::YieldOp::create(
               nb, nl,
               ValueRange{arith::SelectOp::create(nb, nl, take, v, best),
@@ -1569,10 +1561,10 @@ struct MaxUnpoolLowering : OpConversionPattern<top::MaxUnpoolOp> {
           auto ifOp = scf::IfOp::create(
               nb, nl, ok,
               [&](OpBuilder &tb, Location tl) {
-                Value v = tensor::ExtractOp::create(tb, tl, flatIn,
-                                                    ValueRange{i});
-                Value pos = arith::IndexCastOp::create(
-                    tb, tl, tb.getIndexType(), at);
+                Value v =
+                    tensor::ExtractOp::create(tb, tl, flatIn, ValueRange{i});
+                Value pos =
+                    arith::IndexCastOp::create(tb, tl, tb.getIndexType(), at);
                 Value upd = tensor::InsertOp::create(tb, tl, v, iter[0],
                                                      ValueRange{pos});
                 scf::YieldOp::create(tb, tl, upd);
@@ -1637,15 +1629,16 @@ struct LRNLowering : OpConversionPattern<top::LRNOp> {
     iters.push_back(utils::IteratorType::reduction);
     Value init = zeros(b, l, shapeOf(x), f64);
     Value window = emptyTensor(b, l, tensorType({size}, f64));
-    Value sum = linalg::GenericOp::create(
-                    b, l, TypeRange{init.getType()}, ValueRange{sq, window},
-                    ValueRange{init}, maps, iters,
-                    [&](OpBuilder &nb, Location nl, ValueRange args) {
-                      linalg::YieldOp::create(
-                          nb, nl, Value(arith::AddFOp::create(nb, nl, args[2],
-                                                              args[0])));
-                    })
-                    .getResult(0);
+    Value sum =
+        linalg::GenericOp::create(
+            b, l, TypeRange{init.getType()}, ValueRange{sq, window},
+            ValueRange{init}, maps, iters,
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              linalg::YieldOp::create(
+                  nb, nl,
+                  Value(arith::AddFOp::create(nb, nl, args[2], args[0])));
+            })
+            .getResult(0);
     double alpha = op.getAlpha().convertToDouble(),
            beta = op.getBeta().convertToDouble(),
            bias = op.getBias().convertToDouble();
@@ -1719,10 +1712,9 @@ struct DeformConvLowering : OpConversionPattern<top::DeformConvOp> {
     Value wf = convertTensor(b, l, w, isUnsignedElement(op.getFilter()), f64);
     Value offf =
         convertTensor(b, l, off, isUnsignedElement(op.getOffset()), f64);
-    Value maskf =
-        hasMask
-            ? convertTensor(b, l, mask, isUnsignedElement(op.getMask()), f64)
-            : Value();
+    Value maskf = hasMask ? convertTensor(b, l, mask,
+                                          isUnsignedElement(op.getMask()), f64)
+                          : Value();
 
     SmallVector<int64_t> sShape{n, c, kh, kw, oh, ow};
     Value samples;
@@ -1784,13 +1776,13 @@ struct DeformConvLowering : OpConversionPattern<top::DeformConvOp> {
                 Value xx = arith::AddFOp::create(
                     nb, nl, base(j, e, st[1], pads[1], dil[1]), dx);
                 // Non-finite positions fail these ordered comparisons.
-                Value valid = andI(
-                    andI(cmpF(arith::CmpFPredicate::OGT, y, cF(-1)),
-                         cmpF(arith::CmpFPredicate::OGT, xx, cF(-1))),
-                    andI(cmpF(arith::CmpFPredicate::OLT, y,
-                              cF(static_cast<double>(h))),
-                         cmpF(arith::CmpFPredicate::OLT, xx,
-                              cF(static_cast<double>(wd)))));
+                Value valid =
+                    andI(andI(cmpF(arith::CmpFPredicate::OGT, y, cF(-1)),
+                              cmpF(arith::CmpFPredicate::OGT, xx, cF(-1))),
+                         andI(cmpF(arith::CmpFPredicate::OLT, y,
+                                   cF(static_cast<double>(h))),
+                              cmpF(arith::CmpFPredicate::OLT, xx,
+                                   cF(static_cast<double>(wd)))));
                 Value ys = arith::SelectOp::create(nb, nl, valid, y, cF(0));
                 Value xs = arith::SelectOp::create(nb, nl, valid, xx, cF(0));
                 Value fy = math::FloorOp::create(nb, nl, ys);
@@ -1814,8 +1806,8 @@ struct DeformConvLowering : OpConversionPattern<top::DeformConvOp> {
                                             static_cast<double>(size - 1));
                   Value r = arith::MaxSIOp::create(nb, nl, u, lo);
                   r = arith::MinSIOp::create(nb, nl, r, hi);
-                  return arith::IndexCastOp::create(nb, nl,
-                                                    nb.getIndexType(), r);
+                  return arith::IndexCastOp::create(nb, nl, nb.getIndexType(),
+                                                    r);
                 };
                 for (int64_t py = 0; py < 2; ++py)
                   for (int64_t px = 0; px < 2; ++px) {
@@ -1894,7 +1886,7 @@ void populateTopToLinalgLinearPatterns(const TopTypeConverter &converter,
   patterns.add<ConvLowering, DeconvLowering, MatMulLowering, MaxPoolLowering,
                AvgPoolLowering, GlobalAvgPoolLowering, MaxPoolIndicesLowering,
                MaxUnpoolLowering, LRNLowering, DeformConvLowering>(converter,
-                                                                ctx);
+                                                                   ctx);
 }
 
 } // namespace strata::conversion

@@ -103,13 +103,12 @@ struct LinearAttentionLowering : OpConversionPattern<top::LinearAttentionOp> {
     bool betaShared =
         delta && cast<RankedTensorType>(beta.getType()).getDimSize(2) == 1;
     RankedTensorType sT = f64Tensor(b, {batch, hkv, dk, dv});
-    Value state = isNone(adaptor.getPastState())
-                      ? filled(b, loc, sT, 0.0)
-                      : buildElementwise(b, loc, sT, adaptor.getPastState(),
-                                         [](OpBuilder &nb, Location l,
-                                            ValueRange xs, Type) {
-                                           return toF64(nb, l, xs[0]);
-                                         });
+    Value state =
+        isNone(adaptor.getPastState())
+            ? filled(b, loc, sT, 0.0)
+            : buildElementwise(b, loc, sT, adaptor.getPastState(),
+                               [](OpBuilder &nb, Location l, ValueRange xs,
+                                  Type) { return toF64(nb, l, xs[0]); });
     // The output is built position-major (T x B x Hq x Dv): each step writes
     // one contiguous slice.
     RankedTensorType oT = f64Tensor(b, {seq, batch, hq, dv});
@@ -145,21 +144,21 @@ struct LinearAttentionLowering : OpConversionPattern<top::LinearAttentionOp> {
           Value s = iter[0];
           // Gating: S[b,h,i,:] *= exp(decay[b,t,h*dk+i or h]).
           if (gating)
-            s = generic(lb, l, s, ValueRange{}, {id4}, par4,
-                        [&](OpBuilder &nb, Location nl, ValueRange a) {
-                          SmallVector<Value> idx = indices(nb, nl, 4);
-                          Value col = idx[1];
-                          if (decayPerDim)
-                            col = arith::AddIOp::create(
-                                nb, nl,
-                                arith::MulIOp::create(nb, nl, idx[1],
-                                                      cIdx(nb, nl, dk)),
-                                idx[2]);
-                          Value g = tensor::ExtractOp::create(
-                              nb, nl, decay, ValueRange{idx[0], t, col});
-                          return arith::MulFOp::create(
-                              nb, nl, a[0], math::ExpOp::create(nb, nl, g));
-                        });
+            s = generic(
+                lb, l, s, ValueRange{}, {id4}, par4,
+                [&](OpBuilder &nb, Location nl, ValueRange a) {
+                  SmallVector<Value> idx = indices(nb, nl, 4);
+                  Value col = idx[1];
+                  if (decayPerDim)
+                    col = arith::AddIOp::create(
+                        nb, nl,
+                        arith::MulIOp::create(nb, nl, idx[1], cIdx(nb, nl, dk)),
+                        idx[2]);
+                  Value g = tensor::ExtractOp::create(
+                      nb, nl, decay, ValueRange{idx[0], t, col});
+                  return arith::MulFOp::create(nb, nl, a[0],
+                                               math::ExpOp::create(nb, nl, g));
+                });
           // vt[b,h,j]: v, or beta * (v - S^T k) with the delta rule.
           RankedTensorType vtT = f64Tensor(lb, {batch, hkv, dv});
           AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
@@ -197,9 +196,8 @@ struct LinearAttentionLowering : OpConversionPattern<top::LinearAttentionOp> {
                     nb, nl, bt, arith::SubFOp::create(nb, nl, x, a[0]));
               });
           // S[b,h,i,j] += k[b,t,h,i] * vt[b,h,j].
-          s = generic(lb, l, s, {vt},
-                      {map(4, {dim(0), dim(1), dim(3)}), id4}, par4,
-                      [&](OpBuilder &nb, Location nl, ValueRange a) {
+          s = generic(lb, l, s, {vt}, {map(4, {dim(0), dim(1), dim(3)}), id4},
+                      par4, [&](OpBuilder &nb, Location nl, ValueRange a) {
                         SmallVector<Value> idx = indices(nb, nl, 4);
                         Value kv = tensor::ExtractOp::create(
                             nb, nl, k, ValueRange{idx[0], t, idx[1], idx[2]});
@@ -241,8 +239,8 @@ struct LinearAttentionLowering : OpConversionPattern<top::LinearAttentionOp> {
                     arith::RemUIOp::create(cb, cl, rest, cIdx(cb, cl, hq));
                 Value bi =
                     arith::DivUIOp::create(cb, cl, rest, cIdx(cb, cl, hq));
-                Value x = tensor::ExtractOp::create(cb, cl, o,
-                                                    ValueRange{bi, h, j});
+                Value x =
+                    tensor::ExtractOp::create(cb, cl, o, ValueRange{bi, h, j});
                 Value r = tensor::InsertOp::create(cb, cl, x, acc[0],
                                                    ValueRange{t, bi, h, j});
                 scf::YieldOp::create(cb, cl, r);

@@ -60,8 +60,7 @@ static std::optional<Side> sideOf(Type elem) {
       s.zeroPoint.i = {u.getZeroPoint()};
     } else if (auto a = dyn_cast<quant::UniformQuantizedPerAxisType>(q)) {
       s.scale.f.assign(a.getScales().begin(), a.getScales().end());
-      s.zeroPoint.i.assign(a.getZeroPoints().begin(),
-                           a.getZeroPoints().end());
+      s.zeroPoint.i.assign(a.getZeroPoints().begin(), a.getZeroPoints().end());
       s.scale.dim = s.zeroPoint.dim = a.getQuantizedDimension();
     } else {
       return std::nullopt;
@@ -88,9 +87,9 @@ static Type elemOf(Value v) { return getElementTypeOrSelf(v.getType()); }
 static Value
 buildQuantGeneric(OpBuilder &b, Location loc, RankedTensorType resultType,
                   Value input, ArrayRef<const Param *> params,
-                  llvm::function_ref<Value(OpBuilder &, Location, Value,
-                                           llvm::function_ref<Value(
-                                               OpBuilder &, const Param &)>)>
+                  llvm::function_ref<Value(
+                      OpBuilder &, Location, Value,
+                      llvm::function_ref<Value(OpBuilder &, const Param &)>)>
                       body) {
   MLIRContext *ctx = b.getContext();
   int64_t rank = resultType.getRank();
@@ -148,13 +147,11 @@ static Value quantizeScaled(OpBuilder &b, Location l, Value v, Value zp,
   // maxnumf/minnumf would turn NaN into a bound; NaN is handled below.
   q = arith::MinimumFOp::create(b, l, arith::MaximumFOp::create(b, l, q, lo),
                                 hi);
-  Value isNan =
-      arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, v, v);
+  Value isNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, v, v);
   Value zpClamped = arith::MinSIOp::create(
       b, l,
-      arith::MaxSIOp::create(b, l, zp,
-                             arith::ConstantOp::create(
-                                 b, l, b.getI64IntegerAttr(qmin))),
+      arith::MaxSIOp::create(
+          b, l, zp, arith::ConstantOp::create(b, l, b.getI64IntegerAttr(qmin))),
       arith::ConstantOp::create(b, l, b.getI64IntegerAttr(qmax)));
   // q is finite and in [qmin, qmax] unless v is NaN (then q is NaN too and
   // fptosi's result is discarded by the select).
@@ -248,14 +245,13 @@ static Value roundingRightShift(OpBuilder &b, Location l, Value x, Value s) {
         b, l, b.getIntegerAttr(t, APInt(128, v, /*isSigned=*/true)));
   };
   // half = 2^s / 2 (0 for s = 0).
-  Value half = arith::ShRSIOp::create(
-      b, l, arith::ShLIOp::create(b, l, c(1), s),
-                                      c(1));
+  Value half =
+      arith::ShRSIOp::create(b, l, arith::ShLIOp::create(b, l, c(1), s), c(1));
   Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, x, c(0));
-  Value absX = arith::SelectOp::create(
-      b, l, neg, arith::SubIOp::create(b, l, c(0), x), x);
-  Value mag = arith::ShRSIOp::create(
-      b, l, arith::AddIOp::create(b, l, absX, half), s);
+  Value absX = arith::SelectOp::create(b, l, neg,
+                                       arith::SubIOp::create(b, l, c(0), x), x);
+  Value mag =
+      arith::ShRSIOp::create(b, l, arith::AddIOp::create(b, l, absX, half), s);
   return arith::SelectOp::create(b, l, neg,
                                  arith::SubIOp::create(b, l, c(0), mag), mag);
 }
@@ -284,14 +280,14 @@ static Value tfliteMultiply(OpBuilder &b, Location l, Value x, Value m,
       arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, m, c(i32min)));
   high = arith::SelectOp::create(b, l, overflow, c(i32max), high);
   // RoundingDivideByPOT(high, s).
-  Value mask = arith::SubIOp::create(
-      b, l, arith::ShLIOp::create(b, l, c(1), s), c(1));
+  Value mask =
+      arith::SubIOp::create(b, l, arith::ShLIOp::create(b, l, c(1), s), c(1));
   Value remainder = arith::AndIOp::create(b, l, high, mask);
   Value isNeg =
       arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, high, c(0));
-  Value threshold = arith::AddIOp::create(
-      b, l, arith::ShRUIOp::create(b, l, mask, c(1)),
-      arith::ExtUIOp::create(b, l, i64, isNeg));
+  Value threshold =
+      arith::AddIOp::create(b, l, arith::ShRUIOp::create(b, l, mask, c(1)),
+                            arith::ExtUIOp::create(b, l, i64, isNeg));
   Value up = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ugt, remainder,
                                    threshold);
   return arith::AddIOp::create(b, l, arith::ShRSIOp::create(b, l, high, s),
@@ -353,9 +349,9 @@ struct RequantLowering : OpConversionPattern<top::RequantOp> {
                 b, l, arith::SIToFPOp::create(b, l, b.getF64Type(), x),
                 paramAt(b, in->scale));
             Value v = arith::DivFOp::create(b, l, real, paramAt(b, out->scale));
-            return narrow(
-                b, l, quantizeScaled(b, l, v, zpOut, out->qmin, out->qmax),
-                storage);
+            return narrow(b, l,
+                          quantizeScaled(b, l, v, zpOut, out->qmin, out->qmax),
+                          storage);
           }
           Value m = paramAt(b, mult), s = paramAt(b, shift);
           Value y;
@@ -383,8 +379,8 @@ struct RequantLowering : OpConversionPattern<top::RequantOp> {
             };
             Value x32 = arith::MinSIOp::create(
                 b, l,
-                arith::MaxSIOp::create(
-                    b, l, x, c(std::numeric_limits<int32_t>::min())),
+                arith::MaxSIOp::create(b, l, x,
+                                       c(std::numeric_limits<int32_t>::min())),
                 c(std::numeric_limits<int32_t>::max()));
             // The multiplier is used as an int32 (the verifier keeps it in
             // range; truncating mirrors the interpreter's cast).

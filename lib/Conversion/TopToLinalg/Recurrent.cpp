@@ -87,13 +87,13 @@ Value applyAct(OpBuilder &b, Location l, const Act &a, Value x) {
     return arith::AddFOp::create(
         b, l, arith::MulFOp::create(b, l, c(a.alpha), x), c(a.beta));
   case RnnActivation::LeakyRelu:
-    return arith::SelectOp::create(
-        b, l, ge(x, c(0)), x, arith::MulFOp::create(b, l, c(a.alpha), x));
+    return arith::SelectOp::create(b, l, ge(x, c(0)), x,
+                                   arith::MulFOp::create(b, l, c(a.alpha), x));
   case RnnActivation::ThresholdedRelu:
     return arith::SelectOp::create(b, l, ge(x, c(a.alpha)), x, c(0));
   case RnnActivation::ScaledTanh: {
-    Value t = math::TanhOp::create(
-        b, l, arith::MulFOp::create(b, l, c(a.beta), x));
+    Value t =
+        math::TanhOp::create(b, l, arith::MulFOp::create(b, l, c(a.beta), x));
     return arith::MulFOp::create(b, l, c(a.alpha), t);
   }
   case RnnActivation::HardSigmoid: {
@@ -103,8 +103,7 @@ Value applyAct(OpBuilder &b, Location l, const Act &a, Value x) {
         b, l, arith::MaximumFOp::create(b, l, v, c(0)), c(1));
   }
   case RnnActivation::Elu: {
-    Value em1 = arith::SubFOp::create(b, l, math::ExpOp::create(b, l, x),
-                                      c(1));
+    Value em1 = arith::SubFOp::create(b, l, math::ExpOp::create(b, l, x), c(1));
     return arith::SelectOp::create(
         b, l, ge(x, c(0)), x, arith::MulFOp::create(b, l, c(a.alpha), em1));
   }
@@ -114,8 +113,8 @@ Value applyAct(OpBuilder &b, Location l, const Act &a, Value x) {
   }
   case RnnActivation::Softplus: {
     Value sp = math::Log1pOp::create(b, l, math::ExpOp::create(b, l, x));
-    Value big = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x,
-                                      c(20));
+    Value big =
+        arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x, c(20));
     return arith::SelectOp::create(b, l, big, x, sp);
   }
   }
@@ -265,8 +264,7 @@ private:
   Value transpose(Value x) {
     auto t = cast<RankedTensorType>(x.getType());
     Value init = emptyTensor(b, loc, type({t.getDimSize(1), t.getDimSize(0)}));
-    return linalg::TransposeOp::create(b, loc, x, init,
-                                       ArrayRef<int64_t>{1, 0})
+    return linalg::TransposeOp::create(b, loc, x, init, ArrayRef<int64_t>{1, 0})
         .getResult()[0];
   }
   /// `acc + lhs * rhs`.
@@ -310,9 +308,8 @@ private:
 
   /// One step of the cell: the new (h, c) from gx = X_t W^T + Wb and
   /// rec = H_t-1 R^T + Rb (both [N, G*H]).
-  std::pair<Value, Value> cell(Value gx, Value rec, Value h, Value c,
-                               Value rhT, Value rbh, Value p,
-                               ArrayRef<Act> dirActs);
+  std::pair<Value, Value> cell(Value gx, Value rec, Value h, Value c, Value rhT,
+                               Value rbh, Value p, ArrayRef<Act> dirActs);
 };
 
 std::pair<Value, Value> RecurrentBuilder::cell(Value gx, Value rec, Value h,
@@ -334,18 +331,18 @@ std::pair<Value, Value> RecurrentBuilder::cell(Value gx, Value rec, Value h,
     return {hNew, Value()};
   }
   if (v.cell == Cell::Lstm) {
-    Value gates = buildElementwise(
-        b, loc, type({N, GH}), {gx, rec},
-        [&](OpBuilder &ob, Location l, ValueRange s, Type) {
-          return add(ob, l, s[0], s[1]);
-        });
+    Value gates =
+        buildElementwise(b, loc, type({N, GH}), {gx, rec},
+                         [&](OpBuilder &ob, Location l, ValueRange s, Type) {
+                           return add(ob, l, s[0], s[1]);
+                         });
     Value gi = gate(gates, 0), go = gate(gates, 1), gf = gate(gates, 2),
           gc = gate(gates, 3);
     // Without peepholes their terms are left out (not multiplied by 0).
     SmallVector<Value> cIns{gi, gf, gc, c};
     if (p)
-      cIns.append({slice(p, {idx(0)}, {H}, {H}),
-                   slice(p, {idx(2 * H)}, {H}, {H})});
+      cIns.append(
+          {slice(p, {idx(0)}, {H}, {H}), slice(p, {idx(2 * H)}, {H}, {H})});
     bool coupled = v.inputForget;
     // gate + P (.) state, for a peephole input `pIndex` (if any).
     auto peep = [&](OpBuilder &ob, Location l, ValueRange s, Value g,
@@ -360,11 +357,11 @@ std::pair<Value, Value> RecurrentBuilder::cell(Value gx, Value rec, Value h,
           Value cp = s[3];
           Value it =
               applyAct(ob, l, da[0], clamp(ob, l, peep(ob, l, s, s[0], 4, cp)));
-          Value ft =
-              coupled ? Value(arith::SubFOp::create(
-                            ob, l, scalarConstant(ob, l, f32, 1), it))
-                      : applyAct(ob, l, da[0],
-                                 clamp(ob, l, peep(ob, l, s, s[1], 5, cp)));
+          Value ft = coupled
+                         ? Value(arith::SubFOp::create(
+                               ob, l, scalarConstant(ob, l, f32, 1), it))
+                         : applyAct(ob, l, da[0],
+                                    clamp(ob, l, peep(ob, l, s, s[1], 5, cp)));
           Value ct = applyAct(ob, l, da[1], clamp(ob, l, s[2]));
           return add(ob, l, mul(ob, l, ft, cp), mul(ob, l, it, ct));
         });
@@ -394,25 +391,21 @@ std::pair<Value, Value> RecurrentBuilder::cell(Value gx, Value rec, Value h,
   Value hh; // the h gate's recurrent term
   if (v.linearBeforeReset) {
     // rt (.) (Ht-1 Rh^T + Rbh).
-    hh = buildElementwise(
-        b, loc, nh, {rt, gate(rec, 2)},
-        [&](OpBuilder &ob, Location l, ValueRange s, Type) {
-          return mul(ob, l, s[0], s[1]);
-        });
+    hh = buildElementwise(b, loc, nh, {rt, gate(rec, 2)},
+                          [&](OpBuilder &ob, Location l, ValueRange s, Type) {
+                            return mul(ob, l, s[0], s[1]);
+                          });
   } else {
     // (rt (.) Ht-1) Rh^T + Rbh.
-    Value rh = buildElementwise(
-        b, loc, nh, {rt, h},
-        [&](OpBuilder &ob, Location l, ValueRange s, Type) {
-          return mul(ob, l, s[0], s[1]);
-        });
+    Value rh = buildElementwise(b, loc, nh, {rt, h},
+                                [&](OpBuilder &ob, Location l, ValueRange s,
+                                    Type) { return mul(ob, l, s[0], s[1]); });
     hh = matmul(rh, rhT, broadcastRows(rbh, N, H));
   }
   Value hNew = buildElementwise(
       b, loc, nh, {gate(gx, 2), hh, z, h},
       [&](OpBuilder &ob, Location l, ValueRange s, Type) {
-        Value ht =
-            applyAct(ob, l, da[1], clamp(ob, l, add(ob, l, s[0], s[1])));
+        Value ht = applyAct(ob, l, da[1], clamp(ob, l, add(ob, l, s[0], s[1])));
         Value one = scalarConstant(ob, l, f32, 1);
         Value keep = arith::SubFOp::create(ob, l, one, s[2]);
         return add(ob, l, mul(ob, l, keep, ht), mul(ob, l, s[2], s[3]));
@@ -467,10 +460,10 @@ SmallVector<Value> RecurrentBuilder::build() {
   for (int64_t dir = 0; dir < D; ++dir) {
     bool reverse = v.direction == RnnDirection::Reverse || dir == 1;
     ArrayRef<Act> dirActs = acts.slice(dir * K, K);
-    Value wT = transpose(slice(w, {idx(dir), idx(0), idx(0)}, {1, GH, I},
-                               {GH, I}));
-    Value rT = transpose(slice(r, {idx(dir), idx(0), idx(0)}, {1, GH, H},
-                               {GH, H}));
+    Value wT =
+        transpose(slice(w, {idx(dir), idx(0), idx(0)}, {1, GH, I}, {GH, I}));
+    Value rT =
+        transpose(slice(r, {idx(dir), idx(0), idx(0)}, {1, GH, H}, {GH, H}));
     Value wb, rb, rbh, rhT, p;
     if (bias) {
       wb = slice(bias, {idx(dir), idx(0)}, {1, GH}, {GH});
@@ -509,8 +502,7 @@ SmallVector<Value> RecurrentBuilder::build() {
         [&](OpBuilder &, Location, Value step, ValueRange args) {
           Value h = args[0], yAcc = args[1];
           Value c = hasCell ? args[2] : Value();
-          Value t = reverse ? arith::SubIOp::create(b, loc, last, step)
-                            : step;
+          Value t = reverse ? arith::SubIOp::create(b, loc, last, step) : step;
           Value xt = v.layout == 0
                          ? slice(x, {t, idx(0), idx(0)}, {1, N, I}, {N, I})
                          : slice(x, {idx(0), t, idx(0)}, {N, 1, I}, {N, I});
@@ -531,8 +523,7 @@ SmallVector<Value> RecurrentBuilder::build() {
                   [&](OpBuilder &ob, Location l, ValueRange s, Type) {
                     Value in = arith::CmpIOp::create(
                         ob, l, arith::CmpIPredicate::sgt, s[1], ti);
-                    Value other =
-                        stale ? s[2] : scalarConstant(ob, l, f32, 0);
+                    Value other = stale ? s[2] : scalarConstant(ob, l, f32, 0);
                     return arith::SelectOp::create(ob, l, in, s[0], other);
                   });
             };
@@ -547,8 +538,8 @@ SmallVector<Value> RecurrentBuilder::build() {
             return linalg::CopyOp::create(b, loc, value, iterArg).getResult(0);
           };
           SmallVector<Value> next{copyInto(hNew, h)};
-          next.push_back(insert(yt, yAcc, {t, idx(dir), idx(0), idx(0)},
-                                {1, 1, N, H}));
+          next.push_back(
+              insert(yt, yAcc, {t, idx(dir), idx(0), idx(0)}, {1, 1, N, H}));
           if (hasCell)
             next.push_back(copyInto(cNew, c));
           scf::YieldOp::create(b, loc, next);
@@ -565,8 +556,8 @@ SmallVector<Value> RecurrentBuilder::build() {
           b, loc, type({N, H}), {state, lens},
           [&](OpBuilder &ob, Location l, ValueRange s, Type) {
             Value zero64 = arith::ConstantIntOp::create(ob, l, i64, 0);
-            Value ran = arith::CmpIOp::create(
-                ob, l, arith::CmpIPredicate::sgt, s[1], zero64);
+            Value ran = arith::CmpIOp::create(ob, l, arith::CmpIPredicate::sgt,
+                                              s[1], zero64);
             return arith::SelectOp::create(ob, l, ran, s[0],
                                            scalarConstant(ob, l, f32, 0));
           });
@@ -590,8 +581,7 @@ SmallVector<Value> RecurrentBuilder::build() {
 }
 
 /// The pattern, for each of the three ops.
-template <typename OpTy>
-struct RecurrentLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct RecurrentLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
@@ -616,8 +606,8 @@ struct RecurrentLowering : OpConversionPattern<OpTy> {
         return failure();
       types.push_back(*t);
     }
-    for (Value operand : {v.x, v.w, v.r, v.bias, v.seqLens, v.h0, v.c0,
-                          v.peepholes}) {
+    for (Value operand :
+         {v.x, v.w, v.r, v.bias, v.seqLens, v.h0, v.c0, v.peepholes}) {
       auto t = operand ? dyn_cast<RankedTensorType>(operand.getType())
                        : RankedTensorType();
       if (operand && (!t || !t.hasStaticShape()))
@@ -647,9 +637,8 @@ struct RecurrentLowering : OpConversionPattern<OpTy> {
     auto shapeIs = [](Value val, ArrayRef<int64_t> shape) {
       return !val || cast<RankedTensorType>(val.getType()).getShape() == shape;
     };
-    SmallVector<int64_t> state =
-        v.layout == 0 ? SmallVector<int64_t>{D, N, H}
-                      : SmallVector<int64_t>{N, D, H};
+    SmallVector<int64_t> state = v.layout == 0 ? SmallVector<int64_t>{D, N, H}
+                                               : SmallVector<int64_t>{N, D, H};
     if (H <= 0 || !shapeIs(v.w, {D, GH, I}) || !shapeIs(v.r, {D, GH, H}) ||
         !shapeIs(v.bias, {D, 2 * GH}) || !shapeIs(v.seqLens, {N}) ||
         !shapeIs(v.h0, state) || !shapeIs(v.c0, state) ||
@@ -671,10 +660,9 @@ struct RecurrentLowering : OpConversionPattern<OpTy> {
     size_t count = static_cast<size_t>(K * D);
     SmallVector<Act> acts;
     for (size_t i = 0; i < count; ++i) {
-      RnnActivation kind =
-          v.activations
-              ? RnnActivation() // replaced below
-              : kDefaults[static_cast<int>(v.cell)][i % K];
+      RnnActivation kind = v.activations
+                               ? RnnActivation() // replaced below
+                               : kDefaults[static_cast<int>(v.cell)][i % K];
       if (v.activations) {
         if (v.activations->size() != count)
           return rewriter.notifyMatchFailure(
@@ -698,9 +686,9 @@ struct RecurrentLowering : OpConversionPattern<OpTy> {
       acts.push_back({kind, alpha, beta});
     }
 
-    SmallVector<int64_t> yShape =
-        v.layout == 0 ? SmallVector<int64_t>{S, D, N, H}
-                      : SmallVector<int64_t>{N, S, D, H};
+    SmallVector<int64_t> yShape = v.layout == 0
+                                      ? SmallVector<int64_t>{S, D, N, H}
+                                      : SmallVector<int64_t>{N, S, D, H};
     for (auto [i, t] : llvm::enumerate(types))
       if (t.getShape() != ArrayRef<int64_t>(i == 0 ? yShape : state) ||
           !isa<FloatType>(t.getElementType()))
@@ -735,8 +723,7 @@ struct RecurrentLowering : OpConversionPattern<OpTy> {
 void populateTopToLinalgRecurrentPatterns(const TopTypeConverter &converter,
                                           RewritePatternSet &patterns) {
   patterns.add<RecurrentLowering<top::LSTMOp>, RecurrentLowering<top::GRUOp>,
-               RecurrentLowering<top::RNNOp>>(converter,
-                                              patterns.getContext());
+               RecurrentLowering<top::RNNOp>>(converter, patterns.getContext());
 }
 
 } // namespace strata::conversion

@@ -73,8 +73,8 @@ Value intConstant(OpBuilder &b, Location loc, Type type, int64_t v) {
   unsigned width = type.getIntOrFloatBitWidth();
   return arith::ConstantOp::create(
       b, loc, type,
-      b.getIntegerAttr(type, APInt(64, static_cast<uint64_t>(v), true)
-                                 .trunc(width)));
+      b.getIntegerAttr(type,
+                       APInt(64, static_cast<uint64_t>(v), true).trunc(width)));
 }
 
 /// `linalg.fill` of a new tensor of `type` with `value`.
@@ -156,16 +156,16 @@ Value reshapeTo(OpBuilder &b, Location loc, Value v, RankedTensorType type) {
       return tensor::ExpandShapeOp::create(b, loc, type, v, *re);
   }
   // Through a flat 1-D tensor.
-  auto flat = RankedTensorType::get({src.getNumElements()},
-                                    src.getElementType());
+  auto flat =
+      RankedTensorType::get({src.getNumElements()}, src.getElementType());
   ReassociationIndices all;
   for (int64_t d = 0; d < src.getRank(); ++d)
     all.push_back(d);
-  Value f = src.getRank() == 1 ? v
-                               : tensor::CollapseShapeOp::create(
-                                     b, loc, flat, v,
-                                     ArrayRef<ReassociationIndices>{all})
-                                     .getResult();
+  Value f = src.getRank() == 1
+                ? v
+                : tensor::CollapseShapeOp::create(
+                      b, loc, flat, v, ArrayRef<ReassociationIndices>{all})
+                      .getResult();
   if (type.getRank() == 1)
     return f;
   ReassociationIndices allOut;
@@ -256,8 +256,8 @@ struct ReduceLowering : OpConversionPattern<top::ReduceOp> {
     }
     Location loc = op.getLoc();
     Type elem = type->getElementType();
-    auto kept = RankedTensorType::get(keptShape(inType->getShape(), reduced),
-                                      elem);
+    auto kept =
+        RankedTensorType::get(keptShape(inType->getShape(), reduced), elem);
     if (kept.getNumElements() != type->getNumElements())
       return rewriter.notifyMatchFailure(op, "result shape does not match "
                                              "the reduced input shape");
@@ -277,9 +277,8 @@ struct ReduceLowering : OpConversionPattern<top::ReduceOp> {
     bool extendUnsigned = isUnsigned || isBool;
     // Integer max/min compare unsigned only for narrow unsigned types kept
     // in their width; the interpreter compares ui64 as i64.
-    bool unsignedCompare =
-        !isFloat && acc == elem && isUnsigned &&
-        elem.getIntOrFloatBitWidth() < 64;
+    bool unsignedCompare = !isFloat && acc == elem && isUnsigned &&
+                           elem.getIntOrFloatBitWidth() < 64;
 
     // The value a reduction of zero elements gives.
     Value init;
@@ -309,8 +308,8 @@ struct ReduceLowering : OpConversionPattern<top::ReduceOp> {
         v = max ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
       init = arith::ConstantOp::create(
           rewriter, loc, acc,
-          rewriter.getIntegerAttr(
-              acc, v.zextOrTrunc(acc.getIntOrFloatBitWidth())));
+          rewriter.getIntegerAttr(acc,
+                                  v.zextOrTrunc(acc.getIntOrFloatBitWidth())));
       break;
     }
     }
@@ -419,8 +418,8 @@ struct ArgMaxLowering : OpConversionPattern<top::ArgMaxOp> {
     SmallVector<bool> reduced(rank, false);
     reduced[*axis] = true;
     Type elem = inType->getElementType();
-    auto kept = RankedTensorType::get(keptShape(inType->getShape(), reduced),
-                                      elem);
+    auto kept =
+        RankedTensorType::get(keptShape(inType->getShape(), reduced), elem);
     // The running best value starts as the element at position 0 (a copy
     // through a generic: an extract_slice would bufferize to a strided
     // memref.copy needing a runtime library).
@@ -431,23 +430,23 @@ struct ArgMaxLowering : OpConversionPattern<top::ArgMaxOp> {
       firstExprs.push_back(d == *axis ? getAffineConstantExpr(0, ctx)
                                       : getAffineDimExpr(k++, ctx));
     Value first =
-        buildGeneric(rewriter, loc, {adaptor.getInput()},
-                     {AffineMap::get(keptRank, 0, firstExprs, ctx)},
-                     {emptyTensor(rewriter, loc, kept)},
-                     {AffineMap::getMultiDimIdentityMap(keptRank, ctx)},
-                     SmallVector<bool>(keptRank, false),
-                     [](OpBuilder &, Location,
-                        ValueRange args) -> SmallVector<Value> {
-                       return {args[0]};
-                     })
+        buildGeneric(
+            rewriter, loc, {adaptor.getInput()},
+            {AffineMap::get(keptRank, 0, firstExprs, ctx)},
+            {emptyTensor(rewriter, loc, kept)},
+            {AffineMap::getMultiDimIdentityMap(keptRank, ctx)},
+            SmallVector<bool>(keptRank, false),
+            [](OpBuilder &, Location, ValueRange args) -> SmallVector<Value> {
+              return {args[0]};
+            })
             .getResult(0);
     auto idxType =
         RankedTensorType::get(kept.getShape(), rewriter.getI64Type());
     Value zero = scalarConstant(rewriter, loc, rewriter.getI64Type(), 0);
     bool isFloat = isa<FloatType>(elem);
-    bool unsignedCompare = elem.isInteger(1) ||
-                           (isUnsignedElement(op.getInput()) &&
-                            elem.getIntOrFloatBitWidth() < 64);
+    bool unsignedCompare =
+        elem.isInteger(1) ||
+        (isUnsignedElement(op.getInput()) && elem.getIntOrFloatBitWidth() < 64);
     bool last = op.getSelectLastIndex();
     AffineMap keptMap = dimsMap(rank, keptDims(reduced), ctx);
     linalg::GenericOp generic = buildGeneric(
@@ -465,22 +464,22 @@ struct ArgMaxLowering : OpConversionPattern<top::ArgMaxOp> {
             Value xn = isNan(b, l, xv), bn = isNan(b, l, bv);
             // NaN best: only a later NaN with select_last_index replaces it.
             Value ifNan = arith::AndIOp::create(b, l, lastV, xn);
-            Value gt = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT,
-                                             xv, bv);
-            Value eq = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
-                                             xv, bv);
-            Value ifNum = arith::OrIOp::create(
-                b, l, arith::OrIOp::create(b, l, xn, gt),
-                arith::AndIOp::create(b, l, lastV, eq));
+            Value gt =
+                arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, xv, bv);
+            Value eq =
+                arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, xv, bv);
+            Value ifNum =
+                arith::OrIOp::create(b, l, arith::OrIOp::create(b, l, xn, gt),
+                                     arith::AndIOp::create(b, l, lastV, eq));
             better = arith::SelectOp::create(b, l, bn, ifNan, ifNum);
           } else {
-            Value gt = arith::CmpIOp::create(
-                b, l,
-                unsignedCompare ? arith::CmpIPredicate::ugt
-                                : arith::CmpIPredicate::sgt,
-                x, best);
-            Value eq = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+            Value gt = arith::CmpIOp::create(b, l,
+                                             unsignedCompare
+                                                 ? arith::CmpIPredicate::ugt
+                                                 : arith::CmpIPredicate::sgt,
                                              x, best);
+            Value eq =
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, best);
             better = arith::OrIOp::create(
                 b, l, gt, arith::AndIOp::create(b, l, lastV, eq));
           }
@@ -554,28 +553,27 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
                      })
             .getResult(0);
     if (Log)
-      sum = buildElementwise(rewriter, loc, stats, {sum},
-                             [](OpBuilder &b, Location l, ValueRange xs, Type) {
-                               return math::LogOp::create(b, l, xs[0])
-                                   .getResult();
-                             });
+      sum = buildElementwise(
+          rewriter, loc, stats, {sum},
+          [](OpBuilder &b, Location l, ValueRange xs, Type) {
+            return math::LogOp::create(b, l, xs[0]).getResult();
+          });
     SmallVector<bool> parallel(rank, false);
     Value out =
-        buildGeneric(rewriter, loc, {x, mx, sum}, {id, keptMap, keptMap},
-                     {emptyTensor(rewriter, loc, *type)}, {id}, parallel,
-                     [&](OpBuilder &b, Location l,
-                         ValueRange args) -> SmallVector<Value> {
-                       Value v = arith::SubFOp::create(
-                           b, l, toFloat(b, l, args[0], f64), args[1]);
-                       Value y =
-                           Log ? arith::SubFOp::create(b, l, v, args[2])
-                                     .getResult()
-                               : arith::DivFOp::create(
-                                     b, l, math::ExpOp::create(b, l, v),
-                                     args[2])
-                                     .getResult();
-                       return {roundTo(b, l, y, elem)};
-                     })
+        buildGeneric(
+            rewriter, loc, {x, mx, sum}, {id, keptMap, keptMap},
+            {emptyTensor(rewriter, loc, *type)}, {id}, parallel,
+            [&](OpBuilder &b, Location l,
+                ValueRange args) -> SmallVector<Value> {
+              Value v = arith::SubFOp::create(b, l, toFloat(b, l, args[0], f64),
+                                              args[1]);
+              Value y =
+                  Log ? arith::SubFOp::create(b, l, v, args[2]).getResult()
+                      : arith::DivFOp::create(
+                            b, l, math::ExpOp::create(b, l, v), args[2])
+                            .getResult();
+              return {roundTo(b, l, y, elem)};
+            })
             .getResult(0);
     rewriter.replaceOp(op, out);
     return success();
@@ -604,34 +602,33 @@ std::pair<Value, Value> meanAndRstd(OpBuilder &b, Location loc, Value x,
       len *= t.getDimSize(d);
   double n = static_cast<double>(std::max<int64_t>(len, 1));
   Value zero = scalarConstant(b, loc, f64, 0);
-  Value sum = buildGeneric(b, loc, {x}, {id},
-                           {filledTensor(b, loc, stats, zero)}, {keptMap},
-                           reduced,
-                           [&](OpBuilder &nb, Location l,
-                               ValueRange args) -> SmallVector<Value> {
-                             return {arith::AddFOp::create(
-                                 nb, l, args[1], toFloat(nb, l, args[0], f64))};
-                           })
-                  .getResult(0);
-  Value mean = buildElementwise(
-      b, loc, stats, {sum},
-      [&](OpBuilder &nb, Location l, ValueRange xs, Type) {
-        return arith::DivFOp::create(nb, l, xs[0],
-                                     scalarConstant(nb, l, f64, n))
-            .getResult();
-      });
-  Value sq = buildGeneric(b, loc, {x, mean}, {id, keptMap},
-                          {filledTensor(b, loc, stats, zero)}, {keptMap},
-                          reduced,
-                          [&](OpBuilder &nb, Location l,
-                              ValueRange args) -> SmallVector<Value> {
-                            Value d = arith::SubFOp::create(
-                                nb, l, toFloat(nb, l, args[0], f64), args[1]);
-                            return {arith::AddFOp::create(
-                                nb, l, args[2],
-                                arith::MulFOp::create(nb, l, d, d))};
-                          })
-                 .getResult(0);
+  Value sum =
+      buildGeneric(b, loc, {x}, {id}, {filledTensor(b, loc, stats, zero)},
+                   {keptMap}, reduced,
+                   [&](OpBuilder &nb, Location l,
+                       ValueRange args) -> SmallVector<Value> {
+                     return {arith::AddFOp::create(
+                         nb, l, args[1], toFloat(nb, l, args[0], f64))};
+                   })
+          .getResult(0);
+  Value mean =
+      buildElementwise(b, loc, stats, {sum},
+                       [&](OpBuilder &nb, Location l, ValueRange xs, Type) {
+                         return arith::DivFOp::create(
+                                    nb, l, xs[0], scalarConstant(nb, l, f64, n))
+                             .getResult();
+                       });
+  Value sq =
+      buildGeneric(b, loc, {x, mean}, {id, keptMap},
+                   {filledTensor(b, loc, stats, zero)}, {keptMap}, reduced,
+                   [&](OpBuilder &nb, Location l,
+                       ValueRange args) -> SmallVector<Value> {
+                     Value d = arith::SubFOp::create(
+                         nb, l, toFloat(nb, l, args[0], f64), args[1]);
+                     return {arith::AddFOp::create(
+                         nb, l, args[2], arith::MulFOp::create(nb, l, d, d))};
+                   })
+          .getResult(0);
   Value rstd = buildElementwise(
       b, loc, stats, {sq}, [&](OpBuilder &nb, Location l, ValueRange xs, Type) {
         Value var =
@@ -670,24 +667,24 @@ Value normalize(OpBuilder &b, Location loc, Value x, Value mean, Value rstd,
   }
   SmallVector<bool> parallel(rank, false);
   Type elem = resultType.getElementType();
-  return buildGeneric(
-             b, loc, inputs, maps, {emptyTensor(b, loc, resultType)}, {id},
-             parallel,
-             [&](OpBuilder &nb, Location l,
-                 ValueRange args) -> SmallVector<Value> {
-               Value y = arith::SubFOp::create(
-                   nb, l, toFloat(nb, l, args[0], f64), args[1]);
-               y = arith::MulFOp::create(nb, l, y, args[2]);
-               unsigned next = 3;
-               if (scale)
-                 y = arith::MulFOp::create(
-                     nb, l, y,
-                     toFloat(nb, l, args[next++], f64, scaleUnsigned));
-               if (bias)
-                 y = arith::AddFOp::create(
-                     nb, l, y, toFloat(nb, l, args[next++], f64, biasUnsigned));
-               return {roundTo(nb, l, y, elem)};
-             })
+  return buildGeneric(b, loc, inputs, maps, {emptyTensor(b, loc, resultType)},
+                      {id}, parallel,
+                      [&](OpBuilder &nb, Location l,
+                          ValueRange args) -> SmallVector<Value> {
+                        Value y = arith::SubFOp::create(
+                            nb, l, toFloat(nb, l, args[0], f64), args[1]);
+                        y = arith::MulFOp::create(nb, l, y, args[2]);
+                        unsigned next = 3;
+                        if (scale)
+                          y = arith::MulFOp::create(
+                              nb, l, y,
+                              toFloat(nb, l, args[next++], f64, scaleUnsigned));
+                        if (bias)
+                          y = arith::AddFOp::create(
+                              nb, l, y,
+                              toFloat(nb, l, args[next++], f64, biasUnsigned));
+                        return {roundTo(nb, l, y, elem)};
+                      })
       .getResult(0);
 }
 
@@ -740,14 +737,12 @@ struct LayerNormLowering : OpConversionPattern<top::LayerNormOp> {
       paramDims.push_back(d);
     }
     Location loc = op.getLoc();
-    auto [mean, rstd] =
-        meanAndRstd(rewriter, loc, adaptor.getInput(), reduced,
-                    op.getEpsilon().convertToDouble());
-    rewriter.replaceOp(
-        op, normalize(rewriter, loc, adaptor.getInput(), mean, rstd, reduced,
-                      *scale, *bias, paramDims, *type,
-                      isUnsignedElement(op.getScale()),
-                      isUnsignedElement(op.getBias())));
+    auto [mean, rstd] = meanAndRstd(rewriter, loc, adaptor.getInput(), reduced,
+                                    op.getEpsilon().convertToDouble());
+    rewriter.replaceOp(op, normalize(rewriter, loc, adaptor.getInput(), mean,
+                                     rstd, reduced, *scale, *bias, paramDims,
+                                     *type, isUnsignedElement(op.getScale()),
+                                     isUnsignedElement(op.getBias())));
     return success();
   }
 };
@@ -804,10 +799,10 @@ struct GroupNormLowering : OpConversionPattern<top::GroupNormOp> {
     auto [mean, rstd] = meanAndRstd(rewriter, loc, x, reduced,
                                     op.getEpsilon().convertToDouble());
     auto outType = RankedTensorType::get(shape, type->getElementType());
-    Value y = normalize(rewriter, loc, x, mean, rstd, reduced, *scale, *bias,
-                        {cDim, cDim + 1}, outType,
-                        isUnsignedElement(op.getScale()),
-                        isUnsignedElement(op.getBias()));
+    Value y =
+        normalize(rewriter, loc, x, mean, rstd, reduced, *scale, *bias,
+                  {cDim, cDim + 1}, outType, isUnsignedElement(op.getScale()),
+                  isUnsignedElement(op.getBias()));
     rewriter.replaceOp(
         op, tensor::CollapseShapeOp::create(rewriter, loc, *type, y, re));
     return success();
@@ -877,9 +872,8 @@ struct BatchNormLowering : OpConversionPattern<top::BatchNormOp> {
                   b, l,
                   arith::AddFOp::create(b, l, v,
                                         scalarConstant(b, l, f64, eps))));
-          Value off =
-              arith::SubFOp::create(b, l, bb,
-                                    arith::MulFOp::create(b, l, m, a));
+          Value off = arith::SubFOp::create(b, l, bb,
+                                            arith::MulFOp::create(b, l, m, a));
           return {a, off};
         });
     AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
@@ -984,17 +978,17 @@ struct RMSNormLowering : OpConversionPattern<top::RMSNormOp> {
     Type elem = type->getElementType();
     SmallVector<bool> parallel(rank, false);
     Value out =
-        buildGeneric(
-            rewriter, loc, {x, rms, adaptor.getScale()},
-            {id, keptMap, AffineMap::get(rank, 0, scaleExprs, ctx)},
-            {emptyTensor(rewriter, loc, *type)}, {id}, parallel,
-            [&](OpBuilder &b, Location l,
-                ValueRange args) -> SmallVector<Value> {
-              Value y = arith::DivFOp::create(b, l, toFloat(b, l, args[0], f64),
-                                              args[1]);
-              y = arith::MulFOp::create(b, l, y, toFloat(b, l, args[2], f64));
-              return {roundTo(b, l, y, elem)};
-            })
+        buildGeneric(rewriter, loc, {x, rms, adaptor.getScale()},
+                     {id, keptMap, AffineMap::get(rank, 0, scaleExprs, ctx)},
+                     {emptyTensor(rewriter, loc, *type)}, {id}, parallel,
+                     [&](OpBuilder &b, Location l,
+                         ValueRange args) -> SmallVector<Value> {
+                       Value y = arith::DivFOp::create(
+                           b, l, toFloat(b, l, args[0], f64), args[1]);
+                       y = arith::MulFOp::create(b, l, y,
+                                                 toFloat(b, l, args[2], f64));
+                       return {roundTo(b, l, y, elem)};
+                     })
             .getResult(0);
     rewriter.replaceOp(op, out);
     return success();
@@ -1031,14 +1025,13 @@ Value buildCumulative(OpBuilder &b0, Location loc, Value input,
   SmallVector<bool> parallel(rank, false);
   Value x = input;
   if (reverse)
-    x = buildGeneric(b0, loc, {x}, {revMap},
-                     {emptyTensor(b0, loc,
-                                  cast<RankedTensorType>(x.getType()))},
-                     {id}, parallel,
-                     [](OpBuilder &, Location,
-                        ValueRange args) -> SmallVector<Value> {
-                       return {args[0]};
-                     })
+    x = buildGeneric(
+            b0, loc, {x}, {revMap},
+            {emptyTensor(b0, loc, cast<RankedTensorType>(x.getType()))}, {id},
+            parallel,
+            [](OpBuilder &, Location, ValueRange args) -> SmallVector<Value> {
+              return {args[0]};
+            })
             .getResult(0);
   // Loops: the output dims, then q over the scanned dim (the reduction):
   // output j adds the inputs at q < j (exclusive) or q <= j in q order.
@@ -1056,8 +1049,7 @@ Value buildCumulative(OpBuilder &b0, Location loc, Value input,
           {dimsMap(rank + 1, llvm::to_vector(llvm::seq<int64_t>(0, rank)),
                    ctx)},
           loops,
-          [&](OpBuilder &b, Location l,
-              ValueRange args) -> SmallVector<Value> {
+          [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
             Value x = args[0], a = args[1];
             if (isFloat)
               x = toFloat(b, l, x, acc);
@@ -1065,11 +1057,11 @@ Value buildCumulative(OpBuilder &b0, Location loc, Value input,
               x = arith::ExtUIOp::create(b, l, acc, x);
             Value j = linalg::IndexOp::create(b, l, axis);
             Value q = linalg::IndexOp::create(b, l, rank);
-            Value take = arith::CmpIOp::create(
-                b, l,
-                exclusive ? arith::CmpIPredicate::ult
-                          : arith::CmpIPredicate::ule,
-                q, j);
+            Value take =
+                arith::CmpIOp::create(b, l,
+                                      exclusive ? arith::CmpIPredicate::ult
+                                                : arith::CmpIPredicate::ule,
+                                      q, j);
             Value next;
             if (prod)
               next = isFloat ? arith::MulFOp::create(b, l, a, x).getResult()
@@ -1082,19 +1074,19 @@ Value buildCumulative(OpBuilder &b0, Location loc, Value input,
           .getResult(0);
   // Round to the element type, reversing back.
   if (acc != elem || reverse)
-    r = buildGeneric(
-            b0, loc, {r}, {reverse ? revMap : id},
-            {emptyTensor(b0, loc, type)}, {id}, parallel,
-            [&](OpBuilder &b, Location l,
-                ValueRange args) -> SmallVector<Value> {
-              Value v = args[0];
-              if (acc == elem)
-                return {v};
-              if (isFloat)
-                return {roundTo(b, l, v, elem)};
-              return {arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne,
-                                            v, intConstant(b, l, acc, 0))};
-            })
+    r = buildGeneric(b0, loc, {r}, {reverse ? revMap : id},
+                     {emptyTensor(b0, loc, type)}, {id}, parallel,
+                     [&](OpBuilder &b, Location l,
+                         ValueRange args) -> SmallVector<Value> {
+                       Value v = args[0];
+                       if (acc == elem)
+                         return {v};
+                       if (isFloat)
+                         return {roundTo(b, l, v, elem)};
+                       return {
+                           arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne,
+                                                 v, intConstant(b, l, acc, 0))};
+                     })
             .getResult(0);
   return r;
 }
@@ -1150,11 +1142,10 @@ struct CumulativeLowering : OpConversionPattern<top::CumulativeOp> {
               : arith::ExtSIOp::create(rewriter, loc, i64, a).getResult();
     Value rankC = intConstant(rewriter, loc, i64, rank);
     Value zero = intConstant(rewriter, loc, i64, 0);
-    Value neg = arith::CmpIOp::create(rewriter, loc,
-                                      arith::CmpIPredicate::slt, a, zero);
-    a = arith::SelectOp::create(rewriter, loc, neg,
-                                arith::AddIOp::create(rewriter, loc, a, rankC),
-                                a);
+    Value neg = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                      a, zero);
+    a = arith::SelectOp::create(
+        rewriter, loc, neg, arith::AddIOp::create(rewriter, loc, a, rankC), a);
     a = arith::MaxSIOp::create(rewriter, loc, a, zero);
     a = arith::MinSIOp::create(rewriter, loc, a,
                                intConstant(rewriter, loc, i64, rank - 1));
@@ -1257,11 +1248,11 @@ struct TopKLowering : OpConversionPattern<top::TopKOp> {
             arith::AndIOp::create(b, l, cn, arith::XOrIOp::create(b, l, an, t)),
             arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, a, c));
       }
-      arith::CmpIPredicate p =
-          largest ? (isUnsigned ? arith::CmpIPredicate::ugt
-                                : arith::CmpIPredicate::sgt)
-                  : (isUnsigned ? arith::CmpIPredicate::ult
-                                : arith::CmpIPredicate::slt);
+      arith::CmpIPredicate p = largest
+                                   ? (isUnsigned ? arith::CmpIPredicate::ugt
+                                                 : arith::CmpIPredicate::sgt)
+                                   : (isUnsigned ? arith::CmpIPredicate::ult
+                                                 : arith::CmpIPredicate::slt);
       return arith::CmpIOp::create(b, l, p, a, c);
     };
     auto equal = [&](OpBuilder &b, Location l, Value a, Value c) -> Value {
@@ -1270,8 +1261,7 @@ struct TopKLowering : OpConversionPattern<top::TopKOp> {
         a = toFloat(b, l, a, ct);
         c = toFloat(b, l, c, ct);
         return arith::OrIOp::create(
-            b, l,
-            arith::AndIOp::create(b, l, isNan(b, l, a), isNan(b, l, c)),
+            b, l, arith::AndIOp::create(b, l, isNan(b, l, a), isNan(b, l, c)),
             arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a, c));
       }
       return arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a, c);
@@ -1280,16 +1270,15 @@ struct TopKLowering : OpConversionPattern<top::TopKOp> {
     // rank(p) = number of q ordered before p.
     Value order =
         buildGeneric(
-            rewriter, loc, {adaptor.getInput(), adaptor.getInput()},
-            {atP, atQ}, {filledTensor(rewriter, loc, rankType, zero)}, {atP},
-            loops,
+            rewriter, loc, {adaptor.getInput(), adaptor.getInput()}, {atP, atQ},
+            {filledTensor(rewriter, loc, rankType, zero)}, {atP}, loops,
             [&](OpBuilder &b, Location l,
                 ValueRange args) -> SmallVector<Value> {
               Value xp = args[0], xq = args[1], acc = args[2];
               Value p = linalg::IndexOp::create(b, l, *axis);
               Value q = linalg::IndexOp::create(b, l, rank);
-              Value qFirst = arith::CmpIOp::create(
-                  b, l, arith::CmpIPredicate::ult, q, p);
+              Value qFirst =
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, q, p);
               Value before = arith::OrIOp::create(
                   b, l, precedes(b, l, xq, xp),
                   arith::AndIOp::create(b, l, equal(b, l, xq, xp), qFirst));
@@ -1311,13 +1300,13 @@ struct TopKLowering : OpConversionPattern<top::TopKOp> {
                    Value q = linalg::IndexOp::create(b, l, rank);
                    Value counts = arith::AndIOp::create(
                        b, l,
-                       arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
-                                             q, p),
+                       arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, q,
+                                             p),
                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
                                              args[0], kConst));
                    return {arith::SelectOp::create(
-                       b, l, counts,
-                       arith::AddIOp::create(b, l, args[1], one), args[1])};
+                       b, l, counts, arith::AddIOp::create(b, l, args[1], one),
+                       args[1])};
                  })
                  .getResult(0);
 
@@ -1354,10 +1343,9 @@ struct TopKLowering : OpConversionPattern<top::TopKOp> {
           return {arith::SelectOp::create(b, l, match, args[0], args[n]),
                   arith::SelectOp::create(b, l, match, q, args[n + 1])};
         });
-    rewriter.replaceOp(op, {reshapeTo(rewriter, loc, gather.getResult(0),
-                                      *valuesType),
-                            reshapeTo(rewriter, loc, gather.getResult(1),
-                                      *indicesType)});
+    rewriter.replaceOp(
+        op, {reshapeTo(rewriter, loc, gather.getResult(0), *valuesType),
+             reshapeTo(rewriter, loc, gather.getResult(1), *indicesType)});
     return success();
   }
 };
@@ -1459,9 +1447,8 @@ struct RotaryEmbeddingLowering : OpConversionPattern<top::RotaryEmbeddingOp> {
               for (int64_t d = 0; d < 4; ++d)
                 idx.push_back(linalg::IndexOp::create(b, l, d));
               Value d = idx[3];
-              Value inRot =
-                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, d,
-                                        cIdx(rot));
+              Value inRot = arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::ult, d, cIdx(rot));
               // The pair index i and the partner's position; clamped into
               // range for the elements that pass through.
               Value isA, i, partner;

@@ -32,9 +32,7 @@ struct ScalarEmitter {
   Value i(int64_t v) {
     return mlir::arith::ConstantOp::create(b, l, b.getI64IntegerAttr(v));
   }
-  Value idx(int64_t v) {
-    return mlir::arith::ConstantIndexOp::create(b, l, v);
-  }
+  Value idx(int64_t v) { return mlir::arith::ConstantIndexOp::create(b, l, v); }
   Value add(Value x, Value y) {
     if (mlir::isa<mlir::FloatType>(x.getType()))
       return mlir::arith::AddFOp::create(b, l, x, y);

@@ -58,9 +58,8 @@ static Value sumGeneric(OpBuilder &b, Location loc, ArrayRef<int64_t> outShape,
   int64_t rank = static_cast<int64_t>(outShape.size());
   auto type = RankedTensorType::get(outShape, b.getF64Type());
   Value zero = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
-  Value init =
-      linalg::FillOp::create(b, loc, zero, emptyTensor(b, loc, type))
-          .getResult(0);
+  Value init = linalg::FillOp::create(b, loc, zero, emptyTensor(b, loc, type))
+                   .getResult(0);
   SmallVector<AffineExpr> exprs;
   for (int64_t d = 0; d < rank; ++d)
     exprs.push_back(getAffineDimExpr(d, ctx));
@@ -69,8 +68,7 @@ static Value sumGeneric(OpBuilder &b, Location loc, ArrayRef<int64_t> outShape,
   (void)n; // the reduction extent comes from the loop bounds below
   // The reduction dim must appear in an operand's map for linalg to know
   // its extent: a dummy input of n elements.
-  Value dummy =
-      emptyTensor(b, loc, RankedTensorType::get({n}, b.getF64Type()));
+  Value dummy = emptyTensor(b, loc, RankedTensorType::get({n}, b.getF64Type()));
   auto g = linalg::GenericOp::create(
       b, loc, TypeRange{type}, ValueRange{dummy}, ValueRange{init},
       {AffineMap::get(rank + 1, 0, getAffineDimExpr(rank, ctx), ctx),
@@ -98,15 +96,15 @@ static Value twiddled(ScalarEmitter &e, Value xr, Value xi, Value k, Value n,
 /// The f64 sum `acc` times `scale` rounded to `type` element-wise.
 static Value scaleAndRound(OpBuilder &b, Location loc, Value acc, double scale,
                            RankedTensorType type) {
-  return buildElementwise(b, loc, type, acc,
-                          [&](OpBuilder &nb, Location nl, ValueRange xs,
-                              Type t) {
-                            ScalarEmitter e{nb, nl};
-                            Value v = xs[0];
-                            if (scale != 1.0)
-                              v = e.mul(v, e.f(scale));
-                            return e.round(v, t);
-                          });
+  return buildElementwise(
+      b, loc, type, acc,
+      [&](OpBuilder &nb, Location nl, ValueRange xs, Type t) {
+        ScalarEmitter e{nb, nl};
+        Value v = xs[0];
+        if (scale != 1.0)
+          v = e.mul(v, e.f(scale));
+        return e.round(v, t);
+      });
 }
 
 struct DFTLowering : OpConversionPattern<top::DFTOp> {
@@ -147,8 +145,8 @@ struct DFTLowering : OpConversionPattern<top::DFTOp> {
             at[axis] = e.iclamp(m, 0, std::max<int64_t>(read - 1, 0));
             Value ok = e.icmp(IP::slt, m, e.i(read));
             at[rank - 1] = e.i(0);
-            xr = read > 0 ? e.sel(ok, e.toF64(e.at(input, at)), e.f(0))
-                          : e.f(0);
+            xr =
+                read > 0 ? e.sel(ok, e.toF64(e.at(input, at)), e.f(0)) : e.f(0);
             xi = e.f(0);
             if (inC == 2 && read > 0) {
               at[rank - 1] = e.i(1);
@@ -168,8 +166,8 @@ struct DFTLowering : OpConversionPattern<top::DFTOp> {
           return twiddled(e, xr, xi, k, n, len, sign, c);
         });
     double scale = inverse ? 1.0 / static_cast<double>(len) : 1.0;
-    rewriter.replaceOp(op, scaleAndRound(rewriter, op.getLoc(), acc, scale,
-                                         *type));
+    rewriter.replaceOp(op,
+                       scaleAndRound(rewriter, op.getLoc(), acc, scale, *type));
     return success();
   }
 };
@@ -185,13 +183,13 @@ struct STFTLowering : OpConversionPattern<top::STFTOp> {
       return failure();
     RankedTensorType inT = staticOperand(adaptor.getSignal());
     int64_t frameLength = op.getFrameLength(), step = op.getFrameStep();
-    if (!inT || inT.getRank() != 3 || type->getRank() != 4 ||
-        frameLength < 1 || step < 1 || frameLength > inT.getDimSize(1))
+    if (!inT || inT.getRank() != 3 || type->getRank() != 4 || frameLength < 1 ||
+        step < 1 || frameLength > inT.getDimSize(1))
       return rewriter.notifyMatchFailure(op, "unsupported STFT form");
     int64_t length = inT.getDimSize(1), channels = inT.getDimSize(2);
-    RankedTensorType wT =
-        isNone(adaptor.getWindow()) ? RankedTensorType()
-                                    : staticOperand(adaptor.getWindow());
+    RankedTensorType wT = isNone(adaptor.getWindow())
+                              ? RankedTensorType()
+                              : staticOperand(adaptor.getWindow());
     if (type->getDimSize(0) != inT.getDimSize(0) || length < 1 ||
         (channels != 1 && channels != 2) ||
         (!isNone(adaptor.getWindow()) &&
@@ -208,8 +206,8 @@ struct STFTLowering : OpConversionPattern<top::STFTOp> {
           // shape; the clamp keeps a malformed shape from reading outside.
           Value t = e.iclamp(e.add(e.mul(f, e.i(step)), n), 0, length - 1);
           Value xr = e.toF64(e.at(signal, {b, t, e.i(0)}));
-          Value xi = channels == 2 ? e.toF64(e.at(signal, {b, t, e.i(1)}))
-                                   : e.f(0);
+          Value xi =
+              channels == 2 ? e.toF64(e.at(signal, {b, t, e.i(1)})) : e.f(0);
           if (hasWindow) {
             Value w = e.toF64(e.at(window, {n}));
             xr = e.mul(w, xr);
@@ -237,22 +235,22 @@ struct WindowLowering : OpConversionPattern<top::WindowOp> {
     top::WindowKind kind = op.getKind();
     bool isUnsigned = isUnsignedElement(op.getOutput());
     Type elem = type->getElementType();
-    Value out = indexGeneric(
-        rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
-      if (!(period > 0))
-        return fromF64(e, e.f(1.0), elem, isUnsigned);
-      Value phase = e.div(e.mul(e.f(2.0 * M_PI), e.toF64(e.loopIndex(0))),
-                          e.f(period));
-      Value v;
-      if (kind == top::WindowKind::Hann)
-        v = e.sub(e.f(0.5), e.mul(e.f(0.5), e.cos(phase)));
-      else if (kind == top::WindowKind::Hamming)
-        v = e.sub(e.f(25.0 / 46.0), e.mul(e.f(21.0 / 46.0), e.cos(phase)));
-      else
-        v = e.add(e.sub(e.f(0.42), e.mul(e.f(0.5), e.cos(phase))),
-                  e.mul(e.f(0.08), e.cos(e.mul(e.f(2.0), phase))));
-      return fromF64(e, v, elem, isUnsigned);
-    });
+    Value out =
+        indexGeneric(rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
+          if (!(period > 0))
+            return fromF64(e, e.f(1.0), elem, isUnsigned);
+          Value phase = e.div(e.mul(e.f(2.0 * M_PI), e.toF64(e.loopIndex(0))),
+                              e.f(period));
+          Value v;
+          if (kind == top::WindowKind::Hann)
+            v = e.sub(e.f(0.5), e.mul(e.f(0.5), e.cos(phase)));
+          else if (kind == top::WindowKind::Hamming)
+            v = e.sub(e.f(25.0 / 46.0), e.mul(e.f(21.0 / 46.0), e.cos(phase)));
+          else
+            v = e.add(e.sub(e.f(0.42), e.mul(e.f(0.5), e.cos(phase))),
+                      e.mul(e.f(0.08), e.cos(e.mul(e.f(2.0), phase))));
+          return fromF64(e, v, elem, isUnsigned);
+        });
     rewriter.replaceOp(op, out);
     return success();
   }
@@ -277,48 +275,48 @@ struct MelWeightMatrixLowering : OpConversionPattern<top::MelWeightMatrixOp> {
     bool isUnsigned = isUnsignedElement(op.getOutput());
     Type elem = type->getElementType();
     Value loV = adaptor.getLowerEdgeHertz(), hiV = adaptor.getUpperEdgeHertz();
-    Value out = indexGeneric(
-        rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
-      Value j = e.loopIndex(0), i = e.loopIndex(1);
-      auto first = [&](Value t, RankedTensorType tt) {
-        return e.toF64(e.at(t, SmallVector<Value>(tt.getRank(), e.i(0))));
-      };
-      auto toMel = [&](Value hz) {
-        Value x = e.add(e.f(1.0), e.div(hz, e.f(700.0)));
-        return e.mul(e.f(2595.0), math::Log10Op::create(e.b, e.l, x));
-      };
-      Value lo = toMel(first(loV, loT)), hi = toMel(first(hiV, hiT));
-      Value step = e.div(e.sub(hi, lo), e.f(static_cast<double>(mels + 2)));
-      // Corner point p as a spectrum bin; clamped to [0, L/2] (the
-      // interpreter reports bins outside, and invalid edges) with NaN -> 0.
-      auto corner = [&](Value p) {
-        Value mel = e.add(lo, e.mul(e.toF64(p), step));
-        Value pw = math::PowFOp::create(e.b, e.l, e.f(10.0),
-                                        e.div(mel, e.f(2595.0)));
-        Value hz = e.mul(e.f(700.0), e.sub(pw, e.f(1.0)));
-        Value bin = e.floor(e.div(e.mul(e.f(static_cast<double>(length + 1)),
-                                        hz),
-                                  e.f(static_cast<double>(rate))));
-        bin = e.sel(e.cmp(P::UNO, bin, bin), e.f(0), bin);
-        return e.toI64(e.fclamp(bin, 0, static_cast<double>(last)));
-      };
-      Value left = corner(i), center = corner(e.add(i, e.i(1))),
-            right = corner(e.add(i, e.i(2)));
-      Value fj = e.toF64(j);
-      Value falling =
-          e.land(e.icmp(IP::sge, j, center), e.icmp(IP::slt, j, right));
-      Value fallV = e.div(e.sub(e.toF64(right), fj),
-                          e.toF64(e.sub(right, center)));
-      Value flat = e.icmp(IP::eq, center, left);
-      Value rising =
-          e.land(e.icmp(IP::sge, j, left), e.icmp(IP::sle, j, center));
-      Value riseV = e.div(e.sub(fj, e.toF64(left)),
-                          e.toF64(e.sub(center, left)));
-      Value flatV = e.sel(e.icmp(IP::eq, j, center), e.f(1.0), e.f(0.0));
-      Value v = e.sel(flat, flatV, e.sel(rising, riseV, e.f(0.0)));
-      v = e.sel(falling, fallV, v);
-      return fromF64(e, v, elem, isUnsigned);
-    });
+    Value out =
+        indexGeneric(rewriter, op.getLoc(), *type, [&](ScalarEmitter &e) {
+          Value j = e.loopIndex(0), i = e.loopIndex(1);
+          auto first = [&](Value t, RankedTensorType tt) {
+            return e.toF64(e.at(t, SmallVector<Value>(tt.getRank(), e.i(0))));
+          };
+          auto toMel = [&](Value hz) {
+            Value x = e.add(e.f(1.0), e.div(hz, e.f(700.0)));
+            return e.mul(e.f(2595.0), math::Log10Op::create(e.b, e.l, x));
+          };
+          Value lo = toMel(first(loV, loT)), hi = toMel(first(hiV, hiT));
+          Value step = e.div(e.sub(hi, lo), e.f(static_cast<double>(mels + 2)));
+          // Corner point p as a spectrum bin; clamped to [0, L/2] (the
+          // interpreter reports bins outside, and invalid edges) with NaN -> 0.
+          auto corner = [&](Value p) {
+            Value mel = e.add(lo, e.mul(e.toF64(p), step));
+            Value pw = math::PowFOp::create(e.b, e.l, e.f(10.0),
+                                            e.div(mel, e.f(2595.0)));
+            Value hz = e.mul(e.f(700.0), e.sub(pw, e.f(1.0)));
+            Value bin =
+                e.floor(e.div(e.mul(e.f(static_cast<double>(length + 1)), hz),
+                              e.f(static_cast<double>(rate))));
+            bin = e.sel(e.cmp(P::UNO, bin, bin), e.f(0), bin);
+            return e.toI64(e.fclamp(bin, 0, static_cast<double>(last)));
+          };
+          Value left = corner(i), center = corner(e.add(i, e.i(1))),
+                right = corner(e.add(i, e.i(2)));
+          Value fj = e.toF64(j);
+          Value falling =
+              e.land(e.icmp(IP::sge, j, center), e.icmp(IP::slt, j, right));
+          Value fallV =
+              e.div(e.sub(e.toF64(right), fj), e.toF64(e.sub(right, center)));
+          Value flat = e.icmp(IP::eq, center, left);
+          Value rising =
+              e.land(e.icmp(IP::sge, j, left), e.icmp(IP::sle, j, center));
+          Value riseV =
+              e.div(e.sub(fj, e.toF64(left)), e.toF64(e.sub(center, left)));
+          Value flatV = e.sel(e.icmp(IP::eq, j, center), e.f(1.0), e.f(0.0));
+          Value v = e.sel(flat, flatV, e.sel(rising, riseV, e.f(0.0)));
+          v = e.sel(falling, fallV, v);
+          return fromF64(e, v, elem, isUnsigned);
+        });
     rewriter.replaceOp(op, out);
     return success();
   }
@@ -348,27 +346,26 @@ struct DetLowering : OpConversionPattern<top::DetOp> {
       return rewriter.notifyMatchFailure(op, "result shape must be [*]");
     if (m == 0) { // the determinant of a 0 x 0 matrix is 1
       Value one = scalarConstant(b, loc, type->getElementType(), 1.0);
-      rewriter.replaceOp(op, linalg::FillOp::create(b, loc, one,
-                                                    emptyTensor(b, loc, *type))
-                                 .getResult(0));
+      rewriter.replaceOp(
+          op, linalg::FillOp::create(b, loc, one, emptyTensor(b, loc, *type))
+                  .getResult(0));
       return success();
     }
     // The matrices as count x M x M f64.
     auto f64T = [&](ArrayRef<int64_t> s) {
       return RankedTensorType::get(s, b.getF64Type());
     };
-    Value a = buildElementwise(b, loc, f64T(inT.getShape()),
-                               adaptor.getInput(),
-                               [](OpBuilder &nb, Location nl, ValueRange xs,
-                                  Type) {
-                                 ScalarEmitter e{nb, nl};
-                                 return e.toF64(xs[0]);
-                               });
+    Value a =
+        buildElementwise(b, loc, f64T(inT.getShape()), adaptor.getInput(),
+                         [](OpBuilder &nb, Location nl, ValueRange xs, Type) {
+                           ScalarEmitter e{nb, nl};
+                           return e.toF64(xs[0]);
+                         });
     SmallVector<ReassociationIndices> toFlat;
     if (inT.getRank() == 2) {
-      a = tensor::ExpandShapeOp::create(b, loc, f64T({1, m, m}), a,
-                                        ArrayRef<ReassociationIndices>{
-                                            {0, 1}, {2}});
+      a = tensor::ExpandShapeOp::create(
+          b, loc, f64T({1, m, m}), a,
+          ArrayRef<ReassociationIndices>{{0, 1}, {2}});
     } else {
       ReassociationIndices lead;
       for (int64_t d = 0; d < inT.getRank() - 2; ++d)
@@ -414,9 +411,8 @@ struct DetLowering : OpConversionPattern<top::DetOp> {
                     kb, kl, k1, x.idx(m), ValueRange{k},
                     [&](OpBuilder &rb, Location rl, Value r, ValueRange best) {
                       ScalarEmitter y{rb, rl};
-                      Value better =
-                          y.cmp(P::OGT, y.abs(at(y, mat, r, k)),
-                                y.abs(at(y, mat, best[0], k)));
+                      Value better = y.cmp(P::OGT, y.abs(at(y, mat, r, k)),
+                                           y.abs(at(y, mat, best[0], k)));
                       return SmallVector<Value>{y.sel(better, r, best[0])};
                     });
                 Value piv = search.getResult(0);
@@ -430,8 +426,8 @@ struct DetLowering : OpConversionPattern<top::DetOp> {
                     [&](OpBuilder &cb, Location cl, Value c, ValueRange cm) {
                       ScalarEmitter y{cb, cl};
                       Value u = at(y, cm[0], k, c), v = at(y, cm[0], piv, c);
-                      Value t = tensor::InsertOp::create(
-                          cb, cl, v, cm[0], ValueRange{mi, k, c});
+                      Value t = tensor::InsertOp::create(cb, cl, v, cm[0],
+                                                         ValueRange{mi, k, c});
                       t = tensor::InsertOp::create(cb, cl, u, t,
                                                    ValueRange{mi, piv, c});
                       return SmallVector<Value>{t};
@@ -458,8 +454,8 @@ struct DetLowering : OpConversionPattern<top::DetOp> {
                 return SmallVector<Value>{elim.getResult(0), det, zero};
               });
           Value det = s.sel(steps.getResult(2), s.f(0.0), steps.getResult(1));
-          Value d = tensor::InsertOp::create(ob, ol, det, oargs[1],
-                                             ValueRange{mi});
+          Value d =
+              tensor::InsertOp::create(ob, ol, det, oargs[1], ValueRange{mi});
           return SmallVector<Value>{steps.getResult(0), d};
         });
     Value flat = outer.getResult(1);
@@ -473,9 +469,9 @@ struct DetLowering : OpConversionPattern<top::DetOp> {
       ReassociationIndices all;
       for (int64_t d = 0; d < type->getRank(); ++d)
         all.push_back(d);
-      shaped = tensor::ExpandShapeOp::create(
-          b, loc, f64T(type->getShape()), flat,
-          ArrayRef<ReassociationIndices>{all});
+      shaped =
+          tensor::ExpandShapeOp::create(b, loc, f64T(type->getShape()), flat,
+                                        ArrayRef<ReassociationIndices>{all});
     }
     rewriter.replaceOp(op, scaleAndRound(b, loc, shaped, 1.0, *type));
     return success();

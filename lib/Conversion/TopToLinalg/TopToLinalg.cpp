@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "strata/Conversion/Passes.h"
 #include "strata/Conversion/TopToLinalg/TopToLinalg.h"
+#include "strata/Conversion/Passes.h"
 #include "strata/Dialect/Top/IR/TopDialect.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
 

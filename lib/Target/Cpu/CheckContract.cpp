@@ -29,11 +29,10 @@ struct CheckContractPass : impl::CpuCheckContractBase<CheckContractPass> {
       legal = [](Operation *op) {
         Dialect *d = op->getDialect();
         return isa<ModuleOp>(op) ||
-               isa_and_nonnull<linalg::LinalgDialect, tensor::TensorDialect,
-                               arith::ArithDialect, math::MathDialect,
-                               scf::SCFDialect,
-                               bufferization::BufferizationDialect,
-                               func::FuncDialect>(d);
+               isa_and_nonnull<
+                   linalg::LinalgDialect, tensor::TensorDialect,
+                   arith::ArithDialect, math::MathDialect, scf::SCFDialect,
+                   bufferization::BufferizationDialect, func::FuncDialect>(d);
       };
     } else if (stage == "llvm") {
       legal = [](Operation *op) {
@@ -41,9 +40,8 @@ struct CheckContractPass : impl::CpuCheckContractBase<CheckContractPass> {
                isa_and_nonnull<LLVM::LLVMDialect>(op->getDialect());
       };
     } else {
-      getOperation().emitError()
-          << "strata-cpu-check-contract: stage '" << stage
-          << "' must be 'linalg' or 'llvm'";
+      getOperation().emitError() << "strata-cpu-check-contract: stage '"
+                                 << stage << "' must be 'linalg' or 'llvm'";
       return signalPassFailure();
     }
     bool failed = false;

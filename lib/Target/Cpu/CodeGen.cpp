@@ -137,8 +137,8 @@ FailureOr<std::string> emitSharedObject(ModuleOp module,
   llvm::SmallString<128> dir;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("strata-link", dir)) {
-    error = "code generation: cannot create a temporary folder: " +
-            ec.message();
+    error =
+        "code generation: cannot create a temporary folder: " + ec.message();
     return failure();
   }
   llvm::SmallString<128> objPath(dir), soPath(dir), logPath(dir);
@@ -163,10 +163,17 @@ FailureOr<std::string> emitSharedObject(ModuleOp module,
   }
   // libm for the math functions LLVM does not inline, libc for malloc/free
   // of a dispatch's temporary buffers; -z nodelete as LLVM's JIT links.
-  llvm::SmallVector<llvm::StringRef> args = {
-      STRATA_LLD_PATH, "-shared", "--hash-style=gnu", "-z", "noexecstack",
-      "-o", soPath, objPath, "--as-needed", "/lib/x86_64-linux-gnu/libm.so.6",
-      "/lib/x86_64-linux-gnu/libc.so.6"};
+  llvm::SmallVector<llvm::StringRef> args = {STRATA_LLD_PATH,
+                                             "-shared",
+                                             "--hash-style=gnu",
+                                             "-z",
+                                             "noexecstack",
+                                             "-o",
+                                             soPath,
+                                             objPath,
+                                             "--as-needed",
+                                             "/lib/x86_64-linux-gnu/libm.so.6",
+                                             "/lib/x86_64-linux-gnu/libc.so.6"};
   std::optional<llvm::StringRef> redirects[] = {
       std::nullopt, llvm::StringRef(logPath), llvm::StringRef(logPath)};
   std::string execError;

@@ -161,8 +161,9 @@ static FailureOr<TensorInfo> tensorInfo(Value v, std::string &error) {
     os << "an argument of the entry function";
   if (!t || !t.hasStaticShape()) {
     error = "a value of " + where + " has type " +
-            (t ? "with a dynamic shape" : std::string("that is not a "
-                                                      "ranked tensor"));
+            (t ? "with a dynamic shape"
+               : std::string("that is not a "
+                             "ranked tensor"));
     return failure();
   }
   std::optional<af::DType> d = artifactDType(t.getElementType());
@@ -291,8 +292,7 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     std::error_code ec;
     llvm::raw_fd_ostream os(options.dumpLLVMDialect, ec);
     if (ec) {
-      error = "cannot write '" + options.dumpLLVMDialect +
-              "': " + ec.message();
+      error = "cannot write '" + options.dumpLLVMDialect + "': " + ec.message();
       return failure();
     }
     device->print(os);
@@ -379,9 +379,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
         if (failed(info))
           return failure();
         if (t->byteSize() != info->bytes) {
-          error = "weight '" + name + "' has " +
-                  std::to_string(t->byteSize()) + " bytes of data, its type " +
-                  std::to_string(info->bytes);
+          error = "weight '" + name + "' has " + std::to_string(t->byteSize()) +
+                  " bytes of data, its type " + std::to_string(info->bytes);
           return failure();
         }
         // Inside the artifact a 4/2-bit value's byte holds it zero-extended
@@ -499,9 +498,9 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     return id;
   };
 
-  uint32_t exe = writer.addExecutable(
-      "cpu_variant_" + std::to_string(variantCount), "cpu", "elf-x86_64", *so,
-      symbols);
+  uint32_t exe =
+      writer.addExecutable("cpu_variant_" + std::to_string(variantCount), "cpu",
+                           "elf-x86_64", *so, symbols);
   for (PendingDispatch &d : pending) {
     af::DispatchSpec spec;
     spec.executable = exe;
@@ -520,8 +519,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       return failure();
     FailureOr<TensorInfo> info = infoOf(v);
     uint32_t dst = variant.buffers.size();
-    variant.buffers.push_back({af::BufferKind::Output, i, 0, info->bytes,
-                               info->dtype, info->shape});
+    variant.buffers.push_back(
+        {af::BufferKind::Output, i, 0, info->bytes, info->dtype, info->shape});
     af::DispatchSpec spec;
     spec.kind = af::DispatchKind::Kernel;
     spec.symbol = "copy";

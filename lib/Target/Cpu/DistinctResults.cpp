@@ -25,8 +25,7 @@ using namespace mlir;
 
 namespace {
 
-struct DistinctResultsPass
-    : impl::CpuDistinctResultsBase<DistinctResultsPass> {
+struct DistinctResultsPass : impl::CpuDistinctResultsBase<DistinctResultsPass> {
   void runOnOperation() override {
     getOperation().walk([](func::ReturnOp ret) {
       llvm::DenseSet<Value> seen;

@@ -22,8 +22,7 @@ using namespace mlir;
 
 namespace {
 
-struct EmitDispatchABIPass
-    : impl::CpuEmitDispatchABIBase<EmitDispatchABIPass> {
+struct EmitDispatchABIPass : impl::CpuEmitDispatchABIBase<EmitDispatchABIPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = module.getContext();
@@ -39,8 +38,7 @@ struct EmitDispatchABIPass
     for (LLVM::LLVMFuncOp fn : dispatches) {
       LLVM::LLVMFunctionType type = fn.getFunctionType();
       if (!isa<LLVM::LLVMVoidType>(type.getReturnType()) ||
-          llvm::any_of(type.getParams(),
-                       [&](Type t) { return t != ptr; })) {
+          llvm::any_of(type.getParams(), [&](Type t) { return t != ptr; })) {
         fn.emitError() << "dispatch function '" << fn.getName()
                        << "' must take only pointers and return nothing "
                           "after lowering, not "
@@ -62,7 +60,8 @@ struct EmitDispatchABIPass
         args.push_back(LLVM::LoadOp::create(wb, loc, ptr, slot));
       }
       LLVM::CallOp::create(wb, loc, fn, args);
-      Value zero = LLVM::ConstantOp::create(wb, loc, i32, wb.getI32IntegerAttr(0));
+      Value zero =
+          LLVM::ConstantOp::create(wb, loc, i32, wb.getI32IntegerAttr(0));
       LLVM::ReturnOp::create(wb, loc, zero);
     }
   }

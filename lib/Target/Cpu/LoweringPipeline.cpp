@@ -6,8 +6,8 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include <mutex>
 
@@ -61,9 +61,10 @@ void buildCpuDispatchLoweringPipeline(OpPassManager &pm) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
   if (failed(parsePassPipeline(kLoweringPipeline, pm, os)))
-    llvm::report_fatal_error(llvm::Twine("the CPU lowering pipeline does not "
-                                         "parse (a pass is not registered?): ") +
-                             errors);
+    llvm::report_fatal_error(
+        llvm::Twine("the CPU lowering pipeline does not "
+                    "parse (a pass is not registered?): ") +
+        errors);
 }
 
 void prepareContextForCpuLowering(MLIRContext *context) {

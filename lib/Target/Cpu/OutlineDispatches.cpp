@@ -131,13 +131,11 @@ struct OutlineDispatchesPass
     unsigned count = 0;
     for (Operation &opRef : llvm::make_early_inc_range(body)) {
       Operation *op = &opRef;
-      if (op == terminator ||
-          isa<top::InputOp, top::WeightOp, top::NoneOp>(op))
+      if (op == terminator || isa<top::InputOp, top::WeightOp, top::NoneOp>(op))
         continue;
       if (isViewOp(op) && isViewableRoot(op->getOperand(0), terminator) &&
-          llvm::none_of(op->getUsers(), [&](Operation *u) {
-            return u == terminator;
-          }))
+          llvm::none_of(op->getUsers(),
+                        [&](Operation *u) { return u == terminator; }))
         continue;
       outline(op, moduleBuilder, count++);
     }
@@ -194,9 +192,9 @@ struct OutlineDispatchesPass
         map.map(v, none);
       } else {
         auto t = cast<RankedTensorType>(v.getType());
-        map.map(v, tensor::EmptyOp::create(b, loc, t.getShape(),
-                                           t.getElementType(),
-                                           t.getEncoding()));
+        map.map(v,
+                tensor::EmptyOp::create(b, loc, t.getShape(),
+                                        t.getElementType(), t.getEncoding()));
       }
     }
     Operation *clone = b.clone(*op, map);
@@ -212,9 +210,9 @@ struct OutlineDispatchesPass
     for (OpResult r : op->getResults())
       if (isEmptyTensor(r)) {
         auto t = cast<RankedTensorType>(r.getType());
-        r.replaceAllUsesWith(tensor::EmptyOp::create(
-            callBuilder, loc, t.getShape(), t.getElementType(),
-            t.getEncoding()));
+        r.replaceAllUsesWith(
+            tensor::EmptyOp::create(callBuilder, loc, t.getShape(),
+                                    t.getElementType(), t.getEncoding()));
       }
     op->erase();
   }
