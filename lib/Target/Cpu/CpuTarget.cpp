@@ -338,6 +338,23 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       lifetimes[it->second.root].last =
           std::max(lifetimes[it->second.root].last, step);
   };
+  // A result written at `step`: into its output buffer when it is one, else
+  // an arena tensor to plan.
+  auto placeResult = [&](Value r) -> LogicalResult {
+    FailureOr<TensorInfo> info = infoOf(r);
+    if (failed(info))
+      return failure();
+    auto out = outputOf.find(r);
+    if (out != outputOf.end()) {
+      place[r] = {af::BufferKind::Output, out->second, 0, -1};
+      return success();
+    }
+    place[r] = {af::BufferKind::Arena, 0, 0,
+                static_cast<int>(lifetimes.size())};
+    lifetimes.push_back({info->bytes, step, step});
+    roots.push_back(r);
+    return success();
+  };
   for (unsigned i = 0; i < main.getNumArguments(); ++i)
     place[main.getArgument(i)] = {af::BufferKind::Input, i, 0, -1};
   for (Operation &op : main.getBody().front()) {
@@ -350,19 +367,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       continue;
     // An empty result of an outlined op: no bytes, no dispatch.
     if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
-      Value r = empty.getResult();
-      FailureOr<TensorInfo> info = infoOf(r);
-      if (failed(info))
+      if (failed(placeResult(empty.getResult())))
         return failure();
-      auto out = outputOf.find(r);
-      if (out != outputOf.end()) {
-        place[r] = {af::BufferKind::Output, out->second, 0, -1};
-      } else {
-        place[r] = {af::BufferKind::Arena, 0, 0,
-                    static_cast<int>(lifetimes.size())};
-        lifetimes.push_back({0, step, step});
-        roots.push_back(r);
-      }
       continue;
     }
     if (auto w = dyn_cast<top::WeightOp>(op)) {
@@ -412,18 +418,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
         d.operands.push_back(v);
       }
       for (Value r : call.getResults()) {
-        FailureOr<TensorInfo> info = infoOf(r);
-        if (failed(info))
+        if (failed(placeResult(r)))
           return failure();
-        auto out = outputOf.find(r);
-        if (out != outputOf.end()) {
-          place[r] = {af::BufferKind::Output, out->second, 0, -1};
-        } else {
-          place[r] = {af::BufferKind::Arena, 0, 0,
-                      static_cast<int>(lifetimes.size())};
-          lifetimes.push_back({info->bytes, step, step});
-          roots.push_back(r);
-        }
         d.results.push_back(r);
       }
       if (empty) {
