@@ -31,6 +31,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -297,6 +298,12 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     }
     device->print(os);
   }
+  // Workgroup counts of the dispatches strata-cpu-distribute-workgroups
+  // split.
+  llvm::StringMap<int64_t> workgroupCounts;
+  for (auto fn : device->getOps<LLVM::LLVMFuncOp>())
+    if (auto count = fn->getAttrOfType<IntegerAttr>(kWorkgroupCountAttr))
+      workgroupCounts[("strata_" + fn.getName()).str()] = count.getInt();
   FailureOr<std::string> so = emitSharedObject(*device, options.codegen, error);
   if (failed(so))
     return failure();
@@ -501,6 +508,9 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     af::DispatchSpec spec;
     spec.executable = exe;
     spec.symbol = d.symbol;
+    spec.workgroupCount = workgroupCounts.lookup(d.symbol);
+    if (spec.workgroupCount < 1)
+      spec.workgroupCount = 1;
     for (Value v : llvm::concat<Value>(d.operands, d.results)) {
       FailureOr<uint32_t> id = bufferFor(v);
       if (failed(id))

@@ -37,11 +37,20 @@ struct EmitDispatchABIPass : impl::CpuEmitDispatchABIBase<EmitDispatchABIPass> {
     b.setInsertionPointToEnd(module.getBody());
     for (LLVM::LLVMFuncOp fn : dispatches) {
       LLVM::LLVMFunctionType type = fn.getFunctionType();
+      // A dispatch split into workgroups takes the workgroup id and count
+      // (i64) before its buffers.
+      unsigned leading = fn->hasAttr(kWorkgroupCountAttr) ? 2 : 0;
+      ArrayRef<Type> params = type.getParams();
       if (!isa<LLVM::LLVMVoidType>(type.getReturnType()) ||
-          llvm::any_of(type.getParams(), [&](Type t) { return t != ptr; })) {
+          params.size() < leading ||
+          llvm::any_of(params.take_front(leading),
+                       [&](Type t) { return t != i64; }) ||
+          llvm::any_of(params.drop_front(leading),
+                       [&](Type t) { return t != ptr; })) {
         fn.emitError() << "dispatch function '" << fn.getName()
-                       << "' must take only pointers and return nothing "
-                          "after lowering, not "
+                       << "' must take only pointers (after the workgroup id "
+                          "and count when split) and return nothing after "
+                          "lowering, not "
                        << type;
         return signalPassFailure();
       }
@@ -54,7 +63,9 @@ struct EmitDispatchABIPass : impl::CpuEmitDispatchABIBase<EmitDispatchABIPass> {
       OpBuilder wb = OpBuilder::atBlockBegin(entry);
       Value bindings = entry->getArgument(0);
       SmallVector<Value> args;
-      for (unsigned i = 0; i < type.getNumParams(); ++i) {
+      if (leading)
+        args.append({entry->getArgument(2), entry->getArgument(3)});
+      for (unsigned i = 0; i + leading < type.getNumParams(); ++i) {
         Value slot = LLVM::GEPOp::create(wb, loc, ptr, ptr, bindings,
                                          ArrayRef<LLVM::GEPArg>{int32_t(i)});
         args.push_back(LLVM::LoadOp::create(wb, loc, ptr, slot));

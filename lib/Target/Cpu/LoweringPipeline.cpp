@@ -23,6 +23,9 @@ static const char *kLoweringPipeline =
     // Top -> linalg/tensor/arith/math/scf on tensors.
     "convert-top-to-linalg,strata-cpu-check-contract{stage=linalg},"
     "canonicalize,cse,strata-cpu-distinct-results,"
+    // Split each dispatch's root op over workgroups (an scf.forall with its
+    // producers fused into the tile).
+    "strata-cpu-distribute-workgroups,canonicalize,cse,"
     // Tensors -> buffers; a dispatch's results become out-parameters the
     // runtime binds (the static allocations are hoisted into them). Loops
     // may yield new buffers: canonicalize drops an scf.while's unused
@@ -31,6 +34,8 @@ static const char *kLoweringPipeline =
     "one-shot-bufferize{bufferize-function-boundaries "
     "allow-return-allocs-from-loops "
     "function-boundary-type-conversion=identity-layout-map},"
+    // The forall of a split dispatch becomes the workgroup's iterations.
+    "strata-cpu-map-workgroups,"
     "buffer-results-to-out-params{hoist-static-allocs},"
     "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
     "canonicalize,"

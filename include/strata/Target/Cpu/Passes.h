@@ -3,8 +3,12 @@
 #ifndef STRATA_TARGET_CPU_PASSES_H
 #define STRATA_TARGET_CPU_PASSES_H
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
@@ -20,6 +24,10 @@ namespace strata::cpu {
 
 /// The attribute marking an outlined dispatch function.
 constexpr const char *kDispatchAttr = "strata.dispatch";
+
+/// On a dispatch function split by strata-cpu-distribute-workgroups: its
+/// workgroup count (an i64). Survives the lowering to the LLVM dialect.
+constexpr const char *kWorkgroupCountAttr = "strata.workgroup_count";
 
 /// The pipeline from dispatch functions of Top ops to the LLVM dialect:
 /// convert-top-to-linalg, bufferization (results as out-parameters), loops,

@@ -102,4 +102,52 @@ def CpuCheckContract : Pass<"strata-cpu-check-contract", "::mlir::ModuleOp"> {
   ];
 }
 
+def CpuDistributeWorkgroups : Pass<"strata-cpu-distribute-workgroups",
+                                   "::mlir::ModuleOp"> {
+  let summary = "Split a dispatch's root op over workgroups (scf.forall)";
+  let description = [{
+    Runs on the dispatch functions on tensors, after convert-top-to-linalg.
+    In a dispatch function with one result computed by a linalg op (the
+    root), straight-line code (no scf op) and enough work, the root is tiled
+    along one parallel loop that indexes its result into an `scf.forall` of
+    W iterations (W divides that loop's extent, so every tile is static),
+    and its producers (pads, fills, broadcasts, elementwise ops) are fused
+    into the tile. The split is kept only when nothing but constants,
+    `tensor.empty`, reshapes and the forall remains outside it (every
+    workgroup runs what is outside) and the forall writes a `tensor.empty`.
+    The function then takes two leading `i64` arguments, the workgroup id
+    and count, and carries `strata.workgroup_count = W`;
+    strata-cpu-map-workgroups maps the forall onto them after
+    bufferization. A dispatch that is not split is unchanged (one
+    workgroup).
+  }];
+  let options = [
+    Option<"maxWorkgroups", "max-workgroups", "int64_t", /*default=*/"8",
+           "The most workgroups a dispatch splits into">,
+    Option<"minWorkPerGroup", "min-work-per-group", "int64_t",
+           /*default=*/"16384",
+           "Iterations of the root op's loop nest per workgroup, at least">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def CpuMapWorkgroups : Pass<"strata-cpu-map-workgroups",
+                            "::mlir::ModuleOp"> {
+  let summary = "Map a split dispatch's scf.forall onto its workgroup "
+                "arguments";
+  let description = [{
+    Runs after bufferization. In a function marked
+    `strata.workgroup_count`, each `scf.forall` directly in the body (one
+    loop, from strata-cpu-distribute-workgroups) becomes an `scf.for` over
+    the iterations of workgroup `wg` of `wgc` (the first two arguments):
+    from `lb + wg * step` to `ub` by `wgc * step`. The runtime may run any
+    count of workgroups; each iteration runs exactly once.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // STRATA_TARGET_CPU_PASSES
