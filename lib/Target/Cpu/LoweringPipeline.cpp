@@ -26,6 +26,8 @@ static const char *kLoweringPipeline =
     // Split each dispatch's root op over workgroups (an scf.forall with its
     // producers fused into the tile).
     "strata-cpu-distribute-workgroups,canonicalize,cse,"
+    // Vector-sized tiles of the linalg ops, vectorized.
+    "strata-cpu-vectorize,canonicalize,cse,"
     // Tensors -> buffers; a dispatch's results become out-parameters the
     // runtime binds (the static allocations are hoisted into them). Loops
     // may yield new buffers: canonicalize drops an scf.while's unused
@@ -45,10 +47,17 @@ static const char *kLoweringPipeline =
     // pointers (static shapes).
     // expand-strided-metadata writes affine.apply for dynamic offsets (the
     // slices of a loop step): lower-affine again after it.
+    // The vector ops: reductions and n-D transfers to 1-D vector ops.
+    "func.func(lower-vector-multi-reduction),"
+    "convert-vector-to-scf{full-unroll target-rank=1},"
     "func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,"
-    "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-    "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
-    "convert-index-to-llvm,"
+    "expand-strided-metadata,lower-affine,"
+    // math-to-libm unrolls vector math it has no intrinsic for (erf) into
+    // vector.extract/insert: before the vector conversion.
+    "convert-math-to-llvm,convert-math-to-libm,"
+    "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
+    "finalize-memref-to-llvm,convert-arith-to-llvm,"
+    "convert-index-to-llvm,convert-ub-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv},convert-cf-to-llvm,"
     "reconcile-unrealized-casts,strata-cpu-check-contract{stage=llvm},"
     // The runtime's entry points.

@@ -150,4 +150,30 @@ def CpuMapWorkgroups : Pass<"strata-cpu-map-workgroups",
                            "::mlir::arith::ArithDialect"];
 }
 
+def CpuVectorize : Pass<"strata-cpu-vectorize", "::mlir::ModuleOp"> {
+  let summary = "Tile linalg ops to vector-sized tiles and vectorize them";
+  let description = [{
+    Runs on the dispatch functions on tensors, after
+    strata-cpu-distribute-workgroups. Each linalg op with static shapes and
+    byte-sized element types (no i1 or narrow types: their buffers hold one
+    element per byte) whose vectorization preconditions hold is tiled with
+    scf.for loops to a vector-sized tile: one loop carries a vector of up to
+    16 elements (a divisor of its extent), the other loops step by one;
+    contractions (matmul) keep 16 of `n` and up to 16 of `k`; a 2-D NCHW
+    convolution or pooling keeps a row of the output (`oh` and `kh` of one,
+    so that it decomposes into its 1-D form). The tiles, and every other
+    small static linalg op, are then vectorized (`linalg::vectorize`). An op
+    that does not qualify is left to `convert-linalg-to-loops`.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
+           "The elements of the vector dim of a tile, at most">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // STRATA_TARGET_CPU_PASSES
