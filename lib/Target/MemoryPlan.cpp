@@ -48,13 +48,45 @@ bool planArena(const std::vector<Lifetime> &tensors, uint64_t alignment,
       return false;
     }
   }
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
+  // In-place chains: `head[i]` is the first tensor of i's chain; the chain
+  // is placed once, alive over the union of its members' lifetimes.
+  std::vector<size_t> head(n);
+  std::iota(head.begin(), head.end(), 0);
+  std::vector<bool> taken(n, false);
+  std::vector<uint32_t> first(n), last(n);
+  for (size_t i = 0; i < n; ++i) {
+    first[i] = tensors[i].first;
+    last[i] = tensors[i].last;
+  }
+  // Members follow their predecessor in step order (first == predecessor's
+  // last), so visiting by first step sees each predecessor's head set.
+  std::vector<size_t> byFirst(n);
+  std::iota(byFirst.begin(), byFirst.end(), 0);
+  std::stable_sort(byFirst.begin(), byFirst.end(), [&](size_t a, size_t b) {
+    return tensors[a].first < tensors[b].first;
+  });
+  plan.inPlace = 0;
+  for (size_t i : byFirst) {
+    int64_t j = tensors[i].inPlaceOf;
+    if (j < 0 || static_cast<uint64_t>(j) >= n || static_cast<size_t>(j) == i ||
+        taken[j] || tensors[j].last != tensors[i].first ||
+        sizes[j] != sizes[i] || tensors[j].first >= tensors[i].first)
+      continue;
+    taken[j] = true;
+    head[i] = head[j];
+    last[head[i]] = std::max(last[head[i]], tensors[i].last);
+    ++plan.inPlace;
+  }
+
+  std::vector<size_t> order;
+  for (size_t i = 0; i < n; ++i)
+    if (head[i] == i)
+      order.push_back(i);
   // Largest first; ties by first use, then index, so plans are reproducible.
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     if (sizes[a] != sizes[b])
       return sizes[a] > sizes[b];
-    return tensors[a].first < tensors[b].first;
+    return first[a] < first[b];
   });
 
   std::vector<size_t> placed;
@@ -62,8 +94,7 @@ bool planArena(const std::vector<Lifetime> &tensors, uint64_t alignment,
   for (size_t i : order) {
     busy.clear();
     for (size_t j : placed)
-      if (tensors[j].first <= tensors[i].last &&
-          tensors[i].first <= tensors[j].last)
+      if (first[j] <= last[i] && first[i] <= last[j])
         busy.push_back({plan.offsets[j], plan.offsets[j] + sizes[j]});
     std::sort(busy.begin(), busy.end());
     uint64_t offset = 0;
@@ -81,6 +112,8 @@ bool planArena(const std::vector<Lifetime> &tensors, uint64_t alignment,
     plan.arenaSize = std::max(plan.arenaSize, end);
     placed.push_back(i);
   }
+  for (size_t i = 0; i < n; ++i)
+    plan.offsets[i] = plan.offsets[head[i]];
   return true;
 }
 

@@ -304,7 +304,10 @@ static int compileCpu(mlir::MLIRContext &context,
              << llvm::format("%.1f", r.tensorBytes
                                          ? 100.0 * r.arenaSize / r.tensorBytes
                                          : 100.0)
-             << "%)\n"
+             << "%), " << r.inPlace
+             << " result(s) written in place of an operand\n"
+             << "  workgroups: " << r.splitDispatches
+             << " dispatch(es) split into more than one\n"
              << "  code: " << r.codeBytes << " bytes\n";
       for (const auto &[impl, n] : r.kernelsNotAvailable)
         outs() << "  strategy chose '" << impl << "' for " << n

@@ -300,10 +300,17 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   }
   // Workgroup counts of the dispatches strata-cpu-distribute-workgroups
   // split.
+  // and the operands each dispatch may write its result over.
   llvm::StringMap<int64_t> workgroupCounts;
-  for (auto fn : device->getOps<LLVM::LLVMFuncOp>())
+  llvm::StringMap<SmallVector<int64_t>> inPlaceOperands;
+  for (auto fn : device->getOps<LLVM::LLVMFuncOp>()) {
+    std::string symbol = ("strata_" + fn.getName()).str();
     if (auto count = fn->getAttrOfType<IntegerAttr>(kWorkgroupCountAttr))
-      workgroupCounts[("strata_" + fn.getName()).str()] = count.getInt();
+      workgroupCounts[symbol] = count.getInt();
+    if (auto ops = fn->getAttrOfType<ArrayAttr>(kInPlaceOperandsAttr))
+      for (auto i : ops.getAsRange<IntegerAttr>())
+        inPlaceOperands[symbol].push_back(i.getInt());
+  }
   FailureOr<std::string> so = emitSharedObject(*device, options.codegen, error);
   if (failed(so))
     return failure();
@@ -338,6 +345,9 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   };
   std::vector<PendingDispatch> pending;
   std::vector<std::string> symbols;
+  // In-place candidates: (result tensor, operand tensor, step); taken when
+  // the operand's life ends at that step.
+  std::vector<std::tuple<int, int, uint32_t>> inPlace;
   uint32_t step = 0;
   auto touch = [&](Value v) {
     auto it = place.find(v);
@@ -434,6 +444,28 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
         symbols.pop_back();
         continue;
       }
+      if (auto it = inPlaceOperands.find(d.symbol);
+          it != inPlaceOperands.end() && call.getNumResults() == 1) {
+        int result = place.lookup(call.getResult(0)).root;
+        for (int64_t k : it->second) {
+          if (result < 0 || k < 0 || k >= call.getNumOperands())
+            break;
+          Value v = call.getOperand(k);
+          Placement p = place.lookup(v);
+          // An arena tensor of the same bytes that no other operand of the
+          // call reads (through a view) under another value.
+          if (p.kind != af::BufferKind::Arena || p.root < 0 ||
+              lifetimes[p.root].size != lifetimes[result].size ||
+              llvm::any_of(
+                  call.getOperands(),
+                  [&](Value o) {
+                    return o != v && place.lookup(o).root == p.root;
+                  }))
+            continue;
+          inPlace.push_back({result, p.root, step});
+          break;
+        }
+      }
       pending.push_back(std::move(d));
       ++step;
       continue;
@@ -471,12 +503,17 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   }
   step += copies.size();
 
+  for (auto [result, operand, at] : inPlace)
+    if (lifetimes[operand].last == at)
+      lifetimes[result].inPlaceOf = operand;
+
   plan::ArenaPlan arena;
   if (!plan::planArena(lifetimes, 64, arena, error))
     return failure();
   variant.arenaSize = arena.arenaSize;
   report.arenaSize = arena.arenaSize;
   report.tensorBytes = arena.totalSize;
+  report.inPlace = arena.inPlace;
 
   // Buffers: one per (value, placement); values sharing bytes and shape
   // share a buffer entry.
@@ -511,6 +548,7 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     spec.workgroupCount = workgroupCounts.lookup(d.symbol);
     if (spec.workgroupCount < 1)
       spec.workgroupCount = 1;
+    report.splitDispatches += spec.workgroupCount > 1;
     for (Value v : llvm::concat<Value>(d.operands, d.results)) {
       FailureOr<uint32_t> id = bufferFor(v);
       if (failed(id))

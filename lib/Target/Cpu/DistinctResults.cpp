@@ -27,6 +27,17 @@ namespace {
 
 struct DistinctResultsPass : impl::CpuDistinctResultsBase<DistinctResultsPass> {
   void runOnOperation() override {
+    // The operands' buffers are the caller's (inputs, read-only mapped
+    // constants, other dispatches' results): bufferization must copy before
+    // writing into one, even when a fold made a loop's init an operand.
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (fn.isExternal())
+        continue;
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        if (isa<TensorType>(fn.getArgument(i).getType()))
+          fn.setArgAttr(i, "bufferization.writable",
+                        BoolAttr::get(fn.getContext(), false));
+    }
     getOperation().walk([](func::ReturnOp ret) {
       llvm::DenseSet<Value> seen;
       OpBuilder b(ret);

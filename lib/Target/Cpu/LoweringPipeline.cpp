@@ -23,6 +23,8 @@ static const char *kLoweringPipeline =
     // Top -> linalg/tensor/arith/math/scf on tensors.
     "convert-top-to-linalg,strata-cpu-check-contract{stage=linalg},"
     "canonicalize,cse,strata-cpu-distinct-results,"
+    // Which operands the memory plan may write the result over.
+    "strata-cpu-mark-in-place,"
     // Split each dispatch's root op over workgroups (an scf.forall with its
     // producers fused into the tile).
     "strata-cpu-distribute-workgroups,canonicalize,cse,"

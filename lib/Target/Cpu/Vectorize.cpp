@@ -63,7 +63,13 @@ static bool isVectorizableElement(Type t) {
   return false;
 }
 
+/// Ops the vectorizer handles: byte-sized element types, and no gathers
+/// (`tensor.extract` in the payload: the vectorizer writes invalid
+/// `vector.gather`s for some of them).
 static bool hasVectorizableTypes(linalg::LinalgOp op) {
+  if (op->getNumRegions() &&
+      !op->getRegion(0).getOps<tensor::ExtractOp>().empty())
+    return false;
   for (Value v : op->getOperands()) {
     auto st = dyn_cast<ShapedType>(v.getType());
     Type elem = st ? st.getElementType() : v.getType();

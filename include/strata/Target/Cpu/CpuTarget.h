@@ -43,6 +43,10 @@ struct VariantReport {
   size_t dispatches = 0, views = 0, copies = 0;
   /// Ops whose results are all empty (nothing to compute, no dispatch).
   size_t emptyDispatches = 0;
+  /// Results the memory plan placed over an operand that dies there.
+  uint64_t inPlace = 0;
+  /// Dispatches split into more than one workgroup.
+  size_t splitDispatches = 0;
   /// Ops whose strategy picked a kernel the runtime does not have yet
   /// (compiled by the codegen fallback instead), by implementation name.
   std::map<std::string, unsigned> kernelsNotAvailable;

@@ -29,6 +29,10 @@ constexpr const char *kDispatchAttr = "strata.dispatch";
 /// workgroup count (an i64). Survives the lowering to the LLVM dialect.
 constexpr const char *kWorkgroupCountAttr = "strata.workgroup_count";
 
+/// On a dispatch function: the argument numbers (i64 array) of the
+/// operands its result may be written over (strata-cpu-mark-in-place).
+constexpr const char *kInPlaceOperandsAttr = "strata.in_place_operands";
+
 /// The pipeline from dispatch functions of Top ops to the LLVM dialect:
 /// convert-top-to-linalg, bufferization (results as out-parameters), loops,
 /// LLVM with bare-pointer memrefs, and the dispatch ABI wrappers.

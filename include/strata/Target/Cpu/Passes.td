@@ -79,7 +79,10 @@ def CpuDistinctResults : Pass<"strata-cpu-distinct-results",
     A returned value that is a function argument, or that an earlier return
     operand already returns, is replaced by a copy (`tensor.empty` +
     `linalg.copy`), so that buffer-results-to-out-params can give every
-    result its own out-parameter.
+    result its own out-parameter. Every tensor argument is marked
+    `bufferization.writable = false`: a dispatch never writes into its
+    operands' buffers (bufferization copies first), even where a fold made
+    a loop's initial value an operand.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
@@ -174,6 +177,23 @@ def CpuVectorize : Pass<"strata-cpu-vectorize", "::mlir::ModuleOp"> {
                            "::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect"];
+}
+
+def CpuMarkInPlace : Pass<"strata-cpu-mark-in-place", "::mlir::ModuleOp"> {
+  let summary = "Mark the operands a dispatch's result may be written over";
+  let description = [{
+    Runs on the dispatch functions on tensors, right after
+    convert-top-to-linalg. A dispatch function whose body is one
+    `linalg.generic` with only parallel loops, writing a `tensor.empty` with
+    an identity map and returning its one result, reads each element of an
+    operand with an identity map only to write the same element of the
+    result. Such operands that are function arguments of the result's shape
+    and element width are listed in `strata.in_place_operands` (argument numbers): the
+    memory plan may give the result the bytes of such an operand whose life
+    ends there (docs/codegen.md). The generated code stays correct when they
+    alias: every tile reads its elements before writing them (the other
+    operands must not share those bytes; the artifact builder checks).
+  }];
 }
 
 #endif // STRATA_TARGET_CPU_PASSES
