@@ -65,8 +65,12 @@ static bool isVectorizableElement(Type t) {
 
 /// Ops the vectorizer handles: byte-sized element types, and no gathers
 /// (`tensor.extract` in the payload: the vectorizer writes invalid
-/// `vector.gather`s for some of them).
+/// `vector.gather`s for some of them). Copies stay: a vectorized copy folds
+/// away (a write of a read), and the copies strata-cpu-distinct-results
+/// made must stay.
 static bool hasVectorizableTypes(linalg::LinalgOp op) {
+  if (isa<linalg::CopyOp>(op))
+    return false;
   if (op->getNumRegions() &&
       !op->getRegion(0).getOps<tensor::ExtractOp>().empty())
     return false;
@@ -208,8 +212,14 @@ struct VectorizePass : impl::CpuVectorizeBase<VectorizePass> {
       });
       for (linalg::LinalgOp op : ops) {
         rewriter.setInsertionPoint(op);
-        FailureOr<linalg::VectorizationResult> result =
-            linalg::vectorize(rewriter, op);
+        // Contractions as vector.contract, which lowers to outer products
+        // (FMAs along n) rather than to dot products along k.
+        bool contraction = linalg::isaContractionOpInterface(op);
+        FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
+            rewriter, op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+            /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+            /*assumeDynamicDimsMatchVecSizes=*/false,
+            /*createNamedContraction=*/contraction);
         if (failed(result))
           continue;
         if (result->replacements.empty())

@@ -2,10 +2,11 @@
 // RUN: strata-opt %s --strata-cpu-lower-dispatches | FileCheck %s --check-prefix=LOWERED
 
 // A value returned twice, and an argument returned, become copies; the
-// first return of a new tensor stays.
+// first return of a new tensor stays. Arguments are not writable for
+// bufferization (the caller's buffers).
 
 // CHECK-LABEL: func.func private @dispatch_0_Twice
-// CHECK-SAME: (%[[A:.*]]: tensor<4xf32>)
+// CHECK-SAME: (%[[A:.*]]: tensor<4xf32> {bufferization.writable = false})
 // CHECK: %[[R:.*]] = linalg.generic
 // CHECK: %[[E1:.*]] = tensor.empty() : tensor<4xf32>
 // CHECK: %[[C1:.*]] = linalg.copy ins(%[[R]] : tensor<4xf32>) outs(%[[E1]] : tensor<4xf32>)

@@ -25,3 +25,26 @@ module {
     return %0 : tensor<2x3xf32>
   }
 }
+
+// -----
+
+// A dispatch split into workgroups: the wrapper passes the workgroup id and
+// count first, and the loops carry vector<16xf32> arithmetic.
+
+// CHECK-LABEL: llvm.func internal @dispatch_1_Relu
+// CHECK-SAME: (%{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// CHECK-SAME: strata.workgroup_count = 8 : i64
+// CHECK: llvm.fcmp {{.*}} : vector<16xf32>
+// CHECK-LABEL: llvm.func @strata_dispatch_1_Relu
+// CHECK-SAME: (%[[BINDINGS:.*]]: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[WG:.*]]: i64, %[[WGC:.*]]: i64) -> i32
+// CHECK: %[[P0:.*]] = llvm.load
+// CHECK: %[[P1:.*]] = llvm.load
+// CHECK: llvm.call @dispatch_1_Relu(%[[WG]], %[[WGC]], %[[P0]], %[[P1]])
+module {
+  func.func private @dispatch_1_Relu(%a: tensor<1x32x64x64xf32>) -> tensor<1x32x64x64xf32> attributes {strata.dispatch} {
+    %0 = top.Relu(%a) : (tensor<1x32x64x64xf32>) -> tensor<1x32x64x64xf32>
+    %1 = top.Relu(%0) : (tensor<1x32x64x64xf32>) -> tensor<1x32x64x64xf32>
+    %2 = top.Relu(%1) : (tensor<1x32x64x64xf32>) -> tensor<1x32x64x64xf32>
+    return %2 : tensor<1x32x64x64xf32>
+  }
+}
