@@ -159,13 +159,16 @@ def CpuVectorize : Pass<"strata-cpu-vectorize", "::mlir::ModuleOp"> {
     Runs on the dispatch functions on tensors, after
     strata-cpu-distribute-workgroups. Each linalg op with static shapes and
     byte-sized element types (no i1 or narrow types: their buffers hold one
-    element per byte) whose vectorization preconditions hold is tiled with
+    element per byte), other than copies (a vectorized copy folds away) and
+    gathers (`tensor.extract` in the payload), whose vectorization
+    preconditions hold is tiled with
     scf.for loops to a vector-sized tile: one loop carries a vector of up to
     16 elements (a divisor of its extent), the other loops step by one;
     contractions (matmul) keep 16 of `n` and up to 16 of `k`; a 2-D NCHW
     convolution or pooling keeps a row of the output (`oh` and `kh` of one,
     so that it decomposes into its 1-D form). The tiles, and every other
-    small static linalg op, are then vectorized (`linalg::vectorize`). An op
+    small static linalg op, are then vectorized (`linalg::vectorize`,
+    contractions as `vector.contract`). An op
     that does not qualify is left to `convert-linalg-to-loops`.
   }];
   let options = [
