@@ -325,4 +325,44 @@ def TopSinkTransposes : Pass<"top-sink-transposes", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::strata::top::TopDialect"];
 }
 
+def TopQuantize : Pass<"top-quantize", "::mlir::ModuleOp"> {
+  let summary = "Quantize convolutions and matmuls to int8, bf16 or f16";
+  let description = [{
+    Rewrites the entry function's `top.Conv` (NCHW) and rank-2 `top.MatMul`
+    ops with constant float weights (docs/quantization.md):
+
+    - `mode=int8`: the input is quantized (`top.Quant`) with per-tensor
+      parameters from the calibration table (asymmetric, or symmetric with
+      `symmetric=true`); the weights become int8, symmetric per output
+      channel (`!quant.uniform<i8:f32:0, {...}>`); the bias an int32 weight
+      `round(b / (s_x * s_w[c]))`; the op accumulates in int32 (Conv's
+      `input_zp`; for MatMul the input zero point is folded into the int32
+      bias) and a `top.Requant` (MultiplierShift) maps the accumulator to the
+      output's int8 type; a `top.Dequant` gives the float consumers their
+      value. Quantized ops feeding quantized ops are connected directly.
+      `do_relu` stays on the integer accumulator; `relu_limit` narrows the
+      result's storage range. Ops with a fused `activation`, NHWC convs,
+      ops named in `keep-float` and everything else stay float.
+    - `mode=bf16` / `mode=f16`: the same ops read their input and weights in
+      that type (a `top.Cast`), accumulate in f32 and write that type, cast
+      back to f32 for float consumers.
+
+    A calibration table entry naming no tensor of the function, or a
+    quantized op's input or output missing from the table, is an error
+    naming the tensor.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", "\"int8\"",
+           "int8, bf16 or f16">,
+    Option<"calibration", "calibration", "std::string", "\"\"",
+           "the calibration table (needed for int8)">,
+    ListOption<"keepFloat", "keep-float", "std::string",
+               "tensor names of ops to keep in float">,
+    Option<"symmetric", "symmetric", "bool", "false",
+           "int8 activations symmetric (zero point 0)">
+  ];
+  let dependentDialects = ["::strata::top::TopDialect",
+                           "::mlir::quant::QuantDialect"];
+}
+
 #endif // STRATA_TOP_PASSES

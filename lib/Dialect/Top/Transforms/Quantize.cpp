@@ -1,0 +1,473 @@
+//===- Quantize.cpp - int8 / bf16 / f16 quantization of Top models --------===//
+//
+// top-quantize (Passes.td, docs/quantization.md). int8: per-output-channel
+// symmetric int8 weights, per-tensor activations from the calibration
+// table, int32 bias and accumulation, requantization by an integer
+// multiplier and right shift (top.Requant MultiplierShift: round half away
+// from zero). bf16 / f16: weights and inputs in that type, f32 accumulation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Dialect/Top/IR/TopUtils.h"
+#include "strata/Dialect/Top/IR/WeightValues.h"
+#include "strata/Dialect/Top/Transforms/Calibration.h"
+#include "strata/Dialect/Top/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <cmath>
+#include <limits>
+
+namespace strata::top {
+#define GEN_PASS_DEF_TOPQUANTIZE
+#include "strata/Dialect/Top/Transforms/Passes.h.inc"
+} // namespace strata::top
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::top;
+
+namespace {
+
+/// Per-tensor int8 parameters of an activation.
+struct ActParams {
+  double scale = 1;
+  int64_t zp = 0;
+};
+
+ActParams activationParams(const calib::CalibrationEntry &e, bool symmetric) {
+  ActParams p;
+  if (symmetric) {
+    p.scale = e.threshold / 127.0;
+    return p;
+  }
+  double lo = std::max(std::min(e.min, 0.0), -e.threshold);
+  double hi = std::min(std::max(e.max, 0.0), e.threshold);
+  if (hi - lo < e.threshold * 1e-6 || hi - lo <= 0)
+    hi = lo + std::max(e.threshold, 1e-8);
+  p.scale = (hi - lo) / 255.0;
+  p.zp = std::clamp<int64_t>(std::llround(-128.0 - lo / p.scale), -128, 127);
+  return p;
+}
+
+/// A scale as the nearest f32 value: it prints and parses back exactly and
+/// is what an f32 NPU register holds.
+double asF32(double s) { return static_cast<double>(static_cast<float>(s)); }
+
+Type i8Type(MLIRContext *ctx, const ActParams &p, Type expressed,
+            int64_t qmax = 127) {
+  return quant::UniformQuantizedType::get(
+      quant::QuantizationFlags::Signed, IntegerType::get(ctx, 8), expressed,
+      p.scale, p.zp, -128, qmax);
+}
+
+/// The integer multiplier m (in [2^30, 2^31)) and right shift s (in [0, 63])
+/// with m / 2^s closest to `real` (documented in docs/quantization.md).
+std::pair<int64_t, int64_t> multiplierShift(double real) {
+  if (!(real > 0))
+    return {0, 0};
+  int exp = 0;
+  double frac = std::frexp(real, &exp); // real = frac * 2^exp, frac in [.5, 1)
+  int64_t m = std::llround(frac * 2147483648.0);
+  if (m == (int64_t(1) << 31)) {
+    m >>= 1;
+    ++exp;
+  }
+  int64_t s = 31 - exp;
+  if (s < 0) // real >= 2^31: saturate
+    return {std::numeric_limits<int32_t>::max(), 0};
+  if (s > 63) {
+    m >>= std::min<int64_t>(s - 63, 62);
+    s = 63;
+  }
+  return {m, s};
+}
+
+struct TopQuantizePass
+    : public strata::top::impl::TopQuantizeBase<TopQuantizePass> {
+  using Base::Base;
+
+  func::FuncOp entry;
+  calib::CalibrationTable table;
+  llvm::StringSet<> keep;
+  /// A float value -> its int8 form (a Quant of it, or the Requant whose
+  /// Dequant it is).
+  DenseMap<Value, Value> int8Of;
+  /// A float value -> its bf16/f16 form.
+  DenseMap<Value, Value> lowOf;
+
+  void runOnOperation() override;
+  LogicalResult runInt8();
+  LogicalResult runLowFloat(FloatType low);
+
+  FailureOr<calib::CalibrationEntry> entryFor(Value v, Operation *user);
+  FailureOr<Value> quantizedInput(Value x, Operation *user);
+  bool quantizable(Operation *op);
+  LogicalResult quantizeConv(ConvOp op, WeightNamer &namer);
+  LogicalResult quantizeMatMul(MatMulOp op, WeightNamer &namer);
+  /// Requant of the int32 accumulator `acc` (scales `accScale`) to the
+  /// output's int8 type and a Dequant replacing `old`'s result.
+  LogicalResult finishInt8(Operation *old, Value acc,
+                           ArrayRef<double> accScale, double reluLimit);
+};
+
+FailureOr<calib::CalibrationEntry>
+TopQuantizePass::entryFor(Value v, Operation *user) {
+  std::string name = calib::tensorName(v);
+  auto it = table.entries.find(name);
+  if (it == table.entries.end())
+    return user->emitOpError()
+           << "tensor '" << name << "' has no entry in the calibration table '"
+           << calibration << "' (run strata calibrate on the same model)";
+  return it->second;
+}
+
+FailureOr<Value> TopQuantizePass::quantizedInput(Value x, Operation *user) {
+  if (Value q = int8Of.lookup(x))
+    return q;
+  auto e = entryFor(x, user);
+  if (failed(e))
+    return failure();
+  ActParams p = activationParams(*e, symmetric);
+  p.scale = asF32(p.scale);
+  auto type = cast<RankedTensorType>(x.getType());
+  OpBuilder b(user->getContext());
+  if (Operation *def = x.getDefiningOp())
+    b.setInsertionPointAfter(def);
+  else
+    b.setInsertionPointToStart(x.getParentBlock());
+  std::string name = calib::tensorName(x);
+  auto q = QuantOp::create(
+      b, NameLoc::get(b.getStringAttr(name + "_int8"), x.getLoc()),
+      type.clone(i8Type(b.getContext(), p, type.getElementType())), x);
+  int8Of[x] = q.getOutput();
+  return q.getOutput();
+}
+
+/// Scale and zero point of a per-tensor int8 value.
+std::pair<double, int64_t> paramsOf(Value q) {
+  auto t = cast<quant::UniformQuantizedType>(
+      cast<ShapedType>(q.getType()).getElementType());
+  return {t.getScale(), t.getZeroPoint()};
+}
+
+bool TopQuantizePass::quantizable(Operation *op) {
+  if (op->getNumResults() != 1 ||
+      keep.contains(calib::tensorName(op->getResult(0))))
+    return false;
+  auto out = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!out || !out.getElementType().isF32())
+    return false;
+  auto isF32Const = [](Value v) {
+    std::optional<Tensor> t = constantValue(v);
+    return t && t->dtype() == DType::F32;
+  };
+  auto biasOk = [&](Value v) { return isNone(v) || isF32Const(v); };
+  if (auto conv = dyn_cast<ConvOp>(op))
+    return conv.getLayout() == Layout::NCHW && !conv.getActivation() &&
+           !conv.getInputZp() && !conv.getWeightZp() &&
+           getElementTypeOrSelf(conv.getInput().getType()).isF32() &&
+           isF32Const(conv.getFilter()) && biasOk(conv.getBias()) &&
+           out.getRank() >= 3;
+  if (auto mm = dyn_cast<MatMulOp>(op)) {
+    auto in = dyn_cast<RankedTensorType>(mm.getInput().getType());
+    std::optional<Tensor> w = constantValue(mm.getRight());
+    return !mm.getActivation() && in && in.getRank() == 2 &&
+           in.getElementType().isF32() && out.getRank() == 2 && w &&
+           w->dtype() == DType::F32 && w->rank() == 2 && biasOk(mm.getBias());
+  }
+  return false;
+}
+
+/// Symmetric per-channel int8 weights of `w` along `axis`: the scales and
+/// the int8 tensor (values in [-127, 127]).
+std::pair<std::vector<double>, Tensor> quantizeWeights(const Tensor &w,
+                                                       int64_t axis) {
+  int64_t channels = w.dim(axis), inner = 1;
+  for (int64_t d = axis + 1; d < w.rank(); ++d)
+    inner *= w.dim(d);
+  std::vector<double> absMax(channels, 0.0);
+  for (int64_t i = 0; i < w.numElements(); ++i) {
+    int64_t c = (i / inner) % channels;
+    absMax[c] = std::max(absMax[c], std::fabs(w.getAsDouble(i)));
+  }
+  std::vector<double> scales(channels);
+  for (int64_t c = 0; c < channels; ++c)
+    scales[c] = asF32(absMax[c] > 0 ? absMax[c] / 127.0 : 1.0);
+  Tensor q(DType::I8, w.shape());
+  for (int64_t i = 0; i < w.numElements(); ++i) {
+    int64_t c = (i / inner) % channels;
+    double v = std::nearbyint(w.getAsDouble(i) / scales[c]);
+    q.data<int8_t>()[i] = static_cast<int8_t>(std::clamp(v, -127.0, 127.0));
+  }
+  return {scales, q};
+}
+
+Type perAxisI8(MLIRContext *ctx, ArrayRef<double> scales, int64_t axis) {
+  SmallVector<int64_t> zps(scales.size(), 0);
+  return quant::UniformQuantizedPerAxisType::get(
+      quant::QuantizationFlags::Signed, IntegerType::get(ctx, 8),
+      Float32Type::get(ctx), scales, zps, axis, -128, 127);
+}
+
+/// round_half_even(b[c] / accScale[c]) - correction[c], saturated to int32.
+FailureOr<Tensor> int32Bias(Operation *op, std::optional<Tensor> bias,
+                            ArrayRef<double> accScale,
+                            ArrayRef<int64_t> correction) {
+  int64_t n = accScale.size();
+  Tensor t(DType::I32, {n});
+  for (int64_t c = 0; c < n; ++c) {
+    double v = bias ? std::nearbyint(bias->getAsDouble(c) / accScale[c]) : 0.0;
+    v -= static_cast<double>(correction.empty() ? 0 : correction[c]);
+    if (!(std::fabs(v) < 2147483647.0))
+      return op->emitOpError() << "int8 bias of channel " << c << " (" << v
+                               << ") does not fit int32";
+    t.data<int32_t>()[c] = static_cast<int32_t>(v);
+  }
+  return t;
+}
+
+LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
+                                          ArrayRef<double> accScale,
+                                          double reluLimit) {
+  Value y = old->getResult(0);
+  auto e = entryFor(y, old);
+  if (failed(e))
+    return failure();
+  MLIRContext *ctx = old->getContext();
+  ActParams p = activationParams(*e, symmetric);
+  p.scale = asF32(p.scale);
+  int64_t qmax = 127;
+  if (reluLimit > 0)
+    qmax = std::clamp<int64_t>(
+        p.zp + static_cast<int64_t>(std::floor(reluLimit / p.scale + 1e-9)),
+        -127, 127);
+  auto yType = cast<RankedTensorType>(y.getType());
+  Type qType = yType.clone(i8Type(ctx, p, yType.getElementType(), qmax));
+  SmallVector<int64_t> mult, shift;
+  for (double s : accScale) {
+    auto [m, r] = multiplierShift(s / p.scale);
+    mult.push_back(m);
+    shift.push_back(r);
+  }
+  OpBuilder b(old);
+  std::string name = calib::tensorName(y);
+  auto requant = RequantOp::create(
+      b, NameLoc::get(b.getStringAttr(name + "_int8"), old->getLoc()), qType,
+      acc, b.getDenseI64ArrayAttr(mult), b.getDenseI64ArrayAttr(shift),
+      RequantModeAttr::get(ctx, RequantMode::MultiplierShift));
+  auto deq = DequantOp::create(b, old->getLoc(), yType, requant.getOutput());
+  y.replaceAllUsesWith(deq.getOutput());
+  int8Of[deq.getOutput()] = requant.getOutput();
+  old->erase();
+  return success();
+}
+
+LogicalResult TopQuantizePass::quantizeConv(ConvOp op, WeightNamer &namer) {
+  FailureOr<Value> xq = quantizedInput(op.getInput(), op);
+  if (failed(xq))
+    return failure();
+  auto [sx, zx] = paramsOf(*xq);
+  Tensor w = *constantValue(op.getFilter());
+  auto [scales, wq] = quantizeWeights(w, 0);
+  std::vector<double> accScale;
+  for (double s : scales)
+    accScale.push_back(sx * s);
+  std::optional<Tensor> bias;
+  if (!isNone(op.getBias()))
+    bias = constantValue(op.getBias());
+  FailureOr<Tensor> bq = int32Bias(op, bias, accScale, {});
+  if (failed(bq))
+    return failure();
+  MLIRContext *ctx = op.getContext();
+  OpBuilder b(op);
+  std::string name = calib::tensorName(op.getOutput());
+  auto wType = RankedTensorType::get(w.shape(), perAxisI8(ctx, scales, 0));
+  Value wv = createWeight(b, op.getLoc(), namer, name + "_filter_int8", wq,
+                          wType);
+  Value bv = createWeight(b, op.getLoc(), namer, name + "_bias_int32", *bq,
+                          RankedTensorType::get({wq.dim(0)}, b.getI32Type()));
+  auto acc = cast<ConvOp>(b.clone(*op));
+  acc->setLoc(NameLoc::get(b.getStringAttr(name + "_acc"), op.getLoc()));
+  acc.getInputMutable().assign(*xq);
+  acc.getFilterMutable().assign(wv);
+  acc.getBiasMutable().assign(bv);
+  acc.setInputZpAttr(b.getDenseI64ArrayAttr({zx}));
+  double limit = op.getReluLimit().convertToDouble();
+  acc.setReluLimit(llvm::APFloat(-1.0));
+  acc.getOutput().setType(
+      cast<RankedTensorType>(op.getType()).clone(b.getI32Type()));
+  return finishInt8(op, acc.getOutput(), accScale,
+                    op.getDoRelu() ? limit : -1.0);
+}
+
+LogicalResult TopQuantizePass::quantizeMatMul(MatMulOp op, WeightNamer &namer) {
+  FailureOr<Value> xq = quantizedInput(op.getInput(), op);
+  if (failed(xq))
+    return failure();
+  auto [sx, zx] = paramsOf(*xq);
+  Tensor w = *constantValue(op.getRight());
+  bool trans = op.getRightTranspose();
+  int64_t axis = trans ? 0 : 1;
+  auto [scales, wq] = quantizeWeights(w, axis);
+  int64_t n = w.dim(axis), k = w.dim(1 - axis);
+  std::vector<double> accScale;
+  for (double s : scales)
+    accScale.push_back(sx * s);
+  // (x - zx) @ W = x @ W - zx * colsum(W): the zero point goes into the bias.
+  std::vector<int64_t> correction(n, 0);
+  for (int64_t c = 0; c < n; ++c)
+    for (int64_t i = 0; i < k; ++i)
+      correction[c] += zx * wq.data<int8_t>()[trans ? c * k + i : i * n + c];
+  std::optional<Tensor> bias;
+  if (!isNone(op.getBias()))
+    bias = constantValue(op.getBias());
+  if (bias && bias->numElements() != n)
+    return failure(); // a broadcast bias: left float by quantizable()
+  FailureOr<Tensor> bq = int32Bias(op, bias, accScale, correction);
+  if (failed(bq))
+    return failure();
+  MLIRContext *ctx = op.getContext();
+  OpBuilder b(op);
+  std::string name = calib::tensorName(op.getOutput());
+  auto wType = RankedTensorType::get(w.shape(), perAxisI8(ctx, scales, axis));
+  Value wv = createWeight(b, op.getLoc(), namer, name + "_weight_int8", wq,
+                          wType);
+  Value bv = createWeight(b, op.getLoc(), namer, name + "_bias_int32", *bq,
+                          RankedTensorType::get({n}, b.getI32Type()));
+  auto acc = cast<MatMulOp>(b.clone(*op));
+  acc->setLoc(NameLoc::get(b.getStringAttr(name + "_acc"), op.getLoc()));
+  acc.getInputMutable().assign(*xq);
+  acc.getRightMutable().assign(wv);
+  acc.getBiasMutable().assign(bv);
+  double limit = op.getReluLimit().convertToDouble();
+  acc.setReluLimit(llvm::APFloat(-1.0));
+  acc.getOutput().setType(
+      cast<RankedTensorType>(op.getType()).clone(b.getI32Type()));
+  return finishInt8(op, acc.getOutput(), accScale,
+                    op.getDoRelu() ? limit : -1.0);
+}
+
+LogicalResult TopQuantizePass::runInt8() {
+  if (calibration.empty())
+    return getOperation().emitError()
+           << "top-quantize: mode=int8 needs a calibration table "
+              "(calibration=FILE; strata calibrate writes one)";
+  std::string error;
+  if (!calib::readCalibrationTable(calibration, table, error))
+    return getOperation().emitError() << "top-quantize: " << error;
+  // Every table name must be a tensor of the model.
+  llvm::StringSet<> names;
+  entry.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      names.insert(calib::tensorName(r));
+  });
+  for (const auto &[name, e] : table.entries)
+    if (!names.contains(name))
+      return getOperation().emitError()
+             << "top-quantize: the calibration table '" << calibration
+             << "' names tensor '" << name
+             << "', which is not a tensor of the model";
+  SmallVector<Operation *> todo;
+  for (Operation &op : entry.getBody().front())
+    if (quantizable(&op))
+      todo.push_back(&op);
+  WeightNamer namer(getOperation());
+  for (Operation *op : todo) {
+    LogicalResult r = isa<ConvOp>(op)
+                          ? quantizeConv(cast<ConvOp>(op), namer)
+                          : quantizeMatMul(cast<MatMulOp>(op), namer);
+    if (failed(r))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult TopQuantizePass::runLowFloat(FloatType low) {
+  SmallVector<Operation *> todo;
+  for (Operation &op : entry.getBody().front())
+    if (isa<ConvOp, MatMulOp>(op) && op.getNumResults() == 1 &&
+        !keep.contains(calib::tensorName(op.getResult(0))) &&
+        getElementTypeOrSelf(op.getResult(0).getType()).isF32() &&
+        getElementTypeOrSelf(op.getOperand(0).getType()).isF32() &&
+        constantValue(op.getOperand(1)))
+      todo.push_back(&op);
+  WeightNamer namer(getOperation());
+  DType lowDtype = low.isBF16() ? DType::BF16 : DType::F16;
+  for (Operation *op : todo) {
+    OpBuilder b(op);
+    Value x = op->getOperand(0);
+    Value xl = lowOf.lookup(x);
+    if (!xl) {
+      OpBuilder after(op->getContext());
+      if (Operation *def = x.getDefiningOp())
+        after.setInsertionPointAfter(def);
+      else
+        after.setInsertionPointToStart(x.getParentBlock());
+      auto t = cast<RankedTensorType>(x.getType());
+      xl = CastOp::create(after, x.getLoc(), t.clone(low), x).getOutput();
+      lowOf[x] = xl;
+      b.setInsertionPoint(op);
+    }
+    Tensor w = *constantValue(op->getOperand(1));
+    auto wType = cast<RankedTensorType>(op->getOperand(1).getType());
+    Value wv = createWeight(b, op->getLoc(), namer,
+                            calib::tensorName(op->getResult(0)) + "_" +
+                                (low.isBF16() ? "bf16" : "f16"),
+                            w.castTo(lowDtype), wType.clone(low));
+    Operation *lowOp = b.clone(*op);
+    lowOp->setOperand(0, xl);
+    lowOp->setOperand(1, wv);
+    auto yType = cast<RankedTensorType>(op->getResult(0).getType());
+    lowOp->getResult(0).setType(yType.clone(low));
+    lowOp->setLoc(NameLoc::get(
+        b.getStringAttr(calib::tensorName(op->getResult(0)) + "_low"),
+        op->getLoc()));
+    auto back = CastOp::create(b, op->getLoc(), yType, lowOp->getResult(0));
+    op->getResult(0).replaceAllUsesWith(back.getOutput());
+    lowOf[back.getOutput()] = lowOp->getResult(0);
+    op->erase();
+  }
+  return success();
+}
+
+void TopQuantizePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  for (auto f : module.getOps<func::FuncOp>())
+    if (f.getName() == "main" || (!entry && f.isPublic() && !f.isExternal()))
+      entry = f;
+  if (!entry || entry.isExternal()) {
+    module.emitError() << "top-quantize: the module has no entry function";
+    return signalPassFailure();
+  }
+  for (const std::string &k : keepFloat)
+    keep.insert(k);
+  calib::nameTensors(entry);
+  LogicalResult r = failure();
+  MLIRContext *ctx = &getContext();
+  if (mode == "int8")
+    r = runInt8();
+  else if (mode == "bf16")
+    r = runLowFloat(BFloat16Type::get(ctx));
+  else if (mode == "f16")
+    r = runLowFloat(Float16Type::get(ctx));
+  else
+    module.emitError() << "top-quantize: mode '" << mode
+                       << "' is not one of int8, bf16, f16";
+  if (failed(r))
+    return signalPassFailure();
+  // Drop the float weights and Dequants nothing reads any more.
+  SmallVector<Operation *> dead;
+  entry.walk([&](Operation *op) {
+    if (isa<WeightOp, DequantOp, CastOp>(op) && op->use_empty())
+      dead.push_back(op);
+  });
+  for (Operation *op : dead)
+    op->erase();
+}
+
+} // namespace
