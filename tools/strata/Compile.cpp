@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "QuantCommon.h"
 
 #include "strata/Frontend/Onnx/OnnxImporter.h"
 #include "strata/InitAll.h"
@@ -115,6 +116,28 @@ static cl::opt<std::string> layout(
     cl::desc("convert layout-sensitive ops (Conv, pools, norms, ...) to "
              "'nchw' or 'nhwc' while optimizing (default: keep the model's)"),
     cl::value_desc("L"), cl::sub(CompileCommand));
+
+static cl::opt<std::string> quantizeMode(
+    "quantize",
+    cl::desc("quantize after optimizing: int8 (needs --calibration), bf16 "
+             "or f16 (docs/quantization.md)"),
+    cl::value_desc("MODE"), cl::sub(CompileCommand));
+static cl::opt<std::string> calibrationFile(
+    "calibration",
+    cl::desc("--quantize int8: the table strata calibrate wrote"),
+    cl::value_desc("table.txt"), cl::sub(CompileCommand));
+static cl::list<std::string> keepFloat(
+    "keep-float", cl::CommaSeparated,
+    cl::desc("--quantize: keep the ops producing these tensors in float"),
+    cl::value_desc("NAMES"), cl::sub(CompileCommand));
+static cl::opt<std::string> keepFloatFile(
+    "keep-float-file",
+    cl::desc("--quantize: a file of tensor names to keep in float"),
+    cl::value_desc("F"), cl::sub(CompileCommand));
+static cl::opt<bool> symmetricActivations(
+    "symmetric",
+    cl::desc("--quantize int8: symmetric activations (zero point 0)"),
+    cl::sub(CompileCommand));
 
 /// Reads `modelFile` as an ONNX model or as a Top module with its weights.
 using ShapeMap = std::map<std::string, std::vector<int64_t>>;
@@ -249,6 +272,18 @@ loadOptimized(mlir::MLIRContext &context, const ShapeMap &shapes) {
     }
     model->weights = std::move(*optimized);
   }
+  if (!quantizeMode.empty()) {
+    QuantizeRequest request{
+        quantizeMode, calibrationFile,
+        std::vector<std::string>(keepFloat.begin(), keepFloat.end()),
+        keepFloatFile, symmetricActivations};
+    bool usageError = false;
+    FailureOr<TensorMap> quantized = quantizeModel(
+        "strata compile", *model->module, model->weights, request, usageError);
+    if (failed(quantized))
+      return failure();
+    model->weights = std::move(*quantized);
+  }
   return model;
 }
 
@@ -344,6 +379,19 @@ int compile() {
   if (!layout.empty() && layout != "nchw" && layout != "nhwc") {
     errs() << "strata compile: --layout '" << layout
            << "' must be 'nchw' or 'nhwc'\n";
+    return 2;
+  }
+  if (quantizeMode.empty() &&
+      (calibrationFile.getNumOccurrences() || keepFloat.getNumOccurrences() ||
+       keepFloatFile.getNumOccurrences() ||
+       symmetricActivations.getNumOccurrences())) {
+    errs() << "strata compile: --calibration, --keep-float(-file) and "
+              "--symmetric need --quantize\n";
+    return 2;
+  }
+  if (!quantizeMode.empty() && noOptimize) {
+    errs() << "strata compile: --quantize needs the optimized model (the "
+              "calibration table names its tensors); drop --no-optimize\n";
     return 2;
   }
   if (!passes.empty() && (noOptimize || !layout.empty())) {

@@ -1,0 +1,113 @@
+//===- QuantCommon.cpp - shared by strata calibrate and quantize ----------===//
+
+#include "QuantCommon.h"
+#include "Commands.h"
+
+#include "strata/Pipelines/ModelIO.h"
+#include "strata/Pipelines/Optimize.h"
+
+#include "strata/Dialect/Top/Transforms/Passes.h"
+
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace strata::cli {
+
+FailureOr<onnx_import::ImportedModel>
+loadOptimizedForQuant(StringRef tool, const std::string &path,
+                      mlir::MLIRContext &context,
+                      const std::vector<std::string> &inputShapes) {
+  FailureOr<onnx_import::ImportedModel> model;
+  onnx_import::ImportOptions options;
+  for (const std::string &spec : inputShapes)
+    if (!parseInputShape(tool, spec, options.inputShapes))
+      return failure();
+  if (StringRef(path).ends_with(".onnx")) {
+    model = onnx_import::importOnnxFile(path, context, options);
+  } else {
+    if (!inputShapes.empty()) {
+      errs() << tool << ": --input-shapes applies to ONNX models\n";
+      return failure();
+    }
+    onnx_import::ImportedModel m;
+    std::string error;
+    if (failed(loadTopModel(path, "", context, m.module, m.weights, error))) {
+      errs() << tool << ": " << error << "\n";
+      return failure();
+    }
+    model = std::move(m);
+  }
+  if (failed(model)) {
+    errs() << tool << ": cannot read '" << path << "'\n";
+    return failure();
+  }
+  FailureOr<TensorMap> optimized =
+      optimizeTopModule(*model->module, model->weights);
+  if (failed(optimized)) {
+    errs() << tool << ": optimizing '" << path << "' failed\n";
+    return failure();
+  }
+  model->weights = std::move(*optimized);
+  return model;
+}
+
+FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
+                                   const TensorMap &weights,
+                                   QuantizeRequest request, bool &usageError) {
+  usageError = true;
+  if (request.mode != "int8" && request.mode != "bf16" &&
+      request.mode != "f16") {
+    errs() << tool << ": --quantize '" << request.mode
+           << "' must be int8, bf16 or f16\n";
+    return failure();
+  }
+  if (request.mode == "int8" && request.calibration.empty()) {
+    errs() << tool << ": --quantize int8 needs --calibration table.txt "
+           << "(strata calibrate writes one)\n";
+    return failure();
+  }
+  if (request.mode != "int8" && !request.calibration.empty()) {
+    errs() << tool << ": --calibration is only used by --quantize int8\n";
+    return failure();
+  }
+  if (!request.keepFloatFile.empty()) {
+    auto buffer = MemoryBuffer::getFile(request.keepFloatFile, true);
+    if (!buffer) {
+      errs() << tool << ": cannot read --keep-float-file '"
+             << request.keepFloatFile << "': " << buffer.getError().message()
+             << "\n";
+      return failure();
+    }
+    SmallVector<StringRef> lines;
+    (*buffer)->getBuffer().split(lines, '\n');
+    for (StringRef line : lines) {
+      line = line.split('#').first.trim();
+      if (!line.empty())
+        request.keepFloat.push_back(line.str());
+    }
+  }
+  for (const std::string &name : request.keepFloat)
+    if (name.find_first_of(",{} ") != std::string::npos) {
+      errs() << tool << ": --keep-float name '" << name
+             << "' holds one of ',{} ', which tensor names here cannot\n";
+      return failure();
+    }
+  usageError = false;
+  top::TopQuantizeOptions options;
+  options.mode = request.mode;
+  options.calibration = request.calibration;
+  options.keepFloat.assign(request.keepFloat.begin(), request.keepFloat.end());
+  options.symmetric = request.symmetric;
+  mlir::PassManager pm(module.getContext());
+  pm.addPass(top::createTopQuantize(options));
+  pm.addPass(mlir::createCanonicalizerPass());
+  FailureOr<TensorMap> result = runTopPasses(module, weights, pm);
+  if (failed(result))
+    errs() << tool << ": quantizing to " << request.mode << " failed\n";
+  return result;
+}
+
+} // namespace strata::cli
