@@ -63,7 +63,7 @@ run_ctest() {
 
 echo "== lit / FileCheck =="; run_lit
 echo "== GoogleTest =="; run_ctest
-echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/compiled test/models test/equiv
+echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/compiled test/models test/equiv test/quant
 # The same numeric tests through the compiled path (strata compile --target
 # cpu, strata run); ops without a CPU lowering yet are expected failures.
 echo "== numeric tests, compiled for the CPU =="
