@@ -169,8 +169,13 @@ bool TopQuantizePass::quantizable(Operation *op) {
     return t && t->dtype() == DType::F32;
   };
   auto biasOk = [&](Value v) { return isNone(v) || isF32Const(v); };
+  // A fused activation runs in float after the accumulator's Dequant; a
+  // capped relu before it would need a float clamp too.
+  if (op->hasAttr("activation") &&
+      op->getAttrOfType<FloatAttr>("relu_limit").getValueAsDouble() > 0)
+    return false;
   if (auto conv = dyn_cast<ConvOp>(op))
-    return conv.getLayout() == Layout::NCHW && !conv.getActivation() &&
+    return conv.getLayout() == Layout::NCHW &&
            !conv.getInputZp() && !conv.getWeightZp() &&
            getElementTypeOrSelf(conv.getInput().getType()).isF32() &&
            isF32Const(conv.getFilter()) && biasOk(conv.getBias()) &&
@@ -178,7 +183,7 @@ bool TopQuantizePass::quantizable(Operation *op) {
   if (auto mm = dyn_cast<MatMulOp>(op)) {
     auto in = dyn_cast<RankedTensorType>(mm.getInput().getType());
     std::optional<Tensor> w = constantValue(mm.getRight());
-    return !mm.getActivation() && in && in.getRank() == 2 &&
+    return in && in.getRank() == 2 &&
            in.getElementType().isF32() && out.getRank() == 2 && w &&
            w->dtype() == DType::F32 && w->rank() == 2 && biasOk(mm.getBias());
   }
@@ -233,10 +238,72 @@ FailureOr<Tensor> int32Bias(Operation *op, std::optional<Tensor> bias,
   return t;
 }
 
+/// The float op computing epilogue activation `act` on `x`.
+Value activationOp(OpBuilder &b, Location loc, Type type, Value x,
+                   EpilogueActivation act, ArrayRef<double> params) {
+  auto param = [&](size_t i, double dflt) {
+    return b.getF64FloatAttr(i < params.size() ? params[i] : dflt);
+  };
+  MLIRContext *ctx = b.getContext();
+  switch (act) {
+  case EpilogueActivation::Sigmoid:
+    return SigmoidOp::create(b, loc, type, x);
+  case EpilogueActivation::SiLU:
+    return SiLUOp::create(b, loc, type, x);
+  case EpilogueActivation::Gelu:
+    return GeluOp::create(
+        b, loc, type, x,
+        GeluApproximationAttr::get(ctx, GeluApproximation::None));
+  case EpilogueActivation::GeluTanh:
+    return GeluOp::create(
+        b, loc, type, x,
+        GeluApproximationAttr::get(ctx, GeluApproximation::Tanh));
+  case EpilogueActivation::HardSwish:
+    return HardSwishOp::create(b, loc, type, x);
+  case EpilogueActivation::HardSigmoid:
+    return HardSigmoidOp::create(b, loc, type, x, param(0, 0.2),
+                                 param(1, 0.5));
+  case EpilogueActivation::LeakyRelu:
+    return LeakyReluOp::create(b, loc, type, x, param(0, 0.01));
+  case EpilogueActivation::Clip:
+    return ClipOp::create(b, loc, type, x, param(0, 0.0), param(1, 0.0));
+  }
+  llvm_unreachable("unknown epilogue activation");
+}
+
 LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
                                           ArrayRef<double> accScale,
                                           double reluLimit) {
   Value y = old->getResult(0);
+  if (auto act = old->getAttrOfType<EpilogueActivationAttr>("activation")) {
+    // The int32 accumulator, typed with its per-channel scales (dim 1),
+    // dequantized exactly; the activation in float.
+    Operation *accOp = acc.getDefiningOp();
+    accOp->removeAttr("activation");
+    accOp->removeAttr("activation_params");
+    SmallVector<int64_t> zps(accScale.size(), 0);
+    auto accType = cast<RankedTensorType>(acc.getType());
+    OpBuilder b(old);
+    MLIRContext *ctx = old->getContext();
+    acc.setType(accType.clone(quant::UniformQuantizedPerAxisType::get(
+        quant::QuantizationFlags::Signed, b.getI32Type(), b.getF32Type(),
+        accScale, zps, 1, std::numeric_limits<int32_t>::min(),
+        std::numeric_limits<int32_t>::max())));
+    auto yType = cast<RankedTensorType>(y.getType());
+    std::string name = calib::tensorName(y);
+    auto deq = DequantOp::create(
+        b, NameLoc::get(b.getStringAttr(name + "_preact"), old->getLoc()),
+        yType, acc);
+    ArrayRef<double> params;
+    if (auto p = old->getAttrOfType<DenseF64ArrayAttr>("activation_params"))
+      params = p.asArrayRef();
+    Value out = activationOp(b, old->getLoc(), yType, deq.getOutput(),
+                             act.getValue(), params);
+    (void)ctx;
+    y.replaceAllUsesWith(out);
+    old->erase();
+    return success();
+  }
   auto e = entryFor(y, old);
   if (failed(e))
     return failure();

@@ -50,3 +50,4 @@ func.func @main(%arg0: tensor<1x2x4x4xf32>) -> tensor<1x3xf32> {
   %3 = top.MatMul(%2, %m, %n) : (tensor<1x32xf32>, tensor<32x3xf32>, none) -> tensor<1x3xf32> loc("fc")
   return %3 : tensor<1x3xf32>
 }
+
