@@ -7,7 +7,7 @@
 // CHECK: %[[ACC:.*]] = top.Conv({{.*}} -> tensor<1x2x4x4x!quant.uniform<i32:f32:1, {1.0807472644225671E-4,2.7018681610564178E-5}>>
 // CHECK-NOT: activation
 // CHECK: %[[D:.*]] = top.Dequant(%[[ACC]]) {{.*}} -> tensor<1x2x4x4xf32>
-// CHECK: top.HardSigmoid(%[[D]]) {alpha = 2.500000e-01 : f64, beta = 5.000000e-01 : f64}
+// CHECK: top.HardSigmoid(%[[D]]) {alpha = 2.500000e-01 : f64}
 func.func @main(%arg0: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %0 = top.Input(%arg0) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> loc("x")
   %w = top.Weight() {name = "w", value = dense<[[[[0.5]], [[-1.0]]], [[[0.25]], [[0.125]]]]> : tensor<2x2x1x1xf32>} : () -> tensor<2x2x1x1xf32>
