@@ -12,6 +12,7 @@
 #include "strata/Dialect/Top/IR/WeightValues.h"
 #include "strata/Dialect/Top/Transforms/Calibration.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
+#include "strata/Dialect/Top/Transforms/QuantUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
@@ -65,28 +66,6 @@ Type i8Type(MLIRContext *ctx, const ActParams &p, Type expressed,
   return quant::UniformQuantizedType::get(
       quant::QuantizationFlags::Signed, IntegerType::get(ctx, 8), expressed,
       p.scale, p.zp, -128, qmax);
-}
-
-/// The integer multiplier m (in [2^30, 2^31)) and right shift s (in [0, 63])
-/// with m / 2^s closest to `real` (documented in docs/quantization.md).
-std::pair<int64_t, int64_t> multiplierShift(double real) {
-  if (!(real > 0))
-    return {0, 0};
-  int exp = 0;
-  double frac = std::frexp(real, &exp); // real = frac * 2^exp, frac in [.5, 1)
-  int64_t m = std::llround(frac * 2147483648.0);
-  if (m == (int64_t(1) << 31)) {
-    m >>= 1;
-    ++exp;
-  }
-  int64_t s = 31 - exp;
-  if (s < 0) // real >= 2^31: saturate
-    return {std::numeric_limits<int32_t>::max(), 0};
-  if (s > 63) {
-    m >>= std::min<int64_t>(s - 63, 62);
-    s = 63;
-  }
-  return {m, s};
 }
 
 struct TopQuantizePass
@@ -221,20 +200,20 @@ Type perAxisI8(MLIRContext *ctx, ArrayRef<double> scales, int64_t axis) {
       Float32Type::get(ctx), scales, zps, axis, -128, 127);
 }
 
-/// round_half_even(b[c] / accScale[c]) - correction[c], saturated to int32.
-FailureOr<Tensor> int32Bias(Operation *op, std::optional<Tensor> bias,
-                            ArrayRef<double> accScale,
-                            ArrayRef<int64_t> correction) {
-  int64_t n = accScale.size();
-  Tensor t(DType::I32, {n});
-  for (int64_t c = 0; c < n; ++c) {
-    double v = bias ? std::nearbyint(bias->getAsDouble(c) / accScale[c]) : 0.0;
-    v -= static_cast<double>(correction.empty() ? 0 : correction[c]);
-    if (!(std::fabs(v) < 2147483647.0))
-      return op->emitOpError() << "int8 bias of channel " << c << " (" << v
-                               << ") does not fit int32";
-    t.data<int32_t>()[c] = static_cast<int32_t>(v);
-  }
+/// The int32 bias tensor of `bias` (or zeros) for accumulator scales
+/// `accScale`, minus `correction`.
+FailureOr<Tensor> int32BiasTensor(Operation *op, std::optional<Tensor> bias,
+                                  const std::vector<double> &accScale,
+                                  const std::vector<int64_t> &correction) {
+  std::vector<double> values;
+  if (bias)
+    for (int64_t c = 0; c < bias->numElements(); ++c)
+      values.push_back(bias->getAsDouble(c));
+  auto ints = calib::int32Bias(op, values, accScale, correction);
+  if (failed(ints))
+    return failure();
+  Tensor t(DType::I32, {static_cast<int64_t>(accScale.size())});
+  std::copy(ints->begin(), ints->end(), t.data<int32_t>());
   return t;
 }
 
@@ -281,14 +260,11 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
     Operation *accOp = acc.getDefiningOp();
     accOp->removeAttr("activation");
     accOp->removeAttr("activation_params");
-    SmallVector<int64_t> zps(accScale.size(), 0);
     auto accType = cast<RankedTensorType>(acc.getType());
     OpBuilder b(old);
-    MLIRContext *ctx = old->getContext();
-    acc.setType(accType.clone(quant::UniformQuantizedPerAxisType::get(
-        quant::QuantizationFlags::Signed, b.getI32Type(), b.getF32Type(),
-        accScale, zps, 1, std::numeric_limits<int32_t>::min(),
-        std::numeric_limits<int32_t>::max())));
+    acc.setType(accType.clone(calib::accumulatorType(
+        old->getContext(), std::vector<double>(accScale.begin(), accScale.end()),
+        1)));
     auto yType = cast<RankedTensorType>(y.getType());
     std::string name = calib::tensorName(y);
     auto deq = DequantOp::create(
@@ -299,7 +275,6 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       params = p.asArrayRef();
     Value out = activationOp(b, old->getLoc(), yType, deq.getOutput(),
                              act.getValue(), params);
-    (void)ctx;
     y.replaceAllUsesWith(out);
     old->erase();
     return success();
@@ -319,7 +294,7 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
   Type qType = yType.clone(i8Type(ctx, p, yType.getElementType(), qmax));
   SmallVector<int64_t> mult, shift;
   for (double s : accScale) {
-    auto [m, r] = multiplierShift(s / p.scale);
+    auto [m, r] = calib::multiplierShift(s / p.scale);
     mult.push_back(m);
     shift.push_back(r);
   }
@@ -349,7 +324,7 @@ LogicalResult TopQuantizePass::quantizeConv(ConvOp op, WeightNamer &namer) {
   std::optional<Tensor> bias;
   if (!isNone(op.getBias()))
     bias = constantValue(op.getBias());
-  FailureOr<Tensor> bq = int32Bias(op, bias, accScale, {});
+  FailureOr<Tensor> bq = int32BiasTensor(op, bias, accScale, {});
   if (failed(bq))
     return failure();
   MLIRContext *ctx = op.getContext();
@@ -397,7 +372,7 @@ LogicalResult TopQuantizePass::quantizeMatMul(MatMulOp op, WeightNamer &namer) {
     bias = constantValue(op.getBias());
   if (bias && bias->numElements() != n)
     return failure(); // a broadcast bias: left float by quantizable()
-  FailureOr<Tensor> bq = int32Bias(op, bias, accScale, correction);
+  FailureOr<Tensor> bq = int32BiasTensor(op, bias, accScale, correction);
   if (failed(bq))
     return failure();
   MLIRContext *ctx = op.getContext();

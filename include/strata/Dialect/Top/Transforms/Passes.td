@@ -365,4 +365,28 @@ def TopQuantize : Pass<"top-quantize", "::mlir::ModuleOp"> {
                            "::mlir::quant::QuantDialect"];
 }
 
+def TopFoldQdq : Pass<"top-fold-qdq", "::mlir::func::FuncOp"> {
+  let summary = "Turn QuantizeLinear/DequantizeLinear around Conv and MatMul into integer ops";
+  let description = [{
+    The pattern ONNX Runtime's quantization tool writes (QDQ format), as
+    imported: `top.Dequant` of an 8-bit per-tensor quantized activation and
+    of constant int8 weights with zero point 0 (per tensor or per output
+    channel) feeding a float `top.Conv` (NCHW) or rank-2 `top.MatMul`, the
+    bias (if any) a constant (float, or a `top.Dequant` of int32). The op
+    becomes the integer form of `top-quantize` (docs/quantization.md): the
+    quantized input with `input_zp` (MatMul: the zero point folded into the
+    int32 bias), the int8 weights, an int32 bias `round(b / (s_x * s_w[c]))`,
+    int32 accumulation, and, when the result's only user is a `top.Quant`
+    (through at most one `top.Relu`, which becomes `do_relu`), a
+    `top.Requant` (MultiplierShift) to that Quant's type replacing it;
+    otherwise the accumulator is typed `!quant.uniform<i32:f32:1, {s_x *
+    s_w[c]}>` and dequantized. Pairs of `top.Cast` that reinterpret a
+    quantized tensor as its storage and back are looked through. Runs first
+    in `top-optimize`, before constant folding would turn the weights to
+    float.
+  }];
+  let dependentDialects = ["::strata::top::TopDialect",
+                           "::mlir::quant::QuantDialect"];
+}
+
 #endif // STRATA_TOP_PASSES
