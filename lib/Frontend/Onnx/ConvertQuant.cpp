@@ -67,8 +67,9 @@ FailureOr<QuantParams> readQuantParams(NodeContext &c, ArrayRef<int64_t> shape,
   }
   for (double s : p.scales)
     if (!(s > 0) || !std::isfinite(s))
-      return c.error() << "scale " << s << " is not supported (must be "
-                          "positive and finite)";
+      return c.error() << "scale '" << c.node().input(1) << "' holds " << s
+                       << ", which is not supported (must be positive and "
+                          "finite)";
   if (c.hasInput(2)) {
     auto zp = c.constantInts(2);
     if (!zp)
