@@ -94,6 +94,13 @@ def test_matches_onnxruntime(models, tmp_path, name):
         np.testing.assert_array_equal(np.load(tmp_path / "cpu.npz")["y"], got)
 
 
+def test_quantize_qdq_needs_no_table(models, tmp_path):
+    _, paths = models
+    ok(strata("quantize", paths["static_pc"], "--quantize", "int8", "-o", tmp_path / "q",
+              "--name", "m"))
+    assert (tmp_path / "q" / "m.mlir").read_text().count("top.Requant") == 3
+
+
 def test_zero_scale_is_an_error(tmp_path):
     w = numpy_helper.from_array(np.ones((2, 2), np.int8), "w")
     s = numpy_helper.from_array(np.array(0.0, np.float32), "s")

@@ -398,8 +398,6 @@ def test_bad_options(small, tmp_path):
     cases = [
         (["quantize", onnx_path, "--quantize", "int4", "-o", tmp_path / "o"],
          "--quantize 'int4' must be int8, bf16 or f16"),
-        (["quantize", onnx_path, "--quantize", "int8", "-o", tmp_path / "o"],
-         "--quantize int8 needs --calibration"),
         (["quantize", onnx_path, "--quantize", "bf16", "--calibration", d / "table.txt",
           "-o", tmp_path / "o"], "--calibration is only used by --quantize int8"),
         (["compile", onnx_path, "--calibration", d / "table.txt", "-o", tmp_path / "o"],
@@ -415,6 +413,13 @@ def test_bad_options(small, tmp_path):
         r = strata(*args)
         assert r.returncode == 2, args
         assert message in r.stderr, (args, r.stderr)
+
+
+def test_int8_without_table(small, tmp_path):
+    d, _, _ = small
+    r = strata("quantize", d / "small.onnx", "--quantize", "int8", "-o", tmp_path / "o")
+    assert r.returncode == 1
+    assert "mode=int8 needs a calibration table" in r.stderr
 
 
 def test_bad_samples(small, tmp_path):

@@ -64,11 +64,6 @@ FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
            << "' must be int8, bf16 or f16\n";
     return failure();
   }
-  if (request.mode == "int8" && request.calibration.empty()) {
-    errs() << tool << ": --quantize int8 needs --calibration table.txt "
-           << "(strata calibrate writes one)\n";
-    return failure();
-  }
   if (request.mode != "int8" && !request.calibration.empty()) {
     errs() << tool << ": --calibration is only used by --quantize int8\n";
     return failure();

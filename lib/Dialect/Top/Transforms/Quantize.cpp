@@ -397,10 +397,18 @@ LogicalResult TopQuantizePass::quantizeMatMul(MatMulOp op, WeightNamer &namer) {
 }
 
 LogicalResult TopQuantizePass::runInt8() {
-  if (calibration.empty())
+  if (calibration.empty()) {
+    // A model imported already quantized (QDQ, folded by top-fold-qdq)
+    // needs no table; its float ops stay float.
+    bool quantized = false;
+    entry.walk([&](RequantOp) { quantized = true; });
+    if (quantized)
+      return success();
     return getOperation().emitError()
            << "top-quantize: mode=int8 needs a calibration table "
-              "(calibration=FILE; strata calibrate writes one)";
+              "(calibration=FILE; strata calibrate writes one) unless the "
+              "model is already quantized (QDQ)";
+  }
   std::string error;
   if (!calib::readCalibrationTable(calibration, table, error))
     return getOperation().emitError() << "top-quantize: " << error;

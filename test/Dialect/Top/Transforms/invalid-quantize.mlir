@@ -11,7 +11,7 @@
 // NEGATIVE: error: top-quantize: {{.*}}quantize-negative.txt:1: tensor 'x': threshold -2.0 must be positive
 // MISSING: error: loc("conv"): 'top.Conv' op tensor 'conv' has no entry in the calibration table
 // NOFILE: error: top-quantize: cannot read calibration table '{{.*}}no-such-table.txt'
-// NOTABLE: error: top-quantize: mode=int8 needs a calibration table
+// NOTABLE: error: top-quantize: mode=int8 needs a calibration table (calibration=FILE; strata calibrate writes one) unless the model is already quantized (QDQ)
 // MODE: error: top-quantize: mode 'int4' is not one of int8, bf16, f16
 func.func @main(%arg0: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %0 = top.Input(%arg0) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> loc("x")
