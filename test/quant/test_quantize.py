@@ -295,7 +295,8 @@ def test_int8_keep_float(small, tmp_path):
 
 @pytest.mark.parametrize("mode,dtype", [("bf16", "bfloat16"), ("f16", "float16")])
 def test_low_float(small, tmp_path, mode, dtype):
-    """Conv/Gemm read inputs and weights rounded to the type; f32 out. The
+    """Conv/Gemm read inputs and weights rounded to the type; f32 out (the
+    compiled artifact equal to the interpreter). The
     reference rounds the same way in numpy (f16 exactly, bf16 by
     round-to-nearest-even on the f32 bits) and computes in f64; the
     tolerance covers f32 accumulation and the rounding of each result."""
@@ -327,6 +328,11 @@ def test_low_float(small, tmp_path, mode, dtype):
     h = rnd(conv(h, rnd(weights["w2"]), weights["b2"], 0))
     y = rnd(h.reshape(1, -1) @ rnd(weights["w3"]).T + weights["b3"])
     got = np.load(tmp_path / "o.npz")["y"]
+    ok(strata("compile", d / "small.onnx", "--quantize", mode, "--target", "cpu", "-o",
+              tmp_path / "m.strata"))
+    ok(strata("run", tmp_path / "m.strata", "--input", tmp_path / "eval" / "s0.npz",
+              "--output", tmp_path / "c.npz"))
+    np.testing.assert_array_equal(np.load(tmp_path / "c.npz")["y"], got)
     tol = 2 ** -7 if mode == "bf16" else 2 ** -10
     np.testing.assert_allclose(got, y, rtol=2 * tol, atol=2 * tol * np.abs(y).max())
 
