@@ -61,7 +61,8 @@ static cl::list<std::string> inputShapes(
     "input-shapes",
     cl::desc("ONNX: fix an input's shape, name:1x3x224x224 (repeatable or "
              "comma-separated)"),
-    cl::value_desc("name:DxDx..."), cl::CommaSeparated, cl::sub(CalibrateCommand));
+    cl::value_desc("name:DxDx..."), cl::CommaSeparated,
+    cl::sub(CalibrateCommand));
 static cl::opt<std::string> outFile("o", cl::Required,
                                     cl::desc("the calibration table to write"),
                                     cl::value_desc("table.txt"),
@@ -78,8 +79,8 @@ static bool collectSamples(std::vector<std::string> &files) {
         if (StringRef(it->path()).ends_with(".npz"))
           inDir.push_back(it->path());
       if (ec) {
-        errs() << "strata calibrate: cannot list '" << d << "': "
-               << ec.message() << "\n";
+        errs() << "strata calibrate: cannot list '" << d
+               << "': " << ec.message() << "\n";
         return false;
       }
       if (inDir.empty()) {
@@ -128,7 +129,8 @@ int calibrate() {
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &context, llvm::errs());
-  auto loaded = loadOptimizedForQuant("strata calibrate", model, context,
+  auto loaded = loadOptimizedForQuant(
+      "strata calibrate", model, context,
       std::vector<std::string>(inputShapes.begin(), inputShapes.end()));
   if (failed(loaded))
     return 1;
@@ -202,8 +204,8 @@ int calibrate() {
     errs() << "strata calibrate: " << error << "\n";
     return 1;
   }
-  outs() << "wrote " << outFile << " (" << table.entries.size()
-         << " tensors, " << files.size() << " samples, " << method << ")\n";
+  outs() << "wrote " << outFile << " (" << table.entries.size() << " tensors, "
+         << files.size() << " samples, " << method << ")\n";
   return 0;
 }
 

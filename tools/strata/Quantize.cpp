@@ -23,8 +23,9 @@ using namespace llvm;
 
 namespace strata::cli {
 
-cl::SubCommand QuantizeCommand(
-    "quantize", "Quantize a model to int8, bf16 or f16 (a Top model)");
+cl::SubCommand
+    QuantizeCommand("quantize",
+                    "Quantize a model to int8, bf16 or f16 (a Top model)");
 
 static cl::opt<std::string> model(cl::Positional, cl::Required,
                                   cl::desc("<model.onnx | model.mlir>"),
@@ -55,7 +56,8 @@ static cl::list<std::string> inputShapes(
     "input-shapes",
     cl::desc("ONNX: fix an input's shape, name:1x3x224x224 (repeatable or "
              "comma-separated)"),
-    cl::value_desc("name:DxDx..."), cl::CommaSeparated, cl::sub(QuantizeCommand));
+    cl::value_desc("name:DxDx..."), cl::CommaSeparated,
+    cl::sub(QuantizeCommand));
 static cl::opt<std::string> outDir("o", cl::Required,
                                    cl::desc("the output folder"),
                                    cl::value_desc("DIR"),
@@ -73,18 +75,18 @@ int quantize() {
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &context, llvm::errs());
-  QuantizeRequest request{mode, calibration,
-                          std::vector<std::string>(keepFloat.begin(),
-                                                   keepFloat.end()),
-                          keepFloatFile, symmetric};
-  auto loaded = loadOptimizedForQuant("strata quantize", model, context,
+  QuantizeRequest request{
+      mode, calibration,
+      std::vector<std::string>(keepFloat.begin(), keepFloat.end()),
+      keepFloatFile, symmetric};
+  auto loaded = loadOptimizedForQuant(
+      "strata quantize", model, context,
       std::vector<std::string>(inputShapes.begin(), inputShapes.end()));
   if (failed(loaded))
     return 1;
   bool usageError = false;
-  FailureOr<TensorMap> weights =
-      quantizeModel("strata quantize", *loaded->module, loaded->weights,
-                    request, usageError);
+  FailureOr<TensorMap> weights = quantizeModel(
+      "strata quantize", *loaded->module, loaded->weights, request, usageError);
   if (failed(weights))
     return usageError ? 2 : 1;
   std::string name = modelName;
@@ -95,7 +97,8 @@ int quantize() {
   }
   if (!prepareOutputDir("strata quantize", outDir))
     return 1;
-  std::string weightFile = name + "_TOP_" + StringRef(mode).upper() + "_weight.npz";
+  std::string weightFile =
+      name + "_TOP_" + StringRef(mode).upper() + "_weight.npz";
   std::string error;
   if (failed(writeModelPair(*loaded->module, *weights, outDir, name,
                             name + ".mlir", weightFile, error))) {

@@ -31,7 +31,8 @@ namespace strata::calib {
 //===----------------------------------------------------------------------===//
 
 static bool needsQuotes(llvm::StringRef name) {
-  return name.empty() || name.find_first_of(" \t\"#\\") != llvm::StringRef::npos;
+  return name.empty() ||
+         name.find_first_of(" \t\"#\\") != llvm::StringRef::npos;
 }
 
 static std::string quoteName(llvm::StringRef name) {
@@ -155,8 +156,8 @@ bool readCalibrationTable(const std::string &path, CalibrationTable &table,
     const char *names[] = {"threshold", "min", "max"};
     for (int k = 0; k < 3; ++k)
       if (!parseNumber(f[k + 1], *values[k]) || !std::isfinite(*values[k])) {
-        error = where + "tensor '" + f[0] + "': " + names[k] + " '" +
-                f[k + 1] + "' is not a finite number";
+        error = where + "tensor '" + f[0] + "': " + names[k] + " '" + f[k + 1] +
+                "' is not a finite number";
         return false;
       }
     if (!(e.threshold > 0)) {
@@ -310,7 +311,8 @@ void nameTensors(func::FuncOp func) {
       continue;
     std::string name =
         op.getName().getStringRef().str() + "_" + std::to_string(k);
-    op.setLoc(NameLoc::get(StringAttr::get(op.getContext(), name), op.getLoc()));
+    op.setLoc(
+        NameLoc::get(StringAttr::get(op.getContext(), name), op.getLoc()));
   }
 }
 

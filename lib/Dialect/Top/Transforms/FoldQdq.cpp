@@ -43,6 +43,16 @@ Value throughCasts(Value v) {
   return v;
 }
 
+/// The integers of a constant quantized value: a quantized Weight, or a
+/// reinterpreting Cast of an integer Weight (as the importer writes it).
+std::optional<Tensor> constantThroughCast(Value q) {
+  if (std::optional<Tensor> data = constantValue(q))
+    return data;
+  if (auto cast = q.getDefiningOp<CastOp>())
+    return constantValue(cast.getInput());
+  return std::nullopt;
+}
+
 /// The per-tensor 8-bit quantized value a Dequant reads, with its scale and
 /// zero point.
 struct Activation {
@@ -77,9 +87,7 @@ std::optional<Weights> quantizedWeights(Value w, int64_t axis,
   if (!deq)
     return std::nullopt;
   Value q = deq.getInput();
-  std::optional<Tensor> data = constantValue(q);
-  if (auto cast = q.getDefiningOp<CastOp>(); !data && cast)
-    data = constantValue(cast.getInput());
+  std::optional<Tensor> data = constantThroughCast(q);
   if (!data || data->dtype() != DType::I8)
     return std::nullopt;
   Weights r{q, *data, {}};
@@ -118,9 +126,7 @@ std::optional<std::vector<double>> biasValues(Value b, int64_t channels) {
   if (!deq)
     return std::nullopt;
   Value q = deq.getInput();
-  std::optional<Tensor> data = constantValue(q);
-  if (auto cast = q.getDefiningOp<CastOp>(); !data && cast)
-    data = constantValue(cast.getInput());
+  std::optional<Tensor> data = constantThroughCast(q);
   if (!data || data->numElements() != channels)
     return std::nullopt;
   Type e = elemOf(q);
@@ -163,7 +169,8 @@ LogicalResult foldOne(Operation *op, WeightNamer &namer) {
     channels = out.getDimSize(1);
   }
   std::optional<Activation> x = quantizedActivation(op->getOperand(0));
-  std::optional<Weights> w = quantizedWeights(op->getOperand(1), axis, channels);
+  std::optional<Weights> w =
+      quantizedWeights(op->getOperand(1), axis, channels);
   std::optional<std::vector<double>> bias =
       biasValues(op->getOperand(2), channels);
   if (!x || !w || !bias || ShapedType::isDynamic(channels))
@@ -173,16 +180,8 @@ LogicalResult foldOne(Operation *op, WeightNamer &namer) {
   for (double s : w->scales)
     accScale.push_back(x->scale * s);
   std::vector<int64_t> correction;
-  if (!isConv) {
-    // (x - zx) @ W = x @ W - zx * colsum(W).
-    int64_t k = w->ints.dim(1 - axis);
-    correction.assign(channels, 0);
-    for (int64_t c = 0; c < channels; ++c)
-      for (int64_t i = 0; i < k; ++i)
-        correction[c] +=
-            x->zp * w->ints.data<int8_t>()[axis == 0 ? c * k + i
-                                                     : i * channels + c];
-  }
+  if (!isConv) // (x - zx) @ W = x @ W - zx * colsum(W).
+    correction = calib::zeroPointCorrection(w->ints, axis, x->zp);
   auto ints = calib::int32Bias(op, *bias, accScale, correction);
   if (failed(ints))
     return failure();
@@ -210,8 +209,9 @@ LogicalResult foldOne(Operation *op, WeightNamer &namer) {
   }
   auto quantOp = dyn_cast_or_null<QuantOp>(user);
   auto yType =
-      quantOp ? dyn_cast<quant::UniformQuantizedType>(elemOf(quantOp.getOutput()))
-              : nullptr;
+      quantOp
+          ? dyn_cast<quant::UniformQuantizedType>(elemOf(quantOp.getOutput()))
+          : nullptr;
   if (yType && yType.getStorageTypeIntegralWidth() == 8) {
     if (relu)
       acc->setAttr("do_relu", b.getBoolAttr(true));
@@ -235,8 +235,8 @@ LogicalResult foldOne(Operation *op, WeightNamer &namer) {
     return success();
   }
   // Float consumers: the accumulator dequantized exactly.
-  acc->getResult(0).setType(out.clone(
-      calib::accumulatorType(op->getContext(), accScale, 1)));
+  acc->getResult(0).setType(
+      out.clone(calib::accumulatorType(op->getContext(), accScale, 1)));
   auto deq = DequantOp::create(b, op->getLoc(), out, acc->getResult(0));
   op->getResult(0).replaceAllUsesWith(deq.getOutput());
   op->erase();

@@ -50,6 +50,16 @@ int32Bias(Operation *op, const std::vector<double> &values,
   return out;
 }
 
+std::vector<int64_t> zeroPointCorrection(const Tensor &w, int64_t axis,
+                                         int64_t zp) {
+  int64_t channels = w.dim(axis), k = w.dim(1 - axis);
+  std::vector<int64_t> out(channels, 0);
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t i = 0; i < k; ++i)
+      out[c] += zp * w.getAsInt(axis == 0 ? c * k + i : i * channels + c);
+  return out;
+}
+
 Type accumulatorType(MLIRContext *ctx, const std::vector<double> &scales,
                      int32_t axis) {
   SmallVector<int64_t> zps(scales.size(), 0);

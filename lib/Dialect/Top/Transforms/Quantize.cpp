@@ -63,9 +63,9 @@ double asF32(double s) { return static_cast<double>(static_cast<float>(s)); }
 
 Type i8Type(MLIRContext *ctx, const ActParams &p, Type expressed,
             int64_t qmax = 127) {
-  return quant::UniformQuantizedType::get(
-      quant::QuantizationFlags::Signed, IntegerType::get(ctx, 8), expressed,
-      p.scale, p.zp, -128, qmax);
+  return quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed,
+                                          IntegerType::get(ctx, 8), expressed,
+                                          p.scale, p.zp, -128, qmax);
 }
 
 struct TopQuantizePass
@@ -88,16 +88,16 @@ struct TopQuantizePass
   FailureOr<calib::CalibrationEntry> entryFor(Value v, Operation *user);
   FailureOr<Value> quantizedInput(Value x, Operation *user);
   bool quantizable(Operation *op);
-  LogicalResult quantizeConv(ConvOp op, WeightNamer &namer);
-  LogicalResult quantizeMatMul(MatMulOp op, WeightNamer &namer);
+  /// Conv or MatMul to int8 (operands input, weights, bias).
+  LogicalResult quantizeLinear(Operation *op, WeightNamer &namer);
   /// Requant of the int32 accumulator `acc` (scales `accScale`) to the
   /// output's int8 type and a Dequant replacing `old`'s result.
-  LogicalResult finishInt8(Operation *old, Value acc,
-                           ArrayRef<double> accScale, double reluLimit);
+  LogicalResult finishInt8(Operation *old, Value acc, ArrayRef<double> accScale,
+                           double reluLimit);
 };
 
-FailureOr<calib::CalibrationEntry>
-TopQuantizePass::entryFor(Value v, Operation *user) {
+FailureOr<calib::CalibrationEntry> TopQuantizePass::entryFor(Value v,
+                                                             Operation *user) {
   std::string name = calib::tensorName(v);
   auto it = table.entries.find(name);
   if (it == table.entries.end())
@@ -154,17 +154,17 @@ bool TopQuantizePass::quantizable(Operation *op) {
       op->getAttrOfType<FloatAttr>("relu_limit").getValueAsDouble() > 0)
     return false;
   if (auto conv = dyn_cast<ConvOp>(op))
-    return conv.getLayout() == Layout::NCHW &&
-           !conv.getInputZp() && !conv.getWeightZp() &&
+    return conv.getLayout() == Layout::NCHW && !conv.getInputZp() &&
+           !conv.getWeightZp() &&
            getElementTypeOrSelf(conv.getInput().getType()).isF32() &&
            isF32Const(conv.getFilter()) && biasOk(conv.getBias()) &&
            out.getRank() >= 3;
   if (auto mm = dyn_cast<MatMulOp>(op)) {
     auto in = dyn_cast<RankedTensorType>(mm.getInput().getType());
     std::optional<Tensor> w = constantValue(mm.getRight());
-    return in && in.getRank() == 2 &&
-           in.getElementType().isF32() && out.getRank() == 2 && w &&
-           w->dtype() == DType::F32 && w->rank() == 2 && biasOk(mm.getBias());
+    return in && in.getRank() == 2 && in.getElementType().isF32() &&
+           out.getRank() == 2 && w && w->dtype() == DType::F32 &&
+           w->rank() == 2 && biasOk(mm.getBias());
   }
   return false;
 }
@@ -240,8 +240,7 @@ Value activationOp(OpBuilder &b, Location loc, Type type, Value x,
   case EpilogueActivation::HardSwish:
     return HardSwishOp::create(b, loc, type, x);
   case EpilogueActivation::HardSigmoid:
-    return HardSigmoidOp::create(b, loc, type, x, param(0, 0.2),
-                                 param(1, 0.5));
+    return HardSigmoidOp::create(b, loc, type, x, param(0, 0.2), param(1, 0.5));
   case EpilogueActivation::LeakyRelu:
     return LeakyReluOp::create(b, loc, type, x, param(0, 0.01));
   case EpilogueActivation::Clip:
@@ -263,8 +262,8 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
     auto accType = cast<RankedTensorType>(acc.getType());
     OpBuilder b(old);
     acc.setType(accType.clone(calib::accumulatorType(
-        old->getContext(), std::vector<double>(accScale.begin(), accScale.end()),
-        1)));
+        old->getContext(),
+        std::vector<double>(accScale.begin(), accScale.end()), 1)));
     auto yType = cast<RankedTensorType>(y.getType());
     std::string name = calib::tensorName(y);
     auto deq = DequantOp::create(
@@ -311,89 +310,53 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
   return success();
 }
 
-LogicalResult TopQuantizePass::quantizeConv(ConvOp op, WeightNamer &namer) {
-  FailureOr<Value> xq = quantizedInput(op.getInput(), op);
+LogicalResult TopQuantizePass::quantizeLinear(Operation *op,
+                                              WeightNamer &namer) {
+  // Operands: input, weights (filter / right), bias.
+  FailureOr<Value> xq = quantizedInput(op->getOperand(0), op);
   if (failed(xq))
     return failure();
   auto [sx, zx] = paramsOf(*xq);
-  Tensor w = *constantValue(op.getFilter());
-  auto [scales, wq] = quantizeWeights(w, 0);
-  std::vector<double> accScale;
-  for (double s : scales)
-    accScale.push_back(sx * s);
-  std::optional<Tensor> bias;
-  if (!isNone(op.getBias()))
-    bias = constantValue(op.getBias());
-  FailureOr<Tensor> bq = int32BiasTensor(op, bias, accScale, {});
-  if (failed(bq))
-    return failure();
-  MLIRContext *ctx = op.getContext();
-  OpBuilder b(op);
-  std::string name = calib::tensorName(op.getOutput());
-  auto wType = RankedTensorType::get(w.shape(), perAxisI8(ctx, scales, 0));
-  Value wv = createWeight(b, op.getLoc(), namer, name + "_filter_int8", wq,
-                          wType);
-  Value bv = createWeight(b, op.getLoc(), namer, name + "_bias_int32", *bq,
-                          RankedTensorType::get({wq.dim(0)}, b.getI32Type()));
-  auto acc = cast<ConvOp>(b.clone(*op));
-  acc->setLoc(NameLoc::get(b.getStringAttr(name + "_acc"), op.getLoc()));
-  acc.getInputMutable().assign(*xq);
-  acc.getFilterMutable().assign(wv);
-  acc.getBiasMutable().assign(bv);
-  acc.setInputZpAttr(b.getDenseI64ArrayAttr({zx}));
-  double limit = op.getReluLimit().convertToDouble();
-  acc.setReluLimit(llvm::APFloat(-1.0));
-  acc.getOutput().setType(
-      cast<RankedTensorType>(op.getType()).clone(b.getI32Type()));
-  return finishInt8(op, acc.getOutput(), accScale,
-                    op.getDoRelu() ? limit : -1.0);
-}
-
-LogicalResult TopQuantizePass::quantizeMatMul(MatMulOp op, WeightNamer &namer) {
-  FailureOr<Value> xq = quantizedInput(op.getInput(), op);
-  if (failed(xq))
-    return failure();
-  auto [sx, zx] = paramsOf(*xq);
-  Tensor w = *constantValue(op.getRight());
-  bool trans = op.getRightTranspose();
-  int64_t axis = trans ? 0 : 1;
+  Tensor w = *constantValue(op->getOperand(1));
+  auto mm = dyn_cast<MatMulOp>(op);
+  int64_t axis = mm && !mm.getRightTranspose() ? 1 : 0;
   auto [scales, wq] = quantizeWeights(w, axis);
-  int64_t n = w.dim(axis), k = w.dim(1 - axis);
   std::vector<double> accScale;
   for (double s : scales)
     accScale.push_back(sx * s);
-  // (x - zx) @ W = x @ W - zx * colsum(W): the zero point goes into the bias.
-  std::vector<int64_t> correction(n, 0);
-  for (int64_t c = 0; c < n; ++c)
-    for (int64_t i = 0; i < k; ++i)
-      correction[c] += zx * wq.data<int8_t>()[trans ? c * k + i : i * n + c];
+  // A MatMul has no input zero point: it goes into the int32 bias.
+  std::vector<int64_t> correction;
+  if (mm)
+    correction = calib::zeroPointCorrection(wq, axis, zx);
   std::optional<Tensor> bias;
-  if (!isNone(op.getBias()))
-    bias = constantValue(op.getBias());
-  if (bias && bias->numElements() != n)
-    return failure(); // a broadcast bias: left float by quantizable()
+  if (!isNone(op->getOperand(2)))
+    bias = constantValue(op->getOperand(2));
   FailureOr<Tensor> bq = int32BiasTensor(op, bias, accScale, correction);
   if (failed(bq))
     return failure();
-  MLIRContext *ctx = op.getContext();
   OpBuilder b(op);
-  std::string name = calib::tensorName(op.getOutput());
-  auto wType = RankedTensorType::get(w.shape(), perAxisI8(ctx, scales, axis));
-  Value wv = createWeight(b, op.getLoc(), namer, name + "_weight_int8", wq,
-                          wType);
-  Value bv = createWeight(b, op.getLoc(), namer, name + "_bias_int32", *bq,
-                          RankedTensorType::get({n}, b.getI32Type()));
-  auto acc = cast<MatMulOp>(b.clone(*op));
-  acc->setLoc(NameLoc::get(b.getStringAttr(name + "_acc"), op.getLoc()));
-  acc.getInputMutable().assign(*xq);
-  acc.getRightMutable().assign(wv);
-  acc.getBiasMutable().assign(bv);
-  double limit = op.getReluLimit().convertToDouble();
-  acc.setReluLimit(llvm::APFloat(-1.0));
-  acc.getOutput().setType(
-      cast<RankedTensorType>(op.getType()).clone(b.getI32Type()));
-  return finishInt8(op, acc.getOutput(), accScale,
-                    op.getDoRelu() ? limit : -1.0);
+  std::string name = calib::tensorName(op->getResult(0));
+  auto wType = RankedTensorType::get(w.shape(),
+                                     perAxisI8(op->getContext(), scales, axis));
+  Value wv =
+      createWeight(b, op->getLoc(), namer,
+                   name + (mm ? "_weight_int8" : "_filter_int8"), wq, wType);
+  Value bv =
+      createWeight(b, op->getLoc(), namer, name + "_bias_int32", *bq,
+                   RankedTensorType::get({wq.dim(axis)}, b.getI32Type()));
+  Operation *acc = b.clone(*op);
+  acc->setLoc(NameLoc::get(b.getStringAttr(name + "_acc"), op->getLoc()));
+  acc->setOperand(0, *xq);
+  acc->setOperand(1, wv);
+  acc->setOperand(2, bv);
+  if (!mm)
+    acc->setAttr("input_zp", b.getDenseI64ArrayAttr({zx}));
+  double limit = op->getAttrOfType<FloatAttr>("relu_limit").getValueAsDouble();
+  acc->setAttr("relu_limit", b.getF64FloatAttr(-1.0));
+  acc->getResult(0).setType(
+      cast<RankedTensorType>(op->getResult(0).getType()).clone(b.getI32Type()));
+  bool relu = op->getAttrOfType<BoolAttr>("do_relu").getValue();
+  return finishInt8(op, acc->getResult(0), accScale, relu ? limit : -1.0);
 }
 
 LogicalResult TopQuantizePass::runInt8() {
@@ -430,10 +393,7 @@ LogicalResult TopQuantizePass::runInt8() {
       todo.push_back(&op);
   WeightNamer namer(getOperation());
   for (Operation *op : todo) {
-    LogicalResult r = isa<ConvOp>(op)
-                          ? quantizeConv(cast<ConvOp>(op), namer)
-                          : quantizeMatMul(cast<MatMulOp>(op), namer);
-    if (failed(r))
+    if (failed(quantizeLinear(op, namer)))
       return failure();
   }
   return success();

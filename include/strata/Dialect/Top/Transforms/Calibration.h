@@ -1,4 +1,5 @@
-//===- Calibration.h - activation statistics and calibration tables -*- C++ -*-===//
+//===- Calibration.h - activation statistics and calibration tables -*- C++
+//-*-===//
 //
 // `strata calibrate` runs a model over sample inputs and records, per float
 // tensor, its range and a histogram of magnitudes; from those it chooses a

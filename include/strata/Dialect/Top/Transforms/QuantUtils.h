@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
+#include "strata/Support/Tensor.h"
 
 #include <cstdint>
 #include <optional>
@@ -29,6 +30,12 @@ mlir::FailureOr<std::vector<int32_t>>
 int32Bias(mlir::Operation *op, const std::vector<double> &values,
           const std::vector<double> &accScale,
           const std::vector<int64_t> &correction);
+
+/// For a matmul with int8 weights `w` (2-D, output channels on `axis`) and
+/// input zero point `zp`: `zp * sum_k w[k, c]` per channel c, which
+/// subtracted from the int32 bias makes `x @ W` equal `(x - zp) @ W`.
+std::vector<int64_t> zeroPointCorrection(const strata::Tensor &w, int64_t axis,
+                                         int64_t zp);
 
 /// `!quant.uniform<i32:f32:axis, {scales}>`: an int32 accumulator whose
 /// channel `c` (on `axis`) has scale `scales[c]` and zero point 0.
