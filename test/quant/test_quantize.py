@@ -293,6 +293,44 @@ def test_int8_keep_float(small, tmp_path):
     assert (tmp_path / "q2" / "small.mlir").read_text().count("top.Requant") == 1
 
 
+def test_search_sensitive(small, tmp_path):
+    """Layers kept in float until the output cosine on the samples reaches
+    the target; the test recomputes that cosine from run-ref outputs."""
+    d, _, _ = small
+    ok(strata("compile", d / "small.onnx", "-o", tmp_path / "f", "--name", "m"))
+
+    def min_cosine(model_dir):
+        worst = 1.0
+        for i in range(3):
+            inp = d / "cal" / f"s{i}.npz"
+            outs = []
+            for m in (tmp_path / "f", model_dir):
+                ok(strata("run-ref", m / "m.mlir", "--input", inp, "--output",
+                          tmp_path / "o.npz"))
+                outs.append(np.load(tmp_path / "o.npz")["y"].ravel().astype(np.float64))
+            a, b = outs
+            worst = min(worst, a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+        return worst
+
+    ok(strata("quantize", d / "small.onnx", "--quantize", "int8", "--calibration",
+              d / "table.txt", "-o", tmp_path / "all", "--name", "m"))
+    full = min_cosine(tmp_path / "all")
+    target = 1 - (1 - full) / 4  # stricter than full int8 reaches
+    r = ok(strata("quantize", d / "small.onnx", "--quantize", "int8", "--calibration",
+                  d / "table.txt", "--search-sensitive", "--data", d / "cal", "--samples", 3,
+                  "--target-cosine", target, "-o", tmp_path / "s", "--name", "m"))
+    assert "layer sensitivity" in r.stdout
+    kept = [l for l in (tmp_path / "s" / "m_keep_float.txt").read_text().split("\n")
+            if l and not l.startswith("#")]
+    assert 1 <= len(kept) <= 3
+    assert min_cosine(tmp_path / "s") >= target
+    # A target full int8 meets keeps nothing.
+    r = ok(strata("quantize", d / "small.onnx", "--quantize", "int8", "--calibration",
+                  d / "table.txt", "--search-sensitive", "--data", d / "cal",
+                  "--target-cosine", 0.5, "-o", tmp_path / "n", "--name", "m"))
+    assert "kept in float: 0 of 3 layers" in r.stdout
+
+
 @pytest.mark.parametrize("mode,dtype", [("bf16", "bfloat16"), ("f16", "float16")])
 def test_low_float(small, tmp_path, mode, dtype):
     """Conv/Gemm read inputs and weights rounded to the type; f32 out (the
@@ -408,6 +446,12 @@ def test_bad_options(small, tmp_path):
           "-o", tmp_path / "o"], "--calibration is only used by --quantize int8"),
         (["compile", onnx_path, "--calibration", d / "table.txt", "-o", tmp_path / "o"],
          "need --quantize"),
+        (["quantize", onnx_path, "--quantize", "int8", "--calibration", d / "table.txt",
+          "--search-sensitive", "-o", tmp_path / "o"],
+         "--search-sensitive needs --quantize int8 and --data"),
+        (["quantize", onnx_path, "--quantize", "int8", "--calibration", d / "table.txt",
+          "--data", d / "cal", "-o", tmp_path / "o"],
+         "--data, --samples and --target-cosine need --search-sensitive"),
         (["calibrate", onnx_path, "--data", d / "cal", "--method", "mse", "-o",
           tmp_path / "t"], "--method 'mse' must be minmax, percentile or kl"),
         (["calibrate", onnx_path, "--data", d / "cal", "--samples", "7", "-o",

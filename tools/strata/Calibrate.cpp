@@ -68,45 +68,6 @@ static cl::opt<std::string> outFile("o", cl::Required,
                                     cl::value_desc("table.txt"),
                                     cl::sub(CalibrateCommand));
 
-/// The sample files --data names, in order (a folder's npz files sorted).
-static bool collectSamples(std::vector<std::string> &files) {
-  for (const std::string &d : data) {
-    if (sys::fs::is_directory(d)) {
-      std::error_code ec;
-      std::vector<std::string> inDir;
-      for (sys::fs::directory_iterator it(d, ec), end; it != end && !ec;
-           it.increment(ec))
-        if (StringRef(it->path()).ends_with(".npz"))
-          inDir.push_back(it->path());
-      if (ec) {
-        errs() << "strata calibrate: cannot list '" << d
-               << "': " << ec.message() << "\n";
-        return false;
-      }
-      if (inDir.empty()) {
-        errs() << "strata calibrate: --data folder '" << d
-               << "' holds no .npz file\n";
-        return false;
-      }
-      std::sort(inDir.begin(), inDir.end());
-      files.insert(files.end(), inDir.begin(), inDir.end());
-    } else if (sys::fs::exists(d)) {
-      files.push_back(d);
-    } else {
-      errs() << "strata calibrate: --data '" << d << "' does not exist\n";
-      return false;
-    }
-  }
-  if (samples > files.size()) {
-    errs() << "strata calibrate: --samples " << samples << " but --data holds "
-           << files.size() << " sample(s)\n";
-    return false;
-  }
-  if (samples)
-    files.resize(samples);
-  return true;
-}
-
 static bool isFloatTensor(const Tensor &t) { return isFloat(t.dtype()); }
 
 int calibrate() {
@@ -121,7 +82,9 @@ int calibrate() {
     return 2;
   }
   std::vector<std::string> files;
-  if (!collectSamples(files))
+  if (!collectSampleFiles("strata calibrate",
+                          std::vector<std::string>(data.begin(), data.end()),
+                          samples, files))
     return 2;
 
   mlir::MLIRContext context;

@@ -9,8 +9,11 @@
 #include "strata/Dialect/Top/Transforms/Passes.h"
 
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 
 using namespace llvm;
 
@@ -103,6 +106,45 @@ FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
   if (failed(result))
     errs() << tool << ": quantizing to " << request.mode << " failed\n";
   return result;
+}
+
+/// The sample files --data names, in order (a folder's npz files sorted).
+bool collectSampleFiles(StringRef tool, const std::vector<std::string> &data,
+                        unsigned samples, std::vector<std::string> &files) {
+  for (const std::string &d : data) {
+    if (sys::fs::is_directory(d)) {
+      std::error_code ec;
+      std::vector<std::string> inDir;
+      for (sys::fs::directory_iterator it(d, ec), end; it != end && !ec;
+           it.increment(ec))
+        if (StringRef(it->path()).ends_with(".npz"))
+          inDir.push_back(it->path());
+      if (ec) {
+        errs() << tool << ": cannot list '" << d << "': " << ec.message()
+               << "\n";
+        return false;
+      }
+      if (inDir.empty()) {
+        errs() << tool << ": --data folder '" << d << "' holds no .npz file\n";
+        return false;
+      }
+      std::sort(inDir.begin(), inDir.end());
+      files.insert(files.end(), inDir.begin(), inDir.end());
+    } else if (sys::fs::exists(d)) {
+      files.push_back(d);
+    } else {
+      errs() << tool << ": --data '" << d << "' does not exist\n";
+      return false;
+    }
+  }
+  if (samples > files.size()) {
+    errs() << tool << ": --samples " << samples << " but --data holds "
+           << files.size() << " sample(s)\n";
+    return false;
+  }
+  if (samples)
+    files.resize(samples);
+  return true;
 }
 
 } // namespace strata::cli

@@ -40,6 +40,23 @@ mlir::FailureOr<TensorMap> quantizeModel(llvm::StringRef tool,
                                          QuantizeRequest request,
                                          bool &usageError);
 
+/// The sample files `data` names (npz files, or folders of them taken in
+/// name order), the first `samples` of them (0: all; more than there are is
+/// an error). Prints "<tool>: ..." and returns false on a problem.
+bool collectSampleFiles(llvm::StringRef tool,
+                        const std::vector<std::string> &data, unsigned samples,
+                        std::vector<std::string> &files);
+
+/// `strata quantize --search-sensitive` (docs/quantization.md): ranks the
+/// layers `base` would make int8 by the output-cosine loss each causes
+/// alone on `samples`, then keeps the worst in float until the minimum
+/// output cosine reaches `target`; returns those names (printing the
+/// ranking and the result to stdout).
+mlir::FailureOr<std::vector<std::string>>
+searchSensitive(llvm::StringRef tool, mlir::ModuleOp module,
+                const TensorMap &weights, const QuantizeRequest &base,
+                const std::vector<TensorMap> &samples, double target);
+
 } // namespace strata::cli
 
 #endif // STRATA_TOOLS_STRATA_QUANTCOMMON_H

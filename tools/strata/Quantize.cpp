@@ -58,6 +58,24 @@ static cl::list<std::string> inputShapes(
              "comma-separated)"),
     cl::value_desc("name:DxDx..."), cl::CommaSeparated,
     cl::sub(QuantizeCommand));
+static cl::opt<bool> searchSensitiveOpt(
+    "search-sensitive",
+    cl::desc("--quantize int8: keep the layers whose quantization costs the "
+             "most output cosine in float until --target-cosine holds on the "
+             "--data samples"),
+    cl::sub(QuantizeCommand));
+static cl::opt<double> targetCosine(
+    "target-cosine",
+    cl::desc("--search-sensitive: the output cosine to reach (default 0.99)"),
+    cl::value_desc("C"), cl::init(0.99), cl::sub(QuantizeCommand));
+static cl::list<std::string>
+    data("data",
+         cl::desc("--search-sensitive: sample inputs (npz files or folders, "
+                  "as for strata calibrate)"),
+         cl::value_desc("DIR|FILE.npz"), cl::sub(QuantizeCommand));
+static cl::opt<unsigned>
+    samples("samples", cl::desc("--search-sensitive: use the first N samples"),
+            cl::value_desc("N"), cl::init(0), cl::sub(QuantizeCommand));
 static cl::opt<std::string> outDir("o", cl::Required,
                                    cl::desc("the output folder"),
                                    cl::value_desc("DIR"),
@@ -84,6 +102,40 @@ int quantize() {
       std::vector<std::string>(inputShapes.begin(), inputShapes.end()));
   if (failed(loaded))
     return 1;
+  if (searchSensitiveOpt) {
+    if (mode != "int8" || data.empty()) {
+      errs() << "strata quantize: --search-sensitive needs --quantize int8 "
+                "and --data\n";
+      return 2;
+    }
+    std::vector<std::string> files;
+    if (!collectSampleFiles("strata quantize",
+                            std::vector<std::string>(data.begin(), data.end()),
+                            samples, files))
+      return 2;
+    std::vector<TensorMap> inputs(files.size());
+    for (size_t i = 0; i < files.size(); ++i) {
+      std::string error;
+      if (!readNpz(files[i], inputs[i], error)) {
+        errs() << "strata quantize: sample '" << files[i] << "': " << error
+               << "\n";
+        return 1;
+      }
+    }
+    auto keep = searchSensitive("strata quantize", *loaded->module,
+                                loaded->weights, request, inputs, targetCosine);
+    if (failed(keep)) {
+      errs() << "strata quantize: the sensitive-layer search failed\n";
+      return 1;
+    }
+    request.keepFloat.insert(request.keepFloat.end(), keep->begin(),
+                             keep->end());
+  } else if (data.getNumOccurrences() || samples.getNumOccurrences() ||
+             targetCosine.getNumOccurrences()) {
+    errs() << "strata quantize: --data, --samples and --target-cosine need "
+              "--search-sensitive\n";
+    return 2;
+  }
   bool usageError = false;
   FailureOr<TensorMap> weights = quantizeModel(
       "strata quantize", *loaded->module, loaded->weights, request, usageError);
@@ -107,6 +159,21 @@ int quantize() {
   }
   outs() << "wrote " << outDir << "/" << name << ".mlir and " << outDir << "/"
          << weightFile << "\n";
+  if (searchSensitiveOpt) {
+    // The layers kept in float, for --keep-float-file next time.
+    std::string keepFile = outDir + "/" + name + "_keep_float.txt";
+    std::error_code ec;
+    raw_fd_ostream os(keepFile, ec);
+    if (ec) {
+      errs() << "strata quantize: cannot write '" << keepFile
+             << "': " << ec.message() << "\n";
+      return 1;
+    }
+    os << "# layers strata quantize --search-sensitive kept in float\n";
+    for (const std::string &k : request.keepFloat)
+      os << k << "\n";
+    outs() << "wrote " << keepFile << "\n";
+  }
   return 0;
 }
 
