@@ -116,28 +116,38 @@ searchSensitive(StringRef tool, mlir::ModuleOp module, const TensorMap &weights,
     loss.push_back({1.0 - *c, layers[i]});
   }
   errs() << "\n";
-  std::stable_sort(loss.begin(), loss.end(), [](const auto &a, const auto &b) {
-    return a.first > b.first;
+  // Worst first; ties in layer order (the index breaks them).
+  std::vector<size_t> order(loss.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return loss[a].first != loss[b].first ? loss[a].first > loss[b].first
+                                          : a < b;
   });
-  outs() << "layer sensitivity (output cosine loss when quantized alone):\n";
-  for (const auto &[l, name] : loss)
-    outs() << "  " << name << " " << format("%.3g", l) << "\n";
-  std::vector<std::string> keep;
-  FailureOr<double> c = evaluate(keep);
+  std::vector<std::pair<double, std::string>> ranked;
+  for (size_t i : order)
+    ranked.push_back(loss[i]);
+  loss = std::move(ranked);
+});
+outs() << "layer sensitivity (output cosine loss when quantized alone):\n";
+for (const auto &[l, name] : loss)
+  outs() << "  " << name << " " << format("%.3g", l) << "\n";
+std::vector<std::string> keep;
+FailureOr<double> c = evaluate(keep);
+if (failed(c))
+  return failure();
+size_t next = 0;
+while (*c < target && next < loss.size()) {
+  keep.push_back(loss[next++].second);
+  c = evaluate(keep);
   if (failed(c))
     return failure();
-  size_t next = 0;
-  while (*c < target && next < loss.size()) {
-    keep.push_back(loss[next++].second);
-    c = evaluate(keep);
-    if (failed(c))
-      return failure();
-  }
-  outs() << "kept in float: " << keep.size() << " of " << layers.size()
-         << " layers; output cosine " << format("%.6f", *c) << " (target "
-         << format("%g", target) << ")" << (*c < target ? ", NOT reached" : "")
-         << "\n";
-  return keep;
+}
+outs() << "kept in float: " << keep.size() << " of " << layers.size()
+       << " layers; output cosine " << format("%.6f", *c) << " (target "
+       << format("%g", target) << ")" << (*c < target ? ", NOT reached" : "")
+       << "\n";
+return keep;
 }
 
 } // namespace strata::cli
