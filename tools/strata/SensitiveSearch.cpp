@@ -128,26 +128,25 @@ searchSensitive(StringRef tool, mlir::ModuleOp module, const TensorMap &weights,
   for (size_t i : order)
     ranked.push_back(loss[i]);
   loss = std::move(ranked);
-});
-outs() << "layer sensitivity (output cosine loss when quantized alone):\n";
-for (const auto &[l, name] : loss)
-  outs() << "  " << name << " " << format("%.3g", l) << "\n";
-std::vector<std::string> keep;
-FailureOr<double> c = evaluate(keep);
-if (failed(c))
-  return failure();
-size_t next = 0;
-while (*c < target && next < loss.size()) {
-  keep.push_back(loss[next++].second);
-  c = evaluate(keep);
+  outs() << "layer sensitivity (output cosine loss when quantized alone):\n";
+  for (const auto &[l, name] : loss)
+    outs() << "  " << name << " " << format("%.3g", l) << "\n";
+  std::vector<std::string> keep;
+  FailureOr<double> c = evaluate(keep);
   if (failed(c))
     return failure();
-}
-outs() << "kept in float: " << keep.size() << " of " << layers.size()
-       << " layers; output cosine " << format("%.6f", *c) << " (target "
-       << format("%g", target) << ")" << (*c < target ? ", NOT reached" : "")
-       << "\n";
-return keep;
+  size_t next = 0;
+  while (*c < target && next < loss.size()) {
+    keep.push_back(loss[next++].second);
+    c = evaluate(keep);
+    if (failed(c))
+      return failure();
+  }
+  outs() << "kept in float: " << keep.size() << " of " << layers.size()
+         << " layers; output cosine " << format("%.6f", *c) << " (target "
+         << format("%g", target) << ")" << (*c < target ? ", NOT reached" : "")
+         << "\n";
+  return keep;
 }
 
 } // namespace strata::cli
