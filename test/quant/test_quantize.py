@@ -42,10 +42,13 @@ def ok(r):
 # A small CNN: conv3x3+relu, conv1x1, flatten, gemm
 #===----------------------------------------------------------------------===#
 
-def make_model(path, seed=0):
+def make_model(path, seed=0, tiny_channel=False):
     rng = np.random.default_rng(seed)
     w1 = (rng.standard_normal((4, 3, 3, 3)) * 0.4).astype(np.float32)
     b1 = (rng.standard_normal(4) * 0.1).astype(np.float32)
+    if tiny_channel:  # weights ~1e-9 next to a bias of 0.5: s_w from the bias
+        w1[1] *= 1e-8
+        b1[1] = 0.5
     w2 = (rng.standard_normal((6, 4, 1, 1)) * 0.5).astype(np.float32)
     b2 = (rng.standard_normal(6) * 0.1).astype(np.float32)
     w3 = (rng.standard_normal((5, 6 * 5 * 5)) * 0.1).astype(np.float32)
@@ -192,11 +195,13 @@ def dequantize(q, s, zp):
     return ((q - zp).astype(np.float64) * s).astype(np.float32)
 
 
-def weights_int8(w):
-    """Per output channel (dim 0) symmetric, values in [-127, 127]."""
+def weights_int8(w, b, sx):
+    """Per output channel (dim 0) symmetric, values in [-127, 127]; the
+    scale at least |b| / (sx * 2^30)."""
     flat = w.reshape(w.shape[0], -1).astype(np.float64)
     amax = np.abs(flat).max(axis=1)
-    s = np.array([f32(a / 127) if a > 0 else 1.0 for a in amax])
+    s = np.array([f32(max(a / 127 if a > 0 else 1.0, abs(float(bc)) / (sx * 2 ** 30)))
+                  for a, bc in zip(amax, b)])
     q = np.clip(np.rint(flat / s[:, None]), -127, 127).astype(np.int64)
     return q.reshape(w.shape), s
 
@@ -240,17 +245,17 @@ def reference_int8(x, weights, rows, symmetric):
     sf, zf = act_params(rows["f"], symmetric)
     sy, zy = act_params(rows["y"], symmetric)
     xq = quantize(x, sx, zx)
-    w1, sw1 = weights_int8(weights["w1"])
+    w1, sw1 = weights_int8(weights["w1"], weights["b1"], sx)
     a1 = sx * sw1
     acc1 = np.maximum(conv_int(xq, zx, w1, np.rint(weights["b1"] / a1).astype(np.int64), 1), 0)
     q1 = requant(acc1, a1, s1, z1)
-    w2, sw2 = weights_int8(weights["w2"])
+    w2, sw2 = weights_int8(weights["w2"], weights["b2"], s1)
     a2 = s1 * sw2
     q2 = requant(conv_int(q1, z1, w2, np.rint(weights["b2"] / a2).astype(np.int64), 0),
                  a2, s2, z2)
     # Dequant, Flatten (float), Quant with the flatten output's parameters.
     fq = quantize(dequantize(q2, s2, z2).reshape(1, -1), sf, zf)
-    w3, sw3 = weights_int8(weights["w3"])
+    w3, sw3 = weights_int8(weights["w3"], weights["b3"], sf)
     a3 = sf * sw3
     acc3 = (fq - zf) @ w3.T + np.rint(weights["b3"] / a3).astype(np.int64)
     return dequantize(requant(acc3, a3, sy, zy), sy, zy)
@@ -278,6 +283,20 @@ def test_int8_interpreter_and_compiled_match_numpy(small, tmp_path, symmetric):
         got = np.load(tmp_path / "ref.npz")["y"]
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(np.load(tmp_path / "cpu.npz")["y"], got)
+
+
+def test_int8_tiny_weights_large_bias(tmp_path):
+    """A channel whose int32 bias would overflow with s_w = max|W| / 127."""
+    weights = make_model(tmp_path / "tiny.onnx", tiny_channel=True)
+    xs = write_samples(tmp_path / "cal", 2, seed=1)
+    ok(strata("calibrate", tmp_path / "tiny.onnx", "--data", tmp_path / "cal", "--method",
+              "minmax", "-o", tmp_path / "t.txt"))
+    ok(strata("quantize", tmp_path / "tiny.onnx", "--quantize", "int8", "--calibration",
+              tmp_path / "t.txt", "-o", tmp_path / "q", "--name", "m"))
+    ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", tmp_path / "cal" / "s0.npz",
+              "--output", tmp_path / "o.npz"))
+    want = reference_int8(xs[0], weights, read_table(tmp_path / "t.txt"), False)
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npz")["y"], want)
 
 
 def test_int8_keep_float(small, tmp_path):

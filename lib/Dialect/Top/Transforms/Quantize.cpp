@@ -147,7 +147,14 @@ bool TopQuantizePass::quantizable(Operation *op) {
     std::optional<Tensor> t = constantValue(v);
     return t && t->dtype() == DType::F32;
   };
-  auto biasOk = [&](Value v) { return isNone(v) || isF32Const(v); };
+  // One bias value per output channel (dim 1 of the result).
+  auto biasOk = [&](Value v) {
+    if (isNone(v))
+      return true;
+    std::optional<Tensor> t = constantValue(v);
+    return t && t->dtype() == DType::F32 && out.getRank() >= 2 &&
+           t->numElements() == out.getDimSize(1);
+  };
   // A fused activation runs in float after the accumulator's Dequant; a
   // capped relu before it would need a float clamp too.
   if (op->hasAttr("activation") &&
@@ -171,8 +178,9 @@ bool TopQuantizePass::quantizable(Operation *op) {
 
 /// Symmetric per-channel int8 weights of `w` along `axis`: the scales and
 /// the int8 tensor (values in [-127, 127]).
-std::pair<std::vector<double>, Tensor> quantizeWeights(const Tensor &w,
-                                                       int64_t axis) {
+std::pair<std::vector<double>, Tensor>
+quantizeWeights(const Tensor &w, int64_t axis,
+                const std::vector<double> &minScale) {
   int64_t channels = w.dim(axis), inner = 1;
   for (int64_t d = axis + 1; d < w.rank(); ++d)
     inner *= w.dim(d);
@@ -183,7 +191,8 @@ std::pair<std::vector<double>, Tensor> quantizeWeights(const Tensor &w,
   }
   std::vector<double> scales(channels);
   for (int64_t c = 0; c < channels; ++c)
-    scales[c] = asF32(absMax[c] > 0 ? absMax[c] / 127.0 : 1.0);
+    scales[c] = asF32(std::max(absMax[c] > 0 ? absMax[c] / 127.0 : 1.0,
+                               minScale.empty() ? 0.0 : minScale[c]));
   Tensor q(DType::I8, w.shape());
   for (int64_t i = 0; i < w.numElements(); ++i) {
     int64_t c = (i / inner) % channels;
@@ -320,7 +329,16 @@ LogicalResult TopQuantizePass::quantizeLinear(Operation *op,
   Tensor w = *constantValue(op->getOperand(1));
   auto mm = dyn_cast<MatMulOp>(op);
   int64_t axis = mm && !mm.getRightTranspose() ? 1 : 0;
-  auto [scales, wq] = quantizeWeights(w, axis);
+  // A channel whose weights are tiny next to its bias gets a larger weight
+  // scale, so that its int32 bias b / (s_x * s_w) stays below 2^30.
+  std::optional<Tensor> bias;
+  if (!isNone(op->getOperand(2)))
+    bias = constantValue(op->getOperand(2));
+  std::vector<double> minScale;
+  if (bias)
+    for (int64_t c = 0; c < bias->numElements(); ++c)
+      minScale.push_back(std::fabs(bias->getAsDouble(c)) / (sx * 1073741824.0));
+  auto [scales, wq] = quantizeWeights(w, axis, minScale);
   std::vector<double> accScale;
   for (double s : scales)
     accScale.push_back(sx * s);
@@ -328,9 +346,6 @@ LogicalResult TopQuantizePass::quantizeLinear(Operation *op,
   std::vector<int64_t> correction;
   if (mm)
     correction = calib::zeroPointCorrection(wq, axis, zx);
-  std::optional<Tensor> bias;
-  if (!isNone(op->getOperand(2)))
-    bias = constantValue(op->getOperand(2));
   FailureOr<Tensor> bq = int32BiasTensor(op, bias, accScale, correction);
   if (failed(bq))
     return failure();
