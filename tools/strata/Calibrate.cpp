@@ -48,10 +48,9 @@ static cl::opt<unsigned>
             cl::desc("use the first N samples (default: all); more than "
                      "--data holds is an error"),
             cl::value_desc("N"), cl::init(0), cl::sub(CalibrateCommand));
-static cl::opt<std::string>
-    method("method",
-           cl::desc("threshold method: minmax, percentile or kl (default)"),
-           cl::value_desc("M"), cl::init("kl"), cl::sub(CalibrateCommand));
+static cl::opt<std::string> method(
+    "method", cl::desc("threshold method: minmax, percentile (default) or kl"),
+    cl::value_desc("M"), cl::init("percentile"), cl::sub(CalibrateCommand));
 static cl::opt<double>
     percentile("percentile",
                cl::desc("--method percentile: the percentile of |x| "

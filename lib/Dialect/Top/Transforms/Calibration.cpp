@@ -209,7 +209,10 @@ void TensorStatistics::addHistogram(const Tensor &t) {
   double scale = kBins / top;
   for (int64_t i = 0; i < t.numElements(); ++i) {
     double v = std::fabs(t.getAsDouble(i));
-    if (!std::isfinite(v))
+    // Exact zeros (half of a ReLU output) quantize exactly whatever the
+    // threshold; counted, they would dominate bin 0 and pull the KL
+    // threshold down.
+    if (!std::isfinite(v) || v == 0)
       continue;
     int64_t bin = std::min<int64_t>(kBins - 1, static_cast<int64_t>(v * scale));
     histogram[bin] += 1;

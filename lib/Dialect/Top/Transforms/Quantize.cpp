@@ -46,10 +46,10 @@ ActParams activationParams(const calib::CalibrationEntry &e, bool symmetric) {
     p.scale = e.threshold / 127.0;
     return p;
   }
-  // Asymmetric: the observed range (as TPU-MLIR does; the threshold is the
-  // symmetric types' clipping point).
-  double lo = std::min(e.min, 0.0);
-  double hi = std::max(e.max, 0.0);
+  // Asymmetric: the observed range including 0, clipped to +-threshold
+  // (no clipping for a minmax table, whose threshold is max |x|).
+  double lo = std::max(std::min(e.min, 0.0), -e.threshold);
+  double hi = std::min(std::max(e.max, 0.0), e.threshold);
   if (hi - lo < e.threshold * 1e-6 || hi - lo <= 0)
     hi = lo + std::max(e.threshold, 1e-8);
   p.scale = (hi - lo) / 255.0;
