@@ -88,6 +88,7 @@ struct TopQuantizePass
   FailureOr<calib::CalibrationEntry> entryFor(Value v, Operation *user);
   FailureOr<Value> quantizedInput(Value x, Operation *user);
   bool quantizable(Operation *op);
+  void moveDataInInt8();
   /// Conv or MatMul to int8 (operands input, weights, bias).
   LogicalResult quantizeLinear(Operation *op, WeightNamer &namer);
   /// Requant of the int32 accumulator `acc` (scales `accScale`) to the
@@ -462,6 +463,36 @@ LogicalResult TopQuantizePass::runLowFloat(FloatType low) {
   return success();
 }
 
+/// Quant(Reshape|Permute(Dequant(q))) with the Quant's type equal to q's
+/// (a reshape keeps the values, so its table row equals its input's):
+/// the data movement on q itself. Exact: Dequant then Quant with the same
+/// parameters gives back every 8-bit value.
+void TopQuantizePass::moveDataInInt8() {
+  SmallVector<QuantOp> quants;
+  entry.walk([&](QuantOp q) { quants.push_back(q); });
+  for (QuantOp quantOp : quants) {
+    Operation *move = quantOp.getInput().getDefiningOp();
+    if (!move || !isa<ReshapeOp, PermuteOp>(move) ||
+        move->getNumOperands() != 1 || !move->getResult(0).hasOneUse())
+      continue;
+    auto deq = move->getOperand(0).getDefiningOp<DequantOp>();
+    if (!deq)
+      continue;
+    Type qElem = getElementTypeOrSelf(quantOp.getOutput().getType());
+    if (getElementTypeOrSelf(deq.getInput().getType()) != qElem)
+      continue;
+    OpBuilder b(move);
+    Operation *moved = b.clone(*move);
+    moved->setOperand(0, deq.getInput());
+    moved->getResult(0).setType(
+        cast<RankedTensorType>(move->getResult(0).getType()).clone(qElem));
+    quantOp.getOutput().replaceAllUsesWith(moved->getResult(0));
+    int8Of.erase(quantOp.getInput());
+    quantOp->erase();
+    move->erase();
+  }
+}
+
 void TopQuantizePass::runOnOperation() {
   ModuleOp module = getOperation();
   for (auto f : module.getOps<func::FuncOp>())
@@ -487,6 +518,8 @@ void TopQuantizePass::runOnOperation() {
                        << "' is not one of int8, bf16, f16";
   if (failed(r))
     return signalPassFailure();
+  if (mode == "int8")
+    moveDataInInt8();
   // Drop the float weights and Dequants nothing reads any more.
   SmallVector<Operation *> dead;
   entry.walk([&](Operation *op) {

@@ -339,7 +339,9 @@ def TopQuantize : Pass<"top-quantize", "::mlir::ModuleOp"> {
       `input_zp`; for MatMul the input zero point is folded into the int32
       bias) and a `top.Requant` (MultiplierShift) maps the accumulator to the
       output's int8 type; a `top.Dequant` gives the float consumers their
-      value. Quantized ops feeding quantized ops are connected directly.
+      value. Quantized ops feeding quantized ops are connected directly,
+      also through a `Reshape` or `Permute` whose output row in the table
+      gives the same parameters as its input's.
       `do_relu` stays on the integer accumulator; `relu_limit` narrows the
       result's storage range. Ops with a fused `activation`, NHWC convs,
       ops named in `keep-float` and everything else stay float.
