@@ -44,9 +44,12 @@ void registerTpuLang(nb::module_ &m) {
                          tensorData(data), std::move(ttype), std::move(scale),
                          std::move(zero_point));
           },
-          nb::arg("shape"), nb::arg("name").none(), nb::arg("ttype"),
-          nb::arg("data").none(), nb::arg("dtype"), nb::arg("scale").none(),
-          nb::arg("zero_point").none())
+          nb::arg("shape") = tl::IntList{}, nb::arg("name").none() = nb::none(),
+          nb::arg("ttype") = "neuron", nb::arg("data").none() = nb::none(),
+          nb::arg("dtype") = "float32", nb::arg("scale").none() = nb::none(),
+          nb::arg("zero_point").none() = nb::none(),
+          "A graph input (ttype \"neuron\") or a constant (\"coeff\", with "
+          "data), in TPU-MLIR's parameter order.")
       .def_prop_ro("shape", &T::shape, "The shape (inferred for op results).")
       .def_prop_ro("dtype", &T::dtype)
       .def_prop_ro("name", &T::name)
@@ -62,8 +65,10 @@ void registerTpuLang(nb::module_ &m) {
       .def_prop_ro("is_quantized", &T::is_quantized)
       .def_prop_ro("scale", &T::scale)
       .def_prop_ro("zero_point", &T::zero_point)
-      .def("quantization", &T::quantization, nb::arg("scale").none(),
-           nb::arg("zero_point").none())
+      .def("quantization", &T::quantization,
+           nb::arg("scale").none() = nb::none(),
+           nb::arg("zero_point").none() = nb::none(),
+           "Sets the tensor's scale and zero point.")
       .def("__eq__", [](const T &a, const T &b) { return a == b; })
       .def("__hash__",
            [](const T &t) { return std::hash<std::string>()(t.name()); })
