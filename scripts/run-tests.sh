@@ -64,6 +64,13 @@ run_ctest() {
 echo "== lit / FileCheck =="; run_lit
 echo "== GoogleTest =="; run_ctest
 echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/compiled test/models test/equiv
+# The Python package from its wheel (make python), installed in a clean venv.
+echo "== Python package (installed wheel) =="
+if scripts/python-venv.sh "$BUILD/python-venv"; then
+  PY="$BUILD/python-venv/bin/python" run_pytest python test/python
+else
+  failed=$((failed + 1))
+fi
 # The same numeric tests through the compiled path (strata compile --target
 # cpu, strata run); ops without a CPU lowering yet are expected failures.
 echo "== numeric tests, compiled for the CPU =="
