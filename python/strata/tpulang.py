@@ -98,7 +98,7 @@ def compile(name: str, inputs: List[Tensor], outputs: List[Tensor], cmp: bool = 
     if cmp and refs is not None:
         _check(refs, top, "the reference interpreter's outputs against refs")
     if bmodel_inference:
-        artifact = _compile_model(model, opt_level=3 if opt > 2 else 2)
+        artifact = _compile_model(model)
         artifact.save(name + ".strata")
         compiled = Session(artifact).run(feeds)
         np.savez(name + "_model_outputs.npz", **compiled)
