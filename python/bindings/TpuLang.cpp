@@ -22,8 +22,17 @@ using T = tl::Tensor;
 static std::optional<tl::TensorData> tensorData(const nb::object &data) {
   if (data.is_none())
     return std::nullopt;
+  // Any array-like, as numpy.asarray reads it (the data is copied anyway).
+  nb::object array = data;
+  if (!nb::isinstance<nb::str>(data) && !nb::isinstance<nb::bytes>(data)) {
+    try {
+      array = nb::module_::import_("numpy").attr("ascontiguousarray")(data);
+    } catch (const nb::python_error &) {
+      array = data;
+    }
+  }
   InArray a;
-  if (!nb::try_cast(data, a))
+  if (!nb::try_cast(array, a))
     throw Error("Tensor: parameter 'data' must be a numpy array, not " +
                 nb::cast<std::string>(nb::str(data.type())));
   return tl::TensorData(toTensor(a, "Tensor: parameter 'data'"));
