@@ -14,6 +14,7 @@
 #include "strata/Runtime/strata_runtime.h"
 
 
+#include <chrono>
 #include <mutex>
 
 namespace strata::python {
@@ -228,6 +229,55 @@ public:
     return result;
   }
 
+  /// Seconds for `iterations` rounds of what run() asks of the C API (set
+  /// every input, run, copy every output out), in C++ with the GIL released:
+  /// the baseline of bench/python_session_overhead.py.
+  double timeCApi(const nb::dict &feeds, size_t iterations) {
+    run(feeds); // checks the inputs, and warms up
+    struct Feed {
+      size_t index;
+      strata_dtype dtype;
+      std::vector<int64_t> shape;
+      const void *data;
+      size_t bytes;
+    };
+    std::vector<Feed> list;
+    for (auto [key, value] : feeds) {
+      InArray a = nb::cast<InArray>(value);
+      size_t index = 0;
+      check(strata_model_find_input(model, nb::cast<std::string>(key).c_str(),
+                                    &index),
+            "");
+      DType type = dtypeOf(a, "input");
+      list.push_back({index, runtimeType(type), shapeOf(a), a.data(),
+                      a.nbytes()});
+    }
+    size_t outCount = 0;
+    check(strata_model_output_count(model, &outCount), "");
+    std::vector<char> scratch;
+    nb::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto start = std::chrono::steady_clock::now();
+    for (size_t it = 0; it < iterations; ++it) {
+      for (const Feed &f : list)
+        check(strata_session_set_input(session, f.index, f.dtype,
+                                       f.shape.data(), f.shape.size(), f.data,
+                                       f.bytes),
+              "");
+      check(strata_session_run(session), "");
+      for (size_t i = 0; i < outCount; ++i) {
+        strata_tensor_view view;
+        check(strata_session_output(session, i, &view), "");
+        scratch.resize(view.size_bytes);
+        if (view.size_bytes)
+          std::memcpy(scratch.data(), view.data, view.size_bytes);
+      }
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  }
+
 private:
   strata_model *live() const {
     if (!model)
@@ -285,7 +335,11 @@ void registerRuntime(nb::module_ &m) {
       .def("run", &Session::run, nb::arg("inputs"),
            "Runs on {name: array}; returns {name: array}. The GIL is "
            "released while the model runs.")
-      .def("close", &Session::close, "Releases the session and the model.");
+      .def("close", &Session::close, "Releases the session and the model.")
+      .def("_time_c_api", &Session::timeCApi, nb::arg("inputs"),
+           nb::arg("iterations"),
+           "Seconds for ITERATIONS rounds of set inputs, run, copy outputs "
+           "through the C API alone (the benchmark's baseline).");
 }
 
 } // namespace strata::python

@@ -203,3 +203,21 @@ def test_python_m_strata_runs_the_cli():
     p = subprocess.run([sys.executable, "-m", "strata", "compare"], capture_output=True,
                        text=True, timeout=60)
     assert p.returncode != 0
+
+
+def test_no_memory_growth_over_1000_runs():
+    def rss_kib():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+    s = strata.Session(strata.compile(strata.import_onnx(_relu_model((64, 64)))), threads=1)
+    feeds = {"x": np.ones((64, 64), np.float32)}
+    for _ in range(200):
+        s.run(feeds)
+    before = rss_kib()
+    for _ in range(1000):
+        out = s.run(feeds)
+    grown = rss_kib() - before
+    # A leak of one 16 KiB output per run would be 16 MB.
+    assert grown < 2048, f"RSS grew by {grown} KiB over 1000 runs"
+    np.testing.assert_array_equal(out["y"], np.ones((64, 64)))
