@@ -67,27 +67,34 @@ def _shapes(input_shapes: Optional[ShapeMap], what: str) -> Dict[str, List[int]]
     return shapes
 
 
-class Model:
+class _Signature:
+    """name, inputs and outputs of the native object ``self._native``."""
+    _native: Any
+
+    @property
+    def name(self) -> str:
+        """The model's name."""
+        return self._native.name
+
+    @property
+    def inputs(self) -> List[TensorInfo]:
+        """The inputs' (name, shape, dtype); -1 marks a dynamic dim (a Model's) or
+        a dim set per variant (a Session's)."""
+        return _infos(self._native.inputs)
+
+    @property
+    def outputs(self) -> List[TensorInfo]:
+        """The outputs' (name, shape, dtype)."""
+        return _infos(self._native.outputs)
+
+
+class Model(_Signature):
     """A model in Strata's Top dialect with its weights, as imported from ONNX
     (:func:`import_onnx`) or read from a ``.mlir`` (:func:`load_mlir`)."""
 
     def __init__(self, core: "_core.Model"):
         self._m = core
-
-    @property
-    def name(self) -> str:
-        """The model's name."""
-        return self._m.name
-
-    @property
-    def inputs(self) -> List[TensorInfo]:
-        """The inputs' (name, shape, dtype); -1 marks a dynamic dim."""
-        return _infos(self._m.inputs)
-
-    @property
-    def outputs(self) -> List[TensorInfo]:
-        """The outputs' (name, shape, dtype); -1 marks a dynamic dim."""
-        return _infos(self._m.outputs)
+        self._native = core
 
     def text(self) -> str:
         """The Top module as MLIR text."""
@@ -196,7 +203,7 @@ def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",
                                       opt_level if opt_level >= 0 else 99, layout or ""))
 
 
-class Session:
+class Session(_Signature):
     """Runs an artifact on numpy arrays through Strata's runtime (C API).
 
     ``Session(artifact_or_path, device="cpu", threads=None)``: ``threads`` is
@@ -225,21 +232,7 @@ class Session:
         else:
             raise Error("Session: artifact must be a strata.Artifact, bytes or a "
                         f"path, not {type(artifact).__name__}")
-
-    @property
-    def name(self) -> str:
-        """The model's name."""
-        return self._s.name
-
-    @property
-    def inputs(self) -> List[TensorInfo]:
-        """The inputs' (name, shape, dtype); -1 marks a dim set per variant."""
-        return _infos(self._s.inputs)
-
-    @property
-    def outputs(self) -> List[TensorInfo]:
-        """The outputs' (name, shape, dtype)."""
-        return _infos(self._s.outputs)
+        self._native = self._s
 
     @property
     def threads(self) -> int:

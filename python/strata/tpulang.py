@@ -225,39 +225,24 @@ def _binary(fn, op, tensor_i0, tensor_i1, *rest):
     return fn(a, b, *rest)
 
 
-def add(tensor_i0: Union[Tensor, Scalar], tensor_i1: Union[Tensor, Scalar],
-        scale: Optional[List[float]] = None, zero_point: Optional[List[int]] = None,
-        out_dtype: Optional[str] = None, out_name: Optional[str] = None) -> Tensor:
-    """Elementwise sum (broadcasting); either side may be a number."""
-    return _binary(_tl.add, "add", tensor_i0, tensor_i1, scale, zero_point, out_dtype, out_name)
+def _binary_fn(name, doc):
+    core = getattr(_tl, name)
+
+    def fn(tensor_i0: Union[Tensor, Scalar], tensor_i1: Union[Tensor, Scalar],
+           scale: Optional[List[float]] = None, zero_point: Optional[List[int]] = None,
+           out_dtype: Optional[str] = None, out_name: Optional[str] = None) -> Tensor:
+        return _binary(core, name, tensor_i0, tensor_i1, scale, zero_point, out_dtype,
+                       out_name)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc + " Broadcasting; either side may be a number."
+    return fn
 
 
-def sub(tensor_i0: Union[Tensor, Scalar], tensor_i1: Union[Tensor, Scalar],
-        scale: Optional[List[float]] = None, zero_point: Optional[List[int]] = None,
-        out_dtype: Optional[str] = None, out_name: Optional[str] = None) -> Tensor:
-    """Elementwise difference."""
-    return _binary(_tl.sub, "sub", tensor_i0, tensor_i1, scale, zero_point, out_dtype, out_name)
-
-
-def mul(tensor_i0: Union[Tensor, Scalar], tensor_i1: Union[Tensor, Scalar],
-        scale: Optional[List[float]] = None, zero_point: Optional[List[int]] = None,
-        out_dtype: Optional[str] = None, out_name: Optional[str] = None) -> Tensor:
-    """Elementwise product."""
-    return _binary(_tl.mul, "mul", tensor_i0, tensor_i1, scale, zero_point, out_dtype, out_name)
-
-
-def max(tensor_i0: Union[Tensor, Scalar], tensor_i1: Union[Tensor, Scalar],
-        scale: Optional[List[float]] = None, zero_point: Optional[List[int]] = None,
-        out_dtype: Optional[str] = None, out_name: Optional[str] = None) -> Tensor:
-    """Elementwise maximum."""
-    return _binary(_tl.max, "max", tensor_i0, tensor_i1, scale, zero_point, out_dtype, out_name)
-
-
-def min(tensor_i0: Union[Tensor, Scalar], tensor_i1: Union[Tensor, Scalar],
-        scale: Optional[List[float]] = None, zero_point: Optional[List[int]] = None,
-        out_dtype: Optional[str] = None, out_name: Optional[str] = None) -> Tensor:
-    """Elementwise minimum."""
-    return _binary(_tl.min, "min", tensor_i0, tensor_i1, scale, zero_point, out_dtype, out_name)
+add = _binary_fn("add", "Elementwise sum.")
+sub = _binary_fn("sub", "Elementwise difference.")
+mul = _binary_fn("mul", "Elementwise product.")
+max = _binary_fn("max", "Elementwise maximum.")
+min = _binary_fn("min", "Elementwise minimum.")
 
 
 def div(tensor_i0: Union[Tensor, Scalar], tensor_i1: Union[Tensor, Scalar],
