@@ -26,7 +26,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
-
 #include <fstream>
 
 namespace strata::python {
@@ -131,9 +130,8 @@ static std::vector<Info> modelOutputs(const Model &m) {
 }
 
 /// Imports the ONNX model of `m` again into `context` with `shapes`.
-static onnx_import::ImportedModel importOnnx(const Model &m,
-                                             mlir::MLIRContext &context,
-                                             const ShapeMap &shapes) {
+static onnx_import::ImportedModel
+importOnnx(const Model &m, mlir::MLIRContext &context, const ShapeMap &shapes) {
   Diagnostics diag(context);
   onnx_import::ImportOptions options;
   options.name = m.name;
@@ -175,13 +173,14 @@ static Model importOnnxModel(const std::optional<std::string> &path,
   return m;
 }
 
-static Model loadMlirModel(const std::string &path, const std::string &weights) {
+static Model loadMlirModel(const std::string &path,
+                           const std::string &weights) {
   Model m;
   m.context = newContext();
   Diagnostics diag(*m.context);
   std::string error;
-  if (failed(loadTopModel(path, weights, *m.context, m.module, m.weights,
-                          error)))
+  if (failed(
+          loadTopModel(path, weights, *m.context, m.module, m.weights, error)))
     diag.fail("load_mlir: " + error);
   m.name = llvm::sys::path::stem(path).str();
   if (llvm::StringRef(m.name).ends_with("_origin"))
@@ -249,8 +248,8 @@ static nb::bytes compileCpu(const Model &m, std::vector<ShapeMap> variants,
       diag.fail("compile: target cpu: " + error);
   }
   llvm::SmallString<128> path;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "strata-py", "strata", path))
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("strata-py", "strata", path))
     throw Error("compile: cannot create a temporary file: " + ec.message());
   std::string error;
   bool written = builder.write(std::string(path), error);
@@ -271,7 +270,8 @@ static nb::dict runRef(const Model &m, const nb::dict &inputs) {
   TensorMap in = fromDict(inputs, "run_ref: input");
   Diagnostics diag(*m.context);
   // The GIL stays held: the model's context is not shared across threads.
-  mlir::FailureOr<TensorMap> out = interpretModule(m.module.get(), in, m.weights);
+  mlir::FailureOr<TensorMap> out =
+      interpretModule(m.module.get(), in, m.weights);
   if (failed(out))
     diag.fail("run_ref: running '" + m.name + "' failed");
   return toDict(*out);
@@ -294,8 +294,9 @@ void registerCompiler(nb::module_ &m) {
       .def_ro("name", &Model::name, "The model's name.")
       .def_prop_ro("inputs", &modelInputs,
                    "The inputs: (name, shape with -1 for dynamic dims, dtype).")
-      .def_prop_ro("outputs", &modelOutputs,
-                   "The outputs: (name, shape with -1 for dynamic dims, dtype).")
+      .def_prop_ro(
+          "outputs", &modelOutputs,
+          "The outputs: (name, shape with -1 for dynamic dims, dtype).")
       .def(
           "text",
           [](const Model &self) {
@@ -309,12 +310,11 @@ void registerCompiler(nb::module_ &m) {
           "save",
           [](const Model &self, const std::string &dir) {
             std::string error;
-            if (failed(writeTopModel(self.module.get(), self.weights, dir, self.name,
-                                     error)))
+            if (failed(writeTopModel(self.module.get(), self.weights, dir,
+                                     self.name, error)))
               throw Error("Model.save: " + error);
           },
-          nb::arg("dir"),
-          "Writes DIR/<name>_origin.mlir and its weight npz.");
+          nb::arg("dir"), "Writes DIR/<name>_origin.mlir and its weight npz.");
   m.def("import_onnx", &importOnnxModel, nb::arg("path").none(),
         nb::arg("data").none(), nb::arg("name"), nb::arg("input_shapes"),
         "Imports an ONNX model from a file or a serialized ModelProto.");

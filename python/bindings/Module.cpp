@@ -19,23 +19,34 @@ static std::optional<DType> fromDlpack(nb::dlpack::dtype t) {
   case Code::Bool:
     return t.bits == 8 ? std::optional(DType::Bool) : std::nullopt;
   case Code::Float:
-    if (t.bits == 16) return DType::F16;
-    if (t.bits == 32) return DType::F32;
-    if (t.bits == 64) return DType::F64;
+    if (t.bits == 16)
+      return DType::F16;
+    if (t.bits == 32)
+      return DType::F32;
+    if (t.bits == 64)
+      return DType::F64;
     return std::nullopt;
   case Code::Bfloat:
     return t.bits == 16 ? std::optional(DType::BF16) : std::nullopt;
   case Code::Int:
-    if (t.bits == 8) return DType::I8;
-    if (t.bits == 16) return DType::I16;
-    if (t.bits == 32) return DType::I32;
-    if (t.bits == 64) return DType::I64;
+    if (t.bits == 8)
+      return DType::I8;
+    if (t.bits == 16)
+      return DType::I16;
+    if (t.bits == 32)
+      return DType::I32;
+    if (t.bits == 64)
+      return DType::I64;
     return std::nullopt;
   case Code::UInt:
-    if (t.bits == 8) return DType::U8;
-    if (t.bits == 16) return DType::U16;
-    if (t.bits == 32) return DType::U32;
-    if (t.bits == 64) return DType::U64;
+    if (t.bits == 8)
+      return DType::U8;
+    if (t.bits == 16)
+      return DType::U16;
+    if (t.bits == 32)
+      return DType::U32;
+    if (t.bits == 64)
+      return DType::U64;
     return std::nullopt;
   default:
     return std::nullopt;
@@ -52,19 +63,32 @@ static nb::dlpack::dtype toDlpack(DType type) {
     return d;
   };
   switch (type) {
-  case DType::Bool: return make(Code::Bool, 8);
-  case DType::F16: return make(Code::Float, 16);
-  case DType::F32: return make(Code::Float, 32);
-  case DType::F64: return make(Code::Float, 64);
-  case DType::BF16: return make(Code::Bfloat, 16);
-  case DType::I8: return make(Code::Int, 8);
-  case DType::I16: return make(Code::Int, 16);
-  case DType::I32: return make(Code::Int, 32);
-  case DType::I64: return make(Code::Int, 64);
-  case DType::U8: return make(Code::UInt, 8);
-  case DType::U16: return make(Code::UInt, 16);
-  case DType::U32: return make(Code::UInt, 32);
-  case DType::U64: return make(Code::UInt, 64);
+  case DType::Bool:
+    return make(Code::Bool, 8);
+  case DType::F16:
+    return make(Code::Float, 16);
+  case DType::F32:
+    return make(Code::Float, 32);
+  case DType::F64:
+    return make(Code::Float, 64);
+  case DType::BF16:
+    return make(Code::Bfloat, 16);
+  case DType::I8:
+    return make(Code::Int, 8);
+  case DType::I16:
+    return make(Code::Int, 16);
+  case DType::I32:
+    return make(Code::Int, 32);
+  case DType::I64:
+    return make(Code::Int, 64);
+  case DType::U8:
+    return make(Code::UInt, 8);
+  case DType::U16:
+    return make(Code::UInt, 16);
+  case DType::U32:
+    return make(Code::UInt, 32);
+  case DType::U64:
+    return make(Code::UInt, 64);
   default:
     throw Error(std::string("a tensor of dtype ") + dtypeName(type) +
                 " cannot be returned as a numpy array yet (Strata's Python "
@@ -94,14 +118,12 @@ void requireContiguous(const InArray &a, const std::string &what) {
   int64_t expected = 1;
   for (size_t i = a.ndim(); i-- > 0;) {
     if (a.shape(i) != 1 && a.stride(i) != expected)
-      throw Error(what + " is not C-contiguous (strides in elements: " +
-                  [&] {
-                    std::string s = "[";
-                    for (size_t j = 0; j < a.ndim(); ++j)
-                      s += (j ? ", " : "") + std::to_string(a.stride(j));
-                    return s + "]";
-                  }() +
-                  "); pass numpy.ascontiguousarray(...)");
+      throw Error(what + " is not C-contiguous (strides in elements: " + [&] {
+        std::string s = "[";
+        for (size_t j = 0; j < a.ndim(); ++j)
+          s += (j ? ", " : "") + std::to_string(a.stride(j));
+        return s + "]";
+      }() + "); pass numpy.ascontiguousarray(...)");
     expected *= static_cast<int64_t>(a.shape(i));
   }
 }
@@ -120,9 +142,8 @@ nb::object toNumpy(Tensor t) {
   if (!t.raw()) // an empty tensor: give numpy a valid pointer
     t = Tensor(t.dtype(), t.shape());
   auto *owner = new Tensor(std::move(t));
-  nb::capsule capsule(owner, [](void *p) noexcept {
-    delete static_cast<Tensor *>(p);
-  });
+  nb::capsule capsule(
+      owner, [](void *p) noexcept { delete static_cast<Tensor *>(p); });
   std::vector<size_t> shape(owner->shape().begin(), owner->shape().end());
   static char emptyStorage;
   void *data = owner->raw() ? owner->raw() : &emptyStorage;

@@ -13,7 +13,6 @@
 
 #include "strata/Runtime/strata_runtime.h"
 
-
 #include <chrono>
 #include <mutex>
 
@@ -31,58 +30,100 @@ static void check(strata_status *status, const std::string &what) {
 /// The numpy dtype name of a runtime dtype ("float32", ...).
 static std::string numpyName(strata_dtype d) {
   switch (d) {
-  case STRATA_DTYPE_F32: return "float32";
-  case STRATA_DTYPE_F16: return "float16";
-  case STRATA_DTYPE_BF16: return "bfloat16";
-  case STRATA_DTYPE_F64: return "float64";
-  case STRATA_DTYPE_I8: return "int8";
-  case STRATA_DTYPE_U8: return "uint8";
-  case STRATA_DTYPE_I16: return "int16";
-  case STRATA_DTYPE_U16: return "uint16";
-  case STRATA_DTYPE_I32: return "int32";
-  case STRATA_DTYPE_U32: return "uint32";
-  case STRATA_DTYPE_I64: return "int64";
-  case STRATA_DTYPE_U64: return "uint64";
-  case STRATA_DTYPE_BOOL: return "bool";
-  default: return strata_dtype_name(d);
+  case STRATA_DTYPE_F32:
+    return "float32";
+  case STRATA_DTYPE_F16:
+    return "float16";
+  case STRATA_DTYPE_BF16:
+    return "bfloat16";
+  case STRATA_DTYPE_F64:
+    return "float64";
+  case STRATA_DTYPE_I8:
+    return "int8";
+  case STRATA_DTYPE_U8:
+    return "uint8";
+  case STRATA_DTYPE_I16:
+    return "int16";
+  case STRATA_DTYPE_U16:
+    return "uint16";
+  case STRATA_DTYPE_I32:
+    return "int32";
+  case STRATA_DTYPE_U32:
+    return "uint32";
+  case STRATA_DTYPE_I64:
+    return "int64";
+  case STRATA_DTYPE_U64:
+    return "uint64";
+  case STRATA_DTYPE_BOOL:
+    return "bool";
+  default:
+    return strata_dtype_name(d);
   }
 }
 
 static std::optional<DType> hostType(strata_dtype d) {
   switch (d) {
-  case STRATA_DTYPE_F32: return DType::F32;
-  case STRATA_DTYPE_F16: return DType::F16;
-  case STRATA_DTYPE_BF16: return DType::BF16;
-  case STRATA_DTYPE_F64: return DType::F64;
-  case STRATA_DTYPE_I8: return DType::I8;
-  case STRATA_DTYPE_U8: return DType::U8;
-  case STRATA_DTYPE_I16: return DType::I16;
-  case STRATA_DTYPE_U16: return DType::U16;
-  case STRATA_DTYPE_I32: return DType::I32;
-  case STRATA_DTYPE_U32: return DType::U32;
-  case STRATA_DTYPE_I64: return DType::I64;
-  case STRATA_DTYPE_U64: return DType::U64;
-  case STRATA_DTYPE_BOOL: return DType::Bool;
-  default: return std::nullopt;
+  case STRATA_DTYPE_F32:
+    return DType::F32;
+  case STRATA_DTYPE_F16:
+    return DType::F16;
+  case STRATA_DTYPE_BF16:
+    return DType::BF16;
+  case STRATA_DTYPE_F64:
+    return DType::F64;
+  case STRATA_DTYPE_I8:
+    return DType::I8;
+  case STRATA_DTYPE_U8:
+    return DType::U8;
+  case STRATA_DTYPE_I16:
+    return DType::I16;
+  case STRATA_DTYPE_U16:
+    return DType::U16;
+  case STRATA_DTYPE_I32:
+    return DType::I32;
+  case STRATA_DTYPE_U32:
+    return DType::U32;
+  case STRATA_DTYPE_I64:
+    return DType::I64;
+  case STRATA_DTYPE_U64:
+    return DType::U64;
+  case STRATA_DTYPE_BOOL:
+    return DType::Bool;
+  default:
+    return std::nullopt;
   }
 }
 
 static strata_dtype runtimeType(DType d) {
   switch (d) {
-  case DType::F32: return STRATA_DTYPE_F32;
-  case DType::F16: return STRATA_DTYPE_F16;
-  case DType::BF16: return STRATA_DTYPE_BF16;
-  case DType::F64: return STRATA_DTYPE_F64;
-  case DType::I8: return STRATA_DTYPE_I8;
-  case DType::U8: return STRATA_DTYPE_U8;
-  case DType::I16: return STRATA_DTYPE_I16;
-  case DType::U16: return STRATA_DTYPE_U16;
-  case DType::I32: return STRATA_DTYPE_I32;
-  case DType::U32: return STRATA_DTYPE_U32;
-  case DType::I64: return STRATA_DTYPE_I64;
-  case DType::U64: return STRATA_DTYPE_U64;
-  case DType::Bool: return STRATA_DTYPE_BOOL;
-  default: return STRATA_DTYPE_UNKNOWN;
+  case DType::F32:
+    return STRATA_DTYPE_F32;
+  case DType::F16:
+    return STRATA_DTYPE_F16;
+  case DType::BF16:
+    return STRATA_DTYPE_BF16;
+  case DType::F64:
+    return STRATA_DTYPE_F64;
+  case DType::I8:
+    return STRATA_DTYPE_I8;
+  case DType::U8:
+    return STRATA_DTYPE_U8;
+  case DType::I16:
+    return STRATA_DTYPE_I16;
+  case DType::U16:
+    return STRATA_DTYPE_U16;
+  case DType::I32:
+    return STRATA_DTYPE_I32;
+  case DType::U32:
+    return STRATA_DTYPE_U32;
+  case DType::I64:
+    return STRATA_DTYPE_I64;
+  case DType::U64:
+    return STRATA_DTYPE_U64;
+  case DType::Bool:
+    return STRATA_DTYPE_BOOL;
+  default:
+    return STRATA_DTYPE_UNKNOWN;
   }
 }
 
@@ -180,8 +221,8 @@ public:
       strata_tensor_info expected;
       check(strata_model_input_info(model, index, &expected), "");
       if (runtimeType(type) != expected.dtype)
-        throw Error(what + " must be " + numpyName(expected.dtype) +
-                    ", not " + dtypeName(type));
+        throw Error(what + " must be " + numpyName(expected.dtype) + ", not " +
+                    dtypeName(type));
       requireContiguous(a, what);
       std::vector<int64_t> shape = shapeOf(a);
       size_t bytes = dtypeSize(type);
@@ -249,8 +290,8 @@ public:
                                     &index),
             "");
       DType type = dtypeOf(a, "input");
-      list.push_back({index, runtimeType(type), shapeOf(a), a.data(),
-                      a.nbytes()});
+      list.push_back(
+          {index, runtimeType(type), shapeOf(a), a.data(), a.nbytes()});
     }
     size_t outCount = 0;
     check(strata_model_output_count(model, &outCount), "");
@@ -292,7 +333,8 @@ private:
   std::vector<Info> signature(bool in) const {
     strata_model *m = live();
     size_t n = 0;
-    check(in ? strata_model_input_count(m, &n) : strata_model_output_count(m, &n),
+    check(in ? strata_model_input_count(m, &n)
+             : strata_model_output_count(m, &n),
           "");
     std::vector<Info> infos;
     for (size_t i = 0; i < n; ++i) {

@@ -10,7 +10,6 @@
 
 #include "strata/TpuLang/TpuLang.h"
 
-
 namespace strata::python {
 namespace tl = strata::tpulang;
 
@@ -101,22 +100,23 @@ void registerTpuLang(nb::module_ &m) {
   m.def("avgpool", &tl::avgpool);
 
 #define BINARY(NAME)                                                           \
-  m.def(#NAME, static_cast<T (*)(const T &, const T &, const OptF &,           \
-                                 const OptI &, const OptS &, const OptS &)>(   \
-                   &tl::NAME));                                                \
-  m.def(#NAME, static_cast<T (*)(const T &, double, const OptF &,              \
-                                 const OptI &, const OptS &, const OptS &)>(   \
-                   &tl::NAME));                                                \
-  m.def(#NAME, static_cast<T (*)(double, const T &, const OptF &,              \
-                                 const OptI &, const OptS &, const OptS &)>(   \
-                   &tl::NAME));
+  m.def(#NAME,                                                                 \
+        static_cast<T (*)(const T &, const T &, const OptF &, const OptI &,    \
+                          const OptS &, const OptS &)>(&tl::NAME));            \
+  m.def(#NAME,                                                                 \
+        static_cast<T (*)(const T &, double, const OptF &, const OptI &,       \
+                          const OptS &, const OptS &)>(&tl::NAME));            \
+  m.def(#NAME,                                                                 \
+        static_cast<T (*)(double, const T &, const OptF &, const OptI &,       \
+                          const OptS &, const OptS &)>(&tl::NAME));
   BINARY(add)
   BINARY(sub)
   BINARY(mul)
   BINARY(max)
   BINARY(min)
 #undef BINARY
-  m.def("div", static_cast<T (*)(const T &, const T &, const OptS &)>(&tl::div));
+  m.def("div",
+        static_cast<T (*)(const T &, const T &, const OptS &)>(&tl::div));
   m.def("div", static_cast<T (*)(const T &, double, const OptS &)>(&tl::div));
   m.def("div", static_cast<T (*)(double, const T &, const OptS &)>(&tl::div));
   m.def("pow", &tl::pow);
