@@ -25,7 +25,19 @@ from . import load_mlir, run_ref
 from ._core import tpulang as _tl
 
 Tensor = _tl.Tensor
-Scalar = Union[int, float]
+
+
+class Scalar:
+    """A constant number, as TPU-MLIR's ``tpul.Scalar(value, dtype=None)``;
+    wherever an op takes a number it also takes a Scalar (and a plain
+    Python or numpy number)."""
+
+    def __init__(self, value, dtype: Optional[str] = None):
+        self.value = value
+        self.dtype = "float32" if dtype is None else dtype
+
+    def __repr__(self) -> str:
+        return f"Scalar({self.value!r}, dtype={self.dtype!r})"
 
 # TPU-MLIR's device names; Strata builds the same graph for the CPU.
 _TPU_DEVICES = ("bm1684x", "bm1688", "cv183x", "bm1684", "bm1690", "cv186x", "sg2380")
@@ -209,6 +221,8 @@ def avgpool(input: Tensor, kernel: Optional[List[int]] = None,
 def _operand(x, op: str, param: str):
     if isinstance(x, Tensor):
         return x
+    if isinstance(x, Scalar):
+        x = x.value
     if isinstance(x, (bool, np.bool_)):
         raise Error(f"{op}: parameter '{param}' = {x!r} must be a Tensor or a number")
     if isinstance(x, (int, float, np.integer, np.floating)):
@@ -473,7 +487,7 @@ def pad(input: Tensor, method: str = "constant", value: Optional[Scalar] = None,
         padding: Union[Tuple[int], List[int], None] = None,
         out_name: Optional[str] = None) -> Tensor:
     """Pads; ``padding`` has 2 * rank values (all begins, then all ends)."""
-    return _tl.pad(input, method, None if value is None else float(value),
+    return _tl.pad(input, method, None if value is None else _operand(value, "pad", "value"),
                    None if padding is None else _ints(padding, "pad", "padding"), out_name)
 
 

@@ -90,7 +90,7 @@ def script_elementwise():
     a, b = rand(2, 3, 4), rand(1, 3, 1, lo=0.5, hi=2.0)
     x = tpul.Tensor(dtype="float32", shape=[2, 3, 4], data=a)
     z = tpul.Tensor(dtype="float32", shape=[1, 3, 1], data=b)
-    s = tpul.sub(tpul.add(x, z), 0.25)
+    s = tpul.sub(tpul.add(x, z), tpul.Scalar(0.25))
     m = tpul.mul(2.0, tpul.div(s, z))
     y = tpul.max(tpul.min(m, 1.5), -1.5)
     ref = np.clip(2.0 * ((a + b - 0.25) / b), -1.5, 1.5)
@@ -174,7 +174,7 @@ def script_batchnorm_pad_upsample():
     x = tpul.Tensor(dtype="float32", shape=[1, 3, 4, 4], data=a)
     bn = tpul.batch_norm(x, coeff(mean), coeff(var), gamma=coeff(g), beta=coeff(b),
                          epsilon=1e-5)
-    p = tpul.pad(bn, method="constant", value=0.5, padding=[0, 0, 1, 0, 0, 0, 0, 2])
+    p = tpul.pad(bn, method="constant", value=tpul.Scalar(0.5), padding=[0, 0, 1, 0, 0, 0, 0, 2])
     u = tpul.upsample(p, scale=2)
     d = (a - mean.reshape(1, 3, 1, 1)) / np.sqrt(var.reshape(1, 3, 1, 1) + 1e-5)
     d = d * g.reshape(1, 3, 1, 1) + b.reshape(1, 3, 1, 1)
