@@ -32,10 +32,11 @@ test: build build-asan python
 	@./scripts/run-tests.sh $(BUILD) all build-asan
 
 # The Python package's wheel (docs/python.md) into dist/: scikit-build-core
-# builds strata._core and the strata executable in build-python/ with the
-# release build's compiler and flags (ccache hits after `make build`).
+# builds strata._core and the strata executable in $(BUILD) itself (same
+# compiler and flags; -DSTRATA_BUILD_PYTHON=ON), reusing its objects.
 python: setup
-	CMAKE_BUILD_PARALLEL_LEVEL=2 .venv/bin/pip wheel -q --no-build-isolation --no-deps -w dist .
+	CMAKE_BUILD_PARALLEL_LEVEL=2 .venv/bin/pip wheel -q --no-build-isolation --no-deps \
+	  --config-settings=build-dir=$(BUILD) -w dist .
 
 # Regenerates the checked-in stubs of strata._core from the installed wheel.
 python-stubs: python
