@@ -40,8 +40,8 @@ python: setup
 
 # Regenerates the checked-in stubs of strata._core from the installed wheel.
 python-stubs: python
-	./scripts/python-venv.sh build-python/venv
-	build-python/venv/bin/python -m nanobind.stubgen -q -m strata._core -r -O python/strata
+	./scripts/python-venv.sh $(BUILD)/python-venv
+	$(BUILD)/python-venv/bin/python -m nanobind.stubgen -q -m strata._core -r -O python/strata
 
 # The pass-equivalence tests (test/equiv) also on the larger real models:
 # PP-OCRv4 det/rec, ResNet-50 and the BERT-style encoder (a few minutes).
