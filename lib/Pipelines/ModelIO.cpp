@@ -45,6 +45,11 @@ LogicalResult checkMlirText(std::string_view text, const std::string &path,
     return emitError(FileLineColLoc::get(&context, path, 0, 0))
            << "is a zip archive (an npz weight file?), not a .mlir model; a "
               "model's weights are named by its top.weight_file";
+  // MLIR bytecode ("ML\xefR"): binary, so no text checks; its reader keeps
+  // nested regions on a worklist (no recursion per level) and reports
+  // malformed input as errors.
+  if (text.substr(0, 4) == std::string_view("ML\xefR", 4))
+    return success();
   bool inString = false, inComment = false;
   for (; i < text.size(); ++i) {
     char c = text[i];

@@ -15,6 +15,7 @@
 #include "strata/Conversion/TosaToTop/TosaToTop.h"
 #include "strata/Dialect/Top/IR/TopDialect.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
+#include "strata/Pipelines/ModelIO.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -166,6 +167,25 @@ FailureOr<ImportedTosaModel> importTosaModule(OwningOpRef<ModuleOp> module) {
     return failure();
   out.module = std::move(module);
   return out;
+}
+
+FailureOr<ImportedTosaModel> importTosaFile(const std::string &path,
+                                            MLIRContext &context) {
+  DialectRegistry registry;
+  registry.insert<tosa::TosaDialect, func::FuncDialect>();
+  context.appendDialectRegistry(registry);
+  context.loadDialect<tosa::TosaDialect, func::FuncDialect>();
+  OwningOpRef<ModuleOp> module = parseModuleFile(path, context);
+  if (!module)
+    return failure();
+  if (!isTosaModule(*module)) {
+    emitError(module->getLoc())
+        << "'" << path
+        << "' holds no TOSA op: strata import reads TOSA models (.mlir, "
+           ".mlirbc) and ONNX models; a Top model needs no import";
+    return failure();
+  }
+  return importTosaModule(std::move(module));
 }
 
 } // namespace strata::conversion

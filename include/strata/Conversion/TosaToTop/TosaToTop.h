@@ -54,6 +54,12 @@ struct ImportedTosaModel {
 mlir::FailureOr<ImportedTosaModel>
 importTosaModule(mlir::OwningOpRef<mlir::ModuleOp> module);
 
+/// Reads a TOSA model (.mlir text or MLIR bytecode) with parseModuleFile's
+/// checks, registering the TOSA dialect on `context`, and converts it
+/// (importTosaModule). A module without TOSA ops is an error.
+mlir::FailureOr<ImportedTosaModel> importTosaFile(const std::string &path,
+                                                  mlir::MLIRContext &context);
+
 } // namespace strata::conversion
 
 #endif // STRATA_CONVERSION_TOSATOTOP_TOSATOTOP_H
