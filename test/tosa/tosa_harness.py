@@ -27,7 +27,7 @@ MLIR_RUNNER = os.path.join(LLVM, "bin", "mlir-runner")
 RUNNER_LIBS = ",".join(os.path.join(LLVM, "lib", n) for n in
                        ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so"))
 PIPELINE = (
-    "builtin.module(func.func(tosa-to-scf,tosa-to-linalg-named,tosa-to-linalg,"
+    "builtin.module(func.func(tosa-optional-decompositions,tosa-to-scf,tosa-to-linalg-named,tosa-to-linalg,"
     "tosa-to-arith{include-apply-rescale},tosa-to-tensor,convert-elementwise-to-linalg),"
     "one-shot-bufferize{bufferize-function-boundaries},"
     "func.func(convert-linalg-to-loops),convert-scf-to-cf,expand-strided-metadata,"
