@@ -29,7 +29,7 @@ RUNNER_LIBS = ",".join(os.path.join(LLVM, "lib", n) for n in
 PIPELINE = (
     "builtin.module(func.func(tosa-optional-decompositions,tosa-to-scf,tosa-to-linalg-named,tosa-to-linalg,"
     "tosa-to-arith{include-apply-rescale},tosa-to-tensor,convert-elementwise-to-linalg),"
-    "one-shot-bufferize{bufferize-function-boundaries},"
+    "one-shot-bufferize{bufferize-function-boundaries allow-return-allocs-from-loops},"
     "func.func(convert-linalg-to-loops),convert-scf-to-cf,expand-strided-metadata,"
     "lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
     "convert-to-llvm,reconcile-unrealized-casts)")
