@@ -40,7 +40,8 @@ def test_concat_tile_reverse(rng):
     body = (shape_const("m", [1, 2])
             + "  %c = tosa.concat %a, %b {axis = 1 : i32} : (tensor<2x3xi32>, tensor<2x2xi32>) -> tensor<2x5xi32>\n"
             "  %t = tosa.tile %c, %m : (tensor<2x5xi32>, !tosa.shape<2>) -> tensor<2x10xi32>\n"
-            "  %0 = tosa.reverse %t {axis = 1 : i32} : (tensor<2x10xi32>) -> tensor<2x10xi32>\n")
+            "  %r = tosa.reverse %t {axis = 1 : i32} : (tensor<2x10xi32>) -> tensor<2x10xi32>\n"
+            "  %0 = tosa.identity %r : (tensor<2x10xi32>) -> tensor<2x10xi32>\n")
     func = one("c", "i32", body, (2, 3), (2, 10), extra_in=[("b", "tensor<2x2xi32>")])
     check(func, [rng.integers(-99, 99, (2, 3)).astype(np.int32),
                  rng.integers(-99, 99, (2, 2)).astype(np.int32)])
