@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite against the build in $1 (default: build) and ends with
 # one summary line "N passed, M failed". Suites: lit/FileCheck (test/**/*.mlir),
-# GoogleTest (ctest), pytest (test/numeric, test/negative, test/onnx, test/python,
+# GoogleTest (ctest), pytest (test/numeric, test/negative, test/onnx, test/tosa, test/python,
 # test/models, test/equiv).
 # With a third argument ASAN_BUILD, the bad-input suites (invalid*.mlir and
 # test/negative) run again against that ASan + UBSan build, and the fuzzers
@@ -63,7 +63,7 @@ run_ctest() {
 
 echo "== lit / FileCheck =="; run_lit
 echo "== GoogleTest =="; run_ctest
-echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/compiled test/models test/equiv
+echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/compiled test/models test/equiv test/tosa
 # The same numeric tests through the compiled path (strata compile --target
 # cpu, strata run); ops without a CPU lowering yet are expected failures.
 echo "== numeric tests, compiled for the CPU =="
