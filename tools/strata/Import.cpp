@@ -23,7 +23,7 @@ cl::SubCommand ImportCommand(
               "(.mlir + weight npz)");
 
 static cl::opt<std::string> onnxFile(cl::Positional, cl::Required,
-                                     cl::desc("<model.onnx|model.mlir|model.mlirbc>"),
+                                     cl::desc("<model.onnx|.mlir|.mlirbc>"),
                                      cl::sub(ImportCommand));
 static cl::opt<std::string> outDir("o", cl::Required,
                                    cl::desc("output folder (created if missing)"),

@@ -41,16 +41,21 @@ struct If : OpConversionPattern<tosa::IfOp> {
   LogicalResult
   matchAndRewrite(tosa::IfOp op, OpAdaptor a,
                   ConversionPatternRewriter &rewriter) const override {
+    Region *graphs[2] = {&op.getThenGraph(), &op.getElseGraph()};
+    for (Region *g : graphs)
+      if (g->empty() || g->front().getNumArguments() != a.getInputList().size())
+        return unsupported(op, g == graphs[0] ? "then_graph" : "else_graph",
+                           "must take one argument per input (" +
+                               Twine(a.getInputList().size()) + ")");
     OperationState state(op.getLoc(), "top.If");
     state.addOperands(a.getCondition());
     state.addTypes(op.getResultTypes());
     state.addRegion();
     state.addRegion();
     Operation *newOp = rewriter.create(state);
-    Region *branches[2] = {&op.getThenGraph(), &op.getElseGraph()};
     for (unsigned i = 0; i < 2; ++i) {
       Block *block = rewriter.createBlock(&newOp->getRegion(i));
-      rewriter.mergeBlocks(&branches[i]->front(), block, a.getInputList());
+      rewriter.mergeBlocks(&graphs[i]->front(), block, a.getInputList());
     }
     rewriter.replaceOp(op, newOp->getResults());
     return success();
@@ -75,6 +80,18 @@ struct While : OpConversionPattern<tosa::WhileOp> {
   matchAndRewrite(tosa::WhileOp op, OpAdaptor a,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    size_t n = a.getInputList().size();
+    Region &condGraph = op.getCondGraph(), &bodyGraph = op.getBodyGraph();
+    if (condGraph.empty() || condGraph.front().getNumArguments() != n ||
+        condGraph.front().getTerminator()->getNumOperands() != 1)
+      return unsupported(op, "cond_graph",
+                         "must take one argument per input (" + Twine(n) +
+                             ") and yield one boolean");
+    if (bodyGraph.empty() || bodyGraph.front().getNumArguments() != n ||
+        bodyGraph.front().getTerminator()->getNumOperands() != n)
+      return unsupported(op, "body_graph",
+                         "must take and yield one value per input (" +
+                             Twine(n) + ")");
     Value initialCond = cloneCond(op, a.getInputList(), rewriter);
     Value none = makeTop(rewriter, loc, "None", rewriter.getNoneType(), {});
     OperationState state(loc, "top.Loop");

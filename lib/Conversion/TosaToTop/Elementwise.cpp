@@ -186,8 +186,8 @@ struct Mul : TosaPattern<tosa::MulOp> {
     if (failed(shift))
       return failure();
     int64_t s = shift->empty() ? 0 : (*shift)[0];
-    if (s < 0 || s > 63)
-      return unsupported(op, "shift", "must be in [0, 63], got " + Twine(s));
+    if (s < 0 || s > 62)
+      return unsupported(op, "shift", "must be in [0, 62], got " + Twine(s));
     if (s == 0)
       return makeTop(b, loc, "Mul", op.getType(),
                      {castTo(b, loc, a.getInput1(), out),
