@@ -23,14 +23,14 @@ Value isNan(OpBuilder &b, Location loc, Value x) {
   return compare(b, loc, x, x, top::CompareMode::NotEqual);
 }
 
-/// A TOSA binary op that is a Top binary op of the same semantics.
-template <typename OpTy> struct BinaryPattern : TosaPattern<OpTy> {
-  BinaryPattern(MLIRContext *ctx, StringRef name)
+/// A TOSA op that is the Top op `name` of the same semantics and operands
+/// (the binary and unary ops).
+template <typename OpTy> struct SamePattern : TosaPattern<OpTy> {
+  SamePattern(MLIRContext *ctx, StringRef name)
       : TosaPattern<OpTy>(ctx), name(name) {}
   FailureOr<Value> build(OpTy op, typename OpTy::Adaptor a,
                          OpBuilder &b) const override {
-    return makeTop(b, op.getLoc(), name, op.getType(),
-                   {a.getInput1(), a.getInput2()});
+    return makeTop(b, op.getLoc(), name, op.getType(), a.getOperands());
   }
   std::string name;
 };
@@ -61,17 +61,6 @@ template <typename OpTy> struct ComparePattern : TosaPattern<OpTy> {
     return compare(b, op.getLoc(), a.getInput1(), a.getInput2(), mode);
   }
   top::CompareMode mode;
-};
-
-/// A TOSA unary op that is a Top unary op.
-template <typename OpTy> struct UnaryPattern : TosaPattern<OpTy> {
-  UnaryPattern(MLIRContext *ctx, StringRef name)
-      : TosaPattern<OpTy>(ctx), name(name) {}
-  FailureOr<Value> build(OpTy op, typename OpTy::Adaptor a,
-                         OpBuilder &b) const override {
-    return makeTop(b, op.getLoc(), name, op.getType(), a.getOperands().front());
-  }
-  std::string name;
 };
 
 Value boolConst(OpBuilder &b, Location loc, bool v) {
@@ -302,14 +291,11 @@ struct Negate : TosaPattern<tosa::NegateOp> {
       return failure();
     if (isa<FloatType>(elem) || (*zpIn == 0 && *zpOut == 0))
       return makeTop(b, loc, "Neg", op.getType(), a.getInput1());
-    unsigned w = elem.getIntOrFloatBitWidth();
     Type i64 = b.getI64Type();
     Value x = castTo(b, loc, a.getInput1(), i64);
     Value r =
         binary(b, loc, "Sub", scalar(b, loc, i64, double(*zpIn + *zpOut)), x);
-    r = clampInt(b, loc, r, -(int64_t(1) << (w - 1)),
-                 (int64_t(1) << (w - 1)) - 1);
-    return castTo(b, loc, r, elem);
+    return saturateTo(b, loc, r, elem);
   }
 };
 
@@ -369,13 +355,13 @@ struct Cast : TosaPattern<tosa::CastOp> {
 
 void populateTosaToTopElementwisePatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<BinaryPattern<tosa::AddOp>>(ctx, "Add");
-  patterns.add<BinaryPattern<tosa::SubOp>>(ctx, "Sub");
-  patterns.add<BinaryPattern<tosa::IntDivOp>>(ctx, "Div");
-  patterns.add<BinaryPattern<tosa::PowOp>>(ctx, "Pow");
-  patterns.add<BinaryPattern<tosa::BitwiseAndOp>>(ctx, "BitwiseAnd");
-  patterns.add<BinaryPattern<tosa::BitwiseOrOp>>(ctx, "BitwiseOr");
-  patterns.add<BinaryPattern<tosa::BitwiseXorOp>>(ctx, "BitwiseXor");
+  patterns.add<SamePattern<tosa::AddOp>>(ctx, "Add");
+  patterns.add<SamePattern<tosa::SubOp>>(ctx, "Sub");
+  patterns.add<SamePattern<tosa::IntDivOp>>(ctx, "Div");
+  patterns.add<SamePattern<tosa::PowOp>>(ctx, "Pow");
+  patterns.add<SamePattern<tosa::BitwiseAndOp>>(ctx, "BitwiseAnd");
+  patterns.add<SamePattern<tosa::BitwiseOrOp>>(ctx, "BitwiseOr");
+  patterns.add<SamePattern<tosa::BitwiseXorOp>>(ctx, "BitwiseXor");
   patterns.add<MinMaxPattern<tosa::MaximumOp>>(ctx, "Max");
   patterns.add<MinMaxPattern<tosa::MinimumOp>>(ctx, "Min");
   patterns.add<ComparePattern<tosa::EqualOp>>(ctx, top::CompareMode::Equal);
@@ -386,16 +372,16 @@ void populateTosaToTopElementwisePatterns(RewritePatternSet &patterns) {
       ctx, top::ShiftDirection::Left);
   patterns.add<LogicalShift<tosa::LogicalRightShiftOp>>(
       ctx, top::ShiftDirection::Right);
-  patterns.add<UnaryPattern<tosa::AbsOp>>(ctx, "Abs");
-  patterns.add<UnaryPattern<tosa::ExpOp>>(ctx, "Exp");
-  patterns.add<UnaryPattern<tosa::LogOp>>(ctx, "Log");
-  patterns.add<UnaryPattern<tosa::RsqrtOp>>(ctx, "Rsqrt");
-  patterns.add<UnaryPattern<tosa::SinOp>>(ctx, "Sin");
-  patterns.add<UnaryPattern<tosa::CosOp>>(ctx, "Cos");
-  patterns.add<UnaryPattern<tosa::SigmoidOp>>(ctx, "Sigmoid");
-  patterns.add<UnaryPattern<tosa::TanhOp>>(ctx, "Tanh");
-  patterns.add<UnaryPattern<tosa::ErfOp>>(ctx, "Erf");
-  patterns.add<UnaryPattern<tosa::BitwiseNotOp>>(ctx, "BitwiseNot");
+  patterns.add<SamePattern<tosa::AbsOp>>(ctx, "Abs");
+  patterns.add<SamePattern<tosa::ExpOp>>(ctx, "Exp");
+  patterns.add<SamePattern<tosa::LogOp>>(ctx, "Log");
+  patterns.add<SamePattern<tosa::RsqrtOp>>(ctx, "Rsqrt");
+  patterns.add<SamePattern<tosa::SinOp>>(ctx, "Sin");
+  patterns.add<SamePattern<tosa::CosOp>>(ctx, "Cos");
+  patterns.add<SamePattern<tosa::SigmoidOp>>(ctx, "Sigmoid");
+  patterns.add<SamePattern<tosa::TanhOp>>(ctx, "Tanh");
+  patterns.add<SamePattern<tosa::ErfOp>>(ctx, "Erf");
+  patterns.add<SamePattern<tosa::BitwiseNotOp>>(ctx, "BitwiseNot");
   patterns.add<RoundPattern<tosa::FloorOp>>(ctx, false);
   patterns.add<RoundPattern<tosa::CeilOp>>(ctx, true);
   patterns

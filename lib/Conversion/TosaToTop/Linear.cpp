@@ -90,20 +90,10 @@ FailureOr<Value> buildConv(Operation *op, OpBuilder &b, Value input,
   return conv;
 }
 
-struct Conv2D : TosaPattern<tosa::Conv2DOp> {
-  using TosaPattern::TosaPattern;
-  FailureOr<Value> build(tosa::Conv2DOp op, Adaptor a,
-                         OpBuilder &b) const override {
-    return buildConv(op, b, a.getInput(), a.getWeight(), a.getBias(),
-                     op.getInputZp(), op.getWeightZp(), op.getPad(),
-                     op.getStride(), op.getDilation(), 1,
-                     tensorType(op.getResult()));
-  }
-};
-
-struct Conv3D : TosaPattern<tosa::Conv3DOp> {
-  using TosaPattern::TosaPattern;
-  FailureOr<Value> build(tosa::Conv3DOp op, Adaptor a,
+/// conv2d and conv3d: the filter is OHWI (ODHWI) as Top's NHWC Conv takes.
+template <typename OpTy> struct ConvPattern : TosaPattern<OpTy> {
+  using TosaPattern<OpTy>::TosaPattern;
+  FailureOr<Value> build(OpTy op, typename OpTy::Adaptor a,
                          OpBuilder &b) const override {
     return buildConv(op, b, a.getInput(), a.getWeight(), a.getBias(),
                      op.getInputZp(), op.getWeightZp(), op.getPad(),
@@ -309,18 +299,16 @@ struct AvgPool2d : TosaPattern<tosa::AvgPool2dOp> {
     Value r = applyScale(b, loc, castTo(b, loc, sum, i64), mult, shift,
                          /*doubleRound=*/false, {1, oh, ow, 1});
     r = binary(b, loc, "Add", r, scalar(b, loc, i64, double(*ozp)));
-    unsigned w = elem.getIntOrFloatBitWidth();
-    r = clampInt(b, loc, r, -(int64_t(1) << (w - 1)),
-                 (int64_t(1) << (w - 1)) - 1);
-    return castTo(b, loc, r, elem);
+    return saturateTo(b, loc, r, elem);
   }
 };
 
 } // namespace
 
 void populateTosaToTopLinearPatterns(RewritePatternSet &patterns) {
-  patterns.add<Conv2D, Conv3D, DepthwiseConv2D, TransposeConv2D, MatMul,
-               MaxPool2d, AvgPool2d>(patterns.getContext());
+  patterns.add<ConvPattern<tosa::Conv2DOp>, ConvPattern<tosa::Conv3DOp>,
+               DepthwiseConv2D, TransposeConv2D, MatMul, MaxPool2d, AvgPool2d>(
+      patterns.getContext());
 }
 
 } // namespace strata::conversion

@@ -81,12 +81,8 @@ struct Rescale : TosaPattern<tosa::RescaleOp> {
     Value v = applyScale(b, loc, x, *mult, *shift, doubleRound);
     if (*ozp)
       v = binary(b, loc, "Add", v, scalar(b, loc, i64, double(*ozp)));
-    int64_t lo = op.getOutputUnsigned() ? 0 : -(int64_t(1) << (outBits - 1));
-    int64_t hi = op.getOutputUnsigned() ? (int64_t(1) << outBits) - 1
-                                        : (int64_t(1) << (outBits - 1)) - 1;
-    v = clampInt(b, loc, v, lo, hi);
     // i64 -> iN keeps the low bits: an unsigned 255 is the i8 bits 0xFF.
-    return castTo(b, loc, v, outElem);
+    return saturateTo(b, loc, v, outElem, op.getOutputUnsigned());
   }
 };
 

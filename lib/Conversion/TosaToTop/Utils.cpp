@@ -165,6 +165,15 @@ Value clampInt(OpBuilder &b, Location loc, Value v, int64_t lo, int64_t hi) {
                 intConst(b, loc, RankedTensorType::get({}, elem), {hi}));
 }
 
+Value saturateTo(OpBuilder &b, Location loc, Value v, Type elem,
+                 bool asUnsigned) {
+  unsigned bits = elem.getIntOrFloatBitWidth();
+  int64_t lo = asUnsigned ? 0 : -(int64_t(1) << (bits - 1));
+  int64_t hi =
+      asUnsigned ? (int64_t(1) << bits) - 1 : (int64_t(1) << (bits - 1)) - 1;
+  return castTo(b, loc, clampInt(b, loc, v, lo, hi), elem);
+}
+
 static ElementsAttr constAttr(Value v) {
   if (!v)
     return {};

@@ -76,6 +76,12 @@ mlir::Value applyScale(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 mlir::Value clampInt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                      int64_t lo, int64_t hi);
 
+/// An i64 tensor clamped to the range of the integer type `elem` (unsigned
+/// with `asUnsigned`, whose values then land in `elem`'s bits) and cast to
+/// it: TOSA's saturation to the output type.
+mlir::Value saturateTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                       mlir::Type elem, bool asUnsigned = false);
+
 /// The integer values of a constant operand (tosa.const_shape, tosa.const or
 /// a top.Weight carrying a value), or failure.
 mlir::FailureOr<llvm::SmallVector<int64_t>> constInts(mlir::Value v);
