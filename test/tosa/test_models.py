@@ -82,3 +82,35 @@ def test_transposes_left(model, layout):
     n = permutes(model, layout)
     print(f"{model} layout={layout}: {n} top.Permute")
     assert n == TRANSPOSES[(model, layout)]
+
+
+@pytest.mark.parametrize("model,dtype,shape", [("qcnn.mlir", np.int8, (1, 8, 8, 3)),
+                                               ("mlp.mlir", np.float32, (1, 16)),
+                                               ("cnn.mlir", np.float32, (1, 8, 8, 3))])
+def test_model_compiled(model, dtype, shape, rng, tmp_path):
+    """Imported, compiled for the CPU (`strata compile --target cpu`) and run
+    with `strata run`: equal to MLIR's TOSA lowering (integers exactly,
+    floats rtol 1e-5)."""
+    if dtype == np.int8:
+        x = rng.integers(-128, 128, shape).astype(np.int8)
+    else:
+        x = rng.standard_normal(shape).astype(np.float32)
+    func = load(model)
+    ref = reference(func, [x], str(tmp_path))[0]
+    strata_bin = os.path.join(BIN, "strata")
+    top = tmp_path / "top"
+    for args in (["import", os.path.join(MODELS, model), "-o", str(top), "--name", "m"],
+                 ["compile", str(top / "m.mlir"), "--target", "cpu", "-o", str(tmp_path / "m.strata")]):
+        r = subprocess.run([strata_bin, *args], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+    np.savez(tmp_path / "in.npz", input0=x)
+    r = subprocess.run([strata_bin, "run", str(tmp_path / "m.strata"), "--input",
+                        str(tmp_path / "in.npz"), "--output", str(tmp_path / "out.npz")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    with np.load(tmp_path / "out.npz") as z:
+        got = z["output0"]
+    if dtype == np.int8:
+        np.testing.assert_array_equal(got, ref)
+    else:
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
