@@ -67,6 +67,12 @@ NOTES = {
     "cond_if": "If", "while_loop": "Loop (the condition evaluated before and after each body)",
     "yield": "Yield",
 }
+# Shape ops: evaluated during the import where their operands are constant.
+for _op in ("add_shape", "sub_shape", "mul_shape", "div_floor_shape", "div_ceil_shape",
+            "mod_shape", "max_shape", "min_shape", "exp2_shape", "log2_ceil_shape",
+            "log2_floor_shape", "concat_shape", "slice_shape"):
+    NOTES[_op] = "evaluated at import (constant operands only), read as attributes"
+NOTES["dim"] = "the static dim, evaluated at import"
 
 
 def tosa_ops():

@@ -4,7 +4,7 @@ for floats."""
 import numpy as np
 import pytest
 
-from tosa_harness import check, dense, ttype
+from tosa_harness import check, dense, strata, ttype
 
 
 def shape_const(name, values):
@@ -112,3 +112,48 @@ def test_argmax(elem, rng):
     body = f"  %0 = tosa.argmax %a {{axis = 2 : i32}} : ({ttype((2, 3, 6), elem)}) -> tensor<2x3xi32>\n"
     a = (rng.standard_normal((2, 3, 6)) * 50).astype(np.float32 if elem == "f32" else np.int8)
     check(one("a", elem, body, (2, 3, 6), (2, 3), oelem="i32"), [a])
+
+
+# Shape ops: MLIR's TOSA lowering has none (tosa.dim "failed to legalize"), so
+# the reference is numpy: the reshape to the shape the op computes, with the
+# op's value computed here from the TOSA spec.
+SHAPE_OPS = [("add_shape", 4, 2, 6), ("sub_shape", 8, 2, 6), ("mul_shape", 3, 2, 6),
+             ("div_floor_shape", 13, 2, 6), ("div_ceil_shape", 11, 2, 6),
+             ("mod_shape", 20, 7, 6), ("max_shape", 6, 1, 6), ("min_shape", 6, 9, 6),
+             ("exp2_shape", 3, None, 8), ("log2_ceil_shape", 5, None, 3),
+             ("log2_floor_shape", 9, None, 3)]
+
+
+@pytest.mark.parametrize("op,a,b,x", SHAPE_OPS, ids=lambda v: str(v))
+def test_shape_op_reshape(op, a, b, x, rng, tmp_path):
+    y = 24 // x
+    call = f"tosa.{op} %a, %b : (!tosa.shape<1>, !tosa.shape<1>)" if b is not None \
+        else f"tosa.{op} %a : (!tosa.shape<1>)"
+    body = (shape_const("a", [a]) + (shape_const("b", [b]) if b is not None else "")
+            + shape_const("y", [y])
+            + f"  %x = {call} -> !tosa.shape<1>\n"
+            "  %s = tosa.concat_shape %x, %y : (!tosa.shape<1>, !tosa.shape<1>) -> !tosa.shape<2>\n"
+            f"  %0 = tosa.reshape %a0, %s : (tensor<24xf32>, !tosa.shape<2>) -> {ttype((x, y), 'f32')}\n")
+    func = (f"func.func @main(%a0: tensor<24xf32>) -> {ttype((x, y), 'f32')} {{\n{body}"
+            f"  return %0 : {ttype((x, y), 'f32')}\n}}")
+    data = rng.standard_normal(24).astype(np.float32)
+    got, text = strata(func, [data], str(tmp_path))
+    np.testing.assert_array_equal(got[0], data.reshape(x, y))
+    assert f"shape = array<i64: {x}, {y}>" in text
+
+
+def test_dim_and_slice_shape(rng, tmp_path):
+    func = """func.func @main(%t: tensor<1x6x4xf32>) -> tensor<6x4xf32> {
+  %d0 = tosa.dim %t {axis = 0 : i32} : (tensor<1x6x4xf32>) -> !tosa.shape<1>
+  %d1 = tosa.dim %t {axis = 1 : i32} : (tensor<1x6x4xf32>) -> !tosa.shape<1>
+  %d2 = tosa.dim %t {axis = 2 : i32} : (tensor<1x6x4xf32>) -> !tosa.shape<1>
+  %all = tosa.concat_shape %d0, %d1, %d2 : (!tosa.shape<1>, !tosa.shape<1>, !tosa.shape<1>) -> !tosa.shape<3>
+  %st = "tosa.const"() {values = dense<1> : tensor<1xi32>} : () -> tensor<1xi32>
+  %sz = "tosa.const"() {values = dense<2> : tensor<1xi32>} : () -> tensor<1xi32>
+  %s = tosa.slice_shape %all, %st, %sz : (!tosa.shape<3>, tensor<1xi32>, tensor<1xi32>) -> !tosa.shape<2>
+  %0 = tosa.reshape %t, %s : (tensor<1x6x4xf32>, !tosa.shape<2>) -> tensor<6x4xf32>
+  return %0 : tensor<6x4xf32>
+}"""
+    data = rng.standard_normal((1, 6, 4)).astype(np.float32)
+    got, _ = strata(func, [data], str(tmp_path))
+    np.testing.assert_array_equal(got[0], data.reshape(6, 4))

@@ -18,6 +18,7 @@
 #include "strata/Pipelines/ModelIO.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Iterators.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/DenseSet.h"
@@ -81,7 +82,8 @@ struct ConvertTosaToTopPass : impl::ConvertTosaToTopBase<ConvertTosaToTopPass> {
         covered.insert(*root);
     llvm::MapVector<OperationName, std::pair<Operation *, unsigned>> missing;
     module.walk([&](Operation *op) {
-      if (isa<ModuleOp, func::FuncOp, func::ReturnOp, tosa::ConstShapeOp>(op) ||
+      if (isa<ModuleOp, func::FuncOp, func::ReturnOp>(op) ||
+          op->hasTrait<OpTrait::tosa::TosaShapeOperator>() ||
           isa<top::TopDialect>(op->getDialect()) ||
           covered.contains(op->getName()))
         return;
@@ -119,8 +121,11 @@ struct ConvertTosaToTopPass : impl::ConvertTosaToTopBase<ConvertTosaToTopPass> {
 
     ConversionTarget target(*ctx);
     target.addLegalDialect<top::TopDialect, func::FuncDialect>();
-    target.addIllegalDialect<tosa::TosaDialect>();
-    target.addLegalOp<tosa::ConstShapeOp>();
+    // Shape ops are read as constants by the ops using them (evaluated
+    // where they compute a shape), then erased.
+    target.addDynamicallyLegalDialect<tosa::TosaDialect>([](Operation *op) {
+      return op->hasTrait<OpTrait::tosa::TosaShapeOperator>();
+    });
     // A pattern that refuses an op reports why (naming the field); the
     // framework's "failed to legalize" for the same op would only repeat it.
     llvm::DenseSet<Location> refused;
@@ -136,20 +141,27 @@ struct ConvertTosaToTopPass : impl::ConvertTosaToTopBase<ConvertTosaToTopPass> {
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 
-    // Shape constants are read by the patterns; unused weights and nones
-    // (zero points, multipliers) go.
-    SmallVector<Operation *> dead;
-    module.walk([&](Operation *op) {
-      if (isa<tosa::ConstShapeOp, top::WeightOp, top::NoneOp>(op) &&
-          op->use_empty())
-        dead.push_back(op);
+    // Shape ops are read by the patterns; unused weights and nones (zero
+    // points, multipliers) go. Walked in reverse, so an op comes after its
+    // users and goes once they have all gone.
+    llvm::SmallPtrSet<Operation *, 16> dead;
+    module.walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {
+      if ((op->hasTrait<OpTrait::tosa::TosaShapeOperator>() ||
+           isa<top::WeightOp, top::NoneOp>(op)) &&
+          llvm::all_of(op->getUsers(),
+                       [&](Operation *user) { return dead.contains(user); }))
+        dead.insert(op);
     });
+    for (Operation *op : dead)
+      op->dropAllUses();
     for (Operation *op : dead)
       op->erase();
     bool leftover = false;
-    module.walk([&](tosa::ConstShapeOp op) {
-      op.emitError() << "'tosa.const_shape' is used by an op that is not "
-                        "converted";
+    module.walk([&](Operation *op) {
+      if (!op->hasTrait<OpTrait::tosa::TosaShapeOperator>())
+        return;
+      op->emitError() << "'" << op->getName()
+                      << "' is used by an op that is not converted";
       leftover = true;
     });
     if (leftover)

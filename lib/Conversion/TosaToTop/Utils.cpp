@@ -190,7 +190,137 @@ static ElementsAttr constAttr(Value v) {
   return {};
 }
 
-FailureOr<SmallVector<int64_t>> constInts(Value v) {
+/// Deepest chain of shape ops evaluated (a longer one is not constant to
+/// us; bounds the recursion on hostile input).
+constexpr unsigned kMaxShapeDepth = 64;
+
+static FailureOr<SmallVector<int64_t>> constIntsAt(Value v, unsigned depth);
+
+/// The value of a TOSA shape op whose operands are constant: the static dim
+/// of `dim`, the shape arithmetic (elementwise on equal-length shapes), and
+/// concat_shape / slice_shape.
+static FailureOr<SmallVector<int64_t>> evalShapeOp(Operation *def,
+                                                   unsigned depth) {
+  auto operand = [&](unsigned i) {
+    return constIntsAt(def->getOperand(i), depth + 1);
+  };
+  if (auto dim = dyn_cast<tosa::DimOp>(def)) {
+    auto t = dyn_cast<RankedTensorType>(dim.getInput1().getType());
+    int64_t axis = dim.getAxis();
+    if (!t || axis < 0 || axis >= t.getRank() || t.isDynamicDim(axis))
+      return failure();
+    return SmallVector<int64_t>{t.getDimSize(axis)};
+  }
+  if (isa<tosa::ConcatShapeOp>(def)) {
+    SmallVector<int64_t> out;
+    for (unsigned i = 0; i < def->getNumOperands(); ++i) {
+      FailureOr<SmallVector<int64_t>> part = operand(i);
+      if (failed(part))
+        return failure();
+      out.append(part->begin(), part->end());
+    }
+    return out;
+  }
+  if (isa<tosa::SliceShapeOp>(def)) {
+    FailureOr<SmallVector<int64_t>> in = operand(0), start = operand(1),
+                                    size = operand(2);
+    if (failed(in) || failed(start) || failed(size) || start->size() != 1 ||
+        size->size() != 1)
+      return failure();
+    int64_t s = (*start)[0], n = (*size)[0];
+    if (s < 0 || n < 0 || s + n > static_cast<int64_t>(in->size()))
+      return failure();
+    return SmallVector<int64_t>(in->begin() + s, in->begin() + s + n);
+  }
+  using Fn = std::optional<int64_t> (*)(int64_t, int64_t);
+  auto log2 = [](int64_t x, bool ceil) -> std::optional<int64_t> {
+    if (x <= 0)
+      return std::nullopt;
+    int64_t k = 63 - llvm::countl_zero(static_cast<uint64_t>(x));
+    return ceil && (int64_t(1) << k) != x ? k + 1 : k;
+  };
+  Fn fn = nullptr;
+  bool unary = false;
+  if (isa<tosa::AddShapeOp>(def))
+    fn = [](int64_t a, int64_t b) -> std::optional<int64_t> { return a + b; };
+  else if (isa<tosa::SubShapeOp>(def))
+    fn = [](int64_t a, int64_t b) -> std::optional<int64_t> { return a - b; };
+  else if (isa<tosa::MulShapeOp>(def))
+    fn = [](int64_t a, int64_t b) -> std::optional<int64_t> { return a * b; };
+  else if (isa<tosa::MaxShapeOp>(def))
+    fn = [](int64_t a, int64_t b) -> std::optional<int64_t> {
+      return std::max(a, b);
+    };
+  else if (isa<tosa::MinShapeOp>(def))
+    fn = [](int64_t a, int64_t b) -> std::optional<int64_t> {
+      return std::min(a, b);
+    };
+  else if (isa<tosa::DivFloorShapeOp, tosa::DivCeilShapeOp, tosa::ModShapeOp>(
+               def)) {
+    if (isa<tosa::DivFloorShapeOp>(def))
+      fn = [](int64_t a, int64_t b) -> std::optional<int64_t> {
+        if (b <= 0 || a < 0)
+          return std::nullopt;
+        return a / b;
+      };
+    else if (isa<tosa::DivCeilShapeOp>(def))
+      fn = [](int64_t a, int64_t b) -> std::optional<int64_t> {
+        if (b <= 0 || a < 0)
+          return std::nullopt;
+        return (a + b - 1) / b;
+      };
+    else
+      fn = [](int64_t a, int64_t b) -> std::optional<int64_t> {
+        if (b <= 0 || a < 0)
+          return std::nullopt;
+        return a % b;
+      };
+  } else if (isa<tosa::Exp2ShapeOp>(def)) {
+    unary = true;
+    fn = [](int64_t a, int64_t) -> std::optional<int64_t> {
+      if (a < 0 || a > 62)
+        return std::nullopt;
+      return int64_t(1) << a;
+    };
+  } else if (isa<tosa::Log2CeilShapeOp, tosa::Log2FloorShapeOp>(def)) {
+    bool ceil = isa<tosa::Log2CeilShapeOp>(def);
+    FailureOr<SmallVector<int64_t>> in = operand(0);
+    if (failed(in))
+      return failure();
+    SmallVector<int64_t> out;
+    for (int64_t x : *in) {
+      std::optional<int64_t> r = log2(x, ceil);
+      if (!r)
+        return failure();
+      out.push_back(*r);
+    }
+    return out;
+  }
+  if (!fn)
+    return failure();
+  FailureOr<SmallVector<int64_t>> a = operand(0);
+  FailureOr<SmallVector<int64_t>> b = unary ? a : operand(1);
+  if (failed(a) || failed(b) || a->size() != b->size())
+    return failure();
+  SmallVector<int64_t> out;
+  for (size_t i = 0; i < a->size(); ++i) {
+    std::optional<int64_t> r = fn((*a)[i], (*b)[i]);
+    if (!r)
+      return failure();
+    out.push_back(*r);
+  }
+  return out;
+}
+
+FailureOr<SmallVector<int64_t>> constInts(Value v) { return constIntsAt(v, 0); }
+
+static FailureOr<SmallVector<int64_t>> constIntsAt(Value v, unsigned depth) {
+  if (depth > kMaxShapeDepth)
+    return failure();
+  if (Operation *def = v ? v.getDefiningOp() : nullptr)
+    if (def->hasTrait<OpTrait::tosa::TosaShapeOperator>() &&
+        !isa<tosa::ConstShapeOp>(def))
+      return evalShapeOp(def, depth);
   ElementsAttr attr = constAttr(v);
   if (!attr)
     return failure();

@@ -82,8 +82,9 @@ mlir::Value clampInt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 mlir::Value saturateTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                        mlir::Type elem, bool asUnsigned = false);
 
-/// The integer values of a constant operand (tosa.const_shape, tosa.const or
-/// a top.Weight carrying a value), or failure.
+/// The integer values of a constant operand (tosa.const_shape, tosa.const, a
+/// top.Weight carrying a value, or TOSA shape ops evaluated on such
+/// operands and static dims), or failure.
 mlir::FailureOr<llvm::SmallVector<int64_t>> constInts(mlir::Value v);
 /// The values of a constant float or integer operand as doubles.
 mlir::FailureOr<llvm::SmallVector<double>> constFloats(mlir::Value v);
