@@ -66,6 +66,8 @@ NOTES = {
     "rescale": "the spec's apply_scale in i64 integer ops (exact), per channel, unsigned, both roundings",
     "cond_if": "If", "while_loop": "Loop (the condition evaluated before and after each body)",
     "yield": "Yield",
+    "fft2d": "two DFT (along W, then H); inverse times H*W (TOSA does not scale)",
+    "rfft2d": "one-sided DFT along W, then DFT along H",
 }
 # Shape ops: evaluated during the import where their operands are constant.
 for _op in ("add_shape", "sub_shape", "mul_shape", "div_floor_shape", "div_ceil_shape",

@@ -38,6 +38,7 @@ void populateTosaToTopPatterns(RewritePatternSet &patterns) {
   populateTosaToTopReductionPatterns(patterns);
   populateTosaToTopDataMovementPatterns(patterns);
   populateTosaToTopQuantPatterns(patterns);
+  populateTosaToTopSignalPatterns(patterns);
   populateTosaToTopControlFlowPatterns(patterns);
 }
 

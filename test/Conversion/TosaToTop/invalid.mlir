@@ -2,10 +2,13 @@
 // Every TOSA form convert-tosa-to-top refuses: an error naming the op, the
 // field and the value.
 
-func.func @fft(%r: tensor<1x4x4xf32>, %i: tensor<1x4x4xf32>) -> tensor<1x4x4xf32> {
-  // expected-error @+1 {{'tosa.fft2d' is not supported by convert-tosa-to-top}}
-  %0, %1 = tosa.fft2d %r, %i {inverse = false} : (tensor<1x4x4xf32>, tensor<1x4x4xf32>) -> (tensor<1x4x4xf32>, tensor<1x4x4xf32>)
-  return %0 : tensor<1x4x4xf32>
+// Variables hold state across runs; Top models have none.
+// expected-error @+1 {{'tosa.variable' is not supported by convert-tosa-to-top}}
+tosa.variable @v = dense<0.0> : tensor<4xf32>
+func.func @variable() -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.variable_read' is not supported by convert-tosa-to-top}}
+  %0 = tosa.variable_read @v : tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
 
 // -----

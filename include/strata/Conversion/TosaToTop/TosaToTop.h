@@ -32,6 +32,8 @@ void populateTosaToTopReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateTosaToTopDataMovementPatterns(mlir::RewritePatternSet &patterns);
 /// rescale and table (Quant.cpp).
 void populateTosaToTopQuantPatterns(mlir::RewritePatternSet &patterns);
+/// fft2d and rfft2d (Signal.cpp).
+void populateTosaToTopSignalPatterns(mlir::RewritePatternSet &patterns);
 /// cond_if and while_loop (ControlFlow.cpp).
 void populateTosaToTopControlFlowPatterns(mlir::RewritePatternSet &patterns);
 
