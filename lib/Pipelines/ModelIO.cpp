@@ -130,6 +130,25 @@ OwningOpRef<ModuleOp> parseModuleText(std::string_view text,
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
   if (module && failed(checkStaticSizeLimit(module->getOperation())))
     return {};
+  // Bytecode skipped the bracket check: refuse regions nested deeper than
+  // text may nest them, before anything walks the module recursively. The
+  // depth is measured with an explicit stack.
+  if (module && text.substr(0, 4) == std::string_view("ML\xefR", 4)) {
+    SmallVector<std::pair<Operation *, unsigned>> stack{{*module, 0}};
+    while (!stack.empty()) {
+      auto [op, depth] = stack.pop_back_val();
+      if (depth > kMaxMlirNesting) {
+        emitError(FileLineColLoc::get(&context, name, 0, 0))
+            << "regions nested deeper than " << kMaxMlirNesting
+            << " levels are refused";
+        return {};
+      }
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Operation &inner : block)
+            stack.push_back({&inner, depth + 1});
+    }
+  }
   return module;
 }
 

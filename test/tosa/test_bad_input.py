@@ -123,3 +123,23 @@ def test_corrupted_bytecode(tmp_path):
         # Either a clean refusal or (if the flips hit padding) a good import.
         assert r.returncode in (0, 1), r.stderr
         assert "Stack dump" not in r.stderr and "Assertion" not in r.stderr
+
+
+def test_deeply_nested_bytecode(tmp_path):
+    """Bytecode skips the text bracket check; regions nested deeper than 256
+    levels are refused after reading, before anything walks them."""
+    def nest(d):
+        if d == 0:
+            return ['"tosa.yield"(%a) : (tensor<4xf32>) -> ()']
+        return ([f'%r{d} = "tosa.cond_if"(%c) ({{'] + nest(d - 1)
+                + ['}, {', '"tosa.yield"(%a) : (tensor<4xf32>) -> ()',
+                   '}) : (tensor<i1>) -> tensor<4xf32>', f'"tosa.yield"(%r{d}) : (tensor<4xf32>) -> ()'])
+    body = nest(300)
+    body[-1] = "return %r300 : tensor<4xf32>"
+    src = tmp_path / "deep.mlir"
+    src.write_text("func.func @main(%c: tensor<i1>, %a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                   + "\n".join(body) + "\n}\n")
+    dst = tmp_path / "deep.mlirbc"
+    subprocess.run([MLIR_OPT, str(src), "--emit-bytecode", "-o", str(dst)], check=True)
+    r, out = run_import(tmp_path, dst.read_bytes(), "model.mlirbc")
+    assert_refused(r, out, "nested deeper than 256")
