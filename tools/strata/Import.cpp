@@ -2,6 +2,7 @@
 
 #include "Commands.h"
 
+#include "strata/Conversion/TosaToTop/TosaToTop.h"
 #include "strata/Frontend/Onnx/OnnxImporter.h"
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
@@ -18,10 +19,11 @@ using namespace llvm;
 namespace strata::cli {
 
 cl::SubCommand ImportCommand(
-    "import", "Import an ONNX model into a Top model (.mlir + weight npz)");
+    "import", "Import an ONNX or TOSA (.mlir, .mlirbc) model into a Top model "
+              "(.mlir + weight npz)");
 
 static cl::opt<std::string> onnxFile(cl::Positional, cl::Required,
-                                     cl::desc("<model.onnx>"),
+                                     cl::desc("<model.onnx|.mlir|.mlirbc>"),
                                      cl::sub(ImportCommand));
 static cl::opt<std::string> outDir("o", cl::Required,
                                    cl::desc("output folder (created if missing)"),
@@ -135,7 +137,17 @@ int import() {
       return 1;
     }
   }
-  auto model = onnx_import::importOnnxFile(onnxFile, context, options);
+  StringRef ext = sys::path::extension(onnxFile);
+  FailureOr<onnx_import::ImportedModel> model = failure();
+  if (ext == ".mlir" || ext == ".mlirbc") {
+    // A TOSA model (docs/tosa.md); the ONNX options do not apply.
+    if (auto tosa = conversion::importTosaFile(onnxFile, context);
+        succeeded(tosa))
+      model = onnx_import::ImportedModel{std::move(tosa->module),
+                                         std::move(tosa->weights)};
+  } else {
+    model = onnx_import::importOnnxFile(onnxFile, context, options);
+  }
   if (failed(model)) {
     errs() << "strata import: cannot import '" << onnxFile << "'\n";
     return 1;
