@@ -26,7 +26,7 @@ namespace {
 
 constexpr int64_t kKC = 256;  ///< K block
 constexpr int64_t kMC = 144;  ///< rows per A block (a multiple of 12)
-constexpr int64_t kNC = 2048; ///< columns per B block (a multiple of 32)
+constexpr int64_t kNC = 512;  ///< columns per B block (a multiple of 32)
 constexpr int64_t kPR = kPanelRows, kPC = kPanelCols;
 
 int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
