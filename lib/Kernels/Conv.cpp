@@ -204,16 +204,16 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
   }
 }
 
-void conv2dDepthwise(const Conv2dShape &s, const float *x, const float *filter,
+bool conv2dDepthwise(const Conv2dShape &s, const float *x, const float *filter,
                      const Epilogue &e, float *y, int64_t begin, int64_t end,
                      Isa isa) {
   switch (isa) {
   case Isa::Avx512:
-    return detail::depthwiseAvx512(s, x, filter, e, y, begin, end);
+    return detail::depthwiseAvx512(s, x, filter, e, y, begin, end) == 0;
   case Isa::Avx2:
-    return detail::depthwiseAvx2(s, x, filter, e, y, begin, end);
+    return detail::depthwiseAvx2(s, x, filter, e, y, begin, end) == 0;
   default:
-    return detail::depthwisePortable(s, x, filter, e, y, begin, end);
+    return detail::depthwisePortable(s, x, filter, e, y, begin, end) == 0;
   }
 }
 

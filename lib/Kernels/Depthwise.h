@@ -7,8 +7,8 @@
 
 namespace strata::kernels::detail {
 #define STRATA_DECLARE_DEPTHWISE(name)                                         \
-  void name(const Conv2dShape &s, const float *x, const float *filter,         \
-            const Epilogue &e, float *y, int64_t begin, int64_t end);
+  int name(const Conv2dShape &s, const float *x, const float *filter,          \
+           const Epilogue &e, float *y, int64_t begin, int64_t end);
 STRATA_DECLARE_DEPTHWISE(depthwisePortable)
 STRATA_DECLARE_DEPTHWISE(depthwiseAvx2)
 STRATA_DECLARE_DEPTHWISE(depthwiseAvx512)

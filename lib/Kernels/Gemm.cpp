@@ -24,9 +24,9 @@ using detail::TileEpilogue;
 
 namespace {
 
-constexpr int64_t kKC = 256;  ///< K block
-constexpr int64_t kMC = 144;  ///< rows per A block (a multiple of 12)
-constexpr int64_t kNC = 512;  ///< columns per B block (a multiple of 32)
+constexpr int64_t kKC = 256; ///< K block
+constexpr int64_t kMC = 144; ///< rows per A block (a multiple of 12)
+constexpr int64_t kNC = 512; ///< columns per B block (a multiple of 32)
 constexpr int64_t kPR = kPanelRows, kPC = kPanelCols;
 
 int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }

@@ -267,12 +267,14 @@ int convDepthwiseKernel(void *const *bindings, const int64_t *p, int64_t id,
   kn::Conv2dShape s = convShape(p);
   int64_t begin, end;
   split(s.n * s.o, id, count, begin, end);
-  kn::conv2dDepthwise(
-      s, static_cast<const float *>(bindings[kIn]),
-      static_cast<const float *>(bindings[kWeight]),
-      epilogueFrom(p + 19, bindings[kBias], kn::BiasMode::PerRow),
-      static_cast<float *>(bindings[kOut]), begin, end);
-  return 0;
+  // Fails (1) only when the padded plane cannot be allocated.
+  return kn::conv2dDepthwise(
+             s, static_cast<const float *>(bindings[kIn]),
+             static_cast<const float *>(bindings[kWeight]),
+             epilogueFrom(p + 19, bindings[kBias], kn::BiasMode::PerRow),
+             static_cast<float *>(bindings[kOut]), begin, end)
+             ? 0
+             : 1;
 }
 bool convDepthwiseCheck(const std::vector<BufferInfo> &b,
                         const std::vector<int64_t> &p, std::string &error) {

@@ -90,9 +90,9 @@ void runConv(const Conv2dShape &s, Isa isa, bool depthwise, bool packed,
   if (depthwise) {
     int64_t planes = s.n * s.o;
     for (int64_t w = 0; w < workgroups; ++w)
-      conv2dDepthwise(s, x.data(), f.data(), e, y.data(),
-                      planes * w / workgroups, planes * (w + 1) / workgroups,
-                      isa);
+      ASSERT_TRUE(conv2dDepthwise(s, x.data(), f.data(), e, y.data(),
+                                  planes * w / workgroups,
+                                  planes * (w + 1) / workgroups, isa));
   } else {
     std::vector<float> fp;
     if (packed) {

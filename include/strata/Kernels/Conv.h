@@ -55,8 +55,10 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
                 Isa isa = activeIsa());
 
 /// Depthwise (C/G == 1, O a multiple of C): units are the N*O output planes;
-/// computes planes [begin, end). Bias per output channel; no residual.
-void conv2dDepthwise(const Conv2dShape &s, const float *x, const float *filter,
+/// computes planes [begin, end) from a zero-padded copy of each input plane,
+/// 16 output columns per vector accumulator. Bias per output channel; no
+/// residual. False when the padded plane cannot be allocated.
+bool conv2dDepthwise(const Conv2dShape &s, const float *x, const float *filter,
                      const Epilogue &e, float *y, int64_t begin, int64_t end,
                      Isa isa = activeIsa());
 
