@@ -24,53 +24,68 @@ struct Im2colCtx {
 };
 
 /// Writes B[k0 .. k0+kc, j0 .. j0+nc) in 16-column panels: row k is (input
-/// channel, ky, kx), column j the output pixel (oy, ox).
+/// channel, ky, kx), column j the output pixel (oy, ox). A panel's columns
+/// split into segments along one output row; each segment of each row k is
+/// a (strided) run of one input row, copied with zeros where it leaves the
+/// input.
 void packIm2col(const void *ctxPtr, int64_t k0, int64_t kc, int64_t j0,
                 int64_t nc, float *dst) {
   const Im2colCtx &ctx = *static_cast<const Im2colCtx *>(ctxPtr);
   const Conv2dShape &s = *ctx.s;
-  int64_t ohw = s.oh * s.ow, khw = s.kh * s.kw, hw = s.h * s.w;
+  int64_t ohw = s.oh * s.ow, hw = s.h * s.w;
+  struct Segment {
+    int64_t iy0, ix0, len, at; ///< window origin of its first column
+  };
+  Segment segs[kPanelCols];
   for (int64_t p = 0; p < nc; p += kPanelCols, dst += kc * kPanelCols) {
     int64_t jBase = j0 + p;
     int64_t cols =
         std::min<int64_t>(kPanelCols, std::min(j0 + nc, ohw) - jBase);
-    // Top-left input coordinate of each column's window.
-    int64_t iy0[kPanelCols], ix0[kPanelCols];
-    for (int64_t jj = 0; jj < cols; ++jj) {
-      int64_t j = jBase + jj;
-      iy0[jj] = (j / s.ow) * s.sh - s.pt;
-      ix0[jj] = (j % s.ow) * s.sw - s.pl;
+    int64_t nsegs = 0;
+    for (int64_t jj = 0; jj < cols;) {
+      int64_t j = jBase + jj, oy = j / s.ow, ox = j % s.ow;
+      int64_t len = std::min(cols - jj, s.ow - ox);
+      segs[nsegs++] = {oy * s.sh - s.pt, ox * s.sw - s.pl, len, jj};
+      jj += len;
     }
-    // Whether the panel's columns are one stretch of an output row read
-    // with unit stride.
-    bool oneRow = cols == kPanelCols && s.sw == 1 &&
-                  jBase / s.ow == (jBase + kPanelCols - 1) / s.ow;
+    int64_t ch = k0 / (s.kh * s.kw), r = k0 % (s.kh * s.kw);
+    int64_t ky = r / s.kw, kx = r % s.kw;
     for (int64_t kk = 0; kk < kc; ++kk) {
-      int64_t k = k0 + kk;
-      int64_t ch = k / khw, r = k % khw;
-      int64_t dy = (r / s.kw) * s.dh, dx = (r % s.kw) * s.dw;
       const float *xc = ctx.x + ch * hw;
       float *d = dst + kk * kPanelCols;
-      if (oneRow) {
-        int64_t iy = iy0[0] + dy, ix = ix0[0] + dx;
+      if (cols < kPanelCols)
+        std::memset(d + cols, 0, size_t(kPanelCols - cols) * sizeof(float));
+      for (int64_t si = 0; si < nsegs; ++si) {
+        const Segment &g = segs[si];
+        float *out = d + g.at;
+        int64_t iy = g.iy0 + ky * s.dh;
         if (iy < 0 || iy >= s.h) {
-          std::memset(d, 0, kPanelCols * sizeof(float));
+          std::memset(out, 0, size_t(g.len) * sizeof(float));
           continue;
         }
-        if (ix >= 0 && ix + kPanelCols <= s.w) {
-          std::memcpy(d, xc + iy * s.w + ix, kPanelCols * sizeof(float));
-          continue;
+        const float *row = xc + iy * s.w;
+        int64_t ix = g.ix0 + kx * s.dw;
+        if (s.sw == 1) {
+          // Columns [lo, hi) of the segment read inside the row.
+          int64_t lo = std::clamp<int64_t>(-ix, 0, g.len);
+          int64_t hi = std::clamp<int64_t>(s.w - ix, lo, g.len);
+          for (int64_t i = 0; i < lo; ++i)
+            out[i] = 0.0f;
+          std::memcpy(out + lo, row + ix + lo, size_t(hi - lo) * sizeof(float));
+          for (int64_t i = hi; i < g.len; ++i)
+            out[i] = 0.0f;
+        } else {
+          for (int64_t i = 0; i < g.len; ++i, ix += s.sw)
+            out[i] = uint64_t(ix) < uint64_t(s.w) ? row[ix] : 0.0f;
         }
       }
-      int64_t jj = 0;
-      for (; jj < cols; ++jj) {
-        int64_t iy = iy0[jj] + dy, ix = ix0[jj] + dx;
-        d[jj] = uint64_t(iy) < uint64_t(s.h) && uint64_t(ix) < uint64_t(s.w)
-                    ? xc[iy * s.w + ix]
-                    : 0.0f;
+      if (++kx == s.kw) {
+        kx = 0;
+        if (++ky == s.kh) {
+          ky = 0;
+          ++ch;
+        }
       }
-      for (; jj < kPanelCols; ++jj)
-        d[jj] = 0.0f;
     }
   }
 }
