@@ -16,6 +16,7 @@ the ratio (both measured in the same minute) is the number to read.
 import argparse
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -45,14 +46,29 @@ def model_inputs(path):
     return feeds
 
 
-def time_strata(strata, art, npz, out, threads, repeat, env):
+def children_cpu():
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+
+
+def run_strata(strata, art, npz, out, threads, repeat, env):
+    """(median wall ms, CPU seconds of the whole process)."""
+    c0 = children_cpu()
     r = subprocess.run([strata, "run", art, "--input", npz, "--output", out,
                         "--repeat", str(repeat), "--threads", str(threads)],
                        capture_output=True, text=True, env=env)
     if r.returncode != 0:
         sys.exit(f"strata run {art}: {r.stderr}")
     m = re.search(r"median ([0-9.]+) ms", r.stdout + r.stderr)
-    return float(m.group(1))
+    return float(m.group(1)), children_cpu() - c0
+
+
+def time_strata(strata, art, npz, out, threads, repeat, env):
+    """Median wall ms and CPU ms per run (the process's CPU time over
+    `repeat` runs minus that over one, so loading is not counted)."""
+    wall, cpu_n = run_strata(strata, art, npz, out, threads, repeat, env)
+    _, cpu_1 = run_strata(strata, art, npz, out, threads, 1, env)
+    return wall, max(cpu_n - cpu_1, 0.0) / (repeat - 1) * 1e3
 
 
 def time_ort(path, feeds, threads, repeat):
@@ -64,11 +80,12 @@ def time_ort(path, feeds, threads, repeat):
     s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
     s.run(None, feeds)
     ts = []
+    c0 = time.process_time()
     for _ in range(repeat):
         t = time.perf_counter()
         s.run(None, feeds)
         ts.append(time.perf_counter() - t)
-    return float(np.median(ts)) * 1e3
+    return float(np.median(ts)) * 1e3, (time.process_time() - c0) / repeat * 1e3
 
 
 def main():
@@ -114,12 +131,18 @@ def main():
             for _ in range(args.rounds):
                 s_ms.append(time_strata(strata, art, npz, out, t, args.repeat, env))
                 o_ms.append(time_ort(onnx_path, feeds, t, args.repeat))
-            rows.append((m, t, min(s_ms), min(o_ms), compile_s, kernels, total))
-            print(f"{m} {t}T: strata {min(s_ms):.1f} ms, ort {min(o_ms):.1f} ms", file=sys.stderr)
-    print(f"{'model':<12} {'thr':>3} {'strata ms':>10} {'ort ms':>9} {'ratio':>6} "
-          f"{'compile s':>9} {'kernel/all dispatches':>22}")
-    for m, t, s, o, c, k, n in rows:
-        print(f"{m:<12} {t:>3} {s:>10.1f} {o:>9.1f} {s / o:>6.2f} {c:>9.1f} {k:>14}/{n}")
+            sw, sc = min(s_ms)
+            ow, oc = min(o_ms)
+            rows.append((m, t, sw, ow, sc, oc, compile_s, kernels, total))
+            print(f"{m} {t}T: strata {sw:.1f} ms ({sc:.1f} CPU), ort {ow:.1f} ms "
+                  f"({oc:.1f} CPU)", file=sys.stderr)
+    print("wall: median ms per run; cpu: CPU ms per run (all threads)")
+    print(f"{'model':<12} {'thr':>3} {'strata':>8} {'ort':>8} {'ratio':>6} "
+          f"{'strata cpu':>10} {'ort cpu':>8} {'ratio':>6} {'compile s':>9} "
+          f"{'kernel/all':>10}")
+    for m, t, sw, ow, sc, oc, c, k, n in rows:
+        print(f"{m:<12} {t:>3} {sw:>8.1f} {ow:>8.1f} {sw / ow:>6.2f} {sc:>10.1f} "
+              f"{oc:>8.1f} {sc / oc:>6.2f} {c:>9.1f} {k:>6}/{n}")
 
 
 if __name__ == "__main__":
