@@ -6,6 +6,19 @@
 
 namespace strata::kernels::kabi {
 
+Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p) {
+  Conv2dShape s;
+  if (kernel == kConv1x1) {
+    s.n = p[0], s.c = p[1], s.h = s.oh = p[2], s.o = p[3];
+    return s;
+  }
+  s.n = p[0], s.c = p[1], s.h = p[2], s.w = p[3], s.oh = p[4], s.ow = p[5];
+  s.o = p[6], s.kh = p[7], s.kw = p[8], s.sh = p[9], s.sw = p[10];
+  s.pt = p[11], s.pl = p[12], s.pb = p[13], s.pr = p[14];
+  s.dh = p[15], s.dw = p[16], s.g = p[17];
+  return s;
+}
+
 bool isRuntimeKernel(std::string_view name) {
   for (const char *k : {kMatmulGemm, kMatmulGemv, kMatmulBatched, kConv1x1,
                         kConvIm2col, kConvDepthwise})

@@ -183,19 +183,10 @@ bool matmulCheck(const std::vector<BufferInfo> &b,
 //===----------------------------------------------------------------------===//
 
 kn::Conv2dShape convShape(const int64_t *p) {
-  kn::Conv2dShape s;
-  s.n = p[0], s.c = p[1], s.h = p[2], s.w = p[3], s.oh = p[4], s.ow = p[5];
-  s.o = p[6], s.kh = p[7], s.kw = p[8], s.sh = p[9], s.sw = p[10];
-  s.pt = p[11], s.pl = p[12], s.pb = p[13], s.pr = p[14];
-  s.dh = p[15], s.dw = p[16], s.g = p[17];
-  return s;
+  return kabi::convShapeFromParams(kabi::kConvIm2col, p);
 }
-
-/// A 1x1 convolution is one over an HW x 1 image.
 kn::Conv2dShape conv1x1Shape(const int64_t *p) {
-  kn::Conv2dShape s;
-  s.n = p[0], s.c = p[1], s.h = p[2], s.oh = p[2], s.o = p[3];
-  return s;
+  return kabi::convShapeFromParams(kabi::kConv1x1, p);
 }
 
 bool checkConvBindings(const std::vector<BufferInfo> &b,

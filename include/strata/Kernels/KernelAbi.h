@@ -13,6 +13,8 @@
 #ifndef STRATA_KERNELS_KERNELABI_H
 #define STRATA_KERNELS_KERNELABI_H
 
+#include "strata/Kernels/Conv.h"
+
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -60,6 +62,10 @@ inline float paramFloat(int64_t p) {
   std::memcpy(&f, &bits, sizeof f);
   return f;
 }
+
+/// The convolution geometry of a conv kernel's params (the 1x1 kernel's as
+/// one over an HW x 1 image). Not checked: see checkConv2dShape.
+Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p);
 
 /// Whether the runtime has a kernel of this name for the compiler to call.
 bool isRuntimeKernel(std::string_view name);

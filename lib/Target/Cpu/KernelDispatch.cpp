@@ -262,13 +262,7 @@ std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
     packed.resize(kn::packedBBytes(k, n) / sizeof(float));
     kn::packB(data, transposed ? k : n, transposed, k, n, packed.data());
   } else if (plan.pack == KernelDispatchPlan::Pack::ConvFilter) {
-    kn::Conv2dShape s;
-    if (plan.kernel == kabi::kConv1x1) {
-      s.n = p[0], s.c = p[1], s.h = s.oh = p[2], s.o = p[3];
-    } else {
-      s.n = p[0], s.c = p[1], s.h = p[2], s.w = p[3], s.oh = p[4];
-      s.ow = p[5], s.o = p[6], s.kh = p[7], s.kw = p[8], s.g = p[17];
-    }
+    kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
     packed.resize(kn::packedConvFilterBytes(s) / sizeof(float));
     kn::packConvFilter(s, data, packed.data());
   }
