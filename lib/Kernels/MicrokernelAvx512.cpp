@@ -71,13 +71,15 @@ inline void finish(__m512 v, float *c, __mmask16 m, bool accumulate,
   _mm512_mask_storeu_ps(c, m, v);
 }
 
-template <int NV>
+/// NV vectors of 16 columns, ROWS rows (12; 8 or 4 for the last rows of an
+/// M that is not a multiple of 12, e.g. 64 = 5 x 12 + 4).
+template <int NV, int ROWS>
 void kernel(int64_t kc, const float *a, const float *b, int64_t bPanelStride,
             float *c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate,
             const TileEpilogue *ep) {
-  __m512 acc0[kMR], acc1[kMR];
+  __m512 acc0[ROWS], acc1[ROWS];
 #pragma clang loop unroll(full)
-  for (int i = 0; i < kMR; ++i) {
+  for (int i = 0; i < ROWS; ++i) {
     acc0[i] = _mm512_setzero_ps();
     acc1[i] = _mm512_setzero_ps();
   }
@@ -87,7 +89,7 @@ void kernel(int64_t kc, const float *a, const float *b, int64_t bPanelStride,
     __m512 bv1 = NV == 2 ? _mm512_loadu_ps(b1 + k * 16) : bv0;
     const float *ak = a + k * kMR;
 #pragma clang loop unroll(full)
-    for (int i = 0; i < kMR; ++i) {
+    for (int i = 0; i < ROWS; ++i) {
       __m512 av = _mm512_set1_ps(ak[i]);
       acc0[i] = _mm512_fmadd_ps(av, bv0, acc0[i]);
       if (NV == 2)
@@ -96,7 +98,7 @@ void kernel(int64_t kc, const float *a, const float *b, int64_t bPanelStride,
   }
   __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
 #pragma clang loop unroll(full)
-  for (int i = 0; i < kMR; ++i) {
+  for (int i = 0; i < ROWS; ++i) {
     if (i >= mr)
       break;
     float *ci = c + i * ldc;
@@ -109,10 +111,16 @@ void kernel(int64_t kc, const float *a, const float *b, int64_t bPanelStride,
 void microkernel(int64_t kc, const float *a, const float *b,
                  int64_t bPanelStride, float *c, int64_t ldc, int64_t mr,
                  int64_t nr, bool accumulate, const TileEpilogue *ep) {
+  auto run = [&](auto fn) {
+    fn(kc, a, b, bPanelStride, c, ldc, mr, nr, accumulate, ep);
+  };
   if (nr > 16)
-    kernel<2>(kc, a, b, bPanelStride, c, ldc, mr, nr, accumulate, ep);
-  else
-    kernel<1>(kc, a, b, bPanelStride, c, ldc, mr, nr, accumulate, ep);
+    return mr > 8   ? run(kernel<2, 12>)
+           : mr > 4 ? run(kernel<2, 8>)
+                    : run(kernel<2, 4>);
+  return mr > 8   ? run(kernel<1, 12>)
+         : mr > 4 ? run(kernel<1, 8>)
+                  : run(kernel<1, 4>);
 }
 
 } // namespace
