@@ -134,6 +134,81 @@ void packBBlock(const GemmOperand &b, int64_t n, int64_t k0, int64_t kc,
 
 } // namespace
 
+namespace {
+
+/// exp(x), relative error about 1 ulp (Cephes' expf polynomial, 2^n by
+/// exponent bits); branch-free so a loop of it vectorizes. Clamped to
+/// [-87, 88] (exp(-87) is near the smallest normal float).
+inline float expApprox(float x) {
+  x = std::min(std::max(x, -87.0f), 88.0f);
+  float n = std::floor(x * 1.44269504088896341f + 0.5f);
+  float r = x - n * 0.693359375f + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  int32_t bits = (int32_t(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+inline float sigmoidApprox(float x) { return 1.0f / (1.0f + expApprox(-x)); }
+
+/// erf(x), absolute error under 1.5e-7 (Abramowitz and Stegun 7.1.26).
+inline float erfApprox(float x) {
+  float ax = std::fabs(x);
+  float t = 1.0f / (1.0f + 0.3275911f * ax);
+  float poly =
+      t * (0.254829592f +
+           t * (-0.284496736f +
+                t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+  float y = 1.0f - poly * expApprox(-ax * ax);
+  return x < 0.0f ? -y : y;
+}
+
+inline float geluApprox(float x) {
+  return 0.5f * x * (1.0f + erfApprox(x * 0.70710678118654752f));
+}
+
+inline float geluTanhApprox(float x) {
+  // tanh(u) = 2 sigmoid(2u) - 1.
+  float u = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+  return 0.5f * x * (2.0f * sigmoidApprox(2.0f * u));
+}
+
+/// The activation over a row; the switch is outside the loops so each
+/// loop vectorizes.
+void activateRow(float *v, int64_t n, Activation act, float p0, float p1) {
+  switch (act) {
+  case Activation::Sigmoid:
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = sigmoidApprox(v[i]);
+    return;
+  case Activation::SiLU:
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = v[i] * sigmoidApprox(v[i]);
+    return;
+  case Activation::Gelu:
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = geluApprox(v[i]);
+    return;
+  case Activation::GeluTanh:
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = geluTanhApprox(v[i]);
+    return;
+  default:
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = activate(v[i], act, p0, p1);
+    return;
+  }
+}
+
+} // namespace
+
 float activate(float x, Activation act, float p0, float p1) {
   switch (act) {
   case Activation::None:
@@ -145,19 +220,17 @@ float activate(float x, Activation act, float p0, float p1) {
   case Activation::LeakyRelu:
     return x < 0.0f ? x * p0 : x;
   case Activation::Sigmoid:
-    return 1.0f / (1.0f + std::exp(-x));
+    return sigmoidApprox(x);
   case Activation::SiLU:
-    return x / (1.0f + std::exp(-x));
+    return x * sigmoidApprox(x);
   case Activation::HardSwish:
     return x * std::min(std::max(x * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f);
   case Activation::HardSigmoid:
     return std::min(std::max(p0 * x + p1, 0.0f), 1.0f);
   case Activation::Gelu:
-    return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+    return geluApprox(x);
   case Activation::GeluTanh:
-    return 0.5f * x *
-           (1.0f +
-            std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+    return geluTanhApprox(x);
   }
   return x;
 }
@@ -167,18 +240,20 @@ void applyEpilogue(float *c, int64_t ldc, int64_t rows, int64_t cols,
                    bool withBiasAndResidual) {
   for (int64_t i = 0; i < rows; ++i) {
     float *ci = c + i * ldc;
-    for (int64_t j = 0; j < cols; ++j) {
-      float v = ci[j];
-      if (withBiasAndResidual) {
+    if (withBiasAndResidual) {
+      for (int64_t j = 0; j < cols; ++j) {
+        float v = ci[j];
         if (e.biasMode == BiasMode::PerRow)
           v += e.bias[row0 + i];
         else if (e.biasMode == BiasMode::PerCol)
           v += e.bias[col0 + j];
         if (e.residual)
           v += e.residual[(row0 + i) * e.ldr + col0 + j];
+        ci[j] = v;
       }
-      ci[j] = activate(v, e.act, e.p0, e.p1);
     }
+    if (e.act != Activation::None)
+      activateRow(ci, cols, e.act, e.p0, e.p1);
   }
 }
 

@@ -112,7 +112,8 @@ void applyEpilogue(float *c, int64_t ldc, int64_t rows, int64_t cols,
                    int64_t row0, int64_t col0, const Epilogue &e,
                    bool withBiasAndResidual = true);
 
-/// The activation of one value (the reference definition).
+/// The activation of one value as the kernels compute it (exp and erf by
+/// polynomials accurate to about 1e-7).
 float activate(float x, Activation act, float p0, float p1);
 
 /// Whether the activation is piecewise linear (fused in registers); the
