@@ -149,6 +149,9 @@ TEST(Conv, DepthwiseEveryIsa) {
       shape(1, 3, 11, 11, 3, 3, 3, 1, 2, 2, 2, 2, 2, 2, 2, 3), // dilation
       shape(1, 2, 7, 7, 2, 7, 7, 1, 1, 0, 0, 0, 0, 1, 1, 2),
       shape(1, 3, 4, 33, 3, 3, 3, 3, 1, 0, 4, 1, 0, 1, 1, 3), // big pad
+      // A stride so large the padded plane would dwarf the input: the
+      // bounds-checked path.
+      shape(1, 2, 40, 8000, 2, 3, 3, 1, 4000, 1, 1, 1, 1, 1, 1, 2),
   };
   unsigned seed = 200;
   for (Isa isa : supportedIsas())
