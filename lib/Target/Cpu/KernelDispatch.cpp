@@ -144,7 +144,7 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
   plan.kernel = impl->lowering.kernel;
   plan.implementation = impl->name;
   if (!kabi::isRuntimeKernel(plan.kernel)) {
-    why = "the runtime has no kernel '" + plan.kernel + "' yet";
+    why = "kernel '" + plan.kernel + "' is not one the runtime runs yet";
     return std::nullopt;
   }
   ShapeOr<strategy::Workload> w = strategy::workloadFromOp(op);
