@@ -144,7 +144,7 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
   plan.kernel = impl->lowering.kernel;
   plan.implementation = impl->name;
   if (!kabi::isRuntimeKernel(plan.kernel)) {
-    why = "kernel '" + plan.kernel + "' is not one the runtime runs yet";
+    why = "no kernel dispatch for '" + plan.kernel + "' yet";
     return std::nullopt;
   }
   ShapeOr<strategy::Workload> w = strategy::workloadFromOp(op);
