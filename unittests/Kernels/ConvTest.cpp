@@ -148,7 +148,9 @@ TEST(Conv, DepthwiseEveryIsa) {
       shape(1, 4, 12, 40, 8, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 4), // mult 2
       shape(1, 3, 11, 11, 3, 3, 3, 1, 2, 2, 2, 2, 2, 2, 2, 3), // dilation
       shape(1, 2, 7, 7, 2, 7, 7, 1, 1, 0, 0, 0, 0, 1, 1, 2),
-      shape(1, 3, 4, 33, 3, 3, 3, 3, 1, 0, 4, 1, 0, 1, 1, 3), // big pad
+      shape(1, 3, 4, 33, 3, 3, 3, 3, 1, 0, 4, 1, 0, 1, 1, 3),  // big pad
+      shape(1, 2, 9, 40, 2, 3, 3, 1, 3, 1, 1, 1, 1, 1, 1, 2),  // stride 3
+      shape(1, 2, 12, 20, 2, 9, 9, 1, 1, 4, 4, 4, 4, 1, 1, 2), // 81 taps
       // A stride so large the padded plane would dwarf the input: the
       // bounds-checked path.
       shape(1, 2, 40, 8000, 2, 3, 3, 1, 4000, 1, 1, 1, 1, 1, 1, 2),
