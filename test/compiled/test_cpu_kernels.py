@@ -167,3 +167,36 @@ func.func @main(%a_arg: {ty(a)} {{top.name = "a"}}, %b_arg: {ty(bt)} {{top.name 
 }}
 """
     compile_and_check(tmp_path, text, {"a": a, "b": bt}, y, "matmul_batched_gemm_f32")
+
+
+def test_variants_share_one_packed_weight(tmp_path):
+    # Two batch sizes of one MatMul: the weight is packed once (the packing
+    # depends on K, N and transpose_b only) and stored only packed.
+    rng = np.random.default_rng(9)
+    w = rng.standard_normal((40, 24)).astype(np.float32)
+    text = f"""
+func.func @main(%x_arg: tensor<?x40xf32> {{top.name = "x"}}) -> (tensor<?x24xf32> {{top.name = "y"}}) {{
+  %x = top.Input(%x_arg) : (tensor<?x40xf32>) -> tensor<?x40xf32>
+  {weight("w", w)}
+  %n = top.None() : () -> none
+  %0 = top.MatMul(%x, %w, %n) : (tensor<?x40xf32>, {ty(w)}, none) -> tensor<?x24xf32>
+  return %0 : tensor<?x24xf32>
+}}
+"""
+    model = tmp_path / "m.mlir"
+    model.write_text(text)
+    art = tmp_path / "m.strata"
+    r = strata("compile", model, "--target", "cpu", "-o", art, "--no-optimize", "--report",
+               "--input-shapes", "x:3x40", "--input-shapes", "x:30x40")
+    assert r.returncode == 0, r.stderr
+    # 40 x 32 packed floats (24 columns padded to two 16-column panels).
+    packed = 40 * 32 * 4
+    assert r.stdout.count(f"packed weights: {packed} bytes") == 1, r.stdout
+    assert f"constants: {packed} bytes" in r.stdout, r.stdout
+    for n in (3, 30):
+        x = rng.standard_normal((n, 40)).astype(np.float32)
+        np.savez(tmp_path / "in.npz", x=x)
+        r = strata("run", art, "--input", tmp_path / "in.npz", "--output", tmp_path / "out.npz")
+        assert r.returncode == 0, r.stderr
+        with np.load(tmp_path / "out.npz") as z:
+            np.testing.assert_allclose(z["y"], x.astype(np.float64) @ w, rtol=1e-4, atol=1e-4)

@@ -231,7 +231,7 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
     auto w = v.getDefiningOp<top::WeightOp>();
     if (i == 1 && w && plan.pack != KernelDispatchPlan::Pack::None) {
       std::string name = w.getName().str();
-      auto key = std::make_tuple(name, plan.kernel, plan.params);
+      auto key = std::make_tuple(name, int(plan.pack), packedWeightKey(plan));
       auto it = packedOffsets.find(key);
       if (it == packedOffsets.end()) {
         std::optional<Tensor> value = top::weightValue(w);

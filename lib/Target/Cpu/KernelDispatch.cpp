@@ -252,6 +252,17 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
   return plan;
 }
 
+std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
+  const std::vector<int64_t> &p = plan.params;
+  if (plan.pack == KernelDispatchPlan::Pack::MatmulB)
+    return {p[2], p[3], p[4]};
+  if (plan.pack == KernelDispatchPlan::Pack::ConvFilter) {
+    kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
+    return {s.o, s.c, s.kh, s.kw, s.g};
+  }
+  return {};
+}
+
 std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
                                     const float *data) {
   const std::vector<int64_t> &p = plan.params;

@@ -93,8 +93,9 @@ private:
   std::vector<artifact::TensorSpec> inputs, outputs;
   bool haveSignature = false;
   std::map<std::string, uint64_t> constantOffsets;
-  /// Offsets of packed weights by (weight name, kernel, params).
-  std::map<std::tuple<std::string, std::string, std::vector<int64_t>>,
+  /// Offsets and sizes of packed weights by (weight name, packing,
+  /// packedWeightKey).
+  std::map<std::tuple<std::string, int, std::vector<int64_t>>,
            std::pair<uint64_t, uint64_t>>
       packedOffsets;
   uint64_t constantTotal = 0;

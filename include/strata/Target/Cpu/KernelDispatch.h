@@ -44,6 +44,11 @@ struct KernelDispatchPlan {
 std::optional<KernelDispatchPlan> planKernelDispatch(mlir::func::FuncOp fn,
                                                      std::string &why);
 
+/// What the packed weight of `plan` depends on (matmul: N, K, transpose_b;
+/// convolution: O, C, KH, KW, G): plans with equal keys share one packed
+/// copy of a weight, e.g. across variants that differ only in the batch.
+std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan);
+
 /// Packs the constant weight of `plan` (the weight operand's row-major f32
 /// `data`) into the kernel's layout.
 std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
