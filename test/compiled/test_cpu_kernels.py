@@ -200,3 +200,30 @@ func.func @main(%x_arg: tensor<?x40xf32> {{top.name = "x"}}) -> (tensor<?x24xf32
         assert r.returncode == 0, r.stderr
         with np.load(tmp_path / "out.npz") as z:
             np.testing.assert_allclose(z["y"], x.astype(np.float64) @ w, rtol=1e-4, atol=1e-4)
+
+
+def test_weight_read_as_both_operands(tmp_path):
+    # MatMul(w, w): B is packed, and A still reads the plain weight.
+    w = np.random.default_rng(10).standard_normal((20, 20)).astype(np.float32)
+    y = w.astype(np.float64) @ w
+    text = f"""
+func.func @main(%x_arg: {ty(w)} {{top.name = "x"}}) -> ({ty(w)} {{top.name = "y"}}) {{
+  %x = top.Input(%x_arg) : ({ty(w)}) -> {ty(w)}
+  {weight("w", w)}
+  %n = top.None() : () -> none
+  %0 = top.MatMul(%w, %w, %n) : ({ty(w)}, {ty(w)}, none) -> {ty(w)}
+  %1 = top.Add(%0, %x) : ({ty(w)}, {ty(w)}) -> {ty(w)}
+  return %1 : {ty(w)}
+}}
+"""
+    model = tmp_path / "m.mlir"
+    model.write_text(text)
+    art = tmp_path / "m.strata"
+    r = strata("compile", model, "--target", "cpu", "-o", art, "--no-optimize", "--report")
+    assert r.returncode == 0, r.stderr
+    assert "kernel 'matmul_gemm_f32': 1 dispatch(es)" in r.stdout, r.stdout
+    np.savez(tmp_path / "in.npz", x=np.zeros_like(w))
+    r = strata("run", art, "--input", tmp_path / "in.npz", "--output", tmp_path / "out.npz")
+    assert r.returncode == 0, r.stderr
+    with np.load(tmp_path / "out.npz") as z:
+        np.testing.assert_allclose(z["y"], y, rtol=1e-4, atol=1e-4)

@@ -414,8 +414,10 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     return !w->use_empty() &&
            llvm::all_of(w->getUses(), [&](OpOperand &use) {
              const KernelDispatchPlan *plan = kernelPlanOf(use.getOwner());
+             // (Not when another binding reads the same value: MatMul(w, w).)
              return plan && plan->pack != KernelDispatchPlan::Pack::None &&
-                    int(use.getOperandNumber()) == plan->bindings[1];
+                    int(use.getOperandNumber()) == plan->bindings[1] &&
+                    llvm::count(plan->bindings, plan->bindings[1]) == 1;
            });
   };
   std::vector<PendingDispatch> pending;
