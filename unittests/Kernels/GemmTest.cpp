@@ -50,49 +50,39 @@ void runCase(Case c, Isa isa, Form aForm, Form bForm, const Epilogue &epIn,
   p.m = c.m;
   p.n = c.n;
   p.k = c.k;
-  std::vector<float> aT, bT, aP, bP;
-  switch (aForm) {
-  case Form::Plain:
-    p.a.data = a.data();
-    p.a.ld = c.k;
-    break;
-  case Form::Transposed:
-    aT.resize(a.size());
-    for (int64_t i = 0; i < c.m; ++i)
-      for (int64_t p2 = 0; p2 < c.k; ++p2)
-        aT[p2 * c.m + i] = a[i * c.k + p2];
-    p.a.data = aT.data();
-    p.a.ld = c.m;
-    p.a.transposed = true;
-    break;
-  case Form::Packed:
-    aP.resize(packedABytes(c.m, c.k) / 4 + 1);
-    packA(a.data(), c.k, false, c.m, c.k, aP.data());
-    p.a.data = aP.data();
-    p.a.packed = true;
-    break;
-  }
-  switch (bForm) {
-  case Form::Plain:
-    p.b.data = b.data();
-    p.b.ld = c.n;
-    break;
-  case Form::Transposed:
-    bT.resize(b.size());
-    for (int64_t p2 = 0; p2 < c.k; ++p2)
-      for (int64_t j = 0; j < c.n; ++j)
-        bT[j * c.k + p2] = b[p2 * c.n + j];
-    p.b.data = bT.data();
-    p.b.ld = c.k;
-    p.b.transposed = true;
-    break;
-  case Form::Packed:
-    bP.resize(packedBBytes(c.k, c.n) / 4 + 1);
-    packB(b.data(), c.n, false, c.k, c.n, bP.data());
-    p.b.data = bP.data();
-    p.b.packed = true;
-    break;
-  }
+  // `storage` keeps the operand's transposed or packed copy alive.
+  auto setOperand = [](GemmOperand &op, Form form, const std::vector<float> &m,
+                       int64_t rows, int64_t cols, bool isA,
+                       std::vector<float> &storage) {
+    switch (form) {
+    case Form::Plain:
+      op.data = m.data();
+      op.ld = cols;
+      return;
+    case Form::Transposed:
+      storage.resize(m.size());
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t q = 0; q < cols; ++q)
+          storage[q * rows + r] = m[r * cols + q];
+      op.data = storage.data();
+      op.ld = rows;
+      op.transposed = true;
+      return;
+    case Form::Packed:
+      storage.resize(
+          (isA ? packedABytes(rows, cols) : packedBBytes(rows, cols)) / 4 + 1);
+      if (isA)
+        packA(m.data(), cols, false, rows, cols, storage.data());
+      else
+        packB(m.data(), cols, false, rows, cols, storage.data());
+      op.data = storage.data();
+      op.packed = true;
+      return;
+    }
+  };
+  std::vector<float> aStorage, bStorage;
+  setOperand(p.a, aForm, a, c.m, c.k, /*isA=*/true, aStorage);
+  setOperand(p.b, bForm, b, c.k, c.n, /*isA=*/false, bStorage);
   std::vector<float> out(size_t(c.m * c.n), 12345.0f);
   p.c = out.data();
   p.ldc = c.n;
