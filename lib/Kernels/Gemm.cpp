@@ -259,7 +259,7 @@ void applyEpilogue(float *c, int64_t ldc, int64_t rows, int64_t cols,
 
 uint64_t packedABytes(int64_t m, int64_t k) {
   uint64_t bytes;
-  if (m < 0 || k < 0 ||
+  if (m < 0 || k < 0 || m > INT64_MAX - kPR ||
       __builtin_mul_overflow(uint64_t(roundUp(m, kPR)), uint64_t(k), &bytes) ||
       __builtin_mul_overflow(bytes, uint64_t(sizeof(float)), &bytes))
     return 0;
@@ -268,7 +268,7 @@ uint64_t packedABytes(int64_t m, int64_t k) {
 
 uint64_t packedBBytes(int64_t k, int64_t n) {
   uint64_t bytes;
-  if (n < 0 || k < 0 ||
+  if (n < 0 || k < 0 || n > INT64_MAX - kPC ||
       __builtin_mul_overflow(uint64_t(roundUp(n, kPC)), uint64_t(k), &bytes) ||
       __builtin_mul_overflow(bytes, uint64_t(sizeof(float)), &bytes))
     return 0;
