@@ -328,6 +328,14 @@ static int compileCpu(mlir::MLIRContext &context,
       errs() << "strata compile: --target cpu: " << error << "\n";
       return 1;
     }
+    if (explainStrategy) {
+      outs() << "variant " << v << " lowering: " << r.kernelDispatchNotes.size()
+             << " op(s) call a runtime kernel, the others are generated code\n";
+      for (const std::string &note : r.kernelDispatchNotes)
+        outs() << "  " << note << "\n";
+      for (const auto &[impl, why] : r.kernelFallbackReasons)
+        outs() << "  " << impl << ": generated code, " << why << "\n";
+    }
     if (report) {
       outs() << "variant " << v << ": inputs";
       for (const auto &shape : r.inputShapes)
@@ -341,10 +349,18 @@ static int compileCpu(mlir::MLIRContext &context,
                                          : 100.0)
              << "%)\n"
              << "  code: " << r.codeBytes << " bytes\n";
-      for (const auto &[impl, n] : r.kernelsNotAvailable)
+      for (const auto &[kernel, n] : r.kernelDispatches)
+        outs() << "  kernel '" << kernel << "': " << n << " dispatch(es)\n";
+      if (r.packedWeightBytes)
+        outs() << "  packed weights: " << r.packedWeightBytes << " bytes\n";
+      for (const auto &[impl, n] : r.kernelsNotAvailable) {
         outs() << "  strategy chose '" << impl << "' for " << n
-               << " op(s); that kernel is not written yet, the codegen "
-                  "fallback compiled them\n";
+               << " op(s); the codegen fallback compiled them";
+        auto why = r.kernelFallbackReasons.find(impl);
+        if (why != r.kernelFallbackReasons.end())
+          outs() << " (" << why->second << ")";
+        outs() << "\n";
+      }
     }
   }
   if (report)
