@@ -3,12 +3,14 @@
 #include "Commands.h"
 
 #include "strata/Frontend/Onnx/OnnxImporter.h"
+#include "strata/Frontend/TFLite/TFLiteImporter.h"
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -18,10 +20,11 @@ using namespace llvm;
 namespace strata::cli {
 
 cl::SubCommand ImportCommand(
-    "import", "Import an ONNX model into a Top model (.mlir + weight npz)");
+    "import",
+    "Import an ONNX or TFLite model into a Top model (.mlir + weight npz)");
 
 static cl::opt<std::string> onnxFile(cl::Positional, cl::Required,
-                                     cl::desc("<model.onnx>"),
+                                     cl::desc("<model.onnx | model.tflite>"),
                                      cl::sub(ImportCommand));
 static cl::opt<std::string> outDir("o", cl::Required,
                                    cl::desc("output folder (created if missing)"),
@@ -90,6 +93,19 @@ bool parseInputShape(StringRef tool, StringRef spec,
   return true;
 }
 
+/// Whether `path` names a TFLite model: its extension, or the "TFL3" file
+/// identifier at bytes 4..7.
+static bool isTFLiteFile(StringRef path) {
+  if (sys::path::extension(path).equals_insensitive(".tflite"))
+    return true;
+  auto buf = MemoryBuffer::getFileSlice(path, 8, 0);
+  if (!buf)
+    return false;
+  StringRef b = (*buf)->getBuffer();
+  return tflite_import::isTFLiteBuffer(
+      ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(b.data()), b.size()));
+}
+
 int import() {
   if (!layout.empty() && layout != "nchw" && layout != "nhwc") {
     errs() << "strata import: --layout '" << layout
@@ -135,7 +151,17 @@ int import() {
       return 1;
     }
   }
-  auto model = onnx_import::importOnnxFile(onnxFile, context, options);
+  // A .tflite file (or any file with the TFLite identifier) goes to the
+  // TFLite importer; the ONNX-only options do not apply to it.
+  FailureOr<onnx_import::ImportedModel> model = failure();
+  if (isTFLiteFile(onnxFile)) {
+    auto tfl = tflite_import::importTFLiteFile(onnxFile, context, modelName);
+    if (succeeded(tfl))
+      model = onnx_import::ImportedModel{std::move(tfl->module),
+                                         std::move(tfl->weights)};
+  } else {
+    model = onnx_import::importOnnxFile(onnxFile, context, options);
+  }
   if (failed(model)) {
     errs() << "strata import: cannot import '" << onnxFile << "'\n";
     return 1;
