@@ -136,6 +136,9 @@ def run_tflite(model_bytes, inputs):
     # some quantized ops the builtin kernels run).
     it = Interpreter(model_content=model_bytes, num_threads=1,
                      experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    for d in it.get_input_details():  # dynamic dims: the shapes given
+        if tuple(d["shape"]) != inputs[d["name"]].shape:
+            it.resize_tensor_input(d["index"], inputs[d["name"]].shape)
     it.allocate_tensors()
     for d in it.get_input_details():
         it.set_tensor(d["index"], inputs[d["name"]])

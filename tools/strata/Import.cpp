@@ -155,7 +155,8 @@ int import() {
   // TFLite importer; the ONNX-only options do not apply to it.
   FailureOr<onnx_import::ImportedModel> model = failure();
   if (isTFLiteFile(onnxFile)) {
-    auto tfl = tflite_import::importTFLiteFile(onnxFile, context, modelName);
+    auto tfl = tflite_import::importTFLiteFile(onnxFile, context, modelName,
+                                                options.inputShapes);
     if (succeeded(tfl))
       model = onnx_import::ImportedModel{std::move(tfl->module),
                                          std::move(tfl->weights)};

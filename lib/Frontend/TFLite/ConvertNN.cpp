@@ -84,9 +84,16 @@ FailureOr<Value> quantizedActivation(OpContext &c, Value v,
   auto s = c.create<CastOp>(storage, v);
   if (failed(s))
     return failure();
-  OpBuilder &b = c.builder();
-  auto clipped = c.create<ClipOp>(storage, *s, b.getF64FloatAttr(lo),
-                                  b.getF64FloatAttr(hi));
+  auto bound = [&](int64_t v) {
+    Tensor t(o.dtype, {});
+    t.setFromDouble(0, v);
+    return c.weight(t, "act_bound");
+  };
+  FailureOr<Value> clipped = *s;
+  if (lo > qmin)
+    clipped = c.create<MaxOp>(storage, *clipped, bound(lo));
+  if (succeeded(clipped) && hi < qmax)
+    clipped = c.create<MinOp>(storage, *clipped, bound(hi));
   if (failed(clipped))
     return failure();
   return c.create<CastOp>(c.quantType(o), *clipped);

@@ -56,25 +56,58 @@ int64_t numel(ArrayRef<int64_t> s) {
   return n;
 }
 
-/// RESHAPE, SQUEEZE, EXPAND_DIMS: the declared output shape, or (RESHAPE
-/// with an undeclared one) the new shape with its -1 resolved.
+/// RESHAPE (new shape from input 1 or the options, one -1 resolved),
+/// SQUEEZE (squeeze_dims, or every 1), EXPAND_DIMS (axis from input 1).
+/// The shape is computed, not read from the output tensor, so that models
+/// with dynamic dims (fixed with --input-shapes) import.
 LogicalResult convertReshape(OpContext &c) {
   auto x = data(c, 0);
   if (failed(x))
     return failure();
-  const TensorInfo &in = c.in(0), &out = c.out(0);
-  std::vector<int64_t> shape = out.shape;
-  if (shape.empty() && numel(in.shape) != 1 &&
-      c.code() == tflite::BuiltinOperator_RESHAPE) {
+  const TensorInfo &in = c.in(0);
+  std::vector<int64_t> inShape = toVec(shapeOf(*x)), shape;
+  int64_t rank = inShape.size();
+  if (c.code() == tflite::BuiltinOperator_SQUEEZE) {
+    auto *o = c.op()->builtin_options_as_SqueezeOptions();
+    std::vector<int64_t> dims;
+    if (o && o->squeeze_dims())
+      for (int32_t d : *o->squeeze_dims()) {
+        auto n = normAxis(c, d, rank, "squeeze dim");
+        if (failed(n))
+          return failure();
+        if (inShape[*n] != 1)
+          return c.error() << "squeeze dim " << d << " has size "
+                           << inShape[*n];
+        dims.push_back(*n);
+      }
+    for (int64_t d = 0; d < rank; ++d)
+      if (dims.empty() ? inShape[d] != 1 : !llvm::is_contained(dims, d))
+        shape.push_back(inShape[d]);
+  } else if (c.code() == tflite::BuiltinOperator_EXPAND_DIMS) {
+    auto axis = c.constantInts(1, "axis");
+    if (failed(axis))
+      return failure();
+    if (axis->size() != 1)
+      return c.error() << "axis must be one value";
+    auto n = normAxis(c, (*axis)[0], rank + 1, "axis");
+    if (failed(n))
+      return failure();
+    shape = inShape;
+    shape.insert(shape.begin() + *n, 1);
+  } else {
     std::vector<int64_t> ns;
-    if (c.hasInput(1)) {
+    auto *o = c.op()->builtin_options_as_ReshapeOptions();
+    if (c.hasInput(1) && c.constant(1)) {
       auto s = c.constantInts(1, "shape");
       if (failed(s))
         return failure();
       ns = *s;
-    } else if (auto *o = c.op()->builtin_options_as_ReshapeOptions();
-               o && o->new_shape()) {
+    } else if (o && o->new_shape()) {
       ns.assign(o->new_shape()->begin(), o->new_shape()->end());
+    } else if (c.hasInput(1)) {
+      return c.error() << "input 1 (shape) must be a constant";
+    } else {
+      ns = c.out(0).shape;
     }
     int64_t known = 1, unknown = -1;
     for (auto [i, d] : llvm::enumerate(ns)) {
@@ -86,13 +119,18 @@ LogicalResult convertReshape(OpContext &c) {
       else
         known *= d;
     }
-    if (unknown >= 0 && known > 0)
-      ns[unknown] = numel(in.shape) / known;
+    if (unknown >= 0) {
+      if (known == 0 || numel(inShape) % known != 0)
+        return c.error() << "cannot reshape " << formatArray(inShape)
+                         << " to " << formatArray(ns);
+      ns[unknown] = numel(inShape) / known;
+    }
     shape = ns;
   }
-  if (numel(shape) != numel(in.shape))
-    return c.error() << "cannot reshape " << formatArray(in.shape) << " to "
+  if (numel(shape) != numel(inShape))
+    return c.error() << "cannot reshape " << formatArray(inShape) << " to "
                      << formatArray(shape);
+  (void)in;
   return setData(c, 0, reshapeTo(c, *x, shape));
 }
 

@@ -6,6 +6,8 @@
 #include "OpContext.h"
 
 #include <deque>
+#include <functional>
+#include <map>
 
 namespace strata::tflite_import {
 
@@ -28,6 +30,12 @@ public:
   llvm::StringSet<> weightNames;
   int64_t weightCounter = 0;
   Value noneValue;
+  /// Resource variables: their current value (VAR_HANDLE's shared_name).
+  std::map<std::string, Value> variables;
+  /// Converts the operators of subgraph `index` (CALL_ONCE's initializer).
+  std::function<LogicalResult(int64_t)> runSubgraph;
+  /// Fixed shapes of subgraph inputs (--input-shapes).
+  std::map<std::string, std::vector<int64_t>> inputShapes;
 
   Value createWeight(const Tensor &data, llvm::StringRef name, Location loc,
                      Type elem = {});

@@ -47,6 +47,11 @@ struct TensorInfo {
   DType dtype = DType::F32;
   std::optional<QParams> quant; ///< for int8/uint8/int16 with parameters
   const Tensor *data = nullptr; ///< host data of a constant (buffer) tensor
+  /// The model gives this shape for one size of a dynamic (-1) dim of its
+  /// shape_signature: operators compute the shape instead.
+  bool dynamic = false;
+  bool resource = false; ///< a RESOURCE tensor (a variable handle)
+  std::string variable;  ///< the variable a resource tensor refers to
 };
 
 class Importer;
@@ -139,6 +144,7 @@ ArrayRef<ConverterEntry> nnConverters();
 ArrayRef<ConverterEntry> elementwiseConverters();
 ArrayRef<ConverterEntry> shapeConverters();
 ArrayRef<ConverterEntry> quantConverters();
+ArrayRef<ConverterEntry> variableConverters();
 
 /// Host helpers.
 Tensor permuteTensor(const Tensor &t, ArrayRef<int64_t> order);

@@ -310,11 +310,19 @@ LogicalResult OpContext::setOutput(size_t i, Value v) {
   auto shape = top::shapeOf(v);
   // A declared rank-0 shape on a non-scalar is how converters of dynamic
   // models leave shapes unknown; any other mismatch is an error.
-  if (shape != ArrayRef<int64_t>(t.shape) && !t.shape.empty())
+  if (!t.dynamic && shape != ArrayRef<int64_t>(t.shape) && !t.shape.empty())
     return error() << "output " << i << " '" << t.name << "' is declared with "
                    << "shape " << top::formatArray(t.shape)
                    << " but the operator computes "
                    << top::formatArray(shape);
+  // Each output keeps its tensor's name (run-ref --dump-all keys): a
+  // single-result op this converter made for output i is renamed.
+  if (Operation *def = v.getDefiningOp();
+      def && i > 0 && def->getNumResults() == 1 && def->getLoc() == location)
+    def->setLoc(NameLoc::get(StringAttr::get(context(), t.name)));
+  // Later converters read shapes from the TensorInfo: a dynamic tensor
+  // takes the computed one.
+  imp.tensors[oper->outputs()->Get(i)].shape = toVec(shape);
   imp.values[oper->outputs()->Get(i)] = v;
   return success();
 }
@@ -406,7 +414,8 @@ llvm::DenseMap<int, Converter> &converterTable() {
   static llvm::DenseMap<int, Converter> table = [] {
     llvm::DenseMap<int, Converter> t;
     for (auto list : {nnConverters(), elementwiseConverters(),
-                      shapeConverters(), quantConverters()})
+                      shapeConverters(), quantConverters(),
+                      variableConverters()})
       for (const ConverterEntry &e : list)
         t[int(e.code)] = e.fn;
     return t;
@@ -422,11 +431,17 @@ public:
 private:
   LogicalResult readTensors();
   LogicalResult readTensor(size_t i, const tflite::Tensor *t);
+  /// Converts the operators of imp.graph in order.
+  LogicalResult runOps();
+  /// Converts subgraph `index` (a CALL_ONCE initializer) into the current
+  /// function, with its own tensors.
+  LogicalResult runSubgraph(int64_t index);
   FailureOr<tflite::BuiltinOperator> opCode(size_t opIndex,
                                             const tflite::Operator *op);
 
   Importer &imp;
   Location loc;
+  int depth = 0;
 };
 
 LogicalResult ModelReader::readTensor(size_t i, const tflite::Tensor *t) {
@@ -440,6 +455,13 @@ LogicalResult ModelReader::readTensor(size_t i, const tflite::Tensor *t) {
     d << "tensor " << i << " '" << info.name << "': ";
     return d;
   };
+  if (t->type() == tflite::TensorType_RESOURCE) {
+    info.resource = true; // a variable handle: VAR_HANDLE defines it
+    return success();
+  }
+  if (t->shape_signature())
+    for (int32_t d : *t->shape_signature())
+      info.dynamic |= d < 0;
   auto dt = dtypeOfTFLite(t->type());
   if (!dt)
     return err() << "type " << tflite::EnumNameTensorType(t->type()) << " ("
@@ -576,6 +598,73 @@ ModelReader::opCode(size_t opIndex, const tflite::Operator *op) {
   return tflite::BuiltinOperator(code);
 }
 
+LogicalResult ModelReader::runOps() {
+  size_t numTensors = imp.tensors.size();
+  auto ops = imp.graph->operators();
+  size_t numOps = ops ? ops->size() : 0;
+  for (size_t i = 0; i < numOps; ++i) {
+    const tflite::Operator *op = ops->Get(i);
+    auto code = opCode(i, op);
+    if (failed(code))
+      return failure();
+    const char *opName = tflite::EnumNameBuiltinOperator(*code);
+    for (auto [what, list] : {std::pair{"input", op->inputs()},
+                              std::pair{"output", op->outputs()}}) {
+      if (!list)
+        continue;
+      for (int32_t t : *list) {
+        if (t == -1 && llvm::StringRef(what) == "input")
+          continue; // an optional input left out
+        if (t < 0 || static_cast<size_t>(t) >= numTensors)
+          return emitError(loc) << "operator " << i << " (" << opName
+                                << "): " << what << " tensor index " << t
+                                << " is out of range (the subgraph has "
+                                << numTensors << " tensors)";
+      }
+    }
+    bool noOutputs = *code == tflite::BuiltinOperator_ASSIGN_VARIABLE ||
+                     *code == tflite::BuiltinOperator_CALL_ONCE;
+    if (!noOutputs && (!op->outputs() || op->outputs()->size() == 0))
+      return emitError(loc) << "operator " << i << " (" << opName
+                            << "): has no outputs";
+    auto it = converterTable().find(int(*code));
+    if (it == converterTable().end())
+      return emitError(loc) << "operator " << i << " (" << opName
+                            << "): builtin operator " << opName
+                            << " is not supported";
+    OpContext c(imp, op, i, *code);
+    if (failed(it->second(c)))
+      return failure();
+    for (size_t k = 0; k < c.numOutputs(); ++k)
+      if (!imp.values[op->outputs()->Get(k)] &&
+          !imp.tensors[op->outputs()->Get(k)].resource)
+        return c.error() << "output " << k << " was not converted";
+  }
+  return success();
+}
+
+LogicalResult ModelReader::runSubgraph(int64_t index) {
+  auto graphs = imp.model->subgraphs();
+  if (index <= 0 || index >= (int64_t)graphs->size())
+    return emitError(loc) << "subgraph index " << index
+                          << " is out of range (the model has "
+                          << graphs->size() << " subgraphs; 0 is the main one)";
+  if (++depth > 8) // initializers calling initializers
+    return emitError(loc) << "subgraphs nest deeper than 8 levels";
+  const tflite::SubGraph *saved = imp.graph;
+  std::vector<TensorInfo> savedTensors = std::move(imp.tensors);
+  std::vector<Value> savedValues = std::move(imp.values);
+  imp.tensors.clear();
+  imp.values.clear();
+  imp.graph = graphs->Get(index);
+  LogicalResult r = succeeded(readTensors()) ? runOps() : failure();
+  imp.graph = saved;
+  imp.tensors = std::move(savedTensors);
+  imp.values = std::move(savedValues);
+  --depth;
+  return r;
+}
+
 FailureOr<ImportedModel> ModelReader::run(const std::string &name) {
   const tflite::Model *model = imp.model;
   if (model->version() != 3)
@@ -612,12 +701,26 @@ FailureOr<ImportedModel> ModelReader::run(const std::string &name) {
   for (int32_t t : inputs) {
     if (failed(checkIndex(t, "subgraph input")))
       return failure();
+    TensorInfo &info = imp.tensors[t];
+    if (auto it = imp.inputShapes.find(info.name);
+        it != imp.inputShapes.end()) {
+      if (it->second.size() != info.shape.size())
+        return emitError(loc) << "--input-shapes gives '" << info.name
+                              << "' rank " << it->second.size()
+                              << ", the model rank " << info.shape.size();
+      info.shape = it->second;
+    }
     argTypes.push_back(RankedTensorType::get(imp.tensors[t].shape,
                                              sig.valueType(imp.tensors[t])));
   }
   for (int32_t t : outputs)
     if (failed(checkIndex(t, "subgraph output")))
       return failure();
+  for (auto &[n, shape] : imp.inputShapes)
+    if (llvm::none_of(inputs,
+                      [&](int32_t t) { return imp.tensors[t].name == n; }))
+      return emitError(loc) << "--input-shapes names '" << n
+                            << "', which is not an input of the model";
   auto func = func::FuncOp::create(builder, UnknownLoc::get(&ctx), "main",
                                    builder.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
@@ -635,44 +738,9 @@ FailureOr<ImportedModel> ModelReader::run(const std::string &name) {
                         .getOutput();
   }
 
-  // Operators.
-  auto ops = imp.graph->operators();
-  size_t numOps = ops ? ops->size() : 0;
-  for (size_t i = 0; i < numOps; ++i) {
-    const tflite::Operator *op = ops->Get(i);
-    auto code = opCode(i, op);
-    if (failed(code))
-      return failure();
-    const char *opName = tflite::EnumNameBuiltinOperator(*code);
-    for (auto [what, list] : {std::pair{"input", op->inputs()},
-                              std::pair{"output", op->outputs()}}) {
-      if (!list)
-        continue;
-      for (int32_t t : *list) {
-        if (t == -1 && llvm::StringRef(what) == "input")
-          continue; // an optional input left out
-        if (t < 0 || static_cast<size_t>(t) >= numTensors)
-          return emitError(loc) << "operator " << i << " (" << opName
-                                << "): " << what << " tensor index " << t
-                                << " is out of range (the subgraph has "
-                                << numTensors << " tensors)";
-      }
-    }
-    if (!op->outputs() || op->outputs()->size() == 0)
-      return emitError(loc) << "operator " << i << " (" << opName
-                            << "): has no outputs";
-    auto it = converterTable().find(int(*code));
-    if (it == converterTable().end())
-      return emitError(loc) << "operator " << i << " (" << opName
-                            << "): builtin operator " << opName
-                            << " is not supported";
-    OpContext c(imp, op, i, *code);
-    if (failed(it->second(c)))
-      return failure();
-    for (size_t k = 0; k < c.numOutputs(); ++k)
-      if (!imp.values[op->outputs()->Get(k)])
-        return c.error() << "output " << k << " was not converted";
-  }
+  imp.runSubgraph = [this](int64_t k) { return runSubgraph(k); };
+  if (failed(runOps()))
+    return failure();
 
   // Results.
   SmallVector<Value> results;
@@ -725,7 +793,8 @@ bool isTFLiteBuffer(ArrayRef<uint8_t> bytes) {
 FailureOr<ImportedModel> importTFLiteBuffer(ArrayRef<uint8_t> bytes,
                                             llvm::StringRef what,
                                             MLIRContext &context,
-                                            const std::string &name) {
+                                            const std::string &name,
+                                            const ShapeMap &inputShapes) {
   Location loc = NameLoc::get(StringAttr::get(&context, what));
   if (bytes.empty())
     return emitError(loc) << "'" << what << "' is empty, not a TFLite model";
@@ -748,6 +817,7 @@ FailureOr<ImportedModel> importTFLiteBuffer(ArrayRef<uint8_t> bytes,
   context.loadDialect<top::TopDialect, func::FuncDialect,
                       quant::QuantDialect>();
   Importer imp(context, bytes, tflite::GetModel(bytes.data()));
+  imp.inputShapes = inputShapes;
   ModelReader reader(imp, loc);
   FailureOr<ImportedModel> imported = reader.run(name);
   if (succeeded(imported) &&
@@ -758,7 +828,8 @@ FailureOr<ImportedModel> importTFLiteBuffer(ArrayRef<uint8_t> bytes,
 
 FailureOr<ImportedModel> importTFLiteFile(const std::string &path,
                                           MLIRContext &context,
-                                          const std::string &name) {
+                                          const std::string &name,
+                                          const ShapeMap &inputShapes) {
   Location loc = NameLoc::get(StringAttr::get(&context, path));
   InputFile file;
   std::string error;
@@ -766,7 +837,7 @@ FailureOr<ImportedModel> importTFLiteFile(const std::string &path,
     return emitError(loc) << error;
   std::string n = name.empty() ? llvm::sys::path::stem(path).str() : name;
   return importTFLiteBuffer(ArrayRef<uint8_t>(file.data(), file.size()), path,
-                            context, n);
+                            context, n, inputShapes);
 }
 
 std::vector<std::string> supportedTFLiteOps() {

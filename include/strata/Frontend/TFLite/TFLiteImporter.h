@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,16 +32,19 @@ struct ImportedModel {
 /// attribute top.name; default: the file's stem). Errors are reported as
 /// diagnostics on `context` (naming the operator index and op) and yield
 /// failure.
-mlir::FailureOr<ImportedModel> importTFLiteFile(const std::string &path,
-                                                mlir::MLIRContext &context,
-                                                const std::string &name);
+/// `inputShapes` fixes the shapes of subgraph inputs with dynamic (-1) dims
+/// in their shape_signature (`--input-shapes`).
+using ShapeMap = std::map<std::string, std::vector<int64_t>>;
+mlir::FailureOr<ImportedModel>
+importTFLiteFile(const std::string &path, mlir::MLIRContext &context,
+                 const std::string &name, const ShapeMap &inputShapes = {});
 
 /// Imports a TFLite FlatBuffer held in memory (the fuzzer's entry point);
 /// `what` names the model in errors.
-mlir::FailureOr<ImportedModel> importTFLiteBuffer(llvm::ArrayRef<uint8_t> bytes,
-                                                  llvm::StringRef what,
-                                                  mlir::MLIRContext &context,
-                                                  const std::string &name);
+mlir::FailureOr<ImportedModel>
+importTFLiteBuffer(llvm::ArrayRef<uint8_t> bytes, llvm::StringRef what,
+                   mlir::MLIRContext &context, const std::string &name,
+                   const ShapeMap &inputShapes = {});
 
 /// True when `bytes` carry the TFLite file identifier "TFL3" (the dispatch
 /// of `strata import`).
