@@ -85,6 +85,16 @@ class ModelBuilder:
         self.inputs.append(i)
         return i
 
+    def custom_op(self, name, inputs, outputs):
+        """A CUSTOM operator with custom_code `name`."""
+        key = ("CUSTOM", name)
+        if key not in self.codes:
+            self.codes.append(key)
+        o = _mod("Operator").OperatorT()
+        o.opcodeIndex = self.codes.index(key)
+        o.inputs, o.outputs = list(inputs), list(outputs)
+        self.ops.append(o)
+
     def op(self, code, inputs, outputs, options=None, **fields):
         """Adds operator `code` (a BuiltinOperator name); `options` names the
         options table (e.g. "Conv2DOptions"), `fields` its fields (object API
@@ -118,6 +128,9 @@ class ModelBuilder:
         codes = []
         for bo in self.codes:
             c = _mod("OperatorCode").OperatorCodeT()
+            if isinstance(bo, tuple):
+                c.customCode = bo[1]
+                bo = _cls("BuiltinOperator").CUSTOM
             c.builtinCode = bo
             c.deprecatedBuiltinCode = min(bo, 127)
             c.version = 1
