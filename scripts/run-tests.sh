@@ -63,7 +63,7 @@ run_ctest() {
 
 echo "== lit / FileCheck =="; run_lit
 echo "== GoogleTest =="; run_ctest
-echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/compiled test/models test/equiv
+echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/tflite test/compiled test/models test/equiv
 # The same numeric tests through the compiled path (strata compile --target
 # cpu, strata run); ops without a CPU lowering yet are expected failures.
 echo "== numeric tests, compiled for the CPU =="
@@ -113,6 +113,12 @@ if [ -n "$ASAN_BUILD" ]; then
     failed=$((failed + 1))
   fi
   cat "$report/fuzz-onnx.log"
+  # The TFLite importer's fuzzer, a few seconds (STRATA_TFLITE_FUZZ_SECONDS).
+  if scripts/run-fuzz.sh "${STRATA_TFLITE_FUZZ_SECONDS:-10}" "$ASAN_BUILD" tflite; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
 fi
 rm -rf "$report"
 echo
