@@ -202,3 +202,47 @@ def test_real_model(name):
         old[name] = rep
         with open(out, "w") as f:
             json.dump(old, f, indent=1, sort_keys=True)
+
+
+@pytest.mark.parametrize("name", ["hey_rhasspy", "melspectrogram", "okay_nabu_int8"])
+def test_compiled_cpu(name):
+    """The small real models through `strata compile --target cpu` and
+    `strata run` (the compiled path), against the TFLite interpreter with
+    the same tolerances (the larger models compile too, see docs/tflite.md;
+    they are left out of `make test` for time)."""
+    pkg, rel, make_inputs, extra = MODELS[name]
+    path = os.path.join(SITE, rel)
+    if not os.path.exists(path):
+        pytest.skip(f"{rel} not installed (scripts/requirements-models.txt)")
+    with open(path, "rb") as f:
+        model = f.read()
+    rng = np.random.default_rng(0)
+    feed = make_inputs(rng)
+    if any(v is None for v in feed.values()):
+        (real, (shape, dtype)), = input_names(model).items()
+        feed = {real: rng.standard_normal(shape).astype(dtype)}
+    ref = run_tflite(model, feed)
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([STRATA, "import", path, "-o", tmp, "--name", "m", *extra],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        art = os.path.join(tmp, "m.strata")
+        r = subprocess.run([STRATA, "compile", os.path.join(tmp, "m.mlir"), "--target", "cpu",
+                            "-o", art], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        inp, outp = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
+        np.savez(inp, **feed)
+        r = subprocess.run([STRATA, "run", art, "--input", inp, "--output", outp],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        with np.load(outp) as z:
+            for out, rv in ref.items():
+                g = z[out]
+                assert g.dtype == rv.dtype and g.shape == rv.shape
+                if rv.dtype in (np.int8, np.uint8):
+                    d = np.abs(g.astype(np.int64) - rv.astype(np.int64))
+                    assert (d <= 1).mean() >= 0.999 and d.max() <= 2
+                else:
+                    assert cosine(rv, g) >= 0.9999
+                    atol = 1e-4 * max(float(np.abs(rv).max(initial=0)), 1e-6)
+                    np.testing.assert_allclose(g, rv, rtol=1e-3, atol=atol)
