@@ -433,3 +433,54 @@ def test_quantize_dequantize(qtype):
         c.b.op("DEQUANTIZE", [r], [y])
         return [q, y]
     run_case("QUANTIZE,DEQUANTIZE", build, {"x": (3, 17)}, None)
+
+
+@pytest.mark.parametrize("qtype", VARIANTS)
+def test_compare_select(qtype):
+    def build(c):
+        a = c.input("a", (2, 3, 4))
+        b = c.input("b", (2, 3, 4), same="a")
+        outs = []
+        for op in ("LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "EQUAL", "NOT_EQUAL"):
+            t = c.b.tensor(op.lower(), (2, 3, 4), np.bool_)
+            c.b.op(op, [a, b], [t])
+            outs.append(t)
+        s = c.act("sel", (2, 3, 4), same="a")
+        c.b.op("SELECT_V2", [outs[0], a, b], [s])
+        return outs + [s]
+    run_case("LESS,LESS_EQUAL,GREATER,GREATER_EQUAL,EQUAL,NOT_EQUAL,SELECT_V2", build,
+             {"a": (2, 3, 4), "b": (2, 3, 4)}, qtype)
+
+
+@pytest.mark.parametrize("qtype", VARIANTS)
+def test_depth_space(qtype):
+    def build(c):
+        x = c.input("x", (1, 4, 6, 8))
+        d = c.act("d", (1, 8, 12, 2), same="x")
+        c.b.op("DEPTH_TO_SPACE", [x], [d], "DepthToSpaceOptions", blockSize=2)
+        s = c.act("s", (1, 2, 3, 32), same="x")
+        c.b.op("SPACE_TO_DEPTH", [x], [s], "SpaceToDepthOptions", blockSize=2)
+        return [d, s]
+    run_case("DEPTH_TO_SPACE,SPACE_TO_DEPTH", build, {"x": (1, 4, 6, 8)}, qtype)
+
+
+def test_float_extras():
+    """LOG_SOFTMAX, SQUARE, ARG_MAX/ARG_MIN (int32 and int64), BROADCAST_TO,
+    CUMSUM (exclusive, reverse)."""
+    def build(c):
+        x = c.input("x", (3, 7))
+        ls = c.act("ls", (3, 7))
+        c.b.op("LOG_SOFTMAX", [x], [ls], "LogSoftmaxOptions")
+        sq = c.act("sq", (3, 7))
+        c.b.op("SQUARE", [x], [sq])
+        ax = c.b.const("ax", np.array([1], np.int32))
+        am = c.b.tensor("am", (3,), np.int32)
+        c.b.op("ARG_MAX", [x, ax], [am], "ArgMaxOptions", outputType=enum("TensorType").INT32)
+        an = c.b.tensor("an", (3,), np.int64)
+        c.b.op("ARG_MIN", [x, ax], [an], "ArgMinOptions", outputType=enum("TensorType").INT64)
+        bt = c.act("bt", (2, 3, 7))
+        c.b.op("BROADCAST_TO", [x, c.b.const("shape", np.array([2, 3, 7], np.int32))], [bt])
+        cs = c.act("cs", (3, 7))
+        c.b.op("CUMSUM", [x, ax], [cs], "CumsumOptions", exclusive=True, reverse=True)
+        return [ls, sq, am, an, bt, cs]
+    run_case("LOG_SOFTMAX,SQUARE,ARG_MAX,ARG_MIN,BROADCAST_TO,CUMSUM", build, {"x": (3, 7)}, None)

@@ -1,8 +1,9 @@
 //===- ConvertElementwise.cpp - TFLite arithmetic and activations ---------===//
 //
 // The Elementwise family (TopElementwiseOps.td): ADD, SUB, MUL, DIV (with
-// their fused activations), MAXIMUM, MINIMUM, POW, SQUARED_DIFFERENCE, and
-// the unary ops and activations. Computed in f32; quantized operands are
+// their fused activations), MAXIMUM, MINIMUM, POW, SQUARED_DIFFERENCE,
+// SQUARE, the comparisons, SELECT/SELECT_V2, and the unary ops and
+// activations. Computed in f32; quantized operands are
 // dequantized and the result quantized to the output's type.
 //
 //===----------------------------------------------------------------------===//
@@ -117,7 +118,63 @@ LogicalResult convertGelu(OpContext &c) {
   return c.setFloatOutput(0, c.create<GeluOp>(f32(c), *x, mode));
 }
 
+/// Input `i` for a comparison or selection: f32 for float and quantized
+/// tensors (quantized operands compare their real values), else as stored.
+FailureOr<Value> anyInput(OpContext &c, size_t i) {
+  if (!c.hasInput(i))
+    return c.error() << "input " << i << " is required";
+  const TensorInfo &t = c.in(i);
+  if (t.quant || isFloat(t.dtype))
+    return c.floatInput(i);
+  return c.input(i);
+}
+
+template <CompareMode mode> LogicalResult convertCompare(OpContext &c) {
+  if (failed(requireInputs(c, 2)))
+    return failure();
+  auto a = anyInput(c, 0), b = anyInput(c, 1);
+  if (failed(a) || failed(b))
+    return failure();
+  auto y = c.create<CompareOp>(c.builder().getI1Type(), *a, *b,
+                               CompareModeAttr::get(c.context(), mode));
+  if (failed(y))
+    return failure();
+  return c.setOutput(0, *y);
+}
+
+LogicalResult convertSelect(OpContext &c) {
+  if (failed(requireInputs(c, 3)))
+    return failure();
+  auto cond = c.input(0), x = anyInput(c, 1), y = anyInput(c, 2);
+  if (failed(cond) || failed(x) || failed(y))
+    return failure();
+  Type e = cast<ShapedType>(x->getType()).getElementType();
+  auto r = c.create<WhereOp>(e, *cond, *x, *y);
+  if (failed(r))
+    return failure();
+  if (isa<FloatType>(e))
+    return c.setFloatOutput(0, r);
+  return c.setOutput(0, *r);
+}
+
+LogicalResult convertSquare(OpContext &c) {
+  auto x = c.floatInput(0);
+  if (failed(x))
+    return failure();
+  return c.setFloatOutput(0, c.create<MulOp>(f32(c), *x, *x));
+}
+
 const ConverterEntry kElementwise[] = {
+    {tflite::BuiltinOperator_LESS, convertCompare<CompareMode::Less>},
+    {tflite::BuiltinOperator_LESS_EQUAL, convertCompare<CompareMode::LessOrEqual>},
+    {tflite::BuiltinOperator_GREATER, convertCompare<CompareMode::Greater>},
+    {tflite::BuiltinOperator_GREATER_EQUAL,
+     convertCompare<CompareMode::GreaterOrEqual>},
+    {tflite::BuiltinOperator_EQUAL, convertCompare<CompareMode::Equal>},
+    {tflite::BuiltinOperator_NOT_EQUAL, convertCompare<CompareMode::NotEqual>},
+    {tflite::BuiltinOperator_SELECT, convertSelect},
+    {tflite::BuiltinOperator_SELECT_V2, convertSelect},
+    {tflite::BuiltinOperator_SQUARE, convertSquare},
     {tflite::BuiltinOperator_ADD, convertBinary<AddOp>},
     {tflite::BuiltinOperator_SUB, convertBinary<SubOp>},
     {tflite::BuiltinOperator_MUL, convertBinary<MulOp>},

@@ -2,7 +2,8 @@
 //
 // The NN family (TopNNOps.td): CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV,
 // FULLY_CONNECTED, BATCH_MATMUL, AVERAGE_POOL_2D, MAX_POOL_2D, SOFTMAX,
-// RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR. Convolutions and pools keep
+// LOG_SOFTMAX, RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR, DEPTH_TO_SPACE,
+// SPACE_TO_DEPTH. Convolutions and pools keep
 // TFLite's NHWC through Top's `layout` attribute (filters OHWI). int8/uint8
 // convolutions and fully connected layers take the integer path: int32
 // accumulation (Conv `input_zp`/`weight_zp`), then `top.Requant` to the
@@ -513,6 +514,10 @@ template <bool isMax> LogicalResult convertPool(OpContext &c) {
   if (kh < 1 || kw < 1 || sh < 1 || sw < 1)
     return c.error() << "filter " << kh << "x" << kw << " and strides " << sh
                      << "x" << sw << " must be positive";
+  if (kh > x.shape[1] || kw > x.shape[2])
+    return c.error() << "filter " << kh << "x" << kw
+                     << " is larger than the input's " << x.shape[1] << "x"
+                     << x.shape[2];
   auto [pt, pb] = samePadding(o->padding(), x.shape[1], kh, sh, 1);
   auto [pl, pr] = samePadding(o->padding(), x.shape[2], kw, sw, 1);
   auto in = c.floatInput(0);
@@ -590,7 +595,47 @@ template <bool bilinear> LogicalResult convertResize(OpContext &c) {
       0, createWith<ResizeOp>(c, f32(c), ValueRange{*in}, attrs));
 }
 
+LogicalResult convertLogSoftmax(OpContext &c) {
+  auto in = c.floatInput(0);
+  if (failed(in))
+    return failure();
+  return c.setFloatOutput(0, c.create<LogSoftmaxOp>(
+                                 f32(c), *in, c.builder().getI64IntegerAttr(-1)));
+}
+
+/// DEPTH_TO_SPACE (TensorFlow's order is ONNX's DCR) and SPACE_TO_DEPTH,
+/// NHWC.
+template <bool toSpace> LogicalResult convertDepthSpace(OpContext &c) {
+  int64_t block = 0;
+  if (toSpace) {
+    if (auto *o = c.op()->builtin_options_as_DepthToSpaceOptions())
+      block = o->block_size();
+  } else if (auto *o = c.op()->builtin_options_as_SpaceToDepthOptions()) {
+    block = o->block_size();
+  }
+  if (block < 1)
+    return c.error() << "block size " << block << " must be positive";
+  if (failed(requireRank(c, c.in(0), 4, "input")))
+    return failure();
+  auto in = c.floatInput(0);
+  if (failed(in))
+    return failure();
+  OpBuilder &b = c.builder();
+  auto layout = LayoutAttr::get(c.context(), Layout::NHWC);
+  if (toSpace)
+    return c.setFloatOutput(
+        0, c.create<DepthToSpaceOp>(
+               f32(c), *in, b.getI64IntegerAttr(block),
+               DepthToSpaceModeAttr::get(c.context(), DepthToSpaceMode::DCR),
+               layout));
+  return c.setFloatOutput(0, c.create<SpaceToDepthOp>(
+                                 f32(c), *in, b.getI64IntegerAttr(block), layout));
+}
+
 const ConverterEntry kNN[] = {
+    {tflite::BuiltinOperator_LOG_SOFTMAX, convertLogSoftmax},
+    {tflite::BuiltinOperator_DEPTH_TO_SPACE, convertDepthSpace<true>},
+    {tflite::BuiltinOperator_SPACE_TO_DEPTH, convertDepthSpace<false>},
     {tflite::BuiltinOperator_CONV_2D, convertConv},
     {tflite::BuiltinOperator_DEPTHWISE_CONV_2D, convertDepthwise},
     {tflite::BuiltinOperator_TRANSPOSE_CONV, convertTransposeConv},

@@ -2,7 +2,8 @@
 //
 // The Shape family (TopShapeOps.td): RESHAPE, SQUEEZE, EXPAND_DIMS,
 // TRANSPOSE, CONCATENATION, PAD, PADV2, MIRROR_PAD, STRIDED_SLICE, SLICE,
-// GATHER, PACK, UNPACK, SPLIT, SPLIT_V, TILE, SHAPE, CAST and the reductions
+// GATHER, PACK, UNPACK, SPLIT, SPLIT_V, TILE, BROADCAST_TO, SHAPE, CAST,
+// ARG_MAX, ARG_MIN, CUMSUM and the reductions
 // (MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD). Float and quantized data
 // go through f32 (moving quantized values through dequantize and quantize
 // with the same parameters is exact); integer data stays integer.
@@ -491,7 +492,72 @@ LogicalResult convertCast(OpContext &c) {
   return c.setOutput(0, *y);
 }
 
+/// ARG_MAX (ARG_MIN: ARG_MAX of the negation; both take the first index of
+/// a tie), as int64, cast to the output's int32 when it is.
+LogicalResult convertArgMax(OpContext &c) {
+  bool isMin = c.code() == tflite::BuiltinOperator_ARG_MIN;
+  auto x = data(c, 0);
+  auto axis = c.constantInts(1, "axis");
+  if (failed(x) || failed(axis))
+    return failure();
+  if (axis->size() != 1)
+    return c.error() << "axis must be one value";
+  auto a = normAxis(c, (*axis)[0], c.in(0).shape.size(), "axis");
+  if (failed(a))
+    return failure();
+  if (isMin)
+    x = c.create<NegOp>(elemOf(*x), *x);
+  if (failed(x))
+    return failure();
+  OpBuilder &b = c.builder();
+  auto r = c.create<ArgMaxOp>(b.getI64Type(), *x, b.getI64IntegerAttr(*a),
+                              b.getBoolAttr(false), b.getBoolAttr(false));
+  if (failed(r))
+    return failure();
+  Type want = elementTypeOf(c.out(0).dtype, c.context());
+  if (want != b.getI64Type())
+    r = c.create<CastOp>(want, *r);
+  if (failed(r))
+    return failure();
+  return c.setOutput(0, *r);
+}
+
+LogicalResult convertBroadcastTo(OpContext &c) {
+  auto x = data(c, 0);
+  auto shape = c.constantInts(1, "shape");
+  if (failed(x) || failed(shape))
+    return failure();
+  return setData(c, 0,
+                 c.create<ExpandOp>(elemOf(*x), *x,
+                                    c.builder().getDenseI64ArrayAttr(*shape),
+                                    Value()));
+}
+
+LogicalResult convertCumsum(OpContext &c) {
+  auto *o = c.op()->builtin_options_as_CumsumOptions();
+  auto x = data(c, 0);
+  auto axis = c.constantInts(1, "axis");
+  if (failed(x) || failed(axis))
+    return failure();
+  if (axis->size() != 1)
+    return c.error() << "axis must be one value";
+  auto a = normAxis(c, (*axis)[0], c.in(0).shape.size(), "axis");
+  if (failed(a))
+    return failure();
+  OpBuilder &b = c.builder();
+  return setData(c, 0,
+                 c.create<CumulativeOp>(
+                     elemOf(*x), *x, b.getI64IntegerAttr(*a),
+                     CumulativeModeAttr::get(c.context(), CumulativeMode::Sum),
+                     b.getBoolAttr(o && o->exclusive()),
+                     b.getBoolAttr(o && o->reverse()), Value()));
+}
+
 const ConverterEntry kShape[] = {
+    {tflite::BuiltinOperator_ARG_MAX, convertArgMax},
+    {tflite::BuiltinOperator_ARG_MIN, convertArgMax},
+    {tflite::BuiltinOperator_BROADCAST_TO, convertBroadcastTo},
+    {tflite::BuiltinOperator_CUMSUM, convertCumsum},
     {tflite::BuiltinOperator_RESHAPE, convertReshape},
     {tflite::BuiltinOperator_SQUEEZE, convertReshape},
     {tflite::BuiltinOperator_EXPAND_DIMS, convertReshape},
