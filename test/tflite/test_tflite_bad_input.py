@@ -170,3 +170,34 @@ def test_random_mutations_never_crash():
             r = subprocess.run([STRATA, "import", p, "-o", os.path.join(tmp, f"o{i}"),
                                 "--no-optimize"], capture_output=True, text=True, timeout=60)
             assert r.returncode in (0, 1), (p, r.returncode, r.stderr[-2000:])
+
+
+def test_bad_sparse_tensor():
+    from tflite_builder import csr_sparsity
+    dense = np.eye(4, 3, dtype=np.float32)
+
+    def model(corrupt):
+        b = ModelBuilder()
+        x = b.input("x", [2, 3])
+        sp, values = csr_sparsity(dense)
+        corrupt(sp)
+        s = b.const("s", values)
+        b.tensors[s].shape = [4, 3]
+        b.tensors[s].sparsity = sp
+        d = b.tensor("d", [4, 3])
+        b.op("DENSIFY", [s], [d])
+        y = b.tensor("y", [2, 4])
+        b.op("FULLY_CONNECTED", [x, d, -1], [y], "FullyConnectedOptions")
+        return b.finish([y])
+
+    def seg(sp):
+        sp.dimMetadata[1].arraySegments.values[2] = 9
+    expect_error(model(seg), "tensor 1 's': sparse data: level 1 has array_segments")
+
+    def idx(sp):
+        sp.dimMetadata[1].arrayIndices.values[0] = 7
+    expect_error(model(idx), "sparse data: index 7 is out of range for dim 1 of size 3")
+
+    def order(sp):
+        sp.traversalOrder = [0, 0]
+    expect_error(model(order), "sparse data: traversal_order is not a permutation of 0..1")

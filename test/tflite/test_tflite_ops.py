@@ -484,3 +484,23 @@ def test_float_extras():
         c.b.op("CUMSUM", [x, ax], [cs], "CumsumOptions", exclusive=True, reverse=True)
         return [ls, sq, am, an, bt, cs]
     run_case("LOG_SOFTMAX,SQUARE,ARG_MAX,ARG_MIN,BROADCAST_TO,CUMSUM", build, {"x": (3, 7)}, None)
+
+
+def test_densify():
+    """A sparse (CSR) constant expanded by DENSIFY, feeding FULLY_CONNECTED."""
+    from tflite_builder import csr_sparsity
+    dense = w((6, 10), 3)
+    dense[np.abs(dense) < 0.4] = 0
+
+    def build(c):
+        x = c.input("x", (2, 10))
+        sp, values = csr_sparsity(dense)
+        s = c.b.const("sparse", values.astype(np.float32))
+        c.b.tensors[s].shape = [6, 10]
+        c.b.tensors[s].sparsity = sp
+        d = c.act("dense", (6, 10))
+        c.b.op("DENSIFY", [s], [d])
+        y = c.act("y", (2, 6))
+        c.b.op("FULLY_CONNECTED", [x, d, -1], [y], "FullyConnectedOptions")
+        return [y]
+    run_case("DENSIFY", build, {"x": (2, 10)}, None)

@@ -4,8 +4,9 @@ at test time), imported with `strata import`, run with `strata run-ref`
 (the imported and the optimized model) and compared with the TFLite
 interpreter (ai-edge-litert, builtin kernels) on the same seeded inputs:
 
-- float models (mediapipe 0.10.14's face detector, palm detector and hand
-  landmark model with float16 weights; pyopen-wakeword's mel spectrogram,
+- float models (mediapipe 0.10.14's face detectors, palm detector, pose
+  detector and hand landmark model with float16 weights, two of them sparse
+  (DENSIFY); pyopen-wakeword's mel spectrogram,
   embedding and wake word models): dtype and shape exact, cosine >= 0.9999
   and allclose(rtol=1e-3, atol=1e-4 * max|ref|) on every output;
 - int8 models (pymicro-wakeword's okay_nabu streaming wake word model):
@@ -58,6 +59,12 @@ MODELS = {
     "hand_landmark_lite": (
         "mediapipe", "mediapipe/modules/hand_landmark/hand_landmark_lite.tflite",
         lambda r: {"input_1": image(r, (1, 224, 224, 3), 0.0, 1.0)}, []),
+    "face_detection_full_range_sparse": (
+        "mediapipe", "mediapipe/modules/face_detection/face_detection_full_range_sparse.tflite",
+        lambda r: {"input_1": image(r, (1, 192, 192, 3))}, []),
+    "pose_detection": (
+        "mediapipe", "mediapipe/modules/pose_detection/pose_detection.tflite",
+        lambda r: {"input_1": image(r, (1, 224, 224, 3))}, []),
     "melspectrogram": (
         "pyopen_wakeword", "pyopen_wakeword/models/melspectrogram.tflite",
         lambda r: {"serving_default_input:0": audio(r, (1, 1760))},

@@ -305,3 +305,26 @@ def tensor_ranges(model_bytes, inputs):
         if t.dtype == np.float32 and t.size:
             r[d["name"]] = (float(t.min()), float(t.max()))
     return r
+
+
+def csr_sparsity(dense):
+    """SparsityParameters of a 2-d array in CSR (dim 0 DENSE, dim 1
+    SPARSE_CSR with Int32Vector segments and indices), and its non-zero
+    values in storage order."""
+    SP = _mod("SparsityParameters").SparsityParametersT
+    DM = _mod("DimensionMetadata").DimensionMetadataT
+    IV = _mod("Int32Vector").Int32VectorT
+    DT, SIV = _cls("DimensionType"), _cls("SparseIndexVector")
+    rows, cols = dense.shape
+    d0 = DM()
+    d0.format, d0.denseSize = DT.DENSE, rows
+    d1 = DM()
+    d1.format, d1.denseSize = DT.SPARSE_CSR, cols
+    seg, ind = IV(), IV()
+    seg.values = [0] + list(np.cumsum([(r != 0).sum() for r in dense]))
+    ind.values = [int(j) for r in dense for j in np.nonzero(r)[0]]
+    d1.arraySegmentsType, d1.arraySegments = SIV.Int32Vector, seg
+    d1.arrayIndicesType, d1.arrayIndices = SIV.Int32Vector, ind
+    sp = SP()
+    sp.traversalOrder, sp.blockMap, sp.dimMetadata = [0, 1], [], [d0, d1]
+    return sp, dense[dense != 0]

@@ -4,7 +4,8 @@
 // top.Quant to the output's `!quant.uniform` type; QUANTIZE of a quantized
 // tensor (a requantization) is top.Requant in Float mode. DEQUANTIZE of a
 // quantized tensor is top.Dequant; of float16 weights (how TFLite stores
-// fp16-quantized models) a widening to f32, folded at import.
+// fp16-quantized models) a widening to f32, folded at import. DENSIFY of a
+// sparse constant (expanded when the model is read).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,7 +46,20 @@ LogicalResult convertDequantize(OpContext &c) {
   return c.setFloatOutput(0, c.floatInput(0));
 }
 
+/// DENSIFY: sparse constants are expanded when the model is read
+/// (Sparse.cpp), so the op passes its constant input on.
+LogicalResult convertDensify(OpContext &c) {
+  const Tensor *t = c.constant(0);
+  if (!t || !c.in(0).t->sparsity())
+    return c.error() << "input 0 must be a sparse constant";
+  auto v = c.input(0);
+  if (failed(v))
+    return failure();
+  return c.setOutput(0, *v);
+}
+
 const ConverterEntry kQuant[] = {
+    {tflite::BuiltinOperator_DENSIFY, convertDensify},
     {tflite::BuiltinOperator_QUANTIZE, convertQuantize},
     {tflite::BuiltinOperator_DEQUANTIZE, convertDequantize},
 };

@@ -10,6 +10,7 @@
 
 #include "strata/Frontend/TFLite/TFLiteImporter.h"
 #include "Importer.h"
+#include "Sparse.h"
 
 #include "strata/Dialect/Top/IR/TopDialect.h"
 #include "strata/Interfaces/StaticSizeLimit.h"
@@ -467,8 +468,6 @@ LogicalResult ModelReader::readTensor(size_t i, const tflite::Tensor *t) {
     return err() << "type " << tflite::EnumNameTensorType(t->type()) << " ("
                  << int(t->type()) << ") is not supported";
   info.dtype = *dt;
-  if (t->sparsity())
-    return err() << "sparse tensors are not supported";
   if (t->shape())
     for (int32_t d : *t->shape()) {
       if (d < 0)
@@ -547,8 +546,23 @@ LogicalResult ModelReader::readTensor(size_t i, const tflite::Tensor *t) {
     data = buf->data()->data();
     size = buf->data()->size();
   }
-  if (size == 0)
+  if (size == 0) {
+    if (t->sparsity())
+      return err() << "a sparse tensor must be a constant (it has no data)";
     return success();
+  }
+  if (t->sparsity()) {
+    if (*count > (int64_t(1) << 28))
+      return err() << "sparse tensor of shape " << top::formatArray(info.shape)
+                   << " is too large to expand";
+    Tensor &host = imp.constData.emplace_back(info.dtype, info.shape);
+    std::string e = densify(*t->sparsity(), info.shape, info.dtype, data, size,
+                            host);
+    if (!e.empty())
+      return err() << "sparse data: " << e;
+    info.data = &host;
+    return success();
+  }
   uint64_t need = uint64_t(*count) * dtypeSize(info.dtype);
   if (size != need)
     return err() << "buffer " << b << " has " << size << " bytes, shape "
