@@ -1,4 +1,5 @@
-//===- ImportChecks.h - what a fuzzed import must survive --------*- C++ -*-===//
+//===- ImportChecks.h - what a fuzzed import must survive --------*- C++
+//-*-===//
 //
 // Shared by the importer fuzz targets (ONNX, TFLite): after a successful
 // import, the path of `strata import` and `strata run-ref`, in memory. The

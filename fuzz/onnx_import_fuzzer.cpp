@@ -107,6 +107,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fail("the import succeeded but reported errors", diagnostics.text);
 
   strata::fuzz::checkImportedModel(context, diagnostics, *model->module,
-                                    model->weights, fail);
+                                   model->weights, fail);
   return 0;
 }

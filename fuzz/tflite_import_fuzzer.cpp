@@ -50,8 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::vector<uint64_t> aligned((size + 7) / 8);
   if (size)
     std::memcpy(aligned.data(), data, size);
-  llvm::ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>(aligned.data()),
-                                size);
+  llvm::ArrayRef<uint8_t> bytes(
+      reinterpret_cast<const uint8_t *>(aligned.data()), size);
   auto model = strata::tflite_import::importTFLiteBuffer(bytes, "fuzz.tflite",
                                                          context, "fuzz");
   if (failed(model)) {
@@ -62,6 +62,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (diagnostics.errors != 0)
     fail("the import succeeded but reported errors", diagnostics.text);
   strata::fuzz::checkImportedModel(context, diagnostics, *model->module,
-                                    model->weights, fail);
+                                   model->weights, fail);
   return 0;
 }

@@ -93,9 +93,8 @@ LogicalResult convertLeakyRelu(OpContext &c) {
   if (failed(x))
     return failure();
   return c.setFloatOutput(
-      0, c.create<LeakyReluOp>(f32(c), *x,
-                               c.builder().getF64FloatAttr(o ? o->alpha()
-                                                             : 0.2)));
+      0, c.create<LeakyReluOp>(
+             f32(c), *x, c.builder().getF64FloatAttr(o ? o->alpha() : 0.2)));
 }
 
 LogicalResult convertPRelu(OpContext &c) {
@@ -166,7 +165,8 @@ LogicalResult convertSquare(OpContext &c) {
 
 const ConverterEntry kElementwise[] = {
     {tflite::BuiltinOperator_LESS, convertCompare<CompareMode::Less>},
-    {tflite::BuiltinOperator_LESS_EQUAL, convertCompare<CompareMode::LessOrEqual>},
+    {tflite::BuiltinOperator_LESS_EQUAL,
+     convertCompare<CompareMode::LessOrEqual>},
     {tflite::BuiltinOperator_GREATER, convertCompare<CompareMode::Greater>},
     {tflite::BuiltinOperator_GREATER_EQUAL,
      convertCompare<CompareMode::GreaterOrEqual>},

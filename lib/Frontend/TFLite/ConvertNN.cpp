@@ -124,7 +124,8 @@ LogicalResult requantize(OpContext &c, Value acc, const TensorInfo &x,
   auto r = createWith<RequantOp>(
       c, c.quantType(o), ValueRange{*q},
       {c.builder().getNamedAttr(
-          "quant_mode", RequantModeAttr::get(c.context(), RequantMode::Float))});
+          "quant_mode",
+          RequantModeAttr::get(c.context(), RequantMode::Float))});
   if (failed(r))
     return failure();
   auto a = quantizedActivation(c, *r, act);
@@ -211,8 +212,10 @@ LogicalResult convertConvLike(OpContext &c, bool depthwise) {
     dw = o->dilation_w_factor(), padding = o->padding(),
     act = o->fused_activation_function();
   }
-  for (auto [name, v] : {std::pair{"stride_h", sh}, {"stride_w", sw},
-                         {"dilation_h_factor", dh}, {"dilation_w_factor", dw}})
+  for (auto [name, v] : {std::pair{"stride_h", sh},
+                         {"stride_w", sw},
+                         {"dilation_h_factor", dh},
+                         {"dilation_w_factor", dw}})
     if (v < 1)
       return c.error() << "option '" << name << "' = " << v
                        << " must be positive";
@@ -243,8 +246,10 @@ LogicalResult convertConvLike(OpContext &c, bool depthwise) {
   auto [pl, pr] = samePadding(padding, x.shape[2], kw, sw, dw);
   OpBuilder &b = c.builder();
   SmallVector<NamedAttribute> attrs = {
-      attr(c, "kernel_shape", {kh, kw}), attr(c, "strides", {sh, sw}),
-      attr(c, "pads", {pt, pl, pb, pr}), attr(c, "dilations", {dh, dw}),
+      attr(c, "kernel_shape", {kh, kw}),
+      attr(c, "strides", {sh, sw}),
+      attr(c, "pads", {pt, pl, pb, pr}),
+      attr(c, "dilations", {dh, dw}),
       b.getNamedAttr("group", b.getI64IntegerAttr(group)),
       b.getNamedAttr("layout", LayoutAttr::get(c.context(), Layout::NHWC))};
 
@@ -255,7 +260,8 @@ LogicalResult convertConvLike(OpContext &c, bool depthwise) {
     auto filter = integerFilter(c, w, wzp);
     if (failed(filter))
       return failure();
-    Tensor f = order.empty() ? std::move(*filter) : permuteTensor(*filter, order);
+    Tensor f =
+        order.empty() ? std::move(*filter) : permuteTensor(*filter, order);
     auto bias = integerBias(c, 2);
     auto in = c.input(0);
     if (failed(bias) || failed(in))
@@ -266,10 +272,9 @@ LogicalResult convertConvLike(OpContext &c, bool depthwise) {
     attrs.push_back(attr(c, "input_zp", {x.quant->zps[0]}));
     if (wzp != 0)
       attrs.push_back(attr(c, "weight_zp", {wzp}));
-    auto acc = createWith<ConvOp>(c, b.getI32Type(),
-                                  ValueRange{*storage, c.weight(f, "filter"),
-                                             *bias},
-                                  attrs);
+    auto acc = createWith<ConvOp>(
+        c, b.getI32Type(), ValueRange{*storage, c.weight(f, "filter"), *bias},
+        attrs);
     if (failed(acc))
       return failure();
     return requantize(c, *acc, x, w, act);
@@ -296,8 +301,8 @@ LogicalResult convertConvLike(OpContext &c, bool depthwise) {
       return failure();
     filter = *fw;
     if (!order.empty()) {
-      auto p = c.create<PermuteOp>(f32(c), filter,
-                                   b.getDenseI64ArrayAttr(order));
+      auto p =
+          c.create<PermuteOp>(f32(c), filter, b.getDenseI64ArrayAttr(order));
       if (failed(p))
         return failure();
       filter = *p;
@@ -306,8 +311,8 @@ LogicalResult convertConvLike(OpContext &c, bool depthwise) {
   auto bias = floatBias(c, 2, x, w);
   if (failed(bias))
     return failure();
-  auto conv = createWith<ConvOp>(c, f32(c), ValueRange{*in, filter, *bias},
-                                 attrs);
+  auto conv =
+      createWith<ConvOp>(c, f32(c), ValueRange{*in, filter, *bias}, attrs);
   return c.setFloatOutput(0, c.fusedActivation(conv, act));
 }
 
@@ -365,8 +370,8 @@ LogicalResult convertTransposeConv(OpContext &c) {
   if (const Tensor *h = c.imp.constantData(*fw)) {
     filter = c.weight(permuteTensor(*h, {3, 1, 2, 0}), "filter");
   } else {
-    auto p = c.create<PermuteOp>(f32(c), *fw,
-                                 b.getDenseI64ArrayAttr({3, 1, 2, 0}));
+    auto p =
+        c.create<PermuteOp>(f32(c), *fw, b.getDenseI64ArrayAttr({3, 1, 2, 0}));
     if (failed(p))
       return failure();
     filter = *p;
@@ -380,8 +385,8 @@ LogicalResult convertTransposeConv(OpContext &c) {
       b.getNamedAttr("layout", LayoutAttr::get(c.context(), Layout::NHWC))};
   if (outPad[0] || outPad[1])
     attrs.push_back(attr(c, "output_padding", outPad));
-  auto y = createWith<DeconvOp>(c, f32(c), ValueRange{*in, filter, *bias},
-                                attrs);
+  auto y =
+      createWith<DeconvOp>(c, f32(c), ValueRange{*in, filter, *bias}, attrs);
   return c.setFloatOutput(0,
                           c.fusedActivation(y, o->fused_activation_function()));
 }
@@ -416,8 +421,8 @@ LogicalResult convertFullyConnected(OpContext &c) {
     outShape = x.shape;
     outShape.back() = n;
   }
-  if (is8Bit(x) && is8Bit(out) && is8Bit(w) && w.data &&
-      !x.quant->perAxis() && !out.quant->perAxis()) {
+  if (is8Bit(x) && is8Bit(out) && is8Bit(w) && w.data && !x.quant->perAxis() &&
+      !out.quant->perAxis()) {
     auto in = c.input(0);
     if (failed(in))
       return failure();
@@ -433,14 +438,14 @@ LogicalResult convertFullyConnected(OpContext &c) {
     auto shifted = c.create<SubOp>(i32, *wide, c.weight(zp, "input_zp"));
     if (failed(shifted))
       return failure();
-    auto flat = c.create<ReshapeOp>(i32, *shifted,
-                                    b.getDenseI64ArrayAttr(rows));
+    auto flat =
+        c.create<ReshapeOp>(i32, *shifted, b.getDenseI64ArrayAttr(rows));
     // Weights minus their zero points, as int32.
     Tensor wi(DType::I32, w.shape);
     const QParams &wq = *w.quant;
     for (int64_t i = 0; i < wi.numElements(); ++i)
-      wi.setFromDouble(i, w.data->getAsInt(i) -
-                              wq.zps[wq.perAxis() ? i / k : 0]);
+      wi.setFromDouble(i,
+                       w.data->getAsInt(i) - wq.zps[wq.perAxis() ? i / k : 0]);
     auto bias = integerBias(c, 2);
     if (failed(flat) || failed(bias))
       return failure();
@@ -449,8 +454,8 @@ LogicalResult convertFullyConnected(OpContext &c) {
         {b.getNamedAttr("right_transpose", b.getBoolAttr(true))});
     if (failed(acc))
       return failure();
-    auto shaped = c.create<ReshapeOp>(i32, *acc,
-                                      b.getDenseI64ArrayAttr(outShape));
+    auto shaped =
+        c.create<ReshapeOp>(i32, *acc, b.getDenseI64ArrayAttr(outShape));
     if (failed(shaped))
       return failure();
     return requantize(c, *shaped, x, w, act);
@@ -470,8 +475,8 @@ LogicalResult convertFullyConnected(OpContext &c) {
       {b.getNamedAttr("right_transpose", b.getBoolAttr(true))});
   if (failed(mm))
     return failure();
-  auto shaped = c.create<ReshapeOp>(f32(c), *mm,
-                                    b.getDenseI64ArrayAttr(outShape));
+  auto shaped =
+      c.create<ReshapeOp>(f32(c), *mm, b.getDenseI64ArrayAttr(outShape));
   return c.setFloatOutput(0, c.fusedActivation(shaped, act));
 }
 
@@ -545,8 +550,8 @@ LogicalResult convertSoftmax(OpContext &c) {
     in = c.create<MulOp>(f32(c), *in, c.scalarF32(beta));
   if (failed(in))
     return failure();
-  return c.setFloatOutput(0, c.create<SoftmaxOp>(
-                                 f32(c), *in, c.builder().getI64IntegerAttr(-1)));
+  return c.setFloatOutput(
+      0, c.create<SoftmaxOp>(f32(c), *in, c.builder().getI64IntegerAttr(-1)));
 }
 
 template <bool bilinear> LogicalResult convertResize(OpContext &c) {
@@ -578,9 +583,9 @@ template <bool bilinear> LogicalResult convertResize(OpContext &c) {
   // TFLite's nearest: floor(x * scale) (asymmetric), floor((x + 0.5) *
   // scale) (half pixel: round_prefer_ceil of the half-pixel coordinate),
   // round half up with align_corners.
-  NearestMode nearest =
-      (alignCorners || halfPixel) ? NearestMode::RoundPreferCeil
-                                  : NearestMode::Floor;
+  NearestMode nearest = (alignCorners || halfPixel)
+                            ? NearestMode::RoundPreferCeil
+                            : NearestMode::Floor;
   MLIRContext *ctx = c.context();
   OpBuilder &b = c.builder();
   SmallVector<NamedAttribute> attrs = {
@@ -599,8 +604,9 @@ LogicalResult convertLogSoftmax(OpContext &c) {
   auto in = c.floatInput(0);
   if (failed(in))
     return failure();
-  return c.setFloatOutput(0, c.create<LogSoftmaxOp>(
-                                 f32(c), *in, c.builder().getI64IntegerAttr(-1)));
+  return c.setFloatOutput(
+      0,
+      c.create<LogSoftmaxOp>(f32(c), *in, c.builder().getI64IntegerAttr(-1)));
 }
 
 /// DEPTH_TO_SPACE (TensorFlow's order is ONNX's DCR) and SPACE_TO_DEPTH,
@@ -628,8 +634,9 @@ template <bool toSpace> LogicalResult convertDepthSpace(OpContext &c) {
                f32(c), *in, b.getI64IntegerAttr(block),
                DepthToSpaceModeAttr::get(c.context(), DepthToSpaceMode::DCR),
                layout));
-  return c.setFloatOutput(0, c.create<SpaceToDepthOp>(
-                                 f32(c), *in, b.getI64IntegerAttr(block), layout));
+  return c.setFloatOutput(
+      0, c.create<SpaceToDepthOp>(f32(c), *in, b.getI64IntegerAttr(block),
+                                  layout));
 }
 
 const ConverterEntry kNN[] = {

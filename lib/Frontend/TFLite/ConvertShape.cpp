@@ -122,8 +122,8 @@ LogicalResult convertReshape(OpContext &c) {
     }
     if (unknown >= 0) {
       if (known == 0 || numel(inShape) % known != 0)
-        return c.error() << "cannot reshape " << formatArray(inShape)
-                         << " to " << formatArray(ns);
+        return c.error() << "cannot reshape " << formatArray(inShape) << " to "
+                         << formatArray(ns);
       ns[unknown] = numel(inShape) / known;
     }
     shape = ns;
@@ -325,12 +325,11 @@ LogicalResult convertSlice(OpContext &c) {
   for (size_t d = 0; d < shape.size(); ++d)
     ends.push_back((*size)[d] < 0 ? INT64_MAX : (*begin)[d] + (*size)[d]);
   OpBuilder &b = c.builder();
-  return setData(c, 0,
-                 c.create<SliceOp>(elemOf(*x), *x,
-                                   b.getDenseI64ArrayAttr(*begin),
-                                   b.getDenseI64ArrayAttr(ends),
-                                   DenseI64ArrayAttr(), DenseI64ArrayAttr(),
-                                   Value()));
+  return setData(
+      c, 0,
+      c.create<SliceOp>(elemOf(*x), *x, b.getDenseI64ArrayAttr(*begin),
+                        b.getDenseI64ArrayAttr(ends), DenseI64ArrayAttr(),
+                        DenseI64ArrayAttr(), Value()));
 }
 
 LogicalResult convertGather(OpContext &c) {
@@ -342,8 +341,8 @@ LogicalResult convertGather(OpContext &c) {
   auto idx = c.input(1);
   if (failed(x) || failed(idx))
     return failure();
-  auto axis = normAxis(c, o ? o->axis() : 0, c.in(0).shape.size(),
-                       "option 'axis' =");
+  auto axis =
+      normAxis(c, o ? o->axis() : 0, c.in(0).shape.size(), "option 'axis' =");
   if (failed(axis))
     return failure();
   return setData(c, 0,

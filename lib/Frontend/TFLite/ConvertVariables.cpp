@@ -65,8 +65,8 @@ LogicalResult convertReadVariable(OpContext &c) {
   if (!isa<quant::QuantizedType>(have))
     return c.error() << "variable '" << *key << "' holds " << have
                      << ", the output is " << c.valueType(c.out(0));
-  return c.setFloatOutput(0, c.create<DequantOp>(
-                                 Float32Type::get(c.context()), v));
+  return c.setFloatOutput(
+      0, c.create<DequantOp>(Float32Type::get(c.context()), v));
 }
 
 const ConverterEntry kVariables[] = {

@@ -1,4 +1,5 @@
-//===- Importer.h - the TFLite importer's state ------------------*- C++ -*-===//
+//===- Importer.h - the TFLite importer's state ------------------*- C++
+//-*-===//
 
 #ifndef STRATA_LIB_FRONTEND_TFLITE_IMPORTER_H
 #define STRATA_LIB_FRONTEND_TFLITE_IMPORTER_H

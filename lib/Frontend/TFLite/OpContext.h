@@ -1,4 +1,5 @@
-//===- OpContext.h - TFLite importer state and the converter API -*- C++ -*-===//
+//===- OpContext.h - TFLite importer state and the converter API -*- C++
+//-*-===//
 //
 // The importer's state (tensor values, weights) and what a converter sees of
 // one operator: its inputs as Top values or host constants, its options, its

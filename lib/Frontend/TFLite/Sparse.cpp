@@ -16,8 +16,8 @@ namespace strata::tflite_import {
 namespace {
 
 /// The values of a SparseIndexVector, or nullopt when it is absent.
-std::optional<std::vector<int64_t>>
-indexVector(tflite::SparseIndexVector type, const void *v) {
+std::optional<std::vector<int64_t>> indexVector(tflite::SparseIndexVector type,
+                                                const void *v) {
   std::vector<int64_t> r;
   if (!v)
     return std::nullopt;
@@ -89,8 +89,9 @@ private:
       int64_t flat = 0;
       for (int64_t d = 0; d < rank; ++d) {
         if (orig[d] >= shape[d]) {
-          error = "index " + std::to_string(orig[d]) + " is out of range for dim " +
-                  std::to_string(d) + " of size " + std::to_string(shape[d]);
+          error = "index " + std::to_string(orig[d]) +
+                  " is out of range for dim " + std::to_string(d) +
+                  " of size " + std::to_string(shape[d]);
           return;
         }
         flat = flat * shape[d] + orig[d];
@@ -157,8 +158,9 @@ std::string densify(const tflite::SparsityParameters &sp,
   auto *meta = sp.dim_metadata();
   if ((int64_t)order.size() != n || !meta || (int64_t)meta->size() != n)
     return "traversal_order has " + std::to_string(order.size()) +
-           " entries and dim_metadata " + std::to_string(meta ? meta->size() : 0) +
-           ", expected " + std::to_string(n) + " (rank plus block dims)";
+           " entries and dim_metadata " +
+           std::to_string(meta ? meta->size() : 0) + ", expected " +
+           std::to_string(n) + " (rank plus block dims)";
   std::vector<bool> seen(n, false);
   for (int64_t o : order) {
     if (o < 0 || o >= n || seen[o])

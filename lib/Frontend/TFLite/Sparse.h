@@ -1,4 +1,5 @@
-//===- Sparse.h - TFLite sparse constant tensors to dense --------*- C++ -*-===//
+//===- Sparse.h - TFLite sparse constant tensors to dense --------*- C++
+//-*-===//
 
 #ifndef STRATA_LIB_FRONTEND_TFLITE_SPARSE_H
 #define STRATA_LIB_FRONTEND_TFLITE_SPARSE_H

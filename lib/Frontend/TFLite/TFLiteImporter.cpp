@@ -113,8 +113,9 @@ static std::string outputName(Importer &imp, const tflite::Operator *op,
 OpContext::OpContext(Importer &imp, const tflite::Operator *op, int64_t index,
                      tflite::BuiltinOperator code)
     : imp(imp), oper(op), index(index), opCode(code),
-      location(NameLoc::get(
-          StringAttr::get(&imp.ctx, outputName(imp, op, index)))) {}
+      location(
+          NameLoc::get(StringAttr::get(&imp.ctx, outputName(imp, op, index)))) {
+}
 
 OpBuilder &OpContext::builder() { return imp.builder; }
 MLIRContext *OpContext::context() { return &imp.ctx; }
@@ -148,14 +149,14 @@ Type OpContext::quantType(const TensorInfo &t) {
   auto storage = IntegerType::get(context(), bits);
   unsigned flags = isSigned ? quant::QuantizationFlags::Signed : 0;
   int64_t qmin = isSigned ? -(int64_t(1) << (bits - 1)) : 0;
-  int64_t qmax = isSigned ? (int64_t(1) << (bits - 1)) - 1
-                          : (int64_t(1) << bits) - 1;
+  int64_t qmax =
+      isSigned ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
   Type f32 = Float32Type::get(context());
   if (!p.perAxis())
     return quant::UniformQuantizedType::get(flags, storage, f32, p.scales[0],
                                             p.zps[0], qmin, qmax);
-  return quant::UniformQuantizedPerAxisType::get(
-      flags, storage, f32, p.scales, p.zps, p.axis, qmin, qmax);
+  return quant::UniformQuantizedPerAxisType::get(flags, storage, f32, p.scales,
+                                                 p.zps, p.axis, qmin, qmax);
 }
 
 Type OpContext::valueType(const TensorInfo &t) {
@@ -173,8 +174,7 @@ FailureOr<Value> OpContext::input(size_t i) {
   const TensorInfo &t = imp.tensors[idx];
   if (!t.data)
     return error() << "input " << i << " reads tensor '" << t.name
-                   << "' (index " << idx
-                   << ") before any operator writes it";
+                   << "' (index " << idx << ") before any operator writes it";
   Value w = imp.createWeight(*t.data, t.name.empty() ? "const" : t.name,
                              NameLoc::get(StringAttr::get(context(), t.name)),
                              valueType(t));
@@ -194,11 +194,10 @@ const Tensor *OpContext::constant(size_t i) const {
 }
 
 FailureOr<std::vector<int64_t>> OpContext::constantInts(size_t i,
-                                                       llvm::StringRef what) {
+                                                        llvm::StringRef what) {
   const Tensor *t = constant(i);
   if (!t)
-    return error() << "input " << i << " (" << what
-                   << ") must be a constant";
+    return error() << "input " << i << " (" << what << ") must be a constant";
   if (!isSignedInt(t->dtype()) && !isUnsignedInt(t->dtype()))
     return error() << "input " << i << " (" << what << ") has type "
                    << dtypeName(t->dtype()) << ", expected an integer type";
@@ -314,8 +313,7 @@ LogicalResult OpContext::setOutput(size_t i, Value v) {
   if (!t.dynamic && shape != ArrayRef<int64_t>(t.shape) && !t.shape.empty())
     return error() << "output " << i << " '" << t.name << "' is declared with "
                    << "shape " << top::formatArray(t.shape)
-                   << " but the operator computes "
-                   << top::formatArray(shape);
+                   << " but the operator computes " << top::formatArray(shape);
   // Each output keeps its tensor's name (run-ref --dump-all keys): a
   // single-result op this converter made for output i is renamed.
   if (Operation *def = v.getDefiningOp();
@@ -414,9 +412,9 @@ std::optional<DType> dtypeOfTFLite(tflite::TensorType t) {
 llvm::DenseMap<int, Converter> &converterTable() {
   static llvm::DenseMap<int, Converter> table = [] {
     llvm::DenseMap<int, Converter> t;
-    for (auto list : {nnConverters(), elementwiseConverters(),
-                      shapeConverters(), quantConverters(),
-                      variableConverters()})
+    for (auto list :
+         {nnConverters(), elementwiseConverters(), shapeConverters(),
+          quantConverters(), variableConverters()})
       for (const ConverterEntry &e : list)
         t[int(e.code)] = e.fn;
     return t;
@@ -476,8 +474,7 @@ LogicalResult ModelReader::readTensor(size_t i, const tflite::Tensor *t) {
     }
   auto count = checkedNumElements(info.shape);
   if (!count)
-    return err() << "shape " << top::formatArray(info.shape)
-                 << " overflows";
+    return err() << "shape " << top::formatArray(info.shape) << " overflows";
   // Quantization parameters.
   const tflite::QuantizationParameters *q = t->quantization();
   if (q && q->scale() && q->scale()->size() > 0 &&
@@ -496,10 +493,10 @@ LogicalResult ModelReader::readTensor(size_t i, const tflite::Tensor *t) {
         return err() << "has " << n << " quantization scales but "
                      << q->zero_point()->size() << " zero points";
       for (int64_t z : *q->zero_point()) {
-        int64_t lo = info.dtype == DType::U8 ? 0
+        int64_t lo = info.dtype == DType::U8   ? 0
                      : info.dtype == DType::I8 ? -128
                                                : -32768;
-        int64_t hi = info.dtype == DType::U8 ? 255
+        int64_t hi = info.dtype == DType::U8   ? 255
                      : info.dtype == DType::I8 ? 127
                                                : 32767;
         if (z < lo || z > hi)
@@ -515,8 +512,7 @@ LogicalResult ModelReader::readTensor(size_t i, const tflite::Tensor *t) {
       if (axis < 0 || axis >= (int64_t)info.shape.size() ||
           info.shape[axis] != (int64_t)n)
         return err() << "has " << n << " quantization scales on dimension "
-                     << axis << " of shape "
-                     << top::formatArray(info.shape);
+                     << axis << " of shape " << top::formatArray(info.shape);
       p.axis = axis;
     }
     info.quant = std::move(p);
@@ -556,8 +552,8 @@ LogicalResult ModelReader::readTensor(size_t i, const tflite::Tensor *t) {
       return err() << "sparse tensor of shape " << top::formatArray(info.shape)
                    << " is too large to expand";
     Tensor &host = imp.constData.emplace_back(info.dtype, info.shape);
-    std::string e = densify(*t->sparsity(), info.shape, info.dtype, data, size,
-                            host);
+    std::string e =
+        densify(*t->sparsity(), info.shape, info.dtype, data, size, host);
     if (!e.empty())
       return err() << "sparse data: " << e;
     info.data = &host;
@@ -567,8 +563,7 @@ LogicalResult ModelReader::readTensor(size_t i, const tflite::Tensor *t) {
   if (size != need)
     return err() << "buffer " << b << " has " << size << " bytes, shape "
                  << top::formatArray(info.shape) << " of "
-                 << tflite::EnumNameTensorType(t->type()) << " needs "
-                 << need;
+                 << tflite::EnumNameTensorType(t->type()) << " needs " << need;
   Tensor &host = imp.constData.emplace_back(info.dtype, info.shape);
   std::memcpy(host.raw(), data, size);
   if (info.dtype == DType::Bool)
@@ -596,8 +591,7 @@ ModelReader::opCode(size_t opIndex, const tflite::Operator *op) {
   if (!codes || ci >= codes->size())
     return emitError(loc) << "operator " << opIndex << ": opcode index " << ci
                           << " is out of range (the model has "
-                          << (codes ? codes->size() : 0)
-                          << " operator codes)";
+                          << (codes ? codes->size() : 0) << " operator codes)";
   const tflite::OperatorCode *c = codes->Get(ci);
   int32_t code = std::max<int32_t>(c->deprecated_builtin_code(),
                                    int32_t(c->builtin_code()));
@@ -639,13 +633,13 @@ LogicalResult ModelReader::runOps() {
     bool noOutputs = *code == tflite::BuiltinOperator_ASSIGN_VARIABLE ||
                      *code == tflite::BuiltinOperator_CALL_ONCE;
     if (!noOutputs && (!op->outputs() || op->outputs()->size() == 0))
-      return emitError(loc) << "operator " << i << " (" << opName
-                            << "): has no outputs";
+      return emitError(loc)
+             << "operator " << i << " (" << opName << "): has no outputs";
     auto it = converterTable().find(int(*code));
     if (it == converterTable().end())
-      return emitError(loc) << "operator " << i << " (" << opName
-                            << "): builtin operator " << opName
-                            << " is not supported";
+      return emitError(loc)
+             << "operator " << i << " (" << opName << "): builtin operator "
+             << opName << " is not supported";
     OpContext c(imp, op, i, *code);
     if (failed(it->second(c)))
       return failure();
@@ -719,9 +713,9 @@ FailureOr<ImportedModel> ModelReader::run(const std::string &name) {
     if (auto it = imp.inputShapes.find(info.name);
         it != imp.inputShapes.end()) {
       if (it->second.size() != info.shape.size())
-        return emitError(loc) << "--input-shapes gives '" << info.name
-                              << "' rank " << it->second.size()
-                              << ", the model rank " << info.shape.size();
+        return emitError(loc)
+               << "--input-shapes gives '" << info.name << "' rank "
+               << it->second.size() << ", the model rank " << info.shape.size();
       info.shape = it->second;
     }
     argTypes.push_back(RankedTensorType::get(imp.tensors[t].shape,
@@ -739,17 +733,17 @@ FailureOr<ImportedModel> ModelReader::run(const std::string &name) {
                                    builder.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
-  imp.noneValue = top::NoneOp::create(builder, UnknownLoc::get(&ctx),
-                                      builder.getNoneType())
-                      .getOutput();
+  imp.noneValue =
+      top::NoneOp::create(builder, UnknownLoc::get(&ctx), builder.getNoneType())
+          .getOutput();
   for (auto [i, t] : llvm::enumerate(inputs)) {
     const std::string &n = imp.tensors[t].name;
     func.setArgAttr(i, "top.name", builder.getStringAttr(n));
     Value arg = body->getArgument(i);
-    imp.values[t] = top::InputOp::create(builder,
-                                         NameLoc::get(StringAttr::get(&ctx, n)),
-                                         arg.getType(), arg)
-                        .getOutput();
+    imp.values[t] =
+        top::InputOp::create(builder, NameLoc::get(StringAttr::get(&ctx, n)),
+                             arg.getType(), arg)
+            .getOutput();
   }
 
   imp.runSubgraph = [this](int64_t k) { return runSubgraph(k); };
@@ -772,8 +766,8 @@ FailureOr<ImportedModel> ModelReader::run(const std::string &name) {
     results.push_back(v);
   }
   func::ReturnOp::create(builder, UnknownLoc::get(&ctx), results);
-  func.setType(builder.getFunctionType(argTypes,
-                                       ValueRange(results).getTypes()));
+  func.setType(
+      builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
   for (auto [i, t] : llvm::enumerate(outputs))
     func.setResultAttr(i, "top.name",
                        builder.getStringAttr(imp.tensors[t].name));
@@ -799,9 +793,8 @@ FailureOr<ImportedModel> ModelReader::run(const std::string &name) {
 } // namespace
 
 bool isTFLiteBuffer(ArrayRef<uint8_t> bytes) {
-  return bytes.size() >= 8 &&
-         flatbuffers::BufferHasIdentifier(bytes.data(),
-                                          tflite::ModelIdentifier());
+  return bytes.size() >= 8 && flatbuffers::BufferHasIdentifier(
+                                  bytes.data(), tflite::ModelIdentifier());
 }
 
 FailureOr<ImportedModel> importTFLiteBuffer(ArrayRef<uint8_t> bytes,
@@ -828,8 +821,8 @@ FailureOr<ImportedModel> importTFLiteBuffer(ArrayRef<uint8_t> bytes,
     return emitError(loc) << "'" << what << "' is not a valid TFLite model "
                           << "(FlatBuffers verification failed: truncated or "
                           << "corrupt file)";
-  context.loadDialect<top::TopDialect, func::FuncDialect,
-                      quant::QuantDialect>();
+  context
+      .loadDialect<top::TopDialect, func::FuncDialect, quant::QuantDialect>();
   Importer imp(context, bytes, tflite::GetModel(bytes.data()));
   imp.inputShapes = inputShapes;
   ModelReader reader(imp, loc);
