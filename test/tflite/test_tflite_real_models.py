@@ -27,7 +27,8 @@ import tempfile
 import numpy as np
 import pytest
 
-from tflite_builder import STRATA, cosine, enum, run_ref, run_tflite, schema
+from tflite_builder import (STRATA, cosine, enum, interpreter_tensors, run_ref,
+                            run_tflite, schema)
 
 SITE = os.environ.get("STRATA_TFLITE_SITE", sysconfig.get_paths()["purelib"])
 REPORT = {}
@@ -100,33 +101,11 @@ def op_census(model_bytes):
                                for i in range(sg.OperatorsLength()))
 
 
-def all_tensors(model_bytes, feed):
-    """Every int8/uint8 tensor of the TFLite interpreter's run, by name."""
-    from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    it = Interpreter(model_content=model_bytes, num_threads=1,
-                     experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
-                     experimental_preserve_all_tensors=True)
-    it.allocate_tensors()
-    for d in it.get_input_details():
-        it.set_tensor(d["index"], feed[d["name"]])
-    it.invoke()
-    r = {}
-    for d in it.get_tensor_details():
-        # Only 8-bit data: reading a resource tensor crashes the interpreter.
-        if d["dtype"] not in (np.int8, np.uint8) or not len(d["shape"]):
-            continue
-        try:
-            r[d["name"]] = it.get_tensor(d["index"]).copy()
-        except ValueError:
-            pass
-    return r
-
-
 def check_intermediates(model, feed, tmp):
     """int8 models: every intermediate tensor strata computes (run-ref
     --dump-all, keyed by the TFLite tensor names) within 1 LSB of the
     interpreter's on >= 99.9% of its elements. Returns the count checked."""
-    ref = all_tensors(model, feed)
+    ref = interpreter_tensors(model, feed, (np.int8, np.uint8))
     inp, outp = os.path.join(tmp, "dump_in.npz"), os.path.join(tmp, "dump_out.npz")
     np.savez(inp, **feed)
     r = subprocess.run([STRATA, "run-ref", os.path.join(tmp, "m_origin.mlir"), "--input", inp,
@@ -152,8 +131,9 @@ def input_names(model_bytes):
     return {d["name"]: (tuple(d["shape"]), d["dtype"]) for d in it.get_input_details()}
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
-def test_real_model(name):
+def load(name):
+    """(path, model bytes, seeded inputs, import args, package) of MODELS
+    entry `name`; skips when its package is not installed."""
     pkg, rel, make_inputs, extra = MODELS[name]
     path = os.path.join(SITE, rel)
     if not os.path.exists(path):
@@ -162,11 +142,16 @@ def test_real_model(name):
         model = f.read()
     rng = np.random.default_rng(0)
     feed = make_inputs(rng)
-    names = input_names(model)
-    for n, v in list(feed.items()):
-        if v is None:  # any name: the model's only input
-            (real, (shape, dtype)), = names.items()
-            feed = {real: rng.standard_normal(shape).astype(dtype)}
+    if any(v is None for v in feed.values()):  # the model's only input
+        (real, (shape, dtype)), = input_names(model).items()
+        feed = {real: rng.standard_normal(shape).astype(dtype)}
+    return path, model, feed, extra, pkg
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_real_model(name):
+    path, model, feed, extra, pkg = load(name)
+    rel = MODELS[name][1]
     ref = run_tflite(model, feed)
     quantized = name.endswith("_int8")
     rep = {"package": pkg, "path": rel, "ops": dict(op_census(model))}
@@ -217,17 +202,7 @@ def test_compiled_cpu(name):
     `strata run` (the compiled path), against the TFLite interpreter with
     the same tolerances (the larger models compile too, see docs/tflite.md;
     they are left out of `make test` for time)."""
-    pkg, rel, make_inputs, extra = MODELS[name]
-    path = os.path.join(SITE, rel)
-    if not os.path.exists(path):
-        pytest.skip(f"{rel} not installed (scripts/requirements-models.txt)")
-    with open(path, "rb") as f:
-        model = f.read()
-    rng = np.random.default_rng(0)
-    feed = make_inputs(rng)
-    if any(v is None for v in feed.values()):
-        (real, (shape, dtype)), = input_names(model).items()
-        feed = {real: rng.standard_normal(shape).astype(dtype)}
+    path, model, feed, extra, _ = load(name)
     ref = run_tflite(model, feed)
     with tempfile.TemporaryDirectory() as tmp:
         r = subprocess.run([STRATA, "import", path, "-o", tmp, "--name", "m", *extra],

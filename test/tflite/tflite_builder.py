@@ -286,8 +286,9 @@ class Case:
         return np.clip(np.round(x / s) + zp, info.min, info.max).astype(self.qtype)
 
 
-def tensor_ranges(model_bytes, inputs):
-    """(min, max) of every tensor of a float model run by the interpreter."""
+def interpreter_tensors(model_bytes, inputs, dtypes):
+    """Every tensor of one of `dtypes` (numpy types) that the interpreter
+    computes on `inputs`, by name (intermediate ones preserved)."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
     it = Interpreter(model_content=model_bytes, num_threads=1,
                      experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
@@ -298,13 +299,23 @@ def tensor_ranges(model_bytes, inputs):
     it.invoke()
     r = {}
     for d in it.get_tensor_details():
-        try:
-            t = it.get_tensor(d["index"])
-        except ValueError:
+        # Filtering by dtype first: reading a resource tensor crashes the
+        # interpreter.
+        if d["dtype"] not in dtypes or not len(d["shape"]):
             continue
-        if t.dtype == np.float32 and t.size:
-            r[d["name"]] = (float(t.min()), float(t.max()))
+        try:
+            r[d["name"]] = it.get_tensor(d["index"]).copy()
+        except ValueError:
+            pass
     return r
+
+
+def tensor_ranges(model_bytes, inputs):
+    """(min, max) of every f32 tensor of a float model run by the
+    interpreter."""
+    return {n: (float(t.min()), float(t.max()))
+            for n, t in interpreter_tensors(model_bytes, inputs, (np.float32,)).items()
+            if t.size}
 
 
 def csr_sparsity(dense):

@@ -117,21 +117,10 @@ LogicalResult convertGelu(OpContext &c) {
   return c.setFloatOutput(0, c.create<GeluOp>(f32(c), *x, mode));
 }
 
-/// Input `i` for a comparison or selection: f32 for float and quantized
-/// tensors (quantized operands compare their real values), else as stored.
-FailureOr<Value> anyInput(OpContext &c, size_t i) {
-  if (!c.hasInput(i))
-    return c.error() << "input " << i << " is required";
-  const TensorInfo &t = c.in(i);
-  if (t.quant || isFloat(t.dtype))
-    return c.floatInput(i);
-  return c.input(i);
-}
-
 template <CompareMode mode> LogicalResult convertCompare(OpContext &c) {
   if (failed(requireInputs(c, 2)))
     return failure();
-  auto a = anyInput(c, 0), b = anyInput(c, 1);
+  auto a = c.dataInput(0), b = c.dataInput(1);
   if (failed(a) || failed(b))
     return failure();
   auto y = c.create<CompareOp>(c.builder().getI1Type(), *a, *b,
@@ -144,7 +133,7 @@ template <CompareMode mode> LogicalResult convertCompare(OpContext &c) {
 LogicalResult convertSelect(OpContext &c) {
   if (failed(requireInputs(c, 3)))
     return failure();
-  auto cond = c.input(0), x = anyInput(c, 1), y = anyInput(c, 2);
+  auto cond = c.input(0), x = c.dataInput(1), y = c.dataInput(2);
   if (failed(cond) || failed(x) || failed(y))
     return failure();
   Type e = cast<ShapedType>(x->getType()).getElementType();

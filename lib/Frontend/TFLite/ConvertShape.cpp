@@ -19,16 +19,6 @@ namespace {
 
 Type elemOf(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
 
-/// Input `i` as data: f32 for float and quantized tensors, else as stored.
-FailureOr<Value> data(OpContext &c, size_t i) {
-  if (!c.hasInput(i))
-    return c.error() << "input " << i << " is required";
-  const TensorInfo &t = c.in(i);
-  if (t.quant || isFloat(t.dtype))
-    return c.floatInput(i);
-  return c.input(i);
-}
-
 LogicalResult setData(OpContext &c, size_t i, FailureOr<Value> v) {
   if (failed(v))
     return failure();
@@ -50,6 +40,17 @@ FailureOr<int64_t> normAxis(OpContext &c, int64_t axis, int64_t rank,
   return axis < 0 ? axis + rank : axis;
 }
 
+/// A constant one-value axis input `i` normalized for `rank`.
+FailureOr<int64_t> constantAxis(OpContext &c, size_t i, int64_t rank) {
+  auto axis = c.constantInts(i, "axis");
+  if (failed(axis))
+    return failure();
+  if (axis->size() != 1)
+    return c.error() << "input " << i << " (axis) must be one value, got "
+                     << formatArray(*axis);
+  return normAxis(c, (*axis)[0], rank, "axis");
+}
+
 int64_t numel(ArrayRef<int64_t> s) {
   int64_t n = 1;
   for (int64_t d : s)
@@ -62,7 +63,7 @@ int64_t numel(ArrayRef<int64_t> s) {
 /// The shape is computed, not read from the output tensor, so that models
 /// with dynamic dims (fixed with --input-shapes) import.
 LogicalResult convertReshape(OpContext &c) {
-  auto x = data(c, 0);
+  auto x = c.dataInput(0);
   if (failed(x))
     return failure();
   const TensorInfo &in = c.in(0);
@@ -85,12 +86,7 @@ LogicalResult convertReshape(OpContext &c) {
       if (dims.empty() ? inShape[d] != 1 : !llvm::is_contained(dims, d))
         shape.push_back(inShape[d]);
   } else if (c.code() == tflite::BuiltinOperator_EXPAND_DIMS) {
-    auto axis = c.constantInts(1, "axis");
-    if (failed(axis))
-      return failure();
-    if (axis->size() != 1)
-      return c.error() << "axis must be one value";
-    auto n = normAxis(c, (*axis)[0], rank + 1, "axis");
+    auto n = constantAxis(c, 1, rank + 1);
     if (failed(n))
       return failure();
     shape = inShape;
@@ -136,7 +132,7 @@ LogicalResult convertReshape(OpContext &c) {
 }
 
 LogicalResult convertTranspose(OpContext &c) {
-  auto x = data(c, 0);
+  auto x = c.dataInput(0);
   auto perm = c.constantInts(1, "perm");
   if (failed(x) || failed(perm))
     return failure();
@@ -151,7 +147,7 @@ LogicalResult convertConcat(OpContext &c) {
     return c.error() << "ConcatenationOptions are missing";
   SmallVector<Value> ins;
   for (size_t i = 0; i < c.numInputs(); ++i) {
-    auto v = data(c, i);
+    auto v = c.dataInput(i);
     if (failed(v))
       return failure();
     ins.push_back(*v);
@@ -170,7 +166,7 @@ LogicalResult convertConcat(OpContext &c) {
 }
 
 LogicalResult convertPad(OpContext &c) {
-  auto x = data(c, 0);
+  auto x = c.dataInput(0);
   auto p = c.constantInts(1, "paddings");
   if (failed(x) || failed(p))
     return failure();
@@ -231,7 +227,7 @@ LogicalResult convertReduce(OpContext &c) {
     break;
   }
   auto *o = c.op()->builtin_options_as_ReducerOptions();
-  auto x = data(c, 0);
+  auto x = c.dataInput(0);
   auto axes = c.constantInts(1, "axes");
   if (failed(x) || failed(axes))
     return failure();
@@ -261,7 +257,7 @@ LogicalResult convertStridedSlice(OpContext &c) {
     return c.error() << "ellipsis_mask " << o->ellipsis_mask()
                      << ", new_axis_mask " << o->new_axis_mask()
                      << " and offset are not supported (must be 0)";
-  auto x = data(c, 0);
+  auto x = c.dataInput(0);
   auto begin = c.constantInts(1, "begin"), end = c.constantInts(2, "end"),
        strides = c.constantInts(3, "strides");
   if (failed(x) || failed(begin) || failed(end) || failed(strides))
@@ -313,7 +309,7 @@ LogicalResult convertStridedSlice(OpContext &c) {
 }
 
 LogicalResult convertSlice(OpContext &c) {
-  auto x = data(c, 0);
+  auto x = c.dataInput(0);
   auto begin = c.constantInts(1, "begin"), size = c.constantInts(2, "size");
   if (failed(x) || failed(begin) || failed(size))
     return failure();
@@ -337,7 +333,7 @@ LogicalResult convertGather(OpContext &c) {
   if (o && o->batch_dims() != 0)
     return c.error() << "batch_dims " << o->batch_dims()
                      << " is not supported (0 is)";
-  auto x = data(c, 0);
+  auto x = c.dataInput(0);
   auto idx = c.input(1);
   if (failed(x) || failed(idx))
     return failure();
@@ -361,7 +357,7 @@ LogicalResult convertPack(OpContext &c) {
   shape.insert(shape.begin() + *axis, 1);
   SmallVector<Value> parts;
   for (size_t i = 0; i < c.numInputs(); ++i) {
-    auto v = data(c, i);
+    auto v = c.dataInput(i);
     if (failed(v))
       return failure();
     auto r = reshapeTo(c, *v, shape);
@@ -389,7 +385,7 @@ LogicalResult convertUnpack(OpContext &c) {
   auto *o = c.op()->builtin_options_as_UnpackOptions();
   const std::vector<int64_t> &shape = c.in(0).shape;
   auto axis = normAxis(c, o ? o->axis() : 0, shape.size(), "option 'axis' =");
-  auto x = data(c, 0);
+  auto x = c.dataInput(0);
   if (failed(axis) || failed(x))
     return failure();
   int64_t n = shape[*axis];
@@ -409,15 +405,10 @@ LogicalResult convertUnpack(OpContext &c) {
 LogicalResult convertSplit(OpContext &c) {
   bool isV = c.code() == tflite::BuiltinOperator_SPLIT_V;
   size_t dataIdx = isV ? 0 : 1, axisIdx = isV ? 2 : 0;
-  auto axisV = c.constantInts(axisIdx, "axis");
-  auto x = data(c, dataIdx);
-  if (failed(axisV) || failed(x))
-    return failure();
-  if (axisV->size() != 1)
-    return c.error() << "axis must be one value";
   const std::vector<int64_t> &shape = c.in(dataIdx).shape;
-  auto axis = normAxis(c, (*axisV)[0], shape.size(), "axis");
-  if (failed(axis))
+  auto x = c.dataInput(dataIdx);
+  auto axis = constantAxis(c, axisIdx, shape.size());
+  if (failed(x) || failed(axis))
     return failure();
   int64_t dim = shape[*axis], n = c.numOutputs();
   std::vector<int64_t> sizes;
@@ -457,7 +448,7 @@ LogicalResult convertSplit(OpContext &c) {
 }
 
 LogicalResult convertTile(OpContext &c) {
-  auto x = data(c, 0);
+  auto x = c.dataInput(0);
   auto m = c.constantInts(1, "multiples");
   if (failed(x) || failed(m))
     return failure();
@@ -495,14 +486,9 @@ LogicalResult convertCast(OpContext &c) {
 /// a tie), as int64, cast to the output's int32 when it is.
 LogicalResult convertArgMax(OpContext &c) {
   bool isMin = c.code() == tflite::BuiltinOperator_ARG_MIN;
-  auto x = data(c, 0);
-  auto axis = c.constantInts(1, "axis");
-  if (failed(x) || failed(axis))
-    return failure();
-  if (axis->size() != 1)
-    return c.error() << "axis must be one value";
-  auto a = normAxis(c, (*axis)[0], c.in(0).shape.size(), "axis");
-  if (failed(a))
+  auto x = c.dataInput(0);
+  auto a = constantAxis(c, 1, c.in(0).shape.size());
+  if (failed(x) || failed(a))
     return failure();
   if (isMin)
     x = c.create<NegOp>(elemOf(*x), *x);
@@ -522,7 +508,7 @@ LogicalResult convertArgMax(OpContext &c) {
 }
 
 LogicalResult convertBroadcastTo(OpContext &c) {
-  auto x = data(c, 0);
+  auto x = c.dataInput(0);
   auto shape = c.constantInts(1, "shape");
   if (failed(x) || failed(shape))
     return failure();
@@ -534,14 +520,9 @@ LogicalResult convertBroadcastTo(OpContext &c) {
 
 LogicalResult convertCumsum(OpContext &c) {
   auto *o = c.op()->builtin_options_as_CumsumOptions();
-  auto x = data(c, 0);
-  auto axis = c.constantInts(1, "axis");
-  if (failed(x) || failed(axis))
-    return failure();
-  if (axis->size() != 1)
-    return c.error() << "axis must be one value";
-  auto a = normAxis(c, (*axis)[0], c.in(0).shape.size(), "axis");
-  if (failed(a))
+  auto x = c.dataInput(0);
+  auto a = constantAxis(c, 1, c.in(0).shape.size());
+  if (failed(x) || failed(a))
     return failure();
   OpBuilder &b = c.builder();
   return setData(c, 0,

@@ -85,6 +85,9 @@ public:
   /// Input `i` as f32: quantized values are dequantized (constants on the
   /// host), float16 constants widened.
   FailureOr<Value> floatInput(size_t i);
+  /// Input `i` as data: f32 for float and quantized tensors (floatInput),
+  /// else (integers, bools) as stored.
+  FailureOr<Value> dataInput(size_t i);
   /// Host data of a constant input `i`, or nullptr.
   const Tensor *constant(size_t i) const;
   /// A constant integer input (shape, axes, paddings) as int64 values.

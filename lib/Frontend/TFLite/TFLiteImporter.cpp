@@ -247,6 +247,12 @@ FailureOr<Value> OpContext::floatInput(size_t i) {
                  << "tensor";
 }
 
+FailureOr<Value> OpContext::dataInput(size_t i) {
+  if (hasInput(i) && !in(i).quant && !isFloat(in(i).dtype))
+    return input(i);
+  return floatInput(i);
+}
+
 Value OpContext::weight(const Tensor &data, llvm::StringRef hint) {
   std::string base = outputName(imp, oper, index) + "_" + hint.str();
   return imp.createWeight(data, base, location);
