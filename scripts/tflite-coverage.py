@@ -88,7 +88,7 @@ def main():
     lines = [BEGIN, ""]
     lines.append(f"{len(ops)} builtin operators are converted. Tested: the variants whose "
                  "test in `test/tflite/test_tflite_ops.py` passed against the TFLite "
-                 "interpreter (float32; int8 and uint8 quantized). Models: operator "
+                 "interpreter (float32; int8, uint8 and int16 quantized). Models: operator "
                  "instances in the model files below.")
     lines += ["", "| builtin operator | converter | tested | in the models |", "|---|---|---|---|"]
     used = collections.Counter()
@@ -96,7 +96,7 @@ def main():
         used.update(cnt)
     for op in sorted(ops):
         t = tested.get(op, {})
-        tv = ", ".join(v for v in ("float32", "int8", "uint8") if t.get(v)) or "—"
+        tv = ", ".join(v for v in ("float32", "int8", "uint8", "int16") if t.get(v)) or "—"
         failed = [v for v, ok in t.items() if not ok]
         if failed:
             tv += " (FAILED: " + ", ".join(failed) + ")"

@@ -113,7 +113,7 @@ CONV_CASES = [
 ]
 
 
-@pytest.mark.parametrize("qtype", VARIANTS + ["uint8"])
+@pytest.mark.parametrize("qtype", VARIANTS + ["uint8", "int16"])
 @pytest.mark.parametrize("i", range(len(CONV_CASES)))
 def test_conv2d(i, qtype):
     xs, ws, pad, s, d, act = CONV_CASES[i]
@@ -154,7 +154,7 @@ def test_depthwise_conv2d(mult, stride, qtype):
     run_case("DEPTHWISE_CONV_2D", build, {"x": xs}, qtype)
 
 
-@pytest.mark.parametrize("qtype", VARIANTS)
+@pytest.mark.parametrize("qtype", VARIANTS + ["int16"])
 @pytest.mark.parametrize("keep", [False, True])
 def test_fully_connected(keep, qtype):
     xs = (2, 3, 16)
@@ -205,7 +205,7 @@ def test_pool(op, pad, qtype):
 
 # --- elementwise ----------------------------------------------------------------
 
-@pytest.mark.parametrize("qtype", VARIANTS)
+@pytest.mark.parametrize("qtype", VARIANTS + ["int16"])
 @pytest.mark.parametrize("op", ["ADD", "SUB", "MUL", "DIV"])
 def test_binary(op, qtype):
     if qtype and op == "DIV":

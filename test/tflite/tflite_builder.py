@@ -219,7 +219,10 @@ class Case:
         return self.qtype is not None
 
     def qparams(self, name, scale=None, zp=None):
-        if scale is None:
+        if scale is None and self.qtype == np.int16:  # symmetric, zp 0
+            lo, hi = self.ranges.get(name, (-1.0, 1.0))
+            scale, zp = max(abs(lo), abs(hi), 1e-6) / 32767.0, 0
+        elif scale is None:
             lo, hi = self.ranges.get(name, (-1.0, 1.0))
             lo, hi = min(lo, 0.0), max(hi, 0.0)
             scale = max(hi - lo, 1e-6) / 255.0
@@ -275,7 +278,8 @@ class Case:
             return self.b.const(name, data)
         s = self.params[x][0] * np.asarray(self.params[w][0], np.float64)
         s = np.broadcast_to(s, data.shape)
-        q = np.round(data / s).astype(np.int32)
+        # int16 models (TFLite's 16x8 mode) take int64 biases.
+        q = np.round(data / s).astype(np.int64 if self.qtype == np.int16 else np.int32)
         return self.b.const(name, q, quant=(s.astype(np.float32), [0] * len(s), 0))
 
     def quantize_input(self, name, x):
