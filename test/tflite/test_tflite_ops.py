@@ -504,3 +504,65 @@ def test_densify():
         c.b.op("FULLY_CONNECTED", [x, d, -1], [y], "FullyConnectedOptions")
         return [y]
     run_case("DENSIFY", build, {"x": (2, 10)}, None)
+
+
+@pytest.mark.parametrize("qtype", VARIANTS)
+def test_more_elementwise(qtype):
+    """MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU, RELU_0_TO_1 (float and
+    int8); POW, SQRT, RSQRT, LOG, GELU (float, on positive inputs where
+    they need them)."""
+    def build(c):
+        a = c.input("a", (2, 3, 4))
+        b = c.input("b", (2, 3, 4), same="a")
+        outs = []
+        for op in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE"):
+            # TFLite's int8 MAXIMUM/MINIMUM compare the stored integers.
+            t = c.act(op.lower(), (2, 3, 4), same="a" if op != "SQUARED_DIFFERENCE" else None)
+            c.b.op(op, [a, b], [t])
+            outs.append(t)
+        slope = c.weight("slope", np.linspace(0.1, 0.4, 4, dtype=np.float32), axis=None)
+        p = c.act("prelu", (2, 3, 4))
+        c.b.op("PRELU", [a, slope], [p])
+        r = c.act("relu01", (2, 3, 4))
+        c.b.op("RELU_0_TO_1", [a], [r])
+        outs += [p, r]
+        if not c.quantized:
+            pos = c.act("pos", (2, 3, 4))
+            c.b.op("EXP", [b], [pos])
+            for op in ("SQRT", "RSQRT", "LOG"):
+                t = c.act(op.lower(), (2, 3, 4))
+                c.b.op(op, [pos], [t])
+                outs.append(t)
+            pw = c.act("pow", (2, 3, 4))
+            c.b.op("POW", [pos, a], [pw])
+            g = c.act("gelu", (2, 3, 4))
+            c.b.op("GELU", [a], [g], "GeluOptions", approximate=True)
+            outs += [pw, g]
+        return outs
+    ops = "MAXIMUM,MINIMUM,SQUARED_DIFFERENCE,PRELU,RELU_0_TO_1"
+    if not qtype:
+        ops += ",SQRT,RSQRT,LOG,POW,GELU"
+    run_case(ops, build, {"a": (2, 3, 4), "b": (2, 3, 4)}, qtype)
+
+
+def test_more_shape():
+    """TILE, SHAPE, CAST, REDUCE_MIN, REDUCE_PROD, SELECT (float)."""
+    def build(c):
+        x = c.input("x", (2, 3))
+        t = c.act("tile", (4, 9))
+        c.b.op("TILE", [x, c.b.const("m", np.array([2, 3], np.int32))], [t])
+        s = c.b.tensor("shape", (2,), np.int32)
+        c.b.op("SHAPE", [t], [s], "ShapeOptions", outType=enum("TensorType").INT32)
+        ci = c.b.tensor("cast", (2, 3), np.int32)
+        c.b.op("CAST", [x], [ci])
+        ax = c.b.const("ax", np.array([1], np.int32))
+        mn = c.act("rmin", (2,))
+        c.b.op("REDUCE_MIN", [x, ax], [mn], "ReducerOptions", keepDims=False)
+        pr = c.act("rprod", (2, 1))
+        c.b.op("REDUCE_PROD", [x, ax], [pr], "ReducerOptions", keepDims=True)
+        cond = c.b.tensor("cond", (2, 3), np.bool_)
+        c.b.op("GREATER", [x, c.b.const("zero", np.zeros((2, 3), np.float32))], [cond])
+        sel = c.act("sel", (2, 3))
+        c.b.op("SELECT", [cond, x, c.b.const("k", np.full((2, 3), 0.5, np.float32))], [sel])
+        return [t, s, ci, mn, pr, sel]
+    run_case("TILE,SHAPE,CAST,REDUCE_MIN,REDUCE_PROD,SELECT", build, {"x": (2, 3)}, None)
