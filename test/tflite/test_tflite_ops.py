@@ -17,7 +17,7 @@ import tempfile
 import numpy as np
 import pytest
 
-from tflite_builder import (Case, cosine, enum, run_strata, run_tflite,
+from tflite_builder import (Case, ModelBuilder, cosine, enum, run_strata, run_tflite,
                             tensor_ranges)
 
 A = enum("ActivationFunctionType")
@@ -566,3 +566,20 @@ def test_more_shape():
         c.b.op("SELECT", [cond, x, c.b.const("k", np.full((2, 3), 0.5, np.float32))], [sel])
         return [t, s, ci, mn, pr, sel]
     run_case("TILE,SHAPE,CAST,REDUCE_MIN,REDUCE_PROD,SELECT", build, {"x": (2, 3)}, None)
+
+
+def test_argmin_int8_extremes():
+    """ARG_MIN/ARG_MAX of plain int8 data holding -128 and 127."""
+    b = ModelBuilder()
+    x = b.input("x", (3, 5), np.int8)
+    ax = b.const("ax", np.array([1], np.int32))
+    lo, hi = b.tensor("lo", (3,), np.int32), b.tensor("hi", (3,), np.int32)
+    b.op("ARG_MIN", [x, ax], [lo], "ArgMinOptions", outputType=enum("TensorType").INT32)
+    b.op("ARG_MAX", [x, ax], [hi], "ArgMaxOptions", outputType=enum("TensorType").INT32)
+    model = b.finish([lo, hi])
+    feed = {"x": np.array([[5, -128, 3, -128, 0], [127, 1, 127, -5, 2], [0, 0, 0, 0, 0]], np.int8)}
+    ref = run_tflite(model, feed)
+    with tempfile.TemporaryDirectory() as tmp:
+        got = run_strata(model, feed, tmp)
+    for k in ref:
+        np.testing.assert_array_equal(got[k], ref[k])

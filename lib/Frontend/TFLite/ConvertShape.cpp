@@ -490,11 +490,14 @@ LogicalResult convertArgMax(OpContext &c) {
   auto a = constantAxis(c, 1, c.in(0).shape.size());
   if (failed(x) || failed(a))
     return failure();
-  if (isMin)
+  OpBuilder &b = c.builder();
+  // Integers are negated in int64 (the negation of INT8_MIN wraps in int8).
+  if (isMin && !isa<FloatType>(elemOf(*x)))
+    x = c.create<CastOp>(b.getI64Type(), *x);
+  if (isMin && succeeded(x))
     x = c.create<NegOp>(elemOf(*x), *x);
   if (failed(x))
     return failure();
-  OpBuilder &b = c.builder();
   auto r = c.create<ArgMaxOp>(b.getI64Type(), *x, b.getI64IntegerAttr(*a),
                               b.getBoolAttr(false), b.getBoolAttr(false));
   if (failed(r))
