@@ -52,6 +52,13 @@ def compare(ref, got, quantized, what):
     if quantized:
         d = np.abs(ref.astype(np.int64) - got.astype(np.int64))
         frac = float((d <= 1).mean()) if d.size else 1.0
+        stats = os.environ.get("STRATA_TFLITE_LSB_STATS")  # JSON lines
+        if stats:
+            with open(stats, "a") as f:
+                f.write(json.dumps({"what": what, "n": int(d.size),
+                                    "test": os.environ.get("PYTEST_CURRENT_TEST", ""),
+                                    "exact": int((d == 0).sum()),
+                                    "one": int((d == 1).sum())}) + "\n")
         assert frac >= 0.999 and d.max(initial=0) <= 2, \
             f"{what}: {frac:.4%} within 1 LSB, max {d.max()}"
     else:
