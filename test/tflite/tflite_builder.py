@@ -2,8 +2,10 @@
 Python package and Python code that flatc generates from the same schema the
 importer reads (lib/Frontend/TFLite/schema.fbs), and runs them with the TFLite
 interpreter (ai-edge-litert), the reference."""
+import atexit
 import importlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,6 +25,7 @@ def schema():
     global _GEN
     if _GEN is None:
         out = tempfile.mkdtemp(prefix="strata-tflite-py-")
+        atexit.register(shutil.rmtree, out, ignore_errors=True)
         subprocess.run(["flatc", "--python", "--gen-object-api", "-o", out, SCHEMA],
                        check=True, capture_output=True)
         sys.path.insert(0, out)
