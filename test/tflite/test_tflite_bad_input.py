@@ -201,3 +201,12 @@ def test_bad_sparse_tensor():
     def order(sp):
         sp.traversalOrder = [0, 0]
     expect_error(model(order), "sparse data: traversal_order is not a permutation of 0..1")
+
+
+def test_buffer_offset_outside_file():
+    """Buffers stored after the FlatBuffer (offset/size, for models over
+    2 GiB) are range-checked against the file."""
+    def m(b):
+        b.buffers[1].data = None
+        b.buffers[1].offset, b.buffers[1].size = 99999, 432
+    expect_error(conv_model(m), "tensor 1 'w': buffer 1 (offset 99999, size 432) lies outside the")

@@ -161,7 +161,7 @@ def test_depthwise_conv2d(mult, stride, qtype):
     run_case("DEPTHWISE_CONV_2D", build, {"x": xs}, qtype)
 
 
-@pytest.mark.parametrize("qtype", VARIANTS + ["int16"])
+@pytest.mark.parametrize("qtype", VARIANTS + ["uint8", "int16"])
 @pytest.mark.parametrize("keep", [False, True])
 def test_fully_connected(keep, qtype):
     xs = (2, 3, 16)
