@@ -100,32 +100,73 @@ FailureOr<Value> quantizedActivation(OpContext &c, Value v,
   return c.create<CastOp>(c.quantType(o), *clipped);
 }
 
+/// TFLite's QuantizeMultiplier: `scale` = multiplier * 2^(shift - 31) with
+/// multiplier in [2^30, 2^31); returns (multiplier, right shift), or nullopt
+/// when the scale needs a left shift (>= 1) or underflows.
+std::optional<std::pair<int64_t, int64_t>> quantizeMultiplier(double scale) {
+  int exp = 0;
+  double frac = std::frexp(scale, &exp);
+  auto q = static_cast<int64_t>(std::round(frac * double(int64_t(1) << 31)));
+  if (q == (int64_t(1) << 31)) {
+    q /= 2;
+    ++exp;
+  }
+  if (exp > 0 || exp < -31 || q <= 0)
+    return std::nullopt;
+  return std::pair{q, int64_t(-exp)};
+}
+
 /// int32 accumulator `acc` (channels on its last dim) to the output's
-/// quantized type: reinterpreted with scale input_scale * filter_scale[c]
-/// (zero point 0), then `top.Requant` in Float mode, and the activation.
+/// quantized type, then the activation. As TFLite when Top's Requant can
+/// take the parameters (one multiplier, or one per channel with the
+/// channels on dim 1, effective scales below 1): `top.Requant` in TFLite
+/// mode, Q31 multipliers and right shifts computed as TFLite's
+/// QuantizeMultiplier, bit-exact. Otherwise (per-channel NHWC convolutions)
+/// the accumulator is given the per-channel type
+/// `!quant.uniform<i32:f32:C, {s_in*s_w[c]}>` and requantized in Float mode
+/// (f64, rounded once; TFLite's double rounding differs by 1 LSB at times).
 LogicalResult requantize(OpContext &c, Value acc, const TensorInfo &x,
                          const TensorInfo &w,
                          tflite::ActivationFunctionType act) {
   const TensorInfo &o = c.out(0);
   auto shape = shapeOf(acc);
   int64_t channels = shape.back();
+  bool perChannel = w.quant->perAxis();
   std::vector<double> scales;
-  for (int64_t i = 0; i < channels; ++i)
-    scales.push_back(x.quant->scales[0] *
-                     w.quant->scales[w.quant->perAxis() ? i : 0]);
-  auto i32 = IntegerType::get(c.context(), 32);
-  Type accQ = quant::UniformQuantizedPerAxisType::get(
-      quant::QuantizationFlags::Signed, i32, f32(c), scales,
-      std::vector<int64_t>(channels, 0), shape.size() - 1, INT32_MIN,
-      INT32_MAX);
-  auto q = c.create<CastOp>(accQ, acc);
-  if (failed(q))
-    return failure();
-  auto r = createWith<RequantOp>(
-      c, c.quantType(o), ValueRange{*q},
-      {c.builder().getNamedAttr(
-          "quant_mode",
-          RequantModeAttr::get(c.context(), RequantMode::Float))});
+  for (int64_t i = 0; i < (perChannel ? channels : 1); ++i)
+    scales.push_back(double(float(x.quant->scales[0])) *
+                     double(float(w.quant->scales[perChannel ? i : 0])));
+  OpBuilder &b = c.builder();
+  SmallVector<int64_t> mults, shifts;
+  if (!perChannel || shape.size() == 2)
+    for (double s : scales)
+      if (auto m = quantizeMultiplier(s / double(float(o.quant->scales[0])))) {
+        mults.push_back(m->first);
+        shifts.push_back(m->second);
+      }
+  FailureOr<Value> r = failure();
+  if (!mults.empty() && mults.size() == scales.size()) {
+    r = createWith<RequantOp>(
+        c, c.quantType(o), ValueRange{acc},
+        {b.getNamedAttr("multiplier", b.getDenseI64ArrayAttr(mults)),
+         b.getNamedAttr("rshift", b.getDenseI64ArrayAttr(shifts)),
+         b.getNamedAttr("quant_mode", RequantModeAttr::get(
+                                          c.context(), RequantMode::TFLite))});
+  } else {
+    scales.resize(channels, scales.back());
+    auto i32 = IntegerType::get(c.context(), 32);
+    Type accQ = quant::UniformQuantizedPerAxisType::get(
+        quant::QuantizationFlags::Signed, i32, f32(c), scales,
+        std::vector<int64_t>(channels, 0), shape.size() - 1, INT32_MIN,
+        INT32_MAX);
+    auto q = c.create<CastOp>(accQ, acc);
+    if (failed(q))
+      return failure();
+    r = createWith<RequantOp>(
+        c, c.quantType(o), ValueRange{*q},
+        {b.getNamedAttr("quant_mode", RequantModeAttr::get(
+                                          c.context(), RequantMode::Float))});
+  }
   if (failed(r))
     return failure();
   auto a = quantizedActivation(c, *r, act);

@@ -5,6 +5,8 @@
 // RUN: FileCheck %s --check-prefix=CONV --input-file %t/out/conv_origin.mlir
 // RUN: strata import %t/conv_int8.tflite -o %t/out --no-optimize
 // RUN: FileCheck %s --check-prefix=INT8 --input-file %t/out/conv_int8_origin.mlir
+// RUN: strata import %t/fc_int8.tflite -o %t/out --no-optimize
+// RUN: FileCheck %s --check-prefix=FC --input-file %t/out/fc_int8_origin.mlir
 // RUN: strata import %t/quant.tflite -o %t/out --no-optimize
 // RUN: FileCheck %s --check-prefix=QUANT --input-file %t/out/quant_origin.mlir
 
@@ -27,6 +29,14 @@
 // INT8: top.Requant(%[[Q]]) {quant_mode = #top.requant_mode<Float>} : {{.*}} -> tensor<1x4x4x2x!quant.uniform<i8:f32, 1.000000e+00:4>>
 // INT8: top.Max(%{{.*}}, %{{.*}}) : (tensor<1x4x4x2xi8>, tensor<i8>) -> tensor<1x4x4x2xi8>
 // INT8: return %{{.*}} : tensor<1x4x4x2x!quant.uniform<i8:f32, 1.000000e+00:4>>
+
+// A per-tensor filter: TFLite's own requantization, bit-exact: the scale
+// 0.5 * 0.25 / 1.0 = 0.125 is the Q31 multiplier 2^30 with a right shift of 2.
+// FC: %[[X:.*]] = top.Cast(%{{.*}}) : (tensor<2x4x!quant.uniform<i8:f32, 5.000000e-01:1>>) -> tensor<2x4xi8>
+// FC: %[[W:.*]] = top.Cast(%[[X]]) : (tensor<2x4xi8>) -> tensor<2x4xi32>
+// FC: top.Sub(%[[W]], %{{.*}}) : (tensor<2x4xi32>, tensor<i32>) -> tensor<2x4xi32>
+// FC: top.MatMul(%{{.*}}, %{{.*}}, %{{.*}}) {right_transpose = true} : (tensor<2x4xi32>, tensor<3x4xi32>, none) -> tensor<2x3xi32>
+// FC: top.Requant(%{{.*}}) {multiplier = array<i64: 1073741824>, quant_mode = #top.requant_mode<TFLite>, rshift = array<i64: 2>} : (tensor<2x3xi32>) -> tensor<2x3x!quant.uniform<i8:f32, 1.000000e+00:-2>>
 
 // float16 weights are widened at import; QUANTIZE is top.Quant (with the
 // f32 scale TFLite stores, printed exactly).

@@ -54,3 +54,11 @@ b.op("ADD", [x, f], [s], "AddOptions")
 q = b.tensor("q", [2, 3], np.uint8, quant=(0.1, 128))
 b.op("QUANTIZE", [s], [q])
 save("quant", b, [q])
+
+# int8 FULLY_CONNECTED with a per-tensor filter: TFLite-mode Requant.
+b = ModelBuilder()
+x = b.input("x", [2, 4], np.int8, quant=(0.5, 1))
+w = b.const("w", np.ones((3, 4), np.int8), quant=(0.25, 0))
+y = b.tensor("y", [2, 3], np.int8, quant=(1.0, -2))
+b.op("FULLY_CONNECTED", [x, w, -1], [y], "FullyConnectedOptions")
+save("fc_int8", b, [y])
