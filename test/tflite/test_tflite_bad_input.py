@@ -210,3 +210,14 @@ def test_buffer_offset_outside_file():
         b.buffers[1].data = None
         b.buffers[1].offset, b.buffers[1].size = 99999, 432
     expect_error(conv_model(m), "tensor 1 'w': buffer 1 (offset 99999, size 432) lies outside the")
+
+
+def test_fifo_and_missing_file():
+    """Not regular files: refused with the file named, never blocking."""
+    with tempfile.TemporaryDirectory() as tmp:
+        fifo = os.path.join(tmp, "pipe.tflite")
+        os.mkfifo(fifo)
+        for path in (fifo, os.path.join(tmp, "missing.tflite")):
+            r = subprocess.run([STRATA, "import", path, "-o", os.path.join(tmp, "o")],
+                               capture_output=True, text=True, timeout=30)
+            assert r.returncode == 1 and "cannot read TFLite model" in r.stderr, r.stderr

@@ -94,10 +94,14 @@ bool parseInputShape(StringRef tool, StringRef spec,
 }
 
 /// Whether `path` names a TFLite model: its extension, or the "TFL3" file
-/// identifier at bytes 4..7.
+/// identifier at bytes 4..7 of a regular file.
 static bool isTFLiteFile(StringRef path) {
   if (sys::path::extension(path).equals_insensitive(".tflite"))
     return true;
+  // Only a regular file is peeked at (a FIFO would block); the ONNX path
+  // reports anything else.
+  if (!sys::fs::is_regular_file(path))
+    return false;
   auto buf = MemoryBuffer::getFileSlice(path, 8, 0);
   if (!buf)
     return false;
