@@ -2,6 +2,7 @@
 
 #include "Commands.h"
 
+#include "strata/Conversion/TosaToTop/TosaToTop.h"
 #include "strata/Frontend/Onnx/OnnxImporter.h"
 #include "strata/Frontend/TFLite/TFLiteImporter.h"
 #include "strata/Pipelines/ModelIO.h"
@@ -20,11 +21,11 @@ using namespace llvm;
 namespace strata::cli {
 
 cl::SubCommand ImportCommand(
-    "import",
-    "Import an ONNX or TFLite model into a Top model (.mlir + weight npz)");
+    "import", "Import an ONNX, TFLite or TOSA (.mlir, .mlirbc) model into a "
+              "Top model (.mlir + weight npz)");
 
 static cl::opt<std::string> onnxFile(cl::Positional, cl::Required,
-                                     cl::desc("<model.onnx | model.tflite>"),
+                                     cl::desc("<model.onnx|.tflite|.mlir|.mlirbc>"),
                                      cl::sub(ImportCommand));
 static cl::opt<std::string> outDir("o", cl::Required,
                                    cl::desc("output folder (created if missing)"),
@@ -155,10 +156,17 @@ int import() {
       return 1;
     }
   }
-  // A .tflite file (or any file with the TFLite identifier) goes to the
-  // TFLite importer; the ONNX-only options do not apply to it.
+  StringRef ext = sys::path::extension(onnxFile);
   FailureOr<onnx_import::ImportedModel> model = failure();
-  if (isTFLiteFile(onnxFile)) {
+  if (ext == ".mlir" || ext == ".mlirbc") {
+    // A TOSA model (docs/tosa.md); the ONNX options do not apply.
+    if (auto tosa = conversion::importTosaFile(onnxFile, context);
+        succeeded(tosa))
+      model = onnx_import::ImportedModel{std::move(tosa->module),
+                                         std::move(tosa->weights)};
+  } else if (isTFLiteFile(onnxFile)) {
+    // A .tflite file (or one with the TFLite identifier, docs/tflite.md);
+    // of the ONNX options only --input-shapes applies.
     auto tfl = tflite_import::importTFLiteFile(onnxFile, context, modelName,
                                                 options.inputShapes);
     if (succeeded(tfl))
