@@ -63,7 +63,7 @@ run_ctest() {
 
 echo "== lit / FileCheck =="; run_lit
 echo "== GoogleTest =="; run_ctest
-echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/compiled test/models test/equiv test/tosa test/quant
+echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/tflite test/compiled test/models test/equiv test/tosa test/quant
 # The Python package from its wheel (make python), installed in a clean venv.
 echo "== Python package (installed wheel) =="
 if scripts/python-venv.sh "$BUILD/python-venv"; then
@@ -120,6 +120,12 @@ if [ -n "$ASAN_BUILD" ]; then
     failed=$((failed + 1))
   fi
   cat "$report/fuzz-onnx.log"
+  # The TFLite importer's fuzzer, a few seconds (STRATA_TFLITE_FUZZ_SECONDS).
+  if scripts/run-fuzz.sh "${STRATA_TFLITE_FUZZ_SECONDS:-10}" "$ASAN_BUILD" tflite; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
 fi
 rm -rf "$report"
 echo

@@ -53,8 +53,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "Strata neural-network compiler\n\n"
-      "  strata import MODEL(.onnx|.mlir|.mlirbc) -o DIR [--name N] ...\n"
-      "      import an ONNX or TOSA model into a Top model\n"
+      "  strata import MODEL(.onnx|.tflite|.mlir|.mlirbc) -o DIR [--name N] ...\n"
+      "      import an ONNX, TFLite or TOSA model into a Top model\n"
       "  strata compile MODEL(.onnx|.mlir) -o DIR [--name N] [--no-optimize]\n"
       "      optimize a model into an optimized Top model (--target top)\n"
       "  strata compile MODEL(.onnx|.mlir) --target cpu -o MODEL.strata\n"
