@@ -186,19 +186,31 @@ def test_other_cpu_and_explain(tmp_path):
             z["y"], np.maximum(x + np.array([1, -2, 3, -4], np.float32), 0))
 
 
-def test_unlowered_op_is_named(tmp_path):
-    """NonZero's output shape depends on its input values: it never gets a
-    CPU lowering, and the error says why (not "use --input-shapes")."""
-    model = write(tmp_path / "m.mlir", """
+@pytest.mark.parametrize("op,body", [
+    ("NonZero", """
 func.func @main(%x_arg: tensor<3x3xf32> {top.name = "x"}) -> (tensor<2x?xi64> {top.name = "y"}) {
   %x = top.Input(%x_arg) : (tensor<3x3xf32>) -> tensor<3x3xf32>
   %0 = top.NonZero(%x) : (tensor<3x3xf32>) -> tensor<2x?xi64>
   return %0 : tensor<2x?xi64>
 }
-""")
+"""),
+    ("Range", """
+func.func @main(%n_arg: tensor<i64> {top.name = "n"}) -> (tensor<?xi64> {top.name = "y"}) {
+  %n = top.Input(%n_arg) : (tensor<i64>) -> tensor<i64>
+  %z = top.Weight() {name = "z", value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %d = top.Weight() {name = "d", value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %0 = top.Range(%z, %n, %d) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  return %0 : tensor<?xi64>
+}
+""")])
+def test_unlowered_op_is_named(tmp_path, op, body):
+    """NonZero's (and Range's of run-time bounds) output shape depends on its
+    input values: it never gets a CPU lowering, and the error says why (not
+    "use --input-shapes")."""
+    model = write(tmp_path / "m.mlir", body)
     r = strata("compile", model, "--target", "cpu", "-o", tmp_path / "m.strata")
     assert r.returncode == 1
-    assert "'top.NonZero' has no CPU code-generation lowering yet: its output " \
+    assert f"'top.{op}' has no CPU code-generation lowering yet: its output " \
         "shape depends on the input values" in r.stderr, r.stderr
     assert "--input-shapes" not in r.stderr, r.stderr
     assert not (tmp_path / "m.strata").exists()
