@@ -31,11 +31,6 @@ namespace {
 using P = arith::CmpFPredicate;
 using IP = arith::CmpIPredicate;
 
-static RankedTensorType staticOperand(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t && t.hasStaticShape() ? t : RankedTensorType();
-}
-
 /// An f64 value converted to `t` as the interpreter's castTo does: floats
 /// round, integers truncate toward zero (bool: non-zero).
 static Value fromF64(ScalarEmitter &e, Value v, Type t, bool isUnsigned) {
@@ -116,7 +111,7 @@ struct DFTLowering : OpConversionPattern<top::DFTOp> {
         staticResultType(op, 0, *getTypeConverter(), rewriter);
     if (failed(type))
       return failure();
-    RankedTensorType inT = staticOperand(adaptor.getInput());
+    RankedTensorType inT = staticTensorType(adaptor.getInput());
     int64_t axis = op.getAxis(), len = op.getDftLength();
     if (!inT || inT.getRank() < 2 || axis < 0 || axis > inT.getRank() - 2 ||
         len < 1 || type->getRank() != inT.getRank())
@@ -181,7 +176,7 @@ struct STFTLowering : OpConversionPattern<top::STFTOp> {
         staticResultType(op, 0, *getTypeConverter(), rewriter);
     if (failed(type))
       return failure();
-    RankedTensorType inT = staticOperand(adaptor.getSignal());
+    RankedTensorType inT = staticTensorType(adaptor.getSignal());
     int64_t frameLength = op.getFrameLength(), step = op.getFrameStep();
     if (!inT || inT.getRank() != 3 || type->getRank() != 4 || frameLength < 1 ||
         step < 1 || frameLength > inT.getDimSize(1))
@@ -189,7 +184,7 @@ struct STFTLowering : OpConversionPattern<top::STFTOp> {
     int64_t length = inT.getDimSize(1), channels = inT.getDimSize(2);
     RankedTensorType wT = isNone(adaptor.getWindow())
                               ? RankedTensorType()
-                              : staticOperand(adaptor.getWindow());
+                              : staticTensorType(adaptor.getWindow());
     if (type->getDimSize(0) != inT.getDimSize(0) || length < 1 ||
         (channels != 1 && channels != 2) ||
         (!isNone(adaptor.getWindow()) &&
@@ -265,8 +260,8 @@ struct MelWeightMatrixLowering : OpConversionPattern<top::MelWeightMatrixOp> {
         staticResultType(op, 0, *getTypeConverter(), rewriter);
     if (failed(type))
       return failure();
-    RankedTensorType loT = staticOperand(adaptor.getLowerEdgeHertz());
-    RankedTensorType hiT = staticOperand(adaptor.getUpperEdgeHertz());
+    RankedTensorType loT = staticTensorType(adaptor.getLowerEdgeHertz());
+    RankedTensorType hiT = staticTensorType(adaptor.getUpperEdgeHertz());
     if (!loT || !hiT || loT.getNumElements() != 1 ||
         hiT.getNumElements() != 1 || type->getRank() != 2)
       return rewriter.notifyMatchFailure(op, "edges must be one element");
@@ -334,7 +329,7 @@ struct DetLowering : OpConversionPattern<top::DetOp> {
         staticResultType(op, 0, *getTypeConverter(), rewriter);
     if (failed(type))
       return failure();
-    RankedTensorType inT = staticOperand(adaptor.getInput());
+    RankedTensorType inT = staticTensorType(adaptor.getInput());
     if (!inT || inT.getRank() < 2 ||
         inT.getDimSize(inT.getRank() - 1) != inT.getDimSize(inT.getRank() - 2))
       return rewriter.notifyMatchFailure(op, "input must be static [*, M, M]");
