@@ -329,3 +329,33 @@ func.func @main(%x_arg: tensor<2x6xf32> {top.name = "x"}) -> (tensor<2x6xf32> {t
     with np.load(tmp_path / "out.npz") as z:
         np.testing.assert_array_equal(z["a"], np.maximum(x, 0))
         np.testing.assert_array_equal(z["b"], 2 * np.maximum(x, 0).reshape(3, 4))
+
+
+@pytest.mark.parametrize("dump,message", [
+    ("", "is empty; give a file name"),
+    ("{tmp}", "is a folder; give a file name"),
+    ("{tmp}/m.strata", "is the -o artifact"),
+    ("{tmp}/./m.mlir", "is the model being compiled"),
+    ("{tmp}/missing/x.ll", "its folder"),
+    ("{tmp}/m.mlir/x.ll", "does not exist or is not a folder"),
+])
+def test_dump_llvm_dialect_path_errors(tmp_path, dump, message):
+    """--dump-llvm-dialect FILE is checked before compiling: nothing is
+    written, the model is left intact, and the error names the option."""
+    model = write(tmp_path / "m.mlir", DYNAMIC)
+    r = strata("compile", model, "--target", "cpu", "-o", tmp_path / "m.strata",
+               "--input-shapes", "x:2x4", f"--dump-llvm-dialect={dump.format(tmp=tmp_path)}")
+    assert r.returncode == 2, r.stderr
+    assert "--dump-llvm-dialect" in r.stderr and message in r.stderr, r.stderr
+    assert "Stack dump" not in r.stderr
+    assert not (tmp_path / "m.strata").exists()
+    assert (tmp_path / "m.mlir").read_text() == DYNAMIC
+
+
+def test_dump_llvm_dialect_writes_the_module(tmp_path):
+    model = write(tmp_path / "m.mlir", DYNAMIC)
+    dump = tmp_path / "lowered.mlir"
+    r = strata("compile", model, "--target", "cpu", "-o", tmp_path / "m.strata",
+               "--input-shapes", "x:2x4", "--dump-llvm-dialect", dump)
+    assert r.returncode == 0, r.stderr
+    assert "llvm.func" in dump.read_text()
