@@ -10,7 +10,9 @@
 //   an f64 copy of the matrices (tensor.extract / tensor.insert, in place
 //   after bufferization).
 // - Window, MelWeightMatrix: index-driven generics.
-// - BitCast: arith.bitcast per element (i1 reads/writes a whole byte).
+// - BitCast: arith.bitcast per element (i1 reads/writes a whole byte); the
+//   4- and 2-bit types (one per byte in memory) cast their own bits, and
+//   int4 <-> uint4 is the identity on converted (signless) types.
 //
 //===----------------------------------------------------------------------===//
 
@@ -492,9 +494,9 @@ struct BitCastLowering : OpConversionPattern<top::BitCastOp> {
       return t.isIntOrFloat() ? t.getIntOrFloatBitWidth() : 0;
     };
     unsigned w = width(from);
-    if (w < 8 || w != width(to))
+    if (w == 0 || w != width(to))
       return rewriter.notifyMatchFailure(
-          op, "only element types of 8 bits or more (i1 as a byte)");
+          op, "element types of different widths (i1 counts as a byte)");
     Value r = buildElementwise(
         rewriter, op.getLoc(), *type, adaptor.getInput(),
         [&](OpBuilder &b, Location l, ValueRange xs, Type) -> Value {
