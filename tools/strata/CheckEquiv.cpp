@@ -363,6 +363,64 @@ static unsigned compareRun(mlir::func::FuncOp entry, const TensorMap &outA,
   return failed;
 }
 
+/// `printf`-style `fmt` with two doubles, as a string.
+static std::string formatText(const char *fmt, double x, double y) {
+  std::string s;
+  raw_string_ostream(s) << format(fmt, x, y);
+  return s;
+}
+
+/// The runs both modes share: prints the header ("check-equiv <what>: ...,
+/// <tolerance>" and the inputs), then per run interprets A on the run's
+/// inputs, gets B's outputs from `runB` (false: B failed to run where A ran,
+/// one failure) and counts `compare`'s failures; prints the summary and
+/// returns the exit code.
+static int
+runAndCompare(Model &a, StringRef bPath, const std::string &what,
+              const std::string &tolerance, const std::vector<InputSpec> &specs,
+              const TensorMap &given,
+              function_ref<bool(const TensorMap &, TensorMap &)> runB,
+              function_ref<unsigned(const TensorMap &, const TensorMap &,
+                                    StringRef, unsigned &)>
+                  compare) {
+  unsigned numRuns = inputFile.empty() ? runs : 1;
+  outs() << "check-equiv " << what << ": ";
+  if (inputFile.empty())
+    outs() << numRuns << " run(s) from seed " << seed;
+  else
+    outs() << "inputs from " << inputFile;
+  outs() << ", " << tolerance << "\n";
+  if (inputFile.empty())
+    for (const InputSpec &spec : specs)
+      printInputSpec(spec);
+  unsigned compared = 0, numFailed = 0;
+  for (unsigned r = 0; r < numRuns; ++r) {
+    uint64_t runSeed = seed + r;
+    std::string run =
+        inputFile.empty()
+            ? ("run " + Twine(r) + " (seed " + Twine(runSeed) + ")").str()
+            : std::string("run 0");
+    TensorMap inputs = inputFile.empty() ? randomInputs(specs, runSeed) : given;
+    auto outA = interpretModule(*a.module, inputs, a.weights);
+    if (failed(outA)) {
+      errs() << kTool << ": '" << a.path << "' failed to run on the inputs of "
+             << run << "; nothing to compare B with (give --input)\n";
+      return kCannotCheck;
+    }
+    TensorMap outB;
+    if (!runB(inputs, outB)) {
+      outs() << "  FAIL " << run << ": '" << bPath << "' failed to run where '"
+             << a.path << "' ran\n";
+      ++compared;
+      ++numFailed;
+      continue;
+    }
+    numFailed += compare(*outA, outB, run, compared);
+  }
+  outs() << compared - numFailed << " passed, " << numFailed << " failed\n";
+  return numFailed ? kDiffer : kEquivalent;
+}
+
 //===----------------------------------------------------------------------===//
 // B a compiled artifact
 //===----------------------------------------------------------------------===//
@@ -529,53 +587,29 @@ static int checkArtifact(Model &a, const TensorMap &given) {
   std::vector<InputSpec> specs;
   if (!describeInputs(a, nullptr, inputFile.empty() ? nullptr : &given, specs))
     return kCannotCheck;
-  unsigned numRuns = inputFile.empty() ? runs : 1;
-  outs() << "check-equiv " << a.path << " (interpreter) vs " << modelB
-         << " (runtime): ";
-  if (inputFile.empty())
-    outs() << numRuns << " run(s) from seed " << seed;
-  else
-    outs() << "inputs from " << inputFile;
-  outs() << format(", integers exact, floats |b - a| <= %g + %g * |a|\n", atol,
-                   rtol);
-  if (inputFile.empty())
-    for (const InputSpec &spec : specs)
-      printInputSpec(spec);
-  unsigned compared = 0, numFailed = 0;
-  for (unsigned r = 0; r < numRuns; ++r) {
-    uint64_t runSeed = seed + r;
-    std::string run =
-        inputFile.empty()
-            ? ("run " + Twine(r) + " (seed " + Twine(runSeed) + ")").str()
-            : std::string("run 0");
-    TensorMap inputs = inputFile.empty() ? randomInputs(specs, runSeed) : given;
-    auto outA = interpretModule(*a.module, inputs, a.weights);
-    if (failed(outA)) {
-      errs() << kTool << ": '" << a.path << "' failed to run on the inputs of "
-             << run << "; nothing to compare B with (give --input)\n";
-      return kCannotCheck;
-    }
-    TensorMap outB;
-    if (!runArtifact(*b, inputs, inputFile, outB)) {
-      outs() << "  FAIL " << run << ": '" << modelB << "' failed to run where '"
-             << a.path << "' ran\n";
-      ++compared;
-      ++numFailed;
-      continue;
-    }
-    for (unsigned i = 0; i < a.entry.getNumResults(); ++i) {
-      std::string name = outputName(a.entry, i);
-      const Tensor *ta = outA->find(name), *tb = outB.find(name);
-      ++compared;
-      std::string detail = "missing from the artifact's outputs";
-      bool ok = ta && tb && artifactOutputMatches(*ta, *tb, rtol, atol, detail);
-      numFailed += !ok;
-      outs() << (ok ? "  PASS " : "  FAIL ") << run << " " << name << ": "
-             << detail << "\n";
-    }
-  }
-  outs() << compared - numFailed << " passed, " << numFailed << " failed\n";
-  return numFailed ? kDiffer : kEquivalent;
+  return runAndCompare(
+      a, modelB, a.path + " (interpreter) vs " + modelB + " (runtime)",
+      formatText("integers exact, floats |b - a| <= %g + %g * |a|", atol, rtol),
+      specs, given,
+      [&](const TensorMap &inputs, TensorMap &out) {
+        return runArtifact(*b, inputs, inputFile, out);
+      },
+      [&](const TensorMap &outA, const TensorMap &outB, StringRef run,
+          unsigned &compared) {
+        unsigned numFailed = 0;
+        for (unsigned i = 0; i < a.entry.getNumResults(); ++i) {
+          std::string name = outputName(a.entry, i);
+          const Tensor *ta = outA.find(name), *tb = outB.find(name);
+          ++compared;
+          std::string detail = "missing from the artifact's outputs";
+          bool ok =
+              ta && tb && artifactOutputMatches(*ta, *tb, rtol, atol, detail);
+          numFailed += !ok;
+          outs() << (ok ? "  PASS " : "  FAIL ") << run << " " << name << ": "
+                 << detail << "\n";
+        }
+        return numFailed;
+      });
 }
 
 int checkEquiv() {
@@ -623,44 +657,20 @@ int checkEquiv() {
   if (!describeInputs(a, &b, inputFile.empty() ? nullptr : &given, specs))
     return kCannotCheck;
 
-  unsigned numRuns = inputFile.empty() ? runs : 1;
-  outs() << "check-equiv " << a.path << " vs " << b.path << ": ";
-  if (inputFile.empty())
-    outs() << numRuns << " run(s) from seed " << seed;
-  else
-    outs() << "inputs from " << inputFile;
-  outs() << format(", tolerance cos %g euclid %g\n", cosTol, eucTol);
-  if (inputFile.empty())
-    for (const InputSpec &spec : specs)
-      printInputSpec(spec);
-
-  unsigned compared = 0, numFailed = 0;
-  for (unsigned r = 0; r < numRuns; ++r) {
-    uint64_t runSeed = seed + r;
-    std::string run =
-        inputFile.empty()
-            ? ("run " + Twine(r) + " (seed " + Twine(runSeed) + ")").str()
-            : std::string("run 0");
-    TensorMap inputs = inputFile.empty() ? randomInputs(specs, runSeed) : given;
-    auto outA = interpretModule(*a.module, inputs, a.weights);
-    if (failed(outA)) {
-      errs() << kTool << ": '" << a.path << "' failed to run on the inputs of "
-             << run << "; nothing to compare B with (give --input)\n";
-      return kCannotCheck;
-    }
-    auto outB = interpretModule(*b.module, inputs, b.weights);
-    if (failed(outB)) {
-      outs() << "  FAIL " << run << ": '" << b.path << "' failed to run where '"
-             << a.path << "' ran\n";
-      ++compared;
-      ++numFailed;
-      continue;
-    }
-    numFailed +=
-        compareRun(a.entry, *outA, *outB, run, cosTol, eucTol, compared);
-  }
-  outs() << compared - numFailed << " passed, " << numFailed << " failed\n";
-  return numFailed ? kDiffer : kEquivalent;
+  return runAndCompare(
+      a, b.path, a.path + " vs " + b.path,
+      formatText("tolerance cos %g euclid %g", cosTol, eucTol), specs, given,
+      [&](const TensorMap &inputs, TensorMap &out) {
+        auto outB = interpretModule(*b.module, inputs, b.weights);
+        if (failed(outB))
+          return false;
+        out = std::move(*outB);
+        return true;
+      },
+      [&](const TensorMap &outA, const TensorMap &outB, StringRef run,
+          unsigned &compared) {
+        return compareRun(a.entry, outA, outB, run, cosTol, eucTol, compared);
+      });
 }
 
 } // namespace strata::cli
