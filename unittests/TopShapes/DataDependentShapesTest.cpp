@@ -72,7 +72,9 @@ TEST(DataDependentShapes, RangeCountsExactly) {
   ASSERT_FALSE(zero);
   EXPECT_EQ(zero.error(), "operand 'delta' is 0");
   ASSERT_FALSE(count(DType::F32, 0, 5, 0));
-  ASSERT_FALSE(count(DType::F32, 0, INFINITY, 1));
+  ShapeOr<int64_t> inf = count(DType::F32, 0, INFINITY, 1);
+  ASSERT_FALSE(inf);
+  EXPECT_NE(inf.error().find("too large"), std::string::npos);
   Tensor lo(DType::I64, {}), hi(DType::I64, {}), one(DType::I64, {});
   lo.data<int64_t>()[0] = INT64_MIN;
   hi.data<int64_t>()[0] = INT64_MAX;

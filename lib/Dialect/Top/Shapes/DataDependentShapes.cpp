@@ -28,12 +28,9 @@ ShapeOr<int64_t> rangeCount(const Tensor &start, const Tensor &limit,
     if (d == 0.0)
       return ShapeError() << "operand 'delta' is 0";
     double count = std::ceil((limit.getAsDouble(0) - start.getAsDouble(0)) / d);
-    if (std::isnan(count))
-      return ShapeError() << "operand 'start', 'limit' or 'delta' is NaN "
-                             "or infinite";
+    // NaN (a NaN or infinite operand) fails this test too.
     if (!(count < 9.2e18))
-      return ShapeError() << "a range of " << count
-                          << " elements does not fit int64";
+      return ShapeError() << "a range of " << count << " elements is too large";
     return count > 0 ? static_cast<int64_t>(count) : int64_t(0);
   }
   int64_t d = delta.getAsInt(0), span;
