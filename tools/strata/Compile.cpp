@@ -294,6 +294,52 @@ static std::string shapeText(const std::vector<int64_t> &shape) {
   return s.empty() ? "scalar" : s;
 }
 
+/// The absolute, dot-free form of `path`, to compare two spellings of it.
+static std::string normalPath(StringRef path) {
+  SmallString<256> p(path);
+  (void)sys::fs::make_absolute(p);
+  sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+  return std::string(p);
+}
+
+/// Checks --dump-llvm-dialect FILE before anything is compiled: a file name
+/// in an existing folder, not a folder, and neither the model nor the -o
+/// artifact (writing it would destroy them). "-" is standard output.
+static bool checkDumpPath() {
+  if (!dumpLLVMDialect.getNumOccurrences())
+    return true;
+  StringRef path = dumpLLVMDialect;
+  auto fail = [&](const Twine &why) {
+    errs() << "strata compile: --dump-llvm-dialect '" << path << "' " << why
+           << "\n";
+    return false;
+  };
+  if (path.empty())
+    return fail("is empty; give a file name");
+  if (path == "-")
+    return true;
+  if (sys::fs::is_directory(path))
+    return fail("is a folder; give a file name");
+  for (auto [other, what] : {std::pair<StringRef, const char *>{
+                                 modelFile, "the model being compiled"},
+                             {outDir, "the -o artifact"}})
+    if (normalPath(path) == normalPath(other) ||
+        sys::fs::equivalent(path, other))
+      return fail(Twine("is ") + what + "; give another file name");
+  SmallString<256> parent(normalPath(path));
+  sys::path::remove_filename(parent);
+  if (!sys::fs::is_directory(parent))
+    return fail(Twine("cannot be written: its folder '") + parent +
+                "' does not exist or is not a folder");
+  if (sys::fs::exists(path) && !sys::fs::is_regular_file(path))
+    return fail("exists and is not a regular file");
+  if (sys::fs::access(parent, sys::fs::AccessMode::Write) ||
+      (sys::fs::exists(path) &&
+       sys::fs::access(path, sys::fs::AccessMode::Write)))
+    return fail("cannot be written (no write permission)");
+  return true;
+}
+
 /// --target cpu.
 static int compileCpu(mlir::MLIRContext &context,
                       const std::vector<ShapeMap> &variants,
@@ -309,6 +355,8 @@ static int compileCpu(mlir::MLIRContext &context,
            << " must be 0, 1, 2 or 3\n";
     return 2;
   }
+  if (!checkDumpPath())
+    return 2;
   cpu::CpuCompileOptions options;
   options.codegen.cpu = cpuName;
   options.codegen.optLevel = optLevel;
