@@ -3,7 +3,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 LLVM_BIN := /usr/lib/llvm-22/bin
 
-.PHONY: all setup configure build build-asan demo test test-equiv-big test-asan-numeric clean
+.PHONY: all setup configure build build-asan demo test test-equiv-big test-asan-numeric python python-stubs clean
 
 all: build
 
@@ -28,8 +28,20 @@ demo: build
 
 # Every suite on the release build, then the bad-input suites again on an
 # ASan + UBSan build; one summary line at the end.
-test: build build-asan
+test: build build-asan python
 	@./scripts/run-tests.sh $(BUILD) all build-asan
+
+# The Python package's wheel (docs/python.md) into dist/: scikit-build-core
+# builds strata._core and the strata executable in $(BUILD) itself (same
+# compiler and flags; -DSTRATA_BUILD_PYTHON=ON), reusing its objects.
+python: setup
+	CMAKE_BUILD_PARALLEL_LEVEL=2 .venv/bin/pip wheel -q --no-build-isolation --no-deps \
+	  --config-settings=build-dir=$(BUILD) -w dist .
+
+# Regenerates the checked-in stubs of strata._core from the installed wheel.
+python-stubs: python
+	./scripts/python-venv.sh $(BUILD)/python-venv
+	$(BUILD)/python-venv/bin/python -m nanobind.stubgen -q -m strata._core -r -O python/strata
 
 # The pass-equivalence tests (test/equiv) also on the larger real models:
 # PP-OCRv4 det/rec, ResNet-50 and the BERT-style encoder (a few minutes).
@@ -47,8 +59,8 @@ build-asan: setup
 	@$(MAKE) --no-print-directory BUILD=build-asan \
 	  CMAKE_FLAGS="-DSTRATA_ENABLE_SANITIZERS=ON -DSTRATA_BUILD_FUZZERS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG' '-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG'" configure
 	@grep -q '^STRATA_BUILD_FUZZERS:BOOL=ON' build-asan/CMakeCache.txt || cmake -DSTRATA_BUILD_FUZZERS=ON build-asan
-	ninja -C build-asan strata strata-opt strata-onnx-import-fuzzer strata-npz-fuzzer strata-mlir-fuzzer \
+	ninja -C build-asan strata strata-opt strata-onnx-import-fuzzer strata-tflite-import-fuzzer strata-npz-fuzzer strata-mlir-fuzzer \
 	  strata-artifact-fuzzer strata-artifact-seeds strata-example-artifact
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-python dist

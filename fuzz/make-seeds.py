@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""Seeds and dictionaries for the npz and .mlir fuzzers (fuzz/npz_fuzzer.cpp,
-fuzz/mlir_fuzzer.cpp), made at run time by scripts/run-fuzz.sh.
+"""Seeds and dictionaries for the npz, .mlir and TFLite fuzzers
+(fuzz/npz_fuzzer.cpp, fuzz/mlir_fuzzer.cpp, fuzz/tflite_import_fuzzer.cpp),
+made at run time by scripts/run-fuzz.sh.
 
-usage: make-seeds.py npz|mlir OUT_DIR [--dict FILE]
+usage: make-seeds.py npz|mlir|tflite OUT_DIR [--dict FILE]
+
+tflite: small models built with test/tflite/tflite_builder.py (float and
+int8 convolutions, a fully connected layer, data movement, quantization).
 
 npz: small archives written by numpy (savez and savez_compressed; every dtype
 Strata reads; 0-d, empty and multi-member arrays; fortran order and
@@ -81,9 +85,76 @@ def mlir_seeds(out, dict_path):
     return n
 
 
+def tflite_seeds(out, dict_path):
+    """Small .tflite models built with test/tflite/tflite_builder.py (flatc's
+    Python code from the in-tree schema): float and int8 convolutions, a
+    fully connected layer, data movement, quantize/dequantize."""
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, "test", "tflite"))
+    from tflite_builder import ModelBuilder, enum
+    P = enum("Padding")
+    A = enum("ActivationFunctionType")
+    rng = np.random.default_rng(0)
+    models = {}
+
+    b = ModelBuilder()
+    x = b.input("x", [1, 5, 5, 2])
+    w = b.const("w", rng.standard_normal((3, 3, 3, 2)).astype(np.float32))
+    bias = b.const("b", np.zeros(3, np.float32))
+    y = b.tensor("y", [1, 3, 3, 3])
+    b.op("CONV_2D", [x, w, bias], [y], "Conv2DOptions", padding=P.SAME, strideH=2,
+         strideW=2, dilationHFactor=1, dilationWFactor=1, fusedActivationFunction=A.RELU6)
+    p = b.tensor("p", [1, 2, 2, 3])
+    b.op("MAX_POOL_2D", [y], [p], "Pool2DOptions", padding=P.SAME, strideH=2, strideW=2,
+         filterHeight=2, filterWidth=2)
+    models["conv_float"] = b.finish([p])
+
+    b = ModelBuilder()
+    x = b.input("x", [1, 4, 4, 2], np.int8, quant=(0.05, -3))
+    w = b.const("w", rng.integers(-127, 128, (4, 1, 1, 2)).astype(np.int8),
+                quant=([0.01, 0.02, 0.03, 0.04], [0, 0, 0, 0], 0))
+    bias = b.const("b", np.arange(4, dtype=np.int32))
+    y = b.tensor("y", [1, 4, 4, 4], np.int8, quant=(0.1, 5))
+    b.op("CONV_2D", [x, w, bias], [y], "Conv2DOptions", padding=P.VALID, strideH=1,
+         strideW=1, dilationHFactor=1, dilationWFactor=1, fusedActivationFunction=A.RELU)
+    r = b.tensor("r", [16, 4], np.int8, quant=(0.1, 5))
+    b.op("RESHAPE", [y, b.const("s", np.array([16, 4], np.int32))], [r])
+    fw = b.const("fw", rng.integers(-127, 128, (3, 4)).astype(np.int8), quant=(0.02, 0))
+    f = b.tensor("f", [16, 3], np.int8, quant=(0.2, -1))
+    b.op("FULLY_CONNECTED", [r, fw, -1], [f], "FullyConnectedOptions")
+    d = b.tensor("d", [16, 3])
+    b.op("DEQUANTIZE", [f], [d])
+    models["int8"] = b.finish([d])
+
+    b = ModelBuilder()
+    a = b.input("a", [2, 3])
+    c = b.tensor("c", [2, 6])
+    b.op("CONCATENATION", [a, a], [c], "ConcatenationOptions", axis=1)
+    s0, s1 = b.tensor("s0", [2, 3]), b.tensor("s1", [2, 3])
+    b.op("SPLIT", [b.const("ax", np.array([1], np.int32)), c], [s0, s1], "SplitOptions",
+         numSplits=2)
+    t = b.tensor("t", [3, 2])
+    b.op("TRANSPOSE", [s1, b.const("perm", np.array([1, 0], np.int32))], [t])
+    m = b.tensor("m", [3, 1])
+    b.op("MEAN", [t, b.const("axes", np.array([1], np.int32))], [m], "ReducerOptions",
+         keepDims=True)
+    q = b.tensor("q", [3, 1], np.uint8, quant=(0.02, 128))
+    b.op("QUANTIZE", [m], [q])
+    models["shape"] = b.finish([s0, q])
+
+    for name, data in models.items():
+        with open(os.path.join(out, name + ".tflite"), "wb") as f:
+            f.write(data)
+    if dict_path:
+        with open(dict_path, "w") as f:
+            for t in ["TFL3", "\\x03\\x00\\x00\\x00", "\\xff\\xff\\xff\\xff"]:
+                f.write(f'"{t}"\n')
+    return len(models)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("kind", choices=["npz", "mlir"])
+    p.add_argument("kind", choices=["npz", "mlir", "tflite"])
     p.add_argument("out")
     p.add_argument("--dict")
     args = p.parse_args()
@@ -96,6 +167,8 @@ def main():
                           "'descr': '<f4'", "'fortran_order': True", "'shape': (",
                           ".npy", "<i8", ">f4", "|b1", "|O", "<U"]:
                     f.write(f'"{t}"\n')
+    elif args.kind == "tflite":
+        n = tflite_seeds(args.out, args.dict)
     else:
         n = mlir_seeds(args.out, args.dict)
     print(f"make-seeds: {n} {args.kind} seeds in {args.out}")

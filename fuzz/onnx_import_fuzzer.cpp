@@ -27,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FuzzDiagnostics.h"
+#include "ImportChecks.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Frontend/Onnx/OnnxImporter.h"
 #include "strata/InitAll.h"
@@ -105,74 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (diagnostics.errors != 0)
     fail("the import succeeded but reported errors", diagnostics.text);
 
-  // What `strata import` writes: the module text and one npy per weight.
-  std::string text;
-  {
-    llvm::raw_string_ostream os(text);
-    OpPrintingFlags flags;
-    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
-    model->module->print(os, flags);
-  }
-  size_t npzBytes = 0;
-  for (const auto &[name, tensor] : model->weights)
-    npzBytes += strata::serializeNpy(tensor).size() + name.size();
-  (void)npzBytes;
-
-  // What `strata run-ref` reads back.
-  ParserConfig config(&context, /*verifyAfterParse=*/true);
-  OwningOpRef<ModuleOp> reparsed = parseSourceString<ModuleOp>(text, config);
-  if (!reparsed)
-    fail("the imported module does not parse back", diagnostics.text + text);
-  reparsed->walk([&](strata::top::WeightOp w) {
-    if (!model->weights.find(w.getName().str()))
-      fail("the imported module names a weight that was not written",
-           w.getName().str());
-  });
-
-  // What `strata import` does next: top-optimize on the imported module.
-  int errorsBefore = diagnostics.errors;
-  auto optimizedWeights = strata::optimizeTopModule(*reparsed, model->weights);
-  if (failed(optimizedWeights)) {
-    if (diagnostics.errors == errorsBefore)
-      fail("the optimizer failed without reporting an error", diagnostics.text);
-    return 0;
-  }
-  if (failed(verify(*reparsed)))
-    fail("the optimized module does not verify", diagnostics.text);
-
-  // What `strata run-ref` does with it, on seeded random inputs.
-  FailureOr<func::FuncOp> entry = strata::findEntryFunction(*reparsed);
-  if (failed(entry))
-    return 0;
-  std::vector<strata::InputSpec> specs;
-  for (unsigned i = 0; i < entry->getNumArguments(); ++i) {
-    auto t = dyn_cast<RankedTensorType>(entry->getArgument(i).getType());
-    std::optional<strata::DType> d =
-        t ? strata::dtypeOf(t.getElementType()) : std::nullopt;
-    if (!d)
-      return 0; // an input run-ref could not be given either
-    strata::InputSpec spec;
-    spec.name = strata::inputName(*entry, i);
-    spec.dtype = *d;
-    int64_t count = 1;
-    for (int64_t dim : t.getShape()) {
-      spec.shape.push_back(ShapedType::isDynamic(dim) ? 1 : dim);
-      count *= std::max<int64_t>(spec.shape.back(), 1);
-      if (count > strata::limits().maxElements)
-        return 0; // run-ref would refuse the input file
-    }
-    specs.push_back(std::move(spec));
-  }
-  strata::TensorMap inputs = strata::randomInputs(specs, /*seed=*/1);
-  errorsBefore = diagnostics.errors;
-  try {
-    auto outputs =
-        strata::interpretModule(*reparsed, inputs, *optimizedWeights);
-    if (failed(outputs) && diagnostics.errors == errorsBefore)
-      fail("the interpreter failed without reporting an error",
-           diagnostics.text);
-  } catch (const strata::TensorAllocationError &) {
-    // Refused by the element limit or out of memory: `strata` reports it.
-  }
+  strata::fuzz::checkImportedModel(context, diagnostics, *model->module,
+                                   model->weights, fail);
   return 0;
 }

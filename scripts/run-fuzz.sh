@@ -5,7 +5,9 @@
 # usage: scripts/run-fuzz.sh [SECONDS] [BUILD] [TARGET]
 #        defaults: 60 build-asan onnx
 # TARGET: onnx (fuzz/onnx_import_fuzzer.cpp: the ONNX importer, the optimizer
-#         and a bounded interpreter run), npz (fuzz/npz_fuzzer.cpp: the
+#         and a bounded interpreter run), tflite
+#         (fuzz/tflite_import_fuzzer.cpp: the TFLite importer, the same
+#         checks after it), npz (fuzz/npz_fuzzer.cpp: the
 #         npz/npy reader), mlir (fuzz/mlir_fuzzer.cpp: the .mlir reader
 #         and verifier) or artifact (fuzz/artifact_fuzzer.cpp: the runtime's
 #         .strata loader and verifier).
@@ -27,8 +29,9 @@ BUILD=${2:-build-asan}
 TARGET=${3:-onnx}
 case "$TARGET" in
   onnx) BIN=$BUILD/bin/strata-onnx-import-fuzzer ;;
+  tflite) BIN=$BUILD/bin/strata-tflite-import-fuzzer ;;
   npz|mlir|artifact) BIN=$BUILD/bin/strata-$TARGET-fuzzer ;;
-  *) echo "run-fuzz: unknown target '$TARGET' (onnx, npz, mlir or artifact)"; exit 2 ;;
+  *) echo "run-fuzz: unknown target '$TARGET' (onnx, tflite, npz, mlir or artifact)"; exit 2 ;;
 esac
 WORK=$BUILD/fuzz/$TARGET
 if [ ! -x "$BIN" ]; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite against the build in $1 (default: build) and ends with
 # one summary line "N passed, M failed". Suites: lit/FileCheck (test/**/*.mlir),
-# GoogleTest (ctest), pytest (test/numeric, test/negative, test/onnx, test/python,
+# GoogleTest (ctest), pytest (test/numeric, test/negative, test/onnx, test/tosa, test/python,
 # test/models, test/equiv).
 # With a third argument ASAN_BUILD, the bad-input suites (invalid*.mlir and
 # test/negative) run again against that ASan + UBSan build, and the fuzzers
@@ -63,7 +63,14 @@ run_ctest() {
 
 echo "== lit / FileCheck =="; run_lit
 echo "== GoogleTest =="; run_ctest
-echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/compiled test/models test/equiv
+echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/tflite test/compiled test/models test/equiv test/tosa test/quant
+# The Python package from its wheel (make python), installed in a clean venv.
+echo "== Python package (installed wheel) =="
+if scripts/python-venv.sh "$BUILD/python-venv"; then
+  PY="$BUILD/python-venv/bin/python" run_pytest python test/python
+else
+  failed=$((failed + 1))
+fi
 # The same numeric tests through the compiled path (strata compile --target
 # cpu, strata run); ops without a CPU lowering yet are expected failures.
 echo "== numeric tests, compiled for the CPU =="
@@ -113,6 +120,12 @@ if [ -n "$ASAN_BUILD" ]; then
     failed=$((failed + 1))
   fi
   cat "$report/fuzz-onnx.log"
+  # The TFLite importer's fuzzer, a few seconds (STRATA_TFLITE_FUZZ_SECONDS).
+  if scripts/run-fuzz.sh "${STRATA_TFLITE_FUZZ_SECONDS:-10}" "$ASAN_BUILD" tflite; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
 fi
 rm -rf "$report"
 echo

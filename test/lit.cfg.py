@@ -11,7 +11,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.strata_obj_root, "test")
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "numeric", "Inputs"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "numeric", "tosa", "Inputs"]
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

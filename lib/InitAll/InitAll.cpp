@@ -3,6 +3,7 @@
 #include "strata/InitAll.h"
 
 #include "strata/Conversion/Passes.h"
+#include "strata/Conversion/TosaToTop/Passes.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Dialect/Top/Transforms/Pipelines.h"
 #include "strata/StrategyMLIR/Passes.h"
@@ -27,6 +28,7 @@ void registerAllPasses() {
   top::registerTopOptimizePipeline();
   strategy::registerStrategyPasses();
   conversion::registerConversionPasses();
+  conversion::registerTosaToTopPasses();
   cpu::registerCpuTargetPasses();
   mlir::registerAllPasses();
 }

@@ -1,6 +1,7 @@
 //===- StaticSizeLimit.cpp - static tensor types within the limit ---------===//
 
 #include "strata/Interfaces/StaticSizeLimit.h"
+#include "strata/Interfaces/NodeOrigin.h"
 #include "strata/Support/Limits.h"
 #include "strata/Support/Tensor.h"
 
@@ -24,23 +25,12 @@ static int64_t overLimit(Type type) {
   return checkedNumElements(shape).value_or(-1);
 }
 
-/// " (value 'y')" for a name location (the model's name of the value: an
-/// ONNX node's output), else "".
-static std::string valueSuffix(Location loc) {
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      loc = fused.getLocations().front();
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return " (value '" + name.getName().str() + "')";
-  return "";
-}
-
 static LogicalResult report(Location loc, const std::string &what, Type type,
                             int64_t count) {
   auto ranked = cast<RankedTensorType>(type);
   std::vector<int64_t> shape(ranked.getShape().begin(),
                              ranked.getShape().end());
-  return emitError(loc) << what << valueSuffix(loc) << " has static shape "
+  return emitError(loc) << what << originSuffix(loc) << " has static shape "
                         << shapeToString(shape) << " with "
                         << (count < 0 ? std::string("more than 2^63")
                                       : std::to_string(count))

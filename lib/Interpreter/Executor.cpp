@@ -2,6 +2,7 @@
 
 #include "strata/Interpreter/Executor.h"
 #include "strata/Interfaces/HostTypes.h"
+#include "strata/Interfaces/NodeOrigin.h"
 #include "strata/Interfaces/ShapeInferenceOpInterface.h"
 #include "strata/Support/Limits.h"
 
@@ -90,18 +91,6 @@ static LogicalResult computeResultShapes(Operation *op,
   return success();
 }
 
-/// The model's name of `op`'s value (its name location: an ONNX node's
-/// output), or "".
-static std::string nodeName(Operation *op) {
-  Location loc = op->getLoc();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      loc = fused.getLocations().front();
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  return "";
-}
-
 /// Runs `iface.interpret`, turning a failed tensor allocation (over the
 /// element limit or out of memory) into an error naming the op and its value:
 /// no allocation failure leaves the interpreter as an exception.
@@ -127,16 +116,17 @@ interpretCatchingAllocationFailure(Operation *op,
     if (bytes)
       detail = "; its results take " + formatBytes(bytes);
   }
-  std::string node = nodeName(op);
   return op->emitError() << problem << " for op '" << op->getName() << "'"
-                         << (node.empty() ? "" : " (value '" + node + "')")
-                         << detail;
+                         << originSuffix(op->getLoc()) << detail;
 }
 
 LogicalResult interpretOp(Operation *op, InterpreterEnv &env) {
   auto iface = dyn_cast<InterpretableOpInterface>(op);
   if (!iface)
     return op->emitOpError("has no reference semantics");
+  // Every error below, and those of the op's own semantics, names the
+  // model node the op comes from.
+  OriginDiagnostics origin(op);
   SmallVector<SmallVector<int64_t>> shapes;
   if (failed(computeResultShapes(op, env, shapes)))
     return failure();

@@ -45,6 +45,11 @@ LogicalResult checkMlirText(std::string_view text, const std::string &path,
     return emitError(FileLineColLoc::get(&context, path, 0, 0))
            << "is a zip archive (an npz weight file?), not a .mlir model; a "
               "model's weights are named by its top.weight_file";
+  // MLIR bytecode ("ML\xefR"): binary, so no text checks; its reader keeps
+  // nested regions on a worklist (no recursion per level) and reports
+  // malformed input as errors.
+  if (text.substr(0, 4) == std::string_view("ML\xefR", 4))
+    return success();
   bool inString = false, inComment = false;
   for (; i < text.size(); ++i) {
     char c = text[i];
@@ -125,6 +130,25 @@ OwningOpRef<ModuleOp> parseModuleText(std::string_view text,
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
   if (module && failed(checkStaticSizeLimit(module->getOperation())))
     return {};
+  // Bytecode skipped the bracket check: refuse regions nested deeper than
+  // text may nest them, before anything walks the module recursively. The
+  // depth is measured with an explicit stack.
+  if (module && text.substr(0, 4) == std::string_view("ML\xefR", 4)) {
+    SmallVector<std::pair<Operation *, unsigned>> stack{{*module, 0}};
+    while (!stack.empty()) {
+      auto [op, depth] = stack.pop_back_val();
+      if (depth > kMaxMlirNesting) {
+        emitError(FileLineColLoc::get(&context, name, 0, 0))
+            << "regions nested deeper than " << kMaxMlirNesting
+            << " levels are refused";
+        return {};
+      }
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Operation &inner : block)
+            stack.push_back({&inner, depth + 1});
+    }
+  }
   return module;
 }
 

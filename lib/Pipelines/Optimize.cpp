@@ -36,6 +36,11 @@ FailureOr<TensorMap> optimizeTopModule(ModuleOp module,
   return runWithWeights(module, weights, pm);
 }
 
+FailureOr<TensorMap> runTopPasses(ModuleOp module, const TensorMap &weights,
+                                  PassManager &pm) {
+  return runWithWeights(module, weights, pm);
+}
+
 /// Splits `pipeline` at the commas outside braces and parentheses.
 static SmallVector<StringRef> splitPipeline(StringRef pipeline) {
   SmallVector<StringRef> elements;

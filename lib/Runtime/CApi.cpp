@@ -68,13 +68,40 @@ void fillInfo(const TensorInfo &t, strata_tensor_info *out) {
   out->zero_point = t.zeroPoint;
 }
 
-/// "<what> 7 is out of range (<owner> has 3 <whats>)".
-strata_status *outOfRange(const char *what, const char *whats, size_t index,
-                          size_t count, const std::string &owner) {
-  return make(STRATA_INVALID_ARGUMENT,
-              std::string(what) + " " + std::to_string(index) +
-                  " is out of range (" + owner + " has " +
-                  std::to_string(count) + " " + whats + ")");
+/// Points `item` at `items[index]` and returns null, or returns the status
+/// "<what> 7 is out of range (<owner()> has 3 <whats>)".
+template <typename T, typename OwnerFn>
+strata_status *lookup(const std::vector<T> &items, size_t index,
+                      const char *what, const char *whats, OwnerFn owner,
+                      const T *&item) {
+  if (index < items.size()) {
+    item = &items[index];
+    return nullptr;
+  }
+  return guard([&] {
+    return make(STRATA_INVALID_ARGUMENT,
+                std::string(what) + " " + std::to_string(index) +
+                    " is out of range (" + owner() + " has " +
+                    std::to_string(items.size()) + " " + whats + ")");
+  });
+}
+
+/// `lookup` of a model's variant, executable, input or output.
+auto modelOwner(const Model &m) {
+  return [&m] { return "model '" + m.name + "'"; };
+}
+strata_status *lookupVariant(const Model &m, size_t variant,
+                             const VariantPlan *&out) {
+  return lookup(m.variants, variant, "variant", "variants", modelOwner(m), out);
+}
+strata_status *lookupExecutable(const Model &m, size_t executable,
+                                const ExecutablePlan *&out) {
+  return lookup(m.executablePlans, executable, "executable", "executables",
+                modelOwner(m), out);
+}
+/// `lookup` of an entry of variant `variant`'s lists.
+auto variantOwner(size_t variant) {
+  return [variant] { return "variant " + std::to_string(variant); };
 }
 
 /// Bytes of the data segment covered by constant buffers of any variant,
@@ -176,13 +203,12 @@ strata_status *strata_model_input_info(const strata_model *model, size_t index,
                                        strata_tensor_info *out) {
   if (!model || !out)
     return nullArg(!model ? "model" : "out");
-  const auto &list = model->model->inputs;
-  if (index >= list.size())
-    return make(STRATA_INVALID_ARGUMENT,
-                "input index " + std::to_string(index) +
-                    " is out of range (the model has " +
-                    std::to_string(list.size()) + " inputs)");
-  fillInfo(list[index], out);
+  const Model &m = *model->model;
+  const TensorInfo *t;
+  if (strata_status *st =
+          lookup(m.inputs, index, "input index", "inputs", modelOwner(m), t))
+    return st;
+  fillInfo(*t, out);
   return nullptr;
 }
 
@@ -190,13 +216,12 @@ strata_status *strata_model_output_info(const strata_model *model, size_t index,
                                         strata_tensor_info *out) {
   if (!model || !out)
     return nullArg(!model ? "model" : "out");
-  const auto &list = model->model->outputs;
-  if (index >= list.size())
-    return make(STRATA_INVALID_ARGUMENT,
-                "output index " + std::to_string(index) +
-                    " is out of range (the model has " +
-                    std::to_string(list.size()) + " outputs)");
-  fillInfo(list[index], out);
+  const Model &m = *model->model;
+  const TensorInfo *t;
+  if (strata_status *st =
+          lookup(m.outputs, index, "output index", "outputs", modelOwner(m), t))
+    return st;
+  fillInfo(*t, out);
   return nullptr;
 }
 
@@ -236,20 +261,17 @@ strata_status *strata_model_variant_shape(const strata_model *model,
   if (!model || !rank || !dims)
     return nullArg(!model ? "model" : !rank ? "rank" : "dims");
   const Model &m = *model->model;
-  if (variant >= m.variants.size())
-    return make(STRATA_INVALID_ARGUMENT,
-                "variant " + std::to_string(variant) +
-                    " is out of range (the model has " +
-                    std::to_string(m.variants.size()) + " variants)");
-  const auto &shapes = is_output ? m.variants[variant].outputShapes
-                                 : m.variants[variant].inputShapes;
-  if (index >= shapes.size())
-    return make(STRATA_INVALID_ARGUMENT,
-                std::string(is_output ? "output" : "input") + " index " +
-                    std::to_string(index) + " is out of range (the model has " +
-                    std::to_string(shapes.size()) + ")");
-  *rank = shapes[index].size();
-  *dims = shapes[index].data();
+  const VariantPlan *v;
+  if (strata_status *st = lookupVariant(m, variant, v))
+    return st;
+  const auto &shapes = is_output ? v->outputShapes : v->inputShapes;
+  const std::vector<int64_t> *shape;
+  if (strata_status *st = lookup(
+          shapes, index, is_output ? "output index" : "input index",
+          is_output ? "outputs" : "inputs", variantOwner(variant), shape))
+    return st;
+  *rank = shape->size();
+  *dims = shape->data();
   return nullptr;
 }
 
@@ -276,15 +298,12 @@ strata_status *strata_model_variant_info(const strata_model *model,
   if (!model || !out)
     return nullArg(!model ? "model" : "out");
   const Model &m = *model->model;
-  if (variant >= m.variants.size())
-    return guard([&] {
-      return outOfRange("variant", "variants", variant, m.variants.size(),
-                        "model '" + m.name + "'");
-    });
-  const VariantPlan &v = m.variants[variant];
-  out->arena_size = v.arenaSize;
-  out->buffer_count = v.buffers.size();
-  out->dispatch_count = v.dispatches.size();
+  const VariantPlan *v;
+  if (strata_status *st = lookupVariant(m, variant, v))
+    return st;
+  out->arena_size = v->arenaSize;
+  out->buffer_count = v->buffers.size();
+  out->dispatch_count = v->dispatches.size();
   return nullptr;
 }
 
@@ -294,18 +313,14 @@ strata_status *strata_model_buffer_info(const strata_model *model,
   if (!model || !out)
     return nullArg(!model ? "model" : "out");
   const Model &m = *model->model;
-  if (variant >= m.variants.size())
-    return guard([&] {
-      return outOfRange("variant", "variants", variant, m.variants.size(),
-                        "model '" + m.name + "'");
-    });
-  const VariantPlan &v = m.variants[variant];
-  if (buffer >= v.buffers.size())
-    return guard([&] {
-      return outOfRange("buffer", "buffers", buffer, v.buffers.size(),
-                        "variant " + std::to_string(variant));
-    });
-  const BufferPlan &b = v.buffers[buffer];
+  const VariantPlan *v;
+  if (strata_status *st = lookupVariant(m, variant, v))
+    return st;
+  const BufferPlan *bp;
+  if (strata_status *st = lookup(v->buffers, buffer, "buffer", "buffers",
+                                 variantOwner(variant), bp))
+    return st;
+  const BufferPlan &b = *bp;
   out->kind = strata_buffer_kind(b.kind);
   out->index = b.index;
   out->offset = b.offset;
@@ -322,18 +337,14 @@ strata_status *strata_model_dispatch_info(const strata_model *model,
   if (!model || !out)
     return nullArg(!model ? "model" : "out");
   const Model &m = *model->model;
-  if (variant >= m.variants.size())
-    return guard([&] {
-      return outOfRange("variant", "variants", variant, m.variants.size(),
-                        "model '" + m.name + "'");
-    });
-  const VariantPlan &v = m.variants[variant];
-  if (dispatch >= v.dispatches.size())
-    return guard([&] {
-      return outOfRange("dispatch", "dispatches", dispatch, v.dispatches.size(),
-                        "variant " + std::to_string(variant));
-    });
-  const DispatchPlan &d = v.dispatches[dispatch];
+  const VariantPlan *v;
+  if (strata_status *st = lookupVariant(m, variant, v))
+    return st;
+  const DispatchPlan *dp;
+  if (strata_status *st = lookup(v->dispatches, dispatch, "dispatch",
+                                 "dispatches", variantOwner(variant), dp))
+    return st;
+  const DispatchPlan &d = *dp;
   out->device = d.device.c_str();
   out->kind = d.native ? STRATA_DISPATCH_NATIVE : STRATA_DISPATCH_KERNEL;
   out->executable = d.executable;
@@ -352,12 +363,10 @@ strata_status *strata_model_executable_info(const strata_model *model,
   if (!model || !out)
     return nullArg(!model ? "model" : "out");
   const Model &m = *model->model;
-  if (executable >= m.executablePlans.size())
-    return guard([&] {
-      return outOfRange("executable", "executables", executable,
-                        m.executablePlans.size(), "model '" + m.name + "'");
-    });
-  const ExecutablePlan &e = m.executablePlans[executable];
+  const ExecutablePlan *ep;
+  if (strata_status *st = lookupExecutable(m, executable, ep))
+    return st;
+  const ExecutablePlan &e = *ep;
   out->name = e.name.c_str();
   out->device = e.device.c_str();
   out->format = e.format.c_str();
@@ -373,18 +382,16 @@ strata_status *strata_model_executable_symbol(const strata_model *model,
   if (!model || !out)
     return nullArg(!model ? "model" : "out");
   const Model &m = *model->model;
-  if (executable >= m.executablePlans.size())
-    return guard([&] {
-      return outOfRange("executable", "executables", executable,
-                        m.executablePlans.size(), "model '" + m.name + "'");
-    });
-  const ExecutablePlan &e = m.executablePlans[executable];
-  if (symbol >= e.symbols.size())
-    return guard([&] {
-      return outOfRange("symbol", "symbols", symbol, e.symbols.size(),
-                        "executable '" + e.name + "'");
-    });
-  *out = e.symbols[symbol].c_str();
+  const ExecutablePlan *ep;
+  if (strata_status *st = lookupExecutable(m, executable, ep))
+    return st;
+  const ExecutablePlan &e = *ep;
+  const std::string *name;
+  if (strata_status *st = lookup(
+          e.symbols, symbol, "symbol", "symbols",
+          [&e] { return "executable '" + e.name + "'"; }, name))
+    return st;
+  *out = name->c_str();
   return nullptr;
 }
 

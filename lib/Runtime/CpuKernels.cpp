@@ -4,6 +4,7 @@
 // add_f32:    bindings (a, b, out), params (n). out[i] = a[i] + b[i].
 // matmul_f32: bindings (A [M,K], B [K,N], C [M,N]), params (M, N, K), row
 //             major. Workgroups split the rows of C.
+// The fast f32 matmul and convolution kernels are in CpuGemmKernels.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,10 +14,8 @@
 
 namespace strata::runtime::hal {
 
-namespace {
 /// [begin, end) of workgroup `id` of `count` over `n` items.
-void split(int64_t n, int64_t id, int64_t count, int64_t &begin,
-           int64_t &end) {
+void split(int64_t n, int64_t id, int64_t count, int64_t &begin, int64_t &end) {
   int64_t chunk = n / count, rest = n % count;
   begin = id * chunk + (id < rest ? id : rest);
   end = begin + chunk + (id < rest ? 1 : 0);
@@ -25,8 +24,7 @@ void split(int64_t n, int64_t id, int64_t count, int64_t &begin,
 bool needBytes(const std::vector<BufferInfo> &b, size_t i, int64_t count,
                uint64_t elemSize, const char *what, std::string &error) {
   uint64_t bytes;
-  if (count < 0 ||
-      __builtin_mul_overflow(uint64_t(count), elemSize, &bytes) ||
+  if (count < 0 || __builtin_mul_overflow(uint64_t(count), elemSize, &bytes) ||
       b[i].size < bytes) {
     error = std::string("binding ") + std::to_string(i) + " (" + what +
             ") has " + std::to_string(b[i].size) + " bytes, the params need " +
@@ -38,6 +36,7 @@ bool needBytes(const std::vector<BufferInfo> &b, size_t i, int64_t count,
   return true;
 }
 
+namespace {
 int copyKernel(void *const *bindings, const int64_t *params, int64_t id,
                int64_t count) {
   int64_t begin, end;
@@ -48,8 +47,8 @@ int copyKernel(void *const *bindings, const int64_t *params, int64_t id,
                 size_t(end - begin));
   return 0;
 }
-bool copyCheck(const std::vector<BufferInfo> &b,
-               const std::vector<int64_t> &p, std::string &error) {
+bool copyCheck(const std::vector<BufferInfo> &b, const std::vector<int64_t> &p,
+               std::string &error) {
   return needBytes(b, 0, p[0], 1, "src", error) &&
          needBytes(b, 1, p[0], 1, "dst", error);
 }
@@ -119,6 +118,9 @@ const CpuKernel *findCpuKernel(std::string_view name) {
   for (const CpuKernel &k : kKernels)
     if (name == k.name)
       return &k;
+  for (const CpuKernel &k : gemmKernels())
+    if (name == k.name)
+      return &k;
   return nullptr;
 }
 
@@ -126,6 +128,8 @@ std::string cpuKernelNames() {
   std::string names;
   for (const CpuKernel &k : kKernels)
     names += (names.empty() ? "" : ", ") + std::string(k.name);
+  for (const CpuKernel &k : gemmKernels())
+    names += ", " + std::string(k.name);
   return names;
 }
 

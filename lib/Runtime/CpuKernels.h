@@ -4,8 +4,8 @@
 // how many bindings and params it takes and checks, when a dispatch is
 // prepared, that its bindings are large enough for its params, so a verified
 // artifact cannot make a kernel read or write out of bounds. These are
-// reference kernels for tests and simple models; the fast ones come with the
-// CPU-performance work.
+// reference kernels for tests and simple models; the fast f32 matmul and
+// convolution kernels (lib/Kernels) are in CpuGemmKernels.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +30,22 @@ struct CpuKernel {
                 const std::vector<int64_t> &params, std::string &error);
   DispatchFn fn;
 };
+
+/// The f32 GEMM and convolution kernels of lib/Kernels (CpuGemmKernels.cpp).
+struct CpuKernelList {
+  const CpuKernel *first;
+  size_t count;
+  const CpuKernel *begin() const { return first; }
+  const CpuKernel *end() const { return first + count; }
+};
+CpuKernelList gemmKernels();
+
+/// [begin, end) of workgroup `id` of `count` over `n` items.
+void split(int64_t n, int64_t id, int64_t count, int64_t &begin, int64_t &end);
+/// Whether binding `i` holds `count` elements of `elemSize` bytes; false
+/// with `error` naming the binding (`what`) otherwise.
+bool needBytes(const std::vector<BufferInfo> &b, size_t i, int64_t count,
+               uint64_t elemSize, const char *what, std::string &error);
 
 /// The kernel named `name`, or null.
 const CpuKernel *findCpuKernel(std::string_view name);

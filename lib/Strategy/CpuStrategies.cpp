@@ -1,10 +1,12 @@
 //===- CpuStrategies.cpp - the generic and CPU strategy tables ------------===//
 //
-// The CPU target's kernel candidates. Every kernel named here is still to be
-// written (issue #12's CPU code generation); until it exists the lowering
-// treats the op as codegen. Priorities (higher wins): 30 pointwise-conv
-// GEMM, 25 depthwise / GEMV, 20 Winograd / GEMM, 15 batched GEMM, 10 the
-// general kernels, 0 the codegen fallback.
+// The CPU target's kernel candidates. The runtime has the f32 matmul and
+// convolution kernels (conv2d 1x1 / im2col / depthwise, matmul gemm / gemv
+// / batched: strata/Kernels/KernelAbi.h, whose param lists start with the
+// ones here); an op whose kernel the runtime lacks is compiled by codegen.
+// Priorities (higher wins): 30 pointwise-conv GEMM, 25 depthwise / GEMV,
+// 20 GEMM, 15 batched GEMM, 10 the general kernels, 5 Winograd (not
+// written yet), 0 the codegen fallback.
 //
 //===----------------------------------------------------------------------===//
 
@@ -105,10 +107,11 @@ static Error registerConv(StrategyRegistry &r) {
       {{"tile_w", 8}},
       ""};
   // F(2x2, 3x3) pays off once there are enough channels to amortize the
-  // input and output transforms.
+  // input and output transforms. Below im2col until the kernel exists (a
+  // tuning record can still pick it).
   Implementation winograd{
       "conv2d.winograd_f23",
-      20,
+      5,
       f32 &&
           Condition{Clause::attrAllEqual("kernel_shape", 3),
                     Clause::attrAllEqual("strides", 1),
@@ -143,9 +146,13 @@ static Error registerConv(StrategyRegistry &r) {
 
 static Error registerMatMul(StrategyRegistry &r) {
   using Cmp = Clause::Cmp;
+  // One param list for every f32 matmul kernel (strata/Kernels/KernelAbi.h):
+  // B, M, N, K, transpose_b. The 2-d-weight kernels fold A's leading dims
+  // into M (B = 1).
   std::vector<KernelParam> gemm = {
-      p("M", ParamSource::dimProduct(in(0), 0, -1)), dimParam("K", in(0), -1),
-      dimParam("N", out(0), -1),
+      p("B", ParamSource::constant(1)),
+      p("M", ParamSource::dimProduct(in(0), 0, -1)), dimParam("N", out(0), -1),
+      dimParam("K", in(0), -1),
       p("transpose_b", ParamSource::attrInt("right_transpose"))};
   Condition f32 = {dtypeIs(in(0), {"f32"}), dtypeIs(in(1), {"f32"})};
   Implementation gemv{

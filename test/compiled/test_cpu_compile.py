@@ -188,19 +188,31 @@ def test_other_cpu_and_explain(tmp_path):
             z["y"], np.maximum(x + np.array([1, -2, 3, -4], np.float32), 0))
 
 
-def test_unlowered_op_is_named(tmp_path):
-    """NonZero's output shape depends on its input values: it never gets a
-    CPU lowering, and the error says why (not "use --input-shapes")."""
-    model = write(tmp_path / "m.mlir", """
+@pytest.mark.parametrize("op,body", [
+    ("NonZero", """
 func.func @main(%x_arg: tensor<3x3xf32> {top.name = "x"}) -> (tensor<2x?xi64> {top.name = "y"}) {
   %x = top.Input(%x_arg) : (tensor<3x3xf32>) -> tensor<3x3xf32>
   %0 = top.NonZero(%x) : (tensor<3x3xf32>) -> tensor<2x?xi64>
   return %0 : tensor<2x?xi64>
 }
-""")
+"""),
+    ("Range", """
+func.func @main(%n_arg: tensor<i64> {top.name = "n"}) -> (tensor<?xi64> {top.name = "y"}) {
+  %n = top.Input(%n_arg) : (tensor<i64>) -> tensor<i64>
+  %z = top.Weight() {name = "z", value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %d = top.Weight() {name = "d", value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %0 = top.Range(%z, %n, %d) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  return %0 : tensor<?xi64>
+}
+""")])
+def test_unlowered_op_is_named(tmp_path, op, body):
+    """NonZero's (and Range's of run-time bounds) output shape depends on its
+    input values: it never gets a CPU lowering, and the error says why (not
+    "use --input-shapes")."""
+    model = write(tmp_path / "m.mlir", body)
     r = strata("compile", model, "--target", "cpu", "-o", tmp_path / "m.strata")
     assert r.returncode == 1
-    assert "'top.NonZero' has no CPU code-generation lowering yet: its output " \
+    assert f"'top.{op}' has no CPU code-generation lowering yet: its output " \
         "shape depends on the input values" in r.stderr, r.stderr
     assert "--input-shapes" not in r.stderr, r.stderr
     assert not (tmp_path / "m.strata").exists()
@@ -319,3 +331,33 @@ func.func @main(%x_arg: tensor<2x6xf32> {top.name = "x"}) -> (tensor<2x6xf32> {t
     with np.load(tmp_path / "out.npz") as z:
         np.testing.assert_array_equal(z["a"], np.maximum(x, 0))
         np.testing.assert_array_equal(z["b"], 2 * np.maximum(x, 0).reshape(3, 4))
+
+
+@pytest.mark.parametrize("dump,message", [
+    ("", "is empty; give a file name"),
+    ("{tmp}", "is a folder; give a file name"),
+    ("{tmp}/m.strata", "is the -o artifact"),
+    ("{tmp}/./m.mlir", "is the model being compiled"),
+    ("{tmp}/missing/x.ll", "its folder"),
+    ("{tmp}/m.mlir/x.ll", "does not exist or is not a folder"),
+])
+def test_dump_llvm_dialect_path_errors(tmp_path, dump, message):
+    """--dump-llvm-dialect FILE is checked before compiling: nothing is
+    written, the model is left intact, and the error names the option."""
+    model = write(tmp_path / "m.mlir", DYNAMIC)
+    r = strata("compile", model, "--target", "cpu", "-o", tmp_path / "m.strata",
+               "--input-shapes", "x:2x4", f"--dump-llvm-dialect={dump.format(tmp=tmp_path)}")
+    assert r.returncode == 2, r.stderr
+    assert "--dump-llvm-dialect" in r.stderr and message in r.stderr, r.stderr
+    assert "Stack dump" not in r.stderr
+    assert not (tmp_path / "m.strata").exists()
+    assert (tmp_path / "m.mlir").read_text() == DYNAMIC
+
+
+def test_dump_llvm_dialect_writes_the_module(tmp_path):
+    model = write(tmp_path / "m.mlir", DYNAMIC)
+    dump = tmp_path / "lowered.mlir"
+    r = strata("compile", model, "--target", "cpu", "-o", tmp_path / "m.strata",
+               "--input-shapes", "x:2x4", "--dump-llvm-dialect", dump)
+    assert r.returncode == 0, r.stderr
+    assert "llvm.func" in dump.read_text()

@@ -46,12 +46,21 @@ PASSES = [
     ("top-convert-layout-nchw", "top-convert-layout", "target=nchw"),
     ("top-convert-layout-nhwc", "top-convert-layout", "target=nhwc"),
     ("top-sink-transposes", "top-sink-transposes", ""),
+    ("top-fold-qdq", "top-fold-qdq", ""),
     ("canonicalize", "canonicalize", ""),
     ("cse", "cse", ""),
     ("top-optimize", "top-optimize", ""),
     ("top-optimize-nhwc", "top-optimize", "layout=nhwc"),
 ]
 PASS_IDS = [p[0] for p in PASSES]
+
+# Passes that change what a model computes by design, with where they are
+# tested instead.
+NOT_EQUIVALENT = {
+    # int8 / bf16 / f16 rounding (docs/quantization.md): test/quant checks
+    # the results against numpy and ONNX Runtime.
+    "top-quantize": "test/quant",
+}
 
 # (pass id, lit model) -> why the pass stops with an error on it. Such a model
 # is left out of that pass's comparison; any other failing strata-opt run

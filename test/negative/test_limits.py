@@ -45,7 +45,7 @@ def test_static_expand_over_the_limit(tmp_path):
                    [("x", F, [1])], [("y", F, None)],
                    [numpy_helper.from_array(np.array([2**20, 2**20], np.int64), "s")])
     r = import_model(tmp_path, m)
-    assert_clean_failure(r, "'top.Expand' (value 'y')", "[1048576, 1048576]",
+    assert_clean_failure(r, "'top.Expand' (ONNX node 'expand' (Expand), value 'y')", "[1048576, 1048576]",
                          "1099511627776 elements", "element limit of 2^31", "--max-elements")
     assert written(tmp_path) == []
 
@@ -105,7 +105,7 @@ def test_runtime_allocation_failure_is_an_error(tmp_path):
     def cap():
         resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
     r = run_expand(tmp_path, [2, 950_000_000], preexec_fn=cap)
-    assert_clean_failure(r, "out of memory", "for op 'top.Expand'", "(value 'y')",
+    assert_clean_failure(r, "out of memory", "for op 'top.Expand'", "(ONNX node 'expand' (Expand), value 'y')",
                          "7600000000 bytes")
     assert "bad_alloc" not in r.stderr and "terminate" not in r.stderr
     assert not (tmp_path / "o.npz").exists()

@@ -187,11 +187,9 @@ def test_small_float_to_small_float(rng):
 @pytest.mark.parametrize("src,to", [("float32", "int32"), ("int32", "float32"),
                                     ("float64", "int64"), ("uint8", "int8"),
                                     ("bool", "uint8"), ("uint8", "float8_e4m3fn"),
-                                    ("float8_e5m2", "int8")] + [
-    pytest.param(src, to, marks=pytest.mark.xfail(
-        COMPILED, strict=True,
-        reason="BitCast between 4/2-bit types has no CPU lowering yet"))
-    for src, to in [("int4", "float4_e2m1fn"), ("float4_e2m1fn", "uint4"), ("uint2", "int2")]])
+                                    ("float8_e5m2", "int8"), ("int4", "float4_e2m1fn"),
+                                    ("float4_e2m1fn", "uint4"), ("uint2", "int2"),
+                                    ("uint4", "int4"), ("float4_e2m1fn", "int4")])
 def test_bitcast(src, to, rng):
     n = 64
     raw = rng.integers(0, 256, n * np.dtype(src).itemsize, dtype=np.uint8)

@@ -188,7 +188,7 @@ def test_if_missing_branch():
     (1.0, 5.5, 0.75, np.float32), (3.0, -2.0, -1.5, np.float32), (2.0, 1.0, 1.0, np.float32),
     (-7, 12, 4, np.int64), (10, 3, -3, np.int32), (0.5, 2.0, 0.25, np.float64)])
 def test_range_of_run_time_inputs(start, limit, delta, dtype):
-    # Non-constant Range becomes a top.Loop; its length is found at run time.
+    # Non-constant Range becomes a top.Range; its length is found at run time.
     inputs = {"s": np.array(start, dtype), "l": np.array(limit, dtype), "d": np.array(delta, dtype)}
     model = make_model([helper.make_node("Range", ["s", "l", "d"], ["y"])], inputs, ["y"], opset=11)
     check_against_ort(model, inputs)

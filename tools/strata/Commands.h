@@ -32,6 +32,12 @@ int run();
 extern llvm::cl::SubCommand InspectCommand;
 int inspect();
 
+extern llvm::cl::SubCommand CalibrateCommand;
+int calibrate();
+
+extern llvm::cl::SubCommand QuantizeCommand;
+int quantize();
+
 /// Hides the options LLVM and MLIR register from `strata --help`, which then
 /// lists the commands and the limits every command takes.
 void hideForeignOptions();

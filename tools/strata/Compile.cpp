@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "QuantCommon.h"
 
 #include "strata/Frontend/Onnx/OnnxImporter.h"
 #include "strata/InitAll.h"
@@ -115,6 +116,28 @@ static cl::opt<std::string> layout(
     cl::desc("convert layout-sensitive ops (Conv, pools, norms, ...) to "
              "'nchw' or 'nhwc' while optimizing (default: keep the model's)"),
     cl::value_desc("L"), cl::sub(CompileCommand));
+
+static cl::opt<std::string> quantizeMode(
+    "quantize",
+    cl::desc("quantize after optimizing: int8 (needs --calibration), bf16 "
+             "or f16 (docs/quantization.md)"),
+    cl::value_desc("MODE"), cl::sub(CompileCommand));
+static cl::opt<std::string> calibrationFile(
+    "calibration",
+    cl::desc("--quantize int8: the table strata calibrate wrote"),
+    cl::value_desc("table.txt"), cl::sub(CompileCommand));
+static cl::list<std::string> keepFloat(
+    "keep-float", cl::CommaSeparated,
+    cl::desc("--quantize: keep the ops producing these tensors in float"),
+    cl::value_desc("NAMES"), cl::sub(CompileCommand));
+static cl::opt<std::string> keepFloatFile(
+    "keep-float-file",
+    cl::desc("--quantize: a file of tensor names to keep in float"),
+    cl::value_desc("F"), cl::sub(CompileCommand));
+static cl::opt<bool> symmetricActivations(
+    "symmetric",
+    cl::desc("--quantize int8: symmetric activations (zero point 0)"),
+    cl::sub(CompileCommand));
 
 /// Reads `modelFile` as an ONNX model or as a Top module with its weights.
 using ShapeMap = std::map<std::string, std::vector<int64_t>>;
@@ -249,6 +272,18 @@ loadOptimized(mlir::MLIRContext &context, const ShapeMap &shapes) {
     }
     model->weights = std::move(*optimized);
   }
+  if (!quantizeMode.empty()) {
+    QuantizeRequest request{
+        quantizeMode, calibrationFile,
+        std::vector<std::string>(keepFloat.begin(), keepFloat.end()),
+        keepFloatFile, symmetricActivations};
+    bool usageError = false;
+    FailureOr<TensorMap> quantized = quantizeModel(
+        "strata compile", *model->module, model->weights, request, usageError);
+    if (failed(quantized))
+      return failure();
+    model->weights = std::move(*quantized);
+  }
   return model;
 }
 
@@ -257,6 +292,52 @@ static std::string shapeText(const std::vector<int64_t> &shape) {
   for (size_t i = 0; i < shape.size(); ++i)
     s += (i ? "x" : "") + std::to_string(shape[i]);
   return s.empty() ? "scalar" : s;
+}
+
+/// The absolute, dot-free form of `path`, to compare two spellings of it.
+static std::string normalPath(StringRef path) {
+  SmallString<256> p(path);
+  (void)sys::fs::make_absolute(p);
+  sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+  return std::string(p);
+}
+
+/// Checks --dump-llvm-dialect FILE before anything is compiled: a file name
+/// in an existing folder, not a folder, and neither the model nor the -o
+/// artifact (writing it would destroy them). "-" is standard output.
+static bool checkDumpPath() {
+  if (!dumpLLVMDialect.getNumOccurrences())
+    return true;
+  StringRef path = dumpLLVMDialect;
+  auto fail = [&](const Twine &why) {
+    errs() << "strata compile: --dump-llvm-dialect '" << path << "' " << why
+           << "\n";
+    return false;
+  };
+  if (path.empty())
+    return fail("is empty; give a file name");
+  if (path == "-")
+    return true;
+  if (sys::fs::is_directory(path))
+    return fail("is a folder; give a file name");
+  for (auto [other, what] : {std::pair<StringRef, const char *>{
+                                 modelFile, "the model being compiled"},
+                             {outDir, "the -o artifact"}})
+    if (normalPath(path) == normalPath(other) ||
+        sys::fs::equivalent(path, other))
+      return fail(Twine("is ") + what + "; give another file name");
+  SmallString<256> parent(normalPath(path));
+  sys::path::remove_filename(parent);
+  if (!sys::fs::is_directory(parent))
+    return fail(Twine("cannot be written: its folder '") + parent +
+                "' does not exist or is not a folder");
+  if (sys::fs::exists(path) && !sys::fs::is_regular_file(path))
+    return fail("exists and is not a regular file");
+  if (sys::fs::access(parent, sys::fs::AccessMode::Write) ||
+      (sys::fs::exists(path) &&
+       sys::fs::access(path, sys::fs::AccessMode::Write)))
+    return fail("cannot be written (no write permission)");
+  return true;
 }
 
 /// --target cpu.
@@ -274,6 +355,8 @@ static int compileCpu(mlir::MLIRContext &context,
            << " must be 0, 1, 2 or 3\n";
     return 2;
   }
+  if (!checkDumpPath())
+    return 2;
   cpu::CpuCompileOptions options;
   options.codegen.cpu = cpuName;
   options.codegen.optLevel = optLevel;
@@ -293,6 +376,14 @@ static int compileCpu(mlir::MLIRContext &context,
       errs() << "strata compile: --target cpu: " << error << "\n";
       return 1;
     }
+    if (explainStrategy) {
+      outs() << "variant " << v << " lowering: " << r.kernelDispatchNotes.size()
+             << " op(s) call a runtime kernel, the others are generated code\n";
+      for (const std::string &note : r.kernelDispatchNotes)
+        outs() << "  " << note << "\n";
+      for (const auto &[impl, why] : r.kernelFallbackReasons)
+        outs() << "  " << impl << ": generated code, " << why << "\n";
+    }
     if (report) {
       outs() << "variant " << v << ": inputs";
       for (const auto &shape : r.inputShapes)
@@ -309,10 +400,18 @@ static int compileCpu(mlir::MLIRContext &context,
              << "  workgroups: " << r.splitDispatches
              << " dispatch(es) split into more than one\n"
              << "  code: " << r.codeBytes << " bytes\n";
-      for (const auto &[impl, n] : r.kernelsNotAvailable)
+      for (const auto &[kernel, n] : r.kernelDispatches)
+        outs() << "  kernel '" << kernel << "': " << n << " dispatch(es)\n";
+      if (r.packedWeightBytes)
+        outs() << "  packed weights: " << r.packedWeightBytes << " bytes\n";
+      for (const auto &[impl, n] : r.kernelsNotAvailable) {
         outs() << "  strategy chose '" << impl << "' for " << n
-               << " op(s); that kernel is not written yet, the codegen "
-                  "fallback compiled them\n";
+               << " op(s); the codegen fallback compiled them";
+        auto why = r.kernelFallbackReasons.find(impl);
+        if (why != r.kernelFallbackReasons.end())
+          outs() << " (" << why->second << ")";
+        outs() << "\n";
+      }
     }
   }
   if (report)
@@ -347,6 +446,19 @@ int compile() {
   if (!layout.empty() && layout != "nchw" && layout != "nhwc") {
     errs() << "strata compile: --layout '" << layout
            << "' must be 'nchw' or 'nhwc'\n";
+    return 2;
+  }
+  if (quantizeMode.empty() &&
+      (calibrationFile.getNumOccurrences() || keepFloat.getNumOccurrences() ||
+       keepFloatFile.getNumOccurrences() ||
+       symmetricActivations.getNumOccurrences())) {
+    errs() << "strata compile: --calibration, --keep-float(-file) and "
+              "--symmetric need --quantize\n";
+    return 2;
+  }
+  if (!quantizeMode.empty() && noOptimize) {
+    errs() << "strata compile: --quantize needs the optimized model (the "
+              "calibration table names its tensors); drop --no-optimize\n";
     return 2;
   }
   if (!passes.empty() && (noOptimize || !layout.empty())) {

@@ -2,13 +2,16 @@
 
 #include "Commands.h"
 
+#include "strata/Conversion/TosaToTop/TosaToTop.h"
 #include "strata/Frontend/Onnx/OnnxImporter.h"
+#include "strata/Frontend/TFLite/TFLiteImporter.h"
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -18,10 +21,11 @@ using namespace llvm;
 namespace strata::cli {
 
 cl::SubCommand ImportCommand(
-    "import", "Import an ONNX model into a Top model (.mlir + weight npz)");
+    "import", "Import an ONNX, TFLite or TOSA (.mlir, .mlirbc) model into a "
+              "Top model (.mlir + weight npz)");
 
 static cl::opt<std::string> onnxFile(cl::Positional, cl::Required,
-                                     cl::desc("<model.onnx>"),
+                                     cl::desc("<model.onnx|.tflite|.mlir|.mlirbc>"),
                                      cl::sub(ImportCommand));
 static cl::opt<std::string> outDir("o", cl::Required,
                                    cl::desc("output folder (created if missing)"),
@@ -90,6 +94,23 @@ bool parseInputShape(StringRef tool, StringRef spec,
   return true;
 }
 
+/// Whether `path` names a TFLite model: its extension, or the "TFL3" file
+/// identifier at bytes 4..7 of a regular file.
+static bool isTFLiteFile(StringRef path) {
+  if (sys::path::extension(path).equals_insensitive(".tflite"))
+    return true;
+  // Only a regular file is peeked at (a FIFO would block); the ONNX path
+  // reports anything else.
+  if (!sys::fs::is_regular_file(path))
+    return false;
+  auto buf = MemoryBuffer::getFileSlice(path, 8, 0);
+  if (!buf)
+    return false;
+  StringRef b = (*buf)->getBuffer();
+  return tflite_import::isTFLiteBuffer(
+      ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(b.data()), b.size()));
+}
+
 int import() {
   if (!layout.empty() && layout != "nchw" && layout != "nhwc") {
     errs() << "strata import: --layout '" << layout
@@ -135,7 +156,25 @@ int import() {
       return 1;
     }
   }
-  auto model = onnx_import::importOnnxFile(onnxFile, context, options);
+  StringRef ext = sys::path::extension(onnxFile);
+  FailureOr<onnx_import::ImportedModel> model = failure();
+  if (ext == ".mlir" || ext == ".mlirbc") {
+    // A TOSA model (docs/tosa.md); the ONNX options do not apply.
+    if (auto tosa = conversion::importTosaFile(onnxFile, context);
+        succeeded(tosa))
+      model = onnx_import::ImportedModel{std::move(tosa->module),
+                                         std::move(tosa->weights)};
+  } else if (isTFLiteFile(onnxFile)) {
+    // A .tflite file (or one with the TFLite identifier, docs/tflite.md);
+    // of the ONNX options only --input-shapes applies.
+    auto tfl = tflite_import::importTFLiteFile(onnxFile, context, modelName,
+                                                options.inputShapes);
+    if (succeeded(tfl))
+      model = onnx_import::ImportedModel{std::move(tfl->module),
+                                         std::move(tfl->weights)};
+  } else {
+    model = onnx_import::importOnnxFile(onnxFile, context, options);
+  }
   if (failed(model)) {
     errs() << "strata import: cannot import '" << onnxFile << "'\n";
     return 1;

@@ -58,77 +58,6 @@ static cl::opt<int64_t>
 
 static constexpr const char *kTool = "strata run";
 
-/// Binds every array of `inputs` to the model input of its name; fails on
-/// an array no input has, a dtype the runtime has no type for, or the
-/// runtime's checks (dtype, shape), and on inputs the file lacks.
-static bool bindInputs(const rt::Model &m, rt::Session &session,
-                       const TensorMap &inputs, const std::string &from) {
-  for (const auto &[name, tensor] : inputs) {
-    std::optional<strata_dtype> dtype = toRuntimeDType(tensor.dtype());
-    if (!dtype) {
-      // The runtime names a wrong dtype by its own names; this one it has
-      // none for, so say what the input wants here.
-      std::string want;
-      for (size_t i = 0; i < m.inputCount(); ++i)
-        if (m.input(i).name == name)
-          want = std::string(strata_dtype_name(m.input(i).dtype));
-      errs() << kTool << ": '" << from << "': array '" << name << "' is "
-             << dtypeName(tensor.dtype())
-             << (want.empty() ? ", a type the runtime does not take"
-                              : ", not " + want + " as the model's input")
-             << "\n";
-      return false;
-    }
-    try {
-      session.setInput(name, *dtype, tensor.shape(), tensor.raw(),
-                       tensor.byteSize());
-    } catch (const rt::Error &e) {
-      errs() << kTool << ": '" << from << "': " << e.what() << "\n";
-      return false;
-    }
-  }
-  std::string missing;
-  for (size_t i = 0; i < m.inputCount(); ++i) {
-    strata_tensor_info info = m.input(i);
-    if (!inputs.contains(info.name))
-      missing += (missing.empty() ? "" : ", ") + std::string("'") + info.name +
-                 "' (" + strata_dtype_name(info.dtype) + " " +
-                 shapeString(info.rank, info.dims) + ")";
-  }
-  if (!missing.empty()) {
-    errs() << kTool << ": "
-           << (from.empty() ? "no --input given; the model needs"
-                            : "'" + from + "' has no array for")
-           << " input " << missing << "\n";
-    return false;
-  }
-  return true;
-}
-
-/// The outputs of the last run as named tensors.
-static bool collectOutputs(const rt::Model &m, const rt::Session &session,
-                           TensorMap &out) {
-  for (size_t i = 0; i < m.outputCount(); ++i) {
-    strata_tensor_view view = session.output(i);
-    std::optional<DType> dtype = fromRuntimeDType(view.dtype);
-    if (!dtype) {
-      errs() << kTool << ": output '" << view.name << "' has dtype "
-             << strata_dtype_name(view.dtype) << ", which npz cannot hold\n";
-      return false;
-    }
-    Tensor t(*dtype, std::vector<int64_t>(view.dims, view.dims + view.rank));
-    if (t.byteSize() != view.size_bytes) {
-      errs() << kTool << ": output '" << view.name << "' is " << view.size_bytes
-             << " bytes, not the " << t.byteSize() << " its shape needs\n";
-      return false;
-    }
-    if (view.size_bytes)
-      std::memcpy(t.raw(), view.data, view.size_bytes);
-    out.set(view.name, std::move(t));
-  }
-  return true;
-}
-
 int run() {
   if (threads < 0 || threads > 1024) {
     errs() << kTool << ": --threads " << threads
@@ -159,7 +88,7 @@ int run() {
   try {
     rt::Model m = rt::Model::loadFile(model);
     rt::Session session(m, size_t(threads));
-    if (!bindInputs(m, session, inputs, inputFile))
+    if (!bindInputs(kTool, m, session, inputs, inputFile))
       return 1;
     bool timed = repeat.getNumOccurrences() > 0;
     int64_t untimed = timed ? warmup : 0;
@@ -174,7 +103,7 @@ int run() {
           std::chrono::duration<double, std::milli>(end - start).count());
     }
     TensorMap outputs;
-    if (!collectOutputs(m, session, outputs))
+    if (!collectOutputs(kTool, m, session, outputs))
       return 1;
     if (!writeNpz(outputFile, outputs, error)) {
       errs() << kTool << ": " << error << "\n";

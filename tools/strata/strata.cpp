@@ -26,7 +26,8 @@ static int runCommand() {
       {RunRefCommand, runRef},         {CompareCommand, compare},
       {CheckEquivCommand, checkEquiv}, {ImportCommand, import},
       {CompileCommand, compile},       {RunCommand, run},
-      {InspectCommand, inspect}};
+      {InspectCommand, inspect},       {CalibrateCommand, calibrate},
+      {QuantizeCommand, quantize}};
   for (Command &c : commands) {
     if (!c.sub)
       continue;
@@ -52,8 +53,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "Strata neural-network compiler\n\n"
-      "  strata import MODEL.onnx -o DIR [--name N] [--input-shapes ...]\n"
-      "      import an ONNX model into a Top model\n"
+      "  strata import MODEL(.onnx|.tflite|.mlir|.mlirbc) -o DIR [--name N] ...\n"
+      "      import an ONNX, TFLite or TOSA model into a Top model\n"
       "  strata compile MODEL(.onnx|.mlir) -o DIR [--name N] [--no-optimize]\n"
       "      optimize a model into an optimized Top model (--target top)\n"
       "  strata compile MODEL(.onnx|.mlir) --target cpu -o MODEL.strata\n"
@@ -64,6 +65,10 @@ int main(int argc, char **argv) {
       "  strata inspect MODEL.strata [--json]\n"
       "      print a compiled model's signature, variants, dispatches and "
       "sizes\n"
+      "  strata calibrate MODEL --data DIR|FILE.npz -o table.txt\n"
+      "      collect activation ranges for int8 quantization\n"
+      "  strata quantize MODEL --quantize int8|bf16|f16 -o DIR\n"
+      "      write a quantized Top model (docs/quantization.md)\n"
       "  strata run-ref MODEL.mlir --input in.npz --output out.npz\n"
       "      run a Top model through the reference interpreter\n"
       "  strata compare a.npz b.npz [--tolerance cos,euclid]\n"

@@ -93,14 +93,14 @@ TEST(Runtime, SignatureAndVariants) {
       strata_model_variant_shape(m.get(), 2, 0, 0, &rank, &dims);
   ASSERT_NE(st, nullptr);
   EXPECT_STREQ(strata_status_message(st),
-               "variant 2 is out of range (the model has 2 variants)");
+               "variant 2 is out of range (model 'axpy' has 2 variants)");
   strata_status_free(st);
   try {
     m.input(1);
     FAIL() << "no error for input 1";
   } catch (const rt::Error &e) {
     EXPECT_EQ(e.code(), STRATA_INVALID_ARGUMENT);
-    EXPECT_STREQ(e.what(), "input index 1 is out of range (the model has 1 "
+    EXPECT_STREQ(e.what(), "input index 1 is out of range (model 'axpy' has 1 "
                            "inputs)");
   }
 }

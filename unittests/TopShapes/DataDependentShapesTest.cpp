@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
+#include <cmath>
+
 using namespace strata;
 using namespace strata::top::shapes;
 
@@ -46,4 +49,50 @@ TEST(DataDependentShapes, NonMaxSuppressionChecksOperands) {
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error(),
             "operand 'iou_threshold' must hold one value, has shape [2]");
+}
+
+namespace {
+Tensor scalar(DType t, double v) {
+  Tensor s(t, {});
+  s.setFromDouble(0, v);
+  return s;
+}
+} // namespace
+
+TEST(DataDependentShapes, RangeCountsExactly) {
+  auto count = [](DType t, double s, double l, double d) {
+    return rangeCount(scalar(t, s), scalar(t, l), scalar(t, d));
+  };
+  EXPECT_EQ(*count(DType::I64, -7, 12, 4), 5); // -7, -3, 1, 5, 9
+  EXPECT_EQ(*count(DType::I32, 10, 3, -3), 3); // 10, 7, 4
+  EXPECT_EQ(*count(DType::I64, 2, 1, 1), 0);   // empty, never negative
+  EXPECT_EQ(*count(DType::F32, 1.0, 5.5, 0.75), 6);
+  EXPECT_EQ(*count(DType::F64, 0.5, 2.0, 0.25), 6);
+  ShapeOr<int64_t> zero = count(DType::I64, 0, 5, 0);
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error(), "operand 'delta' is 0");
+  ASSERT_FALSE(count(DType::F32, 0, 5, 0));
+  ShapeOr<int64_t> inf = count(DType::F32, 0, INFINITY, 1);
+  ASSERT_FALSE(inf);
+  EXPECT_NE(inf.error().find("too large"), std::string::npos);
+  Tensor lo(DType::I64, {}), hi(DType::I64, {}), one(DType::I64, {});
+  lo.data<int64_t>()[0] = INT64_MIN;
+  hi.data<int64_t>()[0] = INT64_MAX;
+  one.data<int64_t>()[0] = 1;
+  ShapeOr<int64_t> wide = rangeCount(lo, hi, one);
+  ASSERT_FALSE(wide);
+  EXPECT_NE(wide.error().find("overflows int64"), std::string::npos);
+}
+
+TEST(DataDependentShapes, RangeShape) {
+  Shape s{};
+  EXPECT_EQ(*inferRange(s, s, s, nullptr, nullptr, nullptr),
+            (Shape{kDynamicDim}));
+  Tensor a = scalar(DType::I64, 0), b = scalar(DType::I64, 10),
+         d = scalar(DType::I64, 3);
+  EXPECT_EQ(*inferRange(s, s, s, &a, &b, &d), (Shape{4}));
+  ShapeOr<Shape> bad = inferRange(Shape{1}, s, s, nullptr, nullptr, nullptr);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error(),
+            "operand 'start' has shape [1]; it must be a scalar (shape [])");
 }

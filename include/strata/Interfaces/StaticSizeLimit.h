@@ -16,8 +16,9 @@ namespace strata {
 
 /// Checks every static tensor type of a result or block argument under
 /// `root` against the element limit; emits an error for the first one over
-/// it ("result #0 of 'top.Expand' (value 'y') has static shape [..] with N
-/// elements, more than the element limit ...") and fails.
+/// it ("result #0 of 'top.Expand' (ONNX node 'e' (Expand), value 'y') has
+/// static shape [..] with N elements, more than the element limit ...") and
+/// fails.
 mlir::LogicalResult checkStaticSizeLimit(mlir::Operation *root);
 
 } // namespace strata

@@ -33,8 +33,10 @@ constexpr unsigned kMaxMlirNesting = 256;
 /// Refuses .mlir text the parser must not see: a NUL byte, a zip archive,
 /// or brackets nested deeper than kMaxMlirNesting (the parser recurses per
 /// level and would overflow the stack). Strings and comments are skipped;
-/// "->" is not a bracket. Errors go to `context`'s diagnostics, located at
-/// `path`.
+/// "->" is not a bracket. MLIR bytecode (magic "ML\xefR") skips these text
+/// checks (parseModuleText refuses its regions nested deeper than
+/// kMaxMlirNesting after reading). Errors go to `context`'s diagnostics,
+/// located at `path`.
 mlir::LogicalResult checkMlirText(std::string_view text,
                                   const std::string &path,
                                   mlir::MLIRContext &context);

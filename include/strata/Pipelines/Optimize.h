@@ -37,6 +37,12 @@ mlir::FailureOr<TensorMap> runTopPipeline(mlir::ModuleOp module,
                                           const TensorMap &weights,
                                           llvm::StringRef pipeline);
 
+/// Runs `pm` on `module` with the weights' data attached as for
+/// optimizeTopModule; returns the weight set the result uses.
+mlir::FailureOr<TensorMap> runTopPasses(mlir::ModuleOp module,
+                                        const TensorMap &weights,
+                                        mlir::PassManager &pm);
+
 /// Writes an optimized Top model as the pair `DIR/<name>.mlir` and
 /// `DIR/<name>_TOP_F32_weight.npz` (the `_origin` pair keeps the imported
 /// form). Both appear whole or not at all.

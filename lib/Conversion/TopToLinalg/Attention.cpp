@@ -36,11 +36,6 @@ namespace {
 
 using namespace attention;
 
-static RankedTensorType staticOperand(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t && t.hasStaticShape() ? t : RankedTensorType();
-}
-
 /// `value` (`B x S x H x D` as `B x S x (H*D)` when `rank3`, else
 /// `B x H x S x D`) as an f64 `B x H x S x D` tensor.
 static Value headsFirst(OpBuilder &b, Location loc, Value value, bool rank3,
@@ -157,7 +152,7 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
     for (Value cache : {adaptor.getPastKey(), adaptor.getPastValue()}) {
       if (isNone(cache))
         continue;
-      auto ct = staticOperand(cache);
+      auto ct = staticTensorType(cache);
       if (!ct || ct.getRank() != 4)
         return rewriter.notifyMatchFailure(op, "past_key/past_value must be "
                                                "static rank 4");
@@ -170,7 +165,7 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
     // The mask broadcasts to B x Hq x Sq x L (L <= total) and nonpad has B
     // entries, so every read below stays in bounds.
     if (!isNone(adaptor.getAttnMask())) {
-      auto mt = staticOperand(adaptor.getAttnMask());
+      auto mt = staticTensorType(adaptor.getAttnMask());
       if (!mt || mt.getRank() < 1 || mt.getRank() > 4 ||
           mt.getDimSize(mt.getRank() - 1) > total)
         return rewriter.notifyMatchFailure(op, "attn_mask shape");
@@ -182,7 +177,7 @@ struct AttentionLowering : OpConversionPattern<top::AttentionOp> {
       }
     }
     if (!isNone(adaptor.getNonpadKvSeqlen())) {
-      auto nt = staticOperand(adaptor.getNonpadKvSeqlen());
+      auto nt = staticTensorType(adaptor.getNonpadKvSeqlen());
       if (!nt || nt.getRank() != 1 || nt.getDimSize(0) != batch)
         return rewriter.notifyMatchFailure(op, "nonpad_kv_seqlen shape");
     }

@@ -647,13 +647,59 @@ Value blockShuffle(OpBuilder &b, Location loc, Value input,
   return reshapeStatic(b, loc, t, resultType);
 }
 
-struct DepthToSpaceLowering : OpConversionPattern<top::DepthToSpaceOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// The `wide` shape and `perm` of DepthToSpace's blockShuffle for input
+/// shape `s` and block size `b`.
+void depthToSpacePlan(top::DepthToSpaceOp op, ArrayRef<int64_t> s, int64_t b,
+                      SmallVectorImpl<int64_t> &wide,
+                      SmallVectorImpl<int64_t> &perm) {
+  bool nhwc = op.getLayout() == top::Layout::NHWC;
+  bool dcr = op.getMode() == top::DepthToSpaceMode::DCR;
+  int64_t c = (nhwc ? s[3] : s[1]) / (b * b);
+  if (!nhwc) { // N C H W
+    if (dcr) {
+      wide.assign({s[0], b, b, c, s[2], s[3]});
+      perm.assign({0, 3, 4, 1, 5, 2});
+    } else {
+      wide.assign({s[0], c, b, b, s[2], s[3]});
+      perm.assign({0, 1, 4, 2, 5, 3});
+    }
+  } else { // N H W C
+    if (dcr) {
+      wide.assign({s[0], s[1], s[2], b, b, c});
+      perm.assign({0, 1, 3, 2, 4, 5});
+    } else {
+      wide.assign({s[0], s[1], s[2], c, b, b});
+      perm.assign({0, 1, 4, 2, 5, 3});
+    }
+  }
+}
+
+/// The same for SpaceToDepth.
+void spaceToDepthPlan(top::SpaceToDepthOp op, ArrayRef<int64_t> s, int64_t b,
+                      SmallVectorImpl<int64_t> &wide,
+                      SmallVectorImpl<int64_t> &perm) {
+  if (op.getLayout() != top::Layout::NHWC) { // N C H W
+    wide.assign({s[0], s[1], s[2] / b, b, s[3] / b, b});
+    perm.assign({0, 3, 5, 1, 2, 4});
+  } else { // N H W C
+    wide.assign({s[0], s[1] / b, b, s[2] / b, b, s[3]});
+    perm.assign({0, 1, 3, 2, 4, 5});
+  }
+}
+
+/// DepthToSpace and SpaceToDepth (rank 4, blocksize >= 1): a blockShuffle
+/// whose shapes `Plan` gives.
+template <typename OpTy,
+          void (*Plan)(OpTy, ArrayRef<int64_t>, int64_t,
+                       SmallVectorImpl<int64_t> &, SmallVectorImpl<int64_t> &)>
+struct BlockShuffleLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
   LogicalResult
-  matchAndRewrite(top::DepthToSpaceOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     FailureOr<RankedTensorType> type =
-        staticResultType(op, 0, *getTypeConverter(), rewriter);
+        staticResultType(op, 0, *this->getTypeConverter(), rewriter);
     if (failed(type))
       return failure();
     Value input = adaptor.getInput();
@@ -668,69 +714,18 @@ struct DepthToSpaceLowering : OpConversionPattern<top::DepthToSpaceOp> {
       rewriter.replaceOp(op, emptyTensor(rewriter, loc, *type));
       return success();
     }
-    ArrayRef<int64_t> s = inType->getShape();
-    bool nhwc = op.getLayout() == top::Layout::NHWC;
-    bool dcr = op.getMode() == top::DepthToSpaceMode::DCR;
-    int64_t c = (nhwc ? s[3] : s[1]) / (b * b);
     SmallVector<int64_t> wide, perm;
-    if (!nhwc) { // N C H W
-      if (dcr) {
-        wide = {s[0], b, b, c, s[2], s[3]};
-        perm = {0, 3, 4, 1, 5, 2};
-      } else {
-        wide = {s[0], c, b, b, s[2], s[3]};
-        perm = {0, 1, 4, 2, 5, 3};
-      }
-    } else { // N H W C
-      if (dcr) {
-        wide = {s[0], s[1], s[2], b, b, c};
-        perm = {0, 1, 3, 2, 4, 5};
-      } else {
-        wide = {s[0], s[1], s[2], c, b, b};
-        perm = {0, 1, 4, 2, 5, 3};
-      }
-    }
+    Plan(op, inType->getShape(), b, wide, perm);
     rewriter.replaceOp(op,
                        blockShuffle(rewriter, loc, input, wide, perm, *type));
     return success();
   }
 };
 
-struct SpaceToDepthLowering : OpConversionPattern<top::SpaceToDepthOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(top::SpaceToDepthOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<RankedTensorType> type =
-        staticResultType(op, 0, *getTypeConverter(), rewriter);
-    if (failed(type))
-      return failure();
-    Value input = adaptor.getInput();
-    auto inType = staticOperandType(op, input, "input", rewriter);
-    if (failed(inType))
-      return failure();
-    int64_t b = op.getBlocksize();
-    if (inType->getRank() != 4 || b < 1)
-      return rewriter.notifyMatchFailure(op, "needs rank 4 and blocksize >= 1");
-    Location loc = op.getLoc();
-    if (type->getNumElements() == 0) {
-      rewriter.replaceOp(op, emptyTensor(rewriter, loc, *type));
-      return success();
-    }
-    ArrayRef<int64_t> s = inType->getShape();
-    SmallVector<int64_t> wide, perm;
-    if (op.getLayout() != top::Layout::NHWC) { // N C H W
-      wide = {s[0], s[1], s[2] / b, b, s[3] / b, b};
-      perm = {0, 3, 5, 1, 2, 4};
-    } else { // N H W C
-      wide = {s[0], s[1] / b, b, s[2] / b, b, s[3]};
-      perm = {0, 1, 3, 2, 4, 5};
-    }
-    rewriter.replaceOp(op,
-                       blockShuffle(rewriter, loc, input, wide, perm, *type));
-    return success();
-  }
-};
+using DepthToSpaceLowering =
+    BlockShuffleLowering<top::DepthToSpaceOp, depthToSpacePlan>;
+using SpaceToDepthLowering =
+    BlockShuffleLowering<top::SpaceToDepthOp, spaceToDepthPlan>;
 
 } // namespace
 

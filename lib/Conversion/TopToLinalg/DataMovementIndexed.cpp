@@ -87,6 +87,40 @@ Value safeIndex(OpBuilder &b, Location l, Value v, bool isUnsigned,
   return wrapAndClampIndex(b, l, indexFromInteger(b, l, v, isUnsigned), dim);
 }
 
+/// Replaces `op` by a gather along `axis` of `data`: a linalg.generic over
+/// `t.result` that reads one integer of `indices` through `indexMap`,
+/// wraps and clamps it into the axis, and extracts the element of `data` at
+/// the coordinates `coords` makes (it calls `index()` where the wrapped index
+/// goes, the result's loop indices elsewhere). An empty result is an empty
+/// tensor; gathering from an empty axis into a non-empty result is a match
+/// failure.
+LogicalResult replaceWithGather(
+    Operation *op, ConversionPatternRewriter &rewriter, const IndexedTypes &t,
+    Value data, Value indices, bool isUnsigned, int64_t axis,
+    AffineMap indexMap,
+    function_ref<void(OpBuilder &, Location, function_ref<Value()>,
+                      SmallVectorImpl<Value> &)>
+        coords) {
+  Location loc = op->getLoc();
+  if (t.result.getNumElements() == 0) {
+    rewriter.replaceOp(op, emptyTensor(rewriter, loc, t.result));
+    return success();
+  }
+  int64_t dim = t.data.getDimSize(axis);
+  if (dim == 0)
+    return rewriter.notifyMatchFailure(op, "gathers from an empty dim");
+  Value r = buildGeneric(
+      rewriter, loc, t.result, {indices}, {indexMap},
+      [&](OpBuilder &b, Location l, ValueRange xs) {
+        SmallVector<Value> at;
+        coords(
+            b, l, [&] { return safeIndex(b, l, xs[0], isUnsigned, dim); }, at);
+        return tensor::ExtractOp::create(b, l, data, at).getResult();
+      });
+  rewriter.replaceOp(op, r);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Gathers
 //===----------------------------------------------------------------------===//
@@ -105,31 +139,19 @@ struct GatherLowering : OpConversionPattern<top::GatherOp> {
     int64_t axis = normalizeAxis(op.getAxis(), rank);
     if (axis < 0 || axis >= rank)
       return rewriter.notifyMatchFailure(op, "axis out of range");
-    Location loc = op.getLoc();
-    if (t->result.getNumElements() == 0) {
-      rewriter.replaceOp(op, emptyTensor(rewriter, loc, t->result));
-      return success();
-    }
-    int64_t dim = t->data.getDimSize(axis);
-    if (dim == 0)
-      return rewriter.notifyMatchFailure(op, "gathers from an empty dim");
-    bool isUnsigned = isUnsignedElement(op.getIndices());
-    Value input = adaptor.getInput();
     int64_t n = t->result.getRank();
-    Value r = buildGeneric(
-        rewriter, loc, t->result, {adaptor.getIndices()},
-        {dimRange(rewriter.getContext(), n, axis, q)},
-        [&](OpBuilder &b, Location l, ValueRange xs) {
-          SmallVector<Value> at;
+    return replaceWithGather(
+        op, rewriter, *t, adaptor.getInput(), adaptor.getIndices(),
+        isUnsignedElement(op.getIndices()), axis,
+        dimRange(rewriter.getContext(), n, axis, q),
+        [&](OpBuilder &b, Location l, function_ref<Value()> index,
+            SmallVectorImpl<Value> &at) {
           for (int64_t d = 0; d < axis; ++d)
             at.push_back(linalg::IndexOp::create(b, l, d));
-          at.push_back(safeIndex(b, l, xs[0], isUnsigned, dim));
+          at.push_back(index());
           for (int64_t d = axis + q; d < n; ++d)
             at.push_back(linalg::IndexOp::create(b, l, d));
-          return tensor::ExtractOp::create(b, l, input, at).getResult();
         });
-    rewriter.replaceOp(op, r);
-    return success();
   }
 };
 
@@ -151,28 +173,16 @@ struct GatherElementsLowering : OpConversionPattern<top::GatherElementsOp> {
     for (int64_t d = 0; d < rank; ++d)
       if (d != axis && t->indices.getDimSize(d) > t->data.getDimSize(d))
         return rewriter.notifyMatchFailure(op, "indices larger than data");
-    Location loc = op.getLoc();
-    if (t->result.getNumElements() == 0) {
-      rewriter.replaceOp(op, emptyTensor(rewriter, loc, t->result));
-      return success();
-    }
-    int64_t dim = t->data.getDimSize(axis);
-    if (dim == 0)
-      return rewriter.notifyMatchFailure(op, "gathers from an empty dim");
-    bool isUnsigned = isUnsignedElement(op.getIndices());
-    Value data = adaptor.getData();
-    Value r = buildGeneric(
-        rewriter, loc, t->result, {adaptor.getIndices()},
-        {AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext())},
-        [&](OpBuilder &b, Location l, ValueRange xs) {
-          SmallVector<Value> at;
+    return replaceWithGather(
+        op, rewriter, *t, adaptor.getData(), adaptor.getIndices(),
+        isUnsignedElement(op.getIndices()), axis,
+        AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext()),
+        [&](OpBuilder &b, Location l, function_ref<Value()> index,
+            SmallVectorImpl<Value> &at) {
           for (int64_t d = 0; d < rank; ++d)
-            at.push_back(d == axis ? safeIndex(b, l, xs[0], isUnsigned, dim)
-                                   : linalg::IndexOp::create(b, l, d));
-          return tensor::ExtractOp::create(b, l, data, at).getResult();
+            at.push_back(d == axis ? index()
+                                   : Value(linalg::IndexOp::create(b, l, d)));
         });
-    rewriter.replaceOp(op, r);
-    return success();
   }
 };
 

@@ -27,11 +27,6 @@ namespace {
 using P = arith::CmpFPredicate;
 using IP = arith::CmpIPredicate;
 
-static RankedTensorType staticOperand(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t && t.hasStaticShape() ? t : RankedTensorType();
-}
-
 //===----------------------------------------------------------------------===//
 // GridSample
 //===----------------------------------------------------------------------===//
@@ -67,8 +62,8 @@ struct GridSampleLowering : OpConversionPattern<top::GridSampleOp> {
         staticResultType(op, 0, *getTypeConverter(), rewriter);
     if (failed(type))
       return failure();
-    RankedTensorType inT = staticOperand(adaptor.getInput());
-    RankedTensorType gT = staticOperand(adaptor.getGrid());
+    RankedTensorType inT = staticTensorType(adaptor.getInput());
+    RankedTensorType gT = staticTensorType(adaptor.getGrid());
     if (!inT || !gT || inT.getRank() < 3 || gT.getRank() != inT.getRank() ||
         gT.getDimSize(gT.getRank() - 1) != inT.getRank() - 2)
       return rewriter.notifyMatchFailure(op, "input and grid must be static "
@@ -211,7 +206,7 @@ struct AffineGridLowering : OpConversionPattern<top::AffineGridOp> {
       return failure();
     ArrayRef<int64_t> size = op.getSize();
     int64_t r = static_cast<int64_t>(size.size()) - 2;
-    RankedTensorType thetaT = staticOperand(adaptor.getTheta());
+    RankedTensorType thetaT = staticTensorType(adaptor.getTheta());
     SmallVector<int64_t> gridShape{size[0]};
     gridShape.append(size.begin() + 2, size.end());
     gridShape.push_back(r);
@@ -290,7 +285,7 @@ struct Col2ImLowering : OpConversionPattern<top::Col2ImOp> {
     if (kn > 4096)
       return rewriter.notifyMatchFailure(op, "block larger than 4096 "
                                              "elements");
-    RankedTensorType inT = staticOperand(adaptor.getInput());
+    RankedTensorType inT = staticTensorType(adaptor.getInput());
     SmallVector<int64_t> outShape;
     if (inT && inT.getRank() == 3) {
       outShape = {inT.getDimSize(0), inT.getDimSize(1) / kn};
@@ -367,13 +362,13 @@ struct RoiAlignLowering : OpConversionPattern<top::RoiAlignOp> {
         staticResultType(op, 0, *getTypeConverter(), rewriter);
     if (failed(type))
       return failure();
-    RankedTensorType inT = staticOperand(adaptor.getInput());
+    RankedTensorType inT = staticTensorType(adaptor.getInput());
     if (!inT || inT.getRank() != 4 || type->getRank() != 4 ||
         inT.getNumElements() == 0)
       return rewriter.notifyMatchFailure(op, "input must be a static, "
                                              "non-empty N x C x H x W");
-    RankedTensorType roisT = staticOperand(adaptor.getRois());
-    RankedTensorType batchT = staticOperand(adaptor.getBatchIndices());
+    RankedTensorType roisT = staticTensorType(adaptor.getRois());
+    RankedTensorType batchT = staticTensorType(adaptor.getBatchIndices());
     int64_t numRois = type->getDimSize(0);
     if (!roisT || !batchT ||
         roisT.getShape() != ArrayRef<int64_t>{numRois, 4} ||

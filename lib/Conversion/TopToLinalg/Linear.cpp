@@ -703,13 +703,30 @@ Value convertMinusZp(OpBuilder &b, Location l, Value v, bool srcUnsigned,
   return g.getResult(0);
 }
 
-struct ConvLowering : OpConversionPattern<top::ConvOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// Conv's and Deconv's operands after the checks they share: the static
+/// result type, and the input and filter channels first (transposed from
+/// NHWC), with the compute element type.
+struct ConvInputs {
+  RankedTensorType type;
+  Value in, w;
+  bool channelsLast;
+  int64_t rank, r, group;
+  Type computeType;
+};
+
+/// Conv and Deconv: the shared checks and channels-first operands, then
+/// `Derived::accumulate` (the `N x O x Y...` accumulator in the compute
+/// type, or a match failure), then the shared epilogue (bias, relu or
+/// activation, result type and layout).
+template <typename OpTy, typename Derived>
+struct ConvLikeLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
   LogicalResult
-  matchAndRewrite(top::ConvOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     FailureOr<RankedTensorType> type =
-        staticResultType(op, 0, *getTypeConverter(), rewriter);
+        staticResultType(op, 0, *this->getTypeConverter(), rewriter);
     if (failed(type))
       return failure();
     Value in = adaptor.getInput(), w = adaptor.getFilter(),
@@ -717,14 +734,44 @@ struct ConvLowering : OpConversionPattern<top::ConvOp> {
     if (failed(checkConvForm(op, in, w, bias, rewriter)))
       return failure();
     Location l = op.getLoc();
-    OpBuilder &b = rewriter;
     bool channelsLast = op.getLayout() == top::Layout::NHWC;
-    int64_t rank = shapeOf(in).size(), r = rank - 2, group = op.getGroup();
+    int64_t rank = shapeOf(in).size();
     Type computeType = computeElementType(elemOf(in));
     if (channelsLast) {
-      in = transposed(b, l, in, toChannelsFirstPerm(rank));
-      w = transposed(b, l, w, toChannelsFirstPerm(rank));
+      in = transposed(rewriter, l, in, toChannelsFirstPerm(rank));
+      w = transposed(rewriter, l, w, toChannelsFirstPerm(rank));
     }
+    ConvInputs ci{*type,
+                  in,
+                  w,
+                  channelsLast,
+                  rank,
+                  rank - 2,
+                  static_cast<int64_t>(op.getGroup()),
+                  computeType};
+    FailureOr<Value> acc =
+        static_cast<const Derived *>(this)->accumulate(op, ci, rewriter);
+    if (failed(acc))
+      return failure();
+    rewriter.replaceOp(op,
+                       convEpilogue(rewriter, l, *acc, bias, op.getBias(),
+                                    *type, isUnsignedElement(op.getOutput()),
+                                    channelsLast, Epilogue::of(op)));
+    return success();
+  }
+};
+
+struct ConvLowering : ConvLikeLowering<top::ConvOp, ConvLowering> {
+  using ConvLikeLowering::ConvLikeLowering;
+  FailureOr<Value> accumulate(top::ConvOp op, const ConvInputs &ci,
+                              ConversionPatternRewriter &rewriter) const {
+    RankedTensorType type = ci.type;
+    Value in = ci.in, w = ci.w;
+    bool channelsLast = ci.channelsLast;
+    int64_t rank = ci.rank, r = ci.r, group = ci.group;
+    Type computeType = ci.computeType;
+    Location l = op.getLoc();
+    OpBuilder &b = rewriter;
     ArrayRef<int64_t> inShape = shapeOf(in), wShape = shapeOf(w);
     int64_t c = inShape[1], o = wShape[0];
     if (c % group || o % group || wShape[1] * group != c)
@@ -774,15 +821,11 @@ struct ConvLowering : OpConversionPattern<top::ConvOp> {
     x = padded(b, l, x, withBatchChannel(ArrayRef(pads).take_front(r)),
                withBatchChannel(ArrayRef(pads).drop_front(r)),
                scalarConstant(b, l, computeType, 0.0));
-    SmallVector<int64_t> outShape(type->getShape());
+    SmallVector<int64_t> outShape(type.getShape());
     if (channelsLast)
       outShape = channelsFirstShape(outShape);
-    Value acc = convolve(b, l, x, f, group, op.getStridesOrDefault(),
-                         op.getDilationsOrDefault(), outShape);
-    rewriter.replaceOp(op, convEpilogue(b, l, acc, bias, op.getBias(), *type,
-                                        isUnsignedElement(op.getOutput()),
-                                        channelsLast, Epilogue::of(op)));
-    return success();
+    return convolve(b, l, x, f, group, op.getStridesOrDefault(),
+                    op.getDilationsOrDefault(), outShape);
   }
 };
 
@@ -792,29 +835,18 @@ struct ConvLowering : OpConversionPattern<top::ConvOp> {
 /// whose in/out channel dims are swapped per group (stride 1, same
 /// dilation). Positions past the full output (output_padding) get only the
 /// bias, as in the interpreter's scatter.
-struct DeconvLowering : OpConversionPattern<top::DeconvOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(top::DeconvOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<RankedTensorType> type =
-        staticResultType(op, 0, *getTypeConverter(), rewriter);
-    if (failed(type))
-      return failure();
-    Value in = adaptor.getInput(), w = adaptor.getFilter(),
-          bias = adaptor.getBias();
-    if (failed(checkConvForm(op, in, w, bias, rewriter)))
-      return failure();
+struct DeconvLowering : ConvLikeLowering<top::DeconvOp, DeconvLowering> {
+  using ConvLikeLowering::ConvLikeLowering;
+  FailureOr<Value> accumulate(top::DeconvOp op, const ConvInputs &ci,
+                              ConversionPatternRewriter &rewriter) const {
+    RankedTensorType type = ci.type;
+    Value in = ci.in, w = ci.w;
+    bool channelsLast = ci.channelsLast;
+    int64_t rank = ci.rank, r = ci.r, group = ci.group;
+    Type computeType = ci.computeType;
     Location l = op.getLoc();
     OpBuilder &b = rewriter;
     MLIRContext *ctx = getContext();
-    bool channelsLast = op.getLayout() == top::Layout::NHWC;
-    int64_t rank = shapeOf(in).size(), r = rank - 2, group = op.getGroup();
-    Type computeType = computeElementType(elemOf(in));
-    if (channelsLast) {
-      in = transposed(b, l, in, toChannelsFirstPerm(rank));
-      w = transposed(b, l, w, toChannelsFirstPerm(rank));
-    }
     Value x =
         convertTensor(b, l, in, isUnsignedElement(op.getInput()), computeType);
     Value f =
@@ -824,7 +856,7 @@ struct DeconvLowering : OpConversionPattern<top::DeconvOp> {
     if (c % group || wShape[0] != c)
       return rewriter.notifyMatchFailure(op, "channels do not match group");
     int64_t cg = c / group, o = og * group;
-    SmallVector<int64_t> outShape(type->getShape());
+    SmallVector<int64_t> outShape(type.getShape());
     if (channelsLast)
       outShape = channelsFirstShape(outShape);
     if (outShape[1] != o)
@@ -897,12 +929,8 @@ struct DeconvLowering : OpConversionPattern<top::DeconvOp> {
       z = tensor::InsertSliceOp::create(b, l, src, z, attrs(dstOff),
                                         attrs(srcSize), attrs(dstStride));
     }
-    Value acc = convolve(b, l, z, filter, group, SmallVector<int64_t>(r, 1),
-                         dil, outShape);
-    rewriter.replaceOp(op, convEpilogue(b, l, acc, bias, op.getBias(), *type,
-                                        isUnsignedElement(op.getOutput()),
-                                        channelsLast, Epilogue::of(op)));
-    return success();
+    return convolve(b, l, z, filter, group, SmallVector<int64_t>(r, 1), dil,
+                    outShape);
   }
 };
 

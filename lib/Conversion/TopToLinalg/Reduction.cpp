@@ -747,23 +747,38 @@ struct LayerNormLowering : OpConversionPattern<top::LayerNormOp> {
   }
 };
 
+/// A channel norm's (GroupNorm, BatchNorm) static float result type, of
+/// rank >= 2, and its channel dim (1, or the last one with NHWC); or a match
+/// failure.
+template <typename OpTy>
+FailureOr<std::pair<RankedTensorType, int64_t>>
+channelNormType(OpTy op, const TypeConverter &converter,
+                ConversionPatternRewriter &rewriter) {
+  FailureOr<RankedTensorType> type =
+      staticResultType(op, 0, converter, rewriter);
+  if (failed(type) ||
+      failed(requireFloat(op, op.getInput().getType(), rewriter)) ||
+      failed(requireFloat(op, *type, rewriter)))
+    return failure();
+  int64_t rank = type->getRank();
+  if (rank < 2)
+    return rewriter.notifyMatchFailure(op, "input rank is below 2");
+  return std::make_pair(*type,
+                        op.getLayout() == top::Layout::NHWC ? rank - 1 : 1);
+}
+
 struct GroupNormLowering : OpConversionPattern<top::GroupNormOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(top::GroupNormOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<RankedTensorType> type =
-        staticResultType(op, 0, *getTypeConverter(), rewriter);
-    if (failed(type) ||
-        failed(requireFloat(op, op.getInput().getType(), rewriter)) ||
-        failed(requireFloat(op, *type, rewriter)))
+    auto norm = channelNormType(op, *getTypeConverter(), rewriter);
+    if (failed(norm))
       return failure();
-    int64_t rank = type->getRank();
-    if (rank < 2)
-      return rewriter.notifyMatchFailure(op, "input rank is below 2");
-    bool channelsLast = op.getLayout() == top::Layout::NHWC;
-    int64_t cDim = channelsLast ? rank - 1 : 1;
-    int64_t c = type->getDimSize(cDim);
+    RankedTensorType type = norm->first;
+    int64_t cDim = norm->second;
+    int64_t rank = type.getRank();
+    int64_t c = type.getDimSize(cDim);
     auto g = static_cast<int64_t>(op.getNumGroups());
     if (g < 1 || c % g != 0)
       return rewriter.notifyMatchFailure(op, [&](Diagnostic &d) {
@@ -771,7 +786,7 @@ struct GroupNormLowering : OpConversionPattern<top::GroupNormOp> {
           << " channels";
       });
     // Split the channel dim into (group, channel in group).
-    SmallVector<int64_t> shape(type->getShape());
+    SmallVector<int64_t> shape(type.getShape());
     shape[cDim] = c / g;
     shape.insert(shape.begin() + cDim, g);
     int64_t erank = rank + 1;
@@ -798,13 +813,13 @@ struct GroupNormLowering : OpConversionPattern<top::GroupNormOp> {
     reduced[0] = reduced[cDim] = false;
     auto [mean, rstd] = meanAndRstd(rewriter, loc, x, reduced,
                                     op.getEpsilon().convertToDouble());
-    auto outType = RankedTensorType::get(shape, type->getElementType());
+    auto outType = RankedTensorType::get(shape, type.getElementType());
     Value y =
         normalize(rewriter, loc, x, mean, rstd, reduced, *scale, *bias,
                   {cDim, cDim + 1}, outType, isUnsignedElement(op.getScale()),
                   isUnsignedElement(op.getBias()));
     rewriter.replaceOp(
-        op, tensor::CollapseShapeOp::create(rewriter, loc, *type, y, re));
+        op, tensor::CollapseShapeOp::create(rewriter, loc, type, y, re));
     return success();
   }
 };
@@ -814,17 +829,13 @@ struct BatchNormLowering : OpConversionPattern<top::BatchNormOp> {
   LogicalResult
   matchAndRewrite(top::BatchNormOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<RankedTensorType> type =
-        staticResultType(op, 0, *getTypeConverter(), rewriter);
-    if (failed(type) ||
-        failed(requireFloat(op, op.getInput().getType(), rewriter)) ||
-        failed(requireFloat(op, *type, rewriter)))
+    auto norm = channelNormType(op, *getTypeConverter(), rewriter);
+    if (failed(norm))
       return failure();
-    int64_t rank = type->getRank();
-    if (rank < 2)
-      return rewriter.notifyMatchFailure(op, "input rank is below 2");
-    int64_t cDim = op.getLayout() == top::Layout::NHWC ? rank - 1 : 1;
-    int64_t c = type->getDimSize(cDim);
+    RankedTensorType type = norm->first;
+    int64_t cDim = norm->second;
+    int64_t rank = type.getRank();
+    int64_t c = type.getDimSize(cDim);
     SmallVector<int64_t> cShape{c};
     FailureOr<Value> mean =
         paramAs(op, adaptor.getMean(), "mean", cShape, rewriter);
@@ -878,13 +889,13 @@ struct BatchNormLowering : OpConversionPattern<top::BatchNormOp> {
         });
     AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
     AffineMap chan = dimsMap(rank, {cDim}, ctx);
-    Type elem = type->getElementType();
+    Type elem = type.getElementType();
     SmallVector<bool> parallel(rank, false);
     Value out =
         buildGeneric(rewriter, loc,
                      {adaptor.getInput(), coef.getResult(0), coef.getResult(1)},
-                     {id, chan, chan}, {emptyTensor(rewriter, loc, *type)},
-                     {id}, parallel,
+                     {id, chan, chan}, {emptyTensor(rewriter, loc, type)}, {id},
+                     parallel,
                      [&](OpBuilder &b, Location l,
                          ValueRange args) -> SmallVector<Value> {
                        Value y = arith::MulFOp::create(

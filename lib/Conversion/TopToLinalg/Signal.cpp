@@ -10,7 +10,9 @@
 //   an f64 copy of the matrices (tensor.extract / tensor.insert, in place
 //   after bufferization).
 // - Window, MelWeightMatrix: index-driven generics.
-// - BitCast: arith.bitcast per element (i1 reads/writes a whole byte).
+// - BitCast: arith.bitcast per element (i1 reads/writes a whole byte); the
+//   4- and 2-bit types (one per byte in memory) cast their own bits, and
+//   int4 <-> uint4 is the identity on converted (signless) types.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,11 +32,6 @@ namespace {
 
 using P = arith::CmpFPredicate;
 using IP = arith::CmpIPredicate;
-
-static RankedTensorType staticOperand(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t && t.hasStaticShape() ? t : RankedTensorType();
-}
 
 /// An f64 value converted to `t` as the interpreter's castTo does: floats
 /// round, integers truncate toward zero (bool: non-zero).
@@ -116,7 +113,7 @@ struct DFTLowering : OpConversionPattern<top::DFTOp> {
         staticResultType(op, 0, *getTypeConverter(), rewriter);
     if (failed(type))
       return failure();
-    RankedTensorType inT = staticOperand(adaptor.getInput());
+    RankedTensorType inT = staticTensorType(adaptor.getInput());
     int64_t axis = op.getAxis(), len = op.getDftLength();
     if (!inT || inT.getRank() < 2 || axis < 0 || axis > inT.getRank() - 2 ||
         len < 1 || type->getRank() != inT.getRank())
@@ -181,7 +178,7 @@ struct STFTLowering : OpConversionPattern<top::STFTOp> {
         staticResultType(op, 0, *getTypeConverter(), rewriter);
     if (failed(type))
       return failure();
-    RankedTensorType inT = staticOperand(adaptor.getSignal());
+    RankedTensorType inT = staticTensorType(adaptor.getSignal());
     int64_t frameLength = op.getFrameLength(), step = op.getFrameStep();
     if (!inT || inT.getRank() != 3 || type->getRank() != 4 || frameLength < 1 ||
         step < 1 || frameLength > inT.getDimSize(1))
@@ -189,7 +186,7 @@ struct STFTLowering : OpConversionPattern<top::STFTOp> {
     int64_t length = inT.getDimSize(1), channels = inT.getDimSize(2);
     RankedTensorType wT = isNone(adaptor.getWindow())
                               ? RankedTensorType()
-                              : staticOperand(adaptor.getWindow());
+                              : staticTensorType(adaptor.getWindow());
     if (type->getDimSize(0) != inT.getDimSize(0) || length < 1 ||
         (channels != 1 && channels != 2) ||
         (!isNone(adaptor.getWindow()) &&
@@ -265,8 +262,8 @@ struct MelWeightMatrixLowering : OpConversionPattern<top::MelWeightMatrixOp> {
         staticResultType(op, 0, *getTypeConverter(), rewriter);
     if (failed(type))
       return failure();
-    RankedTensorType loT = staticOperand(adaptor.getLowerEdgeHertz());
-    RankedTensorType hiT = staticOperand(adaptor.getUpperEdgeHertz());
+    RankedTensorType loT = staticTensorType(adaptor.getLowerEdgeHertz());
+    RankedTensorType hiT = staticTensorType(adaptor.getUpperEdgeHertz());
     if (!loT || !hiT || loT.getNumElements() != 1 ||
         hiT.getNumElements() != 1 || type->getRank() != 2)
       return rewriter.notifyMatchFailure(op, "edges must be one element");
@@ -334,7 +331,7 @@ struct DetLowering : OpConversionPattern<top::DetOp> {
         staticResultType(op, 0, *getTypeConverter(), rewriter);
     if (failed(type))
       return failure();
-    RankedTensorType inT = staticOperand(adaptor.getInput());
+    RankedTensorType inT = staticTensorType(adaptor.getInput());
     if (!inT || inT.getRank() < 2 ||
         inT.getDimSize(inT.getRank() - 1) != inT.getDimSize(inT.getRank() - 2))
       return rewriter.notifyMatchFailure(op, "input must be static [*, M, M]");
@@ -497,9 +494,9 @@ struct BitCastLowering : OpConversionPattern<top::BitCastOp> {
       return t.isIntOrFloat() ? t.getIntOrFloatBitWidth() : 0;
     };
     unsigned w = width(from);
-    if (w < 8 || w != width(to))
+    if (w == 0 || w != width(to))
       return rewriter.notifyMatchFailure(
-          op, "only element types of 8 bits or more (i1 as a byte)");
+          op, "element types of different widths (i1 counts as a byte)");
     Value r = buildElementwise(
         rewriter, op.getLoc(), *type, adaptor.getInput(),
         [&](OpBuilder &b, Location l, ValueRange xs, Type) -> Value {

@@ -46,6 +46,11 @@ staticResultType(Operation *op, unsigned i, const TypeConverter &converter,
   return type;
 }
 
+RankedTensorType staticTensorType(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() ? t : RankedTensorType();
+}
+
 bool isUnsignedElement(Value v) {
   Type elem = getElementTypeOrSelf(v.getType());
   // Quantized tensors are their storage integers: `u8` storage is unsigned.

@@ -18,6 +18,9 @@ staticResultType(mlir::Operation *op, unsigned i,
                  const mlir::TypeConverter &converter,
                  mlir::ConversionPatternRewriter &rewriter);
 
+/// `v`'s type if it is a ranked tensor of static shape, else null.
+mlir::RankedTensorType staticTensorType(mlir::Value v);
+
 /// Whether `v`'s (original, Top-side) element type is an unsigned integer
 /// (or a quantized type with unsigned storage).
 bool isUnsignedElement(mlir::Value v);

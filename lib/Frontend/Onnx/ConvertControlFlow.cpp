@@ -4,13 +4,13 @@
 // become the regions of top.If, top.Loop and top.Scan; nodes inside them
 // may read names of the enclosing graphs. The result types are set from
 // what the converted subgraphs yield, then shapes are inferred like for any
-// other op. Range is a constant when its inputs are, else a top.Loop.
+// other op. Range is a constant when its inputs are, else a top.Range.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ConverterSupport.h"
 
-#include <cmath>
+#include "strata/Dialect/Top/Shapes/DataDependentShapes.h"
 
 namespace strata::onnx_import {
 namespace {
@@ -352,23 +352,9 @@ LogicalResult convertScan(NodeContext &c) {
 
 //===--- Range ---===//
 
-/// A rank-0 constant of `elem`.
-Value scalarConst(NodeContext &c, Type elem, double value, StringRef hint) {
-  Tensor t(*dtypeOf(elem), {});
-  t.setFromDouble(0, value);
-  return c.constant(t, hint);
-}
-
-/// `OpTy` with result element type `elem`, or null after an error.
-template <typename OpTy, typename... Args>
-Value build(NodeContext &c, Type elem, Args &&...args) {
-  auto r = c.create<OpTy>(elem, std::forward<Args>(args)...);
-  return failed(r) ? Value() : *r;
-}
-
-/// ONNX Range whose inputs are not constants, as a top.Loop (the output's
-/// length is known only at run time).
-LogicalResult convertRangeAsLoop(NodeContext &c) {
+/// Range of run-time scalars: top.Range, whose length is known at run time
+/// (a delta of 0 is its error there).
+LogicalResult convertRangeAtRunTime(NodeContext &c) {
   for (size_t i = 0; i < 3; ++i) {
     auto shape = c.inputShape(i);
     if (!shape || !shape->empty())
@@ -380,52 +366,12 @@ LogicalResult convertRangeAsLoop(NodeContext &c) {
   if (elementOf(limit) != elem || elementOf(delta) != elem)
     return c.error() << "inputs 'start', 'limit' and 'delta' must have one "
                      << "element type";
-  MLIRContext *ctx = c.context();
-  Type f64 = Float64Type::get(ctx), i64 = IntegerType::get(ctx, 64);
-  // n = max(ceil((limit - start) / delta), 0), computed in f64 as the ONNX
-  // function body does in float (exact for |values| < 2^53).
-  auto toF64 = [&](Value v) {
-    return elementOf(v) == f64 ? v : build<CastOp>(c, f64, v);
-  };
-  Value q = build<DivOp>(c, f64, build<SubOp>(c, f64, toF64(limit), toF64(start)),
-                         toF64(delta));
-  if (!q)
-    return failure();
-  Value truncated = build<CastOp>(c, i64, q);
-  Value up = build<CastOp>(
-      c, i64,
-      build<CompareOp>(c, IntegerType::get(ctx, 1),
-                       build<CastOp>(c, f64, truncated), q, CompareMode::Less));
-  Value count = build<MaxOp>(c, i64, build<AddOp>(c, i64, truncated, up),
-                             scalarConst(c, i64, 0, "zero"));
-  if (!count)
-    return failure();
-  // Loop(count) carrying `prev` from `start`: each iteration yields prev as
-  // the next element and carries prev + delta (the accumulation of the ONNX
-  // function body of Range).
-  auto op = LoopOp::create(
-      c.builder(), c.loc(),
-      TypeRange{start.getType(), UnrankedTensorType::get(elem)}, count,
-      c.none(), ValueRange{start});
-  Block *body = new Block();
-  op.getBody().push_back(body);
-  body->addArgument(RankedTensorType::get({}, i64), c.loc());
-  Value cond = body->addArgument(RankedTensorType::get({}, IntegerType::get(ctx, 1)), c.loc());
-  Value prev = body->addArgument(start.getType(), c.loc());
-  {
-    OpBuilder::InsertionGuard guard(c.builder());
-    c.builder().setInsertionPointToStart(body);
-    Value next = build<AddOp>(c, elem, prev, delta);
-    if (!next) {
-      op->erase();
-      return failure();
-    }
-    YieldOp::create(c.builder(), c.loc(), ValueRange{cond, next, prev});
-  }
-  auto results = c.finish(op);
+  auto results = c.finish(RangeOp::create(
+      c.builder(), c.loc(), RankedTensorType::get({ShapedType::kDynamic}, elem),
+      start, limit, delta));
   if (failed(results))
     return failure();
-  c.setOutput(0, (*results)[1]);
+  c.setOutput(0, (*results)[0]);
   return success();
 }
 
@@ -451,7 +397,7 @@ FailureOr<Scalar> scalarInput(NodeContext &c, size_t i, StringRef what) {
 /// run-time values and it becomes a top.Loop (convertRangeAsLoop).
 LogicalResult convertRange(NodeContext &c) {
   if (!c.constantInput(0) || !c.constantInput(1) || !c.constantInput(2))
-    return convertRangeAsLoop(c);
+    return convertRangeAtRunTime(c);
   auto start = scalarInput(c, 0, "start");
   auto limit = scalarInput(c, 1, "limit");
   auto delta = scalarInput(c, 2, "delta");
@@ -459,27 +405,13 @@ LogicalResult convertRange(NodeContext &c) {
     return failure();
   DType dt = c.constantInput(0)->dtype();
   bool fp = isFloat(dt);
-  if (fp ? delta->f == 0.0 : delta->i == 0)
-    return c.error() << "'delta' must not be 0";
-  int64_t n;
-  if (fp) {
-    double count = std::ceil((limit->f - start->f) / delta->f);
-    if (!(count < double(int64_t(1) << 28)))
-      return c.error() << "range of " << count << " elements is too large";
-    n = count > 0 ? static_cast<int64_t>(count) : 0;
-  } else {
-    // Ceiling division in integers (no float rounding).
-    int64_t span, d = delta->i;
-    if (__builtin_sub_overflow(limit->i, start->i, &span))
-      return c.error() << "range from " << start->i << " to " << limit->i
-                       << " overflows int64";
-    int64_t q = span / d;
-    if (q * d != span && ((span < 0) == (d < 0)))
-      ++q;
-    n = std::max<int64_t>(0, q);
-    if (n > (int64_t(1) << 28))
-      return c.error() << "range of " << n << " elements is too large";
-  }
+  ShapeOr<int64_t> count = top::shapes::rangeCount(
+      *c.constantInput(0), *c.constantInput(1), *c.constantInput(2));
+  if (!count)
+    return c.error() << count.error();
+  int64_t n = *count;
+  if (n > (int64_t(1) << 28))
+    return c.error() << "range of " << n << " elements is too large";
   Tensor t(dt, {n});
   for (int64_t k = 0; k < n; ++k) {
     if (fp)

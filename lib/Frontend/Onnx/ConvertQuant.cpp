@@ -67,8 +67,9 @@ FailureOr<QuantParams> readQuantParams(NodeContext &c, ArrayRef<int64_t> shape,
   }
   for (double s : p.scales)
     if (!(s > 0) || !std::isfinite(s))
-      return c.error() << "scale " << s << " is not supported (must be "
-                          "positive and finite)";
+      return c.error() << "scale '" << c.node().input(1) << "' holds " << s
+                       << ", which is not supported (must be positive and "
+                          "finite)";
   if (c.hasInput(2)) {
     auto zp = c.constantInts(2);
     if (!zp)
@@ -298,22 +299,6 @@ LogicalResult convertQuantize(NodeContext &c) {
   return emit<CastOp>(c, plain, *q);
 }
 
-/// (x - zp) * scale computed on the host for a constant x.
-Tensor dequantizeConstant(const Tensor &x, const QuantParams &p, DType out) {
-  Tensor y(out, x.shape());
-  int64_t inner = 1, dim = 1;
-  if (p.axis >= 0) {
-    dim = x.dim(p.axis);
-    for (int64_t i = p.axis + 1; i < x.rank(); ++i)
-      inner *= x.dim(i);
-  }
-  for (int64_t i = 0; i < x.numElements(); ++i) {
-    int64_t ch = p.axis < 0 ? 0 : (i / inner) % dim;
-    y.setFromDouble(i, double(x.getAsInt(i) - p.zps[ch]) * p.scales[ch]);
-  }
-  return y;
-}
-
 /// (float(x) - float(zp)) * scale with elementwise ops: for non-constant
 /// parameters and 16/32-bit integers (exact while |x - zp| < 2^24).
 LogicalResult dequantizeByArith(NodeContext &c, ArrayRef<int64_t> shape) {
@@ -348,16 +333,22 @@ LogicalResult convertDequantize(NodeContext &c) {
   auto block = c.attrInt("block_size", 0);
   if (failed(block))
     return failure();
+  // A constant int32 (a QDQ model's bias) dequantizes like int8 so that
+  // top-fold-qdq finds its integers; other int32 inputs compute in f32 as
+  // the ONNX reference does.
+  bool constI32 = *storage == DType::I32 && c.constantInput(0);
   if (!constParams || *block != 0 ||
-      (*storage != DType::I8 && *storage != DType::U8))
+      (*storage != DType::I8 && *storage != DType::U8 && !constI32))
     return dequantizeByArith(c, *shape);
-  auto p = readQuantParams(c, *shape, *storage);
+  auto p = constI32 ? readQuantParams(c, *shape, DType::I8)
+                    : readQuantParams(c, *shape, *storage);
   if (failed(p))
     return failure();
-  if (const Tensor *x = c.constantInput(0)) {
-    c.setOutput(0, c.constant(dequantizeConstant(*x, *p, *outDt), "dequant"));
-    return success();
-  }
+  if (constI32)
+    p->bits = 32;
+  // Constant inputs (weights) stay integers behind a top.Dequant:
+  // top-fold-qdq (first in top-optimize) turns Dequant -> Conv -> Quant
+  // into integer arithmetic; top-fold-constants folds what is left.
   Type qt = quantType(c, *p, scaleElem);
   // A non-constant input: reinterpret the integers as the quantized type.
   auto asQuant = CastOp::create(c.builder(), c.loc(),

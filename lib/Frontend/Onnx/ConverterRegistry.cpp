@@ -13,6 +13,8 @@
 #include "GraphImporter.h"
 #include "NodeContext.h"
 
+#include "strata/Interfaces/NodeOrigin.h"
+
 #include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
@@ -229,7 +231,7 @@ Location GraphImporter::nodeLoc(const onnx::NodeProto &node) {
   std::string name = node.output_size() && !node.output(0).empty()
                          ? node.output(0)
                          : node.name();
-  return NameLoc::get(StringAttr::get(&ctx, name));
+  return nodeLocation(&ctx, name, node.name(), node.op_type());
 }
 
 InFlightDiagnostic GraphImporter::nodeError(const onnx::NodeProto &node,

@@ -91,6 +91,9 @@ public:
                   llvm::ArrayRef<mlir::Value> inlinedInputs = {},
                   llvm::ArrayRef<OnnxValue> anyInputs = {},
                   std::vector<OnnxValue> *anyOutputs = nullptr);
+  /// The location of the ops converted from `node`: its first output's name
+  /// with the node (strata/Interfaces/NodeOrigin.h).
+  mlir::Location nodeLoc(const onnx::NodeProto &node);
   /// Runs `convert` on `node` and checks it defined every output.
   mlir::LogicalResult runConverter(const onnx::NodeProto &node, int64_t opset,
                                    int64_t since, ConvertFn convert);
@@ -123,7 +126,6 @@ private:
   mlir::LogicalResult checkDeclaredType(const onnx::ValueInfoProto &info,
                                         llvm::StringRef where,
                                         bool shapeIsHint);
-  mlir::Location nodeLoc(const onnx::NodeProto &node);
   mlir::InFlightDiagnostic nodeError(const onnx::NodeProto &node,
                                      int64_t opset);
 };

@@ -27,12 +27,7 @@ namespace strata::onnx_import {
 NodeContext::NodeContext(GraphImporter &importer, const onnx::NodeProto &node,
                          int64_t opset, int64_t since)
     : importer(importer), proto(node), modelOpset(opset), since(since),
-      location(UnknownLoc::get(&importer.ctx)) {
-  std::string name = node.output_size() && !node.output(0).empty()
-                         ? node.output(0)
-                         : node.name();
-  location = NameLoc::get(StringAttr::get(&importer.ctx, name));
-}
+      location(importer.nodeLoc(node)) {}
 
 OpBuilder &NodeContext::builder() { return importer.builder; }
 const std::string &NodeContext::modelDir() const { return importer.modelDir; }

@@ -22,6 +22,7 @@
 #include "strata/Interpreter/Interpreter.h"
 #include "strata/Strategy/Implementation.h"
 #include "strata/StrategyMLIR/Passes.h"
+#include "strata/Target/Cpu/KernelDispatch.h"
 #include "strata/Target/Cpu/Passes.h"
 #include "strata/Target/MemoryPlan.h"
 
@@ -213,6 +214,61 @@ static bool mergeSignature(std::vector<af::TensorSpec> &sig,
   return true;
 }
 
+/// The Kernel dispatch of `plan`: its bindings, params and workgroups; a
+/// constant weight packed into a new 64-byte-aligned constant.
+FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
+    const KernelDispatchPlan &plan, ArrayRef<Value> operands, Value result,
+    llvm::function_ref<FailureOr<uint32_t>(Value)> bufferFor,
+    af::VariantSpec &variant, const TensorMap &weights, VariantReport &report,
+    std::string &error) {
+  af::DispatchSpec spec;
+  spec.kind = af::DispatchKind::Kernel;
+  spec.symbol = plan.kernel;
+  spec.params = plan.params;
+  spec.workgroupCount = plan.workgroupCount;
+  bool packed = false;
+  for (auto [i, b] : llvm::enumerate(plan.bindings)) {
+    Value v = b >= 0 ? operands[b] : result;
+    auto w = v.getDefiningOp<top::WeightOp>();
+    if (i == 1 && w && plan.pack != KernelDispatchPlan::Pack::None) {
+      std::string name = w.getName().str();
+      auto key = std::make_tuple(name, int(plan.pack), packedWeightKey(plan));
+      auto it = packedOffsets.find(key);
+      if (it == packedOffsets.end()) {
+        std::optional<Tensor> value = top::weightValue(w);
+        const Tensor *t = value ? &*value : weights.find(name);
+        if (!t || t->dtype() != DType::F32) {
+          error = "weight '" + name + "' has no f32 data to pack";
+          return failure();
+        }
+        std::vector<float> data = packKernelWeight(plan, t->data<float>());
+        uint64_t bytes = data.size() * sizeof(float);
+        uint64_t off = writer.addData(data.data(), bytes);
+        constantTotal += bytes;
+        report.packedWeightBytes += bytes;
+        it = packedOffsets.emplace(key, std::make_pair(off, bytes)).first;
+      }
+      auto [off, bytes] = it->second;
+      spec.bindings.push_back(variant.buffers.size());
+      variant.buffers.push_back({af::BufferKind::Constant, 0, off, bytes,
+                                 af::DType::F32,
+                                 {int64_t(bytes / sizeof(float))}});
+      spec.params[plan.packedFlagParam] = 1;
+      packed = true;
+      continue;
+    }
+    FailureOr<uint32_t> id = bufferFor(v);
+    if (failed(id))
+      return failure();
+    spec.bindings.push_back(*id);
+  }
+  report.kernelDispatchNotes.push_back(
+      plan.implementation + ": kernel " + plan.kernel + ", " +
+      std::to_string(plan.workgroupCount) + " workgroup(s)" +
+      (packed ? ", weight packed at compile time" : ""));
+  return spec;
+}
+
 LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
                                              const TensorMap &weights,
                                              const CpuCompileOptions &options,
@@ -276,11 +332,27 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       return r && r.hasStaticShape() && r.getNumElements() == 0;
     });
   };
+  // Dispatches whose op the strategy gave a kernel the runtime has call it
+  // instead of generated code.
+  std::map<std::string, KernelDispatchPlan> kernelPlans;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (!fn->hasAttr(kDispatchAttr) || isEmptyDispatch(fn))
+      continue;
+    std::string why;
+    if (std::optional<KernelDispatchPlan> plan = planKernelDispatch(fn, why))
+      kernelPlans.emplace(fn.getSymName().str(), std::move(*plan));
+    else if (!why.empty())
+      fn.walk([&](Operation *op) {
+        if (auto impl = op->getAttrOfType<StringAttr>("strata.impl"))
+          report.kernelFallbackReasons.emplace(impl.getValue().str(), why);
+      });
+  }
   OwningOpRef<ModuleOp> device = ModuleOp::create(module.getLoc());
   {
     OpBuilder b = OpBuilder::atBlockEnd(device->getBody());
     for (auto fn : module.getOps<func::FuncOp>())
-      if (fn->hasAttr(kDispatchAttr) && !isEmptyDispatch(fn))
+      if (fn->hasAttr(kDispatchAttr) && !isEmptyDispatch(fn) &&
+          !kernelPlans.count(fn.getSymName().str()))
         b.clone(*fn);
     PassManager pm(ctx);
     buildCpuDispatchLoweringPipeline(pm);
@@ -342,6 +414,25 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   struct PendingDispatch {
     std::string symbol;
     std::vector<Value> operands, results;
+    const KernelDispatchPlan *kernel = nullptr;
+  };
+  auto kernelPlanOf = [&](Operation *op) -> const KernelDispatchPlan * {
+    auto call = dyn_cast_or_null<func::CallOp>(op);
+    auto it = call ? kernelPlans.find(call.getCallee().str())
+                   : kernelPlans.end();
+    return it == kernelPlans.end() ? nullptr : &it->second;
+  };
+  // Weights only kernels read, each as the operand it packs: only the
+  // packed form goes into the artifact.
+  auto packedOnly = [&](top::WeightOp w) {
+    return !w->use_empty() &&
+           llvm::all_of(w->getUses(), [&](OpOperand &use) {
+             const KernelDispatchPlan *plan = kernelPlanOf(use.getOwner());
+             // (Not when another binding reads the same value: MatMul(w, w).)
+             return plan && plan->pack != KernelDispatchPlan::Pack::None &&
+                    int(use.getOperandNumber()) == plan->bindings[1] &&
+                    llvm::count(plan->bindings, plan->bindings[1]) == 1;
+           });
   };
   std::vector<PendingDispatch> pending;
   std::vector<std::string> symbols;
@@ -390,6 +481,10 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     }
     if (auto w = dyn_cast<top::WeightOp>(op)) {
       std::string name = w.getName().str();
+      if (packedOnly(w)) {
+        place[w.getOutput()] = {af::BufferKind::Constant, 0, 0, -1};
+        continue;
+      }
       auto it = constantOffsets.find(name);
       if (it == constantOffsets.end()) {
         std::optional<Tensor> value = top::weightValue(w);
@@ -428,8 +523,11 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
       bool empty = callee && isEmptyDispatch(callee);
       PendingDispatch d;
-      d.symbol = ("strata_" + call.getCallee()).str();
-      symbols.push_back(d.symbol);
+      d.kernel = kernelPlanOf(call);
+      d.symbol = d.kernel ? d.kernel->kernel
+                          : ("strata_" + call.getCallee()).str();
+      if (!d.kernel)
+        symbols.push_back(d.symbol);
       for (Value v : call.getOperands()) {
         touch(v);
         d.operands.push_back(v);
@@ -441,7 +539,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       }
       if (empty) {
         ++report.emptyDispatches;
-        symbols.pop_back();
+        if (!d.kernel)
+          symbols.pop_back();
         continue;
       }
       if (auto it = inPlaceOperands.find(d.symbol);
@@ -542,6 +641,15 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       writer.addExecutable("cpu_variant_" + std::to_string(variantCount), "cpu",
                            "elf-x86_64", *so, symbols);
   for (PendingDispatch &d : pending) {
+    if (d.kernel) {
+      FailureOr<af::DispatchSpec> spec =
+          kernelDispatchSpec(*d.kernel, d.operands, d.results.front(),
+                             bufferFor, variant, weights, report, error);
+      if (failed(spec))
+        return failure();
+      variant.dispatches.push_back(std::move(*spec));
+      continue;
+    }
     af::DispatchSpec spec;
     spec.executable = exe;
     spec.symbol = d.symbol;
@@ -584,6 +692,10 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     auto fn = module.lookupSymbol<func::FuncOp>(call.getCallee());
     if (!fn)
       return;
+    if (const KernelDispatchPlan *plan = kernelPlanOf(call)) {
+      ++report.kernelDispatches[plan->kernel];
+      return;
+    }
     fn.walk([&](Operation *op) {
       if (auto impl = op->getAttrOfType<StringAttr>("strata.impl"))
         if (impl.getValue() != strategy::kCodegenImplName)

@@ -87,7 +87,8 @@ struct OutlineDispatchesPass
     // suggesting --input-shapes.
     bool dynamic = false;
     main.walk([&](Operation *op) {
-      if (isa<top::NonZeroOp, top::UniqueOp, top::NonMaxSuppressionOp>(op)) {
+      if (isa<top::NonZeroOp, top::UniqueOp, top::NonMaxSuppressionOp,
+              top::RangeOp>(op)) {
         op->emitError() << "'" << op->getName()
                         << "' has no CPU code-generation lowering yet: its "
                            "output shape depends on the input values and the "

@@ -282,11 +282,17 @@ func.func @bitcast(%x: tensor<4xf32>, %y: tensor<4xui8>) -> (tensor<4xi32>, tens
 
 // -----
 
-// 4-bit elements have no lowering (their storage is not a whole byte).
-func.func @bitcast_i4(%a: tensor<4xi4>) -> tensor<4xui4> {
-  // expected-error @+1 {{failed to legalize operation 'top.BitCast'}}
-  %0 = top.BitCast(%a) : (tensor<4xi4>) -> tensor<4xui4>
-  return %0 : tensor<4xui4>
+// 4-bit elements (one per byte in memory) cast their own 4 bits: i4 to
+// f4E2M1FN is an arith.bitcast; i4 to ui4 is the identity on the converted
+// (signless) types.
+// CHECK-LABEL: func.func @bitcast_i4
+// CHECK: arith.bitcast %{{.*}} : i4 to f4E2M1FN
+// CHECK-NOT: arith.bitcast
+// CHECK: return
+func.func @bitcast_i4(%a: tensor<4xi4>) -> (tensor<4xf4E2M1FN>, tensor<4xui4>) {
+  %0 = top.BitCast(%a) : (tensor<4xi4>) -> tensor<4xf4E2M1FN>
+  %1 = top.BitCast(%a) : (tensor<4xi4>) -> tensor<4xui4>
+  return %0, %1 : tensor<4xf4E2M1FN>, tensor<4xui4>
 }
 
 // -----

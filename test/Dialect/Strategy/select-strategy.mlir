@@ -1,7 +1,7 @@
 // RUN: strata-opt %s -split-input-file --top-select-strategy="machine=test" | FileCheck %s
 
-// The CPU table's Conv candidates: pointwise as GEMM, Winograd for 3x3
-// stride 1 with enough channels, depthwise, im2col + GEMM otherwise, the
+// The CPU table's Conv candidates: pointwise as GEMM, depthwise, im2col +
+// GEMM otherwise (Winograd below it until written), the
 // integer path by dtype, and codegen for what no kernel covers.
 
 // CHECK-LABEL: func.func @conv
@@ -14,7 +14,9 @@ func.func @conv(%x: tensor<1x32x8x8xf32>, %w1: tensor<16x32x1x1xf32>,
   // CHECK: top.None() : () -> none
   // CHECK: top.Conv{{.*}}strata.impl = "conv2d.1x1_gemm", strata.schedule = {tile_k = 256 : i64, tile_m = 64 : i64, tile_n = 256 : i64}
   %0 = top.Conv(%x, %w1, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x32x8x8xf32>, tensor<16x32x1x1xf32>, none) -> tensor<1x16x8x8xf32>
-  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.winograd_f23"
+  // Winograd (3x3 stride 1, >= 16 channels) sits below im2col until its
+  // kernel exists.
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.im2col_gemm"
   %1 = top.Conv(%x, %w3, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x8x8xf32>, tensor<32x32x3x3xf32>, none) -> tensor<1x32x8x8xf32>
   // CHECK: top.Conv{{.*}}strata.impl = "conv2d.depthwise", strata.schedule = {tile_w = 8 : i64}
   %2 = top.Conv(%x, %wd, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, group = 32 : i64} : (tensor<1x32x8x8xf32>, tensor<32x1x3x3xf32>, none) -> tensor<1x32x8x8xf32>

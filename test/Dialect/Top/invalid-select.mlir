@@ -271,3 +271,27 @@ func.func @nms_center(%b: tensor<1x6x4xf32>, %s: tensor<1x1x6xf32>) {
   %0 = top.NonMaxSuppression(%b, %s, %none, %none, %none) {center_point_box = 2 : i64} : (tensor<1x6x4xf32>, tensor<1x1x6xf32>, none, none, none) -> tensor<*xi64>
   return
 }
+
+// -----
+
+func.func @range_not_scalar(%s: tensor<1xi64>, %l: tensor<i64>) {
+  // expected-error @+1 {{operand 'start' has shape [1]; it must be a scalar (shape [])}}
+  %0 = top.Range(%s, %l, %l) : (tensor<1xi64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  return
+}
+
+// -----
+
+func.func @range_bool(%b: tensor<i1>) {
+  // expected-error @+1 {{operand 'start' must have}}
+  %0 = top.Range(%b, %b, %b) : (tensor<i1>, tensor<i1>, tensor<i1>) -> tensor<?xi1>
+  return
+}
+
+// -----
+
+func.func @range_mixed_types(%s: tensor<i64>, %l: tensor<i32>) {
+  // expected-error @+1 {{all of {start, limit, delta, output} have same element type}}
+  %0 = top.Range(%s, %l, %s) : (tensor<i64>, tensor<i32>, tensor<i64>) -> tensor<?xi64>
+  return
+}

@@ -62,3 +62,12 @@ func.func @data_dependent(%x: tensor<2x3xf32>, %b: tensor<1x6x4xf32>, %s: tensor
   %2 = top.NonMaxSuppression(%b, %s, %m, %none, %none) {center_point_box = 1 : i64} : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<1xi64>, none, none) -> tensor<?x3xi64>
   return %0, %1#0, %1#1, %1#2, %1#3, %2 : tensor<2x?xi64>, tensor<2x?xf32>, tensor<?xi64>, tensor<3xi64>, tensor<?xi64>, tensor<?x3xi64>
 }
+
+// CHECK-LABEL: func.func @range
+func.func @range(%s: tensor<i64>, %l: tensor<i64>, %d: tensor<i64>, %f: tensor<f32>) -> (tensor<?xi64>, tensor<?xf32>) {
+  // CHECK: top.Range(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  %0 = top.Range(%s, %l, %d) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  // CHECK: top.Range(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
+  %1 = top.Range(%f, %f, %f) : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
+  return %0, %1 : tensor<?xi64>, tensor<?xf32>
+}

@@ -20,8 +20,11 @@
 
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace strata::cpu {
+
+struct KernelDispatchPlan;
 
 struct CpuCompileOptions {
   CodeGenOptions codegen;
@@ -50,6 +53,15 @@ struct VariantReport {
   /// Ops whose strategy picked a kernel the runtime does not have yet
   /// (compiled by the codegen fallback instead), by implementation name.
   std::map<std::string, unsigned> kernelsNotAvailable;
+  /// Why, for the first op of each implementation in kernelsNotAvailable.
+  std::map<std::string, std::string> kernelFallbackReasons;
+  /// Dispatches that call a runtime kernel, by kernel name.
+  std::map<std::string, unsigned> kernelDispatches;
+  /// Constant weights packed for a kernel (bytes of packed data).
+  uint64_t packedWeightBytes = 0;
+  /// One line per kernel dispatch: `dispatch_3_Conv: kernel K (impl I, N
+  /// workgroups, packed weight)`, for --explain-strategy.
+  std::vector<std::string> kernelDispatchNotes;
 };
 
 /// Builds one artifact from one or more variants of a model.
@@ -74,10 +86,22 @@ public:
   uint64_t constantBytes() const { return constantTotal; }
 
 private:
+  mlir::FailureOr<artifact::DispatchSpec> kernelDispatchSpec(
+      const KernelDispatchPlan &plan, llvm::ArrayRef<mlir::Value> operands,
+      mlir::Value result,
+      llvm::function_ref<mlir::FailureOr<uint32_t>(mlir::Value)> bufferFor,
+      artifact::VariantSpec &variant, const TensorMap &weights,
+      VariantReport &report, std::string &error);
+
   artifact::ArtifactWriter writer;
   std::vector<artifact::TensorSpec> inputs, outputs;
   bool haveSignature = false;
   std::map<std::string, uint64_t> constantOffsets;
+  /// Offsets and sizes of packed weights by (weight name, packing,
+  /// packedWeightKey).
+  std::map<std::tuple<std::string, int, std::vector<int64_t>>,
+           std::pair<uint64_t, uint64_t>>
+      packedOffsets;
   uint64_t constantTotal = 0;
   unsigned variantCount = 0;
 };

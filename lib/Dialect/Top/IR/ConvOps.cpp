@@ -95,22 +95,25 @@ void im2col(const float *in, int64_t c0, int64_t cs, const WindowGeometry &g,
     }
   }
 }
+
+/// The values of an optional window attribute, or `n` times `fill` (its
+/// default) when it is absent.
+SmallVector<int64_t> valuesOr(std::optional<ArrayRef<int64_t>> attr, size_t n,
+                              int64_t fill) {
+  if (attr)
+    return SmallVector<int64_t>(*attr);
+  return SmallVector<int64_t>(n, fill);
+}
 } // namespace
 
 SmallVector<int64_t> ConvOp::getStridesOrDefault() {
-  if (auto s = getStrides())
-    return SmallVector<int64_t>(*s);
-  return SmallVector<int64_t>(getKernelShape().size(), 1);
+  return valuesOr(getStrides(), getKernelShape().size(), 1);
 }
 SmallVector<int64_t> ConvOp::getDilationsOrDefault() {
-  if (auto s = getDilations())
-    return SmallVector<int64_t>(*s);
-  return SmallVector<int64_t>(getKernelShape().size(), 1);
+  return valuesOr(getDilations(), getKernelShape().size(), 1);
 }
 SmallVector<int64_t> ConvOp::getPadsOrDefault() {
-  if (auto s = getPads())
-    return SmallVector<int64_t>(*s);
-  return SmallVector<int64_t>(2 * getKernelShape().size(), 0);
+  return valuesOr(getPads(), 2 * getKernelShape().size(), 0);
 }
 
 LogicalResult ConvOp::verify() { return verifyEpilogue(*this); }
@@ -280,24 +283,16 @@ LogicalResult ConvOp::interpret(InterpreterEnv &env) {
 //===----------------------------------------------------------------------===//
 
 SmallVector<int64_t> DeconvOp::getStridesOrDefault() {
-  if (auto s = getStrides())
-    return SmallVector<int64_t>(*s);
-  return SmallVector<int64_t>(getKernelShape().size(), 1);
+  return valuesOr(getStrides(), getKernelShape().size(), 1);
 }
 SmallVector<int64_t> DeconvOp::getDilationsOrDefault() {
-  if (auto s = getDilations())
-    return SmallVector<int64_t>(*s);
-  return SmallVector<int64_t>(getKernelShape().size(), 1);
+  return valuesOr(getDilations(), getKernelShape().size(), 1);
 }
 SmallVector<int64_t> DeconvOp::getPadsOrDefault() {
-  if (auto s = getPads())
-    return SmallVector<int64_t>(*s);
-  return SmallVector<int64_t>(2 * getKernelShape().size(), 0);
+  return valuesOr(getPads(), 2 * getKernelShape().size(), 0);
 }
 SmallVector<int64_t> DeconvOp::getOutputPaddingOrDefault() {
-  if (auto s = getOutputPadding())
-    return SmallVector<int64_t>(*s);
-  return SmallVector<int64_t>(getKernelShape().size(), 0);
+  return valuesOr(getOutputPadding(), getKernelShape().size(), 0);
 }
 
 LogicalResult DeconvOp::verify() { return verifyEpilogue(*this); }

@@ -1,8 +1,9 @@
-//===- DataDependentOps.cpp - NonZero, Unique, NonMaxSuppression ----------===//
+//===- DataDependentOps.cpp - NonZero, Unique, NonMaxSuppression, Range ===//
 //
 // Ops of TopSelectOps.td whose result shapes depend on input values: the
 // shape rule counts NonZero's results from its input; Unique's and
-// NonMaxSuppression's sizes stay `?` until `interpret` computes them.
+// NonMaxSuppression's sizes stay `?` until `interpret` computes them;
+// Range's count is computed from its three scalars when they are known.
 //
 //===----------------------------------------------------------------------===//
 
@@ -250,6 +251,51 @@ LogicalResult NonMaxSuppressionOp::interpret(InterpreterEnv &env) {
     }
   Tensor out(DType::I64, {static_cast<int64_t>(rows.size() / 3), 3});
   std::copy(rows.begin(), rows.end(), out.data<int64_t>());
+  env.set(getOutput(), out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// RangeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RangeOp::verify() {
+  return checkElementKind(*this, "operand 'start'", getStart(),
+                          kFloatElements | kIntElements);
+}
+
+LogicalResult RangeOp::inferShapes(const ShapeContext &ctx,
+                                   SmallVectorImpl<SmallVector<int64_t>> &s) {
+  return appendShape(
+      *this,
+      shapes::inferRange(ctx.shape(getStart()), ctx.shape(getLimit()),
+                         ctx.shape(getDelta()), ctx.tensor(getStart()),
+                         ctx.tensor(getLimit()), ctx.tensor(getDelta())),
+      s);
+}
+
+int64_t RangeOp::getFlops() { return elementwiseFlops(getOutput(), 1); }
+
+LogicalResult RangeOp::interpret(InterpreterEnv &env) {
+  const Tensor &start = env.get(getStart()), &delta = env.get(getDelta());
+  Tensor out(start.dtype(), env.resultShape(getOutput()));
+  int64_t n = out.numElements();
+  // Each element is the previous one plus delta, in the element type (the
+  // accumulation of ONNX's function body): floats add in f64 and round, as
+  // an add of two values of the type does; integers wrap.
+  if (isFloat(out.dtype())) {
+    double d = delta.getAsDouble(0);
+    for (int64_t k = 0; k < n; ++k)
+      out.setFromDouble(k,
+                        k ? out.getAsDouble(k - 1) + d : start.getAsDouble(0));
+  } else {
+    Tensor wide(DType::I64, {n});
+    uint64_t v = static_cast<uint64_t>(start.getAsInt(0));
+    uint64_t d = static_cast<uint64_t>(delta.getAsInt(0));
+    for (int64_t k = 0; k < n; ++k, v += d)
+      wide.data<int64_t>()[k] = static_cast<int64_t>(v);
+    out = wide.castTo(out.dtype());
+  }
   env.set(getOutput(), out);
   return success();
 }

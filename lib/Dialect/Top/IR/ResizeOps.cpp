@@ -1,7 +1,7 @@
 //===- ResizeOps.cpp - top.Resize, top.DepthToSpace, top.SpaceToDepth -----===//
 
 #include "OpImpl.h"
-#include "strata/Dialect/Top/Shapes/ResizeShapes.h"
+#include "strata/Dialect/Top/IR/ResizeAttrs.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,9 +13,7 @@ using namespace strata;
 using namespace strata::top;
 using namespace strata::top::impl;
 
-namespace {
-/// The op's attributes as its shape function takes them.
-shapes::ResizeAttrs resizeAttrs(ResizeOp op) {
+shapes::ResizeAttrs strata::top::resizeAttrs(ResizeOp op) {
   auto doubles = [](std::optional<ArrayRef<double>> v) {
     return v ? std::optional(std::vector<double>(v->begin(), v->end()))
              : std::nullopt;
@@ -28,6 +26,7 @@ shapes::ResizeAttrs resizeAttrs(ResizeOp op) {
   a.cubicCoeffA = op.getCubicCoeffA().convertToDouble();
   a.extrapolationValue = op.getExtrapolationValue().convertToDouble();
   a.antialias = op.getAntialias();
+  a.excludeOutside = op.getExcludeOutside();
   a.scales = doubles(op.getScales());
   a.roi = doubles(op.getRoi());
   a.coordinateScales = doubles(op.getCoordinateScales());
@@ -35,158 +34,12 @@ shapes::ResizeAttrs resizeAttrs(ResizeOp op) {
   return a;
 }
 
-/// How one dim is resampled: `out` output positions, each a weighted sum of
-/// `taps` input samples (`index[x * taps + k]`, `weight[...]`), or the
-/// extrapolation value where `extrapolate[x]` is set.
-struct DimFilter {
-  int64_t taps = 0;
-  std::vector<int64_t> index;
-  std::vector<double> weight;
-  std::vector<bool> extrapolate;
-};
-
-/// Parameters of one dim's coordinate mapping.
-struct DimMapping {
-  CoordinateMode mode; // coordinate_transformation_mode
-  double scale;
-  int64_t in, out;
-  double roiStart = 0.0, roiEnd = 1.0;
-};
-
-/// The input coordinate of output coordinate `x`, or nullopt when
-/// tf_crop_and_resize maps it outside the input.
-std::optional<double> sourceCoord(const DimMapping &m, int64_t x) {
-  double xd = static_cast<double>(x), in = static_cast<double>(m.in);
-  double len = m.scale * in; // the real-valued output length
-  switch (m.mode) {
-  case CoordinateMode::Asymmetric:
-    return xd / m.scale;
-  case CoordinateMode::AlignCorners:
-    return len == 1.0 ? 0.0 : xd * (in - 1) / (len - 1);
-  case CoordinateMode::PytorchHalfPixel:
-    return len == 1.0 ? -0.5 : (xd + 0.5) / m.scale - 0.5;
-  case CoordinateMode::HalfPixelSymmetric: {
-    double offset = in / 2 * (1 - static_cast<double>(m.out) / len);
-    return offset + (xd + 0.5) / m.scale - 0.5;
-  }
-  case CoordinateMode::TfCropAndResize: {
-    double span = (m.roiEnd - m.roiStart) * (in - 1);
-    double r = len == 1.0 ? span / 2 : xd * span / (len - 1);
-    r += m.roiStart * (in - 1);
-    if (r < 0 || r > in - 1)
-      return std::nullopt;
-    return r;
-  }
-  case CoordinateMode::HalfPixel:
-    break;
-  }
-  return (xd + 0.5) / m.scale - 0.5;
-}
-
-/// The Keys cubic convolution kernel with parameter `a`.
-double cubicKernel(double x, double a) {
-  x = std::abs(x);
-  if (x <= 1)
-    return ((a + 2) * x - (a + 3)) * x * x + 1;
-  if (x < 2)
-    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
-  return 0.0;
-}
-
-/// Weights of the samples `base + first .. base + first + n - 1` for the
-/// fraction `r` in (0, 1] of the position past `base`.
-void tapWeights(ResizeOp op, double r, double scale, int64_t &first,
-                SmallVectorImpl<double> &w) {
-  Interpolation mode = op.getMode();
-  w.clear();
-  if (mode == Interpolation::Nearest) {
-    NearestMode nm = op.getNearestMode();
-    bool up;
-    if (r == 1.0 || nm == NearestMode::Ceil)
-      up = true;
-    else if (nm == NearestMode::Floor)
-      up = false;
-    else if (nm == NearestMode::RoundPreferCeil)
-      up = r >= 0.5;
-    else
-      up = r > 0.5;
-    first = 0;
-    w.assign({up ? 0.0 : 1.0, up ? 1.0 : 0.0});
-    return;
-  }
-  double a = op.getCubicCoeffA().convertToDouble();
-  bool cubic = mode == Interpolation::Cubic;
-  if (!op.getAntialias()) {
-    if (cubic) {
-      first = -1;
-      for (int k = -1; k <= 2; ++k)
-        w.push_back(cubicKernel(static_cast<double>(k) - r, a));
-    } else {
-      first = 0;
-      w.assign({1.0 - r, r});
-    }
-    return;
-  }
-  // Antialias: the kernel stretched by 1 / scale when downsampling.
-  double s = std::min(scale, 1.0);
-  double support = cubic ? 2.0 : 1.0;
-  first = static_cast<int64_t>(std::floor(-support / s)) + 1;
-  double sum = 0.0;
-  for (int64_t k = first; k <= 1 - first; ++k) {
-    double t = s * (static_cast<double>(k) - r);
-    double v = cubic ? cubicKernel(t, a) : std::max(0.0, 1.0 - std::abs(t));
-    w.push_back(v);
-    sum += v;
-  }
-  if (sum != 0.0)
-    for (double &v : w)
-      v /= sum;
-}
-
-/// Builds the filter of one dim.
-DimFilter buildFilter(ResizeOp op, const DimMapping &m) {
-  DimFilter f;
-  SmallVector<double> w;
-  for (int64_t x = 0; x < m.out; ++x) {
-    std::optional<double> src = sourceCoord(m, x);
-    f.extrapolate.push_back(!src);
-    // Far outside the input every mode gives the edge value (or 0 with
-    // exclude_outside) whatever the distance: clamp so that indices fit.
-    double pos = std::clamp(src.value_or(0.0), -1.0e15, 1.0e15);
-    double base = std::floor(pos), r = pos - base;
-    if (r == 0.0) { // an exact sample: taken as the right neighbour
-      base -= 1.0;
-      r = 1.0;
-    }
-    int64_t first;
-    tapWeights(op, r, m.scale, first, w);
-    f.taps = static_cast<int64_t>(w.size());
-    int64_t b = static_cast<int64_t>(base);
-    if (op.getExcludeOutside()) {
-      double sum = 0.0;
-      for (auto [k, v] : llvm::enumerate(w)) {
-        int64_t i = b + first + static_cast<int64_t>(k);
-        if (i < 0 || i >= m.in)
-          v = 0.0;
-        sum += v;
-      }
-      if (sum != 0.0)
-        for (double &v : w)
-          v /= sum;
-    }
-    for (auto [k, v] : llvm::enumerate(w)) {
-      int64_t i = b + first + static_cast<int64_t>(k);
-      f.index.push_back(std::clamp<int64_t>(i, 0, m.in - 1));
-      f.weight.push_back(v);
-    }
-  }
-  return f;
-}
-
+namespace {
 /// Resamples dim `d` of the row-major `data` of `shape` with `f`.
 std::vector<double> resampleDim(const std::vector<double> &data,
                                 SmallVectorImpl<int64_t> &shape, size_t d,
-                                const DimFilter &f, double extrapolation) {
+                                const shapes::ResizeDimFilter &f,
+                                double extrapolation) {
   int64_t outer = 1, inner = 1, in = shape[d];
   int64_t out = static_cast<int64_t>(f.extrapolate.size());
   for (size_t i = 0; i < d; ++i)
@@ -274,21 +127,11 @@ LogicalResult ResizeOp::interpret(InterpreterEnv &env) {
   std::vector<double> data(static_cast<size_t>(raw.numElements()));
   for (size_t i = 0; i < data.size(); ++i)
     data[i] = raw.getAsDouble(static_cast<int64_t>(i));
-  size_t rank = shape.size();
   double extrapolation = getExtrapolationValue().convertToDouble();
-  for (size_t d = 0; d < rank; ++d) {
-    DimMapping m{getCoordinateTransformationMode(), scales[d], shape[d],
-                 outShape[d]};
-    if (auto roi = getRoi()) {
-      m.roiStart = (*roi)[d];
-      m.roiEnd = (*roi)[rank + d];
-    }
-    bool fullRoi = m.mode != CoordinateMode::TfCropAndResize ||
-                   (m.roiStart == 0.0 && m.roiEnd == 1.0);
-    if ((m.in == m.out && m.scale == 1.0 && fullRoi) || m.in == 0)
-      continue; // identity in every mode (or an empty dim)
-    data = resampleDim(data, shape, d, buildFilter(*this, m), extrapolation);
-  }
+  for (const shapes::ResizeDimFilter &f :
+       shapes::resizeFilters(attrs, raw.shape(), outShape, scales))
+    data =
+        resampleDim(data, shape, static_cast<size_t>(f.dim), f, extrapolation);
   Tensor result(DType::F64, outShape);
   std::copy(data.begin(), data.end(), result.data<double>());
   env.set(getOutput(), result.castTo(resultDType(getOutput())));

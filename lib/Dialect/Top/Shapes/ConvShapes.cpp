@@ -102,8 +102,14 @@ ShapeCheck checkBias(Ints bias, int64_t o) {
   return std::nullopt;
 }
 
-/// Checks that the filter has the input's rank.
-ShapeCheck checkFilterRank(Ints in, Ints w) {
+/// Conv's and Deconv's input and filter shapes channels first (`in`, `w`),
+/// checked for the input's rank and the filter having it too.
+ShapeCheck channelsFirstOperands(Ints input, Ints filter, bool channelsLast,
+                                 Shape &in, Shape &w) {
+  in = toChannelsFirst(input, channelsLast);
+  w = toChannelsFirst(filter, channelsLast);
+  if (ShapeCheck c = checkWindowInputRank(in))
+    return c;
   if (w.size() != in.size())
     return ShapeError() << "filter must have rank " << in.size()
                         << " like the input, got shape " << w;
@@ -114,11 +120,9 @@ ShapeCheck checkFilterRank(Ints in, Ints w) {
 ShapeOr<Shape> inferConv(Ints input, Ints filter, std::optional<Ints> bias,
                          const ConvAttrs &attrs) {
   // NHWC with an OHWI filter is checked in the NCHW / OIHW order.
-  Shape in = toChannelsFirst(input, attrs.channelsLast),
-        w = toChannelsFirst(filter, attrs.channelsLast);
-  if (ShapeCheck c = checkWindowInputRank(in))
-    return *c;
-  if (ShapeCheck c = checkFilterRank(in, w))
+  Shape in, w;
+  if (ShapeCheck c =
+          channelsFirstOperands(input, filter, attrs.channelsLast, in, w))
     return *c;
   if (ShapeCheck c = checkWindowAttrs(attrs.window, in.size() - 2))
     return *c;
@@ -197,11 +201,9 @@ ShapeOr<int64_t> deconvOutDim(const DeconvAttrs &attrs, size_t d, int64_t in,
 ShapeOr<Shape> inferDeconv(Ints input, Ints filter, std::optional<Ints> bias,
                            const DeconvAttrs &attrs) {
   // NHWC with a `C x K.. x O/group` filter is checked in NCHW / IOHW order.
-  Shape in = toChannelsFirst(input, attrs.channelsLast),
-        w = toChannelsFirst(filter, attrs.channelsLast);
-  if (ShapeCheck c = checkWindowInputRank(in))
-    return *c;
-  if (ShapeCheck c = checkFilterRank(in, w))
+  Shape in, w;
+  if (ShapeCheck c =
+          channelsFirstOperands(input, filter, attrs.channelsLast, in, w))
     return *c;
   size_t r = in.size() - 2;
   if (ShapeCheck c = checkDeconvAttrs(attrs, r, w))

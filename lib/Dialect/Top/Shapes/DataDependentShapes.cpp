@@ -3,6 +3,7 @@
 #include "strata/Dialect/Top/Shapes/DataDependentShapes.h"
 #include "strata/Dialect/Top/Shapes/ShapeShapes.h"
 
+#include <cmath>
 #include <tuple>
 
 namespace strata::top::shapes {
@@ -18,6 +19,51 @@ ShapeOr<Shape> inferNonZero(Ints inputShape, const Tensor *input) {
   for (int64_t i = 0; i < input->numElements(); ++i)
     n += isNonZeroElement(*input, i);
   return Shape{inputShape.rank(), n};
+}
+
+ShapeOr<int64_t> rangeCount(const Tensor &start, const Tensor &limit,
+                            const Tensor &delta) {
+  if (isFloat(delta.dtype())) {
+    double d = delta.getAsDouble(0);
+    if (d == 0.0)
+      return ShapeError() << "operand 'delta' is 0";
+    double count = std::ceil((limit.getAsDouble(0) - start.getAsDouble(0)) / d);
+    // NaN (a NaN or infinite operand) fails this test too.
+    if (!(count < 9.2e18))
+      return ShapeError() << "a range of " << count << " elements is too large";
+    return count > 0 ? static_cast<int64_t>(count) : int64_t(0);
+  }
+  int64_t d = delta.getAsInt(0), span;
+  if (d == 0)
+    return ShapeError() << "operand 'delta' is 0";
+  if (__builtin_sub_overflow(limit.getAsInt(0), start.getAsInt(0), &span))
+    return ShapeError() << "the range from " << start.getAsInt(0) << " to "
+                        << limit.getAsInt(0) << " overflows int64";
+  // Ceiling division in integers (no float rounding); d = -1 with span =
+  // INT64_MIN cannot occur (span is a difference that did not overflow).
+  int64_t q = span / d;
+  if (q * d != span && ((span < 0) == (d < 0)))
+    ++q;
+  return std::max<int64_t>(0, q);
+}
+
+ShapeOr<Shape> inferRange(Ints start, Ints limit, Ints delta,
+                          const Tensor *startValue, const Tensor *limitValue,
+                          const Tensor *deltaValue) {
+  for (auto [name, shape] :
+       {std::pair{"start", start}, std::pair{"limit", limit},
+        std::pair{"delta", delta}})
+    if (shape.rank() != 0)
+      return ShapeError() << "operand '" << name << "' has shape " << shape
+                          << "; it must be a scalar (shape [])";
+  if (!startValue || !limitValue || !deltaValue)
+    return Shape{kDynamicDim};
+  ShapeOr<int64_t> n = rangeCount(*startValue, *limitValue, *deltaValue);
+  if (!n)
+    return ShapeOr<Shape>::errorOf(n);
+  if (ShapeCheck c = checkRuntimeResultSize(Shape{*n}))
+    return *c;
+  return Shape{*n};
 }
 
 ShapeOr<Shapes> inferUnique(Ints input, std::optional<int64_t> axisAttr) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace strata::top::shapes {
 
@@ -193,6 +194,217 @@ ShapeOr<Shape> inferResize(Ints input, const ResizeAttrs &attrs,
     return ShapeError() << "requires attribute 'sizes' or 'scales'";
   return resizedShape(attrs, input, attrs.sizes.value_or(Ints()),
                       resizeGivenScales(attrs, nullptr), "attribute");
+}
+
+//===----------------------------------------------------------------------===//
+// Resize sampling filters
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+enum class CoordMode {
+  HalfPixel,
+  HalfPixelSymmetric,
+  PytorchHalfPixel,
+  AlignCorners,
+  Asymmetric,
+  TfCropAndResize
+};
+enum class Rounding { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
+enum class Kernel { Nearest, Linear, Cubic };
+
+/// The sampling attributes, decoded once per filter.
+struct Sampling {
+  Kernel kernel;
+  CoordMode coord;
+  Rounding rounding;
+  double cubicA;
+  bool antialias, excludeOutside;
+
+  explicit Sampling(const ResizeAttrs &a)
+      : kernel(a.mode == "cubic"    ? Kernel::Cubic
+               : a.mode == "linear" ? Kernel::Linear
+                                    : Kernel::Nearest),
+        coord(a.coordinateTransformationMode == "half_pixel_symmetric"
+                  ? CoordMode::HalfPixelSymmetric
+              : a.coordinateTransformationMode == "pytorch_half_pixel"
+                  ? CoordMode::PytorchHalfPixel
+              : a.coordinateTransformationMode == "align_corners"
+                  ? CoordMode::AlignCorners
+              : a.coordinateTransformationMode == "asymmetric"
+                  ? CoordMode::Asymmetric
+              : a.coordinateTransformationMode == "tf_crop_and_resize"
+                  ? CoordMode::TfCropAndResize
+                  : CoordMode::HalfPixel),
+        rounding(a.nearestMode == "round_prefer_ceil"
+                     ? Rounding::RoundPreferCeil
+                 : a.nearestMode == "floor" ? Rounding::Floor
+                 : a.nearestMode == "ceil"  ? Rounding::Ceil
+                                            : Rounding::RoundPreferFloor),
+        cubicA(a.cubicCoeffA), antialias(a.antialias),
+        excludeOutside(a.excludeOutside) {}
+};
+
+/// Parameters of one dim's coordinate mapping.
+struct DimMapping {
+  double scale;
+  int64_t in, out;
+  double roiStart = 0.0, roiEnd = 1.0;
+};
+
+/// The input coordinate of output coordinate `x`, or nullopt when
+/// tf_crop_and_resize maps it outside the input.
+std::optional<double> sourceCoord(CoordMode mode, const DimMapping &m,
+                                  int64_t x) {
+  double xd = static_cast<double>(x), in = static_cast<double>(m.in);
+  double len = m.scale * in; // the real-valued output length
+  switch (mode) {
+  case CoordMode::Asymmetric:
+    return xd / m.scale;
+  case CoordMode::AlignCorners:
+    return len == 1.0 ? 0.0 : xd * (in - 1) / (len - 1);
+  case CoordMode::PytorchHalfPixel:
+    return len == 1.0 ? -0.5 : (xd + 0.5) / m.scale - 0.5;
+  case CoordMode::HalfPixelSymmetric: {
+    double offset = in / 2 * (1 - static_cast<double>(m.out) / len);
+    return offset + (xd + 0.5) / m.scale - 0.5;
+  }
+  case CoordMode::TfCropAndResize: {
+    double span = (m.roiEnd - m.roiStart) * (in - 1);
+    double r = len == 1.0 ? span / 2 : xd * span / (len - 1);
+    r += m.roiStart * (in - 1);
+    if (r < 0 || r > in - 1)
+      return std::nullopt;
+    return r;
+  }
+  case CoordMode::HalfPixel:
+    break;
+  }
+  return (xd + 0.5) / m.scale - 0.5;
+}
+
+/// The Keys cubic convolution kernel with parameter `a`.
+double cubicKernel(double x, double a) {
+  x = std::abs(x);
+  if (x <= 1)
+    return ((a + 2) * x - (a + 3)) * x * x + 1;
+  if (x < 2)
+    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  return 0.0;
+}
+
+/// Weights of the samples `base + first .. base + first + n - 1` for the
+/// fraction `r` in (0, 1] of the position past `base`.
+void tapWeights(const Sampling &sm, double r, double scale, int64_t &first,
+                std::vector<double> &w) {
+  w.clear();
+  if (sm.kernel == Kernel::Nearest) {
+    bool up;
+    if (r == 1.0 || sm.rounding == Rounding::Ceil)
+      up = true;
+    else if (sm.rounding == Rounding::Floor)
+      up = false;
+    else if (sm.rounding == Rounding::RoundPreferCeil)
+      up = r >= 0.5;
+    else
+      up = r > 0.5;
+    first = 0;
+    w.assign({up ? 0.0 : 1.0, up ? 1.0 : 0.0});
+    return;
+  }
+  bool cubic = sm.kernel == Kernel::Cubic;
+  if (!sm.antialias) {
+    if (cubic) {
+      first = -1;
+      for (int k = -1; k <= 2; ++k)
+        w.push_back(cubicKernel(static_cast<double>(k) - r, sm.cubicA));
+    } else {
+      first = 0;
+      w.assign({1.0 - r, r});
+    }
+    return;
+  }
+  // Antialias: the kernel stretched by 1 / scale when downsampling.
+  double s = std::min(scale, 1.0);
+  double support = cubic ? 2.0 : 1.0;
+  first = static_cast<int64_t>(std::floor(-support / s)) + 1;
+  double sum = 0.0;
+  for (int64_t k = first; k <= 1 - first; ++k) {
+    double t = s * (static_cast<double>(k) - r);
+    double v =
+        cubic ? cubicKernel(t, sm.cubicA) : std::max(0.0, 1.0 - std::abs(t));
+    w.push_back(v);
+    sum += v;
+  }
+  if (sum != 0.0)
+    for (double &v : w)
+      v /= sum;
+}
+
+/// Builds the filter of one dim.
+ResizeDimFilter buildFilter(const Sampling &sm, const DimMapping &m) {
+  ResizeDimFilter f;
+  std::vector<double> w;
+  for (int64_t x = 0; x < m.out; ++x) {
+    std::optional<double> src = sourceCoord(sm.coord, m, x);
+    f.extrapolate.push_back(!src);
+    // Far outside the input every mode gives the edge value (or 0 with
+    // exclude_outside) whatever the distance: clamp so that indices fit.
+    double pos = std::clamp(src.value_or(0.0), -1.0e15, 1.0e15);
+    double base = std::floor(pos), r = pos - base;
+    if (r == 0.0) { // an exact sample: taken as the right neighbour
+      base -= 1.0;
+      r = 1.0;
+    }
+    int64_t first;
+    tapWeights(sm, r, m.scale, first, w);
+    f.taps = static_cast<int64_t>(w.size());
+    int64_t b = static_cast<int64_t>(base);
+    if (sm.excludeOutside) {
+      double sum = 0.0;
+      for (size_t k = 0; k < w.size(); ++k) {
+        int64_t i = b + first + static_cast<int64_t>(k);
+        if (i < 0 || i >= m.in)
+          w[k] = 0.0;
+        sum += w[k];
+      }
+      if (sum != 0.0)
+        for (double &v : w)
+          v /= sum;
+    }
+    for (size_t k = 0; k < w.size(); ++k) {
+      int64_t i = b + first + static_cast<int64_t>(k);
+      f.index.push_back(std::clamp<int64_t>(i, 0, m.in - 1));
+      f.weight.push_back(w[k]);
+    }
+  }
+  return f;
+}
+
+} // namespace
+
+std::vector<ResizeDimFilter> resizeFilters(const ResizeAttrs &attrs, Ints in,
+                                           Ints out,
+                                           const std::vector<double> &scales) {
+  Sampling sm(attrs);
+  int64_t rank = in.rank();
+  bool hasRoi =
+      attrs.roi && static_cast<int64_t>(attrs.roi->size()) == 2 * rank;
+  std::vector<ResizeDimFilter> filters;
+  for (int64_t d = 0; d < rank; ++d) {
+    DimMapping m{scales[d], in[d], out[d]};
+    if (hasRoi) {
+      m.roiStart = (*attrs.roi)[d];
+      m.roiEnd = (*attrs.roi)[rank + d];
+    }
+    bool fullRoi = sm.coord != CoordMode::TfCropAndResize ||
+                   (m.roiStart == 0.0 && m.roiEnd == 1.0);
+    if ((m.in == m.out && m.scale == 1.0 && fullRoi) || m.in == 0)
+      continue; // identity in every mode (or an empty dim)
+    filters.push_back(buildFilter(sm, m));
+    filters.back().dim = d;
+  }
+  return filters;
 }
 
 //===----------------------------------------------------------------------===//

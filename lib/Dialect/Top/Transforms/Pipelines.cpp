@@ -17,6 +17,9 @@ void buildTopOptimizePipeline(OpPassManager &pm, StringRef layout) {
   pm.addPass(createTopFuseComposites());
   pm.addPass(createTopInlineFunctions());
   pm.addPass(createCanonicalizerPass());
+  // QDQ models: integer Conv / MatMul before constant folding would turn
+  // their int8 weights into float ones.
+  pm.addNestedPass<func::FuncOp>(createTopFoldQdq());
   if (!layout.empty())
     pm.addNestedPass<func::FuncOp>(createTopConvertLayout({layout.str()}));
   pm.addNestedPass<func::FuncOp>(createTopSinkTransposes());

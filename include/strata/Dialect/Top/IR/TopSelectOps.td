@@ -365,4 +365,27 @@ def Top_NonMaxSuppressionOp : Top_Op<"NonMaxSuppression", [Pure]> {
   let results = (outs TensorOf<[I64]>:$output);
 }
 
+def Top_RangeOp : Top_Op<"Range", [Pure,
+    AllElementTypesMatch<["start", "limit", "delta", "output"]>]> {
+  let summary = "Evenly spaced values from run-time bounds (ONNX Range)";
+  let description = [{
+    `output[i] = start + i * delta` for `i < max(ceil((limit - start) /
+    delta), 0)`, accumulated as ONNX's function body does (each element is
+    the previous one plus `delta`). `start`, `limit` and `delta` are scalars
+    (shape `[]`) of one integer or float element type; the element count is
+    computed exactly in integers, in f64 for floats. A `delta` of 0 is an
+    error, as is a count over the element limit. The count is known only at
+    run time (`?`) unless the three operands are constants; the importer
+    folds those, so this op carries Range with run-time bounds.
+
+    ```mlir
+    %3 = top.Range(%0, %1, %2) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$start, Top_Tensor:$limit,
+                   Top_Tensor:$delta);
+  let results = (outs Top_Tensor:$output);
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_TOP_SELECT_OPS

@@ -42,6 +42,19 @@ ShapeOr<Shape> inferNonMaxSuppression(Ints boxes, Ints scores,
                                       const NonMaxSuppressionScalars &scalars,
                                       int64_t centerPointBox);
 
+/// Range's element count, max(ceil((limit - start) / delta), 0): exact
+/// ceiling division for integers, in f64 for floats. An error for a delta
+/// of 0, a span that overflows int64 or a count that does not fit int64.
+ShapeOr<int64_t> rangeCount(const Tensor &start, const Tensor &limit,
+                            const Tensor &delta);
+
+/// Range: [n] for scalar (shape []) operands; n from rangeCount when the
+/// three tensors are known (else kDynamicDim), checked against the element
+/// limit.
+ShapeOr<Shape> inferRange(Ints start, Ints limit, Ints delta,
+                          const Tensor *startValue, const Tensor *limitValue,
+                          const Tensor *deltaValue);
+
 } // namespace strata::top::shapes
 
 #endif // STRATA_DIALECT_TOP_SHAPES_DATADEPENDENTSHAPES_H

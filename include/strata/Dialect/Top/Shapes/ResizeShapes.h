@@ -21,7 +21,7 @@ struct ResizeAttrs {
   std::string coordinateTransformationMode = "half_pixel";
   std::string nearestMode = "round_prefer_floor";
   double cubicCoeffA = -0.75, extrapolationValue = 0.0;
-  bool antialias = false;
+  bool antialias = false, excludeOutside = false;
   std::optional<std::vector<double>> scales, roi, coordinateScales;
   std::optional<Ints> sizes;
 };
@@ -51,6 +51,28 @@ std::vector<double> resizeCoordinateScales(const ResizeAttrs &attrs, Ints in,
 /// or by `target` (all dims kDynamicDim while its values are unknown).
 ShapeOr<Shape> inferResize(Ints input, const ResizeAttrs &attrs,
                            std::optional<ResizeTarget> target);
+
+/// How Resize samples one dim `dim` it changes: each of the result's
+/// positions `x` along it is the weighted sum of `taps` input samples along
+/// it (`index[x * taps + k]`, `weight[x * taps + k]`, indices clamped into
+/// the input), or the extrapolation value where `extrapolate[x]` is set
+/// (tf_crop_and_resize outside the input).
+struct ResizeDimFilter {
+  int64_t dim = 0;
+  int64_t taps = 0;
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+  std::vector<bool> extrapolate;
+};
+
+/// The filters of the dims Resize changes, in dim order, for input shape
+/// `in`, result shape `out` and per-dim coordinate `scales` (see
+/// resizeCoordinateScales); a dim that stays as it is in every mode (same
+/// size, scale 1, whole roi) or is empty has none. The reference interpreter
+/// and the CPU code generator both sample with these, so they agree.
+std::vector<ResizeDimFilter> resizeFilters(const ResizeAttrs &attrs, Ints in,
+                                           Ints out,
+                                           const std::vector<double> &scales);
 
 /// DepthToSpace: `[N, C / b^2, H * b, W * b]` for input `[N, C, H, W]`
 /// (channels last when `channelsLast`); `mode` is "DCR" or "CRD".

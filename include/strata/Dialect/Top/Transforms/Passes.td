@@ -325,4 +325,70 @@ def TopSinkTransposes : Pass<"top-sink-transposes", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::strata::top::TopDialect"];
 }
 
+def TopQuantize : Pass<"top-quantize", "::mlir::ModuleOp"> {
+  let summary = "Quantize convolutions and matmuls to int8, bf16 or f16";
+  let description = [{
+    Rewrites the entry function's `top.Conv` (NCHW) and rank-2 `top.MatMul`
+    ops with constant float weights (docs/quantization.md):
+
+    - `mode=int8`: the input is quantized (`top.Quant`) with per-tensor
+      parameters from the calibration table (asymmetric, or symmetric with
+      `symmetric=true`); the weights become int8, symmetric per output
+      channel (`!quant.uniform<i8:f32:0, {...}>`); the bias an int32 weight
+      `round(b / (s_x * s_w[c]))`; the op accumulates in int32 (Conv's
+      `input_zp`; for MatMul the input zero point is folded into the int32
+      bias) and a `top.Requant` (MultiplierShift) maps the accumulator to the
+      output's int8 type; a `top.Dequant` gives the float consumers their
+      value. Quantized ops feeding quantized ops are connected directly,
+      also through a `Reshape` or `Permute` whose output row in the table
+      gives the same parameters as its input's.
+      `do_relu` stays on the integer accumulator; `relu_limit` narrows the
+      result's storage range. Ops with a fused `activation`, NHWC convs,
+      ops named in `keep-float` and everything else stay float.
+    - `mode=bf16` / `mode=f16`: the same ops read their input and weights in
+      that type (a `top.Cast`), accumulate in f32 and write that type, cast
+      back to f32 for float consumers.
+
+    A calibration table entry naming no tensor of the function, or a
+    quantized op's input or output missing from the table, is an error
+    naming the tensor.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", "\"int8\"",
+           "int8, bf16 or f16">,
+    Option<"calibration", "calibration", "std::string", "\"\"",
+           "the calibration table (needed for int8)">,
+    ListOption<"keepFloat", "keep-float", "std::string",
+               "tensor names of ops to keep in float">,
+    Option<"symmetric", "symmetric", "bool", "false",
+           "int8 activations symmetric (zero point 0)">
+  ];
+  let dependentDialects = ["::strata::top::TopDialect",
+                           "::mlir::quant::QuantDialect"];
+}
+
+def TopFoldQdq : Pass<"top-fold-qdq", "::mlir::func::FuncOp"> {
+  let summary = "Turn QuantizeLinear/DequantizeLinear around Conv and MatMul into integer ops";
+  let description = [{
+    The pattern ONNX Runtime's quantization tool writes (QDQ format), as
+    imported: `top.Dequant` of an 8-bit per-tensor quantized activation and
+    of constant int8 weights with zero point 0 (per tensor or per output
+    channel) feeding a float `top.Conv` (NCHW) or rank-2 `top.MatMul`, the
+    bias (if any) a constant (float, or a `top.Dequant` of int32). The op
+    becomes the integer form of `top-quantize` (docs/quantization.md): the
+    quantized input with `input_zp` (MatMul: the zero point folded into the
+    int32 bias), the int8 weights, an int32 bias `round(b / (s_x * s_w[c]))`,
+    int32 accumulation, and, when the result's only user is a `top.Quant`
+    (through at most one `top.Relu`, which becomes `do_relu`), a
+    `top.Requant` (MultiplierShift) to that Quant's type replacing it;
+    otherwise the accumulator is typed `!quant.uniform<i32:f32:1, {s_x *
+    s_w[c]}>` and dequantized. Pairs of `top.Cast` that reinterpret a
+    quantized tensor as its storage and back are looked through. Runs first
+    in `top-optimize`, before constant folding would turn the weights to
+    float.
+  }];
+  let dependentDialects = ["::strata::top::TopDialect",
+                           "::mlir::quant::QuantDialect"];
+}
+
 #endif // STRATA_TOP_PASSES

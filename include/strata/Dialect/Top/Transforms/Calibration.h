@@ -1,0 +1,91 @@
+//===- Calibration.h - activation statistics and calibration tables -*- C++
+//-*-===//
+//
+// `strata calibrate` runs a model over sample inputs and records, per float
+// tensor, its range and a histogram of magnitudes; from those it chooses a
+// threshold (min/max, percentile or the KL-divergence search of TensorRT /
+// TPU-MLIR) and writes a calibration table, which `top-quantize` reads. The
+// table format is in docs/quantization.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_DIALECT_TOP_TRANSFORMS_CALIBRATION_H
+#define STRATA_DIALECT_TOP_TRANSFORMS_CALIBRATION_H
+
+#include "strata/Support/Tensor.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace strata::calib {
+
+/// One row of a calibration table: the quantization threshold (the
+/// magnitude mapped to the largest integer of a symmetric type) and the
+/// observed range.
+struct CalibrationEntry {
+  double threshold = 0, min = 0, max = 0;
+};
+
+/// A calibration table: tensor name -> entry, plus the header fields.
+struct CalibrationTable {
+  std::string method;
+  int64_t samples = 0;
+  std::map<std::string, CalibrationEntry> entries;
+};
+
+/// Writes `table` in the text format of docs/quantization.md. Returns false
+/// and sets `error` when the file cannot be written.
+bool writeCalibrationTable(const std::string &path,
+                           const CalibrationTable &table, std::string &error);
+
+/// Reads a table; any malformed line, a duplicate name, a non-finite or
+/// negative threshold or min > max is an error naming the line and tensor.
+bool readCalibrationTable(const std::string &path, CalibrationTable &table,
+                          std::string &error);
+
+/// The statistics of one tensor over all samples: the range (first pass)
+/// and a 2048-bin histogram of |x| over [0, absmax] (second pass).
+class TensorStatistics {
+public:
+  static constexpr int kBins = 2048;
+  /// Pass 1: widens the range by the float elements of `t`.
+  void addRange(const Tensor &t);
+  /// Pass 2: adds |x| of every element to the histogram (after addRange
+  /// has seen every sample).
+  void addHistogram(const Tensor &t);
+  double min() const { return lo; }
+  double max() const { return hi; }
+  double absMax() const;
+  /// The threshold for `method`: "minmax" (absmax), "percentile" (the
+  /// `percentile`-th percentile of |x|) or "kl".
+  double threshold(llvm::StringRef method, double percentile) const;
+
+private:
+  double lo = 0, hi = 0;
+  bool seen = false;
+  std::vector<double> histogram;
+};
+
+/// The KL-divergence threshold (TensorRT's entropy calibration, as
+/// TPU-MLIR computes it): for each candidate i in [128, 2048] the first i
+/// bins (the tail added into the last) are compared with their quantization
+/// into 128 levels; the i with the least KL divergence gives the threshold
+/// (i + 0.5) * bin width.
+double klThreshold(llvm::ArrayRef<double> histogram, double binWidth);
+
+/// Gives every result of the ops in `func`'s body a stable name: ops whose
+/// location is not a NameLoc get `<op name>_<k>` (k counting the body's
+/// ops). `strata calibrate` and `top-quantize` both call this on the same
+/// optimized model, so the table's names match the pass's.
+void nameTensors(mlir::func::FuncOp func);
+
+/// The name of `value` in a calibration table (the interpreter's dump name).
+std::string tensorName(mlir::Value value);
+
+} // namespace strata::calib
+
+#endif // STRATA_DIALECT_TOP_TRANSFORMS_CALIBRATION_H

@@ -1,0 +1,80 @@
+//===- KernelAbi.h - the runtime kernels' names and params ------*- C++ -*-===//
+//
+// What the compiler (CpuArtifactBuilder) and the runtime (the cpu driver's
+// kernel table) agree on for each kernel dispatch: the name, the bindings
+// and the int64 params. Every kernel here takes four bindings (input,
+// weight, bias, output; with no bias the output is bound in its place and
+// not read) and its params are the strategy's kernel params
+// (lib/Strategy/CpuStrategies.cpp), then the kernel's own, then the
+// epilogue (kEpilogueParams).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_KERNELS_KERNELABI_H
+#define STRATA_KERNELS_KERNELABI_H
+
+#include "strata/Kernels/Conv.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace strata::kernels::kabi {
+
+/// The f32 matmul kernels share one implementation. Params: B, M, N, K,
+/// transpose_b (strategy), a_batched, b_batched, b_packed, then the
+/// epilogue; the bias is per output column.
+inline constexpr const char *kMatmulGemm = "matmul_gemm_f32";
+inline constexpr const char *kMatmulGemv = "matmul_gemv_f32";
+inline constexpr const char *kMatmulBatched = "matmul_batched_gemm_f32";
+inline constexpr int64_t kMatmulStrategyParams = 5;
+/// Convolutions, NCHW, OIHW filter; the bias is per output channel.
+/// 1x1: N, C, HW, O (strategy), filter_packed, then the epilogue.
+inline constexpr const char *kConv1x1 = "conv2d_1x1_gemm_f32";
+inline constexpr int64_t kConv1x1StrategyParams = 4;
+/// General and depthwise: N, C, H, W, OH, OW, O, KH, KW, SH, SW, PT, PL,
+/// PB, PR, DH, DW, G (strategy), filter_packed (always 0 for depthwise),
+/// then the epilogue.
+inline constexpr const char *kConvIm2col = "conv2d_im2col_gemm_f32";
+inline constexpr const char *kConvDepthwise = "conv2d_depthwise_f32";
+inline constexpr int64_t kConvStrategyParams = 18;
+
+/// The epilogue params: has_bias (0/1), activation (kernels::Activation),
+/// and its two params as the bit patterns of f32 values.
+inline constexpr int64_t kEpilogueParams = 4;
+
+inline constexpr int64_t kMatmulParams =
+    kMatmulStrategyParams + 3 + kEpilogueParams;
+inline constexpr int64_t kConv1x1Params =
+    kConv1x1StrategyParams + 1 + kEpilogueParams;
+inline constexpr int64_t kConvParams =
+    kConvStrategyParams + 1 + kEpilogueParams;
+inline constexpr int64_t kKernelBindings = 4;
+
+inline int64_t floatParam(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return int64_t(bits);
+}
+inline float paramFloat(int64_t p) {
+  uint32_t bits = uint32_t(p);
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/// The convolution geometry of a conv kernel's params (the 1x1 kernel's as
+/// one over an HW x 1 image). Not checked: see checkConv2dShape.
+Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p);
+
+/// Whether the runtime has a kernel of this name for the compiler to call.
+bool isRuntimeKernel(std::string_view name);
+
+/// How many workgroups a dispatch of `kernel` with `params` asks for: about
+/// one per 4 MFLOP, a power of two up to 8 (two threads share them evenly).
+int64_t suggestedWorkgroups(std::string_view kernel, const int64_t *params,
+                            int64_t count);
+
+} // namespace strata::kernels::kabi
+
+#endif // STRATA_KERNELS_KERNELABI_H

@@ -1,0 +1,59 @@
+//===- KernelDispatch.h - dispatches that call a runtime kernel -*- C++ -*-===//
+//
+// When the strategy picked a kernel-call implementation for an outlined op
+// and the runtime has that kernel (strata/Kernels/KernelAbi.h), the artifact
+// gets a Kernel dispatch instead of generated code. This plans it: the
+// kernel's params (the strategy's kernel params evaluated on the static
+// shapes, then the kernel's own and the epilogue from the op's fused
+// relu/activation), its four bindings, and which constant operand it packs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_TARGET_CPU_KERNELDISPATCH_H
+#define STRATA_TARGET_CPU_KERNELDISPATCH_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::cpu {
+
+struct KernelDispatchPlan {
+  std::string kernel;
+  std::string implementation; ///< the strategy's implementation name
+  std::vector<int64_t> params;
+  /// Per kernel binding: the dispatch function's argument number, or
+  /// kResult (its result), or kNoBias (absent bias: bind the result).
+  std::vector<int> bindings;
+  static constexpr int kResult = -1, kNoBias = -2;
+  int64_t workgroupCount = 1;
+
+  /// How the weight operand (binding 1) is pre-packed when it is a
+  /// constant: the param to set to 1, and the matrix to pack.
+  enum class Pack { None, MatmulB, ConvFilter };
+  Pack pack = Pack::None;
+  int64_t packedFlagParam = -1;
+};
+
+/// The plan for the dispatch function `fn` (one outlined Top op), or
+/// nullopt with `why` set when it stays generated code: no kernel was
+/// picked, the runtime lacks the kernel, or the op has a form the kernel
+/// does not take (e.g. a broadcast the matmul kernel cannot express).
+std::optional<KernelDispatchPlan> planKernelDispatch(mlir::func::FuncOp fn,
+                                                     std::string &why);
+
+/// What the packed weight of `plan` depends on (matmul: N, K, transpose_b;
+/// convolution: O, C, KH, KW, G): plans with equal keys share one packed
+/// copy of a weight, e.g. across variants that differ only in the batch.
+std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan);
+
+/// Packs the constant weight of `plan` (the weight operand's row-major f32
+/// `data`) into the kernel's layout.
+std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
+                                    const float *data);
+
+} // namespace strata::cpu
+
+#endif // STRATA_TARGET_CPU_KERNELDISPATCH_H

@@ -1,0 +1,533 @@
+//===- Quantize.cpp - int8 / bf16 / f16 quantization of Top models --------===//
+//
+// top-quantize (Passes.td, docs/quantization.md). int8: per-output-channel
+// symmetric int8 weights, per-tensor activations from the calibration
+// table, int32 bias and accumulation, requantization by an integer
+// multiplier and right shift (top.Requant MultiplierShift: round half away
+// from zero). bf16 / f16: weights and inputs in that type, f32 accumulation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Dialect/Top/IR/TopUtils.h"
+#include "strata/Dialect/Top/IR/WeightValues.h"
+#include "strata/Dialect/Top/Transforms/Calibration.h"
+#include "strata/Dialect/Top/Transforms/Passes.h"
+#include "strata/Dialect/Top/Transforms/QuantUtils.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <cmath>
+#include <limits>
+
+namespace strata::top {
+#define GEN_PASS_DEF_TOPQUANTIZE
+#include "strata/Dialect/Top/Transforms/Passes.h.inc"
+} // namespace strata::top
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::top;
+
+namespace {
+
+/// Per-tensor int8 parameters of an activation.
+struct ActParams {
+  double scale = 1;
+  int64_t zp = 0;
+};
+
+ActParams activationParams(const calib::CalibrationEntry &e, bool symmetric) {
+  ActParams p;
+  if (symmetric) {
+    p.scale = e.threshold / 127.0;
+    return p;
+  }
+  // Asymmetric: the observed range including 0, clipped to +-threshold
+  // (no clipping for a minmax table, whose threshold is max |x|).
+  double lo = std::max(std::min(e.min, 0.0), -e.threshold);
+  double hi = std::min(std::max(e.max, 0.0), e.threshold);
+  if (hi - lo < e.threshold * 1e-6 || hi - lo <= 0)
+    hi = lo + std::max(e.threshold, 1e-8);
+  p.scale = (hi - lo) / 255.0;
+  p.zp = std::clamp<int64_t>(std::llround(-128.0 - lo / p.scale), -128, 127);
+  return p;
+}
+
+/// A scale as the nearest f32 value: it prints and parses back exactly and
+/// is what an f32 NPU register holds.
+double asF32(double s) { return static_cast<double>(static_cast<float>(s)); }
+
+Type i8Type(MLIRContext *ctx, const ActParams &p, Type expressed,
+            int64_t qmax = 127) {
+  return quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed,
+                                          IntegerType::get(ctx, 8), expressed,
+                                          p.scale, p.zp, -128, qmax);
+}
+
+struct TopQuantizePass
+    : public strata::top::impl::TopQuantizeBase<TopQuantizePass> {
+  using Base::Base;
+
+  func::FuncOp entry;
+  calib::CalibrationTable table;
+  llvm::StringSet<> keep;
+  /// A float value -> its int8 form (a Quant of it, or the Requant whose
+  /// Dequant it is).
+  DenseMap<Value, Value> int8Of;
+  /// A float value -> its bf16/f16 form.
+  DenseMap<Value, Value> lowOf;
+
+  void runOnOperation() override;
+  LogicalResult runInt8();
+  LogicalResult runLowFloat(FloatType low);
+
+  FailureOr<calib::CalibrationEntry> entryFor(Value v, Operation *user);
+  FailureOr<Value> quantizedInput(Value x, Operation *user);
+  bool quantizable(Operation *op);
+  void moveDataInInt8();
+  /// Conv or MatMul to int8 (operands input, weights, bias).
+  LogicalResult quantizeLinear(Operation *op, WeightNamer &namer);
+  /// Requant of the int32 accumulator `acc` (scales `accScale`) to the
+  /// output's int8 type and a Dequant replacing `old`'s result.
+  LogicalResult finishInt8(Operation *old, Value acc, ArrayRef<double> accScale,
+                           double reluLimit);
+};
+
+FailureOr<calib::CalibrationEntry> TopQuantizePass::entryFor(Value v,
+                                                             Operation *user) {
+  std::string name = calib::tensorName(v);
+  auto it = table.entries.find(name);
+  if (it == table.entries.end())
+    return user->emitOpError()
+           << "tensor '" << name << "' has no entry in the calibration table '"
+           << calibration << "' (run strata calibrate on the same model)";
+  return it->second;
+}
+
+FailureOr<Value> TopQuantizePass::quantizedInput(Value x, Operation *user) {
+  if (Value q = int8Of.lookup(x))
+    return q;
+  auto e = entryFor(x, user);
+  if (failed(e))
+    return failure();
+  ActParams p = activationParams(*e, symmetric);
+  p.scale = asF32(p.scale);
+  auto type = cast<RankedTensorType>(x.getType());
+  OpBuilder b(user->getContext());
+  if (Operation *def = x.getDefiningOp())
+    b.setInsertionPointAfter(def);
+  else
+    b.setInsertionPointToStart(x.getParentBlock());
+  std::string name = calib::tensorName(x);
+  auto q = QuantOp::create(
+      b, NameLoc::get(b.getStringAttr(name + "_int8"), x.getLoc()),
+      type.clone(i8Type(b.getContext(), p, type.getElementType())), x);
+  int8Of[x] = q.getOutput();
+  return q.getOutput();
+}
+
+/// Scale and zero point of a per-tensor int8 value.
+std::pair<double, int64_t> paramsOf(Value q) {
+  auto t = cast<quant::UniformQuantizedType>(
+      cast<ShapedType>(q.getType()).getElementType());
+  return {t.getScale(), t.getZeroPoint()};
+}
+
+bool TopQuantizePass::quantizable(Operation *op) {
+  if (op->getNumResults() != 1 ||
+      keep.contains(calib::tensorName(op->getResult(0))))
+    return false;
+  auto out = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!out || !out.getElementType().isF32())
+    return false;
+  auto isF32Const = [](Value v) {
+    std::optional<Tensor> t = constantValue(v);
+    return t && t->dtype() == DType::F32;
+  };
+  // One bias value per output channel (dim 1 of the result).
+  auto biasOk = [&](Value v) {
+    if (isNone(v))
+      return true;
+    std::optional<Tensor> t = constantValue(v);
+    return t && t->dtype() == DType::F32 && out.getRank() >= 2 &&
+           t->numElements() == out.getDimSize(1);
+  };
+  // A fused activation runs in float after the accumulator's Dequant; a
+  // capped relu before it would need a float clamp too.
+  if (op->hasAttr("activation") &&
+      op->getAttrOfType<FloatAttr>("relu_limit").getValueAsDouble() > 0)
+    return false;
+  if (auto conv = dyn_cast<ConvOp>(op))
+    return conv.getLayout() == Layout::NCHW && !conv.getInputZp() &&
+           !conv.getWeightZp() &&
+           getElementTypeOrSelf(conv.getInput().getType()).isF32() &&
+           isF32Const(conv.getFilter()) && biasOk(conv.getBias()) &&
+           out.getRank() >= 3;
+  if (auto mm = dyn_cast<MatMulOp>(op)) {
+    auto in = dyn_cast<RankedTensorType>(mm.getInput().getType());
+    std::optional<Tensor> w = constantValue(mm.getRight());
+    return in && in.getRank() == 2 && in.getElementType().isF32() &&
+           out.getRank() == 2 && w && w->dtype() == DType::F32 &&
+           w->rank() == 2 && biasOk(mm.getBias());
+  }
+  return false;
+}
+
+/// Symmetric per-channel int8 weights of `w` along `axis`: the scales and
+/// the int8 tensor (values in [-127, 127]).
+std::pair<std::vector<double>, Tensor>
+quantizeWeights(const Tensor &w, int64_t axis,
+                const std::vector<double> &minScale) {
+  int64_t channels = w.dim(axis), inner = 1;
+  for (int64_t d = axis + 1; d < w.rank(); ++d)
+    inner *= w.dim(d);
+  std::vector<double> absMax(channels, 0.0);
+  for (int64_t i = 0; i < w.numElements(); ++i) {
+    int64_t c = (i / inner) % channels;
+    absMax[c] = std::max(absMax[c], std::fabs(w.getAsDouble(i)));
+  }
+  std::vector<double> scales(channels);
+  for (int64_t c = 0; c < channels; ++c)
+    scales[c] = asF32(std::max(absMax[c] > 0 ? absMax[c] / 127.0 : 1.0,
+                               minScale.empty() ? 0.0 : minScale[c]));
+  Tensor q(DType::I8, w.shape());
+  for (int64_t i = 0; i < w.numElements(); ++i) {
+    int64_t c = (i / inner) % channels;
+    double v = std::nearbyint(w.getAsDouble(i) / scales[c]);
+    q.data<int8_t>()[i] = static_cast<int8_t>(std::clamp(v, -127.0, 127.0));
+  }
+  return {scales, q};
+}
+
+Type perAxisI8(MLIRContext *ctx, ArrayRef<double> scales, int64_t axis) {
+  SmallVector<int64_t> zps(scales.size(), 0);
+  return quant::UniformQuantizedPerAxisType::get(
+      quant::QuantizationFlags::Signed, IntegerType::get(ctx, 8),
+      Float32Type::get(ctx), scales, zps, axis, -128, 127);
+}
+
+/// The int32 bias tensor of `bias` (or zeros) for accumulator scales
+/// `accScale`, minus `correction`.
+FailureOr<Tensor> int32BiasTensor(Operation *op, std::optional<Tensor> bias,
+                                  const std::vector<double> &accScale,
+                                  const std::vector<int64_t> &correction) {
+  std::vector<double> values;
+  if (bias)
+    for (int64_t c = 0; c < bias->numElements(); ++c)
+      values.push_back(bias->getAsDouble(c));
+  auto ints = calib::int32Bias(op, values, accScale, correction);
+  if (failed(ints))
+    return failure();
+  Tensor t(DType::I32, {static_cast<int64_t>(accScale.size())});
+  std::copy(ints->begin(), ints->end(), t.data<int32_t>());
+  return t;
+}
+
+/// The float op computing epilogue activation `act` on `x`.
+Value activationOp(OpBuilder &b, Location loc, Type type, Value x,
+                   EpilogueActivation act, ArrayRef<double> params) {
+  auto param = [&](size_t i, double dflt) {
+    return b.getF64FloatAttr(i < params.size() ? params[i] : dflt);
+  };
+  MLIRContext *ctx = b.getContext();
+  switch (act) {
+  case EpilogueActivation::Sigmoid:
+    return SigmoidOp::create(b, loc, type, x);
+  case EpilogueActivation::SiLU:
+    return SiLUOp::create(b, loc, type, x);
+  case EpilogueActivation::Gelu:
+    return GeluOp::create(
+        b, loc, type, x,
+        GeluApproximationAttr::get(ctx, GeluApproximation::None));
+  case EpilogueActivation::GeluTanh:
+    return GeluOp::create(
+        b, loc, type, x,
+        GeluApproximationAttr::get(ctx, GeluApproximation::Tanh));
+  case EpilogueActivation::HardSwish:
+    return HardSwishOp::create(b, loc, type, x);
+  case EpilogueActivation::HardSigmoid:
+    return HardSigmoidOp::create(b, loc, type, x, param(0, 0.2), param(1, 0.5));
+  case EpilogueActivation::LeakyRelu:
+    return LeakyReluOp::create(b, loc, type, x, param(0, 0.01));
+  case EpilogueActivation::Clip:
+    return ClipOp::create(b, loc, type, x, param(0, 0.0), param(1, 0.0));
+  }
+  llvm_unreachable("unknown epilogue activation");
+}
+
+LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
+                                          ArrayRef<double> accScale,
+                                          double reluLimit) {
+  Value y = old->getResult(0);
+  if (auto act = old->getAttrOfType<EpilogueActivationAttr>("activation")) {
+    // The int32 accumulator, typed with its per-channel scales (dim 1),
+    // dequantized exactly; the activation in float.
+    Operation *accOp = acc.getDefiningOp();
+    accOp->removeAttr("activation");
+    accOp->removeAttr("activation_params");
+    auto accType = cast<RankedTensorType>(acc.getType());
+    OpBuilder b(old);
+    acc.setType(accType.clone(calib::accumulatorType(
+        old->getContext(),
+        std::vector<double>(accScale.begin(), accScale.end()), 1)));
+    auto yType = cast<RankedTensorType>(y.getType());
+    std::string name = calib::tensorName(y);
+    auto deq = DequantOp::create(
+        b, NameLoc::get(b.getStringAttr(name + "_preact"), old->getLoc()),
+        yType, acc);
+    ArrayRef<double> params;
+    if (auto p = old->getAttrOfType<DenseF64ArrayAttr>("activation_params"))
+      params = p.asArrayRef();
+    Value out = activationOp(b, old->getLoc(), yType, deq.getOutput(),
+                             act.getValue(), params);
+    y.replaceAllUsesWith(out);
+    old->erase();
+    return success();
+  }
+  auto e = entryFor(y, old);
+  if (failed(e))
+    return failure();
+  MLIRContext *ctx = old->getContext();
+  ActParams p = activationParams(*e, symmetric);
+  p.scale = asF32(p.scale);
+  int64_t qmax = 127;
+  if (reluLimit > 0)
+    qmax = std::clamp<int64_t>(
+        p.zp + static_cast<int64_t>(std::floor(reluLimit / p.scale + 1e-9)),
+        -127, 127);
+  auto yType = cast<RankedTensorType>(y.getType());
+  Type qType = yType.clone(i8Type(ctx, p, yType.getElementType(), qmax));
+  SmallVector<int64_t> mult, shift;
+  for (double s : accScale) {
+    auto [m, r] = calib::multiplierShift(s / p.scale);
+    mult.push_back(m);
+    shift.push_back(r);
+  }
+  OpBuilder b(old);
+  std::string name = calib::tensorName(y);
+  auto requant = RequantOp::create(
+      b, NameLoc::get(b.getStringAttr(name + "_int8"), old->getLoc()), qType,
+      acc, b.getDenseI64ArrayAttr(mult), b.getDenseI64ArrayAttr(shift),
+      RequantModeAttr::get(ctx, RequantMode::MultiplierShift));
+  auto deq = DequantOp::create(b, old->getLoc(), yType, requant.getOutput());
+  y.replaceAllUsesWith(deq.getOutput());
+  int8Of[deq.getOutput()] = requant.getOutput();
+  old->erase();
+  return success();
+}
+
+LogicalResult TopQuantizePass::quantizeLinear(Operation *op,
+                                              WeightNamer &namer) {
+  // Operands: input, weights (filter / right), bias.
+  FailureOr<Value> xq = quantizedInput(op->getOperand(0), op);
+  if (failed(xq))
+    return failure();
+  auto [sx, zx] = paramsOf(*xq);
+  Tensor w = *constantValue(op->getOperand(1));
+  auto mm = dyn_cast<MatMulOp>(op);
+  int64_t axis = mm && !mm.getRightTranspose() ? 1 : 0;
+  // A channel whose weights are tiny next to its bias gets a larger weight
+  // scale, so that its int32 bias b / (s_x * s_w) stays below 2^30.
+  std::optional<Tensor> bias;
+  if (!isNone(op->getOperand(2)))
+    bias = constantValue(op->getOperand(2));
+  std::vector<double> minScale;
+  if (bias)
+    for (int64_t c = 0; c < bias->numElements(); ++c)
+      minScale.push_back(std::fabs(bias->getAsDouble(c)) / (sx * 1073741824.0));
+  auto [scales, wq] = quantizeWeights(w, axis, minScale);
+  std::vector<double> accScale;
+  for (double s : scales)
+    accScale.push_back(sx * s);
+  // A MatMul has no input zero point: it goes into the int32 bias.
+  std::vector<int64_t> correction;
+  if (mm)
+    correction = calib::zeroPointCorrection(wq, axis, zx);
+  FailureOr<Tensor> bq = int32BiasTensor(op, bias, accScale, correction);
+  if (failed(bq))
+    return failure();
+  OpBuilder b(op);
+  std::string name = calib::tensorName(op->getResult(0));
+  auto wType = RankedTensorType::get(w.shape(),
+                                     perAxisI8(op->getContext(), scales, axis));
+  Value wv =
+      createWeight(b, op->getLoc(), namer,
+                   name + (mm ? "_weight_int8" : "_filter_int8"), wq, wType);
+  Value bv =
+      createWeight(b, op->getLoc(), namer, name + "_bias_int32", *bq,
+                   RankedTensorType::get({wq.dim(axis)}, b.getI32Type()));
+  Operation *acc = b.clone(*op);
+  acc->setLoc(NameLoc::get(b.getStringAttr(name + "_acc"), op->getLoc()));
+  acc->setOperand(0, *xq);
+  acc->setOperand(1, wv);
+  acc->setOperand(2, bv);
+  if (!mm)
+    acc->setAttr("input_zp", b.getDenseI64ArrayAttr({zx}));
+  double limit = op->getAttrOfType<FloatAttr>("relu_limit").getValueAsDouble();
+  acc->setAttr("relu_limit", b.getF64FloatAttr(-1.0));
+  acc->getResult(0).setType(
+      cast<RankedTensorType>(op->getResult(0).getType()).clone(b.getI32Type()));
+  bool relu = op->getAttrOfType<BoolAttr>("do_relu").getValue();
+  return finishInt8(op, acc->getResult(0), accScale, relu ? limit : -1.0);
+}
+
+LogicalResult TopQuantizePass::runInt8() {
+  if (calibration.empty()) {
+    // A model imported already quantized (QDQ, folded by top-fold-qdq)
+    // needs no table; its float ops stay float.
+    bool quantized = false;
+    entry.walk([&](RequantOp) { quantized = true; });
+    if (quantized)
+      return success();
+    return getOperation().emitError()
+           << "top-quantize: mode=int8 needs a calibration table "
+              "(calibration=FILE; strata calibrate writes one) unless the "
+              "model is already quantized (QDQ)";
+  }
+  std::string error;
+  if (!calib::readCalibrationTable(calibration, table, error))
+    return getOperation().emitError() << "top-quantize: " << error;
+  // Every table name must be a tensor of the model.
+  llvm::StringSet<> names;
+  entry.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      names.insert(calib::tensorName(r));
+  });
+  for (const auto &[name, e] : table.entries)
+    if (!names.contains(name))
+      return getOperation().emitError()
+             << "top-quantize: the calibration table '" << calibration
+             << "' names tensor '" << name
+             << "', which is not a tensor of the model";
+  SmallVector<Operation *> todo;
+  for (Operation &op : entry.getBody().front())
+    if (quantizable(&op))
+      todo.push_back(&op);
+  WeightNamer namer(getOperation());
+  for (Operation *op : todo) {
+    if (failed(quantizeLinear(op, namer)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult TopQuantizePass::runLowFloat(FloatType low) {
+  SmallVector<Operation *> todo;
+  for (Operation &op : entry.getBody().front())
+    if (isa<ConvOp, MatMulOp>(op) && op.getNumResults() == 1 &&
+        !keep.contains(calib::tensorName(op.getResult(0))) &&
+        getElementTypeOrSelf(op.getResult(0).getType()).isF32() &&
+        getElementTypeOrSelf(op.getOperand(0).getType()).isF32() &&
+        constantValue(op.getOperand(1)))
+      todo.push_back(&op);
+  WeightNamer namer(getOperation());
+  DType lowDtype = low.isBF16() ? DType::BF16 : DType::F16;
+  for (Operation *op : todo) {
+    OpBuilder b(op);
+    Value x = op->getOperand(0);
+    Value xl = lowOf.lookup(x);
+    if (!xl) {
+      OpBuilder after(op->getContext());
+      if (Operation *def = x.getDefiningOp())
+        after.setInsertionPointAfter(def);
+      else
+        after.setInsertionPointToStart(x.getParentBlock());
+      auto t = cast<RankedTensorType>(x.getType());
+      xl = CastOp::create(after, x.getLoc(), t.clone(low), x).getOutput();
+      lowOf[x] = xl;
+      b.setInsertionPoint(op);
+    }
+    Tensor w = *constantValue(op->getOperand(1));
+    auto wType = cast<RankedTensorType>(op->getOperand(1).getType());
+    Value wv = createWeight(b, op->getLoc(), namer,
+                            calib::tensorName(op->getResult(0)) + "_" +
+                                (low.isBF16() ? "bf16" : "f16"),
+                            w.castTo(lowDtype), wType.clone(low));
+    Operation *lowOp = b.clone(*op);
+    lowOp->setOperand(0, xl);
+    lowOp->setOperand(1, wv);
+    auto yType = cast<RankedTensorType>(op->getResult(0).getType());
+    lowOp->getResult(0).setType(yType.clone(low));
+    lowOp->setLoc(NameLoc::get(
+        b.getStringAttr(calib::tensorName(op->getResult(0)) + "_low"),
+        op->getLoc()));
+    auto back = CastOp::create(b, op->getLoc(), yType, lowOp->getResult(0));
+    op->getResult(0).replaceAllUsesWith(back.getOutput());
+    lowOf[back.getOutput()] = lowOp->getResult(0);
+    op->erase();
+  }
+  return success();
+}
+
+/// Quant(Reshape|Permute(Dequant(q))) with the Quant's type equal to q's
+/// (a reshape keeps the values, so its table row equals its input's):
+/// the data movement on q itself. Exact: Dequant then Quant with the same
+/// parameters gives back every 8-bit value.
+void TopQuantizePass::moveDataInInt8() {
+  SmallVector<QuantOp> quants;
+  entry.walk([&](QuantOp q) { quants.push_back(q); });
+  for (QuantOp quantOp : quants) {
+    Operation *move = quantOp.getInput().getDefiningOp();
+    if (!move || !isa<ReshapeOp, PermuteOp>(move) ||
+        move->getNumOperands() != 1 || !move->getResult(0).hasOneUse())
+      continue;
+    auto deq = move->getOperand(0).getDefiningOp<DequantOp>();
+    if (!deq)
+      continue;
+    Type qElem = getElementTypeOrSelf(quantOp.getOutput().getType());
+    if (getElementTypeOrSelf(deq.getInput().getType()) != qElem)
+      continue;
+    OpBuilder b(move);
+    Operation *moved = b.clone(*move);
+    moved->setOperand(0, deq.getInput());
+    moved->getResult(0).setType(
+        cast<RankedTensorType>(move->getResult(0).getType()).clone(qElem));
+    quantOp.getOutput().replaceAllUsesWith(moved->getResult(0));
+    int8Of.erase(quantOp.getInput());
+    quantOp->erase();
+    move->erase();
+  }
+}
+
+void TopQuantizePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  for (auto f : module.getOps<func::FuncOp>())
+    if (f.getName() == "main" || (!entry && f.isPublic() && !f.isExternal()))
+      entry = f;
+  if (!entry || entry.isExternal()) {
+    module.emitError() << "top-quantize: the module has no entry function";
+    return signalPassFailure();
+  }
+  for (const std::string &k : keepFloat)
+    keep.insert(k);
+  calib::nameTensors(entry);
+  LogicalResult r = failure();
+  MLIRContext *ctx = &getContext();
+  if (mode == "int8")
+    r = runInt8();
+  else if (mode == "bf16")
+    r = runLowFloat(BFloat16Type::get(ctx));
+  else if (mode == "f16")
+    r = runLowFloat(Float16Type::get(ctx));
+  else
+    module.emitError() << "top-quantize: mode '" << mode
+                       << "' is not one of int8, bf16, f16";
+  if (failed(r))
+    return signalPassFailure();
+  if (mode == "int8")
+    moveDataInInt8();
+  // Drop the float weights and Dequants nothing reads any more.
+  SmallVector<Operation *> dead;
+  entry.walk([&](Operation *op) {
+    if (isa<WeightOp, DequantOp, CastOp>(op) && op->use_empty())
+      dead.push_back(op);
+  });
+  for (Operation *op : dead)
+    op->erase();
+}
+
+} // namespace

@@ -1,0 +1,8 @@
+//===- DepthwiseAvx2.cpp - depthwise convolution, Avx2 build -------------===//
+
+#include "Depthwise.h"
+
+namespace strata::kernels::detail {
+#define DEPTHWISE_FN depthwiseAvx2
+#include "DepthwiseImpl.inc"
+} // namespace strata::kernels::detail

@@ -1,0 +1,9 @@
+//===- DepthwiseAvx512.cpp - depthwise convolution, Avx512 build
+//-------------===//
+
+#include "Depthwise.h"
+
+namespace strata::kernels::detail {
+#define DEPTHWISE_FN depthwiseAvx512
+#include "DepthwiseImpl.inc"
+} // namespace strata::kernels::detail

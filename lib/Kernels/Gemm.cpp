@@ -1,0 +1,379 @@
+//===- Gemm.cpp - the blocked GEMM driver, packing and epilogues ----------===//
+//
+// Loops (BLIS order): column blocks of NC, K blocks of KC (B block packed
+// once, or read from the pre-packed B), row blocks of MC (A block packed, or
+// pre-packed), then micro-tiles: each B micro-panel stays in L1 while the
+// microkernel walks down the A block, which stays in L2. Compiled for the
+// baseline ISA; only the microkernels use AVX2/AVX-512.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Kernels/Gemm.h"
+
+#include "Microkernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+namespace strata::kernels {
+
+using detail::MicrokernelInfo;
+using detail::TileEpilogue;
+
+namespace {
+
+constexpr int64_t kKC = 256; ///< K block
+constexpr int64_t kMC = 144; ///< rows per A block (a multiple of 12)
+constexpr int64_t kNC = 512; ///< columns per B block (a multiple of 32)
+constexpr int64_t kPR = kPanelRows, kPC = kPanelCols;
+
+int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+/// A growable 64-byte-aligned buffer per thread.
+class Scratch {
+public:
+  ~Scratch() { std::free(ptr); }
+  float *get(int64_t floats) {
+    size_t bytes = size_t(floats) * sizeof(float);
+    if (bytes > cap) {
+      std::free(ptr);
+      cap = (bytes + 63) / 64 * 64;
+      ptr = static_cast<float *>(std::aligned_alloc(64, cap));
+      if (!ptr) {
+        cap = 0;
+        std::abort(); // out of memory while running a kernel
+      }
+    }
+    return ptr;
+  }
+
+private:
+  float *ptr = nullptr;
+  size_t cap = 0;
+};
+thread_local Scratch scratchA, scratchB;
+
+MicrokernelInfo microkernelFor(Isa isa) {
+  switch (isa) {
+  case Isa::Avx512:
+    return detail::avx512Microkernel();
+  case Isa::Avx2:
+    return detail::avx2Microkernel();
+  default:
+    return detail::portableMicrokernel();
+  }
+}
+
+/// Packs rows [i0, i0 + mc) (clipped to m) and K range [k0, k0 + kc) of A
+/// into ceil(mc / 12) panels of kc x 12, zero-padded.
+void packABlock(const GemmOperand &a, int64_t m, int64_t i0, int64_t mc,
+                int64_t k0, int64_t kc, float *dst) {
+  for (int64_t p = 0; p < mc; p += kPR, dst += kc * kPR) {
+    int64_t rows = std::min<int64_t>(kPR, std::min(mc, m - i0) - p);
+    if (a.transposed) {
+      for (int64_t kk = 0; kk < kc; ++kk) {
+        const float *src = a.data + (k0 + kk) * a.ld + i0 + p;
+        float *d = dst + kk * kPR;
+        int64_t ii = 0;
+        for (; ii < rows; ++ii)
+          d[ii] = src[ii];
+        for (; ii < kPR; ++ii)
+          d[ii] = 0.0f;
+      }
+      continue;
+    }
+    for (int64_t ii = 0; ii < kPR; ++ii) {
+      if (ii < rows) {
+        const float *src = a.data + (i0 + p + ii) * a.ld + k0;
+        for (int64_t kk = 0; kk < kc; ++kk)
+          dst[kk * kPR + ii] = src[kk];
+      } else {
+        for (int64_t kk = 0; kk < kc; ++kk)
+          dst[kk * kPR + ii] = 0.0f;
+      }
+    }
+  }
+}
+
+/// Packs K range [k0, k0 + kc) and columns [j0, j0 + nc) (clipped to n) of
+/// B into ceil(nc / 16) panels of kc x 16, zero-padded.
+void packBBlock(const GemmOperand &b, int64_t n, int64_t k0, int64_t kc,
+                int64_t j0, int64_t nc, float *dst) {
+  for (int64_t p = 0; p < nc; p += kPC, dst += kc * kPC) {
+    int64_t cols = std::min<int64_t>(kPC, std::min(nc, n - j0) - p);
+    if (b.transposed) {
+      for (int64_t jj = 0; jj < kPC; ++jj) {
+        if (jj < cols) {
+          const float *src = b.data + (j0 + p + jj) * b.ld + k0;
+          for (int64_t kk = 0; kk < kc; ++kk)
+            dst[kk * kPC + jj] = src[kk];
+        } else {
+          for (int64_t kk = 0; kk < kc; ++kk)
+            dst[kk * kPC + jj] = 0.0f;
+        }
+      }
+      continue;
+    }
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      const float *src = b.data + (k0 + kk) * b.ld + j0 + p;
+      float *d = dst + kk * kPC;
+      if (cols == kPC) {
+        std::memcpy(d, src, kPC * sizeof(float));
+        continue;
+      }
+      int64_t jj = 0;
+      for (; jj < cols; ++jj)
+        d[jj] = src[jj];
+      for (; jj < kPC; ++jj)
+        d[jj] = 0.0f;
+    }
+  }
+}
+
+} // namespace
+
+namespace {
+
+/// exp(x), relative error about 1 ulp (Cephes' expf polynomial, 2^n by
+/// exponent bits); branch-free so a loop of it vectorizes. Clamped to
+/// [-87, 88] (exp(-87) is near the smallest normal float).
+inline float expApprox(float x) {
+  x = std::min(std::max(x, -87.0f), 88.0f);
+  float n = std::floor(x * 1.44269504088896341f + 0.5f);
+  float r = x - n * 0.693359375f + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  int32_t bits = (int32_t(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+inline float sigmoidApprox(float x) { return 1.0f / (1.0f + expApprox(-x)); }
+
+/// erf(x), absolute error under 1.5e-7 (Abramowitz and Stegun 7.1.26).
+inline float erfApprox(float x) {
+  float ax = std::fabs(x);
+  float t = 1.0f / (1.0f + 0.3275911f * ax);
+  float poly =
+      t * (0.254829592f +
+           t * (-0.284496736f +
+                t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+  float y = 1.0f - poly * expApprox(-ax * ax);
+  return x < 0.0f ? -y : y;
+}
+
+inline float geluApprox(float x) {
+  return 0.5f * x * (1.0f + erfApprox(x * 0.70710678118654752f));
+}
+
+inline float geluTanhApprox(float x) {
+  // tanh(u) = 2 sigmoid(2u) - 1.
+  float u = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+  return 0.5f * x * (2.0f * sigmoidApprox(2.0f * u));
+}
+
+/// The activation over a row; the switch is outside the loops so each
+/// loop vectorizes.
+void activateRow(float *v, int64_t n, Activation act, float p0, float p1) {
+  switch (act) {
+  case Activation::Sigmoid:
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = sigmoidApprox(v[i]);
+    return;
+  case Activation::SiLU:
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = v[i] * sigmoidApprox(v[i]);
+    return;
+  case Activation::Gelu:
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = geluApprox(v[i]);
+    return;
+  case Activation::GeluTanh:
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = geluTanhApprox(v[i]);
+    return;
+  default:
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = activate(v[i], act, p0, p1);
+    return;
+  }
+}
+
+} // namespace
+
+float activate(float x, Activation act, float p0, float p1) {
+  switch (act) {
+  case Activation::None:
+    return x;
+  case Activation::Relu:
+    return std::max(x, 0.0f);
+  case Activation::Clip:
+    return std::min(std::max(x, p0), p1);
+  case Activation::LeakyRelu:
+    return x < 0.0f ? x * p0 : x;
+  case Activation::Sigmoid:
+    return sigmoidApprox(x);
+  case Activation::SiLU:
+    return x * sigmoidApprox(x);
+  case Activation::HardSwish:
+    return x * std::min(std::max(x * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f);
+  case Activation::HardSigmoid:
+    return std::min(std::max(p0 * x + p1, 0.0f), 1.0f);
+  case Activation::Gelu:
+    return geluApprox(x);
+  case Activation::GeluTanh:
+    return geluTanhApprox(x);
+  }
+  return x;
+}
+
+void applyEpilogue(float *c, int64_t ldc, int64_t rows, int64_t cols,
+                   int64_t row0, int64_t col0, const Epilogue &e,
+                   bool withBiasAndResidual) {
+  for (int64_t i = 0; i < rows; ++i) {
+    float *ci = c + i * ldc;
+    if (withBiasAndResidual) {
+      for (int64_t j = 0; j < cols; ++j) {
+        float v = ci[j];
+        if (e.biasMode == BiasMode::PerRow)
+          v += e.bias[row0 + i];
+        else if (e.biasMode == BiasMode::PerCol)
+          v += e.bias[col0 + j];
+        if (e.residual)
+          v += e.residual[(row0 + i) * e.ldr + col0 + j];
+        ci[j] = v;
+      }
+    }
+    if (e.act != Activation::None)
+      activateRow(ci, cols, e.act, e.p0, e.p1);
+  }
+}
+
+uint64_t packedABytes(int64_t m, int64_t k) {
+  uint64_t bytes;
+  if (m < 0 || k < 0 || m > INT64_MAX - kPR ||
+      __builtin_mul_overflow(uint64_t(roundUp(m, kPR)), uint64_t(k), &bytes) ||
+      __builtin_mul_overflow(bytes, uint64_t(sizeof(float)), &bytes))
+    return 0;
+  return bytes;
+}
+
+uint64_t packedBBytes(int64_t k, int64_t n) {
+  uint64_t bytes;
+  if (n < 0 || k < 0 || n > INT64_MAX - kPC ||
+      __builtin_mul_overflow(uint64_t(roundUp(n, kPC)), uint64_t(k), &bytes) ||
+      __builtin_mul_overflow(bytes, uint64_t(sizeof(float)), &bytes))
+    return 0;
+  return bytes;
+}
+
+void packA(const float *a, int64_t lda, bool transposed, int64_t m, int64_t k,
+           float *dst) {
+  GemmOperand op;
+  op.data = a;
+  op.ld = lda;
+  op.transposed = transposed;
+  packABlock(op, m, 0, roundUp(m, kPR), 0, k, dst);
+}
+
+void packB(const float *b, int64_t ldb, bool transposed, int64_t k, int64_t n,
+           float *dst) {
+  GemmOperand op;
+  op.data = b;
+  op.ld = ldb;
+  op.transposed = transposed;
+  packBBlock(op, n, 0, k, 0, roundUp(n, kPC), dst);
+}
+
+void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
+          int64_t colBegin, int64_t colEnd, Isa isa) {
+  if (rowBegin >= rowEnd || colBegin >= colEnd)
+    return;
+  const Epilogue &e = p.epilogue;
+  if (p.k == 0) {
+    for (int64_t i = rowBegin; i < rowEnd; ++i)
+      std::fill(p.c + i * p.ldc + colBegin, p.c + i * p.ldc + colEnd, 0.0f);
+    applyEpilogue(p.c + rowBegin * p.ldc + colBegin, p.ldc, rowEnd - rowBegin,
+                  colEnd - colBegin, rowBegin, colBegin, e);
+    return;
+  }
+  MicrokernelInfo uk = microkernelFor(isa);
+  bool fusedAct = activationInRegisters(e.act);
+  int64_t kBlocks = (p.k + kKC - 1) / kKC;
+  int64_t kcMax = (p.k + kBlocks - 1) / kBlocks;
+  for (int64_t jc = colBegin; jc < colEnd; jc += kNC) {
+    int64_t nc = std::min(kNC, colEnd - jc);
+    for (int64_t pc = 0; pc < p.k; pc += kcMax) {
+      int64_t kc = std::min(kcMax, p.k - pc);
+      bool last = pc + kc >= p.k;
+      const float *bBlock;
+      int64_t bPanelStride;
+      if (p.b.packed) {
+        bBlock = p.b.data + (jc / kPC) * p.k * kPC + pc * kPC;
+        bPanelStride = p.k * kPC;
+      } else {
+        float *buf = scratchB.get(roundUp(nc, kPC) * kc);
+        if (p.b.packFn)
+          p.b.packFn(p.b.packCtx, pc, kc, jc, nc, buf);
+        else
+          packBBlock(p.b, p.n, pc, kc, jc, nc, buf);
+        bBlock = buf;
+        bPanelStride = kc * kPC;
+      }
+      for (int64_t ic = rowBegin; ic < rowEnd; ic += kMC) {
+        int64_t mc = std::min(kMC, rowEnd - ic);
+        const float *aBlock;
+        int64_t aPanelStride;
+        if (p.a.packed) {
+          aBlock = p.a.data + (ic / kPR) * p.k * kPR + pc * kPR;
+          aPanelStride = p.k * kPR;
+        } else {
+          float *buf = scratchA.get(roundUp(mc, kPR) * kc);
+          packABlock(p.a, p.m, ic, mc, pc, kc, buf);
+          aBlock = buf;
+          aPanelStride = kc * kPR;
+        }
+        for (int64_t jr = 0; jr < nc; jr += uk.nr) {
+          int64_t nr = std::min(uk.nr, nc - jr);
+          const float *bp = bBlock + (jr / kPC) * bPanelStride;
+          for (int64_t ir = 0; ir < mc; ir += uk.mr) {
+            int64_t mr = std::min(uk.mr, mc - ir);
+            int64_t row = ic + ir, col = jc + jr;
+            const float *ap = aBlock + (ir / kPR) * aPanelStride + ir % kPR;
+            TileEpilogue te;
+            if (last) {
+              if (e.biasMode == BiasMode::PerRow)
+                te.rowBias = e.bias + row;
+              else if (e.biasMode == BiasMode::PerCol)
+                te.colBias = e.bias + col;
+              if (e.residual) {
+                te.residual = e.residual + row * e.ldr + col;
+                te.ldr = e.ldr;
+              }
+              if (fusedAct) {
+                te.act = int64_t(e.act);
+                te.p0 = e.p0;
+                te.p1 = e.p1;
+              }
+            }
+            uk.fn(kc, ap, bp, bPanelStride, p.c + row * p.ldc + col, p.ldc, mr,
+                  nr, pc > 0, last ? &te : nullptr);
+          }
+        }
+        if (last && !fusedAct)
+          applyEpilogue(p.c + ic * p.ldc + jc, p.ldc, mc, nc, ic, jc, e,
+                        /*withBiasAndResidual=*/false);
+      }
+    }
+  }
+}
+
+} // namespace strata::kernels

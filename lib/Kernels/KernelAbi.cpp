@@ -1,0 +1,64 @@
+//===- KernelAbi.cpp - kernel names and workgroup counts ------------------===//
+
+#include "strata/Kernels/KernelAbi.h"
+
+#include <initializer_list>
+
+namespace strata::kernels::kabi {
+
+Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p) {
+  Conv2dShape s;
+  if (kernel == kConv1x1) {
+    s.n = p[0], s.c = p[1], s.h = s.oh = p[2], s.o = p[3];
+    return s;
+  }
+  s.n = p[0], s.c = p[1], s.h = p[2], s.w = p[3], s.oh = p[4], s.ow = p[5];
+  s.o = p[6], s.kh = p[7], s.kw = p[8], s.sh = p[9], s.sw = p[10];
+  s.pt = p[11], s.pl = p[12], s.pb = p[13], s.pr = p[14];
+  s.dh = p[15], s.dw = p[16], s.g = p[17];
+  return s;
+}
+
+bool isRuntimeKernel(std::string_view name) {
+  for (const char *k : {kMatmulGemm, kMatmulGemv, kMatmulBatched, kConv1x1,
+                        kConvIm2col, kConvDepthwise})
+    if (name == k)
+      return true;
+  return false;
+}
+
+/// Multiply-accumulates of the dispatch, saturating; 0 when unknown.
+static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
+  auto product = [&](std::initializer_list<int64_t> idx) {
+    double v = 1;
+    for (int64_t i : idx) {
+      if (i >= count || p[i] < 0)
+        return 0.0;
+      v *= double(p[i]);
+    }
+    return v;
+  };
+  if (kernel == kMatmulGemm || kernel == kMatmulGemv ||
+      kernel == kMatmulBatched)
+    return product({0, 1, 2, 3});
+  if (kernel == kConv1x1)
+    return product({0, 1, 2, 3});
+  if (kernel == kConvIm2col || kernel == kConvDepthwise) {
+    // N * O * OH * OW * (C / G) * KH * KW
+    if (count < kConvStrategyParams || p[17] < 1)
+      return 0;
+    return product({0, 6, 4, 5, 7, 8}) * double(p[1] / p[17]);
+  }
+  return 0;
+}
+
+int64_t suggestedWorkgroups(std::string_view kernel, const int64_t *params,
+                            int64_t count) {
+  double flops = 2 * macs(kernel, params, count);
+  int64_t wg = 1;
+  while (wg < 8 && flops >= 4e6 * double(wg * 2))
+    wg *= 2;
+  return wg;
+}
+
+} // namespace strata::kernels::kabi

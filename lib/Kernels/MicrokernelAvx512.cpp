@@ -1,0 +1,130 @@
+//===- MicrokernelAvx512.cpp - 12x32 f32 microkernel (AVX-512F) -----------===//
+//
+// 24 zmm accumulators (12 rows x 2 vectors of 16), 2 B vectors and one
+// broadcast of A per step: 27 of the 32 registers. Zen 4 splits each zmm
+// FMA into two 256-bit halves, so this runs at its 2 x 256-bit FMA peak
+// while issuing half the instructions of the AVX2 kernel. Compiled with
+// -mavx512f -mfma; called only when the CPU has AVX-512F.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Microkernels.h"
+
+#include <immintrin.h>
+
+namespace strata::kernels::detail {
+
+namespace {
+
+constexpr int kMR = 12;
+
+inline __m512 activateVec(__m512 v, const TileEpilogue &ep) {
+  switch (ep.act) {
+  case 1: // relu
+    return _mm512_max_ps(v, _mm512_setzero_ps());
+  case 2: // clip
+    return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(ep.p0)),
+                         _mm512_set1_ps(ep.p1));
+  case 3: { // leaky relu
+    __mmask16 neg = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ);
+    return _mm512_mask_mul_ps(v, neg, v, _mm512_set1_ps(ep.p0));
+  }
+  case 6: { // hardswish
+    __m512 g = _mm512_add_ps(_mm512_mul_ps(v, _mm512_set1_ps(1.0f / 6.0f)),
+                             _mm512_set1_ps(0.5f));
+    g = _mm512_min_ps(_mm512_max_ps(g, _mm512_setzero_ps()),
+                      _mm512_set1_ps(1.0f));
+    return _mm512_mul_ps(v, g);
+  }
+  case 7: { // hardsigmoid
+    __m512 g = _mm512_add_ps(_mm512_mul_ps(v, _mm512_set1_ps(ep.p0)),
+                             _mm512_set1_ps(ep.p1));
+    return _mm512_min_ps(_mm512_max_ps(g, _mm512_setzero_ps()),
+                         _mm512_set1_ps(1.0f));
+  }
+  default:
+    return v;
+  }
+}
+
+inline __mmask16 tailMask(int64_t n) {
+  return n >= 16  ? __mmask16(0xffff)
+         : n <= 0 ? __mmask16(0)
+                  : __mmask16((1u << n) - 1);
+}
+
+/// One output vector: accumulate, epilogue, masked store.
+inline void finish(__m512 v, float *c, __mmask16 m, bool accumulate,
+                   const TileEpilogue *ep, int64_t row, int64_t col) {
+  if (accumulate)
+    v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, c));
+  if (ep) {
+    if (ep->rowBias)
+      v = _mm512_add_ps(v, _mm512_set1_ps(ep->rowBias[row]));
+    if (ep->colBias)
+      v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->colBias + col));
+    if (ep->residual)
+      v = _mm512_add_ps(
+          v, _mm512_maskz_loadu_ps(m, ep->residual + row * ep->ldr + col));
+    v = activateVec(v, *ep);
+  }
+  _mm512_mask_storeu_ps(c, m, v);
+}
+
+/// NV vectors of 16 columns, ROWS rows (12; 8 or 4 for the last rows of an
+/// M that is not a multiple of 12, e.g. 64 = 5 x 12 + 4).
+template <int NV, int ROWS>
+void kernel(int64_t kc, const float *a, const float *b, int64_t bPanelStride,
+            float *c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate,
+            const TileEpilogue *ep) {
+  __m512 acc0[ROWS], acc1[ROWS];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    acc0[i] = _mm512_setzero_ps();
+    acc1[i] = _mm512_setzero_ps();
+  }
+  const float *b1 = b + bPanelStride;
+  for (int64_t k = 0; k < kc; ++k) {
+    __m512 bv0 = _mm512_loadu_ps(b + k * 16);
+    __m512 bv1 = NV == 2 ? _mm512_loadu_ps(b1 + k * 16) : bv0;
+    const float *ak = a + k * kMR;
+#pragma clang loop unroll(full)
+    for (int i = 0; i < ROWS; ++i) {
+      __m512 av = _mm512_set1_ps(ak[i]);
+      acc0[i] = _mm512_fmadd_ps(av, bv0, acc0[i]);
+      if (NV == 2)
+        acc1[i] = _mm512_fmadd_ps(av, bv1, acc1[i]);
+    }
+  }
+  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    if (i >= mr)
+      break;
+    float *ci = c + i * ldc;
+    finish(acc0[i], ci, m0, accumulate, ep, i, 0);
+    if (NV == 2 && m1)
+      finish(acc1[i], ci + 16, m1, accumulate, ep, i, 16);
+  }
+}
+
+void microkernel(int64_t kc, const float *a, const float *b,
+                 int64_t bPanelStride, float *c, int64_t ldc, int64_t mr,
+                 int64_t nr, bool accumulate, const TileEpilogue *ep) {
+  auto run = [&](auto fn) {
+    fn(kc, a, b, bPanelStride, c, ldc, mr, nr, accumulate, ep);
+  };
+  if (nr > 16)
+    return mr > 8   ? run(kernel<2, 12>)
+           : mr > 4 ? run(kernel<2, 8>)
+                    : run(kernel<2, 4>);
+  return mr > 8   ? run(kernel<1, 12>)
+         : mr > 4 ? run(kernel<1, 8>)
+                  : run(kernel<1, 4>);
+}
+
+} // namespace
+
+MicrokernelInfo avx512Microkernel() { return {kMR, 32, microkernel}; }
+
+} // namespace strata::kernels::detail

@@ -1,0 +1,310 @@
+//===- CpuGemmKernels.cpp - f32 matmul and convolution kernels ------------===//
+//
+// The kernel-table entries of lib/Kernels (names and params in
+// strata/Kernels/KernelAbi.h). Each `check` validates every param and,
+// with overflow-checked arithmetic, that each binding is large enough, so
+// the kernel itself trusts them. Workgroups split the output: matmuls by
+// (batch, row chunk, column chunk), GEMM convolutions by (image, group,
+// column chunk), depthwise by output plane.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+
+#include "strata/Kernels/Conv.h"
+#include "strata/Kernels/KernelAbi.h"
+
+#include <algorithm>
+
+namespace strata::runtime::hal {
+
+namespace kn = strata::kernels;
+namespace kabi = strata::kernels::kabi;
+
+namespace {
+
+enum Binding { kIn = 0, kWeight = 1, kBias = 2, kOut = 3 };
+
+/// Multiplies non-negative factors; false on a negative one or overflow.
+bool product(std::initializer_list<int64_t> fs, int64_t &out) {
+  out = 1;
+  for (int64_t f : fs)
+    if (f < 0 || __builtin_mul_overflow(out, f, &out))
+      return false;
+  return true;
+}
+
+bool isFlag(int64_t v) { return v == 0 || v == 1; }
+
+/// Checks the epilogue params at `p` and the bias binding (`biasCount`
+/// floats when present).
+bool checkEpilogue(const std::vector<BufferInfo> &b, const int64_t *p,
+                   int64_t biasCount, std::string &error) {
+  if (!isFlag(p[0])) {
+    error = "has_bias is " + std::to_string(p[0]) + ", must be 0 or 1";
+    return false;
+  }
+  if (p[1] < 0 || p[1] >= kn::kActivationCount) {
+    error = "activation is " + std::to_string(p[1]) + ", must be in [0, " +
+            std::to_string(kn::kActivationCount) + ")";
+    return false;
+  }
+  if (p[2] < 0 || p[2] > UINT32_MAX || p[3] < 0 || p[3] > UINT32_MAX) {
+    error = "an activation param is not the bit pattern of an f32";
+    return false;
+  }
+  return !p[0] || needBytes(b, kBias, biasCount, 4, "bias", error);
+}
+
+kn::Epilogue epilogueFrom(const int64_t *p, const void *bias,
+                          kn::BiasMode mode) {
+  kn::Epilogue e;
+  if (p[0]) {
+    e.biasMode = mode;
+    e.bias = static_cast<const float *>(bias);
+  }
+  e.act = kn::Activation(p[1]);
+  e.p0 = kabi::paramFloat(p[2]);
+  e.p1 = kabi::paramFloat(p[3]);
+  return e;
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul: [B, M, N, K, transpose_b, a_batched, b_batched, b_packed, epi...]
+//===----------------------------------------------------------------------===//
+
+struct MatmulSplit {
+  int64_t rowChunks = 1, colChunks = 1, rowStep = 0, colStep = 0;
+};
+
+/// How each matrix of the batch splits for `count` workgroups: the
+/// operand that is not pre-packed is packed per chunk, so split along it
+/// (rows when B is packed) while chunks stay at least a panel wide.
+MatmulSplit matmulSplit(const int64_t *p, int64_t count) {
+  int64_t batch = p[0], m = p[1], n = p[2];
+  bool bPacked = p[7] != 0;
+  MatmulSplit s;
+  int64_t per = batch >= count ? 1 : (count + batch - 1) / batch;
+  int64_t rowPanels = (m + kn::kPanelRows - 1) / kn::kPanelRows;
+  int64_t colPanels = (n + kn::kPanelCols - 1) / kn::kPanelCols;
+  bool byRows = bPacked ? rowPanels >= per || rowPanels >= colPanels
+                        : colPanels < per && rowPanels > colPanels;
+  if (byRows)
+    s.rowChunks = std::max<int64_t>(1, std::min(per, rowPanels));
+  else
+    s.colChunks = std::max<int64_t>(1, std::min(per, colPanels));
+  s.rowStep = (rowPanels + s.rowChunks - 1) / s.rowChunks * kn::kPanelRows;
+  s.colStep = (colPanels + s.colChunks - 1) / s.colChunks * kn::kPanelCols;
+  return s;
+}
+
+int matmulKernel(void *const *bindings, const int64_t *p, int64_t id,
+                 int64_t count) {
+  int64_t batch = p[0], m = p[1], n = p[2], k = p[3];
+  bool transB = p[4], aBatched = p[5], bBatched = p[6], bPacked = p[7];
+  const float *a = static_cast<const float *>(bindings[kIn]);
+  const float *b = static_cast<const float *>(bindings[kWeight]);
+  float *c = static_cast<float *>(bindings[kOut]);
+  MatmulSplit s = matmulSplit(p, count);
+  int64_t perMatrix = s.rowChunks * s.colChunks;
+  int64_t begin, end;
+  split(batch * perMatrix, id, count, begin, end);
+  kn::GemmProblem g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.ldc = n;
+  g.epilogue = epilogueFrom(p + kabi::kMatmulStrategyParams + 3,
+                            bindings[kBias], kn::BiasMode::PerCol);
+  for (int64_t unit = begin; unit < end; ++unit) {
+    int64_t bi = unit / perMatrix, chunk = unit % perMatrix;
+    int64_t r0 = chunk / s.colChunks * s.rowStep;
+    int64_t c0 = chunk % s.colChunks * s.colStep;
+    g.a.data = a + (aBatched ? bi * m * k : 0);
+    g.a.ld = k;
+    if (bPacked) {
+      g.b.data = b;
+      g.b.packed = true;
+    } else {
+      g.b.data = b + (bBatched ? bi * k * n : 0);
+      g.b.ld = transB ? k : n;
+      g.b.transposed = transB;
+    }
+    g.c = c + bi * m * n;
+    kn::gemm(g, r0, std::min(m, r0 + s.rowStep), c0,
+             std::min(n, c0 + s.colStep));
+  }
+  return 0;
+}
+
+bool matmulCheck(const std::vector<BufferInfo> &b,
+                 const std::vector<int64_t> &p, std::string &error) {
+  int64_t batch = p[0], m = p[1], n = p[2], k = p[3];
+  if (batch < 1 || m < 0 || n < 0 || k < 0) {
+    error = "B, M, N, K are " + std::to_string(batch) + ", " +
+            std::to_string(m) + ", " + std::to_string(n) + ", " +
+            std::to_string(k) + " (B >= 1, the others >= 0)";
+    return false;
+  }
+  for (int i : {4, 5, 6, 7})
+    if (!isFlag(p[i])) {
+      error = "param " + std::to_string(i) + " (a flag) is " +
+              std::to_string(p[i]) + ", must be 0 or 1";
+      return false;
+    }
+  if (p[7] && p[6]) {
+    error = "a packed B cannot be batched";
+    return false;
+  }
+  int64_t aCount, bCount, cCount;
+  if (!product({p[5] ? batch : 1, m, k}, aCount) ||
+      !product({p[6] ? batch : 1, k, n}, bCount) ||
+      !product({batch, m, n}, cCount)) {
+    error = "an operand's element count overflows int64";
+    return false;
+  }
+  if (p[7]) {
+    uint64_t bytes = kn::packedBBytes(k, n);
+    if ((bytes == 0 && k && n) || b[kWeight].size < bytes) {
+      error = "binding 1 (packed B) has " + std::to_string(b[kWeight].size) +
+              " bytes, the params need " + std::to_string(bytes);
+      return false;
+    }
+  } else if (!needBytes(b, kWeight, bCount, 4, "B", error)) {
+    return false;
+  }
+  return needBytes(b, kIn, aCount, 4, "A", error) &&
+         needBytes(b, kOut, cCount, 4, "C", error) &&
+         checkEpilogue(b, p.data() + kabi::kMatmulStrategyParams + 3, n, error);
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+kn::Conv2dShape convShape(const int64_t *p) {
+  return kabi::convShapeFromParams(kabi::kConvIm2col, p);
+}
+kn::Conv2dShape conv1x1Shape(const int64_t *p) {
+  return kabi::convShapeFromParams(kabi::kConv1x1, p);
+}
+
+bool checkConvBindings(const std::vector<BufferInfo> &b,
+                       const kn::Conv2dShape &s, bool packed,
+                       const int64_t *epilogue, std::string &error) {
+  std::string why = kn::checkConv2dShape(s);
+  if (!why.empty()) {
+    error = why;
+    return false;
+  }
+  if (packed) {
+    uint64_t bytes = kn::packedConvFilterBytes(s);
+    if (b[kWeight].size < bytes) {
+      error = "binding 1 (packed filter) has " +
+              std::to_string(b[kWeight].size) + " bytes, the params need " +
+              std::to_string(bytes);
+      return false;
+    }
+  } else if (!needBytes(b, kWeight, s.o * s.gemmK(), 4, "filter", error)) {
+    return false;
+  }
+  return needBytes(b, kIn, s.n * s.c * s.h * s.w, 4, "input", error) &&
+         needBytes(b, kOut, s.n * s.o * s.oh * s.ow, 4, "output", error) &&
+         checkEpilogue(b, epilogue, s.o, error);
+}
+
+bool checkPackedFlag(int64_t v, std::string &error) {
+  if (isFlag(v))
+    return true;
+  error = "filter_packed is " + std::to_string(v) + ", must be 0 or 1";
+  return false;
+}
+
+int convGemm(void *const *bindings, const kn::Conv2dShape &s, bool packed,
+             const int64_t *epilogue, int64_t id, int64_t count) {
+  int64_t begin, end;
+  split(kn::conv2dGemmUnits(s, count), id, count, begin, end);
+  kn::conv2dGemm(s, static_cast<const float *>(bindings[kIn]),
+                 static_cast<const float *>(bindings[kWeight]), packed,
+                 epilogueFrom(epilogue, bindings[kBias], kn::BiasMode::PerRow),
+                 static_cast<float *>(bindings[kOut]), count, begin, end);
+  return 0;
+}
+
+int conv1x1Kernel(void *const *bindings, const int64_t *p, int64_t id,
+                  int64_t count) {
+  return convGemm(bindings, conv1x1Shape(p), p[4] != 0, p + 5, id, count);
+}
+bool conv1x1Check(const std::vector<BufferInfo> &b,
+                  const std::vector<int64_t> &p, std::string &error) {
+  return checkPackedFlag(p[4], error) &&
+         checkConvBindings(b, conv1x1Shape(p.data()), p[4] != 0, p.data() + 5,
+                           error);
+}
+
+int convIm2colKernel(void *const *bindings, const int64_t *p, int64_t id,
+                     int64_t count) {
+  return convGemm(bindings, convShape(p), p[18] != 0, p + 19, id, count);
+}
+bool convIm2colCheck(const std::vector<BufferInfo> &b,
+                     const std::vector<int64_t> &p, std::string &error) {
+  return checkPackedFlag(p[18], error) &&
+         checkConvBindings(b, convShape(p.data()), p[18] != 0, p.data() + 19,
+                           error);
+}
+
+int convDepthwiseKernel(void *const *bindings, const int64_t *p, int64_t id,
+                        int64_t count) {
+  kn::Conv2dShape s = convShape(p);
+  int64_t begin, end;
+  split(s.n * s.o, id, count, begin, end);
+  // Fails (1) only when the padded plane cannot be allocated.
+  return kn::conv2dDepthwise(
+             s, static_cast<const float *>(bindings[kIn]),
+             static_cast<const float *>(bindings[kWeight]),
+             epilogueFrom(p + 19, bindings[kBias], kn::BiasMode::PerRow),
+             static_cast<float *>(bindings[kOut]), begin, end)
+             ? 0
+             : 1;
+}
+bool convDepthwiseCheck(const std::vector<BufferInfo> &b,
+                        const std::vector<int64_t> &p, std::string &error) {
+  kn::Conv2dShape s = convShape(p.data());
+  if (p[18] != 0) {
+    error = "filter_packed is " + std::to_string(p[18]) +
+            ", the depthwise kernel reads the plain filter (0)";
+    return false;
+  }
+  if (!checkConvBindings(b, s, false, p.data() + 19, error))
+    return false;
+  if (s.c != s.g) {
+    error = "G = " + std::to_string(s.g) +
+            " is not C = " + std::to_string(s.c) + " (depthwise)";
+    return false;
+  }
+  return true;
+}
+
+constexpr unsigned kWritesOut = 1u << kOut;
+const CpuKernel kGemmKernels[] = {
+    {kabi::kMatmulGemm, 4, kabi::kMatmulParams, kWritesOut, matmulCheck,
+     matmulKernel},
+    {kabi::kMatmulGemv, 4, kabi::kMatmulParams, kWritesOut, matmulCheck,
+     matmulKernel},
+    {kabi::kMatmulBatched, 4, kabi::kMatmulParams, kWritesOut, matmulCheck,
+     matmulKernel},
+    {kabi::kConv1x1, 4, kabi::kConv1x1Params, kWritesOut, conv1x1Check,
+     conv1x1Kernel},
+    {kabi::kConvIm2col, 4, kabi::kConvParams, kWritesOut, convIm2colCheck,
+     convIm2colKernel},
+    {kabi::kConvDepthwise, 4, kabi::kConvParams, kWritesOut, convDepthwiseCheck,
+     convDepthwiseKernel},
+};
+
+} // namespace
+
+CpuKernelList gemmKernels() {
+  return {kGemmKernels, sizeof(kGemmKernels) / sizeof(kGemmKernels[0])};
+}
+
+} // namespace strata::runtime::hal

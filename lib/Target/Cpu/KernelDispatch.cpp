@@ -1,0 +1,283 @@
+//===- KernelDispatch.cpp - plan the dispatches that call a runtime kernel ===//
+
+#include "strata/Target/Cpu/KernelDispatch.h"
+
+#include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Kernels/Conv.h"
+#include "strata/Kernels/KernelAbi.h"
+#include "strata/Strategy/CpuStrategies.h"
+#include "strata/StrategyMLIR/WorkloadFromOp.h"
+
+namespace strata::cpu {
+
+using namespace mlir;
+namespace kn = strata::kernels;
+namespace kabi = strata::kernels::kabi;
+
+namespace {
+
+/// The fused epilogue params (has_bias, act, p0, p1) of an op with
+/// `do_relu`/`relu_limit`/`activation`/`activation_params`; nullopt when
+/// the kernels do not have that activation.
+std::optional<std::vector<int64_t>>
+epilogueParams(bool hasBias, bool doRelu, double reluLimit,
+               std::optional<top::EpilogueActivation> act,
+               std::optional<ArrayRef<double>> actParams, std::string &why) {
+  kn::Activation a = kn::Activation::None;
+  float p0 = 0, p1 = 0;
+  ArrayRef<double> ps = actParams ? *actParams : ArrayRef<double>();
+  auto needParams = [&](size_t n) {
+    if (ps.size() == n)
+      return true;
+    why = "its activation has " + std::to_string(ps.size()) +
+          " params, the kernel epilogue takes " + std::to_string(n);
+    return false;
+  };
+  if (doRelu && act) {
+    why = "it has both do_relu and an activation";
+    return std::nullopt;
+  }
+  if (doRelu) {
+    a = reluLimit >= 0 ? kn::Activation::Clip : kn::Activation::Relu;
+    p1 = reluLimit >= 0 ? float(reluLimit) : 0.0f;
+  } else if (act) {
+    switch (*act) {
+    case top::EpilogueActivation::Sigmoid:
+      a = kn::Activation::Sigmoid;
+      break;
+    case top::EpilogueActivation::SiLU:
+      a = kn::Activation::SiLU;
+      break;
+    case top::EpilogueActivation::Gelu:
+      a = kn::Activation::Gelu;
+      break;
+    case top::EpilogueActivation::GeluTanh:
+      a = kn::Activation::GeluTanh;
+      break;
+    case top::EpilogueActivation::HardSwish:
+      a = kn::Activation::HardSwish;
+      break;
+    case top::EpilogueActivation::HardSigmoid:
+      if (!needParams(2))
+        return std::nullopt;
+      a = kn::Activation::HardSigmoid;
+      p0 = float(ps[0]);
+      p1 = float(ps[1]);
+      break;
+    case top::EpilogueActivation::LeakyRelu:
+      if (!needParams(1))
+        return std::nullopt;
+      a = kn::Activation::LeakyRelu;
+      p0 = float(ps[0]);
+      break;
+    case top::EpilogueActivation::Clip:
+      if (!needParams(2))
+        return std::nullopt;
+      a = kn::Activation::Clip;
+      p0 = float(ps[0]);
+      p1 = float(ps[1]);
+      break;
+    }
+  }
+  return std::vector<int64_t>{hasBias, int64_t(a), kabi::floatParam(p0),
+                              kabi::floatParam(p1)};
+}
+
+bool isF32(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() && t.getElementType().isF32();
+}
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    p *= d;
+  return p;
+}
+
+/// The argument number of `v` in `fn`'s entry block, or -1.
+int argumentOf(func::FuncOp fn, Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  return arg && arg.getOwner() == &fn.front() ? int(arg.getArgNumber()) : -1;
+}
+
+/// Whether `bias` is absent (none), or an f32 constant-shaped tensor of
+/// `count` elements passed as an argument.
+bool biasFits(func::FuncOp fn, Value bias, int64_t count, int &binding,
+              std::string &why) {
+  if (isa<NoneType>(bias.getType())) {
+    binding = KernelDispatchPlan::kNoBias;
+    return true;
+  }
+  binding = argumentOf(fn, bias);
+  if (binding < 0 || !isF32(bias) ||
+      product(cast<RankedTensorType>(bias.getType()).getShape()) != count) {
+    why = "its bias is not an f32 tensor of " + std::to_string(count) +
+          " elements";
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
+                                                     std::string &why) {
+  Operation *op = nullptr;
+  for (Operation &o : fn.front())
+    if (o.hasAttr("strata.impl"))
+      op = &o;
+  if (!op)
+    return std::nullopt;
+  auto implName = op->getAttrOfType<StringAttr>("strata.impl");
+  if (!implName) {
+    why = "its implementation is chosen at run time (a guard)";
+    return std::nullopt;
+  }
+  std::optional<strategy::Implementation> impl =
+      strategy::builtinRegistry()
+          .lookup(op->getName().getStringRef().str(), "cpu")
+          .find(implName.getValue().str());
+  if (!impl || impl->lowering.kind != strategy::Lowering::Kind::Kernel)
+    return std::nullopt;
+  KernelDispatchPlan plan;
+  plan.kernel = impl->lowering.kernel;
+  plan.implementation = impl->name;
+  if (!kabi::isRuntimeKernel(plan.kernel)) {
+    why = "no kernel dispatch for '" + plan.kernel + "' yet";
+    return std::nullopt;
+  }
+  ShapeOr<strategy::Workload> w = strategy::workloadFromOp(op);
+  if (!w) {
+    why = w.error();
+    return std::nullopt;
+  }
+  for (const strategy::KernelParam &p : impl->lowering.params) {
+    ShapeOr<int64_t> v = p.source.evaluate(*w);
+    if (!v || isDynamicDim(*v)) {
+      why = "kernel param " + p.name + " is not known at compile time";
+      return std::nullopt;
+    }
+    plan.params.push_back(*v);
+  }
+  if (op->getNumResults() != 1 || !isF32(op->getResult(0))) {
+    why = "its result is not one static f32 tensor";
+    return std::nullopt;
+  }
+  int input = argumentOf(fn, op->getOperand(0));
+  int weight = argumentOf(fn, op->getOperand(1));
+  if (input < 0 || weight < 0 || !isF32(op->getOperand(0)) ||
+      !isF32(op->getOperand(1))) {
+    why = "its input and weight are not static f32 arguments";
+    return std::nullopt;
+  }
+  int bias;
+  std::optional<std::vector<int64_t>> epilogue;
+
+  if (auto mm = dyn_cast<top::MatMulOp>(op)) {
+    if (plan.params.size() != size_t(kabi::kMatmulStrategyParams)) {
+      why = "the strategy gives " + std::to_string(plan.params.size()) +
+            " params, the matmul kernel takes " +
+            std::to_string(kabi::kMatmulStrategyParams);
+      return std::nullopt;
+    }
+    auto a = cast<RankedTensorType>(mm.getInput().getType());
+    auto b = cast<RankedTensorType>(mm.getRight().getType());
+    if (a.getRank() < 2 || b.getRank() < 2) {
+      why = "an operand has rank 1";
+      return std::nullopt;
+    }
+    int64_t batch = plan.params[0];
+    int64_t aBatch = product(a.getShape().drop_back(2));
+    int64_t bBatch = product(b.getShape().drop_back(2));
+    // The gemm kernels fold A's leading dims into M (B = 1).
+    bool folded = batch == 1;
+    if (!folded && ((aBatch != 1 && aBatch != batch) ||
+                    (bBatch != 1 && bBatch != batch))) {
+      why = "its batch broadcast is not all-or-nothing per operand";
+      return std::nullopt;
+    }
+    if (folded && bBatch != 1) {
+      why = "a batched right operand under a gemm kernel";
+      return std::nullopt;
+    }
+    bool aBatched = !folded && aBatch == batch && batch > 1;
+    bool bBatched = !folded && bBatch == batch && batch > 1;
+    plan.params.push_back(aBatched);
+    plan.params.push_back(bBatched);
+    plan.packedFlagParam = int64_t(plan.params.size());
+    plan.params.push_back(0); // b_packed, set when B is a constant
+    if (!bBatched)
+      plan.pack = KernelDispatchPlan::Pack::MatmulB;
+    if (!biasFits(fn, mm.getBias(), plan.params[2], bias, why))
+      return std::nullopt;
+    epilogue = epilogueParams(
+        bias >= 0, mm.getDoRelu(), mm.getReluLimit().convertToDouble(),
+        mm.getActivation(), mm.getActivationParams(), why);
+  } else if (auto conv = dyn_cast<top::ConvOp>(op)) {
+    bool is1x1 = plan.kernel == kabi::kConv1x1;
+    size_t want = size_t(is1x1 ? kabi::kConv1x1StrategyParams
+                               : kabi::kConvStrategyParams);
+    if (plan.params.size() != want) {
+      why = "the strategy gives " + std::to_string(plan.params.size()) +
+            " params, kernel '" + plan.kernel + "' takes " +
+            std::to_string(want);
+      return std::nullopt;
+    }
+    if (conv.getInputZp() || conv.getWeightZp()) {
+      why = "it has zero points";
+      return std::nullopt;
+    }
+    plan.packedFlagParam = int64_t(plan.params.size());
+    plan.params.push_back(0); // filter_packed, set when constant
+    if (plan.kernel != kabi::kConvDepthwise)
+      plan.pack = KernelDispatchPlan::Pack::ConvFilter;
+    int64_t outChannels = is1x1 ? plan.params[3] : plan.params[6];
+    if (!biasFits(fn, conv.getBias(), outChannels, bias, why))
+      return std::nullopt;
+    epilogue = epilogueParams(
+        bias >= 0, conv.getDoRelu(), conv.getReluLimit().convertToDouble(),
+        conv.getActivation(), conv.getActivationParams(), why);
+  } else {
+    why = "the kernel planner does not know '" +
+          op->getName().getStringRef().str() + "'";
+    return std::nullopt;
+  }
+  if (!epilogue)
+    return std::nullopt;
+  plan.params.insert(plan.params.end(), epilogue->begin(), epilogue->end());
+  plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult};
+  plan.workgroupCount = kabi::suggestedWorkgroups(
+      plan.kernel, plan.params.data(), int64_t(plan.params.size()));
+  return plan;
+}
+
+std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
+  const std::vector<int64_t> &p = plan.params;
+  if (plan.pack == KernelDispatchPlan::Pack::MatmulB)
+    return {p[2], p[3], p[4]};
+  if (plan.pack == KernelDispatchPlan::Pack::ConvFilter) {
+    kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
+    return {s.o, s.c, s.kh, s.kw, s.g};
+  }
+  return {};
+}
+
+std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
+                                    const float *data) {
+  const std::vector<int64_t> &p = plan.params;
+  std::vector<float> packed;
+  if (plan.pack == KernelDispatchPlan::Pack::MatmulB) {
+    int64_t n = p[2], k = p[3];
+    bool transposed = p[4] != 0;
+    packed.resize(kn::packedBBytes(k, n) / sizeof(float));
+    kn::packB(data, transposed ? k : n, transposed, k, n, packed.data());
+  } else if (plan.pack == KernelDispatchPlan::Pack::ConvFilter) {
+    kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
+    packed.resize(kn::packedConvFilterBytes(s) / sizeof(float));
+    kn::packConvFilter(s, data, packed.data());
+  }
+  return packed;
+}
+
+} // namespace strata::cpu

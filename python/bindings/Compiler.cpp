@@ -1,0 +1,336 @@
+//===- Compiler.cpp - strata._core: models, compile, run_ref, compare -----===//
+//
+// A Model is a Top module with its weights in its own MLIRContext, imported
+// from ONNX or read from a .mlir; compile_cpu turns it into the bytes of a
+// .strata artifact (lib/Target/Cpu), run_ref runs it in the reference
+// interpreter. MLIR diagnostics become the message of strata.Error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+#include "strata/Frontend/Onnx/OnnxImporter.h"
+#include "strata/Interfaces/HostTypes.h"
+#include "strata/Interpreter/Interpreter.h"
+#include "strata/Pipelines/ModelIO.h"
+#include "strata/Pipelines/Optimize.h"
+#include "strata/Support/Compare.h"
+#include "strata/Target/Cpu/CpuTarget.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fstream>
+
+namespace strata::python {
+
+using ShapeMap = std::map<std::string, std::vector<int64_t>>;
+
+/// Collects the error diagnostics emitted on a context while it lives.
+class Diagnostics {
+public:
+  explicit Diagnostics(mlir::MLIRContext &context)
+      : handler(&context, [this](mlir::Diagnostic &d) {
+          if (d.getSeverity() != mlir::DiagnosticSeverity::Error)
+            return mlir::success();
+          llvm::raw_string_ostream os(text);
+          if (!text.empty())
+            os << "\n";
+          if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+            os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+               << loc.getColumn() << ": ";
+          else if (auto loc = llvm::dyn_cast<mlir::NameLoc>(d.getLocation()))
+            os << "'" << loc.getName().getValue() << "': ";
+          os << d;
+          for (const mlir::Diagnostic &note : d.getNotes())
+            os << "\n  note: " << note;
+          return mlir::success();
+        }) {}
+
+  /// Throws Error with `what`, then the diagnostics collected.
+  [[noreturn]] void fail(const std::string &what) const {
+    throw Error(text.empty() ? what : what + ": " + text);
+  }
+
+private:
+  std::string text;
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+static std::unique_ptr<mlir::MLIRContext> newContext() {
+  auto context = std::make_unique<mlir::MLIRContext>();
+  registerAndLoadDialects(*context);
+  context->printOpOnDiagnostic(false);
+  return context;
+}
+
+/// A Top model with its weights; `source` remembers how to import it again
+/// with other input shapes (compile's variants).
+struct Model {
+  std::unique_ptr<mlir::MLIRContext> context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  TensorMap weights;
+  std::string name;
+  bool fromOnnx = false;
+  std::string onnxPath;  // or
+  std::string onnxBytes; // the serialized ModelProto
+  ShapeMap importShapes;
+
+  mlir::func::FuncOp entry() const {
+    mlir::FailureOr<mlir::func::FuncOp> f = findEntryFunction(module.get());
+    if (failed(f))
+      throw Error("model '" + name + "' has no entry function");
+    return *f;
+  }
+};
+
+using Info = std::tuple<std::string, std::vector<int64_t>, std::string>;
+
+static Info typeInfo(const std::string &name, mlir::Type type) {
+  std::vector<int64_t> shape;
+  mlir::Type element = type;
+  if (auto ranked = llvm::dyn_cast<mlir::RankedTensorType>(type)) {
+    for (int64_t d : ranked.getShape())
+      shape.push_back(mlir::ShapedType::isDynamic(d) ? -1 : d);
+    element = ranked.getElementType();
+  } else if (auto tensor = llvm::dyn_cast<mlir::TensorType>(type)) {
+    element = tensor.getElementType();
+  }
+  std::optional<DType> dtype = strata::dtypeOf(element);
+  std::string dtypeText;
+  if (dtype) {
+    dtypeText = dtypeName(*dtype);
+  } else {
+    llvm::raw_string_ostream os(dtypeText);
+    element.print(os);
+  }
+  return {name, shape, dtypeText};
+}
+
+static std::vector<Info> modelInputs(const Model &m) {
+  mlir::func::FuncOp f = m.entry();
+  std::vector<Info> infos;
+  for (unsigned i = 0; i < f.getNumArguments(); ++i)
+    infos.push_back(typeInfo(inputName(f, i), f.getArgument(i).getType()));
+  return infos;
+}
+
+static std::vector<Info> modelOutputs(const Model &m) {
+  mlir::func::FuncOp f = m.entry();
+  std::vector<Info> infos;
+  for (unsigned i = 0; i < f.getNumResults(); ++i)
+    infos.push_back(typeInfo(outputName(f, i), f.getResultTypes()[i]));
+  return infos;
+}
+
+/// Imports the ONNX model of `m` again into `context` with `shapes`.
+static onnx_import::ImportedModel
+importOnnx(const Model &m, mlir::MLIRContext &context, const ShapeMap &shapes) {
+  Diagnostics diag(context);
+  onnx_import::ImportOptions options;
+  options.name = m.name;
+  options.inputShapes = shapes;
+  mlir::FailureOr<onnx_import::ImportedModel> imported =
+      m.onnxPath.empty()
+          ? onnx_import::importOnnxBuffer(m.onnxBytes, "", "<ModelProto>",
+                                          context, options)
+          : onnx_import::importOnnxFile(m.onnxPath, context, options);
+  if (failed(imported))
+    diag.fail("import_onnx: cannot import '" +
+              (m.onnxPath.empty() ? std::string("<ModelProto>") : m.onnxPath) +
+              "'");
+  return std::move(*imported);
+}
+
+static Model importOnnxModel(const std::optional<std::string> &path,
+                             const std::optional<nb::bytes> &bytes,
+                             const std::string &name, const ShapeMap &shapes) {
+  Model m;
+  m.fromOnnx = true;
+  if (path)
+    m.onnxPath = *path;
+  else if (bytes)
+    m.onnxBytes.assign(static_cast<const char *>(bytes->data()), bytes->size());
+  else
+    throw Error("import_onnx: give a path or the bytes of a ModelProto");
+  m.name = name;
+  if (m.name.empty() && path) {
+    m.name = llvm::sys::path::stem(*path).str();
+  }
+  if (m.name.empty())
+    m.name = "model";
+  m.importShapes = shapes;
+  m.context = newContext();
+  onnx_import::ImportedModel imported = importOnnx(m, *m.context, shapes);
+  m.module = std::move(imported.module);
+  m.weights = std::move(imported.weights);
+  return m;
+}
+
+static Model loadMlirModel(const std::string &path,
+                           const std::string &weights) {
+  Model m;
+  m.context = newContext();
+  Diagnostics diag(*m.context);
+  std::string error;
+  if (failed(
+          loadTopModel(path, weights, *m.context, m.module, m.weights, error)))
+    diag.fail("load_mlir: " + error);
+  m.name = llvm::sys::path::stem(path).str();
+  if (llvm::StringRef(m.name).ends_with("_origin"))
+    m.name.resize(m.name.size() - 7);
+  return m;
+}
+
+/// The bytes of a .strata artifact holding one variant per entry of
+/// `variants` (none: the model's own shapes).
+static nb::bytes compileCpu(const Model &m, std::vector<ShapeMap> variants,
+                            bool optimize, const std::string &cpu,
+                            unsigned optLevel, const std::string &layout) {
+  if (!cpu.empty() && !strata::cpu::isKnownCpu(cpu))
+    throw Error("compile: cpu '" + cpu +
+                "' is not an x86-64 CPU LLVM knows (e.g. znver4, "
+                "skylake-avx512, x86-64-v3)");
+  if (optLevel > 3)
+    throw Error("compile: opt_level " + std::to_string(optLevel) +
+                " must be 0, 1, 2 or 3");
+  if (!layout.empty() && layout != "nchw" && layout != "nhwc")
+    throw Error("compile: layout '" + layout + "' must be 'nchw' or 'nhwc'");
+  if (variants.empty())
+    variants.push_back({});
+  strata::cpu::CpuCompileOptions options;
+  options.codegen.cpu = cpu;
+  options.codegen.optLevel = optLevel;
+  strata::cpu::CpuArtifactBuilder builder(m.name);
+  for (const ShapeMap &shapes : variants) {
+    // Each variant compiles a fresh copy: optimizing and outlining rewrite
+    // the module in place.
+    auto context = newContext();
+    Diagnostics diag(*context);
+    mlir::OwningOpRef<mlir::ModuleOp> module;
+    TensorMap weights;
+    if (!shapes.empty()) {
+      if (!m.fromOnnx)
+        throw Error("compile: input_shapes needs a model imported from ONNX "
+                    "(model '" +
+                    m.name + "' was read from a Top module)");
+      ShapeMap merged = m.importShapes;
+      for (const auto &[k, v] : shapes)
+        merged[k] = v;
+      onnx_import::ImportedModel imported = importOnnx(m, *context, merged);
+      module = std::move(imported.module);
+      weights = std::move(imported.weights);
+    } else {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      m.module.get().print(os);
+      module = parseModuleText(text, m.name, *context);
+      if (!module)
+        diag.fail("compile: cannot copy model '" + m.name + "'");
+      weights = m.weights;
+    }
+    if (optimize) {
+      mlir::FailureOr<TensorMap> optimized =
+          optimizeTopModule(*module, weights, layout);
+      if (failed(optimized))
+        diag.fail("compile: optimizing '" + m.name + "' failed");
+      weights = std::move(*optimized);
+    }
+    strata::cpu::VariantReport report;
+    std::string error;
+    if (failed(builder.addVariant(*module, weights, options, report, error)))
+      diag.fail("compile: target cpu: " + error);
+  }
+  llvm::SmallString<128> path;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("strata-py", "strata", path))
+    throw Error("compile: cannot create a temporary file: " + ec.message());
+  std::string error;
+  bool written = builder.write(std::string(path), error);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      written ? llvm::MemoryBuffer::getFile(path)
+              : llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>(
+                    std::make_error_code(std::errc::io_error));
+  llvm::sys::fs::remove(path);
+  if (!written)
+    throw Error("compile: " + error);
+  if (!buffer)
+    throw Error("compile: cannot read the artifact back: " +
+                buffer.getError().message());
+  return nb::bytes((*buffer)->getBufferStart(), (*buffer)->getBufferSize());
+}
+
+static nb::dict runRef(const Model &m, const nb::dict &inputs) {
+  TensorMap in = fromDict(inputs, "run_ref: input");
+  Diagnostics diag(*m.context);
+  // The GIL stays held: the model's context is not shared across threads.
+  mlir::FailureOr<TensorMap> out =
+      interpretModule(m.module.get(), in, m.weights);
+  if (failed(out))
+    diag.fail("run_ref: running '" + m.name + "' failed");
+  return toDict(*out);
+}
+
+static nb::tuple compare(const InArray &a, const InArray &b, double cosine,
+                         double euclid) {
+  if (!(cosine >= 0 && cosine <= 1) || !(euclid >= 0 && euclid <= 1))
+    throw Error("compare: tolerance (" + std::to_string(cosine) + ", " +
+                std::to_string(euclid) + ") must be in [0, 1]");
+  Tensor ta = toTensor(a, "compare: a");
+  Tensor tb = toTensor(b, "compare: b");
+  CompareResult r = compareTensors(ta, tb, cosine, euclid);
+  return nb::make_tuple(verdictName(r.verdict), r.passed(), r.cosine,
+                        r.euclidean, r.maxAbsError, r.maxRelError, r.detail);
+}
+
+void registerCompiler(nb::module_ &m) {
+  nb::class_<Model>(m, "Model", "A Top model and its weights.")
+      .def_ro("name", &Model::name, "The model's name.")
+      .def_prop_ro("inputs", &modelInputs,
+                   "The inputs: (name, shape with -1 for dynamic dims, dtype).")
+      .def_prop_ro(
+          "outputs", &modelOutputs,
+          "The outputs: (name, shape with -1 for dynamic dims, dtype).")
+      .def(
+          "text",
+          [](const Model &self) {
+            std::string text;
+            llvm::raw_string_ostream os(text);
+            self.module.get().print(os);
+            return text;
+          },
+          "The Top module as MLIR text.")
+      .def(
+          "save",
+          [](const Model &self, const std::string &dir) {
+            std::string error;
+            if (failed(writeTopModel(self.module.get(), self.weights, dir,
+                                     self.name, error)))
+              throw Error("Model.save: " + error);
+          },
+          nb::arg("dir"), "Writes DIR/<name>_origin.mlir and its weight npz.");
+  m.def("import_onnx", &importOnnxModel, nb::arg("path").none(),
+        nb::arg("data").none(), nb::arg("name"), nb::arg("input_shapes"),
+        "Imports an ONNX model from a file or a serialized ModelProto.");
+  m.def("load_mlir", &loadMlirModel, nb::arg("path"), nb::arg("weights"),
+        "Reads a Top module and its weight npz.");
+  m.def("compile_cpu", &compileCpu, nb::arg("model"), nb::arg("variants"),
+        nb::arg("optimize"), nb::arg("cpu"), nb::arg("opt_level"),
+        nb::arg("layout"),
+        "Compiles a model for this machine's CPU; returns the artifact's "
+        "bytes.");
+  m.def("run_ref", &runRef, nb::arg("model"), nb::arg("inputs"),
+        "Runs a model in the reference interpreter.");
+  m.def("compare", &compare, nb::arg("a"), nb::arg("b"), nb::arg("cosine"),
+        nb::arg("euclid"),
+        "Compares two arrays by tpu-mlir's npz_tool rules: (verdict, passed, "
+        "cosine, euclidean, max_abs, max_rel, detail).");
+}
+
+} // namespace strata::python

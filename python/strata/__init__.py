@@ -1,0 +1,335 @@
+"""Strata: import ONNX models, build TpuLang graphs, compile them for the CPU
+and run them on numpy arrays.
+
+    import numpy as np, strata
+    model = strata.import_onnx("net.onnx")
+    artifact = strata.compile(model, target="cpu")
+    session = strata.Session(artifact)
+    outputs = session.run({"x": np.ones((1, 3, 8, 8), np.float32)})
+
+docs/python.md is the reference.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _core
+from ._core import Error
+
+__all__ = [
+    "Artifact", "CompareResult", "Error", "Model", "Session", "TensorInfo",
+    "compare", "compile", "import_onnx", "load", "load_mlir", "run_ref",
+]
+__version__ = "0.1.0"
+
+ShapeMap = Mapping[str, Sequence[int]]
+
+
+class TensorInfo(NamedTuple):
+    """An input or output of a model: name, shape (-1 for a dynamic dim), dtype."""
+    name: str
+    shape: Tuple[int, ...]
+    dtype: np.dtype
+
+
+def _infos(raw) -> List[TensorInfo]:
+    out = []
+    for name, shape, dtype in raw:
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            dt = dtype  # a type numpy lacks (e.g. bfloat16 without ml_dtypes)
+        out.append(TensorInfo(name, tuple(shape), dt))
+    return out
+
+
+def _shapes(input_shapes: Optional[ShapeMap], what: str) -> Dict[str, List[int]]:
+    if input_shapes is None:
+        return {}
+    if not isinstance(input_shapes, Mapping):
+        raise Error(f"{what}: input_shapes must be a dict {{name: shape}}, "
+                    f"not {type(input_shapes).__name__}")
+    shapes = {}
+    for name, shape in input_shapes.items():
+        try:
+            dims = [int(d) for d in shape]
+        except (TypeError, ValueError):
+            raise Error(f"{what}: input_shapes['{name}'] = {shape!r} is not a "
+                        f"list of ints") from None
+        if any(d < 0 for d in dims):
+            raise Error(f"{what}: input_shapes['{name}'] = {dims} has a "
+                        f"negative dim; give static shapes")
+        shapes[str(name)] = dims
+    return shapes
+
+
+class _Signature:
+    """name, inputs and outputs of the native object ``self._native``."""
+    _native: Any
+
+    @property
+    def name(self) -> str:
+        """The model's name."""
+        return self._native.name
+
+    @property
+    def inputs(self) -> List[TensorInfo]:
+        """The inputs' (name, shape, dtype); -1 marks a dynamic dim (a Model's) or
+        a dim set per variant (a Session's)."""
+        return _infos(self._native.inputs)
+
+    @property
+    def outputs(self) -> List[TensorInfo]:
+        """The outputs' (name, shape, dtype)."""
+        return _infos(self._native.outputs)
+
+
+class Model(_Signature):
+    """A model in Strata's Top dialect with its weights, as imported from ONNX
+    (:func:`import_onnx`) or read from a ``.mlir`` (:func:`load_mlir`)."""
+
+    def __init__(self, core: "_core.Model"):
+        self._m = core
+        self._native = core
+
+    def text(self) -> str:
+        """The Top module as MLIR text."""
+        return self._m.text()
+
+    def save(self, dir: Union[str, os.PathLike]) -> None:
+        """Writes ``dir/<name>_origin.mlir`` and its weight npz (``strata
+        compile``, ``run-ref`` and :func:`load_mlir` read the pair)."""
+        self._m.save(os.fspath(dir))
+
+    def __repr__(self) -> str:
+        return f"Model({self.name!r}, inputs={[i.name for i in self.inputs]})"
+
+
+def import_onnx(model: Union[str, os.PathLike, bytes, Any], name: Optional[str] = None,
+                input_shapes: Optional[ShapeMap] = None) -> Model:
+    """Imports an ONNX model into a Strata Top model.
+
+    ``model`` is a path to a ``.onnx`` file, the bytes of a serialized
+    ModelProto, or an ``onnx.ModelProto``. ``input_shapes`` fixes inputs'
+    dynamic dims (``{"x": [1, 3, 224, 224]}``). A model that does not import
+    raises :class:`strata.Error` with the importer's messages.
+    """
+    shapes = _shapes(input_shapes, "import_onnx")
+    if isinstance(model, (str, os.PathLike)):
+        return Model(_core.import_onnx(os.fspath(model), None, name or "", shapes))
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return Model(_core.import_onnx(None, bytes(model), name or "model", shapes))
+    serialize = getattr(model, "SerializeToString", None)
+    if serialize is None:
+        raise Error("import_onnx: model must be a path, bytes or an "
+                    f"onnx.ModelProto, not {type(model).__name__}")
+    graph_name = getattr(getattr(model, "graph", None), "name", "") or "model"
+    return Model(_core.import_onnx(None, serialize(), name or graph_name, shapes))
+
+
+def load_mlir(path: Union[str, os.PathLike], weights: Optional[str] = None) -> Model:
+    """Reads a Top module (``*_origin.mlir`` or one ``strata compile --target top``
+    wrote) and its weight npz (default: the module's ``top.weight_file``)."""
+    return Model(_core.load_mlir(os.fspath(path), weights or ""))
+
+
+class Artifact:
+    """A compiled model: the bytes of a ``.strata`` file (docs/artifact.md)."""
+
+    def __init__(self, data: bytes):
+        self.data = bytes(data)
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Writes the artifact to ``path`` (a temporary file, then a rename)."""
+        path = os.fspath(path)
+        tmp = f"{path}.tmp{os.getpid()}"
+        with open(tmp, "wb") as f:
+            f.write(self.data)
+        os.replace(tmp, path)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __repr__(self) -> str:
+        return f"Artifact({len(self.data)} bytes)"
+
+
+def load(path: Union[str, os.PathLike]) -> Artifact:
+    """Reads a ``.strata`` file; :class:`Session` verifies it when it loads."""
+    with open(os.fspath(path), "rb") as f:
+        return Artifact(f.read())
+
+
+def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",
+            quantize: Optional[str] = None,
+            input_shapes: Union[ShapeMap, Sequence[ShapeMap], None] = None,
+            optimize: bool = True, cpu: Optional[str] = None, opt_level: int = 2,
+            layout: Optional[str] = None) -> Artifact:
+    """Compiles a model into an :class:`Artifact` for ``target`` ("cpu").
+
+    ``model``: a :class:`Model` or a path (``.onnx`` or a Top ``.mlir``).
+    ``input_shapes``: a dict fixing inputs' shapes, or a list of dicts, one per
+    variant (the runtime picks the variant whose shapes equal its inputs'); for
+    models imported from ONNX. ``optimize``: run Strata's Top optimizer first.
+    ``cpu``: an x86-64 CPU name as LLVM spells it (default: this machine's);
+    ``opt_level``: LLVM's 0-3; ``layout``: "nchw" or "nhwc" conversion while
+    optimizing. ``quantize`` is accepted for the API's shape; Strata has no
+    quantizing compile yet, so anything but None is an error.
+    """
+    if target != "cpu":
+        raise Error(f"compile: target '{target}' is not available; the target is 'cpu'")
+    if quantize is not None:
+        raise Error(f"compile: quantize={quantize!r} is not available yet "
+                    "(Strata compiles float models; quantized models come as "
+                    "QDQ/integer ONNX graphs)")
+    if input_shapes is None:
+        variants: List[Dict[str, List[int]]] = []
+    elif isinstance(input_shapes, Mapping):
+        variants = [_shapes(input_shapes, "compile")]
+    else:
+        variants = [_shapes(v, "compile") for v in input_shapes]
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        # An ONNX file is imported with the first variant's shapes (dynamic
+        # dims need them); every variant is imported again with its own.
+        model = (load_mlir(path) if path.endswith(".mlir")
+                 else import_onnx(path, input_shapes=variants[0] if variants else None))
+    if not isinstance(model, Model):
+        raise Error(f"compile: model must be a strata.Model or a path, not {type(model).__name__}")
+    if not isinstance(opt_level, int):
+        raise Error(f"compile: opt_level must be an int 0-3, not {opt_level!r}")
+    return Artifact(_core.compile_cpu(model._m, variants, bool(optimize), cpu or "",
+                                      opt_level if opt_level >= 0 else 99, layout or ""))
+
+
+class Session(_Signature):
+    """Runs an artifact on numpy arrays through Strata's runtime (C API).
+
+    ``Session(artifact_or_path, device="cpu", threads=None)``: ``threads`` is
+    the size of the session's thread pool (None: one per core; 1: the
+    caller's thread only). ``run`` releases the GIL while the model runs, so
+    sessions on several Python threads run in parallel; one session runs one
+    call at a time.
+    """
+
+    def __init__(self, artifact: Union[Artifact, bytes, str, os.PathLike],
+                 device: str = "cpu", threads: Optional[int] = None):
+        if device != "cpu":
+            raise Error(f"Session: device '{device}' is not available; the device is 'cpu'")
+        if threads is None:
+            n = 0
+        elif isinstance(threads, int) and not isinstance(threads, bool) and threads >= 1:
+            n = threads
+        else:
+            raise Error(f"Session: threads must be None or an int >= 1, not {threads!r}")
+        if isinstance(artifact, Artifact):
+            self._s = _core.Session(artifact.data, n)
+        elif isinstance(artifact, (bytes, bytearray)):
+            self._s = _core.Session(bytes(artifact), n)
+        elif isinstance(artifact, (str, os.PathLike)):
+            self._s = _core.Session(os.fspath(artifact), n)
+        else:
+            raise Error("Session: artifact must be a strata.Artifact, bytes or a "
+                        f"path, not {type(artifact).__name__}")
+        self._native = self._s
+
+    @property
+    def threads(self) -> int:
+        """Threads of the session's pool."""
+        return self._s.threads
+
+    def run(self, inputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
+        """Runs the model on ``{name: array}`` and returns ``{name: array}``.
+
+        Arrays must be C-contiguous with the model's dtype and a shape one of
+        its variants takes; their memory is handed to the runtime as it is.
+        Errors (a wrong name, dtype or shape, a missing input) raise
+        :class:`strata.Error` naming the input.
+        """
+        if not isinstance(inputs, Mapping):
+            raise Error(f"Session.run: inputs must be a dict {{name: array}}, "
+                        f"not {type(inputs).__name__}")
+        return self._s.run(dict(inputs))
+
+    def close(self) -> None:
+        """Releases the model; later calls raise :class:`strata.Error`."""
+        self._s.close()
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def run_ref(model: Union[Model, str, os.PathLike], inputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    """Runs a model in Strata's reference interpreter (no compilation)."""
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        model = load_mlir(path) if path.endswith(".mlir") else import_onnx(path)
+    if not isinstance(inputs, Mapping):
+        raise Error(f"run_ref: inputs must be a dict {{name: array}}, not {type(inputs).__name__}")
+    if not isinstance(model, Model):
+        raise Error(f"run_ref: model must be a strata.Model or a path, not {type(model).__name__}")
+    return _core.run_ref(model._m, dict(inputs))
+
+
+class CompareResult(NamedTuple):
+    """The verdict of :func:`compare`, as ``strata compare`` prints it."""
+    verdict: str  # EQUAL, CLOSE, SIMILAR, NOT_SIMILAR or MISMATCH
+    passed: bool
+    cosine: float
+    euclidean: float
+    max_abs: float
+    max_rel: float
+    detail: str
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+
+def _tolerance(tolerance) -> Tuple[float, float]:
+    if isinstance(tolerance, str):
+        parts = tolerance.split(",")
+    else:
+        parts = list(tolerance) if isinstance(tolerance, (tuple, list)) else [tolerance]
+    try:
+        values = tuple(float(p) for p in parts)
+    except (TypeError, ValueError):
+        values = ()
+    if len(values) != 2:
+        raise Error(f"compare: tolerance {tolerance!r} must be (cosine, euclidean) "
+                    "or 'cos,euclid'")
+    return values  # type: ignore[return-value]
+
+
+def compare(a: Any, b: Any, tolerance: Union[Tuple[float, float], str] = (0.99, 0.99)
+            ) -> Union[CompareResult, Dict[str, CompareResult]]:
+    """Compares ``b`` with the reference ``a`` by ``strata compare``'s rules
+    (tpu-mlir's npz_tool): EQUAL, CLOSE (allclose rtol 1e-3, atol 1e-8),
+    SIMILAR (cosine and euclidean similarity >= ``tolerance``), else
+    NOT_SIMILAR; different shapes or dtypes are MISMATCH.
+
+    Arrays give a :class:`CompareResult` (truthy when it passes); dicts give
+    ``{name: CompareResult}`` for every name of ``a`` (one missing from ``b``
+    is a MISMATCH).
+    """
+    cos, euclid = _tolerance(tolerance)
+    if isinstance(a, Mapping) or isinstance(b, Mapping):
+        if not (isinstance(a, Mapping) and isinstance(b, Mapping)):
+            raise Error("compare: give two arrays or two dicts of arrays")
+        results = {}
+        for name, ref in a.items():
+            if name not in b:
+                results[name] = CompareResult("MISMATCH", False, 0.0, 0.0, 0.0, 0.0,
+                                              f"'{name}' is missing from the target")
+            else:
+                results[name] = compare(ref, b[name], (cos, euclid))
+        return results
+    ra = np.ascontiguousarray(a)
+    rb = np.ascontiguousarray(b)
+    return CompareResult(*_core.compare(ra, rb, cos, euclid))

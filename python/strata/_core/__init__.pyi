@@ -1,0 +1,85 @@
+"""Strata's native module (strata._core); use the strata package."""
+
+from collections.abc import Mapping, Sequence
+from typing import Annotated, overload
+
+from numpy.typing import NDArray
+
+from strata._core import tpulang as tpulang
+
+
+class Error(ValueError):
+    pass
+
+class Model:
+    """A Top model and its weights."""
+
+    @property
+    def name(self) -> str:
+        """The model's name."""
+
+    @property
+    def inputs(self) -> list[tuple[str, list[int], str]]:
+        """The inputs: (name, shape with -1 for dynamic dims, dtype)."""
+
+    @property
+    def outputs(self) -> list[tuple[str, list[int], str]]:
+        """The outputs: (name, shape with -1 for dynamic dims, dtype)."""
+
+    def text(self) -> str:
+        """The Top module as MLIR text."""
+
+    def save(self, dir: str) -> None:
+        """Writes DIR/<name>_origin.mlir and its weight npz."""
+
+def import_onnx(path: str | None, data: bytes | None, name: str, input_shapes: Mapping[str, Sequence[int]]) -> Model:
+    """Imports an ONNX model from a file or a serialized ModelProto."""
+
+def load_mlir(path: str, weights: str) -> Model:
+    """Reads a Top module and its weight npz."""
+
+def compile_cpu(model: Model, variants: Sequence[Mapping[str, Sequence[int]]], optimize: bool, cpu: str, opt_level: int, layout: str) -> bytes:
+    """Compiles a model for this machine's CPU; returns the artifact's bytes."""
+
+def run_ref(model: Model, inputs: dict) -> dict:
+    """Runs a model in the reference interpreter."""
+
+def compare(a: Annotated[NDArray, dict(device='cpu', writable=False)], b: Annotated[NDArray, dict(device='cpu', writable=False)], cosine: float, euclid: float) -> tuple:
+    """
+    Compares two arrays by tpu-mlir's npz_tool rules: (verdict, passed, cosine, euclidean, max_abs, max_rel, detail).
+    """
+
+class Session:
+    """A loaded artifact and a session on it."""
+
+    @overload
+    def __init__(self, path: str, threads: int) -> None:
+        """Loads the artifact file."""
+
+    @overload
+    def __init__(self, data: bytes, threads: int) -> None:
+        """Loads artifact bytes."""
+
+    @property
+    def name(self) -> str:
+        """The model's name."""
+
+    @property
+    def inputs(self) -> list[tuple[str, list[int], str]]:
+        """The inputs: (name, shape with -1 for a dim set per variant, dtype)."""
+
+    @property
+    def outputs(self) -> list[tuple[str, list[int], str]]:
+        """The outputs: (name, shape, dtype)."""
+
+    @property
+    def threads(self) -> int:
+        """Threads of the session's pool."""
+
+    def run(self, inputs: dict) -> dict:
+        """
+        Runs on {name: array}; returns {name: array}. The GIL is released while the model runs.
+        """
+
+    def close(self) -> None:
+        """Releases the session and the model."""

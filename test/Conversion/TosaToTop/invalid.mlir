@@ -1,0 +1,106 @@
+// RUN: strata-opt %s --split-input-file --convert-tosa-to-top --verify-diagnostics
+// Every TOSA form convert-tosa-to-top refuses: an error naming the op, the
+// field and the value.
+
+// Variables hold state across runs; Top models have none.
+// expected-error @+1 {{'tosa.variable' is not supported by convert-tosa-to-top}}
+tosa.variable @v = dense<0.0> : tensor<4xf32>
+func.func @variable() -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.variable_read' is not supported by convert-tosa-to-top}}
+  %0 = tosa.variable_read @v : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @other_dialect(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'arith.addf' is not a TOSA op; a TOSA model may hold only TOSA and func ops}}
+  %0 = arith.addf %a, %a : tensor<4xf32>
+  %1 = tosa.abs %0 : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+func.func @i48(%x: tensor<1x4x4x2xi16>) -> tensor<1x4x4x3xi48> {
+  %w = "tosa.const"() {values = dense<1> : tensor<3x1x1x2xi8>} : () -> tensor<3x1x1x2xi8>
+  // expected-error @+1 {{'tosa.const' element type: 'i48' has no Top equivalent (Top has no i48 tensors)}}
+  %b = "tosa.const"() {values = dense<0> : tensor<3xi48>} : () -> tensor<3xi48>
+  %iz = "tosa.const"() {values = dense<0> : tensor<1xi16>} : () -> tensor<1xi16>
+  %wz = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %0 = tosa.conv2d %x, %w, %b, %iz, %wz {acc_type = i48, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x4x4x2xi16>, tensor<3x1x1x2xi8>, tensor<3xi48>, tensor<1xi16>, tensor<1xi8>) -> tensor<1x4x4x3xi48>
+  return %0 : tensor<1x4x4x3xi48>
+}
+
+// -----
+
+func.func @resize_int_bilinear(%a: tensor<1x3x3x1xi8>) -> tensor<1x6x6x1xi32> {
+  %s = tosa.const_shape {values = dense<[2, 1, 2, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %o = tosa.const_shape {values = dense<[0, 0]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %b = tosa.const_shape {values = dense<[1, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  // expected-error @+1 {{'tosa.resize' mode: integer BILINEAR (an unnormalized result) is not handled}}
+  %0 = tosa.resize %a, %s, %o, %b {mode = #tosa.resize_mode<BILINEAR>} : (tensor<1x3x3x1xi8>, !tosa.shape<4>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x6x6x1xi32>
+  return %0 : tensor<1x6x6x1xi32>
+}
+
+// -----
+
+func.func @resize_offset(%a: tensor<1x3x3x1xf32>) -> tensor<1x6x6x1xf32> {
+  %s = tosa.const_shape {values = dense<[2, 1, 2, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %o = tosa.const_shape {values = dense<[1, 0]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %b = tosa.const_shape {values = dense<[2, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  // expected-error @+1 {{'tosa.resize' offset: [1, 0] with scale [2, 1, 2, 1] is neither 0 nor (d - n) / 2 on both axes}}
+  %0 = tosa.resize %a, %s, %o, %b {mode = #tosa.resize_mode<NEAREST_NEIGHBOR>} : (tensor<1x3x3x1xf32>, !tosa.shape<4>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x6x6x1xf32>
+  return %0 : tensor<1x6x6x1xf32>
+}
+
+// -----
+
+func.func @rescale_shift(%a: tensor<4xi32>) -> tensor<4xi8> {
+  %m = "tosa.const"() {values = dense<1073741824> : tensor<1xi32>} : () -> tensor<1xi32>
+  %s = "tosa.const"() {values = dense<63> : tensor<1xi8>} : () -> tensor<1xi8>
+  %iz = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
+  %oz = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  // expected-error @+1 {{'tosa.rescale' shift: must be in [2, 62], got 63}}
+  %0 = tosa.rescale %a, %m, %s, %iz, %oz {scale32 = true, rounding_mode = SINGLE_ROUND, per_channel = false, input_unsigned = false, output_unsigned = false} : (tensor<4xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<4xi8>
+  return %0 : tensor<4xi8>
+}
+
+// -----
+
+func.func @rescale_runtime_multiplier(%a: tensor<4xi32>, %m: tensor<1xi32>) -> tensor<4xi8> {
+  %s = "tosa.const"() {values = dense<30> : tensor<1xi8>} : () -> tensor<1xi8>
+  %iz = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
+  %oz = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  // expected-error @+1 {{'tosa.rescale' multiplier: must be a constant (tosa.const or tosa.const_shape)}}
+  %0 = tosa.rescale %a, %m, %s, %iz, %oz {scale32 = true, rounding_mode = SINGLE_ROUND, per_channel = false, input_unsigned = false, output_unsigned = false} : (tensor<4xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<4xi8>
+  return %0 : tensor<4xi8>
+}
+
+// -----
+
+func.func @max_pool_nan_ignore(%x: tensor<1x4x4x1xf32>) -> tensor<1x2x2x1xf32> {
+  // expected-error @+1 {{'tosa.max_pool2d' nan_mode: IGNORE is not handled for float inputs}}
+  %0 = tosa.max_pool2d %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, nan_mode = #tosa.nan_mode<IGNORE>} : (tensor<1x4x4x1xf32>) -> tensor<1x2x2x1xf32>
+  return %0 : tensor<1x2x2x1xf32>
+}
+
+// -----
+
+func.func @transpose_conv_zp(%x: tensor<1x2x2x1xi8>) -> tensor<1x3x3x1xi32> {
+  %w = "tosa.const"() {values = dense<1> : tensor<1x2x2x1xi8>} : () -> tensor<1x2x2x1xi8>
+  %b = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
+  %iz = "tosa.const"() {values = dense<3> : tensor<1xi8>} : () -> tensor<1xi8>
+  %wz = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  // expected-error @+1 {{'tosa.transpose_conv2d' input_zp/weight_zp: non-zero zero points (3, 0) are not handled}}
+  %0 = tosa.transpose_conv2d %x, %w, %b, %iz, %wz {acc_type = i32, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x1xi8>, tensor<1x2x2x1xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x3x3x1xi32>
+  return %0 : tensor<1x3x3x1xi32>
+}
+
+// -----
+
+func.func @unranked(%a: tensor<*xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{'tosa.abs' type: unranked tensors are not handled}}
+  %0 = tosa.abs %a : (tensor<*xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}

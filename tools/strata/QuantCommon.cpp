@@ -1,0 +1,150 @@
+//===- QuantCommon.cpp - shared by strata calibrate and quantize ----------===//
+
+#include "QuantCommon.h"
+#include "Commands.h"
+
+#include "strata/Pipelines/ModelIO.h"
+#include "strata/Pipelines/Optimize.h"
+
+#include "strata/Dialect/Top/Transforms/Passes.h"
+
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+
+using namespace llvm;
+
+namespace strata::cli {
+
+FailureOr<onnx_import::ImportedModel>
+loadOptimizedForQuant(StringRef tool, const std::string &path,
+                      mlir::MLIRContext &context,
+                      const std::vector<std::string> &inputShapes) {
+  FailureOr<onnx_import::ImportedModel> model;
+  onnx_import::ImportOptions options;
+  for (const std::string &spec : inputShapes)
+    if (!parseInputShape(tool, spec, options.inputShapes))
+      return failure();
+  if (StringRef(path).ends_with(".onnx")) {
+    model = onnx_import::importOnnxFile(path, context, options);
+  } else {
+    if (!inputShapes.empty()) {
+      errs() << tool << ": --input-shapes applies to ONNX models\n";
+      return failure();
+    }
+    onnx_import::ImportedModel m;
+    std::string error;
+    if (failed(loadTopModel(path, "", context, m.module, m.weights, error))) {
+      errs() << tool << ": " << error << "\n";
+      return failure();
+    }
+    model = std::move(m);
+  }
+  if (failed(model)) {
+    errs() << tool << ": cannot read '" << path << "'\n";
+    return failure();
+  }
+  FailureOr<TensorMap> optimized =
+      optimizeTopModule(*model->module, model->weights);
+  if (failed(optimized)) {
+    errs() << tool << ": optimizing '" << path << "' failed\n";
+    return failure();
+  }
+  model->weights = std::move(*optimized);
+  return model;
+}
+
+FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
+                                   const TensorMap &weights,
+                                   QuantizeRequest request, bool &usageError) {
+  usageError = true;
+  if (request.mode != "int8" && request.mode != "bf16" &&
+      request.mode != "f16") {
+    errs() << tool << ": --quantize '" << request.mode
+           << "' must be int8, bf16 or f16\n";
+    return failure();
+  }
+  if (request.mode != "int8" && !request.calibration.empty()) {
+    errs() << tool << ": --calibration is only used by --quantize int8\n";
+    return failure();
+  }
+  if (!request.keepFloatFile.empty()) {
+    auto buffer = MemoryBuffer::getFile(request.keepFloatFile, true);
+    if (!buffer) {
+      errs() << tool << ": cannot read --keep-float-file '"
+             << request.keepFloatFile << "': " << buffer.getError().message()
+             << "\n";
+      return failure();
+    }
+    SmallVector<StringRef> lines;
+    (*buffer)->getBuffer().split(lines, '\n');
+    for (StringRef line : lines) {
+      line = line.split('#').first.trim();
+      if (!line.empty())
+        request.keepFloat.push_back(line.str());
+    }
+  }
+  for (const std::string &name : request.keepFloat)
+    if (name.find_first_of(",{} ") != std::string::npos) {
+      errs() << tool << ": --keep-float name '" << name
+             << "' holds one of ',{} ', which tensor names here cannot\n";
+      return failure();
+    }
+  usageError = false;
+  top::TopQuantizeOptions options;
+  options.mode = request.mode;
+  options.calibration = request.calibration;
+  options.keepFloat.assign(request.keepFloat.begin(), request.keepFloat.end());
+  options.symmetric = request.symmetric;
+  mlir::PassManager pm(module.getContext());
+  pm.addPass(top::createTopQuantize(options));
+  pm.addPass(mlir::createCanonicalizerPass());
+  FailureOr<TensorMap> result = runTopPasses(module, weights, pm);
+  if (failed(result))
+    errs() << tool << ": quantizing to " << request.mode << " failed\n";
+  return result;
+}
+
+/// The sample files --data names, in order (a folder's npz files sorted).
+bool collectSampleFiles(StringRef tool, const std::vector<std::string> &data,
+                        unsigned samples, std::vector<std::string> &files) {
+  for (const std::string &d : data) {
+    if (sys::fs::is_directory(d)) {
+      std::error_code ec;
+      std::vector<std::string> inDir;
+      for (sys::fs::directory_iterator it(d, ec), end; it != end && !ec;
+           it.increment(ec))
+        if (StringRef(it->path()).ends_with(".npz"))
+          inDir.push_back(it->path());
+      if (ec) {
+        errs() << tool << ": cannot list '" << d << "': " << ec.message()
+               << "\n";
+        return false;
+      }
+      if (inDir.empty()) {
+        errs() << tool << ": --data folder '" << d << "' holds no .npz file\n";
+        return false;
+      }
+      std::sort(inDir.begin(), inDir.end());
+      files.insert(files.end(), inDir.begin(), inDir.end());
+    } else if (sys::fs::exists(d)) {
+      files.push_back(d);
+    } else {
+      errs() << tool << ": --data '" << d << "' does not exist\n";
+      return false;
+    }
+  }
+  if (samples > files.size()) {
+    errs() << tool << ": --samples " << samples << " but --data holds "
+           << files.size() << " sample(s)\n";
+    return false;
+  }
+  if (samples)
+    files.resize(samples);
+  return true;
+}
+
+} // namespace strata::cli

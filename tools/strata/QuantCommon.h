@@ -1,0 +1,62 @@
+//===- QuantCommon.h - shared by strata calibrate and quantize --*- C++ -*-===//
+
+#ifndef STRATA_TOOLS_STRATA_QUANTCOMMON_H
+#define STRATA_TOOLS_STRATA_QUANTCOMMON_H
+
+#include "strata/Frontend/Onnx/OnnxImporter.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <string>
+#include <vector>
+
+namespace strata::cli {
+
+/// Reads `path` (.onnx, or a Top .mlir with its weights) and runs
+/// top-optimize on it, so `strata calibrate` and `strata quantize` see the
+/// same tensors; `inputShapes` ("name:DxD", ONNX only) fix symbolic input
+/// dims. Prints "<tool>: ..." on failure.
+mlir::FailureOr<onnx_import::ImportedModel>
+loadOptimizedForQuant(llvm::StringRef tool, const std::string &path,
+                      mlir::MLIRContext &context,
+                      const std::vector<std::string> &inputShapes);
+
+/// What --quantize and its companion options ask for.
+struct QuantizeRequest {
+  std::string mode; ///< int8, bf16 or f16
+  std::string calibration;
+  std::vector<std::string> keepFloat;
+  std::string keepFloatFile;
+  bool symmetric = false;
+};
+
+/// Checks `request` (mode, a table for int8, the keep-float file, which
+/// holds one tensor name per line, `#` comments) and runs top-quantize on
+/// `module`; returns the quantized model's weights. Prints "<tool>: ..." on
+/// failure; `usageError` tells a bad option (exit 2) from a failed run.
+mlir::FailureOr<TensorMap> quantizeModel(llvm::StringRef tool,
+                                         mlir::ModuleOp module,
+                                         const TensorMap &weights,
+                                         QuantizeRequest request,
+                                         bool &usageError);
+
+/// The sample files `data` names (npz files, or folders of them taken in
+/// name order), the first `samples` of them (0: all; more than there are is
+/// an error). Prints "<tool>: ..." and returns false on a problem.
+bool collectSampleFiles(llvm::StringRef tool,
+                        const std::vector<std::string> &data, unsigned samples,
+                        std::vector<std::string> &files);
+
+/// `strata quantize --search-sensitive` (docs/quantization.md): ranks the
+/// layers `base` would make int8 by the output-cosine loss each causes
+/// alone on `samples`, then keeps the worst in float until the minimum
+/// output cosine reaches `target`; returns those names (printing the
+/// ranking and the result to stdout).
+mlir::FailureOr<std::vector<std::string>>
+searchSensitive(llvm::StringRef tool, mlir::ModuleOp module,
+                const TensorMap &weights, const QuantizeRequest &base,
+                const std::vector<TensorMap> &samples, double target);
+
+} // namespace strata::cli
+
+#endif // STRATA_TOOLS_STRATA_QUANTCOMMON_H

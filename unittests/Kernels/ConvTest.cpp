@@ -1,0 +1,186 @@
+//===- ConvTest.cpp - convolutions against a naive reference --------------===//
+
+#include "Reference.h"
+
+#include "strata/Kernels/Conv.h"
+
+using namespace strata::kernels;
+using namespace strata::kernels::test;
+
+namespace {
+
+/// Fills OH/OW from the rest.
+Conv2dShape shape(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
+                  int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t pt,
+                  int64_t pl, int64_t pb, int64_t pr, int64_t dh, int64_t dw,
+                  int64_t g) {
+  Conv2dShape s;
+  s.n = n, s.c = c, s.h = h, s.w = w, s.o = o, s.kh = kh, s.kw = kw;
+  s.sh = sh, s.sw = sw, s.pt = pt, s.pl = pl, s.pb = pb, s.pr = pr;
+  s.dh = dh, s.dw = dw, s.g = g;
+  s.oh = (h + pt + pb - dh * (kh - 1) - 1) / sh + 1;
+  s.ow = (w + pl + pr - dw * (kw - 1) - 1) / sw + 1;
+  return s;
+}
+
+std::vector<double> referenceConv(const Conv2dShape &s,
+                                  const std::vector<float> &x,
+                                  const std::vector<float> &f,
+                                  const std::vector<float> &bias,
+                                  const Epilogue &e, const float *res) {
+  int64_t cg = s.c / s.g, og = s.o / s.g;
+  std::vector<double> y(size_t(s.n * s.o * s.oh * s.ow));
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t o = 0; o < s.o; ++o)
+      for (int64_t oy = 0; oy < s.oh; ++oy)
+        for (int64_t ox = 0; ox < s.ow; ++ox) {
+          double acc = e.biasMode == BiasMode::PerRow ? bias[o] : 0.0;
+          int64_t g = o / og;
+          for (int64_t c = 0; c < cg; ++c)
+            for (int64_t ky = 0; ky < s.kh; ++ky)
+              for (int64_t kx = 0; kx < s.kw; ++kx) {
+                int64_t iy = oy * s.sh - s.pt + ky * s.dh;
+                int64_t ix = ox * s.sw - s.pl + kx * s.dw;
+                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
+                  continue;
+                acc +=
+                    double(x[((n * s.c + g * cg + c) * s.h + iy) * s.w + ix]) *
+                    double(f[((o * cg + c) * s.kh + ky) * s.kw + kx]);
+              }
+          size_t i = size_t(((n * s.o + o) * s.oh + oy) * s.ow + ox);
+          if (res)
+            acc += res[i];
+          y[i] = refActivate(acc, e.act, e.p0, e.p1);
+        }
+  return y;
+}
+
+void runConv(const Conv2dShape &s, Isa isa, bool depthwise, bool packed,
+             Activation act, bool residual, int64_t workgroups, unsigned seed) {
+  ASSERT_EQ(checkConv2dShape(s), "");
+  std::vector<float> x = randomVector(size_t(s.n * s.c * s.h * s.w), seed);
+  std::vector<float> f =
+      randomVector(size_t(s.o * (s.c / s.g) * s.kh * s.kw), seed + 1);
+  std::vector<float> bias = randomVector(size_t(s.o), seed + 2);
+  std::vector<float> res =
+      randomVector(size_t(s.n * s.o * s.oh * s.ow), seed + 3);
+  Epilogue e;
+  e.biasMode = BiasMode::PerRow;
+  e.bias = bias.data();
+  e.act = act;
+  e.p0 = act == Activation::Clip ? 0.0f : 0.1f;
+  e.p1 = 6.0f;
+  if (residual) {
+    e.residual = res.data();
+  }
+  std::vector<double> want =
+      referenceConv(s, x, f, bias, e, residual ? res.data() : nullptr);
+  std::vector<float> y(want.size(), 777.0f);
+  std::string what = std::string(isaName(isa)) +
+                     (depthwise ? " depthwise"
+                      : packed  ? " packed"
+                                : " plain") +
+                     " N" + std::to_string(s.n) + " C" + std::to_string(s.c) +
+                     " H" + std::to_string(s.h) + " W" + std::to_string(s.w) +
+                     " O" + std::to_string(s.o) + " K" + std::to_string(s.kh) +
+                     "x" + std::to_string(s.kw) + " S" + std::to_string(s.sh) +
+                     "," + std::to_string(s.sw) + " D" + std::to_string(s.dh) +
+                     "," + std::to_string(s.dw) + " G" + std::to_string(s.g) +
+                     " wg" + std::to_string(workgroups);
+  if (depthwise) {
+    int64_t planes = s.n * s.o;
+    for (int64_t w = 0; w < workgroups; ++w)
+      ASSERT_TRUE(conv2dDepthwise(s, x.data(), f.data(), e, y.data(),
+                                  planes * w / workgroups,
+                                  planes * (w + 1) / workgroups, isa));
+  } else {
+    std::vector<float> fp;
+    if (packed) {
+      fp.resize(packedConvFilterBytes(s) / 4);
+      packConvFilter(s, f.data(), fp.data());
+    }
+    int64_t units = conv2dGemmUnits(s, workgroups);
+    for (int64_t w = 0; w < workgroups; ++w)
+      conv2dGemm(s, x.data(), packed ? fp.data() : f.data(), packed, e,
+                 y.data(), workgroups, units * w / workgroups,
+                 units * (w + 1) / workgroups, isa);
+  }
+  expectClose(y, want, 2e-6 * double(s.gemmK() + 8), what);
+}
+
+TEST(Conv, GemmGeometriesEveryIsa) {
+  const Conv2dShape shapes[] = {
+      shape(1, 3, 7, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+      shape(2, 8, 10, 11, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1), // 1x1
+      shape(1, 16, 9, 9, 13, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1),  // 1x1 s2
+      shape(1, 4, 12, 13, 6, 3, 2, 2, 3, 1, 0, 2, 1, 1, 1, 1),
+      shape(1, 6, 11, 12, 9, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 3), // dil, grp
+      shape(2, 8, 6, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
+      shape(1, 1, 5, 5, 1, 5, 5, 1, 1, 0, 0, 0, 0, 1, 1, 1), // K = 25
+      shape(1, 32, 17, 19, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+      shape(1, 3, 30, 30, 16, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1),
+      shape(1, 64, 6, 6, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1), // K = 64
+      shape(1, 300, 3, 5, 7, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1), // K = 300
+  };
+  unsigned seed = 1;
+  for (Isa isa : supportedIsas())
+    for (const Conv2dShape &s : shapes)
+      for (bool packed : {false, true})
+        for (int64_t wg : {1, 3})
+          runConv(s, isa, false, packed, Activation::Relu, false, wg, seed++);
+}
+
+TEST(Conv, GemmEpilogues) {
+  Conv2dShape s = shape(1, 8, 9, 10, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+  unsigned seed = 100;
+  for (Isa isa : supportedIsas())
+    for (Activation a :
+         {Activation::None, Activation::Clip, Activation::LeakyRelu,
+          Activation::SiLU, Activation::HardSwish})
+      for (bool residual : {false, true})
+        runConv(s, isa, false, true, a, residual, 2, seed++);
+}
+
+TEST(Conv, DepthwiseEveryIsa) {
+  const Conv2dShape shapes[] = {
+      shape(1, 8, 9, 10, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8),
+      shape(2, 5, 13, 17, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5),
+      shape(1, 4, 12, 40, 8, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 4), // mult 2
+      shape(1, 3, 11, 11, 3, 3, 3, 1, 2, 2, 2, 2, 2, 2, 2, 3), // dilation
+      shape(1, 2, 7, 7, 2, 7, 7, 1, 1, 0, 0, 0, 0, 1, 1, 2),
+      shape(1, 3, 4, 33, 3, 3, 3, 3, 1, 0, 4, 1, 0, 1, 1, 3),  // big pad
+      shape(1, 2, 9, 40, 2, 3, 3, 1, 3, 1, 1, 1, 1, 1, 1, 2),  // stride 3
+      shape(1, 2, 12, 20, 2, 9, 9, 1, 1, 4, 4, 4, 4, 1, 1, 2), // 81 taps
+      // A stride so large the padded plane would dwarf the input: the
+      // bounds-checked path.
+      shape(1, 2, 40, 8000, 2, 3, 3, 1, 4000, 1, 1, 1, 1, 1, 1, 2),
+  };
+  unsigned seed = 200;
+  for (Isa isa : supportedIsas())
+    for (const Conv2dShape &s : shapes)
+      for (Activation a : {Activation::None, Activation::Clip,
+                           Activation::HardSwish, Activation::Sigmoid})
+        runConv(s, isa, true, false, a, false, 3, seed++);
+}
+
+TEST(Conv, CheckRejectsBadGeometry) {
+  Conv2dShape s = shape(1, 8, 9, 10, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+  EXPECT_EQ(checkConv2dShape(s), "");
+  Conv2dShape bad = s;
+  bad.oh += 1;
+  EXPECT_NE(checkConv2dShape(bad).find("does not follow"), std::string::npos);
+  bad = s;
+  bad.g = 3;
+  EXPECT_NE(checkConv2dShape(bad).find("does not divide"), std::string::npos);
+  bad = s;
+  bad.sh = 0;
+  EXPECT_NE(checkConv2dShape(bad).find("SH is 0"), std::string::npos);
+  bad = s;
+  bad.pl = -1;
+  EXPECT_NE(checkConv2dShape(bad).find("PL is -1"), std::string::npos);
+  bad = s;
+  bad.n = INT64_MAX / 2;
+  EXPECT_NE(checkConv2dShape(bad).find("overflows"), std::string::npos);
+}
+
+} // namespace

@@ -1,0 +1,306 @@
+//===- RuntimeKernelsTest.cpp - the cpu driver's matmul/conv kernels ------===//
+//
+// The kernel-table entries: params as the compiler writes them, split over
+// workgroups, against a double reference; and every rejection of `check`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Reference.h"
+
+#include "CpuKernels.h"
+#include "strata/Kernels/KernelAbi.h"
+
+using namespace strata::kernels;
+using namespace strata::kernels::test;
+using strata::runtime::hal::BufferInfo;
+using strata::runtime::hal::CpuKernel;
+using strata::runtime::hal::findCpuKernel;
+
+namespace {
+
+BufferInfo bytes(uint64_t n) {
+  BufferInfo b;
+  b.size = n;
+  return b;
+}
+
+/// Runs `k` over `workgroups` workgroups after its check passes.
+void runKernel(const CpuKernel &k, std::vector<void *> bindings,
+               const std::vector<BufferInfo> &infos,
+               const std::vector<int64_t> &params, int64_t workgroups) {
+  std::string error;
+  ASSERT_EQ(params.size(), k.paramCount);
+  ASSERT_TRUE(k.check(infos, params, error)) << error;
+  for (int64_t id = 0; id < workgroups; ++id)
+    ASSERT_EQ(k.fn(bindings.data(), params.data(), id, workgroups), 0);
+}
+
+struct MatmulCase {
+  int64_t batch, m, n, k;
+  bool transB, aBatched, bBatched, bPacked, bias;
+};
+
+void runMatmul(const MatmulCase &c, int64_t workgroups, unsigned seed) {
+  const CpuKernel *k = findCpuKernel(kabi::kMatmulBatched);
+  ASSERT_NE(k, nullptr);
+  int64_t aMats = c.aBatched ? c.batch : 1, bMats = c.bBatched ? c.batch : 1;
+  std::vector<float> a = randomVector(size_t(aMats * c.m * c.k), seed);
+  std::vector<float> b = randomVector(size_t(bMats * c.k * c.n), seed + 1);
+  std::vector<float> bias = randomVector(size_t(c.n), seed + 2);
+  // b holds each matrix as K x N, or N x K when transposed.
+  auto bAt = [&](int64_t mat, int64_t p, int64_t j) {
+    return c.transB ? b[(mat * c.n + j) * c.k + p]
+                    : b[(mat * c.k + p) * c.n + j];
+  };
+  std::vector<double> want(size_t(c.batch * c.m * c.n));
+  for (int64_t bi = 0; bi < c.batch; ++bi)
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j) {
+        double s = c.bias ? bias[j] : 0.0;
+        for (int64_t p = 0; p < c.k; ++p)
+          s += double(a[((c.aBatched ? bi : 0) * c.m + i) * c.k + p]) *
+               double(bAt(c.bBatched ? bi : 0, p, j));
+        want[(bi * c.m + i) * c.n + j] = std::min(std::max(s, 0.0), 6.0);
+      }
+  std::vector<float> weight = b;
+  if (c.bPacked) {
+    weight.assign(packedBBytes(c.k, c.n) / 4, 0.0f);
+    packB(b.data(), c.transB ? c.k : c.n, c.transB, c.k, c.n, weight.data());
+  }
+  std::vector<float> out(want.size(), -5.0f);
+  std::vector<int64_t> params = {c.batch,
+                                 c.m,
+                                 c.n,
+                                 c.k,
+                                 c.transB,
+                                 c.aBatched,
+                                 c.bBatched,
+                                 c.bPacked,
+                                 c.bias,
+                                 int64_t(Activation::Clip),
+                                 kabi::floatParam(0.0f),
+                                 kabi::floatParam(6.0f)};
+  runKernel(
+      *k,
+      {a.data(), weight.data(), c.bias ? bias.data() : out.data(), out.data()},
+      {bytes(a.size() * 4), bytes(weight.size() * 4),
+       bytes(c.bias ? bias.size() * 4 : out.size() * 4), bytes(out.size() * 4)},
+      params, workgroups);
+  expectClose(out, want, 2e-6 * double(c.k + 8),
+              "matmul B" + std::to_string(c.batch) + " M" +
+                  std::to_string(c.m) + " N" + std::to_string(c.n) + " K" +
+                  std::to_string(c.k) + " wg" + std::to_string(workgroups));
+}
+
+TEST(RuntimeKernels, MatmulVariantsAndWorkgroups) {
+  const MatmulCase cases[] = {
+      {1, 1, 1, 1, false, false, false, false, false},
+      {1, 37, 45, 29, false, false, false, true, true},
+      {1, 37, 45, 29, true, false, false, true, true},
+      {1, 5, 200, 64, true, false, false, false, true},
+      {3, 13, 17, 19, false, true, true, false, true},
+      {3, 13, 17, 19, true, true, true, false, false},
+      {4, 30, 20, 10, false, true, false, true, true},  // weight shared
+      {2, 12, 33, 7, false, false, true, false, false}, // A broadcast
+      {1, 100, 130, 90, false, false, false, true, true},
+  };
+  unsigned seed = 1;
+  for (const MatmulCase &c : cases)
+    for (int64_t wg : {1, 2, 3, 8})
+      runMatmul(c, wg, seed++);
+}
+
+TEST(RuntimeKernels, ConvKernelsAgreeWithTheLibrary) {
+  // The table entries read their params as documented: compare with a
+  // direct reference on one shape per kernel, several workgroup counts.
+  struct Conv {
+    const char *kernel;
+    std::vector<int64_t> geometry; // strategy params
+    bool packed;
+  };
+  const Conv convs[] = {
+      {kabi::kConv1x1, {2, 12, 35, 20}, true},
+      {kabi::kConv1x1, {1, 7, 9, 5}, false},
+      {kabi::kConvIm2col,
+       {1, 6, 9, 11, 5, 6, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+       true},
+      {kabi::kConvDepthwise,
+       {2, 4, 9, 10, 9, 10, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},
+       false},
+  };
+  unsigned seed = 50;
+  for (const Conv &cv : convs) {
+    const CpuKernel *k = findCpuKernel(cv.kernel);
+    ASSERT_NE(k, nullptr) << cv.kernel;
+    bool is1x1 = std::string(cv.kernel) == kabi::kConv1x1;
+    const std::vector<int64_t> &g = cv.geometry;
+    Conv2dShape s;
+    if (is1x1) {
+      s.n = g[0], s.c = g[1], s.h = s.oh = g[2], s.o = g[3];
+    } else {
+      s.n = g[0], s.c = g[1], s.h = g[2], s.w = g[3], s.oh = g[4], s.ow = g[5];
+      s.o = g[6], s.kh = g[7], s.kw = g[8], s.sh = g[9], s.sw = g[10];
+      s.pt = g[11], s.pl = g[12], s.pb = g[13], s.pr = g[14];
+      s.dh = g[15], s.dw = g[16], s.g = g[17];
+    }
+    ASSERT_EQ(checkConv2dShape(s), "");
+    std::vector<float> x = randomVector(size_t(s.n * s.c * s.h * s.w), seed);
+    std::vector<float> f = randomVector(size_t(s.o * s.gemmK()), seed + 1);
+    std::vector<float> bias = randomVector(size_t(s.o), seed + 2);
+    std::vector<double> want(size_t(s.n * s.o * s.oh * s.ow));
+    int64_t cg = s.c / s.g, og = s.o / s.g;
+    for (int64_t n = 0; n < s.n; ++n)
+      for (int64_t o = 0; o < s.o; ++o)
+        for (int64_t oy = 0; oy < s.oh; ++oy)
+          for (int64_t ox = 0; ox < s.ow; ++ox) {
+            double acc = bias[o];
+            for (int64_t c = 0; c < cg; ++c)
+              for (int64_t ky = 0; ky < s.kh; ++ky)
+                for (int64_t kx = 0; kx < s.kw; ++kx) {
+                  int64_t iy = oy * s.sh - s.pt + ky * s.dh;
+                  int64_t ix = ox * s.sw - s.pl + kx * s.dw;
+                  if (iy >= 0 && iy < s.h && ix >= 0 && ix < s.w)
+                    acc +=
+                        double(
+                            x[((n * s.c + o / og * cg + c) * s.h + iy) * s.w +
+                              ix]) *
+                        double(f[((o * cg + c) * s.kh + ky) * s.kw + kx]);
+                }
+            want[((n * s.o + o) * s.oh + oy) * s.ow + ox] =
+                acc < 0 ? 0.1 * acc : acc;
+          }
+    std::vector<float> weight = f;
+    if (cv.packed) {
+      weight.assign(packedConvFilterBytes(s) / 4, 0.0f);
+      packConvFilter(s, f.data(), weight.data());
+    }
+    std::vector<int64_t> params = g;
+    params.push_back(cv.packed);
+    params.insert(params.end(), {1, int64_t(Activation::LeakyRelu),
+                                 kabi::floatParam(0.1f), 0});
+    for (int64_t wg : {1, 2, 5}) {
+      std::vector<float> y(want.size(), 3.0f);
+      runKernel(*k, {x.data(), weight.data(), bias.data(), y.data()},
+                {bytes(x.size() * 4), bytes(weight.size() * 4),
+                 bytes(bias.size() * 4), bytes(y.size() * 4)},
+                params, wg);
+      expectClose(y, want, 2e-6 * double(s.gemmK() + 8),
+                  std::string(cv.kernel) + " wg" + std::to_string(wg));
+    }
+    seed += 3;
+  }
+}
+
+/// Expects `check` to fail with a message containing `needle`.
+void expectRejects(const char *kernel, const std::vector<BufferInfo> &b,
+                   const std::vector<int64_t> &p, const std::string &needle) {
+  const CpuKernel *k = findCpuKernel(kernel);
+  ASSERT_NE(k, nullptr);
+  std::string error;
+  EXPECT_FALSE(k->check(b, p, error)) << kernel << " accepted: " << needle;
+  EXPECT_NE(error.find(needle), std::string::npos)
+      << kernel << ": '" << error << "' lacks '" << needle << "'";
+}
+
+TEST(RuntimeKernels, MatmulCheckRejections) {
+  // Good: B=2, M=3, N=4, K=5, batched A and B, bias.
+  std::vector<BufferInfo> b = {bytes(2 * 3 * 5 * 4), bytes(2 * 5 * 4 * 4),
+                               bytes(4 * 4), bytes(2 * 3 * 4 * 4)};
+  std::vector<int64_t> p = {2, 3, 4, 5, 0, 1, 1, 0, 1, 1, 0, 0};
+  std::string error;
+  ASSERT_TRUE(findCpuKernel(kabi::kMatmulGemm)->check(b, p, error)) << error;
+  auto with = [&](size_t i, int64_t v) {
+    std::vector<int64_t> q = p;
+    q[i] = v;
+    return q;
+  };
+  expectRejects(kabi::kMatmulGemm, b, with(0, 0), "B >= 1");
+  expectRejects(kabi::kMatmulGemm, b, with(1, -1), "B >= 1");
+  expectRejects(kabi::kMatmulGemm, b, with(4, 2), "must be 0 or 1");
+  expectRejects(kabi::kMatmulGemm, b, with(7, 1), "packed B cannot be batched");
+  expectRejects(kabi::kMatmulGemm, b, with(8, 3), "has_bias");
+  expectRejects(kabi::kMatmulGemm, b, with(9, 10), "activation is 10");
+  expectRejects(kabi::kMatmulGemm, b, with(9, -1), "activation is -1");
+  expectRejects(kabi::kMatmulGemm, b, with(10, -1), "bit pattern");
+  expectRejects(kabi::kMatmulGemm, b, with(1, 4), "binding 0 (A)");
+  expectRejects(kabi::kMatmulGemm, b, with(3, 6), "binding 1 (B)");
+  expectRejects(kabi::kMatmulGemm, b, with(2, 5), "binding 1 (B)");
+  expectRejects(kabi::kMatmulGemm, b, with(1, INT64_MAX / 2), "overflows");
+  std::vector<BufferInfo> small = b;
+  small[2] = bytes(3 * 4);
+  expectRejects(kabi::kMatmulGemm, small, p, "binding 2 (bias)");
+  small = b;
+  small[3] = bytes(10);
+  expectRejects(kabi::kMatmulGemm, small, p, "binding 3 (C)");
+  // Packed B: needs the padded panel size, not K x N.
+  std::vector<int64_t> packed = {1, 3, 4, 5, 0, 0, 0, 1, 0, 0, 0, 0};
+  std::vector<BufferInfo> pb = {bytes(3 * 5 * 4), bytes(5 * 4 * 4), bytes(0),
+                                bytes(3 * 4 * 4)};
+  expectRejects(kabi::kMatmulGemm, pb, packed, "packed B");
+  pb[1] = bytes(packedBBytes(5, 4));
+  EXPECT_TRUE(findCpuKernel(kabi::kMatmulGemm)->check(pb, packed, error))
+      << error;
+}
+
+TEST(RuntimeKernels, ConvCheckRejections) {
+  // N=1, C=4, 8x8, O=6, 3x3, stride 1, pads 1, G=2 -> 8x8.
+  std::vector<int64_t> p = {1, 4, 8, 8, 8, 8, 6, 3, 3, 1, 1, 1,
+                            1, 1, 1, 1, 1, 2, 0, 1, 1, 0, 0};
+  std::vector<BufferInfo> b = {bytes(4 * 64 * 4), bytes(6 * 2 * 9 * 4),
+                               bytes(6 * 4), bytes(6 * 64 * 4)};
+  std::string error;
+  ASSERT_TRUE(findCpuKernel(kabi::kConvIm2col)->check(b, p, error)) << error;
+  auto with = [&](size_t i, int64_t v) {
+    std::vector<int64_t> q = p;
+    q[i] = v;
+    return q;
+  };
+  expectRejects(kabi::kConvIm2col, b, with(4, 9), "does not follow");
+  expectRejects(kabi::kConvIm2col, b, with(17, 3), "does not divide");
+  expectRejects(kabi::kConvIm2col, b, with(9, 0), "SH is 0");
+  expectRejects(kabi::kConvIm2col, b, with(11, -2), "PT is -2");
+  expectRejects(kabi::kConvIm2col, b, with(18, 2), "filter_packed");
+  expectRejects(kabi::kConvIm2col, b, with(18, 1), "packed filter");
+  expectRejects(kabi::kConvIm2col, b, with(20, 99), "activation");
+  expectRejects(kabi::kConvIm2col, b, with(0, INT64_MAX / 3), "overflow");
+  std::vector<BufferInfo> small = b;
+  small[0] = bytes(100);
+  expectRejects(kabi::kConvIm2col, small, p, "binding 0 (input)");
+  small = b;
+  small[1] = bytes(100);
+  expectRejects(kabi::kConvIm2col, small, p, "binding 1 (filter)");
+  small = b;
+  small[2] = bytes(20);
+  expectRejects(kabi::kConvIm2col, small, p, "binding 2 (bias)");
+  small = b;
+  small[3] = bytes(6 * 64 * 4 - 1);
+  expectRejects(kabi::kConvIm2col, small, p, "binding 3 (output)");
+  // Depthwise wants G == C and a plain filter.
+  expectRejects(kabi::kConvDepthwise, b, p, "is not C");
+  expectRejects(kabi::kConvDepthwise, b, with(18, 1), "plain filter");
+  // 1x1: N, C, HW, O.
+  std::vector<int64_t> q = {1, 4, 10, 3, 0, 0, 0, 0, 0};
+  std::vector<BufferInfo> qb = {bytes(40 * 4), bytes(12 * 4), bytes(0),
+                                bytes(30 * 4)};
+  ASSERT_TRUE(findCpuKernel(kabi::kConv1x1)->check(qb, q, error)) << error;
+  q[2] = 11;
+  expectRejects(kabi::kConv1x1, qb, q, "binding 0 (input)");
+  q[2] = 0;
+  expectRejects(kabi::kConv1x1, qb, q, "H is 0");
+}
+
+TEST(RuntimeKernels, NamesAndWorkgroups) {
+  for (const char *name :
+       {kabi::kMatmulGemm, kabi::kMatmulGemv, kabi::kMatmulBatched,
+        kabi::kConv1x1, kabi::kConvIm2col, kabi::kConvDepthwise}) {
+    EXPECT_TRUE(kabi::isRuntimeKernel(name)) << name;
+    EXPECT_NE(findCpuKernel(name), nullptr) << name;
+  }
+  EXPECT_FALSE(kabi::isRuntimeKernel("conv2d_winograd_f23_f32"));
+  int64_t small[] = {1, 4, 4, 4, 0};
+  int64_t large[] = {1, 512, 512, 512, 0};
+  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemm, small, 5), 1);
+  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemm, large, 5), 8);
+}
+
+} // namespace
