@@ -52,7 +52,7 @@ test-equiv-big: build
 # runs the numeric tests and the three small models; this adds PP-OCRv4 det/rec,
 # ResNet-50, MobileNetV2 and the BERT-style encoder).
 test-asan-numeric: build-asan
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 STRATA_BIN_DIR=$(CURDIR)/build-asan/bin \
+	ASAN_OPTIONS=detect_leaks=1:allow_user_poisoning=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 STRATA_BIN_DIR=$(CURDIR)/build-asan/bin \
 	  .venv/bin/python -m pytest -q -n 2 --dist loadfile test/numeric test/models
 
 build-asan: setup

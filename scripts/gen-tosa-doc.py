@@ -7,7 +7,7 @@ lowering) names it (as `tosa.<op>` in its TOSA text, or as "<op>" in a
 parametrized list of op names), "lit" when only a FileCheck test in
 test/Conversion/TosaToTop shows what it becomes, and "refused" otherwise
 (convert-tosa-to-top reports it by name). `--check` compares instead of
-writing (test/tosa/test_docs.py runs it, so the table cannot go stale).
+writing (test/tosa/test_tosa_docs.py runs it, so the table cannot go stale).
 """
 import glob
 import os
@@ -97,7 +97,7 @@ def mentions(paths):
 
 def table():
     numeric = mentions([p for p in glob.glob(os.path.join(ROOT, "test/tosa/*.py"))
-                        if not p.endswith(("test_bad_input.py", "test_docs.py"))]
+                        if not p.endswith(("test_tosa_bad_input.py", "test_tosa_docs.py"))]
                        + glob.glob(os.path.join(ROOT, "test/tosa/models/*.mlir")))
     lit = mentions([p for p in glob.glob(os.path.join(ROOT, "test/Conversion/TosaToTop/*.mlir"))
                     if not p.endswith("invalid.mlir")])

@@ -55,7 +55,8 @@ else
   cp test/negative/fuzz-regressions/"$TARGET"/* "$WORK/seeds/" 2>/dev/null
 fi
 
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+# allow_user_poisoning=0: see scripts/run-tests.sh (uninstrumented libMLIR).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allow_user_poisoning=0}
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 log=$WORK/fuzz.log
 # -timeout: seconds per input; -rss_limit_mb / -malloc_limit_mb: a small

@@ -3,36 +3,10 @@ and the imported real models (equiv_harness.py describes both)."""
 import os
 import subprocess
 import sys
-import sysconfig
 
 import pytest
 
 import equiv_harness as h
-
-SITE = sysconfig.get_paths()["purelib"]
-OCR = os.path.join(SITE, "rapidocr_onnxruntime", "models")
-
-# name -> (ONNX file or bench:<name> of scripts/build-bench-models.py, --input-shapes)
-REAL_MODELS = {
-    "ppocr_cls": (os.path.join(OCR, "ch_ppocr_mobile_v2.0_cls_infer.onnx"), "x:1x3x48x192"),
-    "silero_vad": (os.path.join(SITE, "faster_whisper", "assets", "silero_vad_v6.onnx"),
-                   "input:1x576"),
-    "magika": (os.path.join(SITE, "magika", "models", "standard_v3_3", "model.onnx"),
-               "bytes:1x2048"),
-    "mobilenetv2": ("bench:mobilenetv2", None),
-    # The larger ones only with STRATA_EQUIV_BIG=1 (`make test-equiv-big`).
-    "ppocrv4_det": (os.path.join(OCR, "ch_PP-OCRv4_det_infer.onnx"), "x:1x3x320x320"),
-    "ppocrv4_rec": (os.path.join(OCR, "ch_PP-OCRv4_rec_infer.onnx"), "x:1x3x48x320"),
-    "resnet50": ("bench:resnet50", None),
-    "bert4": ("bench:bert4", None),
-}
-BIG = {"ppocrv4_det", "ppocrv4_rec", "resnet50", "bert4"}
-
-
-def real_model_names():
-    big = os.environ.get("STRATA_EQUIV_BIG") == "1"
-    return [n for n in REAL_MODELS if big or n not in BIG]
-
 
 @pytest.fixture(scope="session")
 def lit_models(tmp_path_factory):
@@ -79,7 +53,7 @@ def real_model(tmp_path_factory):
     def get(name):
         if name in cache:
             return cache[name]
-        source, shapes = REAL_MODELS[name]
+        source, shapes = h.REAL_MODELS[name]
         if source.startswith("bench:"):
             if "dir" not in bench:
                 bench["dir"] = tmp_path_factory.mktemp("bench")

@@ -19,6 +19,7 @@ import concurrent.futures
 import os
 import re
 import subprocess
+import sysconfig
 import zlib
 
 import numpy as np
@@ -257,3 +258,31 @@ def runnable_lit_models(workdir):
 def split_output(text):
     """strata-opt --split-input-file output, one module per chunk."""
     return [c.strip() for c in re.split(r"^// -----\s*$", text, flags=re.M)]
+
+
+# The real models (test_pass_equivalence.py's second half). They live here,
+# not in conftest.py: several test folders have a conftest module, and
+# `from conftest import` would get whichever pytest loaded last.
+SITE = sysconfig.get_paths()["purelib"]
+OCR = os.path.join(SITE, "rapidocr_onnxruntime", "models")
+
+# name -> (ONNX file or bench:<name> of scripts/build-bench-models.py, --input-shapes)
+REAL_MODELS = {
+    "ppocr_cls": (os.path.join(OCR, "ch_ppocr_mobile_v2.0_cls_infer.onnx"), "x:1x3x48x192"),
+    "silero_vad": (os.path.join(SITE, "faster_whisper", "assets", "silero_vad_v6.onnx"),
+                   "input:1x576"),
+    "magika": (os.path.join(SITE, "magika", "models", "standard_v3_3", "model.onnx"),
+               "bytes:1x2048"),
+    "mobilenetv2": ("bench:mobilenetv2", None),
+    # The larger ones only with STRATA_EQUIV_BIG=1 (`make test-equiv-big`).
+    "ppocrv4_det": (os.path.join(OCR, "ch_PP-OCRv4_det_infer.onnx"), "x:1x3x320x320"),
+    "ppocrv4_rec": (os.path.join(OCR, "ch_PP-OCRv4_rec_infer.onnx"), "x:1x3x48x320"),
+    "resnet50": ("bench:resnet50", None),
+    "bert4": ("bench:bert4", None),
+}
+BIG = {"ppocrv4_det", "ppocrv4_rec", "resnet50", "bert4"}
+
+
+def real_model_names():
+    big = os.environ.get("STRATA_EQUIV_BIG") == "1"
+    return [n for n in REAL_MODELS if big or n not in BIG]

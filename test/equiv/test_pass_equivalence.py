@@ -24,7 +24,6 @@ import re
 import pytest
 
 import equiv_harness as h
-from conftest import real_model_names
 
 
 def test_every_pass_is_covered():
@@ -83,7 +82,7 @@ def normalized(path):
 
 
 @pytest.mark.parametrize("pass_id", h.PASS_IDS)
-@pytest.mark.parametrize("model", real_model_names())
+@pytest.mark.parametrize("model", h.real_model_names())
 def test_pass_on_real_model(model, pass_id, real_model, tmp_path):
     _, name, options = next(p for p in h.PASSES if p[0] == pass_id)
     origin = real_model(model)
@@ -97,7 +96,7 @@ def test_pass_on_real_model(model, pass_id, real_model, tmp_path):
     assert r.returncode == 0, h.explain(r)
 
 
-@pytest.mark.parametrize("model", real_model_names())
+@pytest.mark.parametrize("model", h.real_model_names())
 def test_strata_opt_pipeline_on_real_model(model, real_model):
     """strata-opt reads only the .mlir: the result must sit beside the
     weight file it names, and weights a pass creates are written inline."""
