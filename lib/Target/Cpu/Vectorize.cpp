@@ -184,7 +184,11 @@ struct VectorizePass : impl::CpuVectorizeBase<VectorizePass> {
         bool whole = true;
         for (unsigned d = 0; d < ranges.size(); ++d)
           whole &= (*tile)[d] == 0 || (*tile)[d] == ranges[d];
-        if (whole)
+        // A convolution or pooling is tiled even when the tile is the whole
+        // op: tiling slices its input to exactly the rows and columns its
+        // windows read, which the 1-D decomposition below assumes (a ceil-mode
+        // or strided window may leave input rows unread).
+        if (whole && !isConv)
           continue;
         rewriter.setInsertionPoint(op);
         scf::SCFTilingOptions options;

@@ -82,3 +82,23 @@ func.func private @dispatch_4_Not(%a: tensor<64xi1>, %b: tensor<64xf32>) -> (ten
   %c = linalg.copy ins(%b : tensor<64xf32>) outs(%f : tensor<64xf32>) -> tensor<64xf32>
   return %r, %c : tensor<64xi1>, tensor<64xf32>
 }
+
+// -----
+
+// A pooling whose windows leave input rows unread (ceil mode, stride 2 over
+// 2x2 with a 1x1 window: one output pixel): its input is sliced to the rows
+// and columns the window reads before the 1-D decomposition, even though the
+// tile is the whole op (before, the decomposition wrote an invalid
+// rank-reducing slice of the 2x2 input).
+
+// CHECK-LABEL: func.func private @dispatch_0_MaxPool
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 1, 1, 1] [1, 1, 1, 1] : tensor<1x1x2x2xf32>
+// CHECK-NOT: linalg.pooling_nchw_max
+func.func private @dispatch_0_MaxPool(%a: tensor<1x1x2x2xf32>) -> tensor<1x1x1x1xf32> attributes {strata.dispatch} {
+  %cst = arith.constant 0xFF800000 : f32
+  %0 = tensor.empty() : tensor<1x1x1x1xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>
+  %w = tensor.empty() : tensor<1x1xf32>
+  %r = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%a, %w : tensor<1x1x2x2xf32>, tensor<1x1xf32>) outs(%1 : tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>
+  return %r : tensor<1x1x1x1xf32>
+}
