@@ -8,6 +8,7 @@
 
 #include "OpImpl.h"
 #include "strata/Dialect/Top/Shapes/QuantShapes.h"
+#include "strata/Support/IntegerRequant.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
@@ -179,35 +180,6 @@ int64_t quantizeScaled(double v, int64_t zp, int64_t qmin, int64_t qmax) {
   double q = roundHalfToEven(v) + static_cast<double>(zp);
   q = std::clamp(q, static_cast<double>(qmin), static_cast<double>(qmax));
   return static_cast<int64_t>(q);
-}
-
-/// `round_half_away_from_zero(x / 2^shift)` on a 128-bit value.
-__int128 roundingRightShift(__int128 x, int64_t shift) {
-  if (shift == 0)
-    return x;
-  __int128 half = static_cast<__int128>(1) << (shift - 1);
-  return x >= 0 ? (x + half) >> shift : -((-x + half) >> shift);
-}
-
-/// gemmlowp's SaturatingRoundingDoublingHighMul.
-int32_t saturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
-  if (a == b && a == std::numeric_limits<int32_t>::min())
-    return std::numeric_limits<int32_t>::max();
-  int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
-  int64_t nudge = ab >= 0 ? (int64_t(1) << 30) : (1 - (int64_t(1) << 30));
-  return static_cast<int32_t>((ab + nudge) / (int64_t(1) << 31));
-}
-
-/// gemmlowp's RoundingDivideByPOT (ties away from zero), for exponents up to
-/// 63.
-int64_t roundingDivideByPOT(int64_t x, int64_t exponent) {
-  if (exponent == 0)
-    return x;
-  uint64_t mask = (exponent >= 64) ? ~uint64_t(0)
-                                   : ((uint64_t(1) << exponent) - 1);
-  uint64_t remainder = static_cast<uint64_t>(x) & mask;
-  uint64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> exponent) + (remainder > threshold ? 1 : 0);
 }
 
 } // namespace
@@ -402,20 +374,10 @@ LogicalResult RequantOp::interpret(InterpreterEnv &env) {
     }
     int64_t c = channel(i);
     int64_t m = at(multiplier, c), s = at(rshift, c);
-    __int128 y;
-    if (mode == RequantMode::MultiplierShift) {
-      y = roundingRightShift(static_cast<__int128>(x) * m, s);
-    } else {
-      int64_t x32 = std::clamp<int64_t>(x, std::numeric_limits<int32_t>::min(),
-                                        std::numeric_limits<int32_t>::max());
-      y = roundingDivideByPOT(
-          saturatingRoundingDoublingHighMul(static_cast<int32_t>(x32),
-                                            static_cast<int32_t>(m)),
-          s);
-    }
-    y += zpOut;
-    o[i] = static_cast<int64_t>(
-        std::clamp<__int128>(y, pout.qmin, pout.qmax));
+    o[i] = mode == RequantMode::MultiplierShift
+               ? intq::requantMultiplierShift(x, m, s, zpOut, pout.qmin,
+                                              pout.qmax)
+               : intq::requantTFLite(x, m, s, zpOut, pout.qmin, pout.qmax);
   }
   env.set(getOutput(), out.castTo(pout.storage));
   return success();

@@ -1,0 +1,84 @@
+//===- IntegerRequant.h - the integer rounding rules of quantized ops -*- C++
+//-*-===//
+//
+// The one definition of the integer arithmetic that quantized ops use to
+// rescale an accumulator: the reference interpreter (top.Requant), the CPU
+// int8 kernels and the NPU simulator all call these functions, so their
+// results agree bit for bit. Header-only and free of MLIR/LLVM, so the
+// runtime and the kernels can include it.
+//
+// The rules are documented for users in docs/quantization.md and, per mode,
+// in the description of top.Requant (TopQuantOps.td).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_SUPPORT_INTEGERREQUANT_H
+#define STRATA_SUPPORT_INTEGERREQUANT_H
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+namespace strata::intq {
+
+/// `round_half_away_from_zero(x / 2^shift)` on a 128-bit value, for shifts
+/// in [0, 126]. This is Strata's own requantization rounding
+/// (`MultiplierShift`): `y = roundingRightShift(x * multiplier, shift)`.
+inline __int128 roundingRightShift(__int128 x, int64_t shift) {
+  if (shift <= 0)
+    return x;
+  __int128 half = static_cast<__int128>(1) << (shift - 1);
+  return x >= 0 ? (x + half) >> shift : -((-x + half) >> shift);
+}
+
+/// `round_half_away_from_zero(x * multiplier / 2^shift)` with the product
+/// exact, then saturated to [qmin, qmax] after adding `zeroPoint`: the whole
+/// `MultiplierShift` requantization of one accumulator.
+inline int64_t requantMultiplierShift(int64_t x, int64_t multiplier,
+                                      int64_t shift, int64_t zeroPoint,
+                                      int64_t qmin, int64_t qmax) {
+  __int128 y =
+      roundingRightShift(static_cast<__int128>(x) * multiplier, shift) +
+      zeroPoint;
+  return static_cast<int64_t>(std::clamp<__int128>(y, qmin, qmax));
+}
+
+/// gemmlowp's SaturatingRoundingDoublingHighMul (TFLite requantization).
+inline int32_t saturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
+  if (a == b && a == std::numeric_limits<int32_t>::min())
+    return std::numeric_limits<int32_t>::max();
+  int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
+  int64_t nudge = ab >= 0 ? (int64_t(1) << 30) : (1 - (int64_t(1) << 30));
+  return static_cast<int32_t>((ab + nudge) / (int64_t(1) << 31));
+}
+
+/// gemmlowp's RoundingDivideByPOT (ties away from zero), for exponents in
+/// [0, 63].
+inline int64_t roundingDivideByPOT(int64_t x, int64_t exponent) {
+  if (exponent <= 0)
+    return x;
+  uint64_t mask =
+      (exponent >= 64) ? ~uint64_t(0) : ((uint64_t(1) << exponent) - 1);
+  uint64_t remainder = static_cast<uint64_t>(x) & mask;
+  uint64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+/// The `TFLite` requantization of one accumulator: `x` saturated to int32,
+/// multiplied by the Q0.31 `multiplier`, divided by `2^shift`, plus
+/// `zeroPoint`, saturated to [qmin, qmax].
+inline int64_t requantTFLite(int64_t x, int64_t multiplier, int64_t shift,
+                             int64_t zeroPoint, int64_t qmin, int64_t qmax) {
+  int64_t x32 = std::clamp<int64_t>(x, std::numeric_limits<int32_t>::min(),
+                                    std::numeric_limits<int32_t>::max());
+  int64_t y = roundingDivideByPOT(saturatingRoundingDoublingHighMul(
+                                      static_cast<int32_t>(x32),
+                                      static_cast<int32_t>(multiplier)),
+                                  shift) +
+              zeroPoint;
+  return std::clamp(y, qmin, qmax);
+}
+
+} // namespace strata::intq
+
+#endif // STRATA_SUPPORT_INTEGERREQUANT_H
