@@ -5,10 +5,8 @@
 
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
+#include "strata/Pipelines/Quantize.h"
 
-#include "strata/Dialect/Top/Transforms/Passes.h"
-
-#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -61,16 +59,6 @@ FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
                                    const TensorMap &weights,
                                    QuantizeRequest request, bool &usageError) {
   usageError = true;
-  if (request.mode != "int8" && request.mode != "bf16" &&
-      request.mode != "f16") {
-    errs() << tool << ": --quantize '" << request.mode
-           << "' must be int8, bf16 or f16\n";
-    return failure();
-  }
-  if (request.mode != "int8" && !request.calibration.empty()) {
-    errs() << tool << ": --calibration is only used by --quantize int8\n";
-    return failure();
-  }
   if (!request.keepFloatFile.empty()) {
     auto buffer = MemoryBuffer::getFile(request.keepFloatFile, true);
     if (!buffer) {
@@ -87,24 +75,13 @@ FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
         request.keepFloat.push_back(line.str());
     }
   }
-  for (const std::string &name : request.keepFloat)
-    if (name.find_first_of(",{} ") != std::string::npos) {
-      errs() << tool << ": --keep-float name '" << name
-             << "' holds one of ',{} ', which tensor names here cannot\n";
-      return failure();
-    }
-  usageError = false;
-  top::TopQuantizeOptions options;
-  options.mode = request.mode;
-  options.calibration = request.calibration;
-  options.keepFloat.assign(request.keepFloat.begin(), request.keepFloat.end());
-  options.symmetric = request.symmetric;
-  mlir::PassManager pm(module.getContext());
-  pm.addPass(top::createTopQuantize(options));
-  pm.addPass(mlir::createCanonicalizerPass());
-  FailureOr<TensorMap> result = runTopPasses(module, weights, pm);
+  QuantizeSettings settings{request.mode, request.calibration,
+                            request.keepFloat, request.symmetric};
+  std::string error;
+  FailureOr<TensorMap> result =
+      quantizeTopModule(module, weights, settings, error, usageError);
   if (failed(result))
-    errs() << tool << ": quantizing to " << request.mode << " failed\n";
+    errs() << tool << ": " << error << "\n";
   return result;
 }
 
