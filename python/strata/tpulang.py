@@ -66,10 +66,18 @@ def _names(tensors: Sequence[Tensor], what: str) -> List[Tensor]:
     return list(tensors)
 
 
+_MODES = ("f32", "f16", "bf16", "int8", "all", "none")
+_LOG_LEVELS = ("normal", "simple", "only-layer-group", "quiet")
+# TPU-MLIR's tolerance for a lowered (f16/bf16/int8) model against the float
+# one; float32 against the interpreter keeps the top tolerance.
+_LOWERED_TOLERANCE = (0.95, 0.80)
+
+
 def compile(name: str, inputs: List[Tensor], outputs: List[Tensor], cmp: bool = True,
             refs: Optional[Dict[str, np.ndarray]] = None, mode: str = "f32",
             dynamic: bool = False, asymmetric: bool = False, no_save: bool = False,
-            opt: int = 2, mlir_inference: bool = True, bmodel_inference: bool = True):
+            opt: int = 2, mlir_inference: bool = True, bmodel_inference: bool = True,
+            log_level: str = "normal", embed_debug_info: bool = False):
     """Writes ``<name>_origin.mlir`` and ``<name>_TOP_F32_all_weight.npz``.
 
     With ``mlir_inference`` the model runs in the reference interpreter on the
@@ -79,14 +87,46 @@ def compile(name: str, inputs: List[Tensor], outputs: List[Tensor], cmp: bool = 
     TPU-MLIR's top comparison) and a mismatch raises :class:`strata.Error`.
     With ``bmodel_inference`` the model is also compiled for the CPU
     (``<name>.strata``), run, and compared with the interpreter's outputs.
-    Returns the interpreter's outputs ({name: array}), or None when nothing ran.
+
+    ``mode``: "f32" compiles the graph as written (its integer ops stay
+    integer); "f16", "bf16" and "int8" quantize its float convolutions and
+    matmuls with Strata's top-quantize, as :func:`compile_f32` does (int8
+    calibrated on the inputs' data; ``asymmetric`` picks asymmetric int8
+    activations); "all" is f32, f16 and bf16; "none" stops after the
+    interpreter. Returns the interpreter's outputs ({name: array}), or None
+    when nothing ran.
     """
+    return _compile(name, inputs, outputs, cmp, refs, mode, asymmetric, no_save,
+                    mlir_inference, bmodel_inference, log_level, "compile")
+
+
+def compile_f32(name: str, inputs: List[Tensor], outputs: List[Tensor], cmp: bool = True,
+                refs: Optional[Dict[str, np.ndarray]] = None, mode: str = "f32",
+                dynamic: bool = False, opt: int = 2, no_save: bool = False,
+                mlir_inference: bool = True, bmodel_inference: bool = True,
+                top_mlir_inference: bool = True, tpu_mlir_inference: bool = True,
+                log_level: str = "normal", embed_debug_info: bool = False):
+    """TPU-MLIR's float compile: :func:`compile` with symmetric int8 (TPU-MLIR's
+    default); ``top_mlir_inference=False`` or ``mlir_inference=False`` skips
+    the interpreter (and so every run)."""
+    return _compile(name, inputs, outputs, cmp, refs, mode, False, no_save,
+                    mlir_inference and top_mlir_inference, bmodel_inference, log_level,
+                    "compile_f32")
+
+
+def _compile(name, inputs, outputs, cmp, refs, mode, asymmetric, no_save, mlir_inference,
+             bmodel_inference, log_level, op):
     inputs = _names(inputs, "inputs")
     outputs = _names(outputs, "outputs")
-    _tl.compile(name, inputs, outputs, cmp, None, mode, dynamic, asymmetric,
-                no_save, opt)
+    if mode not in _MODES:
+        raise Error(f"{op}: parameter 'mode' = {mode!r} must be one of "
+                    + ", ".join(repr(m) for m in _MODES))
+    if log_level not in _LOG_LEVELS:
+        raise Error(f"{op}: parameter 'log_level' = {log_level!r} must be one of "
+                    + ", ".join(repr(m) for m in _LOG_LEVELS))
+    _tl.compile(name, inputs, outputs, cmp, None, mode, False, asymmetric, no_save, 2)
     if refs is not None and not isinstance(refs, dict):
-        raise Error(f"compile: parameter 'refs' must be a dict {{name: array}}, "
+        raise Error(f"{op}: parameter 'refs' must be a dict {{name: array}}, "
                     f"not {type(refs).__name__}")
     feeds = {}
     for t in inputs:
@@ -101,41 +141,40 @@ def compile(name: str, inputs: List[Tensor], outputs: List[Tensor], cmp: bool = 
         return None
     missing = [t.name for t in inputs if t.name not in feeds]
     if missing:
-        raise Error(f"compile: input '{missing[0]}' has no data to run the model "
+        raise Error(f"{op}: input '{missing[0]}' has no data to run the model "
                     "on; give Tensor(..., data=array) or refs={name: array} "
                     "(or mlir_inference=False)")
     model = load_mlir(name + "_origin.mlir")
     top = run_ref(model, feeds)
     np.savez(name + "_top_outputs.npz", **top)
     if cmp and refs is not None:
-        _check(refs, top, "the reference interpreter's outputs against refs")
-    if bmodel_inference:
-        artifact = _compile_model(model)
-        artifact.save(name + ".strata")
+        _check(refs, top, "the reference interpreter's outputs against refs", (0.99, 0.99), op)
+    if not bmodel_inference or mode == "none":
+        return top
+    for m in (("f32", "f16", "bf16") if mode == "all" else (mode,)):
+        if m == "f32":
+            artifact, stem, tolerance = _compile_model(model), name, (0.99, 0.99)
+        else:
+            calibration = feeds if m == "int8" else None
+            artifact = _compile_model(model, quantize=m, calibration=calibration,
+                                      symmetric=m == "int8" and not asymmetric)
+            stem, tolerance = f"{name}_{m}", _LOWERED_TOLERANCE
+        artifact.save(stem + ".strata")
         compiled = Session(artifact).run(feeds)
-        np.savez(name + "_model_outputs.npz", **compiled)
-        _check(top, compiled, "the compiled model's outputs against the interpreter's")
+        np.savez(stem + "_model_outputs.npz", **compiled)
+        _check(top, compiled, f"the compiled {m} model's outputs against the interpreter's",
+               tolerance, op)
     return top
 
 
-def _check(reference: Dict[str, np.ndarray], actual: Dict[str, np.ndarray], what: str) -> None:
-    results = compare({k: v for k, v in reference.items() if k in actual}, actual,
-                      (0.99, 0.99))
+def _check(reference: Dict[str, np.ndarray], actual: Dict[str, np.ndarray], what: str,
+           tolerance, op: str) -> None:
+    results = compare({k: v for k, v in reference.items() if k in actual}, actual, tolerance)
     bad = [f"{k}: {r.verdict} (cosine {r.cosine:.6f}, euclidean {r.euclidean:.6f}, "
            f"max abs {r.max_abs:.3g}){' ' + r.detail if r.detail else ''}"
            for k, r in results.items() if not r.passed]
     if bad:
-        raise Error(f"compile: comparing {what} failed: " + "; ".join(bad))
-
-
-def compile_f32(name: str, inputs: List[Tensor], outputs: List[Tensor], cmp: bool = True,
-                refs: Optional[Dict[str, np.ndarray]] = None, mode: str = "f32",
-                dynamic: bool = False, opt: int = 2, no_save: bool = False,
-                mlir_inference: bool = True, bmodel_inference: bool = True):
-    """TPU-MLIR's float compile: the same as :func:`compile` on Strata."""
-    return compile(name, inputs, outputs, cmp=cmp, refs=refs, mode=mode,
-                   dynamic=dynamic, no_save=no_save, opt=opt,
-                   mlir_inference=mlir_inference, bmodel_inference=bmodel_inference)
+        raise Error(f"{op}: comparing {what} failed: " + "; ".join(bad))
 
 
 # ---- convolution and matmul -------------------------------------------------
@@ -149,6 +188,29 @@ def conv_v2(tensor_i: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
     """2-D convolution, NCHW; ``pad`` is [up, down, left, right]."""
     return _tl.conv_v2(tensor_i, weight, bias, stride, dilation, pad, group,
                        input_zp, weight_zp, out_dtype, out_name)
+
+
+def conv_int(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+             stride: Optional[List[int]] = None, dilation: Optional[List[int]] = None,
+             pad: Optional[List[int]] = None, group: int = 1,
+             input_zp: Union[int, List[int], None] = None,
+             weight_zp: Union[int, List[int], None] = None,
+             out_dtype: Optional[str] = None, out_name: Optional[str] = None) -> Tensor:
+    """Integer 2-D convolution (int8/uint8 input and weight, int32 bias),
+    accumulating in int32: ``sum((x - input_zp) * (w - weight_zp)) + bias``.
+    A zero point not given is the tensor's own (``Tensor(zero_point=...)``)."""
+    for param, t in (("input", input), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype not in ("int8", "uint8"):
+            raise Error(f"conv_int: parameter '{param}' has dtype {t.dtype}; "
+                        "conv_int takes int8 or uint8")
+    if isinstance(bias, Tensor) and bias.dtype != "int32":
+        raise Error(f"conv_int: parameter 'bias' has dtype {bias.dtype}; conv_int "
+                    "takes an int32 bias")
+    if out_dtype is not None and out_dtype not in ("int32", "uint32"):
+        raise Error(f"conv_int: parameter 'out_dtype' = {out_dtype!r} must be "
+                    "'int32' or 'uint32'")
+    return _tl.conv_v2(input, weight, bias, stride, dilation, pad, group,
+                       input_zp, weight_zp, out_dtype or "int32", out_name)
 
 
 def conv(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,

@@ -160,6 +160,46 @@ def script_quantized_conv():
     return [x], [y], [ref]
 
 
+def _requant_ref(acc, mul, shift, offset):
+    """TPU-MLIR's requant_int, MultiplierShift (requant_mode 2): round half away
+    from zero of acc * mul / 2^-shift (shift < 0 is a right shift), plus the
+    offset, saturated to int8; exact in int64 (acc * mul < 2^62)."""
+    prod = acc.astype(np.int64) * np.asarray(mul, np.int64).reshape(1, -1, 1, 1)
+    rs = (-np.asarray(shift, np.int64)).reshape(1, -1, 1, 1)
+    half = np.left_shift(np.int64(1), rs - 1)
+    mag = (np.abs(prod) + half) >> rs
+    return np.clip(np.sign(prod) * mag + offset, -128, 127)
+
+
+def script_quantized_conv_requant():
+    # TPU-MLIR's quantized TpuLang example (its resnet_quant test): an int8
+    # input Tensor with scale and zero_point, conv_int with an int8 weight
+    # (scale, zero point 0) and an int32 bias, then requant_int
+    # (MultiplierShift, per-channel multiplier and shift) back to int8.
+    sx, zx = 0.05, 3
+    xq = RNG.integers(-128, 128, (1, 3, 8, 8)).astype(np.int8)
+    wq = RNG.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8)
+    sw = 0.02
+    bq = RNG.integers(-2000, 2000, (4,)).astype(np.int32)
+    x = tpul.Tensor(dtype="int8", shape=[1, 3, 8, 8], data=xq, scale=sx, zero_point=zx)
+    w = tpul.Tensor(dtype="int8", shape=[4, 3, 3, 3], data=wq, ttype="coeff",
+                    scale=sw, zero_point=0)
+    b = tpul.Tensor(dtype="int32", shape=[4], data=bq, ttype="coeff")
+    acc = tpul.conv_int(x, w, bias=b, stride=[2, 2], pad=[1, 1, 1, 1], out_dtype="int32")
+    # Output scales per channel, zero point -5: mul / 2^-shift ~ sx * sw / sy[c].
+    mul, shift = [], []
+    for sy in (0.2, 0.25, 0.1, 0.3):
+        m, e = math.frexp(sx * sw / sy)  # 0.5 <= m < 1
+        mul.append(int(round(m * (1 << 31))))
+        shift.append(e - 31)
+    y = tpul.requant_int(acc, mul, shift, -5, 2, "int8", round_mode="half_away_from_zero")
+    # The input's padding holds its zero point (contributes 0 after the
+    # subtraction), as TPU-MLIR pads a quantized conv.
+    ref_acc = np.rint(np_conv(xq.astype(np.int64) - zx, wq.astype(np.int64), None,
+                              (2, 2), (1, 1, 1, 1))).astype(np.int64) + bq.reshape(1, -1, 1, 1)
+    return [x], [acc, y], [ref_acc, _requant_ref(ref_acc, mul, shift, -5)]
+
+
 def script_dequant():
     q = RNG.integers(-128, 128, (2, 8)).astype(np.int8)
     x = tpul.Tensor(dtype="int8", shape=[2, 8], data=q)
@@ -184,8 +224,8 @@ def script_batchnorm_pad_upsample():
 
 SCRIPTS = [script_conv, script_matmul, script_maxpool, script_avgpool, script_elementwise,
            script_activations, script_softmax_layernorm, script_data_arrange,
-           script_reduce_arg, script_quantized_conv, script_dequant,
-           script_batchnorm_pad_upsample]
+           script_reduce_arg, script_quantized_conv, script_quantized_conv_requant,
+           script_dequant, script_batchnorm_pad_upsample]
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.__name__[7:] for s in SCRIPTS])
