@@ -388,7 +388,7 @@ static nb::dict runRef(const Model &m, const nb::dict &inputs) {
   return toDict(*out);
 }
 
-static nb::tuple compare(const InArray &a, const InArray &b, double cosine,
+static nb::tuple compare(nb::handle a, nb::handle b, double cosine,
                          double euclid) {
   if (!(cosine >= 0 && cosine <= 1) || !(euclid >= 0 && euclid <= 1))
     throw Error("compare: tolerance (" + std::to_string(cosine) + ", " +

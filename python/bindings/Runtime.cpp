@@ -213,11 +213,12 @@ public:
                     ")");
       }
       std::string what = "Session.run: input '" + name + "'";
-      InArray a;
-      if (!nb::try_cast(value, a))
+      HostArray host;
+      if (!castArray(value, host, what))
         throw Error(what + " is not an array on the CPU (" +
                     nb::cast<std::string>(nb::str(value.type())) + ")");
-      DType type = dtypeOf(a, what);
+      const InArray &a = host.array;
+      DType type = host.dtype;
       strata_tensor_info expected;
       check(strata_model_input_info(model, index, &expected), "");
       if (runtimeType(type) != expected.dtype)
@@ -283,15 +284,18 @@ public:
       size_t bytes;
     };
     std::vector<Feed> list;
+    std::vector<HostArray> arrays; // keeps bfloat16 views alive
+    arrays.reserve(feeds.size());
     for (auto [key, value] : feeds) {
-      InArray a = nb::cast<InArray>(value);
+      arrays.emplace_back();
+      castArray(value, arrays.back(), "input");
+      const InArray &a = arrays.back().array;
       size_t index = 0;
       check(strata_model_find_input(model, nb::cast<std::string>(key).c_str(),
                                     &index),
             "");
-      DType type = dtypeOf(a, "input");
-      list.push_back(
-          {index, runtimeType(type), shapeOf(a), a.data(), a.nbytes()});
+      list.push_back({index, runtimeType(arrays.back().dtype), shapeOf(a),
+                      a.data(), a.nbytes()});
     }
     size_t outCount = 0;
     check(strata_model_output_count(model, &outCount), "");

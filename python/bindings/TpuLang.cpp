@@ -30,8 +30,8 @@ static std::optional<tl::TensorData> tensorData(const nb::object &data) {
       array = data;
     }
   }
-  InArray a;
-  if (!nb::try_cast(array, a))
+  HostArray a;
+  if (!castArray(array, a, "Tensor: parameter 'data'"))
     throw Error("Tensor: parameter 'data' must be a numpy array, not " +
                 nb::cast<std::string>(nb::str(data.type())));
   return tl::TensorData(toTensor(a, "Tensor: parameter 'data'"));

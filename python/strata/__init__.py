@@ -18,6 +18,11 @@ from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Seq
 
 import numpy as np
 
+try:  # bfloat16 arrays (numpy has none) are ml_dtypes' when it is installed
+    import ml_dtypes as _ml_dtypes  # noqa: F401
+except ImportError:  # pragma: no cover - then bfloat16 crosses as uint16 bits
+    _ml_dtypes = None
+
 from . import _core
 from ._core import Error
 

@@ -1,0 +1,85 @@
+"""Narrow dtypes across the Python boundary (installed package): Session inputs
+and outputs of int8, uint8, int16, uint16, float16, bfloat16 (ml_dtypes'
+bfloat16; .venv has ml_dtypes) and bool, compared with numpy; wrong dtypes are
+errors naming the input and both dtypes."""
+import numpy as np
+import pytest
+
+import strata
+
+onnx = pytest.importorskip("onnx")
+ml_dtypes = pytest.importorskip("ml_dtypes")
+from onnx import TensorProto as TP, helper  # noqa: E402
+
+DTYPES = {
+    "int8": (TP.INT8, np.int8), "uint8": (TP.UINT8, np.uint8),
+    "int16": (TP.INT16, np.int16), "uint16": (TP.UINT16, np.uint16),
+    "float16": (TP.FLOAT16, np.float16), "bfloat16": (TP.BFLOAT16, ml_dtypes.bfloat16),
+    "bool": (TP.BOOL, np.bool_),
+}
+
+
+def _model(tp, op):
+    # y = transpose(x) and z = op(x, x): the layout moves, and a value is computed.
+    nodes = [helper.make_node("Transpose", ["x"], ["y"], perm=[1, 0]),
+             helper.make_node(op, ["x", "x"], ["z"])]
+    g = helper.make_graph(nodes, "narrow", [helper.make_tensor_value_info("x", tp, [3, 5])],
+                          [helper.make_tensor_value_info("y", tp, [5, 3]),
+                           helper.make_tensor_value_info("z", tp, [3, 5])])
+    return strata.import_onnx(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+
+
+def _data(dt):
+    rng = np.random.default_rng(3)
+    if dt is np.bool_:
+        return rng.integers(0, 2, (3, 5)).astype(bool)
+    if np.issubdtype(np.dtype(dt), np.integer):
+        info = np.iinfo(dt)
+        return rng.integers(info.min // 2, info.max // 2 + 1, (3, 5)).astype(dt)
+    return rng.uniform(-4, 4, (3, 5)).astype(dt)
+
+
+@pytest.mark.parametrize("name", list(DTYPES))
+def test_session_narrow_dtype_in_and_out(name):
+    tp, dt = DTYPES[name]
+    op = "Or" if dt is np.bool_ else "Add"
+    model = _model(tp, op)
+    s = strata.Session(strata.compile(model), threads=1)
+    assert [i.dtype for i in s.inputs] == [np.dtype(dt)]
+    assert [o.dtype for o in s.outputs] == [np.dtype(dt)] * 2
+    x = _data(dt)
+    out = s.run({"x": x})
+    ref_z = x | x if dt is np.bool_ else x + x  # no overflow: |x| <= max // 2
+    for got, ref in ((out["y"], x.T), (out["z"], ref_z)):
+        assert got.dtype == np.dtype(dt) and got.shape == ref.shape
+        np.testing.assert_array_equal(got.view(np.uint8 if dt is np.bool_ else got.dtype), ref)
+        assert got.flags.c_contiguous and got.flags.owndata is False  # the capsule owns it
+    # The interpreter takes and returns the same dtypes.
+    ref = strata.run_ref(model, {"x": x})
+    np.testing.assert_array_equal(ref["y"], x.T)
+    assert ref["y"].dtype == np.dtype(dt)
+
+
+def test_bfloat16_values_and_arithmetic():
+    model = _model(TP.BFLOAT16, "Add")
+    s = strata.Session(strata.compile(model), threads=1)
+    x = np.array([[1.5, -2.25, 3.0, 1e-3, 256.0]] * 3, dtype=ml_dtypes.bfloat16)
+    z = s.run({"x": x})["z"]
+    assert z.dtype == ml_dtypes.bfloat16
+    # x + x is exact in bfloat16 (a doubling).
+    np.testing.assert_array_equal(z.astype(np.float32), (x.astype(np.float32) * 2))
+
+
+def test_wrong_narrow_dtypes_are_errors():
+    s = strata.Session(strata.compile(_model(TP.BFLOAT16, "Max")), threads=1)
+    for bad, given in ((np.zeros((3, 5), np.float32), "float32"),
+                       (np.zeros((3, 5), np.uint16), "uint16"),
+                       (np.zeros((3, 5), np.float16), "float16")):
+        with pytest.raises(strata.Error, match=rf"input 'x' must be bfloat16, not {given}"):
+            s.run({"x": bad})
+    s8 = strata.Session(strata.compile(_model(TP.INT8, "Max")), threads=1)
+    with pytest.raises(strata.Error, match="input 'x' must be int8, not uint8"):
+        s8.run({"x": np.zeros((3, 5), np.uint8)})
+    strided = np.zeros((3, 10), np.int8)[:, ::2]
+    with pytest.raises(strata.Error, match="input 'x' is not C-contiguous"):
+        s8.run({"x": strided})
