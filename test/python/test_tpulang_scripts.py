@@ -248,3 +248,10 @@ def test_script(script, tmp_path, monkeypatch):
             else:
                 np.testing.assert_allclose(got, r, rtol=1e-4, atol=1e-5,
                                            err_msg=f"{what} {t.name}")
+
+
+def test_at_least_ten_scripts():
+    # #16 asks for at least ten TpuLang scripts; each is a distinct function
+    # with its own graph (the count is also in docs/python.md).
+    names = {s.__name__ for s in SCRIPTS}
+    assert len(names) == len(SCRIPTS) >= 10, sorted(names)
