@@ -40,16 +40,7 @@ cl::SubCommand CalibrateCommand(
 static cl::opt<std::string> model(cl::Positional, cl::Required,
                                   cl::desc("<model.onnx | model.mlir>"),
                                   cl::sub(CalibrateCommand));
-static cl::list<std::string>
-    data("data", cl::OneOrMore,
-         cl::desc("sample inputs: npz files (one sample each, one array per "
-                  "model input, keyed by name) or folders of them"),
-         cl::value_desc("DIR|FILE.npz"), cl::sub(CalibrateCommand));
-static cl::opt<unsigned>
-    samples("samples",
-            cl::desc("use the first N samples (default: all); more than "
-                     "--data holds is an error"),
-            cl::value_desc("N"), cl::init(0), cl::sub(CalibrateCommand));
+static SampleOptions sampleOptions(CalibrateCommand, /*required=*/true, "");
 static cl::opt<std::string> method(
     "method", cl::desc("threshold method: minmax, percentile (default) or kl"),
     cl::value_desc("M"), cl::init("percentile"), cl::sub(CalibrateCommand));
@@ -71,9 +62,7 @@ static cl::opt<std::string> outFile("o", cl::Required,
 
 int calibrate() {
   std::vector<std::string> files;
-  if (!collectSampleFiles("strata calibrate",
-                          std::vector<std::string>(data.begin(), data.end()),
-                          samples, files))
+  if (!sampleOptions.collect("strata calibrate", files))
     return 2;
   // A bad method or percentile is a usage error (exit 2), found before the
   // model is read.

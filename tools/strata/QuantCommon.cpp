@@ -85,6 +85,53 @@ FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
   return result;
 }
 
+QuantizeOptions::QuantizeOptions(cl::SubCommand &sub)
+    : calibration("calibration",
+                  cl::desc("--quantize int8: the table strata calibrate wrote"),
+                  cl::value_desc("table.txt"), cl::sub(sub)),
+      keepFloat("keep-float", cl::CommaSeparated,
+                cl::desc("--quantize: keep the ops producing these tensors "
+                         "in float"),
+                cl::value_desc("NAMES"), cl::sub(sub)),
+      keepFloatFile("keep-float-file",
+                    cl::desc("--quantize: a file of tensor names to keep in "
+                             "float, one a line"),
+                    cl::value_desc("F"), cl::sub(sub)),
+      symmetric("symmetric",
+                cl::desc("--quantize int8: symmetric activations (zero point "
+                         "0; default asymmetric)"),
+                cl::sub(sub)) {}
+
+QuantizeRequest QuantizeOptions::request(const std::string &mode) const {
+  return {mode, calibration,
+          std::vector<std::string>(keepFloat.begin(), keepFloat.end()),
+          keepFloatFile, symmetric};
+}
+
+bool QuantizeOptions::anyGiven() const {
+  return calibration.getNumOccurrences() || keepFloat.getNumOccurrences() ||
+         keepFloatFile.getNumOccurrences() || symmetric.getNumOccurrences();
+}
+
+SampleOptions::SampleOptions(cl::SubCommand &sub, bool required,
+                             StringRef purpose)
+    : data("data", required ? cl::OneOrMore : cl::ZeroOrMore,
+           cl::desc(purpose.str() +
+                    "sample inputs: npz files (one sample each, one array "
+                    "per model input, keyed by name) or folders of them"),
+           cl::value_desc("DIR|FILE.npz"), cl::sub(sub)),
+      samples("samples",
+              cl::desc(purpose.str() +
+                       "use the first N samples (default: all); more than "
+                       "--data holds is an error"),
+              cl::value_desc("N"), cl::init(0), cl::sub(sub)) {}
+
+bool SampleOptions::collect(StringRef tool,
+                            std::vector<std::string> &files) const {
+  return collectSampleFiles(
+      tool, std::vector<std::string>(data.begin(), data.end()), samples, files);
+}
+
 /// The sample files --data names, in order (a folder's npz files sorted).
 bool collectSampleFiles(StringRef tool, const std::vector<std::string> &data,
                         unsigned samples, std::vector<std::string> &files) {
