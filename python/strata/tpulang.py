@@ -213,6 +213,61 @@ def conv_int(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
                        input_zp, weight_zp, out_dtype or "int32", out_name)
 
 
+def _per_channel(value, n: int, op: str, param: str) -> List[float]:
+    values = [float(v) for v in value] if isinstance(value, (list, tuple)) else [float(value)]
+    if len(values) not in (1, n):
+        raise Error(f"{op}: parameter '{param}' has {len(values)} values; give one or "
+                    f"one per output channel ({n})")
+    if any(not v > 0 for v in values):
+        raise Error(f"{op}: parameter '{param}' = {value!r} must be > 0")
+    return values * n if len(values) == 1 else values
+
+
+def conv_quant(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+               stride: Optional[List[int]] = None, dilation: Optional[List[int]] = None,
+               pad: Optional[List[int]] = None, group: int = 1,
+               input_scale: Union[float, List[float], None] = None,
+               weight_scale: Union[float, List[float], None] = None,
+               output_scale: Union[float, List[float], None] = None,
+               input_zp: Union[int, List[int], None] = None,
+               weight_zp: Union[int, List[int], None] = None,
+               output_zp: Union[int, List[int], None] = None,
+               out_dtype: Optional[str] = None, out_name: Optional[str] = None) -> Tensor:
+    """Quantized 2-D convolution to a quantized output: :func:`conv_int` (int32
+    accumulator; bias in units of input_scale * weight_scale) then
+    :func:`requant_int` (MultiplierShift, half away from zero) by
+    ``input_scale * weight_scale[c] / output_scale`` per output channel, plus
+    ``output_zp``. Scales and zero points not given are the tensors' own; the
+    multipliers are top-quantize's (Strata's ``multiplier_shift``)."""
+    op = "conv_quant"
+    sx = input_scale if input_scale is not None else input.scale
+    sw = weight_scale if weight_scale is not None else weight.scale
+    if sx is None or sw is None or output_scale is None:
+        missing = "input_scale" if sx is None else "weight_scale" if sw is None else \
+            "output_scale"
+        raise Error(f"{op}: parameter '{missing}' is needed (the tensor has no scale)")
+    if isinstance(sx, (list, tuple)) or isinstance(output_scale, (list, tuple)):
+        raise Error(f"{op}: per-channel input_scale/output_scale are not supported "
+                    "(as TPU-MLIR)")
+    o_dtype = out_dtype if out_dtype is not None else input.dtype
+    if o_dtype not in ("int8", "uint8"):
+        raise Error(f"{op}: parameter 'out_dtype' = {o_dtype!r} must be 'int8' or 'uint8'")
+    oc = weight.shape[0] if weight.shape else 0
+    sws = _per_channel(sw, oc, op, "weight_scale")
+    sy = _per_channel(output_scale, 1, op, "output_scale")[0]
+    sxv = _per_channel(sx, 1, op, "input_scale")[0]
+    zx = input_zp if input_zp is not None else (input.zero_point or 0)
+    acc = conv_int(input, weight, bias, stride, dilation, pad, group, zx, weight_zp,
+                   "int32", None)
+    mul, shift = [], []
+    for s in sws:
+        m, r = _tl.multiplier_shift(sxv * s / sy)
+        mul.append(m)
+        shift.append(-r)
+    return requant_int(acc, mul, shift, 0 if output_zp is None else output_zp, 2, o_dtype,
+                       out_name, "half_away_from_zero")
+
+
 def conv(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
          stride: Optional[List[int]] = None, dilation: Optional[List[int]] = None,
          pad: Optional[List[int]] = None, group: int = 1,

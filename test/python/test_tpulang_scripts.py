@@ -200,6 +200,32 @@ def script_quantized_conv_requant():
     return [x], [acc, y], [ref_acc, _requant_ref(ref_acc, mul, shift, -5)]
 
 
+def _multiplier_shift(real):
+    """mul / 2^rshift nearest to real, mul in [2^30, 2^31) (half away from zero)."""
+    m, e = math.frexp(real)
+    mul = int(math.floor(m * (1 << 31) + 0.5))
+    return mul, e - 31  # requant_int's shift: negative is a right shift
+
+
+def script_conv_quant():
+    # TPU-MLIR's conv_quant: int8 input (scale 0.04, zero point -2), int8
+    # weight with per-channel weight_scale, int32 bias, int8 output with
+    # output_scale 0.5 and output_zp 4.
+    xq = RNG.integers(-128, 128, (1, 2, 7, 7)).astype(np.int8)
+    wq = RNG.integers(-127, 128, (3, 2, 3, 3)).astype(np.int8)
+    bq = RNG.integers(-500, 500, (1, 3, 1, 1)).astype(np.int32)
+    sw = [0.011, 0.02, 0.035]
+    x = tpul.Tensor(dtype="int8", shape=[1, 2, 7, 7], data=xq, scale=0.04, zero_point=-2)
+    w = tpul.Tensor(dtype="int8", shape=[3, 2, 3, 3], data=wq, ttype="coeff")
+    b = tpul.Tensor(dtype="int32", shape=[1, 3, 1, 1], data=bq, ttype="coeff")
+    y = tpul.conv_quant(x, w, bias=b, stride=[1, 1], pad=[1, 1, 1, 1], weight_scale=sw,
+                        weight_zp=0, output_scale=0.5, output_zp=4, out_dtype="int8")
+    acc = np.rint(np_conv(xq.astype(np.int64) + 2, wq.astype(np.int64), None, (1, 1),
+                          (1, 1, 1, 1))).astype(np.int64) + bq
+    ms = [_multiplier_shift(0.04 * s / 0.5) for s in sw]
+    return [x], [y], [_requant_ref(acc, [m for m, _ in ms], [r for _, r in ms], 4)]
+
+
 def script_dequant():
     q = RNG.integers(-128, 128, (2, 8)).astype(np.int8)
     x = tpul.Tensor(dtype="int8", shape=[2, 8], data=q)
@@ -225,7 +251,7 @@ def script_batchnorm_pad_upsample():
 SCRIPTS = [script_conv, script_matmul, script_maxpool, script_avgpool, script_elementwise,
            script_activations, script_softmax_layernorm, script_data_arrange,
            script_reduce_arg, script_quantized_conv, script_quantized_conv_requant,
-           script_dequant, script_batchnorm_pad_upsample]
+           script_conv_quant, script_dequant, script_batchnorm_pad_upsample]
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.__name__[7:] for s in SCRIPTS])
