@@ -2,6 +2,10 @@
 and outputs of int8, uint8, int16, uint16, float16, bfloat16 (ml_dtypes'
 bfloat16; .venv has ml_dtypes) and bool, compared with numpy; wrong dtypes are
 errors naming the input and both dtypes."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -70,16 +74,44 @@ def test_bfloat16_values_and_arithmetic():
     np.testing.assert_array_equal(z.astype(np.float32), (x.astype(np.float32) * 2))
 
 
+WRONG_DTYPES = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np, strata, test_dtypes_api as T
+from onnx import TensorProto as TP
+
+def attempt(f):
+    try:
+        f()
+        print("NO ERROR")
+    except strata.Error as e:
+        print("ERROR", e)
+
+s = strata.Session(strata.compile(T._model(TP.BFLOAT16, "Add")), threads=1)
+for bad in (np.float32, np.uint16, np.float16):
+    attempt(lambda: s.run({"x": np.zeros((3, 5), bad)}))
+s8 = strata.Session(strata.compile(T._model(TP.INT8, "Add")), threads=1)
+attempt(lambda: s8.run({"x": np.zeros((3, 5), np.uint8)}))
+attempt(lambda: s8.run({"x": np.zeros((3, 10), np.int8)[:, ::2]}))
+attempt(lambda: s8.run({"x": np.zeros((5, 3), np.int8)}))
+attempt(lambda: strata.run_ref(T._model(TP.INT16, "Add"), {"x": np.zeros((3, 5), np.int8)}))
+"""
+
+
 def test_wrong_narrow_dtypes_are_errors():
-    s = strata.Session(strata.compile(_model(TP.BFLOAT16, "Max")), threads=1)
-    for bad, given in ((np.zeros((3, 5), np.float32), "float32"),
-                       (np.zeros((3, 5), np.uint16), "uint16"),
-                       (np.zeros((3, 5), np.float16), "float16")):
-        with pytest.raises(strata.Error, match=rf"input 'x' must be bfloat16, not {given}"):
-            s.run({"x": bad})
-    s8 = strata.Session(strata.compile(_model(TP.INT8, "Max")), threads=1)
-    with pytest.raises(strata.Error, match="input 'x' must be int8, not uint8"):
-        s8.run({"x": np.zeros((3, 5), np.uint8)})
-    strided = np.zeros((3, 10), np.int8)[:, ::2]
-    with pytest.raises(strata.Error, match="input 'x' is not C-contiguous"):
-        s8.run({"x": strided})
+    # In a subprocess: a crash fails the test instead of the test run.
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = subprocess.run([sys.executable, "-c", WRONG_DTYPES, here], capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    expected = ["input 'x' must be bfloat16, not float32",
+                "input 'x' must be bfloat16, not uint16",
+                "input 'x' must be bfloat16, not float16",
+                "input 'x' must be int8, not uint8",
+                "input 'x' is not C-contiguous",
+                "input 'x' has shape",
+                "input 'x' has dtype int8 but int16 is expected"]
+    lines = p.stdout.splitlines()
+    assert len(lines) == len(expected), p.stdout
+    for line, want in zip(lines, expected):
+        assert line.startswith("ERROR") and want in line, (line, want)

@@ -5,6 +5,8 @@ and `strata compile --quantize` (lib/Pipelines/Quantize.cpp). The int8
 artifact is compared with the float one (cosine >= 0.99) and bit-exactly with
 the reference interpreter on the quantized model (strata.quantize + run_ref)."""
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -106,12 +108,12 @@ def test_keep_float_and_calibration_methods(tmp_path):
                                strata.run_ref(model, x)["y"], rtol=1e-4, atol=1e-5)
 
 
-def test_quantize_bad_settings():
-    model = _cnn()
-    cases = [
+def _bad_cases():
+    return [
         (dict(quantize="int4", calibration=_samples(1)), "'int4' must be int8, bf16 or f16"),
         (dict(quantize="int8"), "needs calibration="),
-        (dict(quantize="bf16", calibration="t.txt"), "calibration is only used by quantize int8 (not bf16)"),
+        (dict(quantize="bf16", calibration="t.txt"),
+         "calibration is only used by quantize int8 (not bf16)"),
         (dict(quantize="int8", calibration="/nonexistent/t.txt"), "does not exist"),
         (dict(quantize="int8", calibration=[{"y": np.zeros(3, np.float32)}]),
          "has no array 'x'"),
@@ -124,8 +126,33 @@ def test_quantize_bad_settings():
         (dict(keep_float=["x"]), "need quantize="),
         (dict(calibration=_samples(1)), "need quantize="),
         (dict(quantize="int8", calibration=[3]), "sample 0 must be a dict"),
+        (dict(quantize="int8", calibration=[{"x": np.zeros((1, 3, 16, 16), np.float64)}]),
+         "sample 0 failed: small_cnn:2:3: input 'x' has dtype float64 but float32 is expected"),
     ]
-    for kwargs, message in cases:
-        with pytest.raises(strata.Error, match=None) as e:
-            strata.compile(model, **kwargs)
-        assert message in str(e.value), (kwargs, str(e.value))
+
+
+BAD_SCRIPT = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import strata, test_quantize_api as T
+model = T._cnn()
+for kwargs, _ in T._bad_cases():
+    try:
+        strata.compile(model, **kwargs)
+        print("NO ERROR")
+    except strata.Error as e:
+        print("ERROR", str(e).replace(chr(10), " "))
+"""
+
+
+def test_quantize_bad_settings():
+    # In a subprocess: a crash fails the test instead of the test run.
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = subprocess.run([sys.executable, "-c", BAD_SCRIPT, here], capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    cases = _bad_cases()
+    assert len(lines) == len(cases), p.stdout
+    for line, (kwargs, message) in zip(lines, cases):
+        assert line.startswith("ERROR") and message in line, (kwargs, line)
