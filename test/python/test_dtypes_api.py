@@ -115,3 +115,27 @@ def test_wrong_narrow_dtypes_are_errors():
     assert len(lines) == len(expected), p.stdout
     for line, want in zip(lines, expected):
         assert line.startswith("ERROR") and want in line, (line, want)
+
+
+def test_no_memory_growth_bfloat16_1000_runs():
+    # The bfloat16 path makes a uint16 view per input and per output: 1000
+    # runs of 64x64 (8 KiB each way) would leak 16 MB if a view or its
+    # buffer were kept.
+    def rss_kib():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+    g = helper.make_graph([helper.make_node("Transpose", ["x"], ["y"], perm=[1, 0])], "t",
+                          [helper.make_tensor_value_info("x", TP.BFLOAT16, [64, 64])],
+                          [helper.make_tensor_value_info("y", TP.BFLOAT16, [64, 64])])
+    model = strata.import_onnx(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+    s = strata.Session(strata.compile(model), threads=1)
+    x = np.arange(64 * 64, dtype=np.float32).reshape(64, 64).astype(ml_dtypes.bfloat16)
+    for _ in range(200):
+        s.run({"x": x})
+    before = rss_kib()
+    for _ in range(1000):
+        y = s.run({"x": x})["y"]
+    grown = rss_kib() - before
+    assert grown < 2048, f"RSS grew by {grown} KiB over 1000 bfloat16 runs"
+    np.testing.assert_array_equal(y, x.T)

@@ -108,9 +108,22 @@ def test_signatures_match_tpu_mlir():
     assert list(sig.parameters) == ["tensor_i", "weight", "bias", "stride", "dilation", "pad",
                                     "group", "input_zp", "weight_zp", "out_dtype", "out_name"]
     assert sig.parameters["group"].default == 1
+    # compile / compile_f32: TPU-MLIR's python/transform/TpuLang.py, in order.
     sig = inspect.signature(tpul.compile)
-    assert list(sig.parameters)[:5] == ["name", "inputs", "outputs", "cmp", "refs"]
-    assert sig.parameters["cmp"].default is True
+    assert list(sig.parameters) == [
+        "name", "inputs", "outputs", "cmp", "refs", "mode", "dynamic", "asymmetric",
+        "no_save", "opt", "mlir_inference", "bmodel_inference", "log_level",
+        "embed_debug_info"]
+    assert sig.parameters["cmp"].default is True and sig.parameters["mode"].default == "f32"
+    sig = inspect.signature(tpul.compile_f32)
+    assert list(sig.parameters) == [
+        "name", "inputs", "outputs", "cmp", "refs", "mode", "dynamic", "opt", "no_save",
+        "mlir_inference", "bmodel_inference", "top_mlir_inference", "tpu_mlir_inference",
+        "log_level", "embed_debug_info"]
+    assert list(inspect.signature(tpul.conv_quant).parameters) == [
+        "input", "weight", "bias", "stride", "dilation", "pad", "group", "input_scale",
+        "weight_scale", "output_scale", "input_zp", "weight_zp", "output_zp", "out_dtype",
+        "out_name"]
     t = tpul.Tensor.__init__.__doc__ or ""
     assert "neuron" in t
 
