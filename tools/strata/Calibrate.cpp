@@ -4,29 +4,22 @@
 //   [--method minmax|percentile|kl] -o table.txt
 // Runs the optimized model (top-optimize, as strata quantize and compile
 // --quantize see it) through the reference interpreter once per sample
-// (twice for the histogram methods) and writes the calibration table
-// (docs/quantization.md).
+// (twice for the histogram methods; calibrateTopModule in
+// lib/Pipelines/Quantize.cpp, shared with the Python package) and writes the
+// calibration table (docs/quantization.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
 #include "QuantCommon.h"
 
+#include "strata/Dialect/Top/Transforms/Calibration.h"
+#include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Quantize.h"
 
-#include "strata/Dialect/Top/Transforms/Calibration.h"
-#include "strata/Interpreter/Interpreter.h"
-#include "strata/Pipelines/ModelIO.h"
-
 #include "mlir/IR/Diagnostics.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <algorithm>
-#include <map>
-#include <set>
 
 using namespace llvm;
 

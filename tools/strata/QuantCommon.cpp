@@ -1,4 +1,4 @@
-//===- QuantCommon.cpp - shared by strata calibrate and quantize ----------===//
+//===- QuantCommon.cpp - shared by strata calibrate, quantize, compile ---===//
 
 #include "QuantCommon.h"
 #include "Commands.h"

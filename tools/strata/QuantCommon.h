@@ -1,4 +1,4 @@
-//===- QuantCommon.h - shared by strata calibrate and quantize --*- C++ -*-===//
+//===- QuantCommon.h - strata calibrate, quantize, compile --*- C++ -*-===//
 
 #ifndef STRATA_TOOLS_STRATA_QUANTCOMMON_H
 #define STRATA_TOOLS_STRATA_QUANTCOMMON_H
