@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import strata
+from python_bad_input_runner import check_errors
 
 ort = pytest.importorskip("onnxruntime")
 onnx = pytest.importorskip("onnx")
@@ -199,13 +200,7 @@ def test_gil_released_while_running():
 
 
 TPULANG_BAD = textwrap.dedent("""
-    import numpy as np, strata, strata.tpulang as tpul
-    def attempt(f):
-        try:
-            f()
-            print("NO ERROR")
-        except strata.Error as e:
-            print("ERROR", e)
+    import strata.tpulang as tpul
     attempt(lambda: tpul.relu(tpul.Tensor([2])))            # before init
     tpul.init("cpu")
     x = tpul.Tensor([1, 3, 4, 4], name="x")
@@ -222,16 +217,10 @@ TPULANG_BAD = textwrap.dedent("""
 
 
 def test_tpulang_bad_inputs_raise_clear_errors(tmp_path):
-    p = subprocess.run([sys.executable, "-c", TPULANG_BAD], capture_output=True, text=True,
-                       timeout=120, cwd=tmp_path)
-    assert p.returncode == 0, p.stderr
-    lines = p.stdout.splitlines()
-    expected = ["relu: no graph", "Tensor: parameter 'ttype'", "Tensor: parameter 'data' has 5",
-                "conv_v2:", "reshape:", "add: at least one", "compile: input 'x' has no data",
-                "relu: no graph", "init: parameter 'platform' = 'gpu'"]
-    assert len(lines) == len(expected), p.stdout
-    for line, want in zip(lines, expected):
-        assert line.startswith("ERROR") and want in line, (line, want)
+    check_errors(TPULANG_BAD, [
+        "relu: no graph", "Tensor: parameter 'ttype'", "Tensor: parameter 'data' has 5",
+        "conv_v2:", "reshape:", "add: at least one", "compile: input 'x' has no data",
+        "relu: no graph", "init: parameter 'platform' = 'gpu'"], cwd=tmp_path)
 
 
 def test_python_m_strata_runs_the_cli():
