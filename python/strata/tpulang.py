@@ -695,8 +695,20 @@ def dequant_int_to_fp(tensor_i: Tensor, scale: Union[float, List[float]],
 
 def requant_int(tensor_i: Tensor, mul: Union[int, List[int]], shift: Union[int, List[int]],
                 offset: Union[int, List[int]], requant_mode: int, out_dtype: str = "int8",
-                out_name: Optional[str] = None,
-                round_mode: str = "half_away_from_zero") -> Tensor:
-    """Integer requantization by multiplier and shift."""
+                out_name: Optional[str] = None, round_mode: str = "half_away_from_zero",
+                rq_axis: int = 1, fuse_rq_to_matmul: bool = False) -> Tensor:
+    """Integer requantization by multiplier and shift (negative: a right shift),
+    per channel along axis 1 when lists are given. ``requant_mode`` 0
+    (TFLite_LShift) with no left shift (every shift <= 0) is TFLite (1);
+    ``fuse_rq_to_matmul`` is accepted and has no effect."""
+    if rq_axis != 1:
+        raise Error(f"requant_int: parameter 'rq_axis' = {rq_axis!r} is not supported "
+                    "(channels are axis 1)")
+    if requant_mode == 0:
+        shifts = shift if isinstance(shift, (list, tuple)) else [shift]
+        if any(int(s) > 0 for s in shifts):
+            raise Error(f"requant_int: requant_mode 0 (TFLite_LShift) with a left shift "
+                        f"(shift = {shift!r} > 0) is not supported")
+        requant_mode = 1  # without a left shift, TFLite_LShift is TFLite
     return _tl.requant_int(tensor_i, mul, shift, offset, requant_mode, out_dtype,
                            out_name, round_mode)

@@ -210,6 +210,13 @@ TPULANG_BAD = textwrap.dedent("""
     attempt(lambda: tpul.reshape(x, [5, 5]))
     attempt(lambda: tpul.add(1, 2))
     attempt(lambda: tpul.compile("m", [x], [tpul.relu(x)]))  # no data to run on
+    xi = tpul.Tensor([1, 3, 4, 4], name="xi", dtype="int32")
+    attempt(lambda: tpul.requant_int(xi, 1 << 30, 2, 0, 0))    # a left shift in mode 0
+    attempt(lambda: tpul.requant_int(xi, 1 << 30, -2, 0, 2, rq_axis=2))
+    attempt(lambda: tpul.conv_quant(tpul.Tensor([1, 3, 4, 4], dtype="int8"),
+                                    tpul.Tensor([2, 3, 1, 1], dtype="int8", ttype="coeff",
+                                                data=np.ones([2, 3, 1, 1], np.int8)),
+                                    input_scale=0.1, output_scale=0.2))  # no weight_scale
     tpul.deinit()
     attempt(lambda: tpul.relu(x))                            # after deinit
     attempt(lambda: tpul.init("gpu"))
@@ -220,6 +227,8 @@ def test_tpulang_bad_inputs_raise_clear_errors(tmp_path):
     check_errors(TPULANG_BAD, [
         "relu: no graph", "Tensor: parameter 'ttype'", "Tensor: parameter 'data' has 5",
         "conv_v2:", "reshape:", "add: at least one", "compile: input 'x' has no data",
+        "requant_int: requant_mode 0 (TFLite_LShift) with a left shift",
+        "requant_int: parameter 'rq_axis' = 2", "conv_quant: parameter 'weight_scale' is needed",
         "relu: no graph", "init: parameter 'platform' = 'gpu'"], cwd=tmp_path)
 
 

@@ -120,6 +120,9 @@ def test_signatures_match_tpu_mlir():
         "name", "inputs", "outputs", "cmp", "refs", "mode", "dynamic", "opt", "no_save",
         "mlir_inference", "bmodel_inference", "top_mlir_inference", "tpu_mlir_inference",
         "log_level", "embed_debug_info"]
+    assert list(inspect.signature(tpul.requant_int).parameters) == [
+        "tensor_i", "mul", "shift", "offset", "requant_mode", "out_dtype", "out_name",
+        "round_mode", "rq_axis", "fuse_rq_to_matmul"]
     assert list(inspect.signature(tpul.conv_quant).parameters) == [
         "input", "weight", "bias", "stride", "dilation", "pad", "group", "input_scale",
         "weight_scale", "output_scale", "input_zp", "weight_zp", "output_zp", "out_dtype",

@@ -226,6 +226,54 @@ def script_conv_quant():
     return [x], [y], [_requant_ref(acc, [m for m, _ in ms], [r for _, r in ms], 4)]
 
 
+def _requant_tflite_ref(acc, mul, shift, offset):
+    """gemmlowp / TFLite: SaturatingRoundingDoublingHighMul(acc, mul), then
+    RoundingDivideByPOT(-shift), plus the offset, saturated to int8."""
+    a = acc.astype(np.int64)
+    ab = a * mul
+    nudge = np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
+    num = ab + nudge
+    high = np.where(num >= 0, num // (1 << 31), -((-num) // (1 << 31)))  # toward zero
+    e = -shift
+    mask = (1 << e) - 1
+    rem = high & mask
+    threshold = (mask >> 1) + (high < 0)
+    out = (high >> e) + (rem > threshold)
+    return np.clip(out + offset, -128, 127)
+
+
+def script_resnet_quant_block():
+    # TPU-MLIR's resnet_quant example (python/test/test_tpulang.py), smaller:
+    # requant_fp_to_int, then conv_int (int8 weights carrying scale and zero
+    # point 0) and requant_int with TPU-MLIR's multipliers and shifts in
+    # requant_mode 0, twice.
+    def coeff_tensor(shape, dtype, data, scale=None, zero_point=None):
+        return tpul.Tensor(dtype=dtype, shape=shape, data=data, ttype="coeff",
+                           scale=scale, zero_point=zero_point)
+
+    def conv_int_op(x, w_data, stride, pad):
+        weight = coeff_tensor(list(w_data.shape), "int8", w_data,
+                              scale=1 / math.sqrt(np.prod(w_data.shape[1:])), zero_point=0)
+        return tpul.conv_int(x, weight, bias=None, stride=stride, pad=pad, dilation=[1, 1],
+                             group=1, input_zp=0, weight_zp=0, out_dtype="int32")
+
+    x_data = np.clip(RNG.standard_normal((1, 3, 16, 16)) * 4, -10, 10).astype(np.float32)
+    w1 = RNG.integers(0, 127, (8, 3, 3, 3)).astype(np.int8)
+    w2 = RNG.integers(-64, 64, (8, 8, 3, 3)).astype(np.int8)
+    x = tpul.Tensor(dtype="float32", shape=[1, 3, 16, 16], data=x_data)
+    rq0 = tpul.requant_fp_to_int(x, 1.0, 0, 0, "int8")
+    conv1 = conv_int_op(rq0, w1, [2, 2], [1, 1, 1, 1])
+    rq1 = tpul.requant_int(conv1, 2030043136, -7, 0, 0, "int8", round_mode="half_away_from_zero")
+    conv2 = conv_int_op(rq1, w2, [1, 1], [1, 1, 1, 1])
+    rq2 = tpul.requant_int(conv2, 1748893696, -10, 0, 0, "int8",
+                           round_mode="half_away_from_zero")
+    q0 = np.clip(np.rint(x_data.astype(np.float64)), -128, 127).astype(np.int64)
+    a1 = np.rint(np_conv(q0, w1.astype(np.int64), None, (2, 2), (1, 1, 1, 1))).astype(np.int64)
+    r1 = _requant_tflite_ref(a1, 2030043136, -7, 0)
+    a2 = np.rint(np_conv(r1, w2.astype(np.int64), None, (1, 1), (1, 1, 1, 1))).astype(np.int64)
+    return [x], [rq1, rq2], [r1, _requant_tflite_ref(a2, 1748893696, -10, 0)]
+
+
 def script_dequant():
     q = RNG.integers(-128, 128, (2, 8)).astype(np.int8)
     x = tpul.Tensor(dtype="int8", shape=[2, 8], data=q)
@@ -251,7 +299,7 @@ def script_batchnorm_pad_upsample():
 SCRIPTS = [script_conv, script_matmul, script_maxpool, script_avgpool, script_elementwise,
            script_activations, script_softmax_layernorm, script_data_arrange,
            script_reduce_arg, script_quantized_conv, script_quantized_conv_requant,
-           script_conv_quant, script_dequant, script_batchnorm_pad_upsample]
+           script_conv_quant, script_resnet_quant_block, script_dequant, script_batchnorm_pad_upsample]
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.__name__[7:] for s in SCRIPTS])
