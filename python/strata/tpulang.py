@@ -264,8 +264,9 @@ def conv_quant(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
         m, r = _tl.multiplier_shift(sxv * s / sy)
         mul.append(m)
         shift.append(-r)
-    return requant_int(acc, mul, shift, 0 if output_zp is None else output_zp, 2, o_dtype,
-                       out_name, "half_away_from_zero")
+    # requant_int's MultiplierShift, the result quantized (output_scale, output_zp).
+    return _tl.requant_int(acc, mul, shift, 0 if output_zp is None else output_zp, 2,
+                           o_dtype, out_name, "half_away_from_zero", sy)
 
 
 def conv(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
@@ -699,16 +700,11 @@ def requant_int(tensor_i: Tensor, mul: Union[int, List[int]], shift: Union[int, 
                 rq_axis: int = 1, fuse_rq_to_matmul: bool = False) -> Tensor:
     """Integer requantization by multiplier and shift (negative: a right shift),
     per channel along axis 1 when lists are given. ``requant_mode`` 0
-    (TFLite_LShift) with no left shift (every shift <= 0) is TFLite (1);
+    (TFLite_LShift) and 1 (TFLite) are TPU-MLIR's MultiplyByQuantizedMultiplier
+    (a positive shift shifts the int32 input left first); 2 is MultiplierShift.
     ``fuse_rq_to_matmul`` is accepted and has no effect."""
     if rq_axis != 1:
         raise Error(f"requant_int: parameter 'rq_axis' = {rq_axis!r} is not supported "
                     "(channels are axis 1)")
-    if requant_mode == 0:
-        shifts = shift if isinstance(shift, (list, tuple)) else [shift]
-        if any(int(s) > 0 for s in shifts):
-            raise Error(f"requant_int: requant_mode 0 (TFLite_LShift) with a left shift "
-                        f"(shift = {shift!r} > 0) is not supported")
-        requant_mode = 1  # without a left shift, TFLite_LShift is TFLite
     return _tl.requant_int(tensor_i, mul, shift, offset, requant_mode, out_dtype,
-                           out_name, round_mode)
+                           out_name, round_mode, None)
