@@ -140,12 +140,26 @@ IntList onnxPads2d(const IntList &p) { return {p[0], p[2], p[1], p[3]}; }
 
 /// A one-element coeff tensor holding `value` in `like`'s dtype (TpuLang
 /// turns scalar operands into such constants).
-Tensor scalarTensor(const std::string &op, double value, const Tensor &like) {
+/// With `quantized` (TpuLang's quantized add/sub/mul, `scale` given) the
+/// number is a stored integer value and must fit `like`'s dtype.
+Tensor scalarTensor(const std::string &op, double value, const Tensor &like,
+                    bool quantized = false) {
   Graph &g = graph(op);
   std::vector<double> data{value};
-  if (like.is_quantized())
+  if (quantized) {
+    DType d = *dtypeFromName(like.dtype());
+    bool fits = value == std::floor(value) &&
+                ((d == DType::I8 && value >= -128 && value <= 127) ||
+                 (d == DType::U8 && value >= 0 && value <= 255));
+    if (!fits)
+      (Msg() << op << ": the scalar operand " << value
+             << " of a quantized " << op << " must be an integer value of "
+             << like.dtype())
+          .raise();
+  } else if (like.is_quantized()) {
     (Msg() << op << ": scalar operands of quantized tensors are not supported")
         .raise();
+  }
   return Tensor({1}, like.dtype(), g.freshName(op + "_const"), data, "coeff");
 }
 
@@ -778,17 +792,16 @@ Tensor avgpool(const Tensor &input, const std::optional<IntList> &kernel,
               const std::optional<IntList> &zero_point,                        \
               const std::optional<std::string> &out_dtype,                     \
               const std::optional<std::string> &out_name) {                    \
-    return binary<OPTY>(#NAME, tensor_i0,                                      \
-                        scalarTensor(#NAME, scalar_i1, tensor_i0), scale,      \
-                        zero_point, out_dtype, out_name);                      \
+    Tensor c = scalarTensor(#NAME, scalar_i1, tensor_i0, scale.has_value());   \
+    return NAME(tensor_i0, c, scale, zero_point, out_dtype, out_name);         \
   }                                                                            \
   Tensor NAME(double scalar_i0, const Tensor &tensor_i1,                       \
               const std::optional<FloatList> &scale,                           \
               const std::optional<IntList> &zero_point,                        \
               const std::optional<std::string> &out_dtype,                     \
               const std::optional<std::string> &out_name) {                    \
-    return binary<OPTY>(#NAME, scalarTensor(#NAME, scalar_i0, tensor_i1),      \
-                        tensor_i1, scale, zero_point, out_dtype, out_name);    \
+    Tensor c = scalarTensor(#NAME, scalar_i0, tensor_i1, scale.has_value());   \
+    return NAME(c, tensor_i1, scale, zero_point, out_dtype, out_name);         \
   }
 
 STRATA_TPULANG_BINARY(add, top::AddOp)

@@ -58,7 +58,10 @@ void registerTpuLang(nb::module_ &m) {
           nb::arg("dtype") = "float32", nb::arg("scale").none() = nb::none(),
           nb::arg("zero_point").none() = nb::none(),
           "A graph input (ttype \"neuron\") or a constant (\"coeff\", with "
-          "data), in TPU-MLIR's parameter order.")
+          "data), in TPU-MLIR's parameter order. A list scale / zero_point "
+          "is per channel along the dim of the tensor's role: dim 0 (output "
+          "channels) for a convolution weight, else dim 1; a negative scale "
+          "is taken by its magnitude, as TPU-MLIR does.")
       .def_prop_ro("shape", &T::shape, "The shape (inferred for op results).")
       .def_prop_ro("dtype", &T::dtype)
       .def_prop_ro("name", &T::name)

@@ -198,7 +198,9 @@ def conv_int(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
              out_dtype: Optional[str] = None, out_name: Optional[str] = None) -> Tensor:
     """Integer 2-D convolution (int8/uint8 input and weight, int32 bias),
     accumulating in int32: ``sum((x - input_zp) * (w - weight_zp)) + bias``.
-    A zero point not given is the tensor's own (``Tensor(zero_point=...)``)."""
+    A zero point not given is the tensor's own (``Tensor(zero_point=...)``).
+    A weight's per-channel scales (``Tensor(scale=[...])``) run along its
+    output channels (dim 0)."""
     for param, t in (("input", input), ("weight", weight)):
         if isinstance(t, Tensor) and t.dtype not in ("int8", "uint8"):
             raise Error(f"conv_int: parameter '{param}' has dtype {t.dtype}; "
@@ -237,8 +239,10 @@ def conv_quant(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
     accumulator; bias in units of input_scale * weight_scale) then
     :func:`requant_int` (MultiplierShift, half away from zero) by
     ``input_scale * weight_scale[c] / output_scale`` per output channel, plus
-    ``output_zp``. Scales and zero points not given are the tensors' own; the
-    multipliers are top-quantize's (Strata's ``multiplier_shift``)."""
+    ``output_zp``. Scales and zero points not given are the tensors' own (a
+    weight's list of scales is per output channel); the multipliers are
+    top-quantize's (Strata's ``multiplier_shift``). The result is quantized
+    with ``output_scale`` and ``output_zp``."""
     op = "conv_quant"
     sx = input_scale if input_scale is not None else input.scale
     sw = weight_scale if weight_scale is not None else weight.scale
@@ -366,7 +370,12 @@ def _binary_fn(name, doc):
         return _binary(core, name, tensor_i0, tensor_i1, scale, zero_point, out_dtype,
                        out_name)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc + " Broadcasting; either side may be a number."
+    fn.__doc__ = doc + " Broadcasting; either side may be a number." + (
+        " With ``scale=[s0, s1, s_out]`` (and ``zero_point=[z0, z1, z_out]``, default"
+        " zeros) on int8/uint8 tensors it is TPU-MLIR's quantized " + name + ", in its"
+        " integer arithmetic; the result is quantized (s_out, z_out), of ``out_dtype``"
+        " (default tensor_i0's); a number operand is then a stored integer value."
+        if name in ("add", "sub", "mul") else "")
     return fn
 
 

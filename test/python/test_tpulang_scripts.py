@@ -322,10 +322,12 @@ def script_quantized_add_sub_mul():
     add = tpul.add(x, k, scale=s, zero_point=z)
     sub = tpul.sub(x, k, scale=s, zero_point=z)
     mul = tpul.mul(x, k, scale=[0.03, 0.05, 0.2], zero_point=z)
+    rsub = tpul.sub(200, x, scale=[0.05, 0.03, 0.07], zero_point=[120, 128, 130])
     assert (add.scale, add.zero_point, add.dtype) == (0.07, 130, "uint8")
-    return [x], [add, sub, mul], [
+    return [x], [add, sub, mul, rsub], [
         _qbinary_ref("add", a, c, s, z, 0, 255), _qbinary_ref("sub", a, c, s, z, 0, 255),
-        _qbinary_ref("mul", a, c, [0.03, 0.05, 0.2], z, 0, 255)]
+        _qbinary_ref("mul", a, c, [0.03, 0.05, 0.2], z, 0, 255),
+        _qbinary_ref("sub", np.array([200]), a, [0.05, 0.03, 0.07], [120, 128, 130], 0, 255)]
 
 
 def script_resnet_quant():

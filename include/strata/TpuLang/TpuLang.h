@@ -122,7 +122,8 @@ public:
   ///  - scale, zero_point: quantization parameters; a scale makes the tensor
   ///    quantized (`!quant.uniform<storage:f32, scale:zero_point>`). Lists
   ///    are per channel along the dim of the tensor's role: dim 0 (output
-  ///    channels) for a convolution weight, else dim 1. Needs an integer
+  ///    channels) for a convolution weight, else dim 1. A negative scale is
+  ///    taken by its magnitude (as TPU-MLIR's TpuLang). Needs an integer
   ///    dtype.
   explicit Tensor(IntList shape, std::string dtype = "float32",
                   std::optional<std::string> name = std::nullopt,
