@@ -187,10 +187,10 @@ Type mlirTypeOf(Graph &g, TensorImpl &t, const std::string &op) {
       (Msg() << op << ": tensor '" << t.name << "' has " << scales.size()
              << " scales but " << zps.size() << " zero points")
           .raise();
-    return RankedTensorType::get(
-        t.shape, quant::UniformQuantizedPerAxisType::get(
-                     flags, storage, expressed, scales, zps,
-                     static_cast<int32_t>(axis), qmin, qmax));
+    return RankedTensorType::get(t.shape,
+                                 quant::UniformQuantizedPerAxisType::get(
+                                     flags, storage, expressed, scales, zps,
+                                     static_cast<int32_t>(axis), qmin, qmax));
   }
   return RankedTensorType::get(t.shape, elem);
 }

@@ -152,9 +152,8 @@ Tensor scalarTensor(const std::string &op, double value, const Tensor &like,
                 ((d == DType::I8 && value >= -128 && value <= 127) ||
                  (d == DType::U8 && value >= 0 && value <= 255));
     if (!fits)
-      (Msg() << op << ": the scalar operand " << value
-             << " of a quantized " << op << " must be an integer value of "
-             << like.dtype())
+      (Msg() << op << ": the scalar operand " << value << " of a quantized "
+             << op << " must be an integer value of " << like.dtype())
           .raise();
   } else if (like.is_quantized()) {
     (Msg() << op << ": scalar operands of quantized tensors are not supported")
@@ -325,9 +324,9 @@ Tensor requantOp(const std::string &op, Graph &g, Value v, const IntList &mul,
 template <typename OpTy>
 Value int32Binary(const std::string &op, Graph &g, Value a, Value b,
                   const std::string &name) {
-  return valueOf(op, buildOne<OpTy>(op, {a, b}, {},
-                                    plainElementType(g, "int32"), "int32",
-                                    name));
+  return valueOf(op,
+                 buildOne<OpTy>(op, {a, b}, {}, plainElementType(g, "int32"),
+                                "int32", name));
 }
 
 /// An int32 coeff holding one value, or one per channel shaped
@@ -385,8 +384,8 @@ Tensor tfliteRequant(const std::string &op, Graph &g, Value v, IntList mul,
         op, g, x, int32Const(op, g, factor, rank, g.freshName(name + "_pow2")),
         g.freshName(name + "_lshift"));
   }
-  return requantOp(op, g, v, mul, rshift, top::RequantMode::TFLite, elem,
-                   dtype, name);
+  return requantOp(op, g, v, mul, rshift, top::RequantMode::TFLite, elem, dtype,
+                   name);
 }
 
 /// TpuLang's quantized add / sub / mul (`scale` = [s0, s1, s_out],
@@ -407,14 +406,16 @@ Tensor quantizedBinary(const std::string &op, const Tensor &a, const Tensor &b,
   if (op != "add" && op != "sub" && op != "mul")
     requireNoQuant(op, "scale", true);
   if (scale.size() != 3)
-    (Msg() << op << ": parameter 'scale' must have 3 values [tensor_i0, "
-                    "tensor_i1, output], got "
+    (Msg() << op
+           << ": parameter 'scale' must have 3 values [tensor_i0, "
+              "tensor_i1, output], got "
            << scale.size() << " " << scale)
         .raise();
   IntList zp = zeroPoint.value_or(IntList{0, 0, 0});
   if (zp.size() != 3)
-    (Msg() << op << ": parameter 'zero_point' must have 3 values "
-                    "[tensor_i0, tensor_i1, output], got "
+    (Msg() << op
+           << ": parameter 'zero_point' must have 3 values "
+              "[tensor_i0, tensor_i1, output], got "
            << zp.size() << " " << zp)
         .raise();
   for (double s : scale)
@@ -454,11 +455,10 @@ Tensor quantizedBinary(const std::string &op, const Tensor &a, const Tensor &b,
           op, g, x, int32Const(op, g, {zp[i]}, rank, g.freshName(base + "_zp")),
           g.freshName(base + "_sub_zp"));
     if (lshift)
-      x = int32Binary<top::MulOp>(
-          op, g, x,
-          int32Const(op, g, {int64_t(1) << lshift}, rank,
-                     g.freshName(base + "_pow2")),
-          g.freshName(base + "_lshift"));
+      x = int32Binary<top::MulOp>(op, g, x,
+                                  int32Const(op, g, {int64_t(1) << lshift},
+                                             rank, g.freshName(base + "_pow2")),
+                                  g.freshName(base + "_lshift"));
     return x;
   };
   Type i32 = plainElementType(g, "int32");
@@ -474,10 +474,10 @@ Tensor quantizedBinary(const std::string &op, const Tensor &a, const Tensor &b,
     Value d[2];
     for (int i = 0; i < 2; ++i) {
       auto [m, s] = tfliteMultiplier(scale[i] / (2 * smax));
-      d[i] = valueOf(op, tfliteRequant(op, g, centered(i, lshift), {m}, {s},
-                                       rank, i32, "int32",
-                                       g.freshName(name + "_" + param[i] +
-                                                   "_dequant")));
+      d[i] = valueOf(
+          op, tfliteRequant(op, g, centered(i, lshift), {m}, {s}, rank, i32,
+                            "int32",
+                            g.freshName(name + "_" + param[i] + "_dequant")));
     }
     std::string sumName = g.freshName(name + "_i32");
     acc = op == "add" ? int32Binary<top::AddOp>(op, g, d[0], d[1], sumName)
@@ -580,9 +580,9 @@ Tensor conv_v2(const Tensor &tensor_i, const Tensor &weight,
   std::optional<IntOrList> weightOwnZp = weight.zero_point();
   if (!weight_zp && weightOwnZp)
     if (auto *l = std::get_if<IntList>(&*weightOwnZp)) {
-      if (!l->empty() &&
-          std::any_of(l->begin(), l->end(),
-                      [&](int64_t z) { return z != l->front(); }))
+      if (!l->empty() && std::any_of(l->begin(), l->end(), [&](int64_t z) {
+            return z != l->front();
+          }))
         (Msg() << op << ": parameter 'weight' ('" << weight.name()
                << "') has per-output-channel zero points " << *l
                << "; give 'weight_zp' (an int or one per input channel)")
@@ -1540,9 +1540,9 @@ Tensor dequant_int_to_fp(const Tensor &tensor_i, const FloatOrList &scale,
           op, g, v, int32Const(op, g, zps, rank, g.freshName(name + "_zp")),
           g.freshName(name + "_sub_zp"));
     Type qt = quantType(op, g, "int32", sc, int64_t(0), tensor_i.shape());
-    v = valueOf(op, requantOp(op, g, v, {1}, {0},
-                              top::RequantMode::MultiplierShift, qt, "int32",
-                              g.freshName(name + "_q")));
+    v = valueOf(op,
+                requantOp(op, g, v, {1}, {0}, top::RequantMode::MultiplierShift,
+                          qt, "int32", g.freshName(name + "_q")));
     return buildOne<top::DequantOp>(op, {v}, {}, Float32Type::get(&g.context),
                                     out_dtype, name);
   }
@@ -1602,8 +1602,8 @@ Tensor requant_int(const Tensor &tensor_i, const IntOrList &mul,
           .raise();
     s = -s;
   }
-  return requantOp(op, g, in, m, sh, top::RequantMode::MultiplierShift,
-                   outType, out_dtype, name);
+  return requantOp(op, g, in, m, sh, top::RequantMode::MultiplierShift, outType,
+                   out_dtype, name);
 }
 
 } // namespace strata::tpulang
