@@ -291,6 +291,10 @@ def script_per_channel_weight():
     rq = tpul.requant_int(acc, [m for m, _ in ms], [sh for _, sh in ms], zy, 0, "int8")
     y = tpul.conv_quant(x, w, bias=b, pad=[1, 1, 1, 1], output_scale=sy, output_zp=zy)
     assert (y.scale, y.zero_point, y.dtype) == (sy, zy, "int8")
+    # The weight's type is quantized along dim 0 (":0, {scales}").
+    from strata._core import tpulang as core
+    text = core.module_text([x], [acc])
+    assert "x!quant.uniform<i8:f32:0, {4.000000e-03,1.100000e-02," in text, text
     ref_acc = np.rint(np_conv(xq.astype(np.int64) - zx, wq.astype(np.int64), None, (1, 1),
                               (1, 1, 1, 1))).astype(np.int64) + bq
     ref_rq = np.clip(_mbqm(ref_acc, [m for m, _ in ms], [sh for _, sh in ms]) + zy, -128, 127)
