@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
 #include <cmath>
+#include <tuple>
 
 using namespace mlir;
 
@@ -405,19 +406,15 @@ Tensor quantizedBinary(const std::string &op, const Tensor &a, const Tensor &b,
   Graph &g = graph(op);
   if (op != "add" && op != "sub" && op != "mul")
     requireNoQuant(op, "scale", true);
-  if (scale.size() != 3)
-    (Msg() << op
-           << ": parameter 'scale' must have 3 values [tensor_i0, "
-              "tensor_i1, output], got "
-           << scale.size() << " " << scale)
-        .raise();
   IntList zp = zeroPoint.value_or(IntList{0, 0, 0});
-  if (zp.size() != 3)
-    (Msg() << op
-           << ": parameter 'zero_point' must have 3 values "
-              "[tensor_i0, tensor_i1, output], got "
-           << zp.size() << " " << zp)
-        .raise();
+  for (auto [param, size, values] :
+       {std::tuple{"scale", scale.size(), (Msg() << scale).str()},
+        std::tuple{"zero_point", zp.size(), fmt(zp)}})
+    if (size != 3)
+      (Msg() << op << ": parameter '" << param
+             << "' must have 3 values [tensor_i0, tensor_i1, output], got "
+             << size << " " << values)
+          .raise();
   for (double s : scale)
     if (!(s > 0))
       (Msg() << op << ": parameter 'scale' = " << scale
