@@ -523,6 +523,15 @@ public:
       if (d <= 0 || d > (int64_t(1) << 31))
         return fail(field,
                     "dims " + str(op.dims) + ": every dim must be in 1..2^31");
+    // No operand has more elements than LRAM has bytes (broadcasts
+    // included), which bounds the work of any task.
+    __int128 elements = 1;
+    for (int64_t d : op.dims)
+      elements *= d;
+    if (elements > config.lramBytes)
+      return fail(field, "dims " + str(op.dims) + " hold more elements than " +
+                             "LRAM has bytes (" +
+                             std::to_string(config.lramBytes) + ")");
     for (int64_t s : op.strides)
       if (s < 0 || s > (int64_t(1) << 40))
         return fail(field, "strides " + str(op.strides) +

@@ -1042,6 +1042,13 @@ TEST(NpuSimBadInput, RefusedWithTaskAndField) {
   EXPECT_NE(runError(q).find("field 'weights' is set but kernel add"),
             std::string::npos);
   q = p;
+  q.segments[0].tasks[2].slice.input2 = {0, {1 << 20, 1 << 20}, {0, 0}};
+  q.segments[0].tasks[2].slice.input = q.segments[0].tasks[2].slice.input2;
+  EXPECT_NE(runError(q).find("field 'input' dims [1048576, 1048576] hold more "
+                             "elements than LRAM has bytes (524288)"),
+            std::string::npos)
+      << runError(q);
+  q = p;
   q.config.slices = 0;
   EXPECT_NE(runError(q).find("slices"), std::string::npos);
   // A DMA and a slice task on the same LRAM bytes with no wait: a race.
