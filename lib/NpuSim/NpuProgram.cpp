@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 using namespace strata;
@@ -255,11 +256,15 @@ std::vector<uint8_t> npusim::encodeProgram(const Program &program) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-template <typename T>
-std::vector<int64_t> longs(const flatbuffers::Vector<T> *v) {
+/// The elements of a [long] vector, copied bytewise: the FlatBuffers
+/// verifier checks a vector's length field for 4-byte alignment only, so its
+/// 8-byte elements may be misaligned (reading them typed would be undefined).
+std::vector<int64_t> longs(const flatbuffers::Vector<int64_t> *v) {
   std::vector<int64_t> out;
-  if (v)
-    out.assign(v->begin(), v->end());
+  if (v && v->size()) {
+    out.resize(v->size());
+    std::memcpy(out.data(), v->Data(), v->size() * sizeof(int64_t));
+  }
   return out;
 }
 
@@ -279,6 +284,15 @@ npusim::decodeProgram(const uint8_t *data, uint64_t size, Program &program) {
   if (!data || size < 8)
     return std::string("npu program: too short (") + std::to_string(size) +
            " bytes)";
+  // Scalars are read typed at offsets the verifier checks for alignment
+  // relative to the buffer's start: decode from an 8-byte aligned copy when
+  // the caller's bytes are not.
+  std::vector<uint64_t> aligned;
+  if (reinterpret_cast<uintptr_t>(data) % alignof(uint64_t) != 0) {
+    aligned.resize((size + 7) / 8);
+    std::memcpy(aligned.data(), data, size);
+    data = reinterpret_cast<const uint8_t *>(aligned.data());
+  }
   if (!flatbuffers::BufferHasIdentifier(data, fb::ProgramIdentifier()))
     return std::string("npu program: bad file identifier (expected 'SNPU')");
   flatbuffers::Verifier verifier(data, size);

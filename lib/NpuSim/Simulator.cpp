@@ -60,8 +60,11 @@ TaskCost npusim::taskCost(const Task &task, const npu::NpuConfig &config) {
   if (task.kind != TaskKind::Slice) {
     c.dmaBytes =
         static_cast<uint64_t>(product(task.dma.counts)) * task.dma.elementBytes;
-    c.memory = static_cast<int64_t>(std::ceil(
-        static_cast<double>(c.dmaBytes) / config.effectiveDmaBytesPerCycle()));
+    // Saturated at 2^40: a valid configuration may make the bandwidth tiny.
+    double cycles = std::ceil(static_cast<double>(c.dmaBytes) /
+                              config.effectiveDmaBytesPerCycle());
+    c.memory =
+        cycles < 0x1p40 ? static_cast<int64_t>(cycles) : (int64_t(1) << 40);
     c.cycles = config.dmaSetupCycles + c.memory;
     return c;
   }
@@ -126,6 +129,9 @@ TaskCost npusim::taskCost(const Task &task, const npu::NpuConfig &config) {
   c.memory = ceilDiv(busiest, bus);
   c.cycles =
       std::max({c.compute, c.activation, c.memory}) + config.taskSetupCycles;
+  // Saturated at 2^40 cycles (23 minutes at 800 MHz), so sums over any
+  // program stay far from overflowing.
+  c.cycles = std::min(c.cycles, int64_t(1) << 40);
   return c;
 }
 
@@ -805,7 +811,8 @@ bool Simulator::run(const Program &program,
 
       tp.cost = taskCost(task, pc);
       tp.start = std::max(queueEnd[tp.queue], barrier);
-      tp.end = tp.start + tp.cost.cycles;
+      // Saturating: a hostile program cannot overflow the timeline.
+      tp.end = std::min(tp.start + tp.cost.cycles, int64_t(1) << 62);
       queueEnd[tp.queue] = tp.end;
       if (tp.cost.cycles > 0 && task.kind == TaskKind::Slice)
         tp.utilization = static_cast<double>(tp.cost.macs) /
