@@ -498,6 +498,141 @@ TEST(NpuSimKernels, Conv2DBf16) {
   }
 }
 
+TEST(NpuSimKernels, DepthwiseFcMatMulBf16) {
+  Harness h(15);
+  for (int i = 0; i < 24; ++i) {
+    h.next = 0;
+    int kind = i % 3;
+    SliceTask s;
+    s.format = s.outputFormat = Format::BF16;
+    T want;
+    std::vector<float> bias;
+    auto placeBias = [&](int64_t n) {
+      T reserve{{n}, std::vector<double>(n, 0)};
+      s.scaleBias = h.place(reserve, Format::Int32);
+      for (int64_t c = 0; c < n; ++c) {
+        bias.push_back(static_cast<float>(h.rand(-50, 50)) / 13.0f);
+        h.storeF32(s.scaleBias.address + c * s.scaleBias.strides[0], bias[c]);
+      }
+    };
+    if (kind == 0) {
+      int64_t C = h.rand(1, 9), KH = h.rand(1, 3), KW = h.rand(1, 3),
+              H = h.rand(KH, 7), W = h.rand(KW, 7);
+      T x = h.randomBf16({1, C, H, W}), w = h.randomBf16({C, KH, KW});
+      s.kernel = KernelKind::DepthwiseConv2D;
+      s.input = h.place(x, Format::BF16);
+      s.weights = h.place(h.packBlocked(w), Format::BF16);
+      placeBias(C);
+      int64_t OH = H - KH + 1, OW = W - KW + 1;
+      s.output = h.placeOut({1, C, OH, OW}, Format::BF16);
+      want = {{1, C, OH, OW}, {}};
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t oy = 0; oy < OH; ++oy)
+          for (int64_t ox = 0; ox < OW; ++ox) {
+            float acc = bias[c];
+            for (int64_t ky = 0; ky < KH; ++ky)
+              for (int64_t kx = 0; kx < KW; ++kx)
+                acc = acc + static_cast<float>(x.at({0, c, oy + ky, ox + kx}) *
+                                               w.at({c, ky, kx}));
+            want.v.push_back(roundBf16(acc));
+          }
+    } else {
+      bool fc = kind == 1;
+      int64_t N = h.rand(1, 4), K = h.rand(1, 20), O = h.rand(1, 9);
+      T x = fc ? h.randomBf16({N, K}) : h.randomBf16({1, N, K});
+      T w = fc ? h.randomBf16({O, K}) : h.randomBf16({1, K, O});
+      s.kernel = fc ? KernelKind::FullyConnected : KernelKind::MatMul;
+      s.input = h.place(x, Format::BF16);
+      s.weights = h.place(fc ? h.packBlocked(w) : w, Format::BF16);
+      placeBias(O);
+      std::vector<int64_t> od =
+          fc ? std::vector<int64_t>{N, O} : std::vector<int64_t>{1, N, O};
+      s.output = h.placeOut(od, Format::BF16);
+      want = {od, {}};
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t o = 0; o < O; ++o) {
+          float acc = bias[o];
+          for (int64_t k = 0; k < K; ++k)
+            acc =
+                acc + static_cast<float>((fc ? x.at({n, k}) : x.at({0, n, k})) *
+                                         (fc ? w.at({o, k}) : w.at({0, k, o})));
+          want.v.push_back(roundBf16(acc));
+        }
+    }
+    h.runTask(s);
+    expectEqual(h.read(s.output, Format::BF16), want,
+                std::string("bf16 ") + kernelName(s.kernel) + " case " +
+                    std::to_string(i));
+  }
+}
+
+TEST(NpuSimKernels, PoolsReduceRescaleBf16) {
+  Harness h(16);
+  for (int i = 0; i < 24; ++i) {
+    h.next = 0;
+    int kind = i % 4;
+    int64_t N = 1, C = h.rand(1, 4), H = h.rand(2, 6), W = h.rand(2, 6);
+    T x = h.randomBf16({N, C, H, W});
+    SliceTask s;
+    s.format = s.outputFormat = Format::BF16;
+    s.input = h.place(x, Format::BF16);
+    T want;
+    if (kind < 2) {
+      s.kernel = kind ? KernelKind::MaxPool : KernelKind::AvgPool;
+      s.kernelSize = {2, 2};
+      s.pad = {1, 1, 0, 0};
+      s.countIncludePad = h.rand(0, 1);
+      int64_t OH = H, OW = W;
+      s.output = h.placeOut({N, C, OH, OW}, Format::BF16);
+      want = {{N, C, OH, OW}, {}};
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t oy = 0; oy < OH; ++oy)
+          for (int64_t ox = 0; ox < OW; ++ox) {
+            float sum = 0, best = -INFINITY;
+            int64_t count = 0;
+            for (int64_t ky = 0; ky < 2; ++ky)
+              for (int64_t kx = 0; kx < 2; ++kx) {
+                int64_t iy = oy - 1 + ky, ix = ox - 1 + kx;
+                if (iy < 0 || ix < 0 || iy >= H || ix >= W)
+                  continue;
+                float v = static_cast<float>(x.at({0, c, iy, ix}));
+                sum = sum + v;
+                best = std::max(best, v);
+                ++count;
+              }
+            float r =
+                kind ? best
+                     : sum / static_cast<float>(s.countIncludePad ? 4 : count);
+            want.v.push_back(roundBf16(r));
+          }
+    } else if (kind == 2) {
+      s.kernel = KernelKind::ReduceMean;
+      s.reduceAxes = 0b1100; // H and W, row-major
+      s.output = h.placeOut({N, C, 1, 1}, Format::BF16);
+      want = {{N, C, 1, 1}, {}};
+      for (int64_t c = 0; c < C; ++c) {
+        float sum = 0;
+        for (int64_t y = 0; y < H; ++y)
+          for (int64_t xx = 0; xx < W; ++xx)
+            sum = sum + static_cast<float>(x.at({0, c, y, xx}));
+        want.v.push_back(roundBf16(sum / static_cast<float>(H * W)));
+      }
+    } else {
+      s.kernel = KernelKind::Rescale; // a ReLU6 on bf16
+      s.clipMinF = 0;
+      s.clipMaxF = 1;
+      s.output = h.placeOut({N, C, H, W}, Format::BF16);
+      want = {{N, C, H, W}, {}};
+      for (double v : x.v)
+        want.v.push_back(std::clamp(v, 0.0, 1.0));
+    }
+    h.runTask(s);
+    expectEqual(h.read(s.output, Format::BF16), want,
+                std::string("bf16 ") + kernelName(s.kernel) + " case " +
+                    std::to_string(i));
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise, activation, pools, data movement
 //===----------------------------------------------------------------------===//
