@@ -1009,6 +1009,98 @@ npusim::verifyTask(const Task &task, const npu::NpuConfig &config,
   return checker.take();
 }
 
+LramAccess npusim::lramAccess(const Task &t) {
+  LramAccess a;
+  if (t.kind == TaskKind::DmaLoad || t.kind == TaskKind::DmaStore) {
+    Operand op{t.dma.lramAddress, t.dma.counts, t.dma.lramStrides};
+    if (auto r = operandRange(op, t.dma.elementBytes))
+      (t.kind == TaskKind::DmaLoad ? a.writes : a.reads).push_back(*r);
+    return a;
+  }
+  if (t.kind != TaskKind::Slice)
+    return a;
+  const SliceTask &s = t.slice;
+  int64_t eb = formatBytes(s.format);
+  auto add = [&](const Operand &op, int64_t bytes, bool write) {
+    if (!op.present())
+      return;
+    if (auto r = operandRange(op, bytes))
+      (write ? a.writes : a.reads).push_back(*r);
+  };
+  add(s.input, eb, false);
+  add(s.input2, eb, false);
+  add(s.weights, eb, false);
+  add(s.scaleBias, 4, false);
+  add(s.partial, 4, false);
+  add(s.lut, 1, false);
+  add(s.output, formatBytes(s.outputFormat), true);
+  return a;
+}
+
+namespace {
+bool overlaps(const std::vector<ByteRange> &x, const std::vector<ByteRange> &y,
+              ByteRange &where) {
+  for (const ByteRange &a : x)
+    for (const ByteRange &b : y)
+      if (a.begin < b.end && b.begin < a.end) {
+        where = {std::max(a.begin, b.begin), std::min(a.end, b.end)};
+        return true;
+      }
+  return false;
+}
+
+std::string taskLabel(const Task &t, int64_t index) {
+  std::string s = "task " + std::to_string(index) + " (" + taskKindName(t.kind);
+  if (t.kind == TaskKind::Slice)
+    s += std::string(" ") + kernelName(t.slice.kernel);
+  if (!t.name.empty())
+    s += " '" + t.name + "'";
+  return s + ")";
+}
+} // namespace
+
+std::optional<Race> npusim::findRace(const Program &program) {
+  struct Pending {
+    int queue;
+    int64_t index;
+    const Task *task;
+    LramAccess access;
+  };
+  std::vector<Pending> interval;
+  int64_t index = 0;
+  for (const Segment &seg : program.segments) {
+    for (const Task &task : seg.tasks) {
+      if (task.kind == TaskKind::Wait) {
+        interval.clear();
+        ++index;
+        continue;
+      }
+      int queue = task.kind == TaskKind::Slice
+                      ? 1 + static_cast<int>(task.slice.slice)
+                      : 0;
+      LramAccess acc = lramAccess(task);
+      for (const Pending &p : interval) {
+        if (p.queue == queue)
+          continue;
+        ByteRange r;
+        if (overlaps(acc.writes, p.access.reads, r) ||
+            overlaps(acc.writes, p.access.writes, r) ||
+            overlaps(acc.reads, p.access.writes, r))
+          return Race{index, taskLabel(task, index) + " races with " +
+                                 taskLabel(*p.task, p.index) +
+                                 " on another queue: both touch LRAM bytes [" +
+                                 std::to_string(r.begin) + ", " +
+                                 std::to_string(r.end) +
+                                 "), one writing, with no wait between them"};
+      }
+      interval.push_back({queue, index, &task, std::move(acc)});
+      ++index;
+    }
+    interval.clear();
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> npusim::verifyProgram(const Program &program) {
   if (program.version != kIsaVersion)
     return "npu program: ISA version " + std::to_string(program.version) +
@@ -1021,5 +1113,7 @@ std::optional<std::string> npusim::verifyProgram(const Program &program) {
       if (std::optional<std::string> err =
               verifyTask(task, program.config, program.bindings, index++))
         return "npu program: " + *err;
+  if (std::optional<Race> race = findRace(program))
+    return "npu program: " + race->message;
   return std::nullopt;
 }

@@ -637,49 +637,6 @@ bool SliceExec::run() {
   }
 }
 
-/// LRAM bytes a task reads and writes (bounding ranges).
-struct Access {
-  std::vector<ByteRange> reads, writes;
-};
-
-Access lramAccess(const Task &t) {
-  Access a;
-  if (t.kind == TaskKind::DmaLoad || t.kind == TaskKind::DmaStore) {
-    Operand op{t.dma.lramAddress, t.dma.counts, t.dma.lramStrides};
-    if (auto r = operandRange(op, t.dma.elementBytes))
-      (t.kind == TaskKind::DmaLoad ? a.writes : a.reads).push_back(*r);
-    return a;
-  }
-  if (t.kind != TaskKind::Slice)
-    return a;
-  const SliceTask &s = t.slice;
-  int64_t eb = formatBytes(s.format);
-  auto add = [&](const Operand &op, int64_t bytes, bool write) {
-    if (!op.present())
-      return;
-    if (auto r = operandRange(op, bytes))
-      (write ? a.writes : a.reads).push_back(*r);
-  };
-  add(s.input, eb, false);
-  add(s.input2, eb, false);
-  add(s.weights, eb, false);
-  add(s.scaleBias, 4, false);
-  add(s.partial, 4, false);
-  add(s.lut, 1, false);
-  add(s.output, formatBytes(s.outputFormat), true);
-  return a;
-}
-
-bool overlaps(const std::vector<ByteRange> &x, const std::vector<ByteRange> &y,
-              ByteRange &where) {
-  for (const ByteRange &a : x)
-    for (const ByteRange &b : y)
-      if (a.begin < b.end && b.begin < a.end) {
-        where = {std::max(a.begin, b.begin), std::min(a.end, b.end)};
-        return true;
-      }
-  return false;
-}
 } // namespace
 
 Simulator::Simulator(const npu::NpuConfig &config)
@@ -725,16 +682,9 @@ bool Simulator::run(const Program &program,
   // barrier; a wait (and a segment's end) joins them all.
   std::vector<int64_t> queueEnd(1 + static_cast<size_t>(pc.slices), 0);
   int64_t barrier = 0;
-  struct Pending {
-    int queue;
-    int64_t index;
-    Access access;
-  };
-  std::vector<Pending> interval;
   auto join = [&]() {
     barrier = *std::max_element(queueEnd.begin(), queueEnd.end());
     std::fill(queueEnd.begin(), queueEnd.end(), barrier);
-    interval.clear();
   };
 
   int64_t index = 0;
@@ -761,27 +711,12 @@ bool Simulator::run(const Program &program,
       tp.queue = task.kind == TaskKind::Slice
                      ? 1 + static_cast<int>(task.slice.slice)
                      : 0;
-      // Race check against the other queues since the last barrier.
-      Access acc = lramAccess(task);
-      for (const Pending &p : interval) {
-        if (p.queue == tp.queue)
-          continue;
-        ByteRange r;
-        if (overlaps(acc.writes, p.access.reads, r) ||
-            overlaps(acc.writes, p.access.writes, r) ||
-            overlaps(acc.reads, p.access.writes, r)) {
-          error = where() + " races with task " + std::to_string(p.index) +
-                  " on another queue: both touch LRAM bytes [" +
-                  std::to_string(r.begin) + ", " + std::to_string(r.end) +
-                  "), one writing, with no wait between them";
-          return false;
-        }
-      }
+      // Races were refused by verifyProgram; the LRAM high-water mark.
+      LramAccess acc = lramAccess(task);
       for (const ByteRange &r : acc.reads)
         profile.lramPeak = std::max(profile.lramPeak, r.end);
       for (const ByteRange &r : acc.writes)
         profile.lramPeak = std::max(profile.lramPeak, r.end);
-      interval.push_back({tp.queue, index, std::move(acc)});
 
       // Execute.
       if (task.kind == TaskKind::Slice) {

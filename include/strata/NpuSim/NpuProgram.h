@@ -161,7 +161,8 @@ std::optional<std::string> verifyTask(const Task &task,
                                       const npu::NpuConfig &config,
                                       const std::vector<Binding> &bindings,
                                       int64_t index);
-/// validateNpuConfig + verifyTask on every task (numbered across segments).
+/// validateNpuConfig, verifyTask on every task (numbered across segments)
+/// and findRace.
 std::optional<std::string> verifyProgram(const Program &program);
 
 /// The inclusive-exclusive LRAM byte range [begin, end) an operand touches
@@ -171,6 +172,23 @@ struct ByteRange {
   uint64_t begin = 0, end = 0;
 };
 std::optional<ByteRange> operandRange(const Operand &op, int64_t elementBytes);
+
+/// The LRAM byte ranges a task reads and writes (each operand's bounding
+/// box; a dma_load writes its LRAM range, a dma_store reads it).
+struct LramAccess {
+  std::vector<ByteRange> reads, writes;
+};
+LramAccess lramAccess(const Task &task);
+
+/// The first race of a program whose tasks verify: a task of one queue that
+/// touches LRAM bytes a task of another queue touched since the last wait,
+/// one of them writing. `index` is the later task's (numbered across
+/// segments).
+struct Race {
+  int64_t index = 0;
+  std::string message;
+};
+std::optional<Race> findRace(const Program &program);
 
 } // namespace strata::npusim
 

@@ -120,3 +120,32 @@ npuhw.program @p attributes {config = {}, bindings = []} {
       output = #npuhw.operand<address = 512, dims = [16], strides = [2]>}
   }
 }
+
+// -----
+
+// A load into bytes a slice task reads, with no wait between them: a race.
+npuhw.program @p attributes {config = {}, bindings = [#npuhw.binding<name = "x", size = 16, writable = false>]} {
+  npuhw.segment {
+    npuhw.dma_load {binding = 0 : i32, lram_address = 0 : i64, counts = array<i64: 16>, dram_strides = array<i64: 1>, lram_strides = array<i64: 1>}
+    // expected-error @below {{task 1 (slice_task add) races with task 0 (dma_load) on another queue: both touch LRAM bytes [0, 16), one writing, with no wait between them}}
+    npuhw.slice_task {kernel = "add", multiplier = 1,
+      input = #npuhw.operand<address = 0, dims = [16], strides = [1]>,
+      input2 = #npuhw.operand<address = 0, dims = [16], strides = [1]>,
+      output = #npuhw.operand<address = 64, dims = [16], strides = [1]>}
+  }
+}
+
+// -----
+
+// The same with a wait, or on disjoint bytes (double buffering), verifies.
+npuhw.program @p attributes {config = {}, bindings = [#npuhw.binding<name = "x", size = 16, writable = false>]} {
+  npuhw.segment {
+    npuhw.dma_load {binding = 0 : i32, lram_address = 0 : i64, counts = array<i64: 16>, dram_strides = array<i64: 1>, lram_strides = array<i64: 1>}
+    npuhw.wait
+    npuhw.dma_load {binding = 0 : i32, lram_address = 128 : i64, counts = array<i64: 16>, dram_strides = array<i64: 1>, lram_strides = array<i64: 1>}
+    npuhw.slice_task {kernel = "add", multiplier = 1,
+      input = #npuhw.operand<address = 0, dims = [16], strides = [1]>,
+      input2 = #npuhw.operand<address = 0, dims = [16], strides = [1]>,
+      output = #npuhw.operand<address = 64, dims = [16], strides = [1]>}
+  }
+}

@@ -49,20 +49,25 @@ LogicalResult ProgramOp::verifyRegions() {
                                 b.getWritable()});
   }
   int64_t index = 0;
+  std::vector<Operation *> ops; // by task index
   for (Operation &seg : getBody().front()) {
     auto segment = dyn_cast<SegmentOp>(seg);
     if (!segment)
       return seg.emitOpError() << "is not a segment: a program holds "
                                   "npuhw.segment ops only";
+    npusim::Segment &tasks = program.segments.emplace_back();
     for (Operation &op : segment.getBody().front()) {
-      npusim::Task task;
+      npusim::Task &task = tasks.tasks.emplace_back();
       if (std::optional<std::string> err = toNpuTask(&op, task))
         return op.emitOpError() << "task " << index << ": " << *err;
       if (std::optional<std::string> err =
               npusim::verifyTask(task, *config, program.bindings, index))
         return op.emitOpError() << *err;
+      ops.push_back(&op);
       ++index;
     }
   }
+  if (std::optional<npusim::Race> race = npusim::findRace(program))
+    return ops[race->index]->emitOpError() << race->message;
   return success();
 }
