@@ -5,7 +5,8 @@ block) is packaged into an artifact with `strata-npu package`, run with
 `strata run --device npu-sim --profile`, and compared with a numpy reference
 of the numeric contract (docs/npu-sim.md), bit-exact. The profile's MAC count
 and the Chrome trace are checked against the shapes; corrupted NPU sections
-are refused with a message."""
+are refused with a message. An int8 add with `rounding = "tflite"` matches
+TFLite's reference ADD (written here from its source), bit-exact."""
 import json
 import os
 import subprocess
@@ -251,3 +252,88 @@ def test_npusim_bad_device_option(tmp_path):
     r = run(STRATA, "run", model, "--input", tmp_path / "in.npz", "--output",
             tmp_path / "out.npz", "--device", "tpu")
     assert r.returncode == 2 and "--device 'tpu' is not a device" in r.stderr
+
+
+def quantize_multiplier(real):
+    """TFLite's QuantizeMultiplier for 0 < real < 1: (Q0.31 m, right shift)."""
+    import math
+    frac, exp = math.frexp(real)
+    q = int(round(frac * (1 << 31)))
+    if q == 1 << 31:
+        q //= 2
+        exp += 1
+    return q, -exp
+
+
+def srdhm(a, b):
+    """gemmlowp SaturatingRoundingDoublingHighMul on Python ints."""
+    if a == b == -(1 << 31):
+        return (1 << 31) - 1
+    ab = a * b
+    nudge = (1 << 30) if ab >= 0 else 1 - (1 << 30)
+    v = ab + nudge
+    q = abs(v) >> 31  # C++ division truncates toward zero
+    return q if v >= 0 else -q
+
+
+def rdbpot(x, e):
+    mask = (1 << e) - 1
+    rem = x & mask
+    thr = (mask >> 1) + (1 if x < 0 else 0)
+    return (x >> e) + (1 if rem > thr else 0)
+
+
+def tflite_add(a, b, za, zb, zo, sa, sb, so):
+    """TFLite's reference int8 ADD (left shift 20), written from its source."""
+    twice_max = 2 * max(sa, sb)
+    m1, s1 = quantize_multiplier(sa / twice_max)
+    m2, s2 = quantize_multiplier(sb / twice_max)
+    mo, s_o = quantize_multiplier(twice_max / ((1 << 20) * so))
+    out = []
+    for x, y in zip(a.tolist(), b.tolist()):
+        x1 = rdbpot(srdhm((x - za) * (1 << 20), m1), s1)
+        y1 = rdbpot(srdhm((y - zb) * (1 << 20), m2), s2)
+        r = rdbpot(srdhm(x1 + y1, mo), s_o) + zo
+        out.append(min(max(r, -128), 127))
+    return np.array(out, np.int8), (m1, s1, m2, s2, mo, s_o)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_npusim_add_matches_tflite_reference(tmp_path, seed):
+    rng = np.random.default_rng(200 + seed)
+    n = int(rng.integers(1, 300))
+    a = rng.integers(-128, 128, n, dtype=np.int8)
+    b = rng.integers(-128, 128, n, dtype=np.int8)
+    za, zb, zo = (int(v) for v in rng.integers(-128, 128, 3))
+    sa, sb, so = (float(v) for v in rng.uniform(0.01, 0.2, 3))
+    want, (m1, s1, m2, s2, mo, s_o) = tflite_add(a, b, za, zb, zo, sa, sb, so)
+    binds = ", ".join('#npuhw.binding<name = "%s", size = %d, writable = %s>'
+                      % (nm, n, "true" if nm == "y" else "false")
+                      for nm in ("a", "b", "y"))
+    base = [0, align(n), 2 * align(n)]
+
+    def dma(op, i):
+        return ("    npuhw.%s {binding = %d : i32, lram_address = %d : i64, "
+                "counts = array<i64: %d>, dram_strides = array<i64: 1>, "
+                "lram_strides = array<i64: 1>}\n" % (op, i, base[i], n))
+    mlir = ("npuhw.program @add attributes {config = {}, bindings = [%s]} {\n"
+            "  npuhw.segment {\n%s%s    npuhw.wait\n"
+            '    npuhw.slice_task {kernel = "add", rounding = "tflite", left_shift = 20,\n'
+            "      input_zp = %d, input2_zp = %d, output_zp = %d,\n"
+            "      input_multiplier = %d, input_shift = %d, input2_multiplier = %d,\n"
+            "      input2_shift = %d, multiplier = %d, shift = %d,\n"
+            "      input = %s, input2 = %s, output = %s}\n"
+            "    npuhw.wait\n%s  }\n}\n"
+            % (binds, dma("dma_load", 0), dma("dma_load", 1), za, zb, zo, m1, s1,
+               m2, s2, mo, s_o, operand(base[0], [n]), operand(base[1], [n]),
+               operand(base[2], [n]), dma("dma_store", 2)))
+    (tmp_path / "add.mlir").write_text(mlir)
+    model = tmp_path / "add.strata"
+    r = run(NPU, "package", tmp_path / "add.mlir", "--input", "a=i8:%d" % n,
+            "--input", "b=i8:%d" % n, "--output", "y=i8:%d" % n, "-o", model)
+    assert r.returncode == 0, r.stderr
+    np.savez(tmp_path / "in.npz", a=a, b=b)
+    r = run(STRATA, "run", model, "--input", tmp_path / "in.npz", "--output",
+            tmp_path / "out.npz")
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npz")["y"], want)
