@@ -249,6 +249,8 @@ public:
 
 private:
   bool mac();
+  bool convInt8();
+  bool dotInt8();
   bool channelParams(int64_t c, int64_t &bias, int64_t &mult, int64_t &shift);
   void elementwise();
   void pool();
@@ -278,6 +280,118 @@ bool SliceExec::channelParams(int64_t c, int64_t &bias, int64_t &mult,
             std::to_string(shift) + ", expected 0..63";
     return false;
   }
+  return true;
+}
+
+/// int8 conv2d / depthwise: the same sums as the generic loop of mac(), in
+/// another order (integer sums are exact below 2^63: at most 2^30 products
+/// of at most 2^16 each, wrapped to the accumulator width at the end), one
+/// output plane at a time with the weight hoisted out of the pixel loops.
+bool SliceExec::convInt8() {
+  bool dw = s.kernel == KernelKind::DepthwiseConv2D;
+  const auto &in = s.input.dims, &w = s.weights.dims, &out = s.output.dims;
+  const auto &is = s.input.strides;
+  int64_t B = cfg.weightChannelBlock;
+  int64_t kh = dw ? w[1] : w[2], kw = dw ? w[2] : w[3];
+  int64_t icPerGroup = dw ? 1 : w[1];
+  int64_t ocPerGroup = dw ? 1 : out[1] / s.groups;
+  int64_t OH = out[2], OW = out[3];
+  std::vector<int64_t> acc(static_cast<size_t>(OH * OW));
+  for (int64_t n = 0; n < out[0]; ++n)
+    for (int64_t o = 0; o < out[1]; ++o) {
+      int64_t bias = 0, mult = 0, shift = 0;
+      if (!s.partial.present() || s.outputFormat == Format::Int8)
+        if (!channelParams(o, bias, mult, shift))
+          return false;
+      for (int64_t oy = 0; oy < OH; ++oy)
+        for (int64_t ox = 0; ox < OW; ++ox)
+          acc[oy * OW + ox] = s.partial.present()
+                                  ? m.i32(Lram::at(s.partial, {n, o, oy, ox}))
+                                  : bias;
+      int64_t g = o / ocPerGroup;
+      for (int64_t ic = 0; ic < icPerGroup; ++ic) {
+        int64_t c = dw ? o : g * icPerGroup + ic;
+        for (int64_t ky = 0; ky < kh; ++ky)
+          for (int64_t kx = 0; kx < kw; ++kx) {
+            // Output columns whose input column is inside the input.
+            int64_t off = kx * s.dilation[1] - s.pad[1];
+            int64_t lo = off >= 0 ? 0 : (-off + s.stride[1] - 1) / s.stride[1];
+            int64_t hi =
+                in[3] - 1 - off < 0
+                    ? -1
+                    : std::min(OW - 1, (in[3] - 1 - off) / s.stride[1]);
+            int64_t wv =
+                m.i8(dw ? Lram::at(s.weights, {o / B, ky, kx, o % B})
+                        : Lram::at(s.weights, {o / B, ic, ky, kx, o % B})) -
+                s.weightZp;
+            if (wv == 0 || lo > hi)
+              continue;
+            for (int64_t oy = 0; oy < OH; ++oy) {
+              int64_t iy = oy * s.stride[0] - s.pad[0] + ky * s.dilation[0];
+              if (iy < 0 || iy >= in[2])
+                continue;
+              const uint8_t *row =
+                  m.base + s.input.address + n * is[0] + c * is[1] + iy * is[2];
+              int64_t *a = acc.data() + oy * OW;
+              int64_t step = s.stride[1] * is[3];
+              const uint8_t *px = row + (lo * s.stride[1] + off) * is[3];
+              for (int64_t ox = lo; ox <= hi; ++ox, px += step)
+                a[ox] += (static_cast<int8_t>(*px) - s.inputZp) * wv;
+            }
+          }
+      }
+      for (int64_t oy = 0; oy < OH; ++oy)
+        for (int64_t ox = 0; ox < OW; ++ox) {
+          int64_t v = wrapAccumulator(static_cast<uint64_t>(acc[oy * OW + ox]),
+                                      cfg.accumulatorBits);
+          uint64_t oa = Lram::at(s.output, {n, o, oy, ox});
+          if (s.outputFormat == Format::Int32)
+            m.setI32(oa, v);
+          else
+            m.setI8(oa, finishInt(v, mult, shift));
+        }
+    }
+  return true;
+}
+
+/// int8 fully_connected / matmul: mac()'s sums with the address arithmetic
+/// hoisted out of the reduction loop.
+bool SliceExec::dotInt8() {
+  bool fc = s.kernel == KernelKind::FullyConnected;
+  const auto &out = s.output.dims;
+  const auto &xs = s.input.strides, &ws = s.weights.strides;
+  int64_t B = cfg.weightChannelBlock;
+  int64_t k = fc ? s.input.dims[1] : s.input.dims[2];
+  int64_t batches = fc ? 1 : out[0];
+  int64_t rows = fc ? out[0] : out[1], cols = fc ? out[1] : out[2];
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        std::vector<int64_t> oi =
+            fc ? std::vector<int64_t>{r, c} : std::vector<int64_t>{b, r, c};
+        int64_t bias = 0, mult = 0, shift = 0;
+        if (!s.partial.present() || s.outputFormat == Format::Int8)
+          if (!channelParams(c, bias, mult, shift))
+            return false;
+        int64_t acc =
+            s.partial.present() ? m.i32(Lram::at(s.partial, oi)) : bias;
+        const uint8_t *x =
+            m.base + s.input.address + (fc ? r * xs[0] : b * xs[0] + r * xs[1]);
+        const uint8_t *w =
+            m.base + s.weights.address +
+            (fc ? (c / B) * ws[0] + (c % B) * ws[2] : b * ws[0] + c * ws[2]);
+        int64_t xStep = fc ? xs[1] : xs[2], wStep = ws[1];
+        for (int64_t i = 0; i < k; ++i)
+          acc += (static_cast<int8_t>(x[i * xStep]) - s.inputZp) *
+                 (static_cast<int8_t>(w[i * wStep]) - s.weightZp);
+        int64_t v =
+            wrapAccumulator(static_cast<uint64_t>(acc), cfg.accumulatorBits);
+        uint64_t oa = Lram::at(s.output, oi);
+        if (s.outputFormat == Format::Int32)
+          m.setI32(oa, v);
+        else
+          m.setI8(oa, finishInt(v, mult, shift));
+      }
   return true;
 }
 
@@ -337,6 +451,8 @@ bool SliceExec::mac() {
   switch (s.kernel) {
   case KernelKind::Conv2D:
   case KernelKind::DepthwiseConv2D: {
+    if (!bf16)
+      return convInt8();
     bool dw = s.kernel == KernelKind::DepthwiseConv2D;
     const auto &in = s.input.dims, &w = s.weights.dims;
     int64_t kh = dw ? w[1] : w[2], kw = dw ? w[2] : w[3];
@@ -374,6 +490,24 @@ bool SliceExec::mac() {
           }
     return true;
   }
+  case KernelKind::FullyConnected:
+  case KernelKind::MatMul:
+    if (!bf16)
+      return dotInt8();
+    break;
+  default:
+    break;
+  }
+  switch (s.kernel) {
+  case KernelKind::FullyConnected:
+  case KernelKind::MatMul:
+    if (!bf16)
+      return dotInt8();
+    break;
+  default:
+    break;
+  }
+  switch (s.kernel) {
   case KernelKind::FullyConnected: {
     int64_t k = s.input.dims[1];
     for (int64_t n = 0; n < out[0]; ++n)
