@@ -8,6 +8,7 @@
 
 #include "Common.h"
 
+#include "strata/Dialect/Top/Transforms/QuantUtils.h"
 #include "strata/TpuLang/TpuLang.h"
 
 namespace strata::python {
@@ -30,8 +31,8 @@ static std::optional<tl::TensorData> tensorData(const nb::object &data) {
       array = data;
     }
   }
-  InArray a;
-  if (!nb::try_cast(array, a))
+  HostArray a;
+  if (!castArray(array, a, "Tensor: parameter 'data'"))
     throw Error("Tensor: parameter 'data' must be a numpy array, not " +
                 nb::cast<std::string>(nb::str(data.type())));
   return tl::TensorData(toTensor(a, "Tensor: parameter 'data'"));
@@ -187,6 +188,9 @@ void registerTpuLang(nb::module_ &m) {
   m.def("requant_fp_to_int", &tl::requant_fp_to_int);
   m.def("dequant_int_to_fp", &tl::dequant_int_to_fp);
   m.def("requant_int", &tl::requant_int);
+  m.def("multiplier_shift", &calib::multiplierShift, nb::arg("real"),
+        "top-quantize's (multiplier, right shift) for a real rescale factor: "
+        "multiplier / 2^shift nearest to it, multiplier in [2^30, 2^31).");
 }
 
 } // namespace strata::python

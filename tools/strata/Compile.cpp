@@ -122,22 +122,7 @@ static cl::opt<std::string> quantizeMode(
     cl::desc("quantize after optimizing: int8 (needs --calibration), bf16 "
              "or f16 (docs/quantization.md)"),
     cl::value_desc("MODE"), cl::sub(CompileCommand));
-static cl::opt<std::string> calibrationFile(
-    "calibration",
-    cl::desc("--quantize int8: the table strata calibrate wrote"),
-    cl::value_desc("table.txt"), cl::sub(CompileCommand));
-static cl::list<std::string> keepFloat(
-    "keep-float", cl::CommaSeparated,
-    cl::desc("--quantize: keep the ops producing these tensors in float"),
-    cl::value_desc("NAMES"), cl::sub(CompileCommand));
-static cl::opt<std::string> keepFloatFile(
-    "keep-float-file",
-    cl::desc("--quantize: a file of tensor names to keep in float"),
-    cl::value_desc("F"), cl::sub(CompileCommand));
-static cl::opt<bool> symmetricActivations(
-    "symmetric",
-    cl::desc("--quantize int8: symmetric activations (zero point 0)"),
-    cl::sub(CompileCommand));
+static QuantizeOptions quantizeOptions(CompileCommand);
 
 /// Reads `modelFile` as an ONNX model or as a Top module with its weights.
 using ShapeMap = std::map<std::string, std::vector<int64_t>>;
@@ -273,10 +258,7 @@ loadOptimized(mlir::MLIRContext &context, const ShapeMap &shapes) {
     model->weights = std::move(*optimized);
   }
   if (!quantizeMode.empty()) {
-    QuantizeRequest request{
-        quantizeMode, calibrationFile,
-        std::vector<std::string>(keepFloat.begin(), keepFloat.end()),
-        keepFloatFile, symmetricActivations};
+    QuantizeRequest request = quantizeOptions.request(quantizeMode);
     bool usageError = false;
     FailureOr<TensorMap> quantized = quantizeModel(
         "strata compile", *model->module, model->weights, request, usageError);
@@ -448,10 +430,7 @@ int compile() {
            << "' must be 'nchw' or 'nhwc'\n";
     return 2;
   }
-  if (quantizeMode.empty() &&
-      (calibrationFile.getNumOccurrences() || keepFloat.getNumOccurrences() ||
-       keepFloatFile.getNumOccurrences() ||
-       symmetricActivations.getNumOccurrences())) {
+  if (quantizeMode.empty() && quantizeOptions.anyGiven()) {
     errs() << "strata compile: --calibration, --keep-float(-file) and "
               "--symmetric need --quantize\n";
     return 2;

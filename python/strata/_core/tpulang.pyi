@@ -251,3 +251,8 @@ def requant_fp_to_int(arg0: Tensor, arg1: float | Sequence[float], arg2: int | S
 def dequant_int_to_fp(arg0: Tensor, arg1: float | Sequence[float], arg2: int | Sequence[int], arg3: str, arg4: str | None, arg5: str, /) -> Tensor: ...
 
 def requant_int(arg0: Tensor, arg1: int | Sequence[int], arg2: int | Sequence[int], arg3: int | Sequence[int], arg4: int, arg5: str, arg6: str | None, arg7: str, /) -> Tensor: ...
+
+def multiplier_shift(real: float) -> tuple[int, int]:
+    """
+    top-quantize's (multiplier, right shift) for a real rescale factor: multiplier / 2^shift nearest to it, multiplier in [2^30, 2^31).
+    """
