@@ -4,6 +4,7 @@
 
 #include "strata/Conversion/Passes.h"
 #include "strata/Conversion/TosaToTop/Passes.h"
+#include "strata/Dialect/NpuHW/IR/NpuHW.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Dialect/Top/Transforms/Pipelines.h"
 #include "strata/StrategyMLIR/Passes.h"
@@ -18,6 +19,7 @@ namespace strata {
 
 void registerAllDialects(mlir::DialectRegistry &registry) {
   registerModelDialects(registry);
+  registry.insert<npuhw::NpuHWDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
