@@ -3,7 +3,9 @@
 #include "strata/InitAll.h"
 
 #include "strata/Conversion/Passes.h"
+#include "strata/Dialect/HL/IR/HLOps.h"
 #include "strata/Conversion/TosaToTop/Passes.h"
+#include "strata/Conversion/TopToHL/Passes.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Dialect/Top/Transforms/Pipelines.h"
 #include "strata/StrategyMLIR/Passes.h"
@@ -18,6 +20,7 @@ namespace strata {
 
 void registerAllDialects(mlir::DialectRegistry &registry) {
   registerModelDialects(registry);
+  registry.insert<hl::HLDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
@@ -29,6 +32,7 @@ void registerAllPasses() {
   strategy::registerStrategyPasses();
   conversion::registerConversionPasses();
   conversion::registerTosaToTopPasses();
+  conversion::registerTopToHLPasses();
   cpu::registerCpuTargetPasses();
   mlir::registerAllPasses();
 }
