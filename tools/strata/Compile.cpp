@@ -12,14 +12,14 @@
 #include "Commands.h"
 #include "QuantCommon.h"
 
+#include "strata/Conversion/TopToHL/Passes.h"
+#include "strata/Dialect/HL/IR/HLOps.h"
 #include "strata/Frontend/Onnx/OnnxImporter.h"
 #include "strata/InitAll.h"
+#include "strata/Npu/NpuConfigJson.h"
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
 #include "strata/Target/Cpu/CpuTarget.h"
-#include "strata/Npu/NpuConfigJson.h"
-#include "strata/Conversion/TopToHL/Passes.h"
-#include "strata/Dialect/HL/IR/HLOps.h"
 
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Interpreter/Interpreter.h"
@@ -86,7 +86,8 @@ static cl::opt<unsigned>
 static cl::opt<bool> report(
     "report",
     cl::desc("--target npu-sim: print the NPU kernels, the CPU ops and the "
-             "transposes left; --target cpu: print per variant the dispatch count, the memory "
+             "transposes left; --target cpu: print per variant the dispatch "
+             "count, the memory "
              "plan's peak next to the sum of all intermediate tensors, code "
              "and constant sizes"),
     cl::sub(CompileCommand));
@@ -107,17 +108,22 @@ static cl::opt<std::string> dumpLLVMDialect(
     cl::desc("--target cpu: also write the lowered dispatch module (LLVM "
              "dialect) of the last variant to FILE, for debugging"),
     cl::value_desc("FILE"), cl::sub(CompileCommand));
-static cl::opt<std::string> npuConfigFile(
-    "npu-config",
-    cl::desc("--target npu-sim: the NPU description, a JSON file "
-             "(docs/npu.md; default: the built-in description)"),
-    cl::value_desc("FILE"), cl::sub(CompileCommand));
+static cl::opt<std::string>
+    npuConfigFile("npu-config",
+                  cl::desc("--target npu-sim: the NPU description, a JSON file "
+                           "(docs/npu.md; default: the built-in description)"),
+                  cl::value_desc("FILE"), cl::sub(CompileCommand));
 static cl::opt<std::string> emitStage(
     "emit",
     cl::desc("--target npu-sim: 'hl' writes the model converted to the HL "
              "dialect (NPU kernels and the ops left on the CPU) to the "
              "folder -o"),
     cl::value_desc("STAGE"), cl::sub(CompileCommand));
+static cl::opt<bool> noSegmentFusion(
+    "no-segment-fusion",
+    cl::desc("--target npu-sim: keep hl.segmentation ops instead of having "
+             "the producing kernel write its output segmented"),
+    cl::sub(CompileCommand));
 static cl::opt<bool> noOptimize(
     "no-optimize",
     cl::desc("skip top-optimize: write the model as imported or read"),
@@ -471,7 +477,9 @@ static int emitHL(const npu::NpuConfig &config,
   std::vector<conversion::HLDecision> decisions;
   mlir::PassManager pm(module.getContext());
   pm.addPass(conversion::createConvertTopToHLPass(config, &decisions));
-  pm.addPass(conversion::createHLSegmentStrided());
+  conversion::HLSegmentStridedOptions segmentOptions;
+  segmentOptions.fuse = !noSegmentFusion;
+  pm.addPass(conversion::createHLSegmentStrided(segmentOptions));
   pm.addPass(conversion::createHLCancelTransposes());
   FailureOr<TensorMap> weights = runTopPasses(module, model.weights, pm);
   if (failed(weights)) {
@@ -563,7 +571,8 @@ int compile() {
   for (auto [opt, given] :
        {std::pair<const char *, bool>{"npu-config",
                                       npuConfigFile.getNumOccurrences() > 0},
-        {"emit", emitStage.getNumOccurrences() > 0}})
+        {"emit", emitStage.getNumOccurrences() > 0},
+        {"no-segment-fusion", noSegmentFusion.getNumOccurrences() > 0}})
     if (given && target != "npu-sim") {
       errs() << "strata compile: --" << opt << " needs --target npu-sim\n";
       return 2;
@@ -575,8 +584,7 @@ int compile() {
     return 2;
   }
   for (auto [opt, given] :
-       {std::pair<const char *, bool>{"report",
-                                      report.getNumOccurrences() > 0},
+       {std::pair<const char *, bool>{"report", report.getNumOccurrences() > 0},
         {"explain-strategy", explainStrategy.getNumOccurrences() > 0}})
     if (given && target != "cpu" && target != "npu-sim") {
       errs() << "strata compile: --" << opt
