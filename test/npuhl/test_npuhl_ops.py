@@ -300,3 +300,33 @@ def test_matmul_and_fully_connected(tmp_path, bits):
               [("%y", ty(want.shape)), ("%f", ty(fwant.shape))])
     np.testing.assert_array_equal(got[0], want)
     np.testing.assert_array_equal(got[1], fwant)
+
+
+def test_reduce_gather_resize_depth_to_space(tmp_path):
+    rng = np.random.default_rng(13)
+    x = rand_i8(rng, (1, 8, 5, 3))
+    m, sh, izp, ozp = 1431655765, 31, -4, 6
+    s = (x.astype(np.int64) - izp).sum(axis=(2, 3), keepdims=True)
+    q = (np.abs(s) + 15 // 2) // 15
+    mean = requant(np.where(s < 0, -q, q), m, sh, ozp, -128, 127).astype(np.int8)
+    idx = np.array([2, -1, 0, 2], dtype=np.int32)
+    gathered = np.take(x, idx, axis=1)
+    oh, ow = 7, 8
+    ys, xs = (np.arange(oh) * 5) // oh, (np.arange(ow) * 3) // ow
+    resized = x[:, :, ys][:, :, :, xs]
+    b = 2
+    dcr = x.reshape(1, b, b, 2, 5, 3).transpose(0, 3, 4, 1, 5, 2).reshape(1, 2, 10, 6)
+    crd = x.reshape(1, 2, b, b, 5, 3).transpose(0, 1, 4, 2, 5, 3).reshape(1, 2, 10, 6)
+    t = ty(x.shape)
+    body = [f"%r = hl.reduce_mean(%x0) {{axes = {arr([2, 3])}, input_zp = {izp} : i64, multiplier = {m} : i64, "
+            f"shift = {sh} : i64, output_zp = {ozp} : i64}} : ({t}) -> {ty(mean.shape)} loc(\"r\")",
+            f'%i = top.Weight() {{name = "i", value = {dense(idx, "i32")}}} : () -> {ty(idx.shape, "i32")}',
+            f"%g = hl.gather(%x0, %i) {{axis = 1 : i64}} : ({t}, {ty(idx.shape, 'i32')}) -> {ty(gathered.shape)} loc(\"g\")",
+            f"%z = hl.resize_nearest(%x0) : ({t}) -> {ty(resized.shape)} loc(\"z\")",
+            f"%d = hl.depth_to_space(%x0) {{block = 2 : i64}} : ({t}) -> {ty(dcr.shape)} loc(\"d\")",
+            f"%e = hl.depth_to_space(%x0) {{block = 2 : i64, mode = \"CRD\"}} : ({t}) -> {ty(crd.shape)} loc(\"e\")"]
+    outs = [mean, gathered, resized, dcr, crd]
+    got = run(tmp_path, body, [(x, "i8")],
+              [(f"%{n}", ty(o.shape)) for n, o in zip("rgzde", outs)])
+    for name, g, want in zip("rgzde", got, outs):
+        np.testing.assert_array_equal(g, want, err_msg=name)

@@ -77,3 +77,19 @@ func.func @shift(%x: tensor<4xi8>) {
   %0 = hl.add(%x, %x) {output_shift = 64 : i64} : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
   return
 }
+
+// -----
+
+func.func @depth_to_space(%x: tensor<1x6x2x2xi8>) {
+  // expected-error @+1 {{input must be N x C*4 x H x W, got [1, 6, 2, 2]}}
+  %0 = hl.depth_to_space(%x) {block = 2 : i64} : (tensor<1x6x2x2xi8>) -> tensor<1x1x4x4xi8>
+  return
+}
+
+// -----
+
+func.func @reduce(%x: tensor<1x6x2x2xi8>) {
+  // expected-error @+1 {{axes [2, 2] must be distinct dims of the rank-4 input}}
+  %0 = hl.reduce_mean(%x) {axes = array<i64: 2, 2>} : (tensor<1x6x2x2xi8>) -> tensor<1x6x1x2xi8>
+  return
+}

@@ -6,7 +6,7 @@ func.func @all(%x: tensor<1x4x6x6xi8>, %w: tensor<2x4x3x3x4xi8>, %sb: tensor<5x3
                %dw: tensor<1x3x3x4xi8>, %sb4: tensor<4x3xi32>, %fw: tensor<1x8x4xi8>,
                %fsb: tensor<3x3xi32>, %f: tensor<2x8xi8>, %t: tensor<256xi8>,
                %bx: tensor<1x2x3x3xbf16>, %bw: tensor<1x2x1x1x4xbf16>, %bb: tensor<2xf32>,
-               %msb: tensor<6x3xi32>) {
+               %msb: tensor<6x3xi32>, %idx: tensor<2xi32>) {
   // CHECK: hl.conv2d
   %0 = hl.conv2d(%x, %w, %sb) {input_zp = -3 : i64, output_zp = 2 : i64, clip_min = 2 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x4x6x6xi8>, tensor<2x4x3x3x4xi8>, tensor<5x3xi32>) -> tensor<1x5x6x6xi8>
   // CHECK: hl.depthwise_conv2d
@@ -43,5 +43,13 @@ func.func @all(%x: tensor<1x4x6x6xi8>, %w: tensor<2x4x3x3x4xi8>, %sb: tensor<5x3
   %16 = hl.convert(%x) {scale = 0.5 : f64, zp = -3 : i64} : (tensor<1x4x6x6xi8>) -> tensor<1x4x6x6xbf16>
   // CHECK: hl.conv2d{{.*}}relu = true
   %17 = hl.conv2d(%bx, %bw, %bb) {relu = true, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x2x3x3xbf16>, tensor<1x2x1x1x4xbf16>, tensor<2xf32>) -> tensor<1x2x3x3xbf16>
+  // CHECK: hl.reduce_mean
+  %18 = hl.reduce_mean(%x) {axes = array<i64: 2, 3>, multiplier = 3 : i64, shift = 2 : i64} : (tensor<1x4x6x6xi8>) -> tensor<1x4x1x1xi8>
+  // CHECK: hl.gather
+  %19 = hl.gather(%x, %idx) {axis = 1 : i64} : (tensor<1x4x6x6xi8>, tensor<2xi32>) -> tensor<1x2x6x6xi8>
+  // CHECK: hl.resize_nearest
+  %20 = hl.resize_nearest(%x) : (tensor<1x4x6x6xi8>) -> tensor<1x4x12x9xi8>
+  // CHECK: hl.depth_to_space
+  %21 = hl.depth_to_space(%x) {block = 2 : i64, mode = "CRD"} : (tensor<1x4x6x6xi8>) -> tensor<1x1x12x12xi8>
   return
 }

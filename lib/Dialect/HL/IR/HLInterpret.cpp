@@ -535,6 +535,102 @@ LogicalResult AvgPoolOp::interpret(InterpreterEnv &env) {
   return success();
 }
 
+LogicalResult ReduceMeanOp::interpret(InterpreterEnv &env) {
+  std::vector<int64_t> in = shapeOf(getInput()), out = shapeOf(getOutput());
+  std::vector<int64_t> inStrides(in.size(), 1);
+  for (size_t d = in.size(); d-- > 1;)
+    inStrides[d - 1] = inStrides[d] * in[d];
+  int64_t outCount = 1, n = 1;
+  for (size_t d = 0; d < in.size(); ++d) {
+    outCount *= out[d];
+    n *= in[d] / out[d];
+  }
+  // The flat input index of reduced element `r` of output element `o`.
+  auto source = [&](int64_t o, int64_t r) {
+    int64_t idx = 0;
+    for (size_t d = in.size(); d-- > 0;) {
+      int64_t coord = out[d] == 1 && in[d] != 1 ? r % in[d] : o % out[d];
+      if (out[d] == 1 && in[d] != 1)
+        r /= in[d];
+      o /= out[d];
+      idx += coord * inStrides[d];
+    }
+    return idx;
+  };
+  if (formatOf(getOutput().getType()) == Format::BF16) {
+    std::vector<float> x = asFloats(env.get(getInput())), y(outCount);
+    for (int64_t o = 0; o < outCount; ++o) {
+      float sum = 0;
+      for (int64_t r = 0; r < n; ++r)
+        sum = sum + x[source(o, r)];
+      y[o] = sum / static_cast<float>(n);
+    }
+    env.set(getOutput(), fromFloats(getOutput(), out, y));
+    return success();
+  }
+  std::vector<int64_t> x = asInts(env.get(getInput())), y(outCount);
+  for (int64_t o = 0; o < outCount; ++o) {
+    int64_t sum = 0;
+    for (int64_t r = 0; r < n; ++r)
+      sum += x[source(o, r)] - getInputZp();
+    int64_t q = (std::llabs(sum) + n / 2) / n;
+    y[o] = intq::requantMultiplierShift(sum < 0 ? -q : q, getMultiplier(),
+                                        getShift(), getOutputZp(), getClipMin(),
+                                        getClipMax());
+  }
+  env.set(getOutput(), fromInts(getOutput(), out, y));
+  return success();
+}
+
+LogicalResult GatherOp::interpret(InterpreterEnv &env) {
+  const Tensor &in = env.get(getInput());
+  std::vector<int64_t> idx = asInts(env.get(getIndices()));
+  int64_t axis = getAxis(), extent = in.dim(axis), inner = 1;
+  for (int64_t d = axis + 1; d < in.rank(); ++d)
+    inner *= in.dim(d);
+  for (int64_t &i : idx) {
+    if (i < -extent || i >= extent)
+      return emitOpError("index ")
+             << i << " is outside the axis of size " << extent;
+    if (i < 0)
+      i += extent;
+  }
+  int64_t count = static_cast<int64_t>(idx.size());
+  env.set(getOutput(), gatherBytes(in, shapeOf(getOutput()), [&](int64_t o) {
+            int64_t j = o % inner, rest = o / inner;
+            int64_t k = rest % count, outer = rest / count;
+            return (outer * extent + idx[k]) * inner + j;
+          }));
+  return success();
+}
+
+LogicalResult ResizeNearestOp::interpret(InterpreterEnv &env) {
+  const Tensor &in = env.get(getInput());
+  std::vector<int64_t> out = shapeOf(getOutput());
+  int64_t h = in.dim(2), w = in.dim(3), oh = out[2], ow = out[3];
+  env.set(getOutput(), gatherBytes(in, out, [&](int64_t o) {
+            int64_t x = o % ow, y = (o / ow) % oh, nc = o / (ow * oh);
+            return (nc * h + (y * h) / oh) * w + (x * w) / ow;
+          }));
+  return success();
+}
+
+LogicalResult DepthToSpaceOp::interpret(InterpreterEnv &env) {
+  const Tensor &in = env.get(getInput());
+  std::vector<int64_t> out = shapeOf(getOutput());
+  int64_t b = getBlock(), c = out[1], oh = out[2], ow = out[3];
+  int64_t h = in.dim(2), w = in.dim(3);
+  bool dcr = getMode() == "DCR";
+  env.set(getOutput(), gatherBytes(in, out, [&](int64_t o) {
+            int64_t x = o % ow, y = (o / ow) % oh, ch = (o / (ow * oh)) % c,
+                    n = o / (ow * oh * c);
+            int64_t i = y % b, j = x % b;
+            int64_t src = dcr ? (i * b + j) * c + ch : ch * b * b + i * b + j;
+            return ((n * c * b * b + src) * h + y / b) * w + x / b;
+          }));
+  return success();
+}
+
 LogicalResult TransposeOp::interpret(InterpreterEnv &env) {
   const Tensor &in = env.get(getInput());
   std::vector<int64_t> outShape = shapeOf(getOutput());

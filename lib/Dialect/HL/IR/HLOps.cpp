@@ -421,6 +421,89 @@ LogicalResult AvgPoolOp::verify() {
                       in.size() >= 2 ? in[1] : 0);
 }
 
+LogicalResult ReduceMeanOp::verify() {
+  if (failed(requireStatic(*this)))
+    return failure();
+  FailureOr<Format> f = commonFormat(*this, {getInput()});
+  if (failed(f))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput()), out = shapeOf(getOutput());
+  if (in.size() != out.size())
+    return emitOpError("keeps the reduced dims: the result must have rank ")
+           << in.size();
+  SmallVector<bool> reduced(in.size(), false);
+  for (int64_t a : getAxes()) {
+    if (a < 0 || a >= static_cast<int64_t>(in.size()) || reduced[a])
+      return emitOpError("axes ")
+             << ints(getAxes()) << " must be distinct dims of the rank-"
+             << in.size() << " input";
+    reduced[a] = true;
+  }
+  for (size_t d = 0; d < in.size(); ++d)
+    if (out[d] != (reduced[d] ? 1 : in[d]))
+      return emitOpError("result shape ")
+             << ints(out) << " must be the input " << ints(in)
+             << " with the axes " << ints(getAxes()) << " reduced to 1";
+  if (*f == Format::Int8 && (getShift() < 0 || getShift() > 63))
+    return emitOpError("shift ") << getShift() << " must be in [0, 63]";
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  if (failed(requireStatic(*this)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput()), idx = shapeOf(getIndices()),
+                    out = shapeOf(getOutput());
+  int64_t axis = getAxis(), rank = in.size();
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " is outside the rank " << rank;
+  if (idx.size() != 1 || !isa<IntegerType>(getElementTypeOrSelf(getIndices())))
+    return emitOpError("indices must be a 1-d integer tensor, got ")
+           << getIndices().getType();
+  SmallVector<int64_t> want(in);
+  want[axis] = idx[0];
+  if (out != ArrayRef<int64_t>(want))
+    return emitOpError("result shape ")
+           << ints(out) << " must be " << ints(want);
+  if (getElementTypeOrSelf(getInput()) != getElementTypeOrSelf(getOutput()))
+    return emitOpError("input and result must have one element type");
+  return success();
+}
+
+LogicalResult ResizeNearestOp::verify() {
+  if (failed(requireStatic(*this)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput()), out = shapeOf(getOutput());
+  if (in.size() != 4 || out.size() != 4 || in[0] != out[0] || in[1] != out[1] ||
+      out[2] < 1 || out[3] < 1)
+    return emitOpError("resizes N x C x H x W to N x C x OH x OW, got ")
+           << ints(in) << " -> " << ints(out);
+  if (getElementTypeOrSelf(getInput()) != getElementTypeOrSelf(getOutput()))
+    return emitOpError("input and result must have one element type");
+  return success();
+}
+
+LogicalResult DepthToSpaceOp::verify() {
+  if (failed(requireStatic(*this)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput()), out = shapeOf(getOutput());
+  int64_t b = getBlock();
+  if (b < 1)
+    return emitOpError("block ") << b << " must be positive";
+  if (getMode() != "DCR" && getMode() != "CRD")
+    return emitOpError("mode '") << getMode() << "' must be DCR or CRD";
+  if (in.size() != 4 || in[1] % (b * b) != 0)
+    return emitOpError("input must be N x C*")
+           << b * b << " x H x W, got " << ints(in);
+  SmallVector<int64_t> want = {in[0], in[1] / (b * b), in[2] * b, in[3] * b};
+  if (out != ArrayRef<int64_t>(want))
+    return emitOpError("result shape ")
+           << ints(out) << " must be " << ints(want);
+  if (getElementTypeOrSelf(getInput()) != getElementTypeOrSelf(getOutput()))
+    return emitOpError("input and result must have one element type");
+  return success();
+}
+
 LogicalResult TransposeOp::verify() {
   ArrayRef<int64_t> perm = getPerm(), in = shapeOf(getInput()),
                     out = shapeOf(getOutput());

@@ -228,6 +228,59 @@ def HL_AvgPoolOp : HL_Op<"avgpool"> {
   let results = (outs AnyRankedTensor:$output);
 }
 
+def HL_ReduceMeanOp : HL_Op<"reduce_mean"> {
+  let summary = "Mean over `axes` (kept as size-1 dims), requantized";
+  let description = [{
+    Integer: `s = sum (x - input_zp)` over the reduced dims, `n` their
+    element count, `a = round_half_away_from_zero(s / n)`, `out =
+    requantMultiplierShift(a, multiplier, shift, output_zp, clip_min,
+    clip_max)` (as `hl.avgpool`). bf16: the f32 sum in index order divided
+    by `n`, rounded to bf16.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$axes,
+                       DefaultValuedAttr<HL_I64Attr, "0">:$input_zp,
+                       DefaultValuedAttr<HL_I64Attr, "1">:$multiplier,
+                       DefaultValuedAttr<HL_I64Attr, "0">:$shift,
+                       DefaultValuedAttr<HL_I64Attr, "0">:$output_zp,
+                       DefaultValuedAttr<HL_I64Attr, "-128">:$clip_min,
+                       DefaultValuedAttr<HL_I64Attr, "127">:$clip_max);
+  let results = (outs AnyRankedTensor:$output);
+}
+
+def HL_GatherOp : HL_Op<"gather"> {
+  let summary = "Takes the `indices` (a 1-d integer tensor) along `axis`";
+  let description = [{
+    `out[.., i, ..] = input[.., indices[i], ..]` along `axis`; a negative
+    index counts from the end; an index outside the axis is an error.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$indices,
+                   HL_I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$output);
+}
+
+def HL_ResizeNearestOp : HL_Op<"resize_nearest"> {
+  let summary = "Nearest-neighbour resize of an NCHW tensor";
+  let description = [{
+    `out[n, c, y, x] = input[n, c, (y * H) / OH, (x * W) / OW]` (integer
+    division: the asymmetric, floor mapping of TFLite's RESIZE_NEAREST
+    without half-pixel centers and of ONNX's `asymmetric` + `floor`).
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$output);
+}
+
+def HL_DepthToSpaceOp : HL_Op<"depth_to_space"> {
+  let summary = "Moves `block^2` channel groups into `block x block` pixels";
+  let description = [{
+    `N x C*b*b x H x W -> N x C x H*b x W*b`. `mode = "DCR"` (depth, column,
+    row; TFLite and ONNX's default): `out[n, c, h*b + i, w*b + j] = in[n,
+    (i*b + j)*C + c, h, w]`; `"CRD"`: `in[n, c*b*b + i*b + j, h, w]`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, HL_I64Attr:$block,
+                   DefaultValuedAttr<StrAttr, "\"DCR\"">:$mode);
+  let results = (outs AnyRankedTensor:$output);
+}
+
 def HL_TransposeOp : HL_Op<"transpose"> {
   let summary = "Permutes the dims: `out.shape[i] = in.shape[perm[i]]`";
   let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$perm);
