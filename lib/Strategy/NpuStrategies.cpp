@@ -1,7 +1,8 @@
 //===- NpuStrategies.cpp - the npu-sim target's strategy table ------------===//
 //
 // Priorities (higher wins): 20 the HL kernels, 0 the codegen fallback (the
-// op stays on the CPU). Conditions: 2-d NCHW convolutions and rank-2
+// op stays on the CPU). Conditions: 2-d NCHW or NHWC convolutions (NHWC
+// ones run NCHW between two transposes) and rank-2
 // matmuls on int8 (`qi8`: the form `strata quantize` writes) or bf16
 // inputs. What the strategy language cannot state (constant weights, a
 // MultiplierShift Requant after an int8 op, depthwise channel counts) is
@@ -24,7 +25,8 @@ Error registerNpuStrategies(StrategyRegistry &r) {
   Implementation conv{"hl.conv2d",
                       20,
                       {Clause::rank(in(0), 4),
-                       Clause::attrEq("layout", AttrValue::string("NCHW")),
+                       Clause::attrIn("layout", {AttrValue::string("NCHW"),
+                                                 AttrValue::string("NHWC")}),
                        Clause::rank(in(1), 4), npuDtype},
                       Lowering::kernelCall("hl.conv2d", {}),
                       {},

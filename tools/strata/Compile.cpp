@@ -469,18 +469,20 @@ static FailureOr<npu::NpuConfig> readNpuConfig() {
   return *config;
 }
 
-/// --target npu-sim --emit hl: Top -> HL, strided kernels segmented,
-/// transposes cancelled; writes OUT/<name>.mlir and its weights.
+/// --target npu-sim --emit hl: Top -> HL, transposes cancelled, strided
+/// kernels segmented; writes OUT/<name>.mlir and its weights.
 static int emitHL(const npu::NpuConfig &config,
                   onnx_import::ImportedModel &model, const std::string &name) {
   mlir::ModuleOp module = *model.module;
   std::vector<conversion::HLDecision> decisions;
   mlir::PassManager pm(module.getContext());
   pm.addPass(conversion::createConvertTopToHLPass(config, &decisions));
+  // Transposes first: a strided kernel's producer must be visible (not
+  // behind a transpose) for the segmentation to fuse into it.
+  pm.addPass(conversion::createHLCancelTransposes());
   conversion::HLSegmentStridedOptions segmentOptions;
   segmentOptions.fuse = !noSegmentFusion;
   pm.addPass(conversion::createHLSegmentStrided(segmentOptions));
-  pm.addPass(conversion::createHLCancelTransposes());
   FailureOr<TensorMap> weights = runTopPasses(module, model.weights, pm);
   if (failed(weights)) {
     errs() << "strata compile: --target npu-sim: converting '" << modelFile

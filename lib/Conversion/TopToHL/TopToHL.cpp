@@ -111,6 +111,22 @@ struct Converter {
     return top::createWeight(b, loc, namer, base, t, type).getOutput();
   }
 
+  /// `type` with its dims permuted: dim i of the result is dim perm[i].
+  static Type permuted(Type type, ArrayRef<int64_t> perm) {
+    auto t = cast<RankedTensorType>(type);
+    SmallVector<int64_t> shape;
+    for (int64_t p : perm)
+      shape.push_back(t.getDimSize(p));
+    return RankedTensorType::get(shape, t.getElementType());
+  }
+
+  static Value transpose(OpBuilder &b, Location loc, Value v,
+                         ArrayRef<int64_t> perm) {
+    return hl::TransposeOp::create(b, loc, permuted(v.getType(), perm), v,
+                                   b.getDenseI64ArrayAttr(perm))
+        .getOutput();
+  }
+
   /// The int8 epilogue of `acc`'s only user, a MultiplierShift Requant:
   /// fills the scale+bias tensor's multiplier/shift rows and the clip.
   Reason requantEpilogue(Value acc, int64_t channels, bool relu,
@@ -165,14 +181,15 @@ struct Converter {
   }
 
   /// Checks the fused activation: none, or a plain ReLU.
-  template <typename OpT> Reason epilogueOf(OpT op, bool &relu) {
+  template <typename OpT>
+  Reason epilogueOf(OpT op, bool &relu, std::optional<double> &limit) {
     if (op.getActivation())
       return "its fused activation '" +
              top::stringifyEpilogueActivation(*op.getActivation()).str() +
              "' has no NPU epilogue (it stays a float op on the CPU)";
     relu = op.getDoRelu();
     if (relu && op.getReluLimit().convertToDouble() >= 0)
-      return "a capped ReLU (relu_limit) on the accumulator";
+      limit = op.getReluLimit().convertToDouble();
     return "";
   }
 
@@ -198,10 +215,17 @@ struct Converter {
     auto outType = cast<RankedTensorType>(conv.getOutput().getType());
     if (!inType.hasStaticShape() || !outType.hasStaticShape())
       return "dynamic shapes (compile with --input-shapes)";
-    int64_t c = inType.getDimSize(1), o = w->dim(0), g = conv.getGroup();
-    int64_t kh = w->dim(2), kw = w->dim(3), block = config.weightChannelBlock;
+    // An NHWC conv (TFLite / TOSA order; filter OHWI) runs NCHW between a
+    // pair of transposes, which hl-cancel-transposes removes between
+    // neighbouring HL ops.
+    bool nhwc = conv.getLayout() == top::Layout::NHWC;
+    int64_t c = inType.getDimSize(nhwc ? 3 : 1), o = w->dim(0),
+            g = conv.getGroup();
+    int64_t kh = w->dim(nhwc ? 1 : 2), kw = w->dim(nhwc ? 2 : 3),
+            block = config.weightChannelBlock;
     bool relu = false;
-    if (Reason r = epilogueOf(conv, relu); !r.empty())
+    std::optional<double> limit;
+    if (Reason r = epilogueOf(conv, relu, limit); !r.empty())
       return r;
     MLIRContext *ctx = conv.getContext();
     SmallVector<NamedAttribute> attrs;
@@ -227,15 +251,17 @@ struct Converter {
     Type resultType = conv.getOutput().getType();
     Operation *replaced = conv;
     int64_t cg = c / g;
-    Tensor packed = depthwise
-                        ? packBlocks(*w, o, kh * kw, block, {kh, kw},
-                                     [&](int64_t oc, int64_t i) {
-                                       return oc * kh * kw + i;
-                                     })
-                        : packBlocks(*w, o, cg * kh * kw, block, {cg, kh, kw},
-                                     [&](int64_t oc, int64_t i) {
-                                       return oc * cg * kh * kw + i;
-                                     });
+    // Element `i` (in (ic, kh, kw) order) of output channel `oc`'s filter.
+    auto filterIndex = [&](int64_t oc, int64_t i) {
+      if (!nhwc)
+        return oc * cg * kh * kw + i;
+      int64_t ic = i / (kh * kw), k = i % (kh * kw);
+      return (oc * kh * kw + k) * cg + ic;
+    };
+    Tensor packed =
+        depthwise
+            ? packBlocks(*w, o, kh * kw, block, {kh, kw}, filterIndex)
+            : packBlocks(*w, o, cg * kh * kw, block, {cg, kh, kw}, filterIndex);
     if (int8) {
       if (w->dtype() != DType::I8)
         return "its filter is not int8";
@@ -253,7 +279,15 @@ struct Converter {
       Tensor sb(DType::I32, {o, 3});
       for (int64_t oc = 0; oc < o; ++oc)
         sb.data<int32_t>()[oc * 3] = bias ? bias->data<int32_t>()[oc] : 0;
+      if (limit)
+        return "a capped ReLU (relu_limit) on the int32 accumulator";
       top::RequantOp requant;
+      if (nhwc && conv.getOutput().hasOneUse())
+        if (auto rq =
+                dyn_cast<top::RequantOp>(*conv.getOutput().getUsers().begin());
+            rq && rq.getMultiplier() && rq.getMultiplier()->size() > 1)
+          return "a per-channel top.Requant of an NHWC accumulator (Top's "
+                 "requant channel is dim 1)";
       if (Reason r =
               requantEpilogue(conv.getOutput(), o, relu, sb, attrs, requant);
           !r.empty())
@@ -275,6 +309,8 @@ struct Converter {
         return "bf16 input without bf16 weights and result";
       if (relu)
         named("relu", BoolAttr::get(ctx, true));
+      if (limit)
+        named("relu_limit", FloatAttr::get(Float64Type::get(ctx), *limit));
       Tensor sb(DType::F32, {o});
       for (int64_t oc = 0; oc < o; ++oc)
         sb.data<float>()[oc] =
@@ -284,19 +320,30 @@ struct Converter {
     } else {
       return "its input is neither int8 nor bf16";
     }
+    Value input = conv.getInput();
+    Type nhwcResultType = resultType;
+    if (nhwc) {
+      input = transpose(b, loc, input, {0, 3, 1, 2});
+      resultType = permuted(resultType, {0, 3, 1, 2});
+    }
     Operation *hlOp;
     if (depthwise) {
       hlOp = hl::DepthwiseConv2DOp::create(
-          b, loc, TypeRange{resultType},
-          ValueRange{conv.getInput(), weights, scaleBias}, attrs);
+          b, loc, TypeRange{resultType}, ValueRange{input, weights, scaleBias},
+          attrs);
       kernel = "hl.depthwise_conv2d";
     } else {
-      hlOp = hl::Conv2DOp::create(
-          b, loc, TypeRange{resultType},
-          ValueRange{conv.getInput(), weights, scaleBias}, attrs);
+      hlOp = hl::Conv2DOp::create(b, loc, TypeRange{resultType},
+                                  ValueRange{input, weights, scaleBias}, attrs);
       kernel = "hl.conv2d";
     }
-    replaced->getResult(0).replaceAllUsesWith(hlOp->getResult(0));
+    Value result = hlOp->getResult(0);
+    if (nhwc) {
+      result = transpose(b, loc, result, {0, 2, 3, 1});
+      assert(result.getType() == nhwcResultType && "NHWC result type");
+      (void)nhwcResultType;
+    }
+    replaced->getResult(0).replaceAllUsesWith(result);
     if (replaced != conv)
       replaced->erase();
     conv.erase();
@@ -328,7 +375,8 @@ struct Converter {
         return "its bias is not one value per output column";
     }
     bool relu = false;
-    if (Reason r = epilogueOf(mm, relu); !r.empty())
+    std::optional<double> limit;
+    if (Reason r = epilogueOf(mm, relu, limit); !r.empty())
       return r;
     int64_t k = inType.getDimSize(1), n = outType.getDimSize(1);
     bool rt = mm.getRightTranspose();
@@ -352,6 +400,8 @@ struct Converter {
       Tensor sb(DType::I32, {n, 3});
       for (int64_t oc = 0; oc < n; ++oc)
         sb.data<int32_t>()[oc * 3] = bias ? bias->data<int32_t>()[oc] : 0;
+      if (limit)
+        return "a capped ReLU (relu_limit) on the int32 accumulator";
       top::RequantOp requant;
       if (Reason r =
               requantEpilogue(mm.getOutput(), n, relu, sb, attrs, requant);
@@ -371,6 +421,10 @@ struct Converter {
       if (relu)
         attrs.push_back(NamedAttribute(StringAttr::get(ctx, "relu"),
                                        BoolAttr::get(ctx, true)));
+      if (limit)
+        attrs.push_back(
+            NamedAttribute(StringAttr::get(ctx, "relu_limit"),
+                           FloatAttr::get(Float64Type::get(ctx), *limit)));
       Tensor sb(DType::F32, {n});
       for (int64_t oc = 0; oc < n; ++oc)
         sb.data<float>()[oc] =

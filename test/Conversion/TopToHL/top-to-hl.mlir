@@ -93,3 +93,20 @@ func.func @bf16(%arg0: tensor<1x3x2x2xbf16>) -> tensor<1x2x2x2xbf16> {
   %y = top.Conv(%arg0, %w, %b) {kernel_shape = array<i64: 1, 1>, do_relu = true} : (tensor<1x3x2x2xbf16>, tensor<2x3x1x1xbf16>, tensor<2xf32>) -> tensor<1x2x2x2xbf16>
   return %y : tensor<1x2x2x2xbf16>
 }
+
+// -----
+
+// NHWC (filter OHWI): the NCHW kernel between two transposes; bf16 ReLU6
+// is relu + relu_limit.
+// CHECK-LABEL: func @nhwc
+// CHECK: %[[W:.*]] = top.Weight() {name = "hl_weights", {{.*}} : tensor<1x3x3x3x4xbf16>
+// CHECK: %[[T:.*]] = hl.transpose(%arg0) {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x5x5x3xbf16>) -> tensor<1x3x5x5xbf16>
+// CHECK: %[[C:.*]] = hl.conv2d(%[[T]], %[[W]], %{{.*}}) {{{.*}}relu = true, relu_limit = 6.000000e+00 : f64{{.*}}} : (tensor<1x3x5x5xbf16>, tensor<1x3x3x3x4xbf16>, tensor<2xf32>) -> tensor<1x2x3x3xbf16>
+// CHECK: %[[B:.*]] = hl.transpose(%[[C]]) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x2x3x3xbf16>) -> tensor<1x3x3x2xbf16>
+// CHECK: return %[[B]]
+func.func @nhwc(%arg0: tensor<1x5x5x3xbf16>) -> tensor<1x3x3x2xbf16> {
+  %w = top.Weight() {name = "w", value = dense<0.5> : tensor<2x3x3x3xbf16>} : () -> tensor<2x3x3x3xbf16>
+  %n = top.None() : () -> none
+  %y = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 3, 3>, layout = #top.layout<NHWC>, do_relu = true, relu_limit = 6.0} : (tensor<1x5x5x3xbf16>, tensor<2x3x3x3xbf16>, none) -> tensor<1x3x3x2xbf16>
+  return %y : tensor<1x3x3x2xbf16>
+}

@@ -180,6 +180,16 @@ void storeWindowResult(OpT op, InterpreterEnv &env, const Window &win,
   (void)isFloat;
 }
 
+/// The bf16 MAC kernels' epilogue on the f32 sum: relu, then relu_limit.
+template <typename OpT> float reluF32(OpT op, float acc) {
+  if (!op.getRelu())
+    return acc;
+  acc = std::max(acc, 0.0f);
+  if (auto limit = op.getReluLimit())
+    acc = std::min(acc, static_cast<float>(limit->convertToDouble()));
+  return acc;
+}
+
 /// The MAC kernels' epilogue on one accumulator.
 template <typename OpT>
 int64_t requantize(OpT op, int64_t acc, int64_t multiplier, int64_t shift) {
@@ -224,8 +234,7 @@ LogicalResult interpretConv(OpT op, InterpreterEnv &env, int64_t groups,
                   }
                 }
             }
-            if (op.getRelu())
-              acc = std::max(acc, 0.0f);
+            acc = reluF32(op, acc);
             out[(b * outChannels + o) * plane + y * win.outW + xo] = acc;
           }
     storeWindowResult(op, env, win, outChannels, std::move(out), 0.0f, true);
@@ -280,7 +289,7 @@ LogicalResult interpretGemm(OpT op, InterpreterEnv &env, Value lhs, Value rhs,
             float p = a[(b * m + i) * k + kk] * w[rhsIndex(b, kk, j)];
             acc = acc + p;
           }
-          out[(b * m + i) * n + j] = op.getRelu() ? std::max(acc, 0.0f) : acc;
+          out[(b * m + i) * n + j] = reluF32(op, acc);
         }
     env.set(op.getOutput(), fromFloats(op.getOutput(), shape, out));
     return success();

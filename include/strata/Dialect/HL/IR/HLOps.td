@@ -52,6 +52,7 @@ defvar HL_IntEpilogue = (ins
   DefaultValuedAttr<HL_I64Attr, "-128">:$clip_min,
   DefaultValuedAttr<HL_I64Attr, "127">:$clip_max,
   DefaultValuedAttr<BoolAttr, "false">:$relu,
+  OptionalAttr<F64Attr>:$relu_limit,
   DefaultValuedAttr<HL_I64Attr, "32">:$accumulator_bits);
 
 // The window of conv2d, depthwise_conv2d, maxpool and avgpool.
@@ -74,7 +75,8 @@ def HL_Conv2DOp : HL_Op<"conv2d"> {
     `out = requantMultiplierShift(acc, multiplier[o], shift[o], output_zp,
     clip_min, clip_max)` (include/strata/Support/IntegerRequant.h).
     bf16: `scale_bias` is `O` f32 biases; products and sums in f32 from the
-    bias in the order ic, kh, kw; `relu` then clamps at 0; the result is
+    bias in the order ic, kh, kw; `relu` then clamps at 0 and `relu_limit`
+    (bf16 only, e.g. 6.0 for ReLU6) from above, in f32; the result is
     rounded to bf16 (nearest even).
 
     `pad` `[top, left, bottom, right]`, `stride`, `dilation` `[h, w]`.
