@@ -271,3 +271,29 @@ def test_bf16_chain_close(tmp_path):
             assert np.all(np.abs(a - b) <= 2 * ulp + 1e-30), key
             compared += 1
     assert compared >= 1
+
+
+def test_bf16_nhwc_transposes_cancel(tmp_path):
+    """`--layout nhwc` makes every convolution NHWC (the model keeps its
+    NCHW interface: a top.Permute at the input and one at the output): each
+    becomes an NCHW HL kernel between two transposes, and
+    hl-cancel-transposes removes them all, the model's own two included.
+    The results stay within 2 bf16 ulps of the Top bf16 model's."""
+    model, samples, layers = prepare(tmp_path, 31, n_layers=4, fc=False)
+    common = ["--layout", "nhwc", "--quantize", "bf16", "--name", "m"]
+    ok(strata("compile", model, *common, "-o", tmp_path / "top"))
+    top_text = (tmp_path / "top" / "m.mlir").read_text()
+    assert top_text.count("layout = #top.layout<NHWC>") == len(layers), top_text
+    r = ok(strata("compile", model, *common, "--target", "npu-sim", "--emit", "hl",
+                  "-o", tmp_path / "hl", "--report"))
+    text = (tmp_path / "hl" / "m.mlir").read_text()
+    for op, n in expected_kernels(layers, False).items():
+        assert len(re.findall(rf"= {op}\(", text)) == n, (op, text)
+    assert top_text.count("top.Permute") == 2, top_text
+    assert "transposes left: 0 " in r.stdout, r.stdout
+    ref = dump(tmp_path / "top" / "m.mlir", samples / "s0.npz", tmp_path / "ref.npz")
+    got = dump(tmp_path / "hl" / "m.mlir", samples / "s0.npz", tmp_path / "hl.npz")
+    a, b = ref["y"].astype(np.float32), got["y"].astype(np.float32)
+    assert a.shape == b.shape
+    ulp = np.maximum(np.abs(a), 2.0 ** -20) * 2.0 ** -7
+    assert np.all(np.abs(a - b) <= 2 * ulp), np.abs(a - b).max()

@@ -79,3 +79,25 @@ def test_int8_model_equal_bytes(models, tmp_path, name, nhwc, kernels):
            "--output", tmp_path / "hl.npz")
     top, hl = np.load(tmp_path / "top.npz"), np.load(tmp_path / "hl.npz")
     assert top["logits"].tobytes() == hl["logits"].tobytes()
+
+
+def test_bf16_nhwc_mobilenetv2(models, tmp_path):
+    """MobileNetV2 with every convolution NHWC (`--layout nhwc`) in bf16: 53
+    NPU kernels, one transpose left (the input's; the output is [1, 1000]),
+    logits within 2 bf16 ulps of the Top bf16 model's (measured: 1)."""
+    x = (np.random.default_rng(1).standard_normal((1, 3, 224, 224)) * 0.5).astype(np.float32)
+    np.savez(tmp_path / "x.npz", input=x)
+    common = ["--layout", "nhwc", "--quantize", "bf16", "--name", "m"]
+    strata("compile", models / "mobilenetv2.onnx", *common, "-o", tmp_path / "top")
+    report = strata("compile", models / "mobilenetv2.onnx", *common, "--target", "npu-sim",
+                    "--emit", "hl", "-o", tmp_path / "hl", "--report").stdout
+    text = (tmp_path / "hl" / "m.mlir").read_text()
+    assert len(re.findall(r"= hl\.(depthwise_)?conv2d\(", text)) == 52, report
+    assert "transposes left: 1 " in report, report
+    strata("run-ref", tmp_path / "top" / "m.mlir", "--input", tmp_path / "x.npz",
+           "--output", tmp_path / "top.npz")
+    strata("run-ref", tmp_path / "hl" / "m.mlir", "--input", tmp_path / "x.npz",
+           "--output", tmp_path / "hl.npz")
+    a = np.load(tmp_path / "top.npz")["logits"].astype(np.float64)
+    b = np.load(tmp_path / "hl.npz")["logits"].astype(np.float64)
+    assert np.all(np.abs(a - b) <= 2 * np.maximum(np.abs(a), 2.0 ** -20) * 2.0 ** -7)
