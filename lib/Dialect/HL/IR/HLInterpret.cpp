@@ -198,6 +198,47 @@ int64_t requantize(OpT op, int64_t acc, int64_t multiplier, int64_t shift) {
       multiplier, shift, op.getOutputZp(), op.getClipMin(), op.getClipMax());
 }
 
+/// Adds `(x - zp) * w` of tap (i, j) of input plane `nc` to the
+/// accumulators `acc` of every output pixel (outH x outW) whose tap is
+/// inside the input; padding adds nothing. `mac(a, x, w)` is one step.
+/// Called for the taps in the order ic, kh, kw, so every output element
+/// sums its products in that order.
+template <typename Acc, typename In, typename W, typename Mac>
+void accumulateTap(const Window &win, const In *x, int64_t nc, int64_t i,
+                   int64_t j, W w, Acc *acc, Mac mac) {
+  int64_t outH = win.outH, outW = win.outW;
+  if (win.s > 1) {
+    int64_t s = win.s, oy = i * win.dilation[0], ox = j * win.dilation[1];
+    const In *plane =
+        x + (nc * s * s + (oy % s) * s + ox % s) * win.hs * win.ws;
+    int64_t dy = oy / s, dx = ox / s;
+    int64_t xEnd = std::min(outW, win.ws - dx);
+    for (int64_t y = 0; y < outH && y + dy < win.hs; ++y) {
+      const In *row = plane + (y + dy) * win.ws + dx;
+      Acc *a = acc + y * outW;
+      for (int64_t xo = 0; xo < xEnd; ++xo)
+        mac(a[xo], row[xo], w);
+    }
+    return;
+  }
+  int64_t sh = win.stride[0], sw = win.stride[1];
+  int64_t off = j * win.dilation[1] - win.pad[1];
+  // Output columns whose input column x*sw + off lies in [0, W).
+  int64_t xLo = off < 0 ? (-off + sw - 1) / sw : 0;
+  int64_t xHi = win.w - off <= 0 ? 0 : (win.w - off + sw - 1) / sw;
+  xHi = std::min(xHi, outW);
+  const In *plane = x + nc * win.h * win.w;
+  for (int64_t y = 0; y < outH; ++y) {
+    int64_t iy = y * sh + i * win.dilation[0] - win.pad[0];
+    if (iy < 0 || iy >= win.h)
+      continue;
+    const In *row = plane + iy * win.w;
+    Acc *a = acc + y * outW;
+    for (int64_t xo = xLo; xo < xHi; ++xo)
+      mac(a[xo], row[xo * sw + off], w);
+  }
+}
+
 /// Convolution (conv2d and depthwise, which is groups = C with weights
 /// `(C/B) x 1 x KH x KW x B` seen the same way).
 template <typename OpT>
@@ -219,24 +260,22 @@ LogicalResult interpretConv(OpT op, InterpreterEnv &env, int64_t groups,
                        bias = asFloats(env.get(op.getScaleBias()));
     std::vector<float> out(static_cast<size_t>(win.n * outChannels * plane));
     for (int64_t b = 0; b < win.n; ++b)
-      for (int64_t o = 0; o < outChannels; ++o)
-        for (int64_t y = 0; y < win.outH; ++y)
-          for (int64_t xo = 0; xo < win.outW; ++xo) {
-            float acc = bias[o];
-            for (int64_t ic = 0; ic < cg; ++ic) {
-              int64_t nc = b * win.c + (o / og) * cg + ic;
-              for (int64_t i = 0; i < kh; ++i)
-                for (int64_t j = 0; j < kw; ++j) {
-                  int64_t idx = win.index(nc, y, xo, i, j);
-                  if (idx >= 0) {
-                    float p = x[idx] * w[wIndex(o, ic, i, j)];
-                    acc = acc + p;
-                  }
-                }
-            }
-            acc = reluF32(op, acc);
-            out[(b * outChannels + o) * plane + y * win.outW + xo] = acc;
-          }
+      for (int64_t o = 0; o < outChannels; ++o) {
+        float *acc = out.data() + (b * outChannels + o) * plane;
+        std::fill(acc, acc + plane, bias[o]);
+        for (int64_t ic = 0; ic < cg; ++ic) {
+          int64_t nc = b * win.c + (o / og) * cg + ic;
+          for (int64_t i = 0; i < kh; ++i)
+            for (int64_t j = 0; j < kw; ++j)
+              accumulateTap(win, x.data(), nc, i, j, w[wIndex(o, ic, i, j)],
+                            acc, [](float &a, float xv, float wv) {
+                              float p = xv * wv;
+                              a = a + p;
+                            });
+        }
+        for (int64_t p = 0; p < plane; ++p)
+          acc[p] = reluF32(op, acc[p]);
+      }
     storeWindowResult(op, env, win, outChannels, std::move(out), 0.0f, true);
     return success();
   }
@@ -245,27 +284,27 @@ LogicalResult interpretConv(OpT op, InterpreterEnv &env, int64_t groups,
                        sb = asInts(env.get(op.getScaleBias()));
   int64_t izp = op.getInputZp(), wzp = op.getWeightZp();
   std::vector<int64_t> out(static_cast<size_t>(win.n * outChannels * plane));
+  std::vector<uint64_t> acc(static_cast<size_t>(plane));
   for (int64_t b = 0; b < win.n; ++b)
-    for (int64_t o = 0; o < outChannels; ++o)
-      for (int64_t y = 0; y < win.outH; ++y)
-        for (int64_t xo = 0; xo < win.outW; ++xo) {
-          uint64_t acc = static_cast<uint64_t>(sb[o * 3]);
-          for (int64_t ic = 0; ic < cg; ++ic) {
-            int64_t nc = b * win.c + (o / og) * cg + ic;
-            for (int64_t i = 0; i < kh; ++i)
-              for (int64_t j = 0; j < kw; ++j) {
-                int64_t idx = win.index(nc, y, xo, i, j);
-                // Padding holds input_zp: it adds nothing.
-                if (idx >= 0)
-                  acc += static_cast<uint64_t>((x[idx] - izp) *
-                                               (w[wIndex(o, ic, i, j)] - wzp));
-              }
-          }
-          out[(b * outChannels + o) * plane + y * win.outW + xo] = requantize(
-              op, static_cast<int64_t>(acc), sb[o * 3 + 1], sb[o * 3 + 2]);
-        }
-  storeWindowResult(op, env, win, outChannels, std::move(out), op.getOutputZp(),
-                    false);
+    for (int64_t o = 0; o < outChannels; ++o) {
+      std::fill(acc.begin(), acc.end(), static_cast<uint64_t>(sb[o * 3]));
+      for (int64_t ic = 0; ic < cg; ++ic) {
+        int64_t nc = b * win.c + (o / og) * cg + ic;
+        for (int64_t i = 0; i < kh; ++i)
+          for (int64_t j = 0; j < kw; ++j)
+            accumulateTap(win, x.data(), nc, i, j,
+                          w[wIndex(o, ic, i, j)] - wzp, acc.data(),
+                          [izp](uint64_t &a, int64_t xv, int64_t wv) {
+                            a += static_cast<uint64_t>((xv - izp) * wv);
+                          });
+      }
+      int64_t *dst = out.data() + (b * outChannels + o) * plane;
+      for (int64_t p = 0; p < plane; ++p)
+        dst[p] = requantize(op, static_cast<int64_t>(acc[p]), sb[o * 3 + 1],
+                            sb[o * 3 + 2]);
+    }
+  storeWindowResult(op, env, win, outChannels, std::move(out),
+                    op.getOutputZp(), false);
   return success();
 }
 
