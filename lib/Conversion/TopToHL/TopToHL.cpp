@@ -180,6 +180,75 @@ struct Converter {
     return "";
   }
 
+  /// What a MAC kernel replacing `op` (a Conv or MatMul) reads and where
+  /// it goes: its packed weights and scale+bias constants, its location,
+  /// result type and the op whose result it replaces (the Requant after an
+  /// int8 op).
+  struct MacOperands {
+    Value weights, scaleBias;
+    std::optional<Location> loc;
+    Type resultType;
+    Operation *replaced = nullptr;
+  };
+
+  /// Builds the MacOperands of `op` (accumulator `acc`, `channels` output
+  /// channels, `packed` weights of the filter `w`) in int8 (with the
+  /// MultiplierShift Requant after it) or bf16, adding the epilogue's
+  /// attributes to `attrs`; a reason when the kernel does not apply.
+  Reason macOperands(Operation *op, Value acc, const Tensor &w,
+                     const Tensor &packed, const std::optional<Tensor> &bias,
+                     int64_t channels, bool relu, std::optional<double> limit,
+                     OpBuilder &b, SmallVectorImpl<NamedAttribute> &attrs,
+                     MacOperands &out) {
+    MLIRContext *ctx = op->getContext();
+    Type accElement = getElementTypeOrSelf(acc.getType());
+    out = {Value(), Value(), op->getLoc(), acc.getType(), op};
+    if (isInt8Storage(op->getOperand(0).getType())) {
+      if (w.dtype() != DType::I8)
+        return "its weights are not int8";
+      if (!accElement.isSignlessInteger(32))
+        return "its accumulator is not i32";
+      if (bias && bias->dtype() != DType::I32)
+        return "its bias is not int32";
+      if (limit)
+        return "a capped ReLU (relu_limit) on the int32 accumulator";
+      Tensor sb(DType::I32, {channels, 3});
+      for (int64_t oc = 0; oc < channels; ++oc)
+        sb.data<int32_t>()[oc * 3] = bias ? bias->data<int32_t>()[oc] : 0;
+      top::RequantOp requant;
+      if (Reason r = requantEpilogue(acc, channels, relu, sb, attrs, requant);
+          !r.empty())
+        return r;
+      b.setInsertionPoint(requant);
+      out.loc = requant.getLoc();
+      out.resultType = requant.getOutput().getType();
+      out.replaced = requant;
+      out.weights =
+          weight(b, op->getLoc(), "hl_weights", packed, b.getIntegerType(8));
+      out.scaleBias =
+          weight(b, op->getLoc(), "hl_scale_bias", sb, b.getIntegerType(32));
+      return "";
+    }
+    if (!getElementTypeOrSelf(op->getOperand(0).getType()).isBF16())
+      return "its input is neither int8 nor bf16";
+    if (w.dtype() != DType::BF16 || !accElement.isBF16())
+      return "bf16 input without bf16 weights and result";
+    if (relu)
+      attrs.push_back(NamedAttribute(StringAttr::get(ctx, "relu"),
+                                     BoolAttr::get(ctx, true)));
+    if (limit)
+      attrs.push_back(
+          NamedAttribute(StringAttr::get(ctx, "relu_limit"),
+                         FloatAttr::get(Float64Type::get(ctx), *limit)));
+    Tensor sb(DType::F32, {channels});
+    for (int64_t oc = 0; oc < channels; ++oc)
+      sb.data<float>()[oc] =
+          bias ? static_cast<float>(bias->getAsDouble(oc)) : 0.0f;
+    out.weights = weight(b, *out.loc, "hl_weights", packed, b.getBF16Type());
+    out.scaleBias = weight(b, *out.loc, "hl_bias", sb, b.getF32Type());
+    return "";
+  }
+
   /// Checks the fused activation: none, or a plain ReLU.
   template <typename OpT>
   Reason epilogueOf(OpT op, bool &relu, std::optional<double> &limit) {
@@ -246,10 +315,6 @@ struct Converter {
       named("groups", i64(g));
 
     OpBuilder b(conv);
-    Location loc = conv.getLoc();
-    Value weights, scaleBias;
-    Type resultType = conv.getOutput().getType();
-    Operation *replaced = conv;
     int64_t cg = c / g;
     // Element `i` (in (ic, kh, kw) order) of output channel `oc`'s filter.
     auto filterIndex = [&](int64_t oc, int64_t i) {
@@ -263,8 +328,6 @@ struct Converter {
             ? packBlocks(*w, o, kh * kw, block, {kh, kw}, filterIndex)
             : packBlocks(*w, o, cg * kh * kw, block, {cg, kh, kw}, filterIndex);
     if (int8) {
-      if (w->dtype() != DType::I8)
-        return "its filter is not int8";
       ArrayRef<int64_t> izp, wzp;
       if (auto a = conv.getInputZp())
         izp = *a;
@@ -272,54 +335,26 @@ struct Converter {
         wzp = *a;
       if (izp.size() > 1 || wzp.size() > 1)
         return "per-channel zero points (the NPU takes one per tensor)";
-      if (!outType.getElementType().isSignlessInteger(32))
-        return "its accumulator is not i32";
-      if (bias && bias->dtype() != DType::I32)
-        return "its bias is not int32";
-      Tensor sb(DType::I32, {o, 3});
-      for (int64_t oc = 0; oc < o; ++oc)
-        sb.data<int32_t>()[oc * 3] = bias ? bias->data<int32_t>()[oc] : 0;
-      if (limit)
-        return "a capped ReLU (relu_limit) on the int32 accumulator";
-      top::RequantOp requant;
       if (nhwc && conv.getOutput().hasOneUse())
         if (auto rq =
                 dyn_cast<top::RequantOp>(*conv.getOutput().getUsers().begin());
             rq && rq.getMultiplier() && rq.getMultiplier()->size() > 1)
           return "a per-channel top.Requant of an NHWC accumulator (Top's "
                  "requant channel is dim 1)";
-      if (Reason r =
-              requantEpilogue(conv.getOutput(), o, relu, sb, attrs, requant);
-          !r.empty())
-        return r;
       if (!izp.empty())
         named("input_zp", i64(izp[0]));
       if (!wzp.empty())
         named("weight_zp", i64(wzp[0]));
-      b.setInsertionPoint(requant);
-      loc = requant.getLoc();
-      resultType = requant.getOutput().getType();
-      replaced = requant;
-      weights =
-          weight(b, conv.getLoc(), "hl_weights", packed, b.getIntegerType(8));
-      scaleBias =
-          weight(b, conv.getLoc(), "hl_scale_bias", sb, b.getIntegerType(32));
-    } else if (bf16) {
-      if (w->dtype() != DType::BF16 || !outType.getElementType().isBF16())
-        return "bf16 input without bf16 weights and result";
-      if (relu)
-        named("relu", BoolAttr::get(ctx, true));
-      if (limit)
-        named("relu_limit", FloatAttr::get(Float64Type::get(ctx), *limit));
-      Tensor sb(DType::F32, {o});
-      for (int64_t oc = 0; oc < o; ++oc)
-        sb.data<float>()[oc] =
-            bias ? static_cast<float>(bias->getAsDouble(oc)) : 0.0f;
-      weights = weight(b, loc, "hl_weights", packed, b.getBF16Type());
-      scaleBias = weight(b, loc, "hl_bias", sb, b.getF32Type());
-    } else {
-      return "its input is neither int8 nor bf16";
     }
+    MacOperands mac;
+    if (Reason r = macOperands(conv, conv.getOutput(), *w, packed, bias, o,
+                               relu, limit, b, attrs, mac);
+        !r.empty())
+      return r;
+    Location loc = *mac.loc;
+    Type resultType = mac.resultType;
+    Operation *replaced = mac.replaced;
+    Value weights = mac.weights, scaleBias = mac.scaleBias;
     Value input = conv.getInput();
     Type nhwcResultType = resultType;
     if (nhwc) {
@@ -383,57 +418,17 @@ struct Converter {
     Tensor packed = packBlocks(
         *w, n, k, config.weightChannelBlock, {k},
         [&](int64_t oc, int64_t i) { return rt ? oc * k + i : i * n + oc; });
-    MLIRContext *ctx = mm.getContext();
     SmallVector<NamedAttribute> attrs;
     OpBuilder b(mm);
-    Location loc = mm.getLoc();
-    Type resultType = outType;
-    Operation *replaced = mm;
-    Value weights, scaleBias;
-    if (int8) {
-      if (w->dtype() != DType::I8)
-        return "its weights are not int8";
-      if (!outType.getElementType().isSignlessInteger(32))
-        return "its accumulator is not i32";
-      if (bias && bias->dtype() != DType::I32)
-        return "its bias is not int32";
-      Tensor sb(DType::I32, {n, 3});
-      for (int64_t oc = 0; oc < n; ++oc)
-        sb.data<int32_t>()[oc * 3] = bias ? bias->data<int32_t>()[oc] : 0;
-      if (limit)
-        return "a capped ReLU (relu_limit) on the int32 accumulator";
-      top::RequantOp requant;
-      if (Reason r =
-              requantEpilogue(mm.getOutput(), n, relu, sb, attrs, requant);
-          !r.empty())
-        return r;
-      b.setInsertionPoint(requant);
-      loc = requant.getLoc();
-      resultType = requant.getOutput().getType();
-      replaced = requant;
-      weights =
-          weight(b, mm.getLoc(), "hl_weights", packed, b.getIntegerType(8));
-      scaleBias =
-          weight(b, mm.getLoc(), "hl_scale_bias", sb, b.getIntegerType(32));
-    } else if (bf16) {
-      if (w->dtype() != DType::BF16 || !outType.getElementType().isBF16())
-        return "bf16 input without bf16 weights and result";
-      if (relu)
-        attrs.push_back(NamedAttribute(StringAttr::get(ctx, "relu"),
-                                       BoolAttr::get(ctx, true)));
-      if (limit)
-        attrs.push_back(
-            NamedAttribute(StringAttr::get(ctx, "relu_limit"),
-                           FloatAttr::get(Float64Type::get(ctx), *limit)));
-      Tensor sb(DType::F32, {n});
-      for (int64_t oc = 0; oc < n; ++oc)
-        sb.data<float>()[oc] =
-            bias ? static_cast<float>(bias->getAsDouble(oc)) : 0.0f;
-      weights = weight(b, loc, "hl_weights", packed, b.getBF16Type());
-      scaleBias = weight(b, loc, "hl_bias", sb, b.getF32Type());
-    } else {
-      return "its input is neither int8 nor bf16";
-    }
+    MacOperands mac;
+    if (Reason r = macOperands(mm, mm.getOutput(), *w, packed, bias, n, relu,
+                               limit, b, attrs, mac);
+        !r.empty())
+      return r;
+    Location loc = *mac.loc;
+    Type resultType = mac.resultType;
+    Operation *replaced = mac.replaced;
+    Value weights = mac.weights, scaleBias = mac.scaleBias;
     auto fc = hl::FullyConnectedOp::create(
         b, loc, TypeRange{resultType},
         ValueRange{mm.getInput(), weights, scaleBias}, attrs);
