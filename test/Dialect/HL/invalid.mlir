@@ -93,3 +93,11 @@ func.func @reduce(%x: tensor<1x6x2x2xi8>) {
   %0 = hl.reduce_mean(%x) {axes = array<i64: 2, 2>} : (tensor<1x6x2x2xi8>) -> tensor<1x6x1x2xi8>
   return
 }
+
+// -----
+
+func.func @rank(%x: tensor<4xi8>) {
+  // expected-error @+1 {{input must be N x C x H x W (or segmented N x C x s*s x Hs x Ws), got [4]}}
+  %0 = hl.maxpool(%x) {kernel = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<4xi8>) -> tensor<4xi8>
+  return
+}

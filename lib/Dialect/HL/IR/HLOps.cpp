@@ -158,6 +158,10 @@ LogicalResult verifyWindow(Operation *op, ArrayRef<int64_t> pad,
              << name << " " << ints(v) << " must be 2 positive values [h, w]";
   if (k.size() != 2 || k[0] < 1 || k[1] < 1)
     return op->emitOpError("kernel ") << ints(k) << " must be 2 positive sizes";
+  if (in.size() != 4 && in.size() != 5)
+    return op->emitOpError("input must be N x C x H x W (or segmented N x C "
+                           "x s*s x Hs x Ws), got ")
+           << ints(in);
   int64_t n = in[0], c = in[1], h, w;
   if (segments > 1) {
     if (in.size() != 5 || in[2] != segments * segments)
