@@ -24,7 +24,11 @@ bool isRuntimeKernel(std::string_view name) {
                         kConvIm2col, kConvDepthwise})
     if (name == k)
       return true;
-  return false;
+  return isOneDnnKernel(name);
+}
+
+bool isOneDnnKernel(std::string_view name) {
+  return name == kOneDnnConv || name == kOneDnnMatmul;
 }
 
 /// Multiply-accumulates of the dispatch, saturating; 0 when unknown.
@@ -54,6 +58,8 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
 
 int64_t suggestedWorkgroups(std::string_view kernel, const int64_t *params,
                             int64_t count) {
+  if (isOneDnnKernel(kernel))
+    return 1;
   double flops = 2 * macs(kernel, params, count);
   int64_t wg = 1;
   while (wg < 8 && flops >= 4e6 * double(wg * 2))

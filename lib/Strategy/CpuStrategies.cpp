@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "strata/Strategy/CpuStrategies.h"
+#include "strata/Strategy/OptionalLibraries.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -313,20 +314,68 @@ Error registerCpuStrategies(StrategyRegistry &registry) {
   return std::nullopt;
 }
 
+/// oneDNN's convolution and matmul primitives (kernels in
+/// lib/Runtime/CpuOneDnnKernels.cpp). Same params as the hand kernels they
+/// compete with; priorities 7 (Conv, below im2col's 10) and 12 (MatMul,
+/// below the batched GEMM's 15), so by default the hand kernels win and a
+/// tuning record decides per shape.
+Error registerOneDnnStrategies(StrategyRegistry &r) {
+  Condition conv2d = {Clause::rank(in(0), 4), nchw()};
+  Condition f32 = {dtypeIs(in(0), {"f32"}), dtypeIs(in(1), {"f32"})};
+  std::vector<KernelParam> geometry = window2dParams(/*withFilter=*/true);
+  geometry.push_back(p("G", ParamSource::attrInt("group")));
+  Implementation conv{"conv2d.onednn_f32",
+                      7,
+                      f32,
+                      Lowering::kernelCall("onednn_conv2d_f32", geometry),
+                      {},
+                      "onednn"};
+  if (Error e = r.addForTarget("top.Conv", kCpu, std::move(conv), conv2d))
+    return e;
+  Implementation matmul{
+      "matmul.onednn_f32",
+      12,
+      f32,
+      Lowering::kernelCall(
+          "onednn_matmul_f32",
+          {p("B", ParamSource::dimProduct(out(0), 0, -2)),
+           dimParam("M", out(0), -2), dimParam("N", out(0), -1),
+           dimParam("K", in(0), -1),
+           p("transpose_b", ParamSource::attrInt("right_transpose"))}),
+      {},
+      "onednn"};
+  return r.addForTarget("top.MatMul", kCpu, std::move(matmul));
+}
+
+StrategyRegistry
+buildRegistry(const std::vector<std::string> &optionalLibraries) {
+  auto has = [&](const char *lib) {
+    for (const std::string &l : optionalLibraries)
+      if (l == lib)
+        return true;
+    return false;
+  };
+  StrategyRegistry r;
+  Error e = registerGenericStrategies(r);
+  if (!e)
+    e = registerCpuStrategies(r);
+  if (!e)
+    e = registerLibraryProvider(
+        r, {"onednn", has("onednn"), registerOneDnnStrategies});
+  if (e) {
+    std::fprintf(stderr, "strata: built-in strategy table: %s\n", e->c_str());
+    std::abort();
+  }
+  return r;
+}
+
 const StrategyRegistry &builtinRegistry() {
   static const StrategyRegistry registry = [] {
-    StrategyRegistry r;
-    Error e = registerGenericStrategies(r);
-    if (!e)
-      e = registerCpuStrategies(r);
-    // Optional-library providers go here, e.g.
-    //   registerLibraryProvider(r, {"onednn", libraryFoundAtBuild("onednn"),
-    //                               registerOneDnnStrategies});
-    if (e) {
-      std::fprintf(stderr, "strata: built-in strategy table: %s\n", e->c_str());
-      std::abort();
-    }
-    return r;
+    std::vector<std::string> found;
+    for (const char *lib : kOptionalLibrariesFound)
+      if (lib)
+        found.push_back(lib);
+    return buildRegistry(found);
   }();
   return registry;
 }

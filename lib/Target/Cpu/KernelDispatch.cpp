@@ -207,7 +207,7 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     plan.params.push_back(bBatched);
     plan.packedFlagParam = int64_t(plan.params.size());
     plan.params.push_back(0); // b_packed, set when B is a constant
-    if (!bBatched)
+    if (!bBatched && !kabi::isOneDnnKernel(plan.kernel))
       plan.pack = KernelDispatchPlan::Pack::MatmulB;
     if (!biasFits(fn, mm.getBias(), plan.params[2], bias, why))
       return std::nullopt;
@@ -230,7 +230,8 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     }
     plan.packedFlagParam = int64_t(plan.params.size());
     plan.params.push_back(0); // filter_packed, set when constant
-    if (plan.kernel != kabi::kConvDepthwise)
+    if (plan.kernel != kabi::kConvDepthwise &&
+        !kabi::isOneDnnKernel(plan.kernel))
       plan.pack = KernelDispatchPlan::Pack::ConvFilter;
     int64_t outChannels = is1x1 ? plan.params[3] : plan.params[6];
     if (!biasFits(fn, conv.getBias(), outChannels, bias, why))

@@ -1,0 +1,352 @@
+//===- CpuOneDnnKernels.cpp - kernels backed by oneDNN primitives ---------===//
+//
+// `onednn_conv2d_f32` and `onednn_matmul_f32` (params as the hand kernels
+// they compete with: strata/Kernels/KernelAbi.h). Built only when CMake
+// found oneDNN (STRATA_HAVE_ONEDNN); a runtime built without it refuses an
+// artifact naming them, when the dispatch is prepared, with an error saying
+// so. STRATA_RUNTIME_NO_ONEDNN=1 makes a runtime with oneDNN behave as one
+// without (for that error's test).
+//
+// Each dispatch creates its primitives once, when it is prepared (at load):
+// the convolution lets oneDNN choose its source, weight and destination
+// layouts, and reorders between them and the plain NCHW buffers at each run;
+// a constant weight is reordered once, at its first run. The epilogue (bias,
+// activation) is the primitive's bias and post-ops. oneDNN threads itself
+// (OpenMP in Debian's build): one workgroup, run with as many threads as the
+// session's pool has.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+
+#include "strata/Kernels/Conv.h"
+#include "strata/Kernels/KernelAbi.h"
+#include "strata/Runtime/ThreadPool.h"
+
+#include <cstdlib>
+
+#ifdef STRATA_HAVE_ONEDNN
+#include <dlfcn.h>
+#include <mutex>
+#include <unordered_map>
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+
+namespace strata::runtime::hal {
+
+namespace kabi = strata::kernels::kabi;
+
+static bool oneDnnDisabled() {
+  const char *v = std::getenv("STRATA_RUNTIME_NO_ONEDNN");
+  return v && *v == '1';
+}
+
+bool runtimeHasOneDnn() {
+#ifdef STRATA_HAVE_ONEDNN
+  return !oneDnnDisabled();
+#else
+  return false;
+#endif
+}
+
+#ifdef STRATA_HAVE_ONEDNN
+namespace {
+
+namespace kn = strata::kernels;
+using dnnl::memory;
+using Tag = memory::format_tag;
+using Dt = memory::data_type;
+
+enum Binding { kIn = 0, kWeight = 1, kBias = 2, kOut = 3 };
+
+/// The epilogue params (has_bias, act, p0, p1) as post-ops; false with
+/// `error` for values out of range.
+bool postOps(const int64_t *e, dnnl::post_ops &po, std::string &error) {
+  if (e[0] != 0 && e[0] != 1) {
+    error = "has_bias is " + std::to_string(e[0]) + ", must be 0 or 1";
+    return false;
+  }
+  if (e[1] < 0 || e[1] >= kn::kActivationCount || e[2] < 0 ||
+      e[2] > UINT32_MAX || e[3] < 0 || e[3] > UINT32_MAX) {
+    error = "the activation params are out of range";
+    return false;
+  }
+  float p0 = kabi::paramFloat(e[2]), p1 = kabi::paramFloat(e[3]);
+  using A = dnnl::algorithm;
+  switch (kn::Activation(e[1])) {
+  case kn::Activation::None:
+    break;
+  case kn::Activation::Relu:
+    po.append_eltwise(1.f, A::eltwise_relu, 0.f, 0.f);
+    break;
+  case kn::Activation::Clip:
+    po.append_eltwise(1.f, A::eltwise_clip, p0, p1);
+    break;
+  case kn::Activation::LeakyRelu:
+    po.append_eltwise(1.f, A::eltwise_relu, p0, 0.f);
+    break;
+  case kn::Activation::Sigmoid:
+    po.append_eltwise(1.f, A::eltwise_logistic, 0.f, 0.f);
+    break;
+  case kn::Activation::SiLU:
+    po.append_eltwise(1.f, A::eltwise_swish, 1.f, 0.f);
+    break;
+  case kn::Activation::HardSwish:
+    po.append_eltwise(1.f, A::eltwise_hardswish, 0.f, 0.f);
+    break;
+  case kn::Activation::HardSigmoid:
+    po.append_eltwise(1.f, A::eltwise_linear, p0, p1);
+    po.append_eltwise(1.f, A::eltwise_clip, 0.f, 1.f);
+    break;
+  case kn::Activation::Gelu:
+    po.append_eltwise(1.f, A::eltwise_gelu_erf, 0.f, 0.f);
+    break;
+  case kn::Activation::GeluTanh:
+    po.append_eltwise(1.f, A::eltwise_gelu_tanh, 0.f, 0.f);
+    break;
+  }
+  return true;
+}
+
+/// Sets OpenMP's thread count for the calling thread's next parallel
+/// regions (libgomp is loaded with libdnnl; looked up, not linked).
+void setOmpThreads(size_t threads) {
+  using Fn = void (*)(int);
+  static Fn fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  if (fn)
+    fn(int(threads));
+}
+
+/// A plain buffer and, when oneDNN chose another layout, the reorder to or
+/// from it and the buffer in that layout.
+struct Operand {
+  memory::desc plain, chosen;
+  // Only when the layouts differ: the buffer in the chosen layout and the
+  // reorder between the layouts (created at prepare).
+  memory chosenMem;
+  dnnl::reorder reorder;
+  bool differs() const { return plain != chosen; }
+};
+
+class OneDnnFunction final : public Function {
+public:
+  OneDnnFunction(std::string label) : label(std::move(label)) {}
+
+  bool run(void *const *bindings, const int64_t *, int64_t, ThreadPool &pool,
+           std::string &error) const override {
+    std::lock_guard<std::mutex> lock(mutex);
+    try {
+      setOmpThreads(pool.threadCount());
+      memory src(in.plain, engine, bindings[kIn]);
+      memory dst(out.plain, engine, bindings[kOut]);
+      std::unordered_map<int, memory> args;
+      if (in.differs()) {
+        in.reorder.execute(stream, src, in.chosenMem);
+        args[DNNL_ARG_SRC] = in.chosenMem;
+      } else {
+        args[DNNL_ARG_SRC] = src;
+      }
+      args[DNNL_ARG_WEIGHTS] = weights(bindings[kWeight]);
+      if (hasBias)
+        args[DNNL_ARG_BIAS] = memory(biasDesc, engine, bindings[kBias]);
+      args[DNNL_ARG_DST] = out.differs() ? out.chosenMem : dst;
+      primitive.execute(stream, args);
+      if (out.differs())
+        out.reorder.execute(stream, out.chosenMem, dst);
+      stream.wait();
+    } catch (const dnnl::error &e) {
+      error = label + ": oneDNN: " + e.what();
+      return false;
+    }
+    return true;
+  }
+
+  /// The weight in the primitive's layout: reordered at each run, or once
+  /// for a constant weight (again if its address changes).
+  memory weights(void *data) const {
+    memory plain(wei.plain, engine, data);
+    if (!wei.differs())
+      return plain;
+    if (!weightConstant || cachedWeight != data) {
+      wei.reorder.execute(stream, plain, wei.chosenMem);
+      cachedWeight = weightConstant ? data : nullptr;
+    }
+    return wei.chosenMem;
+  }
+
+  std::string label;
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  mutable dnnl::stream stream{engine};
+  dnnl::primitive primitive;
+  mutable Operand in, wei, out;
+  memory::desc biasDesc;
+  bool hasBias = false, weightConstant = false;
+  mutable void *cachedWeight = nullptr;
+  mutable std::mutex mutex;
+};
+
+/// Records oneDNN's layout for `o`; `toChosen`: the reorder goes from the
+/// plain layout (inputs), else to it (the output).
+void choose(Operand &o, memory::desc chosen, const dnnl::engine &engine,
+            bool toChosen) {
+  o.chosen = chosen;
+  if (!o.differs())
+    return;
+  o.chosenMem = memory(chosen, engine);
+  o.reorder = toChosen ? dnnl::reorder(dnnl::reorder::primitive_desc(
+                             engine, o.plain, engine, o.chosen))
+                       : dnnl::reorder(dnnl::reorder::primitive_desc(
+                             engine, o.chosen, engine, o.plain));
+}
+
+std::unique_ptr<Function> prepareConv(const DispatchRequest &r,
+                                      std::string &error) {
+  const int64_t *p = r.params.data();
+  kn::Conv2dShape s = kabi::convShapeFromParams(kabi::kConvIm2col, p);
+  std::string why = kn::checkConv2dShape(s);
+  if (why.empty() && p[18] != 0)
+    why = "filter_packed is " + std::to_string(p[18]) +
+          ", the oneDNN kernel reads the plain filter (0)";
+  const int64_t *e = p + kabi::kConvStrategyParams + 1;
+  if (!why.empty() ||
+      !needBytes(r.bindings, kIn, s.n * s.c * s.h * s.w, 4, "input", why) ||
+      !needBytes(r.bindings, kWeight, s.o * s.gemmK(), 4, "filter", why) ||
+      !needBytes(r.bindings, kOut, s.n * s.o * s.oh * s.ow, 4, "output",
+                 why) ||
+      (e[0] == 1 && !needBytes(r.bindings, kBias, s.o, 4, "bias", why))) {
+    error = "kernel '" + r.symbol + "': " + why;
+    return nullptr;
+  }
+  dnnl::post_ops po;
+  if (!postOps(e, po, why)) {
+    error = "kernel '" + r.symbol + "': " + why;
+    return nullptr;
+  }
+  auto f = std::make_unique<OneDnnFunction>("kernel '" + r.symbol + "'");
+  memory::dims src = {s.n, s.c, s.h, s.w}, dst = {s.n, s.o, s.oh, s.ow};
+  memory::dims wei = s.g == 1 ? memory::dims{s.o, s.c, s.kh, s.kw}
+                              : memory::dims{s.g, s.o / s.g, s.c / s.g, s.kh,
+                                             s.kw};
+  f->in.plain = memory::desc(src, Dt::f32, Tag::nchw);
+  f->out.plain = memory::desc(dst, Dt::f32, Tag::nchw);
+  f->wei.plain =
+      memory::desc(wei, Dt::f32, s.g == 1 ? Tag::oihw : Tag::goihw);
+  f->hasBias = e[0] == 1;
+  f->weightConstant = r.bindings[kWeight].constant;
+  f->biasDesc = memory::desc({s.o}, Dt::f32, Tag::x);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(po);
+  dnnl::convolution_forward::desc d(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      memory::desc(src, Dt::f32, Tag::any), memory::desc(wei, Dt::f32, Tag::any),
+      f->hasBias ? f->biasDesc : memory::desc(),
+      memory::desc(dst, Dt::f32, Tag::any), {s.sh, s.sw}, {s.dh - 1, s.dw - 1},
+      {s.pt, s.pl}, {s.pb, s.pr});
+  dnnl::convolution_forward::primitive_desc pd(d, attr, f->engine);
+  choose(f->in, pd.src_desc(), f->engine, true);
+  choose(f->wei, pd.weights_desc(), f->engine, true);
+  choose(f->out, pd.dst_desc(), f->engine, false);
+  f->primitive = dnnl::convolution_forward(pd);
+  return f;
+}
+
+std::unique_ptr<Function> prepareMatmul(const DispatchRequest &r,
+                                        std::string &error) {
+  const int64_t *p = r.params.data();
+  int64_t batch = p[0], m = p[1], n = p[2], k = p[3];
+  std::string why;
+  if (batch < 1 || m < 1 || n < 1 || k < 1)
+    why = "B, M, N, K are " + std::to_string(batch) + ", " +
+          std::to_string(m) + ", " + std::to_string(n) + ", " +
+          std::to_string(k) + " (all >= 1)";
+  for (int i : {4, 5, 6})
+    if (why.empty() && p[i] != 0 && p[i] != 1)
+      why = "param " + std::to_string(i) + " (a flag) is " +
+            std::to_string(p[i]) + ", must be 0 or 1";
+  if (why.empty() && p[7] != 0)
+    why = "b_packed is " + std::to_string(p[7]) +
+          ", the oneDNN kernel reads the plain B (0)";
+  bool transB = p[4], aBatched = p[5], bBatched = p[6];
+  const int64_t *e = p + kabi::kMatmulStrategyParams + 3;
+  int64_t aCount, bCount, cCount;
+  if (why.empty() &&
+      (__builtin_mul_overflow(aBatched ? batch : 1, m * k, &aCount) ||
+       __builtin_mul_overflow(bBatched ? batch : 1, k * n, &bCount) ||
+       __builtin_mul_overflow(batch, m * n, &cCount)))
+    why = "an operand's element count overflows int64";
+  if (!why.empty() || !needBytes(r.bindings, kIn, aCount, 4, "A", why) ||
+      !needBytes(r.bindings, kWeight, bCount, 4, "B", why) ||
+      !needBytes(r.bindings, kOut, cCount, 4, "C", why) ||
+      (e[0] == 1 && !needBytes(r.bindings, kBias, n, 4, "bias", why))) {
+    error = "kernel '" + r.symbol + "': " + why;
+    return nullptr;
+  }
+  dnnl::post_ops po;
+  if (!postOps(e, po, why)) {
+    error = "kernel '" + r.symbol + "': " + why;
+    return nullptr;
+  }
+  auto f = std::make_unique<OneDnnFunction>("kernel '" + r.symbol + "'");
+  int64_t ab = aBatched ? batch : 1, bb = bBatched ? batch : 1;
+  f->in.plain = memory::desc({ab, m, k}, Dt::f32, Tag::abc);
+  f->wei.plain = transB ? memory::desc({bb, k, n}, Dt::f32,
+                                       memory::dims{k * n, 1, k})
+                        : memory::desc({bb, k, n}, Dt::f32, Tag::abc);
+  f->out.plain = memory::desc({batch, m, n}, Dt::f32, Tag::abc);
+  f->hasBias = e[0] == 1;
+  f->biasDesc = memory::desc({1, 1, n}, Dt::f32, Tag::abc);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(po);
+  dnnl::matmul::desc d(f->in.plain, f->wei.plain,
+                       f->hasBias ? f->biasDesc : memory::desc(),
+                       f->out.plain);
+  dnnl::matmul::primitive_desc pd(d, attr, f->engine);
+  f->in.chosen = f->in.plain;
+  f->wei.chosen = f->wei.plain;
+  f->out.chosen = f->out.plain;
+  f->primitive = dnnl::matmul(pd);
+  return f;
+}
+
+} // namespace
+#endif
+
+std::unique_ptr<Function> prepareOneDnnKernel(const DispatchRequest &request,
+                                              std::string &error) {
+  if (!runtimeHasOneDnn()) {
+    error = "kernel '" + request.symbol +
+            "' needs oneDNN, and this runtime was built without it "
+            "(configure with libdnnl-dev installed, STRATA_WITH_ONEDNN=AUTO "
+            "or ON), or recompile the model without oneDNN kernels";
+    return nullptr;
+  }
+#ifdef STRATA_HAVE_ONEDNN
+  bool conv = request.symbol == kabi::kOneDnnConv;
+  size_t want = conv ? size_t(kabi::kConvParams) : size_t(kabi::kMatmulParams);
+  if (request.bindings.size() != size_t(kabi::kKernelBindings) ||
+      request.params.size() != want) {
+    error = "kernel '" + request.symbol + "' takes " +
+            std::to_string(kabi::kKernelBindings) + " bindings and " +
+            std::to_string(want) + " params, the dispatch has " +
+            std::to_string(request.bindings.size()) + " and " +
+            std::to_string(request.params.size());
+    return nullptr;
+  }
+  if (request.bindings[3].constant) {
+    error = "kernel '" + request.symbol +
+            "' writes binding 3, which is a constant";
+    return nullptr;
+  }
+  try {
+    return conv ? prepareConv(request, error) : prepareMatmul(request, error);
+  } catch (const dnnl::error &e) {
+    error = "kernel '" + request.symbol + "': oneDNN cannot create it: " +
+            e.what();
+    return nullptr;
+  }
+#else
+  return nullptr;
+#endif
+}
+
+} // namespace strata::runtime::hal
