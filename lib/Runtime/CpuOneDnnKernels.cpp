@@ -27,9 +27,10 @@
 
 #ifdef STRATA_HAVE_ONEDNN
 #include <dlfcn.h>
+#include <functional>
 #include <mutex>
-#include <unordered_map>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
 #endif
 
 namespace strata::runtime::hal {
@@ -112,7 +113,8 @@ bool postOps(const int64_t *e, dnnl::post_ops &po, std::string &error) {
 /// regions (libgomp is loaded with libdnnl; looked up, not linked).
 void setOmpThreads(size_t threads) {
   using Fn = void (*)(int);
-  static Fn fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  static Fn fn =
+      reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
   if (fn)
     fn(int(threads));
 }
@@ -136,7 +138,14 @@ public:
            std::string &error) const override {
     std::lock_guard<std::mutex> lock(mutex);
     try {
-      setOmpThreads(pool.threadCount());
+      size_t threads = pool.threadCount();
+      setOmpThreads(threads);
+      // oneDNN fixes a primitive's thread count when it creates it.
+      if (threads != builtFor) {
+        create();
+        builtFor = threads;
+        cachedWeight = nullptr;
+      }
       memory src(in.plain, engine, bindings[kIn]);
       memory dst(out.plain, engine, bindings[kOut]);
       std::unordered_map<int, memory> args;
@@ -177,7 +186,10 @@ public:
   std::string label;
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   mutable dnnl::stream stream{engine};
-  dnnl::primitive primitive;
+  /// Creates `primitive` and the reorders for OpenMP's current thread count.
+  std::function<void()> create;
+  mutable size_t builtFor = 0;
+  mutable dnnl::primitive primitive;
   mutable Operand in, wei, out;
   memory::desc biasDesc;
   bool hasBias = false, weightConstant = false;
@@ -211,8 +223,7 @@ std::unique_ptr<Function> prepareConv(const DispatchRequest &r,
   if (!why.empty() ||
       !needBytes(r.bindings, kIn, s.n * s.c * s.h * s.w, 4, "input", why) ||
       !needBytes(r.bindings, kWeight, s.o * s.gemmK(), 4, "filter", why) ||
-      !needBytes(r.bindings, kOut, s.n * s.o * s.oh * s.ow, 4, "output",
-                 why) ||
+      !needBytes(r.bindings, kOut, s.n * s.o * s.oh * s.ow, 4, "output", why) ||
       (e[0] == 1 && !needBytes(r.bindings, kBias, s.o, 4, "bias", why))) {
     error = "kernel '" + r.symbol + "': " + why;
     return nullptr;
@@ -224,29 +235,33 @@ std::unique_ptr<Function> prepareConv(const DispatchRequest &r,
   }
   auto f = std::make_unique<OneDnnFunction>("kernel '" + r.symbol + "'");
   memory::dims src = {s.n, s.c, s.h, s.w}, dst = {s.n, s.o, s.oh, s.ow};
-  memory::dims wei = s.g == 1 ? memory::dims{s.o, s.c, s.kh, s.kw}
-                              : memory::dims{s.g, s.o / s.g, s.c / s.g, s.kh,
-                                             s.kw};
+  memory::dims wei = s.g == 1
+                         ? memory::dims{s.o, s.c, s.kh, s.kw}
+                         : memory::dims{s.g, s.o / s.g, s.c / s.g, s.kh, s.kw};
   f->in.plain = memory::desc(src, Dt::f32, Tag::nchw);
   f->out.plain = memory::desc(dst, Dt::f32, Tag::nchw);
-  f->wei.plain =
-      memory::desc(wei, Dt::f32, s.g == 1 ? Tag::oihw : Tag::goihw);
+  f->wei.plain = memory::desc(wei, Dt::f32, s.g == 1 ? Tag::oihw : Tag::goihw);
   f->hasBias = e[0] == 1;
   f->weightConstant = r.bindings[kWeight].constant;
   f->biasDesc = memory::desc({s.o}, Dt::f32, Tag::x);
-  dnnl::primitive_attr attr;
-  attr.set_post_ops(po);
-  dnnl::convolution_forward::desc d(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      memory::desc(src, Dt::f32, Tag::any), memory::desc(wei, Dt::f32, Tag::any),
-      f->hasBias ? f->biasDesc : memory::desc(),
-      memory::desc(dst, Dt::f32, Tag::any), {s.sh, s.sw}, {s.dh - 1, s.dw - 1},
-      {s.pt, s.pl}, {s.pb, s.pr});
-  dnnl::convolution_forward::primitive_desc pd(d, attr, f->engine);
-  choose(f->in, pd.src_desc(), f->engine, true);
-  choose(f->wei, pd.weights_desc(), f->engine, true);
-  choose(f->out, pd.dst_desc(), f->engine, false);
-  f->primitive = dnnl::convolution_forward(pd);
+  OneDnnFunction *fp = f.get();
+  f->create = [fp, s, po, src, wei, dst] {
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(po);
+    dnnl::convolution_forward::desc d(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+        memory::desc(src, Dt::f32, Tag::any),
+        memory::desc(wei, Dt::f32, Tag::any),
+        fp->hasBias ? fp->biasDesc : memory::desc(),
+        memory::desc(dst, Dt::f32, Tag::any), {s.sh, s.sw},
+        {s.dh - 1, s.dw - 1}, {s.pt, s.pl}, {s.pb, s.pr});
+    dnnl::convolution_forward::primitive_desc pd(d, attr, fp->engine);
+    choose(fp->in, pd.src_desc(), fp->engine, true);
+    choose(fp->wei, pd.weights_desc(), fp->engine, true);
+    choose(fp->out, pd.dst_desc(), fp->engine, false);
+    fp->primitive = dnnl::convolution_forward(pd);
+  };
+  f->create(); // at load: a dispatch oneDNN cannot run fails here
   return f;
 }
 
@@ -256,9 +271,8 @@ std::unique_ptr<Function> prepareMatmul(const DispatchRequest &r,
   int64_t batch = p[0], m = p[1], n = p[2], k = p[3];
   std::string why;
   if (batch < 1 || m < 1 || n < 1 || k < 1)
-    why = "B, M, N, K are " + std::to_string(batch) + ", " +
-          std::to_string(m) + ", " + std::to_string(n) + ", " +
-          std::to_string(k) + " (all >= 1)";
+    why = "B, M, N, K are " + std::to_string(batch) + ", " + std::to_string(m) +
+          ", " + std::to_string(n) + ", " + std::to_string(k) + " (all >= 1)";
   for (int i : {4, 5, 6})
     if (why.empty() && p[i] != 0 && p[i] != 1)
       why = "param " + std::to_string(i) + " (a flag) is " +
@@ -289,22 +303,26 @@ std::unique_ptr<Function> prepareMatmul(const DispatchRequest &r,
   auto f = std::make_unique<OneDnnFunction>("kernel '" + r.symbol + "'");
   int64_t ab = aBatched ? batch : 1, bb = bBatched ? batch : 1;
   f->in.plain = memory::desc({ab, m, k}, Dt::f32, Tag::abc);
-  f->wei.plain = transB ? memory::desc({bb, k, n}, Dt::f32,
-                                       memory::dims{k * n, 1, k})
-                        : memory::desc({bb, k, n}, Dt::f32, Tag::abc);
+  f->wei.plain =
+      transB ? memory::desc({bb, k, n}, Dt::f32, memory::dims{k * n, 1, k})
+             : memory::desc({bb, k, n}, Dt::f32, Tag::abc);
   f->out.plain = memory::desc({batch, m, n}, Dt::f32, Tag::abc);
   f->hasBias = e[0] == 1;
   f->biasDesc = memory::desc({1, 1, n}, Dt::f32, Tag::abc);
-  dnnl::primitive_attr attr;
-  attr.set_post_ops(po);
-  dnnl::matmul::desc d(f->in.plain, f->wei.plain,
-                       f->hasBias ? f->biasDesc : memory::desc(),
-                       f->out.plain);
-  dnnl::matmul::primitive_desc pd(d, attr, f->engine);
   f->in.chosen = f->in.plain;
   f->wei.chosen = f->wei.plain;
   f->out.chosen = f->out.plain;
-  f->primitive = dnnl::matmul(pd);
+  OneDnnFunction *fp = f.get();
+  f->create = [fp, po] {
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(po);
+    dnnl::matmul::desc d(fp->in.plain, fp->wei.plain,
+                         fp->hasBias ? fp->biasDesc : memory::desc(),
+                         fp->out.plain);
+    fp->primitive =
+        dnnl::matmul(dnnl::matmul::primitive_desc(d, attr, fp->engine));
+  };
+  f->create();
   return f;
 }
 
@@ -333,15 +351,15 @@ std::unique_ptr<Function> prepareOneDnnKernel(const DispatchRequest &request,
     return nullptr;
   }
   if (request.bindings[3].constant) {
-    error = "kernel '" + request.symbol +
-            "' writes binding 3, which is a constant";
+    error =
+        "kernel '" + request.symbol + "' writes binding 3, which is a constant";
     return nullptr;
   }
   try {
     return conv ? prepareConv(request, error) : prepareMatmul(request, error);
   } catch (const dnnl::error &e) {
-    error = "kernel '" + request.symbol + "': oneDNN cannot create it: " +
-            e.what();
+    error =
+        "kernel '" + request.symbol + "': oneDNN cannot create it: " + e.what();
     return nullptr;
   }
 #else
