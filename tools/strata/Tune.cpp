@@ -376,12 +376,12 @@ int tune() {
     return 2;
   }
   if (!(budgetSeconds > 0)) {
-    errs() << kTool << ": --budget-seconds " << budgetSeconds
-           << " must be > 0\n";
+    errs() << kTool << ": --budget-seconds "
+           << format("%g", budgetSeconds.getValue()) << " must be > 0\n";
     return 2;
   }
   if (!(minTimeMs >= 0) || minTimeMs > 60000) {
-    errs() << kTool << ": --min-time-ms " << minTimeMs
+    errs() << kTool << ": --min-time-ms " << format("%g", minTimeMs.getValue())
            << " must be in [0, 60000]\n";
     return 2;
   }
