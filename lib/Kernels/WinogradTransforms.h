@@ -1,0 +1,29 @@
+//===- WinogradTransforms.h - the per-ISA Winograd transforms ---*- C++ -*-===//
+
+#ifndef STRATA_LIB_KERNELS_WINOGRADTRANSFORMS_H
+#define STRATA_LIB_KERNELS_WINOGRADTRANSFORMS_H
+
+#include "strata/Kernels/Winograd.h"
+
+namespace strata::kernels::detail {
+
+/// One block of output tiles of one image: tiles [t0, t0 + nt) of the
+/// image's tilesH x tilesW tiles (row-major); V and M hold 36 matrices of
+/// `ld` (nt rounded up to 16) columns.
+struct WinogradBlock {
+  int64_t tilesW, t0, nt, ld;
+};
+
+#define STRATA_DECLARE_WINOGRAD(suffix)                                        \
+  void winogradInput##suffix(const Conv2dShape &s, const WinogradBlock &b,     \
+                             const float *x, float *v);                        \
+  void winogradOutput##suffix(const Conv2dShape &s, const WinogradBlock &b,    \
+                              const float *m, const Epilogue &e, float *y);
+STRATA_DECLARE_WINOGRAD(Portable)
+STRATA_DECLARE_WINOGRAD(Avx2)
+STRATA_DECLARE_WINOGRAD(Avx512)
+#undef STRATA_DECLARE_WINOGRAD
+
+} // namespace strata::kernels::detail
+
+#endif // STRATA_LIB_KERNELS_WINOGRADTRANSFORMS_H
