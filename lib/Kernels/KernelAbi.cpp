@@ -21,7 +21,7 @@ Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p) {
 
 bool isRuntimeKernel(std::string_view name) {
   for (const char *k : {kMatmulGemm, kMatmulGemv, kMatmulBatched, kConv1x1,
-                        kConvIm2col, kConvDepthwise})
+                        kConvIm2col, kConvDepthwise, kConvWinograd})
     if (name == k)
       return true;
   return isOneDnnKernel(name);
@@ -47,7 +47,8 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
     return product({0, 1, 2, 3});
   if (kernel == kConv1x1)
     return product({0, 1, 2, 3});
-  if (kernel == kConvIm2col || kernel == kConvDepthwise) {
+  if (kernel == kConvIm2col || kernel == kConvDepthwise ||
+      kernel == kConvWinograd) {
     // N * O * OH * OW * (C / G) * KH * KW
     if (count < kConvStrategyParams || p[17] < 1)
       return 0;

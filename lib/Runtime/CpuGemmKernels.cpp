@@ -13,6 +13,7 @@
 
 #include "strata/Kernels/Conv.h"
 #include "strata/Kernels/KernelAbi.h"
+#include "strata/Kernels/Winograd.h"
 
 #include <algorithm>
 
@@ -285,6 +286,55 @@ bool convDepthwiseCheck(const std::vector<BufferInfo> &b,
   return true;
 }
 
+// Winograd F(4x4, 3x3): [geometry (18), filter_packed, epi (4), tile_hw].
+// Workgroups split the (image, tile block) units.
+constexpr int64_t kMaxTileHw = 4096;
+
+int convWinogradKernel(void *const *bindings, const int64_t *p, int64_t id,
+                       int64_t count) {
+  kn::Conv2dShape s = convShape(p);
+  int64_t begin, end;
+  split(kn::winogradUnits(s, p[23]), id, count, begin, end);
+  // Fails (1) only when its scratch cannot be allocated.
+  return kn::conv2dWinograd(
+             s, static_cast<const float *>(bindings[kIn]),
+             static_cast<const float *>(bindings[kWeight]), p[18] != 0,
+             epilogueFrom(p + 19, bindings[kBias], kn::BiasMode::PerRow),
+             static_cast<float *>(bindings[kOut]), p[23], begin, end)
+             ? 0
+             : 1;
+}
+bool convWinogradCheck(const std::vector<BufferInfo> &b,
+                       const std::vector<int64_t> &p, std::string &error) {
+  kn::Conv2dShape s = convShape(p.data());
+  std::string why = kn::checkWinogradShape(s);
+  if (!why.empty()) {
+    error = why;
+    return false;
+  }
+  if (!checkPackedFlag(p[18], error))
+    return false;
+  if (p[23] < 1 || p[23] > kMaxTileHw) {
+    error = "tile_hw is " + std::to_string(p[23]) + ", must be in [1, " +
+            std::to_string(kMaxTileHw) + "]";
+    return false;
+  }
+  if (p[18]) {
+    uint64_t bytes = kn::winogradFilterBytes(s);
+    if (bytes == 0 || b[kWeight].size < bytes) {
+      error = "binding 1 (transformed filter) has " +
+              std::to_string(b[kWeight].size) + " bytes, the params need " +
+              std::to_string(bytes);
+      return false;
+    }
+  } else if (!needBytes(b, kWeight, s.o * s.gemmK(), 4, "filter", error)) {
+    return false;
+  }
+  return needBytes(b, kIn, s.n * s.c * s.h * s.w, 4, "input", error) &&
+         needBytes(b, kOut, s.n * s.o * s.oh * s.ow, 4, "output", error) &&
+         checkEpilogue(b, p.data() + 19, s.o, error);
+}
+
 constexpr unsigned kWritesOut = 1u << kOut;
 const CpuKernel kGemmKernels[] = {
     {kabi::kMatmulGemm, 4, kabi::kMatmulParams, kWritesOut, matmulCheck,
@@ -299,6 +349,8 @@ const CpuKernel kGemmKernels[] = {
      convIm2colKernel},
     {kabi::kConvDepthwise, 4, kabi::kConvParams, kWritesOut, convDepthwiseCheck,
      convDepthwiseKernel},
+    {kabi::kConvWinograd, 4, kabi::kConvWinogradParams, kWritesOut,
+     convWinogradCheck, convWinogradKernel},
 };
 
 } // namespace

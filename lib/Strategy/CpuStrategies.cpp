@@ -5,8 +5,9 @@
 // / batched: strata/Kernels/KernelAbi.h, whose param lists start with the
 // ones here); an op whose kernel the runtime lacks is compiled by codegen.
 // Priorities (higher wins): 30 pointwise-conv GEMM, 25 depthwise / GEMV,
-// 20 GEMM, 15 batched GEMM, 10 the general kernels, 5 Winograd (not
-// written yet), 0 the codegen fallback.
+// 20 GEMM, 15 batched GEMM, 12 Winograd, 10 the general kernels, 0 the
+// codegen fallback; the oneDNN candidates (when built) sit below the hand
+// kernels they compete with.
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,20 +108,25 @@ static Error registerConv(StrategyRegistry &r) {
       Lowering::kernelCall("conv2d_depthwise_f32", geometry),
       {{"tile_w", 8}},
       ""};
-  // F(2x2, 3x3) pays off once there are enough channels to amortize the
-  // input and output transforms. Below im2col until the kernel exists (a
-  // tuning record can still pick it).
+  // Winograd F(4x4, 3x3) (lib/Kernels/Winograd.cpp): 2.25x fewer
+  // multiplications than direct, transforms amortized over the channels.
+  // Above im2col (and oneDNN) where it measured faster: ResNet-50's 3x3
+  // layers with outputs of 56, 28 and 14 squared (1.7-2.2x faster than
+  // im2col); at 7x7 its four tiles leave the GEMMs too narrow and it is
+  // slower, hence the output-size clauses (docs/cpu-kernels.md).
   Implementation winograd{
-      "conv2d.winograd_f23",
-      5,
+      "conv2d.winograd_f43",
+      12,
       f32 &&
           Condition{Clause::attrAllEqual("kernel_shape", 3),
                     Clause::attrAllEqual("strides", 1),
                     Clause::attrAllEqual("dilations", 1),
                     Clause::attrEq("group", AttrValue::integer(1)),
-                    dimIs(in(0), 1, Cmp::Ge, 16), dimIs(in(1), 0, Cmp::Ge, 16)},
-      Lowering::kernelCall("conv2d_winograd_f23_f32", geometry),
-      {{"tile_o", 16}, {"tile_hw", 64}},
+                    dimIs(in(0), 1, Cmp::Ge, 16), dimIs(in(1), 0, Cmp::Ge, 16),
+                    dimIs(out(0), 2, Cmp::Ge, 14),
+                    dimIs(out(0), 3, Cmp::Ge, 14)},
+      Lowering::kernelCall("conv2d_winograd_f43_f32", geometry),
+      {{"tile_hw", 32}},
       ""};
   Implementation im2col{
       "conv2d.im2col_gemm",

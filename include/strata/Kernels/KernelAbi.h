@@ -38,6 +38,10 @@ inline constexpr int64_t kConv1x1StrategyParams = 4;
 inline constexpr const char *kConvIm2col = "conv2d_im2col_gemm_f32";
 inline constexpr const char *kConvDepthwise = "conv2d_depthwise_f32";
 inline constexpr int64_t kConvStrategyParams = 18;
+/// Winograd F(4x4, 3x3) (strata/Kernels/Winograd.h): the general
+/// convolution's params, filter_packed (1: the transformed filter), the
+/// epilogue, then tile_hw (output tiles per block, the strategy's schedule).
+inline constexpr const char *kConvWinograd = "conv2d_winograd_f43_f32";
 
 /// oneDNN primitives (built only with oneDNN, lib/Runtime/CpuOneDnnKernels.cpp):
 /// the matmul takes the matmul params, the convolution the general
@@ -56,6 +60,7 @@ inline constexpr int64_t kConv1x1Params =
     kConv1x1StrategyParams + 1 + kEpilogueParams;
 inline constexpr int64_t kConvParams =
     kConvStrategyParams + 1 + kEpilogueParams;
+inline constexpr int64_t kConvWinogradParams = kConvParams + 1;
 inline constexpr int64_t kKernelBindings = 4;
 
 inline int64_t floatParam(float f) {
