@@ -17,6 +17,7 @@
 #include "strata/Frontend/Onnx/OnnxImporter.h"
 #include "strata/InitAll.h"
 #include "strata/Interpreter/Interpreter.h"
+#include "strata/Kernels/KernelAbi.h"
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
 #include "strata/Strategy/CpuStrategies.h"
@@ -101,6 +102,9 @@ namespace {
 struct Config {
   std::string implementation;
   strategy::ScheduleParams schedule; ///< only the values tuned
+  /// The configuration compile picks without a log (the priority winner
+  /// with its default schedule).
+  bool isDefault = false;
 };
 
 /// A distinct workload of the model and its candidates.
@@ -210,13 +214,23 @@ std::vector<WorkItem> collectWork(mlir::func::FuncOp main) {
     for (const strategy::Implementation &impl : impls) {
       if (impl.condition.evaluate(*w).truth != strategy::Truth::True)
         continue;
+      // A kernel the runtime does not have yet compiles as codegen: the
+      // same as the codegen candidate, not a choice of its own.
+      if (impl.lowering.kind == strategy::Lowering::Kind::Kernel &&
+          !kernels::kabi::isRuntimeKernel(impl.lowering.kernel))
+        continue;
       if (item.priorityWinner.empty())
         item.priorityWinner = impl.name;
       if (!only.empty() && !only.count(impl.name))
         continue;
-      for (strategy::ScheduleParams &sp : scheduleSpace(impl))
-        if (scheduleApplies(impl, sp))
-          item.configs.push_back({impl.name, std::move(sp)});
+      for (strategy::ScheduleParams &sp : scheduleSpace(impl)) {
+        if (!scheduleApplies(impl, sp))
+          continue;
+        bool isDefault = impl.name == item.priorityWinner;
+        for (const auto &[name, value] : sp)
+          isDefault = isDefault && impl.schedule.at(name) == value;
+        item.configs.push_back({impl.name, std::move(sp), isDefault});
+      }
     }
     bool worth = only.empty() ? item.configs.size() > 1 : !item.configs.empty();
     if (!worth)
@@ -539,7 +553,7 @@ int tune() {
       ++written;
       if (best.impl.empty() || *cost < best.cost)
         best = {c.implementation, c.schedule, *cost, best.defaultCost};
-      if (c.implementation == w.priorityWinner && c.schedule.empty())
+      if (c.isDefault)
         best.defaultCost = *cost;
     }
     if (!best.impl.empty())
