@@ -190,17 +190,21 @@ kn::Conv2dShape conv1x1Shape(const int64_t *p) {
   return kabi::convShapeFromParams(kabi::kConv1x1, p);
 }
 
+/// `packedBytes`: the size of the packed weight (the GEMM's packed filter,
+/// or Winograd's transformed one), 0 on overflow.
 bool checkConvBindings(const std::vector<BufferInfo> &b,
                        const kn::Conv2dShape &s, bool packed,
-                       const int64_t *epilogue, std::string &error) {
+                       const int64_t *epilogue, std::string &error,
+                       uint64_t (*packedBytes)(const kn::Conv2dShape &) =
+                           kn::packedConvFilterBytes) {
   std::string why = kn::checkConv2dShape(s);
   if (!why.empty()) {
     error = why;
     return false;
   }
   if (packed) {
-    uint64_t bytes = kn::packedConvFilterBytes(s);
-    if (b[kWeight].size < bytes) {
+    uint64_t bytes = packedBytes(s);
+    if (bytes == 0 || b[kWeight].size < bytes) {
       error = "binding 1 (packed filter) has " +
               std::to_string(b[kWeight].size) + " bytes, the params need " +
               std::to_string(bytes);
@@ -319,20 +323,8 @@ bool convWinogradCheck(const std::vector<BufferInfo> &b,
             std::to_string(kMaxTileHw) + "]";
     return false;
   }
-  if (p[18]) {
-    uint64_t bytes = kn::winogradFilterBytes(s);
-    if (bytes == 0 || b[kWeight].size < bytes) {
-      error = "binding 1 (transformed filter) has " +
-              std::to_string(b[kWeight].size) + " bytes, the params need " +
-              std::to_string(bytes);
-      return false;
-    }
-  } else if (!needBytes(b, kWeight, s.o * s.gemmK(), 4, "filter", error)) {
-    return false;
-  }
-  return needBytes(b, kIn, s.n * s.c * s.h * s.w, 4, "input", error) &&
-         needBytes(b, kOut, s.n * s.o * s.oh * s.ow, 4, "output", error) &&
-         checkEpilogue(b, p.data() + 19, s.o, error);
+  return checkConvBindings(b, s, p[18] != 0, p.data() + 19, error,
+                           kn::winogradFilterBytes);
 }
 
 constexpr unsigned kWritesOut = 1u << kOut;

@@ -60,18 +60,10 @@ using Dt = memory::data_type;
 
 enum Binding { kIn = 0, kWeight = 1, kBias = 2, kOut = 3 };
 
-/// The epilogue params (has_bias, act, p0, p1) as post-ops; false with
-/// `error` for values out of range.
-bool postOps(const int64_t *e, dnnl::post_ops &po, std::string &error) {
-  if (e[0] != 0 && e[0] != 1) {
-    error = "has_bias is " + std::to_string(e[0]) + ", must be 0 or 1";
-    return false;
-  }
-  if (e[1] < 0 || e[1] >= kn::kActivationCount || e[2] < 0 ||
-      e[2] > UINT32_MAX || e[3] < 0 || e[3] > UINT32_MAX) {
-    error = "the activation params are out of range";
-    return false;
-  }
+/// The epilogue params (has_bias, act, p0, p1; checked by the twin hand
+/// kernel's check) as post-ops.
+dnnl::post_ops postOps(const int64_t *e) {
+  dnnl::post_ops po;
   float p0 = kabi::paramFloat(e[2]), p1 = kabi::paramFloat(e[3]);
   using A = dnnl::algorithm;
   switch (kn::Activation(e[1])) {
@@ -106,7 +98,7 @@ bool postOps(const int64_t *e, dnnl::post_ops &po, std::string &error) {
     po.append_eltwise(1.f, A::eltwise_gelu_tanh, 0.f, 0.f);
     break;
   }
-  return true;
+  return po;
 }
 
 /// Sets OpenMP's thread count for the calling thread's next parallel
@@ -211,28 +203,11 @@ void choose(Operand &o, memory::desc chosen, const dnnl::engine &engine,
                              engine, o.chosen, engine, o.plain));
 }
 
-std::unique_ptr<Function> prepareConv(const DispatchRequest &r,
-                                      std::string &error) {
+std::unique_ptr<Function> prepareConv(const DispatchRequest &r) {
   const int64_t *p = r.params.data();
   kn::Conv2dShape s = kabi::convShapeFromParams(kabi::kConvIm2col, p);
-  std::string why = kn::checkConv2dShape(s);
-  if (why.empty() && p[18] != 0)
-    why = "filter_packed is " + std::to_string(p[18]) +
-          ", the oneDNN kernel reads the plain filter (0)";
   const int64_t *e = p + kabi::kConvStrategyParams + 1;
-  if (!why.empty() ||
-      !needBytes(r.bindings, kIn, s.n * s.c * s.h * s.w, 4, "input", why) ||
-      !needBytes(r.bindings, kWeight, s.o * s.gemmK(), 4, "filter", why) ||
-      !needBytes(r.bindings, kOut, s.n * s.o * s.oh * s.ow, 4, "output", why) ||
-      (e[0] == 1 && !needBytes(r.bindings, kBias, s.o, 4, "bias", why))) {
-    error = "kernel '" + r.symbol + "': " + why;
-    return nullptr;
-  }
-  dnnl::post_ops po;
-  if (!postOps(e, po, why)) {
-    error = "kernel '" + r.symbol + "': " + why;
-    return nullptr;
-  }
+  dnnl::post_ops po = postOps(e);
   auto f = std::make_unique<OneDnnFunction>("kernel '" + r.symbol + "'");
   memory::dims src = {s.n, s.c, s.h, s.w}, dst = {s.n, s.o, s.oh, s.ow};
   memory::dims wei = s.g == 1
@@ -265,41 +240,12 @@ std::unique_ptr<Function> prepareConv(const DispatchRequest &r,
   return f;
 }
 
-std::unique_ptr<Function> prepareMatmul(const DispatchRequest &r,
-                                        std::string &error) {
+std::unique_ptr<Function> prepareMatmul(const DispatchRequest &r) {
   const int64_t *p = r.params.data();
   int64_t batch = p[0], m = p[1], n = p[2], k = p[3];
-  std::string why;
-  if (batch < 1 || m < 1 || n < 1 || k < 1)
-    why = "B, M, N, K are " + std::to_string(batch) + ", " + std::to_string(m) +
-          ", " + std::to_string(n) + ", " + std::to_string(k) + " (all >= 1)";
-  for (int i : {4, 5, 6})
-    if (why.empty() && p[i] != 0 && p[i] != 1)
-      why = "param " + std::to_string(i) + " (a flag) is " +
-            std::to_string(p[i]) + ", must be 0 or 1";
-  if (why.empty() && p[7] != 0)
-    why = "b_packed is " + std::to_string(p[7]) +
-          ", the oneDNN kernel reads the plain B (0)";
   bool transB = p[4], aBatched = p[5], bBatched = p[6];
   const int64_t *e = p + kabi::kMatmulStrategyParams + 3;
-  int64_t aCount, bCount, cCount;
-  if (why.empty() &&
-      (__builtin_mul_overflow(aBatched ? batch : 1, m * k, &aCount) ||
-       __builtin_mul_overflow(bBatched ? batch : 1, k * n, &bCount) ||
-       __builtin_mul_overflow(batch, m * n, &cCount)))
-    why = "an operand's element count overflows int64";
-  if (!why.empty() || !needBytes(r.bindings, kIn, aCount, 4, "A", why) ||
-      !needBytes(r.bindings, kWeight, bCount, 4, "B", why) ||
-      !needBytes(r.bindings, kOut, cCount, 4, "C", why) ||
-      (e[0] == 1 && !needBytes(r.bindings, kBias, n, 4, "bias", why))) {
-    error = "kernel '" + r.symbol + "': " + why;
-    return nullptr;
-  }
-  dnnl::post_ops po;
-  if (!postOps(e, po, why)) {
-    error = "kernel '" + r.symbol + "': " + why;
-    return nullptr;
-  }
+  dnnl::post_ops po = postOps(e);
   auto f = std::make_unique<OneDnnFunction>("kernel '" + r.symbol + "'");
   int64_t ab = aBatched ? batch : 1, bb = bBatched ? batch : 1;
   f->in.plain = memory::desc({ab, m, k}, Dt::f32, Tag::abc);
@@ -339,27 +285,43 @@ std::unique_ptr<Function> prepareOneDnnKernel(const DispatchRequest &request,
     return nullptr;
   }
 #ifdef STRATA_HAVE_ONEDNN
+  // Same params and bindings as the hand kernel it competes with, whose
+  // check validates them; the weight is never pre-packed.
   bool conv = request.symbol == kabi::kOneDnnConv;
-  size_t want = conv ? size_t(kabi::kConvParams) : size_t(kabi::kMatmulParams);
-  if (request.bindings.size() != size_t(kabi::kKernelBindings) ||
-      request.params.size() != want) {
-    error = "kernel '" + request.symbol + "' takes " +
-            std::to_string(kabi::kKernelBindings) + " bindings and " +
-            std::to_string(want) + " params, the dispatch has " +
+  const CpuKernel *twin =
+      findCpuKernel(conv ? kabi::kConvIm2col : kabi::kMatmulGemm);
+  const char *label = "kernel '";
+  if (request.bindings.size() != twin->bindingCount ||
+      request.params.size() != twin->paramCount) {
+    error = label + request.symbol + "' takes " +
+            std::to_string(twin->bindingCount) + " bindings and " +
+            std::to_string(twin->paramCount) + " params, the dispatch has " +
             std::to_string(request.bindings.size()) + " and " +
             std::to_string(request.params.size());
     return nullptr;
   }
   if (request.bindings[3].constant) {
-    error =
-        "kernel '" + request.symbol + "' writes binding 3, which is a constant";
+    error = label + request.symbol + "' writes binding 3, which is a constant";
+    return nullptr;
+  }
+  std::string why;
+  size_t packedFlag = conv ? size_t(kabi::kConvStrategyParams)
+                           : size_t(kabi::kMatmulStrategyParams + 2);
+  if (!twin->check(request.bindings, request.params, why)) {
+    error = label + request.symbol + "': " + why;
+    return nullptr;
+  }
+  if (request.params[packedFlag] != 0) {
+    error = label + request.symbol + "': param " + std::to_string(packedFlag) +
+            " (packed weight) is " +
+            std::to_string(request.params[packedFlag]) +
+            ", the oneDNN kernels read the plain weight (0)";
     return nullptr;
   }
   try {
-    return conv ? prepareConv(request, error) : prepareMatmul(request, error);
+    return conv ? prepareConv(request) : prepareMatmul(request);
   } catch (const dnnl::error &e) {
-    error =
-        "kernel '" + request.symbol + "': oneDNN cannot create it: " + e.what();
+    error = label + request.symbol + "': oneDNN cannot create it: " + e.what();
     return nullptr;
   }
 #else

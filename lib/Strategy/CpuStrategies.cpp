@@ -68,6 +68,15 @@ static std::vector<KernelParam> window2dParams(bool withFilter) {
   return ps;
 }
 
+/// The batched matmul kernels' params: B (the output's leading dims), M, N,
+/// K, transpose_b.
+static std::vector<KernelParam> batchedMatmulParams() {
+  return {p("B", ParamSource::dimProduct(out(0), 0, -2)),
+          dimParam("M", out(0), -2), dimParam("N", out(0), -1),
+          dimParam("K", in(0), -1),
+          p("transpose_b", ParamSource::attrInt("right_transpose"))};
+}
+
 Error registerGenericStrategies(StrategyRegistry &registry) {
   Implementation codegen;
   codegen.name = kCodegenImplName;
@@ -187,12 +196,7 @@ static Error registerMatMul(StrategyRegistry &r) {
       "matmul.batched_gemm_f32",
       15,
       f32,
-      Lowering::kernelCall(
-          "matmul_batched_gemm_f32",
-          {p("B", ParamSource::dimProduct(out(0), 0, -2)),
-           dimParam("M", out(0), -2), dimParam("N", out(0), -1),
-           dimParam("K", in(0), -1),
-           p("transpose_b", ParamSource::attrInt("right_transpose"))}),
+      Lowering::kernelCall("matmul_batched_gemm_f32", batchedMatmulParams()),
       {{"tile_m", 32}, {"tile_n", 128}, {"tile_k", 256}},
       ""};
   for (Implementation *impl : {&gemv, &gemmF32, &gemmInt8, &batched})
@@ -342,12 +346,7 @@ Error registerOneDnnStrategies(StrategyRegistry &r) {
       "matmul.onednn_f32",
       12,
       f32,
-      Lowering::kernelCall(
-          "onednn_matmul_f32",
-          {p("B", ParamSource::dimProduct(out(0), 0, -2)),
-           dimParam("M", out(0), -2), dimParam("N", out(0), -1),
-           dimParam("K", in(0), -1),
-           p("transpose_b", ParamSource::attrInt("right_transpose"))}),
+      Lowering::kernelCall("onednn_matmul_f32", batchedMatmulParams()),
       {},
       "onednn"};
   return r.addForTarget("top.MatMul", kCpu, std::move(matmul));

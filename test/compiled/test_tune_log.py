@@ -52,6 +52,14 @@ func.func @main(%x_arg: {t16} {{top.name = "x"}}) -> ({ty(y)} {{top.name = "y"}}
     return model, x, y
 
 
+def run_matches(tmp_path, art, x, y):
+    np.savez(tmp_path / "in.npz", x=x)
+    r = strata("run", art, "--input", tmp_path / "in.npz", "--output", tmp_path / "o.npz")
+    assert r.returncode == 0, r.stderr
+    with np.load(tmp_path / "o.npz") as z:
+        np.testing.assert_allclose(z["y"], y, rtol=1e-4, atol=1e-4)
+
+
 def read_log(path):
     records = []
     for line in path.read_text().splitlines():
@@ -109,11 +117,7 @@ def test_tune_writes_records_and_compile_follows_them(tmp_path):
         assert re.search(rf"^  winner: {re.escape(want)} \(tuning record, line \d+\)",
                          block, re.M), block
     assert seen == 4  # both 3x3 convs, the 1x1 conv, the MatMul
-    np.savez(tmp_path / "in.npz", x=x)
-    r = strata("run", art, "--input", tmp_path / "in.npz", "--output", tmp_path / "o.npz")
-    assert r.returncode == 0, r.stderr
-    with np.load(tmp_path / "o.npz") as z:
-        np.testing.assert_allclose(z["y"], y, rtol=1e-4, atol=1e-4)
+    run_matches(tmp_path, art, x, y)
 
     # The same records measured on another machine are ignored: priorities
     # decide again.
@@ -141,11 +145,7 @@ def test_tune_record_overrides_priority(tmp_path):
                "--tuning-log", log, "--report")
     assert r.returncode == 0, r.stderr
     assert "kernel '" not in r.stdout, r.stdout  # every op generated code
-    np.savez(tmp_path / "in.npz", x=x)
-    r = strata("run", art, "--input", tmp_path / "in.npz", "--output", tmp_path / "o.npz")
-    assert r.returncode == 0, r.stderr
-    with np.load(tmp_path / "o.npz") as z:
-        np.testing.assert_allclose(z["y"], y, rtol=1e-4, atol=1e-4)
+    run_matches(tmp_path, art, x, y)
 
 
 def test_tune_dry_run_budget_and_errors(tmp_path):

@@ -14,13 +14,7 @@ using namespace strata::strategy::test;
 
 namespace {
 
-SelectOptions cpu(const TuningLog *log = nullptr) {
-  SelectOptions o;
-  o.target = "cpu";
-  o.machine = "test-machine";
-  o.log = log;
-  return o;
-}
+SelectOptions cpu(const TuningLog *log = nullptr) { return cpuOptions(log); }
 
 std::string winner(const StrategyRegistry &r, const Workload &w,
                    const TuningLog *log = nullptr) {
@@ -78,8 +72,9 @@ TEST(OneDnnStrategyTest, PresentWithTheLibraryBelowTheHandKernels) {
 
 TEST(OneDnnStrategyTest, BuiltinRegistryFollowsTheBuild) {
   bool found = libraryFoundAtBuild("onednn");
-  EXPECT_EQ(bool(builtinRegistry().lookup("top.Conv", "cpu").find(
-                "conv2d.onednn_f32")),
+  EXPECT_EQ(bool(builtinRegistry()
+                     .lookup("top.Conv", "cpu")
+                     .find("conv2d.onednn_f32")),
             found);
   EXPECT_EQ(builtinRegistry().missingLibraries().empty(), found);
 }

@@ -16,13 +16,7 @@ namespace {
 
 TensorRef in0 = TensorRef::operand(0);
 
-SelectOptions cpu(const TuningLog *log = nullptr) {
-  SelectOptions o;
-  o.target = "cpu";
-  o.machine = "test-machine";
-  o.log = log;
-  return o;
-}
+SelectOptions cpu(const TuningLog *log = nullptr) { return cpuOptions(log); }
 
 Selection selectOk(const Workload &w, const SelectOptions &o) {
   ShapeOr<Selection> s = select(builtinRegistry(), w, o);
