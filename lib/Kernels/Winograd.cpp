@@ -107,14 +107,35 @@ void winogradTransformFilter(const Conv2dShape &s, const float *filter,
     packA(u.data() + xi * s.o * s.c, s.c, false, s.o, s.c, dst + xi * one);
 }
 
-int64_t winogradUnits(const Conv2dShape &s, int64_t tileHw) {
+namespace {
+/// Rows per output-channel chunk: a multiple of the GEMM's 12-row panels.
+int64_t chunkRows(const Conv2dShape &s, const WinogradSplit &split) {
+  int64_t rows = (s.o + split.oChunks - 1) / split.oChunks;
+  return (rows + kPanelRows - 1) / kPanelRows * kPanelRows;
+}
+} // namespace
+
+WinogradSplit winogradSplit(const Conv2dShape &s, int64_t tileHw,
+                            int64_t workgroups) {
+  WinogradSplit split;
+  split.blockTiles = tileHw;
   int64_t tiles = tilesOf(s.oh) * tilesOf(s.ow);
-  return s.n * ((tiles + tileHw - 1) / tileHw);
+  int64_t units = s.n * ((tiles + tileHw - 1) / tileHw);
+  if (units < 2 && workgroups >= 2 && s.o >= 2 * kPanelRows)
+    split.oChunks = 2;
+  return split;
+}
+
+int64_t winogradUnits(const Conv2dShape &s, const WinogradSplit &split) {
+  int64_t tiles = tilesOf(s.oh) * tilesOf(s.ow);
+  return s.n * ((tiles + split.blockTiles - 1) / split.blockTiles) *
+         split.oChunks;
 }
 
 bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
                     bool filterTransformed, const Epilogue &e, float *y,
-                    int64_t tileHw, int64_t begin, int64_t end, Isa isa) {
+                    const WinogradSplit &split, int64_t begin, int64_t end,
+                    Isa isa) {
   if (begin >= end)
     return true;
   const float *u = filter;
@@ -125,8 +146,10 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
     winogradTransformFilter(s, filter, t);
     u = t;
   }
+  int64_t tileHw = split.blockTiles;
   int64_t tilesW = tilesOf(s.ow), tiles = tilesOf(s.oh) * tilesW;
   int64_t blocks = (tiles + tileHw - 1) / tileHw;
+  int64_t oStep = chunkRows(s, split);
   int64_t ld = (tileHw + 15) / 16 * 16;
   float *v = scratchV.get(size_t(kXi * s.c * ld));
   float *m = scratchM.get(size_t(kXi * s.o * ld));
@@ -140,9 +163,14 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
                 : isa == Isa::Avx2 ? detail::winogradOutputAvx2
                                    : detail::winogradOutputPortable;
   for (int64_t unit = begin; unit < end; ++unit) {
-    int64_t n = unit / blocks, t0 = unit % blocks * tileHw;
+    int64_t chunk = unit % split.oChunks, rest = unit / split.oChunks;
+    int64_t n = rest / blocks, t0 = rest % blocks * tileHw;
     int64_t nt = std::min(tileHw, tiles - t0);
-    detail::WinogradBlock b{tilesW, t0, nt, (nt + 15) / 16 * 16};
+    int64_t o0 = chunk * oStep, o1 = std::min(s.o, o0 + oStep);
+    if (o0 >= o1)
+      continue;
+    detail::WinogradBlock b{tilesW, t0, nt, (nt + 15) / 16 * 16, o0, o1};
+    int64_t yOffset = n * s.o * s.oh * s.ow;
     input(s, b, x + n * s.c * s.h * s.w, v);
     GemmProblem g;
     g.m = s.o;
@@ -155,9 +183,12 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
       g.a.data = u + xi * uStride;
       g.b.data = v + xi * s.c * b.ld;
       g.c = m + xi * s.o * b.ld;
-      gemm(g, isa);
+      gemm(g, o0, o1, 0, nt, isa);
     }
-    output(s, b, m, e, y + n * s.o * s.oh * s.ow);
+    Epilogue en = e;
+    if (en.residual)
+      en.residual += yOffset;
+    output(s, b, m, en, y + yOffset);
   }
   return true;
 }

@@ -9,9 +9,10 @@ namespace strata::kernels::detail {
 
 /// One block of output tiles of one image: tiles [t0, t0 + nt) of the
 /// image's tilesH x tilesW tiles (row-major); V and M hold 36 matrices of
-/// `ld` (nt rounded up to 16) columns.
+/// `ld` (nt rounded up to 16) columns. The output transform writes output
+/// channels [o0, o1).
 struct WinogradBlock {
-  int64_t tilesW, t0, nt, ld;
+  int64_t tilesW, t0, nt, ld, o0, o1;
 };
 
 #define STRATA_DECLARE_WINOGRAD(suffix)                                        \

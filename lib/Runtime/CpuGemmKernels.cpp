@@ -290,21 +290,24 @@ bool convDepthwiseCheck(const std::vector<BufferInfo> &b,
   return true;
 }
 
-// Winograd F(4x4, 3x3): [geometry (18), filter_packed, epi (4), tile_hw].
-// Workgroups split the (image, tile block) units.
+// Winograd F(4x4, 3x3): [geometry (18), filter_packed, epilogue, tile_hw].
+// Workgroups split the (image, tile block, output-channel chunk) units.
 constexpr int64_t kMaxTileHw = 4096;
 
 int convWinogradKernel(void *const *bindings, const int64_t *p, int64_t id,
                        int64_t count) {
   kn::Conv2dShape s = convShape(p);
+  kn::WinogradSplit ws = kn::winogradSplit(s, p[kabi::kConvParams], count);
   int64_t begin, end;
-  split(kn::winogradUnits(s, p[23]), id, count, begin, end);
+  split(kn::winogradUnits(s, ws), id, count, begin, end);
   // Fails (1) only when its scratch cannot be allocated.
-  return kn::conv2dWinograd(
-             s, static_cast<const float *>(bindings[kIn]),
-             static_cast<const float *>(bindings[kWeight]), p[18] != 0,
-             epilogueFrom(p + 19, bindings[kBias], kn::BiasMode::PerRow),
-             static_cast<float *>(bindings[kOut]), p[23], begin, end)
+  return kn::conv2dWinograd(s, static_cast<const float *>(bindings[kIn]),
+                            static_cast<const float *>(bindings[kWeight]),
+                            p[kabi::kConvStrategyParams] != 0,
+                            epilogueFrom(p + kabi::kConvStrategyParams + 1,
+                                         bindings[kBias], kn::BiasMode::PerRow),
+                            static_cast<float *>(bindings[kOut]), ws, begin,
+                            end)
              ? 0
              : 1;
 }
@@ -316,14 +319,16 @@ bool convWinogradCheck(const std::vector<BufferInfo> &b,
     error = why;
     return false;
   }
-  if (!checkPackedFlag(p[18], error))
+  int64_t packed = p[kabi::kConvStrategyParams], tileHw = p[kabi::kConvParams];
+  if (!checkPackedFlag(packed, error))
     return false;
-  if (p[23] < 1 || p[23] > kMaxTileHw) {
-    error = "tile_hw is " + std::to_string(p[23]) + ", must be in [1, " +
+  if (tileHw < 1 || tileHw > kMaxTileHw) {
+    error = "tile_hw is " + std::to_string(tileHw) + ", must be in [1, " +
             std::to_string(kMaxTileHw) + "]";
     return false;
   }
-  return checkConvBindings(b, s, p[18] != 0, p.data() + 19, error,
+  return checkConvBindings(b, s, packed != 0,
+                           p.data() + kabi::kConvStrategyParams + 1, error,
                            kn::winogradFilterBytes);
 }
 

@@ -73,12 +73,13 @@ std::vector<float> runWinograd(const Conv2dShape &s,
     winogradTransformFilter(s, f.data(), u.data());
   }
   std::vector<float> y(size_t(s.n * s.o * s.oh * s.ow), -777.0f);
-  int64_t units = winogradUnits(s, tileHw);
+  WinogradSplit split = winogradSplit(s, tileHw, workgroups);
+  int64_t units = winogradUnits(s, split);
   for (int64_t id = 0; id < workgroups; ++id) {
     int64_t begin = units * id / workgroups,
             end = units * (id + 1) / workgroups;
     EXPECT_TRUE(conv2dWinograd(s, x.data(), transformed ? u.data() : f.data(),
-                               transformed, e, y.data(), tileHw, begin, end,
+                               transformed, e, y.data(), split, begin, end,
                                isa));
   }
   return y;
@@ -137,6 +138,34 @@ TEST(Winograd, Epilogues) {
                   std::string(isaName(isa)) + " activation " +
                       std::to_string(a));
   }
+}
+
+TEST(Winograd, ResidualAndChannelChunks) {
+  Conv2dShape s = shape3x3(1, 9, 20, 18, 26, 1, 1, 1, 1);
+  // 1 image of 5x5 tiles in one block: the 26 output channels split in
+  // two chunks (24 + 2 rows) for two or more workgroups.
+  EXPECT_EQ(winogradSplit(s, 32, 8).oChunks, 2);
+  EXPECT_EQ(winogradSplit(s, 32, 1).oChunks, 1);
+  EXPECT_EQ(winogradSplit(s, 16, 8).oChunks, 1);
+  EXPECT_EQ(winogradUnits(s, winogradSplit(s, 32, 8)), 2);
+  std::vector<float> x = randomVector(size_t(s.n * s.c * s.h * s.w), 50);
+  std::vector<float> f = randomVector(size_t(s.o * s.c * 9), 51);
+  std::vector<float> bias = randomVector(size_t(s.o), 52);
+  std::vector<float> res = randomVector(size_t(s.n * s.o * s.oh * s.ow), 53);
+  Epilogue e;
+  e.biasMode = BiasMode::PerRow;
+  e.bias = bias.data();
+  e.residual = res.data();
+  e.act = Activation::Relu;
+  Epilogue plain = e;
+  plain.residual = nullptr;
+  plain.act = Activation::None;
+  std::vector<double> want = direct3x3(s, x, f, bias, plain);
+  for (size_t i = 0; i < want.size(); ++i)
+    want[i] = std::max(want[i] + res[i], 0.0);
+  for (Isa isa : supportedIsas())
+    expectClose(runWinograd(s, x, f, e, true, 32, 8, isa), want, 1e-4,
+                std::string(isaName(isa)) + " residual");
 }
 
 TEST(Winograd, RejectsOtherGeometries) {

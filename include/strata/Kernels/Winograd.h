@@ -36,14 +36,25 @@ uint64_t winogradFilterBytes(const Conv2dShape &s);
 void winogradTransformFilter(const Conv2dShape &s, const float *filter,
                              float *dst);
 
-/// The work splits into units of (image, block of `tileHw` output tiles).
-int64_t winogradUnits(const Conv2dShape &s, int64_t tileHw);
-/// Computes units [begin, end). `filter` is OIHW, or transformed
-/// (winogradTransformFilter) when `filterTransformed`. Bias per output
-/// channel; no residual. False when scratch memory cannot be allocated.
+/// How the work splits into units: (image, block of `blockTiles` output
+/// tiles, chunk of output channels).
+struct WinogradSplit {
+  int64_t blockTiles = 32; ///< the schedule parameter tile_hw
+  int64_t oChunks = 1;     ///< each chunk redoes the block's input transform
+};
+/// `tileHw` tiles per block; the output channels in two chunks when there
+/// would be a single unit for two or more workgroups (a small image then
+/// still takes two threads, for one extra input transform).
+WinogradSplit winogradSplit(const Conv2dShape &s, int64_t tileHw,
+                            int64_t workgroups);
+int64_t winogradUnits(const Conv2dShape &s, const WinogradSplit &split);
+/// Computes units [begin, end) of winogradUnits(s, split). `filter` is
+/// OIHW, or transformed (winogradTransformFilter) when `filterTransformed`.
+/// Bias per output channel; the residual, if any, is shaped as Y (added
+/// before the activation). False when scratch memory cannot be allocated.
 bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
                     bool filterTransformed, const Epilogue &e, float *y,
-                    int64_t tileHw, int64_t begin, int64_t end,
+                    const WinogradSplit &split, int64_t begin, int64_t end,
                     Isa isa = activeIsa());
 
 } // namespace strata::kernels
