@@ -11,6 +11,7 @@
 #include "WinogradTransforms.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <vector>
 
@@ -65,7 +66,7 @@ private:
   float *ptr = nullptr;
   size_t cap = 0;
 };
-thread_local Scratch scratchV, scratchM, scratchU;
+thread_local Scratch scratchV, scratchM, scratchU, scratchStrip;
 
 } // namespace
 
@@ -171,13 +172,20 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
       continue;
     detail::WinogradBlock b{tilesW, t0, nt, (nt + 15) / 16 * 16, o0, o1};
     int64_t yOffset = n * s.o * s.oh * s.ow;
-    input(s, b, x + n * s.c * s.h * s.w, v);
+    int64_t stripFloats =
+        detail::winogradStripRows(b) * detail::winogradStripStride(b);
+    float *strip = stripFloats <= INT32_MAX // gathers use int32 offsets
+                       ? scratchStrip.get(size_t(stripFloats))
+                       : nullptr;
+    if (!strip || tileHw > kWinogradMaxBlockTiles)
+      return false;
+    input(s, b, x + n * s.c * s.h * s.w, v, strip);
     GemmProblem g;
     g.m = s.o;
     g.n = nt;
     g.k = s.c;
     g.a.packed = true;
-    g.b.ld = b.ld;
+    g.b.packed = true; // the input transform writes the packed panels
     g.ldc = b.ld;
     for (int64_t xi = 0; xi < kXi; ++xi) {
       g.a.data = u + xi * uStride;

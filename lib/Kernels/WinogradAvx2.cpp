@@ -2,6 +2,9 @@
 
 #include "WinogradTransforms.h"
 
+#include <algorithm>
+#include <immintrin.h>
+
 namespace strata::kernels::detail {
 #define WINOGRAD_INPUT_FN winogradInputAvx2
 #define WINOGRAD_OUTPUT_FN winogradOutputAvx2

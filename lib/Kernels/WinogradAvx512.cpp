@@ -3,6 +3,9 @@
 
 #include "WinogradTransforms.h"
 
+#include <algorithm>
+#include <immintrin.h>
+
 namespace strata::kernels::detail {
 #define WINOGRAD_INPUT_FN winogradInputAvx512
 #define WINOGRAD_OUTPUT_FN winogradOutputAvx512

@@ -3,6 +3,8 @@
 
 #include "WinogradTransforms.h"
 
+#include <algorithm>
+
 namespace strata::kernels::detail {
 #define WINOGRAD_INPUT_FN winogradInputPortable
 #define WINOGRAD_OUTPUT_FN winogradOutputPortable

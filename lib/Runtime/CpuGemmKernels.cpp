@@ -292,7 +292,6 @@ bool convDepthwiseCheck(const std::vector<BufferInfo> &b,
 
 // Winograd F(4x4, 3x3): [geometry (18), filter_packed, epilogue, tile_hw].
 // Workgroups split the (image, tile block, output-channel chunk) units.
-constexpr int64_t kMaxTileHw = 4096;
 
 int convWinogradKernel(void *const *bindings, const int64_t *p, int64_t id,
                        int64_t count) {
@@ -322,9 +321,9 @@ bool convWinogradCheck(const std::vector<BufferInfo> &b,
   int64_t packed = p[kabi::kConvStrategyParams], tileHw = p[kabi::kConvParams];
   if (!checkPackedFlag(packed, error))
     return false;
-  if (tileHw < 1 || tileHw > kMaxTileHw) {
+  if (tileHw < 1 || tileHw > kn::kWinogradMaxBlockTiles) {
     error = "tile_hw is " + std::to_string(tileHw) + ", must be in [1, " +
-            std::to_string(kMaxTileHw) + "]";
+            std::to_string(kn::kWinogradMaxBlockTiles) + "]";
     return false;
   }
   return checkConvBindings(b, s, packed != 0,

@@ -25,6 +25,8 @@ namespace strata::kernels {
 
 /// Output tiles per side and input tile size of F(4x4, 3x3).
 inline constexpr int64_t kWinogradOut = 4, kWinogradIn = 6;
+/// The largest number of tiles per block (the tile_hw schedule parameter).
+inline constexpr int64_t kWinogradMaxBlockTiles = 1024;
 
 /// Empty when the Winograd kernel takes `s` (checkConv2dShape holds, 3x3
 /// kernel, stride 1, dilation 1, group 1), else why not.
