@@ -120,7 +120,7 @@ static Error registerConv(StrategyRegistry &r) {
   // Winograd F(4x4, 3x3) (lib/Kernels/Winograd.cpp): 4x fewer
   // multiplications than direct, transforms amortized over the channels.
   // Above im2col (and oneDNN) where it measured faster: ResNet-50's 3x3
-  // layers with outputs of 56, 28 and 14 squared (1.7-2.2x faster than
+  // layers with outputs of 56, 28 and 14 squared (2.6-2.9x faster than
   // im2col); at 7x7 its four tiles leave the GEMMs too narrow and it is
   // slower, hence the output-size clauses (docs/cpu-kernels.md).
   Implementation winograd{
