@@ -7,8 +7,9 @@
 #
 # oneDNN (Debian's libdnnl-dev): STRATA_WITH_ONEDNN = AUTO (the default: used
 # when found), ON (required: configuring fails without it) or OFF (never).
-# When used, STRATA_ONEDNN_FOUND is true and the imported target
-# strata_onednn_lib links it (the runtime's oneDNN kernels, CpuOneDnnKernels.cpp).
+# When used, STRATA_ONEDNN_FOUND is true and STRATA_ONEDNN_INCLUDE_DIR /
+# STRATA_ONEDNN_LIBRARY locate it (lib/Runtime builds its oneDNN kernels,
+# CpuOneDnnKernels.cpp, with them).
 set_property(GLOBAL PROPERTY STRATA_OPTIONAL_LIBRARIES_FOUND "")
 
 function(strata_optional_library name found)
@@ -39,11 +40,6 @@ if(STRATA_WITH_ONEDNN STREQUAL "AUTO" OR STRATA_WITH_ONEDNN)
   find_library(STRATA_ONEDNN_LIBRARY NAMES dnnl)
   if(STRATA_ONEDNN_INCLUDE_DIR AND STRATA_ONEDNN_LIBRARY)
     set(STRATA_ONEDNN_FOUND TRUE)
-    add_library(strata_onednn_lib INTERFACE IMPORTED GLOBAL)
-    target_include_directories(strata_onednn_lib SYSTEM INTERFACE
-      ${STRATA_ONEDNN_INCLUDE_DIR})
-    target_link_libraries(strata_onednn_lib INTERFACE ${STRATA_ONEDNN_LIBRARY})
-    target_compile_definitions(strata_onednn_lib INTERFACE STRATA_HAVE_ONEDNN=1)
   elseif(NOT STRATA_WITH_ONEDNN STREQUAL "AUTO")
     message(FATAL_ERROR "STRATA_WITH_ONEDNN=${STRATA_WITH_ONEDNN} but oneDNN "
       "(oneapi/dnnl/dnnl.hpp, libdnnl) was not found: install libdnnl-dev or "
