@@ -166,3 +166,35 @@ def test_tune_dry_run_budget_and_errors(tmp_path):
     assert r.returncode == 2 and "--budget-seconds 0 must be > 0" in r.stderr, r.stderr
     r = strata("tune", model, "--log", tmp_path / "no" / "such" / "t.jsonl")
     assert r.returncode == 1 and "cannot open the log" in r.stderr, r.stderr
+
+
+def test_tune_dynamic_shapes_need_input_shapes(tmp_path):
+    """A MatMul with a dynamic batch is not tuned without --input-shapes; with
+    them, its workload is the static one compile sees."""
+    w = np.random.default_rng(4).standard_normal((40, 24)).astype(np.float32)
+    model = tmp_path / "d.mlir"
+    model.write_text(f"""
+func.func @main(%x_arg: tensor<?x40xf32> {{top.name = "x"}}) -> (tensor<?x24xf32> {{top.name = "y"}}) {{
+  %x = top.Input(%x_arg) : (tensor<?x40xf32>) -> tensor<?x40xf32>
+  {weight("w", w)}
+  %n = top.None() : () -> none
+  %0 = top.MatMul(%x, %w, %n) : (tensor<?x40xf32>, {ty(w)}, none) -> tensor<?x24xf32>
+  return %0 : tensor<?x24xf32>
+}}
+""")
+    log = tmp_path / "t.jsonl"
+    r = strata("tune", model, "--no-optimize", "--log", log, "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert "1 op(s) have shapes not known at compile time" in r.stdout, r.stdout
+    assert "0 workload(s)" in r.stdout
+    r = strata("tune", model, "--no-optimize", "--log", log, "--input-shapes", "x:5x40",
+               "--min-time-ms", "0")
+    assert r.returncode == 0, r.stderr
+    keys = {rec["workload"] for rec in read_log(log)}
+    assert keys == {"top.MatMul(f32[5, 40], f32[40, 24], none) -> (f32[5, 24]) "
+                    "{do_relu = false, relu_limit = -1.000000e+00, right_transpose = false}"}, keys
+    art = tmp_path / "d.strata"
+    r = strata("compile", model, "--target", "cpu", "-o", art, "--no-optimize",
+               "--input-shapes", "x:5x40", "--tuning-log", log, "--explain-strategy")
+    assert r.returncode == 0, r.stderr
+    assert "(tuning record, line" in r.stdout, r.stdout

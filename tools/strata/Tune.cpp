@@ -185,8 +185,10 @@ bool skipped(mlir::Operation *op) {
 }
 
 /// The model's distinct workloads with more than one applicable candidate
-/// (or any candidate named by --implementations).
-std::vector<WorkItem> collectWork(mlir::func::FuncOp main) {
+/// (or any candidate named by --implementations). `dynamicOps` counts the
+/// ops skipped for a shape not known (the model needs --input-shapes).
+std::vector<WorkItem> collectWork(mlir::func::FuncOp main,
+                                  unsigned &dynamicOps) {
   const strategy::StrategyRegistry &registry = strategy::builtinRegistry();
   std::set<std::string> only(onlyImplementations.begin(),
                              onlyImplementations.end());
@@ -198,6 +200,14 @@ std::vector<WorkItem> collectWork(mlir::func::FuncOp main) {
     ShapeOr<strategy::Workload> w = strategy::workloadFromOp(&op);
     if (!w)
       continue;
+    bool known = true;
+    for (const auto *list : {&w->operands, &w->results})
+      for (const strategy::TensorDesc &t : *list)
+        known = known && (t.isNone() || t.allStatic());
+    if (!known) {
+      ++dynamicOps;
+      continue;
+    }
     std::string key = w->key();
     auto it = byKey.find(key);
     if (it != byKey.end()) {
@@ -453,7 +463,12 @@ int tune() {
     errs() << kTool << ": the model has no entry function\n";
     return 1;
   }
-  std::vector<WorkItem> work = collectWork(*main);
+  unsigned dynamicOps = 0;
+  std::vector<WorkItem> work = collectWork(*main, dynamicOps);
+  if (dynamicOps)
+    outs() << "note: " << dynamicOps
+           << " op(s) have shapes not known at compile time and are not "
+              "tuned; give --input-shapes (as for strata compile)\n";
   size_t total = 0;
   for (const WorkItem &w : work)
     total += w.configs.size();
