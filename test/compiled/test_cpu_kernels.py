@@ -194,10 +194,8 @@ def test_batched_matmul_transposed(tmp_path):
     compile_and_check(tmp_path, text, inputs, y, "matmul_batched_gemm_f32")
 
 
-def test_variants_share_one_packed_weight(tmp_path):
-    # Two batch sizes of one MatMul: the weight is packed once (the packing
-    # depends on K, N and transpose_b only) and stored only packed.
-    rng = np.random.default_rng(9)
+def dynamic_matmul_case(rng):
+    """A MatMul of x [?, 40] by a constant [40, 24] weight: model, weight."""
     w = rng.standard_normal((40, 24)).astype(np.float32)
     text = f"""
 func.func @main(%x_arg: tensor<?x40xf32> {{top.name = "x"}}) -> (tensor<?x24xf32> {{top.name = "y"}}) {{
@@ -208,6 +206,14 @@ func.func @main(%x_arg: tensor<?x40xf32> {{top.name = "x"}}) -> (tensor<?x24xf32
   return %0 : tensor<?x24xf32>
 }}
 """
+    return text, w
+
+
+def test_variants_share_one_packed_weight(tmp_path):
+    # Two batch sizes of one MatMul: the weight is packed once (the packing
+    # depends on K, N and transpose_b only) and stored only packed.
+    rng = np.random.default_rng(9)
+    text, w = dynamic_matmul_case(rng)
     model = tmp_path / "m.mlir"
     model.write_text(text)
     art = tmp_path / "m.strata"

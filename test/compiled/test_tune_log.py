@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 
-from test_cpu_kernels import conv_ref, strata, ty, weight
+from test_cpu_kernels import conv_ref, dynamic_matmul_case, strata, ty, weight
 
 FIELDS = {"workload", "target", "machine", "implementation", "config", "cost"}
 
@@ -171,17 +171,9 @@ def test_tune_dry_run_budget_and_errors(tmp_path):
 def test_tune_dynamic_shapes_need_input_shapes(tmp_path):
     """A MatMul with a dynamic batch is not tuned without --input-shapes; with
     them, its workload is the static one compile sees."""
-    w = np.random.default_rng(4).standard_normal((40, 24)).astype(np.float32)
+    text, _ = dynamic_matmul_case(np.random.default_rng(4))
     model = tmp_path / "d.mlir"
-    model.write_text(f"""
-func.func @main(%x_arg: tensor<?x40xf32> {{top.name = "x"}}) -> (tensor<?x24xf32> {{top.name = "y"}}) {{
-  %x = top.Input(%x_arg) : (tensor<?x40xf32>) -> tensor<?x40xf32>
-  {weight("w", w)}
-  %n = top.None() : () -> none
-  %0 = top.MatMul(%x, %w, %n) : (tensor<?x40xf32>, {ty(w)}, none) -> tensor<?x24xf32>
-  return %0 : tensor<?x24xf32>
-}}
-""")
+    model.write_text(text)
     log = tmp_path / "t.jsonl"
     r = strata("tune", model, "--no-optimize", "--log", log, "--dry-run")
     assert r.returncode == 0, r.stderr
