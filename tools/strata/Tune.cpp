@@ -583,16 +583,24 @@ int tune() {
   sys::fs::remove(tmpDir);
   for (const std::string &n : notes)
     outs() << "note: " << n << "\n";
+  double defaultTotal = 0, tunedTotal = 0;
   for (const auto &[w, best] : summary) {
     outs() << w->workload.op << " x" << w->uses << ": best " << best.impl << " "
            << scheduleText(best.schedule) << " "
            << format("%.4f", best.cost * 1e3) << " ms";
-    if (best.defaultCost > 0)
+    if (best.defaultCost > 0) {
       outs() << " (default " << w->priorityWinner << ": "
              << format("%.4f", best.defaultCost * 1e3) << " ms, "
              << format("%.2fx", best.defaultCost / best.cost) << ")";
+      defaultTotal += best.defaultCost * w->uses;
+      tunedTotal += best.cost * w->uses;
+    }
     outs() << "\n";
   }
+  if (tunedTotal > 0)
+    outs() << "the tuned ops (each workload times its ops): "
+           << format("%.3f", defaultTotal * 1e3) << " ms with the defaults, "
+           << format("%.3f", tunedTotal * 1e3) << " ms with the log\n";
   outs() << "appended " << written << " record(s) to " << logFile << " in "
          << format("%.1f", elapsed()) << " s";
   if (outOfBudget)
