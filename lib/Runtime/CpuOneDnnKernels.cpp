@@ -37,14 +37,10 @@ namespace strata::runtime::hal {
 
 namespace kabi = strata::kernels::kabi;
 
-static bool oneDnnDisabled() {
-  const char *v = std::getenv("STRATA_RUNTIME_NO_ONEDNN");
-  return v && *v == '1';
-}
-
 bool runtimeHasOneDnn() {
 #ifdef STRATA_HAVE_ONEDNN
-  return !oneDnnDisabled();
+  const char *v = std::getenv("STRATA_RUNTIME_NO_ONEDNN");
+  return !(v && *v == '1');
 #else
   return false;
 #endif
@@ -109,6 +105,15 @@ void setOmpThreads(size_t threads) {
       reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
   if (fn)
     fn(int(threads));
+}
+
+/// OpenMP's thread count for the calling thread's next parallel regions
+/// (0 if OpenMP is not found).
+size_t ompThreads() {
+  using Fn = int (*)();
+  static Fn fn =
+      reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+  return fn ? size_t(fn()) : 0;
 }
 
 /// A plain buffer and, when oneDNN chose another layout, the reorder to or
@@ -237,6 +242,7 @@ std::unique_ptr<Function> prepareConv(const DispatchRequest &r) {
     fp->primitive = dnnl::convolution_forward(pd);
   };
   f->create(); // at load: a dispatch oneDNN cannot run fails here
+  f->builtFor = ompThreads();
   return f;
 }
 
@@ -269,6 +275,7 @@ std::unique_ptr<Function> prepareMatmul(const DispatchRequest &r) {
         dnnl::matmul(dnnl::matmul::primitive_desc(d, attr, fp->engine));
   };
   f->create();
+  f->builtFor = ompThreads();
   return f;
 }
 
