@@ -122,7 +122,7 @@ struct WorkItem {
 std::vector<strategy::ScheduleParams>
 scheduleSpace(const strategy::Implementation &impl) {
   const std::string &kernel = impl.lowering.kernel;
-  if (kernel == "conv2d_winograd_f43_f32")
+  if (kernel == kernels::kabi::kConvWinograd)
     return {{{"tile_hw", 16}},
             {{"tile_hw", 32}},
             {{"tile_hw", 64}},
@@ -218,9 +218,11 @@ std::vector<WorkItem> collectWork(mlir::func::FuncOp main,
         registry.lookup(op.getName().getStringRef().str(), "cpu");
     WorkItem item{*w, &op, 1, "", {}};
     std::vector<strategy::Implementation> impls = s.implementations();
-    std::stable_sort(
-        impls.begin(), impls.end(),
-        [](const auto &a, const auto &b) { return a.priority > b.priority; });
+    // Equal priorities have disjoint conditions: at most one of them holds.
+    std::sort(impls.begin(), impls.end(), [](const auto &a, const auto &b) {
+      return a.priority != b.priority ? a.priority > b.priority
+                                      : a.name < b.name;
+    });
     for (const strategy::Implementation &impl : impls) {
       if (impl.condition.evaluate(*w).truth != strategy::Truth::True)
         continue;
