@@ -151,13 +151,11 @@ static QuantizeOptions quantizeOptions(CompileCommand);
 /// Reads `modelFile` as an ONNX model or as a Top module with its weights.
 using ShapeMap = std::map<std::string, std::vector<int64_t>>;
 
-/// Gives the entry function's inputs named in `shapes` those static shapes
-/// (each must refine the declared type) and infers the shapes that follow.
-static LogicalResult applyInputShapes(mlir::ModuleOp module,
-                                      const ShapeMap &shapes) {
+LogicalResult applyInputShapes(StringRef tool, mlir::ModuleOp module,
+                               const ShapeMap &shapes) {
   FailureOr<mlir::func::FuncOp> entry = findEntryFunction(module);
   if (failed(entry)) {
-    errs() << "strata compile: the model has no entry function\n";
+    errs() << tool << ": the model has no entry function\n";
     return failure();
   }
   mlir::func::FuncOp main = *entry;
@@ -176,7 +174,7 @@ static LogicalResult applyInputShapes(mlir::ModuleOp module,
     for (int64_t d = 0; fits && ranked && d < ranked.getRank(); ++d)
       fits = ranked.isDynamicDim(d) || ranked.getDimSize(d) == it->second[d];
     if (!fits) {
-      errs() << "strata compile: --input-shapes " << it->first
+      errs() << tool << ": --input-shapes " << it->first
              << ": the shape does not fit the input's type " << argTypes[i]
              << "\n";
       return failure();
@@ -189,7 +187,7 @@ static LogicalResult applyInputShapes(mlir::ModuleOp module,
   }
   for (const auto &[name, shape] : shapes)
     if (!used.count(name)) {
-      errs() << "strata compile: --input-shapes names '" << name
+      errs() << tool << ": --input-shapes names '" << name
              << "', which is not an input of the model\n";
       return failure();
     }
@@ -198,7 +196,8 @@ static LogicalResult applyInputShapes(mlir::ModuleOp module,
   mlir::PassManager pm(module.getContext());
   pm.addNestedPass<mlir::func::FuncOp>(top::createTopShapeInfer());
   if (failed(pm.run(module)) || failed(mlir::verify(module))) {
-    errs() << "strata compile: the model does not take the input shapes "
+    errs() << tool
+           << ": the model does not take the input shapes "
               "given\n";
     return failure();
   }
@@ -222,7 +221,8 @@ static FailureOr<onnx_import::ImportedModel> load(mlir::MLIRContext &context,
     errs() << "strata compile: " << error << "\n";
     return failure();
   }
-  if (!shapes.empty() && failed(applyInputShapes(*model.module, shapes)))
+  if (!shapes.empty() &&
+      failed(applyInputShapes("strata compile", *model.module, shapes)))
     return failure();
   return model;
 }
