@@ -174,10 +174,10 @@ def test_npusim_conv_bit_exact(tmp_path, seed):
     assert got.dtype == np.int8
     np.testing.assert_array_equal(got, case["want"])
     # The artifact's listing is the program packaged.
-    r = run(NPU, "disasm", model)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.count("npuhw.slice_task") == 1
-    assert 'kernel = "conv2d"' in r.stdout and "npuhw.program @conv" in r.stdout
+    d = run(NPU, "disasm", model)
+    assert d.returncode == 0, d.stderr
+    assert d.stdout.count("npuhw.slice_task") == 1
+    assert 'kernel = "conv2d"' in d.stdout and "npuhw.program @conv" in d.stdout
     o, icg, kh, kw = case["wt"].shape
     macs = int(np.prod(case["out_shape"])) * icg * kh * kw
     assert "npu-sim dispatch 0 'conv': " in r.stdout, r.stdout
