@@ -258,6 +258,24 @@ private:
   void dataMove();
   void convert();
 
+  /// Whether an int8 MAC task reads its scale_bias rows: for the bias
+  /// (no partial sums) or for requantizing (an int8 output).
+  bool needsChannelParams() const {
+    return !s.partial.present() || s.outputFormat == Format::Int8;
+  }
+
+  /// Wraps an int8 MAC accumulator to the configured width and writes it
+  /// raw (int32 output) or requantized (int8).
+  void storeAccumulator(uint64_t address, int64_t acc, int64_t mult,
+                        int64_t shift) {
+    int64_t v =
+        wrapAccumulator(static_cast<uint64_t>(acc), cfg.accumulatorBits);
+    if (s.outputFormat == Format::Int32)
+      m.setI32(address, v);
+    else
+      m.setI8(address, finishInt(v, mult, shift));
+  }
+
   int64_t finishInt(int64_t acc, int64_t mult, int64_t shift) const {
     return requant(s.rounding, acc, mult, shift, s.outputZp, s.clipMin,
                    s.clipMax);
@@ -300,9 +318,8 @@ bool SliceExec::convInt8() {
   for (int64_t n = 0; n < out[0]; ++n)
     for (int64_t o = 0; o < out[1]; ++o) {
       int64_t bias = 0, mult = 0, shift = 0;
-      if (!s.partial.present() || s.outputFormat == Format::Int8)
-        if (!channelParams(o, bias, mult, shift))
-          return false;
+      if (needsChannelParams() && !channelParams(o, bias, mult, shift))
+        return false;
       for (int64_t oy = 0; oy < OH; ++oy)
         for (int64_t ox = 0; ox < OW; ++ox)
           acc[oy * OW + ox] = s.partial.present()
@@ -342,13 +359,8 @@ bool SliceExec::convInt8() {
       }
       for (int64_t oy = 0; oy < OH; ++oy)
         for (int64_t ox = 0; ox < OW; ++ox) {
-          int64_t v = wrapAccumulator(static_cast<uint64_t>(acc[oy * OW + ox]),
-                                      cfg.accumulatorBits);
-          uint64_t oa = Lram::at(s.output, {n, o, oy, ox});
-          if (s.outputFormat == Format::Int32)
-            m.setI32(oa, v);
-          else
-            m.setI8(oa, finishInt(v, mult, shift));
+          storeAccumulator(Lram::at(s.output, {n, o, oy, ox}),
+                           acc[oy * OW + ox], mult, shift);
         }
     }
   return true;
@@ -370,9 +382,8 @@ bool SliceExec::dotInt8() {
         std::vector<int64_t> oi =
             fc ? std::vector<int64_t>{r, c} : std::vector<int64_t>{b, r, c};
         int64_t bias = 0, mult = 0, shift = 0;
-        if (!s.partial.present() || s.outputFormat == Format::Int8)
-          if (!channelParams(c, bias, mult, shift))
-            return false;
+        if (needsChannelParams() && !channelParams(c, bias, mult, shift))
+          return false;
         int64_t acc =
             s.partial.present() ? m.i32(Lram::at(s.partial, oi)) : bias;
         const uint8_t *x =
@@ -384,75 +395,32 @@ bool SliceExec::dotInt8() {
         for (int64_t i = 0; i < k; ++i)
           acc += (static_cast<int8_t>(x[i * xStep]) - s.inputZp) *
                  (static_cast<int8_t>(w[i * wStep]) - s.weightZp);
-        int64_t v =
-            wrapAccumulator(static_cast<uint64_t>(acc), cfg.accumulatorBits);
-        uint64_t oa = Lram::at(s.output, oi);
-        if (s.outputFormat == Format::Int32)
-          m.setI32(oa, v);
-        else
-          m.setI8(oa, finishInt(v, mult, shift));
+        storeAccumulator(Lram::at(s.output, oi), acc, mult, shift);
       }
   return true;
 }
 
 bool SliceExec::mac() {
-  bool bf16 = s.format == Format::BF16;
+  bool conv =
+      s.kernel == KernelKind::Conv2D || s.kernel == KernelKind::DepthwiseConv2D;
+  if (s.format != Format::BF16)
+    return conv ? convInt8() : dotInt8();
+  // bf16: one output element at a time, the f32 sum starting from the bias
+  // and adding in the contract's order (ic, kh, kw; i; k).
   const auto &out = s.output.dims;
   int64_t B = cfg.weightChannelBlock;
-  // The output tensor viewed as [outer, channels, inner...] per kernel; the
-  // loops below name the output index and the reduction directly.
-  auto finish = [&](int64_t c, uint64_t accBits, float accF,
-                    const std::vector<int64_t> &outIdx) -> bool {
-    uint64_t oa = Lram::at(s.output, outIdx);
-    if (bf16) {
-      m.setBf16(oa, clampF(accF, s.clipMinF, s.clipMaxF));
-      return true;
-    }
-    int64_t acc = wrapAccumulator(accBits, cfg.accumulatorBits);
-    if (s.outputFormat == Format::Int32) {
-      m.setI32(oa, acc);
-      return true;
-    }
-    int64_t bias, mult, shift;
-    if (!channelParams(c, bias, mult, shift))
-      return false;
-    m.setI8(oa, finishInt(acc, mult, shift));
-    return true;
+  auto start = [&](int64_t c) {
+    if (!s.scaleBias.present())
+      return 0.0f;
+    return m.f32(
+        Lram::at(s.scaleBias, {s.scaleBias.dims[0] == 1 ? int64_t(0) : c}));
   };
-  // The accumulator's starting value: the partial sums, else the bias.
-  auto start = [&](int64_t c, const std::vector<int64_t> &outIdx, uint64_t &acc,
-                   float &accF) -> bool {
-    if (bf16) {
-      accF = 0.0f;
-      if (s.scaleBias.present())
-        accF = m.f32(
-            Lram::at(s.scaleBias, {s.scaleBias.dims[0] == 1 ? int64_t(0) : c}));
-      return true;
-    }
-    if (s.partial.present()) {
-      acc = static_cast<uint64_t>(m.i32(Lram::at(s.partial, outIdx)));
-      return true;
-    }
-    int64_t bias, mult, shift;
-    if (!channelParams(c, bias, mult, shift))
-      return false;
-    acc = static_cast<uint64_t>(bias);
-    return true;
+  auto finish = [&](float acc, const std::vector<int64_t> &outIdx) {
+    m.setBf16(Lram::at(s.output, outIdx), clampF(acc, s.clipMinF, s.clipMaxF));
   };
-  int64_t xzp = bf16 ? 0 : s.inputZp, wzp = bf16 ? 0 : s.weightZp;
-  auto step = [&](uint64_t xa, uint64_t wa, uint64_t &acc, float &accF) {
-    if (bf16)
-      accF += m.bf16(xa) * m.bf16(wa);
-    else
-      acc += static_cast<uint64_t>((m.i8(xa) - xzp) * (m.i8(wa) - wzp));
-  };
-
-  std::vector<int64_t> oi(out.size());
   switch (s.kernel) {
   case KernelKind::Conv2D:
   case KernelKind::DepthwiseConv2D: {
-    if (!bf16)
-      return convInt8();
     bool dw = s.kernel == KernelKind::DepthwiseConv2D;
     const auto &in = s.input.dims, &w = s.weights.dims;
     int64_t kh = dw ? w[1] : w[2], kw = dw ? w[2] : w[3];
@@ -462,11 +430,7 @@ bool SliceExec::mac() {
       for (int64_t o = 0; o < out[1]; ++o)
         for (int64_t oy = 0; oy < out[2]; ++oy)
           for (int64_t ox = 0; ox < out[3]; ++ox) {
-            oi = {n, o, oy, ox};
-            uint64_t acc = 0;
-            float accF = 0;
-            if (!start(o, oi, acc, accF))
-              return false;
+            float acc = start(o);
             int64_t g = o / ocPerGroup;
             for (int64_t ic = 0; ic < icPerGroup; ++ic)
               for (int64_t ky = 0; ky < kh; ++ky) {
@@ -478,72 +442,36 @@ bool SliceExec::mac() {
                   if (ix < 0 || ix >= in[3])
                     continue;
                   int64_t c = dw ? o : g * icPerGroup + ic;
-                  uint64_t xa = Lram::at(s.input, {n, c, iy, ix});
                   uint64_t wa =
                       dw ? Lram::at(s.weights, {o / B, ky, kx, o % B})
                          : Lram::at(s.weights, {o / B, ic, ky, kx, o % B});
-                  step(xa, wa, acc, accF);
+                  acc += m.bf16(Lram::at(s.input, {n, c, iy, ix})) * m.bf16(wa);
                 }
               }
-            if (!finish(o, acc, accF, oi))
-              return false;
+            finish(acc, {n, o, oy, ox});
           }
     return true;
   }
   case KernelKind::FullyConnected:
-  case KernelKind::MatMul:
-    if (!bf16)
-      return dotInt8();
-    break;
-  default:
-    break;
-  }
-  switch (s.kernel) {
-  case KernelKind::FullyConnected:
-  case KernelKind::MatMul:
-    if (!bf16)
-      return dotInt8();
-    break;
-  default:
-    break;
-  }
-  switch (s.kernel) {
-  case KernelKind::FullyConnected: {
-    int64_t k = s.input.dims[1];
     for (int64_t n = 0; n < out[0]; ++n)
       for (int64_t o = 0; o < out[1]; ++o) {
-        oi = {n, o};
-        uint64_t acc = 0;
-        float accF = 0;
-        if (!start(o, oi, acc, accF))
-          return false;
-        for (int64_t i = 0; i < k; ++i)
-          step(Lram::at(s.input, {n, i}),
-               Lram::at(s.weights, {o / B, i, o % B}), acc, accF);
-        if (!finish(o, acc, accF, oi))
-          return false;
+        float acc = start(o);
+        for (int64_t i = 0; i < s.input.dims[1]; ++i)
+          acc += m.bf16(Lram::at(s.input, {n, i})) *
+                 m.bf16(Lram::at(s.weights, {o / B, i, o % B}));
+        finish(acc, {n, o});
       }
     return true;
-  }
-  case KernelKind::MatMul: {
-    int64_t k = s.input.dims[2];
+  default: // MatMul
     for (int64_t b = 0; b < out[0]; ++b)
       for (int64_t r = 0; r < out[1]; ++r)
         for (int64_t c = 0; c < out[2]; ++c) {
-          oi = {b, r, c};
-          uint64_t acc = 0;
-          float accF = 0;
-          if (!start(c, oi, acc, accF))
-            return false;
-          for (int64_t i = 0; i < k; ++i)
-            step(Lram::at(s.input, {b, r, i}), Lram::at(s.weights, {b, i, c}),
-                 acc, accF);
-          if (!finish(c, acc, accF, oi))
-            return false;
+          float acc = start(c);
+          for (int64_t i = 0; i < s.input.dims[2]; ++i)
+            acc += m.bf16(Lram::at(s.input, {b, r, i})) *
+                   m.bf16(Lram::at(s.weights, {b, i, c}));
+          finish(acc, {b, r, c});
         }
-    return true;
-  }
-  default:
     return true;
   }
 }

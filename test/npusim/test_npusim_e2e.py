@@ -173,6 +173,11 @@ def test_npusim_conv_bit_exact(tmp_path, seed):
     got = np.load(tmp_path / "out.npz")["output"]
     assert got.dtype == np.int8
     np.testing.assert_array_equal(got, case["want"])
+    # The artifact's listing is the program packaged.
+    d = run(NPU, "disasm", model)
+    assert d.returncode == 0, d.stderr
+    assert d.stdout.count("npuhw.slice_task") == 1
+    assert 'kernel = "conv2d"' in d.stdout and "npuhw.program @conv" in d.stdout
     o, icg, kh, kw = case["wt"].shape
     macs = int(np.prod(case["out_shape"])) * icg * kh * kw
     assert "npu-sim dispatch 0 'conv': " in r.stdout, r.stdout
@@ -225,6 +230,9 @@ def test_npusim_corrupted_section_refused(tmp_path):
             tmp_path / "out.npz", "--device", "npu-sim")
     assert r.returncode == 1
     assert "npu-sim executable 'conv': npu program: bad file identifier" in r.stderr, r.stderr
+    r = run(NPU, "disasm", bad)
+    assert r.returncode == 1
+    assert "npu program: bad file identifier" in r.stderr, r.stderr
 
     # Random byte flips inside the program: refused with a message or run,
     # never a crash (a signal gives a negative return code).

@@ -2,6 +2,8 @@
 //
 //   strata-npu asm IN.mlir -o OUT.snpu      npuhw.program -> program bytes
 //   strata-npu disasm IN.snpu [-o OUT.mlir] program bytes -> npuhw listing
+//   strata-npu disasm MODEL.strata [-o ..]  the listing of every NPU program
+//                                           of an artifact (verified first)
 //   strata-npu package IN.mlir [--constants W.npz] --input NAME=DTYPE:SHAPE
 //              --output NAME=DTYPE:SHAPE ... -o OUT.strata
 //     an artifact whose one dispatch runs the program on the npu-sim device:
@@ -14,7 +16,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "strata/Artifact/ArtifactWriter.h"
+#include "strata/Artifact/Format.h"
+#include "strata/Artifact/artifact_generated.h"
 #include "strata/Dialect/NpuHW/IR/NpuHW.h"
+#include "strata/Runtime/NpuSimProfile.h"
+#include "strata/Runtime/strata_runtime.h"
 #include "strata/Support/Npz.h"
 #include "strata/Target/Npu/NpuProgramIO.h"
 
@@ -26,6 +32,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -282,9 +289,40 @@ int main(int argc, char **argv) {
     if (!buf)
       return fail("cannot read '" + in + "': " + buf.getError().message());
     std::string err;
-    OwningOpRef<ModuleOp> module = npuhw::disassembleProgram(
-        &ctx, reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
-        (*buf)->getBufferSize(), err);
+    const auto *bytes =
+        reinterpret_cast<const uint8_t *>((*buf)->getBufferStart());
+    uint64_t size = (*buf)->getBufferSize();
+    OwningOpRef<ModuleOp> module;
+    if (size >= artifact::kHeaderSize &&
+        std::memcmp(bytes, artifact::kMagic, 8) == 0) {
+      // An artifact: the runtime verifies it (and every NPU program) first.
+      strata_model *model = nullptr;
+      if (strata_status *st = strata_model_load_memory(bytes, size, &model)) {
+        std::string msg = strata_status_message(st);
+        strata_status_free(st);
+        return fail(in + ": " + msg);
+      }
+      strata_model_release(model);
+      artifact::Header h = artifact::decodeHeader(bytes);
+      const auto *m = artifact::fb::GetModel(bytes + h.tableOffset);
+      module = ModuleOp::create(UnknownLoc::get(&ctx));
+      OpBuilder b(&ctx);
+      b.setInsertionPointToEnd(module->getBody());
+      if (m->executables())
+        for (const auto *e : *m->executables()) {
+          if (e->format()->str() != runtime::npusim::kNpuProgramFormat)
+            continue;
+          OwningOpRef<ModuleOp> one = npuhw::disassembleProgram(
+              &ctx, bytes + h.dataOffset + e->code_offset(), e->code_size(),
+              err);
+          if (!one)
+            return fail(in + ": executable '" + e->name()->str() + "': " + err);
+          for (Operation &op : llvm::make_early_inc_range(*one->getBody()))
+            op.moveBefore(module->getBody(), module->getBody()->end());
+        }
+    } else {
+      module = npuhw::disassembleProgram(&ctx, bytes, size, err);
+    }
     if (!module)
       return fail(in + ": " + err);
     std::string text;
