@@ -1,0 +1,531 @@
+//===- Int8Gemm.cpp - the int8 GEMM driver, packing and convolutions ------===//
+//
+// Loops as the f32 GEMM (Gemm.cpp): column blocks of NC, K blocks of KC
+// (B block packed once or read pre-packed), row blocks of MC (A block
+// packed or pre-packed), then micro-tiles. The int32 accumulators of a
+// block live in a per-thread buffer across K blocks; after the last K
+// block each micro-tile goes through the epilogue right after its
+// microkernel wrote it. Compiled for the baseline ISA; only the
+// microkernels use AVX2 / AVX-512.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Kernels/Int8Gemm.h"
+
+#include "Int8Microkernels.h"
+
+#include "strata/Support/IntegerRequant.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace strata::kernels {
+
+using detail::Int8MicrokernelInfo;
+
+namespace {
+
+constexpr int64_t kKC = 1024; ///< K block (a multiple of 4)
+constexpr int64_t kMC = 96;   ///< rows per A block (a multiple of 12)
+constexpr int64_t kNC = 256;  ///< columns per B block (a multiple of 32)
+constexpr int64_t kPR = kPanelRows, kPC = kPanelCols;
+constexpr int64_t kAGroup = 4 * kPR; ///< bytes per K group of an A panel
+constexpr int64_t kBGroup = 4 * kPC; ///< bytes per K group of a B panel
+
+int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+/// A growable 64-byte-aligned buffer per thread.
+class Scratch {
+public:
+  ~Scratch() { std::free(ptr); }
+  void *get(size_t bytes) {
+    if (bytes > cap) {
+      std::free(ptr);
+      cap = (bytes + 63) / 64 * 64;
+      ptr = std::aligned_alloc(64, cap);
+      if (!ptr) {
+        cap = 0;
+        std::abort(); // out of memory while running a kernel
+      }
+    }
+    return ptr;
+  }
+
+private:
+  void *ptr = nullptr;
+  size_t cap = 0;
+};
+thread_local Scratch scratchA, scratchB, scratchC;
+
+Int8MicrokernelInfo microkernelFor(Int8Path path) {
+  switch (path) {
+  case Int8Path::Avx512Vnni:
+    return detail::int8Avx512VnniMicrokernel();
+  case Int8Path::Avx2:
+    return detail::int8Avx2Microkernel();
+  default:
+    return detail::int8PortableMicrokernel();
+  }
+}
+
+/// Packs rows [i0, i0 + mc) (clipped to m) and K [k0, k0 + kc) of a plain
+/// A into ceil(mc / 12) panels of kc/4 groups, XORing each byte with `x`,
+/// zero-padded (padding is 0, not 0 ^ x: it multiplies zero weights or
+/// lies outside C).
+void packABlock(const uint8_t *a, int64_t lda, uint8_t x, int64_t m, int64_t k,
+                int64_t i0, int64_t mc, int64_t k0, int64_t kc, uint8_t *dst) {
+  int64_t groups = kc / 4;
+  for (int64_t p = 0; p < mc; p += kPR, dst += groups * kAGroup) {
+    int64_t rows = std::min<int64_t>(kPR, std::min(mc, m - i0) - p);
+    for (int64_t r = 0; r < kPR; ++r) {
+      uint8_t *d = dst + r * 4;
+      if (r >= rows) {
+        for (int64_t g = 0; g < groups; ++g)
+          std::memset(d + g * kAGroup, 0, 4);
+        continue;
+      }
+      const uint8_t *src = a + (i0 + p + r) * lda + k0;
+      int64_t full = std::clamp<int64_t>((k - k0) / 4, 0, groups);
+      uint32_t x4 = uint32_t(x) * 0x01010101u;
+      for (int64_t g = 0; g < full; ++g) {
+        uint32_t v;
+        std::memcpy(&v, src + g * 4, 4);
+        v ^= x4;
+        std::memcpy(d + g * kAGroup, &v, 4);
+      }
+      for (int64_t g = full; g < groups; ++g)
+        for (int64_t q = 0; q < 4; ++q) {
+          int64_t kk = k0 + g * 4 + q;
+          d[g * kAGroup + q] = kk < k ? uint8_t(src[g * 4 + q] ^ x) : 0;
+        }
+    }
+  }
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Paths
+//===----------------------------------------------------------------------===//
+
+bool int8PathSupported(Int8Path path) {
+  switch (path) {
+  case Int8Path::Portable:
+    return true;
+#if defined(__x86_64__)
+  case Int8Path::Avx2:
+    return __builtin_cpu_supports("avx2");
+  case Int8Path::Avx512Vnni:
+    return __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512vnni");
+#else
+  default:
+    return false;
+#endif
+  }
+  return false;
+}
+
+Int8Path int8PathFor(Isa isa) {
+  if (isa == Isa::Avx512 && int8PathSupported(Int8Path::Avx512Vnni))
+    return Int8Path::Avx512Vnni;
+  if (isa != Isa::Portable && int8PathSupported(Int8Path::Avx2))
+    return Int8Path::Avx2;
+  return Int8Path::Portable;
+}
+
+const char *int8PathName(Int8Path path) {
+  switch (path) {
+  case Int8Path::Portable:
+    return "portable";
+  case Int8Path::Avx2:
+    return "avx2";
+  case Int8Path::Avx512Vnni:
+    return "avx512-vnni";
+  }
+  return "?";
+}
+
+int32_t int8EpilogueValue(int32_t acc, const Int8Epilogue &e, int64_t ch) {
+  int32_t v = int32_t(uint32_t(acc) + uint32_t(e.corr ? e.corr[ch] : 0));
+  if (e.relu && v < 0)
+    v = 0;
+  if (e.out == Int8Output::Int32)
+    return v;
+  return int32_t(intq::requantMultiplierShift(v, e.multiplier[ch], e.shift[ch],
+                                              e.zp, e.qmin, e.qmax));
+}
+
+//===----------------------------------------------------------------------===//
+// Packing
+//===----------------------------------------------------------------------===//
+
+uint64_t int8PackedABytes(int64_t m, int64_t k) {
+  uint64_t bytes;
+  if (m < 0 || k < 0 || m > INT64_MAX - kPR || k > INT64_MAX - 4 ||
+      __builtin_mul_overflow(uint64_t(roundUp(m, kPR)),
+                             uint64_t(int8PaddedK(k)), &bytes))
+    return 0;
+  return bytes;
+}
+
+uint64_t int8PackedBBytes(int64_t k, int64_t n) {
+  uint64_t bytes;
+  if (n < 0 || k < 0 || n > INT64_MAX - kPC || k > INT64_MAX - 4 ||
+      __builtin_mul_overflow(uint64_t(roundUp(n, kPC)),
+                             uint64_t(int8PaddedK(k)), &bytes))
+    return 0;
+  return bytes;
+}
+
+void int8PackA(const int8_t *a, int64_t lda, int64_t m, int64_t k,
+               uint8_t *dst) {
+  packABlock(reinterpret_cast<const uint8_t *>(a), lda, 0, m, k, 0,
+             roundUp(m, kPR), 0, int8PaddedK(k), dst);
+}
+
+void int8PackB(const int8_t *b, int64_t ldb, bool transposed, int64_t k,
+               int64_t n, uint8_t *dst) {
+  int64_t kp = int8PaddedK(k);
+  for (int64_t p = 0; p < roundUp(n, kPC); p += kPC, dst += kp * kPC)
+    for (int64_t g = 0; g < kp / 4; ++g)
+      for (int64_t c = 0; c < kPC; ++c)
+        for (int64_t q = 0; q < 4; ++q) {
+          int64_t kk = g * 4 + q, j = p + c;
+          int8_t v = 0;
+          if (kk < k && j < n)
+            v = transposed ? b[j * ldb + kk] : b[kk * ldb + j];
+          dst[g * kBGroup + c * 4 + q] = uint8_t(v);
+        }
+}
+
+//===----------------------------------------------------------------------===//
+// The driver
+//===----------------------------------------------------------------------===//
+
+void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
+              int64_t colBegin, int64_t colEnd, Int8Path path) {
+  if (rowBegin >= rowEnd || colBegin >= colEnd)
+    return;
+  Int8MicrokernelInfo uk = microkernelFor(path);
+  const Int8Epilogue &e = p.epilogue;
+  int64_t elemBytes = e.out == Int8Output::Int32 ? 4 : 1;
+  auto outAt = [&](int64_t row, int64_t col) {
+    return static_cast<uint8_t *>(p.c) + (row * p.ldc + col) * elemBytes;
+  };
+  int64_t kp = int8PaddedK(p.k);
+  if (kp == 0) {
+    std::vector<int32_t> zeros(size_t(colEnd - colBegin), 0);
+    for (int64_t i = rowBegin; i < rowEnd; ++i)
+      uk.epilogue(zeros.data(), 0, 1, colEnd - colBegin, i, colBegin, e,
+                  outAt(i, colBegin), p.ldc);
+    return;
+  }
+  int64_t kBlocks = (kp + kKC - 1) / kKC;
+  int64_t kcMax = roundUp((kp + kBlocks - 1) / kBlocks, 4);
+  // The accumulators: one row block's with a single K block (each tile
+  // goes from the microkernel straight to the epilogue), else all rows of
+  // the column block, kept across the K blocks.
+  int64_t ldacc = roundUp(std::min(kNC, colEnd - colBegin), 32);
+  int64_t accRows =
+      kBlocks > 1 ? roundUp(rowEnd - rowBegin, kPR) : roundUp(kMC, kPR);
+  int32_t *acc = static_cast<int32_t *>(
+      scratchC.get(size_t(accRows * ldacc) * sizeof(int32_t)));
+  for (int64_t jc = colBegin; jc < colEnd; jc += kNC) {
+    int64_t nc = std::min(kNC, colEnd - jc);
+    for (int64_t pc = 0; pc < kp; pc += kcMax) {
+      int64_t kc = std::min(kcMax, kp - pc);
+      bool last = pc + kc >= kp;
+      const uint8_t *bBlock;
+      int64_t bPanelStride;
+      if (p.bPacked) {
+        bBlock = p.bPacked + (jc / kPC) * kp * kPC + pc * kPC;
+        bPanelStride = kp * kPC;
+      } else {
+        auto *buf =
+            static_cast<uint8_t *>(scratchB.get(size_t(roundUp(nc, kPC) * kc)));
+        p.bPackFn(p.bPackCtx, pc / 4, kc / 4, jc, nc, buf);
+        bBlock = buf;
+        bPanelStride = kc * kPC;
+      }
+      for (int64_t ic = rowBegin; ic < rowEnd; ic += kMC) {
+        int64_t mc = std::min(kMC, rowEnd - ic);
+        const uint8_t *aBlock;
+        int64_t aPanelStride;
+        if (p.aPacked) {
+          aBlock = p.aPacked + (ic / kPR) * kp * kPR + pc * kPR;
+          aPanelStride = kp * kPR;
+        } else {
+          auto *buf = static_cast<uint8_t *>(
+              scratchA.get(size_t(roundUp(mc, kPR) * kc)));
+          packABlock(p.aPlain, p.lda, p.aXor, p.m, p.k, ic, mc, pc, kc, buf);
+          aBlock = buf;
+          aPanelStride = kc * kPR;
+        }
+        int32_t *accBlock = acc + (kBlocks > 1 ? ic - rowBegin : 0) * ldacc;
+        for (int64_t jr = 0; jr < nc; jr += uk.nr) {
+          int64_t nr = std::min(uk.nr, nc - jr);
+          const uint8_t *bp = bBlock + (jr / kPC) * bPanelStride;
+          for (int64_t ir = 0; ir < mc; ir += uk.mr) {
+            int64_t mr = std::min(uk.mr, mc - ir);
+            const uint8_t *ap =
+                aBlock + (ir / kPR) * aPanelStride + (ir % kPR) * 4;
+            int32_t *tile = accBlock + ir * ldacc + jr;
+            uk.fn(kc / 4, ap, bp, bPanelStride, tile, ldacc, mr, nr, pc > 0,
+                  p.aUnsigned);
+            if (last)
+              uk.epilogue(tile, ldacc, mr, nr, ic + ir, jc + jr, e,
+                          outAt(ic + ir, jc + jr), p.ldc);
+          }
+        }
+      }
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Packed weights
+//===----------------------------------------------------------------------===//
+
+Int8PackedLayout int8PackedLayout(Int8WeightKind kind, const Conv2dShape &s,
+                                  int64_t matK, int64_t matN) {
+  Int8PackedLayout l;
+  uint64_t panels = 0;
+  switch (kind) {
+  case Int8WeightKind::MatmulB:
+    l.channels = matN;
+    panels = int8PackedBBytes(matK, matN);
+    if (panels == 0 && matK && matN)
+      return l;
+    break;
+  case Int8WeightKind::ConvFilter: {
+    l.channels = s.o;
+    uint64_t one = int8PackedABytes(s.o / s.g, s.gemmK());
+    if (one == 0 || __builtin_mul_overflow(one, uint64_t(s.g), &panels))
+      return l;
+    break;
+  }
+  case Int8WeightKind::Depthwise:
+    l.channels = s.o;
+    if (__builtin_mul_overflow(uint64_t(s.o), uint64_t(s.kh * s.kw), &panels))
+      return l;
+    break;
+  }
+  l.panelBytes = uint64_t(roundUp(int64_t(panels), 64));
+  uint64_t perArray = uint64_t(roundUp(l.channels * 4, 64));
+  l.sumOffset = l.panelBytes;
+  l.multiplierOffset = l.sumOffset + perArray;
+  l.shiftOffset = l.multiplierOffset + perArray;
+  l.totalBytes = l.shiftOffset + perArray;
+  return l;
+}
+
+void int8PackWeight(Int8WeightKind kind, const Conv2dShape &s, int64_t matK,
+                    int64_t matN, bool transposed, const int8_t *w,
+                    const int64_t *multiplier, const int64_t *shift,
+                    int64_t count, uint8_t *dst) {
+  Int8PackedLayout l = int8PackedLayout(kind, s, matK, matN);
+  std::memset(dst, 0, l.totalBytes);
+  auto *sums = reinterpret_cast<int32_t *>(dst + l.sumOffset);
+  switch (kind) {
+  case Int8WeightKind::MatmulB:
+    int8PackB(w, transposed ? matK : matN, transposed, matK, matN, dst);
+    for (int64_t j = 0; j < matN; ++j) {
+      int64_t sum = 0;
+      for (int64_t k = 0; k < matK; ++k)
+        sum += transposed ? w[j * matK + k] : w[k * matN + j];
+      sums[j] = int32_t(sum);
+    }
+    break;
+  case Int8WeightKind::ConvFilter: {
+    int64_t og = s.o / s.g, k = s.gemmK();
+    uint64_t groupBytes = int8PackedABytes(og, k);
+    for (int64_t g = 0; g < s.g; ++g)
+      int8PackA(w + g * og * k, k, og, k, dst + g * groupBytes);
+    for (int64_t o = 0; o < s.o; ++o) {
+      int64_t sum = 0;
+      for (int64_t i = 0; i < k; ++i)
+        sum += w[o * k + i];
+      sums[o] = int32_t(sum);
+    }
+    break;
+  }
+  case Int8WeightKind::Depthwise:
+    std::memcpy(dst, w, size_t(s.o * s.kh * s.kw));
+    break;
+  }
+  if (!multiplier)
+    return;
+  auto *m = reinterpret_cast<int32_t *>(dst + l.multiplierOffset);
+  auto *sh = reinterpret_cast<int32_t *>(dst + l.shiftOffset);
+  for (int64_t c = 0; c < l.channels; ++c) {
+    m[c] = int32_t(multiplier[count == 1 ? 0 : c]);
+    sh[c] = int32_t(shift[count == 1 ? 0 : c]);
+  }
+}
+
+void int8Corrections(const Int8Input &in, const int32_t *bias,
+                     const int32_t *weightSum, int64_t channels,
+                     int32_t *corr) {
+  int64_t offset = (in.isUnsigned ? 0 : 128) + in.zp;
+  for (int64_t c = 0; c < channels; ++c) {
+    int64_t v = bias ? bias[c] : 0;
+    if (weightSum)
+      v -= offset * weightSum[c];
+    corr[c] = int32_t(uint32_t(uint64_t(v)));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The im2col columns of one (image, group) as a u8 B operand.
+struct Im2colCtx {
+  const Conv2dShape *s;
+  const uint8_t *x; ///< the group's first input channel of the image
+  uint8_t xorv;     ///< 0x80 for int8 input
+  uint8_t pad;      ///< the zero point's byte (before the XOR)
+  bool direct;      ///< 1x1, stride 1, no pads: B is the input itself
+};
+
+/// One row of a panel: B[k, jBase + 0..cols) in `out` (16 bytes; the
+/// columns past `cols` are don't-cares), before the XOR.
+void im2colRow(const Im2colCtx &ctx, int64_t k, int64_t jBase, int64_t cols,
+               uint8_t *out) {
+  const Conv2dShape &s = *ctx.s;
+  int64_t ohw = s.oh * s.ow;
+  if (k >= s.gemmK()) {
+    std::memset(out, 0, 16);
+    return;
+  }
+  if (ctx.direct) {
+    std::memcpy(out, ctx.x + k * ohw + jBase, size_t(cols));
+    return;
+  }
+  int64_t ch = k / (s.kh * s.kw), r = k % (s.kh * s.kw);
+  int64_t ky = r / s.kw, kx = r % s.kw;
+  const uint8_t *xc = ctx.x + ch * s.h * s.w;
+  for (int64_t jj = 0; jj < cols;) {
+    int64_t j = jBase + jj, oy = j / s.ow, ox = j % s.ow;
+    int64_t len = std::min(cols - jj, s.ow - ox);
+    uint8_t *o = out + jj;
+    jj += len;
+    int64_t iy = oy * s.sh - s.pt + ky * s.dh;
+    if (iy < 0 || iy >= s.h) {
+      std::memset(o, ctx.pad, size_t(len));
+      continue;
+    }
+    const uint8_t *row = xc + iy * s.w;
+    int64_t ix = ox * s.sw - s.pl + kx * s.dw;
+    if (s.sw == 1) {
+      int64_t lo = std::clamp<int64_t>(-ix, 0, len);
+      int64_t hi = std::clamp<int64_t>(s.w - ix, lo, len);
+      std::memset(o, ctx.pad, size_t(lo));
+      std::memcpy(o + lo, row + ix + lo, size_t(hi - lo));
+      std::memset(o + hi, ctx.pad, size_t(len - hi));
+    } else {
+      for (int64_t i = 0; i < len; ++i, ix += s.sw)
+        o[i] = uint64_t(ix) < uint64_t(s.w) ? row[ix] : ctx.pad;
+    }
+  }
+  (void)ohw;
+}
+
+/// Writes B groups [g0, g0 + gc) x columns [j0, j0 + nc) as 16-column
+/// panels: four rows at a time, interleaved into 4-byte K groups.
+void packIm2col(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
+                int64_t nc, uint8_t *dst) {
+  const Im2colCtx &ctx = *static_cast<const Im2colCtx *>(ctxPtr);
+  int64_t ohw = ctx.s->oh * ctx.s->ow;
+  for (int64_t p = 0; p < nc; p += kPC, dst += gc * kBGroup) {
+    int64_t jBase = j0 + p;
+    int64_t cols = std::min<int64_t>(kPC, std::min(j0 + nc, ohw) - jBase);
+    for (int64_t g = 0; g < gc; ++g) {
+      alignas(16) uint8_t rows[4][16] = {};
+      for (int64_t q = 0; q < 4; ++q)
+        im2colRow(ctx, (g0 + g) * 4 + q, jBase, cols, rows[q]);
+      uint8_t *d = dst + g * kBGroup;
+      for (int64_t c = 0; c < kPC; ++c)
+        for (int64_t q = 0; q < 4; ++q)
+          d[c * 4 + q] = rows[q][c] ^ ctx.xorv;
+    }
+  }
+}
+
+bool columnsAreInput(const Conv2dShape &s) {
+  return s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 &&
+         s.pl == 0 && s.pb == 0 && s.pr == 0 && s.oh == s.h && s.ow == s.w;
+}
+
+} // namespace
+
+void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
+                    const uint8_t *packed, const Int8Epilogue &e, void *y,
+                    int64_t workgroups, int64_t begin, int64_t end,
+                    Int8Path path) {
+  int64_t images = s.n * s.g;
+  int64_t chunks = conv2dGemmUnits(s, workgroups) / images;
+  int64_t og = s.o / s.g, cg = s.c / s.g, k = s.gemmK();
+  int64_t ohw = s.oh * s.ow;
+  int64_t chunkCols = roundUp((ohw + chunks - 1) / chunks, kPC);
+  uint64_t groupBytes = int8PackedABytes(og, k);
+  int64_t elemBytes = e.out == Int8Output::Int32 ? 4 : 1;
+  for (int64_t unit = begin; unit < end; ++unit) {
+    int64_t image = unit / chunks, chunk = unit % chunks;
+    int64_t n = image / s.g, g = image % s.g;
+    int64_t colBegin = chunk * chunkCols;
+    int64_t colEnd = std::min(ohw, colBegin + chunkCols);
+    if (colBegin >= colEnd)
+      continue;
+    Im2colCtx ctx{
+        &s, static_cast<const uint8_t *>(x) + (n * s.c + g * cg) * s.h * s.w,
+        uint8_t(in.isUnsigned ? 0 : 0x80), uint8_t(in.zp), columnsAreInput(s)};
+    Int8GemmProblem p;
+    p.m = og;
+    p.n = ohw;
+    p.k = k;
+    p.aPacked = packed + g * groupBytes;
+    p.aUnsigned = false;
+    p.bPackFn = packIm2col;
+    p.bPackCtx = &ctx;
+    p.c = static_cast<uint8_t *>(y) + (n * s.o + g * og) * ohw * elemBytes;
+    p.ldc = ohw;
+    p.epilogue = e;
+    // The channel arrays start at the group's first output channel.
+    int64_t c0 = g * og;
+    if (e.corr)
+      p.epilogue.corr = e.corr + c0;
+    if (e.multiplier) {
+      p.epilogue.multiplier = e.multiplier + c0;
+      p.epilogue.shift = e.shift + c0;
+    }
+    int8Gemm(p, 0, og, colBegin, colEnd, path);
+  }
+}
+
+void int8Conv2dDepthwise(const Conv2dShape &s, const Int8Input &in,
+                         const void *x, const int8_t *filter,
+                         const Int8Epilogue &e, void *y, int64_t begin,
+                         int64_t end, Int8Path path) {
+  Int8MicrokernelInfo uk = microkernelFor(path);
+  int64_t ohw = s.oh * s.ow, hw = s.h * s.w, og = s.o / s.g;
+  int64_t elemBytes = e.out == Int8Output::Int32 ? 4 : 1;
+  auto *acc = static_cast<int32_t *>(scratchC.get(size_t(ohw) * 4));
+  for (int64_t plane = begin; plane < end; ++plane) {
+    int64_t n = plane / s.o, o = plane % s.o, c = o / og;
+    uk.depthwise(s, static_cast<const uint8_t *>(x) + (n * s.c + c) * hw,
+                 in.isUnsigned, in.zp, filter + o * s.kh * s.kw, acc);
+    uk.epilogue(acc, 0, 1, ohw, o, 0, e,
+                static_cast<uint8_t *>(y) + plane * ohw * elemBytes, ohw);
+  }
+}
+
+} // namespace strata::kernels
