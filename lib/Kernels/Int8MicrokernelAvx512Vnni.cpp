@@ -130,6 +130,8 @@ inline __m512i requant16(__m512i v, __m512i m, __m512i s, __m512i zp,
   __m512i vh = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(v, 1));
   __m512i ml = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(m));
   __m512i mh = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(m, 1));
+  s = _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(63)),
+                       _mm512_setzero_si512()); // as int8EpilogueValue
   __m512i sl = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(s));
   __m512i sh = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(s, 1));
   __m512i rl = roundingMulShift(vl, ml, sl);

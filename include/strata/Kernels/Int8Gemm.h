@@ -56,7 +56,7 @@ struct Int8Epilogue {
   bool relu = false;
   Int8Output out = Int8Output::Int8;
   const int32_t *multiplier = nullptr; ///< per channel (not for Int32)
-  const int32_t *shift = nullptr;      ///< per channel, each in [0, 63]
+  const int32_t *shift = nullptr;      ///< per channel, clamped to [0, 63]
   int32_t zp = 0, qmin = -128, qmax = 127;
 };
 

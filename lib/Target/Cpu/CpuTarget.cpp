@@ -237,22 +237,34 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
       if (it == packedOffsets.end()) {
         std::optional<Tensor> value = top::weightValue(w);
         const Tensor *t = value ? &*value : weights.find(name);
-        if (!t || t->dtype() != DType::F32) {
-          error = "weight '" + name + "' has no f32 data to pack";
+        bool int8 = plan.pack == KernelDispatchPlan::Pack::Int8;
+        if (!t || t->dtype() != (int8 ? DType::I8 : DType::F32)) {
+          error = "weight '" + name + "' has no " + (int8 ? "int8" : "f32") +
+                  " data to pack";
           return failure();
         }
-        std::vector<float> data = packKernelWeight(plan, t->data<float>());
-        uint64_t bytes = data.size() * sizeof(float);
-        uint64_t off = writer.addData(data.data(), bytes);
+        std::vector<float> data;
+        std::vector<uint8_t> bytesInt8;
+        if (int8)
+          bytesInt8 = packInt8KernelWeight(plan, t->data<int8_t>());
+        else
+          data = packKernelWeight(plan, t->data<float>());
+        uint64_t bytes = int8 ? bytesInt8.size() : data.size() * sizeof(float);
+        uint64_t off =
+            writer.addData(int8 ? static_cast<const void *>(bytesInt8.data())
+                                : static_cast<const void *>(data.data()),
+                           bytes);
         constantTotal += bytes;
         report.packedWeightBytes += bytes;
         it = packedOffsets.emplace(key, std::make_pair(off, bytes)).first;
       }
       auto [off, bytes] = it->second;
       spec.bindings.push_back(variant.buffers.size());
-      variant.buffers.push_back({af::BufferKind::Constant, 0, off, bytes,
-                                 af::DType::F32,
-                                 {int64_t(bytes / sizeof(float))}});
+      bool bytesBlob = plan.pack == KernelDispatchPlan::Pack::Int8;
+      variant.buffers.push_back(
+          {af::BufferKind::Constant, 0, off, bytes,
+           bytesBlob ? af::DType::U8 : af::DType::F32,
+           {int64_t(bytesBlob ? bytes : bytes / sizeof(float))}});
       spec.params[plan.packedFlagParam] = 1;
       packed = true;
       continue;

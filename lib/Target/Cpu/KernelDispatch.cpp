@@ -123,9 +123,11 @@ bool biasFits(func::FuncOp fn, Value bias, int64_t count, int &binding,
 
 std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
                                                      std::string &why) {
+  // The first op with an implementation (an int8 kernel's fused Requant
+  // follows it).
   Operation *op = nullptr;
   for (Operation &o : fn.front())
-    if (o.hasAttr("strata.impl"))
+    if (!op && o.hasAttr("strata.impl"))
       op = &o;
   if (!op)
     return std::nullopt;
@@ -160,6 +162,8 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     }
     plan.params.push_back(*v);
   }
+  if (kabi::isInt8Kernel(plan.kernel))
+    return planInt8KernelDispatch(fn, op, std::move(plan), why);
   if (op->getNumResults() != 1 || !isF32(op->getResult(0))) {
     why = "its result is not one static f32 tensor";
     return std::nullopt;
@@ -259,6 +263,21 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
   if (plan.pack == KernelDispatchPlan::Pack::ConvFilter) {
     kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
     return {s.o, s.c, s.kh, s.kw, s.g};
+  }
+  if (plan.pack == KernelDispatchPlan::Pack::Int8) {
+    // The blob holds the requant arrays too.
+    std::vector<int64_t> key = {plan.int8WeightKind};
+    if (plan.kernel == kabi::kMatmulGemmI8) {
+      key.insert(key.end(), {p[2], p[3], p[4]});
+    } else {
+      kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
+      key.insert(key.end(), {s.o, s.c, s.kh, s.kw, s.g});
+    }
+    key.push_back(int64_t(plan.requantMultiplier.size()));
+    key.insert(key.end(), plan.requantMultiplier.begin(),
+               plan.requantMultiplier.end());
+    key.insert(key.end(), plan.requantShift.begin(), plan.requantShift.end());
+    return key;
   }
   return {};
 }

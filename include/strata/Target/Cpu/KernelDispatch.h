@@ -32,9 +32,16 @@ struct KernelDispatchPlan {
 
   /// How the weight operand (binding 1) is pre-packed when it is a
   /// constant: the param to set to 1, and the matrix to pack.
-  enum class Pack { None, MatmulB, ConvFilter };
+  enum class Pack { None, MatmulB, ConvFilter, Int8 };
   Pack pack = Pack::None;
   int64_t packedFlagParam = -1;
+
+  /// Pack::Int8 (the int8 kernels; the weight must be a constant): what
+  /// the blob holds (kernels::Int8WeightKind) and the requant multipliers
+  /// and shifts it carries (1 value or one per channel; empty for an
+  /// int32 output).
+  int int8WeightKind = 0;
+  std::vector<int64_t> requantMultiplier, requantShift;
 };
 
 /// The plan for the dispatch function `fn` (one outlined Top op), or
@@ -53,6 +60,22 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan);
 /// `data`) into the kernel's layout.
 std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
                                     const float *data);
+
+/// Whether the outliner moves `op` (a Conv / MatMul the strategy gave an
+/// int8 kernel) and its only user, a top.Requant, into one dispatch: the
+/// Requant then runs fused in the kernel's epilogue. Returns the Requant.
+mlir::Operation *fusableInt8Requant(mlir::Operation *op);
+
+/// The plan of a dispatch whose op got an int8 kernel (planKernelDispatch
+/// calls it with the strategy's params already in `plan`).
+std::optional<KernelDispatchPlan>
+planInt8KernelDispatch(mlir::func::FuncOp fn, mlir::Operation *op,
+                       KernelDispatchPlan plan, std::string &why);
+
+/// Packs the constant int8 weight of a Pack::Int8 plan
+/// (kernels::int8PackWeight).
+std::vector<uint8_t> packInt8KernelWeight(const KernelDispatchPlan &plan,
+                                          const int8_t *data);
 
 } // namespace strata::cpu
 
