@@ -21,6 +21,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace strata::kernels {
 
 using detail::Int8MicrokernelInfo;
@@ -439,6 +443,32 @@ void im2colRow(const Im2colCtx &ctx, int64_t k, int64_t jBase, int64_t cols,
   (void)ohw;
 }
 
+/// d[c * 4 + q] = r[q][c] ^ x for the 16 columns c of four rows q.
+void interleave4(const uint8_t *const r[4], uint8_t x, uint8_t *d) {
+#if defined(__SSE2__)
+  __m128i xv = _mm_set1_epi8(char(x));
+  __m128i r0 = _mm_xor_si128(
+      _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[0])), xv);
+  __m128i r1 = _mm_xor_si128(
+      _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[1])), xv);
+  __m128i r2 = _mm_xor_si128(
+      _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[2])), xv);
+  __m128i r3 = _mm_xor_si128(
+      _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[3])), xv);
+  __m128i a = _mm_unpacklo_epi8(r0, r1), a2 = _mm_unpackhi_epi8(r0, r1);
+  __m128i b = _mm_unpacklo_epi8(r2, r3), b2 = _mm_unpackhi_epi8(r2, r3);
+  auto *o = reinterpret_cast<__m128i *>(d);
+  _mm_storeu_si128(o, _mm_unpacklo_epi16(a, b));
+  _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(a, b));
+  _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(a2, b2));
+  _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(a2, b2));
+#else
+  for (int64_t c = 0; c < kPC; ++c)
+    for (int64_t q = 0; q < 4; ++q)
+      d[c * 4 + q] = r[q][c] ^ x;
+#endif
+}
+
 /// Writes B groups [g0, g0 + gc) x columns [j0, j0 + nc) as 16-column
 /// panels: four rows at a time, interleaved into 4-byte K groups.
 void packIm2col(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
@@ -448,14 +478,23 @@ void packIm2col(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
   for (int64_t p = 0; p < nc; p += kPC, dst += gc * kBGroup) {
     int64_t jBase = j0 + p;
     int64_t cols = std::min<int64_t>(kPC, std::min(j0 + nc, ohw) - jBase);
+    int64_t k = ctx.s->gemmK();
     for (int64_t g = 0; g < gc; ++g) {
-      alignas(16) uint8_t rows[4][16] = {};
-      for (int64_t q = 0; q < 4; ++q)
-        im2colRow(ctx, (g0 + g) * 4 + q, jBase, cols, rows[q]);
+      int64_t k0 = (g0 + g) * 4;
       uint8_t *d = dst + g * kBGroup;
-      for (int64_t c = 0; c < kPC; ++c)
+      alignas(16) uint8_t rows[4][16];
+      const uint8_t *r[4];
+      if (ctx.direct && cols == kPC && k0 + 3 < k) {
+        // The four rows straight from the input.
         for (int64_t q = 0; q < 4; ++q)
-          d[c * 4 + q] = rows[q][c] ^ ctx.xorv;
+          r[q] = ctx.x + (k0 + q) * ohw + jBase;
+      } else {
+        for (int64_t q = 0; q < 4; ++q) {
+          im2colRow(ctx, k0 + q, jBase, cols, rows[q]);
+          r[q] = rows[q];
+        }
+      }
+      interleave4(r, ctx.xorv, d);
     }
   }
 }

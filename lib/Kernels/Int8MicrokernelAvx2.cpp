@@ -13,6 +13,7 @@
 #include "Int8Microkernels.h"
 
 #include <algorithm>
+#include <vector>
 
 #include <immintrin.h>
 

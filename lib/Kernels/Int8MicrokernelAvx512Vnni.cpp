@@ -15,6 +15,7 @@
 #include "Int8Microkernels.h"
 
 #include <algorithm>
+#include <vector>
 
 #include <immintrin.h>
 
@@ -22,6 +23,7 @@
 
 namespace strata::kernels::detail {
 
+#define STRATA_INT8_DEPTHWISE_ROWS
 #include "Int8DepthwiseImpl.inc"
 
 namespace {
@@ -112,34 +114,49 @@ void microkernel(int64_t groups, const uint8_t *a, const uint8_t *b,
     microkernelT<false>(groups, a, b, bPanelStride, c, ldc, mr, nr, accumulate);
 }
 
-/// round_half_away_from_zero(v * m / 2^s) for 8 int64 lanes holding int32
-/// values v and m; s in [0, 63].
-inline __m512i roundingMulShift(__m512i v, __m512i m, __m512i s) {
+/// clamp(round_half_away_from_zero(v * m / 2^s) + zp, lo, hi) in the 8
+/// int64 lanes, v and m the low (signed) 32 bits of each lane, s the lane's
+/// shift and h = 2^s / 2 (0 for s = 0). |v * m| <= 2^62, so |p| + h fits
+/// in 64 unsigned bits.
+inline __m512i requant8(__m512i v, __m512i m, __m512i s, __m512i h, __m512i zp,
+                        __m512i lo, __m512i hi) {
   __m512i p = _mm512_mul_epi32(v, m);
-  __mmask8 neg = _mm512_cmplt_epi64_mask(p, _mm512_setzero_si512());
-  __m512i half =
-      _mm512_srli_epi64(_mm512_sllv_epi64(_mm512_set1_epi64(1), s), 1);
-  __m512i r = _mm512_srlv_epi64(_mm512_add_epi64(_mm512_abs_epi64(p), half), s);
-  return _mm512_mask_sub_epi64(r, neg, _mm512_setzero_si512(), r);
+  __mmask8 neg = _mm512_movepi64_mask(p);
+  __m512i r = _mm512_srlv_epi64(_mm512_add_epi64(_mm512_abs_epi64(p), h), s);
+  r = _mm512_mask_sub_epi64(r, neg, _mm512_setzero_si512(), r);
+  return _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(r, zp), lo), hi);
 }
 
-/// The epilogue of 16 accumulators; m, s as 16 int32 lanes.
-inline __m512i requant16(__m512i v, __m512i m, __m512i s, __m512i zp,
+/// The requant of 16 int32 lanes: even lanes in place, odd lanes shifted
+/// down into the low halves and back; m, s, h hold the even lanes' values
+/// in their 64-bit lanes (mOdd, sOdd, hOdd the odd lanes').
+inline __m512i requant16(__m512i v, __m512i m, __m512i s, __m512i h,
+                         __m512i mOdd, __m512i sOdd, __m512i hOdd, __m512i zp,
                          __m512i lo, __m512i hi) {
-  __m512i vl = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(v));
-  __m512i vh = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(v, 1));
-  __m512i ml = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(m));
-  __m512i mh = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(m, 1));
-  s = _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(63)),
-                       _mm512_setzero_si512()); // as int8EpilogueValue
-  __m512i sl = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(s));
-  __m512i sh = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(s, 1));
-  __m512i rl = roundingMulShift(vl, ml, sl);
-  __m512i rh = roundingMulShift(vh, mh, sh);
-  rl = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(rl, zp), lo), hi);
-  rh = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(rh, zp), lo), hi);
-  __m256i yl = _mm512_cvtepi64_epi32(rl), yh = _mm512_cvtepi64_epi32(rh);
-  return _mm512_inserti64x4(_mm512_castsi256_si512(yl), yh, 1);
+  __m512i even = requant8(v, m, s, h, zp, lo, hi);
+  __m512i odd =
+      requant8(_mm512_srli_epi64(v, 32), mOdd, sOdd, hOdd, zp, lo, hi);
+  return _mm512_mask_blend_epi32(__mmask16(0xaaaa), even,
+                                 _mm512_slli_epi64(odd, 32));
+}
+
+/// h = 2^s / 2 per 64-bit lane.
+inline __m512i halfOf(__m512i s) {
+  return _mm512_srli_epi64(_mm512_sllv_epi64(_mm512_set1_epi64(1), s), 1);
+}
+
+inline __m512i clampShift(__m512i s) { // as int8EpilogueValue
+  return _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(63)),
+                          _mm512_setzero_si512());
+}
+
+inline void store(__m512i v, const Int8Epilogue &e, void *out, int64_t at,
+                  __mmask16 mask) {
+  if (e.out == Int8Output::Int32)
+    _mm512_mask_storeu_epi32(static_cast<int32_t *>(out) + at, mask, v);
+  else
+    _mm_mask_storeu_epi8(static_cast<uint8_t *>(out) + at, mask,
+                         _mm512_cvtepi32_epi8(v));
 }
 
 void tileEpilogue(const int32_t *acc, int64_t ldacc, int64_t rows, int64_t cols,
@@ -147,44 +164,104 @@ void tileEpilogue(const int32_t *acc, int64_t ldacc, int64_t rows, int64_t cols,
                   int64_t ldo) {
   __m512i zp = _mm512_set1_epi64(e.zp), lo = _mm512_set1_epi64(e.qmin),
           hi = _mm512_set1_epi64(e.qmax);
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < cols; j += 16) {
-      __mmask16 mask = tailMask(cols - j);
-      __m512i v = _mm512_maskz_loadu_epi32(mask, acc + i * ldacc + j);
-      __m512i corr, m, s;
-      if (e.perRow) {
-        int64_t ch = row0 + i;
-        corr = _mm512_set1_epi32(e.corr ? e.corr[ch] : 0);
-        if (e.out != Int8Output::Int32) {
-          m = _mm512_set1_epi32(e.multiplier[ch]);
-          s = _mm512_set1_epi32(e.shift[ch]);
-        }
-      } else {
-        int64_t ch = col0 + j;
-        corr = e.corr ? _mm512_maskz_loadu_epi32(mask, e.corr + ch)
-                      : _mm512_setzero_si512();
-        if (e.out != Int8Output::Int32) {
-          m = _mm512_maskz_loadu_epi32(mask, e.multiplier + ch);
-          s = _mm512_maskz_loadu_epi32(mask, e.shift + ch);
-        }
+  bool requant = e.out != Int8Output::Int32;
+  __m512i zero = _mm512_setzero_si512();
+  if (e.perRow) {
+    for (int64_t i = 0; i < rows; ++i) {
+      int64_t ch = row0 + i;
+      __m512i corr = _mm512_set1_epi32(e.corr ? e.corr[ch] : 0);
+      __m512i m = zero, s = zero, h = zero;
+      if (requant) {
+        m = _mm512_set1_epi64(e.multiplier[ch]);
+        s = _mm512_set1_epi64(std::clamp<int32_t>(e.shift[ch], 0, 63));
+        h = halfOf(s);
       }
-      v = _mm512_add_epi32(v, corr);
-      if (e.relu)
-        v = _mm512_max_epi32(v, _mm512_setzero_si512());
-      switch (e.out) {
-      case Int8Output::Int32:
-        _mm512_mask_storeu_epi32(static_cast<int32_t *>(out) + i * ldo + j,
-                                 mask, v);
-        break;
-      case Int8Output::Int8:
-      case Int8Output::UInt8:
-        _mm_mask_storeu_epi8(
-            static_cast<uint8_t *>(out) + i * ldo + j, mask,
-            _mm512_cvtepi32_epi8(requant16(v, m, s, zp, lo, hi)));
-        break;
+      const int32_t *a = acc + i * ldacc;
+      for (int64_t j = 0; j < cols; j += 16) {
+        __mmask16 mask = tailMask(cols - j);
+        __m512i v =
+            _mm512_add_epi32(_mm512_maskz_loadu_epi32(mask, a + j), corr);
+        if (e.relu)
+          v = _mm512_max_epi32(v, zero);
+        if (requant)
+          v = requant16(v, m, s, h, m, s, h, zp, lo, hi);
+        store(v, e, out, i * ldo + j, mask);
       }
     }
+    return;
   }
+  for (int64_t j = 0; j < cols; j += 16) {
+    __mmask16 mask = tailMask(cols - j);
+    int64_t ch = col0 + j;
+    __m512i corr = e.corr ? _mm512_maskz_loadu_epi32(mask, e.corr + ch) : zero;
+    __m512i m = zero, s = zero, h = zero, mOdd = zero, sOdd = zero, hOdd = zero;
+    if (requant) {
+      __m512i mv = _mm512_maskz_loadu_epi32(mask, e.multiplier + ch);
+      __m512i sv = clampShift(_mm512_maskz_loadu_epi32(mask, e.shift + ch));
+      m = mv;
+      mOdd = _mm512_srli_epi64(mv, 32);
+      s = _mm512_and_si512(sv, _mm512_set1_epi64(0xffffffff));
+      sOdd = _mm512_srli_epi64(sv, 32);
+      h = halfOf(s);
+      hOdd = halfOf(sOdd);
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+      __m512i v = _mm512_add_epi32(
+          _mm512_maskz_loadu_epi32(mask, acc + i * ldacc + j), corr);
+      if (e.relu)
+        v = _mm512_max_epi32(v, zero);
+      if (requant)
+        v = requant16(v, m, s, h, mOdd, sOdd, hOdd, zp, lo, hi);
+      store(v, e, out, i * ldo + j, mask);
+    }
+  }
+}
+
+} // namespace
+
+namespace {
+
+/// Depthwise rows with stride 1 or 2: 16 output columns per zmm, the
+/// accumulator in a register over the window; each tap is one `vpdpwssd`
+/// of the input (as int16 in the low half of each 32-bit lane; for stride 2
+/// the odd input column sits in the high half and meets a zero weight) by
+/// the weight (w, 0).
+template <int SW>
+void depthwiseRowsAvx512(const Conv2dShape &s, const int16_t *pad, int64_t pw,
+                         const int8_t *w, int32_t *acc) {
+  int64_t taps = s.kh * s.kw;
+  __m512i wv[64];
+  for (int64_t t = 0; t < taps && t < 64; ++t)
+    wv[t] = _mm512_set1_epi32(int32_t(uint16_t(int16_t(w[t]))));
+  for (int64_t oy = 0; oy < s.oh; ++oy) {
+    for (int64_t ox = 0; ox < s.ow; ox += 16) {
+      __mmask16 mask = tailMask(s.ow - ox);
+      __m512i a = _mm512_setzero_si512();
+      for (int64_t ky = 0; ky < s.kh; ++ky) {
+        const int16_t *row = pad + (oy * s.sh + ky * s.dh) * pw + ox * SW;
+        for (int64_t kx = 0; kx < s.kw; ++kx) {
+          const int16_t *src = row + kx * s.dw;
+          __m512i v = SW == 1 ? _mm512_cvtepi16_epi32(_mm256_loadu_si256(
+                                    reinterpret_cast<const __m256i *>(src)))
+                              : _mm512_loadu_si512(src);
+          a = _mm512_dpwssd_epi32(a, v, wv[ky * s.kw + kx]);
+        }
+      }
+      _mm512_mask_storeu_epi32(acc + oy * s.ow + ox, mask, a);
+    }
+  }
+}
+
+void depthwisePlane(const Conv2dShape &s, const void *x, bool isUnsigned,
+                    int32_t zp, const int8_t *w, int32_t *acc) {
+  int64_t pw;
+  int16_t *pad = paddedPlaneOf(s, x, isUnsigned, zp, pw);
+  if (s.sw == 1 && s.kh * s.kw <= 64)
+    depthwiseRowsAvx512<1>(s, pad, pw, w, acc);
+  else if (s.sw == 2 && s.kh * s.kw <= 64)
+    depthwiseRowsAvx512<2>(s, pad, pw, w, acc);
+  else
+    depthwiseRows<0>(s, pad, pw, w, acc);
 }
 
 } // namespace

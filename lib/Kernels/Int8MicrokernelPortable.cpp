@@ -8,6 +8,7 @@
 #include "Int8Microkernels.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "strata/Support/IntegerRequant.h"
 
