@@ -400,47 +400,100 @@ struct Im2colCtx {
   bool direct;      ///< 1x1, stride 1, no pads: B is the input itself
 };
 
-/// One row of a panel: B[k, jBase + 0..cols) in `out` (16 bytes; the
-/// columns past `cols` are don't-cares), before the XOR.
-void im2colRow(const Im2colCtx &ctx, int64_t k, int64_t jBase, int64_t cols,
-               uint8_t *out) {
+/// Where im2colRow is: row k's (input channel, ky, kx), advanced row by
+/// row without divisions, and the first column's output pixel.
+struct Im2colCursor {
+  int64_t k = 0, ch = 0, ky = 0, kx = 0;
+  int64_t oy0 = 0, ox0 = 0;
+  /// Per kx (up to 16): columns [lo, hi) of a whole output row that read
+  /// inside the input row.
+  int64_t fullLo[16], fullHi[16];
+
+  void next(const Conv2dShape &s) {
+    ++k;
+    if (++kx == s.kw) {
+      kx = 0;
+      if (++ky == s.kh) {
+        ky = 0;
+        ++ch;
+      }
+    }
+  }
+};
+
+/// Output columns [lo, hi) of a run of `len` starting at input column ix
+/// that read inside the row.
+inline void insideRange(const Conv2dShape &s, int64_t ix, int64_t len,
+                        int64_t &lo, int64_t &hi) {
+  lo = ix >= 0 ? 0 : std::min(len, (-ix + s.sw - 1) / s.sw);
+  hi = s.w - 1 - ix < 0 ? lo : std::clamp((s.w - 1 - ix) / s.sw + 1, lo, len);
+}
+
+Im2colCursor im2colCursor(const Conv2dShape &s, int64_t k, int64_t jBase) {
+  Im2colCursor c;
+  c.k = k;
+  c.ch = k / (s.kh * s.kw);
+  int64_t r = k % (s.kh * s.kw);
+  c.ky = r / s.kw;
+  c.kx = r % s.kw;
+  c.oy0 = jBase / s.ow;
+  c.ox0 = jBase % s.ow;
+  for (int64_t kx = 0; kx < std::min<int64_t>(s.kw, 16); ++kx)
+    insideRange(s, -s.pl + kx * s.dw, s.ow, c.fullLo[kx], c.fullHi[kx]);
+  return c;
+}
+
+/// B[k, jBase + 0..cols) in `out` for the cursor's row k, before the XOR
+/// (the columns past `cols`, up to the panel end, are don't-cares).
+void im2colRow(const Im2colCtx &ctx, const Im2colCursor &c, int64_t jBase,
+               int64_t cols, uint8_t *out) {
   const Conv2dShape &s = *ctx.s;
   int64_t ohw = s.oh * s.ow;
-  if (k >= s.gemmK()) {
-    std::memset(out, 0, 16);
+  if (c.k >= s.gemmK()) {
+    std::memset(out, 0, size_t(cols));
     return;
   }
   if (ctx.direct) {
-    std::memcpy(out, ctx.x + k * ohw + jBase, size_t(cols));
+    std::memcpy(out, ctx.x + c.k * ohw + jBase, size_t(cols));
     return;
   }
-  int64_t ch = k / (s.kh * s.kw), r = k % (s.kh * s.kw);
-  int64_t ky = r / s.kw, kx = r % s.kw;
-  const uint8_t *xc = ctx.x + ch * s.h * s.w;
-  for (int64_t jj = 0; jj < cols;) {
-    int64_t j = jBase + jj, oy = j / s.ow, ox = j % s.ow;
+  const uint8_t *xc = ctx.x + c.ch * s.h * s.w;
+  int64_t oy = c.oy0, ox = c.ox0;
+  for (int64_t jj = 0; jj < cols; ++oy, ox = 0) {
     int64_t len = std::min(cols - jj, s.ow - ox);
-    uint8_t *o = out + jj;
+    uint8_t *__restrict d = out + jj;
     jj += len;
-    int64_t iy = oy * s.sh - s.pt + ky * s.dh;
+    uint8_t pad = ctx.pad;
+    int64_t iy = oy * s.sh - s.pt + c.ky * s.dh;
     if (iy < 0 || iy >= s.h) {
-      std::memset(o, ctx.pad, size_t(len));
+      for (int64_t i = 0; i < len; ++i)
+        d[i] = pad;
       continue;
     }
-    const uint8_t *row = xc + iy * s.w;
-    int64_t ix = ox * s.sw - s.pl + kx * s.dw;
-    if (s.sw == 1) {
-      int64_t lo = std::clamp<int64_t>(-ix, 0, len);
-      int64_t hi = std::clamp<int64_t>(s.w - ix, lo, len);
-      std::memset(o, ctx.pad, size_t(lo));
-      std::memcpy(o + lo, row + ix + lo, size_t(hi - lo));
-      std::memset(o + hi, ctx.pad, size_t(len - hi));
+    int64_t ix = ox * s.sw - s.pl + c.kx * s.dw;
+    int64_t lo, hi;
+    if (ox == 0 && len == s.ow && c.kx < 16) {
+      lo = c.fullLo[c.kx];
+      hi = c.fullHi[c.kx];
     } else {
-      for (int64_t i = 0; i < len; ++i, ix += s.sw)
-        o[i] = uint64_t(ix) < uint64_t(s.w) ? row[ix] : ctx.pad;
+      insideRange(s, ix, len, lo, hi);
     }
+    // Short runs (a few output columns): plain loops, no library calls.
+    const uint8_t *__restrict src = xc + iy * s.w + ix;
+    for (int64_t i = 0; i < lo; ++i)
+      d[i] = pad;
+    if (s.sw == 1)
+      for (int64_t i = lo; i < hi; ++i)
+        d[i] = src[i];
+    else if (s.sw == 2)
+      for (int64_t i = lo; i < hi; ++i)
+        d[i] = src[2 * i];
+    else
+      for (int64_t i = lo; i < hi; ++i)
+        d[i] = src[i * s.sw];
+    for (int64_t i = hi; i < len; ++i)
+      d[i] = pad;
   }
-  (void)ohw;
 }
 
 /// d[c * 4 + q] = r[q][c] ^ x for the 16 columns c of four rows q.
@@ -470,31 +523,44 @@ void interleave4(const uint8_t *const r[4], uint8_t x, uint8_t *d) {
 }
 
 /// Writes B groups [g0, g0 + gc) x columns [j0, j0 + nc) as 16-column
-/// panels: four rows at a time, interleaved into 4-byte K groups.
+/// panels: per K group, its four rows over all nc columns (im2colRow, or
+/// the input itself for a 1x1 convolution), then 16 columns at a time
+/// interleaved into the panels' 4-byte K groups.
 void packIm2col(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
                 int64_t nc, uint8_t *dst) {
   const Im2colCtx &ctx = *static_cast<const Im2colCtx *>(ctxPtr);
-  int64_t ohw = ctx.s->oh * ctx.s->ow;
-  for (int64_t p = 0; p < nc; p += kPC, dst += gc * kBGroup) {
-    int64_t jBase = j0 + p;
-    int64_t cols = std::min<int64_t>(kPC, std::min(j0 + nc, ohw) - jBase);
-    int64_t k = ctx.s->gemmK();
-    for (int64_t g = 0; g < gc; ++g) {
-      int64_t k0 = (g0 + g) * 4;
-      uint8_t *d = dst + g * kBGroup;
-      alignas(16) uint8_t rows[4][16];
-      const uint8_t *r[4];
-      if (ctx.direct && cols == kPC && k0 + 3 < k) {
-        // The four rows straight from the input.
-        for (int64_t q = 0; q < 4; ++q)
-          r[q] = ctx.x + (k0 + q) * ohw + jBase;
+  int64_t ohw = ctx.s->oh * ctx.s->ow, k = ctx.s->gemmK();
+  int64_t cols = std::min(j0 + nc, ohw) - j0;
+  int64_t panels = (nc + kPC - 1) / kPC;
+  int64_t stride = panels * kPC;
+  thread_local std::vector<uint8_t> rowBuf;
+  if (rowBuf.size() < size_t(4 * stride))
+    rowBuf.resize(size_t(4 * stride));
+  Im2colCursor cursor = im2colCursor(*ctx.s, g0 * 4, j0);
+  for (int64_t g = 0; g < gc; ++g) {
+    int64_t k0 = (g0 + g) * 4;
+    const uint8_t *r[4];
+    bool inPlace = ctx.direct && k0 + 3 < k;
+    for (int64_t q = 0; q < 4; ++q) {
+      uint8_t *row = rowBuf.data() + q * stride;
+      if (inPlace) {
+        r[q] = ctx.x + (k0 + q) * ohw + j0;
+        // Only the last, partial panel reads the copy.
+        int64_t tail = cols % kPC;
+        if (tail)
+          std::memcpy(row + (cols - tail), r[q] + (cols - tail), size_t(tail));
       } else {
-        for (int64_t q = 0; q < 4; ++q) {
-          im2colRow(ctx, k0 + q, jBase, cols, rows[q]);
-          r[q] = rows[q];
-        }
+        im2colRow(ctx, cursor, j0, cols, row);
+        r[q] = row;
       }
-      interleave4(r, ctx.xorv, d);
+      cursor.next(*ctx.s);
+    }
+    for (int64_t p = 0; p < panels; ++p) {
+      const uint8_t *rp[4];
+      bool copied = !inPlace || (p + 1) * kPC > cols;
+      for (int64_t q = 0; q < 4; ++q)
+        rp[q] = (copied ? rowBuf.data() + q * stride : r[q]) + p * kPC;
+      interleave4(rp, ctx.xorv, dst + p * gc * kBGroup + g * kBGroup);
     }
   }
 }
@@ -514,7 +580,8 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
   int64_t chunks = conv2dGemmUnits(s, workgroups) / images;
   int64_t og = s.o / s.g, cg = s.c / s.g, k = s.gemmK();
   int64_t ohw = s.oh * s.ow;
-  int64_t chunkCols = roundUp((ohw + chunks - 1) / chunks, kPC);
+  // Chunks of whole 32-column micro-panels (the AVX-512 kernel's width).
+  int64_t chunkCols = roundUp((ohw + chunks - 1) / chunks, 2 * kPC);
   uint64_t groupBytes = int8PackedABytes(og, k);
   int64_t elemBytes = e.out == Int8Output::Int32 ? 4 : 1;
   for (int64_t unit = begin; unit < end; ++unit) {
