@@ -443,6 +443,55 @@ Im2colCursor im2colCursor(const Conv2dShape &s, int64_t k, int64_t jBase) {
   return c;
 }
 
+/// d[0, n) = src[0, n): 16-byte moves, the last one overlapping (runs
+/// are a few dozen bytes: a library call and a scalar tail would dominate).
+inline void copyBytes(const uint8_t *__restrict src, uint8_t *__restrict d,
+                      int64_t n) {
+#if defined(__SSE2__)
+  if (n >= 16) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i *>(d + i),
+          _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i)));
+    if (i < n)
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i *>(d + n - 16),
+          _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + n - 16)));
+    return;
+  }
+  if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, src, 8);
+    std::memcpy(&b, src + n - 8, 8);
+    std::memcpy(d, &a, 8);
+    std::memcpy(d + n - 8, &b, 8);
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i)
+    d[i] = src[i];
+}
+
+/// d[i] = src[2 * i] for i in [lo, hi); src has `avail` readable bytes.
+inline void copyStride2(const uint8_t *__restrict src, uint8_t *__restrict d,
+                        int64_t lo, int64_t hi, int64_t avail) {
+  int64_t i = lo;
+#if defined(__SSE2__)
+  __m128i even = _mm_set1_epi16(0x00ff);
+  for (; i + 16 <= hi && 2 * i + 32 <= avail; i += 16) {
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + 2 * i));
+    __m128i b =
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + 2 * i + 16));
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i *>(d + i),
+        _mm_packus_epi16(_mm_and_si128(a, even), _mm_and_si128(b, even)));
+  }
+#endif
+  for (; i < hi; ++i)
+    d[i] = src[2 * i];
+}
+
 /// B[k, jBase + 0..cols) in `out` for the cursor's row k, before the XOR
 /// (the columns past `cols`, up to the panel end, are don't-cares).
 void im2colRow(const Im2colCtx &ctx, const Im2colCursor &c, int64_t jBase,
@@ -483,11 +532,9 @@ void im2colRow(const Im2colCtx &ctx, const Im2colCursor &c, int64_t jBase,
     for (int64_t i = 0; i < lo; ++i)
       d[i] = pad;
     if (s.sw == 1)
-      for (int64_t i = lo; i < hi; ++i)
-        d[i] = src[i];
+      copyBytes(src + lo, d + lo, hi - lo);
     else if (s.sw == 2)
-      for (int64_t i = lo; i < hi; ++i)
-        d[i] = src[2 * i];
+      copyStride2(src, d, lo, hi, s.w - ix);
     else
       for (int64_t i = lo; i < hi; ++i)
         d[i] = src[i * s.sw];

@@ -356,7 +356,10 @@ TEST(Int8Conv, Gemm) {
                                shape(1, 6, 12, 12, 9, 3, 1, 2, 2, 3),
                                shape(1, 32, 6, 6, 13, 1, 2, 0, 1, 1),
                                shape(1, 3, 20, 19, 8, 7, 2, 3, 1, 1),
-                               shape(1, 300, 4, 5, 7, 2, 1, 0, 1, 1)})
+                               shape(1, 300, 4, 5, 7, 2, 1, 0, 1, 1),
+        // Rows wider than the 16-byte copies, stride 1 and 2.
+        shape(1, 5, 9, 70, 6, 3, 1, 1, 1, 1),
+        shape(1, 3, 9, 75, 6, 3, 2, 1, 1, 1)})
     for (bool isUnsigned : {false, true})
       for (Int8Output o :
            {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32})
