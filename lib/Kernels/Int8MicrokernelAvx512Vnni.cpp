@@ -15,6 +15,7 @@
 #include "Int8Microkernels.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include <immintrin.h>
@@ -221,6 +222,9 @@ void tileEpilogue(const int32_t *acc, int64_t ldacc, int64_t rows, int64_t cols,
 
 namespace {
 
+/// The pair plane of depthwisePairsAvx512 (per thread).
+thread_local std::vector<int32_t> pairPlane;
+
 /// Depthwise rows with stride 1 or 2: 16 output columns per zmm, the
 /// accumulator in a register over the window; each tap is one `vpdpwssd`
 /// of the input (as int16 in the low half of each 32-bit lane; for stride 2
@@ -252,13 +256,83 @@ void depthwiseRowsAvx512(const Conv2dShape &s, const int16_t *pad, int64_t pw,
   }
 }
 
+/// Horizontal tap pairs (dilation 1): the 32-bit lane of output column ox
+/// holds the inputs of taps kx and kx + 1, so one `vpdpwssd` with the
+/// weights (w[kx], w[kx + 1]) does both (an odd last tap pairs with 0).
+/// Stride 2 reads the pairs straight from the padded plane; stride 1 from a
+/// pair plane built once per plane (lane x = pad[x] | pad[x + 1] << 16).
+template <int SW>
+void depthwisePairsAvx512(const Conv2dShape &s, const int16_t *pad, int64_t pw,
+                          const int8_t *w, int32_t *acc) {
+  int64_t pairsPerRow = (s.kw + 1) / 2;
+  __m512i wv[64];
+  for (int64_t ky = 0; ky < s.kh; ++ky)
+    for (int64_t q = 0; q < pairsPerRow; ++q) {
+      int64_t kx = 2 * q;
+      uint32_t lo = uint16_t(int16_t(w[ky * s.kw + kx]));
+      uint32_t hi =
+          kx + 1 < s.kw ? uint16_t(int16_t(w[ky * s.kw + kx + 1])) : 0;
+      wv[ky * pairsPerRow + q] = _mm512_set1_epi32(int32_t(lo | hi << 16));
+    }
+  const int32_t *pairs = nullptr;
+  if (SW == 1) {
+    int64_t n = pw * (s.h + s.pt + s.pb);
+    if (pairPlane.size() < size_t(n + 64))
+      pairPlane.assign(size_t(n + 64), 0);
+    int32_t *pp = pairPlane.data();
+    for (int64_t i = 0; i < n; i += 16) {
+      __m512i lo = _mm512_cvtepu16_epi32(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i *>(pad + i)));
+      __m512i hi = _mm512_cvtepu16_epi32(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i *>(pad + i + 1)));
+      _mm512_storeu_si512(pp + i,
+                          _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
+    }
+    pairs = pp;
+  }
+  // ROWS output rows at a time: independent accumulators hide the latency
+  // of the vpdpwssd chain.
+  auto rows = [&](auto rowsTag, int64_t oy0) {
+    constexpr int ROWS = decltype(rowsTag)::value;
+    for (int64_t ox = 0; ox < s.ow; ox += 16) {
+      __mmask16 mask = tailMask(s.ow - ox);
+      __m512i a[ROWS];
+      for (int r = 0; r < ROWS; ++r)
+        a[r] = _mm512_setzero_si512();
+      for (int64_t ky = 0; ky < s.kh; ++ky)
+        for (int64_t q = 0; q < pairsPerRow; ++q) {
+          __m512i wq = wv[ky * pairsPerRow + q];
+          for (int r = 0; r < ROWS; ++r) {
+            int64_t rowAt = ((oy0 + r) * s.sh + ky * s.dh) * pw;
+            __m512i v = SW == 1
+                            ? _mm512_loadu_si512(pairs + rowAt + ox + 2 * q)
+                            : _mm512_loadu_si512(pad + rowAt + 2 * ox + 2 * q);
+            a[r] = _mm512_dpwssd_epi32(a[r], v, wq);
+          }
+        }
+      for (int r = 0; r < ROWS; ++r)
+        _mm512_mask_storeu_epi32(acc + (oy0 + r) * s.ow + ox, mask, a[r]);
+    }
+  };
+  int64_t oy = 0;
+  for (; oy + 4 <= s.oh; oy += 4)
+    rows(std::integral_constant<int, 4>(), oy);
+  for (; oy < s.oh; ++oy)
+    rows(std::integral_constant<int, 1>(), oy);
+}
+
 void depthwisePlane(const Conv2dShape &s, const void *x, bool isUnsigned,
                     int32_t zp, const int8_t *w, int32_t *acc) {
   int64_t pw;
   int16_t *pad = paddedPlaneOf(s, x, isUnsigned, zp, pw);
-  if (s.sw == 1 && s.kh * s.kw <= 64)
+  bool fits = s.kh * ((s.kw + 1) / 2) <= 64 && s.kh * s.kw <= 64;
+  if (fits && s.dw == 1 && s.sw == 1)
+    depthwisePairsAvx512<1>(s, pad, pw, w, acc);
+  else if (fits && s.dw == 1 && s.sw == 2)
+    depthwisePairsAvx512<2>(s, pad, pw, w, acc);
+  else if (fits && s.sw == 1)
     depthwiseRowsAvx512<1>(s, pad, pw, w, acc);
-  else if (s.sw == 2 && s.kh * s.kw <= 64)
+  else if (fits && s.sw == 2)
     depthwiseRowsAvx512<2>(s, pad, pw, w, acc);
   else
     depthwiseRows<0>(s, pad, pw, w, acc);
