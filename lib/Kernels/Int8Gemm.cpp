@@ -282,9 +282,23 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
             int32_t *tile = accBlock + ir * ldacc + jr;
             uk.fn(kc / 4, ap, bp, bPanelStride, tile, ldacc, mr, nr, pc > 0,
                   p.aUnsigned);
-            if (last)
+            if (!last)
+              continue;
+            if (!p.colPitch) {
               uk.epilogue(tile, ldacc, mr, nr, ic + ir, jc + jr, e,
                           outAt(ic + ir, jc + jr), p.ldc);
+              continue;
+            }
+            // Only the columns inside each output row.
+            for (int64_t j = jc + jr, jEnd = j + nr; j < jEnd;) {
+              int64_t oy = j / p.colPitch, ox = j % p.colPitch;
+              int64_t len = std::min(jEnd - j, p.colPitch - ox);
+              if (ox < p.colValid)
+                uk.epilogue(tile + (j - jc - jr), ldacc, mr,
+                            std::min(len, p.colValid - ox), ic + ir, j, e,
+                            outAt(ic + ir, oy * p.colValid + ox), p.ldc);
+              j += len;
+            }
           }
         }
       }
@@ -619,6 +633,70 @@ bool columnsAreInput(const Conv2dShape &s) {
 
 } // namespace
 
+namespace {
+
+/// A stride-1 convolution over the padded width: the rows of the padded
+/// input a column chunk reads, for every input channel of the group, so
+/// that B's row k = (channel, ky, kx) is one contiguous run of it starting
+/// at ky * DH * PW + kx * DW (an implicit im2col: the panels are
+/// interleaved straight from it).
+struct PaddedCtx {
+  const Conv2dShape *s;
+  const uint8_t *rows; ///< cg planes of `nrows` x pw bytes
+  int64_t nrows, pw;
+  int64_t base; ///< the virtual column of rows[0]
+  uint8_t xorv;
+};
+
+void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
+                int64_t nc, uint8_t *dst) {
+  const PaddedCtx &ctx = *static_cast<const PaddedCtx *>(ctxPtr);
+  const Conv2dShape &s = *ctx.s;
+  int64_t k = s.gemmK(), panels = (nc + kPC - 1) / kPC;
+  alignas(16) static const uint8_t zeros[16] = {};
+  Im2colCursor c = im2colCursor(s, g0 * 4, 0);
+  int64_t plane = ctx.nrows * ctx.pw;
+  for (int64_t g = 0; g < gc; ++g) {
+    const uint8_t *r[4];
+    bool real[4];
+    for (int64_t q = 0; q < 4; ++q, c.next(s)) {
+      real[q] = c.k < k;
+      r[q] = real[q] ? ctx.rows + c.ch * plane + c.ky * s.dh * ctx.pw +
+                           c.kx * s.dw + (j0 - ctx.base)
+                     : zeros;
+    }
+    for (int64_t p = 0; p < panels; ++p) {
+      const uint8_t *rp[4];
+      for (int64_t q = 0; q < 4; ++q)
+        rp[q] = real[q] ? r[q] + p * kPC : zeros;
+      interleave4(rp, ctx.xorv, dst + p * gc * kBGroup + g * kBGroup);
+    }
+  }
+}
+
+/// Fills `buf` with padded rows [py0, py0 + nrows) of the group's cg input
+/// planes (the zero point's byte outside the input), then `slack` more
+/// bytes of it.
+void fillPaddedRows(const Conv2dShape &s, const uint8_t *x, int64_t cg,
+                    int64_t py0, int64_t nrows, int64_t pw, uint8_t pad,
+                    int64_t slack, uint8_t *buf) {
+  for (int64_t ch = 0; ch < cg; ++ch)
+    for (int64_t r = 0; r < nrows; ++r) {
+      uint8_t *d = buf + (ch * nrows + r) * pw;
+      int64_t iy = py0 + r - s.pt;
+      if (iy < 0 || iy >= s.h) {
+        std::memset(d, pad, size_t(pw));
+        continue;
+      }
+      std::memset(d, pad, size_t(s.pl));
+      std::memcpy(d + s.pl, x + (ch * s.h + iy) * s.w, size_t(s.w));
+      std::memset(d + s.pl + s.w, pad, size_t(s.pr));
+    }
+  std::memset(buf + cg * nrows * pw, pad, size_t(slack));
+}
+
+} // namespace
+
 void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
                     const uint8_t *packed, const Int8Epilogue &e, void *y,
                     int64_t workgroups, int64_t begin, int64_t end,
@@ -629,26 +707,52 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
   int64_t ohw = s.oh * s.ow;
   // Chunks of whole 32-column micro-panels (the AVX-512 kernel's width).
   int64_t chunkCols = roundUp((ohw + chunks - 1) / chunks, 2 * kPC);
+  // (over the padded width below for stride 1)
   uint64_t groupBytes = int8PackedABytes(og, k);
   int64_t elemBytes = e.out == Int8Output::Int32 ? 4 : 1;
+  // Stride 1 with a window: computed over the padded width (the columns
+  // past OW dropped), B straight from the padded rows.
+  bool padded = !columnsAreInput(s) && s.sh == 1 && s.sw == 1;
+  int64_t pw = s.w + s.pl + s.pr;
+  int64_t cols = padded ? s.oh * pw : ohw;
+  if (padded)
+    chunkCols = roundUp((cols + chunks - 1) / chunks, 2 * kPC);
+  thread_local std::vector<uint8_t> paddedRows;
   for (int64_t unit = begin; unit < end; ++unit) {
     int64_t image = unit / chunks, chunk = unit % chunks;
     int64_t n = image / s.g, g = image % s.g;
     int64_t colBegin = chunk * chunkCols;
-    int64_t colEnd = std::min(ohw, colBegin + chunkCols);
+    int64_t colEnd = std::min(cols, colBegin + chunkCols);
     if (colBegin >= colEnd)
       continue;
-    Im2colCtx ctx{
-        &s, static_cast<const uint8_t *>(x) + (n * s.c + g * cg) * s.h * s.w,
-        uint8_t(in.isUnsigned ? 0 : 0x80), uint8_t(in.zp), columnsAreInput(s)};
+    const uint8_t *xg =
+        static_cast<const uint8_t *>(x) + (n * s.c + g * cg) * s.h * s.w;
+    PaddedCtx pctx;
+    if (padded) {
+      int64_t oy0 = colBegin / pw, oy1 = (colEnd - 1) / pw;
+      int64_t nrows = oy1 - oy0 + 1 + (s.kh - 1) * s.dh;
+      int64_t slack = pw + 64;
+      paddedRows.resize(size_t(cg * nrows * pw + slack));
+      fillPaddedRows(s, xg, cg, oy0, nrows, pw, uint8_t(in.zp), slack,
+                     paddedRows.data());
+      pctx = {&s, paddedRows.data(), nrows,
+              pw, oy0 * pw,          uint8_t(in.isUnsigned ? 0 : 0x80)};
+    }
+    Im2colCtx ctx{&s, xg, uint8_t(in.isUnsigned ? 0 : 0x80), uint8_t(in.zp),
+                  columnsAreInput(s)};
     Int8GemmProblem p;
     p.m = og;
-    p.n = ohw;
+    p.n = cols;
     p.k = k;
     p.aPacked = packed + g * groupBytes;
     p.aUnsigned = false;
-    p.bPackFn = packIm2col;
-    p.bPackCtx = &ctx;
+    p.bPackFn = padded ? packPadded : packIm2col;
+    p.bPackCtx = padded ? static_cast<const void *>(&pctx)
+                        : static_cast<const void *>(&ctx);
+    if (padded) {
+      p.colPitch = pw;
+      p.colValid = s.ow;
+    }
     p.c = static_cast<uint8_t *>(y) + (n * s.o + g * og) * ohw * elemBytes;
     p.ldc = ohw;
     p.epilogue = e;

@@ -86,6 +86,11 @@ struct Int8GemmProblem {
   const void *bPackCtx = nullptr;
   void *c = nullptr; ///< int32, int8 or uint8 by epilogue.out
   int64_t ldc = 0;   ///< in elements
+  /// When colPitch > 0 (per-row epilogues only): C's column j is output
+  /// column (j / colPitch) * colValid + j % colPitch, written only when
+  /// j % colPitch < colValid (a convolution computed over the padded
+  /// width, whose extra columns are dropped).
+  int64_t colPitch = 0, colValid = 0;
   Int8Epilogue epilogue;
 };
 
