@@ -635,16 +635,20 @@ bool columnsAreInput(const Conv2dShape &s) {
 
 namespace {
 
-/// A stride-1 convolution over the padded width: the rows of the padded
-/// input a column chunk reads, for every input channel of the group, so
-/// that B's row k = (channel, ky, kx) is one contiguous run of it starting
-/// at ky * DH * PW + kx * DW (an implicit im2col: the panels are
-/// interleaved straight from it).
+/// A convolution computed over the padded width, its input split into
+/// stride phases: phase (a, b) of the padded input holds rows a, a + SH,
+/// .. and columns b, b + SW, .. (for stride 1, the padded input itself).
+/// Output (oy, ox) of tap (ky, kx) reads phase ((ky DH) % SH, (kx DW) % SW)
+/// at row oy + (ky DH) / SH, column ox + (kx DW) / SW, so with virtual
+/// columns j = oy * QW + ox (QW the phases' width) B's row k = (channel,
+/// ky, kx) is one contiguous run of a phase: an implicit im2col, the panels
+/// interleaved straight from it. Only the rows a column chunk reads are
+/// built, and only the phases some tap reads.
 struct PaddedCtx {
   const Conv2dShape *s;
-  const uint8_t *rows; ///< cg planes of `nrows` x pw bytes
-  int64_t nrows, pw;
-  int64_t base; ///< the virtual column of rows[0]
+  const uint8_t *rows; ///< per (channel, a, b): `nrows` x qw bytes
+  int64_t nrows, qw;
+  int64_t base; ///< the virtual column of each phase's first row
   uint8_t xorv;
 };
 
@@ -655,15 +659,20 @@ void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
   int64_t k = s.gemmK(), panels = (nc + kPC - 1) / kPC;
   alignas(16) static const uint8_t zeros[16] = {};
   Im2colCursor c = im2colCursor(s, g0 * 4, 0);
-  int64_t plane = ctx.nrows * ctx.pw;
+  int64_t plane = ctx.nrows * ctx.qw;
   for (int64_t g = 0; g < gc; ++g) {
     const uint8_t *r[4];
     bool real[4];
     for (int64_t q = 0; q < 4; ++q, c.next(s)) {
       real[q] = c.k < k;
-      r[q] = real[q] ? ctx.rows + c.ch * plane + c.ky * s.dh * ctx.pw +
-                           c.kx * s.dw + (j0 - ctx.base)
-                     : zeros;
+      if (!real[q]) {
+        r[q] = zeros;
+        continue;
+      }
+      int64_t dy = c.ky * s.dh, dx = c.kx * s.dw;
+      int64_t phase = (c.ch * s.sh + dy % s.sh) * s.sw + dx % s.sw;
+      r[q] = ctx.rows + phase * plane + dy / s.sh * ctx.qw + dx / s.sw +
+             (j0 - ctx.base);
     }
     for (int64_t p = 0; p < panels; ++p) {
       const uint8_t *rp[4];
@@ -674,25 +683,57 @@ void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
   }
 }
 
-/// Fills `buf` with padded rows [py0, py0 + nrows) of the group's cg input
-/// planes (the zero point's byte outside the input), then `slack` more
-/// bytes of it.
-void fillPaddedRows(const Conv2dShape &s, const uint8_t *x, int64_t cg,
-                    int64_t py0, int64_t nrows, int64_t pw, uint8_t pad,
-                    int64_t slack, uint8_t *buf) {
-  for (int64_t ch = 0; ch < cg; ++ch)
-    for (int64_t r = 0; r < nrows; ++r) {
-      uint8_t *d = buf + (ch * nrows + r) * pw;
-      int64_t iy = py0 + r - s.pt;
-      if (iy < 0 || iy >= s.h) {
-        std::memset(d, pad, size_t(pw));
+/// Whether some tap reads phase row `a` / column `b`.
+bool phaseUsed(int64_t k, int64_t d, int64_t stride, int64_t phase) {
+  for (int64_t i = 0; i < k; ++i)
+    if (i * d % stride == phase)
+      return true;
+  return false;
+}
+
+/// Fills the phases' rows [r0, r0 + nrows) for the group's cg input planes
+/// (the zero point's byte outside the input; unused phases left as they
+/// are), then `slack` more bytes.
+void fillPhases(const Conv2dShape &s, const uint8_t *x, int64_t cg, int64_t r0,
+                int64_t nrows, int64_t qw, uint8_t pad, int64_t slack,
+                uint8_t *buf) {
+  int64_t plane = nrows * qw;
+  for (int64_t a = 0; a < s.sh; ++a) {
+    if (!phaseUsed(s.kh, s.dh, s.sh, a))
+      continue;
+    for (int64_t b = 0; b < s.sw; ++b) {
+      if (!phaseUsed(s.kw, s.dw, s.sw, b))
         continue;
+      // Phase columns c whose input column (c SW + b - PL) is inside.
+      int64_t first = b - s.pl;
+      int64_t lo = first >= 0 ? 0 : std::min(qw, (-first + s.sw - 1) / s.sw);
+      int64_t hi = s.w - 1 - first < 0
+                       ? lo
+                       : std::clamp((s.w - 1 - first) / s.sw + 1, lo, qw);
+      for (int64_t ch = 0; ch < cg; ++ch) {
+        uint8_t *ph = buf + ((ch * s.sh + a) * s.sw + b) * plane;
+        for (int64_t r = 0; r < nrows; ++r) {
+          uint8_t *d = ph + r * qw;
+          int64_t iy = (r0 + r) * s.sh + a - s.pt;
+          if (iy < 0 || iy >= s.h) {
+            std::memset(d, pad, size_t(qw));
+            continue;
+          }
+          const uint8_t *src = x + (ch * s.h + iy) * s.w + first;
+          std::memset(d, pad, size_t(lo));
+          if (s.sw == 1)
+            std::memcpy(d + lo, src + lo, size_t(hi - lo));
+          else if (s.sw == 2)
+            copyStride2(src, d, lo, hi, s.w - first);
+          else
+            for (int64_t i = lo; i < hi; ++i)
+              d[i] = src[i * s.sw];
+          std::memset(d + hi, pad, size_t(qw - hi));
+        }
       }
-      std::memset(d, pad, size_t(s.pl));
-      std::memcpy(d + s.pl, x + (ch * s.h + iy) * s.w, size_t(s.w));
-      std::memset(d + s.pl + s.w, pad, size_t(s.pr));
     }
-  std::memset(buf + cg * nrows * pw, pad, size_t(slack));
+  }
+  std::memset(buf + cg * s.sh * s.sw * plane, pad, size_t(slack));
 }
 
 } // namespace
@@ -707,14 +748,14 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
   int64_t ohw = s.oh * s.ow;
   // Chunks of whole 32-column micro-panels (the AVX-512 kernel's width).
   int64_t chunkCols = roundUp((ohw + chunks - 1) / chunks, 2 * kPC);
-  // (over the padded width below for stride 1)
   uint64_t groupBytes = int8PackedABytes(og, k);
   int64_t elemBytes = e.out == Int8Output::Int32 ? 4 : 1;
-  // Stride 1 with a window: computed over the padded width (the columns
-  // past OW dropped), B straight from the padded rows.
-  bool padded = !columnsAreInput(s) && s.sh == 1 && s.sw == 1;
-  int64_t pw = s.w + s.pl + s.pr;
-  int64_t cols = padded ? s.oh * pw : ohw;
+  // With a window or a stride: computed over the phases' width (the
+  // columns past OW dropped), B straight from the padded phases. Strides
+  // above 4 keep the explicit im2col.
+  bool padded = !columnsAreInput(s) && s.sh <= 4 && s.sw <= 4;
+  int64_t qw = (s.w + s.pl + s.pr + s.sw - 1) / s.sw;
+  int64_t cols = padded ? s.oh * qw : ohw;
   if (padded)
     chunkCols = roundUp((cols + chunks - 1) / chunks, 2 * kPC);
   thread_local std::vector<uint8_t> paddedRows;
@@ -729,14 +770,14 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
         static_cast<const uint8_t *>(x) + (n * s.c + g * cg) * s.h * s.w;
     PaddedCtx pctx;
     if (padded) {
-      int64_t oy0 = colBegin / pw, oy1 = (colEnd - 1) / pw;
-      int64_t nrows = oy1 - oy0 + 1 + (s.kh - 1) * s.dh;
-      int64_t slack = pw + 64;
-      paddedRows.resize(size_t(cg * nrows * pw + slack));
-      fillPaddedRows(s, xg, cg, oy0, nrows, pw, uint8_t(in.zp), slack,
-                     paddedRows.data());
+      int64_t oy0 = colBegin / qw, oy1 = (colEnd - 1) / qw;
+      int64_t nrows = oy1 - oy0 + 1 + (s.kh - 1) * s.dh / s.sh;
+      int64_t slack = qw + 64;
+      paddedRows.resize(size_t(cg * s.sh * s.sw * nrows * qw + slack));
+      fillPhases(s, xg, cg, oy0, nrows, qw, uint8_t(in.zp), slack,
+                 paddedRows.data());
       pctx = {&s, paddedRows.data(), nrows,
-              pw, oy0 * pw,          uint8_t(in.isUnsigned ? 0 : 0x80)};
+              qw, oy0 * qw,          uint8_t(in.isUnsigned ? 0 : 0x80)};
     }
     Im2colCtx ctx{&s, xg, uint8_t(in.isUnsigned ? 0 : 0x80), uint8_t(in.zp),
                   columnsAreInput(s)};
@@ -750,7 +791,7 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
     p.bPackCtx = padded ? static_cast<const void *>(&pctx)
                         : static_cast<const void *>(&ctx);
     if (padded) {
-      p.colPitch = pw;
+      p.colPitch = qw;
       p.colValid = s.ow;
     }
     p.c = static_cast<uint8_t *>(y) + (n * s.o + g * og) * ohw * elemBytes;
