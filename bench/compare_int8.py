@@ -26,7 +26,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_cpu import ROOT, time_strata  # noqa: E402
+from compare_cpu import ROOT, ensure_models, time_strata  # noqa: E402
 
 
 def colour_field(rng, size=224, grid=7):
@@ -83,11 +83,7 @@ def main():
     args = ap.parse_args()
     strata = os.path.join(args.bin, "strata")
     models = args.models.split(",")
-    os.makedirs(args.work, exist_ok=True)
-    missing = [m for m in models if not os.path.exists(os.path.join(args.work, m + ".onnx"))]
-    if missing:
-        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "build-bench-models.py"),
-                        args.work, "--models", ",".join(missing)], check=True)
+    ensure_models(args.work, models)
     env = dict(os.environ)
     if args.isa:
         env["STRATA_CPU_ISA"] = args.isa

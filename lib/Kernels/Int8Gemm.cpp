@@ -13,6 +13,7 @@
 #include "strata/Kernels/Int8Gemm.h"
 
 #include "Int8Microkernels.h"
+#include "Scratch.h"
 
 #include "strata/Support/IntegerRequant.h"
 
@@ -40,28 +41,7 @@ constexpr int64_t kBGroup = 4 * kPC; ///< bytes per K group of a B panel
 
 int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-/// A growable 64-byte-aligned buffer per thread.
-class Scratch {
-public:
-  ~Scratch() { std::free(ptr); }
-  void *get(size_t bytes) {
-    if (bytes > cap) {
-      std::free(ptr);
-      cap = (bytes + 63) / 64 * 64;
-      ptr = std::aligned_alloc(64, cap);
-      if (!ptr) {
-        cap = 0;
-        std::abort(); // out of memory while running a kernel
-      }
-    }
-    return ptr;
-  }
-
-private:
-  void *ptr = nullptr;
-  size_t cap = 0;
-};
-thread_local Scratch scratchA, scratchB, scratchC;
+thread_local detail::Scratch scratchA, scratchB, scratchC;
 
 Int8MicrokernelInfo microkernelFor(Int8Path path) {
   switch (path) {

@@ -313,12 +313,8 @@ planInt8KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
     bool is1x1 = plan.kernel == kabi::kConv1x1I8;
     size_t want = size_t(is1x1 ? kabi::kConv1x1StrategyParams
                                : kabi::kConvStrategyParams);
-    if (plan.params.size() != want) {
-      why = "the strategy gives " + std::to_string(plan.params.size()) +
-            " params, kernel '" + plan.kernel + "' takes " +
-            std::to_string(want);
+    if (!strategyParamsAre(plan, want, why))
       return std::nullopt;
-    }
     kn::Conv2dShape s =
         kabi::convShapeFromParams(plan.kernel, plan.params.data());
     std::string bad = kn::checkConv2dShape(s);

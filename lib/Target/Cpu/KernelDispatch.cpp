@@ -222,12 +222,8 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     bool is1x1 = plan.kernel == kabi::kConv1x1;
     size_t want = size_t(is1x1 ? kabi::kConv1x1StrategyParams
                                : kabi::kConvStrategyParams);
-    if (plan.params.size() != want) {
-      why = "the strategy gives " + std::to_string(plan.params.size()) +
-            " params, kernel '" + plan.kernel + "' takes " +
-            std::to_string(want);
+    if (!strategyParamsAre(plan, want, why))
       return std::nullopt;
-    }
     if (conv.getInputZp() || conv.getWeightZp()) {
       why = "it has zero points";
       return std::nullopt;
@@ -254,6 +250,15 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
   plan.workgroupCount = kabi::suggestedWorkgroups(
       plan.kernel, plan.params.data(), int64_t(plan.params.size()));
   return plan;
+}
+
+bool strategyParamsAre(const KernelDispatchPlan &plan, size_t want,
+                       std::string &why) {
+  if (plan.params.size() == want)
+    return true;
+  why = "the strategy gives " + std::to_string(plan.params.size()) +
+        " params, kernel '" + plan.kernel + "' takes " + std::to_string(want);
+  return false;
 }
 
 std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {

@@ -61,6 +61,11 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan);
 std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
                                     const float *data);
 
+/// Whether the strategy's params of `plan` are the `want` its kernel takes
+/// (`why` says so otherwise).
+bool strategyParamsAre(const KernelDispatchPlan &plan, size_t want,
+                       std::string &why);
+
 /// Whether the outliner moves `op` (a Conv / MatMul the strategy gave an
 /// int8 kernel) and its only user, a top.Requant, into one dispatch: the
 /// Requant then runs fused in the kernel's epilogue. Returns the Requant.
