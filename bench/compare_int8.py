@@ -5,12 +5,14 @@ samples (`strata calibrate`), compiles each model twice with
 `strata compile --target cpu` (f32, and `--quantize int8 --calibration`),
 times `strata run --repeat N --threads T` of both, alternating, and
 measures the int8 model's output cosine against the f32 model's on another
-set of samples.
+set of samples. Next to them, ONNX Runtime's CPU time on the f32 model and on
+its own int8 model (quantize_static, QDQ, uint8 activations and per-channel
+int8 weights, calibrated on the same samples), 1 thread each.
 
     .venv/bin/python bench/compare_int8.py [--models resnet50,mobilenetv2]
         [--threads 1] [--repeat 10] [--rounds 2] [--calibrate 8] [--evaluate 3]
         [--method percentile] [--work build/bench-cpu] [--bin build/bin]
-        [--isa avx512|avx2|portable]
+        [--isa avx512|avx2|portable] [--no-ort]
 
 Samples: smooth random colour fields (a 7x7 grid of random colours,
 bilinearly upsampled to 224x224) plus pixel noise, ImageNet-normalized;
@@ -26,7 +28,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_cpu import ROOT, ensure_models, time_strata  # noqa: E402
+from compare_cpu import ROOT, ensure_models, time_ort, time_strata  # noqa: E402
 
 
 def colour_field(rng, size=224, grid=7):
@@ -62,6 +64,32 @@ def run(cmd):
     return r.stdout + r.stderr
 
 
+def ort_qdq(onnx_path, samples, out):
+    """ONNX Runtime's int8 model of the network: quantize_static in QDQ
+    format (uint8 activations, per-channel int8 weights: its fast x86
+    form), calibrated (min/max) on the same samples; None without
+    onnxruntime."""
+    try:
+        from onnxruntime import quantization as q
+    except ImportError:
+        return None
+    if os.path.exists(out):
+        return out
+
+    class Reader(q.CalibrationDataReader):
+        def __init__(self):
+            self.it = iter(samples)
+
+        def get_next(self):
+            p = next(self.it, None)
+            return None if p is None else dict(np.load(p))
+
+    q.quantize_static(onnx_path, out, Reader(), quant_format=q.QuantFormat.QDQ,
+                      per_channel=True, activation_type=q.QuantType.QUInt8,
+                      weight_type=q.QuantType.QInt8)
+    return out
+
+
 def kernel_counts(report):
     kernels = sum(int(n) for n in re.findall(r"kernel '[^']+': (\d+) dispatch", report))
     total = int(re.search(r"dispatches: (\d+)", report).group(1))
@@ -80,6 +108,8 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench-cpu"))
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
     ap.add_argument("--isa", default="", help="STRATA_CPU_ISA for strata run")
+    ap.add_argument("--no-ort", action="store_true",
+                    help="skip ONNX Runtime (f32, and int8: its quantize_static QDQ model)")
     args = ap.parse_args()
     strata = os.path.join(args.bin, "strata")
     models = args.models.split(",")
@@ -115,6 +145,9 @@ def main():
             a, b = outs["f32"].astype(np.float64), outs["int8"].astype(np.float64)
             cosines.append(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))))
             top1 += int(np.argmax(a) == np.argmax(b))
+        ort_model = None
+        if not args.no_ort:
+            ort_model = ort_qdq(onnx_path, cal, os.path.join(args.work, m + "_ort_qdq.onnx"))
         for t in (int(x) for x in args.threads.split(",")):
             times = {"f32": [], "int8": []}
             for _ in range(args.rounds):
@@ -124,17 +157,26 @@ def main():
                                                    t, args.repeat, env))
             fw, fc = min(times["f32"], key=lambda x: x[1])
             iw, ic = min(times["int8"], key=lambda x: x[1])
+            of = oi = float("nan")
+            if ort_model:
+                feeds = dict(np.load(evals[0]))
+                of = min(time_ort(onnx_path, feeds, t, args.repeat)[1]
+                         for _ in range(args.rounds))
+                oi = min(time_ort(ort_model, feeds, t, args.repeat)[1]
+                         for _ in range(args.rounds))
             rows.append((m, t, fw, iw, fc, ic, min(cosines), top1, len(evals),
-                         counts["int8"]))
+                         counts["int8"], of, oi))
             print(f"{m} {t}T: f32 {fw:.1f} ms ({fc:.1f} CPU), int8 {iw:.1f} ms "
                   f"({ic:.1f} CPU), cosine {min(cosines):.5f}", file=sys.stderr)
     print("wall: median ms per run; cpu: CPU ms per run; cosine: minimum over the "
           "evaluation samples of int8 vs f32 outputs")
     print(f"{'model':<12} {'thr':>3} {'f32':>8} {'int8':>8} {'f32 cpu':>8} {'int8 cpu':>8} "
-          f"{'speedup':>7} {'cosine':>8} {'top-1':>6} {'int8 kernel/all':>15}")
-    for m, t, fw, iw, fc, ic, cos, top1, n, (k, total) in rows:
+          f"{'speedup':>7} {'cosine':>8} {'top-1':>6} {'int8 kernel/all':>15} "
+          f"{'ort f32 cpu':>11} {'ort int8 cpu':>12}")
+    for m, t, fw, iw, fc, ic, cos, top1, n, (k, total), of, oi in rows:
         print(f"{m:<12} {t:>3} {fw:>8.1f} {iw:>8.1f} {fc:>8.1f} {ic:>8.1f} "
-              f"{fc / ic:>6.2f}x {cos:>8.5f} {top1:>3}/{n:<2} {k:>8}/{total}")
+              f"{fc / ic:>6.2f}x {cos:>8.5f} {top1:>3}/{n:<2} {k:>8}/{total} "
+              f"{of:>11.1f} {oi:>12.1f}")
 
 
 if __name__ == "__main__":
