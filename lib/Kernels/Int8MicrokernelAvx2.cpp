@@ -22,6 +22,7 @@
 namespace strata::kernels::detail {
 
 #include "Int8DepthwiseImpl.inc"
+#include "Int8EpilogueImpl.inc"
 
 namespace {
 
@@ -97,7 +98,7 @@ void microkernel(int64_t groups, const uint8_t *a, const uint8_t *b,
 } // namespace
 
 Int8MicrokernelInfo int8Avx2Microkernel() {
-  return {kMR, 16, microkernel, int8ScalarTileEpilogue, depthwisePlane};
+  return {kMR, 16, microkernel, genericTileEpilogue, depthwisePlane};
 }
 
 } // namespace strata::kernels::detail

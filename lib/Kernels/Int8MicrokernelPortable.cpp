@@ -15,6 +15,7 @@
 namespace strata::kernels::detail {
 
 #include "Int8DepthwiseImpl.inc"
+#include "Int8EpilogueImpl.inc"
 
 namespace {
 
@@ -71,7 +72,7 @@ void int8ScalarTileEpilogue(const int32_t *acc, int64_t ldacc, int64_t rows,
 }
 
 Int8MicrokernelInfo int8PortableMicrokernel() {
-  return {kMR, kNR, microkernel, int8ScalarTileEpilogue, depthwisePlane};
+  return {kMR, kNR, microkernel, genericTileEpilogue, depthwisePlane};
 }
 
 } // namespace strata::kernels::detail
