@@ -350,13 +350,14 @@ Conv2dShape shape(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
 
 TEST(Int8Conv, Gemm) {
   unsigned seed = 200;
-  for (const Conv2dShape &s : {shape(1, 3, 9, 11, 5, 3, 1, 1, 1, 1),
-                               shape(2, 8, 7, 7, 16, 1, 1, 0, 1, 1),
-                               shape(1, 16, 10, 9, 24, 3, 2, 1, 1, 1),
-                               shape(1, 6, 12, 12, 9, 3, 1, 2, 2, 3),
-                               shape(1, 32, 6, 6, 13, 1, 2, 0, 1, 1),
-                               shape(1, 3, 20, 19, 8, 7, 2, 3, 1, 1),
-                               shape(1, 300, 4, 5, 7, 2, 1, 0, 1, 1),
+  for (const Conv2dShape &s :
+       {shape(1, 3, 9, 11, 5, 3, 1, 1, 1, 1),
+        shape(2, 8, 7, 7, 16, 1, 1, 0, 1, 1),
+        shape(1, 16, 10, 9, 24, 3, 2, 1, 1, 1),
+        shape(1, 6, 12, 12, 9, 3, 1, 2, 2, 3),
+        shape(1, 32, 6, 6, 13, 1, 2, 0, 1, 1),
+        shape(1, 3, 20, 19, 8, 7, 2, 3, 1, 1),
+        shape(1, 300, 4, 5, 7, 2, 1, 0, 1, 1),
         // Rows wider than the 16-byte copies, stride 1 and 2.
         shape(1, 5, 9, 70, 6, 3, 1, 1, 1, 1),
         shape(1, 3, 9, 75, 6, 3, 2, 1, 1, 1)})
@@ -376,6 +377,93 @@ TEST(Int8Conv, Depthwise) {
       for (Int8Output o :
            {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32})
         runConv(s, isUnsigned, o, seed++, /*depthwise=*/true);
+}
+
+} // namespace
+
+namespace {
+
+/// The epilogue alone (K = 0: the accumulator is the correction term) on
+/// values chosen to sit on the rounding edges: v * m / 2^s exactly k + 1/2
+/// (ties go away from zero), one unit either side, the int32 extremes, and
+/// saturation at qmin / qmax; per row (convolution) and per column (matmul)
+/// channels, every path, against intq::requantMultiplierShift.
+TEST(Int8Gemm, RoundingEdges) {
+  std::vector<int32_t> values = {0,
+                                 1,
+                                 -1,
+                                 2,
+                                 -2,
+                                 3,
+                                 -3,
+                                 5,
+                                 -5,
+                                 7,
+                                 -7,
+                                 255,
+                                 -255,
+                                 257,
+                                 -257,
+                                 INT32_MAX,
+                                 INT32_MIN,
+                                 INT32_MAX - 1,
+                                 INT32_MIN + 1,
+                                 1 << 20,
+                                 -(1 << 20),
+                                 (1 << 20) + 1,
+                                 -(1 << 20) - 1,
+                                 12345,
+                                 -12345};
+  // (multiplier, shift): exact halves for odd v, quarters, identities.
+  std::vector<std::pair<int32_t, int32_t>> ms = {
+      {1 << 30, 31},   {1 << 30, 32},    {3 << 28, 31},   {INT32_MAX, 31},
+      {INT32_MAX, 63}, {-(1 << 30), 31}, {INT32_MIN, 31}, {INT32_MIN, 62},
+      {1, 0},          {1, 1},           {-1, 1},         {5, 2},
+      {1 << 30, 40},   {1 << 30, 30}};
+  for (Int8Path path : supportedPaths())
+    for (bool perRow : {true, false})
+      for (Int8Output out :
+           {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32})
+        for (auto [m, s] : ms) {
+          int64_t channels = int64_t(values.size());
+          std::vector<int32_t> corr(values), mult(size_t(channels), m),
+              shift(size_t(channels), s);
+          Int8Epilogue e;
+          e.perRow = perRow;
+          e.corr = corr.data();
+          e.out = out;
+          e.multiplier = mult.data();
+          e.shift = shift.data();
+          e.zp = out == Int8Output::UInt8 ? 128 : -3;
+          e.qmin = out == Int8Output::UInt8 ? 0 : -128;
+          e.qmax = out == Int8Output::UInt8 ? 250 : 127;
+          int64_t rows = perRow ? channels : 3, cols = perRow ? 19 : channels;
+          int64_t eb = out == Int8Output::Int32 ? 4 : 1;
+          std::vector<uint8_t> y(size_t(rows * cols * eb), 0xcd);
+          Int8GemmProblem p;
+          p.m = rows;
+          p.n = cols;
+          p.k = 0;
+          p.aPlain = nullptr;
+          p.bPacked = nullptr;
+          p.c = y.data();
+          p.ldc = cols;
+          p.epilogue = e;
+          int8Gemm(p, 0, rows, 0, cols, path);
+          for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < cols; ++j) {
+              int64_t ch = perRow ? i : j;
+              int64_t want =
+                  out == Int8Output::Int32
+                      ? values[size_t(ch)]
+                      : strata::intq::requantMultiplierShift(
+                            values[size_t(ch)], m, s, e.zp, e.qmin, e.qmax);
+              ASSERT_EQ(outAt(y, out, i * cols + j), want)
+                  << int8PathName(path) << " v=" << values[size_t(ch)]
+                  << " m=" << m << " s=" << s << " perRow=" << perRow
+                  << " out=" << int(out);
+            }
+        }
 }
 
 } // namespace
