@@ -24,22 +24,29 @@ constexpr int64_t kMR = 12, kNR = 16;
 void microkernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                  int64_t /*bPanelStride*/, int32_t *c, int64_t ldc, int64_t mr,
                  int64_t nr, bool accumulate, bool aUnsigned) {
+  // Column-innermost loops over 16-bit operands (|u8 x s8| < 2^15, the sums
+  // in int32), so the compiler vectorizes them for the baseline ISA.
   int32_t acc[kMR][kNR] = {};
   for (int64_t g = 0; g < groups; ++g) {
     const uint8_t *ag = a + g * 4 * kPanelRows;
     const uint8_t *bg = b + g * 64;
-    for (int64_t i = 0; i < mr; ++i)
-      for (int64_t j = 0; j < nr; ++j) {
-        int32_t s = 0;
-        for (int64_t q = 0; q < 4; ++q) {
-          int32_t av = aUnsigned ? int32_t(ag[i * 4 + q])
-                                 : int32_t(int8_t(ag[i * 4 + q]));
-          int32_t bv = aUnsigned ? int32_t(int8_t(bg[j * 4 + q]))
-                                 : int32_t(bg[j * 4 + q]);
-          s += av * bv;
-        }
-        acc[i][j] = int32_t(uint32_t(acc[i][j]) + uint32_t(s));
-      }
+    int16_t bv[4][kNR];
+    for (int64_t q = 0; q < 4; ++q)
+      for (int64_t j = 0; j < kNR; ++j)
+        bv[q][j] =
+            aUnsigned ? int16_t(int8_t(bg[j * 4 + q])) : int16_t(bg[j * 4 + q]);
+    for (int64_t i = 0; i < mr; ++i) {
+      int16_t av[4];
+      for (int64_t q = 0; q < 4; ++q)
+        av[q] =
+            aUnsigned ? int16_t(ag[i * 4 + q]) : int16_t(int8_t(ag[i * 4 + q]));
+      // Each u8 x s8 product fits int16 exactly (16-bit multiplies).
+      for (int64_t j = 0; j < kNR; ++j)
+        acc[i][j] += int32_t(int16_t(av[0] * bv[0][j])) +
+                     int32_t(int16_t(av[1] * bv[1][j])) +
+                     int32_t(int16_t(av[2] * bv[2][j])) +
+                     int32_t(int16_t(av[3] * bv[3][j]));
+    }
   }
   for (int64_t i = 0; i < mr; ++i)
     for (int64_t j = 0; j < nr; ++j)
