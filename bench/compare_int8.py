@@ -12,7 +12,7 @@ int8 weights, calibrated on the same samples), 1 thread each.
     .venv/bin/python bench/compare_int8.py [--models resnet50,mobilenetv2]
         [--threads 1] [--repeat 10] [--rounds 2] [--calibrate 8] [--evaluate 3]
         [--method percentile] [--work build/bench-cpu] [--bin build/bin]
-        [--isa avx512|avx2|portable] [--no-ort]
+        [--isa avx512|avx2|portable] [--no-ort] [--check-ref]
 
 Samples: smooth random colour fields (a 7x7 grid of random colours,
 bilinearly upsampled to 224x224) plus pixel noise, ImageNet-normalized;
@@ -108,6 +108,9 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench-cpu"))
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
     ap.add_argument("--isa", default="", help="STRATA_CPU_ISA for strata run")
+    ap.add_argument("--check-ref", action="store_true",
+                    help="also check the compiled int8 outputs against `strata run-ref` on "
+                         "the quantized model, bit for bit (minutes for ResNet-50)")
     ap.add_argument("--no-ort", action="store_true",
                     help="skip ONNX Runtime (f32, and int8: its quantize_static QDQ model)")
     args = ap.parse_args()
@@ -133,6 +136,21 @@ def main():
             counts[mode] = kernel_counts(run([strata, "compile", onnx_path, "--target", "cpu",
                                               "-o", art, "--report", *extra]))
             arts[mode] = art
+        if args.check_ref:
+            qdir = os.path.join(args.work, m + "_int8_top")
+            run([strata, "quantize", onnx_path, "--quantize", "int8", "--calibration", table,
+                 "-o", qdir, "--name", m])
+            ref = os.path.join(args.work, m + "_ref.npz")
+            got = os.path.join(args.work, m + "_int8_cpu.npz")
+            run([strata, "run-ref", os.path.join(qdir, m + ".mlir"), "--input", evals[0],
+                 "--output", ref])
+            run([strata, "run", arts["int8"], "--input", evals[0], "--output", got])
+            a, b = np.load(ref), np.load(got)
+            same = all(np.array_equal(a[k], b[k]) for k in a.files)
+            print(f"{m}: compiled int8 {'equals' if same else 'DIFFERS FROM'} run-ref",
+                  file=sys.stderr)
+            if not same:
+                sys.exit(1)
         # Accuracy: the int8 model's output against the f32 model's.
         cosines, top1 = [], 0
         for p in evals:
