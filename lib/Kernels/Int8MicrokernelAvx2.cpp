@@ -13,6 +13,7 @@
 #include "Int8Microkernels.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include <immintrin.h>
@@ -21,6 +22,7 @@
 
 namespace strata::kernels::detail {
 
+#define STRATA_INT8_DEPTHWISE_ROWS
 #include "Int8DepthwiseImpl.inc"
 #include "Int8EpilogueImpl.inc"
 
@@ -93,6 +95,105 @@ void microkernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                   : kernel<2, true>(groups, a, b, c, ldc, mr, nr, accumulate);
   return mr > 2 ? kernel<4, false>(groups, a, b, c, ldc, mr, nr, accumulate)
                 : kernel<2, false>(groups, a, b, c, ldc, mr, nr, accumulate);
+}
+
+} // namespace
+
+namespace {
+
+/// The pair plane of depthwisePairsAvx2 (per thread).
+thread_local std::vector<int32_t> pairPlane;
+
+/// As the AVX-512 depthwise (Int8MicrokernelAvx512Vnni.cpp): the 32-bit
+/// lane of output column ox holds the inputs of taps kx and kx + 1 (for
+/// stride 2 straight from the padded plane, for stride 1 from a pair plane),
+/// so one `vpmaddwd` with the weights (w[kx], w[kx + 1]) does both; 8
+/// output columns of four rows at a time. Dilation 1, stride 1 or 2.
+template <int SW>
+void depthwisePairsAvx2(const Conv2dShape &s, const int16_t *pad, int64_t pw,
+                        const int8_t *w, int32_t *acc) {
+  int64_t pairsPerRow = (s.kw + 1) / 2;
+  __m256i wv[64];
+  for (int64_t ky = 0; ky < s.kh; ++ky)
+    for (int64_t q = 0; q < pairsPerRow; ++q) {
+      int64_t kx = 2 * q;
+      uint32_t lo = uint16_t(int16_t(w[ky * s.kw + kx]));
+      uint32_t hi =
+          kx + 1 < s.kw ? uint16_t(int16_t(w[ky * s.kw + kx + 1])) : 0;
+      wv[ky * pairsPerRow + q] = _mm256_set1_epi32(int32_t(lo | hi << 16));
+    }
+  const int32_t *pairs = nullptr;
+  if (SW == 1) {
+    int64_t n = pw * (s.h + s.pt + s.pb);
+    if (pairPlane.size() < size_t(n + 64))
+      pairPlane.assign(size_t(n + 64), 0);
+    int32_t *pp = pairPlane.data();
+    for (int64_t i = 0; i < n; i += 8) {
+      __m256i lo = _mm256_cvtepu16_epi32(
+          _mm_loadu_si128(reinterpret_cast<const __m128i *>(pad + i)));
+      __m256i hi = _mm256_cvtepu16_epi32(
+          _mm_loadu_si128(reinterpret_cast<const __m128i *>(pad + i + 1)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(pp + i),
+                          _mm256_or_si256(lo, _mm256_slli_epi32(hi, 16)));
+    }
+    pairs = pp;
+  }
+  auto rows = [&](auto rowsTag, int64_t oy0) {
+    constexpr int ROWS = decltype(rowsTag)::value;
+    for (int64_t ox = 0; ox < s.ow; ox += 8) {
+      __m256i a[ROWS];
+      for (int r = 0; r < ROWS; ++r)
+        a[r] = _mm256_setzero_si256();
+      for (int64_t ky = 0; ky < s.kh; ++ky)
+        for (int64_t q = 0; q < pairsPerRow; ++q) {
+          __m256i wq = wv[ky * pairsPerRow + q];
+          for (int r = 0; r < ROWS; ++r) {
+            int64_t rowAt = ((oy0 + r) * s.sh + ky * s.dh) * pw;
+            const void *src =
+                SW == 1
+                    ? static_cast<const void *>(pairs + rowAt + ox + 2 * q)
+                    : static_cast<const void *>(pad + rowAt + 2 * ox + 2 * q);
+            __m256i v =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(src));
+            a[r] = _mm256_add_epi32(a[r], _mm256_madd_epi16(v, wq));
+          }
+        }
+      int64_t left = s.ow - ox;
+      for (int r = 0; r < ROWS; ++r) {
+        int32_t *dst = acc + (oy0 + r) * s.ow + ox;
+        if (left >= 8) {
+          _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst), a[r]);
+        } else {
+          alignas(32) int32_t tmp[8];
+          _mm256_store_si256(reinterpret_cast<__m256i *>(tmp), a[r]);
+          for (int64_t i = 0; i < left; ++i)
+            dst[i] = tmp[i];
+        }
+      }
+    }
+  };
+  int64_t oy = 0;
+  for (; oy + 4 <= s.oh; oy += 4)
+    rows(std::integral_constant<int, 4>(), oy);
+  for (; oy < s.oh; ++oy)
+    rows(std::integral_constant<int, 1>(), oy);
+}
+
+void depthwisePlane(const Conv2dShape &s, const void *x, bool isUnsigned,
+                    int32_t zp, const int8_t *w, int32_t *acc) {
+  int64_t pw;
+  int16_t *pad = paddedPlaneOf(s, x, isUnsigned, zp, pw);
+  bool fits = s.kh * ((s.kw + 1) / 2) <= 64 && s.dw == 1;
+  if (fits && s.sw == 1)
+    depthwisePairsAvx2<1>(s, pad, pw, w, acc);
+  else if (fits && s.sw == 2)
+    depthwisePairsAvx2<2>(s, pad, pw, w, acc);
+  else if (s.sw == 1)
+    depthwiseRows<1>(s, pad, pw, w, acc);
+  else if (s.sw == 2)
+    depthwiseRows<2>(s, pad, pw, w, acc);
+  else
+    depthwiseRows<0>(s, pad, pw, w, acc);
 }
 
 } // namespace
