@@ -149,22 +149,23 @@ int32_t int8EpilogueValue(int32_t acc, const Int8Epilogue &e, int64_t ch) {
 // Packing
 //===----------------------------------------------------------------------===//
 
-uint64_t int8PackedABytes(int64_t m, int64_t k) {
+/// Bytes of `lines` (rows of A, columns of B) padded to `panel`, times K
+/// padded to 4; 0 on overflow.
+static uint64_t panelBytes(int64_t lines, int64_t panel, int64_t k) {
   uint64_t bytes;
-  if (m < 0 || k < 0 || m > INT64_MAX - kPR || k > INT64_MAX - 4 ||
-      __builtin_mul_overflow(uint64_t(roundUp(m, kPR)),
+  if (lines < 0 || k < 0 || lines > INT64_MAX - panel || k > INT64_MAX - 4 ||
+      __builtin_mul_overflow(uint64_t(roundUp(lines, panel)),
                              uint64_t(int8PaddedK(k)), &bytes))
     return 0;
   return bytes;
 }
 
+uint64_t int8PackedABytes(int64_t m, int64_t k) {
+  return panelBytes(m, kPR, k);
+}
+
 uint64_t int8PackedBBytes(int64_t k, int64_t n) {
-  uint64_t bytes;
-  if (n < 0 || k < 0 || n > INT64_MAX - kPC || k > INT64_MAX - 4 ||
-      __builtin_mul_overflow(uint64_t(roundUp(n, kPC)),
-                             uint64_t(int8PaddedK(k)), &bytes))
-    return 0;
-  return bytes;
+  return panelBytes(n, kPC, k);
 }
 
 void int8PackA(const int8_t *a, int64_t lda, int64_t m, int64_t k,

@@ -101,9 +101,6 @@ void microkernel(int64_t groups, const uint8_t *a, const uint8_t *b,
 
 namespace {
 
-/// The pair plane of depthwisePairsAvx2 (per thread).
-thread_local std::vector<int32_t> pairPlane;
-
 /// As the AVX-512 depthwise (Int8MicrokernelAvx512Vnni.cpp): the 32-bit
 /// lane of output column ox holds the inputs of taps kx and kx + 1 (for
 /// stride 2 straight from the padded plane, for stride 1 from a pair plane),
@@ -112,32 +109,12 @@ thread_local std::vector<int32_t> pairPlane;
 template <int SW>
 void depthwisePairsAvx2(const Conv2dShape &s, const int16_t *pad, int64_t pw,
                         const int8_t *w, int32_t *acc) {
-  int64_t pairsPerRow = (s.kw + 1) / 2;
+  int32_t pairW[64];
+  int64_t pairsPerRow = tapPairWeights(s, w, pairW);
   __m256i wv[64];
-  for (int64_t ky = 0; ky < s.kh; ++ky)
-    for (int64_t q = 0; q < pairsPerRow; ++q) {
-      int64_t kx = 2 * q;
-      uint32_t lo = uint16_t(int16_t(w[ky * s.kw + kx]));
-      uint32_t hi =
-          kx + 1 < s.kw ? uint16_t(int16_t(w[ky * s.kw + kx + 1])) : 0;
-      wv[ky * pairsPerRow + q] = _mm256_set1_epi32(int32_t(lo | hi << 16));
-    }
-  const int32_t *pairs = nullptr;
-  if (SW == 1) {
-    int64_t n = pw * (s.h + s.pt + s.pb);
-    if (pairPlane.size() < size_t(n + 64))
-      pairPlane.assign(size_t(n + 64), 0);
-    int32_t *pp = pairPlane.data();
-    for (int64_t i = 0; i < n; i += 8) {
-      __m256i lo = _mm256_cvtepu16_epi32(
-          _mm_loadu_si128(reinterpret_cast<const __m128i *>(pad + i)));
-      __m256i hi = _mm256_cvtepu16_epi32(
-          _mm_loadu_si128(reinterpret_cast<const __m128i *>(pad + i + 1)));
-      _mm256_storeu_si256(reinterpret_cast<__m256i *>(pp + i),
-                          _mm256_or_si256(lo, _mm256_slli_epi32(hi, 16)));
-    }
-    pairs = pp;
-  }
+  for (int64_t t = 0; t < s.kh * pairsPerRow; ++t)
+    wv[t] = _mm256_set1_epi32(pairW[t]);
+  const int32_t *pairs = SW == 1 ? pairPlaneOf(s, pad, pw) : nullptr;
   auto rows = [&](auto rowsTag, int64_t oy0) {
     constexpr int ROWS = decltype(rowsTag)::value;
     for (int64_t ox = 0; ox < s.ow; ox += 8) {

@@ -277,9 +277,6 @@ void tileEpilogue(const int32_t *acc, int64_t ldacc, int64_t rows, int64_t cols,
 
 namespace {
 
-/// The pair plane of depthwisePairsAvx512 (per thread).
-thread_local std::vector<int32_t> pairPlane;
-
 /// Depthwise rows with stride 1 or 2: 16 output columns per zmm, the
 /// accumulator in a register over the window; each tap is one `vpdpwssd`
 /// of the input (as int16 in the low half of each 32-bit lane; for stride 2
@@ -319,32 +316,12 @@ void depthwiseRowsAvx512(const Conv2dShape &s, const int16_t *pad, int64_t pw,
 template <int SW>
 void depthwisePairsAvx512(const Conv2dShape &s, const int16_t *pad, int64_t pw,
                           const int8_t *w, int32_t *acc) {
-  int64_t pairsPerRow = (s.kw + 1) / 2;
+  int32_t pairW[64];
+  int64_t pairsPerRow = tapPairWeights(s, w, pairW);
   __m512i wv[64];
-  for (int64_t ky = 0; ky < s.kh; ++ky)
-    for (int64_t q = 0; q < pairsPerRow; ++q) {
-      int64_t kx = 2 * q;
-      uint32_t lo = uint16_t(int16_t(w[ky * s.kw + kx]));
-      uint32_t hi =
-          kx + 1 < s.kw ? uint16_t(int16_t(w[ky * s.kw + kx + 1])) : 0;
-      wv[ky * pairsPerRow + q] = _mm512_set1_epi32(int32_t(lo | hi << 16));
-    }
-  const int32_t *pairs = nullptr;
-  if (SW == 1) {
-    int64_t n = pw * (s.h + s.pt + s.pb);
-    if (pairPlane.size() < size_t(n + 64))
-      pairPlane.assign(size_t(n + 64), 0);
-    int32_t *pp = pairPlane.data();
-    for (int64_t i = 0; i < n; i += 16) {
-      __m512i lo = _mm512_cvtepu16_epi32(
-          _mm256_loadu_si256(reinterpret_cast<const __m256i *>(pad + i)));
-      __m512i hi = _mm512_cvtepu16_epi32(
-          _mm256_loadu_si256(reinterpret_cast<const __m256i *>(pad + i + 1)));
-      _mm512_storeu_si512(pp + i,
-                          _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
-    }
-    pairs = pp;
-  }
+  for (int64_t t = 0; t < s.kh * pairsPerRow; ++t)
+    wv[t] = _mm512_set1_epi32(pairW[t]);
+  const int32_t *pairs = SW == 1 ? pairPlaneOf(s, pad, pw) : nullptr;
   // ROWS output rows at a time: independent accumulators hide the latency
   // of the vpdpwssd chain.
   auto rows = [&](auto rowsTag, int64_t oy0) {
