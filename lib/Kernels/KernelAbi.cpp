@@ -22,7 +22,7 @@ Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p) {
 bool isRuntimeKernel(std::string_view name) {
   for (const char *k : {kMatmulGemm, kMatmulGemv, kMatmulBatched, kConv1x1,
                         kConvIm2col, kConvDepthwise, kMatmulGemmI8, kConv1x1I8,
-                        kConvIm2colI8, kConvDepthwiseI8})
+                        kConvIm2colI8, kConvDepthwiseI8, kMatmulGemmBf16})
     if (name == k)
       return true;
   return false;
@@ -40,7 +40,8 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
     return v;
   };
   if (kernel == kMatmulGemm || kernel == kMatmulGemv ||
-      kernel == kMatmulBatched || kernel == kMatmulGemmI8)
+      kernel == kMatmulBatched || kernel == kMatmulGemmI8 ||
+      kernel == kMatmulGemmBf16)
     return product({0, 1, 2, 3});
   if (kernel == kConv1x1 || kernel == kConv1x1I8)
     return product({0, 1, 2, 3});

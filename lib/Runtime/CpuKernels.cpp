@@ -124,6 +124,9 @@ const CpuKernel *findCpuKernel(std::string_view name) {
   for (const CpuKernel &k : int8Kernels())
     if (name == k.name)
       return &k;
+  for (const CpuKernel &k : bf16Kernels())
+    if (name == k.name)
+      return &k;
   return nullptr;
 }
 
@@ -134,6 +137,8 @@ std::string cpuKernelNames() {
   for (const CpuKernel &k : gemmKernels())
     names += ", " + std::string(k.name);
   for (const CpuKernel &k : int8Kernels())
+    names += ", " + std::string(k.name);
+  for (const CpuKernel &k : bf16Kernels())
     names += ", " + std::string(k.name);
   return names;
 }

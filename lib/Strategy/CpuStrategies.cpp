@@ -201,6 +201,14 @@ static Error registerMatMul(StrategyRegistry &r) {
                           Lowering::kernelCall("matmul_gemm_i8", gemm),
                           {{"tile_m", 32}, {"tile_n", 256}, {"tile_k", 512}},
                           ""};
+  // --quantize bf16 (lib/Kernels/Bf16Gemm.cpp).
+  Implementation gemmBf16{"matmul.gemm_bf16",
+                          20,
+                          {dtypeIs(in(0), {"bf16"}), dtypeIs(in(1), {"bf16"}),
+                           Clause::rank(in(1), 2)},
+                          Lowering::kernelCall("matmul_gemm_bf16", gemm),
+                          {{"tile_m", 64}, {"tile_n", 256}, {"tile_k", 512}},
+                          ""};
   Implementation batched{
       "matmul.batched_gemm_f32",
       15,
@@ -213,7 +221,8 @@ static Error registerMatMul(StrategyRegistry &r) {
            p("transpose_b", ParamSource::attrInt("right_transpose"))}),
       {{"tile_m", 32}, {"tile_n", 128}, {"tile_k", 256}},
       ""};
-  for (Implementation *impl : {&gemv, &gemmF32, &gemmInt8, &batched})
+  for (Implementation *impl :
+       {&gemv, &gemmF32, &gemmInt8, &gemmBf16, &batched})
     if (Error e = r.addForTarget("top.MatMul", kCpu, std::move(*impl)))
       return e;
   return std::nullopt;

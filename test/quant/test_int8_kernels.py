@@ -234,3 +234,28 @@ def test_ppocr_cls_int8_compiled_exact(tmp_path):
     got = run_artifact(tmp_path / "cls.strata", inp, tmp_path / "cpu.npz", "avx512")
     for name in want.files:
         np.testing.assert_array_equal(got[name], want[name])
+
+
+def test_bf16_matmul_kernel(tmp_path):
+    """`--quantize bf16` MatMul / Gemm run the bf16 kernel (`vdpbf16ps` on
+    AVX512-BF16, else the portable path) and match the interpreter within
+    one bf16 ulp of each output (the kernel sums K in pairs in f32; the
+    interpreter in another order before the same bf16 rounding)."""
+    in_shape = [5, 40]
+    model = tmp_path / "m.onnx"
+    build(model, in_shape, [("gemm", 37), ("relu",), ("gemm", 19), ("relu6",), ("gemm", 7)],
+          np.random.default_rng(11))
+    ok(strata("quantize", model, "--quantize", "bf16", "-o", tmp_path / "q", "--name", "m"))
+    r = ok(strata("compile", model, "--target", "cpu", "--quantize", "bf16", "-o",
+                  tmp_path / "m.strata", "--report"))
+    assert "kernel 'matmul_gemm_bf16': 3 dispatch" in r.stdout, r.stdout
+    for inp in samples(tmp_path / "eval", in_shape, 2, seed=4):
+        ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", inp, "--output",
+                  tmp_path / "ref.npz"))
+        want = np.load(tmp_path / "ref.npz")
+        for isa in ISAS:
+            got = run_artifact(tmp_path / "m.strata", inp, tmp_path / "cpu.npz", isa)
+            for name in want.files:
+                w = want[name].astype(np.float64)
+                np.testing.assert_allclose(got[name], w, rtol=2.0 ** -7, atol=1e-6,
+                                           err_msg=isa)

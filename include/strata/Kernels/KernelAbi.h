@@ -49,6 +49,11 @@ inline constexpr const char *kMatmulGemmI8 = "matmul_gemm_i8";
 inline constexpr const char *kConv1x1I8 = "conv2d_1x1_gemm_i8";
 inline constexpr const char *kConvIm2colI8 = "conv2d_im2col_gemm_i8";
 inline constexpr const char *kConvDepthwiseI8 = "conv2d_depthwise_i8";
+/// The bf16 matmul (strata/Kernels/Bf16Gemm.h): the f32 matmul's params
+/// (b_packed must be 1, b_batched 0; activation none, relu or clip); input
+/// and packed weight bf16, bias f32, output bf16.
+inline constexpr const char *kMatmulGemmBf16 = "matmul_gemm_bf16";
+
 inline bool isInt8Kernel(std::string_view name) {
   return name == kMatmulGemmI8 || name == kConv1x1I8 || name == kConvIm2colI8 ||
          name == kConvDepthwiseI8;

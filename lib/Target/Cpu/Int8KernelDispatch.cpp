@@ -236,6 +236,20 @@ int argumentOf(func::FuncOp fn, Value v) {
 
 } // namespace
 
+bool constantAtCallSites(func::FuncOp fn, int argument) {
+  bool constant = false;
+  if (auto module = fn->getParentOfType<ModuleOp>())
+    if (auto uses = SymbolTable::getSymbolUses(fn, module))
+      for (const SymbolTable::SymbolUse &use : *uses) {
+        auto call = dyn_cast<func::CallOp>(use.getUser());
+        if (!call ||
+            !call.getOperand(unsigned(argument)).getDefiningOp<top::WeightOp>())
+          return false;
+        constant = true;
+      }
+  return constant;
+}
+
 Operation *fusableInt8Requant(Operation *op) {
   if (!isa<top::ConvOp, top::MatMulOp>(op) || op->getNumResults() != 1 ||
       !hasInt8Kernel(op) || !op->getResult(0).hasOneUse() ||
@@ -274,14 +288,7 @@ planInt8KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
     return std::nullopt;
   }
   // The weight must be a constant at the call site: it is packed.
-  bool constantWeight = false;
-  if (auto module = fn->getParentOfType<ModuleOp>())
-    if (auto uses = SymbolTable::getSymbolUses(fn, module))
-      for (const SymbolTable::SymbolUse &use : *uses)
-        if (auto call = dyn_cast<func::CallOp>(use.getUser()))
-          constantWeight = call.getOperand(unsigned(weight))
-                               .getDefiningOp<top::WeightOp>() != nullptr;
-  if (!constantWeight) {
+  if (!constantAtCallSites(fn, weight)) {
     why = "its int8 weight is not a constant (the int8 kernels read it "
           "packed at compile time)";
     return std::nullopt;

@@ -164,6 +164,8 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
   }
   if (kabi::isInt8Kernel(plan.kernel))
     return planInt8KernelDispatch(fn, op, std::move(plan), why);
+  if (plan.kernel == kabi::kMatmulGemmBf16)
+    return planBf16KernelDispatch(fn, op, std::move(plan), why);
   if (op->getNumResults() != 1 || !isF32(op->getResult(0))) {
     why = "its result is not one static f32 tensor";
     return std::nullopt;
@@ -269,6 +271,8 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
     kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
     return {s.o, s.c, s.kh, s.kw, s.g};
   }
+  if (plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB)
+    return {p[2], p[3], p[4]};
   if (plan.pack == KernelDispatchPlan::Pack::Int8) {
     // The blob holds the requant arrays too.
     std::vector<int64_t> key = {plan.int8WeightKind};

@@ -32,7 +32,7 @@ struct KernelDispatchPlan {
 
   /// How the weight operand (binding 1) is pre-packed when it is a
   /// constant: the param to set to 1, and the matrix to pack.
-  enum class Pack { None, MatmulB, ConvFilter, Int8 };
+  enum class Pack { None, MatmulB, ConvFilter, Int8, Bf16MatmulB };
   Pack pack = Pack::None;
   int64_t packedFlagParam = -1;
 
@@ -65,6 +65,20 @@ std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
 /// (`why` says so otherwise).
 bool strategyParamsAre(const KernelDispatchPlan &plan, size_t want,
                        std::string &why);
+
+/// Whether every call of `fn` passes a top.Weight as argument `argument`
+/// (a weight a kernel packs at compile time).
+bool constantAtCallSites(mlir::func::FuncOp fn, int argument);
+
+/// The plan of a dispatch whose MatMul got the bf16 kernel
+/// (planKernelDispatch calls it with the strategy's params in `plan`).
+std::optional<KernelDispatchPlan>
+planBf16KernelDispatch(mlir::func::FuncOp fn, mlir::Operation *op,
+                       KernelDispatchPlan plan, std::string &why);
+
+/// Packs the constant bf16 weight of a Pack::Bf16MatmulB plan.
+std::vector<uint16_t> packBf16KernelWeight(const KernelDispatchPlan &plan,
+                                           const uint16_t *data);
 
 /// Whether the outliner moves `op` (a Conv / MatMul the strategy gave an
 /// int8 kernel) and its only user, a top.Requant, into one dispatch: the
