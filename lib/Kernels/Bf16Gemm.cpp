@@ -86,10 +86,8 @@ void epilogue(const Bf16GemmProblem &p, const float *acc, int64_t ldacc,
         v += p.bias[row0 + i];
       else if (p.biasMode == BiasMode::PerCol)
         v += p.bias[col0 + j];
-      if (p.act == Activation::Relu)
-        v = std::max(v, 0.0f);
-      else if (p.act == Activation::Clip)
-        v = std::min(std::max(v, p.p0), p.p1);
+      if (p.act != Activation::None)
+        v = activate(v, p.act, p.p0, p.p1);
       int64_t at = (row0 + i) * p.ldc + col0 + j;
       if (p.outBf16)
         static_cast<uint16_t *>(p.c)[at] = toBf16(v);

@@ -74,13 +74,13 @@ bool matmulCheck(const std::vector<BufferInfo> &b,
     return false;
   }
   const int64_t *ep = p.data() + kabi::kMatmulStrategyParams + 3;
-  if ((ep[0] != 0 && ep[0] != 1) ||
-      (ep[1] != int64_t(kn::Activation::None) &&
-       ep[1] != int64_t(kn::Activation::Relu) &&
-       ep[1] != int64_t(kn::Activation::Clip)) ||
-      ep[2] < 0 || ep[2] > UINT32_MAX || ep[3] < 0 || ep[3] > UINT32_MAX) {
+  if ((ep[0] != 0 && ep[0] != 1) || ep[1] < 0 ||
+      ep[1] >= kn::kActivationCount || ep[2] < 0 || ep[2] > UINT32_MAX ||
+      ep[3] < 0 || ep[3] > UINT32_MAX) {
     error = "has_bias is " + str(ep[0]) + " and activation " + str(ep[1]) +
-            " (0 or 1; none, relu or clip with f32 bit patterns)";
+            " (0 or 1; an activation in [0, " +
+            std::to_string(kn::kActivationCount) +
+            ") with f32 bit patterns as params)";
     return false;
   }
   int64_t aCount, cCount;

@@ -237,18 +237,19 @@ def test_ppocr_cls_int8_compiled_exact(tmp_path):
 
 
 def test_bf16_matmul_kernel(tmp_path):
-    """`--quantize bf16` MatMul / Gemm run the bf16 kernel (`vdpbf16ps` on
-    AVX512-BF16, else the portable path) and match the interpreter within
-    one bf16 ulp of each output (the kernel sums K in pairs in f32; the
-    interpreter in another order before the same bf16 rounding)."""
+    """`--quantize bf16` MatMul / Gemm (fused relu, relu6, sigmoid) run the
+    bf16 kernel (`vdpbf16ps` on AVX512-BF16, else the portable path) and
+    match the interpreter within one bf16 ulp of each output (the kernel
+    sums K in pairs in f32, the interpreter in another order, before the
+    same bf16 rounding; the sigmoid's polynomial is within 1e-7)."""
     in_shape = [5, 40]
     model = tmp_path / "m.onnx"
-    build(model, in_shape, [("gemm", 37), ("relu",), ("gemm", 19), ("relu6",), ("gemm", 7)],
-          np.random.default_rng(11))
+    build(model, in_shape, [("gemm", 37), ("relu",), ("gemm", 19), ("relu6",), ("gemm", 11),
+                            ("sigmoid",), ("gemm", 7)], np.random.default_rng(11))
     ok(strata("quantize", model, "--quantize", "bf16", "-o", tmp_path / "q", "--name", "m"))
     r = ok(strata("compile", model, "--target", "cpu", "--quantize", "bf16", "-o",
                   tmp_path / "m.strata", "--report"))
-    assert "kernel 'matmul_gemm_bf16': 3 dispatch" in r.stdout, r.stdout
+    assert "kernel 'matmul_gemm_bf16': 4 dispatch" in r.stdout, r.stdout
     for inp in samples(tmp_path / "eval", in_shape, 2, seed=4):
         ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", inp, "--output",
                   tmp_path / "ref.npz"))

@@ -62,8 +62,9 @@ struct Bf16GemmProblem {
   void *c = nullptr;
   int64_t ldc = 0;
   bool outBf16 = true;
-  /// Epilogue: bias per row or per column (f32, may be null), then relu or
-  /// clip (min, max) when `act` is Activation::Relu / Activation::Clip.
+  /// Epilogue: bias per row or per column (f32, may be null), then the
+  /// activation as the f32 kernels compute it (kernels::activate), in f32
+  /// before the bf16 rounding.
   BiasMode biasMode = BiasMode::None;
   const float *bias = nullptr;
   Activation act = Activation::None;

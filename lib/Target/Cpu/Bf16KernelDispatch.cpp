@@ -3,8 +3,8 @@
 // A MatMul of `--quantize bf16` (bf16 input and constant bf16 weight of
 // rank 2, f32 bias of N values or none, bf16 result; docs/quantization.md)
 // that the strategy gave `matmul.gemm_bf16` becomes a `matmul_gemm_bf16`
-// kernel dispatch with the weight packed at compile time, its relu / relu6
-// / clip in the epilogue. Anything else stays generated code.
+// kernel dispatch with the weight packed at compile time, its fused
+// activation in the epilogue. Anything else stays generated code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,34 +69,17 @@ planBf16KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
       return std::nullopt;
     }
   }
-  // The epilogue: relu, relu with a limit (clip 0..limit) or clip.
-  kn::Activation act = kn::Activation::None;
-  float p0 = 0, p1 = 0;
-  if (mm.getDoRelu() && mm.getActivation()) {
-    why = "it has both do_relu and an activation";
+  // The epilogue: the f32 kernels' activations, applied in f32 before the
+  // bf16 rounding.
+  std::optional<std::vector<int64_t>> epilogue =
+      fusedEpilogueParams(op, bias >= 0, why);
+  if (!epilogue)
     return std::nullopt;
-  }
-  if (mm.getDoRelu()) {
-    double limit = mm.getReluLimit().convertToDouble();
-    act = limit >= 0 ? kn::Activation::Clip : kn::Activation::Relu;
-    p1 = limit >= 0 ? float(limit) : 0.0f;
-  } else if (auto a = mm.getActivation()) {
-    auto ps = mm.getActivationParams();
-    if (*a != top::EpilogueActivation::Clip || !ps || ps->size() != 2) {
-      why = "the bf16 kernel's epilogue has relu and clip only";
-      return std::nullopt;
-    }
-    act = kn::Activation::Clip;
-    p0 = float((*ps)[0]);
-    p1 = float((*ps)[1]);
-  }
   plan.params.insert(plan.params.end(), {0, 0}); // a_batched, b_batched
   plan.packedFlagParam = int64_t(plan.params.size());
   plan.params.push_back(0); // b_packed, set when packed (always)
   plan.pack = KernelDispatchPlan::Pack::Bf16MatmulB;
-  plan.params.insert(
-      plan.params.end(),
-      {bias >= 0, int64_t(act), kabi::floatParam(p0), kabi::floatParam(p1)});
+  plan.params.insert(plan.params.end(), epilogue->begin(), epilogue->end());
   plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult};
   plan.workgroupCount = kabi::suggestedWorkgroups(
       plan.kernel, plan.params.data(), int64_t(plan.params.size()));

@@ -263,6 +263,21 @@ bool strategyParamsAre(const KernelDispatchPlan &plan, size_t want,
   return false;
 }
 
+std::optional<std::vector<int64_t>>
+fusedEpilogueParams(Operation *op, bool hasBias, std::string &why) {
+  if (auto mm = dyn_cast<top::MatMulOp>(op))
+    return epilogueParams(hasBias, mm.getDoRelu(),
+                          mm.getReluLimit().convertToDouble(),
+                          mm.getActivation(), mm.getActivationParams(), why);
+  if (auto conv = dyn_cast<top::ConvOp>(op))
+    return epilogueParams(hasBias, conv.getDoRelu(),
+                          conv.getReluLimit().convertToDouble(),
+                          conv.getActivation(), conv.getActivationParams(),
+                          why);
+  why = "no fused epilogue for '" + op->getName().getStringRef().str() + "'";
+  return std::nullopt;
+}
+
 std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
   const std::vector<int64_t> &p = plan.params;
   if (plan.pack == KernelDispatchPlan::Pack::MatmulB)

@@ -66,6 +66,12 @@ std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
 bool strategyParamsAre(const KernelDispatchPlan &plan, size_t want,
                        std::string &why);
 
+/// The f32 kernels' epilogue params (has_bias, activation, p0, p1) of a
+/// Conv / MatMul's do_relu / relu_limit / activation; nullopt with `why`
+/// when the kernels lack the activation.
+std::optional<std::vector<int64_t>>
+fusedEpilogueParams(mlir::Operation *op, bool hasBias, std::string &why);
+
 /// Whether every call of `fn` passes a top.Weight as argument `argument`
 /// (a weight a kernel packs at compile time).
 bool constantAtCallSites(mlir::func::FuncOp fn, int argument);
