@@ -11,6 +11,8 @@
 
 #include "strata/Kernels/Gemm.h"
 
+#include "Avx512Tiles.h"
+
 #include <immintrin.h>
 
 #include <cstring>
@@ -20,12 +22,6 @@ namespace strata::kernels::detail {
 namespace {
 
 constexpr int kMR = 12;
-
-inline __mmask16 tailMask(int64_t n) {
-  return n >= 16  ? __mmask16(0xffff)
-         : n <= 0 ? __mmask16(0)
-                  : __mmask16((1u << n) - 1);
-}
 
 template <int NV, int ROWS>
 void kernel(int64_t groups, const uint16_t *a, const uint16_t *b,
@@ -74,16 +70,10 @@ void kernel(int64_t groups, const uint16_t *a, const uint16_t *b,
 void microkernel(int64_t groups, const uint16_t *a, const uint16_t *b,
                  int64_t bPanelStride, float *c, int64_t ldc, int64_t mr,
                  int64_t nr, bool accumulate) {
-  auto run = [&](auto fn) {
-    fn(groups, a, b, bPanelStride, c, ldc, mr, nr, accumulate);
-  };
-  if (nr > 16)
-    return mr > 8   ? run(kernel<2, 12>)
-           : mr > 4 ? run(kernel<2, 8>)
-                    : run(kernel<2, 4>);
-  return mr > 8   ? run(kernel<1, 12>)
-         : mr > 4 ? run(kernel<1, 8>)
-                  : run(kernel<1, 4>);
+  withTileShape(mr, nr, [&](auto nv, auto rows) {
+    kernel<decltype(nv)::value, decltype(rows)::value>(
+        groups, a, b, bPanelStride, c, ldc, mr, nr, accumulate);
+  });
 }
 
 } // namespace

@@ -18,6 +18,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "Avx512Tiles.h"
+
 #include <immintrin.h>
 
 #include <cstring>
@@ -30,12 +32,6 @@ namespace strata::kernels::detail {
 namespace {
 
 constexpr int kMR = 12;
-
-inline __mmask16 tailMask(int64_t n) {
-  return n >= 16  ? __mmask16(0xffff)
-         : n <= 0 ? __mmask16(0)
-                  : __mmask16((1u << n) - 1);
-}
 
 inline __m512i broadcast32(const uint8_t *p) {
   int32_t v;
@@ -94,16 +90,10 @@ template <bool AUnsigned>
 void microkernelT(int64_t groups, const uint8_t *a, const uint8_t *b,
                   int64_t bPanelStride, int32_t *c, int64_t ldc, int64_t mr,
                   int64_t nr, bool accumulate) {
-  auto run = [&](auto fn) {
-    fn(groups, a, b, bPanelStride, c, ldc, mr, nr, accumulate);
-  };
-  if (nr > 16)
-    return mr > 8   ? run(kernel<2, 12, AUnsigned>)
-           : mr > 4 ? run(kernel<2, 8, AUnsigned>)
-                    : run(kernel<2, 4, AUnsigned>);
-  return mr > 8   ? run(kernel<1, 12, AUnsigned>)
-         : mr > 4 ? run(kernel<1, 8, AUnsigned>)
-                  : run(kernel<1, 4, AUnsigned>);
+  withTileShape(mr, nr, [&](auto nv, auto rows) {
+    kernel<decltype(nv)::value, decltype(rows)::value, AUnsigned>(
+        groups, a, b, bPanelStride, c, ldc, mr, nr, accumulate);
+  });
 }
 
 void microkernel(int64_t groups, const uint8_t *a, const uint8_t *b,
