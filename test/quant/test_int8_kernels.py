@@ -99,6 +99,19 @@ def run_artifact(art, inp, out, isa):
     return np.load(out)
 
 
+def check_against_ref(tmp_path, mlir, artifact, inp, rtol=0.0, atol=0.0,
+                      isas=ISAS):
+    """The artifact's outputs on `inp`, on each ISA, against `strata run-ref`
+    on the quantized model `mlir` (exactly when rtol = atol = 0)."""
+    ok(strata("run-ref", mlir, "--input", inp, "--output", tmp_path / "ref.npz"))
+    want = np.load(tmp_path / "ref.npz")
+    for isa in isas:
+        got = run_artifact(artifact, inp, tmp_path / "cpu.npz", isa)
+        for name in want.files:
+            np.testing.assert_allclose(got[name], want[name].astype(np.float64), rtol=rtol,
+                                       atol=atol, err_msg=f"{isa} {name} {inp}")
+
+
 def check_exact(tmp_path, model, in_shape, want_kernels, atol=0.0):
     """Calibrates, quantizes and compiles `model`; the artifact's outputs on
     every ISA equal the interpreter's on the quantized model (within `atol`
@@ -117,14 +130,8 @@ def check_exact(tmp_path, model, in_shape, want_kernels, atol=0.0):
     for k in want_kernels:
         assert f"kernel '{k}'" in r.stdout, r.stdout
     for inp in evals + cal[:1]:
-        ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", inp, "--output",
-                  tmp_path / "ref.npz"))
-        want = np.load(tmp_path / "ref.npz")
-        for isa in ISAS:
-            got = run_artifact(tmp_path / "m.strata", inp, tmp_path / "cpu.npz", isa)
-            for name in want.files:
-                np.testing.assert_allclose(got[name], want[name], rtol=0, atol=atol,
-                                           err_msg=f"{isa} {name} {inp.name}")
+        check_against_ref(tmp_path, tmp_path / "q" / "m.mlir", tmp_path / "m.strata", inp,
+                          atol=atol)
 
 
 CASES = {
@@ -194,13 +201,7 @@ def test_qdq_uint8_uses_int8_kernels(tmp_path):
     for i, feed in enumerate(data):
         inp = tmp_path / f"in{i}.npz"
         np.savez(inp, **feed)
-        ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", inp, "--output",
-                  tmp_path / "ref.npz"))
-        want = np.load(tmp_path / "ref.npz")
-        for isa in ISAS:
-            got = run_artifact(tmp_path / "m.strata", inp, tmp_path / "cpu.npz", isa)
-            for name in want.files:
-                np.testing.assert_array_equal(got[name], want[name], err_msg=isa)
+        check_against_ref(tmp_path, tmp_path / "q" / "m.mlir", tmp_path / "m.strata", inp)
 
 
 CLS = os.path.join(sysconfig.get_paths()["purelib"], "rapidocr_onnxruntime", "models",
@@ -227,13 +228,8 @@ def test_ppocr_cls_int8_compiled_exact(tmp_path):
     r = ok(strata("compile", CLS, *shapes, *q, "--target", "cpu", "-o", tmp_path / "cls.strata",
                   "--report"))
     assert "kernel 'conv2d_depthwise_i8'" in r.stdout and "kernel 'conv2d_1x1_gemm_i8'" in r.stdout
-    inp = tmp_path / "eval" / "s0.npz"
-    ok(strata("run-ref", tmp_path / "q" / "cls.mlir", "--input", inp, "--output",
-              tmp_path / "ref.npz"))
-    want = np.load(tmp_path / "ref.npz")
-    got = run_artifact(tmp_path / "cls.strata", inp, tmp_path / "cpu.npz", "avx512")
-    for name in want.files:
-        np.testing.assert_array_equal(got[name], want[name])
+    check_against_ref(tmp_path, tmp_path / "q" / "cls.mlir", tmp_path / "cls.strata",
+                      tmp_path / "eval" / "s0.npz", isas=("avx512",))
 
 
 def test_bf16_matmul_kernel(tmp_path):
@@ -251,12 +247,5 @@ def test_bf16_matmul_kernel(tmp_path):
                   tmp_path / "m.strata", "--report"))
     assert "kernel 'matmul_gemm_bf16': 4 dispatch" in r.stdout, r.stdout
     for inp in samples(tmp_path / "eval", in_shape, 2, seed=4):
-        ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", inp, "--output",
-                  tmp_path / "ref.npz"))
-        want = np.load(tmp_path / "ref.npz")
-        for isa in ISAS:
-            got = run_artifact(tmp_path / "m.strata", inp, tmp_path / "cpu.npz", isa)
-            for name in want.files:
-                w = want[name].astype(np.float64)
-                np.testing.assert_allclose(got[name], w, rtol=2.0 ** -7, atol=1e-6,
-                                           err_msg=isa)
+        check_against_ref(tmp_path, tmp_path / "q" / "m.mlir", tmp_path / "m.strata", inp,
+                          rtol=2.0 ** -7, atol=1e-6)
