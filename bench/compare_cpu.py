@@ -46,6 +46,15 @@ def model_inputs(path):
     return feeds
 
 
+def ensure_models(work, models):
+    """Builds the bench models `work` lacks (scripts/build-bench-models.py)."""
+    os.makedirs(work, exist_ok=True)
+    missing = [m for m in models if not os.path.exists(os.path.join(work, m + ".onnx"))]
+    if missing:
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "build-bench-models.py"),
+                        work, "--models", ",".join(missing)], check=True)
+
+
 def children_cpu():
     u = resource.getrusage(resource.RUSAGE_CHILDREN)
     return u.ru_utime + u.ru_stime
@@ -102,11 +111,7 @@ def main():
     strata = os.path.join(args.bin, "strata")
     models = args.models.split(",")
     threads = [int(t) for t in args.threads.split(",")]
-    os.makedirs(args.work, exist_ok=True)
-    missing = [m for m in models if not os.path.exists(os.path.join(args.work, m + ".onnx"))]
-    if missing:
-        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "build-bench-models.py"),
-                        args.work, "--models", ",".join(missing)], check=True)
+    ensure_models(args.work, models)
     env = dict(os.environ)
     if args.isa:
         env["STRATA_CPU_ISA"] = args.isa

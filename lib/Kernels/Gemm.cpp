@@ -11,6 +11,7 @@
 #include "strata/Kernels/Gemm.h"
 
 #include "Microkernels.h"
+#include "Scratch.h"
 
 #include <algorithm>
 #include <cmath>
@@ -31,29 +32,7 @@ constexpr int64_t kPR = kPanelRows, kPC = kPanelCols;
 
 int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-/// A growable 64-byte-aligned buffer per thread.
-class Scratch {
-public:
-  ~Scratch() { std::free(ptr); }
-  float *get(int64_t floats) {
-    size_t bytes = size_t(floats) * sizeof(float);
-    if (bytes > cap) {
-      std::free(ptr);
-      cap = (bytes + 63) / 64 * 64;
-      ptr = static_cast<float *>(std::aligned_alloc(64, cap));
-      if (!ptr) {
-        cap = 0;
-        std::abort(); // out of memory while running a kernel
-      }
-    }
-    return ptr;
-  }
-
-private:
-  float *ptr = nullptr;
-  size_t cap = 0;
-};
-thread_local Scratch scratchA, scratchB;
+thread_local detail::Scratch scratchA, scratchB;
 
 MicrokernelInfo microkernelFor(Isa isa) {
   switch (isa) {
@@ -320,7 +299,7 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
         bBlock = p.b.data + (jc / kPC) * p.k * kPC + pc * kPC;
         bPanelStride = p.k * kPC;
       } else {
-        float *buf = scratchB.get(roundUp(nc, kPC) * kc);
+        float *buf = scratchB.get<float>(size_t(roundUp(nc, kPC) * kc));
         if (p.b.packFn)
           p.b.packFn(p.b.packCtx, pc, kc, jc, nc, buf);
         else
@@ -336,7 +315,7 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
           aBlock = p.a.data + (ic / kPR) * p.k * kPR + pc * kPR;
           aPanelStride = p.k * kPR;
         } else {
-          float *buf = scratchA.get(roundUp(mc, kPR) * kc);
+          float *buf = scratchA.get<float>(size_t(roundUp(mc, kPR) * kc));
           packABlock(p.a, p.m, ic, mc, pc, kc, buf);
           aBlock = buf;
           aPanelStride = kc * kPR;

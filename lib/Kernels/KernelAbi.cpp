@@ -8,7 +8,7 @@ namespace strata::kernels::kabi {
 
 Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p) {
   Conv2dShape s;
-  if (kernel == kConv1x1) {
+  if (kernel == kConv1x1 || kernel == kConv1x1I8) {
     s.n = p[0], s.c = p[1], s.h = s.oh = p[2], s.o = p[3];
     return s;
   }
@@ -21,7 +21,9 @@ Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p) {
 
 bool isRuntimeKernel(std::string_view name) {
   for (const char *k : {kMatmulGemm, kMatmulGemv, kMatmulBatched, kConv1x1,
-                        kConvIm2col, kConvDepthwise, kConvWinograd})
+                        kConvIm2col, kConvDepthwise, kConvWinograd,
+                        kMatmulGemmI8, kConv1x1I8, kConvIm2colI8,
+                        kConvDepthwiseI8, kMatmulGemmBf16})
     if (name == k)
       return true;
   return isOneDnnKernel(name);
@@ -43,12 +45,14 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
     return v;
   };
   if (kernel == kMatmulGemm || kernel == kMatmulGemv ||
-      kernel == kMatmulBatched)
+      kernel == kMatmulBatched || kernel == kMatmulGemmI8 ||
+      kernel == kMatmulGemmBf16)
     return product({0, 1, 2, 3});
-  if (kernel == kConv1x1)
+  if (kernel == kConv1x1 || kernel == kConv1x1I8)
     return product({0, 1, 2, 3});
   if (kernel == kConvIm2col || kernel == kConvDepthwise ||
-      kernel == kConvWinograd) {
+      kernel == kConvWinograd || kernel == kConvIm2colI8 ||
+      kernel == kConvDepthwiseI8) {
     // N * O * OH * OW * (C / G) * KH * KW
     if (count < kConvStrategyParams || p[17] < 1)
       return 0;

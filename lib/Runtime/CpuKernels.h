@@ -40,6 +40,10 @@ struct CpuKernelList {
   const CpuKernel *end() const { return first + count; }
 };
 CpuKernelList gemmKernels();
+/// The int8 matmul and convolution kernels (CpuInt8Kernels.cpp).
+CpuKernelList int8Kernels();
+/// The bf16 matmul kernel (CpuBf16Kernels.cpp).
+CpuKernelList bf16Kernels();
 
 /// [begin, end) of workgroup `id` of `count` over `n` items.
 void split(int64_t n, int64_t id, int64_t count, int64_t &begin, int64_t &end);

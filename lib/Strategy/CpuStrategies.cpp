@@ -146,15 +146,40 @@ static Error registerConv(StrategyRegistry &r) {
       ""};
   // The integer path (i8 storage, int32 accumulation); disjoint from the f32
   // one by dtype, so both sit at priority 10.
+  // (int8 or uint8 input, int8 weights; lib/Kernels/Int8Gemm.cpp).
+  Condition int8 = {dtypeIs(in(0), {"i8", "qi8", "ui8", "qui8"}),
+                    dtypeIs(in(1), {"i8", "qi8"})};
   Implementation im2colInt8{
       "conv2d.im2col_gemm_i8",
       10,
-      {dtypeIs(in(0), {"i8", "qi8"}), dtypeIs(in(1), {"i8", "qi8"})},
+      int8,
       Lowering::kernelCall("conv2d_im2col_gemm_i8", geometry),
       {{"tile_m", 32}, {"tile_n", 128}, {"tile_k", 512}},
       ""};
-  for (Implementation *impl :
-       {&pointwise, &depthwise, &winograd, &im2col, &im2colInt8})
+  Implementation pointwiseInt8{
+      "conv2d.1x1_gemm_i8",
+      30,
+      int8 && Condition{Clause::attrAllEqual("kernel_shape", 1),
+                        Clause::attrAllEqual("strides", 1),
+                        Clause::attrAllEqual("pads", 0),
+                        Clause::attrEq("group", AttrValue::integer(1))},
+      Lowering::kernelCall(
+          "conv2d_1x1_gemm_i8",
+          {dimParam("N", in(0), 0), dimParam("K", in(0), 1),
+           p("HW", ParamSource::dimProduct(in(0), 2, ParamSource::kEnd)),
+           dimParam("O", in(1), 0)}),
+      {{"tile_m", 32}, {"tile_n", 256}, {"tile_k", 512}},
+      ""};
+  Implementation depthwiseInt8{
+      "conv2d.depthwise_i8",
+      25,
+      int8 &&
+          Condition{dimIs(in(1), 1, Cmp::Eq, 1), dimIs(in(0), 1, Cmp::Ne, 1)},
+      Lowering::kernelCall("conv2d_depthwise_i8", geometry),
+      {{"tile_w", 16}},
+      ""};
+  for (Implementation *impl : {&pointwise, &depthwise, &winograd, &im2col,
+                               &im2colInt8, &pointwiseInt8, &depthwiseInt8})
     if (Error e = r.addForTarget("top.Conv", kCpu, std::move(*impl), conv2d))
       return e;
   return std::nullopt;
@@ -186,11 +211,19 @@ static Error registerMatMul(StrategyRegistry &r) {
                          ""};
   Implementation gemmInt8{"matmul.gemm_i8",
                           20,
-                          {dtypeIs(in(0), {"i8", "qi8"}),
+                          {dtypeIs(in(0), {"i8", "qi8", "ui8", "qui8"}),
                            dtypeIs(in(1), {"i8", "qi8"}),
                            Clause::rank(in(1), 2)},
                           Lowering::kernelCall("matmul_gemm_i8", gemm),
                           {{"tile_m", 32}, {"tile_n", 256}, {"tile_k", 512}},
+                          ""};
+  // --quantize bf16 (lib/Kernels/Bf16Gemm.cpp).
+  Implementation gemmBf16{"matmul.gemm_bf16",
+                          20,
+                          {dtypeIs(in(0), {"bf16"}), dtypeIs(in(1), {"bf16"}),
+                           Clause::rank(in(1), 2)},
+                          Lowering::kernelCall("matmul_gemm_bf16", gemm),
+                          {{"tile_m", 64}, {"tile_n", 256}, {"tile_k", 512}},
                           ""};
   Implementation batched{
       "matmul.batched_gemm_f32",
@@ -199,7 +232,8 @@ static Error registerMatMul(StrategyRegistry &r) {
       Lowering::kernelCall("matmul_batched_gemm_f32", batchedMatmulParams()),
       {{"tile_m", 32}, {"tile_n", 128}, {"tile_k", 256}},
       ""};
-  for (Implementation *impl : {&gemv, &gemmF32, &gemmInt8, &batched})
+  for (Implementation *impl :
+       {&gemv, &gemmF32, &gemmInt8, &gemmBf16, &batched})
     if (Error e = r.addForTarget("top.MatMul", kCpu, std::move(*impl)))
       return e;
   return std::nullopt;

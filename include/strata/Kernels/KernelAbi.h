@@ -50,6 +50,29 @@ inline constexpr const char *kConvWinograd = "conv2d_winograd_f43_f32";
 inline constexpr const char *kOneDnnConv = "onednn_conv2d_f32";
 inline constexpr const char *kOneDnnMatmul = "onednn_matmul_f32";
 
+/// The int8 kernels (strata/Kernels/Int8Gemm.h): the f32 kernel's param
+/// list up to its packed flag (which must be 1: the weight is always packed
+/// at compile time, with its per-channel sums, requant multipliers and
+/// shifts), then kInt8EpilogueParams. Bindings: input (int8 / uint8),
+/// packed weight, bias (int32, per output channel), output (int32, int8 or
+/// uint8).
+inline constexpr const char *kMatmulGemmI8 = "matmul_gemm_i8";
+inline constexpr const char *kConv1x1I8 = "conv2d_1x1_gemm_i8";
+inline constexpr const char *kConvIm2colI8 = "conv2d_im2col_gemm_i8";
+inline constexpr const char *kConvDepthwiseI8 = "conv2d_depthwise_i8";
+/// The bf16 matmul (strata/Kernels/Bf16Gemm.h): the f32 matmul's params
+/// (b_packed must be 1, b_batched 0; activation none, relu or clip); input
+/// and packed weight bf16, bias f32, output bf16.
+inline constexpr const char *kMatmulGemmBf16 = "matmul_gemm_bf16";
+
+inline bool isInt8Kernel(std::string_view name) {
+  return name == kMatmulGemmI8 || name == kConv1x1I8 || name == kConvIm2colI8 ||
+         name == kConvDepthwiseI8;
+}
+/// has_bias, in_unsigned, in_zp, relu, out_kind (kernels::Int8Output),
+/// out_zp, qmin, qmax.
+inline constexpr int64_t kInt8EpilogueParams = 8;
+
 /// The epilogue params: has_bias (0/1), activation (kernels::Activation),
 /// and its two params as the bit patterns of f32 values.
 inline constexpr int64_t kEpilogueParams = 4;
@@ -62,6 +85,12 @@ inline constexpr int64_t kConvParams =
     kConvStrategyParams + 1 + kEpilogueParams;
 inline constexpr int64_t kConvWinogradParams = kConvParams + 1;
 inline constexpr int64_t kKernelBindings = 4;
+inline constexpr int64_t kMatmulI8Params =
+    kMatmulStrategyParams + 3 + kInt8EpilogueParams;
+inline constexpr int64_t kConv1x1I8Params =
+    kConv1x1StrategyParams + 1 + kInt8EpilogueParams;
+inline constexpr int64_t kConvI8Params =
+    kConvStrategyParams + 1 + kInt8EpilogueParams;
 
 inline int64_t floatParam(float f) {
   uint32_t bits;

@@ -237,22 +237,45 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
       if (it == packedOffsets.end()) {
         std::optional<Tensor> value = top::weightValue(w);
         const Tensor *t = value ? &*value : weights.find(name);
-        if (!t || t->dtype() != DType::F32) {
-          error = "weight '" + name + "' has no f32 data to pack";
+        bool int8 = plan.pack == KernelDispatchPlan::Pack::Int8;
+        bool bf16 = plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB;
+        DType want = int8 ? DType::I8 : bf16 ? DType::BF16 : DType::F32;
+        if (!t || t->dtype() != want) {
+          error = "weight '" + name + "' has no " +
+                  (int8   ? "int8"
+                   : bf16 ? "bf16"
+                          : "f32") +
+                  " data to pack";
           return failure();
         }
-        std::vector<float> data = packKernelWeight(plan, t->data<float>());
-        uint64_t bytes = data.size() * sizeof(float);
-        uint64_t off = writer.addData(data.data(), bytes);
+        std::vector<float> data;
+        std::vector<uint8_t> bytesInt8;
+        std::vector<uint16_t> halves;
+        if (int8)
+          bytesInt8 = packInt8KernelWeight(plan, t->data<int8_t>());
+        else if (bf16)
+          halves = packBf16KernelWeight(plan, t->data<uint16_t>());
+        else
+          data = packKernelWeight(plan, t->data<float>());
+        uint64_t bytes = int8   ? bytesInt8.size()
+                         : bf16 ? halves.size() * 2
+                                : data.size() * sizeof(float);
+        const void *src = int8   ? static_cast<const void *>(bytesInt8.data())
+                          : bf16 ? static_cast<const void *>(halves.data())
+                                 : static_cast<const void *>(data.data());
+        uint64_t off = writer.addData(src, bytes);
         constantTotal += bytes;
         report.packedWeightBytes += bytes;
         it = packedOffsets.emplace(key, std::make_pair(off, bytes)).first;
       }
       auto [off, bytes] = it->second;
       spec.bindings.push_back(variant.buffers.size());
-      variant.buffers.push_back({af::BufferKind::Constant, 0, off, bytes,
-                                 af::DType::F32,
-                                 {int64_t(bytes / sizeof(float))}});
+      bool bytesBlob = plan.pack == KernelDispatchPlan::Pack::Int8 ||
+                       plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB;
+      variant.buffers.push_back(
+          {af::BufferKind::Constant, 0, off, bytes,
+           bytesBlob ? af::DType::U8 : af::DType::F32,
+           {int64_t(bytesBlob ? bytes : bytes / sizeof(float))}});
       spec.params[plan.packedFlagParam] = 1;
       packed = true;
       continue;

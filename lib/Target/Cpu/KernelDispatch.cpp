@@ -135,9 +135,11 @@ bool biasFits(func::FuncOp fn, Value bias, int64_t count, int &binding,
 
 std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
                                                      std::string &why) {
+  // The first op with an implementation (an int8 kernel's fused Requant
+  // follows it).
   Operation *op = nullptr;
   for (Operation &o : fn.front())
-    if (o.hasAttr("strata.impl"))
+    if (!op && o.hasAttr("strata.impl"))
       op = &o;
   if (!op)
     return std::nullopt;
@@ -172,6 +174,10 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     }
     plan.params.push_back(*v);
   }
+  if (kabi::isInt8Kernel(plan.kernel))
+    return planInt8KernelDispatch(fn, op, std::move(plan), why);
+  if (plan.kernel == kabi::kMatmulGemmBf16)
+    return planBf16KernelDispatch(fn, op, std::move(plan), why);
   if (op->getNumResults() != 1 || !isF32(op->getResult(0))) {
     why = "its result is not one static f32 tensor";
     return std::nullopt;
@@ -230,12 +236,8 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     bool is1x1 = plan.kernel == kabi::kConv1x1;
     size_t want = size_t(is1x1 ? kabi::kConv1x1StrategyParams
                                : kabi::kConvStrategyParams);
-    if (plan.params.size() != want) {
-      why = "the strategy gives " + std::to_string(plan.params.size()) +
-            " params, kernel '" + plan.kernel + "' takes " +
-            std::to_string(want);
+    if (!strategyParamsAre(plan, want, why))
       return std::nullopt;
-    }
     if (conv.getInputZp() || conv.getWeightZp()) {
       why = "it has zero points";
       return std::nullopt;
@@ -269,6 +271,30 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
   return plan;
 }
 
+bool strategyParamsAre(const KernelDispatchPlan &plan, size_t want,
+                       std::string &why) {
+  if (plan.params.size() == want)
+    return true;
+  why = "the strategy gives " + std::to_string(plan.params.size()) +
+        " params, kernel '" + plan.kernel + "' takes " + std::to_string(want);
+  return false;
+}
+
+std::optional<std::vector<int64_t>>
+fusedEpilogueParams(Operation *op, bool hasBias, std::string &why) {
+  if (auto mm = dyn_cast<top::MatMulOp>(op))
+    return epilogueParams(hasBias, mm.getDoRelu(),
+                          mm.getReluLimit().convertToDouble(),
+                          mm.getActivation(), mm.getActivationParams(), why);
+  if (auto conv = dyn_cast<top::ConvOp>(op))
+    return epilogueParams(hasBias, conv.getDoRelu(),
+                          conv.getReluLimit().convertToDouble(),
+                          conv.getActivation(), conv.getActivationParams(),
+                          why);
+  why = "no fused epilogue for '" + op->getName().getStringRef().str() + "'";
+  return std::nullopt;
+}
+
 std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
   const std::vector<int64_t> &p = plan.params;
   if (plan.pack == KernelDispatchPlan::Pack::MatmulB)
@@ -277,6 +303,23 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
       plan.pack == KernelDispatchPlan::Pack::WinogradFilter) {
     kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
     return {s.o, s.c, s.kh, s.kw, s.g};
+  }
+  if (plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB)
+    return {p[2], p[3], p[4]};
+  if (plan.pack == KernelDispatchPlan::Pack::Int8) {
+    // The blob holds the requant arrays too.
+    std::vector<int64_t> key = {plan.int8WeightKind};
+    if (plan.kernel == kabi::kMatmulGemmI8) {
+      key.insert(key.end(), {p[2], p[3], p[4]});
+    } else {
+      kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
+      key.insert(key.end(), {s.o, s.c, s.kh, s.kw, s.g});
+    }
+    key.push_back(int64_t(plan.requantMultiplier.size()));
+    key.insert(key.end(), plan.requantMultiplier.begin(),
+               plan.requantMultiplier.end());
+    key.insert(key.end(), plan.requantShift.begin(), plan.requantShift.end());
+    return key;
   }
   return {};
 }

@@ -7,6 +7,8 @@
 
 #include "strata/Target/Cpu/Passes.h"
 
+#include "strata/Target/Cpu/KernelDispatch.h"
+
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Interpreter/Interpreter.h"
 
@@ -16,6 +18,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace strata::cpu {
 
@@ -130,20 +133,32 @@ struct OutlineDispatchesPass
     OpBuilder moduleBuilder(module.getContext());
     moduleBuilder.setInsertionPoint(main);
     unsigned count = 0;
-    for (Operation &opRef : llvm::make_early_inc_range(body)) {
-      Operation *op = &opRef;
+    // An int8 Conv / MatMul and the Requant of its accumulator share one
+    // dispatch (the kernel fuses the Requant; fusableInt8Requant).
+    SmallVector<Operation *> ops;
+    for (Operation &opRef : body)
+      ops.push_back(&opRef);
+    llvm::SmallPtrSet<Operation *, 8> fused;
+    for (Operation *op : ops) {
+      if (fused.contains(op))
+        continue;
       if (op == terminator || isa<top::InputOp, top::WeightOp, top::NoneOp>(op))
         continue;
       if (isViewOp(op) && isViewableRoot(op->getOperand(0), terminator) &&
           llvm::none_of(op->getUsers(),
                         [&](Operation *u) { return u == terminator; }))
         continue;
-      outline(op, moduleBuilder, count++);
+      Operation *requant = fusableInt8Requant(op);
+      if (requant)
+        fused.insert(requant);
+      outline(op, requant, moduleBuilder, count++);
     }
   }
 
-  /// Moves `op` into a new function and calls it in its place.
-  void outline(Operation *op, OpBuilder &moduleBuilder, unsigned number) {
+  /// Moves `op` (and `tail`, when given: the only user of op's only
+  /// result) into a new function and calls it in op's place.
+  void outline(Operation *op, Operation *tail, OpBuilder &moduleBuilder,
+               unsigned number) {
     // Arguments: the operands and the values the regions use from above,
     // except absent optionals and empty tensors (made inside instead).
     llvm::SetVector<Value> args, madeInside;
@@ -163,9 +178,10 @@ struct OutlineDispatchesPass
     }
     // Results: the empty ones are not returned; the entry function gets a
     // tensor.empty for each.
+    Operation *last = tail ? tail : op;
     SmallVector<Type> argTypes, resultTypes;
     SmallVector<unsigned> returned;
-    for (OpResult r : op->getResults())
+    for (OpResult r : last->getResults())
       if (!isEmptyTensor(r)) {
         returned.push_back(r.getResultNumber());
         resultTypes.push_back(r.getType());
@@ -199,6 +215,8 @@ struct OutlineDispatchesPass
       }
     }
     Operation *clone = b.clone(*op, map);
+    if (tail)
+      clone = b.clone(*tail, map);
     SmallVector<Value> results;
     for (unsigned i : returned)
       results.push_back(clone->getResult(i));
@@ -207,14 +225,16 @@ struct OutlineDispatchesPass
     OpBuilder callBuilder(op);
     auto call = func::CallOp::create(callBuilder, loc, fn, args.getArrayRef());
     for (auto [i, v] : llvm::enumerate(returned))
-      op->getResult(v).replaceAllUsesWith(call.getResult(i));
-    for (OpResult r : op->getResults())
+      last->getResult(v).replaceAllUsesWith(call.getResult(i));
+    for (OpResult r : last->getResults())
       if (isEmptyTensor(r)) {
         auto t = cast<RankedTensorType>(r.getType());
         r.replaceAllUsesWith(
             tensor::EmptyOp::create(callBuilder, loc, t.getShape(),
                                     t.getElementType(), t.getEncoding()));
       }
+    if (tail)
+      tail->erase();
     op->erase();
   }
 };

@@ -17,15 +17,18 @@
 // CHECK-NEXT:   held: attr strides all == 1 (strides = [1, 1])
 // CHECK-NEXT:   failed: attr pads all == 0 (pads = [1, 1, 1, 1])
 // CHECK-NEXT:   held: attr group in {1} (group = 1)
-// CHECK-NEXT: [25] conv2d.depthwise: failed -> kernel conv2d_depthwise_f32
+// CHECK-NEXT: [30] conv2d.1x1_gemm_i8: failed -> kernel conv2d_1x1_gemm_i8
+// CHECK:        failed: dtype(operand 0) in {i8, qi8, ui8, qui8} (dtype f32)
+// CHECK:      [25] conv2d.depthwise: failed -> kernel conv2d_depthwise_f32
 // CHECK:        failed: operand 1 dim 1 == 1 (dim 1 = 8)
+// CHECK:      [25] conv2d.depthwise_i8: failed -> kernel conv2d_depthwise_i8
 // CHECK:      [12] conv2d.winograd_f43: failed -> kernel conv2d_winograd_f43_f32
 // CHECK:        failed: operand 0 dim 1 >= 16 (dim 1 = 8)
 // CHECK-NEXT:   held: operand 1 dim 0 >= 16 (dim 0 = 32)
 // CHECK-NEXT:   failed: result 0 dim 2 >= 14 (dim 2 = 8)
 // CHECK:      [10] conv2d.im2col_gemm: held -> kernel conv2d_im2col_gemm_f32
 // CHECK:      [10] conv2d.im2col_gemm_i8: failed -> kernel conv2d_im2col_gemm_i8
-// CHECK:        failed: dtype(operand 0) in {i8, qi8} (dtype f32)
+// CHECK:        failed: dtype(operand 0) in {i8, qi8, ui8, qui8} (dtype f32)
 // CHECK:      [0] codegen: held -> codegen
 // CHECK-NEXT:   always
 // CHECK-NEXT: tuning log: none

@@ -32,9 +32,16 @@ struct KernelDispatchPlan {
 
   /// How the weight operand (binding 1) is pre-packed when it is a
   /// constant: the param to set to 1, and the matrix to pack.
-  enum class Pack { None, MatmulB, ConvFilter, WinogradFilter };
+  enum class Pack { None, MatmulB, ConvFilter, WinogradFilter, Int8, Bf16MatmulB };
   Pack pack = Pack::None;
   int64_t packedFlagParam = -1;
+
+  /// Pack::Int8 (the int8 kernels; the weight must be a constant): what
+  /// the blob holds (kernels::Int8WeightKind) and the requant multipliers
+  /// and shifts it carries (1 value or one per channel; empty for an
+  /// int32 output).
+  int int8WeightKind = 0;
+  std::vector<int64_t> requantMultiplier, requantShift;
 };
 
 /// The plan for the dispatch function `fn` (one outlined Top op), or
@@ -53,6 +60,47 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan);
 /// `data`) into the kernel's layout.
 std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
                                     const float *data);
+
+/// Whether the strategy's params of `plan` are the `want` its kernel takes
+/// (`why` says so otherwise).
+bool strategyParamsAre(const KernelDispatchPlan &plan, size_t want,
+                       std::string &why);
+
+/// The f32 kernels' epilogue params (has_bias, activation, p0, p1) of a
+/// Conv / MatMul's do_relu / relu_limit / activation; nullopt with `why`
+/// when the kernels lack the activation.
+std::optional<std::vector<int64_t>>
+fusedEpilogueParams(mlir::Operation *op, bool hasBias, std::string &why);
+
+/// Whether every call of `fn` passes a top.Weight as argument `argument`
+/// (a weight a kernel packs at compile time).
+bool constantAtCallSites(mlir::func::FuncOp fn, int argument);
+
+/// The plan of a dispatch whose MatMul got the bf16 kernel
+/// (planKernelDispatch calls it with the strategy's params in `plan`).
+std::optional<KernelDispatchPlan>
+planBf16KernelDispatch(mlir::func::FuncOp fn, mlir::Operation *op,
+                       KernelDispatchPlan plan, std::string &why);
+
+/// Packs the constant bf16 weight of a Pack::Bf16MatmulB plan.
+std::vector<uint16_t> packBf16KernelWeight(const KernelDispatchPlan &plan,
+                                           const uint16_t *data);
+
+/// Whether the outliner moves `op` (a Conv / MatMul the strategy gave an
+/// int8 kernel) and its only user, a top.Requant, into one dispatch: the
+/// Requant then runs fused in the kernel's epilogue. Returns the Requant.
+mlir::Operation *fusableInt8Requant(mlir::Operation *op);
+
+/// The plan of a dispatch whose op got an int8 kernel (planKernelDispatch
+/// calls it with the strategy's params already in `plan`).
+std::optional<KernelDispatchPlan>
+planInt8KernelDispatch(mlir::func::FuncOp fn, mlir::Operation *op,
+                       KernelDispatchPlan plan, std::string &why);
+
+/// Packs the constant int8 weight of a Pack::Int8 plan
+/// (kernels::int8PackWeight).
+std::vector<uint8_t> packInt8KernelWeight(const KernelDispatchPlan &plan,
+                                          const int8_t *data);
 
 } // namespace strata::cpu
 

@@ -1,0 +1,133 @@
+//===- Int8ConvBench.cpp - int8 GEMM and convolution GMAC/s per path ------===//
+//
+// The int8 kernels (strata/Kernels/Int8Gemm.h) on ResNet-50's convolution
+// shapes and a pre-packed GEMM, each int8 path this CPU runs, 1 thread:
+// GMAC/s over the process's CPU time (the per-core efficiency on a shared
+// machine), requantizing to int8 as a compiled model does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Kernels/Int8Gemm.h"
+
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+using namespace strata::kernels;
+
+namespace {
+
+std::vector<int8_t> randomBytes(size_t n, int lo, int hi) {
+  std::mt19937 gen(1);
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::vector<int8_t> v(n);
+  for (int8_t &x : v)
+    x = int8_t(d(gen));
+  return v;
+}
+
+Conv2dShape shape(int64_t c, int64_t h, int64_t o, int64_t k, int64_t stride,
+                  int64_t pad) {
+  Conv2dShape s;
+  s.c = c, s.h = s.w = h, s.o = o, s.kh = s.kw = k;
+  s.sh = s.sw = stride, s.pt = s.pl = s.pb = s.pr = pad;
+  s.oh = s.ow = (h + 2 * pad - k) / stride + 1;
+  return s;
+}
+
+void BM_Int8Conv(benchmark::State &state) {
+  Conv2dShape s = shape(state.range(0), state.range(1), state.range(2),
+                        state.range(3), state.range(4), state.range(5));
+  auto path = Int8Path(state.range(6));
+  if (!int8PathSupported(path)) {
+    state.SkipWithError("this CPU does not run this path");
+    return;
+  }
+  std::vector<int8_t> x = randomBytes(size_t(s.c * s.h * s.w), -128, 127);
+  std::vector<int8_t> w = randomBytes(size_t(s.o * s.gemmK()), -127, 127);
+  Int8PackedLayout l = int8PackedLayout(Int8WeightKind::ConvFilter, s, 0, 0);
+  std::vector<uint8_t> blob(l.totalBytes + 64);
+  uint8_t *packed = blob.data() + (64 - uintptr_t(blob.data()) % 64) % 64;
+  std::vector<int64_t> m(size_t(s.o), 1 << 30), sh(size_t(s.o), 40);
+  int8PackWeight(Int8WeightKind::ConvFilter, s, 0, 0, false, w.data(), m.data(),
+                 sh.data(), s.o, packed);
+  std::vector<int32_t> corr(size_t(s.o), 0);
+  Int8Epilogue e;
+  e.corr = corr.data();
+  e.relu = true;
+  e.multiplier = reinterpret_cast<const int32_t *>(packed + l.multiplierOffset);
+  e.shift = reinterpret_cast<const int32_t *>(packed + l.shiftOffset);
+  std::vector<int8_t> y(size_t(s.o * s.oh * s.ow));
+  Int8Input in{false, -3};
+  // The units as a compiled dispatch of 8 workgroups splits them.
+  int64_t units = conv2dGemmUnits(s, 8);
+  for (auto _ : state) {
+    int8Conv2dGemm(s, in, x.data(), packed, e, y.data(), 8, 0, units, path);
+    benchmark::ClobberMemory();
+  }
+  double macs = double(s.o) * double(s.gemmK()) * double(s.oh * s.ow);
+  state.counters["GMAC/s"] = benchmark::Counter(
+      macs * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(int8PathName(path));
+}
+
+void convShapes(benchmark::internal::Benchmark *b) {
+  // C, H, O, K, stride, pad: ResNet-50 (v1.5).
+  const int64_t shapes[][6] = {{3, 224, 64, 7, 2, 3},   // stem
+                               {64, 56, 64, 3, 1, 1},   // conv2_x 3x3
+                               {64, 56, 256, 1, 1, 0},  // conv2_x 1x1 expand
+                               {256, 56, 64, 1, 1, 0},  // conv2_x 1x1 reduce
+                               {128, 56, 128, 3, 2, 1}, // conv3_1 3x3 stride 2
+                               {128, 28, 128, 3, 1, 1}, // conv3_x 3x3
+                               {256, 14, 256, 3, 1, 1}, // conv4_x 3x3
+                               {512, 7, 512, 3, 1, 1}}; // conv5_x 3x3
+  for (int path : {2, 1, 0})
+    for (auto &s : shapes)
+      b->Args({s[0], s[1], s[2], s[3], s[4], s[5], path});
+}
+
+BENCHMARK(BM_Int8Conv)
+    ->Apply(convShapes)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime();
+
+/// The microkernel's ceiling: a GEMM with both operands pre-packed, one K
+/// block, int32 output.
+void BM_Int8GemmPacked(benchmark::State &state) {
+  auto path = Int8Path(state.range(0));
+  if (!int8PathSupported(path)) {
+    state.SkipWithError("this CPU does not run this path");
+    return;
+  }
+  int64_t m = 96, n = 256, k = 1024;
+  std::vector<int8_t> a = randomBytes(size_t(m * k), -128, 127),
+                      b = randomBytes(size_t(k * n), -127, 127);
+  std::vector<uint8_t> ap(int8PackedABytes(m, k)), bp(int8PackedBBytes(k, n));
+  int8PackA(a.data(), k, m, k, ap.data());
+  int8PackB(b.data(), n, false, k, n, bp.data());
+  std::vector<int32_t> c(size_t(m * n));
+  Int8GemmProblem p;
+  p.m = m, p.n = n, p.k = k;
+  p.aPacked = ap.data();
+  p.bPacked = bp.data();
+  p.c = c.data();
+  p.ldc = n;
+  p.epilogue.out = Int8Output::Int32;
+  for (auto _ : state) {
+    int8Gemm(p, 0, m, 0, n, path);
+    benchmark::ClobberMemory();
+  }
+  state.counters["GMAC/s"] = benchmark::Counter(
+      double(m * n * k) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(int8PathName(path));
+}
+
+BENCHMARK(BM_Int8GemmPacked)
+    ->DenseRange(0, 2)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime();
+
+} // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,218 @@
+//===- Bf16Gemm.cpp - the bf16 GEMM driver, packing and epilogue ----------===//
+//
+// Loops as the int8 GEMM (Int8Gemm.cpp): column blocks of NC, K blocks of
+// KC (the f32 accumulators of the column block persist across them), row
+// blocks of MC, micro-tiles; each tile's epilogue runs right after its last
+// K block. Compiled for the baseline ISA; the AVX512-BF16 microkernel is in
+// Bf16MicrokernelAvx512.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Kernels/Bf16Gemm.h"
+
+#include "Bf16Microkernels.h"
+#include "Scratch.h"
+
+#include <algorithm>
+
+namespace strata::kernels {
+
+namespace {
+
+constexpr int64_t kKC = 512; ///< K block (elements, a multiple of 2)
+constexpr int64_t kMC = 96;
+constexpr int64_t kNC = 256;
+constexpr int64_t kPR = kPanelRows, kPC = kPanelCols;
+
+int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+thread_local detail::Scratch scratchA, scratchC;
+
+/// The portable microkernel: per K group, the odd then the even product
+/// added to the f32 accumulator, as `vdpbf16ps` does (a bf16 product is
+/// exact in f32, so each step is one rounding, like the FMA).
+void portableMicrokernel(int64_t groups, const uint16_t *a, const uint16_t *b,
+                         int64_t bPanelStride, float *c, int64_t ldc,
+                         int64_t mr, int64_t nr, bool accumulate) {
+  float acc[kPR][2 * kPC] = {};
+  for (int64_t g = 0; g < groups; ++g) {
+    const uint16_t *ag = a + g * 2 * kPR;
+    for (int64_t half = 0; half < (nr > kPC ? 2 : 1); ++half) {
+      const uint16_t *bg = b + half * bPanelStride + g * 2 * kPC;
+      for (int64_t i = 0; i < mr; ++i) {
+        float a0 = fromBf16(ag[i * 2]), a1 = fromBf16(ag[i * 2 + 1]);
+        for (int64_t j = 0; j < kPC; ++j) {
+          float &s = acc[i][half * kPC + j];
+          s += a1 * fromBf16(bg[j * 2 + 1]);
+          s += a0 * fromBf16(bg[j * 2]);
+        }
+      }
+    }
+  }
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t j = 0; j < nr; ++j)
+      c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j] : acc[i][j];
+}
+
+detail::Bf16MicrokernelInfo microkernelFor(Bf16Path path) {
+  if (path == Bf16Path::Avx512Bf16)
+    return detail::bf16Avx512Microkernel();
+  return {kPR, 2 * kPC, portableMicrokernel};
+}
+
+/// Packs rows [i0, i0 + mc) (clipped to m) and K [k0, k0 + kc) of a plain
+/// A into 12-row panels of kc / 2 groups, zero-padded.
+void packABlock(const uint16_t *a, int64_t lda, int64_t m, int64_t k,
+                int64_t i0, int64_t mc, int64_t k0, int64_t kc, uint16_t *dst) {
+  int64_t groups = kc / 2;
+  for (int64_t p = 0; p < mc; p += kPR, dst += groups * 2 * kPR) {
+    int64_t rows = std::min<int64_t>(kPR, std::min(mc, m - i0) - p);
+    for (int64_t r = 0; r < kPR; ++r)
+      for (int64_t g = 0; g < groups; ++g)
+        for (int64_t q = 0; q < 2; ++q) {
+          int64_t kk = k0 + 2 * g + q;
+          dst[g * 2 * kPR + r * 2 + q] =
+              r < rows && kk < k ? a[(i0 + p + r) * lda + kk] : uint16_t(0);
+        }
+  }
+}
+
+void epilogue(const Bf16GemmProblem &p, const float *acc, int64_t ldacc,
+              int64_t rows, int64_t cols, int64_t row0, int64_t col0) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      float v = acc[i * ldacc + j];
+      if (p.biasMode == BiasMode::PerRow)
+        v += p.bias[row0 + i];
+      else if (p.biasMode == BiasMode::PerCol)
+        v += p.bias[col0 + j];
+      if (p.act != Activation::None)
+        v = activate(v, p.act, p.p0, p.p1);
+      int64_t at = (row0 + i) * p.ldc + col0 + j;
+      if (p.outBf16)
+        static_cast<uint16_t *>(p.c)[at] = toBf16(v);
+      else
+        static_cast<float *>(p.c)[at] = v;
+    }
+}
+
+} // namespace
+
+bool bf16PathSupported(Bf16Path path) {
+  if (path == Bf16Path::Portable)
+    return true;
+#if defined(__x86_64__)
+  return __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512bf16");
+#else
+  return false;
+#endif
+}
+
+Bf16Path bf16PathFor(Isa isa) {
+  return isa == Isa::Avx512 && bf16PathSupported(Bf16Path::Avx512Bf16)
+             ? Bf16Path::Avx512Bf16
+             : Bf16Path::Portable;
+}
+
+const char *bf16PathName(Bf16Path path) {
+  return path == Bf16Path::Avx512Bf16 ? "avx512-bf16" : "portable";
+}
+
+static uint64_t panelElems(int64_t lines, int64_t panel, int64_t k) {
+  uint64_t n;
+  if (lines < 0 || k < 0 || lines > INT64_MAX - panel || k > INT64_MAX - 2 ||
+      __builtin_mul_overflow(uint64_t(roundUp(lines, panel)),
+                             uint64_t(roundUp(k, 2)), &n))
+    return 0;
+  return n;
+}
+
+uint64_t bf16PackedAElems(int64_t m, int64_t k) {
+  return panelElems(m, kPR, k);
+}
+uint64_t bf16PackedBElems(int64_t k, int64_t n) {
+  return panelElems(n, kPC, k);
+}
+
+void bf16PackA(const uint16_t *a, int64_t lda, int64_t m, int64_t k,
+               uint16_t *dst) {
+  packABlock(a, lda, m, k, 0, roundUp(m, kPR), 0, roundUp(k, 2), dst);
+}
+
+void bf16PackB(const uint16_t *b, int64_t ldb, bool transposed, int64_t k,
+               int64_t n, uint16_t *dst) {
+  int64_t kp = roundUp(k, 2);
+  for (int64_t p = 0; p < roundUp(n, kPC); p += kPC, dst += kp * kPC)
+    for (int64_t g = 0; g < kp / 2; ++g)
+      for (int64_t c = 0; c < kPC; ++c)
+        for (int64_t q = 0; q < 2; ++q) {
+          int64_t kk = 2 * g + q, j = p + c;
+          dst[g * 2 * kPC + c * 2 + q] =
+              kk < k && j < n ? (transposed ? b[j * ldb + kk] : b[kk * ldb + j])
+                              : uint16_t(0);
+        }
+}
+
+void bf16Gemm(const Bf16GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
+              int64_t colBegin, int64_t colEnd, Bf16Path path) {
+  if (rowBegin >= rowEnd || colBegin >= colEnd)
+    return;
+  detail::Bf16MicrokernelInfo uk = microkernelFor(path);
+  int64_t kp = roundUp(p.k, 2);
+  int64_t ldacc = roundUp(std::min(kNC, colEnd - colBegin), 2 * kPC);
+  if (kp == 0) {
+    float *zeros = scratchC.get<float>(size_t(ldacc));
+    std::fill(zeros, zeros + ldacc, 0.0f);
+    for (int64_t jc = colBegin; jc < colEnd; jc += kNC)
+      for (int64_t i = rowBegin; i < rowEnd; ++i)
+        epilogue(p, zeros, 0, 1, std::min(kNC, colEnd - jc), i, jc);
+    return;
+  }
+  int64_t kBlocks = (kp + kKC - 1) / kKC;
+  int64_t kcMax = roundUp((kp + kBlocks - 1) / kBlocks, 2);
+  int64_t accRows =
+      kBlocks > 1 ? roundUp(rowEnd - rowBegin, kPR) : roundUp(kMC, kPR);
+  float *acc = scratchC.get<float>(size_t(accRows * ldacc));
+  for (int64_t jc = colBegin; jc < colEnd; jc += kNC) {
+    int64_t nc = std::min(kNC, colEnd - jc);
+    for (int64_t pc = 0; pc < kp; pc += kcMax) {
+      int64_t kc = std::min(kcMax, kp - pc);
+      bool last = pc + kc >= kp;
+      const uint16_t *bBlock = p.bPacked + (jc / kPC) * kp * kPC + pc * kPC;
+      int64_t bPanelStride = kp * kPC;
+      for (int64_t ic = rowBegin; ic < rowEnd; ic += kMC) {
+        int64_t mc = std::min(kMC, rowEnd - ic);
+        const uint16_t *aBlock;
+        int64_t aPanelStride;
+        if (p.aPacked) {
+          aBlock = p.aPacked + (ic / kPR) * kp * kPR + pc * kPR;
+          aPanelStride = kp * kPR;
+        } else {
+          uint16_t *buf = scratchA.get<uint16_t>(size_t(roundUp(mc, kPR) * kc));
+          packABlock(p.aPlain, p.lda, p.m, p.k, ic, mc, pc, kc, buf);
+          aBlock = buf;
+          aPanelStride = kc * kPR;
+        }
+        float *accBlock = acc + (kBlocks > 1 ? ic - rowBegin : 0) * ldacc;
+        for (int64_t jr = 0; jr < nc; jr += uk.nr) {
+          int64_t nr = std::min(uk.nr, nc - jr);
+          const uint16_t *bp = bBlock + (jr / kPC) * bPanelStride;
+          for (int64_t ir = 0; ir < mc; ir += uk.mr) {
+            int64_t mr = std::min(uk.mr, mc - ir);
+            const uint16_t *ap =
+                aBlock + (ir / kPR) * aPanelStride + (ir % kPR) * 2;
+            float *tile = accBlock + ir * ldacc + jr;
+            uk.fn(kc / 2, ap, bp, bPanelStride, tile, ldacc, mr, nr, pc > 0);
+            if (last)
+              epilogue(p, tile, ldacc, mr, nr, ic + ir, jc + jr);
+          }
+        }
+      }
+    }
+  }
+}
+
+} // namespace strata::kernels

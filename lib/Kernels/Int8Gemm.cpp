@@ -1,0 +1,810 @@
+//===- Int8Gemm.cpp - the int8 GEMM driver, packing and convolutions ------===//
+//
+// Loops as the f32 GEMM (Gemm.cpp): column blocks of NC, K blocks of KC
+// (B block packed once or read pre-packed), row blocks of MC (A block
+// packed or pre-packed), then micro-tiles. The int32 accumulators of a
+// block live in a per-thread buffer across K blocks; after the last K
+// block each micro-tile goes through the epilogue right after its
+// microkernel wrote it. Compiled for the baseline ISA; only the
+// microkernels use AVX2 / AVX-512.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Kernels/Int8Gemm.h"
+
+#include "Int8Microkernels.h"
+#include "Scratch.h"
+
+#include "strata/Support/IntegerRequant.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace strata::kernels {
+
+using detail::Int8MicrokernelInfo;
+
+namespace {
+
+constexpr int64_t kKC = 1024; ///< K block (a multiple of 4)
+constexpr int64_t kMC = 96;   ///< rows per A block (a multiple of 12)
+constexpr int64_t kNC = 256;  ///< columns per B block (a multiple of 32)
+constexpr int64_t kPR = kPanelRows, kPC = kPanelCols;
+constexpr int64_t kAGroup = 4 * kPR; ///< bytes per K group of an A panel
+constexpr int64_t kBGroup = 4 * kPC; ///< bytes per K group of a B panel
+
+int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+thread_local detail::Scratch scratchA, scratchB, scratchC;
+
+Int8MicrokernelInfo microkernelFor(Int8Path path) {
+  switch (path) {
+  case Int8Path::Avx512Vnni:
+    return detail::int8Avx512VnniMicrokernel();
+  case Int8Path::Avx2:
+    return detail::int8Avx2Microkernel();
+  default:
+    return detail::int8PortableMicrokernel();
+  }
+}
+
+/// Packs rows [i0, i0 + mc) (clipped to m) and K [k0, k0 + kc) of a plain
+/// A into ceil(mc / 12) panels of kc/4 groups, XORing each byte with `x`,
+/// zero-padded (padding is 0, not 0 ^ x: it multiplies zero weights or
+/// lies outside C).
+void packABlock(const uint8_t *a, int64_t lda, uint8_t x, int64_t m, int64_t k,
+                int64_t i0, int64_t mc, int64_t k0, int64_t kc, uint8_t *dst) {
+  int64_t groups = kc / 4;
+  for (int64_t p = 0; p < mc; p += kPR, dst += groups * kAGroup) {
+    int64_t rows = std::min<int64_t>(kPR, std::min(mc, m - i0) - p);
+    for (int64_t r = 0; r < kPR; ++r) {
+      uint8_t *d = dst + r * 4;
+      if (r >= rows) {
+        for (int64_t g = 0; g < groups; ++g)
+          std::memset(d + g * kAGroup, 0, 4);
+        continue;
+      }
+      const uint8_t *src = a + (i0 + p + r) * lda + k0;
+      int64_t full = std::clamp<int64_t>((k - k0) / 4, 0, groups);
+      uint32_t x4 = uint32_t(x) * 0x01010101u;
+      for (int64_t g = 0; g < full; ++g) {
+        uint32_t v;
+        std::memcpy(&v, src + g * 4, 4);
+        v ^= x4;
+        std::memcpy(d + g * kAGroup, &v, 4);
+      }
+      for (int64_t g = full; g < groups; ++g)
+        for (int64_t q = 0; q < 4; ++q) {
+          int64_t kk = k0 + g * 4 + q;
+          d[g * kAGroup + q] = kk < k ? uint8_t(src[g * 4 + q] ^ x) : 0;
+        }
+    }
+  }
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Paths
+//===----------------------------------------------------------------------===//
+
+bool int8PathSupported(Int8Path path) {
+  switch (path) {
+  case Int8Path::Portable:
+    return true;
+#if defined(__x86_64__)
+  case Int8Path::Avx2:
+    return __builtin_cpu_supports("avx2");
+  case Int8Path::Avx512Vnni:
+    return __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512vnni");
+#else
+  default:
+    return false;
+#endif
+  }
+  return false;
+}
+
+Int8Path int8PathFor(Isa isa) {
+  if (isa == Isa::Avx512 && int8PathSupported(Int8Path::Avx512Vnni))
+    return Int8Path::Avx512Vnni;
+  if (isa != Isa::Portable && int8PathSupported(Int8Path::Avx2))
+    return Int8Path::Avx2;
+  return Int8Path::Portable;
+}
+
+const char *int8PathName(Int8Path path) {
+  switch (path) {
+  case Int8Path::Portable:
+    return "portable";
+  case Int8Path::Avx2:
+    return "avx2";
+  case Int8Path::Avx512Vnni:
+    return "avx512-vnni";
+  }
+  return "?";
+}
+
+int32_t int8EpilogueValue(int32_t acc, const Int8Epilogue &e, int64_t ch) {
+  int32_t v = int32_t(uint32_t(acc) + uint32_t(e.corr ? e.corr[ch] : 0));
+  if (e.relu && v < 0)
+    v = 0;
+  if (e.out == Int8Output::Int32)
+    return v;
+  return int32_t(intq::requantMultiplierShift(v, e.multiplier[ch], e.shift[ch],
+                                              e.zp, e.qmin, e.qmax));
+}
+
+//===----------------------------------------------------------------------===//
+// Packing
+//===----------------------------------------------------------------------===//
+
+/// Bytes of `lines` (rows of A, columns of B) padded to `panel`, times K
+/// padded to 4; 0 on overflow.
+static uint64_t panelBytes(int64_t lines, int64_t panel, int64_t k) {
+  uint64_t bytes;
+  if (lines < 0 || k < 0 || lines > INT64_MAX - panel || k > INT64_MAX - 4 ||
+      __builtin_mul_overflow(uint64_t(roundUp(lines, panel)),
+                             uint64_t(int8PaddedK(k)), &bytes))
+    return 0;
+  return bytes;
+}
+
+uint64_t int8PackedABytes(int64_t m, int64_t k) {
+  return panelBytes(m, kPR, k);
+}
+
+uint64_t int8PackedBBytes(int64_t k, int64_t n) {
+  return panelBytes(n, kPC, k);
+}
+
+void int8PackA(const int8_t *a, int64_t lda, int64_t m, int64_t k,
+               uint8_t *dst) {
+  packABlock(reinterpret_cast<const uint8_t *>(a), lda, 0, m, k, 0,
+             roundUp(m, kPR), 0, int8PaddedK(k), dst);
+}
+
+void int8PackB(const int8_t *b, int64_t ldb, bool transposed, int64_t k,
+               int64_t n, uint8_t *dst) {
+  int64_t kp = int8PaddedK(k);
+  for (int64_t p = 0; p < roundUp(n, kPC); p += kPC, dst += kp * kPC)
+    for (int64_t g = 0; g < kp / 4; ++g)
+      for (int64_t c = 0; c < kPC; ++c)
+        for (int64_t q = 0; q < 4; ++q) {
+          int64_t kk = g * 4 + q, j = p + c;
+          int8_t v = 0;
+          if (kk < k && j < n)
+            v = transposed ? b[j * ldb + kk] : b[kk * ldb + j];
+          dst[g * kBGroup + c * 4 + q] = uint8_t(v);
+        }
+}
+
+//===----------------------------------------------------------------------===//
+// The driver
+//===----------------------------------------------------------------------===//
+
+void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
+              int64_t colBegin, int64_t colEnd, Int8Path path) {
+  if (rowBegin >= rowEnd || colBegin >= colEnd)
+    return;
+  Int8MicrokernelInfo uk = microkernelFor(path);
+  const Int8Epilogue &e = p.epilogue;
+  int64_t elemBytes = e.out == Int8Output::Int32 ? 4 : 1;
+  auto outAt = [&](int64_t row, int64_t col) {
+    return static_cast<uint8_t *>(p.c) + (row * p.ldc + col) * elemBytes;
+  };
+  int64_t kp = int8PaddedK(p.k);
+  if (kp == 0) {
+    std::vector<int32_t> zeros(size_t(colEnd - colBegin), 0);
+    for (int64_t i = rowBegin; i < rowEnd; ++i)
+      uk.epilogue(zeros.data(), 0, 1, colEnd - colBegin, i, colBegin, e,
+                  outAt(i, colBegin), p.ldc);
+    return;
+  }
+  int64_t kBlocks = (kp + kKC - 1) / kKC;
+  int64_t kcMax = roundUp((kp + kBlocks - 1) / kBlocks, 4);
+  // The accumulators: one row block's with a single K block (each tile
+  // goes from the microkernel straight to the epilogue), else all rows of
+  // the column block, kept across the K blocks.
+  int64_t ldacc = roundUp(std::min(kNC, colEnd - colBegin), 32);
+  int64_t accRows =
+      kBlocks > 1 ? roundUp(rowEnd - rowBegin, kPR) : roundUp(kMC, kPR);
+  int32_t *acc = static_cast<int32_t *>(
+      scratchC.get(size_t(accRows * ldacc) * sizeof(int32_t)));
+  for (int64_t jc = colBegin; jc < colEnd; jc += kNC) {
+    int64_t nc = std::min(kNC, colEnd - jc);
+    for (int64_t pc = 0; pc < kp; pc += kcMax) {
+      int64_t kc = std::min(kcMax, kp - pc);
+      bool last = pc + kc >= kp;
+      const uint8_t *bBlock;
+      int64_t bPanelStride;
+      if (p.bPacked) {
+        bBlock = p.bPacked + (jc / kPC) * kp * kPC + pc * kPC;
+        bPanelStride = kp * kPC;
+      } else {
+        auto *buf =
+            static_cast<uint8_t *>(scratchB.get(size_t(roundUp(nc, kPC) * kc)));
+        p.bPackFn(p.bPackCtx, pc / 4, kc / 4, jc, nc, buf);
+        bBlock = buf;
+        bPanelStride = kc * kPC;
+      }
+      for (int64_t ic = rowBegin; ic < rowEnd; ic += kMC) {
+        int64_t mc = std::min(kMC, rowEnd - ic);
+        const uint8_t *aBlock;
+        int64_t aPanelStride;
+        if (p.aPacked) {
+          aBlock = p.aPacked + (ic / kPR) * kp * kPR + pc * kPR;
+          aPanelStride = kp * kPR;
+        } else {
+          auto *buf = static_cast<uint8_t *>(
+              scratchA.get(size_t(roundUp(mc, kPR) * kc)));
+          packABlock(p.aPlain, p.lda, p.aXor, p.m, p.k, ic, mc, pc, kc, buf);
+          aBlock = buf;
+          aPanelStride = kc * kPR;
+        }
+        int32_t *accBlock = acc + (kBlocks > 1 ? ic - rowBegin : 0) * ldacc;
+        for (int64_t jr = 0; jr < nc; jr += uk.nr) {
+          int64_t nr = std::min(uk.nr, nc - jr);
+          const uint8_t *bp = bBlock + (jr / kPC) * bPanelStride;
+          for (int64_t ir = 0; ir < mc; ir += uk.mr) {
+            int64_t mr = std::min(uk.mr, mc - ir);
+            const uint8_t *ap =
+                aBlock + (ir / kPR) * aPanelStride + (ir % kPR) * 4;
+            int32_t *tile = accBlock + ir * ldacc + jr;
+            uk.fn(kc / 4, ap, bp, bPanelStride, tile, ldacc, mr, nr, pc > 0,
+                  p.aUnsigned);
+            if (!last)
+              continue;
+            if (!p.colPitch) {
+              uk.epilogue(tile, ldacc, mr, nr, ic + ir, jc + jr, e,
+                          outAt(ic + ir, jc + jr), p.ldc);
+              continue;
+            }
+            // Only the columns inside each output row.
+            for (int64_t j = jc + jr, jEnd = j + nr; j < jEnd;) {
+              int64_t oy = j / p.colPitch, ox = j % p.colPitch;
+              int64_t len = std::min(jEnd - j, p.colPitch - ox);
+              if (ox < p.colValid)
+                uk.epilogue(tile + (j - jc - jr), ldacc, mr,
+                            std::min(len, p.colValid - ox), ic + ir, j, e,
+                            outAt(ic + ir, oy * p.colValid + ox), p.ldc);
+              j += len;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Packed weights
+//===----------------------------------------------------------------------===//
+
+Int8PackedLayout int8PackedLayout(Int8WeightKind kind, const Conv2dShape &s,
+                                  int64_t matK, int64_t matN) {
+  Int8PackedLayout l;
+  uint64_t panels = 0;
+  switch (kind) {
+  case Int8WeightKind::MatmulB:
+    l.channels = matN;
+    panels = int8PackedBBytes(matK, matN);
+    if (panels == 0 && matK && matN)
+      return l;
+    break;
+  case Int8WeightKind::ConvFilter: {
+    l.channels = s.o;
+    uint64_t one = int8PackedABytes(s.o / s.g, s.gemmK());
+    if (one == 0 || __builtin_mul_overflow(one, uint64_t(s.g), &panels))
+      return l;
+    break;
+  }
+  case Int8WeightKind::Depthwise:
+    l.channels = s.o;
+    if (__builtin_mul_overflow(uint64_t(s.o), uint64_t(s.kh * s.kw), &panels))
+      return l;
+    break;
+  }
+  l.panelBytes = uint64_t(roundUp(int64_t(panels), 64));
+  uint64_t perArray = uint64_t(roundUp(l.channels * 4, 64));
+  l.sumOffset = l.panelBytes;
+  l.multiplierOffset = l.sumOffset + perArray;
+  l.shiftOffset = l.multiplierOffset + perArray;
+  l.totalBytes = l.shiftOffset + perArray;
+  return l;
+}
+
+void int8PackWeight(Int8WeightKind kind, const Conv2dShape &s, int64_t matK,
+                    int64_t matN, bool transposed, const int8_t *w,
+                    const int64_t *multiplier, const int64_t *shift,
+                    int64_t count, uint8_t *dst) {
+  Int8PackedLayout l = int8PackedLayout(kind, s, matK, matN);
+  std::memset(dst, 0, l.totalBytes);
+  auto *sums = reinterpret_cast<int32_t *>(dst + l.sumOffset);
+  switch (kind) {
+  case Int8WeightKind::MatmulB:
+    int8PackB(w, transposed ? matK : matN, transposed, matK, matN, dst);
+    for (int64_t j = 0; j < matN; ++j) {
+      int64_t sum = 0;
+      for (int64_t k = 0; k < matK; ++k)
+        sum += transposed ? w[j * matK + k] : w[k * matN + j];
+      sums[j] = int32_t(sum);
+    }
+    break;
+  case Int8WeightKind::ConvFilter: {
+    int64_t og = s.o / s.g, k = s.gemmK();
+    uint64_t groupBytes = int8PackedABytes(og, k);
+    for (int64_t g = 0; g < s.g; ++g)
+      int8PackA(w + g * og * k, k, og, k, dst + g * groupBytes);
+    for (int64_t o = 0; o < s.o; ++o) {
+      int64_t sum = 0;
+      for (int64_t i = 0; i < k; ++i)
+        sum += w[o * k + i];
+      sums[o] = int32_t(sum);
+    }
+    break;
+  }
+  case Int8WeightKind::Depthwise:
+    std::memcpy(dst, w, size_t(s.o * s.kh * s.kw));
+    break;
+  }
+  if (!multiplier)
+    return;
+  auto *m = reinterpret_cast<int32_t *>(dst + l.multiplierOffset);
+  auto *sh = reinterpret_cast<int32_t *>(dst + l.shiftOffset);
+  for (int64_t c = 0; c < l.channels; ++c) {
+    m[c] = int32_t(multiplier[count == 1 ? 0 : c]);
+    sh[c] = int32_t(shift[count == 1 ? 0 : c]);
+  }
+}
+
+void int8Corrections(const Int8Input &in, const int32_t *bias,
+                     const int32_t *weightSum, int64_t channels,
+                     int32_t *corr) {
+  int64_t offset = (in.isUnsigned ? 0 : 128) + in.zp;
+  for (int64_t c = 0; c < channels; ++c) {
+    int64_t v = bias ? bias[c] : 0;
+    if (weightSum)
+      v -= offset * weightSum[c];
+    corr[c] = int32_t(uint32_t(uint64_t(v)));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The im2col columns of one (image, group) as a u8 B operand.
+struct Im2colCtx {
+  const Conv2dShape *s;
+  const uint8_t *x; ///< the group's first input channel of the image
+  uint8_t xorv;     ///< 0x80 for int8 input
+  uint8_t pad;      ///< the zero point's byte (before the XOR)
+  bool direct;      ///< 1x1, stride 1, no pads: B is the input itself
+};
+
+/// Where im2colRow is: row k's (input channel, ky, kx), advanced row by
+/// row without divisions, and the first column's output pixel.
+struct Im2colCursor {
+  int64_t k = 0, ch = 0, ky = 0, kx = 0;
+  int64_t oy0 = 0, ox0 = 0;
+  /// Per kx (up to 16): columns [lo, hi) of a whole output row that read
+  /// inside the input row.
+  int64_t fullLo[16], fullHi[16];
+
+  void next(const Conv2dShape &s) {
+    ++k;
+    if (++kx == s.kw) {
+      kx = 0;
+      if (++ky == s.kh) {
+        ky = 0;
+        ++ch;
+      }
+    }
+  }
+};
+
+/// Output columns [lo, hi) of a run of `len` starting at input column ix
+/// that read inside the row.
+inline void insideRange(const Conv2dShape &s, int64_t ix, int64_t len,
+                        int64_t &lo, int64_t &hi) {
+  lo = ix >= 0 ? 0 : std::min(len, (-ix + s.sw - 1) / s.sw);
+  hi = s.w - 1 - ix < 0 ? lo : std::clamp((s.w - 1 - ix) / s.sw + 1, lo, len);
+}
+
+Im2colCursor im2colCursor(const Conv2dShape &s, int64_t k, int64_t jBase) {
+  Im2colCursor c;
+  c.k = k;
+  c.ch = k / (s.kh * s.kw);
+  int64_t r = k % (s.kh * s.kw);
+  c.ky = r / s.kw;
+  c.kx = r % s.kw;
+  c.oy0 = jBase / s.ow;
+  c.ox0 = jBase % s.ow;
+  for (int64_t kx = 0; kx < std::min<int64_t>(s.kw, 16); ++kx)
+    insideRange(s, -s.pl + kx * s.dw, s.ow, c.fullLo[kx], c.fullHi[kx]);
+  return c;
+}
+
+/// d[0, n) = src[0, n): 16-byte moves, the last one overlapping (runs
+/// are a few dozen bytes: a library call and a scalar tail would dominate).
+inline void copyBytes(const uint8_t *__restrict src, uint8_t *__restrict d,
+                      int64_t n) {
+#if defined(__SSE2__)
+  if (n >= 16) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i *>(d + i),
+          _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i)));
+    if (i < n)
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i *>(d + n - 16),
+          _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + n - 16)));
+    return;
+  }
+  if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, src, 8);
+    std::memcpy(&b, src + n - 8, 8);
+    std::memcpy(d, &a, 8);
+    std::memcpy(d + n - 8, &b, 8);
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i)
+    d[i] = src[i];
+}
+
+/// d[i] = src[2 * i] for i in [lo, hi); src has `avail` readable bytes.
+inline void copyStride2(const uint8_t *__restrict src, uint8_t *__restrict d,
+                        int64_t lo, int64_t hi, int64_t avail) {
+  int64_t i = lo;
+#if defined(__SSE2__)
+  __m128i even = _mm_set1_epi16(0x00ff);
+  for (; i + 16 <= hi && 2 * i + 32 <= avail; i += 16) {
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + 2 * i));
+    __m128i b =
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + 2 * i + 16));
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i *>(d + i),
+        _mm_packus_epi16(_mm_and_si128(a, even), _mm_and_si128(b, even)));
+  }
+#endif
+  for (; i < hi; ++i)
+    d[i] = src[2 * i];
+}
+
+/// B[k, jBase + 0..cols) in `out` for the cursor's row k, before the XOR
+/// (the columns past `cols`, up to the panel end, are don't-cares).
+void im2colRow(const Im2colCtx &ctx, const Im2colCursor &c, int64_t jBase,
+               int64_t cols, uint8_t *out) {
+  const Conv2dShape &s = *ctx.s;
+  int64_t ohw = s.oh * s.ow;
+  if (c.k >= s.gemmK()) {
+    std::memset(out, 0, size_t(cols));
+    return;
+  }
+  if (ctx.direct) {
+    std::memcpy(out, ctx.x + c.k * ohw + jBase, size_t(cols));
+    return;
+  }
+  const uint8_t *xc = ctx.x + c.ch * s.h * s.w;
+  int64_t oy = c.oy0, ox = c.ox0;
+  for (int64_t jj = 0; jj < cols; ++oy, ox = 0) {
+    int64_t len = std::min(cols - jj, s.ow - ox);
+    uint8_t *__restrict d = out + jj;
+    jj += len;
+    uint8_t pad = ctx.pad;
+    int64_t iy = oy * s.sh - s.pt + c.ky * s.dh;
+    if (iy < 0 || iy >= s.h) {
+      for (int64_t i = 0; i < len; ++i)
+        d[i] = pad;
+      continue;
+    }
+    int64_t ix = ox * s.sw - s.pl + c.kx * s.dw;
+    int64_t lo, hi;
+    if (ox == 0 && len == s.ow && c.kx < 16) {
+      lo = c.fullLo[c.kx];
+      hi = c.fullHi[c.kx];
+    } else {
+      insideRange(s, ix, len, lo, hi);
+    }
+    // Short runs (a few output columns): plain loops, no library calls.
+    const uint8_t *__restrict src = xc + iy * s.w + ix;
+    for (int64_t i = 0; i < lo; ++i)
+      d[i] = pad;
+    if (s.sw == 1)
+      copyBytes(src + lo, d + lo, hi - lo);
+    else if (s.sw == 2)
+      copyStride2(src, d, lo, hi, s.w - ix);
+    else
+      for (int64_t i = lo; i < hi; ++i)
+        d[i] = src[i * s.sw];
+    for (int64_t i = hi; i < len; ++i)
+      d[i] = pad;
+  }
+}
+
+/// d[c * 4 + q] = r[q][c] ^ x for the 16 columns c of four rows q.
+void interleave4(const uint8_t *const r[4], uint8_t x, uint8_t *d) {
+#if defined(__SSE2__)
+  __m128i xv = _mm_set1_epi8(char(x));
+  __m128i r0 = _mm_xor_si128(
+      _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[0])), xv);
+  __m128i r1 = _mm_xor_si128(
+      _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[1])), xv);
+  __m128i r2 = _mm_xor_si128(
+      _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[2])), xv);
+  __m128i r3 = _mm_xor_si128(
+      _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[3])), xv);
+  __m128i a = _mm_unpacklo_epi8(r0, r1), a2 = _mm_unpackhi_epi8(r0, r1);
+  __m128i b = _mm_unpacklo_epi8(r2, r3), b2 = _mm_unpackhi_epi8(r2, r3);
+  auto *o = reinterpret_cast<__m128i *>(d);
+  _mm_storeu_si128(o, _mm_unpacklo_epi16(a, b));
+  _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(a, b));
+  _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(a2, b2));
+  _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(a2, b2));
+#else
+  for (int64_t c = 0; c < kPC; ++c)
+    for (int64_t q = 0; q < 4; ++q)
+      d[c * 4 + q] = r[q][c] ^ x;
+#endif
+}
+
+/// Writes B groups [g0, g0 + gc) x columns [j0, j0 + nc) as 16-column
+/// panels: per K group, its four rows over all nc columns (im2colRow, or
+/// the input itself for a 1x1 convolution), then 16 columns at a time
+/// interleaved into the panels' 4-byte K groups.
+void packIm2col(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
+                int64_t nc, uint8_t *dst) {
+  const Im2colCtx &ctx = *static_cast<const Im2colCtx *>(ctxPtr);
+  int64_t ohw = ctx.s->oh * ctx.s->ow, k = ctx.s->gemmK();
+  int64_t cols = std::min(j0 + nc, ohw) - j0;
+  int64_t panels = (nc + kPC - 1) / kPC;
+  int64_t stride = panels * kPC;
+  thread_local std::vector<uint8_t> rowBuf;
+  if (rowBuf.size() < size_t(4 * stride))
+    rowBuf.resize(size_t(4 * stride));
+  Im2colCursor cursor = im2colCursor(*ctx.s, g0 * 4, j0);
+  for (int64_t g = 0; g < gc; ++g) {
+    int64_t k0 = (g0 + g) * 4;
+    const uint8_t *r[4];
+    bool inPlace = ctx.direct && k0 + 3 < k;
+    for (int64_t q = 0; q < 4; ++q) {
+      uint8_t *row = rowBuf.data() + q * stride;
+      if (inPlace) {
+        r[q] = ctx.x + (k0 + q) * ohw + j0;
+        // Only the last, partial panel reads the copy.
+        int64_t tail = cols % kPC;
+        if (tail)
+          std::memcpy(row + (cols - tail), r[q] + (cols - tail), size_t(tail));
+      } else {
+        im2colRow(ctx, cursor, j0, cols, row);
+        r[q] = row;
+      }
+      cursor.next(*ctx.s);
+    }
+    for (int64_t p = 0; p < panels; ++p) {
+      const uint8_t *rp[4];
+      bool copied = !inPlace || (p + 1) * kPC > cols;
+      for (int64_t q = 0; q < 4; ++q)
+        rp[q] = (copied ? rowBuf.data() + q * stride : r[q]) + p * kPC;
+      interleave4(rp, ctx.xorv, dst + p * gc * kBGroup + g * kBGroup);
+    }
+  }
+}
+
+bool columnsAreInput(const Conv2dShape &s) {
+  return s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 &&
+         s.pl == 0 && s.pb == 0 && s.pr == 0 && s.oh == s.h && s.ow == s.w;
+}
+
+} // namespace
+
+namespace {
+
+/// A convolution computed over the padded width, its input split into
+/// stride phases: phase (a, b) of the padded input holds rows a, a + SH,
+/// .. and columns b, b + SW, .. (for stride 1, the padded input itself).
+/// Output (oy, ox) of tap (ky, kx) reads phase ((ky DH) % SH, (kx DW) % SW)
+/// at row oy + (ky DH) / SH, column ox + (kx DW) / SW, so with virtual
+/// columns j = oy * QW + ox (QW the phases' width) B's row k = (channel,
+/// ky, kx) is one contiguous run of a phase: an implicit im2col, the panels
+/// interleaved straight from it. Only the rows a column chunk reads are
+/// built, and only the phases some tap reads.
+struct PaddedCtx {
+  const Conv2dShape *s;
+  const uint8_t *rows; ///< per (channel, a, b): `nrows` x qw bytes
+  int64_t nrows, qw;
+  int64_t base; ///< the virtual column of each phase's first row
+  uint8_t xorv;
+};
+
+void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
+                int64_t nc, uint8_t *dst) {
+  const PaddedCtx &ctx = *static_cast<const PaddedCtx *>(ctxPtr);
+  const Conv2dShape &s = *ctx.s;
+  int64_t k = s.gemmK(), panels = (nc + kPC - 1) / kPC;
+  alignas(16) static const uint8_t zeros[16] = {};
+  Im2colCursor c = im2colCursor(s, g0 * 4, 0);
+  int64_t plane = ctx.nrows * ctx.qw;
+  for (int64_t g = 0; g < gc; ++g) {
+    const uint8_t *r[4];
+    bool real[4];
+    for (int64_t q = 0; q < 4; ++q, c.next(s)) {
+      real[q] = c.k < k;
+      if (!real[q]) {
+        r[q] = zeros;
+        continue;
+      }
+      int64_t dy = c.ky * s.dh, dx = c.kx * s.dw;
+      int64_t phase = (c.ch * s.sh + dy % s.sh) * s.sw + dx % s.sw;
+      r[q] = ctx.rows + phase * plane + dy / s.sh * ctx.qw + dx / s.sw +
+             (j0 - ctx.base);
+    }
+    for (int64_t p = 0; p < panels; ++p) {
+      const uint8_t *rp[4];
+      for (int64_t q = 0; q < 4; ++q)
+        rp[q] = real[q] ? r[q] + p * kPC : zeros;
+      interleave4(rp, ctx.xorv, dst + p * gc * kBGroup + g * kBGroup);
+    }
+  }
+}
+
+/// Whether some tap reads phase row `a` / column `b`.
+bool phaseUsed(int64_t k, int64_t d, int64_t stride, int64_t phase) {
+  for (int64_t i = 0; i < k; ++i)
+    if (i * d % stride == phase)
+      return true;
+  return false;
+}
+
+/// Fills the phases' rows [r0, r0 + nrows) for the group's cg input planes
+/// (the zero point's byte outside the input; unused phases left as they
+/// are), then `slack` more bytes.
+void fillPhases(const Conv2dShape &s, const uint8_t *x, int64_t cg, int64_t r0,
+                int64_t nrows, int64_t qw, uint8_t pad, int64_t slack,
+                uint8_t *buf) {
+  int64_t plane = nrows * qw;
+  for (int64_t a = 0; a < s.sh; ++a) {
+    if (!phaseUsed(s.kh, s.dh, s.sh, a))
+      continue;
+    for (int64_t b = 0; b < s.sw; ++b) {
+      if (!phaseUsed(s.kw, s.dw, s.sw, b))
+        continue;
+      // Phase columns c whose input column (c SW + b - PL) is inside.
+      int64_t first = b - s.pl;
+      int64_t lo = first >= 0 ? 0 : std::min(qw, (-first + s.sw - 1) / s.sw);
+      int64_t hi = s.w - 1 - first < 0
+                       ? lo
+                       : std::clamp((s.w - 1 - first) / s.sw + 1, lo, qw);
+      for (int64_t ch = 0; ch < cg; ++ch) {
+        uint8_t *ph = buf + ((ch * s.sh + a) * s.sw + b) * plane;
+        for (int64_t r = 0; r < nrows; ++r) {
+          uint8_t *d = ph + r * qw;
+          int64_t iy = (r0 + r) * s.sh + a - s.pt;
+          if (iy < 0 || iy >= s.h) {
+            std::memset(d, pad, size_t(qw));
+            continue;
+          }
+          const uint8_t *src = x + (ch * s.h + iy) * s.w + first;
+          std::memset(d, pad, size_t(lo));
+          if (s.sw == 1)
+            std::memcpy(d + lo, src + lo, size_t(hi - lo));
+          else if (s.sw == 2)
+            copyStride2(src, d, lo, hi, s.w - first);
+          else
+            for (int64_t i = lo; i < hi; ++i)
+              d[i] = src[i * s.sw];
+          std::memset(d + hi, pad, size_t(qw - hi));
+        }
+      }
+    }
+  }
+  std::memset(buf + cg * s.sh * s.sw * plane, pad, size_t(slack));
+}
+
+} // namespace
+
+void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
+                    const uint8_t *packed, const Int8Epilogue &e, void *y,
+                    int64_t workgroups, int64_t begin, int64_t end,
+                    Int8Path path) {
+  int64_t images = s.n * s.g;
+  int64_t chunks = conv2dGemmUnits(s, workgroups) / images;
+  int64_t og = s.o / s.g, cg = s.c / s.g, k = s.gemmK();
+  int64_t ohw = s.oh * s.ow;
+  // Chunks of whole 32-column micro-panels (the AVX-512 kernel's width).
+  int64_t chunkCols = roundUp((ohw + chunks - 1) / chunks, 2 * kPC);
+  uint64_t groupBytes = int8PackedABytes(og, k);
+  int64_t elemBytes = e.out == Int8Output::Int32 ? 4 : 1;
+  // With a window or a stride: computed over the phases' width (the
+  // columns past OW dropped), B straight from the padded phases. Strides
+  // above 4 keep the explicit im2col.
+  bool padded = !columnsAreInput(s) && s.sh <= 4 && s.sw <= 4;
+  int64_t qw = (s.w + s.pl + s.pr + s.sw - 1) / s.sw;
+  int64_t cols = padded ? s.oh * qw : ohw;
+  if (padded)
+    chunkCols = roundUp((cols + chunks - 1) / chunks, 2 * kPC);
+  thread_local std::vector<uint8_t> paddedRows;
+  for (int64_t unit = begin; unit < end; ++unit) {
+    int64_t image = unit / chunks, chunk = unit % chunks;
+    int64_t n = image / s.g, g = image % s.g;
+    int64_t colBegin = chunk * chunkCols;
+    int64_t colEnd = std::min(cols, colBegin + chunkCols);
+    if (colBegin >= colEnd)
+      continue;
+    const uint8_t *xg =
+        static_cast<const uint8_t *>(x) + (n * s.c + g * cg) * s.h * s.w;
+    PaddedCtx pctx;
+    if (padded) {
+      int64_t oy0 = colBegin / qw, oy1 = (colEnd - 1) / qw;
+      int64_t nrows = oy1 - oy0 + 1 + (s.kh - 1) * s.dh / s.sh;
+      int64_t slack = qw + 64;
+      paddedRows.resize(size_t(cg * s.sh * s.sw * nrows * qw + slack));
+      fillPhases(s, xg, cg, oy0, nrows, qw, uint8_t(in.zp), slack,
+                 paddedRows.data());
+      pctx = {&s, paddedRows.data(), nrows,
+              qw, oy0 * qw,          uint8_t(in.isUnsigned ? 0 : 0x80)};
+    }
+    Im2colCtx ctx{&s, xg, uint8_t(in.isUnsigned ? 0 : 0x80), uint8_t(in.zp),
+                  columnsAreInput(s)};
+    Int8GemmProblem p;
+    p.m = og;
+    p.n = cols;
+    p.k = k;
+    p.aPacked = packed + g * groupBytes;
+    p.aUnsigned = false;
+    p.bPackFn = padded ? packPadded : packIm2col;
+    p.bPackCtx = padded ? static_cast<const void *>(&pctx)
+                        : static_cast<const void *>(&ctx);
+    if (padded) {
+      p.colPitch = qw;
+      p.colValid = s.ow;
+    }
+    p.c = static_cast<uint8_t *>(y) + (n * s.o + g * og) * ohw * elemBytes;
+    p.ldc = ohw;
+    p.epilogue = e;
+    // The channel arrays start at the group's first output channel.
+    int64_t c0 = g * og;
+    if (e.corr)
+      p.epilogue.corr = e.corr + c0;
+    if (e.multiplier) {
+      p.epilogue.multiplier = e.multiplier + c0;
+      p.epilogue.shift = e.shift + c0;
+    }
+    int8Gemm(p, 0, og, colBegin, colEnd, path);
+  }
+}
+
+void int8Conv2dDepthwise(const Conv2dShape &s, const Int8Input &in,
+                         const void *x, const int8_t *filter,
+                         const Int8Epilogue &e, void *y, int64_t begin,
+                         int64_t end, Int8Path path) {
+  Int8MicrokernelInfo uk = microkernelFor(path);
+  int64_t ohw = s.oh * s.ow, hw = s.h * s.w, og = s.o / s.g;
+  int64_t elemBytes = e.out == Int8Output::Int32 ? 4 : 1;
+  auto *acc = static_cast<int32_t *>(scratchC.get(size_t(ohw) * 4));
+  for (int64_t plane = begin; plane < end; ++plane) {
+    int64_t n = plane / s.o, o = plane % s.o, c = o / og;
+    uk.depthwise(s, static_cast<const uint8_t *>(x) + (n * s.c + c) * hw,
+                 in.isUnsigned, in.zp, filter + o * s.kh * s.kw, acc);
+    uk.epilogue(acc, 0, 1, ohw, o, 0, e,
+                static_cast<uint8_t *>(y) + plane * ohw * elemBytes, ohw);
+  }
+}
+
+} // namespace strata::kernels

@@ -1,0 +1,369 @@
+//===- Int8MicrokernelAvx512Vnni.cpp - 12x32 int8 microkernel (VNNI) ------===//
+//
+// 24 zmm accumulators (12 rows x 2 vectors of 16 columns), 2 B vectors and
+// one 4-byte broadcast of A per step; each `vpdpbusd` does 64 u8 x s8
+// multiply-adds into int32 (no saturation: the non-S form wraps, and the
+// sums stay far below 2^31 for any K a model has). The tile epilogue
+// requantizes 16 lanes at a time in 64-bit lanes: the exact product
+// `vpmuldq`, |p| + 2^(s-1) shifted right by s (`vpsrlvq`), the sign put
+// back, + zero point, clamped (`vpminsq`/`vpmaxsq`), narrowed with
+// `vpmovdb`. Compiled with AVX-512 F/BW/DQ/VL/VNNI; called only when the
+// CPU has them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Int8Microkernels.h"
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "Avx512Tiles.h"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+namespace strata::kernels::detail {
+
+#define STRATA_INT8_DEPTHWISE_ROWS
+#include "Int8DepthwiseImpl.inc"
+
+namespace {
+
+constexpr int kMR = 12;
+
+inline __m512i broadcast32(const uint8_t *p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return _mm512_set1_epi32(v);
+}
+
+template <int NV, int ROWS, bool AUnsigned>
+void kernel(int64_t groups, const uint8_t *a, const uint8_t *b,
+            int64_t bPanelStride, int32_t *c, int64_t ldc, int64_t mr,
+            int64_t nr, bool accumulate) {
+  __m512i acc0[ROWS], acc1[ROWS];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    acc0[i] = _mm512_setzero_si512();
+    acc1[i] = _mm512_setzero_si512();
+  }
+  const uint8_t *b1 = b + bPanelStride;
+  for (int64_t g = 0; g < groups; ++g) {
+    __m512i bv0 = _mm512_loadu_si512(b + g * 64);
+    __m512i bv1 = NV == 2 ? _mm512_loadu_si512(b1 + g * 64) : bv0;
+    const uint8_t *ag = a + g * 4 * kPanelRows;
+#pragma clang loop unroll(full)
+    for (int i = 0; i < ROWS; ++i) {
+      __m512i av = broadcast32(ag + i * 4);
+      if (AUnsigned) {
+        acc0[i] = _mm512_dpbusd_epi32(acc0[i], av, bv0);
+        if (NV == 2)
+          acc1[i] = _mm512_dpbusd_epi32(acc1[i], av, bv1);
+      } else {
+        acc0[i] = _mm512_dpbusd_epi32(acc0[i], bv0, av);
+        if (NV == 2)
+          acc1[i] = _mm512_dpbusd_epi32(acc1[i], bv1, av);
+      }
+    }
+  }
+  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    if (i >= mr)
+      break;
+    int32_t *ci = c + i * ldc;
+    __m512i v0 = acc0[i], v1 = acc1[i];
+    if (accumulate) {
+      v0 = _mm512_add_epi32(v0, _mm512_maskz_loadu_epi32(m0, ci));
+      if (NV == 2)
+        v1 = _mm512_add_epi32(v1, _mm512_maskz_loadu_epi32(m1, ci + 16));
+    }
+    _mm512_mask_storeu_epi32(ci, m0, v0);
+    if (NV == 2 && m1)
+      _mm512_mask_storeu_epi32(ci + 16, m1, v1);
+  }
+}
+
+template <bool AUnsigned>
+void microkernelT(int64_t groups, const uint8_t *a, const uint8_t *b,
+                  int64_t bPanelStride, int32_t *c, int64_t ldc, int64_t mr,
+                  int64_t nr, bool accumulate) {
+  withTileShape(mr, nr, [&](auto nv, auto rows) {
+    kernel<decltype(nv)::value, decltype(rows)::value, AUnsigned>(
+        groups, a, b, bPanelStride, c, ldc, mr, nr, accumulate);
+  });
+}
+
+void microkernel(int64_t groups, const uint8_t *a, const uint8_t *b,
+                 int64_t bPanelStride, int32_t *c, int64_t ldc, int64_t mr,
+                 int64_t nr, bool accumulate, bool aUnsigned) {
+  if (aUnsigned)
+    microkernelT<true>(groups, a, b, bPanelStride, c, ldc, mr, nr, accumulate);
+  else
+    microkernelT<false>(groups, a, b, bPanelStride, c, ldc, mr, nr, accumulate);
+}
+
+/// clamp(round_half_away_from_zero(v * m / 2^s) + zp, lo, hi) in the 8
+/// int64 lanes, v and m the low (signed) 32 bits of each lane, s the lane's
+/// shift and h = 2^s / 2 (0 for s = 0). |v * m| <= 2^62, so |p| + h fits
+/// in 64 unsigned bits.
+inline __m512i requant8(__m512i v, __m512i m, __m512i s, __m512i h, __m512i zp,
+                        __m512i lo, __m512i hi) {
+  __m512i p = _mm512_mul_epi32(v, m);
+  __mmask8 neg = _mm512_movepi64_mask(p);
+  __m512i r = _mm512_srlv_epi64(_mm512_add_epi64(_mm512_abs_epi64(p), h), s);
+  r = _mm512_mask_sub_epi64(r, neg, _mm512_setzero_si512(), r);
+  return _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(r, zp), lo), hi);
+}
+
+/// The requant of 16 int32 lanes: even lanes in place, odd lanes shifted
+/// down into the low halves and back; m, s, h hold the even lanes' values
+/// in their 64-bit lanes (mOdd, sOdd, hOdd the odd lanes').
+inline __m512i requant16(__m512i v, __m512i m, __m512i s, __m512i h,
+                         __m512i mOdd, __m512i sOdd, __m512i hOdd, __m512i zp,
+                         __m512i lo, __m512i hi) {
+  __m512i even = requant8(v, m, s, h, zp, lo, hi);
+  __m512i odd =
+      requant8(_mm512_srli_epi64(v, 32), mOdd, sOdd, hOdd, zp, lo, hi);
+  return _mm512_mask_blend_epi32(__mmask16(0xaaaa), even,
+                                 _mm512_slli_epi64(odd, 32));
+}
+
+/// h = 2^s / 2 per 64-bit lane.
+inline __m512i halfOf(__m512i s) {
+  return _mm512_srli_epi64(_mm512_sllv_epi64(_mm512_set1_epi64(1), s), 1);
+}
+
+inline __m512i clampShift(__m512i s) { // as int8EpilogueValue
+  return _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(63)),
+                          _mm512_setzero_si512());
+}
+
+/// The 16 int32 lanes (already inside the 8-bit range) as 16 bytes:
+/// saturating packs within each 128-bit lane, then dword 0 of each lane.
+/// (Zen 4 runs `vpmovdb` to memory slowly; this is three fast ops.)
+inline __m128i narrow8(__m512i v, bool isUnsigned) {
+  __m512i w = _mm512_packs_epi32(v, v);
+  w = isUnsigned ? _mm512_packus_epi16(w, w) : _mm512_packs_epi16(w, w);
+  return _mm512_castsi512_si128(_mm512_permutexvar_epi32(
+      _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), w));
+}
+
+inline void store(__m512i v, const Int8Epilogue &e, void *out, int64_t at,
+                  __mmask16 mask) {
+  if (e.out == Int8Output::Int32) {
+    _mm512_mask_storeu_epi32(static_cast<int32_t *>(out) + at, mask, v);
+    return;
+  }
+  __m128i b = narrow8(v, e.out == Int8Output::UInt8);
+  auto *p = static_cast<uint8_t *>(out) + at;
+  if (mask == 0xffff)
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(p), b);
+  else
+    _mm_mask_storeu_epi8(p, mask, b);
+}
+
+void tileEpilogue(const int32_t *acc, int64_t ldacc, int64_t rows, int64_t cols,
+                  int64_t row0, int64_t col0, const Int8Epilogue &e, void *out,
+                  int64_t ldo) {
+  __m512i zp = _mm512_set1_epi64(e.zp), lo = _mm512_set1_epi64(e.qmin),
+          hi = _mm512_set1_epi64(e.qmax);
+  bool requant = e.out != Int8Output::Int32;
+  __m512i zero = _mm512_setzero_si512();
+  if (e.perRow) {
+    for (int64_t i = 0; i < rows; ++i) {
+      int64_t ch = row0 + i;
+      __m512i corr = _mm512_set1_epi32(e.corr ? e.corr[ch] : 0);
+      __m512i m = zero, s = zero, h = zero;
+      if (requant) {
+        m = _mm512_set1_epi64(e.multiplier[ch]);
+        s = _mm512_set1_epi64(std::clamp<int32_t>(e.shift[ch], 0, 63));
+        h = halfOf(s);
+      }
+      const int32_t *a = acc + i * ldacc;
+      int32_t mc = requant ? e.multiplier[ch] : 0;
+      int32_t sc = std::clamp<int32_t>(requant ? e.shift[ch] : 0, 0, 63);
+      int64_t loz = int64_t(e.qmin) - e.zp, hiz = int64_t(e.qmax) - e.zp;
+      if (requant && sc >= 31 && mc != INT32_MIN && loz >= INT32_MIN &&
+          hiz <= INT32_MAX) {
+        // The common case, in fewer ops: |v * m| < 2^62, so (|p| + h) >> s
+        // < 2^31 fits the 32-bit lanes: unsigned products of |v| and |m|,
+        // the shift in 64 bits, then sign, clamp (to [qmin - zp, qmax -
+        // zp], so adding zp cannot overflow) and zp in 16 32-bit lanes.
+        __m512i am = _mm512_set1_epi64(mc < 0 ? -int64_t(mc) : mc);
+        int64_t loz =
+            std::clamp<int64_t>(int64_t(e.qmin) - e.zp, INT32_MIN, INT32_MAX);
+        int64_t hiz =
+            std::clamp<int64_t>(int64_t(e.qmax) - e.zp, INT32_MIN, INT32_MAX);
+        __m512i lo32 = _mm512_set1_epi32(int32_t(loz)),
+                hi32 = _mm512_set1_epi32(int32_t(hiz)),
+                zp32 = _mm512_set1_epi32(e.zp);
+        for (int64_t j = 0; j < cols; j += 16) {
+          __mmask16 mask = tailMask(cols - j);
+          __m512i v =
+              _mm512_add_epi32(_mm512_maskz_loadu_epi32(mask, a + j), corr);
+          if (e.relu)
+            v = _mm512_max_epi32(v, zero);
+          __mmask16 neg = _mm512_movepi32_mask(v);
+          if (mc < 0)
+            neg = _knot_mask16(neg);
+          __m512i av = _mm512_abs_epi32(v); // INT32_MIN -> 2^31 unsigned
+          __m512i pe = _mm512_mul_epu32(av, am);
+          __m512i po = _mm512_mul_epu32(_mm512_srli_epi64(av, 32), am);
+          pe = _mm512_srlv_epi64(_mm512_add_epi64(pe, h), s);
+          po = _mm512_srlv_epi64(_mm512_add_epi64(po, h), s);
+          __m512i r = _mm512_mask_blend_epi32(__mmask16(0xaaaa), pe,
+                                              _mm512_slli_epi64(po, 32));
+          // A zero product has no sign to restore; -0 is 0 anyway.
+          r = _mm512_mask_sub_epi32(r, neg, zero, r);
+          r = _mm512_min_epi32(_mm512_max_epi32(r, lo32), hi32);
+          store(_mm512_add_epi32(r, zp32), e, out, i * ldo + j, mask);
+        }
+        continue;
+      }
+      for (int64_t j = 0; j < cols; j += 16) {
+        __mmask16 mask = tailMask(cols - j);
+        __m512i v =
+            _mm512_add_epi32(_mm512_maskz_loadu_epi32(mask, a + j), corr);
+        if (e.relu)
+          v = _mm512_max_epi32(v, zero);
+        if (requant)
+          v = requant16(v, m, s, h, m, s, h, zp, lo, hi);
+        store(v, e, out, i * ldo + j, mask);
+      }
+    }
+    return;
+  }
+  for (int64_t j = 0; j < cols; j += 16) {
+    __mmask16 mask = tailMask(cols - j);
+    int64_t ch = col0 + j;
+    __m512i corr = e.corr ? _mm512_maskz_loadu_epi32(mask, e.corr + ch) : zero;
+    __m512i m = zero, s = zero, h = zero, mOdd = zero, sOdd = zero, hOdd = zero;
+    if (requant) {
+      __m512i mv = _mm512_maskz_loadu_epi32(mask, e.multiplier + ch);
+      __m512i sv = clampShift(_mm512_maskz_loadu_epi32(mask, e.shift + ch));
+      m = mv;
+      mOdd = _mm512_srli_epi64(mv, 32);
+      s = _mm512_and_si512(sv, _mm512_set1_epi64(0xffffffff));
+      sOdd = _mm512_srli_epi64(sv, 32);
+      h = halfOf(s);
+      hOdd = halfOf(sOdd);
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+      __m512i v = _mm512_add_epi32(
+          _mm512_maskz_loadu_epi32(mask, acc + i * ldacc + j), corr);
+      if (e.relu)
+        v = _mm512_max_epi32(v, zero);
+      if (requant)
+        v = requant16(v, m, s, h, mOdd, sOdd, hOdd, zp, lo, hi);
+      store(v, e, out, i * ldo + j, mask);
+    }
+  }
+}
+
+} // namespace
+
+namespace {
+
+/// Depthwise rows with stride 1 or 2: 16 output columns per zmm, the
+/// accumulator in a register over the window; each tap is one `vpdpwssd`
+/// of the input (as int16 in the low half of each 32-bit lane; for stride 2
+/// the odd input column sits in the high half and meets a zero weight) by
+/// the weight (w, 0).
+template <int SW>
+void depthwiseRowsAvx512(const Conv2dShape &s, const int16_t *pad, int64_t pw,
+                         const int8_t *w, int32_t *acc) {
+  int64_t taps = s.kh * s.kw;
+  __m512i wv[64];
+  for (int64_t t = 0; t < taps && t < 64; ++t)
+    wv[t] = _mm512_set1_epi32(int32_t(uint16_t(int16_t(w[t]))));
+  for (int64_t oy = 0; oy < s.oh; ++oy) {
+    for (int64_t ox = 0; ox < s.ow; ox += 16) {
+      __mmask16 mask = tailMask(s.ow - ox);
+      __m512i a = _mm512_setzero_si512();
+      for (int64_t ky = 0; ky < s.kh; ++ky) {
+        const int16_t *row = pad + (oy * s.sh + ky * s.dh) * pw + ox * SW;
+        for (int64_t kx = 0; kx < s.kw; ++kx) {
+          const int16_t *src = row + kx * s.dw;
+          __m512i v = SW == 1 ? _mm512_cvtepi16_epi32(_mm256_loadu_si256(
+                                    reinterpret_cast<const __m256i *>(src)))
+                              : _mm512_loadu_si512(src);
+          a = _mm512_dpwssd_epi32(a, v, wv[ky * s.kw + kx]);
+        }
+      }
+      _mm512_mask_storeu_epi32(acc + oy * s.ow + ox, mask, a);
+    }
+  }
+}
+
+/// Horizontal tap pairs (dilation 1): the 32-bit lane of output column ox
+/// holds the inputs of taps kx and kx + 1, so one `vpdpwssd` with the
+/// weights (w[kx], w[kx + 1]) does both (an odd last tap pairs with 0).
+/// Stride 2 reads the pairs straight from the padded plane; stride 1 from a
+/// pair plane built once per plane (lane x = pad[x] | pad[x + 1] << 16).
+template <int SW>
+void depthwisePairsAvx512(const Conv2dShape &s, const int16_t *pad, int64_t pw,
+                          const int8_t *w, int32_t *acc) {
+  int32_t pairW[64];
+  int64_t pairsPerRow = tapPairWeights(s, w, pairW);
+  __m512i wv[64];
+  for (int64_t t = 0; t < s.kh * pairsPerRow; ++t)
+    wv[t] = _mm512_set1_epi32(pairW[t]);
+  const int32_t *pairs = SW == 1 ? pairPlaneOf(s, pad, pw) : nullptr;
+  // ROWS output rows at a time: independent accumulators hide the latency
+  // of the vpdpwssd chain.
+  auto rows = [&](auto rowsTag, int64_t oy0) {
+    constexpr int ROWS = decltype(rowsTag)::value;
+    for (int64_t ox = 0; ox < s.ow; ox += 16) {
+      __mmask16 mask = tailMask(s.ow - ox);
+      __m512i a[ROWS];
+      for (int r = 0; r < ROWS; ++r)
+        a[r] = _mm512_setzero_si512();
+      for (int64_t ky = 0; ky < s.kh; ++ky)
+        for (int64_t q = 0; q < pairsPerRow; ++q) {
+          __m512i wq = wv[ky * pairsPerRow + q];
+          for (int r = 0; r < ROWS; ++r) {
+            int64_t rowAt = ((oy0 + r) * s.sh + ky * s.dh) * pw;
+            __m512i v = SW == 1
+                            ? _mm512_loadu_si512(pairs + rowAt + ox + 2 * q)
+                            : _mm512_loadu_si512(pad + rowAt + 2 * ox + 2 * q);
+            a[r] = _mm512_dpwssd_epi32(a[r], v, wq);
+          }
+        }
+      for (int r = 0; r < ROWS; ++r)
+        _mm512_mask_storeu_epi32(acc + (oy0 + r) * s.ow + ox, mask, a[r]);
+    }
+  };
+  int64_t oy = 0;
+  for (; oy + 4 <= s.oh; oy += 4)
+    rows(std::integral_constant<int, 4>(), oy);
+  for (; oy < s.oh; ++oy)
+    rows(std::integral_constant<int, 1>(), oy);
+}
+
+void depthwisePlane(const Conv2dShape &s, const void *x, bool isUnsigned,
+                    int32_t zp, const int8_t *w, int32_t *acc) {
+  int64_t pw;
+  int16_t *pad = paddedPlaneOf(s, x, isUnsigned, zp, pw);
+  bool fits = s.kh * ((s.kw + 1) / 2) <= 64 && s.kh * s.kw <= 64;
+  if (fits && s.dw == 1 && s.sw == 1)
+    depthwisePairsAvx512<1>(s, pad, pw, w, acc);
+  else if (fits && s.dw == 1 && s.sw == 2)
+    depthwisePairsAvx512<2>(s, pad, pw, w, acc);
+  else if (fits && s.sw == 1)
+    depthwiseRowsAvx512<1>(s, pad, pw, w, acc);
+  else if (fits && s.sw == 2)
+    depthwiseRowsAvx512<2>(s, pad, pw, w, acc);
+  else
+    depthwiseRows<0>(s, pad, pw, w, acc);
+}
+
+} // namespace
+
+Int8MicrokernelInfo int8Avx512VnniMicrokernel() {
+  return {kMR, 32, microkernel, tileEpilogue, depthwisePlane};
+}
+
+} // namespace strata::kernels::detail

@@ -1,0 +1,60 @@
+//===- Int8Microkernels.h - the int8 GEMM microkernels ---------*- C++ -*-===//
+//
+// Internal to the kernel library. A microkernel multiplies one A micro-panel
+// (mr <= MR rows; K groups 48 bytes apart) by one B micro-panel (nr <= NR
+// columns: NR / 16 panels `bPanelStride` bytes apart, K groups 64 bytes
+// apart) over `groups` K groups of 4 and writes (or, with `accumulate`,
+// adds to) the int32 tile `c` (row stride ldc). `aUnsigned` says which side
+// holds the u8 operand. The tile epilogue turns an int32 tile into the
+// output. Each path is compiled in its own file with its ISA's flags.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_LIB_KERNELS_INT8MICROKERNELS_H
+#define STRATA_LIB_KERNELS_INT8MICROKERNELS_H
+
+#include "strata/Kernels/Int8Gemm.h"
+
+#include <cstdint>
+
+namespace strata::kernels::detail {
+
+using Int8Microkernel = void (*)(int64_t groups, const uint8_t *a,
+                                 const uint8_t *b, int64_t bPanelStride,
+                                 int32_t *c, int64_t ldc, int64_t mr,
+                                 int64_t nr, bool accumulate, bool aUnsigned);
+
+/// Applies `e` to the rows x cols int32 tile `acc` (row stride ldacc) whose
+/// top-left is C's (row0, col0), writing `out` (its element (row0, col0);
+/// row stride ldo elements).
+using Int8TileEpilogue = void (*)(const int32_t *acc, int64_t ldacc,
+                                  int64_t rows, int64_t cols, int64_t row0,
+                                  int64_t col0, const Int8Epilogue &e,
+                                  void *out, int64_t ldo);
+
+/// One output plane of a depthwise convolution: acc[OH x OW] = sum over
+/// the window of (x - zp) * w (x the input plane, int8 or uint8; w its KH x
+/// KW filter).
+using Int8DepthwisePlane = void (*)(const Conv2dShape &s, const void *x,
+                                    bool isUnsigned, int32_t zp,
+                                    const int8_t *w, int32_t *acc);
+
+struct Int8MicrokernelInfo {
+  int64_t mr, nr;
+  Int8Microkernel fn;
+  Int8TileEpilogue epilogue;
+  Int8DepthwisePlane depthwise;
+};
+
+/// The scalar tile epilogue (every path may use it).
+void int8ScalarTileEpilogue(const int32_t *acc, int64_t ldacc, int64_t rows,
+                            int64_t cols, int64_t row0, int64_t col0,
+                            const Int8Epilogue &e, void *out, int64_t ldo);
+
+Int8MicrokernelInfo int8PortableMicrokernel();
+Int8MicrokernelInfo int8Avx2Microkernel();
+Int8MicrokernelInfo int8Avx512VnniMicrokernel();
+
+} // namespace strata::kernels::detail
+
+#endif // STRATA_LIB_KERNELS_INT8MICROKERNELS_H

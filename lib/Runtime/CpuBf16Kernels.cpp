@@ -1,0 +1,116 @@
+//===- CpuBf16Kernels.cpp - the bf16 matmul kernel ------------------------===//
+//
+// The kernel-table entry of the bf16 GEMM of lib/Kernels (Bf16Gemm.h):
+// `matmul_gemm_bf16`, params as the f32 matmul's (KernelAbi.h) with the
+// weight always packed at compile time. `check` validates every param and,
+// with overflow-checked arithmetic, the binding sizes. Workgroups split the
+// rows in whole panels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+
+#include "strata/Kernels/Bf16Gemm.h"
+#include "strata/Kernels/KernelAbi.h"
+
+#include <algorithm>
+
+namespace strata::runtime::hal {
+
+namespace kn = strata::kernels;
+namespace kabi = strata::kernels::kabi;
+
+namespace {
+
+enum Binding { kIn = 0, kWeight = 1, kBias = 2, kOut = 3 };
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+int matmulKernel(void *const *bindings, const int64_t *p, int64_t id,
+                 int64_t count) {
+  int64_t m = p[1], n = p[2], k = p[3];
+  const int64_t *ep = p + kabi::kMatmulStrategyParams + 3;
+  int64_t rowPanels = (m + kn::kPanelRows - 1) / kn::kPanelRows;
+  int64_t chunks = std::max<int64_t>(1, std::min(count, rowPanels));
+  int64_t rowStep = (rowPanels + chunks - 1) / chunks * kn::kPanelRows;
+  int64_t begin, end;
+  split(chunks, id, count, begin, end);
+  kn::Bf16GemmProblem g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.aPlain = static_cast<const uint16_t *>(bindings[kIn]);
+  g.lda = k;
+  g.bPacked = static_cast<const uint16_t *>(bindings[kWeight]);
+  g.c = bindings[kOut];
+  g.ldc = n;
+  g.outBf16 = true;
+  if (ep[0]) {
+    g.biasMode = kn::BiasMode::PerCol;
+    g.bias = static_cast<const float *>(bindings[kBias]);
+  }
+  g.act = kn::Activation(ep[1]);
+  g.p0 = kabi::paramFloat(ep[2]);
+  g.p1 = kabi::paramFloat(ep[3]);
+  for (int64_t unit = begin; unit < end; ++unit) {
+    int64_t r0 = unit * rowStep;
+    kn::bf16Gemm(g, r0, std::min(m, r0 + rowStep), 0, n);
+  }
+  return 0;
+}
+
+bool matmulCheck(const std::vector<BufferInfo> &b,
+                 const std::vector<int64_t> &p, std::string &error) {
+  int64_t batch = p[0], m = p[1], n = p[2], k = p[3];
+  if (batch != 1 || m < 0 || n < 0 || k < 0) {
+    error = "B, M, N, K are " + str(batch) + ", " + str(m) + ", " + str(n) +
+            ", " + str(k) + " (B = 1, the others >= 0)";
+    return false;
+  }
+  if ((p[4] != 0 && p[4] != 1) || p[5] != 0 || p[6] != 0 || p[7] != 1) {
+    error = "transpose_b, a_batched, b_batched, b_packed are " + str(p[4]) +
+            ", " + str(p[5]) + ", " + str(p[6]) + ", " + str(p[7]) +
+            " (0 or 1, 0, 0, 1: the bf16 matmul reads one packed weight)";
+    return false;
+  }
+  const int64_t *ep = p.data() + kabi::kMatmulStrategyParams + 3;
+  if ((ep[0] != 0 && ep[0] != 1) || ep[1] < 0 ||
+      ep[1] >= kn::kActivationCount || ep[2] < 0 || ep[2] > UINT32_MAX ||
+      ep[3] < 0 || ep[3] > UINT32_MAX) {
+    error = "has_bias is " + str(ep[0]) + " and activation " + str(ep[1]) +
+            " (0 or 1; an activation in [0, " +
+            std::to_string(kn::kActivationCount) +
+            ") with f32 bit patterns as params)";
+    return false;
+  }
+  int64_t aCount, cCount;
+  if (__builtin_mul_overflow(m, k, &aCount) ||
+      __builtin_mul_overflow(m, n, &cCount)) {
+    error = "an operand's element count overflows int64";
+    return false;
+  }
+  uint64_t packed = kn::bf16PackedBElems(k, n);
+  if ((packed == 0 && k && n) || packed > UINT64_MAX / 2 ||
+      b[kWeight].size < packed * 2) {
+    error = "binding 1 (packed weight) has " + std::to_string(b[kWeight].size) +
+            " bytes, the params need " + std::to_string(packed * 2);
+    return false;
+  }
+  return needBytes(b, kIn, aCount, 2, "A", error) &&
+         needBytes(b, kOut, cCount, 2, "C", error) &&
+         (!ep[0] || needBytes(b, kBias, n, 4, "bias", error));
+}
+
+constexpr unsigned kWritesOut = 1u << kOut;
+const CpuKernel kBf16Kernels[] = {
+    {kabi::kMatmulGemmBf16, 4, kabi::kMatmulParams, kWritesOut, matmulCheck,
+     matmulKernel},
+};
+
+} // namespace
+
+CpuKernelList bf16Kernels() {
+  return {kBf16Kernels, sizeof(kBf16Kernels) / sizeof(kBf16Kernels[0])};
+}
+
+} // namespace strata::runtime::hal

@@ -1,0 +1,311 @@
+//===- CpuInt8Kernels.cpp - int8 matmul and convolution kernels -----------===//
+//
+// The kernel-table entries of the int8 kernels of lib/Kernels (names and
+// params in strata/Kernels/KernelAbi.h; arithmetic in Int8Gemm.h). The
+// weight is always the compile-time packed blob (int8PackWeight): panels,
+// per-channel weight sums, requant multipliers and shifts. Each `check`
+// validates every param and, with overflow-checked arithmetic, that each
+// binding is large enough, so the kernel itself trusts them. Workgroups
+// split as the f32 kernels: matmuls by row chunks (the weight is packed),
+// GEMM convolutions by (image, group, column chunk), depthwise by plane.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+
+#include "strata/Kernels/Int8Gemm.h"
+#include "strata/Kernels/KernelAbi.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace strata::runtime::hal {
+
+namespace kn = strata::kernels;
+namespace kabi = strata::kernels::kabi;
+
+namespace {
+
+enum Binding { kIn = 0, kWeight = 1, kBias = 2, kOut = 3 };
+
+bool isFlag(int64_t v) { return v == 0 || v == 1; }
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+/// The epilogue params at `p`: has_bias, in_unsigned, in_zp, relu,
+/// out_kind, out_zp, qmin, qmax.
+bool checkInt8Epilogue(const std::vector<BufferInfo> &b, const int64_t *p,
+                       int64_t channels, std::string &error) {
+  if (!isFlag(p[0]) || !isFlag(p[1]) || !isFlag(p[3])) {
+    error = "has_bias, in_unsigned and relu must be 0 or 1 (they are " +
+            str(p[0]) + ", " + str(p[1]) + ", " + str(p[3]) + ")";
+    return false;
+  }
+  int64_t zlo = p[1] ? 0 : -128, zhi = p[1] ? 255 : 127;
+  if (p[2] < zlo || p[2] > zhi) {
+    error = "in_zp is " + str(p[2]) + ", outside the input type's [" +
+            str(zlo) + ", " + str(zhi) + "]";
+    return false;
+  }
+  if (p[4] < 0 || p[4] > 2) {
+    error = "out_kind is " + str(p[4]) +
+            ", must be 0 (int32), 1 (int8) or "
+            "2 (uint8)";
+    return false;
+  }
+  if (p[4] != 0) {
+    int64_t lo = p[4] == 1 ? -128 : 0, hi = p[4] == 1 ? 127 : 255;
+    if (p[6] < lo || p[6] > p[7] || p[7] > hi) {
+      error = "qmin, qmax are " + str(p[6]) + ", " + str(p[7]) +
+              ", not an ordered range inside [" + str(lo) + ", " + str(hi) +
+              "]";
+      return false;
+    }
+    if (p[5] < INT32_MIN || p[5] > INT32_MAX) {
+      error = "out_zp " + str(p[5]) + " is outside int32";
+      return false;
+    }
+  }
+  return !p[0] || needBytes(b, kBias, channels, 4, "bias", error);
+}
+
+/// Checks the packed weight binding against `layout` (its contents are
+/// the compiler's: shifts outside [0, 63] are clamped by the kernels).
+bool checkPackedWeight(const std::vector<BufferInfo> &b,
+                       const kn::Int8PackedLayout &l, std::string &error) {
+  if (l.totalBytes == 0) {
+    error = "the packed weight's size overflows";
+    return false;
+  }
+  if (b[kWeight].size < l.totalBytes) {
+    error = "binding 1 (packed weight) has " + std::to_string(b[kWeight].size) +
+            " bytes, the params need " + std::to_string(l.totalBytes);
+    return false;
+  }
+  return true;
+}
+
+bool checkPackedFlag(int64_t v, std::string &error) {
+  if (v == 1)
+    return true;
+  error = "weight_packed is " + str(v) +
+          ", the int8 kernels read only the "
+          "compile-time packed weight (1)";
+  return false;
+}
+
+int64_t outBytes(int64_t outKind) { return outKind == 0 ? 4 : 1; }
+
+/// The epilogue and the corrections (bias - offset * weight sums) of one
+/// dispatch; `corr` owns the corrections.
+struct Int8Run {
+  kn::Int8Input in;
+  kn::Int8Epilogue e;
+  std::vector<int32_t> corr;
+};
+
+Int8Run makeRun(void *const *bindings, const int64_t *p,
+                const kn::Int8PackedLayout &l, bool perRow, bool withSums) {
+  Int8Run r;
+  r.in.isUnsigned = p[1] != 0;
+  r.in.zp = int32_t(p[2]);
+  const auto *blob = static_cast<const uint8_t *>(bindings[kWeight]);
+  r.corr.resize(size_t(l.channels));
+  kn::int8Corrections(
+      r.in, p[0] ? static_cast<const int32_t *>(bindings[kBias]) : nullptr,
+      withSums ? reinterpret_cast<const int32_t *>(blob + l.sumOffset)
+               : nullptr,
+      l.channels, r.corr.data());
+  r.e.perRow = perRow;
+  r.e.corr = r.corr.data();
+  r.e.relu = p[3] != 0;
+  r.e.out = kn::Int8Output(p[4]);
+  r.e.multiplier = reinterpret_cast<const int32_t *>(blob + l.multiplierOffset);
+  r.e.shift = reinterpret_cast<const int32_t *>(blob + l.shiftOffset);
+  r.e.zp = int32_t(p[5]);
+  r.e.qmin = int32_t(p[6]);
+  r.e.qmax = int32_t(p[7]);
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul: [B, M, N, K, transpose_b, a_batched, b_batched, b_packed, epi...]
+//===----------------------------------------------------------------------===//
+
+kn::Int8PackedLayout matmulLayout(const int64_t *p) {
+  return kn::int8PackedLayout(kn::Int8WeightKind::MatmulB, kn::Conv2dShape(),
+                              p[3], p[2]);
+}
+
+int matmulKernel(void *const *bindings, const int64_t *p, int64_t id,
+                 int64_t count) {
+  int64_t batch = p[0], m = p[1], n = p[2], k = p[3];
+  bool aBatched = p[5];
+  kn::Int8PackedLayout l = matmulLayout(p);
+  const int64_t *ep = p + kabi::kMatmulStrategyParams + 3;
+  Int8Run r = makeRun(bindings, ep, l, /*perRow=*/false, /*withSums=*/true);
+  // Row chunks of whole panels over the batch.
+  int64_t rowPanels = (m + kn::kPanelRows - 1) / kn::kPanelRows;
+  int64_t per = batch >= count ? 1 : (count + batch - 1) / batch;
+  int64_t chunks = std::max<int64_t>(1, std::min(per, rowPanels));
+  int64_t rowStep = (rowPanels + chunks - 1) / chunks * kn::kPanelRows;
+  int64_t begin, end;
+  split(batch * chunks, id, count, begin, end);
+  int64_t eb = outBytes(ep[4]);
+  kn::Int8GemmProblem g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.lda = k;
+  g.aXor = r.in.isUnsigned ? 0 : 0x80;
+  g.aUnsigned = true;
+  g.bPacked = static_cast<const uint8_t *>(bindings[kWeight]);
+  g.ldc = n;
+  g.epilogue = r.e;
+  for (int64_t unit = begin; unit < end; ++unit) {
+    int64_t bi = unit / chunks, r0 = unit % chunks * rowStep;
+    g.aPlain = static_cast<const uint8_t *>(bindings[kIn]) +
+               (aBatched ? bi * m * k : 0);
+    g.c = static_cast<uint8_t *>(bindings[kOut]) + bi * m * n * eb;
+    kn::int8Gemm(g, r0, std::min(m, r0 + rowStep), 0, n);
+  }
+  return 0;
+}
+
+bool matmulCheck(const std::vector<BufferInfo> &b,
+                 const std::vector<int64_t> &p, std::string &error) {
+  int64_t batch = p[0], m = p[1], n = p[2], k = p[3];
+  if (batch < 1 || m < 0 || n < 0 || k < 0) {
+    error = "B, M, N, K are " + str(batch) + ", " + str(m) + ", " + str(n) +
+            ", " + str(k) + " (B >= 1, the others >= 0)";
+    return false;
+  }
+  for (int i : {4, 5, 6})
+    if (!isFlag(p[i])) {
+      error =
+          "param " + str(i) + " (a flag) is " + str(p[i]) + ", must be 0 or 1";
+      return false;
+    }
+  if (p[6]) {
+    error = "b_batched is 1: the int8 matmul takes one packed weight";
+    return false;
+  }
+  if (!checkPackedFlag(p[7], error))
+    return false;
+  const int64_t *ep = p.data() + kabi::kMatmulStrategyParams + 3;
+  int64_t aCount, cCount;
+  if (__builtin_mul_overflow(p[5] ? batch : 1, m, &aCount) ||
+      __builtin_mul_overflow(aCount, k, &aCount) ||
+      __builtin_mul_overflow(batch, m, &cCount) ||
+      __builtin_mul_overflow(cCount, n, &cCount)) {
+    error = "an operand's element count overflows int64";
+    return false;
+  }
+  return checkPackedWeight(b, matmulLayout(p.data()), error) &&
+         needBytes(b, kIn, aCount, 1, "A", error) &&
+         needBytes(b, kOut, cCount, uint64_t(outBytes(ep[4])), "C", error) &&
+         checkInt8Epilogue(b, ep, n, error);
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+kn::Conv2dShape convShape(std::string_view kernel, const int64_t *p) {
+  return kabi::convShapeFromParams(kernel, p);
+}
+
+bool checkConv(const std::vector<BufferInfo> &b, const kn::Conv2dShape &s,
+               kn::Int8WeightKind kind, const int64_t *ep, std::string &error) {
+  std::string why = kn::checkConv2dShape(s);
+  if (!why.empty()) {
+    error = why;
+    return false;
+  }
+  if (kind == kn::Int8WeightKind::Depthwise && s.c != s.g) {
+    error = "G = " + str(s.g) + " is not C = " + str(s.c) + " (depthwise)";
+    return false;
+  }
+  return checkPackedWeight(b, kn::int8PackedLayout(kind, s, 0, 0), error) &&
+         needBytes(b, kIn, s.n * s.c * s.h * s.w, 1, "input", error) &&
+         needBytes(b, kOut, s.n * s.o * s.oh * s.ow, uint64_t(outBytes(ep[4])),
+                   "output", error) &&
+         checkInt8Epilogue(b, ep, s.o, error);
+}
+
+int convGemm(void *const *bindings, const kn::Conv2dShape &s, const int64_t *ep,
+             int64_t id, int64_t count) {
+  kn::Int8PackedLayout l =
+      kn::int8PackedLayout(kn::Int8WeightKind::ConvFilter, s, 0, 0);
+  Int8Run r = makeRun(bindings, ep, l, /*perRow=*/true, /*withSums=*/true);
+  int64_t begin, end;
+  split(kn::conv2dGemmUnits(s, count), id, count, begin, end);
+  kn::int8Conv2dGemm(s, r.in, bindings[kIn],
+                     static_cast<const uint8_t *>(bindings[kWeight]), r.e,
+                     bindings[kOut], count, begin, end);
+  return 0;
+}
+
+int conv1x1Kernel(void *const *bindings, const int64_t *p, int64_t id,
+                  int64_t count) {
+  return convGemm(bindings, convShape(kabi::kConv1x1I8, p), p + 5, id, count);
+}
+bool conv1x1Check(const std::vector<BufferInfo> &b,
+                  const std::vector<int64_t> &p, std::string &error) {
+  return checkPackedFlag(p[4], error) &&
+         checkConv(b, convShape(kabi::kConv1x1I8, p.data()),
+                   kn::Int8WeightKind::ConvFilter, p.data() + 5, error);
+}
+
+int convIm2colKernel(void *const *bindings, const int64_t *p, int64_t id,
+                     int64_t count) {
+  return convGemm(bindings, convShape(kabi::kConvIm2colI8, p), p + 19, id,
+                  count);
+}
+bool convIm2colCheck(const std::vector<BufferInfo> &b,
+                     const std::vector<int64_t> &p, std::string &error) {
+  return checkPackedFlag(p[18], error) &&
+         checkConv(b, convShape(kabi::kConvIm2colI8, p.data()),
+                   kn::Int8WeightKind::ConvFilter, p.data() + 19, error);
+}
+
+int convDepthwiseKernel(void *const *bindings, const int64_t *p, int64_t id,
+                        int64_t count) {
+  kn::Conv2dShape s = convShape(kabi::kConvDepthwiseI8, p);
+  kn::Int8PackedLayout l =
+      kn::int8PackedLayout(kn::Int8WeightKind::Depthwise, s, 0, 0);
+  Int8Run r = makeRun(bindings, p + 19, l, /*perRow=*/true,
+                      /*withSums=*/false);
+  int64_t begin, end;
+  split(s.n * s.o, id, count, begin, end);
+  kn::int8Conv2dDepthwise(s, r.in, bindings[kIn],
+                          static_cast<const int8_t *>(bindings[kWeight]), r.e,
+                          bindings[kOut], begin, end);
+  return 0;
+}
+bool convDepthwiseCheck(const std::vector<BufferInfo> &b,
+                        const std::vector<int64_t> &p, std::string &error) {
+  return checkPackedFlag(p[18], error) &&
+         checkConv(b, convShape(kabi::kConvDepthwiseI8, p.data()),
+                   kn::Int8WeightKind::Depthwise, p.data() + 19, error);
+}
+
+constexpr unsigned kWritesOut = 1u << kOut;
+const CpuKernel kInt8Kernels[] = {
+    {kabi::kMatmulGemmI8, 4, kabi::kMatmulI8Params, kWritesOut, matmulCheck,
+     matmulKernel},
+    {kabi::kConv1x1I8, 4, kabi::kConv1x1I8Params, kWritesOut, conv1x1Check,
+     conv1x1Kernel},
+    {kabi::kConvIm2colI8, 4, kabi::kConvI8Params, kWritesOut, convIm2colCheck,
+     convIm2colKernel},
+    {kabi::kConvDepthwiseI8, 4, kabi::kConvI8Params, kWritesOut,
+     convDepthwiseCheck, convDepthwiseKernel},
+};
+
+} // namespace
+
+CpuKernelList int8Kernels() {
+  return {kInt8Kernels, sizeof(kInt8Kernels) / sizeof(kInt8Kernels[0])};
+}
+
+} // namespace strata::runtime::hal

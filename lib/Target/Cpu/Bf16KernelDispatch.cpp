@@ -1,0 +1,98 @@
+//===- Bf16KernelDispatch.cpp - plan the bf16 matmul dispatch -------------===//
+//
+// A MatMul of `--quantize bf16` (bf16 input and constant bf16 weight of
+// rank 2, f32 bias of N values or none, bf16 result; docs/quantization.md)
+// that the strategy gave `matmul.gemm_bf16` becomes a `matmul_gemm_bf16`
+// kernel dispatch with the weight packed at compile time, its fused
+// activation in the epilogue. Anything else stays generated code.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Target/Cpu/KernelDispatch.h"
+
+#include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Kernels/Bf16Gemm.h"
+#include "strata/Kernels/KernelAbi.h"
+
+namespace strata::cpu {
+
+using namespace mlir;
+namespace kn = strata::kernels;
+namespace kabi = strata::kernels::kabi;
+
+namespace {
+
+bool isStatic(Value v, function_ref<bool(Type)> element) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() && element(t.getElementType());
+}
+
+int argumentOf(func::FuncOp fn, Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  return arg && arg.getOwner() == &fn.front() ? int(arg.getArgNumber()) : -1;
+}
+
+} // namespace
+
+std::optional<KernelDispatchPlan>
+planBf16KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
+                       std::string &why) {
+  auto mm = dyn_cast<top::MatMulOp>(op);
+  if (!mm) {
+    why = "the bf16 kernel takes MatMul only";
+    return std::nullopt;
+  }
+  if (!strategyParamsAre(plan, size_t(kabi::kMatmulStrategyParams), why))
+    return std::nullopt;
+  auto isBf16 = [](Type t) { return t.isBF16(); };
+  if (plan.params[0] != 1 || !isStatic(mm.getInput(), isBf16) ||
+      !isStatic(mm.getRight(), isBf16) || !isStatic(mm.getOutput(), isBf16) ||
+      cast<RankedTensorType>(mm.getRight().getType()).getRank() != 2 ||
+      cast<RankedTensorType>(mm.getInput().getType()).getRank() < 2) {
+    why = "it is not a bf16 matmul of a rank-2 weight with a bf16 result";
+    return std::nullopt;
+  }
+  int input = argumentOf(fn, mm.getInput()),
+      weight = argumentOf(fn, mm.getRight());
+  if (input < 0 || weight < 0 || !constantAtCallSites(fn, weight)) {
+    why = "its bf16 weight is not a constant (the kernel reads it packed)";
+    return std::nullopt;
+  }
+  int64_t n = plan.params[2];
+  int bias = KernelDispatchPlan::kNoBias;
+  if (!isa<NoneType>(mm.getBias().getType())) {
+    bias = argumentOf(fn, mm.getBias());
+    auto bt = dyn_cast<RankedTensorType>(mm.getBias().getType());
+    if (bias < 0 || !bt || !bt.hasStaticShape() ||
+        !bt.getElementType().isF32() || bt.getNumElements() != n) {
+      why = "its bias is not an f32 tensor of N values";
+      return std::nullopt;
+    }
+  }
+  // The epilogue: the f32 kernels' activations, applied in f32 before the
+  // bf16 rounding.
+  std::optional<std::vector<int64_t>> epilogue =
+      fusedEpilogueParams(op, bias >= 0, why);
+  if (!epilogue)
+    return std::nullopt;
+  plan.params.insert(plan.params.end(), {0, 0}); // a_batched, b_batched
+  plan.packedFlagParam = int64_t(plan.params.size());
+  plan.params.push_back(0); // b_packed, set when packed (always)
+  plan.pack = KernelDispatchPlan::Pack::Bf16MatmulB;
+  plan.params.insert(plan.params.end(), epilogue->begin(), epilogue->end());
+  plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult};
+  plan.workgroupCount = kabi::suggestedWorkgroups(
+      plan.kernel, plan.params.data(), int64_t(plan.params.size()));
+  return plan;
+}
+
+std::vector<uint16_t> packBf16KernelWeight(const KernelDispatchPlan &plan,
+                                           const uint16_t *data) {
+  int64_t n = plan.params[2], k = plan.params[3];
+  bool transposed = plan.params[4] != 0;
+  std::vector<uint16_t> out(kn::bf16PackedBElems(k, n));
+  kn::bf16PackB(data, transposed ? k : n, transposed, k, n, out.data());
+  return out;
+}
+
+} // namespace strata::cpu

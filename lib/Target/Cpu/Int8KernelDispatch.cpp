@@ -1,0 +1,385 @@
+//===- Int8KernelDispatch.cpp - plan the int8 kernel dispatches -----------===//
+//
+// A quantized Conv / MatMul (int8 or uint8 input, int8 weights, int32
+// accumulator; docs/quantization.md) that the strategy gave an int8 kernel
+// becomes one kernel dispatch, together with the top.Requant that reads
+// its accumulator when the kernel's epilogue computes it exactly
+// (MultiplierShift, per tensor or per output channel, to an 8-bit type);
+// otherwise the kernel writes the int32 accumulator. The weight must be a
+// constant: it is packed at compile time with the requant arrays.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Target/Cpu/KernelDispatch.h"
+
+#include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Kernels/Int8Gemm.h"
+#include "strata/Kernels/KernelAbi.h"
+#include "strata/Strategy/CpuStrategies.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace strata::cpu {
+
+using namespace mlir;
+namespace kn = strata::kernels;
+namespace kabi = strata::kernels::kabi;
+
+namespace {
+
+/// An 8-bit integer operand: plain i8 / ui8 or a per-tensor (or per-axis,
+/// for weights) quantized type with 8-bit storage.
+struct ByteType {
+  bool isUnsigned = false;
+};
+
+std::optional<ByteType> byteType(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape())
+    return std::nullopt;
+  Type e = t.getElementType();
+  if (auto q = dyn_cast<quant::QuantizedType>(e)) {
+    if (q.getStorageTypeIntegralWidth() != 8)
+      return std::nullopt;
+    return ByteType{!q.isSigned()};
+  }
+  if (auto i = dyn_cast<IntegerType>(e); i && i.getWidth() == 8)
+    return ByteType{i.isUnsigned()};
+  return std::nullopt;
+}
+
+/// Whether `v` is an int32 accumulator with zero point 0.
+bool isInt32Accumulator(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape())
+    return false;
+  Type e = t.getElementType();
+  if (auto q = dyn_cast<quant::UniformQuantizedType>(e))
+    return q.getStorageTypeIntegralWidth() == 32 && q.getZeroPoint() == 0;
+  if (auto q = dyn_cast<quant::UniformQuantizedPerAxisType>(e))
+    return q.getStorageTypeIntegralWidth() == 32 &&
+           llvm::all_of(q.getZeroPoints(), [](int64_t z) { return z == 0; });
+  auto i = dyn_cast<IntegerType>(e);
+  return i && i.getWidth() == 32 && !i.isUnsigned();
+}
+
+int64_t channelsOf(Operation *op) {
+  auto t = cast<RankedTensorType>(op->getResult(0).getType());
+  return isa<top::ConvOp>(op) ? t.getDimSize(1) : t.getShape().back();
+}
+
+/// The op-level form of an int8 Conv / MatMul: its input's signedness and
+/// zero point and its relu, or nullopt with `why`.
+struct OpForm {
+  bool isUnsigned = false;
+  int64_t inZp = 0;
+  bool relu = false;
+};
+
+std::optional<OpForm> opForm(Operation *op, std::string &why) {
+  OpForm f;
+  auto in = byteType(op->getOperand(0));
+  auto w = byteType(op->getOperand(1));
+  if (!in || !w || w->isUnsigned) {
+    why = "its input is not 8-bit or its weight not signed 8-bit";
+    return std::nullopt;
+  }
+  f.isUnsigned = in->isUnsigned;
+  if (!isInt32Accumulator(op->getResult(0))) {
+    why = "its result is not an int32 accumulator with zero point 0";
+    return std::nullopt;
+  }
+  Value bias = op->getOperand(2);
+  if (!isa<NoneType>(bias.getType())) {
+    auto bt = dyn_cast<RankedTensorType>(bias.getType());
+    if (!bt || !bt.hasStaticShape() || !bt.getElementType().isInteger(32) ||
+        bt.getNumElements() != channelsOf(op)) {
+      why = "its bias is not an i32 tensor of one value per output channel";
+      return std::nullopt;
+    }
+  }
+  bool doRelu = false;
+  double reluLimit = -1;
+  bool hasActivation = false;
+  if (auto conv = dyn_cast<top::ConvOp>(op)) {
+    if (conv.getLayout() != top::Layout::NCHW) {
+      why = "it is not NCHW";
+      return std::nullopt;
+    }
+    if (auto wz = conv.getWeightZp();
+        wz && llvm::any_of(*wz, [](int64_t z) { return z != 0; })) {
+      why = "it has a weight zero point";
+      return std::nullopt;
+    }
+    if (auto iz = conv.getInputZp(); iz && !iz->empty()) {
+      if (llvm::any_of(*iz, [&](int64_t z) { return z != (*iz)[0]; })) {
+        why = "its input zero point differs per channel";
+        return std::nullopt;
+      }
+      f.inZp = (*iz)[0];
+    }
+    doRelu = conv.getDoRelu();
+    reluLimit = conv.getReluLimit().convertToDouble();
+    hasActivation = conv.getActivation().has_value();
+  } else if (auto mm = dyn_cast<top::MatMulOp>(op)) {
+    doRelu = mm.getDoRelu();
+    reluLimit = mm.getReluLimit().convertToDouble();
+    hasActivation = mm.getActivation().has_value();
+  } else {
+    why = "the int8 kernels take Conv and MatMul only";
+    return std::nullopt;
+  }
+  if (f.inZp < (f.isUnsigned ? 0 : -128) ||
+      f.inZp > (f.isUnsigned ? 255 : 127)) {
+    why = "its input zero point " + std::to_string(f.inZp) +
+          " is outside the input type";
+    return std::nullopt;
+  }
+  if (hasActivation || (doRelu && reluLimit >= 0)) {
+    why = "its integer epilogue is not a plain relu";
+    return std::nullopt;
+  }
+  f.relu = doRelu;
+  return f;
+}
+
+/// The fused Requant's part of the epilogue params and its arrays.
+struct RequantForm {
+  int64_t outKind = 0, zp = 0, qmin = 0, qmax = 0;
+  std::vector<int64_t> multiplier, shift;
+};
+
+std::optional<RequantForm> requantForm(top::RequantOp rq, Operation *op,
+                                       std::string &why) {
+  if (rq.getQuantMode() != top::RequantMode::MultiplierShift ||
+      !rq.getMultiplier() || !rq.getRshift()) {
+    why = "its Requant is not MultiplierShift";
+    return std::nullopt;
+  }
+  RequantForm f;
+  f.multiplier.assign(rq.getMultiplier()->begin(), rq.getMultiplier()->end());
+  f.shift.assign(rq.getRshift()->begin(), rq.getRshift()->end());
+  int64_t channels = channelsOf(op);
+  auto rt = cast<RankedTensorType>(rq.getOutput().getType());
+  bool perChannel = f.multiplier.size() > 1 || f.shift.size() > 1;
+  // Per-channel Requant values follow dim 1: the matmul's channel is its
+  // last dim, so only a rank-2 matmul qualifies.
+  if (perChannel && (rt.getRank() < 2 || rt.getDimSize(1) != channels ||
+                     (isa<top::MatMulOp>(op) && rt.getRank() != 2))) {
+    why = "its Requant's channels are not the kernel's output channels";
+    return std::nullopt;
+  }
+  if (f.multiplier.empty() || f.shift.empty() ||
+      (f.multiplier.size() != 1 && int64_t(f.multiplier.size()) != channels) ||
+      (f.shift.size() != 1 && int64_t(f.shift.size()) != channels)) {
+    why = "its Requant's multiplier/rshift lengths do not fit";
+    return std::nullopt;
+  }
+  // Both arrays one value per channel, so the packed blob is uniform.
+  if (perChannel) {
+    if (f.multiplier.size() == 1)
+      f.multiplier.assign(size_t(channels), f.multiplier[0]);
+    if (f.shift.size() == 1)
+      f.shift.assign(size_t(channels), f.shift[0]);
+  }
+  for (size_t i = 0; i < f.multiplier.size(); ++i)
+    if (f.multiplier[i] < INT32_MIN || f.multiplier[i] > INT32_MAX ||
+        f.shift[i] < 0 || f.shift[i] > 63) {
+      why = "a Requant multiplier is outside int32 or a shift outside "
+            "[0, 63]";
+      return std::nullopt;
+    }
+  Type e = rt.getElementType();
+  if (auto q = dyn_cast<quant::UniformQuantizedType>(e)) {
+    if (q.getStorageTypeIntegralWidth() != 8) {
+      why = "its Requant's result is not 8-bit";
+      return std::nullopt;
+    }
+    f.outKind = q.isSigned() ? 1 : 2;
+    f.zp = q.getZeroPoint();
+    f.qmin = q.getStorageTypeMin();
+    f.qmax = q.getStorageTypeMax();
+  } else if (auto i = dyn_cast<IntegerType>(e); i && i.getWidth() == 8) {
+    f.outKind = i.isUnsigned() ? 2 : 1;
+    f.qmin = i.isUnsigned() ? 0 : -128;
+    f.qmax = i.isUnsigned() ? 255 : 127;
+  } else {
+    why = "its Requant's result is not a per-tensor 8-bit type";
+    return std::nullopt;
+  }
+  if (f.zp < INT32_MIN || f.zp > INT32_MAX) {
+    why = "its Requant's zero point is outside int32";
+    return std::nullopt;
+  }
+  return f;
+}
+
+/// Whether `op`'s strategy implementation calls an int8 kernel.
+bool hasInt8Kernel(Operation *op) {
+  auto name = op->getAttrOfType<StringAttr>("strata.impl");
+  if (!name)
+    return false;
+  std::optional<strategy::Implementation> impl =
+      strategy::builtinRegistry()
+          .lookup(op->getName().getStringRef().str(), "cpu")
+          .find(name.getValue().str());
+  return impl && impl->lowering.kind == strategy::Lowering::Kind::Kernel &&
+         kabi::isInt8Kernel(impl->lowering.kernel);
+}
+
+int argumentOf(func::FuncOp fn, Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  return arg && arg.getOwner() == &fn.front() ? int(arg.getArgNumber()) : -1;
+}
+
+} // namespace
+
+bool constantAtCallSites(func::FuncOp fn, int argument) {
+  bool constant = false;
+  if (auto module = fn->getParentOfType<ModuleOp>())
+    if (auto uses = SymbolTable::getSymbolUses(fn, module))
+      for (const SymbolTable::SymbolUse &use : *uses) {
+        auto call = dyn_cast<func::CallOp>(use.getUser());
+        if (!call ||
+            !call.getOperand(unsigned(argument)).getDefiningOp<top::WeightOp>())
+          return false;
+        constant = true;
+      }
+  return constant;
+}
+
+Operation *fusableInt8Requant(Operation *op) {
+  if (!isa<top::ConvOp, top::MatMulOp>(op) || op->getNumResults() != 1 ||
+      !hasInt8Kernel(op) || !op->getResult(0).hasOneUse() ||
+      !op->getOperand(1).getDefiningOp<top::WeightOp>())
+    return nullptr;
+  auto rq = dyn_cast<top::RequantOp>(*op->getResult(0).getUsers().begin());
+  std::string why;
+  if (!rq || rq->getBlock() != op->getBlock() || !opForm(op, why) ||
+      !requantForm(rq, op, why))
+    return nullptr;
+  return rq;
+}
+
+std::optional<KernelDispatchPlan>
+planInt8KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
+                       std::string &why) {
+  std::optional<OpForm> form = opForm(op, why);
+  if (!form)
+    return std::nullopt;
+  // The Requant fused into this dispatch, if any.
+  top::RequantOp rq;
+  for (Operation *user : op->getResult(0).getUsers())
+    if (auto r = dyn_cast<top::RequantOp>(user);
+        r && r->getBlock() == &fn.front())
+      rq = r;
+  std::optional<RequantForm> requant;
+  if (rq) {
+    requant = requantForm(rq, op, why);
+    if (!requant)
+      return std::nullopt;
+  }
+  int input = argumentOf(fn, op->getOperand(0));
+  int weight = argumentOf(fn, op->getOperand(1));
+  if (input < 0 || weight < 0) {
+    why = "its input and weight are not arguments of the dispatch";
+    return std::nullopt;
+  }
+  // The weight must be a constant at the call site: it is packed.
+  if (!constantAtCallSites(fn, weight)) {
+    why = "its int8 weight is not a constant (the int8 kernels read it "
+          "packed at compile time)";
+    return std::nullopt;
+  }
+  int bias = KernelDispatchPlan::kNoBias;
+  if (!isa<NoneType>(op->getOperand(2).getType())) {
+    bias = argumentOf(fn, op->getOperand(2));
+    if (bias < 0) {
+      why = "its bias is not an argument of the dispatch";
+      return std::nullopt;
+    }
+  }
+
+  if (plan.kernel == kabi::kMatmulGemmI8) {
+    if (plan.params.size() != size_t(kabi::kMatmulStrategyParams) ||
+        plan.params[0] != 1) {
+      why = "the int8 matmul takes the strategy's 5 params with B = 1";
+      return std::nullopt;
+    }
+    auto a = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto b = cast<RankedTensorType>(op->getOperand(1).getType());
+    if (a.getRank() < 2 || b.getRank() != 2) {
+      why = "its input has rank 1 or its weight is not rank 2";
+      return std::nullopt;
+    }
+    plan.params.insert(plan.params.end(), {0, 0}); // a_batched, b_batched
+    plan.int8WeightKind = int(kn::Int8WeightKind::MatmulB);
+  } else {
+    bool is1x1 = plan.kernel == kabi::kConv1x1I8;
+    size_t want = size_t(is1x1 ? kabi::kConv1x1StrategyParams
+                               : kabi::kConvStrategyParams);
+    if (!strategyParamsAre(plan, want, why))
+      return std::nullopt;
+    kn::Conv2dShape s =
+        kabi::convShapeFromParams(plan.kernel, plan.params.data());
+    std::string bad = kn::checkConv2dShape(s);
+    if (!bad.empty()) {
+      why = bad;
+      return std::nullopt;
+    }
+    bool depthwise = plan.kernel == kabi::kConvDepthwiseI8;
+    if (depthwise && s.c != s.g) {
+      why = "G is not C (depthwise)";
+      return std::nullopt;
+    }
+    plan.int8WeightKind = int(depthwise ? kn::Int8WeightKind::Depthwise
+                                        : kn::Int8WeightKind::ConvFilter);
+  }
+  plan.packedFlagParam = int64_t(plan.params.size());
+  plan.params.push_back(0); // weight_packed, set when packed (always)
+  plan.pack = KernelDispatchPlan::Pack::Int8;
+  int64_t outKind = 0, zp = 0, qmin = 0, qmax = 0;
+  if (requant) {
+    outKind = requant->outKind;
+    zp = requant->zp;
+    qmin = requant->qmin;
+    qmax = requant->qmax;
+    plan.requantMultiplier = requant->multiplier;
+    plan.requantShift = requant->shift;
+  }
+  plan.params.insert(plan.params.end(),
+                     {bias >= 0, form->isUnsigned, form->inZp, form->relu,
+                      outKind, zp, qmin, qmax});
+  plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult};
+  plan.workgroupCount = kabi::suggestedWorkgroups(
+      plan.kernel, plan.params.data(), int64_t(plan.params.size()));
+  return plan;
+}
+
+std::vector<uint8_t> packInt8KernelWeight(const KernelDispatchPlan &plan,
+                                          const int8_t *data) {
+  const std::vector<int64_t> &p = plan.params;
+  auto kind = kn::Int8WeightKind(plan.int8WeightKind);
+  kn::Conv2dShape s;
+  int64_t k = 0, n = 0;
+  bool transposed = false;
+  if (kind == kn::Int8WeightKind::MatmulB) {
+    n = p[2];
+    k = p[3];
+    transposed = p[4] != 0;
+  } else {
+    s = kabi::convShapeFromParams(plan.kernel, p.data());
+  }
+  kn::Int8PackedLayout l = kn::int8PackedLayout(kind, s, k, n);
+  std::vector<uint8_t> out(l.totalBytes);
+  bool requant = !plan.requantMultiplier.empty();
+  kn::int8PackWeight(kind, s, k, n, transposed, data,
+                     requant ? plan.requantMultiplier.data() : nullptr,
+                     requant ? plan.requantShift.data() : nullptr,
+                     int64_t(plan.requantMultiplier.size()), out.data());
+  return out;
+}
+
+} // namespace strata::cpu

@@ -1,0 +1,251 @@
+"""The int8 CPU kernels (lib/Kernels/Int8Gemm.cpp, docs/cpu-kernels.md "int8"):
+quantized models compiled with `strata compile --target cpu --quantize int8`
+call the int8 kernel dispatches (matmul_gemm_i8, conv2d_1x1_gemm_i8,
+conv2d_im2col_gemm_i8, conv2d_depthwise_i8, the Requant fused into the
+epilogue) and give the reference interpreter's results exactly
+(`strata run-ref` on the quantized model), on every ISA path
+(STRATA_CPU_ISA=avx512 / avx2 / portable).
+
+Models: one seeded ONNX layer (or two) per case, random shapes with
+stride, dilation, padding, groups and depthwise, relu / relu6 / sigmoid
+after; calibrated on seeded random samples (min/max), evaluated on others.
+A QDQ model from ONNX Runtime's quantize_static (uint8 activations) and the
+PP-OCR direction classifier (when rapidocr is installed) too."""
+import os
+import subprocess
+import sys
+import sysconfig
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_quantize import ROOT, ok, strata  # noqa: E402
+
+STRATA = os.path.join(os.environ.get("STRATA_BIN_DIR", os.path.join(ROOT, "build", "bin")),
+                      "strata")
+ISAS = ("avx512", "avx2", "portable")
+
+
+def conv_node(name, inp, out, w, b, **attrs):
+    inits = [numpy_helper.from_array(w, name + "_w"), numpy_helper.from_array(b, name + "_b")]
+    return helper.make_node("Conv", [inp, name + "_w", name + "_b"], [out], **attrs), inits
+
+
+def build(path, in_shape, layers, rng):
+    """A chain of layers: ("conv", O, k, stride, pad, dilation, group) or
+    ("gemm", N) after a Flatten, or ("relu",) / ("relu6",) / ("sigmoid",)."""
+    nodes, inits = [], []
+    cur, shape = "x", list(in_shape)
+    for i, layer in enumerate(layers):
+        out = f"t{i}"
+        kind = layer[0]
+        if kind == "conv":
+            _, o, k, s, p, d, g = layer
+            c = shape[1]
+            w = (rng.standard_normal((o, c // g, k, k)) * (1.5 / np.sqrt(c // g * k * k))
+                 ).astype(np.float32)
+            b = (rng.standard_normal(o) * 0.2).astype(np.float32)
+            node, extra = conv_node(f"c{i}", cur, out, w, b, kernel_shape=[k, k],
+                                    strides=[s, s], pads=[p] * 4, dilations=[d, d], group=g)
+            nodes.append(node)
+            inits += extra
+            span = d * (k - 1) + 1
+            shape = [shape[0], o, (shape[2] + 2 * p - span) // s + 1,
+                     (shape[3] + 2 * p - span) // s + 1]
+        elif kind == "gemm":
+            n = layer[1]
+            if len(shape) > 2:
+                nodes.append(helper.make_node("Flatten", [cur], [f"f{i}"]))
+                cur = f"f{i}"
+                shape = [shape[0], int(np.prod(shape[1:]))]
+            w = (rng.standard_normal((n, shape[1])) / np.sqrt(shape[1])).astype(np.float32)
+            b = (rng.standard_normal(n) * 0.2).astype(np.float32)
+            inits += [numpy_helper.from_array(w, f"g{i}_w"), numpy_helper.from_array(b, f"g{i}_b")]
+            nodes.append(helper.make_node("Gemm", [cur, f"g{i}_w", f"g{i}_b"], [out], transB=1))
+            shape = [shape[0], n]
+        elif kind == "relu":
+            nodes.append(helper.make_node("Relu", [cur], [out]))
+        elif kind == "relu6":
+            nodes.append(helper.make_node("Clip", [cur, "lo", "hi"], [out]))
+            if not any(t.name == "lo" for t in inits):
+                inits += [numpy_helper.from_array(np.array(0, np.float32), "lo"),
+                          numpy_helper.from_array(np.array(6, np.float32), "hi")]
+        elif kind == "sigmoid":
+            nodes.append(helper.make_node("Sigmoid", [cur], [out]))
+        cur = out
+    graph = helper.make_graph(
+        nodes, "m", [helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
+        [helper.make_tensor_value_info(cur, TensorProto.FLOAT, shape)], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+
+
+def samples(folder, shape, n, seed):
+    folder.mkdir()
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        np.savez(folder / f"s{i}.npz", x=(rng.standard_normal(shape) + 0.2).astype(np.float32))
+    return sorted(folder.glob("*.npz"))
+
+
+def run_artifact(art, inp, out, isa):
+    env = dict(os.environ, STRATA_CPU_ISA=isa)
+    r = subprocess.run([STRATA, "run", str(art), "--input", str(inp), "--output", str(out)],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return np.load(out)
+
+
+def check_against_ref(tmp_path, mlir, artifact, inp, rtol=0.0, atol=0.0,
+                      isas=ISAS):
+    """The artifact's outputs on `inp`, on each ISA, against `strata run-ref`
+    on the quantized model `mlir` (exactly when rtol = atol = 0)."""
+    ok(strata("run-ref", mlir, "--input", inp, "--output", tmp_path / "ref.npz"))
+    want = np.load(tmp_path / "ref.npz")
+    for isa in isas:
+        got = run_artifact(artifact, inp, tmp_path / "cpu.npz", isa)
+        for name in want.files:
+            np.testing.assert_allclose(got[name], want[name].astype(np.float64), rtol=rtol,
+                                       atol=atol, err_msg=f"{isa} {name} {inp}")
+
+
+def check_exact(tmp_path, model, in_shape, want_kernels, atol=0.0):
+    """Calibrates, quantizes and compiles `model`; the artifact's outputs on
+    every ISA equal the interpreter's on the quantized model (within `atol`
+    when a float op follows the last integer one: codegen's and the
+    interpreter's float functions may differ in the last bit)."""
+    extra = ()
+    cal = samples(tmp_path / "cal", in_shape, 3, seed=1)
+    evals = samples(tmp_path / "eval", in_shape, 2, seed=2)
+    table = tmp_path / "table.txt"
+    ok(strata("calibrate", model, "--data", tmp_path / "cal", "--method", "minmax", "-o", table,
+              *extra))
+    q = ["--quantize", "int8", "--calibration", table]
+    ok(strata("quantize", model, *q, "-o", tmp_path / "q", "--name", "m", *extra))
+    r = ok(strata("compile", model, "--target", "cpu", *q, "-o", tmp_path / "m.strata",
+                  "--report", *extra))
+    for k in want_kernels:
+        assert f"kernel '{k}'" in r.stdout, r.stdout
+    for inp in evals + cal[:1]:
+        check_against_ref(tmp_path, tmp_path / "q" / "m.mlir", tmp_path / "m.strata", inp,
+                          atol=atol)
+
+
+CASES = {
+    # name: (input shape, layers, kernels the compiled model must call[,
+    # atol])
+    "conv3x3_relu": ([1, 5, 9, 11], [("conv", 13, 3, 1, 1, 1, 1), ("relu",)],
+                     ["conv2d_im2col_gemm_i8"]),
+    "conv_group_stride_dilation": ([1, 6, 17, 15], [("conv", 10, 3, 2, 2, 2, 2)],
+                                   ["conv2d_im2col_gemm_i8"]),
+    "conv7x7_stride2_wide": ([1, 3, 20, 70], [("conv", 16, 7, 2, 3, 1, 1), ("relu",)],
+                             ["conv2d_im2col_gemm_i8"]),
+    "pointwise_chain": ([2, 20, 7, 9], [("conv", 33, 1, 1, 0, 1, 1), ("relu",),
+                                        ("conv", 19, 1, 1, 0, 1, 1)],
+                        ["conv2d_1x1_gemm_i8"]),
+    "depthwise_relu6": ([1, 8, 13, 40], [("conv", 8, 3, 2, 1, 1, 8), ("relu6",),
+                                         ("conv", 12, 1, 1, 0, 1, 1)],
+                        ["conv2d_depthwise_i8", "conv2d_1x1_gemm_i8"]),
+    "depthwise_multiplier": ([1, 4, 11, 21], [("conv", 8, 5, 1, 2, 1, 4)],
+                             ["conv2d_depthwise_i8"]),
+    # An int32 accumulator output (no Requant), dequantized for the float
+    # sigmoid: 1e-6 covers the float sigmoid's last bit; one accumulator
+    # step moves the output by ~1e-4.
+    "conv_sigmoid_int32": ([1, 4, 6, 6], [("conv", 7, 3, 1, 1, 1, 1), ("sigmoid",)],
+                           ["conv2d_im2col_gemm_i8"], 1e-6),
+    "gemm": ([3, 40], [("gemm", 37), ("relu",), ("gemm", 19)], ["matmul_gemm_i8"]),
+    "conv_then_gemm": ([1, 3, 8, 8], [("conv", 6, 3, 2, 1, 1, 1), ("relu",), ("gemm", 21)],
+                       ["conv2d_im2col_gemm_i8", "matmul_gemm_i8"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_int8_kernels_match_interpreter(tmp_path, name):
+    in_shape, layers, kernels, *atol = CASES[name]
+    model = tmp_path / "m.onnx"
+    build(model, in_shape, layers, np.random.default_rng(sorted(CASES).index(name)))
+    check_exact(tmp_path, model, in_shape, kernels, *atol)
+
+
+def test_qdq_uint8_uses_int8_kernels(tmp_path):
+    """ONNX Runtime's QDQ model (uint8 activations, per-channel int8
+    weights): the uint8 input path of the kernels."""
+    quantization = pytest.importorskip("onnxruntime.quantization")
+    in_shape = [1, 4, 10, 10]
+    build(tmp_path / "f.onnx", in_shape, [("conv", 8, 3, 1, 1, 1, 1), ("relu",),
+                                          ("conv", 8, 3, 2, 1, 1, 8), ("relu",),
+                                          ("conv", 6, 1, 1, 0, 1, 1)],
+          np.random.default_rng(7))
+    rng = np.random.default_rng(3)
+    data = [{"x": (rng.standard_normal(in_shape) + 0.2).astype(np.float32)} for _ in range(3)]
+
+    class Reader(quantization.CalibrationDataReader):
+        def __init__(self):
+            self.it = iter(data)
+
+        def get_next(self):
+            return next(self.it, None)
+
+    quantization.quantize_static(
+        str(tmp_path / "f.onnx"), str(tmp_path / "qdq.onnx"), Reader(),
+        quant_format=quantization.QuantFormat.QDQ, per_channel=True,
+        activation_type=quantization.QuantType.QUInt8, weight_type=quantization.QuantType.QInt8)
+    model = tmp_path / "qdq.onnx"
+    ok(strata("quantize", model, "--quantize", "int8", "-o", tmp_path / "q", "--name", "m"))
+    r = ok(strata("compile", model, "--target", "cpu", "-o", tmp_path / "m.strata", "--report"))
+    for k in ("conv2d_im2col_gemm_i8", "conv2d_depthwise_i8", "conv2d_1x1_gemm_i8"):
+        assert f"kernel '{k}'" in r.stdout, r.stdout
+    for i, feed in enumerate(data):
+        inp = tmp_path / f"in{i}.npz"
+        np.savez(inp, **feed)
+        check_against_ref(tmp_path, tmp_path / "q" / "m.mlir", tmp_path / "m.strata", inp)
+
+
+CLS = os.path.join(sysconfig.get_paths()["purelib"], "rapidocr_onnxruntime", "models",
+                   "ch_ppocr_mobile_v2.0_cls_infer.onnx")
+
+
+@pytest.mark.skipif(not os.path.exists(CLS), reason="rapidocr_onnxruntime not installed")
+def test_ppocr_cls_int8_compiled_exact(tmp_path):
+    """A real network (depthwise, pointwise, hardswish, squeeze-excite):
+    the compiled int8 classifier gives the interpreter's outputs bit for
+    bit."""
+    sys.path.insert(0, os.path.join(ROOT, "test", "models"))
+    from test_real_models import text_image
+    rng = np.random.default_rng(0)
+    for folder, n in (("cal", 2), ("eval", 1)):
+        (tmp_path / folder).mkdir()
+        for i in range(n):
+            np.savez(tmp_path / folder / f"s{i}.npz", x=text_image(rng, 48, 192))
+    shapes = ["--input-shapes", "x:1x3x48x192"]
+    ok(strata("calibrate", CLS, *shapes, "--data", tmp_path / "cal", "--method", "minmax",
+              "-o", tmp_path / "t.txt"))
+    q = ["--quantize", "int8", "--calibration", tmp_path / "t.txt"]
+    ok(strata("quantize", CLS, *shapes, *q, "-o", tmp_path / "q", "--name", "cls"))
+    r = ok(strata("compile", CLS, *shapes, *q, "--target", "cpu", "-o", tmp_path / "cls.strata",
+                  "--report"))
+    assert "kernel 'conv2d_depthwise_i8'" in r.stdout and "kernel 'conv2d_1x1_gemm_i8'" in r.stdout
+    check_against_ref(tmp_path, tmp_path / "q" / "cls.mlir", tmp_path / "cls.strata",
+                      tmp_path / "eval" / "s0.npz", isas=("avx512",))
+
+
+def test_bf16_matmul_kernel(tmp_path):
+    """`--quantize bf16` MatMul / Gemm (fused relu, relu6, sigmoid) run the
+    bf16 kernel (`vdpbf16ps` on AVX512-BF16, else the portable path) and
+    match the interpreter within one bf16 ulp of each output (the kernel
+    sums K in pairs in f32, the interpreter in another order, before the
+    same bf16 rounding; the sigmoid's polynomial is within 1e-7)."""
+    in_shape = [5, 40]
+    model = tmp_path / "m.onnx"
+    build(model, in_shape, [("gemm", 37), ("relu",), ("gemm", 19), ("relu6",), ("gemm", 11),
+                            ("sigmoid",), ("gemm", 7)], np.random.default_rng(11))
+    ok(strata("quantize", model, "--quantize", "bf16", "-o", tmp_path / "q", "--name", "m"))
+    r = ok(strata("compile", model, "--target", "cpu", "--quantize", "bf16", "-o",
+                  tmp_path / "m.strata", "--report"))
+    assert "kernel 'matmul_gemm_bf16': 4 dispatch" in r.stdout, r.stdout
+    for inp in samples(tmp_path / "eval", in_shape, 2, seed=4):
+        check_against_ref(tmp_path, tmp_path / "q" / "m.mlir", tmp_path / "m.strata", inp,
+                          rtol=2.0 ** -7, atol=1e-6)

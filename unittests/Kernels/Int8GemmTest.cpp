@@ -1,0 +1,469 @@
+//===- Int8GemmTest.cpp - int8 GEMM / conv against a scalar reference -----===//
+//
+// Every int8 path this CPU runs against a plain int64 reference that
+// subtracts the zero point itself and requantizes with
+// strata::intq::requantMultiplierShift: odd M/N/K, tails, several K
+// blocks, int8 and uint8 inputs with zero points at the range ends,
+// multipliers up to 2^31 - 1 and down to -2^31, shifts 0..63, accumulators
+// at the int32 extremes (through the correction term).
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Kernels/Int8Gemm.h"
+#include "strata/Support/IntegerRequant.h"
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+using namespace strata::kernels;
+
+namespace {
+
+std::vector<Int8Path> supportedPaths() {
+  std::vector<Int8Path> out;
+  for (Int8Path p : {Int8Path::Portable, Int8Path::Avx2, Int8Path::Avx512Vnni})
+    if (int8PathSupported(p))
+      out.push_back(p);
+  return out;
+}
+
+/// Random bytes as int8 (or uint8) activations, weights in [-127, 127].
+std::vector<int8_t> randomBytes(size_t n, std::mt19937 &gen, int lo, int hi) {
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::vector<int8_t> v(n);
+  for (int8_t &x : v)
+    x = int8_t(d(gen));
+  return v;
+}
+
+struct Requant {
+  Int8Output out = Int8Output::Int8;
+  bool relu = false;
+  int32_t zp = 0, qmin = -128, qmax = 127;
+  std::vector<int64_t> multiplier, shift; // per channel
+};
+
+/// Per-channel multipliers and shifts covering the edges.
+Requant randomRequant(int64_t channels, Int8Output out, std::mt19937 &gen) {
+  Requant r;
+  r.out = out;
+  r.relu = gen() % 2;
+  std::uniform_int_distribution<int64_t> m(1 << 30, (int64_t(1) << 31) - 1);
+  for (int64_t c = 0; c < channels; ++c) {
+    int64_t mv = m(gen), sv = 20 + int64_t(gen() % 21); // 20..40
+    switch (c % 7) {
+    case 0:
+      mv = (int64_t(1) << 31) - 1;
+      break;
+    case 1:
+      sv = int64_t(gen() % 64);
+      break;
+    case 2:
+      mv = -mv;
+      break;
+    case 3:
+      mv = INT32_MIN;
+      sv = 63;
+      break;
+    case 4:
+      sv = 0;
+      mv = int64_t(gen() % 5);
+      break;
+    }
+    r.multiplier.push_back(mv);
+    r.shift.push_back(sv);
+  }
+  if (out == Int8Output::UInt8) {
+    r.zp = int32_t(gen() % 2 ? 0 : 255);
+    r.qmin = 0;
+    r.qmax = 255;
+    if (gen() % 2)
+      r.qmax = 200; // a narrowed range (capped relu)
+  } else {
+    r.zp = gen() % 2 ? -128 : 127;
+    if (gen() % 3 == 0)
+      r.zp = int32_t(gen() % 256) - 128;
+    if (gen() % 2)
+      r.qmax = 100;
+  }
+  return r;
+}
+
+int64_t reference(int64_t acc, const Requant &r, int64_t ch) {
+  int32_t v = int32_t(uint32_t(uint64_t(acc)));
+  if (r.relu && v < 0)
+    v = 0;
+  if (r.out == Int8Output::Int32)
+    return v;
+  return strata::intq::requantMultiplierShift(v, r.multiplier[ch], r.shift[ch],
+                                              r.zp, r.qmin, r.qmax);
+}
+
+/// The epilogue over `r`; the arrays live in `m32`, `s32`, `corr`.
+Int8Epilogue epilogueOf(const Requant &r, bool perRow,
+                        const std::vector<int32_t> &corr,
+                        std::vector<int32_t> &m32, std::vector<int32_t> &s32) {
+  Int8Epilogue e;
+  e.perRow = perRow;
+  e.corr = corr.data();
+  e.relu = r.relu;
+  e.out = r.out;
+  m32.assign(r.multiplier.begin(), r.multiplier.end());
+  s32.assign(r.shift.begin(), r.shift.end());
+  e.multiplier = m32.data();
+  e.shift = s32.data();
+  e.zp = r.zp;
+  e.qmin = r.qmin;
+  e.qmax = r.qmax;
+  return e;
+}
+
+int64_t outAt(const std::vector<uint8_t> &out, Int8Output kind, int64_t i) {
+  switch (kind) {
+  case Int8Output::Int32: {
+    int32_t v;
+    std::memcpy(&v, out.data() + i * 4, 4);
+    return v;
+  }
+  case Int8Output::Int8:
+    return int8_t(out[size_t(i)]);
+  case Int8Output::UInt8:
+    return out[size_t(i)];
+  }
+  return 0;
+}
+
+std::string where(Int8Path path, const std::string &what) {
+  return std::string(int8PathName(path)) + " " + what;
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul: X[M, K] (int8 or uint8, zero point in the bias) x W[K, N]
+//===----------------------------------------------------------------------===//
+
+void runMatmul(int64_t m, int64_t n, int64_t k, bool isUnsigned,
+               bool transposed, Int8Output outKind, unsigned seed,
+               bool extremeBias = false) {
+  std::mt19937 gen(seed);
+  std::vector<int8_t> x = randomBytes(size_t(m * k), gen, isUnsigned ? 0 : -128,
+                                      isUnsigned ? 255 : 127);
+  std::vector<int8_t> w = randomBytes(size_t(k * n), gen, -127, 127);
+  std::vector<int32_t> bias(static_cast<size_t>(n));
+  std::uniform_int_distribution<int32_t> bd(-100000, 100000);
+  for (int32_t &b : bias)
+    b = extremeBias ? (gen() % 2 ? INT32_MAX - int32_t(gen() % 1000)
+                                 : INT32_MIN + int32_t(gen() % 1000))
+                    : bd(gen);
+  Requant r = randomRequant(n, outKind, gen);
+  // Reference (W stored N x K when transposed).
+  std::vector<int64_t> want(size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t s = bias[size_t(j)];
+      for (int64_t p = 0; p < k; ++p) {
+        int64_t xv = isUnsigned ? int64_t(uint8_t(x[size_t(i * k + p)]))
+                                : int64_t(x[size_t(i * k + p)]);
+        int64_t wv = transposed ? w[size_t(j * k + p)] : w[size_t(p * n + j)];
+        s += xv * wv;
+      }
+      want[size_t(i * n + j)] = reference(s, r, j);
+    }
+  Conv2dShape none;
+  Int8PackedLayout l = int8PackedLayout(Int8WeightKind::MatmulB, none, k, n);
+  ASSERT_GT(l.totalBytes, 0u);
+  std::vector<uint8_t> packed(l.totalBytes + 64);
+  uint8_t *blob = packed.data() + (64 - uintptr_t(packed.data()) % 64) % 64;
+  int8PackWeight(Int8WeightKind::MatmulB, none, k, n, transposed, w.data(),
+                 r.multiplier.data(), r.shift.data(), n, blob);
+  Int8Input in{isUnsigned, 0};
+  std::vector<int32_t> corr(static_cast<size_t>(n));
+  int8Corrections(in, bias.data(),
+                  reinterpret_cast<const int32_t *>(blob + l.sumOffset), n,
+                  corr.data());
+  std::vector<int32_t> m32, s32;
+  Int8Epilogue e = epilogueOf(r, /*perRow=*/false, corr, m32, s32);
+  int64_t eb = outKind == Int8Output::Int32 ? 4 : 1;
+  for (Int8Path path : supportedPaths()) {
+    std::vector<uint8_t> out(size_t(m * n * eb), 0xab);
+    Int8GemmProblem p;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.aPlain = reinterpret_cast<const uint8_t *>(x.data());
+    p.lda = k;
+    p.aXor = isUnsigned ? 0 : 0x80;
+    p.aUnsigned = true;
+    p.bPacked = blob;
+    p.c = out.data();
+    p.ldc = n;
+    p.epilogue = e;
+    // Two row ranges and two column ranges, as workgroups split it.
+    int64_t rowMid = std::min(m, int64_t(12) * ((m / 12 + 1) / 2));
+    int64_t colMid = std::min(n, int64_t(16) * ((n / 16 + 1) / 2));
+    for (auto [r0, r1] : {std::pair{int64_t(0), rowMid}, {rowMid, m}})
+      for (auto [c0, c1] : {std::pair{int64_t(0), colMid}, {colMid, n}})
+        int8Gemm(p, r0, r1, c0, c1, path);
+    for (int64_t i = 0; i < m * n; ++i)
+      ASSERT_EQ(outAt(out, outKind, i), want[size_t(i)])
+          << where(path, "matmul") << " M=" << m << " N=" << n << " K=" << k
+          << " at (" << i / n << ", " << i % n << ") unsigned=" << isUnsigned
+          << " out=" << int(outKind) << " relu=" << r.relu;
+  }
+}
+
+TEST(Int8Gemm, MatmulShapes) {
+  unsigned seed = 1;
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
+                         {1, 17, 3},
+                         {13, 33, 7},
+                         {12, 32, 64},
+                         {25, 47, 129},
+                         {100, 20, 1},
+                         {37, 300, 21},
+                         {5, 70, 2053}})
+    for (bool isUnsigned : {false, true})
+      for (Int8Output o :
+           {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32}) {
+        runMatmul(m, n, k, isUnsigned, /*transposed=*/seed % 2, o, seed);
+        ++seed;
+      }
+}
+
+TEST(Int8Gemm, ExtremeAccumulators) {
+  unsigned seed = 100;
+  for (Int8Output o : {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32})
+    for (int rep = 0; rep < 4; ++rep) {
+      runMatmul(14, 40, 3, rep % 2, false, o, seed++, /*extremeBias=*/true);
+      runMatmul(3, 17, 0, rep % 2, false, o, seed++, /*extremeBias=*/true);
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+void runConv(const Conv2dShape &s, bool isUnsigned, Int8Output outKind,
+             unsigned seed, bool depthwise) {
+  std::mt19937 gen(seed);
+  ASSERT_EQ(checkConv2dShape(s), "");
+  std::vector<int8_t> x =
+      randomBytes(size_t(s.n * s.c * s.h * s.w), gen, isUnsigned ? 0 : -128,
+                  isUnsigned ? 255 : 127);
+  int64_t kg = s.gemmK();
+  std::vector<int8_t> w = randomBytes(size_t(s.o * kg), gen, -127, 127);
+  std::vector<int32_t> bias(size_t(s.o));
+  for (int32_t &b : bias)
+    b = int32_t(gen() % 200001) - 100000;
+  int32_t zp = isUnsigned ? int32_t(gen() % 2 ? 0 : 255)
+                          : int32_t(gen() % 2 ? -128 : 127);
+  if (gen() % 3 == 0)
+    zp = isUnsigned ? int32_t(gen() % 256) : int32_t(gen() % 256) - 128;
+  Requant r = randomRequant(s.o, outKind, gen);
+  int64_t og = s.o / s.g, cg = s.c / s.g;
+  std::vector<int64_t> want(size_t(s.n * s.o * s.oh * s.ow));
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t o = 0; o < s.o; ++o)
+      for (int64_t oy = 0; oy < s.oh; ++oy)
+        for (int64_t ox = 0; ox < s.ow; ++ox) {
+          int64_t acc = bias[size_t(o)];
+          int64_t g = o / og;
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t ky = 0; ky < s.kh; ++ky)
+              for (int64_t kx = 0; kx < s.kw; ++kx) {
+                int64_t iy = oy * s.sh - s.pt + ky * s.dh;
+                int64_t ix = ox * s.sw - s.pl + kx * s.dw;
+                int64_t c = g * cg + ci;
+                int64_t xv = zp; // padding holds the zero point
+                if (iy >= 0 && iy < s.h && ix >= 0 && ix < s.w) {
+                  int8_t b = x[size_t(((n * s.c + c) * s.h + iy) * s.w + ix)];
+                  xv = isUnsigned ? int64_t(uint8_t(b)) : int64_t(b);
+                }
+                acc += (xv - zp) *
+                       w[size_t(((o * cg + ci) * s.kh + ky) * s.kw + kx)];
+              }
+          want[size_t(((n * s.o + o) * s.oh + oy) * s.ow + ox)] =
+              reference(acc, r, o);
+        }
+  Int8WeightKind kind =
+      depthwise ? Int8WeightKind::Depthwise : Int8WeightKind::ConvFilter;
+  Int8PackedLayout l = int8PackedLayout(kind, s, 0, 0);
+  std::vector<uint8_t> packed(l.totalBytes + 64);
+  uint8_t *blob = packed.data() + (64 - uintptr_t(packed.data()) % 64) % 64;
+  int8PackWeight(kind, s, 0, 0, false, w.data(), r.multiplier.data(),
+                 r.shift.data(), s.o, blob);
+  Int8Input in{isUnsigned, zp};
+  std::vector<int32_t> corr(size_t(s.o));
+  int8Corrections(in, bias.data(),
+                  depthwise
+                      ? nullptr
+                      : reinterpret_cast<const int32_t *>(blob + l.sumOffset),
+                  s.o, corr.data());
+  std::vector<int32_t> m32, s32;
+  Int8Epilogue e = epilogueOf(r, /*perRow=*/true, corr, m32, s32);
+  int64_t eb = outKind == Int8Output::Int32 ? 4 : 1;
+  for (Int8Path path : supportedPaths()) {
+    std::vector<uint8_t> out(want.size() * size_t(eb), 0xab);
+    if (depthwise) {
+      int64_t planes = s.n * s.o;
+      int8Conv2dDepthwise(s, in, x.data(), reinterpret_cast<int8_t *>(blob), e,
+                          out.data(), 0, planes / 2, path);
+      int8Conv2dDepthwise(s, in, x.data(), reinterpret_cast<int8_t *>(blob), e,
+                          out.data(), planes / 2, planes, path);
+    } else {
+      int64_t units = conv2dGemmUnits(s, 3);
+      for (int64_t u = 0; u < units; ++u)
+        int8Conv2dGemm(s, in, x.data(), blob, e, out.data(), 3, u, u + 1, path);
+    }
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_EQ(outAt(out, outKind, int64_t(i)), want[i])
+          << where(path, depthwise ? "depthwise" : "conv") << " at " << i
+          << " C=" << s.c << " O=" << s.o << " G=" << s.g << " K=" << s.kh
+          << "x" << s.kw << " S=" << s.sh << "x" << s.sw << " D=" << s.dh
+          << " zp=" << zp << " unsigned=" << isUnsigned;
+  }
+}
+
+Conv2dShape shape(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
+                  int64_t k, int64_t stride, int64_t pad, int64_t dil,
+                  int64_t g) {
+  Conv2dShape s;
+  s.n = n;
+  s.c = c;
+  s.h = h;
+  s.w = w;
+  s.o = o;
+  s.kh = k;
+  s.kw = k;
+  s.sh = s.sw = stride;
+  s.pt = s.pl = s.pb = s.pr = pad;
+  s.dh = s.dw = dil;
+  s.g = g;
+  s.oh = (h + 2 * pad - dil * (k - 1) - 1) / stride + 1;
+  s.ow = (w + 2 * pad - dil * (k - 1) - 1) / stride + 1;
+  return s;
+}
+
+TEST(Int8Conv, Gemm) {
+  unsigned seed = 200;
+  for (const Conv2dShape &s :
+       {shape(1, 3, 9, 11, 5, 3, 1, 1, 1, 1),
+        shape(2, 8, 7, 7, 16, 1, 1, 0, 1, 1),
+        shape(1, 16, 10, 9, 24, 3, 2, 1, 1, 1),
+        shape(1, 6, 12, 12, 9, 3, 1, 2, 2, 3),
+        shape(1, 32, 6, 6, 13, 1, 2, 0, 1, 1),
+        shape(1, 3, 20, 19, 8, 7, 2, 3, 1, 1),
+        shape(1, 300, 4, 5, 7, 2, 1, 0, 1, 1),
+        // Rows wider than the 16-byte copies, stride 1 and 2.
+        shape(1, 5, 9, 70, 6, 3, 1, 1, 1, 1),
+        shape(1, 3, 9, 75, 6, 3, 2, 1, 1, 1)})
+    for (bool isUnsigned : {false, true})
+      for (Int8Output o :
+           {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32})
+        runConv(s, isUnsigned, o, seed++, /*depthwise=*/false);
+}
+
+TEST(Int8Conv, Depthwise) {
+  unsigned seed = 300;
+  for (const Conv2dShape &s : {shape(1, 8, 9, 11, 8, 3, 1, 1, 1, 8),
+                               shape(2, 5, 12, 13, 10, 3, 2, 1, 1, 5),
+                               shape(1, 4, 17, 7, 4, 5, 1, 2, 2, 4),
+                               shape(1, 3, 30, 40, 3, 3, 2, 0, 1, 3)})
+    for (bool isUnsigned : {false, true})
+      for (Int8Output o :
+           {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32})
+        runConv(s, isUnsigned, o, seed++, /*depthwise=*/true);
+}
+
+} // namespace
+
+namespace {
+
+/// The epilogue alone (K = 0: the accumulator is the correction term) on
+/// values chosen to sit on the rounding edges: v * m / 2^s exactly k + 1/2
+/// (ties go away from zero), one unit either side, the int32 extremes, and
+/// saturation at qmin / qmax; per row (convolution) and per column (matmul)
+/// channels, every path, against intq::requantMultiplierShift.
+TEST(Int8Gemm, RoundingEdges) {
+  std::vector<int32_t> values = {0,
+                                 1,
+                                 -1,
+                                 2,
+                                 -2,
+                                 3,
+                                 -3,
+                                 5,
+                                 -5,
+                                 7,
+                                 -7,
+                                 255,
+                                 -255,
+                                 257,
+                                 -257,
+                                 INT32_MAX,
+                                 INT32_MIN,
+                                 INT32_MAX - 1,
+                                 INT32_MIN + 1,
+                                 1 << 20,
+                                 -(1 << 20),
+                                 (1 << 20) + 1,
+                                 -(1 << 20) - 1,
+                                 12345,
+                                 -12345};
+  // (multiplier, shift): exact halves for odd v, quarters, identities.
+  std::vector<std::pair<int32_t, int32_t>> ms = {
+      {1 << 30, 31},   {1 << 30, 32},    {3 << 28, 31},   {INT32_MAX, 31},
+      {INT32_MAX, 63}, {-(1 << 30), 31}, {INT32_MIN, 31}, {INT32_MIN, 62},
+      {1, 0},          {1, 1},           {-1, 1},         {5, 2},
+      {1 << 30, 40},   {1 << 30, 30}};
+  for (Int8Path path : supportedPaths())
+    for (bool perRow : {true, false})
+      for (Int8Output out :
+           {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32})
+        for (auto [m, s] : ms) {
+          int64_t channels = int64_t(values.size());
+          std::vector<int32_t> corr(values), mult(size_t(channels), m),
+              shift(size_t(channels), s);
+          Int8Epilogue e;
+          e.perRow = perRow;
+          e.corr = corr.data();
+          e.out = out;
+          e.multiplier = mult.data();
+          e.shift = shift.data();
+          e.zp = out == Int8Output::UInt8 ? 128 : -3;
+          e.qmin = out == Int8Output::UInt8 ? 0 : -128;
+          e.qmax = out == Int8Output::UInt8 ? 250 : 127;
+          int64_t rows = perRow ? channels : 3, cols = perRow ? 19 : channels;
+          int64_t eb = out == Int8Output::Int32 ? 4 : 1;
+          std::vector<uint8_t> y(size_t(rows * cols * eb), 0xcd);
+          Int8GemmProblem p;
+          p.m = rows;
+          p.n = cols;
+          p.k = 0;
+          p.aPlain = nullptr;
+          p.bPacked = nullptr;
+          p.c = y.data();
+          p.ldc = cols;
+          p.epilogue = e;
+          int8Gemm(p, 0, rows, 0, cols, path);
+          for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < cols; ++j) {
+              int64_t ch = perRow ? i : j;
+              int64_t want =
+                  out == Int8Output::Int32
+                      ? values[size_t(ch)]
+                      : strata::intq::requantMultiplierShift(
+                            values[size_t(ch)], m, s, e.zp, e.qmin, e.qmax);
+              ASSERT_EQ(outAt(y, out, i * cols + j), want)
+                  << int8PathName(path) << " v=" << values[size_t(ch)]
+                  << " m=" << m << " s=" << s << " perRow=" << perRow
+                  << " out=" << int(out);
+            }
+        }
+}
+
+} // namespace
