@@ -139,10 +139,12 @@ struct Converter {
     if (!requant)
       return "its int32 accumulator does not go to a top.Requant (a float "
              "epilogue)";
-    if (requant.getQuantMode() != top::RequantMode::MultiplierShift)
-      return "its top.Requant uses quant_mode " +
-             top::stringifyRequantMode(requant.getQuantMode()).str() +
-             ", the NPU's activation unit does MultiplierShift";
+    // The activation unit rounds as MultiplierShift or as TFLite (gemmlowp);
+    // Float-mode requantization (f64 scales) has no integer form.
+    bool tflite = requant.getQuantMode() == top::RequantMode::TFLite;
+    if (requant.getQuantMode() == top::RequantMode::Float)
+      return "its top.Requant uses quant_mode Float, the NPU's activation "
+             "unit rounds by MultiplierShift or TFLite";
     if (!requant.getMultiplier() || !requant.getRshift())
       return "its top.Requant has no multiplier/rshift";
     std::optional<IntType> out = int8TypeOf(requant.getOutput().getType());
@@ -165,8 +167,8 @@ struct Converter {
       return IntegerAttr::get(IntegerType::get(ctx, 64), v);
     };
     // ReLU on the accumulator == clipping at the zero point after the
-    // requantization: the multiplier is non-negative and the rounding is
-    // monotonic with round(0) = 0.
+    // requantization: the multiplier is non-negative and both roundings are
+    // monotonic with f(0) = 0.
     attrs.push_back(
         NamedAttribute(StringAttr::get(ctx, "output_zp"), i64(out->zp)));
     attrs.push_back(
@@ -176,6 +178,9 @@ struct Converter {
         NamedAttribute(StringAttr::get(ctx, "clip_max"), i64(out->hi)));
     attrs.push_back(NamedAttribute(StringAttr::get(ctx, "accumulator_bits"),
                                    i64(config.accumulatorBits)));
+    if (tflite)
+      attrs.push_back(NamedAttribute(StringAttr::get(ctx, "rounding"),
+                                     StringAttr::get(ctx, "tflite")));
     requantOut = requant;
     return "";
   }
