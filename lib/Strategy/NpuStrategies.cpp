@@ -1,9 +1,9 @@
 //===- NpuStrategies.cpp - the npu-sim target's strategy table ------------===//
 //
-// Priorities (higher wins): 20 the HL kernels, 0 the codegen fallback (the
-// op stays on the CPU). Conditions: 2-d NCHW or NHWC convolutions (NHWC
-// ones run NCHW between two transposes) and rank-2
-// matmuls on int8 (`qi8`: the form `strata quantize` writes) or bf16
+// Priorities (higher wins): 25 depthwise convolution, 20 the other HL
+// kernels, 0 the codegen fallback (the op stays on the CPU). Conditions: 2-d
+// NCHW or NHWC convolutions (NHWC ones run NCHW between two transposes) and
+// rank-2 matmuls on int8 (`qi8`: the form `strata quantize` writes) or bf16
 // inputs. What the strategy language cannot state (constant weights, a
 // MultiplierShift Requant after an int8 op, depthwise channel counts) is
 // checked by the conversion, which names the failing condition.
@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <tuple>
 
 namespace strata::strategy {
 
@@ -33,6 +34,27 @@ Error registerNpuStrategies(StrategyRegistry &r) {
                       ""};
   if (Error e = r.addForTarget("top.Conv", kNpuTarget, std::move(conv)))
     return e;
+  // Depthwise: one input channel per group (filter dim C/group == 1) and
+  // more than one channel, so group == C (the conversion also needs O == C;
+  // with a channel multiplier it writes a grouped hl.conv2d).
+  for (auto [name, layout, channelDim] :
+       {std::tuple<const char *, const char *, int64_t>{"hl.depthwise_conv2d",
+                                                        "NCHW", 1},
+        {"hl.depthwise_conv2d.nhwc", "NHWC", 3}}) {
+    Implementation dw{name,
+                      25,
+                      {Clause::rank(in(0), 4),
+                       Clause::attrEq("layout", AttrValue::string(layout)),
+                       Clause::rank(in(1), 4),
+                       Clause::dim(in(1), channelDim, Clause::Cmp::Eq, 1),
+                       Clause::dim(in(0), channelDim, Clause::Cmp::Ne, 1),
+                       npuDtype},
+                      Lowering::kernelCall("hl.depthwise_conv2d", {}),
+                      {},
+                      ""};
+    if (Error e = r.addForTarget("top.Conv", kNpuTarget, std::move(dw)))
+      return e;
+  }
   Implementation fc{"hl.fully_connected",
                     20,
                     {Clause::rank(in(0), 2), Clause::rank(in(1), 2), npuDtype},
