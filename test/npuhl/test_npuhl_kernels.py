@@ -14,7 +14,7 @@ test/quant/test_quantize.py.
 
 bf16: the same models quantized to bf16; HL sums in the documented order
 (bias, then ic, kh, kw in f32) while Top's interpreter uses a GEMM, so the
-outputs agree within 2 bf16 ulps (measured: mostly 0, at most 1).
+outputs agree within 2 bf16 ulps.
 """
 import json
 import os
