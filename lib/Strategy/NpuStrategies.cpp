@@ -1,8 +1,10 @@
 //===- NpuStrategies.cpp - the npu-sim target's strategy table ------------===//
 //
 // Priorities (higher wins): 25 depthwise convolution, 20 the other HL
-// kernels, 0 the codegen fallback (the op stays on the CPU). Conditions: 2-d
-// NCHW or NHWC convolutions (NHWC ones run NCHW between two transposes) and
+// kernels, 0 the codegen fallback (the op stays on the CPU). MaxPool and
+// the one-operand activations are f32 ops between Dequant and Quant in the
+// int8 model; their int8 kernels (hl.maxpool, hl.table) are exact. Conditions:
+// 2-d NCHW or NHWC convolutions (NHWC ones run NCHW between two transposes) and
 // rank-2 matmuls on int8 (`qi8`: the form `strata quantize` writes) or bf16
 // inputs. What the strategy language cannot state (constant weights, a
 // MultiplierShift Requant after an int8 op, depthwise channel counts) is
@@ -53,6 +55,29 @@ Error registerNpuStrategies(StrategyRegistry &r) {
                       {},
                       ""};
     if (Error e = r.addForTarget("top.Conv", kNpuTarget, std::move(dw)))
+      return e;
+  }
+  // Ops `strata quantize` leaves in float between Dequant and Quant: the
+  // conversion checks that Dequant / Quant of int8 surround them.
+  Clause f32 = Clause::dtypeIn(in(0), {"f32"});
+  Implementation maxPool{"hl.maxpool",
+                         20,
+                         {Clause::rank(in(0), 4),
+                          Clause::attrEq("layout", AttrValue::string("NCHW")),
+                          f32},
+                         Lowering::kernelCall("hl.maxpool", {}),
+                         {},
+                         ""};
+  if (Error e = r.addForTarget("top.MaxPool", kNpuTarget, std::move(maxPool)))
+    return e;
+  for (const char *op :
+       {"top.Relu", "top.Sigmoid", "top.SiLU", "top.HardSwish",
+        "top.HardSigmoid", "top.LeakyRelu", "top.Clip", "top.Tanh", "top.Gelu",
+        "top.Elu", "top.Softplus", "top.Exp", "top.Abs", "top.Neg", "top.Sqrt",
+        "top.Log", "top.Erf", "top.Sin", "top.Cos"}) {
+    Implementation table{
+        "hl.table", 20, {f32}, Lowering::kernelCall("hl.table", {}), {}, ""};
+    if (Error e = r.addForTarget(op, kNpuTarget, std::move(table)))
       return e;
   }
   Implementation fc{"hl.fully_connected",

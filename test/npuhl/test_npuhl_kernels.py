@@ -297,3 +297,55 @@ def test_bf16_nhwc_transposes_cancel(tmp_path):
     assert a.shape == b.shape
     ulp = np.maximum(np.abs(a), 2.0 ** -20) * 2.0 ** -7
     assert np.all(np.abs(a - b) <= 2 * ulp), np.abs(a - b).max()
+
+
+CHAINS = [
+    ["top.Sigmoid"], ["top.SiLU"], ["top.HardSwish"], ["top.Tanh", "top.Relu"],
+    ["top.LeakyRelu {alpha = 0.2 : f64}"], ["top.Gelu"], ["top.Exp"],
+    ["top.Clip {min = -0.5 : f64, max = 1.5 : f64}"],
+]
+
+
+def qtype(shape, scale, zp):
+    return "tensor<" + "x".join(map(str, shape)) + f"x!quant.uniform<i8:f32, {scale}:{zp}>>"
+
+
+@pytest.mark.parametrize("chain", CHAINS, ids=lambda c: "_".join(o.split()[0][4:] for o in c))
+def test_int8_tables_and_maxpool_exact(tmp_path, chain):
+    """Float ops between a Dequant and a Quant of int8 become hl.table (the
+    chain tabulated through the Top ops' own semantics), a max pool
+    hl.maxpool + hl.table: exactly the Top model's bytes."""
+    rng = np.random.default_rng(abs(hash(tuple(chain))) % 2**32)
+    shape = (1, 3, 7, 9)
+    s_in, zp_in = float(rng.uniform(0.005, 0.05)), int(rng.integers(-20, 20))
+    s_mid, zp_mid = float(rng.uniform(0.005, 0.05)), int(rng.integers(-20, 20))
+    s_out, zp_out = float(rng.uniform(0.002, 0.02)), int(rng.integers(-128, 0))
+    f = "tensor<1x3x7x9xf32>"
+    lines = ["func.func @main(%arg0: tensor<1x3x7x9xf32>) -> (tensor<1x3x7x9xf32>, tensor<1x3x4x5xf32>) {",
+             f'  %x = top.Input(%arg0) : ({f}) -> {f} loc("x")',
+             f'  %q = top.Quant(%x) : ({f}) -> {qtype(shape, s_in, zp_in)} loc("q")',
+             f'  %d = top.Dequant(%q) : ({qtype(shape, s_in, zp_in)}) -> {f} loc("d")']
+    cur = "%d"
+    for i, op in enumerate(chain):
+        name, _, attrs = op.partition(" ")
+        lines.append(f'  %a{i} = {name}({cur}) {attrs} : ({f}) -> {f} loc("a{i}")')
+        cur = f"%a{i}"
+    lines += [f'  %y = top.Quant({cur}) : ({f}) -> {qtype(shape, s_out, zp_out)} loc("y")',
+              f'  %o = top.Dequant(%y) : ({qtype(shape, s_out, zp_out)}) -> {f} loc("o")',
+              # a 3x3 / 2 max pool with padding, requantized on the way out
+              f'  %d2 = top.Dequant(%q) : ({qtype(shape, s_in, zp_in)}) -> {f} loc("d2")',
+              f'  %m = top.MaxPool(%d2) {{kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, '
+              f'pads = array<i64: 1, 1, 1, 1>}} : ({f}) -> tensor<1x3x4x5xf32> loc("m")',
+              f'  %mq = top.Quant(%m) : (tensor<1x3x4x5xf32>) -> {qtype((1, 3, 4, 5), s_mid, zp_mid)} loc("mq")',
+              f'  %mo = top.Dequant(%mq) : ({qtype((1, 3, 4, 5), s_mid, zp_mid)}) -> tensor<1x3x4x5xf32> loc("mo")',
+              "  return %o, %mo : tensor<1x3x7x9xf32>, tensor<1x3x4x5xf32>", "}"]
+    model = tmp_path / "m.mlir"
+    model.write_text("\n".join(lines) + "\n")
+    hl_model, text, report = to_hl(tmp_path, model, "hl", "--explain-strategy")
+    assert text.count("= hl.table(") == 2 and text.count("= hl.maxpool(") == 1, report + text
+    assert "top.MaxPool" not in text and chain[0].split()[0] not in text, text
+    np.savez(tmp_path / "x.npz", input0=(rng.standard_normal(shape) * 2).astype(np.float32))
+    ref = dump(model, tmp_path / "x.npz", tmp_path / "ref.npz")
+    got = dump(hl_model, tmp_path / "x.npz", tmp_path / "got.npz")
+    for key in ("o", "mo"):
+        assert ref[key].tobytes() == got[key].tobytes(), key

@@ -10,8 +10,10 @@
 
 #include "strata/Conversion/TopToHL/Passes.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/Top/IR/TopTraits.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
+#include "strata/Interpreter/InterpretableOpInterface.h"
 #include "strata/Npu/NpuConfigJson.h"
 #include "strata/Strategy/NpuStrategies.h"
 #include "strata/Strategy/Select.h"
@@ -445,16 +447,170 @@ struct Converter {
     return "";
   }
 
+  //===--------------------------------------------------------------------===//
+  // Float ops between top.Dequant and top.Quant (the int8 form of the ops
+  // `strata quantize` leaves in float)
+  //===--------------------------------------------------------------------===//
+
+  /// An elementwise op of one operand (Sigmoid, SiLU, HardSwish, ...): with
+  /// int8 input and output it is a 256-entry table.
+  static bool isTableCandidate(Operation *op) {
+    return op->getDialect() && op->getDialect()->getNamespace() == "top" &&
+           op->hasTrait<top::OpTrait::Elementwise>() &&
+           op->getNumOperands() == 1 && op->getNumResults() == 1 &&
+           !isa<top::QuantOp, top::DequantOp, top::CastOp, top::RequantOp>(op);
+  }
+
+  /// Ops erased by a conversion; later candidates among them are skipped.
+  llvm::DenseSet<Operation *> erased;
+
+  /// Erases the ops of a converted float chain, last first, that have no
+  /// users left (the Dequant may have others).
+  void eraseDeadChain(ArrayRef<Operation *> chain) {
+    for (Operation *dead : llvm::reverse(chain))
+      if (dead->use_empty()) {
+        erased.insert(dead);
+        dead->erase();
+      }
+  }
+
+  /// Runs `ops` (each reading the previous one's result as operand 0; the
+  /// first reads every int8 value) through their reference semantics: the
+  /// table `t[q + 128] = ops(q)`, the same bits the Top model computes
+  /// for each element.
+  FailureOr<Tensor> tabulate(ArrayRef<Operation *> ops, int64_t entries) {
+    Tensor in(DType::I8, {entries});
+    for (int64_t i = 0; i < entries; ++i)
+      in.data<int8_t>()[i] = static_cast<int8_t>(i - entries / 2);
+    InterpreterEnv env;
+    Tensor current = std::move(in);
+    for (Operation *op : ops) {
+      auto iface = dyn_cast<InterpretableOpInterface>(op);
+      if (!iface)
+        return failure();
+      env.set(op->getOperand(0), std::move(current));
+      env.setResultShape(op->getResult(0), {entries});
+      if (failed(iface.interpret(env)) || !env.has(op->getResult(0)))
+        return failure();
+      current = env.get(op->getResult(0)).clone();
+    }
+    return current;
+  }
+
+  /// Converts a MaxPool or a chain of one-operand elementwise ops that
+  /// reads `top.Dequant(x)` of an int8 `x` and whose only user chain ends in
+  /// a `top.Quant` to int8: `hl.table(x)` with the chain tabulated, or
+  /// `hl.maxpool(x)` then the table of Dequant -> Quant (max commutes with
+  /// the non-decreasing Dequant, and padding never wins). Exact: the table
+  /// holds what the Top ops compute for each of the 256 values.
+  Reason convertBetweenQuant(Operation *first, std::string &kernel) {
+    if (!config.supports(npu::NumberFormat::Int8))
+      return "the NPU description's formats do not list int8";
+    auto deq = first->getOperand(0).getDefiningOp<top::DequantOp>();
+    if (!deq || !int8TypeOf(deq.getInput().getType()) ||
+        !isa<quant::UniformQuantizedType>(
+            getElementTypeOrSelf(deq.getInput().getType())))
+      return "its input is not a top.Dequant of a per-tensor int8 tensor "
+             "(the op runs in float)";
+    SmallVector<Operation *> chain = {deq};
+    Operation *op = first;
+    bool pool = isa<top::MaxPoolOp>(first);
+    while (true) {
+      if (!op->getResult(0).hasOneUse())
+        return "its float result has other users than the chain to a "
+               "top.Quant";
+      chain.push_back(op);
+      Operation *user = *op->getResult(0).getUsers().begin();
+      if (isa<top::QuantOp>(user)) {
+        op = user;
+        break;
+      }
+      if (pool || !isTableCandidate(user))
+        return "its result does not go to a top.Quant through one-operand "
+               "elementwise ops";
+      op = user;
+    }
+    auto quantOp = cast<top::QuantOp>(op);
+    std::optional<IntType> outType = int8TypeOf(quantOp.getOutput().getType());
+    if (!outType || !isa<quant::UniformQuantizedType>(
+                        getElementTypeOrSelf(quantOp.getOutput().getType())))
+      return "its top.Quant is not to per-tensor int8";
+    if (config.lutEntries != 256)
+      return "the NPU description's lut_entries is " +
+             std::to_string(config.lutEntries) + ", an int8 table needs 256";
+    SmallVector<Operation *> tabulated = {deq};
+    Value input = deq.getInput();
+    OpBuilder b(quantOp);
+    if (pool) {
+      auto mp = cast<top::MaxPoolOp>(first);
+      auto inType = cast<RankedTensorType>(mp.getInput().getType());
+      auto outTy = cast<RankedTensorType>(mp.getOutput().getType());
+      if (mp.getKernelShape().size() != 2 || inType.getRank() != 4 ||
+          mp.getLayout() != top::Layout::NCHW || !inType.hasStaticShape() ||
+          !outTy.hasStaticShape())
+        return "not a static 2-d NCHW max pool";
+      if (mp.getDoRelu())
+        return "a fused ReLU on the max pool";
+      SmallVector<int64_t> k(mp.getKernelShape()),
+          st = mp.getStridesOrDefault(), dl = mp.getDilationsOrDefault(),
+          pd = mp.getPadsOrDefault();
+      for (int d = 0; d < 2; ++d)
+        if (hl::windowOutputSize(inType.getDimSize(2 + d), pd[d], pd[2 + d],
+                                 k[d], st[d], dl[d]) != outTy.getDimSize(2 + d))
+          return "ceil_mode output sizes (the NPU's windows floor)";
+      auto pooledType = RankedTensorType::get(
+          outTy.getShape(), getElementTypeOrSelf(input.getType()));
+      input = hl::MaxPoolOp::create(
+                  b, mp.getLoc(), pooledType, input, b.getDenseI64ArrayAttr(k),
+                  b.getDenseI64ArrayAttr(pd), b.getDenseI64ArrayAttr(st),
+                  b.getDenseI64ArrayAttr(dl), b.getI64IntegerAttr(1),
+                  DenseI64ArrayAttr())
+                  .getOutput();
+      kernel = "hl.maxpool + hl.table";
+    } else {
+      tabulated.append(chain.begin() + 1, chain.end());
+      kernel = "hl.table";
+    }
+    tabulated.push_back(quantOp);
+    FailureOr<Tensor> table = tabulate(tabulated, config.lutEntries);
+    if (failed(table))
+      return "its float ops could not be tabulated";
+    // A max pool whose output keeps its input's quantization needs no table.
+    bool identity = input.getType() == quantOp.getOutput().getType();
+    for (int64_t i = 0; identity && i < config.lutEntries; ++i)
+      identity = table->data<int8_t>()[i] == i - config.lutEntries / 2;
+    if (identity) {
+      quantOp.getOutput().replaceAllUsesWith(input);
+      kernel = pool ? "hl.maxpool" : "none (the identity)";
+      quantOp.erase();
+      eraseDeadChain(chain);
+      return "";
+    }
+    Value lut =
+        weight(b, first->getLoc(), "hl_table", *table, b.getIntegerType(8));
+    auto t =
+        hl::TableOp::create(b, quantOp.getLoc(), quantOp.getOutput().getType(),
+                            input, lut, b.getI64IntegerAttr(config.lutEntries));
+    quantOp.getOutput().replaceAllUsesWith(t.getOutput());
+    // The float chain is dead now (the Dequant may have other users).
+    quantOp.erase();
+    eraseDeadChain(chain);
+    return "";
+  }
+
   LogicalResult run() {
     const strategy::StrategyRegistry &registry = strategy::npuRegistry();
     strategy::SelectOptions options;
     options.target = strategy::kNpuTarget;
     SmallVector<Operation *> candidates;
     module.walk([&](Operation *op) {
-      if (isa<top::ConvOp, top::MatMulOp>(op))
+      if (isa<top::ConvOp, top::MatMulOp, top::MaxPoolOp>(op) ||
+          isTableCandidate(op))
         candidates.push_back(op);
     });
     for (Operation *op : candidates) {
+      if (erased.contains(op))
+        continue; // part of a chain converted with an earlier candidate
       HLDecision d;
       d.op = op->getName().getStringRef().str();
       d.location = printLoc(op->getLoc());
@@ -471,8 +627,10 @@ struct Converter {
           d.reason = "no NPU kernel's strategy condition holds";
         else if (auto conv = dyn_cast<top::ConvOp>(op))
           d.reason = convertConv(conv, d.kernel);
+        else if (auto mm = dyn_cast<top::MatMulOp>(op))
+          d.reason = convertMatMul(mm, d.kernel);
         else
-          d.reason = convertMatMul(cast<top::MatMulOp>(op), d.kernel);
+          d.reason = convertBetweenQuant(op, d.kernel);
       }
       if (decisions)
         decisions->push_back(std::move(d));
