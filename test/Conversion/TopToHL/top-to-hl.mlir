@@ -118,3 +118,26 @@ func.func @nhwc(%arg0: tensor<1x5x5x3xbf16>) -> tensor<1x3x3x2xbf16> {
   %y = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 3, 3>, layout = #top.layout<NHWC>, do_relu = true, relu_limit = 6.0} : (tensor<1x5x5x3xbf16>, tensor<2x3x3x3xbf16>, none) -> tensor<1x3x3x2xbf16>
   return %y : tensor<1x3x3x2xbf16>
 }
+
+// -----
+
+// Float ops between an int8 Dequant and Quant: an activation chain is one
+// 256-entry hl.table; a max pool is hl.maxpool, with no table when the
+// quantization is kept (the table would be the identity).
+// CHECK-LABEL: func @between_quant
+// CHECK-NOT: top.Dequant
+// CHECK: %[[T:.*]] = top.Weight() {name = "hl_table", {{.*}} : tensor<256xi8>
+// CHECK: hl.table(%arg0, %[[T]]) {lut_entries = 256 : i64} : (tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-01:3>>, tensor<256xi8>) -> tensor<1x2x5x5x!quant.uniform<i8:f32, 3.000000e-03:-128>>
+// CHECK: %[[M:.*]] = hl.maxpool(%arg0) {dilation = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-01:3>>) -> tensor<1x2x4x4x!quant.uniform<i8:f32, 1.000000e-01:3>>
+// CHECK-NOT: hl.table
+// CHECK: return {{.*}}, %[[M]]
+func.func @between_quant(%q: tensor<1x2x5x5x!quant.uniform<i8:f32, 0.1:3>>) -> (tensor<1x2x5x5x!quant.uniform<i8:f32, 0.003:-128>>, tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:3>>) {
+  %d = top.Dequant(%q) : (tensor<1x2x5x5x!quant.uniform<i8:f32, 0.1:3>>) -> tensor<1x2x5x5xf32>
+  %s = top.Sigmoid(%d) : (tensor<1x2x5x5xf32>) -> tensor<1x2x5x5xf32>
+  %r = top.Relu(%s) : (tensor<1x2x5x5xf32>) -> tensor<1x2x5x5xf32>
+  %y = top.Quant(%r) : (tensor<1x2x5x5xf32>) -> tensor<1x2x5x5x!quant.uniform<i8:f32, 0.003:-128>>
+  %d2 = top.Dequant(%q) : (tensor<1x2x5x5x!quant.uniform<i8:f32, 0.1:3>>) -> tensor<1x2x5x5xf32>
+  %m = top.MaxPool(%d2) {kernel_shape = array<i64: 2, 2>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x4x4xf32>
+  %mq = top.Quant(%m) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:3>>
+  return %y, %mq : tensor<1x2x5x5x!quant.uniform<i8:f32, 0.003:-128>>, tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:3>>
+}
