@@ -624,7 +624,11 @@ struct Converter {
         if (!sel || !sel->decided())
           d.reason = "the strategy decides only at run time (dynamic shape)";
         else if (sel->winner() == strategy::kCodegenImplName)
-          d.reason = "no NPU kernel's strategy condition holds";
+          d.reason =
+              getElementTypeOrSelf(op->getOperand(0).getType()).isF32()
+                  ? "no NPU kernel's strategy condition holds (an f32 op: "
+                    "the NPU computes int8 and bf16, see --quantize)"
+                  : "no NPU kernel's strategy condition holds";
         else if (auto conv = dyn_cast<top::ConvOp>(op))
           d.reason = convertConv(conv, d.kernel);
         else if (auto mm = dyn_cast<top::MatMulOp>(op))
