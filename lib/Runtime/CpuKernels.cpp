@@ -130,6 +130,8 @@ std::string cpuKernelNames() {
     names += (names.empty() ? "" : ", ") + std::string(k.name);
   for (const CpuKernel &k : gemmKernels())
     names += ", " + std::string(k.name);
+  if (runtimeHasOneDnn()) // prepared by prepareOneDnnKernel, not the table
+    names += ", onednn_conv2d_f32, onednn_matmul_f32";
   return names;
 }
 

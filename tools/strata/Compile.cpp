@@ -146,33 +146,16 @@ static cl::opt<std::string> quantizeMode(
     cl::desc("quantize after optimizing: int8 (needs --calibration), bf16 "
              "or f16 (docs/quantization.md)"),
     cl::value_desc("MODE"), cl::sub(CompileCommand));
-static cl::opt<std::string> calibrationFile(
-    "calibration",
-    cl::desc("--quantize int8: the table strata calibrate wrote"),
-    cl::value_desc("table.txt"), cl::sub(CompileCommand));
-static cl::list<std::string> keepFloat(
-    "keep-float", cl::CommaSeparated,
-    cl::desc("--quantize: keep the ops producing these tensors in float"),
-    cl::value_desc("NAMES"), cl::sub(CompileCommand));
-static cl::opt<std::string> keepFloatFile(
-    "keep-float-file",
-    cl::desc("--quantize: a file of tensor names to keep in float"),
-    cl::value_desc("F"), cl::sub(CompileCommand));
-static cl::opt<bool> symmetricActivations(
-    "symmetric",
-    cl::desc("--quantize int8: symmetric activations (zero point 0)"),
-    cl::sub(CompileCommand));
+static QuantizeOptions quantizeOptions(CompileCommand);
 
 /// Reads `modelFile` as an ONNX model or as a Top module with its weights.
 using ShapeMap = std::map<std::string, std::vector<int64_t>>;
 
-/// Gives the entry function's inputs named in `shapes` those static shapes
-/// (each must refine the declared type) and infers the shapes that follow.
-static LogicalResult applyInputShapes(mlir::ModuleOp module,
-                                      const ShapeMap &shapes) {
+LogicalResult applyInputShapes(StringRef tool, mlir::ModuleOp module,
+                               const ShapeMap &shapes) {
   FailureOr<mlir::func::FuncOp> entry = findEntryFunction(module);
   if (failed(entry)) {
-    errs() << "strata compile: the model has no entry function\n";
+    errs() << tool << ": the model has no entry function\n";
     return failure();
   }
   mlir::func::FuncOp main = *entry;
@@ -191,7 +174,7 @@ static LogicalResult applyInputShapes(mlir::ModuleOp module,
     for (int64_t d = 0; fits && ranked && d < ranked.getRank(); ++d)
       fits = ranked.isDynamicDim(d) || ranked.getDimSize(d) == it->second[d];
     if (!fits) {
-      errs() << "strata compile: --input-shapes " << it->first
+      errs() << tool << ": --input-shapes " << it->first
              << ": the shape does not fit the input's type " << argTypes[i]
              << "\n";
       return failure();
@@ -204,7 +187,7 @@ static LogicalResult applyInputShapes(mlir::ModuleOp module,
   }
   for (const auto &[name, shape] : shapes)
     if (!used.count(name)) {
-      errs() << "strata compile: --input-shapes names '" << name
+      errs() << tool << ": --input-shapes names '" << name
              << "', which is not an input of the model\n";
       return failure();
     }
@@ -213,7 +196,8 @@ static LogicalResult applyInputShapes(mlir::ModuleOp module,
   mlir::PassManager pm(module.getContext());
   pm.addNestedPass<mlir::func::FuncOp>(top::createTopShapeInfer());
   if (failed(pm.run(module)) || failed(mlir::verify(module))) {
-    errs() << "strata compile: the model does not take the input shapes "
+    errs() << tool
+           << ": the model does not take the input shapes "
               "given\n";
     return failure();
   }
@@ -237,7 +221,8 @@ static FailureOr<onnx_import::ImportedModel> load(mlir::MLIRContext &context,
     errs() << "strata compile: " << error << "\n";
     return failure();
   }
-  if (!shapes.empty() && failed(applyInputShapes(*model.module, shapes)))
+  if (!shapes.empty() &&
+      failed(applyInputShapes("strata compile", *model.module, shapes)))
     return failure();
   return model;
 }
@@ -297,10 +282,7 @@ loadOptimized(mlir::MLIRContext &context, const ShapeMap &shapes) {
     model->weights = std::move(*optimized);
   }
   if (!quantizeMode.empty()) {
-    QuantizeRequest request{
-        quantizeMode, calibrationFile,
-        std::vector<std::string>(keepFloat.begin(), keepFloat.end()),
-        keepFloatFile, symmetricActivations};
+    QuantizeRequest request = quantizeOptions.request(quantizeMode);
     bool usageError = false;
     FailureOr<TensorMap> quantized = quantizeModel(
         "strata compile", *model->module, model->weights, request, usageError);
@@ -608,10 +590,7 @@ int compile() {
            << "' must be 'nchw' or 'nhwc'\n";
     return 2;
   }
-  if (quantizeMode.empty() &&
-      (calibrationFile.getNumOccurrences() || keepFloat.getNumOccurrences() ||
-       keepFloatFile.getNumOccurrences() ||
-       symmetricActivations.getNumOccurrences())) {
+  if (quantizeMode.empty() && quantizeOptions.anyGiven()) {
     errs() << "strata compile: --calibration, --keep-float(-file) and "
               "--symmetric need --quantize\n";
     return 2;
