@@ -70,6 +70,10 @@ Error registerNpuStrategies(StrategyRegistry &r) {
                          ""};
   if (Error e = r.addForTarget("top.MaxPool", kNpuTarget, std::move(maxPool)))
     return e;
+  Implementation concat{
+      "hl.concat", 20, {f32}, Lowering::kernelCall("hl.concat", {}), {}, ""};
+  if (Error e = r.addForTarget("top.Concat", kNpuTarget, std::move(concat)))
+    return e;
   for (const char *op :
        {"top.Relu", "top.Sigmoid", "top.SiLU", "top.HardSwish",
         "top.HardSigmoid", "top.LeakyRelu", "top.Clip", "top.Tanh", "top.Gelu",

@@ -349,3 +349,38 @@ def test_int8_tables_and_maxpool_exact(tmp_path, chain):
     got = dump(hl_model, tmp_path / "x.npz", tmp_path / "got.npz")
     for key in ("o", "mo"):
         assert ref[key].tobytes() == got[key].tobytes(), key
+
+
+def test_int8_concat_exact(tmp_path):
+    """Concat between int8 Dequants and a Quant: each input requantized by
+    its table (none when it already has the output's quantization), then
+    hl.concat; the Top model's bytes."""
+    rng = np.random.default_rng(5)
+    shapes = [(1, 2, 3, 4), (1, 3, 3, 4), (1, 1, 3, 4)]
+    params = [(0.02, 3), (0.05, -7), (0.013, 0)]  # the last one is the output's
+    f = ["tensor<" + "x".join(map(str, s)) + "xf32>" for s in shapes]
+    lines = ["func.func @main(" + ", ".join(f"%arg{i}: {t}" for i, t in enumerate(f)) +
+             ") -> tensor<1x6x3x4xf32> {"]
+    deqs = []
+    for i, (shape, (sc, zp)) in enumerate(zip(shapes, params)):
+        q = qtype(shape, sc, zp)
+        lines += [f'  %x{i} = top.Input(%arg{i}) : ({f[i]}) -> {f[i]} loc("x{i}")',
+                  f'  %q{i} = top.Quant(%x{i}) : ({f[i]}) -> {q} loc("q{i}")',
+                  f'  %d{i} = top.Dequant(%q{i}) : ({q}) -> {f[i]} loc("d{i}")']
+        deqs.append(f"%d{i}")
+    out_q = qtype((1, 6, 3, 4), 0.013, 0)
+    lines += [f'  %c = top.Concat({", ".join(deqs)}) {{axis = 1 : i64}} : ({", ".join(f)}) -> '
+              f'tensor<1x6x3x4xf32> loc("c")',
+              f'  %y = top.Quant(%c) : (tensor<1x6x3x4xf32>) -> {out_q} loc("y")',
+              f'  %o = top.Dequant(%y) : ({out_q}) -> tensor<1x6x3x4xf32> loc("o")',
+              "  return %o : tensor<1x6x3x4xf32>", "}"]
+    model = tmp_path / "m.mlir"
+    model.write_text("\n".join(lines) + "\n")
+    hl_model, text, report = to_hl(tmp_path, model, "hl")
+    assert text.count("= hl.concat(") == 1 and text.count("= hl.table(") == 2, report + text
+    assert "top.Concat" not in text
+    np.savez(tmp_path / "x.npz", **{f"input{i}": (rng.standard_normal(s) * 2).astype(np.float32)
+                                    for i, s in enumerate(shapes)})
+    ref = dump(model, tmp_path / "x.npz", tmp_path / "ref.npz")
+    got = dump(hl_model, tmp_path / "x.npz", tmp_path / "got.npz")
+    assert ref["o"].tobytes() == got["o"].tobytes()

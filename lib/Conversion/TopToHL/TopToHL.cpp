@@ -598,13 +598,84 @@ struct Converter {
     return "";
   }
 
+  /// `Quant(Concat(Dequant(x_i)...))` to int8: each input requantized by
+  /// the table of its Dequant -> Quant (left out when it is the identity),
+  /// then `hl.concat`. Exact: concatenation only moves the values each
+  /// table maps.
+  Reason convertConcat(top::ConcatOp concat, std::string &kernel) {
+    if (!config.supports(npu::NumberFormat::Int8))
+      return "the NPU description's formats do not list int8";
+    if (!concat.getOutput().hasOneUse())
+      return "its float result has other users than one top.Quant";
+    auto quantOp =
+        dyn_cast<top::QuantOp>(*concat.getOutput().getUsers().begin());
+    if (!quantOp || !int8TypeOf(quantOp.getOutput().getType()) ||
+        !isa<quant::UniformQuantizedType>(
+            getElementTypeOrSelf(quantOp.getOutput().getType())))
+      return "its result does not go to a top.Quant to per-tensor int8";
+    auto outType = dyn_cast<RankedTensorType>(quantOp.getOutput().getType());
+    if (!outType || !outType.hasStaticShape())
+      return "dynamic shapes (compile with --input-shapes)";
+    if (config.lutEntries != 256)
+      return "the NPU description's lut_entries is " +
+             std::to_string(config.lutEntries) + ", an int8 table needs 256";
+    SmallVector<top::DequantOp> deqs;
+    for (Value in : concat.getInputs()) {
+      auto deq = in.getDefiningOp<top::DequantOp>();
+      if (!deq ||
+          !isa<quant::UniformQuantizedType>(
+              getElementTypeOrSelf(deq.getInput().getType())) ||
+          !int8TypeOf(deq.getInput().getType()))
+        return "an input is not a top.Dequant of a per-tensor int8 tensor";
+      deqs.push_back(deq);
+    }
+    int64_t rank = outType.getRank(), axis = concat.getAxis();
+    if (axis < 0)
+      axis += rank;
+    OpBuilder b(quantOp);
+    SmallVector<Value> inputs;
+    for (top::DequantOp deq : deqs) {
+      FailureOr<Tensor> table = tabulate(
+          {deq.getOperation(), quantOp.getOperation()}, config.lutEntries);
+      if (failed(table))
+        return "its Dequant -> Quant could not be tabulated";
+      Value x = deq.getInput();
+      auto xType = cast<RankedTensorType>(x.getType());
+      auto wantType =
+          RankedTensorType::get(xType.getShape(), outType.getElementType());
+      bool identity = xType == wantType;
+      for (int64_t i = 0; identity && i < config.lutEntries; ++i)
+        identity = table->data<int8_t>()[i] == i - config.lutEntries / 2;
+      if (!identity) {
+        Value lut =
+            weight(b, deq.getLoc(), "hl_table", *table, b.getIntegerType(8));
+        x = hl::TableOp::create(b, deq.getLoc(), wantType, x, lut,
+                                b.getI64IntegerAttr(config.lutEntries))
+                .getOutput();
+      }
+      inputs.push_back(x);
+    }
+    auto hlConcat = hl::ConcatOp::create(b, quantOp.getLoc(), outType, inputs,
+                                         b.getI64IntegerAttr(axis));
+    quantOp.getOutput().replaceAllUsesWith(hlConcat.getOutput());
+    SmallVector<Operation *> chain;
+    for (top::DequantOp deq : deqs)
+      if (!llvm::is_contained(chain, deq.getOperation()))
+        chain.push_back(deq);
+    chain.push_back(concat);
+    chain.push_back(quantOp);
+    eraseDeadChain(chain);
+    kernel = "hl.concat";
+    return "";
+  }
+
   LogicalResult run() {
     const strategy::StrategyRegistry &registry = strategy::npuRegistry();
     strategy::SelectOptions options;
     options.target = strategy::kNpuTarget;
     SmallVector<Operation *> candidates;
     module.walk([&](Operation *op) {
-      if (isa<top::ConvOp, top::MatMulOp, top::MaxPoolOp>(op) ||
+      if (isa<top::ConvOp, top::MatMulOp, top::MaxPoolOp, top::ConcatOp>(op) ||
           isTableCandidate(op))
         candidates.push_back(op);
     });
@@ -633,6 +704,8 @@ struct Converter {
           d.reason = convertConv(conv, d.kernel);
         else if (auto mm = dyn_cast<top::MatMulOp>(op))
           d.reason = convertMatMul(mm, d.kernel);
+        else if (auto concat = dyn_cast<top::ConcatOp>(op))
+          d.reason = convertConcat(concat, d.kernel);
         else
           d.reason = convertBetweenQuant(op, d.kernel);
       }

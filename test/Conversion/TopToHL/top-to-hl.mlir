@@ -141,3 +141,20 @@ func.func @between_quant(%q: tensor<1x2x5x5x!quant.uniform<i8:f32, 0.1:3>>) -> (
   %mq = top.Quant(%m) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:3>>
   return %y, %mq : tensor<1x2x5x5x!quant.uniform<i8:f32, 0.003:-128>>, tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:3>>
 }
+
+// -----
+
+// Concat between int8 Dequants and a Quant: the input with another
+// quantization goes through a table, the one with the output's does not.
+// CHECK-LABEL: func @concat
+// CHECK: %[[T:.*]] = hl.table(%{{.*}}, %{{.*}}) {lut_entries = 256 : i64} : (tensor<1x2x3x!quant.uniform<i8:f32, 2.500000e-01:-2>>, tensor<256xi8>) -> tensor<1x2x3x!quant.uniform<i8:f32, 5.000000e-01:1>>
+// CHECK: hl.concat(%[[T]], %arg1) {axis = 1 : i64} : (tensor<1x2x3x!quant.uniform<i8:f32, 5.000000e-01:1>>, tensor<1x4x3x!quant.uniform<i8:f32, 5.000000e-01:1>>) -> tensor<1x6x3x!quant.uniform<i8:f32, 5.000000e-01:1>>
+// CHECK-NOT: top.Concat
+func.func @concat(%a: tensor<1x2x3xi8>, %b: tensor<1x4x3x!quant.uniform<i8:f32, 0.5:1>>) -> tensor<1x6x3x!quant.uniform<i8:f32, 0.5:1>> {
+  %qa = top.Cast(%a) : (tensor<1x2x3xi8>) -> tensor<1x2x3x!quant.uniform<i8:f32, 0.25:-2>>
+  %da = top.Dequant(%qa) : (tensor<1x2x3x!quant.uniform<i8:f32, 0.25:-2>>) -> tensor<1x2x3xf32>
+  %db = top.Dequant(%b) : (tensor<1x4x3x!quant.uniform<i8:f32, 0.5:1>>) -> tensor<1x4x3xf32>
+  %c = top.Concat(%da, %db) {axis = -2 : i64} : (tensor<1x2x3xf32>, tensor<1x4x3xf32>) -> tensor<1x6x3xf32>
+  %y = top.Quant(%c) : (tensor<1x6x3xf32>) -> tensor<1x6x3x!quant.uniform<i8:f32, 0.5:1>>
+  return %y : tensor<1x6x3x!quant.uniform<i8:f32, 0.5:1>>
+}
