@@ -70,6 +70,17 @@ Error registerNpuStrategies(StrategyRegistry &r) {
                          ""};
   if (Error e = r.addForTarget("top.MaxPool", kNpuTarget, std::move(maxPool)))
     return e;
+  // The enum case as the workload spells it (WorkloadFromOp).
+  Implementation resize{"hl.resize_nearest",
+                        20,
+                        {Clause::rank(in(0), 4),
+                         Clause::attrEq("mode", AttrValue::string("nearest")),
+                         f32},
+                        Lowering::kernelCall("hl.resize_nearest", {}),
+                        {},
+                        ""};
+  if (Error e = r.addForTarget("top.Resize", kNpuTarget, std::move(resize)))
+    return e;
   Implementation concat{
       "hl.concat", 20, {f32}, Lowering::kernelCall("hl.concat", {}), {}, ""};
   if (Error e = r.addForTarget("top.Concat", kNpuTarget, std::move(concat)))

@@ -384,3 +384,38 @@ def test_int8_concat_exact(tmp_path):
     ref = dump(model, tmp_path / "x.npz", tmp_path / "ref.npz")
     got = dump(hl_model, tmp_path / "x.npz", tmp_path / "got.npz")
     assert ref["o"].tobytes() == got["o"].tobytes()
+
+
+@pytest.mark.parametrize("attrs,out_hw,converted", [
+    ("{scales = array<f64: 1.0, 1.0, 2.0, 3.0>}", (10, 21), True),
+    ("{sizes = array<i64: 1, 3, 8, 11>, coordinate_transformation_mode = "
+     "#top.coordinate_mode<asymmetric>, nearest_mode = #top.nearest_mode<floor>}", (8, 11), True),
+    ("{sizes = array<i64: 1, 3, 8, 11>}", (8, 11), False),  # half_pixel: other pixels
+], ids=["x2x3", "asymmetric_floor", "half_pixel_fractional"])
+def test_int8_resize_nearest(tmp_path, attrs, out_hw, converted):
+    """A nearest Resize between int8 Dequant and Quant is hl.resize_nearest
+    (+ the Dequant -> Quant table) when the Top op's own semantics, probed
+    on element indices, pick the NPU's source pixels; otherwise it stays on
+    the CPU with the reason. Either way: the Top model's bytes."""
+    rng = np.random.default_rng(len(attrs))
+    shape, out = (1, 3, 5, 7), (1, 3) + out_hw
+    f, fo = "tensor<1x3x5x7xf32>", "tensor<" + "x".join(map(str, out)) + "xf32>"
+    qi, qo = qtype(shape, 0.03, 4), qtype(out, 0.05, -9)
+    lines = [f"func.func @main(%arg0: {f}) -> {fo} {{",
+             f'  %x = top.Input(%arg0) : ({f}) -> {f} loc("x")',
+             f'  %q = top.Quant(%x) : ({f}) -> {qi} loc("q")',
+             f'  %d = top.Dequant(%q) : ({qi}) -> {f} loc("d")',
+             f'  %r = top.Resize(%d) {attrs} : ({f}) -> {fo} loc("r")',
+             f'  %y = top.Quant(%r) : ({fo}) -> {qo} loc("y")',
+             f'  %o = top.Dequant(%y) : ({qo}) -> {fo} loc("o")',
+             f"  return %o : {fo}", "}"]
+    model = tmp_path / "m.mlir"
+    model.write_text("\n".join(lines) + "\n")
+    hl_model, text, report = to_hl(tmp_path, model, "hl", "--explain-strategy")
+    assert (text.count("= hl.resize_nearest(") == 1) == converted, report + text
+    if not converted:
+        assert "picks other source pixels" in report, report
+    np.savez(tmp_path / "x.npz", input0=(rng.standard_normal(shape) * 2).astype(np.float32))
+    ref = dump(model, tmp_path / "x.npz", tmp_path / "ref.npz")
+    got = dump(hl_model, tmp_path / "x.npz", tmp_path / "got.npz")
+    assert ref["o"].tobytes() == got["o"].tobytes()

@@ -497,12 +497,13 @@ struct Converter {
     return current;
   }
 
-  /// Converts a MaxPool or a chain of one-operand elementwise ops that
-  /// reads `top.Dequant(x)` of an int8 `x` and whose only user chain ends in
-  /// a `top.Quant` to int8: `hl.table(x)` with the chain tabulated, or
-  /// `hl.maxpool(x)` then the table of Dequant -> Quant (max commutes with
-  /// the non-decreasing Dequant, and padding never wins). Exact: the table
-  /// holds what the Top ops compute for each of the 256 values.
+  /// Converts a MaxPool, a nearest Resize or a chain of one-operand
+  /// elementwise ops that reads `top.Dequant(x)` of an int8 `x` and whose
+  /// only user chain ends in a `top.Quant` to int8: `hl.table(x)` with the
+  /// chain tabulated, or `hl.maxpool(x)` / `hl.resize_nearest(x)` then the
+  /// table of Dequant -> Quant (max commutes with the non-decreasing
+  /// Dequant, padding never wins; a resize only moves values). Exact: the
+  /// table holds what the Top ops compute for each of the 256 values.
   Reason convertBetweenQuant(Operation *first, std::string &kernel) {
     if (!config.supports(npu::NumberFormat::Int8))
       return "the NPU description's formats do not list int8";
@@ -514,7 +515,7 @@ struct Converter {
              "(the op runs in float)";
     SmallVector<Operation *> chain = {deq};
     Operation *op = first;
-    bool pool = isa<top::MaxPoolOp>(first);
+    bool pool = isa<top::MaxPoolOp, top::ResizeOp>(first);
     while (true) {
       if (!op->getResult(0).hasOneUse())
         return "its float result has other users than the chain to a "
@@ -541,8 +542,7 @@ struct Converter {
     SmallVector<Operation *> tabulated = {deq};
     Value input = deq.getInput();
     OpBuilder b(quantOp);
-    if (pool) {
-      auto mp = cast<top::MaxPoolOp>(first);
+    if (auto mp = dyn_cast<top::MaxPoolOp>(first)) {
       auto inType = cast<RankedTensorType>(mp.getInput().getType());
       auto outTy = cast<RankedTensorType>(mp.getOutput().getType());
       if (mp.getKernelShape().size() != 2 || inType.getRank() != 4 ||
@@ -567,6 +567,17 @@ struct Converter {
                   DenseI64ArrayAttr())
                   .getOutput();
       kernel = "hl.maxpool + hl.table";
+    } else if (auto rs = dyn_cast<top::ResizeOp>(first)) {
+      if (Reason r = checkNearestResize(rs); !r.empty())
+        return r;
+      auto outTy = cast<RankedTensorType>(rs.getOutput().getType());
+      input = hl::ResizeNearestOp::create(
+                  b, rs.getLoc(),
+                  RankedTensorType::get(outTy.getShape(),
+                                        getElementTypeOrSelf(input.getType())),
+                  input)
+                  .getOutput();
+      kernel = "hl.resize_nearest + hl.table";
     } else {
       tabulated.append(chain.begin() + 1, chain.end());
       kernel = "hl.table";
@@ -581,7 +592,9 @@ struct Converter {
       identity = table->data<int8_t>()[i] == i - config.lutEntries / 2;
     if (identity) {
       quantOp.getOutput().replaceAllUsesWith(input);
-      kernel = pool ? "hl.maxpool" : "none (the identity)";
+      kernel = isa<top::MaxPoolOp>(first)  ? "hl.maxpool"
+               : isa<top::ResizeOp>(first) ? "hl.resize_nearest"
+                                           : "none (the identity)";
       quantOp.erase();
       eraseDeadChain(chain);
       return "";
@@ -669,13 +682,54 @@ struct Converter {
     return "";
   }
 
+  /// Whether `rs` moves elements exactly as hl.resize_nearest does
+  /// (`out[y, x] = in[(y*H)/OH, (x*W)/OW]` per plane): probed by running the
+  /// Top op's own semantics on each plane's element indices, so every
+  /// coordinate mode and rounding that agrees is accepted.
+  Reason checkNearestResize(top::ResizeOp rs) {
+    auto inType = cast<RankedTensorType>(rs.getInput().getType());
+    auto outType = dyn_cast<RankedTensorType>(rs.getOutput().getType());
+    if (rs.getMode() != top::Interpolation::Nearest || rs.getTargetValue() ||
+        inType.getRank() != 4 || !inType.hasStaticShape() || !outType ||
+        !outType.hasStaticShape() ||
+        outType.getDimSize(0) != inType.getDimSize(0) ||
+        outType.getDimSize(1) != inType.getDimSize(1))
+      return "not a static 4-d nearest resize of H and W";
+    int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
+            h = inType.getDimSize(2), w = inType.getDimSize(3),
+            oh = outType.getDimSize(2), ow = outType.getDimSize(3);
+    if (h * w >= (int64_t(1) << 24))
+      return "a plane too large to probe exactly";
+    Tensor probe(DType::F32, {n, c, h, w});
+    for (int64_t i = 0; i < probe.numElements(); ++i)
+      probe.data<float>()[i] = static_cast<float>(i % (h * w));
+    InterpreterEnv env;
+    env.set(rs.getInput(), std::move(probe));
+    env.setResultShape(rs.getOutput(), {n, c, oh, ow});
+    auto iface = cast<InterpretableOpInterface>(rs.getOperation());
+    if (failed(iface.interpret(env)) || !env.has(rs.getOutput()))
+      return "its semantics could not be probed";
+    const Tensor &got = env.get(rs.getOutput());
+    if (got.numElements() != n * c * oh * ow)
+      return "its semantics could not be probed";
+    for (int64_t i = 0; i < got.numElements(); ++i) {
+      int64_t x = i % ow, y = (i / ow) % oh;
+      if (got.getAsDouble(i) !=
+          static_cast<double>(((y * h) / oh) * w + (x * w) / ow))
+        return "its coordinate mode / rounding picks other source pixels "
+               "than the NPU's (y * H) / OH";
+    }
+    return "";
+  }
+
   LogicalResult run() {
     const strategy::StrategyRegistry &registry = strategy::npuRegistry();
     strategy::SelectOptions options;
     options.target = strategy::kNpuTarget;
     SmallVector<Operation *> candidates;
     module.walk([&](Operation *op) {
-      if (isa<top::ConvOp, top::MatMulOp, top::MaxPoolOp, top::ConcatOp>(op) ||
+      if (isa<top::ConvOp, top::MatMulOp, top::MaxPoolOp, top::ConcatOp,
+              top::ResizeOp>(op) ||
           isTableCandidate(op))
         candidates.push_back(op);
     });
