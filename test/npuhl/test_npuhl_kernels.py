@@ -306,6 +306,16 @@ CHAINS = [
 ]
 
 
+def assert_same_bytes(tmp, model, hl_model, inputs, keys=("o",)):
+    """Runs both models on `inputs` (npz arrays by input name) through the
+    interpreter; the tensors `keys` must be byte-identical."""
+    np.savez(tmp / "x.npz", **inputs)
+    ref = dump(model, tmp / "x.npz", tmp / "ref.npz")
+    got = dump(hl_model, tmp / "x.npz", tmp / "got.npz")
+    for key in keys:
+        assert ref[key].tobytes() == got[key].tobytes(), key
+
+
 def qtype(shape, scale, zp):
     return "tensor<" + "x".join(map(str, shape)) + f"x!quant.uniform<i8:f32, {scale}:{zp}>>"
 
@@ -344,11 +354,8 @@ def test_int8_tables_and_maxpool_exact(tmp_path, chain):
     hl_model, text, report = to_hl(tmp_path, model, "hl", "--explain-strategy")
     assert text.count("= hl.table(") == 2 and text.count("= hl.maxpool(") == 1, report + text
     assert "top.MaxPool" not in text and chain[0].split()[0] not in text, text
-    np.savez(tmp_path / "x.npz", input0=(rng.standard_normal(shape) * 2).astype(np.float32))
-    ref = dump(model, tmp_path / "x.npz", tmp_path / "ref.npz")
-    got = dump(hl_model, tmp_path / "x.npz", tmp_path / "got.npz")
-    for key in ("o", "mo"):
-        assert ref[key].tobytes() == got[key].tobytes(), key
+    assert_same_bytes(tmp_path, model, hl_model,
+                      {"input0": (rng.standard_normal(shape) * 2).astype(np.float32)}, ("o", "mo"))
 
 
 def test_int8_concat_exact(tmp_path):
@@ -379,11 +386,9 @@ def test_int8_concat_exact(tmp_path):
     hl_model, text, report = to_hl(tmp_path, model, "hl")
     assert text.count("= hl.concat(") == 1 and text.count("= hl.table(") == 2, report + text
     assert "top.Concat" not in text
-    np.savez(tmp_path / "x.npz", **{f"input{i}": (rng.standard_normal(s) * 2).astype(np.float32)
-                                    for i, s in enumerate(shapes)})
-    ref = dump(model, tmp_path / "x.npz", tmp_path / "ref.npz")
-    got = dump(hl_model, tmp_path / "x.npz", tmp_path / "got.npz")
-    assert ref["o"].tobytes() == got["o"].tobytes()
+    assert_same_bytes(tmp_path, model, hl_model,
+                      {f"input{i}": (rng.standard_normal(s) * 2).astype(np.float32)
+                       for i, s in enumerate(shapes)})
 
 
 @pytest.mark.parametrize("attrs,out_hw,converted", [
@@ -415,7 +420,5 @@ def test_int8_resize_nearest(tmp_path, attrs, out_hw, converted):
     assert (text.count("= hl.resize_nearest(") == 1) == converted, report + text
     if not converted:
         assert "picks other source pixels" in report, report
-    np.savez(tmp_path / "x.npz", input0=(rng.standard_normal(shape) * 2).astype(np.float32))
-    ref = dump(model, tmp_path / "x.npz", tmp_path / "ref.npz")
-    got = dump(hl_model, tmp_path / "x.npz", tmp_path / "got.npz")
-    assert ref["o"].tobytes() == got["o"].tobytes()
+    assert_same_bytes(tmp_path, model, hl_model,
+                      {"input0": (rng.standard_normal(shape) * 2).astype(np.float32)})
