@@ -6,7 +6,10 @@ device), on random shapes and attributes, and compares the bytes (bit-exact).
 Covers the kernels whose semantics had to be aligned with HL: avg_pool
 (rounded mean, then requantized), max_pool with dilation and windows of
 padding only, reduce_mean (rounded mean, then requantized) and convert
-(top.Quant's rounding in f64, an f64 scale that is not an f32 value)."""
+(top.Quant's rounding in f64, an f64 scale that is not an f32 value); and the
+table's other rows: elementwise ops with HL's left_shift rescale, activation
+with a narrowed clip, table, transpose, resize_nearest, depth_to_space (DCR,
+CRD) and a matmul whose two batch dims the task sees flattened."""
 import os
 import subprocess
 
@@ -32,17 +35,22 @@ def arr(v):
     return "array<i64: " + ", ".join(str(int(x)) for x in v) + ">"
 
 
-def run_hl(tmp, body, x, out_shape):
-    """`body` (HL lines reading %x, defining %y) on the int8 input `x`."""
-    lines = [f"func.func @main(%a: {ty(x.shape)}) -> {ty(out_shape)} {{",
-             f'  %x = top.Input(%a) : ({ty(x.shape)}) -> {ty(x.shape)} loc("x")']
-    lines += ["  " + b for b in body]
+def run_hl(tmp, body, x, out_shape, extra=()):
+    """`body` (HL lines reading %x, or %x0.. for several inputs, defining %y)
+    on the input `x` (an int8 array, or a list of (array, element type))."""
+    inputs = [(x, "i8")] if isinstance(x, np.ndarray) else list(x)
+    names = ["%x"] if isinstance(x, np.ndarray) else [f"%x{i}" for i in range(len(inputs))]
+    args = ", ".join(f"%a{i}: {ty(a.shape, d)}" for i, (a, d) in enumerate(inputs))
+    lines = [f"func.func @main({args}) -> {ty(out_shape)} {{"]
+    for i, ((a, d), n) in enumerate(zip(inputs, names)):
+        lines.append(f'  {n} = top.Input(%a{i}) : ({ty(a.shape, d)}) -> {ty(a.shape, d)} loc("x{i}")')
+    lines += ["  " + b for b in list(extra) + list(body)]
     lines += [f"  return %y : {ty(out_shape)}", "}"]
     (tmp / "hl.mlir").write_text("\n".join(lines) + "\n")
-    np.savez(tmp / "in.npz", input0=x)
+    np.savez(tmp / "in.npz", **{f"input{i}": a for i, (a, _) in enumerate(inputs)})
     r = run(STRATA, "run-ref", tmp / "hl.mlir", "--input", tmp / "in.npz",
             "--output", tmp / "hl_out.npz")
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 0, r.stderr + (tmp / "hl.mlir").read_text()
     out = np.load(tmp / "hl_out.npz")
     return out[out.files[0]]
 
@@ -56,27 +64,47 @@ def operand(addr, dims, elem_bytes=1):
             % (addr, ", ".join(map(str, dims)), ", ".join(map(str, strides))))
 
 
+TYPES = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32"}
+
+
+def layout(arrays):
+    """LRAM addresses of `arrays` placed one after another (64-byte
+    aligned), and the first free address after them."""
+    addr, nxt = [], 0
+    for a in arrays:
+        addr.append(nxt)
+        nxt = align(nxt + a.nbytes)
+    return addr, nxt
+
+
 def run_npu(tmp, x, out_shape, tasks, out_addr):
-    """A program loading `x` at LRAM 0, running `tasks` (npuhw.slice_task
-    lines, waits between them) and storing `out_shape` int8 from
-    `out_addr`."""
-    n_in, n_out = x.size, int(np.prod(out_shape))
-    binds = ('#npuhw.binding<name = "x", size = %d, writable = false>, '
-             '#npuhw.binding<name = "y", size = %d, writable = true>' % (n_in, n_out))
+    """A program loading `x` (an array, or a list of arrays) at the LRAM
+    addresses of layout(), running `tasks` (npuhw.slice_task lines, waits
+    between them) and storing `out_shape` int8 from `out_addr`."""
+    xs = [x] if isinstance(x, np.ndarray) else list(x)
+    addr, _ = layout(xs)
+    n_out = int(np.prod(out_shape))
+    binds = ", ".join(['#npuhw.binding<name = "x%d", size = %d, writable = false>'
+                       % (i, a.nbytes) for i, a in enumerate(xs)] +
+                      ['#npuhw.binding<name = "y", size = %d, writable = true>' % n_out])
     dma = ("    npuhw.%s {binding = %d : i32, lram_address = %d : i64, counts = "
            "array<i64: %d>, dram_strides = array<i64: 1>, lram_strides = array<i64: 1>}\n")
-    body = dma % ("dma_load", 0, 0, n_in) + "    npuhw.wait\n"
+    body = "".join(dma % ("dma_load", i, addr[i], a.nbytes) for i, a in enumerate(xs))
+    body += "    npuhw.wait\n"
     for t in tasks:
         body += "    " + t + "\n    npuhw.wait\n"
-    body += dma % ("dma_store", 1, out_addr, n_out)
+    body += dma % ("dma_store", len(xs), out_addr, n_out)
     (tmp / "p.mlir").write_text(
         "npuhw.program @p attributes {config = {}, bindings = [%s]} {\n"
         "  npuhw.segment {\n%s  }\n}\n" % (binds, body))
     shape = lambda a: "x".join(map(str, a))
-    r = run(NPU, "package", tmp / "p.mlir", "--input", "x=i8:" + shape(x.shape),
+    args = []
+    for i, a in enumerate(xs):
+        args += ["--input", "x%d=%s:%s" % (i, TYPES[a.dtype], shape(a.shape))]
+    r = run(NPU, "package", tmp / "p.mlir", *args,
             "--output", "y=i8:" + shape(out_shape), "-o", tmp / "p.strata")
     assert r.returncode == 0, r.stderr + (tmp / "p.mlir").read_text()
-    np.savez(tmp / "npu_in.npz", x=x)
+    np.savez(tmp / "npu_in.npz", **{"x%d" % i: a for i, a in enumerate(xs)})
     r = run(STRATA, "run", tmp / "p.strata", "--input", tmp / "npu_in.npz",
             "--output", tmp / "npu_out.npz")
     assert r.returncode == 0, r.stderr
@@ -174,3 +202,124 @@ def test_reduce_mean_and_convert_match_hl(tmp_path, seed):
            f"output = {operand(qa, list(shape))}}}"]
     np.testing.assert_array_equal(run_npu(tmp_path, x, shape, npu, qa),
                                   run_hl(tmp_path, hl, x, shape))
+
+
+def dense(a, dtype):
+    return f"dense<{np.asarray(a).tolist()}> : {ty(a.shape, dtype)}"
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_elementwise_activation_table_match_hl(tmp_path, seed):
+    rng = np.random.default_rng(700 + seed)
+    shape = tuple(int(v) for v in rng.integers(1, 6, 3))
+    a = rng.integers(-128, 128, shape).astype(np.int8)
+    b = rng.integers(-128, 128, shape).astype(np.int8)
+    t = ty(shape)
+    addr, free = layout([a, b])
+    el = operand(free, list(shape))
+    for op in ("add", "sub", "min", "max", "mul"):
+        za, zb, zo = (int(v) for v in rng.integers(-20, 21, 3))
+        ma, mb = (int(v) for v in rng.integers(2**29, 2**30, 2))
+        mo = int(rng.integers(2**29, 2**30))
+        so = 37 if op == "mul" else 48
+        lo, hi = int(rng.integers(-128, -100)), int(rng.integers(100, 128))
+        hl = [f"%y = hl.{op}(%x0, %x1) {{lhs_zp = {za} : i64, rhs_zp = {zb} : i64, "
+              f"lhs_multiplier = {ma} : i64, lhs_shift = 31 : i64, rhs_multiplier = {mb} : i64, "
+              f"rhs_shift = 31 : i64, left_shift = 20 : i64, output_multiplier = {mo} : i64, "
+              f"output_shift = {so} : i64, output_zp = {zo} : i64, clip_min = {lo} : i64, "
+              f"clip_max = {hi} : i64}} : ({t}, {t}) -> {t}"]
+        rescale = ("" if op == "mul" else
+                   f"input_multiplier = {ma}, input_shift = 31, input2_multiplier = {mb}, "
+                   f"input2_shift = 31, left_shift = 20, ")
+        npu = [f'npuhw.slice_task {{kernel = "{op}", input_zp = {za}, input2_zp = {zb}, '
+               f"{rescale}multiplier = {mo}, shift = {so}, output_zp = {zo}, clip_min = {lo}, "
+               f"clip_max = {hi}, input = {operand(addr[0], list(shape))}, "
+               f"input2 = {operand(addr[1], list(shape))}, output = {el}}}"]
+        want = run_hl(tmp_path, hl, [(a, "i8"), (b, "i8")], shape)
+        assert want.size < 8 or len(np.unique(want)) > 2, (op, want)
+        np.testing.assert_array_equal(run_npu(tmp_path, [a, b], shape, npu, free),
+                                      want, err_msg=op)
+
+    # hl.activation (a ReLU6-like narrowed clip) -> rescale.
+    izp, ozp = int(rng.integers(-128, 128)), int(rng.integers(-20, 21))
+    m, sh = int(rng.integers(2**29, 2**31 - 1)), int(rng.integers(30, 32))
+    hl = [f"%y = hl.activation(%x) {{input_zp = {izp} : i64, multiplier = {m} : i64, "
+          f"shift = {sh} : i64, output_zp = {ozp} : i64, clip_min = {ozp} : i64, "
+          f"clip_max = {ozp + 50} : i64}} : ({t}) -> {t}"]
+    npu = [f'npuhw.slice_task {{kernel = "rescale", input_zp = {izp}, multiplier = {m}, '
+           f"shift = {sh}, output_zp = {ozp}, clip_min = {ozp}, clip_max = {ozp + 50}, "
+           f"input = {operand(0, list(shape))}, output = {operand(align(a.size), list(shape))}}}"]
+    np.testing.assert_array_equal(run_npu(tmp_path, a, shape, npu, align(a.size)),
+                                  run_hl(tmp_path, hl, a, shape), err_msg="activation")
+
+    # hl.table: the table constant becomes the task's lut (int8 input:
+    # HL's table[x + 128] is lut[x + 128]).
+    table = rng.integers(-128, 128, 256).astype(np.int8)
+    extra = [f'%tb = top.Weight() {{name = "tb", value = {dense(table, "i8")}}} : () -> {ty((256,))}']
+    hl = [f"%y = hl.table(%x0, %tb) {{lut_entries = 256 : i64}} : ({t}, {ty((256,))}) -> {t}"]
+    addr, free = layout([a, table])
+    npu = [f'npuhw.slice_task {{kernel = "table", input = {operand(addr[0], list(shape))}, '
+           f"lut = {operand(addr[1], [256])}, output = {operand(free, list(shape))}}}"]
+    np.testing.assert_array_equal(run_npu(tmp_path, [a, table], shape, npu, free),
+                                  run_hl(tmp_path, hl, [(a, "i8")], shape, extra),
+                                  err_msg="table")
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_data_movement_and_matmul_match_hl(tmp_path, seed):
+    rng = np.random.default_rng(800 + seed)
+    n, c, h, w = (int(v) for v in rng.integers([1, 1, 1, 1], [3, 5, 6, 6]))
+    x = rng.integers(-128, 128, (n, c, h, w)).astype(np.int8)
+    t = ty(x.shape)
+    oa = align(x.size)
+    src = operand(0, list(x.shape))
+
+    perm = [int(v) for v in rng.permutation(4)]
+    out = tuple(x.shape[p] for p in perm)
+    hl = [f"%y = hl.transpose(%x) {{perm = {arr(perm)}}} : ({t}) -> {ty(out)}"]
+    npu = [f'npuhw.slice_task {{kernel = "transpose", perm = {arr(perm)}, input = {src}, '
+           f"output = {operand(oa, list(out))}}}"]
+    np.testing.assert_array_equal(run_npu(tmp_path, x, out, npu, oa),
+                                  run_hl(tmp_path, hl, x, out), err_msg="transpose")
+
+    out = (n, c, int(rng.integers(1, 12)), int(rng.integers(1, 12)))
+    hl = [f"%y = hl.resize_nearest(%x) : ({t}) -> {ty(out)}"]
+    npu = [f'npuhw.slice_task {{kernel = "resize_nearest", input = {src}, '
+           f"output = {operand(oa, list(out))}}}"]
+    np.testing.assert_array_equal(run_npu(tmp_path, x, out, npu, oa),
+                                  run_hl(tmp_path, hl, x, out), err_msg="resize")
+
+    blk = 2
+    xd = rng.integers(-128, 128, (n, c * blk * blk, h, w)).astype(np.int8)
+    out = (n, c, h * blk, w * blk)
+    for mode in ("DCR", "CRD"):
+        hl = [f'%y = hl.depth_to_space(%x) {{block = {blk} : i64, mode = "{mode}"}} : '
+              f"({ty(xd.shape)}) -> {ty(out)}"]
+        crd = ", crd = true" if mode == "CRD" else ""
+        npu = [f'npuhw.slice_task {{kernel = "depth_to_space", block = {blk}{crd}, '
+               f"input = {operand(0, list(xd.shape))}, output = {operand(align(xd.size), list(out))}}}"]
+        np.testing.assert_array_equal(run_npu(tmp_path, xd, out, npu, align(xd.size)),
+                                      run_hl(tmp_path, hl, xd, out), err_msg=mode)
+
+    # hl.matmul with two batch dims: the task sees them flattened.
+    b1, b2, m, k, nn = (int(v) for v in rng.integers([1, 1, 1, 1, 1], [3, 4, 6, 9, 7]))
+    lhs = rng.integers(-128, 128, (b1, b2, m, k)).astype(np.int8)
+    rhs = rng.integers(-128, 128, (b1, b2, k, nn)).astype(np.int8)
+    sb = np.stack([rng.integers(-3000, 3000, nn), rng.integers(2**29, 2**31 - 1, nn),
+                   rng.integers(36, 40, nn)], 1).astype(np.int32)
+    izp, wzp, ozp = int(rng.integers(-128, 128)), int(rng.integers(-3, 4)), int(rng.integers(-9, 10))
+    out = (b1, b2, m, nn)
+    extra = [f'%sb = top.Weight() {{name = "sb", value = {dense(sb, "i32")}}} : () -> {ty(sb.shape, "i32")}']
+    hl = [f"%y = hl.matmul(%x0, %x1, %sb) {{input_zp = {izp} : i64, weight_zp = {wzp} : i64, "
+          f"output_zp = {ozp} : i64}} : ({ty(lhs.shape)}, {ty(rhs.shape)}, "
+          f"{ty(sb.shape, 'i32')}) -> {ty(out)}"]
+    addr, free = layout([lhs, rhs, sb])
+    bt = b1 * b2
+    npu = [f'npuhw.slice_task {{kernel = "matmul", input_zp = {izp}, weight_zp = {wzp}, '
+           f"output_zp = {ozp}, input = {operand(addr[0], [bt, m, k])}, "
+           f"weights = {operand(addr[1], [bt, k, nn])}, "
+           f"scale_bias = {operand(addr[2], list(sb.shape), 4)}, "
+           f"output = {operand(free, [bt, m, nn])}}}"]
+    want = run_hl(tmp_path, hl, [(lhs, "i8"), (rhs, "i8")], out, extra)
+    np.testing.assert_array_equal(run_npu(tmp_path, [lhs, rhs, sb], out, npu, free),
+                                  want, err_msg="matmul")
