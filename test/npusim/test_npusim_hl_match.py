@@ -64,7 +64,12 @@ def operand(addr, dims, elem_bytes=1):
             % (addr, ", ".join(map(str, dims)), ", ".join(map(str, strides))))
 
 
-TYPES = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32"}
+TYPES = {np.dtype(np.int8): "i8", np.dtype(np.int16): "i16",
+         np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
+try:
+    import ml_dtypes
+except ImportError:  # the bf16 test is skipped
+    ml_dtypes = None
 
 
 def layout(arrays):
@@ -323,3 +328,126 @@ def test_data_movement_and_matmul_match_hl(tmp_path, seed):
     want = run_hl(tmp_path, hl, [(lhs, "i8"), (rhs, "i8")], out, extra)
     np.testing.assert_array_equal(run_npu(tmp_path, [lhs, rhs, sb], out, npu, free),
                                   want, err_msg="matmul")
+
+
+B = 4  # weight_channel_block of the default configuration
+
+
+def pack(w):
+    """[O, ...] -> (O/B) ... B, padded with zero weights (HL's packing)."""
+    o = w.shape[0]
+    ob = (o + B - 1) // B
+    p = np.zeros((ob * B,) + w.shape[1:], w.dtype)
+    p[:o] = w
+    p = p.reshape((ob, B) + w.shape[1:])
+    return np.ascontiguousarray(np.moveaxis(p, 1, -1))
+
+
+def scale_bias(rng, o):
+    return np.stack([rng.integers(-3000, 3000, o), rng.integers(2**29, 2**31 - 1, o),
+                     rng.integers(34, 38, o)], 1).astype(np.int32)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mac_kernels_match_hl(tmp_path, seed):
+    rng = np.random.default_rng(900 + seed)
+    depthwise = seed == 1
+    g = 1 if depthwise else int(rng.integers(1, 3))
+    c = int(rng.integers(1, 7)) if depthwise else g * int(rng.integers(1, 4))
+    o = c if depthwise else g * int(rng.integers(1, 4))
+    kh, kw = (int(v) for v in rng.integers(1, 4, 2))
+    h, w = int(rng.integers(kh + 2, 11)), int(rng.integers(kw + 2, 11))
+    stride = [int(v) for v in rng.integers(1, 3, 2)]
+    dil = [int(v) for v in rng.integers(1, 3, 2)]
+    pad = [int(v) for v in rng.integers(0, 3, 4)]
+    oh = (h + pad[0] + pad[2] - dil[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (w + pad[1] + pad[3] - dil[1] * (kw - 1) - 1) // stride[1] + 1
+    x = rng.integers(-128, 128, (1, c, h, w)).astype(np.int8)
+    wt = rng.integers(-128, 128, (o, kh, kw) if depthwise else (o, c // g, kh, kw)).astype(np.int8)
+    wp, sb = pack(wt), scale_bias(rng, o)
+    izp, wzp, ozp = int(rng.integers(-128, 128)), int(rng.integers(-3, 4)), int(rng.integers(-9, 10))
+    out = (1, o, oh, ow)
+    op = "depthwise_conv2d" if depthwise else "conv2d"
+    groups = "" if depthwise else f"groups = {g} : i64, "
+    extra = [f'%w = top.Weight() {{name = "w", value = {dense(wp, "i8")}}} : () -> {ty(wp.shape)}',
+             f'%sb = top.Weight() {{name = "sb", value = {dense(sb, "i32")}}} : () -> {ty(sb.shape, "i32")}']
+    hl = [f"%y = hl.{op}(%x0, %w, %sb) {{{groups}pad = {arr(pad)}, stride = {arr(stride)}, "
+          f"dilation = {arr(dil)}, input_zp = {izp} : i64, weight_zp = {wzp} : i64, "
+          f"output_zp = {ozp} : i64, clip_min = {ozp} : i64}} : ({ty(x.shape)}, {ty(wp.shape)}, "
+          f"{ty(sb.shape, 'i32')}) -> {ty(out)}"]
+    addr, free = layout([x, wp, sb])
+    groups = "" if depthwise else f"groups = {g}, "
+    npu = [f'npuhw.slice_task {{kernel = "{op}", {groups}pad = {arr(pad)}, '
+           f"stride = {arr(stride)}, dilation = {arr(dil)}, input_zp = {izp}, "
+           f"weight_zp = {wzp}, output_zp = {ozp}, clip_min = {ozp}, "
+           f"input = {operand(addr[0], list(x.shape))}, weights = {operand(addr[1], list(wp.shape))}, "
+           f"scale_bias = {operand(addr[2], list(sb.shape), 4)}, output = {operand(free, list(out))}}}"]
+    want = run_hl(tmp_path, hl, [(x, "i8")], out, extra)
+    assert want.size < 8 or len(np.unique(want)) > 2, want
+    np.testing.assert_array_equal(run_npu(tmp_path, [x, wp, sb], out, npu, free), want,
+                                  err_msg=op)
+
+    # fully_connected.
+    nb, i_, o = (int(v) for v in rng.integers([1, 1, 1], [4, 40, 11]))
+    xf = rng.integers(-128, 128, (nb, i_)).astype(np.int8)
+    wf = pack(rng.integers(-128, 128, (o, i_)).astype(np.int8))
+    sb = scale_bias(rng, o)
+    extra = [f'%w = top.Weight() {{name = "w", value = {dense(wf, "i8")}}} : () -> {ty(wf.shape)}',
+             f'%sb = top.Weight() {{name = "sb", value = {dense(sb, "i32")}}} : () -> {ty(sb.shape, "i32")}']
+    hl = [f"%y = hl.fully_connected(%x0, %w, %sb) {{input_zp = {izp} : i64, weight_zp = {wzp} : i64, "
+          f"output_zp = {ozp} : i64}} : ({ty(xf.shape)}, {ty(wf.shape)}, {ty(sb.shape, 'i32')}) "
+          f"-> {ty((nb, o))}"]
+    addr, free = layout([xf, wf, sb])
+    npu = [f'npuhw.slice_task {{kernel = "fully_connected", input_zp = {izp}, weight_zp = {wzp}, '
+           f"output_zp = {ozp}, input = {operand(addr[0], list(xf.shape))}, "
+           f"weights = {operand(addr[1], list(wf.shape))}, "
+           f"scale_bias = {operand(addr[2], list(sb.shape), 4)}, output = {operand(free, [nb, o])}}}"]
+    np.testing.assert_array_equal(run_npu(tmp_path, [xf, wf, sb], (nb, o), npu, free),
+                                  run_hl(tmp_path, hl, [(xf, "i8")], (nb, o), extra),
+                                  err_msg="fully_connected")
+
+
+@pytest.mark.skipif(ml_dtypes is None, reason="needs ml_dtypes (bf16 arrays)")
+def test_bf16_conv_relu6_matches_hl(tmp_path):
+    """int8 -> bf16 -> conv2d (bf16, relu6 = HL's relu + relu_limit, the
+    task's clip_min_f/clip_max_f) -> int8."""
+    rng = np.random.default_rng(950)
+    c, o, kh, kw, h, w = 3, 5, 3, 2, 7, 6
+    x = rng.integers(-128, 128, (1, c, h, w)).astype(np.int8)
+    wt = (rng.integers(-16, 17, (o, c, kh, kw)) / 16).astype(ml_dtypes.bfloat16)
+    wp = pack(wt)
+    bias = rng.uniform(-1, 1, o).astype(np.float32)
+    pad, stride, dil = [1, 0, 1, 1], [1, 2], [2, 1]
+    oh = (h + 2 - 2 * (kh - 1) - 1) // 1 + 1
+    ow = (w + 1 - (kw - 1) - 1) // 2 + 1
+    out = (1, o, oh, ow)
+    s1, s2 = 0.0625, 0.05
+    bt = lambda shp: ty(shp, "bf16")
+    wvals = np.asarray(wp, np.float32)
+    extra = [f'%w = top.Weight() {{name = "w", value = dense<{wvals.tolist()}> : {bt(wp.shape)}}}'
+             f" : () -> {bt(wp.shape)}",
+             f'%b = top.Weight() {{name = "b", value = {dense(bias, "f32")}}} : () -> {ty((o,), "f32")}']
+    hl = [f"%f = hl.convert(%x0) {{scale = {s1} : f64, zp = 0 : i64}} : ({ty(x.shape)}) -> {bt(x.shape)}",
+          f"%c = hl.conv2d(%f, %w, %b) {{pad = {arr(pad)}, stride = {arr(stride)}, "
+          f"dilation = {arr(dil)}, relu = true, relu_limit = 6.0 : f64}} : ({bt(x.shape)}, "
+          f"{bt(wp.shape)}, {ty((o,), 'f32')}) -> {bt(out)}",
+          f"%y = hl.convert(%c) {{scale = {s2} : f64, zp = -128 : i64}} : ({bt(out)}) -> {ty(out)}"]
+    want = run_hl(tmp_path, hl, [(x, "i8")], out, extra)
+    assert len(np.unique(want)) > 2, want
+    # The bf16 weights travel as their raw 16-bit patterns (numpy's npz
+    # has no bf16 type).
+    wbits = wp.view(np.int16)
+    addr, free = layout([x, wbits, bias])
+    fa = free
+    ca = align(fa + 2 * x.size)
+    qa = align(ca + 2 * int(np.prod(out)))
+    npu = [f'npuhw.slice_task {{kernel = "convert", output_format = "bf16", scale = {s1} : f64, '
+           f"input = {operand(addr[0], list(x.shape))}, output = {operand(fa, list(x.shape), 2)}}}",
+           f'npuhw.slice_task {{kernel = "conv2d", format = "bf16", output_format = "bf16", '
+           f"pad = {arr(pad)}, stride = {arr(stride)}, dilation = {arr(dil)}, "
+           f"clip_min_f = 0.0 : f32, clip_max_f = 6.0 : f32, "
+           f"input = {operand(fa, list(x.shape), 2)}, weights = {operand(addr[1], list(wp.shape), 2)}, "
+           f"scale_bias = {operand(addr[2], [o], 4)}, output = {operand(ca, list(out), 2)}}}",
+           f'npuhw.slice_task {{kernel = "convert", format = "bf16", scale = {s2} : f64, '
+           f"output_zp = -128, input = {operand(ca, list(out), 2)}, output = {operand(qa, list(out))}}}"]
+    np.testing.assert_array_equal(run_npu(tmp_path, [x, wbits, bias], out, npu, qa), want)
