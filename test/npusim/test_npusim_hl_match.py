@@ -451,3 +451,98 @@ def test_bf16_conv_relu6_matches_hl(tmp_path):
            f'npuhw.slice_task {{kernel = "convert", format = "bf16", scale = {s2} : f64, '
            f"output_zp = -128, input = {operand(ca, list(out), 2)}, output = {operand(qa, list(out))}}}"]
     np.testing.assert_array_equal(run_npu(tmp_path, [x, wbits, bias], out, npu, qa), want)
+
+
+def segment(x, s, pad, value):
+    """hl.segmentation: [N, C, s*s, Hs, Ws] phases of the padded x."""
+    t, l, b, r = pad
+    n, c, h, w = x.shape
+    hs, ws = -(-(h + t + b) // s), -(-(w + l + r) // s)
+    p = np.full((n, c, hs * s, ws * s), value, x.dtype)
+    p[:, :, t:t + h, l:l + w] = x
+    return np.ascontiguousarray(
+        p.reshape(n, c, hs, s, ws, s).transpose(0, 1, 3, 5, 2, 4).reshape(n, c, s * s, hs, ws))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_segmented_conv_as_phase_tasks_matches_hl(tmp_path, seed):
+    """docs/npu-sim.md's recipe for a segmented hl.conv2d: one conv2d task
+    per phase over that phase's taps (strided views of the phase plane and
+    of the packed weights), chained through int32 partial accumulators."""
+    rng = np.random.default_rng(980 + seed)
+    s = 2
+    g = int(rng.integers(1, 3))
+    c, o = g * int(rng.integers(1, 3)), g * int(rng.integers(1, 4))
+    kh, kw = (int(v) for v in rng.integers(2, 4, 2))
+    dil = [1, int(rng.integers(1, 3))]  # dilation 2 keeps one column phase
+    h, w = (int(v) for v in rng.integers(6, 12, 2))
+    pad = [int(v) for v in rng.integers(0, 2, 4)]
+    oh = (h + pad[0] + pad[2] - dil[0] * (kh - 1) - 1) // s + 1
+    ow = (w + pad[1] + pad[3] - dil[1] * (kw - 1) - 1) // s + 1
+    x = rng.integers(-128, 128, (1, c, h, w)).astype(np.int8)
+    wp = pack(rng.integers(-128, 128, (o, c // g, kh, kw)).astype(np.int8))
+    sb = scale_bias(rng, o)
+    izp, ozp = int(rng.integers(-128, 128)), int(rng.integers(-9, 10))
+    seg = segment(x, s, pad, izp)
+    out = (1, o, oh, ow)
+    extra = [f'%w = top.Weight() {{name = "w", value = {dense(wp, "i8")}}} : () -> {ty(wp.shape)}',
+             f'%sb = top.Weight() {{name = "sb", value = {dense(sb, "i32")}}} : () -> {ty(sb.shape, "i32")}']
+    hl = [f"%s = hl.segmentation(%x0) {{stride = {s} : i64, pad = {arr(pad)}, pad_value = {izp} : i64}}"
+          f" : ({ty(x.shape)}) -> {ty(seg.shape)}",
+          f"%y = hl.conv2d(%s, %w, %sb) {{groups = {g} : i64, pad = {arr([0] * 4)}, "
+          f"stride = {arr([s, s])}, dilation = {arr(dil)}, segments = {s} : i64, "
+          f"input_zp = {izp} : i64, output_zp = {ozp} : i64}} : ({ty(seg.shape)}, "
+          f"{ty(wp.shape)}, {ty(sb.shape, 'i32')}) -> {ty(out)}"]
+    want = run_hl(tmp_path, hl, [(x, "i8")], out, extra)
+
+    addr, free = layout([seg, wp, sb])
+    acc_addr = free
+    out_addr = align(acc_addr + 4 * int(np.prod(out)))
+    n_, c_, ss, hs, ws = seg.shape
+    _, cg, _, _, bb = wp.shape
+
+    def taps(k, d, a):
+        """Taps of phase a: first tap, tap step, first offset, offset step,
+        count."""
+        ks = [i for i in range(k) if (i * d) % s == a]
+        if not ks:
+            return None
+        step = ks[1] - ks[0] if len(ks) > 1 else 1
+        off = [(i * d) // s for i in ks]
+        return ks[0], step, off[0], (off[1] - off[0]) if len(ks) > 1 else 1, len(ks)
+
+    phases = []
+    for a in range(s):
+        for b in range(s):
+            th, tw = taps(kh, dil[0], a), taps(kw, dil[1], b)
+            if th and tw:
+                phases.append((a, b, th, tw))
+    assert len(phases) > 1  # the chaining is exercised
+    tasks = []
+    for i, (a, b, th, tw) in enumerate(phases):
+        k0h, sth, o0h, qh, nh = th
+        k0w, stw, o0w, qw, nw = tw
+        base = addr[0] + (a * s + b) * hs * ws + o0h * ws + o0w
+        rows, cols = hs - o0h, ws - o0w
+        inp = ("#npuhw.operand<address = %d, dims = [%d, %d, %d, %d], strides = [%d, %d, %d, 1]>"
+               % (base, n_, c_, rows, cols, c_ * ss * hs * ws, ss * hs * ws, ws))
+        wts = ("#npuhw.operand<address = %d, dims = [%d, %d, %d, %d, %d], strides = [%d, %d, %d, %d, 1]>"
+               % (addr[1] + (k0h * kw + k0w) * bb, wp.shape[0], cg, nh, nw, bb,
+                  cg * kh * kw * bb, kh * kw * bb, sth * kw * bb, stw * bb))
+        padb = max(0, (oh - 1) + qh * (nh - 1) + 1 - rows)
+        padr = max(0, (ow - 1) + qw * (nw - 1) + 1 - cols)
+        first, last = i == 0, i == len(phases) - 1
+        fields = [f'kernel = "conv2d"', f"groups = {g}", f"dilation = {arr([qh, qw])}",
+                  f"pad = {arr([0, 0, padb, padr])}", f"input_zp = {izp}",
+                  f"input = {inp}", f"weights = {wts}"]
+        if first or last:
+            fields.append(f"scale_bias = {operand(addr[2], list(sb.shape), 4)}")
+        if not first:
+            fields.append(f"partial = {operand(acc_addr, list(out), 4)}")
+        if last:
+            fields += [f"output_zp = {ozp}", f"output = {operand(out_addr, list(out))}"]
+        else:
+            fields += ['output_format = "int32"', f"output = {operand(acc_addr, list(out), 4)}"]
+        tasks.append("npuhw.slice_task {" + ", ".join(fields) + "}")
+    got = run_npu(tmp_path, [seg, wp, sb], out, tasks, out_addr)
+    np.testing.assert_array_equal(got, want)
