@@ -546,3 +546,53 @@ def test_segmented_conv_as_phase_tasks_matches_hl(tmp_path, seed):
         tasks.append("npuhw.slice_task {" + ", ".join(fields) + "}")
     got = run_npu(tmp_path, [seg, wp, sb], out, tasks, out_addr)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_segmented_maxpool_as_phase_tasks_matches_hl(tmp_path, seed):
+    """docs/npu-sim.md's recipe for a segmented hl.maxpool: one max_pool task
+    per phase over that phase's taps, combined by elementwise max tasks
+    with the identity rescale."""
+    rng = np.random.default_rng(990 + seed)
+    s, c = 2, int(rng.integers(1, 4))
+    kh, kw = (int(v) for v in rng.integers(2, 4, 2))
+    h, w = (int(v) for v in rng.integers(6, 12, 2))
+    pad = [int(v) for v in rng.integers(0, 2, 4)]
+    oh = (h + pad[0] + pad[2] - kh) // s + 1
+    ow = (w + pad[1] + pad[3] - kw) // s + 1
+    x = rng.integers(-128, 128, (1, c, h, w)).astype(np.int8)
+    seg = segment(x, s, pad, -128)
+    out = (1, c, oh, ow)
+    hl = [f"%s = hl.segmentation(%x0) {{stride = {s} : i64, pad = {arr(pad)}, pad_value = -128 : i64}}"
+          f" : ({ty(x.shape)}) -> {ty(seg.shape)}",
+          f"%y = hl.maxpool(%s) {{kernel = {arr([kh, kw])}, pad = {arr([0] * 4)}, "
+          f"stride = {arr([s, s])}, dilation = {arr([1, 1])}, segments = {s} : i64}} : "
+          f"({ty(seg.shape)}) -> {ty(out)}"]
+    want = run_hl(tmp_path, hl, [(x, "i8")], out)
+    n_, c_, ss, hs, ws = seg.shape
+    size = int(np.prod(out))
+    tmp0 = align(seg.nbytes)
+    tasks, bufs = [], []
+    for a in range(s):
+        for b in range(s):
+            nh, nw = len(range(a, kh, s)), len(range(b, kw, s))  # dilation 1
+            if not nh or not nw:
+                continue
+            dst = tmp0 + len(bufs) * align(size)
+            inp = ("#npuhw.operand<address = %d, dims = [%d, %d, %d, %d], strides = [%d, %d, %d, 1]>"
+                   % ((a * s + b) * hs * ws, n_, c_, hs, ws, c_ * ss * hs * ws, ss * hs * ws, ws))
+            padb = max(0, oh - 1 + nh - hs)
+            padr = max(0, ow - 1 + nw - ws)
+            tasks.append(f'npuhw.slice_task {{kernel = "max_pool", kernel_size = {arr([nh, nw])}, '
+                         f"pad = {arr([0, 0, padb, padr])}, input = {inp}, "
+                         f"output = {operand(dst, list(out))}}}")
+            bufs.append(dst)
+    assert len(bufs) > 1
+    acc = bufs[0]
+    for i, buf in enumerate(bufs[1:]):
+        dst = tmp0 + (len(bufs) + i % 2) * align(size)
+        tasks.append('npuhw.slice_task {kernel = "max", input_multiplier = 1, input2_multiplier = 1, '
+                     f"multiplier = 1, input = {operand(acc, list(out))}, "
+                     f"input2 = {operand(buf, list(out))}, output = {operand(dst, list(out))}}}")
+        acc = dst
+    np.testing.assert_array_equal(run_npu(tmp_path, seg, out, tasks, acc), want)
