@@ -596,3 +596,57 @@ def test_segmented_maxpool_as_phase_tasks_matches_hl(tmp_path, seed):
                      f"input2 = {operand(buf, list(out))}, output = {operand(dst, list(out))}}}")
         acc = dst
     np.testing.assert_array_equal(run_npu(tmp_path, seg, out, tasks, acc), want)
+
+
+@pytest.mark.skipif(ml_dtypes is None, reason="needs ml_dtypes (bf16 arrays)")
+def test_segmented_bf16_conv_reinterleaved_matches_hl(tmp_path):
+    """docs/npu-sim.md's recipe for a segmented bf16 hl.conv2d: a rank-6
+    transpose task re-interleaves the phases into the padded image, then one
+    conv2d with the original stride and pad 0 (it reads the padding, as HL's
+    segmented kernel does, in HL's summation order)."""
+    rng = np.random.default_rng(999)
+    s, c, o, kh, kw, h, w = 2, 3, 5, 3, 3, 9, 8
+    pad, dil = [1, 1, 0, 1], [1, 1]
+    oh = (h + pad[0] + pad[2] - (kh - 1) - 1) // s + 1
+    ow = (w + pad[1] + pad[3] - (kw - 1) - 1) // s + 1
+    x = rng.integers(-128, 128, (1, c, h, w)).astype(np.int8)
+    wp = pack((rng.integers(-16, 17, (o, c, kh, kw)) / 16).astype(ml_dtypes.bfloat16))
+    bias = rng.uniform(-1, 1, o).astype(np.float32)
+    s1, z1, s2 = 0.0625, 5, 0.1
+    seg8 = segment(x, s, pad, z1)  # converts to the bf16 phases, padding +0.0
+    _, _, ss, hs, ws = seg8.shape
+    out = (1, o, oh, ow)
+    bt = lambda shp: ty(shp, "bf16")
+    segt = (1, c, ss, hs, ws)
+    extra = [f'%w = top.Weight() {{name = "w", value = dense<{np.asarray(wp, np.float32).tolist()}> : '
+             f"{bt(wp.shape)}}} : () -> {bt(wp.shape)}",
+             f'%b = top.Weight() {{name = "b", value = {dense(bias, "f32")}}} : () -> {ty((o,), "f32")}']
+    hl = [f"%f = hl.convert(%x0) {{scale = {s1} : f64, zp = {z1} : i64}} : ({ty(x.shape)}) -> {bt(x.shape)}",
+          f"%s = hl.segmentation(%f) {{stride = {s} : i64, pad = {arr(pad)}, pad_value = 0 : i64}}"
+          f" : ({bt(x.shape)}) -> {bt(segt)}",
+          f"%c = hl.conv2d(%s, %w, %b) {{pad = {arr([0] * 4)}, stride = {arr([s, s])}, "
+          f"dilation = {arr(dil)}, segments = {s} : i64}} : ({bt(segt)}, {bt(wp.shape)}, "
+          f"{ty((o,), 'f32')}) -> {bt(out)}",
+          f"%y = hl.convert(%c) {{scale = {s2} : f64, zp = 0 : i64}} : ({bt(out)}) -> {ty(out)}"]
+    want = run_hl(tmp_path, hl, [(x, "i8")], out, extra)
+    assert len(np.unique(want)) > 2, want
+    wbits = wp.view(np.int16)
+    addr, free = layout([seg8, wbits, bias])
+    fa = free                                  # bf16 phases
+    pa = align(fa + 2 * seg8.size)             # bf16 padded image
+    ca = align(pa + 2 * seg8.size)             # bf16 conv output
+    qa = align(ca + 2 * int(np.prod(out)))     # int8 result
+    img = [1, c, hs * s, ws * s]
+    npu = [f'npuhw.slice_task {{kernel = "convert", output_format = "bf16", scale = {s1} : f64, '
+           f"input_zp = {z1}, input = {operand(addr[0], list(segt))}, "
+           f"output = {operand(fa, list(segt), 2)}}}",
+           f'npuhw.slice_task {{kernel = "transpose", format = "bf16", output_format = "bf16", '
+           f"perm = {arr([0, 1, 4, 2, 5, 3])}, input = {operand(fa, [1, c, s, s, hs, ws], 2)}, "
+           f"output = {operand(pa, [1, c, hs, s, ws, s], 2)}}}",
+           f'npuhw.slice_task {{kernel = "conv2d", format = "bf16", output_format = "bf16", '
+           f"stride = {arr([s, s])}, dilation = {arr(dil)}, input = {operand(pa, img, 2)}, "
+           f"weights = {operand(addr[1], list(wp.shape), 2)}, "
+           f"scale_bias = {operand(addr[2], [o], 4)}, output = {operand(ca, list(out), 2)}}}",
+           f'npuhw.slice_task {{kernel = "convert", format = "bf16", scale = {s2} : f64, '
+           f"input = {operand(ca, list(out), 2)}, output = {operand(qa, list(out))}}}"]
+    np.testing.assert_array_equal(run_npu(tmp_path, [seg8, wbits, bias], out, npu, qa), want)
