@@ -9,22 +9,14 @@ padding only, reduce_mean (rounded mean, then requantized) and convert
 (top.Quant's rounding in f64, an f64 scale that is not an f32 value); and the
 table's other rows: elementwise ops with HL's left_shift rescale, activation
 with a narrowed clip, table, transpose, resize_nearest, depth_to_space (DCR,
-CRD) and a matmul whose two batch dims the task sees flattened."""
-import os
-import subprocess
-
+CRD), a matmul whose two batch dims the task sees flattened, int8 conv2d /
+depthwise / fully_connected, a bf16 conv2d with relu6, and the recipes for
+segmented inputs (int8 conv per phase chained through int32 partials, maxpool
+per phase + elementwise max, bf16 conv after a rank-6 transpose)."""
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.environ.get("STRATA_BIN_DIR", os.path.join(ROOT, "build", "bin"))
-STRATA = os.path.join(BIN, "strata")
-NPU = os.path.join(BIN, "strata-npu")
-
-
-def run(*args):
-    return subprocess.run(list(map(str, args)), capture_output=True, text=True,
-                          timeout=120)
+from test_npusim_e2e import B, NPU, STRATA, align, operand, run
 
 
 def ty(shape, dtype="i8"):
@@ -53,15 +45,6 @@ def run_hl(tmp, body, x, out_shape, extra=()):
     assert r.returncode == 0, r.stderr + (tmp / "hl.mlir").read_text()
     out = np.load(tmp / "hl_out.npz")
     return out[out.files[0]]
-
-
-def operand(addr, dims, elem_bytes=1):
-    strides, s = [], elem_bytes
-    for d in reversed(dims):
-        strides.insert(0, s)
-        s *= d
-    return ("#npuhw.operand<address = %d, dims = [%s], strides = [%s]>"
-            % (addr, ", ".join(map(str, dims)), ", ".join(map(str, strides))))
 
 
 TYPES = {np.dtype(np.int8): "i8", np.dtype(np.int16): "i16",
@@ -114,10 +97,6 @@ def run_npu(tmp, x, out_shape, tasks, out_addr):
             "--output", tmp / "npu_out.npz")
     assert r.returncode == 0, r.stderr
     return np.load(tmp / "npu_out.npz")["y"]
-
-
-def align(v):
-    return (v + 63) // 64 * 64
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -213,6 +192,17 @@ def dense(a, dtype):
     return f"dense<{np.asarray(a).tolist()}> : {ty(a.shape, dtype)}"
 
 
+def weights(**named):
+    """top.Weight lines `%name = ...` for (array, element type) values
+    (bf16 arrays are written as their float values)."""
+    lines = []
+    for name, (a, dtype) in named.items():
+        vals = np.asarray(a, np.float32) if dtype == "bf16" else a
+        lines.append(f'%{name} = top.Weight() {{name = "{name}", value = '
+                     f"{dense(vals, dtype)}}} : () -> {ty(a.shape, dtype)}")
+    return lines
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_elementwise_activation_table_match_hl(tmp_path, seed):
     rng = np.random.default_rng(700 + seed)
@@ -260,7 +250,7 @@ def test_elementwise_activation_table_match_hl(tmp_path, seed):
     # hl.table: the table constant becomes the task's lut (int8 input:
     # HL's table[x + 128] is lut[x + 128]).
     table = rng.integers(-128, 128, 256).astype(np.int8)
-    extra = [f'%tb = top.Weight() {{name = "tb", value = {dense(table, "i8")}}} : () -> {ty((256,))}']
+    extra = weights(tb=(table, "i8"))
     hl = [f"%y = hl.table(%x0, %tb) {{lut_entries = 256 : i64}} : ({t}, {ty((256,))}) -> {t}"]
     addr, free = layout([a, table])
     npu = [f'npuhw.slice_task {{kernel = "table", input = {operand(addr[0], list(shape))}, '
@@ -314,7 +304,7 @@ def test_data_movement_and_matmul_match_hl(tmp_path, seed):
                    rng.integers(36, 40, nn)], 1).astype(np.int32)
     izp, wzp, ozp = int(rng.integers(-128, 128)), int(rng.integers(-3, 4)), int(rng.integers(-9, 10))
     out = (b1, b2, m, nn)
-    extra = [f'%sb = top.Weight() {{name = "sb", value = {dense(sb, "i32")}}} : () -> {ty(sb.shape, "i32")}']
+    extra = weights(sb=(sb, "i32"))
     hl = [f"%y = hl.matmul(%x0, %x1, %sb) {{input_zp = {izp} : i64, weight_zp = {wzp} : i64, "
           f"output_zp = {ozp} : i64}} : ({ty(lhs.shape)}, {ty(rhs.shape)}, "
           f"{ty(sb.shape, 'i32')}) -> {ty(out)}"]
@@ -328,9 +318,6 @@ def test_data_movement_and_matmul_match_hl(tmp_path, seed):
     want = run_hl(tmp_path, hl, [(lhs, "i8"), (rhs, "i8")], out, extra)
     np.testing.assert_array_equal(run_npu(tmp_path, [lhs, rhs, sb], out, npu, free),
                                   want, err_msg="matmul")
-
-
-B = 4  # weight_channel_block of the default configuration
 
 
 def pack(w):
@@ -369,8 +356,7 @@ def test_mac_kernels_match_hl(tmp_path, seed):
     out = (1, o, oh, ow)
     op = "depthwise_conv2d" if depthwise else "conv2d"
     groups = "" if depthwise else f"groups = {g} : i64, "
-    extra = [f'%w = top.Weight() {{name = "w", value = {dense(wp, "i8")}}} : () -> {ty(wp.shape)}',
-             f'%sb = top.Weight() {{name = "sb", value = {dense(sb, "i32")}}} : () -> {ty(sb.shape, "i32")}']
+    extra = weights(w=(wp, "i8"), sb=(sb, "i32"))
     hl = [f"%y = hl.{op}(%x0, %w, %sb) {{{groups}pad = {arr(pad)}, stride = {arr(stride)}, "
           f"dilation = {arr(dil)}, input_zp = {izp} : i64, weight_zp = {wzp} : i64, "
           f"output_zp = {ozp} : i64, clip_min = {ozp} : i64}} : ({ty(x.shape)}, {ty(wp.shape)}, "
@@ -392,8 +378,7 @@ def test_mac_kernels_match_hl(tmp_path, seed):
     xf = rng.integers(-128, 128, (nb, i_)).astype(np.int8)
     wf = pack(rng.integers(-128, 128, (o, i_)).astype(np.int8))
     sb = scale_bias(rng, o)
-    extra = [f'%w = top.Weight() {{name = "w", value = {dense(wf, "i8")}}} : () -> {ty(wf.shape)}',
-             f'%sb = top.Weight() {{name = "sb", value = {dense(sb, "i32")}}} : () -> {ty(sb.shape, "i32")}']
+    extra = weights(w=(wf, "i8"), sb=(sb, "i32"))
     hl = [f"%y = hl.fully_connected(%x0, %w, %sb) {{input_zp = {izp} : i64, weight_zp = {wzp} : i64, "
           f"output_zp = {ozp} : i64}} : ({ty(xf.shape)}, {ty(wf.shape)}, {ty(sb.shape, 'i32')}) "
           f"-> {ty((nb, o))}"]
@@ -423,10 +408,7 @@ def test_bf16_conv_relu6_matches_hl(tmp_path):
     out = (1, o, oh, ow)
     s1, s2 = 0.0625, 0.05
     bt = lambda shp: ty(shp, "bf16")
-    wvals = np.asarray(wp, np.float32)
-    extra = [f'%w = top.Weight() {{name = "w", value = dense<{wvals.tolist()}> : {bt(wp.shape)}}}'
-             f" : () -> {bt(wp.shape)}",
-             f'%b = top.Weight() {{name = "b", value = {dense(bias, "f32")}}} : () -> {ty((o,), "f32")}']
+    extra = weights(w=(wp, "bf16"), b=(bias, "f32"))
     hl = [f"%f = hl.convert(%x0) {{scale = {s1} : f64, zp = 0 : i64}} : ({ty(x.shape)}) -> {bt(x.shape)}",
           f"%c = hl.conv2d(%f, %w, %b) {{pad = {arr(pad)}, stride = {arr(stride)}, "
           f"dilation = {arr(dil)}, relu = true, relu_limit = 6.0 : f64}} : ({bt(x.shape)}, "
@@ -485,8 +467,7 @@ def test_segmented_conv_as_phase_tasks_matches_hl(tmp_path, seed):
     izp, ozp = int(rng.integers(-128, 128)), int(rng.integers(-9, 10))
     seg = segment(x, s, pad, izp)
     out = (1, o, oh, ow)
-    extra = [f'%w = top.Weight() {{name = "w", value = {dense(wp, "i8")}}} : () -> {ty(wp.shape)}',
-             f'%sb = top.Weight() {{name = "sb", value = {dense(sb, "i32")}}} : () -> {ty(sb.shape, "i32")}']
+    extra = weights(w=(wp, "i8"), sb=(sb, "i32"))
     hl = [f"%s = hl.segmentation(%x0) {{stride = {s} : i64, pad = {arr(pad)}, pad_value = {izp} : i64}}"
           f" : ({ty(x.shape)}) -> {ty(seg.shape)}",
           f"%y = hl.conv2d(%s, %w, %sb) {{groups = {g} : i64, pad = {arr([0] * 4)}, "
@@ -618,9 +599,7 @@ def test_segmented_bf16_conv_reinterleaved_matches_hl(tmp_path):
     out = (1, o, oh, ow)
     bt = lambda shp: ty(shp, "bf16")
     segt = (1, c, ss, hs, ws)
-    extra = [f'%w = top.Weight() {{name = "w", value = dense<{np.asarray(wp, np.float32).tolist()}> : '
-             f"{bt(wp.shape)}}} : () -> {bt(wp.shape)}",
-             f'%b = top.Weight() {{name = "b", value = {dense(bias, "f32")}}} : () -> {ty((o,), "f32")}']
+    extra = weights(w=(wp, "bf16"), b=(bias, "f32"))
     hl = [f"%f = hl.convert(%x0) {{scale = {s1} : f64, zp = {z1} : i64}} : ({ty(x.shape)}) -> {bt(x.shape)}",
           f"%s = hl.segmentation(%f) {{stride = {s} : i64, pad = {arr(pad)}, pad_value = 0 : i64}}"
           f" : ({bt(x.shape)}) -> {bt(segt)}",
