@@ -271,6 +271,17 @@ def test_data_movement_and_convert(tmp_path):
     np.testing.assert_array_equal(got[4], want_q.astype(np.int8))
 
 
+def test_convert_to_int8_follows_top_quant(tmp_path):
+    # top.Quant's rule: round half to even independent of the FP rounding
+    # mode, NaN gives the zero point, infinities saturate.
+    x = np.array([[np.nan, 2.5, 3.5, -2.5, np.inf, -np.inf, 0.5, -1.5]],
+                 np.float32)
+    ft, q = ty((1, 8), "f32"), ty((1, 8))
+    body = [f"%q = hl.convert(%x0) {{scale = 1.0 : f64, zp = 3 : i64}} : ({ft}) -> {q} loc(\"q\")"]
+    got = run(tmp_path, body, [(x, "f32")], [("%q", q)])
+    np.testing.assert_array_equal(got[0], np.array([[3, 5, 7, 1, 127, -128, 3, 1]], np.int8))
+
+
 @pytest.mark.parametrize("bits", [16, 32])
 def test_matmul_and_fully_connected(tmp_path, bits):
     rng = np.random.default_rng(bits)

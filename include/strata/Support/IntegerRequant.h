@@ -16,10 +16,32 @@
 #define STRATA_SUPPORT_INTEGERREQUANT_H
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
 namespace strata::intq {
+
+/// Rounds to the nearest integer, ties to even, independent of the current
+/// floating-point rounding mode.
+inline double roundHalfToEven(double v) {
+  double r = std::round(v); // ties away from zero
+  if (std::fabs(v - std::trunc(v)) == 0.5)
+    r = 2.0 * std::round(v / 2.0);
+  return r;
+}
+
+/// The quantization of one real value already divided by its scale (the
+/// rule of top.Quant): `round_half_to_even(v) + zp` clamped to [qmin, qmax];
+/// NaN gives `zp` (clamped).
+inline int64_t quantizeScaled(double v, int64_t zp, int64_t qmin,
+                              int64_t qmax) {
+  if (std::isnan(v))
+    return std::clamp(zp, qmin, qmax);
+  double q = roundHalfToEven(v) + static_cast<double>(zp);
+  q = std::clamp(q, static_cast<double>(qmin), static_cast<double>(qmax));
+  return static_cast<int64_t>(q);
+}
 
 /// `round_half_away_from_zero(x / 2^shift)` on a 128-bit value, for shifts
 /// in [0, 126]. This is Strata's own requantization rounding

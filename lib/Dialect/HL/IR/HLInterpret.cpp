@@ -765,10 +765,8 @@ LogicalResult ConvertOp::interpret(InterpreterEnv &env) {
     auto [lo, hi] = storageRange(getOutput().getType());
     std::vector<int64_t> out(x.size());
     for (size_t i = 0; i < x.size(); ++i) {
-      double r = std::nearbyint(static_cast<double>(x[i]) / scale);
-      out[i] = static_cast<int64_t>(std::clamp(r + static_cast<double>(zp),
-                                               static_cast<double>(lo),
-                                               static_cast<double>(hi)));
+      out[i] = intq::quantizeScaled(static_cast<double>(x[i]) / scale, zp,
+                                    lo, hi);
     }
     env.set(getOutput(), fromInts(getOutput(), shape, out));
     return success();

@@ -164,24 +164,6 @@ QuantParams paramsOf(Type elem) {
   return p;
 }
 
-/// Rounds to the nearest integer, ties to even, independent of the current
-/// floating-point rounding mode.
-double roundHalfToEven(double v) {
-  double r = std::round(v); // ties away from zero
-  if (std::fabs(v - std::trunc(v)) == 0.5)
-    r = 2.0 * std::round(v / 2.0);
-  return r;
-}
-
-/// `round_half_to_even(v) + zp` clamped to [qmin, qmax]; NaN gives `zp`.
-int64_t quantizeScaled(double v, int64_t zp, int64_t qmin, int64_t qmax) {
-  if (std::isnan(v))
-    return std::clamp(zp, qmin, qmax);
-  double q = roundHalfToEven(v) + static_cast<double>(zp);
-  q = std::clamp(q, static_cast<double>(qmin), static_cast<double>(qmax));
-  return static_cast<int64_t>(q);
-}
-
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -226,7 +208,7 @@ LogicalResult QuantOp::interpret(InterpreterEnv &env) {
   int64_t *o = out.data<int64_t>();
   for (int64_t i = 0, n = in.numElements(); i < n; ++i) {
     int64_t c = channel(i);
-    o[i] = quantizeScaled(in.getAsDouble(i) / p.scale(c), p.zeroPoint(c),
+    o[i] = intq::quantizeScaled(in.getAsDouble(i) / p.scale(c), p.zeroPoint(c),
                           p.qmin, p.qmax);
   }
   env.set(getOutput(), out.castTo(p.storage));
@@ -368,7 +350,7 @@ LogicalResult RequantOp::interpret(InterpreterEnv &env) {
     int64_t zpOut = pout.zeroPoint(outChannel(i));
     if (mode == RequantMode::Float) {
       double real = static_cast<double>(x) * pin.scale(inChannel(i));
-      o[i] = quantizeScaled(real / pout.scale(outChannel(i)), zpOut,
+      o[i] = intq::quantizeScaled(real / pout.scale(outChannel(i)), zpOut,
                             pout.qmin, pout.qmax);
       continue;
     }
