@@ -2,12 +2,27 @@
 // Every TOSA form convert-tosa-to-top refuses: an error naming the op, the
 // field and the value.
 
-// Variables hold state across runs; Top models have none.
-// expected-error @+1 {{'tosa.variable' is not supported by convert-tosa-to-top}}
+// A variable written inside a region: the value after it would depend on
+// the branch taken.
 tosa.variable @v = dense<0.0> : tensor<4xf32>
-func.func @variable() -> tensor<4xf32> {
-  // expected-error @+1 {{'tosa.variable_read' is not supported by convert-tosa-to-top}}
-  %0 = tosa.variable_read @v : tensor<4xf32>
+func.func @variable_write_in_region(%c: tensor<i1>, %a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tosa.cond_if %c : tensor<i1> -> tensor<4xf32> {
+    // expected-error @+1 {{'tosa.variable_write' of variable @v is written inside a region}}
+    tosa.variable_write @v, %a : tensor<4xf32>
+    tosa.yield %a : tensor<4xf32>
+  } else {
+    tosa.yield %a : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A read before any write of a variable with no initial value.
+tosa.variable @w : tensor<4xf32>
+func.func @variable_no_initial_value() -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.variable_read' of variable @w is read before any write and has no initial_value of its type}}
+  %0 = tosa.variable_read @w : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
