@@ -378,6 +378,113 @@ def test_strided_slice_slice_gather(qtype):
 
 
 @pytest.mark.parametrize("qtype", VARIANTS)
+def test_strided_slice_ellipsis_new_axis(qtype):
+    """STRIDED_SLICE's ellipsis_mask and new_axis_mask: x[:, newaxis, ...,
+    ::-1] and x[1, ..., 2] (shrink around an ellipsis)."""
+    def build(c):
+        x = c.input("x", (2, 6, 8, 3))
+        z4 = c.b.const("z4", np.zeros(4, np.int32))
+        st = c.b.const("st", np.array([1, 1, 1, -1], np.int32))
+        y = c.act("y", (2, 1, 6, 8, 3), same="x")
+        c.b.op("STRIDED_SLICE", [x, z4, z4, st], [y], "StridedSliceOptions",
+               beginMask=0b1001, endMask=0b1001, newAxisMask=0b0010,
+               ellipsisMask=0b0100)
+        b = c.b.const("b", np.array([1, 0, 2], np.int32))
+        e = c.b.const("e", np.array([2, 0, 3], np.int32))
+        s1 = c.b.const("s1", np.array([1, 1, 1], np.int32))
+        z = c.act("z", (6, 8), same="x")
+        c.b.op("STRIDED_SLICE", [x, b, e, s1], [z], "StridedSliceOptions",
+               shrinkAxisMask=0b101, ellipsisMask=0b010)
+        return [y, z]
+    run_case("STRIDED_SLICE", build, {"x": (2, 6, 8, 3)}, qtype)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_if(flag):
+    """IF: the then branch adds, the else branch multiplies; the
+    condition is a graph input."""
+    b = ModelBuilder()
+    c = b.input("c", (), np.bool_)
+    x = b.input("x", (2, 3), np.float32)
+    y = b.input("y", (2, 3), np.float32)
+    branches = []
+    for op in ("ADD", "MUL"):
+        g = b.subgraph()
+        gx, gy = g.input("gx", (2, 3)), g.input("gy", (2, 3))
+        go = g.tensor("go", (2, 3))
+        g.op(op, [gx, gy], [go], "AddOptions" if op == "ADD" else "MulOptions")
+        g.outputs = [go]
+        branches.append(g.index)
+    r = b.tensor("r", (2, 3))
+    b.op("IF", [c, x, y], [r], "IfOptions", thenSubgraphIndex=branches[0],
+         elseSubgraphIndex=branches[1])
+    model = b.finish([r])
+    rng = np.random.default_rng(0)
+    feed = {"c": np.array(flag), "x": rng.standard_normal((2, 3)).astype(np.float32),
+            "y": rng.standard_normal((2, 3)).astype(np.float32)}
+    ref = run_tflite(model, feed)
+    with tempfile.TemporaryDirectory() as tmp:
+        for optimized in (False, True):
+            got = run_strata(model, feed, tmp, optimized)
+            np.testing.assert_allclose(got["r"], ref["r"], rtol=1e-6)
+    _record("IF", "float32", True)
+
+
+def test_while():
+    """WHILE: doubles x and counts until the count reaches n (a graph
+    input), i.e. i < n is checked before each iteration."""
+    b = ModelBuilder()
+    i0 = b.input("i0", (), np.int32)
+    n = b.input("n", (), np.int32)
+    x = b.input("x", (4,), np.float32)
+    cond = b.subgraph()
+    ci, cn, cx = cond.input("ci", (), np.int32), cond.input("cn", (), np.int32), \
+        cond.input("cx", (4,))
+    co = cond.tensor("co", (), np.bool_)
+    cond.op("LESS", [ci, cn], [co])
+    cond.outputs = [co]
+    body = b.subgraph()
+    bi, bn, bx = body.input("bi", (), np.int32), body.input("bn", (), np.int32), \
+        body.input("bx", (4,))
+    one = body.const("one", np.array(1, np.int32))
+    bi1, bx2 = body.tensor("bi1", (), np.int32), body.tensor("bx2", (4,))
+    body.op("ADD", [bi, one], [bi1], "AddOptions")
+    body.op("ADD", [bx, bx], [bx2], "AddOptions")
+    body.outputs = [bi1, bn, bx2]
+    ri, rn, rx = b.tensor("ri", (), np.int32), b.tensor("rn", (), np.int32), b.tensor("rx", (4,))
+    b.op("WHILE", [i0, n, x], [ri, rn, rx], "WhileOptions",
+         condSubgraphIndex=cond.index, bodySubgraphIndex=body.index)
+    model = b.finish([ri, rx])
+    for start, count in ((0, 5), (3, 3), (4, 2)):  # 5, 0 and 0 iterations
+        feed = {"i0": np.array(start, np.int32), "n": np.array(count, np.int32),
+                "x": np.arange(4, dtype=np.float32) - 1.5}
+        ref = run_tflite(model, feed)
+        with tempfile.TemporaryDirectory() as tmp:
+            got = run_strata(model, feed, tmp, True)
+        np.testing.assert_array_equal(got["ri"], ref["ri"])
+        np.testing.assert_array_equal(got["rx"], ref["rx"])
+    _record("WHILE", "float32", True)
+
+
+def test_reshape_shape_from_tensor():
+    """RESHAPE whose shape is a graph input (known only at run time): the
+    output's declared shape is used, and the data must match TFLite."""
+    b = ModelBuilder()
+    x = b.input("x", (2, 6), np.float32)
+    shape = b.input("shape", (2,), np.int32)
+    r = b.tensor("r", (3, 4), np.float32)
+    b.op("RESHAPE", [x, shape], [r])
+    model = b.finish([r])
+    feed = {"x": np.arange(12, dtype=np.float32).reshape(2, 6),
+            "shape": np.array([3, 4], np.int32)}
+    ref = run_tflite(model, feed)
+    with tempfile.TemporaryDirectory() as tmp:
+        got = run_strata(model, feed, tmp)
+    np.testing.assert_array_equal(got["r"], ref["r"])
+    _record("RESHAPE", "float32", True)
+
+
+@pytest.mark.parametrize("qtype", VARIANTS)
 @pytest.mark.parametrize("op,align,half", [
     ("RESIZE_BILINEAR", False, False), ("RESIZE_BILINEAR", True, False),
     ("RESIZE_BILINEAR", False, True), ("RESIZE_NEAREST_NEIGHBOR", False, False),
