@@ -46,9 +46,11 @@ def _write_results():
             json.dump(old, f, indent=1, sort_keys=True)
 
 
-def compare(ref, got, quantized, what):
+def compare(ref, got, quantized, what, exact=False):
     assert ref.dtype == got.dtype, f"{what}: dtype {got.dtype} != {ref.dtype}"
     assert ref.shape == got.shape, f"{what}: shape {got.shape} != {ref.shape}"
+    if exact:  # TFLite's integer arithmetic itself (Requant TFLite mode)
+        np.testing.assert_array_equal(got, ref, err_msg=what)
     if quantized:
         d = np.abs(ref.astype(np.int64) - got.astype(np.int64))
         frac = float((d <= 1).mean()) if d.size else 1.0
@@ -68,7 +70,7 @@ def compare(ref, got, quantized, what):
         np.testing.assert_allclose(got, ref, rtol=1e-4, atol=atol, err_msg=what)
 
 
-def check(build, inputs, qtype=None, seed=0):
+def check(build, inputs, qtype=None, seed=0, exact=False):
     """Builds the model (float, or quantized with ranges from the float
     model), runs it in TFLite and through strata, compares every output."""
     rng = np.random.default_rng(seed)
@@ -89,16 +91,16 @@ def check(build, inputs, qtype=None, seed=0):
             got = run_strata(model, feed, tmp, optimized)
             for name, r in ref.items():
                 compare(r, got[name], qtype is not None,
-                        f"{name} ({'optimized' if optimized else 'imported'})")
+                        f"{name} ({'optimized' if optimized else 'imported'})", exact)
 
 
 VARIANTS = [None, "int8"]
 
 
-def run_case(op, build, inputs, qtype, seed=0):
+def run_case(op, build, inputs, qtype, seed=0, exact=False):
     variant = qtype or "float32"
     try:
-        check(build, inputs, qtype, seed)
+        check(build, inputs, qtype, seed, exact)
     except BaseException:
         _record(op, variant, False)
         raise
@@ -140,7 +142,8 @@ def test_conv2d(i, qtype):
                strideW=s, dilationHFactor=d, dilationWFactor=d,
                fusedActivationFunction=act)
         return [y]
-    run_case("CONV_2D", build, {"x": xs}, qtype)
+    # int8 (per-channel filters): TFLite's requantization exactly.
+    run_case("CONV_2D", build, {"x": xs}, qtype, exact=qtype == "int8")
 
 
 @pytest.mark.parametrize("qtype", VARIANTS + ["uint8"])
@@ -158,7 +161,8 @@ def test_depthwise_conv2d(mult, stride, qtype):
                padding=P.SAME, strideH=stride, strideW=stride, depthMultiplier=mult,
                dilationHFactor=1, dilationWFactor=1, fusedActivationFunction=A.RELU)
         return [y]
-    run_case("DEPTHWISE_CONV_2D", build, {"x": xs}, qtype)
+    run_case("DEPTHWISE_CONV_2D", build, {"x": xs}, qtype,
+             exact=qtype in ("int8", "uint8"))
 
 
 @pytest.mark.parametrize("qtype", VARIANTS + ["uint8", "int16"])
@@ -434,29 +438,27 @@ def test_while():
     """WHILE: doubles x and counts until the count reaches n (a graph
     input), i.e. i < n is checked before each iteration."""
     b = ModelBuilder()
-    i0 = b.input("i0", (), np.int32)
-    n = b.input("n", (), np.int32)
-    x = b.input("x", (4,), np.float32)
+    i0 = b.input("i0", ())
+    n = b.input("n", ())
+    x = b.input("x", (4,))
     cond = b.subgraph()
-    ci, cn, cx = cond.input("ci", (), np.int32), cond.input("cn", (), np.int32), \
-        cond.input("cx", (4,))
+    ci, cn, cx = cond.input("ci", ()), cond.input("cn", ()), cond.input("cx", (4,))
     co = cond.tensor("co", (), np.bool_)
     cond.op("LESS", [ci, cn], [co])
     cond.outputs = [co]
     body = b.subgraph()
-    bi, bn, bx = body.input("bi", (), np.int32), body.input("bn", (), np.int32), \
-        body.input("bx", (4,))
-    one = body.const("one", np.array(1, np.int32))
-    bi1, bx2 = body.tensor("bi1", (), np.int32), body.tensor("bx2", (4,))
+    bi, bn, bx = body.input("bi", ()), body.input("bn", ()), body.input("bx", (4,))
+    one = body.const("one", np.array(1, np.float32))
+    bi1, bx2 = body.tensor("bi1", ()), body.tensor("bx2", (4,))
     body.op("ADD", [bi, one], [bi1], "AddOptions")
     body.op("ADD", [bx, bx], [bx2], "AddOptions")
     body.outputs = [bi1, bn, bx2]
-    ri, rn, rx = b.tensor("ri", (), np.int32), b.tensor("rn", (), np.int32), b.tensor("rx", (4,))
+    ri, rn, rx = b.tensor("ri", ()), b.tensor("rn", ()), b.tensor("rx", (4,))
     b.op("WHILE", [i0, n, x], [ri, rn, rx], "WhileOptions",
          condSubgraphIndex=cond.index, bodySubgraphIndex=body.index)
     model = b.finish([ri, rx])
     for start, count in ((0, 5), (3, 3), (4, 2)):  # 5, 0 and 0 iterations
-        feed = {"i0": np.array(start, np.int32), "n": np.array(count, np.int32),
+        feed = {"i0": np.array(start, np.float32), "n": np.array(count, np.float32),
                 "x": np.arange(4, dtype=np.float32) - 1.5}
         ref = run_tflite(model, feed)
         with tempfile.TemporaryDirectory() as tmp:
