@@ -5,10 +5,10 @@ Tolerances: float outputs have cosine >= 0.9999 and are allclose with
 rtol 1e-4, atol 1e-4 * max|ref| (Strata computes in f32/f64, TFLite's
 XNNPACK kernels in f32 with other summation orders). Quantized outputs are
 within 1 LSB on >= 99.9% of the elements and never more than 2 LSB apart
-(see docs/tflite.md: ties round half to even in Strata's f64 requantization,
-TFLite rounds its Q31 fixed-point products half away from zero; the ops
-that Strata computes in float after dequantizing differ from TFLite's
-integer kernels and lookup tables by rounding). Both the imported model
+(see docs/tflite.md: the ops that Strata computes in float after
+dequantizing differ from TFLite's integer kernels and lookup tables by
+rounding); the int8/uint8 convolutions requantized in Requant's TFLite mode
+must be equal (`exact`). Both the imported model
 (`m_origin.mlir`) and the optimized one (`m.mlir`) are checked."""
 import json
 import os
