@@ -37,6 +37,17 @@ LogicalResult checkCondition(OpContext &c, Value cond, StringRef what) {
   return success();
 }
 
+/// Infers, verifies and binds the results of the IF / WHILE op `op`.
+LogicalResult finish(OpContext &c, Operation *op) {
+  auto results = c.finishOp(op);
+  if (failed(results))
+    return failure();
+  for (auto [i, v] : llvm::enumerate(*results))
+    if (failed(c.setOutput(i, v)))
+      return failure();
+  return success();
+}
+
 LogicalResult convertIf(OpContext &c) {
   auto *o = c.op()->builtin_options_as_IfOptions();
   if (!o)
@@ -71,13 +82,7 @@ LogicalResult convertIf(OpContext &c) {
     }
     YieldOp::create(b, c.loc(), *outs);
   }
-  auto results = c.finishOp(ifOp);
-  if (failed(results))
-    return failure();
-  for (auto [i, v] : llvm::enumerate(*results))
-    if (failed(c.setOutput(i, v)))
-      return failure();
-  return success();
+  return finish(c, ifOp);
 }
 
 LogicalResult convertWhile(OpContext &c) {
@@ -94,8 +99,8 @@ LogicalResult convertWhile(OpContext &c) {
   int32_t bodyIndex = o->body_subgraph_index();
   OpBuilder &b = c.builder();
   auto condOf = [&](ValueRange values) -> FailureOr<Value> {
-    auto r = c.imp.callSubgraph(condIndex, values,
-                                c.describe() + ": WHILE cond");
+    auto r =
+        c.imp.callSubgraph(condIndex, values, c.describe() + ": WHILE cond");
     if (failed(r))
       return failure();
     if (r->size() != 1)
@@ -119,9 +124,9 @@ LogicalResult convertWhile(OpContext &c) {
   {
     OpBuilder::InsertionGuard guard(b);
     Block *block = b.createBlock(&loop.getBody(), {}, argTypes, locs);
-    auto next = c.imp.callSubgraph(bodyIndex,
-                                   block->getArguments().drop_front(2),
-                                   c.describe() + ": WHILE body");
+    auto next =
+        c.imp.callSubgraph(bodyIndex, block->getArguments().drop_front(2),
+                           c.describe() + ": WHILE body");
     FailureOr<Value> cond = failure();
     if (succeeded(next)) {
       for (auto [i, v] : llvm::enumerate(*next))
@@ -147,13 +152,7 @@ LogicalResult convertWhile(OpContext &c) {
     yields.append(next->begin(), next->end());
     YieldOp::create(b, c.loc(), yields);
   }
-  auto results = c.finishOp(loop);
-  if (failed(results))
-    return failure();
-  for (auto [i, v] : llvm::enumerate(*results))
-    if (failed(c.setOutput(i, v)))
-      return failure();
-  return success();
+  return finish(c, loop);
 }
 
 const ConverterEntry kControlFlow[] = {

@@ -446,6 +446,10 @@ private:
   /// Converts subgraph `index` (a CALL_ONCE initializer) into the current
   /// function, with its own tensors.
   LogicalResult runSubgraph(int64_t index);
+  /// Runs `fn` with subgraph `index` current (its tensors read), then
+  /// restores the caller's subgraph; `what` prefixes the errors.
+  LogicalResult inSubgraph(int64_t index, llvm::StringRef what,
+                           llvm::function_ref<LogicalResult()> fn);
   /// Converts subgraph `index` with its inputs bound to `inputs`; returns
   /// its outputs (Importer::callSubgraph).
   FailureOr<SmallVector<Value>> callSubgraph(int64_t index, ValueRange inputs,
@@ -666,21 +670,30 @@ LogicalResult ModelReader::runOps() {
   return success();
 }
 
-LogicalResult ModelReader::runSubgraph(int64_t index) {
+LogicalResult ModelReader::inSubgraph(int64_t index, llvm::StringRef what,
+                                      llvm::function_ref<LogicalResult()> fn) {
   auto graphs = imp.model->subgraphs();
+  auto err = [&]() {
+    InFlightDiagnostic d = emitError(loc);
+    if (!what.empty())
+      d << what << ": ";
+    return d;
+  };
   if (index <= 0 || index >= (int64_t)graphs->size())
-    return emitError(loc) << "subgraph index " << index
-                          << " is out of range (the model has "
-                          << graphs->size() << " subgraphs; 0 is the main one)";
-  if (++depth > 8) // initializers calling initializers
-    return emitError(loc) << "subgraphs nest deeper than 8 levels";
+    return err() << "subgraph index " << index
+                 << " is out of range (the model has " << graphs->size()
+                 << " subgraphs; 0 is the main one)";
+  if (++depth > 8) { // initializers calling initializers, nested IF/WHILE
+    --depth;
+    return err() << "subgraphs nest deeper than 8 levels";
+  }
   const tflite::SubGraph *saved = imp.graph;
   std::vector<TensorInfo> savedTensors = std::move(imp.tensors);
   std::vector<Value> savedValues = std::move(imp.values);
   imp.tensors.clear();
   imp.values.clear();
   imp.graph = graphs->Get(index);
-  LogicalResult r = succeeded(readTensors()) ? runOps() : failure();
+  LogicalResult r = succeeded(readTensors()) ? fn() : failure();
   imp.graph = saved;
   imp.tensors = std::move(savedTensors);
   imp.values = std::move(savedValues);
@@ -688,25 +701,15 @@ LogicalResult ModelReader::runSubgraph(int64_t index) {
   return r;
 }
 
+LogicalResult ModelReader::runSubgraph(int64_t index) {
+  return inSubgraph(index, "", [&] { return runOps(); });
+}
+
 FailureOr<SmallVector<Value>> ModelReader::callSubgraph(int64_t index,
                                                         ValueRange inputs,
                                                         llvm::StringRef what) {
-  auto graphs = imp.model->subgraphs();
-  if (index <= 0 || index >= (int64_t)graphs->size())
-    return emitError(loc) << what << ": subgraph index " << index
-                          << " is out of range (the model has "
-                          << graphs->size() << " subgraphs; 0 is the main one)";
-  if (++depth > 8)
-    return emitError(loc) << what << ": subgraphs nest deeper than 8 levels";
-  const tflite::SubGraph *saved = imp.graph;
-  std::vector<TensorInfo> savedTensors = std::move(imp.tensors);
-  std::vector<Value> savedValues = std::move(imp.values);
-  imp.tensors.clear();
-  imp.values.clear();
-  imp.graph = graphs->Get(index);
-  auto run = [&]() -> FailureOr<SmallVector<Value>> {
-    if (failed(readTensors()))
-      return failure();
+  SmallVector<Value> results;
+  auto run = [&]() -> LogicalResult {
     size_t numTensors = imp.tensors.size();
     auto tensorsOf = [&](auto *list) {
       std::vector<int32_t> v;
@@ -736,7 +739,6 @@ FailureOr<SmallVector<Value>> ModelReader::callSubgraph(int64_t index,
     }
     if (failed(runOps()))
       return failure();
-    SmallVector<Value> results;
     for (int32_t t : outs) {
       Value v = imp.values[t];
       TensorInfo &info = imp.tensors[t];
@@ -749,14 +751,11 @@ FailureOr<SmallVector<Value>> ModelReader::callSubgraph(int64_t index,
                               << info.name << "' is never written";
       results.push_back(v);
     }
-    return results;
+    return success();
   };
-  FailureOr<SmallVector<Value>> r = run();
-  imp.graph = saved;
-  imp.tensors = std::move(savedTensors);
-  imp.values = std::move(savedValues);
-  --depth;
-  return r;
+  if (failed(inSubgraph(index, what, run)))
+    return failure();
+  return results;
 }
 
 FailureOr<ImportedModel> ModelReader::run(const std::string &name) {
