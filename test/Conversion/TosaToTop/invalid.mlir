@@ -119,3 +119,22 @@ func.func @unranked(%a: tensor<*xf32>) -> tensor<*xf32> {
   %0 = tosa.abs %a : (tensor<*xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+// MX block-scaled data: Top has no op on a data tensor with per-block scales.
+func.func @block_scaled(%d: tensor<4x32xf4E2M1FN>, %s: tensor<4x1xf8E8M0FNU>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{'tosa.cast_from_block_scaled' is not supported by convert-tosa-to-top: Top has no op on MX block-scaled data (a data tensor with one f8E8M0FNU scale per block of 32)}}
+  %0 = tosa.cast_from_block_scaled %d, %s {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<4x32xf4E2M1FN>, tensor<4x1xf8E8M0FNU>) -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+func.func @apply_scale_inexact(%a: tensor<5xi32>) -> tensor<5xi32> {
+  %m = "tosa.const"() {values = dense<1073741824> : tensor<5xi32>} : () -> tensor<5xi32>
+  %s = "tosa.const"() {values = dense<40> : tensor<5xi8>} : () -> tensor<5xi8>
+  // expected-error @+1 {{'tosa.apply_scale' rounding_mode: INEXACT_ROUND is not handled (MLIR's lowering refuses it too)}}
+  %0 = tosa.apply_scale %a, %m, %s {rounding_mode = INEXACT_ROUND} : (tensor<5xi32>, tensor<5xi32>, tensor<5xi8>) -> tensor<5xi32>
+  return %0 : tensor<5xi32>
+}
