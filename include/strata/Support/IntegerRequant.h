@@ -101,6 +101,33 @@ inline int64_t requantTFLite(int64_t x, int64_t multiplier, int64_t shift,
   return std::clamp(y, qmin, qmax);
 }
 
+/// TOSA's `apply_scale_32` / `apply_scale_16` (the TOSA 1.0 specification,
+/// as MLIR 22's `tosa.rescale` defines it) on an exact 128-bit product:
+/// `floor((x * multiplier + round) / 2^shift)` with `round = 2^(shift - 1)`
+/// (0 for shift 0), i.e. round half up (`SINGLE_ROUND`). With `doubleRound`
+/// and `shift > 31`, `round` is further `+ 2^30` for `x >= 0` and `- 2^30`
+/// for `x < 0` (`DOUBLE_ROUND`: the rounding of a first shift by 31 folded
+/// in). For shifts in [0, 63].
+inline __int128 applyScaleTosa(int64_t x, int64_t multiplier, int64_t shift,
+                               bool doubleRound) {
+  __int128 round = shift > 0 ? static_cast<__int128>(1) << (shift - 1) : 0;
+  if (doubleRound && shift > 31)
+    round += x >= 0 ? (int64_t(1) << 30) : -(int64_t(1) << 30);
+  __int128 v = static_cast<__int128>(x) * multiplier + round;
+  // >> on a signed 128-bit value is an arithmetic shift: floor division.
+  return shift > 0 ? v >> shift : v;
+}
+
+/// The TOSA requantization of one accumulator (`tosa.rescale` after the
+/// input zero point is subtracted): `applyScaleTosa` plus `zeroPoint`,
+/// saturated to [qmin, qmax].
+inline int64_t requantTosa(int64_t x, int64_t multiplier, int64_t shift,
+                           bool doubleRound, int64_t zeroPoint, int64_t qmin,
+                           int64_t qmax) {
+  __int128 y = applyScaleTosa(x, multiplier, shift, doubleRound) + zeroPoint;
+  return static_cast<int64_t>(std::clamp<__int128>(y, qmin, qmax));
+}
+
 } // namespace strata::intq
 
 #endif // STRATA_SUPPORT_INTEGERREQUANT_H

@@ -294,6 +294,7 @@ static shapes::RequantAttrs requantAttrs(RequantOp op) {
     attrs.multiplier = Ints(*m);
   if (auto r = op.getRshift())
     attrs.rshift = Ints(*r);
+  attrs.axis = op.getAxis();
   attrs.input = quantAxisOf(elementType(op.getInput()));
   attrs.result = quantAxisOf(elementType(op.getOutput()));
   return attrs;
@@ -333,7 +334,10 @@ LogicalResult RequantOp::interpret(InterpreterEnv &env) {
   RequantMode mode = getQuantMode();
   AxisIndexer inChannel(in.shape(), pin.axis);
   AxisIndexer outChannel(in.shape(), pout.axis);
-  AxisIndexer channel(in.shape(), in.rank() >= 2 ? 1 : -1);
+  std::optional<uint64_t> axis = getAxis();
+  int64_t channelDim = axis ? static_cast<int64_t>(*axis)
+                            : (in.rank() >= 2 ? 1 : -1);
+  AxisIndexer channel(in.shape(), channelDim);
   SmallVector<int64_t> multiplier, rshift;
   if (auto m = getMultiplier())
     multiplier.assign(m->begin(), m->end());
@@ -356,10 +360,19 @@ LogicalResult RequantOp::interpret(InterpreterEnv &env) {
     }
     int64_t c = channel(i);
     int64_t m = at(multiplier, c), s = at(rshift, c);
-    o[i] = mode == RequantMode::MultiplierShift
-               ? intq::requantMultiplierShift(x, m, s, zpOut, pout.qmin,
-                                              pout.qmax)
-               : intq::requantTFLite(x, m, s, zpOut, pout.qmin, pout.qmax);
+    switch (mode) {
+    case RequantMode::MultiplierShift:
+      o[i] = intq::requantMultiplierShift(x, m, s, zpOut, pout.qmin,
+                                          pout.qmax);
+      break;
+    case RequantMode::TFLite:
+      o[i] = intq::requantTFLite(x, m, s, zpOut, pout.qmin, pout.qmax);
+      break;
+    default:
+      o[i] = intq::requantTosa(x, m, s, mode == RequantMode::TosaDoubleRound,
+                               zpOut, pout.qmin, pout.qmax);
+      break;
+    }
   }
   env.set(getOutput(), out.castTo(pout.storage));
   return success();
