@@ -129,10 +129,12 @@ struct Converter {
         .getOutput();
   }
 
-  /// The int8 epilogue of `acc`'s only user, a MultiplierShift Requant:
-  /// fills the scale+bias tensor's multiplier/shift rows and the clip.
-  Reason requantEpilogue(Value acc, int64_t channels, bool relu,
-                         Tensor &scaleBias,
+  /// The int8 epilogue of `acc`'s only user, a MultiplierShift or TFLite
+  /// Requant whose per-channel values (if any) run along `channelDim`, the
+  /// accumulator's output-channel dim: fills the scale+bias tensor's
+  /// multiplier/shift rows and the clip.
+  Reason requantEpilogue(Value acc, int64_t channels, int64_t channelDim,
+                         bool relu, Tensor &scaleBias,
                          SmallVectorImpl<NamedAttribute> &attrs,
                          top::RequantOp &requantOut) {
     if (!acc.hasOneUse())
@@ -144,15 +146,22 @@ struct Converter {
     // The activation unit rounds as MultiplierShift or as TFLite (gemmlowp);
     // Float-mode requantization (f64 scales) has no integer form.
     bool tflite = requant.getQuantMode() == top::RequantMode::TFLite;
-    if (requant.getQuantMode() == top::RequantMode::Float)
-      return "its top.Requant uses quant_mode Float, the NPU's activation "
-             "unit rounds by MultiplierShift or TFLite";
+    if (requant.getQuantMode() != top::RequantMode::MultiplierShift && !tflite)
+      return "its top.Requant uses quant_mode " +
+             stringifyRequantMode(requant.getQuantMode()).str() +
+             ", the NPU's activation unit rounds by MultiplierShift or TFLite";
     if (!requant.getMultiplier() || !requant.getRshift())
       return "its top.Requant has no multiplier/rshift";
     std::optional<IntType> out = int8TypeOf(requant.getOutput().getType());
     if (!out)
       return "its top.Requant's result is not per-tensor int8";
     ArrayRef<int64_t> m = *requant.getMultiplier(), s = *requant.getRshift();
+    if ((m.size() > 1 || s.size() > 1) &&
+        requant.getAxis().value_or(1) != channelDim)
+      return "its per-channel top.Requant runs along dim " +
+             std::to_string(requant.getAxis().value_or(1)) +
+             ", not the accumulator's channel dim " +
+             std::to_string(channelDim);
     for (int64_t c = 0; c < channels; ++c) {
       int64_t mc = m.size() == 1 ? m[0] : m[c],
               sc = s.size() == 1 ? s[0] : s[c];
@@ -204,9 +213,9 @@ struct Converter {
   /// attributes to `attrs`; a reason when the kernel does not apply.
   Reason macOperands(Operation *op, Value acc, const Tensor &w,
                      const Tensor &packed, const std::optional<Tensor> &bias,
-                     int64_t channels, bool relu, std::optional<double> limit,
-                     OpBuilder &b, SmallVectorImpl<NamedAttribute> &attrs,
-                     MacOperands &out) {
+                     int64_t channels, int64_t channelDim, bool relu,
+                     std::optional<double> limit, OpBuilder &b,
+                     SmallVectorImpl<NamedAttribute> &attrs, MacOperands &out) {
     MLIRContext *ctx = op->getContext();
     Type accElement = getElementTypeOrSelf(acc.getType());
     out = {Value(), Value(), op->getLoc(), acc.getType(), op};
@@ -223,7 +232,8 @@ struct Converter {
       for (int64_t oc = 0; oc < channels; ++oc)
         sb.data<int32_t>()[oc * 3] = bias ? bias->data<int32_t>()[oc] : 0;
       top::RequantOp requant;
-      if (Reason r = requantEpilogue(acc, channels, relu, sb, attrs, requant);
+      if (Reason r = requantEpilogue(acc, channels, channelDim, relu, sb, attrs,
+                                     requant);
           !r.empty())
         return r;
       b.setInsertionPoint(requant);
@@ -342,12 +352,6 @@ struct Converter {
         wzp = *a;
       if (izp.size() > 1 || wzp.size() > 1)
         return "per-channel zero points (the NPU takes one per tensor)";
-      if (nhwc && conv.getOutput().hasOneUse())
-        if (auto rq =
-                dyn_cast<top::RequantOp>(*conv.getOutput().getUsers().begin());
-            rq && rq.getMultiplier() && rq.getMultiplier()->size() > 1)
-          return "a per-channel top.Requant of an NHWC accumulator (Top's "
-                 "requant channel is dim 1)";
       if (!izp.empty())
         named("input_zp", i64(izp[0]));
       if (!wzp.empty())
@@ -355,7 +359,7 @@ struct Converter {
     }
     MacOperands mac;
     if (Reason r = macOperands(conv, conv.getOutput(), *w, packed, bias, o,
-                               relu, limit, b, attrs, mac);
+                               nhwc ? 3 : 1, relu, limit, b, attrs, mac);
         !r.empty())
       return r;
     Location loc = *mac.loc;
@@ -428,7 +432,7 @@ struct Converter {
     SmallVector<NamedAttribute> attrs;
     OpBuilder b(mm);
     MacOperands mac;
-    if (Reason r = macOperands(mm, mm.getOutput(), *w, packed, bias, n, relu,
+    if (Reason r = macOperands(mm, mm.getOutput(), *w, packed, bias, n, 1, relu,
                                limit, b, attrs, mac);
         !r.empty())
       return r;
