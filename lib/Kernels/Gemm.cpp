@@ -297,10 +297,17 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
           int64_t colBegin, int64_t colEnd, Isa isa) {
   if (rowBegin >= rowEnd || colBegin >= colEnd)
     return;
-  const Epilogue &e = p.epilogue;
+  // A residual that is C itself (the result written in place of the
+  // residual): C already holds it, so the first K block accumulates onto it
+  // and the epilogue does not add it again.
+  bool residualInC = p.epilogue.residual == p.c && p.epilogue.ldr == p.ldc;
+  Epilogue e = p.epilogue;
+  if (residualInC)
+    e.residual = nullptr;
   if (p.k == 0) {
-    for (int64_t i = rowBegin; i < rowEnd; ++i)
-      std::fill(p.c + i * p.ldc + colBegin, p.c + i * p.ldc + colEnd, 0.0f);
+    if (!residualInC)
+      for (int64_t i = rowBegin; i < rowEnd; ++i)
+        std::fill(p.c + i * p.ldc + colBegin, p.c + i * p.ldc + colEnd, 0.0f);
     applyEpilogue(p.c + rowBegin * p.ldc + colBegin, p.ldc, rowEnd - rowBegin,
                   colEnd - colBegin, rowBegin, colBegin, e);
     return;
@@ -365,7 +372,7 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
               }
             }
             uk.fn(kc, ap, bp, bPanelStride, p.c + row * p.ldc + col, p.ldc, mr,
-                  nr, pc > 0, last ? &te : nullptr);
+                  nr, pc > 0 || residualInC, last ? &te : nullptr);
           }
         }
         if (last && !fusedAct)

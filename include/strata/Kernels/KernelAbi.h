@@ -2,11 +2,12 @@
 //
 // What the compiler (CpuArtifactBuilder) and the runtime (the cpu driver's
 // kernel table) agree on for each kernel dispatch: the name, the bindings
-// and the int64 params. Every kernel here takes four bindings (input,
-// weight, bias, output; with no bias the output is bound in its place and
-// not read) and its params are the strategy's kernel params
-// (lib/Strategy/CpuStrategies.cpp), then the kernel's own, then the
-// epilogue (kEpilogueParams).
+// and the int64 params. Every GEMM and convolution kernel here takes five
+// bindings (input, weight, bias, output, residual; with no bias or no
+// residual the output is bound in its place and not read; the residual may
+// be the output itself: the result written in place of it) and its params
+// are the strategy's kernel params (lib/Strategy/CpuStrategies.cpp), then
+// the kernel's own, then the epilogue (kEpilogueParams).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,8 +41,11 @@ inline constexpr const char *kConvDepthwise = "conv2d_depthwise_f32";
 inline constexpr int64_t kConvStrategyParams = 18;
 
 /// The epilogue params: has_bias (0/1), activation (kernels::Activation),
-/// and its two params as the bit patterns of f32 values.
-inline constexpr int64_t kEpilogueParams = 4;
+/// its two params as the bit patterns of f32 values, and has_residual (0/1:
+/// binding kResidualBinding, shaped as the output, is added before the
+/// activation). The depthwise kernel takes no residual (has_residual 0).
+inline constexpr int64_t kEpilogueParams = 5;
+inline constexpr int64_t kResidualBinding = 4;
 
 inline constexpr int64_t kMatmulParams =
     kMatmulStrategyParams + 3 + kEpilogueParams;
@@ -49,7 +53,7 @@ inline constexpr int64_t kConv1x1Params =
     kConv1x1StrategyParams + 1 + kEpilogueParams;
 inline constexpr int64_t kConvParams =
     kConvStrategyParams + 1 + kEpilogueParams;
-inline constexpr int64_t kKernelBindings = 4;
+inline constexpr int64_t kKernelBindings = 5;
 
 inline int64_t floatParam(float f) {
   uint32_t bits;

@@ -7,6 +7,12 @@
 #include "strata/Kernels/KernelAbi.h"
 #include "strata/Strategy/CpuStrategies.h"
 #include "strata/StrategyMLIR/WorkloadFromOp.h"
+#include "strata/Target/Cpu/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/DenseSet.h"
 
 namespace strata::cpu {
 
@@ -116,6 +122,34 @@ bool biasFits(func::FuncOp fn, Value bias, int64_t count, int &binding,
           " elements";
     return false;
   }
+  return true;
+}
+
+/// The residual Add after `op` in `fn` (merged there by fuseResidualAdds):
+/// `arg` is its other operand's argument number (-1 when there is no Add)
+/// and `relu` its do_relu. False with `why` when the Add does not fit.
+bool residualAddOf(func::FuncOp fn, Operation *op, int &arg, bool &relu,
+                   std::string &why) {
+  arg = -1;
+  top::AddOp add;
+  for (Operation &o : fn.front())
+    if (auto a = dyn_cast<top::AddOp>(o); a && &o != op)
+      add = a;
+  if (!add)
+    return true;
+  Value r = op->getResult(0);
+  if (!r.hasOneUse() || *r.getUsers().begin() != add.getOperation()) {
+    why = "its residual Add does not read its result alone";
+    return false;
+  }
+  Value other = add.getLhs() == r ? add.getRhs() : add.getLhs();
+  arg = argumentOf(fn, other);
+  if (arg < 0 || other == r || other.getType() != r.getType() ||
+      add.getType() != r.getType()) {
+    why = "its residual Add is not of two f32 tensors of its result's shape";
+    return false;
+  }
+  relu = add.getDoRelu();
   return true;
 }
 
@@ -245,11 +279,129 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
   }
   if (!epilogue)
     return std::nullopt;
+  int residual;
+  bool addRelu = false;
+  if (!residualAddOf(fn, op, residual, addRelu, why))
+    return std::nullopt;
+  if (residual >= 0) {
+    if (plan.kernel == kabi::kConvDepthwise) {
+      why = "the depthwise kernel takes no residual";
+      return std::nullopt;
+    }
+    if ((*epilogue)[1] != int64_t(kn::Activation::None)) {
+      why = "its activation comes before the residual Add";
+      return std::nullopt;
+    }
+    if (addRelu)
+      (*epilogue)[1] = int64_t(kn::Activation::Relu);
+    // In place only when no other binding reads the residual's bytes.
+    if (residual != input && residual != weight && residual != bias)
+      plan.inPlaceOperand = residual;
+  }
+  epilogue->push_back(residual >= 0);
   plan.params.insert(plan.params.end(), epilogue->begin(), epilogue->end());
-  plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult};
+  plan.residualFused = residual >= 0;
+  plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult,
+                   residual >= 0 ? residual : KernelDispatchPlan::kResult};
   plan.workgroupCount = kabi::suggestedWorkgroups(
       plan.kernel, plan.params.data(), int64_t(plan.params.size()));
   return plan;
+}
+
+unsigned fuseResidualAdds(ModuleOp module, func::FuncOp main) {
+  unsigned fused = 0;
+  SmallVector<func::CallOp> calls(main.getOps<func::CallOp>());
+  llvm::DenseSet<Operation *> erased;
+  for (func::CallOp call : calls) {
+    if (erased.contains(call) || call->getNumResults() != 1 ||
+        !call.getResult(0).hasOneUse())
+      continue;
+    Value produced = call.getResult(0);
+    auto addCall = dyn_cast<func::CallOp>(*produced.getUsers().begin());
+    if (!addCall || addCall->getNumResults() != 1)
+      continue;
+    auto fn = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    auto addFn = module.lookupSymbol<func::FuncOp>(addCall.getCallee());
+    if (!fn || !addFn || fn == addFn || !fn->hasAttr(kDispatchAttr) ||
+        !addFn->hasAttr(kDispatchAttr))
+      continue;
+    // The Add's dispatch: one top.Add of two arguments, returned.
+    top::AddOp add;
+    bool more = false;
+    for (Operation &o : addFn.front()) {
+      if (auto a = dyn_cast<top::AddOp>(o))
+        more |= bool(add), add = a;
+      else if (!isa<func::ReturnOp>(o))
+        more = true;
+    }
+    auto lhs = add ? dyn_cast<BlockArgument>(add.getLhs()) : BlockArgument();
+    auto rhs = add ? dyn_cast<BlockArgument>(add.getRhs()) : BlockArgument();
+    if (more || !lhs || !rhs)
+      continue;
+    Value l = addCall.getOperand(lhs.getArgNumber());
+    Value r = addCall.getOperand(rhs.getArgNumber());
+    if ((l == produced) == (r == produced))
+      continue;
+    Value residual = l == produced ? r : l;
+    std::string why;
+    if (!planKernelDispatch(fn, why))
+      continue;
+
+    // The merged dispatch function: the kernel's op, then the Add.
+    // The residual is a new argument unless the call already passes it
+    // (then planKernelDispatch sees it is also the input, say, and does not
+    // write in place of it).
+    OpBuilder mb(fn);
+    SmallVector<Type> argTypes(fn.getArgumentTypes());
+    SmallVector<Value> operands(call.getOperands());
+    auto *known = llvm::find(operands, residual);
+    unsigned residualArg = known - operands.begin();
+    if (known == operands.end()) {
+      argTypes.push_back(residual.getType());
+      operands.push_back(residual);
+    }
+    auto merged = func::FuncOp::create(
+        mb, fn.getLoc(), (fn.getSymName() + "_Add").str(),
+        mb.getFunctionType(argTypes, addFn.getResultTypes()));
+    merged.setPrivate();
+    merged->setAttr(kDispatchAttr, mb.getUnitAttr());
+    Block *entry = merged.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockEnd(entry);
+    IRMapping map;
+    for (auto [from, to] : llvm::zip(fn.getArguments(), entry->getArguments()))
+      map.map(from, to);
+    Value inside;
+    for (Operation &o : fn.front()) {
+      if (auto ret = dyn_cast<func::ReturnOp>(o))
+        inside = map.lookup(ret.getOperand(0));
+      else
+        b.clone(o, map);
+    }
+    IRMapping addMap;
+    Value residualInside = entry->getArgument(residualArg);
+    addMap.map(lhs, l == produced ? inside : residualInside);
+    addMap.map(rhs, r == produced ? inside : residualInside);
+    Operation *addClone = b.clone(*add, addMap);
+    addClone->removeAttr("strata.impl");
+    func::ReturnOp::create(b, add.getLoc(), addClone->getResult(0));
+    if (!planKernelDispatch(merged, why)) {
+      merged.erase();
+      continue;
+    }
+    // One call where the Add was (every operand is defined by then).
+    OpBuilder cb(addCall);
+    auto fusedCall =
+        func::CallOp::create(cb, addCall.getLoc(), merged, operands);
+    addCall.getResult(0).replaceAllUsesWith(fusedCall.getResult(0));
+    erased.insert(addCall);
+    addCall.erase();
+    call.erase();
+    for (func::FuncOp f : {fn, addFn})
+      if (SymbolTable::symbolKnownUseEmpty(f, module))
+        f.erase();
+    ++fused;
+  }
+  return fused;
 }
 
 std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
