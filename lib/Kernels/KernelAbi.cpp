@@ -21,10 +21,21 @@ Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p) {
 
 bool isRuntimeKernel(std::string_view name) {
   for (const char *k : {kMatmulGemm, kMatmulGemv, kMatmulBatched, kConv1x1,
-                        kConvIm2col, kConvDepthwise})
+                        kConvIm2col, kConvDepthwise, kSoftmax, kLayerNorm,
+                        kMaxPool, kAvgPool, kGlobalAvgPool})
+    if (name == k)
+      return true;
+  for (const char *k : kBinaryKernels)
     if (name == k)
       return true;
   return false;
+}
+
+int64_t suggestedOpWorkgroups(int64_t elements) {
+  int64_t wg = 1;
+  while (wg < 8 && elements >= (int64_t(1) << 16) * wg * 2)
+    wg *= 2;
+  return wg;
 }
 
 /// Multiply-accumulates of the dispatch, saturating; 0 when unknown.

@@ -39,6 +39,8 @@ struct CpuKernelList {
   const CpuKernel *end() const { return first + count; }
 };
 CpuKernelList gemmKernels();
+/// Elementwise, pooling, softmax and layer-norm kernels (CpuOpKernels.cpp).
+CpuKernelList opKernels();
 
 /// [begin, end) of workgroup `id` of `count` over `n` items.
 void split(int64_t n, int64_t id, int64_t count, int64_t &begin, int64_t &end);

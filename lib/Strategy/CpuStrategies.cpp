@@ -287,16 +287,15 @@ static Error registerElementwise(StrategyRegistry &r) {
       return e;
   }
   // Binary kernels broadcast through strides; count is the output's.
-  const char *binaries[][2] = {{"top.Add", "add"},
-                               {"top.Sub", "sub"},
-                               {"top.Mul", "mul"},
-                               {"top.Div", "div"}};
+  const char *binaries[][2] = {{"top.Add", "add"}, {"top.Sub", "sub"},
+                               {"top.Mul", "mul"}, {"top.Div", "div"},
+                               {"top.Max", "max"}, {"top.Min", "min"}};
   for (auto [op, stem] : binaries) {
     Implementation impl{
         std::string(stem) + ".eltwise_f32",
         10,
         {dtypeIs(in(0), {"f32"}), dtypeIs(in(1), {"f32"})},
-        Lowering::kernelCall(std::string(stem) + "_f32", count(out(0))),
+        Lowering::kernelCall(std::string(stem) + "_bcast_f32", count(out(0))),
         {{"vector_w", 8}},
         ""};
     if (Error e = r.addForTarget(op, kCpu, std::move(impl)))

@@ -40,6 +40,37 @@ inline constexpr const char *kConvIm2col = "conv2d_im2col_gemm_f32";
 inline constexpr const char *kConvDepthwise = "conv2d_depthwise_f32";
 inline constexpr int64_t kConvStrategyParams = 18;
 
+/// The memory-bound kernels (strata/Kernels/OpKernels.h); each takes its
+/// own bindings and params, listed here. `clamp` is kernels::PostClamp and
+/// `limit` the clip's upper bound as the bit pattern of an f32.
+///
+/// Binary with broadcasting, one kernel per kernels::BinaryOp in its order.
+/// Bindings (a, b, out). Params: count (strategy: the output's elements),
+/// rank, dims[6], a_strides[6], b_strides[6] (unused trailing entries 0),
+/// clamp, limit.
+inline constexpr const char *kBinaryKernels[] = {
+    "add_bcast_f32", "sub_bcast_f32", "mul_bcast_f32",
+    "div_bcast_f32", "max_bcast_f32", "min_bcast_f32"};
+inline constexpr int64_t kBinaryParams = 2 + 3 * 6 + 2;
+/// Softmax over the last axis. Bindings (in, out). Params: rows, cols.
+inline constexpr const char *kSoftmax = "softmax_last_axis_f32";
+inline constexpr int64_t kSoftmaxParams = 2;
+/// Layer norm over the last axis. Bindings (in, scale, bias, out; an
+/// absent scale or bias is bound to the output and not read). Params:
+/// rows, cols, has_scale, has_bias, epsilon (f32 bits).
+inline constexpr const char *kLayerNorm = "layernorm_last_axis_f32";
+inline constexpr int64_t kLayerNormParams = 5;
+/// NCHW pooling. Bindings (in, out). Params: N, C, H, W, OH, OW, KH, KW, SH,
+/// SW, PT, PL, PB, PR, DH, DW (strategy), [count_include_pad: average],
+/// clamp, limit.
+inline constexpr const char *kMaxPool = "maxpool2d_nchw_f32";
+inline constexpr const char *kAvgPool = "avgpool2d_nchw_f32";
+inline constexpr int64_t kMaxPoolParams = 16 + 2;
+inline constexpr int64_t kAvgPoolParams = 17 + 2;
+/// Global average pooling. Bindings (in, out). Params: NC, HW, clamp, limit.
+inline constexpr const char *kGlobalAvgPool = "globalavgpool_nchw_f32";
+inline constexpr int64_t kGlobalAvgPoolParams = 4;
+
 /// The epilogue params: has_bias (0/1), activation (kernels::Activation),
 /// its two params as the bit patterns of f32 values, and has_residual (0/1:
 /// binding kResidualBinding, shaped as the output, is added before the
@@ -73,6 +104,10 @@ Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p);
 
 /// Whether the runtime has a kernel of this name for the compiler to call.
 bool isRuntimeKernel(std::string_view name);
+
+/// How many workgroups a memory-bound kernel over `elements` floats asks
+/// for: one per 64 Ki elements, a power of two up to 8.
+int64_t suggestedOpWorkgroups(int64_t elements);
 
 /// How many workgroups a dispatch of `kernel` with `params` asks for: about
 /// one per 4 MFLOP, a power of two up to 8 (two threads share them evenly).

@@ -5,6 +5,7 @@
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Kernels/Conv.h"
 #include "strata/Kernels/KernelAbi.h"
+#include "strata/Kernels/OpKernels.h"
 #include "strata/Strategy/CpuStrategies.h"
 #include "strata/StrategyMLIR/WorkloadFromOp.h"
 #include "strata/Target/Cpu/Passes.h"
@@ -153,6 +154,138 @@ bool residualAddOf(func::FuncOp fn, Operation *op, int &arg, bool &relu,
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// The memory-bound kernels (strata/Kernels/OpKernels.h)
+//===----------------------------------------------------------------------===//
+
+/// The (clamp, limit) params of an op's `do_relu`/`relu_limit` (absent:
+/// none).
+std::vector<int64_t> clampParams(Operation *op) {
+  auto relu = op->getAttrOfType<BoolAttr>("do_relu");
+  if (!relu || !relu.getValue())
+    return {int64_t(kn::PostClamp::None), 0};
+  auto limit = op->getAttrOfType<FloatAttr>("relu_limit");
+  if (limit && limit.getValueAsDouble() >= 0)
+    return {int64_t(kn::PostClamp::Clip),
+            kabi::floatParam(float(limit.getValueAsDouble()))};
+  return {int64_t(kn::PostClamp::Relu), 0};
+}
+
+/// The broadcast of `a` and `b` to `out` as a BinaryShape: strides 0 where
+/// an operand broadcasts, size-1 dims dropped, dims that are contiguous for
+/// both operands merged. False when more than kMaxBinaryRank dims remain.
+bool binaryShapeOf(ArrayRef<int64_t> out, ArrayRef<int64_t> a,
+                   ArrayRef<int64_t> b, kn::BinaryShape &s) {
+  size_t r = out.size();
+  auto strides = [&](ArrayRef<int64_t> shape) {
+    std::vector<int64_t> st(r, 0);
+    int64_t acc = 1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      size_t d = r - 1 - i, sd = shape.size() - 1 - i;
+      st[d] = shape[sd] == 1 && out[d] != 1 ? 0 : acc;
+      acc *= shape[sd];
+    }
+    return st;
+  };
+  std::vector<int64_t> as = strides(a), bs = strides(b);
+  std::vector<int64_t> dims, sa, sb;
+  for (size_t d = 0; d < r; ++d) {
+    if (out[d] == 1)
+      continue;
+    if (!dims.empty() && sa.back() == as[d] * out[d] &&
+        sb.back() == bs[d] * out[d]) {
+      dims.back() *= out[d];
+      sa.back() = as[d];
+      sb.back() = bs[d];
+      continue;
+    }
+    dims.push_back(out[d]);
+    sa.push_back(as[d]);
+    sb.push_back(bs[d]);
+  }
+  if (dims.empty())
+    dims = {1}, sa = {0}, sb = {0};
+  if (dims.size() > size_t(kn::kMaxBinaryRank))
+    return false;
+  s.rank = int64_t(dims.size());
+  for (size_t d = 0; d < dims.size(); ++d) {
+    s.dims[d] = dims[d];
+    s.aStride[d] = sa[d];
+    s.bStride[d] = sb[d];
+  }
+  return true;
+}
+
+/// The plan of a dispatch whose op the strategy gave a memory-bound kernel
+/// (`plan` has its name and the strategy's params).
+std::optional<KernelDispatchPlan> planOpKernel(func::FuncOp fn, Operation *op,
+                                               KernelDispatchPlan plan,
+                                               std::string &why) {
+  if (op->getNumResults() != 1 || !isF32(op->getResult(0))) {
+    why = "its result is not one static f32 tensor";
+    return std::nullopt;
+  }
+  auto shapeOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  std::vector<int> args;
+  for (Value v : op->getOperands()) {
+    if (isa<NoneType>(v.getType())) {
+      args.push_back(KernelDispatchPlan::kResult);
+      continue;
+    }
+    int arg = argumentOf(fn, v);
+    if (arg < 0 || !isF32(v)) {
+      why = "an operand is not a static f32 argument";
+      return std::nullopt;
+    }
+    args.push_back(arg);
+  }
+  Value result = op->getResult(0);
+  int64_t elements = product(shapeOf(result));
+  constexpr int kR = KernelDispatchPlan::kResult;
+  if (isa<top::AddOp, top::SubOp, top::MulOp, top::DivOp, top::MaxOp,
+          top::MinOp>(op)) {
+    kn::BinaryShape s;
+    if (!binaryShapeOf(shapeOf(result), shapeOf(op->getOperand(0)),
+                       shapeOf(op->getOperand(1)), s)) {
+      why = "its broadcast has more than 6 dims after merging";
+      return std::nullopt;
+    }
+    plan.params.push_back(s.rank);
+    for (const int64_t *v : {s.dims, s.aStride, s.bStride})
+      plan.params.insert(plan.params.end(), v, v + kn::kMaxBinaryRank);
+    std::vector<int64_t> clamp = clampParams(op);
+    plan.params.insert(plan.params.end(), clamp.begin(), clamp.end());
+    plan.bindings = {args[0], args[1], kR};
+  } else if (isa<top::SoftmaxOp>(op)) {
+    plan.bindings = {args[0], kR};
+  } else if (auto ln = dyn_cast<top::LayerNormOp>(op)) {
+    int64_t cols = plan.params[1];
+    for (Value v : {ln.getScale(), ln.getBias()})
+      if (!isa<NoneType>(v.getType()) && product(shapeOf(v)) != cols) {
+        why = "its scale or bias does not hold one value per column";
+        return std::nullopt;
+      }
+    plan.params.push_back(!isa<NoneType>(ln.getScale().getType()));
+    plan.params.push_back(!isa<NoneType>(ln.getBias().getType()));
+    plan.params.push_back(
+        kabi::floatParam(float(ln.getEpsilon().convertToDouble())));
+    plan.bindings = {args[0], args[1], args[2], kR};
+  } else if (isa<top::MaxPoolOp, top::AvgPoolOp, top::GlobalAvgPoolOp>(op)) {
+    std::vector<int64_t> clamp = clampParams(op);
+    plan.params.insert(plan.params.end(), clamp.begin(), clamp.end());
+    plan.bindings = {args[0], kR};
+    elements = std::max(elements, product(shapeOf(op->getOperand(0))));
+  } else {
+    why = "the kernel planner does not know '" +
+          op->getName().getStringRef().str() + "'";
+    return std::nullopt;
+  }
+  plan.workgroupCount = kabi::suggestedOpWorkgroups(elements);
+  return plan;
+}
+
 } // namespace
 
 std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
@@ -194,6 +327,8 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     }
     plan.params.push_back(*v);
   }
+  if (!isa<top::MatMulOp, top::ConvOp>(op))
+    return planOpKernel(fn, op, std::move(plan), why);
   if (op->getNumResults() != 1 || !isF32(op->getResult(0))) {
     why = "its result is not one static f32 tensor";
     return std::nullopt;
@@ -344,8 +479,9 @@ unsigned fuseResidualAdds(ModuleOp module, func::FuncOp main) {
       continue;
     Value residual = l == produced ? r : l;
     std::string why;
-    if (!planKernelDispatch(fn, why))
-      continue;
+    std::optional<KernelDispatchPlan> producer = planKernelDispatch(fn, why);
+    if (!producer || producer->bindings.size() != size_t(kabi::kKernelBindings))
+      continue; // (only the GEMM and convolution kernels take a residual)
 
     // The merged dispatch function: the kernel's op, then the Add.
     // The residual is a new argument unless the call already passes it
