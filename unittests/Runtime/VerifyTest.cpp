@@ -406,7 +406,10 @@ const MeaningCase kMeaningCases[] = {
      "variant 0: dispatch 1: unknown kernel 'mul_f32' (the cpu driver has: "
      "copy, add_f32, matmul_f32, matmul_gemm_f32, matmul_gemv_f32, "
      "matmul_batched_gemm_f32, conv2d_1x1_gemm_f32, conv2d_im2col_gemm_f32, "
-     "conv2d_depthwise_f32)"},
+     "conv2d_depthwise_f32, add_bcast_f32, sub_bcast_f32, mul_bcast_f32, "
+     "div_bcast_f32, max_bcast_f32, min_bcast_f32, softmax_last_axis_f32, "
+     "layernorm_last_axis_f32, maxpool2d_nchw_f32, avgpool2d_nchw_f32, "
+     "globalavgpool_nchw_f32)"},
     {"kernel with the wrong number of bindings",
      [](Spec &s) { s.variants[0].dispatches[1].bindings = {2, 0}; },
      "kernel 'add_f32' takes 3 bindings and 1 params, the dispatch has 2 "

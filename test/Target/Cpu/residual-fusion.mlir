@@ -35,9 +35,9 @@
 // CHECK-NEXT: binding 2: buffer [[Y5:[0-9]+]] (arena
 // CHECK-NEXT: binding 3: buffer [[Y5]] (arena
 // CHECK-NEXT: binding 4: buffer [[Y0]] (arena
-// %6 has a relu before the Add: the Add stays generated code.
+// %6 has a relu before the Add: the Add stays its own (binary) kernel.
 // CHECK: 4: cpu kernel 'conv2d_1x1_gemm_f32', {{.*}} params [1, 8, 36, 8, 1, 0, 1, 0, 0, 0]
-// CHECK: 5: cpu native 'strata_dispatch_{{[0-9]+}}_Add'
+// CHECK: 5: cpu kernel 'add_bcast_f32'
 // MatMul + Add of an input (not in place: inputs are not arena).
 // CHECK: 6: cpu kernel 'matmul_gemm_f32', {{.*}} params [1, 6, 5, 7, 0, 0, 0, 1, 0, 0, 0, 0, 1]
 // CHECK-NEXT: binding 0: buffer {{[0-9]+}} (input 'a'
