@@ -22,7 +22,7 @@ Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p) {
 bool isRuntimeKernel(std::string_view name) {
   for (const char *k : {kMatmulGemm, kMatmulGemv, kMatmulBatched, kConv1x1,
                         kConvIm2col, kConvDepthwise, kSoftmax, kLayerNorm,
-                        kMaxPool, kAvgPool, kGlobalAvgPool})
+                        kMaxPool, kAvgPool, kGlobalAvgPool, kDeconv})
     if (name == k)
       return true;
   for (const char *k : kBinaryKernels)
@@ -54,6 +54,12 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
     return product({0, 1, 2, 3});
   if (kernel == kConv1x1)
     return product({0, 1, 2, 3});
+  if (kernel == kDeconv) {
+    // N * C * H * W * (O / G) * KH * KW
+    if (count < kConvStrategyParams || p[17] < 1)
+      return 0;
+    return product({0, 1, 2, 3, 7, 8}) * double(p[6] / p[17]);
+  }
   if (kernel == kConvIm2col || kernel == kConvDepthwise) {
     // N * O * OH * OW * (C / G) * KH * KW
     if (count < kConvStrategyParams || p[17] < 1)

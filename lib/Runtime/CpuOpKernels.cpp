@@ -4,12 +4,15 @@
 // and params in strata/Kernels/KernelAbi.h). Each `check` validates every
 // param and, with overflow-checked arithmetic, that each binding holds what
 // the params make the kernel read or write. Workgroups split rows (binary,
-// softmax, layer norm) or planes (pooling).
+// softmax, layer norm), planes (pooling) or (image, group, output-row
+// chunk) units (transposed convolution).
 //
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
 
+#include "strata/Kernels/Deconv.h"
+#include "strata/Kernels/Gemm.h"
 #include "strata/Kernels/KernelAbi.h"
 #include "strata/Kernels/OpKernels.h"
 
@@ -239,6 +242,46 @@ bool globalAvgPoolCheck(const std::vector<BufferInfo> &b,
          needBytes(b, 1, p[0], 4, "output", error);
 }
 
+//===----------------------------------------------------------------------===//
+// Transposed convolution: [geometry (18), has_bias, activation, p0, p1]
+//===----------------------------------------------------------------------===//
+
+int deconvKernel(void *const *bindings, const int64_t *p, int64_t id,
+                 int64_t count) {
+  kn::Conv2dShape s = kabi::convShapeFromParams(kabi::kConvIm2col, p);
+  int64_t begin, end;
+  split(kn::deconv2dUnits(s, count), id, count, begin, end);
+  kn::deconv2dGemm(s, static_cast<const float *>(bindings[0]),
+                   static_cast<const float *>(bindings[1]),
+                   p[18] ? static_cast<const float *>(bindings[2]) : nullptr,
+                   kn::Activation(p[19]), kabi::paramFloat(p[20]),
+                   kabi::paramFloat(p[21]), static_cast<float *>(bindings[3]),
+                   count, begin, end);
+  return 0;
+}
+bool deconvCheck(const std::vector<BufferInfo> &b,
+                 const std::vector<int64_t> &p, std::string &error) {
+  kn::Conv2dShape s = kabi::convShapeFromParams(kabi::kConvIm2col, p.data());
+  std::string why = kn::checkDeconv2dShape(s);
+  if (!why.empty()) {
+    error = why;
+    return false;
+  }
+  if (!isFlag(p[18])) {
+    error = "has_bias is " + std::to_string(p[18]) + ", must be 0 or 1";
+    return false;
+  }
+  if (p[19] < 0 || p[19] >= kn::kActivationCount || p[20] < 0 ||
+      p[20] > UINT32_MAX || p[21] < 0 || p[21] > UINT32_MAX) {
+    error = "the activation or its params are out of range";
+    return false;
+  }
+  return needBytes(b, 0, s.n * s.c * s.h * s.w, 4, "input", error) &&
+         needBytes(b, 1, s.c * (s.o / s.g) * s.kh * s.kw, 4, "filter", error) &&
+         (!p[18] || needBytes(b, 2, s.o, 4, "bias", error)) &&
+         needBytes(b, 3, s.n * s.o * s.oh * s.ow, 4, "output", error);
+}
+
 const CpuKernel kOpKernels[] = {
     {kabi::kBinaryKernels[0], 3, kabi::kBinaryParams, 0b100, binaryCheck,
      binaryKernel<kn::BinaryOp::Add>},
@@ -262,6 +305,7 @@ const CpuKernel kOpKernels[] = {
      avgPoolKernel},
     {kabi::kGlobalAvgPool, 2, kabi::kGlobalAvgPoolParams, 0b10,
      globalAvgPoolCheck, globalAvgPoolKernel},
+    {kabi::kDeconv, 4, kabi::kDeconvParams, 0b1000, deconvCheck, deconvKernel},
 };
 
 } // namespace

@@ -71,6 +71,13 @@ inline constexpr int64_t kAvgPoolParams = 17 + 2;
 inline constexpr const char *kGlobalAvgPool = "globalavgpool_nchw_f32";
 inline constexpr int64_t kGlobalAvgPoolParams = 4;
 
+/// 2-d transposed convolution (strata/Kernels/Deconv.h). Bindings (input,
+/// filter C x O/G x KH x KW, bias, output; no bias: the output in its
+/// place). Params: N, C, H, W, OH, OW, O, KH, KW, SH, SW, PT, PL, PB, PR,
+/// DH, DW, G (strategy), has_bias, activation, p0, p1.
+inline constexpr const char *kDeconv = "deconv2d_gemm_f32";
+inline constexpr int64_t kDeconvParams = 18 + 4;
+
 /// The epilogue params: has_bias (0/1), activation (kernels::Activation),
 /// its two params as the bit patterns of f32 values, and has_residual (0/1:
 /// binding kResidualBinding, shaped as the output, is added before the

@@ -272,6 +272,26 @@ std::optional<KernelDispatchPlan> planOpKernel(func::FuncOp fn, Operation *op,
     plan.params.push_back(
         kabi::floatParam(float(ln.getEpsilon().convertToDouble())));
     plan.bindings = {args[0], args[1], args[2], kR};
+  } else if (auto dc = dyn_cast<top::DeconvOp>(op)) {
+    if (plan.params.size() != size_t(kabi::kConvStrategyParams)) {
+      why = "the strategy gives " + std::to_string(plan.params.size()) +
+            " params, the deconvolution kernel takes " +
+            std::to_string(kabi::kConvStrategyParams);
+      return std::nullopt;
+    }
+    int bias;
+    if (!biasFits(fn, dc.getBias(), plan.params[6], bias, why))
+      return std::nullopt;
+    std::optional<std::vector<int64_t>> epilogue = epilogueParams(
+        bias >= 0, dc.getDoRelu(), dc.getReluLimit().convertToDouble(),
+        dc.getActivation(), dc.getActivationParams(), why);
+    if (!epilogue)
+      return std::nullopt;
+    plan.params.insert(plan.params.end(), epilogue->begin(), epilogue->end());
+    plan.bindings = {args[0], args[1], bias, kR};
+    plan.workgroupCount = kabi::suggestedWorkgroups(
+        plan.kernel, plan.params.data(), int64_t(plan.params.size()));
+    return plan;
   } else if (isa<top::MaxPoolOp, top::AvgPoolOp, top::GlobalAvgPoolOp>(op)) {
     std::vector<int64_t> clamp = clampParams(op);
     plan.params.insert(plan.params.end(), clamp.begin(), clamp.end());
