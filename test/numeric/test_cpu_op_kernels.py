@@ -197,3 +197,31 @@ def test_global_avg_pool_relu(tmp_path):
     want = np.maximum(x.astype(np.float64).mean((2, 3), keepdims=True), 0)
     body = f"top.GlobalAvgPool(%x) {{do_relu = true}} : ({ty(x.shape)}) -> {ty(want.shape)}"
     check(tmp_path, {"x": x}, body, want, "globalavgpool_nchw_f32")
+
+
+@pytest.mark.parametrize("k,s,pads,opad,group", [(2, 2, (0, 0, 0, 0), (0, 0), 1),
+                                                 (3, 2, (1, 1, 1, 1), (1, 1), 2)],
+                         ids=["k2s2", "k3s2_pad_outpad_group"])
+def test_deconv2d(tmp_path, k, s, pads, opad, group):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 6, 9, 11)).astype(np.float32)
+    w = rng.standard_normal((6, 4 // group * 2, k, k)).astype(np.float32)
+    b = rng.standard_normal(w.shape[1] * group).astype(np.float32)
+    n, c, h, wd = x.shape
+    og = w.shape[1]
+    full = np.zeros((n, og * group, (h - 1) * s + k + opad[0], (wd - 1) * s + k + opad[1]))
+    cg = c // group
+    for ci in range(c):
+        g = ci // cg
+        for ky in range(k):
+            for kx in range(k):
+                full[:, g * og:(g + 1) * og, ky:ky + (h - 1) * s + 1:s, kx:kx + (wd - 1) * s + 1:s] += \
+                    np.einsum("nhw,o->nohw", x[:, ci].astype(np.float64), w[ci, :, ky, kx])
+    want = full[:, :, pads[0]:full.shape[2] - pads[2], pads[1]:full.shape[3] - pads[3]]
+    want = np.maximum(want + b[None, :, None, None], 0)
+    body = (f"top.Deconv(%x, %w, %b) {{kernel_shape = array<i64: {k}, {k}>, "
+            f"strides = array<i64: {s}, {s}>, pads = array<i64: {', '.join(map(str, pads))}>, "
+            f"output_padding = array<i64: {opad[0]}, {opad[1]}>, group = {group}, do_relu = true}} "
+            f": ({ty(x.shape)}, {ty(w.shape)}, {ty(b.shape)}) -> {ty(want.shape)}")
+    check(tmp_path, {"x": x, "w": w, "b": b}, body, want, "deconv2d_gemm_f32",
+          rtol=1e-4, atol=1e-4)

@@ -10,6 +10,7 @@
 #include "Reference.h"
 
 #include "CpuKernels.h"
+#include "strata/Kernels/Deconv.h"
 #include "strata/Kernels/KernelAbi.h"
 #include "strata/Kernels/OpKernels.h"
 
@@ -336,6 +337,81 @@ TEST(OpKernels, RuntimeChecks) {
   expectRejects(kabi::kAvgPool, pb, ap, "count_include_pad");
   expectRejects(kabi::kGlobalAvgPool, {bytes(64), bytes(4)}, {2, 8, 0, 0},
                 "binding 1 (output)");
+}
+
+} // namespace
+
+namespace {
+
+TEST(OpKernels, DeconvGeometriesAndSplits) {
+  struct Case {
+    int64_t c, h, w, o, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, g, oph, opw;
+  };
+  const Case cases[] = {
+      {24, 10, 12, 24, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 1, 0, 0}, // DB head
+      {5, 7, 6, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // out pad
+      {4, 5, 9, 6, 3, 2, 1, 3, 2, 0, 1, 1, 2, 1, 2, 0, 2},     // dil, group
+      {3, 4, 4, 17, 4, 4, 3, 3, 0, 2, 1, 0, 1, 1, 1, 2, 0},    // k > s
+  };
+  unsigned seed = 80;
+  for (const Case &c : cases) {
+    Conv2dShape s;
+    s.n = 2, s.c = c.c, s.h = c.h, s.w = c.w, s.o = c.o, s.kh = c.kh,
+    s.kw = c.kw, s.sh = c.sh, s.sw = c.sw, s.pt = c.pt, s.pl = c.pl,
+    s.pb = c.pb, s.pr = c.pr, s.dh = c.dh, s.dw = c.dw, s.g = c.g;
+    s.oh = (s.h - 1) * s.sh + (s.kh - 1) * s.dh + 1 - s.pt - s.pb + c.oph;
+    s.ow = (s.w - 1) * s.sw + (s.kw - 1) * s.dw + 1 - s.pl - s.pr + c.opw;
+    ASSERT_EQ(checkDeconv2dShape(s), "") << c.c;
+    int64_t cg = s.c / s.g, og = s.o / s.g;
+    std::vector<float> x = randomVector(size_t(s.n * s.c * s.h * s.w), seed);
+    std::vector<float> f =
+        randomVector(size_t(s.c * og * s.kh * s.kw), seed + 1);
+    std::vector<float> bias = randomVector(size_t(s.o), seed + 2);
+    seed += 3;
+    std::vector<double> want(size_t(s.n * s.o * s.oh * s.ow));
+    for (int64_t n = 0; n < s.n; ++n)
+      for (int64_t o = 0; o < s.o; ++o)
+        for (int64_t i = 0; i < s.oh * s.ow; ++i)
+          want[size_t((n * s.o + o) * s.oh * s.ow + i)] = bias[size_t(o)];
+    for (int64_t n = 0; n < s.n; ++n)
+      for (int64_t ci = 0; ci < s.c; ++ci)
+        for (int64_t iy = 0; iy < s.h; ++iy)
+          for (int64_t ix = 0; ix < s.w; ++ix)
+            for (int64_t o = 0; o < og; ++o)
+              for (int64_t ky = 0; ky < s.kh; ++ky)
+                for (int64_t kx = 0; kx < s.kw; ++kx) {
+                  int64_t oy = iy * s.sh + ky * s.dh - s.pt;
+                  int64_t ox = ix * s.sw + kx * s.dw - s.pl;
+                  if (oy < 0 || oy >= s.oh || ox < 0 || ox >= s.ow)
+                    continue;
+                  int64_t oc = ci / cg * og + o;
+                  want[size_t(((n * s.o + oc) * s.oh + oy) * s.ow + ox)] +=
+                      double(
+                          x[size_t(((n * s.c + ci) * s.h + iy) * s.w + ix)]) *
+                      double(
+                          f[size_t(((ci * og + o) * s.kh + ky) * s.kw + kx)]);
+                }
+    for (double &v : want)
+      v = v > 0 ? v : 0;
+    for (Isa isa : supportedIsas())
+      for (int64_t wg : {1, 3, 8}) {
+        std::vector<float> y(want.size(), 7.0f);
+        int64_t units = deconv2dUnits(s, wg);
+        for (int64_t u = 0; u < units; ++u)
+          deconv2dGemm(s, x.data(), f.data(), bias.data(), Activation::Relu, 0,
+                       0, y.data(), wg, u, u + 1, isa);
+        expectClose(y, want, 2e-6 * double(cg * s.kh * s.kw + 8),
+                    "deconv c" + std::to_string(c.c) + " wg" +
+                        std::to_string(wg) + " " + isaName(isa));
+      }
+  }
+  Conv2dShape bad;
+  bad.c = 2, bad.o = 2, bad.h = bad.w = 4, bad.kh = bad.kw = 2;
+  bad.sh = bad.sw = 2, bad.oh = bad.ow = 10;
+  EXPECT_NE(checkDeconv2dShape(bad).find("does not follow"), std::string::npos);
+  bad.oh = bad.ow = 8;
+  bad.g = 3;
+  EXPECT_NE(checkDeconv2dShape(bad).find("does not divide"), std::string::npos);
 }
 
 } // namespace
