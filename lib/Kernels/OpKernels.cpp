@@ -15,6 +15,10 @@ int64_t BinaryShape::rows() const {
   return r;
 }
 
+int64_t BinaryShape::units() const {
+  return rows() * ((cols() + kBinaryChunk - 1) / kBinaryChunk);
+}
+
 std::string checkBinaryShape(const BinaryShape &s, int64_t &aElems,
                              int64_t &bElems) {
   if (s.rank < 1 || s.rank > kMaxBinaryRank)
@@ -91,17 +95,15 @@ std::string checkPool2dShape(const Pool2dShape &s) {
 
 void binaryF32(BinaryOp op, const BinaryShape &s, const float *a,
                const float *b, float *out, PostClamp clamp, float limit,
-               int64_t rowBegin, int64_t rowEnd, Isa isa) {
+               int64_t begin, int64_t end, Isa isa) {
   switch (isa) {
   case Isa::Avx512:
-    return opk::opk_avx512::binary(op, s, a, b, out, clamp, limit, rowBegin,
-                                   rowEnd);
+    return opk::opk_avx512::binary(op, s, a, b, out, clamp, limit, begin, end);
   case Isa::Avx2:
-    return opk::opk_avx2::binary(op, s, a, b, out, clamp, limit, rowBegin,
-                                 rowEnd);
+    return opk::opk_avx2::binary(op, s, a, b, out, clamp, limit, begin, end);
   default:
-    return opk::opk_portable::binary(op, s, a, b, out, clamp, limit, rowBegin,
-                                     rowEnd);
+    return opk::opk_portable::binary(op, s, a, b, out, clamp, limit, begin,
+                                     end);
   }
 }
 

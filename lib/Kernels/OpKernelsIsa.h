@@ -9,7 +9,7 @@
 #define STRATA_OPK_DECLS                                                       \
   void binary(BinaryOp op, const BinaryShape &s, const float *a,               \
               const float *b, float *out, PostClamp clamp, float limit,        \
-              int64_t rowBegin, int64_t rowEnd);                               \
+              int64_t begin, int64_t end);                                     \
   void softmax(const float *x, float *y, int64_t cols, int64_t rowBegin,       \
                int64_t rowEnd);                                                \
   void layerNorm(const float *x, const float *scale, const float *bias,        \

@@ -66,7 +66,7 @@ int binaryKernel(void *const *bindings, const int64_t *p, int64_t id,
                  int64_t count) {
   kn::BinaryShape s = binaryShape(p);
   int64_t begin, end;
-  split(s.rows(), id, count, begin, end);
+  split(s.units(), id, count, begin, end);
   kn::binaryF32(OP, s, static_cast<const float *>(bindings[0]),
                 static_cast<const float *>(bindings[1]),
                 static_cast<float *>(bindings[2]), kn::PostClamp(p[20]),
@@ -74,9 +74,10 @@ int binaryKernel(void *const *bindings, const int64_t *p, int64_t id,
   return 0;
 }
 
-bool binaryCheck(const std::vector<BufferInfo> &b,
-                 const std::vector<int64_t> &p, std::string &error) {
-  kn::BinaryShape s = binaryShape(p.data());
+/// Checks the shape params and the operands' bindings.
+bool checkBinaryParams(const std::vector<BufferInfo> &b, const int64_t *p,
+                       std::string &error) {
+  kn::BinaryShape s = binaryShape(p);
   int64_t aElems, bElems;
   std::string why = kn::checkBinaryShape(s, aElems, bElems);
   if (!why.empty()) {
@@ -95,10 +96,15 @@ bool binaryCheck(const std::vector<BufferInfo> &b,
       error = "dim " + std::to_string(d) + " is past the rank and not 0";
       return false;
     }
-  return checkClamp(p.data() + 20, error) &&
-         needBytes(b, 0, aElems, 4, "a", error) &&
+  return needBytes(b, 0, aElems, 4, "a", error) &&
          needBytes(b, 1, bElems, 4, "b", error) &&
          needBytes(b, 2, n, 4, "out", error);
+}
+
+bool binaryCheck(const std::vector<BufferInfo> &b,
+                 const std::vector<int64_t> &p, std::string &error) {
+  return checkBinaryParams(b, p.data(), error) &&
+         checkClamp(p.data() + 20, error);
 }
 
 //===----------------------------------------------------------------------===//

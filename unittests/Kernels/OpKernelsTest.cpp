@@ -123,6 +123,25 @@ TEST(OpKernels, BinaryMaxMinPropagateNaN) {
     }
 }
 
+TEST(OpKernels, BinaryLongRowsSplitIntoChunks) {
+  // One row of 10000 (a scalar b): three units of at most kBinaryChunk,
+  // computed one by one as three workgroups would.
+  BinaryShape s;
+  s.rank = 1;
+  s.dims[0] = 10000;
+  s.aStride[0] = 1;
+  ASSERT_EQ(s.units(), 3);
+  std::vector<float> a = randomVector(10000, 5), b = {0.25f};
+  for (Isa isa : supportedIsas()) {
+    std::vector<float> out(10000, 9.0f);
+    for (int64_t u = 0; u < s.units(); ++u)
+      binaryF32(BinaryOp::Mul, s, a.data(), b.data(), out.data(),
+                PostClamp::None, 0, u, u + 1, isa);
+    for (size_t i = 0; i < out.size(); ++i)
+      ASSERT_EQ(out[i], a[i] * 0.25f) << i << " " << isaName(isa);
+  }
+}
+
 TEST(OpKernels, SoftmaxAndLayerNormRows) {
   for (int64_t cols : {1, 15, 16, 17, 100, 768}) {
     int64_t rows = 5;

@@ -24,14 +24,18 @@ enum class BinaryOp : int64_t { Add = 0, Sub, Mul, Div, Max, Min };
 inline constexpr int64_t kBinaryOpCount = 6;
 
 /// The output's dims (row-major) and each operand's element stride per dim
-/// (0 where it broadcasts). Rows are the output's last dim.
+/// (0 where it broadcasts). Rows are the output's last dim; the work splits
+/// into units of at most kBinaryChunk columns of a row.
 inline constexpr int64_t kMaxBinaryRank = 6;
+inline constexpr int64_t kBinaryChunk = 4096;
 struct BinaryShape {
   int64_t rank = 1;
   int64_t dims[kMaxBinaryRank] = {};
   int64_t aStride[kMaxBinaryRank] = {}, bStride[kMaxBinaryRank] = {};
   int64_t rows() const; ///< product of all dims but the last
   int64_t cols() const { return dims[rank - 1]; }
+  /// rows() x ceil(cols() / kBinaryChunk).
+  int64_t units() const;
 };
 
 /// "" when `s` is well formed (rank 1..6, dims and strides >= 0, element
@@ -44,11 +48,10 @@ std::string checkBinaryShape(const BinaryShape &s, int64_t &aElems,
 /// or clip to [0, limit] (relu6); NaN stays NaN.
 enum class PostClamp : int64_t { None = 0, Relu = 1, Clip = 2 };
 
-/// out = op(a, b) on rows [rowBegin, rowEnd), then the clamp.
+/// out = op(a, b) on units [begin, end) of s.units(), then the clamp.
 void binaryF32(BinaryOp op, const BinaryShape &s, const float *a,
                const float *b, float *out, PostClamp clamp, float limit,
-               int64_t rowBegin, int64_t rowEnd, Isa isa = activeIsa());
-
+               int64_t begin, int64_t end, Isa isa = activeIsa());
 /// Softmax over each row of `cols` floats, rows [rowBegin, rowEnd) (exp by
 /// a polynomial accurate to about 1e-7 relative).
 void softmaxRows(const float *x, float *y, int64_t cols, int64_t rowBegin,

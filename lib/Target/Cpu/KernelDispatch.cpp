@@ -171,49 +171,72 @@ std::vector<int64_t> clampParams(Operation *op) {
   return {int64_t(kn::PostClamp::Relu), 0};
 }
 
-/// The broadcast of `a` and `b` to `out` as a BinaryShape: strides 0 where
-/// an operand broadcasts, size-1 dims dropped, dims that are contiguous for
-/// both operands merged. False when more than kMaxBinaryRank dims remain.
-bool binaryShapeOf(ArrayRef<int64_t> out, ArrayRef<int64_t> a,
-                   ArrayRef<int64_t> b, kn::BinaryShape &s) {
-  size_t r = out.size();
-  auto strides = [&](ArrayRef<int64_t> shape) {
-    std::vector<int64_t> st(r, 0);
+/// The broadcast of the two operand shapes `ins` to `out` as a BinaryShape:
+/// strides 0 where an operand broadcasts, size-1 dims dropped, dims that are
+/// contiguous for every operand merged. False when more than kMaxBinaryRank
+/// dims remain.
+bool binaryShapeOf(ArrayRef<int64_t> out, ArrayRef<ArrayRef<int64_t>> ins,
+                   kn::BinaryShape &s) {
+  size_t r = out.size(), n = ins.size();
+  std::vector<std::vector<int64_t>> st(n, std::vector<int64_t>(r, 0));
+  for (size_t k = 0; k < n; ++k) {
     int64_t acc = 1;
-    for (size_t i = 0; i < shape.size(); ++i) {
-      size_t d = r - 1 - i, sd = shape.size() - 1 - i;
-      st[d] = shape[sd] == 1 && out[d] != 1 ? 0 : acc;
-      acc *= shape[sd];
+    for (size_t i = 0; i < ins[k].size(); ++i) {
+      size_t d = r - 1 - i, sd = ins[k].size() - 1 - i;
+      st[k][d] = ins[k][sd] == 1 && out[d] != 1 ? 0 : acc;
+      acc *= ins[k][sd];
     }
-    return st;
-  };
-  std::vector<int64_t> as = strides(a), bs = strides(b);
-  std::vector<int64_t> dims, sa, sb;
+  }
+  std::vector<int64_t> dims;
+  std::vector<std::vector<int64_t>> ms(n);
   for (size_t d = 0; d < r; ++d) {
     if (out[d] == 1)
       continue;
-    if (!dims.empty() && sa.back() == as[d] * out[d] &&
-        sb.back() == bs[d] * out[d]) {
+    bool merge = !dims.empty();
+    for (size_t k = 0; k < n && merge; ++k)
+      merge = ms[k].back() == st[k][d] * out[d];
+    if (merge) {
       dims.back() *= out[d];
-      sa.back() = as[d];
-      sb.back() = bs[d];
+      for (size_t k = 0; k < n; ++k)
+        ms[k].back() = st[k][d];
       continue;
     }
     dims.push_back(out[d]);
-    sa.push_back(as[d]);
-    sb.push_back(bs[d]);
+    for (size_t k = 0; k < n; ++k)
+      ms[k].push_back(st[k][d]);
   }
-  if (dims.empty())
-    dims = {1}, sa = {0}, sb = {0};
+  if (dims.empty()) {
+    dims = {1};
+    for (size_t k = 0; k < n; ++k)
+      ms[k] = {0};
+  }
   if (dims.size() > size_t(kn::kMaxBinaryRank))
     return false;
   s.rank = int64_t(dims.size());
+  int64_t *strides[] = {s.aStride, s.bStride};
   for (size_t d = 0; d < dims.size(); ++d) {
     s.dims[d] = dims[d];
-    s.aStride[d] = sa[d];
-    s.bStride[d] = sb[d];
+    for (size_t k = 0; k < n; ++k)
+      strides[k][d] = ms[k][d];
   }
   return true;
+}
+
+/// The kernels::BinaryOp of a binary Top op, or -1.
+int64_t binaryOpOf(Operation *op) {
+  if (isa<top::AddOp>(op))
+    return int64_t(kn::BinaryOp::Add);
+  if (isa<top::SubOp>(op))
+    return int64_t(kn::BinaryOp::Sub);
+  if (isa<top::MulOp>(op))
+    return int64_t(kn::BinaryOp::Mul);
+  if (isa<top::DivOp>(op))
+    return int64_t(kn::BinaryOp::Div);
+  if (isa<top::MaxOp>(op))
+    return int64_t(kn::BinaryOp::Max);
+  if (isa<top::MinOp>(op))
+    return int64_t(kn::BinaryOp::Min);
+  return -1;
 }
 
 /// The plan of a dispatch whose op the strategy gave a memory-bound kernel
@@ -244,11 +267,11 @@ std::optional<KernelDispatchPlan> planOpKernel(func::FuncOp fn, Operation *op,
   Value result = op->getResult(0);
   int64_t elements = product(shapeOf(result));
   constexpr int kR = KernelDispatchPlan::kResult;
-  if (isa<top::AddOp, top::SubOp, top::MulOp, top::DivOp, top::MaxOp,
-          top::MinOp>(op)) {
+  if (binaryOpOf(op) >= 0) {
     kn::BinaryShape s;
-    if (!binaryShapeOf(shapeOf(result), shapeOf(op->getOperand(0)),
-                       shapeOf(op->getOperand(1)), s)) {
+    if (!binaryShapeOf(shapeOf(result),
+                       {shapeOf(op->getOperand(0)), shapeOf(op->getOperand(1))},
+                       s)) {
       why = "its broadcast has more than 6 dims after merging";
       return std::nullopt;
     }
@@ -463,7 +486,16 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
   return plan;
 }
 
-unsigned fuseResidualAdds(ModuleOp module, func::FuncOp main) {
+namespace {
+
+/// Merges into the kernel dispatch before it each dispatch of one binary op
+/// that reads that dispatch's result (its only reader) and another value:
+/// one call, where the consumer was, of a function holding both ops, kept
+/// when planKernelDispatch plans it. `accept` says which (producer plan,
+/// consumer op) pairs to try. Returns how many were merged.
+unsigned fuseConsumers(
+    ModuleOp module, func::FuncOp main,
+    llvm::function_ref<bool(const KernelDispatchPlan &, Operation *)> accept) {
   unsigned fused = 0;
   SmallVector<func::CallOp> calls(main.getOps<func::CallOp>());
   llvm::DenseSet<Operation *> erased;
@@ -472,53 +504,56 @@ unsigned fuseResidualAdds(ModuleOp module, func::FuncOp main) {
         !call.getResult(0).hasOneUse())
       continue;
     Value produced = call.getResult(0);
-    auto addCall = dyn_cast<func::CallOp>(*produced.getUsers().begin());
-    if (!addCall || addCall->getNumResults() != 1)
+    auto useCall = dyn_cast<func::CallOp>(*produced.getUsers().begin());
+    if (!useCall || useCall->getNumResults() != 1)
       continue;
     auto fn = module.lookupSymbol<func::FuncOp>(call.getCallee());
-    auto addFn = module.lookupSymbol<func::FuncOp>(addCall.getCallee());
-    if (!fn || !addFn || fn == addFn || !fn->hasAttr(kDispatchAttr) ||
-        !addFn->hasAttr(kDispatchAttr))
+    auto useFn = module.lookupSymbol<func::FuncOp>(useCall.getCallee());
+    if (!fn || !useFn || fn == useFn || !fn->hasAttr(kDispatchAttr) ||
+        !useFn->hasAttr(kDispatchAttr))
       continue;
-    // The Add's dispatch: one top.Add of two arguments, returned.
-    top::AddOp add;
+    // The consumer's dispatch: one op of two arguments, returned.
+    Operation *cop = nullptr;
     bool more = false;
-    for (Operation &o : addFn.front()) {
-      if (auto a = dyn_cast<top::AddOp>(o))
-        more |= bool(add), add = a;
-      else if (!isa<func::ReturnOp>(o))
-        more = true;
+    for (Operation &o : useFn.front()) {
+      if (isa<func::ReturnOp>(o))
+        continue;
+      more |= cop != nullptr;
+      cop = &o;
     }
-    auto lhs = add ? dyn_cast<BlockArgument>(add.getLhs()) : BlockArgument();
-    auto rhs = add ? dyn_cast<BlockArgument>(add.getRhs()) : BlockArgument();
-    if (more || !lhs || !rhs)
+    if (more || !cop || cop->getNumOperands() != 2 || cop->getNumResults() != 1)
       continue;
-    Value l = addCall.getOperand(lhs.getArgNumber());
-    Value r = addCall.getOperand(rhs.getArgNumber());
+    auto lhs = dyn_cast<BlockArgument>(cop->getOperand(0));
+    auto rhs = dyn_cast<BlockArgument>(cop->getOperand(1));
+    if (!lhs || !rhs)
+      continue;
+    Value l = useCall.getOperand(lhs.getArgNumber());
+    Value r = useCall.getOperand(rhs.getArgNumber());
     if ((l == produced) == (r == produced))
       continue;
-    Value residual = l == produced ? r : l;
+    Value other = l == produced ? r : l;
     std::string why;
     std::optional<KernelDispatchPlan> producer = planKernelDispatch(fn, why);
-    if (!producer || producer->bindings.size() != size_t(kabi::kKernelBindings))
-      continue; // (only the GEMM and convolution kernels take a residual)
+    if (!producer || !accept(*producer, cop))
+      continue;
 
-    // The merged dispatch function: the kernel's op, then the Add.
-    // The residual is a new argument unless the call already passes it
-    // (then planKernelDispatch sees it is also the input, say, and does not
-    // write in place of it).
+    // The merged dispatch function: the producer's ops, then the consumer.
+    // The other value is a new argument unless the call already passes it
+    // (then the planner sees it is also, say, the input and does not write
+    // in place of it).
     OpBuilder mb(fn);
     SmallVector<Type> argTypes(fn.getArgumentTypes());
     SmallVector<Value> operands(call.getOperands());
-    auto *known = llvm::find(operands, residual);
-    unsigned residualArg = known - operands.begin();
+    auto *known = llvm::find(operands, other);
+    unsigned otherArg = known - operands.begin();
     if (known == operands.end()) {
-      argTypes.push_back(residual.getType());
-      operands.push_back(residual);
+      argTypes.push_back(other.getType());
+      operands.push_back(other);
     }
     auto merged = func::FuncOp::create(
-        mb, fn.getLoc(), (fn.getSymName() + "_Add").str(),
-        mb.getFunctionType(argTypes, addFn.getResultTypes()));
+        mb, fn.getLoc(),
+        (fn.getSymName() + "_" + cop->getName().stripDialect()).str(),
+        mb.getFunctionType(argTypes, useFn.getResultTypes()));
     merged.setPrivate();
     merged->setAttr(kDispatchAttr, mb.getUnitAttr());
     Block *entry = merged.addEntryBlock();
@@ -533,31 +568,42 @@ unsigned fuseResidualAdds(ModuleOp module, func::FuncOp main) {
       else
         b.clone(o, map);
     }
-    IRMapping addMap;
-    Value residualInside = entry->getArgument(residualArg);
-    addMap.map(lhs, l == produced ? inside : residualInside);
-    addMap.map(rhs, r == produced ? inside : residualInside);
-    Operation *addClone = b.clone(*add, addMap);
-    addClone->removeAttr("strata.impl");
-    func::ReturnOp::create(b, add.getLoc(), addClone->getResult(0));
+    IRMapping useMap;
+    Value otherInside = entry->getArgument(otherArg);
+    useMap.map(lhs, l == produced ? inside : otherInside);
+    useMap.map(rhs, r == produced ? inside : otherInside);
+    Operation *clone = b.clone(*cop, useMap);
+    clone->removeAttr("strata.impl");
+    func::ReturnOp::create(b, cop->getLoc(), clone->getResult(0));
     if (!planKernelDispatch(merged, why)) {
       merged.erase();
       continue;
     }
-    // One call where the Add was (every operand is defined by then).
-    OpBuilder cb(addCall);
+    // One call where the consumer was (every operand is defined by then).
+    OpBuilder cb(useCall);
     auto fusedCall =
-        func::CallOp::create(cb, addCall.getLoc(), merged, operands);
-    addCall.getResult(0).replaceAllUsesWith(fusedCall.getResult(0));
-    erased.insert(addCall);
-    addCall.erase();
+        func::CallOp::create(cb, useCall.getLoc(), merged, operands);
+    useCall.getResult(0).replaceAllUsesWith(fusedCall.getResult(0));
+    erased.insert(useCall);
+    useCall.erase();
     call.erase();
-    for (func::FuncOp f : {fn, addFn})
+    for (func::FuncOp f : {fn, useFn})
       if (SymbolTable::symbolKnownUseEmpty(f, module))
         f.erase();
     ++fused;
   }
   return fused;
+}
+
+} // namespace
+
+unsigned fuseResidualAdds(ModuleOp module, func::FuncOp main) {
+  // Only the GEMM and convolution kernels take a residual (five bindings).
+  return fuseConsumers(
+      module, main, [](const KernelDispatchPlan &p, Operation *consumer) {
+        return p.bindings.size() == size_t(kabi::kKernelBindings) &&
+               isa<top::AddOp>(consumer);
+      });
 }
 
 std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
