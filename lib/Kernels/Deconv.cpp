@@ -2,6 +2,8 @@
 
 #include "strata/Kernels/Deconv.h"
 
+#include "SizeChecks.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -37,28 +39,26 @@ int64_t floorDiv(int64_t a, int64_t b) {
 
 std::string checkDeconv2dShape(const Conv2dShape &s) {
   auto str = [](int64_t v) { return std::to_string(v); };
-  for (auto [name, v] : {std::pair<const char *, int64_t>{"N", s.n},
-                         {"C", s.c},
-                         {"H", s.h},
-                         {"W", s.w},
-                         {"OH", s.oh},
-                         {"OW", s.ow},
-                         {"O", s.o},
-                         {"KH", s.kh},
-                         {"KW", s.kw},
-                         {"SH", s.sh},
-                         {"SW", s.sw},
-                         {"DH", s.dh},
-                         {"DW", s.dw},
-                         {"G", s.g}})
-    if (v < 1 || v > (int64_t(1) << 30))
-      return std::string(name) + " is " + str(v) + ", must be in [1, 2^30]";
-  for (auto [name, v] : {std::pair<const char *, int64_t>{"PT", s.pt},
-                         {"PL", s.pl},
-                         {"PB", s.pb},
-                         {"PR", s.pr}})
-    if (v < 0 || v > (int64_t(1) << 30))
-      return std::string(name) + " is " + str(v) + ", must be in [0, 2^30]";
+  std::string sizes = detail::checkSizes({{"N", s.n},
+                                          {"C", s.c},
+                                          {"H", s.h},
+                                          {"W", s.w},
+                                          {"OH", s.oh},
+                                          {"OW", s.ow},
+                                          {"O", s.o},
+                                          {"KH", s.kh},
+                                          {"KW", s.kw},
+                                          {"SH", s.sh},
+                                          {"SW", s.sw},
+                                          {"DH", s.dh},
+                                          {"DW", s.dw},
+                                          {"G", s.g}},
+                                         1);
+  if (sizes.empty())
+    sizes = detail::checkSizes(
+        {{"PT", s.pt}, {"PL", s.pl}, {"PB", s.pb}, {"PR", s.pr}}, 0);
+  if (!sizes.empty())
+    return sizes;
   if (s.c % s.g || s.o % s.g)
     return "G = " + str(s.g) + " does not divide C = " + str(s.c) +
            " and O = " + str(s.o);

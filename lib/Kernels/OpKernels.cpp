@@ -3,6 +3,7 @@
 #include "strata/Kernels/OpKernels.h"
 
 #include "OpKernelsIsa.h"
+#include "SizeChecks.h"
 
 namespace strata::kernels {
 
@@ -46,26 +47,24 @@ std::string checkBinaryShape(const BinaryShape &s, int64_t &aElems,
 
 std::string checkPool2dShape(const Pool2dShape &s) {
   auto str = [](int64_t v) { return std::to_string(v); };
-  for (auto [name, v] : {std::pair<const char *, int64_t>{"N", s.n},
-                         {"C", s.c},
-                         {"H", s.h},
-                         {"W", s.w},
-                         {"OH", s.oh},
-                         {"OW", s.ow},
-                         {"KH", s.kh},
-                         {"KW", s.kw},
-                         {"SH", s.sh},
-                         {"SW", s.sw},
-                         {"DH", s.dh},
-                         {"DW", s.dw}})
-    if (v < 1 || v > (int64_t(1) << 30))
-      return std::string(name) + " is " + str(v) + ", must be in [1, 2^30]";
-  for (auto [name, v] : {std::pair<const char *, int64_t>{"PT", s.pt},
-                         {"PL", s.pl},
-                         {"PB", s.pb},
-                         {"PR", s.pr}})
-    if (v < 0 || v > (int64_t(1) << 30))
-      return std::string(name) + " is " + str(v) + ", must be in [0, 2^30]";
+  std::string sizes = detail::checkSizes({{"N", s.n},
+                                          {"C", s.c},
+                                          {"H", s.h},
+                                          {"W", s.w},
+                                          {"OH", s.oh},
+                                          {"OW", s.ow},
+                                          {"KH", s.kh},
+                                          {"KW", s.kw},
+                                          {"SH", s.sh},
+                                          {"SW", s.sw},
+                                          {"DH", s.dh},
+                                          {"DW", s.dw}},
+                                         1);
+  if (sizes.empty())
+    sizes = detail::checkSizes(
+        {{"PT", s.pt}, {"PL", s.pl}, {"PB", s.pb}, {"PR", s.pr}}, 0);
+  if (!sizes.empty())
+    return sizes;
   // Floor- or ceil-mode output size; every window starts inside the input
   // or its begin padding.
   auto fits = [](int64_t in, int64_t pb, int64_t pe, int64_t k, int64_t st,

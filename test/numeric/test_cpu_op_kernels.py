@@ -1,6 +1,7 @@
-"""The memory-bound runtime kernels (binary with broadcasting, softmax and
-layer norm over the last axis, max/avg/global-avg pooling; lib/Kernels/
-OpKernels*) compiled from Top ops: `strata inspect --json` shows the kernel
+"""The runtime kernels beyond the GEMM (binary with broadcasting, softmax and
+layer norm over the last axis, max/avg/global-avg pooling, transposed
+convolution; lib/Kernels/OpKernels*, Deconv.cpp) compiled from Top ops, and
+residual Adds fused into the GEMM/convolution kernels (at the end): `strata inspect --json` shows the kernel
 dispatch, and `strata run` matches a float64 numpy reference (rtol 1e-5,
 atol 1e-5; tighter where stated) on every ISA path this CPU has at 1
 thread and the best one at 2 threads, with odd sizes (vector tails), broadcasts, pads, strides, dilation
@@ -56,6 +57,21 @@ func.func @main({args}) -> ({ty(out_shape)} {{top.name = "y"}}) {{
 """
 
 
+def run_isas(tmp_path, art, inputs, want, rtol, atol):
+    """Runs `art` on every ISA at 1 thread and the best at 2 and compares
+    each output in `want` (name -> float64 reference)."""
+    np.savez(tmp_path / "in.npz", **inputs)
+    for isa, threads in [(i, 1) for i in ISAS] + [(ISAS[-1], 2)]:
+        env = dict(os.environ, STRATA_CPU_ISA=isa)
+        r = strata("run", art, "--input", tmp_path / "in.npz", "--output",
+                   tmp_path / "out.npz", "--threads", threads, env=env)
+        assert r.returncode == 0, r.stderr
+        with np.load(tmp_path / "out.npz") as z:
+            for name, w in want.items():
+                np.testing.assert_allclose(z[name], w, rtol=rtol, atol=atol,
+                                           err_msg=f"{name}: {isa}, {threads} threads")
+
+
 def check(tmp_path, inputs, body, want, kernel, rtol=1e-5, atol=1e-5):
     m = tmp_path / "m.mlir"
     m.write_text(model(inputs, body, want.shape))
@@ -66,16 +82,7 @@ def check(tmp_path, inputs, body, want, kernel, rtol=1e-5, atol=1e-5):
     assert r.returncode == 0, r.stderr
     ds = json.loads(r.stdout)["variants"][0]["dispatches"]
     assert [(d["kind"], d["symbol"]) for d in ds] == [("kernel", kernel)], ds
-    np.savez(tmp_path / "in.npz", **inputs)
-    # Every ISA at 1 thread, the best one at 2.
-    for isa, threads in [(i, 1) for i in ISAS] + [(ISAS[-1], 2)]:
-        env = dict(os.environ, STRATA_CPU_ISA=isa)
-        r = strata("run", art, "--input", tmp_path / "in.npz", "--output",
-                   tmp_path / "out.npz", "--threads", threads, env=env)
-        assert r.returncode == 0, r.stderr
-        with np.load(tmp_path / "out.npz") as z:
-            np.testing.assert_allclose(z["y"], want, rtol=rtol, atol=atol,
-                                       err_msg=f"{isa}, {threads} threads")
+    run_isas(tmp_path, art, inputs, {"y": want}, rtol, atol)
 
 
 BINARY = [("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply),
@@ -225,3 +232,167 @@ def test_deconv2d(tmp_path, k, s, pads, opad, group):
             f": ({ty(x.shape)}, {ty(w.shape)}, {ty(b.shape)}) -> {ty(want.shape)}")
     check(tmp_path, {"x": x, "w": w, "b": b}, body, want, "deconv2d_gemm_f32",
           rtol=1e-4, atol=1e-4)
+
+
+#===----------------------------------------------------------------------===#
+# Residual Adds fused into the GEMM/convolution kernels' epilogue
+# (fuseResidualAdds): the compiled model reports the fusion, `strata inspect
+# --json` shows binding 4 and whether the result went in place of the
+# residual, and `strata run` matches float64 numpy (rtol 1e-4, atol 1e-4) on
+# every ISA at 1 thread and the best at 2. Covers K over one K block (256) in place, a
+# 3x3 im2col convolution, a batched MatMul, and a residual that is also the
+# input.
+#===----------------------------------------------------------------------===#
+
+
+def aty(a):
+    return ty(a.shape)
+
+
+def weight(name, a):
+    hexdata = a.astype("<f4").tobytes().hex().upper()
+    return (f'%{name} = top.Weight() {{name = "{name}", value = dense<"0x{hexdata}"> '
+            f": {aty(a)}}} : () -> {aty(a)}")
+
+
+def conv(name, x, w, ty_x, ty_y, pad, extra=""):
+    k = w.shape[2]
+    return (f"top.Conv({x}, %{name}, %n) {{kernel_shape = array<i64: {k}, {k}>, "
+            f"strides = array<i64: 1, 1>, pads = array<i64: {pad}, {pad}, {pad}, {pad}>, "
+            f"dilations = array<i64: 1, 1>, group = 1{extra}}} "
+            f": ({ty_x}, {aty(w)}, none) -> {ty_y}")
+
+
+def conv_ref(x, w, pad):
+    """float64 NCHW stride-1 convolution."""
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    o, c, k, _ = w.shape
+    n, _, h, wd = x.shape
+    oh, ow = h - k + 1, wd - k + 1
+    y = np.zeros((n, o, oh, ow))
+    for ky in range(k):
+        for kx in range(k):
+            y += np.einsum("nchw,oc->nohw", x[:, :, ky:ky + oh, kx:kx + ow], w[:, :, ky, kx])
+    return y
+
+
+def run_everywhere(tmp_path, text, inputs, want, fused):
+    path = tmp_path / "m.mlir"
+    path.write_text(text)
+    art = tmp_path / "m.strata"
+    r = strata("compile", path, "--target", "cpu", "-o", art, "--no-optimize", "--report")
+    assert r.returncode == 0, r.stderr
+    assert f"residual adds fused into a kernel epilogue: {fused}" in r.stdout, r.stdout
+    r = strata("inspect", art, "--json")
+    assert r.returncode == 0, r.stderr
+    variant = json.loads(r.stdout)["variants"][0]
+    run_isas(tmp_path, art, inputs, want, 1e-4, 1e-4)
+    return variant
+
+
+def kernel_dispatches(variant):
+    return [d for d in variant["dispatches"] if d["kind"] == "kernel"]
+
+
+def test_conv_residual_in_place_over_several_k_blocks(tmp_path):
+    # y0 = conv1x1(x) (K = 300 > 256), y1 = relu(conv3x3(y0)),
+    # y2 = relu(conv3x3(y1) + y0) written over y0 (K = 2700: the in-place
+    # form accumulates over several K blocks), y3 = conv1x1(y2) + y2 (the
+    # residual is also the input: a separate output).
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((1, 300, 7, 9)).astype(np.float32)
+    w0 = (rng.standard_normal((300, 300, 1, 1)) * 0.05).astype(np.float32)
+    w1 = (rng.standard_normal((300, 300, 3, 3)) * 0.02).astype(np.float32)
+    w2 = (rng.standard_normal((300, 300, 1, 1)) * 0.05).astype(np.float32)
+    y0 = conv_ref(x, w0, 0)
+    y1 = np.maximum(conv_ref(y0, w1, 1), 0)
+    y2 = np.maximum(conv_ref(y1, w1, 1) + y0, 0)
+    y3 = conv_ref(y2, w2, 0) + y2
+    t = aty(y0)
+    text = f"""
+func.func @main(%x_arg: {aty(x)} {{top.name = "x"}}) -> ({t} {{top.name = "y"}}) {{
+  %x = top.Input(%x_arg) : ({aty(x)}) -> {aty(x)}
+  %n = top.None() : () -> none
+  {weight("w0", w0)}
+  {weight("w1", w1)}
+  {weight("w2", w2)}
+  %0 = {conv("w0", "%x", w0, aty(x), t, 0)}
+  %1 = {conv("w1", "%0", w1, t, t, 1, ", do_relu = true")}
+  %2 = {conv("w1", "%1", w1, t, t, 1)}
+  %3 = top.Add(%0, %2) {{do_relu = true}} : ({t}, {t}) -> {t}
+  %4 = {conv("w2", "%3", w2, t, t, 0)}
+  %5 = top.Add(%4, %3) : ({t}, {t}) -> {t}
+  return %5 : {t}
+}}
+"""
+    variant = run_everywhere(tmp_path, text, {"x": x}, {"y": y3}, fused=2)
+    ks = kernel_dispatches(variant)
+    assert [d["symbol"] for d in ks] == ["conv2d_1x1_gemm_f32", "conv2d_im2col_gemm_f32",
+                                         "conv2d_im2col_gemm_f32", "conv2d_1x1_gemm_f32"]
+    # The second 3x3 conv's result goes over y0, its residual.
+    b = ks[2]["bindings"]
+    assert b[3] == b[4] == ks[0]["bindings"][3], b
+    # The last reads y2 as input and residual: a separate output.
+    b = ks[3]["bindings"]
+    assert b[0] == b[4] and b[3] != b[4], b
+
+
+def test_batched_matmul_residual(tmp_path):
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((3, 29, 40)).astype(np.float32)
+    w = rng.standard_normal((40, 45)).astype(np.float32)
+    bias = rng.standard_normal(45).astype(np.float32)
+    r = rng.standard_normal((3, 29, 45)).astype(np.float32)
+    y = np.maximum(a.astype(np.float64) @ w + bias + r, 0)
+    text = f"""
+func.func @main(%a_arg: {aty(a)} {{top.name = "a"}}, %r_arg: {aty(r)} {{top.name = "r"}}) -> ({aty(y)} {{top.name = "y"}}) {{
+  %a = top.Input(%a_arg) : ({aty(a)}) -> {aty(a)}
+  %r = top.Input(%r_arg) : ({aty(r)}) -> {aty(r)}
+  {weight("w", w)}
+  {weight("b", bias)}
+  %0 = top.MatMul(%a, %w, %b) : ({aty(a)}, {aty(w)}, {aty(bias)}) -> {aty(y)}
+  %1 = top.Add(%r, %0) {{do_relu = true}} : ({aty(y)}, {aty(y)}) -> {aty(y)}
+  return %1 : {aty(y)}
+}}
+"""
+    variant = run_everywhere(tmp_path, text, {"a": a, "r": r}, {"y": y}, fused=1)
+    (k,) = kernel_dispatches(variant)
+    assert k["params"][-5:] == [1, 1, 0, 0, 1], k["params"]
+
+
+@pytest.mark.parametrize("relu_first", [False, True])
+def test_activation_before_the_add_is_not_fused(tmp_path, relu_first):
+    # relu(conv(x)) + r is not relu-free conv + r: fused only without it.
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 5, 6, 6)).astype(np.float32)
+    w = rng.standard_normal((7, 5, 3, 3)).astype(np.float32)
+    r = rng.standard_normal((1, 7, 6, 6)).astype(np.float32)
+    y = conv_ref(x, w, 1)
+    y = (np.maximum(y, 0) if relu_first else y) + r
+    extra = ", do_relu = true" if relu_first else ""
+    text = f"""
+func.func @main(%x_arg: {aty(x)} {{top.name = "x"}}, %r_arg: {aty(r)} {{top.name = "r"}}) -> ({aty(y)} {{top.name = "y"}}) {{
+  %x = top.Input(%x_arg) : ({aty(x)}) -> {aty(x)}
+  %r = top.Input(%r_arg) : ({aty(r)}) -> {aty(r)}
+  %n = top.None() : () -> none
+  {weight("w", w)}
+  %0 = {conv("w", "%x", w, aty(x), aty(y), 1, extra)}
+  %1 = top.Add(%0, %r) : ({aty(y)}, {aty(y)}) -> {aty(y)}
+  return %1 : {aty(y)}
+}}
+"""
+    path = tmp_path / "m.mlir"
+    path.write_text(text)
+    if relu_first:
+        r2 = strata("compile", path, "--target", "cpu", "-o", tmp_path / "m.strata",
+                    "--no-optimize", "--report")
+        assert r2.returncode == 0, r2.stderr
+        assert "residual adds fused" not in r2.stdout, r2.stdout
+        np.savez(tmp_path / "in.npz", x=x, r=r)
+        r2 = strata("run", tmp_path / "m.strata", "--input", tmp_path / "in.npz",
+                    "--output", tmp_path / "out.npz")
+        assert r2.returncode == 0, r2.stderr
+        with np.load(tmp_path / "out.npz") as z:
+            np.testing.assert_allclose(z["y"], y, rtol=1e-4, atol=1e-4)
+    else:
+        run_everywhere(tmp_path, text, {"x": x, "r": r}, {"y": y}, fused=1)
