@@ -76,7 +76,7 @@ std::string checkPool2dShape(const Pool2dShape &s);
 /// Max (padding never wins; NaN propagates) or average (divisor: the
 /// window's positions inside the input, or inside input + explicit pads
 /// when `countIncludePad`; 0 gives 0) over planes [begin, end) of N*C.
-/// False when the padded plane cannot be allocated.
+/// Reads the input in place (no scratch); returns true.
 bool maxPool2d(const Pool2dShape &s, const float *x, float *y, PostClamp clamp,
                float limit, int64_t begin, int64_t end, Isa isa = activeIsa());
 bool avgPool2d(const Pool2dShape &s, bool countIncludePad, const float *x,
