@@ -3,7 +3,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 LLVM_BIN := /usr/lib/llvm-22/bin
 
-.PHONY: all setup configure build build-asan demo test test-equiv-big test-asan-numeric python python-stubs clean
+.PHONY: all setup configure build build-asan demo test test-equiv-big test-npuhl-models test-asan-numeric python python-stubs clean
 
 all: build
 
@@ -47,6 +47,11 @@ python-stubs: python
 # PP-OCRv4 det/rec, ResNet-50 and the BERT-style encoder (a few minutes).
 test-equiv-big: build
 	STRATA_BIN_DIR=$(CURDIR)/$(BUILD)/bin STRATA_EQUIV_BIG=1 .venv/bin/python -m pytest -q test/equiv
+
+# int8 ResNet-50 and MobileNetV2 (NCHW and NHWC inputs) converted to the
+# NPU's HL dialect: the same bytes as the Top int8 model (docs/npu.md; minutes).
+test-npuhl-models: build
+	STRATA_BIN_DIR=$(CURDIR)/$(BUILD)/bin STRATA_NPUHL_MODELS=1 .venv/bin/python -m pytest -q test/npuhl/test_npuhl_models.py
 
 # Every numeric test and real model against the ASan + UBSan build (make test
 # runs the numeric tests and the three small models; this adds PP-OCRv4 det/rec,

@@ -4,11 +4,13 @@
 // Writes small .strata files covering the format: kernel-only models (copy,
 // add_f32, matmul_f32 with constants), two variants over a dynamic dim,
 // quantization params, several outputs, no inputs, and a model whose
-// executable is not ELF (the fuzzer never gets real code to load).
+// executable is not ELF (the fuzzer never gets real code to load), and a
+// model whose one dispatch runs an NPU program on npu-sim (docs/npu-sim.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "strata/Artifact/ArtifactWriter.h"
+#include "strata/NpuSim/NpuProgram.h"
 
 #include <cstdio>
 #include <string>
@@ -112,7 +114,10 @@ int main(int argc, char **argv) {
     w.addInput({"x", DType::F32, {4}, std::nullopt});
     w.addOutput({"y", DType::F32, {4}, std::nullopt});
     w.addExecutable("kernels", "cpu", "elf-x86_64",
-                    std::string("\x7f" "ELF not really", 14), {"f"});
+                    std::string("\x7f"
+                                "ELF not really",
+                                14),
+                    {"f"});
     VariantSpec v;
     v.inputShapes = {{4}};
     v.outputShapes = {{4}};
@@ -125,6 +130,45 @@ int main(int argc, char **argv) {
     v.dispatches = {d};
     w.addVariant(v);
     ok &= write(dir, "native", w);
+  }
+  { // An NPU program on npu-sim: y = requant(x + x), int8 [16].
+    namespace sim = strata::npusim;
+    sim::Program p;
+    p.name = "add";
+    p.bindings = {{"x", 16, false}, {"y", 16, true}};
+    sim::Task load, add, wait, store;
+    load.kind = sim::TaskKind::DmaLoad;
+    load.dma = {0, 0, 0, 1, {16}, {1}, {1}};
+    add.kind = sim::TaskKind::Slice;
+    add.slice.kernel = sim::KernelKind::Add;
+    add.slice.input = {0, {16}, {1}};
+    add.slice.input2 = {0, {16}, {1}};
+    add.slice.output = {64, {16}, {1}};
+    add.slice.inputMultiplier = add.slice.input2Multiplier = 1 << 30;
+    add.slice.inputShift = add.slice.input2Shift = 30;
+    add.slice.multiplier = 1 << 30;
+    add.slice.shift = 30;
+    store.kind = sim::TaskKind::DmaStore;
+    store.dma = {1, 0, 64, 1, {16}, {1}, {1}};
+    p.segments = {{{load, wait, add, wait, store}}};
+    std::vector<uint8_t> code = sim::encodeProgram(p);
+    ArtifactWriter w("npu", "seed");
+    w.addInput({"x", DType::I8, {16}, std::nullopt});
+    w.addOutput({"y", DType::I8, {16}, std::nullopt});
+    w.addExecutable("add", "npu-sim", "strata-npu-program",
+                    std::string(code.begin(), code.end()), {"add"});
+    VariantSpec v;
+    v.inputShapes = {{16}};
+    v.outputShapes = {{16}};
+    v.buffers = {{BufferKind::Input, 0, 0, 16, DType::I8, {16}},
+                 {BufferKind::Output, 0, 0, 16, DType::I8, {16}}};
+    DispatchSpec d;
+    d.device = "npu-sim";
+    d.symbol = "add";
+    d.bindings = {0, 1};
+    v.dispatches = {d};
+    w.addVariant(v);
+    ok &= write(dir, "npu", w);
   }
   return ok ? 0 : 1;
 }

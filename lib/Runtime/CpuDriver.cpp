@@ -2,6 +2,7 @@
 
 #include "CpuDriver.h"
 #include "CpuKernels.h"
+#include "strata/Kernels/KernelAbi.h"
 #include "strata/Runtime/ThreadPool.h"
 
 #include <atomic>
@@ -281,6 +282,8 @@ public:
       return std::make_unique<CpuFunction>(fn, "function '" + request.symbol +
                                                    "'");
     }
+    if (kernels::kabi::isOneDnnKernel(request.symbol))
+      return prepareOneDnnKernel(request, error);
     const CpuKernel *k = findCpuKernel(request.symbol);
     if (!k) {
       error = "unknown kernel '" + request.symbol +

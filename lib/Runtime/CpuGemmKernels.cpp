@@ -13,6 +13,7 @@
 
 #include "strata/Kernels/Conv.h"
 #include "strata/Kernels/KernelAbi.h"
+#include "strata/Kernels/Winograd.h"
 
 #include <algorithm>
 
@@ -205,17 +206,21 @@ kn::Conv2dShape conv1x1Shape(const int64_t *p) {
   return kabi::convShapeFromParams(kabi::kConv1x1, p);
 }
 
+/// `packedBytes`: the size of the packed weight (the GEMM's packed filter,
+/// or Winograd's transformed one), 0 on overflow.
 bool checkConvBindings(const std::vector<BufferInfo> &b,
                        const kn::Conv2dShape &s, bool packed,
-                       const int64_t *epilogue, std::string &error) {
+                       const int64_t *epilogue, std::string &error,
+                       uint64_t (*packedBytes)(const kn::Conv2dShape &) =
+                           kn::packedConvFilterBytes) {
   std::string why = kn::checkConv2dShape(s);
   if (!why.empty()) {
     error = why;
     return false;
   }
   if (packed) {
-    uint64_t bytes = kn::packedConvFilterBytes(s);
-    if (b[kWeight].size < bytes) {
+    uint64_t bytes = packedBytes(s);
+    if (bytes == 0 || b[kWeight].size < bytes) {
       error = "binding 1 (packed filter) has " +
               std::to_string(b[kWeight].size) + " bytes, the params need " +
               std::to_string(bytes);
@@ -306,6 +311,48 @@ bool convDepthwiseCheck(const std::vector<BufferInfo> &b,
   return true;
 }
 
+// Winograd F(4x4, 3x3): [geometry (18), filter_packed, epilogue, tile_hw].
+// Workgroups split the (image, tile block, output-channel chunk) units.
+
+int convWinogradKernel(void *const *bindings, const int64_t *p, int64_t id,
+                       int64_t count) {
+  kn::Conv2dShape s = convShape(p);
+  kn::WinogradSplit ws = kn::winogradSplit(s, p[kabi::kConvParams], count);
+  int64_t begin, end;
+  split(kn::winogradUnits(s, ws), id, count, begin, end);
+  // Fails (1) only when its scratch cannot be allocated.
+  return kn::conv2dWinograd(s, static_cast<const float *>(bindings[kIn]),
+                            static_cast<const float *>(bindings[kWeight]),
+                            p[kabi::kConvStrategyParams] != 0,
+                            epilogueFrom(p + kabi::kConvStrategyParams + 1,
+                                         bindings[kBias], kn::BiasMode::PerRow,
+                                         bindings[kResidual], s.oh * s.ow),
+                            static_cast<float *>(bindings[kOut]), ws, begin,
+                            end)
+             ? 0
+             : 1;
+}
+bool convWinogradCheck(const std::vector<BufferInfo> &b,
+                       const std::vector<int64_t> &p, std::string &error) {
+  kn::Conv2dShape s = convShape(p.data());
+  std::string why = kn::checkWinogradShape(s);
+  if (!why.empty()) {
+    error = why;
+    return false;
+  }
+  int64_t packed = p[kabi::kConvStrategyParams], tileHw = p[kabi::kConvParams];
+  if (!checkPackedFlag(packed, error))
+    return false;
+  if (tileHw < 1 || tileHw > kn::kWinogradMaxBlockTiles) {
+    error = "tile_hw is " + std::to_string(tileHw) + ", must be in [1, " +
+            std::to_string(kn::kWinogradMaxBlockTiles) + "]";
+    return false;
+  }
+  return checkConvBindings(b, s, packed != 0,
+                           p.data() + kabi::kConvStrategyParams + 1, error,
+                           kn::winogradFilterBytes);
+}
+
 constexpr unsigned kWritesOut = 1u << kOut;
 const CpuKernel kGemmKernels[] = {
     {kabi::kMatmulGemm, kabi::kKernelBindings, kabi::kMatmulParams, kWritesOut,
@@ -320,6 +367,8 @@ const CpuKernel kGemmKernels[] = {
      convIm2colCheck, convIm2colKernel},
     {kabi::kConvDepthwise, kabi::kKernelBindings, kabi::kConvParams, kWritesOut,
      convDepthwiseCheck, convDepthwiseKernel},
+    {kabi::kConvWinograd, kabi::kKernelBindings, kabi::kConvWinogradParams,
+     kWritesOut, convWinogradCheck, convWinogradKernel},
 };
 
 } // namespace

@@ -135,6 +135,8 @@ std::string cpuKernelNames() {
     names += ", " + std::string(k.name);
   for (const CpuKernel &k : opKernels())
     names += ", " + std::string(k.name);
+  if (runtimeHasOneDnn()) // prepared by prepareOneDnnKernel, not the table
+    names += ", onednn_conv2d_f32, onednn_matmul_f32";
   return names;
 }
 

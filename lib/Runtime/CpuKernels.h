@@ -14,6 +14,7 @@
 
 #include "strata/Runtime/HAL.h"
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -48,6 +49,15 @@ void split(int64_t n, int64_t id, int64_t count, int64_t &begin, int64_t &end);
 /// with `error` naming the binding (`what`) otherwise.
 bool needBytes(const std::vector<BufferInfo> &b, size_t i, int64_t count,
                uint64_t elemSize, const char *what, std::string &error);
+
+/// Prepares a oneDNN-backed kernel (kabi::isOneDnnKernel names;
+/// CpuOneDnnKernels.cpp): its primitives are created here, once. Null with
+/// `error` set when the runtime was built without oneDNN or the dispatch is
+/// invalid.
+std::unique_ptr<Function> prepareOneDnnKernel(const DispatchRequest &request,
+                                              std::string &error);
+/// Whether this runtime runs the oneDNN kernels.
+bool runtimeHasOneDnn();
 
 /// The kernel named `name`, or null.
 const CpuKernel *findCpuKernel(std::string_view name);

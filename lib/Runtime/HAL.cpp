@@ -2,6 +2,7 @@
 
 #include "strata/Runtime/HAL.h"
 #include "CpuDriver.h"
+#include "NpuSimDriver.h"
 
 #include <mutex>
 
@@ -25,6 +26,7 @@ Registry &registry() {
   static Registry *r = [] {
     auto *reg = new Registry;
     reg->drivers.push_back(createCpuDriver());
+    reg->drivers.push_back(createNpuSimDriver());
     return reg;
   }();
   return *r;

@@ -5,12 +5,14 @@
 // / batched: strata/Kernels/KernelAbi.h, whose param lists start with the
 // ones here); an op whose kernel the runtime lacks is compiled by codegen.
 // Priorities (higher wins): 30 pointwise-conv GEMM, 25 depthwise / GEMV,
-// 20 GEMM, 15 batched GEMM, 10 the general kernels, 5 Winograd (not
-// written yet), 0 the codegen fallback.
+// 20 GEMM, 15 batched GEMM, 12 Winograd, 10 the general kernels, 0 the
+// codegen fallback; the oneDNN candidates (when built) sit below the hand
+// kernels they compete with.
 //
 //===----------------------------------------------------------------------===//
 
 #include "strata/Strategy/CpuStrategies.h"
+#include "strata/Strategy/OptionalLibraries.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -66,6 +68,15 @@ static std::vector<KernelParam> window2dParams(bool withFilter) {
   return ps;
 }
 
+/// The batched matmul kernels' params: B (the output's leading dims), M, N,
+/// K, transpose_b.
+static std::vector<KernelParam> batchedMatmulParams() {
+  return {p("B", ParamSource::dimProduct(out(0), 0, -2)),
+          dimParam("M", out(0), -2), dimParam("N", out(0), -1),
+          dimParam("K", in(0), -1),
+          p("transpose_b", ParamSource::attrInt("right_transpose"))};
+}
+
 Error registerGenericStrategies(StrategyRegistry &registry) {
   Implementation codegen;
   codegen.name = kCodegenImplName;
@@ -106,20 +117,25 @@ static Error registerConv(StrategyRegistry &r) {
       Lowering::kernelCall("conv2d_depthwise_f32", geometry),
       {{"tile_w", 8}},
       ""};
-  // F(2x2, 3x3) pays off once there are enough channels to amortize the
-  // input and output transforms. Below im2col until the kernel exists (a
-  // tuning record can still pick it).
+  // Winograd F(4x4, 3x3) (lib/Kernels/Winograd.cpp): 4x fewer
+  // multiplications than direct, transforms amortized over the channels.
+  // Above im2col (and oneDNN) where it measured faster: ResNet-50's 3x3
+  // layers with outputs of 56, 28 and 14 squared (2.6-2.9x faster than
+  // im2col); at 7x7 its four tiles leave the GEMMs too narrow and it is
+  // slower, hence the output-size clauses (docs/cpu-kernels.md).
   Implementation winograd{
-      "conv2d.winograd_f23",
-      5,
+      "conv2d.winograd_f43",
+      12,
       f32 &&
           Condition{Clause::attrAllEqual("kernel_shape", 3),
                     Clause::attrAllEqual("strides", 1),
                     Clause::attrAllEqual("dilations", 1),
                     Clause::attrEq("group", AttrValue::integer(1)),
-                    dimIs(in(0), 1, Cmp::Ge, 16), dimIs(in(1), 0, Cmp::Ge, 16)},
-      Lowering::kernelCall("conv2d_winograd_f23_f32", geometry),
-      {{"tile_o", 16}, {"tile_hw", 64}},
+                    dimIs(in(0), 1, Cmp::Ge, 16), dimIs(in(1), 0, Cmp::Ge, 16),
+                    dimIs(out(0), 2, Cmp::Ge, 14),
+                    dimIs(out(0), 3, Cmp::Ge, 14)},
+      Lowering::kernelCall("conv2d_winograd_f43_f32", geometry),
+      {{"tile_hw", 32}},
       ""};
   Implementation im2col{
       "conv2d.im2col_gemm",
@@ -180,12 +196,7 @@ static Error registerMatMul(StrategyRegistry &r) {
       "matmul.batched_gemm_f32",
       15,
       f32,
-      Lowering::kernelCall(
-          "matmul_batched_gemm_f32",
-          {p("B", ParamSource::dimProduct(out(0), 0, -2)),
-           dimParam("M", out(0), -2), dimParam("N", out(0), -1),
-           dimParam("K", in(0), -1),
-           p("transpose_b", ParamSource::attrInt("right_transpose"))}),
+      Lowering::kernelCall("matmul_batched_gemm_f32", batchedMatmulParams()),
       {{"tile_m", 32}, {"tile_n", 128}, {"tile_k", 256}},
       ""};
   for (Implementation *impl : {&gemv, &gemmF32, &gemmInt8, &batched})
@@ -340,20 +351,63 @@ Error registerCpuStrategies(StrategyRegistry &registry) {
   return std::nullopt;
 }
 
+/// oneDNN's convolution and matmul primitives (kernels in
+/// lib/Runtime/CpuOneDnnKernels.cpp). Same params as the hand kernels they
+/// compete with; priorities 7 (Conv, below im2col's 10) and 12 (MatMul,
+/// below the batched GEMM's 15), so by default the hand kernels win and a
+/// tuning record decides per shape.
+Error registerOneDnnStrategies(StrategyRegistry &r) {
+  Condition conv2d = {Clause::rank(in(0), 4), nchw()};
+  Condition f32 = {dtypeIs(in(0), {"f32"}), dtypeIs(in(1), {"f32"})};
+  std::vector<KernelParam> geometry = window2dParams(/*withFilter=*/true);
+  geometry.push_back(p("G", ParamSource::attrInt("group")));
+  Implementation conv{"conv2d.onednn_f32",
+                      7,
+                      f32,
+                      Lowering::kernelCall("onednn_conv2d_f32", geometry),
+                      {},
+                      "onednn"};
+  if (Error e = r.addForTarget("top.Conv", kCpu, std::move(conv), conv2d))
+    return e;
+  Implementation matmul{
+      "matmul.onednn_f32",
+      12,
+      f32,
+      Lowering::kernelCall("onednn_matmul_f32", batchedMatmulParams()),
+      {},
+      "onednn"};
+  return r.addForTarget("top.MatMul", kCpu, std::move(matmul));
+}
+
+StrategyRegistry
+buildRegistry(const std::vector<std::string> &optionalLibraries) {
+  auto has = [&](const char *lib) {
+    for (const std::string &l : optionalLibraries)
+      if (l == lib)
+        return true;
+    return false;
+  };
+  StrategyRegistry r;
+  Error e = registerGenericStrategies(r);
+  if (!e)
+    e = registerCpuStrategies(r);
+  if (!e)
+    e = registerLibraryProvider(
+        r, {"onednn", has("onednn"), registerOneDnnStrategies});
+  if (e) {
+    std::fprintf(stderr, "strata: built-in strategy table: %s\n", e->c_str());
+    std::abort();
+  }
+  return r;
+}
+
 const StrategyRegistry &builtinRegistry() {
   static const StrategyRegistry registry = [] {
-    StrategyRegistry r;
-    Error e = registerGenericStrategies(r);
-    if (!e)
-      e = registerCpuStrategies(r);
-    // Optional-library providers go here, e.g.
-    //   registerLibraryProvider(r, {"onednn", libraryFoundAtBuild("onednn"),
-    //                               registerOneDnnStrategies});
-    if (e) {
-      std::fprintf(stderr, "strata: built-in strategy table: %s\n", e->c_str());
-      std::abort();
-    }
-    return r;
+    std::vector<std::string> found;
+    for (const char *lib : kOptionalLibrariesFound)
+      if (lib)
+        found.push_back(lib);
+    return buildRegistry(found);
   }();
   return registry;
 }

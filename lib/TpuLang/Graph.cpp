@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -168,10 +169,15 @@ Type mlirTypeOf(Graph &g, TensorImpl &t, const std::string &op) {
                        zps.empty() ? 0 : zps[0], qmin, qmax));
     }
     const FloatList &scales = std::get<FloatList>(*t.scale);
-    if (t.shape.size() < 2 || t.shape[1] != static_cast<int64_t>(scales.size()))
+    int64_t axis = t.quantAxis;
+    if (static_cast<int64_t>(t.shape.size()) <= axis ||
+        t.shape[axis] != static_cast<int64_t>(scales.size()))
       (Msg() << op << ": tensor '" << t.name << "' has " << scales.size()
              << " per-channel scales but shape " << t.shape
-             << " (one scale per index of dim 1 is needed)")
+             << " (one scale per index of dim " << axis << " is needed"
+             << (axis == 0 ? ", the output channels of a convolution weight"
+                           : "")
+             << ")")
           .raise();
     if (zps.empty())
       zps.assign(scales.size(), 0);
@@ -181,12 +187,28 @@ Type mlirTypeOf(Graph &g, TensorImpl &t, const std::string &op) {
       (Msg() << op << ": tensor '" << t.name << "' has " << scales.size()
              << " scales but " << zps.size() << " zero points")
           .raise();
-    return RankedTensorType::get(
-        t.shape, quant::UniformQuantizedPerAxisType::get(
-                     flags, storage, expressed, scales, zps,
-                     /*quantizedDimension=*/1, qmin, qmax));
+    return RankedTensorType::get(t.shape,
+                                 quant::UniformQuantizedPerAxisType::get(
+                                     flags, storage, expressed, scales, zps,
+                                     static_cast<int32_t>(axis), qmin, qmax));
   }
   return RankedTensorType::get(t.shape, elem);
+}
+
+void setQuantAxis(const std::string &op, const std::string &param,
+                  const Tensor &tensor, int64_t axis) {
+  const std::shared_ptr<TensorImpl> &t = Access::impl(tensor);
+  if (t->quantAxis == axis)
+    return;
+  bool placed = t->graphId != 0 || t->produced;
+  if (placed && t->scale && std::holds_alternative<FloatList>(*t->scale))
+    (Msg() << op << ": parameter '" << param << "' ('" << t->name
+           << "') is already in the graph quantized per channel along dim "
+           << t->quantAxis << "; as '" << param << "' its scales run along dim "
+           << axis)
+        .raise();
+  if (!placed)
+    t->quantAxis = axis;
 }
 
 Value valueOf(const std::string &op, const Tensor &tensor) {
@@ -315,6 +337,7 @@ std::vector<Tensor> finishOp(const std::string &op, Operation *created,
       impl->scale = FloatList(q.getScales().begin(), q.getScales().end());
       impl->zeroPoint =
           IntList(q.getZeroPoints().begin(), q.getZeroPoints().end());
+      impl->quantAxis = q.getQuantizedDimension();
     }
     if (created->getNumResults() > 1)
       g.names.insert(impl->name);
@@ -533,6 +556,14 @@ const std::optional<IntOrList> &Tensor::zero_point() const {
 void Tensor::quantization(std::optional<FloatOrList> scale,
                           std::optional<IntOrList> zero_point) {
   const std::string op = "quantization";
+  // TPU-MLIR's TpuLang keeps the magnitude of a scale (a sign is dropped).
+  if (scale) {
+    if (auto *s = std::get_if<double>(&*scale))
+      *s = std::fabs(*s);
+    else
+      for (double &s : std::get<FloatList>(*scale))
+        s = std::fabs(s);
+  }
   bool changes = (scale && scale != impl->scale) ||
                  (zero_point && zero_point != impl->zeroPoint);
   if (!changes)
@@ -557,9 +588,10 @@ void Tensor::quantization(std::optional<FloatOrList> scale,
              << impl->name << "' is " << impl->dtype)
           .raise();
     auto check = [&](double s) {
-      if (!(s > 0))
+      if (!(s > 0) || !std::isfinite(s))
         (Msg() << op << ": parameter 'scale' value " << s
-               << " must be > 0 (tensor '" << impl->name << "')")
+               << " must be non-zero and finite (tensor '" << impl->name
+               << "')")
             .raise();
     };
     if (auto *s = std::get_if<double>(&*scale))

@@ -34,6 +34,9 @@ struct TensorImpl {
   std::optional<strata::Tensor> data;
   std::optional<FloatOrList> scale;
   std::optional<IntOrList> zeroPoint;
+  /// The dim per-channel parameters run along: 1 (channels of an NCHW
+  /// activation) unless the tensor's role says otherwise (setQuantAxis).
+  int64_t quantAxis = 1;
   /// True for op results.
   bool produced = false;
   /// The graph (by id) the value below lives in; 0 if not materialized.
@@ -120,6 +123,13 @@ DType parseDType(const std::string &op, const std::string &param,
 mlir::Type mlirTypeOf(Graph &g, TensorImpl &t, const std::string &op);
 /// The element type for `dtype` with no quantization.
 mlir::Type plainElementType(Graph &g, const std::string &dtype);
+
+/// Sets the dim `t`'s per-channel quantization runs along from its role as
+/// parameter `param` of `op` (a convolution weight: dim 0, its output
+/// channels), before `t` is materialized; an error naming op, param and dims
+/// if `t` is already in the graph, quantized per channel along another dim.
+void setQuantAxis(const std::string &op, const std::string &param,
+                  const Tensor &t, int64_t axis);
 
 /// The IR value of `t` in the current graph, creating its top.Input /
 /// top.Weight on first use.

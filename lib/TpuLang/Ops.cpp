@@ -9,10 +9,12 @@
 #include "Graph.h"
 
 #include "strata/Dialect/Top/IR/TopUtils.h"
+#include "strata/Dialect/Top/Transforms/QuantUtils.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
 #include <cmath>
+#include <tuple>
 
 using namespace mlir;
 
@@ -139,12 +141,25 @@ IntList onnxPads2d(const IntList &p) { return {p[0], p[2], p[1], p[3]}; }
 
 /// A one-element coeff tensor holding `value` in `like`'s dtype (TpuLang
 /// turns scalar operands into such constants).
-Tensor scalarTensor(const std::string &op, double value, const Tensor &like) {
+/// With `quantized` (TpuLang's quantized add/sub/mul, `scale` given) the
+/// number is a stored integer value and must fit `like`'s dtype.
+Tensor scalarTensor(const std::string &op, double value, const Tensor &like,
+                    bool quantized = false) {
   Graph &g = graph(op);
   std::vector<double> data{value};
-  if (like.is_quantized())
+  if (quantized) {
+    DType d = *dtypeFromName(like.dtype());
+    bool fits = value == std::floor(value) &&
+                ((d == DType::I8 && value >= -128 && value <= 127) ||
+                 (d == DType::U8 && value >= 0 && value <= 255));
+    if (!fits)
+      (Msg() << op << ": the scalar operand " << value << " of a quantized "
+             << op << " must be an integer value of " << like.dtype())
+          .raise();
+  } else if (like.is_quantized()) {
     (Msg() << op << ": scalar operands of quantized tensors are not supported")
         .raise();
+  }
   return Tensor({1}, like.dtype(), g.freshName(op + "_const"), data, "coeff");
 }
 
@@ -278,6 +293,198 @@ Type quantType(const std::string &op, Graph &g, const std::string &dtype,
   return getElementTypeOrSelf(mlirTypeOf(g, t, op));
 }
 
+//===----------------------------------------------------------------------===//
+// Integer requantization pieces (requant_int, quantized add/sub/mul)
+//===----------------------------------------------------------------------===//
+
+/// TPU-MLIR's QuantizeMultiplier (TFLite's): `real` ~ m * 2^shift / 2^31
+/// with m in [2^30, 2^31) and `shift` TFLite's exponent (positive: a left
+/// shift), clamped as TPU-MLIR clamps it to [-31, 30].
+std::pair<int64_t, int64_t> tfliteMultiplier(double real) {
+  auto [m, rshift] = calib::multiplierShift(real);
+  int64_t shift = 31 - rshift;
+  if (m == 0 || shift < -31)
+    return {0, 0};
+  if (shift > 30)
+    return {(int64_t(1) << 31) - 1, 30};
+  return {m, shift};
+}
+
+Tensor requantOp(const std::string &op, Graph &g, Value v, const IntList &mul,
+                 const IntList &rshift, top::RequantMode mode, Type elem,
+                 const std::string &dtype, const std::string &name) {
+  return buildOne<top::RequantOp>(
+      op, {v},
+      {named(g, "multiplier", i64Array(g, mul)),
+       named(g, "rshift", i64Array(g, rshift)),
+       named(g, "quant_mode", top::RequantModeAttr::get(&g.context, mode))},
+      elem, dtype, name);
+}
+
+/// An int32 elementwise op on two int32 values (top.Add/Sub/Mul wrap).
+template <typename OpTy>
+Value int32Binary(const std::string &op, Graph &g, Value a, Value b,
+                  const std::string &name) {
+  return valueOf(op,
+                 buildOne<OpTy>(op, {a, b}, {}, plainElementType(g, "int32"),
+                                "int32", name));
+}
+
+/// An int32 coeff holding one value, or one per channel shaped
+/// [1, C, 1, ...] for a tensor of rank `rank`.
+Value int32Const(const std::string &op, Graph &g, const IntList &values,
+                 size_t rank, const std::string &name) {
+  IntList shape = {1};
+  if (values.size() > 1) {
+    shape.assign(std::max<size_t>(rank, 2), 1);
+    shape[1] = static_cast<int64_t>(values.size());
+  }
+  std::vector<int32_t> data(values.begin(), values.end());
+  return valueOf(op, Tensor(shape, "int32", name, data, "coeff"));
+}
+
+/// `v` as int32 less its type's zero point: a quantized type through
+/// top.Requant (multiplier 1, shift 0, exact), a plain integer through
+/// top.Cast.
+Value int32Of(const std::string &op, Graph &g, Value v,
+              const std::string &base) {
+  Type et = elementOf(v), i32 = plainElementType(g, "int32");
+  if (isa<quant::QuantizedType>(et))
+    return valueOf(op, requantOp(op, g, v, {1}, {0},
+                                 top::RequantMode::MultiplierShift, i32,
+                                 "int32", g.freshName(base + "_i32")));
+  if (et == i32)
+    return v;
+  return valueOf(op, buildOne<top::CastOp>(op, {v}, {}, i32, "int32",
+                                           g.freshName(base + "_i32")));
+}
+
+/// TPU-MLIR's TFLite / TFLite_LShift requantization of `v` to `elem`:
+/// `zp_out + MultiplyByQuantizedMultiplier(x, mul, shift)` per channel
+/// (dim 1 for lists). A positive shift first multiplies the int32 value by
+/// 2^shift in int32 (top.Mul, wrapping as TPU-MLIR's int32 `x << shift`);
+/// the rest is top.Requant "TFLite" with rshift = -shift.
+Tensor tfliteRequant(const std::string &op, Graph &g, Value v, IntList mul,
+                     const IntList &shift, size_t rank, Type elem,
+                     const std::string &dtype, const std::string &name) {
+  IntList factor, rshift;
+  bool left = false;
+  for (int64_t s : shift) {
+    if (s > 30 || s < -63)
+      (Msg() << op << ": shift " << s
+             << " is out of range (a left shift of at most 30, a right "
+                "shift of at most 63)")
+          .raise();
+    left |= s > 0;
+    factor.push_back(s > 0 ? int64_t(1) << s : 1);
+    rshift.push_back(s > 0 ? 0 : -s);
+  }
+  if (left) {
+    Value x = int32Of(op, g, v, name);
+    v = int32Binary<top::MulOp>(
+        op, g, x, int32Const(op, g, factor, rank, g.freshName(name + "_pow2")),
+        g.freshName(name + "_lshift"));
+  }
+  return requantOp(op, g, v, mul, rshift, top::RequantMode::TFLite, elem, dtype,
+                   name);
+}
+
+/// TpuLang's quantized add / sub / mul (`scale` = [s0, s1, s_out],
+/// `zero_point` = [z0, z1, z_out]), with the integer arithmetic of TPU-MLIR's
+/// LoweringQuantized (BM1684X): add/sub dequantize each input as
+/// `MultiplyByQuantizedMultiplier((x - z) << 20, QuantizeMultiplier(s_i /
+/// (2 * max(s0, s1))))`, add or subtract in int32 and requantize by
+/// `QuantizeMultiplier(2 * max(s0, s1) / (2^20 * s_out))` (TFLite); mul
+/// multiplies `(x0 - z0) * (x1 - z1)` in int32 and requantizes by
+/// `QuantizeMultiplier(s0 * s1 / s_out)`. The output gets z_out and
+/// saturates to out_dtype.
+Tensor quantizedBinary(const std::string &op, const Tensor &a, const Tensor &b,
+                       const FloatList &scale,
+                       const std::optional<IntList> &zeroPoint,
+                       const std::optional<std::string> &outDtype,
+                       const std::optional<std::string> &outName) {
+  Graph &g = graph(op);
+  if (op != "add" && op != "sub" && op != "mul")
+    requireNoQuant(op, "scale", true);
+  IntList zp = zeroPoint.value_or(IntList{0, 0, 0});
+  for (auto [param, size, values] :
+       {std::tuple{"scale", scale.size(), (Msg() << scale).str()},
+        std::tuple{"zero_point", zp.size(), fmt(zp)}})
+    if (size != 3)
+      (Msg() << op << ": parameter '" << param
+             << "' must have 3 values [tensor_i0, tensor_i1, output], got "
+             << size << " " << values)
+          .raise();
+  for (double s : scale)
+    if (!(s > 0))
+      (Msg() << op << ": parameter 'scale' = " << scale
+             << " must have values > 0")
+          .raise();
+  const Tensor *in[2] = {&a, &b};
+  const char *param[2] = {"tensor_i0", "tensor_i1"};
+  for (int i = 0; i < 2; ++i) {
+    const Tensor &t = *in[i];
+    if (t.dtype() != "int8" && t.dtype() != "uint8")
+      (Msg() << op << ": parameter '" << param[i] << "' has dtype " << t.dtype()
+             << "; the quantized " << op << " takes int8 or uint8")
+          .raise();
+    if (t.scale() && *t.scale() != FloatOrList(scale[i]))
+      (Msg() << op << ": parameter '" << param[i] << "' ('" << t.name()
+             << "') has a scale other than scale[" << i << "] = " << scale[i])
+          .raise();
+    if (t.zero_point() && toList(*t.zero_point()) != IntList{zp[i]})
+      (Msg() << op << ": parameter '" << param[i] << "' ('" << t.name()
+             << "') has zero_point " << fmt(*t.zero_point())
+             << " other than zero_point[" << i << "] = " << zp[i])
+          .raise();
+  }
+  std::string odt = outDtype.value_or(a.dtype());
+  Type outElem = quantType(op, g, odt, scale[2], zp[2], {});
+  std::string name = outputName(g, op, outName);
+  size_t rank = std::max(a.shape().size(), b.shape().size());
+  // (x - z) * 2^lshift in int32; a quantized tensor's type carries z.
+  auto centered = [&](int i, int lshift) {
+    const Tensor &t = *in[i];
+    std::string base = name + "_" + param[i];
+    Value x = int32Of(op, g, valueOf(op, t), base);
+    if (!t.is_quantized() && zp[i] != 0)
+      x = int32Binary<top::SubOp>(
+          op, g, x, int32Const(op, g, {zp[i]}, rank, g.freshName(base + "_zp")),
+          g.freshName(base + "_sub_zp"));
+    if (lshift)
+      x = int32Binary<top::MulOp>(op, g, x,
+                                  int32Const(op, g, {int64_t(1) << lshift},
+                                             rank, g.freshName(base + "_pow2")),
+                                  g.freshName(base + "_lshift"));
+    return x;
+  };
+  Type i32 = plainElementType(g, "int32");
+  Value acc;
+  double real;
+  if (op == "mul") {
+    acc = int32Binary<top::MulOp>(op, g, centered(0, 0), centered(1, 0),
+                                  g.freshName(name + "_i32"));
+    real = scale[0] * scale[1] / scale[2];
+  } else {
+    const int lshift = 20;
+    double smax = std::max(scale[0], scale[1]);
+    Value d[2];
+    for (int i = 0; i < 2; ++i) {
+      auto [m, s] = tfliteMultiplier(scale[i] / (2 * smax));
+      d[i] = valueOf(
+          op, tfliteRequant(op, g, centered(i, lshift), {m}, {s}, rank, i32,
+                            "int32",
+                            g.freshName(name + "_" + param[i] + "_dequant")));
+    }
+    std::string sumName = g.freshName(name + "_i32");
+    acc = op == "add" ? int32Binary<top::AddOp>(op, g, d[0], d[1], sumName)
+                      : int32Binary<top::SubOp>(op, g, d[0], d[1], sumName);
+    real = 2 * smax / (double(int64_t(1) << lshift) * scale[2]);
+  }
+  auto [m, s] = tfliteMultiplier(real);
+  return tfliteRequant(op, g, acc, {m}, {s}, rank, outElem, odt, name);
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -365,8 +572,21 @@ Tensor conv_v2(const Tensor &tensor_i, const Tensor &weight,
   };
   std::optional<IntList> izp = zpList("input_zp", input_zp,
                                       tensor_i.zero_point());
-  std::optional<IntList> wzp = zpList("weight_zp", weight_zp,
-                                      weight.zero_point());
+  // The weight's own zero points run along its output channels (dim 0, as
+  // its scales); top.Conv's weight_zp is one value or one per input channel.
+  std::optional<IntOrList> weightOwnZp = weight.zero_point();
+  if (!weight_zp && weightOwnZp)
+    if (auto *l = std::get_if<IntList>(&*weightOwnZp)) {
+      if (!l->empty() && std::any_of(l->begin(), l->end(), [&](int64_t z) {
+            return z != l->front();
+          }))
+        (Msg() << op << ": parameter 'weight' ('" << weight.name()
+               << "') has per-output-channel zero points " << *l
+               << "; give 'weight_zp' (an int or one per input channel)")
+            .raise();
+      weightOwnZp = l->empty() ? int64_t(0) : l->front();
+    }
+  std::optional<IntList> wzp = zpList("weight_zp", weight_zp, weightOwnZp);
   std::string odt;
   if (out_dtype) {
     static const char *allowed[] = {"int32", "uint32", "float32", "float16"};
@@ -395,6 +615,7 @@ Tensor conv_v2(const Tensor &tensor_i, const Tensor &weight,
     attrs.push_back(named(g, "input_zp", i64Array(g, *izp)));
   if (wzp)
     attrs.push_back(named(g, "weight_zp", i64Array(g, *wzp)));
+  setQuantAxis(op, "weight", weight, 0);
   Value in = valueOf(op, tensor_i), w = valueOf(op, weight);
   Value b = valueOrNone(op, bias);
   return buildOne<top::ConvOp>(op, {in, w, b}, attrs, plainElementType(g, odt),
@@ -557,6 +778,9 @@ Tensor avgpool(const Tensor &input, const std::optional<IntList> &kernel,
               const std::optional<IntList> &zero_point,                        \
               const std::optional<std::string> &out_dtype,                     \
               const std::optional<std::string> &out_name) {                    \
+    if (scale)                                                                 \
+      return quantizedBinary(#NAME, tensor_i0, tensor_i1, *scale, zero_point,  \
+                             out_dtype, out_name);                             \
     return binary<OPTY>(#NAME, tensor_i0, tensor_i1, scale, zero_point,        \
                         out_dtype, out_name);                                  \
   }                                                                            \
@@ -565,17 +789,16 @@ Tensor avgpool(const Tensor &input, const std::optional<IntList> &kernel,
               const std::optional<IntList> &zero_point,                        \
               const std::optional<std::string> &out_dtype,                     \
               const std::optional<std::string> &out_name) {                    \
-    return binary<OPTY>(#NAME, tensor_i0,                                      \
-                        scalarTensor(#NAME, scalar_i1, tensor_i0), scale,      \
-                        zero_point, out_dtype, out_name);                      \
+    Tensor c = scalarTensor(#NAME, scalar_i1, tensor_i0, scale.has_value());   \
+    return NAME(tensor_i0, c, scale, zero_point, out_dtype, out_name);         \
   }                                                                            \
   Tensor NAME(double scalar_i0, const Tensor &tensor_i1,                       \
               const std::optional<FloatList> &scale,                           \
               const std::optional<IntList> &zero_point,                        \
               const std::optional<std::string> &out_dtype,                     \
               const std::optional<std::string> &out_name) {                    \
-    return binary<OPTY>(#NAME, scalarTensor(#NAME, scalar_i0, tensor_i1),      \
-                        tensor_i1, scale, zero_point, out_dtype, out_name);    \
+    Tensor c = scalarTensor(#NAME, scalar_i0, tensor_i1, scale.has_value());   \
+    return NAME(c, tensor_i1, scale, zero_point, out_dtype, out_name);         \
   }
 
 STRATA_TPULANG_BINARY(add, top::AddOp)
@@ -1297,6 +1520,29 @@ Tensor dequant_int_to_fp(const Tensor &tensor_i, const FloatOrList &scale,
   FloatOrList sc = scale;
   if (auto *l = std::get_if<FloatList>(&sc); l && l->size() == 1)
     sc = (*l)[0];
+  const auto &impl = Access::impl(tensor_i);
+  if (!tensor_i.is_quantized() && (impl->produced || impl->graphId != 0)) {
+    // A plain integer tensor already in the graph keeps its type: x - offset
+    // in int32, then exactly that value as int32 quantized with `scale`.
+    if (!isIntDType(tensor_i))
+      (Msg() << op << ": parameter 'tensor_i' has dtype " << tensor_i.dtype()
+             << "; dequant_int_to_fp takes an integer tensor")
+          .raise();
+    std::string name = outputName(g, op, out_name);
+    size_t rank = tensor_i.shape().size();
+    Value v = int32Of(op, g, valueOf(op, tensor_i), name);
+    IntList zps = toList(zp);
+    if (std::any_of(zps.begin(), zps.end(), [](int64_t z) { return z; }))
+      v = int32Binary<top::SubOp>(
+          op, g, v, int32Const(op, g, zps, rank, g.freshName(name + "_zp")),
+          g.freshName(name + "_sub_zp"));
+    Type qt = quantType(op, g, "int32", sc, int64_t(0), tensor_i.shape());
+    v = valueOf(op,
+                requantOp(op, g, v, {1}, {0}, top::RequantMode::MultiplierShift,
+                          qt, "int32", g.freshName(name + "_q")));
+    return buildOne<top::DequantOp>(op, {v}, {}, Float32Type::get(&g.context),
+                                    out_dtype, name);
+  }
   try {
     in.quantization(sc, zp);
   } catch (const Error &e) {
@@ -1312,24 +1558,24 @@ Tensor requant_int(const Tensor &tensor_i, const IntOrList &mul,
                    const IntOrList &shift, const IntOrList &offset,
                    int64_t requant_mode, const std::string &out_dtype,
                    const std::optional<std::string> &out_name,
-                   const std::string &round_mode) {
+                   const std::string &round_mode,
+                   const std::optional<FloatOrList> &out_scale) {
   const std::string op = "requant_int";
   Graph &g = graph(op);
   checkRoundMode(op, "round_mode", round_mode);
-  if (requant_mode != 1 && requant_mode != 2)
+  if (requant_mode < 0 || requant_mode > 2)
     (Msg() << op << ": parameter 'requant_mode' = " << requant_mode
-           << " is not supported (1 = TFLite, 2 = MultiplierShift)")
+           << " must be 0 (TFLite_LShift), 1 (TFLite) or 2 (MultiplierShift)")
         .raise();
-  IntList m = toList(mul), rs = toList(shift);
-  for (int64_t &s : rs)
-    s = -s;
+  IntList m = toList(mul), sh = toList(shift);
   IntList zp = toList(offset);
   bool anyZp = std::any_of(zp.begin(), zp.end(), [](int64_t z) { return z; });
   Type outType;
-  if (anyZp) {
+  if (anyZp || out_scale) {
     FloatOrList ones = zp.size() == 1 ? FloatOrList(1.0)
                                       : FloatOrList(FloatList(zp.size(), 1.0));
-    outType = quantType(op, g, out_dtype, ones, offset, tensor_i.shape());
+    outType = quantType(op, g, out_dtype, out_scale.value_or(ones), offset,
+                        tensor_i.shape());
   } else {
     DType d = parseDType(op, "out_dtype", out_dtype);
     if (!isSignedInt(d) && !(isUnsignedInt(d) && d != DType::Bool))
@@ -1340,16 +1586,21 @@ Tensor requant_int(const Tensor &tensor_i, const IntOrList &mul,
   }
   std::string name = outputName(g, op, out_name);
   Value in = valueOf(op, tensor_i);
-  return buildOne<top::RequantOp>(
-      op, {in},
-      {named(g, "multiplier", i64Array(g, m)),
-       named(g, "rshift", i64Array(g, rs)),
-       named(g, "quant_mode",
-             top::RequantModeAttr::get(&g.context,
-                                       requant_mode == 1
-                                           ? top::RequantMode::TFLite
-                                           : top::RequantMode::MultiplierShift))},
-      outType, out_dtype, name);
+  // Modes 0 and 1 are TPU-MLIR's MultiplyByQuantizedMultiplier (a positive
+  // shift is a left shift before the multiply); 2 only shifts right.
+  if (requant_mode != 2)
+    return tfliteRequant(op, g, in, m, sh, tensor_i.shape().size(), outType,
+                         out_dtype, name);
+  for (int64_t &s : sh) {
+    if (s > 0)
+      (Msg() << op << ": parameter 'shift' = " << fmt(shift)
+             << " has a left shift (> 0), which requant_mode 2 "
+                "(MultiplierShift) does not take; use requant_mode 0")
+          .raise();
+    s = -s;
+  }
+  return requantOp(op, g, in, m, sh, top::RequantMode::MultiplierShift, outType,
+                   out_dtype, name);
 }
 
 } // namespace strata::tpulang

@@ -43,13 +43,30 @@ using OutArray = nb::ndarray<nb::numpy>;
 
 /// The Strata dtype of `a`; throws naming `what` for a dtype Strata lacks.
 DType dtypeOf(const InArray &a, const std::string &what);
+
+/// A Python object read as a CPU array: numpy arrays of every dtype Strata
+/// has, and ml_dtypes' bfloat16 arrays (which neither DLPack nor the buffer
+/// protocol describe) through a uint16 view of the same memory.
+struct HostArray {
+  InArray array;
+  DType dtype = DType::F32;
+  nb::object view; ///< keeps the bfloat16 array's uint16 view alive
+};
+
+/// Reads `value` into `out` without a copy; false if it is not an array on
+/// the CPU. Throws naming `what` for a dtype Strata lacks.
+bool castArray(nb::handle value, HostArray &out, const std::string &what);
 /// Throws naming `what` unless `a` is C-contiguous.
 void requireContiguous(const InArray &a, const std::string &what);
 /// The shape of `a`.
 std::vector<int64_t> shapeOf(const InArray &a);
 /// A copy of `a` as a Tensor (C-contiguous arrays only).
-Tensor toTensor(const InArray &a, const std::string &what);
-/// A numpy array that owns `t`'s storage (no copy).
+Tensor toTensor(const HostArray &a, const std::string &what);
+/// A copy of the array `value` as a Tensor; throws naming `what` if it is
+/// not a CPU array.
+Tensor toTensor(nb::handle value, const std::string &what);
+/// A numpy array that owns `t`'s storage (no copy); bfloat16 as ml_dtypes'
+/// bfloat16 when ml_dtypes is installed, else as its uint16 bits.
 nb::object toNumpy(Tensor t);
 /// `{name: array}` of a TensorMap, and back.
 nb::dict toDict(const TensorMap &map);

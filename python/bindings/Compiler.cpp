@@ -14,6 +14,7 @@
 #include "strata/Interpreter/Interpreter.h"
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
+#include "strata/Pipelines/Quantize.h"
 #include "strata/Support/Compare.h"
 #include "strata/Target/Cpu/CpuTarget.h"
 
@@ -188,11 +189,87 @@ static Model loadMlirModel(const std::string &path,
   return m;
 }
 
+/// A copy of `m`'s module and weights in `context` (imported again from
+/// ONNX with `shapes` when given), optimized when `optimize`; Strata's
+/// optimizer rewrites in place, so every use works on its own copy.
+static std::pair<mlir::OwningOpRef<mlir::ModuleOp>, TensorMap>
+copyModel(const Model &m, mlir::MLIRContext &context, const ShapeMap &shapes,
+          bool optimize, const std::string &layout, const std::string &what) {
+  Diagnostics diag(context);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  TensorMap weights;
+  if (!shapes.empty()) {
+    if (!m.fromOnnx)
+      throw Error(what +
+                  ": input_shapes needs a model imported from ONNX "
+                  "(model '" +
+                  m.name + "' was read from a Top module)");
+    ShapeMap merged = m.importShapes;
+    for (const auto &[k, v] : shapes)
+      merged[k] = v;
+    onnx_import::ImportedModel imported = importOnnx(m, context, merged);
+    module = std::move(imported.module);
+    weights = std::move(imported.weights);
+  } else {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    m.module.get().print(os);
+    module = parseModuleText(text, m.name, context);
+    if (!module)
+      diag.fail(what + ": cannot copy model '" + m.name + "'");
+    weights = m.weights;
+  }
+  if (optimize) {
+    mlir::FailureOr<TensorMap> optimized =
+        optimizeTopModule(*module, weights, layout);
+    if (failed(optimized))
+      diag.fail(what + ": optimizing '" + m.name + "' failed");
+    weights = std::move(*optimized);
+  }
+  return {std::move(module), std::move(weights)};
+}
+
+/// The Python spelling of the quantization settings in error messages.
+static QuantizeSettingNames pythonNames() {
+  QuantizeSettingNames names;
+  names.mode = "quantize";
+  names.calibration = "calibration";
+  names.keepFloat = "keep_float";
+  names.method = "calibration_method";
+  names.percentile = "percentile";
+  return names;
+}
+
+/// Quantizes `module` in place (top-quantize); returns the new weights.
+static TensorMap quantizeInPlace(mlir::ModuleOp module,
+                                 const TensorMap &weights,
+                                 const QuantizeSettings &settings,
+                                 const std::string &what) {
+  Diagnostics diag(*module.getContext());
+  std::string error;
+  bool usageError = false;
+  mlir::FailureOr<TensorMap> quantized = quantizeTopModule(
+      module, weights, settings, error, usageError, pythonNames());
+  if (failed(quantized)) {
+    if (usageError)
+      throw Error(what + ": " + error);
+    diag.fail(what + ": " + error);
+  }
+  return std::move(*quantized);
+}
+
+static void checkLayout(const std::string &layout, const std::string &what) {
+  if (!layout.empty() && layout != "nchw" && layout != "nhwc")
+    throw Error(what + ": layout '" + layout + "' must be 'nchw' or 'nhwc'");
+}
+
 /// The bytes of a .strata artifact holding one variant per entry of
-/// `variants` (none: the model's own shapes).
+/// `variants` (none: the model's own shapes), quantized first when
+/// `quantize.mode` is set.
 static nb::bytes compileCpu(const Model &m, std::vector<ShapeMap> variants,
                             bool optimize, const std::string &cpu,
-                            unsigned optLevel, const std::string &layout) {
+                            unsigned optLevel, const std::string &layout,
+                            const QuantizeSettings &quantize) {
   if (!cpu.empty() && !strata::cpu::isKnownCpu(cpu))
     throw Error("compile: cpu '" + cpu +
                 "' is not an x86-64 CPU LLVM knows (e.g. znver4, "
@@ -200,8 +277,16 @@ static nb::bytes compileCpu(const Model &m, std::vector<ShapeMap> variants,
   if (optLevel > 3)
     throw Error("compile: opt_level " + std::to_string(optLevel) +
                 " must be 0, 1, 2 or 3");
-  if (!layout.empty() && layout != "nchw" && layout != "nhwc")
-    throw Error("compile: layout '" + layout + "' must be 'nchw' or 'nhwc'");
+  checkLayout(layout, "compile");
+  if (!quantize.mode.empty()) {
+    std::string error;
+    if (!checkQuantizeSettings(quantize, error, pythonNames()))
+      throw Error("compile: " + error);
+    if (!optimize)
+      throw Error("compile: quantize needs the optimized model (the "
+                  "calibration table names its tensors); drop "
+                  "optimize=False");
+  }
   if (variants.empty())
     variants.push_back({});
   strata::cpu::CpuCompileOptions options;
@@ -209,39 +294,12 @@ static nb::bytes compileCpu(const Model &m, std::vector<ShapeMap> variants,
   options.codegen.optLevel = optLevel;
   strata::cpu::CpuArtifactBuilder builder(m.name);
   for (const ShapeMap &shapes : variants) {
-    // Each variant compiles a fresh copy: optimizing and outlining rewrite
-    // the module in place.
     auto context = newContext();
+    auto [module, weights] =
+        copyModel(m, *context, shapes, optimize, layout, "compile");
+    if (!quantize.mode.empty())
+      weights = quantizeInPlace(*module, weights, quantize, "compile");
     Diagnostics diag(*context);
-    mlir::OwningOpRef<mlir::ModuleOp> module;
-    TensorMap weights;
-    if (!shapes.empty()) {
-      if (!m.fromOnnx)
-        throw Error("compile: input_shapes needs a model imported from ONNX "
-                    "(model '" +
-                    m.name + "' was read from a Top module)");
-      ShapeMap merged = m.importShapes;
-      for (const auto &[k, v] : shapes)
-        merged[k] = v;
-      onnx_import::ImportedModel imported = importOnnx(m, *context, merged);
-      module = std::move(imported.module);
-      weights = std::move(imported.weights);
-    } else {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      m.module.get().print(os);
-      module = parseModuleText(text, m.name, *context);
-      if (!module)
-        diag.fail("compile: cannot copy model '" + m.name + "'");
-      weights = m.weights;
-    }
-    if (optimize) {
-      mlir::FailureOr<TensorMap> optimized =
-          optimizeTopModule(*module, weights, layout);
-      if (failed(optimized))
-        diag.fail("compile: optimizing '" + m.name + "' failed");
-      weights = std::move(*optimized);
-    }
     strata::cpu::VariantReport report;
     std::string error;
     if (failed(builder.addVariant(*module, weights, options, report, error)))
@@ -266,6 +324,59 @@ static nb::bytes compileCpu(const Model &m, std::vector<ShapeMap> variants,
   return nb::bytes((*buffer)->getBufferStart(), (*buffer)->getBufferSize());
 }
 
+/// `strata quantize` as a function: the optimized, quantized Top model.
+static Model quantizeModel(const Model &m, const std::string &layout,
+                           const QuantizeSettings &settings) {
+  std::string error;
+  if (!checkQuantizeSettings(settings, error, pythonNames()))
+    throw Error("quantize: " + error);
+  checkLayout(layout, "quantize");
+  Model q;
+  q.name = m.name;
+  q.context = newContext();
+  auto [module, weights] =
+      copyModel(m, *q.context, {}, true, layout, "quantize");
+  q.weights = quantizeInPlace(*module, weights, settings, "quantize");
+  q.module = std::move(module);
+  return q;
+}
+
+/// `strata calibrate` as a function: calibrates the optimized model on
+/// `samples` ({input name: array} each) and writes the table to `path`;
+/// returns the number of tensors in it.
+static size_t calibrateModel(const Model &m,
+                             const std::vector<nb::dict> &samples,
+                             const std::string &method, double percentile,
+                             const std::string &layout,
+                             const std::string &path) {
+  std::string error;
+  if (!checkCalibrationSettings(method, percentile, error, pythonNames()))
+    throw Error("calibrate: " + error);
+  checkLayout(layout, "calibrate");
+  if (samples.empty())
+    throw Error("calibrate: give at least one sample ({input name: array})");
+  std::vector<TensorMap> inputs;
+  for (size_t i = 0; i < samples.size(); ++i)
+    inputs.push_back(
+        fromDict(samples[i], "calibrate: sample " + std::to_string(i)));
+  auto context = newContext();
+  auto [module, weights] =
+      copyModel(m, *context, {}, true, layout, "calibrate");
+  Diagnostics diag(*context);
+  auto read = [&](size_t i, TensorMap &out, std::string &) {
+    out = inputs[i];
+    return true;
+  };
+  mlir::FailureOr<calib::CalibrationTable> table =
+      calibrateTopModule(*module, weights, inputs.size(), read, method,
+                         percentile, error, {}, pythonNames());
+  if (failed(table))
+    diag.fail("calibrate: " + error);
+  if (!calib::writeCalibrationTable(path, *table, error))
+    throw Error("calibrate: " + error);
+  return table->entries.size();
+}
+
 static nb::dict runRef(const Model &m, const nb::dict &inputs) {
   TensorMap in = fromDict(inputs, "run_ref: input");
   Diagnostics diag(*m.context);
@@ -277,7 +388,7 @@ static nb::dict runRef(const Model &m, const nb::dict &inputs) {
   return toDict(*out);
 }
 
-static nb::tuple compare(const InArray &a, const InArray &b, double cosine,
+static nb::tuple compare(nb::handle a, nb::handle b, double cosine,
                          double euclid) {
   if (!(cosine >= 0 && cosine <= 1) || !(euclid >= 0 && euclid <= 1))
     throw Error("compare: tolerance (" + std::to_string(cosine) + ", " +
@@ -320,11 +431,37 @@ void registerCompiler(nb::module_ &m) {
         "Imports an ONNX model from a file or a serialized ModelProto.");
   m.def("load_mlir", &loadMlirModel, nb::arg("path"), nb::arg("weights"),
         "Reads a Top module and its weight npz.");
+  nb::class_<QuantizeSettings>(m, "QuantizeSettings",
+                               "What top-quantize is asked for.")
+      .def(nb::init<>())
+      .def_rw("mode", &QuantizeSettings::mode, "int8, bf16, f16 or empty.")
+      .def_rw("calibration", &QuantizeSettings::calibration,
+              "int8: the calibration table's path.")
+      .def_rw("keep_float", &QuantizeSettings::keepFloat,
+              "Tensors whose ops stay float.")
+      .def_rw("symmetric", &QuantizeSettings::symmetric,
+              "int8: zero-point-0 activations.");
   m.def("compile_cpu", &compileCpu, nb::arg("model"), nb::arg("variants"),
         nb::arg("optimize"), nb::arg("cpu"), nb::arg("opt_level"),
-        nb::arg("layout"),
-        "Compiles a model for this machine's CPU; returns the artifact's "
-        "bytes.");
+        nb::arg("layout"), nb::arg("quantize"),
+        "Compiles a model for this machine's CPU (quantized first when "
+        "quantize.mode is set); returns the artifact's bytes.");
+  m.def(
+      "check_quantize_settings",
+      [](const QuantizeSettings &settings) {
+        std::string error;
+        if (!checkQuantizeSettings(settings, error, pythonNames()))
+          throw Error(error);
+      },
+      nb::arg("settings"),
+      "Raises strata.Error naming a bad setting (mode, table, keep_float).");
+  m.def("quantize", &quantizeModel, nb::arg("model"), nb::arg("layout"),
+        nb::arg("settings"), "The optimized model quantized by top-quantize.");
+  m.def("calibrate", &calibrateModel, nb::arg("model"), nb::arg("samples"),
+        nb::arg("method"), nb::arg("percentile"), nb::arg("layout"),
+        nb::arg("path"),
+        "Calibrates the optimized model on samples and writes the table to "
+        "path; returns its number of tensors.");
   m.def("run_ref", &runRef, nb::arg("model"), nb::arg("inputs"),
         "Runs a model in the reference interpreter.");
   m.def("compare", &compare, nb::arg("a"), nb::arg("b"), nb::arg("cosine"),

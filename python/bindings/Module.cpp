@@ -128,17 +128,60 @@ void requireContiguous(const InArray &a, const std::string &what) {
   }
 }
 
-Tensor toTensor(const InArray &a, const std::string &what) {
-  DType type = dtypeOf(a, what);
-  requireContiguous(a, what);
-  Tensor t(type, shapeOf(a));
+/// ml_dtypes.bfloat16 (a numpy dtype), or None without ml_dtypes. Looked up
+/// once; the reference is kept for the process's life.
+static nb::handle bfloat16Dtype() {
+  static PyObject *dtype = [] {
+    try {
+      nb::object t = nb::module_::import_("numpy").attr("dtype")(
+          nb::module_::import_("ml_dtypes").attr("bfloat16"));
+      return t.release().ptr();
+    } catch (const nb::python_error &) {
+      Py_INCREF(Py_None);
+      return Py_None;
+    }
+  }();
+  return dtype;
+}
+
+bool castArray(nb::handle value, HostArray &out, const std::string &what) {
+  if (nb::try_cast(value, out.array)) {
+    out.dtype = dtypeOf(out.array, what);
+    return true;
+  }
+  // ml_dtypes' bfloat16: the same memory seen as uint16.
+  nb::handle bf16 = bfloat16Dtype();
+  if (bf16.is_none() || !nb::hasattr(value, "dtype") ||
+      !value.attr("dtype").equal(bf16))
+    return false;
+  out.view = value.attr("view")("uint16");
+  if (!nb::try_cast(out.view, out.array))
+    return false;
+  out.dtype = DType::BF16;
+  return true;
+}
+
+Tensor toTensor(const HostArray &a, const std::string &what) {
+  requireContiguous(a.array, what);
+  Tensor t(a.dtype, shapeOf(a.array));
   if (t.byteSize())
-    std::memcpy(t.raw(), a.data(), t.byteSize());
+    std::memcpy(t.raw(), a.array.data(), t.byteSize());
   return t;
 }
 
+Tensor toTensor(nb::handle value, const std::string &what) {
+  HostArray a;
+  if (!castArray(value, a, what))
+    throw Error(what + " is not an array on the CPU (" +
+                nb::cast<std::string>(nb::str(value.type())) + ")");
+  return toTensor(a, what);
+}
+
 nb::object toNumpy(Tensor t) {
-  nb::dlpack::dtype dtype = toDlpack(t.dtype());
+  // numpy has no bfloat16: its bits as uint16, viewed as ml_dtypes' bfloat16
+  // below when that is installed (no copy either way).
+  bool bf16 = t.dtype() == DType::BF16;
+  nb::dlpack::dtype dtype = toDlpack(bf16 ? DType::U16 : t.dtype());
   if (!t.raw()) // an empty tensor: give numpy a valid pointer
     t = Tensor(t.dtype(), t.shape());
   auto *owner = new Tensor(std::move(t));
@@ -148,9 +191,12 @@ nb::object toNumpy(Tensor t) {
   static char emptyStorage;
   void *data = owner->raw() ? owner->raw() : &emptyStorage;
   // The capsule owns the storage: the array refers to it without a copy.
-  return nb::cast(
+  nb::object array = nb::cast(
       OutArray(data, shape.size(), shape.data(), capsule, nullptr, dtype),
       nb::rv_policy::reference);
+  if (bf16 && !bfloat16Dtype().is_none())
+    return array.attr("view")(bfloat16Dtype());
+  return array;
 }
 
 nb::dict toDict(const TensorMap &map) {
@@ -166,11 +212,7 @@ TensorMap fromDict(const nb::dict &arrays, const std::string &what) {
     if (!nb::isinstance<nb::str>(key))
       throw Error(what + ": keys must be input names (str)");
     std::string name = nb::cast<std::string>(key);
-    InArray a;
-    if (!nb::try_cast(value, a))
-      throw Error(what + ": '" + name + "' is not an array on the CPU (" +
-                  nb::cast<std::string>(nb::str(value.type())) + ")");
-    map.set(name, toTensor(a, what + " '" + name + "'"));
+    map.set(name, toTensor(value, what + " '" + name + "'"));
   }
   return map;
 }

@@ -11,6 +11,7 @@
 
 #include "Common.h"
 
+#include "strata/Runtime/HostDType.h"
 #include "strata/Runtime/strata_runtime.h"
 
 #include <chrono>
@@ -29,102 +30,13 @@ static void check(strata_status *status, const std::string &what) {
 
 /// The numpy dtype name of a runtime dtype ("float32", ...).
 static std::string numpyName(strata_dtype d) {
-  switch (d) {
-  case STRATA_DTYPE_F32:
-    return "float32";
-  case STRATA_DTYPE_F16:
-    return "float16";
-  case STRATA_DTYPE_BF16:
-    return "bfloat16";
-  case STRATA_DTYPE_F64:
-    return "float64";
-  case STRATA_DTYPE_I8:
-    return "int8";
-  case STRATA_DTYPE_U8:
-    return "uint8";
-  case STRATA_DTYPE_I16:
-    return "int16";
-  case STRATA_DTYPE_U16:
-    return "uint16";
-  case STRATA_DTYPE_I32:
-    return "int32";
-  case STRATA_DTYPE_U32:
-    return "uint32";
-  case STRATA_DTYPE_I64:
-    return "int64";
-  case STRATA_DTYPE_U64:
-    return "uint64";
-  case STRATA_DTYPE_BOOL:
-    return "bool";
-  default:
-    return strata_dtype_name(d);
-  }
+  std::optional<DType> host = rt::fromRuntimeDType(d);
+  return host ? dtypeName(*host) : strata_dtype_name(d);
 }
 
-static std::optional<DType> hostType(strata_dtype d) {
-  switch (d) {
-  case STRATA_DTYPE_F32:
-    return DType::F32;
-  case STRATA_DTYPE_F16:
-    return DType::F16;
-  case STRATA_DTYPE_BF16:
-    return DType::BF16;
-  case STRATA_DTYPE_F64:
-    return DType::F64;
-  case STRATA_DTYPE_I8:
-    return DType::I8;
-  case STRATA_DTYPE_U8:
-    return DType::U8;
-  case STRATA_DTYPE_I16:
-    return DType::I16;
-  case STRATA_DTYPE_U16:
-    return DType::U16;
-  case STRATA_DTYPE_I32:
-    return DType::I32;
-  case STRATA_DTYPE_U32:
-    return DType::U32;
-  case STRATA_DTYPE_I64:
-    return DType::I64;
-  case STRATA_DTYPE_U64:
-    return DType::U64;
-  case STRATA_DTYPE_BOOL:
-    return DType::Bool;
-  default:
-    return std::nullopt;
-  }
-}
-
+/// The runtime dtype of a host dtype (every host dtype has one).
 static strata_dtype runtimeType(DType d) {
-  switch (d) {
-  case DType::F32:
-    return STRATA_DTYPE_F32;
-  case DType::F16:
-    return STRATA_DTYPE_F16;
-  case DType::BF16:
-    return STRATA_DTYPE_BF16;
-  case DType::F64:
-    return STRATA_DTYPE_F64;
-  case DType::I8:
-    return STRATA_DTYPE_I8;
-  case DType::U8:
-    return STRATA_DTYPE_U8;
-  case DType::I16:
-    return STRATA_DTYPE_I16;
-  case DType::U16:
-    return STRATA_DTYPE_U16;
-  case DType::I32:
-    return STRATA_DTYPE_I32;
-  case DType::U32:
-    return STRATA_DTYPE_U32;
-  case DType::I64:
-    return STRATA_DTYPE_I64;
-  case DType::U64:
-    return STRATA_DTYPE_U64;
-  case DType::Bool:
-    return STRATA_DTYPE_BOOL;
-  default:
-    return STRATA_DTYPE_UNKNOWN;
-  }
+  return rt::toRuntimeDType(d).value_or(STRATA_DTYPE_UNKNOWN);
 }
 
 using Info = std::tuple<std::string, std::vector<int64_t>, std::string>;
@@ -213,11 +125,12 @@ public:
                     ")");
       }
       std::string what = "Session.run: input '" + name + "'";
-      InArray a;
-      if (!nb::try_cast(value, a))
+      HostArray host;
+      if (!castArray(value, host, what))
         throw Error(what + " is not an array on the CPU (" +
                     nb::cast<std::string>(nb::str(value.type())) + ")");
-      DType type = dtypeOf(a, what);
+      const InArray &a = host.array;
+      DType type = host.dtype;
       strata_tensor_info expected;
       check(strata_model_input_info(model, index, &expected), "");
       if (runtimeType(type) != expected.dtype)
@@ -253,7 +166,7 @@ public:
     for (size_t i = 0; i < outCount; ++i) {
       strata_tensor_view view;
       check(strata_session_output(session, i, &view), "Session.run");
-      std::optional<DType> type = hostType(view.dtype);
+      std::optional<DType> type = rt::fromRuntimeDType(view.dtype);
       if (!type)
         throw Error(std::string("Session.run: output '") + view.name +
                     "' has dtype " + strata_dtype_name(view.dtype) +
@@ -283,15 +196,18 @@ public:
       size_t bytes;
     };
     std::vector<Feed> list;
+    std::vector<HostArray> arrays; // keeps bfloat16 views alive
+    arrays.reserve(feeds.size());
     for (auto [key, value] : feeds) {
-      InArray a = nb::cast<InArray>(value);
+      arrays.emplace_back();
+      castArray(value, arrays.back(), "input");
+      const InArray &a = arrays.back().array;
       size_t index = 0;
       check(strata_model_find_input(model, nb::cast<std::string>(key).c_str(),
                                     &index),
             "");
-      DType type = dtypeOf(a, "input");
-      list.push_back(
-          {index, runtimeType(type), shapeOf(a), a.data(), a.nbytes()});
+      list.push_back({index, runtimeType(arrays.back().dtype), shapeOf(a),
+                      a.data(), a.nbytes()});
     }
     size_t outCount = 0;
     check(strata_model_output_count(model, &outCount), "");

@@ -8,6 +8,7 @@
 
 #include "Common.h"
 
+#include "strata/Dialect/Top/Transforms/QuantUtils.h"
 #include "strata/TpuLang/TpuLang.h"
 
 namespace strata::python {
@@ -30,8 +31,8 @@ static std::optional<tl::TensorData> tensorData(const nb::object &data) {
       array = data;
     }
   }
-  InArray a;
-  if (!nb::try_cast(array, a))
+  HostArray a;
+  if (!castArray(array, a, "Tensor: parameter 'data'"))
     throw Error("Tensor: parameter 'data' must be a numpy array, not " +
                 nb::cast<std::string>(nb::str(data.type())));
   return tl::TensorData(toTensor(a, "Tensor: parameter 'data'"));
@@ -57,7 +58,10 @@ void registerTpuLang(nb::module_ &m) {
           nb::arg("dtype") = "float32", nb::arg("scale").none() = nb::none(),
           nb::arg("zero_point").none() = nb::none(),
           "A graph input (ttype \"neuron\") or a constant (\"coeff\", with "
-          "data), in TPU-MLIR's parameter order.")
+          "data), in TPU-MLIR's parameter order. A list scale / zero_point "
+          "is per channel along the dim of the tensor's role: dim 0 (output "
+          "channels) for a convolution weight, else dim 1; a negative scale "
+          "is taken by its magnitude, as TPU-MLIR does.")
       .def_prop_ro("shape", &T::shape, "The shape (inferred for op results).")
       .def_prop_ro("dtype", &T::dtype)
       .def_prop_ro("name", &T::name)
@@ -187,6 +191,9 @@ void registerTpuLang(nb::module_ &m) {
   m.def("requant_fp_to_int", &tl::requant_fp_to_int);
   m.def("dequant_int_to_fp", &tl::dequant_int_to_fp);
   m.def("requant_int", &tl::requant_int);
+  m.def("multiplier_shift", &calib::multiplierShift, nb::arg("real"),
+        "top-quantize's (multiplier, right shift) for a real rescale factor: "
+        "multiplier / 2^shift nearest to it, multiplier in [2^30, 2^31).");
 }
 
 } // namespace strata::python

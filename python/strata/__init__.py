@@ -13,16 +13,23 @@ docs/python.md is the reference.
 from __future__ import annotations
 
 import os
+import tempfile
 from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
+
+try:  # bfloat16 arrays (numpy has none) are ml_dtypes' when it is installed
+    import ml_dtypes as _ml_dtypes  # noqa: F401
+except ImportError:  # pragma: no cover - then bfloat16 crosses as uint16 bits
+    _ml_dtypes = None
 
 from . import _core
 from ._core import Error
 
 __all__ = [
     "Artifact", "CompareResult", "Error", "Model", "Session", "TensorInfo",
-    "compare", "compile", "import_onnx", "load", "load_mlir", "run_ref",
+    "calibrate", "compare", "compile", "import_onnx", "load", "load_mlir", "quantize",
+    "run_ref",
 ]
 __version__ = "0.1.0"
 
@@ -164,11 +171,137 @@ def load(path: Union[str, os.PathLike]) -> Artifact:
         return Artifact(f.read())
 
 
+Samples = Union[Mapping[str, np.ndarray], Sequence[Mapping[str, np.ndarray]]]
+
+
+def _as_model(model, what: str, input_shapes=None) -> Model:
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        # An ONNX file is imported with the first variant's shapes (dynamic
+        # dims need them); every variant is imported again with its own.
+        model = (load_mlir(path) if path.endswith(".mlir")
+                 else import_onnx(path, input_shapes=input_shapes))
+    if not isinstance(model, Model):
+        raise Error(f"{what}: model must be a strata.Model or a path, not {type(model).__name__}")
+    return model
+
+
+def _samples(samples: Samples, what: str) -> List[Dict[str, np.ndarray]]:
+    if isinstance(samples, Mapping):
+        samples = [samples]
+    if isinstance(samples, (str, bytes)) or not isinstance(samples, Sequence):
+        raise Error(f"{what}: samples must be a dict {{input name: array}} (one sample) "
+                    f"or a list of them, not {type(samples).__name__}")
+    out = []
+    for i, sample in enumerate(samples):
+        if not isinstance(sample, Mapping):
+            raise Error(f"{what}: sample {i} must be a dict {{input name: array}}, "
+                        f"not {type(sample).__name__}")
+        out.append({k: np.ascontiguousarray(v) for k, v in sample.items()})
+    return out
+
+
+def calibrate(model: Union[Model, str, os.PathLike], samples: Samples,
+              output: Union[str, os.PathLike], method: str = "percentile",
+              percentile: float = 99.99, layout: Optional[str] = None) -> str:
+    """``strata calibrate`` as a function: runs the optimized model through the
+    reference interpreter on ``samples`` (a dict ``{input name: array}``, one
+    sample, or a list of them) and writes the calibration table
+    (docs/quantization.md) to ``output``, which it returns. ``method``:
+    "minmax", "percentile" (of ``|x|``, at ``percentile``) or "kl"."""
+    model = _as_model(model, "calibrate")
+    path = os.fspath(output)
+    _core.calibrate(model._m, _samples(samples, "calibrate"), method, float(percentile),
+                    layout or "", path)
+    return path
+
+
+def _settings(mode: Optional[str], calibration: Optional[str], keep_float, symmetric: bool,
+              what: str) -> "_core.QuantizeSettings":
+    s = _core.QuantizeSettings()
+    if mode is None:
+        if calibration is not None or keep_float or symmetric:
+            raise Error(f"{what}: calibration, keep_float and symmetric need quantize=...")
+        return s
+    if not isinstance(mode, str):
+        raise Error(f"{what}: quantize={mode!r} must be 'int8', 'bf16' or 'f16'")
+    s.mode = mode
+    if calibration is not None:
+        s.calibration = calibration
+    if keep_float is not None:
+        if isinstance(keep_float, str) or not all(isinstance(k, str) for k in keep_float):
+            raise Error(f"{what}: keep_float must be a list of tensor names, not {keep_float!r}")
+        s.keep_float = list(keep_float)
+    s.symmetric = bool(symmetric)
+    return s
+
+
+class _Calibration:
+    """The table path of ``calibration=``: a path as given, or a table written
+    by :func:`calibrate` from samples into a temporary folder."""
+
+    def __init__(self, model, mode, calibration, method, percentile, layout, what):
+        self.dir = None
+        self.path = None
+        if mode is None and calibration is not None:
+            raise Error(f"{what}: calibration, keep_float and symmetric need quantize=...")
+        if mode is not None:
+            # The mode and the other settings first (the samples may be many).
+            placeholder = None if calibration is None else "<calibration>"
+            try:
+                _core.check_quantize_settings(
+                    _settings(mode, placeholder, None, False, what))
+            except Error as e:
+                raise Error(f"{what}: {e}") from None
+        if calibration is None:
+            if mode == "int8":
+                raise Error(f"{what}: quantize='int8' needs calibration= (a table path, "
+                            "a dict {input name: array} or a list of them)")
+            return
+        if isinstance(calibration, (str, os.PathLike)):
+            self.path = os.fspath(calibration)
+            if not os.path.isfile(self.path):
+                raise Error(f"{what}: calibration table '{self.path}' does not exist")
+            return
+        self.dir = tempfile.TemporaryDirectory(prefix="strata-calib")
+        self.path = calibrate(model, _samples(calibration, what), os.path.join(
+            self.dir.name, "calibration.txt"), method, percentile, layout)
+
+    def __enter__(self):
+        return self.path
+
+    def __exit__(self, *exc):
+        if self.dir is not None:
+            self.dir.cleanup()
+
+
+def quantize(model: Union[Model, str, os.PathLike], mode: str = "int8",
+             calibration: Union[str, os.PathLike, Samples, None] = None,
+             keep_float: Optional[Sequence[str]] = None, symmetric: bool = False,
+             calibration_method: str = "percentile", percentile: float = 99.99,
+             layout: Optional[str] = None) -> Model:
+    """``strata quantize`` as a function: the model optimized, then quantized by
+    top-quantize (docs/quantization.md) to ``mode`` ("int8", "bf16", "f16"),
+    as a :class:`Model` (for :func:`run_ref`, :meth:`Model.save`, ...).
+    ``calibration`` (int8): a table path, or samples (a dict ``{input name:
+    array}`` or a list of them) calibrated with ``calibration_method`` first.
+    ``keep_float``: tensors whose ops stay float; ``symmetric``: zero-point-0
+    activations."""
+    model = _as_model(model, "quantize")
+    with _Calibration(model, mode, calibration, calibration_method, percentile, layout,
+                      "quantize") as table:
+        settings = _settings(mode, table, keep_float, symmetric, "quantize")
+        return Model(_core.quantize(model._m, layout or "", settings))
+
+
 def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",
             quantize: Optional[str] = None,
             input_shapes: Union[ShapeMap, Sequence[ShapeMap], None] = None,
             optimize: bool = True, cpu: Optional[str] = None, opt_level: int = 2,
-            layout: Optional[str] = None) -> Artifact:
+            layout: Optional[str] = None,
+            calibration: Union[str, os.PathLike, Samples, None] = None,
+            keep_float: Optional[Sequence[str]] = None, symmetric: bool = False,
+            calibration_method: str = "percentile", percentile: float = 99.99) -> Artifact:
     """Compiles a model into an :class:`Artifact` for ``target`` ("cpu").
 
     ``model``: a :class:`Model` or a path (``.onnx`` or a Top ``.mlir``).
@@ -177,33 +310,33 @@ def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",
     models imported from ONNX. ``optimize``: run Strata's Top optimizer first.
     ``cpu``: an x86-64 CPU name as LLVM spells it (default: this machine's);
     ``opt_level``: LLVM's 0-3; ``layout``: "nchw" or "nhwc" conversion while
-    optimizing. ``quantize`` is accepted for the API's shape; Strata has no
-    quantizing compile yet, so anything but None is an error.
+    optimizing.
+
+    ``quantize``: "int8", "bf16" or "f16" quantizes the optimized model with
+    top-quantize, as ``strata compile --quantize`` (docs/quantization.md).
+    int8 needs ``calibration``: a table path (``strata calibrate``,
+    :func:`calibrate`), or samples -- a dict ``{input name: array}`` or a
+    list of them -- calibrated first with ``calibration_method`` ("minmax",
+    "percentile" at ``percentile``, "kl"). ``keep_float``: tensors whose ops
+    stay float; ``symmetric``: zero-point-0 int8 activations.
     """
     if target != "cpu":
         raise Error(f"compile: target '{target}' is not available; the target is 'cpu'")
-    if quantize is not None:
-        raise Error(f"compile: quantize={quantize!r} is not available yet "
-                    "(Strata compiles float models; quantized models come as "
-                    "QDQ/integer ONNX graphs)")
     if input_shapes is None:
         variants: List[Dict[str, List[int]]] = []
     elif isinstance(input_shapes, Mapping):
         variants = [_shapes(input_shapes, "compile")]
     else:
         variants = [_shapes(v, "compile") for v in input_shapes]
-    if isinstance(model, (str, os.PathLike)):
-        path = os.fspath(model)
-        # An ONNX file is imported with the first variant's shapes (dynamic
-        # dims need them); every variant is imported again with its own.
-        model = (load_mlir(path) if path.endswith(".mlir")
-                 else import_onnx(path, input_shapes=variants[0] if variants else None))
-    if not isinstance(model, Model):
-        raise Error(f"compile: model must be a strata.Model or a path, not {type(model).__name__}")
+    model = _as_model(model, "compile", variants[0] if variants else None)
     if not isinstance(opt_level, int):
         raise Error(f"compile: opt_level must be an int 0-3, not {opt_level!r}")
-    return Artifact(_core.compile_cpu(model._m, variants, bool(optimize), cpu or "",
-                                      opt_level if opt_level >= 0 else 99, layout or ""))
+    with _Calibration(model, quantize, calibration, calibration_method, percentile, layout,
+                      "compile") as table:
+        settings = _settings(quantize, table, keep_float, symmetric, "compile")
+        return Artifact(_core.compile_cpu(model._m, variants, bool(optimize), cpu or "",
+                                          opt_level if opt_level >= 0 else 99, layout or "",
+                                          settings))
 
 
 class Session(_Signature):
@@ -268,13 +401,9 @@ class Session(_Signature):
 
 def run_ref(model: Union[Model, str, os.PathLike], inputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
     """Runs a model in Strata's reference interpreter (no compilation)."""
-    if isinstance(model, (str, os.PathLike)):
-        path = os.fspath(model)
-        model = load_mlir(path) if path.endswith(".mlir") else import_onnx(path)
+    model = _as_model(model, "run_ref")
     if not isinstance(inputs, Mapping):
         raise Error(f"run_ref: inputs must be a dict {{name: array}}, not {type(inputs).__name__}")
-    if not isinstance(model, Model):
-        raise Error(f"run_ref: model must be a strata.Model or a path, not {type(model).__name__}")
     return _core.run_ref(model._m, dict(inputs))
 
 

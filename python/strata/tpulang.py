@@ -66,10 +66,18 @@ def _names(tensors: Sequence[Tensor], what: str) -> List[Tensor]:
     return list(tensors)
 
 
+_MODES = ("f32", "f16", "bf16", "int8", "all", "none")
+_LOG_LEVELS = ("normal", "simple", "only-layer-group", "quiet")
+# TPU-MLIR's tolerance for a lowered (f16/bf16/int8) model against the float
+# one; float32 against the interpreter keeps the top tolerance.
+_LOWERED_TOLERANCE = (0.95, 0.80)
+
+
 def compile(name: str, inputs: List[Tensor], outputs: List[Tensor], cmp: bool = True,
             refs: Optional[Dict[str, np.ndarray]] = None, mode: str = "f32",
             dynamic: bool = False, asymmetric: bool = False, no_save: bool = False,
-            opt: int = 2, mlir_inference: bool = True, bmodel_inference: bool = True):
+            opt: int = 2, mlir_inference: bool = True, bmodel_inference: bool = True,
+            log_level: str = "normal", embed_debug_info: bool = False):
     """Writes ``<name>_origin.mlir`` and ``<name>_TOP_F32_all_weight.npz``.
 
     With ``mlir_inference`` the model runs in the reference interpreter on the
@@ -79,14 +87,46 @@ def compile(name: str, inputs: List[Tensor], outputs: List[Tensor], cmp: bool = 
     TPU-MLIR's top comparison) and a mismatch raises :class:`strata.Error`.
     With ``bmodel_inference`` the model is also compiled for the CPU
     (``<name>.strata``), run, and compared with the interpreter's outputs.
-    Returns the interpreter's outputs ({name: array}), or None when nothing ran.
+
+    ``mode``: "f32" compiles the graph as written (its integer ops stay
+    integer); "f16", "bf16" and "int8" quantize its float convolutions and
+    matmuls with Strata's top-quantize, as :func:`compile_f32` does (int8
+    calibrated on the inputs' data; ``asymmetric`` picks asymmetric int8
+    activations); "all" is f32, f16 and bf16; "none" stops after the
+    interpreter. Returns the interpreter's outputs ({name: array}), or None
+    when nothing ran.
     """
+    return _compile(name, inputs, outputs, cmp, refs, mode, asymmetric, no_save,
+                    mlir_inference, bmodel_inference, log_level, "compile")
+
+
+def compile_f32(name: str, inputs: List[Tensor], outputs: List[Tensor], cmp: bool = True,
+                refs: Optional[Dict[str, np.ndarray]] = None, mode: str = "f32",
+                dynamic: bool = False, opt: int = 2, no_save: bool = False,
+                mlir_inference: bool = True, bmodel_inference: bool = True,
+                top_mlir_inference: bool = True, tpu_mlir_inference: bool = True,
+                log_level: str = "normal", embed_debug_info: bool = False):
+    """TPU-MLIR's float compile: :func:`compile` with symmetric int8 (TPU-MLIR's
+    default); ``top_mlir_inference=False`` or ``mlir_inference=False`` skips
+    the interpreter (and so every run)."""
+    return _compile(name, inputs, outputs, cmp, refs, mode, False, no_save,
+                    mlir_inference and top_mlir_inference, bmodel_inference, log_level,
+                    "compile_f32")
+
+
+def _compile(name, inputs, outputs, cmp, refs, mode, asymmetric, no_save, mlir_inference,
+             bmodel_inference, log_level, op):
     inputs = _names(inputs, "inputs")
     outputs = _names(outputs, "outputs")
-    _tl.compile(name, inputs, outputs, cmp, None, mode, dynamic, asymmetric,
-                no_save, opt)
+    if mode not in _MODES:
+        raise Error(f"{op}: parameter 'mode' = {mode!r} must be one of "
+                    + ", ".join(repr(m) for m in _MODES))
+    if log_level not in _LOG_LEVELS:
+        raise Error(f"{op}: parameter 'log_level' = {log_level!r} must be one of "
+                    + ", ".join(repr(m) for m in _LOG_LEVELS))
+    _tl.compile(name, inputs, outputs, cmp, None, mode, False, asymmetric, no_save, 2)
     if refs is not None and not isinstance(refs, dict):
-        raise Error(f"compile: parameter 'refs' must be a dict {{name: array}}, "
+        raise Error(f"{op}: parameter 'refs' must be a dict {{name: array}}, "
                     f"not {type(refs).__name__}")
     feeds = {}
     for t in inputs:
@@ -101,41 +141,40 @@ def compile(name: str, inputs: List[Tensor], outputs: List[Tensor], cmp: bool = 
         return None
     missing = [t.name for t in inputs if t.name not in feeds]
     if missing:
-        raise Error(f"compile: input '{missing[0]}' has no data to run the model "
+        raise Error(f"{op}: input '{missing[0]}' has no data to run the model "
                     "on; give Tensor(..., data=array) or refs={name: array} "
                     "(or mlir_inference=False)")
     model = load_mlir(name + "_origin.mlir")
     top = run_ref(model, feeds)
     np.savez(name + "_top_outputs.npz", **top)
     if cmp and refs is not None:
-        _check(refs, top, "the reference interpreter's outputs against refs")
-    if bmodel_inference:
-        artifact = _compile_model(model)
-        artifact.save(name + ".strata")
+        _check(refs, top, "the reference interpreter's outputs against refs", (0.99, 0.99), op)
+    if not bmodel_inference or mode == "none":
+        return top
+    for m in (("f32", "f16", "bf16") if mode == "all" else (mode,)):
+        if m == "f32":
+            artifact, stem, tolerance = _compile_model(model), name, (0.99, 0.99)
+        else:
+            calibration = feeds if m == "int8" else None
+            artifact = _compile_model(model, quantize=m, calibration=calibration,
+                                      symmetric=m == "int8" and not asymmetric)
+            stem, tolerance = f"{name}_{m}", _LOWERED_TOLERANCE
+        artifact.save(stem + ".strata")
         compiled = Session(artifact).run(feeds)
-        np.savez(name + "_model_outputs.npz", **compiled)
-        _check(top, compiled, "the compiled model's outputs against the interpreter's")
+        np.savez(stem + "_model_outputs.npz", **compiled)
+        _check(top, compiled, f"the compiled {m} model's outputs against the interpreter's",
+               tolerance, op)
     return top
 
 
-def _check(reference: Dict[str, np.ndarray], actual: Dict[str, np.ndarray], what: str) -> None:
-    results = compare({k: v for k, v in reference.items() if k in actual}, actual,
-                      (0.99, 0.99))
+def _check(reference: Dict[str, np.ndarray], actual: Dict[str, np.ndarray], what: str,
+           tolerance, op: str) -> None:
+    results = compare({k: v for k, v in reference.items() if k in actual}, actual, tolerance)
     bad = [f"{k}: {r.verdict} (cosine {r.cosine:.6f}, euclidean {r.euclidean:.6f}, "
            f"max abs {r.max_abs:.3g}){' ' + r.detail if r.detail else ''}"
            for k, r in results.items() if not r.passed]
     if bad:
-        raise Error(f"compile: comparing {what} failed: " + "; ".join(bad))
-
-
-def compile_f32(name: str, inputs: List[Tensor], outputs: List[Tensor], cmp: bool = True,
-                refs: Optional[Dict[str, np.ndarray]] = None, mode: str = "f32",
-                dynamic: bool = False, opt: int = 2, no_save: bool = False,
-                mlir_inference: bool = True, bmodel_inference: bool = True):
-    """TPU-MLIR's float compile: the same as :func:`compile` on Strata."""
-    return compile(name, inputs, outputs, cmp=cmp, refs=refs, mode=mode,
-                   dynamic=dynamic, no_save=no_save, opt=opt,
-                   mlir_inference=mlir_inference, bmodel_inference=bmodel_inference)
+        raise Error(f"{op}: comparing {what} failed: " + "; ".join(bad))
 
 
 # ---- convolution and matmul -------------------------------------------------
@@ -149,6 +188,89 @@ def conv_v2(tensor_i: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
     """2-D convolution, NCHW; ``pad`` is [up, down, left, right]."""
     return _tl.conv_v2(tensor_i, weight, bias, stride, dilation, pad, group,
                        input_zp, weight_zp, out_dtype, out_name)
+
+
+def conv_int(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+             stride: Optional[List[int]] = None, dilation: Optional[List[int]] = None,
+             pad: Optional[List[int]] = None, group: int = 1,
+             input_zp: Union[int, List[int], None] = None,
+             weight_zp: Union[int, List[int], None] = None,
+             out_dtype: Optional[str] = None, out_name: Optional[str] = None) -> Tensor:
+    """Integer 2-D convolution (int8/uint8 input and weight, int32 bias),
+    accumulating in int32: ``sum((x - input_zp) * (w - weight_zp)) + bias``.
+    A zero point not given is the tensor's own (``Tensor(zero_point=...)``).
+    A weight's per-channel scales (``Tensor(scale=[...])``) run along its
+    output channels (dim 0)."""
+    for param, t in (("input", input), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype not in ("int8", "uint8"):
+            raise Error(f"conv_int: parameter '{param}' has dtype {t.dtype}; "
+                        "conv_int takes int8 or uint8")
+    if isinstance(bias, Tensor) and bias.dtype != "int32":
+        raise Error(f"conv_int: parameter 'bias' has dtype {bias.dtype}; conv_int "
+                    "takes an int32 bias")
+    if out_dtype is not None and out_dtype not in ("int32", "uint32"):
+        raise Error(f"conv_int: parameter 'out_dtype' = {out_dtype!r} must be "
+                    "'int32' or 'uint32'")
+    return _tl.conv_v2(input, weight, bias, stride, dilation, pad, group,
+                       input_zp, weight_zp, out_dtype or "int32", out_name)
+
+
+def _per_channel(value, n: int, op: str, param: str) -> List[float]:
+    values = [float(v) for v in value] if isinstance(value, (list, tuple)) else [float(value)]
+    if len(values) not in (1, n):
+        raise Error(f"{op}: parameter '{param}' has {len(values)} values; give one or "
+                    f"one per output channel ({n})")
+    if any(not v > 0 for v in values):
+        raise Error(f"{op}: parameter '{param}' = {value!r} must be > 0")
+    return values * n if len(values) == 1 else values
+
+
+def conv_quant(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+               stride: Optional[List[int]] = None, dilation: Optional[List[int]] = None,
+               pad: Optional[List[int]] = None, group: int = 1,
+               input_scale: Union[float, List[float], None] = None,
+               weight_scale: Union[float, List[float], None] = None,
+               output_scale: Union[float, List[float], None] = None,
+               input_zp: Union[int, List[int], None] = None,
+               weight_zp: Union[int, List[int], None] = None,
+               output_zp: Union[int, List[int], None] = None,
+               out_dtype: Optional[str] = None, out_name: Optional[str] = None) -> Tensor:
+    """Quantized 2-D convolution to a quantized output: :func:`conv_int` (int32
+    accumulator; bias in units of input_scale * weight_scale) then
+    :func:`requant_int` (MultiplierShift, half away from zero) by
+    ``input_scale * weight_scale[c] / output_scale`` per output channel, plus
+    ``output_zp``. Scales and zero points not given are the tensors' own (a
+    weight's list of scales is per output channel); the multipliers are
+    top-quantize's (Strata's ``multiplier_shift``). The result is quantized
+    with ``output_scale`` and ``output_zp``."""
+    op = "conv_quant"
+    sx = input_scale if input_scale is not None else input.scale
+    sw = weight_scale if weight_scale is not None else weight.scale
+    if sx is None or sw is None or output_scale is None:
+        missing = "input_scale" if sx is None else "weight_scale" if sw is None else \
+            "output_scale"
+        raise Error(f"{op}: parameter '{missing}' is needed (the tensor has no scale)")
+    if isinstance(sx, (list, tuple)) or isinstance(output_scale, (list, tuple)):
+        raise Error(f"{op}: per-channel input_scale/output_scale are not supported "
+                    "(as TPU-MLIR)")
+    o_dtype = out_dtype if out_dtype is not None else input.dtype
+    if o_dtype not in ("int8", "uint8"):
+        raise Error(f"{op}: parameter 'out_dtype' = {o_dtype!r} must be 'int8' or 'uint8'")
+    oc = weight.shape[0] if weight.shape else 0
+    sws = _per_channel(sw, oc, op, "weight_scale")
+    sy = _per_channel(output_scale, 1, op, "output_scale")[0]
+    sxv = _per_channel(sx, 1, op, "input_scale")[0]
+    zx = input_zp if input_zp is not None else (input.zero_point or 0)
+    acc = conv_int(input, weight, bias, stride, dilation, pad, group, zx, weight_zp,
+                   "int32", None)
+    mul, shift = [], []
+    for s in sws:
+        m, r = _tl.multiplier_shift(sxv * s / sy)
+        mul.append(m)
+        shift.append(-r)
+    # requant_int's MultiplierShift, the result quantized (output_scale, output_zp).
+    return _tl.requant_int(acc, mul, shift, 0 if output_zp is None else output_zp, 2,
+                           o_dtype, out_name, "half_away_from_zero", sy)
 
 
 def conv(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
@@ -248,7 +370,12 @@ def _binary_fn(name, doc):
         return _binary(core, name, tensor_i0, tensor_i1, scale, zero_point, out_dtype,
                        out_name)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc + " Broadcasting; either side may be a number."
+    fn.__doc__ = doc + " Broadcasting; either side may be a number." + (
+        " With ``scale=[s0, s1, s_out]`` (and ``zero_point=[z0, z1, z_out]``, default"
+        " zeros) on int8/uint8 tensors it is TPU-MLIR's quantized " + name + ", in its"
+        " integer arithmetic; the result is quantized (s_out, z_out), of ``out_dtype``"
+        " (default tensor_i0's); a number operand is then a stored integer value."
+        if name in ("add", "sub", "mul") else "")
     return fn
 
 
@@ -578,8 +705,15 @@ def dequant_int_to_fp(tensor_i: Tensor, scale: Union[float, List[float]],
 
 def requant_int(tensor_i: Tensor, mul: Union[int, List[int]], shift: Union[int, List[int]],
                 offset: Union[int, List[int]], requant_mode: int, out_dtype: str = "int8",
-                out_name: Optional[str] = None,
-                round_mode: str = "half_away_from_zero") -> Tensor:
-    """Integer requantization by multiplier and shift."""
+                out_name: Optional[str] = None, round_mode: str = "half_away_from_zero",
+                rq_axis: int = 1, fuse_rq_to_matmul: bool = False) -> Tensor:
+    """Integer requantization by multiplier and shift (negative: a right shift),
+    per channel along axis 1 when lists are given. ``requant_mode`` 0
+    (TFLite_LShift) and 1 (TFLite) are TPU-MLIR's MultiplyByQuantizedMultiplier
+    (a positive shift shifts the int32 input left first); 2 is MultiplierShift.
+    ``fuse_rq_to_matmul`` is accepted and has no effect."""
+    if rq_axis != 1:
+        raise Error(f"requant_int: parameter 'rq_axis' = {rq_axis!r} is not supported "
+                    "(channels are axis 1)")
     return _tl.requant_int(tensor_i, mul, shift, offset, requant_mode, out_dtype,
-                           out_name, round_mode)
+                           out_name, round_mode, None)

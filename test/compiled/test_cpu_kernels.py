@@ -68,12 +68,17 @@ def conv_ref(x, w, b, stride, pad, dil, group):
     return y
 
 
-def compile_and_check(tmp_path, text, inputs, want, kernel):
+def compile_and_check(tmp_path, text, inputs, want, kernel, atol=1e-4, extra=()):
+    """Compiles `text` (with `extra` compile options), checks that its one
+    dispatch calls `kernel` and that every ISA at 1 and 2 threads matches
+    `want` (rtol 1e-4, `atol`); returns the compile report."""
     model = tmp_path / "m.mlir"
     model.write_text(text)
     art = tmp_path / "m.strata"
-    r = strata("compile", model, "--target", "cpu", "-o", art, "--no-optimize", "--report")
+    r = strata("compile", model, "--target", "cpu", "-o", art, "--no-optimize", "--report",
+               *extra)
     assert r.returncode == 0, r.stderr
+    report = r.stdout
     assert f"kernel '{kernel}': 1 dispatch(es)" in r.stdout, r.stdout
     r = strata("inspect", art, "--json")
     assert r.returncode == 0, r.stderr
@@ -87,27 +92,14 @@ def compile_and_check(tmp_path, text, inputs, want, kernel):
                        tmp_path / "out.npz", "--threads", threads, env=env)
             assert r.returncode == 0, r.stderr
             with np.load(tmp_path / "out.npz") as z:
-                np.testing.assert_allclose(z["y"], want, rtol=1e-4, atol=1e-4,
+                np.testing.assert_allclose(z["y"], want, rtol=1e-4, atol=atol,
                                            err_msg=f"{isa}, {threads} threads")
+    return report
 
 
-CONVS = [
-    # (name, x shape, w shape, stride, pads, dilation, group, epilogue attrs, kernel)
-    ("3x3_relu", (1, 8, 13, 17), (24, 8, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1,
-     "do_relu = true", "conv2d_im2col_gemm_f32"),
-    ("1x1_relu6", (2, 20, 7, 9), (33, 20, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1,
-     "do_relu = true, relu_limit = 6.0 : f64", "conv2d_1x1_gemm_f32"),
-    ("strided_grouped_dilated", (1, 6, 15, 14), (9, 2, 3, 3), (2, 1), (2, 1, 1, 2), (2, 1), 3,
-     "", "conv2d_im2col_gemm_f32"),
-    ("depthwise_relu", (1, 16, 11, 12), (16, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 16,
-     "do_relu = true", "conv2d_depthwise_f32"),
-]
-
-
-@pytest.mark.parametrize("name,xs,ws,stride,pads,dil,group,attrs,kernel", CONVS,
-                         ids=[c[0] for c in CONVS])
-def test_conv_is_a_kernel_dispatch(tmp_path, name, xs, ws, stride, pads, dil, group, attrs,
-                                   kernel):
+def conv_case(name, xs, ws, stride, pads, dil, group, attrs):
+    """A one-Conv model with a bias (seeded by `name`), its input and its
+    float64 output."""
     rng = np.random.default_rng(len(name))
     x = rng.standard_normal(xs).astype(np.float32)
     w = rng.standard_normal(ws).astype(np.float32)
@@ -131,10 +123,32 @@ func.func @main(%x_arg: {ty(x)} {{top.name = "x"}}) -> ({ty(y)} {{top.name = "y"
   return %0 : {ty(y)}
 }}
 """
+    return text, x, y
+
+
+CONVS = [
+    # (name, x shape, w shape, stride, pads, dilation, group, epilogue attrs, kernel)
+    ("3x3_relu", (1, 8, 13, 17), (24, 8, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1,
+     "do_relu = true", "conv2d_im2col_gemm_f32"),
+    ("1x1_relu6", (2, 20, 7, 9), (33, 20, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1,
+     "do_relu = true, relu_limit = 6.0 : f64", "conv2d_1x1_gemm_f32"),
+    ("strided_grouped_dilated", (1, 6, 15, 14), (9, 2, 3, 3), (2, 1), (2, 1, 1, 2), (2, 1), 3,
+     "", "conv2d_im2col_gemm_f32"),
+    ("depthwise_relu", (1, 16, 11, 12), (16, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 16,
+     "do_relu = true", "conv2d_depthwise_f32"),
+]
+
+
+@pytest.mark.parametrize("name,xs,ws,stride,pads,dil,group,attrs,kernel", CONVS,
+                         ids=[c[0] for c in CONVS])
+def test_conv_is_a_kernel_dispatch(tmp_path, name, xs, ws, stride, pads, dil, group, attrs,
+                                   kernel):
+    text, x, y = conv_case(name, xs, ws, stride, pads, dil, group, attrs)
     compile_and_check(tmp_path, text, {"x": x}, y, kernel)
 
 
-def test_matmul_weight_is_packed_gemm(tmp_path):
+def matmul_case():
+    """A MatMul with a constant 2-d weight, bias and relu: model, inputs, y."""
     rng = np.random.default_rng(7)
     x = rng.standard_normal((3, 37, 64)).astype(np.float32)
     w = rng.standard_normal((64, 50)).astype(np.float32)
@@ -149,10 +163,11 @@ func.func @main(%x_arg: {ty(x)} {{top.name = "x"}}) -> ({ty(y)} {{top.name = "y"
   return %0 : {ty(y)}
 }}
 """
-    compile_and_check(tmp_path, text, {"x": x}, y, "matmul_gemm_f32")
+    return text, {"x": x}, y
 
 
-def test_batched_matmul_transposed(tmp_path):
+def batched_matmul_case():
+    """A batched MatMul of two inputs, the right one transposed."""
     rng = np.random.default_rng(8)
     a = rng.standard_normal((4, 19, 33)).astype(np.float32)
     bt = rng.standard_normal((4, 21, 33)).astype(np.float32)
@@ -166,13 +181,21 @@ func.func @main(%a_arg: {ty(a)} {{top.name = "a"}}, %b_arg: {ty(bt)} {{top.name 
   return %0 : {ty(y)}
 }}
 """
-    compile_and_check(tmp_path, text, {"a": a, "b": bt}, y, "matmul_batched_gemm_f32")
+    return text, {"a": a, "b": bt}, y
 
 
-def test_variants_share_one_packed_weight(tmp_path):
-    # Two batch sizes of one MatMul: the weight is packed once (the packing
-    # depends on K, N and transpose_b only) and stored only packed.
-    rng = np.random.default_rng(9)
+def test_matmul_weight_is_packed_gemm(tmp_path):
+    text, inputs, y = matmul_case()
+    compile_and_check(tmp_path, text, inputs, y, "matmul_gemm_f32")
+
+
+def test_batched_matmul_transposed(tmp_path):
+    text, inputs, y = batched_matmul_case()
+    compile_and_check(tmp_path, text, inputs, y, "matmul_batched_gemm_f32")
+
+
+def dynamic_matmul_case(rng):
+    """A MatMul of x [?, 40] by a constant [40, 24] weight: model, weight."""
     w = rng.standard_normal((40, 24)).astype(np.float32)
     text = f"""
 func.func @main(%x_arg: tensor<?x40xf32> {{top.name = "x"}}) -> (tensor<?x24xf32> {{top.name = "y"}}) {{
@@ -183,6 +206,14 @@ func.func @main(%x_arg: tensor<?x40xf32> {{top.name = "x"}}) -> (tensor<?x24xf32
   return %0 : tensor<?x24xf32>
 }}
 """
+    return text, w
+
+
+def test_variants_share_one_packed_weight(tmp_path):
+    # Two batch sizes of one MatMul: the weight is packed once (the packing
+    # depends on K, N and transpose_b only) and stored only packed.
+    rng = np.random.default_rng(9)
+    text, w = dynamic_matmul_case(rng)
     model = tmp_path / "m.mlir"
     model.write_text(text)
     art = tmp_path / "m.strata"

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import strata
+from python_bad_input_runner import check_errors
 
 ort = pytest.importorskip("onnxruntime")
 onnx = pytest.importorskip("onnx")
@@ -137,7 +138,7 @@ def test_bad_inputs_raise_clear_errors():
         "cannot read ONNX model '/nonexistent/m.onnx'",
         "import_onnx",
         "invalid artifact",
-        "quantize='int8' is not available",
+        "quantize='int8' needs calibration=",
         "tolerance",
     ]
     assert len(lines) == len(expected), p.stdout
@@ -199,13 +200,7 @@ def test_gil_released_while_running():
 
 
 TPULANG_BAD = textwrap.dedent("""
-    import numpy as np, strata, strata.tpulang as tpul
-    def attempt(f):
-        try:
-            f()
-            print("NO ERROR")
-        except strata.Error as e:
-            print("ERROR", e)
+    import strata.tpulang as tpul
     attempt(lambda: tpul.relu(tpul.Tensor([2])))            # before init
     tpul.init("cpu")
     x = tpul.Tensor([1, 3, 4, 4], name="x")
@@ -215,6 +210,23 @@ TPULANG_BAD = textwrap.dedent("""
     attempt(lambda: tpul.reshape(x, [5, 5]))
     attempt(lambda: tpul.add(1, 2))
     attempt(lambda: tpul.compile("m", [x], [tpul.relu(x)]))  # no data to run on
+    xi = tpul.Tensor([1, 3, 4, 4], name="xi", dtype="int32")
+    attempt(lambda: tpul.requant_int(xi, 1 << 30, 2, 0, 2))    # a left shift in mode 2
+    attempt(lambda: tpul.requant_int(xi, 1 << 30, 31, 0, 0))   # a left shift over 30
+    x8 = tpul.Tensor([1, 2, 4, 4], name="x8", dtype="int8")
+    attempt(lambda: tpul.add(x8, x8, scale=[0.1, 0.2]))
+    attempt(lambda: tpul.add(x, x, scale=[0.1, 0.2, 0.3]))      # float inputs
+    attempt(lambda: tpul.max(x8, x8, scale=[0.1, 0.2, 0.3]))
+    wq = tpul.Tensor([3, 2, 1, 1], name="wq", dtype="int8", ttype="coeff", scale=[0.1, 0.2])
+    attempt(lambda: tpul.conv_int(x8, wq))                   # 2 scales for 3 output channels
+    wp = tpul.Tensor([2, 2, 1, 1], name="wp", dtype="int8", ttype="coeff", scale=[0.1, 0.2])
+    tpul.relu(wp)                                            # per channel along dim 1 here
+    attempt(lambda: tpul.conv_int(x8, wp))
+    attempt(lambda: tpul.requant_int(xi, 1 << 30, -2, 0, 2, rq_axis=2))
+    attempt(lambda: tpul.conv_quant(tpul.Tensor([1, 3, 4, 4], dtype="int8"),
+                                    tpul.Tensor([2, 3, 1, 1], dtype="int8", ttype="coeff",
+                                                data=np.ones([2, 3, 1, 1], np.int8)),
+                                    input_scale=0.1, output_scale=0.2))  # no weight_scale
     tpul.deinit()
     attempt(lambda: tpul.relu(x))                            # after deinit
     attempt(lambda: tpul.init("gpu"))
@@ -222,16 +234,18 @@ TPULANG_BAD = textwrap.dedent("""
 
 
 def test_tpulang_bad_inputs_raise_clear_errors(tmp_path):
-    p = subprocess.run([sys.executable, "-c", TPULANG_BAD], capture_output=True, text=True,
-                       timeout=120, cwd=tmp_path)
-    assert p.returncode == 0, p.stderr
-    lines = p.stdout.splitlines()
-    expected = ["relu: no graph", "Tensor: parameter 'ttype'", "Tensor: parameter 'data' has 5",
-                "conv_v2:", "reshape:", "add: at least one", "compile: input 'x' has no data",
-                "relu: no graph", "init: parameter 'platform' = 'gpu'"]
-    assert len(lines) == len(expected), p.stdout
-    for line, want in zip(lines, expected):
-        assert line.startswith("ERROR") and want in line, (line, want)
+    check_errors(TPULANG_BAD, [
+        "relu: no graph", "Tensor: parameter 'ttype'", "Tensor: parameter 'data' has 5",
+        "conv_v2:", "reshape:", "add: at least one", "compile: input 'x' has no data",
+        "requant_int: parameter 'shift' = 2 has a left shift",
+        "requant_int: shift 31 is out of range",
+        "add: parameter 'scale' must have 3 values", "add: parameter 'tensor_i0' has dtype float32",
+        "max: parameter 'scale' (quantized variant) is not supported",
+        "conv_v2: tensor 'wq' has 2 per-channel scales but shape [3, 2, 1, 1] (one scale per "
+        "index of dim 0", "conv_v2: parameter 'weight' ('wp') is already in the graph quantized "
+        "per channel along dim 1",
+        "requant_int: parameter 'rq_axis' = 2", "conv_quant: parameter 'weight_scale' is needed",
+        "relu: no graph", "init: parameter 'platform' = 'gpu'"], cwd=tmp_path)
 
 
 def test_python_m_strata_runs_the_cli():

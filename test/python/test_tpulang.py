@@ -108,9 +108,25 @@ def test_signatures_match_tpu_mlir():
     assert list(sig.parameters) == ["tensor_i", "weight", "bias", "stride", "dilation", "pad",
                                     "group", "input_zp", "weight_zp", "out_dtype", "out_name"]
     assert sig.parameters["group"].default == 1
+    # compile / compile_f32: TPU-MLIR's python/transform/TpuLang.py, in order.
     sig = inspect.signature(tpul.compile)
-    assert list(sig.parameters)[:5] == ["name", "inputs", "outputs", "cmp", "refs"]
-    assert sig.parameters["cmp"].default is True
+    assert list(sig.parameters) == [
+        "name", "inputs", "outputs", "cmp", "refs", "mode", "dynamic", "asymmetric",
+        "no_save", "opt", "mlir_inference", "bmodel_inference", "log_level",
+        "embed_debug_info"]
+    assert sig.parameters["cmp"].default is True and sig.parameters["mode"].default == "f32"
+    sig = inspect.signature(tpul.compile_f32)
+    assert list(sig.parameters) == [
+        "name", "inputs", "outputs", "cmp", "refs", "mode", "dynamic", "opt", "no_save",
+        "mlir_inference", "bmodel_inference", "top_mlir_inference", "tpu_mlir_inference",
+        "log_level", "embed_debug_info"]
+    assert list(inspect.signature(tpul.requant_int).parameters) == [
+        "tensor_i", "mul", "shift", "offset", "requant_mode", "out_dtype", "out_name",
+        "round_mode", "rq_axis", "fuse_rq_to_matmul"]
+    assert list(inspect.signature(tpul.conv_quant).parameters) == [
+        "input", "weight", "bias", "stride", "dilation", "pad", "group", "input_scale",
+        "weight_scale", "output_scale", "input_zp", "weight_zp", "output_zp", "out_dtype",
+        "out_name"]
     t = tpul.Tensor.__init__.__doc__ or ""
     assert "neuron" in t
 
@@ -127,3 +143,68 @@ def test_errors_name_op_and_parameter():
     tpul.deinit()
     with pytest.raises(strata.Error):
         tpul.relu(x)
+
+
+def _small_cnn(x):
+    conv1, _, _ = conv_op(x, [8, 3, 3, 3], [1, 1], pad=[1, 1, 1, 1], bias=True)
+    conv2, _, _ = conv_op(tpul.relu(conv1), [8, 8, 3, 3], [2, 2], pad=[1, 1, 1, 1], bias=True)
+    return tpul.relu(conv2)
+
+
+@pytest.mark.parametrize("call,mode,asymmetric", [
+    ("compile_f32", "f16", False), ("compile_f32", "bf16", False),
+    ("compile_f32", "int8", False), ("compile", "int8", True), ("compile_f32", "all", False)])
+def test_compile_modes_quantize(tmp_path, monkeypatch, call, mode, asymmetric):
+    # TPU-MLIR's compile_f32(mode=...) lowers the float graph to f16/bf16/int8
+    # ('all': f32, f16, bf16); Strata quantizes with top-quantize (int8
+    # calibrated on the inputs' data) and compares the compiled model with the
+    # interpreter's float outputs at TPU-MLIR's lowered tolerance (0.95, 0.80).
+    monkeypatch.chdir(tmp_path)
+    np.random.seed(1)
+    tpul.init("cpu")
+    x_data = np.random.uniform(-1, 1, [1, 3, 12, 12]).astype(np.float32)
+    x = tpul.Tensor(dtype="float32", shape=[1, 3, 12, 12], data=x_data)
+    y = _small_cnn(x)
+    kwargs = dict(asymmetric=asymmetric) if call == "compile" else {}
+    top = getattr(tpul, call)("net", [x], [y], cmp=False, mode=mode, **kwargs)
+    tpul.deinit()
+    modes = ("f32", "f16", "bf16") if mode == "all" else (mode,)
+    for m in modes:
+        stem = "net" if m == "f32" else f"net_{m}"
+        out = np.load(tmp_path / f"{stem}_model_outputs.npz")[y.name]
+        got = strata.Session(str(tmp_path / f"{stem}.strata")).run({x.name: x_data})[y.name]
+        np.testing.assert_array_equal(out, got)
+        ref = top[y.name].astype(np.float64).ravel()
+        cos = float(ref @ got.ravel() / (np.linalg.norm(ref) * np.linalg.norm(got)))
+        assert cos >= (0.999 if m != "int8" else 0.99), (m, cos)
+        if m != "f32":
+            assert not np.array_equal(got, top[y.name]), m  # really lowered
+
+
+def test_compile_mode_and_log_level_checked(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    tpul.init("cpu")
+    x = tpul.Tensor([2, 2], name="x", data=np.ones([2, 2], np.float32))
+    y = tpul.relu(x)
+    with pytest.raises(strata.Error, match=r"compile_f32: parameter 'mode' = 'int4' must be"):
+        tpul.compile_f32("m", [x], [y], mode="int4")
+    with pytest.raises(strata.Error, match=r"compile: parameter 'log_level' = 'loud' must be"):
+        tpul.compile("m", [x], [y], log_level="loud")
+    # mode "none": the interpreter only, no compiled model.
+    top = tpul.compile_f32("m", [x], [y], mode="none", log_level="quiet")
+    assert y.name in top and not (tmp_path / "m.strata").exists()
+    tpul.deinit()
+
+
+def test_conv_int_signature_and_checks():
+    import inspect
+    assert list(inspect.signature(tpul.conv_int).parameters) == [
+        "input", "weight", "bias", "stride", "dilation", "pad", "group", "input_zp",
+        "weight_zp", "out_dtype", "out_name"]
+    tpul.init("cpu")
+    x = tpul.Tensor([1, 3, 4, 4], dtype="float32", name="xf")
+    w = tpul.Tensor([2, 3, 1, 1], dtype="int8", ttype="coeff",
+                    data=np.ones([2, 3, 1, 1], np.int8))
+    with pytest.raises(strata.Error, match="conv_int: parameter 'input' has dtype float32"):
+        tpul.conv_int(x, w)
+    tpul.deinit()

@@ -4,8 +4,9 @@
 //   [--method minmax|percentile|kl] -o table.txt
 // Runs the optimized model (top-optimize, as strata quantize and compile
 // --quantize see it) through the reference interpreter once per sample
-// (twice for the histogram methods) and writes the calibration table
-// (docs/quantization.md).
+// (twice for the histogram methods; calibrateTopModule in
+// lib/Pipelines/Quantize.cpp, shared with the Python package) and writes the
+// calibration table (docs/quantization.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,18 +14,12 @@
 #include "QuantCommon.h"
 
 #include "strata/Dialect/Top/Transforms/Calibration.h"
-#include "strata/Interpreter/Interpreter.h"
 #include "strata/Pipelines/ModelIO.h"
+#include "strata/Pipelines/Quantize.h"
 
 #include "mlir/IR/Diagnostics.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <algorithm>
-#include <map>
-#include <set>
 
 using namespace llvm;
 
@@ -38,16 +33,7 @@ cl::SubCommand CalibrateCommand(
 static cl::opt<std::string> model(cl::Positional, cl::Required,
                                   cl::desc("<model.onnx | model.mlir>"),
                                   cl::sub(CalibrateCommand));
-static cl::list<std::string>
-    data("data", cl::OneOrMore,
-         cl::desc("sample inputs: npz files (one sample each, one array per "
-                  "model input, keyed by name) or folders of them"),
-         cl::value_desc("DIR|FILE.npz"), cl::sub(CalibrateCommand));
-static cl::opt<unsigned>
-    samples("samples",
-            cl::desc("use the first N samples (default: all); more than "
-                     "--data holds is an error"),
-            cl::value_desc("N"), cl::init(0), cl::sub(CalibrateCommand));
+static SampleOptions sampleOptions(CalibrateCommand, /*required=*/true, "");
 static cl::opt<std::string> method(
     "method", cl::desc("threshold method: minmax, percentile (default) or kl"),
     cl::value_desc("M"), cl::init("percentile"), cl::sub(CalibrateCommand));
@@ -67,24 +53,17 @@ static cl::opt<std::string> outFile("o", cl::Required,
                                     cl::value_desc("table.txt"),
                                     cl::sub(CalibrateCommand));
 
-static bool isFloatTensor(const Tensor &t) { return isFloat(t.dtype()); }
-
 int calibrate() {
-  if (method != "minmax" && method != "percentile" && method != "kl") {
-    errs() << "strata calibrate: --method '" << method
-           << "' must be minmax, percentile or kl\n";
-    return 2;
-  }
-  if (!(percentile > 0 && percentile <= 100)) {
-    errs() << "strata calibrate: --percentile " << percentile
-           << " must be in (0, 100]\n";
-    return 2;
-  }
   std::vector<std::string> files;
-  if (!collectSampleFiles("strata calibrate",
-                          std::vector<std::string>(data.begin(), data.end()),
-                          samples, files))
+  if (!sampleOptions.collect("strata calibrate", files))
     return 2;
+  // A bad method or percentile is a usage error (exit 2), found before the
+  // model is read.
+  std::string error;
+  if (!checkCalibrationSettings(method, percentile, error)) {
+    errs() << "strata calibrate: " << error << "\n";
+    return 2;
+  }
 
   mlir::MLIRContext context;
   registerAndLoadDialects(context);
@@ -96,77 +75,29 @@ int calibrate() {
       std::vector<std::string>(inputShapes.begin(), inputShapes.end()));
   if (failed(loaded))
     return 1;
-  mlir::ModuleOp module = *loaded->module;
-  FailureOr<mlir::func::FuncOp> entry = findEntryFunction(module);
-  if (failed(entry)) {
-    errs() << "strata calibrate: the model has no entry function\n";
-    return 1;
-  }
-  calib::nameTensors(*entry);
-  std::vector<std::string> inputNames;
-  for (unsigned i = 0; i < entry->getNumArguments(); ++i)
-    inputNames.push_back(inputName(*entry, i));
-  // The run's result holds the outputs under their output names too; the
-  // table keeps the names of the values (those the pass looks up).
-  std::set<std::string> valueNames;
-  entry->walk([&](mlir::Operation *op) {
-    for (mlir::Value r : op->getResults())
-      valueNames.insert(calib::tensorName(r));
-  });
-
-  std::map<std::string, calib::TensorStatistics> stats;
-  bool histograms = method != "minmax";
-  int passes = histograms ? 2 : 1;
-  InterpreterOptions options;
-  options.dumpAll = true;
-  for (int pass = 0; pass < passes; ++pass) {
-    for (size_t s = 0; s < files.size(); ++s) {
-      errs() << "\rstrata calibrate: " << (pass ? "histograms" : "ranges")
-             << " [" << (s + 1) << "/" << files.size() << "]";
-      TensorMap inputs;
-      std::string error;
-      if (!readNpz(files[s], inputs, error)) {
-        errs() << "\nstrata calibrate: sample '" << files[s] << "': " << error
-               << "\n";
-        return 1;
-      }
-      for (const std::string &name : inputNames)
-        if (!inputs.contains(name)) {
-          errs() << "\nstrata calibrate: sample '" << files[s]
-                 << "' has no array '" << name << "' (a model input)\n";
-          return 1;
-        }
-      auto dumped = interpretModule(module, inputs, loaded->weights, options);
-      if (failed(dumped)) {
-        errs() << "\nstrata calibrate: running the model on sample '"
-               << files[s] << "' failed\n";
-        return 1;
-      }
-      for (const auto &[name, t] : *dumped) {
-        if (!isFloatTensor(t) || !valueNames.count(name))
-          continue;
-        if (pass == 0)
-          stats[name].addRange(t);
-        else
-          stats[name].addHistogram(t);
-      }
-    }
-  }
+  auto readSample = [&](size_t s, TensorMap &inputs, std::string &why) {
+    if (readNpz(files[s], inputs, why))
+      return true;
+    why = "sample '" + files[s] + "': " + why;
+    return false;
+  };
+  auto progress = [&](int pass, size_t s) {
+    errs() << "\rstrata calibrate: " << (pass ? "histograms" : "ranges") << " ["
+           << (s + 1) << "/" << files.size() << "]";
+  };
+  FailureOr<calib::CalibrationTable> table =
+      calibrateTopModule(*loaded->module, loaded->weights, files.size(),
+                         readSample, method, percentile, error, progress);
   errs() << "\n";
-  calib::CalibrationTable table;
-  table.method = method == "percentile"
-                     ? "percentile " + std::to_string(percentile)
-                     : method.getValue();
-  table.samples = files.size();
-  for (const auto &[name, st] : stats)
-    table.entries[name] = {st.threshold(method, percentile), st.min(),
-                           st.max()};
-  std::string error;
-  if (!calib::writeCalibrationTable(outFile, table, error)) {
+  if (failed(table)) {
     errs() << "strata calibrate: " << error << "\n";
     return 1;
   }
-  outs() << "wrote " << outFile << " (" << table.entries.size() << " tensors, "
+  if (!calib::writeCalibrationTable(outFile, *table, error)) {
+    errs() << "strata calibrate: " << error << "\n";
+    return 1;
+  }
+  outs() << "wrote " << outFile << " (" << table->entries.size() << " tensors, "
          << files.size() << " samples, " << method << ")\n";
   return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef STRATA_TOOLS_STRATA_COMMANDS_H
 #define STRATA_TOOLS_STRATA_COMMANDS_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/CommandLine.h"
 
 #include <map>
@@ -26,6 +27,9 @@ int import();
 extern llvm::cl::SubCommand CompileCommand;
 int compile();
 
+extern llvm::cl::SubCommand TuneCommand;
+int tune();
+
 extern llvm::cl::SubCommand RunCommand;
 int run();
 
@@ -40,6 +44,13 @@ int quantize();
 
 /// Hides the options LLVM and MLIR register from `strata --help`, which then
 /// lists the commands and the limits every command takes.
+/// Gives the entry function's inputs named in `shapes` those static shapes
+/// (each must refine the declared type) and infers the shapes that follow;
+/// errors start with `tool` (Compile.cpp).
+mlir::LogicalResult
+applyInputShapes(llvm::StringRef tool, mlir::ModuleOp module,
+                 const std::map<std::string, std::vector<int64_t>> &shapes);
+
 void hideForeignOptions();
 
 /// After parsing: refuses a single-valued option of `command` given more

@@ -12,8 +12,11 @@
 #include "Commands.h"
 #include "QuantCommon.h"
 
+#include "strata/Conversion/TopToHL/Passes.h"
+#include "strata/Dialect/HL/IR/HLOps.h"
 #include "strata/Frontend/Onnx/OnnxImporter.h"
 #include "strata/InitAll.h"
+#include "strata/Npu/NpuConfigJson.h"
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
 #include "strata/Target/Cpu/CpuTarget.h"
@@ -57,8 +60,10 @@ static cl::opt<std::string> modelName(
     cl::value_desc("N"), cl::sub(CompileCommand));
 static cl::opt<std::string> target(
     "target",
-    cl::desc("what to produce: 'top' (the optimized Top model, a folder) or "
-             "'cpu' (a .strata artifact for this machine's CPU)"),
+    cl::desc("what to produce: 'top' (the optimized Top model, a folder), "
+             "'cpu' (a .strata artifact for this machine's CPU) or 'npu-sim' "
+             "(the NPU; with --emit hl, the HL module, a folder: "
+             "docs/npu.md)"),
     cl::value_desc("T"), cl::init("top"), cl::sub(CompileCommand));
 static cl::list<std::string> inputShapes(
     "input-shapes",
@@ -80,13 +85,16 @@ static cl::opt<unsigned>
              cl::value_desc("N"), cl::init(2), cl::sub(CompileCommand));
 static cl::opt<bool> report(
     "report",
-    cl::desc("--target cpu: print per variant the dispatch count, the memory "
+    cl::desc("--target npu-sim: print the NPU kernels, the CPU ops and the "
+             "transposes left; --target cpu: print per variant the dispatch "
+             "count, the memory "
              "plan's peak next to the sum of all intermediate tensors, code "
              "and constant sizes"),
     cl::sub(CompileCommand));
 static cl::opt<bool> explainStrategy(
     "explain-strategy",
-    cl::desc("--target cpu: print for every op the operator strategy's "
+    cl::desc("--target cpu / npu-sim: print for every op the operator "
+             "strategy's "
              "candidates, their conditions, priorities, tuning records and "
              "the winner (docs/strategy.md)"),
     cl::sub(CompileCommand));
@@ -100,6 +108,22 @@ static cl::opt<std::string> dumpLLVMDialect(
     cl::desc("--target cpu: also write the lowered dispatch module (LLVM "
              "dialect) of the last variant to FILE, for debugging"),
     cl::value_desc("FILE"), cl::sub(CompileCommand));
+static cl::opt<std::string>
+    npuConfigFile("npu-config",
+                  cl::desc("--target npu-sim: the NPU description, a JSON file "
+                           "(docs/npu.md; default: the built-in description)"),
+                  cl::value_desc("FILE"), cl::sub(CompileCommand));
+static cl::opt<std::string> emitStage(
+    "emit",
+    cl::desc("--target npu-sim: 'hl' writes the model converted to the HL "
+             "dialect (NPU kernels and the ops left on the CPU) to the "
+             "folder -o"),
+    cl::value_desc("STAGE"), cl::sub(CompileCommand));
+static cl::opt<bool> noSegmentFusion(
+    "no-segment-fusion",
+    cl::desc("--target npu-sim: keep hl.segmentation ops instead of having "
+             "the producing kernel write its output segmented"),
+    cl::sub(CompileCommand));
 static cl::opt<bool> noOptimize(
     "no-optimize",
     cl::desc("skip top-optimize: write the model as imported or read"),
@@ -122,33 +146,16 @@ static cl::opt<std::string> quantizeMode(
     cl::desc("quantize after optimizing: int8 (needs --calibration), bf16 "
              "or f16 (docs/quantization.md)"),
     cl::value_desc("MODE"), cl::sub(CompileCommand));
-static cl::opt<std::string> calibrationFile(
-    "calibration",
-    cl::desc("--quantize int8: the table strata calibrate wrote"),
-    cl::value_desc("table.txt"), cl::sub(CompileCommand));
-static cl::list<std::string> keepFloat(
-    "keep-float", cl::CommaSeparated,
-    cl::desc("--quantize: keep the ops producing these tensors in float"),
-    cl::value_desc("NAMES"), cl::sub(CompileCommand));
-static cl::opt<std::string> keepFloatFile(
-    "keep-float-file",
-    cl::desc("--quantize: a file of tensor names to keep in float"),
-    cl::value_desc("F"), cl::sub(CompileCommand));
-static cl::opt<bool> symmetricActivations(
-    "symmetric",
-    cl::desc("--quantize int8: symmetric activations (zero point 0)"),
-    cl::sub(CompileCommand));
+static QuantizeOptions quantizeOptions(CompileCommand);
 
 /// Reads `modelFile` as an ONNX model or as a Top module with its weights.
 using ShapeMap = std::map<std::string, std::vector<int64_t>>;
 
-/// Gives the entry function's inputs named in `shapes` those static shapes
-/// (each must refine the declared type) and infers the shapes that follow.
-static LogicalResult applyInputShapes(mlir::ModuleOp module,
-                                      const ShapeMap &shapes) {
+LogicalResult applyInputShapes(StringRef tool, mlir::ModuleOp module,
+                               const ShapeMap &shapes) {
   FailureOr<mlir::func::FuncOp> entry = findEntryFunction(module);
   if (failed(entry)) {
-    errs() << "strata compile: the model has no entry function\n";
+    errs() << tool << ": the model has no entry function\n";
     return failure();
   }
   mlir::func::FuncOp main = *entry;
@@ -167,7 +174,7 @@ static LogicalResult applyInputShapes(mlir::ModuleOp module,
     for (int64_t d = 0; fits && ranked && d < ranked.getRank(); ++d)
       fits = ranked.isDynamicDim(d) || ranked.getDimSize(d) == it->second[d];
     if (!fits) {
-      errs() << "strata compile: --input-shapes " << it->first
+      errs() << tool << ": --input-shapes " << it->first
              << ": the shape does not fit the input's type " << argTypes[i]
              << "\n";
       return failure();
@@ -180,7 +187,7 @@ static LogicalResult applyInputShapes(mlir::ModuleOp module,
   }
   for (const auto &[name, shape] : shapes)
     if (!used.count(name)) {
-      errs() << "strata compile: --input-shapes names '" << name
+      errs() << tool << ": --input-shapes names '" << name
              << "', which is not an input of the model\n";
       return failure();
     }
@@ -189,7 +196,8 @@ static LogicalResult applyInputShapes(mlir::ModuleOp module,
   mlir::PassManager pm(module.getContext());
   pm.addNestedPass<mlir::func::FuncOp>(top::createTopShapeInfer());
   if (failed(pm.run(module)) || failed(mlir::verify(module))) {
-    errs() << "strata compile: the model does not take the input shapes "
+    errs() << tool
+           << ": the model does not take the input shapes "
               "given\n";
     return failure();
   }
@@ -213,7 +221,8 @@ static FailureOr<onnx_import::ImportedModel> load(mlir::MLIRContext &context,
     errs() << "strata compile: " << error << "\n";
     return failure();
   }
-  if (!shapes.empty() && failed(applyInputShapes(*model.module, shapes)))
+  if (!shapes.empty() &&
+      failed(applyInputShapes("strata compile", *model.module, shapes)))
     return failure();
   return model;
 }
@@ -273,10 +282,7 @@ loadOptimized(mlir::MLIRContext &context, const ShapeMap &shapes) {
     model->weights = std::move(*optimized);
   }
   if (!quantizeMode.empty()) {
-    QuantizeRequest request{
-        quantizeMode, calibrationFile,
-        std::vector<std::string>(keepFloat.begin(), keepFloat.end()),
-        keepFloatFile, symmetricActivations};
+    QuantizeRequest request = quantizeOptions.request(quantizeMode);
     bool usageError = false;
     FailureOr<TensorMap> quantized = quantizeModel(
         "strata compile", *model->module, model->weights, request, usageError);
@@ -428,17 +434,153 @@ static int compileCpu(mlir::MLIRContext &context,
   return 0;
 }
 
+/// Reads --npu-config (or the default description); prints the error.
+static FailureOr<npu::NpuConfig> readNpuConfig() {
+  if (npuConfigFile.empty())
+    return npu::defaultNpuConfig();
+  ErrorOr<std::unique_ptr<MemoryBuffer>> file =
+      MemoryBuffer::getFile(npuConfigFile, /*IsText=*/true);
+  if (!file) {
+    errs() << "strata compile: --npu-config '" << npuConfigFile
+           << "' cannot be read: " << file.getError().message() << "\n";
+    return failure();
+  }
+  Expected<npu::NpuConfig> config =
+      npu::parseNpuConfigJson((*file)->getBuffer(), npuConfigFile);
+  if (!config) {
+    errs() << "strata compile: " << toString(config.takeError()) << "\n";
+    return failure();
+  }
+  return *config;
+}
+
+/// --target npu-sim --emit hl: Top -> HL, transposes cancelled, strided
+/// kernels segmented; writes OUT/<name>.mlir and its weights.
+static int emitHL(const npu::NpuConfig &config,
+                  onnx_import::ImportedModel &model, const std::string &name) {
+  mlir::ModuleOp module = *model.module;
+  std::vector<conversion::HLDecision> decisions;
+  mlir::PassManager pm(module.getContext());
+  pm.addPass(conversion::createConvertTopToHLPass(config, &decisions));
+  // Transposes first: a strided kernel's producer must be visible (not
+  // behind a transpose) for the segmentation to fuse into it.
+  pm.addPass(conversion::createHLCancelTransposes());
+  conversion::HLSegmentStridedOptions segmentOptions;
+  segmentOptions.fuse = !noSegmentFusion;
+  pm.addPass(conversion::createHLSegmentStrided(segmentOptions));
+  FailureOr<TensorMap> weights = runTopPasses(module, model.weights, pm);
+  if (failed(weights)) {
+    errs() << "strata compile: --target npu-sim: converting '" << modelFile
+           << "' to HL failed\n";
+    return 1;
+  }
+  if (explainStrategy) {
+    size_t onNpu = 0;
+    for (const conversion::HLDecision &d : decisions)
+      onNpu += !d.kernel.empty();
+    outs() << "npu-sim: " << onNpu << " of " << decisions.size()
+           << " candidate op(s) run on the NPU; every other op stays on the "
+              "CPU (no NPU kernel)\n";
+    for (const conversion::HLDecision &d : decisions) {
+      outs() << d.op << " '" << d.location << "': ";
+      if (!d.kernel.empty())
+        outs() << d.kernel << "\n";
+      else
+        outs() << "stays on the CPU: " << d.reason << "\n";
+      if (!d.strategy.empty())
+        for (StringRef line : llvm::split(StringRef(d.strategy).rtrim(), '\n'))
+          outs() << "    " << line << "\n";
+    }
+  }
+  if (report) {
+    std::map<std::string, size_t> hlOps, cpuOps;
+    size_t transposes = 0, fused = 0;
+    module.walk([&](mlir::Operation *op) {
+      StringRef dialect = op->getName().getDialectNamespace();
+      if (dialect == "hl") {
+        ++hlOps[op->getName().getStringRef().str()];
+        fused += op->hasAttr("segment_output");
+      } else if (dialect == "top" &&
+                 !isa<top::WeightOp, top::InputOp, top::NoneOp>(op)) {
+        ++cpuOps[op->getName().getStringRef().str()];
+      }
+      transposes += isa<hl::TransposeOp, top::PermuteOp>(op);
+    });
+    outs() << "npu-sim HL module (" << config.name << "):\n  NPU kernels:";
+    for (auto &[op, n] : hlOps)
+      outs() << " " << op << " x" << n;
+    outs() << "\n  CPU ops:";
+    for (auto &[op, n] : cpuOps)
+      outs() << " " << op << " x" << n;
+    outs() << "\n  transposes left: " << transposes
+           << " (hl.transpose and top.Permute)\n"
+           << "  segmentations fused into their producer: " << fused << "\n";
+  }
+  if (!prepareOutputDir("strata compile", outDir))
+    return 1;
+  std::string error;
+  if (failed(writeModelPair(module, *weights, outDir, name, name + ".mlir",
+                            name + "_HL_weight.npz", error))) {
+    errs() << "strata compile: " << error << "\n";
+    return 1;
+  }
+  outs() << "wrote " << outDir << "/" << name << ".mlir and " << outDir << "/"
+         << name << "_HL_weight.npz\n";
+  return 0;
+}
+
+/// --target npu-sim.
+static int compileNpu(mlir::MLIRContext &context, const ShapeMap &shapes,
+                      const std::string &name) {
+  FailureOr<npu::NpuConfig> config = readNpuConfig();
+  if (failed(config))
+    return 2;
+  if (emitStage != "hl") {
+    errs() << "strata compile: --target npu-sim: the HL -> HW lowering "
+              "(LRAM tiling, DMA, the HW dialect) is not built yet, so no "
+              "NPU artifact can be written; --emit hl writes the HL module "
+              "(docs/npu.md)\n";
+    return 1;
+  }
+  FailureOr<onnx_import::ImportedModel> model = loadOptimized(context, shapes);
+  if (failed(model))
+    return 1;
+  return emitHL(*config, *model, name);
+}
+
 int compile() {
-  if (target != "top" && target != "cpu") {
+  if (target != "top" && target != "cpu" && target != "npu-sim") {
     errs() << "strata compile: --target '" << target
-           << "' is not available; the targets are 'top' and 'cpu'\n";
+           << "' is not available; the targets are 'top', 'cpu' and "
+              "'npu-sim'\n";
     return 2;
   }
+  for (auto [opt, given] :
+       {std::pair<const char *, bool>{"npu-config",
+                                      npuConfigFile.getNumOccurrences() > 0},
+        {"emit", emitStage.getNumOccurrences() > 0},
+        {"no-segment-fusion", noSegmentFusion.getNumOccurrences() > 0}})
+    if (given && target != "npu-sim") {
+      errs() << "strata compile: --" << opt << " needs --target npu-sim\n";
+      return 2;
+    }
+  if (emitStage.getNumOccurrences() && emitStage != "hl") {
+    errs() << "strata compile: --emit '" << emitStage
+           << "' is not available; the stages are 'hl' (HL -> HW is not "
+              "built yet)\n";
+    return 2;
+  }
+  for (auto [opt, given] :
+       {std::pair<const char *, bool>{"report", report.getNumOccurrences() > 0},
+        {"explain-strategy", explainStrategy.getNumOccurrences() > 0}})
+    if (given && target != "cpu" && target != "npu-sim") {
+      errs() << "strata compile: --" << opt
+             << " needs --target cpu or npu-sim\n";
+      return 2;
+    }
   std::pair<const char *, bool> cpuOnly[] = {
       {"cpu", cpuName.getNumOccurrences() > 0},
       {"opt-level", optLevel.getNumOccurrences() > 0},
-      {"report", report.getNumOccurrences() > 0},
-      {"explain-strategy", explainStrategy.getNumOccurrences() > 0},
       {"tuning-log", tuningLog.getNumOccurrences() > 0},
       {"dump-llvm-dialect", dumpLLVMDialect.getNumOccurrences() > 0}};
   for (auto [opt, given] : cpuOnly)
@@ -451,10 +593,7 @@ int compile() {
            << "' must be 'nchw' or 'nhwc'\n";
     return 2;
   }
-  if (quantizeMode.empty() &&
-      (calibrationFile.getNumOccurrences() || keepFloat.getNumOccurrences() ||
-       keepFloatFile.getNumOccurrences() ||
-       symmetricActivations.getNumOccurrences())) {
+  if (quantizeMode.empty() && quantizeOptions.anyGiven()) {
     errs() << "strata compile: --calibration, --keep-float(-file) and "
               "--symmetric need --quantize\n";
     return 2;
@@ -501,6 +640,8 @@ int compile() {
   }
   if (target == "cpu")
     return compileCpu(context, *variants, name);
+  if (target == "npu-sim")
+    return compileNpu(context, variants->front(), name);
 
   FailureOr<onnx_import::ImportedModel> model =
       loadOptimized(context, variants->front());

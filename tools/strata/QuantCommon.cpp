@@ -1,14 +1,12 @@
-//===- QuantCommon.cpp - shared by strata calibrate and quantize ----------===//
+//===- QuantCommon.cpp - shared by strata calibrate, quantize, compile ---===//
 
 #include "QuantCommon.h"
 #include "Commands.h"
 
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
+#include "strata/Pipelines/Quantize.h"
 
-#include "strata/Dialect/Top/Transforms/Passes.h"
-
-#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -61,16 +59,6 @@ FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
                                    const TensorMap &weights,
                                    QuantizeRequest request, bool &usageError) {
   usageError = true;
-  if (request.mode != "int8" && request.mode != "bf16" &&
-      request.mode != "f16") {
-    errs() << tool << ": --quantize '" << request.mode
-           << "' must be int8, bf16 or f16\n";
-    return failure();
-  }
-  if (request.mode != "int8" && !request.calibration.empty()) {
-    errs() << tool << ": --calibration is only used by --quantize int8\n";
-    return failure();
-  }
   if (!request.keepFloatFile.empty()) {
     auto buffer = MemoryBuffer::getFile(request.keepFloatFile, true);
     if (!buffer) {
@@ -87,25 +75,61 @@ FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
         request.keepFloat.push_back(line.str());
     }
   }
-  for (const std::string &name : request.keepFloat)
-    if (name.find_first_of(",{} ") != std::string::npos) {
-      errs() << tool << ": --keep-float name '" << name
-             << "' holds one of ',{} ', which tensor names here cannot\n";
-      return failure();
-    }
-  usageError = false;
-  top::TopQuantizeOptions options;
-  options.mode = request.mode;
-  options.calibration = request.calibration;
-  options.keepFloat.assign(request.keepFloat.begin(), request.keepFloat.end());
-  options.symmetric = request.symmetric;
-  mlir::PassManager pm(module.getContext());
-  pm.addPass(top::createTopQuantize(options));
-  pm.addPass(mlir::createCanonicalizerPass());
-  FailureOr<TensorMap> result = runTopPasses(module, weights, pm);
+  QuantizeSettings settings{request.mode, request.calibration,
+                            request.keepFloat, request.symmetric};
+  std::string error;
+  FailureOr<TensorMap> result =
+      quantizeTopModule(module, weights, settings, error, usageError);
   if (failed(result))
-    errs() << tool << ": quantizing to " << request.mode << " failed\n";
+    errs() << tool << ": " << error << "\n";
   return result;
+}
+
+QuantizeOptions::QuantizeOptions(cl::SubCommand &sub)
+    : calibration("calibration",
+                  cl::desc("--quantize int8: the table strata calibrate wrote"),
+                  cl::value_desc("table.txt"), cl::sub(sub)),
+      keepFloat("keep-float", cl::CommaSeparated,
+                cl::desc("--quantize: keep the ops producing these tensors "
+                         "in float"),
+                cl::value_desc("NAMES"), cl::sub(sub)),
+      keepFloatFile("keep-float-file",
+                    cl::desc("--quantize: a file of tensor names to keep in "
+                             "float, one a line"),
+                    cl::value_desc("F"), cl::sub(sub)),
+      symmetric("symmetric",
+                cl::desc("--quantize int8: symmetric activations (zero point "
+                         "0; default asymmetric)"),
+                cl::sub(sub)) {}
+
+QuantizeRequest QuantizeOptions::request(const std::string &mode) const {
+  return {mode, calibration,
+          std::vector<std::string>(keepFloat.begin(), keepFloat.end()),
+          keepFloatFile, symmetric};
+}
+
+bool QuantizeOptions::anyGiven() const {
+  return calibration.getNumOccurrences() || keepFloat.getNumOccurrences() ||
+         keepFloatFile.getNumOccurrences() || symmetric.getNumOccurrences();
+}
+
+SampleOptions::SampleOptions(cl::SubCommand &sub, bool required,
+                             StringRef purpose)
+    : data("data", required ? cl::OneOrMore : cl::ZeroOrMore,
+           cl::desc(purpose.str() +
+                    "sample inputs: npz files (one sample each, one array "
+                    "per model input, keyed by name) or folders of them"),
+           cl::value_desc("DIR|FILE.npz"), cl::sub(sub)),
+      samples("samples",
+              cl::desc(purpose.str() +
+                       "use the first N samples (default: all); more than "
+                       "--data holds is an error"),
+              cl::value_desc("N"), cl::init(0), cl::sub(sub)) {}
+
+bool SampleOptions::collect(StringRef tool,
+                            std::vector<std::string> &files) const {
+  return collectSampleFiles(
+      tool, std::vector<std::string>(data.begin(), data.end()), samples, files);
 }
 
 /// The sample files --data names, in order (a folder's npz files sorted).

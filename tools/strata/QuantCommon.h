@@ -1,4 +1,4 @@
-//===- QuantCommon.h - shared by strata calibrate and quantize --*- C++ -*-===//
+//===- QuantCommon.h - strata calibrate, quantize, compile --*- C++ -*-===//
 
 #ifndef STRATA_TOOLS_STRATA_QUANTCOMMON_H
 #define STRATA_TOOLS_STRATA_QUANTCOMMON_H
@@ -6,6 +6,7 @@
 #include "strata/Frontend/Onnx/OnnxImporter.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <string>
 #include <vector>
@@ -28,6 +29,38 @@ struct QuantizeRequest {
   std::vector<std::string> keepFloat;
   std::string keepFloatFile;
   bool symmetric = false;
+};
+
+/// --quantize's companion options (--calibration, --keep-float,
+/// --keep-float-file, --symmetric), declared once here for every subcommand
+/// that takes them (strata quantize, strata compile). Construct one per
+/// subcommand, after the subcommand, in the same file.
+struct QuantizeOptions {
+  explicit QuantizeOptions(llvm::cl::SubCommand &sub);
+  /// The request for `mode` with these options' values.
+  QuantizeRequest request(const std::string &mode) const;
+  /// True if any of the options was given.
+  bool anyGiven() const;
+
+  llvm::cl::opt<std::string> calibration;
+  llvm::cl::list<std::string> keepFloat;
+  llvm::cl::opt<std::string> keepFloatFile;
+  llvm::cl::opt<bool> symmetric;
+};
+
+/// The sample inputs of strata calibrate and strata quantize
+/// --search-sensitive (--data, --samples), declared once here.
+struct SampleOptions {
+  /// `required`: --data must be given (calibrate); `purpose` prefixes the
+  /// help text ("--search-sensitive: ").
+  SampleOptions(llvm::cl::SubCommand &sub, bool required,
+                llvm::StringRef purpose);
+  /// The sample files (collectSampleFiles); prints and returns false on a
+  /// problem.
+  bool collect(llvm::StringRef tool, std::vector<std::string> &files) const;
+
+  llvm::cl::list<std::string> data;
+  llvm::cl::opt<unsigned> samples;
 };
 
 /// Checks `request` (mode, a table for int8, the keep-float file, which

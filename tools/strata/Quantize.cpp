@@ -34,24 +34,7 @@ static cl::opt<std::string> mode("quantize", cl::Required,
                                  cl::desc("int8, bf16 or f16"),
                                  cl::value_desc("MODE"),
                                  cl::sub(QuantizeCommand));
-static cl::opt<std::string>
-    calibration("calibration",
-                cl::desc("--quantize int8: the table strata calibrate wrote"),
-                cl::value_desc("table.txt"), cl::sub(QuantizeCommand));
-static cl::list<std::string>
-    keepFloat("keep-float", cl::CommaSeparated,
-              cl::desc("keep the ops producing these tensors in float"),
-              cl::value_desc("NAMES"), cl::sub(QuantizeCommand));
-static cl::opt<std::string>
-    keepFloatFile("keep-float-file",
-                  cl::desc("a file of tensor names to keep in float, one a "
-                           "line"),
-                  cl::value_desc("F"), cl::sub(QuantizeCommand));
-static cl::opt<bool>
-    symmetric("symmetric",
-              cl::desc("--quantize int8: symmetric activations (zero point "
-                       "0; default asymmetric)"),
-              cl::sub(QuantizeCommand));
+static QuantizeOptions quantizeOptions(QuantizeCommand);
 static cl::list<std::string> inputShapes(
     "input-shapes",
     cl::desc("ONNX: fix an input's shape, name:1x3x224x224 (repeatable or "
@@ -68,14 +51,8 @@ static cl::opt<double> targetCosine(
     "target-cosine",
     cl::desc("--search-sensitive: the output cosine to reach (default 0.99)"),
     cl::value_desc("C"), cl::init(0.99), cl::sub(QuantizeCommand));
-static cl::list<std::string>
-    data("data",
-         cl::desc("--search-sensitive: sample inputs (npz files or folders, "
-                  "as for strata calibrate)"),
-         cl::value_desc("DIR|FILE.npz"), cl::sub(QuantizeCommand));
-static cl::opt<unsigned>
-    samples("samples", cl::desc("--search-sensitive: use the first N samples"),
-            cl::value_desc("N"), cl::init(0), cl::sub(QuantizeCommand));
+static SampleOptions sampleOptions(QuantizeCommand, /*required=*/false,
+                                   "--search-sensitive: ");
 static cl::opt<std::string> outDir("o", cl::Required,
                                    cl::desc("the output folder"),
                                    cl::value_desc("DIR"),
@@ -93,25 +70,20 @@ int quantize() {
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &context, llvm::errs());
-  QuantizeRequest request{
-      mode, calibration,
-      std::vector<std::string>(keepFloat.begin(), keepFloat.end()),
-      keepFloatFile, symmetric};
+  QuantizeRequest request = quantizeOptions.request(mode);
   auto loaded = loadOptimizedForQuant(
       "strata quantize", model, context,
       std::vector<std::string>(inputShapes.begin(), inputShapes.end()));
   if (failed(loaded))
     return 1;
   if (searchSensitiveOpt) {
-    if (mode != "int8" || data.empty()) {
+    if (mode != "int8" || sampleOptions.data.empty()) {
       errs() << "strata quantize: --search-sensitive needs --quantize int8 "
                 "and --data\n";
       return 2;
     }
     std::vector<std::string> files;
-    if (!collectSampleFiles("strata quantize",
-                            std::vector<std::string>(data.begin(), data.end()),
-                            samples, files))
+    if (!sampleOptions.collect("strata quantize", files))
       return 2;
     std::vector<TensorMap> inputs(files.size());
     for (size_t i = 0; i < files.size(); ++i) {
@@ -130,7 +102,8 @@ int quantize() {
     }
     request.keepFloat.insert(request.keepFloat.end(), keep->begin(),
                              keep->end());
-  } else if (data.getNumOccurrences() || samples.getNumOccurrences() ||
+  } else if (sampleOptions.data.getNumOccurrences() ||
+             sampleOptions.samples.getNumOccurrences() ||
              targetCosine.getNumOccurrences()) {
     errs() << "strata quantize: --data, --samples and --target-cosine need "
               "--search-sensitive\n";

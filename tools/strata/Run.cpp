@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "NpuSimReport.h"
 #include "RuntimeUtils.h"
 
 #include "strata/Runtime/Runtime.hpp"
@@ -56,6 +57,18 @@ static cl::opt<int64_t>
                     "default 1)"),
            cl::value_desc("N"), cl::init(1), cl::sub(RunCommand));
 
+static cl::opt<std::string> device(
+    "device",
+    cl::desc("cpu (default) or npu-sim: with npu-sim, print per NPU dispatch "
+             "the simulated cycles, MACs, MAC utilization, DMA bytes and LRAM "
+             "peak (docs/npu-sim.md)"),
+    cl::value_desc("name"), cl::init("cpu"), cl::sub(RunCommand));
+static cl::opt<std::string> profile(
+    "profile",
+    cl::desc("with --device npu-sim: write the Chrome-trace timeline of the "
+             "NPU dispatches (chrome://tracing, Perfetto)"),
+    cl::value_desc("out.json"), cl::sub(RunCommand));
+
 static constexpr const char *kTool = "strata run";
 
 int run() {
@@ -70,6 +83,17 @@ int run() {
               "least 0\n";
     return 2;
   }
+  bool npuSim = device == runtime::npusim::kNpuSimDevice;
+  if (device != "cpu" && !npuSim) {
+    errs() << kTool << ": --device '" << device
+           << "' is not a device (cpu, npu-sim)\n";
+    return 2;
+  }
+  if (!profile.empty() && !npuSim) {
+    errs() << kTool << ": --profile needs --device npu-sim\n";
+    return 2;
+  }
+  runtime::npusim::setProfiling(npuSim);
   std::string error;
   {
     // The runtime maps the file itself; this applies the checks every
@@ -109,6 +133,10 @@ int run() {
       errs() << kTool << ": " << error << "\n";
       return 1;
     }
+    if (npuSim && !reportNpuSim(kTool, m, inputs,
+                                runtime::npusim::takeProfiles(),
+                                untimed + repeat, profile))
+      return 1;
     if (timed) {
       double mean = 0;
       for (double t : ms)

@@ -27,7 +27,8 @@ static int runCommand() {
       {CheckEquivCommand, checkEquiv}, {ImportCommand, import},
       {CompileCommand, compile},       {RunCommand, run},
       {InspectCommand, inspect},       {CalibrateCommand, calibrate},
-      {QuantizeCommand, quantize}};
+      {QuantizeCommand, quantize},
+      {TuneCommand, tune}};
   for (Command &c : commands) {
     if (!c.sub)
       continue;
@@ -60,6 +61,8 @@ int main(int argc, char **argv) {
       "  strata compile MODEL(.onnx|.mlir) --target cpu -o MODEL.strata\n"
       "                [--input-shapes name:DxD...]... [--report]\n"
       "      compile a model for this CPU into one artifact\n"
+      "  strata tune MODEL(.onnx|.mlir) --log tune.jsonl [--budget-seconds N]\n"
+      "      time the strategy's candidates per workload (docs/tuning.md)\n"
       "  strata run MODEL.strata --input in.npz --output out.npz [--repeat N]\n"
       "      run a compiled model through the Strata runtime\n"
       "  strata inspect MODEL.strata [--json]\n"

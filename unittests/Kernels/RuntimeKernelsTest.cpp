@@ -341,6 +341,7 @@ TEST(RuntimeKernels, NamesAndWorkgroups) {
     EXPECT_NE(findCpuKernel(name), nullptr) << name;
   }
   EXPECT_FALSE(kabi::isRuntimeKernel("conv2d_winograd_f23_f32"));
+  EXPECT_TRUE(kabi::isRuntimeKernel(kabi::kConvWinograd));
   int64_t small[] = {1, 4, 4, 4, 0};
   int64_t large[] = {1, 512, 512, 512, 0};
   EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemm, small, 5), 1);

@@ -16,13 +16,7 @@ namespace {
 
 TensorRef in0 = TensorRef::operand(0);
 
-SelectOptions cpu(const TuningLog *log = nullptr) {
-  SelectOptions o;
-  o.target = "cpu";
-  o.machine = "test-machine";
-  o.log = log;
-  return o;
-}
+SelectOptions cpu(const TuningLog *log = nullptr) { return cpuOptions(log); }
 
 Selection selectOk(const Workload &w, const SelectOptions &o) {
   ShapeOr<Selection> s = select(builtinRegistry(), w, o);
@@ -44,9 +38,12 @@ TuningRecord record(const Workload &w, std::string impl, double cost,
 
 TEST(CpuTableTest, ConvCandidates) {
   EXPECT_EQ(winner(conv(1, 32, 16, 1)), "conv2d.1x1_gemm");
-  // Winograd sits below im2col until its kernel exists (a tuning record
-  // can pick it: TuningRecordOverridesPriority).
+  // Winograd above im2col for 3x3 stride-1 convs with outputs of at least
+  // 14x14 and 16 channels; im2col for small outputs (a tuning record can
+  // still pick Winograd: TuningRecordOverridesPriority).
   EXPECT_EQ(winner(conv(1, 32, 32, 3)), "conv2d.im2col_gemm");
+  EXPECT_EQ(winner(conv(1, 32, 32, 3, 1, "f32", 14)), "conv2d.winograd_f43");
+  EXPECT_EQ(winner(conv(1, 8, 32, 3, 1, "f32", 14)), "conv2d.im2col_gemm");
   EXPECT_EQ(winner(conv(1, 8, 32, 3)), "conv2d.im2col_gemm");
   EXPECT_EQ(winner(conv(1, 32, 32, 3, /*group=*/32)), "conv2d.depthwise");
   EXPECT_EQ(winner(conv(1, 32, 32, 5)), "conv2d.im2col_gemm");
@@ -96,20 +93,20 @@ TEST(CpuTableTest, OtherOps) {
 }
 
 TEST(SelectTest, TuningRecordOverridesPriority) {
-  Workload w = conv(1, 32, 32, 3);
-  ASSERT_EQ(winner(w), "conv2d.im2col_gemm");
+  Workload w = conv(1, 32, 32, 3, 1, "f32", 14);
+  ASSERT_EQ(winner(w), "conv2d.winograd_f43");
   TuningLog log{"log",
-                {record(w, "conv2d.im2col_gemm", 2e-3, {}, 1),
-                 record(w, "conv2d.winograd_f23", 1e-3, {{"tile_o", 32}}, 2),
+                {record(w, "conv2d.winograd_f43", 2e-3, {{"tile_hw", 16}}, 1),
+                 record(w, "conv2d.im2col_gemm", 1e-3, {{"tile_m", 32}}, 2),
                  record(w, "codegen", 5e-3, {}, 3)}};
   Selection s = selectOk(w, cpu(&log));
   ASSERT_TRUE(s.decided());
-  EXPECT_EQ(s.winner(), "conv2d.winograd_f23");
+  EXPECT_EQ(s.winner(), "conv2d.im2col_gemm");
   ASSERT_TRUE(s.record);
   EXPECT_EQ(s.record->line, 2u);
   // The record's config replaces the defaults it names.
   EXPECT_EQ(s.alternatives[0].schedule,
-            (ScheduleParams{{"tile_hw", 64}, {"tile_o", 32}}));
+            (ScheduleParams{{"tile_k", 256}, {"tile_m", 32}, {"tile_n", 128}}));
   // Without the log: priority.
   EXPECT_FALSE(selectOk(w, cpu()).record);
 }
@@ -218,8 +215,8 @@ TEST(SelectTest, ExplainShowsClausesValuesAndWinner) {
   EXPECT_NE(text.find("top.Conv on target 'cpu'\n  workload: " + w.key()),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("[5] conv2d.winograd_f23: failed -> kernel "
-                      "conv2d_winograd_f23_f32"),
+  EXPECT_NE(text.find("[12] conv2d.winograd_f43: failed -> kernel "
+                      "conv2d_winograd_f43_f32"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("failed: operand 0 dim 1 >= 16 (dim 1 = 8)"),

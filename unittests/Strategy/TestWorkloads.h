@@ -3,6 +3,7 @@
 #ifndef STRATA_UNITTESTS_STRATEGY_TESTWORKLOADS_H
 #define STRATA_UNITTESTS_STRATEGY_TESTWORKLOADS_H
 
+#include "strata/Strategy/Select.h"
 #include "strata/Strategy/Workload.h"
 
 namespace strata::strategy::test {
@@ -39,6 +40,15 @@ inline Workload matmul(int64_t m, int64_t k, int64_t n,
   w.results = {t(dtype == "f32" ? "f32" : "i32", {m, n})};
   w.attrs = {{"right_transpose", AttrValue::boolean(false)}};
   return w;
+}
+
+/// Selection on target "cpu", machine "test-machine", with `log` if given.
+inline SelectOptions cpuOptions(const TuningLog *log = nullptr) {
+  SelectOptions o;
+  o.target = "cpu";
+  o.machine = "test-machine";
+  o.log = log;
+  return o;
 }
 
 } // namespace strata::strategy::test

@@ -39,6 +39,17 @@ inline constexpr int64_t kConv1x1StrategyParams = 4;
 inline constexpr const char *kConvIm2col = "conv2d_im2col_gemm_f32";
 inline constexpr const char *kConvDepthwise = "conv2d_depthwise_f32";
 inline constexpr int64_t kConvStrategyParams = 18;
+/// Winograd F(4x4, 3x3) (strata/Kernels/Winograd.h): the general
+/// convolution's params, filter_packed (1: the transformed filter), the
+/// epilogue, then tile_hw (output tiles per block, the strategy's schedule).
+inline constexpr const char *kConvWinograd = "conv2d_winograd_f43_f32";
+
+/// oneDNN primitives (built only with oneDNN, lib/Runtime/CpuOneDnnKernels.cpp):
+/// the matmul takes the matmul params, the convolution the general
+/// convolution's; their packed flags are always 0 (oneDNN reorders a
+/// constant weight itself, once). One workgroup: oneDNN threads itself.
+inline constexpr const char *kOneDnnConv = "onednn_conv2d_f32";
+inline constexpr const char *kOneDnnMatmul = "onednn_matmul_f32";
 
 /// The memory-bound kernels (strata/Kernels/OpKernels.h); each takes its
 /// own bindings and params, listed here. `clamp` is kernels::PostClamp and
@@ -91,6 +102,7 @@ inline constexpr int64_t kConv1x1Params =
     kConv1x1StrategyParams + 1 + kEpilogueParams;
 inline constexpr int64_t kConvParams =
     kConvStrategyParams + 1 + kEpilogueParams;
+inline constexpr int64_t kConvWinogradParams = kConvParams + 1;
 inline constexpr int64_t kKernelBindings = 5;
 
 inline int64_t floatParam(float f) {
@@ -109,8 +121,11 @@ inline float paramFloat(int64_t p) {
 /// one over an HW x 1 image). Not checked: see checkConv2dShape.
 Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p);
 
-/// Whether the runtime has a kernel of this name for the compiler to call.
+/// Whether the runtime has a kernel of this name for the compiler to call
+/// (the oneDNN ones included: only a build with oneDNN selects them).
 bool isRuntimeKernel(std::string_view name);
+/// Whether `name` is one of the oneDNN-backed kernels.
+bool isOneDnnKernel(std::string_view name);
 
 /// How many workgroups a memory-bound kernel over `elements` floats asks
 /// for: one per 64 Ki elements, a power of two up to 8.

@@ -25,8 +25,19 @@ inline constexpr int kCodegenPriority = 0;
 /// Softmax, LayerNorm, elementwise) as overrides of the generic strategies.
 [[nodiscard]] Error registerCpuStrategies(StrategyRegistry &registry);
 
-/// The registry with every built-in table and the optional-library
-/// providers found at build time, built once.
+/// Registers the oneDNN-backed CPU candidates (`conv2d.onednn_f32`,
+/// `matmul.onednn_f32`, library `onednn`), below the hand kernels: only a
+/// tuning record makes them win.
+[[nodiscard]] Error registerOneDnnStrategies(StrategyRegistry &registry);
+
+/// The built-in tables plus the optional-library providers, registered as
+/// if exactly the libraries in `optionalLibraries` had been found (tests
+/// build both ways; the others are listed by missingLibraries()). Aborts on
+/// a table error (a bug).
+StrategyRegistry buildRegistry(const std::vector<std::string> &optionalLibraries);
+
+/// buildRegistry with the optional libraries found at build time, built
+/// once.
 const StrategyRegistry &builtinRegistry();
 
 } // namespace strata::strategy

@@ -120,8 +120,11 @@ public:
   ///    tensors they are kept as reference input data (`data()`).
   ///  - ttype: "neuron" (a graph input) or "coeff" (a constant).
   ///  - scale, zero_point: quantization parameters; a scale makes the tensor
-  ///    quantized (`!quant.uniform<storage:f32, scale:zero_point>`, per
-  ///    channel along dim 1 when lists are given). Needs an integer dtype.
+  ///    quantized (`!quant.uniform<storage:f32, scale:zero_point>`). Lists
+  ///    are per channel along the dim of the tensor's role: dim 0 (output
+  ///    channels) for a convolution weight, else dim 1. A negative scale is
+  ///    taken by its magnitude (as TPU-MLIR's TpuLang). Needs an integer
+  ///    dtype.
   explicit Tensor(IntList shape, std::string dtype = "float32",
                   std::optional<std::string> name = std::nullopt,
                   std::optional<TensorData> data = std::nullopt,
@@ -309,8 +312,12 @@ Tensor avgpool(const Tensor &input,
 /// Declares TpuLang's binary op NAME in three forms: tensor-tensor, and with
 /// a scalar on either side (the scalar becomes a one-element coeff tensor of
 /// the tensor's dtype). Both tensors need the same dtype; out_dtype, if
-/// given, must equal it. scale/zero_point (TpuLang's quantized variant) are
-/// not supported and must be std::nullopt.
+/// given, must equal it. With scale = [s0, s1, s_out] (and zero_point =
+/// [z0, z1, z_out], default all 0), add, sub and mul of two int8/uint8
+/// tensors are TpuLang's quantized variant, computed with the integer
+/// arithmetic of TPU-MLIR's quantized lowering (docs/python.md); the result
+/// is quantized (s_out, z_out) of out_dtype (default tensor_i0's). max and
+/// min take no scale/zero_point, nor do the forms with a scalar.
 #define STRATA_TPULANG_DECLARE_BINARY(NAME)                                    \
   Tensor NAME(const Tensor &tensor_i0, const Tensor &tensor_i1,                \
               const std::optional<FloatList> &scale = std::nullopt,            \
@@ -684,15 +691,22 @@ Tensor dequant_int_to_fp(const Tensor &tensor_i, const FloatOrList &scale,
                          const std::string &round_mode = "half_away_from_zero");
 
 /// Integer requantization, TpuLang `requant_int` (top.Requant):
-/// `y = clamp(f(x) + offset)` with multiplier `mul` and shift `shift`
-/// (TpuLang convention: a negative shift is a right shift, rshift = -shift).
-/// requant_mode 1 is "TFLite", 2 "MultiplierShift" (0, TFLite with left
-/// shift, is not supported). out_dtype is "int8", "uint8", "int16", ...
+/// `y = clamp(f(x) + offset)` with multiplier `mul` and shift `shift`, one
+/// value or one per channel (dim 1), TpuLang's convention: a negative shift
+/// is a right shift. requant_mode 0 (TFLite_LShift) and 1 (TFLite) are
+/// TPU-MLIR's MultiplyByQuantizedMultiplier: a positive shift multiplies the
+/// int32 input by 2^shift first (in int32, wrapping; at most 30), then
+/// top.Requant "TFLite" by `mul` with rshift = -shift. requant_mode 2 is
+/// "MultiplierShift" (shifts <= 0 only). out_dtype is "int8", "uint8",
+/// "int16", ... out_scale (a Strata extension, conv_quant's) is the result's
+/// scale; with out_scale or a non-zero offset the result is quantized
+/// (scale out_scale or 1.0, zero point offset).
 Tensor requant_int(const Tensor &tensor_i, const IntOrList &mul,
                    const IntOrList &shift, const IntOrList &offset,
                    int64_t requant_mode, const std::string &out_dtype = "int8",
                    const std::optional<std::string> &out_name = std::nullopt,
-                   const std::string &round_mode = "half_away_from_zero");
+                   const std::string &round_mode = "half_away_from_zero",
+                   const std::optional<FloatOrList> &out_scale = std::nullopt);
 
 //===----------------------------------------------------------------------===//
 // Composite functions

@@ -6,6 +6,7 @@
 #include "strata/Kernels/Conv.h"
 #include "strata/Kernels/KernelAbi.h"
 #include "strata/Kernels/OpKernels.h"
+#include "strata/Kernels/Winograd.h"
 #include "strata/Strategy/CpuStrategies.h"
 #include "strata/StrategyMLIR/WorkloadFromOp.h"
 #include "strata/Target/Cpu/Passes.h"
@@ -88,6 +89,17 @@ epilogueParams(bool hasBias, bool doRelu, double reluLimit,
   }
   return std::vector<int64_t>{hasBias, int64_t(a), kabi::floatParam(p0),
                               kabi::floatParam(p1)};
+}
+
+/// The schedule parameter `name` the strategy chose for `op`
+/// (`strata.schedule`), else the implementation's default.
+int64_t scheduleParam(Operation *op, const strategy::Implementation &impl,
+                      StringRef name) {
+  if (auto s = op->getAttrOfType<DictionaryAttr>("strata.schedule"))
+    if (auto v = s.getAs<IntegerAttr>(name))
+      return v.getInt();
+  auto it = impl.schedule.find(name.str());
+  return it == impl.schedule.end() ? 0 : it->second;
 }
 
 bool isF32(Value v) {
@@ -419,7 +431,7 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     plan.params.push_back(bBatched);
     plan.packedFlagParam = int64_t(plan.params.size());
     plan.params.push_back(0); // b_packed, set when B is a constant
-    if (!bBatched)
+    if (!bBatched && !kabi::isOneDnnKernel(plan.kernel))
       plan.pack = KernelDispatchPlan::Pack::MatmulB;
     if (!biasFits(fn, mm.getBias(), plan.params[2], bias, why))
       return std::nullopt;
@@ -442,7 +454,10 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     }
     plan.packedFlagParam = int64_t(plan.params.size());
     plan.params.push_back(0); // filter_packed, set when constant
-    if (plan.kernel != kabi::kConvDepthwise)
+    if (plan.kernel == kabi::kConvWinograd)
+      plan.pack = KernelDispatchPlan::Pack::WinogradFilter;
+    else if (plan.kernel != kabi::kConvDepthwise &&
+             !kabi::isOneDnnKernel(plan.kernel))
       plan.pack = KernelDispatchPlan::Pack::ConvFilter;
     int64_t outChannels = is1x1 ? plan.params[3] : plan.params[6];
     if (!biasFits(fn, conv.getBias(), outChannels, bias, why))
@@ -462,8 +477,9 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
   if (!residualAddOf(fn, op, residual, addRelu, why))
     return std::nullopt;
   if (residual >= 0) {
-    if (plan.kernel == kabi::kConvDepthwise) {
-      why = "the depthwise kernel takes no residual";
+    if (plan.kernel == kabi::kConvDepthwise ||
+        kabi::isOneDnnKernel(plan.kernel)) {
+      why = "kernel '" + plan.kernel + "' takes no residual";
       return std::nullopt;
     }
     if ((*epilogue)[1] != int64_t(kn::Activation::None)) {
@@ -479,6 +495,8 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
   epilogue->push_back(residual >= 0);
   plan.params.insert(plan.params.end(), epilogue->begin(), epilogue->end());
   plan.residualFused = residual >= 0;
+  if (plan.kernel == kabi::kConvWinograd)
+    plan.params.push_back(scheduleParam(op, *impl, "tile_hw"));
   plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult,
                    residual >= 0 ? residual : KernelDispatchPlan::kResult};
   plan.workgroupCount = kabi::suggestedWorkgroups(
@@ -610,7 +628,8 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
   const std::vector<int64_t> &p = plan.params;
   if (plan.pack == KernelDispatchPlan::Pack::MatmulB)
     return {p[2], p[3], p[4]};
-  if (plan.pack == KernelDispatchPlan::Pack::ConvFilter) {
+  if (plan.pack == KernelDispatchPlan::Pack::ConvFilter ||
+      plan.pack == KernelDispatchPlan::Pack::WinogradFilter) {
     kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
     return {s.o, s.c, s.kh, s.kw, s.g};
   }
@@ -630,6 +649,10 @@ std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
     kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
     packed.resize(kn::packedConvFilterBytes(s) / sizeof(float));
     kn::packConvFilter(s, data, packed.data());
+  } else if (plan.pack == KernelDispatchPlan::Pack::WinogradFilter) {
+    kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
+    packed.resize(kn::winogradFilterBytes(s) / sizeof(float));
+    kn::winogradTransformFilter(s, data, packed.data());
   }
   return packed;
 }

@@ -1,9 +1,7 @@
 """Strata's native module (strata._core); use the strata package."""
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, overload
-
-from numpy.typing import NDArray
+from typing import overload
 
 from strata._core import tpulang as tpulang
 
@@ -38,13 +36,59 @@ def import_onnx(path: str | None, data: bytes | None, name: str, input_shapes: M
 def load_mlir(path: str, weights: str) -> Model:
     """Reads a Top module and its weight npz."""
 
-def compile_cpu(model: Model, variants: Sequence[Mapping[str, Sequence[int]]], optimize: bool, cpu: str, opt_level: int, layout: str) -> bytes:
-    """Compiles a model for this machine's CPU; returns the artifact's bytes."""
+class QuantizeSettings:
+    """What top-quantize is asked for."""
+
+    def __init__(self) -> None: ...
+
+    @property
+    def mode(self) -> str:
+        """int8, bf16, f16 or empty."""
+
+    @mode.setter
+    def mode(self, arg: str, /) -> None: ...
+
+    @property
+    def calibration(self) -> str:
+        """int8: the calibration table's path."""
+
+    @calibration.setter
+    def calibration(self, arg: str, /) -> None: ...
+
+    @property
+    def keep_float(self) -> list[str]:
+        """Tensors whose ops stay float."""
+
+    @keep_float.setter
+    def keep_float(self, arg: Sequence[str], /) -> None: ...
+
+    @property
+    def symmetric(self) -> bool:
+        """int8: zero-point-0 activations."""
+
+    @symmetric.setter
+    def symmetric(self, arg: bool, /) -> None: ...
+
+def compile_cpu(model: Model, variants: Sequence[Mapping[str, Sequence[int]]], optimize: bool, cpu: str, opt_level: int, layout: str, quantize: QuantizeSettings) -> bytes:
+    """
+    Compiles a model for this machine's CPU (quantized first when quantize.mode is set); returns the artifact's bytes.
+    """
+
+def check_quantize_settings(settings: QuantizeSettings) -> None:
+    """Raises strata.Error naming a bad setting (mode, table, keep_float)."""
+
+def quantize(model: Model, layout: str, settings: QuantizeSettings) -> Model:
+    """The optimized model quantized by top-quantize."""
+
+def calibrate(model: Model, samples: Sequence[dict], method: str, percentile: float, layout: str, path: str) -> int:
+    """
+    Calibrates the optimized model on samples and writes the table to path; returns its number of tensors.
+    """
 
 def run_ref(model: Model, inputs: dict) -> dict:
     """Runs a model in the reference interpreter."""
 
-def compare(a: Annotated[NDArray, dict(device='cpu', writable=False)], b: Annotated[NDArray, dict(device='cpu', writable=False)], cosine: float, euclid: float) -> tuple:
+def compare(a: object, b: object, cosine: float, euclid: float) -> tuple:
     """
     Compares two arrays by tpu-mlir's npz_tool rules: (verdict, passed, cosine, euclidean, max_abs, max_rel, detail).
     """

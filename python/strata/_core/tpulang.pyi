@@ -13,7 +13,7 @@ class Tensor:
 
     def __init__(self, shape: Sequence[int] = [], name: str | None = None, ttype: str = 'neuron', data: object | None = None, dtype: str = 'float32', scale: float | Sequence[float] | None = None, zero_point: int | Sequence[int] | None = None) -> None:
         """
-        A graph input (ttype "neuron") or a constant ("coeff", with data), in TPU-MLIR's parameter order.
+        A graph input (ttype "neuron") or a constant ("coeff", with data), in TPU-MLIR's parameter order. A list scale / zero_point is per channel along the dim of the tensor's role: dim 0 (output channels) for a convolution weight, else dim 1; a negative scale is taken by its magnitude, as TPU-MLIR does.
         """
 
     @property
@@ -250,4 +250,9 @@ def requant_fp_to_int(arg0: Tensor, arg1: float | Sequence[float], arg2: int | S
 
 def dequant_int_to_fp(arg0: Tensor, arg1: float | Sequence[float], arg2: int | Sequence[int], arg3: str, arg4: str | None, arg5: str, /) -> Tensor: ...
 
-def requant_int(arg0: Tensor, arg1: int | Sequence[int], arg2: int | Sequence[int], arg3: int | Sequence[int], arg4: int, arg5: str, arg6: str | None, arg7: str, /) -> Tensor: ...
+def requant_int(arg0: Tensor, arg1: int | Sequence[int], arg2: int | Sequence[int], arg3: int | Sequence[int], arg4: int, arg5: str, arg6: str | None, arg7: str, arg8: float | Sequence[float] | None, /) -> Tensor: ...
+
+def multiplier_shift(real: float) -> tuple[int, int]:
+    """
+    top-quantize's (multiplier, right shift) for a real rescale factor: multiplier / 2^shift nearest to it, multiplier in [2^30, 2^31).
+    """

@@ -19,12 +19,13 @@
 // CHECK-NEXT:   held: attr group in {1} (group = 1)
 // CHECK-NEXT: [25] conv2d.depthwise: failed -> kernel conv2d_depthwise_f32
 // CHECK:        failed: operand 1 dim 1 == 1 (dim 1 = 8)
+// CHECK:      [12] conv2d.winograd_f43: failed -> kernel conv2d_winograd_f43_f32
+// CHECK:        failed: operand 0 dim 1 >= 16 (dim 1 = 8)
+// CHECK-NEXT:   held: operand 1 dim 0 >= 16 (dim 0 = 32)
+// CHECK-NEXT:   failed: result 0 dim 2 >= 14 (dim 2 = 8)
 // CHECK:      [10] conv2d.im2col_gemm: held -> kernel conv2d_im2col_gemm_f32
 // CHECK:      [10] conv2d.im2col_gemm_i8: failed -> kernel conv2d_im2col_gemm_i8
 // CHECK:        failed: dtype(operand 0) in {i8, qi8} (dtype f32)
-// CHECK:      [5] conv2d.winograd_f23: failed -> kernel conv2d_winograd_f23_f32
-// CHECK:        failed: operand 0 dim 1 >= 16 (dim 1 = 8)
-// CHECK-NEXT:   held: operand 1 dim 0 >= 16 (dim 0 = 32)
 // CHECK:      [0] codegen: held -> codegen
 // CHECK-NEXT:   always
 // CHECK-NEXT: tuning log: none
@@ -47,7 +48,7 @@
 // TUNED:      tuning record line 1: conv2d.im2col_gemm {tile_m = 32} 0.0002 s: usable, not the lowest cost
 // TUNED-NEXT: tuning record line 2: codegen {} 0.0001 s: used (lowest cost)
 // TUNED-NEXT: tuning record line 3: conv2d.im2col_gemm {} 1e-05 s: ignored, measured on machine 'other', not 'test'
-// TUNED-NEXT: tuning record line 4: conv2d.winograd_f23 {} 1e-05 s: ignored, its condition is false for this workload
+// TUNED-NEXT: tuning record line 4: conv2d.winograd_f43 {} 1e-05 s: ignored, its condition is false for this workload
 // TUNED-NEXT: tuning record line 5: conv2d.im2col_gemm {tile_q = 1} 1e-05 s: ignored, config parameter 'tile_q' is not a schedule parameter of 'conv2d.im2col_gemm'
 // TUNED-NEXT: winner: codegen (tuning record, line 2)
 // TUNED-LABEL: top.MatMul on target 'cpu'

@@ -32,7 +32,7 @@ struct KernelDispatchPlan {
 
   /// How the weight operand (binding 1) is pre-packed when it is a
   /// constant: the param to set to 1, and the matrix to pack.
-  enum class Pack { None, MatmulB, ConvFilter };
+  enum class Pack { None, MatmulB, ConvFilter, WinogradFilter };
   Pack pack = Pack::None;
   int64_t packedFlagParam = -1;
 

@@ -1,0 +1,109 @@
+//===- SegmentStrided.cpp - strided HL kernels over segmented inputs ------===//
+//
+// hl-segment-strided (docs/npu.md): the NPU's address generators walk an
+// input at stride 1, so a strided convolution, depthwise convolution or max
+// pool reads the `s^2` phases of its padded input (hl.segmentation) and
+// walks each at stride 1. When the input's producer is an HL window op used
+// only here, the producer writes its result already segmented.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Conversion/TopToHL/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace strata::conversion {
+#define GEN_PASS_DEF_HLSEGMENTSTRIDED
+#include "strata/Conversion/TopToHL/Passes.h.inc"
+} // namespace strata::conversion
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::hl;
+
+namespace {
+
+/// The value padding must hold in the phases: the input zero point for the
+/// MAC kernels (it adds nothing), the lowest int8 value for max pool (it
+/// never wins); none for a bf16 max pool (no finite value is safe).
+std::optional<int64_t> padValueFor(Operation *op) {
+  Type in = op->getOperand(0).getType();
+  if (auto pool = dyn_cast<MaxPoolOp>(op)) {
+    if (formatOf(in) != Format::Int8)
+      return std::nullopt;
+    return storageRange(in).first;
+  }
+  if (formatOf(in) == Format::BF16)
+    return 0;
+  if (auto conv = dyn_cast<Conv2DOp>(op))
+    return conv.getInputZp();
+  return cast<DepthwiseConv2DOp>(op).getInputZp();
+}
+
+/// Producers that can write their result segmented.
+bool canWriteSegmented(Operation *op) {
+  if (!isa_and_nonnull<Conv2DOp, DepthwiseConv2DOp, MaxPoolOp, AvgPoolOp>(op))
+    return false;
+  return !op->hasAttr("segment_output") &&
+         op->getAttrOfType<IntegerAttr>("segments").getInt() == 1;
+}
+
+/// The value the producer pads its segmented output with.
+std::optional<int64_t> producerPadValue(Operation *op) {
+  if (formatOf(op->getResult(0).getType()) == Format::BF16)
+    return 0;
+  if (auto a = op->getAttrOfType<IntegerAttr>("output_zp"))
+    return a.getInt();
+  return std::nullopt; // maxpool: its output has its input's zero point
+}
+
+struct HLSegmentStridedPass
+    : public conversion::impl::HLSegmentStridedBase<HLSegmentStridedPass> {
+  using HLSegmentStridedBase::HLSegmentStridedBase;
+
+  void runOnOperation() override {
+    SmallVector<Operation *> strided;
+    getOperation().walk([&](Operation *op) {
+      if (!isa<Conv2DOp, DepthwiseConv2DOp, MaxPoolOp>(op))
+        return;
+      auto stride = op->getAttrOfType<DenseI64ArrayAttr>("stride");
+      if (stride[0] >= 2 && stride[0] == stride[1] &&
+          op->getAttrOfType<IntegerAttr>("segments").getInt() == 1)
+        strided.push_back(op);
+    });
+    for (Operation *op : strided) {
+      std::optional<int64_t> padValue = padValueFor(op);
+      if (!padValue)
+        continue;
+      int64_t s = op->getAttrOfType<DenseI64ArrayAttr>("stride")[0];
+      ArrayRef<int64_t> pad = op->getAttrOfType<DenseI64ArrayAttr>("pad");
+      Value input = op->getOperand(0);
+      auto inType = cast<RankedTensorType>(input.getType());
+      ArrayRef<int64_t> in = inType.getShape();
+      auto segType = RankedTensorType::get(
+          {in[0], in[1], s * s, segmentedSize(in[2], pad[0], pad[2], s),
+           segmentedSize(in[3], pad[1], pad[3], s)},
+          inType.getElementType());
+      OpBuilder b(op);
+      MLIRContext *ctx = op->getContext();
+      Operation *producer = input.getDefiningOp();
+      Value segmented;
+      if (fuse && canWriteSegmented(producer) && input.hasOneUse() &&
+          producerPadValue(producer) == padValue) {
+        SmallVector<int64_t> so = {s, pad[0], pad[1], pad[2], pad[3]};
+        producer->setAttr("segment_output", DenseI64ArrayAttr::get(ctx, so));
+        producer->getResult(0).setType(segType);
+        segmented = producer->getResult(0);
+      } else {
+        segmented = SegmentationOp::create(
+            b, op->getLoc(), segType, input, b.getI64IntegerAttr(s),
+            DenseI64ArrayAttr::get(ctx, pad), b.getI64IntegerAttr(*padValue));
+      }
+      op->setOperand(0, segmented);
+      op->setAttr("segments", b.getI64IntegerAttr(s));
+      op->setAttr("pad", DenseI64ArrayAttr::get(ctx, {0, 0, 0, 0}));
+    }
+  }
+};
+
+} // namespace

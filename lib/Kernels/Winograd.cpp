@@ -1,0 +1,204 @@
+//===- Winograd.cpp - Winograd F(4x4, 3x3): filter transform, driver ------===//
+//
+// The filter transform (U = G g G^T, packed as 36 GEMM A operands of O x C)
+// and the per-block driver: input transform (WinogradImpl.inc), 36 GEMMs on
+// the library's packed GEMM, output transform with the epilogue.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Kernels/Winograd.h"
+
+#include "WinogradTransforms.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+namespace strata::kernels {
+
+namespace {
+
+constexpr int64_t kXi = kWinogradIn * kWinogradIn; // 36 transformed points
+
+int64_t tilesOf(int64_t outDim) {
+  return (outDim + kWinogradOut - 1) / kWinogradOut;
+}
+
+/// G g G^T of one 3x3 filter (row-major), in double: 6x6 row-major.
+/// G = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6;
+///      1/24 -1/12 1/6; 0 0 1].
+void transformFilter3x3(const float *g, float *u) {
+  static const double G[6][3] = {{1.0 / 4, 0, 0},
+                                 {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                 {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                 {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                 {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                 {0, 0, 1}};
+  double t[6][3];
+  for (int i = 0; i < 6; ++i)
+    for (int b = 0; b < 3; ++b)
+      t[i][b] = G[i][0] * g[0 * 3 + b] + G[i][1] * g[1 * 3 + b] +
+                G[i][2] * g[2 * 3 + b];
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j)
+      u[i * 6 + j] =
+          float(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
+}
+
+/// A growable 64-byte-aligned buffer per thread.
+class Scratch {
+public:
+  ~Scratch() { std::free(ptr); }
+  float *get(size_t floats) {
+    size_t bytes = floats * sizeof(float);
+    if (bytes > cap) {
+      std::free(ptr);
+      cap = (bytes + 63) / 64 * 64;
+      ptr = static_cast<float *>(std::aligned_alloc(64, cap));
+      if (!ptr)
+        cap = 0;
+    }
+    return ptr;
+  }
+
+private:
+  float *ptr = nullptr;
+  size_t cap = 0;
+};
+thread_local Scratch scratchV, scratchM, scratchU, scratchStrip;
+
+} // namespace
+
+std::string checkWinogradShape(const Conv2dShape &s) {
+  std::string why = checkConv2dShape(s);
+  if (!why.empty())
+    return why;
+  if (s.kh != 3 || s.kw != 3 || s.sh != 1 || s.sw != 1 || s.dh != 1 ||
+      s.dw != 1 || s.g != 1)
+    return "the Winograd kernel takes 3x3, stride 1, dilation 1, group 1 "
+           "convolutions (KH, KW = " +
+           std::to_string(s.kh) + ", " + std::to_string(s.kw) +
+           ", SH, SW = " + std::to_string(s.sh) + ", " + std::to_string(s.sw) +
+           ", DH, DW = " + std::to_string(s.dh) + ", " + std::to_string(s.dw) +
+           ", G = " + std::to_string(s.g) + ")";
+  return "";
+}
+
+uint64_t winogradFilterBytes(const Conv2dShape &s) {
+  uint64_t one = packedABytes(s.o, s.c), bytes;
+  if (one == 0 || __builtin_mul_overflow(one, uint64_t(kXi), &bytes))
+    return 0;
+  return bytes;
+}
+
+void winogradTransformFilter(const Conv2dShape &s, const float *filter,
+                             float *dst) {
+  // U as 36 plain O x C matrices, then each packed.
+  std::vector<float> u(size_t(kXi * s.o * s.c));
+  float t[kXi];
+  for (int64_t o = 0; o < s.o; ++o)
+    for (int64_t c = 0; c < s.c; ++c) {
+      transformFilter3x3(filter + (o * s.c + c) * 9, t);
+      for (int64_t xi = 0; xi < kXi; ++xi)
+        u[size_t((xi * s.o + o) * s.c + c)] = t[xi];
+    }
+  int64_t one = int64_t(packedABytes(s.o, s.c) / sizeof(float));
+  for (int64_t xi = 0; xi < kXi; ++xi)
+    packA(u.data() + xi * s.o * s.c, s.c, false, s.o, s.c, dst + xi * one);
+}
+
+namespace {
+/// Rows per output-channel chunk: a multiple of the GEMM's 12-row panels.
+int64_t chunkRows(const Conv2dShape &s, const WinogradSplit &split) {
+  int64_t rows = (s.o + split.oChunks - 1) / split.oChunks;
+  return (rows + kPanelRows - 1) / kPanelRows * kPanelRows;
+}
+} // namespace
+
+WinogradSplit winogradSplit(const Conv2dShape &s, int64_t tileHw,
+                            int64_t workgroups) {
+  WinogradSplit split;
+  split.blockTiles = tileHw;
+  int64_t tiles = tilesOf(s.oh) * tilesOf(s.ow);
+  int64_t units = s.n * ((tiles + tileHw - 1) / tileHw);
+  if (units < 2 && workgroups >= 2 && s.o >= 2 * kPanelRows)
+    split.oChunks = 2;
+  return split;
+}
+
+int64_t winogradUnits(const Conv2dShape &s, const WinogradSplit &split) {
+  int64_t tiles = tilesOf(s.oh) * tilesOf(s.ow);
+  return s.n * ((tiles + split.blockTiles - 1) / split.blockTiles) *
+         split.oChunks;
+}
+
+bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
+                    bool filterTransformed, const Epilogue &e, float *y,
+                    const WinogradSplit &split, int64_t begin, int64_t end,
+                    Isa isa) {
+  if (begin >= end)
+    return true;
+  const float *u = filter;
+  if (!filterTransformed) {
+    float *t = scratchU.get(winogradFilterBytes(s) / sizeof(float));
+    if (!t)
+      return false;
+    winogradTransformFilter(s, filter, t);
+    u = t;
+  }
+  int64_t tileHw = split.blockTiles;
+  int64_t tilesW = tilesOf(s.ow), tiles = tilesOf(s.oh) * tilesW;
+  int64_t blocks = (tiles + tileHw - 1) / tileHw;
+  int64_t oStep = chunkRows(s, split);
+  int64_t ld = (tileHw + 15) / 16 * 16;
+  float *v = scratchV.get(size_t(kXi * s.c * ld));
+  float *m = scratchM.get(size_t(kXi * s.o * ld));
+  if (!v || !m)
+    return false;
+  int64_t uStride = int64_t(packedABytes(s.o, s.c) / sizeof(float));
+  auto input = isa == Isa::Avx512 ? detail::winogradInputAvx512
+               : isa == Isa::Avx2 ? detail::winogradInputAvx2
+                                  : detail::winogradInputPortable;
+  auto output = isa == Isa::Avx512 ? detail::winogradOutputAvx512
+                : isa == Isa::Avx2 ? detail::winogradOutputAvx2
+                                   : detail::winogradOutputPortable;
+  for (int64_t unit = begin; unit < end; ++unit) {
+    int64_t chunk = unit % split.oChunks, rest = unit / split.oChunks;
+    int64_t n = rest / blocks, t0 = rest % blocks * tileHw;
+    int64_t nt = std::min(tileHw, tiles - t0);
+    int64_t o0 = chunk * oStep, o1 = std::min(s.o, o0 + oStep);
+    if (o0 >= o1)
+      continue;
+    detail::WinogradBlock b{tilesW, t0, nt, (nt + 15) / 16 * 16, o0, o1};
+    int64_t yOffset = n * s.o * s.oh * s.ow;
+    int64_t stripFloats =
+        detail::winogradStripRows(b) * detail::winogradStripStride(b);
+    float *strip = stripFloats <= INT32_MAX // gathers use int32 offsets
+                       ? scratchStrip.get(size_t(stripFloats))
+                       : nullptr;
+    if (!strip || tileHw > kWinogradMaxBlockTiles)
+      return false;
+    input(s, b, x + n * s.c * s.h * s.w, v, strip);
+    GemmProblem g;
+    g.m = s.o;
+    g.n = nt;
+    g.k = s.c;
+    g.a.packed = true;
+    g.b.packed = true; // the input transform writes the packed panels
+    g.ldc = b.ld;
+    for (int64_t xi = 0; xi < kXi; ++xi) {
+      g.a.data = u + xi * uStride;
+      g.b.data = v + xi * s.c * b.ld;
+      g.c = m + xi * s.o * b.ld;
+      gemm(g, o0, o1, 0, nt, isa);
+    }
+    Epilogue en = e;
+    if (en.residual)
+      en.residual += yOffset;
+    output(s, b, m, en, y + yOffset);
+  }
+  return true;
+}
+
+} // namespace strata::kernels

@@ -1,0 +1,41 @@
+//===- WinogradTransforms.h - the per-ISA Winograd transforms ---*- C++ -*-===//
+
+#ifndef STRATA_LIB_KERNELS_WINOGRADTRANSFORMS_H
+#define STRATA_LIB_KERNELS_WINOGRADTRANSFORMS_H
+
+#include "strata/Kernels/Winograd.h"
+
+namespace strata::kernels::detail {
+
+/// One block of output tiles of one image: tiles [t0, t0 + nt) of the
+/// image's tilesH x tilesW tiles (row-major); V and M hold 36 matrices of
+/// `ld` (nt rounded up to 16) columns, V[xi] C x ld in the GEMM's packed-B
+/// layout (ld / 16 panels of C x 16), M[xi] O x ld row-major. The output
+/// transform writes output channels [o0, o1).
+struct WinogradBlock {
+  int64_t tilesW, t0, nt, ld, o0, o1;
+};
+
+/// The zero-padded input strip the input transform reads one channel at a
+/// time: the rows of the block's tile rows, the columns of every tile.
+inline int64_t winogradStripRows(const WinogradBlock &b) {
+  int64_t ty0 = b.t0 / b.tilesW, ty1 = (b.t0 + b.nt - 1) / b.tilesW;
+  return (ty1 - ty0) * kWinogradOut + kWinogradIn;
+}
+inline int64_t winogradStripStride(const WinogradBlock &b) {
+  return b.tilesW * kWinogradOut + 2;
+}
+
+#define STRATA_DECLARE_WINOGRAD(suffix)                                        \
+  void winogradInput##suffix(const Conv2dShape &s, const WinogradBlock &b,     \
+                             const float *x, float *v, float *strip);          \
+  void winogradOutput##suffix(const Conv2dShape &s, const WinogradBlock &b,    \
+                              const float *m, const Epilogue &e, float *y);
+STRATA_DECLARE_WINOGRAD(Portable)
+STRATA_DECLARE_WINOGRAD(Avx2)
+STRATA_DECLARE_WINOGRAD(Avx512)
+#undef STRATA_DECLARE_WINOGRAD
+
+} // namespace strata::kernels::detail
+
+#endif // STRATA_LIB_KERNELS_WINOGRADTRANSFORMS_H

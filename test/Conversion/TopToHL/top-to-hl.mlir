@@ -1,0 +1,112 @@
+// RUN: strata-opt %s --convert-top-to-hl --split-input-file | FileCheck %s
+// RUN: echo '{"weight_channel_block": 8}' > %t.json
+// RUN: strata-opt %s --convert-top-to-hl="npu-config=%t.json" --split-input-file | FileCheck %s --check-prefix=B8
+// The values are checked bit-exactly against the Top model in
+// test/npuhl/test_npuhl_kernels.py; here: what the conversion writes.
+
+// An int8 conv + relu + MultiplierShift Requant is one hl.conv2d: 5 output
+// channels packed in 2 blocks of 4 (the last one zero-filled), the bias and
+// the requant in a 5x3 scale+bias tensor, relu as clip_min = output_zp.
+// CHECK-LABEL: func @conv
+// CHECK-NOT: top.Conv
+// CHECK-NOT: top.Requant
+// CHECK: %[[W:.*]] = top.Weight() {name = "hl_weights", {{.*}} : tensor<2x2x3x3x4xi8>
+// CHECK: %[[SB:.*]] = top.Weight() {name = "hl_scale_bias", {{.*}} : tensor<5x3xi32>
+// CHECK: %[[Y:.*]] = hl.conv2d(%arg0, %[[W]], %[[SB]]) {clip_min = -4 : i64, dilation = array<i64: 1, 2>, input_zp = 3 : i64, output_zp = -4 : i64, pad = array<i64: 1, 0, 2, 1>, stride = array<i64: 2, 1>} : (tensor<1x2x7x7x!quant.uniform<i8:f32, 1.000000e-01:3>>, tensor<2x2x3x3x4xi8>, tensor<5x3xi32>) -> tensor<1x5x4x4x!quant.uniform<i8:f32, 2.000000e-01:-4>>
+// CHECK: return %[[Y]]
+// B8-LABEL: func @conv
+// B8: top.Weight() {{.*}} : tensor<1x2x3x3x8xi8>
+func.func @conv(%arg0: tensor<1x2x7x7x!quant.uniform<i8:f32, 0.1:3>>) -> tensor<1x5x4x4x!quant.uniform<i8:f32, 0.2:-4>> {
+  %w = top.Weight() {name = "w", value = dense<1> : tensor<5x2x3x3xi8>} : () -> tensor<5x2x3x3xi8>
+  %b = top.Weight() {name = "b", value = dense<[1, 2, 3, 4, 5]> : tensor<5xi32>} : () -> tensor<5xi32>
+  %acc = top.Conv(%arg0, %w, %b) {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 1>, dilations = array<i64: 1, 2>, pads = array<i64: 1, 0, 2, 1>, input_zp = array<i64: 3>, do_relu = true} : (tensor<1x2x7x7x!quant.uniform<i8:f32, 0.1:3>>, tensor<5x2x3x3xi8>, tensor<5xi32>) -> tensor<1x5x4x4xi32>
+  %y = top.Requant(%acc) {multiplier = array<i64: 1073741824>, rshift = array<i64: 35>} : (tensor<1x5x4x4xi32>) -> tensor<1x5x4x4x!quant.uniform<i8:f32, 0.2:-4>>
+  return %y : tensor<1x5x4x4x!quant.uniform<i8:f32, 0.2:-4>>
+}
+
+// -----
+
+// group == C == O: depthwise, weights (C/B) x KH x KW x B; a capped output
+// range (ReLU6 as a narrowed storage type) gives clip_max.
+// CHECK-LABEL: func @depthwise
+// CHECK: top.Weight() {{.*}} : tensor<2x3x3x4xi8>
+// CHECK: hl.depthwise_conv2d({{.*}}) {clip_max = 90 : i64, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x6x4x4xi8>, tensor<2x3x3x4xi8>, tensor<6x3xi32>) -> tensor<1x6x4x4x!quant.uniform<i8<-128:90>:f32, 5.000000e-02>>
+func.func @depthwise(%arg0: tensor<1x6x4x4xi8>) -> tensor<1x6x4x4x!quant.uniform<i8<-128:90>:f32, 0.05>> {
+  %w = top.Weight() {name = "w", value = dense<2> : tensor<6x1x3x3xi8>} : () -> tensor<6x1x3x3xi8>
+  %n = top.None() : () -> none
+  %acc = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, group = 6 : i64} : (tensor<1x6x4x4xi8>, tensor<6x1x3x3xi8>, none) -> tensor<1x6x4x4xi32>
+  %y = top.Requant(%acc) {multiplier = array<i64: 1, 2, 3, 4, 5, 6>, rshift = array<i64: 1, 1, 1, 1, 1, 1>} : (tensor<1x6x4x4xi32>) -> tensor<1x6x4x4x!quant.uniform<i8<-128:90>:f32, 0.05>>
+  return %y : tensor<1x6x4x4x!quant.uniform<i8<-128:90>:f32, 0.05>>
+}
+
+// -----
+
+// A grouped conv keeps groups; a rank-2 int8 MatMul with constant weights
+// is a fully_connected with (O/B) x I x B weights.
+// CHECK-LABEL: func @grouped_then_fc
+// CHECK: hl.conv2d({{.*}}) {{{.*}}groups = 2 : i64{{.*}}} : (tensor<1x4x3x3xi8>, tensor<2x2x1x1x4xi8>, tensor<6x3xi32>) -> tensor<1x6x3x3xi8>
+// CHECK: top.Reshape
+// CHECK: hl.fully_connected({{.*}}) : (tensor<1x54xi8>, tensor<1x54x4xi8>, tensor<3x3xi32>) -> tensor<1x3xi8>
+func.func @grouped_then_fc(%arg0: tensor<1x4x3x3xi8>) -> tensor<1x3xi8> {
+  %w = top.Weight() {name = "w", value = dense<1> : tensor<6x2x1x1xi8>} : () -> tensor<6x2x1x1xi8>
+  %n = top.None() : () -> none
+  %acc = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 1, 1>, group = 2 : i64} : (tensor<1x4x3x3xi8>, tensor<6x2x1x1xi8>, none) -> tensor<1x6x3x3xi32>
+  %q = top.Requant(%acc) {multiplier = array<i64: 3>, rshift = array<i64: 2>} : (tensor<1x6x3x3xi32>) -> tensor<1x6x3x3xi8>
+  %f = top.Reshape(%q) {shape = array<i64: 1, 54>} : (tensor<1x6x3x3xi8>) -> tensor<1x54xi8>
+  %m = top.Weight() {name = "m", value = dense<1> : tensor<54x3xi8>} : () -> tensor<54x3xi8>
+  %acc2 = top.MatMul(%f, %m, %n) : (tensor<1x54xi8>, tensor<54x3xi8>, none) -> tensor<1x3xi32>
+  %y = top.Requant(%acc2) {multiplier = array<i64: 5>, rshift = array<i64: 4>} : (tensor<1x3xi32>) -> tensor<1x3xi8>
+  return %y : tensor<1x3xi8>
+}
+
+// -----
+
+// Stays on the CPU: a TFLite-mode Requant, a float epilogue (no Requant),
+// an f32 conv.
+// CHECK-LABEL: func @stays
+// CHECK-NOT: hl.
+// CHECK: top.Conv
+// CHECK: top.Requant
+// CHECK: top.Conv
+// CHECK: top.Conv
+func.func @stays(%arg0: tensor<1x2x3x3xi8>, %arg1: tensor<1x2x3x3xf32>) -> (tensor<1x2x3x3xi8>, tensor<1x2x3x3xi32>, tensor<1x2x3x3xf32>) {
+  %w = top.Weight() {name = "w", value = dense<1> : tensor<2x2x1x1xi8>} : () -> tensor<2x2x1x1xi8>
+  %n = top.None() : () -> none
+  %a = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x3x3xi8>, tensor<2x2x1x1xi8>, none) -> tensor<1x2x3x3xi32>
+  %y = top.Requant(%a) {multiplier = array<i64: 1073741824>, rshift = array<i64: 3>, quant_mode = #top.requant_mode<TFLite>} : (tensor<1x2x3x3xi32>) -> tensor<1x2x3x3xi8>
+  %b = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x3x3xi8>, tensor<2x2x1x1xi8>, none) -> tensor<1x2x3x3xi32>
+  %wf = top.Weight() {name = "wf", value = dense<1.0> : tensor<2x2x1x1xf32>} : () -> tensor<2x2x1x1xf32>
+  %c = top.Conv(%arg1, %wf, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>, none) -> tensor<1x2x3x3xf32>
+  return %y, %b, %c : tensor<1x2x3x3xi8>, tensor<1x2x3x3xi32>, tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// bf16: the f32 bias becomes the scale_bias operand, relu stays an attribute.
+// CHECK-LABEL: func @bf16
+// CHECK: top.Weight() {name = "hl_weights", {{.*}} : tensor<1x3x1x1x4xbf16>
+// CHECK: top.Weight() {name = "hl_bias", {{.*}} : tensor<2xf32>
+// CHECK: hl.conv2d({{.*}}) {dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, relu = true, stride = array<i64: 1, 1>} : (tensor<1x3x2x2xbf16>, tensor<1x3x1x1x4xbf16>, tensor<2xf32>) -> tensor<1x2x2x2xbf16>
+func.func @bf16(%arg0: tensor<1x3x2x2xbf16>) -> tensor<1x2x2x2xbf16> {
+  %w = top.Weight() {name = "w", value = dense<0.5> : tensor<2x3x1x1xbf16>} : () -> tensor<2x3x1x1xbf16>
+  %b = top.Weight() {name = "b", value = dense<[0.25, -1.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %y = top.Conv(%arg0, %w, %b) {kernel_shape = array<i64: 1, 1>, do_relu = true} : (tensor<1x3x2x2xbf16>, tensor<2x3x1x1xbf16>, tensor<2xf32>) -> tensor<1x2x2x2xbf16>
+  return %y : tensor<1x2x2x2xbf16>
+}
+
+// -----
+
+// NHWC (filter OHWI): the NCHW kernel between two transposes; bf16 ReLU6
+// is relu + relu_limit.
+// CHECK-LABEL: func @nhwc
+// CHECK: %[[W:.*]] = top.Weight() {name = "hl_weights", {{.*}} : tensor<1x3x3x3x4xbf16>
+// CHECK: %[[T:.*]] = hl.transpose(%arg0) {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x5x5x3xbf16>) -> tensor<1x3x5x5xbf16>
+// CHECK: %[[C:.*]] = hl.conv2d(%[[T]], %[[W]], %{{.*}}) {{{.*}}relu = true, relu_limit = 6.000000e+00 : f64{{.*}}} : (tensor<1x3x5x5xbf16>, tensor<1x3x3x3x4xbf16>, tensor<2xf32>) -> tensor<1x2x3x3xbf16>
+// CHECK: %[[B:.*]] = hl.transpose(%[[C]]) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x2x3x3xbf16>) -> tensor<1x3x3x2xbf16>
+// CHECK: return %[[B]]
+func.func @nhwc(%arg0: tensor<1x5x5x3xbf16>) -> tensor<1x3x3x2xbf16> {
+  %w = top.Weight() {name = "w", value = dense<0.5> : tensor<2x3x3x3xbf16>} : () -> tensor<2x3x3x3xbf16>
+  %n = top.None() : () -> none
+  %y = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 3, 3>, layout = #top.layout<NHWC>, do_relu = true, relu_limit = 6.0} : (tensor<1x5x5x3xbf16>, tensor<2x3x3x3xbf16>, none) -> tensor<1x3x3x2xbf16>
+  return %y : tensor<1x3x3x2xbf16>
+}

@@ -1,0 +1,81 @@
+"""3x3 stride-1 convolutions with outputs of at least 14x14 compile to the
+Winograd F(4x4, 3x3) kernel (conv2d_winograd_f43_f32, the transformed filter
+stored in the artifact) and match a float64 numpy reference on every ISA
+path this CPU has and at 1 and 2 threads. Tolerance: rtol 1e-4 plus an
+absolute 5e-5 * max |y| (the bound unittests/Kernels/WinogradTest states
+from the error measured over ResNet-50's 3x3 layers). A tuning record's
+tile_hw reaches the kernel's params; a filter that is not a constant is
+transformed at run time."""
+import json
+
+import numpy as np
+import pytest
+
+from test_cpu_kernels import compile_and_check, conv_case, conv_ref, strata, ty, weight
+
+KERNEL = "conv2d_winograd_f43_f32"
+# Asymmetric pads: partial tiles on the right and bottom edges.
+PADS = (1, 0, 2, 1)
+
+
+def case(act, c=20, o=24, h=17, w=19):
+    attrs = {"relu": "do_relu = true", "relu6": "do_relu = true, relu_limit = 6.0 : f64",
+             "none": ""}[act]
+    return conv_case("winograd_" + act, (1, c, h, w), (o, c, 3, 3), (1, 1), PADS, (1, 1), 1,
+                     attrs)
+
+
+def atol(y):
+    return 5e-5 * np.abs(y).max()
+
+
+@pytest.mark.parametrize("act", ["relu", "relu6", "none"])
+def test_winograd_conv_matches_numpy(tmp_path, act):
+    text, x, y = case(act)
+    report = compile_and_check(tmp_path, text, {"x": x}, y, KERNEL, atol=atol(y))
+    # The transformed filter: 36 packed 24 x 20 matrices (24 rows: two
+    # 12-row panels), 4 bytes each.
+    assert f"packed weights: {36 * 24 * 20 * 4} bytes" in report, report
+
+
+def test_winograd_filter_not_constant(tmp_path):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 16, 14, 15)).astype(np.float32)
+    w = rng.standard_normal((16, 16, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(16).astype(np.float32)
+    y = conv_ref(x, w, b, (1, 1), PADS, (1, 1), 1)
+    text = f"""
+func.func @main(%x_arg: {ty(x)} {{top.name = "x"}}, %w_arg: {ty(w)} {{top.name = "w"}}) -> ({ty(y)} {{top.name = "y"}}) {{
+  %x = top.Input(%x_arg) : ({ty(x)}) -> {ty(x)}
+  %w = top.Input(%w_arg) : ({ty(w)}) -> {ty(w)}
+  {weight("b", b)}
+  %0 = top.Conv(%x, %w, %b) {{kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+      pads = array<i64: 1, 0, 2, 1>, dilations = array<i64: 1, 1>, group = 1}}
+      : ({ty(x)}, {ty(w)}, {ty(b)}) -> {ty(y)}
+  return %0 : {ty(y)}
+}}
+"""
+    report = compile_and_check(tmp_path, text, {"x": x, "w": w}, y, KERNEL, atol=atol(y))
+    assert "packed weights" not in report, report
+
+
+def test_winograd_tile_hw_from_tuning_record(tmp_path):
+    text, x, y = case("none")
+    model = tmp_path / "m.mlir"
+    model.write_text(text)
+    log = tmp_path / "tune.jsonl"
+    r = strata("tune", model, "--no-optimize", "--log", log, "--implementations",
+               "conv2d.winograd_f43", "--min-time-ms", "0")
+    assert r.returncode == 0, r.stderr
+    recs = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len({rec["workload"] for rec in recs}) == 1
+    assert sorted(rec["config"]["tile_hw"] for rec in recs) == [16, 32, 64, 128]
+    forced = tmp_path / "forced.jsonl"
+    forced.write_text(json.dumps(dict(recs[0], config={"tile_hw": 7}, cost=1e-9)) + "\n")
+    compile_and_check(tmp_path, text, {"x": x}, y, KERNEL, atol=atol(y),
+                      extra=("--tuning-log", forced))
+    r = strata("inspect", tmp_path / "m.strata", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)["variants"][0]["dispatches"][0]
+    assert d["symbol"] == KERNEL
+    assert d["params"][-1] == 7

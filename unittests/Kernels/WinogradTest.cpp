@@ -1,0 +1,223 @@
+//===- WinogradTest.cpp - Winograd F(4x4, 3x3) against a float64 reference ===//
+//
+// Every ISA path, odd sizes (partial tiles, blocks not a multiple of 16
+// tiles), asymmetric pads, the transformed and plain filter, every
+// epilogue; and the error over ResNet-50's four 3x3 layer shapes, printed
+// (max abs / max rel to the largest output) and bounded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Reference.h"
+
+#include "strata/Kernels/Winograd.h"
+
+#include <cstdio>
+
+using namespace strata::kernels;
+using namespace strata::kernels::test;
+
+namespace {
+
+Conv2dShape shape3x3(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
+                     int64_t pt, int64_t pl, int64_t pb, int64_t pr) {
+  Conv2dShape s;
+  s.n = n, s.c = c, s.h = h, s.w = w, s.o = o, s.kh = s.kw = 3;
+  s.pt = pt, s.pl = pl, s.pb = pb, s.pr = pr;
+  s.oh = h + pt + pb - 2;
+  s.ow = w + pl + pr - 2;
+  return s;
+}
+
+/// Direct 3x3 convolution in double, with bias and activation.
+std::vector<double> direct3x3(const Conv2dShape &s, const std::vector<float> &x,
+                              const std::vector<float> &f,
+                              const std::vector<float> &bias,
+                              const Epilogue &e) {
+  std::vector<double> y(size_t(s.n * s.o * s.oh * s.ow));
+  std::vector<double> acc(size_t(s.ow));
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t o = 0; o < s.o; ++o)
+      for (int64_t oy = 0; oy < s.oh; ++oy) {
+        std::fill(acc.begin(), acc.end(),
+                  e.biasMode == BiasMode::PerRow ? bias[o] : 0.0);
+        for (int64_t c = 0; c < s.c; ++c)
+          for (int64_t ky = 0; ky < 3; ++ky) {
+            int64_t iy = oy - s.pt + ky;
+            if (iy < 0 || iy >= s.h)
+              continue;
+            const float *xr = &x[size_t(((n * s.c + c) * s.h + iy) * s.w)];
+            for (int64_t kx = 0; kx < 3; ++kx) {
+              double wv = f[size_t(((o * s.c + c) * 3 + ky) * 3 + kx)];
+              for (int64_t ox = 0; ox < s.ow; ++ox) {
+                int64_t ix = ox - s.pl + kx;
+                if (ix >= 0 && ix < s.w)
+                  acc[size_t(ox)] += wv * xr[ix];
+              }
+            }
+          }
+        for (int64_t ox = 0; ox < s.ow; ++ox)
+          y[size_t(((n * s.o + o) * s.oh + oy) * s.ow + ox)] =
+              refActivate(acc[size_t(ox)], e.act, e.p0, e.p1);
+      }
+  return y;
+}
+
+std::vector<float> runWinograd(const Conv2dShape &s,
+                               const std::vector<float> &x,
+                               const std::vector<float> &f, const Epilogue &e,
+                               bool transformed, int64_t tileHw,
+                               int64_t workgroups, Isa isa) {
+  std::vector<float> u;
+  if (transformed) {
+    u.resize(winogradFilterBytes(s) / sizeof(float));
+    winogradTransformFilter(s, f.data(), u.data());
+  }
+  std::vector<float> y(size_t(s.n * s.o * s.oh * s.ow), -777.0f);
+  WinogradSplit split = winogradSplit(s, tileHw, workgroups);
+  int64_t units = winogradUnits(s, split);
+  for (int64_t id = 0; id < workgroups; ++id) {
+    int64_t begin = units * id / workgroups,
+            end = units * (id + 1) / workgroups;
+    EXPECT_TRUE(conv2dWinograd(s, x.data(), transformed ? u.data() : f.data(),
+                               transformed, e, y.data(), split, begin, end,
+                               isa));
+  }
+  return y;
+}
+
+TEST(Winograd, OddSizesEveryIsa) {
+  struct Case {
+    Conv2dShape s;
+    int64_t tileHw, workgroups;
+  };
+  Case cases[] = {
+      {shape3x3(1, 3, 5, 7, 5, 1, 1, 1, 1), 16, 1},
+      {shape3x3(2, 17, 13, 11, 19, 1, 1, 1, 1), 7, 3},
+      {shape3x3(1, 8, 9, 22, 12, 0, 2, 1, 0), 64, 2},
+      {shape3x3(1, 24, 3, 3, 33, 0, 0, 0, 0), 16, 1},
+      {shape3x3(3, 5, 18, 6, 4, 2, 1, 0, 2), 33, 4},
+  };
+  unsigned seed = 1;
+  for (const Case &c : cases) {
+    const Conv2dShape &s = c.s;
+    ASSERT_EQ(checkWinogradShape(s), "");
+    std::vector<float> x = randomVector(size_t(s.n * s.c * s.h * s.w), seed++);
+    std::vector<float> f = randomVector(size_t(s.o * s.c * 9), seed++);
+    std::vector<float> bias = randomVector(size_t(s.o), seed++);
+    Epilogue e;
+    e.biasMode = BiasMode::PerRow;
+    e.bias = bias.data();
+    e.act = Activation::Relu;
+    std::vector<double> want = direct3x3(s, x, f, bias, e);
+    for (Isa isa : supportedIsas())
+      for (bool transformed : {true, false}) {
+        std::vector<float> y =
+            runWinograd(s, x, f, e, transformed, c.tileHw, c.workgroups, isa);
+        expectClose(y, want, 1e-4,
+                    std::string(isaName(isa)) + " C=" + std::to_string(s.c) +
+                        (transformed ? " transformed" : " plain"));
+      }
+  }
+}
+
+TEST(Winograd, Epilogues) {
+  Conv2dShape s = shape3x3(1, 6, 10, 9, 7, 1, 1, 1, 1);
+  std::vector<float> x = randomVector(size_t(s.c * s.h * s.w), 40);
+  std::vector<float> f = randomVector(size_t(s.o * s.c * 9), 41);
+  std::vector<float> bias = randomVector(size_t(s.o), 42);
+  for (int a = 0; a < kActivationCount; ++a) {
+    Epilogue e;
+    e.biasMode = a % 2 ? BiasMode::PerRow : BiasMode::None;
+    e.bias = bias.data();
+    e.act = Activation(a);
+    e.p0 = Activation(a) == Activation::Clip ? -0.5f : 0.2f;
+    e.p1 = 0.6f;
+    std::vector<double> want = direct3x3(s, x, f, bias, e);
+    for (Isa isa : supportedIsas())
+      expectClose(runWinograd(s, x, f, e, true, 16, 1, isa), want, 1e-4,
+                  std::string(isaName(isa)) + " activation " +
+                      std::to_string(a));
+  }
+}
+
+TEST(Winograd, ResidualAndChannelChunks) {
+  Conv2dShape s = shape3x3(1, 9, 20, 18, 26, 1, 1, 1, 1);
+  // 1 image of 5x5 tiles in one block: the 26 output channels split in
+  // two chunks (24 + 2 rows) for two or more workgroups.
+  EXPECT_EQ(winogradSplit(s, 32, 8).oChunks, 2);
+  EXPECT_EQ(winogradSplit(s, 32, 1).oChunks, 1);
+  EXPECT_EQ(winogradSplit(s, 16, 8).oChunks, 1);
+  EXPECT_EQ(winogradUnits(s, winogradSplit(s, 32, 8)), 2);
+  std::vector<float> x = randomVector(size_t(s.n * s.c * s.h * s.w), 50);
+  std::vector<float> f = randomVector(size_t(s.o * s.c * 9), 51);
+  std::vector<float> bias = randomVector(size_t(s.o), 52);
+  std::vector<float> res = randomVector(size_t(s.n * s.o * s.oh * s.ow), 53);
+  Epilogue e;
+  e.biasMode = BiasMode::PerRow;
+  e.bias = bias.data();
+  e.residual = res.data();
+  e.act = Activation::Relu;
+  Epilogue plain = e;
+  plain.residual = nullptr;
+  plain.act = Activation::None;
+  std::vector<double> want = direct3x3(s, x, f, bias, plain);
+  for (size_t i = 0; i < want.size(); ++i)
+    want[i] = std::max(want[i] + res[i], 0.0);
+  for (Isa isa : supportedIsas())
+    expectClose(runWinograd(s, x, f, e, true, 32, 8, isa), want, 1e-4,
+                std::string(isaName(isa)) + " residual");
+}
+
+TEST(Winograd, RejectsOtherGeometries) {
+  Conv2dShape s = shape3x3(1, 4, 8, 8, 4, 1, 1, 1, 1);
+  s.sh = 2;
+  s.oh = 4;
+  EXPECT_NE(checkWinogradShape(s).find("stride 1"), std::string::npos);
+  Conv2dShape k5 = shape3x3(1, 4, 8, 8, 4, 0, 0, 0, 0);
+  k5.kh = k5.kw = 5;
+  k5.oh = k5.ow = 4;
+  EXPECT_NE(checkWinogradShape(k5).find("KH, KW = 5, 5"), std::string::npos);
+}
+
+/// ResNet-50's 3x3 convolutions (pad 1, inputs in [-1, 1], weights scaled
+/// as He-initialized ones): the F(4x4, 3x3) error against float64, stated
+/// as the max abs error and the max abs error over the largest |output|.
+TEST(Winograd, ResNet50LayerError) {
+  struct Layer {
+    int64_t c, hw;
+  } layers[] = {{64, 56}, {128, 28}, {256, 14}, {512, 7}};
+  unsigned seed = 100;
+  for (Layer l : layers) {
+    Conv2dShape s = shape3x3(1, l.c, l.hw, l.hw, l.c, 1, 1, 1, 1);
+    std::vector<float> x = randomVector(size_t(s.c * s.h * s.w), seed++);
+    std::vector<float> f = randomVector(size_t(s.o * s.c * 9), seed++);
+    float scale = float(std::sqrt(6.0 / double(s.c * 9)));
+    for (float &v : f)
+      v *= scale;
+    Epilogue e;
+    std::vector<double> want = direct3x3(s, x, f, {}, e);
+    double maxRef = 0;
+    for (double v : want)
+      maxRef = std::max(maxRef, std::fabs(v));
+    for (Isa isa : supportedIsas()) {
+      std::vector<float> y = runWinograd(s, x, f, e, true, 64, 1, isa);
+      double maxAbs = 0, maxRel = 0;
+      for (size_t i = 0; i < y.size(); ++i) {
+        double err = std::fabs(double(y[i]) - want[i]);
+        maxAbs = std::max(maxAbs, err);
+        maxRel = std::max(maxRel, err / (std::fabs(want[i]) + 1e-3 * maxRef));
+      }
+      std::printf("winograd F(4x4,3x3) C=O=%lld %lldx%lld %s: max abs error "
+                  "%.3g, max abs / max |y| %.3g (max |y| %.3g), max rel "
+                  "error %.3g\n",
+                  (long long)l.c, (long long)l.hw, (long long)l.hw,
+                  isaName(isa), maxAbs, maxAbs / maxRef, maxRef, maxRel);
+      // Stated tolerance: max abs error <= 5e-5 * max |y| (measured: at
+      // most 1.5e-5 * max |y|, about 5e-5 absolute, on every ISA; the
+      // direct GEMM kernels stay near 1e-6).
+      EXPECT_LE(maxAbs, 5e-5 * maxRef) << isaName(isa) << " C=" << l.c;
+    }
+  }
+}
+
+} // namespace
