@@ -396,3 +396,36 @@ func.func @main(%x_arg: {aty(x)} {{top.name = "x"}}, %r_arg: {aty(r)} {{top.name
             np.testing.assert_allclose(z["y"], y, rtol=1e-4, atol=1e-4)
     else:
         run_everywhere(tmp_path, text, {"x": x, "r": r}, {"y": y}, fused=1)
+
+
+def test_winograd_conv_residual_in_place(tmp_path):
+    # relu(conv3x3(relu(y0)) + y0) with a Winograd producer, written over y0
+    # (the residual is read just before each output value replaces it),
+    # then a 1x1 conv so the sum is an arena tensor, not the output.
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((1, 32, 28, 28)).astype(np.float32)
+    w0 = (rng.standard_normal((32, 32, 1, 1)) * 0.2).astype(np.float32)
+    w1 = (rng.standard_normal((32, 32, 3, 3)) * 0.05).astype(np.float32)
+    y0 = conv_ref(x, w0, 0)
+    y1 = np.maximum(conv_ref(np.maximum(y0, 0), w1, 1) + y0, 0)
+    y2 = conv_ref(y1, w0, 0)
+    t = aty(y0)
+    text = f"""
+func.func @main(%x_arg: {aty(x)} {{top.name = "x"}}) -> ({t} {{top.name = "y"}}) {{
+  %x = top.Input(%x_arg) : ({aty(x)}) -> {aty(x)}
+  %n = top.None() : () -> none
+  {weight("w0", w0)}
+  {weight("w1", w1)}
+  %0 = {conv("w0", "%x", w0, aty(x), t, 0)}
+  %r = top.Relu(%0) : ({t}) -> {t}
+  %1 = {conv("w1", "%r", w1, t, t, 1)}
+  %2 = top.Add(%1, %0) {{do_relu = true}} : ({t}, {t}) -> {t}
+  %3 = {conv("w0", "%2", w0, t, t, 0)}
+  return %3 : {t}
+}}
+"""
+    variant = run_everywhere(tmp_path, text, {"x": x}, {"y": y2}, fused=1)
+    ks = kernel_dispatches(variant)
+    assert ks[1]["symbol"] == "conv2d_winograd_f43_f32", [k["symbol"] for k in ks]
+    b = ks[1]["bindings"]
+    assert b[3] == b[4] == ks[0]["bindings"][3], b
