@@ -127,6 +127,9 @@ const CpuKernel *findCpuKernel(std::string_view name) {
   for (const CpuKernel &k : bf16Kernels())
     if (name == k.name)
       return &k;
+  for (const CpuKernel &k : opKernels())
+    if (name == k.name)
+      return &k;
   return nullptr;
 }
 
@@ -139,6 +142,8 @@ std::string cpuKernelNames() {
   for (const CpuKernel &k : int8Kernels())
     names += ", " + std::string(k.name);
   for (const CpuKernel &k : bf16Kernels())
+    names += ", " + std::string(k.name);
+  for (const CpuKernel &k : opKernels())
     names += ", " + std::string(k.name);
   if (runtimeHasOneDnn()) // prepared by prepareOneDnnKernel, not the table
     names += ", onednn_conv2d_f32, onednn_matmul_f32";

@@ -410,6 +410,9 @@ static int compileCpu(mlir::MLIRContext &context,
         outs() << "  kernel '" << kernel << "': " << n << " dispatch(es)\n";
       if (r.packedWeightBytes)
         outs() << "  packed weights: " << r.packedWeightBytes << " bytes\n";
+      if (r.residualAddsFused)
+        outs() << "  residual adds fused into a kernel epilogue: "
+               << r.residualAddsFused << "\n";
       for (const auto &[impl, n] : r.kernelsNotAvailable) {
         outs() << "  strategy chose '" << impl << "' for " << n
                << " op(s); the codegen fallback compiled them";

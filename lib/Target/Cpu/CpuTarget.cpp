@@ -288,6 +288,7 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
   report.kernelDispatchNotes.push_back(
       plan.implementation + ": kernel " + plan.kernel + ", " +
       std::to_string(plan.workgroupCount) + " workgroup(s)" +
+      (plan.residualFused ? ", residual Add fused" : "") +
       (packed ? ", weight packed at compile time" : ""));
   return spec;
 }
@@ -358,6 +359,7 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   // Dispatches whose op the strategy gave a kernel the runtime has call it
   // instead of generated code.
   std::map<std::string, KernelDispatchPlan> kernelPlans;
+  report.residualAddsFused = fuseResidualAdds(module, main);
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (!fn->hasAttr(kDispatchAttr) || isEmptyDispatch(fn))
       continue;
@@ -566,10 +568,15 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
           symbols.pop_back();
         continue;
       }
-      if (auto it = inPlaceOperands.find(d.symbol);
-          it != inPlaceOperands.end() && call.getNumResults() == 1) {
+      SmallVector<int64_t> candidates;
+      if (d.kernel && d.kernel->inPlaceOperand >= 0)
+        candidates.push_back(d.kernel->inPlaceOperand);
+      else if (auto it = inPlaceOperands.find(d.symbol);
+               it != inPlaceOperands.end())
+        candidates = it->second;
+      if (!candidates.empty() && call.getNumResults() == 1) {
         int result = place.lookup(call.getResult(0)).root;
-        for (int64_t k : it->second) {
+        for (int64_t k : candidates) {
           if (result < 0 || k < 0 || k >= call.getNumOperands())
             break;
           Value v = call.getOperand(k);

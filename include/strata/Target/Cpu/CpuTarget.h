@@ -59,6 +59,8 @@ struct VariantReport {
   std::map<std::string, unsigned> kernelDispatches;
   /// Constant weights packed for a kernel (bytes of packed data).
   uint64_t packedWeightBytes = 0;
+  /// Adds fused into the residual epilogue of the kernel before them.
+  unsigned residualAddsFused = 0;
   /// One line per kernel dispatch: `dispatch_3_Conv: kernel K (impl I, N
   /// workgroups, packed weight)`, for --explain-strategy.
   std::vector<std::string> kernelDispatchNotes;
