@@ -121,6 +121,9 @@ const CpuKernel *findCpuKernel(std::string_view name) {
   for (const CpuKernel &k : gemmKernels())
     if (name == k.name)
       return &k;
+  for (const CpuKernel &k : shapeKernels())
+    if (name == k.name)
+      return &k;
   return nullptr;
 }
 
@@ -129,6 +132,8 @@ std::string cpuKernelNames() {
   for (const CpuKernel &k : kKernels)
     names += (names.empty() ? "" : ", ") + std::string(k.name);
   for (const CpuKernel &k : gemmKernels())
+    names += ", " + std::string(k.name);
+  for (const CpuKernel &k : shapeKernels())
     names += ", " + std::string(k.name);
   return names;
 }
