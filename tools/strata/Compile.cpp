@@ -100,6 +100,12 @@ static cl::opt<std::string> dumpLLVMDialect(
     cl::desc("--target cpu: also write the lowered dispatch module (LLVM "
              "dialect) of the last variant to FILE, for debugging"),
     cl::value_desc("FILE"), cl::sub(CompileCommand));
+static cl::opt<int64_t> maxRangeElements(
+    "max-range-elements",
+    cl::desc("--target cpu: the bound of the element count of a Range with "
+             "run-time bounds (its buffer; a larger range is a run-time "
+             "error naming the op)"),
+    cl::value_desc("N"), cl::init(65536), cl::sub(CompileCommand));
 static cl::opt<bool> noOptimize(
     "no-optimize",
     cl::desc("skip top-optimize: write the model as imported or read"),
@@ -363,6 +369,12 @@ static int compileCpu(mlir::MLIRContext &context,
   options.tuningLog = tuningLog;
   options.explainStrategy = explainStrategy;
   options.dumpLLVMDialect = dumpLLVMDialect;
+  if (maxRangeElements < 0) {
+    errs() << "strata compile: --max-range-elements " << maxRangeElements
+           << " must be >= 0\n";
+    return 2;
+  }
+  options.maxRangeElements = maxRangeElements;
   cpu::CpuArtifactBuilder builder(name);
   for (size_t v = 0; v < variants.size(); ++v) {
     FailureOr<onnx_import::ImportedModel> model =
@@ -437,7 +449,8 @@ int compile() {
       {"report", report.getNumOccurrences() > 0},
       {"explain-strategy", explainStrategy.getNumOccurrences() > 0},
       {"tuning-log", tuningLog.getNumOccurrences() > 0},
-      {"dump-llvm-dialect", dumpLLVMDialect.getNumOccurrences() > 0}};
+      {"dump-llvm-dialect", dumpLLVMDialect.getNumOccurrences() > 0},
+      {"max-range-elements", maxRangeElements.getNumOccurrences() > 0}};
   for (auto [opt, given] : cpuOnly)
     if (given && target != "cpu") {
       errs() << "strata compile: --" << opt << " needs --target cpu\n";

@@ -24,6 +24,7 @@
 #include "strata/StrategyMLIR/Passes.h"
 #include "strata/Target/Cpu/KernelDispatch.h"
 #include "strata/Target/Cpu/Passes.h"
+#include "strata/Target/Cpu/RuntimeShapes.h"
 #include "strata/Target/MemoryPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -153,8 +154,14 @@ struct Placement {
 
 } // namespace
 
-static FailureOr<TensorInfo> tensorInfo(Value v, std::string &error) {
+/// `v`'s dtype, shape and bytes; `bound` replaces the shape of a value whose
+/// shape is decided at run time (its static upper bound).
+static FailureOr<TensorInfo>
+tensorInfo(Value v, std::string &error,
+           std::optional<ArrayRef<int64_t>> bound = std::nullopt) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (t && bound)
+    t = RankedTensorType::get(*bound, t.getElementType());
   std::string where;
   llvm::raw_string_ostream os(where);
   if (Operation *def = v.getDefiningOp())
@@ -287,13 +294,50 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     so.tuningLog = options.tuningLog;
     so.explain = options.explainStrategy;
     pm.addPass(strategy::createTopSelectStrategy(so));
-    pm.addPass(createCpuOutlineDispatches());
+    CpuOutlineDispatchesOptions oo;
+    oo.maxRangeElements = options.maxRangeElements;
+    pm.addPass(createCpuOutlineDispatches(oo));
     if (failed(pm.run(module))) {
       error = "selecting implementations and outlining dispatches failed";
       return failure();
     }
   }
   func::FuncOp main = *findEntryFunction(module);
+
+  // Dispatches whose results' shapes are decided at run time call a runtime
+  // kernel (RuntimeShapes.h); their results are placed by their bounds.
+  std::map<std::string, RuntimeShapeKernelPlan> shapePlans;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (!fn->hasAttr(kResultBoundsAttr))
+      continue;
+    FailureOr<RuntimeShapeKernelPlan> plan = planRuntimeShapeKernel(
+        fn,
+        [](Type t) -> std::optional<int64_t> {
+          if (std::optional<af::DType> d = artifactDType(t))
+            return int64_t(*d);
+          return std::nullopt;
+        },
+        error);
+    if (failed(plan))
+      return failure();
+    shapePlans.emplace(fn.getSymName().str(), std::move(*plan));
+  }
+  // The bound of each call result whose shape is decided at run time.
+  llvm::DenseMap<Value, std::vector<int64_t>> runtimeBounds;
+  main.walk([&](func::CallOp call) {
+    auto it = shapePlans.find(call.getCallee().str());
+    if (it == shapePlans.end())
+      return;
+    for (auto [i, r] : llvm::enumerate(call.getResults()))
+      if (it->second.runtime[i])
+        runtimeBounds[r] = it->second.bounds[i];
+  });
+  auto boundOf = [&](Value v) -> std::optional<ArrayRef<int64_t>> {
+    auto it = runtimeBounds.find(v);
+    if (it == runtimeBounds.end())
+      return std::nullopt;
+    return ArrayRef<int64_t>(it->second);
+  };
 
   // The signature.
   std::vector<af::TensorSpec> ins, outs;
@@ -307,12 +351,19 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   }
   Operation *ret = main.getBody().front().getTerminator();
   for (unsigned i = 0; i < ret->getNumOperands(); ++i) {
-    FailureOr<TensorInfo> info = tensorInfo(ret->getOperand(i), error);
+    Value v = ret->getOperand(i);
+    FailureOr<TensorInfo> info = tensorInfo(v, error, boundOf(v));
     if (failed(info))
       return failure();
-    outs.push_back(
-        {outputName(main, i), info->dtype, info->shape, std::nullopt});
-    variant.outputShapes.push_back(info->shape);
+    // A dim decided at run time is -1 in the signature and the variant.
+    std::vector<int64_t> shape = info->shape;
+    if (boundOf(v))
+      for (auto [d, dim] :
+           llvm::enumerate(cast<RankedTensorType>(v.getType()).getShape()))
+        if (ShapedType::isDynamic(dim))
+          shape[d] = -1;
+    outs.push_back({outputName(main, i), info->dtype, shape, std::nullopt});
+    variant.outputShapes.push_back(shape);
   }
   if (!haveSignature) {
     inputs = ins;
@@ -336,7 +387,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   // instead of generated code.
   std::map<std::string, KernelDispatchPlan> kernelPlans;
   for (auto fn : module.getOps<func::FuncOp>()) {
-    if (!fn->hasAttr(kDispatchAttr) || isEmptyDispatch(fn))
+    if (!fn->hasAttr(kDispatchAttr) || isEmptyDispatch(fn) ||
+        shapePlans.count(fn.getSymName().str()))
       continue;
     std::string why;
     if (std::optional<KernelDispatchPlan> plan = planKernelDispatch(fn, why))
@@ -352,7 +404,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     OpBuilder b = OpBuilder::atBlockEnd(device->getBody());
     for (auto fn : module.getOps<func::FuncOp>())
       if (fn->hasAttr(kDispatchAttr) && !isEmptyDispatch(fn) &&
-          !kernelPlans.count(fn.getSymName().str()))
+          !kernelPlans.count(fn.getSymName().str()) &&
+          !shapePlans.count(fn.getSymName().str()))
         b.clone(*fn);
     PassManager pm(ctx);
     buildCpuDispatchLoweringPipeline(pm);
@@ -397,7 +450,7 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     auto it = infos.find(v);
     if (it != infos.end())
       return it->second;
-    FailureOr<TensorInfo> info = tensorInfo(v, error);
+    FailureOr<TensorInfo> info = tensorInfo(v, error, boundOf(v));
     if (succeeded(info))
       infos[v] = *info;
     return info;
@@ -415,6 +468,10 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     std::string symbol;
     std::vector<Value> operands, results;
     const KernelDispatchPlan *kernel = nullptr;
+    const RuntimeShapeKernelPlan *shapeKernel = nullptr;
+    std::string origin; ///< the op, for run-time shape errors
+    /// Per result: the planned tensor of its dims (-1: static shape).
+    std::vector<int> dimsTensor;
   };
   auto kernelPlanOf = [&](Operation *op) -> const KernelDispatchPlan * {
     auto call = dyn_cast_or_null<func::CallOp>(op);
@@ -436,6 +493,21 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   };
   std::vector<PendingDispatch> pending;
   std::vector<std::string> symbols;
+  std::vector<int> dimsTensors; // planned tensors holding run-time dims
+  auto originOf = [](func::CallOp call) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    auto fn = call.getCallee();
+    os << fn.substr(fn.find('_', sizeof("dispatch_") - 1) + 1) << " ";
+    Location loc = call.getLoc();
+    if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+      loc = fused.getLocations().front();
+    if (auto name = dyn_cast<NameLoc>(loc))
+      os << "'" << name.getName().getValue() << "'";
+    else
+      os << loc;
+    return s;
+  };
   // In-place candidates: (result tensor, operand tensor, step); taken when
   // the operand's life ends at that step.
   std::vector<std::tuple<int, int, uint32_t>> inPlace;
@@ -526,7 +598,13 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       d.kernel = kernelPlanOf(call);
       d.symbol = d.kernel ? d.kernel->kernel
                           : ("strata_" + call.getCallee()).str();
-      if (!d.kernel)
+      if (auto it = shapePlans.find(call.getCallee().str());
+          it != shapePlans.end()) {
+        d.shapeKernel = &it->second;
+        d.symbol = it->second.kernel;
+        d.origin = originOf(call);
+      }
+      if (!d.kernel && !d.shapeKernel)
         symbols.push_back(d.symbol);
       for (Value v : call.getOperands()) {
         touch(v);
@@ -536,10 +614,19 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
         if (failed(placeResult(r)))
           return failure();
         d.results.push_back(r);
+        // The dims of a run-time shape: an i64 [rank] arena tensor, live to
+        // the end (a copy of the value to a second output reads them too).
+        d.dimsTensor.push_back(-1);
+        if (auto bound = boundOf(r)) {
+          d.dimsTensor.back() = lifetimes.size();
+          dimsTensors.push_back(lifetimes.size());
+          lifetimes.push_back({uint64_t(bound->size()) * 8, step, step});
+          roots.push_back(Value());
+        }
       }
       if (empty) {
         ++report.emptyDispatches;
-        if (!d.kernel)
+        if (!d.kernel && !d.shapeKernel)
           symbols.pop_back();
         continue;
       }
@@ -605,6 +692,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   for (auto [result, operand, at] : inPlace)
     if (lifetimes[operand].last == at)
       lifetimes[result].inPlaceOf = operand;
+  for (int t : dimsTensors)
+    lifetimes[t].last = step;
 
   plan::ArenaPlan arena;
   if (!plan::planArena(lifetimes, 64, arena, error))
@@ -619,11 +708,25 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   std::map<std::tuple<int, uint32_t, uint64_t, std::vector<int64_t>, int>,
            uint32_t>
       bufferIds;
+  // A value with a run-time shape has a buffer entry of its own: the
+  // runtime shape names it, and another value placed at the same bytes
+  // later must not share it.
+  llvm::DenseMap<Value, uint32_t> runtimeShapedBuffers;
   auto bufferFor = [&](Value v) -> FailureOr<uint32_t> {
     FailureOr<TensorInfo> info = infoOf(v);
     if (failed(info))
       return failure();
     Placement p = place.lookup(v);
+    if (boundOf(v)) {
+      auto [it, isNew] =
+          runtimeShapedBuffers.try_emplace(v, variant.buffers.size());
+      if (isNew)
+        variant.buffers.push_back({p.kind, p.index,
+                                   p.root >= 0 ? arena.offsets[p.root]
+                                               : p.offset,
+                                   info->bytes, info->dtype, info->shape});
+      return it->second;
+    }
     uint64_t offset = p.root >= 0 ? arena.offsets[p.root] : p.offset;
     auto key = std::make_tuple(static_cast<int>(p.kind), p.index, offset,
                                info->shape, static_cast<int>(info->dtype));
@@ -640,7 +743,47 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   uint32_t exe =
       writer.addExecutable("cpu_variant_" + std::to_string(variantCount), "cpu",
                            "elf-x86_64", *so, symbols);
+  // The dims buffer of each value with a run-time shape.
+  llvm::DenseMap<Value, uint32_t> dimsBuffers;
   for (PendingDispatch &d : pending) {
+    if (d.shapeKernel) {
+      af::DispatchSpec spec;
+      spec.kind = af::DispatchKind::Kernel;
+      spec.symbol = d.symbol;
+      spec.params = d.shapeKernel->params;
+      uint32_t at = variant.dispatches.size();
+      for (const RuntimeShapeKernelPlan::Binding &b :
+           d.shapeKernel->bindings) {
+        if (b.kind == RuntimeShapeKernelPlan::Binding::Dims) {
+          Value r = d.results[b.index];
+          auto [it, isNew] = dimsBuffers.try_emplace(r, variant.buffers.size());
+          if (isNew) {
+            int64_t rank = d.shapeKernel->bounds[b.index].size();
+            variant.buffers.push_back(
+                {af::BufferKind::Arena, 0,
+                 arena.offsets[d.dimsTensor[b.index]], uint64_t(rank) * 8,
+                 af::DType::I64, {rank}});
+          }
+          spec.bindings.push_back(it->second);
+          continue;
+        }
+        Value v = b.kind == RuntimeShapeKernelPlan::Binding::Operand
+                      ? d.operands[b.index]
+                      : d.results[b.index];
+        FailureOr<uint32_t> id = bufferFor(v);
+        if (failed(id))
+          return failure();
+        spec.bindings.push_back(*id);
+      }
+      for (Value r : d.results)
+        if (boundOf(r))
+          variant.runtimeShapes.push_back(
+              {*bufferFor(r), dimsBuffers.lookup(r), at, d.origin});
+      report.kernelDispatchNotes.push_back(d.origin + ": kernel " + d.symbol +
+                                           " (run-time shape)");
+      variant.dispatches.push_back(std::move(spec));
+      continue;
+    }
     if (d.kernel) {
       FailureOr<af::DispatchSpec> spec =
           kernelDispatchSpec(*d.kernel, d.operands, d.results.front(),
@@ -678,6 +821,11 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     spec.symbol = "copy";
     spec.bindings = {*src, dst};
     spec.params = {static_cast<int64_t>(info->bytes)};
+    // A copy of a value with a run-time shape has its dims.
+    if (boundOf(v))
+      variant.runtimeShapes.push_back(
+          {dst, dimsBuffers.lookup(v), uint32_t(variant.dispatches.size()),
+           "a copy of a run-time shape"});
     variant.dispatches.push_back(std::move(spec));
   }
   // Every output has a buffer, even one no dispatch writes (empty).

@@ -8,6 +8,7 @@
 #include "strata/Target/Cpu/Passes.h"
 
 #include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/Top/IR/WeightValues.h"
 #include "strata/Interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -62,6 +63,106 @@ static bool isEmptyTensor(Value v) {
   return t && t.hasStaticShape() && t.getNumElements() == 0;
 }
 
+/// Ops whose result shape depends on input values: the runtime decides it
+/// (a dispatch with `strata.result_bounds`).
+static bool isRuntimeShapeOp(Operation *op) {
+  return isa<top::NonZeroOp, top::UniqueOp, top::NonMaxSuppressionOp,
+             top::RangeOp>(op) &&
+         llvm::any_of(op->getResultTypes(), [](Type t) {
+           auto r = dyn_cast<RankedTensorType>(t);
+           return !r || !r.hasStaticShape();
+         });
+}
+
+/// The element count of a static shape, or nullopt.
+static std::optional<int64_t> staticNumel(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape())
+    return std::nullopt;
+  return t.getNumElements();
+}
+
+/// A static upper bound of each result shape of a run-time-shape op, or
+/// failure with an error on `op`. A result with a static shape is its own
+/// bound.
+static FailureOr<SmallVector<SmallVector<int64_t>>>
+resultBounds(Operation *op, int64_t maxRangeElements) {
+  SmallVector<SmallVector<int64_t>> bounds;
+  for (Type t : op->getResultTypes()) {
+    auto r = dyn_cast<RankedTensorType>(t);
+    if (!r) {
+      op->emitError() << "has a result of unranked type " << t;
+      return failure();
+    }
+    bounds.push_back(SmallVector<int64_t>(r.getShape()));
+  }
+  auto needStatic = [&](Value v, StringRef what) -> std::optional<int64_t> {
+    std::optional<int64_t> n = staticNumel(v);
+    if (!n)
+      op->emitError() << "operand '" << what << "' has type " << v.getType()
+                      << ", not a static shape; compile with --input-shapes";
+    return n;
+  };
+  auto fill = [&](unsigned result, ArrayRef<int64_t> bound) {
+    for (auto [i, d] : llvm::enumerate(bounds[result]))
+      if (ShapedType::isDynamic(d))
+        d = bound[i];
+  };
+  if (auto nz = dyn_cast<top::NonZeroOp>(op)) {
+    std::optional<int64_t> n = needStatic(nz.getInput(), "input");
+    if (!n)
+      return failure();
+    int64_t rank = cast<RankedTensorType>(nz.getInput().getType()).getRank();
+    fill(0, {rank, *n});
+  } else if (auto u = dyn_cast<top::UniqueOp>(op)) {
+    std::optional<int64_t> n = needStatic(u.getInput(), "input");
+    if (!n)
+      return failure();
+    auto in = cast<RankedTensorType>(u.getInput().getType());
+    int64_t dim = *n;
+    SmallVector<int64_t> y{*n};
+    if (u.getHasAxis()) {
+      int64_t axis = u.getAxis() < 0 ? u.getAxis() + in.getRank() : u.getAxis();
+      if (axis < 0 || axis >= in.getRank()) {
+        op->emitError() << "attribute 'axis' = " << u.getAxis()
+                        << " is out of range for rank " << in.getRank();
+        return failure();
+      }
+      dim = in.getDimSize(axis);
+      y.assign(in.getShape().begin(), in.getShape().end());
+    }
+    fill(0, y);
+    fill(1, {dim});
+    fill(2, {dim});
+    fill(3, {dim});
+  } else if (auto nms = dyn_cast<top::NonMaxSuppressionOp>(op)) {
+    auto boxes = dyn_cast<RankedTensorType>(nms.getBoxes().getType());
+    auto scores = dyn_cast<RankedTensorType>(nms.getScores().getType());
+    if (!boxes || !scores || !boxes.hasStaticShape() ||
+        !scores.hasStaticShape() || boxes.getRank() != 3 ||
+        scores.getRank() != 3) {
+      op->emitError() << "needs static 3-D boxes and scores";
+      return failure();
+    }
+    int64_t perClass = boxes.getDimSize(1);
+    if (auto w = nms.getMaxOutputBoxesPerClass().getDefiningOp<top::WeightOp>())
+      if (std::optional<Tensor> m = top::weightValue(w);
+          m && m->numElements() == 1)
+        perClass = std::min(perClass, std::max<int64_t>(m->getAsInt(0), 0));
+    int64_t rows;
+    if (__builtin_mul_overflow(boxes.getDimSize(0), scores.getDimSize(1),
+                               &rows) ||
+        __builtin_mul_overflow(rows, perClass, &rows)) {
+      op->emitError() << "the bound of its result overflows";
+      return failure();
+    }
+    fill(0, {rows, 3});
+  } else if (isa<top::RangeOp>(op)) {
+    fill(0, {maxRangeElements});
+  }
+  return bounds;
+}
+
 /// The name suffix for an op: `top.Conv` -> `Conv`.
 static std::string opSuffix(Operation *op) {
   return op->getName().stripDialect().str();
@@ -69,6 +170,7 @@ static std::string opSuffix(Operation *op) {
 
 struct OutlineDispatchesPass
     : impl::CpuOutlineDispatchesBase<OutlineDispatchesPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<func::FuncOp> entry = findEntryFunction(module);
@@ -82,21 +184,37 @@ struct OutlineDispatchesPass
       return signalPassFailure();
     }
 
-    // Every value must have a static shape. The ops whose output shape
-    // depends on the input values never get one: say so instead of
-    // suggesting --input-shapes.
+    // Every value must have a static shape, but the results of the ops
+    // whose output shape depends on the input values (entry block only):
+    // the runtime decides those. Any op reading such a value is an error.
+    Block &body = main.getBody().front();
     bool dynamic = false;
     main.walk([&](Operation *op) {
-      if (isa<top::NonZeroOp, top::UniqueOp, top::NonMaxSuppressionOp,
-              top::RangeOp>(op)) {
+      bool runtimeShaped = isRuntimeShapeOp(op);
+      if (runtimeShaped && op->getBlock() != &body) {
         op->emitError() << "'" << op->getName()
-                        << "' has no CPU code-generation lowering yet: its "
-                           "output shape depends on the input values and the "
-                           "CPU target compiles static shapes only (run the "
-                           "model with strata run-ref)";
+                        << "' inside a control-flow region has no CPU "
+                           "code-generation lowering yet: its output shape "
+                           "depends on the input values (run the model with "
+                           "strata run-ref)";
         dynamic = true;
         return;
       }
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp();
+            def && isRuntimeShapeOp(def) && !isa<func::ReturnOp>(op)) {
+          op->emitError() << "'" << op->getName()
+                          << "' reads a value whose shape is decided at run "
+                             "time by '"
+                          << def->getName() << "' at " << def->getLoc()
+                          << "; the CPU target returns such values but does "
+                             "not compute on them yet (run the model with "
+                             "strata run-ref)";
+          dynamic = true;
+          return;
+        }
+      if (runtimeShaped)
+        return;
       for (Value r : op->getResults()) {
         auto t = dyn_cast<TensorType>(r.getType());
         if (t && !t.hasStaticShape()) {
@@ -111,7 +229,6 @@ struct OutlineDispatchesPass
     if (dynamic)
       return signalPassFailure();
 
-    Block &body = main.getBody().front();
     // Weights inside the regions of a control-flow op (an If branch's
     // constant) move to the entry block, before that op: its dispatch then
     // takes them as bindings like any other value from above.
@@ -138,12 +255,20 @@ struct OutlineDispatchesPass
           llvm::none_of(op->getUsers(),
                         [&](Operation *u) { return u == terminator; }))
         continue;
-      outline(op, moduleBuilder, count++);
+      if (failed(outline(op, moduleBuilder, count++)))
+        return signalPassFailure();
     }
   }
 
   /// Moves `op` into a new function and calls it in its place.
-  void outline(Operation *op, OpBuilder &moduleBuilder, unsigned number) {
+  LogicalResult outline(Operation *op, OpBuilder &moduleBuilder,
+                        unsigned number) {
+    FailureOr<SmallVector<SmallVector<int64_t>>> bounds;
+    if (isRuntimeShapeOp(op)) {
+      bounds = resultBounds(op, maxRangeElements);
+      if (failed(bounds))
+        return failure();
+    }
     // Arguments: the operands and the values the regions use from above,
     // except absent optionals and empty tensors (made inside instead).
     llvm::SetVector<Value> args, madeInside;
@@ -180,6 +305,12 @@ struct OutlineDispatchesPass
         moduleBuilder.getFunctionType(argTypes, resultTypes));
     fn.setPrivate();
     fn->setAttr(kDispatchAttr, moduleBuilder.getUnitAttr());
+    if (isRuntimeShapeOp(op)) {
+      SmallVector<Attribute> attrs;
+      for (unsigned i : returned)
+        attrs.push_back(moduleBuilder.getDenseI64ArrayAttr((*bounds)[i]));
+      fn->setAttr(kResultBoundsAttr, moduleBuilder.getArrayAttr(attrs));
+    }
     Block *entry = fn.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockBegin(entry);
     IRMapping map;
@@ -216,6 +347,7 @@ struct OutlineDispatchesPass
                                     t.getElementType(), t.getEncoding()));
       }
     op->erase();
+    return success();
   }
 };
 

@@ -33,6 +33,11 @@ constexpr const char *kWorkgroupCountAttr = "strata.workgroup_count";
 /// operands its result may be written over (strata-cpu-mark-in-place).
 constexpr const char *kInPlaceOperandsAttr = "strata.in_place_operands";
 
+/// On a dispatch function whose results' shapes are decided at run time:
+/// per result, a static upper bound of its shape (an array of
+/// DenseI64ArrayAttr; strata-cpu-outline-dispatches).
+constexpr const char *kResultBoundsAttr = "strata.result_bounds";
+
 /// The pipeline from dispatch functions of Top ops to the LLVM dialect:
 /// convert-top-to-linalg, bufferization (results as out-parameters), loops,
 /// LLVM with bare-pointer memrefs, and the dispatch ABI wrappers.

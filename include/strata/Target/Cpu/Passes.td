@@ -30,8 +30,26 @@ def CpuOutlineDispatches : Pass<"strata-cpu-outline-dispatches",
     share their operand's bytes. Any other view is a dispatch.
 
     Every value must have a static shape: a dynamic dim is an error naming
-    the op and the value (compile with `--input-shapes`).
+    the op and the value (compile with `--input-shapes`), except the
+    results of the ops whose result shape depends on input values
+    (`top.NonZero`, `top.Unique`, `top.NonMaxSuppression`, `top.Range`) in
+    the entry block. Their dispatch keeps the dynamic result types and gets
+    `strata.result_bounds`, one i64 array per result: a static upper bound
+    of its shape (NonZero `[rank, numel]`; Unique's output the input's
+    shape, flattened without an axis, and its indices and counts the
+    length of the axis; NonMaxSuppression `[batches * classes * k, 3]` with
+    k = min(max_output_boxes_per_class, boxes) when that operand is a
+    constant, else the boxes per batch; Range `[max-range-elements]`). The
+    runtime computes them with a kernel that reports the actual shape
+    (docs/codegen.md, run-time shapes). A value with a run-time shape may
+    only be returned: an op reading one is an error naming both.
   }];
+  let options = [
+    Option<"maxRangeElements", "max-range-elements", "int64_t",
+           /*default=*/"65536",
+           "The bound of the element count of a Range with run-time "
+           "bounds (a larger range is a run-time error)">,
+  ];
 }
 
 def CpuStridedCopiesToLinalg : Pass<"strata-cpu-strided-copies-to-linalg",
