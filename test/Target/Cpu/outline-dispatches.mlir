@@ -1,4 +1,5 @@
 // RUN: strata-opt %s -split-input-file --strata-cpu-outline-dispatches --verify-diagnostics | FileCheck %s
+// RUN: strata-opt %s -split-input-file --strata-cpu-outline-dispatches=max-range-elements=100 --verify-diagnostics | FileCheck %s --check-prefix=BOUND
 
 // Each computing op moves into its own private dispatch function; the entry
 // function keeps inputs, weights and calls. Absent optional operands become
@@ -86,4 +87,58 @@ func.func @main(%c_arg: tensor<i1> {top.name = "c"}, %x_arg: tensor<3xf32> {top.
     top.Yield %x : tensor<3xf32>
   }
   return %r : tensor<3xf32>
+}
+
+// -----
+
+// The ops whose result shape depends on input values keep their dynamic
+// result types; their dispatch carries a static bound per result
+// (strata.result_bounds): NonZero [rank, numel]; Unique without axis its
+// input's element count (the static inverse_indices is its own bound);
+// NonMaxSuppression batches x classes x min(max_output_boxes_per_class,
+// boxes) rows when that operand is a constant; Range max-range-elements
+// (65536 unless given).
+
+// CHECK-LABEL: func.func private @dispatch_0_NonZero
+// CHECK-SAME: -> tensor<3x?xi64> attributes {strata.dispatch, strata.result_bounds = [array<i64: 3, 60>]}
+// CHECK-LABEL: func.func private @dispatch_1_Unique
+// CHECK-SAME: attributes {strata.dispatch, strata.result_bounds = [array<i64: 60>, array<i64: 60>, array<i64: 60>, array<i64: 60>]}
+// CHECK-LABEL: func.func private @dispatch_2_NonMaxSuppression
+// CHECK-SAME: attributes {strata.dispatch, strata.result_bounds = [array<i64: 12, 3>]}
+// CHECK-LABEL: func.func private @dispatch_3_Range
+// CHECK-SAME: attributes {strata.dispatch, strata.result_bounds = [array<i64: 65536>]}
+// BOUND: func.func private @dispatch_3_Range
+// BOUND-SAME: attributes {strata.dispatch, strata.result_bounds = [array<i64: 100>]}
+// CHECK-LABEL: func.func @main
+// CHECK: call @dispatch_0_NonZero
+// CHECK: call @dispatch_1_Unique
+// CHECK: call @dispatch_2_NonMaxSuppression
+// CHECK: call @dispatch_3_Range
+func.func @main(%x_arg: tensor<3x4x5xf32> {top.name = "x"}, %b_arg: tensor<2x10x4xf32> {top.name = "b"},
+                %s_arg: tensor<2x3x10xf32> {top.name = "s"}, %l_arg: tensor<i64> {top.name = "l"})
+    -> (tensor<3x?xi64>, tensor<?xf32>, tensor<?x3xi64>, tensor<?xi64>) {
+  %x = top.Input(%x_arg) : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>
+  %b = top.Input(%b_arg) : (tensor<2x10x4xf32>) -> tensor<2x10x4xf32>
+  %s = top.Input(%s_arg) : (tensor<2x3x10xf32>) -> tensor<2x3x10xf32>
+  %l = top.Input(%l_arg) : (tensor<i64>) -> tensor<i64>
+  %m = top.Weight() {name = "m", value = dense<2> : tensor<1xi64>} : () -> tensor<1xi64>
+  %z = top.Weight() {name = "z", value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %one = top.Weight() {name = "one", value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %n = top.None() : () -> none
+  %0 = top.NonZero(%x) : (tensor<3x4x5xf32>) -> tensor<3x?xi64>
+  %y, %i, %inv, %c = top.Unique(%x) {sorted = true, has_axis = false} : (tensor<3x4x5xf32>) -> (tensor<?xf32>, tensor<?xi64>, tensor<60xi64>, tensor<?xi64>)
+  %1 = top.NonMaxSuppression(%b, %s, %m, %n, %n) : (tensor<2x10x4xf32>, tensor<2x3x10xf32>, tensor<1xi64>, none, none) -> tensor<?x3xi64>
+  %2 = top.Range(%z, %l, %one) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  return %0, %y, %1, %2 : tensor<3x?xi64>, tensor<?xf32>, tensor<?x3xi64>, tensor<?xi64>
+}
+
+// -----
+
+// A value with a run-time shape may only be returned.
+func.func @main(%x_arg: tensor<4xf32> {top.name = "x"}) -> tensor<1x?xi64> {
+  %x = top.Input(%x_arg) : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = top.NonZero(%x) : (tensor<4xf32>) -> tensor<1x?xi64>
+  // expected-error @+1 {{'top.Neg' reads a value whose shape is decided at run time by 'top.NonZero'}}
+  %1 = top.Neg(%0) : (tensor<1x?xi64>) -> tensor<1x?xi64>
+  return %1 : tensor<1x?xi64>
 }
