@@ -272,3 +272,39 @@ def test_consumer_of_a_runtime_shape_is_a_compile_error(tmp_path):
     assert r.returncode != 0
     assert "'top.Neg' reads a value whose shape is decided at run time by 'top.NonZero'" \
         in r.stderr, r.stderr
+
+
+# ---- Loop with scan outputs and a constant trip count --------------------
+
+def test_loop_scan_constant_trip_count(tmp_path):
+    # The trip count and condition are initializers (in the weight file):
+    # the compiler gives the scan output its static length and keeps them as
+    # constants inside the Loop's dispatch.
+    body = helper.make_graph(
+        [helper.make_node("Add", ["prev", "delta"], ["next"]),
+         helper.make_node("Mul", ["prev", "prev"], ["sq"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [vi("i", TensorProto.INT64, []), vi("cond_in", TensorProto.BOOL, []),
+         vi("prev", TensorProto.FLOAT, [2])],
+        [vi("cond_out", TensorProto.BOOL, []), vi("next", TensorProto.FLOAT, [2]),
+         vi("sq", TensorProto.FLOAT, [2])])
+    trips = 6
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["m", "c", "start"], ["last", "scan"], body=body)], "loop",
+        [vi("start", TensorProto.FLOAT, [2]), vi("delta", TensorProto.FLOAT, [2])],
+        [vi("last", TensorProto.FLOAT, [2]), vi("scan", TensorProto.FLOAT, [None, 2])],
+        initializer=[helper.make_tensor("m", TensorProto.INT64, [], [trips]),
+                     helper.make_tensor("c", TensorProto.BOOL, [], [True])])
+    art = compile_onnx(tmp_path, g)
+    rng = np.random.default_rng(5)
+    start = rng.standard_normal(2).astype(np.float32)
+    delta = rng.standard_normal(2).astype(np.float32)
+    out = execute(tmp_path, art, {"start": start, "delta": delta})
+    prev, rows = start.copy(), []
+    for _ in range(trips):
+        rows.append(prev * prev)
+        prev = (prev + delta).astype(np.float32)
+    assert out["scan"].shape == (trips, 2)
+    np.testing.assert_allclose(out["scan"], np.array(rows), rtol=1e-6)
+    np.testing.assert_allclose(out["last"], prev, rtol=1e-6)

@@ -16,6 +16,7 @@
 #include "strata/Target/Cpu/CpuTarget.h"
 
 #include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/Top/IR/TopUtils.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Interfaces/HostTypes.h"
@@ -257,7 +258,10 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
       }
       auto [off, bytes] = it->second;
       spec.bindings.push_back(variant.buffers.size());
-      variant.buffers.push_back({af::BufferKind::Constant, 0, off, bytes,
+      variant.buffers.push_back({af::BufferKind::Constant,
+                                 0,
+                                 off,
+                                 bytes,
                                  af::DType::F32,
                                  {int64_t(bytes / sizeof(float))}});
       spec.params[plan.packedFlagParam] = 1;
@@ -276,6 +280,70 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
   return spec;
 }
 
+/// A Loop whose trip count is a constant M and whose condition stays true
+/// (absent, or a constant true the body yields back unchanged) runs M times
+/// (0 when M <= 0 or the condition is a constant false): its scan outputs
+/// get that leading dim. Shape inference sees types only; the weights'
+/// values are known here.
+static void refineConstantTripLoops(ModuleOp module, const TensorMap &weights) {
+  auto constant = [&](Value v) -> std::optional<Tensor> {
+    auto w = v.getDefiningOp<top::WeightOp>();
+    if (!w)
+      return std::nullopt;
+    if (std::optional<Tensor> t = top::weightValue(w))
+      return t;
+    if (const Tensor *t = weights.find(w.getName().str()))
+      return *t;
+    return std::nullopt;
+  };
+  module.walk([&](top::LoopOp loop) {
+    // The one-element trip count and condition carry their value inline, so
+    // the outliner keeps them as constants inside the Loop's dispatch (the
+    // Loop lowering needs a compile-time trip count for scan outputs).
+    for (Value v : {loop.getMaxTripCount(), loop.getCond()}) {
+      auto w = v ? v.getDefiningOp<top::WeightOp>() : top::WeightOp();
+      if (!w || top::weightValue(w))
+        continue;
+      const Tensor *t = weights.find(w.getName().str());
+      auto type = dyn_cast<RankedTensorType>(w.getType());
+      if (t && type && t->numElements() == 1 && type.hasStaticShape())
+        w.setValueAttr(top::elementsFromTensor(*t, type));
+    }
+    if (top::isNone(loop.getMaxTripCount()))
+      return;
+    std::optional<Tensor> m = constant(loop.getMaxTripCount());
+    if (!m || m->numElements() != 1)
+      return;
+    int64_t trips = std::max<int64_t>(m->getAsInt(0), 0);
+    if (!top::isNone(loop.getCond())) {
+      std::optional<Tensor> c = constant(loop.getCond());
+      if (!c || c->numElements() != 1)
+        return;
+      if (c->getAsInt(0) == 0)
+        trips = 0;
+    }
+    Block &body = loop.getBody().front();
+    Operation *yield = body.getTerminator();
+    if (trips > 0 &&
+        (body.getNumArguments() < 2 || yield->getNumOperands() < 1 ||
+         yield->getOperand(0) != body.getArgument(1)))
+      return;
+    size_t numCarried = loop.getInitial().size();
+    for (size_t k = numCarried; k < loop->getNumResults(); ++k) {
+      auto result = dyn_cast<RankedTensorType>(loop->getResult(k).getType());
+      auto slice =
+          dyn_cast<RankedTensorType>(yield->getOperand(1 + k).getType());
+      if (!result || !slice || !slice.hasStaticShape() ||
+          result.getRank() != slice.getRank() + 1)
+        continue;
+      SmallVector<int64_t> shape{trips};
+      shape.append(slice.getShape().begin(), slice.getShape().end());
+      loop->getResult(k).setType(
+          RankedTensorType::get(shape, result.getElementType()));
+    }
+  });
+}
+
 LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
                                              const TensorMap &weights,
                                              const CpuCompileOptions &options,
@@ -284,6 +352,7 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   MLIRContext *ctx = module.getContext();
   prepareContextForCpuLowering(ctx);
   // 1-2: strategy and outlining.
+  refineConstantTripLoops(module, weights);
   {
     PassManager pm(ctx);
     // Shapes written as unknown (`tensor<*xf32>`) become static where the
@@ -475,21 +544,20 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   };
   auto kernelPlanOf = [&](Operation *op) -> const KernelDispatchPlan * {
     auto call = dyn_cast_or_null<func::CallOp>(op);
-    auto it = call ? kernelPlans.find(call.getCallee().str())
-                   : kernelPlans.end();
+    auto it =
+        call ? kernelPlans.find(call.getCallee().str()) : kernelPlans.end();
     return it == kernelPlans.end() ? nullptr : &it->second;
   };
   // Weights only kernels read, each as the operand it packs: only the
   // packed form goes into the artifact.
   auto packedOnly = [&](top::WeightOp w) {
-    return !w->use_empty() &&
-           llvm::all_of(w->getUses(), [&](OpOperand &use) {
-             const KernelDispatchPlan *plan = kernelPlanOf(use.getOwner());
-             // (Not when another binding reads the same value: MatMul(w, w).)
-             return plan && plan->pack != KernelDispatchPlan::Pack::None &&
-                    int(use.getOperandNumber()) == plan->bindings[1] &&
-                    llvm::count(plan->bindings, plan->bindings[1]) == 1;
-           });
+    return !w->use_empty() && llvm::all_of(w->getUses(), [&](OpOperand &use) {
+      const KernelDispatchPlan *plan = kernelPlanOf(use.getOwner());
+      // (Not when another binding reads the same value: MatMul(w, w).)
+      return plan && plan->pack != KernelDispatchPlan::Pack::None &&
+             int(use.getOperandNumber()) == plan->bindings[1] &&
+             llvm::count(plan->bindings, plan->bindings[1]) == 1;
+    });
   };
   std::vector<PendingDispatch> pending;
   std::vector<std::string> symbols;
@@ -500,7 +568,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     auto fn = call.getCallee();
     os << fn.substr(fn.find('_', sizeof("dispatch_") - 1) + 1) << " ";
     Location loc = call.getLoc();
-    if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+    if (auto fused = dyn_cast<FusedLoc>(loc);
+        fused && !fused.getLocations().empty())
       loc = fused.getLocations().front();
     if (auto name = dyn_cast<NameLoc>(loc))
       os << "'" << name.getName().getValue() << "'";
@@ -596,8 +665,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       bool empty = callee && isEmptyDispatch(callee);
       PendingDispatch d;
       d.kernel = kernelPlanOf(call);
-      d.symbol = d.kernel ? d.kernel->kernel
-                          : ("strata_" + call.getCallee()).str();
+      d.symbol =
+          d.kernel ? d.kernel->kernel : ("strata_" + call.getCallee()).str();
       if (auto it = shapePlans.find(call.getCallee().str());
           it != shapePlans.end()) {
         d.shapeKernel = &it->second;
@@ -721,10 +790,9 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       auto [it, isNew] =
           runtimeShapedBuffers.try_emplace(v, variant.buffers.size());
       if (isNew)
-        variant.buffers.push_back({p.kind, p.index,
-                                   p.root >= 0 ? arena.offsets[p.root]
-                                               : p.offset,
-                                   info->bytes, info->dtype, info->shape});
+        variant.buffers.push_back(
+            {p.kind, p.index, p.root >= 0 ? arena.offsets[p.root] : p.offset,
+             info->bytes, info->dtype, info->shape});
       return it->second;
     }
     uint64_t offset = p.root >= 0 ? arena.offsets[p.root] : p.offset;
@@ -752,17 +820,18 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       spec.symbol = d.symbol;
       spec.params = d.shapeKernel->params;
       uint32_t at = variant.dispatches.size();
-      for (const RuntimeShapeKernelPlan::Binding &b :
-           d.shapeKernel->bindings) {
+      for (const RuntimeShapeKernelPlan::Binding &b : d.shapeKernel->bindings) {
         if (b.kind == RuntimeShapeKernelPlan::Binding::Dims) {
           Value r = d.results[b.index];
           auto [it, isNew] = dimsBuffers.try_emplace(r, variant.buffers.size());
           if (isNew) {
             int64_t rank = d.shapeKernel->bounds[b.index].size();
-            variant.buffers.push_back(
-                {af::BufferKind::Arena, 0,
-                 arena.offsets[d.dimsTensor[b.index]], uint64_t(rank) * 8,
-                 af::DType::I64, {rank}});
+            variant.buffers.push_back({af::BufferKind::Arena,
+                                       0,
+                                       arena.offsets[d.dimsTensor[b.index]],
+                                       uint64_t(rank) * 8,
+                                       af::DType::I64,
+                                       {rank}});
           }
           spec.bindings.push_back(it->second);
           continue;
@@ -823,9 +892,9 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     spec.params = {static_cast<int64_t>(info->bytes)};
     // A copy of a value with a run-time shape has its dims.
     if (boundOf(v))
-      variant.runtimeShapes.push_back(
-          {dst, dimsBuffers.lookup(v), uint32_t(variant.dispatches.size()),
-           "a copy of a run-time shape"});
+      variant.runtimeShapes.push_back({dst, dimsBuffers.lookup(v),
+                                       uint32_t(variant.dispatches.size()),
+                                       "a copy of a run-time shape"});
     variant.dispatches.push_back(std::move(spec));
   }
   // Every output has a buffer, even one no dispatch writes (empty).

@@ -11,6 +11,7 @@
 #include "strata/Dialect/Top/IR/WeightValues.h"
 #include "strata/Interpreter/Interpreter.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -63,9 +64,21 @@ static bool isEmptyTensor(Value v) {
   return t && t.hasStaticShape() && t.getNumElements() == 0;
 }
 
+/// Whether the runtime's `range` kernel computes this element type: the
+/// integers of 8 to 64 bits, f32 and f64.
+static bool isRangeKernelType(Type t) {
+  Type e = getElementTypeOrSelf(t);
+  if (auto i = dyn_cast<IntegerType>(e))
+    return i.getWidth() >= 8 && i.getWidth() <= 64;
+  return e.isF32() || e.isF64();
+}
+
 /// Ops whose result shape depends on input values: the runtime decides it
 /// (a dispatch with `strata.result_bounds`).
 static bool isRuntimeShapeOp(Operation *op) {
+  if (auto range = dyn_cast<top::RangeOp>(op))
+    if (!isRangeKernelType(range.getStart().getType()))
+      return false;
   return isa<top::NonZeroOp, top::UniqueOp, top::NonMaxSuppressionOp,
              top::RangeOp>(op) &&
          llvm::any_of(op->getResultTypes(), [](Type t) {
@@ -163,6 +176,23 @@ resultBounds(Operation *op, int64_t maxRangeElements) {
   return bounds;
 }
 
+/// `v`'s value when it is a top.Weight carrying a one-element integer or
+/// i1 value, as a DenseElementsAttr of its type; null otherwise.
+static DenseElementsAttr scalarIntConstant(Value v) {
+  auto w = v ? v.getDefiningOp<top::WeightOp>() : top::WeightOp();
+  auto type = w ? dyn_cast<RankedTensorType>(w.getType()) : nullptr;
+  if (!type || !type.hasStaticShape() || type.getNumElements() != 1 ||
+      !type.getElementType().isSignlessInteger())
+    return {};
+  std::optional<Tensor> t = top::weightValue(w);
+  if (!t || t->numElements() != 1)
+    return {};
+  unsigned width = type.getElementType().getIntOrFloatBitWidth();
+  return DenseElementsAttr::get(type, APInt(width, uint64_t(t->getAsInt(0)),
+                                            /*isSigned=*/true,
+                                            /*implicitTrunc=*/true));
+}
+
 /// The name suffix for an op: `top.Conv` -> `Conv`.
 static std::string opSuffix(Operation *op) {
   return op->getName().stripDialect().str();
@@ -191,6 +221,18 @@ struct OutlineDispatchesPass
     bool dynamic = false;
     main.walk([&](Operation *op) {
       bool runtimeShaped = isRuntimeShapeOp(op);
+      if (auto range = dyn_cast<top::RangeOp>(op);
+          range && !runtimeShaped &&
+          !cast<TensorType>(range.getType()).hasStaticShape()) {
+        op->emitError() << "'top.Range' has no CPU code-generation lowering "
+                           "yet for element type "
+                        << getElementTypeOrSelf(range.getType())
+                        << " with run-time bounds (its kernel computes "
+                           "integers, f32 and f64; run the model with "
+                           "strata run-ref)";
+        dynamic = true;
+        return;
+      }
       if (runtimeShaped && op->getBlock() != &body) {
         op->emitError() << "'" << op->getName()
                         << "' inside a control-flow region has no CPU "
@@ -286,6 +328,16 @@ struct OutlineDispatchesPass
       for (Value v : above)
         classify(v);
     }
+    // A Loop's one-element integer trip count and condition, when constant,
+    // stay constants inside its dispatch (an arith.constant): the Loop
+    // lowering needs a compile-time trip count for scan outputs.
+    llvm::SmallDenseMap<Value, DenseElementsAttr> constantsInside;
+    if (auto loop = dyn_cast<top::LoopOp>(op))
+      for (Value v : {loop.getMaxTripCount(), loop.getCond()})
+        if (DenseElementsAttr c = scalarIntConstant(v)) {
+          args.remove(v);
+          constantsInside[v] = c;
+        }
     // Results: the empty ones are not returned; the entry function gets a
     // tensor.empty for each.
     SmallVector<Type> argTypes, resultTypes;
@@ -316,6 +368,8 @@ struct OutlineDispatchesPass
     IRMapping map;
     for (auto [v, a] : llvm::zip(args, entry->getArguments()))
       map.map(v, a);
+    for (auto [v, c] : constantsInside)
+      map.map(v, arith::ConstantOp::create(b, loc, c).getResult());
     Value none;
     for (Value v : madeInside) {
       if (isa<NoneType>(v.getType())) {

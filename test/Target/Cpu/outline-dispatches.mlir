@@ -142,3 +142,29 @@ func.func @main(%x_arg: tensor<4xf32> {top.name = "x"}) -> tensor<1x?xi64> {
   %1 = top.Neg(%0) : (tensor<1x?xi64>) -> tensor<1x?xi64>
   return %1 : tensor<1x?xi64>
 }
+
+// -----
+
+// A Loop's constant one-element trip count and condition stay constants
+// inside its dispatch (the Loop lowering needs a compile-time trip count
+// for scan outputs); other weights are arguments.
+
+// CHECK-LABEL: func.func private @dispatch_0_Loop
+// CHECK-SAME: (%[[D:.*]]: tensor<i32>, %[[S:.*]]: tensor<i32>) -> (tensor<i32>, tensor<3xi32>)
+// CHECK-DAG: arith.constant dense<3> : tensor<i64>
+// CHECK-DAG: arith.constant dense<true> : tensor<i1>
+// CHECK: top.Loop
+// CHECK-LABEL: func.func @main
+// CHECK: call @dispatch_0_Loop(%{{.*}}, %{{.*}}) : (tensor<i32>, tensor<i32>)
+func.func @main(%s_arg: tensor<i32> {top.name = "s"}) -> tensor<3xi32> {
+  %s = top.Input(%s_arg) : (tensor<i32>) -> tensor<i32>
+  %d = top.Weight() {name = "d", value = dense<-3> : tensor<i32>} : () -> tensor<i32>
+  %m = top.Weight() {name = "m", value = dense<3> : tensor<i64>} : () -> tensor<i64>
+  %c = top.Weight() {name = "c", value = dense<true> : tensor<i1>} : () -> tensor<i1>
+  %0:2 = top.Loop(%m, %c, %s) : (tensor<i64>, tensor<i1>, tensor<i32>) -> (tensor<i32>, tensor<3xi32>) {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %prev: tensor<i32>):
+    %1 = top.Add(%prev, %d) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    top.Yield %cond, %1, %prev : tensor<i1>, tensor<i32>, tensor<i32>
+  }
+  return %0#1 : tensor<3xi32>
+}

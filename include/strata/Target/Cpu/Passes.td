@@ -43,7 +43,13 @@ def CpuOutlineDispatches : Pass<"strata-cpu-outline-dispatches",
     runtime computes them with a kernel that reports the actual shape
     (docs/codegen.md, run-time shapes). A value with a run-time shape may
     only be returned: an op reading one is an error naming both.
+
+    A `top.Loop`'s `max_trip_count` and `cond`, when they are weights
+    carrying a one-element integer or i1 value, become `arith.constant`s
+    inside its dispatch rather than arguments: the Loop lowering needs a
+    compile-time trip count to give scan outputs a static shape.
   }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
   let options = [
     Option<"maxRangeElements", "max-range-elements", "int64_t",
            /*default=*/"65536",
