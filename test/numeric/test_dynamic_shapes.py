@@ -261,16 +261,38 @@ def test_range_over_bound_is_an_error(range_art):
     assert r.returncode != 0 and "delta is 0" in r.stderr, r.stderr
 
 
-def test_consumer_of_a_runtime_shape_is_a_compile_error(tmp_path):
+def test_elementwise_on_a_runtime_shape(tmp_path):
+    # Cast and Mul by a scalar run over the bound and share NonZero's dims.
     g = helper.make_graph(
-        [helper.make_node("NonZero", ["x"], ["n"]), helper.make_node("Neg", ["n"], ["y"])],
-        "nzc", [vi("x", TensorProto.FLOAT, [4])], [vi("y", TensorProto.INT64, [1, None])])
+        [helper.make_node("NonZero", ["x"], ["n"]),
+         helper.make_node("Cast", ["n"], ["f"], to=TensorProto.FLOAT),
+         helper.make_node("Mul", ["f", "s"], ["y"])],
+        "nze", [vi("x", TensorProto.FLOAT, [3, 4]), vi("s", TensorProto.FLOAT, [1])],
+        [vi("y", TensorProto.FLOAT, [2, None]), vi("n", TensorProto.INT64, [2, None])])
+    art = compile_onnx(tmp_path, g)
+    rng = np.random.default_rng(7)
+    for zeros in [0.5, 1.0]:
+        x = rng.standard_normal((3, 4)).astype(np.float32)
+        x[rng.random(x.shape) < zeros] = 0
+        s = np.array([2.5], np.float32)
+        out = execute(tmp_path, art, {"x": x, "s": s})
+        ref = np.array(np.nonzero(x), np.int64)
+        np.testing.assert_array_equal(out["n"], ref)
+        assert out["y"].shape == ref.shape
+        np.testing.assert_array_equal(out["y"], ref.astype(np.float32) * s)
+
+
+def test_other_consumer_of_a_runtime_shape_is_a_compile_error(tmp_path):
+    g = helper.make_graph(
+        [helper.make_node("NonZero", ["x"], ["n"]),
+         helper.make_node("Transpose", ["n"], ["y"], perm=[1, 0])],
+        "nzc", [vi("x", TensorProto.FLOAT, [4])], [vi("y", TensorProto.INT64, [None, 1])])
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     onnx.save(model, str(tmp_path / "m.onnx"))
     r = run("compile", tmp_path / "m.onnx", "--target", "cpu", "-o", tmp_path / "m.strata",
             ok=False)
     assert r.returncode != 0
-    assert "'top.Neg' reads a value whose shape is decided at run time by 'top.NonZero'" \
+    assert "reads a value whose shape is decided at run time by 'top.NonZero'" \
         in r.stderr, r.stderr
 
 
@@ -308,3 +330,64 @@ def test_loop_scan_constant_trip_count(tmp_path):
     assert out["scan"].shape == (trips, 2)
     np.testing.assert_allclose(out["scan"], np.array(rows), rtol=1e-6)
     np.testing.assert_allclose(out["last"], prev, rtol=1e-6)
+
+
+# ---- Loop with scan outputs and a run-time trip count --------------------
+
+@pytest.fixture(scope="module")
+def runtime_loop_art(tmp_path_factory):
+    # y = y * 0.5 + x while i < m and any(y >= 1): the trip count is an
+    # input and the body may stop early; the scan output's length is
+    # decided at run time (bound 8 here).
+    tmp = tmp_path_factory.mktemp("rloop")
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["y_in", "half"], ["h"]),
+         helper.make_node("Add", ["h", "x"], ["y_out"]),
+         helper.make_node("GreaterOrEqual", ["y_out", "one"], ["ge"]),
+         helper.make_node("Cast", ["ge"], ["gef"], to=TensorProto.FLOAT),
+         helper.make_node("ReduceMax", ["gef"], ["anyf"], keepdims=0),
+         helper.make_node("Cast", ["anyf"], ["cond_out"], to=TensorProto.BOOL)],
+        "body",
+        [vi("i", TensorProto.INT64, []), vi("cond_in", TensorProto.BOOL, []),
+         vi("y_in", TensorProto.FLOAT, [3])],
+        [vi("cond_out", TensorProto.BOOL, []), vi("y_out", TensorProto.FLOAT, [3]),
+         vi("y_out", TensorProto.FLOAT, [3])],
+        initializer=[helper.make_tensor("half", TensorProto.FLOAT, [], [0.5]),
+                     helper.make_tensor("one", TensorProto.FLOAT, [], [1.0])])
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["m", "", "y0"], ["last", "scan"], body=body)], "rloop",
+        [vi("m", TensorProto.INT64, []), vi("y0", TensorProto.FLOAT, [3]),
+         vi("x", TensorProto.FLOAT, [3])],
+        [vi("last", TensorProto.FLOAT, [3]), vi("scan", TensorProto.FLOAT, [None, 3])])
+    return tmp, compile_onnx(tmp, g, "--max-scan-length", "8")
+
+
+def loop_reference(m, y0, x):
+    y, rows = y0.copy(), []
+    for _ in range(max(int(m), 0)):
+        y = (y * np.float32(0.5) + x).astype(np.float32)
+        rows.append(y)
+        if not np.any(y >= 1):
+            break
+    return y, np.array(rows, np.float32).reshape(-1, 3)
+
+
+@pytest.mark.parametrize("m,scale", [(5, 4.0), (0, 4.0), (-3, 4.0), (8, 4.0), (50, 0.1)])
+def test_loop_runtime_trip_count(runtime_loop_art, m, scale):
+    tmp, art = runtime_loop_art
+    rng = np.random.default_rng(6)
+    y0 = (rng.random(3) * scale).astype(np.float32)
+    x = (rng.random(3) * scale).astype(np.float32)
+    out = execute(tmp, art, {"m": np.array(m, np.int64), "y0": y0, "x": x})
+    last, scan = loop_reference(m, y0, x)
+    assert out["scan"].shape == scan.shape, (out["scan"].shape, scan.shape)
+    np.testing.assert_allclose(out["scan"], scan, rtol=1e-6)
+    np.testing.assert_allclose(out["last"], last, rtol=1e-6)
+
+
+def test_loop_over_its_scan_bound_is_an_error(runtime_loop_art):
+    tmp, art = runtime_loop_art
+    r = execute(tmp, art, {"m": np.array(9, np.int64), "y0": np.full(3, 4, np.float32),
+                           "x": np.full(3, 4, np.float32)}, ok=False)
+    assert r.returncode != 0
+    assert "Loop" in r.stderr and "[9, 3] exceeds its compiled bound [8, 3]" in r.stderr, r.stderr

@@ -365,6 +365,7 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     pm.addPass(strategy::createTopSelectStrategy(so));
     CpuOutlineDispatchesOptions oo;
     oo.maxRangeElements = options.maxRangeElements;
+    oo.maxScanLength = options.maxScanLength;
     pm.addPass(createCpuOutlineDispatches(oo));
     if (failed(pm.run(module))) {
       error = "selecting implementations and outlining dispatches failed";
@@ -391,15 +392,28 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       return failure();
     shapePlans.emplace(fn.getSymName().str(), std::move(*plan));
   }
-  // The bound of each call result whose shape is decided at run time.
+  // The bound of each call result whose shape is decided at run time, and
+  // the dims decided at run time; for a Loop's scan outputs (generated
+  // code), the call result holding their dims.
   llvm::DenseMap<Value, std::vector<int64_t>> runtimeBounds;
+  llvm::DenseMap<Value, SmallVector<int64_t>> runtimeDimsOf;
+  llvm::DenseMap<Value, Value> dimsResultOf, dimsOperandOf;
   main.walk([&](func::CallOp call) {
-    auto it = shapePlans.find(call.getCallee().str());
-    if (it == shapePlans.end())
-      return;
-    for (auto [i, r] : llvm::enumerate(call.getResults()))
-      if (it->second.runtime[i])
-        runtimeBounds[r] = it->second.bounds[i];
+    auto fn = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    auto marks =
+        fn ? fn->getAttrOfType<ArrayAttr>(kRuntimeShapeResultsAttr) : nullptr;
+    for (Attribute a : marks ? marks.getValue() : ArrayRef<Attribute>()) {
+      // (result, where its dims are: -1 the kernel's dims tensor, >= 0 that
+      // result, -2 - k the dims of operand k; the dims decided at run time)
+      ArrayRef<int64_t> m = cast<DenseI64ArrayAttr>(a).asArrayRef();
+      Value r = call.getResult(m[0]);
+      runtimeBounds[r] = cast<RankedTensorType>(r.getType()).getShape().vec();
+      runtimeDimsOf[r].assign(m.begin() + 2, m.end());
+      if (m[1] >= 0)
+        dimsResultOf[r] = call.getResult(m[1]);
+      else if (m[1] <= -2)
+        dimsOperandOf[r] = call.getOperand(-2 - m[1]);
+    }
   });
   auto boundOf = [&](Value v) -> std::optional<ArrayRef<int64_t>> {
     auto it = runtimeBounds.find(v);
@@ -426,11 +440,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       return failure();
     // A dim decided at run time is -1 in the signature and the variant.
     std::vector<int64_t> shape = info->shape;
-    if (boundOf(v))
-      for (auto [d, dim] :
-           llvm::enumerate(cast<RankedTensorType>(v.getType()).getShape()))
-        if (ShapedType::isDynamic(dim))
-          shape[d] = -1;
+    for (int64_t d : runtimeDimsOf.lookup(v))
+      shape[d] = -1;
     outs.push_back({outputName(main, i), info->dtype, shape, std::nullopt});
     variant.outputShapes.push_back(shape);
   }
@@ -671,8 +682,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
           it != shapePlans.end()) {
         d.shapeKernel = &it->second;
         d.symbol = it->second.kernel;
-        d.origin = originOf(call);
       }
+      d.origin = originOf(call);
       if (!d.kernel && !d.shapeKernel)
         symbols.push_back(d.symbol);
       for (Value v : call.getOperands()) {
@@ -686,13 +697,17 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
         // The dims of a run-time shape: an i64 [rank] arena tensor, live to
         // the end (a copy of the value to a second output reads them too).
         d.dimsTensor.push_back(-1);
-        if (auto bound = boundOf(r)) {
+        if (auto bound = boundOf(r); bound && d.shapeKernel) {
           d.dimsTensor.back() = lifetimes.size();
           dimsTensors.push_back(lifetimes.size());
           lifetimes.push_back({uint64_t(bound->size()) * 8, step, step});
           roots.push_back(Value());
         }
       }
+      // The dims result of a Loop's scan output: live to the end too.
+      for (Value r : d.results)
+        if (Value dims = dimsResultOf.lookup(r))
+          dimsTensors.push_back(place.lookup(dims).root);
       if (empty) {
         ++report.emptyDispatches;
         if (!d.kernel && !d.shapeKernel)
@@ -874,6 +889,19 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       if (failed(id))
         return failure();
       spec.bindings.push_back(*id);
+    }
+    // A Loop's scan outputs of run-time length: their dims are results too;
+    // an elementwise op on a value of run-time shape shares its dims.
+    for (Value r : d.results) {
+      if (Value dims = dimsResultOf.lookup(r))
+        dimsBuffers[r] = *bufferFor(dims);
+      else if (Value from = dimsOperandOf.lookup(r))
+        dimsBuffers[r] = dimsBuffers.lookup(from);
+      else
+        continue;
+      variant.runtimeShapes.push_back({*bufferFor(r), dimsBuffers[r],
+                                       uint32_t(variant.dispatches.size()),
+                                       d.origin});
     }
     variant.dispatches.push_back(std::move(spec));
   }

@@ -7,6 +7,7 @@
 
 #include "strata/Target/Cpu/Passes.h"
 
+#include "strata/Conversion/TopToLinalg/TopToLinalg.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
 #include "strata/Interpreter/Interpreter.h"
@@ -85,6 +86,101 @@ static bool isRuntimeShapeOp(Operation *op) {
            auto r = dyn_cast<RankedTensorType>(t);
            return !r || !r.hasStaticShape();
          });
+}
+
+/// A Loop whose scan outputs' length is its run-time trip count: scan
+/// results of type `[?, static...]` yielded as static slices with elements,
+/// static carried values. Its dispatch gives each scan output a buffer of
+/// `maxScanLength` rows and its length (strata.runtime_shape_results).
+static bool isRuntimeTripLoop(Operation *op) {
+  auto loop = dyn_cast<top::LoopOp>(op);
+  if (!loop || loop.getNumScanOutputs() == 0)
+    return false;
+  size_t numCarried = loop.getInitial().size();
+  Operation *yield = loop.getBody().front().getTerminator();
+  bool dynamicScan = false;
+  for (auto [k, r] : llvm::enumerate(loop->getResults())) {
+    auto t = dyn_cast<RankedTensorType>(r.getType());
+    if (!t)
+      return false;
+    if (k < numCarried) {
+      if (!t.hasStaticShape() || t.getNumElements() == 0)
+        return false;
+      continue;
+    }
+    auto slice = dyn_cast<RankedTensorType>(yield->getOperand(1 + k).getType());
+    if (!slice || !slice.hasStaticShape() || slice.getNumElements() == 0 ||
+        t.getRank() != slice.getRank() + 1 ||
+        t.getShape().drop_front() != slice.getShape())
+      return false;
+    dynamicScan |= ShapedType::isDynamic(t.getDimSize(0));
+  }
+  return dynamicScan;
+}
+
+static bool isRuntimeConsumer(Operation *op);
+
+/// The dims decided at run time of `v`, a result of an outlined dispatch
+/// listed in its strata.runtime_shape_results; empty otherwise.
+static SmallVector<int64_t> runtimeDimsOf(Value v) {
+  auto call = v.getDefiningOp<func::CallOp>();
+  if (!call)
+    return {};
+  auto fn = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  auto marks =
+      fn ? fn->getAttrOfType<ArrayAttr>(kRuntimeShapeResultsAttr) : nullptr;
+  for (Attribute a : marks ? marks.getValue() : ArrayRef<Attribute>()) {
+    ArrayRef<int64_t> m = cast<DenseI64ArrayAttr>(a).asArrayRef();
+    if (m[0] == cast<OpResult>(v).getResultNumber())
+      return SmallVector<int64_t>(m.drop_front(2));
+  }
+  return {};
+}
+
+/// Whether `v` is an outlined dispatch's result with a run-time shape.
+static bool isBoundedRuntimeValue(Value v) { return !runtimeDimsOf(v).empty(); }
+
+/// The position of `v` among a dispatch's arguments.
+static size_t argIndexOf(const llvm::SetVector<Value> &args, Value v) {
+  return std::distance(args.begin(), llvm::find(args, v));
+}
+
+/// Whether `v`'s shape is decided at run time: a dynamic result of a
+/// run-time-shape op, of a run-time-trip Loop or of an elementwise op on
+/// such a value.
+static bool isRuntimeShapedValue(Value v) {
+  Operation *def = v.getDefiningOp();
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return def && t && !t.hasStaticShape() &&
+         (isRuntimeShapeOp(def) || isRuntimeTripLoop(def) ||
+          isRuntimeConsumer(def));
+}
+
+/// An elementwise op with one result of the same rank as its one operand
+/// with a run-time shape, every other operand a one-element tensor of no
+/// higher rank: it maps a compact row-major prefix to the same prefix, so it
+/// is compiled over the operand's bound and its result shares its dims.
+static bool isRuntimeConsumer(Operation *op) {
+  if (!op->hasTrait<top::OpTrait::Elementwise>() || op->getNumResults() != 1 ||
+      op->getNumRegions() != 0)
+    return false;
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  int runtimeOperands = 0;
+  for (Value v : op->getOperands()) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !result)
+      return false;
+    if (isRuntimeShapedValue(v) || isBoundedRuntimeValue(v)) {
+      ++runtimeOperands;
+      if (t.getRank() != result.getRank())
+        return false;
+    } else if (!t.hasStaticShape() || t.getNumElements() != 1 ||
+               t.getRank() > result.getRank()) {
+      return false;
+    }
+  }
+  return runtimeOperands == 1;
 }
 
 /// The element count of a static shape, or nullopt.
@@ -220,7 +316,9 @@ struct OutlineDispatchesPass
     Block &body = main.getBody().front();
     bool dynamic = false;
     main.walk([&](Operation *op) {
-      bool runtimeShaped = isRuntimeShapeOp(op);
+      bool runtimeShaped = isRuntimeShapeOp(op) ||
+                           ((isRuntimeTripLoop(op) || isRuntimeConsumer(op)) &&
+                            op->getBlock() == &body);
       if (auto range = dyn_cast<top::RangeOp>(op);
           range && !runtimeShaped &&
           !cast<TensorType>(range.getType()).hasStaticShape()) {
@@ -244,7 +342,8 @@ struct OutlineDispatchesPass
       }
       for (Value v : op->getOperands())
         if (Operation *def = v.getDefiningOp();
-            def && isRuntimeShapeOp(def) && !isa<func::ReturnOp>(op)) {
+            def && isRuntimeShapedValue(v) && !isa<func::ReturnOp>(op) &&
+            !(isRuntimeConsumer(op) && op->getBlock() == &body)) {
           op->emitError() << "'" << op->getName()
                           << "' reads a value whose shape is decided at run "
                              "time by '"
@@ -300,6 +399,77 @@ struct OutlineDispatchesPass
       if (failed(outline(op, moduleBuilder, count++)))
         return signalPassFailure();
     }
+    // A run-time-trip Loop's scan outputs are returned as their bounds.
+    main.setType(FunctionType::get(&getContext(), main.getArgumentTypes(),
+                                   terminator->getOperandTypes()));
+  }
+
+  /// Rebuilds `loop` (inside dispatch `fn`, built by `b`) with its scan
+  /// outputs bounded to maxScanLength rows (kScanBoundAttr) and an i64
+  /// counter carried last: the iterations run. Returns the dispatch's
+  /// results: carried values, bounded scan outputs, and per scan output its
+  /// dims `[count, slice...]` (i64); marks `fn` with
+  /// strata.runtime_shape_results.
+  SmallVector<Value> boundRuntimeTripLoop(top::LoopOp loop, OpBuilder &b,
+                                          func::FuncOp fn) {
+    Location loc = loop.getLoc();
+    size_t numCarried = loop.getInitial().size();
+    unsigned numScan = loop.getNumScanOutputs();
+    auto i64 = RankedTensorType::get({}, b.getI64Type());
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(i64, b.getI64IntegerAttr(0).getValue()));
+    Value one = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(i64, b.getI64IntegerAttr(1).getValue()));
+    SmallVector<Value> operands(loop->getOperands());
+    operands.push_back(zero);
+    SmallVector<Type> types;
+    for (size_t k = 0; k < numCarried; ++k)
+      types.push_back(loop->getResult(k).getType());
+    types.push_back(i64);
+    for (unsigned s = 0; s < numScan; ++s) {
+      auto t =
+          cast<RankedTensorType>(loop->getResult(numCarried + s).getType());
+      SmallVector<int64_t> shape(t.getShape());
+      shape[0] = maxScanLength;
+      types.push_back(RankedTensorType::get(shape, t.getElementType()));
+    }
+    OperationState state(loc, loop->getName());
+    state.addOperands(operands);
+    state.addTypes(types);
+    state.addAttributes(loop->getAttrs());
+    state.addAttribute(conversion::kScanBoundAttr,
+                       b.getI64IntegerAttr(maxScanLength));
+    state.addRegion();
+    Operation *bounded = b.create(state);
+    bounded->getRegion(0).takeBody(loop.getBody());
+    Block &body = bounded->getRegion(0).front();
+    Value counter = body.insertArgument(2 + numCarried, i64, loc);
+    Operation *yield = body.getTerminator();
+    OpBuilder yb(yield);
+    Value next = top::AddOp::create(yb, loc, i64, counter, one);
+    yield->insertOperands(1 + numCarried, next);
+    loop->erase();
+
+    SmallVector<Value> results;
+    for (size_t k = 0; k < numCarried; ++k)
+      results.push_back(bounded->getResult(k));
+    for (unsigned s = 0; s < numScan; ++s)
+      results.push_back(bounded->getResult(numCarried + 1 + s));
+    Value count = tensor::ExtractOp::create(
+        b, loc, bounded->getResult(numCarried), ValueRange());
+    SmallVector<Attribute> marks;
+    for (unsigned s = 0; s < numScan; ++s) {
+      auto t = cast<RankedTensorType>(results[numCarried + s].getType());
+      SmallVector<Value> dims{count};
+      for (int64_t d : t.getShape().drop_front())
+        dims.push_back(arith::ConstantIntOp::create(b, loc, b.getI64Type(), d));
+      marks.push_back(b.getDenseI64ArrayAttr(
+          {int64_t(numCarried + s), int64_t(numCarried + numScan + s), 0}));
+      results.push_back(tensor::FromElementsOp::create(
+          b, loc, RankedTensorType::get({t.getRank()}, b.getI64Type()), dims));
+    }
+    fn->setAttr(kRuntimeShapeResultsAttr, b.getArrayAttr(marks));
+    return results;
   }
 
   /// Moves `op` into a new function and calls it in its place.
@@ -387,10 +557,62 @@ struct OutlineDispatchesPass
     SmallVector<Value> results;
     for (unsigned i : returned)
       results.push_back(clone->getResult(i));
+    // Results whose shape is decided at run time leave the dispatch as their
+    // bounds (static types), listed in strata.runtime_shape_results.
+    SmallVector<Attribute> marks;
+    if (isRuntimeTripLoop(op)) {
+      results = boundRuntimeTripLoop(cast<top::LoopOp>(clone), b, fn);
+    } else if (isRuntimeShapeOp(op)) {
+      for (auto [j, r] : llvm::enumerate(results)) {
+        auto t = cast<RankedTensorType>(r.getType());
+        if (t.hasStaticShape())
+          continue;
+        SmallVector<int64_t> mark{int64_t(j), -1};
+        for (auto [d, dim] : llvm::enumerate(t.getShape()))
+          if (ShapedType::isDynamic(dim))
+            mark.push_back(d);
+        marks.push_back(b.getDenseI64ArrayAttr(mark));
+        r = tensor::CastOp::create(
+            b, loc,
+            RankedTensorType::get((*bounds)[returned[j]], t.getElementType()),
+            r);
+      }
+    } else if (isRuntimeConsumer(op)) {
+      // Computed over the bound of its run-time operand k (already a
+      // static bound in the entry function), sharing its dims.
+      for (auto [k, v] : llvm::enumerate(op->getOperands())) {
+        if (!isRuntimeShapedValue(v) && !isBoundedRuntimeValue(v))
+          continue;
+        auto arg = cast<RankedTensorType>(map.lookup(v).getType());
+        auto t = cast<RankedTensorType>(clone->getResult(0).getType());
+        clone->getResult(0).setType(
+            RankedTensorType::get(arg.getShape(), t.getElementType()));
+        SmallVector<int64_t> mark{0, -2 - int64_t(argIndexOf(args, v))};
+        llvm::append_range(mark, runtimeDimsOf(v));
+        marks.push_back(b.getDenseI64ArrayAttr(mark));
+      }
+    }
+    if (!marks.empty())
+      fn->setAttr(kRuntimeShapeResultsAttr, b.getArrayAttr(marks));
+    {
+      SmallVector<Type> types;
+      for (Value r : results)
+        types.push_back(r.getType());
+      fn.setType(moduleBuilder.getFunctionType(argTypes, types));
+    }
     func::ReturnOp::create(b, loc, results);
 
     OpBuilder callBuilder(op);
     auto call = func::CallOp::create(callBuilder, loc, fn, args.getArrayRef());
+    if (isRuntimeTripLoop(op)) {
+      // Carried values and scan outputs (as their bounds); the lengths are
+      // the call's last results.
+      for (OpResult r : op->getResults()) {
+        r.replaceAllUsesWith(call.getResult(r.getResultNumber()));
+      }
+      op->erase();
+      return success();
+    }
     for (auto [i, v] : llvm::enumerate(returned))
       op->getResult(v).replaceAllUsesWith(call.getResult(i));
     for (OpResult r : op->getResults())

@@ -51,8 +51,17 @@ FailureOr<RuntimeShapeKernelPlan> planRuntimeShapeKernel(
       return failure();
     }
     plan.bounds.emplace_back(b.asArrayRef().begin(), b.asArrayRef().end());
-    plan.runtime.push_back(!t.hasStaticShape());
+    plan.runtime.push_back(false);
   }
+  // The results the kernel decides the shape of (strata.runtime_shape_results
+  // entries whose dims come from the kernel itself, -1).
+  if (auto marks = fn->getAttrOfType<ArrayAttr>(kRuntimeShapeResultsAttr))
+    for (Attribute a : marks) {
+      auto m = dyn_cast<DenseI64ArrayAttr>(a);
+      if (m && m.size() >= 2 && m[1] == -1 && m[0] >= 0 &&
+          m[0] < int64_t(plan.runtime.size()))
+        plan.runtime[m[0]] = true;
+    }
   // The function argument an operand is; -1 for an absent optional.
   auto argOf = [&](Value v, int &arg) -> LogicalResult {
     if (auto ba = dyn_cast<BlockArgument>(v);

@@ -99,16 +99,21 @@ func.func @main(%c_arg: tensor<i1> {top.name = "c"}, %x_arg: tensor<3xf32> {top.
 // boxes) rows when that operand is a constant; Range max-range-elements
 // (65536 unless given).
 
+// Each leaves the dispatch as its bound (a tensor.cast), and
+// strata.runtime_shape_results lists (result, -1: dims from the kernel, the
+// dims decided at run time).
+
 // CHECK-LABEL: func.func private @dispatch_0_NonZero
-// CHECK-SAME: -> tensor<3x?xi64> attributes {strata.dispatch, strata.result_bounds = [array<i64: 3, 60>]}
+// CHECK-SAME: -> tensor<3x60xi64> attributes {strata.dispatch, strata.result_bounds = [array<i64: 3, 60>], strata.runtime_shape_results = [array<i64: 0, -1, 1>]}
+// CHECK: tensor.cast %{{.*}} : tensor<3x?xi64> to tensor<3x60xi64>
 // CHECK-LABEL: func.func private @dispatch_1_Unique
-// CHECK-SAME: attributes {strata.dispatch, strata.result_bounds = [array<i64: 60>, array<i64: 60>, array<i64: 60>, array<i64: 60>]}
+// CHECK-SAME: -> (tensor<60xf32>, tensor<60xi64>, tensor<60xi64>, tensor<60xi64>) attributes {strata.dispatch, strata.result_bounds = [array<i64: 60>, array<i64: 60>, array<i64: 60>, array<i64: 60>], strata.runtime_shape_results = [array<i64: 0, -1, 0>, array<i64: 1, -1, 0>, array<i64: 3, -1, 0>]}
 // CHECK-LABEL: func.func private @dispatch_2_NonMaxSuppression
-// CHECK-SAME: attributes {strata.dispatch, strata.result_bounds = [array<i64: 12, 3>]}
+// CHECK-SAME: -> tensor<12x3xi64> attributes {strata.dispatch, strata.result_bounds = [array<i64: 12, 3>], strata.runtime_shape_results = [array<i64: 0, -1, 0>]}
 // CHECK-LABEL: func.func private @dispatch_3_Range
-// CHECK-SAME: attributes {strata.dispatch, strata.result_bounds = [array<i64: 65536>]}
+// CHECK-SAME: -> tensor<65536xi64> attributes {strata.dispatch, strata.result_bounds = [array<i64: 65536>], strata.runtime_shape_results = [array<i64: 0, -1, 0>]}
 // BOUND: func.func private @dispatch_3_Range
-// BOUND-SAME: attributes {strata.dispatch, strata.result_bounds = [array<i64: 100>]}
+// BOUND-SAME: -> tensor<100xi64> attributes {strata.dispatch, strata.result_bounds = [array<i64: 100>]
 // CHECK-LABEL: func.func @main
 // CHECK: call @dispatch_0_NonZero
 // CHECK: call @dispatch_1_Unique
@@ -134,11 +139,33 @@ func.func @main(%x_arg: tensor<3x4x5xf32> {top.name = "x"}, %b_arg: tensor<2x10x
 
 // -----
 
-// A value with a run-time shape may only be returned.
+// A value with a run-time shape may only be returned or read by an
+// elementwise op (with one-element other operands).
+func.func @main(%x_arg: tensor<4xf32> {top.name = "x"}) -> tensor<?x1xi64> {
+  %x = top.Input(%x_arg) : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = top.NonZero(%x) : (tensor<4xf32>) -> tensor<1x?xi64>
+  // expected-error @+1 {{'top.Permute' reads a value whose shape is decided at run time by 'top.NonZero'}}
+  %1 = top.Permute(%0) {order = array<i64: 1, 0>} : (tensor<1x?xi64>) -> tensor<?x1xi64>
+  return %1 : tensor<?x1xi64>
+}
+
+// -----
+
+// An elementwise op on a value of run-time shape is computed over its bound
+// and shares its dims (operand 0 of the dispatch: -2 - 0).
+
+// CHECK-LABEL: func.func private @dispatch_0_NonZero
+// CHECK-SAME: -> tensor<1x4xi64> attributes {strata.dispatch, strata.result_bounds = [array<i64: 1, 4>], strata.runtime_shape_results = [array<i64: 0, -1, 1>]}
+// CHECK: %[[N:.*]] = top.NonZero
+// CHECK: %[[C:.*]] = tensor.cast %[[N]] : tensor<1x?xi64> to tensor<1x4xi64>
+// CHECK: return %[[C]]
+// CHECK-LABEL: func.func private @dispatch_1_Neg
+// CHECK-SAME: (%{{.*}}: tensor<1x4xi64>) -> tensor<1x4xi64> attributes {strata.dispatch, strata.runtime_shape_results = [array<i64: 0, -2, 1>]}
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: -> tensor<1x4xi64>
 func.func @main(%x_arg: tensor<4xf32> {top.name = "x"}) -> tensor<1x?xi64> {
   %x = top.Input(%x_arg) : (tensor<4xf32>) -> tensor<4xf32>
   %0 = top.NonZero(%x) : (tensor<4xf32>) -> tensor<1x?xi64>
-  // expected-error @+1 {{'top.Neg' reads a value whose shape is decided at run time by 'top.NonZero'}}
   %1 = top.Neg(%0) : (tensor<1x?xi64>) -> tensor<1x?xi64>
   return %1 : tensor<1x?xi64>
 }
@@ -167,4 +194,33 @@ func.func @main(%s_arg: tensor<i32> {top.name = "s"}) -> tensor<3xi32> {
     top.Yield %cond, %1, %prev : tensor<i1>, tensor<i32>, tensor<i32>
   }
   return %0#1 : tensor<3xi32>
+}
+
+// -----
+
+// A Loop whose scan output's length is its run-time trip count: bounded to
+// max-scan-length rows (strata.scan_bound) with an i64 counter carried last;
+// the dispatch returns the carried value, the bounded scan output and its
+// dims [count, 3] (result 2 holds the dims of result 1).
+
+// CHECK-LABEL: func.func private @dispatch_0_Loop
+// CHECK-SAME: -> (tensor<3xf32>, tensor<65536x3xf32>, tensor<2xi64>) attributes {strata.dispatch, strata.runtime_shape_results = [array<i64: 1, 2, 0>]}
+// CHECK: %[[Z:.*]] = arith.constant dense<0> : tensor<i64>
+// CHECK: %[[L:.*]]:3 = top.Loop(%{{.*}}, %{{.*}}, %{{.*}}, %[[Z]]) {strata.scan_bound = 65536 : i64}
+// CHECK: ^bb0(%{{.*}}: tensor<i64>, %[[C:.*]]: tensor<i1>, %{{.*}}: tensor<3xf32>, %[[K:.*]]: tensor<i64>):
+// CHECK: %[[K1:.*]] = top.Add(%[[K]], %{{.*}})
+// CHECK: top.Yield %[[C]], %{{.*}}, %[[K1]], %{{.*}}
+// CHECK: %[[N:.*]] = tensor.extract %[[L]]#1[]
+// CHECK: %[[D:.*]] = tensor.from_elements %[[N]], %{{.*}} : tensor<2xi64>
+// CHECK: return %[[L]]#0, %[[L]]#2, %[[D]]
+func.func @main(%m_arg: tensor<i64> {top.name = "m"}, %y_arg: tensor<3xf32> {top.name = "y"}) -> (tensor<3xf32>, tensor<?x3xf32>) {
+  %m = top.Input(%m_arg) : (tensor<i64>) -> tensor<i64>
+  %y0 = top.Input(%y_arg) : (tensor<3xf32>) -> tensor<3xf32>
+  %none = top.None() : () -> none
+  %0:2 = top.Loop(%m, %none, %y0) : (tensor<i64>, none, tensor<3xf32>) -> (tensor<3xf32>, tensor<?x3xf32>) {
+  ^bb0(%i: tensor<i64>, %c: tensor<i1>, %y: tensor<3xf32>):
+    %1 = top.Neg(%y) : (tensor<3xf32>) -> tensor<3xf32>
+    top.Yield %c, %1, %y : tensor<i1>, tensor<3xf32>, tensor<3xf32>
+  }
+  return %0#0, %0#1 : tensor<3xf32>, tensor<?x3xf32>
 }
