@@ -310,6 +310,24 @@ struct OutlineDispatchesPass
       return signalPassFailure();
     }
 
+    // A run-time-shape op whose bounds have no elements (an empty input)
+    // has static, empty results: nothing to decide at run time.
+    for (Operation &op : main.getBody().front()) {
+      if (!isRuntimeShapeOp(&op))
+        continue;
+      FailureOr<SmallVector<SmallVector<int64_t>>> bounds =
+          resultBounds(&op, maxRangeElements);
+      if (failed(bounds))
+        return signalPassFailure();
+      if (llvm::any_of(*bounds, [](ArrayRef<int64_t> b) {
+            return !llvm::is_contained(b, 0);
+          }))
+        continue;
+      for (auto [r, b] : llvm::zip(op.getResults(), *bounds))
+        r.setType(RankedTensorType::get(
+            b, cast<ShapedType>(r.getType()).getElementType()));
+    }
+
     // Every value must have a static shape, but the results of the ops
     // whose output shape depends on the input values (entry block only):
     // the runtime decides those. Any op reading such a value is an error.
@@ -345,12 +363,13 @@ struct OutlineDispatchesPass
             def && isRuntimeShapedValue(v) && !isa<func::ReturnOp>(op) &&
             !(isRuntimeConsumer(op) && op->getBlock() == &body)) {
           op->emitError() << "'" << op->getName()
-                          << "' reads a value whose shape is decided at run "
-                             "time by '"
+                          << "' has no CPU code-generation lowering yet for "
+                             "an operand whose shape is decided at run time "
+                             "by '"
                           << def->getName() << "' at " << def->getLoc()
-                          << "; the CPU target returns such values but does "
-                             "not compute on them yet (run the model with "
-                             "strata run-ref)";
+                          << " (such a value can be returned or read by an "
+                             "elementwise op; run the model with strata "
+                             "run-ref)";
           dynamic = true;
           return;
         }
