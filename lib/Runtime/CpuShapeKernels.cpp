@@ -29,6 +29,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
+#include "strata/Runtime/strata_runtime.h"
+#include "strata/Support/NmsBoxes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -40,26 +42,16 @@ namespace strata::runtime::hal {
 
 namespace {
 
-// strata_dtype numbers (include/strata/Runtime/strata_runtime.h).
-enum : int64_t {
-  F32 = 1,
-  F16,
-  BF16,
-  F64,
-  I8,
-  U8,
-  I16,
-  U16,
-  I32,
-  U32,
-  I64,
-  U64,
-  Bool,
-  I4,
-  U4,
-  I2,
-  U2
-};
+// The params name dtypes by their strata_dtype numbers.
+constexpr int64_t F32 = STRATA_DTYPE_F32, F16 = STRATA_DTYPE_F16,
+                  BF16 = STRATA_DTYPE_BF16, F64 = STRATA_DTYPE_F64,
+                  I8 = STRATA_DTYPE_I8, U8 = STRATA_DTYPE_U8,
+                  I16 = STRATA_DTYPE_I16, U16 = STRATA_DTYPE_U16,
+                  I32 = STRATA_DTYPE_I32, U32 = STRATA_DTYPE_U32,
+                  I64 = STRATA_DTYPE_I64, U64 = STRATA_DTYPE_U64,
+                  Bool = STRATA_DTYPE_BOOL, I4 = STRATA_DTYPE_I4,
+                  U4 = STRATA_DTYPE_U4, I2 = STRATA_DTYPE_I2,
+                  U2 = STRATA_DTYPE_U2;
 
 constexpr int64_t kMaxKernelRank = 8;
 
@@ -367,35 +359,14 @@ bool uniqueCheck(const std::vector<BufferInfo> &b,
 // nms
 //===----------------------------------------------------------------------===//
 
-/// A box as [xmin, xmax] x [ymin, ymax].
-struct Box {
-  double x0, x1, y0, y1;
-};
+using nms::Box;
+using nms::suppresses;
 
 Box readBox(int64_t dtype, const void *boxes, int64_t at, bool centerPoint) {
   double v[4];
   for (int k = 0; k < 4; ++k)
     v[k] = readDouble(dtype, boxes, at * 4 + k);
-  if (centerPoint)
-    return {v[0] - v[2] / 2, v[0] + v[2] / 2, v[1] - v[3] / 2, v[1] + v[3] / 2};
-  return {std::min(v[1], v[3]), std::max(v[1], v[3]), std::min(v[0], v[2]),
-          std::max(v[0], v[2])};
-}
-
-/// True if the IoU of `a` and `b` exceeds `threshold` (degenerate boxes
-/// never suppress).
-bool suppresses(const Box &a, const Box &b, double threshold) {
-  double ix0 = std::max(a.x0, b.x0), ix1 = std::min(a.x1, b.x1);
-  double iy0 = std::max(a.y0, b.y0), iy1 = std::min(a.y1, b.y1);
-  if (ix1 <= ix0 || iy1 <= iy0)
-    return false;
-  double inter = (ix1 - ix0) * (iy1 - iy0);
-  double areaA = (a.x1 - a.x0) * (a.y1 - a.y0);
-  double areaB = (b.x1 - b.x0) * (b.y1 - b.y0);
-  double uni = areaA + areaB - inter;
-  if (inter <= 0 || areaA <= 0 || areaB <= 0 || uni <= 0)
-    return false;
-  return inter / uni > threshold;
+  return nms::makeBox(v, centerPoint);
 }
 
 int nmsKernel(void *const *bindings, const int64_t *params, int64_t, int64_t) {

@@ -9,6 +9,7 @@
 
 #include "OpImpl.h"
 #include "strata/Dialect/Top/Shapes/DataDependentShapes.h"
+#include "strata/Support/NmsBoxes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -169,36 +170,14 @@ int64_t NonMaxSuppressionOp::getFlops() {
 }
 
 namespace {
-/// A box as [xmin, xmax] x [ymin, ymax].
-struct Box {
-  double x0, x1, y0, y1;
-};
+using nms::Box;
+using nms::suppresses;
 
 Box readBox(const Tensor &boxes, int64_t at, bool centerPoint) {
   double v[4];
   for (int k = 0; k < 4; ++k)
     v[k] = boxes.getAsDouble(at * 4 + k);
-  if (centerPoint)
-    return {v[0] - v[2] / 2, v[0] + v[2] / 2, v[1] - v[3] / 2,
-            v[1] + v[3] / 2};
-  return {std::min(v[1], v[3]), std::max(v[1], v[3]), std::min(v[0], v[2]),
-          std::max(v[0], v[2])};
-}
-
-/// True if the IoU of `a` and `b` exceeds `threshold` (degenerate boxes
-/// never suppress).
-bool suppresses(const Box &a, const Box &b, double threshold) {
-  double ix0 = std::max(a.x0, b.x0), ix1 = std::min(a.x1, b.x1);
-  double iy0 = std::max(a.y0, b.y0), iy1 = std::min(a.y1, b.y1);
-  if (ix1 <= ix0 || iy1 <= iy0)
-    return false;
-  double inter = (ix1 - ix0) * (iy1 - iy0);
-  double areaA = (a.x1 - a.x0) * (a.y1 - a.y0);
-  double areaB = (b.x1 - b.x0) * (b.y1 - b.y0);
-  double uni = areaA + areaB - inter;
-  if (inter <= 0 || areaA <= 0 || areaB <= 0 || uni <= 0)
-    return false;
-  return inter / uni > threshold;
+  return nms::makeBox(v, centerPoint);
 }
 } // namespace
 
