@@ -31,6 +31,7 @@
 #include "CpuKernels.h"
 #include "strata/Runtime/strata_runtime.h"
 #include "strata/Support/NmsBoxes.h"
+#include "strata/Support/UniqueSlices.h"
 
 #include <algorithm>
 #include <cmath>
@@ -277,36 +278,12 @@ int uniqueKernel(void *const *bindings, const int64_t *params, int64_t,
       outer *= shape[d];
     else if (d > axis)
       inner *= shape[d];
-  // Slice j as (is NaN, value) pairs: NaNs compare equal and sort last, as
-  // in the interpreter.
-  using Key = std::vector<std::pair<bool, double>>;
-  auto sliceKey = [&](int64_t j) {
-    Key key;
-    key.reserve(outer * inner);
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i) {
-        double v = readDouble(dtype, bindings[0], (o * dim + j) * inner + i);
-        key.emplace_back(std::isnan(v), std::isnan(v) ? 0.0 : v);
-      }
-    return key;
-  };
-  std::map<Key, int64_t> firstOf;
-  std::vector<int64_t> order, firstOfPos(dim);
-  for (int64_t j = 0; j < dim; ++j) {
-    auto [it, isNew] = firstOf.emplace(sliceKey(j), j);
-    if (isNew)
-      order.push_back(j);
-    firstOfPos[j] = it->second;
-  }
-  if (sorted) {
-    order.clear();
-    for (auto &entry : firstOf)
-      order.push_back(entry.second);
-  }
+  unique::Slices found =
+      unique::findSlices(outer, dim, inner, sorted, [&](int64_t i) {
+        return readDouble(dtype, bindings[0], i);
+      });
+  const std::vector<int64_t> &order = found.order;
   int64_t u = order.size();
-  std::map<int64_t, int64_t> slotOfFirst;
-  for (int64_t r = 0; r < u; ++r)
-    slotOfFirst[order[r]] = r;
   uint64_t size = elemSize(dtype);
   const uint8_t *x = static_cast<const uint8_t *>(bindings[0]);
   uint8_t *y = static_cast<uint8_t *>(bindings[1]);
@@ -315,16 +292,12 @@ int uniqueKernel(void *const *bindings, const int64_t *params, int64_t,
   int64_t *counts = static_cast<int64_t *>(bindings[4]);
   for (int64_t r = 0; r < u; ++r) {
     first[r] = order[r];
-    counts[r] = 0;
+    counts[r] = found.counts[r];
     for (int64_t o = 0; o < outer; ++o)
       std::memcpy(y + (o * u + r) * inner * size,
                   x + (o * dim + order[r]) * inner * size, inner * size);
   }
-  for (int64_t j = 0; j < dim; ++j) {
-    int64_t r = slotOfFirst[firstOfPos[j]];
-    inverse[j] = r;
-    ++counts[r];
-  }
+  std::copy(found.inverse.begin(), found.inverse.end(), inverse);
   int64_t *yDims = static_cast<int64_t *>(bindings[5]);
   for (int64_t d = 0; d < rank; ++d)
     yDims[d] = d == axis ? u : shape[d];

@@ -10,6 +10,7 @@
 #include "OpImpl.h"
 #include "strata/Dialect/Top/Shapes/DataDependentShapes.h"
 #include "strata/Support/NmsBoxes.h"
+#include "strata/Support/UniqueSlices.h"
 
 #include <algorithm>
 #include <cmath>
@@ -79,36 +80,11 @@ LogicalResult UniqueOp::interpret(InterpreterEnv &env) {
       outer *= shape[d];
     else if (d > axis)
       inner *= shape[d];
-  // Slice j as (is NaN, value) pairs: NaNs compare equal and sort last.
-  // Values as double are exact except for 64-bit integers beyond 2^53.
-  using Key = std::vector<std::pair<bool, double>>;
-  auto sliceKey = [&](int64_t j) {
-    Key key;
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i) {
-        double v = in.getAsDouble((o * dim + j) * inner + i);
-        key.emplace_back(std::isnan(v), std::isnan(v) ? 0.0 : v);
-      }
-    return key;
-  };
-  std::map<Key, int64_t> firstOf; // key -> first position
-  std::vector<int64_t> order;     // first positions of the output slices
-  std::vector<int64_t> firstOfPos(dim);
-  for (int64_t j = 0; j < dim; ++j) {
-    auto [it, isNew] = firstOf.emplace(sliceKey(j), j);
-    if (isNew)
-      order.push_back(j);
-    firstOfPos[j] = it->second;
-  }
-  if (getSorted()) {
-    order.clear();
-    for (auto &entry : firstOf)
-      order.push_back(entry.second);
-  }
+  unique::Slices found =
+      unique::findSlices(outer, dim, inner, getSorted(),
+                         [&](int64_t i) { return in.getAsDouble(i); });
+  const std::vector<int64_t> &order = found.order;
   int64_t u = order.size();
-  std::map<int64_t, int64_t> slotOfFirst;
-  for (int64_t r = 0; r < u; ++r)
-    slotOfFirst[order[r]] = r;
   std::vector<int64_t> yShape = shape;
   yShape[axis] = u;
   Tensor y(in.dtype(), yShape), first(DType::I64, {u}),
@@ -116,16 +92,14 @@ LogicalResult UniqueOp::interpret(InterpreterEnv &env) {
   size_t size = dtypeSize(in.dtype());
   for (int64_t r = 0; r < u; ++r) {
     first.data<int64_t>()[r] = order[r];
+    counts.data<int64_t>()[r] = found.counts[r];
     for (int64_t o = 0; o < outer; ++o)
       std::memcpy(y.data<uint8_t>() + (o * u + r) * inner * size,
                   in.data<uint8_t>() + (o * dim + order[r]) * inner * size,
                   inner * size);
   }
-  for (int64_t j = 0; j < dim; ++j) {
-    int64_t r = slotOfFirst[firstOfPos[j]];
-    inverse.data<int64_t>()[j] = r;
-    ++counts.data<int64_t>()[r];
-  }
+  std::copy(found.inverse.begin(), found.inverse.end(),
+            inverse.data<int64_t>());
   env.set(getOutput(), y);
   env.set(getIndices(), first);
   env.set(getInverseIndices(), inverse);
