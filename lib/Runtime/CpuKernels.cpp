@@ -130,6 +130,9 @@ const CpuKernel *findCpuKernel(std::string_view name) {
   for (const CpuKernel &k : opKernels())
     if (name == k.name)
       return &k;
+  for (const CpuKernel &k : shapeKernels())
+    if (name == k.name)
+      return &k;
   return nullptr;
 }
 
@@ -147,6 +150,8 @@ std::string cpuKernelNames() {
     names += ", " + std::string(k.name);
   if (runtimeHasOneDnn()) // prepared by prepareOneDnnKernel, not the table
     names += ", onednn_conv2d_f32, onednn_matmul_f32";
+  for (const CpuKernel &k : shapeKernels())
+    names += ", " + std::string(k.name);
   return names;
 }
 

@@ -110,7 +110,7 @@ def test_inspect_text(art):
     r = strata("inspect", art / "add.strata")
     assert r.returncode == 0, r.stderr
     t = r.stdout
-    for line in ["model 'add'", "  producer: seed", "  format version: 1.1",
+    for line in ["model 'add'", "  producer: seed", "  format version: 1.2",
                  "inputs (1):", "  0: 'x' f32 [-1, 3]", "outputs (1):", "  0: 'y' f32 [-1, 3]",
                  "variants (2):", "  variant 0: inputs [1, 3] -> outputs [1, 3]",
                  "  variant 1: inputs [4, 3] -> outputs [4, 3]", "    arena: 48 bytes",
@@ -126,7 +126,7 @@ def test_inspect_json(art):
     r = strata("inspect", art / "matmul.strata", "--json")
     assert r.returncode == 0, r.stderr
     j = json.loads(r.stdout)
-    assert j["name"] == "matmul" and j["producer"] == "seed" and j["format_version"] == "1.1"
+    assert j["name"] == "matmul" and j["producer"] == "seed" and j["format_version"] == "1.2"
     assert j["inputs"] == [{"name": "a", "dtype": "f32", "shape": [2, 4],
                             "quant": {"scale": 0.5, "zero_point": 3}}]
     assert j["outputs"] == [{"name": "c", "dtype": "f32", "shape": [2, 3], "quant": None}]

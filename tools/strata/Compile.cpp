@@ -124,6 +124,18 @@ static cl::opt<bool> noSegmentFusion(
     cl::desc("--target npu-sim: keep hl.segmentation ops instead of having "
              "the producing kernel write its output segmented"),
     cl::sub(CompileCommand));
+static cl::opt<int64_t> maxRangeElements(
+    "max-range-elements",
+    cl::desc("--target cpu: the bound of the element count of a Range with "
+             "run-time bounds (its buffer; a larger range is a run-time "
+             "error naming the op)"),
+    cl::value_desc("N"), cl::init(65536), cl::sub(CompileCommand));
+static cl::opt<int64_t> maxScanLength(
+    "max-scan-length",
+    cl::desc("--target cpu: the bound of the scan outputs' length of a Loop "
+             "with a run-time trip count (their buffers; a longer loop is a "
+             "run-time error naming the op)"),
+    cl::value_desc("N"), cl::init(65536), cl::sub(CompileCommand));
 static cl::opt<bool> noOptimize(
     "no-optimize",
     cl::desc("skip top-optimize: write the model as imported or read"),
@@ -369,6 +381,14 @@ static int compileCpu(mlir::MLIRContext &context,
   options.tuningLog = tuningLog;
   options.explainStrategy = explainStrategy;
   options.dumpLLVMDialect = dumpLLVMDialect;
+  if (maxRangeElements < 0 || maxScanLength < 0) {
+    errs() << "strata compile: --max-range-elements " << maxRangeElements
+           << " and --max-scan-length " << maxScanLength
+           << " must be >= 0\n";
+    return 2;
+  }
+  options.maxRangeElements = maxRangeElements;
+  options.maxScanLength = maxScanLength;
   cpu::CpuArtifactBuilder builder(name);
   for (size_t v = 0; v < variants.size(); ++v) {
     FailureOr<onnx_import::ImportedModel> model =
@@ -582,7 +602,9 @@ int compile() {
       {"cpu", cpuName.getNumOccurrences() > 0},
       {"opt-level", optLevel.getNumOccurrences() > 0},
       {"tuning-log", tuningLog.getNumOccurrences() > 0},
-      {"dump-llvm-dialect", dumpLLVMDialect.getNumOccurrences() > 0}};
+      {"dump-llvm-dialect", dumpLLVMDialect.getNumOccurrences() > 0},
+      {"max-range-elements", maxRangeElements.getNumOccurrences() > 0},
+      {"max-scan-length", maxScanLength.getNumOccurrences() > 0}};
   for (auto [opt, given] : cpuOnly)
     if (given && target != "cpu") {
       errs() << "strata compile: --" << opt << " needs --target cpu\n";

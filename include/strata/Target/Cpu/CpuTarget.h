@@ -36,6 +36,12 @@ struct CpuCompileOptions {
   /// Where to write the dispatch module after lowering to the LLVM dialect
   /// (empty: not written); for debugging the code generator.
   std::string dumpLLVMDialect;
+  /// The bound of the element count of a Range with run-time bounds
+  /// (`--max-range-elements`); a larger range is a run-time error.
+  int64_t maxRangeElements = 65536;
+  /// The bound of the scan outputs' length of a Loop with a run-time trip
+  /// count (`--max-scan-length`); a longer loop is a run-time error.
+  int64_t maxScanLength = 65536;
 };
 
 /// What one variant came to: the memory plan's peak next to the sum of all
