@@ -1,0 +1,645 @@
+//===- LowerKernels.cpp - one HL MAC kernel as one NPU program ------------===//
+//
+// hl.conv2d, hl.depthwise_conv2d and hl.fully_connected become a program
+// that loads the input, the packed weights and the scale_bias rows into
+// LRAM, runs slice tasks and stores the result (docs/npu.md, "HL -> HW").
+// When the layer does not fit LRAM it is tiled by output channels (whole
+// weight blocks of config.weightChannelBlock) and output rows; the plan is
+// the one whose buffers all allocate (LramAllocator) and that moves the
+// fewest DMA bytes. Within a tile the work is split over config.slices,
+// by output channels or by output rows (the cheaper under npusim::taskCost),
+// each slice writing its own LRAM piece (disjoint ranges: no race).
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Conversion/HLToHW/Passes.h"
+#include "strata/NpuSim/Simulator.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::conversion;
+using npusim::Task;
+
+namespace {
+
+enum class Kind { Conv, Depthwise, FullyConnected };
+
+/// One MAC layer in the lowering's terms. A fully connected layer is a 1x1
+/// "image" (H = W = OH = OW = 1, C = I).
+struct Layer {
+  Kind kind = Kind::Conv;
+  std::string name; // the op and its shapes, for errors
+  int64_t N = 1, C = 1, H = 1, W = 1, O = 1, OH = 1, OW = 1, KH = 1, KW = 1;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1, groups = 1;
+  int64_t pad[4] = {0, 0, 0, 0}; // top, left, bottom, right
+  int64_t B = 4;
+  int64_t eb = 1;          // bytes of an input / weight / output element
+  int64_t sbRowBytes = 12; // one scale_bias row: 3 x i32, or 1 x f32 (bf16)
+  int64_t blockBytes = 0;  // one packed weight block
+  npusim::SliceTask proto; // the fields every task of the layer shares
+
+  int64_t blocks() const { return (O + B - 1) / B; }
+  /// Output channels split in tiles independently (not grouped conv).
+  bool channelTileable() const { return kind != Kind::Conv || groups == 1; }
+};
+
+/// The input rows the output rows [r0, r1) read: [i0, i1) of the input and
+/// the tile's own top/bottom padding.
+struct RowWindow {
+  int64_t i0, i1, padTop, padBottom;
+};
+
+RowWindow rowWindow(const Layer &l, int64_t r0, int64_t r1) {
+  if (l.kind == Kind::FullyConnected)
+    return {0, 1, 0, 0};
+  int64_t lo = r0 * l.sh - l.pad[0];
+  int64_t hiEnd = (r1 - 1) * l.sh - l.pad[0] + l.dh * (l.KH - 1) + 1;
+  int64_t i0 = std::clamp<int64_t>(lo, 0, l.H - 1);
+  int64_t i1 = std::clamp<int64_t>(hiEnd, i0 + 1, l.H);
+  return {i0, i1, std::max<int64_t>(0, i0 - lo),
+          std::max<int64_t>(0, hiEnd - i1)};
+}
+
+/// A tile: output channels [c0, c1) (c0 a multiple of B) and rows [r0, r1).
+struct Tile {
+  int64_t c0, c1, r0, r1;
+};
+
+/// The tiling: channel tiles of `blocksPerTile` weight blocks, row tiles of
+/// `rowsPerTile` rows.
+struct Tiling {
+  int64_t blocksPerTile = 1, rowsPerTile = 1;
+};
+
+std::vector<Tile> tilesOf(const Layer &l, const Tiling &t) {
+  std::vector<Tile> tiles;
+  int64_t cStep = t.blocksPerTile * l.B;
+  for (int64_t c0 = 0; c0 < l.O; c0 += cStep)
+    for (int64_t r0 = 0; r0 < l.OH; r0 += t.rowsPerTile)
+      tiles.push_back({c0, std::min(l.O, c0 + cStep), r0,
+                       std::min(l.OH, r0 + t.rowsPerTile)});
+  return tiles;
+}
+
+/// Input channels a tile reads.
+std::pair<int64_t, int64_t> inputChannels(const Layer &l, const Tile &t) {
+  if (l.kind == Kind::Depthwise)
+    return {t.c0, t.c1};
+  return {0, l.C};
+}
+
+/// Byte sizes of one tile's buffers.
+struct TileBytes {
+  int64_t input, weights, scaleBias, output;
+};
+
+TileBytes tileBytes(const Layer &l, const Tile &t) {
+  RowWindow w = rowWindow(l, t.r0, t.r1);
+  auto [ci0, ci1] = inputChannels(l, t);
+  int64_t nBlocks = (t.c1 - t.c0 + l.B - 1) / l.B;
+  return {l.N * (ci1 - ci0) * (w.i1 - w.i0) * l.W * l.eb,
+          nBlocks * l.blockBytes, (t.c1 - t.c0) * l.sbRowBytes,
+          l.N * (t.c1 - t.c0) * (t.r1 - t.r0) * l.OW * l.eb};
+}
+
+/// The largest buffer of each kind over the tiles, and whether the kind's
+/// contents stay the same over all tiles (then one buffer, loaded once).
+struct Buffers {
+  TileBytes max{0, 0, 0, 0};
+  bool inputShared = true, weightsShared = true;
+};
+
+Buffers buffersOf(const Layer &l, const std::vector<Tile> &tiles) {
+  Buffers b;
+  for (const Tile &t : tiles) {
+    TileBytes s = tileBytes(l, t);
+    b.max.input = std::max(b.max.input, s.input);
+    b.max.weights = std::max(b.max.weights, s.weights);
+    b.max.scaleBias = std::max(b.max.scaleBias, s.scaleBias);
+    b.max.output = std::max(b.max.output, s.output);
+  }
+  b.weightsShared = tiles.front().c1 - tiles.front().c0 == l.O;
+  b.inputShared = tiles.front().r1 - tiles.front().r0 == l.OH &&
+                  (l.kind != Kind::Depthwise || b.weightsShared);
+  return b;
+}
+
+/// LRAM addresses of every buffer: per buffer set (one, or two when double
+/// buffering) for the operands that change between tiles.
+struct Placement {
+  int64_t input[2], weights[2], scaleBias[2], output[2];
+  int64_t used = 0;
+};
+
+std::optional<Placement> place(const Layer &l, const Buffers &b, int sets,
+                               const npu::NpuConfig &config) {
+  LramAllocator alloc(config);
+  Placement p;
+  auto put = [&](int64_t *dst, int64_t bytes, bool shared) {
+    for (int s = 0; s < 2; ++s) {
+      if (s >= sets || (s > 0 && shared)) {
+        dst[s] = dst[0];
+        continue;
+      }
+      std::optional<int64_t> a = alloc.allocate(bytes);
+      if (!a)
+        return false;
+      dst[s] = *a;
+    }
+    return true;
+  };
+  if (!put(p.weights, b.max.weights, b.weightsShared) ||
+      !put(p.scaleBias, b.max.scaleBias, b.weightsShared) ||
+      !put(p.input, b.max.input, b.inputShared) ||
+      !put(p.output, b.max.output, false))
+    return std::nullopt;
+  p.used = alloc.used();
+  return p;
+}
+
+/// DMA bytes and descriptors of a tiling (the plan's cost estimate).
+double dmaCost(const Layer &l, const std::vector<Tile> &tiles,
+               const npu::NpuConfig &config) {
+  double bytes = 0, descriptors = 0;
+  std::pair<int64_t, int64_t> lastW{-1, -1};
+  std::vector<int64_t> lastIn;
+  for (const Tile &t : tiles) {
+    TileBytes s = tileBytes(l, t);
+    if (lastW != std::make_pair(t.c0, t.c1)) {
+      bytes += s.weights + s.scaleBias;
+      descriptors += 2;
+      lastW = {t.c0, t.c1};
+    }
+    RowWindow w = rowWindow(l, t.r0, t.r1);
+    auto ci = inputChannels(l, t);
+    std::vector<int64_t> key{ci.first, ci.second, w.i0, w.i1};
+    if (key != lastIn) {
+      bytes += s.input;
+      descriptors += 1;
+      lastIn = key;
+    }
+    bytes += s.output;
+    descriptors += config.slices;
+  }
+  return bytes / config.effectiveDmaBytesPerCycle() +
+         descriptors * config.dmaSetupCycles;
+}
+
+std::string describe(const TileBytes &b) {
+  return llvm::formatv("input {0}, weights {1}, scale_bias {2}, output {3}",
+                       b.input, b.weights, b.scaleBias, b.output)
+      .str();
+}
+
+/// The plan: the fitting tiling with the lowest DMA cost.
+std::optional<std::string> planTiling(const Layer &l,
+                                      const npu::NpuConfig &config, int sets,
+                                      Tiling &best, Placement &placement) {
+  double bestCost = -1;
+  int64_t maxBlocks = l.blocks();
+  int64_t minBlocks = l.channelTileable() ? 1 : maxBlocks;
+  for (int64_t k = maxBlocks; k >= minBlocks; --k) {
+    // Channel tiles of k blocks: skip k that give the same tile count as a
+    // larger k (same DMA, smaller buffers are not needed).
+    if (k < maxBlocks && (l.blocks() + k - 1) / k == (l.blocks() + k) / (k + 1))
+      continue;
+    // The largest row count that fits (fit is monotone in the rows).
+    int64_t lo = 1, hi = l.OH, fit = 0;
+    std::optional<Placement> fitPlace;
+    while (lo <= hi) {
+      int64_t mid = (lo + hi) / 2;
+      std::vector<Tile> tiles = tilesOf(l, {k, mid});
+      if (auto p = place(l, buffersOf(l, tiles), sets, config)) {
+        fit = mid;
+        fitPlace = p;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    if (!fit)
+      continue;
+    double cost = dmaCost(l, tilesOf(l, {k, fit}), config);
+    if (bestCost < 0 || cost < bestCost) {
+      bestCost = cost;
+      best = {k, fit};
+      placement = *fitPlace;
+    }
+  }
+  if (bestCost >= 0)
+    return std::nullopt;
+  int64_t k = l.channelTileable() ? 1 : l.blocks();
+  std::vector<Tile> smallest = tilesOf(l, {k, 1});
+  Buffers b = buffersOf(l, smallest);
+  return llvm::formatv(
+             "layer {0} does not fit LRAM ({1} bytes, alignment {2}{3}): "
+             "even the smallest tile ({4} output row(s), {5} output "
+             "channel(s)) needs {6}; tiling the reduction is not built yet",
+             l.name, config.lramBytes, config.lramAlignment,
+             sets == 2 ? ", double-buffered" : "", 1, std::min(l.O, k * l.B),
+             describe(b.max))
+      .str();
+}
+
+npusim::Operand operand(int64_t address, std::vector<int64_t> dims,
+                        int64_t elementBytes) {
+  npusim::Operand o;
+  o.address = address;
+  o.dims = std::move(dims);
+  o.strides.assign(o.dims.size(), elementBytes);
+  for (int64_t i = static_cast<int64_t>(o.dims.size()) - 2; i >= 0; --i)
+    o.strides[i] = o.strides[i + 1] * o.dims[i + 1];
+  return o;
+}
+
+Task dma(npusim::TaskKind kind, uint32_t binding, int64_t dramOffset,
+         int64_t lramAddress, int64_t elementBytes, std::vector<int64_t> counts,
+         std::vector<int64_t> dramStrides, std::vector<int64_t> lramStrides,
+         std::string name) {
+  Task t;
+  t.kind = kind;
+  t.dma.binding = binding;
+  t.dma.dramOffset = dramOffset;
+  t.dma.lramAddress = lramAddress;
+  t.dma.elementBytes = static_cast<uint8_t>(elementBytes);
+  t.dma.counts = std::move(counts);
+  t.dma.dramStrides = std::move(dramStrides);
+  t.dma.lramStrides = std::move(lramStrides);
+  t.name = std::move(name);
+  return t;
+}
+
+Task waitTask() { return Task{}; }
+
+/// Gives `task` the vector mode the cycle model finds fastest.
+int64_t chooseVectorMode(Task &task, const npu::NpuConfig &config) {
+  int64_t bestCycles = -1;
+  uint32_t bestMode = 0;
+  for (uint32_t m = 0; m < config.vectorModes.size(); ++m) {
+    task.slice.vectorMode = m;
+    int64_t c = npusim::taskCost(task, config).cycles;
+    if (bestCycles < 0 || c < bestCycles) {
+      bestCycles = c;
+      bestMode = m;
+    }
+  }
+  task.slice.vectorMode = bestMode;
+  return bestCycles;
+}
+
+/// One slice's piece of a tile: output channels [c0, c1), rows [r0, r1).
+using Piece = Tile;
+
+/// The slice task computing `piece` of a tile whose input rows/channels
+/// start at `in` (window `tw`, channels from `ci0`) in LRAM at `inAddr`,
+/// weights at `wAddr` (blocks from `tile.c0`), scale_bias rows at `sbAddr`,
+/// writing its output at `outAddr` (contiguous [N, c, r, OW]).
+Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
+               int64_t wAddr, int64_t sbAddr, int64_t outAddr, uint32_t slice) {
+  Task t;
+  t.kind = npusim::TaskKind::Slice;
+  t.slice = l.proto;
+  t.slice.slice = slice;
+  npusim::SliceTask &s = t.slice;
+  int64_t pc = p.c1 - p.c0, pr = p.r1 - p.r0;
+  int64_t pBlocks = (pc + l.B - 1) / l.B;
+  int64_t blockOff = (p.c0 - tile.c0) / l.B;
+  RowWindow tw = rowWindow(l, tile.r0, tile.r1);
+  auto [ci0, ci1] = inputChannels(l, tile);
+  int64_t inRowsTile = tw.i1 - tw.i0;
+  int64_t sbDimsRow = l.sbRowBytes / 4;
+  s.scaleBias =
+      sbDimsRow == 3
+          ? operand(sbAddr + (p.c0 - tile.c0) * l.sbRowBytes, {pc, 3}, 4)
+          : operand(sbAddr + (p.c0 - tile.c0) * 4, {pc}, 4);
+  s.weights.address = wAddr + blockOff * l.blockBytes;
+  if (l.kind == Kind::FullyConnected) {
+    s.input = operand(inAddr, {l.N, l.C}, l.eb);
+    s.weights = operand(s.weights.address, {pBlocks, l.C, l.B}, l.eb);
+    s.output = operand(outAddr, {l.N, pc}, l.eb);
+    return t;
+  }
+  RowWindow pw = rowWindow(l, p.r0, p.r1);
+  int64_t chanStride = inRowsTile * l.W * l.eb;
+  int64_t inChannels = l.kind == Kind::Depthwise ? pc : l.C;
+  int64_t inChanOff = l.kind == Kind::Depthwise ? p.c0 - ci0 : 0;
+  s.input.address =
+      inAddr + inChanOff * chanStride + (pw.i0 - tw.i0) * l.W * l.eb;
+  s.input.dims = {l.N, inChannels, pw.i1 - pw.i0, l.W};
+  s.input.strides = {(ci1 - ci0) * chanStride, chanStride, l.W * l.eb, l.eb};
+  if (l.kind == Kind::Depthwise)
+    s.weights = operand(s.weights.address, {pBlocks, l.KH, l.KW, l.B}, l.eb);
+  else
+    s.weights = operand(s.weights.address,
+                        {pBlocks, l.C / l.groups, l.KH, l.KW, l.B}, l.eb);
+  s.output = operand(outAddr, {l.N, pc, pr, l.OW}, l.eb);
+  s.pad = {pw.padTop, l.pad[1], pw.padBottom, l.pad[3]};
+  return t;
+}
+
+/// The pieces of a tile over the slices: by channels (whole blocks) or by
+/// rows, whichever the cycle model finds faster (its slowest slice).
+std::vector<Piece> splitTile(const Layer &l, const Tile &tile,
+                             const npu::NpuConfig &config) {
+  auto split = [&](bool byChannels) {
+    std::vector<Piece> pieces;
+    int64_t units =
+        byChannels ? (tile.c1 - tile.c0 + l.B - 1) / l.B : tile.r1 - tile.r0;
+    int64_t n = std::min<int64_t>(config.slices, units);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t u0 = units * i / n, u1 = units * (i + 1) / n;
+      if (byChannels)
+        pieces.push_back({tile.c0 + u0 * l.B,
+                          std::min(tile.c1, tile.c0 + u1 * l.B), tile.r0,
+                          tile.r1});
+      else
+        pieces.push_back({tile.c0, tile.c1, tile.r0 + u0, tile.r0 + u1});
+    }
+    return pieces;
+  };
+  auto cost = [&](const std::vector<Piece> &pieces) {
+    int64_t worst = 0;
+    for (const Piece &p : pieces) {
+      Task t = sliceTask(l, tile, p, 0, 0, 0, 0, 0);
+      worst = std::max(worst, chooseVectorMode(t, config));
+    }
+    return worst;
+  };
+  bool channelsOk =
+      l.channelTileable() && (tile.c1 - tile.c0 + l.B - 1) / l.B >= 2;
+  bool rowsOk = tile.r1 - tile.r0 >= 2;
+  if (!channelsOk && !rowsOk)
+    return split(true);
+  if (!rowsOk)
+    return split(true);
+  if (!channelsOk)
+    return split(false);
+  std::vector<Piece> byC = split(true), byR = split(false);
+  return cost(byR) < cost(byC) ? byR : byC;
+}
+
+/// Reads the layer of an HL op; an error for what the lowering does not do.
+std::optional<std::string> readLayer(Operation *op,
+                                     const npu::NpuConfig &config, Layer &l) {
+  auto shapeOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  std::string opName = op->getName().getStringRef().str();
+  std::string loc;
+  if (auto named = dyn_cast<NameLoc>(op->getLoc()))
+    loc = " '" + named.getName().str() + "'";
+  auto dimsText = [](ArrayRef<int64_t> s) {
+    std::string t;
+    for (size_t i = 0; i < s.size(); ++i)
+      t += (i ? "x" : "") + std::to_string(s[i]);
+    return t;
+  };
+  Value input = op->getOperand(0), output = op->getResult(0);
+  l.name = opName + loc + " (" + dimsText(shapeOf(input)) + " -> " +
+           dimsText(shapeOf(output)) + ")";
+  hl::Format f =
+      hl::formatOf(cast<ShapedType>(input.getType()).getElementType());
+  if (f == hl::Format::Other)
+    return l.name + ": the input is neither int8 nor bf16";
+  bool bf16 = f == hl::Format::BF16;
+  if (!config.supports(bf16 ? npu::NumberFormat::BF16
+                            : npu::NumberFormat::Int8))
+    return l.name + ": the NPU description does not list the format " +
+           (bf16 ? "bf16" : "int8");
+  for (Value v : op->getOperands())
+    if (!cast<ShapedType>(v.getType()).hasStaticShape())
+      return l.name + ": dynamic shapes are not supported";
+  l.B = config.weightChannelBlock;
+  l.eb = bf16 ? 2 : 1;
+  l.sbRowBytes = bf16 ? 4 : 12;
+  npusim::SliceTask &s = l.proto;
+  s.format = s.outputFormat =
+      bf16 ? npusim::Format::BF16 : npusim::Format::Int8;
+  auto epilogue = [&](auto hlOp) -> std::optional<std::string> {
+    if (hlOp.getAccumulatorBits() != config.accumulatorBits)
+      return l.name + llvm::formatv(": accumulator_bits {0} differs from the "
+                                    "NPU description's {1}",
+                                    hlOp.getAccumulatorBits(),
+                                    config.accumulatorBits)
+                          .str();
+    s.inputZp = hlOp.getInputZp();
+    s.weightZp = hlOp.getWeightZp();
+    s.outputZp = hlOp.getOutputZp();
+    s.clipMin = hlOp.getClipMin();
+    s.clipMax = hlOp.getClipMax();
+    if (bf16 && hlOp.getRelu()) {
+      s.clipMinF = 0.0f;
+      if (auto limit = hlOp.getReluLimit())
+        s.clipMaxF = static_cast<float>(limit->convertToDouble());
+    }
+    return std::nullopt;
+  };
+  auto window = [&](auto hlOp) -> std::optional<std::string> {
+    if (hlOp.getSegments() != 1 || hlOp.getSegmentOutput())
+      return l.name + ": segmented inputs/outputs (hl-segment-strided) are "
+                      "not lowered yet; the NPU kernel takes the stride "
+                      "directly";
+    ArrayRef<int64_t> in = shapeOf(input), out = shapeOf(output);
+    ArrayRef<int64_t> pad = hlOp.getPad(), st = hlOp.getStride(),
+                      dil = hlOp.getDilation();
+    l.N = in[0];
+    l.C = in[1];
+    l.H = in[2];
+    l.W = in[3];
+    l.O = out[1];
+    l.OH = out[2];
+    l.OW = out[3];
+    std::copy(pad.begin(), pad.end(), l.pad);
+    l.sh = st[0];
+    l.sw = st[1];
+    l.dh = dil[0];
+    l.dw = dil[1];
+    s.stride = {l.sh, l.sw};
+    s.dilation = {l.dh, l.dw};
+    return epilogue(hlOp);
+  };
+  if (auto conv = dyn_cast<hl::Conv2DOp>(op)) {
+    l.kind = Kind::Conv;
+    s.kernel = npusim::KernelKind::Conv2D;
+    if (auto e = window(conv))
+      return e;
+    ArrayRef<int64_t> w = shapeOf(conv.getWeights());
+    l.KH = w[2];
+    l.KW = w[3];
+    l.groups = conv.getGroups();
+    s.groups = l.groups;
+    l.blockBytes = w[1] * w[2] * w[3] * w[4] * l.eb;
+  } else if (auto dwc = dyn_cast<hl::DepthwiseConv2DOp>(op)) {
+    l.kind = Kind::Depthwise;
+    s.kernel = npusim::KernelKind::DepthwiseConv2D;
+    if (auto e = window(dwc))
+      return e;
+    ArrayRef<int64_t> w = shapeOf(dwc.getWeights());
+    l.KH = w[1];
+    l.KW = w[2];
+    l.blockBytes = w[1] * w[2] * w[3] * l.eb;
+  } else if (auto fc = dyn_cast<hl::FullyConnectedOp>(op)) {
+    l.kind = Kind::FullyConnected;
+    s.kernel = npusim::KernelKind::FullyConnected;
+    ArrayRef<int64_t> in = shapeOf(input), out = shapeOf(output);
+    l.N = in[0];
+    l.C = in[1];
+    l.O = out[1];
+    ArrayRef<int64_t> w = shapeOf(fc.getWeights());
+    l.blockBytes = w[1] * w[2] * l.eb;
+    if (auto e = epilogue(fc))
+      return e;
+  } else {
+    return l.name + ": no NPU lowering for this op";
+  }
+  if (shapeOf(op->getOperand(1)).back() != l.B)
+    return l.name + llvm::formatv(": weights are packed for blocks of {0}, "
+                                  "the NPU description's "
+                                  "weight_channel_block is {1}",
+                                  shapeOf(op->getOperand(1)).back(), l.B)
+                        .str();
+  return std::nullopt;
+}
+
+/// A binding's name: the constant's `top.Weight` name, or `fallback`.
+std::string bindingName(Value v, const std::string &fallback) {
+  if (Operation *def = v.getDefiningOp())
+    if (auto name = def->getAttrOfType<StringAttr>("name"))
+      return name.str();
+  return fallback;
+}
+
+} // namespace
+
+bool conversion::hasNpuLowering(Operation *op) {
+  return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp>(op);
+}
+
+std::optional<std::string> conversion::lowerHLOpToProgram(
+    Operation *op, const npu::NpuConfig &config, const HLToHWOptions &options,
+    const std::string &name, npusim::Program &program, LayerPlan *plan) {
+  Layer l;
+  if (auto e = readLayer(op, config, l))
+    return e;
+  int sets = options.doubleBuffer ? 2 : 1;
+  Tiling tiling;
+  Placement pl;
+  if (auto e = planTiling(l, config, sets, tiling, pl))
+    return e;
+  std::vector<Tile> tiles = tilesOf(l, tiling);
+  Buffers buffers = buffersOf(l, tiles);
+
+  program = npusim::Program();
+  program.name = name;
+  program.config = config;
+  int64_t inBytes = l.N * l.C * l.H * l.W * l.eb;
+  int64_t outBytes = l.N * l.O * l.OH * l.OW * l.eb;
+  program.bindings = {{"input", static_cast<uint64_t>(inBytes), false},
+                      {bindingName(op->getOperand(1), "weights"),
+                       static_cast<uint64_t>(l.blocks() * l.blockBytes), false},
+                      {bindingName(op->getOperand(2), "scale_bias"),
+                       static_cast<uint64_t>(l.O * l.sbRowBytes), false},
+                      {"output", static_cast<uint64_t>(outBytes), true}};
+  if (plan)
+    *plan = {static_cast<int64_t>((l.OH + tiling.rowsPerTile - 1) /
+                                  tiling.rowsPerTile),
+             (l.blocks() + tiling.blocksPerTile - 1) / tiling.blocksPerTile,
+             pl.used};
+
+  std::vector<Task> tasks;
+  // What each buffer set holds: weights (c0, c1), input (c0, c1, i0, i1).
+  std::vector<int64_t> heldW[2], heldIn[2];
+  auto loads = [&](size_t ti) {
+    const Tile &t = tiles[ti];
+    int set = static_cast<int>(ti % sets);
+    int wSet = buffers.weightsShared ? 0 : set;
+    int inSet = buffers.inputShared ? 0 : set;
+    std::vector<int64_t> wKey{t.c0, t.c1};
+    if (heldW[wSet] != wKey) {
+      int64_t nb = (t.c1 - t.c0 + l.B - 1) / l.B;
+      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1,
+                          (t.c0 / l.B) * l.blockBytes, pl.weights[wSet], 1,
+                          {nb * l.blockBytes}, {1}, {1}, "weights"));
+      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 2, t.c0 * l.sbRowBytes,
+                          pl.scaleBias[wSet], 1, {(t.c1 - t.c0) * l.sbRowBytes},
+                          {1}, {1}, "scale_bias"));
+      heldW[wSet] = wKey;
+    }
+    RowWindow w = rowWindow(l, t.r0, t.r1);
+    auto [ci0, ci1] = inputChannels(l, t);
+    std::vector<int64_t> inKey{ci0, ci1, w.i0, w.i1};
+    if (heldIn[inSet] != inKey) {
+      int64_t rows = w.i1 - w.i0, plane = rows * l.W * l.eb;
+      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 0,
+                          (ci0 * l.H + w.i0) * l.W * l.eb, pl.input[inSet],
+                          l.eb, {l.N, ci1 - ci0, rows * l.W},
+                          {l.C * l.H * l.W * l.eb, l.H * l.W * l.eb, l.eb},
+                          {(ci1 - ci0) * plane, plane, l.eb}, "input"));
+      heldIn[inSet] = inKey;
+    }
+  };
+  std::vector<std::vector<Piece>> pieces(tiles.size());
+  auto compute = [&](size_t ti) {
+    const Tile &t = tiles[ti];
+    int set = static_cast<int>(ti % sets);
+    int wSet = buffers.weightsShared ? 0 : set;
+    int inSet = buffers.inputShared ? 0 : set;
+    pieces[ti] = splitTile(l, t, config);
+    int64_t outAddr = pl.output[set];
+    for (size_t s = 0; s < pieces[ti].size(); ++s) {
+      const Piece &p = pieces[ti][s];
+      Task task =
+          sliceTask(l, t, p, pl.input[inSet], pl.weights[wSet],
+                    pl.scaleBias[wSet], outAddr, static_cast<uint32_t>(s));
+      task.name = llvm::formatv("tile{0}.s{1}", ti, s).str();
+      chooseVectorMode(task, config);
+      tasks.push_back(task);
+      outAddr += l.N * (p.c1 - p.c0) * (p.r1 - p.r0) * l.OW * l.eb;
+    }
+  };
+  auto store = [&](size_t ti) {
+    int set = static_cast<int>(ti % sets);
+    int64_t outAddr = pl.output[set];
+    for (const Piece &p : pieces[ti]) {
+      int64_t pc = p.c1 - p.c0, pr = p.r1 - p.r0;
+      tasks.push_back(dma(
+          npusim::TaskKind::DmaStore, 3, ((p.c0 * l.OH) + p.r0) * l.OW * l.eb,
+          outAddr, l.eb, {l.N, pc, pr * l.OW},
+          {l.O * l.OH * l.OW * l.eb, l.OH * l.OW * l.eb, l.eb},
+          {pc * pr * l.OW * l.eb, pr * l.OW * l.eb, l.eb}, "output"));
+      outAddr += l.N * pc * pr * l.OW * l.eb;
+    }
+  };
+
+  loads(0);
+  for (size_t ti = 0; ti < tiles.size(); ++ti) {
+    tasks.push_back(waitTask());
+    compute(ti);
+    if (sets == 2) {
+      if (ti + 1 < tiles.size())
+        loads(ti + 1);
+      if (ti >= 1)
+        store(ti - 1);
+    } else {
+      tasks.push_back(waitTask());
+      store(ti);
+      if (ti + 1 < tiles.size())
+        loads(ti + 1);
+    }
+  }
+  if (sets == 2) {
+    tasks.push_back(waitTask());
+    store(tiles.size() - 1);
+  }
+  program.segments.push_back({std::move(tasks)});
+  if (auto e = npusim::verifyProgram(program))
+    return l.name + ": internal error, the program does not verify: " + *e;
+  return std::nullopt;
+}
