@@ -376,7 +376,7 @@ std::vector<Piece> splitTile(const Layer &l, const Tile &tile,
       l.channelTileable() && (tile.c1 - tile.c0 + l.B - 1) / l.B >= 2;
   bool rowsOk = tile.r1 - tile.r0 >= 2;
   if (!channelsOk && !rowsOk)
-    return split(true);
+    return {tile};
   if (!rowsOk)
     return split(true);
   if (!channelsOk)
