@@ -5,10 +5,12 @@
 // LRAM, runs slice tasks and stores the result (docs/npu.md, "HL -> HW").
 // When the layer does not fit LRAM it is tiled by output channels (whole
 // weight blocks of config.weightChannelBlock) and output rows; the plan is
-// the one whose buffers all allocate (LramAllocator) and that moves the
-// fewest DMA bytes. Within a tile the work is split over config.slices,
-// by output channels or by output rows (the cheaper under npusim::taskCost),
-// each slice writing its own LRAM piece (disjoint ranges: no race).
+// one whose buffers all allocate (LramAllocator) and whose schedule is the
+// fastest by an estimate (DMA bytes and setups, compute at peak; with double
+// buffering the overlap of tile k's compute with tile k+1's loads). Within a
+// tile the work is split over config.slices, by output channels or by output
+// rows (the cheaper under npusim::taskCost), each slice writing its own LRAM
+// piece (disjoint ranges: no race).
 //
 //===----------------------------------------------------------------------===//
 
@@ -164,32 +166,54 @@ std::optional<Placement> place(const Layer &l, const Buffers &b, int sets,
   return p;
 }
 
-/// DMA bytes and descriptors of a tiling (the plan's cost estimate).
-double dmaCost(const Layer &l, const std::vector<Tile> &tiles,
-               const npu::NpuConfig &config) {
-  double bytes = 0, descriptors = 0;
+/// The estimated cycles of a tiling's schedule: per tile the DMA cycles
+/// of what it loads (weights and scale_bias when they change, its input rows
+/// when they change) and stores, and its compute at the NPU's peak MAC rate.
+/// Single-buffered the three add up; double-buffered a tile's compute
+/// overlaps the next tile's loads and the previous tile's store.
+double scheduleCycles(const Layer &l, const std::vector<Tile> &tiles,
+                      const npu::NpuConfig &config, int sets) {
+  auto dmaCycles = [&](double bytes, int descriptors) {
+    return bytes / config.effectiveDmaBytesPerCycle() +
+           descriptors * config.dmaSetupCycles;
+  };
+  std::vector<double> load(tiles.size()), compute(tiles.size()),
+      store(tiles.size());
   std::pair<int64_t, int64_t> lastW{-1, -1};
   std::vector<int64_t> lastIn;
-  for (const Tile &t : tiles) {
+  int64_t reduction = l.kind == Kind::Conv ? (l.C / l.groups) * l.KH * l.KW
+                      : l.kind == Kind::Depthwise ? l.KH * l.KW
+                                                  : l.C;
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    const Tile &t = tiles[i];
     TileBytes s = tileBytes(l, t);
     if (lastW != std::make_pair(t.c0, t.c1)) {
-      bytes += s.weights + s.scaleBias;
-      descriptors += 2;
+      load[i] += dmaCycles(s.weights + s.scaleBias, 2);
       lastW = {t.c0, t.c1};
     }
     RowWindow w = rowWindow(l, t.r0, t.r1);
     auto ci = inputChannels(l, t);
     std::vector<int64_t> key{ci.first, ci.second, w.i0, w.i1};
     if (key != lastIn) {
-      bytes += s.input;
-      descriptors += 1;
+      load[i] += dmaCycles(s.input, 1);
       lastIn = key;
     }
-    bytes += s.output;
-    descriptors += config.slices;
+    store[i] = dmaCycles(s.output, static_cast<int>(config.slices));
+    double macs = static_cast<double>(l.N) * (t.c1 - t.c0) * (t.r1 - t.r0) *
+                  l.OW * reduction;
+    compute[i] = macs / config.peakMacsPerCycle() + config.taskSetupCycles;
   }
-  return bytes / config.effectiveDmaBytesPerCycle() +
-         descriptors * config.dmaSetupCycles;
+  double total = 0;
+  if (sets == 1) {
+    for (size_t i = 0; i < tiles.size(); ++i)
+      total += load[i] + compute[i] + store[i];
+    return total;
+  }
+  total = load[0] + store.back();
+  for (size_t i = 0; i < tiles.size(); ++i)
+    total += std::max(compute[i], (i + 1 < tiles.size() ? load[i + 1] : 0) +
+                                      (i ? store[i - 1] : 0));
+  return total;
 }
 
 std::string describe(const TileBytes &b) {
@@ -198,7 +222,7 @@ std::string describe(const TileBytes &b) {
       .str();
 }
 
-/// The plan: the fitting tiling with the lowest DMA cost.
+/// The plan: the fitting tiling whose schedule the estimate finds fastest.
 std::optional<std::string> planTiling(const Layer &l,
                                       const npu::NpuConfig &config, int sets,
                                       Tiling &best, Placement &placement) {
@@ -212,13 +236,11 @@ std::optional<std::string> planTiling(const Layer &l,
       continue;
     // The largest row count that fits (fit is monotone in the rows).
     int64_t lo = 1, hi = l.OH, fit = 0;
-    std::optional<Placement> fitPlace;
     while (lo <= hi) {
       int64_t mid = (lo + hi) / 2;
       std::vector<Tile> tiles = tilesOf(l, {k, mid});
-      if (auto p = place(l, buffersOf(l, tiles), sets, config)) {
+      if (place(l, buffersOf(l, tiles), sets, config)) {
         fit = mid;
-        fitPlace = p;
         lo = mid + 1;
       } else {
         hi = mid - 1;
@@ -226,11 +248,24 @@ std::optional<std::string> planTiling(const Layer &l,
     }
     if (!fit)
       continue;
-    double cost = dmaCost(l, tilesOf(l, {k, fit}), config);
-    if (bestCost < 0 || cost < bestCost) {
-      bestCost = cost;
-      best = {k, fit};
-      placement = *fitPlace;
+    // The largest fitting row count, and (to overlap DMA with compute when
+    // double-buffered) a few smaller ones.
+    for (int64_t parts : {1, 2, 3, 4, 6, 8, 12, 16}) {
+      int64_t rows = std::min(fit, (l.OH + parts - 1) / parts);
+      if (parts > 1 && rows == fit)
+        continue;
+      std::vector<Tile> tiles = tilesOf(l, {k, rows});
+      std::optional<Placement> p = place(l, buffersOf(l, tiles), sets, config);
+      if (!p)
+        continue;
+      double cost = scheduleCycles(l, tiles, config, sets);
+      if (bestCost < 0 || cost < bestCost) {
+        bestCost = cost;
+        best = {k, rows};
+        placement = *p;
+      }
+      if (sets == 1)
+        break; // single-buffered: more tiles only add DMA
     }
   }
   if (bestCost >= 0)
