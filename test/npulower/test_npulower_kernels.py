@@ -5,10 +5,10 @@ lowered by `strata-opt --convert-hl-to-hw`, packaged into an npu-sim
 artifact (`strata-npu package`), run with `strata run --device npu-sim` and
 compared byte for byte with the reference interpreter (`strata run-ref` on
 the HL module: the golden model of the NPU, docs/npu.md). Each case runs
-untiled (default 512 KiB LRAM) and tiled (a 4 KiB LRAM forces output-row
-and output-channel tiles; the listing is checked to hold several tiles),
-single- and double-buffered. A layer that can never fit is an error naming
-the layer and the sizes."""
+untiled (default 512 KiB LRAM) and tiled (a 4 KiB LRAM forces output-row,
+output-channel and reduction tiles (int32 partials); the listing is checked
+to hold several tiles), single- and double-buffered. A layer that can never
+fit is an error naming the layer and the sizes."""
 import io
 import json
 import os
@@ -83,9 +83,7 @@ def make_case(rng, kind, bf16=False, big=False):
         in_shape, out_shape = (n, i), (n, o)
         op = "hl.fully_connected"
     else:
-        # (Channels stay few: the whole reduction of one output row must
-        # fit a 4 KiB LRAM until reduction tiling exists.)
-        c = int(rng.integers(1, 13))
+        c = int(rng.integers(1, 13 * m))
         groups = 1
         if kind == "conv" and rng.random() < 0.3:
             groups = int(rng.choice([2, 3]))
@@ -236,23 +234,65 @@ def test_kernel_bf16(tmp_path, kind):
     run_case(tmp_path, make_case(rng, kind, bf16=True))
 
 
-def test_layer_never_fits(tmp_path):
-    # A fully connected layer whose one weight block (I x B bytes) exceeds a
-    # 4 KiB LRAM: no tiling of rows or output channels helps.
-    i, o = 1200, 4
-    mlir = f"""module {{
-  func.func @main(%x: tensor<1x{i}xi8>) -> tensor<1x{o}xi8> {{
-    %w = top.Weight() {{name = "w"}} : () -> tensor<1x{i}x4xi8>
-    %sb = top.Weight() {{name = "sb"}} : () -> tensor<{o}x3xi32>
-    %y = hl.fully_connected(%x, %w, %sb) : (tensor<1x{i}xi8>, tensor<1x{i}x4xi8>, tensor<{o}x3xi32>) -> tensor<1x{o}xi8> loc("fc1")
-    return %y : tensor<1x{o}xi8>
+@pytest.mark.parametrize("double_buffer", [False, True])
+def test_reduction_tiled(tmp_path, double_buffer):
+    """Layers whose one output row needs more than a 4 KiB LRAM over the
+    whole reduction: the input channels are tiled (int32 partials)."""
+    rng = np.random.default_rng(5)
+    for kind, i in (("fc", 1500), ("conv", 0)):
+        if kind == "fc":
+            w = pack(rng.integers(-128, 128, (6, i)).astype(np.int8))
+            mlir = f"""module {{
+  func.func @main(%x: tensor<2x{i}xi8> {{top.name = "input"}}) -> (tensor<2x6xi8> {{top.name = "output"}}) {{
+    %w = top.Weight() {{name = "w"}} : () -> tensor<2x{i}x4xi8>
+    %sb = top.Weight() {{name = "sb"}} : () -> tensor<6x3xi32>
+    %y = hl.fully_connected(%x, %w, %sb) {{input_zp = 3 : i64, weight_zp = -2 : i64, output_zp = 1 : i64}} : (tensor<2x{i}xi8>, tensor<2x{i}x4xi8>, tensor<6x3xi32>) -> tensor<2x6xi8>
+    return %y : tensor<2x6xi8>
   }}
 }}
+"""
+            in_shape, out_shape, o = (2, i), (2, 6), 6
+        else:
+            # 3x3 over 100 channels of 12x12: 3 rows x 100 channels x 12 and
+            # a 3600-byte weight block per output row.
+            w = pack(rng.integers(-128, 128, (7, 100, 3, 3)).astype(np.int8))
+            mlir = """module {
+  func.func @main(%x: tensor<1x100x12x12xi8> {top.name = "input"}) -> (tensor<1x7x12x12xi8> {top.name = "output"}) {
+    %w = top.Weight() {name = "w"} : () -> tensor<2x100x3x3x4xi8>
+    %sb = top.Weight() {name = "sb"} : () -> tensor<7x3xi32>
+    %y = hl.conv2d(%x, %w, %sb) {pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, input_zp = -5 : i64, output_zp = 2 : i64, clip_min = 2 : i64} : (tensor<1x100x12x12xi8>, tensor<2x100x3x3x4xi8>, tensor<7x3xi32>) -> tensor<1x7x12x12xi8>
+    return %y : tensor<1x7x12x12xi8>
+  }
+}
+"""
+            in_shape, out_shape, o = (1, 100, 12, 12), (1, 7, 12, 12), 7
+        sb = np.stack([rng.integers(-5000, 5000, o), rng.integers(1 << 29, 1 << 31, o),
+                       rng.integers(38, 46, o)], axis=1).astype(np.int32)
+        case = dict(mlir=mlir, x=rng.integers(-128, 128, in_shape).astype(np.int8),
+                    w=w, sb=sb, in_shape=in_shape, out_shape=out_shape, bf16=False)
+        d = tmp_path / kind
+        d.mkdir()
+        listing = run_case(d, case, SMALL, double_buffer)
+        assert "partial = " in listing and 'output_format = "int32"' in listing
+
+
+def test_layer_never_fits(tmp_path):
+    # A depthwise 3x3 over rows 3000 wide: one output row of 4 channels reads
+    # 36000 input bytes, and depthwise has no reduction to tile.
+    mlir = """module {
+  func.func @main(%x: tensor<1x4x3x3000xi8>) -> tensor<1x4x1x3000xi8> {
+    %w = top.Weight() {name = "w"} : () -> tensor<1x3x3x4xi8>
+    %sb = top.Weight() {name = "sb"} : () -> tensor<4x3xi32>
+    %y = hl.depthwise_conv2d(%x, %w, %sb) {pad = array<i64: 0, 1, 0, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x4x3x3000xi8>, tensor<1x3x3x4xi8>, tensor<4x3xi32>) -> tensor<1x4x1x3000xi8> loc("dw1")
+    return %y : tensor<1x4x1x3000xi8>
+  }
+}
 """
     (tmp_path / "m.mlir").write_text(mlir)
     (tmp_path / "npu.json").write_text(json.dumps(SMALL))
     r = run(OPT, tmp_path / "m.mlir",
             f"--convert-hl-to-hw=npu-config={tmp_path / 'npu.json'}")
     assert r.returncode != 0
-    assert "hl.fully_connected 'fc1' (1x1200 -> 1x4) does not fit LRAM (4096 bytes" in r.stderr
-    assert "weights 4800" in r.stderr
+    assert ("hl.depthwise_conv2d 'dw1' (1x4x3x3000 -> 1x4x1x3000) does not fit "
+            "LRAM (4096 bytes") in r.stderr
+    assert "input 36000" in r.stderr

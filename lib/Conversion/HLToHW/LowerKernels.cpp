@@ -50,6 +50,13 @@ struct Layer {
   int64_t blocks() const { return (O + B - 1) / B; }
   /// Output channels split in tiles independently (not grouped conv).
   bool channelTileable() const { return kind != Kind::Conv || groups == 1; }
+  /// The reduction (input channels) can be split with int32 partials:
+  /// int8, not grouped, not depthwise.
+  bool reductionTileable() const {
+    return eb == 1 && kind != Kind::Depthwise && groups == 1;
+  }
+  /// Bytes of one input channel of one weight block.
+  int64_t blockChannelBytes() const { return KH * KW * B * eb; }
 };
 
 /// The input rows the output rows [r0, r1) read: [i0, i1) of the input and
@@ -69,24 +76,34 @@ RowWindow rowWindow(const Layer &l, int64_t r0, int64_t r1) {
           std::max<int64_t>(0, hiEnd - i1)};
 }
 
-/// A tile: output channels [c0, c1) (c0 a multiple of B) and rows [r0, r1).
+/// A tile: output channels [c0, c1) (c0 a multiple of B), rows [r0, r1)
+/// and the reduction's input channels [k0, k1) (all of them unless the
+/// reduction is tiled).
 struct Tile {
-  int64_t c0, c1, r0, r1;
+  int64_t c0, c1, r0, r1, k0 = 0, k1 = 0;
 };
 
 /// The tiling: channel tiles of `blocksPerTile` weight blocks, row tiles of
-/// `rowsPerTile` rows.
+/// `rowsPerTile` rows, reduction tiles of `channelsPerTile` input channels.
 struct Tiling {
-  int64_t blocksPerTile = 1, rowsPerTile = 1;
+  int64_t blocksPerTile = 1, rowsPerTile = 1, channelsPerTile = 0;
 };
+
+/// Whether the reduction of `l` is split by `t`.
+bool reductionTiled(const Layer &l, const Tiling &t) {
+  return l.reductionTileable() && t.channelsPerTile < l.C;
+}
 
 std::vector<Tile> tilesOf(const Layer &l, const Tiling &t) {
   std::vector<Tile> tiles;
   int64_t cStep = t.blocksPerTile * l.B;
+  int64_t kStep = reductionTiled(l, t) ? t.channelsPerTile : l.C;
   for (int64_t c0 = 0; c0 < l.O; c0 += cStep)
     for (int64_t r0 = 0; r0 < l.OH; r0 += t.rowsPerTile)
-      tiles.push_back({c0, std::min(l.O, c0 + cStep), r0,
-                       std::min(l.OH, r0 + t.rowsPerTile)});
+      for (int64_t k0 = 0; k0 < l.C; k0 += kStep)
+        tiles.push_back({c0, std::min(l.O, c0 + cStep), r0,
+                         std::min(l.OH, r0 + t.rowsPerTile), k0,
+                         std::min(l.C, k0 + kStep)});
   return tiles;
 }
 
@@ -94,41 +111,58 @@ std::vector<Tile> tilesOf(const Layer &l, const Tiling &t) {
 std::pair<int64_t, int64_t> inputChannels(const Layer &l, const Tile &t) {
   if (l.kind == Kind::Depthwise)
     return {t.c0, t.c1};
-  return {0, l.C};
+  return {t.k0, t.k1};
+}
+
+bool firstK(const Tile &t) { return t.k0 == 0; }
+bool lastK(const Layer &l, const Tile &t) {
+  return l.kind == Kind::Depthwise || t.k1 == l.C;
 }
 
 /// Byte sizes of one tile's buffers.
 struct TileBytes {
-  int64_t input, weights, scaleBias, output;
+  int64_t input, weights, scaleBias, output, acc;
 };
 
-TileBytes tileBytes(const Layer &l, const Tile &t) {
+/// Bytes of the weights of tile `t` (its blocks, its input channels).
+int64_t weightBytes(const Layer &l, const Tile &t) {
+  int64_t nBlocks = (t.c1 - t.c0 + l.B - 1) / l.B;
+  if (l.kind == Kind::Depthwise || (t.k0 == 0 && t.k1 == l.C))
+    return nBlocks * l.blockBytes;
+  return nBlocks * (t.k1 - t.k0) * l.blockChannelBytes();
+}
+
+TileBytes tileBytes(const Layer &l, const Tile &t, bool tiledK) {
   RowWindow w = rowWindow(l, t.r0, t.r1);
   auto [ci0, ci1] = inputChannels(l, t);
-  int64_t nBlocks = (t.c1 - t.c0 + l.B - 1) / l.B;
-  return {l.N * (ci1 - ci0) * (w.i1 - w.i0) * l.W * l.eb,
-          nBlocks * l.blockBytes, (t.c1 - t.c0) * l.sbRowBytes,
-          l.N * (t.c1 - t.c0) * (t.r1 - t.r0) * l.OW * l.eb};
+  int64_t outElems = l.N * (t.c1 - t.c0) * (t.r1 - t.r0) * l.OW;
+  return {l.N * (ci1 - ci0) * (w.i1 - w.i0) * l.W * l.eb, weightBytes(l, t),
+          (t.c1 - t.c0) * l.sbRowBytes, outElems * l.eb,
+          tiledK ? outElems * 4 : 0};
 }
 
 /// The largest buffer of each kind over the tiles, and whether the kind's
 /// contents stay the same over all tiles (then one buffer, loaded once).
 struct Buffers {
-  TileBytes max{0, 0, 0, 0};
-  bool inputShared = true, weightsShared = true;
+  TileBytes max{0, 0, 0, 0, 0};
+  bool inputShared = true, weightsShared = true, scaleBiasShared = true;
 };
 
 Buffers buffersOf(const Layer &l, const std::vector<Tile> &tiles) {
   Buffers b;
+  const Tile &f = tiles.front();
+  bool tiledK = l.kind != Kind::Depthwise && (f.k0 != 0 || f.k1 != l.C);
   for (const Tile &t : tiles) {
-    TileBytes s = tileBytes(l, t);
+    TileBytes s = tileBytes(l, t, tiledK);
     b.max.input = std::max(b.max.input, s.input);
     b.max.weights = std::max(b.max.weights, s.weights);
     b.max.scaleBias = std::max(b.max.scaleBias, s.scaleBias);
     b.max.output = std::max(b.max.output, s.output);
+    b.max.acc = std::max(b.max.acc, s.acc);
   }
-  b.weightsShared = tiles.front().c1 - tiles.front().c0 == l.O;
-  b.inputShared = tiles.front().r1 - tiles.front().r0 == l.OH &&
+  b.scaleBiasShared = f.c1 - f.c0 == l.O;
+  b.weightsShared = b.scaleBiasShared && !tiledK;
+  b.inputShared = f.r1 - f.r0 == l.OH && !tiledK &&
                   (l.kind != Kind::Depthwise || b.weightsShared);
   return b;
 }
@@ -137,6 +171,7 @@ Buffers buffersOf(const Layer &l, const std::vector<Tile> &tiles) {
 /// buffering) for the operands that change between tiles.
 struct Placement {
   int64_t input[2], weights[2], scaleBias[2], output[2];
+  int64_t acc = 0; ///< int32 partials (reduction tiling), one set
   int64_t used = 0;
 };
 
@@ -158,10 +193,16 @@ std::optional<Placement> place(const Layer &l, const Buffers &b, int sets,
     return true;
   };
   if (!put(p.weights, b.max.weights, b.weightsShared) ||
-      !put(p.scaleBias, b.max.scaleBias, b.weightsShared) ||
+      !put(p.scaleBias, b.max.scaleBias, b.scaleBiasShared) ||
       !put(p.input, b.max.input, b.inputShared) ||
       !put(p.output, b.max.output, false))
     return std::nullopt;
+  if (b.max.acc) {
+    std::optional<int64_t> a = alloc.allocate(b.max.acc);
+    if (!a)
+      return std::nullopt;
+    p.acc = *a;
+  }
   p.used = alloc.used();
   return p;
 }
@@ -179,17 +220,18 @@ double scheduleCycles(const Layer &l, const std::vector<Tile> &tiles,
   };
   std::vector<double> load(tiles.size()), compute(tiles.size()),
       store(tiles.size());
-  std::pair<int64_t, int64_t> lastW{-1, -1};
-  std::vector<int64_t> lastIn;
-  int64_t reduction = l.kind == Kind::Conv ? (l.C / l.groups) * l.KH * l.KW
-                      : l.kind == Kind::Depthwise ? l.KH * l.KW
-                                                  : l.C;
+  std::vector<int64_t> lastW, lastSb, lastIn;
   for (size_t i = 0; i < tiles.size(); ++i) {
     const Tile &t = tiles[i];
-    TileBytes s = tileBytes(l, t);
-    if (lastW != std::make_pair(t.c0, t.c1)) {
-      load[i] += dmaCycles(s.weights + s.scaleBias, 2);
-      lastW = {t.c0, t.c1};
+    TileBytes s = tileBytes(l, t, false);
+    std::vector<int64_t> wKey{t.c0, t.c1, t.k0, t.k1}, sbKey{t.c0, t.c1};
+    if (lastW != wKey) {
+      load[i] += dmaCycles(s.weights, 1);
+      lastW = wKey;
+    }
+    if (lastSb != sbKey) {
+      load[i] += dmaCycles(s.scaleBias, 1);
+      lastSb = sbKey;
     }
     RowWindow w = rowWindow(l, t.r0, t.r1);
     auto ci = inputChannels(l, t);
@@ -198,7 +240,12 @@ double scheduleCycles(const Layer &l, const std::vector<Tile> &tiles,
       load[i] += dmaCycles(s.input, 1);
       lastIn = key;
     }
-    store[i] = dmaCycles(s.output, static_cast<int>(config.slices));
+    if (lastK(l, t))
+      store[i] = dmaCycles(s.output, static_cast<int>(config.slices));
+    int64_t reduction = l.kind == Kind::Conv
+                            ? ((t.k1 - t.k0) / l.groups) * l.KH * l.KW
+                        : l.kind == Kind::Depthwise ? l.KH * l.KW
+                                                    : t.k1 - t.k0;
     double macs = static_cast<double>(l.N) * (t.c1 - t.c0) * (t.r1 - t.r0) *
                   l.OW * reduction;
     compute[i] = macs / config.peakMacsPerCycle() + config.taskSetupCycles;
@@ -217,69 +264,86 @@ double scheduleCycles(const Layer &l, const std::vector<Tile> &tiles,
 }
 
 std::string describe(const TileBytes &b) {
-  return llvm::formatv("input {0}, weights {1}, scale_bias {2}, output {3}",
-                       b.input, b.weights, b.scaleBias, b.output)
-      .str();
+  std::string text =
+      llvm::formatv("input {0}, weights {1}, scale_bias {2}, output {3}",
+                    b.input, b.weights, b.scaleBias, b.output)
+          .str();
+  if (b.acc)
+    text += ", int32 partials " + std::to_string(b.acc);
+  return text;
 }
 
 /// The plan: the fitting tiling whose schedule the estimate finds fastest.
+/// The reduction is tiled (int32 partials) only when no tiling of the whole
+/// reduction fits.
 std::optional<std::string> planTiling(const Layer &l,
                                       const npu::NpuConfig &config, int sets,
                                       Tiling &best, Placement &placement) {
   double bestCost = -1;
   int64_t maxBlocks = l.blocks();
   int64_t minBlocks = l.channelTileable() ? 1 : maxBlocks;
-  for (int64_t k = maxBlocks; k >= minBlocks; --k) {
-    // Channel tiles of k blocks: skip k that give the same tile count as a
-    // larger k (same DMA, smaller buffers are not needed).
-    if (k < maxBlocks && (l.blocks() + k - 1) / k == (l.blocks() + k) / (k + 1))
-      continue;
-    // The largest row count that fits (fit is monotone in the rows).
-    int64_t lo = 1, hi = l.OH, fit = 0;
-    while (lo <= hi) {
-      int64_t mid = (lo + hi) / 2;
-      std::vector<Tile> tiles = tilesOf(l, {k, mid});
-      if (place(l, buffersOf(l, tiles), sets, config)) {
-        fit = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    if (!fit)
-      continue;
-    // The largest fitting row count, and (to overlap DMA with compute when
-    // double-buffered) a few smaller ones.
-    for (int64_t parts : {1, 2, 3, 4, 6, 8, 12, 16}) {
-      int64_t rows = std::min(fit, (l.OH + parts - 1) / parts);
-      if (parts > 1 && rows == fit)
+  std::vector<int64_t> channelOptions{l.C};
+  if (l.reductionTileable())
+    for (int64_t parts = 2; parts <= l.C; parts *= 2)
+      channelOptions.push_back((l.C + parts - 1) / parts);
+  for (int64_t kc : channelOptions) {
+    if (bestCost >= 0)
+      break; // a larger reduction tile fits
+    for (int64_t k = maxBlocks; k >= minBlocks; --k) {
+      // Channel tiles of k blocks: skip k that give the same tile count as
+      // a larger k (same DMA, smaller buffers are not needed).
+      if (k < maxBlocks &&
+          (l.blocks() + k - 1) / k == (l.blocks() + k) / (k + 1))
         continue;
-      std::vector<Tile> tiles = tilesOf(l, {k, rows});
-      std::optional<Placement> p = place(l, buffersOf(l, tiles), sets, config);
-      if (!p)
-        continue;
-      double cost = scheduleCycles(l, tiles, config, sets);
-      if (bestCost < 0 || cost < bestCost) {
-        bestCost = cost;
-        best = {k, rows};
-        placement = *p;
+      // The largest row count that fits (fit is monotone in the rows).
+      int64_t lo = 1, hi = l.OH, fit = 0;
+      while (lo <= hi) {
+        int64_t mid = (lo + hi) / 2;
+        std::vector<Tile> tiles = tilesOf(l, {k, mid, kc});
+        if (place(l, buffersOf(l, tiles), sets, config)) {
+          fit = mid;
+          lo = mid + 1;
+        } else {
+          hi = mid - 1;
+        }
       }
-      if (sets == 1)
-        break; // single-buffered: more tiles only add DMA
+      if (!fit)
+        continue;
+      // The largest fitting row count, and (to overlap DMA with compute
+      // when double-buffered) a few smaller ones.
+      for (int64_t parts : {1, 2, 3, 4, 6, 8, 12, 16}) {
+        int64_t rows = std::min(fit, (l.OH + parts - 1) / parts);
+        if (parts > 1 && rows == fit)
+          continue;
+        std::vector<Tile> tiles = tilesOf(l, {k, rows, kc});
+        std::optional<Placement> p =
+            place(l, buffersOf(l, tiles), sets, config);
+        if (!p)
+          continue;
+        double cost = scheduleCycles(l, tiles, config, sets);
+        if (bestCost < 0 || cost < bestCost) {
+          bestCost = cost;
+          best = {k, rows, kc};
+          placement = *p;
+        }
+        if (sets == 1)
+          break; // single-buffered: more tiles only add DMA
+      }
     }
   }
   if (bestCost >= 0)
     return std::nullopt;
   int64_t k = l.channelTileable() ? 1 : l.blocks();
-  std::vector<Tile> smallest = tilesOf(l, {k, 1});
+  int64_t kc = l.reductionTileable() ? 1 : l.C;
+  std::vector<Tile> smallest = tilesOf(l, {k, 1, kc});
   Buffers b = buffersOf(l, smallest);
   return llvm::formatv(
              "layer {0} does not fit LRAM ({1} bytes, alignment {2}{3}): "
              "even the smallest tile ({4} output row(s), {5} output "
-             "channel(s)) needs {6}; tiling the reduction is not built yet",
+             "channel(s), {6} input channel(s)) needs {7}",
              l.name, config.lramBytes, config.lramAlignment,
              sets == 2 ? ", double-buffered" : "", 1, std::min(l.O, k * l.B),
-             describe(b.max))
+             kc, describe(b.max))
       .str();
 }
 
@@ -335,9 +399,12 @@ using Piece = Tile;
 /// The slice task computing `piece` of a tile whose input rows/channels
 /// start at `in` (window `tw`, channels from `ci0`) in LRAM at `inAddr`,
 /// weights at `wAddr` (blocks from `tile.c0`), scale_bias rows at `sbAddr`,
-/// writing its output at `outAddr` (contiguous [N, c, r, OW]).
+/// writing its output at `outAddr` (contiguous [N, c, r, OW]). With
+/// reduction tiles, `accAddr` is the piece's int32 partials: every tile but
+/// the last writes them, every tile but the first reads them.
 Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
-               int64_t wAddr, int64_t sbAddr, int64_t outAddr, uint32_t slice) {
+               int64_t wAddr, int64_t sbAddr, int64_t outAddr, uint32_t slice,
+               std::optional<int64_t> accAddr = std::nullopt) {
   Task t;
   t.kind = npusim::TaskKind::Slice;
   t.slice = l.proto;
@@ -346,6 +413,22 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
   int64_t pc = p.c1 - p.c0, pr = p.r1 - p.r0;
   int64_t pBlocks = (pc + l.B - 1) / l.B;
   int64_t blockOff = (p.c0 - tile.c0) / l.B;
+  int64_t kc = tile.k1 - tile.k0;
+  int64_t wBlockBytes =
+      l.kind == Kind::Depthwise ? l.blockBytes : kc * l.blockChannelBytes();
+  std::vector<int64_t> outDims = l.kind == Kind::FullyConnected
+                                     ? std::vector<int64_t>{l.N, pc}
+                                     : std::vector<int64_t>{l.N, pc, pr, l.OW};
+  auto setOutput = [&]() {
+    if (accAddr && !firstK(tile))
+      s.partial = operand(*accAddr, outDims, 4);
+    if (accAddr && !lastK(l, tile)) {
+      s.outputFormat = npusim::Format::Int32;
+      s.output = operand(*accAddr, outDims, 4);
+    } else {
+      s.output = operand(outAddr, outDims, l.eb);
+    }
+  };
   RowWindow tw = rowWindow(l, tile.r0, tile.r1);
   auto [ci0, ci1] = inputChannels(l, tile);
   int64_t inRowsTile = tw.i1 - tw.i0;
@@ -354,16 +437,16 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
       sbDimsRow == 3
           ? operand(sbAddr + (p.c0 - tile.c0) * l.sbRowBytes, {pc, 3}, 4)
           : operand(sbAddr + (p.c0 - tile.c0) * 4, {pc}, 4);
-  s.weights.address = wAddr + blockOff * l.blockBytes;
+  s.weights.address = wAddr + blockOff * wBlockBytes;
   if (l.kind == Kind::FullyConnected) {
-    s.input = operand(inAddr, {l.N, l.C}, l.eb);
-    s.weights = operand(s.weights.address, {pBlocks, l.C, l.B}, l.eb);
-    s.output = operand(outAddr, {l.N, pc}, l.eb);
+    s.input = operand(inAddr, {l.N, kc}, l.eb);
+    s.weights = operand(s.weights.address, {pBlocks, kc, l.B}, l.eb);
+    setOutput();
     return t;
   }
   RowWindow pw = rowWindow(l, p.r0, p.r1);
   int64_t chanStride = inRowsTile * l.W * l.eb;
-  int64_t inChannels = l.kind == Kind::Depthwise ? pc : l.C;
+  int64_t inChannels = l.kind == Kind::Depthwise ? pc : kc;
   int64_t inChanOff = l.kind == Kind::Depthwise ? p.c0 - ci0 : 0;
   s.input.address =
       inAddr + inChanOff * chanStride + (pw.i0 - tw.i0) * l.W * l.eb;
@@ -373,8 +456,8 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
     s.weights = operand(s.weights.address, {pBlocks, l.KH, l.KW, l.B}, l.eb);
   else
     s.weights = operand(s.weights.address,
-                        {pBlocks, l.C / l.groups, l.KH, l.KW, l.B}, l.eb);
-  s.output = operand(outAddr, {l.N, pc, pr, l.OW}, l.eb);
+                        {pBlocks, kc / l.groups, l.KH, l.KW, l.B}, l.eb);
+  setOutput();
   s.pad = {pw.padTop, l.pad[1], pw.padBottom, l.pad[3]};
   return t;
 }
@@ -589,23 +672,39 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
              pl.used};
 
   std::vector<Task> tasks;
-  // What each buffer set holds: weights (c0, c1), input (c0, c1, i0, i1).
-  std::vector<int64_t> heldW[2], heldIn[2];
+  bool tiledK = reductionTiled(l, tiling);
+  // What each buffer set holds: weights (c0, c1, k0, k1), scale_bias
+  // (c0, c1), input (channels, rows).
+  std::vector<int64_t> heldW[2], heldSb[2], heldIn[2];
   auto loads = [&](size_t ti) {
     const Tile &t = tiles[ti];
     int set = static_cast<int>(ti % sets);
     int wSet = buffers.weightsShared ? 0 : set;
+    int sbSet = buffers.scaleBiasShared ? 0 : set;
     int inSet = buffers.inputShared ? 0 : set;
-    std::vector<int64_t> wKey{t.c0, t.c1};
+    std::vector<int64_t> wKey{t.c0, t.c1, t.k0, t.k1}, sbKey{t.c0, t.c1};
     if (heldW[wSet] != wKey) {
       int64_t nb = (t.c1 - t.c0 + l.B - 1) / l.B;
-      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1,
-                          (t.c0 / l.B) * l.blockBytes, pl.weights[wSet], 1,
-                          {nb * l.blockBytes}, {1}, {1}, "weights"));
-      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 2, t.c0 * l.sbRowBytes,
-                          pl.scaleBias[wSet], 1, {(t.c1 - t.c0) * l.sbRowBytes},
-                          {1}, {1}, "scale_bias"));
+      if (!tiledK) {
+        tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1,
+                            (t.c0 / l.B) * l.blockBytes, pl.weights[wSet], 1,
+                            {nb * l.blockBytes}, {1}, {1}, "weights"));
+      } else {
+        // Input channels [k0, k1) of each block: a strided gather.
+        int64_t cb = l.blockChannelBytes(), part = (t.k1 - t.k0) * cb;
+        tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1,
+                            (t.c0 / l.B) * l.blockBytes + t.k0 * cb,
+                            pl.weights[wSet], 1, {nb, part}, {l.blockBytes, 1},
+                            {part, 1}, "weights"));
+      }
       heldW[wSet] = wKey;
+    }
+    if (heldSb[sbSet] != sbKey) {
+      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 2, t.c0 * l.sbRowBytes,
+                          pl.scaleBias[sbSet], 1,
+                          {(t.c1 - t.c0) * l.sbRowBytes}, {1}, {1},
+                          "scale_bias"));
+      heldSb[sbSet] = sbKey;
     }
     RowWindow w = rowWindow(l, t.r0, t.r1);
     auto [ci0, ci1] = inputChannels(l, t);
@@ -620,29 +719,48 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
       heldIn[inSet] = inKey;
     }
   };
-  std::vector<std::vector<Piece>> pieces(tiles.size());
+  // The pieces of each output tile, the same for all its reduction tiles
+  // (their int32 partials stay where they are).
+  std::map<std::vector<int64_t>, std::vector<Piece>> piecesOf;
+  auto piecesFor = [&](const Tile &t) -> const std::vector<Piece> & {
+    std::vector<int64_t> key{t.c0, t.c1, t.r0, t.r1};
+    auto it = piecesOf.find(key);
+    if (it == piecesOf.end())
+      it = piecesOf.emplace(key, splitTile(l, t, config)).first;
+    return it->second;
+  };
   auto compute = [&](size_t ti) {
     const Tile &t = tiles[ti];
     int set = static_cast<int>(ti % sets);
     int wSet = buffers.weightsShared ? 0 : set;
+    int sbSet = buffers.scaleBiasShared ? 0 : set;
     int inSet = buffers.inputShared ? 0 : set;
-    pieces[ti] = splitTile(l, t, config);
-    int64_t outAddr = pl.output[set];
-    for (size_t s = 0; s < pieces[ti].size(); ++s) {
-      const Piece &p = pieces[ti][s];
+    const std::vector<Piece> &pieces = piecesFor(t);
+    int64_t outAddr = pl.output[set], accAddr = pl.acc;
+    for (size_t s = 0; s < pieces.size(); ++s) {
+      const Piece &p = pieces[s];
+      Piece pk = p;
+      pk.k0 = t.k0;
+      pk.k1 = t.k1;
       Task task =
-          sliceTask(l, t, p, pl.input[inSet], pl.weights[wSet],
-                    pl.scaleBias[wSet], outAddr, static_cast<uint32_t>(s));
-      task.name = llvm::formatv("tile{0}.s{1}", ti, s).str();
+          sliceTask(l, t, pk, pl.input[inSet], pl.weights[wSet],
+                    pl.scaleBias[sbSet], outAddr, static_cast<uint32_t>(s),
+                    tiledK ? std::optional<int64_t>(accAddr) : std::nullopt);
+      task.name = tiledK ? llvm::formatv("tile{0}.k{1}.s{2}", ti, t.k0, s).str()
+                         : llvm::formatv("tile{0}.s{1}", ti, s).str();
       chooseVectorMode(task, config);
       tasks.push_back(task);
-      outAddr += l.N * (p.c1 - p.c0) * (p.r1 - p.r0) * l.OW * l.eb;
+      int64_t elems = l.N * (p.c1 - p.c0) * (p.r1 - p.r0) * l.OW;
+      outAddr += elems * l.eb;
+      accAddr += elems * 4;
     }
   };
   auto store = [&](size_t ti) {
+    if (!lastK(l, tiles[ti]))
+      return;
     int set = static_cast<int>(ti % sets);
     int64_t outAddr = pl.output[set];
-    for (const Piece &p : pieces[ti]) {
+    for (const Piece &p : piecesFor(tiles[ti])) {
       int64_t pc = p.c1 - p.c0, pr = p.r1 - p.r0;
       tasks.push_back(dma(
           npusim::TaskKind::DmaStore, 3, ((p.c0 * l.OH) + p.r0) * l.OW * l.eb,

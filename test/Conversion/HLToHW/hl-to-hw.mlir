@@ -68,3 +68,27 @@ func.func @dw(%x: tensor<1x8x40x40xi8>) -> tensor<1x8x40x40xi8> {
   return %y : tensor<1x8x40x40xi8>
 }
 
+
+// -----
+
+// A fully connected layer whose one weight block (1200 inputs x 4 = 4800
+// bytes) exceeds a 4 KiB LRAM: the reduction is tiled. The first tile
+// writes int32 partials (bias included), the last reads them and writes
+// int8; the weights of each tile are a strided gather of input channels
+// from every block.
+// CHECK-LABEL: func.func @fc
+// CHECK-NOT: partial
+// CHECK: kernel = "fully_connected"
+// TILED-LABEL: func.func @fc
+// TILED: npuhw.dma_load {binding = 1 : i32, counts = array<i64: 1, 2400>, dram_strides = array<i64: 4800, 1>
+// TILED: npuhw.slice_task {{.*}}name = "tile0.k0.s0", output = #npuhw.operand<address = [[ACC:[0-9]+]], dims = [1, 4], strides = [16, 4]>, output_format = "int32"
+// TILED: npuhw.dma_load {binding = 1 : i32, counts = array<i64: 1, 2400>, dram_offset = 2400 : i64
+// TILED: npuhw.slice_task {{.*}}name = "tile1.k600.s0", output = #npuhw.operand<address = {{[0-9]+}}, dims = [1, 4], strides = [4, 1]>, partial = #npuhw.operand<address = [[ACC]], dims = [1, 4], strides = [16, 4]>
+// TILED-NOT: output_format
+// TILED: npuhw.dma_store
+func.func @fc(%x: tensor<1x1200xi8>) -> tensor<1x4xi8> {
+  %w = top.Weight() {name = "w"} : () -> tensor<1x1200x4xi8>
+  %sb = top.Weight() {name = "sb"} : () -> tensor<4x3xi32>
+  %y = hl.fully_connected(%x, %w, %sb) : (tensor<1x1200xi8>, tensor<1x1200x4xi8>, tensor<4x3xi32>) -> tensor<1x4xi8>
+  return %y : tensor<1x4xi8>
+}

@@ -1,15 +1,16 @@
 // RUN: not strata-opt %s --convert-hl-to-hw="npu-config=%S/Inputs/small-lram.json" -split-input-file 2>&1 | FileCheck %s
 // RUN: not strata-opt %s --convert-hl-to-hw="npu-config=%S/Inputs/small-lram.json double-buffer=true" -split-input-file 2>&1 | FileCheck %s --check-prefix=DB
 
-// One weight block of a 1200-input fully connected layer is 4800 bytes: no
-// tiling of rows or output channels fits a 4 KiB LRAM. The error names the
-// layer and every buffer's size.
-func.func @fc(%x: tensor<1x1200xi8>) -> tensor<1x4xi8> {
-  %w = top.Weight() {name = "w"} : () -> tensor<1x1200x4xi8>
+// A depthwise 3x3 over rows 3000 wide: one output row of one weight block
+// (4 channels) reads 3 input rows, 36000 bytes; depthwise has no reduction
+// across channels to tile, so no tiling fits a 4 KiB LRAM. The error names
+// the layer and every buffer's size.
+func.func @dw(%x: tensor<1x4x3x3000xi8>) -> tensor<1x4x1x3000xi8> {
+  %w = top.Weight() {name = "w"} : () -> tensor<1x3x3x4xi8>
   %sb = top.Weight() {name = "sb"} : () -> tensor<4x3xi32>
-  // CHECK: error: {{.*}}layer hl.fully_connected 'fc1' (1x1200 -> 1x4) does not fit LRAM (4096 bytes, alignment 64): even the smallest tile (1 output row(s), 4 output channel(s)) needs input 1200, weights 4800, scale_bias 48, output 4; tiling the reduction is not built yet
-  %y = hl.fully_connected(%x, %w, %sb) : (tensor<1x1200xi8>, tensor<1x1200x4xi8>, tensor<4x3xi32>) -> tensor<1x4xi8> loc("fc1")
-  return %y : tensor<1x4xi8>
+  // CHECK: error: {{.*}}layer hl.depthwise_conv2d 'dw1' (1x4x3x3000 -> 1x4x1x3000) does not fit LRAM (4096 bytes, alignment 64): even the smallest tile (1 output row(s), 4 output channel(s), 4 input channel(s)) needs input 36000, weights 36, scale_bias 48, output 12000
+  %y = hl.depthwise_conv2d(%x, %w, %sb) {pad = array<i64: 0, 1, 0, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x4x3x3000xi8>, tensor<1x3x3x4xi8>, tensor<4x3xi32>) -> tensor<1x4x1x3000xi8> loc("dw1")
+  return %y : tensor<1x4x1x3000xi8>
 }
 // DB: does not fit LRAM (4096 bytes, alignment 64, double-buffered)
 
