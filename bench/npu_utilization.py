@@ -3,7 +3,7 @@
 with the roofline beside it (docs/npu.md, "HL -> HW: measured").
 
     bench/npu_utilization.py QUANTIZED.mlir --input in.npz [--npu-config F]
-        [--double-buffer] [--compare-double-buffer] [--top N]
+        [--double-buffer] [--lram-reuse] [--compare] [--top N]
 
 compiles the quantized Top model with `strata compile --target npu-sim`
 (every NPU kernel one npu-sim dispatch), runs it with `strata run --device
@@ -18,9 +18,9 @@ npu-sim`, and prints one row per NPU dispatch:
   their compute bound.
 
 Totals: all NPU dispatches, and the convolutions only (the issue's ResNet-50
-target is >= 70 % over its convolutions). With --compare-double-buffer the
-model is compiled twice (without and with --npu-double-buffer) and the
-cycle gain of double buffering is printed. Cycles are simulated (not host
+target is >= 70 % over its convolutions). With --compare the model is
+compiled four times (plain, --npu-double-buffer, --npu-lram-reuse, both)
+and the cycle gain of each flag is printed. Cycles are simulated (not host
 time), so the figures do not depend on the machine.
 """
 import argparse
@@ -69,13 +69,12 @@ def kernels_of(listing):
     return out
 
 
-def measure(model, inp, npu_config, double_buffer, work):
+def measure(model, inp, npu_config, flags, work):
     common = [model, "--target", "npu-sim", "--no-optimize"]
     if npu_config:
         common += ["--npu-config", npu_config]
-    if double_buffer:
-        common += ["--npu-double-buffer"]
-    tag = "db" if double_buffer else "sb"
+    common += list(flags)
+    tag = "_".join(f.strip("-") for f in flags) or "plain"
     art = os.path.join(work, f"m_{tag}.strata")
     sh(STRATA, "compile", *common, "-o", art)
     listing = sh(STRATA, "compile", *common, "--emit", "hw", "-o", "-")
@@ -133,24 +132,31 @@ def main():
     ap.add_argument("--input", required=True, help="an npz input of the model")
     ap.add_argument("--npu-config", help="the NPU description (JSON)")
     ap.add_argument("--double-buffer", action="store_true")
-    ap.add_argument("--compare-double-buffer", action="store_true")
+    ap.add_argument("--lram-reuse", action="store_true")
+    ap.add_argument("--compare", action="store_true",
+                    help="plain, double-buffered, LRAM reuse, both")
     ap.add_argument("--top", type=int, default=0,
                     help="only the N slowest layers in the table")
     a = ap.parse_args()
     cfg = config_of(a.npu_config)
     with tempfile.TemporaryDirectory() as work:
-        modes = [False, True] if a.compare_double_buffer else [a.double_buffer]
+        db, reuse = ["--npu-double-buffer"], ["--npu-lram-reuse"]
+        if a.compare:
+            modes = [(), tuple(db), tuple(reuse), tuple(db + reuse)]
+        else:
+            modes = [tuple(db * a.double_buffer + reuse * a.lram_reuse)]
         totals = {}
-        for db in modes:
-            rows, total = measure(a.model, a.input, a.npu_config, db, work)
+        for flags in modes:
+            rows, _ = measure(a.model, a.input, a.npu_config, flags, work)
             print(f"\n== {os.path.basename(a.model)}: "
-                  f"{'double-buffered' if db else 'single-buffered'} DMA ==")
+                  f"{' '.join(flags) or 'no flag'} ==")
             table(rows, cfg, a.top)
-            totals[db] = (sum(r["cycles"] for r in rows), total)
-        if a.compare_double_buffer:
-            (s, _), (d, _) = totals[False], totals[True]
-            print(f"\ndouble buffering: NPU cycles {s} -> {d} "
-                  f"({100 * (s - d) / s:.1f}% fewer)")
+            totals[flags] = sum(r["cycles"] for r in rows)
+        if a.compare:
+            base = totals[()]
+            for flags in modes[1:]:
+                print(f"{' '.join(flags)}: NPU cycles {base} -> {totals[flags]} "
+                      f"({100 * (base - totals[flags]) / base:.1f}% fewer)")
 
 
 if __name__ == "__main__":

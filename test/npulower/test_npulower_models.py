@@ -89,6 +89,16 @@ def check_model(tmp_path, name, size, kernels, run_ref, cpu_path, min_cosine):
     cycles = [int(re.search(r"npu-sim total: (\d+) cycles", p).group(1))
               for p in (profile, profile_db)]
     assert cycles[1] < cycles[0], cycles
+    # LRAM reuse (a kernel fed by the previous NPU kernel reads its input
+    # from LRAM), alone and with double buffering: same bytes, fewer cycles.
+    for flags in (["--npu-lram-reuse"], ["--npu-lram-reuse", "--npu-double-buffer"]):
+        strata("compile", q, "--target", "npu-sim", "--no-optimize", *flags,
+               "-o", tmp_path / "r.strata")
+        p = strata("run", tmp_path / "r.strata", "--input", x, "--output",
+                   tmp_path / "r.npz", "--device", "npu-sim")
+        assert np.load(tmp_path / "r.npz")["logits"].tobytes() == npu.tobytes(), flags
+        c = int(re.search(r"npu-sim total: (\d+) cycles", p).group(1))
+        assert c < cycles[0], (flags, c, cycles)
     if cpu_path:  # the CPU int8 path (code generation: tens of seconds)
         strata("compile", q, "--target", "cpu", "--no-optimize", "-o",
                tmp_path / "cpu.strata")

@@ -126,6 +126,11 @@ static cl::opt<bool> npuDoubleBuffer(
     cl::desc("--target npu-sim: load tile k+1 while tile k computes (two "
              "LRAM buffer sets per tiled layer)"),
     cl::sub(CompileCommand));
+static cl::opt<bool> npuLramReuse(
+    "npu-lram-reuse",
+    cl::desc("--target npu-sim: a kernel fed by the previous NPU kernel "
+             "reads its input where that kernel left it in LRAM"),
+    cl::sub(CompileCommand));
 static cl::opt<bool> noSegmentFusion(
     "no-segment-fusion",
     cl::desc("--target npu-sim: keep hl.segmentation ops instead of having "
@@ -541,6 +546,7 @@ static int compileNpuArtifact(const npu::NpuConfig &config,
   mlir::ModuleOp module = *model.module;
   conversion::HLToHWOptions hwOptions;
   hwOptions.doubleBuffer = npuDoubleBuffer;
+  hwOptions.lramReuse = npuLramReuse;
   FailureOr<TensorMap> weights =
       npu::lowerTopToNpu(module, model.weights, config, hwOptions, nullptr);
   if (failed(weights)) {
@@ -612,6 +618,7 @@ int compile() {
                                       npuConfigFile.getNumOccurrences() > 0},
         {"emit", emitStage.getNumOccurrences() > 0},
         {"npu-double-buffer", npuDoubleBuffer.getNumOccurrences() > 0},
+        {"npu-lram-reuse", npuLramReuse.getNumOccurrences() > 0},
         {"no-segment-fusion", noSegmentFusion.getNumOccurrences() > 0}})
     if (given && target != "npu-sim") {
       errs() << "strata compile: --" << opt << " needs --target npu-sim\n";

@@ -31,6 +31,7 @@ struct ConvertHLToHWPass
   ConvertHLToHWPass(const npu::NpuConfig &c, const HLToHWOptions &o)
       : given(c) {
     doubleBuffer = o.doubleBuffer;
+    lramReuse = o.lramReuse;
   }
 
   void runOnOperation() override {
@@ -53,6 +54,7 @@ struct ConvertHLToHWPass
     }
     HLToHWOptions options;
     options.doubleBuffer = doubleBuffer;
+    options.lramReuse = lramReuse;
 
     SmallVector<Operation *> kernels;
     module.walk([&](Operation *op) {
@@ -64,7 +66,22 @@ struct ConvertHLToHWPass
     b.setInsertionPointToEnd(module.getBody());
     int64_t index = 0;
     bool failed = false;
-    for (Operation *op : kernels) {
+    // LRAM reuse: the output the previous kernel left resident, if any.
+    std::optional<int64_t> resident;
+    // Whether `b` reads `a`'s result as its input.
+    auto feeds = [](Operation *a, Operation *b) {
+      return a->getBlock() == b->getBlock() &&
+             b->getOperand(0) == a->getResult(0);
+    };
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      Operation *op = kernels[i];
+      HLToHWOptions opOptions = options;
+      if (options.lramReuse) {
+        opOptions.keepOutputResident =
+            i + 1 < kernels.size() && feeds(op, kernels[i + 1]);
+        if (resident && i > 0 && feeds(kernels[i - 1], op))
+          opOptions.residentInput = resident;
+      }
       std::string base = "npu_" + std::to_string(index++);
       if (auto named = dyn_cast<NameLoc>(op->getLoc()))
         base += "_" + named.getName().str();
@@ -72,11 +89,22 @@ struct ConvertHLToHWPass
       for (int n = 1; symbols.lookup(name); ++n)
         name = base + "_" + std::to_string(n);
       npusim::Program program;
-      if (auto error = lowerHLOpToProgram(op, config, options, name, program)) {
+      LayerPlan plan;
+      std::optional<std::string> error =
+          lowerHLOpToProgram(op, config, opOptions, name, program, &plan);
+      if (error && opOptions.residentInput) {
+        // The layer does not fit beside the resident input: load it.
+        opOptions.residentInput.reset();
+        error = lowerHLOpToProgram(op, config, opOptions, name, program, &plan);
+      }
+      resident = error ? std::nullopt : plan.residentOutput;
+      if (error) {
         op->emitError() << *error;
         failed = true;
         continue;
       }
+      if (opOptions.residentInput)
+        op->setAttr("npu.resident_input", b.getUnitAttr());
       npuhw::ProgramOp p = npuhw::buildProgram(b, op->getLoc(), program);
       symbols.insert(p);
       op->setAttr("npu.program", FlatSymbolRefAttr::get(p.getSymNameAttr()));

@@ -46,6 +46,11 @@ struct Layer {
   int64_t sbRowBytes = 12; // one scale_bias row: 3 x i32, or 1 x f32 (bf16)
   int64_t blockBytes = 0;  // one packed weight block
   npusim::SliceTask proto; // the fields every task of the layer shares
+  /// The whole input already in LRAM at this address (NCHW, contiguous):
+  /// left there by the previous dispatch (LRAM reuse).
+  std::optional<int64_t> residentIn;
+
+  int64_t inputBytes() const { return N * C * H * W * eb; }
 
   int64_t blocks() const { return (O + B - 1) / B; }
   /// Output channels split in tiles independently (not grouped conv).
@@ -179,6 +184,8 @@ std::optional<Placement> place(const Layer &l, const Buffers &b, int sets,
                                const npu::NpuConfig &config) {
   LramAllocator alloc(config);
   Placement p;
+  if (l.residentIn)
+    alloc.reserve(*l.residentIn, *l.residentIn + l.inputBytes());
   auto put = [&](int64_t *dst, int64_t bytes, bool shared) {
     for (int s = 0; s < 2; ++s) {
       if (s >= sets || (s > 0 && shared)) {
@@ -194,9 +201,11 @@ std::optional<Placement> place(const Layer &l, const Buffers &b, int sets,
   };
   if (!put(p.weights, b.max.weights, b.weightsShared) ||
       !put(p.scaleBias, b.max.scaleBias, b.scaleBiasShared) ||
-      !put(p.input, b.max.input, b.inputShared) ||
+      (!l.residentIn && !put(p.input, b.max.input, b.inputShared)) ||
       !put(p.output, b.max.output, false))
     return std::nullopt;
+  if (l.residentIn)
+    p.input[0] = p.input[1] = *l.residentIn;
   if (b.max.acc) {
     std::optional<int64_t> a = alloc.allocate(b.max.acc);
     if (!a)
@@ -236,7 +245,7 @@ double scheduleCycles(const Layer &l, const std::vector<Tile> &tiles,
     RowWindow w = rowWindow(l, t.r0, t.r1);
     auto ci = inputChannels(l, t);
     std::vector<int64_t> key{ci.first, ci.second, w.i0, w.i1};
-    if (key != lastIn) {
+    if (key != lastIn && !l.residentIn) {
       load[i] += dmaCycles(s.input, 1);
       lastIn = key;
     }
@@ -278,7 +287,19 @@ std::string describe(const TileBytes &b) {
 /// reduction fits.
 std::optional<std::string> planTiling(const Layer &l,
                                       const npu::NpuConfig &config, int sets,
-                                      Tiling &best, Placement &placement) {
+                                      Tiling &best, Placement &placement,
+                                      bool wholeOutput = false) {
+  if (wholeOutput) {
+    // One tile: the whole output stays in LRAM for the next dispatch.
+    Tiling whole{l.blocks(), l.OH, l.C};
+    if (std::optional<Placement> p =
+            place(l, buffersOf(l, tilesOf(l, whole)), sets, config)) {
+      best = whole;
+      placement = *p;
+      return std::nullopt;
+    }
+    return std::string("does not fit whole");
+  }
   double bestCost = -1;
   int64_t maxBlocks = l.blocks();
   int64_t minBlocks = l.channelTileable() ? 1 : maxBlocks;
@@ -440,6 +461,10 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
   s.weights.address = wAddr + blockOff * wBlockBytes;
   if (l.kind == Kind::FullyConnected) {
     s.input = operand(inAddr, {l.N, kc}, l.eb);
+    if (l.residentIn) {
+      s.input.address = inAddr + tile.k0 * l.eb;
+      s.input.strides = {l.C * l.eb, l.eb};
+    }
     s.weights = operand(s.weights.address, {pBlocks, kc, l.B}, l.eb);
     setOutput();
     return t;
@@ -452,6 +477,13 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
       inAddr + inChanOff * chanStride + (pw.i0 - tw.i0) * l.W * l.eb;
   s.input.dims = {l.N, inChannels, pw.i1 - pw.i0, l.W};
   s.input.strides = {(ci1 - ci0) * chanStride, chanStride, l.W * l.eb, l.eb};
+  if (l.residentIn) {
+    // The whole input tensor, where the previous dispatch left it.
+    int64_t plane = l.H * l.W * l.eb;
+    int64_t firstChannel = l.kind == Kind::Depthwise ? p.c0 : tile.k0;
+    s.input.address = inAddr + firstChannel * plane + pw.i0 * l.W * l.eb;
+    s.input.strides = {l.C * plane, plane, l.W * l.eb, l.eb};
+  }
   if (l.kind == Kind::Depthwise)
     s.weights = operand(s.weights.address, {pBlocks, l.KH, l.KW, l.B}, l.eb);
   else
@@ -465,7 +497,8 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
 /// The pieces of a tile over the slices: by channels (whole blocks) or by
 /// rows, whichever the cycle model finds faster (its slowest slice).
 std::vector<Piece> splitTile(const Layer &l, const Tile &tile,
-                             const npu::NpuConfig &config) {
+                             const npu::NpuConfig &config,
+                             bool channelsOnly = false) {
   auto split = [&](bool byChannels) {
     std::vector<Piece> pieces;
     int64_t units =
@@ -493,6 +526,8 @@ std::vector<Piece> splitTile(const Layer &l, const Tile &tile,
   bool channelsOk =
       l.channelTileable() && (tile.c1 - tile.c0 + l.B - 1) / l.B >= 2;
   bool rowsOk = tile.r1 - tile.r0 >= 2;
+  if (channelsOnly)
+    return channelsOk ? split(true) : std::vector<Piece>{tile};
   if (!channelsOk && !rowsOk)
     return {tile};
   if (!rowsOk)
@@ -647,10 +682,16 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
   if (auto e = readLayer(op, config, l))
     return e;
   int sets = options.doubleBuffer ? 2 : 1;
+  l.residentIn = options.residentInput;
   Tiling tiling;
   Placement pl;
-  if (auto e = planTiling(l, config, sets, tiling, pl))
-    return e;
+  // A resident output is NCHW-contiguous: one tile, N = 1, pieces split by
+  // output channels (each piece follows the previous one).
+  bool keepOutput = options.keepOutputResident && l.N == 1 &&
+                    !planTiling(l, config, sets, tiling, pl, true);
+  if (!keepOutput)
+    if (auto e = planTiling(l, config, sets, tiling, pl))
+      return e;
   std::vector<Tile> tiles = tilesOf(l, tiling);
   Buffers buffers = buffersOf(l, tiles);
 
@@ -665,11 +706,14 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                       {bindingName(op->getOperand(2), "scale_bias"),
                        static_cast<uint64_t>(l.O * l.sbRowBytes), false},
                       {"output", static_cast<uint64_t>(outBytes), true}};
-  if (plan)
+  if (plan) {
     *plan = {static_cast<int64_t>((l.OH + tiling.rowsPerTile - 1) /
                                   tiling.rowsPerTile),
              (l.blocks() + tiling.blocksPerTile - 1) / tiling.blocksPerTile,
-             pl.used};
+             pl.used, std::nullopt};
+    if (keepOutput)
+      plan->residentOutput = pl.output[0];
+  }
 
   std::vector<Task> tasks;
   bool tiledK = reductionTiled(l, tiling);
@@ -709,7 +753,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     RowWindow w = rowWindow(l, t.r0, t.r1);
     auto [ci0, ci1] = inputChannels(l, t);
     std::vector<int64_t> inKey{ci0, ci1, w.i0, w.i1};
-    if (heldIn[inSet] != inKey) {
+    if (heldIn[inSet] != inKey && !l.residentIn) {
       int64_t rows = w.i1 - w.i0, plane = rows * l.W * l.eb;
       tasks.push_back(dma(npusim::TaskKind::DmaLoad, 0,
                           (ci0 * l.H + w.i0) * l.W * l.eb, pl.input[inSet],
@@ -726,7 +770,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     std::vector<int64_t> key{t.c0, t.c1, t.r0, t.r1};
     auto it = piecesOf.find(key);
     if (it == piecesOf.end())
-      it = piecesOf.emplace(key, splitTile(l, t, config)).first;
+      it = piecesOf.emplace(key, splitTile(l, t, config, keepOutput)).first;
     return it->second;
   };
   auto compute = [&](size_t ti) {

@@ -45,15 +45,28 @@ public:
   int64_t used() const { return top; }
   /// `bytes` rounded up to the alignment.
   int64_t aligned(int64_t bytes) const;
+  /// Keeps [begin, end) out of every later buffer (data another dispatch
+  /// left resident).
+  void reserve(int64_t begin, int64_t end);
 
 private:
   int64_t capacity, alignment, top = 0;
+  std::vector<std::pair<int64_t, int64_t>> reserved;
 };
 
 /// How the lowering plans a layer.
 struct HLToHWOptions {
   /// Two LRAM buffer sets: tile k+1's loads overlap tile k's compute.
   bool doubleBuffer = false;
+  /// LRAM reuse across dispatches: a kernel whose producer is the previous
+  /// NPU dispatch reads the producer's output where it left it in LRAM
+  /// instead of loading it (the pass sets the per-op fields below).
+  bool lramReuse = false;
+  /// Per op: keep the whole output in LRAM (one tile) when it fits.
+  bool keepOutputResident = false;
+  /// Per op: the input is resident in LRAM at this address (NCHW,
+  /// contiguous), left there by the previous dispatch.
+  std::optional<int64_t> residentInput;
 };
 
 /// The tiling chosen for one layer (reported by the pass and the bench).
@@ -61,6 +74,9 @@ struct LayerPlan {
   int64_t rowTiles = 1;     ///< output row tiles
   int64_t channelTiles = 1; ///< output channel tiles (whole weight blocks)
   int64_t lramBytes = 0;    ///< LRAM the plan uses (the allocator's top)
+  /// Where the whole output stays in LRAM after the program (when asked
+  /// for and possible).
+  std::optional<int64_t> residentOutput;
 };
 
 /// Lowers one HL kernel (hl.conv2d, hl.depthwise_conv2d,

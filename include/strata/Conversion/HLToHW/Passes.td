@@ -25,6 +25,9 @@ def ConvertHLToHW : Pass<"convert-hl-to-hw", "::mlir::ModuleOp"> {
            "built-in one">,
     Option<"doubleBuffer", "double-buffer", "bool", "false",
            "load tile k+1 while tile k computes (two LRAM buffer sets)">,
+    Option<"lramReuse", "lram-reuse", "bool", "false",
+           "a kernel fed by the previous NPU kernel reads its input where "
+           "that kernel left it in LRAM instead of loading it">,
   ];
   let dependentDialects = ["::strata::npuhw::NpuHWDialect"];
 }
