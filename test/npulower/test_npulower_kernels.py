@@ -296,3 +296,44 @@ def test_layer_never_fits(tmp_path):
     assert ("hl.depthwise_conv2d 'dw1' (1x4x3x3000 -> 1x4x1x3000) does not fit "
             "LRAM (4096 bytes") in r.stderr
     assert "input 36000" in r.stderr
+
+
+@pytest.mark.parametrize("bf16", [False, True])
+def test_transpose(tmp_path, bf16):
+    """hl.transpose (the NHWC <-> NCHW transposes left at a model's
+    boundary) is DMA only: a gather by permuted strides, in chunks of the
+    outermost dim under a 4 KiB LRAM."""
+    rng = np.random.default_rng(11 + bf16)
+    for n, perm in enumerate([(0, 3, 1, 2), (0, 2, 3, 1), (2, 0, 3, 1)]):
+        shape = tuple(int(v) for v in rng.integers(1, 20, 4))
+        out_shape = tuple(shape[p] for p in perm)
+        ety = "bf16" if bf16 else "i8"
+        x = (rng.standard_normal(shape).astype(np.float32) if bf16
+             else rng.integers(-128, 128, shape).astype(np.int8))
+        xty, yty = f"tensor<{dims(shape)}x{ety}>", f"tensor<{dims(out_shape)}x{ety}>"
+        mlir = f"""module {{
+  func.func @main(%x: {xty} {{top.name = "input"}}) -> ({yty} {{top.name = "output"}}) {{
+    %y = hl.transpose(%x) {{perm = array<i64: {", ".join(map(str, perm))}>}} : ({xty}) -> {yty}
+    return %y : {yty}
+  }}
+}}
+"""
+        d = tmp_path / str(n)
+        d.mkdir()
+        (d / "hl.mlir").write_text(mlir)
+        xs = x.astype(ml_dtypes.bfloat16) if bf16 else x
+        save_npz(d / "in.npz", {"input": xs})
+        (d / "npu.json").write_text(json.dumps(SMALL))
+        r = run(OPT, d / "hl.mlir", f"--convert-hl-to-hw=npu-config={d / 'npu.json'}")
+        assert r.returncode == 0, r.stderr
+        (d / "prog.mlir").write_text(extract_program(r.stdout))
+        dt = "bf16" if bf16 else "i8"
+        r = run(NPU, "package", d / "prog.mlir", "--input", f"input={dt}:{dims(shape)}",
+                "--output", f"output={dt}:{dims(out_shape)}", "-o", d / "m.strata")
+        assert r.returncode == 0, r.stderr
+        r = run(STRATA, "run", d / "m.strata", "--input", d / "in.npz", "--output",
+                d / "out.npz", "--device", "npu-sim")
+        assert r.returncode == 0, r.stderr
+        got = np.load(d / "out.npz")["output"]
+        want = np.ascontiguousarray(xs.transpose(perm))
+        assert got.view(np.uint8).tobytes() == want.view(np.uint8).tobytes()

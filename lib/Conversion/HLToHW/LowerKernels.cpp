@@ -17,6 +17,7 @@
 #include "strata/Conversion/HLToHW/Passes.h"
 #include "strata/NpuSim/Simulator.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -669,15 +670,97 @@ std::string bindingName(Value v, const std::string &fallback) {
   return fallback;
 }
 
+/// Bytes of one element of a tensor of `type` (quantized types: their
+/// storage), or 0 when it is not a fixed-size integer or float.
+int64_t elementBytesOf(Type type) {
+  Type e = cast<ShapedType>(type).getElementType();
+  if (auto q = dyn_cast<quant::QuantizedType>(e))
+    e = q.getStorageType();
+  if (!e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8)
+    return 0;
+  return e.getIntOrFloatBitWidth() / 8;
+}
+
+/// hl.transpose as DMA only: the output, in chunks along its outermost
+/// dim that fit LRAM, is gathered from the input by a load whose DRAM
+/// strides are the input's permuted, then stored contiguously.
+std::optional<std::string> lowerTranspose(hl::TransposeOp op,
+                                          const npu::NpuConfig &config,
+                                          const std::string &name,
+                                          npusim::Program &program) {
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  auto outType = cast<RankedTensorType>(op.getOutput().getType());
+  std::string layer = "hl.transpose";
+  if (auto named = dyn_cast<NameLoc>(op->getLoc()))
+    layer += " '" + named.getName().str() + "'";
+  int64_t eb = elementBytesOf(inType);
+  if (!inType.hasStaticShape() || !eb)
+    return layer + ": needs a static shape of 1, 2, 4 or 8-byte elements";
+  ArrayRef<int64_t> in = inType.getShape(), out = outType.getShape();
+  ArrayRef<int64_t> perm = op.getPerm();
+  if (out.size() > npusim::kMaxDmaDims)
+    return layer + llvm::formatv(": rank {0} is more than a DMA's {1} dims",
+                                 out.size(), npusim::kMaxDmaDims)
+                       .str();
+  if (outType.getNumElements() == 0)
+    return layer + ": an empty tensor needs no NPU program";
+  std::vector<int64_t> inStrides(in.size(), eb);
+  for (int64_t i = static_cast<int64_t>(in.size()) - 2; i >= 0; --i)
+    inStrides[i] = inStrides[i + 1] * in[i + 1];
+  std::vector<int64_t> gather, outStrides(out.size(), eb);
+  for (int64_t p : perm)
+    gather.push_back(inStrides[p]);
+  for (int64_t i = static_cast<int64_t>(out.size()) - 2; i >= 0; --i)
+    outStrides[i] = outStrides[i + 1] * out[i + 1];
+  // Chunks of the outermost dim: as many of its slices as fit.
+  int64_t slice = outStrides[0];
+  LramAllocator probe(config);
+  int64_t perChunk =
+      std::min(out[0], config.lramBytes / std::max<int64_t>(1, slice));
+  if (perChunk < 1 || !probe.allocate(perChunk * slice))
+    return layer + llvm::formatv(": one slice of its outermost dim ({0} "
+                                 "bytes) does not fit LRAM ({1} bytes)",
+                                 slice, config.lramBytes)
+                       .str();
+  program = npusim::Program();
+  program.name = name;
+  program.config = config;
+  uint64_t bytes = static_cast<uint64_t>(outType.getNumElements()) * eb;
+  program.bindings = {{"input", bytes, false}, {"output", bytes, true}};
+  std::vector<Task> tasks;
+  for (int64_t d0 = 0; d0 < out[0]; d0 += perChunk) {
+    int64_t n = std::min(perChunk, out[0] - d0);
+    std::vector<int64_t> counts(out.begin(), out.end());
+    counts[0] = n;
+    if (!tasks.empty())
+      tasks.push_back(waitTask());
+    tasks.push_back(dma(npusim::TaskKind::DmaLoad, 0, d0 * gather[0], 0, eb,
+                        counts, gather, outStrides, "input"));
+    tasks.push_back(waitTask());
+    tasks.push_back(dma(npusim::TaskKind::DmaStore, 1, d0 * slice, 0, eb,
+                        {n * slice / eb}, {eb}, {eb}, "output"));
+  }
+  program.segments.push_back({std::move(tasks)});
+  if (auto e = npusim::verifyProgram(program))
+    return layer + ": internal error, the program does not verify: " + *e;
+  return std::nullopt;
+}
+
 } // namespace
 
 bool conversion::hasNpuLowering(Operation *op) {
-  return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp>(op);
+  return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp,
+             hl::TransposeOp>(op);
 }
 
 std::optional<std::string> conversion::lowerHLOpToProgram(
     Operation *op, const npu::NpuConfig &config, const HLToHWOptions &options,
     const std::string &name, npusim::Program &program, LayerPlan *plan) {
+  if (auto transpose = dyn_cast<hl::TransposeOp>(op)) {
+    if (plan)
+      *plan = LayerPlan();
+    return lowerTranspose(transpose, config, name, program);
+  }
   Layer l;
   if (auto e = readLayer(op, config, l))
     return e;
