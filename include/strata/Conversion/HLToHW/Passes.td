@@ -8,14 +8,15 @@ include "mlir/Pass/PassBase.td"
 def ConvertHLToHW : Pass<"convert-hl-to-hw", "::mlir::ModuleOp"> {
   let summary = "Lower each HL kernel to an NPU program (npuhw.program)";
   let description = [{
-    For every `hl.conv2d`, `hl.depthwise_conv2d` and `hl.fully_connected`,
-    writes one `npuhw.program` (a dispatch of the npu-sim device) at the end
+    For every `hl.conv2d`, `hl.depthwise_conv2d`, `hl.fully_connected` and
+    `hl.transpose`, writes one `npuhw.program` (a dispatch of the npu-sim device) at the end
     of the module and names it on the HL op (`npu.program = @sym`). The
     program DMA-loads the input, the packed weights and the scale_bias rows
     from DRAM into LRAM, runs slice tasks (split over the description's
     slices, each with the vector mode the cycle model finds fastest) and
     stores the result. A layer that does not fit LRAM is tiled by output
-    rows and output channels (whole weight blocks), checked exactly with the
+    rows, output channels (whole weight blocks) and, when needed, the
+    reduction (int32 partials), checked exactly with the
     LRAM allocator (`lram_alignment`); a layer that can never fit is an
     error naming the layer and the sizes. docs/npu.md, "HL -> HW".
   }];
