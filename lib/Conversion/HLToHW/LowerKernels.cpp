@@ -6,7 +6,8 @@
 // When the layer does not fit LRAM it is tiled by output channels (whole
 // weight blocks of config.weightChannelBlock) and output rows; the plan is
 // one whose buffers all allocate (LramAllocator) and whose schedule is the
-// fastest by an estimate (DMA bytes and setups, compute at peak; with double
+// fastest by an estimate (DMA bytes and setups, the slice tasks' cycle
+// model; with double
 // buffering the overlap of tile k's compute with tile k+1's loads). Within a
 // tile the work is split over config.slices, by output channels or by output
 // rows (the cheaper under npusim::taskCost), each slice writing its own LRAM
@@ -219,9 +220,13 @@ std::optional<Placement> place(const Layer &l, const Buffers &b, int sets,
 
 /// The estimated cycles of a tiling's schedule: per tile the DMA cycles
 /// of what it loads (weights and scale_bias when they change, its input rows
-/// when they change) and stores, and its compute at the NPU's peak MAC rate.
+/// when they change) and stores, and its slice tasks' cycles under the cycle
+/// model.
 /// Single-buffered the three add up; double-buffered a tile's compute
 /// overlaps the next tile's loads and the previous tile's store.
+int64_t tileComputeCycles(const Layer &l, const Tile &t,
+                          const npu::NpuConfig &config);
+
 double scheduleCycles(const Layer &l, const std::vector<Tile> &tiles,
                       const npu::NpuConfig &config, int sets) {
   auto dmaCycles = [&](double bytes, int descriptors) {
@@ -231,6 +236,7 @@ double scheduleCycles(const Layer &l, const std::vector<Tile> &tiles,
   std::vector<double> load(tiles.size()), compute(tiles.size()),
       store(tiles.size());
   std::vector<int64_t> lastW, lastSb, lastIn;
+  std::map<std::vector<int64_t>, int64_t> computeOf;
   for (size_t i = 0; i < tiles.size(); ++i) {
     const Tile &t = tiles[i];
     TileBytes s = tileBytes(l, t, false);
@@ -252,13 +258,13 @@ double scheduleCycles(const Layer &l, const std::vector<Tile> &tiles,
     }
     if (lastK(l, t))
       store[i] = dmaCycles(s.output, static_cast<int>(config.slices));
-    int64_t reduction = l.kind == Kind::Conv
-                            ? ((t.k1 - t.k0) / l.groups) * l.KH * l.KW
-                        : l.kind == Kind::Depthwise ? l.KH * l.KW
-                                                    : t.k1 - t.k0;
-    double macs = static_cast<double>(l.N) * (t.c1 - t.c0) * (t.r1 - t.r0) *
-                  l.OW * reduction;
-    compute[i] = macs / config.peakMacsPerCycle() + config.taskSetupCycles;
+    // The slice tasks' cost under the cycle model (lanes a shape leaves
+    // idle included), per tile shape.
+    std::vector<int64_t> shape{t.c1 - t.c0, t.r1 - t.r0, t.k1 - t.k0};
+    auto it = computeOf.find(shape);
+    if (it == computeOf.end())
+      it = computeOf.emplace(shape, tileComputeCycles(l, t, config)).first;
+    compute[i] = static_cast<double>(it->second);
   }
   double total = 0;
   if (sets == 1) {
@@ -537,6 +543,18 @@ std::vector<Piece> splitTile(const Layer &l, const Tile &tile,
     return split(false);
   std::vector<Piece> byC = split(true), byR = split(false);
   return cost(byR) < cost(byC) ? byR : byC;
+}
+
+/// The cycles of a tile's slice tasks (its slowest slice), as the lowering
+/// will split it.
+int64_t tileComputeCycles(const Layer &l, const Tile &t,
+                          const npu::NpuConfig &config) {
+  int64_t worst = 0;
+  for (const Piece &p : splitTile(l, t, config)) {
+    Task task = sliceTask(l, t, p, 0, 0, 0, 0, 0);
+    worst = std::max(worst, chooseVectorMode(task, config));
+  }
+  return worst;
 }
 
 /// Reads the layer of an HL op; an error for what the lowering does not do.
