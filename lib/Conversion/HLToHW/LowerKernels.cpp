@@ -788,11 +788,27 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
   Placement pl;
   // A resident output is NCHW-contiguous: one tile, N = 1, pieces split by
   // output channels (each piece follows the previous one).
-  bool keepOutput = options.keepOutputResident && l.N == 1 &&
-                    !planTiling(l, config, sets, tiling, pl, true);
-  if (!keepOutput)
-    if (auto e = planTiling(l, config, sets, tiling, pl))
-      return e;
+  if (auto e = planTiling(l, config, sets, tiling, pl))
+    return e;
+  bool keepOutput = false;
+  if (options.keepOutputResident && l.N == 1) {
+    Tiling whole;
+    Placement wholePl;
+    if (!planTiling(l, config, sets, whole, wholePl, true)) {
+      // Keep the output whole when what the consumer saves (loading it)
+      // outweighs what this layer loses (overlap of its own tiles).
+      double lost = scheduleCycles(l, tilesOf(l, whole), config, sets) -
+                    scheduleCycles(l, tilesOf(l, tiling), config, sets);
+      double saved = static_cast<double>(l.N * l.O * l.OH * l.OW * l.eb) /
+                         config.effectiveDmaBytesPerCycle() +
+                     config.dmaSetupCycles;
+      if (lost < saved) {
+        keepOutput = true;
+        tiling = whole;
+        pl = wholePl;
+      }
+    }
+  }
   std::vector<Tile> tiles = tilesOf(l, tiling);
   Buffers buffers = buffersOf(l, tiles);
 
