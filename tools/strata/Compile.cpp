@@ -51,7 +51,8 @@ static cl::opt<std::string> modelFile(cl::Positional, cl::Required,
 static cl::opt<std::string>
     outDir("o", cl::Required,
            cl::desc("--target top: the output folder (created if missing); "
-                    "--target cpu: the artifact file (e.g. model.strata)"),
+                    "--target cpu / npu-sim: the artifact file (e.g. "
+                    "model.strata)"),
            cl::value_desc("OUT"), cl::sub(CompileCommand));
 static cl::opt<std::string> modelName(
     "name",
@@ -63,8 +64,9 @@ static cl::opt<std::string> target(
     "target",
     cl::desc("what to produce: 'top' (the optimized Top model, a folder), "
              "'cpu' (a .strata artifact for this machine's CPU) or 'npu-sim' "
-             "(the NPU; with --emit hl, the HL module, a folder: "
-             "docs/npu.md)"),
+             "(a .strata artifact mixing npu-sim and CPU dispatches; with "
+             "--emit hl the HL module, a folder; with --emit hw the NPU "
+             "listing: docs/npu.md)"),
     cl::value_desc("T"), cl::init("top"), cl::sub(CompileCommand));
 static cl::list<std::string> inputShapes(
     "input-shapes",
