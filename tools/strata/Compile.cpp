@@ -626,8 +626,7 @@ int compile() {
       errs() << "strata compile: --" << opt << " needs --target npu-sim\n";
       return 2;
     }
-  if (emitStage.getNumOccurrences() && emitStage != "hl" &&
-      emitStage != "hw") {
+  if (emitStage.getNumOccurrences() && emitStage != "hl" && emitStage != "hw") {
     errs() << "strata compile: --emit '" << emitStage
            << "' is not available; the stages are 'hl' and 'hw'\n";
     return 2;
