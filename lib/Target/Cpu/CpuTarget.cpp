@@ -675,10 +675,9 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     if (d.foreign) {
       af::DispatchSpec spec;
       spec.device = d.foreign->device;
-      spec.executable =
-          writer.addExecutable(d.foreign->name, d.foreign->device,
-                               d.foreign->format, d.foreign->code,
-                               {d.foreign->symbol});
+      spec.executable = writer.addExecutable(d.foreign->name, d.foreign->device,
+                                             d.foreign->format, d.foreign->code,
+                                             {d.foreign->symbol});
       spec.symbol = d.foreign->symbol;
       for (Value v : llvm::concat<Value>(d.operands, d.results)) {
         FailureOr<uint32_t> id = bufferFor(v);
