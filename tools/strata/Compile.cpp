@@ -465,6 +465,28 @@ static FailureOr<npu::NpuConfig> readNpuConfig() {
   return *config;
 }
 
+/// --explain-strategy for npu-sim: each candidate op's HL kernel, or why it
+/// stays on the CPU, with the strategy's explanation.
+static void
+printHLDecisions(const std::vector<conversion::HLDecision> &decisions) {
+  size_t onNpu = 0;
+  for (const conversion::HLDecision &d : decisions)
+    onNpu += !d.kernel.empty();
+  outs() << "npu-sim: " << onNpu << " of " << decisions.size()
+         << " candidate op(s) run on the NPU; every other op stays on the "
+            "CPU (no NPU kernel)\n";
+  for (const conversion::HLDecision &d : decisions) {
+    outs() << d.op << " '" << d.location << "': ";
+    if (!d.kernel.empty())
+      outs() << d.kernel << "\n";
+    else
+      outs() << "stays on the CPU: " << d.reason << "\n";
+    if (!d.strategy.empty())
+      for (StringRef line : llvm::split(StringRef(d.strategy).rtrim(), '\n'))
+        outs() << "    " << line << "\n";
+  }
+}
+
 /// --target npu-sim --emit hl: Top -> HL, transposes cancelled, strided
 /// kernels segmented; writes OUT/<name>.mlir and its weights.
 static int emitHL(const npu::NpuConfig &config,
@@ -485,24 +507,8 @@ static int emitHL(const npu::NpuConfig &config,
            << "' to HL failed\n";
     return 1;
   }
-  if (explainStrategy) {
-    size_t onNpu = 0;
-    for (const conversion::HLDecision &d : decisions)
-      onNpu += !d.kernel.empty();
-    outs() << "npu-sim: " << onNpu << " of " << decisions.size()
-           << " candidate op(s) run on the NPU; every other op stays on the "
-              "CPU (no NPU kernel)\n";
-    for (const conversion::HLDecision &d : decisions) {
-      outs() << d.op << " '" << d.location << "': ";
-      if (!d.kernel.empty())
-        outs() << d.kernel << "\n";
-      else
-        outs() << "stays on the CPU: " << d.reason << "\n";
-      if (!d.strategy.empty())
-        for (StringRef line : llvm::split(StringRef(d.strategy).rtrim(), '\n'))
-          outs() << "    " << line << "\n";
-    }
-  }
+  if (explainStrategy)
+    printHLDecisions(decisions);
   if (report) {
     std::map<std::string, size_t> hlOps, cpuOps;
     size_t transposes = 0, fused = 0;
@@ -549,8 +555,9 @@ static int compileNpuArtifact(const npu::NpuConfig &config,
   conversion::HLToHWOptions hwOptions;
   hwOptions.doubleBuffer = npuDoubleBuffer;
   hwOptions.lramReuse = npuLramReuse;
+  std::vector<conversion::HLDecision> decisions;
   FailureOr<TensorMap> weights =
-      npu::lowerTopToNpu(module, model.weights, config, hwOptions, nullptr);
+      npu::lowerTopToNpu(module, model.weights, config, hwOptions, &decisions);
   if (failed(weights)) {
     errs() << "strata compile: --target npu-sim: lowering '" << modelFile
            << "' to the NPU failed\n";
@@ -573,6 +580,8 @@ static int compileNpuArtifact(const npu::NpuConfig &config,
   cpu::CpuCompileOptions options;
   options.explainStrategy = explainStrategy;
   options.foreignDispatch = npu::npuForeignDispatch;
+  if (explainStrategy)
+    printHLDecisions(decisions);
   cpu::CpuArtifactBuilder builder(name);
   cpu::VariantReport r;
   std::string error;
@@ -580,6 +589,9 @@ static int compileNpuArtifact(const npu::NpuConfig &config,
     errs() << "strata compile: --target npu-sim: " << error << "\n";
     return 1;
   }
+  if (explainStrategy)
+    for (const std::string &note : r.kernelDispatchNotes)
+      outs() << "  " << note << "\n";
   if (report) {
     unsigned onNpu = r.foreignDispatches["npu-sim"];
     outs() << "npu-sim artifact (" << config.name << "): " << onNpu

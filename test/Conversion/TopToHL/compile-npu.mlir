@@ -3,7 +3,7 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: strata compile %s --target npu-sim --emit hl --no-optimize -o %t/out --explain-strategy --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=HL < %t/out/compile-npu.mlir
-// RUN: strata compile %s --target npu-sim --no-optimize -o %t/x.strata --report | FileCheck %s --check-prefix=ARTIFACT
+// RUN: strata compile %s --target npu-sim --no-optimize -o %t/x.strata --report --explain-strategy | FileCheck %s --check-prefix=ARTIFACT
 // RUN: strata compile %s --target npu-sim --no-optimize --emit hw -o - | FileCheck %s --check-prefix=HW
 // RUN: echo '{"slices": 0}' > %t/zero.json
 // RUN: not strata compile %s --target npu-sim --npu-config %t/zero.json --emit hl -o %t/x 2>&1 | FileCheck %s --check-prefix=ZERO
@@ -27,6 +27,8 @@
 // CHECK: CPU ops: top.Conv x1
 // CHECK: transposes left: 0
 // HL: hl.conv2d
+// ARTIFACT: top.Conv 'conv': hl.conv2d
+// ARTIFACT: hl.conv2d: npu-sim program 'npu_0_y'
 // ARTIFACT: npu-sim artifact (strata-npu): 1 npu-sim dispatch(es), 1 CPU dispatch(es)
 // HW: npuhw.program @npu_0_y
 // HW: npuhw.slice_task {{.*}}kernel = "conv2d"
