@@ -69,8 +69,13 @@ struct ConvertHLToHWPass
     // LRAM reuse: the output the previous kernel left resident, if any.
     std::optional<int64_t> resident;
     // Whether `b` reads `a`'s result as its input.
+    // (Only the MAC kernels keep or read resident tensors.)
     auto feeds = [](Operation *a, Operation *b) {
-      return a->getBlock() == b->getBlock() &&
+      return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp>(
+                 a) &&
+             isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp>(
+                 b) &&
+             a->getBlock() == b->getBlock() &&
              b->getOperand(0) == a->getResult(0);
     };
     for (size_t i = 0; i < kernels.size(); ++i) {

@@ -764,11 +764,152 @@ std::optional<std::string> lowerTranspose(hl::TransposeOp op,
   return std::nullopt;
 }
 
+/// The int8 elementwise kernels (hl.add/sub/mul/min/max, hl.activation,
+/// hl.table) over the flat tensor: chunks that fit LRAM (the inputs, the
+/// table, the output), each split over the slices, loaded, computed and
+/// stored.
+std::optional<std::string> lowerElementwise(Operation *op,
+                                            const npu::NpuConfig &config,
+                                            const std::string &name,
+                                            npusim::Program &program) {
+  std::string layer = op->getName().getStringRef().str();
+  if (auto named = dyn_cast<NameLoc>(op->getLoc()))
+    layer += " '" + named.getName().str() + "'";
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+  Type inElement =
+      cast<ShapedType>(op->getOperand(0).getType()).getElementType();
+  if (!outType.hasStaticShape() ||
+      hl::formatOf(inElement) != hl::Format::Int8 ||
+      hl::formatOf(outType.getElementType()) != hl::Format::Int8 ||
+      hl::storageRange(inElement).first != -128)
+    return layer + ": only signed int8 with static shapes is lowered";
+  int64_t elements = outType.getNumElements();
+  if (elements == 0)
+    return layer + ": an empty tensor needs no NPU program";
+  npusim::SliceTask proto;
+  bool binary = false, table = false;
+  auto binaryFields = [&](auto b, npusim::KernelKind k) {
+    binary = true;
+    proto.kernel = k;
+    proto.inputZp = b.getLhsZp();
+    proto.input2Zp = b.getRhsZp();
+    proto.inputMultiplier = b.getLhsMultiplier();
+    proto.inputShift = b.getLhsShift();
+    proto.input2Multiplier = b.getRhsMultiplier();
+    proto.input2Shift = b.getRhsShift();
+    proto.leftShift = b.getLeftShift();
+    proto.multiplier = b.getOutputMultiplier();
+    proto.shift = b.getOutputShift();
+    proto.outputZp = b.getOutputZp();
+    proto.clipMin = b.getClipMin();
+    proto.clipMax = b.getClipMax();
+  };
+  if (auto b = dyn_cast<hl::AddOp>(op))
+    binaryFields(b, npusim::KernelKind::Add);
+  else if (auto b = dyn_cast<hl::SubOp>(op))
+    binaryFields(b, npusim::KernelKind::Sub);
+  else if (auto b = dyn_cast<hl::MulOp>(op))
+    binaryFields(b, npusim::KernelKind::Mul);
+  else if (auto b = dyn_cast<hl::MinOp>(op))
+    binaryFields(b, npusim::KernelKind::Min);
+  else if (auto b = dyn_cast<hl::MaxOp>(op))
+    binaryFields(b, npusim::KernelKind::Max);
+  else if (auto a = dyn_cast<hl::ActivationOp>(op)) {
+    proto.kernel = npusim::KernelKind::Rescale;
+    proto.inputZp = a.getInputZp();
+    proto.multiplier = a.getMultiplier();
+    proto.shift = a.getShift();
+    proto.outputZp = a.getOutputZp();
+    proto.clipMin = a.getClipMin();
+    proto.clipMax = a.getClipMax();
+  } else if (isa<hl::TableOp>(op)) {
+    table = true;
+    proto.kernel = npusim::KernelKind::Table;
+    if (config.lutEntries < 256)
+      return layer + llvm::formatv(": the NPU description's lut_entries {0} "
+                                   "is fewer than the 256 of an int8 table",
+                                   config.lutEntries)
+                         .str();
+  } else {
+    return layer + ": no NPU lowering for this op";
+  }
+  if (binary && cast<ShapedType>(op->getOperand(1).getType()).getShape() !=
+                    outType.getShape())
+    return layer + ": the operands must have the output's shape";
+  // The largest chunk whose buffers all allocate.
+  int64_t inputs = binary ? 2 : 1;
+  int64_t chunk = std::min<int64_t>(elements, config.lramBytes / (inputs + 1) -
+                                                  config.lramAlignment);
+  std::optional<int64_t> in1, in2, lut, out;
+  for (; chunk >= 1; chunk = chunk * 7 / 8) {
+    LramAllocator alloc(config);
+    lut = table ? alloc.allocate(256) : std::optional<int64_t>(0);
+    in1 = alloc.allocate(chunk);
+    in2 = binary ? alloc.allocate(chunk) : std::optional<int64_t>(0);
+    out = alloc.allocate(chunk);
+    if (lut && in1 && in2 && out)
+      break;
+  }
+  if (chunk < 1)
+    return layer + ": not even one element fits LRAM";
+  program = npusim::Program();
+  program.name = name;
+  program.config = config;
+  uint64_t bytes = static_cast<uint64_t>(elements);
+  program.bindings.push_back({"input", bytes, false});
+  if (binary)
+    program.bindings.push_back({"input2", bytes, false});
+  if (table)
+    program.bindings.push_back(
+        {bindingName(op->getOperand(1), "table"), 256, false});
+  uint32_t outBinding = static_cast<uint32_t>(program.bindings.size());
+  program.bindings.push_back({"output", bytes, true});
+  std::vector<Task> tasks;
+  if (table)
+    tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1, 0, *lut, 1, {256}, {1},
+                        {1}, "table"));
+  for (int64_t e0 = 0; e0 < elements; e0 += chunk) {
+    int64_t n = std::min(chunk, elements - e0);
+    if (e0)
+      tasks.push_back(waitTask());
+    tasks.push_back(
+        dma(npusim::TaskKind::DmaLoad, 0, e0, *in1, 1, {n}, {1}, {1}, "input"));
+    if (binary)
+      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1, e0, *in2, 1, {n}, {1},
+                          {1}, "input2"));
+    tasks.push_back(waitTask());
+    int64_t pieces = std::min<int64_t>(config.slices, n);
+    for (int64_t sIdx = 0; sIdx < pieces; ++sIdx) {
+      int64_t a = n * sIdx / pieces, b = n * (sIdx + 1) / pieces;
+      Task t;
+      t.kind = npusim::TaskKind::Slice;
+      t.slice = proto;
+      t.slice.slice = static_cast<uint32_t>(sIdx);
+      t.slice.input = operand(*in1 + a, {b - a}, 1);
+      if (binary)
+        t.slice.input2 = operand(*in2 + a, {b - a}, 1);
+      if (table)
+        t.slice.lut = operand(*lut, {256}, 1);
+      t.slice.output = operand(*out + a, {b - a}, 1);
+      t.name = llvm::formatv("chunk{0}.s{1}", e0 / chunk, sIdx).str();
+      tasks.push_back(t);
+    }
+    tasks.push_back(waitTask());
+    tasks.push_back(dma(npusim::TaskKind::DmaStore, outBinding, e0, *out, 1,
+                        {n}, {1}, {1}, "output"));
+  }
+  program.segments.push_back({std::move(tasks)});
+  if (auto e = npusim::verifyProgram(program))
+    return layer + ": internal error, the program does not verify: " + *e;
+  return std::nullopt;
+}
+
 } // namespace
 
 bool conversion::hasNpuLowering(Operation *op) {
   return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp,
-             hl::TransposeOp>(op);
+             hl::TransposeOp, hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp,
+             hl::MaxOp, hl::ActivationOp, hl::TableOp>(op);
 }
 
 std::optional<std::string> conversion::lowerHLOpToProgram(
@@ -778,6 +919,12 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     if (plan)
       *plan = LayerPlan();
     return lowerTranspose(transpose, config, name, program);
+  }
+  if (isa<hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp, hl::MaxOp,
+          hl::ActivationOp, hl::TableOp>(op)) {
+    if (plan)
+      *plan = LayerPlan();
+    return lowerElementwise(op, config, name, program);
   }
   Layer l;
   if (auto e = readLayer(op, config, l))

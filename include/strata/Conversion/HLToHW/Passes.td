@@ -8,8 +8,9 @@ include "mlir/Pass/PassBase.td"
 def ConvertHLToHW : Pass<"convert-hl-to-hw", "::mlir::ModuleOp"> {
   let summary = "Lower each HL kernel to an NPU program (npuhw.program)";
   let description = [{
-    For every `hl.conv2d`, `hl.depthwise_conv2d`, `hl.fully_connected` and
-    `hl.transpose`, writes one `npuhw.program` (a dispatch of the npu-sim device) at the end
+    For every `hl.conv2d`, `hl.depthwise_conv2d`, `hl.fully_connected`,
+    `hl.transpose` and int8 `hl.add/sub/mul/min/max/activation/table`, writes
+    one `npuhw.program` (a dispatch of the npu-sim device) at the end
     of the module and names it on the HL op (`npu.program = @sym`). The
     program DMA-loads the input, the packed weights and the scale_bias rows
     from DRAM into LRAM, runs slice tasks (split over the description's
