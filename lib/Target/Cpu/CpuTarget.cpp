@@ -501,13 +501,29 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
           report.kernelFallbackReasons.emplace(impl.getValue().str(), why);
       });
   }
+  // Dispatches another device runs (options.foreignDispatch).
+  std::map<std::string, ForeignDispatch> foreignPlans;
+  if (options.foreignDispatch)
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (!fn->hasAttr(kDispatchAttr) || isEmptyDispatch(fn))
+        continue;
+      FailureOr<std::optional<ForeignDispatch>> f = options.foreignDispatch(fn);
+      if (failed(f)) {
+        error = "preparing the dispatch '" + fn.getSymName().str() +
+                "' for its device failed";
+        return failure();
+      }
+      if (*f)
+        foreignPlans.emplace(fn.getSymName().str(), std::move(**f));
+    }
   OwningOpRef<ModuleOp> device = ModuleOp::create(module.getLoc());
   {
     OpBuilder b = OpBuilder::atBlockEnd(device->getBody());
     for (auto fn : module.getOps<func::FuncOp>())
       if (fn->hasAttr(kDispatchAttr) && !isEmptyDispatch(fn) &&
           !kernelPlans.count(fn.getSymName().str()) &&
-          !shapePlans.count(fn.getSymName().str()))
+          !shapePlans.count(fn.getSymName().str()) &&
+          !foreignPlans.count(fn.getSymName().str()))
         b.clone(*fn);
     PassManager pm(ctx);
     buildCpuDispatchLoweringPipeline(pm);
@@ -574,6 +590,7 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     std::string origin; ///< the op, for run-time shape errors
     /// Per result: the planned tensor of its dims (-1: static shape).
     std::vector<int> dimsTensor;
+    const ForeignDispatch *foreign = nullptr;
   };
   auto kernelPlanOf = [&](Operation *op) -> const KernelDispatchPlan * {
     auto call = dyn_cast_or_null<func::CallOp>(op);
@@ -698,15 +715,20 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       bool empty = callee && isEmptyDispatch(callee);
       PendingDispatch d;
       d.kernel = kernelPlanOf(call);
-      d.symbol =
-          d.kernel ? d.kernel->kernel : ("strata_" + call.getCallee()).str();
+      if (auto f = foreignPlans.find(call.getCallee().str());
+          f != foreignPlans.end())
+        d.foreign = &f->second;
+      d.symbol = d.kernel    ? d.kernel->kernel
+                 : d.foreign ? d.foreign->symbol
+                             : ("strata_" + call.getCallee()).str();
       if (auto it = shapePlans.find(call.getCallee().str());
           it != shapePlans.end()) {
         d.shapeKernel = &it->second;
         d.symbol = it->second.kernel;
       }
       d.origin = originOf(call);
-      if (!d.kernel && !d.shapeKernel)
+      bool native = !d.kernel && !d.foreign && !d.shapeKernel;
+      if (native)
         symbols.push_back(d.symbol);
       for (Value v : call.getOperands()) {
         touch(v);
@@ -732,7 +754,7 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
           dimsTensors.push_back(place.lookup(dims).root);
       if (empty) {
         ++report.emptyDispatches;
-        if (!d.kernel && !d.shapeKernel)
+        if (native)
           symbols.pop_back();
         continue;
       }
@@ -902,6 +924,25 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       if (failed(spec))
         return failure();
       variant.dispatches.push_back(std::move(*spec));
+      continue;
+    }
+    if (d.foreign) {
+      af::DispatchSpec spec;
+      spec.device = d.foreign->device;
+      spec.executable = writer.addExecutable(d.foreign->name, d.foreign->device,
+                                             d.foreign->format, d.foreign->code,
+                                             {d.foreign->symbol});
+      spec.symbol = d.foreign->symbol;
+      for (Value v : llvm::concat<Value>(d.operands, d.results)) {
+        FailureOr<uint32_t> id = bufferFor(v);
+        if (failed(id))
+          return failure();
+        spec.bindings.push_back(*id);
+      }
+      ++report.foreignDispatches[d.foreign->device];
+      if (!d.foreign->note.empty())
+        report.kernelDispatchNotes.push_back(d.foreign->note);
+      variant.dispatches.push_back(std::move(spec));
       continue;
     }
     af::DispatchSpec spec;
