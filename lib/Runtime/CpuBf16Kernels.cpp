@@ -83,6 +83,11 @@ bool matmulCheck(const std::vector<BufferInfo> &b,
             ") with f32 bit patterns as params)";
     return false;
   }
+  if (ep[4] != 0) {
+    error = "has_residual is " + str(ep[4]) +
+            " (0: the bf16 matmul takes no residual)";
+    return false;
+  }
   int64_t aCount, cCount;
   if (__builtin_mul_overflow(m, k, &aCount) ||
       __builtin_mul_overflow(m, n, &cCount)) {

@@ -80,6 +80,7 @@ planBf16KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
   plan.params.push_back(0); // b_packed, set when packed (always)
   plan.pack = KernelDispatchPlan::Pack::Bf16MatmulB;
   plan.params.insert(plan.params.end(), epilogue->begin(), epilogue->end());
+  plan.params.push_back(0); // has_residual: the bf16 matmul takes none
   plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult};
   plan.workgroupCount = kabi::suggestedWorkgroups(
       plan.kernel, plan.params.data(), int64_t(plan.params.size()));

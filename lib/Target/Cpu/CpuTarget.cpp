@@ -489,8 +489,11 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   std::map<std::string, KernelDispatchPlan> kernelPlans;
   report.residualAddsFused = fuseResidualAdds(module, main);
   for (auto fn : module.getOps<func::FuncOp>()) {
+    // A consumer computed over a run-time shape's bound shares its dims
+    // through the generated code's marks: no kernel for it.
     if (!fn->hasAttr(kDispatchAttr) || isEmptyDispatch(fn) ||
-        shapePlans.count(fn.getSymName().str()))
+        shapePlans.count(fn.getSymName().str()) ||
+        fn->hasAttr(kRuntimeShapeResultsAttr))
       continue;
     std::string why;
     if (std::optional<KernelDispatchPlan> plan = planKernelDispatch(fn, why))
