@@ -420,6 +420,9 @@ const MeaningCase kMeaningCases[] = {
     {"kernel writing a constant",
      [](Spec &s) { s.variants[0].dispatches[1].bindings = {2, 0, 1}; },
      "kernel 'add_f32' writes binding 2, which is a constant"},
+    {"kernel writing an input (which may be the caller's memory)",
+     [](Spec &s) { s.variants[0].dispatches[1].bindings = {2, 3, 0}; },
+     "kernel 'add_f32' writes binding 2, which is an input"},
     {"input buffer of another shape than the variant's input",
      [](Spec &s) { s.variants[0].buffers[0].shape = {2, 2}; },
      "variant 0: buffer 0 is f32 [2, 2], but input 'x' is f32 [1, 4] in "
