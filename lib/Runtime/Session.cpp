@@ -97,16 +97,22 @@ static Error checkAlignment(const std::string &what, const void *data,
   return {};
 }
 
+Error Session::reserveInput(size_t index, uint64_t size) {
+  if (!inputs[index].bytes.reserve(size))
+    return {STRATA_OUT_OF_MEMORY, "input '" + model.inputs[index].name +
+                                      "': cannot allocate " +
+                                      std::to_string(size) + " bytes"};
+  return {};
+}
+
 Error Session::setInput(size_t index, uint8_t dtype, const int64_t *dims,
                         size_t rank, const void *data, uint64_t size) {
   std::vector<int64_t> shape;
   if (Error e = checkInput(index, dtype, dims, rank, data, size, shape))
     return e;
+  if (Error e = reserveInput(index, size))
+    return e;
   Input &in = inputs[index];
-  if (!in.bytes.reserve(size))
-    return {STRATA_OUT_OF_MEMORY, "input '" + model.inputs[index].name +
-                                      "': cannot allocate " +
-                                      std::to_string(size) + " bytes"};
   if (size) {
     std::memcpy(in.bytes.data(), data, size);
     toArtifactLayout(dtype, in.bytes.data(), size);
@@ -125,13 +131,12 @@ Error Session::bindInput(size_t index, uint8_t dtype, const int64_t *dims,
   if (Error e = checkAlignment("input '" + model.inputs[index].name + "'", data,
                                dtype))
     return e;
-  Input &in = inputs[index];
   // A sub-byte dtype's bytes need rewriting (toArtifactLayout): those are
   // copied at each run instead (into session memory, never the caller's).
-  if (needsLayout(dtype) && !in.bytes.reserve(size))
-    return {STRATA_OUT_OF_MEMORY, "input '" + model.inputs[index].name +
-                                      "': cannot allocate " +
-                                      std::to_string(size) + " bytes"};
+  if (needsLayout(dtype))
+    if (Error e = reserveInput(index, size))
+      return e;
+  Input &in = inputs[index];
   in.shape = std::move(shape);
   in.bound = static_cast<const uint8_t *>(data);
   in.boundSize = size;

@@ -68,6 +68,8 @@ private:
     uint64_t boundSize = 0;
     uint8_t *data() const { return bound ? bound : bytes.data(); }
   };
+  /// Session memory for input `index`'s `size` bytes.
+  Error reserveInput(size_t index, uint64_t size);
   /// Checks index, dtype, shape and size of an input; sets `shape`.
   Error checkInput(size_t index, uint8_t dtype, const int64_t *dims,
                    size_t rank, const void *data, uint64_t size,
