@@ -189,8 +189,14 @@ public:
       results[o] = bindOutput(*variant, o, supplied);
     for (auto [key, value] : supplied) {
       std::string name = nb::cast<std::string>(nb::str(key));
-      if (!hasOutput(name))
-        throw Error("Session.run: '" + name + "' is not an output of the model");
+      if (!hasOutput(name)) {
+        std::string names;
+        for (const Info &o : outputs())
+          names += (names.empty() ? "'" : ", '") + std::get<0>(o) + "'";
+        throw Error("Session.run: '" + name +
+                    "' is not an output of the model (its outputs: " + names +
+                    ")");
+      }
     }
     strata_status *st;
     {
@@ -293,8 +299,8 @@ private:
   }
 
   /// The variant whose input shapes are `shapes`.
-  std::optional<size_t> variantOf(
-      const std::vector<std::vector<int64_t>> &shapes) const {
+  std::optional<size_t>
+  variantOf(const std::vector<std::vector<int64_t>> &shapes) const {
     size_t variants = 0;
     check(strata_model_variant_count(model, &variants), "");
     for (size_t v = 0; v < variants; ++v) {

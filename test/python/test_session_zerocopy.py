@@ -97,7 +97,7 @@ def test_bad_output_arrays(add_relu):
              ({"y": np.zeros((3, 2), np.float32)}, r"output 'y' must have shape \(2, 3\), not \(3, 2\)"),
              ({"y": np.zeros((3, 2), np.float32).T}, "output 'y' must be C-contiguous"),
              ({"y": ro}, "output 'y' is read-only"),
-             ({"w": np.zeros((2, 3), np.float32)}, "'w' is not an output of the model"),
+             ({"w": np.zeros((2, 3), np.float32)}, r"'w' is not an output of the model \(its outputs: 'y', 'z'\)"),
              ({"y": [0.0] * 6}, "output 'y' is not an array")]
     for outputs, message in cases:
         with pytest.raises(strata.Error, match=message):
