@@ -454,6 +454,27 @@ strata_status *strata_session_set_input_by_name(
   });
 }
 
+strata_status *strata_session_bind_input(strata_session *session, size_t index,
+                                         strata_dtype dtype,
+                                         const int64_t *dims, size_t rank,
+                                         const void *data, size_t size_bytes) {
+  if (!session)
+    return nullArg("session");
+  return guard([&] {
+    return fromError(session->session->bindInput(index, uint8_t(dtype), dims,
+                                                 rank, data, size_bytes));
+  });
+}
+
+strata_status *strata_session_bind_output(strata_session *session, size_t index,
+                                          void *data, size_t size_bytes) {
+  if (!session)
+    return nullArg("session");
+  return guard([&] {
+    return fromError(session->session->bindOutput(index, data, size_bytes));
+  });
+}
+
 strata_status *strata_session_run(strata_session *session) {
   if (!session)
     return nullArg("session");

@@ -305,9 +305,11 @@ public:
       return nullptr;
     }
     for (size_t i = 0; i < k->bindingCount; ++i)
-      if ((k->writes >> i & 1) && request.bindings[i].constant) {
+      if ((k->writes >> i & 1) &&
+          (request.bindings[i].constant || request.bindings[i].input)) {
         error = "kernel '" + request.symbol + "' writes binding " +
-                std::to_string(i) + ", which is a constant";
+                std::to_string(i) + ", which is " +
+                (request.bindings[i].constant ? "a constant" : "an input");
         return nullptr;
       }
     std::string why;

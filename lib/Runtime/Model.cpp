@@ -219,8 +219,9 @@ Error Model::load(std::unique_ptr<Storage> storage,
       req.workgroupCount = d.workgroupCount;
       for (uint32_t b : d.bindings) {
         const BufferPlan &bp = v.buffers[b];
-        req.bindings.push_back(
-            {bp.size, bp.dtype, bp.shape, bp.kind == BufferKind::Constant});
+        req.bindings.push_back({bp.size, bp.dtype, bp.shape,
+                                bp.kind == BufferKind::Constant,
+                                bp.kind == BufferKind::Input});
       }
       std::string error;
       d.function = d.deviceHandle->prepare(req, error);

@@ -147,10 +147,11 @@ public:
                 "bound has " + std::to_string(b.size);
         return nullptr;
       }
-      if (p.bindings[i].writable && b.constant) {
+      if (p.bindings[i].writable && (b.constant || b.input)) {
         error = "npu program '" + p.name + "' writes binding " +
                 std::to_string(i) + " ('" + p.bindings[i].name +
-                "'), which is a read-only constant";
+                "'), which is a read-only " +
+                (b.constant ? "constant" : "input");
         return nullptr;
       }
       sizes.push_back(b.size);

@@ -1,7 +1,8 @@
 //===- Session.h - Runs a model ---------------------------------*- C++ -*-===//
 //
-// A session holds what one run needs besides the model: the inputs (copied),
-// the arena, the outputs and a thread pool. run() picks the variant whose
+// A session holds what one run needs besides the model: the inputs (copied,
+// or borrowed from the caller), the arena, the outputs (its own memory, or
+// the caller's) and a thread pool. run() picks the variant whose
 // input shapes equal the inputs' and calls its dispatches in order.
 //
 //===----------------------------------------------------------------------===//
@@ -34,8 +35,14 @@ class Session {
 public:
   Session(const Model &model, size_t threads);
 
-  Error setInput(size_t index, uint8_t dtype, const int64_t *dims,
-                 size_t rank, const void *data, uint64_t size);
+  Error setInput(size_t index, uint8_t dtype, const int64_t *dims, size_t rank,
+                 const void *data, uint64_t size);
+  /// As setInput, but borrows `data` for the next runs (no copy).
+  Error bindInput(size_t index, uint8_t dtype, const int64_t *dims, size_t rank,
+                  const void *data, uint64_t size);
+  /// The next runs write output `index` to `data` (`size` bytes); a null
+  /// `data` with size 0 returns the output to session memory.
+  Error bindOutput(size_t index, void *data, uint64_t size);
   Error run();
   Error output(size_t index, strata_tensor_view &view) const;
   size_t threadCount() const { return pool.threadCount(); }
@@ -46,12 +53,27 @@ private:
     bool set = false;
     std::vector<int64_t> shape;
     AlignedBytes bytes;
+    /// The caller's memory (bindInput), else null: `bytes` holds the input.
+    const uint8_t *bound = nullptr;
+    uint64_t boundSize = 0;
+    /// What the run reads.
+    const uint8_t *data() const { return bound ? bound : bytes.data(); }
   };
   struct Output {
     std::vector<int64_t> shape;
     uint64_t size = 0;
     AlignedBytes bytes;
+    /// The caller's memory (bindOutput), else null: `bytes` holds the output.
+    uint8_t *bound = nullptr;
+    uint64_t boundSize = 0;
+    uint8_t *data() const { return bound ? bound : bytes.data(); }
   };
+  /// Session memory for input `index`'s `size` bytes.
+  Error reserveInput(size_t index, uint64_t size);
+  /// Checks index, dtype, shape and size of an input; sets `shape`.
+  Error checkInput(size_t index, uint8_t dtype, const int64_t *dims,
+                   size_t rank, const void *data, uint64_t size,
+                   std::vector<int64_t> &shape) const;
   /// Reads and checks the dims of runtime shape `r` after `dispatch` ran.
   Error readRuntimeShape(const VariantPlan &variant, uint32_t r,
                          size_t dispatch);

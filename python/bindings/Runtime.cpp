@@ -1,11 +1,11 @@
 //===- Runtime.cpp - strata._core: sessions over the runtime's C API ------===//
 //
 // A Session loads a .strata artifact (file or bytes) with the runtime's C API
-// (include/strata/Runtime/strata_runtime.h) and runs it on numpy arrays:
-// inputs are handed to the runtime from the arrays' own memory (the runtime
-// copies them into its session), the run releases the GIL, and each output
-// is copied once into a new numpy array (the runtime's output views end with
-// the next run).
+// (include/strata/Runtime/strata_runtime.h) and runs it on numpy arrays
+// without copies: the runtime reads the inputs from the arrays' own memory
+// (strata_session_bind_input) and writes each output into a numpy array
+// (strata_session_bind_output), a new one or the caller's; the run releases
+// the GIL.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +14,7 @@
 #include "strata/Runtime/HostDType.h"
 #include "strata/Runtime/strata_runtime.h"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
@@ -97,7 +98,7 @@ public:
     return n;
   }
 
-  nb::dict run(const nb::dict &feeds) {
+  nb::dict run(const nb::dict &feeds, const nb::object &given) {
     // Hold the session for the whole call: a session is used by one thread
     // at a time; another thread waits here (without the GIL).
     std::unique_lock<std::mutex> lock(mutex, std::defer_lock);
@@ -106,9 +107,23 @@ public:
       lock.lock();
     }
     liveSession();
-    size_t count = 0;
+    size_t count = 0, outCount = 0;
     check(strata_model_input_count(model, &count), "");
-    std::vector<bool> given(count, false);
+    check(strata_model_output_count(model, &outCount), "");
+    // The arrays the session borrows: alive until the run returns; the
+    // outputs' bindings end with this call (an array may die after it).
+    std::vector<nb::object> keep;
+    struct Unbind {
+      strata_session *s;
+      size_t n;
+      ~Unbind() {
+        for (size_t i = 0; i < n; ++i)
+          if (strata_status *st = strata_session_bind_output(s, i, nullptr, 0))
+            strata_status_free(st);
+      }
+    } unbind{session, outCount};
+    std::vector<std::vector<int64_t>> shapes(count);
+    std::vector<bool> isGiven(count, false);
     for (auto [key, value] : feeds) {
       if (!nb::isinstance<nb::str>(key))
         throw Error("Session.run: keys must be input names (str)");
@@ -129,56 +144,82 @@ public:
       if (!castArray(value, host, what))
         throw Error(what + " is not an array on the CPU (" +
                     nb::cast<std::string>(nb::str(value.type())) + ")");
-      const InArray &a = host.array;
       DType type = host.dtype;
       strata_tensor_info expected;
       check(strata_model_input_info(model, index, &expected), "");
       if (runtimeType(type) != expected.dtype)
         throw Error(what + " must be " + numpyName(expected.dtype) + ", not " +
                     dtypeName(type));
-      requireContiguous(a, what);
-      std::vector<int64_t> shape = shapeOf(a);
+      // Borrowed as it is when C-contiguous and element-aligned, else
+      // through one C-contiguous copy.
+      if (!contiguous(host.array) || !aligned(host.array.data(), type)) {
+        keep.push_back(nb::module_::import_("numpy").attr("array")(
+            value, nb::arg("order") = "C", nb::arg("copy") = true));
+        castArray(keep.back(), host, what);
+      }
+      keep.push_back(host.view);
+      const InArray &a = host.array;
+      shapes[index] = shapeOf(a);
       size_t bytes = dtypeSize(type);
-      for (int64_t d : shape)
+      for (int64_t d : shapes[index])
         bytes *= static_cast<size_t>(d);
-      check(strata_session_set_input(session, index, runtimeType(type),
-                                     shape.data(), shape.size(), a.data(),
-                                     bytes),
+      check(strata_session_bind_input(session, index, runtimeType(type),
+                                      shapes[index].data(),
+                                      shapes[index].size(), a.data(), bytes),
             "Session.run");
-      given[index] = true;
+      isGiven[index] = true;
     }
     for (size_t i = 0; i < count; ++i)
-      if (!given[i]) {
+      if (!isGiven[i]) {
         strata_tensor_info in;
         check(strata_model_input_info(model, i, &in), "");
         throw Error(std::string("Session.run: input '") + in.name +
                     "' is missing");
       }
+    nb::dict supplied;
+    if (!given.is_none()) {
+      if (!nb::isinstance<nb::dict>(given))
+        throw Error("Session.run: outputs must be a dict {name: array}");
+      supplied = nb::borrow<nb::dict>(given);
+    }
+    std::vector<nb::object> results(outCount);
+    std::optional<size_t> variant = variantOf(shapes);
+    // Without a variant for these shapes the run fails (naming them).
+    for (size_t o = 0; variant && o < outCount; ++o)
+      results[o] = bindOutput(*variant, o, supplied);
+    for (auto [key, value] : supplied) {
+      std::string name = nb::cast<std::string>(nb::str(key));
+      if (!hasOutput(name)) {
+        std::string names;
+        for (const Info &o : outputs())
+          names += (names.empty() ? "'" : ", '") + std::get<0>(o) + "'";
+        throw Error("Session.run: '" + name +
+                    "' is not an output of the model (its outputs: " + names +
+                    ")");
+      }
+    }
     strata_status *st;
     {
       nb::gil_scoped_release release;
       st = strata_session_run(session);
     }
     check(st, "Session.run");
-    size_t outCount = 0;
-    check(strata_model_output_count(model, &outCount), "");
     nb::dict result;
     for (size_t i = 0; i < outCount; ++i) {
       strata_tensor_view view;
       check(strata_session_output(session, i, &view), "Session.run");
-      std::optional<DType> type = rt::fromRuntimeDType(view.dtype);
-      if (!type)
-        throw Error(std::string("Session.run: output '") + view.name +
-                    "' has dtype " + strata_dtype_name(view.dtype) +
-                    ", which the Python package cannot return yet");
-      Tensor t(*type, std::vector<int64_t>(view.dims, view.dims + view.rank));
-      if (t.byteSize() != view.size_bytes)
-        throw Error(std::string("Session.run: output '") + view.name +
-                    "' has " + std::to_string(view.size_bytes) +
-                    " bytes, not " + std::to_string(t.byteSize()));
-      if (t.byteSize())
-        std::memcpy(t.raw(), view.data, t.byteSize());
-      result[nb::str(view.name)] = toNumpy(std::move(t));
+      std::vector<int64_t> dims(view.dims, view.dims + view.rank);
+      // The array written in place, or its first elements in the run's
+      // shape (a shape decided at run time: the array holds its bound).
+      nb::object array = results[i];
+      if (nb::cast<std::vector<int64_t>>(array.attr("shape")) != dims) {
+        int64_t n = 1;
+        for (int64_t d : dims)
+          n *= d;
+        array = array.attr("reshape")(-1)[nb::slice(n)].attr("reshape")(
+            nb::cast(dims));
+      }
+      result[nb::str(view.name)] = array;
     }
     return result;
   }
@@ -187,7 +228,7 @@ public:
   /// every input, run, copy every output out), in C++ with the GIL released:
   /// the baseline of bench/python_session_overhead.py.
   double timeCApi(const nb::dict &feeds, size_t iterations) {
-    run(feeds); // checks the inputs, and warms up
+    run(feeds, nb::none()); // checks the inputs, and warms up
     struct Feed {
       size_t index;
       strata_dtype dtype;
@@ -236,6 +277,119 @@ public:
   }
 
 private:
+  static bool contiguous(const InArray &a) {
+    int64_t expected = 1;
+    for (size_t i = a.ndim(); i-- > 0;) {
+      if (a.shape(i) != 1 && a.stride(i) != expected)
+        return false;
+      expected *= static_cast<int64_t>(a.shape(i));
+    }
+    return true;
+  }
+  /// The runtime needs element alignment (docs/runtime.md).
+  static bool aligned(const void *p, DType type) {
+    return reinterpret_cast<uintptr_t>(p) % dtypeSize(type) == 0;
+  }
+
+  bool hasOutput(const std::string &name) const {
+    for (const Info &o : outputs())
+      if (std::get<0>(o) == name)
+        return true;
+    return false;
+  }
+
+  /// The variant whose input shapes are `shapes`.
+  std::optional<size_t>
+  variantOf(const std::vector<std::vector<int64_t>> &shapes) const {
+    size_t variants = 0;
+    check(strata_model_variant_count(model, &variants), "");
+    for (size_t v = 0; v < variants; ++v) {
+      bool match = true;
+      for (size_t i = 0; match && i < shapes.size(); ++i) {
+        size_t rank = 0;
+        const int64_t *dims = nullptr;
+        check(strata_model_variant_shape(model, v, 0, i, &rank, &dims), "");
+        match = std::vector<int64_t>(dims, dims + rank) == shapes[i];
+      }
+      if (match)
+        return v;
+    }
+    return std::nullopt;
+  }
+
+  /// Binds output `o` of `variant` to the caller's array in `supplied`, or
+  /// to a new one, and returns that array: of the output's shape, or of its
+  /// bound when the shape is decided at run time.
+  nb::object bindOutput(size_t variant, size_t o, const nb::dict &supplied) {
+    strata_tensor_info info;
+    check(strata_model_output_info(model, o, &info), "");
+    std::string what = std::string("Session.run: output '") + info.name + "'";
+    std::optional<DType> type = rt::fromRuntimeDType(info.dtype);
+    if (!type)
+      throw Error(what + " has dtype " + strata_dtype_name(info.dtype) +
+                  ", which the Python package cannot return yet");
+    size_t rank = 0;
+    const int64_t *dims = nullptr;
+    check(strata_model_variant_shape(model, variant, 1, o, &rank, &dims), "");
+    std::vector<int64_t> shape(dims, dims + rank);
+    bool atRunTime = std::count(shape.begin(), shape.end(), -1) > 0;
+    if (atRunTime) { // the bound: the output's buffer's shape
+      strata_variant_info vi;
+      check(strata_model_variant_info(model, variant, &vi), "");
+      for (size_t b = 0; b < vi.buffer_count; ++b) {
+        strata_buffer_info bi;
+        check(strata_model_buffer_info(model, variant, b, &bi), "");
+        if (bi.kind == STRATA_BUFFER_OUTPUT && bi.index == o)
+          shape.assign(bi.dims, bi.dims + bi.rank);
+      }
+    }
+    size_t bytes = dtypeSize(*type);
+    for (int64_t d : shape)
+      bytes *= static_cast<size_t>(d);
+    nb::object array;
+    void *data = nullptr;
+    size_t size = 0;
+    if (supplied.contains(info.name)) {
+      array = supplied[info.name];
+      HostArray host;
+      if (!castArray(array, host, what))
+        throw Error(what + " is not an array on the CPU (" +
+                    nb::cast<std::string>(nb::str(array.type())) + ")");
+      if (host.dtype != *type)
+        throw Error(what + " must be " + numpyName(info.dtype) + ", not " +
+                    dtypeName(host.dtype));
+      if (!contiguous(host.array) || !aligned(host.array.data(), *type))
+        throw Error(what + " must be C-contiguous and aligned to its "
+                           "element size");
+      if (!nb::cast<bool>(array.attr("flags").attr("writeable")))
+        throw Error(what + " is read-only");
+      if (!atRunTime && shapeOf(host.array) != shape)
+        throw Error(what + " must have shape " + shapeText(shape) + ", not " +
+                    shapeText(shapeOf(host.array)));
+      data = const_cast<void *>(host.array.data());
+      size = host.array.nbytes();
+      if (size < bytes)
+        throw Error(what + " has " + std::to_string(size) +
+                    " bytes; the run needs " + std::to_string(bytes) + " (" +
+                    numpyName(info.dtype) + " " + shapeText(shape) +
+                    ", the bound of its run-time shape)");
+    } else {
+      Tensor t(*type, shape); // 64-byte aligned
+      data = t.raw();
+      size = t.byteSize();
+      array = toNumpy(std::move(t)); // owns the same storage
+    }
+    check(strata_session_bind_output(session, o, data, size), "Session.run");
+    return array;
+  }
+
+  static std::string shapeText(const std::vector<int64_t> &shape) {
+    std::string s = "(";
+    for (size_t i = 0; i < shape.size(); ++i)
+      s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + (shape.size() == 1 ? ",)" : ")");
+  }
+
   strata_model *live() const {
     if (!model)
       throw Error("the session is closed");
@@ -291,8 +445,12 @@ void registerRuntime(nb::module_ &m) {
       .def_prop_ro("threads", &Session::threads,
                    "Threads of the session's pool.")
       .def("run", &Session::run, nb::arg("inputs"),
-           "Runs on {name: array}; returns {name: array}. The GIL is "
-           "released while the model runs.")
+           nb::arg("outputs").none() = nb::none(),
+           "Runs on {name: array}; returns {name: array}. Inputs are read "
+           "in place (a non-contiguous one through one copy); outputs are "
+           "written in place into new arrays, or into the arrays of "
+           "OUTPUTS ({name: array}). The GIL is released while the model "
+           "runs.")
       .def("close", &Session::close, "Releases the session and the model.")
       .def("_time_c_api", &Session::timeCApi, nb::arg("inputs"),
            nb::arg("iterations"),

@@ -375,18 +375,28 @@ class Session(_Signature):
         """Threads of the session's pool."""
         return self._s.threads
 
-    def run(self, inputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    def run(self, inputs: Mapping[str, np.ndarray],
+            outputs: Optional[Mapping[str, np.ndarray]] = None) -> Dict[str, np.ndarray]:
         """Runs the model on ``{name: array}`` and returns ``{name: array}``.
 
-        Arrays must be C-contiguous with the model's dtype and a shape one of
-        its variants takes; their memory is handed to the runtime as it is.
-        Errors (a wrong name, dtype or shape, a missing input) raise
-        :class:`strata.Error` naming the input.
+        No copies: the runtime reads each input from the array's own memory
+        (an array that is not C-contiguous, or not aligned to its element
+        size, goes through one C-contiguous copy) and writes each output
+        directly into the array returned. Inputs need the model's dtype and
+        a shape one of its variants takes. ``outputs`` (``{name: array}``,
+        optional) supplies the arrays to write some outputs into: writable,
+        C-contiguous, the output's dtype and shape (for a shape decided at
+        run time, at least its bound's bytes; the result is then a view of
+        the array's first elements). Errors (a wrong name, dtype or shape, a
+        missing input) raise :class:`strata.Error` naming the tensor.
         """
         if not isinstance(inputs, Mapping):
             raise Error(f"Session.run: inputs must be a dict {{name: array}}, "
                         f"not {type(inputs).__name__}")
-        return self._s.run(dict(inputs))
+        if outputs is not None and not isinstance(outputs, Mapping):
+            raise Error(f"Session.run: outputs must be a dict {{name: array}}, "
+                        f"not {type(outputs).__name__}")
+        return self._s.run(dict(inputs), None if outputs is None else dict(outputs))
 
     def close(self) -> None:
         """Releases the model; later calls raise :class:`strata.Error`."""

@@ -93,7 +93,7 @@ BAD_INPUTS = textwrap.dedent("""
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
     s = strata.Session(strata.compile(strata.import_onnx(helper.make_model(g))))
     x = np.zeros((2, 3), np.float32)
-    cases = [{"z": x}, {"x": x.astype(np.float64)}, {"x": np.zeros((3, 2), np.float32).T},
+    cases = [{"z": x}, {"x": x.astype(np.float64)},
              {"x": x[:1]}, {}, {"x": [1.0, 2.0]}, "x"]
     for case in cases:
         try:
@@ -129,7 +129,6 @@ def test_bad_inputs_raise_clear_errors():
     expected = [
         "'z' is not an input of the model (its inputs: 'x')",
         "input 'x' must be float32, not float64",
-        "input 'x' is not C-contiguous",
         "input 'x' has shape",
         "input 'x' is missing",
         "input 'x' is not an array",

@@ -81,7 +81,6 @@ for bad in (np.float32, np.uint16, np.float16):
     attempt(lambda: s.run({"x": np.zeros((3, 5), bad)}))
 s8 = strata.Session(strata.compile(T._model(TP.INT8, "Add")), threads=1)
 attempt(lambda: s8.run({"x": np.zeros((3, 5), np.uint8)}))
-attempt(lambda: s8.run({"x": np.zeros((3, 10), np.int8)[:, ::2]}))
 attempt(lambda: s8.run({"x": np.zeros((5, 3), np.int8)}))
 attempt(lambda: strata.run_ref(T._model(TP.INT16, "Add"), {"x": np.zeros((3, 5), np.int8)}))
 """
@@ -92,7 +91,6 @@ def test_wrong_narrow_dtypes_are_errors():
                 "input 'x' must be bfloat16, not uint16",
                 "input 'x' must be bfloat16, not float16",
                 "input 'x' must be int8, not uint8",
-                "input 'x' is not C-contiguous",
                 "input 'x' has shape",
                 "input 'x' has dtype int8 but int16 is expected"])
 

@@ -497,3 +497,94 @@ TEST(Runtime, MissingFile) {
 }
 
 } // namespace
+
+/// bind_input / bind_output: the runs read and write the caller's memory.
+TEST(Runtime, BoundMemoryIsUsedInPlace) {
+  std::string bytes = axpyModel({3}).serialize();
+  rt::Model m = rt::Model::loadMemory(bytes.data(), bytes.size());
+  rt::Session s(m, 2);
+  // Aligned to 4 bytes but not to 64: element alignment is enough.
+  alignas(64) float xMem[12 + 1], yMem[12 + 1 + 1];
+  float *x = xMem + 1, *y = yMem + 1;
+  ASSERT_NE(reinterpret_cast<uintptr_t>(x) % 64, 0u);
+  for (int i = 0; i < 12; ++i)
+    x[i] = float(i) - 4.0f;
+  y[12] = -7.0f; // past the output: untouched
+  s.bindInput(0, STRATA_DTYPE_F32, {3, 4}, x, 48);
+  s.bindOutput(0, y, 52); // larger than needed is fine
+  s.run();
+  strata_tensor_view out = s.output(0);
+  EXPECT_EQ(out.data, static_cast<const void *>(y));
+  EXPECT_EQ(out.size_bytes, 48u);
+  for (int i = 0; i < 12; ++i)
+    EXPECT_FLOAT_EQ(y[i], 3.0f * x[i] + 0.5f * float(i)) << i;
+  EXPECT_EQ(y[12], -7.0f);
+  // The input is borrowed, not copied: a change shows in the next run.
+  for (int i = 0; i < 12; ++i)
+    x[i] = 10.0f * float(i);
+  s.run();
+  for (int i = 0; i < 12; ++i)
+    EXPECT_FLOAT_EQ(y[i], 30.0f * float(i) + 0.5f * float(i)) << i;
+  // set_input copies and ends the binding: a later change is not seen.
+  s.setInput(0, STRATA_DTYPE_F32, {3, 4}, x, 48);
+  x[0] = 1000.0f;
+  s.run();
+  EXPECT_FLOAT_EQ(y[0], 0.0f);
+  // Unbinding the output: session memory again, the caller's is left alone.
+  s.bindOutput(0, nullptr, 0);
+  y[0] = -1.0f;
+  s.run();
+  out = s.output(0);
+  EXPECT_NE(out.data, static_cast<const void *>(y));
+  EXPECT_FLOAT_EQ(static_cast<const float *>(out.data)[1], 30.5f);
+  EXPECT_EQ(y[0], -1.0f);
+}
+
+TEST(Runtime, BoundMemoryErrors) {
+  std::string bytes = axpyModel({1}).serialize();
+  strata_model *m = nullptr;
+  ASSERT_EQ(strata_model_load_memory(bytes.data(), bytes.size(), &m), nullptr);
+  strata_session *s = nullptr;
+  ASSERT_EQ(strata_session_create(m, 1, &s), nullptr);
+  auto expect = [](strata_status *st, const char *message) {
+    ASSERT_NE(st, nullptr) << "no error, expected: " << message;
+    EXPECT_EQ(strata_status_get_code(st), STRATA_INVALID_ARGUMENT);
+    EXPECT_STREQ(strata_status_message(st), message);
+    strata_status_free(st);
+  };
+  alignas(64) float buf[16] = {0};
+  int64_t dims[] = {1, 4};
+  char *odd = reinterpret_cast<char *>(buf) + 1;
+  auto addr = [](const void *p) {
+    return std::to_string(reinterpret_cast<uintptr_t>(p));
+  };
+  // The checks of set_input, then alignment.
+  expect(strata_session_bind_input(s, 0, STRATA_DTYPE_I32, dims, 2, buf, 16),
+         "input 'x' is f32, not i32");
+  expect(strata_session_bind_input(s, 0, STRATA_DTYPE_F32, dims, 2, odd, 16),
+         ("input 'x': the pointer " + addr(odd) +
+          " is not aligned to its element size (4 bytes for f32)")
+             .c_str());
+  expect(strata_session_bind_output(s, 0, odd, 16),
+         ("output 'y': the pointer " + addr(odd) +
+          " is not aligned to its element size (4 bytes for f32)")
+             .c_str());
+  expect(strata_session_bind_output(s, 1, buf, 16),
+         "output index 1 is out of range (model 'axpy' has 1 outputs)");
+  expect(strata_session_bind_output(s, 0, nullptr, 16),
+         "output 'y': data is null");
+  // Too small for the variant's output: an error at run.
+  ASSERT_EQ(strata_session_bind_input(s, 0, STRATA_DTYPE_F32, dims, 2, buf, 16),
+            nullptr);
+  ASSERT_EQ(strata_session_bind_output(s, 0, buf + 8, 12), nullptr);
+  expect(strata_session_run(s), "output 'y' is bound to 12 bytes; the variant "
+                                "run needs 16 (f32 [1, 4])");
+  // Overlapping the bound input.
+  ASSERT_EQ(strata_session_bind_output(s, 0, buf + 2, 16), nullptr);
+  expect(strata_session_run(s),
+         "output 'y' is bound to memory that overlaps input 'x'");
+  ASSERT_EQ(strata_session_bind_output(s, 0, buf + 4, 16), nullptr);
+  EXPECT_EQ(strata_session_run(s), nullptr);
+  strata_session_release(s);
+  strata_model_release(m);
+}

@@ -9,6 +9,7 @@
 #include "TestModels.h"
 #include "strata/Artifact/Format.h"
 #include "strata/Artifact/artifact_generated.h"
+#include "strata/Runtime/Runtime.hpp"
 #include "strata/Runtime/strata_runtime.h"
 
 #include <gtest/gtest.h>
@@ -420,6 +421,9 @@ const MeaningCase kMeaningCases[] = {
     {"kernel writing a constant",
      [](Spec &s) { s.variants[0].dispatches[1].bindings = {2, 0, 1}; },
      "kernel 'add_f32' writes binding 2, which is a constant"},
+    {"kernel writing an input (which may be the caller's memory)",
+     [](Spec &s) { s.variants[0].dispatches[1].bindings = {2, 3, 0}; },
+     "kernel 'add_f32' writes binding 2, which is an input"},
     {"input buffer of another shape than the variant's input",
      [](Spec &s) { s.variants[0].buffers[0].shape = {2, 2}; },
      "variant 0: buffer 0 is f32 [2, 2], but input 'x' is f32 [1, 4] in "
@@ -666,3 +670,37 @@ TEST(Verify, RuntimeShapeErrors) {
 }
 
 } // namespace
+
+/// A run-time shaped output bound to caller memory: written compactly in its
+/// actual shape at the start; the memory must hold the bound.
+TEST(Verify, RuntimeShapeIntoBoundOutput) {
+  std::string bytes = rangeModel().serialize();
+  rt::Model m = rt::Model::loadMemory(bytes.data(), bytes.size());
+  rt::Session s(m, 1);
+  int64_t in[3] = {1, 8, 2};
+  for (size_t i = 0; i < 3; ++i)
+    s.bindInput(i, STRATA_DTYPE_I64, {}, &in[i], 8);
+  std::vector<int64_t> y(9, -1);
+  s.bindOutput(0, y.data(), 8 * 8);
+  s.run();
+  strata_tensor_view out = s.output(0);
+  EXPECT_EQ(out.data, static_cast<const void *>(y.data()));
+  ASSERT_EQ(out.rank, 1u);
+  EXPECT_EQ(out.dims[0], 4);
+  EXPECT_EQ(y, (std::vector<int64_t>{1, 3, 5, 7, -1, -1, -1, -1, -1}));
+  // A bound input's new value: the next run reads it.
+  in[2] = 3;
+  s.run();
+  EXPECT_EQ(s.output(0).dims[0], 3);
+  EXPECT_EQ(y[1], 4);
+  s.bindOutput(0, y.data(), 7 * 8);
+  try {
+    s.run();
+    FAIL() << "no error for 56 bytes";
+  } catch (const rt::Error &e) {
+    EXPECT_EQ(e.code(), STRATA_INVALID_ARGUMENT);
+    EXPECT_STREQ(e.what(), "output 'y' is bound to 56 bytes; the variant run "
+                           "needs 64 (i64 [8], the bound of its run-time "
+                           "shape)");
+  }
+}

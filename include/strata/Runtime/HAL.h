@@ -36,6 +36,9 @@ struct BufferInfo {
   uint8_t dtype = 0;   ///< strata_dtype
   std::vector<int64_t> shape;
   bool constant = false; ///< read-only (in the artifact's data segment)
+  /// A model input: read-only too (the session may lend the caller's
+  /// memory, strata_session_bind_input).
+  bool input = false;
 };
 
 /// Device memory (host-visible for every driver so far).

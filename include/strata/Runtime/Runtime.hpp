@@ -157,6 +157,18 @@ public:
                                            shape.data(), shape.size(), data,
                                            bytes));
   }
+  /// Borrows `data` for the next runs (strata_session_bind_input).
+  void bindInput(size_t index, strata_dtype dtype,
+                 const std::vector<int64_t> &shape, const void *data,
+                 size_t bytes) {
+    check(strata_session_bind_input(handle.get(), index, dtype, shape.data(),
+                                    shape.size(), data, bytes));
+  }
+  /// The next runs write output `index` into `data`
+  /// (strata_session_bind_output; nullptr, 0 unbinds).
+  void bindOutput(size_t index, void *data, size_t bytes) {
+    check(strata_session_bind_output(handle.get(), index, data, bytes));
+  }
   void run() { check(strata_session_run(handle.get())); }
   strata_tensor_view output(size_t index) const {
     strata_tensor_view view;

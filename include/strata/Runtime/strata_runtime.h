@@ -92,8 +92,8 @@ typedef struct strata_tensor_info {
   int64_t zero_point;
 } strata_tensor_info;
 
-/* An output after a run: valid until the next run or release of the
- * session. */
+/* An output after a run: valid until the next run, bind_output or release
+ * of the session (for a bound output, `data` is the caller's memory). */
 typedef struct strata_tensor_view {
   const char *name;
   strata_dtype dtype;
@@ -238,7 +238,7 @@ strata_status *strata_session_thread_count(const strata_session *session,
 
 /* Copies input `index`: `dtype` must be the signature's, the shape (`rank`
  * dims) must fit the signature and selects the variant, and `size_bytes`
- * must equal the shape's size. */
+ * must equal the shape's size. Ends a bind_input of `index`. */
 strata_status *strata_session_set_input(strata_session *session, size_t index,
                                         strata_dtype dtype, const int64_t *dims,
                                         size_t rank, const void *data,
@@ -246,6 +246,29 @@ strata_status *strata_session_set_input(strata_session *session, size_t index,
 strata_status *strata_session_set_input_by_name(
     strata_session *session, const char *name, strata_dtype dtype,
     const int64_t *dims, size_t rank, const void *data, size_t size_bytes);
+/* Borrowed memory (no copies). bind_input checks as set_input does, but
+ * the next runs read input `index` from `data` itself, until set_input or
+ * bind_input of that index: the caller keeps `data` alive and unchanged
+ * while a run reads it, and may change its contents between runs (same
+ * shape). The runtime never writes it. (A sub-byte dtype, i4 .. u2, is
+ * copied at each run: its bytes need rewriting.)
+ * bind_output makes the next runs write output `index` into `data`
+ * (`size_bytes` bytes), which must hold the variant's output: at run, its
+ * static size, or for a shape decided at run time, the size of its bound
+ * (strata_model_buffer_info); a smaller size fails the run with
+ * STRATA_INVALID_ARGUMENT naming the output and both sizes. The view
+ * strata_session_output gives then points into `data`. NULL data with size
+ * 0 returns the output to session memory.
+ * Both pointers must be aligned to the dtype's element size (not more:
+ * compiled code and kernels need no wider alignment); a bound output must
+ * not overlap a bound input or another bound output (checked at run). */
+strata_status *strata_session_bind_input(strata_session *session,
+                                         size_t index, strata_dtype dtype,
+                                         const int64_t *dims, size_t rank,
+                                         const void *data, size_t size_bytes);
+strata_status *strata_session_bind_output(strata_session *session,
+                                          size_t index, void *data,
+                                          size_t size_bytes);
 /* Runs the variant whose input shapes match the inputs set; every input
  * must be set. */
 strata_status *strata_session_run(strata_session *session);

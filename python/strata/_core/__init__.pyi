@@ -120,9 +120,9 @@ class Session:
     def threads(self) -> int:
         """Threads of the session's pool."""
 
-    def run(self, inputs: dict) -> dict:
+    def run(self, inputs: dict, outputs: object | None = None) -> dict:
         """
-        Runs on {name: array}; returns {name: array}. The GIL is released while the model runs.
+        Runs on {name: array}; returns {name: array}. Inputs are read in place (a non-contiguous one through one copy); outputs are written in place into new arrays, or into the arrays of OUTPUTS ({name: array}). The GIL is released while the model runs.
         """
 
     def close(self) -> None:
