@@ -13,6 +13,7 @@
 #include "strata/Dialect/Top/Transforms/Calibration.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Dialect/Top/Transforms/QuantUtils.h"
+#include "strata/Support/IntegerRequant.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
@@ -95,6 +96,19 @@ struct TopQuantizePass
   /// output's int8 type and a Dequant replacing `old`'s result.
   LogicalResult finishInt8(Operation *old, Value acc, ArrayRef<double> accScale,
                            double reluLimit);
+
+  /// Add / MaxPool / GlobalAvgPool / Concat whose float inputs are all
+  /// int8 values already (docs/quantization.md, "Integer Add, pools and
+  /// Concat"): the same op on the int8 values, so that int8 chains through
+  /// them. Ops that do not qualify stay float.
+  void quantizeInt8Chain(Operation *op);
+  Value quantizeAdd(AddOp op, Value qa, Value qb);
+  Value quantizeGlobalAvgPool(GlobalAvgPoolOp op, Value q);
+  Value quantizeConcat(ConcatOp op, ArrayRef<Value> qs);
+  /// The int8 type of `op`'s result from its calibration entry.
+  FailureOr<Type> outputInt8Type(Operation *op);
+  /// Quant(Dequant(q)): q itself, or a Requant when the parameters differ.
+  void foldQuantOfDequant();
 };
 
 FailureOr<calib::CalibrationEntry> TopQuantizePass::entryFor(Value v,
@@ -412,6 +426,14 @@ LogicalResult TopQuantizePass::runInt8() {
     if (failed(quantizeLinear(op, namer)))
       return failure();
   }
+  // In program order, so that a chain of them stays int8.
+  SmallVector<Operation *> chain;
+  for (Operation &op : entry.getBody().front())
+    if (isa<AddOp, MaxPoolOp, GlobalAvgPoolOp, ConcatOp>(op))
+      chain.push_back(&op);
+  for (Operation *op : chain)
+    quantizeInt8Chain(op);
+  foldQuantOfDequant();
   return success();
 }
 
@@ -461,6 +483,189 @@ LogicalResult TopQuantizePass::runLowFloat(FloatType low) {
     op->erase();
   }
   return success();
+}
+
+/// A top.Requant (MultiplierShift, one multiplier) of `x` to element type
+/// `elem` by the real factor `real`.
+Value requantBy(OpBuilder &b, Location loc, Value x, Type elem, double real) {
+  auto [m, s] = calib::multiplierShift(real);
+  return RequantOp::create(
+             b, loc, cast<RankedTensorType>(x.getType()).clone(elem), x,
+             b.getDenseI64ArrayAttr({m}), b.getDenseI64ArrayAttr({s}),
+             RequantModeAttr::get(b.getContext(), RequantMode::MultiplierShift))
+      .getOutput();
+}
+
+/// A top.Requant (MultiplierShift) of `x` with an explicit multiplier and
+/// shift, to element type `elem`.
+Value requantExact(OpBuilder &b, Location loc, Value x, Type elem, int64_t m,
+                   int64_t s) {
+  return RequantOp::create(
+             b, loc, cast<RankedTensorType>(x.getType()).clone(elem), x,
+             b.getDenseI64ArrayAttr({m}), b.getDenseI64ArrayAttr({s}),
+             RequantModeAttr::get(b.getContext(), RequantMode::MultiplierShift))
+      .getOutput();
+}
+
+FailureOr<Type> TopQuantizePass::outputInt8Type(Operation *op) {
+  Value y = op->getResult(0);
+  auto it = table.entries.find(calib::tensorName(y));
+  if (it == table.entries.end())
+    return failure(); // no range: the op stays float
+  ActParams p = activationParams(it->second, symmetric);
+  p.scale = asF32(p.scale);
+  return i8Type(op->getContext(), p,
+                cast<RankedTensorType>(y.getType()).getElementType());
+}
+
+/// The scale of the int32 sum of a quantized Add: the larger input scale
+/// over 2^20 (TFLite's left shift), so both rescaled inputs and their sum
+/// stay below 2^29 in magnitude.
+constexpr double kAddSumShift = 1048576.0;
+
+Value TopQuantizePass::quantizeAdd(AddOp op, Value qa, Value qb) {
+  auto ty = cast<RankedTensorType>(op.getOutput().getType());
+  if (qa.getType() != ty.clone(getElementTypeOrSelf(qa.getType())) ||
+      qb.getType() != ty.clone(getElementTypeOrSelf(qb.getType())))
+    return {}; // broadcasting stays float
+  FailureOr<Type> outElem = outputInt8Type(op);
+  if (failed(outElem))
+    return {};
+  auto [sa, za] = paramsOf(qa);
+  auto [sb, zb] = paramsOf(qb);
+  double so = cast<quant::UniformQuantizedType>(*outElem).getScale();
+  double si = std::max(sa, sb) / kAddSumShift;
+  OpBuilder b(op);
+  std::string name = calib::tensorName(op.getOutput());
+  Location loc = NameLoc::get(b.getStringAttr(name + "_int8"), op.getLoc());
+  Type i32 = b.getI32Type();
+  Value ia = requantBy(b, loc, qa, i32, sa / si);
+  Value ib = requantBy(b, loc, qb, i32, sb / si);
+  Value sum = AddOp::create(b, loc, ty.clone(i32), ia, ib, op.getDoReluAttr())
+                  .getOutput();
+  return requantBy(b, loc, sum, *outElem, si / so);
+}
+
+Value TopQuantizePass::quantizeGlobalAvgPool(GlobalAvgPoolOp op, Value q) {
+  auto in = cast<RankedTensorType>(q.getType());
+  if (op.getLayout() != Layout::NCHW || in.getRank() < 3 ||
+      !in.hasStaticShape())
+    return {};
+  int64_t n = 1;
+  SmallVector<int64_t> axes;
+  for (int64_t d = 2; d < in.getRank(); ++d) {
+    n *= in.getDimSize(d);
+    axes.push_back(d);
+  }
+  if (n <= 0 || n > (int64_t(1) << 20))
+    return {};
+  FailureOr<Type> outElem = outputInt8Type(op);
+  if (failed(outElem))
+    return {};
+  auto [si, zi] = paramsOf(q);
+  double so = cast<quant::UniformQuantizedType>(*outElem).getScale();
+  OpBuilder b(op);
+  std::string name = calib::tensorName(op.getOutput());
+  Location loc = NameLoc::get(b.getStringAttr(name + "_int8"), op.getLoc());
+  Type i32 = b.getI32Type();
+  auto outTy = cast<RankedTensorType>(op.getOutput().getType());
+  // x - zp, their int32 sum, round_half_away(sum / n) (exact: see
+  // intq::divisionMultiplierShift), then the requantization to the output.
+  Value centred = requantExact(b, loc, q, i32, 1, 0);
+  Value sum =
+      ReduceOp::create(b, loc, TypeRange{outTy.clone(i32)}, centred,
+                       b.getDenseI64ArrayAttr(axes), b.getBoolAttr(true),
+                       ReduceModeAttr::get(b.getContext(), ReduceMode::Sum))
+          .getOutput();
+  auto [m, s] = intq::divisionMultiplierShift(n, 255 * n);
+  Value mean = requantExact(b, loc, sum, i32, m, s);
+  return requantBy(b, loc, mean, *outElem, si / so);
+}
+
+Value TopQuantizePass::quantizeConcat(ConcatOp op, ArrayRef<Value> qs) {
+  FailureOr<Type> outElem = outputInt8Type(op);
+  if (failed(outElem))
+    return {};
+  double so = cast<quant::UniformQuantizedType>(*outElem).getScale();
+  OpBuilder b(op);
+  std::string name = calib::tensorName(op.getOutput());
+  Location loc = NameLoc::get(b.getStringAttr(name + "_int8"), op.getLoc());
+  SmallVector<Value> inputs;
+  for (Value q : qs) {
+    if (getElementTypeOrSelf(q.getType()) == *outElem)
+      inputs.push_back(q);
+    else
+      inputs.push_back(requantBy(b, loc, q, *outElem, paramsOf(q).first / so));
+  }
+  auto outTy = cast<RankedTensorType>(op.getOutput().getType());
+  return ConcatOp::create(b, loc, outTy.clone(*outElem), inputs,
+                          op.getAxisAttr())
+      .getOutput();
+}
+
+void TopQuantizePass::quantizeInt8Chain(Operation *op) {
+  if (op->getNumResults() != 1 ||
+      keep.contains(calib::tensorName(op->getResult(0))) ||
+      !getElementTypeOrSelf(op->getResult(0).getType()).isF32())
+    return;
+  SmallVector<Value> qs;
+  for (Value x : op->getOperands()) {
+    Value q = int8Of.lookup(x);
+    if (!q ||
+        !isa<quant::UniformQuantizedType>(getElementTypeOrSelf(q.getType())))
+      return;
+    qs.push_back(q);
+  }
+  Value out;
+  if (auto add = dyn_cast<AddOp>(op); add && qs.size() == 2)
+    out = quantizeAdd(add, qs[0], qs[1]);
+  else if (auto pool = dyn_cast<MaxPoolOp>(op)) {
+    // Same scale in and out: the max of the int8 values, no requant.
+    if (pool.getDoRelu())
+      return;
+    OpBuilder b(op);
+    Operation *q = b.clone(*op);
+    q->setOperand(0, qs[0]);
+    q->getResult(0).setType(cast<RankedTensorType>(op->getResult(0).getType())
+                                .clone(getElementTypeOrSelf(qs[0].getType())));
+    out = q->getResult(0);
+  } else if (auto gap = dyn_cast<GlobalAvgPoolOp>(op))
+    out = quantizeGlobalAvgPool(gap, qs[0]);
+  else if (auto cat = dyn_cast<ConcatOp>(op))
+    out = quantizeConcat(cat, qs);
+  if (!out)
+    return;
+  OpBuilder b(op);
+  Value y = op->getResult(0);
+  auto deq = DequantOp::create(b, op->getLoc(), y.getType(), out);
+  y.replaceAllUsesWith(deq.getOutput());
+  int8Of.erase(y);
+  int8Of[deq.getOutput()] = out;
+  op->erase();
+}
+
+void TopQuantizePass::foldQuantOfDequant() {
+  SmallVector<QuantOp> quants;
+  entry.walk([&](QuantOp q) { quants.push_back(q); });
+  for (QuantOp quantOp : quants) {
+    auto deq = quantOp.getInput().getDefiningOp<DequantOp>();
+    if (!deq)
+      continue;
+    Type inElem = getElementTypeOrSelf(deq.getInput().getType());
+    Type outElem = getElementTypeOrSelf(quantOp.getOutput().getType());
+    auto in = dyn_cast<quant::UniformQuantizedType>(inElem);
+    auto out = dyn_cast<quant::UniformQuantizedType>(outElem);
+    if (!in || !out || in.getStorageTypeIntegralWidth() != 8)
+      continue;
+    Value q = deq.getInput();
+    if (inElem != outElem) {
+      OpBuilder b(quantOp);
+      q = requantBy(b, quantOp.getLoc(), q, outElem,
+                    in.getScale() / out.getScale());
+    }
+    quantOp.getOutput().replaceAllUsesWith(q);
+    quantOp->erase();
+  }
 }
 
 /// Quant(Reshape|Permute(Dequant(q))) with the Quant's type equal to q's
