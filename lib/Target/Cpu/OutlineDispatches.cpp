@@ -139,7 +139,24 @@ struct OutlineDispatchesPass
     for (Operation &opRef : body)
       ops.push_back(&opRef);
     llvm::SmallPtrSet<Operation *, 8> fused;
+    // An int8 Add or GlobalAvgPool written as Requant / i32 op / Requant
+    // chains (docs/quantization.md) is one dispatch, outlined at its last
+    // op: its tile loop computes the chain without int32 buffers.
+    llvm::DenseMap<Operation *, SmallVector<Operation *>> chains;
     for (Operation *op : ops) {
+      SmallVector<Operation *> chain = fusableInt8Chain(op);
+      if (chain.size() < 2)
+        continue;
+      for (Operation *member : chain)
+        if (member != op)
+          fused.insert(member);
+      chains[op] = std::move(chain);
+    }
+    for (Operation *op : ops) {
+      if (auto it = chains.find(op); it != chains.end()) {
+        outlineGroup(it->second, moduleBuilder, count++);
+        continue;
+      }
       if (fused.contains(op))
         continue;
       if (op == terminator || isa<top::InputOp, top::WeightOp, top::NoneOp>(op))
@@ -159,6 +176,19 @@ struct OutlineDispatchesPass
   /// result) into a new function and calls it in op's place.
   void outline(Operation *op, Operation *tail, OpBuilder &moduleBuilder,
                unsigned number) {
+    SmallVector<Operation *> group = {op};
+    if (tail)
+      group.push_back(tail);
+    outlineGroup(group, moduleBuilder, number);
+  }
+
+  /// Moves `group` (ops in block order whose results, but the last op's,
+  /// are used only inside the group) into a new function and calls it in
+  /// the last op's place. The dispatch is named after the first op.
+  void outlineGroup(ArrayRef<Operation *> group, OpBuilder &moduleBuilder,
+                    unsigned number) {
+    Operation *op = group.front();
+    llvm::SmallPtrSet<Operation *, 4> inGroup(group.begin(), group.end());
     // Arguments: the operands and the values the regions use from above,
     // except absent optionals and empty tensors (made inside instead).
     llvm::SetVector<Value> args, madeInside;
@@ -168,17 +198,20 @@ struct OutlineDispatchesPass
       else
         args.insert(v);
     };
-    for (Value v : op->getOperands())
-      classify(v);
-    for (Region &r : op->getRegions()) {
-      llvm::SetVector<Value> above;
-      getUsedValuesDefinedAbove(r, above);
-      for (Value v : above)
-        classify(v);
+    for (Operation *member : group) {
+      for (Value v : member->getOperands())
+        if (!inGroup.contains(v.getDefiningOp()))
+          classify(v);
+      for (Region &r : member->getRegions()) {
+        llvm::SetVector<Value> above;
+        getUsedValuesDefinedAbove(r, above);
+        for (Value v : above)
+          classify(v);
+      }
     }
     // Results: the empty ones are not returned; the entry function gets a
     // tensor.empty for each.
-    Operation *last = tail ? tail : op;
+    Operation *last = group.back();
     SmallVector<Type> argTypes, resultTypes;
     SmallVector<unsigned> returned;
     for (OpResult r : last->getResults())
@@ -214,15 +247,15 @@ struct OutlineDispatchesPass
                                         t.getElementType(), t.getEncoding()));
       }
     }
-    Operation *clone = b.clone(*op, map);
-    if (tail)
-      clone = b.clone(*tail, map);
+    Operation *clone = nullptr;
+    for (Operation *member : group)
+      clone = b.clone(*member, map);
     SmallVector<Value> results;
     for (unsigned i : returned)
       results.push_back(clone->getResult(i));
     func::ReturnOp::create(b, loc, results);
 
-    OpBuilder callBuilder(op);
+    OpBuilder callBuilder(last);
     auto call = func::CallOp::create(callBuilder, loc, fn, args.getArrayRef());
     for (auto [i, v] : llvm::enumerate(returned))
       last->getResult(v).replaceAllUsesWith(call.getResult(i));
@@ -233,9 +266,8 @@ struct OutlineDispatchesPass
             tensor::EmptyOp::create(callBuilder, loc, t.getShape(),
                                     t.getElementType(), t.getEncoding()));
       }
-    if (tail)
-      tail->erase();
-    op->erase();
+    for (Operation *member : llvm::reverse(group))
+      member->erase();
   }
 };
 
