@@ -154,7 +154,8 @@ struct OutlineDispatchesPass
     }
     for (Operation *op : ops) {
       if (auto it = chains.find(op); it != chains.end()) {
-        outlineGroup(it->second, moduleBuilder, count++);
+        outlineGroup(it->second, moduleBuilder, count++)
+            ->setAttr(kFuseElementwiseAttr, moduleBuilder.getUnitAttr());
         continue;
       }
       if (fused.contains(op))
@@ -185,8 +186,8 @@ struct OutlineDispatchesPass
   /// Moves `group` (ops in block order whose results, but the last op's,
   /// are used only inside the group) into a new function and calls it in
   /// the last op's place. The dispatch is named after the first op.
-  void outlineGroup(ArrayRef<Operation *> group, OpBuilder &moduleBuilder,
-                    unsigned number) {
+  func::FuncOp outlineGroup(ArrayRef<Operation *> group,
+                            OpBuilder &moduleBuilder, unsigned number) {
     Operation *op = group.front();
     llvm::SmallPtrSet<Operation *, 4> inGroup(group.begin(), group.end());
     // Arguments: the operands and the values the regions use from above,
@@ -268,6 +269,7 @@ struct OutlineDispatchesPass
       }
     for (Operation *member : llvm::reverse(group))
       member->erase();
+    return fn;
   }
 };
 

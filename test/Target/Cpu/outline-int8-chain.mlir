@@ -10,6 +10,7 @@
 
 // CHECK-LABEL: func.func private @dispatch_2_Requant
 // CHECK-SAME: (%[[A:.*]]: tensor<1x2x4x4x!quant.uniform<i8:f32, 2.000000e-02:-22>>, %[[B:.*]]: tensor<1x2x4x4x!quant.uniform<i8:f32, 1.000000e-02:3>>) -> tensor<1x2x4x4x!quant.uniform<i8:f32, 4.000000e-02:-128>>
+// CHECK-SAME: strata.fuse_elementwise
 // CHECK-NEXT: %[[IA:.*]] = top.Requant(%[[A]])
 // CHECK-NEXT: %[[IB:.*]] = top.Requant(%[[B]])
 // CHECK-NEXT: %[[S:.*]] = top.Add(%[[IA]], %[[IB]]) {do_relu = true}

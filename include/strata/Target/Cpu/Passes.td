@@ -31,7 +31,25 @@ def CpuOutlineDispatches : Pass<"strata-cpu-outline-dispatches",
 
     Every value must have a static shape: a dynamic dim is an error naming
     the op and the value (compile with `--input-shapes`).
+
+    An int8 Add or GlobalAvgPool as `top-quantize` writes it (a chain of
+    `top.Requant` and i32 `top.Add` / `top.Reduce` ops, docs/quantization.md)
+    is one dispatch, outlined where its last op was and marked
+    `strata.fuse_elementwise` (see `strata-cpu-fuse-elementwise`).
   }];
+}
+
+def CpuFuseElementwise : Pass<"strata-cpu-fuse-elementwise",
+                              "::mlir::ModuleOp"> {
+  let summary = "Fuse the elementwise linalg ops of marked dispatches";
+  let description = [{
+    Runs right after convert-top-to-linalg. In each dispatch function marked
+    `strata.fuse_elementwise` (an outlined int8 chain), every elementwise
+    `linalg.generic` is fused into its consumer (upstream elementwise op
+    fusion): an int8 Add becomes one loop from the two int8 inputs to the
+    int8 output, without int32 intermediates. The arithmetic is unchanged.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def CpuStridedCopiesToLinalg : Pass<"strata-cpu-strided-copies-to-linalg",
