@@ -485,17 +485,6 @@ LogicalResult TopQuantizePass::runLowFloat(FloatType low) {
   return success();
 }
 
-/// A top.Requant (MultiplierShift, one multiplier) of `x` to element type
-/// `elem` by the real factor `real`.
-Value requantBy(OpBuilder &b, Location loc, Value x, Type elem, double real) {
-  auto [m, s] = calib::multiplierShift(real);
-  return RequantOp::create(
-             b, loc, cast<RankedTensorType>(x.getType()).clone(elem), x,
-             b.getDenseI64ArrayAttr({m}), b.getDenseI64ArrayAttr({s}),
-             RequantModeAttr::get(b.getContext(), RequantMode::MultiplierShift))
-      .getOutput();
-}
-
 /// A top.Requant (MultiplierShift) of `x` with an explicit multiplier and
 /// shift, to element type `elem`.
 Value requantExact(OpBuilder &b, Location loc, Value x, Type elem, int64_t m,
@@ -505,6 +494,13 @@ Value requantExact(OpBuilder &b, Location loc, Value x, Type elem, int64_t m,
              b.getDenseI64ArrayAttr({m}), b.getDenseI64ArrayAttr({s}),
              RequantModeAttr::get(b.getContext(), RequantMode::MultiplierShift))
       .getOutput();
+}
+
+/// A top.Requant (MultiplierShift, one multiplier) of `x` to element type
+/// `elem` by the real factor `real`.
+Value requantBy(OpBuilder &b, Location loc, Value x, Type elem, double real) {
+  auto [m, s] = calib::multiplierShift(real);
+  return requantExact(b, loc, x, elem, m, s);
 }
 
 FailureOr<Type> TopQuantizePass::outputInt8Type(Operation *op) {
