@@ -3,7 +3,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 LLVM_BIN := /usr/lib/llvm-22/bin
 
-.PHONY: all setup configure build build-asan demo test test-equiv-big test-npuhl-models test-asan-numeric python python-stubs clean
+.PHONY: all setup configure build build-asan demo test test-equiv-big test-npuhl-models test-npulower-models test-asan-numeric python python-stubs clean
 
 all: build
 
@@ -52,6 +52,10 @@ test-equiv-big: build
 # NPU's HL dialect: the same bytes as the Top int8 model (docs/npu.md; minutes).
 test-npuhl-models: build
 	STRATA_BIN_DIR=$(CURDIR)/$(BUILD)/bin STRATA_NPUHL_MODELS=1 .venv/bin/python -m pytest -q test/npuhl/test_npuhl_models.py
+
+# int8 MobileNetV2 and ResNet-50 on npu-sim against the CPU int8 path (minutes).
+test-npulower-models: build
+	STRATA_BIN_DIR=$(CURDIR)/$(BUILD)/bin STRATA_NPULOWER_MODELS=1 .venv/bin/python -m pytest -q test/npulower/test_npulower_models.py
 
 # Every numeric test and real model against the ASan + UBSan build (make test
 # runs the numeric tests and the three small models; this adds PP-OCRv4 det/rec,

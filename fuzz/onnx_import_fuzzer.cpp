@@ -26,22 +26,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FuzzDiagnostics.h"
-#include "ImportChecks.h"
-#include "strata/Dialect/Top/IR/TopOps.h"
+#include "ImportFuzzer.h"
 #include "strata/Frontend/Onnx/OnnxImporter.h"
-#include "strata/InitAll.h"
-#include "strata/Interfaces/HostTypes.h"
-#include "strata/Interpreter/Interpreter.h"
-#include "strata/Pipelines/Optimize.h"
-#include "strata/Pipelines/RandomInputs.h"
-#include "strata/Support/Limits.h"
-#include "strata/Support/Npz.h"
 
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -81,32 +68,17 @@ void makeScratchDir() {
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   makeScratchDir();
-  strata::limits().maxElements = int64_t(1) << 16;
-  strata::limits().maxLoopIterations = int64_t(1) << 10;
-  registry = new DialectRegistry();
-  strata::registerModelDialects(*registry);
+  registry = strata::fuzz::initImportFuzzer();
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  MLIRContext context(*registry, MLIRContext::Threading::DISABLED);
-  context.loadAllAvailableDialects();
-  strata::fuzz::CollectedDiagnostics diagnostics(context);
-
-  strata::onnx_import::ImportOptions options;
-  options.name = "fuzz";
   llvm::StringRef bytes(reinterpret_cast<const char *>(data), size);
-  auto model = strata::onnx_import::importOnnxBuffer(
-      bytes, scratchDir, "fuzz.onnx", context, options);
-  if (failed(model)) {
-    if (diagnostics.errors == 0)
-      fail("the import failed without reporting an error", diagnostics.text);
-    return 0;
-  }
-  if (diagnostics.errors != 0)
-    fail("the import succeeded but reported errors", diagnostics.text);
-
-  strata::fuzz::checkImportedModel(context, diagnostics, *model->module,
-                                   model->weights, fail);
+  strata::fuzz::runImportFuzzer(*registry, fail, [&](MLIRContext &context) {
+    strata::onnx_import::ImportOptions options;
+    options.name = "fuzz";
+    return strata::onnx_import::importOnnxBuffer(bytes, scratchDir, "fuzz.onnx",
+                                                 context, options);
+  });
   return 0;
 }

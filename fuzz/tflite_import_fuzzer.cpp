@@ -10,12 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FuzzDiagnostics.h"
-#include "ImportChecks.h"
+#include "ImportFuzzer.h"
 #include "strata/Frontend/TFLite/TFLiteImporter.h"
-#include "strata/InitAll.h"
-
-#include "mlir/IR/MLIRContext.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -34,17 +30,11 @@ DialectRegistry *registry;
 } // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-  strata::limits().maxElements = int64_t(1) << 16;
-  strata::limits().maxLoopIterations = int64_t(1) << 10;
-  registry = new DialectRegistry();
-  strata::registerModelDialects(*registry);
+  registry = strata::fuzz::initImportFuzzer();
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  MLIRContext context(*registry, MLIRContext::Threading::DISABLED);
-  context.loadAllAvailableDialects();
-  strata::fuzz::CollectedDiagnostics diagnostics(context);
   // FlatBuffers reads scalars in place: give the reader an aligned copy, as
   // a mapped file is.
   std::vector<uint64_t> aligned((size + 7) / 8);
@@ -52,16 +42,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::memcpy(aligned.data(), data, size);
   llvm::ArrayRef<uint8_t> bytes(
       reinterpret_cast<const uint8_t *>(aligned.data()), size);
-  auto model = strata::tflite_import::importTFLiteBuffer(bytes, "fuzz.tflite",
-                                                         context, "fuzz");
-  if (failed(model)) {
-    if (diagnostics.errors == 0)
-      fail("the import failed without reporting an error", diagnostics.text);
-    return 0;
-  }
-  if (diagnostics.errors != 0)
-    fail("the import succeeded but reported errors", diagnostics.text);
-  strata::fuzz::checkImportedModel(context, diagnostics, *model->module,
-                                   model->weights, fail);
+  strata::fuzz::runImportFuzzer(*registry, fail, [&](MLIRContext &context) {
+    return strata::tflite_import::importTFLiteBuffer(bytes, "fuzz.tflite",
+                                                     context, "fuzz");
+  });
   return 0;
 }

@@ -63,7 +63,7 @@ run_ctest() {
 
 echo "== lit / FileCheck =="; run_lit
 echo "== GoogleTest =="; run_ctest
-echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/tflite test/compiled test/models test/equiv test/tosa test/quant test/npusim test/npuhl
+echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/tflite test/compiled test/models test/equiv test/tosa test/quant test/npusim test/npuhl test/npulower
 # The Python package from its wheel (make python), installed in a clean venv.
 echo "== Python package (installed wheel) =="
 if scripts/python-venv.sh "$BUILD/python-venv"; then

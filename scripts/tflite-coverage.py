@@ -10,7 +10,8 @@ usage: scripts/tflite-coverage.py [--bin build/bin] [--doc docs/tflite.md]
 2. Finds every .tflite file of the model packages in .venv
    (scripts/requirements-models.txt: mediapipe, pyopen-wakeword,
    pymicro-wakeword), counts its builtin operators and imports it with
-   `strata import`.
+   `strata import` (default layout and `--layout nchw`, counting the
+   transposes left in the optimized model).
 3. Reads the importer's converter tables (lib/Frontend/TFLite/Convert*.cpp)
    for the list of supported builtin operators.
 4. Replaces the text between the GENERATED markers of the doc."""
@@ -74,30 +75,54 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         results = os.path.join(tmp, "ops.json")
         env["STRATA_TFLITE_OPS_JSON"] = results
+        stats = os.path.join(tmp, "lsb.jsonl")
+        env["STRATA_TFLITE_LSB_STATS"] = stats
         subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                         os.path.join(ROOT, "test/tflite/test_tflite_ops.py")], env=env, cwd=ROOT)
         tested = json.load(open(results))
+        lsb = collections.Counter()
+        per_test = collections.defaultdict(collections.Counter)
+        if os.path.exists(stats):
+            for line in open(stats):
+                rec = json.loads(line)
+                for k in ("n", "exact", "one"):
+                    lsb[k] += rec[k]
+                    per_test[rec["test"].split(" ")[0].split("::")[-1]][k] += rec[k]
         models = []
         for pkg in PACKAGES:
             for f in sorted(glob.glob(os.path.join(args.site, pkg, "**", "*.tflite"), recursive=True)):
                 cnt = census(f)
                 rel = os.path.relpath(f, args.site)
-                r = subprocess.run([os.path.join(args.bin, "strata"), "import", f, "-o",
-                                    os.path.join(tmp, "m"), "--name", "m", "--no-optimize",
-                                    *EXTRA.get(rel, [])], capture_output=True, text=True)
-                err = "" if r.returncode == 0 else re.sub(
-                    r".*error: (loc\([^)]*\): )?", "", r.stderr.strip().splitlines()[0])
+                err, transposes = "", []
+                for layout in ([], ["--layout", "nchw"]):
+                    out = os.path.join(tmp, "m")
+                    r = subprocess.run([os.path.join(args.bin, "strata"), "import", f, "-o",
+                                        out, "--name", "m", *layout, *EXTRA.get(rel, [])],
+                                       capture_output=True, text=True)
+                    if r.returncode != 0:
+                        err = re.sub(r".*error: (loc\([^)]*\): )?", "",
+                                     r.stderr.strip().splitlines()[0])
+                        break
+                    with open(os.path.join(out, "m.mlir")) as fh:
+                        transposes.append(fh.read().count("top.Permute"))
                 models.append((rel + (" (" + " ".join(EXTRA[rel]) + ")" if rel in EXTRA else ""),
-                               cnt, err))
+                               cnt, err, transposes))
     ops = supported_ops()
     lines = [BEGIN, ""]
     lines.append(f"{len(ops)} builtin operators are converted. Tested: the variants whose "
                  "test in `test/tflite/test_tflite_ops.py` passed against the TFLite "
                  "interpreter (float32; int8, uint8 and int16 quantized). Models: operator "
                  "instances in the model files below.")
+    n = max(lsb["n"], 1)
+    lines += ["", f"Quantized outputs of the per-op tests (imported and optimized models): "
+              f"{lsb['n']} elements, {100.0 * lsb['exact'] / n:.2f}% equal to the "
+              f"interpreter's, {100.0 * lsb['one'] / n:.2f}% 1 LSB apart, "
+              f"{lsb['n'] - lsb['exact'] - lsb['one']} more. Tests with 1-LSB differences: " +
+              (", ".join(f"`{t}` ({100.0 * c['one'] / max(c['n'], 1):.1f}%)"
+                         for t, c in sorted(per_test.items()) if c["one"]) or "none") + "."]
     lines += ["", "| builtin operator | converter | tested | in the models |", "|---|---|---|---|"]
     used = collections.Counter()
-    for _, cnt, _ in models:
+    for _, cnt, _, _ in models:
         used.update(cnt)
     for op in sorted(ops):
         t = tested.get(op, {})
@@ -115,9 +140,16 @@ def main():
               f"{covered} of {total} ({100.0 * covered / max(total, 1):.1f}%) have a "
               "converter. Not supported: " +
               (", ".join(f"{o} ({used[o]})" for o in unsupported) or "none") + ".", "",
-              "| model | operators (all subgraphs) | import |", "|---|---|---|"]
-    for name, cnt, err in models:
-        lines.append(f"| `{name}` | {sum(cnt.values())} | {'ok' if not err else err.replace('|', '/')} |")
+              "Transposes: the `top.Permute` ops left in the optimized model (`<name>.mlir`) "
+              "with the default layout (NHWC stays NHWC: none is inserted) and with "
+              "`--layout nchw` (inserted around each layout-sensitive op, the pairs that "
+              "meet cancelled).", "",
+              "| model | operators (all subgraphs) | import | transposes (default / `--layout nchw`) |",
+              "|---|---|---|---|"]
+    for name, cnt, err, tr in models:
+        lines.append(f"| `{name}` | {sum(cnt.values())} | "
+                     f"{'ok' if not err else err.replace('|', '/')} | "
+                     f"{' / '.join(map(str, tr)) if not err else '—'} |")
     lines += ["", END]
     doc = open(args.doc).read()
     a, b = doc.index(BEGIN), doc.index(END) + len(END)

@@ -60,8 +60,19 @@ Offset<fb::Variant> variantOf(FlatBufferBuilder &b, const VariantSpec &v) {
   }
   auto bufVec = b.CreateVector(buffers);
   auto dispVec = b.CreateVector(dispatches);
+  // Absent (not empty) when no buffer has a run-time shape: a 1.1 reader
+  // sees the same table as before.
+  Offset<flatbuffers::Vector<Offset<fb::RuntimeShape>>> rtVec;
+  if (!v.runtimeShapes.empty()) {
+    std::vector<Offset<fb::RuntimeShape>> rts;
+    for (const RuntimeShapeSpec &r : v.runtimeShapes)
+      rts.push_back(fb::CreateRuntimeShape(b, r.buffer, r.shapeBuffer,
+                                           r.dispatch,
+                                           b.CreateString(r.origin)));
+    rtVec = b.CreateVector(rts);
+  }
   return fb::CreateVariant(b, inShapes, outShapes, v.arenaSize, bufVec,
-                           dispVec);
+                           dispVec, rtVec);
 }
 } // namespace
 

@@ -2,6 +2,7 @@
 
 #include "strata/InitAll.h"
 
+#include "strata/Conversion/HLToHW/Passes.h"
 #include "strata/Conversion/Passes.h"
 #include "strata/Conversion/TopToHL/Passes.h"
 #include "strata/Conversion/TosaToTop/Passes.h"
@@ -35,6 +36,7 @@ void registerAllPasses() {
   conversion::registerConversionPasses();
   conversion::registerTosaToTopPasses();
   conversion::registerTopToHLPasses();
+  conversion::registerHLToHWPasses();
   cpu::registerCpuTargetPasses();
   mlir::registerAllPasses();
 }

@@ -276,10 +276,17 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
           int64_t colBegin, int64_t colEnd, Isa isa) {
   if (rowBegin >= rowEnd || colBegin >= colEnd)
     return;
-  const Epilogue &e = p.epilogue;
+  // A residual that is C itself (the result written in place of the
+  // residual): C already holds it, so the first K block accumulates onto it
+  // and the epilogue does not add it again.
+  bool residualInC = p.epilogue.residual == p.c && p.epilogue.ldr == p.ldc;
+  Epilogue e = p.epilogue;
+  if (residualInC)
+    e.residual = nullptr;
   if (p.k == 0) {
-    for (int64_t i = rowBegin; i < rowEnd; ++i)
-      std::fill(p.c + i * p.ldc + colBegin, p.c + i * p.ldc + colEnd, 0.0f);
+    if (!residualInC)
+      for (int64_t i = rowBegin; i < rowEnd; ++i)
+        std::fill(p.c + i * p.ldc + colBegin, p.c + i * p.ldc + colEnd, 0.0f);
     applyEpilogue(p.c + rowBegin * p.ldc + colBegin, p.ldc, rowEnd - rowBegin,
                   colEnd - colBegin, rowBegin, colBegin, e);
     return;
@@ -343,8 +350,25 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
                 te.p1 = e.p1;
               }
             }
+            // The first K block of an in-place residual, or the last block
+            // of a separate one, reads a strided tile the hardware
+            // prefetcher does not see coming: fetch the next tile's rows
+            // while this one computes.
+            const float *next = nullptr;
+            int64_t ldNext = 0;
+            if (residualInC && pc == 0)
+              next = p.c, ldNext = p.ldc;
+            else if (last && e.residual)
+              next = e.residual, ldNext = e.ldr;
+            if (next && ir + uk.mr < mc) {
+              const float *t = next + (row + uk.mr) * ldNext + col;
+              int64_t rows = std::min(uk.mr, mc - ir - uk.mr);
+              for (int64_t r = 0; r < rows; ++r)
+                for (int64_t c0 = 0; c0 < nr; c0 += 16)
+                  __builtin_prefetch(t + r * ldNext + c0, 0, 3);
+            }
             uk.fn(kc, ap, bp, bPanelStride, p.c + row * p.ldc + col, p.ldc, mr,
-                  nr, pc > 0, last ? &te : nullptr);
+                  nr, pc > 0 || residualInC, last ? &te : nullptr);
           }
         }
         if (last && !fusedAct)

@@ -23,7 +23,12 @@ bool isRuntimeKernel(std::string_view name) {
   for (const char *k : {kMatmulGemm, kMatmulGemv, kMatmulBatched, kConv1x1,
                         kConvIm2col, kConvDepthwise, kConvWinograd,
                         kMatmulGemmI8, kConv1x1I8, kConvIm2colI8,
-                        kConvDepthwiseI8, kMatmulGemmBf16})
+                        kConvDepthwiseI8, kMatmulGemmBf16,
+                        kSoftmax, kLayerNorm, kMaxPool, kAvgPool,
+                        kGlobalAvgPool, kDeconv})
+    if (name == k)
+      return true;
+  for (const char *k : kBinaryKernels)
     if (name == k)
       return true;
   return isOneDnnKernel(name);
@@ -31,6 +36,13 @@ bool isRuntimeKernel(std::string_view name) {
 
 bool isOneDnnKernel(std::string_view name) {
   return name == kOneDnnConv || name == kOneDnnMatmul;
+}
+
+int64_t suggestedOpWorkgroups(int64_t elements) {
+  int64_t wg = 1;
+  while (wg < 8 && elements >= (int64_t(1) << 16) * wg * 2)
+    wg *= 2;
+  return wg;
 }
 
 /// Multiply-accumulates of the dispatch, saturating; 0 when unknown.
@@ -50,6 +62,12 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
     return product({0, 1, 2, 3});
   if (kernel == kConv1x1 || kernel == kConv1x1I8)
     return product({0, 1, 2, 3});
+  if (kernel == kDeconv) {
+    // N * C * H * W * (O / G) * KH * KW
+    if (count < kConvStrategyParams || p[17] < 1)
+      return 0;
+    return product({0, 1, 2, 3, 7, 8}) * double(p[6] / p[17]);
+  }
   if (kernel == kConvIm2col || kernel == kConvDepthwise ||
       kernel == kConvWinograd || kernel == kConvIm2colI8 ||
       kernel == kConvDepthwiseI8) {

@@ -208,6 +208,7 @@ Offset<fb::SliceTask> encodeSlice(FlatBufferBuilder &b, const SliceTask &s) {
   tb.add_crd(s.crd);
   tb.add_half_pixel(s.halfPixel);
   tb.add_count_include_pad(s.countIncludePad);
+  tb.add_scale(s.scale);
   return tb.Finish();
 }
 } // namespace
@@ -439,6 +440,7 @@ npusim::decodeProgram(const uint8_t *data, uint64_t size, Program &program) {
           st.crd = s->crd();
           st.halfPixel = s->half_pixel();
           st.countIncludePad = s->count_include_pad();
+          st.scale = s->scale();
         }
       }
     }
@@ -916,10 +918,7 @@ bool TaskChecker::checkSlice() {
         !rank4Window(s.kernelSize[0], s.kernelSize[1]) || !noWeights() ||
         !absent("input2", s.input2) || !absent("lut", s.lut))
       return false;
-    if (s.dilation != std::vector<int64_t>{1, 1})
-      return fail("dilation", "is " + str(s.dilation) + ", pools take [1, 1]");
-    return bf16 || (range("input_zp", s.inputZp, -128, 127) &&
-                    range("output_zp", s.outputZp, -128, 127));
+    return quant(false);
   case KernelKind::ReduceMean: {
     if (!sameFormat() || !operand("input", s.input, 0, eb) ||
         !operand("output", s.output, s.input.dims.size(), eb) || !noWeights() ||
@@ -987,7 +986,11 @@ bool TaskChecker::checkSlice() {
       return false;
     if (s.format == Format::Int8 && s.outputFormat == Format::Int8)
       return quant(false);
-    if (!std::isfinite(s.floatScale) || s.floatScale == 0.0f)
+    if (!std::isfinite(s.scale))
+      return fail("scale", "is " + std::to_string(s.scale) +
+                               ", expected a finite scale (0: float_scale)");
+    if (s.scale == 0.0 &&
+        (!std::isfinite(s.floatScale) || s.floatScale == 0.0f))
       return fail("float_scale", "is " + std::to_string(s.floatScale) +
                                      ", expected a finite non-zero scale");
     if (s.format == Format::Int8)

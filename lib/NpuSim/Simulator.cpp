@@ -228,8 +228,10 @@ int64_t rescaleInput(Rounding r, int64_t x, int64_t leftShift, int64_t m,
   int64_t shifted = x * (int64_t(1) << leftShift);
   if (r == Rounding::TFLite)
     return intq::requantTFLite(shifted, m, s, 0, INT32_MIN, INT32_MAX);
-  return static_cast<int64_t>(
-      intq::roundingRightShift(static_cast<__int128>(shifted) * m, s));
+  // Saturated to +-(2^63 - 1) as HL's rescale (unreachable with int8
+  // inputs and multipliers below 2^31 unless the shift is tiny).
+  __int128 v = intq::roundingRightShift(static_cast<__int128>(shifted) * m, s);
+  return static_cast<int64_t>(std::clamp<__int128>(v, -INT64_MAX, INT64_MAX));
 }
 
 float clampF(float v, float lo, float hi) {
@@ -445,7 +447,11 @@ bool SliceExec::mac() {
                   uint64_t wa =
                       dw ? Lram::at(s.weights, {o / B, ky, kx, o % B})
                          : Lram::at(s.weights, {o / B, ic, ky, kx, o % B});
-                  acc += m.bf16(Lram::at(s.input, {n, c, iy, ix})) * m.bf16(wa);
+                  // Two statements: never contracted into an FMA (HL
+                  // rounds the product first).
+                  float prod =
+                      m.bf16(Lram::at(s.input, {n, c, iy, ix})) * m.bf16(wa);
+                  acc = acc + prod;
                 }
               }
             finish(acc, {n, o, oy, ox});
@@ -456,9 +462,11 @@ bool SliceExec::mac() {
     for (int64_t n = 0; n < out[0]; ++n)
       for (int64_t o = 0; o < out[1]; ++o) {
         float acc = start(o);
-        for (int64_t i = 0; i < s.input.dims[1]; ++i)
-          acc += m.bf16(Lram::at(s.input, {n, i})) *
-                 m.bf16(Lram::at(s.weights, {o / B, i, o % B}));
+        for (int64_t i = 0; i < s.input.dims[1]; ++i) {
+          float prod = m.bf16(Lram::at(s.input, {n, i})) *
+                       m.bf16(Lram::at(s.weights, {o / B, i, o % B}));
+          acc = acc + prod;
+        }
         finish(acc, {n, o});
       }
     return true;
@@ -467,9 +475,11 @@ bool SliceExec::mac() {
       for (int64_t r = 0; r < out[1]; ++r)
         for (int64_t c = 0; c < out[2]; ++c) {
           float acc = start(c);
-          for (int64_t i = 0; i < s.input.dims[2]; ++i)
-            acc += m.bf16(Lram::at(s.input, {b, r, i})) *
-                   m.bf16(Lram::at(s.weights, {b, i, c}));
+          for (int64_t i = 0; i < s.input.dims[2]; ++i) {
+            float prod = m.bf16(Lram::at(s.input, {b, r, i})) *
+                         m.bf16(Lram::at(s.weights, {b, i, c}));
+            acc = acc + prod;
+          }
           finish(acc, {b, r, c});
         }
     return true;
@@ -493,11 +503,13 @@ void SliceExec::elementwise() {
       case KernelKind::Mul:
         r = a * b;
         break;
+      // std::min / std::max as HL (and Top): a NaN right operand loses,
+      // a NaN left operand wins.
       case KernelKind::Min:
-        r = std::fmin(a, b);
+        r = b < a ? b : a;
         break;
       default:
-        r = std::fmax(a, b);
+        r = a < b ? b : a;
         break;
       }
       m.setBf16(oa, clampF(r, s.clipMinF, s.clipMaxF));
@@ -520,6 +532,15 @@ void SliceExec::elementwise() {
   });
 }
 
+/// `round_half_away_from_zero(sum / count)`, 0 for an empty window: the
+/// integer mean of avg_pool and reduce_mean (before their requantization).
+int64_t roundedMean(int64_t sum, int64_t count) {
+  if (count <= 0)
+    return 0;
+  int64_t q = (std::llabs(sum) + count / 2) / count;
+  return sum < 0 ? -q : q;
+}
+
 void SliceExec::pool() {
   bool bf16 = s.format == Format::BF16;
   bool isMax = s.kernel == KernelKind::MaxPool;
@@ -529,20 +550,22 @@ void SliceExec::pool() {
     for (int64_t c = 0; c < out[1]; ++c)
       for (int64_t oy = 0; oy < out[2]; ++oy)
         for (int64_t ox = 0; ox < out[3]; ++ox) {
-          int64_t count = 0, sum = 0, best = INT64_MIN;
+          // An empty window's max is the lowest value (-128; bf16 -inf).
+          int64_t count = 0, sum = 0, best = -128 - s.inputZp;
           float sumF = 0, bestF = -INFINITY;
           for (int64_t ky = 0; ky < kh; ++ky)
             for (int64_t kx = 0; kx < kw; ++kx) {
-              int64_t iy = oy * s.stride[0] - s.pad[0] + ky;
-              int64_t ix = ox * s.stride[1] - s.pad[1] + kx;
+              int64_t iy = oy * s.stride[0] - s.pad[0] + ky * s.dilation[0];
+              int64_t ix = ox * s.stride[1] - s.pad[1] + kx * s.dilation[1];
               if (iy < 0 || iy >= in[2] || ix < 0 || ix >= in[3])
                 continue;
               uint64_t a = Lram::at(s.input, {n, c, iy, ix});
               ++count;
               if (bf16) {
                 float v = m.bf16(a);
-                sumF += v;
-                bestF = std::fmax(bestF, v);
+                sumF = sumF + v;
+                // HL's std::max: a NaN tap never wins.
+                bestF = bestF < v ? v : bestF;
               } else {
                 int64_t v = m.i8(a) - s.inputZp;
                 sum += v;
@@ -553,19 +576,15 @@ void SliceExec::pool() {
           int64_t divisor = s.countIncludePad ? kh * kw : count;
           if (bf16) {
             float r =
-                isMax ? (count ? bestF : 0.0f)
+                isMax ? bestF
                       : (divisor ? sumF / static_cast<float>(divisor) : 0.0f);
             m.setBf16(oa, r);
-            continue;
+          } else if (isMax) {
+            m.setI8(oa, std::clamp(best + s.outputZp, s.clipMin, s.clipMax));
+          } else {
+            m.setI8(oa, finishInt(roundedMean(sum, divisor), s.multiplier,
+                                  s.shift));
           }
-          int64_t r = 0;
-          if (isMax)
-            r = count ? best : 0;
-          else if (divisor)
-            r = static_cast<int64_t>(sum >= 0
-                                         ? (sum + divisor / 2) / divisor
-                                         : -((-sum + divisor / 2) / divisor));
-          m.setI8(oa, std::clamp(r + s.outputZp, s.clipMin, s.clipMax));
         }
 }
 
@@ -586,7 +605,7 @@ void SliceExec::reduceMean() {
         idx[i] = o[i] + r[i];
       uint64_t a = Lram::at(s.input, idx);
       if (bf16)
-        sumF += m.bf16(a);
+        sumF = sumF + m.bf16(a);
       else
         sum += m.i8(a) - s.inputZp;
     });
@@ -594,7 +613,7 @@ void SliceExec::reduceMean() {
     if (bf16)
       m.setBf16(oa, sumF / static_cast<float>(count));
     else
-      m.setI8(oa, finishInt(sum, s.multiplier, s.shift));
+      m.setI8(oa, finishInt(roundedMean(sum, count), s.multiplier, s.shift));
   });
 }
 
@@ -648,19 +667,26 @@ void SliceExec::dataMove() {
 }
 
 void SliceExec::convert() {
+  double scale = s.convertScale();
   forEachIndex(s.output.dims, [&](const std::vector<int64_t> &o) {
     uint64_t a = Lram::at(s.input, o), oa = Lram::at(s.output, o);
     if (s.format == Format::Int8 && s.outputFormat == Format::Int8) {
       m.setI8(oa, finishInt(m.i8(a) - s.inputZp, s.multiplier, s.shift));
     } else if (s.format == Format::Int8) {
-      m.setBf16(oa, static_cast<float>(m.i8(a) - s.inputZp) * s.floatScale);
+      // top.Dequant / hl.convert: the f64 product rounded to f32, then to
+      // bf16.
+      m.setBf16(oa, static_cast<float>(
+                        static_cast<double>(m.i8(a) - s.inputZp) * scale));
     } else if (s.outputFormat == Format::Int8) {
-      float x = m.bf16(a) / s.floatScale;
+      // top.Quant: round_half_even(x / scale) in f64 plus the zero point,
+      // clipped; NaN gives the zero point (clipped).
+      double x = static_cast<double>(m.bf16(a)) / scale;
       int64_t q = s.outputZp;
       if (!std::isnan(x)) {
-        double r = std::nearbyint(static_cast<double>(x));
-        r = std::clamp(r, -1e9, 1e9);
-        q = static_cast<int64_t>(r) + s.outputZp;
+        double r = std::round(x); // ties away from zero
+        if (std::fabs(x - std::trunc(x)) == 0.5)
+          r = 2.0 * std::round(x / 2.0);
+        q = static_cast<int64_t>(std::clamp(r, -1e9, 1e9)) + s.outputZp;
       }
       m.setI8(oa, std::clamp(q, s.clipMin, s.clipMax));
     } else {

@@ -197,8 +197,8 @@ private:
 
 class CpuFunction final : public Function {
 public:
-  CpuFunction(DispatchFn fn, std::string label)
-      : fn(fn), label(std::move(label)) {}
+  CpuFunction(DispatchFn fn, std::string label, std::string kernel = "")
+      : fn(fn), label(std::move(label)), kernel(std::move(kernel)) {}
   bool run(void *const *bindings, const int64_t *params,
            int64_t workgroupCount, ThreadPool &pool,
            std::string &error) const override {
@@ -216,6 +216,10 @@ public:
       error = label + " returned " + std::to_string(failedCode.load()) +
               " in workgroup " + std::to_string(failedGroup.load()) + " of " +
               std::to_string(workgroupCount);
+      if (!kernel.empty())
+        if (std::string text = cpuKernelErrorText(kernel, failedCode.load());
+            !text.empty())
+          error += ": " + text;
       return false;
     }
     return true;
@@ -224,6 +228,7 @@ public:
 private:
   DispatchFn fn;
   std::string label;
+  std::string kernel; ///< a built-in kernel's name, for its error texts
 };
 
 class CpuDevice final : public Device {
@@ -310,8 +315,8 @@ public:
       error = "kernel '" + request.symbol + "': " + why;
       return nullptr;
     }
-    return std::make_unique<CpuFunction>(k->fn, "kernel '" + request.symbol +
-                                                    "'");
+    return std::make_unique<CpuFunction>(
+        k->fn, "kernel '" + request.symbol + "'", request.symbol);
   }
 
 private:

@@ -24,7 +24,7 @@ namespace kabi = strata::kernels::kabi;
 
 namespace {
 
-enum Binding { kIn = 0, kWeight = 1, kBias = 2, kOut = 3 };
+enum Binding { kIn = 0, kWeight = 1, kBias = 2, kOut = 3, kResidual = 4 };
 
 /// Multiplies non-negative factors; false on a negative one or overflow.
 bool product(std::initializer_list<int64_t> fs, int64_t &out) {
@@ -37,14 +37,20 @@ bool product(std::initializer_list<int64_t> fs, int64_t &out) {
 
 bool isFlag(int64_t v) { return v == 0 || v == 1; }
 
-/// Checks the epilogue params at `p` and the bias binding (`biasCount`
-/// floats when present).
+/// Checks the epilogue params at `p`, the bias binding (`biasCount` floats
+/// when present) and the residual binding (`outCount` floats when present).
 bool checkEpilogue(const std::vector<BufferInfo> &b, const int64_t *p,
-                   int64_t biasCount, std::string &error) {
+                   int64_t biasCount, int64_t outCount, std::string &error) {
   if (!isFlag(p[0])) {
     error = "has_bias is " + std::to_string(p[0]) + ", must be 0 or 1";
     return false;
   }
+  if (!isFlag(p[4])) {
+    error = "has_residual is " + std::to_string(p[4]) + ", must be 0 or 1";
+    return false;
+  }
+  if (p[4] && !needBytes(b, kResidual, outCount, 4, "residual", error))
+    return false;
   if (p[1] < 0 || p[1] >= kn::kActivationCount) {
     error = "activation is " + std::to_string(p[1]) + ", must be in [0, " +
             std::to_string(kn::kActivationCount) + ")";
@@ -57,12 +63,18 @@ bool checkEpilogue(const std::vector<BufferInfo> &b, const int64_t *p,
   return !p[0] || needBytes(b, kBias, biasCount, 4, "bias", error);
 }
 
-kn::Epilogue epilogueFrom(const int64_t *p, const void *bias,
-                          kn::BiasMode mode) {
+/// The epilogue of params `p`; the residual (when present) is `residual`
+/// with row stride `ldr`.
+kn::Epilogue epilogueFrom(const int64_t *p, const void *bias, kn::BiasMode mode,
+                          const void *residual, int64_t ldr) {
   kn::Epilogue e;
   if (p[0]) {
     e.biasMode = mode;
     e.bias = static_cast<const float *>(bias);
+  }
+  if (p[4]) {
+    e.residual = static_cast<const float *>(residual);
+    e.ldr = ldr;
   }
   e.act = kn::Activation(p[1]);
   e.p0 = kabi::paramFloat(p[2]);
@@ -115,8 +127,9 @@ int matmulKernel(void *const *bindings, const int64_t *p, int64_t id,
   g.n = n;
   g.k = k;
   g.ldc = n;
+  const float *residual = static_cast<const float *>(bindings[kResidual]);
   g.epilogue = epilogueFrom(p + kabi::kMatmulStrategyParams + 3,
-                            bindings[kBias], kn::BiasMode::PerCol);
+                            bindings[kBias], kn::BiasMode::PerCol, residual, n);
   for (int64_t unit = begin; unit < end; ++unit) {
     int64_t bi = unit / perMatrix, chunk = unit % perMatrix;
     int64_t r0 = chunk / s.colChunks * s.rowStep;
@@ -132,6 +145,8 @@ int matmulKernel(void *const *bindings, const int64_t *p, int64_t id,
       g.b.transposed = transB;
     }
     g.c = c + bi * m * n;
+    if (g.epilogue.residual)
+      g.epilogue.residual = residual + bi * m * n;
     kn::gemm(g, r0, std::min(m, r0 + s.rowStep), c0,
              std::min(n, c0 + s.colStep));
   }
@@ -176,7 +191,8 @@ bool matmulCheck(const std::vector<BufferInfo> &b,
   }
   return needBytes(b, kIn, aCount, 4, "A", error) &&
          needBytes(b, kOut, cCount, 4, "C", error) &&
-         checkEpilogue(b, p.data() + kabi::kMatmulStrategyParams + 3, n, error);
+         checkEpilogue(b, p.data() + kabi::kMatmulStrategyParams + 3, n, cCount,
+                       error);
 }
 
 //===----------------------------------------------------------------------===//
@@ -215,7 +231,7 @@ bool checkConvBindings(const std::vector<BufferInfo> &b,
   }
   return needBytes(b, kIn, s.n * s.c * s.h * s.w, 4, "input", error) &&
          needBytes(b, kOut, s.n * s.o * s.oh * s.ow, 4, "output", error) &&
-         checkEpilogue(b, epilogue, s.o, error);
+         checkEpilogue(b, epilogue, s.o, s.n * s.o * s.oh * s.ow, error);
 }
 
 bool checkPackedFlag(int64_t v, std::string &error) {
@@ -231,7 +247,8 @@ int convGemm(void *const *bindings, const kn::Conv2dShape &s, bool packed,
   split(kn::conv2dGemmUnits(s, count), id, count, begin, end);
   kn::conv2dGemm(s, static_cast<const float *>(bindings[kIn]),
                  static_cast<const float *>(bindings[kWeight]), packed,
-                 epilogueFrom(epilogue, bindings[kBias], kn::BiasMode::PerRow),
+                 epilogueFrom(epilogue, bindings[kBias], kn::BiasMode::PerRow,
+                              bindings[kResidual], s.oh * s.ow),
                  static_cast<float *>(bindings[kOut]), count, begin, end);
   return 0;
 }
@@ -264,11 +281,11 @@ int convDepthwiseKernel(void *const *bindings, const int64_t *p, int64_t id,
   int64_t begin, end;
   split(s.n * s.o, id, count, begin, end);
   // Fails (1) only when the padded plane cannot be allocated.
-  return kn::conv2dDepthwise(
-             s, static_cast<const float *>(bindings[kIn]),
-             static_cast<const float *>(bindings[kWeight]),
-             epilogueFrom(p + 19, bindings[kBias], kn::BiasMode::PerRow),
-             static_cast<float *>(bindings[kOut]), begin, end)
+  return kn::conv2dDepthwise(s, static_cast<const float *>(bindings[kIn]),
+                             static_cast<const float *>(bindings[kWeight]),
+                             epilogueFrom(p + 19, bindings[kBias],
+                                          kn::BiasMode::PerRow, nullptr, 0),
+                             static_cast<float *>(bindings[kOut]), begin, end)
              ? 0
              : 1;
 }
@@ -282,6 +299,10 @@ bool convDepthwiseCheck(const std::vector<BufferInfo> &b,
   }
   if (!checkConvBindings(b, s, false, p.data() + 19, error))
     return false;
+  if (p[19 + 4] != 0) {
+    error = "has_residual is 1, the depthwise kernel takes no residual";
+    return false;
+  }
   if (s.c != s.g) {
     error = "G = " + std::to_string(s.g) +
             " is not C = " + std::to_string(s.c) + " (depthwise)";
@@ -304,7 +325,8 @@ int convWinogradKernel(void *const *bindings, const int64_t *p, int64_t id,
                             static_cast<const float *>(bindings[kWeight]),
                             p[kabi::kConvStrategyParams] != 0,
                             epilogueFrom(p + kabi::kConvStrategyParams + 1,
-                                         bindings[kBias], kn::BiasMode::PerRow),
+                                         bindings[kBias], kn::BiasMode::PerRow,
+                                         bindings[kResidual], s.oh * s.ow),
                             static_cast<float *>(bindings[kOut]), ws, begin,
                             end)
              ? 0
@@ -333,20 +355,20 @@ bool convWinogradCheck(const std::vector<BufferInfo> &b,
 
 constexpr unsigned kWritesOut = 1u << kOut;
 const CpuKernel kGemmKernels[] = {
-    {kabi::kMatmulGemm, 4, kabi::kMatmulParams, kWritesOut, matmulCheck,
-     matmulKernel},
-    {kabi::kMatmulGemv, 4, kabi::kMatmulParams, kWritesOut, matmulCheck,
-     matmulKernel},
-    {kabi::kMatmulBatched, 4, kabi::kMatmulParams, kWritesOut, matmulCheck,
-     matmulKernel},
-    {kabi::kConv1x1, 4, kabi::kConv1x1Params, kWritesOut, conv1x1Check,
-     conv1x1Kernel},
-    {kabi::kConvIm2col, 4, kabi::kConvParams, kWritesOut, convIm2colCheck,
-     convIm2colKernel},
-    {kabi::kConvDepthwise, 4, kabi::kConvParams, kWritesOut, convDepthwiseCheck,
-     convDepthwiseKernel},
-    {kabi::kConvWinograd, 4, kabi::kConvWinogradParams, kWritesOut,
-     convWinogradCheck, convWinogradKernel},
+    {kabi::kMatmulGemm, kabi::kKernelBindings, kabi::kMatmulParams, kWritesOut,
+     matmulCheck, matmulKernel},
+    {kabi::kMatmulGemv, kabi::kKernelBindings, kabi::kMatmulParams, kWritesOut,
+     matmulCheck, matmulKernel},
+    {kabi::kMatmulBatched, kabi::kKernelBindings, kabi::kMatmulParams,
+     kWritesOut, matmulCheck, matmulKernel},
+    {kabi::kConv1x1, kabi::kKernelBindings, kabi::kConv1x1Params, kWritesOut,
+     conv1x1Check, conv1x1Kernel},
+    {kabi::kConvIm2col, kabi::kKernelBindings, kabi::kConvParams, kWritesOut,
+     convIm2colCheck, convIm2colKernel},
+    {kabi::kConvDepthwise, kabi::kKernelBindings, kabi::kConvParams, kWritesOut,
+     convDepthwiseCheck, convDepthwiseKernel},
+    {kabi::kConvWinograd, kabi::kKernelBindings, kabi::kConvWinogradParams,
+     kWritesOut, convWinogradCheck, convWinogradKernel},
 };
 
 } // namespace

@@ -127,6 +127,12 @@ const CpuKernel *findCpuKernel(std::string_view name) {
   for (const CpuKernel &k : bf16Kernels())
     if (name == k.name)
       return &k;
+  for (const CpuKernel &k : opKernels())
+    if (name == k.name)
+      return &k;
+  for (const CpuKernel &k : shapeKernels())
+    if (name == k.name)
+      return &k;
   return nullptr;
 }
 
@@ -140,8 +146,12 @@ std::string cpuKernelNames() {
     names += ", " + std::string(k.name);
   for (const CpuKernel &k : bf16Kernels())
     names += ", " + std::string(k.name);
+  for (const CpuKernel &k : opKernels())
+    names += ", " + std::string(k.name);
   if (runtimeHasOneDnn()) // prepared by prepareOneDnnKernel, not the table
     names += ", onednn_conv2d_f32, onednn_matmul_f32";
+  for (const CpuKernel &k : shapeKernels())
+    names += ", " + std::string(k.name);
   return names;
 }
 

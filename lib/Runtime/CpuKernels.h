@@ -44,6 +44,13 @@ CpuKernelList gemmKernels();
 CpuKernelList int8Kernels();
 /// The bf16 matmul kernel (CpuBf16Kernels.cpp).
 CpuKernelList bf16Kernels();
+/// Elementwise, pooling, softmax and layer-norm kernels (CpuOpKernels.cpp).
+CpuKernelList opKernels();
+/// The kernels of the ops whose result shape is decided at run time
+/// (CpuShapeKernels.cpp).
+CpuKernelList shapeKernels();
+/// What kernel `kernel`'s non-zero return `code` means, or "".
+std::string cpuKernelErrorText(std::string_view kernel, int code);
 
 /// [begin, end) of workgroup `id` of `count` over `n` items.
 void split(int64_t n, int64_t id, int64_t count, int64_t &begin, int64_t &end);

@@ -318,6 +318,13 @@ std::unique_ptr<Function> prepareOneDnnKernel(const DispatchRequest &request,
     error = label + request.symbol + "': " + why;
     return nullptr;
   }
+  size_t hasResidual = conv ? size_t(kabi::kConvStrategyParams + 1 + 4)
+                            : size_t(kabi::kMatmulStrategyParams + 3 + 4);
+  if (request.params[hasResidual] != 0) {
+    error = label + request.symbol +
+            "': has_residual is 1, the oneDNN kernels take no residual";
+    return nullptr;
+  }
   if (request.params[packedFlag] != 0) {
     error = label + request.symbol + "': param " + std::to_string(packedFlag) +
             " (packed weight) is " +

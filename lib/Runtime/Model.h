@@ -59,11 +59,27 @@ struct DispatchPlan {
   std::unique_ptr<hal::Function> function; ///< set by Model::load
 };
 
+/// Format 1.2: buffer `buffer`'s dims are decided by dispatch `dispatch`,
+/// which writes them into the I64 arena buffer `shapeBuffer`; the buffer's
+/// own shape is their upper bound.
+struct RuntimeShapePlan {
+  uint32_t buffer = 0, shapeBuffer = 0, dispatch = 0;
+  std::string origin; ///< the op and value, for error messages
+};
+
 struct VariantPlan {
+  /// An output dim -1: decided at run time (outputRuntimeShape).
   std::vector<std::vector<int64_t>> inputShapes, outputShapes;
   uint64_t arenaSize = 0;
   std::vector<BufferPlan> buffers;
   std::vector<DispatchPlan> dispatches;
+  std::vector<RuntimeShapePlan> runtimeShapes;
+  /// Per dispatch: the runtime shapes to check after it.
+  std::vector<std::vector<uint32_t>> runtimeShapesAfter;
+  /// Per output: its runtime shape, or -1 when its shape is static.
+  std::vector<int> outputRuntimeShape;
+  /// Per output: the bytes to allocate (the bound of a run-time shape).
+  std::vector<uint64_t> outputCapacity;
 };
 
 struct ExecutablePlan {

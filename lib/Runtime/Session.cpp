@@ -119,13 +119,13 @@ Error Session::run() {
   for (size_t o = 0; o < outputs.size(); ++o) {
     Output &out = outputs[o];
     out.shape = variant->outputShapes[o];
-    out.size = dtypeSize(model.outputs[o].dtype);
-    for (int64_t d : out.shape)
-      out.size *= uint64_t(d); // checked when the artifact was verified
+    // A run-time shape's bound, else the static size (both verified).
+    out.size = variant->outputCapacity[o];
     if (!out.bytes.reserve(out.size))
       return {STRATA_OUT_OF_MEMORY,
               "cannot allocate output '" + model.outputs[o].name + "'"};
   }
+  runtimeDims.assign(variant->runtimeShapes.size(), {});
   for (size_t di = 0; di < variant->dispatches.size(); ++di) {
     const DispatchPlan &d = variant->dispatches[di];
     bindings.clear();
@@ -153,11 +153,47 @@ Error Session::run() {
                          pool, error))
       return {STRATA_RUN_FAILED,
               "dispatch " + std::to_string(di) + " failed: " + error};
+    for (uint32_t r : variant->runtimeShapesAfter[di])
+      if (Error e = readRuntimeShape(*variant, r, di))
+        return e;
   }
-  for (size_t o = 0; o < outputs.size(); ++o)
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    if (int r = variant->outputRuntimeShape[o]; r >= 0) {
+      outputs[o].shape = runtimeDims[r];
+      outputs[o].size = dtypeSize(model.outputs[o].dtype);
+      for (int64_t d : outputs[o].shape)
+        outputs[o].size *= uint64_t(d); // within the bound: checked
+    }
     toApiLayout(model.outputs[o].dtype, outputs[o].bytes.data(),
                 outputs[o].size);
+  }
   ran = true;
+  return {};
+}
+
+Error Session::readRuntimeShape(const VariantPlan &variant, uint32_t r,
+                                size_t dispatch) {
+  const RuntimeShapePlan &rs = variant.runtimeShapes[r];
+  const BufferPlan &b = variant.buffers[rs.buffer];
+  const BufferPlan &s = variant.buffers[rs.shapeBuffer];
+  std::vector<int64_t> dims(b.shape.size());
+  if (!dims.empty())
+    std::memcpy(dims.data(), arena.data() + s.offset, dims.size() * 8);
+  // Each dim within its bound (so the bytes are within the buffer); an
+  // output's static dims as the variant says.
+  bool ok = true;
+  for (size_t i = 0; ok && i < dims.size(); ++i)
+    ok = dims[i] >= 0 && dims[i] <= b.shape[i] &&
+         (b.kind != BufferKind::Output ||
+          variant.outputShapes[b.index][i] == -1 ||
+          variant.outputShapes[b.index][i] == dims[i]);
+  if (!ok)
+    return {STRATA_RUN_FAILED,
+            "dispatch " + std::to_string(dispatch) + " (" + rs.origin +
+                "): the result's run-time shape " + shapeString(dims) +
+                " exceeds its compiled bound " + shapeString(b.shape) +
+                " (docs/runtime.md, run-time shapes)"};
+  runtimeDims[r] = std::move(dims);
   return {};
 }
 

@@ -52,6 +52,10 @@ private:
     uint64_t size = 0;
     AlignedBytes bytes;
   };
+  /// Reads and checks the dims of runtime shape `r` after `dispatch` ran.
+  Error readRuntimeShape(const VariantPlan &variant, uint32_t r,
+                         size_t dispatch);
+
   const Model &model;
   ThreadPool pool;
   std::vector<Input> inputs;
@@ -59,6 +63,9 @@ private:
   AlignedBytes arena;
   bool ran = false;
   std::vector<void *> bindings; ///< scratch
+  /// The run's shape table: the dims of each of the variant's runtime
+  /// shapes, read after the dispatch that decides them.
+  std::vector<std::vector<int64_t>> runtimeDims;
 };
 
 } // namespace strata::runtime

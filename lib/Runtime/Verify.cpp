@@ -105,10 +105,15 @@ Error checkTensor(const fb::TensorDesc *t, const std::string &where,
   return {};
 }
 
+/// A variant's input or output shapes: static instances of the signature's,
+/// except that an output dim may stay -1 (`allowRuntimeDims`, format 1.2)
+/// where the signature's is -1: a dim decided at run time, which needs a
+/// RuntimeShape (checked with the runtime shapes).
 Error checkSignatureShapes(
     const flatbuffers::Vector<flatbuffers::Offset<fb::Shape>> *shapes,
     const std::vector<TensorInfo> &sig, const std::string &where,
-    const char *what, std::vector<std::vector<int64_t>> &out) {
+    const char *what, std::vector<std::vector<int64_t>> &out,
+    bool allowRuntimeDims = false) {
   size_t n = shapes ? shapes->size() : 0;
   if (n != sig.size())
     return invalid(where + " has " + std::to_string(n) + " " + what +
@@ -123,9 +128,15 @@ Error checkSignatureShapes(
     const TensorInfo &t = sig[i];
     bool ok = s && s->dims() && dims.size() == t.shape.size();
     for (size_t d = 0; ok && d < dims.size(); ++d)
-      ok = dims[d] >= 0 && (t.shape[d] == -1 || t.shape[d] == dims[d]);
+      ok = (dims[d] >= 0 || (allowRuntimeDims && dims[d] == -1)) &&
+           (t.shape[d] == -1 || t.shape[d] == dims[d]);
+    // (A -1 dim counts as 1 for the overflow check: the byte size of a
+    // run-time shape is its buffer's bound, checked with the buffer.)
+    std::vector<int64_t> sized = dims;
+    for (int64_t &d : sized)
+      d = d == -1 ? 1 : d;
     uint64_t bytes;
-    if (!ok || !byteSize(dims, t.dtype, bytes))
+    if (!ok || !byteSize(sized, t.dtype, bytes))
       return invalid(where + ": " + what + " '" + t.name + "' has shape " +
                      shapeString(dims) +
                      ", which is not a static instance "
@@ -192,7 +203,13 @@ Error checkBuffer(const fb::Buffer *b, const std::string &where,
     if (out.offset != 0)
       return invalid(where + ": " + what + " buffers start at offset 0, not " +
                      std::to_string(out.offset));
-    if (out.dtype != sig[out.index].dtype || out.shape != shapes[out.index])
+    // A -1 of the variant's output shape (decided at run time) matches any
+    // bound; the runtime shapes check that the buffer has one.
+    bool sameShape = out.shape.size() == shapes[out.index].size();
+    for (size_t d = 0; sameShape && d < out.shape.size(); ++d)
+      sameShape = shapes[out.index][d] == -1 ||
+                  shapes[out.index][d] == out.shape[d];
+    if (out.dtype != sig[out.index].dtype || !sameShape)
       return invalid(where + " is " + dtypeName(out.dtype) + " " +
                      shapeString(out.shape) + ", but " + what + " '" +
                      sig[out.index].name + "' is " +
@@ -271,6 +288,98 @@ Error checkDispatch(const fb::Dispatch *d, const std::string &where,
                        std::to_string(j) + " " + rangeString(b.offset, b.size) +
                        " partially overlap in the arena");
     }
+  return {};
+}
+
+/// Format 1.2's run-time shapes: each names a data buffer (arena or output)
+/// bound by its dispatch and an I64 arena buffer of its rank for the dims,
+/// disjoint from it; one per buffer; every output with a -1 dim has one,
+/// and no output without one. Fills the variant's per-dispatch and
+/// per-output tables and each output's capacity.
+Error checkRuntimeShapes(
+    const flatbuffers::Vector<flatbuffers::Offset<fb::RuntimeShape>> *list,
+    const std::string &where, const Model &model, VariantPlan &v) {
+  v.runtimeShapesAfter.assign(v.dispatches.size(), {});
+  v.outputRuntimeShape.assign(model.outputs.size(), -1);
+  std::set<uint32_t> seen;
+  for (size_t ri = 0; list && ri < list->size(); ++ri) {
+    const fb::RuntimeShape *r = list->Get(ri);
+    std::string at = where + ": runtime shape " + std::to_string(ri);
+    if (!r)
+      return invalid(at + " is missing");
+    RuntimeShapePlan p;
+    p.buffer = r->buffer();
+    p.shapeBuffer = r->shape_buffer();
+    p.dispatch = r->dispatch();
+    p.origin = r->origin() ? r->origin()->str() : "";
+    if (p.buffer >= v.buffers.size() || p.shapeBuffer >= v.buffers.size() ||
+        p.dispatch >= v.dispatches.size())
+      return invalid(at + " names buffer " + std::to_string(p.buffer) +
+                     ", shape buffer " + std::to_string(p.shapeBuffer) +
+                     " and dispatch " + std::to_string(p.dispatch) +
+                     "; the variant has " + std::to_string(v.buffers.size()) +
+                     " buffers and " + std::to_string(v.dispatches.size()) +
+                     " dispatches");
+    const BufferPlan &b = v.buffers[p.buffer];
+    const BufferPlan &s = v.buffers[p.shapeBuffer];
+    if (b.kind != BufferKind::Arena && b.kind != BufferKind::Output)
+      return invalid(at + ": buffer " + std::to_string(p.buffer) +
+                     " is not an arena or output buffer");
+    if (s.kind != BufferKind::Arena || s.dtype != uint8_t(fb::DType::I64) ||
+        s.shape != std::vector<int64_t>{int64_t(b.shape.size())})
+      return invalid(at + ": shape buffer " + std::to_string(p.shapeBuffer) +
+                     " is not an i64 arena buffer of shape [" +
+                     std::to_string(b.shape.size()) + "]");
+    if (b.kind == BufferKind::Arena && !(b.offset + b.size <= s.offset ||
+                                         s.offset + s.size <= b.offset))
+      return invalid(at + ": the shape buffer " +
+                     rangeString(s.offset, s.size) + " overlaps the buffer " +
+                     rangeString(b.offset, b.size));
+    bool bound = false;
+    for (uint32_t x : v.dispatches[p.dispatch].bindings)
+      bound |= x == p.buffer;
+    if (!bound)
+      return invalid(at + ": dispatch " + std::to_string(p.dispatch) +
+                     " does not bind buffer " + std::to_string(p.buffer));
+    if (!seen.insert(p.buffer).second)
+      return invalid(at + ": buffer " + std::to_string(p.buffer) +
+                     " has two runtime shapes");
+    if (b.kind == BufferKind::Output) {
+      if (v.outputRuntimeShape[b.index] != -1)
+        return invalid(at + ": output '" + model.outputs[b.index].name +
+                       "' has two runtime shapes");
+      v.outputRuntimeShape[b.index] = int(ri);
+    }
+    v.runtimeShapesAfter[p.dispatch].push_back(uint32_t(ri));
+    v.runtimeShapes.push_back(std::move(p));
+  }
+  v.outputCapacity.assign(model.outputs.size(), 0);
+  for (size_t o = 0; o < model.outputs.size(); ++o) {
+    bool runtimeDims = false;
+    for (int64_t d : v.outputShapes[o])
+      runtimeDims |= d == -1;
+    if (runtimeDims != (v.outputRuntimeShape[o] != -1))
+      return invalid(where + ": output '" + model.outputs[o].name +
+                     "' has shape " + shapeString(v.outputShapes[o]) +
+                     (runtimeDims ? " but no runtime shape"
+                                  : " and a runtime shape"));
+    if (runtimeDims) {
+      // Every buffer of the output is then the one with the runtime shape:
+      // others would write it with another layout.
+      for (uint32_t bi = 0; bi < v.buffers.size(); ++bi)
+        if (v.buffers[bi].kind == BufferKind::Output &&
+            v.buffers[bi].index == o &&
+            bi != v.runtimeShapes[v.outputRuntimeShape[o]].buffer)
+          return invalid(where + ": output '" + model.outputs[o].name +
+                         "' has a runtime shape and a second buffer " +
+                         std::to_string(bi));
+      v.outputCapacity[o] = v.buffers[v.runtimeShapes[v.outputRuntimeShape[o]]
+                                           .buffer]
+                                .size;
+    } else {
+      byteSize(v.outputShapes[o], model.outputs[o].dtype, v.outputCapacity[o]);
+    }
+  }
   return {};
 }
 
@@ -406,7 +515,8 @@ Error verifyArtifact(const uint8_t *file, uint64_t size, Model &model) {
                                        "input", v.inputShapes))
       return e;
     if (Error e = checkSignatureShapes(fv->output_shapes(), model.outputs,
-                                       where, "output", v.outputShapes))
+                                       where, "output", v.outputShapes,
+                                       /*allowRuntimeDims=*/true))
       return e;
     for (size_t other = 0; other < model.variants.size(); ++other)
       if (model.variants[other].inputShapes == v.inputShapes)
@@ -438,6 +548,8 @@ Error verifyArtifact(const uint8_t *file, uint64_t size, Model &model) {
         return e;
       v.dispatches.push_back(std::move(d));
     }
+    if (Error e = checkRuntimeShapes(fv->runtime_shapes(), where, model, v))
+      return e;
     model.variants.push_back(std::move(v));
   }
   return {};

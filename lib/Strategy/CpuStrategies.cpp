@@ -332,16 +332,15 @@ static Error registerElementwise(StrategyRegistry &r) {
       return e;
   }
   // Binary kernels broadcast through strides; count is the output's.
-  const char *binaries[][2] = {{"top.Add", "add"},
-                               {"top.Sub", "sub"},
-                               {"top.Mul", "mul"},
-                               {"top.Div", "div"}};
+  const char *binaries[][2] = {{"top.Add", "add"}, {"top.Sub", "sub"},
+                               {"top.Mul", "mul"}, {"top.Div", "div"},
+                               {"top.Max", "max"}, {"top.Min", "min"}};
   for (auto [op, stem] : binaries) {
     Implementation impl{
         std::string(stem) + ".eltwise_f32",
         10,
         {dtypeIs(in(0), {"f32"}), dtypeIs(in(1), {"f32"})},
-        Lowering::kernelCall(std::string(stem) + "_f32", count(out(0))),
+        Lowering::kernelCall(std::string(stem) + "_bcast_f32", count(out(0))),
         {{"vector_w", 8}},
         ""};
     if (Error e = r.addForTarget(op, kCpu, std::move(impl)))
@@ -350,9 +349,37 @@ static Error registerElementwise(StrategyRegistry &r) {
   return std::nullopt;
 }
 
+/// 2-d NCHW transposed convolution: GEMM + col2im (any stride, pad,
+/// dilation, output padding and group).
+static Error registerDeconv(StrategyRegistry &r) {
+  std::vector<KernelParam> geometry = {
+      dimParam("N", in(0), 0),   dimParam("C", in(0), 1),
+      dimParam("H", in(0), 2),   dimParam("W", in(0), 3),
+      dimParam("OH", out(0), 2), dimParam("OW", out(0), 3),
+      dimParam("O", out(0), 1),  dimParam("KH", in(1), 2),
+      dimParam("KW", in(1), 3)};
+  const char *names[] = {"SH", "SW", "PT", "PL", "PB", "PR", "DH", "DW"};
+  const char *attrs[] = {"strides", "strides", "pads",      "pads",
+                         "pads",    "pads",    "dilations", "dilations"};
+  const int index[] = {0, 1, 0, 1, 2, 3, 0, 1};
+  for (int i = 0; i < 8; ++i)
+    geometry.push_back(
+        p(names[i], ParamSource::attrElement(attrs[i], index[i])));
+  geometry.push_back(p("G", ParamSource::attrInt("group")));
+  Implementation gemm{
+      "deconv2d.gemm_f32",
+      10,
+      {Clause::rank(in(0), 4), nchw(), dtypeIs(in(0), {"f32"}),
+       dtypeIs(in(1), {"f32"})},
+      Lowering::kernelCall("deconv2d_gemm_f32", geometry),
+      {{"tile_m", 64}},
+      ""};
+  return r.addForTarget("top.Deconv", kCpu, std::move(gemm));
+}
+
 Error registerCpuStrategies(StrategyRegistry &registry) {
   for (auto fn : {registerConv, registerMatMul, registerPooling,
-                  registerRowwise, registerElementwise})
+                  registerRowwise, registerElementwise, registerDeconv})
     if (Error e = fn(registry))
       return e;
   return std::nullopt;

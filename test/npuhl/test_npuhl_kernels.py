@@ -14,7 +14,7 @@ test/quant/test_quantize.py.
 
 bf16: the same models quantized to bf16; HL sums in the documented order
 (bias, then ic, kh, kw in f32) while Top's interpreter uses a GEMM, so the
-outputs agree within 2 bf16 ulps (measured: mostly 0, at most 1).
+outputs agree within 2 bf16 ulps.
 """
 import json
 import os
@@ -297,3 +297,128 @@ def test_bf16_nhwc_transposes_cancel(tmp_path):
     assert a.shape == b.shape
     ulp = np.maximum(np.abs(a), 2.0 ** -20) * 2.0 ** -7
     assert np.all(np.abs(a - b) <= 2 * ulp), np.abs(a - b).max()
+
+
+CHAINS = [
+    ["top.Sigmoid"], ["top.SiLU"], ["top.HardSwish"], ["top.Tanh", "top.Relu"],
+    ["top.LeakyRelu {alpha = 0.2 : f64}"], ["top.Gelu"], ["top.Exp"],
+    ["top.Clip {min = -0.5 : f64, max = 1.5 : f64}"],
+]
+
+
+def assert_same_bytes(tmp, model, hl_model, inputs, keys=("o",)):
+    """Runs both models on `inputs` (npz arrays by input name) through the
+    interpreter; the tensors `keys` must be byte-identical."""
+    np.savez(tmp / "x.npz", **inputs)
+    ref = dump(model, tmp / "x.npz", tmp / "ref.npz")
+    got = dump(hl_model, tmp / "x.npz", tmp / "got.npz")
+    for key in keys:
+        assert ref[key].tobytes() == got[key].tobytes(), key
+
+
+def qtype(shape, scale, zp):
+    return "tensor<" + "x".join(map(str, shape)) + f"x!quant.uniform<i8:f32, {scale}:{zp}>>"
+
+
+@pytest.mark.parametrize("chain", CHAINS, ids=lambda c: "_".join(o.split()[0][4:] for o in c))
+def test_int8_tables_and_maxpool_exact(tmp_path, chain):
+    """Float ops between a Dequant and a Quant of int8 become hl.table (the
+    chain tabulated through the Top ops' own semantics), a max pool
+    hl.maxpool + hl.table: exactly the Top model's bytes."""
+    rng = np.random.default_rng(abs(hash(tuple(chain))) % 2**32)
+    shape = (1, 3, 7, 9)
+    s_in, zp_in = float(rng.uniform(0.005, 0.05)), int(rng.integers(-20, 20))
+    s_mid, zp_mid = float(rng.uniform(0.005, 0.05)), int(rng.integers(-20, 20))
+    s_out, zp_out = float(rng.uniform(0.002, 0.02)), int(rng.integers(-128, 0))
+    f = "tensor<1x3x7x9xf32>"
+    lines = ["func.func @main(%arg0: tensor<1x3x7x9xf32>) -> (tensor<1x3x7x9xf32>, tensor<1x3x4x5xf32>) {",
+             f'  %x = top.Input(%arg0) : ({f}) -> {f} loc("x")',
+             f'  %q = top.Quant(%x) : ({f}) -> {qtype(shape, s_in, zp_in)} loc("q")',
+             f'  %d = top.Dequant(%q) : ({qtype(shape, s_in, zp_in)}) -> {f} loc("d")']
+    cur = "%d"
+    for i, op in enumerate(chain):
+        name, _, attrs = op.partition(" ")
+        lines.append(f'  %a{i} = {name}({cur}) {attrs} : ({f}) -> {f} loc("a{i}")')
+        cur = f"%a{i}"
+    lines += [f'  %y = top.Quant({cur}) : ({f}) -> {qtype(shape, s_out, zp_out)} loc("y")',
+              f'  %o = top.Dequant(%y) : ({qtype(shape, s_out, zp_out)}) -> {f} loc("o")',
+              # a 3x3 / 2 max pool with padding, requantized on the way out
+              f'  %d2 = top.Dequant(%q) : ({qtype(shape, s_in, zp_in)}) -> {f} loc("d2")',
+              f'  %m = top.MaxPool(%d2) {{kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, '
+              f'pads = array<i64: 1, 1, 1, 1>}} : ({f}) -> tensor<1x3x4x5xf32> loc("m")',
+              f'  %mq = top.Quant(%m) : (tensor<1x3x4x5xf32>) -> {qtype((1, 3, 4, 5), s_mid, zp_mid)} loc("mq")',
+              f'  %mo = top.Dequant(%mq) : ({qtype((1, 3, 4, 5), s_mid, zp_mid)}) -> tensor<1x3x4x5xf32> loc("mo")',
+              "  return %o, %mo : tensor<1x3x7x9xf32>, tensor<1x3x4x5xf32>", "}"]
+    model = tmp_path / "m.mlir"
+    model.write_text("\n".join(lines) + "\n")
+    hl_model, text, report = to_hl(tmp_path, model, "hl", "--explain-strategy")
+    assert text.count("= hl.table(") == 2 and text.count("= hl.maxpool(") == 1, report + text
+    assert "top.MaxPool" not in text and chain[0].split()[0] not in text, text
+    assert_same_bytes(tmp_path, model, hl_model,
+                      {"input0": (rng.standard_normal(shape) * 2).astype(np.float32)}, ("o", "mo"))
+
+
+def test_int8_concat_exact(tmp_path):
+    """Concat between int8 Dequants and a Quant: each input requantized by
+    its table (none when it already has the output's quantization), then
+    hl.concat; the Top model's bytes."""
+    rng = np.random.default_rng(5)
+    shapes = [(1, 2, 3, 4), (1, 3, 3, 4), (1, 1, 3, 4)]
+    params = [(0.02, 3), (0.05, -7), (0.013, 0)]  # the last one is the output's
+    f = ["tensor<" + "x".join(map(str, s)) + "xf32>" for s in shapes]
+    lines = ["func.func @main(" + ", ".join(f"%arg{i}: {t}" for i, t in enumerate(f)) +
+             ") -> tensor<1x6x3x4xf32> {"]
+    deqs = []
+    for i, (shape, (sc, zp)) in enumerate(zip(shapes, params)):
+        q = qtype(shape, sc, zp)
+        lines += [f'  %x{i} = top.Input(%arg{i}) : ({f[i]}) -> {f[i]} loc("x{i}")',
+                  f'  %q{i} = top.Quant(%x{i}) : ({f[i]}) -> {q} loc("q{i}")',
+                  f'  %d{i} = top.Dequant(%q{i}) : ({q}) -> {f[i]} loc("d{i}")']
+        deqs.append(f"%d{i}")
+    out_q = qtype((1, 6, 3, 4), 0.013, 0)
+    lines += [f'  %c = top.Concat({", ".join(deqs)}) {{axis = 1 : i64}} : ({", ".join(f)}) -> '
+              f'tensor<1x6x3x4xf32> loc("c")',
+              f'  %y = top.Quant(%c) : (tensor<1x6x3x4xf32>) -> {out_q} loc("y")',
+              f'  %o = top.Dequant(%y) : ({out_q}) -> tensor<1x6x3x4xf32> loc("o")',
+              "  return %o : tensor<1x6x3x4xf32>", "}"]
+    model = tmp_path / "m.mlir"
+    model.write_text("\n".join(lines) + "\n")
+    hl_model, text, report = to_hl(tmp_path, model, "hl")
+    assert text.count("= hl.concat(") == 1 and text.count("= hl.table(") == 2, report + text
+    assert "top.Concat" not in text
+    assert_same_bytes(tmp_path, model, hl_model,
+                      {f"input{i}": (rng.standard_normal(s) * 2).astype(np.float32)
+                       for i, s in enumerate(shapes)})
+
+
+@pytest.mark.parametrize("attrs,out_hw,converted", [
+    ("{scales = array<f64: 1.0, 1.0, 2.0, 3.0>}", (10, 21), True),
+    ("{sizes = array<i64: 1, 3, 8, 11>, coordinate_transformation_mode = "
+     "#top.coordinate_mode<asymmetric>, nearest_mode = #top.nearest_mode<floor>}", (8, 11), True),
+    ("{sizes = array<i64: 1, 3, 8, 11>}", (8, 11), False),  # half_pixel: other pixels
+], ids=["x2x3", "asymmetric_floor", "half_pixel_fractional"])
+def test_int8_resize_nearest(tmp_path, attrs, out_hw, converted):
+    """A nearest Resize between int8 Dequant and Quant is hl.resize_nearest
+    (+ the Dequant -> Quant table) when the Top op's own semantics, probed
+    on element indices, pick the NPU's source pixels; otherwise it stays on
+    the CPU with the reason. Either way: the Top model's bytes."""
+    rng = np.random.default_rng(len(attrs))
+    shape, out = (1, 3, 5, 7), (1, 3) + out_hw
+    f, fo = "tensor<1x3x5x7xf32>", "tensor<" + "x".join(map(str, out)) + "xf32>"
+    qi, qo = qtype(shape, 0.03, 4), qtype(out, 0.05, -9)
+    lines = [f"func.func @main(%arg0: {f}) -> {fo} {{",
+             f'  %x = top.Input(%arg0) : ({f}) -> {f} loc("x")',
+             f'  %q = top.Quant(%x) : ({f}) -> {qi} loc("q")',
+             f'  %d = top.Dequant(%q) : ({qi}) -> {f} loc("d")',
+             f'  %r = top.Resize(%d) {attrs} : ({f}) -> {fo} loc("r")',
+             f'  %y = top.Quant(%r) : ({fo}) -> {qo} loc("y")',
+             f'  %o = top.Dequant(%y) : ({qo}) -> {fo} loc("o")',
+             f"  return %o : {fo}", "}"]
+    model = tmp_path / "m.mlir"
+    model.write_text("\n".join(lines) + "\n")
+    hl_model, text, report = to_hl(tmp_path, model, "hl", "--explain-strategy")
+    assert (text.count("= hl.resize_nearest(") == 1) == converted, report + text
+    if not converted:
+        assert "picks other source pixels" in report, report
+    assert_same_bytes(tmp_path, model, hl_model,
+                      {"input0": (rng.standard_normal(shape) * 2).astype(np.float32)})

@@ -271,6 +271,17 @@ def test_data_movement_and_convert(tmp_path):
     np.testing.assert_array_equal(got[4], want_q.astype(np.int8))
 
 
+def test_convert_to_int8_follows_top_quant(tmp_path):
+    # top.Quant's rule: round half to even independent of the FP rounding
+    # mode, NaN gives the zero point, infinities saturate.
+    x = np.array([[np.nan, 2.5, 3.5, -2.5, np.inf, -np.inf, 0.5, -1.5]],
+                 np.float32)
+    ft, q = ty((1, 8), "f32"), ty((1, 8))
+    body = [f"%q = hl.convert(%x0) {{scale = 1.0 : f64, zp = 3 : i64}} : ({ft}) -> {q} loc(\"q\")"]
+    got = run(tmp_path, body, [(x, "f32")], [("%q", q)])
+    np.testing.assert_array_equal(got[0], np.array([[3, 5, 7, 1, 127, -128, 3, 1]], np.int8))
+
+
 @pytest.mark.parametrize("bits", [16, 32])
 def test_matmul_and_fully_connected(tmp_path, bits):
     rng = np.random.default_rng(bits)
@@ -330,3 +341,65 @@ def test_reduce_gather_resize_depth_to_space(tmp_path):
               [(f"%{n}", ty(o.shape)) for n, o in zip("rgzde", outs)])
     for name, g, want in zip("rgzde", got, outs):
         np.testing.assert_array_equal(g, want, err_msg=name)
+
+
+def srdhm(a, b):
+    """gemmlowp's SaturatingRoundingDoublingHighMul on Python ints."""
+    if a == b == -2**31:
+        return 2**31 - 1
+    ab = a * b
+    nudge = 1 << 30 if ab >= 0 else 1 - (1 << 30)
+    q = abs(ab + nudge) // (1 << 31)  # C division truncates toward zero
+    return q if ab + nudge >= 0 else -q
+
+
+def rdbpot(x, e):
+    """gemmlowp's RoundingDivideByPOT (ties away from zero)."""
+    mask = (1 << e) - 1
+    rem = x & mask
+    threshold = (mask >> 1) + (1 if x < 0 else 0)
+    return (x >> e) + (1 if rem > threshold else 0)
+
+
+def requant_tflite(x, m, s, zp, lo, hi):
+    out = np.empty(np.shape(x), dtype=np.int64)
+    for i, v in enumerate(np.asarray(x, dtype=object).flat):
+        v = min(max(int(v), -2**31), 2**31 - 1)
+        out.flat[i] = min(max(rdbpot(srdhm(v, m), s) + zp, lo), hi)
+    return out
+
+
+def test_tflite_rounding(tmp_path):
+    """rounding = "tflite": TFLite's reference ADD (left shift 20, input
+    multipliers from twice the larger scale) and the requantization of a
+    conv accumulator, against gemmlowp's arithmetic written here."""
+    rng = np.random.default_rng(17)
+    shape = (1, 2, 4, 5)
+    a, b = rand_i8(rng, shape), rand_i8(rng, shape)
+    lm, ls, rm, rs, om, osh = 1431655765, 1, 2**30, 0, 1789569707, 19
+    ra = requant_tflite((a.astype(np.int64) - 3) << 20, lm, ls, 0, -2**31, 2**31 - 1)
+    rb = requant_tflite((b.astype(np.int64) + 5) << 20, rm, rs, 0, -2**31, 2**31 - 1)
+    want_add = requant_tflite(ra + rb, om, osh, -1, -128, 127).astype(np.int8)
+    x = rand_i8(rng, (1, 3, 5, 5))
+    wt = rand_i8(rng, (4, 3, 3, 3))
+    packed = wt.reshape(1, 4, 3, 3, 3).transpose(0, 2, 3, 4, 1)
+    sb = np.array([[100, 1518500250, 9], [-7, 2**30, 10], [0, 2**31 - 1, 11],
+                   [55, 1073741825, 8]], dtype=np.int32)
+    taps, _ = window_taps(x.astype(np.int64) - 2, (3, 3), [1, 1], [1, 1, 1, 1], [1, 1], 0)
+    acc = np.einsum("cyxk,ock->oyx", taps[0], wt.reshape(4, 3, 9).astype(np.int64)) + \
+        sb[:, 0, None, None]
+    want_conv = np.stack([requant_tflite(acc[o], int(sb[o, 1]), int(sb[o, 2]), 4, 4, 127)
+                          for o in range(4)])[None].astype(np.int8)
+    t, ct = ty(shape), ty((1, 4, 5, 5))
+    body = [f"%add = hl.add(%x0, %x1) {{lhs_zp = 3 : i64, lhs_multiplier = {lm} : i64, lhs_shift = {ls} : i64, "
+            f"rhs_zp = -5 : i64, rhs_multiplier = {rm} : i64, rhs_shift = {rs} : i64, left_shift = 20 : i64, "
+            f"output_multiplier = {om} : i64, output_shift = {osh} : i64, output_zp = -1 : i64, "
+            f"rounding = \"tflite\"}} : ({t}, {t}) -> {t} loc(\"add\")",
+            f'%w = top.Weight() {{name = "w", value = {dense(packed, "i8")}}} : () -> {ty(packed.shape)}',
+            f'%sb = top.Weight() {{name = "sb", value = {dense(sb, "i32")}}} : () -> {ty(sb.shape, "i32")}',
+            f"%c = hl.conv2d(%x2, %w, %sb) {{input_zp = 2 : i64, output_zp = 4 : i64, clip_min = 4 : i64, "
+            f"rounding = \"tflite\", pad = {arr([1, 1, 1, 1])}, stride = {arr([1, 1])}, "
+            f"dilation = {arr([1, 1])}}} : ({ty(x.shape)}, {ty(packed.shape)}, {ty(sb.shape, 'i32')}) -> {ct} loc(\"c\")"]
+    got = run(tmp_path, body, [(a, "i8"), (b, "i8"), (x, "i8")], [("%add", t), ("%c", ct)])
+    np.testing.assert_array_equal(got[0], want_add)
+    np.testing.assert_array_equal(got[1], want_conv)

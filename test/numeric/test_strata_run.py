@@ -110,7 +110,7 @@ def test_inspect_text(art):
     r = strata("inspect", art / "add.strata")
     assert r.returncode == 0, r.stderr
     t = r.stdout
-    for line in ["model 'add'", "  producer: seed", "  format version: 1.1",
+    for line in ["model 'add'", "  producer: seed", "  format version: 1.2",
                  "inputs (1):", "  0: 'x' f32 [-1, 3]", "outputs (1):", "  0: 'y' f32 [-1, 3]",
                  "variants (2):", "  variant 0: inputs [1, 3] -> outputs [1, 3]",
                  "  variant 1: inputs [4, 3] -> outputs [4, 3]", "    arena: 48 bytes",
@@ -126,7 +126,7 @@ def test_inspect_json(art):
     r = strata("inspect", art / "matmul.strata", "--json")
     assert r.returncode == 0, r.stderr
     j = json.loads(r.stdout)
-    assert j["name"] == "matmul" and j["producer"] == "seed" and j["format_version"] == "1.1"
+    assert j["name"] == "matmul" and j["producer"] == "seed" and j["format_version"] == "1.2"
     assert j["inputs"] == [{"name": "a", "dtype": "f32", "shape": [2, 4],
                             "quant": {"scale": 0.5, "zero_point": 3}}]
     assert j["outputs"] == [{"name": "c", "dtype": "f32", "shape": [2, 3], "quant": None}]
@@ -164,10 +164,11 @@ def test_inspect_text_quant_and_constants(art):
 
 def test_compiled_onnx_model_end_to_end(tmp_path):
     """The whole path on a model `strata compile --target cpu` builds: native
-    code in the artifact, two variants, run through `strata run`."""
+    code in the artifact (the Abs; the Add is a runtime kernel), two
+    variants, run through `strata run`."""
     from onnx import TensorProto, helper, save
     g = helper.make_graph(
-        [helper.make_node("Add", ["x", "y"], ["s"]), helper.make_node("Relu", ["s"], ["z"])], "g",
+        [helper.make_node("Add", ["x", "y"], ["s"]), helper.make_node("Abs", ["s"], ["z"])], "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3]),
          helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
         [helper.make_tensor_value_info("z", TensorProto.FLOAT, ["N", 3])])
@@ -180,11 +181,12 @@ def test_compiled_onnx_model_end_to_end(tmp_path):
     assert r.returncode == 0, r.stderr
     j = json.loads(strata("inspect", art, "--json").stdout)
     assert [v["input_shapes"] for v in j["variants"]] == [[[1, 3], [3]], [[4, 3], [3]]]
-    assert all(d["kind"] == "native" for v in j["variants"] for d in v["dispatches"])
+    assert all([d["kind"] for d in v["dispatches"]] == ["kernel", "native"]
+               for v in j["variants"])
     assert j["executables"] and all(e["format"] == "elf-x86_64" for e in j["executables"])
     rng = np.random.default_rng(11)
     y = rng.standard_normal(3).astype(np.float32)
     for batch in (1, 4):
         x = rng.standard_normal((batch, 3)).astype(np.float32)
         out, _ = run(tmp_path, art, {"x": x, "y": y}, "--threads", 2)
-        np.testing.assert_array_equal(out["z"], np.maximum(x + y, 0))  # exact in float32
+        np.testing.assert_array_equal(out["z"], np.abs(x + y))  # exact in float32

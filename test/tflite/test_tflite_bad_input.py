@@ -118,8 +118,37 @@ def test_custom_op():
 def test_unsupported_builtin():
     def m(b):
         y = b.tensor("c", [1, 6, 6, 4])
-        b.op("WHILE", [3], [y])
-    expect_error(conv_model(m), "operator 2 (WHILE): builtin operator WHILE is not supported")
+        b.op("UNIQUE", [3], [y])
+    expect_error(conv_model(m), "operator 2 (UNIQUE): builtin operator UNIQUE is not supported")
+
+
+def test_if_while_bad_subgraphs():
+    """IF / WHILE naming a missing subgraph, a branch with the wrong
+    inputs, a non-boolean condition."""
+    def if_model(then_index, cond_dtype=np.bool_, branch_inputs=1):
+        b = ModelBuilder()
+        c = b.input("c", (), cond_dtype)
+        x = b.input("x", (2,))
+        g = b.subgraph()
+        ins = [g.input(f"g{i}", (2,)) for i in range(branch_inputs)]
+        g.outputs = [ins[0]]
+        r = b.tensor("r", (2,))
+        b.op("IF", [c, x], [r], "IfOptions", thenSubgraphIndex=then_index,
+             elseSubgraphIndex=g.index)
+        return b.finish([r])
+    expect_error(if_model(7), "operator 0 (IF): IF then: subgraph index 7 is out of range")
+    expect_error(if_model(1, branch_inputs=2), "IF then: subgraph 1 has 2 inputs, given 1")
+    expect_error(if_model(1, np.float32), "operator 0 (IF): input 0 (the condition) must be one boolean")
+
+    b = ModelBuilder()
+    x = b.input("x", (2,))
+    cond = b.subgraph()
+    cx = cond.input("cx", (2,))
+    cond.outputs = [cx]  # a float "condition"
+    r = b.tensor("r", (2,))
+    b.op("WHILE", [x], [r], "WhileOptions", condSubgraphIndex=cond.index,
+         bodySubgraphIndex=cond.index)
+    expect_error(b.finish([r]), "operator 0 (WHILE): the WHILE condition must be one boolean")
 
 
 def test_missing_options_and_bad_attribute():

@@ -7,7 +7,7 @@ interpreter (ai-edge-litert, builtin kernels) on the same seeded inputs:
 - float models (mediapipe 0.10.14's face detectors, palm detector, pose
   detector and hand landmark model with float16 weights, two of them sparse
   (DENSIFY); pyopen-wakeword's mel spectrogram,
-  embedding and wake word models): dtype and shape exact, cosine >= 0.9999
+  embedding and wake word models, hey_jarvis with IF): dtype and shape exact, cosine >= 0.9999
   and allclose(rtol=1e-3, atol=1e-4 * max|ref|) on every output;
 - int8 models (pymicro-wakeword's okay_nabu streaming wake word model):
   within 1 LSB on >= 99.9% of the output elements, never more than 2 LSB.
@@ -77,6 +77,11 @@ MODELS = {
     "hey_rhasspy": (
         "pyopen_wakeword", "pyopen_wakeword/models/hey_rhasspy.tflite",
         lambda r: {"serving_default_onnx_tf__tf_Flatten_0_c4b5ad6a:0": None}, []),
+    # IF (two branch subgraphs) and a RESHAPE whose shape is computed.
+    "hey_jarvis": (
+        "pyopen_wakeword", "pyopen_wakeword/models/hey_jarvis.tflite",
+        lambda r: {"serving_default_x.1:0":
+                   r.standard_normal((1, 16, 96)).astype(np.float32)}, []),
     "okay_nabu_int8": (
         "pymicro_wakeword", "pymicro_wakeword/models/okay_nabu.tflite",
         lambda r: {"serving_default_input_audio:0":
@@ -196,7 +201,8 @@ def test_real_model(name):
             json.dump(old, f, indent=1, sort_keys=True)
 
 
-@pytest.mark.parametrize("name", ["hey_rhasspy", "melspectrogram", "okay_nabu_int8"])
+@pytest.mark.parametrize("name", ["hey_rhasspy", "melspectrogram", "okay_nabu_int8",
+                                  "hey_jarvis"])
 def test_compiled_cpu(name):
     """The small real models through `strata compile --target cpu` and
     `strata run` (the compiled path), against the TFLite interpreter with

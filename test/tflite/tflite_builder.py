@@ -117,16 +117,31 @@ class ModelBuilder:
             o.builtinOptions = opts
         self.ops.append(o)
 
+    def subgraph(self, outputs=None):
+        """A further subgraph (IF branches, WHILE condition and body) sharing
+        this model's operator codes and buffers; `.index` is its subgraph
+        index (1, 2, ... in creation order). Set `.outputs` before finish."""
+        child = ModelBuilder.__new__(ModelBuilder)
+        child.tensors, child.ops, child.inputs, child.outputs = [], [], [], []
+        child.codes, child.buffers = self.codes, self.buffers
+        self.children = getattr(self, "children", []) + [child]
+        child.index = len(self.children)
+        return child
+
+    def _subgraph(self, name):
+        sg = _mod("SubGraph").SubGraphT()
+        sg.tensors, sg.operators = self.tensors, self.ops
+        sg.inputs, sg.outputs = self.inputs, list(self.outputs)
+        sg.name = name
+        return sg
+
     def finish(self, outputs):
         import flatbuffers
         self.outputs = list(outputs)
-        sg = _mod("SubGraph").SubGraphT()
-        sg.tensors, sg.operators = self.tensors, self.ops
-        sg.inputs, sg.outputs = self.inputs, self.outputs
-        sg.name = "main"
         m = _mod("Model").ModelT()
         m.version = 3
-        m.subgraphs = [sg]
+        m.subgraphs = [self._subgraph("main")] + [
+            c._subgraph(f"sub{c.index}") for c in getattr(self, "children", [])]
         m.buffers = self.buffers
         codes = []
         for bo in self.codes:

@@ -5,7 +5,7 @@ output, 16-bit multipliers; 8- and 16-bit tables."""
 import numpy as np
 import pytest
 
-from tosa_harness import check, dense, ttype
+from tosa_harness import check, dense, strata, ttype
 
 
 def const(name, a):
@@ -98,6 +98,63 @@ def test_rescale_chain_quantized_add(rng):
     text = check(func, [rng.integers(-128, 128, (2, 8)).astype(np.int8),
                         rng.integers(-128, 128, (2, 8)).astype(np.int8)])
     assert "xf32" not in text  # no float anywhere: the model stays quantized
+    # each rescale is one Requant in TOSA's rounding
+    assert text.count("top.Requant") == 3
+    assert text.count("#top.requant_mode<TosaDoubleRound>") == 3
+
+
+def tosa_apply_scale(x, m, s, double_round):
+    """The spec's apply_scale_32 on Python ints (independent of MLIR)."""
+    r = 1 << (s - 1)
+    if double_round and s > 31:
+        r += (1 << 30) if x >= 0 else -(1 << 30)
+    return (x * m + r) >> s
+
+
+@pytest.mark.parametrize("rounding", ["SINGLE_ROUND", "DOUBLE_ROUND"])
+@pytest.mark.parametrize("per_element", [False, True])
+def test_apply_scale_tensor(rounding, per_element, rng, tmp_path):
+    """tosa.apply_scale on tensors (MLIR's lowering takes only scalars, so
+    the reference is the spec's formula in numpy): one Requant to i32 for a
+    single multiplier/shift, the i64 decomposition per element otherwise."""
+    n = 12
+    x = rng.integers(-(1 << 24), 1 << 24, (n,)).astype(np.int32)
+    x[:4] = [1, -1, 3, -3]
+    if per_element:
+        m = rng.integers(1 << 30, (1 << 31) - 1, n).astype(np.int32)
+        sh = rng.integers(30, 40, n).astype(np.int8)
+    else:
+        m = np.full(n, 1 << 30, np.int32)
+        sh = np.full(n, 33, np.int8)
+    t = ttype((n,), "i32")
+    func = (f"func.func @main(%a: {t}) -> {t} {{\n" + const("m", m) + const("s", sh)
+            + f"  %0 = tosa.apply_scale %a, %m, %s {{rounding_mode = {rounding}}} : "
+            f"({t}, {t}, {ttype((n,), 'i8')}) -> {t}\n  return %0 : {t}\n}}")
+    (got,), text = strata(func, [x], str(tmp_path))
+    expect = [max(min(tosa_apply_scale(int(v), int(mm), int(ss), rounding == "DOUBLE_ROUND"),
+                      2**31 - 1), -2**31) for v, mm, ss in zip(x, m, sh)]
+    np.testing.assert_array_equal(got.astype(np.int64), expect)
+    assert ("top.Requant" in text) == (not per_element)
+
+
+def test_variables_one_run(rng, tmp_path):
+    """tosa.variable / variable_read / variable_write for one run from the
+    initial value: the reads see the initial value, then the last write."""
+    init = rng.standard_normal(6).astype(np.float32)
+    t = ttype((6,), "f32")
+    func = (f"tosa.variable @state = {dense(init).split(' : ')[0]} : {t}\n"
+            f"func.func @main(%a: {t}) -> ({t}, {t}) {{\n"
+            f"  %0 = tosa.variable_read @state : {t}\n"
+            f"  %1 = tosa.add %a, %0 : ({t}, {t}) -> {t}\n"
+            f"  tosa.variable_write @state, %1 : {t}\n"
+            f"  %2 = tosa.variable_read @state : {t}\n"
+            f"  %3 = tosa.sub %2, %a : ({t}, {t}) -> {t}\n"
+            f"  return %2, %3 : {t}, {t}\n}}")
+    x = rng.standard_normal(6).astype(np.float32)
+    (s, d), text = strata(func, [x], str(tmp_path))
+    np.testing.assert_allclose(s, x + init, rtol=1e-6)
+    np.testing.assert_allclose(d, (x + init) - x, rtol=1e-6)
+    assert "tosa." not in text
 
 
 def test_table_i8(rng):

@@ -20,6 +20,7 @@
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
 #include "strata/Target/Cpu/CpuTarget.h"
+#include "strata/Target/Npu/NpuTarget.h"
 
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Interpreter/Interpreter.h"
@@ -50,7 +51,8 @@ static cl::opt<std::string> modelFile(cl::Positional, cl::Required,
 static cl::opt<std::string>
     outDir("o", cl::Required,
            cl::desc("--target top: the output folder (created if missing); "
-                    "--target cpu: the artifact file (e.g. model.strata)"),
+                    "--target cpu / npu-sim: the artifact file (e.g. "
+                    "model.strata)"),
            cl::value_desc("OUT"), cl::sub(CompileCommand));
 static cl::opt<std::string> modelName(
     "name",
@@ -62,8 +64,9 @@ static cl::opt<std::string> target(
     "target",
     cl::desc("what to produce: 'top' (the optimized Top model, a folder), "
              "'cpu' (a .strata artifact for this machine's CPU) or 'npu-sim' "
-             "(the NPU; with --emit hl, the HL module, a folder: "
-             "docs/npu.md)"),
+             "(a .strata artifact mixing npu-sim and CPU dispatches; with "
+             "--emit hl the HL module, a folder; with --emit hw the NPU "
+             "listing: docs/npu.md)"),
     cl::value_desc("T"), cl::init("top"), cl::sub(CompileCommand));
 static cl::list<std::string> inputShapes(
     "input-shapes",
@@ -117,13 +120,36 @@ static cl::opt<std::string> emitStage(
     "emit",
     cl::desc("--target npu-sim: 'hl' writes the model converted to the HL "
              "dialect (NPU kernels and the ops left on the CPU) to the "
-             "folder -o"),
+             "folder -o; 'hw' writes the NPU programs' npuhw listing to the "
+             "file -o ('-': standard output)"),
     cl::value_desc("STAGE"), cl::sub(CompileCommand));
+static cl::opt<bool> npuDoubleBuffer(
+    "npu-double-buffer",
+    cl::desc("--target npu-sim: load tile k+1 while tile k computes (two "
+             "LRAM buffer sets per tiled layer)"),
+    cl::sub(CompileCommand));
+static cl::opt<bool> npuLramReuse(
+    "npu-lram-reuse",
+    cl::desc("--target npu-sim: a kernel fed by the previous NPU kernel "
+             "reads its input where that kernel left it in LRAM"),
+    cl::sub(CompileCommand));
 static cl::opt<bool> noSegmentFusion(
     "no-segment-fusion",
     cl::desc("--target npu-sim: keep hl.segmentation ops instead of having "
              "the producing kernel write its output segmented"),
     cl::sub(CompileCommand));
+static cl::opt<int64_t> maxRangeElements(
+    "max-range-elements",
+    cl::desc("--target cpu: the bound of the element count of a Range with "
+             "run-time bounds (its buffer; a larger range is a run-time "
+             "error naming the op)"),
+    cl::value_desc("N"), cl::init(65536), cl::sub(CompileCommand));
+static cl::opt<int64_t> maxScanLength(
+    "max-scan-length",
+    cl::desc("--target cpu: the bound of the scan outputs' length of a Loop "
+             "with a run-time trip count (their buffers; a longer loop is a "
+             "run-time error naming the op)"),
+    cl::value_desc("N"), cl::init(65536), cl::sub(CompileCommand));
 static cl::opt<bool> noOptimize(
     "no-optimize",
     cl::desc("skip top-optimize: write the model as imported or read"),
@@ -369,6 +395,14 @@ static int compileCpu(mlir::MLIRContext &context,
   options.tuningLog = tuningLog;
   options.explainStrategy = explainStrategy;
   options.dumpLLVMDialect = dumpLLVMDialect;
+  if (maxRangeElements < 0 || maxScanLength < 0) {
+    errs() << "strata compile: --max-range-elements " << maxRangeElements
+           << " and --max-scan-length " << maxScanLength
+           << " must be >= 0\n";
+    return 2;
+  }
+  options.maxRangeElements = maxRangeElements;
+  options.maxScanLength = maxScanLength;
   cpu::CpuArtifactBuilder builder(name);
   for (size_t v = 0; v < variants.size(); ++v) {
     FailureOr<onnx_import::ImportedModel> model =
@@ -410,6 +444,9 @@ static int compileCpu(mlir::MLIRContext &context,
         outs() << "  kernel '" << kernel << "': " << n << " dispatch(es)\n";
       if (r.packedWeightBytes)
         outs() << "  packed weights: " << r.packedWeightBytes << " bytes\n";
+      if (r.residualAddsFused)
+        outs() << "  residual adds fused into a kernel epilogue: "
+               << r.residualAddsFused << "\n";
       for (const auto &[impl, n] : r.kernelsNotAvailable) {
         outs() << "  strategy chose '" << impl << "' for " << n
                << " op(s); the codegen fallback compiled them";
@@ -451,6 +488,28 @@ static FailureOr<npu::NpuConfig> readNpuConfig() {
   return *config;
 }
 
+/// --explain-strategy for npu-sim: each candidate op's HL kernel, or why it
+/// stays on the CPU, with the strategy's explanation.
+static void
+printHLDecisions(const std::vector<conversion::HLDecision> &decisions) {
+  size_t onNpu = 0;
+  for (const conversion::HLDecision &d : decisions)
+    onNpu += !d.kernel.empty();
+  outs() << "npu-sim: " << onNpu << " of " << decisions.size()
+         << " candidate op(s) run on the NPU; every other op stays on the "
+            "CPU (no NPU kernel)\n";
+  for (const conversion::HLDecision &d : decisions) {
+    outs() << d.op << " '" << d.location << "': ";
+    if (!d.kernel.empty())
+      outs() << d.kernel << "\n";
+    else
+      outs() << "stays on the CPU: " << d.reason << "\n";
+    if (!d.strategy.empty())
+      for (StringRef line : llvm::split(StringRef(d.strategy).rtrim(), '\n'))
+        outs() << "    " << line << "\n";
+  }
+}
+
 /// --target npu-sim --emit hl: Top -> HL, transposes cancelled, strided
 /// kernels segmented; writes OUT/<name>.mlir and its weights.
 static int emitHL(const npu::NpuConfig &config,
@@ -471,24 +530,8 @@ static int emitHL(const npu::NpuConfig &config,
            << "' to HL failed\n";
     return 1;
   }
-  if (explainStrategy) {
-    size_t onNpu = 0;
-    for (const conversion::HLDecision &d : decisions)
-      onNpu += !d.kernel.empty();
-    outs() << "npu-sim: " << onNpu << " of " << decisions.size()
-           << " candidate op(s) run on the NPU; every other op stays on the "
-              "CPU (no NPU kernel)\n";
-    for (const conversion::HLDecision &d : decisions) {
-      outs() << d.op << " '" << d.location << "': ";
-      if (!d.kernel.empty())
-        outs() << d.kernel << "\n";
-      else
-        outs() << "stays on the CPU: " << d.reason << "\n";
-      if (!d.strategy.empty())
-        for (StringRef line : llvm::split(StringRef(d.strategy).rtrim(), '\n'))
-          outs() << "    " << line << "\n";
-    }
-  }
+  if (explainStrategy)
+    printHLDecisions(decisions);
   if (report) {
     std::map<std::string, size_t> hlOps, cpuOps;
     size_t transposes = 0, fused = 0;
@@ -526,23 +569,78 @@ static int emitHL(const npu::NpuConfig &config,
   return 0;
 }
 
+/// --target npu-sim without --emit hl: Top -> HL -> HW, then the listing
+/// (--emit hw) or the artifact mixing npu-sim and CPU dispatches.
+static int compileNpuArtifact(const npu::NpuConfig &config,
+                              onnx_import::ImportedModel &model,
+                              const std::string &name) {
+  mlir::ModuleOp module = *model.module;
+  conversion::HLToHWOptions hwOptions;
+  hwOptions.doubleBuffer = npuDoubleBuffer;
+  hwOptions.lramReuse = npuLramReuse;
+  std::vector<conversion::HLDecision> decisions;
+  FailureOr<TensorMap> weights =
+      npu::lowerTopToNpu(module, model.weights, config, hwOptions, &decisions);
+  if (failed(weights)) {
+    errs() << "strata compile: --target npu-sim: lowering '" << modelFile
+           << "' to the NPU failed\n";
+    return 1;
+  }
+  if (emitStage == "hw") {
+    std::error_code ec;
+    raw_fd_ostream os(outDir, ec);
+    if (ec) {
+      errs() << "strata compile: cannot write '" << outDir
+             << "': " << ec.message() << "\n";
+      return 1;
+    }
+    for (auto program : module.getOps<npuhw::ProgramOp>()) {
+      program.print(os);
+      os << "\n";
+    }
+    return 0;
+  }
+  cpu::CpuCompileOptions options;
+  options.explainStrategy = explainStrategy;
+  options.foreignDispatch = npu::npuForeignDispatch;
+  if (explainStrategy)
+    printHLDecisions(decisions);
+  cpu::CpuArtifactBuilder builder(name);
+  cpu::VariantReport r;
+  std::string error;
+  if (failed(builder.addVariant(module, *weights, options, r, error))) {
+    errs() << "strata compile: --target npu-sim: " << error << "\n";
+    return 1;
+  }
+  if (explainStrategy)
+    for (const std::string &note : r.kernelDispatchNotes)
+      outs() << "  " << note << "\n";
+  if (report) {
+    unsigned onNpu = r.foreignDispatches["npu-sim"];
+    outs() << "npu-sim artifact (" << config.name << "): " << onNpu
+           << " npu-sim dispatch(es), " << r.dispatches - onNpu
+           << " CPU dispatch(es)\n";
+  }
+  if (!builder.write(outDir, error)) {
+    errs() << "strata compile: " << error << "\n";
+    return 1;
+  }
+  outs() << "wrote " << outDir << "\n";
+  return 0;
+}
+
 /// --target npu-sim.
 static int compileNpu(mlir::MLIRContext &context, const ShapeMap &shapes,
                       const std::string &name) {
   FailureOr<npu::NpuConfig> config = readNpuConfig();
   if (failed(config))
     return 2;
-  if (emitStage != "hl") {
-    errs() << "strata compile: --target npu-sim: the HL -> HW lowering "
-              "(LRAM tiling, DMA, the HW dialect) is not built yet, so no "
-              "NPU artifact can be written; --emit hl writes the HL module "
-              "(docs/npu.md)\n";
-    return 1;
-  }
   FailureOr<onnx_import::ImportedModel> model = loadOptimized(context, shapes);
   if (failed(model))
     return 1;
-  return emitHL(*config, *model, name);
+  if (emitStage == "hl")
+    return emitHL(*config, *model, name);
+  return compileNpuArtifact(*config, *model, name);
 }
 
 int compile() {
@@ -556,15 +654,16 @@ int compile() {
        {std::pair<const char *, bool>{"npu-config",
                                       npuConfigFile.getNumOccurrences() > 0},
         {"emit", emitStage.getNumOccurrences() > 0},
+        {"npu-double-buffer", npuDoubleBuffer.getNumOccurrences() > 0},
+        {"npu-lram-reuse", npuLramReuse.getNumOccurrences() > 0},
         {"no-segment-fusion", noSegmentFusion.getNumOccurrences() > 0}})
     if (given && target != "npu-sim") {
       errs() << "strata compile: --" << opt << " needs --target npu-sim\n";
       return 2;
     }
-  if (emitStage.getNumOccurrences() && emitStage != "hl") {
+  if (emitStage.getNumOccurrences() && emitStage != "hl" && emitStage != "hw") {
     errs() << "strata compile: --emit '" << emitStage
-           << "' is not available; the stages are 'hl' (HL -> HW is not "
-              "built yet)\n";
+           << "' is not available; the stages are 'hl' and 'hw'\n";
     return 2;
   }
   for (auto [opt, given] :
@@ -579,7 +678,9 @@ int compile() {
       {"cpu", cpuName.getNumOccurrences() > 0},
       {"opt-level", optLevel.getNumOccurrences() > 0},
       {"tuning-log", tuningLog.getNumOccurrences() > 0},
-      {"dump-llvm-dialect", dumpLLVMDialect.getNumOccurrences() > 0}};
+      {"dump-llvm-dialect", dumpLLVMDialect.getNumOccurrences() > 0},
+      {"max-range-elements", maxRangeElements.getNumOccurrences() > 0},
+      {"max-scan-length", maxScanLength.getNumOccurrences() > 0}};
   for (auto [opt, given] : cpuOnly)
     if (given && target != "cpu") {
       errs() << "strata compile: --" << opt << " needs --target cpu\n";

@@ -38,6 +38,9 @@ void runKernel(const CpuKernel &k, std::vector<void *> bindings,
 struct MatmulCase {
   int64_t batch, m, n, k;
   bool transB, aBatched, bBatched, bPacked, bias;
+  /// 0: none; 1: a separate residual; 2: the residual is the output (in
+  /// place).
+  int residual = 0;
 };
 
 void runMatmul(const MatmulCase &c, int64_t workgroups, unsigned seed) {
@@ -47,6 +50,7 @@ void runMatmul(const MatmulCase &c, int64_t workgroups, unsigned seed) {
   std::vector<float> a = randomVector(size_t(aMats * c.m * c.k), seed);
   std::vector<float> b = randomVector(size_t(bMats * c.k * c.n), seed + 1);
   std::vector<float> bias = randomVector(size_t(c.n), seed + 2);
+  std::vector<float> res = randomVector(size_t(c.batch * c.m * c.n), seed + 3);
   // b holds each matrix as K x N, or N x K when transposed.
   auto bAt = [&](int64_t mat, int64_t p, int64_t j) {
     return c.transB ? b[(mat * c.n + j) * c.k + p]
@@ -57,6 +61,8 @@ void runMatmul(const MatmulCase &c, int64_t workgroups, unsigned seed) {
     for (int64_t i = 0; i < c.m; ++i)
       for (int64_t j = 0; j < c.n; ++j) {
         double s = c.bias ? bias[j] : 0.0;
+        if (c.residual)
+          s += res[size_t((bi * c.m + i) * c.n + j)];
         for (int64_t p = 0; p < c.k; ++p)
           s += double(a[((c.aBatched ? bi : 0) * c.m + i) * c.k + p]) *
                double(bAt(c.bBatched ? bi : 0, p, j));
@@ -68,6 +74,9 @@ void runMatmul(const MatmulCase &c, int64_t workgroups, unsigned seed) {
     packB(b.data(), c.transB ? c.k : c.n, c.transB, c.k, c.n, weight.data());
   }
   std::vector<float> out(want.size(), -5.0f);
+  if (c.residual == 2)
+    out = res;
+  float *resPtr = c.residual == 1 ? res.data() : out.data();
   std::vector<int64_t> params = {c.batch,
                                  c.m,
                                  c.n,
@@ -79,13 +88,15 @@ void runMatmul(const MatmulCase &c, int64_t workgroups, unsigned seed) {
                                  c.bias,
                                  int64_t(Activation::Clip),
                                  kabi::floatParam(0.0f),
-                                 kabi::floatParam(6.0f)};
-  runKernel(
-      *k,
-      {a.data(), weight.data(), c.bias ? bias.data() : out.data(), out.data()},
-      {bytes(a.size() * 4), bytes(weight.size() * 4),
-       bytes(c.bias ? bias.size() * 4 : out.size() * 4), bytes(out.size() * 4)},
-      params, workgroups);
+                                 kabi::floatParam(6.0f),
+                                 c.residual != 0};
+  runKernel(*k,
+            {a.data(), weight.data(), c.bias ? bias.data() : out.data(),
+             out.data(), resPtr},
+            {bytes(a.size() * 4), bytes(weight.size() * 4),
+             bytes(c.bias ? bias.size() * 4 : out.size() * 4),
+             bytes(out.size() * 4), bytes(out.size() * 4)},
+            params, workgroups);
   expectClose(out, want, 2e-6 * double(c.k + 8),
               "matmul B" + std::to_string(c.batch) + " M" +
                   std::to_string(c.m) + " N" + std::to_string(c.n) + " K" +
@@ -103,6 +114,13 @@ TEST(RuntimeKernels, MatmulVariantsAndWorkgroups) {
       {4, 30, 20, 10, false, true, false, true, true},  // weight shared
       {2, 12, 33, 7, false, false, true, false, false}, // A broadcast
       {1, 100, 130, 90, false, false, false, true, true},
+      // Residual, separate and in place; K over one K block (256) so the
+      // in-place form accumulates over several blocks.
+      {1, 37, 45, 29, false, false, false, true, true, 1},
+      {3, 13, 17, 19, true, true, true, false, true, 1},
+      {1, 37, 45, 29, false, false, false, true, true, 2},
+      {2, 30, 40, 600, false, true, false, true, false, 2},
+      {1, 30, 40, 600, false, false, false, false, true, 1},
   };
   unsigned seed = 1;
   for (const MatmulCase &c : cases)
@@ -147,6 +165,9 @@ TEST(RuntimeKernels, ConvKernelsAgreeWithTheLibrary) {
     std::vector<float> x = randomVector(size_t(s.n * s.c * s.h * s.w), seed);
     std::vector<float> f = randomVector(size_t(s.o * s.gemmK()), seed + 1);
     std::vector<float> bias = randomVector(size_t(s.o), seed + 2);
+    bool withResidual = std::string(cv.kernel) != kabi::kConvDepthwise;
+    std::vector<float> res = randomVector(size_t(s.n * s.o * s.oh * s.ow),
+                                          withResidual ? seed + 3 : 0);
     std::vector<double> want(size_t(s.n * s.o * s.oh * s.ow));
     int64_t cg = s.c / s.g, og = s.o / s.g;
     for (int64_t n = 0; n < s.n; ++n)
@@ -154,6 +175,8 @@ TEST(RuntimeKernels, ConvKernelsAgreeWithTheLibrary) {
         for (int64_t oy = 0; oy < s.oh; ++oy)
           for (int64_t ox = 0; ox < s.ow; ++ox) {
             double acc = bias[o];
+            if (withResidual)
+              acc += res[size_t(((n * s.o + o) * s.oh + oy) * s.ow + ox)];
             for (int64_t c = 0; c < cg; ++c)
               for (int64_t ky = 0; ky < s.kh; ++ky)
                 for (int64_t kx = 0; kx < s.kw; ++kx) {
@@ -177,15 +200,25 @@ TEST(RuntimeKernels, ConvKernelsAgreeWithTheLibrary) {
     std::vector<int64_t> params = g;
     params.push_back(cv.packed);
     params.insert(params.end(), {1, int64_t(Activation::LeakyRelu),
-                                 kabi::floatParam(0.1f), 0});
+                                 kabi::floatParam(0.1f), 0, withResidual});
     for (int64_t wg : {1, 2, 5}) {
-      std::vector<float> y(want.size(), 3.0f);
-      runKernel(*k, {x.data(), weight.data(), bias.data(), y.data()},
-                {bytes(x.size() * 4), bytes(weight.size() * 4),
-                 bytes(bias.size() * 4), bytes(y.size() * 4)},
-                params, wg);
-      expectClose(y, want, 2e-6 * double(s.gemmK() + 8),
-                  std::string(cv.kernel) + " wg" + std::to_string(wg));
+      // The residual separate, then (GEMM kernels) the output in its place.
+      for (bool inPlace : {false, true}) {
+        if (inPlace && !withResidual)
+          continue;
+        std::vector<float> y =
+            inPlace ? res : std::vector<float>(want.size(), 3.0f);
+        runKernel(*k,
+                  {x.data(), weight.data(), bias.data(), y.data(),
+                   inPlace ? y.data() : res.data()},
+                  {bytes(x.size() * 4), bytes(weight.size() * 4),
+                   bytes(bias.size() * 4), bytes(y.size() * 4),
+                   bytes(res.size() * 4)},
+                  params, wg);
+        expectClose(y, want, 2e-6 * double(s.gemmK() + 8),
+                    std::string(cv.kernel) + " wg" + std::to_string(wg) +
+                        (inPlace ? " in place" : ""));
+      }
     }
     seed += 3;
   }
@@ -205,8 +238,9 @@ void expectRejects(const char *kernel, const std::vector<BufferInfo> &b,
 TEST(RuntimeKernels, MatmulCheckRejections) {
   // Good: B=2, M=3, N=4, K=5, batched A and B, bias.
   std::vector<BufferInfo> b = {bytes(2 * 3 * 5 * 4), bytes(2 * 5 * 4 * 4),
-                               bytes(4 * 4), bytes(2 * 3 * 4 * 4)};
-  std::vector<int64_t> p = {2, 3, 4, 5, 0, 1, 1, 0, 1, 1, 0, 0};
+                               bytes(4 * 4), bytes(2 * 3 * 4 * 4),
+                               bytes(2 * 3 * 4 * 4)};
+  std::vector<int64_t> p = {2, 3, 4, 5, 0, 1, 1, 0, 1, 1, 0, 0, 1};
   std::string error;
   ASSERT_TRUE(findCpuKernel(kabi::kMatmulGemm)->check(b, p, error)) << error;
   auto with = [&](size_t i, int64_t v) {
@@ -232,10 +266,14 @@ TEST(RuntimeKernels, MatmulCheckRejections) {
   small = b;
   small[3] = bytes(10);
   expectRejects(kabi::kMatmulGemm, small, p, "binding 3 (C)");
+  small = b;
+  small[4] = bytes(2 * 3 * 4 * 4 - 4);
+  expectRejects(kabi::kMatmulGemm, small, p, "binding 4 (residual)");
+  expectRejects(kabi::kMatmulGemm, b, with(12, 2), "has_residual");
   // Packed B: needs the padded panel size, not K x N.
-  std::vector<int64_t> packed = {1, 3, 4, 5, 0, 0, 0, 1, 0, 0, 0, 0};
+  std::vector<int64_t> packed = {1, 3, 4, 5, 0, 0, 0, 1, 0, 0, 0, 0, 0};
   std::vector<BufferInfo> pb = {bytes(3 * 5 * 4), bytes(5 * 4 * 4), bytes(0),
-                                bytes(3 * 4 * 4)};
+                                bytes(3 * 4 * 4), bytes(0)};
   expectRejects(kabi::kMatmulGemm, pb, packed, "packed B");
   pb[1] = bytes(packedBBytes(5, 4));
   EXPECT_TRUE(findCpuKernel(kabi::kMatmulGemm)->check(pb, packed, error))
@@ -245,9 +283,9 @@ TEST(RuntimeKernels, MatmulCheckRejections) {
 TEST(RuntimeKernels, ConvCheckRejections) {
   // N=1, C=4, 8x8, O=6, 3x3, stride 1, pads 1, G=2 -> 8x8.
   std::vector<int64_t> p = {1, 4, 8, 8, 8, 8, 6, 3, 3, 1, 1, 1,
-                            1, 1, 1, 1, 1, 2, 0, 1, 1, 0, 0};
+                            1, 1, 1, 1, 1, 2, 0, 1, 1, 0, 0, 0};
   std::vector<BufferInfo> b = {bytes(4 * 64 * 4), bytes(6 * 2 * 9 * 4),
-                               bytes(6 * 4), bytes(6 * 64 * 4)};
+                               bytes(6 * 4), bytes(6 * 64 * 4), bytes(0)};
   std::string error;
   ASSERT_TRUE(findCpuKernel(kabi::kConvIm2col)->check(b, p, error)) << error;
   auto with = [&](size_t i, int64_t v) {
@@ -278,10 +316,16 @@ TEST(RuntimeKernels, ConvCheckRejections) {
   // Depthwise wants G == C and a plain filter.
   expectRejects(kabi::kConvDepthwise, b, p, "is not C");
   expectRejects(kabi::kConvDepthwise, b, with(18, 1), "plain filter");
+  expectRejects(kabi::kConvIm2col, b, with(23, 1), "binding 4 (residual)");
+  std::vector<int64_t> dw = {1, 4, 8, 8, 8, 8, 4, 3, 3, 1, 1, 1,
+                             1, 1, 1, 1, 1, 4, 0, 0, 0, 0, 0, 1};
+  std::vector<BufferInfo> dwb = {bytes(4 * 64 * 4), bytes(4 * 9 * 4), bytes(0),
+                                 bytes(4 * 64 * 4), bytes(4 * 64 * 4)};
+  expectRejects(kabi::kConvDepthwise, dwb, dw, "takes no residual");
   // 1x1: N, C, HW, O.
-  std::vector<int64_t> q = {1, 4, 10, 3, 0, 0, 0, 0, 0};
+  std::vector<int64_t> q = {1, 4, 10, 3, 0, 0, 0, 0, 0, 0};
   std::vector<BufferInfo> qb = {bytes(40 * 4), bytes(12 * 4), bytes(0),
-                                bytes(30 * 4)};
+                                bytes(30 * 4), bytes(0)};
   ASSERT_TRUE(findCpuKernel(kabi::kConv1x1)->check(qb, q, error)) << error;
   q[2] = 11;
   expectRejects(kabi::kConv1x1, qb, q, "binding 0 (input)");

@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
 using namespace strata;
@@ -238,8 +239,11 @@ int64_t requantRef(Rounding r, int64_t acc, int64_t m, int64_t s, int64_t zp,
 
 void expectEqual(const T &got, const T &want, const std::string &what) {
   ASSERT_EQ(got.v.size(), want.v.size()) << what;
-  for (size_t i = 0; i < got.v.size(); ++i)
+  for (size_t i = 0; i < got.v.size(); ++i) {
+    if (std::isnan(got.v[i]) && std::isnan(want.v[i]))
+      continue;
     ASSERT_EQ(got.v[i], want.v[i]) << what << " at flat index " << i;
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -719,6 +723,9 @@ TEST(NpuSimKernels, ElementwiseBf16) {
     KernelKind k = kinds[i % 5];
     std::vector<int64_t> dims = {h.rand(1, 5), h.rand(1, 7)};
     T a = h.randomBf16(dims), b = h.randomBf16(dims);
+    // NaN on either side: min/max follow std::min/std::max (HL's rule).
+    a.v[0] = std::numeric_limits<double>::quiet_NaN();
+    b.v.back() = std::numeric_limits<double>::quiet_NaN();
     SliceTask s;
     s.kernel = k;
     s.format = s.outputFormat = Format::BF16;
@@ -795,7 +802,8 @@ TEST(NpuSimKernels, RescaleTableConvert) {
       back.output = h.placeOut(dims, Format::Int8);
       h.runTask(back);
       for (double v : mid.v) {
-        float q = static_cast<float>(v) / 0.05f;
+        // top.Quant: the f64 quotient, ties to even.
+        double q = v / static_cast<double>(0.05f);
         want.v.push_back(std::clamp<double>(std::nearbyint(q) + 3, -128, 127));
       }
       expectEqual(h.read(back.output, Format::Int8), want, "bf16->int8");
@@ -808,26 +816,108 @@ TEST(NpuSimKernels, RescaleTableConvert) {
   }
 }
 
+/// hl.maxpool / hl.avgpool's rule (docs/npu.md) on random windows with
+/// dilation and padding up to empty windows: max over the taps inside the
+/// input (an empty window: -128); avg `requant(round_half_away(sum(x -
+/// input_zp) / n), multiplier, shift, output_zp, clip)`.
+/// convert against top.Quant / top.Dequant (= hl.convert): the f64 scale
+/// field, exact ties (round half to even), NaN (the zero point), infinities
+/// and values far outside int8, both directions.
+TEST(NpuSimKernels, ConvertMatchesTopQuant) {
+  Harness h(17);
+  const double scales[] = {0.5, 0.25, 0.1, 1.0 / 3.0, 0.037, 2.0};
+  for (int i = 0; i < 12; ++i) {
+    h.next = 0;
+    double scale = scales[i % 6];
+    bool useF64 = i % 2 == 0;
+    int64_t n = h.rand(40, 90);
+    T x = h.randomBf16({n});
+    for (double &v : x.v)
+      v = roundBf16(v * h.rand(1, 300));
+    // Exact ties of x / scale (when scale is a power of two) and specials.
+    x.v[0] = 2.5 * scale, x.v[1] = -3.5 * scale, x.v[2] = 0.5 * scale;
+    x.v[3] = std::numeric_limits<double>::quiet_NaN();
+    x.v[4] = INFINITY, x.v[5] = -INFINITY, x.v[6] = 1e30, x.v[7] = -0.0;
+    for (int k = 0; k < 3; ++k)
+      x.v[k] = roundBf16(x.v[k]);
+    SliceTask s;
+    s.kernel = KernelKind::Convert;
+    s.format = Format::BF16;
+    s.outputFormat = Format::Int8;
+    if (useF64)
+      s.scale = scale;
+    else
+      s.floatScale = static_cast<float>(scale);
+    double eff =
+        useF64 ? scale : static_cast<double>(static_cast<float>(scale));
+    s.outputZp = h.rand(-128, 127);
+    s.clipMin = -128;
+    s.clipMax = 127;
+    s.input = h.place(x, Format::BF16);
+    s.output = h.placeOut({n}, Format::Int8);
+    h.runTask(s);
+    T want{{n}, {}};
+    for (double v : x.v) {
+      double q = std::isnan(v) ? double(s.outputZp)
+                               : std::nearbyint(v / eff) + double(s.outputZp);
+      want.v.push_back(std::clamp(q, -128.0, 127.0));
+    }
+    expectEqual(h.read(s.output, Format::Int8), want,
+                "bf16->int8 case " + std::to_string(i));
+
+    // int8 -> bf16: (q - zp) * scale in f64, to f32, to bf16.
+    h.next = 0;
+    T q = h.random({n}, -128, 127);
+    SliceTask d;
+    d.kernel = KernelKind::Convert;
+    d.format = Format::Int8;
+    d.outputFormat = Format::BF16;
+    d.scale = s.scale;
+    d.floatScale = s.floatScale;
+    d.inputZp = h.rand(-128, 127);
+    d.input = h.place(q, Format::Int8);
+    d.output = h.placeOut({n}, Format::BF16);
+    h.runTask(d);
+    T wantF{{n}, {}};
+    for (double v : q.v)
+      wantF.v.push_back(roundBf16(
+          static_cast<float>((v - static_cast<double>(d.inputZp)) * eff)));
+    expectEqual(h.read(d.output, Format::BF16), wantF,
+                "int8->bf16 case " + std::to_string(i));
+  }
+}
+
 TEST(NpuSimKernels, PoolsInt8) {
   Harness h(11);
-  for (int i = 0; i < 40; ++i) {
+  for (int i = 0; i < 60; ++i) {
     h.next = 0;
     bool isMax = i % 2;
     int64_t N = h.rand(1, 2), C = h.rand(1, 5), KH = h.rand(1, 3),
-            KW = h.rand(1, 3), H = h.rand(KH, 8), W = h.rand(KW, 8),
-            sh = h.rand(1, 3), sw = h.rand(1, 3), pt = h.rand(0, KH - 1),
-            pl = h.rand(0, KW - 1), pb = h.rand(0, KH - 1),
-            pr = h.rand(0, KW - 1);
-    int64_t OH = (H + pt + pb - KH) / sh + 1, OW = (W + pl + pr - KW) / sw + 1;
+            KW = h.rand(1, 3), dh = h.rand(1, 3), dw = h.rand(1, 3);
+    int64_t EH = (KH - 1) * dh + 1, EW = (KW - 1) * dw + 1;
+    int64_t H = h.rand(1, 8), W = h.rand(1, 8), sh = h.rand(1, 3),
+            sw = h.rand(1, 3), pt = h.rand(0, EH), pl = h.rand(0, EW);
+    int64_t pb = std::max<int64_t>(h.rand(0, EH), EH - H - pt),
+            pr = std::max<int64_t>(h.rand(0, EW), EW - W - pl);
+    int64_t OH = (H + pt + pb - EH) / sh + 1, OW = (W + pl + pr - EW) / sw + 1;
     T x = h.random({N, C, H, W}, -128, 127);
     SliceTask s;
     s.kernel = isMax ? KernelKind::MaxPool : KernelKind::AvgPool;
     s.kernelSize = {KH, KW};
     s.stride = {sh, sw};
+    s.dilation = {dh, dw};
     s.pad = {pt, pl, pb, pr};
     s.countIncludePad = h.rand(0, 1);
-    s.inputZp = h.rand(-20, 20);
-    s.outputZp = h.rand(-20, 20);
+    if (isMax) {
+      s.inputZp = s.outputZp = 0; // HL's maxpool has none
+    } else {
+      s.inputZp = h.rand(-128, 127);
+      s.outputZp = h.rand(-128, 127);
+      s.multiplier = h.rand(int64_t(1) << 29, INT32_MAX);
+      s.shift = h.rand(29, 33);
+      s.clipMin = h.rand(-128, 0);
+      s.clipMax = h.rand(0, 127);
+    }
     s.input = h.place(x, Format::Int8);
     s.output = h.placeOut({N, C, OH, OW}, Format::Int8);
     h.runTask(s);
@@ -836,10 +926,11 @@ TEST(NpuSimKernels, PoolsInt8) {
       for (int64_t c = 0; c < C; ++c)
         for (int64_t oy = 0; oy < OH; ++oy)
           for (int64_t ox = 0; ox < OW; ++ox) {
-            int64_t best = INT64_MIN, sum = 0, count = 0;
+            int64_t best = -128, sum = 0, count = 0;
             for (int64_t ky = 0; ky < KH; ++ky)
               for (int64_t kx = 0; kx < KW; ++kx) {
-                int64_t iy = oy * sh - pt + ky, ix = ox * sw - pl + kx;
+                int64_t iy = oy * sh - pt + ky * dh,
+                        ix = ox * sw - pl + kx * dw;
                 if (iy < 0 || iy >= H || ix < 0 || ix >= W)
                   continue;
                 int64_t v =
@@ -850,13 +941,17 @@ TEST(NpuSimKernels, PoolsInt8) {
               }
             int64_t r;
             if (isMax) {
-              r = count ? best : 0;
+              r = best;
             } else {
               int64_t d = s.countIncludePad ? KH * KW : count;
-              r = static_cast<int64_t>(std::round(double(sum) / double(d)));
+              int64_t mean =
+                  d ? static_cast<int64_t>(std::round(double(sum) / double(d)))
+                    : 0;
+              r = intq::requantMultiplierShift(mean, s.multiplier, s.shift,
+                                               s.outputZp, s.clipMin,
+                                               s.clipMax);
             }
-            want.v.push_back(static_cast<double>(
-                std::clamp<int64_t>(r + s.outputZp, -128, 127)));
+            want.v.push_back(static_cast<double>(r));
           }
     expectEqual(h.read(s.output, Format::Int8), want,
                 std::string(isMax ? "max" : "avg") + " pool case " +
@@ -882,7 +977,7 @@ TEST(NpuSimKernels, ReduceMeanInt8) {
     s.inputZp = h.rand(-128, 127);
     s.outputZp = h.rand(-128, 127);
     s.multiplier = h.rand(int64_t(1) << 29, INT32_MAX);
-    s.shift = h.rand(32, 38);
+    s.shift = h.rand(28, 33);
     s.input = h.place(x, Format::Int8);
     s.output = h.placeOut(od, Format::Int8);
     h.runTask(s);
@@ -897,10 +992,15 @@ TEST(NpuSimKernels, ReduceMeanInt8) {
             int64_t off = ((oa * od[1] + ob) * od[2] + oc) * od[3] + odd;
             sums[off] += static_cast<int64_t>(x.at({a, b, c, d})) - s.inputZp;
           }
-    for (size_t e = 0; e < sums.size(); ++e)
-      want.v[e] = static_cast<double>(
-          requantRef(s.rounding, sums[e], s.multiplier, s.shift, s.outputZp,
-                     s.clipMin, s.clipMax));
+    int64_t n = T{dims, {}}.size() / T{od, {}}.size();
+    for (size_t e = 0; e < sums.size(); ++e) {
+      // hl.reduce_mean: round_half_away(sum / n), then requantized.
+      int64_t mean =
+          static_cast<int64_t>(std::round(double(sums[e]) / double(n)));
+      want.v[e] = static_cast<double>(requantRef(s.rounding, mean, s.multiplier,
+                                                 s.shift, s.outputZp, s.clipMin,
+                                                 s.clipMax));
+    }
     expectEqual(h.read(s.output, Format::Int8), want,
                 "reduce_mean case " + std::to_string(i));
   }

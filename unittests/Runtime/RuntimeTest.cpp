@@ -385,7 +385,7 @@ TEST(Runtime, ArtifactContents) {
   strata_artifact_info a = m.artifactInfo();
   EXPECT_STREQ(a.producer, "strata");
   EXPECT_EQ(a.version_major, 1u);
-  EXPECT_EQ(a.version_minor, 1u); // 1.1: the narrow dtypes
+  EXPECT_EQ(a.version_minor, 2u); // 1.2: run-time shapes
   EXPECT_EQ(a.file_size, bytes.size());
   // The two constants: 4 and 12 floats; the code is not a constant.
   EXPECT_EQ(a.constants_size, (4u + 12u) * 4u);

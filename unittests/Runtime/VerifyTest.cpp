@@ -431,10 +431,14 @@ const MeaningCase kMeaningCases[] = {
      [](Spec &s) { s.variants[0].inputShapes = {{1, 5}}; },
      "variant 0: input 'x' has shape [1, 5], which is not a static instance "
      "of the signature's [-1, 4]"},
-    {"variant with a dynamic dim",
-     [](Spec &s) { s.variants[0].outputShapes = {{-1, 4}}; },
-     "variant 0: output 'y' has shape [-1, 4], which is not a static "
+    {"variant with a dynamic input dim",
+     [](Spec &s) { s.variants[0].inputShapes = {{-1, 4}}; },
+     "variant 0: input 'x' has shape [-1, 4], which is not a static "
      "instance"},
+    // (An output's -1 is a dim decided at run time since format 1.2.)
+    {"variant with a dynamic output dim and no runtime shape",
+     [](Spec &s) { s.variants[0].outputShapes = {{-1, 4}}; },
+     "variant 0: output 'y' has shape [-1, 4] but no runtime shape"},
     {"variant with too few input shapes",
      [](Spec &s) { s.variants[0].inputShapes.clear(); },
      "variant 0 has 0 input shapes, the signature has 1 inputs"},
@@ -526,6 +530,138 @@ TEST(Verify, MeaningErrors) {
     EXPECT_EQ(code, c.code) << message;
     EXPECT_NE(message.find(c.message), std::string::npos)
         << "message: " << message << "\nexpected: " << c.message;
+  }
+}
+
+/// Format 1.2: s, l, d i64 [] -> y = range(s, l, d) i64 [-1], bound 8,
+/// its dims in arena buffer 4.
+Spec rangeModel() {
+  Spec s;
+  for (const char *n : {"s", "l", "d"})
+    s.inputs.push_back({n, artifact::DType::I64, {}, std::nullopt});
+  s.outputs.push_back({"y", artifact::DType::I64, {-1}, std::nullopt});
+  artifact::VariantSpec v;
+  v.inputShapes = {{}, {}, {}};
+  v.outputShapes = {{-1}};
+  v.arenaSize = 64;
+  for (uint32_t i = 0; i < 3; ++i)
+    v.buffers.push_back({BufferKind::Input, i, 0, 8, artifact::DType::I64, {}});
+  v.buffers.push_back(
+      {BufferKind::Output, 0, 0, 64, artifact::DType::I64, {8}});
+  v.buffers.push_back({BufferKind::Arena, 0, 0, 8, artifact::DType::I64, {1}});
+  artifact::DispatchSpec d;
+  d.kind = DispatchKind::Kernel;
+  d.symbol = "range";
+  d.bindings = {0, 1, 2, 3, 4};
+  d.params = {11, 8};
+  v.dispatches = {d};
+  v.runtimeShapes = {{3, 4, 0, "Range 'y'"}};
+  s.variants = {v};
+  return s;
+}
+
+/// Runs `bytes` on (s, l, d); the output's dims, or the run's error.
+std::string runRange(const std::string &bytes, int64_t s, int64_t l, int64_t d,
+                     std::vector<int64_t> &values) {
+  strata_model *m = nullptr;
+  strata_session *ses = nullptr;
+  std::string error;
+  auto take = [&](strata_status *st) {
+    if (st && error.empty())
+      error = strata_status_message(st);
+    strata_status_free(st);
+    return st == nullptr;
+  };
+  int64_t in[3] = {s, l, d};
+  if (take(strata_model_load_memory(bytes.data(), bytes.size(), &m)) &&
+      take(strata_session_create(m, 1, &ses))) {
+    bool ok = true;
+    for (size_t i = 0; ok && i < 3; ++i)
+      ok = take(strata_session_set_input(ses, i, STRATA_DTYPE_I64, nullptr, 0,
+                                         &in[i], 8));
+    strata_tensor_view out;
+    if (ok && take(strata_session_run(ses)) &&
+        take(strata_session_output(ses, 0, &out))) {
+      EXPECT_EQ(out.rank, 1u);
+      EXPECT_EQ(out.size_bytes, uint64_t(out.dims[0]) * 8);
+      const int64_t *p = static_cast<const int64_t *>(out.data);
+      values.assign(p, p + out.dims[0]);
+    }
+  }
+  strata_session_release(ses);
+  strata_model_release(m);
+  return error;
+}
+
+TEST(Verify, RuntimeShapesLoadAndRun) {
+  std::string bytes = rangeModel().serialize();
+  std::vector<int64_t> y;
+  EXPECT_EQ(runRange(bytes, 1, 8, 2, y), "");
+  EXPECT_EQ(y, (std::vector<int64_t>{1, 3, 5, 7}));
+  EXPECT_EQ(runRange(bytes, 3, 3, 1, y), "");
+  EXPECT_TRUE(y.empty());
+  EXPECT_EQ(runRange(bytes, 0, 8, 1, y), "");
+  EXPECT_EQ(y.size(), 8u);
+  // One past the bound: the kernel writes only the dims, the session says.
+  std::string error = runRange(bytes, 0, 9, 1, y);
+  EXPECT_NE(error.find("dispatch 0 (Range 'y'): the result's run-time shape "
+                       "[9] exceeds its compiled bound [8]"),
+            std::string::npos)
+      << error;
+  error = runRange(bytes, 0, 9, 0, y);
+  EXPECT_NE(error.find("Range's delta is 0"), std::string::npos) << error;
+}
+
+TEST(Verify, RuntimeShapeErrors) {
+  struct Case {
+    const char *name;
+    void (*edit)(artifact::VariantSpec &v);
+    const char *message;
+  };
+  const Case cases[] = {
+      {"buffer out of range",
+       [](artifact::VariantSpec &v) { v.runtimeShapes[0].buffer = 9; },
+       "runtime shape 0 names buffer 9"},
+      {"dispatch out of range",
+       [](artifact::VariantSpec &v) { v.runtimeShapes[0].dispatch = 1; },
+       "the variant has 5 buffers and 1 dispatches"},
+      {"shape buffer not i64",
+       [](artifact::VariantSpec &v) {
+         v.buffers[4].dtype = artifact::DType::F64;
+       },
+       "shape buffer 4 is not an i64 arena buffer of shape [1]"},
+      {"shape buffer of the wrong rank",
+       [](artifact::VariantSpec &v) {
+         v.buffers[4].shape = {2};
+         v.buffers[4].size = 16;
+       },
+       "shape buffer 4 is not an i64 arena buffer of shape [1]"},
+      {"shape buffer an input",
+       [](artifact::VariantSpec &v) { v.runtimeShapes[0].shapeBuffer = 0; },
+       "shape buffer 0 is not an i64 arena buffer"},
+      {"data buffer an input",
+       [](artifact::VariantSpec &v) { v.runtimeShapes[0].buffer = 0; },
+       "buffer 0 is not an arena or output buffer"},
+      {"dispatch does not bind it",
+       [](artifact::VariantSpec &v) { v.dispatches[0].bindings[3] = 4; },
+       "dispatch 0 does not bind buffer 3"},
+      {"two runtime shapes for one buffer",
+       [](artifact::VariantSpec &v) {
+         v.runtimeShapes.push_back(v.runtimeShapes[0]);
+       },
+       "buffer 3 has two runtime shapes"},
+      {"an output with -1 and no runtime shape",
+       [](artifact::VariantSpec &v) { v.runtimeShapes.clear(); },
+       "output 'y' has shape [-1] but no runtime shape"},
+      {"an output with a runtime shape and a static shape",
+       [](artifact::VariantSpec &v) { v.outputShapes = {{8}}; },
+       "output 'y' has shape [8] and a runtime shape"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    Spec s = rangeModel();
+    c.edit(s.variants[0]);
+    EXPECT_LOAD_ERROR(s.serialize(), c.message);
   }
 }
 

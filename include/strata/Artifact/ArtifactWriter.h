@@ -86,12 +86,24 @@ struct DispatchSpec {
   int64_t workgroupCount = 1;
 };
 
+/// Format 1.2: buffer `buffer`'s dims are decided at run time by dispatch
+/// `dispatch`, which writes them into the I64 arena buffer `shapeBuffer`
+/// (the buffer's own shape is an upper bound; docs/artifact.md).
+struct RuntimeShapeSpec {
+  uint32_t buffer = 0;
+  uint32_t shapeBuffer = 0;
+  uint32_t dispatch = 0;
+  std::string origin; ///< the op and value, for error messages
+};
+
 /// One compiled version of the model for one set of static input shapes.
+/// An output shape's -1 is a dim decided at run time (a RuntimeShapeSpec).
 struct VariantSpec {
   std::vector<std::vector<int64_t>> inputShapes, outputShapes;
   uint64_t arenaSize = 0;
   std::vector<BufferSpec> buffers;
   std::vector<DispatchSpec> dispatches;
+  std::vector<RuntimeShapeSpec> runtimeShapes;
 };
 
 class ArtifactWriter {

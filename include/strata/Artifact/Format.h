@@ -32,7 +32,7 @@ namespace strata::artifact {
 
 inline constexpr char kMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', '\0', '\0'};
 inline constexpr uint16_t kVersionMajor = 1;
-inline constexpr uint16_t kVersionMinor = 1;
+inline constexpr uint16_t kVersionMinor = 2;
 inline constexpr uint32_t kHeaderSize = 64;
 /// Every constant and executable inside the data segment, and the segment
 /// itself, starts at a multiple of this.

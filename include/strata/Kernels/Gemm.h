@@ -49,7 +49,10 @@ enum class BiasMode : int { None, PerRow, PerCol };
 struct Epilogue {
   BiasMode biasMode = BiasMode::None;
   const float *bias = nullptr;     ///< M (PerRow) or N (PerCol) floats
-  const float *residual = nullptr; ///< same shape as C, row stride ldr
+  /// Same shape as C, row stride ldr. It may be C itself (same pointer and
+  /// stride: the result written in place of the residual); any other
+  /// overlap with C is not allowed.
+  const float *residual = nullptr;
   int64_t ldr = 0;
   Activation act = Activation::None;
   float p0 = 0.0f, p1 = 0.0f;

@@ -2,11 +2,12 @@
 //
 // What the compiler (CpuArtifactBuilder) and the runtime (the cpu driver's
 // kernel table) agree on for each kernel dispatch: the name, the bindings
-// and the int64 params. Every kernel here takes four bindings (input,
-// weight, bias, output; with no bias the output is bound in its place and
-// not read) and its params are the strategy's kernel params
-// (lib/Strategy/CpuStrategies.cpp), then the kernel's own, then the
-// epilogue (kEpilogueParams).
+// and the int64 params. Every GEMM and convolution kernel here takes five
+// bindings (input, weight, bias, output, residual; with no bias or no
+// residual the output is bound in its place and not read; the residual may
+// be the output itself: the result written in place of it) and its params
+// are the strategy's kernel params (lib/Strategy/CpuStrategies.cpp), then
+// the kernel's own, then the epilogue (kEpilogueParams).
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,10 +73,50 @@ inline bool isInt8Kernel(std::string_view name) {
 /// has_bias, in_unsigned, in_zp, relu, out_kind (kernels::Int8Output),
 /// out_zp, qmin, qmax.
 inline constexpr int64_t kInt8EpilogueParams = 8;
+/// The memory-bound kernels (strata/Kernels/OpKernels.h); each takes its
+/// own bindings and params, listed here. `clamp` is kernels::PostClamp and
+/// `limit` the clip's upper bound as the bit pattern of an f32.
+///
+/// Binary with broadcasting, one kernel per kernels::BinaryOp in its order.
+/// Bindings (a, b, out). Params: count (strategy: the output's elements),
+/// rank, dims[6], a_strides[6], b_strides[6] (unused trailing entries 0),
+/// clamp, limit.
+inline constexpr const char *kBinaryKernels[] = {
+    "add_bcast_f32", "sub_bcast_f32", "mul_bcast_f32",
+    "div_bcast_f32", "max_bcast_f32", "min_bcast_f32"};
+inline constexpr int64_t kBinaryParams = 2 + 3 * 6 + 2;
+/// Softmax over the last axis. Bindings (in, out). Params: rows, cols.
+inline constexpr const char *kSoftmax = "softmax_last_axis_f32";
+inline constexpr int64_t kSoftmaxParams = 2;
+/// Layer norm over the last axis. Bindings (in, scale, bias, out; an
+/// absent scale or bias is bound to the output and not read). Params:
+/// rows, cols, has_scale, has_bias, epsilon (f32 bits).
+inline constexpr const char *kLayerNorm = "layernorm_last_axis_f32";
+inline constexpr int64_t kLayerNormParams = 5;
+/// NCHW pooling. Bindings (in, out). Params: N, C, H, W, OH, OW, KH, KW, SH,
+/// SW, PT, PL, PB, PR, DH, DW (strategy), [count_include_pad: average],
+/// clamp, limit.
+inline constexpr const char *kMaxPool = "maxpool2d_nchw_f32";
+inline constexpr const char *kAvgPool = "avgpool2d_nchw_f32";
+inline constexpr int64_t kMaxPoolParams = 16 + 2;
+inline constexpr int64_t kAvgPoolParams = 17 + 2;
+/// Global average pooling. Bindings (in, out). Params: NC, HW, clamp, limit.
+inline constexpr const char *kGlobalAvgPool = "globalavgpool_nchw_f32";
+inline constexpr int64_t kGlobalAvgPoolParams = 4;
+
+/// 2-d transposed convolution (strata/Kernels/Deconv.h). Bindings (input,
+/// filter C x O/G x KH x KW, bias, output; no bias: the output in its
+/// place). Params: N, C, H, W, OH, OW, O, KH, KW, SH, SW, PT, PL, PB, PR,
+/// DH, DW, G (strategy), has_bias, activation, p0, p1.
+inline constexpr const char *kDeconv = "deconv2d_gemm_f32";
+inline constexpr int64_t kDeconvParams = 18 + 4;
 
 /// The epilogue params: has_bias (0/1), activation (kernels::Activation),
-/// and its two params as the bit patterns of f32 values.
-inline constexpr int64_t kEpilogueParams = 4;
+/// its two params as the bit patterns of f32 values, and has_residual (0/1:
+/// binding kResidualBinding, shaped as the output, is added before the
+/// activation). The depthwise kernel takes no residual (has_residual 0).
+inline constexpr int64_t kEpilogueParams = 5;
+inline constexpr int64_t kResidualBinding = 4;
 
 inline constexpr int64_t kMatmulParams =
     kMatmulStrategyParams + 3 + kEpilogueParams;
@@ -84,7 +125,9 @@ inline constexpr int64_t kConv1x1Params =
 inline constexpr int64_t kConvParams =
     kConvStrategyParams + 1 + kEpilogueParams;
 inline constexpr int64_t kConvWinogradParams = kConvParams + 1;
-inline constexpr int64_t kKernelBindings = 4;
+inline constexpr int64_t kKernelBindings = 5;
+/// The int8 kernels take no residual: input, packed weight, bias, output.
+inline constexpr int64_t kInt8KernelBindings = 4;
 inline constexpr int64_t kMatmulI8Params =
     kMatmulStrategyParams + 3 + kInt8EpilogueParams;
 inline constexpr int64_t kConv1x1I8Params =
@@ -113,6 +156,10 @@ Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p);
 bool isRuntimeKernel(std::string_view name);
 /// Whether `name` is one of the oneDNN-backed kernels.
 bool isOneDnnKernel(std::string_view name);
+
+/// How many workgroups a memory-bound kernel over `elements` floats asks
+/// for: one per 64 Ki elements, a power of two up to 8.
+int64_t suggestedOpWorkgroups(int64_t elements);
 
 /// How many workgroups a dispatch of `kernel` with `params` asks for: about
 /// one per 4 MFLOP, a power of two up to 8 (two threads share them evenly).

@@ -120,6 +120,12 @@ struct SliceTask {
   bool crd = false;
   bool halfPixel = false;
   bool countIncludePad = false;
+  /// Convert: the f64 scale (HL's and Top's); 0 uses `floatScale`.
+  double scale = 0.0;
+  /// The Convert scale in effect.
+  double convertScale() const {
+    return scale != 0.0 ? scale : static_cast<double>(floatScale);
+  }
 };
 
 struct Task {

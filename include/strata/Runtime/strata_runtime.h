@@ -135,7 +135,9 @@ strata_status *strata_model_variant_count(const strata_model *model,
                                           size_t *out);
 /* The static shape of input (is_output 0) or output (is_output 1) `index`
  * in variant `variant`: what strata_session_set_input must be given to run
- * that variant. `*dims` lives as long as the model. */
+ * that variant. An output dim decided at run time (format 1.2: NonZero,
+ * Unique, ...) is -1; strata_session_output gives its value after a run.
+ * `*dims` lives as long as the model. */
 strata_status *strata_model_variant_shape(const strata_model *model,
                                           size_t variant, int is_output,
                                           size_t index, size_t *rank,

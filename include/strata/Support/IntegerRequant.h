@@ -16,12 +16,34 @@
 #define STRATA_SUPPORT_INTEGERREQUANT_H
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <utility>
 
 namespace strata::intq {
+
+/// Rounds to the nearest integer, ties to even, independent of the current
+/// floating-point rounding mode.
+inline double roundHalfToEven(double v) {
+  double r = std::round(v); // ties away from zero
+  if (std::fabs(v - std::trunc(v)) == 0.5)
+    r = 2.0 * std::round(v / 2.0);
+  return r;
+}
+
+/// The quantization of one real value already divided by its scale (the
+/// rule of top.Quant): `round_half_to_even(v) + zp` clamped to [qmin, qmax];
+/// NaN gives `zp` (clamped).
+inline int64_t quantizeScaled(double v, int64_t zp, int64_t qmin,
+                              int64_t qmax) {
+  if (std::isnan(v))
+    return std::clamp(zp, qmin, qmax);
+  double q = roundHalfToEven(v) + static_cast<double>(zp);
+  q = std::clamp(q, static_cast<double>(qmin), static_cast<double>(qmax));
+  return static_cast<int64_t>(q);
+}
 
 /// `round_half_away_from_zero(x / 2^shift)` on a 128-bit value, for shifts
 /// in [0, 126]. This is Strata's own requantization rounding
@@ -79,6 +101,33 @@ inline int64_t requantTFLite(int64_t x, int64_t multiplier, int64_t shift,
                                   shift) +
               zeroPoint;
   return std::clamp(y, qmin, qmax);
+}
+
+/// TOSA's `apply_scale_32` / `apply_scale_16` (the TOSA 1.0 specification,
+/// as MLIR 22's `tosa.rescale` defines it) on an exact 128-bit product:
+/// `floor((x * multiplier + round) / 2^shift)` with `round = 2^(shift - 1)`
+/// (0 for shift 0), i.e. round half up (`SINGLE_ROUND`). With `doubleRound`
+/// and `shift > 31`, `round` is further `+ 2^30` for `x >= 0` and `- 2^30`
+/// for `x < 0` (`DOUBLE_ROUND`: the rounding of a first shift by 31 folded
+/// in). For shifts in [0, 63].
+inline __int128 applyScaleTosa(int64_t x, int64_t multiplier, int64_t shift,
+                               bool doubleRound) {
+  __int128 round = shift > 0 ? static_cast<__int128>(1) << (shift - 1) : 0;
+  if (doubleRound && shift > 31)
+    round += x >= 0 ? (int64_t(1) << 30) : -(int64_t(1) << 30);
+  __int128 v = static_cast<__int128>(x) * multiplier + round;
+  // >> on a signed 128-bit value is an arithmetic shift: floor division.
+  return shift > 0 ? v >> shift : v;
+}
+
+/// The TOSA requantization of one accumulator (`tosa.rescale` after the
+/// input zero point is subtracted): `applyScaleTosa` plus `zeroPoint`,
+/// saturated to [qmin, qmax].
+inline int64_t requantTosa(int64_t x, int64_t multiplier, int64_t shift,
+                           bool doubleRound, int64_t zeroPoint, int64_t qmin,
+                           int64_t qmax) {
+  __int128 y = applyScaleTosa(x, multiplier, shift, doubleRound) + zeroPoint;
+  return static_cast<int64_t>(std::clamp<__int128>(y, qmin, qmax));
 }
 
 //===----------------------------------------------------------------------===//

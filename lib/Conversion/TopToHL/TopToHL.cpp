@@ -10,8 +10,10 @@
 
 #include "strata/Conversion/TopToHL/Passes.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/Top/IR/TopTraits.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
+#include "strata/Interpreter/InterpretableOpInterface.h"
 #include "strata/Npu/NpuConfigJson.h"
 #include "strata/Strategy/NpuStrategies.h"
 #include "strata/Strategy/Select.h"
@@ -127,10 +129,12 @@ struct Converter {
         .getOutput();
   }
 
-  /// The int8 epilogue of `acc`'s only user, a MultiplierShift Requant:
-  /// fills the scale+bias tensor's multiplier/shift rows and the clip.
-  Reason requantEpilogue(Value acc, int64_t channels, bool relu,
-                         Tensor &scaleBias,
+  /// The int8 epilogue of `acc`'s only user, a MultiplierShift or TFLite
+  /// Requant whose per-channel values (if any) run along `channelDim`, the
+  /// accumulator's output-channel dim: fills the scale+bias tensor's
+  /// multiplier/shift rows and the clip.
+  Reason requantEpilogue(Value acc, int64_t channels, int64_t channelDim,
+                         bool relu, Tensor &scaleBias,
                          SmallVectorImpl<NamedAttribute> &attrs,
                          top::RequantOp &requantOut) {
     if (!acc.hasOneUse())
@@ -139,16 +143,25 @@ struct Converter {
     if (!requant)
       return "its int32 accumulator does not go to a top.Requant (a float "
              "epilogue)";
-    if (requant.getQuantMode() != top::RequantMode::MultiplierShift)
+    // The activation unit rounds as MultiplierShift or as TFLite (gemmlowp);
+    // Float-mode requantization (f64 scales) has no integer form.
+    bool tflite = requant.getQuantMode() == top::RequantMode::TFLite;
+    if (requant.getQuantMode() != top::RequantMode::MultiplierShift && !tflite)
       return "its top.Requant uses quant_mode " +
-             top::stringifyRequantMode(requant.getQuantMode()).str() +
-             ", the NPU's activation unit does MultiplierShift";
+             stringifyRequantMode(requant.getQuantMode()).str() +
+             ", the NPU's activation unit rounds by MultiplierShift or TFLite";
     if (!requant.getMultiplier() || !requant.getRshift())
       return "its top.Requant has no multiplier/rshift";
     std::optional<IntType> out = int8TypeOf(requant.getOutput().getType());
     if (!out)
       return "its top.Requant's result is not per-tensor int8";
     ArrayRef<int64_t> m = *requant.getMultiplier(), s = *requant.getRshift();
+    if ((m.size() > 1 || s.size() > 1) &&
+        requant.getAxis().value_or(1) != channelDim)
+      return "its per-channel top.Requant runs along dim " +
+             std::to_string(requant.getAxis().value_or(1)) +
+             ", not the accumulator's channel dim " +
+             std::to_string(channelDim);
     for (int64_t c = 0; c < channels; ++c) {
       int64_t mc = m.size() == 1 ? m[0] : m[c],
               sc = s.size() == 1 ? s[0] : s[c];
@@ -165,8 +178,8 @@ struct Converter {
       return IntegerAttr::get(IntegerType::get(ctx, 64), v);
     };
     // ReLU on the accumulator == clipping at the zero point after the
-    // requantization: the multiplier is non-negative and the rounding is
-    // monotonic with round(0) = 0.
+    // requantization: the multiplier is non-negative and both roundings are
+    // monotonic with f(0) = 0.
     attrs.push_back(
         NamedAttribute(StringAttr::get(ctx, "output_zp"), i64(out->zp)));
     attrs.push_back(
@@ -176,6 +189,9 @@ struct Converter {
         NamedAttribute(StringAttr::get(ctx, "clip_max"), i64(out->hi)));
     attrs.push_back(NamedAttribute(StringAttr::get(ctx, "accumulator_bits"),
                                    i64(config.accumulatorBits)));
+    if (tflite)
+      attrs.push_back(NamedAttribute(StringAttr::get(ctx, "rounding"),
+                                     StringAttr::get(ctx, "tflite")));
     requantOut = requant;
     return "";
   }
@@ -197,9 +213,9 @@ struct Converter {
   /// attributes to `attrs`; a reason when the kernel does not apply.
   Reason macOperands(Operation *op, Value acc, const Tensor &w,
                      const Tensor &packed, const std::optional<Tensor> &bias,
-                     int64_t channels, bool relu, std::optional<double> limit,
-                     OpBuilder &b, SmallVectorImpl<NamedAttribute> &attrs,
-                     MacOperands &out) {
+                     int64_t channels, int64_t channelDim, bool relu,
+                     std::optional<double> limit, OpBuilder &b,
+                     SmallVectorImpl<NamedAttribute> &attrs, MacOperands &out) {
     MLIRContext *ctx = op->getContext();
     Type accElement = getElementTypeOrSelf(acc.getType());
     out = {Value(), Value(), op->getLoc(), acc.getType(), op};
@@ -216,7 +232,8 @@ struct Converter {
       for (int64_t oc = 0; oc < channels; ++oc)
         sb.data<int32_t>()[oc * 3] = bias ? bias->data<int32_t>()[oc] : 0;
       top::RequantOp requant;
-      if (Reason r = requantEpilogue(acc, channels, relu, sb, attrs, requant);
+      if (Reason r = requantEpilogue(acc, channels, channelDim, relu, sb, attrs,
+                                     requant);
           !r.empty())
         return r;
       b.setInsertionPoint(requant);
@@ -335,12 +352,6 @@ struct Converter {
         wzp = *a;
       if (izp.size() > 1 || wzp.size() > 1)
         return "per-channel zero points (the NPU takes one per tensor)";
-      if (nhwc && conv.getOutput().hasOneUse())
-        if (auto rq =
-                dyn_cast<top::RequantOp>(*conv.getOutput().getUsers().begin());
-            rq && rq.getMultiplier() && rq.getMultiplier()->size() > 1)
-          return "a per-channel top.Requant of an NHWC accumulator (Top's "
-                 "requant channel is dim 1)";
       if (!izp.empty())
         named("input_zp", i64(izp[0]));
       if (!wzp.empty())
@@ -348,7 +359,7 @@ struct Converter {
     }
     MacOperands mac;
     if (Reason r = macOperands(conv, conv.getOutput(), *w, packed, bias, o,
-                               relu, limit, b, attrs, mac);
+                               nhwc ? 3 : 1, relu, limit, b, attrs, mac);
         !r.empty())
       return r;
     Location loc = *mac.loc;
@@ -421,7 +432,7 @@ struct Converter {
     SmallVector<NamedAttribute> attrs;
     OpBuilder b(mm);
     MacOperands mac;
-    if (Reason r = macOperands(mm, mm.getOutput(), *w, packed, bias, n, relu,
+    if (Reason r = macOperands(mm, mm.getOutput(), *w, packed, bias, n, 1, relu,
                                limit, b, attrs, mac);
         !r.empty())
       return r;
@@ -440,16 +451,295 @@ struct Converter {
     return "";
   }
 
+  //===--------------------------------------------------------------------===//
+  // Float ops between top.Dequant and top.Quant (the int8 form of the ops
+  // `strata quantize` leaves in float)
+  //===--------------------------------------------------------------------===//
+
+  /// An elementwise op of one operand (Sigmoid, SiLU, HardSwish, ...): with
+  /// int8 input and output it is a 256-entry table.
+  static bool isTableCandidate(Operation *op) {
+    return op->getDialect() && op->getDialect()->getNamespace() == "top" &&
+           op->hasTrait<top::OpTrait::Elementwise>() &&
+           op->getNumOperands() == 1 && op->getNumResults() == 1 &&
+           !isa<top::QuantOp, top::DequantOp, top::CastOp, top::RequantOp>(op);
+  }
+
+  /// Ops erased by a conversion; later candidates among them are skipped.
+  llvm::DenseSet<Operation *> erased;
+
+  /// Erases the ops of a converted float chain, last first, that have no
+  /// users left (the Dequant may have others).
+  void eraseDeadChain(ArrayRef<Operation *> chain) {
+    for (Operation *dead : llvm::reverse(chain))
+      if (dead->use_empty()) {
+        erased.insert(dead);
+        dead->erase();
+      }
+  }
+
+  /// Runs `ops` (each reading the previous one's result as operand 0; the
+  /// first reads every int8 value) through their reference semantics: the
+  /// table `t[q + 128] = ops(q)`, the same bits the Top model computes
+  /// for each element.
+  FailureOr<Tensor> tabulate(ArrayRef<Operation *> ops, int64_t entries) {
+    Tensor in(DType::I8, {entries});
+    for (int64_t i = 0; i < entries; ++i)
+      in.data<int8_t>()[i] = static_cast<int8_t>(i - entries / 2);
+    InterpreterEnv env;
+    Tensor current = std::move(in);
+    for (Operation *op : ops) {
+      auto iface = dyn_cast<InterpretableOpInterface>(op);
+      if (!iface)
+        return failure();
+      env.set(op->getOperand(0), std::move(current));
+      env.setResultShape(op->getResult(0), {entries});
+      if (failed(iface.interpret(env)) || !env.has(op->getResult(0)))
+        return failure();
+      current = env.get(op->getResult(0)).clone();
+    }
+    return current;
+  }
+
+  /// Converts a MaxPool, a nearest Resize or a chain of one-operand
+  /// elementwise ops that reads `top.Dequant(x)` of an int8 `x` and whose
+  /// only user chain ends in a `top.Quant` to int8: `hl.table(x)` with the
+  /// chain tabulated, or `hl.maxpool(x)` / `hl.resize_nearest(x)` then the
+  /// table of Dequant -> Quant (max commutes with the non-decreasing
+  /// Dequant, padding never wins; a resize only moves values). Exact: the
+  /// table holds what the Top ops compute for each of the 256 values.
+  Reason convertBetweenQuant(Operation *first, std::string &kernel) {
+    if (!config.supports(npu::NumberFormat::Int8))
+      return "the NPU description's formats do not list int8";
+    auto deq = first->getOperand(0).getDefiningOp<top::DequantOp>();
+    if (!deq || !int8TypeOf(deq.getInput().getType()) ||
+        !isa<quant::UniformQuantizedType>(
+            getElementTypeOrSelf(deq.getInput().getType())))
+      return "its input is not a top.Dequant of a per-tensor int8 tensor "
+             "(the op runs in float)";
+    SmallVector<Operation *> chain = {deq};
+    Operation *op = first;
+    bool pool = isa<top::MaxPoolOp, top::ResizeOp>(first);
+    while (true) {
+      if (!op->getResult(0).hasOneUse())
+        return "its float result has other users than the chain to a "
+               "top.Quant";
+      chain.push_back(op);
+      Operation *user = *op->getResult(0).getUsers().begin();
+      if (isa<top::QuantOp>(user)) {
+        op = user;
+        break;
+      }
+      if (pool || !isTableCandidate(user))
+        return "its result does not go to a top.Quant through one-operand "
+               "elementwise ops";
+      op = user;
+    }
+    auto quantOp = cast<top::QuantOp>(op);
+    std::optional<IntType> outType = int8TypeOf(quantOp.getOutput().getType());
+    if (!outType || !isa<quant::UniformQuantizedType>(
+                        getElementTypeOrSelf(quantOp.getOutput().getType())))
+      return "its top.Quant is not to per-tensor int8";
+    if (config.lutEntries != 256)
+      return "the NPU description's lut_entries is " +
+             std::to_string(config.lutEntries) + ", an int8 table needs 256";
+    SmallVector<Operation *> tabulated = {deq};
+    Value input = deq.getInput();
+    OpBuilder b(quantOp);
+    if (auto mp = dyn_cast<top::MaxPoolOp>(first)) {
+      auto inType = cast<RankedTensorType>(mp.getInput().getType());
+      auto outTy = cast<RankedTensorType>(mp.getOutput().getType());
+      if (mp.getKernelShape().size() != 2 || inType.getRank() != 4 ||
+          mp.getLayout() != top::Layout::NCHW || !inType.hasStaticShape() ||
+          !outTy.hasStaticShape())
+        return "not a static 2-d NCHW max pool";
+      if (mp.getDoRelu())
+        return "a fused ReLU on the max pool";
+      SmallVector<int64_t> k(mp.getKernelShape()),
+          st = mp.getStridesOrDefault(), dl = mp.getDilationsOrDefault(),
+          pd = mp.getPadsOrDefault();
+      for (int d = 0; d < 2; ++d)
+        if (hl::windowOutputSize(inType.getDimSize(2 + d), pd[d], pd[2 + d],
+                                 k[d], st[d], dl[d]) != outTy.getDimSize(2 + d))
+          return "ceil_mode output sizes (the NPU's windows floor)";
+      auto pooledType = RankedTensorType::get(
+          outTy.getShape(), getElementTypeOrSelf(input.getType()));
+      input = hl::MaxPoolOp::create(
+                  b, mp.getLoc(), pooledType, input, b.getDenseI64ArrayAttr(k),
+                  b.getDenseI64ArrayAttr(pd), b.getDenseI64ArrayAttr(st),
+                  b.getDenseI64ArrayAttr(dl), b.getI64IntegerAttr(1),
+                  DenseI64ArrayAttr())
+                  .getOutput();
+      kernel = "hl.maxpool + hl.table";
+    } else if (auto rs = dyn_cast<top::ResizeOp>(first)) {
+      if (Reason r = checkNearestResize(rs); !r.empty())
+        return r;
+      auto outTy = cast<RankedTensorType>(rs.getOutput().getType());
+      input = hl::ResizeNearestOp::create(
+                  b, rs.getLoc(),
+                  RankedTensorType::get(outTy.getShape(),
+                                        getElementTypeOrSelf(input.getType())),
+                  input)
+                  .getOutput();
+      kernel = "hl.resize_nearest + hl.table";
+    } else {
+      tabulated.append(chain.begin() + 1, chain.end());
+      kernel = "hl.table";
+    }
+    tabulated.push_back(quantOp);
+    FailureOr<Tensor> table = tabulate(tabulated, config.lutEntries);
+    if (failed(table))
+      return "its float ops could not be tabulated";
+    // A max pool whose output keeps its input's quantization needs no table.
+    bool identity = input.getType() == quantOp.getOutput().getType();
+    for (int64_t i = 0; identity && i < config.lutEntries; ++i)
+      identity = table->data<int8_t>()[i] == i - config.lutEntries / 2;
+    if (identity) {
+      quantOp.getOutput().replaceAllUsesWith(input);
+      kernel = isa<top::MaxPoolOp>(first)  ? "hl.maxpool"
+               : isa<top::ResizeOp>(first) ? "hl.resize_nearest"
+                                           : "none (the identity)";
+      quantOp.erase();
+      eraseDeadChain(chain);
+      return "";
+    }
+    Value lut =
+        weight(b, first->getLoc(), "hl_table", *table, b.getIntegerType(8));
+    auto t =
+        hl::TableOp::create(b, quantOp.getLoc(), quantOp.getOutput().getType(),
+                            input, lut, b.getI64IntegerAttr(config.lutEntries));
+    quantOp.getOutput().replaceAllUsesWith(t.getOutput());
+    // The float chain is dead now (the Dequant may have other users).
+    quantOp.erase();
+    eraseDeadChain(chain);
+    return "";
+  }
+
+  /// `Quant(Concat(Dequant(x_i)...))` to int8: each input requantized by
+  /// the table of its Dequant -> Quant (left out when it is the identity),
+  /// then `hl.concat`. Exact: concatenation only moves the values each
+  /// table maps.
+  Reason convertConcat(top::ConcatOp concat, std::string &kernel) {
+    if (!config.supports(npu::NumberFormat::Int8))
+      return "the NPU description's formats do not list int8";
+    if (!concat.getOutput().hasOneUse())
+      return "its float result has other users than one top.Quant";
+    auto quantOp =
+        dyn_cast<top::QuantOp>(*concat.getOutput().getUsers().begin());
+    if (!quantOp || !int8TypeOf(quantOp.getOutput().getType()) ||
+        !isa<quant::UniformQuantizedType>(
+            getElementTypeOrSelf(quantOp.getOutput().getType())))
+      return "its result does not go to a top.Quant to per-tensor int8";
+    auto outType = dyn_cast<RankedTensorType>(quantOp.getOutput().getType());
+    if (!outType || !outType.hasStaticShape())
+      return "dynamic shapes (compile with --input-shapes)";
+    if (config.lutEntries != 256)
+      return "the NPU description's lut_entries is " +
+             std::to_string(config.lutEntries) + ", an int8 table needs 256";
+    SmallVector<top::DequantOp> deqs;
+    for (Value in : concat.getInputs()) {
+      auto deq = in.getDefiningOp<top::DequantOp>();
+      if (!deq ||
+          !isa<quant::UniformQuantizedType>(
+              getElementTypeOrSelf(deq.getInput().getType())) ||
+          !int8TypeOf(deq.getInput().getType()))
+        return "an input is not a top.Dequant of a per-tensor int8 tensor";
+      deqs.push_back(deq);
+    }
+    int64_t rank = outType.getRank(), axis = concat.getAxis();
+    if (axis < 0)
+      axis += rank;
+    OpBuilder b(quantOp);
+    SmallVector<Value> inputs;
+    for (top::DequantOp deq : deqs) {
+      FailureOr<Tensor> table = tabulate(
+          {deq.getOperation(), quantOp.getOperation()}, config.lutEntries);
+      if (failed(table))
+        return "its Dequant -> Quant could not be tabulated";
+      Value x = deq.getInput();
+      auto xType = cast<RankedTensorType>(x.getType());
+      auto wantType =
+          RankedTensorType::get(xType.getShape(), outType.getElementType());
+      bool identity = xType == wantType;
+      for (int64_t i = 0; identity && i < config.lutEntries; ++i)
+        identity = table->data<int8_t>()[i] == i - config.lutEntries / 2;
+      if (!identity) {
+        Value lut =
+            weight(b, deq.getLoc(), "hl_table", *table, b.getIntegerType(8));
+        x = hl::TableOp::create(b, deq.getLoc(), wantType, x, lut,
+                                b.getI64IntegerAttr(config.lutEntries))
+                .getOutput();
+      }
+      inputs.push_back(x);
+    }
+    auto hlConcat = hl::ConcatOp::create(b, quantOp.getLoc(), outType, inputs,
+                                         b.getI64IntegerAttr(axis));
+    quantOp.getOutput().replaceAllUsesWith(hlConcat.getOutput());
+    SmallVector<Operation *> chain;
+    for (top::DequantOp deq : deqs)
+      if (!llvm::is_contained(chain, deq.getOperation()))
+        chain.push_back(deq);
+    chain.push_back(concat);
+    chain.push_back(quantOp);
+    eraseDeadChain(chain);
+    kernel = "hl.concat";
+    return "";
+  }
+
+  /// Whether `rs` moves elements exactly as hl.resize_nearest does
+  /// (`out[y, x] = in[(y*H)/OH, (x*W)/OW]` per plane): probed by running the
+  /// Top op's own semantics on each plane's element indices, so every
+  /// coordinate mode and rounding that agrees is accepted.
+  Reason checkNearestResize(top::ResizeOp rs) {
+    auto inType = cast<RankedTensorType>(rs.getInput().getType());
+    auto outType = dyn_cast<RankedTensorType>(rs.getOutput().getType());
+    if (rs.getMode() != top::Interpolation::Nearest || rs.getTargetValue() ||
+        inType.getRank() != 4 || !inType.hasStaticShape() || !outType ||
+        !outType.hasStaticShape() ||
+        outType.getDimSize(0) != inType.getDimSize(0) ||
+        outType.getDimSize(1) != inType.getDimSize(1))
+      return "not a static 4-d nearest resize of H and W";
+    int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
+            h = inType.getDimSize(2), w = inType.getDimSize(3),
+            oh = outType.getDimSize(2), ow = outType.getDimSize(3);
+    if (h * w >= (int64_t(1) << 24))
+      return "a plane too large to probe exactly";
+    Tensor probe(DType::F32, {n, c, h, w});
+    for (int64_t i = 0; i < probe.numElements(); ++i)
+      probe.data<float>()[i] = static_cast<float>(i % (h * w));
+    InterpreterEnv env;
+    env.set(rs.getInput(), std::move(probe));
+    env.setResultShape(rs.getOutput(), {n, c, oh, ow});
+    auto iface = cast<InterpretableOpInterface>(rs.getOperation());
+    if (failed(iface.interpret(env)) || !env.has(rs.getOutput()))
+      return "its semantics could not be probed";
+    const Tensor &got = env.get(rs.getOutput());
+    if (got.numElements() != n * c * oh * ow)
+      return "its semantics could not be probed";
+    for (int64_t i = 0; i < got.numElements(); ++i) {
+      int64_t x = i % ow, y = (i / ow) % oh;
+      if (got.getAsDouble(i) !=
+          static_cast<double>(((y * h) / oh) * w + (x * w) / ow))
+        return "its coordinate mode / rounding picks other source pixels "
+               "than the NPU's (y * H) / OH";
+    }
+    return "";
+  }
+
   LogicalResult run() {
     const strategy::StrategyRegistry &registry = strategy::npuRegistry();
     strategy::SelectOptions options;
     options.target = strategy::kNpuTarget;
     SmallVector<Operation *> candidates;
     module.walk([&](Operation *op) {
-      if (isa<top::ConvOp, top::MatMulOp>(op))
+      if (isa<top::ConvOp, top::MatMulOp, top::MaxPoolOp, top::ConcatOp,
+              top::ResizeOp>(op) ||
+          isTableCandidate(op))
         candidates.push_back(op);
     });
     for (Operation *op : candidates) {
+      if (erased.contains(op))
+        continue; // part of a chain converted with an earlier candidate
       HLDecision d;
       d.op = op->getName().getStringRef().str();
       d.location = printLoc(op->getLoc());
@@ -463,11 +753,19 @@ struct Converter {
         if (!sel || !sel->decided())
           d.reason = "the strategy decides only at run time (dynamic shape)";
         else if (sel->winner() == strategy::kCodegenImplName)
-          d.reason = "no NPU kernel's strategy condition holds";
+          d.reason =
+              getElementTypeOrSelf(op->getOperand(0).getType()).isF32()
+                  ? "no NPU kernel's strategy condition holds (an f32 op: "
+                    "the NPU computes int8 and bf16, see --quantize)"
+                  : "no NPU kernel's strategy condition holds";
         else if (auto conv = dyn_cast<top::ConvOp>(op))
           d.reason = convertConv(conv, d.kernel);
+        else if (auto mm = dyn_cast<top::MatMulOp>(op))
+          d.reason = convertMatMul(mm, d.kernel);
+        else if (auto concat = dyn_cast<top::ConcatOp>(op))
+          d.reason = convertConcat(concat, d.kernel);
         else
-          d.reason = convertMatMul(cast<top::MatMulOp>(op), d.kernel);
+          d.reason = convertBetweenQuant(op, d.kernel);
       }
       if (decisions)
         decisions->push_back(std::move(d));

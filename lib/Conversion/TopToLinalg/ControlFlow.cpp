@@ -250,17 +250,26 @@ struct LoopLowering : OpConversionPattern<top::LoopOp> {
           d << "operand '" << name << "' has a dynamic shape";
         });
 
-    // Scan outputs: static buffers, which need a compile-time trip count.
+    // Scan outputs: static buffers, which need a compile-time trip count, or
+    // (`strata.scan_bound` = B, set by the CPU outliner for a run-time trip
+    // count) buffers of B rows: the loop then stops after B + 1 iterations
+    // at most and writes no row past B; the caller reads the iteration count
+    // from a carried counter and reports a count over B.
     SmallVector<RankedTensorType> scanTypes, sliceTypes;
+    std::optional<int64_t> scanBound;
+    if (auto b = op->getAttrOfType<IntegerAttr>(kScanBoundAttr))
+      scanBound = b.getInt();
     if (numScan) {
-      std::optional<int64_t> trips;
+      std::optional<int64_t> trips = scanBound;
       std::optional<int64_t> m = constantScalar(op.getMaxTripCount());
       std::optional<int64_t> c = constantScalar(op.getCond());
       bool condFree = isNone(op.getCond()) || c;
       Value yc = yields[0];
       bool neverStops =
           yc == body.getArgument(1) || constantScalar(yc).value_or(0) == 1;
-      if (condFree && c && *c == 0)
+      if (scanBound)
+        ; // the bound's rows
+      else if (condFree && c && *c == 0)
         trips = 0;
       else if (condFree && m && (*m <= 0 || neverStops))
         trips = std::max<int64_t>(*m, 0);
@@ -322,6 +331,12 @@ struct LoopLowering : OpConversionPattern<top::LoopOp> {
           Value more = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
                                              args[0], maxTrips);
           Value go = arith::AndIOp::create(b, l, more, args[1]);
+          if (scanBound)
+            go = arith::AndIOp::create(
+                b, l, go,
+                arith::CmpIOp::create(
+                    b, l, arith::CmpIPredicate::sle, args[0],
+                    arith::ConstantIntOp::create(b, l, i64, *scanBound)));
           scf::ConditionOp::create(b, l, go, args);
         },
         [&](OpBuilder &b, Location l, ValueRange args) {
@@ -352,9 +367,30 @@ struct LoopLowering : OpConversionPattern<top::LoopOp> {
             sizes.push_back(b.getIndexAttr(1));
             for (int64_t d : t.getShape().drop_front())
               sizes.push_back(b.getIndexAttr(d));
-            rows.push_back(tensor::InsertSliceOp::create(
-                b, l, exec.getResult(1 + numCarried + s),
-                args[2 + numCarried + s], offsets, sizes, strides));
+            Value slice = exec.getResult(1 + numCarried + s);
+            Value into = args[2 + numCarried + s];
+            if (!scanBound) {
+              rows.push_back(tensor::InsertSliceOp::create(
+                  b, l, slice, into, offsets, sizes, strides));
+              continue;
+            }
+            // Row `iteration` only while it is inside the bound.
+            Value inside = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::slt, args[0],
+                arith::ConstantIntOp::create(b, l, i64, *scanBound));
+            auto ifOp = scf::IfOp::create(
+                b, l, inside,
+                [&](OpBuilder &tb, Location tl) {
+                  scf::YieldOp::create(
+                      tb, tl,
+                      tensor::InsertSliceOp::create(tb, tl, slice, into,
+                                                    offsets, sizes, strides)
+                          .getResult());
+                },
+                [&](OpBuilder &eb, Location el) {
+                  scf::YieldOp::create(eb, el, into);
+                });
+            rows.push_back(ifOp.getResult(0));
           }
           for (size_t k = 0; k < numCarried; ++k)
             next.push_back(copyInto(b, l, exec.getResult(1 + k), args[2 + k]));

@@ -294,6 +294,42 @@ static Value tfliteMultiply(OpBuilder &b, Location l, Value x, Value m,
                                arith::ExtUIOp::create(b, l, i64, up));
 }
 
+/// intq::requantTosa on i64 values `x`, `m`, `s` (s in [0, 63]) and the
+/// output zero point: `floor((x * m + round) / 2^s) + zp` in i128 with
+/// `round = 2^(s-1)` (0 for s = 0), `± 2^30` by the sign of x when
+/// `doubleRound` and s > 31, saturated to the result's range; an i64.
+static Value tosaRequant(OpBuilder &b, Location l, Value x, Value m, Value s,
+                         Value zp, const Side &out, bool doubleRound) {
+  Type i128 = b.getIntegerType(128);
+  auto c = [&](int64_t v) {
+    return arith::ConstantOp::create(
+        b, l, b.getIntegerAttr(i128, APInt(128, v, /*isSigned=*/true)));
+  };
+  auto ext = [&](Value v) { return arith::ExtSIOp::create(b, l, i128, v); };
+  Value x128 = ext(x), s128 = ext(s);
+  // round = (1 << s) >> 1: 2^(s-1), and 0 for s = 0.
+  Value round = arith::ShRSIOp::create(
+      b, l, arith::ShLIOp::create(b, l, c(1), s128), c(1));
+  if (doubleRound) {
+    Value nonNeg =
+        arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, x128, c(0));
+    Value big =
+        arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, s128, c(31));
+    Value step = arith::SelectOp::create(b, l, nonNeg, c(int64_t(1) << 30),
+                                         c(-(int64_t(1) << 30)));
+    round = arith::AddIOp::create(
+        b, l, round, arith::SelectOp::create(b, l, big, step, c(0)));
+  }
+  Value v = arith::AddIOp::create(
+      b, l, arith::MulIOp::create(b, l, x128, ext(m)), round);
+  // An arithmetic right shift is floor division by 2^s.
+  Value y = arith::AddIOp::create(b, l, arith::ShRSIOp::create(b, l, v, s128),
+                                  ext(zp));
+  y = arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, y, c(out.qmin)),
+                             c(out.qmax));
+  return arith::TruncIOp::create(b, l, b.getI64Type(), y);
+}
+
 struct RequantLowering : OpConversionPattern<top::RequantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -325,13 +361,15 @@ struct RequantLowering : OpConversionPattern<top::RequantOp> {
       for (int64_t v : shift.i)
         if (v < 0 || v > 63)
           return rewriter.notifyMatchFailure(op, "rshift outside [0, 63]");
-      int64_t channels = type->getRank() >= 2 ? type->getDimSize(1) : 1;
+      int64_t dim = op.getAxis() ? static_cast<int64_t>(*op.getAxis()) : 1;
+      int64_t channels =
+          dim >= 0 && dim < type->getRank() ? type->getDimSize(dim) : 1;
       for (Param *p : {&mult, &shift}) {
         if (p->size() != 1 && static_cast<int64_t>(p->size()) != channels)
           return rewriter.notifyMatchFailure(
               op, "multiplier/rshift length is neither 1 nor the channels");
         if (p->size() != 1)
-          p->dim = 1;
+          p->dim = dim;
       }
     }
     // The exact product fits i64 when |q - zp_in| <= 2^31 (an input of at
@@ -368,7 +406,11 @@ struct RequantLowering : OpConversionPattern<top::RequantOp> {
           }
           Value m = paramAt(b, mult), s = paramAt(b, shift);
           Value y;
-          if (mode == top::RequantMode::MultiplierShift && fitsI64) {
+          if (mode == top::RequantMode::TosaSingleRound ||
+              mode == top::RequantMode::TosaDoubleRound) {
+            y = tosaRequant(b, l, x, m, s, zpOut, *out,
+                            mode == top::RequantMode::TosaDoubleRound);
+          } else if (mode == top::RequantMode::MultiplierShift && fitsI64) {
             // |x| <= 2^31 and |m| < 2^31: the product and the rounding
             // stay below 2^63, so i64 gives the i128 result.
             auto c = [&](int64_t v) {

@@ -9,15 +9,13 @@
 
 #include "strata/Conversion/TopToLinalg/TopToLinalg.h"
 #include "strata/Conversion/Passes.h"
+#include "strata/Conversion/UncoveredOps.h"
 #include "strata/Dialect/Top/IR/TopDialect.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Transforms/DialectConversion.h"
-
-#include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/MapVector.h"
 
 namespace strata::conversion {
 
@@ -61,29 +59,15 @@ struct ConvertTopToLinalgPass
 
     // Ops that no pattern matches: one error per kind of op (at its first
     // occurrence, with the count), before converting.
-    llvm::DenseSet<OperationName> covered;
-    for (const std::unique_ptr<RewritePattern> &p :
-         patterns.getNativePatterns())
-      if (std::optional<OperationName> root = p->getRootKind())
-        covered.insert(*root);
-    llvm::MapVector<OperationName, std::pair<Operation *, unsigned>> missing;
-    module.walk([&](Operation *op) {
-      if (!isa<top::TopDialect>(op->getDialect()) || isKeptTopOp(op) ||
-          covered.contains(op->getName()))
-        return;
-      auto &entry = missing[op->getName()];
-      if (!entry.first)
-        entry.first = op;
-      ++entry.second;
-    });
-    for (auto &[name, entry] : missing) {
-      InFlightDiagnostic d = entry.first->emitError()
-                             << "'" << name
-                             << "' has no CPU code-generation lowering yet";
-      if (entry.second > 1)
-        d << " (" << entry.second << " ops of this kind)";
-    }
-    if (!missing.empty())
+    if (failed(reportUncoveredOps(
+            module, patterns,
+            [](Operation *op) {
+              return isa<top::TopDialect>(op->getDialect()) &&
+                     !isKeptTopOp(op);
+            },
+            [](InFlightDiagnostic &d, Operation *) {
+              d << "has no CPU code-generation lowering yet";
+            })))
       return signalPassFailure();
 
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,

@@ -38,16 +38,24 @@ struct Identity : TosaPattern<tosa::IdentityOp> {
   }
 };
 
+/// top.<name> of `op`'s first input with its constant operand `v` (the
+/// field `field`) as the i64 array attribute `attr`.
+FailureOr<Value> withConstArray(OpBuilder &b, Operation *op, StringRef name,
+                                Value input, Value v, StringRef field,
+                                StringRef attr) {
+  FailureOr<SmallVector<int64_t>> values = requireConstInts(op, v, field);
+  if (failed(values))
+    return failure();
+  return makeTop(b, op->getLoc(), name, op->getResult(0).getType(), input,
+                 {i64Array(b, attr, *values)});
+}
+
 struct Reshape : TosaPattern<tosa::ReshapeOp> {
   using TosaPattern::TosaPattern;
   FailureOr<Value> build(tosa::ReshapeOp op, Adaptor a,
                          OpBuilder &b) const override {
-    FailureOr<SmallVector<int64_t>> shape =
-        requireConstInts(op, op.getShape(), "shape");
-    if (failed(shape))
-      return failure();
-    return makeTop(b, op.getLoc(), "Reshape", op.getType(), a.getInput1(),
-                   {i64Array(b, "shape", *shape)});
+    return withConstArray(b, op, "Reshape", a.getInput1(), op.getShape(),
+                          "shape", "shape");
   }
 };
 
@@ -129,12 +137,8 @@ struct Tile : TosaPattern<tosa::TileOp> {
   using TosaPattern::TosaPattern;
   FailureOr<Value> build(tosa::TileOp op, Adaptor a,
                          OpBuilder &b) const override {
-    FailureOr<SmallVector<int64_t>> multiples =
-        requireConstInts(op, op.getMultiples(), "multiples");
-    if (failed(multiples))
-      return failure();
-    return makeTop(b, op.getLoc(), "Tile", op.getType(), a.getInput1(),
-                   {i64Array(b, "repeats", *multiples)});
+    return withConstArray(b, op, "Tile", a.getInput1(), op.getMultiples(),
+                          "multiples", "repeats");
   }
 };
 

@@ -106,6 +106,14 @@ Type unsignedOf(Type t) {
                           IntegerType::Unsigned);
 }
 
+/// top.BitShift of `x` by `s` (unsigned tensors) in direction `dir`.
+Value bitShift(OpBuilder &b, Location loc, RankedTensorType type, Value x,
+               Value s, top::ShiftDirection dir) {
+  return makeTop(b, loc, "BitShift", type, {x, s},
+                 {b.getNamedAttr("direction", top::ShiftDirectionAttr::get(
+                                                  b.getContext(), dir))});
+}
+
 /// logical_left_shift / logical_right_shift: the bits as unsigned, then
 /// top.BitShift (Top's shifts are on unsigned types).
 template <typename OpTy> struct LogicalShift : TosaPattern<OpTy> {
@@ -118,10 +126,8 @@ template <typename OpTy> struct LogicalShift : TosaPattern<OpTy> {
     Type u = unsignedOf(elem);
     Value x = castTo(b, loc, a.getInput1(), u);
     Value s = castTo(b, loc, a.getInput2(), u);
-    Value r = makeTop(b, loc, "BitShift",
-                      withElement(tensorType(op->getResult(0)), u), {x, s},
-                      {b.getNamedAttr("direction", top::ShiftDirectionAttr::get(
-                                                       b.getContext(), dir))});
+    Value r = bitShift(b, loc, withElement(tensorType(op->getResult(0)), u), x,
+                       s, dir);
     return castTo(b, loc, r, elem);
   }
   top::ShiftDirection dir;
@@ -131,12 +137,8 @@ template <typename OpTy> struct LogicalShift : TosaPattern<OpTy> {
 Value pow2(OpBuilder &b, Location loc, Value s) {
   Type u64 = IntegerType::get(b.getContext(), 64, IntegerType::Unsigned);
   Value one = intConst(b, loc, RankedTensorType::get({}, u64), {1});
-  Value p =
-      makeTop(b, loc, "BitShift", withElement(tensorType(s), u64),
-              {one, castTo(b, loc, s, u64)},
-              {b.getNamedAttr("direction",
-                              top::ShiftDirectionAttr::get(
-                                  b.getContext(), top::ShiftDirection::Left))});
+  Value p = bitShift(b, loc, withElement(tensorType(s), u64), one,
+                     castTo(b, loc, s, u64), top::ShiftDirection::Left);
   return castTo(b, loc, p, b.getI64Type());
 }
 

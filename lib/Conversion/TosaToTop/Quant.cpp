@@ -1,12 +1,17 @@
 //===- Quant.cpp - TOSA rescale and table to Top --------------------------===//
 //
-// rescale follows the TOSA spec exactly, as integer Top ops in i64:
+// rescale is one top.Requant in TOSA's rounding (quant_mode
+// "TosaSingleRound" / "TosaDoubleRound", the channel on the last dim):
 //   v = x - input_zp                      (x zero-extended if input_unsigned)
 //   v = floor((v * m + 2^(s-1) [± 2^30 if DOUBLE_ROUND and s > 31]) / 2^s)
 //   y = clamp(v + output_zp, output range)  (unsigned if output_unsigned)
-// Top's Requant is not used: its MultiplierShift rounds ties away from zero
-// and its TFLite mode rounds twice with different ties, while TOSA rounds
-// ties up (docs/tosa.md). The result stays an integer (quantized) tensor.
+// TOSA 1.0 tensors are plain integers (no scales), so the Requant's sides
+// are plain integer types: unsigned sides are `uiN` (Casts keep the bits),
+// a non-zero input zero point is subtracted in i32 before it, a non-zero
+// output zero point added after it (Requant to i32, + zp in i64, saturated)
+// — exact, and no float op appears.
+//
+// apply_scale (on tensors) is the same Requant, to i32.
 //
 // table: i8 is a gather from the 256 entries at x + 128; i16 interpolates
 // the 513 entries into an i32 result as the spec does.
@@ -24,6 +29,28 @@ using namespace tosa_to_top;
 
 namespace {
 
+/// The constant multipliers and shifts of rescale / apply_scale, checked as
+/// the spec requires (shift in [2, 62], multiplier >= 0).
+struct ScaleParams {
+  SmallVector<int64_t> mult, shift;
+};
+FailureOr<ScaleParams> scaleParams(Operation *op, Value multiplier,
+                                   Value shift) {
+  FailureOr<SmallVector<int64_t>> m =
+      requireConstInts(op, multiplier, "multiplier");
+  FailureOr<SmallVector<int64_t>> s = requireConstInts(op, shift, "shift");
+  if (failed(m) || failed(s))
+    return failure();
+  for (int64_t v : *s)
+    if (v < 2 || v > 62)
+      return unsupported(op, "shift", "must be in [2, 62], got " + Twine(v));
+  for (int64_t v : *m)
+    if (v < 0)
+      return unsupported(op, "multiplier",
+                         "must be non-negative, got " + Twine(v));
+  return ScaleParams{*m, *s};
+}
+
 struct Rescale : TosaPattern<tosa::RescaleOp> {
   using TosaPattern::TosaPattern;
   FailureOr<Value> build(tosa::RescaleOp op, Adaptor a,
@@ -37,14 +64,13 @@ struct Rescale : TosaPattern<tosa::RescaleOp> {
                          "input and output must be integers");
     unsigned inBits = inElem.getIntOrFloatBitWidth();
     unsigned outBits = outElem.getIntOrFloatBitWidth();
-    FailureOr<SmallVector<int64_t>> mult =
-        requireConstInts(op, op.getMultiplier(), "multiplier");
-    FailureOr<SmallVector<int64_t>> shift =
-        requireConstInts(op, op.getShift(), "shift");
+    FailureOr<ScaleParams> params =
+        scaleParams(op, op.getMultiplier(), op.getShift());
     FailureOr<int64_t> izp = zeroPoint(op, op.getInputZp(), "input_zp");
     FailureOr<int64_t> ozp = zeroPoint(op, op.getOutputZp(), "output_zp");
-    if (failed(mult) || failed(shift) || failed(izp) || failed(ozp))
+    if (failed(params) || failed(izp) || failed(ozp))
       return failure();
+    SmallVector<int64_t> *mult = &params->mult, *shift = &params->shift;
     if (mult->empty() || mult->size() != shift->size())
       return unsupported(op, "multiplier",
                          Twine(mult->size()) + " values for " +
@@ -57,32 +83,102 @@ struct Rescale : TosaPattern<tosa::RescaleOp> {
                          Twine(mult->size()) + " values, expected " +
                              Twine(op.getPerChannel() ? channels : 1) +
                              (op.getPerChannel() ? " (per_channel)" : ""));
-    for (int64_t s : *shift)
-      if (s < 2 || s > 62)
-        return unsupported(op, "shift", "must be in [2, 62], got " + Twine(s));
-    for (int64_t m : *mult)
-      if (m < 0)
-        return unsupported(op, "multiplier",
-                           "must be non-negative, got " + Twine(m));
-    bool doubleRound = op.getRoundingMode() == tosa::RoundingMode::DOUBLE_ROUND;
+    // apply_scale_16 has no double rounding; INEXACT_ROUND is
+    // implementation-defined in the spec: computed as SINGLE_ROUND.
+    bool doubleRound = op.getScale32() &&
+                       op.getRoundingMode() == tosa::RoundingMode::DOUBLE_ROUND;
     // Unsigned zero points are stored in the signless type's bits.
     if (op.getInputUnsigned() && *izp < 0)
       *izp += int64_t(1) << inBits;
     if (op.getOutputUnsigned() && *ozp < 0)
       *ozp += int64_t(1) << outBits;
+    MLIRContext *ctx = b.getContext();
     Value x = a.getInput();
     if (op.getInputUnsigned())
-      x = castTo(
-          b, loc, x,
-          IntegerType::get(b.getContext(), inBits, IntegerType::Unsigned));
-    x = castTo(b, loc, x, i64);
+      x = castTo(b, loc, x,
+                 IntegerType::get(ctx, inBits, IntegerType::Unsigned));
     if (*izp)
-      x = binary(b, loc, "Sub", x, scalar(b, loc, i64, double(*izp)));
-    Value v = applyScale(b, loc, x, *mult, *shift, doubleRound);
-    if (*ozp)
-      v = binary(b, loc, "Add", v, scalar(b, loc, i64, double(*ozp)));
+      x = binary(b, loc, "Sub", castTo(b, loc, x, b.getI32Type()),
+                 scalar(b, loc, b.getI32Type(), double(*izp)));
+    // The Requant's result: the output type itself when it needs no zero
+    // point (uiN when unsigned), else i32 (TOSA requires apply_scale's result
+    // to fit in int32) to which the zero point is added.
+    Type direct =
+        op.getOutputUnsigned()
+            ? Type(IntegerType::get(ctx, outBits, IntegerType::Unsigned))
+            : outElem;
+    Type requantElem = *ozp ? b.getI32Type() : direct;
+    auto mode = doubleRound ? top::RequantMode::TosaDoubleRound
+                            : top::RequantMode::TosaSingleRound;
+    SmallVector<NamedAttribute> attrs{
+        b.getNamedAttr("multiplier", b.getDenseI64ArrayAttr(*mult)),
+        b.getNamedAttr("rshift", b.getDenseI64ArrayAttr(*shift)),
+        b.getNamedAttr("quant_mode", top::RequantModeAttr::get(ctx, mode))};
+    if (mult->size() > 1)
+      attrs.push_back(
+          b.getNamedAttr("axis", b.getI64IntegerAttr(rt.getRank() - 1)));
+    Value v =
+        makeTop(b, loc, "Requant", withElement(rt, requantElem), {x}, attrs);
+    if (!*ozp)
+      return castTo(b, loc, v, outElem);
+    v = binary(b, loc, "Add", castTo(b, loc, v, i64),
+               scalar(b, loc, i64, double(*ozp)));
     // i64 -> iN keeps the low bits: an unsigned 255 is the i8 bits 0xFF.
     return saturateTo(b, loc, v, outElem, op.getOutputUnsigned());
+  }
+};
+
+/// apply_scale on tensors (elementwise, constant multiplier and shift): one
+/// top.Requant to i32 when they are single values and the input fits it,
+/// else the same rounding decomposed into i64 Top ops per element.
+struct ApplyScale : TosaPattern<tosa::ApplyScaleOp> {
+  using TosaPattern::TosaPattern;
+  FailureOr<Value> build(tosa::ApplyScaleOp op, Adaptor a,
+                         OpBuilder &b) const override {
+    Location loc = op.getLoc();
+    if (!isa<RankedTensorType>(op.getType()))
+      return unsupported(op, "value",
+                         "must be a tensor (scalar apply_scale belongs to "
+                         "MLIR's own lowering, not a model)");
+    FailureOr<ScaleParams> params =
+        scaleParams(op, op.getMultiplier(), op.getShift());
+    if (failed(params))
+      return failure();
+    if (op.getRoundingMode() == tosa::RoundingMode::INEXACT_ROUND)
+      return unsupported(op, "rounding_mode",
+                         "INEXACT_ROUND is not handled (MLIR's lowering "
+                         "refuses it too)");
+    bool doubleRound = op.getRoundingMode() == tosa::RoundingMode::DOUBLE_ROUND;
+    RankedTensorType rt = tensorType(op.getOutput());
+    Type inElem = tensorType(a.getValue()).getElementType();
+    auto splat = [](ArrayRef<int64_t> v) {
+      return llvm::all_equal(v) ? SmallVector<int64_t>{v.front()}
+                                : SmallVector<int64_t>(v);
+    };
+    SmallVector<int64_t> m = splat(params->mult), s = splat(params->shift);
+    if (m.size() == 1 && s.size() == 1 &&
+        inElem.getIntOrFloatBitWidth() <= 32) {
+      auto mode = doubleRound ? top::RequantMode::TosaDoubleRound
+                              : top::RequantMode::TosaSingleRound;
+      Value r = makeTop(
+          b, loc, "Requant", withElement(rt, b.getI32Type()), {a.getValue()},
+          {b.getNamedAttr("multiplier", b.getDenseI64ArrayAttr(m)),
+           b.getNamedAttr("rshift", b.getDenseI64ArrayAttr(s)),
+           b.getNamedAttr("quant_mode",
+                          top::RequantModeAttr::get(b.getContext(), mode))});
+      return castTo(b, loc, r, rt.getElementType());
+    }
+    int64_t n = rt.getNumElements();
+    for (auto [name, v] :
+         {std::pair<StringRef, ArrayRef<int64_t>>{"multiplier", m},
+          {"shift", s}})
+      if (v.size() != 1 && static_cast<int64_t>(v.size()) != n)
+        return unsupported(op, name,
+                           Twine(v.size()) + " values for " + Twine(n) +
+                               " elements");
+    Value x = castTo(b, loc, a.getValue(), b.getI64Type());
+    Value v = applyScale(b, loc, x, m, s, doubleRound, rt.getShape());
+    return saturateTo(b, loc, v, rt.getElementType());
   }
 };
 
@@ -133,7 +229,7 @@ struct Table : TosaPattern<tosa::TableOp> {
 } // namespace
 
 void populateTosaToTopQuantPatterns(RewritePatternSet &patterns) {
-  patterns.add<Rescale, Table>(patterns.getContext());
+  patterns.add<Rescale, ApplyScale, Table>(patterns.getContext());
 }
 
 } // namespace strata::conversion

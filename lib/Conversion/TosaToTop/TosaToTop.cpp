@@ -1,6 +1,8 @@
 //===- TosaToTop.cpp - the convert-tosa-to-top pass and TOSA import -------===//
 //
-// Wraps each argument of every function in a top.Input, reports every TOSA
+// Resolves TOSA variables for one run (reads become the value last written
+// or the initial value), wraps each argument of every function in a
+// top.Input, reports every TOSA
 // op no pattern covers (and ops of other dialects) by name, then applies all
 // families' patterns as one partial conversion. Shape constants
 // (tosa.const_shape) are read by the patterns and erased; constants become
@@ -13,6 +15,7 @@
 
 #include "strata/Conversion/TosaToTop/Passes.h"
 #include "strata/Conversion/TosaToTop/TosaToTop.h"
+#include "strata/Conversion/UncoveredOps.h"
 #include "strata/Dialect/Top/IR/TopDialect.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
 #include "strata/Pipelines/ModelIO.h"
@@ -22,7 +25,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace strata::conversion {
@@ -68,43 +71,119 @@ std::string weightBase(Location loc) {
   return "tosa_const";
 }
 
+/// TOSA variables, for one run from their initial values (as TFLite's
+/// resource variables): in each function, in program order, a
+/// `variable_read` is the value last written by a `variable_write` of the
+/// entry block, or the variable's `initial_value` (a `tosa.const`); the
+/// writes and the `variable` declarations are then erased (the final values
+/// are not outputs of the model). A write inside a `cond_if` / `while_loop`
+/// body, or a read of a variable with no initial value and no earlier
+/// write, is an error naming the op and the variable.
+LogicalResult resolveVariables(ModuleOp module) {
+  llvm::StringMap<tosa::VariableOp> vars;
+  module.walk([&](tosa::VariableOp v) { vars[v.getSymName()] = v; });
+  bool ok = true;
+  auto fail = [&](Operation *op, StringRef var, const Twine &why) {
+    op->emitError() << "'" << op->getName() << "' of variable @" << var << " "
+                    << why;
+    ok = false;
+  };
+  module.walk([&](func::FuncOp f) {
+    if (f.isExternal())
+      return;
+    llvm::StringMap<Value> current;
+    auto valueOf = [&](Operation *op, StringRef name,
+                       Type type) -> std::optional<Value> {
+      if (Value v = current.lookup(name))
+        return v;
+      auto it = vars.find(name);
+      if (it == vars.end()) {
+        fail(op, name, "is not declared by a tosa.variable");
+        return std::nullopt;
+      }
+      auto init =
+          dyn_cast_or_null<ElementsAttr>(it->second.getInitialValueAttr());
+      if (!init || init.getType() != type) {
+        fail(op, name,
+             "is read before any write and has no initial_value of its type");
+        return std::nullopt;
+      }
+      OpBuilder b = OpBuilder::atBlockBegin(&f.front());
+      Value c = tosa::ConstOp::create(b, it->second.getLoc(), type, init);
+      current[name] = c;
+      return c;
+    };
+    for (Operation &top : llvm::make_early_inc_range(f.front())) {
+      if (auto w = dyn_cast<tosa::VariableWriteOp>(top)) {
+        current[w.getName()] = w.getInput1();
+        w.erase();
+        continue;
+      }
+      if (auto r = dyn_cast<tosa::VariableReadOp>(top)) {
+        if (auto v = valueOf(r, r.getName(), r.getType())) {
+          r.replaceAllUsesWith(*v);
+          r.erase();
+        }
+        continue;
+      }
+      // Nested regions (cond_if, while_loop) read the value at the op.
+      top.walk([&](Operation *op) {
+        if (auto w = dyn_cast<tosa::VariableWriteOp>(op))
+          fail(w, w.getName(),
+               "is written inside a region: the value after it would depend "
+               "on the branch or iteration taken, which a Top model does not "
+               "keep");
+        else if (auto r = dyn_cast<tosa::VariableReadOp>(op))
+          if (auto v = valueOf(r, r.getName(), r.getType())) {
+            r.replaceAllUsesWith(*v);
+            r.erase();
+          }
+      });
+    }
+  });
+  if (!ok)
+    return failure();
+  for (auto &entry : vars)
+    entry.second.erase();
+  return success();
+}
+
+/// Why the TOSA ops without a Top equivalent are refused (docs/tosa.md).
+StringRef whyRefused(StringRef name) {
+  if (name == "tosa.custom")
+    return ": a custom op has no semantics Strata could know";
+  if (name == "tosa.matmul_t_block_scaled" ||
+      name == "tosa.cast_to_block_scaled" ||
+      name == "tosa.cast_from_block_scaled")
+    return ": Top has no op on MX block-scaled data (a data tensor with one "
+           "f8E8M0FNU scale per block of 32)";
+  return "";
+}
+
 struct ConvertTosaToTopPass : impl::ConvertTosaToTopBase<ConvertTosaToTopPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     populateTosaToTopPatterns(patterns);
+    if (failed(resolveVariables(module)))
+      return signalPassFailure();
 
     // Ops nothing converts: one error per kind (with the count).
-    llvm::DenseSet<OperationName> covered;
-    for (const std::unique_ptr<RewritePattern> &p :
-         patterns.getNativePatterns())
-      if (std::optional<OperationName> root = p->getRootKind())
-        covered.insert(*root);
-    llvm::MapVector<OperationName, std::pair<Operation *, unsigned>> missing;
-    module.walk([&](Operation *op) {
-      if (isa<ModuleOp, func::FuncOp, func::ReturnOp>(op) ||
-          op->hasTrait<OpTrait::tosa::TosaShapeOperator>() ||
-          isa<top::TopDialect>(op->getDialect()) ||
-          covered.contains(op->getName()))
-        return;
-      auto &entry = missing[op->getName()];
-      if (!entry.first)
-        entry.first = op;
-      ++entry.second;
-    });
-    for (auto &[name, entry] : missing) {
-      InFlightDiagnostic d =
-          entry.first->emitError()
-          << "'" << name << "' "
-          << (isa<tosa::TosaDialect>(entry.first->getDialect())
-                  ? "is not supported by convert-tosa-to-top"
-                  : "is not a TOSA op; a TOSA model may hold only TOSA and "
-                    "func ops");
-      if (entry.second > 1)
-        d << " (" << entry.second << " ops of this kind)";
-    }
-    if (!missing.empty())
+    if (failed(reportUncoveredOps(
+            module, patterns,
+            [](Operation *op) {
+              return !isa<ModuleOp, func::FuncOp, func::ReturnOp>(op) &&
+                     !op->hasTrait<OpTrait::tosa::TosaShapeOperator>() &&
+                     !isa<top::TopDialect>(op->getDialect());
+            },
+            [](InFlightDiagnostic &d, Operation *op) {
+              d << (isa<tosa::TosaDialect>(op->getDialect())
+                        ? "is not supported by convert-tosa-to-top"
+                        : "is not a TOSA op; a TOSA model may hold only TOSA "
+                          "and func ops")
+                << whyRefused(op->getName().getStringRef());
+            })))
       return signalPassFailure();
 
     // Graph inputs.

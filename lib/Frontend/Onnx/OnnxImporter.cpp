@@ -17,6 +17,7 @@
 #include "strata/Dialect/Top/IR/TopDialect.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
+#include "strata/Frontend/FinishImport.h"
 #include "strata/Interfaces/StaticSizeLimit.h"
 #include "strata/Support/InputFile.h"
 
@@ -362,25 +363,13 @@ FailureOr<ImportedModel> GraphImporter::run() {
 
   // Drop ops nobody uses (unused initializers, folded-away producers), in
   // reverse order so chains disappear in one sweep.
-  Block &body = func.getBody().front();
-  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-    if (!op.hasTrait<OpTrait::IsTerminator>() && !isa<top::InputOp>(op) &&
-        op.use_empty() && isPure(&op))
-      op.erase();
-  TensorMap used;
-  module->walk([&](top::WeightOp w) {
-    used.set(w.getName().str(), *weights.find(w.getName().str()));
-  });
-
-  std::string name = options.name;
-  (*module)->setAttr(top::kModelNameAttr, builder.getStringAttr(name));
-  (*module)->setAttr(top::kWeightFileAttr,
-                     builder.getStringAttr(name + "_TOP_F32_all_weight.npz"));
-  if (failed(verify(*module)))
+  FailureOr<TensorMap> used = frontend::finishImportedModule(
+      *module, func.getBody().front(), weights, options.name);
+  if (failed(used))
     return failure();
   ImportedModel result;
   result.module = std::move(module);
-  result.weights = std::move(used);
+  result.weights = std::move(*used);
   return result;
 }
 

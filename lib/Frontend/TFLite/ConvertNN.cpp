@@ -118,11 +118,11 @@ std::optional<std::pair<int64_t, int64_t>> quantizeMultiplier(double scale) {
 
 /// int32 accumulator `acc` (channels on its last dim) to the output's
 /// quantized type, then the activation. As TFLite when Top's Requant can
-/// take the parameters (one multiplier, or one per channel with the
-/// channels on dim 1, effective scales below 1): `top.Requant` in TFLite
-/// mode, Q31 multipliers and right shifts computed as TFLite's
-/// QuantizeMultiplier, bit-exact. Otherwise (per-channel NHWC convolutions)
-/// the accumulator is given the per-channel type
+/// take the parameters (effective scales below 1): `top.Requant` in TFLite
+/// mode, one Q31 multiplier and right shift, or one per channel on the last
+/// dim (`axis`), computed as TFLite's QuantizeMultiplier: bit-exact.
+/// Otherwise (a scale >= 1, which TFLite applies with a left shift Requant
+/// does not have) the accumulator is given the per-channel type
 /// `!quant.uniform<i32:f32:C, {s_in*s_w[c]}>` and requantized in Float mode
 /// (f64, rounded once; TFLite's double rounding differs by 1 LSB at times).
 LogicalResult requantize(OpContext &c, Value acc, const TensorInfo &x,
@@ -138,20 +138,22 @@ LogicalResult requantize(OpContext &c, Value acc, const TensorInfo &x,
                      double(float(w.quant->scales[perChannel ? i : 0])));
   OpBuilder &b = c.builder();
   SmallVector<int64_t> mults, shifts;
-  if (!perChannel || shape.size() == 2)
-    for (double s : scales)
-      if (auto m = quantizeMultiplier(s / double(float(o.quant->scales[0])))) {
-        mults.push_back(m->first);
-        shifts.push_back(m->second);
-      }
+  for (double s : scales)
+    if (auto m = quantizeMultiplier(s / double(float(o.quant->scales[0])))) {
+      mults.push_back(m->first);
+      shifts.push_back(m->second);
+    }
   FailureOr<Value> r = failure();
   if (!mults.empty() && mults.size() == scales.size()) {
-    r = createWith<RequantOp>(
-        c, c.quantType(o), ValueRange{acc},
-        {b.getNamedAttr("multiplier", b.getDenseI64ArrayAttr(mults)),
-         b.getNamedAttr("rshift", b.getDenseI64ArrayAttr(shifts)),
-         b.getNamedAttr("quant_mode", RequantModeAttr::get(
-                                          c.context(), RequantMode::TFLite))});
+    SmallVector<NamedAttribute> attrs{
+        b.getNamedAttr("multiplier", b.getDenseI64ArrayAttr(mults)),
+        b.getNamedAttr("rshift", b.getDenseI64ArrayAttr(shifts)),
+        b.getNamedAttr("quant_mode",
+                       RequantModeAttr::get(c.context(), RequantMode::TFLite))};
+    if (perChannel)
+      attrs.push_back(b.getNamedAttr(
+          "axis", b.getI64IntegerAttr(static_cast<int64_t>(shape.size()) - 1)));
+    r = createWith<RequantOp>(c, c.quantType(o), ValueRange{acc}, attrs);
   } else {
     scales.resize(channels, scales.back());
     auto i32 = IntegerType::get(c.context(), 32);

@@ -58,7 +58,9 @@ int64_t numel(ArrayRef<int64_t> s) {
   return n;
 }
 
-/// RESHAPE (new shape from input 1 or the options, one -1 resolved),
+/// RESHAPE (new shape from a constant input 1, the options, or, for a
+/// shape computed at run time, the output's declared static shape; one -1
+/// resolved),
 /// SQUEEZE (squeeze_dims, or every 1), EXPAND_DIMS (axis from input 1).
 /// The shape is computed, not read from the output tensor, so that models
 /// with dynamic dims (fixed with --input-shapes) import.
@@ -102,7 +104,14 @@ LogicalResult convertReshape(OpContext &c) {
     } else if (o && o->new_shape()) {
       ns.assign(o->new_shape()->begin(), o->new_shape()->end());
     } else if (c.hasInput(1)) {
-      return c.error() << "input 1 (shape) must be a constant";
+      // The shape is computed at run time (from the data): the output
+      // tensor's declared static shape is what it is for this model's input
+      // shapes, as the TFLite interpreter allocates it.
+      if (c.out(0).dynamic)
+        return c.error() << "input 1 (shape) is computed at run time and the "
+                            "output's shape is dynamic (shape_signature "
+                            "has -1): the result shape is unknown at import";
+      ns = c.out(0).shape;
     } else {
       ns = c.out(0).shape;
     }
@@ -249,47 +258,90 @@ LogicalResult convertReduce(OpContext &c) {
                          ReduceModeAttr::get(c.context(), mode), Value()));
 }
 
+/// STRIDED_SLICE as TensorFlow defines its masks: the `n` (begin, end,
+/// stride) entries are a sparse spec; an entry with its ellipsis_mask bit
+/// stands for every dim no other entry names (at most one; without one, the
+/// trailing dims are implicitly full), an entry with its new_axis_mask bit
+/// inserts a dim of size 1 in the result and reads no input dim, an entry
+/// with its shrink_axis_mask bit reads one index and drops the dim. One
+/// top.Slice over the input dims, then a Reshape to the result's dims.
 LogicalResult convertStridedSlice(OpContext &c) {
   auto *o = c.op()->builtin_options_as_StridedSliceOptions();
   if (!o)
     return c.error() << "StridedSliceOptions are missing";
-  if (o->ellipsis_mask() || o->new_axis_mask() || o->offset())
-    return c.error() << "ellipsis_mask " << o->ellipsis_mask()
-                     << ", new_axis_mask " << o->new_axis_mask()
-                     << " and offset are not supported (must be 0)";
+  if (o->offset())
+    return c.error() << "offset = true is not supported";
   auto x = c.dataInput(0);
   auto begin = c.constantInts(1, "begin"), end = c.constantInts(2, "end"),
        strides = c.constantInts(3, "strides");
   if (failed(x) || failed(begin) || failed(end) || failed(strides))
     return failure();
   const std::vector<int64_t> &shape = c.in(0).shape;
-  size_t n = begin->size();
-  if (end->size() != n || strides->size() != n || n > shape.size())
+  int64_t rank = shape.size();
+  int64_t n = begin->size();
+  if ((int64_t)end->size() != n || (int64_t)strides->size() != n || n > 32)
     return c.error() << "begin, end and strides have " << n << ", "
                      << end->size() << " and " << strides->size()
-                     << " values for rank " << shape.size();
+                     << " values (at most 32)";
+  auto bit = [](int32_t mask, int64_t i) { return (mask >> i) & 1; };
+  int64_t ellipsis = -1, named = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (bit(o->ellipsis_mask(), i)) {
+      if (ellipsis >= 0)
+        return c.error() << "ellipsis_mask " << o->ellipsis_mask()
+                         << " has more than one bit set";
+      ellipsis = i;
+    } else if (!bit(o->new_axis_mask(), i)) {
+      ++named;
+    }
+  }
+  if (named > rank)
+    return c.error() << n << " slice entries name " << named
+                     << " dims of a rank-" << rank << " input";
   std::vector<int64_t> starts, ends, axes, steps;
-  for (size_t d = 0; d < n; ++d) {
-    int64_t s = (*strides)[d], b = (*begin)[d], e = (*end)[d];
-    if (s == 0)
+  // The result's dims: an input dim (its sliced size) or -1 (a new axis).
+  std::vector<int64_t> result;
+  int64_t dim = 0; // the next input dim
+  // A full slice of input dim `d`.
+  auto full = [&](int64_t d) {
+    starts.push_back(0), ends.push_back(INT64_MAX), steps.push_back(1);
+    axes.push_back(d);
+    result.push_back(d);
+  };
+  for (int64_t i = 0; i < n; ++i) {
+    if (i == ellipsis) {
+      for (int64_t k = 0, m = rank - named; k < m; ++k)
+        full(dim++);
+      continue;
+    }
+    if (bit(o->new_axis_mask(), i)) {
+      result.push_back(-1);
+      continue;
+    }
+    int64_t d = dim++;
+    int64_t st = (*strides)[i], b = (*begin)[i], e = (*end)[i];
+    if (st == 0)
       return c.error() << "stride 0 on dim " << d;
-    if (o->shrink_axis_mask() & (1u << d)) {
+    if (bit(o->shrink_axis_mask(), i)) {
       if (b < 0)
         b += shape[d];
       if (b < 0 || b >= shape[d])
-        return c.error() << "shrink index " << (*begin)[d]
+        return c.error() << "shrink index " << (*begin)[i]
                          << " is out of range for dim " << shape[d];
       starts.push_back(b), ends.push_back(b + 1), steps.push_back(1);
       axes.push_back(d);
       continue;
     }
-    if (o->begin_mask() & (1u << d))
-      b = s > 0 ? 0 : INT64_MAX;
-    if (o->end_mask() & (1u << d))
-      e = s > 0 ? INT64_MAX : INT64_MIN;
-    starts.push_back(b), ends.push_back(e), steps.push_back(s);
+    if (bit(o->begin_mask(), i))
+      b = st > 0 ? 0 : INT64_MAX;
+    if (bit(o->end_mask(), i))
+      e = st > 0 ? INT64_MAX : INT64_MIN;
+    starts.push_back(b), ends.push_back(e), steps.push_back(st);
     axes.push_back(d);
+    result.push_back(d);
   }
+  while (dim < rank) // the implicit ellipsis at the end
+    full(dim++);
   OpBuilder &bld = c.builder();
   auto y = c.create<SliceOp>(elemOf(*x), *x, bld.getDenseI64ArrayAttr(starts),
                              bld.getDenseI64ArrayAttr(ends),
@@ -297,14 +349,11 @@ LogicalResult convertStridedSlice(OpContext &c) {
                              bld.getDenseI64ArrayAttr(steps), Value());
   if (failed(y))
     return failure();
-  if (o->shrink_axis_mask()) {
-    std::vector<int64_t> kept;
-    auto ys = shapeOf(*y);
-    for (size_t d = 0; d < ys.size(); ++d)
-      if (d >= n || !(o->shrink_axis_mask() & (1u << d)))
-        kept.push_back(ys[d]);
-    y = reshapeTo(c, *y, kept);
-  }
+  std::vector<int64_t> sliced = toVec(shapeOf(*y)), dims;
+  for (int64_t d : result)
+    dims.push_back(d < 0 ? 1 : sliced[d]);
+  if (dims != sliced)
+    y = reshapeTo(c, *y, dims);
   return setData(c, 0, y);
 }
 

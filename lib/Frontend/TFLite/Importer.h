@@ -35,6 +35,12 @@ public:
   std::map<std::string, Value> variables;
   /// Converts the operators of subgraph `index` (CALL_ONCE's initializer).
   std::function<LogicalResult(int64_t)> runSubgraph;
+  /// Converts subgraph `index` at the builder's insertion point with its
+  /// inputs bound to `inputs` (IF branches, WHILE condition and body);
+  /// returns the values of its outputs. `what` names the caller in errors.
+  std::function<FailureOr<SmallVector<Value>>(int64_t, ValueRange,
+                                              llvm::StringRef)>
+      callSubgraph;
   /// Fixed shapes of subgraph inputs (--input-shapes).
   std::map<std::string, std::vector<int64_t>> inputShapes;
 

@@ -72,6 +72,8 @@ public:
 
   /// An error prefixed with "operator <index> (<OP>): ".
   InFlightDiagnostic error();
+  /// "operator <index> (<OP>)": how errors name this operator.
+  std::string describe() const;
 
   size_t numInputs() const;
   size_t numOutputs() const;
@@ -149,6 +151,7 @@ ArrayRef<ConverterEntry> elementwiseConverters();
 ArrayRef<ConverterEntry> shapeConverters();
 ArrayRef<ConverterEntry> quantConverters();
 ArrayRef<ConverterEntry> variableConverters();
+ArrayRef<ConverterEntry> controlFlowConverters();
 
 /// Host helpers.
 Tensor permuteTensor(const Tensor &t, ArrayRef<int64_t> order);

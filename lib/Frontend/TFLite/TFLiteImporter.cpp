@@ -13,6 +13,7 @@
 #include "Sparse.h"
 
 #include "strata/Dialect/Top/IR/TopDialect.h"
+#include "strata/Frontend/FinishImport.h"
 #include "strata/Interfaces/StaticSizeLimit.h"
 #include "strata/Interpreter/Executor.h"
 #include "strata/Interpreter/InterpreterEnv.h"
@@ -120,9 +121,13 @@ OpContext::OpContext(Importer &imp, const tflite::Operator *op, int64_t index,
 OpBuilder &OpContext::builder() { return imp.builder; }
 MLIRContext *OpContext::context() { return &imp.ctx; }
 
+std::string OpContext::describe() const {
+  return "operator " + std::to_string(index) + " (" + opName() + ")";
+}
+
 InFlightDiagnostic OpContext::error() {
   auto d = emitError(location);
-  d << "operator " << index << " (" << opName() << "): ";
+  d << describe() << ": ";
   return d;
 }
 
@@ -420,7 +425,7 @@ llvm::DenseMap<int, Converter> &converterTable() {
     llvm::DenseMap<int, Converter> t;
     for (auto list :
          {nnConverters(), elementwiseConverters(), shapeConverters(),
-          quantConverters(), variableConverters()})
+          quantConverters(), variableConverters(), controlFlowConverters()})
       for (const ConverterEntry &e : list)
         t[int(e.code)] = e.fn;
     return t;
@@ -441,6 +446,14 @@ private:
   /// Converts subgraph `index` (a CALL_ONCE initializer) into the current
   /// function, with its own tensors.
   LogicalResult runSubgraph(int64_t index);
+  /// Runs `fn` with subgraph `index` current (its tensors read), then
+  /// restores the caller's subgraph; `what` prefixes the errors.
+  LogicalResult inSubgraph(int64_t index, llvm::StringRef what,
+                           llvm::function_ref<LogicalResult()> fn);
+  /// Converts subgraph `index` with its inputs bound to `inputs`; returns
+  /// its outputs (Importer::callSubgraph).
+  FailureOr<SmallVector<Value>> callSubgraph(int64_t index, ValueRange inputs,
+                                             llvm::StringRef what);
   FailureOr<tflite::BuiltinOperator> opCode(size_t opIndex,
                                             const tflite::Operator *op);
 
@@ -657,26 +670,92 @@ LogicalResult ModelReader::runOps() {
   return success();
 }
 
-LogicalResult ModelReader::runSubgraph(int64_t index) {
+LogicalResult ModelReader::inSubgraph(int64_t index, llvm::StringRef what,
+                                      llvm::function_ref<LogicalResult()> fn) {
   auto graphs = imp.model->subgraphs();
+  auto err = [&]() {
+    InFlightDiagnostic d = emitError(loc);
+    if (!what.empty())
+      d << what << ": ";
+    return d;
+  };
   if (index <= 0 || index >= (int64_t)graphs->size())
-    return emitError(loc) << "subgraph index " << index
-                          << " is out of range (the model has "
-                          << graphs->size() << " subgraphs; 0 is the main one)";
-  if (++depth > 8) // initializers calling initializers
-    return emitError(loc) << "subgraphs nest deeper than 8 levels";
+    return err() << "subgraph index " << index
+                 << " is out of range (the model has " << graphs->size()
+                 << " subgraphs; 0 is the main one)";
+  if (++depth > 8) { // initializers calling initializers, nested IF/WHILE
+    --depth;
+    return err() << "subgraphs nest deeper than 8 levels";
+  }
   const tflite::SubGraph *saved = imp.graph;
   std::vector<TensorInfo> savedTensors = std::move(imp.tensors);
   std::vector<Value> savedValues = std::move(imp.values);
   imp.tensors.clear();
   imp.values.clear();
   imp.graph = graphs->Get(index);
-  LogicalResult r = succeeded(readTensors()) ? runOps() : failure();
+  LogicalResult r = succeeded(readTensors()) ? fn() : failure();
   imp.graph = saved;
   imp.tensors = std::move(savedTensors);
   imp.values = std::move(savedValues);
   --depth;
   return r;
+}
+
+LogicalResult ModelReader::runSubgraph(int64_t index) {
+  return inSubgraph(index, "", [&] { return runOps(); });
+}
+
+FailureOr<SmallVector<Value>> ModelReader::callSubgraph(int64_t index,
+                                                        ValueRange inputs,
+                                                        llvm::StringRef what) {
+  SmallVector<Value> results;
+  auto run = [&]() -> LogicalResult {
+    size_t numTensors = imp.tensors.size();
+    auto tensorsOf = [&](auto *list) {
+      std::vector<int32_t> v;
+      if (list)
+        v.assign(list->begin(), list->end());
+      return v;
+    };
+    std::vector<int32_t> ins = tensorsOf(imp.graph->inputs()),
+                         outs = tensorsOf(imp.graph->outputs());
+    if (ins.size() != inputs.size())
+      return emitError(loc) << what << ": subgraph " << index << " has "
+                            << ins.size() << " inputs, given " << inputs.size();
+    for (int32_t t : llvm::concat<int32_t>(ins, outs))
+      if (t < 0 || static_cast<size_t>(t) >= numTensors)
+        return emitError(loc)
+               << what << ": subgraph " << index
+               << " input/output tensor index " << t << " is out of range";
+    OpContext sig(imp, nullptr, -1, tflite::BuiltinOperator_ADD);
+    for (auto [t, v] : llvm::zip(ins, inputs)) {
+      Type want = RankedTensorType::get(imp.tensors[t].shape,
+                                        sig.valueType(imp.tensors[t]));
+      if (v.getType() != want)
+        return emitError(loc) << what << ": subgraph " << index << " input '"
+                              << imp.tensors[t].name << "' is " << want
+                              << ", given " << v.getType();
+      imp.values[t] = v;
+    }
+    if (failed(runOps()))
+      return failure();
+    for (int32_t t : outs) {
+      Value v = imp.values[t];
+      TensorInfo &info = imp.tensors[t];
+      if (!v && info.data)
+        v = imp.createWeight(*info.data, info.name,
+                             NameLoc::get(StringAttr::get(&imp.ctx, info.name)),
+                             sig.valueType(info));
+      if (!v)
+        return emitError(loc) << what << ": subgraph " << index << " output '"
+                              << info.name << "' is never written";
+      results.push_back(v);
+    }
+    return success();
+  };
+  if (failed(inSubgraph(index, what, run)))
+    return failure();
+  return results;
 }
 
 FailureOr<ImportedModel> ModelReader::run(const std::string &name) {
@@ -753,6 +832,9 @@ FailureOr<ImportedModel> ModelReader::run(const std::string &name) {
   }
 
   imp.runSubgraph = [this](int64_t k) { return runSubgraph(k); };
+  imp.callSubgraph = [this](int64_t k, ValueRange in, llvm::StringRef what) {
+    return callSubgraph(k, in, what);
+  };
   if (failed(runOps()))
     return failure();
 
@@ -777,22 +859,13 @@ FailureOr<ImportedModel> ModelReader::run(const std::string &name) {
   for (auto [i, t] : llvm::enumerate(outputs))
     func.setResultAttr(i, "top.name",
                        builder.getStringAttr(imp.tensors[t].name));
-  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*body)))
-    if (!op.hasTrait<mlir::OpTrait::IsTerminator>() && !isa<top::InputOp>(op) &&
-        op.use_empty() && isPure(&op))
-      op.erase();
-  TensorMap used;
-  module->walk([&](top::WeightOp w) {
-    used.set(w.getName().str(), *imp.weights.find(w.getName().str()));
-  });
-  (*module)->setAttr(top::kModelNameAttr, builder.getStringAttr(name));
-  (*module)->setAttr(top::kWeightFileAttr,
-                     builder.getStringAttr(name + "_TOP_F32_all_weight.npz"));
-  if (failed(verify(*module)))
+  FailureOr<TensorMap> used =
+      frontend::finishImportedModule(*module, *body, imp.weights, name);
+  if (failed(used))
     return failure();
   ImportedModel result;
   result.module = std::move(module);
-  result.weights = std::move(used);
+  result.weights = std::move(*used);
   return result;
 }
 

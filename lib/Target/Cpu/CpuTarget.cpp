@@ -16,6 +16,7 @@
 #include "strata/Target/Cpu/CpuTarget.h"
 
 #include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/Top/IR/TopUtils.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Interfaces/HostTypes.h"
@@ -24,6 +25,7 @@
 #include "strata/StrategyMLIR/Passes.h"
 #include "strata/Target/Cpu/KernelDispatch.h"
 #include "strata/Target/Cpu/Passes.h"
+#include "strata/Target/Cpu/RuntimeShapes.h"
 #include "strata/Target/MemoryPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -153,8 +155,14 @@ struct Placement {
 
 } // namespace
 
-static FailureOr<TensorInfo> tensorInfo(Value v, std::string &error) {
+/// `v`'s dtype, shape and bytes; `bound` replaces the shape of a value whose
+/// shape is decided at run time (its static upper bound).
+static FailureOr<TensorInfo>
+tensorInfo(Value v, std::string &error,
+           std::optional<ArrayRef<int64_t>> bound = std::nullopt) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (t && bound)
+    t = RankedTensorType::get(*bound, t.getElementType());
   std::string where;
   llvm::raw_string_ostream os(where);
   if (Operation *def = v.getDefiningOp())
@@ -288,8 +296,73 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
   report.kernelDispatchNotes.push_back(
       plan.implementation + ": kernel " + plan.kernel + ", " +
       std::to_string(plan.workgroupCount) + " workgroup(s)" +
+      (plan.residualFused ? ", residual Add fused" : "") +
       (packed ? ", weight packed at compile time" : ""));
   return spec;
+}
+
+/// A Loop whose trip count is a constant M and whose condition stays true
+/// (absent, or a constant true the body yields back unchanged) runs M times
+/// (0 when M <= 0 or the condition is a constant false): its scan outputs
+/// get that leading dim. Shape inference sees types only; the weights'
+/// values are known here.
+static void refineConstantTripLoops(ModuleOp module, const TensorMap &weights) {
+  auto constant = [&](Value v) -> std::optional<Tensor> {
+    auto w = v.getDefiningOp<top::WeightOp>();
+    if (!w)
+      return std::nullopt;
+    if (std::optional<Tensor> t = top::weightValue(w))
+      return t;
+    if (const Tensor *t = weights.find(w.getName().str()))
+      return *t;
+    return std::nullopt;
+  };
+  module.walk([&](top::LoopOp loop) {
+    // The one-element trip count and condition carry their value inline, so
+    // the outliner keeps them as constants inside the Loop's dispatch (the
+    // Loop lowering needs a compile-time trip count for scan outputs).
+    for (Value v : {loop.getMaxTripCount(), loop.getCond()}) {
+      auto w = v ? v.getDefiningOp<top::WeightOp>() : top::WeightOp();
+      if (!w || top::weightValue(w))
+        continue;
+      const Tensor *t = weights.find(w.getName().str());
+      auto type = dyn_cast<RankedTensorType>(w.getType());
+      if (t && type && t->numElements() == 1 && type.hasStaticShape())
+        w.setValueAttr(top::elementsFromTensor(*t, type));
+    }
+    if (top::isNone(loop.getMaxTripCount()))
+      return;
+    std::optional<Tensor> m = constant(loop.getMaxTripCount());
+    if (!m || m->numElements() != 1)
+      return;
+    int64_t trips = std::max<int64_t>(m->getAsInt(0), 0);
+    if (!top::isNone(loop.getCond())) {
+      std::optional<Tensor> c = constant(loop.getCond());
+      if (!c || c->numElements() != 1)
+        return;
+      if (c->getAsInt(0) == 0)
+        trips = 0;
+    }
+    Block &body = loop.getBody().front();
+    Operation *yield = body.getTerminator();
+    if (trips > 0 &&
+        (body.getNumArguments() < 2 || yield->getNumOperands() < 1 ||
+         yield->getOperand(0) != body.getArgument(1)))
+      return;
+    size_t numCarried = loop.getInitial().size();
+    for (size_t k = numCarried; k < loop->getNumResults(); ++k) {
+      auto result = dyn_cast<RankedTensorType>(loop->getResult(k).getType());
+      auto slice =
+          dyn_cast<RankedTensorType>(yield->getOperand(1 + k).getType());
+      if (!result || !slice || !slice.hasStaticShape() ||
+          result.getRank() != slice.getRank() + 1)
+        continue;
+      SmallVector<int64_t> shape{trips};
+      shape.append(slice.getShape().begin(), slice.getShape().end());
+      loop->getResult(k).setType(
+          RankedTensorType::get(shape, result.getElementType()));
+    }
+  });
 }
 
 LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
@@ -300,6 +373,7 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   MLIRContext *ctx = module.getContext();
   prepareContextForCpuLowering(ctx);
   // 1-2: strategy and outlining.
+  refineConstantTripLoops(module, weights);
   {
     PassManager pm(ctx);
     // Shapes written as unknown (`tensor<*xf32>`) become static where the
@@ -310,13 +384,64 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     so.tuningLog = options.tuningLog;
     so.explain = options.explainStrategy;
     pm.addPass(strategy::createTopSelectStrategy(so));
-    pm.addPass(createCpuOutlineDispatches());
+    CpuOutlineDispatchesOptions oo;
+    oo.maxRangeElements = options.maxRangeElements;
+    oo.maxScanLength = options.maxScanLength;
+    pm.addPass(createCpuOutlineDispatches(oo));
     if (failed(pm.run(module))) {
       error = "selecting implementations and outlining dispatches failed";
       return failure();
     }
   }
   func::FuncOp main = *findEntryFunction(module);
+
+  // Dispatches whose results' shapes are decided at run time call a runtime
+  // kernel (RuntimeShapes.h); their results are placed by their bounds.
+  std::map<std::string, RuntimeShapeKernelPlan> shapePlans;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (!fn->hasAttr(kResultBoundsAttr))
+      continue;
+    FailureOr<RuntimeShapeKernelPlan> plan = planRuntimeShapeKernel(
+        fn,
+        [](Type t) -> std::optional<int64_t> {
+          if (std::optional<af::DType> d = artifactDType(t))
+            return int64_t(*d);
+          return std::nullopt;
+        },
+        error);
+    if (failed(plan))
+      return failure();
+    shapePlans.emplace(fn.getSymName().str(), std::move(*plan));
+  }
+  // The bound of each call result whose shape is decided at run time, and
+  // the dims decided at run time; for a Loop's scan outputs (generated
+  // code), the call result holding their dims.
+  llvm::DenseMap<Value, std::vector<int64_t>> runtimeBounds;
+  llvm::DenseMap<Value, SmallVector<int64_t>> runtimeDimsOf;
+  llvm::DenseMap<Value, Value> dimsResultOf, dimsOperandOf;
+  main.walk([&](func::CallOp call) {
+    auto fn = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    auto marks =
+        fn ? fn->getAttrOfType<ArrayAttr>(kRuntimeShapeResultsAttr) : nullptr;
+    for (Attribute a : marks ? marks.getValue() : ArrayRef<Attribute>()) {
+      // (result, where its dims are: -1 the kernel's dims tensor, >= 0 that
+      // result, -2 - k the dims of operand k; the dims decided at run time)
+      ArrayRef<int64_t> m = cast<DenseI64ArrayAttr>(a).asArrayRef();
+      Value r = call.getResult(m[0]);
+      runtimeBounds[r] = cast<RankedTensorType>(r.getType()).getShape().vec();
+      runtimeDimsOf[r].assign(m.begin() + 2, m.end());
+      if (m[1] >= 0)
+        dimsResultOf[r] = call.getResult(m[1]);
+      else if (m[1] <= -2)
+        dimsOperandOf[r] = call.getOperand(-2 - m[1]);
+    }
+  });
+  auto boundOf = [&](Value v) -> std::optional<ArrayRef<int64_t>> {
+    auto it = runtimeBounds.find(v);
+    if (it == runtimeBounds.end())
+      return std::nullopt;
+    return ArrayRef<int64_t>(it->second);
+  };
 
   // The signature.
   std::vector<af::TensorSpec> ins, outs;
@@ -330,12 +455,16 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   }
   Operation *ret = main.getBody().front().getTerminator();
   for (unsigned i = 0; i < ret->getNumOperands(); ++i) {
-    FailureOr<TensorInfo> info = tensorInfo(ret->getOperand(i), error);
+    Value v = ret->getOperand(i);
+    FailureOr<TensorInfo> info = tensorInfo(v, error, boundOf(v));
     if (failed(info))
       return failure();
-    outs.push_back(
-        {outputName(main, i), info->dtype, info->shape, std::nullopt});
-    variant.outputShapes.push_back(info->shape);
+    // A dim decided at run time is -1 in the signature and the variant.
+    std::vector<int64_t> shape = info->shape;
+    for (int64_t d : runtimeDimsOf.lookup(v))
+      shape[d] = -1;
+    outs.push_back({outputName(main, i), info->dtype, shape, std::nullopt});
+    variant.outputShapes.push_back(shape);
   }
   if (!haveSignature) {
     inputs = ins;
@@ -358,8 +487,10 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   // Dispatches whose op the strategy gave a kernel the runtime has call it
   // instead of generated code.
   std::map<std::string, KernelDispatchPlan> kernelPlans;
+  report.residualAddsFused = fuseResidualAdds(module, main);
   for (auto fn : module.getOps<func::FuncOp>()) {
-    if (!fn->hasAttr(kDispatchAttr) || isEmptyDispatch(fn))
+    if (!fn->hasAttr(kDispatchAttr) || isEmptyDispatch(fn) ||
+        shapePlans.count(fn.getSymName().str()))
       continue;
     std::string why;
     if (std::optional<KernelDispatchPlan> plan = planKernelDispatch(fn, why))
@@ -370,12 +501,29 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
           report.kernelFallbackReasons.emplace(impl.getValue().str(), why);
       });
   }
+  // Dispatches another device runs (options.foreignDispatch).
+  std::map<std::string, ForeignDispatch> foreignPlans;
+  if (options.foreignDispatch)
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (!fn->hasAttr(kDispatchAttr) || isEmptyDispatch(fn))
+        continue;
+      FailureOr<std::optional<ForeignDispatch>> f = options.foreignDispatch(fn);
+      if (failed(f)) {
+        error = "preparing the dispatch '" + fn.getSymName().str() +
+                "' for its device failed";
+        return failure();
+      }
+      if (*f)
+        foreignPlans.emplace(fn.getSymName().str(), std::move(**f));
+    }
   OwningOpRef<ModuleOp> device = ModuleOp::create(module.getLoc());
   {
     OpBuilder b = OpBuilder::atBlockEnd(device->getBody());
     for (auto fn : module.getOps<func::FuncOp>())
       if (fn->hasAttr(kDispatchAttr) && !isEmptyDispatch(fn) &&
-          !kernelPlans.count(fn.getSymName().str()))
+          !kernelPlans.count(fn.getSymName().str()) &&
+          !shapePlans.count(fn.getSymName().str()) &&
+          !foreignPlans.count(fn.getSymName().str()))
         b.clone(*fn);
     PassManager pm(ctx);
     buildCpuDispatchLoweringPipeline(pm);
@@ -420,7 +568,7 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     auto it = infos.find(v);
     if (it != infos.end())
       return it->second;
-    FailureOr<TensorInfo> info = tensorInfo(v, error);
+    FailureOr<TensorInfo> info = tensorInfo(v, error, boundOf(v));
     if (succeeded(info))
       infos[v] = *info;
     return info;
@@ -438,27 +586,47 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     std::string symbol;
     std::vector<Value> operands, results;
     const KernelDispatchPlan *kernel = nullptr;
+    const RuntimeShapeKernelPlan *shapeKernel = nullptr;
+    std::string origin; ///< the op, for run-time shape errors
+    /// Per result: the planned tensor of its dims (-1: static shape).
+    std::vector<int> dimsTensor;
+    const ForeignDispatch *foreign = nullptr;
   };
   auto kernelPlanOf = [&](Operation *op) -> const KernelDispatchPlan * {
     auto call = dyn_cast_or_null<func::CallOp>(op);
-    auto it = call ? kernelPlans.find(call.getCallee().str())
-                   : kernelPlans.end();
+    auto it =
+        call ? kernelPlans.find(call.getCallee().str()) : kernelPlans.end();
     return it == kernelPlans.end() ? nullptr : &it->second;
   };
   // Weights only kernels read, each as the operand it packs: only the
   // packed form goes into the artifact.
   auto packedOnly = [&](top::WeightOp w) {
-    return !w->use_empty() &&
-           llvm::all_of(w->getUses(), [&](OpOperand &use) {
-             const KernelDispatchPlan *plan = kernelPlanOf(use.getOwner());
-             // (Not when another binding reads the same value: MatMul(w, w).)
-             return plan && plan->pack != KernelDispatchPlan::Pack::None &&
-                    int(use.getOperandNumber()) == plan->bindings[1] &&
-                    llvm::count(plan->bindings, plan->bindings[1]) == 1;
-           });
+    return !w->use_empty() && llvm::all_of(w->getUses(), [&](OpOperand &use) {
+      const KernelDispatchPlan *plan = kernelPlanOf(use.getOwner());
+      // (Not when another binding reads the same value: MatMul(w, w).)
+      return plan && plan->pack != KernelDispatchPlan::Pack::None &&
+             int(use.getOperandNumber()) == plan->bindings[1] &&
+             llvm::count(plan->bindings, plan->bindings[1]) == 1;
+    });
   };
   std::vector<PendingDispatch> pending;
   std::vector<std::string> symbols;
+  std::vector<int> dimsTensors; // planned tensors holding run-time dims
+  auto originOf = [](func::CallOp call) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    auto fn = call.getCallee();
+    os << fn.substr(fn.find('_', sizeof("dispatch_") - 1) + 1) << " ";
+    Location loc = call.getLoc();
+    if (auto fused = dyn_cast<FusedLoc>(loc);
+        fused && !fused.getLocations().empty())
+      loc = fused.getLocations().front();
+    if (auto name = dyn_cast<NameLoc>(loc))
+      os << "'" << name.getName().getValue() << "'";
+    else
+      os << loc;
+    return s;
+  };
   // In-place candidates: (result tensor, operand tensor, step); taken when
   // the operand's life ends at that step.
   std::vector<std::tuple<int, int, uint32_t>> inPlace;
@@ -547,9 +715,20 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       bool empty = callee && isEmptyDispatch(callee);
       PendingDispatch d;
       d.kernel = kernelPlanOf(call);
-      d.symbol = d.kernel ? d.kernel->kernel
-                          : ("strata_" + call.getCallee()).str();
-      if (!d.kernel)
+      if (auto f = foreignPlans.find(call.getCallee().str());
+          f != foreignPlans.end())
+        d.foreign = &f->second;
+      d.symbol = d.kernel    ? d.kernel->kernel
+                 : d.foreign ? d.foreign->symbol
+                             : ("strata_" + call.getCallee()).str();
+      if (auto it = shapePlans.find(call.getCallee().str());
+          it != shapePlans.end()) {
+        d.shapeKernel = &it->second;
+        d.symbol = it->second.kernel;
+      }
+      d.origin = originOf(call);
+      bool native = !d.kernel && !d.foreign && !d.shapeKernel;
+      if (native)
         symbols.push_back(d.symbol);
       for (Value v : call.getOperands()) {
         touch(v);
@@ -559,17 +738,35 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
         if (failed(placeResult(r)))
           return failure();
         d.results.push_back(r);
+        // The dims of a run-time shape: an i64 [rank] arena tensor, live to
+        // the end (a copy of the value to a second output reads them too).
+        d.dimsTensor.push_back(-1);
+        if (auto bound = boundOf(r); bound && d.shapeKernel) {
+          d.dimsTensor.back() = lifetimes.size();
+          dimsTensors.push_back(lifetimes.size());
+          lifetimes.push_back({uint64_t(bound->size()) * 8, step, step});
+          roots.push_back(Value());
+        }
       }
+      // The dims result of a Loop's scan output: live to the end too.
+      for (Value r : d.results)
+        if (Value dims = dimsResultOf.lookup(r))
+          dimsTensors.push_back(place.lookup(dims).root);
       if (empty) {
         ++report.emptyDispatches;
-        if (!d.kernel)
+        if (native)
           symbols.pop_back();
         continue;
       }
-      if (auto it = inPlaceOperands.find(d.symbol);
-          it != inPlaceOperands.end() && call.getNumResults() == 1) {
+      SmallVector<int64_t> candidates;
+      if (d.kernel && d.kernel->inPlaceOperand >= 0)
+        candidates.push_back(d.kernel->inPlaceOperand);
+      else if (auto it = inPlaceOperands.find(d.symbol);
+               it != inPlaceOperands.end())
+        candidates = it->second;
+      if (!candidates.empty() && call.getNumResults() == 1) {
         int result = place.lookup(call.getResult(0)).root;
-        for (int64_t k : it->second) {
+        for (int64_t k : candidates) {
           if (result < 0 || k < 0 || k >= call.getNumOperands())
             break;
           Value v = call.getOperand(k);
@@ -628,6 +825,8 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   for (auto [result, operand, at] : inPlace)
     if (lifetimes[operand].last == at)
       lifetimes[result].inPlaceOf = operand;
+  for (int t : dimsTensors)
+    lifetimes[t].last = step;
 
   plan::ArenaPlan arena;
   if (!plan::planArena(lifetimes, 64, arena, error))
@@ -642,11 +841,24 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   std::map<std::tuple<int, uint32_t, uint64_t, std::vector<int64_t>, int>,
            uint32_t>
       bufferIds;
+  // A value with a run-time shape has a buffer entry of its own: the
+  // runtime shape names it, and another value placed at the same bytes
+  // later must not share it.
+  llvm::DenseMap<Value, uint32_t> runtimeShapedBuffers;
   auto bufferFor = [&](Value v) -> FailureOr<uint32_t> {
     FailureOr<TensorInfo> info = infoOf(v);
     if (failed(info))
       return failure();
     Placement p = place.lookup(v);
+    if (boundOf(v)) {
+      auto [it, isNew] =
+          runtimeShapedBuffers.try_emplace(v, variant.buffers.size());
+      if (isNew)
+        variant.buffers.push_back(
+            {p.kind, p.index, p.root >= 0 ? arena.offsets[p.root] : p.offset,
+             info->bytes, info->dtype, info->shape});
+      return it->second;
+    }
     uint64_t offset = p.root >= 0 ? arena.offsets[p.root] : p.offset;
     auto key = std::make_tuple(static_cast<int>(p.kind), p.index, offset,
                                info->shape, static_cast<int>(info->dtype));
@@ -663,7 +875,48 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   uint32_t exe =
       writer.addExecutable("cpu_variant_" + std::to_string(variantCount), "cpu",
                            "elf-x86_64", *so, symbols);
+  // The dims buffer of each value with a run-time shape.
+  llvm::DenseMap<Value, uint32_t> dimsBuffers;
   for (PendingDispatch &d : pending) {
+    if (d.shapeKernel) {
+      af::DispatchSpec spec;
+      spec.kind = af::DispatchKind::Kernel;
+      spec.symbol = d.symbol;
+      spec.params = d.shapeKernel->params;
+      uint32_t at = variant.dispatches.size();
+      for (const RuntimeShapeKernelPlan::Binding &b : d.shapeKernel->bindings) {
+        if (b.kind == RuntimeShapeKernelPlan::Binding::Dims) {
+          Value r = d.results[b.index];
+          auto [it, isNew] = dimsBuffers.try_emplace(r, variant.buffers.size());
+          if (isNew) {
+            int64_t rank = d.shapeKernel->bounds[b.index].size();
+            variant.buffers.push_back({af::BufferKind::Arena,
+                                       0,
+                                       arena.offsets[d.dimsTensor[b.index]],
+                                       uint64_t(rank) * 8,
+                                       af::DType::I64,
+                                       {rank}});
+          }
+          spec.bindings.push_back(it->second);
+          continue;
+        }
+        Value v = b.kind == RuntimeShapeKernelPlan::Binding::Operand
+                      ? d.operands[b.index]
+                      : d.results[b.index];
+        FailureOr<uint32_t> id = bufferFor(v);
+        if (failed(id))
+          return failure();
+        spec.bindings.push_back(*id);
+      }
+      for (Value r : d.results)
+        if (boundOf(r))
+          variant.runtimeShapes.push_back(
+              {*bufferFor(r), dimsBuffers.lookup(r), at, d.origin});
+      report.kernelDispatchNotes.push_back(d.origin + ": kernel " + d.symbol +
+                                           " (run-time shape)");
+      variant.dispatches.push_back(std::move(spec));
+      continue;
+    }
     if (d.kernel) {
       FailureOr<af::DispatchSpec> spec =
           kernelDispatchSpec(*d.kernel, d.operands, d.results.front(),
@@ -671,6 +924,25 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       if (failed(spec))
         return failure();
       variant.dispatches.push_back(std::move(*spec));
+      continue;
+    }
+    if (d.foreign) {
+      af::DispatchSpec spec;
+      spec.device = d.foreign->device;
+      spec.executable = writer.addExecutable(d.foreign->name, d.foreign->device,
+                                             d.foreign->format, d.foreign->code,
+                                             {d.foreign->symbol});
+      spec.symbol = d.foreign->symbol;
+      for (Value v : llvm::concat<Value>(d.operands, d.results)) {
+        FailureOr<uint32_t> id = bufferFor(v);
+        if (failed(id))
+          return failure();
+        spec.bindings.push_back(*id);
+      }
+      ++report.foreignDispatches[d.foreign->device];
+      if (!d.foreign->note.empty())
+        report.kernelDispatchNotes.push_back(d.foreign->note);
+      variant.dispatches.push_back(std::move(spec));
       continue;
     }
     af::DispatchSpec spec;
@@ -685,6 +957,19 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       if (failed(id))
         return failure();
       spec.bindings.push_back(*id);
+    }
+    // A Loop's scan outputs of run-time length: their dims are results too;
+    // an elementwise op on a value of run-time shape shares its dims.
+    for (Value r : d.results) {
+      if (Value dims = dimsResultOf.lookup(r))
+        dimsBuffers[r] = *bufferFor(dims);
+      else if (Value from = dimsOperandOf.lookup(r))
+        dimsBuffers[r] = dimsBuffers.lookup(from);
+      else
+        continue;
+      variant.runtimeShapes.push_back({*bufferFor(r), dimsBuffers[r],
+                                       uint32_t(variant.dispatches.size()),
+                                       d.origin});
     }
     variant.dispatches.push_back(std::move(spec));
   }
@@ -701,6 +986,11 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     spec.symbol = "copy";
     spec.bindings = {*src, dst};
     spec.params = {static_cast<int64_t>(info->bytes)};
+    // A copy of a value with a run-time shape has its dims.
+    if (boundOf(v))
+      variant.runtimeShapes.push_back({dst, dimsBuffers.lookup(v),
+                                       uint32_t(variant.dispatches.size()),
+                                       "a copy of a run-time shape"});
     variant.dispatches.push_back(std::move(spec));
   }
   // Every output has a buffer, even one no dispatch writes (empty).

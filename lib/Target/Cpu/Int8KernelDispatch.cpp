@@ -164,8 +164,14 @@ std::optional<RequantForm> requantForm(top::RequantOp rq, Operation *op,
   int64_t channels = channelsOf(op);
   auto rt = cast<RankedTensorType>(rq.getOutput().getType());
   bool perChannel = f.multiplier.size() > 1 || f.shift.size() > 1;
-  // Per-channel Requant values follow dim 1: the matmul's channel is its
-  // last dim, so only a rank-2 matmul qualifies.
+  // Per-channel Requant values follow dim 1 (the kernels' output channel):
+  // an `axis` elsewhere (TFLite/TOSA NHWC) stays on the generated code. The
+  // matmul's channel is its last dim, so only a rank-2 matmul qualifies.
+  std::optional<int64_t> axis = rq.getAxis();
+  if (perChannel && axis && *axis != 1) {
+    why = "its Requant's channel axis is not dim 1";
+    return std::nullopt;
+  }
   if (perChannel && (rt.getRank() < 2 || rt.getDimSize(1) != channels ||
                      (isa<top::MatMulOp>(op) && rt.getRank() != 2))) {
     why = "its Requant's channels are not the kernel's output channels";

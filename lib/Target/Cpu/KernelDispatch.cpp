@@ -5,9 +5,16 @@
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Kernels/Conv.h"
 #include "strata/Kernels/KernelAbi.h"
+#include "strata/Kernels/OpKernels.h"
 #include "strata/Kernels/Winograd.h"
 #include "strata/Strategy/CpuStrategies.h"
 #include "strata/StrategyMLIR/WorkloadFromOp.h"
+#include "strata/Target/Cpu/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/DenseSet.h"
 
 namespace strata::cpu {
 
@@ -131,6 +138,209 @@ bool biasFits(func::FuncOp fn, Value bias, int64_t count, int &binding,
   return true;
 }
 
+/// The residual Add after `op` in `fn` (merged there by fuseResidualAdds):
+/// `arg` is its other operand's argument number (-1 when there is no Add)
+/// and `relu` its do_relu. False with `why` when the Add does not fit.
+bool residualAddOf(func::FuncOp fn, Operation *op, int &arg, bool &relu,
+                   std::string &why) {
+  arg = -1;
+  top::AddOp add;
+  for (Operation &o : fn.front())
+    if (auto a = dyn_cast<top::AddOp>(o); a && &o != op)
+      add = a;
+  if (!add)
+    return true;
+  Value r = op->getResult(0);
+  if (!r.hasOneUse() || *r.getUsers().begin() != add.getOperation()) {
+    why = "its residual Add does not read its result alone";
+    return false;
+  }
+  Value other = add.getLhs() == r ? add.getRhs() : add.getLhs();
+  arg = argumentOf(fn, other);
+  if (arg < 0 || other == r || other.getType() != r.getType() ||
+      add.getType() != r.getType()) {
+    why = "its residual Add is not of two f32 tensors of its result's shape";
+    return false;
+  }
+  relu = add.getDoRelu();
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The memory-bound kernels (strata/Kernels/OpKernels.h)
+//===----------------------------------------------------------------------===//
+
+/// The (clamp, limit) params of an op's `do_relu`/`relu_limit` (absent:
+/// none).
+std::vector<int64_t> clampParams(Operation *op) {
+  auto relu = op->getAttrOfType<BoolAttr>("do_relu");
+  if (!relu || !relu.getValue())
+    return {int64_t(kn::PostClamp::None), 0};
+  auto limit = op->getAttrOfType<FloatAttr>("relu_limit");
+  if (limit && limit.getValueAsDouble() >= 0)
+    return {int64_t(kn::PostClamp::Clip),
+            kabi::floatParam(float(limit.getValueAsDouble()))};
+  return {int64_t(kn::PostClamp::Relu), 0};
+}
+
+/// The broadcast of the two operand shapes `ins` to `out` as a BinaryShape:
+/// strides 0 where an operand broadcasts, size-1 dims dropped, dims that are
+/// contiguous for every operand merged. False when more than kMaxBinaryRank
+/// dims remain.
+bool binaryShapeOf(ArrayRef<int64_t> out, ArrayRef<ArrayRef<int64_t>> ins,
+                   kn::BinaryShape &s) {
+  size_t r = out.size(), n = ins.size();
+  std::vector<std::vector<int64_t>> st(n, std::vector<int64_t>(r, 0));
+  for (size_t k = 0; k < n; ++k) {
+    int64_t acc = 1;
+    for (size_t i = 0; i < ins[k].size(); ++i) {
+      size_t d = r - 1 - i, sd = ins[k].size() - 1 - i;
+      st[k][d] = ins[k][sd] == 1 && out[d] != 1 ? 0 : acc;
+      acc *= ins[k][sd];
+    }
+  }
+  std::vector<int64_t> dims;
+  std::vector<std::vector<int64_t>> ms(n);
+  for (size_t d = 0; d < r; ++d) {
+    if (out[d] == 1)
+      continue;
+    bool merge = !dims.empty();
+    for (size_t k = 0; k < n && merge; ++k)
+      merge = ms[k].back() == st[k][d] * out[d];
+    if (merge) {
+      dims.back() *= out[d];
+      for (size_t k = 0; k < n; ++k)
+        ms[k].back() = st[k][d];
+      continue;
+    }
+    dims.push_back(out[d]);
+    for (size_t k = 0; k < n; ++k)
+      ms[k].push_back(st[k][d]);
+  }
+  if (dims.empty()) {
+    dims = {1};
+    for (size_t k = 0; k < n; ++k)
+      ms[k] = {0};
+  }
+  if (dims.size() > size_t(kn::kMaxBinaryRank))
+    return false;
+  s.rank = int64_t(dims.size());
+  int64_t *strides[] = {s.aStride, s.bStride};
+  for (size_t d = 0; d < dims.size(); ++d) {
+    s.dims[d] = dims[d];
+    for (size_t k = 0; k < n; ++k)
+      strides[k][d] = ms[k][d];
+  }
+  return true;
+}
+
+/// The kernels::BinaryOp of a binary Top op, or -1.
+int64_t binaryOpOf(Operation *op) {
+  if (isa<top::AddOp>(op))
+    return int64_t(kn::BinaryOp::Add);
+  if (isa<top::SubOp>(op))
+    return int64_t(kn::BinaryOp::Sub);
+  if (isa<top::MulOp>(op))
+    return int64_t(kn::BinaryOp::Mul);
+  if (isa<top::DivOp>(op))
+    return int64_t(kn::BinaryOp::Div);
+  if (isa<top::MaxOp>(op))
+    return int64_t(kn::BinaryOp::Max);
+  if (isa<top::MinOp>(op))
+    return int64_t(kn::BinaryOp::Min);
+  return -1;
+}
+
+/// The plan of a dispatch whose op the strategy gave a memory-bound kernel
+/// (`plan` has its name and the strategy's params).
+std::optional<KernelDispatchPlan> planOpKernel(func::FuncOp fn, Operation *op,
+                                               KernelDispatchPlan plan,
+                                               std::string &why) {
+  if (op->getNumResults() != 1 || !isF32(op->getResult(0))) {
+    why = "its result is not one static f32 tensor";
+    return std::nullopt;
+  }
+  auto shapeOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  std::vector<int> args;
+  for (Value v : op->getOperands()) {
+    if (isa<NoneType>(v.getType())) {
+      args.push_back(KernelDispatchPlan::kResult);
+      continue;
+    }
+    int arg = argumentOf(fn, v);
+    if (arg < 0 || !isF32(v)) {
+      why = "an operand is not a static f32 argument";
+      return std::nullopt;
+    }
+    args.push_back(arg);
+  }
+  Value result = op->getResult(0);
+  int64_t elements = product(shapeOf(result));
+  constexpr int kR = KernelDispatchPlan::kResult;
+  if (binaryOpOf(op) >= 0) {
+    kn::BinaryShape s;
+    if (!binaryShapeOf(shapeOf(result),
+                       {shapeOf(op->getOperand(0)), shapeOf(op->getOperand(1))},
+                       s)) {
+      why = "its broadcast has more than 6 dims after merging";
+      return std::nullopt;
+    }
+    plan.params.push_back(s.rank);
+    for (const int64_t *v : {s.dims, s.aStride, s.bStride})
+      plan.params.insert(plan.params.end(), v, v + kn::kMaxBinaryRank);
+    std::vector<int64_t> clamp = clampParams(op);
+    plan.params.insert(plan.params.end(), clamp.begin(), clamp.end());
+    plan.bindings = {args[0], args[1], kR};
+  } else if (isa<top::SoftmaxOp>(op)) {
+    plan.bindings = {args[0], kR};
+  } else if (auto ln = dyn_cast<top::LayerNormOp>(op)) {
+    int64_t cols = plan.params[1];
+    for (Value v : {ln.getScale(), ln.getBias()})
+      if (!isa<NoneType>(v.getType()) && product(shapeOf(v)) != cols) {
+        why = "its scale or bias does not hold one value per column";
+        return std::nullopt;
+      }
+    plan.params.push_back(!isa<NoneType>(ln.getScale().getType()));
+    plan.params.push_back(!isa<NoneType>(ln.getBias().getType()));
+    plan.params.push_back(
+        kabi::floatParam(float(ln.getEpsilon().convertToDouble())));
+    plan.bindings = {args[0], args[1], args[2], kR};
+  } else if (auto dc = dyn_cast<top::DeconvOp>(op)) {
+    if (plan.params.size() != size_t(kabi::kConvStrategyParams)) {
+      why = "the strategy gives " + std::to_string(plan.params.size()) +
+            " params, the deconvolution kernel takes " +
+            std::to_string(kabi::kConvStrategyParams);
+      return std::nullopt;
+    }
+    int bias;
+    if (!biasFits(fn, dc.getBias(), plan.params[6], bias, why))
+      return std::nullopt;
+    std::optional<std::vector<int64_t>> epilogue = epilogueParams(
+        bias >= 0, dc.getDoRelu(), dc.getReluLimit().convertToDouble(),
+        dc.getActivation(), dc.getActivationParams(), why);
+    if (!epilogue)
+      return std::nullopt;
+    plan.params.insert(plan.params.end(), epilogue->begin(), epilogue->end());
+    plan.bindings = {args[0], args[1], bias, kR};
+    plan.workgroupCount = kabi::suggestedWorkgroups(
+        plan.kernel, plan.params.data(), int64_t(plan.params.size()));
+    return plan;
+  } else if (isa<top::MaxPoolOp, top::AvgPoolOp, top::GlobalAvgPoolOp>(op)) {
+    std::vector<int64_t> clamp = clampParams(op);
+    plan.params.insert(plan.params.end(), clamp.begin(), clamp.end());
+    plan.bindings = {args[0], kR};
+    elements = std::max(elements, product(shapeOf(op->getOperand(0))));
+  } else {
+    why = "the kernel planner does not know '" +
+          op->getName().getStringRef().str() + "'";
+    return std::nullopt;
+  }
+  plan.workgroupCount = kabi::suggestedOpWorkgroups(elements);
+  return plan;
+}
+
 } // namespace
 
 std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
@@ -178,6 +388,8 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     return planInt8KernelDispatch(fn, op, std::move(plan), why);
   if (plan.kernel == kabi::kMatmulGemmBf16)
     return planBf16KernelDispatch(fn, op, std::move(plan), why);
+  if (!isa<top::MatMulOp, top::ConvOp>(op))
+    return planOpKernel(fn, op, std::move(plan), why);
   if (op->getNumResults() != 1 || !isF32(op->getResult(0))) {
     why = "its result is not one static f32 tensor";
     return std::nullopt;
@@ -262,10 +474,33 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
   }
   if (!epilogue)
     return std::nullopt;
+  int residual;
+  bool addRelu = false;
+  if (!residualAddOf(fn, op, residual, addRelu, why))
+    return std::nullopt;
+  if (residual >= 0) {
+    if (plan.kernel == kabi::kConvDepthwise ||
+        kabi::isOneDnnKernel(plan.kernel)) {
+      why = "kernel '" + plan.kernel + "' takes no residual";
+      return std::nullopt;
+    }
+    if ((*epilogue)[1] != int64_t(kn::Activation::None)) {
+      why = "its activation comes before the residual Add";
+      return std::nullopt;
+    }
+    if (addRelu)
+      (*epilogue)[1] = int64_t(kn::Activation::Relu);
+    // In place only when no other binding reads the residual's bytes.
+    if (residual != input && residual != weight && residual != bias)
+      plan.inPlaceOperand = residual;
+  }
+  epilogue->push_back(residual >= 0);
   plan.params.insert(plan.params.end(), epilogue->begin(), epilogue->end());
+  plan.residualFused = residual >= 0;
   if (plan.kernel == kabi::kConvWinograd)
     plan.params.push_back(scheduleParam(op, *impl, "tile_hw"));
-  plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult};
+  plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult,
+                   residual >= 0 ? residual : KernelDispatchPlan::kResult};
   plan.workgroupCount = kabi::suggestedWorkgroups(
       plan.kernel, plan.params.data(), int64_t(plan.params.size()));
   return plan;
@@ -293,6 +528,126 @@ fusedEpilogueParams(Operation *op, bool hasBias, std::string &why) {
                           why);
   why = "no fused epilogue for '" + op->getName().getStringRef().str() + "'";
   return std::nullopt;
+}
+
+namespace {
+
+/// Merges into the kernel dispatch before it each dispatch of one binary op
+/// that reads that dispatch's result (its only reader) and another value:
+/// one call, where the consumer was, of a function holding both ops, kept
+/// when planKernelDispatch plans it. `accept` says which (producer plan,
+/// consumer op) pairs to try. Returns how many were merged.
+unsigned fuseConsumers(
+    ModuleOp module, func::FuncOp main,
+    llvm::function_ref<bool(const KernelDispatchPlan &, Operation *)> accept) {
+  unsigned fused = 0;
+  SmallVector<func::CallOp> calls(main.getOps<func::CallOp>());
+  llvm::DenseSet<Operation *> erased;
+  for (func::CallOp call : calls) {
+    if (erased.contains(call) || call->getNumResults() != 1 ||
+        !call.getResult(0).hasOneUse())
+      continue;
+    Value produced = call.getResult(0);
+    auto useCall = dyn_cast<func::CallOp>(*produced.getUsers().begin());
+    if (!useCall || useCall->getNumResults() != 1)
+      continue;
+    auto fn = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    auto useFn = module.lookupSymbol<func::FuncOp>(useCall.getCallee());
+    if (!fn || !useFn || fn == useFn || !fn->hasAttr(kDispatchAttr) ||
+        !useFn->hasAttr(kDispatchAttr))
+      continue;
+    // The consumer's dispatch: one op of two arguments, returned.
+    Operation *cop = nullptr;
+    bool more = false;
+    for (Operation &o : useFn.front()) {
+      if (isa<func::ReturnOp>(o))
+        continue;
+      more |= cop != nullptr;
+      cop = &o;
+    }
+    if (more || !cop || cop->getNumOperands() != 2 || cop->getNumResults() != 1)
+      continue;
+    auto lhs = dyn_cast<BlockArgument>(cop->getOperand(0));
+    auto rhs = dyn_cast<BlockArgument>(cop->getOperand(1));
+    if (!lhs || !rhs)
+      continue;
+    Value l = useCall.getOperand(lhs.getArgNumber());
+    Value r = useCall.getOperand(rhs.getArgNumber());
+    if ((l == produced) == (r == produced))
+      continue;
+    Value other = l == produced ? r : l;
+    std::string why;
+    std::optional<KernelDispatchPlan> producer = planKernelDispatch(fn, why);
+    if (!producer || !accept(*producer, cop))
+      continue;
+
+    // The merged dispatch function: the producer's ops, then the consumer.
+    // The other value is a new argument unless the call already passes it
+    // (then the planner sees it is also, say, the input and does not write
+    // in place of it).
+    OpBuilder mb(fn);
+    SmallVector<Type> argTypes(fn.getArgumentTypes());
+    SmallVector<Value> operands(call.getOperands());
+    auto *known = llvm::find(operands, other);
+    unsigned otherArg = known - operands.begin();
+    if (known == operands.end()) {
+      argTypes.push_back(other.getType());
+      operands.push_back(other);
+    }
+    auto merged = func::FuncOp::create(
+        mb, fn.getLoc(),
+        (fn.getSymName() + "_" + cop->getName().stripDialect()).str(),
+        mb.getFunctionType(argTypes, useFn.getResultTypes()));
+    merged.setPrivate();
+    merged->setAttr(kDispatchAttr, mb.getUnitAttr());
+    Block *entry = merged.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockEnd(entry);
+    IRMapping map;
+    for (auto [from, to] : llvm::zip(fn.getArguments(), entry->getArguments()))
+      map.map(from, to);
+    Value inside;
+    for (Operation &o : fn.front()) {
+      if (auto ret = dyn_cast<func::ReturnOp>(o))
+        inside = map.lookup(ret.getOperand(0));
+      else
+        b.clone(o, map);
+    }
+    IRMapping useMap;
+    Value otherInside = entry->getArgument(otherArg);
+    useMap.map(lhs, l == produced ? inside : otherInside);
+    useMap.map(rhs, r == produced ? inside : otherInside);
+    Operation *clone = b.clone(*cop, useMap);
+    clone->removeAttr("strata.impl");
+    func::ReturnOp::create(b, cop->getLoc(), clone->getResult(0));
+    if (!planKernelDispatch(merged, why)) {
+      merged.erase();
+      continue;
+    }
+    // One call where the consumer was (every operand is defined by then).
+    OpBuilder cb(useCall);
+    auto fusedCall =
+        func::CallOp::create(cb, useCall.getLoc(), merged, operands);
+    useCall.getResult(0).replaceAllUsesWith(fusedCall.getResult(0));
+    erased.insert(useCall);
+    useCall.erase();
+    call.erase();
+    for (func::FuncOp f : {fn, useFn})
+      if (SymbolTable::symbolKnownUseEmpty(f, module))
+        f.erase();
+    ++fused;
+  }
+  return fused;
+}
+
+} // namespace
+
+unsigned fuseResidualAdds(ModuleOp module, func::FuncOp main) {
+  // Only the GEMM and convolution kernels take a residual (five bindings).
+  return fuseConsumers(
+      module, main, [](const KernelDispatchPlan &p, Operation *consumer) {
+        return p.bindings.size() == size_t(kabi::kKernelBindings) &&
+               isa<top::AddOp>(consumer);
+      });
 }
 
 std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {

@@ -7,11 +7,14 @@
 
 #include "strata/Target/Cpu/Passes.h"
 
+#include "strata/Conversion/TopToLinalg/TopToLinalg.h"
 #include "strata/Target/Cpu/KernelDispatch.h"
 
 #include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/Top/IR/WeightValues.h"
 #include "strata/Interpreter/Interpreter.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -65,6 +68,230 @@ static bool isEmptyTensor(Value v) {
   return t && t.hasStaticShape() && t.getNumElements() == 0;
 }
 
+/// Whether the runtime's `range` kernel computes this element type: the
+/// integers of 8 to 64 bits, f32 and f64.
+static bool isRangeKernelType(Type t) {
+  Type e = getElementTypeOrSelf(t);
+  if (auto i = dyn_cast<IntegerType>(e))
+    return i.getWidth() >= 8 && i.getWidth() <= 64;
+  return e.isF32() || e.isF64();
+}
+
+/// Ops whose result shape depends on input values: the runtime decides it
+/// (a dispatch with `strata.result_bounds`).
+static bool isRuntimeShapeOp(Operation *op) {
+  if (auto range = dyn_cast<top::RangeOp>(op))
+    if (!isRangeKernelType(range.getStart().getType()))
+      return false;
+  return isa<top::NonZeroOp, top::UniqueOp, top::NonMaxSuppressionOp,
+             top::RangeOp>(op) &&
+         llvm::any_of(op->getResultTypes(), [](Type t) {
+           auto r = dyn_cast<RankedTensorType>(t);
+           return !r || !r.hasStaticShape();
+         });
+}
+
+/// A Loop whose scan outputs' length is its run-time trip count: scan
+/// results of type `[?, static...]` yielded as static slices with elements,
+/// static carried values. Its dispatch gives each scan output a buffer of
+/// `maxScanLength` rows and its length (strata.runtime_shape_results).
+static bool isRuntimeTripLoop(Operation *op) {
+  auto loop = dyn_cast<top::LoopOp>(op);
+  if (!loop || loop.getNumScanOutputs() == 0)
+    return false;
+  size_t numCarried = loop.getInitial().size();
+  Operation *yield = loop.getBody().front().getTerminator();
+  bool dynamicScan = false;
+  for (auto [k, r] : llvm::enumerate(loop->getResults())) {
+    auto t = dyn_cast<RankedTensorType>(r.getType());
+    if (!t)
+      return false;
+    if (k < numCarried) {
+      if (!t.hasStaticShape() || t.getNumElements() == 0)
+        return false;
+      continue;
+    }
+    auto slice = dyn_cast<RankedTensorType>(yield->getOperand(1 + k).getType());
+    if (!slice || !slice.hasStaticShape() || slice.getNumElements() == 0 ||
+        t.getRank() != slice.getRank() + 1 ||
+        t.getShape().drop_front() != slice.getShape())
+      return false;
+    dynamicScan |= ShapedType::isDynamic(t.getDimSize(0));
+  }
+  return dynamicScan;
+}
+
+static bool isRuntimeConsumer(Operation *op);
+
+/// The dims decided at run time of `v`, a result of an outlined dispatch
+/// listed in its strata.runtime_shape_results; empty otherwise.
+static SmallVector<int64_t> runtimeDimsOf(Value v) {
+  auto call = v.getDefiningOp<func::CallOp>();
+  if (!call)
+    return {};
+  auto fn = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  auto marks =
+      fn ? fn->getAttrOfType<ArrayAttr>(kRuntimeShapeResultsAttr) : nullptr;
+  for (Attribute a : marks ? marks.getValue() : ArrayRef<Attribute>()) {
+    ArrayRef<int64_t> m = cast<DenseI64ArrayAttr>(a).asArrayRef();
+    if (m[0] == cast<OpResult>(v).getResultNumber())
+      return SmallVector<int64_t>(m.drop_front(2));
+  }
+  return {};
+}
+
+/// Whether `v` is an outlined dispatch's result with a run-time shape.
+static bool isBoundedRuntimeValue(Value v) { return !runtimeDimsOf(v).empty(); }
+
+/// The position of `v` among a dispatch's arguments.
+static size_t argIndexOf(const llvm::SetVector<Value> &args, Value v) {
+  return std::distance(args.begin(), llvm::find(args, v));
+}
+
+/// Whether `v`'s shape is decided at run time: a dynamic result of a
+/// run-time-shape op, of a run-time-trip Loop or of an elementwise op on
+/// such a value.
+static bool isRuntimeShapedValue(Value v) {
+  Operation *def = v.getDefiningOp();
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return def && t && !t.hasStaticShape() &&
+         (isRuntimeShapeOp(def) || isRuntimeTripLoop(def) ||
+          isRuntimeConsumer(def));
+}
+
+/// An elementwise op with one result of the same rank as its one operand
+/// with a run-time shape, every other operand a one-element tensor of no
+/// higher rank: it maps a compact row-major prefix to the same prefix, so it
+/// is compiled over the operand's bound and its result shares its dims.
+static bool isRuntimeConsumer(Operation *op) {
+  if (!op->hasTrait<top::OpTrait::Elementwise>() || op->getNumResults() != 1 ||
+      op->getNumRegions() != 0)
+    return false;
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  int runtimeOperands = 0;
+  for (Value v : op->getOperands()) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !result)
+      return false;
+    if (isRuntimeShapedValue(v) || isBoundedRuntimeValue(v)) {
+      ++runtimeOperands;
+      if (t.getRank() != result.getRank())
+        return false;
+    } else if (!t.hasStaticShape() || t.getNumElements() != 1 ||
+               t.getRank() > result.getRank()) {
+      return false;
+    }
+  }
+  return runtimeOperands == 1;
+}
+
+/// The element count of a static shape, or nullopt.
+static std::optional<int64_t> staticNumel(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape())
+    return std::nullopt;
+  return t.getNumElements();
+}
+
+/// A static upper bound of each result shape of a run-time-shape op, or
+/// failure with an error on `op`. A result with a static shape is its own
+/// bound.
+static FailureOr<SmallVector<SmallVector<int64_t>>>
+resultBounds(Operation *op, int64_t maxRangeElements) {
+  SmallVector<SmallVector<int64_t>> bounds;
+  for (Type t : op->getResultTypes()) {
+    auto r = dyn_cast<RankedTensorType>(t);
+    if (!r) {
+      op->emitError() << "has a result of unranked type " << t;
+      return failure();
+    }
+    bounds.push_back(SmallVector<int64_t>(r.getShape()));
+  }
+  auto needStatic = [&](Value v, StringRef what) -> std::optional<int64_t> {
+    std::optional<int64_t> n = staticNumel(v);
+    if (!n)
+      op->emitError() << "operand '" << what << "' has type " << v.getType()
+                      << ", not a static shape; compile with --input-shapes";
+    return n;
+  };
+  auto fill = [&](unsigned result, ArrayRef<int64_t> bound) {
+    for (auto [i, d] : llvm::enumerate(bounds[result]))
+      if (ShapedType::isDynamic(d))
+        d = bound[i];
+  };
+  if (auto nz = dyn_cast<top::NonZeroOp>(op)) {
+    std::optional<int64_t> n = needStatic(nz.getInput(), "input");
+    if (!n)
+      return failure();
+    int64_t rank = cast<RankedTensorType>(nz.getInput().getType()).getRank();
+    fill(0, {rank, *n});
+  } else if (auto u = dyn_cast<top::UniqueOp>(op)) {
+    std::optional<int64_t> n = needStatic(u.getInput(), "input");
+    if (!n)
+      return failure();
+    auto in = cast<RankedTensorType>(u.getInput().getType());
+    int64_t dim = *n;
+    SmallVector<int64_t> y{*n};
+    if (u.getHasAxis()) {
+      int64_t axis = u.getAxis() < 0 ? u.getAxis() + in.getRank() : u.getAxis();
+      if (axis < 0 || axis >= in.getRank()) {
+        op->emitError() << "attribute 'axis' = " << u.getAxis()
+                        << " is out of range for rank " << in.getRank();
+        return failure();
+      }
+      dim = in.getDimSize(axis);
+      y.assign(in.getShape().begin(), in.getShape().end());
+    }
+    fill(0, y);
+    fill(1, {dim});
+    fill(2, {dim});
+    fill(3, {dim});
+  } else if (auto nms = dyn_cast<top::NonMaxSuppressionOp>(op)) {
+    auto boxes = dyn_cast<RankedTensorType>(nms.getBoxes().getType());
+    auto scores = dyn_cast<RankedTensorType>(nms.getScores().getType());
+    if (!boxes || !scores || !boxes.hasStaticShape() ||
+        !scores.hasStaticShape() || boxes.getRank() != 3 ||
+        scores.getRank() != 3) {
+      op->emitError() << "needs static 3-D boxes and scores";
+      return failure();
+    }
+    int64_t perClass = boxes.getDimSize(1);
+    if (auto w = nms.getMaxOutputBoxesPerClass().getDefiningOp<top::WeightOp>())
+      if (std::optional<Tensor> m = top::weightValue(w);
+          m && m->numElements() == 1)
+        perClass = std::min(perClass, std::max<int64_t>(m->getAsInt(0), 0));
+    int64_t rows;
+    if (__builtin_mul_overflow(boxes.getDimSize(0), scores.getDimSize(1),
+                               &rows) ||
+        __builtin_mul_overflow(rows, perClass, &rows)) {
+      op->emitError() << "the bound of its result overflows";
+      return failure();
+    }
+    fill(0, {rows, 3});
+  } else if (isa<top::RangeOp>(op)) {
+    fill(0, {maxRangeElements});
+  }
+  return bounds;
+}
+
+/// `v`'s value when it is a top.Weight carrying a one-element integer or
+/// i1 value, as a DenseElementsAttr of its type; null otherwise.
+static DenseElementsAttr scalarIntConstant(Value v) {
+  auto w = v ? v.getDefiningOp<top::WeightOp>() : top::WeightOp();
+  auto type = w ? dyn_cast<RankedTensorType>(w.getType()) : nullptr;
+  if (!type || !type.hasStaticShape() || type.getNumElements() != 1 ||
+      !type.getElementType().isSignlessInteger())
+    return {};
+  std::optional<Tensor> t = top::weightValue(w);
+  if (!t || t->numElements() != 1)
+    return {};
+  unsigned width = type.getElementType().getIntOrFloatBitWidth();
+  return DenseElementsAttr::get(type, APInt(width, uint64_t(t->getAsInt(0)),
+                                            /*isSigned=*/true,
+                                            /*implicitTrunc=*/true));
+}
+
 /// The name suffix for an op: `top.Conv` -> `Conv`.
 static std::string opSuffix(Operation *op) {
   return op->getName().stripDialect().str();
@@ -72,6 +299,7 @@ static std::string opSuffix(Operation *op) {
 
 struct OutlineDispatchesPass
     : impl::CpuOutlineDispatchesBase<OutlineDispatchesPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<func::FuncOp> entry = findEntryFunction(module);
@@ -85,21 +313,71 @@ struct OutlineDispatchesPass
       return signalPassFailure();
     }
 
-    // Every value must have a static shape. The ops whose output shape
-    // depends on the input values never get one: say so instead of
-    // suggesting --input-shapes.
+    // A run-time-shape op whose bounds have no elements (an empty input)
+    // has static, empty results: nothing to decide at run time.
+    for (Operation &op : main.getBody().front()) {
+      if (!isRuntimeShapeOp(&op))
+        continue;
+      FailureOr<SmallVector<SmallVector<int64_t>>> bounds =
+          resultBounds(&op, maxRangeElements);
+      if (failed(bounds))
+        return signalPassFailure();
+      if (llvm::any_of(*bounds, [](ArrayRef<int64_t> b) {
+            return !llvm::is_contained(b, 0);
+          }))
+        continue;
+      for (auto [r, b] : llvm::zip(op.getResults(), *bounds))
+        r.setType(RankedTensorType::get(
+            b, cast<ShapedType>(r.getType()).getElementType()));
+    }
+
+    // Every value must have a static shape, but the results of the ops
+    // whose output shape depends on the input values (entry block only):
+    // the runtime decides those. Any op reading such a value is an error.
+    Block &body = main.getBody().front();
     bool dynamic = false;
     main.walk([&](Operation *op) {
-      if (isa<top::NonZeroOp, top::UniqueOp, top::NonMaxSuppressionOp,
-              top::RangeOp>(op)) {
-        op->emitError() << "'" << op->getName()
-                        << "' has no CPU code-generation lowering yet: its "
-                           "output shape depends on the input values and the "
-                           "CPU target compiles static shapes only (run the "
-                           "model with strata run-ref)";
+      bool runtimeShaped = isRuntimeShapeOp(op) ||
+                           ((isRuntimeTripLoop(op) || isRuntimeConsumer(op)) &&
+                            op->getBlock() == &body);
+      if (auto range = dyn_cast<top::RangeOp>(op);
+          range && !runtimeShaped &&
+          !cast<TensorType>(range.getType()).hasStaticShape()) {
+        op->emitError() << "'top.Range' has no CPU code-generation lowering "
+                           "yet for element type "
+                        << getElementTypeOrSelf(range.getType())
+                        << " with run-time bounds (its kernel computes "
+                           "integers, f32 and f64; run the model with "
+                           "strata run-ref)";
         dynamic = true;
         return;
       }
+      if (runtimeShaped && op->getBlock() != &body) {
+        op->emitError() << "'" << op->getName()
+                        << "' inside a control-flow region has no CPU "
+                           "code-generation lowering yet: its output shape "
+                           "depends on the input values (run the model with "
+                           "strata run-ref)";
+        dynamic = true;
+        return;
+      }
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp();
+            def && isRuntimeShapedValue(v) && !isa<func::ReturnOp>(op) &&
+            !(isRuntimeConsumer(op) && op->getBlock() == &body)) {
+          op->emitError() << "'" << op->getName()
+                          << "' has no CPU code-generation lowering yet for "
+                             "an operand whose shape is decided at run time "
+                             "by '"
+                          << def->getName() << "' at " << def->getLoc()
+                          << " (such a value can be returned or read by an "
+                             "elementwise op; run the model with strata "
+                             "run-ref)";
+          dynamic = true;
+          return;
+        }
+      if (runtimeShaped)
+        return;
       for (Value r : op->getResults()) {
         auto t = dyn_cast<TensorType>(r.getType());
         if (t && !t.hasStaticShape()) {
@@ -114,7 +392,6 @@ struct OutlineDispatchesPass
     if (dynamic)
       return signalPassFailure();
 
-    Block &body = main.getBody().front();
     // Weights inside the regions of a control-flow op (an If branch's
     // constant) move to the entry block, before that op: its dispatch then
     // takes them as bindings like any other value from above.
@@ -154,8 +431,10 @@ struct OutlineDispatchesPass
     }
     for (Operation *op : ops) {
       if (auto it = chains.find(op); it != chains.end()) {
-        outlineGroup(it->second, moduleBuilder, count++)
-            ->setAttr(kFuseElementwiseAttr, moduleBuilder.getUnitAttr());
+        func::FuncOp fn;
+        if (failed(outlineGroup(it->second, moduleBuilder, count++, &fn)))
+          return signalPassFailure();
+        fn->setAttr(kFuseElementwiseAttr, moduleBuilder.getUnitAttr());
         continue;
       }
       if (fused.contains(op))
@@ -169,27 +448,108 @@ struct OutlineDispatchesPass
       Operation *requant = fusableInt8Requant(op);
       if (requant)
         fused.insert(requant);
-      outline(op, requant, moduleBuilder, count++);
+      if (failed(outline(op, requant, moduleBuilder, count++)))
+        return signalPassFailure();
     }
+    // A run-time-trip Loop's scan outputs are returned as their bounds.
+    main.setType(FunctionType::get(&getContext(), main.getArgumentTypes(),
+                                   terminator->getOperandTypes()));
+  }
+
+  /// Rebuilds `loop` (inside dispatch `fn`, built by `b`) with its scan
+  /// outputs bounded to maxScanLength rows (kScanBoundAttr) and an i64
+  /// counter carried last: the iterations run. Returns the dispatch's
+  /// results: carried values, bounded scan outputs, and per scan output its
+  /// dims `[count, slice...]` (i64); marks `fn` with
+  /// strata.runtime_shape_results.
+  SmallVector<Value> boundRuntimeTripLoop(top::LoopOp loop, OpBuilder &b,
+                                          func::FuncOp fn) {
+    Location loc = loop.getLoc();
+    size_t numCarried = loop.getInitial().size();
+    unsigned numScan = loop.getNumScanOutputs();
+    auto i64 = RankedTensorType::get({}, b.getI64Type());
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(i64, b.getI64IntegerAttr(0).getValue()));
+    Value one = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(i64, b.getI64IntegerAttr(1).getValue()));
+    SmallVector<Value> operands(loop->getOperands());
+    operands.push_back(zero);
+    SmallVector<Type> types;
+    for (size_t k = 0; k < numCarried; ++k)
+      types.push_back(loop->getResult(k).getType());
+    types.push_back(i64);
+    for (unsigned s = 0; s < numScan; ++s) {
+      auto t =
+          cast<RankedTensorType>(loop->getResult(numCarried + s).getType());
+      SmallVector<int64_t> shape(t.getShape());
+      shape[0] = maxScanLength;
+      types.push_back(RankedTensorType::get(shape, t.getElementType()));
+    }
+    OperationState state(loc, loop->getName());
+    state.addOperands(operands);
+    state.addTypes(types);
+    state.addAttributes(loop->getAttrs());
+    state.addAttribute(conversion::kScanBoundAttr,
+                       b.getI64IntegerAttr(maxScanLength));
+    state.addRegion();
+    Operation *bounded = b.create(state);
+    bounded->getRegion(0).takeBody(loop.getBody());
+    Block &body = bounded->getRegion(0).front();
+    Value counter = body.insertArgument(2 + numCarried, i64, loc);
+    Operation *yield = body.getTerminator();
+    OpBuilder yb(yield);
+    Value next = top::AddOp::create(yb, loc, i64, counter, one);
+    yield->insertOperands(1 + numCarried, next);
+    loop->erase();
+
+    SmallVector<Value> results;
+    for (size_t k = 0; k < numCarried; ++k)
+      results.push_back(bounded->getResult(k));
+    for (unsigned s = 0; s < numScan; ++s)
+      results.push_back(bounded->getResult(numCarried + 1 + s));
+    Value count = tensor::ExtractOp::create(
+        b, loc, bounded->getResult(numCarried), ValueRange());
+    SmallVector<Attribute> marks;
+    for (unsigned s = 0; s < numScan; ++s) {
+      auto t = cast<RankedTensorType>(results[numCarried + s].getType());
+      SmallVector<Value> dims{count};
+      for (int64_t d : t.getShape().drop_front())
+        dims.push_back(arith::ConstantIntOp::create(b, loc, b.getI64Type(), d));
+      marks.push_back(b.getDenseI64ArrayAttr(
+          {int64_t(numCarried + s), int64_t(numCarried + numScan + s), 0}));
+      results.push_back(tensor::FromElementsOp::create(
+          b, loc, RankedTensorType::get({t.getRank()}, b.getI64Type()), dims));
+    }
+    fn->setAttr(kRuntimeShapeResultsAttr, b.getArrayAttr(marks));
+    return results;
   }
 
   /// Moves `op` (and `tail`, when given: the only user of op's only
   /// result) into a new function and calls it in op's place.
-  void outline(Operation *op, Operation *tail, OpBuilder &moduleBuilder,
-               unsigned number) {
+  LogicalResult outline(Operation *op, Operation *tail,
+                        OpBuilder &moduleBuilder, unsigned number) {
     SmallVector<Operation *> group = {op};
     if (tail)
       group.push_back(tail);
-    outlineGroup(group, moduleBuilder, number);
+    return outlineGroup(group, moduleBuilder, number);
   }
 
   /// Moves `group` (ops in block order whose results, but the last op's,
   /// are used only inside the group) into a new function and calls it in
-  /// the last op's place. The dispatch is named after the first op.
-  func::FuncOp outlineGroup(ArrayRef<Operation *> group,
-                            OpBuilder &moduleBuilder, unsigned number) {
+  /// the last op's place. The dispatch is named after the first op; the
+  /// run-time shape cases apply to single-op groups only. `outlined`, when
+  /// given, receives the new function.
+  LogicalResult outlineGroup(ArrayRef<Operation *> group,
+                             OpBuilder &moduleBuilder, unsigned number,
+                             func::FuncOp *outlined = nullptr) {
     Operation *op = group.front();
     llvm::SmallPtrSet<Operation *, 4> inGroup(group.begin(), group.end());
+    FailureOr<SmallVector<SmallVector<int64_t>>> bounds;
+    if (isRuntimeShapeOp(op)) {
+      bounds = resultBounds(op, maxRangeElements);
+      if (failed(bounds))
+        return failure();
+    }
     // Arguments: the operands and the values the regions use from above,
     // except absent optionals and empty tensors (made inside instead).
     llvm::SetVector<Value> args, madeInside;
@@ -210,6 +570,16 @@ struct OutlineDispatchesPass
           classify(v);
       }
     }
+    // A Loop's one-element integer trip count and condition, when constant,
+    // stay constants inside its dispatch (an arith.constant): the Loop
+    // lowering needs a compile-time trip count for scan outputs.
+    llvm::SmallDenseMap<Value, DenseElementsAttr> constantsInside;
+    if (auto loop = dyn_cast<top::LoopOp>(op))
+      for (Value v : {loop.getMaxTripCount(), loop.getCond()})
+        if (DenseElementsAttr c = scalarIntConstant(v)) {
+          args.remove(v);
+          constantsInside[v] = c;
+        }
     // Results: the empty ones are not returned; the entry function gets a
     // tensor.empty for each.
     Operation *last = group.back();
@@ -230,11 +600,19 @@ struct OutlineDispatchesPass
         moduleBuilder.getFunctionType(argTypes, resultTypes));
     fn.setPrivate();
     fn->setAttr(kDispatchAttr, moduleBuilder.getUnitAttr());
+    if (isRuntimeShapeOp(op)) {
+      SmallVector<Attribute> attrs;
+      for (unsigned i : returned)
+        attrs.push_back(moduleBuilder.getDenseI64ArrayAttr((*bounds)[i]));
+      fn->setAttr(kResultBoundsAttr, moduleBuilder.getArrayAttr(attrs));
+    }
     Block *entry = fn.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockBegin(entry);
     IRMapping map;
     for (auto [v, a] : llvm::zip(args, entry->getArguments()))
       map.map(v, a);
+    for (auto [v, c] : constantsInside)
+      map.map(v, arith::ConstantOp::create(b, loc, c).getResult());
     Value none;
     for (Value v : madeInside) {
       if (isa<NoneType>(v.getType())) {
@@ -254,10 +632,62 @@ struct OutlineDispatchesPass
     SmallVector<Value> results;
     for (unsigned i : returned)
       results.push_back(clone->getResult(i));
+    // Results whose shape is decided at run time leave the dispatch as their
+    // bounds (static types), listed in strata.runtime_shape_results.
+    SmallVector<Attribute> marks;
+    if (isRuntimeTripLoop(op)) {
+      results = boundRuntimeTripLoop(cast<top::LoopOp>(clone), b, fn);
+    } else if (isRuntimeShapeOp(op)) {
+      for (auto [j, r] : llvm::enumerate(results)) {
+        auto t = cast<RankedTensorType>(r.getType());
+        if (t.hasStaticShape())
+          continue;
+        SmallVector<int64_t> mark{int64_t(j), -1};
+        for (auto [d, dim] : llvm::enumerate(t.getShape()))
+          if (ShapedType::isDynamic(dim))
+            mark.push_back(d);
+        marks.push_back(b.getDenseI64ArrayAttr(mark));
+        r = tensor::CastOp::create(
+            b, loc,
+            RankedTensorType::get((*bounds)[returned[j]], t.getElementType()),
+            r);
+      }
+    } else if (isRuntimeConsumer(op)) {
+      // Computed over the bound of its run-time operand k (already a
+      // static bound in the entry function), sharing its dims.
+      for (auto [k, v] : llvm::enumerate(op->getOperands())) {
+        if (!isRuntimeShapedValue(v) && !isBoundedRuntimeValue(v))
+          continue;
+        auto arg = cast<RankedTensorType>(map.lookup(v).getType());
+        auto t = cast<RankedTensorType>(clone->getResult(0).getType());
+        clone->getResult(0).setType(
+            RankedTensorType::get(arg.getShape(), t.getElementType()));
+        SmallVector<int64_t> mark{0, -2 - int64_t(argIndexOf(args, v))};
+        llvm::append_range(mark, runtimeDimsOf(v));
+        marks.push_back(b.getDenseI64ArrayAttr(mark));
+      }
+    }
+    if (!marks.empty())
+      fn->setAttr(kRuntimeShapeResultsAttr, b.getArrayAttr(marks));
+    {
+      SmallVector<Type> types;
+      for (Value r : results)
+        types.push_back(r.getType());
+      fn.setType(moduleBuilder.getFunctionType(argTypes, types));
+    }
     func::ReturnOp::create(b, loc, results);
 
     OpBuilder callBuilder(last);
     auto call = func::CallOp::create(callBuilder, loc, fn, args.getArrayRef());
+    if (isRuntimeTripLoop(op)) {
+      // Carried values and scan outputs (as their bounds); the lengths are
+      // the call's last results.
+      for (OpResult r : op->getResults()) {
+        r.replaceAllUsesWith(call.getResult(r.getResultNumber()));
+      }
+      op->erase();
+      return success();
+    }
     for (auto [i, v] : llvm::enumerate(returned))
       last->getResult(v).replaceAllUsesWith(call.getResult(i));
     for (OpResult r : last->getResults())
@@ -269,7 +699,9 @@ struct OutlineDispatchesPass
       }
     for (Operation *member : llvm::reverse(group))
       member->erase();
-    return fn;
+    if (outlined)
+      *outlined = fn;
+    return success();
   }
 };
 

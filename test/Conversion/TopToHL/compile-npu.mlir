@@ -3,7 +3,8 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: strata compile %s --target npu-sim --emit hl --no-optimize -o %t/out --explain-strategy --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=HL < %t/out/compile-npu.mlir
-// RUN: not strata compile %s --target npu-sim -o %t/x 2>&1 | FileCheck %s --check-prefix=NOHW
+// RUN: strata compile %s --target npu-sim --no-optimize -o %t/x.strata --report --explain-strategy | FileCheck %s --check-prefix=ARTIFACT
+// RUN: strata compile %s --target npu-sim --no-optimize --emit hw -o - | FileCheck %s --check-prefix=HW
 // RUN: echo '{"slices": 0}' > %t/zero.json
 // RUN: not strata compile %s --target npu-sim --npu-config %t/zero.json --emit hl -o %t/x 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: echo '{"slice": 2}' > %t/typo.json
@@ -14,7 +15,7 @@
 // RUN: not strata compile %s --target npu-sim --npu-config %t/modes.json --emit hl -o %t/x 2>&1 | FileCheck %s --check-prefix=MODES
 // RUN: not strata compile %s --target npu-sim --npu-config %t/missing.json --emit hl -o %t/x 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not strata compile %s --target top --npu-config %t/zero.json -o %t/x 2>&1 | FileCheck %s --check-prefix=TARGET
-// RUN: not strata compile %s --target npu-sim --emit hw -o %t/x 2>&1 | FileCheck %s --check-prefix=EMIT
+// RUN: not strata compile %s --target npu-sim --emit hx -o %t/x 2>&1 | FileCheck %s --check-prefix=EMIT
 // RUN: echo '{"formats": ["bf16"]}' > %t/bf16only.json
 // RUN: strata compile %s --target npu-sim --npu-config %t/bf16only.json --emit hl --no-optimize -o %t/b --explain-strategy | FileCheck %s --check-prefix=FORMATS
 
@@ -26,14 +27,19 @@
 // CHECK: CPU ops: top.Conv x1
 // CHECK: transposes left: 0
 // HL: hl.conv2d
-// NOHW: strata compile: --target npu-sim: the HL -> HW lowering (LRAM tiling, DMA, the HW dialect) is not built yet
+// ARTIFACT: top.Conv 'conv': hl.conv2d
+// ARTIFACT: hl.conv2d: npu-sim program 'npu_0_y'
+// ARTIFACT: npu-sim artifact (strata-npu): 1 npu-sim dispatch(es), 1 CPU dispatch(es)
+// HW: npuhw.program @npu_0_y
+// HW: npuhw.slice_task {{.*}}kernel = "conv2d"
+// HW-NOT: hl.conv2d
 // ZERO: zero.json: npu config: field 'slices' is 0, expected 1..64
 // TYPO: typo.json: npu config: unknown field 'slice'
 // TYPE: type.json: npu config: field 'slices' is "two", expected an integer
 // MODES: modes.json: npu config: field 'vector_modes' is 64x4 (mode '64x4'), expected pixels * channels == macs_per_slice
 // MISSING: --npu-config '{{.*}}missing.json' cannot be read
 // TARGET: --npu-config needs --target npu-sim
-// EMIT: --emit 'hw' is not available
+// EMIT: --emit 'hx' is not available; the stages are 'hl' and 'hw'
 // FORMATS: top.Conv 'conv': stays on the CPU: the NPU description's formats do not list int8
 
 func.func @main(%arg0: tensor<1x2x4x4xi8>, %arg1: tensor<1x2x4x4xf32>) -> (tensor<1x3x4x4xi8>, tensor<1x3x4x4xf32>) {

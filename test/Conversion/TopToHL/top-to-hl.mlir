@@ -61,23 +61,31 @@ func.func @grouped_then_fc(%arg0: tensor<1x4x3x3xi8>) -> tensor<1x3xi8> {
 
 // -----
 
-// Stays on the CPU: a TFLite-mode Requant, a float epilogue (no Requant),
-// an f32 conv.
-// CHECK-LABEL: func @stays
-// CHECK-NOT: hl.
-// CHECK: top.Conv
-// CHECK: top.Requant
-// CHECK: top.Conv
-// CHECK: top.Conv
-func.func @stays(%arg0: tensor<1x2x3x3xi8>, %arg1: tensor<1x2x3x3xf32>) -> (tensor<1x2x3x3xi8>, tensor<1x2x3x3xi32>, tensor<1x2x3x3xf32>) {
+// A TFLite-mode Requant (TFLite imports) keeps its rounding.
+// CHECK-LABEL: func @tflite
+// CHECK: hl.conv2d({{.*}}) {{{.*}}rounding = "tflite"{{.*}}} : (tensor<1x2x3x3xi8>, tensor<1x2x1x1x4xi8>, tensor<2x3xi32>) -> tensor<1x2x3x3xi8>
+func.func @tflite(%arg0: tensor<1x2x3x3xi8>) -> tensor<1x2x3x3xi8> {
   %w = top.Weight() {name = "w", value = dense<1> : tensor<2x2x1x1xi8>} : () -> tensor<2x2x1x1xi8>
   %n = top.None() : () -> none
   %a = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x3x3xi8>, tensor<2x2x1x1xi8>, none) -> tensor<1x2x3x3xi32>
   %y = top.Requant(%a) {multiplier = array<i64: 1073741824>, rshift = array<i64: 3>, quant_mode = #top.requant_mode<TFLite>} : (tensor<1x2x3x3xi32>) -> tensor<1x2x3x3xi8>
+  return %y : tensor<1x2x3x3xi8>
+}
+
+// -----
+
+// Stay on the CPU: a float epilogue (no Requant), an f32 conv.
+// CHECK-LABEL: func @stays
+// CHECK-NOT: hl.
+// CHECK: top.Conv
+// CHECK: top.Conv
+func.func @stays(%arg0: tensor<1x2x3x3xi8>, %arg1: tensor<1x2x3x3xf32>) -> (tensor<1x2x3x3xi32>, tensor<1x2x3x3xf32>) {
+  %w = top.Weight() {name = "w", value = dense<1> : tensor<2x2x1x1xi8>} : () -> tensor<2x2x1x1xi8>
+  %n = top.None() : () -> none
   %b = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x3x3xi8>, tensor<2x2x1x1xi8>, none) -> tensor<1x2x3x3xi32>
   %wf = top.Weight() {name = "wf", value = dense<1.0> : tensor<2x2x1x1xf32>} : () -> tensor<2x2x1x1xf32>
   %c = top.Conv(%arg1, %wf, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>, none) -> tensor<1x2x3x3xf32>
-  return %y, %b, %c : tensor<1x2x3x3xi8>, tensor<1x2x3x3xi32>, tensor<1x2x3x3xf32>
+  return %b, %c : tensor<1x2x3x3xi32>, tensor<1x2x3x3xf32>
 }
 
 // -----
@@ -109,4 +117,44 @@ func.func @nhwc(%arg0: tensor<1x5x5x3xbf16>) -> tensor<1x3x3x2xbf16> {
   %n = top.None() : () -> none
   %y = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 3, 3>, layout = #top.layout<NHWC>, do_relu = true, relu_limit = 6.0} : (tensor<1x5x5x3xbf16>, tensor<2x3x3x3xbf16>, none) -> tensor<1x3x3x2xbf16>
   return %y : tensor<1x3x3x2xbf16>
+}
+
+// -----
+
+// Float ops between an int8 Dequant and Quant: an activation chain is one
+// 256-entry hl.table; a max pool is hl.maxpool, with no table when the
+// quantization is kept (the table would be the identity).
+// CHECK-LABEL: func @between_quant
+// CHECK-NOT: top.Dequant
+// CHECK: %[[T:.*]] = top.Weight() {name = "hl_table", {{.*}} : tensor<256xi8>
+// CHECK: hl.table(%arg0, %[[T]]) {lut_entries = 256 : i64} : (tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-01:3>>, tensor<256xi8>) -> tensor<1x2x5x5x!quant.uniform<i8:f32, 3.000000e-03:-128>>
+// CHECK: %[[M:.*]] = hl.maxpool(%arg0) {dilation = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-01:3>>) -> tensor<1x2x4x4x!quant.uniform<i8:f32, 1.000000e-01:3>>
+// CHECK-NOT: hl.table
+// CHECK: return {{.*}}, %[[M]]
+func.func @between_quant(%q: tensor<1x2x5x5x!quant.uniform<i8:f32, 0.1:3>>) -> (tensor<1x2x5x5x!quant.uniform<i8:f32, 0.003:-128>>, tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:3>>) {
+  %d = top.Dequant(%q) : (tensor<1x2x5x5x!quant.uniform<i8:f32, 0.1:3>>) -> tensor<1x2x5x5xf32>
+  %s = top.Sigmoid(%d) : (tensor<1x2x5x5xf32>) -> tensor<1x2x5x5xf32>
+  %r = top.Relu(%s) : (tensor<1x2x5x5xf32>) -> tensor<1x2x5x5xf32>
+  %y = top.Quant(%r) : (tensor<1x2x5x5xf32>) -> tensor<1x2x5x5x!quant.uniform<i8:f32, 0.003:-128>>
+  %d2 = top.Dequant(%q) : (tensor<1x2x5x5x!quant.uniform<i8:f32, 0.1:3>>) -> tensor<1x2x5x5xf32>
+  %m = top.MaxPool(%d2) {kernel_shape = array<i64: 2, 2>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x4x4xf32>
+  %mq = top.Quant(%m) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:3>>
+  return %y, %mq : tensor<1x2x5x5x!quant.uniform<i8:f32, 0.003:-128>>, tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:3>>
+}
+
+// -----
+
+// Concat between int8 Dequants and a Quant: the input with another
+// quantization goes through a table, the one with the output's does not.
+// CHECK-LABEL: func @concat
+// CHECK: %[[T:.*]] = hl.table(%{{.*}}, %{{.*}}) {lut_entries = 256 : i64} : (tensor<1x2x3x!quant.uniform<i8:f32, 2.500000e-01:-2>>, tensor<256xi8>) -> tensor<1x2x3x!quant.uniform<i8:f32, 5.000000e-01:1>>
+// CHECK: hl.concat(%[[T]], %arg1) {axis = 1 : i64} : (tensor<1x2x3x!quant.uniform<i8:f32, 5.000000e-01:1>>, tensor<1x4x3x!quant.uniform<i8:f32, 5.000000e-01:1>>) -> tensor<1x6x3x!quant.uniform<i8:f32, 5.000000e-01:1>>
+// CHECK-NOT: top.Concat
+func.func @concat(%a: tensor<1x2x3xi8>, %b: tensor<1x4x3x!quant.uniform<i8:f32, 0.5:1>>) -> tensor<1x6x3x!quant.uniform<i8:f32, 0.5:1>> {
+  %qa = top.Cast(%a) : (tensor<1x2x3xi8>) -> tensor<1x2x3x!quant.uniform<i8:f32, 0.25:-2>>
+  %da = top.Dequant(%qa) : (tensor<1x2x3x!quant.uniform<i8:f32, 0.25:-2>>) -> tensor<1x2x3xf32>
+  %db = top.Dequant(%b) : (tensor<1x4x3x!quant.uniform<i8:f32, 0.5:1>>) -> tensor<1x4x3xf32>
+  %c = top.Concat(%da, %db) {axis = -2 : i64} : (tensor<1x2x3xf32>, tensor<1x4x3xf32>) -> tensor<1x6x3xf32>
+  %y = top.Quant(%c) : (tensor<1x6x3xf32>) -> tensor<1x6x3x!quant.uniform<i8:f32, 0.5:1>>
+  return %y : tensor<1x6x3x!quant.uniform<i8:f32, 0.5:1>>
 }

@@ -288,3 +288,33 @@ func.func @if_in_scan(%c: tensor<i1>, %init: tensor<3xf32>, %x: tensor<4x3xf32>)
   }
   return %s : tensor<3xf32>
 }
+
+// -----
+
+// top.Loop with strata.scan_bound = B (a run-time trip count, set by the CPU
+// outliner): the scan buffer has B rows, the loop runs while iteration <= B
+// as well (so at most B + 1 iterations), and a row is inserted only while
+// iteration < B.
+
+// CHECK-LABEL: func.func @loop_scan_bound
+// CHECK: %[[B:.*]] = tensor.empty() : tensor<4x2xf32>
+// CHECK: scf.while (%[[I:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[B]])
+// CHECK: %[[LT:.*]] = arith.cmpi slt, %[[I]], %{{.*}} : i64
+// CHECK: %[[GO:.*]] = arith.andi %[[LT]], %{{.*}} : i1
+// CHECK: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK: %[[LE:.*]] = arith.cmpi sle, %[[I]], %[[C4]] : i64
+// CHECK: arith.andi %[[GO]], %[[LE]] : i1
+// CHECK: } do {
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : i64
+// CHECK: scf.if %[[IN]] -> (tensor<4x2xf32>) {
+// CHECK: tensor.insert_slice
+// CHECK: } else {
+func.func @loop_scan_bound(%m: tensor<i64>, %y0: tensor<2xf32>) -> tensor<4x2xf32> {
+  %none = top.None() : () -> none
+  %y, %s = top.Loop(%m, %none, %y0) {strata.scan_bound = 4 : i64} : (tensor<i64>, none, tensor<2xf32>) -> (tensor<2xf32>, tensor<4x2xf32>) {
+  ^bb0(%i: tensor<i64>, %c: tensor<i1>, %yi: tensor<2xf32>):
+    %n = top.Neg(%yi) : (tensor<2xf32>) -> tensor<2xf32>
+    top.Yield %c, %n, %yi : tensor<i1>, tensor<2xf32>, tensor<2xf32>
+  }
+  return %s : tensor<4x2xf32>
+}

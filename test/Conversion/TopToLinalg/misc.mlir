@@ -99,6 +99,24 @@ func.func @requant_tflite(%a: tensor<4xi32>) -> tensor<4x!quant.uniform<i8:f32, 
 
 // -----
 
+// Requant TosaDoubleRound: floor((x * m + round) / 2^s) in i128, the round
+// term 2^(s-1) plus +-2^30 by the sign of x when s > 31; per-channel values
+// read along `axis` (the last dim).
+// CHECK-LABEL: func.func @requant_tosa
+// The last dim has 3 channels (dim 1 has 2): 3 multipliers and shifts.
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<1x2x3xi32>, tensor<3xi64>, tensor<3xi64>)
+// CHECK: arith.constant 1073741824 : i128
+// CHECK: arith.constant -1073741824 : i128
+// CHECK: arith.muli %{{.*}}, %{{.*}} : i128
+// CHECK: arith.shrsi %{{.*}}, %{{.*}} : i128
+// CHECK: arith.trunci %{{.*}} : i128 to i64
+func.func @requant_tosa(%a: tensor<1x2x3xi32>) -> tensor<1x2x3xi8> {
+  %0 = top.Requant(%a) {multiplier = array<i64: 1073741824, 3, 5>, rshift = array<i64: 36, 2, 4>, axis = 2 : i64, quant_mode = #top.requant_mode<TosaDoubleRound>} : (tensor<1x2x3xi32>) -> tensor<1x2x3xi8>
+  return %0 : tensor<1x2x3xi8>
+}
+
+// -----
+
 // Requant Float: dequantize then quantize in f64 without rounding between.
 // CHECK-LABEL: func.func @requant_float
 // CHECK: arith.extsi %{{.*}} : i8 to i64

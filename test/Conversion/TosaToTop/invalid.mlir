@@ -2,12 +2,27 @@
 // Every TOSA form convert-tosa-to-top refuses: an error naming the op, the
 // field and the value.
 
-// Variables hold state across runs; Top models have none.
-// expected-error @+1 {{'tosa.variable' is not supported by convert-tosa-to-top}}
+// A variable written inside a region: the value after it would depend on
+// the branch taken.
 tosa.variable @v = dense<0.0> : tensor<4xf32>
-func.func @variable() -> tensor<4xf32> {
-  // expected-error @+1 {{'tosa.variable_read' is not supported by convert-tosa-to-top}}
-  %0 = tosa.variable_read @v : tensor<4xf32>
+func.func @variable_write_in_region(%c: tensor<i1>, %a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tosa.cond_if %c : tensor<i1> -> tensor<4xf32> {
+    // expected-error @+1 {{'tosa.variable_write' of variable @v is written inside a region}}
+    tosa.variable_write @v, %a : tensor<4xf32>
+    tosa.yield %a : tensor<4xf32>
+  } else {
+    tosa.yield %a : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A read before any write of a variable with no initial value.
+tosa.variable @w : tensor<4xf32>
+func.func @variable_no_initial_value() -> tensor<4xf32> {
+  // expected-error @+1 {{'tosa.variable_read' of variable @w is read before any write and has no initial_value of its type}}
+  %0 = tosa.variable_read @w : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
@@ -103,4 +118,23 @@ func.func @unranked(%a: tensor<*xf32>) -> tensor<*xf32> {
   // expected-error @+1 {{'tosa.abs' type: unranked tensors are not handled}}
   %0 = tosa.abs %a : (tensor<*xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
+}
+
+// -----
+
+// MX block-scaled data: Top has no op on a data tensor with per-block scales.
+func.func @block_scaled(%d: tensor<4x32xf4E2M1FN>, %s: tensor<4x1xf8E8M0FNU>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{'tosa.cast_from_block_scaled' is not supported by convert-tosa-to-top: Top has no op on MX block-scaled data (a data tensor with one f8E8M0FNU scale per block of 32)}}
+  %0 = tosa.cast_from_block_scaled %d, %s {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<4x32xf4E2M1FN>, tensor<4x1xf8E8M0FNU>) -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+func.func @apply_scale_inexact(%a: tensor<5xi32>) -> tensor<5xi32> {
+  %m = "tosa.const"() {values = dense<1073741824> : tensor<5xi32>} : () -> tensor<5xi32>
+  %s = "tosa.const"() {values = dense<40> : tensor<5xi8>} : () -> tensor<5xi8>
+  // expected-error @+1 {{'tosa.apply_scale' rounding_mode: INEXACT_ROUND is not handled (MLIR's lowering refuses it too)}}
+  %0 = tosa.apply_scale %a, %m, %s {rounding_mode = INEXACT_ROUND} : (tensor<5xi32>, tensor<5xi32>, tensor<5xi8>) -> tensor<5xi32>
+  return %0 : tensor<5xi32>
 }

@@ -125,7 +125,7 @@ func.func @requant_result_axis(%x: tensor<1x2xi32>) {
 
 func.func @requant_mode(%x: tensor<1x2xi32>) {
   // expected-error @+2 {{failed to parse Top_RequantModeAttr parameter 'value'}}
-  // expected-error @+1 {{unknown requant_mode 'QDM', expected one of: MultiplierShift, TFLite, Float}}
+  // expected-error @+1 {{unknown requant_mode 'QDM', expected one of: MultiplierShift, TFLite, Float, TosaSingleRound, TosaDoubleRound}}
   %0 = top.Requant(%x) {multiplier = array<i64: 1>, rshift = array<i64: 0>, quant_mode = #top.requant_mode<QDM>} : (tensor<1x2xi32>) -> tensor<1x2xi8>
   return
 }
@@ -240,5 +240,37 @@ func.func @requant_rshift_too_large(%x: tensor<1x2xi32>) {
 func.func @requant_rshift_negative(%x: tensor<1x2xi32>) {
   // expected-error @+1 {{attribute 'rshift' value -1 at index 0 must be in [0, 63]}}
   %0 = top.Requant(%x) {multiplier = array<i64: 1>, rshift = array<i64: -1>} : (tensor<1x2xi32>) -> tensor<1x2xi8>
+  return
+}
+
+// -----
+
+func.func @requant_axis_out_of_range(%x: tensor<1x2x3xi32>) {
+  // expected-error @+1 {{attribute 'axis' 3 is out of range for an input of rank 3}}
+  %0 = top.Requant(%x) {multiplier = array<i64: 1, 2, 3>, rshift = array<i64: 4>, axis = 3 : i64} : (tensor<1x2x3xi32>) -> tensor<1x2x3xi8>
+  return
+}
+
+// -----
+
+func.func @requant_axis_channel_count(%x: tensor<1x2x3xi32>) {
+  // expected-error @+1 {{attribute 'multiplier' must have 1 or 3 (input dim 2) values, got 2 [1, 2]}}
+  %0 = top.Requant(%x) {multiplier = array<i64: 1, 2>, rshift = array<i64: 4>, axis = 2 : i64, quant_mode = #top.requant_mode<TosaSingleRound>} : (tensor<1x2x3xi32>) -> tensor<1x2x3xi8>
+  return
+}
+
+// -----
+
+func.func @requant_tosa_negative_multiplier(%x: tensor<1x2xi32>) {
+  // expected-error @+1 {{attribute 'multiplier' value -3 at index 0 must be in [0, 2147483647] for quant_mode "TosaDoubleRound"}}
+  %0 = top.Requant(%x) {multiplier = array<i64: -3>, rshift = array<i64: 4>, quant_mode = #top.requant_mode<TosaDoubleRound>} : (tensor<1x2xi32>) -> tensor<1x2xi8>
+  return
+}
+
+// -----
+
+func.func @requant_float_mode_axis(%x: tensor<1x2x!quant.uniform<i32:f32, 0.01>>) {
+  // expected-error @+1 {{attribute 'axis' is not used by quant_mode "Float"}}
+  %0 = top.Requant(%x) {quant_mode = #top.requant_mode<Float>, axis = 1 : i64} : (tensor<1x2x!quant.uniform<i32:f32, 0.01>>) -> tensor<1x2x!quant.uniform<i8:f32, 0.1>>
   return
 }

@@ -34,3 +34,13 @@ func.func @requant(%acc: tensor<1x2x4x4xi32>, %q: tensor<1x2x4x4x!quant.uniform<
   %2 = top.Requant(%q) {quant_mode = #top.requant_mode<Float>} : (tensor<1x2x4x4x!quant.uniform<i8:f32, 0.5:-1>>) -> tensor<1x2x4x4x!quant.uniform<u8:f32:1, {0.3:10, 0.4:20}>>
   return %0, %1, %2 : tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:-4>>, tensor<1x2x4x4xi8>, tensor<1x2x4x4x!quant.uniform<u8:f32:1, {0.3:10, 0.4:20}>>
 }
+
+// The TOSA modes, and per-channel values on the last dim (axis).
+// CHECK-LABEL: func.func @requant_tosa
+// CHECK: top.Requant(%{{.*}}) {axis = 3 : i64, multiplier = array<i64: 1073741824, 1518500250, 3, 4>, quant_mode = #top.requant_mode<TosaDoubleRound>, rshift = array<i64: 36>} : (tensor<1x2x2x4xi32>) -> tensor<1x2x2x4xi8>
+// CHECK: top.Requant(%{{.*}}) {multiplier = array<i64: 1073741824>, quant_mode = #top.requant_mode<TosaSingleRound>, rshift = array<i64: 30>} : (tensor<1x2x2x4xi32>) -> tensor<1x2x2x4xui8>
+func.func @requant_tosa(%acc: tensor<1x2x2x4xi32>) -> (tensor<1x2x2x4xi8>, tensor<1x2x2x4xui8>) {
+  %0 = top.Requant(%acc) {multiplier = array<i64: 1073741824, 1518500250, 3, 4>, rshift = array<i64: 36>, axis = 3 : i64, quant_mode = #top.requant_mode<TosaDoubleRound>} : (tensor<1x2x2x4xi32>) -> tensor<1x2x2x4xi8>
+  %1 = top.Requant(%acc) {multiplier = array<i64: 1073741824>, rshift = array<i64: 30>, quant_mode = #top.requant_mode<TosaSingleRound>} : (tensor<1x2x2x4xi32>) -> tensor<1x2x2x4xui8>
+  return %0, %1 : tensor<1x2x2x4xi8>, tensor<1x2x2x4xui8>
+}

@@ -20,13 +20,12 @@
 // CONV: top.Conv({{.*}}group = 8 : i64{{.*}}layout = #top.layout<NHWC>{{.*}} -> tensor<1x4x4x16xf32>
 
 // int8: the storage integers convolved with input_zp, the int32 accumulator
-// typed per channel with scale s_in * s_w[c], requantized, RELU as a Max at
-// the output zero point.
+// requantized as TFLite does (Q31 multiplier and shift per channel on the
+// last dim: axis 3), RELU as a Max at the output zero point.
 // INT8: func.func @main(%arg0: tensor<1x4x4x2x!quant.uniform<i8:f32, 5.000000e-01:-3>> {top.name = "x"}
 // INT8: %[[S:.*]] = top.Cast(%{{.*}}) : (tensor<1x4x4x2x!quant.uniform<i8:f32, 5.000000e-01:-3>>) -> tensor<1x4x4x2xi8>
 // INT8: %[[A:.*]] = top.Conv(%[[S]], %{{.*}}, %{{.*}}) {{{.*}}input_zp = array<i64: -3>{{.*}}} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>) -> tensor<1x4x4x2xi32>
-// INT8: %[[Q:.*]] = top.Cast(%[[A]]) : (tensor<1x4x4x2xi32>) -> tensor<1x4x4x2x!quant.uniform<i32:f32:3, {1.250000e-01,6.250000e-02}>>
-// INT8: top.Requant(%[[Q]]) {quant_mode = #top.requant_mode<Float>} : {{.*}} -> tensor<1x4x4x2x!quant.uniform<i8:f32, 1.000000e+00:4>>
+// INT8: top.Requant(%[[A]]) {axis = 3 : i64, multiplier = array<i64: 1073741824, 1073741824>, quant_mode = #top.requant_mode<TFLite>, rshift = array<i64: 2, 3>} : (tensor<1x4x4x2xi32>) -> tensor<1x4x4x2x!quant.uniform<i8:f32, 1.000000e+00:4>>
 // INT8: top.Max(%{{.*}}, %{{.*}}) : (tensor<1x4x4x2xi8>, tensor<i8>) -> tensor<1x4x4x2xi8>
 // INT8: return %{{.*}} : tensor<1x4x4x2x!quant.uniform<i8:f32, 1.000000e+00:4>>
 

@@ -30,6 +30,7 @@
 // CHECK: npuhw.slice_task {block = 2 : i64, crd = true
 // CHECK: npuhw.slice_task {count_include_pad = true, {{.*}}kernel = "avg_pool", kernel_size = array<i64: 3, 3>
 // CHECK: npuhw.slice_task {float_scale = 2.500000e-01 : f32, {{.*}}kernel = "convert", output = {{.*}}, output_format = "bf16"}
+// CHECK: npuhw.slice_task {format = "bf16", input = {{.*}}, kernel = "convert", output = {{.*}}, output_zp = 3 : i64, scale = 1.000000e-01 : f64}
 // CHECK: npuhw.segment {
 // CHECK-NEXT: npuhw.dma_store
 npuhw.program @mixed attributes {
@@ -67,6 +68,9 @@ npuhw.program @mixed attributes {
     npuhw.slice_task {kernel = "convert", output_format = "bf16", float_scale = 0.25 : f32,
       input = #npuhw.operand<address = 5600, dims = [32], strides = [1]>,
       output = #npuhw.operand<address = 5800, dims = [32], strides = [2]>}
+    npuhw.slice_task {kernel = "convert", format = "bf16", scale = 0.1 : f64, output_zp = 3,
+      input = #npuhw.operand<address = 5800, dims = [32], strides = [2]>,
+      output = #npuhw.operand<address = 6000, dims = [32], strides = [1]>}
   }
   npuhw.segment {
     npuhw.dma_store {binding = 1 : i32, lram_address = 5800 : i64, counts = array<i64: 64>, dram_strides = array<i64: 1>, lram_strides = array<i64: 1>}

@@ -14,6 +14,12 @@
 
 namespace strata::conversion {
 
+/// On a `top.Loop` whose scan outputs' trip count is decided at run time
+/// (set by the CPU outliner): the rows B (i64) of its scan output buffers,
+/// declared `[B, slice...]`. The lowering stops after B + 1 iterations at
+/// most and writes no row past B (docs/codegen-control-flow.md).
+constexpr const char *kScanBoundAttr = "strata.scan_bound";
+
 /// Converts Top's tensor types to the ones the lowering computes in: integer
 /// elements become signless (`ui8` -> `i8`, `si32` -> `i32`); floats, `i1`,
 /// `index` and `none` stay. Quantized element types (`!quant.uniform`) become

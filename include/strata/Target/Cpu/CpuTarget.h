@@ -14,10 +14,12 @@
 #include "strata/Support/Npz.h"
 #include "strata/Target/Cpu/CodeGen.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -25,6 +27,17 @@
 namespace strata::cpu {
 
 struct KernelDispatchPlan;
+
+/// An executable of another device that runs one outlined dispatch (an NPU
+/// program on npu-sim): the dispatch binds the outlined function's operands,
+/// then its results, in order.
+struct ForeignDispatch {
+  std::string name, device, format;
+  std::string code;
+  std::string symbol;
+  /// A one-line description for --explain-strategy.
+  std::string note;
+};
 
 struct CpuCompileOptions {
   CodeGenOptions codegen;
@@ -36,6 +49,19 @@ struct CpuCompileOptions {
   /// Where to write the dispatch module after lowering to the LLVM dialect
   /// (empty: not written); for debugging the code generator.
   std::string dumpLLVMDialect;
+  /// The bound of the element count of a Range with run-time bounds
+  /// (`--max-range-elements`); a larger range is a run-time error.
+  int64_t maxRangeElements = 65536;
+  /// The bound of the scan outputs' length of a Loop with a run-time trip
+  /// count (`--max-scan-length`); a longer loop is a run-time error.
+  int64_t maxScanLength = 65536;
+  /// Called for every outlined dispatch function: an executable of another
+  /// device when that device runs it (the function's ops are then not
+  /// compiled for the CPU), nullopt for CPU code, failure (with the error
+  /// emitted) to stop.
+  std::function<mlir::FailureOr<std::optional<ForeignDispatch>>(
+      mlir::func::FuncOp)>
+      foreignDispatch;
 };
 
 /// What one variant came to: the memory plan's peak next to the sum of all
@@ -59,6 +85,10 @@ struct VariantReport {
   std::map<std::string, unsigned> kernelDispatches;
   /// Constant weights packed for a kernel (bytes of packed data).
   uint64_t packedWeightBytes = 0;
+  /// Adds fused into the residual epilogue of the kernel before them.
+  unsigned residualAddsFused = 0;
+  /// Dispatches run by another device (foreignDispatch), by device.
+  std::map<std::string, unsigned> foreignDispatches;
   /// One line per kernel dispatch: `dispatch_3_Conv: kernel K (impl I, N
   /// workgroups, packed weight)`, for --explain-strategy.
   std::vector<std::string> kernelDispatchNotes;

@@ -49,14 +49,31 @@ struct KernelDispatchPlan {
   /// int32 output).
   int int8WeightKind = 0;
   std::vector<int64_t> requantMultiplier, requantShift;
+  /// Whether a residual Add is fused into the epilogue (the dispatch
+  /// function is the kernel's op followed by a top.Add of its result and an
+  /// argument, bound as binding 4), and the argument the result may be
+  /// written in place of (the residual when no other binding reads it;
+  /// -1: none).
+  bool residualFused = false;
+  int inPlaceOperand = -1;
 };
 
-/// The plan for the dispatch function `fn` (one outlined Top op), or
+/// The plan for the dispatch function `fn` (one outlined Top op, or one
+/// followed by the residual Add fuseResidualAdds merged into it), or
 /// nullopt with `why` set when it stays generated code: no kernel was
 /// picked, the runtime lacks the kernel, or the op has a form the kernel
 /// does not take (e.g. a broadcast the matmul kernel cannot express).
 std::optional<KernelDispatchPlan> planKernelDispatch(mlir::func::FuncOp fn,
                                                      std::string &why);
+
+/// Fuses residual Adds into the kernel dispatch they follow: each call in
+/// `main` of a GEMM or convolution kernel dispatch (without an activation)
+/// whose only user is a dispatch of one f32 top.Add (optionally with
+/// do_relu) of that result and another value of the same shape becomes one
+/// call, placed where the Add was, of a dispatch function holding both ops;
+/// its plan binds the other value as the kernel's residual (and the Add's
+/// relu as the activation). Returns how many Adds were fused.
+unsigned fuseResidualAdds(mlir::ModuleOp module, mlir::func::FuncOp main);
 
 /// What the packed weight of `plan` depends on (matmul: N, K, transpose_b;
 /// convolution: O, C, KH, KW, G): plans with equal keys share one packed

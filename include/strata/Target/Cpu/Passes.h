@@ -36,6 +36,17 @@ constexpr const char *kWorkgroupCountAttr = "strata.workgroup_count";
 /// operands its result may be written over (strata-cpu-mark-in-place).
 constexpr const char *kInPlaceOperandsAttr = "strata.in_place_operands";
 
+/// On a dispatch function whose results' shapes are decided at run time:
+/// per result, a static upper bound of its shape (an array of
+/// DenseI64ArrayAttr; strata-cpu-outline-dispatches).
+constexpr const char *kResultBoundsAttr = "strata.result_bounds";
+
+/// On a dispatch function (a Loop with a run-time trip count) some of whose
+/// results have a shape decided at run time: per such result an i64 array
+/// (result number, number of the result holding its dims as an i64
+/// `[rank]` tensor, the dims decided at run time...).
+constexpr const char *kRuntimeShapeResultsAttr = "strata.runtime_shape_results";
+
 /// The pipeline from dispatch functions of Top ops to the LLVM dialect:
 /// convert-top-to-linalg, bufferization (results as out-parameters), loops,
 /// LLVM with bare-pointer memrefs, and the dispatch ABI wrappers.

@@ -30,13 +30,49 @@ def CpuOutlineDispatches : Pass<"strata-cpu-outline-dispatches",
     share their operand's bytes. Any other view is a dispatch.
 
     Every value must have a static shape: a dynamic dim is an error naming
-    the op and the value (compile with `--input-shapes`).
+    the op and the value (compile with `--input-shapes`), except the
+    results of the ops whose result shape depends on input values
+    (`top.NonZero`, `top.Unique`, `top.NonMaxSuppression`, `top.Range`) in
+    the entry block. Their dispatch keeps the dynamic result types and gets
+    `strata.result_bounds`, one i64 array per result: a static upper bound
+    of its shape (NonZero `[rank, numel]`; Unique's output the input's
+    shape, flattened without an axis, and its indices and counts the
+    length of the axis; NonMaxSuppression `[batches * classes * k, 3]` with
+    k = min(max_output_boxes_per_class, boxes) when that operand is a
+    constant, else the boxes per batch; Range `[max-range-elements]`). The
+    runtime computes them with a kernel that reports the actual shape
+    (docs/codegen.md, run-time shapes). A value with a run-time shape may
+    only be returned: an op reading one is an error naming both.
+
+    A `top.Loop` of the entry block whose scan outputs' length is decided
+    at run time (`[?, static...]`, static carried values) becomes a dispatch
+    whose Loop carries `strata.scan_bound` = max-scan-length and an i64
+    counter: it returns the carried values, each scan output as a
+    `[max-scan-length, ...]` buffer and then, per scan output, its dims
+    (`[count, slice...]`, i64), listed in `strata.runtime_shape_results`.
+
+    A `top.Loop`'s `max_trip_count` and `cond`, when they are weights
+    carrying a one-element integer or i1 value, become `arith.constant`s
+    inside its dispatch rather than arguments: the Loop lowering needs a
+    compile-time trip count to give scan outputs a static shape.
 
     An int8 Add or GlobalAvgPool as `top-quantize` writes it (a chain of
     `top.Requant` and i32 `top.Add` / `top.Reduce` ops, docs/quantization.md)
     is one dispatch, outlined where its last op was and marked
     `strata.fuse_elementwise` (see `strata-cpu-fuse-elementwise`).
   }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"maxRangeElements", "max-range-elements", "int64_t",
+           /*default=*/"65536",
+           "The bound of the element count of a Range with run-time "
+           "bounds (a larger range is a run-time error)">,
+    Option<"maxScanLength", "max-scan-length", "int64_t",
+           /*default=*/"65536",
+           "The bound of the scan outputs' length of a Loop with a "
+           "run-time trip count (a longer loop is a run-time error)">,
+  ];
 }
 
 def CpuFuseElementwise : Pass<"strata-cpu-fuse-elementwise",

@@ -190,10 +190,19 @@ template <typename OpT> float reluF32(OpT op, float acc) {
   return acc;
 }
 
+/// `requantMultiplierShift`, or `requantTFLite` for `rounding = "tflite"`.
+int64_t requantBy(StringRef rounding, int64_t x, int64_t multiplier,
+                  int64_t shift, int64_t zp, int64_t lo, int64_t hi) {
+  if (rounding == "tflite")
+    return intq::requantTFLite(x, multiplier, shift, zp, lo, hi);
+  return intq::requantMultiplierShift(x, multiplier, shift, zp, lo, hi);
+}
+
 /// The MAC kernels' epilogue on one accumulator.
 template <typename OpT>
 int64_t requantize(OpT op, int64_t acc, int64_t multiplier, int64_t shift) {
-  return intq::requantMultiplierShift(
+  return requantBy(
+      op.getRounding(),
       wrapAccumulator(static_cast<uint64_t>(acc), op.getAccumulatorBits()),
       multiplier, shift, op.getOutputZp(), op.getClipMin(), op.getClipMax());
 }
@@ -292,8 +301,8 @@ LogicalResult interpretConv(OpT op, InterpreterEnv &env, int64_t groups,
         int64_t nc = b * win.c + (o / og) * cg + ic;
         for (int64_t i = 0; i < kh; ++i)
           for (int64_t j = 0; j < kw; ++j)
-            accumulateTap(win, x.data(), nc, i, j,
-                          w[wIndex(o, ic, i, j)] - wzp, acc.data(),
+            accumulateTap(win, x.data(), nc, i, j, w[wIndex(o, ic, i, j)] - wzp,
+                          acc.data(),
                           [izp](uint64_t &a, int64_t xv, int64_t wv) {
                             a += static_cast<uint64_t>((xv - izp) * wv);
                           });
@@ -303,8 +312,8 @@ LogicalResult interpretConv(OpT op, InterpreterEnv &env, int64_t groups,
         dst[p] = requantize(op, static_cast<int64_t>(acc[p]), sb[o * 3 + 1],
                             sb[o * 3 + 2]);
     }
-  storeWindowResult(op, env, win, outChannels, std::move(out),
-                    op.getOutputZp(), false);
+  storeWindowResult(op, env, win, outChannels, std::move(out), op.getOutputZp(),
+                    false);
   return success();
 }
 
@@ -368,19 +377,21 @@ LogicalResult interpretBinary(OpT op, InterpreterEnv &env, bool rescale,
   }
   std::vector<int64_t> a = asInts(env.get(op.getLhs())),
                        b = asInts(env.get(op.getRhs())), out(a.size());
+  bool tflite = op.getRounding() == "tflite";
   for (size_t i = 0; i < a.size(); ++i) {
     int64_t l = a[i] - op.getLhsZp(), r = b[i] - op.getRhsZp();
+    // The rescaled inputs are unclamped (tflite: int32, as TFLite's ADD).
+    int64_t lo = tflite ? std::numeric_limits<int32_t>::min() : -kWide,
+            hi = tflite ? std::numeric_limits<int32_t>::max() : kWide;
     if (rescale) {
-      l = intq::requantMultiplierShift(l * (int64_t(1) << op.getLeftShift()),
-                                       op.getLhsMultiplier(), op.getLhsShift(),
-                                       0, -kWide, kWide);
-      r = intq::requantMultiplierShift(r * (int64_t(1) << op.getLeftShift()),
-                                       op.getRhsMultiplier(), op.getRhsShift(),
-                                       0, -kWide, kWide);
+      l = requantBy(op.getRounding(), l * (int64_t(1) << op.getLeftShift()),
+                    op.getLhsMultiplier(), op.getLhsShift(), 0, lo, hi);
+      r = requantBy(op.getRounding(), r * (int64_t(1) << op.getLeftShift()),
+                    op.getRhsMultiplier(), op.getRhsShift(), 0, lo, hi);
     }
-    out[i] = intq::requantMultiplierShift(
-        combine(l, r), op.getOutputMultiplier(), op.getOutputShift(),
-        op.getOutputZp(), op.getClipMin(), op.getClipMax());
+    out[i] = requantBy(op.getRounding(), combine(l, r),
+                       op.getOutputMultiplier(), op.getOutputShift(),
+                       op.getOutputZp(), op.getClipMin(), op.getClipMax());
   }
   env.set(op.getOutput(), fromInts(op.getOutput(), shape, out));
   return success();
@@ -471,9 +482,8 @@ LogicalResult ActivationOp::interpret(InterpreterEnv &env) {
   }
   std::vector<int64_t> x = asInts(env.get(getInput()));
   for (int64_t &v : x)
-    v = intq::requantMultiplierShift(v - getInputZp(), getMultiplier(),
-                                     getShift(), getOutputZp(), getClipMin(),
-                                     getClipMax());
+    v = requantBy(getRounding(), v - getInputZp(), getMultiplier(), getShift(),
+                  getOutputZp(), getClipMin(), getClipMax());
   env.set(getOutput(), fromInts(getOutput(), shape, x));
   return success();
 }
@@ -755,10 +765,8 @@ LogicalResult ConvertOp::interpret(InterpreterEnv &env) {
     auto [lo, hi] = storageRange(getOutput().getType());
     std::vector<int64_t> out(x.size());
     for (size_t i = 0; i < x.size(); ++i) {
-      double r = std::nearbyint(static_cast<double>(x[i]) / scale);
-      out[i] = static_cast<int64_t>(std::clamp(r + static_cast<double>(zp),
-                                               static_cast<double>(lo),
-                                               static_cast<double>(hi)));
+      out[i] = intq::quantizeScaled(static_cast<double>(x[i]) / scale, zp,
+                                    lo, hi);
     }
     env.set(getOutput(), fromInts(getOutput(), shape, out));
     return success();

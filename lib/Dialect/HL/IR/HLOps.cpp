@@ -8,6 +8,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace strata::hl;
 
@@ -61,6 +63,21 @@ int64_t segmentedSize(int64_t in, int64_t padBegin, int64_t padEnd, int64_t s) {
 } // namespace strata::hl
 
 namespace {
+
+/// The `rounding` attribute: "multiplier_shift" or "tflite" (whose
+/// multipliers are Q0.31 values, at most 2^31 - 1).
+LogicalResult verifyRounding(Operation *op, StringRef rounding,
+                             ArrayRef<int64_t> multipliers) {
+  if (rounding != "multiplier_shift" && rounding != "tflite")
+    return op->emitOpError("rounding '")
+           << rounding << "' must be multiplier_shift or tflite";
+  if (rounding == "tflite")
+    for (int64_t m : multipliers)
+      if (m < 0 || m > std::numeric_limits<int32_t>::max())
+        return op->emitOpError("tflite rounding: multiplier ")
+               << m << " must be a Q0.31 value in [0, 2^31 - 1]";
+  return success();
+}
 
 std::string ints(ArrayRef<int64_t> v) {
   std::string s = "[";
@@ -116,7 +133,7 @@ template <typename OpT> LogicalResult verifyIntEpilogue(OpT op, Format f) {
   if (op.getAccumulatorBits() < 16 || op.getAccumulatorBits() > 64)
     return op.emitOpError("accumulator_bits ")
            << op.getAccumulatorBits() << " must be in 16..64";
-  return success();
+  return verifyRounding(op, op.getRounding(), {});
 }
 
 /// The per-channel scale+bias operand: `C x 3` i32 with shifts in [0, 63]
@@ -339,6 +356,10 @@ template <typename OpT> LogicalResult verifyBinary(OpT op) {
         {"output_shift", op.getOutputShift()}})
     if (s < 0 || s > 63)
       return op.emitOpError() << name << " " << s << " must be in [0, 63]";
+  if (failed(verifyRounding(op, op.getRounding(),
+                            {op.getLhsMultiplier(), op.getRhsMultiplier(),
+                             op.getOutputMultiplier()})))
+    return failure();
   if (op.getLeftShift() < 0 || op.getLeftShift() > 31)
     return op.emitOpError("left_shift ")
            << op.getLeftShift() << " must be in [0, 31]";
@@ -370,6 +391,8 @@ LogicalResult ActivationOp::verify() {
   if (*f == Format::Int8) {
     if (getShift() < 0 || getShift() > 63)
       return emitOpError("shift ") << getShift() << " must be in [0, 63]";
+    if (failed(verifyRounding(*this, getRounding(), {getMultiplier()})))
+      return failure();
     auto [lo, hi] = storageRange(getOutput().getType());
     if (getClipMin() > getClipMax() || getClipMin() < lo || getClipMax() > hi)
       return emitOpError("clip [")

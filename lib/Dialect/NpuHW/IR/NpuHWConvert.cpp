@@ -210,6 +210,7 @@ std::optional<std::string> sliceOf(SliceTaskOp op, npusim::Task &task) {
   s.crd = op.getCrd();
   s.halfPixel = op.getHalfPixel();
   s.countIncludePad = op.getCountIncludePad();
+  s.scale = op.getScale().convertToDouble();
   if (op.getName())
     task.name = op.getName()->str();
   return std::nullopt;
@@ -360,6 +361,8 @@ void buildSlice(OpBuilder &b, Location loc, const npusim::Task &t) {
   flag("crd", s.crd);
   flag("half_pixel", s.halfPixel);
   flag("count_include_pad", s.countIncludePad);
+  if (s.scale != 0.0 || std::signbit(s.scale))
+    op->setAttr("scale", b.getF64FloatAttr(s.scale));
   if (!t.name.empty())
     op->setAttr("name", b.getStringAttr(t.name));
 }

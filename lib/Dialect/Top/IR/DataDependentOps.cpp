@@ -9,6 +9,8 @@
 
 #include "OpImpl.h"
 #include "strata/Dialect/Top/Shapes/DataDependentShapes.h"
+#include "strata/Support/NmsBoxes.h"
+#include "strata/Support/UniqueSlices.h"
 
 #include <algorithm>
 #include <cmath>
@@ -78,36 +80,11 @@ LogicalResult UniqueOp::interpret(InterpreterEnv &env) {
       outer *= shape[d];
     else if (d > axis)
       inner *= shape[d];
-  // Slice j as (is NaN, value) pairs: NaNs compare equal and sort last.
-  // Values as double are exact except for 64-bit integers beyond 2^53.
-  using Key = std::vector<std::pair<bool, double>>;
-  auto sliceKey = [&](int64_t j) {
-    Key key;
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i) {
-        double v = in.getAsDouble((o * dim + j) * inner + i);
-        key.emplace_back(std::isnan(v), std::isnan(v) ? 0.0 : v);
-      }
-    return key;
-  };
-  std::map<Key, int64_t> firstOf; // key -> first position
-  std::vector<int64_t> order;     // first positions of the output slices
-  std::vector<int64_t> firstOfPos(dim);
-  for (int64_t j = 0; j < dim; ++j) {
-    auto [it, isNew] = firstOf.emplace(sliceKey(j), j);
-    if (isNew)
-      order.push_back(j);
-    firstOfPos[j] = it->second;
-  }
-  if (getSorted()) {
-    order.clear();
-    for (auto &entry : firstOf)
-      order.push_back(entry.second);
-  }
+  unique::Slices found =
+      unique::findSlices(outer, dim, inner, getSorted(),
+                         [&](int64_t i) { return in.getAsDouble(i); });
+  const std::vector<int64_t> &order = found.order;
   int64_t u = order.size();
-  std::map<int64_t, int64_t> slotOfFirst;
-  for (int64_t r = 0; r < u; ++r)
-    slotOfFirst[order[r]] = r;
   std::vector<int64_t> yShape = shape;
   yShape[axis] = u;
   Tensor y(in.dtype(), yShape), first(DType::I64, {u}),
@@ -115,16 +92,14 @@ LogicalResult UniqueOp::interpret(InterpreterEnv &env) {
   size_t size = dtypeSize(in.dtype());
   for (int64_t r = 0; r < u; ++r) {
     first.data<int64_t>()[r] = order[r];
+    counts.data<int64_t>()[r] = found.counts[r];
     for (int64_t o = 0; o < outer; ++o)
       std::memcpy(y.data<uint8_t>() + (o * u + r) * inner * size,
                   in.data<uint8_t>() + (o * dim + order[r]) * inner * size,
                   inner * size);
   }
-  for (int64_t j = 0; j < dim; ++j) {
-    int64_t r = slotOfFirst[firstOfPos[j]];
-    inverse.data<int64_t>()[j] = r;
-    ++counts.data<int64_t>()[r];
-  }
+  std::copy(found.inverse.begin(), found.inverse.end(),
+            inverse.data<int64_t>());
   env.set(getOutput(), y);
   env.set(getIndices(), first);
   env.set(getInverseIndices(), inverse);
@@ -169,36 +144,14 @@ int64_t NonMaxSuppressionOp::getFlops() {
 }
 
 namespace {
-/// A box as [xmin, xmax] x [ymin, ymax].
-struct Box {
-  double x0, x1, y0, y1;
-};
+using nms::Box;
+using nms::suppresses;
 
 Box readBox(const Tensor &boxes, int64_t at, bool centerPoint) {
   double v[4];
   for (int k = 0; k < 4; ++k)
     v[k] = boxes.getAsDouble(at * 4 + k);
-  if (centerPoint)
-    return {v[0] - v[2] / 2, v[0] + v[2] / 2, v[1] - v[3] / 2,
-            v[1] + v[3] / 2};
-  return {std::min(v[1], v[3]), std::max(v[1], v[3]), std::min(v[0], v[2]),
-          std::max(v[0], v[2])};
-}
-
-/// True if the IoU of `a` and `b` exceeds `threshold` (degenerate boxes
-/// never suppress).
-bool suppresses(const Box &a, const Box &b, double threshold) {
-  double ix0 = std::max(a.x0, b.x0), ix1 = std::min(a.x1, b.x1);
-  double iy0 = std::max(a.y0, b.y0), iy1 = std::min(a.y1, b.y1);
-  if (ix1 <= ix0 || iy1 <= iy0)
-    return false;
-  double inter = (ix1 - ix0) * (iy1 - iy0);
-  double areaA = (a.x1 - a.x0) * (a.y1 - a.y0);
-  double areaB = (b.x1 - b.x0) * (b.y1 - b.y0);
-  double uni = areaA + areaB - inter;
-  if (inter <= 0 || areaA <= 0 || areaB <= 0 || uni <= 0)
-    return false;
-  return inter / uni > threshold;
+  return nms::makeBox(v, centerPoint);
 }
 } // namespace
 

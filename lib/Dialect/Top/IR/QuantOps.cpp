@@ -164,24 +164,6 @@ QuantParams paramsOf(Type elem) {
   return p;
 }
 
-/// Rounds to the nearest integer, ties to even, independent of the current
-/// floating-point rounding mode.
-double roundHalfToEven(double v) {
-  double r = std::round(v); // ties away from zero
-  if (std::fabs(v - std::trunc(v)) == 0.5)
-    r = 2.0 * std::round(v / 2.0);
-  return r;
-}
-
-/// `round_half_to_even(v) + zp` clamped to [qmin, qmax]; NaN gives `zp`.
-int64_t quantizeScaled(double v, int64_t zp, int64_t qmin, int64_t qmax) {
-  if (std::isnan(v))
-    return std::clamp(zp, qmin, qmax);
-  double q = roundHalfToEven(v) + static_cast<double>(zp);
-  q = std::clamp(q, static_cast<double>(qmin), static_cast<double>(qmax));
-  return static_cast<int64_t>(q);
-}
-
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -226,7 +208,7 @@ LogicalResult QuantOp::interpret(InterpreterEnv &env) {
   int64_t *o = out.data<int64_t>();
   for (int64_t i = 0, n = in.numElements(); i < n; ++i) {
     int64_t c = channel(i);
-    o[i] = quantizeScaled(in.getAsDouble(i) / p.scale(c), p.zeroPoint(c),
+    o[i] = intq::quantizeScaled(in.getAsDouble(i) / p.scale(c), p.zeroPoint(c),
                           p.qmin, p.qmax);
   }
   env.set(getOutput(), out.castTo(p.storage));
@@ -312,6 +294,7 @@ static shapes::RequantAttrs requantAttrs(RequantOp op) {
     attrs.multiplier = Ints(*m);
   if (auto r = op.getRshift())
     attrs.rshift = Ints(*r);
+  attrs.axis = op.getAxis();
   attrs.input = quantAxisOf(elementType(op.getInput()));
   attrs.result = quantAxisOf(elementType(op.getOutput()));
   return attrs;
@@ -351,7 +334,10 @@ LogicalResult RequantOp::interpret(InterpreterEnv &env) {
   RequantMode mode = getQuantMode();
   AxisIndexer inChannel(in.shape(), pin.axis);
   AxisIndexer outChannel(in.shape(), pout.axis);
-  AxisIndexer channel(in.shape(), in.rank() >= 2 ? 1 : -1);
+  std::optional<uint64_t> axis = getAxis();
+  int64_t channelDim = axis ? static_cast<int64_t>(*axis)
+                            : (in.rank() >= 2 ? 1 : -1);
+  AxisIndexer channel(in.shape(), channelDim);
   SmallVector<int64_t> multiplier, rshift;
   if (auto m = getMultiplier())
     multiplier.assign(m->begin(), m->end());
@@ -368,16 +354,25 @@ LogicalResult RequantOp::interpret(InterpreterEnv &env) {
     int64_t zpOut = pout.zeroPoint(outChannel(i));
     if (mode == RequantMode::Float) {
       double real = static_cast<double>(x) * pin.scale(inChannel(i));
-      o[i] = quantizeScaled(real / pout.scale(outChannel(i)), zpOut,
+      o[i] = intq::quantizeScaled(real / pout.scale(outChannel(i)), zpOut,
                             pout.qmin, pout.qmax);
       continue;
     }
     int64_t c = channel(i);
     int64_t m = at(multiplier, c), s = at(rshift, c);
-    o[i] = mode == RequantMode::MultiplierShift
-               ? intq::requantMultiplierShift(x, m, s, zpOut, pout.qmin,
-                                              pout.qmax)
-               : intq::requantTFLite(x, m, s, zpOut, pout.qmin, pout.qmax);
+    switch (mode) {
+    case RequantMode::MultiplierShift:
+      o[i] = intq::requantMultiplierShift(x, m, s, zpOut, pout.qmin,
+                                          pout.qmax);
+      break;
+    case RequantMode::TFLite:
+      o[i] = intq::requantTFLite(x, m, s, zpOut, pout.qmin, pout.qmax);
+      break;
+    default:
+      o[i] = intq::requantTosa(x, m, s, mode == RequantMode::TosaDoubleRound,
+                               zpOut, pout.qmin, pout.qmax);
+      break;
+    }
   }
   env.set(getOutput(), out.castTo(pout.storage));
   return success();

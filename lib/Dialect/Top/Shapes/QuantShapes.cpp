@@ -16,13 +16,16 @@ std::optional<ShapeError> checkOptionalAxis(const char *what,
 }
 
 /// Checks the number of values of the per-channel attribute `name`: 1, or
-/// one per channel (dim 1 of `input` when known).
+/// one per channel (dim `axis` of `input` when known; dim 1 when `axis` is
+/// absent).
 std::optional<ShapeError> checkChannelCount(const char *name, Ints values,
-                                            std::optional<Ints> input) {
+                                            std::optional<Ints> input,
+                                            std::optional<int64_t> axis) {
   int64_t n = values.rank();
   if (n == 1)
     return std::nullopt;
-  if (input && input->rank() < 2)
+  int64_t dim = axis.value_or(1);
+  if (input && !axis && input->rank() < 2)
     return ShapeError() << "attribute '" << name << "' has " << n
                         << " values but per-channel values need an input of "
                            "rank >= 2 (channel is dim 1), got rank "
@@ -30,11 +33,14 @@ std::optional<ShapeError> checkChannelCount(const char *name, Ints values,
   if (n == 0)
     return ShapeError() << "attribute '" << name
                         << "' must have 1 value or one per channel, got none";
-  int64_t channels = input && !isDynamicDim((*input)[1]) ? (*input)[1] : 0;
+  int64_t channels =
+      input && dim < input->rank() && !isDynamicDim((*input)[dim])
+          ? (*input)[dim]
+          : 0;
   if (channels > 0 && n != channels)
     return ShapeError() << "attribute '" << name << "' must have 1 or "
-                        << channels << " (input dim 1) values, got " << n << " "
-                        << values;
+                        << channels << " (input dim " << dim << ") values, got "
+                        << n << " " << values;
   return std::nullopt;
 }
 
@@ -42,7 +48,7 @@ std::optional<ShapeError> checkChannelCount(const char *name, Ints values,
 /// rshift ([0, 63]).
 std::optional<ShapeError> checkRequantRanges(const std::string &mode,
                                              Ints multiplier, Ints rshift) {
-  int64_t lo = mode == "TFLite" ? 0 : INT32_MIN, hi = INT32_MAX;
+  int64_t lo = mode == "MultiplierShift" ? INT32_MIN : 0, hi = INT32_MAX;
   for (size_t i = 0; i < multiplier.size(); ++i)
     if (multiplier[i] < lo || multiplier[i] > hi)
       return ShapeError() << "attribute 'multiplier' value " << multiplier[i]
@@ -84,17 +90,26 @@ ShapeOr<Shape> inferDequant(Ints input, std::optional<QuantAxis> inputAxis) {
 std::optional<ShapeError> checkRequantAttrs(const RequantAttrs &attrs,
                                             std::optional<Ints> input) {
   const std::string &mode = attrs.quantMode;
-  if (mode != "MultiplierShift" && mode != "TFLite" && mode != "Float")
+  if (mode != "MultiplierShift" && mode != "TFLite" && mode != "Float" &&
+      mode != "TosaSingleRound" && mode != "TosaDoubleRound")
     return ShapeError() << "attribute 'quant_mode' must be "
-                           "\"MultiplierShift\", \"TFLite\" or \"Float\", "
+                           "\"MultiplierShift\", \"TFLite\", \"Float\", "
+                           "\"TosaSingleRound\" or \"TosaDoubleRound\", "
                            "got \""
                         << mode << "\"";
+  if (attrs.axis &&
+      (*attrs.axis < 0 || (input && *attrs.axis >= input->rank())))
+    return ShapeError() << "attribute 'axis' " << *attrs.axis
+                        << " is out of range for an input of rank "
+                        << (input ? input->rank() : 0);
   const std::optional<Ints> &multiplier = attrs.multiplier;
   const std::optional<Ints> &rshift = attrs.rshift;
   if (mode == "Float") {
-    if (multiplier || rshift)
+    if (multiplier || rshift || attrs.axis)
       return ShapeError() << "attribute '"
-                          << (multiplier ? "multiplier" : "rshift")
+                          << (multiplier ? "multiplier"
+                              : rshift   ? "rshift"
+                                         : "axis")
                           << "' is not used by quant_mode \"Float\"";
     return std::nullopt;
   }
@@ -104,7 +119,7 @@ std::optional<ShapeError> checkRequantAttrs(const RequantAttrs &attrs,
   for (auto [name, values] :
        {std::pair<const char *, Ints>{"multiplier", *multiplier},
         {"rshift", *rshift}})
-    if (auto error = checkChannelCount(name, values, input))
+    if (auto error = checkChannelCount(name, values, input, attrs.axis))
       return error;
   if (multiplier->size() != 1 && rshift->size() != 1 &&
       multiplier->size() != rshift->size())

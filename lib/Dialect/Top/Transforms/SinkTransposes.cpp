@@ -10,9 +10,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "strata/Dialect/Top/IR/TopUtils.h"
+#include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -48,6 +50,13 @@ std::optional<int64_t> agnosticRank(Operation *op) {
   if (op->hasTrait<strata::top::OpTrait::Elementwise>() ||
       isa<ConcatOp, ReduceOp, PadOp, ResizeOp, SoftmaxOp, LogSoftmaxOp>(op))
     return type.getRank();
+  // Requant: elementwise but for its per-channel dim (an attribute); its
+  // types may not be per-axis (their dim is in the type).
+  if (auto requant = dyn_cast<RequantOp>(op))
+    if (!isa<quant::UniformQuantizedPerAxisType>(
+            getElementTypeOrSelf(requant.getInput().getType())) &&
+        !isa<quant::UniformQuantizedPerAxisType>(type.getElementType()))
+      return type.getRank();
   return std::nullopt;
 }
 
@@ -302,6 +311,13 @@ void rewriteRegion(Region &r, ArrayRef<int64_t> q) {
       auto axis = op->getAttrOfType<IntegerAttr>("axis");
       int64_t mapped = axesInFrame({axis ? axis.getInt() : -1}, q)[0];
       op->setAttr("axis", b.getI64IntegerAttr(mapped));
+    }
+    if (auto requant = dyn_cast<RequantOp>(op)) {
+      auto m = requant.getMultiplier(), r = requant.getRshift();
+      if ((m && m->size() > 1) || (r && r->size() > 1)) {
+        int64_t axis = requant.getAxis() ? *requant.getAxis() : 1;
+        requant.setAxis(axesInFrame({axis}, q)[0]);
+      }
     }
     if (isa<PadOp>(op))
       mapDimAttr(op, "pads", q);

@@ -222,3 +222,19 @@ func.func @tie_elsewhere(%arg0: tensor<1x48xf32>) -> tensor<1x8x4x4xf32> {
   %2 = top.Conv(%1, %w, %n) {kernel_shape = array<i64: 3, 3>} : (tensor<1x3x6x6xf32>, tensor<8x3x3x3xf32>, none) -> tensor<1x8x4x4xf32>
   return %2 : tensor<1x8x4x4xf32>
 }
+
+// -----
+
+// A per-channel Requant is elementwise but for its channel dim: the pair
+// around it cancels and its axis follows the channels (NHWC dim 3 is NCHW
+// dim 1 here).
+// CHECK-LABEL: func @requant_axis
+// CHECK-NOT: top.Permute
+// CHECK: top.Requant(%{{.*}}) {axis = 1 : i64, multiplier = array<i64: 1073741824, 1518500250, 3>, quant_mode = #top.requant_mode<TosaSingleRound>, rshift = array<i64: 33>} : (tensor<1x3x4x5xi32>) -> tensor<1x3x4x5xi8>
+// CHECK-NOT: top.Permute
+func.func @requant_axis(%x: tensor<1x3x4x5xi32>) -> tensor<1x3x4x5xi8> {
+  %0 = top.Permute(%x) {order = array<i64: 0, 2, 3, 1>} : (tensor<1x3x4x5xi32>) -> tensor<1x4x5x3xi32>
+  %1 = top.Requant(%0) {multiplier = array<i64: 1073741824, 1518500250, 3>, rshift = array<i64: 33>, axis = 3 : i64, quant_mode = #top.requant_mode<TosaSingleRound>} : (tensor<1x4x5x3xi32>) -> tensor<1x4x5x3xi8>
+  %2 = top.Permute(%1) {order = array<i64: 0, 3, 1, 2>} : (tensor<1x4x5x3xi8>) -> tensor<1x3x4x5xi8>
+  return %2 : tensor<1x3x4x5xi8>
+}

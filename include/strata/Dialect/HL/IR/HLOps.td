@@ -53,7 +53,8 @@ defvar HL_IntEpilogue = (ins
   DefaultValuedAttr<HL_I64Attr, "127">:$clip_max,
   DefaultValuedAttr<BoolAttr, "false">:$relu,
   OptionalAttr<F64Attr>:$relu_limit,
-  DefaultValuedAttr<HL_I64Attr, "32">:$accumulator_bits);
+  DefaultValuedAttr<HL_I64Attr, "32">:$accumulator_bits,
+  DefaultValuedAttr<StrAttr, "\"multiplier_shift\"">:$rounding);
 
 // The window of conv2d, depthwise_conv2d, maxpool and avgpool.
 defvar HL_Window = (ins
@@ -73,7 +74,10 @@ def HL_Conv2DOp : HL_Op<"conv2d"> {
     `acc = bias[o] + sum_{ic, kh, kw} (x - input_zp) * (w - weight_zp)` in
     `accumulator_bits`-wide two's complement, padding reads `input_zp`;
     `out = requantMultiplierShift(acc, multiplier[o], shift[o], output_zp,
-    clip_min, clip_max)` (include/strata/Support/IntegerRequant.h).
+    clip_min, clip_max)` (include/strata/Support/IntegerRequant.h);
+    `rounding = "tflite"`: `requantTFLite` instead (gemmlowp's
+    SaturatingRoundingDoublingHighMul by a Q0.31 multiplier, then
+    RoundingDivideByPOT; the rule of TFLite-mode `top.Requant`).
     bf16: `scale_bias` is `O` f32 biases; products and sums in f32 from the
     bias in the order ic, kh, kw; `relu` then clamps at 0 and `relu_limit`
     (bf16 only, e.g. 6.0 for ReLU6) from above, in f32; the result is
@@ -143,8 +147,9 @@ class HL_BinaryOp<string mnemonic, string what> : HL_Op<mnemonic> {
     lhs_multiplier, lhs_shift)`, `b` alike from `rhs`, then `r = a OP b`
     (`mul`: `r = (lhs - lhs_zp) * (rhs - rhs_zp)`, no input rescale), then
     `out = requantMultiplierShift(r, output_multiplier, output_shift,
-    output_zp, clip_min, clip_max)`. bf16: computed in f32, rounded to
-    bf16.
+    output_zp, clip_min, clip_max)`; every requant and rescale uses
+    `requantTFLite` when `rounding = "tflite"` (then `add` is TFLite's
+    reference ADD). bf16: computed in f32, rounded to bf16.
   }];
   let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
       DefaultValuedAttr<HL_I64Attr, "0">:$lhs_zp,
@@ -158,7 +163,8 @@ class HL_BinaryOp<string mnemonic, string what> : HL_Op<mnemonic> {
       DefaultValuedAttr<HL_I64Attr, "0">:$output_shift,
       DefaultValuedAttr<HL_I64Attr, "0">:$output_zp,
       DefaultValuedAttr<HL_I64Attr, "-128">:$clip_min,
-      DefaultValuedAttr<HL_I64Attr, "127">:$clip_max);
+      DefaultValuedAttr<HL_I64Attr, "127">:$clip_max,
+      DefaultValuedAttr<StrAttr, "\"multiplier_shift\"">:$rounding);
   let results = (outs AnyRankedTensor:$output);
 }
 def HL_AddOp : HL_BinaryOp<"add", "sum">;
@@ -172,7 +178,8 @@ def HL_ActivationOp : HL_Op<"activation"> {
   let description = [{
     `out = requantMultiplierShift(x - input_zp, multiplier, shift, output_zp,
     clip_min, clip_max)` (ReLU: `clip_min = output_zp`; ReLU6: `clip_max` the
-    integer of 6). bf16: `clamp(x, clip_min, clip_max)`.
+    integer of 6; `rounding = "tflite"`: `requantTFLite`). bf16:
+    `clamp(x, clip_min, clip_max)`.
   }];
   let arguments = (ins AnyRankedTensor:$input,
       DefaultValuedAttr<HL_I64Attr, "0">:$input_zp,
@@ -180,7 +187,8 @@ def HL_ActivationOp : HL_Op<"activation"> {
       DefaultValuedAttr<HL_I64Attr, "0">:$shift,
       DefaultValuedAttr<HL_I64Attr, "0">:$output_zp,
       DefaultValuedAttr<HL_I64Attr, "-128">:$clip_min,
-      DefaultValuedAttr<HL_I64Attr, "127">:$clip_max);
+      DefaultValuedAttr<HL_I64Attr, "127">:$clip_max,
+      DefaultValuedAttr<StrAttr, "\"multiplier_shift\"">:$rounding);
   let results = (outs AnyRankedTensor:$output);
 }
 

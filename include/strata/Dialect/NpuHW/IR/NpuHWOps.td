@@ -156,6 +156,7 @@ def NpuHW_SliceTaskOp : NpuHW_Op<"slice_task", [HasParent<"SegmentOp">]> {
     DefaultValuedAttr<BoolAttr, "false">:$crd,
     DefaultValuedAttr<BoolAttr, "false">:$half_pixel,
     DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
+    DefaultValuedAttr<F64Attr, "0.0">:$scale,
     OptionalAttr<StrAttr>:$name);
   let assemblyFormat = "attr-dict";
 }

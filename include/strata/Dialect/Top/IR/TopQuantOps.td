@@ -99,14 +99,29 @@ def Top_RequantOp : Top_Op<"Requant", [Pure]> {
       each an f64 operation: `top.Dequant` with the input parameters
       followed by `top.Quant` with the output ones, without rounding `real`
       to the expressed type. `multiplier` and `rshift` must be absent.
+    - `"TosaSingleRound"` (TOSA's `tosa.rescale` with `SINGLE_ROUND`, and
+      `apply_scale_16`): `f(x) = floor((x * multiplier + 2^(rshift-1)) /
+      2^rshift)` with the product exact, i.e. round half up (toward
+      +infinity), unlike `"MultiplierShift"`'s ties away from zero: x = -480,
+      multiplier = 2^30, rshift = 36 gives -7 here and -8 there.
+    - `"TosaDoubleRound"` (TOSA's `DOUBLE_ROUND`, `apply_scale_32`): as
+      `"TosaSingleRound"` but for `rshift > 31` the rounding term is further
+      `+ 2^30` when `x >= 0` and `- 2^30` when `x < 0`.
+      TOSA's unsigned inputs and outputs (`input_unsigned`,
+      `output_unsigned`) are unsigned element types here (`ui8`,
+      `!quant.uniform<u8:...>`), its zero points the types' zero points.
 
     Attributes:
 
-    - `quant_mode`: `"MultiplierShift"` (default), `"TFLite"` or `"Float"`.
+    - `quant_mode`: `"MultiplierShift"` (default), `"TFLite"`, `"Float"`,
+      `"TosaSingleRound"` or `"TosaDoubleRound"`.
     - `multiplier`: for the integer modes, one value or one per channel,
-      where the channel is dim 1 of the input (TPU-MLIR's NCHW convention;
-      per-channel values need rank >= 2). Values lie in the int32 range
-      (`[0, 2^31 - 1]` for `"TFLite"`).
+      where the channel is dim `axis` of the input. Values lie in the int32
+      range (`[0, 2^31 - 1]` for `"TFLite"` and the TOSA modes).
+    - `axis`: the channel dim of per-channel `multiplier` / `rshift`, in
+      `[0, rank)`; absent means dim 1 (TPU-MLIR's NCHW convention; then
+      per-channel values need rank >= 2). TFLite and TOSA, NHWC, use the
+      last dim.
     - `rshift`: like `multiplier`, one value or one per channel, each in
       `[0, 63]`; required together with `multiplier` and of the same length
       or length 1.
@@ -124,9 +139,20 @@ def Top_RequantOp : Top_Op<"Requant", [Pure]> {
     Top_Tensor:$input,
     OptionalAttr<DenseI64ArrayAttr>:$multiplier,
     OptionalAttr<DenseI64ArrayAttr>:$rshift,
-    Top_DefaultEnum<Top_RequantModeAttr, "MultiplierShift">:$quant_mode
+    Top_DefaultEnum<Top_RequantModeAttr, "MultiplierShift">:$quant_mode,
+    OptionalAttr<I64Attr>:$axis
   );
   let results = (outs Top_Tensor:$output);
+  // The builder of the attributes before `axis` (channel on dim 1).
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
+                   "::mlir::DenseI64ArrayAttr":$multiplier,
+                   "::mlir::DenseI64ArrayAttr":$rshift,
+                   "::strata::top::RequantModeAttr":$quant_mode), [{
+      build($_builder, $_state, output, input, multiplier, rshift, quant_mode,
+            ::mlir::IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

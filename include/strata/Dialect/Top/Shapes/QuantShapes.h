@@ -40,15 +40,18 @@ ShapeOr<Shape> inferDequant(Ints input, std::optional<QuantAxis> inputAxis);
 
 /// The attributes of Requant and the per-axis quantizations of its sides.
 struct RequantAttrs {
-  /// "MultiplierShift", "TFLite" or "Float".
+  /// "MultiplierShift", "TFLite", "Float", "TosaSingleRound" or
+  /// "TosaDoubleRound".
   std::string quantMode;
-  /// One value, or one per channel (input dim 1); absent for "Float".
+  /// One value, or one per channel (input dim `axis`, 1 when absent);
+  /// absent for "Float".
   std::optional<Ints> multiplier, rshift;
+  std::optional<int64_t> axis;
   std::optional<QuantAxis> input, result;
 };
 
-/// Checks Requant's quant_mode, multiplier and rshift (their number against
-/// input dim 1 when `input`, the input's shape, is known; nullopt for an
+/// Checks Requant's quant_mode, axis, multiplier and rshift (their number
+/// against input dim `axis` when `input`, the input's shape, is known; nullopt for an
 /// unranked input).
 std::optional<ShapeError> checkRequantAttrs(const RequantAttrs &attrs,
                                             std::optional<Ints> input);

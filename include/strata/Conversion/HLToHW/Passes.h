@@ -1,0 +1,100 @@
+//===- Passes.h - HL to the NPU's task-level npuhw dialect ------*- C++ -*-===//
+//
+// The HL -> HW lowering (docs/npu.md, "HL -> HW"): each HL kernel becomes
+// one NPU program (a dispatch of the npu-sim device) that DMA-loads its
+// operands into LRAM, runs slice tasks and stores its result, tiled when the
+// layer does not fit LRAM. Every size comes from the NpuConfig.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_CONVERSION_HLTOHW_PASSES_H
+#define STRATA_CONVERSION_HLTOHW_PASSES_H
+
+#include "strata/Dialect/HL/IR/HLOps.h"
+#include "strata/Dialect/NpuHW/IR/NpuHW.h"
+#include "strata/Npu/NpuConfig.h"
+#include "strata/NpuSim/NpuProgram.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::conversion {
+
+#define GEN_PASS_DECL
+#include "strata/Conversion/HLToHW/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "strata/Conversion/HLToHW/Passes.h.inc"
+
+/// A bump allocator over the NPU's LRAM: every buffer starts at a multiple
+/// of config.lramAlignment; `allocate` fails (nullopt) when the buffer would
+/// reach past config.lramBytes. The fit check of the tiling is "every buffer
+/// of one tile allocates".
+class LramAllocator {
+public:
+  explicit LramAllocator(const npu::NpuConfig &config);
+  /// The address of a new buffer of `bytes` bytes, or nullopt if it does not
+  /// fit.
+  std::optional<int64_t> allocate(int64_t bytes);
+  /// Bytes in use (the end of the last buffer, alignment included).
+  int64_t used() const { return top; }
+  /// `bytes` rounded up to the alignment.
+  int64_t aligned(int64_t bytes) const;
+  /// Keeps [begin, end) out of every later buffer (data another dispatch
+  /// left resident).
+  void reserve(int64_t begin, int64_t end);
+
+private:
+  int64_t capacity, alignment, top = 0;
+  std::vector<std::pair<int64_t, int64_t>> reserved;
+};
+
+/// How the lowering plans a layer.
+struct HLToHWOptions {
+  /// Two LRAM buffer sets: tile k+1's loads overlap tile k's compute.
+  bool doubleBuffer = false;
+  /// LRAM reuse across dispatches: a kernel whose producer is the previous
+  /// NPU dispatch reads the producer's output where it left it in LRAM
+  /// instead of loading it (the pass sets the per-op fields below).
+  bool lramReuse = false;
+  /// Per op: keep the whole output in LRAM (one tile) when it fits.
+  bool keepOutputResident = false;
+  /// Per op: the input is resident in LRAM at this address (NCHW,
+  /// contiguous), left there by the previous dispatch.
+  std::optional<int64_t> residentInput;
+};
+
+/// The tiling chosen for one layer (reported by the pass and the bench).
+struct LayerPlan {
+  int64_t rowTiles = 1;     ///< output row tiles
+  int64_t channelTiles = 1; ///< output channel tiles (whole weight blocks)
+  int64_t lramBytes = 0;    ///< LRAM the plan uses (the allocator's top)
+  /// Where the whole output stays in LRAM after the program (when asked
+  /// for and possible).
+  std::optional<int64_t> residentOutput;
+};
+
+/// Lowers one HL kernel (hl.conv2d, hl.depthwise_conv2d,
+/// hl.fully_connected) to `program` named `name`. On failure returns the
+/// error (naming the layer and the sizes).
+std::optional<std::string>
+lowerHLOpToProgram(mlir::Operation *op, const npu::NpuConfig &config,
+                   const HLToHWOptions &options, const std::string &name,
+                   npusim::Program &program, LayerPlan *plan = nullptr);
+
+/// Whether the lowering has a program for `op`.
+bool hasNpuLowering(mlir::Operation *op);
+
+/// The pass with a given description (no JSON file).
+std::unique_ptr<mlir::Pass>
+createConvertHLToHWPass(const npu::NpuConfig &config,
+                        const HLToHWOptions &options);
+
+} // namespace strata::conversion
+
+#endif // STRATA_CONVERSION_HLTOHW_PASSES_H

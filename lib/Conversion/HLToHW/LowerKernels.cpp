@@ -1,0 +1,1106 @@
+//===- LowerKernels.cpp - one HL MAC kernel as one NPU program ------------===//
+//
+// hl.conv2d, hl.depthwise_conv2d and hl.fully_connected become a program
+// that loads the input, the packed weights and the scale_bias rows into
+// LRAM, runs slice tasks and stores the result (docs/npu.md, "HL -> HW").
+// When the layer does not fit LRAM it is tiled by output channels (whole
+// weight blocks of config.weightChannelBlock) and output rows; the plan is
+// one whose buffers all allocate (LramAllocator) and whose schedule is the
+// fastest by an estimate (DMA bytes and setups, the slice tasks' cycle
+// model; with double
+// buffering the overlap of tile k's compute with tile k+1's loads). Within a
+// tile the work is split over config.slices, by output channels or by output
+// rows (the cheaper under npusim::taskCost), each slice writing its own LRAM
+// piece (disjoint ranges: no race).
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Conversion/HLToHW/Passes.h"
+#include "strata/NpuSim/Simulator.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::conversion;
+using npusim::Task;
+
+namespace {
+
+enum class Kind { Conv, Depthwise, FullyConnected };
+
+/// One MAC layer in the lowering's terms. A fully connected layer is a 1x1
+/// "image" (H = W = OH = OW = 1, C = I).
+struct Layer {
+  Kind kind = Kind::Conv;
+  std::string name; // the op and its shapes, for errors
+  int64_t N = 1, C = 1, H = 1, W = 1, O = 1, OH = 1, OW = 1, KH = 1, KW = 1;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1, groups = 1;
+  int64_t pad[4] = {0, 0, 0, 0}; // top, left, bottom, right
+  int64_t B = 4;
+  int64_t eb = 1;          // bytes of an input / weight / output element
+  int64_t sbRowBytes = 12; // one scale_bias row: 3 x i32, or 1 x f32 (bf16)
+  int64_t blockBytes = 0;  // one packed weight block
+  npusim::SliceTask proto; // the fields every task of the layer shares
+  /// The whole input already in LRAM at this address (NCHW, contiguous):
+  /// left there by the previous dispatch (LRAM reuse).
+  std::optional<int64_t> residentIn;
+
+  int64_t inputBytes() const { return N * C * H * W * eb; }
+
+  int64_t blocks() const { return (O + B - 1) / B; }
+  /// Output channels split in tiles independently (not grouped conv).
+  bool channelTileable() const { return kind != Kind::Conv || groups == 1; }
+  /// The reduction (input channels) can be split with int32 partials:
+  /// int8, not grouped, not depthwise.
+  bool reductionTileable() const {
+    return eb == 1 && kind != Kind::Depthwise && groups == 1;
+  }
+  /// Bytes of one input channel of one weight block.
+  int64_t blockChannelBytes() const { return KH * KW * B * eb; }
+};
+
+/// The input rows the output rows [r0, r1) read: [i0, i1) of the input and
+/// the tile's own top/bottom padding.
+struct RowWindow {
+  int64_t i0, i1, padTop, padBottom;
+};
+
+RowWindow rowWindow(const Layer &l, int64_t r0, int64_t r1) {
+  if (l.kind == Kind::FullyConnected)
+    return {0, 1, 0, 0};
+  int64_t lo = r0 * l.sh - l.pad[0];
+  int64_t hiEnd = (r1 - 1) * l.sh - l.pad[0] + l.dh * (l.KH - 1) + 1;
+  int64_t i0 = std::clamp<int64_t>(lo, 0, l.H - 1);
+  int64_t i1 = std::clamp<int64_t>(hiEnd, i0 + 1, l.H);
+  return {i0, i1, std::max<int64_t>(0, i0 - lo),
+          std::max<int64_t>(0, hiEnd - i1)};
+}
+
+/// A tile: output channels [c0, c1) (c0 a multiple of B), rows [r0, r1)
+/// and the reduction's input channels [k0, k1) (all of them unless the
+/// reduction is tiled).
+struct Tile {
+  int64_t c0, c1, r0, r1, k0 = 0, k1 = 0;
+};
+
+/// The tiling: channel tiles of `blocksPerTile` weight blocks, row tiles of
+/// `rowsPerTile` rows, reduction tiles of `channelsPerTile` input channels.
+struct Tiling {
+  int64_t blocksPerTile = 1, rowsPerTile = 1, channelsPerTile = 0;
+};
+
+/// Whether the reduction of `l` is split by `t`.
+bool reductionTiled(const Layer &l, const Tiling &t) {
+  return l.reductionTileable() && t.channelsPerTile < l.C;
+}
+
+std::vector<Tile> tilesOf(const Layer &l, const Tiling &t) {
+  std::vector<Tile> tiles;
+  int64_t cStep = t.blocksPerTile * l.B;
+  int64_t kStep = reductionTiled(l, t) ? t.channelsPerTile : l.C;
+  for (int64_t c0 = 0; c0 < l.O; c0 += cStep)
+    for (int64_t r0 = 0; r0 < l.OH; r0 += t.rowsPerTile)
+      for (int64_t k0 = 0; k0 < l.C; k0 += kStep)
+        tiles.push_back({c0, std::min(l.O, c0 + cStep), r0,
+                         std::min(l.OH, r0 + t.rowsPerTile), k0,
+                         std::min(l.C, k0 + kStep)});
+  return tiles;
+}
+
+/// Input channels a tile reads.
+std::pair<int64_t, int64_t> inputChannels(const Layer &l, const Tile &t) {
+  if (l.kind == Kind::Depthwise)
+    return {t.c0, t.c1};
+  return {t.k0, t.k1};
+}
+
+bool firstK(const Tile &t) { return t.k0 == 0; }
+bool lastK(const Layer &l, const Tile &t) {
+  return l.kind == Kind::Depthwise || t.k1 == l.C;
+}
+
+/// Byte sizes of one tile's buffers.
+struct TileBytes {
+  int64_t input, weights, scaleBias, output, acc;
+};
+
+/// Bytes of the weights of tile `t` (its blocks, its input channels).
+int64_t weightBytes(const Layer &l, const Tile &t) {
+  int64_t nBlocks = (t.c1 - t.c0 + l.B - 1) / l.B;
+  if (l.kind == Kind::Depthwise || (t.k0 == 0 && t.k1 == l.C))
+    return nBlocks * l.blockBytes;
+  return nBlocks * (t.k1 - t.k0) * l.blockChannelBytes();
+}
+
+TileBytes tileBytes(const Layer &l, const Tile &t, bool tiledK) {
+  RowWindow w = rowWindow(l, t.r0, t.r1);
+  auto [ci0, ci1] = inputChannels(l, t);
+  int64_t outElems = l.N * (t.c1 - t.c0) * (t.r1 - t.r0) * l.OW;
+  return {l.N * (ci1 - ci0) * (w.i1 - w.i0) * l.W * l.eb, weightBytes(l, t),
+          (t.c1 - t.c0) * l.sbRowBytes, outElems * l.eb,
+          tiledK ? outElems * 4 : 0};
+}
+
+/// The largest buffer of each kind over the tiles, and whether the kind's
+/// contents stay the same over all tiles (then one buffer, loaded once).
+struct Buffers {
+  TileBytes max{0, 0, 0, 0, 0};
+  bool inputShared = true, weightsShared = true, scaleBiasShared = true;
+};
+
+Buffers buffersOf(const Layer &l, const std::vector<Tile> &tiles) {
+  Buffers b;
+  const Tile &f = tiles.front();
+  bool tiledK = l.kind != Kind::Depthwise && (f.k0 != 0 || f.k1 != l.C);
+  for (const Tile &t : tiles) {
+    TileBytes s = tileBytes(l, t, tiledK);
+    b.max.input = std::max(b.max.input, s.input);
+    b.max.weights = std::max(b.max.weights, s.weights);
+    b.max.scaleBias = std::max(b.max.scaleBias, s.scaleBias);
+    b.max.output = std::max(b.max.output, s.output);
+    b.max.acc = std::max(b.max.acc, s.acc);
+  }
+  b.scaleBiasShared = f.c1 - f.c0 == l.O;
+  b.weightsShared = b.scaleBiasShared && !tiledK;
+  b.inputShared = f.r1 - f.r0 == l.OH && !tiledK &&
+                  (l.kind != Kind::Depthwise || b.weightsShared);
+  return b;
+}
+
+/// LRAM addresses of every buffer: per buffer set (one, or two when double
+/// buffering) for the operands that change between tiles.
+struct Placement {
+  int64_t input[2], weights[2], scaleBias[2], output[2];
+  int64_t acc = 0; ///< int32 partials (reduction tiling), one set
+  int64_t used = 0;
+};
+
+std::optional<Placement> place(const Layer &l, const Buffers &b, int sets,
+                               const npu::NpuConfig &config) {
+  LramAllocator alloc(config);
+  Placement p;
+  if (l.residentIn)
+    alloc.reserve(*l.residentIn, *l.residentIn + l.inputBytes());
+  auto put = [&](int64_t *dst, int64_t bytes, bool shared) {
+    for (int s = 0; s < 2; ++s) {
+      if (s >= sets || (s > 0 && shared)) {
+        dst[s] = dst[0];
+        continue;
+      }
+      std::optional<int64_t> a = alloc.allocate(bytes);
+      if (!a)
+        return false;
+      dst[s] = *a;
+    }
+    return true;
+  };
+  if (!put(p.weights, b.max.weights, b.weightsShared) ||
+      !put(p.scaleBias, b.max.scaleBias, b.scaleBiasShared) ||
+      (!l.residentIn && !put(p.input, b.max.input, b.inputShared)) ||
+      !put(p.output, b.max.output, false))
+    return std::nullopt;
+  if (l.residentIn)
+    p.input[0] = p.input[1] = *l.residentIn;
+  if (b.max.acc) {
+    std::optional<int64_t> a = alloc.allocate(b.max.acc);
+    if (!a)
+      return std::nullopt;
+    p.acc = *a;
+  }
+  p.used = alloc.used();
+  return p;
+}
+
+/// The estimated cycles of a tiling's schedule: per tile the DMA cycles
+/// of what it loads (weights and scale_bias when they change, its input rows
+/// when they change) and stores, and its slice tasks' cycles under the cycle
+/// model.
+/// Single-buffered the three add up; double-buffered a tile's compute
+/// overlaps the next tile's loads and the previous tile's store.
+int64_t tileComputeCycles(const Layer &l, const Tile &t,
+                          const npu::NpuConfig &config);
+
+double scheduleCycles(const Layer &l, const std::vector<Tile> &tiles,
+                      const npu::NpuConfig &config, int sets) {
+  auto dmaCycles = [&](double bytes, int descriptors) {
+    return bytes / config.effectiveDmaBytesPerCycle() +
+           descriptors * config.dmaSetupCycles;
+  };
+  std::vector<double> load(tiles.size()), compute(tiles.size()),
+      store(tiles.size());
+  std::vector<int64_t> lastW, lastSb, lastIn;
+  std::map<std::vector<int64_t>, int64_t> computeOf;
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    const Tile &t = tiles[i];
+    TileBytes s = tileBytes(l, t, false);
+    std::vector<int64_t> wKey{t.c0, t.c1, t.k0, t.k1}, sbKey{t.c0, t.c1};
+    if (lastW != wKey) {
+      load[i] += dmaCycles(s.weights, 1);
+      lastW = wKey;
+    }
+    if (lastSb != sbKey) {
+      load[i] += dmaCycles(s.scaleBias, 1);
+      lastSb = sbKey;
+    }
+    RowWindow w = rowWindow(l, t.r0, t.r1);
+    auto ci = inputChannels(l, t);
+    std::vector<int64_t> key{ci.first, ci.second, w.i0, w.i1};
+    if (key != lastIn && !l.residentIn) {
+      load[i] += dmaCycles(s.input, 1);
+      lastIn = key;
+    }
+    if (lastK(l, t))
+      store[i] = dmaCycles(s.output, static_cast<int>(config.slices));
+    // The slice tasks' cost under the cycle model (lanes a shape leaves
+    // idle included), per tile shape.
+    std::vector<int64_t> shape{t.c1 - t.c0, t.r1 - t.r0, t.k1 - t.k0};
+    auto it = computeOf.find(shape);
+    if (it == computeOf.end())
+      it = computeOf.emplace(shape, tileComputeCycles(l, t, config)).first;
+    compute[i] = static_cast<double>(it->second);
+  }
+  double total = 0;
+  if (sets == 1) {
+    for (size_t i = 0; i < tiles.size(); ++i)
+      total += load[i] + compute[i] + store[i];
+    return total;
+  }
+  total = load[0] + store.back();
+  for (size_t i = 0; i < tiles.size(); ++i)
+    total += std::max(compute[i], (i + 1 < tiles.size() ? load[i + 1] : 0) +
+                                      (i ? store[i - 1] : 0));
+  return total;
+}
+
+std::string describe(const TileBytes &b) {
+  std::string text =
+      llvm::formatv("input {0}, weights {1}, scale_bias {2}, output {3}",
+                    b.input, b.weights, b.scaleBias, b.output)
+          .str();
+  if (b.acc)
+    text += ", int32 partials " + std::to_string(b.acc);
+  return text;
+}
+
+/// The plan: the fitting tiling whose schedule the estimate finds fastest.
+/// The reduction is tiled (int32 partials) only when no tiling of the whole
+/// reduction fits.
+std::optional<std::string> planTiling(const Layer &l,
+                                      const npu::NpuConfig &config, int sets,
+                                      Tiling &best, Placement &placement,
+                                      bool wholeOutput = false) {
+  if (wholeOutput) {
+    // One tile: the whole output stays in LRAM for the next dispatch.
+    Tiling whole{l.blocks(), l.OH, l.C};
+    if (std::optional<Placement> p =
+            place(l, buffersOf(l, tilesOf(l, whole)), sets, config)) {
+      best = whole;
+      placement = *p;
+      return std::nullopt;
+    }
+    return std::string("does not fit whole");
+  }
+  double bestCost = -1;
+  int64_t maxBlocks = l.blocks();
+  int64_t minBlocks = l.channelTileable() ? 1 : maxBlocks;
+  std::vector<int64_t> channelOptions{l.C};
+  if (l.reductionTileable())
+    for (int64_t parts = 2; parts <= l.C; parts *= 2)
+      channelOptions.push_back((l.C + parts - 1) / parts);
+  for (int64_t kc : channelOptions) {
+    if (bestCost >= 0)
+      break; // a larger reduction tile fits
+    for (int64_t k = maxBlocks; k >= minBlocks; --k) {
+      // Channel tiles of k blocks: skip k that give the same tile count as
+      // a larger k (same DMA, smaller buffers are not needed).
+      if (k < maxBlocks &&
+          (l.blocks() + k - 1) / k == (l.blocks() + k) / (k + 1))
+        continue;
+      // The largest row count that fits (fit is monotone in the rows).
+      int64_t lo = 1, hi = l.OH, fit = 0;
+      while (lo <= hi) {
+        int64_t mid = (lo + hi) / 2;
+        std::vector<Tile> tiles = tilesOf(l, {k, mid, kc});
+        if (place(l, buffersOf(l, tiles), sets, config)) {
+          fit = mid;
+          lo = mid + 1;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      if (!fit)
+        continue;
+      // The largest fitting row count, and (to overlap DMA with compute
+      // when double-buffered) a few smaller ones.
+      for (int64_t parts : {1, 2, 3, 4, 6, 8, 12, 16}) {
+        int64_t rows = std::min(fit, (l.OH + parts - 1) / parts);
+        if (parts > 1 && rows == fit)
+          continue;
+        std::vector<Tile> tiles = tilesOf(l, {k, rows, kc});
+        std::optional<Placement> p =
+            place(l, buffersOf(l, tiles), sets, config);
+        if (!p)
+          continue;
+        double cost = scheduleCycles(l, tiles, config, sets);
+        if (bestCost < 0 || cost < bestCost) {
+          bestCost = cost;
+          best = {k, rows, kc};
+          placement = *p;
+        }
+        if (sets == 1)
+          break; // single-buffered: more tiles only add DMA
+      }
+    }
+  }
+  if (bestCost >= 0)
+    return std::nullopt;
+  int64_t k = l.channelTileable() ? 1 : l.blocks();
+  int64_t kc = l.reductionTileable() ? 1 : l.C;
+  std::vector<Tile> smallest = tilesOf(l, {k, 1, kc});
+  Buffers b = buffersOf(l, smallest);
+  return llvm::formatv(
+             "layer {0} does not fit LRAM ({1} bytes, alignment {2}{3}): "
+             "even the smallest tile ({4} output row(s), {5} output "
+             "channel(s), {6} input channel(s)) needs {7}",
+             l.name, config.lramBytes, config.lramAlignment,
+             sets == 2 ? ", double-buffered" : "", 1, std::min(l.O, k * l.B),
+             kc, describe(b.max))
+      .str();
+}
+
+npusim::Operand operand(int64_t address, std::vector<int64_t> dims,
+                        int64_t elementBytes) {
+  npusim::Operand o;
+  o.address = address;
+  o.dims = std::move(dims);
+  o.strides.assign(o.dims.size(), elementBytes);
+  for (int64_t i = static_cast<int64_t>(o.dims.size()) - 2; i >= 0; --i)
+    o.strides[i] = o.strides[i + 1] * o.dims[i + 1];
+  return o;
+}
+
+Task dma(npusim::TaskKind kind, uint32_t binding, int64_t dramOffset,
+         int64_t lramAddress, int64_t elementBytes, std::vector<int64_t> counts,
+         std::vector<int64_t> dramStrides, std::vector<int64_t> lramStrides,
+         std::string name) {
+  Task t;
+  t.kind = kind;
+  t.dma.binding = binding;
+  t.dma.dramOffset = dramOffset;
+  t.dma.lramAddress = lramAddress;
+  t.dma.elementBytes = static_cast<uint8_t>(elementBytes);
+  t.dma.counts = std::move(counts);
+  t.dma.dramStrides = std::move(dramStrides);
+  t.dma.lramStrides = std::move(lramStrides);
+  t.name = std::move(name);
+  return t;
+}
+
+Task waitTask() { return Task{}; }
+
+/// Gives `task` the vector mode the cycle model finds fastest.
+int64_t chooseVectorMode(Task &task, const npu::NpuConfig &config) {
+  int64_t bestCycles = -1;
+  uint32_t bestMode = 0;
+  for (uint32_t m = 0; m < config.vectorModes.size(); ++m) {
+    task.slice.vectorMode = m;
+    int64_t c = npusim::taskCost(task, config).cycles;
+    if (bestCycles < 0 || c < bestCycles) {
+      bestCycles = c;
+      bestMode = m;
+    }
+  }
+  task.slice.vectorMode = bestMode;
+  return bestCycles;
+}
+
+/// One slice's piece of a tile: output channels [c0, c1), rows [r0, r1).
+using Piece = Tile;
+
+/// The slice task computing `piece` of a tile whose input rows/channels
+/// start at `in` (window `tw`, channels from `ci0`) in LRAM at `inAddr`,
+/// weights at `wAddr` (blocks from `tile.c0`), scale_bias rows at `sbAddr`,
+/// writing its output at `outAddr` (contiguous [N, c, r, OW]). With
+/// reduction tiles, `accAddr` is the piece's int32 partials: every tile but
+/// the last writes them, every tile but the first reads them.
+Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
+               int64_t wAddr, int64_t sbAddr, int64_t outAddr, uint32_t slice,
+               std::optional<int64_t> accAddr = std::nullopt) {
+  Task t;
+  t.kind = npusim::TaskKind::Slice;
+  t.slice = l.proto;
+  t.slice.slice = slice;
+  npusim::SliceTask &s = t.slice;
+  int64_t pc = p.c1 - p.c0, pr = p.r1 - p.r0;
+  int64_t pBlocks = (pc + l.B - 1) / l.B;
+  int64_t blockOff = (p.c0 - tile.c0) / l.B;
+  int64_t kc = tile.k1 - tile.k0;
+  int64_t wBlockBytes =
+      l.kind == Kind::Depthwise ? l.blockBytes : kc * l.blockChannelBytes();
+  std::vector<int64_t> outDims = l.kind == Kind::FullyConnected
+                                     ? std::vector<int64_t>{l.N, pc}
+                                     : std::vector<int64_t>{l.N, pc, pr, l.OW};
+  auto setOutput = [&]() {
+    if (accAddr && !firstK(tile))
+      s.partial = operand(*accAddr, outDims, 4);
+    if (accAddr && !lastK(l, tile)) {
+      s.outputFormat = npusim::Format::Int32;
+      s.output = operand(*accAddr, outDims, 4);
+    } else {
+      s.output = operand(outAddr, outDims, l.eb);
+    }
+  };
+  RowWindow tw = rowWindow(l, tile.r0, tile.r1);
+  auto [ci0, ci1] = inputChannels(l, tile);
+  int64_t inRowsTile = tw.i1 - tw.i0;
+  int64_t sbDimsRow = l.sbRowBytes / 4;
+  s.scaleBias =
+      sbDimsRow == 3
+          ? operand(sbAddr + (p.c0 - tile.c0) * l.sbRowBytes, {pc, 3}, 4)
+          : operand(sbAddr + (p.c0 - tile.c0) * 4, {pc}, 4);
+  s.weights.address = wAddr + blockOff * wBlockBytes;
+  if (l.kind == Kind::FullyConnected) {
+    s.input = operand(inAddr, {l.N, kc}, l.eb);
+    if (l.residentIn) {
+      s.input.address = inAddr + tile.k0 * l.eb;
+      s.input.strides = {l.C * l.eb, l.eb};
+    }
+    s.weights = operand(s.weights.address, {pBlocks, kc, l.B}, l.eb);
+    setOutput();
+    return t;
+  }
+  RowWindow pw = rowWindow(l, p.r0, p.r1);
+  int64_t chanStride = inRowsTile * l.W * l.eb;
+  int64_t inChannels = l.kind == Kind::Depthwise ? pc : kc;
+  int64_t inChanOff = l.kind == Kind::Depthwise ? p.c0 - ci0 : 0;
+  s.input.address =
+      inAddr + inChanOff * chanStride + (pw.i0 - tw.i0) * l.W * l.eb;
+  s.input.dims = {l.N, inChannels, pw.i1 - pw.i0, l.W};
+  s.input.strides = {(ci1 - ci0) * chanStride, chanStride, l.W * l.eb, l.eb};
+  if (l.residentIn) {
+    // The whole input tensor, where the previous dispatch left it.
+    int64_t plane = l.H * l.W * l.eb;
+    int64_t firstChannel = l.kind == Kind::Depthwise ? p.c0 : tile.k0;
+    s.input.address = inAddr + firstChannel * plane + pw.i0 * l.W * l.eb;
+    s.input.strides = {l.C * plane, plane, l.W * l.eb, l.eb};
+  }
+  if (l.kind == Kind::Depthwise)
+    s.weights = operand(s.weights.address, {pBlocks, l.KH, l.KW, l.B}, l.eb);
+  else
+    s.weights = operand(s.weights.address,
+                        {pBlocks, kc / l.groups, l.KH, l.KW, l.B}, l.eb);
+  setOutput();
+  s.pad = {pw.padTop, l.pad[1], pw.padBottom, l.pad[3]};
+  return t;
+}
+
+/// The pieces of a tile over the slices: by channels (whole blocks) or by
+/// rows, whichever the cycle model finds faster (its slowest slice).
+std::vector<Piece> splitTile(const Layer &l, const Tile &tile,
+                             const npu::NpuConfig &config,
+                             bool channelsOnly = false) {
+  auto split = [&](bool byChannels) {
+    std::vector<Piece> pieces;
+    int64_t units =
+        byChannels ? (tile.c1 - tile.c0 + l.B - 1) / l.B : tile.r1 - tile.r0;
+    int64_t n = std::min<int64_t>(config.slices, units);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t u0 = units * i / n, u1 = units * (i + 1) / n;
+      if (byChannels)
+        pieces.push_back({tile.c0 + u0 * l.B,
+                          std::min(tile.c1, tile.c0 + u1 * l.B), tile.r0,
+                          tile.r1});
+      else
+        pieces.push_back({tile.c0, tile.c1, tile.r0 + u0, tile.r0 + u1});
+    }
+    return pieces;
+  };
+  auto cost = [&](const std::vector<Piece> &pieces) {
+    int64_t worst = 0;
+    for (const Piece &p : pieces) {
+      Task t = sliceTask(l, tile, p, 0, 0, 0, 0, 0);
+      worst = std::max(worst, chooseVectorMode(t, config));
+    }
+    return worst;
+  };
+  bool channelsOk =
+      l.channelTileable() && (tile.c1 - tile.c0 + l.B - 1) / l.B >= 2;
+  bool rowsOk = tile.r1 - tile.r0 >= 2;
+  if (channelsOnly)
+    return channelsOk ? split(true) : std::vector<Piece>{tile};
+  if (!channelsOk && !rowsOk)
+    return {tile};
+  if (!rowsOk)
+    return split(true);
+  if (!channelsOk)
+    return split(false);
+  std::vector<Piece> byC = split(true), byR = split(false);
+  return cost(byR) < cost(byC) ? byR : byC;
+}
+
+/// The cycles of a tile's slice tasks (its slowest slice), as the lowering
+/// will split it.
+int64_t tileComputeCycles(const Layer &l, const Tile &t,
+                          const npu::NpuConfig &config) {
+  int64_t worst = 0;
+  for (const Piece &p : splitTile(l, t, config)) {
+    Task task = sliceTask(l, t, p, 0, 0, 0, 0, 0);
+    worst = std::max(worst, chooseVectorMode(task, config));
+  }
+  return worst;
+}
+
+/// Reads the layer of an HL op; an error for what the lowering does not do.
+std::optional<std::string> readLayer(Operation *op,
+                                     const npu::NpuConfig &config, Layer &l) {
+  auto shapeOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  std::string opName = op->getName().getStringRef().str();
+  std::string loc;
+  if (auto named = dyn_cast<NameLoc>(op->getLoc()))
+    loc = " '" + named.getName().str() + "'";
+  auto dimsText = [](ArrayRef<int64_t> s) {
+    std::string t;
+    for (size_t i = 0; i < s.size(); ++i)
+      t += (i ? "x" : "") + std::to_string(s[i]);
+    return t;
+  };
+  Value input = op->getOperand(0), output = op->getResult(0);
+  l.name = opName + loc + " (" + dimsText(shapeOf(input)) + " -> " +
+           dimsText(shapeOf(output)) + ")";
+  hl::Format f =
+      hl::formatOf(cast<ShapedType>(input.getType()).getElementType());
+  if (f == hl::Format::Other)
+    return l.name + ": the input is neither int8 nor bf16";
+  bool bf16 = f == hl::Format::BF16;
+  if (!config.supports(bf16 ? npu::NumberFormat::BF16
+                            : npu::NumberFormat::Int8))
+    return l.name + ": the NPU description does not list the format " +
+           (bf16 ? "bf16" : "int8");
+  for (Value v : op->getOperands())
+    if (!cast<ShapedType>(v.getType()).hasStaticShape())
+      return l.name + ": dynamic shapes are not supported";
+  l.B = config.weightChannelBlock;
+  l.eb = bf16 ? 2 : 1;
+  l.sbRowBytes = bf16 ? 4 : 12;
+  npusim::SliceTask &s = l.proto;
+  s.format = s.outputFormat =
+      bf16 ? npusim::Format::BF16 : npusim::Format::Int8;
+  auto epilogue = [&](auto hlOp) -> std::optional<std::string> {
+    if (hlOp.getAccumulatorBits() != config.accumulatorBits)
+      return l.name + llvm::formatv(": accumulator_bits {0} differs from the "
+                                    "NPU description's {1}",
+                                    hlOp.getAccumulatorBits(),
+                                    config.accumulatorBits)
+                          .str();
+    s.inputZp = hlOp.getInputZp();
+    s.weightZp = hlOp.getWeightZp();
+    s.outputZp = hlOp.getOutputZp();
+    s.clipMin = hlOp.getClipMin();
+    s.clipMax = hlOp.getClipMax();
+    if (bf16 && hlOp.getRelu()) {
+      s.clipMinF = 0.0f;
+      if (auto limit = hlOp.getReluLimit())
+        s.clipMaxF = static_cast<float>(limit->convertToDouble());
+    }
+    return std::nullopt;
+  };
+  auto window = [&](auto hlOp) -> std::optional<std::string> {
+    if (hlOp.getSegments() != 1 || hlOp.getSegmentOutput())
+      return l.name + ": segmented inputs/outputs (hl-segment-strided) are "
+                      "not lowered yet; the NPU kernel takes the stride "
+                      "directly";
+    ArrayRef<int64_t> in = shapeOf(input), out = shapeOf(output);
+    ArrayRef<int64_t> pad = hlOp.getPad(), st = hlOp.getStride(),
+                      dil = hlOp.getDilation();
+    l.N = in[0];
+    l.C = in[1];
+    l.H = in[2];
+    l.W = in[3];
+    l.O = out[1];
+    l.OH = out[2];
+    l.OW = out[3];
+    std::copy(pad.begin(), pad.end(), l.pad);
+    l.sh = st[0];
+    l.sw = st[1];
+    l.dh = dil[0];
+    l.dw = dil[1];
+    s.stride = {l.sh, l.sw};
+    s.dilation = {l.dh, l.dw};
+    return epilogue(hlOp);
+  };
+  if (auto conv = dyn_cast<hl::Conv2DOp>(op)) {
+    l.kind = Kind::Conv;
+    s.kernel = npusim::KernelKind::Conv2D;
+    if (auto e = window(conv))
+      return e;
+    ArrayRef<int64_t> w = shapeOf(conv.getWeights());
+    l.KH = w[2];
+    l.KW = w[3];
+    l.groups = conv.getGroups();
+    s.groups = l.groups;
+    l.blockBytes = w[1] * w[2] * w[3] * w[4] * l.eb;
+  } else if (auto dwc = dyn_cast<hl::DepthwiseConv2DOp>(op)) {
+    l.kind = Kind::Depthwise;
+    s.kernel = npusim::KernelKind::DepthwiseConv2D;
+    if (auto e = window(dwc))
+      return e;
+    ArrayRef<int64_t> w = shapeOf(dwc.getWeights());
+    l.KH = w[1];
+    l.KW = w[2];
+    l.blockBytes = w[1] * w[2] * w[3] * l.eb;
+  } else if (auto fc = dyn_cast<hl::FullyConnectedOp>(op)) {
+    l.kind = Kind::FullyConnected;
+    s.kernel = npusim::KernelKind::FullyConnected;
+    ArrayRef<int64_t> in = shapeOf(input), out = shapeOf(output);
+    l.N = in[0];
+    l.C = in[1];
+    l.O = out[1];
+    ArrayRef<int64_t> w = shapeOf(fc.getWeights());
+    l.blockBytes = w[1] * w[2] * l.eb;
+    if (auto e = epilogue(fc))
+      return e;
+  } else {
+    return l.name + ": no NPU lowering for this op";
+  }
+  if (shapeOf(op->getOperand(1)).back() != l.B)
+    return l.name + llvm::formatv(": weights are packed for blocks of {0}, "
+                                  "the NPU description's "
+                                  "weight_channel_block is {1}",
+                                  shapeOf(op->getOperand(1)).back(), l.B)
+                        .str();
+  return std::nullopt;
+}
+
+/// A binding's name: the constant's `top.Weight` name, or `fallback`.
+std::string bindingName(Value v, const std::string &fallback) {
+  if (Operation *def = v.getDefiningOp())
+    if (auto name = def->getAttrOfType<StringAttr>("name"))
+      return name.str();
+  return fallback;
+}
+
+/// Bytes of one element of a tensor of `type` (quantized types: their
+/// storage), or 0 when it is not a fixed-size integer or float.
+int64_t elementBytesOf(Type type) {
+  Type e = cast<ShapedType>(type).getElementType();
+  if (auto q = dyn_cast<quant::QuantizedType>(e))
+    e = q.getStorageType();
+  if (!e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8)
+    return 0;
+  return e.getIntOrFloatBitWidth() / 8;
+}
+
+/// hl.transpose as DMA only: the output, in chunks along its outermost
+/// dim that fit LRAM, is gathered from the input by a load whose DRAM
+/// strides are the input's permuted, then stored contiguously.
+std::optional<std::string> lowerTranspose(hl::TransposeOp op,
+                                          const npu::NpuConfig &config,
+                                          const std::string &name,
+                                          npusim::Program &program) {
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  auto outType = cast<RankedTensorType>(op.getOutput().getType());
+  std::string layer = "hl.transpose";
+  if (auto named = dyn_cast<NameLoc>(op->getLoc()))
+    layer += " '" + named.getName().str() + "'";
+  int64_t eb = elementBytesOf(inType);
+  if (!inType.hasStaticShape() || !eb)
+    return layer + ": needs a static shape of 1, 2, 4 or 8-byte elements";
+  ArrayRef<int64_t> in = inType.getShape(), out = outType.getShape();
+  ArrayRef<int64_t> perm = op.getPerm();
+  if (out.size() > npusim::kMaxDmaDims)
+    return layer + llvm::formatv(": rank {0} is more than a DMA's {1} dims",
+                                 out.size(), npusim::kMaxDmaDims)
+                       .str();
+  if (outType.getNumElements() == 0)
+    return layer + ": an empty tensor needs no NPU program";
+  std::vector<int64_t> inStrides(in.size(), eb);
+  for (int64_t i = static_cast<int64_t>(in.size()) - 2; i >= 0; --i)
+    inStrides[i] = inStrides[i + 1] * in[i + 1];
+  std::vector<int64_t> gather, outStrides(out.size(), eb);
+  for (int64_t p : perm)
+    gather.push_back(inStrides[p]);
+  for (int64_t i = static_cast<int64_t>(out.size()) - 2; i >= 0; --i)
+    outStrides[i] = outStrides[i + 1] * out[i + 1];
+  // Chunks of the outermost dim: as many of its slices as fit.
+  int64_t slice = outStrides[0];
+  LramAllocator probe(config);
+  int64_t perChunk =
+      std::min(out[0], config.lramBytes / std::max<int64_t>(1, slice));
+  if (perChunk < 1 || !probe.allocate(perChunk * slice))
+    return layer + llvm::formatv(": one slice of its outermost dim ({0} "
+                                 "bytes) does not fit LRAM ({1} bytes)",
+                                 slice, config.lramBytes)
+                       .str();
+  program = npusim::Program();
+  program.name = name;
+  program.config = config;
+  uint64_t bytes = static_cast<uint64_t>(outType.getNumElements()) * eb;
+  program.bindings = {{"input", bytes, false}, {"output", bytes, true}};
+  std::vector<Task> tasks;
+  for (int64_t d0 = 0; d0 < out[0]; d0 += perChunk) {
+    int64_t n = std::min(perChunk, out[0] - d0);
+    std::vector<int64_t> counts(out.begin(), out.end());
+    counts[0] = n;
+    if (!tasks.empty())
+      tasks.push_back(waitTask());
+    tasks.push_back(dma(npusim::TaskKind::DmaLoad, 0, d0 * gather[0], 0, eb,
+                        counts, gather, outStrides, "input"));
+    tasks.push_back(waitTask());
+    tasks.push_back(dma(npusim::TaskKind::DmaStore, 1, d0 * slice, 0, eb,
+                        {n * slice / eb}, {eb}, {eb}, "output"));
+  }
+  program.segments.push_back({std::move(tasks)});
+  if (auto e = npusim::verifyProgram(program))
+    return layer + ": internal error, the program does not verify: " + *e;
+  return std::nullopt;
+}
+
+/// The int8 elementwise kernels (hl.add/sub/mul/min/max, hl.activation,
+/// hl.table) over the flat tensor: chunks that fit LRAM (the inputs, the
+/// table, the output), each split over the slices, loaded, computed and
+/// stored.
+std::optional<std::string> lowerElementwise(Operation *op,
+                                            const npu::NpuConfig &config,
+                                            const std::string &name,
+                                            npusim::Program &program) {
+  std::string layer = op->getName().getStringRef().str();
+  if (auto named = dyn_cast<NameLoc>(op->getLoc()))
+    layer += " '" + named.getName().str() + "'";
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+  Type inElement =
+      cast<ShapedType>(op->getOperand(0).getType()).getElementType();
+  if (!outType.hasStaticShape() ||
+      hl::formatOf(inElement) != hl::Format::Int8 ||
+      hl::formatOf(outType.getElementType()) != hl::Format::Int8 ||
+      hl::storageRange(inElement).first != -128)
+    return layer + ": only signed int8 with static shapes is lowered";
+  int64_t elements = outType.getNumElements();
+  if (elements == 0)
+    return layer + ": an empty tensor needs no NPU program";
+  npusim::SliceTask proto;
+  bool binary = false, table = false;
+  auto binaryFields = [&](auto b, npusim::KernelKind k) {
+    binary = true;
+    proto.kernel = k;
+    proto.inputZp = b.getLhsZp();
+    proto.input2Zp = b.getRhsZp();
+    proto.inputMultiplier = b.getLhsMultiplier();
+    proto.inputShift = b.getLhsShift();
+    proto.input2Multiplier = b.getRhsMultiplier();
+    proto.input2Shift = b.getRhsShift();
+    proto.leftShift = b.getLeftShift();
+    proto.multiplier = b.getOutputMultiplier();
+    proto.shift = b.getOutputShift();
+    proto.outputZp = b.getOutputZp();
+    proto.clipMin = b.getClipMin();
+    proto.clipMax = b.getClipMax();
+  };
+  if (auto b = dyn_cast<hl::AddOp>(op))
+    binaryFields(b, npusim::KernelKind::Add);
+  else if (auto b = dyn_cast<hl::SubOp>(op))
+    binaryFields(b, npusim::KernelKind::Sub);
+  else if (auto b = dyn_cast<hl::MulOp>(op))
+    binaryFields(b, npusim::KernelKind::Mul);
+  else if (auto b = dyn_cast<hl::MinOp>(op))
+    binaryFields(b, npusim::KernelKind::Min);
+  else if (auto b = dyn_cast<hl::MaxOp>(op))
+    binaryFields(b, npusim::KernelKind::Max);
+  else if (auto a = dyn_cast<hl::ActivationOp>(op)) {
+    proto.kernel = npusim::KernelKind::Rescale;
+    proto.inputZp = a.getInputZp();
+    proto.multiplier = a.getMultiplier();
+    proto.shift = a.getShift();
+    proto.outputZp = a.getOutputZp();
+    proto.clipMin = a.getClipMin();
+    proto.clipMax = a.getClipMax();
+  } else if (isa<hl::TableOp>(op)) {
+    table = true;
+    proto.kernel = npusim::KernelKind::Table;
+    if (config.lutEntries < 256)
+      return layer + llvm::formatv(": the NPU description's lut_entries {0} "
+                                   "is fewer than the 256 of an int8 table",
+                                   config.lutEntries)
+                         .str();
+  } else {
+    return layer + ": no NPU lowering for this op";
+  }
+  if (binary && cast<ShapedType>(op->getOperand(1).getType()).getShape() !=
+                    outType.getShape())
+    return layer + ": the operands must have the output's shape";
+  // The largest chunk whose buffers all allocate.
+  int64_t inputs = binary ? 2 : 1;
+  int64_t chunk = std::min<int64_t>(elements, config.lramBytes / (inputs + 1) -
+                                                  config.lramAlignment);
+  std::optional<int64_t> in1, in2, lut, out;
+  for (; chunk >= 1; chunk = chunk * 7 / 8) {
+    LramAllocator alloc(config);
+    lut = table ? alloc.allocate(256) : std::optional<int64_t>(0);
+    in1 = alloc.allocate(chunk);
+    in2 = binary ? alloc.allocate(chunk) : std::optional<int64_t>(0);
+    out = alloc.allocate(chunk);
+    if (lut && in1 && in2 && out)
+      break;
+  }
+  if (chunk < 1)
+    return layer + ": not even one element fits LRAM";
+  program = npusim::Program();
+  program.name = name;
+  program.config = config;
+  uint64_t bytes = static_cast<uint64_t>(elements);
+  program.bindings.push_back({"input", bytes, false});
+  if (binary)
+    program.bindings.push_back({"input2", bytes, false});
+  if (table)
+    program.bindings.push_back(
+        {bindingName(op->getOperand(1), "table"), 256, false});
+  uint32_t outBinding = static_cast<uint32_t>(program.bindings.size());
+  program.bindings.push_back({"output", bytes, true});
+  std::vector<Task> tasks;
+  if (table)
+    tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1, 0, *lut, 1, {256}, {1},
+                        {1}, "table"));
+  for (int64_t e0 = 0; e0 < elements; e0 += chunk) {
+    int64_t n = std::min(chunk, elements - e0);
+    if (e0)
+      tasks.push_back(waitTask());
+    tasks.push_back(
+        dma(npusim::TaskKind::DmaLoad, 0, e0, *in1, 1, {n}, {1}, {1}, "input"));
+    if (binary)
+      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1, e0, *in2, 1, {n}, {1},
+                          {1}, "input2"));
+    tasks.push_back(waitTask());
+    int64_t pieces = std::min<int64_t>(config.slices, n);
+    for (int64_t sIdx = 0; sIdx < pieces; ++sIdx) {
+      int64_t a = n * sIdx / pieces, b = n * (sIdx + 1) / pieces;
+      Task t;
+      t.kind = npusim::TaskKind::Slice;
+      t.slice = proto;
+      t.slice.slice = static_cast<uint32_t>(sIdx);
+      t.slice.input = operand(*in1 + a, {b - a}, 1);
+      if (binary)
+        t.slice.input2 = operand(*in2 + a, {b - a}, 1);
+      if (table)
+        t.slice.lut = operand(*lut, {256}, 1);
+      t.slice.output = operand(*out + a, {b - a}, 1);
+      t.name = llvm::formatv("chunk{0}.s{1}", e0 / chunk, sIdx).str();
+      tasks.push_back(t);
+    }
+    tasks.push_back(waitTask());
+    tasks.push_back(dma(npusim::TaskKind::DmaStore, outBinding, e0, *out, 1,
+                        {n}, {1}, {1}, "output"));
+  }
+  program.segments.push_back({std::move(tasks)});
+  if (auto e = npusim::verifyProgram(program))
+    return layer + ": internal error, the program does not verify: " + *e;
+  return std::nullopt;
+}
+
+} // namespace
+
+bool conversion::hasNpuLowering(Operation *op) {
+  return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp,
+             hl::TransposeOp, hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp,
+             hl::MaxOp, hl::ActivationOp, hl::TableOp>(op);
+}
+
+std::optional<std::string> conversion::lowerHLOpToProgram(
+    Operation *op, const npu::NpuConfig &config, const HLToHWOptions &options,
+    const std::string &name, npusim::Program &program, LayerPlan *plan) {
+  if (auto transpose = dyn_cast<hl::TransposeOp>(op)) {
+    if (plan)
+      *plan = LayerPlan();
+    return lowerTranspose(transpose, config, name, program);
+  }
+  if (isa<hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp, hl::MaxOp,
+          hl::ActivationOp, hl::TableOp>(op)) {
+    if (plan)
+      *plan = LayerPlan();
+    return lowerElementwise(op, config, name, program);
+  }
+  Layer l;
+  if (auto e = readLayer(op, config, l))
+    return e;
+  int sets = options.doubleBuffer ? 2 : 1;
+  l.residentIn = options.residentInput;
+  Tiling tiling;
+  Placement pl;
+  // A resident output is NCHW-contiguous: one tile, N = 1, pieces split by
+  // output channels (each piece follows the previous one).
+  if (auto e = planTiling(l, config, sets, tiling, pl))
+    return e;
+  bool keepOutput = false;
+  if (options.keepOutputResident && l.N == 1) {
+    Tiling whole;
+    Placement wholePl;
+    if (!planTiling(l, config, sets, whole, wholePl, true)) {
+      // Keep the output whole when what the consumer saves (loading it)
+      // outweighs what this layer loses (overlap of its own tiles).
+      double lost = scheduleCycles(l, tilesOf(l, whole), config, sets) -
+                    scheduleCycles(l, tilesOf(l, tiling), config, sets);
+      double saved = static_cast<double>(l.N * l.O * l.OH * l.OW * l.eb) /
+                         config.effectiveDmaBytesPerCycle() +
+                     config.dmaSetupCycles;
+      if (lost < saved) {
+        keepOutput = true;
+        tiling = whole;
+        pl = wholePl;
+      }
+    }
+  }
+  std::vector<Tile> tiles = tilesOf(l, tiling);
+  Buffers buffers = buffersOf(l, tiles);
+
+  program = npusim::Program();
+  program.name = name;
+  program.config = config;
+  int64_t inBytes = l.N * l.C * l.H * l.W * l.eb;
+  int64_t outBytes = l.N * l.O * l.OH * l.OW * l.eb;
+  program.bindings = {{"input", static_cast<uint64_t>(inBytes), false},
+                      {bindingName(op->getOperand(1), "weights"),
+                       static_cast<uint64_t>(l.blocks() * l.blockBytes), false},
+                      {bindingName(op->getOperand(2), "scale_bias"),
+                       static_cast<uint64_t>(l.O * l.sbRowBytes), false},
+                      {"output", static_cast<uint64_t>(outBytes), true}};
+  if (plan) {
+    *plan = {static_cast<int64_t>((l.OH + tiling.rowsPerTile - 1) /
+                                  tiling.rowsPerTile),
+             (l.blocks() + tiling.blocksPerTile - 1) / tiling.blocksPerTile,
+             pl.used, std::nullopt};
+    if (keepOutput)
+      plan->residentOutput = pl.output[0];
+  }
+
+  std::vector<Task> tasks;
+  bool tiledK = reductionTiled(l, tiling);
+  // What each buffer set holds: weights (c0, c1, k0, k1), scale_bias
+  // (c0, c1), input (channels, rows).
+  std::vector<int64_t> heldW[2], heldSb[2], heldIn[2];
+  auto loads = [&](size_t ti) {
+    const Tile &t = tiles[ti];
+    int set = static_cast<int>(ti % sets);
+    int wSet = buffers.weightsShared ? 0 : set;
+    int sbSet = buffers.scaleBiasShared ? 0 : set;
+    int inSet = buffers.inputShared ? 0 : set;
+    std::vector<int64_t> wKey{t.c0, t.c1, t.k0, t.k1}, sbKey{t.c0, t.c1};
+    if (heldW[wSet] != wKey) {
+      int64_t nb = (t.c1 - t.c0 + l.B - 1) / l.B;
+      if (!tiledK) {
+        tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1,
+                            (t.c0 / l.B) * l.blockBytes, pl.weights[wSet], 1,
+                            {nb * l.blockBytes}, {1}, {1}, "weights"));
+      } else {
+        // Input channels [k0, k1) of each block: a strided gather.
+        int64_t cb = l.blockChannelBytes(), part = (t.k1 - t.k0) * cb;
+        tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1,
+                            (t.c0 / l.B) * l.blockBytes + t.k0 * cb,
+                            pl.weights[wSet], 1, {nb, part}, {l.blockBytes, 1},
+                            {part, 1}, "weights"));
+      }
+      heldW[wSet] = wKey;
+    }
+    if (heldSb[sbSet] != sbKey) {
+      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 2, t.c0 * l.sbRowBytes,
+                          pl.scaleBias[sbSet], 1,
+                          {(t.c1 - t.c0) * l.sbRowBytes}, {1}, {1},
+                          "scale_bias"));
+      heldSb[sbSet] = sbKey;
+    }
+    RowWindow w = rowWindow(l, t.r0, t.r1);
+    auto [ci0, ci1] = inputChannels(l, t);
+    std::vector<int64_t> inKey{ci0, ci1, w.i0, w.i1};
+    if (heldIn[inSet] != inKey && !l.residentIn) {
+      int64_t rows = w.i1 - w.i0, plane = rows * l.W * l.eb;
+      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 0,
+                          (ci0 * l.H + w.i0) * l.W * l.eb, pl.input[inSet],
+                          l.eb, {l.N, ci1 - ci0, rows * l.W},
+                          {l.C * l.H * l.W * l.eb, l.H * l.W * l.eb, l.eb},
+                          {(ci1 - ci0) * plane, plane, l.eb}, "input"));
+      heldIn[inSet] = inKey;
+    }
+  };
+  // The pieces of each output tile, the same for all its reduction tiles
+  // (their int32 partials stay where they are).
+  std::map<std::vector<int64_t>, std::vector<Piece>> piecesOf;
+  auto piecesFor = [&](const Tile &t) -> const std::vector<Piece> & {
+    std::vector<int64_t> key{t.c0, t.c1, t.r0, t.r1};
+    auto it = piecesOf.find(key);
+    if (it == piecesOf.end())
+      it = piecesOf.emplace(key, splitTile(l, t, config, keepOutput)).first;
+    return it->second;
+  };
+  auto compute = [&](size_t ti) {
+    const Tile &t = tiles[ti];
+    int set = static_cast<int>(ti % sets);
+    int wSet = buffers.weightsShared ? 0 : set;
+    int sbSet = buffers.scaleBiasShared ? 0 : set;
+    int inSet = buffers.inputShared ? 0 : set;
+    const std::vector<Piece> &pieces = piecesFor(t);
+    int64_t outAddr = pl.output[set], accAddr = pl.acc;
+    for (size_t s = 0; s < pieces.size(); ++s) {
+      const Piece &p = pieces[s];
+      Piece pk = p;
+      pk.k0 = t.k0;
+      pk.k1 = t.k1;
+      Task task =
+          sliceTask(l, t, pk, pl.input[inSet], pl.weights[wSet],
+                    pl.scaleBias[sbSet], outAddr, static_cast<uint32_t>(s),
+                    tiledK ? std::optional<int64_t>(accAddr) : std::nullopt);
+      task.name = tiledK ? llvm::formatv("tile{0}.k{1}.s{2}", ti, t.k0, s).str()
+                         : llvm::formatv("tile{0}.s{1}", ti, s).str();
+      chooseVectorMode(task, config);
+      tasks.push_back(task);
+      int64_t elems = l.N * (p.c1 - p.c0) * (p.r1 - p.r0) * l.OW;
+      outAddr += elems * l.eb;
+      accAddr += elems * 4;
+    }
+  };
+  auto store = [&](size_t ti) {
+    if (!lastK(l, tiles[ti]))
+      return;
+    int set = static_cast<int>(ti % sets);
+    int64_t outAddr = pl.output[set];
+    for (const Piece &p : piecesFor(tiles[ti])) {
+      int64_t pc = p.c1 - p.c0, pr = p.r1 - p.r0;
+      tasks.push_back(dma(
+          npusim::TaskKind::DmaStore, 3, ((p.c0 * l.OH) + p.r0) * l.OW * l.eb,
+          outAddr, l.eb, {l.N, pc, pr * l.OW},
+          {l.O * l.OH * l.OW * l.eb, l.OH * l.OW * l.eb, l.eb},
+          {pc * pr * l.OW * l.eb, pr * l.OW * l.eb, l.eb}, "output"));
+      outAddr += l.N * pc * pr * l.OW * l.eb;
+    }
+  };
+
+  loads(0);
+  for (size_t ti = 0; ti < tiles.size(); ++ti) {
+    tasks.push_back(waitTask());
+    compute(ti);
+    if (sets == 2) {
+      if (ti + 1 < tiles.size())
+        loads(ti + 1);
+      if (ti >= 1)
+        store(ti - 1);
+    } else {
+      tasks.push_back(waitTask());
+      store(ti);
+      if (ti + 1 < tiles.size())
+        loads(ti + 1);
+    }
+  }
+  if (sets == 2) {
+    tasks.push_back(waitTask());
+    store(tiles.size() - 1);
+  }
+  program.segments.push_back({std::move(tasks)});
+  if (auto e = npusim::verifyProgram(program))
+    return l.name + ": internal error, the program does not verify: " + *e;
+  return std::nullopt;
+}

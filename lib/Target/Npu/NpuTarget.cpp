@@ -1,0 +1,73 @@
+//===- NpuTarget.cpp - the npu-sim back end's driver ----------------------===//
+//
+// Top -> HL -> HW, and the hook that makes each HL dispatch of the CPU back
+// end's outlined model an npu-sim dispatch (include/strata/Target/Npu/
+// NpuTarget.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Target/Npu/NpuTarget.h"
+#include "strata/Pipelines/Optimize.h"
+#include "strata/Target/Npu/NpuProgramIO.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+using namespace strata;
+
+FailureOr<TensorMap>
+npu::lowerTopToNpu(ModuleOp module, const TensorMap &weights,
+                   const NpuConfig &config,
+                   const conversion::HLToHWOptions &options,
+                   std::vector<conversion::HLDecision> *decisions) {
+  PassManager pm(module.getContext());
+  pm.addPass(conversion::createConvertTopToHLPass(config, decisions));
+  pm.addPass(conversion::createHLCancelTransposes());
+  // No hl-segment-strided: the NPU kernels take the stride directly (the
+  // lowering of segmented operands is not built).
+  pm.addPass(conversion::createConvertHLToHWPass(config, options));
+  return runTopPasses(module, weights, pm);
+}
+
+FailureOr<std::optional<cpu::ForeignDispatch>>
+npu::npuForeignDispatch(func::FuncOp fn) {
+  Operation *kernel = nullptr;
+  for (Operation &op : fn.getBody().front())
+    if (op.hasAttr("npu.program"))
+      kernel = &op;
+  if (!kernel)
+    return std::optional<cpu::ForeignDispatch>();
+  // The program binds the kernel's operands, then its result: they must be
+  // the dispatch's arguments in that order and its one result.
+  Operation *ret = fn.getBody().front().getTerminator();
+  bool inOrder = kernel->getNumOperands() == fn.getNumArguments() &&
+                 ret->getNumOperands() == 1 &&
+                 ret->getOperand(0) == kernel->getResult(0);
+  for (unsigned i = 0; inOrder && i < kernel->getNumOperands(); ++i)
+    inOrder = kernel->getOperand(i) == fn.getArgument(i);
+  if (!inOrder) {
+    kernel->emitError("npu-sim: the dispatch of this kernel does not bind "
+                      "its operands and result in the program's order");
+    return failure();
+  }
+  auto ref = kernel->getAttrOfType<FlatSymbolRefAttr>("npu.program");
+  auto program =
+      SymbolTable::lookupNearestSymbolFrom<npuhw::ProgramOp>(fn, ref);
+  if (!program) {
+    kernel->emitError() << "npu-sim: no npuhw.program named " << ref;
+    return failure();
+  }
+  FailureOr<std::vector<uint8_t>> bytes = npuhw::serializeProgram(program);
+  if (failed(bytes))
+    return failure();
+  cpu::ForeignDispatch d;
+  d.name = program.getSymName().str();
+  d.device = "npu-sim";
+  d.format = "strata-npu-program";
+  d.code.assign(bytes->begin(), bytes->end());
+  d.symbol = d.name;
+  d.note = kernel->getName().getStringRef().str() + ": npu-sim program '" +
+           d.name + "'";
+  return std::optional<cpu::ForeignDispatch>(std::move(d));
+}
