@@ -505,8 +505,8 @@ def test_bad_samples(small, tmp_path):
 
 
 #===----------------------------------------------------------------------===#
-# int8 Add (+relu), MaxPool, Concat, GlobalAvgPool (docs/quantization.md,
-# "Integer Add, pools and Concat"): numpy integer reference
+# int8 Add (+relu), MaxPool, GlobalAvgPool (docs/quantization.md, "Integer
+# Add and pools"): numpy integer reference
 #===----------------------------------------------------------------------===#
 
 def make_chain_model(path, seed=3):
@@ -563,12 +563,11 @@ def reference_chain(x, w, rows):
     a = np.clip(rescale(np.maximum(acc, 0), si / sa) + za, -128, 127)
     m = a.reshape(1, 4, 3, 2, 3, 2).max(axis=(3, 5))  # same scale as a
     c3 = conv(m, za, sa, "w3", "b3", 0, "c3")
+    # Concat stays float between Dequant and Quant (the NPU converts that
+    # form exactly); the GlobalAvgPool reads the Quant of its result.
     scat, zcat = p["cat"]
-    parts = []
-    for q, (s, z) in ((m, (sa, za)), (c3, p["c3"])):
-        same = (s, z) == (scat, zcat)
-        parts.append(q if same else np.clip(rescale(q - z, s / scat) + zcat, -128, 127))
-    cat = np.concatenate(parts, axis=1)
+    cat = quantize(np.concatenate([dequantize(m, sa, za), dequantize(c3, *p["c3"])], axis=1),
+                   scat, zcat)
     # GlobalAvgPool: round_half_away(sum(x - zp) / n), then requant.
     total = (cat - zcat).sum(axis=(2, 3), keepdims=True)
     n = 9
@@ -581,9 +580,10 @@ def reference_chain(x, w, rows):
 
 
 def test_int8_add_pools_concat_match_numpy(tmp_path):
-    """The whole chain stays int8 (one Quant, one final Dequant); run-ref
-    equals the numpy integer reference, the CPU artifact equals run-ref,
-    and the int8 output is close to f32."""
+    """Conv, Add + relu, MaxPool, GlobalAvgPool and Gemm run on int8 values
+    (the Concat in float between Dequant and Quant); run-ref equals the
+    numpy integer reference, the CPU artifact equals run-ref, and the int8
+    output is close to f32."""
     w = make_chain_model(tmp_path / "chain.onnx")
     rng = np.random.default_rng(5)
     (tmp_path / "cal").mkdir()
@@ -595,7 +595,8 @@ def test_int8_add_pools_concat_match_numpy(tmp_path):
     ok(strata("quantize", tmp_path / "chain.onnx", "--quantize", "int8", "--calibration",
               tmp_path / "t.txt", "-o", tmp_path / "q", "--name", "m"))
     text = (tmp_path / "q" / "m.mlir").read_text()
-    assert text.count("top.Quant(") == 1 and text.count("top.Dequant(") == 1, text
+    assert text.count("top.Quant(") == 2 and text.count("top.Dequant(") == 3, text
+    assert "top.MaxPool(" in text and "top.Reduce(" in text and "top.Add(" in text
     ok(strata("compile", tmp_path / "chain.onnx", "--target", "cpu", "--quantize", "int8",
               "--calibration", tmp_path / "t.txt", "-o", tmp_path / "q.strata"))
     ok(strata("compile", tmp_path / "chain.onnx", "-o", tmp_path / "f", "--name", "m"))

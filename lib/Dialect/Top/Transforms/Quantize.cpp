@@ -97,14 +97,13 @@ struct TopQuantizePass
   LogicalResult finishInt8(Operation *old, Value acc, ArrayRef<double> accScale,
                            double reluLimit);
 
-  /// Add / MaxPool / GlobalAvgPool / Concat whose float inputs are all
-  /// int8 values already (docs/quantization.md, "Integer Add, pools and
-  /// Concat"): the same op on the int8 values, so that int8 chains through
-  /// them. Ops that do not qualify stay float.
+  /// Add / MaxPool / GlobalAvgPool on int8 values (docs/quantization.md,
+  /// "Integer Add and pools"): the same op on the int8 values (a float
+  /// input is quantized with its table row first), so that int8 chains
+  /// through them. Ops that do not qualify stay float.
   void quantizeInt8Chain(Operation *op);
   Value quantizeAdd(AddOp op, Value qa, Value qb);
   Value quantizeGlobalAvgPool(GlobalAvgPoolOp op, Value q);
-  Value quantizeConcat(ConcatOp op, ArrayRef<Value> qs);
   /// The int8 type of `op`'s result from its calibration entry.
   FailureOr<Type> outputInt8Type(Operation *op);
   /// Quant(Dequant(q)): q itself, or a Requant when the parameters differ.
@@ -417,22 +416,22 @@ LogicalResult TopQuantizePass::runInt8() {
              << "top-quantize: the calibration table '" << calibration
              << "' names tensor '" << name
              << "', which is not a tensor of the model";
+  // In program order: a Conv / MatMul reads the int8 value of an Add or
+  // pool before it directly, with its parameters, and a chain of them stays
+  // int8.
   SmallVector<Operation *> todo;
   for (Operation &op : entry.getBody().front())
-    if (quantizable(&op))
+    if (quantizable(&op) || isa<AddOp, MaxPoolOp, GlobalAvgPoolOp>(op))
       todo.push_back(&op);
   WeightNamer namer(getOperation());
   for (Operation *op : todo) {
+    if (!isa<ConvOp, MatMulOp>(op)) {
+      quantizeInt8Chain(op);
+      continue;
+    }
     if (failed(quantizeLinear(op, namer)))
       return failure();
   }
-  // In program order, so that a chain of them stays int8.
-  SmallVector<Operation *> chain;
-  for (Operation &op : entry.getBody().front())
-    if (isa<AddOp, MaxPoolOp, GlobalAvgPoolOp, ConcatOp>(op))
-      chain.push_back(&op);
-  for (Operation *op : chain)
-    quantizeInt8Chain(op);
   foldQuantOfDequant();
   return success();
 }
@@ -578,27 +577,6 @@ Value TopQuantizePass::quantizeGlobalAvgPool(GlobalAvgPoolOp op, Value q) {
   return requantBy(b, loc, mean, *outElem, si / so);
 }
 
-Value TopQuantizePass::quantizeConcat(ConcatOp op, ArrayRef<Value> qs) {
-  FailureOr<Type> outElem = outputInt8Type(op);
-  if (failed(outElem))
-    return {};
-  double so = cast<quant::UniformQuantizedType>(*outElem).getScale();
-  OpBuilder b(op);
-  std::string name = calib::tensorName(op.getOutput());
-  Location loc = NameLoc::get(b.getStringAttr(name + "_int8"), op.getLoc());
-  SmallVector<Value> inputs;
-  for (Value q : qs) {
-    if (getElementTypeOrSelf(q.getType()) == *outElem)
-      inputs.push_back(q);
-    else
-      inputs.push_back(requantBy(b, loc, q, *outElem, paramsOf(q).first / so));
-  }
-  auto outTy = cast<RankedTensorType>(op.getOutput().getType());
-  return ConcatOp::create(b, loc, outTy.clone(*outElem), inputs,
-                          op.getAxisAttr())
-      .getOutput();
-}
-
 void TopQuantizePass::quantizeInt8Chain(Operation *op) {
   if (op->getNumResults() != 1 ||
       keep.contains(calib::tensorName(op->getResult(0))) ||
@@ -607,8 +585,15 @@ void TopQuantizePass::quantizeInt8Chain(Operation *op) {
   SmallVector<Value> qs;
   for (Value x : op->getOperands()) {
     Value q = int8Of.lookup(x);
-    if (!q ||
-        !isa<quant::UniformQuantizedType>(getElementTypeOrSelf(q.getType())))
+    if (!q) {
+      if (!table.entries.count(calib::tensorName(x)))
+        return;
+      FailureOr<Value> quantized = quantizedInput(x, op);
+      if (failed(quantized))
+        return;
+      q = *quantized;
+    }
+    if (!isa<quant::UniformQuantizedType>(getElementTypeOrSelf(q.getType())))
       return;
     qs.push_back(q);
   }
@@ -627,8 +612,6 @@ void TopQuantizePass::quantizeInt8Chain(Operation *op) {
     out = q->getResult(0);
   } else if (auto gap = dyn_cast<GlobalAvgPoolOp>(op))
     out = quantizeGlobalAvgPool(gap, qs[0]);
-  else if (auto cat = dyn_cast<ConcatOp>(op))
-    out = quantizeConcat(cat, qs);
   if (!out)
     return;
   OpBuilder b(op);
@@ -721,10 +704,10 @@ void TopQuantizePass::runOnOperation() {
     return signalPassFailure();
   if (mode == "int8")
     moveDataInInt8();
-  // Drop the float weights and Dequants nothing reads any more.
+  // Drop the float weights, Dequants and Quants nothing reads any more.
   SmallVector<Operation *> dead;
   entry.walk([&](Operation *op) {
-    if (isa<WeightOp, DequantOp, CastOp>(op) && op->use_empty())
+    if (isa<WeightOp, DequantOp, CastOp, QuantOp>(op) && op->use_empty())
       dead.push_back(op);
   });
   for (Operation *op : dead)

@@ -1,6 +1,6 @@
 // RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-chain.txt" | FileCheck %s
-// Add (+relu), MaxPool, Concat and GlobalAvgPool on int8 inputs stay int8
-// (docs/quantization.md, "Integer Add, pools and Concat"); the integer
+// Add (+relu), MaxPool and GlobalAvgPool on int8 inputs stay int8
+// (docs/quantization.md, "Integer Add and pools"); the integer
 // results are checked against numpy in test/quant/test_quantize.py.
 
 // c1: scale 1.5/255, zp -128; c2: 1.5/255, zp -43. The Add's int32 scale
@@ -16,10 +16,11 @@
 // MaxPool keeps its input's type (the table row of mp is not used).
 // CHECK: %[[MP:.*]] = top.MaxPool(%[[ADD]]) {{.*}} -> tensor<1x2x2x2x!quant.uniform<i8:f32, 0.011764706112444401:-128>>
 // CHECK: top.Dequant(%[[MP]])
-// Concat: both inputs requantized to cat's 3.5/255, zp -92.
-// CHECK: %[[I0:.*]] = top.Requant(%[[ADD]]) {multiplier = array<i64: 1840700291>, rshift = array<i64: 31>} {{.*}} -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.013725490309298038:-92>>
-// CHECK: %[[I1:.*]] = top.Requant(%[[C2]]) {multiplier = array<i64: 1840700291>, rshift = array<i64: 32>} {{.*}} -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.013725490309298038:-92>>
-// CHECK: %[[CAT:.*]] = top.Concat(%[[I0]], %[[I1]]) {axis = 1 : i64} {{.*}} -> tensor<1x4x4x4x!quant.uniform<i8:f32, 0.013725490309298038:-92>>
+// Concat stays float between Dequant and Quant (the NPU converts that form
+// exactly); the GlobalAvgPool reads the Quant of its result (cat's row:
+// 3.5/255, zp -92).
+// CHECK: %[[CATF:.*]] = top.Concat({{.*}} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32>
+// CHECK: %[[CAT:.*]] = top.Quant(%[[CATF]]) {{.*}} -> tensor<1x4x4x4x!quant.uniform<i8:f32, 0.013725490309298038:-92>>
 // GlobalAvgPool over n = 16: x - zp, the int32 sum, round(sum / 16) as
 // sum * 8192 / 2^17 (255 * 16 * 16 <= 2^16), then the requant to gap's row.
 // CHECK: %[[X:.*]] = top.Requant(%[[CAT]]) {multiplier = array<i64: 1>, rshift = array<i64: 0>} {{.*}} -> tensor<1x4x4x4xi32>
