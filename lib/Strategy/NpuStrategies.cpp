@@ -1,9 +1,10 @@
 //===- NpuStrategies.cpp - the npu-sim target's strategy table ------------===//
 //
 // Priorities (higher wins): 25 depthwise convolution, 20 the other HL
-// kernels, 0 the codegen fallback (the op stays on the CPU). MaxPool and
-// the one-operand activations are f32 ops between Dequant and Quant in the
-// int8 model; their int8 kernels (hl.maxpool, hl.table) are exact. Conditions:
+// kernels, 0 the codegen fallback (the op stays on the CPU). MaxPool (f32
+// between Dequant and Quant, or int8 as top-quantize writes it) and the
+// one-operand activations (f32 between Dequant and Quant) have exact int8
+// kernels (hl.maxpool, hl.table). Conditions:
 // 2-d NCHW or NHWC convolutions (NHWC ones run NCHW between two transposes) and
 // rank-2 matmuls on int8 (`qi8`: the form `strata quantize` writes) or bf16
 // inputs. What the strategy language cannot state (constant weights, a
@@ -60,11 +61,13 @@ Error registerNpuStrategies(StrategyRegistry &r) {
   // Ops `strata quantize` leaves in float between Dequant and Quant: the
   // conversion checks that Dequant / Quant of int8 surround them.
   Clause f32 = Clause::dtypeIn(in(0), {"f32"});
+  // top-quantize's int8 MaxPool (on qi8 values, the result keeps the input
+  // type) converts directly.
   Implementation maxPool{"hl.maxpool",
                          20,
                          {Clause::rank(in(0), 4),
                           Clause::attrEq("layout", AttrValue::string("NCHW")),
-                          f32},
+                          Clause::dtypeIn(in(0), {"f32", "qi8"})},
                          Lowering::kernelCall("hl.maxpool", {}),
                          {},
                          ""};

@@ -502,3 +502,115 @@ def test_bad_samples(small, tmp_path):
         r = strata("calibrate", d / "small.onnx", "--data", tmp_path / f, "-o", tmp_path / "t")
         assert r.returncode == 1, f
         assert message in r.stderr, (f, r.stderr)
+
+
+#===----------------------------------------------------------------------===#
+# int8 Add (+relu), MaxPool, GlobalAvgPool (docs/quantization.md, "Integer
+# Add and pools"): numpy integer reference
+#===----------------------------------------------------------------------===#
+
+def make_chain_model(path, seed=3):
+    """conv3x3+relu -> r1; conv1x1 -> c2; relu(c2 + r1) -> a; maxpool 2x2 ->
+    m; conv1x1 -> c3; concat(m, c3) -> cat; global avg pool -> g; flatten;
+    gemm -> y."""
+    rng = np.random.default_rng(seed)
+    shapes = {"w1": (4, 3, 3, 3), "b1": (4,), "w2": (4, 4, 1, 1), "b2": (4,),
+              "w3": (4, 4, 1, 1), "b3": (4,), "w4": (5, 8), "b4": (5,)}
+    w = {k: (rng.standard_normal(s) * 0.4).astype(np.float32) for k, s in shapes.items()}
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"]),
+        helper.make_node("Add", ["c2", "r1"], ["s"]),
+        helper.make_node("Relu", ["s"], ["a"]),
+        helper.make_node("MaxPool", ["a"], ["m"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Conv", ["m", "w3", "b3"], ["c3"]),
+        helper.make_node("Concat", ["m", "c3"], ["cat"], axis=1),
+        helper.make_node("GlobalAveragePool", ["cat"], ["g"]),
+        helper.make_node("Flatten", ["g"], ["f"]),
+        helper.make_node("Gemm", ["f", "w4", "b4"], ["y"], transB=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])],
+        [numpy_helper.from_array(a, n) for n, a in w.items()])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    return w
+
+
+def rescale(q, real):
+    """round_half_away_from_zero(q * m / 2^s), (m, s) = multiplier_shift(real)."""
+    m, sh = multiplier_shift(real)
+    p = q.astype(np.int64) * m
+    return np.sign(p) * ((np.abs(p) + (1 << (sh - 1))) >> sh)
+
+
+def reference_chain(x, w, rows):
+    p = {k: act_params(rows[k], False) for k in ("x", "r1", "c2", "a", "c3", "cat", "g", "y")}
+
+    def conv(q, zp_in, s_in, wk, bk, pad, out, relu=False):
+        wq, sw = weights_int8(w[wk], w[bk], s_in)
+        acc = conv_int(q, zp_in, wq, np.rint(w[bk] / (s_in * sw)).astype(np.int64), pad)
+        return requant(np.maximum(acc, 0) if relu else acc, s_in * sw, *p[out])
+
+    sx, zx = p["x"]
+    r1 = conv(quantize(x, sx, zx), zx, sx, "w1", "b1", 1, "r1", relu=True)
+    c2 = conv(r1, p["r1"][1], p["r1"][0], "w2", "b2", 0, "c2")
+    # Add: both inputs to the int32 scale max(s) / 2^20, relu, requant.
+    si = max(p["c2"][0], p["r1"][0]) / 2 ** 20
+    acc = rescale(c2 - p["c2"][1], p["c2"][0] / si) + rescale(r1 - p["r1"][1], p["r1"][0] / si)
+    sa, za = p["a"]
+    a = np.clip(rescale(np.maximum(acc, 0), si / sa) + za, -128, 127)
+    m = a.reshape(1, 4, 3, 2, 3, 2).max(axis=(3, 5))  # same scale as a
+    c3 = conv(m, za, sa, "w3", "b3", 0, "c3")
+    # Concat stays float between Dequant and Quant (the NPU converts that
+    # form exactly); the GlobalAvgPool reads the Quant of its result.
+    scat, zcat = p["cat"]
+    cat = quantize(np.concatenate([dequantize(m, sa, za), dequantize(c3, *p["c3"])], axis=1),
+                   scat, zcat)
+    # GlobalAvgPool: round_half_away(sum(x - zp) / n), then requant.
+    total = (cat - zcat).sum(axis=(2, 3), keepdims=True)
+    n = 9
+    mean = np.sign(total) * ((2 * np.abs(total) + n) // (2 * n))
+    sg, zg = p["g"]
+    g = np.clip(rescale(mean, scat / sg) + zg, -128, 127).reshape(1, 8)
+    wq, sw = weights_int8(w["w4"].astype(np.float32), w["b4"], sg)
+    acc = (g - zg) @ wq.T + np.rint(w["b4"] / (sg * sw)).astype(np.int64)
+    return dequantize(requant(acc, sg * sw, *p["y"]), *p["y"])
+
+
+def test_int8_add_pools_concat_match_numpy(tmp_path):
+    """Conv, Add + relu, MaxPool, GlobalAvgPool and Gemm run on int8 values
+    (the Concat in float between Dequant and Quant); run-ref equals the
+    numpy integer reference, the CPU artifact equals run-ref, and the int8
+    output is close to f32."""
+    w = make_chain_model(tmp_path / "chain.onnx")
+    rng = np.random.default_rng(5)
+    (tmp_path / "cal").mkdir()
+    for i in range(4):
+        np.savez(tmp_path / "cal" / f"s{i}.npz",
+                 x=rng.standard_normal((1, 3, 6, 6)).astype(np.float32))
+    ok(strata("calibrate", tmp_path / "chain.onnx", "--data", tmp_path / "cal", "--method",
+              "minmax", "-o", tmp_path / "t.txt"))
+    ok(strata("quantize", tmp_path / "chain.onnx", "--quantize", "int8", "--calibration",
+              tmp_path / "t.txt", "-o", tmp_path / "q", "--name", "m"))
+    text = (tmp_path / "q" / "m.mlir").read_text()
+    assert text.count("top.Quant(") == 2 and text.count("top.Dequant(") == 3, text
+    assert "top.MaxPool(" in text and "top.Reduce(" in text and "top.Add(" in text
+    ok(strata("compile", tmp_path / "chain.onnx", "--target", "cpu", "--quantize", "int8",
+              "--calibration", tmp_path / "t.txt", "-o", tmp_path / "q.strata"))
+    ok(strata("compile", tmp_path / "chain.onnx", "-o", tmp_path / "f", "--name", "m"))
+    rows = read_table(tmp_path / "t.txt")
+    for i in range(4):
+        inp = tmp_path / "cal" / f"s{i}.npz"
+        ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", inp, "--output",
+                  tmp_path / "ref.npz"))
+        got = np.load(tmp_path / "ref.npz")["y"]
+        np.testing.assert_array_equal(got, reference_chain(np.load(inp)["x"], w, rows))
+        ok(strata("run", tmp_path / "q.strata", "--input", inp, "--output", tmp_path / "c.npz"))
+        np.testing.assert_array_equal(np.load(tmp_path / "c.npz")["y"], got)
+        ok(strata("run-ref", tmp_path / "f" / "m.mlir", "--input", inp, "--output",
+                  tmp_path / "f.npz"))
+        f = np.load(tmp_path / "f.npz")["y"].ravel().astype(np.float64)
+        g = got.ravel().astype(np.float64)
+        assert f @ g / (np.linalg.norm(f) * np.linalg.norm(g)) > 0.98

@@ -18,7 +18,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <utility>
 
 namespace strata::intq {
 
@@ -126,6 +128,36 @@ inline int64_t requantTosa(int64_t x, int64_t multiplier, int64_t shift,
                            int64_t qmax) {
   __int128 y = applyScaleTosa(x, multiplier, shift, doubleRound) + zeroPoint;
   return static_cast<int64_t>(std::clamp<__int128>(y, qmin, qmax));
+}
+
+//===----------------------------------------------------------------------===//
+// Integer average pooling (h-int8; docs/quantization.md)
+//===----------------------------------------------------------------------===//
+
+/// A multiplier and shift with which `roundingRightShift(sum * m, s)` is
+/// exactly `round_half_away_from_zero(sum / n)` for every |sum| <= maxAbsSum
+/// (n >= 1): m = ceil(2^s / n) with the smallest s such that
+/// maxAbsSum * n <= 2^(s-1). Then sum * m / 2^s exceeds sum / n in
+/// magnitude by less than 1 / (2n), the smallest distance from a non-tie
+/// quotient to a rounding boundary, and a tie moves away from zero, as the
+/// rounding does. This is the integer mean of the NPU's HL avgpool.
+inline std::pair<int64_t, int64_t> divisionMultiplierShift(int64_t n,
+                                                           int64_t maxAbsSum) {
+  if (n <= 1)
+    return {1, 0};
+  int64_t s = 1;
+  while (s < 62 && (static_cast<__int128>(std::max<int64_t>(maxAbsSum, 1)) *
+                    n) > (static_cast<__int128>(1) << (s - 1)))
+    ++s;
+  int64_t m =
+      static_cast<int64_t>(((static_cast<__int128>(1) << s) + n - 1) / n);
+  return {m, s};
+}
+
+/// `round_half_away_from_zero(sum / n)` in exact integer arithmetic (n >= 1).
+inline int64_t roundedDivide(int64_t sum, int64_t n) {
+  int64_t q = (std::abs(sum) * 2 + n) / (2 * n);
+  return sum < 0 ? -q : q;
 }
 
 } // namespace strata::intq

@@ -501,6 +501,50 @@ struct Converter {
     return current;
   }
 
+  /// `hl.maxpool` of the int8 `input` with `mp`'s window (the result keeps
+  /// input's type), or why not.
+  Reason emitMaxPool(top::MaxPoolOp mp, OpBuilder &b, Value &input) {
+    auto inType = cast<RankedTensorType>(mp.getInput().getType());
+    auto outTy = cast<RankedTensorType>(mp.getOutput().getType());
+    if (mp.getKernelShape().size() != 2 || inType.getRank() != 4 ||
+        mp.getLayout() != top::Layout::NCHW || !inType.hasStaticShape() ||
+        !outTy.hasStaticShape())
+      return "not a static 2-d NCHW max pool";
+    if (mp.getDoRelu())
+      return "a fused ReLU on the max pool";
+    SmallVector<int64_t> k(mp.getKernelShape()),
+        st = mp.getStridesOrDefault(), dl = mp.getDilationsOrDefault(),
+        pd = mp.getPadsOrDefault();
+    for (int d = 0; d < 2; ++d)
+      if (hl::windowOutputSize(inType.getDimSize(2 + d), pd[d], pd[2 + d], k[d],
+                               st[d], dl[d]) != outTy.getDimSize(2 + d))
+        return "ceil_mode output sizes (the NPU's windows floor)";
+    auto pooledType = RankedTensorType::get(
+        outTy.getShape(), getElementTypeOrSelf(input.getType()));
+    input = hl::MaxPoolOp::create(
+                b, mp.getLoc(), pooledType, input, b.getDenseI64ArrayAttr(k),
+                b.getDenseI64ArrayAttr(pd), b.getDenseI64ArrayAttr(st),
+                b.getDenseI64ArrayAttr(dl), b.getI64IntegerAttr(1),
+                DenseI64ArrayAttr())
+                .getOutput();
+    return "";
+  }
+
+  /// A top.MaxPool on per-tensor int8 values (top-quantize's int8 max
+  /// pool: the result keeps the input's type) to `hl.maxpool`.
+  Reason convertInt8MaxPool(top::MaxPoolOp mp, std::string &kernel) {
+    if (!config.supports(npu::NumberFormat::Int8))
+      return "the NPU description's formats do not list int8";
+    Value input = mp.getInput();
+    OpBuilder b(mp);
+    if (Reason r = emitMaxPool(mp, b, input); !r.empty())
+      return r;
+    mp.getOutput().replaceAllUsesWith(input);
+    mp.erase();
+    kernel = "hl.maxpool";
+    return "";
+  }
+
   /// Converts a MaxPool, a nearest Resize or a chain of one-operand
   /// elementwise ops that reads `top.Dequant(x)` of an int8 `x` and whose
   /// only user chain ends in a `top.Quant` to int8: `hl.table(x)` with the
@@ -547,29 +591,8 @@ struct Converter {
     Value input = deq.getInput();
     OpBuilder b(quantOp);
     if (auto mp = dyn_cast<top::MaxPoolOp>(first)) {
-      auto inType = cast<RankedTensorType>(mp.getInput().getType());
-      auto outTy = cast<RankedTensorType>(mp.getOutput().getType());
-      if (mp.getKernelShape().size() != 2 || inType.getRank() != 4 ||
-          mp.getLayout() != top::Layout::NCHW || !inType.hasStaticShape() ||
-          !outTy.hasStaticShape())
-        return "not a static 2-d NCHW max pool";
-      if (mp.getDoRelu())
-        return "a fused ReLU on the max pool";
-      SmallVector<int64_t> k(mp.getKernelShape()),
-          st = mp.getStridesOrDefault(), dl = mp.getDilationsOrDefault(),
-          pd = mp.getPadsOrDefault();
-      for (int d = 0; d < 2; ++d)
-        if (hl::windowOutputSize(inType.getDimSize(2 + d), pd[d], pd[2 + d],
-                                 k[d], st[d], dl[d]) != outTy.getDimSize(2 + d))
-          return "ceil_mode output sizes (the NPU's windows floor)";
-      auto pooledType = RankedTensorType::get(
-          outTy.getShape(), getElementTypeOrSelf(input.getType()));
-      input = hl::MaxPoolOp::create(
-                  b, mp.getLoc(), pooledType, input, b.getDenseI64ArrayAttr(k),
-                  b.getDenseI64ArrayAttr(pd), b.getDenseI64ArrayAttr(st),
-                  b.getDenseI64ArrayAttr(dl), b.getI64IntegerAttr(1),
-                  DenseI64ArrayAttr())
-                  .getOutput();
+      if (Reason r = emitMaxPool(mp, b, input); !r.empty())
+        return r;
       kernel = "hl.maxpool + hl.table";
     } else if (auto rs = dyn_cast<top::ResizeOp>(first)) {
       if (Reason r = checkNearestResize(rs); !r.empty())
@@ -764,6 +787,16 @@ struct Converter {
           d.reason = convertMatMul(mm, d.kernel);
         else if (auto concat = dyn_cast<top::ConcatOp>(op))
           d.reason = convertConcat(concat, d.kernel);
+        else if (auto mp = dyn_cast<top::MaxPoolOp>(op);
+                 mp &&
+                 isa<quant::UniformQuantizedType>(
+                     getElementTypeOrSelf(mp.getInput().getType())) &&
+                 int8TypeOf(mp.getInput().getType()) &&
+                 mp.getInput().getType() ==
+                     RankedTensorType::get(
+                         cast<ShapedType>(mp.getInput().getType()).getShape(),
+                         getElementTypeOrSelf(mp.getOutput().getType())))
+          d.reason = convertInt8MaxPool(mp, d.kernel);
         else
           d.reason = convertBetweenQuant(op, d.kernel);
       }

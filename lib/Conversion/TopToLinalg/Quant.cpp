@@ -372,6 +372,19 @@ struct RequantLowering : OpConversionPattern<top::RequantOp> {
           p->dim = dim;
       }
     }
+    // The exact product fits i64 when |q - zp_in| <= 2^31 (an input of at
+    // most 16 bits with a small zero point, or 32 bits with zero point 0)
+    // and every multiplier is in the int32 range.
+    bool fitsI64 =
+        llvm::all_of(mult.i,
+                     [](int64_t m) {
+                       return m > std::numeric_limits<int32_t>::min() &&
+                              m <= std::numeric_limits<int32_t>::max();
+                     }) &&
+        !in->zeroPoint.isFloat() &&
+        llvm::all_of(in->zeroPoint.i, [&](int64_t z) {
+          return in->width <= 16 ? (z >= -65536 && z <= 65536) : z == 0;
+        });
     Type storage = type->getElementType();
     Value r = buildQuantGeneric(
         rewriter, op.getLoc(), *type, adaptor.getInput(),
@@ -397,6 +410,27 @@ struct RequantLowering : OpConversionPattern<top::RequantOp> {
               mode == top::RequantMode::TosaDoubleRound) {
             y = tosaRequant(b, l, x, m, s, zpOut, *out,
                             mode == top::RequantMode::TosaDoubleRound);
+          } else if (mode == top::RequantMode::MultiplierShift && fitsI64) {
+            // |x| <= 2^31 and |m| < 2^31: the product and the rounding
+            // stay below 2^63, so i64 gives the i128 result.
+            auto c = [&](int64_t v) {
+              return arith::ConstantOp::create(b, l, b.getI64IntegerAttr(v));
+            };
+            Value p = arith::MulIOp::create(b, l, x, m);
+            Value half = arith::ShRUIOp::create(
+                b, l, arith::ShLIOp::create(b, l, c(1), s), c(1));
+            Value neg =
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, p, c(0));
+            Value absP = arith::SelectOp::create(
+                b, l, neg, arith::SubIOp::create(b, l, c(0), p), p);
+            Value mag = arith::ShRSIOp::create(
+                b, l, arith::AddIOp::create(b, l, absP, half), s);
+            y = arith::SelectOp::create(
+                b, l, neg, arith::SubIOp::create(b, l, c(0), mag), mag);
+            y = arith::AddIOp::create(b, l, y, zpOut);
+            y = arith::MinSIOp::create(
+                b, l, arith::MaxSIOp::create(b, l, y, c(out->qmin)),
+                c(out->qmax));
           } else if (mode == top::RequantMode::MultiplierShift) {
             Type i128 = b.getIntegerType(128);
             Value prod = arith::MulIOp::create(

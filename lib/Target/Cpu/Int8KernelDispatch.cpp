@@ -269,6 +269,51 @@ Operation *fusableInt8Requant(Operation *op) {
   return rq;
 }
 
+SmallVector<Operation *> fusableInt8Chain(Operation *last) {
+  auto rq = dyn_cast<top::RequantOp>(last);
+  if (!rq)
+    return {};
+  Block *block = last->getBlock();
+  // The op defining `v`, when it is in the block, not a kernel dispatch's
+  // op, and `v` is its only result with `user` its only user.
+  auto single = [&](Value v) -> Operation * {
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != block || def->getNumResults() != 1 ||
+        !v.hasOneUse())
+      return nullptr;
+    return def;
+  };
+  auto isI32 = [](Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t && t.hasStaticShape() && t.getElementType().isInteger(32);
+  };
+  Operation *mid = single(rq.getInput());
+  if (!mid || !isI32(mid->getResult(0)))
+    return {};
+  if (auto add = dyn_cast<top::AddOp>(mid)) {
+    auto a = dyn_cast_or_null<top::RequantOp>(single(add.getLhs()));
+    auto b = dyn_cast_or_null<top::RequantOp>(single(add.getRhs()));
+    if (!a || !b || a == b || add.getLhs().getType() != add.getRhs().getType())
+      return {};
+    SmallVector<Operation *> chain = {a, b};
+    if (b->isBeforeInBlock(a))
+      std::swap(chain[0], chain[1]);
+    chain.append({add, last});
+    return chain;
+  }
+  // GlobalAvgPool: Requant (x - zp), Reduce (sum), Requant (mean), last.
+  auto mean = dyn_cast<top::RequantOp>(mid);
+  if (!mean)
+    return {};
+  auto sum = dyn_cast_or_null<top::ReduceOp>(single(mean.getInput()));
+  if (!sum || sum.getMode() != top::ReduceMode::Sum || !isI32(sum.getOutput()))
+    return {};
+  auto centred = dyn_cast_or_null<top::RequantOp>(single(sum.getInput()));
+  if (!centred)
+    return {};
+  return {centred, sum, mean, last};
+}
+
 std::optional<KernelDispatchPlan>
 planInt8KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
                        std::string &why) {

@@ -22,6 +22,9 @@ using namespace mlir;
 static const char *kLoweringPipeline =
     // Top -> linalg/tensor/arith/math/scf on tensors.
     "convert-top-to-linalg,strata-cpu-check-contract{stage=linalg},"
+    // The int8 chains (an int8 Add: Requant, Requant, Add, Requant) as one
+    // elementwise loop.
+    "strata-cpu-fuse-elementwise,"
     "canonicalize,cse,strata-cpu-distinct-results,"
     // Which operands the memory plan may write the result over.
     "strata-cpu-mark-in-place,"

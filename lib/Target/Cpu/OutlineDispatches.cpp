@@ -416,7 +416,27 @@ struct OutlineDispatchesPass
     for (Operation &opRef : body)
       ops.push_back(&opRef);
     llvm::SmallPtrSet<Operation *, 8> fused;
+    // An int8 Add or GlobalAvgPool written as Requant / i32 op / Requant
+    // chains (docs/quantization.md) is one dispatch, outlined at its last
+    // op: its tile loop computes the chain without int32 buffers.
+    llvm::DenseMap<Operation *, SmallVector<Operation *>> chains;
     for (Operation *op : ops) {
+      SmallVector<Operation *> chain = fusableInt8Chain(op);
+      if (chain.size() < 2)
+        continue;
+      for (Operation *member : chain)
+        if (member != op)
+          fused.insert(member);
+      chains[op] = std::move(chain);
+    }
+    for (Operation *op : ops) {
+      if (auto it = chains.find(op); it != chains.end()) {
+        func::FuncOp fn;
+        if (failed(outlineGroup(it->second, moduleBuilder, count++, &fn)))
+          return signalPassFailure();
+        fn->setAttr(kFuseElementwiseAttr, moduleBuilder.getUnitAttr());
+        continue;
+      }
       if (fused.contains(op))
         continue;
       if (op == terminator || isa<top::InputOp, top::WeightOp, top::NoneOp>(op))
@@ -508,6 +528,22 @@ struct OutlineDispatchesPass
   /// result) into a new function and calls it in op's place.
   LogicalResult outline(Operation *op, Operation *tail,
                         OpBuilder &moduleBuilder, unsigned number) {
+    SmallVector<Operation *> group = {op};
+    if (tail)
+      group.push_back(tail);
+    return outlineGroup(group, moduleBuilder, number);
+  }
+
+  /// Moves `group` (ops in block order whose results, but the last op's,
+  /// are used only inside the group) into a new function and calls it in
+  /// the last op's place. The dispatch is named after the first op; the
+  /// run-time shape cases apply to single-op groups only. `outlined`, when
+  /// given, receives the new function.
+  LogicalResult outlineGroup(ArrayRef<Operation *> group,
+                             OpBuilder &moduleBuilder, unsigned number,
+                             func::FuncOp *outlined = nullptr) {
+    Operation *op = group.front();
+    llvm::SmallPtrSet<Operation *, 4> inGroup(group.begin(), group.end());
     FailureOr<SmallVector<SmallVector<int64_t>>> bounds;
     if (isRuntimeShapeOp(op)) {
       bounds = resultBounds(op, maxRangeElements);
@@ -523,13 +559,16 @@ struct OutlineDispatchesPass
       else
         args.insert(v);
     };
-    for (Value v : op->getOperands())
-      classify(v);
-    for (Region &r : op->getRegions()) {
-      llvm::SetVector<Value> above;
-      getUsedValuesDefinedAbove(r, above);
-      for (Value v : above)
-        classify(v);
+    for (Operation *member : group) {
+      for (Value v : member->getOperands())
+        if (!inGroup.contains(v.getDefiningOp()))
+          classify(v);
+      for (Region &r : member->getRegions()) {
+        llvm::SetVector<Value> above;
+        getUsedValuesDefinedAbove(r, above);
+        for (Value v : above)
+          classify(v);
+      }
     }
     // A Loop's one-element integer trip count and condition, when constant,
     // stay constants inside its dispatch (an arith.constant): the Loop
@@ -543,7 +582,7 @@ struct OutlineDispatchesPass
         }
     // Results: the empty ones are not returned; the entry function gets a
     // tensor.empty for each.
-    Operation *last = tail ? tail : op;
+    Operation *last = group.back();
     SmallVector<Type> argTypes, resultTypes;
     SmallVector<unsigned> returned;
     for (OpResult r : last->getResults())
@@ -587,9 +626,9 @@ struct OutlineDispatchesPass
                                         t.getElementType(), t.getEncoding()));
       }
     }
-    Operation *clone = b.clone(*op, map);
-    if (tail)
-      clone = b.clone(*tail, map);
+    Operation *clone = nullptr;
+    for (Operation *member : group)
+      clone = b.clone(*member, map);
     SmallVector<Value> results;
     for (unsigned i : returned)
       results.push_back(clone->getResult(i));
@@ -638,7 +677,7 @@ struct OutlineDispatchesPass
     }
     func::ReturnOp::create(b, loc, results);
 
-    OpBuilder callBuilder(op);
+    OpBuilder callBuilder(last);
     auto call = func::CallOp::create(callBuilder, loc, fn, args.getArrayRef());
     if (isRuntimeTripLoop(op)) {
       // Carried values and scan outputs (as their bounds); the lengths are
@@ -658,9 +697,10 @@ struct OutlineDispatchesPass
             tensor::EmptyOp::create(callBuilder, loc, t.getShape(),
                                     t.getElementType(), t.getEncoding()));
       }
-    if (tail)
-      tail->erase();
-    op->erase();
+    for (Operation *member : llvm::reverse(group))
+      member->erase();
+    if (outlined)
+      *outlined = fn;
     return success();
   }
 };

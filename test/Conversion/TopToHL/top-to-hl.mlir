@@ -158,3 +158,16 @@ func.func @concat(%a: tensor<1x2x3xi8>, %b: tensor<1x4x3x!quant.uniform<i8:f32, 
   %y = top.Quant(%c) : (tensor<1x6x3xf32>) -> tensor<1x6x3x!quant.uniform<i8:f32, 0.5:1>>
   return %y : tensor<1x6x3x!quant.uniform<i8:f32, 0.5:1>>
 }
+
+// -----
+
+// top-quantize's int8 max pool (on the int8 values, the result keeps the
+// input's type) converts to hl.maxpool directly.
+// CHECK-LABEL: func @int8_maxpool
+// CHECK: %[[M:.*]] = hl.maxpool(%arg0) {dilation = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x2x6x6x!quant.uniform<i8:f32, 1.000000e-01:3>>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 1.000000e-01:3>>
+// CHECK-NOT: top.MaxPool
+// CHECK: return %[[M]]
+func.func @int8_maxpool(%arg0: tensor<1x2x6x6x!quant.uniform<i8:f32, 0.1:3>>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 0.1:3>> {
+  %0 = top.MaxPool(%arg0) {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x6x6x!quant.uniform<i8:f32, 0.1:3>>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 0.1:3>>
+  return %0 : tensor<1x2x3x3x!quant.uniform<i8:f32, 0.1:3>>
+}

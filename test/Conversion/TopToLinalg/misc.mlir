@@ -52,17 +52,33 @@ func.func @dequant(%q: tensor<4x!quant.uniform<u8:f16, 0.5:128>>) -> tensor<4xf1
 
 // -----
 
-// Requant MultiplierShift: exact 128-bit product, rounding right shift;
-// per-channel multiplier and rshift along dim 1.
+// Requant MultiplierShift: exact product, rounding right shift; per-channel
+// multiplier and rshift along dim 1. An int32 input with zero point 0 and
+// int32 multipliers: |x * m| < 2^62, so in i64.
 // CHECK-LABEL: func.func @requant_multiplier_shift
 // CHECK-DAG: arith.constant dense<[3, 5]> : tensor<2xi64>
 // CHECK-DAG: arith.constant dense<[2, 4]> : tensor<2xi64>
+// CHECK: arith.muli %{{.*}}, %{{.*}} : i64
+// CHECK: arith.shrui %{{.*}}, %{{.*}} : i64
+// CHECK: arith.shrsi %{{.*}}, %{{.*}} : i64
+// CHECK: arith.constant -128 : i64
+// CHECK-NOT: i128
+func.func @requant_multiplier_shift(%a: tensor<1x2xi32>) -> tensor<1x2xi8> {
+  %0 = top.Requant(%a) {multiplier = array<i64: 3, 5>, rshift = array<i64: 2, 4>} : (tensor<1x2xi32>) -> tensor<1x2xi8>
+  return %0 : tensor<1x2xi8>
+}
+
+// -----
+
+// An int32 input with a zero point: |x| may exceed 2^31, so the product is
+// exact in i128.
+// CHECK-LABEL: func.func @requant_multiplier_shift_i128
 // CHECK: arith.muli %{{.*}}, %{{.*}} : i128
 // CHECK: arith.shrsi %{{.*}}, %{{.*}} : i128
 // CHECK: arith.constant -128 : i128
 // CHECK: arith.trunci %{{.*}} : i128 to i64
-func.func @requant_multiplier_shift(%a: tensor<1x2xi32>) -> tensor<1x2xi8> {
-  %0 = top.Requant(%a) {multiplier = array<i64: 3, 5>, rshift = array<i64: 2, 4>} : (tensor<1x2xi32>) -> tensor<1x2xi8>
+func.func @requant_multiplier_shift_i128(%a: tensor<1x2x!quant.uniform<i32:f32, 0.5:7>>) -> tensor<1x2xi8> {
+  %0 = top.Requant(%a) {multiplier = array<i64: 3>, rshift = array<i64: 2>} : (tensor<1x2x!quant.uniform<i32:f32, 0.5:7>>) -> tensor<1x2xi8>
   return %0 : tensor<1x2xi8>
 }
 

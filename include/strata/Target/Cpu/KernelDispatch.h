@@ -32,7 +32,14 @@ struct KernelDispatchPlan {
 
   /// How the weight operand (binding 1) is pre-packed when it is a
   /// constant: the param to set to 1, and the matrix to pack.
-  enum class Pack { None, MatmulB, ConvFilter, WinogradFilter, Int8, Bf16MatmulB };
+  enum class Pack {
+    None,
+    MatmulB,
+    ConvFilter,
+    WinogradFilter,
+    Int8,
+    Bf16MatmulB
+  };
   Pack pack = Pack::None;
   int64_t packedFlagParam = -1;
 
@@ -107,6 +114,13 @@ std::vector<uint16_t> packBf16KernelWeight(const KernelDispatchPlan &plan,
 /// int8 kernel) and its only user, a top.Requant, into one dispatch: the
 /// Requant then runs fused in the kernel's epilogue. Returns the Requant.
 mlir::Operation *fusableInt8Requant(mlir::Operation *op);
+
+/// When `last` is the final top.Requant of an int8 Add (Requant, Requant,
+/// i32 Add, Requant) or GlobalAvgPool (Requant, i32 Reduce, Requant,
+/// Requant) as top-quantize writes them, the chain's ops in block order
+/// (each result but the last used only by the next op of the chain): the
+/// outliner makes them one dispatch. Otherwise empty.
+llvm::SmallVector<mlir::Operation *> fusableInt8Chain(mlir::Operation *last);
 
 /// The plan of a dispatch whose op got an int8 kernel (planKernelDispatch
 /// calls it with the strategy's params already in `plan`).

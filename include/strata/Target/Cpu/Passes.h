@@ -24,6 +24,9 @@ namespace strata::cpu {
 
 /// The attribute marking an outlined dispatch function.
 constexpr const char *kDispatchAttr = "strata.dispatch";
+/// On a dispatch function: fuse its elementwise linalg ops
+/// (strata-cpu-fuse-elementwise).
+constexpr const char *kFuseElementwiseAttr = "strata.fuse_elementwise";
 
 /// On a dispatch function split by strata-cpu-distribute-workgroups: its
 /// workgroup count (an i64). Survives the lowering to the LLVM dialect.

@@ -55,6 +55,11 @@ def CpuOutlineDispatches : Pass<"strata-cpu-outline-dispatches",
     carrying a one-element integer or i1 value, become `arith.constant`s
     inside its dispatch rather than arguments: the Loop lowering needs a
     compile-time trip count to give scan outputs a static shape.
+
+    An int8 Add or GlobalAvgPool as `top-quantize` writes it (a chain of
+    `top.Requant` and i32 `top.Add` / `top.Reduce` ops, docs/quantization.md)
+    is one dispatch, outlined where its last op was and marked
+    `strata.fuse_elementwise` (see `strata-cpu-fuse-elementwise`).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect"];
@@ -68,6 +73,19 @@ def CpuOutlineDispatches : Pass<"strata-cpu-outline-dispatches",
            "The bound of the scan outputs' length of a Loop with a "
            "run-time trip count (a longer loop is a run-time error)">,
   ];
+}
+
+def CpuFuseElementwise : Pass<"strata-cpu-fuse-elementwise",
+                              "::mlir::ModuleOp"> {
+  let summary = "Fuse the elementwise linalg ops of marked dispatches";
+  let description = [{
+    Runs right after convert-top-to-linalg. In each dispatch function marked
+    `strata.fuse_elementwise` (an outlined int8 chain), every elementwise
+    `linalg.generic` is fused into its consumer (upstream elementwise op
+    fusion): an int8 Add becomes one loop from the two int8 inputs to the
+    int8 output, without int32 intermediates. The arithmetic is unchanged.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def CpuStridedCopiesToLinalg : Pass<"strata-cpu-strided-copies-to-linalg",

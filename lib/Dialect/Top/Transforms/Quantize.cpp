@@ -13,6 +13,7 @@
 #include "strata/Dialect/Top/Transforms/Calibration.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Dialect/Top/Transforms/QuantUtils.h"
+#include "strata/Support/IntegerRequant.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
@@ -95,6 +96,18 @@ struct TopQuantizePass
   /// output's int8 type and a Dequant replacing `old`'s result.
   LogicalResult finishInt8(Operation *old, Value acc, ArrayRef<double> accScale,
                            double reluLimit);
+
+  /// Add / MaxPool / GlobalAvgPool on int8 values (docs/quantization.md,
+  /// "Integer Add and pools"): the same op on the int8 values (a float
+  /// input is quantized with its table row first), so that int8 chains
+  /// through them. Ops that do not qualify stay float.
+  void quantizeInt8Chain(Operation *op);
+  Value quantizeAdd(AddOp op, Value qa, Value qb);
+  Value quantizeGlobalAvgPool(GlobalAvgPoolOp op, Value q);
+  /// The int8 type of `op`'s result from its calibration entry.
+  FailureOr<Type> outputInt8Type(Operation *op);
+  /// Quant(Dequant(q)): q itself, or a Requant when the parameters differ.
+  void foldQuantOfDequant();
 };
 
 FailureOr<calib::CalibrationEntry> TopQuantizePass::entryFor(Value v,
@@ -403,15 +416,23 @@ LogicalResult TopQuantizePass::runInt8() {
              << "top-quantize: the calibration table '" << calibration
              << "' names tensor '" << name
              << "', which is not a tensor of the model";
+  // In program order: a Conv / MatMul reads the int8 value of an Add or
+  // pool before it directly, with its parameters, and a chain of them stays
+  // int8.
   SmallVector<Operation *> todo;
   for (Operation &op : entry.getBody().front())
-    if (quantizable(&op))
+    if (quantizable(&op) || isa<AddOp, MaxPoolOp, GlobalAvgPoolOp>(op))
       todo.push_back(&op);
   WeightNamer namer(getOperation());
   for (Operation *op : todo) {
+    if (!isa<ConvOp, MatMulOp>(op)) {
+      quantizeInt8Chain(op);
+      continue;
+    }
     if (failed(quantizeLinear(op, namer)))
       return failure();
   }
+  foldQuantOfDequant();
   return success();
 }
 
@@ -461,6 +482,169 @@ LogicalResult TopQuantizePass::runLowFloat(FloatType low) {
     op->erase();
   }
   return success();
+}
+
+/// A top.Requant (MultiplierShift) of `x` with an explicit multiplier and
+/// shift, to element type `elem`.
+Value requantExact(OpBuilder &b, Location loc, Value x, Type elem, int64_t m,
+                   int64_t s) {
+  return RequantOp::create(
+             b, loc, cast<RankedTensorType>(x.getType()).clone(elem), x,
+             b.getDenseI64ArrayAttr({m}), b.getDenseI64ArrayAttr({s}),
+             RequantModeAttr::get(b.getContext(), RequantMode::MultiplierShift))
+      .getOutput();
+}
+
+/// A top.Requant (MultiplierShift, one multiplier) of `x` to element type
+/// `elem` by the real factor `real`.
+Value requantBy(OpBuilder &b, Location loc, Value x, Type elem, double real) {
+  auto [m, s] = calib::multiplierShift(real);
+  return requantExact(b, loc, x, elem, m, s);
+}
+
+FailureOr<Type> TopQuantizePass::outputInt8Type(Operation *op) {
+  Value y = op->getResult(0);
+  auto it = table.entries.find(calib::tensorName(y));
+  if (it == table.entries.end())
+    return failure(); // no range: the op stays float
+  ActParams p = activationParams(it->second, symmetric);
+  p.scale = asF32(p.scale);
+  return i8Type(op->getContext(), p,
+                cast<RankedTensorType>(y.getType()).getElementType());
+}
+
+/// The scale of the int32 sum of a quantized Add: the larger input scale
+/// over 2^20 (TFLite's left shift), so both rescaled inputs and their sum
+/// stay below 2^29 in magnitude.
+constexpr double kAddSumShift = 1048576.0;
+
+Value TopQuantizePass::quantizeAdd(AddOp op, Value qa, Value qb) {
+  auto ty = cast<RankedTensorType>(op.getOutput().getType());
+  if (qa.getType() != ty.clone(getElementTypeOrSelf(qa.getType())) ||
+      qb.getType() != ty.clone(getElementTypeOrSelf(qb.getType())))
+    return {}; // broadcasting stays float
+  FailureOr<Type> outElem = outputInt8Type(op);
+  if (failed(outElem))
+    return {};
+  auto [sa, za] = paramsOf(qa);
+  auto [sb, zb] = paramsOf(qb);
+  double so = cast<quant::UniformQuantizedType>(*outElem).getScale();
+  double si = std::max(sa, sb) / kAddSumShift;
+  OpBuilder b(op);
+  std::string name = calib::tensorName(op.getOutput());
+  Location loc = NameLoc::get(b.getStringAttr(name + "_int8"), op.getLoc());
+  Type i32 = b.getI32Type();
+  Value ia = requantBy(b, loc, qa, i32, sa / si);
+  Value ib = requantBy(b, loc, qb, i32, sb / si);
+  Value sum = AddOp::create(b, loc, ty.clone(i32), ia, ib, op.getDoReluAttr())
+                  .getOutput();
+  return requantBy(b, loc, sum, *outElem, si / so);
+}
+
+Value TopQuantizePass::quantizeGlobalAvgPool(GlobalAvgPoolOp op, Value q) {
+  auto in = cast<RankedTensorType>(q.getType());
+  if (op.getLayout() != Layout::NCHW || in.getRank() < 3 ||
+      !in.hasStaticShape())
+    return {};
+  int64_t n = 1;
+  SmallVector<int64_t> axes;
+  for (int64_t d = 2; d < in.getRank(); ++d) {
+    n *= in.getDimSize(d);
+    axes.push_back(d);
+  }
+  if (n <= 0 || n > (int64_t(1) << 20))
+    return {};
+  FailureOr<Type> outElem = outputInt8Type(op);
+  if (failed(outElem))
+    return {};
+  auto [si, zi] = paramsOf(q);
+  double so = cast<quant::UniformQuantizedType>(*outElem).getScale();
+  OpBuilder b(op);
+  std::string name = calib::tensorName(op.getOutput());
+  Location loc = NameLoc::get(b.getStringAttr(name + "_int8"), op.getLoc());
+  Type i32 = b.getI32Type();
+  auto outTy = cast<RankedTensorType>(op.getOutput().getType());
+  // x - zp, their int32 sum, round_half_away(sum / n) (exact: see
+  // intq::divisionMultiplierShift), then the requantization to the output.
+  Value centred = requantExact(b, loc, q, i32, 1, 0);
+  Value sum =
+      ReduceOp::create(b, loc, TypeRange{outTy.clone(i32)}, centred,
+                       b.getDenseI64ArrayAttr(axes), b.getBoolAttr(true),
+                       ReduceModeAttr::get(b.getContext(), ReduceMode::Sum))
+          .getOutput();
+  auto [m, s] = intq::divisionMultiplierShift(n, 255 * n);
+  Value mean = requantExact(b, loc, sum, i32, m, s);
+  return requantBy(b, loc, mean, *outElem, si / so);
+}
+
+void TopQuantizePass::quantizeInt8Chain(Operation *op) {
+  if (op->getNumResults() != 1 ||
+      keep.contains(calib::tensorName(op->getResult(0))) ||
+      !getElementTypeOrSelf(op->getResult(0).getType()).isF32())
+    return;
+  SmallVector<Value> qs;
+  for (Value x : op->getOperands()) {
+    Value q = int8Of.lookup(x);
+    if (!q) {
+      if (!table.entries.count(calib::tensorName(x)))
+        return;
+      FailureOr<Value> quantized = quantizedInput(x, op);
+      if (failed(quantized))
+        return;
+      q = *quantized;
+    }
+    if (!isa<quant::UniformQuantizedType>(getElementTypeOrSelf(q.getType())))
+      return;
+    qs.push_back(q);
+  }
+  Value out;
+  if (auto add = dyn_cast<AddOp>(op); add && qs.size() == 2)
+    out = quantizeAdd(add, qs[0], qs[1]);
+  else if (auto pool = dyn_cast<MaxPoolOp>(op)) {
+    // Same scale in and out: the max of the int8 values, no requant.
+    if (pool.getDoRelu())
+      return;
+    OpBuilder b(op);
+    Operation *q = b.clone(*op);
+    q->setOperand(0, qs[0]);
+    q->getResult(0).setType(cast<RankedTensorType>(op->getResult(0).getType())
+                                .clone(getElementTypeOrSelf(qs[0].getType())));
+    out = q->getResult(0);
+  } else if (auto gap = dyn_cast<GlobalAvgPoolOp>(op))
+    out = quantizeGlobalAvgPool(gap, qs[0]);
+  if (!out)
+    return;
+  OpBuilder b(op);
+  Value y = op->getResult(0);
+  auto deq = DequantOp::create(b, op->getLoc(), y.getType(), out);
+  y.replaceAllUsesWith(deq.getOutput());
+  int8Of.erase(y);
+  int8Of[deq.getOutput()] = out;
+  op->erase();
+}
+
+void TopQuantizePass::foldQuantOfDequant() {
+  SmallVector<QuantOp> quants;
+  entry.walk([&](QuantOp q) { quants.push_back(q); });
+  for (QuantOp quantOp : quants) {
+    auto deq = quantOp.getInput().getDefiningOp<DequantOp>();
+    if (!deq)
+      continue;
+    Type inElem = getElementTypeOrSelf(deq.getInput().getType());
+    Type outElem = getElementTypeOrSelf(quantOp.getOutput().getType());
+    auto in = dyn_cast<quant::UniformQuantizedType>(inElem);
+    auto out = dyn_cast<quant::UniformQuantizedType>(outElem);
+    if (!in || !out || in.getStorageTypeIntegralWidth() != 8)
+      continue;
+    Value q = deq.getInput();
+    if (inElem != outElem) {
+      OpBuilder b(quantOp);
+      q = requantBy(b, quantOp.getLoc(), q, outElem,
+                    in.getScale() / out.getScale());
+    }
+    quantOp.getOutput().replaceAllUsesWith(q);
+    quantOp->erase();
+  }
 }
 
 /// Quant(Reshape|Permute(Dequant(q))) with the Quant's type equal to q's
@@ -520,10 +704,10 @@ void TopQuantizePass::runOnOperation() {
     return signalPassFailure();
   if (mode == "int8")
     moveDataInInt8();
-  // Drop the float weights and Dequants nothing reads any more.
+  // Drop the float weights, Dequants and Quants nothing reads any more.
   SmallVector<Operation *> dead;
   entry.walk([&](Operation *op) {
-    if (isa<WeightOp, DequantOp, CastOp>(op) && op->use_empty())
+    if (isa<WeightOp, DequantOp, CastOp, QuantOp>(op) && op->use_empty())
       dead.push_back(op);
   });
   for (Operation *op : dead)
