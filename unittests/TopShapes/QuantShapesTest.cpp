@@ -72,7 +72,8 @@ TEST(QuantShapes, RequantModeChecks) {
   ShapeOr<Shape> r = inferRequant(input, attrs);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), "attribute 'quant_mode' must be \"MultiplierShift\", "
-                       "\"TFLite\" or \"Float\", got \"QDM\"");
+                       "\"TFLite\", \"Float\", \"TosaSingleRound\" or "
+                       "\"TosaDoubleRound\", got \"QDM\"");
   attrs.quantMode = "TFLite";
   attrs.rshift = Ints(one);
   ShapeOr<Shape> m = inferRequant(input, attrs);
