@@ -254,6 +254,18 @@ def test_npusim_corrupted_section_refused(tmp_path):
     assert refused > 0
 
 
+def test_strata_npu_refuses_non_regular_inputs(tmp_path):
+    # A device or a folder given as input is refused by kind, before any
+    # read (reading /dev/zero would never end).
+    for args, what in ((("disasm", "/dev/zero"), "npu program or artifact"),
+                       (("asm", "/dev/zero", "-o", tmp_path / "x.snpu"), "npuhw program"),
+                       (("disasm", tmp_path), "npu program or artifact")):
+        r = subprocess.run([NPU, *args], capture_output=True, text=True, timeout=30)
+        assert r.returncode == 1, (args, r.returncode, r.stderr)
+        assert f"cannot read {what} '" in r.stderr and "not a regular file" in r.stderr, r.stderr
+    assert not (tmp_path / "x.snpu").exists()
+
+
 def test_npusim_bad_device_option(tmp_path):
     case = make_case(np.random.default_rng(101))
     model = build(tmp_path, case)

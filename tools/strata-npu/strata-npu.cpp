@@ -21,6 +21,7 @@
 #include "strata/Dialect/NpuHW/IR/NpuHW.h"
 #include "strata/Runtime/NpuSimProfile.h"
 #include "strata/Runtime/strata_runtime.h"
+#include "strata/Support/InputFile.h"
 #include "strata/Support/Npz.h"
 #include "strata/Target/Npu/NpuProgramIO.h"
 
@@ -259,10 +260,16 @@ int main(int argc, char **argv) {
       return usage();
     llvm::SourceMgr sm;
     std::string err;
-    auto buf = llvm::MemoryBuffer::getFileOrSTDIN(in);
-    if (!buf)
-      return fail("cannot read '" + in + "': " + buf.getError().message());
-    sm.AddNewSourceBuffer(std::move(*buf), llvm::SMLoc());
+    // Through InputFile: a regular file within the size limit (never a
+    // device or pipe read without end).
+    InputFile file;
+    if (!file.open(in, "npuhw program", err))
+      return fail(err);
+    sm.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBuffer(
+            llvm::StringRef(file.text().data(), file.text().size()), in,
+            /*RequiresNullTerminator=*/false),
+        llvm::SMLoc());
     SourceMgrDiagnosticHandler handler(sm, &ctx);
     OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &ctx);
     if (!module)
@@ -284,14 +291,12 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (cmd == "disasm") {
-    auto buf = llvm::MemoryBuffer::getFile(in, /*IsText=*/false,
-                                           /*RequiresNullTerminator=*/false);
-    if (!buf)
-      return fail("cannot read '" + in + "': " + buf.getError().message());
     std::string err;
-    const auto *bytes =
-        reinterpret_cast<const uint8_t *>((*buf)->getBufferStart());
-    uint64_t size = (*buf)->getBufferSize();
+    InputFile file;
+    if (!file.open(in, "npu program or artifact", err))
+      return fail(err);
+    const uint8_t *bytes = file.data();
+    uint64_t size = file.size();
     OwningOpRef<ModuleOp> module;
     if (size >= artifact::kHeaderSize &&
         std::memcmp(bytes, artifact::kMagic, 8) == 0) {
