@@ -68,7 +68,7 @@ build-asan: setup
 	@$(MAKE) --no-print-directory BUILD=build-asan \
 	  CMAKE_FLAGS="-DSTRATA_ENABLE_SANITIZERS=ON -DSTRATA_BUILD_FUZZERS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG' '-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG'" configure
 	@grep -q '^STRATA_BUILD_FUZZERS:BOOL=ON' build-asan/CMakeCache.txt || cmake -DSTRATA_BUILD_FUZZERS=ON build-asan
-	ninja -C build-asan strata strata-opt strata-onnx-import-fuzzer strata-tflite-import-fuzzer strata-npz-fuzzer strata-mlir-fuzzer \
+	ninja -C build-asan strata strata-opt strata-npu strata-onnx-import-fuzzer strata-tflite-import-fuzzer strata-npz-fuzzer strata-mlir-fuzzer \
 	  strata-artifact-fuzzer strata-artifact-seeds strata-example-artifact
 
 clean:
