@@ -140,28 +140,37 @@ double outMax(Type elem) {
   if (isa<Float8E5M2Type>(elem))
     return 57344.0 + 4096.0;
   if (isa<Float6E2M3FNType>(elem))
-    return 7.5 + 0.0625;
+    return 7.5 + 0.25;
   if (isa<Float6E3M2FNType>(elem))
     return 28.0 + 2.0;
   return 6.0 + 1.0; // f4E2M1FN
 }
 
 /// `y` (f32) rounded to nearest even on the grid of the MX format `elem`:
-/// an f32 tensor of those values (the f6 carrier), or the `elem` tensor.
-/// f6 rounds through the f8 format with the same mantissa width, scaled so
-/// that the smallest normal exponents coincide (f6E2M3FN: f8E4M3FN times
-/// 2^-6; f6E3M2FN: f8E5M2 times 2^-12), which gives the same subnormals.
+/// the `elem` tensor, or for f6 an f32 tensor of those values (the carrier).
+/// Out of range (only where the block's m / out_max is an f32 subnormal,
+/// rounded down to the clip): f8E4M3FN gives NaN and f8E5M2 Inf, as the
+/// spec's round_to_nearest_float; f4 and f6, which have neither, saturate
+/// to +-max (as ml_dtypes). f6 rounds through the f8 format with the same
+/// mantissa width, scaled so that the smallest normal exponents coincide
+/// (f6E2M3FN: f8E4M3FN times 2^-6; f6E3M2FN: f8E5M2 times 2^-12), which
+/// gives the same subnormals.
 Value roundTo(OpBuilder &b, Location loc, Value y, Type elem) {
+  if (isa<Float4E2M1FNType>(elem))
+    return castTo(b, loc, y, elem); // top.Cast always saturates to f4
   if (!isFp6(elem))
-    return castTo(b, loc, y, elem);
+    return makeTop(b, loc, "Cast", withElement(tensorType(y), elem), y,
+                   {b.getNamedAttr("saturate", b.getBoolAttr(false))});
   Type f32 = b.getF32Type();
   bool e2m3 = isa<Float6E2M3FNType>(elem);
   Type via = e2m3 ? Type(b.getType<Float8E4M3FNType>())
                   : Type(b.getType<Float8E5M2Type>());
-  double shift = e2m3 ? 64.0 : 4096.0;
+  double shift = e2m3 ? 64.0 : 4096.0, max = e2m3 ? 7.5 : 28.0;
   Value scaled = binary(b, loc, "Div", y, scalar(b, loc, f32, shift));
   Value rounded = castTo(b, loc, castTo(b, loc, scaled, via), f32);
-  return binary(b, loc, "Mul", rounded, scalar(b, loc, f32, shift));
+  Value v = binary(b, loc, "Mul", rounded, scalar(b, loc, f32, shift));
+  v = binary(b, loc, "Min", v, scalar(b, loc, f32, max));
+  return binary(b, loc, "Max", v, scalar(b, loc, f32, -max));
 }
 
 /// cast_to_block_scaled: per block, m = max |x| (NaN propagates), the scale
