@@ -23,7 +23,8 @@ func.func @cast_from(%d: tensor<2x64xf4E2M1FN>, %s: tensor<2x2xf8E8M0FNU>) -> te
 // cast_to_block_scaled to f8E4M3FN: m = max |x| per block; the scale is
 // 2^ceil(log2(m / 464)) (f8E8M0FNU's "up" rounding of the exponent,
 // Cast's default), 2^-127
-// where m / 464 <= 2^-127; the data x / scale cast to f8E4M3FN.
+// where m / 464 <= 2^-127; the data x / scale cast to f8E4M3FN without
+// saturation (out of range is NaN, as the spec's round_to_nearest_float).
 // CHECK-LABEL: func.func @cast_to_e4m3
 // CHECK: %[[X:.*]] = top.Reshape(%{{.*}}) {shape = array<i64: 3, 1, 32>} : (tensor<3x32xf32>) -> tensor<3x1x32xf32>
 // CHECK: %[[A:.*]] = top.Abs(%[[X]])
@@ -37,7 +38,7 @@ func.func @cast_from(%d: tensor<2x64xf4E2M1FN>, %s: tensor<2x2xf8E8M0FNU>) -> te
 // CHECK: %[[SCALE:.*]] = top.Where(%[[TINY]], %[[MIN]], %[[P2]])
 // CHECK: %[[Y:.*]] = top.Div(%[[X]], %[[SCALE]]) : (tensor<3x1x32xf32>, tensor<3x1x1xf32>) -> tensor<3x1x32xf32>
 // CHECK: %[[YR:.*]] = top.Reshape(%[[Y]]) {shape = array<i64: 3, 32>}
-// CHECK: %[[DATA:.*]] = top.Cast(%[[YR]]) : (tensor<3x32xf32>) -> tensor<3x32xf8E4M3FN>
+// CHECK: %[[DATA:.*]] = top.Cast(%[[YR]]) {saturate = false} : (tensor<3x32xf32>) -> tensor<3x32xf8E4M3FN>
 // CHECK: %[[SR:.*]] = top.Reshape(%[[SCALE]]) {shape = array<i64: 3, 1>}
 // CHECK: %[[SC:.*]] = top.Cast(%[[SR]]) {round_mode = #top.round_mode<down>} : (tensor<3x1xf32>) -> tensor<3x1xf8E8M0FNU>
 // CHECK: return %[[DATA]], %[[SC]]
@@ -50,7 +51,8 @@ func.func @cast_to_e4m3(%x: tensor<3x32xf32>) -> (tensor<3x32xf8E4M3FN>, tensor<
 // rounding, 2^-127 where m / out_max < 2^-127. f6 (no Top type) rounds
 // through the f8 format of the same mantissa width, scaled so that the
 // smallest normal exponents meet (f6E3M2FN: f8E5M2 times 2^-12) and stays
-// an f32 carrier, which cast_from_block_scaled multiplies by the scale.
+// an f32 carrier (saturated to +-max: f6 has no Inf or NaN), which
+// cast_from_block_scaled multiplies by the scale.
 // CHECK-LABEL: func.func @cast_to_e3m2_and_back
 // CHECK: value = dense<3.000000e+01> : tensor<f32>
 // CHECK: %[[RATIO:.*]] = top.Div
@@ -64,7 +66,11 @@ func.func @cast_to_e4m3(%x: tensor<3x32xf32>) -> (tensor<3x32xf8E4M3FN>, tensor<
 // CHECK: %[[S1:.*]] = top.Div(%{{.*}}, %{{.*}}) : (tensor<1x64xf32>, tensor<f32>) -> tensor<1x64xf32>
 // CHECK: %[[F8:.*]] = top.Cast(%[[S1]]) : (tensor<1x64xf32>) -> tensor<1x64xf8E5M2>
 // CHECK: %[[BACK:.*]] = top.Cast(%[[F8]]) : (tensor<1x64xf8E5M2>) -> tensor<1x64xf32>
-// CHECK: %[[CARRIER:.*]] = top.Mul(%[[BACK]], %{{.*}}) : (tensor<1x64xf32>, tensor<f32>) -> tensor<1x64xf32>
+// CHECK: %[[UNSCALED:.*]] = top.Mul(%[[BACK]], %{{.*}}) : (tensor<1x64xf32>, tensor<f32>) -> tensor<1x64xf32>
+// CHECK: value = dense<2.800000e+01> : tensor<f32>
+// CHECK: %[[LO:.*]] = top.Min(%[[UNSCALED]], %{{.*}})
+// CHECK: value = dense<-2.800000e+01> : tensor<f32>
+// CHECK: %[[CARRIER:.*]] = top.Max(%[[LO]], %{{.*}})
 // CHECK: top.Reshape(%[[CARRIER]]) {shape = array<i64: 1, 2, 32>}
 // CHECK: top.Mul
 // CHECK: return %{{.*}} : tensor<1x64xf32>
