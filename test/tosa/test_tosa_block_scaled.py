@@ -134,7 +134,8 @@ def run(func, inputs):
 
 
 def f6_const(name, values, fmt):
-    """A tosa.const of f6 values (a function may not take f6 arguments)."""
+    """A tosa.const of `values` written as decimals (f6: a function may not
+    take f6 arguments; f4)."""
     def nested(a):
         if a.ndim == 1:
             return "[" + ", ".join(repr(float(v)) for v in a.astype(np.float64)) + "]"
@@ -267,3 +268,28 @@ def test_matmul_t_block_scaled(fmt, bcast, rng):
     np.testing.assert_array_less(np.abs(got[0].astype(np.float64) - ref), 1e-5 * bound + 1e-30)
     # (with f6 both data are constants: top-optimize folds their block dots)
     assert fmt.startswith("f6") or "top.MatMul" in text
+
+
+@pytest.mark.parametrize("fmt", ["f8E4M3FN", "f8E5M2", "f4E2M1FN"])
+def test_block_scaled_constants(fmt, rng):
+    """Constant data and scales (MX weights) stay in their types: the weight
+    npz holds float8_*/float4_e2m1fn/float8_e8m0fnu arrays, exact."""
+    shape = (2, 256)
+    data = all_values(fmt, np.prod(shape)).reshape(shape)
+    codes = rng.integers(0, 256, (2, 8))
+    codes[1, :3] = [0, 254, 255]
+    scale = e8m0(codes)
+    dt, st, ot = ttype(shape, fmt), ttype((2, 8), "f8E8M0FNU"), ttype(shape, "f32")
+    if BITS[fmt] == 8:
+        d = f'"tosa.const"() {{values = dense<"0x{data.view(np.uint8).tobytes().hex().upper()}"> : {dt}}} : () -> {dt}'
+        dconst = f"  %d = {d}\n"
+    else:
+        dconst = f6_const("d", data, fmt)
+    func = (f"func.func @main(%x: {ot}) -> {ot} {{\n{dconst}"
+            f'  %s = "tosa.const"() {{values = dense<"0x{scale.view(np.uint8).tobytes().hex().upper()}"> : {st}}} : () -> {st}\n'
+            f"  %0 = tosa.cast_from_block_scaled %d, %s {BS} : ({dt}, {st}) -> {ot}\n"
+            '  %sh = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>\n'
+            f"  %1 = tosa.mul %0, %x, %sh : ({ot}, {ot}, tensor<1xi8>) -> {ot}\n"
+            f"  return %1 : {ot}\n}}")
+    got, _ = run(func, [np.ones(shape, np.float32)])  # (times 1 keeps -0)
+    same_bits(got[0], spec_cast_from(data, scale, np.float32))
