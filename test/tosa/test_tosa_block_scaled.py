@@ -293,3 +293,51 @@ def test_block_scaled_constants(fmt, rng):
             f"  return %1 : {ot}\n}}")
     got, _ = run(func, [np.ones(shape, np.float32)])  # (times 1 keeps -0)
     same_bits(got[0], spec_cast_from(data, scale, np.float32))
+
+
+def test_block_scaled_compiled(rng, tmp_path):
+    """The three ops in one model, compiled for the CPU (`strata compile
+    --target cpu`, `strata run`): cast_to (f6E3M2FN, f8E4M3FN), cast_from
+    and matmul_t against the numpy spec (the casts exact, the matmul as
+    above)."""
+    import os
+    import subprocess
+    from tosa_harness import BIN, save_npz
+    x = cast_to_input("f6E3M2FN", rng, np.float32)           # [2, C]
+    a = (rng.standard_normal((1, 3, 64)) * 4).astype(np.float32)
+    b = (rng.standard_normal((1, 5, 64)) * 4).astype(np.float32)
+    c = x.shape[1]
+    xt, ft, st = ttype(x.shape, "f32"), ttype(x.shape, "f6E3M2FN"), ttype((2, c // 32), "f8E8M0FNU")
+    at, bt = ttype(a.shape, "f32"), ttype(b.shape, "f32")
+    a8, b8 = ttype(a.shape, "f8E4M3FN"), ttype(b.shape, "f8E4M3FN")
+    sat, sbt = ttype((1, 3, 2), "f8E8M0FNU"), ttype((1, 5, 2), "f8E8M0FNU")
+    ot = ttype((1, 3, 5), "f32")
+    func = (f"func.func @main(%x: {xt}, %a: {at}, %b: {bt}) -> ({xt}, {st}, {ot}) {{\n"
+            f"  %d, %s = tosa.cast_to_block_scaled %x {BS} : ({xt}) -> ({ft}, {st})\n"
+            f"  %y = tosa.cast_from_block_scaled %d, %s {BS} : ({ft}, {st}) -> {xt}\n"
+            f"  %qa, %sa = tosa.cast_to_block_scaled %a {BS} : ({at}) -> ({a8}, {sat})\n"
+            f"  %qb, %sb = tosa.cast_to_block_scaled %b {BS} : ({bt}) -> ({b8}, {sbt})\n"
+            f"  %m = tosa.matmul_t_block_scaled %qa, %sa, %qb, %sb {BS} : "
+            f"({a8}, {sat}, {b8}, {sbt}) -> {ot}\n"
+            f"  return %y, %s, %m : {xt}, {st}, {ot}\n}}")
+    (tmp_path / "m.mlir").write_text(func + "\n")
+    strata_bin = os.path.join(BIN, "strata")
+    for args in (["import", str(tmp_path / "m.mlir"), "-o", str(tmp_path / "top"), "--name", "m"],
+                 ["compile", str(tmp_path / "top" / "m.mlir"), "--target", "cpu",
+                  "-o", str(tmp_path / "m.strata")]):
+        r = subprocess.run([strata_bin, *args], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+    save_npz(tmp_path / "in.npz", {"input0": x, "input1": a, "input2": b})
+    r = subprocess.run([strata_bin, "run", str(tmp_path / "m.strata"), "--input",
+                        str(tmp_path / "in.npz"), "--output", str(tmp_path / "out.npz")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    with np.load(tmp_path / "out.npz") as z:
+        got = [z[f"output{i}"] for i in range(3)]
+    rd, rs = spec_cast_to(x, "f6E3M2FN")
+    same_bits(got[0], spec_cast_from(rd, rs, np.float32))
+    np.testing.assert_array_equal(got[1].view(np.uint8), rs.view(np.uint8))
+    qa, sa = spec_cast_to(a, "f8E4M3FN")
+    qb, sb = spec_cast_to(b, "f8E4M3FN")
+    ref, bound = spec_matmul_t(qa, sa, qb, sb)
+    np.testing.assert_array_less(np.abs(got[2].astype(np.float64) - ref), 1e-5 * bound + 1e-30)
