@@ -89,3 +89,27 @@ func.func @f6_const(%s: tensor<1xf8E8M0FNU>) -> tensor<32xf32> {
   %0 = tosa.cast_from_block_scaled %d, %s {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<32xf6E2M3FN>, tensor<1xf8E8M0FNU>) -> tensor<32xf32>
   return %0 : tensor<32xf32>
 }
+
+// matmul_t_block_scaled: A [N, H, C] -> [N, C/32, H, 32], B [D, W, C] ->
+// [D, C/32, W, 32] (D = 1 broadcasts), one batched MatMul with the right
+// side transposed gives each block's dot product [N, C/32, H, W]; times
+// scale_A [N, C/32, H, 1] * scale_B [D, C/32, 1, W]; summed over the blocks.
+// CHECK-LABEL: func.func @matmul_t
+// CHECK: %[[A:.*]] = top.Cast(%{{.*}}) : (tensor<2x3x64xf8E5M2>) -> tensor<2x3x64xf32>
+// CHECK: %[[AR:.*]] = top.Reshape(%[[A]]) {shape = array<i64: 2, 3, 2, 32>}
+// CHECK: %[[AP:.*]] = top.Permute(%[[AR]]) {order = array<i64: 0, 2, 1, 3>} : (tensor<2x3x2x32xf32>) -> tensor<2x2x3x32xf32>
+// CHECK: %[[B:.*]] = top.Cast(%{{.*}}) : (tensor<1x4x64xf8E5M2>) -> tensor<1x4x64xf32>
+// CHECK: %[[BR:.*]] = top.Reshape(%[[B]]) {shape = array<i64: 1, 4, 2, 32>}
+// CHECK: %[[BP:.*]] = top.Permute(%[[BR]]) {order = array<i64: 0, 2, 1, 3>} : (tensor<1x4x2x32xf32>) -> tensor<1x2x4x32xf32>
+// CHECK: %[[DOT:.*]] = top.MatMul(%[[AP]], %[[BP]], %{{.*}}) {right_transpose = true} : (tensor<2x2x3x32xf32>, tensor<1x2x4x32xf32>, none) -> tensor<2x2x3x4xf32>
+// CHECK: top.Cast(%{{.*}}) : (tensor<2x3x2xf8E8M0FNU>) -> tensor<2x3x2xf32>
+// CHECK: %[[SA:.*]] = top.Reshape(%{{.*}}) {shape = array<i64: 2, 2, 3, 1>}
+// CHECK: top.Cast(%{{.*}}) : (tensor<1x4x2xf8E8M0FNU>) -> tensor<1x4x2xf32>
+// CHECK: %[[SB:.*]] = top.Reshape(%{{.*}}) {shape = array<i64: 1, 2, 1, 4>}
+// CHECK: %[[S:.*]] = top.Mul(%[[SA]], %[[SB]]) : (tensor<2x2x3x1xf32>, tensor<1x2x1x4xf32>) -> tensor<2x2x3x4xf32>
+// CHECK: %[[P:.*]] = top.Mul(%[[DOT]], %[[S]])
+// CHECK: top.Reduce(%[[P]]) {axes = array<i64: 1>, keepdims = false, mode = #top.reduce_mode<ReduceSum>} : (tensor<2x2x3x4xf32>) -> tensor<2x3x4xf32>
+func.func @matmul_t(%a: tensor<2x3x64xf8E5M2>, %sa: tensor<2x3x2xf8E8M0FNU>, %b: tensor<1x4x64xf8E5M2>, %sb: tensor<1x4x2xf8E8M0FNU>) -> tensor<2x3x4xf32> {
+  %0 = tosa.matmul_t_block_scaled %a, %sa, %b, %sb {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<2x3x64xf8E5M2>, tensor<2x3x2xf8E8M0FNU>, tensor<1x4x64xf8E5M2>, tensor<1x4x2xf8E8M0FNU>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
