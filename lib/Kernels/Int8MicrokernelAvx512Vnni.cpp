@@ -28,6 +28,7 @@ namespace strata::kernels::detail {
 
 #define STRATA_INT8_DEPTHWISE_ROWS
 #include "Int8DepthwiseImpl.inc"
+#include "Int8EpilogueImpl.inc"
 
 namespace {
 
@@ -168,6 +169,11 @@ inline void store(__m512i v, const Int8Epilogue &e, void *out, int64_t at,
 void tileEpilogue(const int32_t *acc, int64_t ldacc, int64_t rows, int64_t cols,
                   int64_t row0, int64_t col0, const Int8Epilogue &e, void *out,
                   int64_t ldo) {
+  // The in-register requant below rounds ties away from zero; the other
+  // roundings (TosaSingleRound, TFLiteHalfUp) run the plain C++ epilogue.
+  if (e.out != Int8Output::Int32 &&
+      e.rounding != Int8Rounding::HalfAwayFromZero)
+    return genericTileEpilogue(acc, ldacc, rows, cols, row0, col0, e, out, ldo);
   __m512i zp = _mm512_set1_epi64(e.zp), lo = _mm512_set1_epi64(e.qmin),
           hi = _mm512_set1_epi64(e.qmax);
   bool requant = e.out != Int8Output::Int32;

@@ -33,7 +33,7 @@ bool isFlag(int64_t v) { return v == 0 || v == 1; }
 std::string str(int64_t v) { return std::to_string(v); }
 
 /// The epilogue params at `p`: has_bias, in_unsigned, in_zp, relu,
-/// out_kind, out_zp, qmin, qmax.
+/// out_kind, out_zp, qmin, qmax, rounding.
 bool checkInt8Epilogue(const std::vector<BufferInfo> &b, const int64_t *p,
                        int64_t channels, std::string &error) {
   if (!isFlag(p[0]) || !isFlag(p[1]) || !isFlag(p[3])) {
@@ -65,6 +65,12 @@ bool checkInt8Epilogue(const std::vector<BufferInfo> &b, const int64_t *p,
       error = "out_zp " + str(p[5]) + " is outside int32";
       return false;
     }
+  }
+  if (p[8] < 0 || p[8] > 2) {
+    error = "rounding is " + str(p[8]) +
+            ", must be 0 (MultiplierShift), 1 (TosaSingleRound) or 2 "
+            "(TFLiteHalfUp)";
+    return false;
   }
   return !p[0] || needBytes(b, kBias, channels, 4, "bias", error);
 }
@@ -125,6 +131,7 @@ Int8Run makeRun(void *const *bindings, const int64_t *p,
   r.e.zp = int32_t(p[5]);
   r.e.qmin = int32_t(p[6]);
   r.e.qmax = int32_t(p[7]);
+  r.e.rounding = kn::Int8Rounding(p[8]);
   return r;
 }
 

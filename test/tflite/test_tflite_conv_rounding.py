@@ -1,20 +1,21 @@
-"""Pins down the one rounding difference between Strata's TFLite requantization
-and the TFLite interpreter's CONV_2D (docs/tflite.md, "Rounding differences").
+"""Pins down how the TFLite interpreter (ai-edge-litert, builtin kernels)
+rounds the requantization of CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D,
+and that Strata's import rounds the same way (docs/tflite.md, "Rounding").
 
-Both compute the int32 accumulator exactly and apply TFLite's Q31 multiplier
-M and right shift s as two roundings: SaturatingRoundingDoublingHighMul
-(round(acc * M / 2^31)), then a rounding right shift by s. TFLite's reference
-kernels (gemmlowp's RoundingDivideByPOT) and Strata's `top.Requant` TFLite
-mode round ties of that shift away from zero; the interpreter's CONV_2D
-(ai-edge-litert's builtin kernels, its GEMM path) rounds them up, toward
-+infinity (ARM's SQRDMULH + rounding shift). The two differ exactly on
-negative ties that the fused activation does not clamp: -19.5 -> -19 vs -20.
-
-The reference here is numpy on the model's own integers (read back from the
-interpreter): every element of a uint8 and an int8 CONV_2D must equal the
-interpreter under "ties up", and Strata's output under "ties away from
-zero"; the inputs are seeded so that negative ties occur (asserted). If
-either side changes its rounding, this test says which."""
+Each op's int32 accumulator is rescaled by TFLite's Q31 multiplier M and
+right shift s (QuantizeMultiplier). Three candidate rules:
+  - single: one rounding of the exact acc * M / 2^(31 + s), ties up (TFLite's
+    TFLITE_SINGLE_ROUNDING build, top.Requant TosaSingleRound);
+  - ties up: h = SaturatingRoundingDoublingHighMul(acc, M), then h / 2^s
+    rounded with ties toward +infinity (ruy / ARM SQRDMULH + rounding shift;
+    top.Requant TFLiteHalfUp);
+  - ties away: the same h, then gemmlowp's RoundingDivideByPOT, ties away
+    from zero (TFLite's reference kernels; top.Requant TFLite).
+Measured: CONV_2D and FULLY_CONNECTED round "ties up", DEPTHWISE_CONV_2D
+"ties away"; "single" matches none of them. The reference is numpy on the
+model's own integers (read back from the interpreter); the seeded inputs
+make both other rules differ from the op's (asserted), so the test fails
+if the interpreter or Strata changes its rounding, and says which."""
 import tempfile
 
 import numpy as np
@@ -24,19 +25,57 @@ from tflite_builder import Case, enum, run_strata, run_tflite, tensor_ranges
 
 A = enum("ActivationFunctionType")
 P = enum("Padding")
-XS, WS = (1, 8, 7, 4), (5, 2, 3, 4)  # VALID, stride 1, no activation
 
 
-def build(c, seed):
+def build_conv(c, seed):
     rng = np.random.default_rng(seed + 10)
-    x = c.input("x", XS)
-    f = c.weight("w", (rng.standard_normal(WS) * 0.5).astype(np.float32), axis=0)
-    b = c.bias("b", (rng.standard_normal(WS[0]) * 0.5).astype(np.float32), "x", "w")
+    x = c.input("x", (1, 8, 7, 4))
+    f = c.weight("w", (rng.standard_normal((5, 2, 3, 4)) * 0.5).astype(np.float32), axis=0)
+    b = c.bias("b", (rng.standard_normal(5) * 0.5).astype(np.float32), "x", "w")
     y = c.act("y", (1, 7, 5, 5))
     c.b.op("CONV_2D", [x, f, b], [y], "Conv2DOptions", padding=P.VALID, strideH=1,
            strideW=1, dilationHFactor=1, dilationWFactor=1,
            fusedActivationFunction=A.NONE)
     return [y]
+
+
+def build_depthwise(c, seed):
+    rng = np.random.default_rng(seed + 10)
+    x = c.input("x", (1, 6, 6, 4))
+    f = c.weight("w", (rng.standard_normal((1, 3, 3, 4)) * 0.5).astype(np.float32), axis=3)
+    b = c.bias("b", (rng.standard_normal(4) * 0.5).astype(np.float32), "x", "w")
+    y = c.act("y", (1, 4, 4, 4))
+    c.b.op("DEPTHWISE_CONV_2D", [x, f, b], [y], "DepthwiseConv2DOptions", padding=P.VALID,
+           strideH=1, strideW=1, depthMultiplier=1, dilationHFactor=1, dilationWFactor=1,
+           fusedActivationFunction=A.NONE)
+    return [y]
+
+
+def build_fc(c, seed):
+    rng = np.random.default_rng(seed + 10)
+    x = c.input("x", (8, 16))
+    f = c.weight("w", (rng.standard_normal((10, 16)) * 0.5).astype(np.float32), axis=None)
+    b = c.bias("b", (rng.standard_normal(10) * 0.5).astype(np.float32), "x", "w")
+    y = c.act("y", (8, 10))
+    c.b.op("FULLY_CONNECTED", [x, f, b], [y], "FullyConnectedOptions", keepNumDims=False,
+           fusedActivationFunction=A.NONE)
+    return [y]
+
+
+def accumulator(op, xi, wi, bias, shape):
+    """The exact int32 accumulator (numpy, int64) of the VALID, stride-1 op."""
+    acc = np.zeros(shape, np.int64)
+    if op == "FULLY_CONNECTED":
+        return xi @ wi.T + bias
+    kh, kw = (2, 3) if op == "CONV_2D" else (3, 3)
+    for i in range(shape[1]):
+        for j in range(shape[2]):
+            win = xi[:, i:i + kh, j:j + kw, :]
+            if op == "CONV_2D":
+                acc[:, i, j, :] = np.einsum("nhwc,ohwc->no", win, wi) + bias
+            else:
+                acc[:, i, j, :] = (win * wi[0]).sum((1, 2)) + bias
+    return acc
 
 
 def model_integers(model, feed):
@@ -73,17 +112,38 @@ def high_mul(acc, m):
     return np.where(v >= 0, v >> 31, -((-v) >> 31))
 
 
-@pytest.mark.parametrize("qtype,seeds", [("uint8", range(4)), ("int8", range(6))])
-def test_conv2d_negative_ties(qtype, seeds):
+def rounding_rules(acc, m, s):
+    """The three candidate requantizations of `acc` by (m, s)."""
+    total = 31 + s
+    single = (acc * m + (np.int64(1) << (total - 1))) >> total
+    h = high_mul(acc, m)
+    half = 1 << (s - 1)
+    rem = h & ((1 << s) - 1)
+    up = (h + half) >> s
+    away = (h >> s) + (rem > half - 1 + (h < 0))
+    return {"single": single, "ties up": up, "ties away": away}
+
+
+CASES = [  # op, builder, input shape, output shape, rule, seeds
+    ("CONV_2D", build_conv, (1, 8, 7, 4), (1, 7, 5, 5), "ties up", range(6)),
+    ("FULLY_CONNECTED", build_fc, (8, 16), (8, 10), "ties up", range(10)),
+    ("DEPTHWISE_CONV_2D", build_depthwise, (1, 6, 6, 4), (1, 4, 4, 4), "ties away",
+     range(12)),
+]
+
+
+@pytest.mark.parametrize("qtype", ["uint8", "int8"])
+@pytest.mark.parametrize("op,builder,xs,ys,rule,seeds", CASES, ids=[c[0] for c in CASES])
+def test_requant_rounding(op, builder, xs, ys, rule, seeds, qtype):
     info = np.iinfo(np.dtype(qtype))
-    differ = 0
+    differ = {}
     for seed in seeds:
-        x = {"x": np.random.default_rng(seed).standard_normal(XS).astype(np.float32)}
+        x = np.random.default_rng(seed).standard_normal(xs).astype(np.float32)
         c = Case()
-        ranges = tensor_ranges(c.b.finish(build(c, seed)), x)
+        ranges = tensor_ranges(c.b.finish(builder(c, seed)), {"x": x})
         c = Case(qtype, ranges)
-        model = c.b.finish(build(c, seed))
-        feed = c.quantize_input("x", x["x"])
+        model = c.b.finish(builder(c, seed))
+        feed = c.quantize_input("x", x)
         interp = run_tflite(model, {"x": feed})["y"].astype(np.int64)
         with tempfile.TemporaryDirectory() as tmp:
             got = run_strata(model, {"x": feed}, tmp, optimized=True)["y"].astype(np.int64)
@@ -91,21 +151,18 @@ def test_conv2d_negative_ties(qtype, seeds):
         w, bias, q = model_integers(model, feed)
         (sx, zx), (sw, zw), (sy, zy) = q["x"], q["w"], q["y"]
         xi = feed.astype(np.int64) - zx[0]
-        wi = w - zw.reshape(-1, 1, 1, 1) if zw.size > 1 else w - zw[0]
-        acc = np.zeros(interp.shape, np.int64)
-        for i in range(7):
-            for j in range(5):
-                acc[:, i, j, :] = np.einsum("nhwc,ohwc->no", xi[:, i:i + 2, j:j + 3, :], wi) + bias
+        wzp = zw.reshape((-1, 1, 1, 1) if op == "CONV_2D" else (1, 1, 1, -1)) \
+            if zw.size > 1 else zw[0]
+        acc = accumulator(op, xi, w - wzp, bias, ys)
         real = sx[0].astype(np.float64) * sw.astype(np.float64) / sy[0].astype(np.float64)
         m, s = quantize_multiplier(real)
-        h = high_mul(acc, m)
-        half = 1 << (s - 1)
-        rem = h & ((1 << s) - 1)
-        up = (h + half) >> s                      # ties toward +infinity
-        away = (h >> s) + (rem > half - 1 + (h < 0))  # ties away from zero
-        up = np.clip(up + zy[0], info.min, info.max)
-        away = np.clip(away + zy[0], info.min, info.max)
-        differ += int((up != away).sum())
-        np.testing.assert_array_equal(interp, up, err_msg=f"{qtype} seed {seed}: interpreter")
-        np.testing.assert_array_equal(got, away, err_msg=f"{qtype} seed {seed}: strata")
-    assert differ > 0, "no element where the two roundings differ: the test shows nothing"
+        rules = {k: np.clip(v + zy[0], info.min, info.max)
+                 for k, v in rounding_rules(acc, m, s).items()}
+        for k, v in rules.items():
+            differ[k] = differ.get(k, 0) + int((v != rules[rule]).sum())
+        np.testing.assert_array_equal(interp, rules[rule],
+                                      err_msg=f"{op} {qtype} seed {seed}: interpreter")
+        np.testing.assert_array_equal(got, rules[rule],
+                                      err_msg=f"{op} {qtype} seed {seed}: strata")
+    for k, n in differ.items():
+        assert k == rule or n > 0, f"{op} {qtype}: '{k}' never differs from '{rule}'"

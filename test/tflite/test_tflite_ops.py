@@ -7,8 +7,9 @@ XNNPACK kernels in f32 with other summation orders). Quantized outputs are
 within 1 LSB on >= 99.9% of the elements and never more than 2 LSB apart
 (see docs/tflite.md: the ops that Strata computes in float after
 dequantizing differ from TFLite's integer kernels and lookup tables by
-rounding); the int8/uint8 convolutions requantized in Requant's TFLite mode
-must be equal (`exact`). Both the imported model
+rounding); the int8/uint8 convolutions and fully connected layers,
+requantized in Requant's TosaSingleRound mode as the interpreter's
+single-rounding MultiplyByQuantizedMultiplier, must be equal (`exact`). Both the imported model
 (`m_origin.mlir`) and the optimized one (`m.mlir`) are checked."""
 import json
 import os
@@ -49,7 +50,7 @@ def _write_results():
 def compare(ref, got, quantized, what, exact=False):
     assert ref.dtype == got.dtype, f"{what}: dtype {got.dtype} != {ref.dtype}"
     assert ref.shape == got.shape, f"{what}: shape {got.shape} != {ref.shape}"
-    if exact:  # TFLite's integer arithmetic itself (Requant TFLite mode)
+    if exact:  # TFLite's integer arithmetic itself (Requant TosaSingleRound)
         np.testing.assert_array_equal(got, ref, err_msg=what)
     if quantized:
         d = np.abs(ref.astype(np.int64) - got.astype(np.int64))
@@ -142,8 +143,9 @@ def test_conv2d(i, qtype):
                strideW=s, dilationHFactor=d, dilationWFactor=d,
                fusedActivationFunction=act)
         return [y]
-    # int8 (per-channel filters): TFLite's requantization exactly.
-    run_case("CONV_2D", build, {"x": xs}, qtype, exact=qtype == "int8")
+    # int8 (per-channel filters) and uint8 (per-tensor): TFLite's
+    # requantization exactly.
+    run_case("CONV_2D", build, {"x": xs}, qtype, exact=qtype in ("int8", "uint8"))
 
 
 @pytest.mark.parametrize("qtype", VARIANTS + ["uint8"])
@@ -178,7 +180,8 @@ def test_fully_connected(keep, qtype):
         c.b.op("FULLY_CONNECTED", [x, f, b], [y], "FullyConnectedOptions",
                keepNumDims=keep, fusedActivationFunction=A.RELU)
         return [y]
-    run_case("FULLY_CONNECTED", build, {"x": xs}, qtype)
+    run_case("FULLY_CONNECTED", build, {"x": xs}, qtype,
+             exact=qtype in ("int8", "uint8"))
 
 
 @pytest.mark.parametrize("qtype", VARIANTS)

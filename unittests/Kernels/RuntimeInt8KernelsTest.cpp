@@ -46,7 +46,10 @@ Conv2dShape testShape() {
   return s;
 }
 
-TEST(RuntimeInt8Kernels, ConvMatchesReference) {
+/// Runs the im2col int8 conv kernel with `rounding` (0 MultiplierShift, 1
+/// TosaSingleRound, 2 TFLiteHalfUp, whose Q31 shifts are the others' minus
+/// 31) against a scalar reference built on strata::intq.
+void convMatchesReference(int64_t rounding) {
   const CpuKernel *k = findCpuKernel(kabi::kConvIm2colI8);
   ASSERT_NE(k, nullptr);
   Conv2dShape s = testShape();
@@ -63,7 +66,7 @@ TEST(RuntimeInt8Kernels, ConvMatchesReference) {
   std::vector<int64_t> mult(size_t(s.o)), shift(size_t(s.o));
   for (int64_t c = 0; c < s.o; ++c) {
     mult[size_t(c)] = (int64_t(1) << 30) + int64_t(gen() % (1u << 30));
-    shift[size_t(c)] = 36 + c % 4;
+    shift[size_t(c)] = 36 + c % 4 - (rounding == 2 ? 31 : 0);
   }
   int64_t zp = -7, outZp = 5, qmin = -128, qmax = 100;
   Int8PackedLayout l = int8PackedLayout(Int8WeightKind::ConvFilter, s, 0, 0);
@@ -73,7 +76,7 @@ TEST(RuntimeInt8Kernels, ConvMatchesReference) {
                  mult.data(), shift.data(), s.o, blob);
   std::vector<int8_t> out(size_t(s.n * s.o * s.oh * s.ow), 0);
   std::vector<int64_t> params =
-      convParams(s, {1, 0, zp, 1, 1, outZp, qmin, qmax});
+      convParams(s, {1, 0, zp, 1, 1, outZp, qmin, qmax, rounding});
   ASSERT_EQ(params.size(), k->paramCount);
   std::vector<BufferInfo> infos = {bytes(x.size()), bytes(l.totalBytes),
                                    bytes(bias.size() * 4), bytes(out.size())};
@@ -99,11 +102,29 @@ TEST(RuntimeInt8Kernels, ConvMatchesReference) {
                        w[size_t(((o * cg + ci) * s.kh + ky) * s.kw + kx)];
               }
           acc = std::max<int64_t>(acc, 0);
-          int64_t want = strata::intq::requantMultiplierShift(
-              acc, mult[size_t(o)], shift[size_t(o)], outZp, qmin, qmax);
+          int64_t mo = mult[size_t(o)], so = shift[size_t(o)];
+          int64_t want =
+              rounding == 2
+                  ? strata::intq::requantTFLiteHalfUp(acc, mo, so, outZp,
+                                                      qmin, qmax)
+              : rounding == 1
+                  ? strata::intq::requantTosa(acc, mo, so, /*doubleRound=*/false,
+                                              outZp, qmin, qmax)
+                  : strata::intq::requantMultiplierShift(acc, mo, so, outZp,
+                                                         qmin, qmax);
           ASSERT_EQ(out[size_t(((n * s.o + o) * s.oh + oy) * s.ow + ox)], want)
               << "at n=" << n << " o=" << o << " (" << oy << ", " << ox << ")";
         }
+}
+
+TEST(RuntimeInt8Kernels, ConvMatchesReference) { convMatchesReference(0); }
+
+TEST(RuntimeInt8Kernels, ConvMatchesReferenceHalfUp) {
+  convMatchesReference(1);
+}
+
+TEST(RuntimeInt8Kernels, ConvMatchesReferenceTFLiteHalfUp) {
+  convMatchesReference(2);
 }
 
 TEST(RuntimeInt8Kernels, CheckRejects) {
@@ -114,7 +135,7 @@ TEST(RuntimeInt8Kernels, CheckRejects) {
   std::vector<BufferInfo> infos = {
       bytes(uint64_t(s.n * s.c * s.h * s.w)), bytes(l.totalBytes),
       bytes(uint64_t(s.o * 4)), bytes(uint64_t(s.n * s.o * s.oh * s.ow))};
-  std::vector<int64_t> good = convParams(s, {1, 0, 0, 0, 1, 0, -128, 127});
+  std::vector<int64_t> good = convParams(s, {1, 0, 0, 0, 1, 0, -128, 127, 0});
   std::string error;
   ASSERT_TRUE(k->check(infos, good, error)) << error;
   auto rejects = [&](std::vector<int64_t> p, std::vector<BufferInfo> b,
@@ -136,6 +157,7 @@ TEST(RuntimeInt8Kernels, CheckRejects) {
   unordered[26] = 100;
   rejects(unordered, infos, "qmin, qmax");
   rejects(with(26, 300), infos, "qmin, qmax"); // beyond int8
+  rejects(with(27, 3), infos, "rounding");
   rejects(with(17, 4), infos, "G = 4");
   std::vector<BufferInfo> small = infos;
   small[1] = bytes(l.totalBytes - 1);
@@ -149,7 +171,7 @@ TEST(RuntimeInt8Kernels, CheckRejects) {
   // The matmul takes only a packed, unbatched weight.
   const CpuKernel *mm = findCpuKernel(kabi::kMatmulGemmI8);
   ASSERT_NE(mm, nullptr);
-  std::vector<int64_t> mp = {1, 4, 5, 6, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+  std::vector<int64_t> mp = {1, 4, 5, 6, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   ASSERT_EQ(mp.size(), mm->paramCount);
   std::vector<BufferInfo> mb = {bytes(24), bytes(1 << 16), bytes(4), bytes(80)};
   EXPECT_FALSE(mm->check(mb, mp, error));

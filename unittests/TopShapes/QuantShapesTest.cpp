@@ -72,8 +72,8 @@ TEST(QuantShapes, RequantModeChecks) {
   ShapeOr<Shape> r = inferRequant(input, attrs);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), "attribute 'quant_mode' must be \"MultiplierShift\", "
-                       "\"TFLite\", \"Float\", \"TosaSingleRound\" or "
-                       "\"TosaDoubleRound\", got \"QDM\"");
+                       "\"TFLite\", \"Float\", \"TosaSingleRound\", "
+                       "\"TosaDoubleRound\" or \"TFLiteHalfUp\", got \"QDM\"");
   attrs.quantMode = "TFLite";
   attrs.rshift = Ints(one);
   ShapeOr<Shape> m = inferRequant(input, attrs);

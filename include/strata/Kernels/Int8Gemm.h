@@ -8,7 +8,9 @@
 //   v = wrap32(acc + corr[ch]);  v = relu ? max(v, 0) : v;
 //   y = int32 ? v : requantMultiplierShift(v, m[ch], s[ch], zp, qmin, qmax)
 //
-// (strata::intq, the one definition of the rounding). `ch` is the output
+// (strata::intq, the one definition of the rounding), or by the epilogue's
+// `rounding`, requantTosa(v, m[ch], s[ch], single round, zp, qmin, qmax)
+// (top.Requant's TosaSingleRound) or requantTFLiteHalfUp (TFLiteHalfUp). `ch` is the output
 // channel: the row of a convolution's GEMM, the column of a matmul's.
 //
 // The products run as u8 x s8 (`vpdpbusd` on AVX512-VNNI; on AVX2 both
@@ -50,6 +52,17 @@ const char *int8PathName(Int8Path path);
 /// What the epilogue writes.
 enum class Int8Output : int64_t { Int32 = 0, Int8 = 1, UInt8 = 2 };
 
+/// How the epilogue requantizes: top.Requant's MultiplierShift (`v * m /
+/// 2^s` rounded half away from zero, intq::requantMultiplierShift),
+/// TosaSingleRound (rounded half up, intq::requantTosa without the double
+/// round) or TFLiteHalfUp (intq::requantTFLiteHalfUp: the Q31 high multiply,
+/// then the shift rounded half up; the TFLite interpreter's convolutions).
+enum class Int8Rounding : int64_t {
+  HalfAwayFromZero = 0,
+  HalfUp = 1,
+  TFLiteHalfUp = 2
+};
+
 struct Int8Epilogue {
   bool perRow = true;            ///< channel = row (conv) or column (matmul)
   const int32_t *corr = nullptr; ///< per channel; null: 0
@@ -58,6 +71,7 @@ struct Int8Epilogue {
   const int32_t *multiplier = nullptr; ///< per channel (not for Int32)
   const int32_t *shift = nullptr;      ///< per channel, clamped to [0, 63]
   int32_t zp = 0, qmin = -128, qmax = 127;
+  Int8Rounding rounding = Int8Rounding::HalfAwayFromZero;
 };
 
 /// The epilogue of one accumulator, the scalar definition the vector paths

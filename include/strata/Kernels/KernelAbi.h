@@ -71,8 +71,9 @@ inline bool isInt8Kernel(std::string_view name) {
          name == kConvDepthwiseI8;
 }
 /// has_bias, in_unsigned, in_zp, relu, out_kind (kernels::Int8Output),
-/// out_zp, qmin, qmax.
-inline constexpr int64_t kInt8EpilogueParams = 8;
+/// out_zp, qmin, qmax, rounding (kernels::Int8Rounding: 0 MultiplierShift,
+/// 1 TosaSingleRound, 2 TFLiteHalfUp).
+inline constexpr int64_t kInt8EpilogueParams = 9;
 /// The memory-bound kernels (strata/Kernels/OpKernels.h); each takes its
 /// own bindings and params, listed here. `clamp` is kernels::PostClamp and
 /// `limit` the clip's upper bound as the bit pattern of an f32.

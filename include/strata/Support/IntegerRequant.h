@@ -103,6 +103,36 @@ inline int64_t requantTFLite(int64_t x, int64_t multiplier, int64_t shift,
   return std::clamp(y, qmin, qmax);
 }
 
+/// `round(x / 2^exponent)` with ties toward +infinity: `(x + 2^(e-1)) >>
+/// e` (arithmetic), for exponents in [0, 63]; no overflow for |x| < 2^62.
+/// The rounding right shift of ARM's SRSHL and of ruy's kernels.
+inline int64_t roundingShiftHalfUp(int64_t x, int64_t exponent) {
+  if (exponent <= 0)
+    return x;
+  return static_cast<int64_t>(
+      (static_cast<__int128>(x) + (static_cast<__int128>(1) << (exponent - 1)))
+      >> exponent);
+}
+
+/// The `TFLiteHalfUp` requantization of one accumulator, what the TFLite
+/// interpreter's (ai-edge-litert 2.x, x86) CONV_2D and FULLY_CONNECTED
+/// compute: as `requantTFLite` (x saturated to int32,
+/// SaturatingRoundingDoublingHighMul by the Q0.31 `multiplier`) but the
+/// division by `2^shift` rounds ties toward +infinity instead of away from
+/// zero; plus `zeroPoint`, saturated to [qmin, qmax].
+inline int64_t requantTFLiteHalfUp(int64_t x, int64_t multiplier,
+                                   int64_t shift, int64_t zeroPoint,
+                                   int64_t qmin, int64_t qmax) {
+  int64_t x32 = std::clamp<int64_t>(x, std::numeric_limits<int32_t>::min(),
+                                    std::numeric_limits<int32_t>::max());
+  int64_t y = roundingShiftHalfUp(saturatingRoundingDoublingHighMul(
+                                      static_cast<int32_t>(x32),
+                                      static_cast<int32_t>(multiplier)),
+                                  shift) +
+              zeroPoint;
+  return std::clamp(y, qmin, qmax);
+}
+
 /// TOSA's `apply_scale_32` / `apply_scale_16` (the TOSA 1.0 specification,
 /// as MLIR 22's `tosa.rescale` defines it) on an exact 128-bit product:
 /// `floor((x * multiplier + round) / 2^shift)` with `round = 2^(shift - 1)`

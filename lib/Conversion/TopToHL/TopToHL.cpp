@@ -149,7 +149,9 @@ struct Converter {
     if (requant.getQuantMode() != top::RequantMode::MultiplierShift && !tflite)
       return "its top.Requant uses quant_mode " +
              stringifyRequantMode(requant.getQuantMode()).str() +
-             ", the NPU's activation unit rounds by MultiplierShift or TFLite";
+             ", the NPU's activation unit rounds by MultiplierShift or TFLite "
+             "only (it has no round-half-up mode, which TosaSingleRound, the "
+             "TFLite importer's rounding, needs to be exact)";
     if (!requant.getMultiplier() || !requant.getRshift())
       return "its top.Requant has no multiplier/rshift";
     std::optional<IntType> out = int8TypeOf(requant.getOutput().getType());

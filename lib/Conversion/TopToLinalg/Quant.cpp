@@ -258,9 +258,10 @@ static Value roundingRightShift(OpBuilder &b, Location l, Value x, Value s) {
 
 /// TFLite's `RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x, m), s)`
 /// on i64 values (x already saturated to int32, m in the int32 range, s in
-/// [0, 63]).
+/// [0, 63]). With `tiesUp` the division by 2^s rounds ties toward +infinity
+/// (TFLiteHalfUp, intq::roundingShiftHalfUp).
 static Value tfliteMultiply(OpBuilder &b, Location l, Value x, Value m,
-                            Value s) {
+                            Value s, bool tiesUp = false) {
   Type i64 = b.getI64Type();
   auto c = [&](int64_t v) {
     return arith::ConstantOp::create(b, l, b.getIntegerAttr(i64, v));
@@ -279,6 +280,13 @@ static Value tfliteMultiply(OpBuilder &b, Location l, Value x, Value m,
       b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, c(i32min)),
       arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, m, c(i32min)));
   high = arith::SelectOp::create(b, l, overflow, c(i32max), high);
+  if (tiesUp) {
+    // intq::roundingShiftHalfUp: (high + 2^(s-1)) >> s; |high| < 2^31.
+    Value half = arith::ShRUIOp::create(
+        b, l, arith::ShLIOp::create(b, l, c(1), s), c(1));
+    return arith::ShRSIOp::create(
+        b, l, arith::AddIOp::create(b, l, high, half), s);
+  }
   // RoundingDivideByPOT(high, s).
   Value mask =
       arith::SubIOp::create(b, l, arith::ShLIOp::create(b, l, c(1), s), c(1));
@@ -462,8 +470,11 @@ struct RequantLowering : OpConversionPattern<top::RequantOp> {
             // range; truncating mirrors the interpreter's cast).
             Value m32 = arith::ExtSIOp::create(
                 b, l, i64, arith::TruncIOp::create(b, l, b.getI32Type(), m));
-            y = arith::AddIOp::create(b, l, tfliteMultiply(b, l, x32, m32, s),
-                                      zpOut);
+            y = arith::AddIOp::create(
+                b, l,
+                tfliteMultiply(b, l, x32, m32, s,
+                               mode == top::RequantMode::TFLiteHalfUp),
+                zpOut);
             y = arith::MinSIOp::create(
                 b, l, arith::MaxSIOp::create(b, l, y, c(out->qmin)),
                 c(out->qmax));

@@ -118,16 +118,20 @@ std::optional<std::pair<int64_t, int64_t>> quantizeMultiplier(double scale) {
 
 /// int32 accumulator `acc` (channels on its last dim) to the output's
 /// quantized type, then the activation. As TFLite when Top's Requant can
-/// take the parameters (effective scales below 1): `top.Requant` in TFLite
-/// mode, one Q31 multiplier and right shift, or one per channel on the last
-/// dim (`axis`), computed as TFLite's QuantizeMultiplier: bit-exact.
+/// take the parameters (effective scales below 1): `top.Requant` in `mode`,
+/// one Q31 multiplier and right shift, or one per channel on the last dim
+/// (`axis`), computed as TFLite's QuantizeMultiplier: bit-exact. `mode` is
+/// what the interpreter's kernel rounds as (docs/tflite.md, "Rounding"):
+/// TFLiteHalfUp for CONV_2D and FULLY_CONNECTED (ruy), TFLite (gemmlowp)
+/// for DEPTHWISE_CONV_2D.
 /// Otherwise (a scale >= 1, which TFLite applies with a left shift Requant
 /// does not have) the accumulator is given the per-channel type
 /// `!quant.uniform<i32:f32:C, {s_in*s_w[c]}>` and requantized in Float mode
 /// (f64, rounded once; TFLite's double rounding differs by 1 LSB at times).
 LogicalResult requantize(OpContext &c, Value acc, const TensorInfo &x,
                          const TensorInfo &w,
-                         tflite::ActivationFunctionType act) {
+                         tflite::ActivationFunctionType act,
+                         RequantMode mode) {
   const TensorInfo &o = c.out(0);
   auto shape = shapeOf(acc);
   int64_t channels = shape.back();
@@ -149,7 +153,7 @@ LogicalResult requantize(OpContext &c, Value acc, const TensorInfo &x,
         b.getNamedAttr("multiplier", b.getDenseI64ArrayAttr(mults)),
         b.getNamedAttr("rshift", b.getDenseI64ArrayAttr(shifts)),
         b.getNamedAttr("quant_mode",
-                       RequantModeAttr::get(c.context(), RequantMode::TFLite))};
+                       RequantModeAttr::get(c.context(), mode))};
     if (perChannel)
       attrs.push_back(b.getNamedAttr(
           "axis", b.getI64IntegerAttr(static_cast<int64_t>(shape.size()) - 1)));
@@ -320,7 +324,9 @@ LogicalResult convertConvLike(OpContext &c, bool depthwise) {
         attrs);
     if (failed(acc))
       return failure();
-    return requantize(c, *acc, x, w, act);
+    return requantize(c, *acc, x, w, act,
+                      depthwise ? RequantMode::TFLite
+                                : RequantMode::TFLiteHalfUp);
   }
   // Float path (quantized operands dequantized).
   auto in = c.floatInput(0);
@@ -501,7 +507,7 @@ LogicalResult convertFullyConnected(OpContext &c) {
         c.create<ReshapeOp>(i32, *acc, b.getDenseI64ArrayAttr(outShape));
     if (failed(shaped))
       return failure();
-    return requantize(c, *shaped, x, w, act);
+    return requantize(c, *shaped, x, w, act, RequantMode::TFLiteHalfUp);
   }
   auto in = c.floatInput(0);
   auto wv = c.floatInput(1);

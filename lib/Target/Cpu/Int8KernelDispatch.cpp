@@ -4,7 +4,8 @@
 // accumulator; docs/quantization.md) that the strategy gave an int8 kernel
 // becomes one kernel dispatch, together with the top.Requant that reads
 // its accumulator when the kernel's epilogue computes it exactly
-// (MultiplierShift, per tensor or per output channel, to an 8-bit type);
+// (MultiplierShift, TosaSingleRound or TFLiteHalfUp, per tensor or per
+// output channel, to an 8-bit type);
 // otherwise the kernel writes the int32 accumulator. The weight must be a
 // constant: it is packed at compile time with the requant arrays.
 //
@@ -148,17 +149,29 @@ std::optional<OpForm> opForm(Operation *op, std::string &why) {
 /// The fused Requant's part of the epilogue params and its arrays.
 struct RequantForm {
   int64_t outKind = 0, zp = 0, qmin = 0, qmax = 0;
+  kn::Int8Rounding rounding = kn::Int8Rounding::HalfAwayFromZero;
   std::vector<int64_t> multiplier, shift;
 };
 
 std::optional<RequantForm> requantForm(top::RequantOp rq, Operation *op,
                                        std::string &why) {
-  if (rq.getQuantMode() != top::RequantMode::MultiplierShift ||
+  // The kernels' epilogue rounds as MultiplierShift, TosaSingleRound or
+  // TFLiteHalfUp (the TFLite importer's); TFLite (gemmlowp) and
+  // TosaDoubleRound stay on the generated code.
+  top::RequantMode mode = rq.getQuantMode();
+  if ((mode != top::RequantMode::MultiplierShift &&
+       mode != top::RequantMode::TosaSingleRound &&
+       mode != top::RequantMode::TFLiteHalfUp) ||
       !rq.getMultiplier() || !rq.getRshift()) {
-    why = "its Requant is not MultiplierShift";
+    why = "its Requant is not MultiplierShift, TosaSingleRound or "
+          "TFLiteHalfUp";
     return std::nullopt;
   }
   RequantForm f;
+  if (mode == top::RequantMode::TosaSingleRound)
+    f.rounding = kn::Int8Rounding::HalfUp;
+  else if (mode == top::RequantMode::TFLiteHalfUp)
+    f.rounding = kn::Int8Rounding::TFLiteHalfUp;
   f.multiplier.assign(rq.getMultiplier()->begin(), rq.getMultiplier()->end());
   f.shift.assign(rq.getRshift()->begin(), rq.getRshift()->end());
   int64_t channels = channelsOf(op);
@@ -391,8 +404,9 @@ planInt8KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
   plan.packedFlagParam = int64_t(plan.params.size());
   plan.params.push_back(0); // weight_packed, set when packed (always)
   plan.pack = KernelDispatchPlan::Pack::Int8;
-  int64_t outKind = 0, zp = 0, qmin = 0, qmax = 0;
+  int64_t outKind = 0, zp = 0, qmin = 0, qmax = 0, rounding = 0;
   if (requant) {
+    rounding = int64_t(requant->rounding);
     outKind = requant->outKind;
     zp = requant->zp;
     qmin = requant->qmin;
@@ -402,7 +416,7 @@ planInt8KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
   }
   plan.params.insert(plan.params.end(),
                      {bias >= 0, form->isUnsigned, form->inZp, form->relu,
-                      outKind, zp, qmin, qmax});
+                      outKind, zp, qmin, qmax, rounding});
   plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult};
   plan.workgroupCount = kabi::suggestedWorkgroups(
       plan.kernel, plan.params.data(), int64_t(plan.params.size()));

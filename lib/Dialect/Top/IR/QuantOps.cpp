@@ -368,6 +368,9 @@ LogicalResult RequantOp::interpret(InterpreterEnv &env) {
     case RequantMode::TFLite:
       o[i] = intq::requantTFLite(x, m, s, zpOut, pout.qmin, pout.qmax);
       break;
+    case RequantMode::TFLiteHalfUp:
+      o[i] = intq::requantTFLiteHalfUp(x, m, s, zpOut, pout.qmin, pout.qmax);
+      break;
     default:
       o[i] = intq::requantTosa(x, m, s, mode == RequantMode::TosaDoubleRound,
                                zpOut, pout.qmin, pout.qmax);

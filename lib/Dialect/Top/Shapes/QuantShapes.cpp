@@ -91,10 +91,12 @@ std::optional<ShapeError> checkRequantAttrs(const RequantAttrs &attrs,
                                             std::optional<Ints> input) {
   const std::string &mode = attrs.quantMode;
   if (mode != "MultiplierShift" && mode != "TFLite" && mode != "Float" &&
-      mode != "TosaSingleRound" && mode != "TosaDoubleRound")
+      mode != "TosaSingleRound" && mode != "TosaDoubleRound" &&
+      mode != "TFLiteHalfUp")
     return ShapeError() << "attribute 'quant_mode' must be "
                            "\"MultiplierShift\", \"TFLite\", \"Float\", "
-                           "\"TosaSingleRound\" or \"TosaDoubleRound\", "
+                           "\"TosaSingleRound\", \"TosaDoubleRound\" or "
+                           "\"TFLiteHalfUp\", "
                            "got \""
                         << mode << "\"";
   if (attrs.axis &&

@@ -122,7 +122,7 @@ def Top_PadModeAttr : Top_EnumAttr<Top_PadMode>;
 def Top_RequantMode : Top_Enum<"RequantMode", "requant_mode", [
     Top_Case<"MultiplierShift", 0>, Top_Case<"TFLite", 1>,
     Top_Case<"Float", 2>, Top_Case<"TosaSingleRound", 3>,
-    Top_Case<"TosaDoubleRound", 4>]>;
+    Top_Case<"TosaDoubleRound", 4>, Top_Case<"TFLiteHalfUp", 5>]>;
 def Top_RequantModeAttr : Top_EnumAttr<Top_RequantMode>;
 
 //===----------------------------------------------------------------------===//

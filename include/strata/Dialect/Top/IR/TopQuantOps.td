@@ -93,6 +93,16 @@ def Top_RequantOp : Top_Op<"Requant", [Pure]> {
       `RoundingDivideByPOT(v, s)` divides by `2^s` rounding to nearest with
       ties away from zero. `multiplier` is a Q0.31 value, in practice in
       `[2^30, 2^31)` (TFLite's `QuantizeMultiplier`).
+    - `"TFLiteHalfUp"` (what the TFLite interpreter, ai-edge-litert 2.x on
+      x86, computes for CONV_2D and FULLY_CONNECTED: ruy's / ARM's
+      SQRDMULH + rounding shift): as `"TFLite"`, but
+      `RoundingDivideByPOT` is replaced by a division by `2^rshift` that
+      rounds ties toward +infinity, `floor((v + 2^(rshift-1)) / 2^rshift)`.
+      It differs from `"TFLite"` exactly on negative ties of that division
+      (-19.5 gives -19 here, -20 there), and from a single rounding of the
+      exact `x * multiplier / 2^(31 + rshift)` (`"TosaSingleRound"` with
+      `rshift + 31`) where the first rounding moves a value onto or off a
+      tie.
     - `"Float"` (TPU-MLIR `RequantFp`): the input and result must both be
       `!quant.uniform` types; `real = (q - zp_in) * scale_in`, then
       `y = clamp(round_half_to_even(real / scale_out) + zp_out, qmin, qmax)`,
@@ -113,11 +123,13 @@ def Top_RequantOp : Top_Op<"Requant", [Pure]> {
 
     Attributes:
 
-    - `quant_mode`: `"MultiplierShift"` (default), `"TFLite"`, `"Float"`,
-      `"TosaSingleRound"` or `"TosaDoubleRound"`.
+    - `quant_mode`: `"MultiplierShift"` (default), `"TFLite"`,
+      `"TFLiteHalfUp"`, `"Float"`, `"TosaSingleRound"` or
+      `"TosaDoubleRound"`.
     - `multiplier`: for the integer modes, one value or one per channel,
       where the channel is dim `axis` of the input. Values lie in the int32
-      range (`[0, 2^31 - 1]` for `"TFLite"` and the TOSA modes).
+      range (`[0, 2^31 - 1]` for `"TFLite"`, `"TFLiteHalfUp"` and the TOSA
+      modes).
     - `axis`: the channel dim of per-channel `multiplier` / `rshift`, in
       `[0, rank)`; absent means dim 1 (TPU-MLIR's NCHW convention; then
       per-channel values need rank >= 2). TFLite and TOSA, NHWC, use the

@@ -40,7 +40,7 @@ ShapeOr<Shape> inferDequant(Ints input, std::optional<QuantAxis> inputAxis);
 
 /// The attributes of Requant and the per-axis quantizations of its sides.
 struct RequantAttrs {
-  /// "MultiplierShift", "TFLite", "Float", "TosaSingleRound" or
+  /// "MultiplierShift", "TFLite", "TFLiteHalfUp", "Float", "TosaSingleRound" or
   /// "TosaDoubleRound".
   std::string quantMode;
   /// One value, or one per channel (input dim `axis`, 1 when absent);
