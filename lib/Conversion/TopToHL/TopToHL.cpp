@@ -150,8 +150,9 @@ struct Converter {
       return "its top.Requant uses quant_mode " +
              stringifyRequantMode(requant.getQuantMode()).str() +
              ", the NPU's activation unit rounds by MultiplierShift or TFLite "
-             "only (it has no round-half-up mode, which TosaSingleRound, the "
-             "TFLite importer's rounding, needs to be exact)";
+             "only: it has no ties-up rounding, which TosaSingleRound and "
+             "TFLiteHalfUp (the TFLite importer's CONV_2D / FULLY_CONNECTED) "
+             "need to be exact";
     if (!requant.getMultiplier() || !requant.getRshift())
       return "its top.Requant has no multiplier/rshift";
     std::optional<IntType> out = int8TypeOf(requant.getOutput().getType());

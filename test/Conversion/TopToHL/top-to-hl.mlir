@@ -74,18 +74,24 @@ func.func @tflite(%arg0: tensor<1x2x3x3xi8>) -> tensor<1x2x3x3xi8> {
 
 // -----
 
-// A TosaSingleRound Requant (TFLite imports: round half up) stays on the
-// CPU: the activation unit has no such rounding.
+// TosaSingleRound and TFLiteHalfUp Requants (TOSA / TFLite imports: ties
+// rounded up) stay on the CPU: the activation unit has no such rounding.
 // CHECK-LABEL: func @single_round
 // CHECK-NOT: hl.
 // CHECK: top.Conv
 // CHECK: top.Requant
+// CHECK-NOT: hl.
+// CHECK: top.Conv
+// CHECK: top.Requant
+// CHECK-NOT: hl.
 func.func @single_round(%arg0: tensor<1x2x3x3xi8>) -> tensor<1x2x3x3xi8> {
   %w = top.Weight() {name = "w", value = dense<1> : tensor<2x2x1x1xi8>} : () -> tensor<2x2x1x1xi8>
   %n = top.None() : () -> none
   %a = top.Conv(%arg0, %w, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x3x3xi8>, tensor<2x2x1x1xi8>, none) -> tensor<1x2x3x3xi32>
   %y = top.Requant(%a) {multiplier = array<i64: 1073741824>, rshift = array<i64: 33>, quant_mode = #top.requant_mode<TosaSingleRound>} : (tensor<1x2x3x3xi32>) -> tensor<1x2x3x3xi8>
-  return %y : tensor<1x2x3x3xi8>
+  %a2 = top.Conv(%y, %w, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x3x3xi8>, tensor<2x2x1x1xi8>, none) -> tensor<1x2x3x3xi32>
+  %y2 = top.Requant(%a2) {multiplier = array<i64: 1073741824>, rshift = array<i64: 2>, quant_mode = #top.requant_mode<TFLiteHalfUp>} : (tensor<1x2x3x3xi32>) -> tensor<1x2x3x3xi8>
+  return %y2 : tensor<1x2x3x3xi8>
 }
 
 // -----

@@ -1,0 +1,75 @@
+"""TFLite int8/uint8 FULLY_CONNECTED compiled for the CPU: the int8 matmul
+kernel with the TFLiteHalfUp Requant fused into its epilogue
+(docs/cpu-kernels.md), bit-exact against the TFLite interpreter on every
+ISA path (STRATA_CPU_ISA=avx512 / avx2 / portable). The layer has no
+activation and the inputs are seeded so that negative ties occur: gemmlowp's
+ties-away rounding (Requant's TFLite mode) would differ from the
+interpreter somewhere (asserted, with numpy on the model's integers), so a
+kernel rounding the other way fails."""
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+import pytest
+
+from test_tflite_conv_rounding import (accumulator, model_integers, quantize_multiplier,
+                                       rounding_rules)
+from tflite_builder import STRATA, Case, enum, import_model, run_tflite, tensor_ranges
+
+A = enum("ActivationFunctionType")
+ISAS = ("avx512", "avx2", "portable")
+
+
+def build(c, seed):
+    rng = np.random.default_rng(seed + 10)
+    x = c.input("x", (24, 40))
+    f = c.weight("w", (rng.standard_normal((19, 40)) * 0.5).astype(np.float32), axis=None)
+    b = c.bias("b", (rng.standard_normal(19) * 0.5).astype(np.float32), "x", "w")
+    y = c.act("y", (24, 19))
+    c.b.op("FULLY_CONNECTED", [x, f, b], [y], "FullyConnectedOptions", keepNumDims=False,
+           fusedActivationFunction=A.NONE)
+    return [y]
+
+
+@pytest.mark.parametrize("qtype", ["int8", "uint8"])
+def test_fully_connected_int8_kernel_matches_interpreter(qtype):
+    x = np.random.default_rng(3).standard_normal((24, 40)).astype(np.float32)
+    c = Case()
+    ranges = tensor_ranges(c.b.finish(build(c, 0)), {"x": x})
+    c = Case(qtype, ranges)
+    model = c.b.finish(build(c, 0))
+    feed = c.quantize_input("x", x)
+    want = run_tflite(model, {"x": feed})["y"]
+    w, bias, q = model_integers(model, feed)
+    (sx, zx), (sw, zw), (sy, zy) = q["x"], q["w"], q["y"]
+    acc = accumulator("FULLY_CONNECTED", feed.astype(np.int64) - zx[0], w - zw[0], bias,
+                      want.shape)
+    m, s = quantize_multiplier(sx[0].astype(np.float64) * sw.astype(np.float64)
+                               / sy[0].astype(np.float64))
+    info = np.iinfo(want.dtype)
+    away = np.clip(rounding_rules(acc, m, s)["ties away"] + zy[0], info.min, info.max)
+    assert (away != want).any(), "no negative tie: the test cannot tell the roundings apart"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "m.tflite")
+        with open(path, "wb") as f:
+            f.write(model)
+        r = import_model(path, tmp)
+        assert r.returncode == 0, r.stderr
+        mlir = os.path.join(tmp, "m.mlir")
+        with open(mlir) as f:
+            assert "requant_mode<TFLiteHalfUp>" in f.read()
+        art = os.path.join(tmp, "m.strata")
+        r = subprocess.run([STRATA, "compile", mlir, "--target", "cpu", "-o", art,
+                            "--report"], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert "kernel 'matmul_gemm_i8'" in r.stdout, r.stdout
+        inp, out = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
+        np.savez(inp, x=feed)
+        for isa in ISAS:
+            r = subprocess.run([STRATA, "run", art, "--input", inp, "--output", out],
+                               capture_output=True, text=True,
+                               env=dict(os.environ, STRATA_CPU_ISA=isa))
+            assert r.returncode == 0, r.stderr
+            with np.load(out) as z:
+                np.testing.assert_array_equal(z["y"], want, err_msg=f"{qtype} {isa}")
