@@ -129,3 +129,57 @@ def test_axis_on_tflite_mode(rng):
         c = idx[3]
         expect[idx] = min(max(tflite(int(q[idx]), mult[c], shift[c]), -128), 127)
     np.testing.assert_array_equal(y, expect)
+
+
+def srdhm(x, m):
+    """gemmlowp's SaturatingRoundingDoublingHighMul on Python ints (the
+    INT32_MIN * INT32_MIN saturation included)."""
+    if x == m == INT32_MIN:
+        return INT32_MAX
+    ab = x * m
+    v = ab + ((1 << 30) if ab >= 0 else 1 - (1 << 30))
+    return v >> 31 if v >= 0 else -((-v) >> 31)  # C division: toward zero
+
+
+def tflite_half_up(x, m, s):
+    """TFLiteHalfUp: x saturated to int32, SRDHM, then / 2^s ties up."""
+    h = srdhm(min(max(x, INT32_MIN), INT32_MAX), m)
+    return (h + (1 << (s - 1))) >> s if s > 0 else h
+
+
+def test_tflite_half_up_known_values():
+    """Negative ties round up (-2.5 -> -2), where TFLite mode (gemmlowp)
+    rounds them away from zero (-3); positive ties agree."""
+    q = np.array([[10, -10, 6, -6, 7, -7, -480, 2]], np.int32)
+    t = tensor(q.shape, "i32")
+    attrs = "multiplier = array<i64: 1073741824>, rshift = array<i64: 1>"
+    y = run_requant(q, t, tensor(q.shape, "i8"),
+                    attrs + ", quant_mode = #top.requant_mode<TFLiteHalfUp>")
+    # SRDHM(x, 2^30) = x / 2 rounded half away: 5, -5, 3, -3, 4 (3.5), -4,
+    # -240, 1; then / 2 ties up: 3, -2, 2, -1, 2, -2, -120, 1.
+    np.testing.assert_array_equal(y, [[3, -2, 2, -1, 2, -2, -120, 1]])
+    g = run_requant(q, t, tensor(q.shape, "i8"),
+                    attrs + ", quant_mode = #top.requant_mode<TFLite>")
+    assert g[0, 1] == -3 and g[0, 3] == -2  # gemmlowp: -2.5 -> -3, -1.5 -> -2
+
+
+@pytest.mark.parametrize("axis", [None, 3])
+def test_tflite_half_up_i32_to_i8(axis, rng):
+    shape = (2, 3, 3, 4)
+    q = rng.integers(-(1 << 20), 1 << 20, shape, dtype=np.int32)
+    q.flat[:2] = [INT32_MAX, INT32_MIN]
+    channels = shape[axis] if axis is not None else 1
+    mult = rng.integers(1 << 30, (1 << 31) - 1, channels).tolist()
+    mult[0] = INT32_MAX
+    shift = rng.integers(4, 14, channels).tolist()
+    attrs = (f"multiplier = array<i64: {arr(mult)}>, rshift = array<i64: {arr(shift)}>, "
+             "quant_mode = #top.requant_mode<TFLiteHalfUp>")
+    if axis is not None:
+        attrs += f", axis = {axis} : i64"
+    y = run_requant(q, tensor(shape, "i32"), tensor(shape, "i8"), attrs)
+    expect = np.empty(shape, np.int64)
+    for idx in np.ndindex(shape):
+        c = idx[axis] if axis is not None else 0
+        expect[idx] = min(max(tflite_half_up(int(q[idx]), mult[c], shift[c]), -128), 127)
+    np.testing.assert_array_equal(y, expect)
+    assert (expect == 127).any() and (expect == -128).any()
