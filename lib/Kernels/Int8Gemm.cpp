@@ -141,11 +141,12 @@ int32_t int8EpilogueValue(int32_t acc, const Int8Epilogue &e, int64_t ch) {
     v = 0;
   if (e.out == Int8Output::Int32)
     return v;
+  int64_t s = std::clamp<int64_t>(e.shift[ch], 0, 63);
   if (e.rounding == Int8Rounding::TFLiteHalfUp)
-    return int32_t(intq::requantTFLiteHalfUp(v, e.multiplier[ch], e.shift[ch],
-                                             e.zp, e.qmin, e.qmax));
+    return int32_t(intq::requantTFLiteHalfUp(v, e.multiplier[ch], s, e.zp,
+                                             e.qmin, e.qmax));
   if (e.rounding == Int8Rounding::HalfUp)
-    return int32_t(intq::requantTosa(v, e.multiplier[ch], e.shift[ch],
+    return int32_t(intq::requantTosa(v, e.multiplier[ch], s,
                                      /*doubleRound=*/false, e.zp, e.qmin,
                                      e.qmax));
   return int32_t(intq::requantMultiplierShift(v, e.multiplier[ch], e.shift[ch],

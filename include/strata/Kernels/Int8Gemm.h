@@ -10,8 +10,9 @@
 //
 // (strata::intq, the one definition of the rounding), or by the epilogue's
 // `rounding`, requantTosa(v, m[ch], s[ch], single round, zp, qmin, qmax)
-// (top.Requant's TosaSingleRound) or requantTFLiteHalfUp (TFLiteHalfUp). `ch` is the output
-// channel: the row of a convolution's GEMM, the column of a matmul's.
+// (top.Requant's TosaSingleRound) or requantTFLiteHalfUp (TFLiteHalfUp). `ch`
+// is the output channel: the row of a convolution's GEMM, the column of a
+// matmul's.
 //
 // The products run as u8 x s8 (`vpdpbusd` on AVX512-VNNI; on AVX2 both
 // operands widened to 16 bits and `vpmaddwd`, exact; portable C++): int8

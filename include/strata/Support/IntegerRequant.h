@@ -104,14 +104,14 @@ inline int64_t requantTFLite(int64_t x, int64_t multiplier, int64_t shift,
 }
 
 /// `round(x / 2^exponent)` with ties toward +infinity: `(x + 2^(e-1)) >>
-/// e` (arithmetic), for exponents in [0, 63]; no overflow for |x| < 2^62.
+/// e` (arithmetic, the sum in 128 bits), for exponents in [0, 63].
 /// The rounding right shift of ARM's SRSHL and of ruy's kernels.
 inline int64_t roundingShiftHalfUp(int64_t x, int64_t exponent) {
   if (exponent <= 0)
     return x;
-  return static_cast<int64_t>(
-      (static_cast<__int128>(x) + (static_cast<__int128>(1) << (exponent - 1)))
-      >> exponent);
+  return static_cast<int64_t>((static_cast<__int128>(x) +
+                               (static_cast<__int128>(1) << (exponent - 1))) >>
+                              exponent);
 }
 
 /// The `TFLiteHalfUp` requantization of one accumulator, what the TFLite
@@ -120,9 +120,9 @@ inline int64_t roundingShiftHalfUp(int64_t x, int64_t exponent) {
 /// SaturatingRoundingDoublingHighMul by the Q0.31 `multiplier`) but the
 /// division by `2^shift` rounds ties toward +infinity instead of away from
 /// zero; plus `zeroPoint`, saturated to [qmin, qmax].
-inline int64_t requantTFLiteHalfUp(int64_t x, int64_t multiplier,
-                                   int64_t shift, int64_t zeroPoint,
-                                   int64_t qmin, int64_t qmax) {
+inline int64_t requantTFLiteHalfUp(int64_t x, int64_t multiplier, int64_t shift,
+                                   int64_t zeroPoint, int64_t qmin,
+                                   int64_t qmax) {
   int64_t x32 = std::clamp<int64_t>(x, std::numeric_limits<int32_t>::min(),
                                     std::numeric_limits<int32_t>::max());
   int64_t y = roundingShiftHalfUp(saturatingRoundingDoublingHighMul(

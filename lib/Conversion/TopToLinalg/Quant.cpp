@@ -260,8 +260,8 @@ static Value roundingRightShift(OpBuilder &b, Location l, Value x, Value s) {
 /// on i64 values (x already saturated to int32, m in the int32 range, s in
 /// [0, 63]). With `tiesUp` the division by 2^s rounds ties toward +infinity
 /// (TFLiteHalfUp, intq::roundingShiftHalfUp).
-static Value tfliteMultiply(OpBuilder &b, Location l, Value x, Value m,
-                            Value s, bool tiesUp = false) {
+static Value tfliteMultiply(OpBuilder &b, Location l, Value x, Value m, Value s,
+                            bool tiesUp = false) {
   Type i64 = b.getI64Type();
   auto c = [&](int64_t v) {
     return arith::ConstantOp::create(b, l, b.getIntegerAttr(i64, v));
@@ -284,8 +284,8 @@ static Value tfliteMultiply(OpBuilder &b, Location l, Value x, Value m,
     // intq::roundingShiftHalfUp: (high + 2^(s-1)) >> s; |high| < 2^31.
     Value half = arith::ShRUIOp::create(
         b, l, arith::ShLIOp::create(b, l, c(1), s), c(1));
-    return arith::ShRSIOp::create(
-        b, l, arith::AddIOp::create(b, l, high, half), s);
+    return arith::ShRSIOp::create(b, l, arith::AddIOp::create(b, l, high, half),
+                                  s);
   }
   // RoundingDivideByPOT(high, s).
   Value mask =
