@@ -21,23 +21,23 @@
 
 // int8: the storage integers convolved with input_zp, the int32 accumulator
 // requantized as TFLite does (Q31 multiplier and shift per channel on the
-// last dim: axis 3; single rounding, TosaSingleRound, the shift 31 minus
-// TFLite's exponent), RELU as a Max at the output zero point.
+// last dim: axis 3; TFLiteHalfUp, the interpreter's CONV_2D rounding),
+// RELU as a Max at the output zero point.
 // INT8: func.func @main(%arg0: tensor<1x4x4x2x!quant.uniform<i8:f32, 5.000000e-01:-3>> {top.name = "x"}
 // INT8: %[[S:.*]] = top.Cast(%{{.*}}) : (tensor<1x4x4x2x!quant.uniform<i8:f32, 5.000000e-01:-3>>) -> tensor<1x4x4x2xi8>
 // INT8: %[[A:.*]] = top.Conv(%[[S]], %{{.*}}, %{{.*}}) {{{.*}}input_zp = array<i64: -3>{{.*}}} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>) -> tensor<1x4x4x2xi32>
-// INT8: top.Requant(%[[A]]) {axis = 3 : i64, multiplier = array<i64: 1073741824, 1073741824>, quant_mode = #top.requant_mode<TosaSingleRound>, rshift = array<i64: 33, 34>} : (tensor<1x4x4x2xi32>) -> tensor<1x4x4x2x!quant.uniform<i8:f32, 1.000000e+00:4>>
+// INT8: top.Requant(%[[A]]) {axis = 3 : i64, multiplier = array<i64: 1073741824, 1073741824>, quant_mode = #top.requant_mode<TFLiteHalfUp>, rshift = array<i64: 2, 3>} : (tensor<1x4x4x2xi32>) -> tensor<1x4x4x2x!quant.uniform<i8:f32, 1.000000e+00:4>>
 // INT8: top.Max(%{{.*}}, %{{.*}}) : (tensor<1x4x4x2xi8>, tensor<i8>) -> tensor<1x4x4x2xi8>
 // INT8: return %{{.*}} : tensor<1x4x4x2x!quant.uniform<i8:f32, 1.000000e+00:4>>
 
 // A per-tensor filter: TFLite's own requantization, bit-exact: the scale
-// 0.5 * 0.25 / 1.0 = 0.125 is the Q31 multiplier 2^30 with TFLite's
-// exponent -2, a right shift of 31 + 2 = 33.
+// 0.5 * 0.25 / 1.0 = 0.125 is the Q31 multiplier 2^30 with a right shift of
+// 2 (TFLiteHalfUp, the interpreter's FULLY_CONNECTED rounding).
 // FC: %[[X:.*]] = top.Cast(%{{.*}}) : (tensor<2x4x!quant.uniform<i8:f32, 5.000000e-01:1>>) -> tensor<2x4xi8>
 // FC: %[[W:.*]] = top.Cast(%[[X]]) : (tensor<2x4xi8>) -> tensor<2x4xi32>
 // FC: top.Sub(%[[W]], %{{.*}}) : (tensor<2x4xi32>, tensor<i32>) -> tensor<2x4xi32>
 // FC: top.MatMul(%{{.*}}, %{{.*}}, %{{.*}}) {right_transpose = true} : (tensor<2x4xi32>, tensor<3x4xi32>, none) -> tensor<2x3xi32>
-// FC: top.Requant(%{{.*}}) {multiplier = array<i64: 1073741824>, quant_mode = #top.requant_mode<TosaSingleRound>, rshift = array<i64: 33>} : (tensor<2x3xi32>) -> tensor<2x3x!quant.uniform<i8:f32, 1.000000e+00:-2>>
+// FC: top.Requant(%{{.*}}) {multiplier = array<i64: 1073741824>, quant_mode = #top.requant_mode<TFLiteHalfUp>, rshift = array<i64: 2>} : (tensor<2x3xi32>) -> tensor<2x3x!quant.uniform<i8:f32, 1.000000e+00:-2>>
 
 // float16 weights are widened at import; QUANTIZE is top.Quant (with the
 // f32 scale TFLite stores, printed exactly).

@@ -76,8 +76,8 @@ func.func @main(%arg0: tensor<1x3x5x5xf32> {top.name = "x"}) -> (tensor<1x2x5x5x
 
 // -----
 
-// A TosaSingleRound Requant (the TFLite importer's) is fused: the kernel's
-// epilogue rounds half up (params: rounding = 1).
+// A TosaSingleRound Requant (the TOSA importer's) is fused: the kernel's
+// epilogue rounds half up.
 
 !qx = !quant.uniform<i8:f32, 0.02:-22>
 !qy = !quant.uniform<i8:f32, 0.04:-128>
@@ -100,5 +100,34 @@ func.func @main(%arg0: tensor<1x3x5x5xf32> {top.name = "x"}) -> (tensor<1x2x5x5x
   %n = top.None() : () -> none
   %acc = top.Conv(%xq, %w, %n) {input_zp = array<i64: -22>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x5x5x!qx>, tensor<2x3x3x3x!qw>, none) -> tensor<1x2x5x5xi32>
   %yq = top.Requant(%acc) {multiplier = array<i64: 1079423522, 1820147114>, rshift = array<i64: 37, 38>, quant_mode = #top.requant_mode<TosaSingleRound>} : (tensor<1x2x5x5xi32>) -> tensor<1x2x5x5x!qy>
+  return %yq : tensor<1x2x5x5x!qy>
+}
+
+// -----
+
+// A TFLiteHalfUp Requant (the TFLite importer's CONV_2D / FULLY_CONNECTED)
+// is fused too.
+
+!qx = !quant.uniform<i8:f32, 0.02:-22>
+!qy = !quant.uniform<i8:f32, 0.04:-128>
+!qw = !quant.uniform<i8:f32:0, {0.007,0.006}>
+
+// CHECK-LABEL: func.func private @dispatch_1_Conv
+// CHECK: %[[ACC:.*]] = top.Conv
+// CHECK-SAME: strata.impl = "conv2d.im2col_gemm_i8"
+// CHECK-NEXT: %[[Y:.*]] = top.Requant(%[[ACC]])
+// CHECK-SAME: quant_mode = #top.requant_mode<TFLiteHalfUp>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-LABEL: func.func @main
+// CHECK: call @dispatch_1_Conv
+// CHECK-NOT: top.Requant
+// CHECK: return
+func.func @main(%arg0: tensor<1x3x5x5xf32> {top.name = "x"}) -> (tensor<1x2x5x5x!qy> {top.name = "y"}) {
+  %x = top.Input(%arg0) : (tensor<1x3x5x5xf32>) -> tensor<1x3x5x5xf32>
+  %xq = top.Quant(%x) : (tensor<1x3x5x5xf32>) -> tensor<1x3x5x5x!qx>
+  %w = top.Weight() {name = "w"} : () -> tensor<2x3x3x3x!qw>
+  %n = top.None() : () -> none
+  %acc = top.Conv(%xq, %w, %n) {input_zp = array<i64: -22>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x5x5x!qx>, tensor<2x3x3x3x!qw>, none) -> tensor<1x2x5x5xi32>
+  %yq = top.Requant(%acc) {multiplier = array<i64: 1079423522, 1820147114>, rshift = array<i64: 6, 7>, quant_mode = #top.requant_mode<TFLiteHalfUp>} : (tensor<1x2x5x5xi32>) -> tensor<1x2x5x5x!qy>
   return %yq : tensor<1x2x5x5x!qy>
 }
