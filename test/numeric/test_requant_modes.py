@@ -155,9 +155,10 @@ def test_tflite_half_up_known_values():
     attrs = "multiplier = array<i64: 1073741824>, rshift = array<i64: 1>"
     y = run_requant(q, t, tensor(q.shape, "i8"),
                     attrs + ", quant_mode = #top.requant_mode<TFLiteHalfUp>")
-    # SRDHM(x, 2^30) = x / 2 rounded half away: 5, -5, 3, -3, 4 (3.5), -4,
-    # -240, 1; then / 2 ties up: 3, -2, 2, -1, 2, -2, -120, 1.
-    np.testing.assert_array_equal(y, [[3, -2, 2, -1, 2, -2, -120, 1]])
+    # SRDHM(x, 2^30) = x / 2: 5, -5, 3, -3, 4 (3.5), -3 (-3.5: the nudge
+    # 1 - 2^30 and C's truncation take a negative tie toward zero), -240, 1;
+    # then / 2 ties up: 3, -2, 2, -1, 2, -1, -120, 1.
+    np.testing.assert_array_equal(y, [[3, -2, 2, -1, 2, -1, -120, 1]])
     g = run_requant(q, t, tensor(q.shape, "i8"),
                     attrs + ", quant_mode = #top.requant_mode<TFLite>")
     assert g[0, 1] == -3 and g[0, 3] == -2  # gemmlowp: -2.5 -> -3, -1.5 -> -2
