@@ -122,8 +122,9 @@ std::optional<std::pair<int64_t, int64_t>> quantizeMultiplier(double scale) {
 /// one Q31 multiplier and right shift, or one per channel on the last dim
 /// (`axis`), computed as TFLite's QuantizeMultiplier: bit-exact. `mode` is
 /// what the interpreter's kernel rounds as (docs/tflite.md, "Rounding"):
-/// TFLiteHalfUp for CONV_2D and FULLY_CONNECTED (ruy), TFLite (gemmlowp)
-/// for DEPTHWISE_CONV_2D.
+/// TFLiteHalfUp for CONV_2D and FULLY_CONNECTED (ruy) and for int8
+/// DEPTHWISE_CONV_2D with multiplier 1 and a multiple of 8 channels, TFLite
+/// (gemmlowp) for the other DEPTHWISE_CONV_2D.
 /// Otherwise (a scale >= 1, which TFLite applies with a left shift Requant
 /// does not have) the accumulator is given the per-channel type
 /// `!quant.uniform<i32:f32:C, {s_in*s_w[c]}>` and requantized in Float mode
@@ -324,9 +325,15 @@ LogicalResult convertConvLike(OpContext &c, bool depthwise) {
         attrs);
     if (failed(acc))
       return failure();
+    // The interpreter's DEPTHWISE_CONV_2D rounds ties up in its vector
+    // path (groups of 8 channels) and away from zero for the channels left
+    // over (measured, docs/tflite.md): ties up only when int8 with depth
+    // multiplier 1 and channels a multiple of 8.
+    bool depthwiseUp =
+        depthwise && x.dtype == DType::I8 && w.shape[3] == cin && cin % 8 == 0;
     return requantize(c, *acc, x, w, act,
-                      depthwise ? RequantMode::TFLite
-                                : RequantMode::TFLiteHalfUp);
+                      depthwise && !depthwiseUp ? RequantMode::TFLite
+                                                : RequantMode::TFLiteHalfUp);
   }
   // Float path (quantized operands dequantized).
   auto in = c.floatInput(0);
