@@ -16,23 +16,15 @@ import tempfile
 import numpy as np
 import pytest
 
-from test_tflite_conv_rounding import (accumulator, model_integers, quantize_multiplier,
-                                       rounding_rules)
-from tflite_builder import STRATA, Case, enum, import_model, run_tflite, tensor_ranges
+from test_tflite_conv_rounding import (accumulator, build_fc, model_integers,
+                                       quantize_multiplier, rounding_rules)
+from tflite_builder import STRATA, Case, import_model, run_tflite, tensor_ranges
 
-A = enum("ActivationFunctionType")
 ISAS = ("avx512", "avx2", "portable")
 
 
 def build(c, seed):
-    rng = np.random.default_rng(seed + 10)
-    x = c.input("x", (24, 40))
-    f = c.weight("w", (rng.standard_normal((19, 40)) * 0.5).astype(np.float32), axis=None)
-    b = c.bias("b", (rng.standard_normal(19) * 0.5).astype(np.float32), "x", "w")
-    y = c.act("y", (24, 19))
-    c.b.op("FULLY_CONNECTED", [x, f, b], [y], "FullyConnectedOptions", keepNumDims=False,
-           fusedActivationFunction=A.NONE)
-    return [y]
+    return build_fc(c, seed, rows=24, k=40, n=19)
 
 
 def seeded(qtype, seed):

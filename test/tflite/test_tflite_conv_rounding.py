@@ -57,12 +57,12 @@ def build_depthwise32(c, seed):
     return build_depthwise(c, seed, 32)
 
 
-def build_fc(c, seed):
+def build_fc(c, seed, rows=8, k=16, n=10):
     rng = np.random.default_rng(seed + 10)
-    x = c.input("x", (8, 16))
-    f = c.weight("w", (rng.standard_normal((10, 16)) * 0.5).astype(np.float32), axis=None)
-    b = c.bias("b", (rng.standard_normal(10) * 0.5).astype(np.float32), "x", "w")
-    y = c.act("y", (8, 10))
+    x = c.input("x", (rows, k))
+    f = c.weight("w", (rng.standard_normal((n, k)) * 0.5).astype(np.float32), axis=None)
+    b = c.bias("b", (rng.standard_normal(n) * 0.5).astype(np.float32), "x", "w")
+    y = c.act("y", (rows, n))
     c.b.op("FULLY_CONNECTED", [x, f, b], [y], "FullyConnectedOptions", keepNumDims=False,
            fusedActivationFunction=A.NONE)
     return [y]
