@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LowerExtra.h"
 #include "strata/Conversion/HLToHW/Passes.h"
 #include "strata/NpuSim/Simulator.h"
 
@@ -909,12 +910,17 @@ std::optional<std::string> lowerElementwise(Operation *op,
 bool conversion::hasNpuLowering(Operation *op) {
   return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp,
              hl::TransposeOp, hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp,
-             hl::MaxOp, hl::ActivationOp, hl::TableOp>(op);
+             hl::MaxOp, hl::ActivationOp, hl::TableOp>(op) ||
+         extra::handles(op);
 }
 
 std::optional<std::string> conversion::lowerHLOpToProgram(
     Operation *op, const npu::NpuConfig &config, const HLToHWOptions &options,
     const std::string &name, npusim::Program &program, LayerPlan *plan) {
+  // Pools, hl.segmentation and segmented operands: LowerPools.cpp,
+  // LowerSegmented.cpp.
+  if (extra::handles(op))
+    return extra::lower(op, config, options, name, program, plan);
   if (auto transpose = dyn_cast<hl::TransposeOp>(op)) {
     if (plan)
       *plan = LayerPlan();
