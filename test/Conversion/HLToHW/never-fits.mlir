@@ -16,12 +16,24 @@ func.func @dw(%x: tensor<1x4x3x3000xi8>) -> tensor<1x4x1x3000xi8> {
 
 // -----
 
-// Segmented inputs (hl-segment-strided) are not lowered: the NPU kernel
-// takes the stride directly, so the npu-sim pipeline does not segment.
-func.func @seg(%x: tensor<1x4x4x5x5xi8>) -> tensor<1x4x4x4xi8> {
-  %w = top.Weight() {name = "w"} : () -> tensor<1x4x3x3x4xi8>
-  %sb = top.Weight() {name = "sb"} : () -> tensor<4x3xi32>
-  // CHECK: error: hl.conv2d (1x4x4x5x5 -> 1x4x4x4): segmented inputs/outputs (hl-segment-strided) are not lowered yet
-  %y = hl.conv2d(%x, %w, %sb) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>, dilation = array<i64: 1, 1>, segments = 2} : (tensor<1x4x4x5x5xi8>, tensor<1x4x3x3x4xi8>, tensor<4x3xi32>) -> tensor<1x4x4x4xi8>
-  return %y : tensor<1x4x4x4xi8>
+// A 3x3 max pool over rows 3000 wide: one output row of one channel reads
+// 3 input rows (9000 bytes), more than a 4 KiB LRAM; a pool's channels and
+// rows are its only tiles.
+func.func @pool(%x: tensor<1x2x3x3000xi8>) -> tensor<1x2x1x3000xi8> {
+  // CHECK: error: {{.*}}layer hl.maxpool 'pool1' (1x2x3x3000 -> 1x2x1x3000) does not fit LRAM (4096 bytes, alignment 64): even the smallest tile (1 output row, 1 output channel(s)) needs input 9000, output 3000
+  %y = hl.maxpool(%x) {kernel = array<i64: 3, 3>, pad = array<i64: 0, 1, 0, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x2x3x3000xi8>) -> tensor<1x2x1x3000xi8> loc("pool1")
+  return %y : tensor<1x2x1x3000xi8>
+}
+// DB: error: {{.*}}layer hl.maxpool 'pool1' (1x2x3x3000 -> 1x2x1x3000) does not fit LRAM (4096 bytes, alignment 64, double-buffered)
+
+// -----
+
+// A segmented bf16 convolution is not lowered (its phases cannot chain
+// through int32 partials); the npu-sim pipeline segments int8 kernels only.
+func.func @seg(%x: tensor<1x4x4x5x5xbf16>) -> tensor<1x4x4x4xbf16> {
+  %w = top.Weight() {name = "w"} : () -> tensor<1x4x3x3x4xbf16>
+  %sb = top.Weight() {name = "sb"} : () -> tensor<4xf32>
+  // CHECK: error: hl.conv2d (1x4x4x5x5 -> 1x4x4x4): a segmented bf16 input is not lowered
+  %y = hl.conv2d(%x, %w, %sb) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>, dilation = array<i64: 1, 1>, segments = 2} : (tensor<1x4x4x5x5xbf16>, tensor<1x4x3x3x4xbf16>, tensor<4xf32>) -> tensor<1x4x4x4xbf16>
+  return %y : tensor<1x4x4x4xbf16>
 }
