@@ -780,9 +780,9 @@ struct Converter {
     OpBuilder b(rc);
     auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
     auto h = hl::AddOp::create(
-        b, rc.getLoc(), rc.getOutput().getType(), ra.getInput(),
-        rb.getInput(), i64(ta->zp), i64(ma->first), i64(ma->second),
-        i64(tb->zp), i64(mb->first), i64(mb->second), i64(0), i64(mc->first),
+        b, rc.getLoc(), rc.getOutput().getType(), ra.getInput(), rb.getInput(),
+        i64(ta->zp), i64(ma->first), i64(ma->second), i64(tb->zp),
+        i64(mb->first), i64(mb->second), i64(0), i64(mc->first),
         i64(mc->second), i64(tc->zp),
         i64(add.getDoRelu() ? std::max(tc->lo, tc->zp) : tc->lo), i64(tc->hi),
         b.getStringAttr("multiplier_shift"));
@@ -805,8 +805,7 @@ struct Converter {
     auto outType = dyn_cast<RankedTensorType>(red.getOutput().getType());
     if (red.getMode() != top::ReduceMode::Sum || red.getAxesValue() ||
         !inType || !outType || !inType.hasStaticShape() ||
-        !outType.hasStaticShape() || inType.getRank() != 4 ||
-        !isI32(inType))
+        !outType.hasStaticShape() || inType.getRank() != 4 || !isI32(inType))
       return "not the int8 GlobalAvgPool of top-quantize (an i32 ReduceSum "
              "over H and W of a static 4-d tensor)";
     SmallVector<int64_t> axes(red.getAxes());
@@ -845,10 +844,10 @@ struct Converter {
     auto arr = [&](ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); };
     auto h = hl::AvgPoolOp::create(
         b, r2.getLoc(), r2.getOutput().getType(), r0.getInput(),
-        arr({inType.getDimSize(2), inType.getDimSize(3)}),
-        b.getBoolAttr(false), i64(tx->zp), i64(m2->first), i64(m2->second),
-        i64(ty->zp), i64(ty->lo), i64(ty->hi), arr({0, 0, 0, 0}), arr({1, 1}),
-        arr({1, 1}), i64(1), DenseI64ArrayAttr());
+        arr({inType.getDimSize(2), inType.getDimSize(3)}), b.getBoolAttr(false),
+        i64(tx->zp), i64(m2->first), i64(m2->second), i64(ty->zp), i64(ty->lo),
+        i64(ty->hi), arr({0, 0, 0, 0}), arr({1, 1}), arr({1, 1}), i64(1),
+        DenseI64ArrayAttr());
     r2.getOutput().replaceAllUsesWith(h.getOutput());
     eraseDeadChain({r0, red, r1, r2});
     kernel = "hl.avgpool";

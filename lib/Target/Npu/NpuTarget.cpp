@@ -20,8 +20,8 @@ FailureOr<TensorMap>
 npu::lowerTopToNpu(ModuleOp module, const TensorMap &weights,
                    const NpuConfig &config,
                    const conversion::HLToHWOptions &options,
-                   std::vector<conversion::HLDecision> *decisions,
-                   bool segment, bool fuseSegmentation) {
+                   std::vector<conversion::HLDecision> *decisions, bool segment,
+                   bool fuseSegmentation) {
   PassManager pm(module.getContext());
   pm.addPass(conversion::createConvertTopToHLPass(config, decisions));
   pm.addPass(conversion::createHLCancelTransposes());
