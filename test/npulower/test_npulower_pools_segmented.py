@@ -252,3 +252,32 @@ def test_pool_that_never_fits_names_the_layer(tmp_path):
     assert ("layer hl.maxpool 'pool1' (1x2x3x3000 -> 1x2x1x3000) does not fit LRAM "
             "(4096 bytes, alignment 64): even the smallest tile (1 output row, 1 output "
             "channel(s)) needs input 9000, output 3000") in r.stderr, r.stderr
+
+
+def test_tflite_rounding_is_kept(tmp_path):
+    """HL's `rounding = "tflite"` (TFLite-imported requantization) reaches
+    the tasks: a strided conv segmented and plain, an add and a rescale
+    (an HL op whose rounding the lowering dropped gave other bytes)."""
+    rng = np.random.default_rng(77)
+    m, y, out_shape = strided_case(rng, "conv", 2)
+    m.lines[-1] = m.lines[-1].replace("weight_zp", 'rounding = "tflite", weight_zp')
+    m.write(tmp_path, y, out_shape)
+    check(tmp_path, [([], None, False), (["--no-segmentation"], None, False)])
+    d = tmp_path / "ew"
+    d.mkdir()
+    x = rng.integers(-128, 128, (1, 3, 7, 5)).astype(np.int8)
+    e = Module(x)
+    t = ty(x.shape)
+    # (Two distinct operands: a dispatch binds each value once, and an
+    # npu-sim program binds its operands in order.)
+    x2 = e.op(f"hl.activation(%x) {{input_zp = 1 : i64, multiplier = 1073741824 : i64, "
+              f"shift = 30 : i64, output_zp = 0 : i64}} : ({t}) -> {t}")
+    a = e.op(f'hl.add(%x, {x2}) {{rounding = "tflite", lhs_zp = 3 : i64, rhs_zp = 3 : i64, '
+             f"left_shift = 20 : i64, lhs_multiplier = 1073741824 : i64, lhs_shift = 0 : i64, "
+             f"rhs_multiplier = 1518500250 : i64, rhs_shift = 1 : i64, "
+             f"output_multiplier = 1431655765 : i64, output_shift = 19 : i64, "
+             f"output_zp = -7 : i64}} : ({t}, {t}) -> {t}")
+    r = e.op(f'hl.activation({a}) {{rounding = "tflite", input_zp = -7 : i64, '
+             f"multiplier = 1789569707 : i64, shift = 1 : i64, output_zp = 2 : i64}} : ({t}) -> {t}")
+    e.write(d, r, x.shape)
+    check(d, [([], None, False)])

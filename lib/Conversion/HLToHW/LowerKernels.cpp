@@ -607,6 +607,8 @@ std::optional<std::string> readLayer(Operation *op,
     s.outputZp = hlOp.getOutputZp();
     s.clipMin = hlOp.getClipMin();
     s.clipMax = hlOp.getClipMax();
+    if (hlOp.getRounding() == "tflite")
+      s.rounding = npusim::Rounding::TFLite;
     if (bf16 && hlOp.getRelu()) {
       s.clipMinF = 0.0f;
       if (auto limit = hlOp.getReluLimit())
@@ -804,6 +806,8 @@ std::optional<std::string> lowerElementwise(Operation *op,
     proto.outputZp = b.getOutputZp();
     proto.clipMin = b.getClipMin();
     proto.clipMax = b.getClipMax();
+    if (b.getRounding() == "tflite")
+      proto.rounding = npusim::Rounding::TFLite;
   };
   if (auto b = dyn_cast<hl::AddOp>(op))
     binaryFields(b, npusim::KernelKind::Add);
@@ -823,6 +827,8 @@ std::optional<std::string> lowerElementwise(Operation *op,
     proto.outputZp = a.getOutputZp();
     proto.clipMin = a.getClipMin();
     proto.clipMax = a.getClipMax();
+    if (a.getRounding() == "tflite")
+      proto.rounding = npusim::Rounding::TFLite;
   } else if (isa<hl::TableOp>(op)) {
     table = true;
     proto.kernel = npusim::KernelKind::Table;

@@ -760,6 +760,9 @@ struct Converter {
         !isI32(rb.getOutput().getType()))
       return "an input is not a per-tensor MultiplierShift top.Requant of "
              "a signed int8 tensor to i32";
+    if (ra.getInput() == rb.getInput())
+      return "it adds a tensor to itself (an npu-sim dispatch binds each "
+             "value once, the add's program two inputs)";
     auto outType = dyn_cast<RankedTensorType>(add.getOutput().getType());
     if (!outType || !outType.hasStaticShape())
       return "dynamic shapes (compile with --input-shapes)";

@@ -64,3 +64,18 @@ func.func @gap_other_division(%x: tensor<1x8x7x7x!quant.uniform<i8:f32, 0.039:-1
   %3 = top.Requant(%2) {multiplier = array<i64: 1356637857>, rshift = array<i64: 30>} : (tensor<1x8x1x1xi32>) -> tensor<1x8x1x1x!quant.uniform<i8:f32, 0.031:-128>>
   return %3 : tensor<1x8x1x1x!quant.uniform<i8:f32, 0.031:-128>>
 }
+
+// -----
+
+// x + x stays on the CPU: an npu-sim dispatch binds each value once, the
+// add's program two inputs.
+// CHECK-LABEL: func @add_self
+// CHECK: top.Add
+// CHECK-NOT: hl.add
+func.func @add_self(%a: tensor<1x4x5x5x!quant.uniform<i8:f32, 0.01:-1>>) -> tensor<1x4x5x5x!quant.uniform<i8:f32, 0.03:-5>> {
+  %0 = top.Requant(%a) {multiplier = array<i64: 1534986618>, rshift = array<i64: 13>} : (tensor<1x4x5x5x!quant.uniform<i8:f32, 0.01:-1>>) -> tensor<1x4x5x5xi32>
+  %1 = top.Requant(%a) {multiplier = array<i64: 1534986618>, rshift = array<i64: 13>} : (tensor<1x4x5x5x!quant.uniform<i8:f32, 0.01:-1>>) -> tensor<1x4x5x5xi32>
+  %2 = top.Add(%0, %1) : (tensor<1x4x5x5xi32>, tensor<1x4x5x5xi32>) -> tensor<1x4x5x5xi32>
+  %3 = top.Requant(%2) {multiplier = array<i64: 2079611210>, rshift = array<i64: 50>} : (tensor<1x4x5x5xi32>) -> tensor<1x4x5x5x!quant.uniform<i8:f32, 0.03:-5>>
+  return %3 : tensor<1x4x5x5x!quant.uniform<i8:f32, 0.03:-5>>
+}
