@@ -281,3 +281,36 @@ def test_tflite_rounding_is_kept(tmp_path):
              f"multiplier = 1789569707 : i64, shift = 1 : i64, output_zp = 2 : i64}} : ({t}) -> {t}")
     e.write(d, r, x.shape)
     check(d, [([], None, False)])
+
+
+@pytest.mark.parametrize("kind", ["maxpool", "avgpool"])
+def test_bf16_pool_matches_run_ref(tmp_path, kind):
+    """bf16 pools (unsegmented: hl-segment-strided leaves bf16 kernels
+    strided): HL's f32 max / mean rounded to bf16, bit for bit."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    import io
+    import zipfile
+    rng = np.random.default_rng(50 + len(kind))
+    for n, s in enumerate([1, 2]):
+        c = int(rng.integers(1, 7))
+        h, w = (int(v) for v in rng.integers(5, 20, 2))
+        kh, kw, dil, pad, oh, ow = pool_attrs(rng, kind, h, w, s)
+        x = rng.standard_normal((1, c, h, w)).astype(np.float32).astype(ml_dtypes.bfloat16)
+        t1, t2 = ty(x.shape, "bf16"), ty((1, c, oh, ow), "bf16")
+        extra = ", count_include_pad = true" if kind == "avgpool" and n else ""
+        d = tmp_path / str(n)
+        d.mkdir()
+        (d / "hl.mlir").write_text(
+            f'module {{\n  func.func @main(%x: {t1} {{top.name = "input"}}) -> '
+            f'({t2} {{top.name = "output"}}) {{\n'
+            f"    %y = hl.{kind}(%x) {{kernel = {arr([kh, kw])}, pad = {arr(pad)}, "
+            f"stride = {arr([s, s])}, dilation = {arr(dil)}{extra}}} : ({t1}) -> {t2}\n"
+            f"    return %y : {t2}\n  }}\n}}\n")
+        # An npz whose .npy header names bfloat16 (docs/cli.md, "npz files").
+        buf = io.BytesIO()
+        np.lib.format.write_array_header_1_0(
+            buf, {"descr": "bfloat16", "fortran_order": False, "shape": x.shape})
+        buf.write(x.tobytes())
+        with zipfile.ZipFile(d / "in.npz", "w") as z:
+            z.writestr("input.npy", buf.getvalue())
+        check(d, [([], None, False), (["--npu-double-buffer"], SMALL, False)])
