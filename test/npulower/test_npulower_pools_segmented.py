@@ -9,10 +9,12 @@ golden model). Random: odd sizes, strides 2 and 3, dilations, padding,
 groups, output channels off the /4 weight blocks, zero points; untiled, tiled
 (a 4 KiB LRAM) and double-buffered; with segmentation fused, not fused, and
 off (the strided kernels take the stride)."""
+import io
 import json
 import os
 import re
 import subprocess
+import zipfile
 
 import numpy as np
 import pytest
@@ -54,6 +56,21 @@ def ty(shape, e="i8"):
 def scale_bias(rng, o):
     return np.stack([rng.integers(-5000, 5000, o), rng.integers(1 << 29, 1 << 31, o),
                      rng.integers(36, 44, o)], axis=1).astype(np.int32)
+
+
+def save_npz(path, arrays):
+    """np.savez writing ml_dtypes' bfloat16 arrays with a .npy header that
+    names bfloat16 (the convention Strata reads, docs/cli.md)."""
+    with zipfile.ZipFile(path, "w") as z:
+        for name, a in arrays.items():
+            buf = io.BytesIO()
+            if a.dtype.name == "bfloat16":
+                np.lib.format.write_array_header_1_0(
+                    buf, {"descr": "bfloat16", "fortran_order": False, "shape": a.shape})
+                buf.write(a.tobytes())
+            else:
+                np.lib.format.write_array(buf, a)
+            z.writestr(name + ".npy", buf.getvalue())
 
 
 class Module:
@@ -288,8 +305,6 @@ def test_bf16_pool_matches_run_ref(tmp_path, kind):
     """bf16 pools (unsegmented: hl-segment-strided leaves bf16 kernels
     strided): HL's f32 max / mean rounded to bf16, bit for bit."""
     ml_dtypes = pytest.importorskip("ml_dtypes")
-    import io
-    import zipfile
     rng = np.random.default_rng(50 + len(kind))
     for n, s in enumerate([1, 2]):
         c = int(rng.integers(1, 7))
@@ -306,11 +321,51 @@ def test_bf16_pool_matches_run_ref(tmp_path, kind):
             f"    %y = hl.{kind}(%x) {{kernel = {arr([kh, kw])}, pad = {arr(pad)}, "
             f"stride = {arr([s, s])}, dilation = {arr(dil)}{extra}}} : ({t1}) -> {t2}\n"
             f"    return %y : {t2}\n  }}\n}}\n")
-        # An npz whose .npy header names bfloat16 (docs/cli.md, "npz files").
-        buf = io.BytesIO()
-        np.lib.format.write_array_header_1_0(
-            buf, {"descr": "bfloat16", "fortran_order": False, "shape": x.shape})
-        buf.write(x.tobytes())
-        with zipfile.ZipFile(d / "in.npz", "w") as z:
-            z.writestr("input.npy", buf.getvalue())
+        save_npz(d / "in.npz", {"input": x})
         check(d, [([], None, False), (["--npu-double-buffer"], SMALL, False)])
+
+
+@pytest.mark.parametrize("kind", ["conv", "dw"])
+@pytest.mark.parametrize("s", [2, 3])
+def test_bf16_segmented_matches_run_ref(tmp_path, kind, s):
+    """bf16 strided convolutions over segmented inputs: a transpose task puts
+    each tile's phases back into the padded image, then the kernel runs
+    with its stride (bf16 phases cannot chain); fused (the producer stores
+    phases, padding +0.0) and standalone."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    rng = np.random.default_rng(600 + 10 * s + len(kind))
+    bf = lambda a: a.astype(np.float32).astype(ml_dtypes.bfloat16)
+    c = int(rng.integers(1, 7))
+    kh, kw = (int(v) for v in rng.integers(1, 5, 2))
+    dil = [int(v) for v in rng.integers(1, 3, 2)]
+    h, w = (int(v) for v in rng.integers(2 * max(kh, kw) + 3, 20, 2))
+    pad = [int(rng.integers(0, k)) for k in (kh, kw, kh, kw)]
+    oh, ow = out_size(h, pad[0], pad[2], kh, s, dil[0]), out_size(w, pad[1], pad[3], kw, s, dil[1])
+    x = bf(rng.standard_normal((1, c, h, w)))
+    w1 = pack(bf(rng.standard_normal((c, c, 1, 1)) * 0.5))
+    if kind == "dw":
+        o, op = c, "hl.depthwise_conv2d"
+        w2 = pack(bf(rng.standard_normal((c, kh, kw)) * 0.3))
+    else:
+        o, op = int(rng.integers(1, 10)), "hl.conv2d"
+        w2 = pack(bf(rng.standard_normal((o, c, kh, kw)) * 0.3))
+    consts = {"w1": w1, "b1": rng.standard_normal(c).astype(np.float32), "w2": w2,
+              "b2": rng.standard_normal(o).astype(np.float32)}
+    t = lambda a: ty(a.shape, "f32" if a.dtype == np.float32 else "bf16")
+    tx, ty_out = ty(x.shape, "bf16"), ty((1, o, oh, ow), "bf16")
+    lines = [f'%{n} = top.Weight() {{name = "{n}"}} : () -> {t(a)}' for n, a in consts.items()]
+    lines.append(f"%p = hl.conv2d(%x, %w1, %b1) {{pad = {arr([0] * 4)}, stride = {arr([1, 1])}, "
+                 f"dilation = {arr([1, 1])}, relu = true}} : ({tx}, {t(w1)}, {t(consts['b1'])}) -> {tx}")
+    lines.append(f"%y = {op}(%p, %w2, %b2) {{pad = {arr(pad)}, stride = {arr([s, s])}, "
+                 f"dilation = {arr(dil)}, relu = true, relu_limit = 1.0 : f64}} : "
+                 f"({tx}, {t(w2)}, {t(consts['b2'])}) -> {ty_out}")
+    body = "\n    ".join(lines)
+    (tmp_path / "hl.mlir").write_text(
+        f'module attributes {{top.weight_file = "w.npz"}} {{\n'
+        f'  func.func @main(%x: {tx} {{top.name = "input"}}) -> ({ty_out} {{top.name = "output"}}) {{\n'
+        f"    {body}\n    return %y : {ty_out}\n  }}\n}}\n")
+    save_npz(tmp_path / "w.npz", consts)
+    save_npz(tmp_path / "in.npz", {"input": x})
+    fused, _, _ = check(tmp_path, [([], None, True), (["--no-segment-fusion"], None, False),
+                                   (["--npu-double-buffer"], {"lram_bytes": 16384}, False)])
+    assert ".image\"" in fused and "output.phase" in fused

@@ -83,8 +83,9 @@ void storeBox(const OutputLayout &out, std::array<int64_t, 4> lo,
 
 /// Segmented layouts: a slice task writes `padValue` into one LRAM byte at
 /// `scratch`, then DMA stores (LRAM stride 0) fill every padding position
-/// of every phase. Appends a barrier first. Nothing for a plain layout.
-void fillPadding(const OutputLayout &out, int64_t scratch,
+/// of every phase (no descriptor moving more than `lramBytes` elements).
+/// Appends a barrier first. Nothing for a plain layout.
+void fillPadding(const OutputLayout &out, int64_t scratch, int64_t lramBytes,
                  std::vector<npusim::Task> &tasks);
 
 /// The taps of one phase along one dim: kernel taps `k0, k0 + step, ..`

@@ -68,7 +68,12 @@ struct WinLayer {
   int64_t units() const { return (O + unit - 1) / unit; }
   /// Whether tiles may split the output channels (not a grouped conv).
   bool channelSplit() const { return kind != Kind::Conv || groups == 1; }
-  bool chained() const { return s > 1 && phases.size() > 1; }
+  bool chained() const { return s > 1 && phases.size() > 1 && eb == 1; }
+  /// bf16 MAC kernels over segmented inputs: a transpose task puts each
+  /// tile's phases back into the padded image, then the kernel runs with
+  /// its stride (bf16 phases cannot chain: no f32 partials, and HL sums in
+  /// the order ic, kh, kw across phases).
+  bool reinterleaved() const { return s > 1 && mac() && eb == 2; }
 };
 
 struct Tile {
@@ -114,6 +119,8 @@ Bytes bytesOf(const WinLayer &l, const Tile &t) {
     b.weights = ((t.c1 - t.c0 + l.B - 1) / l.B) * l.blockBytes;
     b.scaleBias = (t.c1 - t.c0) * l.sbRowBytes;
     b.temp = l.chained() ? outElems * 4 : 0; // int32 partials
+    if (l.reinterleaved())
+      b.temp = b.input; // the tile's rows of the padded image
   } else if (l.chained()) {
     b.temp = 2 * outElems * l.eb; // a phase's max, the running max
   }
@@ -243,6 +250,39 @@ std::vector<Task> pieceTasks(const WinLayer &l, const Tile &t, const Piece &p,
   }
   int64_t blockOff = (p.c0 - t.c0) / l.B;
   int64_t pBlocks = (pc + l.B - 1) / l.B;
+  if (l.reinterleaved()) {
+    // The kernel over the tile's image rows (at `tempAddr` for the whole
+    // tile, written by reinterleaveTask): output row y reads image rows
+    // from s * y; rows past the image read nothing, as HL's taps past a
+    // phase.
+    Rows tr = rowsOf(l, t.r0, t.r1);
+    auto [ci0, ci1] = inChannels(l, t);
+    int64_t imgRows = (tr.i1 - tr.i0) * l.s, imgCols = l.W * l.s;
+    int64_t chan = imgRows * imgCols * l.eb;
+    int64_t row0 = (p.r0 - t.r0) * l.s;
+    Task k = task("");
+    npusim::SliceTask &s = k.slice;
+    int64_t pc0 = l.kind == Kind::Conv ? 0 : p.c0 - ci0;
+    int64_t pcn = l.kind == Kind::Conv ? ci1 - ci0 : pc;
+    s.input.address = tempAddr + pc0 * chan + row0 * imgCols * l.eb;
+    s.input.dims = {l.N, pcn, imgRows - row0, imgCols};
+    s.input.strides = {(ci1 - ci0) * chan, chan, imgCols * l.eb, l.eb};
+    int64_t needH = (pr - 1) * l.sh + l.dh * (l.KH - 1) + 1;
+    int64_t needW = (l.OW - 1) * l.sw + l.dw * (l.KW - 1) + 1;
+    s.pad = {0, 0, std::max<int64_t>(0, needH - (imgRows - row0)),
+             std::max<int64_t>(0, needW - imgCols)};
+    int64_t wAddr = pl.weights[wSet] + blockOff * l.blockBytes;
+    s.weights =
+        l.kind == Kind::Depthwise
+            ? contiguous(wAddr, {pBlocks, l.KH, l.KW, l.B}, l.eb)
+            : contiguous(wAddr, {pBlocks, l.C / l.groups, l.KH, l.KW, l.B},
+                         l.eb);
+    s.scaleBias =
+        contiguous(pl.scaleBias[wSet] + (p.c0 - t.c0) * l.sbRowBytes, {pc}, 4);
+    s.output = contiguous(outAddr, outDims, l.eb);
+    tasks.push_back(k);
+    return tasks;
+  }
   size_t n = l.phases.size();
   // Max pool: the running max alternates between the output and the
   // second temporary so that it ends in the output.
@@ -313,6 +353,26 @@ std::vector<Task> pieceTasks(const WinLayer &l, const Tile &t, const Piece &p,
     tasks.push_back(k);
   }
   return tasks;
+}
+
+/// The transpose putting a tile's loaded phases `[N, C, s, s, rows, Ws]`
+/// back into the padded image `[N, C, rows, s, Ws, s]` at `tempAddr`.
+Task reinterleaveTask(const WinLayer &l, const Tile &t, const Placement &pl,
+                      int set, int64_t tempAddr, const std::string &label) {
+  Rows tr = rowsOf(l, t.r0, t.r1);
+  auto [ci0, ci1] = inChannels(l, t);
+  int64_t rows = tr.i1 - tr.i0, s = l.s;
+  Task k;
+  k.kind = npusim::TaskKind::Slice;
+  k.name = label + ".image";
+  npusim::SliceTask &x = k.slice;
+  x.kernel = npusim::KernelKind::Transpose;
+  x.format = x.outputFormat = l.proto.format;
+  x.input = contiguous(pl.input[pl.inputShared ? 0 : set],
+                       {l.N, ci1 - ci0, s, s, rows, l.W}, l.eb);
+  x.perm = {0, 1, 4, 2, 5, 3};
+  x.output = contiguous(tempAddr, {l.N, ci1 - ci0, rows, s, l.W, s}, l.eb);
+  return k;
 }
 
 int64_t piecesCycles(const std::vector<Task> &tasks,
@@ -401,6 +461,10 @@ double scheduleCycles(const WinLayer &l, const std::vector<Tile> &tiles,
         worst = std::max(
             worst,
             piecesCycles(pieceTasks(l, t, p, pl, 0, 0, 0, 0, ""), config));
+      if (l.reinterleaved()) {
+        Task image = reinterleaveTask(l, t, pl, 0, 0, "");
+        worst += fastestVectorMode(image, config);
+      }
       it = computeOf.emplace(shape, worst).first;
     }
     compute[i] = static_cast<double>(it->second);
@@ -572,9 +636,6 @@ readLayer(Operation *op, const npu::NpuConfig &config, WinLayer &l) {
   l.dh = dl[0];
   l.dw = dl[1];
   if (l.mac()) {
-    if (bf16)
-      return l.name + ": a segmented bf16 input is not lowered (bf16 "
-                      "phases cannot chain through int32 partials)";
     auto wShape =
         cast<RankedTensorType>(op->getOperand(1).getType()).getShape();
     l.B = config.weightChannelBlock;
@@ -587,10 +648,10 @@ readLayer(Operation *op, const npu::NpuConfig &config, WinLayer &l) {
     l.unit = l.B;
     l.KH = l.kind == Kind::Conv ? wShape[2] : wShape[1];
     l.KW = l.kind == Kind::Conv ? wShape[3] : wShape[2];
-    l.blockBytes = 1;
+    l.blockBytes = l.eb;
     for (size_t i = 1; i < wShape.size(); ++i)
       l.blockBytes *= wShape[i];
-    l.sbRowBytes = 12;
+    l.sbRowBytes = bf16 ? 4 : 12;
     auto attr = [&](StringRef n) {
       return op->getAttrOfType<IntegerAttr>(n).getInt();
     };
@@ -607,6 +668,17 @@ readLayer(Operation *op, const npu::NpuConfig &config, WinLayer &l) {
     s.clipMax = attr("clip_max");
     if (op->getAttrOfType<StringAttr>("rounding").getValue() == "tflite")
       s.rounding = npusim::Rounding::TFLite;
+    if (bf16) {
+      // HL's bf16 epilogue: relu clamps at 0 and relu_limit, in f32.
+      s.inputZp = s.weightZp = s.outputZp = 0;
+      s.clipMin = -128;
+      s.clipMax = 127;
+      if (op->getAttrOfType<BoolAttr>("relu").getValue()) {
+        s.clipMinF = 0.0f;
+        if (auto limit = op->getAttrOfType<FloatAttr>("relu_limit"))
+          s.clipMaxF = static_cast<float>(limit.getValueAsDouble());
+      }
+    }
     l.O = l.kind == Kind::Conv ? out[1] : l.C;
   } else {
     l.KH = k[0];
@@ -637,11 +709,10 @@ readLayer(Operation *op, const npu::NpuConfig &config, WinLayer &l) {
     return l.name + ": an empty tensor needs no NPU program";
   int64_t padValue = 0;
   if (so) {
-    if (bf16)
-      return l.name + ": a segmented output is lowered for int8 only";
     // The consumer's padding: the output zero point (max pool: none, its
-    // output is its input's values, so the lowest int8).
-    padValue = l.kind == Kind::MaxPool ? -128 : s.outputZp;
+    // output is its input's values, so the lowest int8); bf16 +0.0 (zero
+    // bytes).
+    padValue = bf16 ? 0 : l.kind == Kind::MaxPool ? -128 : s.outputZp;
   }
   uint32_t outBinding = l.mac() ? 3 : 1;
   l.out = OutputLayout::of(
@@ -741,6 +812,13 @@ extra::lowerWindowOp(Operation *op, const npu::NpuConfig &config,
     int set = static_cast<int>(ti % sets);
     int64_t outAddr = pl.output[set], tempAddr = pl.temp;
     const std::vector<Piece> &pieces = piecesFor(t);
+    if (l.reinterleaved()) {
+      Task image = reinterleaveTask(l, t, pl, set, pl.temp,
+                                    llvm::formatv("tile{0}", ti).str());
+      fastestVectorMode(image, config);
+      tasks.push_back(image);
+      tasks.push_back(barrier()); // every slice reads the image
+    }
     for (size_t s = 0; s < pieces.size(); ++s) {
       const Piece &p = pieces[s];
       for (Task &k : pieceTasks(l, t, p, pl, set, outAddr, tempAddr,
@@ -751,7 +829,8 @@ extra::lowerWindowOp(Operation *op, const npu::NpuConfig &config,
       }
       int64_t elems = l.N * (p.c1 - p.c0) * (p.r1 - p.r0) * l.OW;
       outAddr += elems * l.eb;
-      tempAddr += bytesOf(l, p).temp;
+      if (!l.reinterleaved())
+        tempAddr += bytesOf(l, p).temp;
     }
   };
   auto store = [&](size_t ti) {
@@ -785,7 +864,7 @@ extra::lowerWindowOp(Operation *op, const npu::NpuConfig &config,
     tasks.push_back(barrier());
     store(tiles.size() - 1);
   }
-  fillPadding(l.out, 0, tasks);
+  fillPadding(l.out, 0, config.lramBytes, tasks);
   program.segments.push_back({std::move(tasks)});
   if (auto e = npusim::verifyProgram(program))
     return l.name + ": internal error, the program does not verify: " + *e;

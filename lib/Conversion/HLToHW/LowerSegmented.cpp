@@ -181,7 +181,7 @@ void extra::storeBox(const OutputLayout &out, std::array<int64_t, 4> lo,
 }
 
 void extra::fillPadding(const OutputLayout &out, int64_t scratch,
-                        std::vector<Task> &tasks) {
+                        int64_t lramBytes, std::vector<Task> &tasks) {
   if (out.s == 1)
     return;
   tasks.push_back(barrier());
@@ -217,14 +217,29 @@ void extra::fillPadding(const OutputLayout &out, int64_t scratch,
         v0 = v1 = 0;
       }
       int64_t phase = (a * s + b) * plane;
+      // One descriptor per band, split so that no descriptor moves more
+      // elements than LRAM has bytes (the verifier's bound on an operand).
       auto region = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
         if (r0 >= r1 || c0 >= c1)
           return;
-        tasks.push_back(dmaTask(npusim::TaskKind::DmaStore, out.binding,
-                                (phase + r0 * out.ws + c0) * out.eb, scratch, 1,
-                                {out.N * out.C, r1 - r0, (c1 - c0) * out.eb},
-                                {ss * plane * out.eb, out.ws * out.eb, 1},
-                                {0, 0, 0}, "padding"));
+        int64_t rowBytes = (c1 - c0) * out.eb;
+        for (int64_t x0 = 0; x0 < rowBytes; x0 += lramBytes) {
+          int64_t nx = std::min(lramBytes, rowBytes - x0);
+          int64_t rowsPer = std::max<int64_t>(1, lramBytes / nx);
+          for (int64_t y0 = r0; y0 < r1; y0 += rowsPer) {
+            int64_t ny = std::min(rowsPer, r1 - y0);
+            int64_t planesPer = std::max<int64_t>(1, lramBytes / (nx * ny));
+            for (int64_t p0 = 0; p0 < out.N * out.C; p0 += planesPer) {
+              int64_t np = std::min(planesPer, out.N * out.C - p0);
+              tasks.push_back(dmaTask(
+                  npusim::TaskKind::DmaStore, out.binding,
+                  (p0 * ss * plane + phase + y0 * out.ws + c0) * out.eb + x0,
+                  scratch, 1, {np, ny, nx},
+                  {ss * plane * out.eb, out.ws * out.eb, 1}, {0, 0, 0},
+                  "padding"));
+            }
+          }
+        }
       };
       region(0, u0, 0, out.ws);
       region(u1, out.hs, 0, out.ws);
@@ -247,22 +262,26 @@ std::optional<std::string> lowerSegmentation(hl::SegmentationOp op,
   auto inType = cast<RankedTensorType>(op.getInput().getType());
   if (!inType.hasStaticShape() || inType.getRank() != 4)
     return layer + ": needs a static N x C x H x W input";
-  if (hl::formatOf(inType) != hl::Format::Int8)
-    return layer + ": only int8 is lowered (the pad value is one byte)";
-  if (op.getPadValue() < -128 || op.getPadValue() > 127)
+  hl::Format format = hl::formatOf(inType);
+  if (format == hl::Format::Other)
+    return layer + ": only int8 and bf16 are lowered";
+  // The pad value is one byte repeated: any int8 value, or bf16 +0.0.
+  int64_t eb = format == hl::Format::BF16 ? 2 : 1;
+  if (op.getPadValue() < (eb == 2 ? 0 : -128) ||
+      op.getPadValue() > (eb == 2 ? 0 : 127))
     return layer + ": pad_value " + std::to_string(op.getPadValue()) +
-           " is outside int8";
+           (eb == 2 ? " is not 0 (bf16)" : " is outside int8");
   ArrayRef<int64_t> in = inType.getShape();
   int64_t n = in[0], c = in[1], h = in[2], w = in[3];
   if (inType.getNumElements() == 0)
     return layer + ": an empty tensor needs no NPU program";
   ArrayRef<int64_t> pad = op.getPad();
   OutputLayout out = OutputLayout::of(
-      n, c, h, w, 1,
+      n, c, h, w, eb,
       ArrayRef<int64_t>{op.getStride(), pad[0], pad[1], pad[2], pad[3]},
       op.getPadValue(), 1);
   // Chunks of whole channel planes (one image at a time) that fit LRAM.
-  int64_t planeBytes = h * w;
+  int64_t planeBytes = h * w * eb;
   LramAllocator probe(config);
   int64_t perChunk = std::min(c, config.lramBytes / planeBytes);
   if (perChunk < 1 || !probe.allocate(perChunk * planeBytes))
@@ -273,8 +292,9 @@ std::optional<std::string> lowerSegmentation(hl::SegmentationOp op,
   program = npusim::Program();
   program.name = name;
   program.config = config;
-  program.bindings = {{"input", static_cast<uint64_t>(n * c * h * w), false},
-                      {"output", out.bytes(), true}};
+  program.bindings = {
+      {"input", static_cast<uint64_t>(n * c * planeBytes), false},
+      {"output", out.bytes(), true}};
   std::vector<Task> tasks;
   for (int64_t i = 0; i < n; ++i)
     for (int64_t c0 = 0; c0 < c; c0 += perChunk) {
@@ -286,9 +306,9 @@ std::optional<std::string> lowerSegmentation(hl::SegmentationOp op,
                               {cc * planeBytes}, {1}, {1}, "input"));
       tasks.push_back(barrier());
       storeBox(out, {i, c0, 0, 0}, {1, cc, h, w}, 0,
-               {c * planeBytes, planeBytes, w, 1}, tasks);
+               {c * planeBytes, planeBytes, w * eb, eb}, tasks);
     }
-  fillPadding(out, 0, tasks);
+  fillPadding(out, 0, config.lramBytes, tasks);
   program.segments.push_back({std::move(tasks)});
   if (auto e = npusim::verifyProgram(program))
     return layer + ": internal error, the program does not verify: " + *e;
@@ -350,9 +370,13 @@ lowerSegmentOutput(Operation *op, const npu::NpuConfig &config,
   std::string layer = layerName(op);
   auto so = op->getAttrOfType<DenseI64ArrayAttr>("segment_output");
   auto segType = cast<RankedTensorType>(op->getResult(0).getType());
-  if (hl::formatOf(segType) != hl::Format::Int8)
-    return layer + ": a segmented output is lowered for int8 only";
-  int64_t padValue = op->getAttrOfType<IntegerAttr>("output_zp").getInt();
+  hl::Format format = hl::formatOf(segType);
+  if (format == hl::Format::Other)
+    return layer + ": the result is neither int8 nor bf16";
+  // The consumer's padding: the output zero point; bf16 +0.0 (zero bytes).
+  int64_t eb = format == hl::Format::BF16 ? 2 : 1;
+  int64_t padValue =
+      eb == 2 ? 0 : op->getAttrOfType<IntegerAttr>("output_zp").getInt();
   auto inType = cast<RankedTensorType>(op->getOperand(0).getType());
   auto wType = cast<RankedTensorType>(op->getOperand(1).getType());
   bool dw = isa<hl::DepthwiseConv2DOp>(op);
@@ -381,7 +405,7 @@ lowerSegmentOutput(Operation *op, const npu::NpuConfig &config,
     plan->residentOutput.reset();
   uint32_t outBinding = static_cast<uint32_t>(program.bindings.size() - 1);
   OutputLayout out =
-      OutputLayout::of(n, c, h, w, 1, so.asArrayRef(), padValue, outBinding);
+      OutputLayout::of(n, c, h, w, eb, so.asArrayRef(), padValue, outBinding);
   program.bindings.back().size = out.bytes();
   for (npusim::Segment &segment : program.segments) {
     std::vector<Task> tasks;
@@ -391,7 +415,7 @@ lowerSegmentOutput(Operation *op, const npu::NpuConfig &config,
         continue;
       }
       std::array<int64_t, 4> lo, count, ls;
-      if (!boxOf(t.dma, c, h, w, 1, lo, count, ls))
+      if (!boxOf(t.dma, c, h, w, eb, lo, count, ls))
         return layer + ": internal error, a store of the result is not a "
                        "box of the NCHW tensor (cannot segment it)";
       storeBox(out, lo, count, static_cast<int64_t>(t.dma.lramAddress), ls,
@@ -400,7 +424,7 @@ lowerSegmentOutput(Operation *op, const npu::NpuConfig &config,
     segment.tasks = std::move(tasks);
   }
   // LRAM is free after the last barrier: byte 0 holds the pad value.
-  fillPadding(out, 0, program.segments.back().tasks);
+  fillPadding(out, 0, config.lramBytes, program.segments.back().tasks);
   if (auto e = npusim::verifyProgram(program))
     return layer + ": internal error, the program does not verify: " + *e;
   return std::nullopt;

@@ -67,8 +67,6 @@ struct HLSegmentStridedPass
       if (!isa<Conv2DOp, DepthwiseConv2DOp, MaxPoolOp>(op))
         return;
       auto stride = op->getAttrOfType<DenseI64ArrayAttr>("stride");
-      if (int8Only && formatOf(op->getOperand(0).getType()) != Format::Int8)
-        return;
       if (stride[0] >= 2 && stride[0] == stride[1] &&
           op->getAttrOfType<IntegerAttr>("segments").getInt() == 1)
         strided.push_back(op);

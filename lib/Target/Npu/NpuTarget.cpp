@@ -26,12 +26,10 @@ npu::lowerTopToNpu(ModuleOp module, const TensorMap &weights,
   pm.addPass(conversion::createConvertTopToHLPass(config, decisions));
   pm.addPass(conversion::createHLCancelTransposes());
   if (segment) {
-    // The seed's NPU walks inputs at stride 1: strided int8 kernels read
-    // the phases of their input (bf16 ones keep the stride: their phases
-    // cannot chain through int32 partials).
+    // The seed's NPU walks inputs at stride 1: strided kernels read the
+    // phases of their input (docs/npu.md, "Strided kernels: segmentation").
     conversion::HLSegmentStridedOptions segmentOptions;
     segmentOptions.fuse = fuseSegmentation;
-    segmentOptions.int8Only = true;
     pm.addPass(conversion::createHLSegmentStrided(segmentOptions));
   }
   pm.addPass(conversion::createConvertHLToHWPass(config, options));

@@ -28,12 +28,10 @@ func.func @pool(%x: tensor<1x2x3x3000xi8>) -> tensor<1x2x1x3000xi8> {
 
 // -----
 
-// A segmented bf16 convolution is not lowered (its phases cannot chain
-// through int32 partials); the npu-sim pipeline segments int8 kernels only.
-func.func @seg(%x: tensor<1x4x4x5x5xbf16>) -> tensor<1x4x4x4xbf16> {
-  %w = top.Weight() {name = "w"} : () -> tensor<1x4x3x3x4xbf16>
-  %sb = top.Weight() {name = "sb"} : () -> tensor<4xf32>
-  // CHECK: error: hl.conv2d (1x4x4x5x5 -> 1x4x4x4): a segmented bf16 input is not lowered
-  %y = hl.conv2d(%x, %w, %sb) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>, dilation = array<i64: 1, 1>, segments = 2} : (tensor<1x4x4x5x5xbf16>, tensor<1x4x3x3x4xbf16>, tensor<4xf32>) -> tensor<1x4x4x4xbf16>
-  return %y : tensor<1x4x4x4xbf16>
+// A segmented average pool is not lowered: its one rounding of the whole
+// window's sum cannot be chained over phases.
+func.func @segavg(%x: tensor<1x4x4x5x5xi8>) -> tensor<1x4x4x4xi8> {
+  // CHECK: error: hl.avgpool (1x4x4x5x5 -> 1x4x4x4): a segmented avgpool cannot be lowered exactly
+  %y = hl.avgpool(%x) {kernel = array<i64: 3, 3>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>, dilation = array<i64: 1, 1>, segments = 2} : (tensor<1x4x4x5x5xi8>) -> tensor<1x4x4x4xi8>
+  return %y : tensor<1x4x4x4xi8>
 }

@@ -58,8 +58,6 @@ def HLSegmentStrided : Pass<"hl-segment-strided", "::mlir::ModuleOp"> {
   let options = [
     Option<"fuse", "fuse", "bool", "true",
            "fuse the segmentation into the producing HL op when possible">,
-    Option<"int8Only", "int8-only", "bool", "false",
-           "segment int8 kernels only (bf16 ones keep their stride)">,
   ];
 }
 

@@ -28,7 +28,7 @@ namespace strata::npu {
 /// implements become HL ops naming their NPU program (`npu.program`), the
 /// programs (`npuhw.program`) are appended to the module. Returns the
 /// weights the module then uses; `decisions` (may be null) gets
-/// convert-top-to-hl's decision per candidate op. `segment`: strided int8
+/// convert-top-to-hl's decision per candidate op. `segment`: strided
 /// kernels read segmented inputs (hl-segment-strided; `fuseSegmentation`:
 /// fused into their producer when possible); otherwise the NPU kernels take
 /// the stride directly.
