@@ -369,3 +369,48 @@ def test_bf16_segmented_matches_run_ref(tmp_path, kind, s):
     fused, _, _ = check(tmp_path, [([], None, True), (["--no-segment-fusion"], None, False),
                                    (["--npu-double-buffer"], {"lram_bytes": 16384}, False)])
     assert ".image\"" in fused and "output.phase" in fused
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_reduce_mean_matches_run_ref(tmp_path, seed):
+    """hl.reduce_mean over random axes of rank-2..5 tensors (int8 with zero
+    points and requantization, and bf16), split over 1 to 3 slices; a
+    tensor larger than LRAM is an error naming the layer (not tiled)."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    rng = np.random.default_rng(700 + seed)
+    for n in range(3):
+        rank = int(rng.integers(2, 6))
+        shape = tuple(int(v) for v in rng.integers(1, 9, rank))
+        axes = sorted(int(a) for a in rng.choice(rank, int(rng.integers(1, rank + 1)),
+                                                 replace=False))
+        out = tuple(1 if i in axes else d for i, d in enumerate(shape))
+        bf16 = n == 2
+        e = "bf16" if bf16 else "i8"
+        x = (rng.standard_normal(shape).astype(np.float32).astype(ml_dtypes.bfloat16) if bf16
+             else rng.integers(-128, 128, shape).astype(np.int8))
+        attrs = "" if bf16 else (
+            f", input_zp = {int(rng.integers(-9, 9))} : i64, output_zp = 3 : i64, "
+            f"multiplier = {int(rng.integers(1 << 29, 1 << 31))} : i64, "
+            f"shift = {int(rng.integers(29, 32))} : i64")
+        d = tmp_path / str(n)
+        d.mkdir()
+        (d / "hl.mlir").write_text(
+            f'module {{\n  func.func @main(%x: {ty(shape, e)} {{top.name = "input"}}) -> '
+            f'({ty(out, e)} {{top.name = "output"}}) {{\n'
+            f"    %y = hl.reduce_mean(%x) {{axes = {arr(axes)}{attrs}}} : "
+            f"({ty(shape, e)}) -> {ty(out, e)}\n    return %y : {ty(out, e)}\n  }}\n}}\n")
+        save_npz(d / "in.npz", {"input": x})
+        check(d, [([], {"slices": int(rng.integers(1, 4))}, False)])
+    d = tmp_path / "big"
+    d.mkdir()
+    (d / "hl.mlir").write_text(
+        'module {\n  func.func @main(%x: tensor<1x8x40x40xi8>) -> tensor<1x8x1x1xi8> {\n'
+        '    %y = hl.reduce_mean(%x) {axes = array<i64: 2, 3>} : (tensor<1x8x40x40xi8>) -> '
+        'tensor<1x8x1x1xi8> loc("gap")\n    return %y : tensor<1x8x1x1xi8>\n  }\n}\n')
+    (d / "npu.json").write_text(json.dumps(SMALL))
+    r = subprocess.run([STRATA, "compile", d / "hl.mlir", "--target", "npu-sim", "--no-optimize",
+                        "--npu-config", d / "npu.json", "-o", d / "m.strata"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0
+    assert ("hl.reduce_mean 'gap' (1x8x40x40 -> 1x8x1x1) does not fit LRAM (4096 bytes, "
+            "alignment 64): input 12800, output 8 (reduce_mean is not tiled)") in r.stderr, r.stderr

@@ -39,6 +39,13 @@ lowerWindowOp(mlir::Operation *op, const npu::NpuConfig &config,
               const HLToHWOptions &options, const std::string &name,
               npusim::Program &program, LayerPlan *plan);
 
+/// hl.reduce_mean (LowerPools.cpp): whole tensors in LRAM, split over the
+/// slices.
+std::optional<std::string> lowerReduceMean(hl::ReduceMeanOp op,
+                                           const npu::NpuConfig &config,
+                                           const std::string &name,
+                                           npusim::Program &program);
+
 /// "hl.maxpool 'name' (1x8x9x9 -> 1x8x4x4)": the op, its location name and
 /// its operand / result shapes, for errors.
 std::string layerName(mlir::Operation *op);

@@ -731,6 +731,105 @@ std::string bindingName(Value v, const std::string &fallback) {
 
 } // namespace
 
+/// hl.reduce_mean: the whole input and output in LRAM (no tiling), the
+/// work split over the slices along the first kept dim.
+std::optional<std::string> extra::lowerReduceMean(hl::ReduceMeanOp op,
+                                                  const npu::NpuConfig &config,
+                                                  const std::string &name,
+                                                  npusim::Program &program) {
+  std::string layer = layerName(op);
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  auto outType = cast<RankedTensorType>(op.getOutput().getType());
+  hl::Format f = hl::formatOf(inType);
+  if (f == hl::Format::Other ||
+      (f == hl::Format::Int8 && hl::storageRange(inType).first != -128))
+    return layer + ": only signed int8 and bf16 are lowered";
+  if (inType.getRank() < 1 || inType.getRank() > 6)
+    return layer + ": the NPU's operands have 1 to 6 dims";
+  int64_t eb = f == hl::Format::BF16 ? 2 : 1;
+  npusim::SliceTask proto;
+  proto.kernel = npusim::KernelKind::ReduceMean;
+  proto.format = proto.outputFormat =
+      eb == 2 ? npusim::Format::BF16 : npusim::Format::Int8;
+  proto.inputZp = op.getInputZp();
+  proto.multiplier = op.getMultiplier();
+  proto.shift = op.getShift();
+  proto.outputZp = op.getOutputZp();
+  proto.clipMin = op.getClipMin();
+  proto.clipMax = op.getClipMax();
+  if (eb == 1)
+    for (auto [field, v, lo, hi] :
+         {std::tuple<const char *, int64_t, int64_t, int64_t>{
+              "input_zp", proto.inputZp, -128, 127},
+          {"output_zp", proto.outputZp, -128, 127},
+          {"multiplier", proto.multiplier, 0, INT32_MAX},
+          {"shift", proto.shift, 0, 63},
+          {"clip_min", proto.clipMin, -128, 127},
+          {"clip_max", proto.clipMax, proto.clipMin, 127}})
+      if (v < lo || v > hi)
+        return layer + llvm::formatv(": {0} {1} is outside the NPU's [{2}, "
+                                     "{3}]",
+                                     field, v, lo, hi)
+                           .str();
+  for (int64_t a : op.getAxes())
+    proto.reduceAxes |= 1u << a;
+  std::vector<int64_t> in(inType.getShape()), out(outType.getShape());
+  int64_t inBytes = inType.getNumElements() * eb,
+          outBytes = outType.getNumElements() * eb;
+  LramAllocator alloc(config);
+  std::optional<int64_t> inAddr = alloc.allocate(inBytes),
+                         outAddr = alloc.allocate(outBytes);
+  if (!inAddr || !outAddr)
+    return layer + llvm::formatv(" does not fit LRAM ({0} bytes, alignment "
+                                 "{1}): input {2}, output {3} (reduce_mean "
+                                 "is not tiled)",
+                                 config.lramBytes, config.lramAlignment,
+                                 inBytes, outBytes)
+                       .str();
+  program = npusim::Program();
+  program.name = name;
+  program.config = config;
+  program.bindings = {{"input", static_cast<uint64_t>(inBytes), false},
+                      {"output", static_cast<uint64_t>(outBytes), true}};
+  std::vector<Task> tasks;
+  tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 0, 0, *inAddr, 1,
+                          {inBytes}, {1}, {1}, "input"));
+  tasks.push_back(barrier());
+  npusim::Operand x = contiguous(*inAddr, in, eb),
+                  y = contiguous(*outAddr, out, eb);
+  // The first kept dim longer than 1 splits over the slices.
+  int64_t d = -1;
+  for (size_t i = 0; i < in.size() && d < 0; ++i)
+    if (!(proto.reduceAxes >> i & 1) && in[i] > 1)
+      d = static_cast<int64_t>(i);
+  int64_t pieces = d < 0 ? 1 : std::min<int64_t>(config.slices, in[d]);
+  for (int64_t p = 0; p < pieces; ++p) {
+    Task t;
+    t.kind = npusim::TaskKind::Slice;
+    t.slice = proto;
+    t.slice.slice = static_cast<uint32_t>(p);
+    t.slice.input = x;
+    t.slice.output = y;
+    if (d >= 0) {
+      int64_t a = in[d] * p / pieces, b = in[d] * (p + 1) / pieces;
+      t.slice.input.address += a * x.strides[d];
+      t.slice.input.dims[d] = b - a;
+      t.slice.output.address += a * y.strides[d];
+      t.slice.output.dims[d] = b - a;
+    }
+    t.name = "s" + std::to_string(p);
+    fastestVectorMode(t, config);
+    tasks.push_back(t);
+  }
+  tasks.push_back(barrier());
+  tasks.push_back(dmaTask(npusim::TaskKind::DmaStore, 1, 0, *outAddr, 1,
+                          {outBytes}, {1}, {1}, "output"));
+  program.segments.push_back({std::move(tasks)});
+  if (auto e = npusim::verifyProgram(program))
+    return layer + ": internal error, the program does not verify: " + *e;
+  return std::nullopt;
+}
+
 std::optional<std::string>
 extra::lowerWindowOp(Operation *op, const npu::NpuConfig &config,
                      const HLToHWOptions &options, const std::string &name,

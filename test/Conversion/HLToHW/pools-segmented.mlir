@@ -113,3 +113,16 @@ func.func @segout(%x: tensor<1x3x6x6xi8>) -> tensor<1x4x4x4x4xi8> {
   %y = hl.conv2d(%x, %w, %sb) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, output_zp = 7 : i64, segment_output = array<i64: 2, 1, 1, 1, 1>} : (tensor<1x3x6x6xi8>, tensor<1x3x1x1x4xi8>, tensor<4x3xi32>) -> tensor<1x4x4x4x4xi8> loc("conv")
   return %y : tensor<1x4x4x4x4xi8>
 }
+
+// -----
+
+// hl.reduce_mean: the whole tensor in LRAM (not tiled), split over the
+// slices along the first kept dim (channels); bit i of reduce_axes reduces
+// dim i (H and W: 12).
+// CHECK-LABEL: func.func @mean
+// CHECK: npuhw.slice_task {input = #npuhw.operand<address = 0, dims = [1, 3, 5, 5], strides = [150, 25, 5, 1]>, input_zp = -2 : i64, kernel = "reduce_mean", multiplier = 1073741824 : i64, name = "s0", output = #npuhw.operand<address = 192, dims = [1, 3, 1, 1], strides = [6, 1, 1, 1]>, reduce_axes = 12 : i32, shift = 30 : i64}
+// CHECK: npuhw.slice_task {input = #npuhw.operand<address = 75, {{.*}}name = "s1", output = #npuhw.operand<address = 195, {{.*}}slice = 1 : i32}
+func.func @mean(%x: tensor<1x6x5x5xi8>) -> tensor<1x6x1x1xi8> {
+  %y = hl.reduce_mean(%x) {axes = array<i64: 2, 3>, input_zp = -2 : i64, multiplier = 1073741824 : i64, shift = 30 : i64} : (tensor<1x6x5x5xi8>) -> tensor<1x6x1x1xi8> loc("mean")
+  return %y : tensor<1x6x1x1xi8>
+}
