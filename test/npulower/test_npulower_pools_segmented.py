@@ -58,6 +58,15 @@ def scale_bias(rng, o):
                      rng.integers(36, 44, o)], axis=1).astype(np.int32)
 
 
+def write_one_op(path, op_text, in_type, out_type):
+    """A module of one HL op `%y = op_text` reading the model input %x."""
+    path.write_text(
+        f'module {{\n  func.func @main(%x: {in_type} {{top.name = "input"}}) -> '
+        f'({out_type} {{top.name = "output"}}) {{\n'
+        f"    %y = {op_text} : ({in_type}) -> {out_type}\n"
+        f"    return %y : {out_type}\n  }}\n}}\n")
+
+
 def save_npz(path, arrays):
     """np.savez writing ml_dtypes' bfloat16 arrays with a .npy header that
     names bfloat16 (the convention Strata reads, docs/cli.md)."""
@@ -315,12 +324,9 @@ def test_bf16_pool_matches_run_ref(tmp_path, kind):
         extra = ", count_include_pad = true" if kind == "avgpool" and n else ""
         d = tmp_path / str(n)
         d.mkdir()
-        (d / "hl.mlir").write_text(
-            f'module {{\n  func.func @main(%x: {t1} {{top.name = "input"}}) -> '
-            f'({t2} {{top.name = "output"}}) {{\n'
-            f"    %y = hl.{kind}(%x) {{kernel = {arr([kh, kw])}, pad = {arr(pad)}, "
-            f"stride = {arr([s, s])}, dilation = {arr(dil)}{extra}}} : ({t1}) -> {t2}\n"
-            f"    return %y : {t2}\n  }}\n}}\n")
+        write_one_op(d / "hl.mlir", f"hl.{kind}(%x) {{kernel = {arr([kh, kw])}, "
+                     f"pad = {arr(pad)}, stride = {arr([s, s])}, "
+                     f"dilation = {arr(dil)}{extra}}}", t1, t2)
         save_npz(d / "in.npz", {"input": x})
         check(d, [([], None, False), (["--npu-double-buffer"], SMALL, False)])
 
@@ -394,11 +400,8 @@ def test_reduce_mean_matches_run_ref(tmp_path, seed):
             f"shift = {int(rng.integers(29, 32))} : i64")
         d = tmp_path / str(n)
         d.mkdir()
-        (d / "hl.mlir").write_text(
-            f'module {{\n  func.func @main(%x: {ty(shape, e)} {{top.name = "input"}}) -> '
-            f'({ty(out, e)} {{top.name = "output"}}) {{\n'
-            f"    %y = hl.reduce_mean(%x) {{axes = {arr(axes)}{attrs}}} : "
-            f"({ty(shape, e)}) -> {ty(out, e)}\n    return %y : {ty(out, e)}\n  }}\n}}\n")
+        write_one_op(d / "hl.mlir", f"hl.reduce_mean(%x) {{axes = {arr(axes)}{attrs}}}",
+                     ty(shape, e), ty(out, e))
         save_npz(d / "in.npz", {"input": x})
         check(d, [([], {"slices": int(rng.integers(1, 4))}, False)])
     d = tmp_path / "big"

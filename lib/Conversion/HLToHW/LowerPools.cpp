@@ -548,6 +548,25 @@ std::optional<std::string> planTiles(const WinLayer &l, int sets,
   return text;
 }
 
+/// An int8 task's per-tensor requantization fields outside the ISA's
+/// ranges (HL's verifier does not check them), as an error naming the layer.
+std::optional<std::string> quantRangeError(const std::string &layer,
+                                           const npusim::SliceTask &s) {
+  for (auto [field, v, lo, hi] :
+       {std::tuple<const char *, int64_t, int64_t, int64_t>{
+            "input_zp", s.inputZp, -128, 127},
+        {"output_zp", s.outputZp, -128, 127},
+        {"multiplier", s.multiplier, 0, INT32_MAX},
+        {"shift", s.shift, 0, 63},
+        {"clip_min", s.clipMin, -128, 127},
+        {"clip_max", s.clipMax, s.clipMin, 127}})
+    if (v < lo || v > hi)
+      return layer + llvm::formatv(": {0} {1} is outside the NPU's [{2}, {3}]",
+                                   field, v, lo, hi)
+                         .str();
+  return std::nullopt;
+}
+
 /// Reads the layer of an HL pool or segmented MAC op.
 std::optional<std::string>
 readLayer(Operation *op, const npu::NpuConfig &config, WinLayer &l) {
@@ -571,15 +590,6 @@ readLayer(Operation *op, const npu::NpuConfig &config, WinLayer &l) {
   npusim::SliceTask &s = l.proto;
   s.format = s.outputFormat =
       bf16 ? npusim::Format::BF16 : npusim::Format::Int8;
-  auto intRange = [&](const char *field, int64_t v, int64_t lo,
-                      int64_t hi) -> std::optional<std::string> {
-    if (v < lo || v > hi)
-      return l.name + llvm::formatv(": {0} {1} is outside the NPU's [{2}, "
-                                    "{3}]",
-                                    field, v, lo, hi)
-                          .str();
-    return std::nullopt;
-  };
   ArrayRef<int64_t> k;
   if (auto mp = dyn_cast<hl::MaxPoolOp>(op)) {
     l.kind = Kind::MaxPool;
@@ -599,17 +609,8 @@ readLayer(Operation *op, const npu::NpuConfig &config, WinLayer &l) {
     s.outputZp = ap.getOutputZp();
     s.clipMin = ap.getClipMin();
     s.clipMax = ap.getClipMax();
-    if (!bf16)
-      for (auto [field, v, lo, hi] :
-           {std::tuple<const char *, int64_t, int64_t, int64_t>{
-                "input_zp", s.inputZp, -128, 127},
-            {"output_zp", s.outputZp, -128, 127},
-            {"multiplier", s.multiplier, 0, INT32_MAX},
-            {"shift", s.shift, 0, 63},
-            {"clip_min", s.clipMin, -128, 127},
-            {"clip_max", s.clipMax, s.clipMin, 127}})
-        if (auto e = intRange(field, v, lo, hi))
-          return e;
+    if (auto e = bf16 ? std::nullopt : quantRangeError(l.name, s))
+      return e;
   } else if (auto conv = dyn_cast<hl::Conv2DOp>(op)) {
     l.kind = Kind::Conv;
     s.kernel = npusim::KernelKind::Conv2D;
@@ -668,6 +669,8 @@ readLayer(Operation *op, const npu::NpuConfig &config, WinLayer &l) {
     s.clipMax = attr("clip_max");
     if (op->getAttrOfType<StringAttr>("rounding").getValue() == "tflite")
       s.rounding = npusim::Rounding::TFLite;
+    if (auto e = bf16 ? std::nullopt : quantRangeError(l.name, s))
+      return e;
     if (bf16) {
       // HL's bf16 epilogue: relu clamps at 0 and relu_limit, in f32.
       s.inputZp = s.weightZp = s.outputZp = 0;
@@ -757,20 +760,8 @@ std::optional<std::string> extra::lowerReduceMean(hl::ReduceMeanOp op,
   proto.outputZp = op.getOutputZp();
   proto.clipMin = op.getClipMin();
   proto.clipMax = op.getClipMax();
-  if (eb == 1)
-    for (auto [field, v, lo, hi] :
-         {std::tuple<const char *, int64_t, int64_t, int64_t>{
-              "input_zp", proto.inputZp, -128, 127},
-          {"output_zp", proto.outputZp, -128, 127},
-          {"multiplier", proto.multiplier, 0, INT32_MAX},
-          {"shift", proto.shift, 0, 63},
-          {"clip_min", proto.clipMin, -128, 127},
-          {"clip_max", proto.clipMax, proto.clipMin, 127}})
-      if (v < lo || v > hi)
-        return layer + llvm::formatv(": {0} {1} is outside the NPU's [{2}, "
-                                     "{3}]",
-                                     field, v, lo, hi)
-                           .str();
+  if (auto e = eb == 1 ? quantRangeError(layer, proto) : std::nullopt)
+    return e;
   for (int64_t a : op.getAxes())
     proto.reduceAxes |= 1u << a;
   std::vector<int64_t> in(inType.getShape()), out(outType.getShape());
