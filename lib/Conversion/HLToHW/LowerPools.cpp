@@ -692,6 +692,10 @@ readLayer(Operation *op, const npu::NpuConfig &config, WinLayer &l) {
   s.stride = {l.sh, l.sw};
   s.dilation = {l.dh, l.dw};
   auto so = op->getAttrOfType<DenseI64ArrayAttr>("segment_output");
+  if (l.s > 1 && bf16 && !l.mac())
+    return l.name + ": a segmented bf16 max pool is not lowered "
+                    "(hl-segment-strided never writes one: no finite pad "
+                    "value is safe)";
   if (l.s > 1) {
     if (so)
       return l.name + ": segment_output on a segmented input";

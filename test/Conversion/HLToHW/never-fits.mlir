@@ -35,3 +35,13 @@ func.func @segavg(%x: tensor<1x4x4x5x5xi8>) -> tensor<1x4x4x4xi8> {
   %y = hl.avgpool(%x) {kernel = array<i64: 3, 3>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>, dilation = array<i64: 1, 1>, segments = 2} : (tensor<1x4x4x5x5xi8>) -> tensor<1x4x4x4xi8>
   return %y : tensor<1x4x4x4xi8>
 }
+
+// -----
+
+// A segmented bf16 max pool is refused: hl-segment-strided never writes one
+// (no finite pad value is safe for a bf16 max).
+func.func @segmax_bf16(%x: tensor<1x3x4x5x5xbf16>) -> tensor<1x3x4x4xbf16> {
+  // CHECK: error: hl.maxpool (1x3x4x5x5 -> 1x3x4x4): a segmented bf16 max pool is not lowered
+  %y = hl.maxpool(%x) {kernel = array<i64: 3, 3>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>, dilation = array<i64: 1, 1>, segments = 2} : (tensor<1x3x4x5x5xbf16>) -> tensor<1x3x4x4xbf16>
+  return %y : tensor<1x3x4x4xbf16>
+}
