@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LowerExtra.h"
 #include "strata/Conversion/HLToHW/Passes.h"
 #include "strata/NpuSim/Simulator.h"
 
@@ -606,6 +607,8 @@ std::optional<std::string> readLayer(Operation *op,
     s.outputZp = hlOp.getOutputZp();
     s.clipMin = hlOp.getClipMin();
     s.clipMax = hlOp.getClipMax();
+    if (hlOp.getRounding() == "tflite")
+      s.rounding = npusim::Rounding::TFLite;
     if (bf16 && hlOp.getRelu()) {
       s.clipMinF = 0.0f;
       if (auto limit = hlOp.getReluLimit())
@@ -803,6 +806,8 @@ std::optional<std::string> lowerElementwise(Operation *op,
     proto.outputZp = b.getOutputZp();
     proto.clipMin = b.getClipMin();
     proto.clipMax = b.getClipMax();
+    if (b.getRounding() == "tflite")
+      proto.rounding = npusim::Rounding::TFLite;
   };
   if (auto b = dyn_cast<hl::AddOp>(op))
     binaryFields(b, npusim::KernelKind::Add);
@@ -822,6 +827,8 @@ std::optional<std::string> lowerElementwise(Operation *op,
     proto.outputZp = a.getOutputZp();
     proto.clipMin = a.getClipMin();
     proto.clipMax = a.getClipMax();
+    if (a.getRounding() == "tflite")
+      proto.rounding = npusim::Rounding::TFLite;
   } else if (isa<hl::TableOp>(op)) {
     table = true;
     proto.kernel = npusim::KernelKind::Table;
@@ -909,12 +916,17 @@ std::optional<std::string> lowerElementwise(Operation *op,
 bool conversion::hasNpuLowering(Operation *op) {
   return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp,
              hl::TransposeOp, hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp,
-             hl::MaxOp, hl::ActivationOp, hl::TableOp>(op);
+             hl::MaxOp, hl::ActivationOp, hl::TableOp>(op) ||
+         extra::handles(op);
 }
 
 std::optional<std::string> conversion::lowerHLOpToProgram(
     Operation *op, const npu::NpuConfig &config, const HLToHWOptions &options,
     const std::string &name, npusim::Program &program, LayerPlan *plan) {
+  // Pools, hl.segmentation and segmented operands: LowerPools.cpp,
+  // LowerSegmented.cpp.
+  if (extra::handles(op))
+    return extra::lower(op, config, options, name, program, plan);
   if (auto transpose = dyn_cast<hl::TransposeOp>(op)) {
     if (plan)
       *plan = LayerPlan();
