@@ -163,6 +163,38 @@ TEST(Conv, DepthwiseEveryIsa) {
         runConv(s, isa, true, false, a, false, 3, seed++);
 }
 
+/// The dedicated 3x3 dilation-1 path (stride 1 or 2 in both directions):
+/// widths below, at and across the 16-column blocks (tails that store past
+/// a row's end inside the plane, and the plane's last row that must not),
+/// odd and even left pads (the stride-2 even/odd column split), asymmetric
+/// pads, a channel multiplier, split workgroups and every activation the
+/// path applies in registers plus one it applies afterwards.
+TEST(Conv, Depthwise3x3EveryIsa) {
+  const Conv2dShape shapes[] = {
+      shape(1, 3, 7, 7, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3),
+      shape(1, 4, 14, 14, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4),
+      shape(2, 3, 5, 17, 3, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 3),
+      shape(1, 2, 9, 33, 4, 3, 3, 1, 1, 1, 2, 0, 1, 1, 1, 2), // mult 2
+      shape(1, 3, 3, 3, 3, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 3),  // 1x1 output
+      shape(1, 3, 1, 1, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3),  // 1x1 input
+      shape(1, 3, 14, 14, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3),
+      shape(1, 3, 15, 15, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3),
+      shape(2, 2, 13, 70, 2, 3, 3, 2, 2, 0, 1, 1, 0, 1, 1, 2),
+      shape(1, 2, 12, 49, 2, 3, 3, 2, 2, 1, 0, 0, 2, 1, 1, 2),
+      shape(1, 3, 8, 112, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3),
+      shape(1, 2, 9, 37, 4, 3, 3, 2, 2, 2, 3, 2, 3, 1, 1, 2), // mult 2
+  };
+  unsigned seed = 400;
+  for (Isa isa : supportedIsas())
+    for (const Conv2dShape &s : shapes)
+      for (Activation a :
+           {Activation::None, Activation::Relu, Activation::Clip,
+            Activation::LeakyRelu, Activation::HardSwish,
+            Activation::HardSigmoid, Activation::SiLU})
+        for (int64_t wg : {1, 2})
+          runConv(s, isa, true, false, a, false, wg, seed++);
+}
+
 TEST(Conv, CheckRejectsBadGeometry) {
   Conv2dShape s = shape(1, 8, 9, 10, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
   EXPECT_EQ(checkConv2dShape(s), "");
