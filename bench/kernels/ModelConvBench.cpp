@@ -3,8 +3,9 @@
 // MobileNetV2's and ResNet-50's convolution layers (batch 1, one thread), each
 // through the kernel the default strategy gives it: depthwise, Winograd
 // (3x3 stride 1, outputs >= 14x14, C and O >= 16) or the GEMM convolution
-// with its filter packed. The label names the layer; GFLOP/s count the
-// direct convolution's FLOPs. `--benchmark_filter=ModelConv/mnv2` or
+// in its preferred form with its filter packed. The label names the layer;
+// GFLOP/s count the direct convolution's FLOPs.
+// `--benchmark_filter=ModelConv/mnv2` or
 // `/rn50`; multiply each layer's time by its count (the `x` column) to see
 // where a model's convolution time goes. Built into strata-bench-kernels.
 //
@@ -143,6 +144,16 @@ void BM_ModelConv(benchmark::State &state) {
     for (auto _ : state) {
       conv2dWinograd(s, x.data(), packed.data(), true, e, y.data(), split, 0,
                      units, isa);
+      benchmark::ClobberMemory();
+    }
+  } else if (preferredConvGemmForm(s) == ConvGemmForm::Transposed) {
+    kind = "gemm-t";
+    packed.resize(packedConvFilterBytes(s, ConvGemmForm::Transposed) / 4);
+    packConvFilter(s, f.data(), packed.data(), ConvGemmForm::Transposed);
+    int64_t units = conv2dGemmTransposedUnits(s, 1);
+    for (auto _ : state) {
+      conv2dGemmTransposed(s, x.data(), packed.data(), true, e, y.data(), 1, 0,
+                           units, isa);
       benchmark::ClobberMemory();
     }
   } else {
