@@ -522,9 +522,10 @@ fusedEpilogueParams(Operation *op, bool hasBias, std::string &why) {
                           mm.getReluLimit().convertToDouble(),
                           mm.getActivation(), mm.getActivationParams(), why);
   if (auto conv = dyn_cast<top::ConvOp>(op))
-    return epilogueParams(
-        hasBias, conv.getDoRelu(), conv.getReluLimit().convertToDouble(),
-        conv.getActivation(), conv.getActivationParams(), why);
+    return epilogueParams(hasBias, conv.getDoRelu(),
+                          conv.getReluLimit().convertToDouble(),
+                          conv.getActivation(), conv.getActivationParams(),
+                          why);
   why = "no fused epilogue for '" + op->getName().getStringRef().str() + "'";
   return std::nullopt;
 }
