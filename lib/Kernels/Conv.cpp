@@ -376,7 +376,11 @@ void conv2dGemmTransposed(const Conv2dShape &s, const float *x,
       for (int64_t i = 0; i < os; ++i) {
         float *yo = yg + (o0 + i) * ohw;
         const float *to = t + (o0 - colBegin + i);
-        if (rg) {
+        if (rg && e.act == Activation::Relu) { // ResNet's residual blocks
+          const float *ro = rg + (o0 + i) * ohw;
+          for (int64_t q = 0; q < ohw; ++q)
+            yo[q] = std::max(to[q * ldt] + ro[q], 0.0f);
+        } else if (rg) {
           const float *ro = rg + (o0 + i) * ohw;
           for (int64_t q = 0; q < ohw; ++q)
             yo[q] = to[q * ldt] + ro[q];
@@ -386,7 +390,7 @@ void conv2dGemmTransposed(const Conv2dShape &s, const float *x,
         }
       }
     }
-    if (rg && e.act != Activation::None) {
+    if (rg && e.act != Activation::None && e.act != Activation::Relu) {
       Epilogue act;
       act.act = e.act;
       act.p0 = e.p0;

@@ -243,8 +243,8 @@ TEST(Conv, GemmTransposedEveryIsa) {
   Conv2dShape s = shape(1, 24, 7, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
   for (Isa isa : supportedIsas())
     for (Activation a :
-         {Activation::None, Activation::Clip, Activation::LeakyRelu,
-          Activation::SiLU, Activation::HardSwish})
+         {Activation::None, Activation::Relu, Activation::Clip,
+          Activation::LeakyRelu, Activation::SiLU, Activation::HardSwish})
       for (bool residual : {false, true})
         for (bool inPlace : {false, true}) {
           if (inPlace && !residual)
