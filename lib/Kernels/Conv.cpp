@@ -126,6 +126,10 @@ void packIm2colPanels(const void *ctxPtr, int64_t k0, int64_t kc, int64_t j0,
           int64_t ix0 = g.ox0 + shift;
           int64_t lo = std::clamp<int64_t>(-ix0, 0, g.len);
           int64_t hi = std::clamp<int64_t>(valid - ix0, lo, g.len);
+          if (hi - lo == PW) { // a whole panel row inside the input
+            std::memcpy(out, run + ix0, PW * sizeof(float));
+            continue;
+          }
           for (int64_t i = 0; i < lo; ++i)
             out[i] = 0.0f;
           for (int64_t i = lo; i < hi; ++i)
