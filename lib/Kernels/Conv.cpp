@@ -184,6 +184,26 @@ bool columnsAreInput(const Conv2dShape &s) {
          s.pl == 0 && s.pb == 0 && s.pr == 0 && s.oh == s.h && s.ow == s.w;
 }
 
+/// One unit of the GEMM convolutions: (image, group) = unit / chunks and
+/// chunk unit % chunks of `chunk` (a multiple of 16) along a dimension of
+/// `extent` (output pixels, or output channels for the transposed form).
+struct ConvUnit {
+  int64_t n, g;       ///< image and group
+  int64_t begin, end; ///< the chunk, empty when begin >= end
+  const float *xg;    ///< the group's first input channel of the image
+};
+ConvUnit convUnit(const Conv2dShape &s, const float *x, int64_t unit,
+                  int64_t chunks, int64_t chunk, int64_t extent) {
+  int64_t image = unit / chunks;
+  ConvUnit u;
+  u.n = image / s.g;
+  u.g = image % s.g;
+  u.begin = unit % chunks * chunk;
+  u.end = std::min(extent, u.begin + chunk);
+  u.xg = x + (u.n * s.c + u.g * (s.c / s.g)) * s.h * s.w;
+  return u;
+}
+
 /// A 1x1 unpadded convolution with a stride: its columns are the input
 /// subsampled, which subsampleInput writes once (C/G x OH x OW floats) so
 /// the GEMM reads it as a plain operand.
@@ -312,19 +332,17 @@ void conv2dGemmTransposed(const Conv2dShape &s, const float *x,
                           int64_t begin, int64_t end, Isa isa) {
   int64_t images = s.n * s.g;
   int64_t chunks = conv2dGemmTransposedUnits(s, workgroups) / images;
-  int64_t og = s.o / s.g, cg = s.c / s.g, k = s.gemmK();
+  int64_t og = s.o / s.g, k = s.gemmK();
   int64_t ohw = s.oh * s.ow;
   int64_t chunkCols = roundUp((og + chunks - 1) / chunks, kPanelCols);
   uint64_t groupFloats = packedBBytes(k, og) / sizeof(float);
   int64_t rowsPadded = roundUp(ohw, kPanelRows);
   for (int64_t unit = begin; unit < end; ++unit) {
-    int64_t image = unit / chunks, chunk = unit % chunks;
-    int64_t n = image / s.g, g = image % s.g;
-    int64_t colBegin = chunk * chunkCols;
-    int64_t colEnd = std::min(og, colBegin + chunkCols);
-    if (colBegin >= colEnd)
+    ConvUnit u = convUnit(s, x, unit, chunks, chunkCols, og);
+    if (u.begin >= u.end)
       continue;
-    const float *xg = x + (n * s.c + g * cg) * s.h * s.w;
+    int64_t n = u.n, g = u.g, colBegin = u.begin, colEnd = u.end;
+    const float *xg = u.xg;
     // A = cols^T (output pixels x K): the input (1x1 unpadded; subsampled
     // first for a stride) read transposed, else packed whole as 12-row
     // panels.
@@ -417,20 +435,18 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
                 int64_t workgroups, int64_t begin, int64_t end, Isa isa) {
   int64_t images = s.n * s.g;
   int64_t chunks = conv2dGemmUnits(s, workgroups) / images;
-  int64_t og = s.o / s.g, cg = s.c / s.g, k = s.gemmK();
+  int64_t og = s.o / s.g, k = s.gemmK();
   int64_t ohw = s.oh * s.ow;
   int64_t chunkCols = roundUp((ohw + chunks - 1) / chunks, kPanelCols);
   uint64_t groupFloats = packedABytes(og, k) / sizeof(float);
   bool direct = columnsAreInput(s);
   bool subsampled = columnsAreSubsampledInput(s);
   for (int64_t unit = begin; unit < end; ++unit) {
-    int64_t image = unit / chunks, chunk = unit % chunks;
-    int64_t n = image / s.g, g = image % s.g;
-    int64_t colBegin = chunk * chunkCols;
-    int64_t colEnd = std::min(ohw, colBegin + chunkCols);
-    if (colBegin >= colEnd)
+    ConvUnit u = convUnit(s, x, unit, chunks, chunkCols, ohw);
+    if (u.begin >= u.end)
       continue;
-    const float *xg = x + (n * s.c + g * cg) * s.h * s.w;
+    int64_t n = u.n, g = u.g, colBegin = u.begin, colEnd = u.end;
+    const float *xg = u.xg;
     GemmProblem p;
     p.m = og;
     p.n = ohw;
