@@ -484,11 +484,14 @@ bool conv2dDepthwise(const Conv2dShape &s, const float *x, const float *filter,
                      Isa isa) {
   switch (isa) {
   case Isa::Avx512:
-    return detail::depthwiseAvx512(s, x, filter, e, y, begin, end) == 0;
+    return detail::depthwiseAvx512(s, x, s.h * s.w, filter, e, y, begin,
+                                   end) == 0;
   case Isa::Avx2:
-    return detail::depthwiseAvx2(s, x, filter, e, y, begin, end) == 0;
+    return detail::depthwiseAvx2(s, x, s.h * s.w, filter, e, y, begin,
+                                   end) == 0;
   default:
-    return detail::depthwisePortable(s, x, filter, e, y, begin, end) == 0;
+    return detail::depthwisePortable(s, x, s.h * s.w, filter, e, y, begin,
+                                   end) == 0;
   }
 }
 
