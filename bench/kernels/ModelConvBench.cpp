@@ -189,3 +189,128 @@ BENCHMARK(BM_ModelConv)
     ->MeasureProcessCPUTime();
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// MobileNetV2's inverted-residual blocks (expansion 6): the three kernels one
+// after the other (what the runtime runs without the fusion: each 1x1 in
+// its preferred GEMM form, the 3x3 depthwise path) against the fused kernel
+// (strata/Kernels/InvertedResidual.h). `--benchmark_filter=InvRes`.
+//===----------------------------------------------------------------------===//
+
+#include "strata/Kernels/InvertedResidual.h"
+
+namespace {
+
+struct Block {
+  int64_t c, h, p, s, count;
+  bool residual;
+};
+const Block kBlocks[] = {
+    {16, 112, 24, 2, 1, false}, {24, 56, 24, 1, 1, true},
+    {24, 56, 32, 2, 1, false},  {32, 28, 32, 1, 2, true},
+    {32, 28, 64, 2, 1, false},  {64, 14, 64, 1, 3, true},
+    {64, 14, 96, 1, 1, false},  {96, 14, 96, 1, 2, true},
+    {96, 14, 160, 2, 1, false}, {160, 7, 160, 1, 2, true},
+    {160, 7, 320, 1, 1, false},
+};
+
+/// One 1x1 convolution as the runtime runs it (filter packed, its form).
+struct Pointwise {
+  Conv2dShape s;
+  ConvGemmForm form;
+  std::vector<float> packed;
+  Pointwise(int64_t c, int64_t o, int64_t h, const std::vector<float> &f) {
+    s.c = c, s.o = o, s.h = s.w = s.oh = s.ow = h;
+    form = preferredConvGemmForm(s);
+    packed.resize(packedConvFilterBytes(s, form) / 4);
+    packConvFilter(s, f.data(), packed.data(), form);
+  }
+  void run(const float *x, const Epilogue &e, float *y, Isa isa) const {
+    if (form == ConvGemmForm::Transposed)
+      conv2dGemmTransposed(s, x, packed.data(), true, e, y, 1, 0,
+                           conv2dGemmTransposedUnits(s, 1), isa);
+    else
+      conv2dGemm(s, x, packed.data(), true, e, y, 1, 0, conv2dGemmUnits(s, 1),
+                 isa);
+  }
+};
+
+void BM_InvRes(benchmark::State &state) {
+  const Block &b = kBlocks[state.range(0)];
+  bool fused = state.range(1) != 0;
+  Isa isa = Isa(state.range(2));
+  if (!isaSupported(isa)) {
+    state.SkipWithError("this CPU does not run this ISA");
+    return;
+  }
+  InvertedResidualShape s;
+  s.c = b.c, s.h = s.w = b.h, s.e = 6 * b.c, s.p = b.p, s.stride = b.s;
+  s.oh = s.ow = (b.h + 2 - 3) / b.s + 1;
+  std::mt19937 gen(1);
+  std::uniform_real_distribution<float> d(-1, 1);
+  auto vec = [&](int64_t n, float scale) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float &x : v)
+      x = d(gen) * scale;
+    return v;
+  };
+  auto x = vec(s.c * s.h * s.w, 1), w1 = vec(s.e * s.c, 0.1f),
+       b1 = vec(s.e, 1), dw = vec(s.e * 9, 0.3f), b2 = vec(s.e, 1),
+       w3 = vec(s.p * s.e, 0.05f), b3 = vec(s.p, 1);
+  std::vector<float> y(static_cast<size_t>(s.p * s.oh * s.ow));
+  Epilogue e1, e2, e3;
+  e1.act = e2.act = Activation::Clip;
+  e1.p1 = e2.p1 = 6.0f;
+  const float *residual = b.residual ? x.data() : nullptr;
+  if (fused) {
+    std::vector<float> p1(packedABytes(s.e, s.c) / 4),
+        p3(packedABytes(s.p, s.e) / 4);
+    packA(w1.data(), s.c, false, s.e, s.c, p1.data());
+    packA(w3.data(), s.e, false, s.p, s.e, p3.data());
+    InvertedResidualWeights wt;
+    wt.w1 = p1.data(), wt.b1 = b1.data(), wt.dw = dw.data();
+    wt.b2 = b2.data(), wt.w3 = p3.data(), wt.b3 = b3.data();
+    wt.e1 = e1, wt.e2 = e2, wt.e3 = e3, wt.residual = residual;
+    int64_t rows =
+        invertedResidualStripRows(s, invertedResidualCacheBytes());
+    int64_t units = invertedResidualUnits(s, rows);
+    for (auto _ : state) {
+      invertedResidual(s, wt, x.data(), y.data(), rows, 0, units, isa);
+      benchmark::ClobberMemory();
+    }
+    state.counters["strip"] = double(rows);
+  } else {
+    Pointwise expand(s.c, s.e, s.h, w1), project(s.e, s.p, s.oh, w3);
+    Conv2dShape ds = s.depthwiseShape();
+    std::vector<float> t(static_cast<size_t>(s.e * s.h * s.w)),
+        u(static_cast<size_t>(s.e * s.oh * s.ow));
+    e1.biasMode = e2.biasMode = e3.biasMode = BiasMode::PerRow;
+    e1.bias = b1.data(), e2.bias = b2.data(), e3.bias = b3.data();
+    e3.residual = residual, e3.ldr = s.oh * s.ow;
+    for (auto _ : state) {
+      expand.run(x.data(), e1, t.data(), isa);
+      conv2dDepthwise(ds, t.data(), dw.data(), e2, u.data(), 0, s.e, isa);
+      project.run(u.data(), e3, y.data(), isa);
+      benchmark::ClobberMemory();
+    }
+  }
+  state.counters["x"] = double(b.count);
+  state.SetLabel("mnv2 " + std::to_string(s.c) + "->" + std::to_string(s.e) +
+                 "->" + std::to_string(s.p) + " s" + std::to_string(s.stride) +
+                 " @" + std::to_string(s.h) + (b.residual ? " +res " : " ") +
+                 (fused ? "fused " : "separate ") + isaName(isa));
+}
+
+void invResArgs(benchmark::internal::Benchmark *b) {
+  for (int isa : {2, 1, 0})
+    for (int64_t i = 0; i < int64_t(std::size(kBlocks)); ++i)
+      for (int fused : {0, 1})
+        b->Args({i, fused, isa});
+}
+
+BENCHMARK(BM_InvRes)
+    ->Apply(invResArgs)
+    ->Unit(benchmark::kMicrosecond)
+    ->MeasureProcessCPUTime();
+
+} // namespace
