@@ -30,6 +30,9 @@ inline constexpr const char *kMatmulGemv = "matmul_gemv_f32";
 inline constexpr const char *kMatmulBatched = "matmul_batched_gemm_f32";
 inline constexpr int64_t kMatmulStrategyParams = 5;
 /// Convolutions, NCHW, OIHW filter; the bias is per output channel.
+/// filter_packed of the GEMM convolutions: 0 the plain filter, 1 packed for
+/// the normal GEMM form, 2 packed for the transposed one
+/// (kernels::ConvGemmForm).
 /// 1x1: N, C, HW, O (strategy), filter_packed, then the epilogue.
 inline constexpr const char *kConv1x1 = "conv2d_1x1_gemm_f32";
 inline constexpr int64_t kConv1x1StrategyParams = 4;
