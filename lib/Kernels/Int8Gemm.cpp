@@ -88,6 +88,57 @@ void packABlock(const uint8_t *a, int64_t lda, uint8_t x, int64_t m, int64_t k,
   }
 }
 
+/// The fused requantization's per-row arrays of rows [rowBegin, rowEnd)
+/// (Int8FusedRows), when `e` writes 8 bits per row and every row has the
+/// common form (multiplier > 0, shift >= 31); false otherwise.
+struct FusedStorage {
+  std::vector<int32_t> corr;
+  std::vector<int64_t> m, s, h;
+};
+thread_local FusedStorage fusedStorage;
+
+bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
+                  detail::Int8FusedRows &fr) {
+  if (!e.perRow || e.out == Int8Output::Int32 || e.zp < -32512 || e.zp > 32512)
+    return false;
+  bool isUnsigned = e.out == Int8Output::UInt8;
+  int32_t tmin = isUnsigned ? 0 : -128, tmax = isUnsigned ? 255 : 127;
+  if (e.qmin < tmin || e.qmax > tmax || e.qmin > e.qmax)
+    return false;
+  for (int64_t ch = rowBegin; ch < rowEnd; ++ch)
+    if (e.multiplier[ch] <= 0 || e.shift[ch] < 31)
+      return false;
+  FusedStorage &st = fusedStorage;
+  size_t rows = size_t(rowEnd - rowBegin);
+  st.corr.resize(rows);
+  st.m.resize(rows);
+  st.s.resize(rows);
+  st.h.resize(rows);
+  for (int64_t ch = rowBegin; ch < rowEnd; ++ch) {
+    size_t i = size_t(ch - rowBegin);
+    int64_t m = e.multiplier[ch], sh = std::min<int32_t>(e.shift[ch], 63);
+    if (sh == 31) { // the same value with a shift of 32
+      m *= 2;
+      sh = 32;
+    }
+    st.corr[i] = e.corr ? e.corr[ch] : 0;
+    st.m[i] = m;
+    st.s[i] = sh;
+    st.h[i] = int64_t(1) << (sh - 1);
+  }
+  fr.corr = st.corr.data();
+  fr.m = st.m.data();
+  fr.s = st.s.data();
+  fr.h = st.h.data();
+  fr.relu = e.relu;
+  fr.isUnsigned = isUnsigned;
+  fr.clamp = e.qmin != tmin || e.qmax != tmax;
+  fr.zp = int16_t(e.zp);
+  fr.qmin = int16_t(e.qmin);
+  fr.qmax = int16_t(e.qmax);
+  return true;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -193,6 +244,39 @@ void int8PackB(const int8_t *b, int64_t ldb, bool transposed, int64_t k,
 // The driver
 //===----------------------------------------------------------------------===//
 
+/// One micro-tile through the fused microkernel: straight into C, or
+/// (columns over the padded width) into a byte tile whose columns inside
+/// each output row are then copied.
+static void fusedTile(const Int8MicrokernelInfo &uk,
+                      const detail::Int8FusedRows &fr, const Int8GemmProblem &p,
+                      int64_t groups, const uint8_t *ap, const uint8_t *bp,
+                      int64_t bPanelStride, const int32_t *partial,
+                      int64_t ldacc, int64_t mr, int64_t nr, int64_t row,
+                      int64_t col, int64_t rowBegin) {
+  auto *c = static_cast<uint8_t *>(p.c);
+  if (!p.colPitch) {
+    uk.fused(groups, ap, bp, bPanelStride, partial, ldacc, mr, nr, fr,
+             row - rowBegin, c + row * p.ldc + col, p.ldc);
+    return;
+  }
+  constexpr int64_t kTileCols = 32;
+  alignas(64) uint8_t tile[kPR * kTileCols];
+  uk.fused(groups, ap, bp, bPanelStride, partial, ldacc, mr, nr, fr,
+           row - rowBegin, tile, kTileCols);
+  for (int64_t j = col, jEnd = col + nr; j < jEnd;) {
+    int64_t oy = j / p.colPitch, ox = j % p.colPitch;
+    int64_t len = std::min(jEnd - j, p.colPitch - ox);
+    if (ox < p.colValid) {
+      int64_t n = std::min(len, p.colValid - ox);
+      uint8_t *dst = c + row * p.ldc + oy * p.colValid + ox;
+      for (int64_t r = 0; r < mr; ++r)
+        std::memcpy(dst + r * p.ldc, tile + r * kTileCols + (j - col),
+                    size_t(n));
+    }
+    j += len;
+  }
+}
+
 void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
               int64_t colBegin, int64_t colEnd, Int8Path path) {
   if (rowBegin >= rowEnd || colBegin >= colEnd)
@@ -211,6 +295,11 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
                   outAt(i, colBegin), p.ldc);
     return;
   }
+  // The requantization in the microkernel's registers when the path has
+  // it (A the signed filter, per-row 8-bit output of the common form).
+  detail::Int8FusedRows fr;
+  bool fused =
+      uk.fused && !p.aUnsigned && fusedRowsFor(e, rowBegin, rowEnd, fr);
   int64_t kBlocks = (kp + kKC - 1) / kKC;
   int64_t kcMax = roundUp((kp + kBlocks - 1) / kBlocks, 4);
   // The accumulators: one row block's with a single K block (each tile
@@ -261,6 +350,12 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
             const uint8_t *ap =
                 aBlock + (ir / kPR) * aPanelStride + (ir % kPR) * 4;
             int32_t *tile = accBlock + ir * ldacc + jr;
+            if (last && fused) {
+              fusedTile(uk, fr, p, kc / 4, ap, bp, bPanelStride,
+                        pc > 0 ? tile : nullptr, ldacc, mr, nr, ic + ir,
+                        jc + jr, rowBegin);
+              continue;
+            }
             uk.fn(kc / 4, ap, bp, bPanelStride, tile, ldacc, mr, nr, pc > 0,
                   p.aUnsigned);
             if (!last)

@@ -39,11 +39,11 @@ inline __m512i broadcast32(const uint8_t *p) {
   return _mm512_set1_epi32(v);
 }
 
+/// The tile's products: acc0 / acc1 (columns 0-15 / 16-31) of ROWS rows.
 template <int NV, int ROWS, bool AUnsigned>
-void kernel(int64_t groups, const uint8_t *a, const uint8_t *b,
-            int64_t bPanelStride, int32_t *c, int64_t ldc, int64_t mr,
-            int64_t nr, bool accumulate) {
-  __m512i acc0[ROWS], acc1[ROWS];
+__attribute__((always_inline)) inline void
+products(int64_t groups, const uint8_t *a, const uint8_t *b,
+         int64_t bPanelStride, __m512i (&acc0)[ROWS], __m512i (&acc1)[ROWS]) {
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
     acc0[i] = _mm512_setzero_si512();
@@ -68,6 +68,14 @@ void kernel(int64_t groups, const uint8_t *a, const uint8_t *b,
       }
     }
   }
+}
+
+template <int NV, int ROWS, bool AUnsigned>
+void kernel(int64_t groups, const uint8_t *a, const uint8_t *b,
+            int64_t bPanelStride, int32_t *c, int64_t ldc, int64_t mr,
+            int64_t nr, bool accumulate) {
+  __m512i acc0[ROWS], acc1[ROWS];
+  products<NV, ROWS, AUnsigned>(groups, a, b, bPanelStride, acc0, acc1);
   __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
@@ -103,6 +111,94 @@ void microkernel(int64_t groups, const uint8_t *a, const uint8_t *b,
     microkernelT<true>(groups, a, b, bPanelStride, c, ldc, mr, nr, accumulate);
   else
     microkernelT<false>(groups, a, b, bPanelStride, c, ldc, mr, nr, accumulate);
+}
+
+/// Int8FusedRows' r for 16 int32 lanes (corr added) of one row: the
+/// unsigned products |v| * m' of the even lanes and of the odd lanes
+/// (shifted down), each + h; the even ones shifted right by s' (the result
+/// in the low dword), the odd ones by s' - 32 (the result in the high
+/// dword), blended, the sign put back.
+template <bool Relu>
+inline __m512i fusedRequant16(__m512i v, __m512i m, __m512i s, __m512i s32,
+                              __m512i h) {
+  __m512i zero = _mm512_setzero_si512();
+  __mmask16 neg = 0;
+  if (Relu) {
+    v = _mm512_max_epi32(v, zero);
+  } else {
+    neg = _mm512_movepi32_mask(v);
+    v = _mm512_abs_epi32(v); // INT32_MIN -> 2^31 unsigned
+  }
+  __m512i pe = _mm512_mul_epu32(v, m);
+  __m512i po = _mm512_mul_epu32(_mm512_srli_epi64(v, 32), m);
+  pe = _mm512_srlv_epi64(_mm512_add_epi64(pe, h), s);
+  po = _mm512_srlv_epi64(_mm512_add_epi64(po, h), s32);
+  __m512i r = _mm512_mask_blend_epi32(__mmask16(0xaaaa), pe, po);
+  if (!Relu)
+    r = _mm512_mask_sub_epi32(r, neg, zero, r);
+  return r;
+}
+
+template <int NV, int ROWS, bool Relu>
+void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
+                 int64_t bPanelStride, const int32_t *partial, int64_t ldp,
+                 int64_t mr, int64_t nr, const Int8FusedRows &fr, int64_t row,
+                 uint8_t *out, int64_t ldo) {
+  __m512i acc0[ROWS], acc1[ROWS];
+  products<NV, ROWS, false>(groups, a, b, bPanelStride, acc0, acc1);
+  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
+  __mmask32 omask = nr >= 32 ? ~__mmask32(0) : (__mmask32(1) << nr) - 1;
+  __m512i zp16 = _mm512_set1_epi16(fr.zp), lo16 = _mm512_set1_epi16(fr.qmin),
+          hi16 = _mm512_set1_epi16(fr.qmax), c32 = _mm512_set1_epi64(32);
+  // After the packs, dword 4L (4L + 1) holds lane L's 4 bytes of the first
+  // (second) vector.
+  __m512i order =
+      _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    if (i >= mr)
+      break;
+    __m512i v0 = acc0[i], v1 = acc1[i];
+    if (partial) {
+      v0 =
+          _mm512_add_epi32(v0, _mm512_maskz_loadu_epi32(m0, partial + i * ldp));
+      if (NV == 2)
+        v1 = _mm512_add_epi32(
+            v1, _mm512_maskz_loadu_epi32(m1, partial + i * ldp + 16));
+    }
+    int64_t ch = row + i;
+    __m512i corr = _mm512_set1_epi32(fr.corr[ch]);
+    __m512i m = _mm512_set1_epi64(fr.m[ch]), s = _mm512_set1_epi64(fr.s[ch]),
+            h = _mm512_set1_epi64(fr.h[ch]);
+    __m512i s32 = _mm512_sub_epi64(s, c32);
+    __m512i r0 = fusedRequant16<Relu>(_mm512_add_epi32(v0, corr), m, s, s32, h);
+    __m512i r1 =
+        NV == 2 ? fusedRequant16<Relu>(_mm512_add_epi32(v1, corr), m, s, s32, h)
+                : r0;
+    // int32 -> int16 (saturating), + zp (saturating), clamp, -> 8 bits
+    // (saturating): the int32 clamp of r + zp (see Int8FusedRows).
+    __m512i w = _mm512_adds_epi16(_mm512_packs_epi32(r0, r1), zp16);
+    w = _mm512_min_epi16(_mm512_max_epi16(w, lo16), hi16);
+    w = fr.isUnsigned ? _mm512_packus_epi16(w, w) : _mm512_packs_epi16(w, w);
+    _mm256_mask_storeu_epi8(
+        out + i * ldo, omask,
+        _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, w)));
+  }
+}
+
+void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
+                      int64_t bPanelStride, const int32_t *partial, int64_t ldp,
+                      int64_t mr, int64_t nr, const Int8FusedRows &fr,
+                      int64_t row, uint8_t *out, int64_t ldo) {
+  withTileShape(mr, nr, [&](auto nv, auto rows) {
+    constexpr int NV = decltype(nv)::value, ROWS = decltype(rows)::value;
+    if (fr.relu)
+      fusedKernel<NV, ROWS, true>(groups, a, b, bPanelStride, partial, ldp, mr,
+                                  nr, fr, row, out, ldo);
+    else
+      fusedKernel<NV, ROWS, false>(groups, a, b, bPanelStride, partial, ldp, mr,
+                                   nr, fr, row, out, ldo);
+  });
 }
 
 /// clamp(round_half_away_from_zero(v * m / 2^s) + zp, lo, hi) in the 8
@@ -363,7 +459,7 @@ void depthwisePlane(const Conv2dShape &s, const void *x, bool isUnsigned,
 } // namespace
 
 Int8MicrokernelInfo int8Avx512VnniMicrokernel() {
-  return {kMR, 32, microkernel, tileEpilogue, depthwisePlane};
+  return {kMR, 32, microkernel, tileEpilogue, depthwisePlane, fusedMicrokernel};
 }
 
 } // namespace strata::kernels::detail

@@ -39,11 +39,47 @@ using Int8DepthwisePlane = void (*)(const Conv2dShape &s, const void *x,
                                     bool isUnsigned, int32_t zp,
                                     const int8_t *w, int32_t *acc);
 
+/// The per-row parameters of a requantization fused into the microkernel
+/// (rows of the common form only: multiplier m > 0, shift s >= 31). Each
+/// output is, exactly as int8EpilogueValue,
+///   v = wrap32(acc + corr); v = relu ? max(v, 0) : v;
+///   r = sign(v) * ((|v| * m' + 2^(s'-1)) >> s')
+///   y = clamp(r + zp, qmin, qmax)
+/// with m' = m, s' = s, or m' = 2m, s' = 32 when s = 31 (the same value,
+/// and the odd lanes' shift s' - 32 is never negative). |v| * m' < 2^63,
+/// |r| < 2^31. The clamp runs as two saturating narrowings around a
+/// saturating 16-bit add of zp: equal to the int32 clamp for |zp| <= 32512
+/// and [qmin, qmax] inside the output type.
+struct Int8FusedRows {
+  const int32_t *corr = nullptr; ///< per row
+  const int64_t *m = nullptr;    ///< m' per row (< 2^32)
+  const int64_t *s = nullptr;    ///< s' per row (32..63)
+  const int64_t *h = nullptr;    ///< 2^(s'-1) per row
+  bool relu = false;
+  bool isUnsigned = false; ///< uint8 output (else int8)
+  bool clamp = false;      ///< [qmin, qmax] narrower than the type
+  int16_t zp = 0, qmin = 0, qmax = 0;
+};
+
+/// A microkernel with the requantization fused: the tile's accumulators
+/// (plus the int32 tile `partial`, row stride ldp, when not null: earlier
+/// K blocks) go through `rows` (its arrays indexed from `row`) in
+/// registers and are written as 8-bit values to `out` (row stride ldo
+/// bytes): mr rows, nr columns. A holds the signed operand (a convolution's
+/// filter).
+using Int8FusedMicrokernel = void (*)(int64_t groups, const uint8_t *a,
+                                      const uint8_t *b, int64_t bPanelStride,
+                                      const int32_t *partial, int64_t ldp,
+                                      int64_t mr, int64_t nr,
+                                      const Int8FusedRows &rows, int64_t row,
+                                      uint8_t *out, int64_t ldo);
+
 struct Int8MicrokernelInfo {
   int64_t mr, nr;
   Int8Microkernel fn;
   Int8TileEpilogue epilogue;
   Int8DepthwisePlane depthwise;
+  Int8FusedMicrokernel fused = nullptr; ///< null: fn, then epilogue
 };
 
 /// The scalar tile epilogue (every path may use it).
