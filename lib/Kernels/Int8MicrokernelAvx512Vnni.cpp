@@ -139,6 +139,23 @@ inline __m512i fusedRequant16(__m512i v, __m512i m, __m512i s, __m512i s32,
   return r;
 }
 
+/// Two vectors of 16 int32 r (Int8FusedRows) as 32 bytes y = clamp(r +
+/// zp, qmin, qmax): int32 -> int16 (saturating), + zp (saturating), the
+/// clamp, -> 8 bits (saturating), the dwords put in order (`order`).
+inline __m256i narrowPair(__m512i r0, __m512i r1, __m512i zp16, __m512i lo16,
+                          __m512i hi16, __m512i order, bool isUnsigned) {
+  __m512i w = _mm512_adds_epi16(_mm512_packs_epi32(r0, r1), zp16);
+  w = _mm512_min_epi16(_mm512_max_epi16(w, lo16), hi16);
+  w = isUnsigned ? _mm512_packus_epi16(w, w) : _mm512_packs_epi16(w, w);
+  return _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, w));
+}
+
+/// After the packs, dword 4L (4L + 1) holds lane L's 4 bytes of the first
+/// (second) vector.
+inline __m512i narrowOrder() {
+  return _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+}
+
 template <int NV, int ROWS, bool Relu>
 void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                  int64_t bPanelStride, const int32_t *partial, int64_t ldp,
@@ -150,10 +167,7 @@ void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
   __mmask32 omask = nr >= 32 ? ~__mmask32(0) : (__mmask32(1) << nr) - 1;
   __m512i zp16 = _mm512_set1_epi16(fr.zp), lo16 = _mm512_set1_epi16(fr.qmin),
           hi16 = _mm512_set1_epi16(fr.qmax), c32 = _mm512_set1_epi64(32);
-  // After the packs, dword 4L (4L + 1) holds lane L's 4 bytes of the first
-  // (second) vector.
-  __m512i order =
-      _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+  __m512i order = narrowOrder();
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
     if (i >= mr)
@@ -175,14 +189,9 @@ void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
     __m512i r1 =
         NV == 2 ? fusedRequant16<Relu>(_mm512_add_epi32(v1, corr), m, s, s32, h)
                 : r0;
-    // int32 -> int16 (saturating), + zp (saturating), clamp, -> 8 bits
-    // (saturating): the int32 clamp of r + zp (see Int8FusedRows).
-    __m512i w = _mm512_adds_epi16(_mm512_packs_epi32(r0, r1), zp16);
-    w = _mm512_min_epi16(_mm512_max_epi16(w, lo16), hi16);
-    w = fr.isUnsigned ? _mm512_packus_epi16(w, w) : _mm512_packs_epi16(w, w);
     _mm256_mask_storeu_epi8(
         out + i * ldo, omask,
-        _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, w)));
+        narrowPair(r0, r1, zp16, lo16, hi16, order, fr.isUnsigned));
   }
 }
 
@@ -199,6 +208,62 @@ void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
       fusedKernel<NV, ROWS, false>(groups, a, b, bPanelStride, partial, ldp, mr,
                                    nr, fr, row, out, ldo);
   });
+}
+
+/// One input of the int8 Add on 16 lanes: R(q - zp) as Int8AddFast says.
+struct AddInput {
+  __m512i zp, mHi, mLo, s, h;
+  bool isUnsigned;
+  explicit AddInput(const Int8AddFast::Input &in)
+      : zp(_mm512_set1_epi32(in.zp)), mHi(_mm512_set1_epi32(int32_t(in.mHi))),
+        mLo(_mm512_set1_epi32(int32_t(in.mLo))),
+        s(_mm512_set1_epi32(int32_t(in.s))),
+        h(_mm512_set1_epi32(int32_t(in.h))), isUnsigned(in.isUnsigned) {}
+
+  __m512i rescale(const uint8_t *p, __mmask16 mask) const {
+    __m128i bytes = _mm_maskz_loadu_epi8(mask, p);
+    __m512i q =
+        isUnsigned ? _mm512_cvtepu8_epi32(bytes) : _mm512_cvtepi8_epi32(bytes);
+    __m512i x = _mm512_sub_epi32(q, zp);
+    __mmask16 neg = _mm512_movepi32_mask(x);
+    __m512i ax = _mm512_abs_epi32(x);
+    __m512i low =
+        _mm512_srlv_epi32(_mm512_add_epi32(_mm512_mullo_epi32(ax, mLo), h), s);
+    __m512i r = _mm512_add_epi32(_mm512_mullo_epi32(ax, mHi), low);
+    return _mm512_mask_sub_epi32(r, neg, _mm512_setzero_si512(), r);
+  }
+};
+
+template <bool Relu>
+void addKernelT(const Int8AddFast &k, const uint8_t *a, const uint8_t *b,
+                uint8_t *y, int64_t n) {
+  AddInput ia(k.a), ib(k.b);
+  __m512i m = _mm512_set1_epi64(k.m), s = _mm512_set1_epi64(k.s),
+          h = _mm512_set1_epi64(k.h), s32 = _mm512_set1_epi64(k.s - 32);
+  __m512i zp16 = _mm512_set1_epi16(k.zp), lo16 = _mm512_set1_epi16(k.qmin),
+          hi16 = _mm512_set1_epi16(k.qmax), order = narrowOrder();
+  for (int64_t i = 0; i < n; i += 32) {
+    int64_t left = n - i;
+    __mmask16 m0 = tailMask(left), m1 = tailMask(left - 16);
+    // Both halves are read before the store: y may be a or b.
+    __m512i v0 = _mm512_add_epi32(ia.rescale(a + i, m0), ib.rescale(b + i, m0));
+    __m512i v1 = _mm512_add_epi32(ia.rescale(a + i + 16, m1),
+                                  ib.rescale(b + i + 16, m1));
+    __m512i r0 = fusedRequant16<Relu>(v0, m, s, s32, h);
+    __m512i r1 = fusedRequant16<Relu>(v1, m, s, s32, h);
+    __mmask32 omask = left >= 32 ? ~__mmask32(0) : (__mmask32(1) << left) - 1;
+    _mm256_mask_storeu_epi8(
+        y + i, omask,
+        narrowPair(r0, r1, zp16, lo16, hi16, order, k.outUnsigned));
+  }
+}
+
+void addKernel(const Int8AddFast &k, const uint8_t *a, const uint8_t *b,
+               uint8_t *y, int64_t n) {
+  if (k.relu)
+    addKernelT<true>(k, a, b, y, n);
+  else
+    addKernelT<false>(k, a, b, y, n);
 }
 
 /// clamp(round_half_away_from_zero(v * m / 2^s) + zp, lo, hi) in the 8
@@ -459,7 +524,9 @@ void depthwisePlane(const Conv2dShape &s, const void *x, bool isUnsigned,
 } // namespace
 
 Int8MicrokernelInfo int8Avx512VnniMicrokernel() {
-  return {kMR, 32, microkernel, tileEpilogue, depthwisePlane, fusedMicrokernel};
+  return {
+      kMR,      32, microkernel, tileEpilogue, depthwisePlane, fusedMicrokernel,
+      addKernel};
 }
 
 } // namespace strata::kernels::detail

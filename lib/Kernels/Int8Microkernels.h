@@ -74,12 +74,32 @@ using Int8FusedMicrokernel = void (*)(int64_t groups, const uint8_t *a,
                                       const Int8FusedRows &rows, int64_t row,
                                       uint8_t *out, int64_t ldo);
 
+/// The vector form of an int8 Add (strata/Kernels/Int8Add.h), for
+/// parameters where it is exact (Int8Add.cpp checks them): each input's
+/// R(x, m, s) with |x| <= 255, 0 <= m, 1 <= s <= 24 and |R| < 2^30 as
+/// |x| * (m >> s) + ((|x| * (m & (2^s - 1)) + 2^(s-1)) >> s) in unsigned
+/// 32-bit lanes, the sign put back; the output requantization as
+/// Int8FusedRows (m', s', h').
+struct Int8AddFast {
+  struct Input {
+    bool isUnsigned = false;
+    int32_t zp = 0;
+    uint32_t mHi = 0, mLo = 0, s = 0, h = 0;
+  } a, b;
+  bool relu = false, outUnsigned = false;
+  int64_t m = 0, s = 0, h = 0;
+  int16_t zp = 0, qmin = 0, qmax = 0;
+};
+using Int8AddKernel = void (*)(const Int8AddFast &k, const uint8_t *a,
+                               const uint8_t *b, uint8_t *y, int64_t n);
+
 struct Int8MicrokernelInfo {
   int64_t mr, nr;
   Int8Microkernel fn;
   Int8TileEpilogue epilogue;
   Int8DepthwisePlane depthwise;
   Int8FusedMicrokernel fused = nullptr; ///< null: fn, then epilogue
+  Int8AddKernel add = nullptr;          ///< null: the table loop
 };
 
 /// The scalar tile epilogue (every path may use it).
