@@ -127,6 +127,9 @@ TEST(Int8Add, Edges) {
       {INT32_MAX, 24, INT32_MAX, 24, INT32_MAX, 31}, // largest low parts
       {1 << 30, 1, 1 << 30, 1, 1 << 30, 32},         // shift 1
       {0, 12, INT32_MAX, 9, 1 << 30, 63},            // multiplier 0
+      // Exact halves (ties away from zero) for odd x in both rescales.
+      {(1 << 30) + (1 << 11), 12, 3 << 9, 10, 1 << 30, 40},
+      {(1 << 29) + (1 << 23), 24, (1 << 30) + (1 << 16), 17, 1 << 30, 33},
       // R(255) just below and at 2^30 (the vector form's bound).
       {int32_t((int64_t(1) << 38) / 255 - 1), 8, 1 << 30, 12, 1 << 30, 50},
       {int32_t((int64_t(1) << 38) / 255 + 1), 8, 1 << 30, 12, 1 << 30, 50},
