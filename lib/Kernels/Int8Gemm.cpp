@@ -488,6 +488,7 @@ struct Im2colCtx {
   uint8_t xorv;     ///< 0x80 for int8 input
   uint8_t pad;      ///< the zero point's byte (before the XOR)
   bool direct;      ///< 1x1, stride 1, no pads: B is the input itself
+  detail::Int8Interleave64 il64; ///< four panels at once, or null
 };
 
 /// Where im2colRow is: row k's (input channel, ky, kx), advanced row by
@@ -692,7 +693,16 @@ void packIm2col(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
       }
       cursor.next(*ctx.s);
     }
-    for (int64_t p = 0; p < panels; ++p) {
+    int64_t p = 0;
+    if (ctx.il64)
+      for (; p + 4 <= panels && (!inPlace || (p + 4) * kPC <= cols); p += 4) {
+        const uint8_t *rp[4];
+        for (int64_t q = 0; q < 4; ++q)
+          rp[q] = (inPlace ? r[q] : rowBuf.data() + q * stride) + p * kPC;
+        ctx.il64(rp, ctx.xorv, dst + p * gc * kBGroup + g * kBGroup,
+                 gc * kBGroup);
+      }
+    for (; p < panels; ++p) {
       const uint8_t *rp[4];
       bool copied = !inPlace || (p + 1) * kPC > cols;
       for (int64_t q = 0; q < 4; ++q)
@@ -726,6 +736,7 @@ struct PaddedCtx {
   int64_t nrows, qw;
   int64_t base; ///< the virtual column of each phase's first row
   uint8_t xorv;
+  detail::Int8Interleave64 il64; ///< four panels at once, or null
 };
 
 void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
@@ -733,7 +744,7 @@ void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
   const PaddedCtx &ctx = *static_cast<const PaddedCtx *>(ctxPtr);
   const Conv2dShape &s = *ctx.s;
   int64_t k = s.gemmK(), panels = (nc + kPC - 1) / kPC;
-  alignas(16) static const uint8_t zeros[16] = {};
+  alignas(64) static const uint8_t zeros[64] = {};
   Im2colCursor c = im2colCursor(s, g0 * 4, 0);
   int64_t plane = ctx.nrows * ctx.qw;
   for (int64_t g = 0; g < gc; ++g) {
@@ -750,7 +761,16 @@ void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
       r[q] = ctx.rows + phase * plane + dy / s.sh * ctx.qw + dx / s.sw +
              (j0 - ctx.base);
     }
-    for (int64_t p = 0; p < panels; ++p) {
+    int64_t p = 0;
+    if (ctx.il64)
+      for (; p + 4 <= panels; p += 4) {
+        const uint8_t *rp[4];
+        for (int64_t q = 0; q < 4; ++q)
+          rp[q] = real[q] ? r[q] + p * kPC : zeros;
+        ctx.il64(rp, ctx.xorv, dst + p * gc * kBGroup + g * kBGroup,
+                 gc * kBGroup);
+      }
+    for (; p < panels; ++p) {
       const uint8_t *rp[4];
       for (int64_t q = 0; q < 4; ++q)
         rp[q] = real[q] ? r[q] + p * kPC : zeros;
@@ -852,11 +872,20 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
       paddedRows.resize(size_t(cg * s.sh * s.sw * nrows * qw + slack));
       fillPhases(s, xg, cg, oy0, nrows, qw, uint8_t(in.zp), slack,
                  paddedRows.data());
-      pctx = {&s, paddedRows.data(), nrows,
-              qw, oy0 * qw,          uint8_t(in.isUnsigned ? 0 : 0x80)};
+      pctx = {&s,
+              paddedRows.data(),
+              nrows,
+              qw,
+              oy0 * qw,
+              uint8_t(in.isUnsigned ? 0 : 0x80),
+              microkernelFor(path).interleave64};
     }
-    Im2colCtx ctx{&s, xg, uint8_t(in.isUnsigned ? 0 : 0x80), uint8_t(in.zp),
-                  columnsAreInput(s)};
+    Im2colCtx ctx{&s,
+                  xg,
+                  uint8_t(in.isUnsigned ? 0 : 0x80),
+                  uint8_t(in.zp),
+                  columnsAreInput(s),
+                  microkernelFor(path).interleave64};
     Int8GemmProblem p;
     p.m = og;
     p.n = cols;

@@ -210,6 +210,33 @@ void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
   });
 }
 
+/// Int8Interleave64: bytes, then 16-bit pairs interleaved within each
+/// 128-bit lane (lane L holds panel L's columns 0-3, 4-7, 8-11, 12-15 in
+/// v0..v3), then a 4 x 4 transpose of the lanes.
+void interleave64(const uint8_t *const r[4], uint8_t x, uint8_t *d,
+                  int64_t panelStride) {
+  __m512i xv = _mm512_set1_epi8(char(x));
+  __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(r[0]), xv);
+  __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(r[1]), xv);
+  __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(r[2]), xv);
+  __m512i r3 = _mm512_xor_si512(_mm512_loadu_si512(r[3]), xv);
+  __m512i a = _mm512_unpacklo_epi8(r0, r1), a2 = _mm512_unpackhi_epi8(r0, r1);
+  __m512i b = _mm512_unpacklo_epi8(r2, r3), b2 = _mm512_unpackhi_epi8(r2, r3);
+  __m512i v0 = _mm512_unpacklo_epi16(a, b), v1 = _mm512_unpackhi_epi16(a, b);
+  __m512i v2 = _mm512_unpacklo_epi16(a2, b2),
+          v3 = _mm512_unpackhi_epi16(a2, b2);
+  // t0 = (v0.L0, v0.L1, v1.L0, v1.L1), t1 = (v0.L2, v0.L3, v1.L2, v1.L3),
+  // t2, t3 the same of v2, v3; then panel L = (v0.L, v1.L, v2.L, v3.L).
+  __m512i t0 = _mm512_shuffle_i32x4(v0, v1, 0x44);
+  __m512i t1 = _mm512_shuffle_i32x4(v0, v1, 0xee);
+  __m512i t2 = _mm512_shuffle_i32x4(v2, v3, 0x44);
+  __m512i t3 = _mm512_shuffle_i32x4(v2, v3, 0xee);
+  _mm512_storeu_si512(d, _mm512_shuffle_i32x4(t0, t2, 0x88));
+  _mm512_storeu_si512(d + panelStride, _mm512_shuffle_i32x4(t0, t2, 0xdd));
+  _mm512_storeu_si512(d + 2 * panelStride, _mm512_shuffle_i32x4(t1, t3, 0x88));
+  _mm512_storeu_si512(d + 3 * panelStride, _mm512_shuffle_i32x4(t1, t3, 0xdd));
+}
+
 /// One input of the int8 Add on 16 lanes: R(q - zp) as Int8AddFast says.
 struct AddInput {
   __m512i zp, mHi, mLo, s, h;
@@ -524,9 +551,14 @@ void depthwisePlane(const Conv2dShape &s, const void *x, bool isUnsigned,
 } // namespace
 
 Int8MicrokernelInfo int8Avx512VnniMicrokernel() {
-  return {
-      kMR,      32, microkernel, tileEpilogue, depthwisePlane, fusedMicrokernel,
-      addKernel};
+  return {kMR,
+          32,
+          microkernel,
+          tileEpilogue,
+          depthwisePlane,
+          fusedMicrokernel,
+          addKernel,
+          interleave64};
 }
 
 } // namespace strata::kernels::detail

@@ -93,13 +93,20 @@ struct Int8AddFast {
 using Int8AddKernel = void (*)(const Int8AddFast &k, const uint8_t *a,
                                const uint8_t *b, uint8_t *y, int64_t n);
 
+/// Four B panels at once: d(p)[c * 4 + q] = r[q][16 p + c] ^ x for panels
+/// p = 0..3 (destinations `panelStride` bytes apart), columns c = 0..15 and
+/// the four rows q (64 readable bytes each).
+using Int8Interleave64 = void (*)(const uint8_t *const r[4], uint8_t x,
+                                  uint8_t *d, int64_t panelStride);
+
 struct Int8MicrokernelInfo {
   int64_t mr, nr;
   Int8Microkernel fn;
   Int8TileEpilogue epilogue;
   Int8DepthwisePlane depthwise;
-  Int8FusedMicrokernel fused = nullptr; ///< null: fn, then epilogue
-  Int8AddKernel add = nullptr;          ///< null: the table loop
+  Int8FusedMicrokernel fused = nullptr;    ///< null: fn, then epilogue
+  Int8AddKernel add = nullptr;             ///< null: the table loop
+  Int8Interleave64 interleave64 = nullptr; ///< null: one panel at a time
 };
 
 /// The scalar tile epilogue (every path may use it).
