@@ -5,6 +5,7 @@
 #include "strata/Kernels/KernelAbi.h"
 #include "strata/Runtime/ThreadPool.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -198,10 +199,21 @@ private:
 class CpuFunction final : public Function {
 public:
   CpuFunction(DispatchFn fn, std::string label, std::string kernel = "")
-      : fn(fn), label(std::move(label)), kernel(std::move(kernel)) {}
+      : fn(fn), label(std::move(label)), kernel(std::move(kernel)) {
+    // The int8 kernels split their work by the count they are given (any
+    // count is correct): no more workgroups than threads, so a convolution
+    // at one thread is one column chunk, its weights streamed once.
+    namespace kabi = kernels::kabi;
+    capToThreads = kabi::isInt8Kernel(this->kernel) ||
+                   this->kernel == kabi::kAddRequantI8;
+  }
   bool run(void *const *bindings, const int64_t *params,
-           int64_t workgroupCount, ThreadPool &pool,
+           int64_t compiledCount, ThreadPool &pool,
            std::string &error) const override {
+    int64_t workgroupCount =
+        capToThreads
+            ? std::min<int64_t>(compiledCount, int64_t(pool.threadCount()))
+            : compiledCount;
     std::atomic<int64_t> failedGroup{-1};
     std::atomic<int> failedCode{0};
     pool.parallelFor(workgroupCount, [&](int64_t id) {
@@ -229,6 +241,7 @@ private:
   DispatchFn fn;
   std::string label;
   std::string kernel; ///< a built-in kernel's name, for its error texts
+  bool capToThreads = false;
 };
 
 class CpuDevice final : public Device {
