@@ -922,12 +922,18 @@ void int8Conv2dDepthwise(const Conv2dShape &s, const Int8Input &in,
   int64_t ohw = s.oh * s.ow, hw = s.h * s.w, og = s.o / s.g;
   int64_t elemBytes = e.out == Int8Output::Int32 ? 4 : 1;
   auto *acc = static_cast<int32_t *>(scratchC.get(size_t(ohw) * 4));
+  // The requantization of the common form in vector registers.
+  detail::Int8FusedRows fr;
+  bool fused = uk.fusedRow && fusedRowsFor(e, 0, s.o, fr);
   for (int64_t plane = begin; plane < end; ++plane) {
     int64_t n = plane / s.o, o = plane % s.o, c = o / og;
     uk.depthwise(s, static_cast<const uint8_t *>(x) + (n * s.c + c) * hw,
                  in.isUnsigned, in.zp, filter + o * s.kh * s.kw, acc);
-    uk.epilogue(acc, 0, 1, ohw, o, 0, e,
-                static_cast<uint8_t *>(y) + plane * ohw * elemBytes, ohw);
+    auto *out = static_cast<uint8_t *>(y) + plane * ohw * elemBytes;
+    if (fused)
+      uk.fusedRow(acc, ohw, fr, o, out);
+    else
+      uk.epilogue(acc, 0, 1, ohw, o, 0, e, out, ohw);
   }
 }
 

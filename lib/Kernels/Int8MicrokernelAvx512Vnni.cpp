@@ -237,6 +237,38 @@ void interleave64(const uint8_t *const r[4], uint8_t x, uint8_t *d,
   _mm512_storeu_si512(d + 3 * panelStride, _mm512_shuffle_i32x4(t1, t3, 0xdd));
 }
 
+template <bool Relu>
+void fusedRowT(const int32_t *acc, int64_t n, const Int8FusedRows &fr,
+               int64_t row, uint8_t *out) {
+  __m512i corr = _mm512_set1_epi32(fr.corr[row]);
+  __m512i m = _mm512_set1_epi64(fr.m[row]), s = _mm512_set1_epi64(fr.s[row]),
+          h = _mm512_set1_epi64(fr.h[row]);
+  __m512i s32 = _mm512_sub_epi64(s, _mm512_set1_epi64(32));
+  __m512i zp16 = _mm512_set1_epi16(fr.zp), lo16 = _mm512_set1_epi16(fr.qmin),
+          hi16 = _mm512_set1_epi16(fr.qmax), order = narrowOrder();
+  for (int64_t j = 0; j < n; j += 32) {
+    int64_t left = n - j;
+    __m512i v0 = _mm512_add_epi32(
+        _mm512_maskz_loadu_epi32(tailMask(left), acc + j), corr);
+    __m512i v1 = _mm512_add_epi32(
+        _mm512_maskz_loadu_epi32(tailMask(left - 16), acc + j + 16), corr);
+    __m512i r0 = fusedRequant16<Relu>(v0, m, s, s32, h);
+    __m512i r1 = fusedRequant16<Relu>(v1, m, s, s32, h);
+    __mmask32 omask = left >= 32 ? ~__mmask32(0) : (__mmask32(1) << left) - 1;
+    _mm256_mask_storeu_epi8(
+        out + j, omask,
+        narrowPair(r0, r1, zp16, lo16, hi16, order, fr.isUnsigned));
+  }
+}
+
+void fusedRow(const int32_t *acc, int64_t n, const Int8FusedRows &fr,
+              int64_t row, uint8_t *out) {
+  if (fr.relu)
+    fusedRowT<true>(acc, n, fr, row, out);
+  else
+    fusedRowT<false>(acc, n, fr, row, out);
+}
+
 /// One input of the int8 Add on 16 lanes: R(q - zp) as Int8AddFast says.
 struct AddInput {
   __m512i zp, mHi, mLo, s, h;
@@ -558,7 +590,8 @@ Int8MicrokernelInfo int8Avx512VnniMicrokernel() {
           depthwisePlane,
           fusedMicrokernel,
           addKernel,
-          interleave64};
+          interleave64,
+          fusedRow};
 }
 
 } // namespace strata::kernels::detail

@@ -99,6 +99,12 @@ using Int8AddKernel = void (*)(const Int8AddFast &k, const uint8_t *a,
 using Int8Interleave64 = void (*)(const uint8_t *const r[4], uint8_t x,
                                   uint8_t *d, int64_t panelStride);
 
+/// Row `row` of Int8FusedRows applied to `n` int32 accumulators (no
+/// correction added yet), written as 8-bit values to `out`.
+using Int8FusedRow = void (*)(const int32_t *acc, int64_t n,
+                              const Int8FusedRows &rows, int64_t row,
+                              uint8_t *out);
+
 struct Int8MicrokernelInfo {
   int64_t mr, nr;
   Int8Microkernel fn;
@@ -107,6 +113,7 @@ struct Int8MicrokernelInfo {
   Int8FusedMicrokernel fused = nullptr;    ///< null: fn, then epilogue
   Int8AddKernel add = nullptr;             ///< null: the table loop
   Int8Interleave64 interleave64 = nullptr; ///< null: one panel at a time
+  Int8FusedRow fusedRow = nullptr;         ///< null: the tile epilogue
 };
 
 /// The scalar tile epilogue (every path may use it).

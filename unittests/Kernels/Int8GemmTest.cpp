@@ -399,6 +399,17 @@ TEST(Int8Conv, GemmCommonRequant) {
                   /*common=*/true);
 }
 
+TEST(Int8Conv, DepthwiseCommonRequant) {
+  unsigned seed = 350;
+  for (const Conv2dShape &s : {shape(1, 8, 9, 11, 8, 3, 1, 1, 1, 8),
+                               shape(2, 5, 12, 13, 10, 3, 2, 1, 1, 5),
+                               shape(1, 24, 14, 14, 24, 3, 1, 1, 1, 24),
+                               shape(1, 3, 30, 40, 3, 3, 2, 0, 1, 3)})
+    for (bool isUnsigned : {false, true})
+      for (Int8Output o : {Int8Output::Int8, Int8Output::UInt8})
+        runConv(s, isUnsigned, o, seed++, /*depthwise=*/true, /*common=*/true);
+}
+
 TEST(Int8Conv, Depthwise) {
   unsigned seed = 300;
   for (const Conv2dShape &s : {shape(1, 8, 9, 11, 8, 3, 1, 1, 1, 8),
@@ -503,7 +514,8 @@ TEST(Int8Gemm, RoundingEdges) {
 namespace {
 
 /// The rounding edges through a convolution's microkernel (K > 0, so the
-/// AVX-512 VNNI path requantizes in its registers): zero weights, so each
+/// AVX-512 VNNI path requantizes in its registers) and a depthwise
+/// convolution's rows (requantized in vector registers): zero weights, so each
 /// output channel's accumulator is its bias, set to an edge value; 1x1
 /// (written straight) and 3x3 padded (over the padded width), relu on and
 /// off, every path, against intq::requantMultiplierShift.
@@ -538,60 +550,74 @@ TEST(Int8Conv, RoundingEdges) {
       {INT32_MAX, 63}, {INT32_MAX, 32},  {(1 << 30) + 1, 33}, {1 << 30, 62},
       {1 << 30, 40},   {-(1 << 30), 31}, {1 << 30, 30}};
   int64_t channels = int64_t(values.size());
-  for (int64_t k : {1, 3}) {
-    Conv2dShape s = shape(1, 2, 5, 9, channels, k, 1, k / 2, 1, 1);
-    std::vector<int8_t> x(size_t(s.c * s.h * s.w), 7);
-    std::vector<int8_t> w(size_t(s.o * s.gemmK()), 0);
-    for (auto [m, sh] : ms)
-      for (Int8Output out : {Int8Output::Int8, Int8Output::UInt8})
-        for (bool relu : {false, true})
-          for (int z = 0; z < 3; ++z) {
-            bool u = out == Int8Output::UInt8;
-            int32_t zps[3] = {u ? 128 : -3, u ? 0 : -128, u ? 255 : 127};
-            Int8PackedLayout l =
-                int8PackedLayout(Int8WeightKind::ConvFilter, s, 0, 0);
-            std::vector<uint8_t> packed(l.totalBytes + 64);
-            uint8_t *blob =
-                packed.data() + (64 - uintptr_t(packed.data()) % 64) % 64;
-            std::vector<int64_t> m64(size_t(channels), m),
-                s64(size_t(channels), sh);
-            int8PackWeight(Int8WeightKind::ConvFilter, s, 0, 0, false, w.data(),
-                           m64.data(), s64.data(), channels, blob);
-            Int8Input in{false, 0};
-            std::vector<int32_t> corr(static_cast<size_t>(channels));
-            int8Corrections(
-                in, values.data(),
-                reinterpret_cast<const int32_t *>(blob + l.sumOffset), channels,
-                corr.data());
-            Int8Epilogue e;
-            e.corr = corr.data();
-            e.relu = relu;
-            e.out = out;
-            e.multiplier =
-                reinterpret_cast<const int32_t *>(blob + l.multiplierOffset);
-            e.shift = reinterpret_cast<const int32_t *>(blob + l.shiftOffset);
-            e.zp = zps[z];
-            e.qmin = u ? 0 : -128;
-            e.qmax = u ? (z == 0 ? 250 : 255) : (z == 0 ? 100 : 127);
-            int64_t ohw = s.oh * s.ow;
-            for (Int8Path path : supportedPaths()) {
-              std::vector<uint8_t> y(size_t(channels * ohw), 0xcd);
-              int8Conv2dGemm(s, in, x.data(), blob, e, y.data(), 1, 0, 1, path);
-              for (int64_t c = 0; c < channels; ++c) {
-                int32_t v = values[size_t(c)];
-                if (relu && v < 0)
-                  v = 0;
-                int64_t want = strata::intq::requantMultiplierShift(
-                    v, m, sh, e.zp, e.qmin, e.qmax);
-                for (int64_t i = 0; i < ohw; ++i)
-                  ASSERT_EQ(outAt(y, out, c * ohw + i), want)
-                      << int8PathName(path) << " k=" << k
-                      << " v=" << values[size_t(c)] << " m=" << m << " s=" << sh
-                      << " relu=" << relu << " zp=" << e.zp << " at " << i;
+  for (bool depthwise : {false, true})
+    for (int64_t k : {1, 3}) {
+      Conv2dShape s =
+          depthwise
+              ? shape(1, channels, 5, 9, channels, k, 1, k / 2, 1, channels)
+              : shape(1, 2, 5, 9, channels, k, 1, k / 2, 1, 1);
+      Int8WeightKind kind =
+          depthwise ? Int8WeightKind::Depthwise : Int8WeightKind::ConvFilter;
+      std::vector<int8_t> x(size_t(s.c * s.h * s.w), 7);
+      std::vector<int8_t> w(size_t(s.o * s.gemmK()), 0);
+      for (auto [m, sh] : ms)
+        for (Int8Output out : {Int8Output::Int8, Int8Output::UInt8})
+          for (bool relu : {false, true})
+            for (int z = 0; z < 3; ++z) {
+              bool u = out == Int8Output::UInt8;
+              int32_t zps[3] = {u ? 128 : -3, u ? 0 : -128, u ? 255 : 127};
+              Int8PackedLayout l = int8PackedLayout(kind, s, 0, 0);
+              std::vector<uint8_t> packed(l.totalBytes + 64);
+              uint8_t *blob =
+                  packed.data() + (64 - uintptr_t(packed.data()) % 64) % 64;
+              std::vector<int64_t> m64(size_t(channels), m),
+                  s64(size_t(channels), sh);
+              int8PackWeight(kind, s, 0, 0, false, w.data(), m64.data(),
+                             s64.data(), channels, blob);
+              Int8Input in{false, 0};
+              std::vector<int32_t> corr(static_cast<size_t>(channels));
+              int8Corrections(in, values.data(),
+                              depthwise ? nullptr
+                                        : reinterpret_cast<const int32_t *>(
+                                              blob + l.sumOffset),
+                              channels, corr.data());
+              Int8Epilogue e;
+              e.corr = corr.data();
+              e.relu = relu;
+              e.out = out;
+              e.multiplier =
+                  reinterpret_cast<const int32_t *>(blob + l.multiplierOffset);
+              e.shift = reinterpret_cast<const int32_t *>(blob + l.shiftOffset);
+              e.zp = zps[z];
+              e.qmin = u ? 0 : -128;
+              e.qmax = u ? (z == 0 ? 250 : 255) : (z == 0 ? 100 : 127);
+              int64_t ohw = s.oh * s.ow;
+              for (Int8Path path : supportedPaths()) {
+                std::vector<uint8_t> y(size_t(channels * ohw), 0xcd);
+                if (depthwise)
+                  int8Conv2dDepthwise(s, in, x.data(),
+                                      reinterpret_cast<const int8_t *>(blob), e,
+                                      y.data(), 0, channels, path);
+                else
+                  int8Conv2dGemm(s, in, x.data(), blob, e, y.data(), 1, 0, 1,
+                                 path);
+                for (int64_t c = 0; c < channels; ++c) {
+                  int32_t v = values[size_t(c)];
+                  if (relu && v < 0)
+                    v = 0;
+                  int64_t want = strata::intq::requantMultiplierShift(
+                      v, m, sh, e.zp, e.qmin, e.qmax);
+                  for (int64_t i = 0; i < ohw; ++i)
+                    ASSERT_EQ(outAt(y, out, c * ohw + i), want)
+                        << int8PathName(path) << " k=" << k
+                        << " depthwise=" << depthwise
+                        << " v=" << values[size_t(c)] << " m=" << m
+                        << " s=" << sh << " relu=" << relu << " zp=" << e.zp
+                        << " at " << i;
+                }
               }
             }
-          }
-  }
+    }
 }
 
 } // namespace
