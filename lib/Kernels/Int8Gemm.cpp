@@ -244,31 +244,63 @@ void int8PackB(const int8_t *b, int64_t ldb, bool transposed, int64_t k,
 // The driver
 //===----------------------------------------------------------------------===//
 
-/// One micro-tile through the fused microkernel: straight into C, or
-/// (columns over the padded width) into a byte tile whose columns inside
-/// each output row are then copied.
+/// One micro-tile through the fused microkernel, straight into C: over
+/// the padded width, one masked store per output row the tile's columns
+/// touch (a byte tile copied out when there are more than the kernel
+/// takes).
 static void fusedTile(const Int8MicrokernelInfo &uk,
                       const detail::Int8FusedRows &fr, const Int8GemmProblem &p,
                       int64_t groups, const uint8_t *ap, const uint8_t *bp,
                       int64_t bPanelStride, const int32_t *partial,
                       int64_t ldacc, int64_t mr, int64_t nr, int64_t row,
                       int64_t col, int64_t rowBegin) {
-  auto *c = static_cast<uint8_t *>(p.c);
+  auto *c = static_cast<uint8_t *>(p.c) + row * p.ldc;
+  auto lanes = [](int64_t t0, int64_t n) {
+    return uint32_t(((uint64_t(1) << n) - 1) << t0);
+  };
+  detail::Int8TileStores st;
   if (!p.colPitch) {
+    st.count = 1;
+    st.at[0] = col;
+    st.mask[0] = lanes(0, nr);
     uk.fused(groups, ap, bp, bPanelStride, partial, ldacc, mr, nr, fr,
-             row - rowBegin, c + row * p.ldc + col, p.ldc);
+             row - rowBegin, c, p.ldc, st);
+    return;
+  }
+  bool fits = true;
+  for (int64_t j = col, jEnd = col + nr; j < jEnd;) {
+    int64_t oy = j / p.colPitch, ox = j % p.colPitch;
+    int64_t len = std::min(jEnd - j, p.colPitch - ox);
+    if (ox < p.colValid) {
+      if (st.count == detail::Int8TileStores::kMax) {
+        fits = false;
+        break;
+      }
+      // Lane t = j - col lands at oy * colValid + ox, i.e. at col + oy *
+      // (colValid - colPitch) + t.
+      st.at[st.count] = col + oy * (p.colValid - p.colPitch);
+      st.mask[st.count++] = lanes(j - col, std::min(len, p.colValid - ox));
+    }
+    j += len;
+  }
+  if (fits) {
+    uk.fused(groups, ap, bp, bPanelStride, partial, ldacc, mr, nr, fr,
+             row - rowBegin, c, p.ldc, st);
     return;
   }
   constexpr int64_t kTileCols = 32;
   alignas(64) uint8_t tile[kPR * kTileCols];
+  st.count = 1;
+  st.at[0] = 0;
+  st.mask[0] = lanes(0, nr);
   uk.fused(groups, ap, bp, bPanelStride, partial, ldacc, mr, nr, fr,
-           row - rowBegin, tile, kTileCols);
+           row - rowBegin, tile, kTileCols, st);
   for (int64_t j = col, jEnd = col + nr; j < jEnd;) {
     int64_t oy = j / p.colPitch, ox = j % p.colPitch;
     int64_t len = std::min(jEnd - j, p.colPitch - ox);
     if (ox < p.colValid) {
       int64_t n = std::min(len, p.colValid - ox);
-      uint8_t *dst = c + row * p.ldc + oy * p.colValid + ox;
+      uint8_t *dst = c + oy * p.colValid + ox;
       for (int64_t r = 0; r < mr; ++r)
         std::memcpy(dst + r * p.ldc, tile + r * kTileCols + (j - col),
                     size_t(n));

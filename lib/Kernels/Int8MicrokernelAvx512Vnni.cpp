@@ -160,11 +160,10 @@ template <int NV, int ROWS, bool Relu>
 void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                  int64_t bPanelStride, const int32_t *partial, int64_t ldp,
                  int64_t mr, int64_t nr, const Int8FusedRows &fr, int64_t row,
-                 uint8_t *out, int64_t ldo) {
+                 uint8_t *out, int64_t ldo, const Int8TileStores &st) {
   __m512i acc0[ROWS], acc1[ROWS];
   products<NV, ROWS, false>(groups, a, b, bPanelStride, acc0, acc1);
   __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
-  __mmask32 omask = nr >= 32 ? ~__mmask32(0) : (__mmask32(1) << nr) - 1;
   __m512i zp16 = _mm512_set1_epi16(fr.zp), lo16 = _mm512_set1_epi16(fr.qmin),
           hi16 = _mm512_set1_epi16(fr.qmax), c32 = _mm512_set1_epi64(32);
   __m512i order = narrowOrder();
@@ -189,24 +188,25 @@ void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
     __m512i r1 =
         NV == 2 ? fusedRequant16<Relu>(_mm512_add_epi32(v1, corr), m, s, s32, h)
                 : r0;
-    _mm256_mask_storeu_epi8(
-        out + i * ldo, omask,
-        narrowPair(r0, r1, zp16, lo16, hi16, order, fr.isUnsigned));
+    __m256i bytes = narrowPair(r0, r1, zp16, lo16, hi16, order, fr.isUnsigned);
+    for (int k = 0; k < st.count; ++k)
+      _mm256_mask_storeu_epi8(out + i * ldo + st.at[k], st.mask[k], bytes);
   }
 }
 
 void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                       int64_t bPanelStride, const int32_t *partial, int64_t ldp,
                       int64_t mr, int64_t nr, const Int8FusedRows &fr,
-                      int64_t row, uint8_t *out, int64_t ldo) {
+                      int64_t row, uint8_t *out, int64_t ldo,
+                      const Int8TileStores &st) {
   withTileShape(mr, nr, [&](auto nv, auto rows) {
     constexpr int NV = decltype(nv)::value, ROWS = decltype(rows)::value;
     if (fr.relu)
       fusedKernel<NV, ROWS, true>(groups, a, b, bPanelStride, partial, ldp, mr,
-                                  nr, fr, row, out, ldo);
+                                  nr, fr, row, out, ldo, st);
     else
       fusedKernel<NV, ROWS, false>(groups, a, b, bPanelStride, partial, ldp, mr,
-                                   nr, fr, row, out, ldo);
+                                   nr, fr, row, out, ldo, st);
   });
 }
 

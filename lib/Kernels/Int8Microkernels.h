@@ -61,18 +61,31 @@ struct Int8FusedRows {
   int16_t zp = 0, qmin = 0, qmax = 0;
 };
 
+/// Where a fused microkernel writes row r's 32 bytes (lane t: tile column
+/// t): for each store k, the lanes in mask[k] at out + r * ldo + at[k] + t
+/// (a convolution over the padded width drops the columns past each
+/// output row and moves the next row's back; masked stores leave the
+/// other bytes alone).
+struct Int8TileStores {
+  static constexpr int kMax = 8;
+  int count = 0;
+  int64_t at[kMax] = {};
+  uint32_t mask[kMax] = {};
+};
+
 /// A microkernel with the requantization fused: the tile's accumulators
 /// (plus the int32 tile `partial`, row stride ldp, when not null: earlier
 /// K blocks) go through `rows` (its arrays indexed from `row`) in
-/// registers and are written as 8-bit values to `out` (row stride ldo
-/// bytes): mr rows, nr columns. A holds the signed operand (a convolution's
-/// filter).
+/// registers and are written as 8-bit values as `stores` says (row stride
+/// ldo bytes): mr rows, nr columns. A holds the signed operand (a
+/// convolution's filter).
 using Int8FusedMicrokernel = void (*)(int64_t groups, const uint8_t *a,
                                       const uint8_t *b, int64_t bPanelStride,
                                       const int32_t *partial, int64_t ldp,
                                       int64_t mr, int64_t nr,
                                       const Int8FusedRows &rows, int64_t row,
-                                      uint8_t *out, int64_t ldo);
+                                      uint8_t *out, int64_t ldo,
+                                      const Int8TileStores &stores);
 
 /// The vector form of an int8 Add (strata/Kernels/Int8Add.h), for
 /// parameters where it is exact (Int8Add.cpp checks them): each input's
