@@ -410,6 +410,26 @@ TEST(Int8Conv, DepthwiseCommonRequant) {
         runConv(s, isUnsigned, o, seed++, /*depthwise=*/true, /*common=*/true);
 }
 
+/// The depthwise kernels keep a padded plane per thread and rewrite only
+/// its interior while the geometry stays: a plane whose padded width and
+/// pads match the previous one's but whose image is narrower (a right pad
+/// where the previous image was) must still see zeros there.
+TEST(Int8Conv, DepthwisePaddingReuse) {
+  auto asymmetric = [](int64_t w, int64_t pr) {
+    Conv2dShape s = shape(1, 4, 6, w, 4, 3, 1, 1, 1, 4);
+    s.pr = pr;
+    s.ow = w + s.pl + pr - 2;
+    return s;
+  };
+  unsigned seed = 370;
+  for (int rep = 0; rep < 2; ++rep) {
+    runConv(asymmetric(10, 0), false, Int8Output::Int8, seed++, true, true);
+    runConv(asymmetric(9, 1), false, Int8Output::Int8, seed++, true, true);
+    runConv(asymmetric(10, 0), true, Int8Output::Int32, seed++, true);
+    runConv(asymmetric(9, 1), true, Int8Output::Int32, seed++, true);
+  }
+}
+
 TEST(Int8Conv, Depthwise) {
   unsigned seed = 300;
   for (const Conv2dShape &s : {shape(1, 8, 9, 11, 8, 3, 1, 1, 1, 8),
