@@ -1,11 +1,13 @@
 //===- Int8Add.cpp - the int8 Add driver and its table loop ---------------===//
 //
-// Each input's rescale R(q - zp, m, s) depends only on the byte q, so the
-// portable loop (every path's fallback) reads it from a 256-entry table
-// computed with intq (exact for any parameters); the output requantization
-// runs in 64-bit integers for the common form (m > 0, s >= 31) and through
-// intq otherwise. The AVX-512 path computes both rescales in vector lanes
-// when its conditions hold (Int8AddFast).
+// Where Int8AddFast's arithmetic is exact (the parameters real scales
+// give), every path computes it in vector lanes: AVX-512 with intrinsics,
+// AVX2 and portable as plain loops compiled with their flags
+// (Int8AddImpl.inc). Otherwise each input's rescale R(q - zp, m, s)
+// depends only on the byte q, so the loop reads it from a 256-entry table
+// computed with intq (exact for any parameters); the output
+// requantization runs in 64-bit integers for the common form (m > 0, s >=
+// 31) and through intq otherwise.
 //
 //===----------------------------------------------------------------------===//
 
@@ -124,8 +126,17 @@ void int8Add(const Int8AddParams &p, const void *a, const void *b, void *y,
   auto *py = static_cast<uint8_t *>(y) + begin;
   int64_t n = end - begin;
   detail::Int8AddKernel vec = nullptr;
-  if (path == Int8Path::Avx512Vnni)
+  switch (path) {
+  case Int8Path::Avx512Vnni:
     vec = detail::int8Avx512VnniMicrokernel().add;
+    break;
+  case Int8Path::Avx2:
+    vec = detail::int8Avx2Microkernel().add;
+    break;
+  case Int8Path::Portable:
+    vec = detail::int8PortableMicrokernel().add;
+    break;
+  }
   detail::Int8AddFast k;
   if (vec && fastFormOf(p, k)) {
     vec(k, pa, pb, py, n);
