@@ -237,27 +237,43 @@ void interleave64(const uint8_t *const r[4], uint8_t x, uint8_t *d,
   _mm512_storeu_si512(d + 3 * panelStride, _mm512_shuffle_i32x4(t1, t3, 0xdd));
 }
 
+/// One row's output requantization (Int8FusedRows' m', s', 2^(s'-1), zp,
+/// clamp) in registers: 32 int32 sums (two vectors, corrections added) to
+/// 32 bytes, the first `left` of them stored.
+struct RowRequant {
+  __m512i m, s, s32, h, zp16, lo16, hi16, order;
+  bool isUnsigned;
+  RowRequant(int64_t mv, int64_t sv, int64_t hv, int16_t zp, int16_t qmin,
+             int16_t qmax, bool isUnsignedOut)
+      : m(_mm512_set1_epi64(mv)), s(_mm512_set1_epi64(sv)),
+        s32(_mm512_set1_epi64(sv - 32)), h(_mm512_set1_epi64(hv)),
+        zp16(_mm512_set1_epi16(zp)), lo16(_mm512_set1_epi16(qmin)),
+        hi16(_mm512_set1_epi16(qmax)), order(narrowOrder()),
+        isUnsigned(isUnsignedOut) {}
+
+  template <bool Relu>
+  void store32(__m512i v0, __m512i v1, int64_t left, uint8_t *dst) const {
+    __m512i r0 = fusedRequant16<Relu>(v0, m, s, s32, h);
+    __m512i r1 = fusedRequant16<Relu>(v1, m, s, s32, h);
+    __mmask32 mask = left >= 32 ? ~__mmask32(0) : (__mmask32(1) << left) - 1;
+    _mm256_mask_storeu_epi8(
+        dst, mask, narrowPair(r0, r1, zp16, lo16, hi16, order, isUnsigned));
+  }
+};
+
 template <bool Relu>
 void fusedRowT(const int32_t *acc, int64_t n, const Int8FusedRows &fr,
                int64_t row, uint8_t *out) {
   __m512i corr = _mm512_set1_epi32(fr.corr[row]);
-  __m512i m = _mm512_set1_epi64(fr.m[row]), s = _mm512_set1_epi64(fr.s[row]),
-          h = _mm512_set1_epi64(fr.h[row]);
-  __m512i s32 = _mm512_sub_epi64(s, _mm512_set1_epi64(32));
-  __m512i zp16 = _mm512_set1_epi16(fr.zp), lo16 = _mm512_set1_epi16(fr.qmin),
-          hi16 = _mm512_set1_epi16(fr.qmax), order = narrowOrder();
+  RowRequant rq(fr.m[row], fr.s[row], fr.h[row], fr.zp, fr.qmin, fr.qmax,
+                fr.isUnsigned);
   for (int64_t j = 0; j < n; j += 32) {
     int64_t left = n - j;
     __m512i v0 = _mm512_add_epi32(
         _mm512_maskz_loadu_epi32(tailMask(left), acc + j), corr);
     __m512i v1 = _mm512_add_epi32(
         _mm512_maskz_loadu_epi32(tailMask(left - 16), acc + j + 16), corr);
-    __m512i r0 = fusedRequant16<Relu>(v0, m, s, s32, h);
-    __m512i r1 = fusedRequant16<Relu>(v1, m, s, s32, h);
-    __mmask32 omask = left >= 32 ? ~__mmask32(0) : (__mmask32(1) << left) - 1;
-    _mm256_mask_storeu_epi8(
-        out + j, omask,
-        narrowPair(r0, r1, zp16, lo16, hi16, order, fr.isUnsigned));
+    rq.store32<Relu>(v0, v1, left, out + j);
   }
 }
 
@@ -297,10 +313,7 @@ template <bool Relu>
 void addKernelT(const Int8AddFast &k, const uint8_t *a, const uint8_t *b,
                 uint8_t *y, int64_t n) {
   AddInput ia(k.a), ib(k.b);
-  __m512i m = _mm512_set1_epi64(k.m), s = _mm512_set1_epi64(k.s),
-          h = _mm512_set1_epi64(k.h), s32 = _mm512_set1_epi64(k.s - 32);
-  __m512i zp16 = _mm512_set1_epi16(k.zp), lo16 = _mm512_set1_epi16(k.qmin),
-          hi16 = _mm512_set1_epi16(k.qmax), order = narrowOrder();
+  RowRequant rq(k.m, k.s, k.h, k.zp, k.qmin, k.qmax, k.outUnsigned);
   for (int64_t i = 0; i < n; i += 32) {
     int64_t left = n - i;
     __mmask16 m0 = tailMask(left), m1 = tailMask(left - 16);
@@ -308,12 +321,7 @@ void addKernelT(const Int8AddFast &k, const uint8_t *a, const uint8_t *b,
     __m512i v0 = _mm512_add_epi32(ia.rescale(a + i, m0), ib.rescale(b + i, m0));
     __m512i v1 = _mm512_add_epi32(ia.rescale(a + i + 16, m1),
                                   ib.rescale(b + i + 16, m1));
-    __m512i r0 = fusedRequant16<Relu>(v0, m, s, s32, h);
-    __m512i r1 = fusedRequant16<Relu>(v1, m, s, s32, h);
-    __mmask32 omask = left >= 32 ? ~__mmask32(0) : (__mmask32(1) << left) - 1;
-    _mm256_mask_storeu_epi8(
-        y + i, omask,
-        narrowPair(r0, r1, zp16, lo16, hi16, order, k.outUnsigned));
+    rq.store32<Relu>(v0, v1, left, y + i);
   }
 }
 

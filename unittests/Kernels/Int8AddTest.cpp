@@ -13,6 +13,8 @@
 #include "strata/Kernels/Int8Add.h"
 #include "strata/Support/IntegerRequant.h"
 
+#include "Int8TestUtil.h"
+
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -23,13 +25,7 @@ using namespace strata::kernels;
 
 namespace {
 
-std::vector<Int8Path> supportedPaths() {
-  std::vector<Int8Path> out;
-  for (Int8Path p : {Int8Path::Portable, Int8Path::Avx2, Int8Path::Avx512Vnni})
-    if (int8PathSupported(p))
-      out.push_back(p);
-  return out;
-}
+using test::supportedPaths;
 
 /// The chain written out: two Requants to int32, the wrapping Add, the
 /// relu, the Requant to 8 bits.

@@ -12,6 +12,8 @@
 #include "strata/Kernels/Int8Gemm.h"
 #include "strata/Support/IntegerRequant.h"
 
+#include "Int8TestUtil.h"
+
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -24,13 +26,8 @@ using namespace strata::kernels;
 
 namespace {
 
-std::vector<Int8Path> supportedPaths() {
-  std::vector<Int8Path> out;
-  for (Int8Path p : {Int8Path::Portable, Int8Path::Avx2, Int8Path::Avx512Vnni})
-    if (int8PathSupported(p))
-      out.push_back(p);
-  return out;
-}
+using test::edgeValues;
+using test::supportedPaths;
 
 /// Random bytes as int8 (or uint8) activations, weights in [-127, 127].
 std::vector<int8_t> randomBytes(size_t n, std::mt19937 &gen, int lo, int hi) {
@@ -452,31 +449,7 @@ namespace {
 /// saturation at qmin / qmax; per row (convolution) and per column (matmul)
 /// channels, every path, against intq::requantMultiplierShift.
 TEST(Int8Gemm, RoundingEdges) {
-  std::vector<int32_t> values = {0,
-                                 1,
-                                 -1,
-                                 2,
-                                 -2,
-                                 3,
-                                 -3,
-                                 5,
-                                 -5,
-                                 7,
-                                 -7,
-                                 255,
-                                 -255,
-                                 257,
-                                 -257,
-                                 INT32_MAX,
-                                 INT32_MIN,
-                                 INT32_MAX - 1,
-                                 INT32_MIN + 1,
-                                 1 << 20,
-                                 -(1 << 20),
-                                 (1 << 20) + 1,
-                                 -(1 << 20) - 1,
-                                 12345,
-                                 -12345};
+  std::vector<int32_t> values = edgeValues();
   // (multiplier, shift): exact halves for odd v, quarters, identities.
   std::vector<std::pair<int32_t, int32_t>> ms = {
       {1 << 30, 31},   {1 << 30, 32},    {3 << 28, 31},   {INT32_MAX, 31},
@@ -540,31 +513,7 @@ namespace {
 /// (written straight) and 3x3 padded (over the padded width), relu on and
 /// off, every path, against intq::requantMultiplierShift.
 TEST(Int8Conv, RoundingEdges) {
-  std::vector<int32_t> values = {0,
-                                 1,
-                                 -1,
-                                 2,
-                                 -2,
-                                 3,
-                                 -3,
-                                 5,
-                                 -5,
-                                 7,
-                                 -7,
-                                 255,
-                                 -255,
-                                 257,
-                                 -257,
-                                 INT32_MAX,
-                                 INT32_MIN,
-                                 INT32_MAX - 1,
-                                 INT32_MIN + 1,
-                                 1 << 20,
-                                 -(1 << 20),
-                                 (1 << 20) + 1,
-                                 -(1 << 20) - 1,
-                                 12345,
-                                 -12345};
+  std::vector<int32_t> values = edgeValues();
   std::vector<std::pair<int32_t, int32_t>> ms = {
       {1 << 30, 31},   {1 << 30, 32},    {3 << 28, 31},       {INT32_MAX, 31},
       {INT32_MAX, 63}, {INT32_MAX, 32},  {(1 << 30) + 1, 33}, {1 << 30, 62},
