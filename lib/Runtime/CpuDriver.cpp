@@ -204,12 +204,11 @@ public:
     // count is correct): no more workgroups than threads, so a convolution
     // at one thread is one column chunk, its weights streamed once.
     namespace kabi = kernels::kabi;
-    capToThreads = kabi::isInt8Kernel(this->kernel) ||
-                   this->kernel == kabi::kAddRequantI8;
+    capToThreads =
+        kabi::isInt8Kernel(this->kernel) || this->kernel == kabi::kAddRequantI8;
   }
-  bool run(void *const *bindings, const int64_t *params,
-           int64_t compiledCount, ThreadPool &pool,
-           std::string &error) const override {
+  bool run(void *const *bindings, const int64_t *params, int64_t compiledCount,
+           ThreadPool &pool, std::string &error) const override {
     int64_t workgroupCount =
         capToThreads
             ? std::min<int64_t>(compiledCount, int64_t(pool.threadCount()))
