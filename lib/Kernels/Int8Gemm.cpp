@@ -132,7 +132,6 @@ bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
   fr.h = st.h.data();
   fr.relu = e.relu;
   fr.isUnsigned = isUnsigned;
-  fr.clamp = e.qmin != tmin || e.qmax != tmax;
   fr.zp = int16_t(e.zp);
   fr.qmin = int16_t(e.qmin);
   fr.qmax = int16_t(e.qmax);

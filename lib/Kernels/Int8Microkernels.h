@@ -57,7 +57,6 @@ struct Int8FusedRows {
   const int64_t *h = nullptr;    ///< 2^(s'-1) per row
   bool relu = false;
   bool isUnsigned = false; ///< uint8 output (else int8)
-  bool clamp = false;      ///< [qmin, qmax] narrower than the type
   int16_t zp = 0, qmin = 0, qmax = 0;
 };
 
