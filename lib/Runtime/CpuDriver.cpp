@@ -207,7 +207,8 @@ public:
     std::atomic<int> failedCode{0};
     // A kernel splits its work into `count` equal parts itself, and each
     // part repeats some setup (packing, padded planes): with fewer threads
-    // than the compiled workgroup count it runs as one part per thread.
+    // than the compiled workgroup count it runs as one part per thread
+    // (an int8 convolution at one thread then streams its weights once).
     if (!kernel.empty())
       workgroupCount =
           std::min<int64_t>(workgroupCount, int64_t(pool.threadCount()));

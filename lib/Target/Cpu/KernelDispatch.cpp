@@ -345,6 +345,10 @@ std::optional<KernelDispatchPlan> planOpKernel(func::FuncOp fn, Operation *op,
 
 std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
                                                      std::string &why) {
+  // An outlined int8 Add chain runs the int8 Add kernel.
+  if (fn->hasAttr(kFuseElementwiseAttr))
+    if (std::optional<KernelDispatchPlan> plan = planInt8AddDispatch(fn, why))
+      return plan;
   // The first op with an implementation (an int8 kernel's fused Requant
   // follows it).
   Operation *op = nullptr;

@@ -128,6 +128,11 @@ mlir::Operation *fusableInt8Requant(mlir::Operation *op);
 /// outliner makes them one dispatch. Otherwise empty.
 llvm::SmallVector<mlir::Operation *> fusableInt8Chain(mlir::Operation *last);
 
+/// The plan of an outlined int8 Add chain (Requant, Requant, i32 Add,
+/// Requant; fusableInt8Chain) as the `add_requant_i8` kernel, or nullopt
+/// (`why` set when the chain has a form the kernel does not take).
+std::optional<KernelDispatchPlan> planInt8AddDispatch(mlir::func::FuncOp fn,
+                                                      std::string &why);
 /// The plan of a dispatch whose op got an int8 kernel (planKernelDispatch
 /// calls it with the strategy's params already in `plan`).
 std::optional<KernelDispatchPlan>
