@@ -315,8 +315,11 @@ std::optional<std::string> planTiling(const Layer &l,
     for (int64_t parts = 2; parts <= l.C; parts *= 2)
       channelOptions.push_back((l.C + parts - 1) / parts);
   for (int64_t kc : channelOptions) {
-    if (bestCost >= 0)
-      break; // a larger reduction tile fits
+    // Single-buffered, a larger reduction tile that fits is never slower;
+    // double-buffered, a smaller one shortens the first load (the tile's
+    // input channels and weights only) and overlaps the rest with compute.
+    if (bestCost >= 0 && sets == 1)
+      break;
     for (int64_t k = maxBlocks; k >= minBlocks; --k) {
       // Channel tiles of k blocks: skip k that give the same tile count as
       // a larger k (same DMA, smaller buffers are not needed).
