@@ -153,6 +153,9 @@ TileBytes tileBytes(const Layer &l, const Tile &t, bool tiledK) {
 struct Buffers {
   TileBytes max{0, 0, 0, 0, 0};
   bool inputShared = true, weightsShared = true, scaleBiasShared = true;
+  /// One output tile (its reduction tiles write it in turn; it is stored
+  /// after the last one): one output buffer.
+  bool outputShared = true;
 };
 
 Buffers buffersOf(const Layer &l, const std::vector<Tile> &tiles) {
@@ -168,6 +171,7 @@ Buffers buffersOf(const Layer &l, const std::vector<Tile> &tiles) {
     b.max.acc = std::max(b.max.acc, s.acc);
   }
   b.scaleBiasShared = f.c1 - f.c0 == l.O;
+  b.outputShared = b.scaleBiasShared && f.r1 - f.r0 == l.OH;
   b.weightsShared = b.scaleBiasShared && !tiledK;
   b.inputShared = f.r1 - f.r0 == l.OH && !tiledK &&
                   (l.kind != Kind::Depthwise || b.weightsShared);
@@ -204,7 +208,7 @@ std::optional<Placement> place(const Layer &l, const Buffers &b, int sets,
   if (!put(p.weights, b.max.weights, b.weightsShared) ||
       !put(p.scaleBias, b.max.scaleBias, b.scaleBiasShared) ||
       (!l.residentIn && !put(p.input, b.max.input, b.inputShared)) ||
-      !put(p.output, b.max.output, false))
+      !put(p.output, b.max.output, b.outputShared))
     return std::nullopt;
   if (l.residentIn)
     p.input[0] = p.input[1] = *l.residentIn;
@@ -297,14 +301,28 @@ std::optional<std::string> planTiling(const Layer &l,
                                       Tiling &best, Placement &placement,
                                       bool wholeOutput = false) {
   if (wholeOutput) {
-    // One tile: the whole output stays in LRAM for the next dispatch.
-    Tiling whole{l.blocks(), l.OH, l.C};
-    if (std::optional<Placement> p =
-            place(l, buffersOf(l, tilesOf(l, whole)), sets, config)) {
-      best = whole;
-      placement = *p;
-      return std::nullopt;
+    // One output tile: the whole output stays in LRAM for the next
+    // dispatch. Double-buffered, its reduction may be tiled (int32
+    // partials) so that the loads still overlap the compute; the fastest
+    // fitting choice by the estimate.
+    double wholeCost = -1;
+    for (int64_t parts = 1; parts <= l.C; parts *= 2) {
+      if (parts > 1 && (sets == 1 || !l.reductionTileable()))
+        break;
+      Tiling whole{l.blocks(), l.OH, (l.C + parts - 1) / parts};
+      std::vector<Tile> tiles = tilesOf(l, whole);
+      std::optional<Placement> p = place(l, buffersOf(l, tiles), sets, config);
+      if (!p)
+        continue;
+      double cost = scheduleCycles(l, tiles, config, sets);
+      if (wholeCost < 0 || cost < wholeCost) {
+        wholeCost = cost;
+        best = whole;
+        placement = *p;
+      }
     }
+    if (wholeCost >= 0)
+      return std::nullopt;
     return std::string("does not fit whole");
   }
   double bestCost = -1;
@@ -338,6 +356,11 @@ std::optional<std::string> planTiling(const Layer &l,
           hi = mid - 1;
         }
       }
+      // One row tile may fit where fewer rows do not (its output buffer
+      // needs no second set).
+      if (fit < l.OH &&
+          place(l, buffersOf(l, tilesOf(l, {k, l.OH, kc})), sets, config))
+        fit = l.OH;
       if (!fit)
         continue;
       // The largest fitting row count, and (to overlap DMA with compute
@@ -978,8 +1001,10 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                                   tiling.rowsPerTile),
              (l.blocks() + tiling.blocksPerTile - 1) / tiling.blocksPerTile,
              pl.used, std::nullopt};
+    // The output set of the last tile: it writes the output when the
+    // reduction is tiled.
     if (keepOutput)
-      plan->residentOutput = pl.output[0];
+      plan->residentOutput = pl.output[(tiles.size() - 1) % sets];
   }
 
   std::vector<Task> tasks;
