@@ -344,8 +344,21 @@ std::optional<std::string> planTiling(const Layer &l,
       if (k < maxBlocks &&
           (l.blocks() + k - 1) / k == (l.blocks() + k) / (k + 1))
         continue;
+      // An optional streamed reduction (a plan of the whole reduction
+      // exists) with more than kMaxOptionalTiles tiles is not weighed: its
+      // setups outweigh what it overlaps, and its tile list is long to
+      // build. Row counts from minRows up keep the tile count within it.
+      constexpr int64_t kMaxOptionalTiles = 1024;
+      int64_t minRows = 1;
+      if (bestCost >= 0 && kc < l.C) {
+        int64_t outer = ((l.blocks() + k - 1) / k) * ((l.C + kc - 1) / kc);
+        if (outer > kMaxOptionalTiles)
+          continue;
+        minRows = (l.OH + kMaxOptionalTiles / outer - 1) /
+                  (kMaxOptionalTiles / outer);
+      }
       // The largest row count that fits (fit is monotone in the rows).
-      int64_t lo = 1, hi = l.OH, fit = 0;
+      int64_t lo = minRows, hi = l.OH, fit = 0;
       while (lo <= hi) {
         int64_t mid = (lo + hi) / 2;
         std::vector<Tile> tiles = tilesOf(l, {k, mid, kc});
@@ -367,7 +380,7 @@ std::optional<std::string> planTiling(const Layer &l,
       // when double-buffered) a few smaller ones.
       for (int64_t parts : {1, 2, 3, 4, 6, 8, 12, 16}) {
         int64_t rows = std::min(fit, (l.OH + parts - 1) / parts);
-        if (parts > 1 && rows == fit)
+        if ((parts > 1 && rows == fit) || rows < minRows)
           continue;
         std::vector<Tile> tiles = tilesOf(l, {k, rows, kc});
         std::optional<Placement> p =
