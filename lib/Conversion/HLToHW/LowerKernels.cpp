@@ -8,7 +8,8 @@
 // one whose buffers all allocate (LramAllocator) and whose schedule is the
 // fastest by an estimate (DMA bytes and setups, the slice tasks' cycle
 // model; with double
-// buffering the overlap of tile k's compute with tile k+1's loads). Within a
+// buffering the overlap of tile k's compute with tile k+1's loads, which
+// may make streaming the reduction worth it even when it fits). Within a
 // tile the work is split over config.slices, by output channels or by output
 // rows (the cheaper under npusim::taskCost), each slice writing its own LRAM
 // piece (disjoint ranges: no race).
