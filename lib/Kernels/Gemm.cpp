@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "strata/Kernels/Gemm.h"
+#include "strata/Kernels/OpKernels.h"
 
 #include "Microkernels.h"
 #include "Scratch.h"
@@ -159,26 +160,18 @@ inline float geluTanhApprox(float x) {
   return 0.5f * x * (2.0f * sigmoidApprox(2.0f * u));
 }
 
-/// The activation over a row; the switch is outside the loops so each
-/// loop vectorizes.
+/// The activation over a row: the transcendental ones by the vectorized
+/// unary functions of the active ISA (OpKernels.h), the others per element.
 void activateRow(float *v, int64_t n, Activation act, float p0, float p1) {
   switch (act) {
   case Activation::Sigmoid:
-    for (int64_t i = 0; i < n; ++i)
-      v[i] = sigmoidApprox(v[i]);
-    return;
+    return unaryF32(UnaryOp::Sigmoid, v, v, n);
   case Activation::SiLU:
-    for (int64_t i = 0; i < n; ++i)
-      v[i] = v[i] * sigmoidApprox(v[i]);
-    return;
+    return unaryF32(UnaryOp::SiLU, v, v, n);
   case Activation::Gelu:
-    for (int64_t i = 0; i < n; ++i)
-      v[i] = geluApprox(v[i]);
-    return;
+    return unaryF32(UnaryOp::Gelu, v, v, n);
   case Activation::GeluTanh:
-    for (int64_t i = 0; i < n; ++i)
-      v[i] = geluTanhApprox(v[i]);
-    return;
+    return unaryF32(UnaryOp::GeluTanh, v, v, n);
   default:
     for (int64_t i = 0; i < n; ++i)
       v[i] = activate(v[i], act, p0, p1);

@@ -31,6 +31,9 @@ bool isRuntimeKernel(std::string_view name) {
   for (const char *k : kBinaryKernels)
     if (name == k)
       return true;
+  for (const char *k : kUnaryKernels)
+    if (name == k)
+      return true;
   return isOneDnnKernel(name);
 }
 

@@ -174,4 +174,16 @@ void globalAvgPool(const float *x, float *y, int64_t hw, PostClamp clamp,
   }
 }
 
+void unaryF32(UnaryOp op, const float *x, float *y, int64_t n, float p0,
+              float p1, Isa isa) {
+  switch (isa) {
+  case Isa::Avx512:
+    return opk::opk_avx512::unary(op, x, y, n, p0, p1);
+  case Isa::Avx2:
+    return opk::opk_avx2::unary(op, x, y, n, p0, p1);
+  default:
+    return opk::opk_portable::unary(op, x, y, n, p0, p1);
+  }
+}
+
 } // namespace strata::kernels

@@ -19,7 +19,9 @@
             const float *x, float *y, PostClamp clamp, float limit,            \
             int64_t begin, int64_t end);                                       \
   void globalAvg(const float *x, float *y, int64_t hw, PostClamp clamp,        \
-                 float limit, int64_t begin, int64_t end);
+                 float limit, int64_t begin, int64_t end);                     \
+  void unary(UnaryOp op, const float *x, float *y, int64_t n, float p0,        \
+             float p1);
 
 namespace strata::kernels::detail {
 namespace opk_portable {

@@ -288,6 +288,30 @@ bool deconvCheck(const std::vector<BufferInfo> &b,
          needBytes(b, 3, s.n * s.o * s.oh * s.ow, 4, "output", error);
 }
 
+//===----------------------------------------------------------------------===//
+// Unary: [count]
+//===----------------------------------------------------------------------===//
+
+template <kn::UnaryOp OP>
+int unaryKernel(void *const *bindings, const int64_t *p, int64_t id,
+                int64_t count) {
+  int64_t begin, end;
+  split(p[0], id, count, begin, end);
+  if (end > begin)
+    kn::unaryF32(OP, static_cast<const float *>(bindings[0]) + begin,
+                 static_cast<float *>(bindings[1]) + begin, end - begin);
+  return 0;
+}
+bool unaryCheck(const std::vector<BufferInfo> &b, const std::vector<int64_t> &p,
+                std::string &error) {
+  if (p[0] < 0) {
+    error = "count is " + std::to_string(p[0]) + ", must be >= 0";
+    return false;
+  }
+  return needBytes(b, 0, p[0], 4, "in", error) &&
+         needBytes(b, 1, p[0], 4, "out", error);
+}
+
 const CpuKernel kOpKernels[] = {
     {kabi::kBinaryKernels[0], 3, kabi::kBinaryParams, 0b100, binaryCheck,
      binaryKernel<kn::BinaryOp::Add>},
@@ -312,6 +336,18 @@ const CpuKernel kOpKernels[] = {
     {kabi::kGlobalAvgPool, 2, kabi::kGlobalAvgPoolParams, 0b10,
      globalAvgPoolCheck, globalAvgPoolKernel},
     {kabi::kDeconv, 4, kabi::kDeconvParams, 0b1000, deconvCheck, deconvKernel},
+    {kabi::kUnaryKernels[0], 2, kabi::kUnaryParams, 0b10, unaryCheck,
+     unaryKernel<kn::UnaryOp::Relu>},
+    {kabi::kUnaryKernels[1], 2, kabi::kUnaryParams, 0b10, unaryCheck,
+     unaryKernel<kn::UnaryOp::Sigmoid>},
+    {kabi::kUnaryKernels[2], 2, kabi::kUnaryParams, 0b10, unaryCheck,
+     unaryKernel<kn::UnaryOp::Tanh>},
+    {kabi::kUnaryKernels[3], 2, kabi::kUnaryParams, 0b10, unaryCheck,
+     unaryKernel<kn::UnaryOp::Exp>},
+    {kabi::kUnaryKernels[4], 2, kabi::kUnaryParams, 0b10, unaryCheck,
+     unaryKernel<kn::UnaryOp::SiLU>},
+    {kabi::kUnaryKernels[5], 2, kabi::kUnaryParams, 0b10, unaryCheck,
+     unaryKernel<kn::UnaryOp::Gelu>},
 };
 
 } // namespace

@@ -104,6 +104,13 @@ inline constexpr int64_t kAvgPoolParams = 17 + 2;
 inline constexpr const char *kGlobalAvgPool = "globalavgpool_nchw_f32";
 inline constexpr int64_t kGlobalAvgPoolParams = 4;
 
+/// Unary elementwise, one kernel per kernels::UnaryOp in its order (the
+/// first kUnaryKernelCount). Bindings (in, out; out may be in). Params:
+/// count (strategy: the input's elements).
+inline constexpr const char *kUnaryKernels[] = {
+    "relu_f32", "sigmoid_f32", "tanh_f32", "exp_f32", "silu_f32", "gelu_f32"};
+inline constexpr int64_t kUnaryParams = 1;
+
 /// 2-d transposed convolution (strata/Kernels/Deconv.h). Bindings (input,
 /// filter C x O/G x KH x KW, bias, output; no bias: the output in its
 /// place). Params: N, C, H, W, OH, OW, O, KH, KW, SH, SW, PT, PL, PB, PR,

@@ -87,6 +87,29 @@ void globalAvgPool(const float *x, float *y, int64_t hw, PostClamp clamp,
                    float limit, int64_t begin, int64_t end,
                    Isa isa = activeIsa());
 
+/// Unary elementwise functions: the first six are the unary kernels (in the
+/// order of their names, KernelAbi.h); the GEMM applies the transcendental
+/// epilogue activations with them too.
+enum class UnaryOp : int64_t {
+  Relu = 0,
+  Sigmoid,
+  Tanh,
+  Exp,
+  SiLU,
+  Gelu,        ///< erf form
+  GeluTanh,    ///< tanh form
+  HardSwish,   ///< x * clip(x / 6 + 0.5, 0, 1)
+  HardSigmoid, ///< clip(p0 * x + p1, 0, 1)
+};
+inline constexpr int64_t kUnaryKernelCount = 6;
+
+/// y[i] = op(x[i]) for i in [0, n) (`y` may be `x`). Vectorized per ISA;
+/// exp, sigmoid, SiLU and GELU by the polynomials of the softmax and the
+/// GEMM epilogue (about 1e-7 relative; erf 1.5e-7 absolute), tanh by
+/// Cephes' tanhf (about 2 ulp); relu and exp keep NaN.
+void unaryF32(UnaryOp op, const float *x, float *y, int64_t n, float p0 = 0,
+              float p1 = 0, Isa isa = activeIsa());
+
 } // namespace strata::kernels
 
 #endif // STRATA_KERNELS_OPKERNELS_H

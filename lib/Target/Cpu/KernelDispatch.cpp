@@ -295,6 +295,9 @@ std::optional<KernelDispatchPlan> planOpKernel(func::FuncOp fn, Operation *op,
     plan.bindings = {args[0], args[1], kR};
   } else if (isa<top::SoftmaxOp>(op)) {
     plan.bindings = {args[0], kR};
+  } else if (isa<top::ReluOp, top::SigmoidOp, top::TanhOp, top::ExpOp,
+                 top::SiLUOp, top::GeluOp>(op)) {
+    plan.bindings = {args[0], kR};
   } else if (auto ln = dyn_cast<top::LayerNormOp>(op)) {
     int64_t cols = plan.params[1];
     for (Value v : {ln.getScale(), ln.getBias()})
