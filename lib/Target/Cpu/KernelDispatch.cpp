@@ -345,11 +345,19 @@ std::optional<KernelDispatchPlan> planOpKernel(func::FuncOp fn, Operation *op,
     std::vector<int64_t> clamp = clampParams(op);
     plan.params.insert(plan.params.end(), clamp.begin(), clamp.end());
     plan.bindings = {args[0], args[1], kR};
+    // An operand of the output's element count is read at the output's
+    // index only: the result may go over it (the memory plan decides).
+    for (int k : {0, 1})
+      if (product(shapeOf(op->getOperand(k))) == elements) {
+        plan.inPlaceOperand = args[k];
+        break;
+      }
   } else if (isa<top::SoftmaxOp>(op)) {
     plan.bindings = {args[0], kR};
   } else if (isa<top::ReluOp, top::SigmoidOp, top::TanhOp, top::ExpOp,
                  top::SiLUOp, top::GeluOp>(op)) {
     plan.bindings = {args[0], kR};
+    plan.inPlaceOperand = args[0]; // elementwise: y may be x
   } else if (auto ln = dyn_cast<top::LayerNormOp>(op)) {
     int64_t cols = plan.params[1];
     for (Value v : {ln.getScale(), ln.getBias()})
