@@ -160,8 +160,8 @@ inline float geluTanhApprox(float x) {
   return 0.5f * x * (2.0f * sigmoidApprox(2.0f * u));
 }
 
-/// The activation over a row: the transcendental ones by the vectorized
-/// unary functions of the active ISA (OpKernels.h), the others per element.
+/// The activation over a row: by the vectorized unary functions of the
+/// active ISA (OpKernels.h), clip and leaky relu in plain loops.
 void activateRow(float *v, int64_t n, Activation act, float p0, float p1) {
   switch (act) {
   case Activation::Sigmoid:
@@ -172,9 +172,21 @@ void activateRow(float *v, int64_t n, Activation act, float p0, float p1) {
     return unaryF32(UnaryOp::Gelu, v, v, n);
   case Activation::GeluTanh:
     return unaryF32(UnaryOp::GeluTanh, v, v, n);
-  default:
+  case Activation::Relu:
+    return unaryF32(UnaryOp::Relu, v, v, n);
+  case Activation::HardSwish:
+    return unaryF32(UnaryOp::HardSwish, v, v, n);
+  case Activation::HardSigmoid:
+    return unaryF32(UnaryOp::HardSigmoid, v, v, n, p0, p1);
+  case Activation::Clip:
     for (int64_t i = 0; i < n; ++i)
-      v[i] = activate(v[i], act, p0, p1);
+      v[i] = std::min(std::max(v[i], p0), p1);
+    return;
+  case Activation::LeakyRelu:
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = v[i] < 0.0f ? v[i] * p0 : v[i];
+    return;
+  case Activation::None:
     return;
   }
 }
