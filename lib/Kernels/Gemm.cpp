@@ -300,6 +300,19 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
   bool fusedAct = activationInRegisters(e.act);
   int64_t kBlocks = (p.k + kKC - 1) / kKC;
   int64_t kcMax = (p.k + kBlocks - 1) / kBlocks;
+  // A plain A of one row block used by several column blocks (a matmul over
+  // a few rows, BERT's 128 x 3072 x 768): pack its rows once, all of K, in
+  // the pre-packed layout, instead of once per column block.
+  GemmOperand a = p.a;
+  int64_t aRow0 = 0; // the row the packed panels start at
+  if (!a.packed && rowEnd - rowBegin <= kMC && colEnd - colBegin > kNC) {
+    float *buf =
+        scratchA.get<float>(size_t(roundUp(rowEnd - rowBegin, kPR) * p.k));
+    packABlock(p.a, p.m, rowBegin, rowEnd - rowBegin, 0, p.k, buf);
+    a.data = buf;
+    a.packed = true;
+    aRow0 = rowBegin;
+  }
   for (int64_t jc = colBegin; jc < colEnd; jc += kNC) {
     int64_t nc = std::min(kNC, colEnd - jc);
     for (int64_t pc = 0; pc < p.k; pc += kcMax) {
@@ -323,12 +336,12 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
         int64_t mc = std::min(kMC, rowEnd - ic);
         const float *aBlock;
         int64_t aPanelStride;
-        if (p.a.packed) {
-          aBlock = p.a.data + (ic / kPR) * p.k * kPR + pc * kPR;
+        if (a.packed) {
+          aBlock = a.data + ((ic - aRow0) / kPR) * p.k * kPR + pc * kPR;
           aPanelStride = p.k * kPR;
         } else {
           float *buf = scratchA.get<float>(size_t(roundUp(mc, kPR) * kc));
-          packABlock(p.a, p.m, ic, mc, pc, kc, buf);
+          packABlock(a, p.m, ic, mc, pc, kc, buf);
           aBlock = buf;
           aPanelStride = kc * kPR;
         }
