@@ -281,3 +281,46 @@ def test_deconv_bias_batchnorm_relu_sigmoid_run_in_the_deconv_kernel(tmp_path):
     art, kinds = compile_and_kernels(tmp_path, path)
     assert kinds == [("kernel", "deconv2d_gemm_f32")] * 2, kinds
     run_everywhere(tmp_path, art, {"x": x}, {"y": want}, 1e-5, 1e-6)
+
+
+@pytest.mark.parametrize("group,stride,per_channel", [(1, 1, False), (2, 2, True)],
+                         ids=["scalar", "grouped-strided-per-channel"])
+def test_affine_folded_into_the_next_unpadded_conv(tmp_path, group, stride, per_channel):
+    """x * s + t before a convolution without padding (PP-LCNet's learnable
+    affine before a 1x1 conv) folds into its filter and bias: one conv kernel
+    dispatch, matching ONNX Runtime; before a padded conv it stays."""
+    rng = np.random.default_rng(11)
+    c, o = 4, 6
+    x = rng.standard_normal((1, c, 9, 7)).astype(np.float32)
+    shape = (1, c, 1, 1) if per_channel else (1,)
+    s = (rng.random(shape) + 0.5).astype(np.float32)
+    t = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal((o, c // group, 1, 1)).astype(np.float32)
+    w3 = rng.standard_normal((o, o, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(o).astype(np.float32)
+    inits = [numpy_helper.from_array(a, n) for a, n in
+             [(s, "s"), (t, "t"), (w, "w"), (b, "b"), (w3, "w3")]]
+    nodes = [
+        helper.make_node("Mul", ["s", "x"], ["m"]),
+        helper.make_node("Add", ["m", "t"], ["a"]),
+        helper.make_node("Conv", ["a", "w", "b"], ["y1"], kernel_shape=[1, 1], group=group,
+                         strides=[stride, stride]),
+        helper.make_node("Relu", ["y1"], ["r"]),
+        helper.make_node("Mul", ["r", "s2"], ["m2"]),
+        helper.make_node("Add", ["m2", "t2"], ["a2"]),
+        helper.make_node("Conv", ["a2", "w3"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+    ]
+    inits += [numpy_helper.from_array(np.array([1.5], np.float32), "s2"),
+              numpy_helper.from_array(np.array([0.25], np.float32), "t2")]
+    oh = (9 - 1) // stride + 1
+    ow = (7 - 1) // stride + 1
+    path = save(tmp_path, nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, (1, o, oh, ow))], inits)
+    want = ort.InferenceSession(path.as_posix(), providers=["CPUExecutionProvider"]).run(
+        None, {"x": x})[0]
+    art, kinds = compile_and_kernels(tmp_path, path)
+    # The first affine is gone; the second (before the padded conv) stays.
+    assert [k for _, k in kinds].count("mul_bcast_f32") == 1, kinds
+    assert [k for _, k in kinds].count("add_bcast_f32") == 1, kinds
+    assert kinds[0][1].startswith("conv2d_"), kinds
+    run_everywhere(tmp_path, art, {"x": x}, {"y": want}, 1e-4, 1e-4)

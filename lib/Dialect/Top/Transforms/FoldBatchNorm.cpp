@@ -239,14 +239,118 @@ struct FoldAffine : OpRewritePattern<OpTy> {
   WeightNamer &namer;
 };
 
+/// A per-input-channel affine map before a convolution that reads no
+/// padding is folded into its filter and bias (every tap reads the input,
+/// so conv(x * s + t, W, b) == conv(x, W * s[c], b + sum W * t[c])): the
+/// `x * s + t` blocks (PP-LCNet's learnable affine) before 1x1 convs.
+struct FoldAffineIntoConv : OpRewritePattern<ConvOp> {
+  FoldAffineIntoConv(MLIRContext *ctx, WeightNamer &namer)
+      : OpRewritePattern(ctx), namer(namer) {}
+
+  /// `v`'s (Add or Mul) non-constant operand and the constant's per-channel
+  /// values, when `v` has one use and applies no relu.
+  template <typename OpTy>
+  static std::optional<std::pair<Value, std::vector<double>>>
+  affineStep(Value v, RankedTensorType type, int64_t channels) {
+    auto op = v.getDefiningOp<OpTy>();
+    if (!op || !v.hasOneUse() || op.getDoRelu() || op.getType() != type)
+      return std::nullopt;
+    for (auto [x, k] : {std::pair(op.getLhs(), op.getRhs()),
+                        std::pair(op.getRhs(), op.getLhs())})
+      if (x.getType() == type)
+        if (std::optional<std::vector<double>> values =
+                perChannel(k, type, channels))
+          return std::pair(x, *values);
+    return std::nullopt;
+  }
+
+  LogicalResult matchAndRewrite(ConvOp conv,
+                                PatternRewriter &rewriter) const override {
+    auto inType = dyn_cast<RankedTensorType>(conv.getInput().getType());
+    if (!inType || !inType.hasStaticShape() || inType.getRank() < 3 ||
+        !isa<FloatType>(inType.getElementType()) || conv.getInputZp() ||
+        conv.getWeightZp() || conv.getLayout() != Layout::NCHW ||
+        conv.getGroup() < 1)
+      return rewriter.notifyMatchFailure(conv, "not a float NCHW conv");
+    if (std::optional<ArrayRef<int64_t>> pads = conv.getPads())
+      if (llvm::any_of(*pads, [](int64_t p) { return p != 0; }))
+        return rewriter.notifyMatchFailure(conv, "pads read zeros");
+    int64_t c = inType.getDimSize(1), g = conv.getGroup();
+    std::optional<Tensor> filter = constantValue(conv.getFilter());
+    if (!filter || !isFloat(filter->dtype()) || filter->rank() < 3 ||
+        c % g != 0 || filter->dim(1) * g != c || filter->dim(0) % g != 0)
+      return rewriter.notifyMatchFailure(conv, "filter is not a constant");
+    int64_t o = filter->dim(0);
+    std::vector<double> bias(o, 0.0);
+    if (!isNone(conv.getBias())) {
+      std::optional<Tensor> b = constantValue(conv.getBias());
+      if (!b || b->numElements() != o)
+        return rewriter.notifyMatchFailure(conv, "bias is not a constant");
+      for (int64_t i = 0; i < o; ++i)
+        bias[i] = b->getAsDouble(i);
+    }
+    // x * s + t, x * s, or x + t.
+    Value x = conv.getInput();
+    Operation *first = nullptr;
+    std::vector<double> scale(c, 1.0), shift(c, 0.0);
+    if (auto step = affineStep<AddOp>(x, inType, c)) {
+      first = x.getDefiningOp();
+      std::tie(x, shift) = *step;
+    }
+    if (auto step = affineStep<MulOp>(x, inType, c)) {
+      first = first ? first : x.getDefiningOp();
+      std::tie(x, scale) = *step;
+    }
+    if (!first)
+      return rewriter.notifyMatchFailure(conv, "no affine map before it");
+
+    Tensor w = filter->clone();
+    int64_t perGroupOut = o / g, cl = filter->dim(1), inner = 1;
+    for (int64_t d = 2; d < w.rank(); ++d)
+      inner *= w.dim(d);
+    for (int64_t oc = 0; oc < o; ++oc)
+      for (int64_t j = 0; j < cl; ++j) {
+        int64_t ch = oc / perGroupOut * cl + j;
+        for (int64_t k = 0; k < inner; ++k) {
+          int64_t i = (oc * cl + j) * inner + k;
+          double v = w.getAsDouble(i);
+          bias[oc] += v * shift[ch];
+          w.setFromDouble(i, v * scale[ch]);
+        }
+      }
+    Tensor b(w.dtype(), {o});
+    for (int64_t i = 0; i < o; ++i)
+      b.setFromDouble(i, bias[i]);
+    auto filterType = cast<RankedTensorType>(conv.getFilter().getType());
+    std::string base = "conv";
+    if (auto name = dyn_cast<NameLoc>(conv.getLoc()))
+      base = name.getName().str();
+    rewriter.setInsertionPoint(conv);
+    WeightOp newFilter = createWeight(rewriter, conv.getLoc(), namer,
+                                      base + "_affine_filter", w, filterType);
+    WeightOp newBias =
+        createWeight(rewriter, conv.getLoc(), namer, base + "_affine_bias", b,
+                     RankedTensorType::get({o}, filterType.getElementType()));
+    rewriter.modifyOpInPlace(conv, [&] {
+      conv.getInputMutable().assign(x);
+      conv.getFilterMutable().assign(newFilter.getOutput());
+      conv.getBiasMutable().assign(newBias.getOutput());
+    });
+    // The Add / Mul have no other user: gone.
+    rewriter.eraseOp(first);
+    return success();
+  }
+  WeightNamer &namer;
+};
+
 struct TopFoldBatchNormPass
     : public strata::top::impl::TopFoldBatchNormBase<TopFoldBatchNormPass> {
   void runOnOperation() override {
     WeightNamer namer(getOperation());
     RewritePatternSet patterns(&getContext());
-    patterns
-        .add<FoldBatchNorm, FoldAffine<MulOp, true>, FoldAffine<AddOp, false>>(
-            &getContext(), namer);
+    patterns.add<FoldBatchNorm, FoldAffine<MulOp, true>,
+                 FoldAffine<AddOp, false>, FoldAffineIntoConv>(&getContext(),
+                                                               namer);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

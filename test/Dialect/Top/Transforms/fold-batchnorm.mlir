@@ -119,3 +119,44 @@ func.func @deconv_relu_bn(%arg0: tensor<1x2x3x3xf32>) -> tensor<1x2x6x6xf32> {
   %2 = top.BatchNorm(%1, %m, %m, %n, %n) : (tensor<1x2x6x6xf32>, tensor<2xf32>, tensor<2xf32>, none, none) -> tensor<1x2x6x6xf32>
   return %2 : tensor<1x2x6x6xf32>
 }
+
+// -----
+
+// x * s + t (scalars, either operand order) before a 1x1 convolution folds
+// into its filter and bias; before a padded 3x3 one it stays (the padding
+// reads zeros, not t).
+// CHECK-LABEL: func @affine_before_conv
+// CHECK-NOT: top.Mul
+// CHECK-NOT: top.Add
+// CHECK: %[[F:.*]] = top.Weight() {name = "pw_affine_filter", value = dense_resource
+// CHECK: %[[B:.*]] = top.Weight() {name = "pw_affine_bias", value = dense_resource
+// CHECK: top.Conv(%{{.*}}, %[[F]], %[[B]])
+func.func @affine_before_conv(%arg0: tensor<1x2x4x4xf32>) -> tensor<1x3x4x4xf32> {
+  %0 = top.Input(%arg0) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %s = top.Weight() {name = "s", value = dense<2.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %t = top.Weight() {name = "t", value = dense<0.5> : tensor<1xf32>} : () -> tensor<1xf32>
+  %w = top.Weight() {name = "w", value = dense<1.0> : tensor<3x2x1x1xf32>} : () -> tensor<3x2x1x1xf32>
+  %b = top.Weight() {name = "b", value = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>} : () -> tensor<3xf32>
+  %1 = top.Mul(%s, %0) : (tensor<1xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %2 = top.Add(%1, %t) : (tensor<1x2x4x4xf32>, tensor<1xf32>) -> tensor<1x2x4x4xf32>
+  %3 = top.Conv(%2, %w, %b) {kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32> loc("pw")
+  return %3 : tensor<1x3x4x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @affine_before_padded_conv
+// CHECK: top.Mul
+// CHECK: top.Add
+// CHECK: top.Conv
+func.func @affine_before_padded_conv(%arg0: tensor<1x2x4x4xf32>) -> tensor<1x3x4x4xf32> {
+  %0 = top.Input(%arg0) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %s = top.Weight() {name = "s", value = dense<2.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %t = top.Weight() {name = "t", value = dense<0.5> : tensor<1xf32>} : () -> tensor<1xf32>
+  %w = top.Weight() {name = "w", value = dense<1.0> : tensor<3x2x3x3xf32>} : () -> tensor<3x2x3x3xf32>
+  %n = top.None() : () -> none
+  %1 = top.Mul(%0, %s) : (tensor<1x2x4x4xf32>, tensor<1xf32>) -> tensor<1x2x4x4xf32>
+  %2 = top.Add(%t, %1) : (tensor<1xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %3 = top.Conv(%2, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>, none) -> tensor<1x3x4x4xf32>
+  return %3 : tensor<1x3x4x4xf32>
+}
