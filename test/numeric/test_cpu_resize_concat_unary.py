@@ -17,6 +17,11 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+# These tests compile for the CPU themselves: run them once, not again in the
+# STRATA_NUMERIC_BACKEND=compiled pass over test/numeric.
+pytestmark = pytest.mark.skipif(os.environ.get("STRATA_NUMERIC_BACKEND") == "compiled",
+                                reason="compiles for the CPU already")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("STRATA_BIN_DIR", os.path.join(ROOT, "build", "bin"))
 STRATA = os.path.join(BIN, "strata")
