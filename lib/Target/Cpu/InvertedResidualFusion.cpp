@@ -97,7 +97,8 @@ std::optional<KernelDispatchPlan> planInvertedResidual(func::FuncOp fn,
       q3.size() != size_t(kabi::kConv1x1StrategyParams) ||
       q2.size() != size_t(kabi::kConvStrategyParams))
     return fail("unexpected strategy params");
-  kn::Conv2dShape d = kabi::convShapeFromParams(kabi::kConvDepthwise, q2.data());
+  kn::Conv2dShape d =
+      kabi::convShapeFromParams(kabi::kConvDepthwise, q2.data());
   if (d.kh != 3 || d.kw != 3 || d.dh != 1 || d.dw != 1 || d.sh != d.sw ||
       (d.sh != 1 && d.sh != 2) || d.g != d.c || d.o != d.c)
     return fail("the depthwise convolution is not 3x3, dilation 1, stride 1 "
@@ -219,9 +220,8 @@ unsigned fuseInvertedResiduals(ModuleOp module, func::FuncOp main) {
     SmallVector<SmallVector<unsigned>> argOf(3);
     for (int k = 0; k < 3; ++k)
       for (Value v : chain[k].getOperands())
-        argOf[k].push_back(k > 0 && v == chain[k - 1].getResult(0)
-                               ? ~0u
-                               : argFor(v));
+        argOf[k].push_back(k > 0 && v == chain[k - 1].getResult(0) ? ~0u
+                                                                   : argFor(v));
     OpBuilder mb(fns[0]);
     auto merged = func::FuncOp::create(
         mb, fns[0].getLoc(), (fns[0].getSymName() + "_invres").str(),
@@ -235,8 +235,8 @@ unsigned fuseInvertedResiduals(ModuleOp module, func::FuncOp main) {
     for (int k = 0; k < 3; ++k) {
       IRMapping map;
       for (auto [i, arg] : llvm::enumerate(fns[k].getArguments()))
-        map.map(arg, argOf[k][i] == ~0u ? inside
-                                        : entry->getArgument(argOf[k][i]));
+        map.map(arg,
+                argOf[k][i] == ~0u ? inside : entry->getArgument(argOf[k][i]));
       for (Operation &o : fns[k].front()) {
         if (auto ret = dyn_cast<func::ReturnOp>(o))
           inside = map.lookup(ret.getOperand(0));
@@ -245,13 +245,15 @@ unsigned fuseInvertedResiduals(ModuleOp module, func::FuncOp main) {
       }
     }
     func::ReturnOp::create(bb, c.getLoc(), inside);
+    // Planned with its call in place (the filters must be constants there).
+    OpBuilder cb(c);
+    auto call = func::CallOp::create(cb, c.getLoc(), merged, operands);
     std::string why;
     if (!planInvertedResidual(merged, why)) {
+      call.erase();
       merged.erase();
       continue;
     }
-    OpBuilder cb(c);
-    auto call = func::CallOp::create(cb, c.getLoc(), merged, operands);
     c.getResult(0).replaceAllUsesWith(call.getResult(0));
     for (func::CallOp old : {c, b, a}) {
       erased.insert(old);
