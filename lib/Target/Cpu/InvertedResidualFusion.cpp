@@ -36,11 +36,12 @@ bool staticF32(Value v) {
   return t && t.hasStaticShape() && t.getElementType().isF32();
 }
 
-/// The ops of a dispatch function other than its return.
+/// The ops of a dispatch function other than its return and the top.None
+/// of an absent bias.
 SmallVector<Operation *> bodyOps(func::FuncOp fn) {
   SmallVector<Operation *> ops;
   for (Operation &o : fn.front())
-    if (!isa<func::ReturnOp>(o))
+    if (!isa<func::ReturnOp, top::NoneOp>(o))
       ops.push_back(&o);
   return ops;
 }
