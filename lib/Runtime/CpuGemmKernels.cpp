@@ -387,7 +387,15 @@ bool convWinogradCheck(const std::vector<BufferInfo> &b,
 // residual. Workgroups split the (image, strip) units.
 
 enum InvResBinding {
-  kIrIn, kIrW1, kIrB1, kIrDw, kIrB2, kIrW3, kIrB3, kIrOut, kIrResidual
+  kIrIn,
+  kIrW1,
+  kIrB1,
+  kIrDw,
+  kIrB2,
+  kIrW3,
+  kIrB3,
+  kIrOut,
+  kIrResidual
 };
 
 kn::InvertedResidualShape invResShape(const int64_t *p) {
@@ -445,8 +453,8 @@ bool invResCheck(const std::vector<BufferInfo> &b,
     const int64_t *q = p.data() + 13 + 4 * k;
     std::string stage = kStage[k];
     if (!isFlag(q[0])) {
-      error = stage + " has_bias is " + std::to_string(q[0]) +
-              ", must be 0 or 1";
+      error =
+          stage + " has_bias is " + std::to_string(q[0]) + ", must be 0 or 1";
       return false;
     }
     if (q[1] < 0 || q[1] >= kn::kActivationCount) {
