@@ -7,12 +7,11 @@ symmetric and asymmetric pads, with and without the residual. Tolerance:
 rtol 1e-4 plus 2e-5 * max |y| (f32 sums of 16-100 products per stage). A
 smaller block stays three kernels."""
 import json
-import os
 
 import numpy as np
 import pytest
 
-from test_cpu_kernels import ISAS, conv_ref, strata, ty, weight
+from test_cpu_kernels import conv_ref, run_every_isa, strata, ty, weight
 
 
 def block(c, h, w, e, p, stride, pads, residual, seed):
@@ -90,17 +89,7 @@ def test_block_is_one_fused_kernel(tmp_path, c, h, w, e, p, stride, pads, residu
     # Both 1x1 filters packed (12-row panels), the depthwise filter plain.
     panels = lambda rows: (rows + 11) // 12 * 12
     assert f"packed weights: {4 * (panels(e) * c + panels(p) * e)} bytes" in report, report
-    np.savez(tmp_path / "in.npz", x=x)
-    atol = 2e-5 * np.abs(y).max()
-    for isa in ISAS:
-        for threads in (1, 2):
-            env = dict(os.environ, STRATA_CPU_ISA=isa)
-            r = strata("run", art, "--input", tmp_path / "in.npz", "--output",
-                       tmp_path / "out.npz", "--threads", threads, env=env)
-            assert r.returncode == 0, r.stderr
-            with np.load(tmp_path / "out.npz") as z:
-                np.testing.assert_allclose(z["y"], y, rtol=1e-4, atol=atol,
-                                           err_msg=f"{isa}, {threads} threads")
+    run_every_isa(tmp_path, art, {"x": x}, y, atol=2e-5 * np.abs(y).max())
 
 
 def test_small_block_stays_three_kernels(tmp_path):
