@@ -25,7 +25,8 @@ bool isRuntimeKernel(std::string_view name) {
                         kMatmulGemmI8, kConv1x1I8, kConvIm2colI8,
                         kConvDepthwiseI8, kMatmulGemmBf16,
                         kSoftmax, kLayerNorm, kMaxPool, kAvgPool,
-                        kGlobalAvgPool, kDeconv, kAddRequantI8})
+                        kGlobalAvgPool, kDeconv, kAddRequantI8,
+                        kInvertedResidual})
     if (name == k)
       return true;
   for (const char *k : kBinaryKernels)
@@ -67,6 +68,13 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
     return product({0, 1, 2, 3});
   if (kernel == kConv1x1 || kernel == kConv1x1I8)
     return product({0, 1, 2, 3});
+  if (kernel == kInvertedResidual) {
+    // N * (H * W * C * E + OH * OW * E * (9 + P))
+    if (count < 13)
+      return 0;
+    return double(p[0]) * (double(p[2] * p[3]) * double(p[1] * p[4]) +
+                           double(p[11] * p[12]) * double(p[4] * (9 + p[5])));
+  }
   if (kernel == kDeconv) {
     // N * C * H * W * (O / G) * KH * KW
     if (count < kConvStrategyParams || p[17] < 1)

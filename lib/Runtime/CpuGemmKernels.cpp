@@ -12,6 +12,7 @@
 #include "CpuKernels.h"
 
 #include "strata/Kernels/Conv.h"
+#include "strata/Kernels/InvertedResidual.h"
 #include "strata/Kernels/KernelAbi.h"
 #include "strata/Kernels/Winograd.h"
 
@@ -380,6 +381,124 @@ bool convWinogradCheck(const std::vector<BufferInfo> &b,
                            kn::winogradFilterBytes);
 }
 
+// Inverted residual: [N, C, H, W, E, P, stride, PT, PL, PB, PR, OH, OW,
+// (has_bias, act, p0, p1) x 3, has_residual, strip_rows]. Bindings: input,
+// w1 (packed A), b1, depthwise filter, b2, w3 (packed A), b3, output,
+// residual. Workgroups split the (image, strip) units.
+
+enum InvResBinding {
+  kIrIn,
+  kIrW1,
+  kIrB1,
+  kIrDw,
+  kIrB2,
+  kIrW3,
+  kIrB3,
+  kIrOut,
+  kIrResidual
+};
+
+kn::InvertedResidualShape invResShape(const int64_t *p) {
+  kn::InvertedResidualShape s;
+  s.n = p[0], s.c = p[1], s.h = p[2], s.w = p[3], s.e = p[4], s.p = p[5];
+  s.stride = p[6], s.pt = p[7], s.pl = p[8], s.pb = p[9], s.pr = p[10];
+  s.oh = p[11], s.ow = p[12];
+  return s;
+}
+
+int64_t invResStripRows(const kn::InvertedResidualShape &s, const int64_t *p) {
+  int64_t rows = p[26];
+  return rows > 0 ? std::min(rows, s.oh)
+                  : kn::invertedResidualStripRows(
+                        s, kn::invertedResidualCacheBytes());
+}
+
+int invResKernel(void *const *bindings, const int64_t *p, int64_t id,
+                 int64_t count) {
+  kn::InvertedResidualShape s = invResShape(p);
+  auto f = [&](int i) { return static_cast<const float *>(bindings[i]); };
+  kn::InvertedResidualWeights wt;
+  wt.w1 = f(kIrW1), wt.dw = f(kIrDw), wt.w3 = f(kIrW3);
+  const float *biases[] = {f(kIrB1), f(kIrB2), f(kIrB3)};
+  const float **bias[] = {&wt.b1, &wt.b2, &wt.b3};
+  kn::Epilogue *epi[] = {&wt.e1, &wt.e2, &wt.e3};
+  for (int k = 0; k < 3; ++k) {
+    const int64_t *q = p + 13 + 4 * k;
+    *bias[k] = q[0] ? biases[k] : nullptr;
+    epi[k]->act = kn::Activation(q[1]);
+    epi[k]->p0 = kabi::paramFloat(q[2]);
+    epi[k]->p1 = kabi::paramFloat(q[3]);
+  }
+  wt.residual = p[25] ? f(kIrResidual) : nullptr;
+  int64_t rows = invResStripRows(s, p);
+  int64_t begin, end;
+  split(kn::invertedResidualUnits(s, rows), id, count, begin, end);
+  return kn::invertedResidual(s, wt, f(kIrIn),
+                              static_cast<float *>(bindings[kIrOut]), rows,
+                              begin, end)
+             ? 0
+             : 1;
+}
+
+bool invResCheck(const std::vector<BufferInfo> &b,
+                 const std::vector<int64_t> &p, std::string &error) {
+  kn::InvertedResidualShape s = invResShape(p.data());
+  std::string why = kn::checkInvertedResidualShape(s);
+  if (!why.empty()) {
+    error = why;
+    return false;
+  }
+  static const char *const kStage[] = {"expansion", "depthwise", "projection"};
+  for (int k = 0; k < 3; ++k) {
+    const int64_t *q = p.data() + 13 + 4 * k;
+    std::string stage = kStage[k];
+    if (!isFlag(q[0])) {
+      error =
+          stage + " has_bias is " + std::to_string(q[0]) + ", must be 0 or 1";
+      return false;
+    }
+    if (q[1] < 0 || q[1] >= kn::kActivationCount) {
+      error = stage + " activation is " + std::to_string(q[1]) +
+              ", must be in [0, " + std::to_string(kn::kActivationCount) + ")";
+      return false;
+    }
+    if (q[2] < 0 || q[2] > UINT32_MAX || q[3] < 0 || q[3] > UINT32_MAX) {
+      error = stage + " activation param is not the bit pattern of an f32";
+      return false;
+    }
+  }
+  if (!isFlag(p[25])) {
+    error = "has_residual is " + std::to_string(p[25]) + ", must be 0 or 1";
+    return false;
+  }
+  if (p[26] < 0) {
+    error = "strip_rows is " + std::to_string(p[26]) + ", must be >= 0";
+    return false;
+  }
+  int64_t in, out, dw;
+  if (!product({s.n, s.c, s.h, s.w}, in) ||
+      !product({s.n, s.p, s.oh, s.ow}, out) || !product({s.e, 9}, dw)) {
+    error = "a tensor's element count overflows";
+    return false;
+  }
+  uint64_t w1 = kn::packedABytes(s.e, s.c), w3 = kn::packedABytes(s.p, s.e);
+  if (w1 == 0 || w3 == 0) {
+    error = "a packed filter's size overflows";
+    return false;
+  }
+  return needBytes(b, kIrIn, in, 4, "input", error) &&
+         needBytes(b, kIrW1, int64_t(w1 / 4), 4, "packed expansion filter",
+                   error) &&
+         (!p[13] || needBytes(b, kIrB1, s.e, 4, "expansion bias", error)) &&
+         needBytes(b, kIrDw, dw, 4, "depthwise filter", error) &&
+         (!p[17] || needBytes(b, kIrB2, s.e, 4, "depthwise bias", error)) &&
+         needBytes(b, kIrW3, int64_t(w3 / 4), 4, "packed projection filter",
+                   error) &&
+         (!p[21] || needBytes(b, kIrB3, s.p, 4, "projection bias", error)) &&
+         needBytes(b, kIrOut, out, 4, "output", error) &&
+         (!p[25] || needBytes(b, kIrResidual, out, 4, "residual", error));
+}
+
 constexpr unsigned kWritesOut = 1u << kOut;
 const CpuKernel kGemmKernels[] = {
     {kabi::kMatmulGemm, kabi::kKernelBindings, kabi::kMatmulParams, kWritesOut,
@@ -396,6 +515,8 @@ const CpuKernel kGemmKernels[] = {
      convDepthwiseCheck, convDepthwiseKernel},
     {kabi::kConvWinograd, kabi::kKernelBindings, kabi::kConvWinogradParams,
      kWritesOut, convWinogradCheck, convWinogradKernel},
+    {kabi::kInvertedResidual, kabi::kInvertedResidualBindings,
+     kabi::kInvertedResidualParams, 1u << kIrOut, invResCheck, invResKernel},
 };
 
 } // namespace

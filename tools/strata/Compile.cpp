@@ -452,6 +452,9 @@ static int compileCpu(mlir::MLIRContext &context,
       if (r.residualAddsFused)
         outs() << "  residual adds fused into a kernel epilogue: "
                << r.residualAddsFused << "\n";
+      if (r.invertedResidualsFused)
+        outs() << "  inverted-residual blocks fused into one kernel: "
+               << r.invertedResidualsFused << "\n";
       for (const auto &[impl, n] : r.kernelsNotAvailable) {
         outs() << "  strategy chose '" << impl << "' for " << n
                << " op(s); the codegen fallback compiled them";

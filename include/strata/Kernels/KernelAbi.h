@@ -151,6 +151,18 @@ inline constexpr int64_t kDeconvParams = 18 + 4;
 inline constexpr int64_t kEpilogueParams = 5;
 inline constexpr int64_t kResidualBinding = 4;
 
+/// The fused inverted-residual block (strata/Kernels/InvertedResidual.h):
+/// 1x1 expansion, 3x3 depthwise, 1x1 projection. Bindings (input, w1
+/// packed as a GEMM A operand E x C, b1, depthwise filter E x 1 x 3 x 3,
+/// b2, w3 packed E x P -> P x E A operand, b3, output, residual; an absent
+/// bias or residual binds the output, not read). Params: N, C, H, W, E, P,
+/// stride, PT, PL, PB, PR, OH, OW, then per stage has_bias, activation, p0,
+/// p1 (three times), has_residual, strip_rows (0: from the cache size at
+/// run time).
+inline constexpr const char *kInvertedResidual = "conv2d_inverted_residual_f32";
+inline constexpr int64_t kInvertedResidualBindings = 9;
+inline constexpr int64_t kInvertedResidualParams = 13 + 3 * 4 + 2;
+
 inline constexpr int64_t kMatmulParams =
     kMatmulStrategyParams + 3 + kEpilogueParams;
 inline constexpr int64_t kConv1x1Params =

@@ -432,20 +432,8 @@ std::optional<KernelDispatchPlan> planOpKernel(func::FuncOp fn, Operation *op,
 
 } // namespace
 
-std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
+std::optional<KernelDispatchPlan> strategyKernelPlan(Operation *op,
                                                      std::string &why) {
-  // An outlined int8 Add chain runs the int8 Add kernel.
-  if (fn->hasAttr(kFuseElementwiseAttr))
-    if (std::optional<KernelDispatchPlan> plan = planInt8AddDispatch(fn, why))
-      return plan;
-  // The first op with an implementation (an int8 kernel's fused Requant
-  // follows it).
-  Operation *op = nullptr;
-  for (Operation &o : fn.front())
-    if (!op && o.hasAttr("strata.impl"))
-      op = &o;
-  if (!op)
-    return std::nullopt;
   auto implName = op->getAttrOfType<StringAttr>("strata.impl");
   if (!implName) {
     why = "its implementation is chosen at run time (a guard)";
@@ -477,6 +465,33 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     }
     plan.params.push_back(*v);
   }
+  return plan;
+}
+
+std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
+                                                     std::string &why) {
+  if (fn->hasAttr(kInvertedResidualAttr))
+    return planInvertedResidual(fn, why);
+  // An outlined int8 Add chain runs the int8 Add kernel.
+  if (fn->hasAttr(kFuseElementwiseAttr))
+    if (std::optional<KernelDispatchPlan> plan = planInt8AddDispatch(fn, why))
+      return plan;
+  // The first op with an implementation (an int8 kernel's fused Requant
+  // follows it).
+  Operation *op = nullptr;
+  for (Operation &o : fn.front())
+    if (!op && o.hasAttr("strata.impl"))
+      op = &o;
+  if (!op)
+    return std::nullopt;
+  std::optional<KernelDispatchPlan> strategyPlan = strategyKernelPlan(op, why);
+  if (!strategyPlan)
+    return std::nullopt;
+  KernelDispatchPlan plan = std::move(*strategyPlan);
+  std::optional<strategy::Implementation> impl =
+      strategy::builtinRegistry()
+          .lookup(op->getName().getStringRef().str(), "cpu")
+          .find(plan.implementation);
   if (kabi::isInt8Kernel(plan.kernel))
     return planInt8KernelDispatch(fn, op, std::move(plan), why);
   if (plan.kernel == kabi::kMatmulGemmBf16)

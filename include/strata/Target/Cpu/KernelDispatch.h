@@ -56,7 +56,44 @@ struct KernelDispatchPlan {
   /// -1: none).
   bool residualFused = false;
   int inPlaceOperand = -1;
+
+  /// Further constant weights packed as GEMM A operands (kernels::packA of
+  /// the row-major rows x cols weight; the inverted-residual kernel's two
+  /// 1x1 filters): binding index and shape. The weight must be a constant.
+  struct GemmAPack {
+    int binding;
+    int64_t rows, cols;
+  };
+  std::vector<GemmAPack> gemmAPacks;
 };
+
+/// The attribute fuseInvertedResiduals puts on the dispatch functions it
+/// makes (expansion, depthwise and projection convolutions, then the
+/// optional residual Add).
+constexpr const char *kInvertedResidualAttr = "strata.inverted_residual";
+
+/// The kernel name, implementation and strategy params the strategy chose
+/// for `op` (nullopt, `why` set when it is not a runtime kernel call or a
+/// param is not static).
+std::optional<KernelDispatchPlan> strategyKernelPlan(mlir::Operation *op,
+                                                     std::string &why);
+
+/// Fuses MobileNetV2-style inverted-residual blocks: three calls in `main`
+/// of kernel dispatches — a 1x1 convolution (conv2d_1x1_gemm_f32), a 3x3
+/// depthwise convolution of its result (stride 1 or 2, dilation 1) and a
+/// 1x1 convolution of that (with its residual Add if fuseResidualAdds fused
+/// one), each result read only by the next, every filter a constant —
+/// become one call of the conv2d_inverted_residual_f32 kernel when the
+/// expanded tensor is over kInvertedResidualMinBytes. Returns how many.
+unsigned fuseInvertedResiduals(mlir::ModuleOp module, mlir::func::FuncOp main);
+/// Below this many bytes of expanded tensor (E x H x W floats per image)
+/// the three kernels stay separate: the tensor stays in the L2 cache
+/// anyway and the separate kernels were measured faster.
+constexpr int64_t kInvertedResidualMinBytes = int64_t(1) << 20;
+
+/// The plan of a dispatch function fuseInvertedResiduals made.
+std::optional<KernelDispatchPlan> planInvertedResidual(mlir::func::FuncOp fn,
+                                                       std::string &why);
 
 /// The plan for the dispatch function `fn` (one outlined Top op, or one
 /// followed by the residual Add fuseResidualAdds merged into it), or
