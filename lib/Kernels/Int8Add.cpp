@@ -33,9 +33,9 @@ int32_t byteValue(const Int8AddParams::Input &in, uint8_t byte) {
   return in.isUnsigned ? int32_t(byte) : int32_t(int8_t(byte));
 }
 
-} // namespace
-
-bool detail::int8AddFastForm(const Int8AddParams &p, detail::Int8AddFast &k) {
+/// The vector path's constants, or false when its arithmetic would not be
+/// exact for these parameters.
+bool fastFormOf(const Int8AddParams &p, detail::Int8AddFast &k) {
   auto input = [](const Int8AddParams::Input &in,
                   detail::Int8AddFast::Input &f) {
     int32_t s = std::clamp(in.shift, 0, 63);
@@ -76,8 +76,6 @@ bool detail::int8AddFastForm(const Int8AddParams &p, detail::Int8AddFast &k) {
   k.qmax = int16_t(p.qmax);
   return true;
 }
-
-namespace {
 
 template <typename T>
 void tableLoop(const Int8AddParams &p, const uint8_t *a, const uint8_t *b, T *y,
@@ -140,7 +138,7 @@ void int8Add(const Int8AddParams &p, const void *a, const void *b, void *y,
     break;
   }
   detail::Int8AddFast k;
-  if (vec && detail::int8AddFastForm(p, k)) {
+  if (vec && fastFormOf(p, k)) {
     vec(k, pa, pb, py, n);
     return;
   }

@@ -324,12 +324,6 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
     for (int64_t i = rowBegin; i < rowEnd; ++i)
       uk.epilogue(zeros.data(), 0, 1, colEnd - colBegin, i, colBegin, e,
                   outAt(i, colBegin), p.ldc);
-    if (p.residual.x)
-      for (int64_t i = rowBegin; i < rowEnd; ++i)
-        int8Add(*p.residual.add, outAt(i, colBegin),
-                static_cast<const uint8_t *>(p.residual.x) + i * p.ldc +
-                    colBegin,
-                outAt(i, colBegin), 0, colEnd - colBegin, path);
     return;
   }
   // The requantization in the microkernel's registers when the path has
@@ -337,31 +331,6 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
   detail::Int8FusedRows fr;
   bool fused =
       uk.fused && !p.aUnsigned && fusedRowsFor(e, rowBegin, rowEnd, fr);
-  // The fused residual Add: in vector lanes when its arithmetic is exact
-  // for the parameters, else int8Add's table loop.
-  const Int8Residual &res = p.residual;
-  detail::Int8AddFast addFast;
-  bool addVec = res.x && uk.add && detail::int8AddFastForm(*res.add, addFast);
-  // Output column of C's column j (the padded width's columns past each
-  // row dropped).
-  auto outCol = [&](int64_t j) {
-    return p.colPitch ? j / p.colPitch * p.colValid +
-                            std::min(j % p.colPitch, p.colValid)
-                      : j;
-  };
-  // Rows [r0, r0 + rows) x columns [j0, j1) of C are final: the Add over
-  // them while they are in cache.
-  auto addBlock = [&](int64_t r0, int64_t rows, int64_t j0, int64_t j1) {
-    int64_t o0 = outCol(j0), n = outCol(j1) - o0;
-    for (int64_t r = r0; r < r0 + rows; ++r) {
-      uint8_t *y = static_cast<uint8_t *>(p.c) + r * p.ldc + o0;
-      const uint8_t *x = static_cast<const uint8_t *>(res.x) + r * p.ldc + o0;
-      if (addVec)
-        uk.add(addFast, y, x, y, n);
-      else
-        int8Add(*res.add, y, x, y, 0, n, path);
-    }
-  };
   int64_t kBlocks = (kp + kKC - 1) / kKC;
   int64_t kcMax = roundUp((kp + kBlocks - 1) / kBlocks, 4);
   // The accumulators: one row block's with a single K block (each tile
@@ -439,8 +408,6 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
             }
           }
         }
-        if (last && res.x)
-          addBlock(ic, mc, jc, jc + nc);
       }
     }
   }
@@ -902,14 +869,6 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
                     const uint8_t *packed, const Int8Epilogue &e, void *y,
                     int64_t workgroups, int64_t begin, int64_t end,
                     Int8Path path) {
-  int8Conv2dGemmAdd(s, in, x, packed, e, Int8Residual(), y, workgroups, begin,
-                    end, path);
-}
-
-void int8Conv2dGemmAdd(const Conv2dShape &s, const Int8Input &in, const void *x,
-                       const uint8_t *packed, const Int8Epilogue &e,
-                       const Int8Residual &r, void *y, int64_t workgroups,
-                       int64_t begin, int64_t end, Int8Path path) {
   int64_t images = s.n * s.g;
   int64_t chunks = conv2dGemmUnits(s, workgroups) / images;
   int64_t og = s.o / s.g, cg = s.c / s.g, k = s.gemmK();
@@ -973,9 +932,6 @@ void int8Conv2dGemmAdd(const Conv2dShape &s, const Int8Input &in, const void *x,
     }
     p.c = static_cast<uint8_t *>(y) + (n * s.o + g * og) * ohw * elemBytes;
     p.ldc = ohw;
-    if (r.x && elemBytes == 1)
-      p.residual = {
-          static_cast<const uint8_t *>(r.x) + (n * s.o + g * og) * ohw, r.add};
     p.epilogue = e;
     // The channel arrays start at the group's first output channel.
     int64_t c0 = g * og;

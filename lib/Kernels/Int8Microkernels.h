@@ -13,7 +13,6 @@
 #ifndef STRATA_LIB_KERNELS_INT8MICROKERNELS_H
 #define STRATA_LIB_KERNELS_INT8MICROKERNELS_H
 
-#include "strata/Kernels/Int8Add.h"
 #include "strata/Kernels/Int8Gemm.h"
 
 #include <cstdint>
@@ -105,9 +104,6 @@ struct Int8AddFast {
 };
 using Int8AddKernel = void (*)(const Int8AddFast &k, const uint8_t *a,
                                const uint8_t *b, uint8_t *y, int64_t n);
-/// Int8AddFast's constants for `p`, or false when its arithmetic would not
-/// be exact for them (Int8Add.cpp).
-bool int8AddFastForm(const Int8AddParams &p, Int8AddFast &k);
 
 /// Four B panels at once: d(p)[c * 4 + q] = r[q][16 p + c] ^ x for panels
 /// p = 0..3 (destinations `panelStride` bytes apart), columns c = 0..15 and

@@ -8,7 +8,7 @@ namespace strata::kernels::kabi {
 
 Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p) {
   Conv2dShape s;
-  if (kernel == kConv1x1 || kernel == kConv1x1I8 || kernel == kConv1x1AddI8) {
+  if (kernel == kConv1x1 || kernel == kConv1x1I8) {
     s.n = p[0], s.c = p[1], s.h = s.oh = p[2], s.o = p[3];
     return s;
   }
@@ -25,8 +25,7 @@ bool isRuntimeKernel(std::string_view name) {
                         kMatmulGemmI8, kConv1x1I8, kConvIm2colI8,
                         kConvDepthwiseI8, kMatmulGemmBf16,
                         kSoftmax, kLayerNorm, kMaxPool, kAvgPool,
-                        kGlobalAvgPool, kDeconv, kAddRequantI8,
-                        kConv1x1AddI8, kConvIm2colAddI8})
+                        kGlobalAvgPool, kDeconv, kAddRequantI8})
     if (name == k)
       return true;
   for (const char *k : kBinaryKernels)
@@ -61,7 +60,7 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
       kernel == kMatmulBatched || kernel == kMatmulGemmI8 ||
       kernel == kMatmulGemmBf16)
     return product({0, 1, 2, 3});
-  if (kernel == kConv1x1 || kernel == kConv1x1I8 || kernel == kConv1x1AddI8)
+  if (kernel == kConv1x1 || kernel == kConv1x1I8)
     return product({0, 1, 2, 3});
   if (kernel == kDeconv) {
     // N * C * H * W * (O / G) * KH * KW
@@ -71,7 +70,7 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
   }
   if (kernel == kConvIm2col || kernel == kConvDepthwise ||
       kernel == kConvWinograd || kernel == kConvIm2colI8 ||
-      kernel == kConvDepthwiseI8 || kernel == kConvIm2colAddI8) {
+      kernel == kConvDepthwiseI8) {
     // N * O * OH * OW * (C / G) * KH * KW
     if (count < kConvStrategyParams || p[17] < 1)
       return 0;

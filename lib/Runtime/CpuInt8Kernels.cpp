@@ -324,11 +324,15 @@ int addKernel(void *const *bindings, const int64_t *p, int64_t id,
   return 0;
 }
 
-/// The Add's params after its count (p[1..15] of add_requant_i8's).
-bool checkAddParams(const int64_t *p, std::string &error) {
+bool addCheck(const std::vector<BufferInfo> &b, const std::vector<int64_t> &p,
+              std::string &error) {
+  if (p[0] < 0) {
+    error = "count is " + str(p[0]) + ", must be >= 0";
+    return false;
+  }
   const char *names[] = {"a", "b"};
   for (int i = 0; i < 2; ++i) {
-    const int64_t *in = p + 1 + 4 * i;
+    const int64_t *in = p.data() + 1 + 4 * i;
     if (!isFlag(in[0])) {
       error = std::string(names[i]) + "_unsigned is " + str(in[0]) +
               ", must be 0 or 1";
@@ -370,90 +374,9 @@ bool checkAddParams(const int64_t *p, std::string &error) {
             ", not an ordered range inside [" + str(lo) + ", " + str(hi) + "]";
     return false;
   }
-  return true;
-}
-
-bool addCheck(const std::vector<BufferInfo> &b, const std::vector<int64_t> &p,
-              std::string &error) {
-  if (p[0] < 0) {
-    error = "count is " + str(p[0]) + ", must be >= 0";
-    return false;
-  }
-  return checkAddParams(p.data(), error) &&
-         needBytes(b, 0, p[0], 1, "a", error) &&
+  return needBytes(b, 0, p[0], 1, "a", error) &&
          needBytes(b, 1, p[0], 1, "b", error) &&
          needBytes(b, 2, p[0], 1, "out", error);
-}
-
-//===----------------------------------------------------------------------===//
-// Convolutions with the residual Add: the base params, then the Add's after
-// its count (binding 4 the residual)
-//===----------------------------------------------------------------------===//
-
-constexpr int kResidual = 4;
-
-/// The Add params at `tail` (its p[1..15]) fit the convolution's output
-/// (epilogue params `ep`): input a is that 8-bit result, and the residual
-/// binding holds `count` bytes apart from the output.
-bool checkResidual(const std::vector<BufferInfo> &b, const int64_t *ep,
-                   const int64_t *tail, int64_t count, std::string &error) {
-  const int64_t *p = tail - 1; // indexed as add_requant_i8's params
-  if (!checkAddParams(p, error))
-    return false;
-  if (ep[4] == 0 || p[1] != int64_t(ep[4] == 2)) {
-    error = "out_kind is " + str(ep[4]) + " and a_unsigned " + str(p[1]) +
-            ": the Add's input a must be the convolution's 8-bit result";
-    return false;
-  }
-  if (p[10] != ep[4]) {
-    error = "the Add's out_kind " + str(p[10]) +
-            " differs from the convolution's " + str(ep[4]) +
-            " (the Add writes the output in place)";
-    return false;
-  }
-  return needBytes(b, kResidual, count, 1, "residual", error);
-}
-
-int convGemmAdd(void *const *bindings, const kn::Conv2dShape &s,
-                const int64_t *ep, int64_t id, int64_t count) {
-  kn::Int8PackedLayout l =
-      kn::int8PackedLayout(kn::Int8WeightKind::ConvFilter, s, 0, 0);
-  Int8Run r = makeRun(bindings, ep, l, /*perRow=*/true, /*withSums=*/true);
-  kn::Int8AddParams add = addParams(ep + kabi::kInt8EpilogueParams - 1);
-  int64_t begin, end;
-  split(kn::conv2dGemmUnits(s, count), id, count, begin, end);
-  kn::int8Conv2dGemmAdd(
-      s, r.in, bindings[kIn], static_cast<const uint8_t *>(bindings[kWeight]),
-      r.e, {bindings[kResidual], &add}, bindings[kOut], count, begin, end);
-  return 0;
-}
-
-int conv1x1AddKernel(void *const *bindings, const int64_t *p, int64_t id,
-                     int64_t count) {
-  return convGemmAdd(bindings, convShape(kabi::kConv1x1I8, p), p + 5, id,
-                     count);
-}
-bool conv1x1AddCheck(const std::vector<BufferInfo> &b,
-                     const std::vector<int64_t> &p, std::string &error) {
-  kn::Conv2dShape s = convShape(kabi::kConv1x1I8, p.data());
-  const int64_t *ep = p.data() + 5;
-  return conv1x1Check(b, p, error) &&
-         checkResidual(b, ep, ep + kabi::kInt8EpilogueParams,
-                       s.n * s.o * s.oh * s.ow, error);
-}
-
-int convIm2colAddKernel(void *const *bindings, const int64_t *p, int64_t id,
-                        int64_t count) {
-  return convGemmAdd(bindings, convShape(kabi::kConvIm2colI8, p), p + 19, id,
-                     count);
-}
-bool convIm2colAddCheck(const std::vector<BufferInfo> &b,
-                        const std::vector<int64_t> &p, std::string &error) {
-  kn::Conv2dShape s = convShape(kabi::kConvIm2colI8, p.data());
-  const int64_t *ep = p.data() + 19;
-  return convIm2colCheck(b, p, error) &&
-         checkResidual(b, ep, ep + kabi::kInt8EpilogueParams,
-                       s.n * s.o * s.oh * s.ow, error);
 }
 
 constexpr unsigned kWritesOut = 1u << kOut;
@@ -468,10 +391,6 @@ const CpuKernel kInt8Kernels[] = {
      convDepthwiseCheck, convDepthwiseKernel},
     {kabi::kAddRequantI8, 3, kabi::kAddRequantI8Params, 1u << 2, addCheck,
      addKernel},
-    {kabi::kConv1x1AddI8, 5, kabi::kConv1x1AddI8Params, kWritesOut,
-     conv1x1AddCheck, conv1x1AddKernel},
-    {kabi::kConvIm2colAddI8, 5, kabi::kConvAddI8Params, kWritesOut,
-     convIm2colAddCheck, convIm2colAddKernel},
 };
 
 } // namespace

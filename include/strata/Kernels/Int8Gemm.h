@@ -70,17 +70,6 @@ int32_t int8EpilogueValue(int32_t acc, const Int8Epilogue &e, int64_t ch);
 using Int8PackBFn = void (*)(const void *ctx, int64_t g0, int64_t gc,
                              int64_t j0, int64_t nc, uint8_t *dst);
 
-struct Int8AddParams; // strata/Kernels/Int8Add.h
-
-/// An int8 Add fused after an 8-bit epilogue: once a block of C is written
-/// it becomes int8Add(*add, C, x) in place (C the Add's input a, `x` its
-/// input b: 8-bit, laid out as C, same row stride). The values equal the
-/// epilogue's output followed by the Add kernel, bit for bit.
-struct Int8Residual {
-  const void *x = nullptr; ///< null: no Add
-  const Int8AddParams *add = nullptr;
-};
-
 struct Int8GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   /// A: packed (whole matrix, A layout), or plain row-major int8 with row
@@ -103,9 +92,6 @@ struct Int8GemmProblem {
   /// width, whose extra columns are dropped).
   int64_t colPitch = 0, colValid = 0;
   Int8Epilogue epilogue;
-  /// With an 8-bit epilogue: the Add applied to each finished block (x
-  /// indexed by C's output coordinates, as c).
-  Int8Residual residual;
 };
 
 /// Computes rows [rowBegin, rowEnd) x columns [colBegin, colEnd) of C
@@ -173,13 +159,6 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
                     const uint8_t *packed, const Int8Epilogue &e, void *y,
                     int64_t workgroups, int64_t begin, int64_t end,
                     Int8Path path = int8PathFor(activeIsa()));
-/// The same with the residual Add `r` fused (an 8-bit epilogue; r.x
-/// shaped as y).
-void int8Conv2dGemmAdd(const Conv2dShape &s, const Int8Input &in, const void *x,
-                       const uint8_t *packed, const Int8Epilogue &e,
-                       const Int8Residual &r, void *y, int64_t workgroups,
-                       int64_t begin, int64_t end,
-                       Int8Path path = int8PathFor(activeIsa()));
 
 /// Int8 depthwise (C/G == 1), direct; units are the N*O output planes.
 /// `filter` is the plain O x KH x KW int8 filter.

@@ -44,11 +44,10 @@ inline constexpr int64_t kConvStrategyParams = 18;
 /// epilogue, then tile_hw (output tiles per block, the strategy's schedule).
 inline constexpr const char *kConvWinograd = "conv2d_winograd_f43_f32";
 
-/// oneDNN primitives (built only with oneDNN,
-/// lib/Runtime/CpuOneDnnKernels.cpp): the matmul takes the matmul params, the
-/// convolution the general convolution's; their packed flags are always 0
-/// (oneDNN reorders a constant weight itself, once). One workgroup: oneDNN
-/// threads itself.
+/// oneDNN primitives (built only with oneDNN, lib/Runtime/CpuOneDnnKernels.cpp):
+/// the matmul takes the matmul params, the convolution the general
+/// convolution's; their packed flags are always 0 (oneDNN reorders a
+/// constant weight itself, once). One workgroup: oneDNN threads itself.
 inline constexpr const char *kOneDnnConv = "onednn_conv2d_f32";
 inline constexpr const char *kOneDnnMatmul = "onednn_matmul_f32";
 
@@ -67,22 +66,9 @@ inline constexpr const char *kConvDepthwiseI8 = "conv2d_depthwise_i8";
 /// and packed weight bf16, bias f32, output bf16.
 inline constexpr const char *kMatmulGemmBf16 = "matmul_gemm_bf16";
 
-/// The int8 GEMM convolutions with a residual int8 Add fused (the
-/// convolution's 8-bit result is input a of an add_requant_i8 chain):
-/// bindings (input, packed weight, bias, output, residual: the Add's
-/// input b, 8-bit, shaped as the output; it must not be the output).
-/// Params: the base kernel's, then the Add's after its count: a_unsigned,
-/// a_zp, a_multiplier, a_shift, b_unsigned, ..., qmin, qmax (15; the Add's
-/// result type is the output's, out_kind of the epilogue stays the
-/// convolution's 8-bit result).
-inline constexpr const char *kConv1x1AddI8 = "conv2d_1x1_gemm_add_i8";
-inline constexpr const char *kConvIm2colAddI8 = "conv2d_im2col_gemm_add_i8";
-inline constexpr int64_t kInt8AddTailParams = 15;
-
 inline bool isInt8Kernel(std::string_view name) {
   return name == kMatmulGemmI8 || name == kConv1x1I8 || name == kConvIm2colI8 ||
-         name == kConvDepthwiseI8 || name == kConv1x1AddI8 ||
-         name == kConvIm2colAddI8;
+         name == kConvDepthwiseI8;
 }
 /// The int8 Add (strata/Kernels/Int8Add.h; an outlined Requant, Requant,
 /// i32 Add, Requant chain). Bindings (a, b, out; out may be a or b).
@@ -155,9 +141,6 @@ inline constexpr int64_t kConv1x1I8Params =
     kConv1x1StrategyParams + 1 + kInt8EpilogueParams;
 inline constexpr int64_t kConvI8Params =
     kConvStrategyParams + 1 + kInt8EpilogueParams;
-inline constexpr int64_t kConv1x1AddI8Params =
-    kConv1x1I8Params + kInt8AddTailParams;
-inline constexpr int64_t kConvAddI8Params = kConvI8Params + kInt8AddTailParams;
 
 inline int64_t floatParam(float f) {
   uint32_t bits;

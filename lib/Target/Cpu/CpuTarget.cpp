@@ -488,7 +488,6 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   // instead of generated code.
   std::map<std::string, KernelDispatchPlan> kernelPlans;
   report.residualAddsFused = fuseResidualAdds(module, main);
-  report.residualAddsFused += fuseInt8ResidualAdds(module, main);
   for (auto fn : module.getOps<func::FuncOp>()) {
     // A consumer computed over a run-time shape's bound shares its dims
     // through the generated code's marks: no kernel for it.

@@ -366,64 +366,6 @@ bool isPlainI32(Value v) {
 
 } // namespace
 
-namespace {
-
-/// The params of an int8 Add chain (Requant, Requant, Add, Requant;
-/// fusableInt8Chain) after add_requant_i8's count, with the 8-bit value
-/// each side rescales, or false with `why`.
-bool int8AddChainParams(ArrayRef<Operation *> chain,
-                        std::vector<int64_t> &params, Value sides[2],
-                        std::string &why) {
-  auto add = cast<top::AddOp>(chain[2]);
-  auto last = cast<top::RequantOp>(chain[3]);
-  auto resultType = cast<RankedTensorType>(last.getOutput().getType());
-  if (!resultType.hasStaticShape() ||
-      add.getLhs().getType() != add.getRhs().getType() ||
-      cast<RankedTensorType>(add.getLhs().getType()).getShape() !=
-          resultType.getShape()) {
-    why = "the int8 Add broadcasts";
-    return false;
-  }
-  int i = 0;
-  for (Value side : {add.getLhs(), add.getRhs()}) {
-    auto rq = side.getDefiningOp<top::RequantOp>();
-    std::optional<ByteValue> in = byteValue(rq.getInput());
-    int64_t m, s;
-    if (!in || !isPlainI32(rq.getOutput())) {
-      why = "an input of the int8 Add is not a per-tensor 8-bit value "
-            "rescaled to i32";
-      return false;
-    }
-    if (!perTensorRequant(rq, m, s, why))
-      return false;
-    if (in->zp < (in->isUnsigned ? 0 : -128) ||
-        in->zp > (in->isUnsigned ? 255 : 127)) {
-      why = "an input zero point of the int8 Add is outside its type";
-      return false;
-    }
-    sides[i++] = rq.getInput();
-    params.insert(params.end(), {in->isUnsigned, in->zp, m, s});
-  }
-  std::optional<ByteValue> out = byteValue(last.getOutput());
-  int64_t m, s;
-  if (!out || !isPlainI32(last.getInput())) {
-    why = "the int8 Add's result is not a per-tensor 8-bit value";
-    return false;
-  }
-  if (!perTensorRequant(last, m, s, why))
-    return false;
-  if (out->zp < INT32_MIN || out->zp > INT32_MAX) {
-    why = "the int8 Add's result zero point is outside int32";
-    return false;
-  }
-  params.insert(params.end(),
-                {int64_t(add.getDoRelu()), out->isUnsigned ? 2 : 1, m, s,
-                 out->zp, out->qmin, out->qmax});
-  return true;
-}
-
-} // namespace
-
 std::optional<KernelDispatchPlan> planInt8AddDispatch(func::FuncOp fn,
                                                       std::string &why) {
   Block &body = fn.front();
@@ -437,22 +379,59 @@ std::optional<KernelDispatchPlan> planInt8AddDispatch(func::FuncOp fn,
   if (chain.size() != 4 || !isa<top::AddOp>(chain[2]) ||
       std::distance(body.begin(), body.end()) != 5)
     return std::nullopt;
+  auto add = cast<top::AddOp>(chain[2]);
   KernelDispatchPlan plan;
   plan.kernel = kabi::kAddRequantI8;
   plan.implementation = "int8_add_chain";
-  plan.params.push_back(
-      cast<RankedTensorType>(last.getOutput().getType()).getNumElements());
-  Value sides[2];
-  if (!int8AddChainParams(chain, plan.params, sides, why))
+  auto resultType = cast<RankedTensorType>(last.getOutput().getType());
+  if (!resultType.hasStaticShape() ||
+      add.getLhs().getType() != add.getRhs().getType() ||
+      cast<RankedTensorType>(add.getLhs().getType()).getShape() !=
+          resultType.getShape()) {
+    why = "the int8 Add broadcasts";
     return std::nullopt;
-  int args[2];
-  for (int i = 0; i < 2; ++i) {
-    args[i] = argumentOf(fn, sides[i]);
-    if (args[i] < 0) {
+  }
+  plan.params.push_back(resultType.getNumElements());
+  std::vector<int> args;
+  for (Value side : {add.getLhs(), add.getRhs()}) {
+    auto rq = side.getDefiningOp<top::RequantOp>();
+    std::optional<ByteValue> in = byteValue(rq.getInput());
+    int64_t m, s;
+    if (!in || !isPlainI32(rq.getOutput())) {
+      why = "an input of the int8 Add is not a per-tensor 8-bit value "
+            "rescaled to i32";
+      return std::nullopt;
+    }
+    if (!perTensorRequant(rq, m, s, why))
+      return std::nullopt;
+    int arg = argumentOf(fn, rq.getInput());
+    if (arg < 0) {
       why = "an input of the int8 Add is not an argument of the dispatch";
       return std::nullopt;
     }
+    if (in->zp < (in->isUnsigned ? 0 : -128) ||
+        in->zp > (in->isUnsigned ? 255 : 127)) {
+      why = "an input zero point of the int8 Add is outside its type";
+      return std::nullopt;
+    }
+    args.push_back(arg);
+    plan.params.insert(plan.params.end(), {in->isUnsigned, in->zp, m, s});
   }
+  std::optional<ByteValue> out = byteValue(last.getOutput());
+  int64_t m, s;
+  if (!out || !isPlainI32(last.getInput())) {
+    why = "the int8 Add's result is not a per-tensor 8-bit value";
+    return std::nullopt;
+  }
+  if (!perTensorRequant(last, m, s, why))
+    return std::nullopt;
+  if (out->zp < INT32_MIN || out->zp > INT32_MAX) {
+    why = "the int8 Add's result zero point is outside int32";
+    return std::nullopt;
+  }
+  plan.params.insert(plan.params.end(),
+                     {int64_t(add.getDoRelu()), out->isUnsigned ? 2 : 1, m, s,
+                      out->zp, out->qmin, out->qmax});
   plan.bindings = {args[0], args[1], KernelDispatchPlan::kResult};
   // The result may take an input's bytes (the kernel reads both before it
   // writes each vector).
@@ -479,45 +458,6 @@ planInt8KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
     requant = requantForm(rq, op, why);
     if (!requant)
       return std::nullopt;
-  }
-  // An int8 Add chain reading the Requant's result, merged after it
-  // (fuseInt8ResidualAdds): its params, and the argument of its other
-  // side.
-  std::vector<int64_t> addTail;
-  int residual = -1;
-  auto ret = dyn_cast<func::ReturnOp>(fn.front().getTerminator());
-  if (rq && ret && llvm::none_of(ret->getOperands(), [&](Value v) {
-        return v == rq.getOutput();
-      })) {
-    Operation *last =
-        ret.getNumOperands() == 1 ? ret.getOperand(0).getDefiningOp() : nullptr;
-    SmallVector<Operation *> chain =
-        last ? fusableInt8Chain(last) : SmallVector<Operation *>();
-    Value sides[2];
-    if (chain.size() != 4 || !isa<top::AddOp>(chain[2]) ||
-        !isa<top::ConvOp>(op) || !rq->hasOneUse() ||
-        !int8AddChainParams(chain, addTail, sides, why)) {
-      if (why.empty())
-        why = "its Requant's result feeds more than an int8 Add chain";
-      return std::nullopt;
-    }
-    // Side a is the convolution's result (the sum commutes).
-    if (sides[1] == rq.getOutput()) {
-      std::swap(sides[0], sides[1]);
-      for (int i = 0; i < 4; ++i)
-        std::swap(addTail[size_t(i)], addTail[size_t(4 + i)]);
-    }
-    residual = argumentOf(fn, sides[1]);
-    if (sides[0] != rq.getOutput() || residual < 0) {
-      why = "the int8 Add does not read the convolution's result and an "
-            "argument";
-      return std::nullopt;
-    }
-    if (addTail[0] != int64_t(requant->outKind == 2) ||
-        addTail[9] != requant->outKind) {
-      why = "the int8 Add's result type is not the convolution's";
-      return std::nullopt;
-    }
   }
   int input = argumentOf(fn, op->getOperand(0));
   int weight = argumentOf(fn, op->getOperand(1));
@@ -593,17 +533,6 @@ planInt8KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
   plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult};
   plan.workgroupCount = kabi::suggestedWorkgroups(
       plan.kernel, plan.params.data(), int64_t(plan.params.size()));
-  if (residual >= 0) {
-    if (plan.kernel == kabi::kConvDepthwiseI8) {
-      why = "the int8 depthwise kernel takes no residual";
-      return std::nullopt;
-    }
-    plan.kernel = plan.kernel == kabi::kConv1x1I8 ? kabi::kConv1x1AddI8
-                                                  : kabi::kConvIm2colAddI8;
-    plan.params.insert(plan.params.end(), addTail.begin(), addTail.end());
-    plan.bindings.push_back(residual);
-    plan.residualFused = true;
-  }
   return plan;
 }
 

@@ -560,25 +560,23 @@ unsigned fuseConsumers(
     if (!fn || !useFn || fn == useFn || !fn->hasAttr(kDispatchAttr) ||
         !useFn->hasAttr(kDispatchAttr))
       continue;
-    // The consumer's dispatch: one op of two arguments, returned, or an
-    // int8 Add chain of two arguments (fusableInt8Chain).
-    SmallVector<Operation *> cops;
-    for (Operation &o : useFn.front())
-      if (!isa<func::ReturnOp>(o))
-        cops.push_back(&o);
-    if (cops.empty() || useFn.getNumArguments() != 2)
+    // The consumer's dispatch: one op of two arguments, returned.
+    Operation *cop = nullptr;
+    bool more = false;
+    for (Operation &o : useFn.front()) {
+      if (isa<func::ReturnOp>(o))
+        continue;
+      more |= cop != nullptr;
+      cop = &o;
+    }
+    if (more || !cop || cop->getNumOperands() != 2 || cop->getNumResults() != 1)
       continue;
-    Operation *cop = cops.back();
-    if (cop->getNumResults() != 1)
+    auto lhs = dyn_cast<BlockArgument>(cop->getOperand(0));
+    auto rhs = dyn_cast<BlockArgument>(cop->getOperand(1));
+    if (!lhs || !rhs)
       continue;
-    if (cops.size() == 1
-            ? cop->getNumOperands() != 2 ||
-                  !isa<BlockArgument>(cop->getOperand(0)) ||
-                  !isa<BlockArgument>(cop->getOperand(1))
-            : fusableInt8Chain(cop).size() != cops.size())
-      continue;
-    Value l = useCall.getOperand(0);
-    Value r = useCall.getOperand(1);
+    Value l = useCall.getOperand(lhs.getArgNumber());
+    Value r = useCall.getOperand(rhs.getArgNumber());
     if ((l == produced) == (r == produced))
       continue;
     Value other = l == produced ? r : l;
@@ -620,24 +618,19 @@ unsigned fuseConsumers(
     }
     IRMapping useMap;
     Value otherInside = entry->getArgument(otherArg);
-    useMap.map(useFn.getArgument(0), l == produced ? inside : otherInside);
-    useMap.map(useFn.getArgument(1), r == produced ? inside : otherInside);
-    Operation *clone = nullptr;
-    for (Operation *o : cops) {
-      clone = b.clone(*o, useMap);
-      clone->removeAttr("strata.impl");
-    }
+    useMap.map(lhs, l == produced ? inside : otherInside);
+    useMap.map(rhs, r == produced ? inside : otherInside);
+    Operation *clone = b.clone(*cop, useMap);
+    clone->removeAttr("strata.impl");
     func::ReturnOp::create(b, cop->getLoc(), clone->getResult(0));
-    // One call where the consumer was (every operand is defined by then),
-    // made first: the planner checks the weight is a constant at the call.
-    OpBuilder cb(useCall);
-    auto fusedCall =
-        func::CallOp::create(cb, useCall.getLoc(), merged, operands);
     if (!planKernelDispatch(merged, why)) {
-      fusedCall.erase();
       merged.erase();
       continue;
     }
+    // One call where the consumer was (every operand is defined by then).
+    OpBuilder cb(useCall);
+    auto fusedCall =
+        func::CallOp::create(cb, useCall.getLoc(), merged, operands);
     useCall.getResult(0).replaceAllUsesWith(fusedCall.getResult(0));
     erased.insert(useCall);
     useCall.erase();
@@ -658,16 +651,6 @@ unsigned fuseResidualAdds(ModuleOp module, func::FuncOp main) {
       module, main, [](const KernelDispatchPlan &p, Operation *consumer) {
         return p.bindings.size() == size_t(kabi::kKernelBindings) &&
                isa<top::AddOp>(consumer);
-      });
-}
-
-unsigned fuseInt8ResidualAdds(ModuleOp module, func::FuncOp main) {
-  // An int8 GEMM convolution with an 8-bit result, then an int8 Add chain.
-  return fuseConsumers(
-      module, main, [](const KernelDispatchPlan &p, Operation *consumer) {
-        return (p.kernel == kabi::kConv1x1I8 ||
-                p.kernel == kabi::kConvIm2colI8) &&
-               !p.requantMultiplier.empty() && isa<top::RequantOp>(consumer);
       });
 }
 

@@ -74,11 +74,6 @@ std::optional<KernelDispatchPlan> planKernelDispatch(mlir::func::FuncOp fn,
 /// its plan binds the other value as the kernel's residual (and the Add's
 /// relu as the activation). Returns how many Adds were fused.
 unsigned fuseResidualAdds(mlir::ModuleOp module, mlir::func::FuncOp main);
-/// The same for the int8 GEMM convolutions: a dispatch of one int8 Add
-/// chain (fusableInt8Chain) reading an int8 convolution's 8-bit result is
-/// merged into it (the kernels' residual forms, kabi::kConv1x1AddI8 /
-/// kConvIm2colAddI8). Returns how many were merged.
-unsigned fuseInt8ResidualAdds(mlir::ModuleOp module, mlir::func::FuncOp main);
 
 /// What the packed weight of `plan` depends on (matmul: N, K, transpose_b;
 /// convolution: O, C, KH, KW, G): plans with equal keys share one packed
