@@ -26,7 +26,25 @@
 
 namespace strata::kernels::detail {
 
+namespace {
+/// One input row of the depthwise padded plane: src[i] - z as int16 (the
+/// difference fits), 32 per masked vector, so short rows (7, 14 columns)
+/// take one step.
+template <typename T>
+inline void padRow(const T *src, int64_t w, int16_t z, int16_t *dst) {
+  __m512i zv = _mm512_set1_epi16(z);
+  for (int64_t i = 0; i < w; i += 32) {
+    __mmask32 m = w - i >= 32 ? ~__mmask32(0) : (__mmask32(1) << (w - i)) - 1;
+    __m256i b = _mm256_maskz_loadu_epi8(m, src + i);
+    __m512i v = std::is_same_v<T, uint8_t> ? _mm512_cvtepu8_epi16(b)
+                                           : _mm512_cvtepi8_epi16(b);
+    _mm512_mask_storeu_epi16(dst + i, m, _mm512_sub_epi16(v, zv));
+  }
+}
+} // namespace
+
 #define STRATA_INT8_DEPTHWISE_ROWS
+#define STRATA_INT8_PAD_ROW
 #include "Int8DepthwiseImpl.inc"
 
 namespace {
