@@ -432,7 +432,9 @@ TEST(Int8Conv, Depthwise) {
   for (const Conv2dShape &s : {shape(1, 8, 9, 11, 8, 3, 1, 1, 1, 8),
                                shape(2, 5, 12, 13, 10, 3, 2, 1, 1, 5),
                                shape(1, 4, 17, 7, 4, 5, 1, 2, 2, 4),
-                               shape(1, 3, 30, 40, 3, 3, 2, 0, 1, 3)})
+                               shape(1, 3, 30, 40, 3, 3, 2, 0, 1, 3),
+                               shape(1, 2, 5, 64, 2, 3, 1, 1, 1, 2),
+                               shape(1, 2, 4, 65, 2, 3, 1, 1, 1, 2)})
     for (bool isUnsigned : {false, true})
       for (Int8Output o :
            {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32})
