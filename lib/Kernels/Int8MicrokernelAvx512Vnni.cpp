@@ -582,7 +582,45 @@ void depthwisePairsAvx512(const Conv2dShape &s, const int16_t *pad, int64_t pw,
         _mm512_mask_storeu_epi32(acc + (oy0 + r) * s.ow + ox, mask, a[r]);
     }
   };
+  // The tap pair q of kernel row ky for output row oy, as 32-bit lanes
+  // (lane x: output column x).
+  auto at = [&](int64_t oy, int64_t ky, int64_t q) {
+    int64_t rowAt = (oy * s.sh + ky * s.dh) * pw;
+    return SW == 1 ? pairs + rowAt + 2 * q
+                   : reinterpret_cast<const int32_t *>(pad + rowAt + 2 * q);
+  };
   int64_t oy = 0;
+  if (s.ow <= 8) {
+    // Narrow planes (7 x 7): two output rows per vector, row oy in lanes
+    // [0, OW), row oy + 1 in [OW, 2 OW), which is also their order in acc;
+    // PAIRS such vectors at a time.
+    int64_t ow = s.ow;
+    auto lo = __mmask16((1u << ow) - 1);
+    auto both = __mmask16((1u << (2 * ow)) - 1);
+    auto hi = __mmask16(both & ~lo);
+    auto twoRows = [&](auto pairsTag, int64_t oy0) {
+      constexpr int PAIRS = decltype(pairsTag)::value;
+      __m512i a[PAIRS];
+      for (int r = 0; r < PAIRS; ++r)
+        a[r] = _mm512_setzero_si512();
+      for (int64_t ky = 0; ky < s.kh; ++ky)
+        for (int64_t q = 0; q < pairsPerRow; ++q) {
+          __m512i wq = wv[ky * pairsPerRow + q];
+          for (int r = 0; r < PAIRS; ++r) {
+            int64_t y = oy0 + 2 * r;
+            __m512i v = _mm512_maskz_loadu_epi32(lo, at(y, ky, q));
+            v = _mm512_mask_loadu_epi32(v, hi, at(y + 1, ky, q) - ow);
+            a[r] = _mm512_dpwssd_epi32(a[r], v, wq);
+          }
+        }
+      for (int r = 0; r < PAIRS; ++r)
+        _mm512_mask_storeu_epi32(acc + (oy0 + 2 * r) * ow, both, a[r]);
+    };
+    for (; oy + 4 <= s.oh; oy += 4)
+      twoRows(std::integral_constant<int, 2>(), oy);
+    for (; oy + 2 <= s.oh; oy += 2)
+      twoRows(std::integral_constant<int, 1>(), oy);
+  }
   for (; oy + 4 <= s.oh; oy += 4)
     rows(std::integral_constant<int, 4>(), oy);
   for (; oy < s.oh; ++oy)

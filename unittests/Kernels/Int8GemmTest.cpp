@@ -434,7 +434,13 @@ TEST(Int8Conv, Depthwise) {
                                shape(1, 4, 17, 7, 4, 5, 1, 2, 2, 4),
                                shape(1, 3, 30, 40, 3, 3, 2, 0, 1, 3),
                                shape(1, 2, 5, 64, 2, 3, 1, 1, 1, 2),
-                               shape(1, 2, 4, 65, 2, 3, 1, 1, 1, 2)})
+                               shape(1, 2, 4, 65, 2, 3, 1, 1, 1, 2),
+                               // Two output rows per vector (OW <= 8).
+                               shape(1, 3, 7, 7, 3, 3, 1, 1, 1, 3),
+                               shape(1, 2, 9, 8, 2, 3, 1, 1, 1, 2),
+                               shape(1, 2, 6, 5, 2, 5, 1, 2, 1, 2),
+                               shape(1, 2, 5, 1, 2, 3, 1, 1, 1, 2),
+                               shape(2, 3, 14, 14, 3, 3, 2, 1, 1, 3)})
     for (bool isUnsigned : {false, true})
       for (Int8Output o :
            {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32})
