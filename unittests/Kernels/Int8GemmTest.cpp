@@ -234,7 +234,8 @@ TEST(Int8Gemm, MatmulShapes) {
                          {25, 47, 129},
                          {100, 20, 1},
                          {37, 300, 21},
-                         {5, 70, 2053}})
+                         {5, 70, 2053},
+                         {7, 40, 9301}})
     for (bool isUnsigned : {false, true})
       for (Int8Output o :
            {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32}) {
@@ -388,7 +389,9 @@ TEST(Int8Conv, GemmCommonRequant) {
                                shape(1, 64, 15, 13, 37, 1, 1, 0, 1, 1),
                                shape(1, 300, 4, 5, 7, 2, 1, 0, 1, 1),
                                shape(1, 130, 7, 7, 30, 3, 1, 1, 1, 1),
-                               shape(1, 5, 9, 70, 6, 3, 1, 1, 1, 1)})
+                               shape(1, 5, 9, 70, 6, 3, 1, 1, 1, 1),
+                               // K = 4689 > one K block (4608).
+                               shape(1, 521, 4, 5, 13, 3, 1, 1, 1, 1)})
     for (bool isUnsigned : {false, true})
       for (Int8Output o : {Int8Output::Int8, Int8Output::UInt8})
         for (int rep = 0; rep < 2; ++rep)
