@@ -648,6 +648,13 @@ void depthwisePairsAvx512(const Conv2dShape &s, const int16_t *pad, int64_t pw,
   for (int64_t t = 0; t < s.kh * pairsPerRow; ++t)
     wv[t] = _mm512_set1_epi32(pairW[t]);
   const int32_t *pairs = SW == 1 ? pairPlaneOf(s, pad, pw) : nullptr;
+  // The tap pair q of kernel row ky for output row oy, as 32-bit lanes
+  // (lane x: output column x).
+  auto at = [&](int64_t oy, int64_t ky, int64_t q) {
+    int64_t rowAt = (oy * s.sh + ky * s.dh) * pw;
+    return SW == 1 ? pairs + rowAt + 2 * q
+                   : reinterpret_cast<const int32_t *>(pad + rowAt + 2 * q);
+  };
   // ROWS output rows at a time: independent accumulators hide the latency
   // of the vpdpwssd chain.
   auto rows = [&](auto rowsTag, int64_t oy0) {
@@ -660,24 +667,13 @@ void depthwisePairsAvx512(const Conv2dShape &s, const int16_t *pad, int64_t pw,
       for (int64_t ky = 0; ky < s.kh; ++ky)
         for (int64_t q = 0; q < pairsPerRow; ++q) {
           __m512i wq = wv[ky * pairsPerRow + q];
-          for (int r = 0; r < ROWS; ++r) {
-            int64_t rowAt = ((oy0 + r) * s.sh + ky * s.dh) * pw;
-            __m512i v = SW == 1
-                            ? _mm512_loadu_si512(pairs + rowAt + ox + 2 * q)
-                            : _mm512_loadu_si512(pad + rowAt + 2 * ox + 2 * q);
-            a[r] = _mm512_dpwssd_epi32(a[r], v, wq);
-          }
+          for (int r = 0; r < ROWS; ++r)
+            a[r] = _mm512_dpwssd_epi32(
+                a[r], _mm512_loadu_si512(at(oy0 + r, ky, q) + ox), wq);
         }
       for (int r = 0; r < ROWS; ++r)
         _mm512_mask_storeu_epi32(acc + (oy0 + r) * s.ow + ox, mask, a[r]);
     }
-  };
-  // The tap pair q of kernel row ky for output row oy, as 32-bit lanes
-  // (lane x: output column x).
-  auto at = [&](int64_t oy, int64_t ky, int64_t q) {
-    int64_t rowAt = (oy * s.sh + ky * s.dh) * pw;
-    return SW == 1 ? pairs + rowAt + 2 * q
-                   : reinterpret_cast<const int32_t *>(pad + rowAt + 2 * q);
   };
   int64_t oy = 0;
   if (s.ow <= 8) {
