@@ -32,9 +32,12 @@ using detail::Int8MicrokernelInfo;
 
 namespace {
 
-constexpr int64_t kKC = 1024; ///< K block (a multiple of 4)
-constexpr int64_t kMC = 96;   ///< rows per A block (a multiple of 12)
-constexpr int64_t kNC = 256;  ///< columns per B block (a multiple of 32)
+/// K block (a multiple of 4): every ResNet-50 layer (K <= 3 x 3 x 512) is
+/// one block, so the accumulators never leave the registers between blocks
+/// (several blocks keep all rows' int32 tiles of a column block in memory).
+constexpr int64_t kKC = 4608;
+constexpr int64_t kMC = 96;  ///< rows per A block (a multiple of 12)
+constexpr int64_t kNC = 256; ///< columns per B block (a multiple of 32)
 constexpr int64_t kPR = kPanelRows, kPC = kPanelCols;
 constexpr int64_t kAGroup = 4 * kPR; ///< bytes per K group of an A panel
 constexpr int64_t kBGroup = 4 * kPC; ///< bytes per K group of a B panel

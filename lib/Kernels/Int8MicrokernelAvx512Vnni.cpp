@@ -26,7 +26,25 @@
 
 namespace strata::kernels::detail {
 
+namespace {
+/// One input row of the depthwise padded plane: src[i] - z as int16 (the
+/// difference fits), 32 per masked vector, so short rows (7, 14 columns)
+/// take one step.
+template <typename T>
+inline void padRow(const T *src, int64_t w, int16_t z, int16_t *dst) {
+  __m512i zv = _mm512_set1_epi16(z);
+  for (int64_t i = 0; i < w; i += 32) {
+    __mmask32 m = w - i >= 32 ? ~__mmask32(0) : (__mmask32(1) << (w - i)) - 1;
+    __m256i b = _mm256_maskz_loadu_epi8(m, src + i);
+    __m512i v = std::is_same_v<T, uint8_t> ? _mm512_cvtepu8_epi16(b)
+                                           : _mm512_cvtepi8_epi16(b);
+    _mm512_mask_storeu_epi16(dst + i, m, _mm512_sub_epi16(v, zv));
+  }
+}
+} // namespace
+
 #define STRATA_INT8_DEPTHWISE_ROWS
+#define STRATA_INT8_PAD_ROW
 #include "Int8DepthwiseImpl.inc"
 
 namespace {
@@ -325,8 +343,98 @@ void addKernelT(const Int8AddFast &k, const uint8_t *a, const uint8_t *b,
   }
 }
 
+/// One input's rescale R(q - zp) as AddInput::rescale computes it, for
+/// the byte q.
+int32_t rescaleByte(const Int8AddFast::Input &in, uint8_t byte) {
+  int32_t q = in.isUnsigned ? int32_t(byte) : int32_t(int8_t(byte));
+  int32_t x = q - in.zp;
+  uint32_t ax = x < 0 ? uint32_t(-x) : uint32_t(x);
+  uint32_t r = ax * in.mHi + ((ax * in.mLo + in.h) >> in.s);
+  return x < 0 ? -int32_t(r) : int32_t(r);
+}
+
+/// One input's rescale looked up by byte with `vpermi2b` (AVX-512 VBMI):
+/// plane[k] holds byte k of R for all 256 byte values (four vectors of 64
+/// entries each), so 64 elements take 12 lookups and blends and eight
+/// unpacks instead of eight `vpmulld`.
+struct AddTable {
+  alignas(64) uint8_t plane[4][256];
+  explicit AddTable(const Int8AddFast::Input &in) {
+    for (int v = 0; v < 256; ++v) {
+      uint32_t r = uint32_t(rescaleByte(in, uint8_t(v)));
+      for (int k = 0; k < 4; ++k)
+        plane[k][v] = uint8_t(r >> (8 * k));
+    }
+  }
+
+  /// The rescales of 64 bytes as four vectors of 16 int32: d[j]'s dword i
+  /// of 128-bit lane L is element 16 L + 4 j + i.
+  __attribute__((target("avx512vbmi"))) void lookup(__m512i idx,
+                                                    __m512i d[4]) const {
+    __mmask64 high = _mm512_movepi8_mask(idx);
+    __m512i p[4];
+    for (int k = 0; k < 4; ++k) {
+      const uint8_t *t = plane[k];
+      __m512i lo = _mm512_permutex2var_epi8(_mm512_load_si512(t), idx,
+                                            _mm512_load_si512(t + 64));
+      __m512i hi = _mm512_permutex2var_epi8(_mm512_load_si512(t + 128), idx,
+                                            _mm512_load_si512(t + 192));
+      p[k] = _mm512_mask_blend_epi8(high, lo, hi);
+    }
+    __m512i w01l = _mm512_unpacklo_epi8(p[0], p[1]);
+    __m512i w01h = _mm512_unpackhi_epi8(p[0], p[1]);
+    __m512i w23l = _mm512_unpacklo_epi8(p[2], p[3]);
+    __m512i w23h = _mm512_unpackhi_epi8(p[2], p[3]);
+    d[0] = _mm512_unpacklo_epi16(w01l, w23l);
+    d[1] = _mm512_unpackhi_epi16(w01l, w23l);
+    d[2] = _mm512_unpacklo_epi16(w01h, w23h);
+    d[3] = _mm512_unpackhi_epi16(w01h, w23h);
+  }
+};
+
+/// The Add with table rescales, 64 elements per step. The packs undo the
+/// unpacks' order within each 128-bit lane, so the bytes come out in
+/// element order.
+template <bool Relu>
+__attribute__((target("avx512vbmi"))) void
+addTableT(const Int8AddFast &k, const uint8_t *a, const uint8_t *b, uint8_t *y,
+          int64_t n) {
+  AddTable ta(k.a), tb(k.b);
+  RowRequant rq(k.m, k.s, k.h, k.zp, k.qmin, k.qmax, k.outUnsigned);
+  for (int64_t i = 0; i < n; i += 64) {
+    int64_t left = n - i;
+    __mmask64 mask = left >= 64 ? ~__mmask64(0) : (__mmask64(1) << left) - 1;
+    __m512i da[4], db[4], r[4];
+    ta.lookup(_mm512_maskz_loadu_epi8(mask, a + i), da);
+    tb.lookup(_mm512_maskz_loadu_epi8(mask, b + i), db);
+    for (int j = 0; j < 4; ++j)
+      r[j] = fusedRequant16<Relu>(_mm512_add_epi32(da[j], db[j]), rq.m, rq.s,
+                                  rq.s32, rq.h);
+    __m512i w0 = _mm512_adds_epi16(_mm512_packs_epi32(r[0], r[1]), rq.zp16);
+    __m512i w1 = _mm512_adds_epi16(_mm512_packs_epi32(r[2], r[3]), rq.zp16);
+    w0 = _mm512_min_epi16(_mm512_max_epi16(w0, rq.lo16), rq.hi16);
+    w1 = _mm512_min_epi16(_mm512_max_epi16(w1, rq.lo16), rq.hi16);
+    __m512i bytes = k.outUnsigned ? _mm512_packus_epi16(w0, w1)
+                                  : _mm512_packs_epi16(w0, w1);
+    _mm512_mask_storeu_epi8(y + i, mask, bytes);
+  }
+}
+
+bool hasVbmi() {
+  static const bool has = __builtin_cpu_supports("avx512vbmi");
+  return has;
+}
+
 void addKernel(const Int8AddFast &k, const uint8_t *a, const uint8_t *b,
                uint8_t *y, int64_t n) {
+  // Short runs do not pay for the two 1 KiB tables.
+  if (n >= 1024 && hasVbmi()) {
+    if (k.relu)
+      addTableT<true>(k, a, b, y, n);
+    else
+      addTableT<false>(k, a, b, y, n);
+    return;
+  }
   if (k.relu)
     addKernelT<true>(k, a, b, y, n);
   else
@@ -540,6 +648,13 @@ void depthwisePairsAvx512(const Conv2dShape &s, const int16_t *pad, int64_t pw,
   for (int64_t t = 0; t < s.kh * pairsPerRow; ++t)
     wv[t] = _mm512_set1_epi32(pairW[t]);
   const int32_t *pairs = SW == 1 ? pairPlaneOf(s, pad, pw) : nullptr;
+  // The tap pair q of kernel row ky for output row oy, as 32-bit lanes
+  // (lane x: output column x).
+  auto at = [&](int64_t oy, int64_t ky, int64_t q) {
+    int64_t rowAt = (oy * s.sh + ky * s.dh) * pw;
+    return SW == 1 ? pairs + rowAt + 2 * q
+                   : reinterpret_cast<const int32_t *>(pad + rowAt + 2 * q);
+  };
   // ROWS output rows at a time: independent accumulators hide the latency
   // of the vpdpwssd chain.
   auto rows = [&](auto rowsTag, int64_t oy0) {
@@ -552,19 +667,46 @@ void depthwisePairsAvx512(const Conv2dShape &s, const int16_t *pad, int64_t pw,
       for (int64_t ky = 0; ky < s.kh; ++ky)
         for (int64_t q = 0; q < pairsPerRow; ++q) {
           __m512i wq = wv[ky * pairsPerRow + q];
-          for (int r = 0; r < ROWS; ++r) {
-            int64_t rowAt = ((oy0 + r) * s.sh + ky * s.dh) * pw;
-            __m512i v = SW == 1
-                            ? _mm512_loadu_si512(pairs + rowAt + ox + 2 * q)
-                            : _mm512_loadu_si512(pad + rowAt + 2 * ox + 2 * q);
-            a[r] = _mm512_dpwssd_epi32(a[r], v, wq);
-          }
+          for (int r = 0; r < ROWS; ++r)
+            a[r] = _mm512_dpwssd_epi32(
+                a[r], _mm512_loadu_si512(at(oy0 + r, ky, q) + ox), wq);
         }
       for (int r = 0; r < ROWS; ++r)
         _mm512_mask_storeu_epi32(acc + (oy0 + r) * s.ow + ox, mask, a[r]);
     }
   };
   int64_t oy = 0;
+  if (s.ow <= 8) {
+    // Narrow planes (7 x 7): two output rows per vector, row oy in lanes
+    // [0, OW), row oy + 1 in [OW, 2 OW), which is also their order in acc;
+    // PAIRS such vectors at a time.
+    int64_t ow = s.ow;
+    auto lo = __mmask16((1u << ow) - 1);
+    auto both = __mmask16((1u << (2 * ow)) - 1);
+    auto hi = __mmask16(both & ~lo);
+    auto twoRows = [&](auto pairsTag, int64_t oy0) {
+      constexpr int PAIRS = decltype(pairsTag)::value;
+      __m512i a[PAIRS];
+      for (int r = 0; r < PAIRS; ++r)
+        a[r] = _mm512_setzero_si512();
+      for (int64_t ky = 0; ky < s.kh; ++ky)
+        for (int64_t q = 0; q < pairsPerRow; ++q) {
+          __m512i wq = wv[ky * pairsPerRow + q];
+          for (int r = 0; r < PAIRS; ++r) {
+            int64_t y = oy0 + 2 * r;
+            __m512i v = _mm512_maskz_loadu_epi32(lo, at(y, ky, q));
+            v = _mm512_mask_loadu_epi32(v, hi, at(y + 1, ky, q) - ow);
+            a[r] = _mm512_dpwssd_epi32(a[r], v, wq);
+          }
+        }
+      for (int r = 0; r < PAIRS; ++r)
+        _mm512_mask_storeu_epi32(acc + (oy0 + 2 * r) * ow, both, a[r]);
+    };
+    for (; oy + 4 <= s.oh; oy += 4)
+      twoRows(std::integral_constant<int, 2>(), oy);
+    for (; oy + 2 <= s.oh; oy += 2)
+      twoRows(std::integral_constant<int, 1>(), oy);
+  }
   for (; oy + 4 <= s.oh; oy += 4)
     rows(std::integral_constant<int, 4>(), oy);
   for (; oy < s.oh; ++oy)

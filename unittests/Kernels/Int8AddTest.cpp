@@ -162,7 +162,8 @@ TEST(Int8Add, Edges) {
 /// of its allocation (the tails must not read past it).
 TEST(Int8Add, Tails) {
   std::mt19937 gen(9);
-  for (int64_t n : {1, 2, 15, 16, 17, 31, 32, 33, 47, 64, 100, 1031}) {
+  for (int64_t n : {1, 2, 15, 16, 17, 31, 32, 33, 47, 64, 100, 1023, 1024, 1031,
+                    1088, 1151}) {
     Int8AddParams p = realistic(gen);
     std::vector<uint8_t> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {

@@ -234,7 +234,8 @@ TEST(Int8Gemm, MatmulShapes) {
                          {25, 47, 129},
                          {100, 20, 1},
                          {37, 300, 21},
-                         {5, 70, 2053}})
+                         {5, 70, 2053},
+                         {7, 40, 9301}})
     for (bool isUnsigned : {false, true})
       for (Int8Output o :
            {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32}) {
@@ -388,7 +389,9 @@ TEST(Int8Conv, GemmCommonRequant) {
                                shape(1, 64, 15, 13, 37, 1, 1, 0, 1, 1),
                                shape(1, 300, 4, 5, 7, 2, 1, 0, 1, 1),
                                shape(1, 130, 7, 7, 30, 3, 1, 1, 1, 1),
-                               shape(1, 5, 9, 70, 6, 3, 1, 1, 1, 1)})
+                               shape(1, 5, 9, 70, 6, 3, 1, 1, 1, 1),
+                               // K = 4689 > one K block (4608).
+                               shape(1, 521, 4, 5, 13, 3, 1, 1, 1, 1)})
     for (bool isUnsigned : {false, true})
       for (Int8Output o : {Int8Output::Int8, Int8Output::UInt8})
         for (int rep = 0; rep < 2; ++rep)
@@ -432,7 +435,15 @@ TEST(Int8Conv, Depthwise) {
   for (const Conv2dShape &s : {shape(1, 8, 9, 11, 8, 3, 1, 1, 1, 8),
                                shape(2, 5, 12, 13, 10, 3, 2, 1, 1, 5),
                                shape(1, 4, 17, 7, 4, 5, 1, 2, 2, 4),
-                               shape(1, 3, 30, 40, 3, 3, 2, 0, 1, 3)})
+                               shape(1, 3, 30, 40, 3, 3, 2, 0, 1, 3),
+                               shape(1, 2, 5, 64, 2, 3, 1, 1, 1, 2),
+                               shape(1, 2, 4, 65, 2, 3, 1, 1, 1, 2),
+                               // Two output rows per vector (OW <= 8).
+                               shape(1, 3, 7, 7, 3, 3, 1, 1, 1, 3),
+                               shape(1, 2, 9, 8, 2, 3, 1, 1, 1, 2),
+                               shape(1, 2, 6, 5, 2, 5, 1, 2, 1, 2),
+                               shape(1, 2, 5, 1, 2, 3, 1, 1, 1, 2),
+                               shape(2, 3, 14, 14, 3, 3, 2, 1, 1, 3)})
     for (bool isUnsigned : {false, true})
       for (Int8Output o :
            {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32})
