@@ -13,12 +13,15 @@ import os
 import numpy as np
 
 # Photographs (astronaut, coffee, cat, rocket, motorcycles, microscopy,
-# a deep-field telescope image) and document scans (page, text), split so
-# that each set has photographs, grey-level images and text.
+# a deep-field telescope image), a photograph of handwriting (text) and a
+# scanned printed page, split so that each set has photographs, grey-level
+# images and text. The page is the only printed text: its top half's left
+# and right parts calibrate, its bottom half's evaluate
+# ("name:y0:y1:x0:x1" crops rows [y0 h, y1 h) and columns [x0 w, x1 w)).
 CALIBRATION = ["astronaut", "camera", "chelsea", "coffee", "coins", "grass",
-               "horse", "motorcycle_left", "text"]
+               "horse", "motorcycle_left", "text", "page:0:.5:0:.5", "page:0:.5:.5:1"]
 EVALUATION = ["cell", "color", "gravel", "hubble_deep_field", "ihc", "motorcycle_right",
-              "page", "retina", "rocket"]
+              "retina", "rocket", "page:.5:1:0:.5", "page:.5:1:.5:1"]
 
 
 def image_dir():
@@ -37,7 +40,7 @@ def missing():
     d = image_dir()
     if d is None:
         return "scikit-image's sample images are not installed (scripts/requirements-models.txt)"
-    lacking = [n for n in CALIBRATION + EVALUATION if path(n) is None]
+    lacking = [n for n in CALIBRATION + EVALUATION if path(n.split(":")[0]) is None]
     return f"skimage/data lacks {lacking}" if lacking else None
 
 
@@ -50,10 +53,22 @@ def path(name):
 
 
 def load(name):
-    """The image as H x W x 3 uint8 RGB (grey and RGBA converted)."""
+    """The image (or crop, "name:y0:y1:x0:x1") as H x W x 3 uint8 RGB (grey and
+    RGBA converted)."""
     from PIL import Image
-    with Image.open(path(name)) as im:
-        return np.asarray(im.convert("RGB"))
+    base, *crop = name.split(":")
+    with Image.open(path(base)) as im:
+        rgb = np.asarray(im.convert("RGB"))
+    if crop:
+        y0, y1, x0, x1 = map(float, crop)
+        h, w = rgb.shape[:2]
+        rgb = rgb[int(y0 * h):int(y1 * h), int(x0 * w):int(x1 * w)]
+    return np.ascontiguousarray(rgb)
+
+
+def file_stem(name):
+    """A file name for an image or crop name."""
+    return name.replace(":", "_").replace(".", "")
 
 
 def resize(rgb, width, height):
