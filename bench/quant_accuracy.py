@@ -6,7 +6,8 @@ For each model: calibrates on the CALIBRATION images of bench/real_images.py
 (`strata calibrate --method M`, every M asked), compiles the model for the
 CPU in f32, bf16 and int8 per method (`strata compile --target cpu
 --quantize ...`; with `--search M` also int8 with the layers that
-`strata quantize --search-sensitive` keeps in float), runs each artifact on
+`strata quantize --search-sensitive` keeps in float, searched on two
+calibration images with detections), runs each artifact on
 the EVALUATION images (`strata run`) and compares it with the f32 artifact:
 
 - cosine: of the flattened outputs, the minimum over the evaluation images;
@@ -22,7 +23,7 @@ the EVALUATION images (`strata run`) and compares it with the f32 artifact:
   score >= --yolo-score (default 0.5), NMS at IoU 0.45 as ddddocr.
 
     /path/to/python bench/quant_accuracy.py [--models resnet50,mobilenetv2,ppocrv4_det,yolox]
-        [--methods minmax,percentile,kl] [--search percentile] [--search-samples 2]
+        [--methods minmax,percentile,kl] [--search percentile] [--target-cosine 0.99]
         [--calibrate 9] [--work build/quant-accuracy] [--bin build/bin] [--verbose]
 
 Needs Pillow, scikit-image's sample images (skimage/data, read as files),
@@ -58,10 +59,11 @@ MODELS = {
     "resnet50": dict(kind="cls", input="input", prep=real_images.imagenet),
     "mobilenetv2": dict(kind="cls", input="input", prep=real_images.imagenet),
     "ppocrv4_det": dict(kind="db", input="x", prep=real_images.ppocr_det,
-                        shapes="x:1x3x320x320",
+                        shapes="x:1x3x320x320", search=["page:0:.5:0:.5", "page:0:.5:.5:1"],
                         package=("rapidocr_onnxruntime", "models",
                                  "ch_PP-OCRv4_det_infer.onnx")),
     "yolox": dict(kind="yolox", input="images", prep=real_images.yolox,
+                  search=["page:0:.5:0:.5", "motorcycle_left"],
                   package=("ddddocr", "common_det.onnx")),
 }
 
@@ -214,7 +216,6 @@ def main():
     ap.add_argument("--search", default="",
                     help="also int8 of this method with --search-sensitive (detectors)")
     ap.add_argument("--search-models", default="ppocrv4_det,yolox")
-    ap.add_argument("--search-samples", type=int, default=2)
     ap.add_argument("--target-cosine", type=float, default=0.99)
     ap.add_argument("--calibrate", type=int, default=len(real_images.CALIBRATION))
     ap.add_argument("--evaluate", type=int, default=len(real_images.EVALUATION))
@@ -277,8 +278,11 @@ def main():
             sdir = os.path.join(d, "search")
             r = run([strata, "quantize", onnx_path, *shapes, "--quantize", "int8",
                      "--calibration", table, "--search-sensitive",
-                     "--target-cosine", args.target_cosine, "--samples", args.search_samples,
-                     "-o", sdir, "--name", m] + sum((["--data", p] for p in cal), []), v)
+                     "--target-cosine", args.target_cosine, "-o", sdir, "--name", m] +
+                    sum((["--data", os.path.join(d, "cal", real_images.file_stem(n) + ".npz")]
+                         for n in spec["search"]), []), v)
+            with open(os.path.join(sdir, "search.log"), "w") as f:
+                f.write(r.stdout)
             keep = os.path.join(sdir, m + "_keep_float.txt")
             kept = [ln for ln in open(keep) if ln.strip() and not ln.startswith("#")]
             variants.append((f"int8 {args.search} + search ({len(kept)} kept)",
