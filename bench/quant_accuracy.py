@@ -179,7 +179,19 @@ def boxes_of(kind, out, args):
     return yolox_boxes(out, score_thresh=args.yolo_score)
 
 
-def compare(kind, refs, gots, args):
+def image_anchors(x, size=416):
+    """YOLOX anchors whose grid cell holds image pixels (not only the grey
+    114 of the letterbox padding), from the model input x."""
+    x = x.reshape(3, size, size)
+    out = []
+    for s in (8, 16, 32):
+        n = size // s
+        blk = x.reshape(3, n, s, n, s)
+        out.append((np.abs(blk - 114).max(axis=(0, 2, 4)) != 0).ravel())
+    return np.concatenate(out)
+
+
+def compare(kind, refs, gots, args, inputs=None):
     """The row's cells: min cosine and the agreement. PP-OCR det's cosine is
     taken over the images where the f32 model finds text: elsewhere its map
     holds only values near 0 (1e-6 and below) whose cosine measures rounding
@@ -203,6 +215,10 @@ def compare(kind, refs, gots, args):
         missed_scores += miss
         extra_scores += ext
     cell = f"boxes {matched}/{total}" + (f" (+{extra})" if extra else "")
+    if kind == "yolox":
+        inside = min(cosine(r.reshape(-1, 6)[a], g.reshape(-1, 6)[a])
+                     for r, g, a in zip(refs, gots, map(image_anchors, inputs)))
+        cell += f"; cosine over the anchors inside the image {inside:.5f}"
     if missed_scores or extra_scores:
         cell += " [unmatched scores: f32 " + ",".join(f"{s:.2f}" for s in missed_scores) + \
             "; q " + ",".join(f"{s:.2f}" for s in extra_scores) + "]"
@@ -306,7 +322,8 @@ def main():
             print(f"{m}: f32 finds {sum(n)} boxes on {len(ref)} evaluation images "
                   f"({', '.join(f'{a} {b}' for a, b in zip(eval_names, n))})", file=sys.stderr)
         for label, _ in variants[1:]:
-            cos, agree = compare(spec["kind"], ref, outs[label], args)
+            cos, agree = compare(spec["kind"], ref, outs[label], args,
+                                 [np.load(p)[spec["input"]] for p in evals])
             rows.append((m, label, cos, agree))
             print(f"{m:12s} {label:32s} cosine {cos:.5f}  {agree}", file=sys.stderr)
         print(f"{m}: {time.time() - t0:.0f} s", file=sys.stderr)
