@@ -23,7 +23,8 @@ the EVALUATION images (`strata run`) and compares it with the f32 artifact:
   score >= --yolo-score (default 0.5), NMS at IoU 0.45 as ddddocr.
 
     /path/to/python bench/quant_accuracy.py [--models resnet50,mobilenetv2,ppocrv4_det,yolox]
-        [--methods minmax,percentile,kl] [--search percentile] [--target-cosine 0.99]
+        [--methods minmax,percentile,kl] [--percentile 99.99] [--search percentile]
+        [--target-cosine 0.99]
         [--calibrate 9] [--work build/quant-accuracy] [--bin build/bin] [--verbose]
 
 Needs Pillow, scikit-image's sample images (skimage/data, read as files),
@@ -229,6 +230,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default="resnet50,mobilenetv2,ppocrv4_det,yolox")
     ap.add_argument("--methods", default="minmax,percentile,kl")
+    ap.add_argument("--percentile", default="",
+                    help="strata calibrate --percentile for the percentile method")
     ap.add_argument("--search", default="",
                     help="also int8 of this method with --search-sensitive (detectors)")
     ap.add_argument("--search-models", default="ppocrv4_det,yolox")
@@ -250,6 +253,7 @@ def main():
     cal_names = real_images.CALIBRATION[:args.calibrate]
     eval_names = real_images.EVALUATION[:args.evaluate]
     rows = []
+    pct = ["--percentile", args.percentile] if args.percentile else []
     for m in args.models.split(","):
         spec = MODELS[m]
         t0 = time.time()
@@ -283,14 +287,17 @@ def main():
         for method in args.methods.split(","):
             table = os.path.join(d, f"table_{method}.txt")
             run([strata, "calibrate", onnx_path, *shapes, "--method", method,
-                 "-o", table] + sum((["--data", p] for p in cal), []), v)
-            variants.append((f"int8 {method}",
+                 *(pct if method == "percentile" else []), "-o", table] +
+                sum((["--data", p] for p in cal), []), v)
+            variants.append((f"int8 {method}" + (f" {args.percentile}" if pct and
+                                                 method == "percentile" else ""),
                              ["--quantize", "int8", "--calibration", table]))
         if args.search and m in args.search_models.split(","):
             table = os.path.join(d, f"table_{args.search}.txt")
             if not os.path.exists(table) or args.search not in args.methods.split(","):
                 run([strata, "calibrate", onnx_path, *shapes, "--method", args.search,
-                     "-o", table] + sum((["--data", p] for p in cal), []), v)
+                     *(pct if args.search == "percentile" else []), "-o", table] +
+                    sum((["--data", p] for p in cal), []), v)
             sdir = os.path.join(d, "search")
             r = run([strata, "quantize", onnx_path, *shapes, "--quantize", "int8",
                      "--calibration", table, "--search-sensitive",
