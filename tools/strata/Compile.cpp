@@ -138,6 +138,11 @@ static cl::opt<bool> noSegmentFusion(
     cl::desc("--target npu-sim: keep hl.segmentation ops instead of having "
              "the producing kernel write its output segmented"),
     cl::sub(CompileCommand));
+static cl::opt<bool> noSegmentation(
+    "no-segmentation",
+    cl::desc("--target npu-sim: strided kernels take the stride directly "
+             "instead of reading the phases of a segmented input"),
+    cl::sub(CompileCommand));
 static cl::opt<int64_t> maxRangeElements(
     "max-range-elements",
     cl::desc("--target cpu: the bound of the element count of a Range with "
@@ -523,7 +528,8 @@ static int emitHL(const npu::NpuConfig &config,
   pm.addPass(conversion::createHLCancelTransposes());
   conversion::HLSegmentStridedOptions segmentOptions;
   segmentOptions.fuse = !noSegmentFusion;
-  pm.addPass(conversion::createHLSegmentStrided(segmentOptions));
+  if (!noSegmentation)
+    pm.addPass(conversion::createHLSegmentStrided(segmentOptions));
   FailureOr<TensorMap> weights = runTopPasses(module, model.weights, pm);
   if (failed(weights)) {
     errs() << "strata compile: --target npu-sim: converting '" << modelFile
@@ -580,7 +586,8 @@ static int compileNpuArtifact(const npu::NpuConfig &config,
   hwOptions.lramReuse = npuLramReuse;
   std::vector<conversion::HLDecision> decisions;
   FailureOr<TensorMap> weights =
-      npu::lowerTopToNpu(module, model.weights, config, hwOptions, &decisions);
+      npu::lowerTopToNpu(module, model.weights, config, hwOptions, &decisions,
+                         !noSegmentation, !noSegmentFusion);
   if (failed(weights)) {
     errs() << "strata compile: --target npu-sim: lowering '" << modelFile
            << "' to the NPU failed\n";
@@ -656,7 +663,8 @@ int compile() {
         {"emit", emitStage.getNumOccurrences() > 0},
         {"npu-double-buffer", npuDoubleBuffer.getNumOccurrences() > 0},
         {"npu-lram-reuse", npuLramReuse.getNumOccurrences() > 0},
-        {"no-segment-fusion", noSegmentFusion.getNumOccurrences() > 0}})
+        {"no-segment-fusion", noSegmentFusion.getNumOccurrences() > 0},
+        {"no-segmentation", noSegmentation.getNumOccurrences() > 0}})
     if (given && target != "npu-sim") {
       errs() << "strata compile: --" << opt << " needs --target npu-sim\n";
       return 2;

@@ -18,6 +18,7 @@
 #include "strata/Strategy/NpuStrategies.h"
 #include "strata/Strategy/Select.h"
 #include "strata/StrategyMLIR/WorkloadFromOp.h"
+#include "strata/Support/IntegerRequant.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Builders.h"
@@ -709,6 +710,153 @@ struct Converter {
     return "";
   }
 
+  //===--------------------------------------------------------------------===//
+  // top-quantize's int8 Add and GlobalAvgPool (docs/quantization.md,
+  // "Integer Add and pools": Requant / i32 Add / i32 Reduce chains)
+  //===--------------------------------------------------------------------===//
+
+  /// The multiplier and shift of a per-tensor MultiplierShift top.Requant
+  /// within the NPU's ranges.
+  static std::optional<std::pair<int64_t, int64_t>>
+  plainRequant(top::RequantOp r) {
+    if (!r || r.getQuantMode() != top::RequantMode::MultiplierShift ||
+        !r.getMultiplier() || !r.getRshift() ||
+        r.getMultiplier()->size() != 1 || r.getRshift()->size() != 1)
+      return std::nullopt;
+    int64_t m = (*r.getMultiplier())[0], sh = (*r.getRshift())[0];
+    if (m < 0 || m > std::numeric_limits<int32_t>::max() || sh < 0 || sh > 63)
+      return std::nullopt;
+    return std::make_pair(m, sh);
+  }
+
+  /// A per-tensor signed int8 quantized type's zero point and range.
+  static std::optional<IntType> signedInt8Of(Type type) {
+    if (!isa<quant::UniformQuantizedType>(getElementTypeOrSelf(type)) ||
+        !isInt8Storage(type))
+      return std::nullopt;
+    return int8TypeOf(type);
+  }
+
+  static bool isI32(Type type) {
+    return getElementTypeOrSelf(type).isSignlessInteger(32);
+  }
+
+  /// `Requant(Add(Requant(a), Requant(b)))` (int8 -> i32 -> int8, the int8
+  /// Add of top-quantize, `do_relu` included) to `hl.add`: HL's add
+  /// rescales both inputs with the same rounding (`left_shift` 0), adds and
+  /// requantizes; the ReLU on the i32 sum is `clip_min = output_zp`.
+  Reason convertInt8Add(top::AddOp add, std::string &kernel) {
+    if (!config.supports(npu::NumberFormat::Int8))
+      return "the NPU description's formats do not list int8";
+    auto ra = add.getLhs().getDefiningOp<top::RequantOp>();
+    auto rb = add.getRhs().getDefiningOp<top::RequantOp>();
+    if (!ra || !rb || !isI32(add.getOutput().getType()))
+      return "not the int8 Add of top-quantize (two top.Requant to i32, "
+             "an i32 top.Add)";
+    std::optional<IntType> ta = signedInt8Of(ra.getInput().getType()),
+                           tb = signedInt8Of(rb.getInput().getType());
+    auto ma = plainRequant(ra), mb = plainRequant(rb);
+    if (!ta || !tb || !ma || !mb || !isI32(ra.getOutput().getType()) ||
+        !isI32(rb.getOutput().getType()))
+      return "an input is not a per-tensor MultiplierShift top.Requant of "
+             "a signed int8 tensor to i32";
+    if (ra.getInput() == rb.getInput())
+      return "it adds a tensor to itself (an npu-sim dispatch binds each "
+             "value once, the add's program two inputs)";
+    auto outType = dyn_cast<RankedTensorType>(add.getOutput().getType());
+    if (!outType || !outType.hasStaticShape())
+      return "dynamic shapes (compile with --input-shapes)";
+    if (cast<ShapedType>(ra.getInput().getType()).getShape() !=
+            outType.getShape() ||
+        cast<ShapedType>(rb.getInput().getType()).getShape() !=
+            outType.getShape())
+      return "its operands broadcast (the NPU add takes equal shapes)";
+    if (!add.getOutput().hasOneUse())
+      return "its i32 sum has other users than one top.Requant";
+    auto rc = dyn_cast<top::RequantOp>(*add.getOutput().getUsers().begin());
+    std::optional<IntType> tc =
+        rc ? signedInt8Of(rc.getOutput().getType()) : std::nullopt;
+    auto mc = plainRequant(rc);
+    if (!tc || !mc)
+      return "its i32 sum does not go to a per-tensor MultiplierShift "
+             "top.Requant to signed int8";
+    OpBuilder b(rc);
+    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    auto h = hl::AddOp::create(
+        b, rc.getLoc(), rc.getOutput().getType(), ra.getInput(), rb.getInput(),
+        i64(ta->zp), i64(ma->first), i64(ma->second), i64(tb->zp),
+        i64(mb->first), i64(mb->second), i64(0), i64(mc->first),
+        i64(mc->second), i64(tc->zp),
+        i64(add.getDoRelu() ? std::max(tc->lo, tc->zp) : tc->lo), i64(tc->hi),
+        b.getStringAttr("multiplier_shift"));
+    rc.getOutput().replaceAllUsesWith(h.getOutput());
+    eraseDeadChain({ra, rb, add, rc});
+    kernel = "hl.add";
+    return "";
+  }
+
+  /// `Requant(Requant(Reduce-sum over H, W of Requant(x) - zp), 1/n), s)`
+  /// (the int8 GlobalAvgPool of top-quantize) to `hl.avgpool` with the
+  /// whole plane as its window: HL's integer mean
+  /// `round_half_away_from_zero(sum / n)` is the division Requant when it
+  /// uses `intq::divisionMultiplierShift` (checked), then the same
+  /// MultiplierShift requantization.
+  Reason convertInt8GlobalAvgPool(top::ReduceOp red, std::string &kernel) {
+    if (!config.supports(npu::NumberFormat::Int8))
+      return "the NPU description's formats do not list int8";
+    auto inType = dyn_cast<RankedTensorType>(red.getInput().getType());
+    auto outType = dyn_cast<RankedTensorType>(red.getOutput().getType());
+    if (red.getMode() != top::ReduceMode::Sum || red.getAxesValue() ||
+        !inType || !outType || !inType.hasStaticShape() ||
+        !outType.hasStaticShape() || inType.getRank() != 4 || !isI32(inType))
+      return "not the int8 GlobalAvgPool of top-quantize (an i32 ReduceSum "
+             "over H and W of a static 4-d tensor)";
+    SmallVector<int64_t> axes(red.getAxes());
+    for (int64_t &a : axes)
+      a = a < 0 ? a + 4 : a;
+    llvm::sort(axes);
+    if (axes != SmallVector<int64_t>{2, 3} ||
+        outType.getShape() !=
+            ArrayRef<int64_t>{inType.getDimSize(0), inType.getDimSize(1), 1, 1})
+      return "its ReduceSum is not over H and W with kept dims";
+    auto r0 = red.getInput().getDefiningOp<top::RequantOp>();
+    std::optional<IntType> tx =
+        r0 ? signedInt8Of(r0.getInput().getType()) : std::nullopt;
+    if (!tx || plainRequant(r0) != std::make_pair<int64_t, int64_t>(1, 0))
+      return "its input is not top.Requant(x) - zp (multiplier 1, shift 0) "
+             "of a per-tensor signed int8 tensor";
+    int64_t n = inType.getDimSize(2) * inType.getDimSize(3);
+    if (!red.getOutput().hasOneUse())
+      return "its i32 sum has other users than the division top.Requant";
+    auto r1 = dyn_cast<top::RequantOp>(*red.getOutput().getUsers().begin());
+    auto m1 = plainRequant(r1);
+    if (!m1 || *m1 != intq::divisionMultiplierShift(n, 255 * n) ||
+        !isI32(r1.getOutput().getType()) || !r1.getOutput().hasOneUse())
+      return "its sum is not divided by the window size with "
+             "intq::divisionMultiplierShift (the integer mean of "
+             "hl.avgpool)";
+    auto r2 = dyn_cast<top::RequantOp>(*r1.getOutput().getUsers().begin());
+    std::optional<IntType> ty =
+        r2 ? signedInt8Of(r2.getOutput().getType()) : std::nullopt;
+    auto m2 = plainRequant(r2);
+    if (!ty || !m2)
+      return "its mean does not go to a per-tensor MultiplierShift "
+             "top.Requant to signed int8";
+    OpBuilder b(r2);
+    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    auto arr = [&](ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); };
+    auto h = hl::AvgPoolOp::create(
+        b, r2.getLoc(), r2.getOutput().getType(), r0.getInput(),
+        arr({inType.getDimSize(2), inType.getDimSize(3)}), b.getBoolAttr(false),
+        i64(tx->zp), i64(m2->first), i64(m2->second), i64(ty->zp), i64(ty->lo),
+        i64(ty->hi), arr({0, 0, 0, 0}), arr({1, 1}), arr({1, 1}), i64(1),
+        DenseI64ArrayAttr());
+    r2.getOutput().replaceAllUsesWith(h.getOutput());
+    eraseDeadChain({r0, red, r1, r2});
+    kernel = "hl.avgpool";
+    return "";
+  }
+
   /// Whether `rs` moves elements exactly as hl.resize_nearest does
   /// (`out[y, x] = in[(y*H)/OH, (x*W)/OW]` per plane): probed by running the
   /// Top op's own semantics on each plane's element indices, so every
@@ -757,6 +905,8 @@ struct Converter {
     module.walk([&](Operation *op) {
       if (isa<top::ConvOp, top::MatMulOp, top::MaxPoolOp, top::ConcatOp,
               top::ResizeOp>(op) ||
+          (isa<top::AddOp, top::ReduceOp>(op) &&
+           isI32(op->getResult(0).getType())) ||
           isTableCandidate(op))
         candidates.push_back(op);
     });
@@ -787,6 +937,10 @@ struct Converter {
           d.reason = convertMatMul(mm, d.kernel);
         else if (auto concat = dyn_cast<top::ConcatOp>(op))
           d.reason = convertConcat(concat, d.kernel);
+        else if (auto add = dyn_cast<top::AddOp>(op))
+          d.reason = convertInt8Add(add, d.kernel);
+        else if (auto red = dyn_cast<top::ReduceOp>(op))
+          d.reason = convertInt8GlobalAvgPool(red, d.kernel);
         else if (auto mp = dyn_cast<top::MaxPoolOp>(op);
                  mp &&
                  isa<quant::UniformQuantizedType>(

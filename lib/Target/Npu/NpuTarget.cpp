@@ -20,12 +20,18 @@ FailureOr<TensorMap>
 npu::lowerTopToNpu(ModuleOp module, const TensorMap &weights,
                    const NpuConfig &config,
                    const conversion::HLToHWOptions &options,
-                   std::vector<conversion::HLDecision> *decisions) {
+                   std::vector<conversion::HLDecision> *decisions, bool segment,
+                   bool fuseSegmentation) {
   PassManager pm(module.getContext());
   pm.addPass(conversion::createConvertTopToHLPass(config, decisions));
   pm.addPass(conversion::createHLCancelTransposes());
-  // No hl-segment-strided: the NPU kernels take the stride directly (the
-  // lowering of segmented operands is not built).
+  if (segment) {
+    // The seed's NPU walks inputs at stride 1: strided kernels read the
+    // phases of their input (docs/npu.md, "Strided kernels: segmentation").
+    conversion::HLSegmentStridedOptions segmentOptions;
+    segmentOptions.fuse = fuseSegmentation;
+    pm.addPass(conversion::createHLSegmentStrided(segmentOptions));
+  }
   pm.addPass(conversion::createConvertHLToHWPass(config, options));
   return runTopPasses(module, weights, pm);
 }
