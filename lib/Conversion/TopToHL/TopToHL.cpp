@@ -698,7 +698,19 @@ struct Converter {
       return "the NPU description's lut_entries is " +
              std::to_string(config.lutEntries) + ", an int8 table needs 256";
     SmallVector<top::DequantOp> deqs;
+    // A nearest resize between an input's Dequant and the concat (a
+    // detector's upsampled feature maps) only moves the int8 values:
+    // hl.resize_nearest after the input's table.
+    SmallVector<top::ResizeOp> resizes;
     for (Value in : concat.getInputs()) {
+      auto rs = in.getDefiningOp<top::ResizeOp>();
+      if (rs && (!rs.getOutput().hasOneUse() ||
+                 !checkNearestResize(rs).empty()))
+        return "an input is a resize that is not an NPU nearest resize "
+               "used by the concat only";
+      resizes.push_back(rs);
+      if (rs)
+        in = rs.getInput();
       auto deq = in.getDefiningOp<top::DequantOp>();
       if (!deq ||
           !isa<quant::UniformQuantizedType>(
@@ -713,7 +725,7 @@ struct Converter {
     OpBuilder b(quantOp);
     SmallVector<Value> inputs;
     SmallVector<Operation *> created;
-    for (top::DequantOp deq : deqs) {
+    for (auto [deq, rs] : llvm::zip_equal(deqs, resizes)) {
       FailureOr<Tensor> table = tabulate(
           {deq.getOperation(), quantOp.getOperation()}, config.lutEntries);
       if (failed(table)) {
@@ -736,6 +748,17 @@ struct Converter {
                 .getOutput();
         created.push_back(x.getDefiningOp());
       }
+      if (rs) {
+        x = hl::ResizeNearestOp::create(
+                b, rs.getLoc(),
+                RankedTensorType::get(
+                    cast<RankedTensorType>(rs.getOutput().getType())
+                        .getShape(),
+                    outType.getElementType()),
+                x)
+                .getOutput();
+        created.push_back(x.getDefiningOp());
+      }
       inputs.push_back(x);
     }
     auto hlConcat = hl::ConcatOp::create(b, quantOp.getLoc(), outType, inputs,
@@ -748,10 +771,15 @@ struct Converter {
     for (top::DequantOp deq : deqs)
       if (!llvm::is_contained(chain, deq.getOperation()))
         chain.push_back(deq);
+    for (top::ResizeOp rs : resizes)
+      if (rs)
+        chain.push_back(rs);
     chain.push_back(concat);
     chain.push_back(quantOp);
     eraseDeadChain(chain);
-    kernel = "hl.concat";
+    kernel = llvm::any_of(resizes, [](top::ResizeOp r) { return bool(r); })
+                 ? "hl.concat of hl.resize_nearest"
+                 : "hl.concat";
     return "";
   }
 
