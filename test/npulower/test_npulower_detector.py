@@ -91,8 +91,8 @@ def quantized(tmp_path, size, b_pad):
     return tmp_path / "q" / "m.mlir", samples / "s1.npz"
 
 
-def run_both(tmp_path, q, x):
-    explain = strata("compile", q, "--target", "npu-sim", "--no-optimize", "-o",
+def run_both(tmp_path, q, x, flags=()):
+    explain = strata("compile", q, "--target", "npu-sim", "--no-optimize", *flags, "-o",
                      tmp_path / "npu.strata", "--report", "--explain-strategy")
     profile = strata("run", tmp_path / "npu.strata", "--input", x, "--output",
                      tmp_path / "npu.npz", "--device", "npu-sim")
@@ -120,11 +120,16 @@ def test_detector_on_npu_sim(tmp_path):
 
 
 def test_refused_resize_stays_on_cpu(tmp_path):
-    """A 5 -> 12 upsample (no integer scale) is refused by the NPU lowering:
+    """A 31 -> 64 upsample (no integer scale: the resize_nearest task over
+    whole planes) on an NPU with 4 KiB of LRAM, where one 64x64 output
+    plane does not fit beside its input, is refused by the NPU lowering:
     convert-top-to-hl asks the predicate convert-hl-to-hw applies before
     converting, so the concat of it stays on the CPU with the reason named,
-    and the mixed artifact still gives run-ref's bytes."""
-    q, x = quantized(tmp_path, 24, b_pad=0)
-    explain, _ = run_both(tmp_path, q, x)
+    and the mixed artifact still gives run-ref's bytes (the other layers
+    tiled)."""
+    q, x = quantized(tmp_path, 128, b_pad=0)
+    config = tmp_path / "small.json"
+    config.write_text('{"lram_bytes": 4096}')
+    explain, _ = run_both(tmp_path, q, x, ["--npu-config", config])
     assert re.search(r"top.Concat 'cat': stays on the CPU: the NPU lowering refuses it: "
-                     r"hl.resize_nearest .*height 5 -> 12 is not an integer scale", explain), explain
+                     r"hl.resize_nearest .*do not fit LRAM", explain), explain

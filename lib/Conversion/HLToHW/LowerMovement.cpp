@@ -1,13 +1,13 @@
 //===- LowerMovement.cpp - hl.resize_nearest and hl.concat as DMA ---------===//
 //
-// Data movement without a slice task (docs/npu.md, "HL -> HW"): the values
-// are loaded into LRAM in chunks and stored back where the result wants
+// Data movement, mostly without a slice task (docs/npu.md, "HL -> HW"): the
+// values are loaded into LRAM in chunks and stored back where the result wants
 // them.
 //  - hl.resize_nearest with integer factors per dim (`OH = f * H`: each
 //    source row repeated f times; `H = d * OH`: every d-th row): the load
 //    picks the source rows and columns (DRAM strides), the stores repeat
 //    them (an LRAM stride of 0 repeats a column; one store per repeated
-//    row);
+//    row); other scales run the `resize_nearest` slice task;
 //  - hl.concat along any axis: each input, viewed as `[outer, inner_k]`
 //    (the dims before the axis, then the rest), is stored at column
 //    offset `sum_{j<k} inner_j` of the `[outer, sum inner]` output.
@@ -65,6 +65,84 @@ std::optional<std::string> finish(npusim::Program &program,
   return std::nullopt;
 }
 
+/// Another scale: the simulator's `resize_nearest` task (asymmetric,
+/// floor) over chunks of whole channel planes, each chunk split over the
+/// slices by channels.
+std::optional<std::string> lowerResizeTask(hl::ResizeNearestOp op,
+                                           const npu::NpuConfig &config,
+                                           const std::string &name,
+                                           npusim::Program &program) {
+  std::string layer = layerName(op);
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  auto outType = cast<RankedTensorType>(op.getOutput().getType());
+  hl::Format format = hl::formatOf(inType);
+  if (format == hl::Format::Other || hl::formatOf(outType) != format)
+    return layer + ": a resize that is not an integer scale needs int8 or "
+                   "bf16 (the resize_nearest task)";
+  int64_t eb = format == hl::Format::BF16 ? 2 : 1;
+  int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
+          h = inType.getDimSize(2), w = inType.getDimSize(3),
+          oh = outType.getDimSize(2), ow = outType.getDimSize(3);
+  int64_t inPlane = h * w * eb, outPlane = oh * ow * eb;
+  // The largest channel chunk whose input and output fit LRAM (alignment
+  // included).
+  int64_t perChunk = std::min(c, config.lramBytes / (inPlane + outPlane)),
+          inAddr = 0, outAddr = 0;
+  for (; perChunk >= 1; --perChunk) {
+    LramAllocator lram(config);
+    std::optional<int64_t> a = lram.allocate(perChunk * inPlane);
+    std::optional<int64_t> b =
+        a ? lram.allocate(perChunk * outPlane) : std::nullopt;
+    if (a && b) {
+      inAddr = *a;
+      outAddr = *b;
+      break;
+    }
+  }
+  if (perChunk < 1)
+    return layer + llvm::formatv(": one channel's input and output planes "
+                                 "({0} + {1} bytes) do not fit LRAM ({2} "
+                                 "bytes)",
+                                 inPlane, outPlane, config.lramBytes)
+                       .str();
+  startProgram(program, name, config,
+               {{"input", static_cast<uint64_t>(n * c * inPlane)}},
+               static_cast<uint64_t>(n * c * outPlane));
+  npusim::SliceTask proto;
+  proto.kernel = npusim::KernelKind::ResizeNearest;
+  proto.format = proto.outputFormat =
+      eb == 2 ? npusim::Format::BF16 : npusim::Format::Int8;
+  proto.halfPixel = false;
+  std::vector<Task> tasks;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t c0 = 0; c0 < c; c0 += perChunk) {
+      int64_t cc = std::min(perChunk, c - c0);
+      if (!tasks.empty())
+        tasks.push_back(barrier());
+      tasks.push_back(dmaTask(TaskKind::DmaLoad, 0, (i * c + c0) * inPlane,
+                              inAddr, 1, {cc * inPlane}, {1}, {1}, "input"));
+      tasks.push_back(barrier());
+      int64_t pieces = std::min<int64_t>(config.slices, cc);
+      for (int64_t p = 0; p < pieces; ++p) {
+        int64_t a = cc * p / pieces, b = cc * (p + 1) / pieces;
+        Task t;
+        t.kind = TaskKind::Slice;
+        t.slice = proto;
+        t.slice.slice = static_cast<uint32_t>(p);
+        t.slice.input = contiguous(inAddr + a * inPlane, {1, b - a, h, w}, eb);
+        t.slice.output =
+            contiguous(outAddr + a * outPlane, {1, b - a, oh, ow}, eb);
+        t.name = llvm::formatv("chunk{0}.s{1}", c0 / perChunk, p).str();
+        fastestVectorMode(t, config);
+        tasks.push_back(t);
+      }
+      tasks.push_back(barrier());
+      tasks.push_back(dmaTask(TaskKind::DmaStore, 1, (i * c + c0) * outPlane,
+                              outAddr, 1, {cc * outPlane}, {1}, {1}, "output"));
+    }
+  return finish(program, std::move(tasks), layer);
+}
+
 std::optional<std::string> lowerResizeNearest(hl::ResizeNearestOp op,
                                               const npu::NpuConfig &config,
                                               const std::string &name,
@@ -97,11 +175,7 @@ std::optional<std::string> lowerResizeNearest(hl::ResizeNearestOp op,
       step[d] = in[d] / out[d];
       rep[d] = 1;
     } else {
-      return layer + llvm::formatv(": {0} {1} -> {2} is not an integer "
-                                   "scale (the NPU repeats or skips whole "
-                                   "rows and columns)",
-                                   d == 0 ? "height" : "width", in[d], out[d])
-                         .str();
+      return lowerResizeTask(op, config, name, program);
     }
   }
   // Chunks of whole channel planes; a store reads each loaded byte rep[1]

@@ -32,7 +32,7 @@ npu::lowerTopToNpu(ModuleOp module, const TensorMap &weights,
     // phases of their input (docs/npu.md, "Strided kernels: segmentation").
     conversion::HLSegmentStridedOptions segmentOptions;
     segmentOptions.fuse = fuseSegmentation;
-    pm.addPass(conversion::createHLSegmentStrided(segmentOptions));
+    pm.addPass(conversion::createHLSegmentStrided(segmentOptions, config));
   }
   pm.addPass(conversion::createConvertHLToHWPass(config, options));
   return runTopPasses(module, weights, pm);

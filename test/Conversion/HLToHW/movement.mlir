@@ -60,3 +60,17 @@ func.func @cat_big(%a: tensor<1x2x30x30xi8>, %b: tensor<1x5x30x30xi8>) -> tensor
   return %y : tensor<1x7x30x30xi8>
 }
 
+
+// -----
+
+// A 2 -> 3 upsample is no integer scale: the resize_nearest task over
+// whole channel planes in LRAM, split over the slices by channels.
+// CHECK-LABEL: func.func @odd
+// CHECK: npuhw.dma_load {binding = 0 : i32, counts = array<i64: 12>
+// CHECK: npuhw.slice_task {input = #npuhw.operand<address = 0, dims = [1, 1, 2, 3], strides = [6, 6, 3, 1]>, kernel = "resize_nearest", name = "chunk0.s0", output = #npuhw.operand<address = 64, dims = [1, 1, 3, 3], strides = [9, 9, 3, 1]>}
+// CHECK: npuhw.slice_task {input = #npuhw.operand<address = 6, {{.*}}slice = 1 : i32}
+// CHECK: npuhw.dma_store {binding = 1 : i32, counts = array<i64: 18>, {{.*}}lram_address = 64
+func.func @odd(%x: tensor<1x2x2x3xi8>) -> tensor<1x2x3x3xi8> {
+  %y = hl.resize_nearest(%x) : (tensor<1x2x2x3xi8>) -> tensor<1x2x3x3xi8> loc("odd")
+  return %y : tensor<1x2x3x3xi8>
+}
