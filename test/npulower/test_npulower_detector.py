@@ -133,3 +133,56 @@ def test_refused_resize_stays_on_cpu(tmp_path):
     explain, _ = run_both(tmp_path, q, x, ["--npu-config", config])
     assert re.search(r"top.Concat 'cat': stays on the CPU: the NPU lowering refuses it: "
                      r"hl.resize_nearest .*do not fit LRAM", explain), explain
+
+
+def hl_case(d, text, x, out_shape, configs, first="%y"):
+    """One HL op on input `x` (int8): npu-sim under each NPU description of
+    `configs` gives `strata run-ref`'s bytes."""
+    t = "tensor<%sxi8>" % "x".join(map(str, x.shape))
+    to = "tensor<%sxi8>" % "x".join(map(str, out_shape))
+    d.mkdir()
+    (d / "hl.mlir").write_text(
+        f'module attributes {{top.weight_file = "w.npz"}} {{\n'
+        f'  func.func @main(%x: {t} {{top.name = "input"}}) -> ({to} {{top.name = "output"}}) {{\n'
+        f"    {first} = {text.format(t=t, to=to)}\n    return %y : {to}\n  }}\n}}\n")
+    np.savez(d / "w.npz")
+    np.savez(d / "in.npz", input=x)
+    strata("run-ref", d / "hl.mlir", "--input", d / "in.npz", "--output", d / "ref.npz")
+    want = np.load(d / "ref.npz")["output"]
+    for i, config in enumerate(configs):
+        flags = []
+        if config:
+            (d / "npu.json").write_text(config)
+            flags = ["--npu-config", d / "npu.json"]
+        strata("compile", d / "hl.mlir", "--target", "npu-sim", "--no-optimize", *flags,
+               "-o", d / f"m{i}.strata")
+        strata("run", d / f"m{i}.strata", "--input", d / "in.npz", "--output",
+               d / f"o{i}.npz", "--device", "npu-sim")
+        got = np.load(d / f"o{i}.npz")["output"]
+        assert got.tobytes() == want.tobytes(), (config, np.argwhere(got != want)[:5])
+
+
+@pytest.mark.parametrize("hw,out_hw", [
+    ((7, 5), (14, 15)),   # integer upscales: DMA
+    ((60, 60), (120, 120)),  # a plane that does not fit 4 KiB: row chunks
+    ((12, 9), (4, 3)),    # integer downscales: DMA, strided loads
+    ((5, 7), (8, 11)),    # no integer scale: the resize_nearest task
+])
+def test_resize_nearest_bit_exact(tmp_path, hw, out_hw):
+    rng = np.random.default_rng(hw[0] * 100 + out_hw[1])
+    c = 3
+    x = rng.integers(-128, 128, (1, c) + hw).astype(np.int8)
+    hl_case(tmp_path / "r", "hl.resize_nearest(%x) : ({t}) -> {to}", x, (1, c) + out_hw,
+            [None, '{"lram_bytes": 4096}'])
+
+
+def test_concat_bit_exact(tmp_path):
+    """x upsampled 2x (u), then concat(u, u, u) along channels: one value
+    three times (the dispatch binds it once); under the default and a 4 KiB
+    LRAM (each 2000-byte channel plane of an image is one row piece)."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(-128, 128, (2, 3, 25, 20)).astype(np.int8)
+    tu = "tensor<2x3x50x40xi8>"
+    body = (f"hl.resize_nearest(%x) : ({{t}}) -> {tu}\n"
+            f"    %y = hl.concat(%u, %u, %u) {{{{axis = 1 : i64}}}} : ({tu}, {tu}, {tu}) -> {{to}}")
+    hl_case(tmp_path / "c", body, x, (2, 9, 50, 40), [None, '{"lram_bytes": 4096}'], first="%u")

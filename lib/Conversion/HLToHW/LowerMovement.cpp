@@ -178,15 +178,20 @@ std::optional<std::string> lowerResizeNearest(hl::ResizeNearestOp op,
       return lowerResizeTask(op, config, name, program);
     }
   }
-  // Chunks of whole channel planes; a store reads each loaded byte rep[1]
-  // times.
-  int64_t planeBytes = src[0] * src[1] * eb;
-  int64_t perChunk = std::min(
-      c, config.lramBytes / (planeBytes * std::max<int64_t>(1, rep[1])));
-  if (perChunk < 1)
-    return layer + llvm::formatv(": one source channel plane ({0} bytes) "
+  // Chunks of whole channel planes, or of source rows of one channel when
+  // a plane does not fit; no store moves more than LRAM's size (it reads
+  // each loaded byte rep[1] times).
+  int64_t rowBytes = src[1] * eb * rep[1];
+  int64_t perChunk = std::min(c, config.lramBytes / (rowBytes * src[0]));
+  int64_t rowsPerChunk = src[0];
+  if (perChunk < 1) {
+    perChunk = 1;
+    rowsPerChunk = config.lramBytes / rowBytes;
+  }
+  if (rowsPerChunk < 1)
+    return layer + llvm::formatv(": one source row repeated ({0} bytes) "
                                  "does not fit LRAM ({1} bytes)",
-                                 planeBytes * rep[1], config.lramBytes)
+                                 rowBytes, config.lramBytes)
                        .str();
   int64_t inPlane = in[0] * in[1] * eb, outPlane = out[0] * out[1] * eb;
   startProgram(program, name, config,
@@ -194,24 +199,29 @@ std::optional<std::string> lowerResizeNearest(hl::ResizeNearestOp op,
                static_cast<uint64_t>(n * c * outPlane));
   std::vector<Task> tasks;
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t c0 = 0; c0 < c; c0 += perChunk) {
-      int64_t cc = std::min(perChunk, c - c0);
-      if (!tasks.empty())
-        tasks.push_back(barrier());
-      tasks.push_back(dmaTask(TaskKind::DmaLoad, 0, (i * c + c0) * inPlane, 0,
-                              eb, {cc, src[0], src[1]},
-                              {inPlane, step[0] * in[1] * eb, step[1] * eb},
-                              {planeBytes, src[1] * eb, eb}, "input"));
-      tasks.push_back(barrier());
-      // Output row y * rep[0] + r, column x * rep[1] + q holds source
-      // (y, x): one store per r, the LRAM stride 0 repeating columns.
-      for (int64_t r = 0; r < rep[0]; ++r)
+    for (int64_t c0 = 0; c0 < c; c0 += perChunk)
+      for (int64_t y0 = 0; y0 < src[0]; y0 += rowsPerChunk) {
+        int64_t cc = std::min(perChunk, c - c0);
+        int64_t rows = std::min(rowsPerChunk, src[0] - y0);
+        int64_t chunkBytes = rows * src[1] * eb;
+        if (!tasks.empty())
+          tasks.push_back(barrier());
         tasks.push_back(dmaTask(
-            TaskKind::DmaStore, 1, (i * c + c0) * outPlane + r * out[1] * eb, 0,
-            eb, {cc, src[0], src[1], rep[1]},
-            {outPlane, rep[0] * out[1] * eb, rep[1] * eb, eb},
-            {planeBytes, src[1] * eb, eb, 0}, "output"));
-    }
+            TaskKind::DmaLoad, 0,
+            (i * c + c0) * inPlane + y0 * step[0] * in[1] * eb, 0, eb,
+            {cc, rows, src[1]}, {inPlane, step[0] * in[1] * eb, step[1] * eb},
+            {chunkBytes, src[1] * eb, eb}, "input"));
+        tasks.push_back(barrier());
+        // Output row y * rep[0] + r, column x * rep[1] + q holds source
+        // (y, x): one store per r, the LRAM stride 0 repeating columns.
+        for (int64_t r = 0; r < rep[0]; ++r)
+          tasks.push_back(dmaTask(
+              TaskKind::DmaStore, 1,
+              (i * c + c0) * outPlane + ((y0 * rep[0]) + r) * out[1] * eb, 0,
+              eb, {cc, rows, src[1], rep[1]},
+              {outPlane, rep[0] * out[1] * eb, rep[1] * eb, eb},
+              {chunkBytes, src[1] * eb, eb, 0}, "output"));
+      }
   return finish(program, std::move(tasks), layer);
 }
 

@@ -74,3 +74,18 @@ func.func @odd(%x: tensor<1x2x2x3xi8>) -> tensor<1x2x3x3xi8> {
   %y = hl.resize_nearest(%x) : (tensor<1x2x2x3xi8>) -> tensor<1x2x3x3xi8> loc("odd")
   return %y : tensor<1x2x3x3xi8>
 }
+
+// -----
+
+// A 60x60 plane upsampled 2x does not fit a 4 KiB LRAM repeated (7200
+// bytes): chunks of 34 source rows (4096 / 120), each stored twice.
+// TILED-LABEL: func.func @up_rows
+// TILED: npuhw.dma_load {binding = 0 : i32, counts = array<i64: 1, 34, 60>
+// TILED: npuhw.dma_store {binding = 1 : i32, counts = array<i64: 1, 34, 60, 2>, dram_strides = array<i64: 14400, 240, 2, 1>
+// TILED: npuhw.dma_store {binding = 1 : i32, counts = array<i64: 1, 34, 60, 2>, dram_offset = 120 : i64
+// TILED: npuhw.dma_load {binding = 0 : i32, counts = array<i64: 1, 26, 60>, dram_offset = 2040 : i64
+// TILED: npuhw.dma_store {binding = 1 : i32, counts = array<i64: 1, 26, 60, 2>, dram_offset = 8160 : i64
+func.func @up_rows(%x: tensor<1x1x60x60xi8>) -> tensor<1x1x120x120xi8> {
+  %y = hl.resize_nearest(%x) : (tensor<1x1x60x60xi8>) -> tensor<1x1x120x120xi8> loc("up_rows")
+  return %y : tensor<1x1x120x120xi8>
+}
