@@ -88,6 +88,11 @@ NOTES = {
     "yield": "Yield",
     "fft2d": "two DFT (along W, then H); inverse times H*W (TOSA does not scale)",
     "rfft2d": "one-sided DFT along W, then DFT along H",
+    # MX (TOSA 1.1 draft, extension MXFP): numeric against numpy (the spec's
+    # pseudocode), MLIR 22's own lowering has none.
+    "cast_from_block_scaled": "data x scale per block of 32 in f32 (Reshape, Mul), Cast to bf16; exact",
+    "cast_to_block_scaled": "scale 2^k from max abs(x) / out_max per block (Cast to f8E8M0FNU rounding up/down), Div, Cast to the format (f6: through f8, an f32 carrier); exact",
+    "matmul_t_block_scaled": "per-block MatMul (right transposed) x scale_A*scale_B, Reduce Sum over blocks",
 }
 # Shape ops: evaluated during the import where their operands are constant.
 for _op in ("add_shape", "sub_shape", "mul_shape", "div_floor_shape", "div_ceil_shape",

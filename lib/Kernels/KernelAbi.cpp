@@ -25,7 +25,7 @@ bool isRuntimeKernel(std::string_view name) {
                         kMatmulGemmI8, kConv1x1I8, kConvIm2colI8,
                         kConvDepthwiseI8, kMatmulGemmBf16,
                         kSoftmax, kLayerNorm, kMaxPool, kAvgPool,
-                        kGlobalAvgPool, kDeconv})
+                        kGlobalAvgPool, kDeconv, kAddRequantI8})
     if (name == k)
       return true;
   for (const char *k : kBinaryKernels)

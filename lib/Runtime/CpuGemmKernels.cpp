@@ -208,18 +208,18 @@ kn::Conv2dShape conv1x1Shape(const int64_t *p) {
 
 /// `packedBytes`: the size of the packed weight (the GEMM's packed filter,
 /// or Winograd's transformed one), 0 on overflow.
-bool checkConvBindings(const std::vector<BufferInfo> &b,
-                       const kn::Conv2dShape &s, bool packed,
-                       const int64_t *epilogue, std::string &error,
-                       uint64_t (*packedBytes)(const kn::Conv2dShape &) =
-                           kn::packedConvFilterBytes) {
+bool checkConvBindings(
+    const std::vector<BufferInfo> &b, const kn::Conv2dShape &s, bool packed,
+    const int64_t *epilogue, std::string &error,
+    uint64_t (*packedBytes)(const kn::Conv2dShape &) = nullptr) {
   std::string why = kn::checkConv2dShape(s);
   if (!why.empty()) {
     error = why;
     return false;
   }
   if (packed) {
-    uint64_t bytes = packedBytes(s);
+    uint64_t bytes =
+        packedBytes ? packedBytes(s) : kn::packedConvFilterBytes(s);
     if (bytes == 0 || b[kWeight].size < bytes) {
       error = "binding 1 (packed filter) has " +
               std::to_string(b[kWeight].size) + " bytes, the params need " +
@@ -234,45 +234,70 @@ bool checkConvBindings(const std::vector<BufferInfo> &b,
          checkEpilogue(b, epilogue, s.o, s.n * s.o * s.oh * s.ow, error);
 }
 
-bool checkPackedFlag(int64_t v, std::string &error) {
-  if (isFlag(v))
+uint64_t packedTransposedBytes(const kn::Conv2dShape &s) {
+  return kn::packedConvFilterBytes(s, kn::ConvGemmForm::Transposed);
+}
+
+/// filter_packed of the GEMM convolutions: 0 plain, 1 packed for the
+/// normal form, 2 packed for the transposed form (kn::ConvGemmForm).
+bool checkPackedFlag(int64_t v, const kn::Conv2dShape &s, std::string &error) {
+  if (v == 2 && s.oh * s.ow > kn::kMaxTransposedPixels) {
+    error = "filter_packed is 2 (the transposed form), but OH*OW = " +
+            std::to_string(s.oh * s.ow) + " is over " +
+            std::to_string(kn::kMaxTransposedPixels);
+    return false;
+  }
+  if (v == 0 || v == 1 || v == 2)
     return true;
-  error = "filter_packed is " + std::to_string(v) + ", must be 0 or 1";
+  error = "filter_packed is " + std::to_string(v) + ", must be 0, 1 or 2";
   return false;
 }
 
-int convGemm(void *const *bindings, const kn::Conv2dShape &s, bool packed,
+bool checkGemmConv(const std::vector<BufferInfo> &b, const kn::Conv2dShape &s,
+                   int64_t packed, const int64_t *epilogue,
+                   std::string &error) {
+  return checkPackedFlag(packed, s, error) &&
+         checkConvBindings(b, s, packed != 0, epilogue, error,
+                           packed == 2 ? packedTransposedBytes : nullptr);
+}
+
+int convGemm(void *const *bindings, const kn::Conv2dShape &s, int64_t packed,
              const int64_t *epilogue, int64_t id, int64_t count) {
   int64_t begin, end;
+  bool transposed =
+      packed == 2 || (packed == 0 && kn::preferredConvGemmForm(s) ==
+                                         kn::ConvGemmForm::Transposed);
+  kn::Epilogue e = epilogueFrom(epilogue, bindings[kBias], kn::BiasMode::PerRow,
+                                bindings[kResidual], s.oh * s.ow);
+  const auto *x = static_cast<const float *>(bindings[kIn]);
+  const auto *w = static_cast<const float *>(bindings[kWeight]);
+  auto *y = static_cast<float *>(bindings[kOut]);
+  if (transposed) {
+    split(kn::conv2dGemmTransposedUnits(s, count), id, count, begin, end);
+    kn::conv2dGemmTransposed(s, x, w, packed != 0, e, y, count, begin, end);
+    return 0;
+  }
   split(kn::conv2dGemmUnits(s, count), id, count, begin, end);
-  kn::conv2dGemm(s, static_cast<const float *>(bindings[kIn]),
-                 static_cast<const float *>(bindings[kWeight]), packed,
-                 epilogueFrom(epilogue, bindings[kBias], kn::BiasMode::PerRow,
-                              bindings[kResidual], s.oh * s.ow),
-                 static_cast<float *>(bindings[kOut]), count, begin, end);
+  kn::conv2dGemm(s, x, w, packed != 0, e, y, count, begin, end);
   return 0;
 }
 
 int conv1x1Kernel(void *const *bindings, const int64_t *p, int64_t id,
                   int64_t count) {
-  return convGemm(bindings, conv1x1Shape(p), p[4] != 0, p + 5, id, count);
+  return convGemm(bindings, conv1x1Shape(p), p[4], p + 5, id, count);
 }
 bool conv1x1Check(const std::vector<BufferInfo> &b,
                   const std::vector<int64_t> &p, std::string &error) {
-  return checkPackedFlag(p[4], error) &&
-         checkConvBindings(b, conv1x1Shape(p.data()), p[4] != 0, p.data() + 5,
-                           error);
+  return checkGemmConv(b, conv1x1Shape(p.data()), p[4], p.data() + 5, error);
 }
 
 int convIm2colKernel(void *const *bindings, const int64_t *p, int64_t id,
                      int64_t count) {
-  return convGemm(bindings, convShape(p), p[18] != 0, p + 19, id, count);
+  return convGemm(bindings, convShape(p), p[18], p + 19, id, count);
 }
 bool convIm2colCheck(const std::vector<BufferInfo> &b,
                      const std::vector<int64_t> &p, std::string &error) {
-  return checkPackedFlag(p[18], error) &&
-         checkConvBindings(b, convShape(p.data()), p[18] != 0, p.data() + 19,
-                           error);
+  return checkGemmConv(b, convShape(p.data()), p[18], p.data() + 19, error);
 }
 
 int convDepthwiseKernel(void *const *bindings, const int64_t *p, int64_t id,
@@ -341,8 +366,10 @@ bool convWinogradCheck(const std::vector<BufferInfo> &b,
     return false;
   }
   int64_t packed = p[kabi::kConvStrategyParams], tileHw = p[kabi::kConvParams];
-  if (!checkPackedFlag(packed, error))
+  if (!isFlag(packed)) {
+    error = "filter_packed is " + std::to_string(packed) + ", must be 0 or 1";
     return false;
+  }
   if (tileHw < 1 || tileHw > kn::kWinogradMaxBlockTiles) {
     error = "tile_hw is " + std::to_string(tileHw) + ", must be in [1, " +
             std::to_string(kn::kWinogradMaxBlockTiles) + "]";

@@ -143,3 +143,23 @@ def test_deeply_nested_bytecode(tmp_path):
     subprocess.run([MLIR_OPT, str(src), "--emit-bytecode", "-o", str(dst)], check=True)
     r, out = run_import(tmp_path, dst.read_bytes(), "model.mlirbc")
     assert_refused(r, out, "nested deeper than 256")
+
+
+@pytest.mark.parametrize("case,needle", [
+    # scales of the wrong shape: TOSA's own verifier
+    ("%0 = tosa.cast_from_block_scaled %d, %s {block_size = #tosa.block_size<BLOCK_SIZE_32>} "
+     ": (tensor<4x64xf8E4M3FN>, tensor<4x3xf8E8M0FNU>) -> tensor<4x64xf32>",
+     "'tosa.cast_from_block_scaled' op"),
+    # an f6 argument: Top has no f6 tensors
+    ("%0 = tosa.cast_from_block_scaled %d, %s {block_size = #tosa.block_size<BLOCK_SIZE_32>} "
+     ": (tensor<4x64xf6E2M3FN>, tensor<4x2xf8E8M0FNU>) -> tensor<4x64xf32>",
+     "function @main argument 0 has element type 'f6E2M3FN'"),
+])
+def test_block_scaled_bad_input(case, needle, tmp_path):
+    import re
+    types = re.search(r": \((.*)\) -> (.*)$", case)
+    d_t, s_t = [t.strip() for t in types.group(1).split(", ")]
+    text = (f"func.func @main(%d: {d_t}, %s: {s_t}) -> {types.group(2)} {{\n"
+            f"  {case}\n  return %0 : {types.group(2)}\n}}\n")
+    r, out = run_import(tmp_path, text)
+    assert_refused(r, out, needle)

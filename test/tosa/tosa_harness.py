@@ -11,11 +11,13 @@ and `strata run-ref` on the optimized model.
 Tolerances: integer results exactly; float results rtol 1e-5 (atol 1e-6 for
 values near 0), NaN equal to NaN.
 """
+import io
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import zipfile
 
 import numpy as np
 
@@ -135,6 +137,22 @@ def reference(func, inputs, workdir):
     return outs
 
 
+def save_npz(path, arrays):
+    """np.savez, writing ml_dtypes arrays (float8_e4m3fn, ...) with their
+    type name as the header's descr (numpy would write '<V1'; docs/cli.md)."""
+    with zipfile.ZipFile(path, "w") as z:
+        for name, a in arrays.items():
+            a = np.asarray(a, order="C")
+            buf = io.BytesIO()
+            if a.dtype.type.__module__ == "ml_dtypes":
+                np.lib.format.write_array_header_1_0(
+                    buf, {"descr": a.dtype.name, "fortran_order": False, "shape": a.shape})
+                buf.write(a.tobytes())
+            else:
+                np.lib.format.write_array(buf, a)
+            z.writestr(name + ".npy", buf.getvalue())
+
+
 def strata(func, inputs, workdir, optimize=True):
     """Imports `func` with `strata import` and runs it with `strata run-ref`;
     returns (results, the optimized model's text)."""
@@ -145,8 +163,8 @@ def strata(func, inputs, workdir, optimize=True):
     r = subprocess.run([os.path.join(BIN, "strata"), "import", model, "-o", out_dir],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, f"strata import failed:\n{r.stderr}"
-    np.savez(os.path.join(workdir, "in.npz"),
-             **{f"input{i}": a for i, a in enumerate(inputs)})
+    save_npz(os.path.join(workdir, "in.npz"),
+             {f"input{i}": a for i, a in enumerate(inputs)})
     name = "model.mlir" if optimize else "model_origin.mlir"
     out = os.path.join(workdir, "out.npz")
     r = subprocess.run([os.path.join(BIN, "strata"), "run-ref",

@@ -134,14 +134,23 @@ TEST(RuntimeKernels, ConvKernelsAgreeWithTheLibrary) {
   struct Conv {
     const char *kernel;
     std::vector<int64_t> geometry; // strategy params
-    bool packed;
+    int64_t packed; ///< filter_packed: 0 plain, 1 normal, 2 transposed form
   };
   const Conv convs[] = {
-      {kabi::kConv1x1, {2, 12, 35, 20}, true},
-      {kabi::kConv1x1, {1, 7, 9, 5}, false},
+      {kabi::kConv1x1, {2, 12, 35, 20}, 1},
+      {kabi::kConv1x1, {1, 7, 9, 5}, 0},
       {kabi::kConvIm2col,
        {1, 6, 9, 11, 5, 6, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
-       true},
+       1},
+      // The transposed form: packed for it (2), and plain on a shape that
+      // prefers it (the kernel then picks it itself).
+      {kabi::kConv1x1, {2, 12, 7, 40}, 2},
+      {kabi::kConvIm2col,
+       {1, 6, 9, 11, 5, 6, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+       2},
+      {kabi::kConvIm2col,
+       {1, 6, 9, 9, 7, 7, 48, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1},
+       0},
       {kabi::kConvDepthwise,
        {2, 4, 9, 10, 9, 10, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},
        false},
@@ -194,8 +203,10 @@ TEST(RuntimeKernels, ConvKernelsAgreeWithTheLibrary) {
           }
     std::vector<float> weight = f;
     if (cv.packed) {
-      weight.assign(packedConvFilterBytes(s) / 4, 0.0f);
-      packConvFilter(s, f.data(), weight.data());
+      ConvGemmForm form =
+          cv.packed == 2 ? ConvGemmForm::Transposed : ConvGemmForm::Normal;
+      weight.assign(packedConvFilterBytes(s, form) / 4, 0.0f);
+      packConvFilter(s, f.data(), weight.data(), form);
     }
     std::vector<int64_t> params = g;
     params.push_back(cv.packed);
@@ -297,8 +308,15 @@ TEST(RuntimeKernels, ConvCheckRejections) {
   expectRejects(kabi::kConvIm2col, b, with(17, 3), "does not divide");
   expectRejects(kabi::kConvIm2col, b, with(9, 0), "SH is 0");
   expectRejects(kabi::kConvIm2col, b, with(11, -2), "PT is -2");
-  expectRejects(kabi::kConvIm2col, b, with(18, 2), "filter_packed");
+  expectRejects(kabi::kConvIm2col, b, with(18, 3), "filter_packed");
+  expectRejects(kabi::kConvIm2col, b, with(18, -1), "filter_packed");
   expectRejects(kabi::kConvIm2col, b, with(18, 1), "packed filter");
+  expectRejects(kabi::kConvIm2col, b, with(18, 2), "packed filter");
+  // The transposed form takes at most kMaxTransposedPixels output pixels.
+  expectRejects(kabi::kConv1x1,
+                {bytes(4 * 1089 * 4), bytes(1 << 20), bytes(16 * 4),
+                 bytes(16 * 1089 * 4), bytes(0)},
+                {1, 4, 1089, 16, 2, 0, 0, 0, 0, 0}, "transposed form");
   expectRejects(kabi::kConvIm2col, b, with(20, 99), "activation");
   expectRejects(kabi::kConvIm2col, b, with(0, INT64_MAX / 3), "overflow");
   std::vector<BufferInfo> small = b;

@@ -23,6 +23,7 @@
 #define STRATA_KERNELS_BF16GEMM_H
 
 #include "strata/Kernels/Gemm.h"
+#include "strata/Support/FloatBits.h"
 
 #include <cstdint>
 #include <cstring>
@@ -35,21 +36,9 @@ bool bf16PathSupported(Bf16Path path);
 Bf16Path bf16PathFor(Isa isa);
 const char *bf16PathName(Bf16Path path);
 
-/// f32 -> bf16, round to nearest even (NaN kept a quiet NaN).
-inline uint16_t toBf16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u)
-    return uint16_t((u >> 16) | 0x40);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return uint16_t(u >> 16);
-}
-inline float fromBf16(uint16_t h) {
-  uint32_t u = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+/// f32 <-> bf16 (round to nearest even; NaN kept a quiet NaN).
+inline uint16_t toBf16(float f) { return floatToBF16(f); }
+inline float fromBf16(uint16_t h) { return bf16ToFloat(h); }
 
 struct Bf16GemmProblem {
   int64_t m = 0, n = 0, k = 0;

@@ -30,6 +30,9 @@ inline constexpr const char *kMatmulGemv = "matmul_gemv_f32";
 inline constexpr const char *kMatmulBatched = "matmul_batched_gemm_f32";
 inline constexpr int64_t kMatmulStrategyParams = 5;
 /// Convolutions, NCHW, OIHW filter; the bias is per output channel.
+/// filter_packed of the GEMM convolutions: 0 the plain filter, 1 packed for
+/// the normal GEMM form, 2 packed for the transposed one
+/// (kernels::ConvGemmForm).
 /// 1x1: N, C, HW, O (strategy), filter_packed, then the epilogue.
 inline constexpr const char *kConv1x1 = "conv2d_1x1_gemm_f32";
 inline constexpr int64_t kConv1x1StrategyParams = 4;
@@ -70,6 +73,13 @@ inline bool isInt8Kernel(std::string_view name) {
   return name == kMatmulGemmI8 || name == kConv1x1I8 || name == kConvIm2colI8 ||
          name == kConvDepthwiseI8;
 }
+/// The int8 Add (strata/Kernels/Int8Add.h; an outlined Requant, Requant,
+/// i32 Add, Requant chain). Bindings (a, b, out; out may be a or b).
+/// Params: count, a_unsigned, a_zp, a_multiplier, a_shift, b_unsigned,
+/// b_zp, b_multiplier, b_shift, relu, out_kind (1 int8, 2 uint8),
+/// out_multiplier, out_shift, out_zp, qmin, qmax.
+inline constexpr const char *kAddRequantI8 = "add_requant_i8";
+inline constexpr int64_t kAddRequantI8Params = 16;
 /// has_bias, in_unsigned, in_zp, relu, out_kind (kernels::Int8Output),
 /// out_zp, qmin, qmax.
 inline constexpr int64_t kInt8EpilogueParams = 8;

@@ -8,7 +8,8 @@
 // one whose buffers all allocate (LramAllocator) and whose schedule is the
 // fastest by an estimate (DMA bytes and setups, the slice tasks' cycle
 // model; with double
-// buffering the overlap of tile k's compute with tile k+1's loads). Within a
+// buffering the overlap of tile k's compute with tile k+1's loads, which
+// may make streaming the reduction worth it even when it fits). Within a
 // tile the work is split over config.slices, by output channels or by output
 // rows (the cheaper under npusim::taskCost), each slice writing its own LRAM
 // piece (disjoint ranges: no race).
@@ -154,6 +155,9 @@ TileBytes tileBytes(const Layer &l, const Tile &t, bool tiledK) {
 struct Buffers {
   TileBytes max{0, 0, 0, 0, 0};
   bool inputShared = true, weightsShared = true, scaleBiasShared = true;
+  /// One output tile (its reduction tiles write it in turn; it is stored
+  /// after the last one): one output buffer.
+  bool outputShared = true;
 };
 
 Buffers buffersOf(const Layer &l, const std::vector<Tile> &tiles) {
@@ -169,6 +173,7 @@ Buffers buffersOf(const Layer &l, const std::vector<Tile> &tiles) {
     b.max.acc = std::max(b.max.acc, s.acc);
   }
   b.scaleBiasShared = f.c1 - f.c0 == l.O;
+  b.outputShared = b.scaleBiasShared && f.r1 - f.r0 == l.OH;
   b.weightsShared = b.scaleBiasShared && !tiledK;
   b.inputShared = f.r1 - f.r0 == l.OH && !tiledK &&
                   (l.kind != Kind::Depthwise || b.weightsShared);
@@ -205,7 +210,7 @@ std::optional<Placement> place(const Layer &l, const Buffers &b, int sets,
   if (!put(p.weights, b.max.weights, b.weightsShared) ||
       !put(p.scaleBias, b.max.scaleBias, b.scaleBiasShared) ||
       (!l.residentIn && !put(p.input, b.max.input, b.inputShared)) ||
-      !put(p.output, b.max.output, false))
+      !put(p.output, b.max.output, b.outputShared))
     return std::nullopt;
   if (l.residentIn)
     p.input[0] = p.input[1] = *l.residentIn;
@@ -298,14 +303,28 @@ std::optional<std::string> planTiling(const Layer &l,
                                       Tiling &best, Placement &placement,
                                       bool wholeOutput = false) {
   if (wholeOutput) {
-    // One tile: the whole output stays in LRAM for the next dispatch.
-    Tiling whole{l.blocks(), l.OH, l.C};
-    if (std::optional<Placement> p =
-            place(l, buffersOf(l, tilesOf(l, whole)), sets, config)) {
-      best = whole;
-      placement = *p;
-      return std::nullopt;
+    // One output tile: the whole output stays in LRAM for the next
+    // dispatch. Double-buffered, its reduction may be tiled (int32
+    // partials) so that the loads still overlap the compute; the fastest
+    // fitting choice by the estimate.
+    double wholeCost = -1;
+    for (int64_t parts = 1; parts <= l.C; parts *= 2) {
+      if (parts > 1 && (sets == 1 || !l.reductionTileable()))
+        break;
+      Tiling whole{l.blocks(), l.OH, (l.C + parts - 1) / parts};
+      std::vector<Tile> tiles = tilesOf(l, whole);
+      std::optional<Placement> p = place(l, buffersOf(l, tiles), sets, config);
+      if (!p)
+        continue;
+      double cost = scheduleCycles(l, tiles, config, sets);
+      if (wholeCost < 0 || cost < wholeCost) {
+        wholeCost = cost;
+        best = whole;
+        placement = *p;
+      }
     }
+    if (wholeCost >= 0)
+      return std::nullopt;
     return std::string("does not fit whole");
   }
   double bestCost = -1;
@@ -316,16 +335,32 @@ std::optional<std::string> planTiling(const Layer &l,
     for (int64_t parts = 2; parts <= l.C; parts *= 2)
       channelOptions.push_back((l.C + parts - 1) / parts);
   for (int64_t kc : channelOptions) {
-    if (bestCost >= 0)
-      break; // a larger reduction tile fits
+    // Single-buffered, a larger reduction tile that fits is never slower;
+    // double-buffered, a smaller one shortens the first load (the tile's
+    // input channels and weights only) and overlaps the rest with compute.
+    if (bestCost >= 0 && sets == 1)
+      break;
     for (int64_t k = maxBlocks; k >= minBlocks; --k) {
       // Channel tiles of k blocks: skip k that give the same tile count as
       // a larger k (same DMA, smaller buffers are not needed).
       if (k < maxBlocks &&
           (l.blocks() + k - 1) / k == (l.blocks() + k) / (k + 1))
         continue;
+      // An optional streamed reduction (a plan of the whole reduction
+      // exists) with more than kMaxOptionalTiles tiles is not weighed: its
+      // setups outweigh what it overlaps, and its tile list is long to
+      // build. Row counts from minRows up keep the tile count within it.
+      constexpr int64_t kMaxOptionalTiles = 1024;
+      int64_t minRows = 1;
+      if (bestCost >= 0 && kc < l.C) {
+        int64_t outer = ((l.blocks() + k - 1) / k) * ((l.C + kc - 1) / kc);
+        if (outer > kMaxOptionalTiles)
+          continue;
+        minRows = (l.OH + kMaxOptionalTiles / outer - 1) /
+                  (kMaxOptionalTiles / outer);
+      }
       // The largest row count that fits (fit is monotone in the rows).
-      int64_t lo = 1, hi = l.OH, fit = 0;
+      int64_t lo = minRows, hi = l.OH, fit = 0;
       while (lo <= hi) {
         int64_t mid = (lo + hi) / 2;
         std::vector<Tile> tiles = tilesOf(l, {k, mid, kc});
@@ -336,13 +371,18 @@ std::optional<std::string> planTiling(const Layer &l,
           hi = mid - 1;
         }
       }
+      // One row tile may fit where fewer rows do not (its output buffer
+      // needs no second set).
+      if (fit < l.OH &&
+          place(l, buffersOf(l, tilesOf(l, {k, l.OH, kc})), sets, config))
+        fit = l.OH;
       if (!fit)
         continue;
       // The largest fitting row count, and (to overlap DMA with compute
       // when double-buffered) a few smaller ones.
       for (int64_t parts : {1, 2, 3, 4, 6, 8, 12, 16}) {
         int64_t rows = std::min(fit, (l.OH + parts - 1) / parts);
-        if (parts > 1 && rows == fit)
+        if ((parts > 1 && rows == fit) || rows < minRows)
           continue;
         std::vector<Tile> tiles = tilesOf(l, {k, rows, kc});
         std::optional<Placement> p =
@@ -987,8 +1027,10 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                                   tiling.rowsPerTile),
              (l.blocks() + tiling.blocksPerTile - 1) / tiling.blocksPerTile,
              pl.used, std::nullopt};
+    // The output set of the last tile: it writes the output when the
+    // reduction is tiled.
     if (keepOutput)
-      plan->residentOutput = pl.output[0];
+      plan->residentOutput = pl.output[(tiles.size() - 1) % sets];
   }
 
   std::vector<Task> tasks;

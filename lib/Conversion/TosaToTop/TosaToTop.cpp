@@ -43,6 +43,7 @@ void populateTosaToTopPatterns(RewritePatternSet &patterns) {
   populateTosaToTopQuantPatterns(patterns);
   populateTosaToTopSignalPatterns(patterns);
   populateTosaToTopControlFlowPatterns(patterns);
+  populateTosaToTopBlockScaledPatterns(patterns);
 }
 
 bool isTosaModule(ModuleOp module) {
@@ -152,11 +153,6 @@ LogicalResult resolveVariables(ModuleOp module) {
 StringRef whyRefused(StringRef name) {
   if (name == "tosa.custom")
     return ": a custom op has no semantics Strata could know";
-  if (name == "tosa.matmul_t_block_scaled" ||
-      name == "tosa.cast_to_block_scaled" ||
-      name == "tosa.cast_from_block_scaled")
-    return ": Top has no op on MX block-scaled data (a data tensor with one "
-           "f8E8M0FNU scale per block of 32)";
   return "";
 }
 
@@ -166,7 +162,8 @@ struct ConvertTosaToTopPass : impl::ConvertTosaToTopBase<ConvertTosaToTopPass> {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     populateTosaToTopPatterns(patterns);
-    if (failed(resolveVariables(module)))
+    if (failed(resolveVariables(module)) ||
+        failed(tosa_to_top::checkCarriedSignatures(module)))
       return signalPassFailure();
 
     // Ops nothing converts: one error per kind (with the count).

@@ -413,7 +413,8 @@ LogicalResult checkElementType(Operation *op, Type t) {
       return success();
   } else if (isa<FloatType>(elem)) {
     if (elem.isF32() || elem.isF16() || elem.isBF16() || elem.isF64() ||
-        isa<Float8E4M3FNType, Float8E5M2Type>(elem))
+        isa<Float8E4M3FNType, Float8E5M2Type, Float4E2M1FNType,
+            Float8E8M0FNUType>(elem))
       return success();
   }
   std::string s;

@@ -104,8 +104,13 @@ mlir::FailureOr<int64_t> zeroPoint(mlir::Operation *op, mlir::Value v,
                                    llvm::StringRef field);
 
 /// Whether `t` is a Top element type this conversion can produce (rejects
-/// i48 and the block-scaled types with an error naming `op`).
+/// i48, f6 and mxint8 with an error naming `op`).
 mlir::LogicalResult checkElementType(mlir::Operation *op, mlir::Type t);
+
+/// Refuses function arguments and results of element types Top has no
+/// tensors of although the block-scaled ops take them (f6, mxint8), naming
+/// the function, the index and the type (BlockScaled.cpp).
+mlir::LogicalResult checkCarriedSignatures(mlir::ModuleOp module);
 
 /// A pattern that replaces one TOSA op by what `build` returns.
 template <typename OpTy> struct TosaPattern : mlir::OpConversionPattern<OpTy> {

@@ -284,7 +284,7 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
           {af::BufferKind::Constant, 0, off, bytes,
            bytesBlob ? af::DType::U8 : af::DType::F32,
            {int64_t(bytesBlob ? bytes : bytes / sizeof(float))}});
-      spec.params[plan.packedFlagParam] = 1;
+      spec.params[plan.packedFlagParam] = packedWeightFlag(plan);
       packed = true;
       continue;
     }

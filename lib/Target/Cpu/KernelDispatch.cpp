@@ -345,6 +345,10 @@ std::optional<KernelDispatchPlan> planOpKernel(func::FuncOp fn, Operation *op,
 
 std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
                                                      std::string &why) {
+  // An outlined int8 Add chain runs the int8 Add kernel.
+  if (fn->hasAttr(kFuseElementwiseAttr))
+    if (std::optional<KernelDispatchPlan> plan = planInt8AddDispatch(fn, why))
+      return plan;
   // The first op with an implementation (an int8 kernel's fused Requant
   // follows it).
   Operation *op = nullptr;
@@ -657,7 +661,8 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
   if (plan.pack == KernelDispatchPlan::Pack::ConvFilter ||
       plan.pack == KernelDispatchPlan::Pack::WinogradFilter) {
     kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
-    return {s.o, s.c, s.kh, s.kw, s.g};
+    // The GEMM filter's layout depends on its form (packedWeightFlag).
+    return {s.o, s.c, s.kh, s.kw, s.g, packedWeightFlag(plan)};
   }
   if (plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB)
     return {p[2], p[3], p[4]};
@@ -679,6 +684,14 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
   return {};
 }
 
+int64_t packedWeightFlag(const KernelDispatchPlan &plan) {
+  if (plan.pack != KernelDispatchPlan::Pack::ConvFilter)
+    return 1;
+  kn::Conv2dShape s =
+      kabi::convShapeFromParams(plan.kernel, plan.params.data());
+  return kn::preferredConvGemmForm(s) == kn::ConvGemmForm::Transposed ? 2 : 1;
+}
+
 std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
                                     const float *data) {
   const std::vector<int64_t> &p = plan.params;
@@ -690,8 +703,11 @@ std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
     kn::packB(data, transposed ? k : n, transposed, k, n, packed.data());
   } else if (plan.pack == KernelDispatchPlan::Pack::ConvFilter) {
     kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
-    packed.resize(kn::packedConvFilterBytes(s) / sizeof(float));
-    kn::packConvFilter(s, data, packed.data());
+    kn::ConvGemmForm form = packedWeightFlag(plan) == 2
+                                ? kn::ConvGemmForm::Transposed
+                                : kn::ConvGemmForm::Normal;
+    packed.resize(kn::packedConvFilterBytes(s, form) / sizeof(float));
+    kn::packConvFilter(s, data, packed.data(), form);
   } else if (plan.pack == KernelDispatchPlan::Pack::WinogradFilter) {
     kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
     packed.resize(kn::winogradFilterBytes(s) / sizeof(float));

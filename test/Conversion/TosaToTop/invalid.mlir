@@ -122,11 +122,47 @@ func.func @unranked(%a: tensor<*xf32>) -> tensor<*xf32> {
 
 // -----
 
-// MX block-scaled data: Top has no op on a data tensor with per-block scales.
-func.func @block_scaled(%d: tensor<4x32xf4E2M1FN>, %s: tensor<4x1xf8E8M0FNU>) -> tensor<4x32xf32> {
-  // expected-error @+1 {{'tosa.cast_from_block_scaled' is not supported by convert-tosa-to-top: Top has no op on MX block-scaled data (a data tensor with one f8E8M0FNU scale per block of 32)}}
-  %0 = tosa.cast_from_block_scaled %d, %s {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<4x32xf4E2M1FN>, tensor<4x1xf8E8M0FNU>) -> tensor<4x32xf32>
+// MX block-scaled data: Top has no f6 or mxint8 tensors, so a function may
+// not take or return them (f6 data lives only inside the model).
+// expected-error @+1 {{function @f6_argument argument 0 has element type 'f6E2M3FN', which Top has no tensors of}}
+func.func @f6_argument(%d: tensor<4x32xf6E2M3FN>, %s: tensor<4x1xf8E8M0FNU>) -> tensor<4x32xf32> {
+  %0 = tosa.cast_from_block_scaled %d, %s {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<4x32xf6E2M3FN>, tensor<4x1xf8E8M0FNU>) -> tensor<4x32xf32>
   return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+// expected-error @+1 {{function @f6_result result 0 has element type 'f6E3M2FN'}}
+func.func @f6_result(%x: tensor<4x32xf32>) -> tensor<4x32xf6E3M2FN> {
+  %0, %1 = tosa.cast_to_block_scaled %x {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<4x32xf32>) -> (tensor<4x32xf6E3M2FN>, tensor<4x1xf8E8M0FNU>)
+  return %0 : tensor<4x32xf6E3M2FN>
+}
+
+// -----
+
+// expected-error @+1 {{function @mxint8_argument argument 0 has element type '!tosa.mxint8'}}
+func.func @mxint8_argument(%d: tensor<4x32x!tosa.mxint8>, %s: tensor<4x1xf8E8M0FNU>) -> tensor<4x32xf32> {
+  %0 = tosa.cast_from_block_scaled %d, %s {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<4x32x!tosa.mxint8>, tensor<4x1xf8E8M0FNU>) -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+func.func @mxint8_result_inside(%x: tensor<4x32xf32>) -> tensor<4x1xf8E8M0FNU> {
+  // expected-error @+1 {{'tosa.cast_to_block_scaled' output_data: element type '!tosa.mxint8' is not handled (Top has no such type; the MX formats converted are f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN and f4E2M1FN)}}
+  %0, %1 = tosa.cast_to_block_scaled %x {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<4x32xf32>) -> (tensor<4x32x!tosa.mxint8>, tensor<4x1xf8E8M0FNU>)
+  return %1 : tensor<4x1xf8E8M0FNU>
+}
+
+// -----
+
+// f6 data used by an op other than the block-scaled ones.
+func.func @f6_into_reshape(%x: tensor<4x32xf32>) -> tensor<4x1xf8E8M0FNU> {
+  %0, %1 = tosa.cast_to_block_scaled %x {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<4x32xf32>) -> (tensor<4x32xf6E2M3FN>, tensor<4x1xf8E8M0FNU>)
+  %shape = tosa.const_shape {values = dense<[128]> : tensor<1xindex>} : () -> !tosa.shape<1>
+  // expected-error @+1 {{'tosa.reshape' element type: 'f6E2M3FN' has no Top equivalent (Top has no f6E2M3FN tensors)}}
+  %2 = tosa.reshape %0, %shape : (tensor<4x32xf6E2M3FN>, !tosa.shape<1>) -> tensor<128xf6E2M3FN>
+  return %1 : tensor<4x1xf8E8M0FNU>
 }
 
 // -----

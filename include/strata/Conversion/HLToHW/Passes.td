@@ -16,7 +16,8 @@ def ConvertHLToHW : Pass<"convert-hl-to-hw", "::mlir::ModuleOp"> {
     from DRAM into LRAM, runs slice tasks (split over the description's
     slices, each with the vector mode the cycle model finds fastest) and
     stores the result. A layer that does not fit LRAM is tiled by output
-    rows, output channels (whole weight blocks) and, when needed, the
+    rows, output channels (whole weight blocks) and, when needed (or,
+    double-buffered, when streaming it overlaps more of the loads), the
     reduction (int32 partials), checked exactly with the
     LRAM allocator (`lram_alignment`); a layer that can never fit is an
     error naming the layer and the sizes. docs/npu.md, "HL -> HW".

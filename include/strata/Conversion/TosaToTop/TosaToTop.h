@@ -36,6 +36,9 @@ void populateTosaToTopQuantPatterns(mlir::RewritePatternSet &patterns);
 void populateTosaToTopSignalPatterns(mlir::RewritePatternSet &patterns);
 /// cond_if and while_loop (ControlFlow.cpp).
 void populateTosaToTopControlFlowPatterns(mlir::RewritePatternSet &patterns);
+/// cast_from_block_scaled, cast_to_block_scaled, matmul_t_block_scaled and
+/// f6 constants (BlockScaled.cpp).
+void populateTosaToTopBlockScaledPatterns(mlir::RewritePatternSet &patterns);
 
 /// Every family's patterns.
 void populateTosaToTopPatterns(mlir::RewritePatternSet &patterns);

@@ -76,12 +76,18 @@ std::optional<KernelDispatchPlan> planKernelDispatch(mlir::func::FuncOp fn,
 unsigned fuseResidualAdds(mlir::ModuleOp module, mlir::func::FuncOp main);
 
 /// What the packed weight of `plan` depends on (matmul: N, K, transpose_b;
-/// convolution: O, C, KH, KW, G): plans with equal keys share one packed
-/// copy of a weight, e.g. across variants that differ only in the batch.
+/// convolution: O, C, KH, KW, G and the flag packedWeightFlag gives): plans
+/// with equal keys share one packed copy of a weight, e.g. across variants
+/// that differ only in the batch.
 std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan);
 
 /// Packs the constant weight of `plan` (the weight operand's row-major f32
 /// `data`) into the kernel's layout.
+/// The value the kernel's packed-weight flag param takes when the weight is
+/// packed at compile time: 1, or 2 for a GEMM convolution whose shape takes
+/// the transposed form (filter as B panels, kernels::ConvGemmForm).
+int64_t packedWeightFlag(const KernelDispatchPlan &plan);
+
 std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
                                     const float *data);
 
@@ -122,6 +128,11 @@ mlir::Operation *fusableInt8Requant(mlir::Operation *op);
 /// outliner makes them one dispatch. Otherwise empty.
 llvm::SmallVector<mlir::Operation *> fusableInt8Chain(mlir::Operation *last);
 
+/// The plan of an outlined int8 Add chain (Requant, Requant, i32 Add,
+/// Requant; fusableInt8Chain) as the `add_requant_i8` kernel, or nullopt
+/// (`why` set when the chain has a form the kernel does not take).
+std::optional<KernelDispatchPlan> planInt8AddDispatch(mlir::func::FuncOp fn,
+                                                      std::string &why);
 /// The plan of a dispatch whose op got an int8 kernel (planKernelDispatch
 /// calls it with the strategy's params already in `plan`).
 std::optional<KernelDispatchPlan>

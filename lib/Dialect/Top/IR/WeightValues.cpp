@@ -42,8 +42,17 @@ FailureOr<Tensor> tensorFromElements(ElementsAttr value, Location loc) {
   Type elem = dense.getElementType();
   int64_t i = 0;
   if (isa<FloatType>(elem)) {
-    for (const APFloat &f : dense.getValues<APFloat>())
-      t.setFromDouble(i++, f.convertToDouble());
+    // The 8- and 4-bit floats (float8*, float4_e2m1fn) are stored as their
+    // bit pattern: the double round trip would not keep every value (an
+    // f8E8M0FNU 2^-127 is an f32 subnormal, which its rounding moves).
+    bool bits = isSmallFloat(*dtype) || *dtype == DType::F8E8M0FNU;
+    for (const APFloat &f : dense.getValues<APFloat>()) {
+      if (bits)
+        t.data<uint8_t>()[i++] =
+            static_cast<uint8_t>(f.bitcastToAPInt().getZExtValue());
+      else
+        t.setFromDouble(i++, f.convertToDouble());
+    }
     return t;
   }
   if (!elem.isIntOrIndex())
