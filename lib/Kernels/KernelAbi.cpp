@@ -31,6 +31,11 @@ bool isRuntimeKernel(std::string_view name) {
   for (const char *k : kBinaryKernels)
     if (name == k)
       return true;
+  for (const char *k : kUnaryKernels)
+    if (name == k)
+      return true;
+  if (name == kResize2d || name == kConcat)
+    return true;
   return isOneDnnKernel(name);
 }
 

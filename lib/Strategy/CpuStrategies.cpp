@@ -377,9 +377,36 @@ static Error registerDeconv(StrategyRegistry &r) {
   return r.addForTarget("top.Deconv", kCpu, std::move(gemm));
 }
 
+/// Resize of the last two dims (nearest or linear; the planner checks the
+/// modes and that no other dim changes) and Concat.
+static Error registerResize(StrategyRegistry &r) {
+  std::vector<KernelParam> geometry = {
+      p("planes", ParamSource::dimProduct(in(0), 0, -2)),
+      dimParam("H", in(0), -2), dimParam("W", in(0), -1),
+      dimParam("OH", out(0), -2), dimParam("OW", out(0), -1)};
+  Implementation resize{"resize.last2d_f32",
+                        10,
+                        {Clause::dtypeIn(in(0), {"f32"})},
+                        Lowering::kernelCall("resize_2d_f32", geometry),
+                        {},
+                        ""};
+  if (Error e = r.addForTarget("top.Resize", kCpu, std::move(resize)))
+    return e;
+  // Concat of up to 8 f32 inputs: a threaded copy (the planner computes the
+  // slice sizes from the axis).
+  Implementation concat{"concat.f32",
+                        10,
+                        {Clause::dtypeIn(in(0), {"f32"})},
+                        Lowering::kernelCall("concat_f32", {}),
+                        {},
+                        ""};
+  return r.addForTarget("top.Concat", kCpu, std::move(concat));
+}
+
 Error registerCpuStrategies(StrategyRegistry &registry) {
   for (auto fn : {registerConv, registerMatMul, registerPooling,
-                  registerRowwise, registerElementwise, registerDeconv})
+                  registerRowwise, registerElementwise, registerDeconv,
+                  registerResize})
     if (Error e = fn(registry))
       return e;
   return std::nullopt;

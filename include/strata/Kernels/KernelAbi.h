@@ -114,6 +114,29 @@ inline constexpr int64_t kAvgPoolParams = 17 + 2;
 inline constexpr const char *kGlobalAvgPool = "globalavgpool_nchw_f32";
 inline constexpr int64_t kGlobalAvgPoolParams = 4;
 
+/// Unary elementwise, one kernel per kernels::UnaryOp in its order (the
+/// first kUnaryKernelCount). Bindings (in, out; out may be in). Params:
+/// count (strategy: the input's elements).
+inline constexpr const char *kUnaryKernels[] = {
+    "relu_f32", "sigmoid_f32", "tanh_f32", "exp_f32", "silu_f32", "gelu_f32"};
+inline constexpr int64_t kUnaryParams = 1;
+
+/// Resize of the last two dims, nearest or linear (kernels::resize2d).
+/// Bindings (in, out). Params: planes, H, W, OH, OW (strategy), mode,
+/// coordinate mode, nearest mode (kernels::Resize* enums), the H and W
+/// coordinate scales as the bit patterns of f64 values.
+inline constexpr const char *kResize2d = "resize_2d_f32";
+inline constexpr int64_t kResize2dParams = 5 + 5;
+
+/// Concat of up to kConcatMaxInputs f32 tensors (kernels::concatF32).
+/// Bindings: the inputs (unused ones bound to the output and not read),
+/// then the output (binding kConcatMaxInputs). Params: inputs, outer (the
+/// product of the output dims before the axis), then each input's elements
+/// per outer slice (0 past `inputs`).
+inline constexpr const char *kConcat = "concat_f32";
+inline constexpr int64_t kConcatMaxInputs = 8;
+inline constexpr int64_t kConcatParams = 2 + kConcatMaxInputs;
+
 /// 2-d transposed convolution (strata/Kernels/Deconv.h). Bindings (input,
 /// filter C x O/G x KH x KW, bias, output; no bias: the output in its
 /// place). Params: N, C, H, W, OH, OW, O, KH, KW, SH, SW, PT, PL, PB, PR,
@@ -149,6 +172,16 @@ inline int64_t floatParam(float f) {
   uint32_t bits;
   std::memcpy(&bits, &f, sizeof bits);
   return int64_t(bits);
+}
+inline int64_t doubleParam(double d) {
+  int64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  return bits;
+}
+inline double paramDouble(int64_t p) {
+  double d;
+  std::memcpy(&d, &p, sizeof d);
+  return d;
 }
 inline float paramFloat(int64_t p) {
   uint32_t bits = uint32_t(p);
