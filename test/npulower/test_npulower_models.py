@@ -207,7 +207,7 @@ def check_detector(tmp_path, model, shapes, samples, x, out, min_cosine, min_npu
 def test_ppocr_det_on_npu_sim(tmp_path):
     # 320x320 synthetic text pages (test/models' text_image). The cosine of
     # the minmax-quantized probability map against f32 is the quantizer's
-    # (docs/quantization.md, "Accuracy": 0.86 at 320x320, the sigmoid
+    # (docs/quantization.md, "Accuracy"; measured 0.971, the sigmoid
     # amplifying the pre-sigmoid error), not the NPU's: the bytes are the
     # CPU int8 path's.
     import sys
@@ -217,7 +217,7 @@ def test_ppocr_det_on_npu_sim(tmp_path):
     samples = [{"x": text_image(rng, 320, 320)} for _ in range(2)]
     x = {"x": text_image(np.random.default_rng(7), 320, 320)}
     check_detector(tmp_path, rapidocr_det(), ["--input-shapes", "x:1x3x320x320"], samples,
-                   x, "sigmoid_0.tmp_0", min_cosine=0.8, min_npu=60)
+                   x, "sigmoid_0.tmp_0", min_cosine=0.95, min_npu=60)
 
 
 @pytest.mark.skipif(not BIG, reason="slow; make test-npulower-models runs it")
@@ -225,7 +225,8 @@ def test_ppocr_det_on_npu_sim(tmp_path):
                     reason="ddddocr's common_det.onnx not found (install ddddocr or set "
                            "STRATA_DDDDOCR_DIR to its package folder)")
 def test_yolox_det_on_npu_sim(tmp_path):
-    # 416x416 random pixels (0..255, the model's input range). Most of its
+    # 416x416 random pixels (0..255, the model's input range; measured
+    # cosine 0.9998). Most of its
     # convolutions carry a SiLU, which top-quantize computes in float from
     # the int32 accumulator: they stay on the CPU (docs/npu.md).
     rng = np.random.default_rng(0)
