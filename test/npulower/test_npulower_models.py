@@ -150,3 +150,86 @@ def test_resnet50_on_npu_sim(tmp_path):
     # f32: 0.99985.
     check_model(tmp_path, "resnet50", 224, 77, run_ref=False, cpu_path=True,
                 min_cosine=0.99)
+
+
+# Real detectors (docs/npu.md, "Detectors"): the int8 model on npu-sim gives
+# the CPU int8 artifact's bytes; the cosine against the f32 model is stated.
+
+def rapidocr_det():
+    import sysconfig
+    return os.path.join(sysconfig.get_paths()["purelib"], "rapidocr_onnxruntime", "models",
+                        "ch_PP-OCRv4_det_infer.onnx")
+
+
+def ddddocr_det():
+    """ddddocr's common_det.onnx (a YOLOX-style detector shipped in the
+    ddddocr wheel): STRATA_DDDDOCR_DIR names the package folder, else an
+    installed ddddocr is used; None when neither exists."""
+    folder = os.environ.get("STRATA_DDDDOCR_DIR")
+    if not folder:
+        spec = importlib.util.find_spec("ddddocr")
+        folder = os.path.dirname(spec.origin) if spec and spec.origin else ""
+    path = os.path.join(folder, "common_det.onnx")
+    return path if folder and os.path.exists(path) else None
+
+
+def check_detector(tmp_path, model, shapes, samples, x, out, min_cosine, min_npu):
+    for i, s in enumerate(samples):
+        (tmp_path / "cal").mkdir(exist_ok=True)
+        np.savez(tmp_path / "cal" / f"s{i}.npz", **s)
+    np.savez(tmp_path / "x.npz", **x)
+    strata("calibrate", model, *shapes, "--data", tmp_path / "cal", "--method", "minmax",
+           "-o", tmp_path / "t.txt")
+    strata("quantize", model, *shapes, "--quantize", "int8", "--calibration",
+           tmp_path / "t.txt", "-o", tmp_path / "q", "--name", "m")
+    q = tmp_path / "q" / "m.mlir"
+    report = strata("compile", q, "--target", "npu-sim", "--no-optimize",
+                    "-o", tmp_path / "npu.strata", "--report")
+    n = int(re.search(r"(\d+) npu-sim dispatch", report).group(1))
+    assert n >= min_npu, report
+    strata("run", tmp_path / "npu.strata", "--input", tmp_path / "x.npz", "--output",
+           tmp_path / "npu.npz", "--device", "npu-sim")
+    strata("compile", q, "--target", "cpu", "--no-optimize", "-o", tmp_path / "cpu.strata")
+    strata("run", tmp_path / "cpu.strata", "--input", tmp_path / "x.npz", "--output",
+           tmp_path / "cpu.npz")
+    npu = np.load(tmp_path / "npu.npz")[out]
+    assert np.load(tmp_path / "cpu.npz")[out].tobytes() == npu.tobytes()
+    strata("compile", model, *shapes, "--target", "cpu", "-o", tmp_path / "f32.strata")
+    strata("run", tmp_path / "f32.strata", "--input", tmp_path / "x.npz", "--output",
+           tmp_path / "f32.npz")
+    c = cosine(npu, np.load(tmp_path / "f32.npz")[out])
+    assert c >= min_cosine, c
+
+
+@pytest.mark.skipif(not BIG, reason="slow; make test-npulower-models runs it")
+@pytest.mark.skipif(not os.path.exists(rapidocr_det()),
+                    reason="rapidocr_onnxruntime (PP-OCRv4 det) not installed")
+def test_ppocr_det_on_npu_sim(tmp_path):
+    # 320x320 synthetic text pages (test/models' text_image). The cosine of
+    # the minmax-quantized probability map against f32 is the quantizer's
+    # (docs/quantization.md, "Accuracy"; measured 0.971, the sigmoid
+    # amplifying the pre-sigmoid error), not the NPU's: the bytes are the
+    # CPU int8 path's.
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, "test", "models"))
+    from test_real_models import text_image
+    rng = np.random.default_rng(0)
+    samples = [{"x": text_image(rng, 320, 320)} for _ in range(2)]
+    x = {"x": text_image(np.random.default_rng(7), 320, 320)}
+    check_detector(tmp_path, rapidocr_det(), ["--input-shapes", "x:1x3x320x320"], samples,
+                   x, "sigmoid_0.tmp_0", min_cosine=0.95, min_npu=60)
+
+
+@pytest.mark.skipif(not BIG, reason="slow; make test-npulower-models runs it")
+@pytest.mark.skipif(ddddocr_det() is None,
+                    reason="ddddocr's common_det.onnx not found (install ddddocr or set "
+                           "STRATA_DDDDOCR_DIR to its package folder)")
+def test_yolox_det_on_npu_sim(tmp_path):
+    # 416x416 random pixels (0..255, the model's input range; measured
+    # cosine 0.9998). Most of its
+    # convolutions carry a SiLU, which top-quantize computes in float from
+    # the int32 accumulator: they stay on the CPU (docs/npu.md).
+    rng = np.random.default_rng(0)
+    pixels = lambda r: {"images": (r.random((1, 3, 416, 416)) * 255).astype(np.float32)}  # noqa: E731
+    check_detector(tmp_path, ddddocr_det(), [], [pixels(rng), pixels(rng)],
+                   pixels(np.random.default_rng(9)), "output", min_cosine=0.99, min_npu=13)

@@ -532,7 +532,7 @@ static int emitHL(const npu::NpuConfig &config,
   conversion::HLSegmentStridedOptions segmentOptions;
   segmentOptions.fuse = !noSegmentFusion;
   if (!noSegmentation)
-    pm.addPass(conversion::createHLSegmentStrided(segmentOptions));
+    pm.addPass(conversion::createHLSegmentStrided(segmentOptions, config));
   FailureOr<TensorMap> weights = runTopPasses(module, model.weights, pm);
   if (failed(weights)) {
     errs() << "strata compile: --target npu-sim: converting '" << modelFile

@@ -8,7 +8,8 @@
 //    window tiler;
 //  - LowerSegmented.cpp: hl.segmentation (DMA only), `segment_output` (the
 //    producer stores its result already segmented) and the helpers both
-//    files share.
+//    files share;
+//  - LowerMovement.cpp: hl.resize_nearest and hl.concat (DMA only).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +46,13 @@ std::optional<std::string> lowerReduceMean(hl::ReduceMeanOp op,
                                            const npu::NpuConfig &config,
                                            const std::string &name,
                                            npusim::Program &program);
+
+/// hl.resize_nearest and hl.concat (LowerMovement.cpp): DMA only.
+bool handlesMovement(mlir::Operation *op);
+std::optional<std::string> lowerMovement(mlir::Operation *op,
+                                         const npu::NpuConfig &config,
+                                         const std::string &name,
+                                         npusim::Program &program);
 
 /// "hl.maxpool 'name' (1x8x9x9 -> 1x8x4x4)": the op, its location name and
 /// its operand / result shapes, for errors.

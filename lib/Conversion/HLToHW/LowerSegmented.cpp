@@ -443,7 +443,8 @@ int64_t segmentsOf(Operation *op) {
 
 bool extra::handles(Operation *op) {
   if (isa<hl::MaxPoolOp, hl::AvgPoolOp, hl::SegmentationOp, hl::ReduceMeanOp>(
-          op))
+          op) ||
+      handlesMovement(op))
     return true;
   if (isa<hl::Conv2DOp, hl::DepthwiseConv2DOp>(op))
     return segmentsOf(op) > 1 || op->hasAttr("segment_output");
@@ -460,6 +461,8 @@ extra::lower(Operation *op, const npu::NpuConfig &config,
     return lowerSegmentation(seg, config, name, program);
   if (auto mean = dyn_cast<hl::ReduceMeanOp>(op))
     return lowerReduceMean(mean, config, name, program);
+  if (handlesMovement(op))
+    return lowerMovement(op, config, name, program);
   if (isa<hl::Conv2DOp, hl::DepthwiseConv2DOp>(op) && segmentsOf(op) == 1)
     return lowerSegmentOutput(op, config, options, name, program, plan);
   return lowerWindowOp(op, config, options, name, program, plan);

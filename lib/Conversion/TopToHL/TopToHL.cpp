@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "strata/Conversion/TopToHL/Passes.h"
+#include "strata/Conversion/HLToHW/Passes.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Dialect/Top/IR/TopTraits.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
@@ -385,11 +386,16 @@ struct Converter {
       kernel = "hl.conv2d";
     }
     Value result = hlOp->getResult(0);
+    SmallVector<Operation *> created = {hlOp};
     if (nhwc) {
+      created.insert(created.begin(), input.getDefiningOp());
       result = transpose(b, loc, result, {0, 2, 3, 1});
+      created.push_back(result.getDefiningOp());
       assert(result.getType() == nhwcResultType && "NHWC result type");
       (void)nhwcResultType;
     }
+    if (Reason r = refused(created); !r.empty())
+      return r;
     replaced->getResult(0).replaceAllUsesWith(result);
     if (replaced != conv)
       replaced->erase();
@@ -445,6 +451,8 @@ struct Converter {
         b, loc, TypeRange{resultType},
         ValueRange{mm.getInput(), weights, scaleBias}, attrs);
     kernel = "hl.fully_connected";
+    if (Reason r = refused({fc}); !r.empty())
+      return r;
     replaced->getResult(0).replaceAllUsesWith(fc.getOutput());
     if (replaced != mm)
       replaced->erase();
@@ -477,6 +485,20 @@ struct Converter {
         erased.insert(dead);
         dead->erase();
       }
+  }
+
+  /// The HL ops a conversion wrote, before it rewires the users: kept when
+  /// the NPU lowering takes every one (npuLoweringRefusal, the predicate
+  /// convert-hl-to-hw applies), else erased (last first; nothing uses them
+  /// yet) and the reason returned, so the Top ops stay on the CPU.
+  Reason refused(ArrayRef<Operation *> created) {
+    for (Operation *op : created)
+      if (std::optional<std::string> r = npuLoweringRefusal(op, config)) {
+        for (Operation *dead : llvm::reverse(created))
+          dead->erase();
+        return "the NPU lowering refuses it: " + *r;
+      }
+    return "";
   }
 
   /// Runs `ops` (each reading the previous one's result as operand 0; the
@@ -539,6 +561,8 @@ struct Converter {
     Value input = mp.getInput();
     OpBuilder b(mp);
     if (Reason r = emitMaxPool(mp, b, input); !r.empty())
+      return r;
+    if (Reason r = refused({input.getDefiningOp()}); !r.empty())
       return r;
     mp.getOutput().replaceAllUsesWith(input);
     mp.erase();
@@ -611,14 +635,24 @@ struct Converter {
       kernel = "hl.table";
     }
     tabulated.push_back(quantOp);
+    // The hl.maxpool / hl.resize_nearest written above (none for a table
+    // alone).
+    SmallVector<Operation *> created;
+    if (input != deq.getInput())
+      created.push_back(input.getDefiningOp());
     FailureOr<Tensor> table = tabulate(tabulated, config.lutEntries);
-    if (failed(table))
+    if (failed(table)) {
+      for (Operation *dead : created)
+        dead->erase();
       return "its float ops could not be tabulated";
+    }
     // A max pool whose output keeps its input's quantization needs no table.
     bool identity = input.getType() == quantOp.getOutput().getType();
     for (int64_t i = 0; identity && i < config.lutEntries; ++i)
       identity = table->data<int8_t>()[i] == i - config.lutEntries / 2;
     if (identity) {
+      if (Reason r = refused(created); !r.empty())
+        return r;
       quantOp.getOutput().replaceAllUsesWith(input);
       kernel = isa<top::MaxPoolOp>(first)  ? "hl.maxpool"
                : isa<top::ResizeOp>(first) ? "hl.resize_nearest"
@@ -632,6 +666,9 @@ struct Converter {
     auto t =
         hl::TableOp::create(b, quantOp.getLoc(), quantOp.getOutput().getType(),
                             input, lut, b.getI64IntegerAttr(config.lutEntries));
+    created.push_back(t);
+    if (Reason r = refused(created); !r.empty())
+      return r;
     quantOp.getOutput().replaceAllUsesWith(t.getOutput());
     // The float chain is dead now (the Dequant may have other users).
     quantOp.erase();
@@ -661,7 +698,19 @@ struct Converter {
       return "the NPU description's lut_entries is " +
              std::to_string(config.lutEntries) + ", an int8 table needs 256";
     SmallVector<top::DequantOp> deqs;
+    // A nearest resize between an input's Dequant and the concat (a
+    // detector's upsampled feature maps) only moves the int8 values:
+    // hl.resize_nearest after the input's table.
+    SmallVector<top::ResizeOp> resizes;
     for (Value in : concat.getInputs()) {
+      auto rs = in.getDefiningOp<top::ResizeOp>();
+      if (rs && (!rs.getOutput().hasOneUse() ||
+                 !checkNearestResize(rs).empty()))
+        return "an input is a resize that is not an NPU nearest resize "
+               "used by the concat only";
+      resizes.push_back(rs);
+      if (rs)
+        in = rs.getInput();
       auto deq = in.getDefiningOp<top::DequantOp>();
       if (!deq ||
           !isa<quant::UniformQuantizedType>(
@@ -675,11 +724,15 @@ struct Converter {
       axis += rank;
     OpBuilder b(quantOp);
     SmallVector<Value> inputs;
-    for (top::DequantOp deq : deqs) {
+    SmallVector<Operation *> created;
+    for (auto [deq, rs] : llvm::zip_equal(deqs, resizes)) {
       FailureOr<Tensor> table = tabulate(
           {deq.getOperation(), quantOp.getOperation()}, config.lutEntries);
-      if (failed(table))
+      if (failed(table)) {
+        for (Operation *dead : llvm::reverse(created))
+          dead->erase();
         return "its Dequant -> Quant could not be tabulated";
+      }
       Value x = deq.getInput();
       auto xType = cast<RankedTensorType>(x.getType());
       auto wantType =
@@ -693,20 +746,40 @@ struct Converter {
         x = hl::TableOp::create(b, deq.getLoc(), wantType, x, lut,
                                 b.getI64IntegerAttr(config.lutEntries))
                 .getOutput();
+        created.push_back(x.getDefiningOp());
+      }
+      if (rs) {
+        x = hl::ResizeNearestOp::create(
+                b, rs.getLoc(),
+                RankedTensorType::get(
+                    cast<RankedTensorType>(rs.getOutput().getType())
+                        .getShape(),
+                    outType.getElementType()),
+                x)
+                .getOutput();
+        created.push_back(x.getDefiningOp());
       }
       inputs.push_back(x);
     }
     auto hlConcat = hl::ConcatOp::create(b, quantOp.getLoc(), outType, inputs,
                                          b.getI64IntegerAttr(axis));
+    created.push_back(hlConcat);
+    if (Reason r = refused(created); !r.empty())
+      return r;
     quantOp.getOutput().replaceAllUsesWith(hlConcat.getOutput());
     SmallVector<Operation *> chain;
     for (top::DequantOp deq : deqs)
       if (!llvm::is_contained(chain, deq.getOperation()))
         chain.push_back(deq);
+    for (top::ResizeOp rs : resizes)
+      if (rs)
+        chain.push_back(rs);
     chain.push_back(concat);
     chain.push_back(quantOp);
     eraseDeadChain(chain);
-    kernel = "hl.concat";
+    kernel = llvm::any_of(resizes, [](top::ResizeOp r) { return bool(r); })
+                 ? "hl.concat of hl.resize_nearest"
+                 : "hl.concat";
     return "";
   }
 
@@ -760,9 +833,6 @@ struct Converter {
         !isI32(rb.getOutput().getType()))
       return "an input is not a per-tensor MultiplierShift top.Requant of "
              "a signed int8 tensor to i32";
-    if (ra.getInput() == rb.getInput())
-      return "it adds a tensor to itself (an npu-sim dispatch binds each "
-             "value once, the add's program two inputs)";
     auto outType = dyn_cast<RankedTensorType>(add.getOutput().getType());
     if (!outType || !outType.hasStaticShape())
       return "dynamic shapes (compile with --input-shapes)";
@@ -789,6 +859,8 @@ struct Converter {
         i64(mc->second), i64(tc->zp),
         i64(add.getDoRelu() ? std::max(tc->lo, tc->zp) : tc->lo), i64(tc->hi),
         b.getStringAttr("multiplier_shift"));
+    if (Reason r = refused({h}); !r.empty())
+      return r;
     rc.getOutput().replaceAllUsesWith(h.getOutput());
     eraseDeadChain({ra, rb, add, rc});
     kernel = "hl.add";
@@ -851,6 +923,8 @@ struct Converter {
         i64(tx->zp), i64(m2->first), i64(m2->second), i64(ty->zp), i64(ty->lo),
         i64(ty->hi), arr({0, 0, 0, 0}), arr({1, 1}), arr({1, 1}), i64(1),
         DenseI64ArrayAttr());
+    if (Reason r = refused({h}); !r.empty())
+      return r;
     r2.getOutput().replaceAllUsesWith(h.getOutput());
     eraseDeadChain({r0, red, r1, r2});
     kernel = "hl.avgpool";
@@ -954,6 +1028,8 @@ struct Converter {
         else
           d.reason = convertBetweenQuant(op, d.kernel);
       }
+      if (!d.reason.empty())
+        d.kernel.clear(); // refused after the kernel was named
       if (decisions)
         decisions->push_back(std::move(d));
     }

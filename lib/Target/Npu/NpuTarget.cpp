@@ -8,9 +8,11 @@
 
 #include "strata/Target/Npu/NpuTarget.h"
 #include "strata/Pipelines/Optimize.h"
+#include "strata/NpuSim/NpuProgram.h"
 #include "strata/Target/Npu/NpuProgramIO.h"
 
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
@@ -30,7 +32,7 @@ npu::lowerTopToNpu(ModuleOp module, const TensorMap &weights,
     // phases of their input (docs/npu.md, "Strided kernels: segmentation").
     conversion::HLSegmentStridedOptions segmentOptions;
     segmentOptions.fuse = fuseSegmentation;
-    pm.addPass(conversion::createHLSegmentStrided(segmentOptions));
+    pm.addPass(conversion::createHLSegmentStrided(segmentOptions, config));
   }
   pm.addPass(conversion::createConvertHLToHWPass(config, options));
   return runTopPasses(module, weights, pm);
@@ -44,17 +46,25 @@ npu::npuForeignDispatch(func::FuncOp fn) {
       kernel = &op;
   if (!kernel)
     return std::optional<cpu::ForeignDispatch>();
-  // The program binds the kernel's operands, then its result: they must be
-  // the dispatch's arguments in that order and its one result.
+  // The program binds the kernel's operands, then its result. The dispatch
+  // binds each value once, in its own order: operand i is argument
+  // argOf[i] (hl.add(x, x) reads one argument twice), every argument read.
   Operation *ret = fn.getBody().front().getTerminator();
-  bool inOrder = kernel->getNumOperands() == fn.getNumArguments() &&
-                 ret->getNumOperands() == 1 &&
-                 ret->getOperand(0) == kernel->getResult(0);
-  for (unsigned i = 0; inOrder && i < kernel->getNumOperands(); ++i)
-    inOrder = kernel->getOperand(i) == fn.getArgument(i);
-  if (!inOrder) {
+  SmallVector<unsigned> argOf;
+  bool bound = ret->getNumOperands() == 1 &&
+               ret->getOperand(0) == kernel->getResult(0);
+  llvm::SmallBitVector used(fn.getNumArguments());
+  for (Value operand : kernel->getOperands()) {
+    auto arg = dyn_cast<BlockArgument>(operand);
+    bound = bound && arg && arg.getOwner() == &fn.getBody().front();
+    if (!bound)
+      break;
+    argOf.push_back(arg.getArgNumber());
+    used.set(arg.getArgNumber());
+  }
+  if (!bound || !used.all()) {
     kernel->emitError("npu-sim: the dispatch of this kernel does not bind "
-                      "its operands and result in the program's order");
+                      "exactly its operands and result");
     return failure();
   }
   auto ref = kernel->getAttrOfType<FlatSymbolRefAttr>("npu.program");
@@ -67,6 +77,38 @@ npu::npuForeignDispatch(func::FuncOp fn) {
   FailureOr<std::vector<uint8_t>> bytes = npuhw::serializeProgram(program);
   if (failed(bytes))
     return failure();
+  bool identity = argOf.size() == fn.getNumArguments();
+  for (unsigned i = 0; identity && i < argOf.size(); ++i)
+    identity = argOf[i] == i;
+  if (!identity) {
+    // Rebind: binding i of the program becomes the dispatch's argOf[i]
+    // (one binding per argument), the result the last.
+    npusim::Program p;
+    if (std::optional<std::string> e =
+            npusim::decodeProgram(bytes->data(), bytes->size(), p)) {
+      kernel->emitError() << "npu-sim: " << *e;
+      return failure();
+    }
+    unsigned args = fn.getNumArguments(), outs = argOf.size();
+    if (p.bindings.size() != outs + 1) {
+      kernel->emitError() << "npu-sim: program " << ref << " has "
+                          << p.bindings.size() << " bindings, the kernel "
+                          << outs + 1 << " operands and results";
+      return failure();
+    }
+    std::vector<npusim::Binding> bindings(args + 1);
+    for (unsigned i = 0; i < outs; ++i)
+      bindings[argOf[i]] = p.bindings[i];
+    bindings[args] = p.bindings[outs];
+    p.bindings = std::move(bindings);
+    for (npusim::Segment &segment : p.segments)
+      for (npusim::Task &task : segment.tasks)
+        if (task.kind == npusim::TaskKind::DmaLoad ||
+            task.kind == npusim::TaskKind::DmaStore)
+          task.dma.binding =
+              task.dma.binding == outs ? args : argOf[task.dma.binding];
+    *bytes = npusim::encodeProgram(p);
+  }
   cpu::ForeignDispatch d;
   d.name = program.getSymName().str();
   d.device = "npu-sim";

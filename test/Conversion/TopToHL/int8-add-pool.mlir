@@ -67,11 +67,11 @@ func.func @gap_other_division(%x: tensor<1x8x7x7x!quant.uniform<i8:f32, 0.039:-1
 
 // -----
 
-// x + x stays on the CPU: an npu-sim dispatch binds each value once, the
-// add's program two inputs.
+// x + x: both operands are the one value (the npu-sim dispatch binds it
+// once; the program's two input bindings are rebound to it).
 // CHECK-LABEL: func @add_self
-// CHECK: top.Add
-// CHECK-NOT: hl.add
+// CHECK: hl.add(%arg0, %arg0)
+// CHECK-NOT: top.Add
 func.func @add_self(%a: tensor<1x4x5x5x!quant.uniform<i8:f32, 0.01:-1>>) -> tensor<1x4x5x5x!quant.uniform<i8:f32, 0.03:-5>> {
   %0 = top.Requant(%a) {multiplier = array<i64: 1534986618>, rshift = array<i64: 13>} : (tensor<1x4x5x5x!quant.uniform<i8:f32, 0.01:-1>>) -> tensor<1x4x5x5xi32>
   %1 = top.Requant(%a) {multiplier = array<i64: 1534986618>, rshift = array<i64: 13>} : (tensor<1x4x5x5x!quant.uniform<i8:f32, 0.01:-1>>) -> tensor<1x4x5x5xi32>

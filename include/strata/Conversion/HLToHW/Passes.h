@@ -90,6 +90,14 @@ lowerHLOpToProgram(mlir::Operation *op, const npu::NpuConfig &config,
 /// Whether the lowering has a program for `op`.
 bool hasNpuLowering(mlir::Operation *op);
 
+/// Why the NPU lowering refuses `op` (nullopt: it lowers it): the op has no
+/// lowering, or lowerHLOpToProgram fails with the default options (the
+/// error names the layer). convert-top-to-hl asks this of every HL op it
+/// writes and keeps the Top ops on the CPU when refused, so the two passes
+/// cannot disagree (docs/npu.md, "What stays on the CPU").
+std::optional<std::string> npuLoweringRefusal(mlir::Operation *op,
+                                              const npu::NpuConfig &config);
+
 /// The pass with a given description (no JSON file).
 std::unique_ptr<mlir::Pass>
 createConvertHLToHWPass(const npu::NpuConfig &config,
