@@ -12,6 +12,7 @@
 
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace strata;
@@ -44,14 +45,26 @@ npu::npuForeignDispatch(func::FuncOp fn) {
       kernel = &op;
   if (!kernel)
     return std::optional<cpu::ForeignDispatch>();
-  // The program binds the kernel's operands, then its result: they must be
-  // the dispatch's arguments in that order and its one result.
+  // The program binds the kernel's operands (for a multi-op dispatch, the
+  // operands its ops read from outside, in order of first use), then its
+  // result: they must be the dispatch's arguments in that order and its one
+  // result.
+  llvm::SetVector<Operation *> group;
+  for (Operation &op : fn.getBody().front())
+    if (op.hasAttr("npu.dispatch_group"))
+      group.insert(&op);
+  group.insert(kernel);
+  llvm::SetVector<Value> bound;
+  for (Operation *member : group)
+    for (Value v : member->getOperands())
+      if (!group.contains(v.getDefiningOp()))
+        bound.insert(v);
   Operation *ret = fn.getBody().front().getTerminator();
-  bool inOrder = kernel->getNumOperands() == fn.getNumArguments() &&
+  bool inOrder = bound.size() == fn.getNumArguments() &&
                  ret->getNumOperands() == 1 &&
                  ret->getOperand(0) == kernel->getResult(0);
-  for (unsigned i = 0; inOrder && i < kernel->getNumOperands(); ++i)
-    inOrder = kernel->getOperand(i) == fn.getArgument(i);
+  for (unsigned i = 0; inOrder && i < bound.size(); ++i)
+    inOrder = bound[i] == fn.getArgument(i);
   if (!inOrder) {
     kernel->emitError("npu-sim: the dispatch of this kernel does not bind "
                       "its operands and result in the program's order");
@@ -73,7 +86,9 @@ npu::npuForeignDispatch(func::FuncOp fn) {
   d.format = "strata-npu-program";
   d.code.assign(bytes->begin(), bytes->end());
   d.symbol = d.name;
-  d.note = kernel->getName().getStringRef().str() + ": npu-sim program '" +
-           d.name + "'";
+  std::string ops;
+  for (Operation *member : group)
+    ops += (ops.empty() ? "" : " + ") + member->getName().getStringRef().str();
+  d.note = ops + ": npu-sim program '" + d.name + "'";
   return std::optional<cpu::ForeignDispatch>(std::move(d));
 }
