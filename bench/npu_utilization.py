@@ -3,7 +3,7 @@
 with the roofline beside it (docs/npu.md, "HL -> HW: measured").
 
     bench/npu_utilization.py QUANTIZED.mlir --input in.npz [--npu-config F]
-        [--double-buffer] [--lram-reuse] [--fuse-dispatches] [--compare]
+        [--double-buffer] [--lram-reuse] [--no-fuse-dispatches] [--compare]
         [--top N]
         [--segmentation fused|unfused|off] [--compare-segmentation]
 
@@ -147,8 +147,9 @@ def main():
     ap.add_argument("--npu-config", help="the NPU description (JSON)")
     ap.add_argument("--double-buffer", action="store_true")
     ap.add_argument("--lram-reuse", action="store_true")
-    ap.add_argument("--fuse-dispatches", action="store_true",
-                    help="--npu-fuse-dispatches (every mode)")
+    ap.add_argument("--no-fuse-dispatches", action="store_true",
+                    help="--npu-fuse-dispatches=false (every mode): each "
+                         "conv and its residual add a dispatch of its own")
     ap.add_argument("--compare", action="store_true",
                     help="plain, double-buffered, LRAM reuse, both")
     ap.add_argument("--segmentation", choices=["fused", "unfused", "off"],
@@ -167,8 +168,9 @@ def main():
         db, reuse = ["--npu-double-buffer"], ["--npu-lram-reuse"]
         seg = {"fused": [], "unfused": ["--no-segment-fusion"],
                "off": ["--no-segmentation"]}
-        if a.fuse_dispatches:
-            seg = {k: v + ["--npu-fuse-dispatches"] for k, v in seg.items()}
+        if a.no_fuse_dispatches:
+            seg = {k: v + ["--npu-fuse-dispatches=false"]
+                   for k, v in seg.items()}
         if a.compare_segmentation:
             extra = db * a.double_buffer + reuse * a.lram_reuse
             totals = {}

@@ -137,8 +137,8 @@ static cl::opt<bool> npuFuseDispatches(
     "npu-fuse-dispatches",
     cl::desc("--target npu-sim: an int8 convolution and the residual add "
              "that is its only user run as one NPU dispatch (the add per "
-             "output tile in LRAM)"),
-    cl::sub(CompileCommand));
+             "output tile in LRAM); on by default, =false turns it off"),
+    cl::init(true), cl::sub(CompileCommand));
 static cl::opt<bool> noSegmentFusion(
     "no-segment-fusion",
     cl::desc("--target npu-sim: keep hl.segmentation ops instead of having "
