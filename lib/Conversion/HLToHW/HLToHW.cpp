@@ -137,6 +137,9 @@ struct ConvertHLToHWPass
       // add's program, the conv outlined with it); when the pair does not
       // fit LRAM, the conv's own program.
       hl::AddOp add = fuseDispatches && !error ? fusableAdd(op) : nullptr;
+      // An add of two convolutions goes with the first one lowered.
+      if (add && fusedAdds.contains(add))
+        add = nullptr;
       if (add) {
         HLToHWOptions fusedOptions = opOptions;
         fusedOptions.keepOutputResident = false;

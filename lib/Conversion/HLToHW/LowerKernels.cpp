@@ -1056,9 +1056,9 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                       {"output", static_cast<uint64_t>(outBytes), true}};
   // A fused add: binding 3 is its other operand, 4 its result.
   if (l.add)
-    program.bindings.insert(program.bindings.begin() + 3,
-                            {"residual", static_cast<uint64_t>(outBytes),
-                             false});
+    program.bindings.insert(
+        program.bindings.begin() + 3,
+        {"residual", static_cast<uint64_t>(outBytes), false});
   uint32_t outBinding = l.add ? 4 : 3;
   if (plan) {
     *plan = {static_cast<int64_t>((l.OH + tiling.rowsPerTile - 1) /
