@@ -144,11 +144,17 @@ struct ConvertHLToHWPass
         HLToHWOptions fusedOptions = opOptions;
         fusedOptions.keepOutputResident = false;
         fusedOptions.fusedAdd = add;
+        // The pair runs at the add's place: a kernel between the two (a
+        // shortcut conv) runs before it and overwrites LRAM, so the conv
+        // then loads its input.
+        if (i + 1 >= kernels.size() || kernels[i + 1] != add.getOperation())
+          fusedOptions.residentInput.reset();
         npusim::Program fusedProgram;
         LayerPlan fusedPlan;
         if (!lowerHLOpToProgram(op, config, fusedOptions, name, fusedProgram,
                                 &fusedPlan)) {
           program = std::move(fusedProgram);
+          opOptions.residentInput = fusedOptions.residentInput;
           plan = fusedPlan;
           fusedAdds.insert(add);
         } else {

@@ -1,6 +1,7 @@
 // RUN: strata-opt %s --convert-hl-to-hw="fuse-dispatches=true" --split-input-file | FileCheck %s
 // RUN: strata-opt %s --convert-hl-to-hw="npu-config=%S/Inputs/small-lram.json fuse-dispatches=true double-buffer=true" --split-input-file | FileCheck %s --check-prefix=DB
 // RUN: strata-opt %s --convert-hl-to-hw --split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: strata-opt %s --convert-hl-to-hw="fuse-dispatches=true lram-reuse=true" --mlir-print-debuginfo --mlir-print-local-scope --split-input-file | FileCheck %s --check-prefix=REUSE
 // Multi-op dispatches (docs/npu.md, "Multi-op dispatches"): an int8 conv
 // whose only user is an hl.add runs the add in its own program, per output
 // tile in LRAM. Exactness (npu-sim against run-ref, the whole dispatch
@@ -79,5 +80,27 @@ func.func @two_convs(%x: tensor<1x8x6x6xi8>, %x2: tensor<1x8x6x6xi8>) -> tensor<
   %a = hl.conv2d(%x, %w, %sb) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x6x6xi8>, tensor<2x8x1x1x4xi8>, tensor<8x3xi32>) -> tensor<1x8x6x6xi8> loc("c1")
   %b = hl.conv2d(%x2, %w, %sb) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x6x6xi8>, tensor<2x8x1x1x4xi8>, tensor<8x3xi32>) -> tensor<1x8x6x6xi8> loc("c2")
   %s = hl.add(%a, %b) {lhs_multiplier = 1073741824 : i64, lhs_shift = 10 : i64, rhs_multiplier = 1073741824 : i64, rhs_shift = 10 : i64, output_multiplier = 1073741824 : i64, output_shift = 50 : i64} : (tensor<1x8x6x6xi8>, tensor<1x8x6x6xi8>) -> tensor<1x8x6x6xi8> loc("sum")
+  return %s : tensor<1x8x6x6xi8>
+}
+
+// -----
+
+// With LRAM reuse: c2 reads c1's output where c1 left it (c2 is the next
+// dispatch). c3 + add run at the add's place, after the shortcut conv
+// between them, which overwrites LRAM: c3 loads its input.
+// REUSE-LABEL: func.func @shortcut_between
+// REUSE: hl.conv2d{{.*}}loc("c1")
+// REUSE: hl.conv2d{{.*}}npu.resident_input{{.*}}loc("c2")
+// REUSE: hl.conv2d{{.*}} {dilation = array<i64: 1, 1>, npu.dispatch_group, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>}{{.*}}loc("c3")
+// REUSE: hl.conv2d{{.*}}loc("shortcut")
+// REUSE: hl.add{{.*}}npu.program = @npu_2_c3
+func.func @shortcut_between(%x: tensor<1x8x6x6xi8>) -> tensor<1x8x6x6xi8> {
+  %w = top.Weight() {name = "w"} : () -> tensor<2x8x1x1x4xi8>
+  %sb = top.Weight() {name = "sb"} : () -> tensor<8x3xi32>
+  %a = hl.conv2d(%x, %w, %sb) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x6x6xi8>, tensor<2x8x1x1x4xi8>, tensor<8x3xi32>) -> tensor<1x8x6x6xi8> loc("c1")
+  %b = hl.conv2d(%a, %w, %sb) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x6x6xi8>, tensor<2x8x1x1x4xi8>, tensor<8x3xi32>) -> tensor<1x8x6x6xi8> loc("c2")
+  %c = hl.conv2d(%b, %w, %sb) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x6x6xi8>, tensor<2x8x1x1x4xi8>, tensor<8x3xi32>) -> tensor<1x8x6x6xi8> loc("c3")
+  %d = hl.conv2d(%x, %w, %sb) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x6x6xi8>, tensor<2x8x1x1x4xi8>, tensor<8x3xi32>) -> tensor<1x8x6x6xi8> loc("shortcut")
+  %s = hl.add(%c, %d) {lhs_multiplier = 1073741824 : i64, lhs_shift = 10 : i64, rhs_multiplier = 1073741824 : i64, rhs_shift = 10 : i64, output_multiplier = 1073741824 : i64, output_shift = 50 : i64} : (tensor<1x8x6x6xi8>, tensor<1x8x6x6xi8>) -> tensor<1x8x6x6xi8> loc("sum")
   return %s : tensor<1x8x6x6xi8>
 }
