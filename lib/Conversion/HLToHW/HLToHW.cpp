@@ -102,19 +102,27 @@ struct ConvertHLToHWPass
              a->getBlock() == b->getBlock() &&
              b->getOperand(0) == a->getResult(0);
     };
-    // The adds lowered with their convolution.
-    llvm::SmallPtrSet<Operation *, 16> fusedAdds;
+    // The value the previous NPU dispatch left resident (its `resident`).
+    Value residentValue;
+    auto isMac = [](Operation *op) {
+      return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp>(op);
+    };
+    // The adds lowered with their convolution, and the LRAM address each
+    // pair leaves its sum at (LRAM reuse). A pair's dispatch runs at its
+    // add's place.
+    llvm::DenseMap<Operation *, std::optional<int64_t>> fusedAdds;
     for (size_t i = 0; i < kernels.size(); ++i) {
       Operation *op = kernels[i];
-      if (fusedAdds.contains(op)) {
-        resident.reset();
+      if (auto it = fusedAdds.find(op); it != fusedAdds.end()) {
+        resident = it->second;
+        residentValue = op->getResult(0);
         continue;
       }
       HLToHWOptions opOptions = options;
       if (options.lramReuse) {
         opOptions.keepOutputResident =
             i + 1 < kernels.size() && feeds(op, kernels[i + 1]);
-        if (resident && i > 0 && feeds(kernels[i - 1], op))
+        if (resident && isMac(op) && op->getOperand(0) == residentValue)
           opOptions.residentInput = resident;
       }
       std::string base = "npu_" + std::to_string(index++);
@@ -133,6 +141,7 @@ struct ConvertHLToHWPass
         error = lowerHLOpToProgram(op, config, opOptions, name, program, &plan);
       }
       resident = error ? std::nullopt : plan.residentOutput;
+      residentValue = op->getResult(0);
       // Multi-op dispatch: the conv's program also computes its add (the
       // add's program, the conv outlined with it); when the pair does not
       // fit LRAM, the conv's own program.
@@ -142,8 +151,15 @@ struct ConvertHLToHWPass
         add = nullptr;
       if (add) {
         HLToHWOptions fusedOptions = opOptions;
-        fusedOptions.keepOutputResident = false;
         fusedOptions.fusedAdd = add;
+        // The pair keeps its sum in LRAM when the kernel after the add
+        // reads it.
+        size_t next =
+            llvm::find(kernels, add.getOperation()) - kernels.begin() + 1;
+        fusedOptions.keepOutputResident =
+            options.lramReuse && next < kernels.size() &&
+            isMac(kernels[next]) &&
+            kernels[next]->getOperand(0) == add.getResult();
         // The pair runs at the add's place: a kernel between the two (a
         // shortcut conv) runs before it and overwrites LRAM, so the conv
         // then loads its input.
@@ -156,7 +172,7 @@ struct ConvertHLToHWPass
           program = std::move(fusedProgram);
           opOptions.residentInput = fusedOptions.residentInput;
           plan = fusedPlan;
-          fusedAdds.insert(add);
+          fusedAdds[add] = fusedPlan.residentOutput;
         } else {
           add = nullptr;
         }

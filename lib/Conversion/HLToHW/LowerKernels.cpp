@@ -1022,7 +1022,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
   if (auto e = planTiling(l, config, sets, tiling, pl))
     return e;
   bool keepOutput = false;
-  if (options.keepOutputResident && l.N == 1 && !l.add) {
+  if (options.keepOutputResident && l.N == 1) {
     Tiling whole;
     Placement wholePl;
     if (!planTiling(l, config, sets, whole, wholePl, true)) {
@@ -1067,8 +1067,10 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
              pl.used, std::nullopt};
     // The output set of the last tile: it writes the output when the
     // reduction is tiled.
+    // A fused add's sum: after the output in its buffer.
     if (keepOutput)
-      plan->residentOutput = pl.output[(tiles.size() - 1) % sets];
+      plan->residentOutput = pl.output[(tiles.size() - 1) % sets] +
+                             (l.add ? outBytes : 0);
   }
 
   std::vector<Task> tasks;
