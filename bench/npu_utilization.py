@@ -3,7 +3,8 @@
 with the roofline beside it (docs/npu.md, "HL -> HW: measured").
 
     bench/npu_utilization.py QUANTIZED.mlir --input in.npz [--npu-config F]
-        [--double-buffer] [--lram-reuse] [--compare] [--top N]
+        [--double-buffer] [--lram-reuse] [--no-fuse-dispatches] [--compare]
+        [--top N]
         [--segmentation fused|unfused|off] [--compare-segmentation]
 
 compiles the quantized Top model with `strata compile --target npu-sim`
@@ -75,6 +76,9 @@ def kernels_of(listing):
             # hl.segmentation's program: DMA and the pad value's rescale.
             pad = 'name = "pad_value"' in line
             out[name] = "segmentation" if pad else m.group(1)
+        elif m and name and out[name] == "conv2d" and m.group(1) == "add":
+            # A multi-op dispatch (--npu-fuse-dispatches): conv + add.
+            out[name] = "conv2d+add"
     return out
 
 
@@ -129,9 +133,10 @@ def table(rows, cfg, top):
               f"{sum(1 for r in sel if r['dma'] / bw > r['macs'] / peak)} DMA-bound)")
 
     total(rows, "all NPU dispatches")
-    total([r for r in rows if r["kernel"] in ("conv2d", "depthwise_conv2d")],
-          "convolutions (conv2d + depthwise)")
-    total([r for r in rows if r["kernel"] == "conv2d"], "conv2d only")
+    convs = ("conv2d", "conv2d+add", "depthwise_conv2d")
+    total([r for r in rows if r["kernel"] in convs],
+          "convolutions (conv2d + depthwise, fused adds in)")
+    total([r for r in rows if r["kernel"] in convs[:2]], "conv2d only")
 
 
 def main():
@@ -142,6 +147,9 @@ def main():
     ap.add_argument("--npu-config", help="the NPU description (JSON)")
     ap.add_argument("--double-buffer", action="store_true")
     ap.add_argument("--lram-reuse", action="store_true")
+    ap.add_argument("--no-fuse-dispatches", action="store_true",
+                    help="--npu-fuse-dispatches=false (every mode): each "
+                         "conv and its residual add a dispatch of its own")
     ap.add_argument("--compare", action="store_true",
                     help="plain, double-buffered, LRAM reuse, both")
     ap.add_argument("--segmentation", choices=["fused", "unfused", "off"],
@@ -160,6 +168,9 @@ def main():
         db, reuse = ["--npu-double-buffer"], ["--npu-lram-reuse"]
         seg = {"fused": [], "unfused": ["--no-segment-fusion"],
                "off": ["--no-segmentation"]}
+        if a.no_fuse_dispatches:
+            seg = {k: v + ["--npu-fuse-dispatches=false"]
+                   for k, v in seg.items()}
         if a.compare_segmentation:
             extra = db * a.double_buffer + reuse * a.lram_reuse
             totals = {}

@@ -70,7 +70,8 @@ def quantized(tmp_path, name, size):
     return onnx_file, tmp_path / "q" / "m.mlir", samples / "s1.npz"
 
 
-def check_model(tmp_path, name, size, kernels, run_ref, cpu_path, min_cosine):
+def check_model(tmp_path, name, size, kernels, adds, run_ref, cpu_path,
+                min_cosine):
     onnx_file, q, x = quantized(tmp_path, name, size)
     report = strata("compile", q, "--target", "npu-sim", "--no-optimize",
                     "-o", tmp_path / "npu.strata", "--report")
@@ -99,6 +100,17 @@ def check_model(tmp_path, name, size, kernels, run_ref, cpu_path, min_cosine):
         assert np.load(tmp_path / "r.npz")["logits"].tobytes() == npu.tobytes(), flags
         c = int(re.search(r"npu-sim total: (\d+) cycles", p).group(1))
         assert c < cycles[0], (flags, c, cycles)
+    # Multi-op dispatches (on by default: each conv with its residual add)
+    # against one dispatch per kernel: same bytes, more dispatches and
+    # cycles.
+    strata("compile", q, "--target", "npu-sim", "--no-optimize",
+           "--npu-fuse-dispatches=false", "-o", tmp_path / "u.strata")
+    p = strata("run", tmp_path / "u.strata", "--input", x, "--output",
+               tmp_path / "u.npz", "--device", "npu-sim")
+    assert np.load(tmp_path / "u.npz")["logits"].tobytes() == npu.tobytes()
+    assert len(re.findall(r"npu-sim dispatch \d+ ", p)) == kernels + adds
+    c = int(re.search(r"npu-sim total: (\d+) cycles", p).group(1))
+    assert c > cycles[0], (c, cycles)
     if cpu_path:  # the CPU int8 path (code generation: tens of seconds)
         strata("compile", q, "--target", "cpu", "--no-optimize", "-o",
                tmp_path / "cpu.strata")
@@ -122,24 +134,28 @@ def check_model(tmp_path, name, size, kernels, run_ref, cpu_path, min_cosine):
 
 
 def test_mobilenetv2_32_on_npu_sim(tmp_path):
+    # 55 NPU dispatches: 65 kernels, the 10 residual adds each in its
+    # projection conv's dispatch (multi-op dispatches, the default).
     # 35 conv2d + 17 depthwise + 1 fully connected + 10 residual adds + the
     # global average pool + the stem's input segmentation (the other 4
     # strided depthwise layers read a fused producer); against run-ref (the
     # CPU int8 artifact in make test-npulower-models: its code generation
     # is too slow for make test).
-    check_model(tmp_path, "mobilenetv2", 32, 65, run_ref=True, cpu_path=False,
+    check_model(tmp_path, "mobilenetv2", 32, 55, 10, run_ref=True, cpu_path=False,
                 min_cosine=0.99)
 
 
 @pytest.mark.skipif(not BIG, reason="slow; make test-npulower-models runs it")
 def test_mobilenetv2_224_on_npu_sim(tmp_path):
     # Measured cosine vs f32: 0.99975.
-    check_model(tmp_path, "mobilenetv2", 224, 65, run_ref=True, cpu_path=True,
+    check_model(tmp_path, "mobilenetv2", 224, 55, 10, run_ref=True, cpu_path=True,
                 min_cosine=0.99)
 
 
 @pytest.mark.skipif(not BIG, reason="slow; make test-npulower-models runs it")
 def test_resnet50_on_npu_sim(tmp_path):
+    # 61 NPU dispatches: 77 kernels, each of the 16 residual adds in a
+    # conv's dispatch (multi-op dispatches, the default).
     # 53 conv2d + 1 fully connected + the max pool + 16 residual adds + the
     # global average pool + 5 hl.segmentation (the stem's input, the max
     # pool's, the three stride-2 projection shortcuts reading an add); the
@@ -148,7 +164,7 @@ def test_resnet50_on_npu_sim(tmp_path):
     # CPU int8 artifact is the reference here (the HL module's run-ref
     # equality is test/npuhl/test_npuhl_models.py's). Measured cosine vs
     # f32: 0.99985.
-    check_model(tmp_path, "resnet50", 224, 77, run_ref=False, cpu_path=True,
+    check_model(tmp_path, "resnet50", 224, 61, 16, run_ref=False, cpu_path=True,
                 min_cosine=0.99)
 
 

@@ -133,6 +133,12 @@ static cl::opt<bool> npuLramReuse(
     cl::desc("--target npu-sim: a kernel fed by the previous NPU kernel "
              "reads its input where that kernel left it in LRAM"),
     cl::sub(CompileCommand));
+static cl::opt<bool> npuFuseDispatches(
+    "npu-fuse-dispatches",
+    cl::desc("--target npu-sim: an int8 convolution and the residual add "
+             "that is its only user run as one NPU dispatch (the add per "
+             "output tile in LRAM); on by default, =false turns it off"),
+    cl::init(true), cl::sub(CompileCommand));
 static cl::opt<bool> noSegmentFusion(
     "no-segment-fusion",
     cl::desc("--target npu-sim: keep hl.segmentation ops instead of having "
@@ -587,6 +593,7 @@ static int compileNpuArtifact(const npu::NpuConfig &config,
   conversion::HLToHWOptions hwOptions;
   hwOptions.doubleBuffer = npuDoubleBuffer;
   hwOptions.lramReuse = npuLramReuse;
+  hwOptions.fuseDispatches = npuFuseDispatches;
   std::vector<conversion::HLDecision> decisions;
   FailureOr<TensorMap> weights =
       npu::lowerTopToNpu(module, model.weights, config, hwOptions, &decisions,
@@ -666,6 +673,7 @@ int compile() {
         {"emit", emitStage.getNumOccurrences() > 0},
         {"npu-double-buffer", npuDoubleBuffer.getNumOccurrences() > 0},
         {"npu-lram-reuse", npuLramReuse.getNumOccurrences() > 0},
+        {"npu-fuse-dispatches", npuFuseDispatches.getNumOccurrences() > 0},
         {"no-segment-fusion", noSegmentFusion.getNumOccurrences() > 0},
         {"no-segmentation", noSegmentation.getNumOccurrences() > 0}})
     if (given && target != "npu-sim") {

@@ -53,6 +53,13 @@ struct Layer {
   /// The whole input already in LRAM at this address (NCHW, contiguous):
   /// left there by the previous dispatch (LRAM reuse).
   std::optional<int64_t> residentIn;
+  /// Multi-op dispatch: the int8 hl.add fused after the layer (its fields;
+  /// `input` / `input2` are set per piece). Each output tile's residual
+  /// operand is loaded after the tile's output in the output buffer, the
+  /// add writes over it, and that is what the program stores.
+  std::optional<npusim::SliceTask> add;
+  /// Whether the layer's result is the add's first operand (lhs).
+  bool addLhs = true;
 
   int64_t inputBytes() const { return N * C * H * W * eb; }
 
@@ -145,8 +152,9 @@ TileBytes tileBytes(const Layer &l, const Tile &t, bool tiledK) {
   RowWindow w = rowWindow(l, t.r0, t.r1);
   auto [ci0, ci1] = inputChannels(l, t);
   int64_t outElems = l.N * (t.c1 - t.c0) * (t.r1 - t.r0) * l.OW;
+  // A fused add holds the tile's residual operand beside its output.
   return {l.N * (ci1 - ci0) * (w.i1 - w.i0) * l.W * l.eb, weightBytes(l, t),
-          (t.c1 - t.c0) * l.sbRowBytes, outElems * l.eb,
+          (t.c1 - t.c0) * l.sbRowBytes, outElems * l.eb * (l.add ? 2 : 1),
           tiledK ? outElems * 4 : 0};
 }
 
@@ -807,6 +815,27 @@ std::optional<std::string> lowerTranspose(hl::TransposeOp op,
   return std::nullopt;
 }
 
+/// The fields of an int8 binary elementwise slice task (`k`) from HL op
+/// `b` (hl.add/sub/mul/min/max).
+template <typename BinaryOp>
+void binaryFields(BinaryOp b, npusim::KernelKind k, npusim::SliceTask &proto) {
+  proto.kernel = k;
+  proto.inputZp = b.getLhsZp();
+  proto.input2Zp = b.getRhsZp();
+  proto.inputMultiplier = b.getLhsMultiplier();
+  proto.inputShift = b.getLhsShift();
+  proto.input2Multiplier = b.getRhsMultiplier();
+  proto.input2Shift = b.getRhsShift();
+  proto.leftShift = b.getLeftShift();
+  proto.multiplier = b.getOutputMultiplier();
+  proto.shift = b.getOutputShift();
+  proto.outputZp = b.getOutputZp();
+  proto.clipMin = b.getClipMin();
+  proto.clipMax = b.getClipMax();
+  if (b.getRounding() == "tflite")
+    proto.rounding = npusim::Rounding::TFLite;
+}
+
 /// The int8 elementwise kernels (hl.add/sub/mul/min/max, hl.activation,
 /// hl.table) over the flat tensor: chunks that fit LRAM (the inputs, the
 /// table, the output), each split over the slices, loaded, computed and
@@ -831,34 +860,17 @@ std::optional<std::string> lowerElementwise(Operation *op,
     return layer + ": an empty tensor needs no NPU program";
   npusim::SliceTask proto;
   bool binary = false, table = false;
-  auto binaryFields = [&](auto b, npusim::KernelKind k) {
-    binary = true;
-    proto.kernel = k;
-    proto.inputZp = b.getLhsZp();
-    proto.input2Zp = b.getRhsZp();
-    proto.inputMultiplier = b.getLhsMultiplier();
-    proto.inputShift = b.getLhsShift();
-    proto.input2Multiplier = b.getRhsMultiplier();
-    proto.input2Shift = b.getRhsShift();
-    proto.leftShift = b.getLeftShift();
-    proto.multiplier = b.getOutputMultiplier();
-    proto.shift = b.getOutputShift();
-    proto.outputZp = b.getOutputZp();
-    proto.clipMin = b.getClipMin();
-    proto.clipMax = b.getClipMax();
-    if (b.getRounding() == "tflite")
-      proto.rounding = npusim::Rounding::TFLite;
-  };
+  binary = isa<hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp, hl::MaxOp>(op);
   if (auto b = dyn_cast<hl::AddOp>(op))
-    binaryFields(b, npusim::KernelKind::Add);
+    binaryFields(b, npusim::KernelKind::Add, proto);
   else if (auto b = dyn_cast<hl::SubOp>(op))
-    binaryFields(b, npusim::KernelKind::Sub);
+    binaryFields(b, npusim::KernelKind::Sub, proto);
   else if (auto b = dyn_cast<hl::MulOp>(op))
-    binaryFields(b, npusim::KernelKind::Mul);
+    binaryFields(b, npusim::KernelKind::Mul, proto);
   else if (auto b = dyn_cast<hl::MinOp>(op))
-    binaryFields(b, npusim::KernelKind::Min);
+    binaryFields(b, npusim::KernelKind::Min, proto);
   else if (auto b = dyn_cast<hl::MaxOp>(op))
-    binaryFields(b, npusim::KernelKind::Max);
+    binaryFields(b, npusim::KernelKind::Max, proto);
   else if (auto a = dyn_cast<hl::ActivationOp>(op)) {
     proto.kernel = npusim::KernelKind::Rescale;
     proto.inputZp = a.getInputZp();
@@ -983,6 +995,26 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     return e;
   int sets = options.doubleBuffer ? 2 : 1;
   l.residentIn = options.residentInput;
+  if (options.fusedAdd) {
+    auto add = dyn_cast<hl::AddOp>(options.fusedAdd);
+    auto outType = cast<ShapedType>(op->getResult(0).getType());
+    auto int8Like = [&](Value v) {
+      auto t = cast<ShapedType>(v.getType());
+      return t.getShape() == outType.getShape() &&
+             hl::formatOf(t.getElementType()) == hl::Format::Int8 &&
+             hl::storageRange(t.getElementType()).first == -128;
+    };
+    if (!add || l.kind != Kind::Conv || l.eb != 1 ||
+        l.proto.format != npusim::Format::Int8 || !int8Like(add) ||
+        !int8Like(add->getOperand(0)) || !int8Like(add->getOperand(1)) ||
+        (add->getOperand(0) == op->getResult(0)) ==
+            (add->getOperand(1) == op->getResult(0)))
+      return l.name + ": internal error, no add to fuse";
+    npusim::SliceTask proto;
+    binaryFields(add, npusim::KernelKind::Add, proto);
+    l.add = proto;
+    l.addLhs = add->getOperand(0) == op->getResult(0);
+  }
   Tiling tiling;
   Placement pl;
   // A resident output is NCHW-contiguous: one tile, N = 1, pieces split by
@@ -1022,6 +1054,12 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                       {bindingName(op->getOperand(2), "scale_bias"),
                        static_cast<uint64_t>(l.O * l.sbRowBytes), false},
                       {"output", static_cast<uint64_t>(outBytes), true}};
+  // A fused add: binding 3 is its other operand, 4 its result.
+  if (l.add)
+    program.bindings.insert(
+        program.bindings.begin() + 3,
+        {"residual", static_cast<uint64_t>(outBytes), false});
+  uint32_t outBinding = l.add ? 4 : 3;
   if (plan) {
     *plan = {static_cast<int64_t>((l.OH + tiling.rowsPerTile - 1) /
                                   tiling.rowsPerTile),
@@ -1029,8 +1067,10 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
              pl.used, std::nullopt};
     // The output set of the last tile: it writes the output when the
     // reduction is tiled.
+    // A fused add's sum: after the output in its buffer.
     if (keepOutput)
-      plan->residentOutput = pl.output[(tiles.size() - 1) % sets];
+      plan->residentOutput = pl.output[(tiles.size() - 1) % sets] +
+                             (l.add ? outBytes : 0);
   }
 
   std::vector<Task> tasks;
@@ -1038,6 +1078,37 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
   // What each buffer set holds: weights (c0, c1, k0, k1), scale_bias
   // (c0, c1), input (channels, rows).
   std::vector<int64_t> heldW[2], heldSb[2], heldIn[2];
+  // The pieces of each output tile, the same for all its reduction tiles
+  // (their int32 partials stay where they are).
+  std::map<std::vector<int64_t>, std::vector<Piece>> piecesOf;
+  auto piecesFor = [&](const Tile &t) -> const std::vector<Piece> & {
+    std::vector<int64_t> key{t.c0, t.c1, t.r0, t.r1};
+    auto it = piecesOf.find(key);
+    if (it == piecesOf.end())
+      it = piecesOf.emplace(key, splitTile(l, t, config, keepOutput)).first;
+    return it->second;
+  };
+  // A fused add's residual tile: after the output tile in its buffer.
+  auto residualAddr = [&](size_t ti) {
+    const Tile &t = tiles[ti];
+    return pl.output[ti % sets] +
+           l.N * (t.c1 - t.c0) * (t.r1 - t.r0) * l.OW * l.eb;
+  };
+  // Moves tile `ti`'s part of the output-shaped binding `binding` between
+  // DRAM and LRAM from `lram`, piece by piece (the pieces' NCHW boxes lie
+  // one after the other).
+  auto movePieces = [&](npusim::TaskKind kind, uint32_t binding, size_t ti,
+                        int64_t lram, const char *what) {
+    for (const Piece &p : piecesFor(tiles[ti])) {
+      int64_t pc = p.c1 - p.c0, pr = p.r1 - p.r0;
+      tasks.push_back(dma(kind, binding, ((p.c0 * l.OH) + p.r0) * l.OW * l.eb,
+                          lram, l.eb, {l.N, pc, pr * l.OW},
+                          {l.O * l.OH * l.OW * l.eb, l.OH * l.OW * l.eb, l.eb},
+                          {pc * pr * l.OW * l.eb, pr * l.OW * l.eb, l.eb},
+                          what));
+      lram += l.N * pc * pr * l.OW * l.eb;
+    }
+  };
   auto loads = [&](size_t ti) {
     const Tile &t = tiles[ti];
     int set = static_cast<int>(ti % sets);
@@ -1080,16 +1151,9 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                           {(ci1 - ci0) * plane, plane, l.eb}, "input"));
       heldIn[inSet] = inKey;
     }
-  };
-  // The pieces of each output tile, the same for all its reduction tiles
-  // (their int32 partials stay where they are).
-  std::map<std::vector<int64_t>, std::vector<Piece>> piecesOf;
-  auto piecesFor = [&](const Tile &t) -> const std::vector<Piece> & {
-    std::vector<int64_t> key{t.c0, t.c1, t.r0, t.r1};
-    auto it = piecesOf.find(key);
-    if (it == piecesOf.end())
-      it = piecesOf.emplace(key, splitTile(l, t, config, keepOutput)).first;
-    return it->second;
+    if (l.add && lastK(l, t))
+      movePieces(npusim::TaskKind::DmaLoad, 3, ti, residualAddr(ti),
+                 "residual");
   };
   auto compute = [&](size_t ti) {
     const Tile &t = tiles[ti];
@@ -1113,6 +1177,21 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
       chooseVectorMode(task, config);
       tasks.push_back(task);
       int64_t elems = l.N * (p.c1 - p.c0) * (p.r1 - p.r0) * l.OW;
+      if (l.add && lastK(l, t)) {
+        // The add on the same slice (its queue runs it after the conv):
+        // the piece's output and residual in, the sum over the residual.
+        int64_t res = residualAddr(ti) + (outAddr - pl.output[set]);
+        Task add;
+        add.kind = npusim::TaskKind::Slice;
+        add.slice = *l.add;
+        add.slice.slice = static_cast<uint32_t>(s);
+        add.slice.input = operand(l.addLhs ? outAddr : res, {elems}, 1);
+        add.slice.input2 = operand(l.addLhs ? res : outAddr, {elems}, 1);
+        add.slice.output = operand(res, {elems}, 1);
+        add.name = llvm::formatv("tile{0}.add.s{1}", ti, s).str();
+        chooseVectorMode(add, config);
+        tasks.push_back(add);
+      }
       outAddr += elems * l.eb;
       accAddr += elems * 4;
     }
@@ -1120,17 +1199,8 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
   auto store = [&](size_t ti) {
     if (!lastK(l, tiles[ti]))
       return;
-    int set = static_cast<int>(ti % sets);
-    int64_t outAddr = pl.output[set];
-    for (const Piece &p : piecesFor(tiles[ti])) {
-      int64_t pc = p.c1 - p.c0, pr = p.r1 - p.r0;
-      tasks.push_back(dma(
-          npusim::TaskKind::DmaStore, 3, ((p.c0 * l.OH) + p.r0) * l.OW * l.eb,
-          outAddr, l.eb, {l.N, pc, pr * l.OW},
-          {l.O * l.OH * l.OW * l.eb, l.OH * l.OW * l.eb, l.eb},
-          {pc * pr * l.OW * l.eb, pr * l.OW * l.eb, l.eb}, "output"));
-      outAddr += l.N * pc * pr * l.OW * l.eb;
-    }
+    movePieces(npusim::TaskKind::DmaStore, outBinding, ti,
+               l.add ? residualAddr(ti) : pl.output[ti % sets], "output");
   };
 
   loads(0);
@@ -1138,9 +1208,13 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     tasks.push_back(waitTask());
     compute(ti);
     if (sets == 2) {
+      // A fused add's residual load into tile ti+1's output buffer comes
+      // after tile ti-1's store from it (one DMA queue, in order).
+      if (l.add && ti >= 1)
+        store(ti - 1);
       if (ti + 1 < tiles.size())
         loads(ti + 1);
-      if (ti >= 1)
+      if (!l.add && ti >= 1)
         store(ti - 1);
     } else {
       tasks.push_back(waitTask());

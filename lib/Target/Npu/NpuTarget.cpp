@@ -14,6 +14,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace strata;
@@ -46,15 +47,34 @@ npu::npuForeignDispatch(func::FuncOp fn) {
       kernel = &op;
   if (!kernel)
     return std::optional<cpu::ForeignDispatch>();
-  // The program binds the kernel's operands, then its result. The dispatch
-  // binds each value once, in its own order: operand i is argument
-  // argOf[i] (hl.add(x, x) reads one argument twice), every argument read.
+  // The program binds the values its kernel reads, then its result: the
+  // kernel's operands, or for a multi-op dispatch (a convolution and its
+  // residual add) the values its ops read from outside, in order of first
+  // use. The dispatch binds each value once, in its own order: program
+  // binding i is argument argOf[i] (hl.add(x, x) reads one argument twice),
+  // every argument read.
+  llvm::SetVector<Operation *> group;
+  for (Operation &op : fn.getBody().front())
+    if (op.hasAttr("npu.dispatch_group"))
+      group.insert(&op);
+  group.insert(kernel);
+  SmallVector<Value> programOperands;
+  if (group.size() == 1) {
+    llvm::append_range(programOperands, kernel->getOperands());
+  } else {
+    llvm::SetVector<Value> outside;
+    for (Operation *member : group)
+      for (Value v : member->getOperands())
+        if (!group.contains(v.getDefiningOp()))
+          outside.insert(v);
+    llvm::append_range(programOperands, outside);
+  }
   Operation *ret = fn.getBody().front().getTerminator();
   SmallVector<unsigned> argOf;
   bool bound = ret->getNumOperands() == 1 &&
                ret->getOperand(0) == kernel->getResult(0);
   llvm::SmallBitVector used(fn.getNumArguments());
-  for (Value operand : kernel->getOperands()) {
+  for (Value operand : programOperands) {
     auto arg = dyn_cast<BlockArgument>(operand);
     bound = bound && arg && arg.getOwner() == &fn.getBody().front();
     if (!bound)
@@ -115,7 +135,9 @@ npu::npuForeignDispatch(func::FuncOp fn) {
   d.format = "strata-npu-program";
   d.code.assign(bytes->begin(), bytes->end());
   d.symbol = d.name;
-  d.note = kernel->getName().getStringRef().str() + ": npu-sim program '" +
-           d.name + "'";
+  std::string ops;
+  for (Operation *member : group)
+    ops += (ops.empty() ? "" : " + ") + member->getName().getStringRef().str();
+  d.note = ops + ": npu-sim program '" + d.name + "'";
   return std::optional<cpu::ForeignDispatch>(std::move(d));
 }

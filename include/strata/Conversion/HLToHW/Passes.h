@@ -67,6 +67,11 @@ struct HLToHWOptions {
   /// Per op: the input is resident in LRAM at this address (NCHW,
   /// contiguous), left there by the previous dispatch.
   std::optional<int64_t> residentInput;
+  /// Multi-op dispatches: an int8 hl.conv2d whose only user is an int8
+  /// hl.add runs the add in its program (per output tile, in LRAM).
+  bool fuseDispatches = false;
+  /// Per op (an hl.conv2d): the hl.add its program also computes.
+  mlir::Operation *fusedAdd = nullptr;
 };
 
 /// The tiling chosen for one layer (reported by the pass and the bench).

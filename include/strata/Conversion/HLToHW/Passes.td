@@ -31,6 +31,10 @@ def ConvertHLToHW : Pass<"convert-hl-to-hw", "::mlir::ModuleOp"> {
     Option<"lramReuse", "lram-reuse", "bool", "false",
            "a kernel fed by the previous NPU kernel reads its input where "
            "that kernel left it in LRAM instead of loading it">,
+    Option<"fuseDispatches", "fuse-dispatches", "bool", "false",
+           "an int8 hl.conv2d whose only user is an int8 hl.add runs the "
+           "add in the same program, per output tile in LRAM (one "
+           "dispatch)">,
   ];
   let dependentDialects = ["::strata::npuhw::NpuHWDialect"];
 }
