@@ -14,6 +14,7 @@
 #include "Scratch.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace strata::kernels {
 
@@ -26,7 +27,7 @@ constexpr int64_t kPR = kPanelRows, kPC = kPanelCols;
 
 int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-thread_local detail::Scratch scratchA, scratchC;
+thread_local detail::Scratch scratchA, scratchB, scratchC;
 
 /// The portable microkernel: per K group, the odd then the even product
 /// added to the f32 accumulator, as `vdpbf16ps` does (a bf16 product is
@@ -212,6 +213,78 @@ void bf16Gemm(const Bf16GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
         }
       }
     }
+  }
+}
+
+void bf16PackIm2col(const Conv2dShape &s, const uint16_t *x, int64_t image,
+                    int64_t j0, int64_t nc, uint16_t *dst) {
+  int64_t k = s.gemmK(), kp = roundUp(k, 2);
+  const uint16_t *img = x + image * s.c * s.h * s.w;
+  bool plain = s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 &&
+               s.pl == 0 && s.oh == s.h && s.ow == s.w;
+  // Each column's top-left input position.
+  thread_local std::vector<int64_t> iy0, ix0;
+  iy0.resize(size_t(nc));
+  ix0.resize(size_t(nc));
+  for (int64_t j = 0; j < nc; ++j) {
+    iy0[j] = (j0 + j) / s.ow * s.sh - s.pt;
+    ix0[j] = (j0 + j) % s.ow * s.sw - s.pl;
+  }
+  for (int64_t p = 0; p < roundUp(nc, kPC); p += kPC, dst += kp * kPC) {
+    int64_t cols = std::min<int64_t>(kPC, nc - p);
+    for (int64_t kk = 0; kk < kp; ++kk) {
+      uint16_t *d = dst + (kk / 2) * 2 * kPC + (kk % 2);
+      if (kk >= k) {
+        for (int64_t c = 0; c < kPC; ++c)
+          d[c * 2] = 0;
+        continue;
+      }
+      int64_t ci = kk / (s.kh * s.kw), ky = kk / s.kw % s.kh, kx = kk % s.kw;
+      const uint16_t *plane = img + ci * s.h * s.w;
+      int64_t c = 0;
+      if (plain) {
+        for (; c < cols; ++c)
+          d[c * 2] = plane[j0 + p + c];
+      } else {
+        for (; c < cols; ++c) {
+          int64_t iy = iy0[p + c] + ky * s.dh, ix = ix0[p + c] + kx * s.dw;
+          d[c * 2] = iy >= 0 && iy < s.h && ix >= 0 && ix < s.w
+                         ? plane[iy * s.w + ix]
+                         : uint16_t(0);
+        }
+      }
+      for (; c < kPC; ++c)
+        d[c * 2] = 0;
+    }
+  }
+}
+
+void bf16Conv2d(const Bf16ConvProblem &p, int64_t image, int64_t colBegin,
+                int64_t colEnd, Bf16Path path) {
+  const Conv2dShape &s = p.s;
+  int64_t k = s.gemmK(), ohw = s.oh * s.ow;
+  size_t elem = p.outBf16 ? 2 : 4;
+  for (int64_t j0 = colBegin; j0 < colEnd; j0 += kBf16ConvCols) {
+    int64_t nc = std::min(kBf16ConvCols, colEnd - j0);
+    uint16_t *b = scratchB.get<uint16_t>(size_t(bf16PackedBElems(k, nc)));
+    bf16PackIm2col(s, p.x, image, j0, nc, b);
+    Bf16GemmProblem g;
+    g.m = s.o;
+    g.n = nc;
+    g.k = k;
+    g.aPacked = p.wPacked;
+    g.bPacked = b;
+    g.c = static_cast<char *>(p.y) + (image * s.o * ohw + j0) * elem;
+    g.ldc = ohw;
+    g.outBf16 = p.outBf16;
+    if (p.bias) {
+      g.biasMode = BiasMode::PerRow;
+      g.bias = p.bias;
+    }
+    g.act = p.act;
+    g.p0 = p.p0;
+    g.p1 = p.p1;
+    bf16Gemm(g, 0, s.o, 0, nc, path);
   }
 }
 

@@ -1,10 +1,10 @@
 //===- Bf16KernelDispatch.cpp - plan the bf16 matmul dispatch -------------===//
 //
-// A MatMul of `--quantize bf16` (bf16 input and constant bf16 weight of
-// rank 2, f32 bias of N values or none, bf16 result; docs/quantization.md)
-// that the strategy gave `matmul.gemm_bf16` becomes a `matmul_gemm_bf16`
-// kernel dispatch with the weight packed at compile time, its fused
-// activation in the epilogue. Anything else stays generated code.
+// A Conv (planBf16Conv) or a MatMul of `--quantize bf16` (bf16 input and
+// constant bf16 weight of rank 2, f32 bias of N values or none, bf16 result;
+// docs/quantization.md) that the strategy gave `matmul.gemm_bf16` becomes a
+// `matmul_gemm_bf16` kernel dispatch with the weight packed at compile time,
+// its fused activation in the epilogue. Anything else stays generated code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,12 +34,67 @@ int argumentOf(func::FuncOp fn, Value v) {
 
 } // namespace
 
+/// A bf16 Conv (group 1, 2-d NCHW, constant bf16 filter, f32 bias of O
+/// values or none, bf16 or f32 result): `conv2d_im2col_gemm_bf16`.
+static std::optional<KernelDispatchPlan> planBf16Conv(func::FuncOp fn,
+                                                      top::ConvOp conv,
+                                                      KernelDispatchPlan plan,
+                                                      std::string &why) {
+  if (!strategyParamsAre(plan, size_t(kabi::kConvStrategyParams), why))
+    return std::nullopt;
+  auto isBf16 = [](Type t) { return t.isBF16(); };
+  auto bf16OrF32 = [](Type t) { return t.isBF16() || t.isF32(); };
+  if (!isStatic(conv.getInput(), isBf16) ||
+      !isStatic(conv.getFilter(), isBf16) ||
+      !isStatic(conv.getOutput(), bf16OrF32) || plan.params[17] != 1) {
+    why = "it is not a group-1 bf16 convolution with a bf16 or f32 result";
+    return std::nullopt;
+  }
+  int input = argumentOf(fn, conv.getInput()),
+      weight = argumentOf(fn, conv.getFilter());
+  if (input < 0 || weight < 0 || !constantAtCallSites(fn, weight)) {
+    why = "its bf16 filter is not a constant (the kernel reads it packed)";
+    return std::nullopt;
+  }
+  int64_t o = plan.params[6];
+  int bias = KernelDispatchPlan::kNoBias;
+  if (!isa<NoneType>(conv.getBias().getType())) {
+    bias = argumentOf(fn, conv.getBias());
+    auto bt = dyn_cast<RankedTensorType>(conv.getBias().getType());
+    if (bias < 0 || !bt || !bt.hasStaticShape() ||
+        !bt.getElementType().isF32() || bt.getNumElements() != o) {
+      why = "its bias is not an f32 tensor of O values";
+      return std::nullopt;
+    }
+  }
+  std::optional<std::vector<int64_t>> epilogue =
+      fusedEpilogueParams(conv, bias >= 0, why);
+  if (!epilogue)
+    return std::nullopt;
+  plan.packedFlagParam = int64_t(plan.params.size());
+  plan.params.push_back(0); // filter_packed, set when packed (always)
+  plan.pack = KernelDispatchPlan::Pack::Bf16ConvFilter;
+  plan.params.insert(plan.params.end(), epilogue->begin(), epilogue->end());
+  plan.params.push_back(0); // has_residual: none
+  plan.params.push_back(cast<RankedTensorType>(conv.getOutput().getType())
+                                .getElementType()
+                                .isBF16()
+                            ? 1
+                            : 0); // out_bf16
+  plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult};
+  plan.workgroupCount = kabi::suggestedWorkgroups(
+      plan.kernel, plan.params.data(), int64_t(plan.params.size()));
+  return plan;
+}
+
 std::optional<KernelDispatchPlan>
 planBf16KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
                        std::string &why) {
+  if (auto conv = dyn_cast<top::ConvOp>(op))
+    return planBf16Conv(fn, conv, std::move(plan), why);
   auto mm = dyn_cast<top::MatMulOp>(op);
   if (!mm) {
-    why = "the bf16 kernel takes MatMul only";
+    why = "the bf16 kernels take Conv and MatMul only";
     return std::nullopt;
   }
   if (!strategyParamsAre(plan, size_t(kabi::kMatmulStrategyParams), why))
@@ -89,6 +144,14 @@ planBf16KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
 
 std::vector<uint16_t> packBf16KernelWeight(const KernelDispatchPlan &plan,
                                            const uint16_t *data) {
+  if (plan.pack == KernelDispatchPlan::Pack::Bf16ConvFilter) {
+    // The OIHW filter read as the O x (C*KH*KW) A matrix.
+    kn::Conv2dShape s =
+        kabi::convShapeFromParams(plan.kernel, plan.params.data());
+    std::vector<uint16_t> out(kn::bf16PackedAElems(s.o, s.gemmK()));
+    kn::bf16PackA(data, s.gemmK(), s.o, s.gemmK(), out.data());
+    return out;
+  }
   int64_t n = plan.params[2], k = plan.params[3];
   bool transposed = plan.params[4] != 0;
   std::vector<uint16_t> out(kn::bf16PackedBElems(k, n));
