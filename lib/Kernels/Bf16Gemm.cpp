@@ -92,10 +92,12 @@ inline uint16_t toBf16Select(float f) {
 void epilogue(const Bf16GemmProblem &p, const float *acc, int64_t ldacc,
               int64_t rows, int64_t cols, int64_t row0, int64_t col0) {
   // The common forms of the convolutions (per-row bias or none, no
-  // activation or relu, bf16 output) as branch-free row loops.
+  // activation, relu or clip, bf16 output) as branch-free row loops.
   if (p.outBf16 && p.biasMode != BiasMode::PerCol &&
-      (p.act == Activation::None || p.act == Activation::Relu)) {
-    bool relu = p.act == Activation::Relu;
+      (p.act == Activation::None || p.act == Activation::Relu ||
+       p.act == Activation::Clip)) {
+    bool relu = p.act == Activation::Relu, clip = p.act == Activation::Clip;
+    float lo = p.p0, hi = p.p1;
     for (int64_t i = 0; i < rows; ++i) {
       float b = p.biasMode == BiasMode::PerRow ? p.bias[row0 + i] : 0.0f;
       const float *a = acc + i * ldacc;
@@ -103,6 +105,9 @@ void epilogue(const Bf16GemmProblem &p, const float *acc, int64_t ldacc,
       if (relu)
         for (int64_t j = 0; j < cols; ++j)
           out[j] = toBf16Select(std::max(a[j] + b, 0.0f));
+      else if (clip) // as kernels::activate
+        for (int64_t j = 0; j < cols; ++j)
+          out[j] = toBf16Select(std::min(std::max(a[j] + b, lo), hi));
       else
         for (int64_t j = 0; j < cols; ++j)
           out[j] = toBf16Select(a[j] + b);
@@ -284,8 +289,8 @@ void bf16PackIm2col(const Conv2dShape &s, const uint16_t *x, int64_t image,
                     int64_t j0, int64_t nc, uint16_t *dst) {
   int64_t k = s.gemmK(), kp = roundUp(k, 2), ncp = roundUp(nc, kPC);
   const uint16_t *img = x + image * s.c * s.h * s.w;
-  bool plain = s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 &&
-               s.pt == 0 && s.pl == 0 && s.oh == s.h && s.ow == s.w;
+  bool plain = s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 &&
+               s.pl == 0 && s.oh == s.h && s.ow == s.w;
   // Two rows of the matrix (a K pair), zero past nc.
   thread_local std::vector<uint16_t> rows;
   rows.assign(size_t(2 * ncp), 0);

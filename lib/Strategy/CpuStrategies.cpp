@@ -197,6 +197,18 @@ static Error registerConv(StrategyRegistry &r) {
   if (Error e =
           r.addForTarget("top.Conv", kCpu, std::move(im2colBf16), conv2d))
     return e;
+  // bf16 depthwise: the f32 depthwise kernel on planes widened to f32.
+  Implementation depthwiseBf16{
+      "conv2d.depthwise_bf16",
+      25,
+      {dtypeIs(in(0), {"bf16"}), dtypeIs(in(1), {"bf16"}),
+       dimIs(in(1), 1, Cmp::Eq, 1), dimIs(in(0), 1, Cmp::Ne, 1)},
+      Lowering::kernelCall("conv2d_depthwise_bf16", geometry),
+      {{"tile_w", 8}},
+      ""};
+  if (Error e =
+          r.addForTarget("top.Conv", kCpu, std::move(depthwiseBf16), conv2d))
+    return e;
   return std::nullopt;
 }
 

@@ -75,6 +75,11 @@ inline constexpr const char *kMatmulGemmBf16 = "matmul_gemm_bf16";
 /// output.
 inline constexpr const char *kConvIm2colBf16 = "conv2d_im2col_gemm_bf16";
 inline constexpr int64_t kConvBf16Params = kConvStrategyParams + 7;
+/// The bf16 depthwise convolution (C/G == 1): the f32 depthwise kernel on
+/// each plane widened to f32 (products of bf16 values are exact in f32),
+/// the result rounded to bf16 or kept f32. The params of
+/// conv2d_im2col_gemm_bf16, filter_packed 0: the plain bf16 OIHW filter.
+inline constexpr const char *kConvDepthwiseBf16 = "conv2d_depthwise_bf16";
 
 inline bool isInt8Kernel(std::string_view name) {
   return name == kMatmulGemmI8 || name == kConv1x1I8 || name == kConvIm2colI8 ||

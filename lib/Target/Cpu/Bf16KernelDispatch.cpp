@@ -42,17 +42,21 @@ static std::optional<KernelDispatchPlan> planBf16Conv(func::FuncOp fn,
                                                       std::string &why) {
   if (!strategyParamsAre(plan, size_t(kabi::kConvStrategyParams), why))
     return std::nullopt;
+  bool depthwise = plan.kernel == kabi::kConvDepthwiseBf16;
   auto isBf16 = [](Type t) { return t.isBF16(); };
   auto bf16OrF32 = [](Type t) { return t.isBF16() || t.isF32(); };
   if (!isStatic(conv.getInput(), isBf16) ||
       !isStatic(conv.getFilter(), isBf16) ||
-      !isStatic(conv.getOutput(), bf16OrF32) || plan.params[17] != 1) {
-    why = "it is not a group-1 bf16 convolution with a bf16 or f32 result";
+      !isStatic(conv.getOutput(), bf16OrF32) ||
+      plan.params[17] != (depthwise ? plan.params[1] : 1)) {
+    why = "it is not a bf16 convolution of the kernel's groups with a bf16 or "
+          "f32 result";
     return std::nullopt;
   }
   int input = argumentOf(fn, conv.getInput()),
       weight = argumentOf(fn, conv.getFilter());
-  if (input < 0 || weight < 0 || !constantAtCallSites(fn, weight)) {
+  if (input < 0 || weight < 0 ||
+      (!depthwise && !constantAtCallSites(fn, weight))) {
     why = "its bf16 filter is not a constant (the kernel reads it packed)";
     return std::nullopt;
   }
@@ -71,9 +75,11 @@ static std::optional<KernelDispatchPlan> planBf16Conv(func::FuncOp fn,
       fusedEpilogueParams(conv, bias >= 0, why);
   if (!epilogue)
     return std::nullopt;
-  plan.packedFlagParam = int64_t(plan.params.size());
-  plan.params.push_back(0); // filter_packed, set when packed (always)
-  plan.pack = KernelDispatchPlan::Pack::Bf16ConvFilter;
+  if (!depthwise) {
+    plan.packedFlagParam = int64_t(plan.params.size());
+    plan.pack = KernelDispatchPlan::Pack::Bf16ConvFilter;
+  }
+  plan.params.push_back(0); // filter_packed, set when packed (group 1)
   plan.params.insert(plan.params.end(), epilogue->begin(), epilogue->end());
   plan.params.push_back(0); // has_residual: none
   plan.params.push_back(cast<RankedTensorType>(conv.getOutput().getType())

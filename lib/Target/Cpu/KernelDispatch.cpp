@@ -480,7 +480,8 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
   if (kabi::isInt8Kernel(plan.kernel))
     return planInt8KernelDispatch(fn, op, std::move(plan), why);
   if (plan.kernel == kabi::kMatmulGemmBf16 ||
-      plan.kernel == kabi::kConvIm2colBf16)
+      plan.kernel == kabi::kConvIm2colBf16 ||
+      plan.kernel == kabi::kConvDepthwiseBf16)
     return planBf16KernelDispatch(fn, op, std::move(plan), why);
   if (!isa<top::MatMulOp, top::ConvOp>(op))
     return planOpKernel(fn, op, std::move(plan), why);
