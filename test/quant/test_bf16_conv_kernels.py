@@ -1,5 +1,6 @@
-"""The bf16 convolution kernel (`conv2d_im2col_gemm_bf16`, lib/Kernels/
-Bf16Gemm.cpp bf16Conv2d; docs/cpu-kernels.md "bf16"): Conv layers of models
+"""The bf16 convolution kernels (`conv2d_im2col_gemm_bf16`, lib/Kernels/
+Bf16Gemm.cpp bf16Conv2d, and `conv2d_depthwise_bf16`, the f32 depthwise
+kernel on planes widened to f32; docs/cpu-kernels.md "bf16"): Conv layers of models
 compiled with `strata compile --target cpu --quantize bf16` run the kernel
 (AVX512-BF16 under STRATA_CPU_ISA=avx512 on a CPU that has it, the portable
 path under avx2 / portable) and
@@ -13,7 +14,10 @@ path under avx2 / portable) and
   bf16` model) within rtol 2^-7 plus atol 2^-7 max|want|: both round each
   layer's result to bf16, but sum K in another order, so an intermediate
   may differ by one bf16 ulp and the next layer carries that on.
-- every ISA path gives the same bits (the paths sum in the same order)."""
+- every ISA path gives the same bits for the GEMM convolutions (the paths
+  sum in the same order); the depthwise kernel is the f32 one, whose
+  AVX-512 / AVX2 / portable paths may differ by f32 rounding, so there
+  only the bounds above are checked."""
 import os
 import sys
 
@@ -33,6 +37,8 @@ CASES = {
     "3x3_pad": ([2, 16, 18, 18], [("conv", 20, 3, 1, 1, 1, 1), ("relu",)]),
     "dilated": ([1, 6, 13, 12], [("conv", 9, 3, 1, 2, 2, 1)]),
     "strided_1x1": ([1, 33, 15, 13], [("conv", 24, 1, 2, 0, 1, 1)]),
+    "depthwise": ([1, 12, 15, 14], [("conv", 12, 3, 1, 1, 1, 12), ("relu6",)]),
+    "depthwise_s2": ([2, 8, 17, 17], [("conv", 16, 3, 2, 1, 1, 8)]),
 }
 
 CHAINS = {
@@ -42,6 +48,9 @@ CHAINS = {
     "downsample": ([1, 8, 20, 20], [("conv", 16, 3, 2, 1, 1, 1), ("relu",),
                                     ("conv", 32, 3, 1, 1, 1, 1), ("relu",),
                                     ("conv", 10, 1, 1, 0, 1, 1)]),
+    "inverted_residual": ([1, 8, 14, 14], [("conv", 32, 1, 1, 0, 1, 1), ("relu6",),
+                                           ("conv", 32, 3, 1, 1, 1, 32), ("relu6",),
+                                           ("conv", 8, 1, 1, 0, 1, 1), ("add", -1)]),
 }
 
 
@@ -49,8 +58,14 @@ def bf16(a):
     return np.asarray(a, np.float32).astype(ml_dtypes.bfloat16).astype(np.float64)
 
 
-def conv_ref(x, w, b, stride, pad, dil):
-    """f64 NCHW convolution (group 1) of the given values; also sum |x w|."""
+def conv_ref(x, w, b, stride, pad, dil, group):
+    """f64 NCHW convolution of the given values; also sum |x w|."""
+    if group > 1:
+        cg, og = x.shape[1] // group, w.shape[0] // group
+        parts = [conv_ref(x[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og],
+                          b[g * og:(g + 1) * og], stride, pad, dil, 1) for g in range(group)]
+        return (np.concatenate([p[0] for p in parts], 1),
+                np.concatenate([p[1] for p in parts], 1))
     n, c, h, wd = x.shape
     o, _, kh, kw = w.shape
     xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
@@ -79,15 +94,16 @@ def test_bf16_conv_matches_numpy(tmp_path, name):
     model = tmp_path / "m.onnx"
     build(model, in_shape, layers, np.random.default_rng(5))
     report = compile_bf16(tmp_path, model)
-    assert "kernel 'conv2d_im2col_gemm_bf16': 1 dispatch" in report, report
+    kernel = "depthwise" if layers[0][6] > 1 else "im2col_gemm"
+    assert f"kernel 'conv2d_{kernel}_bf16': 1 dispatch" in report, report
     m = onnx.load(str(model))
     inits = {t.name: onnx.numpy_helper.to_array(t) for t in m.graph.initializer}
-    _, _, k, s, p, d, _ = layers[0]
+    _, _, k, s, p, d, g = layers[0]
     inp = samples(tmp_path / "eval", in_shape, 1, seed=3)[0]
     x = np.load(inp)["x"]
-    want, mag = conv_ref(bf16(x), bf16(inits["c0_w"]), inits["c0_b"].astype(np.float64), s, p, d)
+    want, mag = conv_ref(bf16(x), bf16(inits["c0_w"]), inits["c0_b"].astype(np.float64), s, p, d, g)
     if len(layers) > 1:
-        want = np.maximum(want, 0)
+        want = np.clip(want, 0, 6 if layers[1][0] == "relu6" else np.inf)
     kk = inits["c0_w"][0].size
     tol = 2.0 ** -8 * np.abs(want) + kk * 2.0 ** -24 * mag + 1e-30
     outs = []
@@ -97,8 +113,9 @@ def test_bf16_conv_matches_numpy(tmp_path, name):
         assert np.all(np.abs(y - want) <= tol), \
             f"{isa}: worst excess {np.max(np.abs(y - want) - tol)}"
         outs.append(got[got.files[0]])
-    for o in outs[1:]:
-        assert np.array_equal(o, outs[0]), "ISA paths differ"
+    if g == 1:
+        for o in outs[1:]:
+            assert np.array_equal(o, outs[0]), "ISA paths differ"
 
 
 @pytest.mark.parametrize("name", sorted(CHAINS))
@@ -106,9 +123,11 @@ def test_bf16_conv_chain_matches_interpreter(tmp_path, name):
     in_shape, layers = CHAINS[name]
     model = tmp_path / "m.onnx"
     build(model, in_shape, layers, np.random.default_rng(7))
-    convs = sum(1 for layer in layers if layer[0] == "conv")
+    convs = sum(1 for layer in layers if layer[0] == "conv" and layer[6] == 1)
     report = compile_bf16(tmp_path, model)
     assert f"kernel 'conv2d_im2col_gemm_bf16': {convs} dispatch" in report, report
+    if any(layer[0] == "conv" and layer[6] > 1 for layer in layers):
+        assert "kernel 'conv2d_depthwise_bf16': 1 dispatch" in report, report
     ok(strata("quantize", model, "--quantize", "bf16", "-o", tmp_path / "q", "--name", "m"))
     for inp in samples(tmp_path / "eval", in_shape, 2, seed=9):
         ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", inp, "--output",
@@ -123,5 +142,6 @@ def test_bf16_conv_chain_matches_interpreter(tmp_path, name):
                                            atol=2.0 ** -7 * np.max(np.abs(want)),
                                            err_msg=f"{isa} {k} {inp}")
             outs.append(got[ref.files[0]])
-        for o in outs[1:]:
-            assert np.array_equal(o, outs[0]), "ISA paths differ"
+        if not any(layer[0] == "conv" and layer[6] > 1 for layer in layers):
+            for o in outs[1:]:
+                assert np.array_equal(o, outs[0]), "ISA paths differ"
