@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Bf16TestUtil.h"
 #include "strata/Kernels/Bf16Gemm.h"
 
 #include <cmath>
@@ -23,17 +24,9 @@
 #include "gtest/gtest.h"
 
 using namespace strata::kernels;
+using strata::kernels::testing::randomBf16;
 
 namespace {
-
-std::vector<uint16_t> randomBf16(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<uint16_t> v(n);
-  for (uint16_t &x : v)
-    x = toBf16(d(gen));
-  return v;
-}
 
 Conv2dShape shape(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
                   int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t pt,

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Bf16TestUtil.h"
 #include "CpuKernels.h"
 #include "strata/Kernels/Bf16Gemm.h"
 #include "strata/Kernels/KernelAbi.h"
@@ -18,6 +19,7 @@
 #include "gtest/gtest.h"
 
 using namespace strata::kernels;
+using strata::kernels::testing::randomBf16;
 using strata::runtime::hal::BufferInfo;
 using strata::runtime::hal::CpuKernel;
 using strata::runtime::hal::findCpuKernel;
@@ -28,15 +30,6 @@ BufferInfo bytes(uint64_t n) {
   BufferInfo b;
   b.size = n;
   return b;
-}
-
-std::vector<uint16_t> randomBf16(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<uint16_t> v(n);
-  for (uint16_t &x : v)
-    x = toBf16(d(gen));
-  return v;
 }
 
 /// Geometry, filter_packed, has_bias, relu, p0, p1, has_residual, out_bf16.

@@ -32,6 +32,22 @@ int argumentOf(func::FuncOp fn, Value v) {
   return arg && arg.getOwner() == &fn.front() ? int(arg.getArgNumber()) : -1;
 }
 
+/// The binding of an f32 bias of `count` values (kNoBias for none), or
+/// nullopt with `why` naming `what`.
+std::optional<int> f32BiasArgument(func::FuncOp fn, Value v, int64_t count,
+                                   const char *what, std::string &why) {
+  if (isa<NoneType>(v.getType()))
+    return KernelDispatchPlan::kNoBias;
+  int bias = argumentOf(fn, v);
+  auto bt = dyn_cast<RankedTensorType>(v.getType());
+  if (bias < 0 || !bt || !bt.hasStaticShape() || !bt.getElementType().isF32() ||
+      bt.getNumElements() != count) {
+    why = std::string("its bias is not an f32 tensor of ") + what + " values";
+    return std::nullopt;
+  }
+  return bias;
+}
+
 } // namespace
 
 /// A bf16 Conv (group 1, 2-d NCHW, constant bf16 filter, f32 bias of O
@@ -60,19 +76,12 @@ static std::optional<KernelDispatchPlan> planBf16Conv(func::FuncOp fn,
     why = "its bf16 filter is not a constant (the kernel reads it packed)";
     return std::nullopt;
   }
-  int64_t o = plan.params[6];
-  int bias = KernelDispatchPlan::kNoBias;
-  if (!isa<NoneType>(conv.getBias().getType())) {
-    bias = argumentOf(fn, conv.getBias());
-    auto bt = dyn_cast<RankedTensorType>(conv.getBias().getType());
-    if (bias < 0 || !bt || !bt.hasStaticShape() ||
-        !bt.getElementType().isF32() || bt.getNumElements() != o) {
-      why = "its bias is not an f32 tensor of O values";
-      return std::nullopt;
-    }
-  }
+  std::optional<int> bias =
+      f32BiasArgument(fn, conv.getBias(), plan.params[6], "O", why);
+  if (!bias)
+    return std::nullopt;
   std::optional<std::vector<int64_t>> epilogue =
-      fusedEpilogueParams(conv, bias >= 0, why);
+      fusedEpilogueParams(conv, *bias >= 0, why);
   if (!epilogue)
     return std::nullopt;
   if (!depthwise) {
@@ -87,7 +96,7 @@ static std::optional<KernelDispatchPlan> planBf16Conv(func::FuncOp fn,
                                 .isBF16()
                             ? 1
                             : 0); // out_bf16
-  plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult};
+  plan.bindings = {input, weight, *bias, KernelDispatchPlan::kResult};
   plan.workgroupCount = kabi::suggestedWorkgroups(
       plan.kernel, plan.params.data(), int64_t(plan.params.size()));
   return plan;
@@ -119,21 +128,14 @@ planBf16KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
     why = "its bf16 weight is not a constant (the kernel reads it packed)";
     return std::nullopt;
   }
-  int64_t n = plan.params[2];
-  int bias = KernelDispatchPlan::kNoBias;
-  if (!isa<NoneType>(mm.getBias().getType())) {
-    bias = argumentOf(fn, mm.getBias());
-    auto bt = dyn_cast<RankedTensorType>(mm.getBias().getType());
-    if (bias < 0 || !bt || !bt.hasStaticShape() ||
-        !bt.getElementType().isF32() || bt.getNumElements() != n) {
-      why = "its bias is not an f32 tensor of N values";
-      return std::nullopt;
-    }
-  }
+  std::optional<int> bias =
+      f32BiasArgument(fn, mm.getBias(), plan.params[2], "N", why);
+  if (!bias)
+    return std::nullopt;
   // The epilogue: the f32 kernels' activations, applied in f32 before the
   // bf16 rounding.
   std::optional<std::vector<int64_t>> epilogue =
-      fusedEpilogueParams(op, bias >= 0, why);
+      fusedEpilogueParams(op, *bias >= 0, why);
   if (!epilogue)
     return std::nullopt;
   plan.params.insert(plan.params.end(), {0, 0}); // a_batched, b_batched
@@ -142,7 +144,7 @@ planBf16KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
   plan.pack = KernelDispatchPlan::Pack::Bf16MatmulB;
   plan.params.insert(plan.params.end(), epilogue->begin(), epilogue->end());
   plan.params.push_back(0); // has_residual: the bf16 matmul takes none
-  plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult};
+  plan.bindings = {input, weight, *bias, KernelDispatchPlan::kResult};
   plan.workgroupCount = kabi::suggestedWorkgroups(
       plan.kernel, plan.params.data(), int64_t(plan.params.size()));
   return plan;
