@@ -23,7 +23,8 @@ bool isRuntimeKernel(std::string_view name) {
   for (const char *k : {kMatmulGemm, kMatmulGemv, kMatmulBatched, kConv1x1,
                         kConvIm2col, kConvDepthwise, kConvWinograd,
                         kMatmulGemmI8, kConv1x1I8, kConvIm2colI8,
-                        kConvDepthwiseI8, kMatmulGemmBf16,
+                        kConvDepthwiseI8, kMatmulGemmBf16, kConvIm2colBf16,
+                        kConvDepthwiseBf16,
                         kSoftmax, kLayerNorm, kMaxPool, kAvgPool,
                         kGlobalAvgPool, kDeconv, kAddRequantI8,
                         kInvertedResidual})
@@ -83,7 +84,8 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
   }
   if (kernel == kConvIm2col || kernel == kConvDepthwise ||
       kernel == kConvWinograd || kernel == kConvIm2colI8 ||
-      kernel == kConvDepthwiseI8) {
+      kernel == kConvDepthwiseI8 || kernel == kConvIm2colBf16 ||
+      kernel == kConvDepthwiseBf16) {
     // N * O * OH * OW * (C / G) * KH * KW
     if (count < kConvStrategyParams || p[17] < 1)
       return 0;

@@ -182,6 +182,33 @@ static Error registerConv(StrategyRegistry &r) {
                                &im2colInt8, &pointwiseInt8, &depthwiseInt8})
     if (Error e = r.addForTarget("top.Conv", kCpu, std::move(*impl), conv2d))
       return e;
+  // --quantize bf16, group 1 (1x1 included): the bf16 GEMM with the filter
+  // packed at compile time and the im2col matrix packed per block
+  // (lib/Kernels/Bf16Gemm.cpp bf16Conv2d); disjoint from the others by
+  // dtype.
+  Implementation im2colBf16{
+      "conv2d.im2col_gemm_bf16",
+      10,
+      {dtypeIs(in(0), {"bf16"}), dtypeIs(in(1), {"bf16"}),
+       Clause::attrEq("group", AttrValue::integer(1))},
+      Lowering::kernelCall("conv2d_im2col_gemm_bf16", geometry),
+      {{"tile_m", 96}, {"tile_n", 256}, {"tile_k", 512}},
+      ""};
+  if (Error e =
+          r.addForTarget("top.Conv", kCpu, std::move(im2colBf16), conv2d))
+    return e;
+  // bf16 depthwise: the f32 depthwise kernel on planes widened to f32.
+  Implementation depthwiseBf16{
+      "conv2d.depthwise_bf16",
+      25,
+      {dtypeIs(in(0), {"bf16"}), dtypeIs(in(1), {"bf16"}),
+       dimIs(in(1), 1, Cmp::Eq, 1), dimIs(in(0), 1, Cmp::Ne, 1)},
+      Lowering::kernelCall("conv2d_depthwise_bf16", geometry),
+      {{"tile_w", 8}},
+      ""};
+  if (Error e =
+          r.addForTarget("top.Conv", kCpu, std::move(depthwiseBf16), conv2d))
+    return e;
   return std::nullopt;
 }
 

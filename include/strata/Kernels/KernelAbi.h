@@ -68,6 +68,18 @@ inline constexpr const char *kConvDepthwiseI8 = "conv2d_depthwise_i8";
 /// (b_packed must be 1, b_batched 0; activation none, relu or clip); input
 /// and packed weight bf16, bias f32, output bf16.
 inline constexpr const char *kMatmulGemmBf16 = "matmul_gemm_bf16";
+/// The bf16 convolution (Bf16Gemm.h bf16Conv2d; group 1): the general
+/// convolution's params, filter_packed (must be 1), has_bias, activation,
+/// p0, p1, has_residual (must be 0), out_bf16 (1: bf16 output, 0: f32).
+/// Bindings as the f32 kernels': input bf16, packed filter, bias f32,
+/// output.
+inline constexpr const char *kConvIm2colBf16 = "conv2d_im2col_gemm_bf16";
+inline constexpr int64_t kConvBf16Params = kConvStrategyParams + 7;
+/// The bf16 depthwise convolution (C/G == 1): the f32 depthwise kernel on
+/// each plane widened to f32 (products of bf16 values are exact in f32),
+/// the result rounded to bf16 or kept f32. The params of
+/// conv2d_im2col_gemm_bf16, filter_packed 0: the plain bf16 OIHW filter.
+inline constexpr const char *kConvDepthwiseBf16 = "conv2d_depthwise_bf16";
 
 inline bool isInt8Kernel(std::string_view name) {
   return name == kMatmulGemmI8 || name == kConv1x1I8 || name == kConvIm2colI8 ||

@@ -290,7 +290,8 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
         std::optional<Tensor> value = top::weightValue(w);
         const Tensor *t = value ? &*value : weights.find(name);
         bool int8 = plan.pack == KernelDispatchPlan::Pack::Int8;
-        bool bf16 = plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB;
+        bool bf16 = plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB ||
+                    plan.pack == KernelDispatchPlan::Pack::Bf16ConvFilter;
         DType want = int8 ? DType::I8 : bf16 ? DType::BF16 : DType::F32;
         if (!t || t->dtype() != want) {
           error = "weight '" + name + "' has no " +
@@ -323,7 +324,8 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
       auto [off, bytes] = it->second;
       spec.bindings.push_back(variant.buffers.size());
       bool bytesBlob = plan.pack == KernelDispatchPlan::Pack::Int8 ||
-                       plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB;
+                       plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB ||
+                       plan.pack == KernelDispatchPlan::Pack::Bf16ConvFilter;
       variant.buffers.push_back(
           {af::BufferKind::Constant, 0, off, bytes,
            bytesBlob ? af::DType::U8 : af::DType::F32,

@@ -494,7 +494,9 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
           .find(plan.implementation);
   if (kabi::isInt8Kernel(plan.kernel))
     return planInt8KernelDispatch(fn, op, std::move(plan), why);
-  if (plan.kernel == kabi::kMatmulGemmBf16)
+  if (plan.kernel == kabi::kMatmulGemmBf16 ||
+      plan.kernel == kabi::kConvIm2colBf16 ||
+      plan.kernel == kabi::kConvDepthwiseBf16)
     return planBf16KernelDispatch(fn, op, std::move(plan), why);
   if (!isa<top::MatMulOp, top::ConvOp>(op))
     return planOpKernel(fn, op, std::move(plan), why);
@@ -770,6 +772,8 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
   }
   if (plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB)
     return {p[2], p[3], p[4]};
+  if (plan.pack == KernelDispatchPlan::Pack::Bf16ConvFilter)
+    return {p[6], p[1], p[7], p[8]};
   if (plan.pack == KernelDispatchPlan::Pack::Int8) {
     // The blob holds the requant arrays too.
     std::vector<int64_t> key = {plan.int8WeightKind};

@@ -38,7 +38,8 @@ struct KernelDispatchPlan {
     ConvFilter,
     WinogradFilter,
     Int8,
-    Bf16MatmulB
+    Bf16MatmulB,
+    Bf16ConvFilter
   };
   Pack pack = Pack::None;
   int64_t packedFlagParam = -1;
@@ -149,7 +150,8 @@ std::optional<KernelDispatchPlan>
 planBf16KernelDispatch(mlir::func::FuncOp fn, mlir::Operation *op,
                        KernelDispatchPlan plan, std::string &why);
 
-/// Packs the constant bf16 weight of a Pack::Bf16MatmulB plan.
+/// Packs the constant bf16 weight of a Pack::Bf16MatmulB or
+/// Pack::Bf16ConvFilter plan.
 std::vector<uint16_t> packBf16KernelWeight(const KernelDispatchPlan &plan,
                                            const uint16_t *data);
 
