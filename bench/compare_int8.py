@@ -2,10 +2,10 @@
 """int8 against f32 on Strata's compiled CPU path, in one run: builds the
 bench models (scripts/build-bench-models.py), calibrates on one set of
 samples (`strata calibrate`), compiles each model twice with
-`strata compile --target cpu` (f32, and `--quantize int8 --calibration`),
-times `strata run --repeat N --threads T` of both, alternating, and
-measures the int8 model's output cosine against the f32 model's on another
-set of samples. Next to them, ONNX Runtime's CPU time on the f32 model and on
+`strata compile --target cpu` (f32, `--quantize int8 --calibration` and `--quantize bf16`),
+times `strata run --repeat N --threads T` of the three, alternating, and
+measures the int8 and bf16 models' output cosines against the f32 model's
+on another set of samples. Next to them, ONNX Runtime's CPU time on the f32 model and on
 its own int8 model (quantize_static, QDQ, uint8 activations and per-channel
 int8 weights, calibrated on the same samples), 1 thread each.
 
@@ -130,9 +130,10 @@ def main():
              "--method", args.method, "-o", table])
         arts = {}
         counts = {}
-        for mode in ("f32", "int8"):
+        for mode in ("f32", "int8", "bf16"):
             art = os.path.join(args.work, f"{m}_{mode}.strata")
-            extra = ["--quantize", "int8", "--calibration", table] if mode == "int8" else []
+            extra = (["--quantize", "int8", "--calibration", table] if mode == "int8"
+                     else ["--quantize", "bf16"] if mode == "bf16" else [])
             counts[mode] = kernel_counts(run([strata, "compile", onnx_path, "--target", "cpu",
                                               "-o", art, "--report", *extra]))
             arts[mode] = art
@@ -151,8 +152,8 @@ def main():
                   file=sys.stderr)
             if not same:
                 sys.exit(1)
-        # Accuracy: the int8 model's output against the f32 model's.
-        cosines, top1 = [], 0
+        # Accuracy: the int8 and bf16 models' outputs against the f32 model's.
+        cosines, top1, bf16_cos = [], 0, []
         for p in evals:
             outs = {}
             for mode, art in arts.items():
@@ -162,19 +163,22 @@ def main():
                 outs[mode] = np.concatenate([z[k].ravel() for k in sorted(z.files)])
             a, b = outs["f32"].astype(np.float64), outs["int8"].astype(np.float64)
             cosines.append(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))))
+            h = outs["bf16"].astype(np.float64)
+            bf16_cos.append(float(a @ h / (np.linalg.norm(a) * np.linalg.norm(h))))
             top1 += int(np.argmax(a) == np.argmax(b))
         ort_model = None
         if not args.no_ort:
             ort_model = ort_qdq(onnx_path, cal, os.path.join(args.work, m + "_ort_qdq.onnx"))
         for t in (int(x) for x in args.threads.split(",")):
-            times = {"f32": [], "int8": []}
+            times = {"f32": [], "int8": [], "bf16": []}
             for _ in range(args.rounds):
-                for mode in ("f32", "int8"):
+                for mode in ("f32", "int8", "bf16"):
                     times[mode].append(time_strata(strata, arts[mode], evals[0],
                                                    os.path.join(args.work, "bench_out.npz"),
                                                    t, args.repeat, env))
             fw, fc = min(times["f32"], key=lambda x: x[1])
             iw, ic = min(times["int8"], key=lambda x: x[1])
+            bw, bc = min(times["bf16"], key=lambda x: x[1])
             of = oi = float("nan")
             if ort_model:
                 feeds = dict(np.load(evals[0]))
@@ -183,18 +187,19 @@ def main():
                 oi = min(time_ort(ort_model, feeds, t, args.repeat)[1]
                          for _ in range(args.rounds))
             rows.append((m, t, fw, iw, fc, ic, min(cosines), top1, len(evals),
-                         counts["int8"], of, oi))
+                         counts["int8"], of, oi, bc, min(bf16_cos)))
             print(f"{m} {t}T: f32 {fw:.1f} ms ({fc:.1f} CPU), int8 {iw:.1f} ms "
-                  f"({ic:.1f} CPU), cosine {min(cosines):.5f}", file=sys.stderr)
+                  f"({ic:.1f} CPU), cosine {min(cosines):.5f}, bf16 {bw:.1f} ms ({bc:.1f} CPU), "
+                  f"cosine {min(bf16_cos):.6f}", file=sys.stderr)
     print("wall: median ms per run; cpu: CPU ms per run; cosine: minimum over the "
-          "evaluation samples of int8 vs f32 outputs")
+          "evaluation samples of int8 (bf16) vs f32 outputs")
     print(f"{'model':<12} {'thr':>3} {'f32':>8} {'int8':>8} {'f32 cpu':>8} {'int8 cpu':>8} "
           f"{'speedup':>7} {'cosine':>8} {'top-1':>6} {'int8 kernel/all':>15} "
-          f"{'ort f32 cpu':>11} {'ort int8 cpu':>12}")
-    for m, t, fw, iw, fc, ic, cos, top1, n, (k, total), of, oi in rows:
+          f"{'ort f32 cpu':>11} {'ort int8 cpu':>12} {'bf16 cpu':>8} {'bf16 cos':>8}")
+    for m, t, fw, iw, fc, ic, cos, top1, n, (k, total), of, oi, bc, bcos in rows:
         print(f"{m:<12} {t:>3} {fw:>8.1f} {iw:>8.1f} {fc:>8.1f} {ic:>8.1f} "
               f"{fc / ic:>6.2f}x {cos:>8.5f} {top1:>3}/{n:<2} {k:>8}/{total} "
-              f"{of:>11.1f} {oi:>12.1f}")
+              f"{of:>11.1f} {oi:>12.1f} {bc:>8.1f} {bcos:>8.6f}")
 
 
 if __name__ == "__main__":

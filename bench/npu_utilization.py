@@ -3,7 +3,9 @@
 with the roofline beside it (docs/npu.md, "HL -> HW: measured").
 
     bench/npu_utilization.py QUANTIZED.mlir --input in.npz [--npu-config F]
-        [--double-buffer] [--lram-reuse] [--compare] [--top N]
+        [--double-buffer] [--lram-reuse] [--no-fuse-dispatches] [--compare]
+        [--top N]
+        [--segmentation fused|unfused|off] [--compare-segmentation]
 
 compiles the quantized Top model with `strata compile --target npu-sim`
 (every NPU kernel one npu-sim dispatch), runs it with `strata run --device
@@ -20,7 +22,13 @@ npu-sim`, and prints one row per NPU dispatch:
 Totals: all NPU dispatches, and the convolutions only (the issue's ResNet-50
 target is >= 70 % over its convolutions). With --compare the model is
 compiled four times (plain, --npu-double-buffer, --npu-lram-reuse, both)
-and the cycle gain of each flag is printed. Cycles are simulated (not host
+and the cycle gain of each flag is printed. Strided int8 kernels read
+segmented inputs (hl-segment-strided, docs/npu.md) fused into their
+producer by default; `--segmentation unfused` keeps standalone
+hl.segmentation dispatches (`--no-segment-fusion`), `off` lets the kernels
+take the stride directly (`--no-segmentation`); `--compare-segmentation`
+compiles all three (with the other flags given) and prints the cycles of
+each and what fusion saves. Cycles are simulated (not host
 time), so the figures do not depend on the machine.
 """
 import argparse
@@ -65,7 +73,12 @@ def kernels_of(listing):
             name = m.group(1)
         m = re.search(r'kernel = "(\w+)"', line)
         if m and name and name not in out:
-            out[name] = m.group(1)
+            # hl.segmentation's program: DMA and the pad value's rescale.
+            pad = 'name = "pad_value"' in line
+            out[name] = "segmentation" if pad else m.group(1)
+        elif m and name and out[name] == "conv2d" and m.group(1) == "add":
+            # A multi-op dispatch (--npu-fuse-dispatches): conv + add.
+            out[name] = "conv2d+add"
     return out
 
 
@@ -120,9 +133,10 @@ def table(rows, cfg, top):
               f"{sum(1 for r in sel if r['dma'] / bw > r['macs'] / peak)} DMA-bound)")
 
     total(rows, "all NPU dispatches")
-    total([r for r in rows if r["kernel"] in ("conv2d", "depthwise_conv2d")],
-          "convolutions (conv2d + depthwise)")
-    total([r for r in rows if r["kernel"] == "conv2d"], "conv2d only")
+    convs = ("conv2d", "conv2d+add", "depthwise_conv2d")
+    total([r for r in rows if r["kernel"] in convs],
+          "convolutions (conv2d + depthwise, fused adds in)")
+    total([r for r in rows if r["kernel"] in convs[:2]], "conv2d only")
 
 
 def main():
@@ -133,18 +147,57 @@ def main():
     ap.add_argument("--npu-config", help="the NPU description (JSON)")
     ap.add_argument("--double-buffer", action="store_true")
     ap.add_argument("--lram-reuse", action="store_true")
+    ap.add_argument("--no-fuse-dispatches", action="store_true",
+                    help="--npu-fuse-dispatches=false (every mode): each "
+                         "conv and its residual add a dispatch of its own")
     ap.add_argument("--compare", action="store_true",
                     help="plain, double-buffered, LRAM reuse, both")
+    ap.add_argument("--segmentation", choices=["fused", "unfused", "off"],
+                    default="fused",
+                    help="strided int8 kernels over segmented inputs: fused "
+                         "into the producer (default), standalone "
+                         "hl.segmentation, or off (the kernels take the "
+                         "stride)")
+    ap.add_argument("--compare-segmentation", action="store_true",
+                    help="fused, unfused and off, with the other flags")
     ap.add_argument("--top", type=int, default=0,
                     help="only the N slowest layers in the table")
     a = ap.parse_args()
     cfg = config_of(a.npu_config)
     with tempfile.TemporaryDirectory() as work:
         db, reuse = ["--npu-double-buffer"], ["--npu-lram-reuse"]
+        seg = {"fused": [], "unfused": ["--no-segment-fusion"],
+               "off": ["--no-segmentation"]}
+        if a.no_fuse_dispatches:
+            seg = {k: v + ["--npu-fuse-dispatches=false"]
+                   for k, v in seg.items()}
+        if a.compare_segmentation:
+            extra = db * a.double_buffer + reuse * a.lram_reuse
+            totals = {}
+            for mode, flags in seg.items():
+                rows, total = measure(a.model, a.input, a.npu_config,
+                                      tuple(extra + flags), work)
+                print(f"\n== {os.path.basename(a.model)}: segmentation "
+                      f"{mode} {' '.join(extra)} ==")
+                table(rows, cfg, a.top)
+                totals[mode] = (sum(r["cycles"] for r in rows), total,
+                                len(rows))
+            print()
+            for mode, (npu, total, n) in totals.items():
+                print(f"segmentation {mode:8s}: NPU cycles {npu} ({n} NPU "
+                      f"dispatches), total with CPU fallbacks {total}")
+            f, u, o = (totals[k][0] for k in ("fused", "unfused", "off"))
+            print(f"fusion saves {u - f} cycles ({100 * (u - f) / u:.1f}% of "
+                  f"unfused); fused vs the kernels taking the stride: "
+                  f"{100 * (f - o) / o:+.1f}%")
+            return
         if a.compare:
-            modes = [(), tuple(db), tuple(reuse), tuple(db + reuse)]
+            sf = seg[a.segmentation]
+            modes = [tuple(sf), tuple(db + sf), tuple(reuse + sf),
+                     tuple(db + reuse + sf)]
         else:
-            modes = [tuple(db * a.double_buffer + reuse * a.lram_reuse)]
+            modes = [tuple(db * a.double_buffer + reuse * a.lram_reuse +
+                           seg[a.segmentation])]
         totals = {}
         for flags in modes:
             rows, _ = measure(a.model, a.input, a.npu_config, flags, work)
@@ -153,7 +206,7 @@ def main():
             table(rows, cfg, a.top)
             totals[flags] = sum(r["cycles"] for r in rows)
         if a.compare:
-            base = totals[()]
+            base = totals[modes[0]]
             for flags in modes[1:]:
                 print(f"{' '.join(flags)}: NPU cycles {base} -> {totals[flags]} "
                       f"({100 * (base - totals[flags]) / base:.1f}% fewer)")

@@ -14,6 +14,8 @@
 #include "Scratch.h"
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 namespace strata::kernels {
 
@@ -26,7 +28,7 @@ constexpr int64_t kPR = kPanelRows, kPC = kPanelCols;
 
 int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-thread_local detail::Scratch scratchA, scratchC;
+thread_local detail::Scratch scratchA, scratchB, scratchC;
 
 /// The portable microkernel: per K group, the odd then the even product
 /// added to the f32 accumulator, as `vdpbf16ps` does (a bf16 product is
@@ -77,8 +79,41 @@ void packABlock(const uint16_t *a, int64_t lda, int64_t m, int64_t k,
   }
 }
 
+/// toBf16 without branches (the same bits: round to nearest even, a NaN
+/// kept a quiet NaN), so the row loops below vectorize.
+inline uint16_t toBf16Select(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+  uint32_t nan = (u >> 16) | 0x40u;
+  return uint16_t((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
+}
+
 void epilogue(const Bf16GemmProblem &p, const float *acc, int64_t ldacc,
               int64_t rows, int64_t cols, int64_t row0, int64_t col0) {
+  // The common forms of the convolutions (per-row bias or none, no
+  // activation, relu or clip, bf16 output) as branch-free row loops.
+  if (p.outBf16 && p.biasMode != BiasMode::PerCol &&
+      (p.act == Activation::None || p.act == Activation::Relu ||
+       p.act == Activation::Clip)) {
+    bool relu = p.act == Activation::Relu, clip = p.act == Activation::Clip;
+    float lo = p.p0, hi = p.p1;
+    for (int64_t i = 0; i < rows; ++i) {
+      float b = p.biasMode == BiasMode::PerRow ? p.bias[row0 + i] : 0.0f;
+      const float *a = acc + i * ldacc;
+      uint16_t *out = static_cast<uint16_t *>(p.c) + (row0 + i) * p.ldc + col0;
+      if (relu)
+        for (int64_t j = 0; j < cols; ++j)
+          out[j] = toBf16Select(std::max(a[j] + b, 0.0f));
+      else if (clip) // as kernels::activate
+        for (int64_t j = 0; j < cols; ++j)
+          out[j] = toBf16Select(std::min(std::max(a[j] + b, lo), hi));
+      else
+        for (int64_t j = 0; j < cols; ++j)
+          out[j] = toBf16Select(a[j] + b);
+    }
+    return;
+  }
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) {
       float v = acc[i * ldacc + j];
@@ -212,6 +247,106 @@ void bf16Gemm(const Bf16GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
         }
       }
     }
+  }
+}
+
+/// Row `kk` of image `img`'s im2col matrix, columns [j0, j0 + nc), into
+/// `row`: output row by output row, the in-range span of a stride-1 window
+/// copied whole.
+static void im2colRow(const Conv2dShape &s, const uint16_t *img, int64_t kk,
+                      int64_t j0, int64_t nc, uint16_t *row) {
+  int64_t ci = kk / (s.kh * s.kw), ky = kk / s.kw % s.kh, kx = kk % s.kw;
+  const uint16_t *plane = img + ci * s.h * s.w;
+  for (int64_t j = 0; j < nc;) {
+    int64_t oy = (j0 + j) / s.ow, ox0 = (j0 + j) % s.ow;
+    int64_t span = std::min(nc - j, s.ow - ox0);
+    int64_t iy = oy * s.sh - s.pt + ky * s.dh;
+    uint16_t *r = row + j;
+    if (iy < 0 || iy >= s.h) {
+      std::fill(r, r + span, uint16_t(0));
+    } else {
+      const uint16_t *src = plane + iy * s.w;
+      int64_t ixBase = ox0 * s.sw - s.pl + kx * s.dw;
+      if (s.sw == 1) {
+        // ix = ixBase + t in [0, w) for t in [lo, hi).
+        int64_t lo = std::clamp<int64_t>(-ixBase, 0, span);
+        int64_t hi = std::clamp<int64_t>(s.w - ixBase, lo, span);
+        std::fill(r, r + lo, uint16_t(0));
+        std::memcpy(r + lo, src + ixBase + lo, size_t(hi - lo) * 2);
+        std::fill(r + hi, r + span, uint16_t(0));
+      } else {
+        for (int64_t t = 0; t < span; ++t) {
+          int64_t ix = ixBase + t * s.sw;
+          r[t] = ix >= 0 && ix < s.w ? src[ix] : uint16_t(0);
+        }
+      }
+    }
+    j += span;
+  }
+}
+
+void bf16PackIm2col(const Conv2dShape &s, const uint16_t *x, int64_t image,
+                    int64_t j0, int64_t nc, uint16_t *dst) {
+  int64_t k = s.gemmK(), kp = roundUp(k, 2), ncp = roundUp(nc, kPC);
+  const uint16_t *img = x + image * s.c * s.h * s.w;
+  bool plain = s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 &&
+               s.pl == 0 && s.oh == s.h && s.ow == s.w;
+  // Two rows of the matrix (a K pair), zero past nc.
+  thread_local std::vector<uint16_t> rows;
+  rows.assign(size_t(2 * ncp), 0);
+  for (int64_t kk = 0; kk < kp; kk += 2) {
+    const uint16_t *r[2];
+    for (int q = 0; q < 2; ++q) {
+      uint16_t *buf = rows.data() + q * ncp;
+      if (kk + q >= k) {
+        std::fill(buf, buf + ncp, uint16_t(0));
+        r[q] = buf;
+      } else if (plain && nc == ncp) {
+        r[q] = img + (kk + q) * s.h * s.w + j0;
+      } else if (plain) {
+        std::memcpy(buf, img + (kk + q) * s.h * s.w + j0, size_t(nc) * 2);
+        r[q] = buf;
+      } else {
+        im2colRow(s, img, kk + q, j0, nc, buf);
+        r[q] = buf;
+      }
+    }
+    // Interleave the pair into each panel's group kk / 2.
+    for (int64_t p = 0; p < ncp; p += kPC) {
+      uint32_t *d =
+          reinterpret_cast<uint32_t *>(dst + (p / kPC) * kp * kPC + kk * kPC);
+      for (int64_t c = 0; c < kPC; ++c)
+        d[c] = uint32_t(r[0][p + c]) | uint32_t(r[1][p + c]) << 16;
+    }
+  }
+}
+
+void bf16Conv2d(const Bf16ConvProblem &p, int64_t image, int64_t colBegin,
+                int64_t colEnd, Bf16Path path) {
+  const Conv2dShape &s = p.s;
+  int64_t k = s.gemmK(), ohw = s.oh * s.ow;
+  size_t elem = p.outBf16 ? 2 : 4;
+  for (int64_t j0 = colBegin; j0 < colEnd; j0 += kBf16ConvCols) {
+    int64_t nc = std::min(kBf16ConvCols, colEnd - j0);
+    uint16_t *b = scratchB.get<uint16_t>(size_t(bf16PackedBElems(k, nc)));
+    bf16PackIm2col(s, p.x, image, j0, nc, b);
+    Bf16GemmProblem g;
+    g.m = s.o;
+    g.n = nc;
+    g.k = k;
+    g.aPacked = p.wPacked;
+    g.bPacked = b;
+    g.c = static_cast<char *>(p.y) + (image * s.o * ohw + j0) * elem;
+    g.ldc = ohw;
+    g.outBf16 = p.outBf16;
+    if (p.bias) {
+      g.biasMode = BiasMode::PerRow;
+      g.bias = p.bias;
+    }
+    g.act = p.act;
+    g.p0 = p.p0;
+    g.p1 = p.p1;
+    bf16Gemm(g, 0, s.o, 0, nc, path);
   }
 }
 

@@ -3,6 +3,7 @@
 #include "strata/Kernels/Conv.h"
 
 #include "Depthwise.h"
+#include "Scratch.h"
 
 #include <algorithm>
 #include <cstring>
@@ -21,60 +22,122 @@ bool mulOk(int64_t &acc, int64_t v) {
 struct Im2colCtx {
   const Conv2dShape *s;
   const float *x; ///< the group's first input channel of the image
+  /// 0: x is the input itself. Otherwise x is its column-phase split (see
+  /// splitColumns): each input row as SW runs of `phaseW` floats, run p
+  /// holding columns p, p + SW, p + 2 SW, ...
+  int64_t phaseW = 0;
 };
 
-/// Writes B[k0 .. k0+kc, j0 .. j0+nc) in 16-column panels: row k is (input
-/// channel, ky, kx), column j the output pixel (oy, ox). A panel's columns
-/// split into segments along one output row; each segment of each row k is
-/// a (strided) run of one input row, copied with zeros where it leaves the
-/// input.
-void packIm2col(const void *ctxPtr, int64_t k0, int64_t kc, int64_t j0,
-                int64_t nc, float *dst) {
+/// The column-phase split of the group's input (`cg` channels) for a
+/// horizontal stride SW > 1: a strided convolution's window column then
+/// reads one contiguous run, as at stride 1. One pass over the input per
+/// call instead of a strided gather per (filter tap, output pixel).
+void splitColumns(const Conv2dShape &s, const float *x, int64_t cg,
+                  int64_t phaseW, float *dst) {
+  int64_t sw = s.sw;
+  for (int64_t r = 0; r < cg * s.h; ++r) {
+    const float *src = x + r * s.w;
+    float *d = dst + r * sw * phaseW;
+    if (sw == 2) {
+      int64_t half = s.w / 2;
+      for (int64_t j = 0; j < half; ++j) {
+        d[j] = src[2 * j];
+        d[phaseW + j] = src[2 * j + 1];
+      }
+      if (s.w & 1)
+        d[half] = src[s.w - 1];
+      continue;
+    }
+    for (int64_t p = 0; p < sw; ++p)
+      for (int64_t j = 0, c = p; c < s.w; ++j, c += sw)
+        d[p * phaseW + j] = src[c];
+  }
+}
+
+/// Writes B[k0 .. k0+kc, j0 .. j0+nc) in panels of PW columns (16: the B
+/// panels; 12: the A panels of the transposed form, whose rows are the
+/// output pixels): row k is (input channel, ky, kx), column j the output
+/// pixel (oy, ox). A panel's columns split into segments along one output
+/// row; each segment of each row k is a (strided) run of one input row,
+/// copied with zeros where it leaves the input.
+template <int64_t PW>
+void packIm2colPanels(const void *ctxPtr, int64_t k0, int64_t kc, int64_t j0,
+                      int64_t nc, float *dst) {
   const Im2colCtx &ctx = *static_cast<const Im2colCtx *>(ctxPtr);
   const Conv2dShape &s = *ctx.s;
-  int64_t ohw = s.oh * s.ow, hw = s.h * s.w;
+  int64_t ohw = s.oh * s.ow;
   struct Segment {
-    int64_t iy0, ix0, len, at; ///< window origin of its first column
+    int64_t iy0, ox0, len, at; ///< first column's window row, output column
   };
-  Segment segs[kPanelCols];
-  for (int64_t p = 0; p < nc; p += kPanelCols, dst += kc * kPanelCols) {
+  Segment segs[PW];
+  int64_t rowFloats = ctx.phaseW ? s.sw * ctx.phaseW : s.w;
+  // Per window column kx: its offset from ox * SW is kx * DW - PL; with the
+  // split input, the phase run it reads, that run's index for ox = 0 and
+  // how many of the run's entries are in the row.
+  struct Tap {
+    int64_t phase, shift, valid;
+  };
+  auto tapOf = [&](int64_t kx) {
+    int64_t off = kx * s.dw - s.pl;
+    if (!ctx.phaseW)
+      return Tap{0, off, s.w};
+    int64_t phase = ((off % s.sw) + s.sw) % s.sw;
+    return Tap{phase, (off - phase) / s.sw, (s.w - phase + s.sw - 1) / s.sw};
+  };
+  constexpr int64_t kTapTable = 16;
+  Tap taps[kTapTable];
+  for (int64_t kx = 0; kx < std::min(s.kw, kTapTable); ++kx)
+    taps[kx] = tapOf(kx);
+  for (int64_t p = 0; p < nc; p += PW, dst += kc * PW) {
     int64_t jBase = j0 + p;
-    int64_t cols =
-        std::min<int64_t>(kPanelCols, std::min(j0 + nc, ohw) - jBase);
+    int64_t cols = std::max<int64_t>(
+        0, std::min<int64_t>(PW, std::min(j0 + nc, ohw) - jBase));
     int64_t nsegs = 0;
     for (int64_t jj = 0; jj < cols;) {
       int64_t j = jBase + jj, oy = j / s.ow, ox = j % s.ow;
       int64_t len = std::min(cols - jj, s.ow - ox);
-      segs[nsegs++] = {oy * s.sh - s.pt, ox * s.sw - s.pl, len, jj};
+      segs[nsegs++] = {oy * s.sh - s.pt, ox, len, jj};
       jj += len;
     }
     int64_t ch = k0 / (s.kh * s.kw), r = k0 % (s.kh * s.kw);
     int64_t ky = r / s.kw, kx = r % s.kw;
     for (int64_t kk = 0; kk < kc; ++kk) {
-      const float *xc = ctx.x + ch * hw;
-      float *d = dst + kk * kPanelCols;
-      if (cols < kPanelCols)
-        std::memset(d + cols, 0, size_t(kPanelCols - cols) * sizeof(float));
+      const float *xc = ctx.x + ch * s.h * rowFloats;
+      float *d = dst + kk * PW;
+      if (cols < PW)
+        std::memset(d + cols, 0, size_t(PW - cols) * sizeof(float));
+      int64_t off = kx * s.dw - s.pl;
+      Tap tap = kx < kTapTable ? taps[kx] : tapOf(kx);
+      int64_t phase = tap.phase, shift = tap.shift, valid = tap.valid;
       for (int64_t si = 0; si < nsegs; ++si) {
         const Segment &g = segs[si];
         float *out = d + g.at;
         int64_t iy = g.iy0 + ky * s.dh;
         if (iy < 0 || iy >= s.h) {
-          std::memset(out, 0, size_t(g.len) * sizeof(float));
+          for (int64_t i = 0; i < g.len; ++i)
+            out[i] = 0.0f;
           continue;
         }
-        const float *row = xc + iy * s.w;
-        int64_t ix = g.ix0 + kx * s.dw;
-        if (s.sw == 1) {
-          // Columns [lo, hi) of the segment read inside the row.
-          int64_t lo = std::clamp<int64_t>(-ix, 0, g.len);
-          int64_t hi = std::clamp<int64_t>(s.w - ix, lo, g.len);
+        const float *row = xc + iy * rowFloats;
+        if (ctx.phaseW || s.sw == 1) {
+          // One contiguous run: index ix0 + i of `run`, in bounds on
+          // [lo, hi) of the segment.
+          const float *run = row + phase * ctx.phaseW;
+          int64_t ix0 = g.ox0 + shift;
+          int64_t lo = std::clamp<int64_t>(-ix0, 0, g.len);
+          int64_t hi = std::clamp<int64_t>(valid - ix0, lo, g.len);
+          if (hi - lo == PW) { // a whole panel row inside the input
+            std::memcpy(out, run + ix0, PW * sizeof(float));
+            continue;
+          }
           for (int64_t i = 0; i < lo; ++i)
             out[i] = 0.0f;
-          std::memcpy(out + lo, row + ix + lo, size_t(hi - lo) * sizeof(float));
+          for (int64_t i = lo; i < hi; ++i)
+            out[i] = run[ix0 + i];
           for (int64_t i = hi; i < g.len; ++i)
             out[i] = 0.0f;
         } else {
+          int64_t ix = g.ox0 * s.sw + off;
           for (int64_t i = 0; i < g.len; ++i, ix += s.sw)
             out[i] = uint64_t(ix) < uint64_t(s.w) ? row[ix] : 0.0f;
         }
@@ -90,10 +153,76 @@ void packIm2col(const void *ctxPtr, int64_t k0, int64_t kc, int64_t j0,
   }
 }
 
+void packIm2col(const void *ctxPtr, int64_t k0, int64_t kc, int64_t j0,
+                int64_t nc, float *dst) {
+  packIm2colPanels<kPanelCols>(ctxPtr, k0, kc, j0, nc, dst);
+}
+
+/// Per-thread buffers of the transposed form: the packed columns and the
+/// transposed output block.
+thread_local detail::Scratch scratchCols, scratchOut;
+/// Per-thread buffer of the column-phase split input.
+thread_local detail::Scratch scratchSplit;
+
+/// The im2col context of the group's input `xg`: the input itself, or for
+/// a horizontal stride over 1 its column-phase split in scratchSplit.
+Im2colCtx im2colContext(const Conv2dShape &s, const float *xg) {
+  Im2colCtx ctx{&s, xg};
+  if (s.sw > 1) {
+    int64_t cg = s.c / s.g;
+    ctx.phaseW = (s.w + s.sw - 1) / s.sw;
+    float *xs = scratchSplit.get<float>(size_t(cg * s.h * s.sw * ctx.phaseW));
+    splitColumns(s, xg, cg, ctx.phaseW, xs);
+    ctx.x = xs;
+  }
+  return ctx;
+}
+
 /// Whether the columns are the input itself (1x1, stride 1, no pads).
 bool columnsAreInput(const Conv2dShape &s) {
   return s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 &&
          s.pl == 0 && s.pb == 0 && s.pr == 0 && s.oh == s.h && s.ow == s.w;
+}
+
+/// One unit of the GEMM convolutions: (image, group) = unit / chunks and
+/// chunk unit % chunks of `chunk` (a multiple of 16) along a dimension of
+/// `extent` (output pixels, or output channels for the transposed form).
+struct ConvUnit {
+  int64_t n, g;       ///< image and group
+  int64_t begin, end; ///< the chunk, empty when begin >= end
+  const float *xg;    ///< the group's first input channel of the image
+};
+ConvUnit convUnit(const Conv2dShape &s, const float *x, int64_t unit,
+                  int64_t chunks, int64_t chunk, int64_t extent) {
+  int64_t image = unit / chunks;
+  ConvUnit u;
+  u.n = image / s.g;
+  u.g = image % s.g;
+  u.begin = unit % chunks * chunk;
+  u.end = std::min(extent, u.begin + chunk);
+  u.xg = x + (u.n * s.c + u.g * (s.c / s.g)) * s.h * s.w;
+  return u;
+}
+
+/// A 1x1 unpadded convolution with a stride: its columns are the input
+/// subsampled, which subsampleInput writes once (C/G x OH x OW floats) so
+/// the GEMM reads it as a plain operand.
+bool columnsAreSubsampledInput(const Conv2dShape &s) {
+  return s.kh == 1 && s.kw == 1 && s.pt == 0 && s.pl == 0 && s.pb == 0 &&
+         s.pr == 0 && !columnsAreInput(s);
+}
+
+const float *subsampleInput(const Conv2dShape &s, const float *xg) {
+  int64_t cg = s.c / s.g;
+  float *d = scratchSplit.get<float>(size_t(cg * s.oh * s.ow));
+  float *out = d;
+  for (int64_t c = 0; c < cg; ++c)
+    for (int64_t oy = 0; oy < s.oh; ++oy) {
+      const float *row = xg + (c * s.h + oy * s.sh) * s.w;
+      for (int64_t ox = 0; ox < s.ow; ++ox)
+        *out++ = row[ox * s.sw];
+    }
+  return d;
 }
 
 } // namespace
@@ -138,29 +267,160 @@ std::string checkConv2dShape(const Conv2dShape &s) {
   if (!mulOk(x, s.c) || !mulOk(x, s.h) || !mulOk(x, s.w) || !mulOk(x, 4) ||
       !mulOk(y, s.o) || !mulOk(y, s.oh) || !mulOk(y, s.ow) || !mulOk(y, 4) ||
       !mulOk(k, s.kh) || !mulOk(k, s.kw) || !mulOk(f, k) || !mulOk(f, 4) ||
-      packedConvFilterBytes(s) == 0)
+      packedConvFilterBytes(s) == 0 ||
+      packedConvFilterBytes(s, ConvGemmForm::Transposed) == 0)
     return "an element count or byte size overflows int64";
   return "";
 }
 
-uint64_t packedConvFilterBytes(const Conv2dShape &s) {
+uint64_t packedConvFilterBytes(const Conv2dShape &s, ConvGemmForm form) {
   int64_t k = s.c / s.g;
   if (__builtin_mul_overflow(k, s.kh, &k) ||
       __builtin_mul_overflow(k, s.kw, &k))
     return 0;
-  uint64_t one = packedABytes(s.o / s.g, k), all;
+  uint64_t one = form == ConvGemmForm::Transposed ? packedBBytes(k, s.o / s.g)
+                                                  : packedABytes(s.o / s.g, k);
+  uint64_t all;
   if (one == 0 || __builtin_mul_overflow(one, uint64_t(s.g), &all) ||
       all > uint64_t(INT64_MAX))
     return 0;
   return all;
 }
 
-void packConvFilter(const Conv2dShape &s, const float *filter, float *dst) {
+void packConvFilter(const Conv2dShape &s, const float *filter, float *dst,
+                    ConvGemmForm form) {
   int64_t og = s.o / s.g, k = s.gemmK();
-  uint64_t groupFloats = packedABytes(og, k) / sizeof(float);
-  for (int64_t g = 0; g < s.g; ++g)
-    packA(filter + g * og * k, k, /*transposed=*/false, og, k,
-          dst + g * groupFloats);
+  bool t = form == ConvGemmForm::Transposed;
+  uint64_t groupFloats =
+      (t ? packedBBytes(k, og) : packedABytes(og, k)) / sizeof(float);
+  for (int64_t g = 0; g < s.g; ++g) {
+    // The group's filter is og x k; the transposed form reads it as the
+    // k x og B operand (stored transposed).
+    if (t)
+      packB(filter + g * og * k, k, /*transposed=*/true, k, og,
+            dst + g * groupFloats);
+    else
+      packA(filter + g * og * k, k, /*transposed=*/false, og, k,
+            dst + g * groupFloats);
+  }
+}
+
+ConvGemmForm preferredConvGemmForm(const Conv2dShape &s) {
+  int64_t og = s.o / s.g, ohw = s.oh * s.ow;
+  if (og < 16 || ohw > kMaxTransposedPixels)
+    return ConvGemmForm::Normal;
+  // The share of the microkernel's lanes that compute real outputs: its
+  // columns come in vectors of 16, its rows in steps of 4.
+  double normal = double(ohw) / double(roundUp(ohw, kPanelCols)) * double(og) /
+                  double(roundUp(og, 4));
+  double transposed = double(ohw) / double(roundUp(ohw, 4)) * double(og) /
+                      double(roundUp(og, kPanelCols));
+  return transposed > normal * 1.08 ? ConvGemmForm::Transposed
+                                    : ConvGemmForm::Normal;
+}
+
+int64_t conv2dGemmTransposedUnits(const Conv2dShape &s, int64_t workgroups) {
+  int64_t images = s.n * s.g;
+  int64_t panels = (s.o / s.g + kPanelCols - 1) / kPanelCols;
+  int64_t chunks = std::max<int64_t>(1, (workgroups + images - 1) / images);
+  return images * std::min(chunks, panels);
+}
+
+void conv2dGemmTransposed(const Conv2dShape &s, const float *x,
+                          const float *filter, bool filterPacked,
+                          const Epilogue &e, float *y, int64_t workgroups,
+                          int64_t begin, int64_t end, Isa isa) {
+  int64_t images = s.n * s.g;
+  int64_t chunks = conv2dGemmTransposedUnits(s, workgroups) / images;
+  int64_t og = s.o / s.g, k = s.gemmK();
+  int64_t ohw = s.oh * s.ow;
+  int64_t chunkCols = roundUp((og + chunks - 1) / chunks, kPanelCols);
+  uint64_t groupFloats = packedBBytes(k, og) / sizeof(float);
+  int64_t rowsPadded = roundUp(ohw, kPanelRows);
+  for (int64_t unit = begin; unit < end; ++unit) {
+    ConvUnit u = convUnit(s, x, unit, chunks, chunkCols, og);
+    if (u.begin >= u.end)
+      continue;
+    int64_t n = u.n, g = u.g, colBegin = u.begin, colEnd = u.end;
+    const float *xg = u.xg;
+    // A = cols^T (output pixels x K): the input (1x1 unpadded; subsampled
+    // first for a stride) read transposed, else packed whole as 12-row
+    // panels.
+    GemmProblem p;
+    bool subsampled = columnsAreSubsampledInput(s);
+    if (columnsAreInput(s) || subsampled) {
+      p.a.data = subsampled ? subsampleInput(s, xg) : xg;
+      p.a.ld = ohw;
+      p.a.transposed = true;
+    } else {
+      float *a = scratchCols.get<float>(size_t(rowsPadded * k));
+      Im2colCtx ctx = im2colContext(s, xg);
+      packIm2colPanels<kPanelRows>(&ctx, 0, k, 0, rowsPadded, a);
+      p.a.data = a;
+      p.a.packed = true;
+    }
+    int64_t width = colEnd - colBegin;
+    // Rows of t one cache line longer than a multiple of 64 floats, so the
+    // write-back's column walks do not map every row to one L1 set.
+    int64_t ldt = roundUp(width, 64) + 16;
+    float *t = scratchOut.get<float>(size_t(ohw * ldt));
+    p.m = ohw;
+    p.n = og;
+    p.k = k;
+    if (filterPacked) {
+      p.b.data = filter + g * groupFloats;
+      p.b.packed = true;
+    } else {
+      p.b.data = filter + g * og * k;
+      p.b.ld = k;
+      p.b.transposed = true;
+    }
+    // Columns [colBegin, colEnd) of C^T land in t (row stride ldt).
+    p.c = t - colBegin;
+    p.ldc = ldt;
+    if (e.biasMode == BiasMode::PerRow) {
+      p.epilogue.biasMode = BiasMode::PerCol;
+      p.epilogue.bias = e.bias + g * og;
+    }
+    // The residual is laid out as Y, not C^T: it is added while writing Y
+    // back, and the activation after it.
+    if (!e.residual) {
+      p.epilogue.act = e.act;
+      p.epilogue.p0 = e.p0;
+      p.epilogue.p1 = e.p1;
+    }
+    gemm(p, 0, ohw, colBegin, colEnd, isa);
+    float *yg = y + (n * s.o + g * og) * ohw;
+    const float *rg =
+        e.residual ? e.residual + (n * s.o + g * og) * ohw : nullptr;
+    for (int64_t o0 = colBegin; o0 < colEnd; o0 += kPanelCols) {
+      int64_t os = std::min(kPanelCols, colEnd - o0);
+      for (int64_t i = 0; i < os; ++i) {
+        float *yo = yg + (o0 + i) * ohw;
+        const float *to = t + (o0 - colBegin + i);
+        if (rg && e.act == Activation::Relu) { // ResNet's residual blocks
+          const float *ro = rg + (o0 + i) * ohw;
+          for (int64_t q = 0; q < ohw; ++q)
+            yo[q] = std::max(to[q * ldt] + ro[q], 0.0f);
+        } else if (rg) {
+          const float *ro = rg + (o0 + i) * ohw;
+          for (int64_t q = 0; q < ohw; ++q)
+            yo[q] = to[q * ldt] + ro[q];
+        } else {
+          for (int64_t q = 0; q < ohw; ++q)
+            yo[q] = to[q * ldt];
+        }
+      }
+    }
+    if (rg && e.act != Activation::None && e.act != Activation::Relu) {
+      Epilogue act;
+      act.act = e.act;
+      act.p0 = e.p0;
+      act.p1 = e.p1;
+      applyEpilogue(yg + colBegin * ohw, ohw, width, ohw, 0, 0, act,
+                    /*withBiasAndResidual=*/false);
+    }
+  }
 }
 
 int64_t conv2dGemmUnits(const Conv2dShape &s, int64_t workgroups) {
@@ -175,19 +435,18 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
                 int64_t workgroups, int64_t begin, int64_t end, Isa isa) {
   int64_t images = s.n * s.g;
   int64_t chunks = conv2dGemmUnits(s, workgroups) / images;
-  int64_t og = s.o / s.g, cg = s.c / s.g, k = s.gemmK();
+  int64_t og = s.o / s.g, k = s.gemmK();
   int64_t ohw = s.oh * s.ow;
   int64_t chunkCols = roundUp((ohw + chunks - 1) / chunks, kPanelCols);
   uint64_t groupFloats = packedABytes(og, k) / sizeof(float);
   bool direct = columnsAreInput(s);
+  bool subsampled = columnsAreSubsampledInput(s);
   for (int64_t unit = begin; unit < end; ++unit) {
-    int64_t image = unit / chunks, chunk = unit % chunks;
-    int64_t n = image / s.g, g = image % s.g;
-    int64_t colBegin = chunk * chunkCols;
-    int64_t colEnd = std::min(ohw, colBegin + chunkCols);
-    if (colBegin >= colEnd)
+    ConvUnit u = convUnit(s, x, unit, chunks, chunkCols, ohw);
+    if (u.begin >= u.end)
       continue;
-    const float *xg = x + (n * s.c + g * cg) * s.h * s.w;
+    int64_t n = u.n, g = u.g, colBegin = u.begin, colEnd = u.end;
+    const float *xg = u.xg;
     GemmProblem p;
     p.m = og;
     p.n = ohw;
@@ -200,10 +459,11 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
       p.a.ld = k;
     }
     Im2colCtx ctx{&s, xg};
-    if (direct) {
-      p.b.data = xg;
+    if (direct || subsampled) {
+      p.b.data = subsampled ? subsampleInput(s, xg) : xg;
       p.b.ld = ohw;
     } else {
+      ctx = im2colContext(s, xg);
       p.b.packFn = packIm2col;
       p.b.packCtx = &ctx;
     }
@@ -224,11 +484,14 @@ bool conv2dDepthwise(const Conv2dShape &s, const float *x, const float *filter,
                      Isa isa) {
   switch (isa) {
   case Isa::Avx512:
-    return detail::depthwiseAvx512(s, x, filter, e, y, begin, end) == 0;
+    return detail::depthwiseAvx512(s, x, s.h * s.w, filter, e, y, begin,
+                                   end) == 0;
   case Isa::Avx2:
-    return detail::depthwiseAvx2(s, x, filter, e, y, begin, end) == 0;
+    return detail::depthwiseAvx2(s, x, s.h * s.w, filter, e, y, begin,
+                                   end) == 0;
   default:
-    return detail::depthwisePortable(s, x, filter, e, y, begin, end) == 0;
+    return detail::depthwisePortable(s, x, s.h * s.w, filter, e, y, begin,
+                                   end) == 0;
   }
 }
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "strata/Kernels/Gemm.h"
+#include "strata/Kernels/OpKernels.h"
 
 #include "Microkernels.h"
 #include "Scratch.h"
@@ -45,6 +46,38 @@ MicrokernelInfo microkernelFor(Isa isa) {
   }
 }
 
+/// Packs a full panel: 12 rows of `kc` floats (row stride `ld`) into kc x
+/// 12, k-major: 4 x 4 blocks transposed in vector registers (generic vector
+/// extensions: SSE on the x86-64 baseline), the last kc % 4 per element.
+void packAPanel(const float *a, int64_t ld, int64_t kc, float *dst) {
+  typedef float V4 __attribute__((vector_size(16)));
+  auto load = [](const float *p) {
+    V4 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  auto store = [](float *p, V4 v) { std::memcpy(p, &v, sizeof v); };
+  int64_t kk = 0;
+  for (; kk + 4 <= kc; kk += 4)
+    for (int64_t g = 0; g < kPR; g += 4) {
+      const float *r = a + g * ld + kk;
+      V4 r0 = load(r), r1 = load(r + ld), r2 = load(r + 2 * ld),
+         r3 = load(r + 3 * ld);
+      V4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
+      V4 t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+      V4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
+      V4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+      float *d = dst + kk * kPR + g;
+      store(d, __builtin_shufflevector(t0, t2, 0, 1, 4, 5));
+      store(d + kPR, __builtin_shufflevector(t0, t2, 2, 3, 6, 7));
+      store(d + 2 * kPR, __builtin_shufflevector(t1, t3, 0, 1, 4, 5));
+      store(d + 3 * kPR, __builtin_shufflevector(t1, t3, 2, 3, 6, 7));
+    }
+  for (; kk < kc; ++kk)
+    for (int64_t ii = 0; ii < kPR; ++ii)
+      dst[kk * kPR + ii] = a[ii * ld + kk];
+}
+
 /// Packs rows [i0, i0 + mc) (clipped to m) and K range [k0, k0 + kc) of A
 /// into ceil(mc / 12) panels of kc x 12, zero-padded.
 void packABlock(const GemmOperand &a, int64_t m, int64_t i0, int64_t mc,
@@ -61,6 +94,10 @@ void packABlock(const GemmOperand &a, int64_t m, int64_t i0, int64_t mc,
         for (; ii < kPR; ++ii)
           d[ii] = 0.0f;
       }
+      continue;
+    }
+    if (rows == kPR) {
+      packAPanel(a.data + (i0 + p) * a.ld + k0, a.ld, kc, dst);
       continue;
     }
     for (int64_t ii = 0; ii < kPR; ++ii) {
@@ -159,29 +196,33 @@ inline float geluTanhApprox(float x) {
   return 0.5f * x * (2.0f * sigmoidApprox(2.0f * u));
 }
 
-/// The activation over a row; the switch is outside the loops so each
-/// loop vectorizes.
+/// The activation over a row: by the vectorized unary functions of the
+/// active ISA (OpKernels.h), clip and leaky relu in plain loops.
 void activateRow(float *v, int64_t n, Activation act, float p0, float p1) {
   switch (act) {
   case Activation::Sigmoid:
-    for (int64_t i = 0; i < n; ++i)
-      v[i] = sigmoidApprox(v[i]);
-    return;
+    return unaryF32(UnaryOp::Sigmoid, v, v, n);
   case Activation::SiLU:
-    for (int64_t i = 0; i < n; ++i)
-      v[i] = v[i] * sigmoidApprox(v[i]);
-    return;
+    return unaryF32(UnaryOp::SiLU, v, v, n);
   case Activation::Gelu:
-    for (int64_t i = 0; i < n; ++i)
-      v[i] = geluApprox(v[i]);
-    return;
+    return unaryF32(UnaryOp::Gelu, v, v, n);
   case Activation::GeluTanh:
+    return unaryF32(UnaryOp::GeluTanh, v, v, n);
+  case Activation::Relu:
+    return unaryF32(UnaryOp::Relu, v, v, n);
+  case Activation::HardSwish:
+    return unaryF32(UnaryOp::HardSwish, v, v, n);
+  case Activation::HardSigmoid:
+    return unaryF32(UnaryOp::HardSigmoid, v, v, n, p0, p1);
+  case Activation::Clip:
     for (int64_t i = 0; i < n; ++i)
-      v[i] = geluTanhApprox(v[i]);
+      v[i] = std::min(std::max(v[i], p0), p1);
     return;
-  default:
+  case Activation::LeakyRelu:
     for (int64_t i = 0; i < n; ++i)
-      v[i] = activate(v[i], act, p0, p1);
+      v[i] = v[i] < 0.0f ? v[i] * p0 : v[i];
+    return;
+  case Activation::None:
     return;
   }
 }
@@ -295,6 +336,19 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
   bool fusedAct = activationInRegisters(e.act);
   int64_t kBlocks = (p.k + kKC - 1) / kKC;
   int64_t kcMax = (p.k + kBlocks - 1) / kBlocks;
+  // A plain A of one row block used by several column blocks (a matmul over
+  // a few rows, BERT's 128 x 3072 x 768): pack its rows once, all of K, in
+  // the pre-packed layout, instead of once per column block.
+  GemmOperand a = p.a;
+  int64_t aRow0 = 0; // the row the packed panels start at
+  if (!a.packed && rowEnd - rowBegin <= kMC && colEnd - colBegin > kNC) {
+    float *buf =
+        scratchA.get<float>(size_t(roundUp(rowEnd - rowBegin, kPR) * p.k));
+    packABlock(p.a, p.m, rowBegin, rowEnd - rowBegin, 0, p.k, buf);
+    a.data = buf;
+    a.packed = true;
+    aRow0 = rowBegin;
+  }
   for (int64_t jc = colBegin; jc < colEnd; jc += kNC) {
     int64_t nc = std::min(kNC, colEnd - jc);
     for (int64_t pc = 0; pc < p.k; pc += kcMax) {
@@ -318,12 +372,12 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
         int64_t mc = std::min(kMC, rowEnd - ic);
         const float *aBlock;
         int64_t aPanelStride;
-        if (p.a.packed) {
-          aBlock = p.a.data + (ic / kPR) * p.k * kPR + pc * kPR;
+        if (a.packed) {
+          aBlock = a.data + ((ic - aRow0) / kPR) * p.k * kPR + pc * kPR;
           aPanelStride = p.k * kPR;
         } else {
           float *buf = scratchA.get<float>(size_t(roundUp(mc, kPR) * kc));
-          packABlock(p.a, p.m, ic, mc, pc, kc, buf);
+          packABlock(a, p.m, ic, mc, pc, kc, buf);
           aBlock = buf;
           aPanelStride = kc * kPR;
         }

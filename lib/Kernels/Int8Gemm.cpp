@@ -32,9 +32,12 @@ using detail::Int8MicrokernelInfo;
 
 namespace {
 
-constexpr int64_t kKC = 1024; ///< K block (a multiple of 4)
-constexpr int64_t kMC = 96;   ///< rows per A block (a multiple of 12)
-constexpr int64_t kNC = 256;  ///< columns per B block (a multiple of 32)
+/// K block (a multiple of 4): every ResNet-50 layer (K <= 3 x 3 x 512) is
+/// one block, so the accumulators never leave the registers between blocks
+/// (several blocks keep all rows' int32 tiles of a column block in memory).
+constexpr int64_t kKC = 4608;
+constexpr int64_t kMC = 96;  ///< rows per A block (a multiple of 12)
+constexpr int64_t kNC = 256; ///< columns per B block (a multiple of 32)
 constexpr int64_t kPR = kPanelRows, kPC = kPanelCols;
 constexpr int64_t kAGroup = 4 * kPR; ///< bytes per K group of an A panel
 constexpr int64_t kBGroup = 4 * kPC; ///< bytes per K group of a B panel
@@ -86,6 +89,56 @@ void packABlock(const uint8_t *a, int64_t lda, uint8_t x, int64_t m, int64_t k,
         }
     }
   }
+}
+
+/// The fused requantization's per-row arrays of rows [rowBegin, rowEnd)
+/// (Int8FusedRows), when `e` writes 8 bits per row and every row has the
+/// common form (multiplier > 0, shift >= 31); false otherwise.
+struct FusedStorage {
+  std::vector<int32_t> corr;
+  std::vector<int64_t> m, s, h;
+};
+thread_local FusedStorage fusedStorage;
+
+bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
+                  detail::Int8FusedRows &fr) {
+  if (!e.perRow || e.out == Int8Output::Int32 || e.zp < -32512 || e.zp > 32512)
+    return false;
+  bool isUnsigned = e.out == Int8Output::UInt8;
+  int32_t tmin = isUnsigned ? 0 : -128, tmax = isUnsigned ? 255 : 127;
+  if (e.qmin < tmin || e.qmax > tmax || e.qmin > e.qmax)
+    return false;
+  for (int64_t ch = rowBegin; ch < rowEnd; ++ch)
+    if (e.multiplier[ch] <= 0 || e.shift[ch] < 31)
+      return false;
+  FusedStorage &st = fusedStorage;
+  size_t rows = size_t(rowEnd - rowBegin);
+  st.corr.resize(rows);
+  st.m.resize(rows);
+  st.s.resize(rows);
+  st.h.resize(rows);
+  for (int64_t ch = rowBegin; ch < rowEnd; ++ch) {
+    size_t i = size_t(ch - rowBegin);
+    int64_t m = e.multiplier[ch], sh = std::min<int32_t>(e.shift[ch], 63);
+    if (sh == 31) { // the same value with a shift of 32
+      m *= 2;
+      sh = 32;
+    }
+    st.corr[i] = e.corr ? e.corr[ch] : 0;
+    st.m[i] = m;
+    st.s[i] = sh;
+    st.h[i] = int64_t(1) << (sh - 1);
+  }
+  fr.corr = st.corr.data();
+  fr.m = st.m.data();
+  fr.s = st.s.data();
+  fr.h = st.h.data();
+  fr.relu = e.relu;
+  fr.isUnsigned = isUnsigned;
+  fr.zp = int16_t(e.zp);
+  fr.qmin = int16_t(e.qmin);
+  fr.qmax = int16_t(e.qmax);
+  return true;
 }
 
 } // namespace
@@ -201,6 +254,71 @@ void int8PackB(const int8_t *b, int64_t ldb, bool transposed, int64_t k,
 // The driver
 //===----------------------------------------------------------------------===//
 
+/// One micro-tile through the fused microkernel, straight into C: over
+/// the padded width, one masked store per output row the tile's columns
+/// touch (a byte tile copied out when there are more than the kernel
+/// takes).
+static void fusedTile(const Int8MicrokernelInfo &uk,
+                      const detail::Int8FusedRows &fr, const Int8GemmProblem &p,
+                      int64_t groups, const uint8_t *ap, const uint8_t *bp,
+                      int64_t bPanelStride, const int32_t *partial,
+                      int64_t ldacc, int64_t mr, int64_t nr, int64_t row,
+                      int64_t col, int64_t rowBegin) {
+  auto *c = static_cast<uint8_t *>(p.c) + row * p.ldc;
+  auto lanes = [](int64_t t0, int64_t n) {
+    return uint32_t(((uint64_t(1) << n) - 1) << t0);
+  };
+  detail::Int8TileStores st;
+  if (!p.colPitch) {
+    st.count = 1;
+    st.at[0] = col;
+    st.mask[0] = lanes(0, nr);
+    uk.fused(groups, ap, bp, bPanelStride, partial, ldacc, mr, nr, fr,
+             row - rowBegin, c, p.ldc, st);
+    return;
+  }
+  bool fits = true;
+  for (int64_t j = col, jEnd = col + nr; j < jEnd;) {
+    int64_t oy = j / p.colPitch, ox = j % p.colPitch;
+    int64_t len = std::min(jEnd - j, p.colPitch - ox);
+    if (ox < p.colValid) {
+      if (st.count == detail::Int8TileStores::kMax) {
+        fits = false;
+        break;
+      }
+      // Lane t = j - col lands at oy * colValid + ox, i.e. at col + oy *
+      // (colValid - colPitch) + t.
+      st.at[st.count] = col + oy * (p.colValid - p.colPitch);
+      st.mask[st.count++] = lanes(j - col, std::min(len, p.colValid - ox));
+    }
+    j += len;
+  }
+  if (fits) {
+    uk.fused(groups, ap, bp, bPanelStride, partial, ldacc, mr, nr, fr,
+             row - rowBegin, c, p.ldc, st);
+    return;
+  }
+  constexpr int64_t kTileCols = 32;
+  alignas(64) uint8_t tile[kPR * kTileCols];
+  st.count = 1;
+  st.at[0] = 0;
+  st.mask[0] = lanes(0, nr);
+  uk.fused(groups, ap, bp, bPanelStride, partial, ldacc, mr, nr, fr,
+           row - rowBegin, tile, kTileCols, st);
+  for (int64_t j = col, jEnd = col + nr; j < jEnd;) {
+    int64_t oy = j / p.colPitch, ox = j % p.colPitch;
+    int64_t len = std::min(jEnd - j, p.colPitch - ox);
+    if (ox < p.colValid) {
+      int64_t n = std::min(len, p.colValid - ox);
+      uint8_t *dst = c + oy * p.colValid + ox;
+      for (int64_t r = 0; r < mr; ++r)
+        std::memcpy(dst + r * p.ldc, tile + r * kTileCols + (j - col),
+                    size_t(n));
+    }
+    j += len;
+  }
+}
+
 void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
               int64_t colBegin, int64_t colEnd, Int8Path path) {
   if (rowBegin >= rowEnd || colBegin >= colEnd)
@@ -219,6 +337,11 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
                   outAt(i, colBegin), p.ldc);
     return;
   }
+  // The requantization in the microkernel's registers when the path has
+  // it (A the signed filter, per-row 8-bit output of the common form).
+  detail::Int8FusedRows fr;
+  bool fused =
+      uk.fused && !p.aUnsigned && fusedRowsFor(e, rowBegin, rowEnd, fr);
   int64_t kBlocks = (kp + kKC - 1) / kKC;
   int64_t kcMax = roundUp((kp + kBlocks - 1) / kBlocks, 4);
   // The accumulators: one row block's with a single K block (each tile
@@ -269,6 +392,12 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
             const uint8_t *ap =
                 aBlock + (ir / kPR) * aPanelStride + (ir % kPR) * 4;
             int32_t *tile = accBlock + ir * ldacc + jr;
+            if (last && fused) {
+              fusedTile(uk, fr, p, kc / 4, ap, bp, bPanelStride,
+                        pc > 0 ? tile : nullptr, ldacc, mr, nr, ic + ir,
+                        jc + jr, rowBegin);
+              continue;
+            }
             uk.fn(kc / 4, ap, bp, bPanelStride, tile, ldacc, mr, nr, pc > 0,
                   p.aUnsigned);
             if (!last)
@@ -401,6 +530,7 @@ struct Im2colCtx {
   uint8_t xorv;     ///< 0x80 for int8 input
   uint8_t pad;      ///< the zero point's byte (before the XOR)
   bool direct;      ///< 1x1, stride 1, no pads: B is the input itself
+  detail::Int8Interleave64 il64; ///< four panels at once, or null
 };
 
 /// Where im2colRow is: row k's (input channel, ky, kx), advanced row by
@@ -605,7 +735,16 @@ void packIm2col(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
       }
       cursor.next(*ctx.s);
     }
-    for (int64_t p = 0; p < panels; ++p) {
+    int64_t p = 0;
+    if (ctx.il64)
+      for (; p + 4 <= panels && (!inPlace || (p + 4) * kPC <= cols); p += 4) {
+        const uint8_t *rp[4];
+        for (int64_t q = 0; q < 4; ++q)
+          rp[q] = (inPlace ? r[q] : rowBuf.data() + q * stride) + p * kPC;
+        ctx.il64(rp, ctx.xorv, dst + p * gc * kBGroup + g * kBGroup,
+                 gc * kBGroup);
+      }
+    for (; p < panels; ++p) {
       const uint8_t *rp[4];
       bool copied = !inPlace || (p + 1) * kPC > cols;
       for (int64_t q = 0; q < 4; ++q)
@@ -639,6 +778,7 @@ struct PaddedCtx {
   int64_t nrows, qw;
   int64_t base; ///< the virtual column of each phase's first row
   uint8_t xorv;
+  detail::Int8Interleave64 il64; ///< four panels at once, or null
 };
 
 void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
@@ -646,7 +786,7 @@ void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
   const PaddedCtx &ctx = *static_cast<const PaddedCtx *>(ctxPtr);
   const Conv2dShape &s = *ctx.s;
   int64_t k = s.gemmK(), panels = (nc + kPC - 1) / kPC;
-  alignas(16) static const uint8_t zeros[16] = {};
+  alignas(64) static const uint8_t zeros[64] = {};
   Im2colCursor c = im2colCursor(s, g0 * 4, 0);
   int64_t plane = ctx.nrows * ctx.qw;
   for (int64_t g = 0; g < gc; ++g) {
@@ -663,7 +803,16 @@ void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
       r[q] = ctx.rows + phase * plane + dy / s.sh * ctx.qw + dx / s.sw +
              (j0 - ctx.base);
     }
-    for (int64_t p = 0; p < panels; ++p) {
+    int64_t p = 0;
+    if (ctx.il64)
+      for (; p + 4 <= panels; p += 4) {
+        const uint8_t *rp[4];
+        for (int64_t q = 0; q < 4; ++q)
+          rp[q] = real[q] ? r[q] + p * kPC : zeros;
+        ctx.il64(rp, ctx.xorv, dst + p * gc * kBGroup + g * kBGroup,
+                 gc * kBGroup);
+      }
+    for (; p < panels; ++p) {
       const uint8_t *rp[4];
       for (int64_t q = 0; q < 4; ++q)
         rp[q] = real[q] ? r[q] + p * kPC : zeros;
@@ -765,11 +914,20 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
       paddedRows.resize(size_t(cg * s.sh * s.sw * nrows * qw + slack));
       fillPhases(s, xg, cg, oy0, nrows, qw, uint8_t(in.zp), slack,
                  paddedRows.data());
-      pctx = {&s, paddedRows.data(), nrows,
-              qw, oy0 * qw,          uint8_t(in.isUnsigned ? 0 : 0x80)};
+      pctx = {&s,
+              paddedRows.data(),
+              nrows,
+              qw,
+              oy0 * qw,
+              uint8_t(in.isUnsigned ? 0 : 0x80),
+              microkernelFor(path).interleave64};
     }
-    Im2colCtx ctx{&s, xg, uint8_t(in.isUnsigned ? 0 : 0x80), uint8_t(in.zp),
-                  columnsAreInput(s)};
+    Im2colCtx ctx{&s,
+                  xg,
+                  uint8_t(in.isUnsigned ? 0 : 0x80),
+                  uint8_t(in.zp),
+                  columnsAreInput(s),
+                  microkernelFor(path).interleave64};
     Int8GemmProblem p;
     p.m = og;
     p.n = cols;
@@ -806,12 +964,18 @@ void int8Conv2dDepthwise(const Conv2dShape &s, const Int8Input &in,
   int64_t ohw = s.oh * s.ow, hw = s.h * s.w, og = s.o / s.g;
   int64_t elemBytes = e.out == Int8Output::Int32 ? 4 : 1;
   auto *acc = static_cast<int32_t *>(scratchC.get(size_t(ohw) * 4));
+  // The requantization of the common form in vector registers.
+  detail::Int8FusedRows fr;
+  bool fused = uk.fusedRow && fusedRowsFor(e, 0, s.o, fr);
   for (int64_t plane = begin; plane < end; ++plane) {
     int64_t n = plane / s.o, o = plane % s.o, c = o / og;
     uk.depthwise(s, static_cast<const uint8_t *>(x) + (n * s.c + c) * hw,
                  in.isUnsigned, in.zp, filter + o * s.kh * s.kw, acc);
-    uk.epilogue(acc, 0, 1, ohw, o, 0, e,
-                static_cast<uint8_t *>(y) + plane * ohw * elemBytes, ohw);
+    auto *out = static_cast<uint8_t *>(y) + plane * ohw * elemBytes;
+    if (fused)
+      uk.fusedRow(acc, ohw, fr, o, out);
+    else
+      uk.epilogue(acc, 0, 1, ohw, o, 0, e, out, ohw);
   }
 }
 

@@ -23,6 +23,7 @@
 namespace strata::kernels::detail {
 
 #define STRATA_INT8_DEPTHWISE_ROWS
+#include "Int8AddImpl.inc"
 #include "Int8DepthwiseImpl.inc"
 #include "Int8EpilogueImpl.inc"
 
@@ -176,7 +177,8 @@ void depthwisePlane(const Conv2dShape &s, const void *x, bool isUnsigned,
 } // namespace
 
 Int8MicrokernelInfo int8Avx2Microkernel() {
-  return {kMR, 16, microkernel, genericTileEpilogue, depthwisePlane};
+  return {kMR,     16,     microkernel, genericTileEpilogue, depthwisePlane,
+          nullptr, addLoop};
 }
 
 } // namespace strata::kernels::detail

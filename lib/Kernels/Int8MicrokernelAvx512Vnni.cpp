@@ -26,7 +26,25 @@
 
 namespace strata::kernels::detail {
 
+namespace {
+/// One input row of the depthwise padded plane: src[i] - z as int16 (the
+/// difference fits), 32 per masked vector, so short rows (7, 14 columns)
+/// take one step.
+template <typename T>
+inline void padRow(const T *src, int64_t w, int16_t z, int16_t *dst) {
+  __m512i zv = _mm512_set1_epi16(z);
+  for (int64_t i = 0; i < w; i += 32) {
+    __mmask32 m = w - i >= 32 ? ~__mmask32(0) : (__mmask32(1) << (w - i)) - 1;
+    __m256i b = _mm256_maskz_loadu_epi8(m, src + i);
+    __m512i v = std::is_same_v<T, uint8_t> ? _mm512_cvtepu8_epi16(b)
+                                           : _mm512_cvtepi8_epi16(b);
+    _mm512_mask_storeu_epi16(dst + i, m, _mm512_sub_epi16(v, zv));
+  }
+}
+} // namespace
+
 #define STRATA_INT8_DEPTHWISE_ROWS
+#define STRATA_INT8_PAD_ROW
 #include "Int8DepthwiseImpl.inc"
 #include "Int8EpilogueImpl.inc"
 
@@ -40,11 +58,11 @@ inline __m512i broadcast32(const uint8_t *p) {
   return _mm512_set1_epi32(v);
 }
 
+/// The tile's products: acc0 / acc1 (columns 0-15 / 16-31) of ROWS rows.
 template <int NV, int ROWS, bool AUnsigned>
-void kernel(int64_t groups, const uint8_t *a, const uint8_t *b,
-            int64_t bPanelStride, int32_t *c, int64_t ldc, int64_t mr,
-            int64_t nr, bool accumulate) {
-  __m512i acc0[ROWS], acc1[ROWS];
+__attribute__((always_inline)) inline void
+products(int64_t groups, const uint8_t *a, const uint8_t *b,
+         int64_t bPanelStride, __m512i (&acc0)[ROWS], __m512i (&acc1)[ROWS]) {
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
     acc0[i] = _mm512_setzero_si512();
@@ -69,6 +87,14 @@ void kernel(int64_t groups, const uint8_t *a, const uint8_t *b,
       }
     }
   }
+}
+
+template <int NV, int ROWS, bool AUnsigned>
+void kernel(int64_t groups, const uint8_t *a, const uint8_t *b,
+            int64_t bPanelStride, int32_t *c, int64_t ldc, int64_t mr,
+            int64_t nr, bool accumulate) {
+  __m512i acc0[ROWS], acc1[ROWS];
+  products<NV, ROWS, AUnsigned>(groups, a, b, bPanelStride, acc0, acc1);
   __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
@@ -104,6 +130,316 @@ void microkernel(int64_t groups, const uint8_t *a, const uint8_t *b,
     microkernelT<true>(groups, a, b, bPanelStride, c, ldc, mr, nr, accumulate);
   else
     microkernelT<false>(groups, a, b, bPanelStride, c, ldc, mr, nr, accumulate);
+}
+
+/// Int8FusedRows' r for 16 int32 lanes (corr added) of one row: the
+/// unsigned products |v| * m' of the even lanes and of the odd lanes
+/// (shifted down), each + h; the even ones shifted right by s' (the result
+/// in the low dword), the odd ones by s' - 32 (the result in the high
+/// dword), blended, the sign put back.
+template <bool Relu>
+inline __m512i fusedRequant16(__m512i v, __m512i m, __m512i s, __m512i s32,
+                              __m512i h) {
+  __m512i zero = _mm512_setzero_si512();
+  __mmask16 neg = 0;
+  if (Relu) {
+    v = _mm512_max_epi32(v, zero);
+  } else {
+    neg = _mm512_movepi32_mask(v);
+    v = _mm512_abs_epi32(v); // INT32_MIN -> 2^31 unsigned
+  }
+  __m512i pe = _mm512_mul_epu32(v, m);
+  __m512i po = _mm512_mul_epu32(_mm512_srli_epi64(v, 32), m);
+  pe = _mm512_srlv_epi64(_mm512_add_epi64(pe, h), s);
+  po = _mm512_srlv_epi64(_mm512_add_epi64(po, h), s32);
+  __m512i r = _mm512_mask_blend_epi32(__mmask16(0xaaaa), pe, po);
+  if (!Relu)
+    r = _mm512_mask_sub_epi32(r, neg, zero, r);
+  return r;
+}
+
+/// Two vectors of 16 int32 r (Int8FusedRows) as 32 bytes y = clamp(r +
+/// zp, qmin, qmax): int32 -> int16 (saturating), + zp (saturating), the
+/// clamp, -> 8 bits (saturating), the dwords put in order (`order`).
+inline __m256i narrowPair(__m512i r0, __m512i r1, __m512i zp16, __m512i lo16,
+                          __m512i hi16, __m512i order, bool isUnsigned) {
+  __m512i w = _mm512_adds_epi16(_mm512_packs_epi32(r0, r1), zp16);
+  w = _mm512_min_epi16(_mm512_max_epi16(w, lo16), hi16);
+  w = isUnsigned ? _mm512_packus_epi16(w, w) : _mm512_packs_epi16(w, w);
+  return _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, w));
+}
+
+/// After the packs, dword 4L (4L + 1) holds lane L's 4 bytes of the first
+/// (second) vector.
+inline __m512i narrowOrder() {
+  return _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+}
+
+template <int NV, int ROWS, bool Relu>
+void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
+                 int64_t bPanelStride, const int32_t *partial, int64_t ldp,
+                 int64_t mr, int64_t nr, const Int8FusedRows &fr, int64_t row,
+                 uint8_t *out, int64_t ldo, const Int8TileStores &st) {
+  __m512i acc0[ROWS], acc1[ROWS];
+  products<NV, ROWS, false>(groups, a, b, bPanelStride, acc0, acc1);
+  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
+  __m512i zp16 = _mm512_set1_epi16(fr.zp), lo16 = _mm512_set1_epi16(fr.qmin),
+          hi16 = _mm512_set1_epi16(fr.qmax), c32 = _mm512_set1_epi64(32);
+  __m512i order = narrowOrder();
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    if (i >= mr)
+      break;
+    __m512i v0 = acc0[i], v1 = acc1[i];
+    if (partial) {
+      v0 =
+          _mm512_add_epi32(v0, _mm512_maskz_loadu_epi32(m0, partial + i * ldp));
+      if (NV == 2)
+        v1 = _mm512_add_epi32(
+            v1, _mm512_maskz_loadu_epi32(m1, partial + i * ldp + 16));
+    }
+    int64_t ch = row + i;
+    __m512i corr = _mm512_set1_epi32(fr.corr[ch]);
+    __m512i m = _mm512_set1_epi64(fr.m[ch]), s = _mm512_set1_epi64(fr.s[ch]),
+            h = _mm512_set1_epi64(fr.h[ch]);
+    __m512i s32 = _mm512_sub_epi64(s, c32);
+    __m512i r0 = fusedRequant16<Relu>(_mm512_add_epi32(v0, corr), m, s, s32, h);
+    __m512i r1 =
+        NV == 2 ? fusedRequant16<Relu>(_mm512_add_epi32(v1, corr), m, s, s32, h)
+                : r0;
+    __m256i bytes = narrowPair(r0, r1, zp16, lo16, hi16, order, fr.isUnsigned);
+    for (int k = 0; k < st.count; ++k)
+      _mm256_mask_storeu_epi8(out + i * ldo + st.at[k], st.mask[k], bytes);
+  }
+}
+
+void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
+                      int64_t bPanelStride, const int32_t *partial, int64_t ldp,
+                      int64_t mr, int64_t nr, const Int8FusedRows &fr,
+                      int64_t row, uint8_t *out, int64_t ldo,
+                      const Int8TileStores &st) {
+  withTileShape(mr, nr, [&](auto nv, auto rows) {
+    constexpr int NV = decltype(nv)::value, ROWS = decltype(rows)::value;
+    if (fr.relu)
+      fusedKernel<NV, ROWS, true>(groups, a, b, bPanelStride, partial, ldp, mr,
+                                  nr, fr, row, out, ldo, st);
+    else
+      fusedKernel<NV, ROWS, false>(groups, a, b, bPanelStride, partial, ldp, mr,
+                                   nr, fr, row, out, ldo, st);
+  });
+}
+
+/// Int8Interleave64: bytes, then 16-bit pairs interleaved within each
+/// 128-bit lane (lane L holds panel L's columns 0-3, 4-7, 8-11, 12-15 in
+/// v0..v3), then a 4 x 4 transpose of the lanes.
+void interleave64(const uint8_t *const r[4], uint8_t x, uint8_t *d,
+                  int64_t panelStride) {
+  __m512i xv = _mm512_set1_epi8(char(x));
+  __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(r[0]), xv);
+  __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(r[1]), xv);
+  __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(r[2]), xv);
+  __m512i r3 = _mm512_xor_si512(_mm512_loadu_si512(r[3]), xv);
+  __m512i a = _mm512_unpacklo_epi8(r0, r1), a2 = _mm512_unpackhi_epi8(r0, r1);
+  __m512i b = _mm512_unpacklo_epi8(r2, r3), b2 = _mm512_unpackhi_epi8(r2, r3);
+  __m512i v0 = _mm512_unpacklo_epi16(a, b), v1 = _mm512_unpackhi_epi16(a, b);
+  __m512i v2 = _mm512_unpacklo_epi16(a2, b2),
+          v3 = _mm512_unpackhi_epi16(a2, b2);
+  // t0 = (v0.L0, v0.L1, v1.L0, v1.L1), t1 = (v0.L2, v0.L3, v1.L2, v1.L3),
+  // t2, t3 the same of v2, v3; then panel L = (v0.L, v1.L, v2.L, v3.L).
+  __m512i t0 = _mm512_shuffle_i32x4(v0, v1, 0x44);
+  __m512i t1 = _mm512_shuffle_i32x4(v0, v1, 0xee);
+  __m512i t2 = _mm512_shuffle_i32x4(v2, v3, 0x44);
+  __m512i t3 = _mm512_shuffle_i32x4(v2, v3, 0xee);
+  _mm512_storeu_si512(d, _mm512_shuffle_i32x4(t0, t2, 0x88));
+  _mm512_storeu_si512(d + panelStride, _mm512_shuffle_i32x4(t0, t2, 0xdd));
+  _mm512_storeu_si512(d + 2 * panelStride, _mm512_shuffle_i32x4(t1, t3, 0x88));
+  _mm512_storeu_si512(d + 3 * panelStride, _mm512_shuffle_i32x4(t1, t3, 0xdd));
+}
+
+/// One row's output requantization (Int8FusedRows' m', s', 2^(s'-1), zp,
+/// clamp) in registers: 32 int32 sums (two vectors, corrections added) to
+/// 32 bytes, the first `left` of them stored.
+struct RowRequant {
+  __m512i m, s, s32, h, zp16, lo16, hi16, order;
+  bool isUnsigned;
+  RowRequant(int64_t mv, int64_t sv, int64_t hv, int16_t zp, int16_t qmin,
+             int16_t qmax, bool isUnsignedOut)
+      : m(_mm512_set1_epi64(mv)), s(_mm512_set1_epi64(sv)),
+        s32(_mm512_set1_epi64(sv - 32)), h(_mm512_set1_epi64(hv)),
+        zp16(_mm512_set1_epi16(zp)), lo16(_mm512_set1_epi16(qmin)),
+        hi16(_mm512_set1_epi16(qmax)), order(narrowOrder()),
+        isUnsigned(isUnsignedOut) {}
+
+  template <bool Relu>
+  void store32(__m512i v0, __m512i v1, int64_t left, uint8_t *dst) const {
+    __m512i r0 = fusedRequant16<Relu>(v0, m, s, s32, h);
+    __m512i r1 = fusedRequant16<Relu>(v1, m, s, s32, h);
+    __mmask32 mask = left >= 32 ? ~__mmask32(0) : (__mmask32(1) << left) - 1;
+    _mm256_mask_storeu_epi8(
+        dst, mask, narrowPair(r0, r1, zp16, lo16, hi16, order, isUnsigned));
+  }
+};
+
+template <bool Relu>
+void fusedRowT(const int32_t *acc, int64_t n, const Int8FusedRows &fr,
+               int64_t row, uint8_t *out) {
+  __m512i corr = _mm512_set1_epi32(fr.corr[row]);
+  RowRequant rq(fr.m[row], fr.s[row], fr.h[row], fr.zp, fr.qmin, fr.qmax,
+                fr.isUnsigned);
+  for (int64_t j = 0; j < n; j += 32) {
+    int64_t left = n - j;
+    __m512i v0 = _mm512_add_epi32(
+        _mm512_maskz_loadu_epi32(tailMask(left), acc + j), corr);
+    __m512i v1 = _mm512_add_epi32(
+        _mm512_maskz_loadu_epi32(tailMask(left - 16), acc + j + 16), corr);
+    rq.store32<Relu>(v0, v1, left, out + j);
+  }
+}
+
+void fusedRow(const int32_t *acc, int64_t n, const Int8FusedRows &fr,
+              int64_t row, uint8_t *out) {
+  if (fr.relu)
+    fusedRowT<true>(acc, n, fr, row, out);
+  else
+    fusedRowT<false>(acc, n, fr, row, out);
+}
+
+/// One input of the int8 Add on 16 lanes: R(q - zp) as Int8AddFast says.
+struct AddInput {
+  __m512i zp, mHi, mLo, s, h;
+  bool isUnsigned;
+  explicit AddInput(const Int8AddFast::Input &in)
+      : zp(_mm512_set1_epi32(in.zp)), mHi(_mm512_set1_epi32(int32_t(in.mHi))),
+        mLo(_mm512_set1_epi32(int32_t(in.mLo))),
+        s(_mm512_set1_epi32(int32_t(in.s))),
+        h(_mm512_set1_epi32(int32_t(in.h))), isUnsigned(in.isUnsigned) {}
+
+  __m512i rescale(const uint8_t *p, __mmask16 mask) const {
+    __m128i bytes = _mm_maskz_loadu_epi8(mask, p);
+    __m512i q =
+        isUnsigned ? _mm512_cvtepu8_epi32(bytes) : _mm512_cvtepi8_epi32(bytes);
+    __m512i x = _mm512_sub_epi32(q, zp);
+    __mmask16 neg = _mm512_movepi32_mask(x);
+    __m512i ax = _mm512_abs_epi32(x);
+    __m512i low =
+        _mm512_srlv_epi32(_mm512_add_epi32(_mm512_mullo_epi32(ax, mLo), h), s);
+    __m512i r = _mm512_add_epi32(_mm512_mullo_epi32(ax, mHi), low);
+    return _mm512_mask_sub_epi32(r, neg, _mm512_setzero_si512(), r);
+  }
+};
+
+template <bool Relu>
+void addKernelT(const Int8AddFast &k, const uint8_t *a, const uint8_t *b,
+                uint8_t *y, int64_t n) {
+  AddInput ia(k.a), ib(k.b);
+  RowRequant rq(k.m, k.s, k.h, k.zp, k.qmin, k.qmax, k.outUnsigned);
+  for (int64_t i = 0; i < n; i += 32) {
+    int64_t left = n - i;
+    __mmask16 m0 = tailMask(left), m1 = tailMask(left - 16);
+    // Both halves are read before the store: y may be a or b.
+    __m512i v0 = _mm512_add_epi32(ia.rescale(a + i, m0), ib.rescale(b + i, m0));
+    __m512i v1 = _mm512_add_epi32(ia.rescale(a + i + 16, m1),
+                                  ib.rescale(b + i + 16, m1));
+    rq.store32<Relu>(v0, v1, left, y + i);
+  }
+}
+
+/// One input's rescale R(q - zp) as AddInput::rescale computes it, for
+/// the byte q.
+int32_t rescaleByte(const Int8AddFast::Input &in, uint8_t byte) {
+  int32_t q = in.isUnsigned ? int32_t(byte) : int32_t(int8_t(byte));
+  int32_t x = q - in.zp;
+  uint32_t ax = x < 0 ? uint32_t(-x) : uint32_t(x);
+  uint32_t r = ax * in.mHi + ((ax * in.mLo + in.h) >> in.s);
+  return x < 0 ? -int32_t(r) : int32_t(r);
+}
+
+/// One input's rescale looked up by byte with `vpermi2b` (AVX-512 VBMI):
+/// plane[k] holds byte k of R for all 256 byte values (four vectors of 64
+/// entries each), so 64 elements take 12 lookups and blends and eight
+/// unpacks instead of eight `vpmulld`.
+struct AddTable {
+  alignas(64) uint8_t plane[4][256];
+  explicit AddTable(const Int8AddFast::Input &in) {
+    for (int v = 0; v < 256; ++v) {
+      uint32_t r = uint32_t(rescaleByte(in, uint8_t(v)));
+      for (int k = 0; k < 4; ++k)
+        plane[k][v] = uint8_t(r >> (8 * k));
+    }
+  }
+
+  /// The rescales of 64 bytes as four vectors of 16 int32: d[j]'s dword i
+  /// of 128-bit lane L is element 16 L + 4 j + i.
+  __attribute__((target("avx512vbmi"))) void lookup(__m512i idx,
+                                                    __m512i d[4]) const {
+    __mmask64 high = _mm512_movepi8_mask(idx);
+    __m512i p[4];
+    for (int k = 0; k < 4; ++k) {
+      const uint8_t *t = plane[k];
+      __m512i lo = _mm512_permutex2var_epi8(_mm512_load_si512(t), idx,
+                                            _mm512_load_si512(t + 64));
+      __m512i hi = _mm512_permutex2var_epi8(_mm512_load_si512(t + 128), idx,
+                                            _mm512_load_si512(t + 192));
+      p[k] = _mm512_mask_blend_epi8(high, lo, hi);
+    }
+    __m512i w01l = _mm512_unpacklo_epi8(p[0], p[1]);
+    __m512i w01h = _mm512_unpackhi_epi8(p[0], p[1]);
+    __m512i w23l = _mm512_unpacklo_epi8(p[2], p[3]);
+    __m512i w23h = _mm512_unpackhi_epi8(p[2], p[3]);
+    d[0] = _mm512_unpacklo_epi16(w01l, w23l);
+    d[1] = _mm512_unpackhi_epi16(w01l, w23l);
+    d[2] = _mm512_unpacklo_epi16(w01h, w23h);
+    d[3] = _mm512_unpackhi_epi16(w01h, w23h);
+  }
+};
+
+/// The Add with table rescales, 64 elements per step. The packs undo the
+/// unpacks' order within each 128-bit lane, so the bytes come out in
+/// element order.
+template <bool Relu>
+__attribute__((target("avx512vbmi"))) void
+addTableT(const Int8AddFast &k, const uint8_t *a, const uint8_t *b, uint8_t *y,
+          int64_t n) {
+  AddTable ta(k.a), tb(k.b);
+  RowRequant rq(k.m, k.s, k.h, k.zp, k.qmin, k.qmax, k.outUnsigned);
+  for (int64_t i = 0; i < n; i += 64) {
+    int64_t left = n - i;
+    __mmask64 mask = left >= 64 ? ~__mmask64(0) : (__mmask64(1) << left) - 1;
+    __m512i da[4], db[4], r[4];
+    ta.lookup(_mm512_maskz_loadu_epi8(mask, a + i), da);
+    tb.lookup(_mm512_maskz_loadu_epi8(mask, b + i), db);
+    for (int j = 0; j < 4; ++j)
+      r[j] = fusedRequant16<Relu>(_mm512_add_epi32(da[j], db[j]), rq.m, rq.s,
+                                  rq.s32, rq.h);
+    __m512i w0 = _mm512_adds_epi16(_mm512_packs_epi32(r[0], r[1]), rq.zp16);
+    __m512i w1 = _mm512_adds_epi16(_mm512_packs_epi32(r[2], r[3]), rq.zp16);
+    w0 = _mm512_min_epi16(_mm512_max_epi16(w0, rq.lo16), rq.hi16);
+    w1 = _mm512_min_epi16(_mm512_max_epi16(w1, rq.lo16), rq.hi16);
+    __m512i bytes = k.outUnsigned ? _mm512_packus_epi16(w0, w1)
+                                  : _mm512_packs_epi16(w0, w1);
+    _mm512_mask_storeu_epi8(y + i, mask, bytes);
+  }
+}
+
+bool hasVbmi() {
+  static const bool has = __builtin_cpu_supports("avx512vbmi");
+  return has;
+}
+
+void addKernel(const Int8AddFast &k, const uint8_t *a, const uint8_t *b,
+               uint8_t *y, int64_t n) {
+  // Short runs do not pay for the two 1 KiB tables.
+  if (n >= 1024 && hasVbmi()) {
+    if (k.relu)
+      addTableT<true>(k, a, b, y, n);
+    else
+      addTableT<false>(k, a, b, y, n);
+    return;
+  }
+  if (k.relu)
+    addKernelT<true>(k, a, b, y, n);
+  else
+    addKernelT<false>(k, a, b, y, n);
 }
 
 /// clamp(round_half_away_from_zero(v * m / 2^s) + zp, lo, hi) in the 8
@@ -318,6 +654,13 @@ void depthwisePairsAvx512(const Conv2dShape &s, const int16_t *pad, int64_t pw,
   for (int64_t t = 0; t < s.kh * pairsPerRow; ++t)
     wv[t] = _mm512_set1_epi32(pairW[t]);
   const int32_t *pairs = SW == 1 ? pairPlaneOf(s, pad, pw) : nullptr;
+  // The tap pair q of kernel row ky for output row oy, as 32-bit lanes
+  // (lane x: output column x).
+  auto at = [&](int64_t oy, int64_t ky, int64_t q) {
+    int64_t rowAt = (oy * s.sh + ky * s.dh) * pw;
+    return SW == 1 ? pairs + rowAt + 2 * q
+                   : reinterpret_cast<const int32_t *>(pad + rowAt + 2 * q);
+  };
   // ROWS output rows at a time: independent accumulators hide the latency
   // of the vpdpwssd chain.
   auto rows = [&](auto rowsTag, int64_t oy0) {
@@ -330,19 +673,46 @@ void depthwisePairsAvx512(const Conv2dShape &s, const int16_t *pad, int64_t pw,
       for (int64_t ky = 0; ky < s.kh; ++ky)
         for (int64_t q = 0; q < pairsPerRow; ++q) {
           __m512i wq = wv[ky * pairsPerRow + q];
-          for (int r = 0; r < ROWS; ++r) {
-            int64_t rowAt = ((oy0 + r) * s.sh + ky * s.dh) * pw;
-            __m512i v = SW == 1
-                            ? _mm512_loadu_si512(pairs + rowAt + ox + 2 * q)
-                            : _mm512_loadu_si512(pad + rowAt + 2 * ox + 2 * q);
-            a[r] = _mm512_dpwssd_epi32(a[r], v, wq);
-          }
+          for (int r = 0; r < ROWS; ++r)
+            a[r] = _mm512_dpwssd_epi32(
+                a[r], _mm512_loadu_si512(at(oy0 + r, ky, q) + ox), wq);
         }
       for (int r = 0; r < ROWS; ++r)
         _mm512_mask_storeu_epi32(acc + (oy0 + r) * s.ow + ox, mask, a[r]);
     }
   };
   int64_t oy = 0;
+  if (s.ow <= 8) {
+    // Narrow planes (7 x 7): two output rows per vector, row oy in lanes
+    // [0, OW), row oy + 1 in [OW, 2 OW), which is also their order in acc;
+    // PAIRS such vectors at a time.
+    int64_t ow = s.ow;
+    auto lo = __mmask16((1u << ow) - 1);
+    auto both = __mmask16((1u << (2 * ow)) - 1);
+    auto hi = __mmask16(both & ~lo);
+    auto twoRows = [&](auto pairsTag, int64_t oy0) {
+      constexpr int PAIRS = decltype(pairsTag)::value;
+      __m512i a[PAIRS];
+      for (int r = 0; r < PAIRS; ++r)
+        a[r] = _mm512_setzero_si512();
+      for (int64_t ky = 0; ky < s.kh; ++ky)
+        for (int64_t q = 0; q < pairsPerRow; ++q) {
+          __m512i wq = wv[ky * pairsPerRow + q];
+          for (int r = 0; r < PAIRS; ++r) {
+            int64_t y = oy0 + 2 * r;
+            __m512i v = _mm512_maskz_loadu_epi32(lo, at(y, ky, q));
+            v = _mm512_mask_loadu_epi32(v, hi, at(y + 1, ky, q) - ow);
+            a[r] = _mm512_dpwssd_epi32(a[r], v, wq);
+          }
+        }
+      for (int r = 0; r < PAIRS; ++r)
+        _mm512_mask_storeu_epi32(acc + (oy0 + 2 * r) * ow, both, a[r]);
+    };
+    for (; oy + 4 <= s.oh; oy += 4)
+      twoRows(std::integral_constant<int, 2>(), oy);
+    for (; oy + 2 <= s.oh; oy += 2)
+      twoRows(std::integral_constant<int, 1>(), oy);
+  }
   for (; oy + 4 <= s.oh; oy += 4)
     rows(std::integral_constant<int, 4>(), oy);
   for (; oy < s.oh; ++oy)
@@ -369,7 +739,15 @@ void depthwisePlane(const Conv2dShape &s, const void *x, bool isUnsigned,
 } // namespace
 
 Int8MicrokernelInfo int8Avx512VnniMicrokernel() {
-  return {kMR, 32, microkernel, tileEpilogue, depthwisePlane};
+  return {kMR,
+          32,
+          microkernel,
+          tileEpilogue,
+          depthwisePlane,
+          fusedMicrokernel,
+          addKernel,
+          interleave64,
+          fusedRow};
 }
 
 } // namespace strata::kernels::detail

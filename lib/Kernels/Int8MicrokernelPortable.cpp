@@ -8,12 +8,14 @@
 #include "Int8Microkernels.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "strata/Support/IntegerRequant.h"
 
 namespace strata::kernels::detail {
 
+#include "Int8AddImpl.inc"
 #include "Int8DepthwiseImpl.inc"
 #include "Int8EpilogueImpl.inc"
 
@@ -79,7 +81,8 @@ void int8ScalarTileEpilogue(const int32_t *acc, int64_t ldacc, int64_t rows,
 }
 
 Int8MicrokernelInfo int8PortableMicrokernel() {
-  return {kMR, kNR, microkernel, genericTileEpilogue, depthwisePlane};
+  return {kMR,     kNR,    microkernel, genericTileEpilogue, depthwisePlane,
+          nullptr, addLoop};
 }
 
 } // namespace strata::kernels::detail

@@ -39,11 +39,93 @@ using Int8DepthwisePlane = void (*)(const Conv2dShape &s, const void *x,
                                     bool isUnsigned, int32_t zp,
                                     const int8_t *w, int32_t *acc);
 
+/// The per-row parameters of a requantization fused into the microkernel
+/// (rows of the common form only: multiplier m > 0, shift s >= 31). Each
+/// output is, exactly as int8EpilogueValue,
+///   v = wrap32(acc + corr); v = relu ? max(v, 0) : v;
+///   r = sign(v) * ((|v| * m' + 2^(s'-1)) >> s')
+///   y = clamp(r + zp, qmin, qmax)
+/// with m' = m, s' = s, or m' = 2m, s' = 32 when s = 31 (the same value,
+/// and the odd lanes' shift s' - 32 is never negative). |v| * m' < 2^63,
+/// |r| < 2^31. The clamp runs as two saturating narrowings around a
+/// saturating 16-bit add of zp: equal to the int32 clamp for |zp| <= 32512
+/// and [qmin, qmax] inside the output type.
+struct Int8FusedRows {
+  const int32_t *corr = nullptr; ///< per row
+  const int64_t *m = nullptr;    ///< m' per row (< 2^32)
+  const int64_t *s = nullptr;    ///< s' per row (32..63)
+  const int64_t *h = nullptr;    ///< 2^(s'-1) per row
+  bool relu = false;
+  bool isUnsigned = false; ///< uint8 output (else int8)
+  int16_t zp = 0, qmin = 0, qmax = 0;
+};
+
+/// Where a fused microkernel writes row r's 32 bytes (lane t: tile column
+/// t): for each store k, the lanes in mask[k] at out + r * ldo + at[k] + t
+/// (a convolution over the padded width drops the columns past each
+/// output row and moves the next row's back; masked stores leave the
+/// other bytes alone).
+struct Int8TileStores {
+  static constexpr int kMax = 8;
+  int count = 0;
+  int64_t at[kMax] = {};
+  uint32_t mask[kMax] = {};
+};
+
+/// A microkernel with the requantization fused: the tile's accumulators
+/// (plus the int32 tile `partial`, row stride ldp, when not null: earlier
+/// K blocks) go through `rows` (its arrays indexed from `row`) in
+/// registers and are written as 8-bit values as `stores` says (row stride
+/// ldo bytes): mr rows, nr columns. A holds the signed operand (a
+/// convolution's filter).
+using Int8FusedMicrokernel = void (*)(int64_t groups, const uint8_t *a,
+                                      const uint8_t *b, int64_t bPanelStride,
+                                      const int32_t *partial, int64_t ldp,
+                                      int64_t mr, int64_t nr,
+                                      const Int8FusedRows &rows, int64_t row,
+                                      uint8_t *out, int64_t ldo,
+                                      const Int8TileStores &stores);
+
+/// The vector form of an int8 Add (strata/Kernels/Int8Add.h), for
+/// parameters where it is exact (Int8Add.cpp checks them): each input's
+/// R(x, m, s) with |x| <= 255, 0 <= m, 1 <= s <= 24 and |R| < 2^30 as
+/// |x| * (m >> s) + ((|x| * (m & (2^s - 1)) + 2^(s-1)) >> s) in unsigned
+/// 32-bit lanes, the sign put back; the output requantization as
+/// Int8FusedRows (m', s', h').
+struct Int8AddFast {
+  struct Input {
+    bool isUnsigned = false;
+    int32_t zp = 0;
+    uint32_t mHi = 0, mLo = 0, s = 0, h = 0;
+  } a, b;
+  bool relu = false, outUnsigned = false;
+  int64_t m = 0, s = 0, h = 0;
+  int16_t zp = 0, qmin = 0, qmax = 0;
+};
+using Int8AddKernel = void (*)(const Int8AddFast &k, const uint8_t *a,
+                               const uint8_t *b, uint8_t *y, int64_t n);
+
+/// Four B panels at once: d(p)[c * 4 + q] = r[q][16 p + c] ^ x for panels
+/// p = 0..3 (destinations `panelStride` bytes apart), columns c = 0..15 and
+/// the four rows q (64 readable bytes each).
+using Int8Interleave64 = void (*)(const uint8_t *const r[4], uint8_t x,
+                                  uint8_t *d, int64_t panelStride);
+
+/// Row `row` of Int8FusedRows applied to `n` int32 accumulators (no
+/// correction added yet), written as 8-bit values to `out`.
+using Int8FusedRow = void (*)(const int32_t *acc, int64_t n,
+                              const Int8FusedRows &rows, int64_t row,
+                              uint8_t *out);
+
 struct Int8MicrokernelInfo {
   int64_t mr, nr;
   Int8Microkernel fn;
   Int8TileEpilogue epilogue;
   Int8DepthwisePlane depthwise;
+  Int8FusedMicrokernel fused = nullptr;    ///< null: fn, then epilogue
+  Int8AddKernel add = nullptr;             ///< null: the table loop
+  Int8Interleave64 interleave64 = nullptr; ///< null: one panel at a time
+  Int8FusedRow fusedRow = nullptr;         ///< null: the tile epilogue
 };
 
 /// The scalar tile epilogue (every path may use it).

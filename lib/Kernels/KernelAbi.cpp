@@ -23,14 +23,21 @@ bool isRuntimeKernel(std::string_view name) {
   for (const char *k : {kMatmulGemm, kMatmulGemv, kMatmulBatched, kConv1x1,
                         kConvIm2col, kConvDepthwise, kConvWinograd,
                         kMatmulGemmI8, kConv1x1I8, kConvIm2colI8,
-                        kConvDepthwiseI8, kMatmulGemmBf16,
+                        kConvDepthwiseI8, kMatmulGemmBf16, kConvIm2colBf16,
+                        kConvDepthwiseBf16,
                         kSoftmax, kLayerNorm, kMaxPool, kAvgPool,
-                        kGlobalAvgPool, kDeconv})
+                        kGlobalAvgPool, kDeconv, kAddRequantI8,
+                        kInvertedResidual})
     if (name == k)
       return true;
   for (const char *k : kBinaryKernels)
     if (name == k)
       return true;
+  for (const char *k : kUnaryKernels)
+    if (name == k)
+      return true;
+  if (name == kResize2d || name == kConcat)
+    return true;
   return isOneDnnKernel(name);
 }
 
@@ -62,6 +69,13 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
     return product({0, 1, 2, 3});
   if (kernel == kConv1x1 || kernel == kConv1x1I8)
     return product({0, 1, 2, 3});
+  if (kernel == kInvertedResidual) {
+    // N * (H * W * C * E + OH * OW * E * (9 + P))
+    if (count < 13)
+      return 0;
+    return double(p[0]) * (double(p[2] * p[3]) * double(p[1] * p[4]) +
+                           double(p[11] * p[12]) * double(p[4] * (9 + p[5])));
+  }
   if (kernel == kDeconv) {
     // N * C * H * W * (O / G) * KH * KW
     if (count < kConvStrategyParams || p[17] < 1)
@@ -70,7 +84,8 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
   }
   if (kernel == kConvIm2col || kernel == kConvDepthwise ||
       kernel == kConvWinograd || kernel == kConvIm2colI8 ||
-      kernel == kConvDepthwiseI8) {
+      kernel == kConvDepthwiseI8 || kernel == kConvIm2colBf16 ||
+      kernel == kConvDepthwiseBf16) {
     // N * O * OH * OW * (C / G) * KH * KW
     if (count < kConvStrategyParams || p[17] < 1)
       return 0;

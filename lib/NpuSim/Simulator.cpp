@@ -8,6 +8,7 @@
 
 #include "strata/NpuSim/Simulator.h"
 
+#include "strata/Support/FloatBits.h"
 #include "strata/Support/IntegerRequant.h"
 
 #include <algorithm>
@@ -17,22 +18,6 @@
 
 using namespace strata;
 using namespace strata::npusim;
-
-uint16_t npusim::floatToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  if (std::isnan(f))
-    return static_cast<uint16_t>((bits >> 16) | 0x0040);
-  bits += 0x7FFF + ((bits >> 16) & 1);
-  return static_cast<uint16_t>(bits >> 16);
-}
-
-float npusim::bf16ToFloat(uint16_t b) {
-  uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 //===----------------------------------------------------------------------===//
 // Cycle model
@@ -179,7 +164,7 @@ struct Lram {
     std::memcpy(base + a, &x, 4);
   }
   void setBf16(uint64_t a, float f) {
-    uint16_t v = floatToBf16(f);
+    uint16_t v = floatToBF16(f);
     std::memcpy(base + a, &v, 2);
   }
   /// Reads an element of `f` as a float (bf16) or an integer (int8).

@@ -5,6 +5,7 @@
 #include "strata/Kernels/KernelAbi.h"
 #include "strata/Runtime/ThreadPool.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -204,6 +205,13 @@ public:
            std::string &error) const override {
     std::atomic<int64_t> failedGroup{-1};
     std::atomic<int> failedCode{0};
+    // A kernel splits its work into `count` equal parts itself, and each
+    // part repeats some setup (packing, padded planes): with fewer threads
+    // than the compiled workgroup count it runs as one part per thread
+    // (an int8 convolution at one thread then streams its weights once).
+    if (!kernel.empty())
+      workgroupCount =
+          std::min<int64_t>(workgroupCount, int64_t(pool.threadCount()));
     pool.parallelFor(workgroupCount, [&](int64_t id) {
       int rc = fn(bindings, params, id, workgroupCount);
       if (rc != 0) {

@@ -12,6 +12,7 @@
 #include "CpuKernels.h"
 
 #include "strata/Kernels/Conv.h"
+#include "strata/Kernels/InvertedResidual.h"
 #include "strata/Kernels/KernelAbi.h"
 #include "strata/Kernels/Winograd.h"
 
@@ -208,18 +209,18 @@ kn::Conv2dShape conv1x1Shape(const int64_t *p) {
 
 /// `packedBytes`: the size of the packed weight (the GEMM's packed filter,
 /// or Winograd's transformed one), 0 on overflow.
-bool checkConvBindings(const std::vector<BufferInfo> &b,
-                       const kn::Conv2dShape &s, bool packed,
-                       const int64_t *epilogue, std::string &error,
-                       uint64_t (*packedBytes)(const kn::Conv2dShape &) =
-                           kn::packedConvFilterBytes) {
+bool checkConvBindings(
+    const std::vector<BufferInfo> &b, const kn::Conv2dShape &s, bool packed,
+    const int64_t *epilogue, std::string &error,
+    uint64_t (*packedBytes)(const kn::Conv2dShape &) = nullptr) {
   std::string why = kn::checkConv2dShape(s);
   if (!why.empty()) {
     error = why;
     return false;
   }
   if (packed) {
-    uint64_t bytes = packedBytes(s);
+    uint64_t bytes =
+        packedBytes ? packedBytes(s) : kn::packedConvFilterBytes(s);
     if (bytes == 0 || b[kWeight].size < bytes) {
       error = "binding 1 (packed filter) has " +
               std::to_string(b[kWeight].size) + " bytes, the params need " +
@@ -234,45 +235,70 @@ bool checkConvBindings(const std::vector<BufferInfo> &b,
          checkEpilogue(b, epilogue, s.o, s.n * s.o * s.oh * s.ow, error);
 }
 
-bool checkPackedFlag(int64_t v, std::string &error) {
-  if (isFlag(v))
+uint64_t packedTransposedBytes(const kn::Conv2dShape &s) {
+  return kn::packedConvFilterBytes(s, kn::ConvGemmForm::Transposed);
+}
+
+/// filter_packed of the GEMM convolutions: 0 plain, 1 packed for the
+/// normal form, 2 packed for the transposed form (kn::ConvGemmForm).
+bool checkPackedFlag(int64_t v, const kn::Conv2dShape &s, std::string &error) {
+  if (v == 2 && s.oh * s.ow > kn::kMaxTransposedPixels) {
+    error = "filter_packed is 2 (the transposed form), but OH*OW = " +
+            std::to_string(s.oh * s.ow) + " is over " +
+            std::to_string(kn::kMaxTransposedPixels);
+    return false;
+  }
+  if (v == 0 || v == 1 || v == 2)
     return true;
-  error = "filter_packed is " + std::to_string(v) + ", must be 0 or 1";
+  error = "filter_packed is " + std::to_string(v) + ", must be 0, 1 or 2";
   return false;
 }
 
-int convGemm(void *const *bindings, const kn::Conv2dShape &s, bool packed,
+bool checkGemmConv(const std::vector<BufferInfo> &b, const kn::Conv2dShape &s,
+                   int64_t packed, const int64_t *epilogue,
+                   std::string &error) {
+  return checkPackedFlag(packed, s, error) &&
+         checkConvBindings(b, s, packed != 0, epilogue, error,
+                           packed == 2 ? packedTransposedBytes : nullptr);
+}
+
+int convGemm(void *const *bindings, const kn::Conv2dShape &s, int64_t packed,
              const int64_t *epilogue, int64_t id, int64_t count) {
   int64_t begin, end;
+  bool transposed =
+      packed == 2 || (packed == 0 && kn::preferredConvGemmForm(s) ==
+                                         kn::ConvGemmForm::Transposed);
+  kn::Epilogue e = epilogueFrom(epilogue, bindings[kBias], kn::BiasMode::PerRow,
+                                bindings[kResidual], s.oh * s.ow);
+  const auto *x = static_cast<const float *>(bindings[kIn]);
+  const auto *w = static_cast<const float *>(bindings[kWeight]);
+  auto *y = static_cast<float *>(bindings[kOut]);
+  if (transposed) {
+    split(kn::conv2dGemmTransposedUnits(s, count), id, count, begin, end);
+    kn::conv2dGemmTransposed(s, x, w, packed != 0, e, y, count, begin, end);
+    return 0;
+  }
   split(kn::conv2dGemmUnits(s, count), id, count, begin, end);
-  kn::conv2dGemm(s, static_cast<const float *>(bindings[kIn]),
-                 static_cast<const float *>(bindings[kWeight]), packed,
-                 epilogueFrom(epilogue, bindings[kBias], kn::BiasMode::PerRow,
-                              bindings[kResidual], s.oh * s.ow),
-                 static_cast<float *>(bindings[kOut]), count, begin, end);
+  kn::conv2dGemm(s, x, w, packed != 0, e, y, count, begin, end);
   return 0;
 }
 
 int conv1x1Kernel(void *const *bindings, const int64_t *p, int64_t id,
                   int64_t count) {
-  return convGemm(bindings, conv1x1Shape(p), p[4] != 0, p + 5, id, count);
+  return convGemm(bindings, conv1x1Shape(p), p[4], p + 5, id, count);
 }
 bool conv1x1Check(const std::vector<BufferInfo> &b,
                   const std::vector<int64_t> &p, std::string &error) {
-  return checkPackedFlag(p[4], error) &&
-         checkConvBindings(b, conv1x1Shape(p.data()), p[4] != 0, p.data() + 5,
-                           error);
+  return checkGemmConv(b, conv1x1Shape(p.data()), p[4], p.data() + 5, error);
 }
 
 int convIm2colKernel(void *const *bindings, const int64_t *p, int64_t id,
                      int64_t count) {
-  return convGemm(bindings, convShape(p), p[18] != 0, p + 19, id, count);
+  return convGemm(bindings, convShape(p), p[18], p + 19, id, count);
 }
 bool convIm2colCheck(const std::vector<BufferInfo> &b,
                      const std::vector<int64_t> &p, std::string &error) {
-  return checkPackedFlag(p[18], error) &&
-         checkConvBindings(b, convShape(p.data()), p[18] != 0, p.data() + 19,
-                           error);
+  return checkGemmConv(b, convShape(p.data()), p[18], p.data() + 19, error);
 }
 
 int convDepthwiseKernel(void *const *bindings, const int64_t *p, int64_t id,
@@ -341,8 +367,10 @@ bool convWinogradCheck(const std::vector<BufferInfo> &b,
     return false;
   }
   int64_t packed = p[kabi::kConvStrategyParams], tileHw = p[kabi::kConvParams];
-  if (!checkPackedFlag(packed, error))
+  if (!isFlag(packed)) {
+    error = "filter_packed is " + std::to_string(packed) + ", must be 0 or 1";
     return false;
+  }
   if (tileHw < 1 || tileHw > kn::kWinogradMaxBlockTiles) {
     error = "tile_hw is " + std::to_string(tileHw) + ", must be in [1, " +
             std::to_string(kn::kWinogradMaxBlockTiles) + "]";
@@ -351,6 +379,124 @@ bool convWinogradCheck(const std::vector<BufferInfo> &b,
   return checkConvBindings(b, s, packed != 0,
                            p.data() + kabi::kConvStrategyParams + 1, error,
                            kn::winogradFilterBytes);
+}
+
+// Inverted residual: [N, C, H, W, E, P, stride, PT, PL, PB, PR, OH, OW,
+// (has_bias, act, p0, p1) x 3, has_residual, strip_rows]. Bindings: input,
+// w1 (packed A), b1, depthwise filter, b2, w3 (packed A), b3, output,
+// residual. Workgroups split the (image, strip) units.
+
+enum InvResBinding {
+  kIrIn,
+  kIrW1,
+  kIrB1,
+  kIrDw,
+  kIrB2,
+  kIrW3,
+  kIrB3,
+  kIrOut,
+  kIrResidual
+};
+
+kn::InvertedResidualShape invResShape(const int64_t *p) {
+  kn::InvertedResidualShape s;
+  s.n = p[0], s.c = p[1], s.h = p[2], s.w = p[3], s.e = p[4], s.p = p[5];
+  s.stride = p[6], s.pt = p[7], s.pl = p[8], s.pb = p[9], s.pr = p[10];
+  s.oh = p[11], s.ow = p[12];
+  return s;
+}
+
+int64_t invResStripRows(const kn::InvertedResidualShape &s, const int64_t *p) {
+  int64_t rows = p[26];
+  return rows > 0 ? std::min(rows, s.oh)
+                  : kn::invertedResidualStripRows(
+                        s, kn::invertedResidualCacheBytes());
+}
+
+int invResKernel(void *const *bindings, const int64_t *p, int64_t id,
+                 int64_t count) {
+  kn::InvertedResidualShape s = invResShape(p);
+  auto f = [&](int i) { return static_cast<const float *>(bindings[i]); };
+  kn::InvertedResidualWeights wt;
+  wt.w1 = f(kIrW1), wt.dw = f(kIrDw), wt.w3 = f(kIrW3);
+  const float *biases[] = {f(kIrB1), f(kIrB2), f(kIrB3)};
+  const float **bias[] = {&wt.b1, &wt.b2, &wt.b3};
+  kn::Epilogue *epi[] = {&wt.e1, &wt.e2, &wt.e3};
+  for (int k = 0; k < 3; ++k) {
+    const int64_t *q = p + 13 + 4 * k;
+    *bias[k] = q[0] ? biases[k] : nullptr;
+    epi[k]->act = kn::Activation(q[1]);
+    epi[k]->p0 = kabi::paramFloat(q[2]);
+    epi[k]->p1 = kabi::paramFloat(q[3]);
+  }
+  wt.residual = p[25] ? f(kIrResidual) : nullptr;
+  int64_t rows = invResStripRows(s, p);
+  int64_t begin, end;
+  split(kn::invertedResidualUnits(s, rows), id, count, begin, end);
+  return kn::invertedResidual(s, wt, f(kIrIn),
+                              static_cast<float *>(bindings[kIrOut]), rows,
+                              begin, end)
+             ? 0
+             : 1;
+}
+
+bool invResCheck(const std::vector<BufferInfo> &b,
+                 const std::vector<int64_t> &p, std::string &error) {
+  kn::InvertedResidualShape s = invResShape(p.data());
+  std::string why = kn::checkInvertedResidualShape(s);
+  if (!why.empty()) {
+    error = why;
+    return false;
+  }
+  static const char *const kStage[] = {"expansion", "depthwise", "projection"};
+  for (int k = 0; k < 3; ++k) {
+    const int64_t *q = p.data() + 13 + 4 * k;
+    std::string stage = kStage[k];
+    if (!isFlag(q[0])) {
+      error =
+          stage + " has_bias is " + std::to_string(q[0]) + ", must be 0 or 1";
+      return false;
+    }
+    if (q[1] < 0 || q[1] >= kn::kActivationCount) {
+      error = stage + " activation is " + std::to_string(q[1]) +
+              ", must be in [0, " + std::to_string(kn::kActivationCount) + ")";
+      return false;
+    }
+    if (q[2] < 0 || q[2] > UINT32_MAX || q[3] < 0 || q[3] > UINT32_MAX) {
+      error = stage + " activation param is not the bit pattern of an f32";
+      return false;
+    }
+  }
+  if (!isFlag(p[25])) {
+    error = "has_residual is " + std::to_string(p[25]) + ", must be 0 or 1";
+    return false;
+  }
+  if (p[26] < 0) {
+    error = "strip_rows is " + std::to_string(p[26]) + ", must be >= 0";
+    return false;
+  }
+  int64_t in, out, dw;
+  if (!product({s.n, s.c, s.h, s.w}, in) ||
+      !product({s.n, s.p, s.oh, s.ow}, out) || !product({s.e, 9}, dw)) {
+    error = "a tensor's element count overflows";
+    return false;
+  }
+  uint64_t w1 = kn::packedABytes(s.e, s.c), w3 = kn::packedABytes(s.p, s.e);
+  if (w1 == 0 || w3 == 0) {
+    error = "a packed filter's size overflows";
+    return false;
+  }
+  return needBytes(b, kIrIn, in, 4, "input", error) &&
+         needBytes(b, kIrW1, int64_t(w1 / 4), 4, "packed expansion filter",
+                   error) &&
+         (!p[13] || needBytes(b, kIrB1, s.e, 4, "expansion bias", error)) &&
+         needBytes(b, kIrDw, dw, 4, "depthwise filter", error) &&
+         (!p[17] || needBytes(b, kIrB2, s.e, 4, "depthwise bias", error)) &&
+         needBytes(b, kIrW3, int64_t(w3 / 4), 4, "packed projection filter",
+                   error) &&
+         (!p[21] || needBytes(b, kIrB3, s.p, 4, "projection bias", error)) &&
+         needBytes(b, kIrOut, out, 4, "output", error) &&
+         (!p[25] || needBytes(b, kIrResidual, out, 4, "residual", error));
 }
 
 constexpr unsigned kWritesOut = 1u << kOut;
@@ -369,6 +515,8 @@ const CpuKernel kGemmKernels[] = {
      convDepthwiseCheck, convDepthwiseKernel},
     {kabi::kConvWinograd, kabi::kKernelBindings, kabi::kConvWinogradParams,
      kWritesOut, convWinogradCheck, convWinogradKernel},
+    {kabi::kInvertedResidual, kabi::kInvertedResidualBindings,
+     kabi::kInvertedResidualParams, 1u << kIrOut, invResCheck, invResKernel},
 };
 
 } // namespace

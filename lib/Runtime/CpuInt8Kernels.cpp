@@ -13,6 +13,7 @@
 
 #include "CpuKernels.h"
 
+#include "strata/Kernels/Int8Add.h"
 #include "strata/Kernels/Int8Gemm.h"
 #include "strata/Kernels/KernelAbi.h"
 
@@ -297,6 +298,94 @@ bool convDepthwiseCheck(const std::vector<BufferInfo> &b,
                    kn::Int8WeightKind::Depthwise, p.data() + 19, error);
 }
 
+//===----------------------------------------------------------------------===//
+// Add: [count, a_unsigned, a_zp, a_m, a_s, b_unsigned, b_zp, b_m, b_s,
+//       relu, out_kind, out_m, out_s, out_zp, qmin, qmax]
+//===----------------------------------------------------------------------===//
+
+kn::Int8AddParams addParams(const int64_t *p) {
+  kn::Int8AddParams a;
+  for (auto [in, at] : {std::pair{&a.a, 1}, {&a.b, 5}}) {
+    in->isUnsigned = p[at] != 0;
+    in->zp = int32_t(p[at + 1]);
+    in->multiplier = int32_t(p[at + 2]);
+    in->shift = int32_t(p[at + 3]);
+  }
+  a.relu = p[9] != 0;
+  a.out = kn::Int8Output(p[10]);
+  a.multiplier = int32_t(p[11]);
+  a.shift = int32_t(p[12]);
+  a.zp = int32_t(p[13]);
+  a.qmin = int32_t(p[14]);
+  a.qmax = int32_t(p[15]);
+  return a;
+}
+
+int addKernel(void *const *bindings, const int64_t *p, int64_t id,
+              int64_t count) {
+  int64_t begin, end;
+  // Chunks of 64 elements: whole vectors per workgroup.
+  split((p[0] + 63) / 64, id, count, begin, end);
+  kn::int8Add(addParams(p), bindings[0], bindings[1], bindings[2], begin * 64,
+              std::min(p[0], end * 64));
+  return 0;
+}
+
+bool addCheck(const std::vector<BufferInfo> &b, const std::vector<int64_t> &p,
+              std::string &error) {
+  if (p[0] < 0) {
+    error = "count is " + str(p[0]) + ", must be >= 0";
+    return false;
+  }
+  const char *names[] = {"a", "b"};
+  for (int i = 0; i < 2; ++i) {
+    const int64_t *in = p.data() + 1 + 4 * i;
+    if (!isFlag(in[0])) {
+      error = std::string(names[i]) + "_unsigned is " + str(in[0]) +
+              ", must be 0 or 1";
+      return false;
+    }
+    int64_t lo = in[0] ? 0 : -128, hi = in[0] ? 255 : 127;
+    if (in[1] < lo || in[1] > hi) {
+      error = std::string(names[i]) + "_zp is " + str(in[1]) +
+              ", outside its type's [" + str(lo) + ", " + str(hi) + "]";
+      return false;
+    }
+    if (in[2] < INT32_MIN || in[2] > INT32_MAX || in[3] < 0 || in[3] > 63) {
+      error = std::string(names[i]) + "_multiplier, " + names[i] +
+              "_shift are " + str(in[2]) + ", " + str(in[3]) +
+              " (int32 and [0, 63])";
+      return false;
+    }
+  }
+  if (!isFlag(p[9])) {
+    error = "relu is " + str(p[9]) + ", must be 0 or 1";
+    return false;
+  }
+  if (p[10] != 1 && p[10] != 2) {
+    error = "out_kind is " + str(p[10]) + ", must be 1 (int8) or 2 (uint8)";
+    return false;
+  }
+  if (p[11] < INT32_MIN || p[11] > INT32_MAX || p[12] < 0 || p[12] > 63) {
+    error = "out_multiplier, out_shift are " + str(p[11]) + ", " + str(p[12]) +
+            " (int32 and [0, 63])";
+    return false;
+  }
+  if (p[13] < INT32_MIN || p[13] > INT32_MAX) {
+    error = "out_zp " + str(p[13]) + " is outside int32";
+    return false;
+  }
+  int64_t lo = p[10] == 1 ? -128 : 0, hi = p[10] == 1 ? 127 : 255;
+  if (p[14] < lo || p[14] > p[15] || p[15] > hi) {
+    error = "qmin, qmax are " + str(p[14]) + ", " + str(p[15]) +
+            ", not an ordered range inside [" + str(lo) + ", " + str(hi) + "]";
+    return false;
+  }
+  return needBytes(b, 0, p[0], 1, "a", error) &&
+         needBytes(b, 1, p[0], 1, "b", error) &&
+         needBytes(b, 2, p[0], 1, "out", error);
+}
+
 constexpr unsigned kWritesOut = 1u << kOut;
 const CpuKernel kInt8Kernels[] = {
     {kabi::kMatmulGemmI8, 4, kabi::kMatmulI8Params, kWritesOut, matmulCheck,
@@ -307,6 +396,8 @@ const CpuKernel kInt8Kernels[] = {
      convIm2colKernel},
     {kabi::kConvDepthwiseI8, 4, kabi::kConvI8Params, kWritesOut,
      convDepthwiseCheck, convDepthwiseKernel},
+    {kabi::kAddRequantI8, 3, kabi::kAddRequantI8Params, 1u << 2, addCheck,
+     addKernel},
 };
 
 } // namespace

@@ -288,6 +288,118 @@ bool deconvCheck(const std::vector<BufferInfo> &b,
          needBytes(b, 3, s.n * s.o * s.oh * s.ow, 4, "output", error);
 }
 
+//===----------------------------------------------------------------------===//
+// Unary: [count]
+//===----------------------------------------------------------------------===//
+
+template <kn::UnaryOp OP>
+int unaryKernel(void *const *bindings, const int64_t *p, int64_t id,
+                int64_t count) {
+  int64_t begin, end;
+  split(p[0], id, count, begin, end);
+  if (end > begin)
+    kn::unaryF32(OP, static_cast<const float *>(bindings[0]) + begin,
+                 static_cast<float *>(bindings[1]) + begin, end - begin);
+  return 0;
+}
+bool unaryCheck(const std::vector<BufferInfo> &b, const std::vector<int64_t> &p,
+                std::string &error) {
+  if (p[0] < 0) {
+    error = "count is " + std::to_string(p[0]) + ", must be >= 0";
+    return false;
+  }
+  return needBytes(b, 0, p[0], 4, "in", error) &&
+         needBytes(b, 1, p[0], 4, "out", error);
+}
+
+//===----------------------------------------------------------------------===//
+// Resize: [planes, H, W, OH, OW, mode, coord, nearest, scale_h, scale_w]
+//===----------------------------------------------------------------------===//
+
+kn::ResizeShape resizeShape(const int64_t *p) {
+  kn::ResizeShape s;
+  s.planes = p[0], s.h = p[1], s.w = p[2], s.oh = p[3], s.ow = p[4];
+  s.mode = kn::ResizeMode(p[5]);
+  s.coord = kn::ResizeCoord(p[6]);
+  s.nearest = kn::ResizeNearest(p[7]);
+  s.scaleH = kabi::paramDouble(p[8]);
+  s.scaleW = kabi::paramDouble(p[9]);
+  return s;
+}
+
+int resizeKernel(void *const *bindings, const int64_t *p, int64_t id,
+                 int64_t count) {
+  kn::ResizeShape s = resizeShape(p);
+  int64_t begin, end;
+  split(s.planes * s.oh, id, count, begin, end);
+  kn::resize2d(s, static_cast<const float *>(bindings[0]),
+               static_cast<float *>(bindings[1]), begin, end);
+  return 0;
+}
+bool resizeCheck(const std::vector<BufferInfo> &b,
+                 const std::vector<int64_t> &p, std::string &error) {
+  kn::ResizeShape s = resizeShape(p.data());
+  std::string why = kn::checkResizeShape(s);
+  if (!why.empty()) {
+    error = why;
+    return false;
+  }
+  return needBytes(b, 0, s.planes * s.h * s.w, 4, "input", error) &&
+         needBytes(b, 1, s.planes * s.oh * s.ow, 4, "output", error);
+}
+
+//===----------------------------------------------------------------------===//
+// Concat: [inputs, outer, inner[8]]
+//===----------------------------------------------------------------------===//
+
+/// Output elements per workgroup unit: enough to amortize the call.
+constexpr int64_t kConcatChunk = 16384;
+
+int concatKernel(void *const *bindings, const int64_t *p, int64_t id,
+                 int64_t count) {
+  const float *inputs[kabi::kConcatMaxInputs];
+  int64_t row = 0;
+  for (int64_t i = 0; i < p[0]; ++i) {
+    inputs[i] = static_cast<const float *>(bindings[i]);
+    row += p[2 + i];
+  }
+  int64_t total = p[1] * row, begin, end;
+  split((total + kConcatChunk - 1) / kConcatChunk, id, count, begin, end);
+  kn::concatF32(inputs, p + 2, p[0],
+                static_cast<float *>(bindings[kabi::kConcatMaxInputs]),
+                begin * kConcatChunk, std::min(total, end * kConcatChunk));
+  return 0;
+}
+bool concatCheck(const std::vector<BufferInfo> &b,
+                 const std::vector<int64_t> &p, std::string &error) {
+  if (p[0] < 1 || p[0] > kabi::kConcatMaxInputs) {
+    error = "inputs is " + std::to_string(p[0]) + ", must be in [1, " +
+            std::to_string(kabi::kConcatMaxInputs) + "]";
+    return false;
+  }
+  int64_t row = 0, total;
+  for (int64_t i = 0; i < kabi::kConcatMaxInputs; ++i) {
+    int64_t inner = p[2 + i], n;
+    if (inner < 0 || (i >= p[0] && inner != 0)) {
+      error = "inner[" + std::to_string(i) + "] is " + std::to_string(inner) +
+              (inner < 0 ? ", must be >= 0" : ", past the inputs: must be 0");
+      return false;
+    }
+    if (!product({p[1], inner, 4}, n) ||
+        __builtin_add_overflow(row, inner, &row)) {
+      error = "outer x inner overflows";
+      return false;
+    }
+    if (i < p[0] && !needBytes(b, size_t(i), p[1] * inner, 4, "input", error))
+      return false;
+  }
+  if (!product({p[1], row, 4}, total)) {
+    error = "outer x inner overflows";
+    return false;
+  }
+  return needBytes(b, kabi::kConcatMaxInputs, total / 4, 4, "output", error);
+}
+
 const CpuKernel kOpKernels[] = {
     {kabi::kBinaryKernels[0], 3, kabi::kBinaryParams, 0b100, binaryCheck,
      binaryKernel<kn::BinaryOp::Add>},
@@ -312,6 +424,22 @@ const CpuKernel kOpKernels[] = {
     {kabi::kGlobalAvgPool, 2, kabi::kGlobalAvgPoolParams, 0b10,
      globalAvgPoolCheck, globalAvgPoolKernel},
     {kabi::kDeconv, 4, kabi::kDeconvParams, 0b1000, deconvCheck, deconvKernel},
+    {kabi::kUnaryKernels[0], 2, kabi::kUnaryParams, 0b10, unaryCheck,
+     unaryKernel<kn::UnaryOp::Relu>},
+    {kabi::kUnaryKernels[1], 2, kabi::kUnaryParams, 0b10, unaryCheck,
+     unaryKernel<kn::UnaryOp::Sigmoid>},
+    {kabi::kUnaryKernels[2], 2, kabi::kUnaryParams, 0b10, unaryCheck,
+     unaryKernel<kn::UnaryOp::Tanh>},
+    {kabi::kUnaryKernels[3], 2, kabi::kUnaryParams, 0b10, unaryCheck,
+     unaryKernel<kn::UnaryOp::Exp>},
+    {kabi::kUnaryKernels[4], 2, kabi::kUnaryParams, 0b10, unaryCheck,
+     unaryKernel<kn::UnaryOp::SiLU>},
+    {kabi::kUnaryKernels[5], 2, kabi::kUnaryParams, 0b10, unaryCheck,
+     unaryKernel<kn::UnaryOp::Gelu>},
+    {kabi::kResize2d, 2, kabi::kResize2dParams, 0b10, resizeCheck,
+     resizeKernel},
+    {kabi::kConcat, kabi::kConcatMaxInputs + 1, kabi::kConcatParams,
+     1u << kabi::kConcatMaxInputs, concatCheck, concatKernel},
 };
 
 } // namespace

@@ -30,6 +30,7 @@
 
 #include "CpuKernels.h"
 #include "strata/Runtime/strata_runtime.h"
+#include "strata/Support/FloatBits.h"
 #include "strata/Support/NmsBoxes.h"
 #include "strata/Support/UniqueSlices.h"
 
@@ -85,18 +86,6 @@ uint64_t elemSize(int64_t dtype) {
   }
 }
 
-double halfToDouble(uint16_t h) {
-  int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  double v;
-  if (exp == 0)
-    v = std::ldexp(double(mant), -24);
-  else if (exp == 31)
-    v = mant ? NAN : INFINITY;
-  else
-    v = std::ldexp(double(mant | 0x400), exp - 25);
-  return sign ? -v : v;
-}
-
 /// Element `i` of a buffer of `dtype` as a double (64-bit integers beyond
 /// 2^53 round, as the interpreter's getAsDouble does). The 4/2-bit integers
 /// are stored zero-extended inside the artifact.
@@ -116,15 +105,12 @@ double readDouble(int64_t dtype, const void *p, int64_t i) {
   case F16: {
     uint16_t v;
     std::memcpy(&v, b + i * 2, 2);
-    return halfToDouble(v);
+    return halfToFloat(v);
   }
   case BF16: {
     uint16_t v;
     std::memcpy(&v, b + i * 2, 2);
-    uint32_t bits = uint32_t(v) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
+    return bf16ToFloat(v);
   }
   case I8:
     return int8_t(b[i]);

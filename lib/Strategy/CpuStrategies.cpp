@@ -182,6 +182,33 @@ static Error registerConv(StrategyRegistry &r) {
                                &im2colInt8, &pointwiseInt8, &depthwiseInt8})
     if (Error e = r.addForTarget("top.Conv", kCpu, std::move(*impl), conv2d))
       return e;
+  // --quantize bf16, group 1 (1x1 included): the bf16 GEMM with the filter
+  // packed at compile time and the im2col matrix packed per block
+  // (lib/Kernels/Bf16Gemm.cpp bf16Conv2d); disjoint from the others by
+  // dtype.
+  Implementation im2colBf16{
+      "conv2d.im2col_gemm_bf16",
+      10,
+      {dtypeIs(in(0), {"bf16"}), dtypeIs(in(1), {"bf16"}),
+       Clause::attrEq("group", AttrValue::integer(1))},
+      Lowering::kernelCall("conv2d_im2col_gemm_bf16", geometry),
+      {{"tile_m", 96}, {"tile_n", 256}, {"tile_k", 512}},
+      ""};
+  if (Error e =
+          r.addForTarget("top.Conv", kCpu, std::move(im2colBf16), conv2d))
+    return e;
+  // bf16 depthwise: the f32 depthwise kernel on planes widened to f32.
+  Implementation depthwiseBf16{
+      "conv2d.depthwise_bf16",
+      25,
+      {dtypeIs(in(0), {"bf16"}), dtypeIs(in(1), {"bf16"}),
+       dimIs(in(1), 1, Cmp::Eq, 1), dimIs(in(0), 1, Cmp::Ne, 1)},
+      Lowering::kernelCall("conv2d_depthwise_bf16", geometry),
+      {{"tile_w", 8}},
+      ""};
+  if (Error e =
+          r.addForTarget("top.Conv", kCpu, std::move(depthwiseBf16), conv2d))
+    return e;
   return std::nullopt;
 }
 
@@ -377,9 +404,36 @@ static Error registerDeconv(StrategyRegistry &r) {
   return r.addForTarget("top.Deconv", kCpu, std::move(gemm));
 }
 
+/// Resize of the last two dims (nearest or linear; the planner checks the
+/// modes and that no other dim changes) and Concat.
+static Error registerResize(StrategyRegistry &r) {
+  std::vector<KernelParam> geometry = {
+      p("planes", ParamSource::dimProduct(in(0), 0, -2)),
+      dimParam("H", in(0), -2), dimParam("W", in(0), -1),
+      dimParam("OH", out(0), -2), dimParam("OW", out(0), -1)};
+  Implementation resize{"resize.last2d_f32",
+                        10,
+                        {Clause::dtypeIn(in(0), {"f32"})},
+                        Lowering::kernelCall("resize_2d_f32", geometry),
+                        {},
+                        ""};
+  if (Error e = r.addForTarget("top.Resize", kCpu, std::move(resize)))
+    return e;
+  // Concat of up to 8 f32 inputs: a threaded copy (the planner computes the
+  // slice sizes from the axis).
+  Implementation concat{"concat.f32",
+                        10,
+                        {Clause::dtypeIn(in(0), {"f32"})},
+                        Lowering::kernelCall("concat_f32", {}),
+                        {},
+                        ""};
+  return r.addForTarget("top.Concat", kCpu, std::move(concat));
+}
+
 Error registerCpuStrategies(StrategyRegistry &registry) {
   for (auto fn : {registerConv, registerMatMul, registerPooling,
-                  registerRowwise, registerElementwise, registerDeconv})
+                  registerRowwise, registerElementwise, registerDeconv,
+                  registerResize})
     if (Error e = fn(registry))
       return e;
   return std::nullopt;

@@ -98,6 +98,24 @@ Error registerNpuStrategies(StrategyRegistry &r) {
     if (Error e = r.addForTarget(op, kNpuTarget, std::move(table)))
       return e;
   }
+  // top-quantize's int8 Add and GlobalAvgPool: i32 Add / ReduceSum between
+  // top.Requants (the conversion checks the chain).
+  Implementation add{"hl.add",
+                     20,
+                     {Clause::dtypeIn(in(0), {"i32"})},
+                     Lowering::kernelCall("hl.add", {}),
+                     {},
+                     ""};
+  if (Error e = r.addForTarget("top.Add", kNpuTarget, std::move(add)))
+    return e;
+  Implementation gap{"hl.avgpool",
+                     20,
+                     {Clause::rank(in(0), 4), Clause::dtypeIn(in(0), {"i32"})},
+                     Lowering::kernelCall("hl.avgpool", {}),
+                     {},
+                     ""};
+  if (Error e = r.addForTarget("top.Reduce", kNpuTarget, std::move(gap)))
+    return e;
   Implementation fc{"hl.fully_connected",
                     20,
                     {Clause::rank(in(0), 2), Clause::rank(in(1), 2), npuDtype},

@@ -350,10 +350,10 @@ def test_dump_llvm_dialect_path_errors(tmp_path, dump, message):
 
 
 def test_dump_llvm_dialect_writes_the_module(tmp_path):
-    # (Tanh: generated code; the Add of DYNAMIC is a runtime kernel.)
+    # (Abs: generated code; the Add of DYNAMIC is a runtime kernel.)
     model = write(tmp_path / "m.mlir", DYNAMIC.replace(
         "top.Add(%x, %w) {do_relu = true} : (tensor<?x4xf32>, tensor<4xf32>)",
-        "top.Tanh(%x) : (tensor<?x4xf32>)"))
+        "top.Abs(%x) : (tensor<?x4xf32>)"))
     dump = tmp_path / "lowered.mlir"
     r = strata("compile", model, "--target", "cpu", "-o", tmp_path / "m.strata",
                "--input-shapes", "x:2x4", "--dump-llvm-dialect", dump)

@@ -84,6 +84,13 @@ def compile_and_check(tmp_path, text, inputs, want, kernel, atol=1e-4, extra=())
     assert r.returncode == 0, r.stderr
     dispatches = json.loads(r.stdout)["variants"][0]["dispatches"]
     assert [(d["kind"], d["symbol"]) for d in dispatches] == [("kernel", kernel)]
+    run_every_isa(tmp_path, art, inputs, want, atol)
+    return report
+
+
+def run_every_isa(tmp_path, art, inputs, want, atol):
+    """Runs `art` on every ISA at 1 and 2 threads; its output 'y' must match
+    `want` (rtol 1e-4, `atol`)."""
     np.savez(tmp_path / "in.npz", **inputs)
     for isa in ISAS:
         for threads in (1, 2):
@@ -94,7 +101,6 @@ def compile_and_check(tmp_path, text, inputs, want, kernel, atol=1e-4, extra=())
             with np.load(tmp_path / "out.npz") as z:
                 np.testing.assert_allclose(z["y"], want, rtol=1e-4, atol=atol,
                                            err_msg=f"{isa}, {threads} threads")
-    return report
 
 
 def conv_case(name, xs, ws, stride, pads, dil, group, attrs):
@@ -136,6 +142,19 @@ CONVS = [
      "", "conv2d_im2col_gemm_f32"),
     ("depthwise_relu", (1, 16, 11, 12), (16, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 16,
      "do_relu = true", "conv2d_depthwise_f32"),
+    # 7x7 outputs take the transposed GEMM form (filter packed as B panels,
+    # filter_packed 2); a strided 1x1 reads the subsampled input; a strided
+    # 3x3 the column-phase split one; the depthwise 3x3 path at stride 2.
+    ("1x1_7x7_transposed", (1, 40, 7, 7), (48, 40, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1,
+     "do_relu = true, relu_limit = 6.0 : f64", "conv2d_1x1_gemm_f32"),
+    ("3x3_7x7_transposed", (2, 24, 7, 7), (37, 24, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1,
+     "do_relu = true", "conv2d_im2col_gemm_f32"),
+    ("1x1_stride2", (1, 16, 13, 15), (20, 16, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1,
+     "", "conv2d_im2col_gemm_f32"),
+    ("3x3_stride2_odd", (1, 5, 17, 19), (24, 5, 3, 3), (2, 2), (1, 1, 0, 1), (1, 1), 1,
+     "do_relu = true", "conv2d_im2col_gemm_f32"),
+    ("depthwise_s2_relu6", (1, 24, 15, 37), (24, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 24,
+     "do_relu = true, relu_limit = 6.0 : f64", "conv2d_depthwise_f32"),
 ]
 
 

@@ -4,7 +4,7 @@ Models shipped inside PyPI packages (installed into .venv by scripts/setup.sh
 from scripts/requirements-models.txt; nothing is downloaded): the PP-OCRv4
 detection and recognition models and the PP-OCR direction classifier of
 rapidocr-onnxruntime, the Silero VAD model of faster-whisper and magika's
-content-type model. Plus the CPU benchmark models that
+content-type model, and ddddocr's YOLOX character detector. Plus the CPU benchmark models that
 scripts/build-bench-models.py builds with seeded random weights: ResNet-50,
 MobileNetV2 and a 4-layer BERT-style encoder.
 
@@ -95,6 +95,14 @@ def magika_inputs(rng):
     return {"bytes": data.astype(np.int32)[None]}
 
 
+def yolox_inputs(rng):
+    """ddddocr's detector input: BGR pixel values 0..255 (not normalized), a
+    synthetic text page letterboxed into grey 114 as ddddocr pads."""
+    img = np.full((1, 3, 416, 416), 114, np.float32)
+    img[:, :, :300, :] = (text_image(rng, 300, 416) * 0.5 + 0.5) * 255
+    return {"images": img}
+
+
 def image_input(rng):
     return {"input": rng.standard_normal((1, 3, 224, 224)).astype(np.float32)}
 
@@ -124,6 +132,9 @@ MODELS = {
                    "input:1x576", vad_inputs),
     "magika": (os.path.join(SITE, "magika", "models", "standard_v3_3", "model.onnx"),
                "bytes:1x2048", magika_inputs),
+    # A YOLOX detector (Focus stem, SiLU, SPP, decoupled head; 3549 anchors x
+    # [box, objectness, class]) with trained weights, from ddddocr.
+    "yolox_ddddocr": (os.path.join(SITE, "ddddocr", "common_det.onnx"), None, yolox_inputs),
     "resnet50": ("bench:resnet50", None, image_input),
     "mobilenetv2": ("bench:mobilenetv2", None, image_input),
     "bert4": ("bench:bert4", None, bert_inputs),

@@ -1,6 +1,6 @@
 """Replays the inputs the npz and .mlir fuzzers (fuzz/npz_fuzzer.cpp,
-fuzz/mlir_fuzzer.cpp) found a bug with, kept in
-test/negative/fuzz-regressions/{npz,mlir}/: the CLI reading each one must
+fuzz/mlir_fuzzer.cpp, fuzz/tflite_import_fuzzer.cpp) found a bug with, kept in
+test/negative/fuzz-regressions/{npz,mlir,tflite}/: the CLI reading each one must
 succeed or fail with a clear error, never crash. Runs under the ASan + UBSan
 build in `make test` as well."""
 from pathlib import Path
@@ -12,6 +12,7 @@ from negative_harness import ROOT, assert_clean_failure, strata
 CASES = Path(ROOT, "test", "negative", "fuzz-regressions")
 NPZ = sorted((CASES / "npz").glob("*"))
 MLIR = sorted((CASES / "mlir").glob("*"))
+TFLITE = sorted((CASES / "tflite").glob("*.tflite"))
 
 
 def finished_cleanly(r):
@@ -36,6 +37,23 @@ def test_npz_regression(model_dir, path):
 @pytest.mark.parametrize("path", MLIR, ids=[p.name for p in MLIR])
 def test_mlir_regression(tmp_path, path):
     finished_cleanly(strata("compile", path, "-o", tmp_path / "out"))
+
+
+@pytest.mark.parametrize("path", TFLITE, ids=[p.name for p in TFLITE])
+def test_tflite_regression(tmp_path, path):
+    finished_cleanly(strata("import", path, "-o", tmp_path / "out"))
+
+
+def test_tflite_accumulator_scale_outside_f32_is_named(tmp_path):
+    """A CONV_2D whose input scale x filter scale underflows f32 (the
+    accumulator's !quant.uniform type cannot hold it) is an import error
+    naming the operator and the channel; it once produced a module that did
+    not parse back."""
+    path = CASES / "tflite" / "conv-accumulator-scale-underflows-f32.tflite"
+    r = strata("import", path, "-o", tmp_path / "out")
+    assert_clean_failure(r, "operator 0 (CONV_2D)")
+    assert "accumulator scale of channel 2" in r.stderr
+    assert "outside the f32 range" in r.stderr
 
 
 def test_regressions_are_kept():

@@ -34,10 +34,13 @@ def strata(*args):
 
 # (model, NHWC input, expected kernels)
 CASES = [
-    ("mobilenetv2", False, {"hl.conv2d": 35, "hl.depthwise_conv2d": 17, "hl.fully_connected": 1}),
+    # top-quantize's int8 residual Adds and global average pool convert too.
+    ("mobilenetv2", False, {"hl.conv2d": 35, "hl.depthwise_conv2d": 17, "hl.fully_connected": 1,
+                            "hl.add": 10, "hl.avgpool": 1}),
     ("mobilenetv2_nhwc", True, {"hl.conv2d": 35, "hl.depthwise_conv2d": 17,
                                 "hl.fully_connected": 1}),
-    ("resnet50", False, {"hl.conv2d": 53, "hl.fully_connected": 1, "hl.maxpool": 1}),
+    ("resnet50", False, {"hl.conv2d": 53, "hl.fully_connected": 1, "hl.maxpool": 1,
+                         "hl.add": 16, "hl.avgpool": 1}),
     ("resnet50_nhwc", True, {"hl.conv2d": 53, "hl.fully_connected": 1, "hl.maxpool": 1}),
 ]
 

@@ -276,6 +276,38 @@ def test_reduction_tiled(tmp_path, double_buffer):
         assert "partial = " in listing and 'output_format = "int32"' in listing
 
 
+@pytest.mark.parametrize("k", [1, 3])
+def test_reduction_streamed(tmp_path, k):
+    """Double-buffered, the planner streams the reduction (int32 partials)
+    of a layer whose whole reduction fits too, when that overlaps more of
+    its loads (test/Conversion/HLToHW/reduction-stream.mlir shows the
+    schedule): the simulator accepts the program (no race) and its bytes are
+    run-ref's. Single-buffered the same layer keeps its whole reduction."""
+    rng = np.random.default_rng(11 + k)
+    c, o, h = 512, 64, 8
+    pad = k // 2
+    w = pack(rng.integers(-128, 128, (o, c, k, k)).astype(np.int8))
+    mlir = f"""module {{
+  func.func @main(%x: tensor<1x{c}x{h}x{h}xi8> {{top.name = "input"}}) -> (tensor<1x{o}x{h}x{h}xi8> {{top.name = "output"}}) {{
+    %w = top.Weight() {{name = "w"}} : () -> tensor<{o // 4}x{c}x{k}x{k}x4xi8>
+    %sb = top.Weight() {{name = "sb"}} : () -> tensor<{o}x3xi32>
+    %y = hl.conv2d(%x, %w, %sb) {{pad = array<i64: {pad}, {pad}, {pad}, {pad}>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, input_zp = 7 : i64, weight_zp = -3 : i64, output_zp = -4 : i64, clip_min = -4 : i64}} : (tensor<1x{c}x{h}x{h}xi8>, tensor<{o // 4}x{c}x{k}x{k}x4xi8>, tensor<{o}x3xi32>) -> tensor<1x{o}x{h}x{h}xi8>
+    return %y : tensor<1x{o}x{h}x{h}xi8>
+  }}
+}}
+"""
+    sb = np.stack([rng.integers(-5000, 5000, o), rng.integers(1 << 29, 1 << 31, o),
+                   rng.integers(40, 48, o)], axis=1).astype(np.int32)
+    case = dict(mlir=mlir, x=rng.integers(-128, 128, (1, c, h, h)).astype(np.int8),
+                w=w, sb=sb, in_shape=(1, c, h, h), out_shape=(1, o, h, h), bf16=False)
+    config = {"lram_bytes": 49152 if k == 1 else 65536}
+    for db in (False, True):
+        d = tmp_path / f"db{int(db)}"
+        d.mkdir()
+        listing = run_case(d, case, config, db)
+        assert ("partial = " in listing) == db, listing[:4000]
+
+
 def test_layer_never_fits(tmp_path):
     # A depthwise 3x3 over rows 3000 wide: one output row of 4 channels reads
     # 36000 input bytes, and depthwise has no reduction to tile.

@@ -426,6 +426,7 @@ func.func @main(%x_arg: {aty(x)} {{top.name = "x"}}) -> ({t} {{top.name = "y"}})
 """
     variant = run_everywhere(tmp_path, text, {"x": x}, {"y": y2}, fused=1)
     ks = kernel_dispatches(variant)
-    assert ks[1]["symbol"] == "conv2d_winograd_f43_f32", [k["symbol"] for k in ks]
-    b = ks[1]["bindings"]
+    # (conv 1x1, the standalone relu's kernel, Winograd, conv 1x1)
+    assert ks[2]["symbol"] == "conv2d_winograd_f43_f32", [k["symbol"] for k in ks]
+    b = ks[2]["bindings"]
     assert b[3] == b[4] == ks[0]["bindings"][3], b

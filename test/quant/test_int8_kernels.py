@@ -37,7 +37,8 @@ def conv_node(name, inp, out, w, b, **attrs):
 
 def build(path, in_shape, layers, rng):
     """A chain of layers: ("conv", O, k, stride, pad, dilation, group) or
-    ("gemm", N) after a Flatten, or ("relu",) / ("relu6",) / ("sigmoid",)."""
+    ("gemm", N) after a Flatten, or ("relu",) / ("relu6",) / ("sigmoid",), or
+    ("add", j): the current value plus layer j's output (-1: the input x)."""
     nodes, inits = [], []
     cur, shape = "x", list(in_shape)
     for i, layer in enumerate(layers):
@@ -76,6 +77,9 @@ def build(path, in_shape, layers, rng):
                           numpy_helper.from_array(np.array(6, np.float32), "hi")]
         elif kind == "sigmoid":
             nodes.append(helper.make_node("Sigmoid", [cur], [out]))
+        elif kind == "add":
+            other = "x" if layer[1] < 0 else f"t{layer[1]}"
+            nodes.append(helper.make_node("Add", [cur, other], [out]))
         cur = out
     graph = helper.make_graph(
         nodes, "m", [helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
@@ -157,6 +161,14 @@ CASES = {
     "conv_sigmoid_int32": ([1, 4, 6, 6], [("conv", 7, 3, 1, 1, 1, 1), ("sigmoid",)],
                            ["conv2d_im2col_gemm_i8"], 1e-6),
     "gemm": ([3, 40], [("gemm", 37), ("relu",), ("gemm", 19)], ["matmul_gemm_i8"]),
+    # The int8 Add kernel (a ResNet block's residual Add + relu; an Add of
+    # the quantized input without relu); odd element counts (vector tails).
+    "residual_add_relu": ([1, 16, 9, 11], [("conv", 16, 3, 1, 1, 1, 1), ("relu",),
+                                           ("conv", 16, 1, 1, 0, 1, 1), ("add", 1),
+                                           ("relu",)],
+                          ["conv2d_im2col_gemm_i8", "conv2d_1x1_gemm_i8", "add_requant_i8"]),
+    "add_input": ([1, 5, 7, 9], [("conv", 5, 3, 1, 1, 1, 1), ("add", -1)],
+                  ["conv2d_im2col_gemm_i8", "add_requant_i8"]),
     "conv_then_gemm": ([1, 3, 8, 8], [("conv", 6, 3, 2, 1, 1, 1), ("relu",), ("gemm", 21)],
                        ["conv2d_im2col_gemm_i8", "matmul_gemm_i8"]),
 }

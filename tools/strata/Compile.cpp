@@ -133,10 +133,21 @@ static cl::opt<bool> npuLramReuse(
     cl::desc("--target npu-sim: a kernel fed by the previous NPU kernel "
              "reads its input where that kernel left it in LRAM"),
     cl::sub(CompileCommand));
+static cl::opt<bool> npuFuseDispatches(
+    "npu-fuse-dispatches",
+    cl::desc("--target npu-sim: an int8 convolution and the residual add "
+             "that is its only user run as one NPU dispatch (the add per "
+             "output tile in LRAM); on by default, =false turns it off"),
+    cl::init(true), cl::sub(CompileCommand));
 static cl::opt<bool> noSegmentFusion(
     "no-segment-fusion",
     cl::desc("--target npu-sim: keep hl.segmentation ops instead of having "
              "the producing kernel write its output segmented"),
+    cl::sub(CompileCommand));
+static cl::opt<bool> noSegmentation(
+    "no-segmentation",
+    cl::desc("--target npu-sim: strided kernels take the stride directly "
+             "instead of reading the phases of a segmented input"),
     cl::sub(CompileCommand));
 static cl::opt<int64_t> maxRangeElements(
     "max-range-elements",
@@ -447,6 +458,9 @@ static int compileCpu(mlir::MLIRContext &context,
       if (r.residualAddsFused)
         outs() << "  residual adds fused into a kernel epilogue: "
                << r.residualAddsFused << "\n";
+      if (r.invertedResidualsFused)
+        outs() << "  inverted-residual blocks fused into one kernel: "
+               << r.invertedResidualsFused << "\n";
       for (const auto &[impl, n] : r.kernelsNotAvailable) {
         outs() << "  strategy chose '" << impl << "' for " << n
                << " op(s); the codegen fallback compiled them";
@@ -523,7 +537,8 @@ static int emitHL(const npu::NpuConfig &config,
   pm.addPass(conversion::createHLCancelTransposes());
   conversion::HLSegmentStridedOptions segmentOptions;
   segmentOptions.fuse = !noSegmentFusion;
-  pm.addPass(conversion::createHLSegmentStrided(segmentOptions));
+  if (!noSegmentation)
+    pm.addPass(conversion::createHLSegmentStrided(segmentOptions, config));
   FailureOr<TensorMap> weights = runTopPasses(module, model.weights, pm);
   if (failed(weights)) {
     errs() << "strata compile: --target npu-sim: converting '" << modelFile
@@ -578,9 +593,11 @@ static int compileNpuArtifact(const npu::NpuConfig &config,
   conversion::HLToHWOptions hwOptions;
   hwOptions.doubleBuffer = npuDoubleBuffer;
   hwOptions.lramReuse = npuLramReuse;
+  hwOptions.fuseDispatches = npuFuseDispatches;
   std::vector<conversion::HLDecision> decisions;
   FailureOr<TensorMap> weights =
-      npu::lowerTopToNpu(module, model.weights, config, hwOptions, &decisions);
+      npu::lowerTopToNpu(module, model.weights, config, hwOptions, &decisions,
+                         !noSegmentation, !noSegmentFusion);
   if (failed(weights)) {
     errs() << "strata compile: --target npu-sim: lowering '" << modelFile
            << "' to the NPU failed\n";
@@ -656,7 +673,9 @@ int compile() {
         {"emit", emitStage.getNumOccurrences() > 0},
         {"npu-double-buffer", npuDoubleBuffer.getNumOccurrences() > 0},
         {"npu-lram-reuse", npuLramReuse.getNumOccurrences() > 0},
-        {"no-segment-fusion", noSegmentFusion.getNumOccurrences() > 0}})
+        {"npu-fuse-dispatches", npuFuseDispatches.getNumOccurrences() > 0},
+        {"no-segment-fusion", noSegmentFusion.getNumOccurrences() > 0},
+        {"no-segmentation", noSegmentation.getNumOccurrences() > 0}})
     if (given && target != "npu-sim") {
       errs() << "strata compile: --" << opt << " needs --target npu-sim\n";
       return 2;

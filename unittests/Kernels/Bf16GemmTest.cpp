@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "strata/Kernels/Bf16Gemm.h"
+#include "Bf16TestUtil.h"
 
 #include <cmath>
 #include <random>
@@ -18,17 +19,9 @@
 #include "gtest/gtest.h"
 
 using namespace strata::kernels;
+using strata::kernels::testing::randomBf16;
 
 namespace {
-
-std::vector<uint16_t> randomBf16(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<uint16_t> v(n);
-  for (uint16_t &x : v)
-    x = toBf16(d(gen));
-  return v;
-}
 
 void runCase(int64_t m, int64_t n, int64_t k, BiasMode bias, Activation act,
              bool outBf16, bool transposedB, unsigned seed) {

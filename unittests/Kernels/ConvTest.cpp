@@ -56,7 +56,8 @@ std::vector<double> referenceConv(const Conv2dShape &s,
 }
 
 void runConv(const Conv2dShape &s, Isa isa, bool depthwise, bool packed,
-             Activation act, bool residual, int64_t workgroups, unsigned seed) {
+             Activation act, bool residual, int64_t workgroups, unsigned seed,
+             bool transposed = false, bool inPlace = false) {
   ASSERT_EQ(checkConv2dShape(s), "");
   std::vector<float> x = randomVector(size_t(s.n * s.c * s.h * s.w), seed);
   std::vector<float> f =
@@ -76,6 +77,10 @@ void runConv(const Conv2dShape &s, Isa isa, bool depthwise, bool packed,
   std::vector<double> want =
       referenceConv(s, x, f, bias, e, residual ? res.data() : nullptr);
   std::vector<float> y(want.size(), 777.0f);
+  if (residual && inPlace) {
+    y = res; // the result written in place of the residual
+    e.residual = y.data();
+  }
   std::string what = std::string(isaName(isa)) +
                      (depthwise ? " depthwise"
                       : packed  ? " packed"
@@ -86,13 +91,26 @@ void runConv(const Conv2dShape &s, Isa isa, bool depthwise, bool packed,
                      "x" + std::to_string(s.kw) + " S" + std::to_string(s.sh) +
                      "," + std::to_string(s.sw) + " D" + std::to_string(s.dh) +
                      "," + std::to_string(s.dw) + " G" + std::to_string(s.g) +
-                     " wg" + std::to_string(workgroups);
+                     " wg" + std::to_string(workgroups) +
+                     (transposed ? " transposed" : "") +
+                     (inPlace ? " in place" : "");
   if (depthwise) {
     int64_t planes = s.n * s.o;
     for (int64_t w = 0; w < workgroups; ++w)
       ASSERT_TRUE(conv2dDepthwise(s, x.data(), f.data(), e, y.data(),
                                   planes * w / workgroups,
                                   planes * (w + 1) / workgroups, isa));
+  } else if (transposed) {
+    std::vector<float> fp;
+    if (packed) {
+      fp.resize(packedConvFilterBytes(s, ConvGemmForm::Transposed) / 4);
+      packConvFilter(s, f.data(), fp.data(), ConvGemmForm::Transposed);
+    }
+    int64_t units = conv2dGemmTransposedUnits(s, workgroups);
+    for (int64_t w = 0; w < workgroups; ++w)
+      conv2dGemmTransposed(s, x.data(), packed ? fp.data() : f.data(), packed,
+                           e, y.data(), workgroups, units * w / workgroups,
+                           units * (w + 1) / workgroups, isa);
   } else {
     std::vector<float> fp;
     if (packed) {
@@ -121,6 +139,12 @@ TEST(Conv, GemmGeometriesEveryIsa) {
       shape(1, 3, 30, 30, 16, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1),
       shape(1, 64, 6, 6, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1), // K = 64
       shape(1, 300, 3, 5, 7, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1), // K = 300
+      // Strides over 1 read the column-phase split input: odd widths,
+      // pads wider than the stride, dilation and groups with a stride.
+      shape(1, 6, 11, 15, 9, 3, 3, 2, 2, 2, 3, 1, 2, 2, 2, 3),
+      shape(2, 3, 9, 23, 5, 3, 5, 1, 4, 1, 5, 1, 6, 1, 2, 1),
+      shape(1, 5, 8, 8, 4, 2, 2, 3, 3, 0, 0, 1, 1, 1, 1, 1),
+      shape(1, 8, 17, 17, 16, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1), // 1x1 s2
   };
   unsigned seed = 1;
   for (Isa isa : supportedIsas())
@@ -161,6 +185,94 @@ TEST(Conv, DepthwiseEveryIsa) {
       for (Activation a : {Activation::None, Activation::Clip,
                            Activation::HardSwish, Activation::Sigmoid})
         runConv(s, isa, true, false, a, false, 3, seed++);
+}
+
+/// The dedicated 3x3 dilation-1 path (stride 1 or 2 in both directions):
+/// widths below, at and across the 16-column blocks (tails that store past
+/// a row's end inside the plane, and the plane's last row that must not),
+/// odd and even left pads (the stride-2 even/odd column split), asymmetric
+/// pads, a channel multiplier, split workgroups and every activation the
+/// path applies in registers plus one it applies afterwards.
+TEST(Conv, Depthwise3x3EveryIsa) {
+  const Conv2dShape shapes[] = {
+      shape(1, 3, 7, 7, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3),
+      shape(1, 4, 14, 14, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4),
+      shape(2, 3, 5, 17, 3, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 3),
+      shape(1, 2, 9, 33, 4, 3, 3, 1, 1, 1, 2, 0, 1, 1, 1, 2), // mult 2
+      shape(1, 3, 3, 3, 3, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 3),  // 1x1 output
+      shape(1, 3, 1, 1, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3),  // 1x1 input
+      shape(1, 3, 14, 14, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3),
+      shape(1, 3, 15, 15, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3),
+      shape(2, 2, 13, 70, 2, 3, 3, 2, 2, 0, 1, 1, 0, 1, 1, 2),
+      shape(1, 2, 12, 49, 2, 3, 3, 2, 2, 1, 0, 0, 2, 1, 1, 2),
+      shape(1, 3, 8, 112, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3),
+      shape(1, 2, 9, 37, 4, 3, 3, 2, 2, 2, 3, 2, 3, 1, 1, 2), // mult 2
+  };
+  unsigned seed = 400;
+  for (Isa isa : supportedIsas())
+    for (const Conv2dShape &s : shapes)
+      for (Activation a : {Activation::None, Activation::Relu, Activation::Clip,
+                           Activation::LeakyRelu, Activation::HardSwish,
+                           Activation::HardSigmoid, Activation::SiLU})
+        for (int64_t wg : {1, 2})
+          runConv(s, isa, true, false, a, false, wg, seed++);
+}
+
+/// The transposed GEMM form (output pixels as rows, the filter as B): 1x1
+/// and windowed, strided, padded, dilated and grouped shapes, output
+/// channels that are and are not multiples of 16, pixel counts below and
+/// across the 12-row panels, plain and packed filters, channel chunks over
+/// workgroups, the residual separate and in place, every kind of epilogue.
+TEST(Conv, GemmTransposedEveryIsa) {
+  const Conv2dShape shapes[] = {
+      shape(1, 40, 7, 7, 48, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1),
+      shape(2, 24, 7, 7, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+      shape(1, 16, 13, 13, 32, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1), // s2 -> 7x7
+      shape(1, 12, 14, 14, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),
+      shape(1, 8, 9, 9, 64, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2),   // dil, grp
+      shape(1, 300, 3, 5, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1), // K = 300
+      shape(1, 5, 1, 1, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1),   // 1 pixel
+  };
+  unsigned seed = 600;
+  for (Isa isa : supportedIsas())
+    for (const Conv2dShape &s : shapes)
+      for (bool packed : {false, true})
+        for (int64_t wg : {1, 3})
+          runConv(s, isa, false, packed, Activation::Relu, false, wg, seed++,
+                  /*transposed=*/true);
+  Conv2dShape s = shape(1, 24, 7, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+  for (Isa isa : supportedIsas())
+    for (Activation a :
+         {Activation::None, Activation::Relu, Activation::Clip,
+          Activation::LeakyRelu, Activation::SiLU, Activation::HardSwish})
+      for (bool residual : {false, true})
+        for (bool inPlace : {false, true}) {
+          if (inPlace && !residual)
+            continue;
+          runConv(s, isa, false, true, a, residual, 2, seed++,
+                  /*transposed=*/true, inPlace);
+        }
+}
+
+TEST(Conv, PreferredGemmForm) {
+  // 7x7 outputs fill 16-lane vectors badly (49 of 64): transposed.
+  EXPECT_EQ(preferredConvGemmForm(
+                shape(1, 512, 7, 7, 2048, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1)),
+            ConvGemmForm::Transposed);
+  EXPECT_EQ(preferredConvGemmForm(
+                shape(1, 512, 9, 9, 512, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1)),
+            ConvGemmForm::Transposed);
+  // 56x56 = 196 x 16 pixels: normal; few output channels: normal.
+  EXPECT_EQ(preferredConvGemmForm(
+                shape(1, 64, 56, 56, 64, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1)),
+            ConvGemmForm::Normal);
+  EXPECT_EQ(preferredConvGemmForm(
+                shape(1, 64, 7, 7, 8, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1)),
+            ConvGemmForm::Normal);
+  // Over kMaxTransposedPixels: normal.
+  EXPECT_EQ(preferredConvGemmForm(
+                shape(1, 8, 33, 33, 64, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1)),
+            ConvGemmForm::Normal);
 }
 
 TEST(Conv, CheckRejectsBadGeometry) {

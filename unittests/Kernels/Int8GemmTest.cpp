@@ -12,6 +12,8 @@
 #include "strata/Kernels/Int8Gemm.h"
 #include "strata/Support/IntegerRequant.h"
 
+#include "Int8TestUtil.h"
+
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -24,13 +26,8 @@ using namespace strata::kernels;
 
 namespace {
 
-std::vector<Int8Path> supportedPaths() {
-  std::vector<Int8Path> out;
-  for (Int8Path p : {Int8Path::Portable, Int8Path::Avx2, Int8Path::Avx512Vnni})
-    if (int8PathSupported(p))
-      out.push_back(p);
-  return out;
-}
+using test::edgeValues;
+using test::supportedPaths;
 
 /// Random bytes as int8 (or uint8) activations, weights in [-127, 127].
 std::vector<int8_t> randomBytes(size_t n, std::mt19937 &gen, int lo, int hi) {
@@ -48,14 +45,26 @@ struct Requant {
   std::vector<int64_t> multiplier, shift; // per channel
 };
 
-/// Per-channel multipliers and shifts covering the edges.
-Requant randomRequant(int64_t channels, Int8Output out, std::mt19937 &gen) {
+/// Per-channel multipliers and shifts covering the edges. `common`: only
+/// the form real scales give (multiplier in [2^30, 2^31), shift >= 31),
+/// which the fused microkernel requantization takes, at its edges.
+Requant randomRequant(int64_t channels, Int8Output out, std::mt19937 &gen,
+                      bool common = false) {
   Requant r;
   r.out = out;
   r.relu = gen() % 2;
   std::uniform_int_distribution<int64_t> m(1 << 30, (int64_t(1) << 31) - 1);
   for (int64_t c = 0; c < channels; ++c) {
     int64_t mv = m(gen), sv = 20 + int64_t(gen() % 21); // 20..40
+    if (common) {
+      int64_t edges[] = {31, 32, 33, 63, 31 + int64_t(gen() % 33)};
+      sv = edges[c % 5];
+      if (c % 3 == 0)
+        mv = c % 2 ? (int64_t(1) << 31) - 1 : int64_t(1) << 30;
+      r.multiplier.push_back(mv);
+      r.shift.push_back(sv);
+      continue;
+    }
     switch (c % 7) {
     case 0:
       mv = (int64_t(1) << 31) - 1;
@@ -225,7 +234,8 @@ TEST(Int8Gemm, MatmulShapes) {
                          {25, 47, 129},
                          {100, 20, 1},
                          {37, 300, 21},
-                         {5, 70, 2053}})
+                         {5, 70, 2053},
+                         {7, 40, 9301}})
     for (bool isUnsigned : {false, true})
       for (Int8Output o :
            {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32}) {
@@ -248,7 +258,7 @@ TEST(Int8Gemm, ExtremeAccumulators) {
 //===----------------------------------------------------------------------===//
 
 void runConv(const Conv2dShape &s, bool isUnsigned, Int8Output outKind,
-             unsigned seed, bool depthwise) {
+             unsigned seed, bool depthwise, bool common = false) {
   std::mt19937 gen(seed);
   ASSERT_EQ(checkConv2dShape(s), "");
   std::vector<int8_t> x =
@@ -263,7 +273,7 @@ void runConv(const Conv2dShape &s, bool isUnsigned, Int8Output outKind,
                           : int32_t(gen() % 2 ? -128 : 127);
   if (gen() % 3 == 0)
     zp = isUnsigned ? int32_t(gen() % 256) : int32_t(gen() % 256) - 128;
-  Requant r = randomRequant(s.o, outKind, gen);
+  Requant r = randomRequant(s.o, outKind, gen, common);
   int64_t og = s.o / s.g, cg = s.c / s.g;
   std::vector<int64_t> want(size_t(s.n * s.o * s.oh * s.ow));
   for (int64_t n = 0; n < s.n; ++n)
@@ -367,12 +377,73 @@ TEST(Int8Conv, Gemm) {
         runConv(s, isUnsigned, o, seed++, /*depthwise=*/false);
 }
 
+/// Requants of the common form only (the fused microkernel requantization
+/// on the AVX-512 VNNI path): 1x1 (straight into C), windows and strides
+/// (over the padded width), several K blocks, row and column tails.
+TEST(Int8Conv, GemmCommonRequant) {
+  unsigned seed = 250;
+  for (const Conv2dShape &s : {shape(1, 3, 9, 11, 5, 3, 1, 1, 1, 1),
+                               shape(2, 8, 7, 7, 16, 1, 1, 0, 1, 1),
+                               shape(1, 16, 10, 9, 24, 3, 2, 1, 1, 1),
+                               shape(1, 6, 12, 12, 9, 3, 1, 2, 2, 3),
+                               shape(1, 64, 15, 13, 37, 1, 1, 0, 1, 1),
+                               shape(1, 300, 4, 5, 7, 2, 1, 0, 1, 1),
+                               shape(1, 130, 7, 7, 30, 3, 1, 1, 1, 1),
+                               shape(1, 5, 9, 70, 6, 3, 1, 1, 1, 1),
+                               // K = 4689 > one K block (4608).
+                               shape(1, 521, 4, 5, 13, 3, 1, 1, 1, 1)})
+    for (bool isUnsigned : {false, true})
+      for (Int8Output o : {Int8Output::Int8, Int8Output::UInt8})
+        for (int rep = 0; rep < 2; ++rep)
+          runConv(s, isUnsigned, o, seed++, /*depthwise=*/false,
+                  /*common=*/true);
+}
+
+TEST(Int8Conv, DepthwiseCommonRequant) {
+  unsigned seed = 350;
+  for (const Conv2dShape &s : {shape(1, 8, 9, 11, 8, 3, 1, 1, 1, 8),
+                               shape(2, 5, 12, 13, 10, 3, 2, 1, 1, 5),
+                               shape(1, 24, 14, 14, 24, 3, 1, 1, 1, 24),
+                               shape(1, 3, 30, 40, 3, 3, 2, 0, 1, 3)})
+    for (bool isUnsigned : {false, true})
+      for (Int8Output o : {Int8Output::Int8, Int8Output::UInt8})
+        runConv(s, isUnsigned, o, seed++, /*depthwise=*/true, /*common=*/true);
+}
+
+/// The depthwise kernels keep a padded plane per thread and rewrite only
+/// its interior while the geometry stays: a plane whose padded width and
+/// pads match the previous one's but whose image is narrower (a right pad
+/// where the previous image was) must still see zeros there.
+TEST(Int8Conv, DepthwisePaddingReuse) {
+  auto asymmetric = [](int64_t w, int64_t pr) {
+    Conv2dShape s = shape(1, 4, 6, w, 4, 3, 1, 1, 1, 4);
+    s.pr = pr;
+    s.ow = w + s.pl + pr - 2;
+    return s;
+  };
+  unsigned seed = 370;
+  for (int rep = 0; rep < 2; ++rep) {
+    runConv(asymmetric(10, 0), false, Int8Output::Int8, seed++, true, true);
+    runConv(asymmetric(9, 1), false, Int8Output::Int8, seed++, true, true);
+    runConv(asymmetric(10, 0), true, Int8Output::Int32, seed++, true);
+    runConv(asymmetric(9, 1), true, Int8Output::Int32, seed++, true);
+  }
+}
+
 TEST(Int8Conv, Depthwise) {
   unsigned seed = 300;
   for (const Conv2dShape &s : {shape(1, 8, 9, 11, 8, 3, 1, 1, 1, 8),
                                shape(2, 5, 12, 13, 10, 3, 2, 1, 1, 5),
                                shape(1, 4, 17, 7, 4, 5, 1, 2, 2, 4),
-                               shape(1, 3, 30, 40, 3, 3, 2, 0, 1, 3)})
+                               shape(1, 3, 30, 40, 3, 3, 2, 0, 1, 3),
+                               shape(1, 2, 5, 64, 2, 3, 1, 1, 1, 2),
+                               shape(1, 2, 4, 65, 2, 3, 1, 1, 1, 2),
+                               // Two output rows per vector (OW <= 8).
+                               shape(1, 3, 7, 7, 3, 3, 1, 1, 1, 3),
+                               shape(1, 2, 9, 8, 2, 3, 1, 1, 1, 2),
+                               shape(1, 2, 6, 5, 2, 5, 1, 2, 1, 2),
+                               shape(1, 2, 5, 1, 2, 3, 1, 1, 1, 2),
+                               shape(2, 3, 14, 14, 3, 3, 2, 1, 1, 3)})
     for (bool isUnsigned : {false, true})
       for (Int8Output o :
            {Int8Output::Int8, Int8Output::UInt8, Int8Output::Int32})
@@ -389,31 +460,7 @@ namespace {
 /// saturation at qmin / qmax; per row (convolution) and per column (matmul)
 /// channels, every path, against intq::requantMultiplierShift.
 TEST(Int8Gemm, RoundingEdges) {
-  std::vector<int32_t> values = {0,
-                                 1,
-                                 -1,
-                                 2,
-                                 -2,
-                                 3,
-                                 -3,
-                                 5,
-                                 -5,
-                                 7,
-                                 -7,
-                                 255,
-                                 -255,
-                                 257,
-                                 -257,
-                                 INT32_MAX,
-                                 INT32_MIN,
-                                 INT32_MAX - 1,
-                                 INT32_MIN + 1,
-                                 1 << 20,
-                                 -(1 << 20),
-                                 (1 << 20) + 1,
-                                 -(1 << 20) - 1,
-                                 12345,
-                                 -12345};
+  std::vector<int32_t> values = edgeValues();
   // (multiplier, shift): exact halves for odd v, quarters, identities.
   std::vector<std::pair<int32_t, int32_t>> ms = {
       {1 << 30, 31},   {1 << 30, 32},    {3 << 28, 31},   {INT32_MAX, 31},
@@ -464,6 +511,93 @@ TEST(Int8Gemm, RoundingEdges) {
                   << " out=" << int(out);
             }
         }
+}
+
+} // namespace
+
+namespace {
+
+/// The rounding edges through a convolution's microkernel (K > 0, so the
+/// AVX-512 VNNI path requantizes in its registers) and a depthwise
+/// convolution's rows (requantized in vector registers): zero weights, so each
+/// output channel's accumulator is its bias, set to an edge value; 1x1
+/// (written straight) and 3x3 padded (over the padded width), relu on and
+/// off, every path, against intq::requantMultiplierShift.
+TEST(Int8Conv, RoundingEdges) {
+  std::vector<int32_t> values = edgeValues();
+  std::vector<std::pair<int32_t, int32_t>> ms = {
+      {1 << 30, 31},   {1 << 30, 32},    {3 << 28, 31},       {INT32_MAX, 31},
+      {INT32_MAX, 63}, {INT32_MAX, 32},  {(1 << 30) + 1, 33}, {1 << 30, 62},
+      {1 << 30, 40},   {-(1 << 30), 31}, {1 << 30, 30}};
+  int64_t channels = int64_t(values.size());
+  for (bool depthwise : {false, true})
+    for (int64_t k : {1, 3}) {
+      Conv2dShape s =
+          depthwise
+              ? shape(1, channels, 5, 9, channels, k, 1, k / 2, 1, channels)
+              : shape(1, 2, 5, 9, channels, k, 1, k / 2, 1, 1);
+      Int8WeightKind kind =
+          depthwise ? Int8WeightKind::Depthwise : Int8WeightKind::ConvFilter;
+      std::vector<int8_t> x(size_t(s.c * s.h * s.w), 7);
+      std::vector<int8_t> w(size_t(s.o * s.gemmK()), 0);
+      for (auto [m, sh] : ms)
+        for (Int8Output out : {Int8Output::Int8, Int8Output::UInt8})
+          for (bool relu : {false, true})
+            for (int z = 0; z < 3; ++z) {
+              bool u = out == Int8Output::UInt8;
+              int32_t zps[3] = {u ? 128 : -3, u ? 0 : -128, u ? 255 : 127};
+              Int8PackedLayout l = int8PackedLayout(kind, s, 0, 0);
+              std::vector<uint8_t> packed(l.totalBytes + 64);
+              uint8_t *blob =
+                  packed.data() + (64 - uintptr_t(packed.data()) % 64) % 64;
+              std::vector<int64_t> m64(size_t(channels), m),
+                  s64(size_t(channels), sh);
+              int8PackWeight(kind, s, 0, 0, false, w.data(), m64.data(),
+                             s64.data(), channels, blob);
+              Int8Input in{false, 0};
+              std::vector<int32_t> corr(static_cast<size_t>(channels));
+              int8Corrections(in, values.data(),
+                              depthwise ? nullptr
+                                        : reinterpret_cast<const int32_t *>(
+                                              blob + l.sumOffset),
+                              channels, corr.data());
+              Int8Epilogue e;
+              e.corr = corr.data();
+              e.relu = relu;
+              e.out = out;
+              e.multiplier =
+                  reinterpret_cast<const int32_t *>(blob + l.multiplierOffset);
+              e.shift = reinterpret_cast<const int32_t *>(blob + l.shiftOffset);
+              e.zp = zps[z];
+              e.qmin = u ? 0 : -128;
+              e.qmax = u ? (z == 0 ? 250 : 255) : (z == 0 ? 100 : 127);
+              int64_t ohw = s.oh * s.ow;
+              for (Int8Path path : supportedPaths()) {
+                std::vector<uint8_t> y(size_t(channels * ohw), 0xcd);
+                if (depthwise)
+                  int8Conv2dDepthwise(s, in, x.data(),
+                                      reinterpret_cast<const int8_t *>(blob), e,
+                                      y.data(), 0, channels, path);
+                else
+                  int8Conv2dGemm(s, in, x.data(), blob, e, y.data(), 1, 0, 1,
+                                 path);
+                for (int64_t c = 0; c < channels; ++c) {
+                  int32_t v = values[size_t(c)];
+                  if (relu && v < 0)
+                    v = 0;
+                  int64_t want = strata::intq::requantMultiplierShift(
+                      v, m, sh, e.zp, e.qmin, e.qmax);
+                  for (int64_t i = 0; i < ohw; ++i)
+                    ASSERT_EQ(outAt(y, out, c * ohw + i), want)
+                        << int8PathName(path) << " k=" << k
+                        << " depthwise=" << depthwise
+                        << " v=" << values[size_t(c)] << " m=" << m
+                        << " s=" << sh << " relu=" << relu << " zp=" << e.zp
+                        << " at " << i;
+                }
+              }
+            }
+    }
 }
 
 } // namespace

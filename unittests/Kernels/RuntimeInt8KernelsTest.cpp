@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
+#include "strata/Kernels/Int8Add.h"
 #include "strata/Kernels/Int8Gemm.h"
 #include "strata/Kernels/KernelAbi.h"
 #include "strata/Support/IntegerRequant.h"
@@ -178,6 +179,77 @@ TEST(RuntimeInt8Kernels, CheckRejects) {
   EXPECT_NE(error.find("b_batched"), std::string::npos) << error;
   mp[6] = 0;
   EXPECT_TRUE(mm->check(mb, mp, error)) << error;
+}
+
+/// add_requant_i8: the params as the compiler writes them, split over
+/// workgroups (chunks of 64 elements), in place over input a, against
+/// int8AddValue; and every rejection of `check`.
+TEST(RuntimeInt8Kernels, AddMatchesAndRejects) {
+  const CpuKernel *k = findCpuKernel(kabi::kAddRequantI8);
+  ASSERT_NE(k, nullptr);
+  int64_t n = 1000;
+  std::vector<int64_t> good = {n,   0,          -3,   1 << 30, 12, 1,
+                               200, 1500000000, 11,   1,       1,  2000000000,
+                               45,  -128,       -128, 127};
+  ASSERT_EQ(good.size(), k->paramCount);
+  std::vector<BufferInfo> infos = {bytes(uint64_t(n)), bytes(uint64_t(n)),
+                                   bytes(uint64_t(n))};
+  std::string error;
+  ASSERT_TRUE(k->check(infos, good, error)) << error;
+  std::mt19937 gen(11);
+  std::vector<uint8_t> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    a[size_t(i)] = uint8_t(gen());
+    b[size_t(i)] = uint8_t(gen());
+  }
+  Int8AddParams ap;
+  ap.a = {false, -3, 1 << 30, 12};
+  ap.b = {true, 200, 1500000000, 11};
+  ap.relu = true;
+  ap.out = Int8Output::Int8;
+  ap.multiplier = 2000000000;
+  ap.shift = 45;
+  ap.zp = -128;
+  std::vector<int64_t> want(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    want[size_t(i)] =
+        int8AddValue(ap, int8_t(a[size_t(i)]), int32_t(b[size_t(i)]));
+  std::vector<void *> bindings = {a.data(), b.data(), a.data()};
+  for (int64_t id = 0; id < 3; ++id)
+    ASSERT_EQ(k->fn(bindings.data(), good.data(), id, 3), 0);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(int8_t(a[size_t(i)]), want[size_t(i)]) << "at " << i;
+
+  auto rejects = [&](std::vector<int64_t> p, std::vector<BufferInfo> bi,
+                     const std::string &what) {
+    std::string why;
+    EXPECT_FALSE(k->check(bi, p, why)) << what;
+    EXPECT_NE(why.find(what), std::string::npos) << why;
+  };
+  auto with = [&](size_t i, int64_t v) {
+    std::vector<int64_t> p = good;
+    p[i] = v;
+    return p;
+  };
+  rejects(with(0, -1), infos, "count");
+  rejects(with(1, 2), infos, "a_unsigned");
+  rejects(with(2, 128), infos, "a_zp");
+  rejects(with(6, -1), infos, "b_zp");
+  rejects(with(3, int64_t(1) << 31), infos, "a_multiplier");
+  rejects(with(8, 64), infos, "b_shift");
+  rejects(with(9, 2), infos, "relu");
+  rejects(with(10, 0), infos, "out_kind");
+  rejects(with(12, -1), infos, "out_shift");
+  rejects(with(13, int64_t(1) << 40), infos, "out_zp");
+  rejects(with(15, 128), infos, "qmin, qmax");
+  std::vector<int64_t> unordered = with(14, 100); // qmin > qmax
+  unordered[15] = 50;
+  rejects(unordered, infos, "qmin, qmax");
+  for (size_t i = 0; i < 3; ++i) {
+    std::vector<BufferInfo> small = infos;
+    small[i] = bytes(uint64_t(n - 1));
+    rejects(good, small, i == 0 ? "a" : i == 1 ? "b" : "out");
+  }
 }
 
 } // namespace

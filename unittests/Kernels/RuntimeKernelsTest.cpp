@@ -8,6 +8,7 @@
 #include "Reference.h"
 
 #include "CpuKernels.h"
+#include "strata/Kernels/InvertedResidual.h"
 #include "strata/Kernels/KernelAbi.h"
 
 using namespace strata::kernels;
@@ -134,14 +135,23 @@ TEST(RuntimeKernels, ConvKernelsAgreeWithTheLibrary) {
   struct Conv {
     const char *kernel;
     std::vector<int64_t> geometry; // strategy params
-    bool packed;
+    int64_t packed; ///< filter_packed: 0 plain, 1 normal, 2 transposed form
   };
   const Conv convs[] = {
-      {kabi::kConv1x1, {2, 12, 35, 20}, true},
-      {kabi::kConv1x1, {1, 7, 9, 5}, false},
+      {kabi::kConv1x1, {2, 12, 35, 20}, 1},
+      {kabi::kConv1x1, {1, 7, 9, 5}, 0},
       {kabi::kConvIm2col,
        {1, 6, 9, 11, 5, 6, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
-       true},
+       1},
+      // The transposed form: packed for it (2), and plain on a shape that
+      // prefers it (the kernel then picks it itself).
+      {kabi::kConv1x1, {2, 12, 7, 40}, 2},
+      {kabi::kConvIm2col,
+       {1, 6, 9, 11, 5, 6, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+       2},
+      {kabi::kConvIm2col,
+       {1, 6, 9, 9, 7, 7, 48, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1},
+       0},
       {kabi::kConvDepthwise,
        {2, 4, 9, 10, 9, 10, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},
        false},
@@ -194,8 +204,10 @@ TEST(RuntimeKernels, ConvKernelsAgreeWithTheLibrary) {
           }
     std::vector<float> weight = f;
     if (cv.packed) {
-      weight.assign(packedConvFilterBytes(s) / 4, 0.0f);
-      packConvFilter(s, f.data(), weight.data());
+      ConvGemmForm form =
+          cv.packed == 2 ? ConvGemmForm::Transposed : ConvGemmForm::Normal;
+      weight.assign(packedConvFilterBytes(s, form) / 4, 0.0f);
+      packConvFilter(s, f.data(), weight.data(), form);
     }
     std::vector<int64_t> params = g;
     params.push_back(cv.packed);
@@ -297,8 +309,15 @@ TEST(RuntimeKernels, ConvCheckRejections) {
   expectRejects(kabi::kConvIm2col, b, with(17, 3), "does not divide");
   expectRejects(kabi::kConvIm2col, b, with(9, 0), "SH is 0");
   expectRejects(kabi::kConvIm2col, b, with(11, -2), "PT is -2");
-  expectRejects(kabi::kConvIm2col, b, with(18, 2), "filter_packed");
+  expectRejects(kabi::kConvIm2col, b, with(18, 3), "filter_packed");
+  expectRejects(kabi::kConvIm2col, b, with(18, -1), "filter_packed");
   expectRejects(kabi::kConvIm2col, b, with(18, 1), "packed filter");
+  expectRejects(kabi::kConvIm2col, b, with(18, 2), "packed filter");
+  // The transposed form takes at most kMaxTransposedPixels output pixels.
+  expectRejects(kabi::kConv1x1,
+                {bytes(4 * 1089 * 4), bytes(1 << 20), bytes(16 * 4),
+                 bytes(16 * 1089 * 4), bytes(0)},
+                {1, 4, 1089, 16, 2, 0, 0, 0, 0, 0}, "transposed form");
   expectRejects(kabi::kConvIm2col, b, with(20, 99), "activation");
   expectRejects(kabi::kConvIm2col, b, with(0, INT64_MAX / 3), "overflow");
   std::vector<BufferInfo> small = b;
@@ -346,6 +365,67 @@ TEST(RuntimeKernels, NamesAndWorkgroups) {
   int64_t large[] = {1, 512, 512, 512, 0};
   EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemm, small, 5), 1);
   EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemm, large, 5), 8);
+}
+
+TEST(RuntimeKernels, InvertedResidualCheckAndRun) {
+  // N=1, C=3, H=W=9, E=10, P=3, stride 2, pads 1, OH=OW=5; relu6 on the
+  // first two stages, biases on all, residual none; strip_rows 2.
+  int64_t six = kabi::floatParam(6.0f);
+  std::vector<int64_t> p = {1, 3, 9,   9, 10, 3, 2,   1, 1, 1, 1, 5, 5, 1,
+                            2, 0, six, 1, 2,  0, six, 1, 0, 0, 0, 0, 2};
+  ASSERT_EQ(int64_t(p.size()), kabi::kInvertedResidualParams);
+  uint64_t w1 = packedABytes(10, 3), w3 = packedABytes(3, 10);
+  std::vector<BufferInfo> b = {bytes(3 * 81 * 4), bytes(w1),     bytes(40),
+                               bytes(90 * 4),     bytes(40),     bytes(w3),
+                               bytes(12),         bytes(75 * 4), bytes(75 * 4)};
+  const char *name = kabi::kInvertedResidual;
+  std::string error;
+  ASSERT_TRUE(findCpuKernel(name)->check(b, p, error)) << error;
+  auto bad = p;
+  bad[6] = 3;
+  expectRejects(name, b, bad, "stride 3");
+  bad = p;
+  bad[11] = 6;
+  expectRejects(name, b, bad, "");
+  bad = p;
+  bad[18] = 99;
+  expectRejects(name, b, bad, "depthwise activation is 99");
+  bad = p;
+  bad[25] = 2;
+  expectRejects(name, b, bad, "has_residual is 2");
+  bad = p;
+  bad[26] = -1;
+  expectRejects(name, b, bad, "strip_rows is -1");
+  auto small = b;
+  small[5] = bytes(w3 - 4);
+  expectRejects(name, small, p, "packed projection filter");
+  small = b;
+  small[4] = bytes(36);
+  expectRejects(name, small, p, "depthwise bias");
+
+  // Two workgroups through the table entry against the library call with
+  // the whole image as one strip.
+  InvertedResidualShape s;
+  s.c = 3, s.h = s.w = 9, s.e = 10, s.p = 3, s.stride = 2, s.oh = s.ow = 5;
+  auto x = randomVector(3 * 81, 1), f1 = randomVector(30, 2),
+       b1 = randomVector(10, 3), dw = randomVector(90, 4),
+       b2 = randomVector(10, 5), f3 = randomVector(30, 6),
+       b3 = randomVector(3, 7);
+  std::vector<float> p1(w1 / 4), p3(w3 / 4), y(75), want(75);
+  packA(f1.data(), 3, false, 10, 3, p1.data());
+  packA(f3.data(), 10, false, 3, 10, p3.data());
+  runKernel(*findCpuKernel(name),
+            {x.data(), p1.data(), b1.data(), dw.data(), b2.data(), p3.data(),
+             b3.data(), y.data(), y.data()},
+            b, p, 2);
+  InvertedResidualWeights wt;
+  wt.w1 = p1.data(), wt.b1 = b1.data(), wt.dw = dw.data(), wt.b2 = b2.data();
+  wt.w3 = p3.data(), wt.b3 = b3.data();
+  wt.e1.act = wt.e2.act = Activation::Clip;
+  wt.e1.p1 = wt.e2.p1 = 6.0f;
+  ASSERT_TRUE(invertedResidual(s, wt, x.data(), want.data(), 5, 0, 1));
+  for (size_t i = 0; i < y.size(); ++i)
+    EXPECT_NEAR(y[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << i;
 }
 
 } // namespace

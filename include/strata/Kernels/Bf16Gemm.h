@@ -22,7 +22,9 @@
 #ifndef STRATA_KERNELS_BF16GEMM_H
 #define STRATA_KERNELS_BF16GEMM_H
 
+#include "strata/Kernels/Conv.h"
 #include "strata/Kernels/Gemm.h"
+#include "strata/Support/FloatBits.h"
 
 #include <cstdint>
 #include <cstring>
@@ -35,21 +37,9 @@ bool bf16PathSupported(Bf16Path path);
 Bf16Path bf16PathFor(Isa isa);
 const char *bf16PathName(Bf16Path path);
 
-/// f32 -> bf16, round to nearest even (NaN kept a quiet NaN).
-inline uint16_t toBf16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u)
-    return uint16_t((u >> 16) | 0x40);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return uint16_t(u >> 16);
-}
-inline float fromBf16(uint16_t h) {
-  uint32_t u = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+/// f32 <-> bf16 (round to nearest even; NaN kept a quiet NaN).
+inline uint16_t toBf16(float f) { return floatToBF16(f); }
+inline float fromBf16(uint16_t h) { return bf16ToFloat(h); }
 
 struct Bf16GemmProblem {
   int64_t m = 0, n = 0, k = 0;
@@ -86,6 +76,34 @@ void bf16PackA(const uint16_t *a, int64_t lda, int64_t m, int64_t k,
                uint16_t *dst);
 void bf16PackB(const uint16_t *b, int64_t ldb, bool transposed, int64_t k,
                int64_t n, uint16_t *dst);
+
+/// bf16 convolution (NCHW, OIHW filter, group 1) as the bf16 GEMM above:
+/// per image, Y[O, OH*OW] = W[O, C*KH*KW] * im2col(X), the filter packed
+/// once as A (bf16PackA of the OIHW filter read as an O x K matrix; K row
+/// kk = (c*KH + ky)*KW + kx), the im2col matrix packed straight into B
+/// panels (zero outside the padded input; a 1x1 stride-1 unpadded conv
+/// copies rows), block by block of kBf16ConvCols output columns. The sum
+/// order over K is the GEMM's (kk ascending in pairs), so every path and
+/// every 1x1 / windowed form gives the same bits as bf16Gemm on the
+/// explicit im2col matrix.
+struct Bf16ConvProblem {
+  Conv2dShape s;
+  const uint16_t *x = nullptr;       ///< N x C x H x W bf16
+  const uint16_t *wPacked = nullptr; ///< bf16PackA(filter as O x K)
+  const float *bias = nullptr;       ///< O values or null
+  void *y = nullptr;                 ///< N x O x OH x OW, bf16 or f32
+  bool outBf16 = true;
+  Activation act = Activation::None;
+  float p0 = 0, p1 = 0;
+};
+inline constexpr int64_t kBf16ConvCols = 256;
+/// Output columns [colBegin, colEnd) (any range) of image `image`.
+void bf16Conv2d(const Bf16ConvProblem &p, int64_t image, int64_t colBegin,
+                int64_t colEnd, Bf16Path path = bf16PathFor(activeIsa()));
+/// Packs columns [j0, j0 + nc) of image `image`'s im2col matrix as B
+/// panels (bf16PackedBElems(K, nc) elements; exposed for tests).
+void bf16PackIm2col(const Conv2dShape &s, const uint16_t *x, int64_t image,
+                    int64_t j0, int64_t nc, uint16_t *dst);
 
 } // namespace strata::kernels
 

@@ -37,11 +37,29 @@ struct Conv2dShape {
 /// fits in int64. Returns an empty string when it holds, else what is wrong.
 std::string checkConv2dShape(const Conv2dShape &s);
 
-/// Bytes of the filter packed as A panels, one block per group (0 on
-/// overflow).
-uint64_t packedConvFilterBytes(const Conv2dShape &s);
-/// Packs the OIHW filter into `dst` (packedConvFilterBytes bytes).
-void packConvFilter(const Conv2dShape &s, const float *filter, float *dst);
+/// The GEMM convolution's two forms. Normal: Y_g[O/G, OH*OW] = W_g * cols,
+/// the filter as A (12-row panels), output pixels along the microkernel's
+/// 16-lane vectors. Transposed: Y_g^T = cols^T * W_g^T, output pixels as
+/// rows and the filter as B (16-column panels), each block written back to
+/// Y transposed: for small outputs whose pixel count fills the vectors badly
+/// (7x7: 49 pixels take 64 lanes, but 52 rows).
+enum class ConvGemmForm { Normal, Transposed };
+
+/// Largest OH*OW the transposed form takes (its per-thread buffers hold
+/// OH*OW x C/G*KH*KW and OH*OW x O/G floats).
+inline constexpr int64_t kMaxTransposedPixels = 1024;
+
+/// The form that wastes fewer microkernel lanes on this shape (the
+/// transposed one only when it is at least 8% better and O/G >= 16).
+ConvGemmForm preferredConvGemmForm(const Conv2dShape &s);
+
+/// Bytes of the filter packed for `form` (A panels, or B panels for the
+/// transposed form), one block per group (0 on overflow).
+uint64_t packedConvFilterBytes(const Conv2dShape &s,
+                               ConvGemmForm form = ConvGemmForm::Normal);
+/// Packs the OIHW filter into `dst` (packedConvFilterBytes(s, form) bytes).
+void packConvFilter(const Conv2dShape &s, const float *filter, float *dst,
+                    ConvGemmForm form = ConvGemmForm::Normal);
 
 /// The GEMM convolution's work splits into units of (image, group, column
 /// chunk); `workgroups` sets how many chunks an image's columns take.
@@ -53,6 +71,16 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
                 bool filterPacked, const Epilogue &e, float *y,
                 int64_t workgroups, int64_t begin, int64_t end,
                 Isa isa = activeIsa());
+
+/// The transposed form (see ConvGemmForm): units of (image, group, chunk of
+/// output channels); `filter` is OIHW, or packed for the transposed form
+/// when `filterPacked`. Same epilogue as conv2dGemm. Needs OH*OW <=
+/// kMaxTransposedPixels.
+int64_t conv2dGemmTransposedUnits(const Conv2dShape &s, int64_t workgroups);
+void conv2dGemmTransposed(const Conv2dShape &s, const float *x,
+                          const float *filter, bool filterPacked,
+                          const Epilogue &e, float *y, int64_t workgroups,
+                          int64_t begin, int64_t end, Isa isa = activeIsa());
 
 /// Depthwise (C/G == 1, O a multiple of C): units are the N*O output planes;
 /// computes planes [begin, end) from a zero-padded copy of each input plane,

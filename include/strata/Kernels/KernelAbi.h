@@ -30,6 +30,9 @@ inline constexpr const char *kMatmulGemv = "matmul_gemv_f32";
 inline constexpr const char *kMatmulBatched = "matmul_batched_gemm_f32";
 inline constexpr int64_t kMatmulStrategyParams = 5;
 /// Convolutions, NCHW, OIHW filter; the bias is per output channel.
+/// filter_packed of the GEMM convolutions: 0 the plain filter, 1 packed for
+/// the normal GEMM form, 2 packed for the transposed one
+/// (kernels::ConvGemmForm).
 /// 1x1: N, C, HW, O (strategy), filter_packed, then the epilogue.
 inline constexpr const char *kConv1x1 = "conv2d_1x1_gemm_f32";
 inline constexpr int64_t kConv1x1StrategyParams = 4;
@@ -65,11 +68,30 @@ inline constexpr const char *kConvDepthwiseI8 = "conv2d_depthwise_i8";
 /// (b_packed must be 1, b_batched 0; activation none, relu or clip); input
 /// and packed weight bf16, bias f32, output bf16.
 inline constexpr const char *kMatmulGemmBf16 = "matmul_gemm_bf16";
+/// The bf16 convolution (Bf16Gemm.h bf16Conv2d; group 1): the general
+/// convolution's params, filter_packed (must be 1), has_bias, activation,
+/// p0, p1, has_residual (must be 0), out_bf16 (1: bf16 output, 0: f32).
+/// Bindings as the f32 kernels': input bf16, packed filter, bias f32,
+/// output.
+inline constexpr const char *kConvIm2colBf16 = "conv2d_im2col_gemm_bf16";
+inline constexpr int64_t kConvBf16Params = kConvStrategyParams + 7;
+/// The bf16 depthwise convolution (C/G == 1): the f32 depthwise kernel on
+/// each plane widened to f32 (products of bf16 values are exact in f32),
+/// the result rounded to bf16 or kept f32. The params of
+/// conv2d_im2col_gemm_bf16, filter_packed 0: the plain bf16 OIHW filter.
+inline constexpr const char *kConvDepthwiseBf16 = "conv2d_depthwise_bf16";
 
 inline bool isInt8Kernel(std::string_view name) {
   return name == kMatmulGemmI8 || name == kConv1x1I8 || name == kConvIm2colI8 ||
          name == kConvDepthwiseI8;
 }
+/// The int8 Add (strata/Kernels/Int8Add.h; an outlined Requant, Requant,
+/// i32 Add, Requant chain). Bindings (a, b, out; out may be a or b).
+/// Params: count, a_unsigned, a_zp, a_multiplier, a_shift, b_unsigned,
+/// b_zp, b_multiplier, b_shift, relu, out_kind (1 int8, 2 uint8),
+/// out_multiplier, out_shift, out_zp, qmin, qmax.
+inline constexpr const char *kAddRequantI8 = "add_requant_i8";
+inline constexpr int64_t kAddRequantI8Params = 16;
 /// has_bias, in_unsigned, in_zp, relu, out_kind (kernels::Int8Output),
 /// out_zp, qmin, qmax, rounding (kernels::Int8Rounding: 0 MultiplierShift,
 /// 1 TosaSingleRound, 2 TFLiteHalfUp).
@@ -105,6 +127,29 @@ inline constexpr int64_t kAvgPoolParams = 17 + 2;
 inline constexpr const char *kGlobalAvgPool = "globalavgpool_nchw_f32";
 inline constexpr int64_t kGlobalAvgPoolParams = 4;
 
+/// Unary elementwise, one kernel per kernels::UnaryOp in its order (the
+/// first kUnaryKernelCount). Bindings (in, out; out may be in). Params:
+/// count (strategy: the input's elements).
+inline constexpr const char *kUnaryKernels[] = {
+    "relu_f32", "sigmoid_f32", "tanh_f32", "exp_f32", "silu_f32", "gelu_f32"};
+inline constexpr int64_t kUnaryParams = 1;
+
+/// Resize of the last two dims, nearest or linear (kernels::resize2d).
+/// Bindings (in, out). Params: planes, H, W, OH, OW (strategy), mode,
+/// coordinate mode, nearest mode (kernels::Resize* enums), the H and W
+/// coordinate scales as the bit patterns of f64 values.
+inline constexpr const char *kResize2d = "resize_2d_f32";
+inline constexpr int64_t kResize2dParams = 5 + 5;
+
+/// Concat of up to kConcatMaxInputs f32 tensors (kernels::concatF32).
+/// Bindings: the inputs (unused ones bound to the output and not read),
+/// then the output (binding kConcatMaxInputs). Params: inputs, outer (the
+/// product of the output dims before the axis), then each input's elements
+/// per outer slice (0 past `inputs`).
+inline constexpr const char *kConcat = "concat_f32";
+inline constexpr int64_t kConcatMaxInputs = 8;
+inline constexpr int64_t kConcatParams = 2 + kConcatMaxInputs;
+
 /// 2-d transposed convolution (strata/Kernels/Deconv.h). Bindings (input,
 /// filter C x O/G x KH x KW, bias, output; no bias: the output in its
 /// place). Params: N, C, H, W, OH, OW, O, KH, KW, SH, SW, PT, PL, PB, PR,
@@ -118,6 +163,18 @@ inline constexpr int64_t kDeconvParams = 18 + 4;
 /// activation). The depthwise kernel takes no residual (has_residual 0).
 inline constexpr int64_t kEpilogueParams = 5;
 inline constexpr int64_t kResidualBinding = 4;
+
+/// The fused inverted-residual block (strata/Kernels/InvertedResidual.h):
+/// 1x1 expansion, 3x3 depthwise, 1x1 projection. Bindings (input, w1
+/// packed as a GEMM A operand E x C, b1, depthwise filter E x 1 x 3 x 3,
+/// b2, w3 packed E x P -> P x E A operand, b3, output, residual; an absent
+/// bias or residual binds the output, not read). Params: N, C, H, W, E, P,
+/// stride, PT, PL, PB, PR, OH, OW, then per stage has_bias, activation, p0,
+/// p1 (three times), has_residual, strip_rows (0: from the cache size at
+/// run time).
+inline constexpr const char *kInvertedResidual = "conv2d_inverted_residual_f32";
+inline constexpr int64_t kInvertedResidualBindings = 9;
+inline constexpr int64_t kInvertedResidualParams = 13 + 3 * 4 + 2;
 
 inline constexpr int64_t kMatmulParams =
     kMatmulStrategyParams + 3 + kEpilogueParams;
@@ -140,6 +197,16 @@ inline int64_t floatParam(float f) {
   uint32_t bits;
   std::memcpy(&bits, &f, sizeof bits);
   return int64_t(bits);
+}
+inline int64_t doubleParam(double d) {
+  int64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  return bits;
+}
+inline double paramDouble(int64_t p) {
+  double d;
+  std::memcpy(&d, &p, sizeof d);
+  return d;
 }
 inline float paramFloat(int64_t p) {
   uint32_t bits = uint32_t(p);

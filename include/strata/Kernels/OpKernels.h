@@ -87,6 +87,72 @@ void globalAvgPool(const float *x, float *y, int64_t hw, PostClamp clamp,
                    float limit, int64_t begin, int64_t end,
                    Isa isa = activeIsa());
 
+/// Unary elementwise functions: the first six are the unary kernels (in the
+/// order of their names, KernelAbi.h); the GEMM applies the transcendental
+/// epilogue activations with them too.
+enum class UnaryOp : int64_t {
+  Relu = 0,
+  Sigmoid,
+  Tanh,
+  Exp,
+  SiLU,
+  Gelu,        ///< erf form
+  GeluTanh,    ///< tanh form
+  HardSwish,   ///< x * clip(x / 6 + 0.5, 0, 1)
+  HardSigmoid, ///< clip(p0 * x + p1, 0, 1)
+};
+inline constexpr int64_t kUnaryKernelCount = 6;
+
+/// y[i] = op(x[i]) for i in [0, n) (`y` may be `x`). Vectorized per ISA;
+/// exp, sigmoid, SiLU and GELU by the polynomials of the softmax and the
+/// GEMM epilogue (about 1e-7 relative; erf 1.5e-7 absolute), tanh by
+/// Cephes' tanhf (about 2 ulp); relu and exp keep NaN.
+void unaryF32(UnaryOp op, const float *x, float *y, int64_t n, float p0 = 0,
+              float p1 = 0, Isa isa = activeIsa());
+
+/// Resize (ONNX / top.Resize) of the last two dims of `planes` planes of
+/// H x W to OH x OW, nearest or linear, with the interpreter's sampling:
+/// output coordinate x maps to the input coordinate by `coord`, then
+/// i = floor, r = the fraction (an exact sample taken as i - 1 with r = 1);
+/// nearest takes in[i] or in[i + 1] by `nearest`, linear (1 - r) in[i] +
+/// r in[i + 1], indices clamped to the input; a zero weight's sample is
+/// skipped. H is resampled first, then W.
+enum class ResizeMode : int64_t { Nearest = 0, Linear = 1 };
+/// top.Resize's coordinate modes (TopEnums.td order; tf_crop_and_resize is
+/// not taken).
+enum class ResizeCoord : int64_t {
+  HalfPixel = 0,
+  HalfPixelSymmetric = 1,
+  PytorchHalfPixel = 2,
+  AlignCorners = 3,
+  Asymmetric = 4,
+};
+enum class ResizeNearest : int64_t {
+  RoundPreferFloor = 0,
+  RoundPreferCeil = 1,
+  Floor = 2,
+  Ceil = 3,
+};
+struct ResizeShape {
+  int64_t planes = 1, h = 1, w = 1, oh = 1, ow = 1;
+  ResizeMode mode = ResizeMode::Nearest;
+  ResizeCoord coord = ResizeCoord::HalfPixel;
+  ResizeNearest nearest = ResizeNearest::RoundPreferFloor;
+  double scaleH = 1.0, scaleW = 1.0; ///< the coordinate scales
+};
+/// "" when well formed (sizes >= 1 except planes >= 0, enums in range,
+/// scales finite and > 0, element counts within int64), else why not.
+std::string checkResizeShape(const ResizeShape &s);
+/// Output rows [begin, end) of planes * OH.
+void resize2d(const ResizeShape &s, const float *x, float *y, int64_t begin,
+              int64_t end, Isa isa = activeIsa());
+
+/// Concat: output slice o (of `outer`) is input 0's slice o (inner[0]
+/// floats), then input 1's, ...; this copies output elements [begin, end)
+/// (row = the sum of `inner`).
+void concatF32(const float *const *inputs, const int64_t *inner,
+               int64_t count, float *out, int64_t begin, int64_t end);
+
 } // namespace strata::kernels
 
 #endif // STRATA_KERNELS_OPKERNELS_H

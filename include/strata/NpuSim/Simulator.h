@@ -90,10 +90,6 @@ private:
 std::string chromeTraceJson(const std::vector<Profile> &profiles,
                             const npu::NpuConfig &config);
 
-/// bf16 <-> f32 (round to nearest, ties to even; NaN stays NaN).
-uint16_t floatToBf16(float f);
-float bf16ToFloat(uint16_t b);
-
 } // namespace strata::npusim
 
 #endif // STRATA_NPUSIM_SIMULATOR_H

@@ -9,6 +9,8 @@
 #ifndef STRATA_SUPPORT_TENSOR_H
 #define STRATA_SUPPORT_TENSOR_H
 
+#include "strata/Support/FloatBits.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -74,12 +76,6 @@ std::optional<int64_t> checkedNumElements(const std::vector<int64_t> &shape,
 
 /// Formats a shape as "[1, 3, 224, 224]".
 std::string shapeToString(const std::vector<int64_t> &shape);
-
-/// IEEE half and bfloat16 conversions (round to nearest even).
-float halfToFloat(uint16_t h);
-uint16_t floatToHalf(float f);
-float bf16ToFloat(uint16_t h);
-uint16_t floatToBF16(float f);
 
 /// Small float (FLOAT8 / FLOAT4, `type` must satisfy isSmallFloat) bits to
 /// double; exact.

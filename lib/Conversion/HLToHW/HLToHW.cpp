@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LowerExtra.h"
 #include "strata/Conversion/HLToHW/Passes.h"
 #include "strata/Npu/NpuConfigJson.h"
 
@@ -32,6 +33,28 @@ struct ConvertHLToHWPass
       : given(c) {
     doubleBuffer = o.doubleBuffer;
     lramReuse = o.lramReuse;
+    fuseDispatches = o.fuseDispatches;
+  }
+
+  /// Multi-op dispatches: the hl.add fused into `op`'s program, if any.
+  /// An int8 hl.conv2d (plain operands and result) whose only user is an
+  /// hl.add of the same block that reads no other of the conv's operands
+  /// (the dispatch binds the conv's operands, the add's other operand, the
+  /// add's result).
+  static hl::AddOp fusableAdd(Operation *op) {
+    if (!isa<hl::Conv2DOp>(op) || extra::handles(op) ||
+        op->hasAttr("segment_output") || !op->getResult(0).hasOneUse())
+      return nullptr;
+    auto add = dyn_cast<hl::AddOp>(*op->getResult(0).getUsers().begin());
+    if (!add || add->getBlock() != op->getBlock() ||
+        add->hasAttr("segment_output") || extra::handles(add) ||
+        add.getLhs() == add.getRhs())
+      return nullptr;
+    Value other =
+        add.getLhs() == op->getResult(0) ? add.getRhs() : add.getLhs();
+    if (llvm::is_contained(op->getOperands(), other))
+      return nullptr;
+    return add;
   }
 
   void runOnOperation() override {
@@ -55,6 +78,7 @@ struct ConvertHLToHWPass
     HLToHWOptions options;
     options.doubleBuffer = doubleBuffer;
     options.lramReuse = lramReuse;
+    options.fuseDispatches = fuseDispatches;
 
     SmallVector<Operation *> kernels;
     module.walk([&](Operation *op) {
@@ -78,13 +102,27 @@ struct ConvertHLToHWPass
              a->getBlock() == b->getBlock() &&
              b->getOperand(0) == a->getResult(0);
     };
+    // The value the previous NPU dispatch left resident (its `resident`).
+    Value residentValue;
+    auto isMac = [](Operation *op) {
+      return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp>(op);
+    };
+    // The adds lowered with their convolution, and the LRAM address each
+    // pair leaves its sum at (LRAM reuse). A pair's dispatch runs at its
+    // add's place.
+    llvm::DenseMap<Operation *, std::optional<int64_t>> fusedAdds;
     for (size_t i = 0; i < kernels.size(); ++i) {
       Operation *op = kernels[i];
+      if (auto it = fusedAdds.find(op); it != fusedAdds.end()) {
+        resident = it->second;
+        residentValue = op->getResult(0);
+        continue;
+      }
       HLToHWOptions opOptions = options;
       if (options.lramReuse) {
         opOptions.keepOutputResident =
             i + 1 < kernels.size() && feeds(op, kernels[i + 1]);
-        if (resident && i > 0 && feeds(kernels[i - 1], op))
+        if (resident && isMac(op) && op->getOperand(0) == residentValue)
           opOptions.residentInput = resident;
       }
       std::string base = "npu_" + std::to_string(index++);
@@ -103,6 +141,42 @@ struct ConvertHLToHWPass
         error = lowerHLOpToProgram(op, config, opOptions, name, program, &plan);
       }
       resident = error ? std::nullopt : plan.residentOutput;
+      residentValue = op->getResult(0);
+      // Multi-op dispatch: the conv's program also computes its add (the
+      // add's program, the conv outlined with it); when the pair does not
+      // fit LRAM, the conv's own program.
+      hl::AddOp add = fuseDispatches && !error ? fusableAdd(op) : nullptr;
+      // An add of two convolutions goes with the first one lowered.
+      if (add && fusedAdds.contains(add))
+        add = nullptr;
+      if (add) {
+        HLToHWOptions fusedOptions = opOptions;
+        fusedOptions.fusedAdd = add;
+        // The pair keeps its sum in LRAM when the kernel after the add
+        // reads it.
+        size_t next =
+            llvm::find(kernels, add.getOperation()) - kernels.begin() + 1;
+        fusedOptions.keepOutputResident =
+            options.lramReuse && next < kernels.size() &&
+            isMac(kernels[next]) &&
+            kernels[next]->getOperand(0) == add.getResult();
+        // The pair runs at the add's place: a kernel between the two (a
+        // shortcut conv) runs before it and overwrites LRAM, so the conv
+        // then loads its input.
+        if (i + 1 >= kernels.size() || kernels[i + 1] != add.getOperation())
+          fusedOptions.residentInput.reset();
+        npusim::Program fusedProgram;
+        LayerPlan fusedPlan;
+        if (!lowerHLOpToProgram(op, config, fusedOptions, name, fusedProgram,
+                                &fusedPlan)) {
+          program = std::move(fusedProgram);
+          opOptions.residentInput = fusedOptions.residentInput;
+          plan = fusedPlan;
+          fusedAdds[add] = fusedPlan.residentOutput;
+        } else {
+          add = nullptr;
+        }
+      }
       if (error) {
         op->emitError() << *error;
         failed = true;
@@ -112,6 +186,14 @@ struct ConvertHLToHWPass
         op->setAttr("npu.resident_input", b.getUnitAttr());
       npuhw::ProgramOp p = npuhw::buildProgram(b, op->getLoc(), program);
       symbols.insert(p);
+      if (add) {
+        // The outliner puts the conv in its only user's dispatch
+        // (npu.dispatch_group); the program hangs on the group's last op.
+        op->setAttr("npu.dispatch_group", b.getUnitAttr());
+        add->setAttr("npu.program", FlatSymbolRefAttr::get(p.getSymNameAttr()));
+        resident.reset();
+        continue;
+      }
       op->setAttr("npu.program", FlatSymbolRefAttr::get(p.getSymNameAttr()));
     }
     if (failed)

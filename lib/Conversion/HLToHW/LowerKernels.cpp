@@ -8,13 +8,15 @@
 // one whose buffers all allocate (LramAllocator) and whose schedule is the
 // fastest by an estimate (DMA bytes and setups, the slice tasks' cycle
 // model; with double
-// buffering the overlap of tile k's compute with tile k+1's loads). Within a
+// buffering the overlap of tile k's compute with tile k+1's loads, which
+// may make streaming the reduction worth it even when it fits). Within a
 // tile the work is split over config.slices, by output channels or by output
 // rows (the cheaper under npusim::taskCost), each slice writing its own LRAM
 // piece (disjoint ranges: no race).
 //
 //===----------------------------------------------------------------------===//
 
+#include "LowerExtra.h"
 #include "strata/Conversion/HLToHW/Passes.h"
 #include "strata/NpuSim/Simulator.h"
 
@@ -51,6 +53,13 @@ struct Layer {
   /// The whole input already in LRAM at this address (NCHW, contiguous):
   /// left there by the previous dispatch (LRAM reuse).
   std::optional<int64_t> residentIn;
+  /// Multi-op dispatch: the int8 hl.add fused after the layer (its fields;
+  /// `input` / `input2` are set per piece). Each output tile's residual
+  /// operand is loaded after the tile's output in the output buffer, the
+  /// add writes over it, and that is what the program stores.
+  std::optional<npusim::SliceTask> add;
+  /// Whether the layer's result is the add's first operand (lhs).
+  bool addLhs = true;
 
   int64_t inputBytes() const { return N * C * H * W * eb; }
 
@@ -143,8 +152,9 @@ TileBytes tileBytes(const Layer &l, const Tile &t, bool tiledK) {
   RowWindow w = rowWindow(l, t.r0, t.r1);
   auto [ci0, ci1] = inputChannels(l, t);
   int64_t outElems = l.N * (t.c1 - t.c0) * (t.r1 - t.r0) * l.OW;
+  // A fused add holds the tile's residual operand beside its output.
   return {l.N * (ci1 - ci0) * (w.i1 - w.i0) * l.W * l.eb, weightBytes(l, t),
-          (t.c1 - t.c0) * l.sbRowBytes, outElems * l.eb,
+          (t.c1 - t.c0) * l.sbRowBytes, outElems * l.eb * (l.add ? 2 : 1),
           tiledK ? outElems * 4 : 0};
 }
 
@@ -153,6 +163,9 @@ TileBytes tileBytes(const Layer &l, const Tile &t, bool tiledK) {
 struct Buffers {
   TileBytes max{0, 0, 0, 0, 0};
   bool inputShared = true, weightsShared = true, scaleBiasShared = true;
+  /// One output tile (its reduction tiles write it in turn; it is stored
+  /// after the last one): one output buffer.
+  bool outputShared = true;
 };
 
 Buffers buffersOf(const Layer &l, const std::vector<Tile> &tiles) {
@@ -168,6 +181,7 @@ Buffers buffersOf(const Layer &l, const std::vector<Tile> &tiles) {
     b.max.acc = std::max(b.max.acc, s.acc);
   }
   b.scaleBiasShared = f.c1 - f.c0 == l.O;
+  b.outputShared = b.scaleBiasShared && f.r1 - f.r0 == l.OH;
   b.weightsShared = b.scaleBiasShared && !tiledK;
   b.inputShared = f.r1 - f.r0 == l.OH && !tiledK &&
                   (l.kind != Kind::Depthwise || b.weightsShared);
@@ -204,7 +218,7 @@ std::optional<Placement> place(const Layer &l, const Buffers &b, int sets,
   if (!put(p.weights, b.max.weights, b.weightsShared) ||
       !put(p.scaleBias, b.max.scaleBias, b.scaleBiasShared) ||
       (!l.residentIn && !put(p.input, b.max.input, b.inputShared)) ||
-      !put(p.output, b.max.output, false))
+      !put(p.output, b.max.output, b.outputShared))
     return std::nullopt;
   if (l.residentIn)
     p.input[0] = p.input[1] = *l.residentIn;
@@ -297,14 +311,28 @@ std::optional<std::string> planTiling(const Layer &l,
                                       Tiling &best, Placement &placement,
                                       bool wholeOutput = false) {
   if (wholeOutput) {
-    // One tile: the whole output stays in LRAM for the next dispatch.
-    Tiling whole{l.blocks(), l.OH, l.C};
-    if (std::optional<Placement> p =
-            place(l, buffersOf(l, tilesOf(l, whole)), sets, config)) {
-      best = whole;
-      placement = *p;
-      return std::nullopt;
+    // One output tile: the whole output stays in LRAM for the next
+    // dispatch. Double-buffered, its reduction may be tiled (int32
+    // partials) so that the loads still overlap the compute; the fastest
+    // fitting choice by the estimate.
+    double wholeCost = -1;
+    for (int64_t parts = 1; parts <= l.C; parts *= 2) {
+      if (parts > 1 && (sets == 1 || !l.reductionTileable()))
+        break;
+      Tiling whole{l.blocks(), l.OH, (l.C + parts - 1) / parts};
+      std::vector<Tile> tiles = tilesOf(l, whole);
+      std::optional<Placement> p = place(l, buffersOf(l, tiles), sets, config);
+      if (!p)
+        continue;
+      double cost = scheduleCycles(l, tiles, config, sets);
+      if (wholeCost < 0 || cost < wholeCost) {
+        wholeCost = cost;
+        best = whole;
+        placement = *p;
+      }
     }
+    if (wholeCost >= 0)
+      return std::nullopt;
     return std::string("does not fit whole");
   }
   double bestCost = -1;
@@ -315,16 +343,32 @@ std::optional<std::string> planTiling(const Layer &l,
     for (int64_t parts = 2; parts <= l.C; parts *= 2)
       channelOptions.push_back((l.C + parts - 1) / parts);
   for (int64_t kc : channelOptions) {
-    if (bestCost >= 0)
-      break; // a larger reduction tile fits
+    // Single-buffered, a larger reduction tile that fits is never slower;
+    // double-buffered, a smaller one shortens the first load (the tile's
+    // input channels and weights only) and overlaps the rest with compute.
+    if (bestCost >= 0 && sets == 1)
+      break;
     for (int64_t k = maxBlocks; k >= minBlocks; --k) {
       // Channel tiles of k blocks: skip k that give the same tile count as
       // a larger k (same DMA, smaller buffers are not needed).
       if (k < maxBlocks &&
           (l.blocks() + k - 1) / k == (l.blocks() + k) / (k + 1))
         continue;
+      // An optional streamed reduction (a plan of the whole reduction
+      // exists) with more than kMaxOptionalTiles tiles is not weighed: its
+      // setups outweigh what it overlaps, and its tile list is long to
+      // build. Row counts from minRows up keep the tile count within it.
+      constexpr int64_t kMaxOptionalTiles = 1024;
+      int64_t minRows = 1;
+      if (bestCost >= 0 && kc < l.C) {
+        int64_t outer = ((l.blocks() + k - 1) / k) * ((l.C + kc - 1) / kc);
+        if (outer > kMaxOptionalTiles)
+          continue;
+        minRows = (l.OH + kMaxOptionalTiles / outer - 1) /
+                  (kMaxOptionalTiles / outer);
+      }
       // The largest row count that fits (fit is monotone in the rows).
-      int64_t lo = 1, hi = l.OH, fit = 0;
+      int64_t lo = minRows, hi = l.OH, fit = 0;
       while (lo <= hi) {
         int64_t mid = (lo + hi) / 2;
         std::vector<Tile> tiles = tilesOf(l, {k, mid, kc});
@@ -335,13 +379,18 @@ std::optional<std::string> planTiling(const Layer &l,
           hi = mid - 1;
         }
       }
+      // One row tile may fit where fewer rows do not (its output buffer
+      // needs no second set).
+      if (fit < l.OH &&
+          place(l, buffersOf(l, tilesOf(l, {k, l.OH, kc})), sets, config))
+        fit = l.OH;
       if (!fit)
         continue;
       // The largest fitting row count, and (to overlap DMA with compute
       // when double-buffered) a few smaller ones.
       for (int64_t parts : {1, 2, 3, 4, 6, 8, 12, 16}) {
         int64_t rows = std::min(fit, (l.OH + parts - 1) / parts);
-        if (parts > 1 && rows == fit)
+        if ((parts > 1 && rows == fit) || rows < minRows)
           continue;
         std::vector<Tile> tiles = tilesOf(l, {k, rows, kc});
         std::optional<Placement> p =
@@ -606,6 +655,8 @@ std::optional<std::string> readLayer(Operation *op,
     s.outputZp = hlOp.getOutputZp();
     s.clipMin = hlOp.getClipMin();
     s.clipMax = hlOp.getClipMax();
+    if (hlOp.getRounding() == "tflite")
+      s.rounding = npusim::Rounding::TFLite;
     if (bf16 && hlOp.getRelu()) {
       s.clipMinF = 0.0f;
       if (auto limit = hlOp.getReluLimit())
@@ -764,6 +815,27 @@ std::optional<std::string> lowerTranspose(hl::TransposeOp op,
   return std::nullopt;
 }
 
+/// The fields of an int8 binary elementwise slice task (`k`) from HL op
+/// `b` (hl.add/sub/mul/min/max).
+template <typename BinaryOp>
+void binaryFields(BinaryOp b, npusim::KernelKind k, npusim::SliceTask &proto) {
+  proto.kernel = k;
+  proto.inputZp = b.getLhsZp();
+  proto.input2Zp = b.getRhsZp();
+  proto.inputMultiplier = b.getLhsMultiplier();
+  proto.inputShift = b.getLhsShift();
+  proto.input2Multiplier = b.getRhsMultiplier();
+  proto.input2Shift = b.getRhsShift();
+  proto.leftShift = b.getLeftShift();
+  proto.multiplier = b.getOutputMultiplier();
+  proto.shift = b.getOutputShift();
+  proto.outputZp = b.getOutputZp();
+  proto.clipMin = b.getClipMin();
+  proto.clipMax = b.getClipMax();
+  if (b.getRounding() == "tflite")
+    proto.rounding = npusim::Rounding::TFLite;
+}
+
 /// The int8 elementwise kernels (hl.add/sub/mul/min/max, hl.activation,
 /// hl.table) over the flat tensor: chunks that fit LRAM (the inputs, the
 /// table, the output), each split over the slices, loaded, computed and
@@ -788,32 +860,17 @@ std::optional<std::string> lowerElementwise(Operation *op,
     return layer + ": an empty tensor needs no NPU program";
   npusim::SliceTask proto;
   bool binary = false, table = false;
-  auto binaryFields = [&](auto b, npusim::KernelKind k) {
-    binary = true;
-    proto.kernel = k;
-    proto.inputZp = b.getLhsZp();
-    proto.input2Zp = b.getRhsZp();
-    proto.inputMultiplier = b.getLhsMultiplier();
-    proto.inputShift = b.getLhsShift();
-    proto.input2Multiplier = b.getRhsMultiplier();
-    proto.input2Shift = b.getRhsShift();
-    proto.leftShift = b.getLeftShift();
-    proto.multiplier = b.getOutputMultiplier();
-    proto.shift = b.getOutputShift();
-    proto.outputZp = b.getOutputZp();
-    proto.clipMin = b.getClipMin();
-    proto.clipMax = b.getClipMax();
-  };
+  binary = isa<hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp, hl::MaxOp>(op);
   if (auto b = dyn_cast<hl::AddOp>(op))
-    binaryFields(b, npusim::KernelKind::Add);
+    binaryFields(b, npusim::KernelKind::Add, proto);
   else if (auto b = dyn_cast<hl::SubOp>(op))
-    binaryFields(b, npusim::KernelKind::Sub);
+    binaryFields(b, npusim::KernelKind::Sub, proto);
   else if (auto b = dyn_cast<hl::MulOp>(op))
-    binaryFields(b, npusim::KernelKind::Mul);
+    binaryFields(b, npusim::KernelKind::Mul, proto);
   else if (auto b = dyn_cast<hl::MinOp>(op))
-    binaryFields(b, npusim::KernelKind::Min);
+    binaryFields(b, npusim::KernelKind::Min, proto);
   else if (auto b = dyn_cast<hl::MaxOp>(op))
-    binaryFields(b, npusim::KernelKind::Max);
+    binaryFields(b, npusim::KernelKind::Max, proto);
   else if (auto a = dyn_cast<hl::ActivationOp>(op)) {
     proto.kernel = npusim::KernelKind::Rescale;
     proto.inputZp = a.getInputZp();
@@ -822,6 +879,8 @@ std::optional<std::string> lowerElementwise(Operation *op,
     proto.outputZp = a.getOutputZp();
     proto.clipMin = a.getClipMin();
     proto.clipMax = a.getClipMax();
+    if (a.getRounding() == "tflite")
+      proto.rounding = npusim::Rounding::TFLite;
   } else if (isa<hl::TableOp>(op)) {
     table = true;
     proto.kernel = npusim::KernelKind::Table;
@@ -909,12 +968,17 @@ std::optional<std::string> lowerElementwise(Operation *op,
 bool conversion::hasNpuLowering(Operation *op) {
   return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp,
              hl::TransposeOp, hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp,
-             hl::MaxOp, hl::ActivationOp, hl::TableOp>(op);
+             hl::MaxOp, hl::ActivationOp, hl::TableOp>(op) ||
+         extra::handles(op);
 }
 
 std::optional<std::string> conversion::lowerHLOpToProgram(
     Operation *op, const npu::NpuConfig &config, const HLToHWOptions &options,
     const std::string &name, npusim::Program &program, LayerPlan *plan) {
+  // Pools, hl.segmentation and segmented operands: LowerPools.cpp,
+  // LowerSegmented.cpp.
+  if (extra::handles(op))
+    return extra::lower(op, config, options, name, program, plan);
   if (auto transpose = dyn_cast<hl::TransposeOp>(op)) {
     if (plan)
       *plan = LayerPlan();
@@ -931,6 +995,26 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     return e;
   int sets = options.doubleBuffer ? 2 : 1;
   l.residentIn = options.residentInput;
+  if (options.fusedAdd) {
+    auto add = dyn_cast<hl::AddOp>(options.fusedAdd);
+    auto outType = cast<ShapedType>(op->getResult(0).getType());
+    auto int8Like = [&](Value v) {
+      auto t = cast<ShapedType>(v.getType());
+      return t.getShape() == outType.getShape() &&
+             hl::formatOf(t.getElementType()) == hl::Format::Int8 &&
+             hl::storageRange(t.getElementType()).first == -128;
+    };
+    if (!add || l.kind != Kind::Conv || l.eb != 1 ||
+        l.proto.format != npusim::Format::Int8 || !int8Like(add) ||
+        !int8Like(add->getOperand(0)) || !int8Like(add->getOperand(1)) ||
+        (add->getOperand(0) == op->getResult(0)) ==
+            (add->getOperand(1) == op->getResult(0)))
+      return l.name + ": internal error, no add to fuse";
+    npusim::SliceTask proto;
+    binaryFields(add, npusim::KernelKind::Add, proto);
+    l.add = proto;
+    l.addLhs = add->getOperand(0) == op->getResult(0);
+  }
   Tiling tiling;
   Placement pl;
   // A resident output is NCHW-contiguous: one tile, N = 1, pieces split by
@@ -970,13 +1054,23 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                       {bindingName(op->getOperand(2), "scale_bias"),
                        static_cast<uint64_t>(l.O * l.sbRowBytes), false},
                       {"output", static_cast<uint64_t>(outBytes), true}};
+  // A fused add: binding 3 is its other operand, 4 its result.
+  if (l.add)
+    program.bindings.insert(
+        program.bindings.begin() + 3,
+        {"residual", static_cast<uint64_t>(outBytes), false});
+  uint32_t outBinding = l.add ? 4 : 3;
   if (plan) {
     *plan = {static_cast<int64_t>((l.OH + tiling.rowsPerTile - 1) /
                                   tiling.rowsPerTile),
              (l.blocks() + tiling.blocksPerTile - 1) / tiling.blocksPerTile,
              pl.used, std::nullopt};
+    // The output set of the last tile: it writes the output when the
+    // reduction is tiled.
+    // A fused add's sum: after the output in its buffer.
     if (keepOutput)
-      plan->residentOutput = pl.output[0];
+      plan->residentOutput = pl.output[(tiles.size() - 1) % sets] +
+                             (l.add ? outBytes : 0);
   }
 
   std::vector<Task> tasks;
@@ -984,6 +1078,37 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
   // What each buffer set holds: weights (c0, c1, k0, k1), scale_bias
   // (c0, c1), input (channels, rows).
   std::vector<int64_t> heldW[2], heldSb[2], heldIn[2];
+  // The pieces of each output tile, the same for all its reduction tiles
+  // (their int32 partials stay where they are).
+  std::map<std::vector<int64_t>, std::vector<Piece>> piecesOf;
+  auto piecesFor = [&](const Tile &t) -> const std::vector<Piece> & {
+    std::vector<int64_t> key{t.c0, t.c1, t.r0, t.r1};
+    auto it = piecesOf.find(key);
+    if (it == piecesOf.end())
+      it = piecesOf.emplace(key, splitTile(l, t, config, keepOutput)).first;
+    return it->second;
+  };
+  // A fused add's residual tile: after the output tile in its buffer.
+  auto residualAddr = [&](size_t ti) {
+    const Tile &t = tiles[ti];
+    return pl.output[ti % sets] +
+           l.N * (t.c1 - t.c0) * (t.r1 - t.r0) * l.OW * l.eb;
+  };
+  // Moves tile `ti`'s part of the output-shaped binding `binding` between
+  // DRAM and LRAM from `lram`, piece by piece (the pieces' NCHW boxes lie
+  // one after the other).
+  auto movePieces = [&](npusim::TaskKind kind, uint32_t binding, size_t ti,
+                        int64_t lram, const char *what) {
+    for (const Piece &p : piecesFor(tiles[ti])) {
+      int64_t pc = p.c1 - p.c0, pr = p.r1 - p.r0;
+      tasks.push_back(dma(kind, binding, ((p.c0 * l.OH) + p.r0) * l.OW * l.eb,
+                          lram, l.eb, {l.N, pc, pr * l.OW},
+                          {l.O * l.OH * l.OW * l.eb, l.OH * l.OW * l.eb, l.eb},
+                          {pc * pr * l.OW * l.eb, pr * l.OW * l.eb, l.eb},
+                          what));
+      lram += l.N * pc * pr * l.OW * l.eb;
+    }
+  };
   auto loads = [&](size_t ti) {
     const Tile &t = tiles[ti];
     int set = static_cast<int>(ti % sets);
@@ -1026,16 +1151,9 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                           {(ci1 - ci0) * plane, plane, l.eb}, "input"));
       heldIn[inSet] = inKey;
     }
-  };
-  // The pieces of each output tile, the same for all its reduction tiles
-  // (their int32 partials stay where they are).
-  std::map<std::vector<int64_t>, std::vector<Piece>> piecesOf;
-  auto piecesFor = [&](const Tile &t) -> const std::vector<Piece> & {
-    std::vector<int64_t> key{t.c0, t.c1, t.r0, t.r1};
-    auto it = piecesOf.find(key);
-    if (it == piecesOf.end())
-      it = piecesOf.emplace(key, splitTile(l, t, config, keepOutput)).first;
-    return it->second;
+    if (l.add && lastK(l, t))
+      movePieces(npusim::TaskKind::DmaLoad, 3, ti, residualAddr(ti),
+                 "residual");
   };
   auto compute = [&](size_t ti) {
     const Tile &t = tiles[ti];
@@ -1059,6 +1177,21 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
       chooseVectorMode(task, config);
       tasks.push_back(task);
       int64_t elems = l.N * (p.c1 - p.c0) * (p.r1 - p.r0) * l.OW;
+      if (l.add && lastK(l, t)) {
+        // The add on the same slice (its queue runs it after the conv):
+        // the piece's output and residual in, the sum over the residual.
+        int64_t res = residualAddr(ti) + (outAddr - pl.output[set]);
+        Task add;
+        add.kind = npusim::TaskKind::Slice;
+        add.slice = *l.add;
+        add.slice.slice = static_cast<uint32_t>(s);
+        add.slice.input = operand(l.addLhs ? outAddr : res, {elems}, 1);
+        add.slice.input2 = operand(l.addLhs ? res : outAddr, {elems}, 1);
+        add.slice.output = operand(res, {elems}, 1);
+        add.name = llvm::formatv("tile{0}.add.s{1}", ti, s).str();
+        chooseVectorMode(add, config);
+        tasks.push_back(add);
+      }
       outAddr += elems * l.eb;
       accAddr += elems * 4;
     }
@@ -1066,17 +1199,8 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
   auto store = [&](size_t ti) {
     if (!lastK(l, tiles[ti]))
       return;
-    int set = static_cast<int>(ti % sets);
-    int64_t outAddr = pl.output[set];
-    for (const Piece &p : piecesFor(tiles[ti])) {
-      int64_t pc = p.c1 - p.c0, pr = p.r1 - p.r0;
-      tasks.push_back(dma(
-          npusim::TaskKind::DmaStore, 3, ((p.c0 * l.OH) + p.r0) * l.OW * l.eb,
-          outAddr, l.eb, {l.N, pc, pr * l.OW},
-          {l.O * l.OH * l.OW * l.eb, l.OH * l.OW * l.eb, l.eb},
-          {pc * pr * l.OW * l.eb, pr * l.OW * l.eb, l.eb}, "output"));
-      outAddr += l.N * pc * pr * l.OW * l.eb;
-    }
+    movePieces(npusim::TaskKind::DmaStore, outBinding, ti,
+               l.add ? residualAddr(ti) : pl.output[ti % sets], "output");
   };
 
   loads(0);
@@ -1084,9 +1208,13 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     tasks.push_back(waitTask());
     compute(ti);
     if (sets == 2) {
+      // A fused add's residual load into tile ti+1's output buffer comes
+      // after tile ti-1's store from it (one DMA queue, in order).
+      if (l.add && ti >= 1)
+        store(ti - 1);
       if (ti + 1 < tiles.size())
         loads(ti + 1);
-      if (ti >= 1)
+      if (!l.add && ti >= 1)
         store(ti - 1);
     } else {
       tasks.push_back(waitTask());

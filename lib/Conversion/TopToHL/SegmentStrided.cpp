@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "strata/Conversion/HLToHW/Passes.h"
 #include "strata/Conversion/TopToHL/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -60,6 +61,11 @@ std::optional<int64_t> producerPadValue(Operation *op) {
 struct HLSegmentStridedPass
     : public conversion::impl::HLSegmentStridedBase<HLSegmentStridedPass> {
   using HLSegmentStridedBase::HLSegmentStridedBase;
+  HLSegmentStridedPass(const conversion::HLSegmentStridedOptions &o,
+                       const npu::NpuConfig &c)
+      : HLSegmentStridedBase(o), config(c) {}
+
+  npu::NpuConfig config = npu::defaultNpuConfig();
 
   void runOnOperation() override {
     SmallVector<Operation *> strided;
@@ -88,22 +94,46 @@ struct HLSegmentStridedPass
       MLIRContext *ctx = op->getContext();
       Operation *producer = input.getDefiningOp();
       Value segmented;
-      if (fuse && canWriteSegmented(producer) && input.hasOneUse() &&
-          producerPadValue(producer) == padValue) {
+      Operation *segmentation = nullptr;
+      bool fused = fuse && canWriteSegmented(producer) && input.hasOneUse() &&
+                   producerPadValue(producer) == padValue;
+      if (fused) {
         SmallVector<int64_t> so = {s, pad[0], pad[1], pad[2], pad[3]};
         producer->setAttr("segment_output", DenseI64ArrayAttr::get(ctx, so));
         producer->getResult(0).setType(segType);
         segmented = producer->getResult(0);
       } else {
-        segmented = SegmentationOp::create(
+        segmentation = SegmentationOp::create(
             b, op->getLoc(), segType, input, b.getI64IntegerAttr(s),
             DenseI64ArrayAttr::get(ctx, pad), b.getI64IntegerAttr(*padValue));
+        segmented = segmentation->getResult(0);
       }
+      DenseI64ArrayAttr oldPad = op->getAttrOfType<DenseI64ArrayAttr>("pad");
       op->setOperand(0, segmented);
       op->setAttr("segments", b.getI64IntegerAttr(s));
       op->setAttr("pad", DenseI64ArrayAttr::get(ctx, {0, 0, 0, 0}));
+      // Keep the rewrite only when the NPU lowers every op it touched.
+      if (!conversion::npuLoweringRefusal(op, config) &&
+          !conversion::npuLoweringRefusal(fused ? producer : segmentation,
+                                          config))
+        continue;
+      op->setOperand(0, input);
+      op->setAttr("segments", b.getI64IntegerAttr(1));
+      op->setAttr("pad", oldPad);
+      if (fused) {
+        producer->removeAttr("segment_output");
+        producer->getResult(0).setType(inType);
+      } else {
+        segmentation->erase();
+      }
     }
   }
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+conversion::createHLSegmentStrided(const HLSegmentStridedOptions &options,
+                                   const npu::NpuConfig &config) {
+  return std::make_unique<HLSegmentStridedPass>(options, config);
+}

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "strata/Conversion/TopToHL/Passes.h"
+#include "strata/Conversion/HLToHW/Passes.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Dialect/Top/IR/TopTraits.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
@@ -18,6 +19,7 @@
 #include "strata/Strategy/NpuStrategies.h"
 #include "strata/Strategy/Select.h"
 #include "strata/StrategyMLIR/WorkloadFromOp.h"
+#include "strata/Support/IntegerRequant.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Builders.h"
@@ -387,11 +389,16 @@ struct Converter {
       kernel = "hl.conv2d";
     }
     Value result = hlOp->getResult(0);
+    SmallVector<Operation *> created = {hlOp};
     if (nhwc) {
+      created.insert(created.begin(), input.getDefiningOp());
       result = transpose(b, loc, result, {0, 2, 3, 1});
+      created.push_back(result.getDefiningOp());
       assert(result.getType() == nhwcResultType && "NHWC result type");
       (void)nhwcResultType;
     }
+    if (Reason r = refused(created); !r.empty())
+      return r;
     replaced->getResult(0).replaceAllUsesWith(result);
     if (replaced != conv)
       replaced->erase();
@@ -447,6 +454,8 @@ struct Converter {
         b, loc, TypeRange{resultType},
         ValueRange{mm.getInput(), weights, scaleBias}, attrs);
     kernel = "hl.fully_connected";
+    if (Reason r = refused({fc}); !r.empty())
+      return r;
     replaced->getResult(0).replaceAllUsesWith(fc.getOutput());
     if (replaced != mm)
       replaced->erase();
@@ -479,6 +488,20 @@ struct Converter {
         erased.insert(dead);
         dead->erase();
       }
+  }
+
+  /// The HL ops a conversion wrote, before it rewires the users: kept when
+  /// the NPU lowering takes every one (npuLoweringRefusal, the predicate
+  /// convert-hl-to-hw applies), else erased (last first; nothing uses them
+  /// yet) and the reason returned, so the Top ops stay on the CPU.
+  Reason refused(ArrayRef<Operation *> created) {
+    for (Operation *op : created)
+      if (std::optional<std::string> r = npuLoweringRefusal(op, config)) {
+        for (Operation *dead : llvm::reverse(created))
+          dead->erase();
+        return "the NPU lowering refuses it: " + *r;
+      }
+    return "";
   }
 
   /// Runs `ops` (each reading the previous one's result as operand 0; the
@@ -541,6 +564,8 @@ struct Converter {
     Value input = mp.getInput();
     OpBuilder b(mp);
     if (Reason r = emitMaxPool(mp, b, input); !r.empty())
+      return r;
+    if (Reason r = refused({input.getDefiningOp()}); !r.empty())
       return r;
     mp.getOutput().replaceAllUsesWith(input);
     mp.erase();
@@ -613,14 +638,24 @@ struct Converter {
       kernel = "hl.table";
     }
     tabulated.push_back(quantOp);
+    // The hl.maxpool / hl.resize_nearest written above (none for a table
+    // alone).
+    SmallVector<Operation *> created;
+    if (input != deq.getInput())
+      created.push_back(input.getDefiningOp());
     FailureOr<Tensor> table = tabulate(tabulated, config.lutEntries);
-    if (failed(table))
+    if (failed(table)) {
+      for (Operation *dead : created)
+        dead->erase();
       return "its float ops could not be tabulated";
+    }
     // A max pool whose output keeps its input's quantization needs no table.
     bool identity = input.getType() == quantOp.getOutput().getType();
     for (int64_t i = 0; identity && i < config.lutEntries; ++i)
       identity = table->data<int8_t>()[i] == i - config.lutEntries / 2;
     if (identity) {
+      if (Reason r = refused(created); !r.empty())
+        return r;
       quantOp.getOutput().replaceAllUsesWith(input);
       kernel = isa<top::MaxPoolOp>(first)  ? "hl.maxpool"
                : isa<top::ResizeOp>(first) ? "hl.resize_nearest"
@@ -634,6 +669,9 @@ struct Converter {
     auto t =
         hl::TableOp::create(b, quantOp.getLoc(), quantOp.getOutput().getType(),
                             input, lut, b.getI64IntegerAttr(config.lutEntries));
+    created.push_back(t);
+    if (Reason r = refused(created); !r.empty())
+      return r;
     quantOp.getOutput().replaceAllUsesWith(t.getOutput());
     // The float chain is dead now (the Dequant may have other users).
     quantOp.erase();
@@ -663,7 +701,19 @@ struct Converter {
       return "the NPU description's lut_entries is " +
              std::to_string(config.lutEntries) + ", an int8 table needs 256";
     SmallVector<top::DequantOp> deqs;
+    // A nearest resize between an input's Dequant and the concat (a
+    // detector's upsampled feature maps) only moves the int8 values:
+    // hl.resize_nearest after the input's table.
+    SmallVector<top::ResizeOp> resizes;
     for (Value in : concat.getInputs()) {
+      auto rs = in.getDefiningOp<top::ResizeOp>();
+      if (rs && (!rs.getOutput().hasOneUse() ||
+                 !checkNearestResize(rs).empty()))
+        return "an input is a resize that is not an NPU nearest resize "
+               "used by the concat only";
+      resizes.push_back(rs);
+      if (rs)
+        in = rs.getInput();
       auto deq = in.getDefiningOp<top::DequantOp>();
       if (!deq ||
           !isa<quant::UniformQuantizedType>(
@@ -677,11 +727,15 @@ struct Converter {
       axis += rank;
     OpBuilder b(quantOp);
     SmallVector<Value> inputs;
-    for (top::DequantOp deq : deqs) {
+    SmallVector<Operation *> created;
+    for (auto [deq, rs] : llvm::zip_equal(deqs, resizes)) {
       FailureOr<Tensor> table = tabulate(
           {deq.getOperation(), quantOp.getOperation()}, config.lutEntries);
-      if (failed(table))
+      if (failed(table)) {
+        for (Operation *dead : llvm::reverse(created))
+          dead->erase();
         return "its Dequant -> Quant could not be tabulated";
+      }
       Value x = deq.getInput();
       auto xType = cast<RankedTensorType>(x.getType());
       auto wantType =
@@ -695,20 +749,188 @@ struct Converter {
         x = hl::TableOp::create(b, deq.getLoc(), wantType, x, lut,
                                 b.getI64IntegerAttr(config.lutEntries))
                 .getOutput();
+        created.push_back(x.getDefiningOp());
+      }
+      if (rs) {
+        x = hl::ResizeNearestOp::create(
+                b, rs.getLoc(),
+                RankedTensorType::get(
+                    cast<RankedTensorType>(rs.getOutput().getType())
+                        .getShape(),
+                    outType.getElementType()),
+                x)
+                .getOutput();
+        created.push_back(x.getDefiningOp());
       }
       inputs.push_back(x);
     }
     auto hlConcat = hl::ConcatOp::create(b, quantOp.getLoc(), outType, inputs,
                                          b.getI64IntegerAttr(axis));
+    created.push_back(hlConcat);
+    if (Reason r = refused(created); !r.empty())
+      return r;
     quantOp.getOutput().replaceAllUsesWith(hlConcat.getOutput());
     SmallVector<Operation *> chain;
     for (top::DequantOp deq : deqs)
       if (!llvm::is_contained(chain, deq.getOperation()))
         chain.push_back(deq);
+    for (top::ResizeOp rs : resizes)
+      if (rs)
+        chain.push_back(rs);
     chain.push_back(concat);
     chain.push_back(quantOp);
     eraseDeadChain(chain);
-    kernel = "hl.concat";
+    kernel = llvm::any_of(resizes, [](top::ResizeOp r) { return bool(r); })
+                 ? "hl.concat of hl.resize_nearest"
+                 : "hl.concat";
+    return "";
+  }
+
+  //===--------------------------------------------------------------------===//
+  // top-quantize's int8 Add and GlobalAvgPool (docs/quantization.md,
+  // "Integer Add and pools": Requant / i32 Add / i32 Reduce chains)
+  //===--------------------------------------------------------------------===//
+
+  /// The multiplier and shift of a per-tensor MultiplierShift top.Requant
+  /// within the NPU's ranges.
+  static std::optional<std::pair<int64_t, int64_t>>
+  plainRequant(top::RequantOp r) {
+    if (!r || r.getQuantMode() != top::RequantMode::MultiplierShift ||
+        !r.getMultiplier() || !r.getRshift() ||
+        r.getMultiplier()->size() != 1 || r.getRshift()->size() != 1)
+      return std::nullopt;
+    int64_t m = (*r.getMultiplier())[0], sh = (*r.getRshift())[0];
+    if (m < 0 || m > std::numeric_limits<int32_t>::max() || sh < 0 || sh > 63)
+      return std::nullopt;
+    return std::make_pair(m, sh);
+  }
+
+  /// A per-tensor signed int8 quantized type's zero point and range.
+  static std::optional<IntType> signedInt8Of(Type type) {
+    if (!isa<quant::UniformQuantizedType>(getElementTypeOrSelf(type)) ||
+        !isInt8Storage(type))
+      return std::nullopt;
+    return int8TypeOf(type);
+  }
+
+  static bool isI32(Type type) {
+    return getElementTypeOrSelf(type).isSignlessInteger(32);
+  }
+
+  /// `Requant(Add(Requant(a), Requant(b)))` (int8 -> i32 -> int8, the int8
+  /// Add of top-quantize, `do_relu` included) to `hl.add`: HL's add
+  /// rescales both inputs with the same rounding (`left_shift` 0), adds and
+  /// requantizes; the ReLU on the i32 sum is `clip_min = output_zp`.
+  Reason convertInt8Add(top::AddOp add, std::string &kernel) {
+    if (!config.supports(npu::NumberFormat::Int8))
+      return "the NPU description's formats do not list int8";
+    auto ra = add.getLhs().getDefiningOp<top::RequantOp>();
+    auto rb = add.getRhs().getDefiningOp<top::RequantOp>();
+    if (!ra || !rb || !isI32(add.getOutput().getType()))
+      return "not the int8 Add of top-quantize (two top.Requant to i32, "
+             "an i32 top.Add)";
+    std::optional<IntType> ta = signedInt8Of(ra.getInput().getType()),
+                           tb = signedInt8Of(rb.getInput().getType());
+    auto ma = plainRequant(ra), mb = plainRequant(rb);
+    if (!ta || !tb || !ma || !mb || !isI32(ra.getOutput().getType()) ||
+        !isI32(rb.getOutput().getType()))
+      return "an input is not a per-tensor MultiplierShift top.Requant of "
+             "a signed int8 tensor to i32";
+    auto outType = dyn_cast<RankedTensorType>(add.getOutput().getType());
+    if (!outType || !outType.hasStaticShape())
+      return "dynamic shapes (compile with --input-shapes)";
+    if (cast<ShapedType>(ra.getInput().getType()).getShape() !=
+            outType.getShape() ||
+        cast<ShapedType>(rb.getInput().getType()).getShape() !=
+            outType.getShape())
+      return "its operands broadcast (the NPU add takes equal shapes)";
+    if (!add.getOutput().hasOneUse())
+      return "its i32 sum has other users than one top.Requant";
+    auto rc = dyn_cast<top::RequantOp>(*add.getOutput().getUsers().begin());
+    std::optional<IntType> tc =
+        rc ? signedInt8Of(rc.getOutput().getType()) : std::nullopt;
+    auto mc = plainRequant(rc);
+    if (!tc || !mc)
+      return "its i32 sum does not go to a per-tensor MultiplierShift "
+             "top.Requant to signed int8";
+    OpBuilder b(rc);
+    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    auto h = hl::AddOp::create(
+        b, rc.getLoc(), rc.getOutput().getType(), ra.getInput(), rb.getInput(),
+        i64(ta->zp), i64(ma->first), i64(ma->second), i64(tb->zp),
+        i64(mb->first), i64(mb->second), i64(0), i64(mc->first),
+        i64(mc->second), i64(tc->zp),
+        i64(add.getDoRelu() ? std::max(tc->lo, tc->zp) : tc->lo), i64(tc->hi),
+        b.getStringAttr("multiplier_shift"));
+    if (Reason r = refused({h}); !r.empty())
+      return r;
+    rc.getOutput().replaceAllUsesWith(h.getOutput());
+    eraseDeadChain({ra, rb, add, rc});
+    kernel = "hl.add";
+    return "";
+  }
+
+  /// `Requant(Requant(Reduce-sum over H, W of Requant(x) - zp), 1/n), s)`
+  /// (the int8 GlobalAvgPool of top-quantize) to `hl.avgpool` with the
+  /// whole plane as its window: HL's integer mean
+  /// `round_half_away_from_zero(sum / n)` is the division Requant when it
+  /// uses `intq::divisionMultiplierShift` (checked), then the same
+  /// MultiplierShift requantization.
+  Reason convertInt8GlobalAvgPool(top::ReduceOp red, std::string &kernel) {
+    if (!config.supports(npu::NumberFormat::Int8))
+      return "the NPU description's formats do not list int8";
+    auto inType = dyn_cast<RankedTensorType>(red.getInput().getType());
+    auto outType = dyn_cast<RankedTensorType>(red.getOutput().getType());
+    if (red.getMode() != top::ReduceMode::Sum || red.getAxesValue() ||
+        !inType || !outType || !inType.hasStaticShape() ||
+        !outType.hasStaticShape() || inType.getRank() != 4 || !isI32(inType))
+      return "not the int8 GlobalAvgPool of top-quantize (an i32 ReduceSum "
+             "over H and W of a static 4-d tensor)";
+    SmallVector<int64_t> axes(red.getAxes());
+    for (int64_t &a : axes)
+      a = a < 0 ? a + 4 : a;
+    llvm::sort(axes);
+    if (axes != SmallVector<int64_t>{2, 3} ||
+        outType.getShape() !=
+            ArrayRef<int64_t>{inType.getDimSize(0), inType.getDimSize(1), 1, 1})
+      return "its ReduceSum is not over H and W with kept dims";
+    auto r0 = red.getInput().getDefiningOp<top::RequantOp>();
+    std::optional<IntType> tx =
+        r0 ? signedInt8Of(r0.getInput().getType()) : std::nullopt;
+    if (!tx || plainRequant(r0) != std::make_pair<int64_t, int64_t>(1, 0))
+      return "its input is not top.Requant(x) - zp (multiplier 1, shift 0) "
+             "of a per-tensor signed int8 tensor";
+    int64_t n = inType.getDimSize(2) * inType.getDimSize(3);
+    if (!red.getOutput().hasOneUse())
+      return "its i32 sum has other users than the division top.Requant";
+    auto r1 = dyn_cast<top::RequantOp>(*red.getOutput().getUsers().begin());
+    auto m1 = plainRequant(r1);
+    if (!m1 || *m1 != intq::divisionMultiplierShift(n, 255 * n) ||
+        !isI32(r1.getOutput().getType()) || !r1.getOutput().hasOneUse())
+      return "its sum is not divided by the window size with "
+             "intq::divisionMultiplierShift (the integer mean of "
+             "hl.avgpool)";
+    auto r2 = dyn_cast<top::RequantOp>(*r1.getOutput().getUsers().begin());
+    std::optional<IntType> ty =
+        r2 ? signedInt8Of(r2.getOutput().getType()) : std::nullopt;
+    auto m2 = plainRequant(r2);
+    if (!ty || !m2)
+      return "its mean does not go to a per-tensor MultiplierShift "
+             "top.Requant to signed int8";
+    OpBuilder b(r2);
+    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    auto arr = [&](ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); };
+    auto h = hl::AvgPoolOp::create(
+        b, r2.getLoc(), r2.getOutput().getType(), r0.getInput(),
+        arr({inType.getDimSize(2), inType.getDimSize(3)}), b.getBoolAttr(false),
+        i64(tx->zp), i64(m2->first), i64(m2->second), i64(ty->zp), i64(ty->lo),
+        i64(ty->hi), arr({0, 0, 0, 0}), arr({1, 1}), arr({1, 1}), i64(1),
+        DenseI64ArrayAttr());
+    if (Reason r = refused({h}); !r.empty())
+      return r;
+    r2.getOutput().replaceAllUsesWith(h.getOutput());
+    eraseDeadChain({r0, red, r1, r2});
+    kernel = "hl.avgpool";
     return "";
   }
 
@@ -760,6 +982,8 @@ struct Converter {
     module.walk([&](Operation *op) {
       if (isa<top::ConvOp, top::MatMulOp, top::MaxPoolOp, top::ConcatOp,
               top::ResizeOp>(op) ||
+          (isa<top::AddOp, top::ReduceOp>(op) &&
+           isI32(op->getResult(0).getType())) ||
           isTableCandidate(op))
         candidates.push_back(op);
     });
@@ -790,6 +1014,10 @@ struct Converter {
           d.reason = convertMatMul(mm, d.kernel);
         else if (auto concat = dyn_cast<top::ConcatOp>(op))
           d.reason = convertConcat(concat, d.kernel);
+        else if (auto add = dyn_cast<top::AddOp>(op))
+          d.reason = convertInt8Add(add, d.kernel);
+        else if (auto red = dyn_cast<top::ReduceOp>(op))
+          d.reason = convertInt8GlobalAvgPool(red, d.kernel);
         else if (auto mp = dyn_cast<top::MaxPoolOp>(op);
                  mp &&
                  isa<quant::UniformQuantizedType>(
@@ -803,6 +1031,8 @@ struct Converter {
         else
           d.reason = convertBetweenQuant(op, d.kernel);
       }
+      if (!d.reason.empty())
+        d.kernel.clear(); // refused after the kernel was named
       if (decisions)
         decisions->push_back(std::move(d));
     }

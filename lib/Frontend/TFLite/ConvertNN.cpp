@@ -16,6 +16,7 @@
 #include "Importer.h"
 
 #include <cmath>
+#include <limits>
 
 namespace strata::tflite_import {
 namespace {
@@ -161,6 +162,14 @@ LogicalResult requantize(OpContext &c, Value acc, const TensorInfo &x,
     r = createWith<RequantOp>(c, c.quantType(o), ValueRange{acc}, attrs);
   } else {
     scales.resize(channels, scales.back());
+    // The accumulator's type holds s_in * s_w[c] as f32: a product outside
+    // f32's range (two tiny or two huge scales) has no such type.
+    for (auto [i, s] : llvm::enumerate(scales))
+      if (!(s >= std::numeric_limits<float>::denorm_min() &&
+            s <= std::numeric_limits<float>::max()))
+        return c.error() << "the accumulator scale of channel " << i
+                         << " (input scale x filter scale = " << s
+                         << ") is outside the f32 range";
     auto i32 = IntegerType::get(c.context(), 32);
     Type accQ = quant::UniformQuantizedPerAxisType::get(
         quant::QuantizationFlags::Signed, i32, f32(c), scales,

@@ -1,10 +1,10 @@
 //===- Bf16KernelDispatch.cpp - plan the bf16 matmul dispatch -------------===//
 //
-// A MatMul of `--quantize bf16` (bf16 input and constant bf16 weight of
-// rank 2, f32 bias of N values or none, bf16 result; docs/quantization.md)
-// that the strategy gave `matmul.gemm_bf16` becomes a `matmul_gemm_bf16`
-// kernel dispatch with the weight packed at compile time, its fused
-// activation in the epilogue. Anything else stays generated code.
+// A Conv (planBf16Conv) or a MatMul of `--quantize bf16` (bf16 input and
+// constant bf16 weight of rank 2, f32 bias of N values or none, bf16 result;
+// docs/quantization.md) that the strategy gave `matmul.gemm_bf16` becomes a
+// `matmul_gemm_bf16` kernel dispatch with the weight packed at compile time,
+// its fused activation in the epilogue. Anything else stays generated code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,14 +32,84 @@ int argumentOf(func::FuncOp fn, Value v) {
   return arg && arg.getOwner() == &fn.front() ? int(arg.getArgNumber()) : -1;
 }
 
+/// The binding of an f32 bias of `count` values (kNoBias for none), or
+/// nullopt with `why` naming `what`.
+std::optional<int> f32BiasArgument(func::FuncOp fn, Value v, int64_t count,
+                                   const char *what, std::string &why) {
+  if (isa<NoneType>(v.getType()))
+    return KernelDispatchPlan::kNoBias;
+  int bias = argumentOf(fn, v);
+  auto bt = dyn_cast<RankedTensorType>(v.getType());
+  if (bias < 0 || !bt || !bt.hasStaticShape() || !bt.getElementType().isF32() ||
+      bt.getNumElements() != count) {
+    why = std::string("its bias is not an f32 tensor of ") + what + " values";
+    return std::nullopt;
+  }
+  return bias;
+}
+
 } // namespace
+
+/// A bf16 Conv (group 1, 2-d NCHW, constant bf16 filter, f32 bias of O
+/// values or none, bf16 or f32 result): `conv2d_im2col_gemm_bf16`.
+static std::optional<KernelDispatchPlan> planBf16Conv(func::FuncOp fn,
+                                                      top::ConvOp conv,
+                                                      KernelDispatchPlan plan,
+                                                      std::string &why) {
+  if (!strategyParamsAre(plan, size_t(kabi::kConvStrategyParams), why))
+    return std::nullopt;
+  bool depthwise = plan.kernel == kabi::kConvDepthwiseBf16;
+  auto isBf16 = [](Type t) { return t.isBF16(); };
+  auto bf16OrF32 = [](Type t) { return t.isBF16() || t.isF32(); };
+  if (!isStatic(conv.getInput(), isBf16) ||
+      !isStatic(conv.getFilter(), isBf16) ||
+      !isStatic(conv.getOutput(), bf16OrF32) ||
+      plan.params[17] != (depthwise ? plan.params[1] : 1)) {
+    why = "it is not a bf16 convolution of the kernel's groups with a bf16 or "
+          "f32 result";
+    return std::nullopt;
+  }
+  int input = argumentOf(fn, conv.getInput()),
+      weight = argumentOf(fn, conv.getFilter());
+  if (input < 0 || weight < 0 ||
+      (!depthwise && !constantAtCallSites(fn, weight))) {
+    why = "its bf16 filter is not a constant (the kernel reads it packed)";
+    return std::nullopt;
+  }
+  std::optional<int> bias =
+      f32BiasArgument(fn, conv.getBias(), plan.params[6], "O", why);
+  if (!bias)
+    return std::nullopt;
+  std::optional<std::vector<int64_t>> epilogue =
+      fusedEpilogueParams(conv, *bias >= 0, why);
+  if (!epilogue)
+    return std::nullopt;
+  if (!depthwise) {
+    plan.packedFlagParam = int64_t(plan.params.size());
+    plan.pack = KernelDispatchPlan::Pack::Bf16ConvFilter;
+  }
+  plan.params.push_back(0); // filter_packed, set when packed (group 1)
+  plan.params.insert(plan.params.end(), epilogue->begin(), epilogue->end());
+  plan.params.push_back(0); // has_residual: none
+  plan.params.push_back(cast<RankedTensorType>(conv.getOutput().getType())
+                                .getElementType()
+                                .isBF16()
+                            ? 1
+                            : 0); // out_bf16
+  plan.bindings = {input, weight, *bias, KernelDispatchPlan::kResult};
+  plan.workgroupCount = kabi::suggestedWorkgroups(
+      plan.kernel, plan.params.data(), int64_t(plan.params.size()));
+  return plan;
+}
 
 std::optional<KernelDispatchPlan>
 planBf16KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
                        std::string &why) {
+  if (auto conv = dyn_cast<top::ConvOp>(op))
+    return planBf16Conv(fn, conv, std::move(plan), why);
   auto mm = dyn_cast<top::MatMulOp>(op);
   if (!mm) {
-    why = "the bf16 kernel takes MatMul only";
+    why = "the bf16 kernels take Conv and MatMul only";
     return std::nullopt;
   }
   if (!strategyParamsAre(plan, size_t(kabi::kMatmulStrategyParams), why))
@@ -58,21 +128,14 @@ planBf16KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
     why = "its bf16 weight is not a constant (the kernel reads it packed)";
     return std::nullopt;
   }
-  int64_t n = plan.params[2];
-  int bias = KernelDispatchPlan::kNoBias;
-  if (!isa<NoneType>(mm.getBias().getType())) {
-    bias = argumentOf(fn, mm.getBias());
-    auto bt = dyn_cast<RankedTensorType>(mm.getBias().getType());
-    if (bias < 0 || !bt || !bt.hasStaticShape() ||
-        !bt.getElementType().isF32() || bt.getNumElements() != n) {
-      why = "its bias is not an f32 tensor of N values";
-      return std::nullopt;
-    }
-  }
+  std::optional<int> bias =
+      f32BiasArgument(fn, mm.getBias(), plan.params[2], "N", why);
+  if (!bias)
+    return std::nullopt;
   // The epilogue: the f32 kernels' activations, applied in f32 before the
   // bf16 rounding.
   std::optional<std::vector<int64_t>> epilogue =
-      fusedEpilogueParams(op, bias >= 0, why);
+      fusedEpilogueParams(op, *bias >= 0, why);
   if (!epilogue)
     return std::nullopt;
   plan.params.insert(plan.params.end(), {0, 0}); // a_batched, b_batched
@@ -81,7 +144,7 @@ planBf16KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
   plan.pack = KernelDispatchPlan::Pack::Bf16MatmulB;
   plan.params.insert(plan.params.end(), epilogue->begin(), epilogue->end());
   plan.params.push_back(0); // has_residual: the bf16 matmul takes none
-  plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult};
+  plan.bindings = {input, weight, *bias, KernelDispatchPlan::kResult};
   plan.workgroupCount = kabi::suggestedWorkgroups(
       plan.kernel, plan.params.data(), int64_t(plan.params.size()));
   return plan;
@@ -89,6 +152,14 @@ planBf16KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
 
 std::vector<uint16_t> packBf16KernelWeight(const KernelDispatchPlan &plan,
                                            const uint16_t *data) {
+  if (plan.pack == KernelDispatchPlan::Pack::Bf16ConvFilter) {
+    // The OIHW filter read as the O x (C*KH*KW) A matrix.
+    kn::Conv2dShape s =
+        kabi::convShapeFromParams(plan.kernel, plan.params.data());
+    std::vector<uint16_t> out(kn::bf16PackedAElems(s.o, s.gemmK()));
+    kn::bf16PackA(data, s.gemmK(), s.o, s.gemmK(), out.data());
+    return out;
+  }
   int64_t n = plan.params[2], k = plan.params[3];
   bool transposed = plan.params[4] != 0;
   std::vector<uint16_t> out(kn::bf16PackedBElems(k, n));

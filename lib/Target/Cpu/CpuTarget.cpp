@@ -21,6 +21,7 @@
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Interfaces/HostTypes.h"
 #include "strata/Interpreter/Interpreter.h"
+#include "strata/Kernels/Gemm.h"
 #include "strata/Strategy/Implementation.h"
 #include "strata/StrategyMLIR/Passes.h"
 #include "strata/Target/Cpu/KernelDispatch.h"
@@ -238,6 +239,49 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
   for (auto [i, b] : llvm::enumerate(plan.bindings)) {
     Value v = b >= 0 ? operands[b] : result;
     auto w = v.getDefiningOp<top::WeightOp>();
+    int binding = int(i);
+    auto gemmA = llvm::find_if(plan.gemmAPacks, [&](const auto &g) {
+      return g.binding == binding;
+    });
+    if (gemmA != plan.gemmAPacks.end()) {
+      // A constant filter packed as a GEMM A operand.
+      if (!w) {
+        error = "kernel " + plan.kernel + " needs a constant at binding " +
+                std::to_string(i);
+        return failure();
+      }
+      std::string name = w.getName().str();
+      std::vector<int64_t> shape = {gemmA->rows, gemmA->cols};
+      auto key = std::make_tuple(name, -1, shape);
+      auto it = packedOffsets.find(key);
+      if (it == packedOffsets.end()) {
+        std::optional<Tensor> value = top::weightValue(w);
+        const Tensor *t = value ? &*value : weights.find(name);
+        if (!t || t->dtype() != DType::F32 ||
+            t->byteSize() != uint64_t(gemmA->rows * gemmA->cols * 4)) {
+          error = "weight '" + name + "' has no f32 data of " +
+                  std::to_string(gemmA->rows) + " x " +
+                  std::to_string(gemmA->cols) + " to pack";
+          return failure();
+        }
+        std::vector<float> data(
+            kernels::packedABytes(gemmA->rows, gemmA->cols) / sizeof(float));
+        kernels::packA(t->data<float>(), gemmA->cols, false, gemmA->rows,
+                       gemmA->cols, data.data());
+        uint64_t bytes = data.size() * sizeof(float);
+        uint64_t off = writer.addData(data.data(), bytes);
+        constantTotal += bytes;
+        report.packedWeightBytes += bytes;
+        it = packedOffsets.emplace(key, std::make_pair(off, bytes)).first;
+      }
+      auto [off, bytes] = it->second;
+      spec.bindings.push_back(variant.buffers.size());
+      variant.buffers.push_back({af::BufferKind::Constant, 0, off, bytes,
+                                 af::DType::F32,
+                                 {int64_t(bytes / sizeof(float))}});
+      packed = true;
+      continue;
+    }
     if (i == 1 && w && plan.pack != KernelDispatchPlan::Pack::None) {
       std::string name = w.getName().str();
       auto key = std::make_tuple(name, int(plan.pack), packedWeightKey(plan));
@@ -246,7 +290,8 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
         std::optional<Tensor> value = top::weightValue(w);
         const Tensor *t = value ? &*value : weights.find(name);
         bool int8 = plan.pack == KernelDispatchPlan::Pack::Int8;
-        bool bf16 = plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB;
+        bool bf16 = plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB ||
+                    plan.pack == KernelDispatchPlan::Pack::Bf16ConvFilter;
         DType want = int8 ? DType::I8 : bf16 ? DType::BF16 : DType::F32;
         if (!t || t->dtype() != want) {
           error = "weight '" + name + "' has no " +
@@ -279,12 +324,13 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
       auto [off, bytes] = it->second;
       spec.bindings.push_back(variant.buffers.size());
       bool bytesBlob = plan.pack == KernelDispatchPlan::Pack::Int8 ||
-                       plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB;
+                       plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB ||
+                       plan.pack == KernelDispatchPlan::Pack::Bf16ConvFilter;
       variant.buffers.push_back(
           {af::BufferKind::Constant, 0, off, bytes,
            bytesBlob ? af::DType::U8 : af::DType::F32,
            {int64_t(bytesBlob ? bytes : bytes / sizeof(float))}});
-      spec.params[plan.packedFlagParam] = 1;
+      spec.params[plan.packedFlagParam] = packedWeightFlag(plan);
       packed = true;
       continue;
     }
@@ -488,6 +534,7 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
   // instead of generated code.
   std::map<std::string, KernelDispatchPlan> kernelPlans;
   report.residualAddsFused = fuseResidualAdds(module, main);
+  report.invertedResidualsFused = fuseInvertedResiduals(module, main);
   for (auto fn : module.getOps<func::FuncOp>()) {
     // A consumer computed over a run-time shape's bound shares its dims
     // through the generated code's marks: no kernel for it.
@@ -607,9 +654,17 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
     return !w->use_empty() && llvm::all_of(w->getUses(), [&](OpOperand &use) {
       const KernelDispatchPlan *plan = kernelPlanOf(use.getOwner());
       // (Not when another binding reads the same value: MatMul(w, w).)
-      return plan && plan->pack != KernelDispatchPlan::Pack::None &&
-             int(use.getOperandNumber()) == plan->bindings[1] &&
-             llvm::count(plan->bindings, plan->bindings[1]) == 1;
+      if (!plan)
+        return false;
+      int arg = int(use.getOperandNumber());
+      if (llvm::count(plan->bindings, arg) != 1)
+        return false;
+      if (llvm::any_of(plan->gemmAPacks, [&](const auto &g) {
+            return plan->bindings[g.binding] == arg;
+          }))
+        return true;
+      return plan->pack != KernelDispatchPlan::Pack::None &&
+             arg == plan->bindings[1];
     });
   };
   std::vector<PendingDispatch> pending;

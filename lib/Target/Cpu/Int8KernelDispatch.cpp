@@ -327,6 +327,133 @@ SmallVector<Operation *> fusableInt8Chain(Operation *last) {
   return {centred, sum, mean, last};
 }
 
+namespace {
+
+/// A per-tensor MultiplierShift Requant's multiplier and shift (in int32 and
+/// [0, 63]), or false with `why`.
+bool perTensorRequant(top::RequantOp rq, int64_t &m, int64_t &s,
+                      std::string &why) {
+  if (rq.getQuantMode() != top::RequantMode::MultiplierShift ||
+      !rq.getMultiplier() || !rq.getRshift() ||
+      rq.getMultiplier()->size() != 1 || rq.getRshift()->size() != 1) {
+    why = "a Requant of the chain is not a per-tensor MultiplierShift";
+    return false;
+  }
+  m = (*rq.getMultiplier())[0];
+  s = (*rq.getRshift())[0];
+  if (m < INT32_MIN || m > INT32_MAX || s < 0 || s > 63) {
+    why = "a Requant multiplier is outside int32 or a shift outside [0, 63]";
+    return false;
+  }
+  return true;
+}
+
+/// An 8-bit per-tensor value's signedness, zero point and storage range.
+struct ByteValue {
+  bool isUnsigned = false;
+  int64_t zp = 0, qmin = 0, qmax = 0;
+};
+
+std::optional<ByteValue> byteValue(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape())
+    return std::nullopt;
+  Type e = t.getElementType();
+  if (auto q = dyn_cast<quant::UniformQuantizedType>(e)) {
+    if (q.getStorageTypeIntegralWidth() != 8)
+      return std::nullopt;
+    return ByteValue{!q.isSigned(), q.getZeroPoint(), q.getStorageTypeMin(),
+                     q.getStorageTypeMax()};
+  }
+  if (auto i = dyn_cast<IntegerType>(e); i && i.getWidth() == 8)
+    return i.isUnsigned() ? ByteValue{true, 0, 0, 255}
+                          : ByteValue{false, 0, -128, 127};
+  return std::nullopt;
+}
+
+bool isPlainI32(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  auto i = t ? dyn_cast<IntegerType>(t.getElementType()) : IntegerType();
+  return i && i.getWidth() == 32 && !i.isUnsigned();
+}
+
+} // namespace
+
+std::optional<KernelDispatchPlan> planInt8AddDispatch(func::FuncOp fn,
+                                                      std::string &why) {
+  Block &body = fn.front();
+  auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
+  if (!ret || ret.getNumOperands() != 1)
+    return std::nullopt;
+  auto last = ret.getOperand(0).getDefiningOp<top::RequantOp>();
+  if (!last)
+    return std::nullopt;
+  SmallVector<Operation *> chain = fusableInt8Chain(last);
+  if (chain.size() != 4 || !isa<top::AddOp>(chain[2]) ||
+      std::distance(body.begin(), body.end()) != 5)
+    return std::nullopt;
+  auto add = cast<top::AddOp>(chain[2]);
+  KernelDispatchPlan plan;
+  plan.kernel = kabi::kAddRequantI8;
+  plan.implementation = "int8_add_chain";
+  auto resultType = cast<RankedTensorType>(last.getOutput().getType());
+  if (!resultType.hasStaticShape() ||
+      add.getLhs().getType() != add.getRhs().getType() ||
+      cast<RankedTensorType>(add.getLhs().getType()).getShape() !=
+          resultType.getShape()) {
+    why = "the int8 Add broadcasts";
+    return std::nullopt;
+  }
+  plan.params.push_back(resultType.getNumElements());
+  std::vector<int> args;
+  for (Value side : {add.getLhs(), add.getRhs()}) {
+    auto rq = side.getDefiningOp<top::RequantOp>();
+    std::optional<ByteValue> in = byteValue(rq.getInput());
+    int64_t m, s;
+    if (!in || !isPlainI32(rq.getOutput())) {
+      why = "an input of the int8 Add is not a per-tensor 8-bit value "
+            "rescaled to i32";
+      return std::nullopt;
+    }
+    if (!perTensorRequant(rq, m, s, why))
+      return std::nullopt;
+    int arg = argumentOf(fn, rq.getInput());
+    if (arg < 0) {
+      why = "an input of the int8 Add is not an argument of the dispatch";
+      return std::nullopt;
+    }
+    if (in->zp < (in->isUnsigned ? 0 : -128) ||
+        in->zp > (in->isUnsigned ? 255 : 127)) {
+      why = "an input zero point of the int8 Add is outside its type";
+      return std::nullopt;
+    }
+    args.push_back(arg);
+    plan.params.insert(plan.params.end(), {in->isUnsigned, in->zp, m, s});
+  }
+  std::optional<ByteValue> out = byteValue(last.getOutput());
+  int64_t m, s;
+  if (!out || !isPlainI32(last.getInput())) {
+    why = "the int8 Add's result is not a per-tensor 8-bit value";
+    return std::nullopt;
+  }
+  if (!perTensorRequant(last, m, s, why))
+    return std::nullopt;
+  if (out->zp < INT32_MIN || out->zp > INT32_MAX) {
+    why = "the int8 Add's result zero point is outside int32";
+    return std::nullopt;
+  }
+  plan.params.insert(plan.params.end(),
+                     {int64_t(add.getDoRelu()), out->isUnsigned ? 2 : 1, m, s,
+                      out->zp, out->qmin, out->qmax});
+  plan.bindings = {args[0], args[1], KernelDispatchPlan::kResult};
+  // The result may take an input's bytes (the kernel reads both before it
+  // writes each vector).
+  if (args[0] != args[1])
+    plan.inPlaceOperand = args[0];
+  plan.workgroupCount = kabi::suggestedOpWorkgroups(plan.params[0] / 4);
+  return plan;
+}
+
 std::optional<KernelDispatchPlan>
 planInt8KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
                        std::string &why) {

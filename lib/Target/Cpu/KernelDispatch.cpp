@@ -2,6 +2,7 @@
 
 #include "strata/Target/Cpu/KernelDispatch.h"
 
+#include "strata/Dialect/Top/IR/ResizeAttrs.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Kernels/Conv.h"
 #include "strata/Kernels/KernelAbi.h"
@@ -251,6 +252,57 @@ int64_t binaryOpOf(Operation *op) {
   return -1;
 }
 
+/// Appends the resize kernel's own params (mode, coordinate mode, nearest
+/// mode, the last two dims' coordinate scales) for `op` resizing `in` to
+/// `out`; false with `why` when the kernel does not take its form: cubic,
+/// tf_crop_and_resize, antialias, exclude_outside, or a dim other than the
+/// last two resampled.
+bool planResize(top::ResizeOp op, ArrayRef<int64_t> in, ArrayRef<int64_t> out,
+                std::vector<int64_t> &params, std::string &why) {
+  static_assert(int64_t(top::CoordinateMode::HalfPixelSymmetric) ==
+                    int64_t(kn::ResizeCoord::HalfPixelSymmetric) &&
+                int64_t(top::CoordinateMode::Asymmetric) ==
+                    int64_t(kn::ResizeCoord::Asymmetric) &&
+                int64_t(top::NearestMode::Ceil) ==
+                    int64_t(kn::ResizeNearest::Ceil));
+  size_t rank = in.size();
+  if (rank < 2 || out.size() != rank) {
+    why = "its input has rank " + std::to_string(rank) +
+          " (the kernel resizes the last two dims)";
+    return false;
+  }
+  top::shapes::ResizeAttrs attrs = top::resizeAttrs(op);
+  if (attrs.mode != "nearest" && attrs.mode != "linear") {
+    why = "its mode is '" + attrs.mode + "' (the kernel: nearest, linear)";
+    return false;
+  }
+  if (op.getCoordinateTransformationMode() ==
+          top::CoordinateMode::TfCropAndResize ||
+      attrs.antialias || attrs.excludeOutside) {
+    why = "it uses tf_crop_and_resize, antialias or exclude_outside";
+    return false;
+  }
+  std::vector<double> scales = top::shapes::resizeCoordinateScales(
+      attrs, in, out, top::shapes::resizeGivenScales(attrs, nullptr));
+  if (scales.size() != rank) {
+    why = "its scales do not have one value per dim";
+    return false;
+  }
+  for (size_t d = 0; d + 2 < rank; ++d)
+    if (in[d] != out[d] || scales[d] != 1.0) {
+      why = "it resamples dim " + std::to_string(d) +
+            " (the kernel resizes the last two dims)";
+      return false;
+    }
+  params.push_back(attrs.mode == "linear" ? int64_t(kn::ResizeMode::Linear)
+                                          : int64_t(kn::ResizeMode::Nearest));
+  params.push_back(int64_t(op.getCoordinateTransformationMode()));
+  params.push_back(int64_t(op.getNearestMode()));
+  params.push_back(kabi::doubleParam(scales[rank - 2]));
+  params.push_back(kabi::doubleParam(scales[rank - 1]));
+  return true;
+}
+
 /// The plan of a dispatch whose op the strategy gave a memory-bound kernel
 /// (`plan` has its name and the strategy's params).
 std::optional<KernelDispatchPlan> planOpKernel(func::FuncOp fn, Operation *op,
@@ -293,8 +345,19 @@ std::optional<KernelDispatchPlan> planOpKernel(func::FuncOp fn, Operation *op,
     std::vector<int64_t> clamp = clampParams(op);
     plan.params.insert(plan.params.end(), clamp.begin(), clamp.end());
     plan.bindings = {args[0], args[1], kR};
+    // An operand of the output's element count is read at the output's
+    // index only: the result may go over it (the memory plan decides).
+    for (int k : {0, 1})
+      if (product(shapeOf(op->getOperand(k))) == elements) {
+        plan.inPlaceOperand = args[k];
+        break;
+      }
   } else if (isa<top::SoftmaxOp>(op)) {
     plan.bindings = {args[0], kR};
+  } else if (isa<top::ReluOp, top::SigmoidOp, top::TanhOp, top::ExpOp,
+                 top::SiLUOp, top::GeluOp>(op)) {
+    plan.bindings = {args[0], kR};
+    plan.inPlaceOperand = args[0]; // elementwise: y may be x
   } else if (auto ln = dyn_cast<top::LayerNormOp>(op)) {
     int64_t cols = plan.params[1];
     for (Value v : {ln.getScale(), ln.getBias()})
@@ -327,6 +390,32 @@ std::optional<KernelDispatchPlan> planOpKernel(func::FuncOp fn, Operation *op,
     plan.workgroupCount = kabi::suggestedWorkgroups(
         plan.kernel, plan.params.data(), int64_t(plan.params.size()));
     return plan;
+  } else if (auto cat = dyn_cast<top::ConcatOp>(op)) {
+    int64_t n = op->getNumOperands(), rank = int64_t(shapeOf(result).size());
+    if (n < 1 || n > kabi::kConcatMaxInputs) {
+      why = "it has " + std::to_string(n) + " inputs (the kernel takes 1 to " +
+            std::to_string(kabi::kConcatMaxInputs) + ")";
+      return std::nullopt;
+    }
+    int64_t axis = cat.getAxis() < 0 ? cat.getAxis() + rank : cat.getAxis();
+    if (axis < 0 || axis >= rank) {
+      why = "its axis is out of range";
+      return std::nullopt;
+    }
+    plan.params = {n, product(shapeOf(result).take_front(axis))};
+    plan.bindings.clear();
+    for (int64_t i = 0; i < kabi::kConcatMaxInputs; ++i) {
+      plan.params.push_back(
+          i < n ? product(shapeOf(op->getOperand(i)).drop_front(axis)) : 0);
+      plan.bindings.push_back(i < n ? args[i] : kR);
+    }
+    plan.bindings.push_back(kR);
+  } else if (auto rs = dyn_cast<top::ResizeOp>(op)) {
+    if (!planResize(rs, shapeOf(op->getOperand(0)), shapeOf(result),
+                    plan.params, why))
+      return std::nullopt;
+    plan.bindings = {args[0], kR};
+    elements = std::max(elements, product(shapeOf(op->getOperand(0))));
   } else if (isa<top::MaxPoolOp, top::AvgPoolOp, top::GlobalAvgPoolOp>(op)) {
     std::vector<int64_t> clamp = clampParams(op);
     plan.params.insert(plan.params.end(), clamp.begin(), clamp.end());
@@ -343,16 +432,8 @@ std::optional<KernelDispatchPlan> planOpKernel(func::FuncOp fn, Operation *op,
 
 } // namespace
 
-std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
+std::optional<KernelDispatchPlan> strategyKernelPlan(Operation *op,
                                                      std::string &why) {
-  // The first op with an implementation (an int8 kernel's fused Requant
-  // follows it).
-  Operation *op = nullptr;
-  for (Operation &o : fn.front())
-    if (!op && o.hasAttr("strata.impl"))
-      op = &o;
-  if (!op)
-    return std::nullopt;
   auto implName = op->getAttrOfType<StringAttr>("strata.impl");
   if (!implName) {
     why = "its implementation is chosen at run time (a guard)";
@@ -384,9 +465,38 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     }
     plan.params.push_back(*v);
   }
+  return plan;
+}
+
+std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
+                                                     std::string &why) {
+  if (fn->hasAttr(kInvertedResidualAttr))
+    return planInvertedResidual(fn, why);
+  // An outlined int8 Add chain runs the int8 Add kernel.
+  if (fn->hasAttr(kFuseElementwiseAttr))
+    if (std::optional<KernelDispatchPlan> plan = planInt8AddDispatch(fn, why))
+      return plan;
+  // The first op with an implementation (an int8 kernel's fused Requant
+  // follows it).
+  Operation *op = nullptr;
+  for (Operation &o : fn.front())
+    if (!op && o.hasAttr("strata.impl"))
+      op = &o;
+  if (!op)
+    return std::nullopt;
+  std::optional<KernelDispatchPlan> strategyPlan = strategyKernelPlan(op, why);
+  if (!strategyPlan)
+    return std::nullopt;
+  KernelDispatchPlan plan = std::move(*strategyPlan);
+  std::optional<strategy::Implementation> impl =
+      strategy::builtinRegistry()
+          .lookup(op->getName().getStringRef().str(), "cpu")
+          .find(plan.implementation);
   if (kabi::isInt8Kernel(plan.kernel))
     return planInt8KernelDispatch(fn, op, std::move(plan), why);
-  if (plan.kernel == kabi::kMatmulGemmBf16)
+  if (plan.kernel == kabi::kMatmulGemmBf16 ||
+      plan.kernel == kabi::kConvIm2colBf16 ||
+      plan.kernel == kabi::kConvDepthwiseBf16)
     return planBf16KernelDispatch(fn, op, std::move(plan), why);
   if (!isa<top::MatMulOp, top::ConvOp>(op))
     return planOpKernel(fn, op, std::move(plan), why);
@@ -657,10 +767,13 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
   if (plan.pack == KernelDispatchPlan::Pack::ConvFilter ||
       plan.pack == KernelDispatchPlan::Pack::WinogradFilter) {
     kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
-    return {s.o, s.c, s.kh, s.kw, s.g};
+    // The GEMM filter's layout depends on its form (packedWeightFlag).
+    return {s.o, s.c, s.kh, s.kw, s.g, packedWeightFlag(plan)};
   }
   if (plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB)
     return {p[2], p[3], p[4]};
+  if (plan.pack == KernelDispatchPlan::Pack::Bf16ConvFilter)
+    return {p[6], p[1], p[7], p[8]};
   if (plan.pack == KernelDispatchPlan::Pack::Int8) {
     // The blob holds the requant arrays too.
     std::vector<int64_t> key = {plan.int8WeightKind};
@@ -679,6 +792,14 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
   return {};
 }
 
+int64_t packedWeightFlag(const KernelDispatchPlan &plan) {
+  if (plan.pack != KernelDispatchPlan::Pack::ConvFilter)
+    return 1;
+  kn::Conv2dShape s =
+      kabi::convShapeFromParams(plan.kernel, plan.params.data());
+  return kn::preferredConvGemmForm(s) == kn::ConvGemmForm::Transposed ? 2 : 1;
+}
+
 std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
                                     const float *data) {
   const std::vector<int64_t> &p = plan.params;
@@ -690,8 +811,11 @@ std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
     kn::packB(data, transposed ? k : n, transposed, k, n, packed.data());
   } else if (plan.pack == KernelDispatchPlan::Pack::ConvFilter) {
     kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
-    packed.resize(kn::packedConvFilterBytes(s) / sizeof(float));
-    kn::packConvFilter(s, data, packed.data());
+    kn::ConvGemmForm form = packedWeightFlag(plan) == 2
+                                ? kn::ConvGemmForm::Transposed
+                                : kn::ConvGemmForm::Normal;
+    packed.resize(kn::packedConvFilterBytes(s, form) / sizeof(float));
+    kn::packConvFilter(s, data, packed.data(), form);
   } else if (plan.pack == KernelDispatchPlan::Pack::WinogradFilter) {
     kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
     packed.resize(kn::winogradFilterBytes(s) / sizeof(float));

@@ -429,7 +429,27 @@ struct OutlineDispatchesPass
           fused.insert(member);
       chains[op] = std::move(chain);
     }
+    // An NPU multi-op dispatch (docs/npu.md, "Multi-op dispatches"): an op
+    // marked npu.dispatch_group is outlined with its only user, at the
+    // user's place.
+    llvm::DenseMap<Operation *, SmallVector<Operation *>> npuGroups;
     for (Operation *op : ops) {
+      if (!op->hasAttr("npu.dispatch_group") || op->getNumResults() != 1 ||
+          !op->getResult(0).hasOneUse())
+        continue;
+      Operation *user = *op->getResult(0).getUsers().begin();
+      if (user->getBlock() != &body || npuGroups.count(user) ||
+          fused.contains(user) || chains.count(user))
+        continue;
+      fused.insert(op);
+      npuGroups[user] = {op, user};
+    }
+    for (Operation *op : ops) {
+      if (auto it = npuGroups.find(op); it != npuGroups.end()) {
+        if (failed(outlineGroup(it->second, moduleBuilder, count++)))
+          return signalPassFailure();
+        continue;
+      }
       if (auto it = chains.find(op); it != chains.end()) {
         func::FuncOp fn;
         if (failed(outlineGroup(it->second, moduleBuilder, count++, &fn)))

@@ -16,6 +16,7 @@
 // RUN: not strata compile %s --target npu-sim --npu-config %t/missing.json --emit hl -o %t/x 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not strata compile %s --target top --npu-config %t/zero.json -o %t/x 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not strata compile %s --target npu-sim --emit hx -o %t/x 2>&1 | FileCheck %s --check-prefix=EMIT
+// RUN: not strata compile %s --target cpu --no-segmentation -o %t/x 2>&1 | FileCheck %s --check-prefix=NOSEG
 // RUN: echo '{"formats": ["bf16"]}' > %t/bf16only.json
 // RUN: strata compile %s --target npu-sim --npu-config %t/bf16only.json --emit hl --no-optimize -o %t/b --explain-strategy | FileCheck %s --check-prefix=FORMATS
 
@@ -39,6 +40,7 @@
 // MODES: modes.json: npu config: field 'vector_modes' is 64x4 (mode '64x4'), expected pixels * channels == macs_per_slice
 // MISSING: --npu-config '{{.*}}missing.json' cannot be read
 // TARGET: --npu-config needs --target npu-sim
+// NOSEG: strata compile: --no-segmentation needs --target npu-sim
 // EMIT: --emit 'hx' is not available; the stages are 'hl' and 'hw'
 // FORMATS: top.Conv 'conv': stays on the CPU: the NPU description's formats do not list int8
 

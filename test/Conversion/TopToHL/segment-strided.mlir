@@ -43,3 +43,17 @@ func.func @kept(%x: tensor<1x2x7x6xi8>, %w: tensor<1x2x3x3x4xi8>, %sb: tensor<3x
   %p = hl.maxpool(%x) {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 1, 1>, stride = array<i64: 2, 2>, dilation = array<i64: 1, 1>} : (tensor<1x2x7x6xi8>) -> tensor<1x2x4x3xi8>
   return %y, %p : tensor<1x3x3x4xi8>, tensor<1x2x4x3xi8>
 }
+
+// -----
+
+// A segmentation the NPU lowering refuses (one 1 MiB channel plane does not
+// fit the default 512 KiB LRAM) is not written: the max pool keeps its
+// stride (and lowers tiled by rows).
+// CHECK-LABEL: func @refused_segmentation
+// CHECK-NOT: hl.segmentation
+// CHECK: hl.maxpool(%arg0) {{.*}}pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>
+// CHECK-NOT: segments
+func.func @refused_segmentation(%x: tensor<1x1x1024x1024xi8>) -> tensor<1x1x512x512xi8> {
+  %y = hl.maxpool(%x) {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>, dilation = array<i64: 1, 1>} : (tensor<1x1x1024x1024xi8>) -> tensor<1x1x512x512xi8>
+  return %y : tensor<1x1x512x512xi8>
+}

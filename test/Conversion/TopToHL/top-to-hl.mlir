@@ -193,3 +193,33 @@ func.func @int8_maxpool(%arg0: tensor<1x2x6x6x!quant.uniform<i8:f32, 0.1:3>>) ->
   %0 = top.MaxPool(%arg0) {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x6x6x!quant.uniform<i8:f32, 0.1:3>>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 0.1:3>>
   return %0 : tensor<1x2x3x3x!quant.uniform<i8:f32, 0.1:3>>
 }
+
+// -----
+
+// A nearest resize whose lowering the NPU refuses (600x600 -> 900x900 is
+// no integer scale: the resize_nearest task needs a channel's input and
+// output planes, 1.17 MB, in the 512 KiB LRAM) is not converted: the
+// predicate convert-hl-to-hw applies is asked first and the Top ops stay.
+// CHECK-LABEL: func @refused_resize
+// CHECK-NOT: hl.
+// CHECK: top.Resize
+// CHECK-NOT: hl.
+func.func @refused_resize(%a: tensor<1x1x600x600x!quant.uniform<i8:f32, 0.5:1>>) -> tensor<1x1x900x900x!quant.uniform<i8:f32, 0.5:1>> {
+  %d = top.Dequant(%a) : (tensor<1x1x600x600x!quant.uniform<i8:f32, 0.5:1>>) -> tensor<1x1x600x600xf32>
+  %r = top.Resize(%d) {coordinate_transformation_mode = #top.coordinate_mode<asymmetric>, nearest_mode = #top.nearest_mode<floor>, sizes = array<i64: 1, 1, 900, 900>} : (tensor<1x1x600x600xf32>) -> tensor<1x1x900x900xf32>
+  %q = top.Quant(%r) : (tensor<1x1x900x900xf32>) -> tensor<1x1x900x900x!quant.uniform<i8:f32, 0.5:1>>
+  return %q : tensor<1x1x900x900x!quant.uniform<i8:f32, 0.5:1>>
+}
+
+// -----
+
+// The same resize at 2x is DMA only: converted.
+// CHECK-LABEL: func @resize_2x
+// CHECK: hl.resize_nearest(%arg0)
+// CHECK-NOT: top.Resize
+func.func @resize_2x(%a: tensor<1x1x600x600x!quant.uniform<i8:f32, 0.5:1>>) -> tensor<1x1x1200x1200x!quant.uniform<i8:f32, 0.5:1>> {
+  %d = top.Dequant(%a) : (tensor<1x1x600x600x!quant.uniform<i8:f32, 0.5:1>>) -> tensor<1x1x600x600xf32>
+  %r = top.Resize(%d) {coordinate_transformation_mode = #top.coordinate_mode<asymmetric>, nearest_mode = #top.nearest_mode<floor>, sizes = array<i64: 1, 1, 1200, 1200>} : (tensor<1x1x600x600xf32>) -> tensor<1x1x1200x1200xf32>
+  %q = top.Quant(%r) : (tensor<1x1x1200x1200xf32>) -> tensor<1x1x1200x1200x!quant.uniform<i8:f32, 0.5:1>>
+  return %q : tensor<1x1x1200x1200x!quant.uniform<i8:f32, 0.5:1>>
+}

@@ -137,3 +137,25 @@ func.func @control_flow(%c: tensor<i1>, %a: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// --quantize bf16 convolutions: group 1 (1x1 and windowed) on the bf16 GEMM,
+// depthwise on the bf16 depthwise kernel, another grouping on codegen.
+
+// CHECK-LABEL: func.func @conv_bf16
+func.func @conv_bf16(%x: tensor<1x32x8x8xbf16>, %w1: tensor<16x32x1x1xbf16>,
+                     %w3: tensor<32x32x3x3xbf16>, %wd: tensor<32x1x3x3xbf16>,
+                     %wg: tensor<32x8x3x3xbf16>) -> (tensor<1x16x8x8xbf16>, tensor<1x32x4x4xbf16>,
+                     tensor<1x32x8x8xbf16>, tensor<1x32x8x8xbf16>) {
+  %n = top.None() : () -> none
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.im2col_gemm_bf16", strata.schedule = {tile_k = 512 : i64, tile_m = 96 : i64, tile_n = 256 : i64}
+  %0 = top.Conv(%x, %w1, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x32x8x8xbf16>, tensor<16x32x1x1xbf16>, none) -> tensor<1x16x8x8xbf16>
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.im2col_gemm_bf16"
+  %1 = top.Conv(%x, %w3, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x32x8x8xbf16>, tensor<32x32x3x3xbf16>, none) -> tensor<1x32x4x4xbf16>
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.depthwise_bf16", strata.schedule = {tile_w = 8 : i64}
+  %2 = top.Conv(%x, %wd, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, group = 32 : i64} : (tensor<1x32x8x8xbf16>, tensor<32x1x3x3xbf16>, none) -> tensor<1x32x8x8xbf16>
+  // CHECK: top.Conv{{.*}}strata.impl = "codegen"
+  %3 = top.Conv(%x, %wg, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, group = 4 : i64} : (tensor<1x32x8x8xbf16>, tensor<32x8x3x3xbf16>, none) -> tensor<1x32x8x8xbf16>
+  return %0, %1, %2, %3 : tensor<1x16x8x8xbf16>, tensor<1x32x4x4xbf16>, tensor<1x32x8x8xbf16>, tensor<1x32x8x8xbf16>
+}

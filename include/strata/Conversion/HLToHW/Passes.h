@@ -67,6 +67,11 @@ struct HLToHWOptions {
   /// Per op: the input is resident in LRAM at this address (NCHW,
   /// contiguous), left there by the previous dispatch.
   std::optional<int64_t> residentInput;
+  /// Multi-op dispatches: an int8 hl.conv2d whose only user is an int8
+  /// hl.add runs the add in its program (per output tile, in LRAM).
+  bool fuseDispatches = false;
+  /// Per op (an hl.conv2d): the hl.add its program also computes.
+  mlir::Operation *fusedAdd = nullptr;
 };
 
 /// The tiling chosen for one layer (reported by the pass and the bench).
@@ -89,6 +94,14 @@ lowerHLOpToProgram(mlir::Operation *op, const npu::NpuConfig &config,
 
 /// Whether the lowering has a program for `op`.
 bool hasNpuLowering(mlir::Operation *op);
+
+/// Why the NPU lowering refuses `op` (nullopt: it lowers it): the op has no
+/// lowering, or lowerHLOpToProgram fails with the default options (the
+/// error names the layer). convert-top-to-hl asks this of every HL op it
+/// writes and keeps the Top ops on the CPU when refused, so the two passes
+/// cannot disagree (docs/npu.md, "What stays on the CPU").
+std::optional<std::string> npuLoweringRefusal(mlir::Operation *op,
+                                              const npu::NpuConfig &config);
 
 /// The pass with a given description (no JSON file).
 std::unique_ptr<mlir::Pass>

@@ -16,7 +16,8 @@ def ConvertHLToHW : Pass<"convert-hl-to-hw", "::mlir::ModuleOp"> {
     from DRAM into LRAM, runs slice tasks (split over the description's
     slices, each with the vector mode the cycle model finds fastest) and
     stores the result. A layer that does not fit LRAM is tiled by output
-    rows, output channels (whole weight blocks) and, when needed, the
+    rows, output channels (whole weight blocks) and, when needed (or,
+    double-buffered, when streaming it overlaps more of the loads), the
     reduction (int32 partials), checked exactly with the
     LRAM allocator (`lram_alignment`); a layer that can never fit is an
     error naming the layer and the sizes. docs/npu.md, "HL -> HW".
@@ -30,6 +31,10 @@ def ConvertHLToHW : Pass<"convert-hl-to-hw", "::mlir::ModuleOp"> {
     Option<"lramReuse", "lram-reuse", "bool", "false",
            "a kernel fed by the previous NPU kernel reads its input where "
            "that kernel left it in LRAM instead of loading it">,
+    Option<"fuseDispatches", "fuse-dispatches", "bool", "false",
+           "an int8 hl.conv2d whose only user is an int8 hl.add runs the "
+           "add in the same program, per output tile in LRAM (one "
+           "dispatch)">,
   ];
   let dependentDialects = ["::strata::npuhw::NpuHWDialect"];
 }

@@ -41,6 +41,15 @@ std::unique_ptr<mlir::Pass>
 createConvertTopToHLPass(const npu::NpuConfig &config,
                          std::vector<HLDecision> *decisions);
 
+/// hl-segment-strided for the NPU `config`: a rewrite the NPU lowering
+/// refuses (npuLoweringRefusal of the segmentation, the segmented op or
+/// the fused producer; e.g. a segmentation whose channel plane does not
+/// fit LRAM) is undone, the kernel keeping its stride. (The registered
+/// pass checks against the default description.)
+std::unique_ptr<mlir::Pass>
+createHLSegmentStrided(const HLSegmentStridedOptions &options,
+                       const npu::NpuConfig &config);
+
 } // namespace strata::conversion
 
 #endif // STRATA_CONVERSION_TOPTOHL_PASSES_H

@@ -87,6 +87,9 @@ struct VariantReport {
   uint64_t packedWeightBytes = 0;
   /// Adds fused into the residual epilogue of the kernel before them.
   unsigned residualAddsFused = 0;
+  /// Inverted-residual blocks run as one fused kernel (each replaces three
+  /// convolution dispatches).
+  unsigned invertedResidualsFused = 0;
   /// Dispatches run by another device (foreignDispatch), by device.
   std::map<std::string, unsigned> foreignDispatches;
   /// One line per kernel dispatch: `dispatch_3_Conv: kernel K (impl I, N

@@ -38,7 +38,8 @@ struct KernelDispatchPlan {
     ConvFilter,
     WinogradFilter,
     Int8,
-    Bf16MatmulB
+    Bf16MatmulB,
+    Bf16ConvFilter
   };
   Pack pack = Pack::None;
   int64_t packedFlagParam = -1;
@@ -56,7 +57,44 @@ struct KernelDispatchPlan {
   /// -1: none).
   bool residualFused = false;
   int inPlaceOperand = -1;
+
+  /// Further constant weights packed as GEMM A operands (kernels::packA of
+  /// the row-major rows x cols weight; the inverted-residual kernel's two
+  /// 1x1 filters): binding index and shape. The weight must be a constant.
+  struct GemmAPack {
+    int binding;
+    int64_t rows, cols;
+  };
+  std::vector<GemmAPack> gemmAPacks;
 };
+
+/// The attribute fuseInvertedResiduals puts on the dispatch functions it
+/// makes (expansion, depthwise and projection convolutions, then the
+/// optional residual Add).
+constexpr const char *kInvertedResidualAttr = "strata.inverted_residual";
+
+/// The kernel name, implementation and strategy params the strategy chose
+/// for `op` (nullopt, `why` set when it is not a runtime kernel call or a
+/// param is not static).
+std::optional<KernelDispatchPlan> strategyKernelPlan(mlir::Operation *op,
+                                                     std::string &why);
+
+/// Fuses MobileNetV2-style inverted-residual blocks: three calls in `main`
+/// of kernel dispatches — a 1x1 convolution (conv2d_1x1_gemm_f32), a 3x3
+/// depthwise convolution of its result (stride 1 or 2, dilation 1) and a
+/// 1x1 convolution of that (with its residual Add if fuseResidualAdds fused
+/// one), each result read only by the next, every filter a constant —
+/// become one call of the conv2d_inverted_residual_f32 kernel when the
+/// expanded tensor is over kInvertedResidualMinBytes. Returns how many.
+unsigned fuseInvertedResiduals(mlir::ModuleOp module, mlir::func::FuncOp main);
+/// Below this many bytes of expanded tensor (E x H x W floats per image)
+/// the three kernels stay separate: the tensor stays in the L2 cache
+/// anyway and the separate kernels were measured faster.
+constexpr int64_t kInvertedResidualMinBytes = int64_t(1) << 20;
+
+/// The plan of a dispatch function fuseInvertedResiduals made.
+std::optional<KernelDispatchPlan> planInvertedResidual(mlir::func::FuncOp fn,
+                                                       std::string &why);
 
 /// The plan for the dispatch function `fn` (one outlined Top op, or one
 /// followed by the residual Add fuseResidualAdds merged into it), or
@@ -76,12 +114,18 @@ std::optional<KernelDispatchPlan> planKernelDispatch(mlir::func::FuncOp fn,
 unsigned fuseResidualAdds(mlir::ModuleOp module, mlir::func::FuncOp main);
 
 /// What the packed weight of `plan` depends on (matmul: N, K, transpose_b;
-/// convolution: O, C, KH, KW, G): plans with equal keys share one packed
-/// copy of a weight, e.g. across variants that differ only in the batch.
+/// convolution: O, C, KH, KW, G and the flag packedWeightFlag gives): plans
+/// with equal keys share one packed copy of a weight, e.g. across variants
+/// that differ only in the batch.
 std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan);
 
 /// Packs the constant weight of `plan` (the weight operand's row-major f32
 /// `data`) into the kernel's layout.
+/// The value the kernel's packed-weight flag param takes when the weight is
+/// packed at compile time: 1, or 2 for a GEMM convolution whose shape takes
+/// the transposed form (filter as B panels, kernels::ConvGemmForm).
+int64_t packedWeightFlag(const KernelDispatchPlan &plan);
+
 std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
                                     const float *data);
 
@@ -106,7 +150,8 @@ std::optional<KernelDispatchPlan>
 planBf16KernelDispatch(mlir::func::FuncOp fn, mlir::Operation *op,
                        KernelDispatchPlan plan, std::string &why);
 
-/// Packs the constant bf16 weight of a Pack::Bf16MatmulB plan.
+/// Packs the constant bf16 weight of a Pack::Bf16MatmulB or
+/// Pack::Bf16ConvFilter plan.
 std::vector<uint16_t> packBf16KernelWeight(const KernelDispatchPlan &plan,
                                            const uint16_t *data);
 
@@ -122,6 +167,11 @@ mlir::Operation *fusableInt8Requant(mlir::Operation *op);
 /// outliner makes them one dispatch. Otherwise empty.
 llvm::SmallVector<mlir::Operation *> fusableInt8Chain(mlir::Operation *last);
 
+/// The plan of an outlined int8 Add chain (Requant, Requant, i32 Add,
+/// Requant; fusableInt8Chain) as the `add_requant_i8` kernel, or nullopt
+/// (`why` set when the chain has a form the kernel does not take).
+std::optional<KernelDispatchPlan> planInt8AddDispatch(mlir::func::FuncOp fn,
+                                                      std::string &why);
 /// The plan of a dispatch whose op got an int8 kernel (planKernelDispatch
 /// calls it with the strategy's params already in `plan`).
 std::optional<KernelDispatchPlan>

@@ -28,11 +28,15 @@ namespace strata::npu {
 /// implements become HL ops naming their NPU program (`npu.program`), the
 /// programs (`npuhw.program`) are appended to the module. Returns the
 /// weights the module then uses; `decisions` (may be null) gets
-/// convert-top-to-hl's decision per candidate op.
+/// convert-top-to-hl's decision per candidate op. `segment`: strided
+/// kernels read segmented inputs (hl-segment-strided; `fuseSegmentation`:
+/// fused into their producer when possible); otherwise the NPU kernels take
+/// the stride directly.
 mlir::FailureOr<TensorMap>
 lowerTopToNpu(mlir::ModuleOp module, const TensorMap &weights,
               const NpuConfig &config, const conversion::HLToHWOptions &options,
-              std::vector<conversion::HLDecision> *decisions);
+              std::vector<conversion::HLDecision> *decisions,
+              bool segment = true, bool fuseSegmentation = true);
 
 /// The CPU back end's hook that turns an outlined dispatch holding one HL
 /// op with an `npu.program` into an npu-sim executable (the serialized

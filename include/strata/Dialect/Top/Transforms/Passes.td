@@ -148,7 +148,8 @@ def TopFoldBatchNorm : Pass<"top-fold-batchnorm", "::mlir::ModuleOp"> {
     constant with one value per output channel (shape `[O, 1, ..]` or
     `[1, O, 1, ..]`, or a scalar) folds the same way, and a `top.Add` of such
     a constant folds into the bias. The pattern does not fire when the
-    convolution has another user (it would be duplicated), already applies
+    convolution (a `top.Conv`, or a `top.Deconv` whose filter is
+    `[C, O/G, ...]`) has another user (it would be duplicated), already applies
     relu, has zero points (integer path), when a weight or statistic is not
     a constant, or when the operand would broadcast the result to a
     different shape.

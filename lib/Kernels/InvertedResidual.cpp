@@ -1,0 +1,158 @@
+//===- InvertedResidual.cpp - fused expansion, depthwise, projection ------===//
+
+#include "strata/Kernels/InvertedResidual.h"
+
+#include "Depthwise.h"
+#include "Scratch.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unistd.h>
+
+namespace strata::kernels {
+
+Conv2dShape InvertedResidualShape::depthwiseShape() const {
+  Conv2dShape d;
+  d.n = n, d.c = e, d.h = h, d.w = w, d.oh = oh, d.ow = ow, d.o = e;
+  d.kh = d.kw = 3, d.sh = d.sw = stride;
+  d.pt = pt, d.pl = pl, d.pb = pb, d.pr = pr, d.g = e;
+  return d;
+}
+
+std::string checkInvertedResidualShape(const InvertedResidualShape &s) {
+  if (s.stride != 1 && s.stride != 2)
+    return "stride " + std::to_string(s.stride) + " is not 1 or 2";
+  if (s.p < 1)
+    return "output channels " + std::to_string(s.p) + " is not positive";
+  Conv2dShape d = s.depthwiseShape();
+  std::string why = checkConv2dShape(d);
+  if (!why.empty())
+    return why;
+  // The expansion and projection: C x H x W -> E, E x OH x OW -> P.
+  Conv2dShape pw = d;
+  pw.kh = pw.kw = 1, pw.sh = pw.sw = 1, pw.pt = pw.pl = pw.pb = pw.pr = 0;
+  pw.g = 1, pw.c = s.c, pw.o = s.e, pw.oh = s.h, pw.ow = s.w;
+  if (why = checkConv2dShape(pw); !why.empty())
+    return why;
+  pw.c = s.e, pw.o = s.p, pw.h = pw.oh = s.oh, pw.w = pw.ow = s.ow;
+  return checkConv2dShape(pw);
+}
+
+namespace {
+/// Input rows [first, last) the output rows [oy0, oy1) read, unclipped.
+int64_t firstInputRow(const InvertedResidualShape &s, int64_t oy0) {
+  return oy0 * s.stride - s.pt;
+}
+int64_t lastInputRow(const InvertedResidualShape &s, int64_t oy1) {
+  return (oy1 - 1) * s.stride - s.pt + 3;
+}
+} // namespace
+
+int64_t invertedResidualStripRows(const InvertedResidualShape &s,
+                                  int64_t cacheBytes) {
+  // R output rows read R * stride + 3 - stride expanded rows.
+  int64_t perRow = 4 * s.e * (s.stride * s.w + s.ow);
+  int64_t fixed = 4 * s.e * (3 - s.stride) * s.w;
+  int64_t rows = (cacheBytes - fixed) / std::max<int64_t>(perRow, 1);
+  // At least 48 GEMM columns per strip (the microkernel's vectors).
+  rows = std::max(rows, (48 + s.ow - 1) / s.ow);
+  return std::clamp<int64_t>(rows, 1, s.oh);
+}
+
+int64_t invertedResidualCacheBytes() {
+  static const int64_t bytes = [] {
+    long l2 = -1;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return l2 >= (64 << 10) ? int64_t(l2) / 2 : int64_t(512) << 10;
+  }();
+  return bytes;
+}
+
+int64_t invertedResidualUnits(const InvertedResidualShape &s,
+                              int64_t stripRows) {
+  return s.n * ((s.oh + stripRows - 1) / stripRows);
+}
+
+bool invertedResidual(const InvertedResidualShape &s,
+                      const InvertedResidualWeights &wt, const float *x,
+                      float *y, int64_t stripRows, int64_t begin, int64_t end,
+                      Isa isa) {
+  thread_local detail::Scratch expanded, depthwise;
+  int64_t strips = (s.oh + stripRows - 1) / stripRows;
+  int64_t maxIn = (stripRows - 1) * s.stride + 3;
+  int64_t ld1 = maxIn * s.w; // floats per channel of the expanded strip
+  float *t1 = expanded.get<float>(size_t(s.e * ld1));
+  float *t2 = depthwise.get<float>(size_t(s.e * stripRows * s.ow));
+  int64_t ohw = s.oh * s.ow;
+  // The expanded rows t1 holds: [have0, have1) of image `haveImage`.
+  int64_t haveImage = -1, have0 = 0, have1 = 0;
+  for (int64_t u = begin; u < end; ++u) {
+    int64_t img = u / strips, oy0 = u % strips * stripRows;
+    int64_t oy1 = std::min(oy0 + stripRows, s.oh);
+    int64_t a0 = firstInputRow(s, oy0), a1 = lastInputRow(s, oy1);
+    int64_t r0 = std::max<int64_t>(a0, 0), r1 = std::min(a1, s.h);
+    // Keep the rows the previous strip expanded that this one reads.
+    int64_t from = r0;
+    if (haveImage == img && r0 >= have0 && r0 < have1) {
+      if (r0 > have0)
+        for (int64_t ch = 0; ch < s.e; ++ch)
+          std::memmove(t1 + ch * ld1, t1 + ch * ld1 + (r0 - have0) * s.w,
+                       size_t((have1 - r0) * s.w) * sizeof(float));
+      from = std::max(have1, r0);
+    }
+    if (r1 > from) {
+      GemmProblem p;
+      p.m = s.e, p.n = (r1 - from) * s.w, p.k = s.c;
+      p.a.data = wt.w1, p.a.packed = true;
+      p.b.data = x + img * s.c * s.h * s.w + from * s.w, p.b.ld = s.h * s.w;
+      p.c = t1 + (from - r0) * s.w, p.ldc = ld1;
+      p.epilogue = wt.e1;
+      p.epilogue.biasMode = wt.b1 ? BiasMode::PerRow : BiasMode::None;
+      p.epilogue.bias = wt.b1, p.epilogue.residual = nullptr;
+      gemm(p, isa);
+    }
+    haveImage = img, have0 = r0, have1 = r1;
+
+    // The depthwise over the strip: its pads are the rows outside the image.
+    Conv2dShape d = s.depthwiseShape();
+    d.n = 1, d.h = r1 - r0, d.oh = oy1 - oy0;
+    d.pt = r0 - a0, d.pb = a1 - r1;
+    Epilogue e2 = wt.e2;
+    e2.biasMode = wt.b2 ? BiasMode::PerRow : BiasMode::None;
+    e2.bias = wt.b2, e2.residual = nullptr;
+    int rc;
+    switch (isa) {
+    case Isa::Avx512:
+      rc = detail::depthwiseAvx512(d, t1, ld1, wt.dw, e2, t2, 0, s.e);
+      break;
+    case Isa::Avx2:
+      rc = detail::depthwiseAvx2(d, t1, ld1, wt.dw, e2, t2, 0, s.e);
+      break;
+    default:
+      rc = detail::depthwisePortable(d, t1, ld1, wt.dw, e2, t2, 0, s.e);
+      break;
+    }
+    if (rc != 0)
+      return false;
+
+    // The projection of the strip's pixels, written into y.
+    int64_t cols = (oy1 - oy0) * s.ow;
+    GemmProblem p;
+    p.m = s.p, p.n = cols, p.k = s.e;
+    p.a.data = wt.w3, p.a.packed = true;
+    p.b.data = t2, p.b.ld = cols;
+    p.c = y + img * s.p * ohw + oy0 * s.ow, p.ldc = ohw;
+    p.epilogue = wt.e3;
+    p.epilogue.biasMode = wt.b3 ? BiasMode::PerRow : BiasMode::None;
+    p.epilogue.bias = wt.b3;
+    p.epilogue.residual =
+        wt.residual ? wt.residual + img * s.p * ohw + oy0 * s.ow : nullptr;
+    p.epilogue.ldr = ohw;
+    gemm(p, isa);
+  }
+  return true;
+}
+
+} // namespace strata::kernels

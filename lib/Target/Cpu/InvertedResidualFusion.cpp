@@ -1,0 +1,271 @@
+//===- InvertedResidualFusion.cpp - one kernel per MobileNetV2 block -----===//
+//
+// Merges the three kernel dispatches of an inverted-residual block (1x1
+// expansion, 3x3 depthwise, 1x1 projection, with its residual Add when
+// fuseResidualAdds fused one) into one dispatch of the fused kernel
+// (strata/Kernels/InvertedResidual.h), and plans that dispatch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Kernels/InvertedResidual.h"
+#include "strata/Kernels/KernelAbi.h"
+#include "strata/Target/Cpu/KernelDispatch.h"
+#include "strata/Target/Cpu/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+namespace strata::cpu {
+
+using namespace mlir;
+namespace kn = strata::kernels;
+namespace kabi = strata::kernels::kabi;
+
+namespace {
+
+int argumentIn(func::FuncOp fn, Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  return arg && arg.getOwner() == &fn.front() ? int(arg.getArgNumber()) : -1;
+}
+
+bool staticF32(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() && t.getElementType().isF32();
+}
+
+/// The ops of a dispatch function other than its return and the top.None
+/// of an absent bias.
+SmallVector<Operation *> bodyOps(func::FuncOp fn) {
+  SmallVector<Operation *> ops;
+  for (Operation &o : fn.front())
+    if (!isa<func::ReturnOp, top::NoneOp>(o))
+      ops.push_back(&o);
+  return ops;
+}
+
+/// The kernel a one-result dispatch function's plan calls ("" if none).
+std::string plannedKernel(func::FuncOp fn, bool &residual) {
+  std::string why;
+  std::optional<KernelDispatchPlan> plan = planKernelDispatch(fn, why);
+  residual = plan && plan->residualFused;
+  return plan && fn.getNumResults() == 1 ? plan->kernel : std::string();
+}
+
+} // namespace
+
+std::optional<KernelDispatchPlan> planInvertedResidual(func::FuncOp fn,
+                                                       std::string &why) {
+  SmallVector<Operation *> ops = bodyOps(fn);
+  auto fail = [&](const std::string &reason) {
+    why = "inverted residual: " + reason;
+    return std::nullopt;
+  };
+  if (ops.size() < 3 || ops.size() > 4)
+    return fail("not three convolutions and an optional Add");
+  auto c1 = dyn_cast<top::ConvOp>(ops[0]);
+  auto c2 = dyn_cast<top::ConvOp>(ops[1]);
+  auto c3 = dyn_cast<top::ConvOp>(ops[2]);
+  auto add = ops.size() == 4 ? dyn_cast<top::AddOp>(ops[3]) : top::AddOp();
+  if (!c1 || !c2 || !c3 || (ops.size() == 4 && !add))
+    return fail("not three convolutions and an optional Add");
+  if (c2->getOperand(0) != c1->getResult(0) ||
+      c3->getOperand(0) != c2->getResult(0) || !c1->getResult(0).hasOneUse() ||
+      !c2->getResult(0).hasOneUse())
+    return fail("each convolution does not read the previous one alone");
+  std::optional<KernelDispatchPlan> p[3];
+  const char *want[] = {kabi::kConv1x1, kabi::kConvDepthwise, kabi::kConv1x1};
+  top::ConvOp convs[] = {c1, c2, c3};
+  for (int k = 0; k < 3; ++k) {
+    p[k] = strategyKernelPlan(convs[k], why);
+    if (!p[k])
+      return std::nullopt;
+    if (p[k]->kernel != want[k])
+      return fail("convolution " + std::to_string(k + 1) + " runs '" +
+                  p[k]->kernel + "', not '" + want[k] + "'");
+    if (convs[k].getInputZp() || convs[k].getWeightZp())
+      return fail("a convolution has zero points");
+    for (Value v : {convs[k]->getOperand(0), convs[k]->getOperand(1),
+                    Value(convs[k]->getResult(0))})
+      if (!staticF32(v))
+        return fail("a convolution has a tensor that is not static f32");
+  }
+  const std::vector<int64_t> &q1 = p[0]->params, &q2 = p[1]->params,
+                             &q3 = p[2]->params;
+  if (q1.size() != size_t(kabi::kConv1x1StrategyParams) ||
+      q3.size() != size_t(kabi::kConv1x1StrategyParams) ||
+      q2.size() != size_t(kabi::kConvStrategyParams))
+    return fail("unexpected strategy params");
+  kn::Conv2dShape d =
+      kabi::convShapeFromParams(kabi::kConvDepthwise, q2.data());
+  if (d.kh != 3 || d.kw != 3 || d.dh != 1 || d.dw != 1 || d.sh != d.sw ||
+      (d.sh != 1 && d.sh != 2) || d.g != d.c || d.o != d.c)
+    return fail("the depthwise convolution is not 3x3, dilation 1, stride 1 "
+                "or 2, one filter per channel");
+  kn::InvertedResidualShape s;
+  s.n = d.n, s.c = q1[1], s.h = d.h, s.w = d.w, s.e = d.c, s.p = q3[3];
+  s.stride = d.sh, s.pt = d.pt, s.pl = d.pl, s.pb = d.pb, s.pr = d.pr;
+  s.oh = d.oh, s.ow = d.ow;
+  if (q1[0] != s.n || q1[2] != s.h * s.w || q1[3] != s.e || q3[0] != s.n ||
+      q3[1] != s.e || q3[2] != s.oh * s.ow)
+    return fail("the three convolutions' shapes do not chain");
+  if (std::string bad = kn::checkInvertedResidualShape(s); !bad.empty())
+    return fail(bad);
+  if (4 * s.e * s.h * s.w < kInvertedResidualMinBytes)
+    return fail("its expanded tensor stays in the L2 cache (" +
+                std::to_string(4 * s.e * s.h * s.w) + " bytes per image)");
+
+  KernelDispatchPlan plan;
+  plan.kernel = kabi::kInvertedResidual;
+  plan.implementation = "conv2d.inverted_residual";
+  plan.params = {s.n,  s.c,  s.h,  s.w,  s.e,  s.p, s.stride,
+                 s.pt, s.pl, s.pb, s.pr, s.oh, s.ow};
+  int x = argumentIn(fn, c1->getOperand(0));
+  if (x < 0)
+    return fail("its input is not an argument");
+  plan.bindings = {x};
+  int64_t biasCounts[] = {s.e, s.e, s.p};
+  for (int k = 0; k < 3; ++k) {
+    int w = argumentIn(fn, convs[k]->getOperand(1));
+    if (w < 0 || !constantAtCallSites(fn, w))
+      return fail("filter " + std::to_string(k + 1) + " is not a constant");
+    Value b = convs[k].getBias();
+    int bias = KernelDispatchPlan::kNoBias;
+    if (!isa<NoneType>(b.getType())) {
+      bias = argumentIn(fn, b);
+      if (bias < 0 || !staticF32(b) ||
+          cast<RankedTensorType>(b.getType()).getNumElements() != biasCounts[k])
+        return fail("bias " + std::to_string(k + 1) +
+                    " is not an f32 tensor of one value per channel");
+    }
+    std::optional<std::vector<int64_t>> epi =
+        fusedEpilogueParams(convs[k], bias >= 0, why);
+    if (!epi)
+      return std::nullopt;
+    plan.bindings.push_back(w);
+    plan.bindings.push_back(bias);
+    plan.params.insert(plan.params.end(), epi->begin(), epi->end());
+  }
+  int residual = KernelDispatchPlan::kResult;
+  if (add) {
+    Value r = c3->getResult(0);
+    if (!r.hasOneUse() || *r.getUsers().begin() != add.getOperation())
+      return fail("the Add does not read the projection alone");
+    Value other = add.getLhs() == r ? add.getRhs() : add.getLhs();
+    residual = argumentIn(fn, other);
+    if (residual < 0 || other.getType() != r.getType() ||
+        add.getType() != r.getType())
+      return fail("the residual Add is not of two tensors of one shape");
+    if (plan.params[13 + 8 + 1] != int64_t(kn::Activation::None))
+      return fail("the projection's activation comes before the Add");
+    if (add.getDoRelu())
+      plan.params[13 + 8 + 1] = int64_t(kn::Activation::Relu);
+  }
+  plan.params.push_back(add ? 1 : 0);
+  plan.params.push_back(0); // strip_rows: from the cache at run time
+  plan.bindings.push_back(KernelDispatchPlan::kResult);
+  plan.bindings.push_back(residual);
+  plan.residualFused = bool(add);
+  plan.gemmAPacks = {{1, s.e, s.c}, {5, s.p, s.e}};
+  plan.workgroupCount = kabi::suggestedWorkgroups(
+      plan.kernel, plan.params.data(), int64_t(plan.params.size()));
+  return plan;
+}
+
+unsigned fuseInvertedResiduals(ModuleOp module, func::FuncOp main) {
+  unsigned fused = 0;
+  SmallVector<func::CallOp> calls(main.getOps<func::CallOp>());
+  llvm::DenseSet<Operation *> erased;
+  auto soleCallUser = [&](func::CallOp call) -> func::CallOp {
+    if (call->getNumResults() != 1 || !call.getResult(0).hasOneUse())
+      return {};
+    auto user = dyn_cast<func::CallOp>(*call.getResult(0).getUsers().begin());
+    return user && user->getNumResults() == 1 ? user : func::CallOp();
+  };
+  for (func::CallOp a : calls) {
+    if (erased.contains(a))
+      continue;
+    func::CallOp b = soleCallUser(a);
+    func::CallOp c = b ? soleCallUser(b) : func::CallOp();
+    if (!c)
+      continue;
+    func::FuncOp fns[3];
+    func::CallOp chain[] = {a, b, c};
+    bool ok = true;
+    for (int k = 0; k < 3 && ok; ++k) {
+      fns[k] = module.lookupSymbol<func::FuncOp>(chain[k].getCallee());
+      ok = fns[k] && fns[k]->hasAttr(kDispatchAttr);
+    }
+    if (!ok || fns[0] == fns[1] || fns[1] == fns[2] || fns[0] == fns[2])
+      continue;
+    bool res0, res1, res2;
+    if (plannedKernel(fns[0], res0) != kabi::kConv1x1 || res0 ||
+        plannedKernel(fns[1], res1) != kabi::kConvDepthwise ||
+        plannedKernel(fns[2], res2) != kabi::kConv1x1)
+      continue;
+
+    // The merged function: each value a call passes is one argument,
+    // except the results the next function reads inside.
+    SmallVector<Value> operands;
+    SmallVector<Type> argTypes;
+    auto argFor = [&](Value v) {
+      auto *it = llvm::find(operands, v);
+      if (it != operands.end())
+        return unsigned(it - operands.begin());
+      operands.push_back(v);
+      argTypes.push_back(v.getType());
+      return unsigned(operands.size() - 1);
+    };
+    SmallVector<SmallVector<unsigned>> argOf(3);
+    for (int k = 0; k < 3; ++k)
+      for (Value v : chain[k].getOperands())
+        argOf[k].push_back(k > 0 && v == chain[k - 1].getResult(0) ? ~0u
+                                                                   : argFor(v));
+    OpBuilder mb(fns[0]);
+    auto merged = func::FuncOp::create(
+        mb, fns[0].getLoc(), (fns[0].getSymName() + "_invres").str(),
+        mb.getFunctionType(argTypes, fns[2].getResultTypes()));
+    merged.setPrivate();
+    merged->setAttr(kDispatchAttr, mb.getUnitAttr());
+    merged->setAttr(kInvertedResidualAttr, mb.getUnitAttr());
+    Block *entry = merged.addEntryBlock();
+    OpBuilder bb = OpBuilder::atBlockEnd(entry);
+    Value inside;
+    for (int k = 0; k < 3; ++k) {
+      IRMapping map;
+      for (auto [i, arg] : llvm::enumerate(fns[k].getArguments()))
+        map.map(arg,
+                argOf[k][i] == ~0u ? inside : entry->getArgument(argOf[k][i]));
+      for (Operation &o : fns[k].front()) {
+        if (auto ret = dyn_cast<func::ReturnOp>(o))
+          inside = map.lookup(ret.getOperand(0));
+        else
+          bb.clone(o, map);
+      }
+    }
+    func::ReturnOp::create(bb, c.getLoc(), inside);
+    // Planned with its call in place (the filters must be constants there).
+    OpBuilder cb(c);
+    auto call = func::CallOp::create(cb, c.getLoc(), merged, operands);
+    std::string why;
+    if (!planInvertedResidual(merged, why)) {
+      call.erase();
+      merged.erase();
+      continue;
+    }
+    c.getResult(0).replaceAllUsesWith(call.getResult(0));
+    for (func::CallOp old : {c, b, a}) {
+      erased.insert(old);
+      old.erase();
+    }
+    for (func::FuncOp f : fns)
+      if (SymbolTable::symbolKnownUseEmpty(f, module))
+        f.erase();
+    ++fused;
+  }
+  return fused;
+}
+
+} // namespace strata::cpu
