@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
+#include <thread>
 
 using strata::runtime::ThreadPool;
 
@@ -27,6 +29,50 @@ TEST(ThreadPool, EveryIndexOnceOverManyJobs) {
         ASSERT_EQ(hits[size_t(i)].load(), 1)
             << "threads " << threads << " round " << round << " index " << i;
     }
+  }
+}
+
+TEST(ThreadPool, EveryIndexOnceWhateverTheSpin) {
+  // 0: every thread sleeps at once; 1 us: threads move between spinning
+  // and sleeping all the time; 1 ms: they mostly spin.
+  for (int64_t spin : {0, 1, 1000}) {
+    for (size_t threads : {2, 3}) {
+      ThreadPool pool(threads, spin);
+      EXPECT_EQ(pool.spinMicros(), spin);
+      for (int64_t round = 0; round < 3000; ++round) {
+        int64_t count = round % 6;
+        auto hits = std::make_unique<std::atomic<int>[]>(size_t(count) + 1);
+        for (int64_t i = 0; i <= count; ++i)
+          hits[size_t(i)] = 0;
+        // Some rounds give one index a little work, so that a thread
+        // finishes late now and then.
+        int64_t slow = round % 5 == 0 ? round % 3 : -1;
+        pool.parallelFor(count, [&](int64_t i) {
+          if (i == slow)
+            for (volatile int k = 0; k < 2000; ++k) {
+            }
+          hits[size_t(i)]++;
+        });
+        for (int64_t i = 0; i < count; ++i)
+          ASSERT_EQ(hits[size_t(i)].load(), 1)
+              << "spin " << spin << " threads " << threads << " round " << round
+              << " index " << i;
+      }
+    }
+  }
+}
+
+TEST(ThreadPool, ReturnsOnlyAfterTheLastIndex) {
+  // The caller sleeps (no spin) while a worker still runs an index: it must
+  // be woken when that index finishes, and not return before.
+  ThreadPool pool(2, 0);
+  for (int round = 0; round < 20; ++round) {
+    std::atomic<int> done{0};
+    pool.parallelFor(2, [&](int64_t) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      done++;
+    });
+    ASSERT_EQ(done.load(), 2) << "round " << round;
   }
 }
 
