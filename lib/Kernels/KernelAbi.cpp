@@ -99,10 +99,11 @@ int64_t suggestedWorkgroups(std::string_view kernel, const int64_t *params,
   if (isOneDnnKernel(kernel))
     return 1;
   double flops = 2 * macs(kernel, params, count);
-  // A depthwise multiply-add reads about one input value from memory: the
-  // kernel runs about 8 times fewer of them per second than a GEMM.
+  // A depthwise or matrix-vector multiply-add reads about one value from
+  // memory: the kernel runs about 8 times fewer of them per second than a
+  // GEMM.
   if (kernel == kConvDepthwise || kernel == kConvDepthwiseI8 ||
-      kernel == kConvDepthwiseBf16)
+      kernel == kConvDepthwiseBf16 || kernel == kMatmulGemv)
     flops *= 8;
   int64_t wg = 1;
   while (wg < 8 && flops >= 1e6 * double(wg * 2))

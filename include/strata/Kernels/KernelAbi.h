@@ -232,8 +232,8 @@ bool isOneDnnKernel(std::string_view name);
 int64_t suggestedOpWorkgroups(int64_t elements);
 
 /// How many workgroups a dispatch of `kernel` with `params` asks for: about
-/// one per MFLOP (the depthwise kernels, bound by memory, count each
-/// multiply-add 8 times), a power of two up to 8 (two threads share them
+/// one per MFLOP (the depthwise and matrix-vector kernels, bound by memory,
+/// count each multiply-add 8 times), a power of two up to 8 (two threads share them
 /// evenly). A workgroup of a MFLOP is about 10 us of the GEMM microkernel,
 /// several times the thread pool's fork and join.
 int64_t suggestedWorkgroups(std::string_view kernel, const int64_t *params,
