@@ -7,28 +7,44 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <string>
 #include <thread>
 
 using strata::runtime::ThreadPool;
 
 namespace {
 
+/// Runs `rounds` jobs of 0 to `maxCount` indices back to back and checks
+/// that each index ran exactly once: a worker waking late for a finished job
+/// must neither run nor take an index of the next one. With `slowEvery`,
+/// every that many rounds one index gets a little work, so that a thread
+/// finishes late now and then.
+void expectEveryIndexOnce(ThreadPool &pool, int64_t rounds, int64_t maxCount,
+                          int64_t slowEvery, const std::string &what) {
+  for (int64_t round = 0; round < rounds; ++round) {
+    int64_t count = round % (maxCount + 1);
+    auto hits = std::make_unique<std::atomic<int>[]>(size_t(count) + 1);
+    for (int64_t i = 0; i <= count; ++i)
+      hits[size_t(i)] = 0;
+    int64_t slow = slowEvery && round % slowEvery == 0 ? round % 3 : -1;
+    pool.parallelFor(count, [&](int64_t i) {
+      if (i == slow)
+        for (volatile int k = 0; k < 2000; ++k) {
+        }
+      hits[size_t(i)]++;
+    });
+    for (int64_t i = 0; i < count; ++i)
+      ASSERT_EQ(hits[size_t(i)].load(), 1)
+          << what << " round " << round << " index " << i;
+  }
+}
+
 TEST(ThreadPool, EveryIndexOnceOverManyJobs) {
   for (size_t threads : {1, 2, 3, 5}) {
     ThreadPool pool(threads);
     EXPECT_EQ(pool.threadCount(), threads);
-    // Many short jobs back to back: a worker waking late for a finished job
-    // must neither run nor take an index of the next one.
-    for (int64_t round = 0; round < 2000; ++round) {
-      int64_t count = round % 7;
-      auto hits = std::make_unique<std::atomic<int>[]>(size_t(count) + 1);
-      for (int64_t i = 0; i <= count; ++i)
-        hits[size_t(i)] = 0;
-      pool.parallelFor(count, [&](int64_t i) { hits[size_t(i)]++; });
-      for (int64_t i = 0; i < count; ++i)
-        ASSERT_EQ(hits[size_t(i)].load(), 1)
-            << "threads " << threads << " round " << round << " index " << i;
-    }
+    expectEveryIndexOnce(pool, 2000, 6, 0,
+                         "threads " + std::to_string(threads));
   }
 }
 
@@ -39,25 +55,9 @@ TEST(ThreadPool, EveryIndexOnceWhateverTheSpin) {
     for (size_t threads : {2, 3}) {
       ThreadPool pool(threads, spin);
       EXPECT_EQ(pool.spinMicros(), spin);
-      for (int64_t round = 0; round < 3000; ++round) {
-        int64_t count = round % 6;
-        auto hits = std::make_unique<std::atomic<int>[]>(size_t(count) + 1);
-        for (int64_t i = 0; i <= count; ++i)
-          hits[size_t(i)] = 0;
-        // Some rounds give one index a little work, so that a thread
-        // finishes late now and then.
-        int64_t slow = round % 5 == 0 ? round % 3 : -1;
-        pool.parallelFor(count, [&](int64_t i) {
-          if (i == slow)
-            for (volatile int k = 0; k < 2000; ++k) {
-            }
-          hits[size_t(i)]++;
-        });
-        for (int64_t i = 0; i < count; ++i)
-          ASSERT_EQ(hits[size_t(i)].load(), 1)
-              << "spin " << spin << " threads " << threads << " round " << round
-              << " index " << i;
-      }
+      expectEveryIndexOnce(pool, 3000, 5, 5,
+                           "spin " + std::to_string(spin) + " threads " +
+                               std::to_string(threads));
     }
   }
 }
