@@ -105,8 +105,9 @@ MatmulSplit matmulSplit(const int64_t *p, int64_t count) {
   int64_t per = batch >= count ? 1 : (count + batch - 1) / batch;
   int64_t rowPanels = (m + kn::kPanelRows - 1) / kn::kPanelRows;
   int64_t colPanels = (n + kn::kPanelCols - 1) / kn::kPanelCols;
-  // Packing a float costs about as much as this many multiply-adds (it
-  // moves the value through memory; the microkernel does 32 per cycle).
+  // Packing a float costs about as much as this many multiply-adds (a rough
+  // figure: packing moves each value through memory, the microkernel does
+  // 16 multiply-adds a cycle).
   constexpr double kPackCost = 16;
   MatmulSplit best;
   double bestCost = -1;
