@@ -47,7 +47,7 @@ bool isOneDnnKernel(std::string_view name) {
 
 int64_t suggestedOpWorkgroups(int64_t elements) {
   int64_t wg = 1;
-  while (wg < 8 && elements >= (int64_t(1) << 16) * wg * 2)
+  while (wg < 8 && elements >= (int64_t(1) << 14) * wg * 2)
     wg *= 2;
   return wg;
 }
@@ -99,8 +99,14 @@ int64_t suggestedWorkgroups(std::string_view kernel, const int64_t *params,
   if (isOneDnnKernel(kernel))
     return 1;
   double flops = 2 * macs(kernel, params, count);
+  // A depthwise or matrix-vector multiply-add reads about one value from
+  // memory: the kernel runs about 8 times fewer of them per second than a
+  // GEMM.
+  if (kernel == kConvDepthwise || kernel == kConvDepthwiseI8 ||
+      kernel == kConvDepthwiseBf16 || kernel == kMatmulGemv)
+    flops *= 8;
   int64_t wg = 1;
-  while (wg < 8 && flops >= 4e6 * double(wg * 2))
+  while (wg < 8 && flops >= 1e6 * double(wg * 2))
     wg *= 2;
   return wg;
 }
