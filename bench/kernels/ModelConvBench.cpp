@@ -109,7 +109,7 @@ void BM_ModelConv(benchmark::State &state) {
   }
   Conv2dShape s = shapeOf(l);
   bool depthwise = s.g == s.c && s.g > 1;
-  bool winograd = !depthwise && s.kh == 3 && s.sh == 1 && s.oh >= 14 &&
+  bool winograd = !depthwise && s.kh == 3 && s.sh == 1 && s.oh >= 7 &&
                   s.c >= 16 && s.o >= 16;
   std::mt19937 gen(1);
   std::uniform_real_distribution<float> d(-1, 1);
