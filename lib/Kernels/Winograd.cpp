@@ -182,8 +182,10 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
   int64_t blocks = (tiles + tileHw - 1) / tileHw;
   int64_t oStep = chunkRows(s, split);
   int64_t ld = (tileHw + 15) / 16 * 16;
-  float *v = scratchV.get(size_t(points * s.c * ld));
-  float *m = scratchM.get(size_t(points * s.o * ld));
+  float *v =
+      scratchV.get(size_t(points * detail::winogradMatrixStride(s.c, ld)));
+  float *m =
+      scratchM.get(size_t(points * detail::winogradMatrixStride(s.o, ld)));
   if (!v || !m)
     return false;
   int64_t uStride = int64_t(packedABytes(s.o, s.c) / sizeof(float));
@@ -200,7 +202,16 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
     int64_t o0 = chunk * oStep, o1 = std::min(s.o, o0 + oStep);
     if (o0 >= o1)
       continue;
-    detail::WinogradBlock b{tilesW, t0, nt, (nt + 15) / 16 * 16, o0, o1, tm};
+    int64_t bld = (nt + 15) / 16 * 16;
+    detail::WinogradBlock b{tilesW,
+                            t0,
+                            nt,
+                            bld,
+                            o0,
+                            o1,
+                            tm,
+                            detail::winogradMatrixStride(s.c, bld),
+                            detail::winogradMatrixStride(s.o, bld)};
     int64_t yOffset = n * s.o * s.oh * s.ow;
     int64_t stripFloats =
         detail::winogradStripRows(b) * detail::winogradStripStride(b);
@@ -219,8 +230,8 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
     g.ldc = b.ld;
     for (int64_t xi = 0; xi < points; ++xi) {
       g.a.data = u + xi * uStride;
-      g.b.data = v + xi * s.c * b.ld;
-      g.c = m + xi * s.o * b.ld;
+      g.b.data = v + xi * b.vStride;
+      g.c = m + xi * b.mStride;
       gemm(g, o0, o1, 0, nt, isa);
     }
     Epilogue en = e;

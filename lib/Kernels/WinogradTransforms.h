@@ -15,7 +15,17 @@ namespace strata::kernels::detail {
 struct WinogradBlock {
   int64_t tilesW, t0, nt, ld, o0, o1;
   int64_t m = kWinogradOut; ///< output tile side: 4 or 2
+  /// Floats from V[xi] to V[xi + 1] and from M[xi] to M[xi + 1].
+  int64_t vStride, mStride;
 };
+
+/// The distance between consecutive V[xi] (M[xi]) matrices: C x ld (O x ld)
+/// plus one cache line, so that the transforms' (m+2)^2 accesses per tile
+/// group, one per matrix, do not all fall in one L1 set when C x ld is a
+/// multiple of 1024 floats (4 KiB; every ResNet-50 layer).
+inline int64_t winogradMatrixStride(int64_t rows, int64_t ld) {
+  return rows * ld + 16;
+}
 
 /// The zero-padded input strip the input transform reads one channel at a
 /// time: the rows of the block's tile rows, the columns of every tile.
