@@ -2,7 +2,7 @@
 //
 // MobileNetV2's and ResNet-50's convolution layers (batch 1, one thread), each
 // through the kernel the default strategy gives it: depthwise, Winograd
-// (3x3 stride 1, outputs >= 14x14, C and O >= 16) or the GEMM convolution
+// (3x3 stride 1, outputs >= 7x7, C and O >= 16) or the GEMM convolution
 // in its preferred form with its filter packed. The label names the layer;
 // GFLOP/s count the direct convolution's FLOPs.
 // `--benchmark_filter=ModelConv/mnv2` or
