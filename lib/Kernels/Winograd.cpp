@@ -215,8 +215,10 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
     int64_t yOffset = n * s.o * s.oh * s.ow;
     int64_t stripFloats =
         detail::winogradStripRows(b) * detail::winogradStripStride(b);
-    float *strip = stripFloats <= INT32_MAX // gathers use int32 offsets
-                       ? scratchStrip.get(size_t(stripFloats))
+    // Gathers use int32 offsets; 8 floats of slack: the F(4x4) input
+    // transform's 8-float row loads read two floats past a tile's six.
+    float *strip = stripFloats <= INT32_MAX
+                       ? scratchStrip.get(size_t(stripFloats) + 8)
                        : nullptr;
     if (!strip || tileHw > kWinogradMaxBlockTiles)
       return false;
