@@ -13,6 +13,8 @@
 #include "strata/Kernels/Conv.h"
 #include "strata/Kernels/Winograd.h"
 
+#include "ConvBenchLoop.h"
+
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -57,24 +59,8 @@ void BM_Conv3x3(benchmark::State &state) {
                      units, isa);
       benchmark::ClobberMemory();
     }
-  } else if (preferredConvGemmForm(s) == ConvGemmForm::Transposed) {
-    packed.resize(packedConvFilterBytes(s, ConvGemmForm::Transposed) / 4);
-    packConvFilter(s, f.data(), packed.data(), ConvGemmForm::Transposed);
-    int64_t units = conv2dGemmTransposedUnits(s, 1);
-    for (auto _ : state) {
-      conv2dGemmTransposed(s, x.data(), packed.data(), true, e, y.data(), 1, 0,
-                           units, isa);
-      benchmark::ClobberMemory();
-    }
   } else {
-    packed.resize(packedConvFilterBytes(s) / 4);
-    packConvFilter(s, f.data(), packed.data());
-    int64_t units = conv2dGemmUnits(s, 1);
-    for (auto _ : state) {
-      conv2dGemm(s, x.data(), packed.data(), true, e, y.data(), 1, 0, units,
-                 isa);
-      benchmark::ClobberMemory();
-    }
+    bench::timeGemmConv(state, s, f, x.data(), e, y.data(), isa);
   }
   double flops = 2.0 * double(c * c * 9) * double(hw * hw);
   state.counters["GFLOP/s"] = benchmark::Counter(
