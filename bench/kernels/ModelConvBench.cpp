@@ -2,7 +2,7 @@
 //
 // MobileNetV2's and ResNet-50's convolution layers (batch 1, one thread), each
 // through the kernel the default strategy gives it: depthwise, Winograd
-// (3x3 stride 1, outputs >= 14x14, C and O >= 16) or the GEMM convolution
+// (3x3 stride 1, outputs >= 7x7, C and O >= 16) or the GEMM convolution
 // in its preferred form with its filter packed. The label names the layer;
 // GFLOP/s count the direct convolution's FLOPs.
 // `--benchmark_filter=ModelConv/mnv2` or
@@ -13,6 +13,8 @@
 
 #include "strata/Kernels/Conv.h"
 #include "strata/Kernels/Winograd.h"
+
+#include "ConvBenchLoop.h"
 
 #include <benchmark/benchmark.h>
 
@@ -109,7 +111,7 @@ void BM_ModelConv(benchmark::State &state) {
   }
   Conv2dShape s = shapeOf(l);
   bool depthwise = s.g == s.c && s.g > 1;
-  bool winograd = !depthwise && s.kh == 3 && s.sh == 1 && s.oh >= 14 &&
+  bool winograd = !depthwise && s.kh == 3 && s.sh == 1 && s.oh >= 7 &&
                   s.c >= 16 && s.o >= 16;
   std::mt19937 gen(1);
   std::uniform_real_distribution<float> d(-1, 1);
@@ -146,26 +148,8 @@ void BM_ModelConv(benchmark::State &state) {
                      units, isa);
       benchmark::ClobberMemory();
     }
-  } else if (preferredConvGemmForm(s) == ConvGemmForm::Transposed) {
-    kind = "gemm-t";
-    packed.resize(packedConvFilterBytes(s, ConvGemmForm::Transposed) / 4);
-    packConvFilter(s, f.data(), packed.data(), ConvGemmForm::Transposed);
-    int64_t units = conv2dGemmTransposedUnits(s, 1);
-    for (auto _ : state) {
-      conv2dGemmTransposed(s, x.data(), packed.data(), true, e, y.data(), 1, 0,
-                           units, isa);
-      benchmark::ClobberMemory();
-    }
   } else {
-    kind = "gemm";
-    packed.resize(packedConvFilterBytes(s) / 4);
-    packConvFilter(s, f.data(), packed.data());
-    int64_t units = conv2dGemmUnits(s, 1);
-    for (auto _ : state) {
-      conv2dGemm(s, x.data(), packed.data(), true, e, y.data(), 1, 0, units,
-                 isa);
-      benchmark::ClobberMemory();
-    }
+    kind = bench::timeGemmConv(state, s, f, x.data(), e, y.data(), isa);
   }
   double flops = 2.0 * double(s.o * s.gemmK()) * double(s.oh * s.ow);
   state.counters["GFLOP/s"] = benchmark::Counter(
@@ -254,9 +238,9 @@ void BM_InvRes(benchmark::State &state) {
       x = d(gen) * scale;
     return v;
   };
-  auto x = vec(s.c * s.h * s.w, 1), w1 = vec(s.e * s.c, 0.1f),
-       b1 = vec(s.e, 1), dw = vec(s.e * 9, 0.3f), b2 = vec(s.e, 1),
-       w3 = vec(s.p * s.e, 0.05f), b3 = vec(s.p, 1);
+  auto x = vec(s.c * s.h * s.w, 1), w1 = vec(s.e * s.c, 0.1f), b1 = vec(s.e, 1),
+       dw = vec(s.e * 9, 0.3f), b2 = vec(s.e, 1), w3 = vec(s.p * s.e, 0.05f),
+       b3 = vec(s.p, 1);
   std::vector<float> y(static_cast<size_t>(s.p * s.oh * s.ow));
   Epilogue e1, e2, e3;
   e1.act = e2.act = Activation::Clip;
@@ -271,8 +255,7 @@ void BM_InvRes(benchmark::State &state) {
     wt.w1 = p1.data(), wt.b1 = b1.data(), wt.dw = dw.data();
     wt.b2 = b2.data(), wt.w3 = p3.data(), wt.b3 = b3.data();
     wt.e1 = e1, wt.e2 = e2, wt.e3 = e3, wt.residual = residual;
-    int64_t rows =
-        invertedResidualStripRows(s, invertedResidualCacheBytes());
+    int64_t rows = invertedResidualStripRows(s, invertedResidualCacheBytes());
     int64_t units = invertedResidualUnits(s, rows);
     for (auto _ : state) {
       invertedResidual(s, wt, x.data(), y.data(), rows, 0, units, isa);

@@ -1,15 +1,19 @@
-//===- WinogradBench.cpp - Winograd F(4x4,3x3) against the GEMM conv ------===//
+//===- WinogradBench.cpp - Winograd F(m x m, 3x3) against the GEMM conv ---===//
 //
-// ResNet-50's 3x3 stride-1 layers (pad 1, batch 1), one thread: the
-// Winograd kernel (transformed filter) and the im2col GEMM convolution
+// ResNet-50's 3x3 stride-1 layers (pad 1, batch 1) and smaller outputs
+// (7x7 to 12x12 at several channel counts), one thread: the Winograd kernel
+// (transformed filter; F(4x4) and F(2x2) forced, or the tile size
+// winogradTileOut picks) and the GEMM convolution in its preferred form
 // (packed filter), each ISA this CPU runs. GFLOP/s count the direct
-// convolution's 2 * O * OH * OW * C * 9 FLOPs, so the two compare directly.
+// convolution's 2 * O * OH * OW * C * 9 FLOPs, so they compare directly.
 // Built into strata-bench-kernels.
 //
 //===----------------------------------------------------------------------===//
 
 #include "strata/Kernels/Conv.h"
 #include "strata/Kernels/Winograd.h"
+
+#include "ConvBenchLoop.h"
 
 #include <benchmark/benchmark.h>
 
@@ -24,7 +28,7 @@ void BM_Conv3x3(benchmark::State &state) {
   int64_t c = state.range(0), hw = state.range(1);
   Isa isa = Isa(state.range(2));
   bool winograd = state.range(3) != 0;
-  int64_t tileHw = state.range(4);
+  int64_t tileHw = state.range(4), tileOut = state.range(5);
   if (!isaSupported(isa)) {
     state.SkipWithError("this CPU does not run this ISA");
     return;
@@ -45,9 +49,10 @@ void BM_Conv3x3(benchmark::State &state) {
   std::vector<float> packed;
   Epilogue e;
   if (winograd) {
-    packed.resize(winogradFilterBytes(s) / 4);
-    winogradTransformFilter(s, f.data(), packed.data());
-    WinogradSplit split = winogradSplit(s, tileHw, 1);
+    WinogradSplit split = winogradSplit(s, tileHw, 1, tileOut);
+    packed.resize(winogradFilterBytes(s, split.tileOut) / 4);
+    winogradTransformFilter(s, f.data(), packed.data(), split.tileOut);
+    tileOut = split.tileOut;
     int64_t units = winogradUnits(s, split);
     for (auto _ : state) {
       conv2dWinograd(s, x.data(), packed.data(), true, e, y.data(), split, 0,
@@ -55,36 +60,54 @@ void BM_Conv3x3(benchmark::State &state) {
       benchmark::ClobberMemory();
     }
   } else {
-    packed.resize(packedConvFilterBytes(s) / 4);
-    packConvFilter(s, f.data(), packed.data());
-    int64_t units = conv2dGemmUnits(s, 1);
-    for (auto _ : state) {
-      conv2dGemm(s, x.data(), packed.data(), true, e, y.data(), 1, 0, units,
-                 isa);
-      benchmark::ClobberMemory();
-    }
+    bench::timeGemmConv(state, s, f, x.data(), e, y.data(), isa);
   }
   double flops = 2.0 * double(c * c * 9) * double(hw * hw);
   state.counters["GFLOP/s"] = benchmark::Counter(
       flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(std::string(isaName(isa)) +
-                 (winograd ? " winograd tile_hw " + std::to_string(tileHw)
-                           : " im2col"));
+  state.SetLabel("C=O=" + std::to_string(c) + " @" + std::to_string(hw) + " " +
+                 isaName(isa) +
+                 (winograd ? " winograd F(" + std::to_string(tileOut) +
+                                 ") tile_hw " + std::to_string(tileHw)
+                  : preferredConvGemmForm(s) == ConvGemmForm::Transposed
+                      ? " gemm-t"
+                      : " im2col"));
 }
 
 void convShapes(benchmark::internal::Benchmark *b) {
   const int64_t layers[][2] = {{64, 56}, {128, 28}, {256, 14}, {512, 7}};
   for (int isa : {2, 1, 0})
     for (auto &l : layers) {
-      b->Args({l[0], l[1], isa, 0, 0});
+      b->Args({l[0], l[1], isa, 0, 0, 0});
       for (int64_t tile : {16, 32, 64})
-        b->Args({l[0], l[1], isa, 1, tile});
+        b->Args({l[0], l[1], isa, 1, tile, 0});
+    }
+}
+
+/// Small outputs: the GEMM form, F(4x4) and F(2x2) forced
+/// (`--benchmark_filter=Conv3x3Small`).
+
+void smallShapes(benchmark::internal::Benchmark *b) {
+  const int64_t layers[][2] = {{512, 7},  {256, 7}, {128, 7},  {64, 7},
+                               {32, 7},   {16, 7},  {256, 10}, {64, 10},
+                               {256, 12}, {64, 12}, {512, 4},  {64, 4}};
+  for (int isa : {2, 1, 0})
+    for (auto &l : layers) {
+      b->Args({l[0], l[1], isa, 0, 0, 0});
+      for (int64_t m : {4, 2})
+        b->Args({l[0], l[1], isa, 1, 64, m});
     }
 }
 
 BENCHMARK(BM_Conv3x3)
     ->Apply(convShapes)
     ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime();
+
+void BM_Conv3x3Small(benchmark::State &state) { BM_Conv3x3(state); }
+BENCHMARK(BM_Conv3x3Small)
+    ->Apply(smallShapes)
+    ->Unit(benchmark::kMicrosecond)
     ->MeasureProcessCPUTime();
 
 } // namespace

@@ -1,8 +1,9 @@
-//===- Winograd.cpp - Winograd F(4x4, 3x3): filter transform, driver ------===//
+//===- Winograd.cpp - Winograd F(m x m, 3x3): filter transform, driver ----===//
 //
-// The filter transform (U = G g G^T, packed as 36 GEMM A operands of O x C)
-// and the per-block driver: input transform (WinogradImpl.inc), 36 GEMMs on
-// the library's packed GEMM, output transform with the epilogue.
+// The filter transform (U = G g G^T, packed as (m+2)^2 GEMM A operands of
+// O x C) and the per-block driver: input transform (WinogradImpl.inc),
+// (m+2)^2 GEMMs on the library's packed GEMM, output transform with the
+// epilogue. m = 4, or 2 on small outputs (winogradTileOut).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,30 +20,34 @@ namespace strata::kernels {
 
 namespace {
 
-constexpr int64_t kXi = kWinogradIn * kWinogradIn; // 36 transformed points
+/// Transformed points per tile of F(m x m, 3x3): (m + 2)^2.
+int64_t pointsOf(int64_t m) { return (m + 2) * (m + 2); }
 
-int64_t tilesOf(int64_t outDim) {
-  return (outDim + kWinogradOut - 1) / kWinogradOut;
-}
+int64_t tilesOf(int64_t outDim, int64_t m) { return (outDim + m - 1) / m; }
 
-/// G g G^T of one 3x3 filter (row-major), in double: 6x6 row-major.
-/// G = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6;
-///      1/24 -1/12 1/6; 0 0 1].
-void transformFilter3x3(const float *g, float *u) {
-  static const double G[6][3] = {{1.0 / 4, 0, 0},
-                                 {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                 {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                 {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                 {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                 {0, 0, 1}};
+/// G g G^T of one 3x3 filter (row-major), in double: (m+2)^2 row-major.
+/// F(4, 3): G = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6;
+///               1/24 -1/12 1/6; 0 0 1].
+/// F(2, 3): G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1].
+void transformFilter3x3(const float *g, float *u, int64_t m) {
+  static const double G4[6][3] = {{1.0 / 4, 0, 0},
+                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                  {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                  {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                  {0, 0, 1}};
+  static const double G2[4][3] = {
+      {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  const double (*G)[3] = m == 2 ? G2 : G4;
+  int n = int(m + 2);
   double t[6][3];
-  for (int i = 0; i < 6; ++i)
+  for (int i = 0; i < n; ++i)
     for (int b = 0; b < 3; ++b)
       t[i][b] = G[i][0] * g[0 * 3 + b] + G[i][1] * g[1 * 3 + b] +
                 G[i][2] * g[2 * 3 + b];
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j < 6; ++j)
-      u[i * 6 + j] =
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      u[i * n + j] =
           float(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
 }
 
@@ -85,27 +90,48 @@ std::string checkWinogradShape(const Conv2dShape &s) {
   return "";
 }
 
-uint64_t winogradFilterBytes(const Conv2dShape &s) {
+int64_t winogradTileOut(const Conv2dShape &s) {
+  // GEMM work per (input, output) channel pair: the transformed points
+  // times the tiles rounded up to the microkernel's 16 columns.
+  auto cost = [&](int64_t m) {
+    int64_t tiles = tilesOf(s.oh, m) * tilesOf(s.ow, m);
+    return pointsOf(m) * ((tiles + 15) / 16 * 16);
+  };
+  return cost(kWinogradOutSmall) < cost(kWinogradOut) ? kWinogradOutSmall
+                                                      : kWinogradOut;
+}
+
+uint64_t winogradFilterBytes(const Conv2dShape &s, int64_t m) {
   uint64_t one = packedABytes(s.o, s.c), bytes;
-  if (one == 0 || __builtin_mul_overflow(one, uint64_t(kXi), &bytes))
+  if (one == 0 || __builtin_mul_overflow(one, uint64_t(pointsOf(m)), &bytes))
     return 0;
   return bytes;
 }
 
+uint64_t winogradFilterBytes(const Conv2dShape &s) {
+  return winogradFilterBytes(s, winogradTileOut(s));
+}
+
 void winogradTransformFilter(const Conv2dShape &s, const float *filter,
-                             float *dst) {
-  // U as 36 plain O x C matrices, then each packed.
-  std::vector<float> u(size_t(kXi * s.o * s.c));
-  float t[kXi];
+                             float *dst, int64_t m) {
+  // U as (m+2)^2 plain O x C matrices, then each packed.
+  int64_t points = pointsOf(m);
+  std::vector<float> u(size_t(points * s.o * s.c));
+  float t[36];
   for (int64_t o = 0; o < s.o; ++o)
     for (int64_t c = 0; c < s.c; ++c) {
-      transformFilter3x3(filter + (o * s.c + c) * 9, t);
-      for (int64_t xi = 0; xi < kXi; ++xi)
+      transformFilter3x3(filter + (o * s.c + c) * 9, t, m);
+      for (int64_t xi = 0; xi < points; ++xi)
         u[size_t((xi * s.o + o) * s.c + c)] = t[xi];
     }
   int64_t one = int64_t(packedABytes(s.o, s.c) / sizeof(float));
-  for (int64_t xi = 0; xi < kXi; ++xi)
+  for (int64_t xi = 0; xi < points; ++xi)
     packA(u.data() + xi * s.o * s.c, s.c, false, s.o, s.c, dst + xi * one);
+}
+
+void winogradTransformFilter(const Conv2dShape &s, const float *filter,
+                             float *dst) {
+  winogradTransformFilter(s, filter, dst, winogradTileOut(s));
 }
 
 namespace {
@@ -117,10 +143,11 @@ int64_t chunkRows(const Conv2dShape &s, const WinogradSplit &split) {
 } // namespace
 
 WinogradSplit winogradSplit(const Conv2dShape &s, int64_t tileHw,
-                            int64_t workgroups) {
+                            int64_t workgroups, int64_t tileOut) {
   WinogradSplit split;
   split.blockTiles = tileHw;
-  int64_t tiles = tilesOf(s.oh) * tilesOf(s.ow);
+  split.tileOut = tileOut ? tileOut : winogradTileOut(s);
+  int64_t tiles = tilesOf(s.oh, split.tileOut) * tilesOf(s.ow, split.tileOut);
   int64_t units = s.n * ((tiles + tileHw - 1) / tileHw);
   if (units < 2 && workgroups >= 2 && s.o >= 2 * kPanelRows)
     split.oChunks = 2;
@@ -128,7 +155,7 @@ WinogradSplit winogradSplit(const Conv2dShape &s, int64_t tileHw,
 }
 
 int64_t winogradUnits(const Conv2dShape &s, const WinogradSplit &split) {
-  int64_t tiles = tilesOf(s.oh) * tilesOf(s.ow);
+  int64_t tiles = tilesOf(s.oh, split.tileOut) * tilesOf(s.ow, split.tileOut);
   return s.n * ((tiles + split.blockTiles - 1) / split.blockTiles) *
          split.oChunks;
 }
@@ -139,21 +166,26 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
                     Isa isa) {
   if (begin >= end)
     return true;
+  const int64_t tm = split.tileOut, points = pointsOf(tm);
+  if (tm != kWinogradOut && tm != kWinogradOutSmall)
+    return false;
   const float *u = filter;
   if (!filterTransformed) {
-    float *t = scratchU.get(winogradFilterBytes(s) / sizeof(float));
+    float *t = scratchU.get(winogradFilterBytes(s, tm) / sizeof(float));
     if (!t)
       return false;
-    winogradTransformFilter(s, filter, t);
+    winogradTransformFilter(s, filter, t, tm);
     u = t;
   }
   int64_t tileHw = split.blockTiles;
-  int64_t tilesW = tilesOf(s.ow), tiles = tilesOf(s.oh) * tilesW;
+  int64_t tilesW = tilesOf(s.ow, tm), tiles = tilesOf(s.oh, tm) * tilesW;
   int64_t blocks = (tiles + tileHw - 1) / tileHw;
   int64_t oStep = chunkRows(s, split);
   int64_t ld = (tileHw + 15) / 16 * 16;
-  float *v = scratchV.get(size_t(kXi * s.c * ld));
-  float *m = scratchM.get(size_t(kXi * s.o * ld));
+  float *v =
+      scratchV.get(size_t(points * detail::winogradMatrixStride(s.c, ld)));
+  float *m =
+      scratchM.get(size_t(points * detail::winogradMatrixStride(s.o, ld)));
   if (!v || !m)
     return false;
   int64_t uStride = int64_t(packedABytes(s.o, s.c) / sizeof(float));
@@ -170,12 +202,23 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
     int64_t o0 = chunk * oStep, o1 = std::min(s.o, o0 + oStep);
     if (o0 >= o1)
       continue;
-    detail::WinogradBlock b{tilesW, t0, nt, (nt + 15) / 16 * 16, o0, o1};
+    int64_t bld = (nt + 15) / 16 * 16;
+    detail::WinogradBlock b{tilesW,
+                            t0,
+                            nt,
+                            bld,
+                            o0,
+                            o1,
+                            tm,
+                            detail::winogradMatrixStride(s.c, bld),
+                            detail::winogradMatrixStride(s.o, bld)};
     int64_t yOffset = n * s.o * s.oh * s.ow;
     int64_t stripFloats =
         detail::winogradStripRows(b) * detail::winogradStripStride(b);
-    float *strip = stripFloats <= INT32_MAX // gathers use int32 offsets
-                       ? scratchStrip.get(size_t(stripFloats))
+    // Gathers use int32 offsets; 8 floats of slack: the F(4x4) input
+    // transform's 8-float row loads read two floats past a tile's six.
+    float *strip = stripFloats <= INT32_MAX
+                       ? scratchStrip.get(size_t(stripFloats) + 8)
                        : nullptr;
     if (!strip || tileHw > kWinogradMaxBlockTiles)
       return false;
@@ -187,10 +230,10 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
     g.a.packed = true;
     g.b.packed = true; // the input transform writes the packed panels
     g.ldc = b.ld;
-    for (int64_t xi = 0; xi < kXi; ++xi) {
+    for (int64_t xi = 0; xi < points; ++xi) {
       g.a.data = u + xi * uStride;
-      g.b.data = v + xi * s.c * b.ld;
-      g.c = m + xi * s.o * b.ld;
+      g.b.data = v + xi * b.vStride;
+      g.c = m + xi * b.mStride;
       gemm(g, o0, o1, 0, nt, isa);
     }
     Epilogue en = e;

@@ -118,11 +118,13 @@ static Error registerConv(StrategyRegistry &r) {
       {{"tile_w", 8}},
       ""};
   // Winograd F(4x4, 3x3) (lib/Kernels/Winograd.cpp): 4x fewer
-  // multiplications than direct, transforms amortized over the channels.
+  // multiplications than direct, transforms amortized over the channels;
+  // on outputs up to 10x10 the kernel takes F(2x2, 3x3) (2.25x fewer).
   // Above im2col (and oneDNN) where it measured faster: ResNet-50's 3x3
   // layers with outputs of 56, 28 and 14 squared (2.6-2.9x faster than
-  // im2col); at 7x7 its four tiles leave the GEMMs too narrow and it is
-  // slower, hence the output-size clauses (docs/cpu-kernels.md).
+  // im2col), 7x7 outputs with 16 to 512 channels (F(2x2): 1.1-2.4x); at
+  // 4x4 both lose to im2col, hence the output-size clauses
+  // (docs/cpu-kernels.md).
   Implementation winograd{
       "conv2d.winograd_f43",
       12,
@@ -132,8 +134,8 @@ static Error registerConv(StrategyRegistry &r) {
                     Clause::attrAllEqual("dilations", 1),
                     Clause::attrEq("group", AttrValue::integer(1)),
                     dimIs(in(0), 1, Cmp::Ge, 16), dimIs(in(1), 0, Cmp::Ge, 16),
-                    dimIs(out(0), 2, Cmp::Ge, 14),
-                    dimIs(out(0), 3, Cmp::Ge, 14)},
+                    dimIs(out(0), 2, Cmp::Ge, 7),
+                    dimIs(out(0), 3, Cmp::Ge, 7)},
       Lowering::kernelCall("conv2d_winograd_f43_f32", geometry),
       {{"tile_hw", 32}},
       ""};

@@ -119,11 +119,13 @@ CONVS = [
     ("depthwise_relu", (1, 16, 11, 12), (16, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 16,
      "do_relu = true", "conv2d_depthwise_f32"),
     # 7x7 outputs take the transposed GEMM form (filter packed as B panels,
-    # filter_packed 2); a strided 1x1 reads the subsampled input; a strided
-    # 3x3 the column-phase split one; the depthwise 3x3 path at stride 2.
+    # filter_packed 2; the 3x3 one has fewer than 16 input channels, else
+    # Winograd takes it); a strided 1x1 reads the subsampled input; a
+    # strided 3x3 the column-phase split one; the depthwise 3x3 path at
+    # stride 2.
     ("1x1_7x7_transposed", (1, 40, 7, 7), (48, 40, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1,
      "do_relu = true, relu_limit = 6.0 : f64", "conv2d_1x1_gemm_f32"),
-    ("3x3_7x7_transposed", (2, 24, 7, 7), (37, 24, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1,
+    ("3x3_7x7_transposed", (2, 12, 7, 7), (37, 12, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1,
      "do_relu = true", "conv2d_im2col_gemm_f32"),
     ("1x1_stride2", (1, 16, 13, 15), (20, 16, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1,
      "", "conv2d_im2col_gemm_f32"),

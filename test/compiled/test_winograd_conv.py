@@ -1,7 +1,8 @@
-"""3x3 stride-1 convolutions with outputs of at least 14x14 compile to the
-Winograd F(4x4, 3x3) kernel (conv2d_winograd_f43_f32, the transformed filter
-stored in the artifact) and match a float64 numpy reference on every ISA
-path this CPU has and at 1 and 2 threads. Tolerance: rtol 1e-4 plus an
+"""3x3 stride-1 convolutions with outputs of at least 7x7 compile to the
+Winograd kernel (conv2d_winograd_f43_f32, the transformed filter stored in
+the artifact: F(4x4, 3x3), or F(2x2, 3x3) on outputs up to 10x10) and match
+a float64 numpy reference on every ISA path this CPU has and at 1 and 2
+threads. Tolerance: rtol 1e-4 plus an
 absolute 5e-5 * max |y| (the bound unittests/Kernels/WinogradTest states
 from the error measured over ResNet-50's 3x3 layers). A tuning record's
 tile_hw reaches the kernel's params; a filter that is not a constant is
@@ -36,6 +37,17 @@ def test_winograd_conv_matches_numpy(tmp_path, act):
     # The transformed filter: 36 packed 24 x 20 matrices (24 rows: two
     # 12-row panels), 4 bytes each.
     assert f"packed weights: {36 * 24 * 20 * 4} bytes" in report, report
+
+
+@pytest.mark.parametrize("h,w", [(6, 8), (7, 10), (9, 8)])
+def test_winograd_f23_small_outputs(tmp_path, h, w):
+    # With the asymmetric pads the outputs are (h + 1) x (w - 1): 7x7
+    # (ResNet-50's 7x7 layers), 8x9 and 10x7: F(2x2, 3x3), partial 2x2
+    # tiles on the right and bottom edges, 16 transformed points.
+    text, x, y = case("relu", c=18, o=26, h=h, w=w)
+    report = compile_and_check(tmp_path, text, {"x": x}, y, KERNEL, atol=atol(y))
+    # 16 packed 36 x 18 matrices (26 rows: three 12-row panels).
+    assert f"packed weights: {16 * 36 * 18 * 4} bytes" in report, report
 
 
 def test_winograd_filter_not_constant(tmp_path):

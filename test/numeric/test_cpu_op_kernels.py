@@ -279,7 +279,8 @@ def test_conv_residual_in_place_over_several_k_blocks(tmp_path):
     # form accumulates over several K blocks), y3 = conv1x1(y2) + y2 (the
     # residual is also the input: a separate output).
     rng = np.random.default_rng(1)
-    x = rng.standard_normal((1, 300, 7, 9)).astype(np.float32)
+    # 6 rows: an output under 7x7 stays im2col (Winograd takes 7x7 and up).
+    x = rng.standard_normal((1, 300, 6, 9)).astype(np.float32)
     w0 = (rng.standard_normal((300, 300, 1, 1)) * 0.05).astype(np.float32)
     w1 = (rng.standard_normal((300, 300, 3, 3)) * 0.02).astype(np.float32)
     w2 = (rng.standard_normal((300, 300, 1, 1)) * 0.05).astype(np.float32)

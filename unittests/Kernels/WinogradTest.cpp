@@ -62,18 +62,17 @@ std::vector<double> direct3x3(const Conv2dShape &s, const std::vector<float> &x,
   return y;
 }
 
-std::vector<float> runWinograd(const Conv2dShape &s,
-                               const std::vector<float> &x,
-                               const std::vector<float> &f, const Epilogue &e,
-                               bool transformed, int64_t tileHw,
-                               int64_t workgroups, Isa isa) {
+std::vector<float>
+runWinograd(const Conv2dShape &s, const std::vector<float> &x,
+            const std::vector<float> &f, const Epilogue &e, bool transformed,
+            int64_t tileHw, int64_t workgroups, Isa isa, int64_t tileOut = 0) {
+  WinogradSplit split = winogradSplit(s, tileHw, workgroups, tileOut);
   std::vector<float> u;
   if (transformed) {
-    u.resize(winogradFilterBytes(s) / sizeof(float));
-    winogradTransformFilter(s, f.data(), u.data());
+    u.resize(winogradFilterBytes(s, split.tileOut) / sizeof(float));
+    winogradTransformFilter(s, f.data(), u.data(), split.tileOut);
   }
   std::vector<float> y(size_t(s.n * s.o * s.oh * s.ow), -777.0f);
-  WinogradSplit split = winogradSplit(s, tileHw, workgroups);
   int64_t units = winogradUnits(s, split);
   for (int64_t id = 0; id < workgroups; ++id) {
     int64_t begin = units * id / workgroups,
@@ -110,13 +109,15 @@ TEST(Winograd, OddSizesEveryIsa) {
     e.act = Activation::Relu;
     std::vector<double> want = direct3x3(s, x, f, bias, e);
     for (Isa isa : supportedIsas())
-      for (bool transformed : {true, false}) {
-        std::vector<float> y =
-            runWinograd(s, x, f, e, transformed, c.tileHw, c.workgroups, isa);
-        expectClose(y, want, 1e-4,
-                    std::string(isaName(isa)) + " C=" + std::to_string(s.c) +
-                        (transformed ? " transformed" : " plain"));
-      }
+      for (int64_t m : {kWinogradOut, kWinogradOutSmall})
+        for (bool transformed : {true, false}) {
+          std::vector<float> y = runWinograd(s, x, f, e, transformed, c.tileHw,
+                                             c.workgroups, isa, m);
+          expectClose(y, want, 1e-4,
+                      std::string(isaName(isa)) + " F(" + std::to_string(m) +
+                          ") C=" + std::to_string(s.c) +
+                          (transformed ? " transformed" : " plain"));
+        }
   }
 }
 
@@ -134,9 +135,10 @@ TEST(Winograd, Epilogues) {
     e.p1 = 0.6f;
     std::vector<double> want = direct3x3(s, x, f, bias, e);
     for (Isa isa : supportedIsas())
-      expectClose(runWinograd(s, x, f, e, true, 16, 1, isa), want, 1e-4,
-                  std::string(isaName(isa)) + " activation " +
-                      std::to_string(a));
+      for (int64_t m : {kWinogradOut, kWinogradOutSmall})
+        expectClose(runWinograd(s, x, f, e, true, 16, 1, isa, m), want, 1e-4,
+                    std::string(isaName(isa)) + " F(" + std::to_string(m) +
+                        ") activation " + std::to_string(a));
   }
 }
 
@@ -166,6 +168,28 @@ TEST(Winograd, ResidualAndChannelChunks) {
   for (Isa isa : supportedIsas())
     expectClose(runWinograd(s, x, f, e, true, 32, 8, isa), want, 1e-4,
                 std::string(isaName(isa)) + " residual");
+  // F(2x2, 3x3): 10 x 9 tiles, in blocks of 32 (a partial last block).
+  for (Isa isa : supportedIsas())
+    expectClose(runWinograd(s, x, f, e, true, 32, 3, isa, kWinogradOutSmall),
+                want, 1e-4, std::string(isaName(isa)) + " F(2) residual");
+}
+
+TEST(Winograd, TileSizeByShape) {
+  // The tile side with less GEMM work: points x tiles rounded up to 16.
+  EXPECT_EQ(winogradTileOut(shape3x3(1, 8, 14, 14, 8, 1, 1, 1, 1)), 4);
+  EXPECT_EQ(winogradTileOut(shape3x3(1, 8, 12, 12, 8, 1, 1, 1, 1)), 4);
+  EXPECT_EQ(winogradTileOut(shape3x3(1, 8, 11, 11, 8, 1, 1, 1, 1)), 4);
+  EXPECT_EQ(winogradTileOut(shape3x3(1, 8, 10, 10, 8, 1, 1, 1, 1)), 2);
+  EXPECT_EQ(winogradTileOut(shape3x3(1, 8, 7, 7, 8, 1, 1, 1, 1)), 2);
+  EXPECT_EQ(winogradTileOut(shape3x3(1, 8, 4, 4, 8, 1, 1, 1, 1)), 2);
+  EXPECT_EQ(winogradTileOut(shape3x3(1, 8, 7, 60, 8, 1, 1, 1, 1)), 4);
+  // The filter bytes follow the tile size: (m+2)^2 packed O x C matrices.
+  Conv2dShape s7 = shape3x3(1, 24, 7, 7, 20, 1, 1, 1, 1);
+  EXPECT_EQ(winogradFilterBytes(s7), 16 * packedABytes(20, 24));
+  EXPECT_EQ(winogradFilterBytes(s7, 4), 36 * packedABytes(20, 24));
+  EXPECT_EQ(winogradSplit(s7, 32, 1).tileOut, 2);
+  EXPECT_EQ(winogradUnits(s7, winogradSplit(s7, 32, 1)), 1);
+  EXPECT_EQ(winogradUnits(s7, winogradSplit(s7, 32, 1, 4)), 1);
 }
 
 TEST(Winograd, RejectsOtherGeometries) {
@@ -199,24 +223,27 @@ TEST(Winograd, ResNet50LayerError) {
     double maxRef = 0;
     for (double v : want)
       maxRef = std::max(maxRef, std::fabs(v));
-    for (Isa isa : supportedIsas()) {
-      std::vector<float> y = runWinograd(s, x, f, e, true, 64, 1, isa);
-      double maxAbs = 0, maxRel = 0;
-      for (size_t i = 0; i < y.size(); ++i) {
-        double err = std::fabs(double(y[i]) - want[i]);
-        maxAbs = std::max(maxAbs, err);
-        maxRel = std::max(maxRel, err / (std::fabs(want[i]) + 1e-3 * maxRef));
+    for (Isa isa : supportedIsas())
+      for (int64_t m : {kWinogradOut, kWinogradOutSmall}) {
+        std::vector<float> y = runWinograd(s, x, f, e, true, 64, 1, isa, m);
+        double maxAbs = 0, maxRel = 0;
+        for (size_t i = 0; i < y.size(); ++i) {
+          double err = std::fabs(double(y[i]) - want[i]);
+          maxAbs = std::max(maxAbs, err);
+          maxRel = std::max(maxRel, err / (std::fabs(want[i]) + 1e-3 * maxRef));
+        }
+        std::printf("winograd F(%lldx%lld,3x3) C=O=%lld %lldx%lld %s: max abs "
+                    "error %.3g, max abs / max |y| %.3g (max |y| %.3g), max "
+                    "rel error %.3g\n",
+                    (long long)m, (long long)m, (long long)l.c, (long long)l.hw,
+                    (long long)l.hw, isaName(isa), maxAbs, maxAbs / maxRef,
+                    maxRef, maxRel);
+        // Stated tolerance: max abs error <= 5e-5 * max |y| (measured: at
+        // most 1.5e-5 * max |y|, about 5e-5 absolute, on every ISA; the
+        // direct GEMM kernels stay near 1e-6).
+        EXPECT_LE(maxAbs, 5e-5 * maxRef)
+            << isaName(isa) << " F(" << m << ") C=" << l.c;
       }
-      std::printf("winograd F(4x4,3x3) C=O=%lld %lldx%lld %s: max abs error "
-                  "%.3g, max abs / max |y| %.3g (max |y| %.3g), max rel "
-                  "error %.3g\n",
-                  (long long)l.c, (long long)l.hw, (long long)l.hw,
-                  isaName(isa), maxAbs, maxAbs / maxRef, maxRef, maxRel);
-      // Stated tolerance: max abs error <= 5e-5 * max |y| (measured: at
-      // most 1.5e-5 * max |y|, about 5e-5 absolute, on every ISA; the
-      // direct GEMM kernels stay near 1e-6).
-      EXPECT_LE(maxAbs, 5e-5 * maxRef) << isaName(isa) << " C=" << l.c;
-    }
   }
 }
 

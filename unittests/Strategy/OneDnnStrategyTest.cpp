@@ -34,7 +34,7 @@ TEST(OneDnnStrategyTest, AbsentWithoutTheLibrary) {
       << text;
   EXPECT_EQ(text.find("onednn_f32"), std::string::npos) << text;
   // A record naming the oneDNN implementation is not usable there.
-  Workload w = conv(1, 32, 32, 3);
+  Workload w = conv(1, 32, 32, 3, 1, "f32", 6);
   TuningLog log;
   log.records.push_back(
       {w.key(), "cpu", "test-machine", "conv2d.onednn_f32", {}, 1e-6, 1});
@@ -54,7 +54,7 @@ TEST(OneDnnStrategyTest, PresentWithTheLibraryBelowTheHandKernels) {
   EXPECT_EQ(conv2d->lowering.kernel, "onednn_conv2d_f32");
   EXPECT_EQ(mm->lowering.kernel, "onednn_matmul_f32");
   // By priority the hand kernels still win ...
-  Workload w = conv(1, 32, 32, 3);
+  Workload w = conv(1, 32, 32, 3, 1, "f32", 6);
   EXPECT_EQ(winner(r, w), "conv2d.im2col_gemm");
   EXPECT_EQ(winner(r, matmul(4, 64, 32)), "matmul.gemm_f32");
   EXPECT_NE(explain(r, w, cpu()).find("conv2d.onednn_f32: held"),

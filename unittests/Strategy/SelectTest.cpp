@@ -39,9 +39,10 @@ TuningRecord record(const Workload &w, std::string impl, double cost,
 TEST(CpuTableTest, ConvCandidates) {
   EXPECT_EQ(winner(conv(1, 32, 16, 1)), "conv2d.1x1_gemm");
   // Winograd above im2col for 3x3 stride-1 convs with outputs of at least
-  // 14x14 and 16 channels; im2col for small outputs (a tuning record can
+  // 7x7 and 16 channels; im2col for smaller outputs (a tuning record can
   // still pick Winograd: TuningRecordOverridesPriority).
-  EXPECT_EQ(winner(conv(1, 32, 32, 3)), "conv2d.im2col_gemm");
+  EXPECT_EQ(winner(conv(1, 32, 32, 3, 1, "f32", 6)), "conv2d.im2col_gemm");
+  EXPECT_EQ(winner(conv(1, 32, 32, 3)), "conv2d.winograd_f43");
   EXPECT_EQ(winner(conv(1, 32, 32, 3, 1, "f32", 14)), "conv2d.winograd_f43");
   EXPECT_EQ(winner(conv(1, 8, 32, 3, 1, "f32", 14)), "conv2d.im2col_gemm");
   EXPECT_EQ(winner(conv(1, 8, 32, 3)), "conv2d.im2col_gemm");
@@ -112,7 +113,7 @@ TEST(SelectTest, TuningRecordOverridesPriority) {
 }
 
 TEST(SelectTest, UnusableRecordsIgnored) {
-  Workload w = conv(1, 32, 32, 3);
+  Workload w = conv(1, 32, 32, 3, 1, "f32", 6);
   TuningRecord otherMachine = record(w, "conv2d.im2col_gemm", 1e-6);
   otherMachine.machine = "elsewhere";
   TuningRecord otherTarget = record(w, "conv2d.im2col_gemm", 1e-6);

@@ -25,7 +25,7 @@
 // CHECK:      [12] conv2d.winograd_f43: failed -> kernel conv2d_winograd_f43_f32
 // CHECK:        failed: operand 0 dim 1 >= 16 (dim 1 = 8)
 // CHECK-NEXT:   held: operand 1 dim 0 >= 16 (dim 0 = 32)
-// CHECK-NEXT:   failed: result 0 dim 2 >= 14 (dim 2 = 8)
+// CHECK-NEXT:   held: result 0 dim 2 >= 7 (dim 2 = 8)
 // CHECK:      [10] conv2d.im2col_gemm: held -> kernel conv2d_im2col_gemm_f32
 // CHECK:      [10] conv2d.im2col_gemm_i8: failed -> kernel conv2d_im2col_gemm_i8
 // CHECK:        failed: dtype(operand 0) in {i8, qi8, ui8, qui8} (dtype f32)

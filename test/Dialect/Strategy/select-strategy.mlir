@@ -1,7 +1,7 @@
 // RUN: strata-opt %s -split-input-file --top-select-strategy="machine=test" | FileCheck %s
 
 // The CPU table's Conv candidates: pointwise as GEMM, depthwise, Winograd
-// for 3x3 stride-1 convs with >= 16 channels and outputs of >= 14x14,
+// for 3x3 stride-1 convs with >= 16 channels and outputs of >= 7x7,
 // im2col + GEMM otherwise, the integer path by dtype, and codegen for what
 // no kernel covers.
 
@@ -15,8 +15,9 @@ func.func @conv(%x: tensor<1x32x8x8xf32>, %w1: tensor<16x32x1x1xf32>,
   // CHECK: top.None() : () -> none
   // CHECK: top.Conv{{.*}}strata.impl = "conv2d.1x1_gemm", strata.schedule = {tile_k = 256 : i64, tile_m = 64 : i64, tile_n = 256 : i64}
   %0 = top.Conv(%x, %w1, %n) {kernel_shape = array<i64: 1, 1>} : (tensor<1x32x8x8xf32>, tensor<16x32x1x1xf32>, none) -> tensor<1x16x8x8xf32>
-  // 3x3 stride 1, >= 16 channels, but an 8x8 output: im2col, not Winograd.
-  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.im2col_gemm"
+  // 3x3 stride 1, >= 16 channels, an 8x8 output: Winograd (the kernel
+  // takes F(2x2, 3x3) there).
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.winograd_f43"
   %1 = top.Conv(%x, %w3, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x8x8xf32>, tensor<32x32x3x3xf32>, none) -> tensor<1x32x8x8xf32>
   // CHECK: top.Conv{{.*}}strata.impl = "conv2d.depthwise", strata.schedule = {tile_w = 8 : i64}
   %2 = top.Conv(%x, %wd, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, group = 32 : i64} : (tensor<1x32x8x8xf32>, tensor<32x1x3x3xf32>, none) -> tensor<1x32x8x8xf32>
@@ -33,18 +34,18 @@ func.func @conv(%x: tensor<1x32x8x8xf32>, %w1: tensor<16x32x1x1xf32>,
 
 // -----
 
-// Winograd where the output is at least 14x14 (its default tile_hw 32).
+// Winograd where the output is at least 7x7 (its default tile_hw 32).
 
 // CHECK-LABEL: func.func @conv_winograd
 func.func @conv_winograd(%x: tensor<1x16x14x14xf32>, %w: tensor<16x16x3x3xf32>,
-                         %x13: tensor<1x16x13x20xf32>) -> (tensor<1x16x14x14xf32>, tensor<1x16x13x20xf32>) {
+                         %x6: tensor<1x16x6x20xf32>) -> (tensor<1x16x14x14xf32>, tensor<1x16x6x20xf32>) {
   %n = top.None() : () -> none
   // CHECK: top.Conv{{.*}}strata.impl = "conv2d.winograd_f43", strata.schedule = {tile_hw = 32 : i64}
   %0 = top.Conv(%x, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x14x14xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x14x14xf32>
-  // An output 13 rows high: im2col.
+  // An output 6 rows high: im2col.
   // CHECK: top.Conv{{.*}}strata.impl = "conv2d.im2col_gemm"
-  %1 = top.Conv(%x13, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x13x20xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x13x20xf32>
-  return %0, %1 : tensor<1x16x14x14xf32>, tensor<1x16x13x20xf32>
+  %1 = top.Conv(%x6, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x6x20xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x6x20xf32>
+  return %0, %1 : tensor<1x16x14x14xf32>, tensor<1x16x6x20xf32>
 }
 
 // -----
