@@ -60,10 +60,10 @@ void BM_Int8Conv(benchmark::State &state) {
   e.shift = reinterpret_cast<const int32_t *>(packed + l.shiftOffset);
   std::vector<int8_t> y(size_t(s.o * s.oh * s.ow));
   Int8Input in{false, -3};
-  // The units as a compiled dispatch of 8 workgroups splits them.
-  int64_t units = conv2dGemmUnits(s, 8);
+  // One workgroup: what the runtime runs on one thread.
+  int64_t units = conv2dGemmUnits(s, 1);
   for (auto _ : state) {
-    int8Conv2dGemm(s, in, x.data(), packed, e, y.data(), 8, 0, units, path);
+    int8Conv2dGemm(s, in, x.data(), packed, e, y.data(), 1, 0, units, path);
     benchmark::ClobberMemory();
   }
   double macs = double(s.o) * double(s.gemmK()) * double(s.oh * s.ow);
@@ -81,7 +81,22 @@ void convShapes(benchmark::internal::Benchmark *b) {
                                {128, 56, 128, 3, 2, 1}, // conv3_1 3x3 stride 2
                                {128, 28, 128, 3, 1, 1}, // conv3_x 3x3
                                {256, 14, 256, 3, 1, 1}, // conv4_x 3x3
-                               {512, 7, 512, 3, 1, 1}}; // conv5_x 3x3
+                               {512, 7, 512, 3, 1, 1},  // conv5_x 3x3
+                               // The other ResNet-50 layers (every shape).
+                               {256, 56, 128, 1, 1, 0},
+                               {256, 56, 512, 1, 2, 0},
+                               {512, 28, 128, 1, 1, 0},
+                               {128, 28, 512, 1, 1, 0},
+                               {512, 28, 256, 1, 1, 0},
+                               {256, 28, 256, 3, 2, 1},
+                               {512, 28, 1024, 1, 2, 0},
+                               {1024, 14, 256, 1, 1, 0},
+                               {256, 14, 1024, 1, 1, 0},
+                               {1024, 14, 512, 1, 1, 0},
+                               {512, 14, 512, 3, 2, 1},
+                               {1024, 14, 2048, 1, 2, 0},
+                               {2048, 7, 512, 1, 1, 0},
+                               {512, 7, 2048, 1, 1, 0}};
   for (int path : {2, 1, 0})
     for (auto &s : shapes)
       b->Args({s[0], s[1], s[2], s[3], s[4], s[5], path});

@@ -102,7 +102,10 @@ thread_local FusedStorage fusedStorage;
 
 bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
                   detail::Int8FusedRows &fr) {
-  if (!e.perRow || e.out == Int8Output::Int32 || e.zp < -32512 || e.zp > 32512)
+  // The fused requant rounds ties away from zero (MultiplierShift); the
+  // other roundings take the tile epilogue.
+  if (!e.perRow || e.out == Int8Output::Int32 || e.zp < -32512 ||
+      e.zp > 32512 || e.rounding != Int8Rounding::HalfAwayFromZero)
     return false;
   bool isUnsigned = e.out == Int8Output::UInt8;
   int32_t tmin = isUnsigned ? 0 : -128, tmax = isUnsigned ? 255 : 127;
@@ -606,6 +609,23 @@ inline void copyBytes(const uint8_t *__restrict src, uint8_t *__restrict d,
     d[i] = src[i];
 }
 
+/// d[0, n) = v, as copyBytes.
+inline void fillBytes(uint8_t *__restrict d, uint8_t v, int64_t n) {
+#if defined(__SSE2__)
+  if (n >= 16) {
+    __m128i b = _mm_set1_epi8(char(v));
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(d + i), b);
+    if (i < n)
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(d + n - 16), b);
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i)
+    d[i] = v;
+}
+
 /// d[i] = src[2 * i] for i in [lo, hi); src has `avail` readable bytes.
 inline void copyStride2(const uint8_t *__restrict src, uint8_t *__restrict d,
                         int64_t lo, int64_t hi, int64_t avail) {
@@ -779,6 +799,9 @@ struct PaddedCtx {
   int64_t base; ///< the virtual column of each phase's first row
   uint8_t xorv;
   detail::Int8Interleave64 il64; ///< four panels at once, or null
+  /// Per tap ky * KW + kx: where its run starts inside a channel's phases
+  /// (no divisions while packing).
+  const int64_t *tapOffset;
 };
 
 void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
@@ -788,20 +811,16 @@ void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
   int64_t k = s.gemmK(), panels = (nc + kPC - 1) / kPC;
   alignas(64) static const uint8_t zeros[64] = {};
   Im2colCursor c = im2colCursor(s, g0 * 4, 0);
-  int64_t plane = ctx.nrows * ctx.qw;
+  int64_t chStride = s.sh * s.sw * ctx.nrows * ctx.qw;
+  const uint8_t *first = ctx.rows + (j0 - ctx.base);
   for (int64_t g = 0; g < gc; ++g) {
     const uint8_t *r[4];
     bool real[4];
     for (int64_t q = 0; q < 4; ++q, c.next(s)) {
       real[q] = c.k < k;
-      if (!real[q]) {
-        r[q] = zeros;
-        continue;
-      }
-      int64_t dy = c.ky * s.dh, dx = c.kx * s.dw;
-      int64_t phase = (c.ch * s.sh + dy % s.sh) * s.sw + dx % s.sw;
-      r[q] = ctx.rows + phase * plane + dy / s.sh * ctx.qw + dx / s.sw +
-             (j0 - ctx.base);
+      r[q] = real[q]
+                 ? first + c.ch * chStride + ctx.tapOffset[c.ky * s.kw + c.kx]
+                 : zeros;
     }
     int64_t p = 0;
     if (ctx.il64)
@@ -850,23 +869,27 @@ void fillPhases(const Conv2dShape &s, const uint8_t *x, int64_t cg, int64_t r0,
                        : std::clamp((s.w - 1 - first) / s.sw + 1, lo, qw);
       for (int64_t ch = 0; ch < cg; ++ch) {
         uint8_t *ph = buf + ((ch * s.sh + a) * s.sw + b) * plane;
+        // Rows are short (a few dozen bytes): inline moves, no library
+        // calls.
         for (int64_t r = 0; r < nrows; ++r) {
-          uint8_t *d = ph + r * qw;
+          uint8_t *__restrict d = ph + r * qw;
           int64_t iy = (r0 + r) * s.sh + a - s.pt;
           if (iy < 0 || iy >= s.h) {
-            std::memset(d, pad, size_t(qw));
+            fillBytes(d, pad, qw);
             continue;
           }
-          const uint8_t *src = x + (ch * s.h + iy) * s.w + first;
-          std::memset(d, pad, size_t(lo));
+          const uint8_t *__restrict src = x + (ch * s.h + iy) * s.w + first;
+          for (int64_t i = 0; i < lo; ++i)
+            d[i] = pad;
           if (s.sw == 1)
-            std::memcpy(d + lo, src + lo, size_t(hi - lo));
+            copyBytes(src + lo, d + lo, hi - lo);
           else if (s.sw == 2)
             copyStride2(src, d, lo, hi, s.w - first);
           else
             for (int64_t i = lo; i < hi; ++i)
               d[i] = src[i * s.sw];
-          std::memset(d + hi, pad, size_t(qw - hi));
+          for (int64_t i = hi; i < qw; ++i)
+            d[i] = pad;
         }
       }
     }
@@ -897,6 +920,7 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
   if (padded)
     chunkCols = roundUp((cols + chunks - 1) / chunks, 2 * kPC);
   thread_local std::vector<uint8_t> paddedRows;
+  thread_local std::vector<int64_t> tapOffsets;
   for (int64_t unit = begin; unit < end; ++unit) {
     int64_t image = unit / chunks, chunk = unit % chunks;
     int64_t n = image / s.g, g = image % s.g;
@@ -914,13 +938,23 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
       paddedRows.resize(size_t(cg * s.sh * s.sw * nrows * qw + slack));
       fillPhases(s, xg, cg, oy0, nrows, qw, uint8_t(in.zp), slack,
                  paddedRows.data());
+      tapOffsets.resize(size_t(s.kh * s.kw));
+      int64_t plane = nrows * qw;
+      for (int64_t ky = 0; ky < s.kh; ++ky)
+        for (int64_t kx = 0; kx < s.kw; ++kx) {
+          int64_t dy = ky * s.dh, dx = kx * s.dw;
+          tapOffsets[size_t(ky * s.kw + kx)] =
+              (dy % s.sh * s.sw + dx % s.sw) * plane + dy / s.sh * qw +
+              dx / s.sw;
+        }
       pctx = {&s,
               paddedRows.data(),
               nrows,
               qw,
               oy0 * qw,
               uint8_t(in.isUnsigned ? 0 : 0x80),
-              microkernelFor(path).interleave64};
+              microkernelFor(path).interleave64,
+              tapOffsets.data()};
     }
     Im2colCtx ctx{&s,
                   xg,

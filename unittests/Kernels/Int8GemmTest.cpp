@@ -14,6 +14,7 @@
 
 #include "Int8TestUtil.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -522,82 +523,112 @@ namespace {
 /// convolution's rows (requantized in vector registers): zero weights, so each
 /// output channel's accumulator is its bias, set to an edge value; 1x1
 /// (written straight) and 3x3 padded (over the padded width), relu on and
-/// off, every path, against intq::requantMultiplierShift.
+/// off, every path and every rounding (MultiplierShift against
+/// intq::requantMultiplierShift, TosaSingleRound against intq::requantTosa,
+/// TFLiteHalfUp against intq::requantTFLiteHalfUp).
 TEST(Int8Conv, RoundingEdges) {
   std::vector<int32_t> values = edgeValues();
   std::vector<std::pair<int32_t, int32_t>> ms = {
-      {1 << 30, 31},   {1 << 30, 32},    {3 << 28, 31},       {INT32_MAX, 31},
-      {INT32_MAX, 63}, {INT32_MAX, 32},  {(1 << 30) + 1, 33}, {1 << 30, 62},
-      {1 << 30, 40},   {-(1 << 30), 31}, {1 << 30, 30}};
+      {1 << 30, 31},
+      {1 << 30, 32},
+      {3 << 28, 31},
+      {INT32_MAX, 31},
+      {INT32_MAX, 63},
+      {INT32_MAX, 32},
+      {(1 << 30) + 1, 33},
+      {1 << 30, 62},
+      {1 << 30, 40},
+      {-(1 << 30), 31},
+      {1 << 30, 30},
+      // TFLite's Q31 multipliers with small exponents.
+      {1 << 30, 1},
+      {1518500250, 5},
+      {(1 << 30) + 7, 0}};
   int64_t channels = int64_t(values.size());
-  for (bool depthwise : {false, true})
-    for (int64_t k : {1, 3}) {
-      Conv2dShape s =
-          depthwise
-              ? shape(1, channels, 5, 9, channels, k, 1, k / 2, 1, channels)
-              : shape(1, 2, 5, 9, channels, k, 1, k / 2, 1, 1);
-      Int8WeightKind kind =
-          depthwise ? Int8WeightKind::Depthwise : Int8WeightKind::ConvFilter;
-      std::vector<int8_t> x(size_t(s.c * s.h * s.w), 7);
-      std::vector<int8_t> w(size_t(s.o * s.gemmK()), 0);
-      for (auto [m, sh] : ms)
-        for (Int8Output out : {Int8Output::Int8, Int8Output::UInt8})
-          for (bool relu : {false, true})
-            for (int z = 0; z < 3; ++z) {
-              bool u = out == Int8Output::UInt8;
-              int32_t zps[3] = {u ? 128 : -3, u ? 0 : -128, u ? 255 : 127};
-              Int8PackedLayout l = int8PackedLayout(kind, s, 0, 0);
-              std::vector<uint8_t> packed(l.totalBytes + 64);
-              uint8_t *blob =
-                  packed.data() + (64 - uintptr_t(packed.data()) % 64) % 64;
-              std::vector<int64_t> m64(size_t(channels), m),
-                  s64(size_t(channels), sh);
-              int8PackWeight(kind, s, 0, 0, false, w.data(), m64.data(),
-                             s64.data(), channels, blob);
-              Int8Input in{false, 0};
-              std::vector<int32_t> corr(static_cast<size_t>(channels));
-              int8Corrections(in, values.data(),
-                              depthwise ? nullptr
-                                        : reinterpret_cast<const int32_t *>(
-                                              blob + l.sumOffset),
-                              channels, corr.data());
-              Int8Epilogue e;
-              e.corr = corr.data();
-              e.relu = relu;
-              e.out = out;
-              e.multiplier =
-                  reinterpret_cast<const int32_t *>(blob + l.multiplierOffset);
-              e.shift = reinterpret_cast<const int32_t *>(blob + l.shiftOffset);
-              e.zp = zps[z];
-              e.qmin = u ? 0 : -128;
-              e.qmax = u ? (z == 0 ? 250 : 255) : (z == 0 ? 100 : 127);
-              int64_t ohw = s.oh * s.ow;
-              for (Int8Path path : supportedPaths()) {
-                std::vector<uint8_t> y(size_t(channels * ohw), 0xcd);
-                if (depthwise)
-                  int8Conv2dDepthwise(s, in, x.data(),
-                                      reinterpret_cast<const int8_t *>(blob), e,
-                                      y.data(), 0, channels, path);
-                else
-                  int8Conv2dGemm(s, in, x.data(), blob, e, y.data(), 1, 0, 1,
-                                 path);
-                for (int64_t c = 0; c < channels; ++c) {
-                  int32_t v = values[size_t(c)];
-                  if (relu && v < 0)
-                    v = 0;
-                  int64_t want = strata::intq::requantMultiplierShift(
-                      v, m, sh, e.zp, e.qmin, e.qmax);
-                  for (int64_t i = 0; i < ohw; ++i)
-                    ASSERT_EQ(outAt(y, out, c * ohw + i), want)
-                        << int8PathName(path) << " k=" << k
-                        << " depthwise=" << depthwise
-                        << " v=" << values[size_t(c)] << " m=" << m
-                        << " s=" << sh << " relu=" << relu << " zp=" << e.zp
-                        << " at " << i;
+  auto expected = [](Int8Rounding r, int64_t v, int64_t m, int64_t sh,
+                     int64_t zp, int64_t lo, int64_t hi) -> int64_t {
+    if (r == Int8Rounding::HalfUp)
+      return strata::intq::requantTosa(v, m, std::clamp<int64_t>(sh, 0, 63),
+                                       /*doubleRound=*/false, zp, lo, hi);
+    if (r == Int8Rounding::TFLiteHalfUp)
+      return strata::intq::requantTFLiteHalfUp(
+          v, m, std::clamp<int64_t>(sh, 0, 63), zp, lo, hi);
+    return strata::intq::requantMultiplierShift(v, m, sh, zp, lo, hi);
+  };
+  for (Int8Rounding rounding :
+       {Int8Rounding::HalfAwayFromZero, Int8Rounding::HalfUp,
+        Int8Rounding::TFLiteHalfUp})
+    for (bool depthwise : {false, true})
+      for (int64_t k : {1, 3}) {
+        Conv2dShape s =
+            depthwise
+                ? shape(1, channels, 5, 9, channels, k, 1, k / 2, 1, channels)
+                : shape(1, 2, 5, 9, channels, k, 1, k / 2, 1, 1);
+        Int8WeightKind kind =
+            depthwise ? Int8WeightKind::Depthwise : Int8WeightKind::ConvFilter;
+        std::vector<int8_t> x(size_t(s.c * s.h * s.w), 7);
+        std::vector<int8_t> w(size_t(s.o * s.gemmK()), 0);
+        for (auto [m, sh] : ms)
+          for (Int8Output out : {Int8Output::Int8, Int8Output::UInt8})
+            for (bool relu : {false, true})
+              for (int z = 0; z < 3; ++z) {
+                bool u = out == Int8Output::UInt8;
+                int32_t zps[3] = {u ? 128 : -3, u ? 0 : -128, u ? 255 : 127};
+                Int8PackedLayout l = int8PackedLayout(kind, s, 0, 0);
+                std::vector<uint8_t> packed(l.totalBytes + 64);
+                uint8_t *blob =
+                    packed.data() + (64 - uintptr_t(packed.data()) % 64) % 64;
+                std::vector<int64_t> m64(size_t(channels), m),
+                    s64(size_t(channels), sh);
+                int8PackWeight(kind, s, 0, 0, false, w.data(), m64.data(),
+                               s64.data(), channels, blob);
+                Int8Input in{false, 0};
+                std::vector<int32_t> corr(static_cast<size_t>(channels));
+                int8Corrections(in, values.data(),
+                                depthwise ? nullptr
+                                          : reinterpret_cast<const int32_t *>(
+                                                blob + l.sumOffset),
+                                channels, corr.data());
+                Int8Epilogue e;
+                e.corr = corr.data();
+                e.relu = relu;
+                e.out = out;
+                e.multiplier = reinterpret_cast<const int32_t *>(
+                    blob + l.multiplierOffset);
+                e.shift =
+                    reinterpret_cast<const int32_t *>(blob + l.shiftOffset);
+                e.zp = zps[z];
+                e.qmin = u ? 0 : -128;
+                e.qmax = u ? (z == 0 ? 250 : 255) : (z == 0 ? 100 : 127);
+                e.rounding = rounding;
+                int64_t ohw = s.oh * s.ow;
+                for (Int8Path path : supportedPaths()) {
+                  std::vector<uint8_t> y(size_t(channels * ohw), 0xcd);
+                  if (depthwise)
+                    int8Conv2dDepthwise(s, in, x.data(),
+                                        reinterpret_cast<const int8_t *>(blob),
+                                        e, y.data(), 0, channels, path);
+                  else
+                    int8Conv2dGemm(s, in, x.data(), blob, e, y.data(), 1, 0, 1,
+                                   path);
+                  for (int64_t c = 0; c < channels; ++c) {
+                    int32_t v = values[size_t(c)];
+                    if (relu && v < 0)
+                      v = 0;
+                    int64_t want =
+                        expected(rounding, v, m, sh, e.zp, e.qmin, e.qmax);
+                    for (int64_t i = 0; i < ohw; ++i)
+                      ASSERT_EQ(outAt(y, out, c * ohw + i), want)
+                          << int8PathName(path) << " k=" << k
+                          << " rounding=" << int(rounding)
+                          << " depthwise=" << depthwise
+                          << " v=" << values[size_t(c)] << " m=" << m
+                          << " s=" << sh << " relu=" << relu << " zp=" << e.zp
+                          << " at " << i;
+                  }
                 }
               }
-            }
-    }
+      }
 }
 
 } // namespace
