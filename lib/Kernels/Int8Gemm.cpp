@@ -93,26 +93,25 @@ void packABlock(const uint8_t *a, int64_t lda, uint8_t x, int64_t m, int64_t k,
 
 /// The fused requantization's per-row arrays of rows [rowBegin, rowEnd)
 /// (Int8FusedRows), when `e` writes 8 bits per row and every row has the
-/// common form (multiplier > 0, shift >= 31); false otherwise.
+/// common form of its rounding (multiplier > 0; shift >= 31, or for
+/// TFLiteHalfUp in [0, 31]); false otherwise.
 struct FusedStorage {
   std::vector<int32_t> corr;
-  std::vector<int64_t> m, s, h;
+  std::vector<int64_t> m, s, h, e2;
 };
 thread_local FusedStorage fusedStorage;
 
 bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
                   detail::Int8FusedRows &fr) {
-  // The fused requant rounds ties away from zero (MultiplierShift); the
-  // other roundings take the tile epilogue.
-  if (!e.perRow || e.out == Int8Output::Int32 || e.zp < -32512 ||
-      e.zp > 32512 || e.rounding != Int8Rounding::HalfAwayFromZero)
+  if (!e.perRow || e.out == Int8Output::Int32 || e.zp < -32512 || e.zp > 32512)
     return false;
   bool isUnsigned = e.out == Int8Output::UInt8;
   int32_t tmin = isUnsigned ? 0 : -128, tmax = isUnsigned ? 255 : 127;
   if (e.qmin < tmin || e.qmax > tmax || e.qmin > e.qmax)
     return false;
+  bool tflite = e.rounding == Int8Rounding::TFLiteHalfUp;
   for (int64_t ch = rowBegin; ch < rowEnd; ++ch)
-    if (e.multiplier[ch] <= 0 || e.shift[ch] < 31)
+    if (e.multiplier[ch] <= 0 || (tflite ? e.shift[ch] > 31 : e.shift[ch] < 31))
       return false;
   FusedStorage &st = fusedStorage;
   size_t rows = size_t(rowEnd - rowBegin);
@@ -120,9 +119,14 @@ bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
   st.m.resize(rows);
   st.s.resize(rows);
   st.h.resize(rows);
+  st.e2.resize(rows);
   for (int64_t ch = rowBegin; ch < rowEnd; ++ch) {
     size_t i = size_t(ch - rowBegin);
     int64_t m = e.multiplier[ch], sh = std::min<int32_t>(e.shift[ch], 63);
+    // TFLite: the SRDHM, floor((v m + 2^30) / 2^31), then the shift by e.
+    st.e2[i] = tflite ? std::max<int32_t>(e.shift[ch], 0) : 0;
+    if (tflite)
+      sh = 31;
     if (sh == 31) { // the same value with a shift of 32
       m *= 2;
       sh = 32;
@@ -136,6 +140,8 @@ bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
   fr.m = st.m.data();
   fr.s = st.s.data();
   fr.h = st.h.data();
+  fr.e2 = st.e2.data();
+  fr.rounding = int(e.rounding);
   fr.relu = e.relu;
   fr.isUnsigned = isUnsigned;
   fr.zp = int16_t(e.zp);

@@ -136,26 +136,51 @@ void microkernel(int64_t groups, const uint8_t *a, const uint8_t *b,
 /// unsigned products |v| * m' of the even lanes and of the odd lanes
 /// (shifted down), each + h; the even ones shifted right by s' (the result
 /// in the low dword), the odd ones by s' - 32 (the result in the high
-/// dword), blended, the sign put back.
-template <bool Relu>
+/// dword), blended, the sign put back. Mode (Int8FusedRows::rounding): 0
+/// ties away from zero; 1 ties up (TosaSingleRound): h - 1 for negative
+/// lanes, since floor((v m + h) / 2^s) = -((|v| m + h - 1) >> s) for v <
+/// 0; 2 (TFLiteHalfUp) the ties-up product rounding (the SRDHM, with s' =
+/// 32) then stage2's shift.
+template <bool Relu, int Mode = 0>
 inline __m512i fusedRequant16(__m512i v, __m512i m, __m512i s, __m512i s32,
                               __m512i h) {
   __m512i zero = _mm512_setzero_si512();
   __mmask16 neg = 0;
+  __m512i signEven = zero, signOdd = zero;
   if (Relu) {
     v = _mm512_max_epi32(v, zero);
   } else {
+    if (Mode != 0) { // -1 in the 64-bit lanes whose even / odd dword is < 0
+      signEven = _mm512_srai_epi64(_mm512_slli_epi64(v, 32), 63);
+      signOdd = _mm512_srai_epi64(v, 63);
+    }
     neg = _mm512_movepi32_mask(v);
     v = _mm512_abs_epi32(v); // INT32_MIN -> 2^31 unsigned
   }
   __m512i pe = _mm512_mul_epu32(v, m);
   __m512i po = _mm512_mul_epu32(_mm512_srli_epi64(v, 32), m);
-  pe = _mm512_srlv_epi64(_mm512_add_epi64(pe, h), s);
-  po = _mm512_srlv_epi64(_mm512_add_epi64(po, h), s32);
+  __m512i he = h, ho = h;
+  if (!Relu && Mode != 0) {
+    he = _mm512_add_epi64(h, signEven);
+    ho = _mm512_add_epi64(h, signOdd);
+  }
+  pe = _mm512_srlv_epi64(_mm512_add_epi64(pe, he), s);
+  po = _mm512_srlv_epi64(_mm512_add_epi64(po, ho), s32);
   __m512i r = _mm512_mask_blend_epi32(__mmask16(0xaaaa), pe, po);
   if (!Relu)
     r = _mm512_mask_sub_epi32(r, neg, zero, r);
   return r;
+}
+
+/// TFLiteHalfUp's second rounding of 16 int32 lanes r (Mode 2; the others
+/// return r): (r + 2^(e-1)) >> e as (r >> e) + bit e - 1 of r (no
+/// overflow), with `one` 0 for e = 0 (then e1 = 0).
+template <int Mode>
+inline __m512i stage2(__m512i r, __m512i e, __m512i e1, __m512i one) {
+  if (Mode != 2)
+    return r;
+  return _mm512_add_epi32(_mm512_srav_epi32(r, e),
+                          _mm512_and_si512(_mm512_srav_epi32(r, e1), one));
 }
 
 /// Two vectors of 16 int32 r (Int8FusedRows) as 32 bytes y = clamp(r +
@@ -175,7 +200,7 @@ inline __m512i narrowOrder() {
   return _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
 }
 
-template <int NV, int ROWS, bool Relu>
+template <int NV, int ROWS, bool Relu, int Mode>
 void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                  int64_t bPanelStride, const int32_t *partial, int64_t ldp,
                  int64_t mr, int64_t nr, const Int8FusedRows &fr, int64_t row,
@@ -203,10 +228,19 @@ void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
     __m512i m = _mm512_set1_epi64(fr.m[ch]), s = _mm512_set1_epi64(fr.s[ch]),
             h = _mm512_set1_epi64(fr.h[ch]);
     __m512i s32 = _mm512_sub_epi64(s, c32);
-    __m512i r0 = fusedRequant16<Relu>(_mm512_add_epi32(v0, corr), m, s, s32, h);
-    __m512i r1 =
-        NV == 2 ? fusedRequant16<Relu>(_mm512_add_epi32(v1, corr), m, s, s32, h)
-                : r0;
+    __m512i r0 =
+        fusedRequant16<Relu, Mode>(_mm512_add_epi32(v0, corr), m, s, s32, h);
+    __m512i r1 = NV == 2 ? fusedRequant16<Relu, Mode>(
+                               _mm512_add_epi32(v1, corr), m, s, s32, h)
+                         : r0;
+    if (Mode == 2) {
+      int64_t e = fr.e2[ch];
+      __m512i ev = _mm512_set1_epi32(int32_t(e)),
+              e1 = _mm512_set1_epi32(int32_t(e > 0 ? e - 1 : 0)),
+              one = _mm512_set1_epi32(e > 0 ? 1 : 0);
+      r0 = stage2<Mode>(r0, ev, e1, one);
+      r1 = stage2<Mode>(r1, ev, e1, one);
+    }
     __m256i bytes = narrowPair(r0, r1, zp16, lo16, hi16, order, fr.isUnsigned);
     for (int k = 0; k < st.count; ++k)
       _mm256_mask_storeu_epi8(out + i * ldo + st.at[k], st.mask[k], bytes);
@@ -220,12 +254,23 @@ void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                       const Int8TileStores &st) {
   withTileShape(mr, nr, [&](auto nv, auto rows) {
     constexpr int NV = decltype(nv)::value, ROWS = decltype(rows)::value;
+    auto run = [&](auto relu, auto mode) {
+      fusedKernel<NV, ROWS, decltype(relu)::value, decltype(mode)::value>(
+          groups, a, b, bPanelStride, partial, ldp, mr, nr, fr, row, out, ldo,
+          st);
+    };
+    auto withMode = [&](auto relu) {
+      if (fr.rounding == 1)
+        run(relu, std::integral_constant<int, 1>());
+      else if (fr.rounding == 2)
+        run(relu, std::integral_constant<int, 2>());
+      else
+        run(relu, std::integral_constant<int, 0>());
+    };
     if (fr.relu)
-      fusedKernel<NV, ROWS, true>(groups, a, b, bPanelStride, partial, ldp, mr,
-                                  nr, fr, row, out, ldo, st);
+      withMode(std::true_type());
     else
-      fusedKernel<NV, ROWS, false>(groups, a, b, bPanelStride, partial, ldp, mr,
-                                   nr, fr, row, out, ldo, st);
+      withMode(std::false_type());
   });
 }
 
@@ -270,38 +315,63 @@ struct RowRequant {
         hi16(_mm512_set1_epi16(qmax)), order(narrowOrder()),
         isUnsigned(isUnsignedOut) {}
 
-  template <bool Relu>
+  /// TFLiteHalfUp's second shift (Mode 2): e, e - 1 (0 for e = 0), and
+  /// 1 (0 for e = 0).
+  __m512i e = _mm512_setzero_si512(), e1 = _mm512_setzero_si512(),
+          one = _mm512_setzero_si512();
+  void setStage2(int64_t ev) {
+    e = _mm512_set1_epi32(int32_t(ev));
+    e1 = _mm512_set1_epi32(int32_t(ev > 0 ? ev - 1 : 0));
+    one = _mm512_set1_epi32(ev > 0 ? 1 : 0);
+  }
+
+  template <bool Relu, int Mode = 0>
   void store32(__m512i v0, __m512i v1, int64_t left, uint8_t *dst) const {
-    __m512i r0 = fusedRequant16<Relu>(v0, m, s, s32, h);
-    __m512i r1 = fusedRequant16<Relu>(v1, m, s, s32, h);
+    __m512i r0 =
+        stage2<Mode>(fusedRequant16<Relu, Mode>(v0, m, s, s32, h), e, e1, one);
+    __m512i r1 =
+        stage2<Mode>(fusedRequant16<Relu, Mode>(v1, m, s, s32, h), e, e1, one);
     __mmask32 mask = left >= 32 ? ~__mmask32(0) : (__mmask32(1) << left) - 1;
     _mm256_mask_storeu_epi8(
         dst, mask, narrowPair(r0, r1, zp16, lo16, hi16, order, isUnsigned));
   }
 };
 
-template <bool Relu>
+template <bool Relu, int Mode>
 void fusedRowT(const int32_t *acc, int64_t n, const Int8FusedRows &fr,
                int64_t row, uint8_t *out) {
   __m512i corr = _mm512_set1_epi32(fr.corr[row]);
   RowRequant rq(fr.m[row], fr.s[row], fr.h[row], fr.zp, fr.qmin, fr.qmax,
                 fr.isUnsigned);
+  if (Mode == 2)
+    rq.setStage2(fr.e2[row]);
   for (int64_t j = 0; j < n; j += 32) {
     int64_t left = n - j;
     __m512i v0 = _mm512_add_epi32(
         _mm512_maskz_loadu_epi32(tailMask(left), acc + j), corr);
     __m512i v1 = _mm512_add_epi32(
         _mm512_maskz_loadu_epi32(tailMask(left - 16), acc + j + 16), corr);
-    rq.store32<Relu>(v0, v1, left, out + j);
+    rq.store32<Relu, Mode>(v0, v1, left, out + j);
   }
+}
+
+template <bool Relu>
+void fusedRowMode(const int32_t *acc, int64_t n, const Int8FusedRows &fr,
+                  int64_t row, uint8_t *out) {
+  if (fr.rounding == 1)
+    fusedRowT<Relu, 1>(acc, n, fr, row, out);
+  else if (fr.rounding == 2)
+    fusedRowT<Relu, 2>(acc, n, fr, row, out);
+  else
+    fusedRowT<Relu, 0>(acc, n, fr, row, out);
 }
 
 void fusedRow(const int32_t *acc, int64_t n, const Int8FusedRows &fr,
               int64_t row, uint8_t *out) {
   if (fr.relu)
-    fusedRowT<true>(acc, n, fr, row, out);
+    fusedRowMode<true>(acc, n, fr, row, out);
   else
-    fusedRowT<false>(acc, n, fr, row, out);
+    fusedRowMode<false>(acc, n, fr, row, out);
 }
 
 /// One input of the int8 Add on 16 lanes: R(q - zp) as Int8AddFast says.

@@ -40,11 +40,16 @@ using Int8DepthwisePlane = void (*)(const Conv2dShape &s, const void *x,
                                     const int8_t *w, int32_t *acc);
 
 /// The per-row parameters of a requantization fused into the microkernel
-/// (rows of the common form only: multiplier m > 0, shift s >= 31). Each
-/// output is, exactly as int8EpilogueValue,
+/// (rows of the common form only: multiplier m > 0, shift s >= 31; for
+/// TFLiteHalfUp, m > 0 and 0 <= s <= 31). Each output is, exactly as
+/// int8EpilogueValue,
 ///   v = wrap32(acc + corr); v = relu ? max(v, 0) : v;
-///   r = sign(v) * ((|v| * m' + 2^(s'-1)) >> s')
+///   r = sign(v) * ((|v| * m' + 2^(s'-1)) >> s')   (rounding 0)
+///   r = floor((v * m' + 2^(s'-1)) / 2^s')         (rounding 1 and 2)
+///   r = (r + 2^(e-1)) >> e                        (rounding 2, e = s)
 ///   y = clamp(r + zp, qmin, qmax)
+/// (rounding 2 is TFLite's SRDHM by m, i.e. rounding 1 with m' = 2m, s' =
+/// 32, then its ties-up shift by e).
 /// with m' = m, s' = s, or m' = 2m, s' = 32 when s = 31 (the same value,
 /// and the odd lanes' shift s' - 32 is never negative). |v| * m' < 2^63,
 /// |r| < 2^31. The clamp runs as two saturating narrowings around a
@@ -55,6 +60,8 @@ struct Int8FusedRows {
   const int64_t *m = nullptr;    ///< m' per row (< 2^32)
   const int64_t *s = nullptr;    ///< s' per row (32..63)
   const int64_t *h = nullptr;    ///< 2^(s'-1) per row
+  const int64_t *e2 = nullptr;   ///< rounding 2: e per row (0..31)
+  int rounding = 0; ///< 0 MultiplierShift, 1 TosaSingleRound, 2 TFLiteHalfUp
   bool relu = false;
   bool isUnsigned = false; ///< uint8 output (else int8)
   int16_t zp = 0, qmin = 0, qmax = 0;
