@@ -846,6 +846,70 @@ void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
   }
 }
 
+/// The transposed form's B panels over real output pixels [j0, j0 + nc)
+/// (not the padded width) from the phases of a PaddedCtx: each K row is the
+/// output rows' runs of its phase, copied 8 bytes at a time when short (the
+/// phases have slack; the row buffer too), then interleaved as packIm2col
+/// does.
+void packPaddedPixels(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
+                      int64_t nc, uint8_t *dst) {
+  const PaddedCtx &ctx = *static_cast<const PaddedCtx *>(ctxPtr);
+  const Conv2dShape &s = *ctx.s;
+  int64_t k = s.gemmK(), panels = (nc + kPC - 1) / kPC;
+  int64_t stride = panels * kPC + kPC;
+  thread_local std::vector<uint8_t> rowBuf;
+  if (rowBuf.size() < size_t(4 * stride))
+    rowBuf.resize(size_t(4 * stride));
+  // The runs: pixel offset, phase offset and length of each output row.
+  struct Run {
+    int64_t to, from, len;
+  };
+  thread_local std::vector<Run> runs;
+  runs.clear();
+  for (int64_t p = j0; p < j0 + nc;) {
+    int64_t oy = p / s.ow, ox = p % s.ow;
+    int64_t len = std::min(s.ow - ox, j0 + nc - p);
+    runs.push_back({p - j0, oy * ctx.qw + ox - ctx.base, len});
+    p += len;
+  }
+  Im2colCursor c = im2colCursor(s, g0 * 4, 0);
+  int64_t chStride = s.sh * s.sw * ctx.nrows * ctx.qw;
+  for (int64_t g = 0; g < gc; ++g) {
+    const uint8_t *r[4];
+    for (int64_t q = 0; q < 4; ++q, c.next(s)) {
+      uint8_t *row = rowBuf.data() + q * stride;
+      r[q] = row;
+      if (c.k >= k) {
+        std::memset(row, 0, size_t(panels * kPC));
+        continue;
+      }
+      const uint8_t *src =
+          ctx.rows + c.ch * chStride + ctx.tapOffset[c.ky * s.kw + c.kx];
+      for (const Run &run : runs) {
+        if (run.len <= 8)
+          std::memcpy(row + run.to, src + run.from, 8);
+        else
+          copyBytes(src + run.from, row + run.to, run.len);
+      }
+    }
+    int64_t p = 0;
+    if (ctx.il64)
+      for (; p + 4 <= panels; p += 4) {
+        const uint8_t *rp[4];
+        for (int64_t q = 0; q < 4; ++q)
+          rp[q] = r[q] + p * kPC;
+        ctx.il64(rp, ctx.xorv, dst + p * gc * kBGroup + g * kBGroup,
+                 gc * kBGroup);
+      }
+    for (; p < panels; ++p) {
+      const uint8_t *rp[4];
+      for (int64_t q = 0; q < 4; ++q)
+        rp[q] = r[q] + p * kPC;
+      interleave4(rp, ctx.xorv, dst + p * gc * kBGroup + g * kBGroup);
+    }
+  }
+}
+
 /// Whether some tap reads phase row `a` / column `b`.
 bool phaseUsed(int64_t k, int64_t d, int64_t stride, int64_t phase) {
   for (int64_t i = 0; i < k; ++i)
@@ -905,6 +969,80 @@ void fillPhases(const Conv2dShape &s, const uint8_t *x, int64_t cg, int64_t r0,
 
 } // namespace
 
+namespace {
+
+/// Output pixels up to which a convolution runs in the transposed form
+/// (Int8TransposedTile): a 7 x 7 output fills 49 of 64 lanes as columns but
+/// all 16 as channels.
+constexpr int64_t kTransposedMaxPixels = 64;
+
+/// Whether the transposed form runs a convolution (before the per-row
+/// checks of fusedRowsFor).
+bool transposedFits(const Conv2dShape &s, const Int8Epilogue &e,
+                    Int8Path path) {
+  static bool off = getenv("STRATA_NO_T");
+  return !off && microkernelFor(path).transposed && s.g == 1 &&
+         s.oh * s.ow <= kTransposedMaxPixels && s.gemmK() > 0 &&
+         e.rounding == Int8Rounding::HalfAwayFromZero;
+}
+
+/// Pixels [colBegin, colEnd) of one image of a convolution in the
+/// transposed form: the pixels' im2col columns packed as B panels (pixels
+/// then act as the broadcast rows), the filter read as it is packed; false
+/// (nothing done) when the path or the epilogue does not allow it (the
+/// range may be empty).
+bool transposedConv(const Conv2dShape &s, Int8PackBFn pack, const void *packCtx,
+                    const uint8_t *filter, const Int8Epilogue &e, uint8_t *y,
+                    int64_t colBegin, int64_t colEnd, Int8Path path) {
+  Int8MicrokernelInfo uk = microkernelFor(path);
+  int64_t ohw = s.oh * s.ow, o = s.o, kp = int8PaddedK(s.gemmK());
+  detail::Int8FusedRows fr;
+  if (!transposedFits(s, e, path) || !fusedRowsFor(e, 0, o, fr))
+    return false;
+  if (colBegin >= colEnd)
+    return true;
+  // The channels' requantization, 16 per block.
+  thread_local std::vector<detail::Int8LaneRequant> lanes;
+  int64_t blocks = (o + 15) / 16;
+  lanes.resize(size_t(blocks + 2)); // a tile reads 3 blocks
+  for (int64_t b = 0; b < blocks + 2; ++b) {
+    detail::Int8LaneRequant &q = lanes[size_t(b)];
+    for (int64_t l = 0; l < 16; ++l) {
+      int64_t ch = b * 16 + l;
+      bool real = ch < o;
+      int64_t sv = real ? fr.s[ch] : 32;
+      q.corr[l] = real ? fr.corr[ch] : 0;
+      q.m[l] = real ? uint32_t(fr.m[ch]) : 0;
+      if (l % 2 == 0) {
+        q.sEven[l / 2] = uint64_t(sv);
+        q.hEven[l / 2] = uint64_t(1) << (sv - 1);
+      } else {
+        q.sOdd[l / 2] = uint64_t(sv - 32);
+        q.hOdd[l / 2] = uint64_t(1) << (sv - 1);
+      }
+    }
+  }
+  int64_t npix = colEnd - colBegin;
+  thread_local std::vector<uint8_t> act;
+  int64_t panels = (npix + kPC - 1) / kPC;
+  act.resize(size_t(panels * kPC * kp));
+  pack(packCtx, 0, kp / 4, colBegin, npix, act.data());
+  int64_t filterPanels = (o + kPR - 1) / kPR;
+  for (int64_t c0 = 0; c0 < o; c0 += 3 * kPC) {
+    int64_t p0 = c0 / kPR;
+    const uint8_t *filt = filter + p0 * kp * kPR;
+    for (int64_t i = 0; i < npix; i += 8)
+      uk.transposed(
+          kp / 4, act.data() + (i / kPC) * kp * kPC + (i % kPC) * 4, filt,
+          kp * kPR, std::min<int64_t>(4, filterPanels - p0),
+          std::min<int64_t>(8, npix - i), std::min<int64_t>(3 * kPC, o - c0),
+          &lanes[size_t(c0 / kPC)], fr, y + c0 * ohw + colBegin + i, ohw);
+  }
+  return true;
+}
+
+} // namespace
+
 void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
                     const uint8_t *packed, const Int8Epilogue &e, void *y,
                     int64_t workgroups, int64_t begin, int64_t end,
@@ -930,15 +1068,11 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
   for (int64_t unit = begin; unit < end; ++unit) {
     int64_t image = unit / chunks, chunk = unit % chunks;
     int64_t n = image / s.g, g = image % s.g;
-    int64_t colBegin = chunk * chunkCols;
-    int64_t colEnd = std::min(cols, colBegin + chunkCols);
-    if (colBegin >= colEnd)
-      continue;
     const uint8_t *xg =
         static_cast<const uint8_t *>(x) + (n * s.c + g * cg) * s.h * s.w;
-    PaddedCtx pctx;
-    if (padded) {
-      int64_t oy0 = colBegin / qw, oy1 = (colEnd - 1) / qw;
+    // The phases of the output rows of virtual columns [first, last].
+    auto buildPadded = [&](int64_t first, int64_t last) {
+      int64_t oy0 = first / qw, oy1 = last / qw;
       int64_t nrows = oy1 - oy0 + 1 + (s.kh - 1) * s.dh / s.sh;
       int64_t slack = qw + 64;
       paddedRows.resize(size_t(cg * s.sh * s.sw * nrows * qw + slack));
@@ -953,21 +1087,51 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
               (dy % s.sh * s.sw + dx % s.sw) * plane + dy / s.sh * qw +
               dx / s.sw;
         }
-      pctx = {&s,
-              paddedRows.data(),
-              nrows,
-              qw,
-              oy0 * qw,
-              uint8_t(in.isUnsigned ? 0 : 0x80),
-              microkernelFor(path).interleave64,
-              tapOffsets.data()};
+      return PaddedCtx{&s,
+                       paddedRows.data(),
+                       nrows,
+                       qw,
+                       oy0 * qw,
+                       uint8_t(in.isUnsigned ? 0 : 0x80),
+                       microkernelFor(path).interleave64,
+                       tapOffsets.data()};
+    };
+    if (transposedFits(s, e, path) && (padded || columnsAreInput(s))) {
+      // Small outputs: pixels as rows, channels in the lanes (the real
+      // pixels' im2col columns, not the padded width).
+      Im2colCtx tctx{&s,
+                     xg,
+                     uint8_t(in.isUnsigned ? 0 : 0x80),
+                     uint8_t(in.zp),
+                     true,
+                     microkernelFor(path).interleave64};
+      int64_t pixChunk = roundUp((ohw + chunks - 1) / chunks, 2 * kPC);
+      int64_t pixBegin = chunk * pixChunk;
+      int64_t pixEnd = std::min(ohw, pixBegin + pixChunk);
+      PaddedCtx tpc;
+      if (padded && pixBegin < pixEnd)
+        tpc = buildPadded(pixBegin / s.ow * qw, (pixEnd - 1) / s.ow * qw);
+      if (transposedConv(s, padded ? packPaddedPixels : packIm2col,
+                         padded ? static_cast<const void *>(&tpc)
+                                : static_cast<const void *>(&tctx),
+                         packed, e, static_cast<uint8_t *>(y) + n * s.o * ohw,
+                         pixBegin, pixEnd, path))
+        continue;
     }
+    int64_t colBegin = chunk * chunkCols;
+    int64_t colEnd = std::min(cols, colBegin + chunkCols);
+    if (colBegin >= colEnd)
+      continue;
+    PaddedCtx pctx;
+    if (padded)
+      pctx = buildPadded(colBegin, colEnd - 1);
     Im2colCtx ctx{&s,
                   xg,
                   uint8_t(in.isUnsigned ? 0 : 0x80),
                   uint8_t(in.zp),
                   columnsAreInput(s),
                   microkernelFor(path).interleave64};
+
     Int8GemmProblem p;
     p.m = og;
     p.n = cols;

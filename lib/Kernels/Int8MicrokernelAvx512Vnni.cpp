@@ -374,6 +374,152 @@ void fusedRow(const int32_t *acc, int64_t n, const Int8FusedRows &fr,
     fusedRowMode<false>(acc, n, fr, row, out);
 }
 
+/// Int8FusedRows' r (rounding 0) of 16 channels in the lanes of v (corr
+/// added), each lane with its own m', s', h (Int8LaneRequant).
+template <bool Relu>
+inline __m512i laneRequant16(__m512i v, const Int8LaneRequant &q) {
+  __m512i zero = _mm512_setzero_si512();
+  __mmask16 neg = 0;
+  if (Relu) {
+    v = _mm512_max_epi32(v, zero);
+  } else {
+    neg = _mm512_movepi32_mask(v);
+    v = _mm512_abs_epi32(v);
+  }
+  __m512i m = _mm512_load_si512(q.m);
+  __m512i pe = _mm512_mul_epu32(v, m);
+  __m512i po =
+      _mm512_mul_epu32(_mm512_srli_epi64(v, 32), _mm512_srli_epi64(m, 32));
+  pe = _mm512_srlv_epi64(_mm512_add_epi64(pe, _mm512_load_si512(q.hEven)),
+                         _mm512_load_si512(q.sEven));
+  po = _mm512_srlv_epi64(_mm512_add_epi64(po, _mm512_load_si512(q.hOdd)),
+                         _mm512_load_si512(q.sOdd));
+  __m512i r = _mm512_mask_blend_epi32(__mmask16(0xaaaa), pe, po);
+  if (!Relu)
+    r = _mm512_mask_sub_epi32(r, neg, zero, r);
+  return r;
+}
+
+/// Stores the 16 channels x `rows` pixels of an 8 x 16 byte tile (row i:
+/// pixel i's 16 channels) transposed: channel c's pixels at y + c * ldy.
+inline void storeTransposed8x16(const __m128i r[8], int64_t rows,
+                                int64_t channels, uint8_t *y, int64_t ldy) {
+  __m128i a0 = _mm_unpacklo_epi8(r[0], r[1]),
+          a1 = _mm_unpackhi_epi8(r[0], r[1]);
+  __m128i b0 = _mm_unpacklo_epi8(r[2], r[3]),
+          b1 = _mm_unpackhi_epi8(r[2], r[3]);
+  __m128i c0 = _mm_unpacklo_epi8(r[4], r[5]),
+          c1 = _mm_unpackhi_epi8(r[4], r[5]);
+  __m128i d0 = _mm_unpacklo_epi8(r[6], r[7]),
+          d1 = _mm_unpackhi_epi8(r[6], r[7]);
+  // e[k] / f[k]: channels 4k..4k+3, pixels 0-3 / 4-7 (4 bytes each).
+  __m128i e[4] = {_mm_unpacklo_epi16(a0, b0), _mm_unpackhi_epi16(a0, b0),
+                  _mm_unpacklo_epi16(a1, b1), _mm_unpackhi_epi16(a1, b1)};
+  __m128i f[4] = {_mm_unpacklo_epi16(c0, d0), _mm_unpackhi_epi16(c0, d0),
+                  _mm_unpacklo_epi16(c1, d1), _mm_unpackhi_epi16(c1, d1)};
+  __mmask16 lo = __mmask16((1u << rows) - 1);
+  for (int k = 0; k < 4; ++k) {
+    // Channels 4k, 4k + 1 and 4k + 2, 4k + 3: 8 bytes each.
+    __m128i t[2] = {_mm_unpacklo_epi32(e[k], f[k]),
+                    _mm_unpackhi_epi32(e[k], f[k])};
+    for (int h = 0; h < 2; ++h) {
+      int64_t c = 4 * k + 2 * h;
+      if (c < channels)
+        _mm_mask_storeu_epi8(y + c * ldy, lo, t[h]);
+      if (c + 1 < channels)
+        _mm_mask_storeu_epi8(y + (c + 1) * ldy, lo, _mm_bsrli_si128(t[h], 8));
+    }
+  }
+}
+
+template <int ROWS, bool Relu>
+void transposedTileT(int64_t groups, const uint8_t *act, const uint8_t *filt,
+                     int64_t panelStride, int64_t panels, int64_t rows,
+                     int64_t channels, const Int8LaneRequant *rq,
+                     const Int8FusedRows &fr, uint8_t *y, int64_t ldy) {
+  // The three channel vectors of a K group from the four 12-channel panels
+  // (48 bytes per group each): lanes [0, 12) of panel 0 and [12, 16) of
+  // panel 1; [0, 8) of panel 1 (its channels 4-11), [8, 16) of panel 2;
+  // [0, 4) of panel 2 (8-11), [4, 16) of panel 3. A masked lane reads
+  // nothing, so missing panels just drop their lanes.
+  const uint8_t *f[4];
+  for (int q = 0; q < 4; ++q)
+    f[q] = q < panels ? filt + q * panelStride : filt;
+  auto has = [&](int q, unsigned m) { return __mmask16(q < panels ? m : 0); };
+  __mmask16 k0a = has(0, 0x0fff), k0b = has(1, 0xf000);
+  __mmask16 k1a = has(1, 0x00ff), k1b = has(2, 0xff00);
+  __mmask16 k2a = has(2, 0x000f), k2b = has(3, 0xfff0);
+  __m512i acc[ROWS][3];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i)
+    for (int j = 0; j < 3; ++j)
+      acc[i][j] = _mm512_setzero_si512();
+  for (int64_t g = 0; g < groups; ++g) {
+    int64_t o = g * 48;
+    __m512i w0 = _mm512_mask_loadu_epi32(
+        _mm512_maskz_loadu_epi32(k0a, f[0] + o), k0b, f[1] + o - 48);
+    __m512i w1 = _mm512_mask_loadu_epi32(
+        _mm512_maskz_loadu_epi32(k1a, f[1] + o + 16), k1b, f[2] + o - 32);
+    __m512i w2 = _mm512_mask_loadu_epi32(
+        _mm512_maskz_loadu_epi32(k2a, f[2] + o + 32), k2b, f[3] + o - 16);
+    const uint8_t *ag = act + g * 64;
+#pragma clang loop unroll(full)
+    for (int i = 0; i < ROWS; ++i) {
+      __m512i av = broadcast32(ag + i * 4);
+      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], av, w0);
+      acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], av, w1);
+      acc[i][2] = _mm512_dpbusd_epi32(acc[i][2], av, w2);
+    }
+  }
+  __m512i zp16 = _mm512_set1_epi16(fr.zp), lo16 = _mm512_set1_epi16(fr.qmin),
+          hi16 = _mm512_set1_epi16(fr.qmax), order = narrowOrder();
+  // Row i's 48 bytes (channel order), then 16 channels at a time stored
+  // transposed.
+  __m128i bytes[3][8];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < 8; ++i) {
+    if (i >= ROWS || i >= rows) {
+      for (int j = 0; j < 3; ++j)
+        bytes[j][i] = _mm_setzero_si128();
+      continue;
+    }
+    __m512i r[3];
+    for (int j = 0; j < 3; ++j)
+      r[j] = laneRequant16<Relu>(
+          _mm512_add_epi32(acc[i][j], _mm512_load_si512(rq[j].corr)), rq[j]);
+    __m256i b01 =
+        narrowPair(r[0], r[1], zp16, lo16, hi16, order, fr.isUnsigned);
+    __m256i b2 = narrowPair(r[2], r[2], zp16, lo16, hi16, order, fr.isUnsigned);
+    bytes[0][i] = _mm256_castsi256_si128(b01);
+    bytes[1][i] = _mm256_extracti128_si256(b01, 1);
+    bytes[2][i] = _mm256_castsi256_si128(b2);
+  }
+  for (int j = 0; j < 3 && 16 * j < channels; ++j)
+    storeTransposed8x16(bytes[j], std::min<int64_t>(rows, ROWS),
+                        channels - 16 * j, y + 16 * j * ldy, ldy);
+}
+
+void transposedTile(int64_t groups, const uint8_t *act, const uint8_t *filt,
+                    int64_t panelStride, int64_t panels, int64_t rows,
+                    int64_t channels, const Int8LaneRequant *rq,
+                    const Int8FusedRows &fr, uint8_t *y, int64_t ldy) {
+  auto run = [&](auto rowsTag) {
+    constexpr int ROWS = decltype(rowsTag)::value;
+    if (fr.relu)
+      transposedTileT<ROWS, true>(groups, act, filt, panelStride, panels, rows,
+                                  channels, rq, fr, y, ldy);
+    else
+      transposedTileT<ROWS, false>(groups, act, filt, panelStride, panels, rows,
+                                   channels, rq, fr, y, ldy);
+  };
+  if (rows > 4)
+    run(std::integral_constant<int, 8>());
+  else if (rows > 1)
+    run(std::integral_constant<int, 4>());
+  else
+    run(std::integral_constant<int, 1>());
+}
+
 /// One input of the int8 Add on 16 lanes: R(q - zp) as Int8AddFast says.
 struct AddInput {
   __m512i zp, mHi, mLo, s, h;
@@ -817,7 +963,8 @@ Int8MicrokernelInfo int8Avx512VnniMicrokernel() {
           fusedMicrokernel,
           addKernel,
           interleave64,
-          fusedRow};
+          fusedRow,
+          transposedTile};
 }
 
 } // namespace strata::kernels::detail

@@ -124,6 +124,33 @@ using Int8FusedRow = void (*)(const int32_t *acc, int64_t n,
                               const Int8FusedRows &rows, int64_t row,
                               uint8_t *out);
 
+/// The requantization of 16 output channels held in vector lanes (the
+/// transposed form below): Int8FusedRows' corr and m' per channel, and s',
+/// 2^(s'-1) for the even channels and s' - 32, 2^(s'-1) for the odd ones
+/// (64-bit lanes, as fusedRequant16 takes them).
+struct alignas(64) Int8LaneRequant {
+  int32_t corr[16];
+  uint32_t m[16];
+  uint64_t sEven[8], sOdd[8], hEven[8], hOdd[8];
+};
+
+/// The transposed form of a convolution with few output pixels: pixels as
+/// the broadcast rows, output channels in the vector lanes, so a 7 x 7
+/// output fills its lanes. One tile: `rows` (<= 8) pixels times up to 48
+/// channels (`channels`), over `groups` K groups. `act` holds the pixels'
+/// 4-byte K groups as a B panel does (group g of pixel i at g * 64 + i * 4);
+/// `filt` is the packed filter (A layout) at the tile's first 12-row panel,
+/// `panels` (<= 4) of them `panelStride` bytes apart. Requantized as
+/// Int8FusedRows (rounding 0; `fr` gives relu, zp, the clamp and the
+/// type; `rq` the tile's three channel blocks), written transposed: pixel i
+/// of channel c at y[c * ldy + i].
+using Int8TransposedTile = void (*)(int64_t groups, const uint8_t *act,
+                                    const uint8_t *filt, int64_t panelStride,
+                                    int64_t panels, int64_t rows,
+                                    int64_t channels, const Int8LaneRequant *rq,
+                                    const Int8FusedRows &fr, uint8_t *y,
+                                    int64_t ldy);
+
 struct Int8MicrokernelInfo {
   int64_t mr, nr;
   Int8Microkernel fn;
@@ -133,6 +160,7 @@ struct Int8MicrokernelInfo {
   Int8AddKernel add = nullptr;             ///< null: the table loop
   Int8Interleave64 interleave64 = nullptr; ///< null: one panel at a time
   Int8FusedRow fusedRow = nullptr;         ///< null: the tile epilogue
+  Int8TransposedTile transposed = nullptr; ///< null: no transposed form
 };
 
 /// The scalar tile epilogue (every path may use it).
