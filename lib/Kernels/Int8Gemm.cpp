@@ -980,8 +980,7 @@ constexpr int64_t kTransposedMaxPixels = 64;
 /// checks of fusedRowsFor).
 bool transposedFits(const Conv2dShape &s, const Int8Epilogue &e,
                     Int8Path path) {
-  static bool off = getenv("STRATA_NO_T");
-  return !off && microkernelFor(path).transposed && s.g == 1 &&
+  return microkernelFor(path).transposed && s.g == 1 &&
          s.oh * s.ow <= kTransposedMaxPixels && s.gemmK() > 0 &&
          e.rounding == Int8Rounding::HalfAwayFromZero;
 }
