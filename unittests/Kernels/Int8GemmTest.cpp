@@ -378,6 +378,32 @@ TEST(Int8Conv, Gemm) {
         runConv(s, isUnsigned, o, seed++, /*depthwise=*/false);
 }
 
+/// Outputs of at most 64 pixels with common requants: the AVX-512 VNNI
+/// path's transposed form (pixels as rows, channels in the lanes). Channel
+/// counts around its 12-row panels and 48-channel tiles, 1 to 64 pixels
+/// (pixel-tile tails of 1..7), 1x1 straight and strided, windows,
+/// dilation, K from 1 to past one K block, two images, every workgroup
+/// split of runConv.
+TEST(Int8Conv, TransposedSmallOutputs) {
+  unsigned seed = 900;
+  for (const Conv2dShape &s : {shape(1, 1, 1, 1, 1, 1, 1, 0, 1, 1),
+                               shape(1, 5, 2, 3, 13, 1, 1, 0, 1, 1),
+                               shape(2, 17, 7, 7, 47, 1, 1, 0, 1, 1),
+                               shape(1, 24, 7, 7, 48, 3, 1, 1, 1, 1),
+                               shape(1, 9, 8, 8, 49, 3, 1, 1, 1, 1),
+                               shape(1, 40, 14, 14, 100, 1, 2, 0, 1, 1),
+                               shape(1, 12, 14, 13, 60, 3, 2, 1, 1, 1),
+                               shape(1, 7, 1, 64, 12, 1, 1, 0, 1, 1),
+                               shape(1, 6, 9, 9, 36, 5, 1, 2, 2, 1),
+                               shape(1, 3, 11, 11, 97, 7, 2, 3, 1, 1),
+                               shape(1, 600, 3, 3, 20, 3, 1, 1, 1, 1)})
+    for (bool isUnsigned : {false, true})
+      for (Int8Output o : {Int8Output::Int8, Int8Output::UInt8})
+        for (int rep = 0; rep < 2; ++rep)
+          runConv(s, isUnsigned, o, seed++, /*depthwise=*/false,
+                  /*common=*/true);
+}
+
 /// Requants of the common form only (the fused microkernel requantization
 /// on the AVX-512 VNNI path): 1x1 (straight into C), windows and strides
 /// (over the padded width), several K blocks, row and column tails.
