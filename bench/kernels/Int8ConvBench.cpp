@@ -107,6 +107,59 @@ BENCHMARK(BM_Int8Conv)
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime();
 
+/// The depthwise convolution on MobileNetV2's shapes (C, H, stride; 3x3,
+/// pad 1), requantized to int8 as a compiled model does: ns per output.
+void BM_Int8Depthwise(benchmark::State &state) {
+  Conv2dShape s = shape(state.range(0), state.range(1), state.range(0), 3,
+                        state.range(2), 1);
+  s.g = s.c;
+  auto path = Int8Path(state.range(3));
+  if (!int8PathSupported(path)) {
+    state.SkipWithError("this CPU does not run this path");
+    return;
+  }
+  std::vector<int8_t> x = randomBytes(size_t(s.c * s.h * s.w), -128, 127);
+  std::vector<int8_t> w = randomBytes(size_t(s.o * 9), -127, 127);
+  Int8PackedLayout l = int8PackedLayout(Int8WeightKind::Depthwise, s, 0, 0);
+  std::vector<uint8_t> blob(l.totalBytes + 64);
+  uint8_t *packed = blob.data() + (64 - uintptr_t(blob.data()) % 64) % 64;
+  std::vector<int64_t> m(size_t(s.o), 1 << 30), sh(size_t(s.o), 36);
+  int8PackWeight(Int8WeightKind::Depthwise, s, 0, 0, false, w.data(), m.data(),
+                 sh.data(), s.o, packed);
+  std::vector<int32_t> corr(size_t(s.o), 0);
+  Int8Epilogue e;
+  e.corr = corr.data();
+  e.relu = true;
+  e.multiplier = reinterpret_cast<const int32_t *>(packed + l.multiplierOffset);
+  e.shift = reinterpret_cast<const int32_t *>(packed + l.shiftOffset);
+  std::vector<int8_t> y(size_t(s.o * s.oh * s.ow));
+  Int8Input in{false, -3};
+  for (auto _ : state) {
+    int8Conv2dDepthwise(s, in, x.data(), reinterpret_cast<int8_t *>(packed), e,
+                        y.data(), 0, s.o, path);
+    benchmark::ClobberMemory();
+  }
+  state.counters["ns/output"] = benchmark::Counter(
+      double(s.o * s.oh * s.ow) * 1e9,
+      benchmark::Counter::kIsIterationInvariantRate |
+          benchmark::Counter::kInvert);
+  state.SetLabel(int8PathName(path));
+}
+
+BENCHMARK(BM_Int8Depthwise)
+    ->ArgsProduct({{32}, {112}, {1}, {2}})
+    ->Args({96, 112, 2, 2})
+    ->Args({144, 56, 1, 2})
+    ->Args({144, 56, 2, 2})
+    ->Args({192, 28, 1, 2})
+    ->Args({192, 28, 2, 2})
+    ->Args({384, 14, 1, 2})
+    ->Args({576, 14, 1, 2})
+    ->Args({576, 14, 2, 2})
+    ->Args({960, 7, 1, 2})
+    ->Unit(benchmark::kMicrosecond)
+    ->MeasureProcessCPUTime();
+
 /// The microkernel's ceiling: a GEMM with both operands pre-packed, one K
 /// block, int32 output.
 void BM_Int8GemmPacked(benchmark::State &state) {
