@@ -976,6 +976,26 @@ namespace {
 /// all 16 as channels.
 constexpr int64_t kTransposedMaxPixels = 64;
 
+/// Int8FusedRows' channels [c0, c0 + count) (count <= 16) as vector lanes;
+/// the other lanes requantize harmlessly (m' 0).
+void laneRequant(const detail::Int8FusedRows &fr, int64_t c0, int64_t count,
+                 detail::Int8LaneRequant &q) {
+  for (int64_t l = 0; l < 16; ++l) {
+    int64_t ch = c0 + l;
+    bool real = l < count;
+    int64_t sv = real ? fr.s[ch] : 32;
+    q.corr[l] = real ? fr.corr[ch] : 0;
+    q.m[l] = real ? uint32_t(fr.m[ch]) : 0;
+    if (l % 2 == 0) {
+      q.sEven[l / 2] = uint64_t(sv);
+      q.hEven[l / 2] = uint64_t(1) << (sv - 1);
+    } else {
+      q.sOdd[l / 2] = uint64_t(sv - 32);
+      q.hOdd[l / 2] = uint64_t(1) << (sv - 1);
+    }
+  }
+}
+
 /// Whether the transposed form runs a convolution (before the per-row
 /// checks of fusedRowsFor).
 bool transposedFits(const Conv2dShape &s, const Int8Epilogue &e,
@@ -1004,23 +1024,9 @@ bool transposedConv(const Conv2dShape &s, Int8PackBFn pack, const void *packCtx,
   thread_local std::vector<detail::Int8LaneRequant> lanes;
   int64_t blocks = (o + 15) / 16;
   lanes.resize(size_t(blocks + 2)); // a tile reads 3 blocks
-  for (int64_t b = 0; b < blocks + 2; ++b) {
-    detail::Int8LaneRequant &q = lanes[size_t(b)];
-    for (int64_t l = 0; l < 16; ++l) {
-      int64_t ch = b * 16 + l;
-      bool real = ch < o;
-      int64_t sv = real ? fr.s[ch] : 32;
-      q.corr[l] = real ? fr.corr[ch] : 0;
-      q.m[l] = real ? uint32_t(fr.m[ch]) : 0;
-      if (l % 2 == 0) {
-        q.sEven[l / 2] = uint64_t(sv);
-        q.hEven[l / 2] = uint64_t(1) << (sv - 1);
-      } else {
-        q.sOdd[l / 2] = uint64_t(sv - 32);
-        q.hOdd[l / 2] = uint64_t(1) << (sv - 1);
-      }
-    }
-  }
+  for (int64_t b = 0; b < blocks + 2; ++b)
+    laneRequant(fr, b * 16, std::clamp<int64_t>(o - b * 16, 0, 16),
+                lanes[size_t(b)]);
   int64_t npix = colEnd - colBegin;
   thread_local std::vector<uint8_t> act;
   int64_t panels = (npix + kPC - 1) / kPC;
@@ -1170,6 +1176,21 @@ void int8Conv2dDepthwise(const Conv2dShape &s, const Int8Input &in,
   // The requantization of the common form in vector registers.
   detail::Int8FusedRows fr;
   bool fused = uk.fusedRow && fusedRowsFor(e, 0, s.o, fr);
+  if (fused && uk.depthwiseLanes && fr.rounding == 0 && og == 1 && s.w <= 16 &&
+      hw <= 256 && s.kh * s.kw <= 25) {
+    // Small planes: 16 channels at a time in the vector lanes.
+    for (int64_t plane = begin; plane < end;) {
+      int64_t n = plane / s.o, o = plane % s.o;
+      int64_t count = std::min({int64_t(16), end - plane, s.o - o});
+      detail::Int8LaneRequant rq;
+      laneRequant(fr, o, count, rq);
+      uk.depthwiseLanes(s, static_cast<const uint8_t *>(x) + (n * s.c + o) * hw,
+                        in.isUnsigned, in.zp, filter + o * s.kh * s.kw, count,
+                        rq, fr, static_cast<uint8_t *>(y) + plane * ohw);
+      plane += count;
+    }
+    return;
+  }
   for (int64_t plane = begin; plane < end; ++plane) {
     int64_t n = plane / s.o, o = plane % s.o, c = o / og;
     uk.depthwise(s, static_cast<const uint8_t *>(x) + (n * s.c + c) * hw,

@@ -520,6 +520,115 @@ void transposedTile(int64_t groups, const uint8_t *act, const uint8_t *filt,
     run(std::integral_constant<int, 1>());
 }
 
+/// Int8DepthwiseLanes: the input rows of 16 channels transposed (16 x 16
+/// bytes) into a padded plane of int32 lanes (x - zp in the low 16 bits,
+/// channel c in lane c; zeros in the padding), then per output pixel one
+/// `vpdpwssd` per tap with the taps' per-channel weights, eight pixels at a
+/// time, requantized in the lanes and stored transposed (8 x 16 bytes).
+template <bool Relu>
+void depthwiseLanesT(const Conv2dShape &s, const void *x, bool isUnsigned,
+                     int32_t zp, const int8_t *w, int64_t channels,
+                     const Int8LaneRequant &rq, const Int8FusedRows &fr,
+                     uint8_t *y) {
+  int64_t pw = s.w + s.pl + s.pr, ph = s.h + s.pt + s.pb;
+  int64_t taps = s.kh * s.kw, hw = s.h * s.w, ohw = s.oh * s.ow;
+  thread_local std::vector<__m512i> plane;
+  plane.assign(size_t(pw * ph), _mm512_setzero_si512());
+  __mmask16 cmask = __mmask16((1u << channels) - 1);
+  __m512i zpv = _mm512_set1_epi32(zp);
+  const auto *xb = static_cast<const uint8_t *>(x);
+  __mmask16 wmask = __mmask16((1u << s.w) - 1);
+  for (int64_t iy = 0; iy < s.h; ++iy) {
+    __m128i r[16];
+    for (int c = 0; c < 16; ++c)
+      r[c] = c < channels ? _mm_maskz_loadu_epi8(wmask, xb + c * hw + iy * s.w)
+                          : _mm_setzero_si128();
+    // 16 x 16 bytes transposed: t[i] holds pixel i's 16 channels.
+    __m128i a[16], b[16];
+    for (int i = 0; i < 8; ++i) {
+      a[2 * i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+      a[2 * i + 1] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; ++i)
+      for (int h = 0; h < 2; ++h) {
+        b[4 * i + 2 * h] = _mm_unpacklo_epi16(a[4 * i + h], a[4 * i + 2 + h]);
+        b[4 * i + 2 * h + 1] =
+            _mm_unpackhi_epi16(a[4 * i + h], a[4 * i + 2 + h]);
+      }
+    for (int i = 0; i < 2; ++i)
+      for (int h = 0; h < 4; ++h) {
+        a[8 * i + 2 * h] = _mm_unpacklo_epi32(b[8 * i + h], b[8 * i + 4 + h]);
+        a[8 * i + 2 * h + 1] =
+            _mm_unpackhi_epi32(b[8 * i + h], b[8 * i + 4 + h]);
+      }
+    __m512i *dst = plane.data() + (iy + s.pt) * pw + s.pl;
+    for (int h = 0; h < 8; ++h) {
+      // After the three stages a[h] holds channels 0-7 of pixels 2h and
+      // 2h + 1 (8 bytes each), a[8 + h] their channels 8-15.
+      __m128i lo = _mm_unpacklo_epi64(a[h], a[8 + h]);
+      __m128i hi = _mm_unpackhi_epi64(a[h], a[8 + h]);
+      for (int q = 0; q < 2; ++q) {
+        int64_t ix = 2 * h + q;
+        if (ix >= s.w)
+          continue;
+        __m128i v = q ? hi : lo;
+        __m512i wide =
+            isUnsigned ? _mm512_cvtepu8_epi32(v) : _mm512_cvtepi8_epi32(v);
+        dst[ix] = _mm512_maskz_sub_epi32(cmask, wide, zpv);
+      }
+    }
+  }
+  // The taps' weights per lane (w low, 0 high).
+  alignas(64) int32_t wl[25][16] = {};
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t t = 0; t < taps; ++t)
+      wl[t][c] = int32_t(uint16_t(int16_t(w[c * taps + t])));
+  __m512i wv[25];
+  for (int64_t t = 0; t < taps; ++t)
+    wv[t] = _mm512_load_si512(wl[t]);
+  __m512i corr = _mm512_load_si512(rq.corr);
+  __m512i zp16 = _mm512_set1_epi16(fr.zp), lo16 = _mm512_set1_epi16(fr.qmin),
+          hi16 = _mm512_set1_epi16(fr.qmax), order = narrowOrder();
+  for (int64_t p0 = 0; p0 < ohw; p0 += 8) {
+    int64_t n = std::min<int64_t>(8, ohw - p0);
+    __m512i acc[8];
+    const __m512i *base[8];
+    for (int i = 0; i < 8; ++i) {
+      acc[i] = _mm512_setzero_si512();
+      int64_t p = p0 + std::min<int64_t>(i, n - 1);
+      base[i] = plane.data() + (p / s.ow) * s.sh * pw + (p % s.ow) * s.sw;
+    }
+    for (int64_t ky = 0; ky < s.kh; ++ky)
+      for (int64_t kx = 0; kx < s.kw; ++kx) {
+        int64_t off = ky * s.dh * pw + kx * s.dw;
+        __m512i wt = wv[ky * s.kw + kx];
+#pragma clang loop unroll(full)
+        for (int i = 0; i < 8; ++i)
+          acc[i] = _mm512_dpwssd_epi32(acc[i], base[i][off], wt);
+      }
+    __m128i bytes[8];
+#pragma clang loop unroll(full)
+    for (int i = 0; i < 8; i += 2) {
+      __m512i r0 = laneRequant16<Relu>(_mm512_add_epi32(acc[i], corr), rq);
+      __m512i r1 = laneRequant16<Relu>(_mm512_add_epi32(acc[i + 1], corr), rq);
+      __m256i b2 = narrowPair(r0, r1, zp16, lo16, hi16, order, fr.isUnsigned);
+      bytes[i] = _mm256_castsi256_si128(b2);
+      bytes[i + 1] = _mm256_extracti128_si256(b2, 1);
+    }
+    storeTransposed8x16(bytes, n, channels, y + p0, ohw);
+  }
+}
+
+void depthwiseLanes(const Conv2dShape &s, const void *x, bool isUnsigned,
+                    int32_t zp, const int8_t *w, int64_t channels,
+                    const Int8LaneRequant &rq, const Int8FusedRows &fr,
+                    uint8_t *y) {
+  if (fr.relu)
+    depthwiseLanesT<true>(s, x, isUnsigned, zp, w, channels, rq, fr, y);
+  else
+    depthwiseLanesT<false>(s, x, isUnsigned, zp, w, channels, rq, fr, y);
+}
+
 /// One input of the int8 Add on 16 lanes: R(q - zp) as Int8AddFast says.
 struct AddInput {
   __m512i zp, mHi, mLo, s, h;
@@ -964,7 +1073,8 @@ Int8MicrokernelInfo int8Avx512VnniMicrokernel() {
           addKernel,
           interleave64,
           fusedRow,
-          transposedTile};
+          transposedTile,
+          depthwiseLanes};
 }
 
 } // namespace strata::kernels::detail

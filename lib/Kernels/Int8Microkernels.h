@@ -151,16 +151,28 @@ using Int8TransposedTile = void (*)(int64_t groups, const uint8_t *act,
                                     const Int8FusedRows &fr, uint8_t *y,
                                     int64_t ldy);
 
+/// A depthwise convolution of up to 16 channels (multiplier 1) with the
+/// channels in the vector lanes, for small planes (W <= 16, H x W <= 256,
+/// KH x KW <= 25): `x` and `y` at the first channel's plane, `w` its
+/// filter; requantized as Int8FusedRows (rounding 0) with `rq` the
+/// channels' lanes.
+using Int8DepthwiseLanes = void (*)(const Conv2dShape &s, const void *x,
+                                    bool isUnsigned, int32_t zp,
+                                    const int8_t *w, int64_t channels,
+                                    const Int8LaneRequant &rq,
+                                    const Int8FusedRows &fr, uint8_t *y);
+
 struct Int8MicrokernelInfo {
   int64_t mr, nr;
   Int8Microkernel fn;
   Int8TileEpilogue epilogue;
   Int8DepthwisePlane depthwise;
-  Int8FusedMicrokernel fused = nullptr;    ///< null: fn, then epilogue
-  Int8AddKernel add = nullptr;             ///< null: the table loop
-  Int8Interleave64 interleave64 = nullptr; ///< null: one panel at a time
-  Int8FusedRow fusedRow = nullptr;         ///< null: the tile epilogue
-  Int8TransposedTile transposed = nullptr; ///< null: no transposed form
+  Int8FusedMicrokernel fused = nullptr;        ///< null: fn, then epilogue
+  Int8AddKernel add = nullptr;                 ///< null: the table loop
+  Int8Interleave64 interleave64 = nullptr;     ///< null: one panel at a time
+  Int8FusedRow fusedRow = nullptr;             ///< null: the tile epilogue
+  Int8TransposedTile transposed = nullptr;     ///< null: no transposed form
+  Int8DepthwiseLanes depthwiseLanes = nullptr; ///< null: plane by plane
 };
 
 /// The scalar tile epilogue (every path may use it).
