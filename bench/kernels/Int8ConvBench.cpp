@@ -96,7 +96,12 @@ void convShapes(benchmark::internal::Benchmark *b) {
                                {512, 14, 512, 3, 2, 1},
                                {1024, 14, 2048, 1, 2, 0},
                                {2048, 7, 512, 1, 1, 0},
-                               {512, 7, 2048, 1, 1, 0}};
+                               {512, 7, 2048, 1, 1, 0},
+                               // MobileNetV2's 7 x 7 pointwise layers.
+                               {160, 7, 960, 1, 1, 0},
+                               {960, 7, 160, 1, 1, 0},
+                               {960, 7, 320, 1, 1, 0},
+                               {320, 7, 1280, 1, 1, 0}};
   for (int path : {2, 1, 0})
     for (auto &s : shapes)
       b->Args({s[0], s[1], s[2], s[3], s[4], s[5], path});
@@ -139,10 +144,10 @@ void BM_Int8Depthwise(benchmark::State &state) {
                         y.data(), 0, s.o, path);
     benchmark::ClobberMemory();
   }
-  state.counters["ns/output"] = benchmark::Counter(
-      double(s.o * s.oh * s.ow) * 1e9,
-      benchmark::Counter::kIsIterationInvariantRate |
-          benchmark::Counter::kInvert);
+  state.counters["ns/output"] =
+      benchmark::Counter(double(s.o * s.oh * s.ow) * 1e9,
+                         benchmark::Counter::kIsIterationInvariantRate |
+                             benchmark::Counter::kInvert);
   state.SetLabel(int8PathName(path));
 }
 
