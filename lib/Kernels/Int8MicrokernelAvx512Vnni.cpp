@@ -537,47 +537,50 @@ void depthwiseLanesT(const Conv2dShape &s, const void *x, bool isUnsigned,
   __mmask16 cmask = __mmask16((1u << channels) - 1);
   __m512i zpv = _mm512_set1_epi32(zp);
   const auto *xb = static_cast<const uint8_t *>(x);
-  __mmask16 wmask = __mmask16((1u << s.w) - 1);
-  for (int64_t iy = 0; iy < s.h; ++iy) {
-    __m128i r[16];
-    for (int c = 0; c < 16; ++c)
-      r[c] = c < channels ? _mm_maskz_loadu_epi8(wmask, xb + c * hw + iy * s.w)
-                          : _mm_setzero_si128();
-    // 16 x 16 bytes transposed: t[i] holds pixel i's 16 channels.
-    __m128i a[16], b[16];
-    for (int i = 0; i < 8; ++i) {
-      a[2 * i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
-      a[2 * i + 1] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+  for (int64_t iy = 0; iy < s.h; ++iy)
+    for (int64_t x0 = 0; x0 < s.w; x0 += 16) {
+      int64_t xn = std::min<int64_t>(16, s.w - x0);
+      __mmask16 wmask = __mmask16((1u << xn) - 1);
+      __m128i r[16];
+      for (int c = 0; c < 16; ++c)
+        r[c] = c < channels
+                   ? _mm_maskz_loadu_epi8(wmask, xb + c * hw + iy * s.w + x0)
+                   : _mm_setzero_si128();
+      // 16 x 16 bytes transposed: t[i] holds pixel i's 16 channels.
+      __m128i a[16], b[16];
+      for (int i = 0; i < 8; ++i) {
+        a[2 * i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+        a[2 * i + 1] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+      }
+      for (int i = 0; i < 4; ++i)
+        for (int h = 0; h < 2; ++h) {
+          b[4 * i + 2 * h] = _mm_unpacklo_epi16(a[4 * i + h], a[4 * i + 2 + h]);
+          b[4 * i + 2 * h + 1] =
+              _mm_unpackhi_epi16(a[4 * i + h], a[4 * i + 2 + h]);
+        }
+      for (int i = 0; i < 2; ++i)
+        for (int h = 0; h < 4; ++h) {
+          a[8 * i + 2 * h] = _mm_unpacklo_epi32(b[8 * i + h], b[8 * i + 4 + h]);
+          a[8 * i + 2 * h + 1] =
+              _mm_unpackhi_epi32(b[8 * i + h], b[8 * i + 4 + h]);
+        }
+      __m512i *dst = plane.data() + (iy + s.pt) * pw + s.pl + x0;
+      for (int h = 0; h < 8; ++h) {
+        // After the three stages a[h] holds channels 0-7 of pixels 2h and
+        // 2h + 1 (8 bytes each), a[8 + h] their channels 8-15.
+        __m128i lo = _mm_unpacklo_epi64(a[h], a[8 + h]);
+        __m128i hi = _mm_unpackhi_epi64(a[h], a[8 + h]);
+        for (int q = 0; q < 2; ++q) {
+          int64_t ix = 2 * h + q;
+          if (ix >= xn)
+            continue;
+          __m128i v = q ? hi : lo;
+          __m512i wide =
+              isUnsigned ? _mm512_cvtepu8_epi32(v) : _mm512_cvtepi8_epi32(v);
+          dst[ix] = _mm512_maskz_sub_epi32(cmask, wide, zpv);
+        }
+      }
     }
-    for (int i = 0; i < 4; ++i)
-      for (int h = 0; h < 2; ++h) {
-        b[4 * i + 2 * h] = _mm_unpacklo_epi16(a[4 * i + h], a[4 * i + 2 + h]);
-        b[4 * i + 2 * h + 1] =
-            _mm_unpackhi_epi16(a[4 * i + h], a[4 * i + 2 + h]);
-      }
-    for (int i = 0; i < 2; ++i)
-      for (int h = 0; h < 4; ++h) {
-        a[8 * i + 2 * h] = _mm_unpacklo_epi32(b[8 * i + h], b[8 * i + 4 + h]);
-        a[8 * i + 2 * h + 1] =
-            _mm_unpackhi_epi32(b[8 * i + h], b[8 * i + 4 + h]);
-      }
-    __m512i *dst = plane.data() + (iy + s.pt) * pw + s.pl;
-    for (int h = 0; h < 8; ++h) {
-      // After the three stages a[h] holds channels 0-7 of pixels 2h and
-      // 2h + 1 (8 bytes each), a[8 + h] their channels 8-15.
-      __m128i lo = _mm_unpacklo_epi64(a[h], a[8 + h]);
-      __m128i hi = _mm_unpackhi_epi64(a[h], a[8 + h]);
-      for (int q = 0; q < 2; ++q) {
-        int64_t ix = 2 * h + q;
-        if (ix >= s.w)
-          continue;
-        __m128i v = q ? hi : lo;
-        __m512i wide =
-            isUnsigned ? _mm512_cvtepu8_epi32(v) : _mm512_cvtepi8_epi32(v);
-        dst[ix] = _mm512_maskz_sub_epi32(cmask, wide, zpv);
-      }
-    }
-  }
   // The taps' weights per lane (w low, 0 high).
   alignas(64) int32_t wl[25][16] = {};
   for (int64_t c = 0; c < channels; ++c)

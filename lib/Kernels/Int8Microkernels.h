@@ -152,8 +152,8 @@ using Int8TransposedTile = void (*)(int64_t groups, const uint8_t *act,
                                     int64_t ldy);
 
 /// A depthwise convolution of up to 16 channels (multiplier 1) with the
-/// channels in the vector lanes, for small planes (W <= 16, H x W <= 256,
-/// KH x KW <= 25): `x` and `y` at the first channel's plane, `w` its
+/// channels in the vector lanes (KH x KW <= 25; the caller bounds the
+/// plane): `x` and `y` at the first channel's plane, `w` its
 /// filter; requantized as Int8FusedRows (rounding 0) with `rq` the
 /// channels' lanes.
 using Int8DepthwiseLanes = void (*)(const Conv2dShape &s, const void *x,

@@ -426,9 +426,9 @@ TEST(Int8Conv, GemmCommonRequant) {
                   /*common=*/true);
 }
 
-/// Small planes with common requants: the AVX-512 VNNI path's depthwise
-/// with 16 channels in the vector lanes (W <= 16, H x W <= 256): channel
-/// counts around 16, planes from 1 x 1 to 16 x 16, strides, a 5 x 5
+/// Common requants: the AVX-512 VNNI path's depthwise with 16 channels in
+/// the vector lanes: channel counts around 16, planes from 1 x 1 to 70 x
+/// 70 (rows of several 16-pixel chunks), strides, a 5 x 5
 /// dilated window, two images (runConv splits the planes in two halves, so
 /// a call starts inside a block of 16).
 TEST(Int8Conv, DepthwiseLanes) {
@@ -438,7 +438,11 @@ TEST(Int8Conv, DepthwiseLanes) {
                                shape(1, 16, 14, 14, 16, 3, 2, 1, 1, 16),
                                shape(2, 17, 16, 16, 17, 3, 1, 1, 1, 17),
                                shape(1, 33, 5, 9, 33, 5, 1, 4, 2, 33),
-                               shape(1, 40, 13, 3, 40, 3, 2, 1, 1, 40)})
+                               shape(1, 40, 13, 3, 40, 3, 2, 1, 1, 40),
+                               // Rows of several 16-pixel chunks.
+                               shape(1, 17, 3, 40, 17, 3, 1, 1, 1, 17),
+                               shape(1, 18, 30, 21, 18, 3, 2, 1, 1, 18),
+                               shape(1, 5, 70, 70, 5, 3, 1, 1, 1, 5)})
     for (bool isUnsigned : {false, true})
       for (Int8Output o : {Int8Output::Int8, Int8Output::UInt8})
         for (int rep = 0; rep < 2; ++rep)
