@@ -533,7 +533,22 @@ void depthwiseLanesT(const Conv2dShape &s, const void *x, bool isUnsigned,
   int64_t pw = s.w + s.pl + s.pr, ph = s.h + s.pt + s.pb;
   int64_t taps = s.kh * s.kw, hw = s.h * s.w, ohw = s.oh * s.ow;
   thread_local std::vector<__m512i> plane;
-  plane.assign(size_t(pw * ph), _mm512_setzero_si512());
+  if (plane.size() < size_t(pw * ph))
+    plane.resize(size_t(pw * ph));
+  // Zeros in the padding only: every interior pixel is written below.
+  __m512i zero = _mm512_setzero_si512();
+  for (int64_t r = 0; r < ph; ++r) {
+    __m512i *row = plane.data() + r * pw;
+    if (r < s.pt || r >= s.pt + s.h) {
+      for (int64_t i = 0; i < pw; ++i)
+        row[i] = zero;
+      continue;
+    }
+    for (int64_t i = 0; i < s.pl; ++i)
+      row[i] = zero;
+    for (int64_t i = s.pl + s.w; i < pw; ++i)
+      row[i] = zero;
+  }
   __mmask16 cmask = __mmask16((1u << channels) - 1);
   __m512i zpv = _mm512_set1_epi32(zp);
   const auto *xb = static_cast<const uint8_t *>(x);
