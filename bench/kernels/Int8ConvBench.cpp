@@ -36,6 +36,33 @@ Conv2dShape shape(int64_t c, int64_t h, int64_t o, int64_t k, int64_t stride,
   return s;
 }
 
+/// A layer's random input, its packed random weight (multiplier 2^30, the
+/// given shift), zero corrections, a relu epilogue to int8 and the output.
+struct Layer {
+  std::vector<int8_t> x, y;
+  std::vector<uint8_t> blob;
+  uint8_t *packed = nullptr;
+  std::vector<int32_t> corr;
+  Int8Epilogue e;
+  Layer(const Conv2dShape &s, Int8WeightKind kind, int64_t shift)
+      : x(randomBytes(size_t(s.c * s.h * s.w), -128, 127)),
+        y(size_t(s.o * s.oh * s.ow)), corr(size_t(s.o), 0) {
+    int64_t k = kind == Int8WeightKind::Depthwise ? s.kh * s.kw : s.gemmK();
+    std::vector<int8_t> w = randomBytes(size_t(s.o * k), -127, 127);
+    Int8PackedLayout l = int8PackedLayout(kind, s, 0, 0);
+    blob.resize(l.totalBytes + 64);
+    packed = blob.data() + (64 - uintptr_t(blob.data()) % 64) % 64;
+    std::vector<int64_t> m(size_t(s.o), 1 << 30), sh(size_t(s.o), shift);
+    int8PackWeight(kind, s, 0, 0, false, w.data(), m.data(), sh.data(), s.o,
+                   packed);
+    e.corr = corr.data();
+    e.relu = true;
+    e.multiplier =
+        reinterpret_cast<const int32_t *>(packed + l.multiplierOffset);
+    e.shift = reinterpret_cast<const int32_t *>(packed + l.shiftOffset);
+  }
+};
+
 void BM_Int8Conv(benchmark::State &state) {
   Conv2dShape s = shape(state.range(0), state.range(1), state.range(2),
                         state.range(3), state.range(4), state.range(5));
@@ -44,21 +71,10 @@ void BM_Int8Conv(benchmark::State &state) {
     state.SkipWithError("this CPU does not run this path");
     return;
   }
-  std::vector<int8_t> x = randomBytes(size_t(s.c * s.h * s.w), -128, 127);
-  std::vector<int8_t> w = randomBytes(size_t(s.o * s.gemmK()), -127, 127);
-  Int8PackedLayout l = int8PackedLayout(Int8WeightKind::ConvFilter, s, 0, 0);
-  std::vector<uint8_t> blob(l.totalBytes + 64);
-  uint8_t *packed = blob.data() + (64 - uintptr_t(blob.data()) % 64) % 64;
-  std::vector<int64_t> m(size_t(s.o), 1 << 30), sh(size_t(s.o), 40);
-  int8PackWeight(Int8WeightKind::ConvFilter, s, 0, 0, false, w.data(), m.data(),
-                 sh.data(), s.o, packed);
-  std::vector<int32_t> corr(size_t(s.o), 0);
-  Int8Epilogue e;
-  e.corr = corr.data();
-  e.relu = true;
-  e.multiplier = reinterpret_cast<const int32_t *>(packed + l.multiplierOffset);
-  e.shift = reinterpret_cast<const int32_t *>(packed + l.shiftOffset);
-  std::vector<int8_t> y(size_t(s.o * s.oh * s.ow));
+  Layer L(s, Int8WeightKind::ConvFilter, 40);
+  const uint8_t *packed = L.packed;
+  const Int8Epilogue &e = L.e;
+  std::vector<int8_t> &x = L.x, &y = L.y;
   Int8Input in{false, -3};
   // One workgroup: what the runtime runs on one thread.
   int64_t units = conv2dGemmUnits(s, 1);
@@ -113,7 +129,7 @@ BENCHMARK(BM_Int8Conv)
     ->MeasureProcessCPUTime();
 
 /// The depthwise convolution on MobileNetV2's shapes (C, H, stride; 3x3,
-/// pad 1), requantized to int8 as a compiled model does: ns per output.
+/// pad 1), requantized to int8 as a compiled model does: outputs per second.
 void BM_Int8Depthwise(benchmark::State &state) {
   Conv2dShape s = shape(state.range(0), state.range(1), state.range(0), 3,
                         state.range(2), 1);
@@ -123,31 +139,20 @@ void BM_Int8Depthwise(benchmark::State &state) {
     state.SkipWithError("this CPU does not run this path");
     return;
   }
-  std::vector<int8_t> x = randomBytes(size_t(s.c * s.h * s.w), -128, 127);
-  std::vector<int8_t> w = randomBytes(size_t(s.o * 9), -127, 127);
-  Int8PackedLayout l = int8PackedLayout(Int8WeightKind::Depthwise, s, 0, 0);
-  std::vector<uint8_t> blob(l.totalBytes + 64);
-  uint8_t *packed = blob.data() + (64 - uintptr_t(blob.data()) % 64) % 64;
-  std::vector<int64_t> m(size_t(s.o), 1 << 30), sh(size_t(s.o), 36);
-  int8PackWeight(Int8WeightKind::Depthwise, s, 0, 0, false, w.data(), m.data(),
-                 sh.data(), s.o, packed);
-  std::vector<int32_t> corr(size_t(s.o), 0);
-  Int8Epilogue e;
-  e.corr = corr.data();
-  e.relu = true;
-  e.multiplier = reinterpret_cast<const int32_t *>(packed + l.multiplierOffset);
-  e.shift = reinterpret_cast<const int32_t *>(packed + l.shiftOffset);
-  std::vector<int8_t> y(size_t(s.o * s.oh * s.ow));
+  Layer L(s, Int8WeightKind::Depthwise, 36);
+  const uint8_t *packed = L.packed;
+  const Int8Epilogue &e = L.e;
+  std::vector<int8_t> &x = L.x, &y = L.y;
   Int8Input in{false, -3};
   for (auto _ : state) {
-    int8Conv2dDepthwise(s, in, x.data(), reinterpret_cast<int8_t *>(packed), e,
-                        y.data(), 0, s.o, path);
+    int8Conv2dDepthwise(s, in, x.data(),
+                        reinterpret_cast<const int8_t *>(packed), e, y.data(),
+                        0, s.o, path);
     benchmark::ClobberMemory();
   }
-  state.counters["ns/output"] =
-      benchmark::Counter(double(s.o * s.oh * s.ow) * 1e9,
-                         benchmark::Counter::kIsIterationInvariantRate |
-                             benchmark::Counter::kInvert);
+  state.counters["Goutputs/s"] =
+      benchmark::Counter(double(s.o * s.oh * s.ow) * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(int8PathName(path));
 }
 

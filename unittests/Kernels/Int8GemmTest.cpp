@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -359,6 +360,17 @@ Conv2dShape shape(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
   return s;
 }
 
+/// runConv with requants of the common form: every shape twice per input
+/// signedness and 8-bit output type.
+void runCommonConvs(std::initializer_list<Conv2dShape> shapes, unsigned seed,
+                    bool depthwise) {
+  for (const Conv2dShape &s : shapes)
+    for (bool isUnsigned : {false, true})
+      for (Int8Output o : {Int8Output::Int8, Int8Output::UInt8})
+        for (int rep = 0; rep < 2; ++rep)
+          runConv(s, isUnsigned, o, seed++, depthwise, /*common=*/true);
+}
+
 TEST(Int8Conv, Gemm) {
   unsigned seed = 200;
   for (const Conv2dShape &s :
@@ -385,45 +397,35 @@ TEST(Int8Conv, Gemm) {
 /// dilation, K from 1 to past one K block, two images, every workgroup
 /// split of runConv.
 TEST(Int8Conv, TransposedSmallOutputs) {
-  unsigned seed = 900;
-  for (const Conv2dShape &s : {shape(1, 1, 1, 1, 1, 1, 1, 0, 1, 1),
-                               shape(1, 5, 2, 3, 13, 1, 1, 0, 1, 1),
-                               shape(2, 17, 7, 7, 47, 1, 1, 0, 1, 1),
-                               shape(1, 24, 7, 7, 48, 3, 1, 1, 1, 1),
-                               shape(1, 9, 8, 8, 49, 3, 1, 1, 1, 1),
-                               shape(1, 40, 14, 14, 100, 1, 2, 0, 1, 1),
-                               shape(1, 12, 14, 13, 60, 3, 2, 1, 1, 1),
-                               shape(1, 7, 1, 64, 12, 1, 1, 0, 1, 1),
-                               shape(1, 6, 9, 9, 36, 5, 1, 2, 2, 1),
-                               shape(1, 3, 11, 11, 97, 7, 2, 3, 1, 1),
-                               shape(1, 600, 3, 3, 20, 3, 1, 1, 1, 1)})
-    for (bool isUnsigned : {false, true})
-      for (Int8Output o : {Int8Output::Int8, Int8Output::UInt8})
-        for (int rep = 0; rep < 2; ++rep)
-          runConv(s, isUnsigned, o, seed++, /*depthwise=*/false,
-                  /*common=*/true);
+  runCommonConvs({shape(1, 1, 1, 1, 1, 1, 1, 0, 1, 1),
+                  shape(1, 5, 2, 3, 13, 1, 1, 0, 1, 1),
+                  shape(2, 17, 7, 7, 47, 1, 1, 0, 1, 1),
+                  shape(1, 24, 7, 7, 48, 3, 1, 1, 1, 1),
+                  shape(1, 9, 8, 8, 49, 3, 1, 1, 1, 1),
+                  shape(1, 40, 14, 14, 100, 1, 2, 0, 1, 1),
+                  shape(1, 12, 14, 13, 60, 3, 2, 1, 1, 1),
+                  shape(1, 7, 1, 64, 12, 1, 1, 0, 1, 1),
+                  shape(1, 6, 9, 9, 36, 5, 1, 2, 2, 1),
+                  shape(1, 3, 11, 11, 97, 7, 2, 3, 1, 1),
+                  shape(1, 600, 3, 3, 20, 3, 1, 1, 1, 1)},
+                 900, /*depthwise=*/false);
 }
 
 /// Requants of the common form only (the fused microkernel requantization
 /// on the AVX-512 VNNI path): 1x1 (straight into C), windows and strides
 /// (over the padded width), several K blocks, row and column tails.
 TEST(Int8Conv, GemmCommonRequant) {
-  unsigned seed = 250;
-  for (const Conv2dShape &s : {shape(1, 3, 9, 11, 5, 3, 1, 1, 1, 1),
-                               shape(2, 8, 7, 7, 16, 1, 1, 0, 1, 1),
-                               shape(1, 16, 10, 9, 24, 3, 2, 1, 1, 1),
-                               shape(1, 6, 12, 12, 9, 3, 1, 2, 2, 3),
-                               shape(1, 64, 15, 13, 37, 1, 1, 0, 1, 1),
-                               shape(1, 300, 4, 5, 7, 2, 1, 0, 1, 1),
-                               shape(1, 130, 7, 7, 30, 3, 1, 1, 1, 1),
-                               shape(1, 5, 9, 70, 6, 3, 1, 1, 1, 1),
-                               // K = 4689 > one K block (4608).
-                               shape(1, 521, 4, 5, 13, 3, 1, 1, 1, 1)})
-    for (bool isUnsigned : {false, true})
-      for (Int8Output o : {Int8Output::Int8, Int8Output::UInt8})
-        for (int rep = 0; rep < 2; ++rep)
-          runConv(s, isUnsigned, o, seed++, /*depthwise=*/false,
-                  /*common=*/true);
+  runCommonConvs({shape(1, 3, 9, 11, 5, 3, 1, 1, 1, 1),
+                  shape(2, 8, 7, 7, 16, 1, 1, 0, 1, 1),
+                  shape(1, 16, 10, 9, 24, 3, 2, 1, 1, 1),
+                  shape(1, 6, 12, 12, 9, 3, 1, 2, 2, 3),
+                  shape(1, 64, 15, 13, 37, 1, 1, 0, 1, 1),
+                  shape(1, 300, 4, 5, 7, 2, 1, 0, 1, 1),
+                  shape(1, 130, 7, 7, 30, 3, 1, 1, 1, 1),
+                  shape(1, 5, 9, 70, 6, 3, 1, 1, 1, 1),
+                  // K = 4689 > one K block (4608).
+                  shape(1, 521, 4, 5, 13, 3, 1, 1, 1, 1)},
+                 250, /*depthwise=*/false);
 }
 
 /// Common requants: the AVX-512 VNNI path's depthwise with 16 channels in
@@ -432,22 +434,17 @@ TEST(Int8Conv, GemmCommonRequant) {
 /// dilated window, two images (runConv splits the planes in two halves, so
 /// a call starts inside a block of 16).
 TEST(Int8Conv, DepthwiseLanes) {
-  unsigned seed = 950;
-  for (const Conv2dShape &s : {shape(1, 1, 1, 1, 1, 3, 1, 1, 1, 1),
-                               shape(2, 15, 7, 7, 15, 3, 1, 1, 1, 15),
-                               shape(1, 16, 14, 14, 16, 3, 2, 1, 1, 16),
-                               shape(2, 17, 16, 16, 17, 3, 1, 1, 1, 17),
-                               shape(1, 33, 5, 9, 33, 5, 1, 4, 2, 33),
-                               shape(1, 40, 13, 3, 40, 3, 2, 1, 1, 40),
-                               // Rows of several 16-pixel chunks.
-                               shape(1, 17, 3, 40, 17, 3, 1, 1, 1, 17),
-                               shape(1, 18, 30, 21, 18, 3, 2, 1, 1, 18),
-                               shape(1, 5, 70, 70, 5, 3, 1, 1, 1, 5)})
-    for (bool isUnsigned : {false, true})
-      for (Int8Output o : {Int8Output::Int8, Int8Output::UInt8})
-        for (int rep = 0; rep < 2; ++rep)
-          runConv(s, isUnsigned, o, seed++, /*depthwise=*/true,
-                  /*common=*/true);
+  runCommonConvs({shape(1, 1, 1, 1, 1, 3, 1, 1, 1, 1),
+                  shape(2, 15, 7, 7, 15, 3, 1, 1, 1, 15),
+                  shape(1, 16, 14, 14, 16, 3, 2, 1, 1, 16),
+                  shape(2, 17, 16, 16, 17, 3, 1, 1, 1, 17),
+                  shape(1, 33, 5, 9, 33, 5, 1, 4, 2, 33),
+                  shape(1, 40, 13, 3, 40, 3, 2, 1, 1, 40),
+                  // Rows of several 16-pixel chunks.
+                  shape(1, 17, 3, 40, 17, 3, 1, 1, 1, 17),
+                  shape(1, 18, 30, 21, 18, 3, 2, 1, 1, 18),
+                  shape(1, 5, 70, 70, 5, 3, 1, 1, 1, 5)},
+                 950, /*depthwise=*/true);
 }
 
 TEST(Int8Conv, DepthwiseCommonRequant) {
