@@ -136,26 +136,51 @@ void microkernel(int64_t groups, const uint8_t *a, const uint8_t *b,
 /// unsigned products |v| * m' of the even lanes and of the odd lanes
 /// (shifted down), each + h; the even ones shifted right by s' (the result
 /// in the low dword), the odd ones by s' - 32 (the result in the high
-/// dword), blended, the sign put back.
-template <bool Relu>
+/// dword), blended, the sign put back. Mode (Int8FusedRows::rounding): 0
+/// ties away from zero; 1 ties up (TosaSingleRound): h - 1 for negative
+/// lanes, since floor((v m + h) / 2^s) = -((|v| m + h - 1) >> s) for v <
+/// 0; 2 (TFLiteHalfUp) the ties-up product rounding (the SRDHM, with s' =
+/// 32) then stage2's shift.
+template <bool Relu, int Mode = 0>
 inline __m512i fusedRequant16(__m512i v, __m512i m, __m512i s, __m512i s32,
                               __m512i h) {
   __m512i zero = _mm512_setzero_si512();
   __mmask16 neg = 0;
+  __m512i signEven = zero, signOdd = zero;
   if (Relu) {
     v = _mm512_max_epi32(v, zero);
   } else {
+    if (Mode != 0) { // -1 in the 64-bit lanes whose even / odd dword is < 0
+      signEven = _mm512_srai_epi64(_mm512_slli_epi64(v, 32), 63);
+      signOdd = _mm512_srai_epi64(v, 63);
+    }
     neg = _mm512_movepi32_mask(v);
     v = _mm512_abs_epi32(v); // INT32_MIN -> 2^31 unsigned
   }
   __m512i pe = _mm512_mul_epu32(v, m);
   __m512i po = _mm512_mul_epu32(_mm512_srli_epi64(v, 32), m);
-  pe = _mm512_srlv_epi64(_mm512_add_epi64(pe, h), s);
-  po = _mm512_srlv_epi64(_mm512_add_epi64(po, h), s32);
+  __m512i he = h, ho = h;
+  if (!Relu && Mode != 0) {
+    he = _mm512_add_epi64(h, signEven);
+    ho = _mm512_add_epi64(h, signOdd);
+  }
+  pe = _mm512_srlv_epi64(_mm512_add_epi64(pe, he), s);
+  po = _mm512_srlv_epi64(_mm512_add_epi64(po, ho), s32);
   __m512i r = _mm512_mask_blend_epi32(__mmask16(0xaaaa), pe, po);
   if (!Relu)
     r = _mm512_mask_sub_epi32(r, neg, zero, r);
   return r;
+}
+
+/// TFLiteHalfUp's second rounding of 16 int32 lanes r (Mode 2; the others
+/// return r): (r + 2^(e-1)) >> e as (r >> e) + bit e - 1 of r (no
+/// overflow), with `one` 0 for e = 0 (then e1 = 0).
+template <int Mode>
+inline __m512i stage2(__m512i r, __m512i e, __m512i e1, __m512i one) {
+  if (Mode != 2)
+    return r;
+  return _mm512_add_epi32(_mm512_srav_epi32(r, e),
+                          _mm512_and_si512(_mm512_srav_epi32(r, e1), one));
 }
 
 /// Two vectors of 16 int32 r (Int8FusedRows) as 32 bytes y = clamp(r +
@@ -175,7 +200,7 @@ inline __m512i narrowOrder() {
   return _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
 }
 
-template <int NV, int ROWS, bool Relu>
+template <int NV, int ROWS, bool Relu, int Mode>
 void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                  int64_t bPanelStride, const int32_t *partial, int64_t ldp,
                  int64_t mr, int64_t nr, const Int8FusedRows &fr, int64_t row,
@@ -203,10 +228,19 @@ void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
     __m512i m = _mm512_set1_epi64(fr.m[ch]), s = _mm512_set1_epi64(fr.s[ch]),
             h = _mm512_set1_epi64(fr.h[ch]);
     __m512i s32 = _mm512_sub_epi64(s, c32);
-    __m512i r0 = fusedRequant16<Relu>(_mm512_add_epi32(v0, corr), m, s, s32, h);
-    __m512i r1 =
-        NV == 2 ? fusedRequant16<Relu>(_mm512_add_epi32(v1, corr), m, s, s32, h)
-                : r0;
+    __m512i r0 =
+        fusedRequant16<Relu, Mode>(_mm512_add_epi32(v0, corr), m, s, s32, h);
+    __m512i r1 = NV == 2 ? fusedRequant16<Relu, Mode>(
+                               _mm512_add_epi32(v1, corr), m, s, s32, h)
+                         : r0;
+    if (Mode == 2) {
+      int64_t e = fr.e2[ch];
+      __m512i ev = _mm512_set1_epi32(int32_t(e)),
+              e1 = _mm512_set1_epi32(int32_t(e > 0 ? e - 1 : 0)),
+              one = _mm512_set1_epi32(e > 0 ? 1 : 0);
+      r0 = stage2<Mode>(r0, ev, e1, one);
+      r1 = stage2<Mode>(r1, ev, e1, one);
+    }
     __m256i bytes = narrowPair(r0, r1, zp16, lo16, hi16, order, fr.isUnsigned);
     for (int k = 0; k < st.count; ++k)
       _mm256_mask_storeu_epi8(out + i * ldo + st.at[k], st.mask[k], bytes);
@@ -220,12 +254,23 @@ void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                       const Int8TileStores &st) {
   withTileShape(mr, nr, [&](auto nv, auto rows) {
     constexpr int NV = decltype(nv)::value, ROWS = decltype(rows)::value;
+    auto run = [&](auto relu, auto mode) {
+      fusedKernel<NV, ROWS, decltype(relu)::value, decltype(mode)::value>(
+          groups, a, b, bPanelStride, partial, ldp, mr, nr, fr, row, out, ldo,
+          st);
+    };
+    auto withMode = [&](auto relu) {
+      if (fr.rounding == 1)
+        run(relu, std::integral_constant<int, 1>());
+      else if (fr.rounding == 2)
+        run(relu, std::integral_constant<int, 2>());
+      else
+        run(relu, std::integral_constant<int, 0>());
+    };
     if (fr.relu)
-      fusedKernel<NV, ROWS, true>(groups, a, b, bPanelStride, partial, ldp, mr,
-                                  nr, fr, row, out, ldo, st);
+      withMode(std::true_type());
     else
-      fusedKernel<NV, ROWS, false>(groups, a, b, bPanelStride, partial, ldp, mr,
-                                   nr, fr, row, out, ldo, st);
+      withMode(std::false_type());
   });
 }
 
@@ -270,38 +315,336 @@ struct RowRequant {
         hi16(_mm512_set1_epi16(qmax)), order(narrowOrder()),
         isUnsigned(isUnsignedOut) {}
 
-  template <bool Relu>
+  /// TFLiteHalfUp's second shift (Mode 2): e, e - 1 (0 for e = 0), and
+  /// 1 (0 for e = 0).
+  __m512i e = _mm512_setzero_si512(), e1 = _mm512_setzero_si512(),
+          one = _mm512_setzero_si512();
+  void setStage2(int64_t ev) {
+    e = _mm512_set1_epi32(int32_t(ev));
+    e1 = _mm512_set1_epi32(int32_t(ev > 0 ? ev - 1 : 0));
+    one = _mm512_set1_epi32(ev > 0 ? 1 : 0);
+  }
+
+  template <bool Relu, int Mode = 0>
   void store32(__m512i v0, __m512i v1, int64_t left, uint8_t *dst) const {
-    __m512i r0 = fusedRequant16<Relu>(v0, m, s, s32, h);
-    __m512i r1 = fusedRequant16<Relu>(v1, m, s, s32, h);
+    __m512i r0 =
+        stage2<Mode>(fusedRequant16<Relu, Mode>(v0, m, s, s32, h), e, e1, one);
+    __m512i r1 =
+        stage2<Mode>(fusedRequant16<Relu, Mode>(v1, m, s, s32, h), e, e1, one);
     __mmask32 mask = left >= 32 ? ~__mmask32(0) : (__mmask32(1) << left) - 1;
     _mm256_mask_storeu_epi8(
         dst, mask, narrowPair(r0, r1, zp16, lo16, hi16, order, isUnsigned));
   }
 };
 
-template <bool Relu>
+template <bool Relu, int Mode>
 void fusedRowT(const int32_t *acc, int64_t n, const Int8FusedRows &fr,
                int64_t row, uint8_t *out) {
   __m512i corr = _mm512_set1_epi32(fr.corr[row]);
   RowRequant rq(fr.m[row], fr.s[row], fr.h[row], fr.zp, fr.qmin, fr.qmax,
                 fr.isUnsigned);
+  if (Mode == 2)
+    rq.setStage2(fr.e2[row]);
   for (int64_t j = 0; j < n; j += 32) {
     int64_t left = n - j;
     __m512i v0 = _mm512_add_epi32(
         _mm512_maskz_loadu_epi32(tailMask(left), acc + j), corr);
     __m512i v1 = _mm512_add_epi32(
         _mm512_maskz_loadu_epi32(tailMask(left - 16), acc + j + 16), corr);
-    rq.store32<Relu>(v0, v1, left, out + j);
+    rq.store32<Relu, Mode>(v0, v1, left, out + j);
   }
+}
+
+template <bool Relu>
+void fusedRowMode(const int32_t *acc, int64_t n, const Int8FusedRows &fr,
+                  int64_t row, uint8_t *out) {
+  if (fr.rounding == 1)
+    fusedRowT<Relu, 1>(acc, n, fr, row, out);
+  else if (fr.rounding == 2)
+    fusedRowT<Relu, 2>(acc, n, fr, row, out);
+  else
+    fusedRowT<Relu, 0>(acc, n, fr, row, out);
 }
 
 void fusedRow(const int32_t *acc, int64_t n, const Int8FusedRows &fr,
               int64_t row, uint8_t *out) {
   if (fr.relu)
-    fusedRowT<true>(acc, n, fr, row, out);
+    fusedRowMode<true>(acc, n, fr, row, out);
   else
-    fusedRowT<false>(acc, n, fr, row, out);
+    fusedRowMode<false>(acc, n, fr, row, out);
+}
+
+/// Int8FusedRows' r (rounding 0) of 16 channels in the lanes of v (corr
+/// added), each lane with its own m', s', h (Int8LaneRequant).
+template <bool Relu>
+inline __m512i laneRequant16(__m512i v, const Int8LaneRequant &q) {
+  __m512i zero = _mm512_setzero_si512();
+  __mmask16 neg = 0;
+  if (Relu) {
+    v = _mm512_max_epi32(v, zero);
+  } else {
+    neg = _mm512_movepi32_mask(v);
+    v = _mm512_abs_epi32(v);
+  }
+  __m512i m = _mm512_load_si512(q.m);
+  __m512i pe = _mm512_mul_epu32(v, m);
+  __m512i po =
+      _mm512_mul_epu32(_mm512_srli_epi64(v, 32), _mm512_srli_epi64(m, 32));
+  pe = _mm512_srlv_epi64(_mm512_add_epi64(pe, _mm512_load_si512(q.hEven)),
+                         _mm512_load_si512(q.sEven));
+  po = _mm512_srlv_epi64(_mm512_add_epi64(po, _mm512_load_si512(q.hOdd)),
+                         _mm512_load_si512(q.sOdd));
+  __m512i r = _mm512_mask_blend_epi32(__mmask16(0xaaaa), pe, po);
+  if (!Relu)
+    r = _mm512_mask_sub_epi32(r, neg, zero, r);
+  return r;
+}
+
+/// Stores the 16 channels x `rows` pixels of an 8 x 16 byte tile (row i:
+/// pixel i's 16 channels) transposed: channel c's pixels at y + c * ldy.
+inline void storeTransposed8x16(const __m128i r[8], int64_t rows,
+                                int64_t channels, uint8_t *y, int64_t ldy) {
+  __m128i a0 = _mm_unpacklo_epi8(r[0], r[1]),
+          a1 = _mm_unpackhi_epi8(r[0], r[1]);
+  __m128i b0 = _mm_unpacklo_epi8(r[2], r[3]),
+          b1 = _mm_unpackhi_epi8(r[2], r[3]);
+  __m128i c0 = _mm_unpacklo_epi8(r[4], r[5]),
+          c1 = _mm_unpackhi_epi8(r[4], r[5]);
+  __m128i d0 = _mm_unpacklo_epi8(r[6], r[7]),
+          d1 = _mm_unpackhi_epi8(r[6], r[7]);
+  // e[k] / f[k]: channels 4k..4k+3, pixels 0-3 / 4-7 (4 bytes each).
+  __m128i e[4] = {_mm_unpacklo_epi16(a0, b0), _mm_unpackhi_epi16(a0, b0),
+                  _mm_unpacklo_epi16(a1, b1), _mm_unpackhi_epi16(a1, b1)};
+  __m128i f[4] = {_mm_unpacklo_epi16(c0, d0), _mm_unpackhi_epi16(c0, d0),
+                  _mm_unpacklo_epi16(c1, d1), _mm_unpackhi_epi16(c1, d1)};
+  __mmask16 lo = __mmask16((1u << rows) - 1);
+  for (int k = 0; k < 4; ++k) {
+    // Channels 4k, 4k + 1 and 4k + 2, 4k + 3: 8 bytes each.
+    __m128i t[2] = {_mm_unpacklo_epi32(e[k], f[k]),
+                    _mm_unpackhi_epi32(e[k], f[k])};
+    for (int h = 0; h < 2; ++h) {
+      int64_t c = 4 * k + 2 * h;
+      if (c < channels)
+        _mm_mask_storeu_epi8(y + c * ldy, lo, t[h]);
+      if (c + 1 < channels)
+        _mm_mask_storeu_epi8(y + (c + 1) * ldy, lo, _mm_bsrli_si128(t[h], 8));
+    }
+  }
+}
+
+template <int ROWS, bool Relu>
+void transposedTileT(int64_t groups, const uint8_t *act, const uint8_t *filt,
+                     int64_t panelStride, int64_t panels, int64_t rows,
+                     int64_t channels, const Int8LaneRequant *rq,
+                     const Int8FusedRows &fr, uint8_t *y, int64_t ldy) {
+  // The three channel vectors of a K group from the four 12-channel panels
+  // (48 bytes per group each): lanes [0, 12) of panel 0 and [12, 16) of
+  // panel 1; [0, 8) of panel 1 (its channels 4-11), [8, 16) of panel 2;
+  // [0, 4) of panel 2 (8-11), [4, 16) of panel 3. A masked lane reads
+  // nothing, so missing panels just drop their lanes.
+  const uint8_t *f[4];
+  for (int q = 0; q < 4; ++q)
+    f[q] = q < panels ? filt + q * panelStride : filt;
+  auto has = [&](int q, unsigned m) { return __mmask16(q < panels ? m : 0); };
+  __mmask16 k0a = has(0, 0x0fff), k0b = has(1, 0xf000);
+  __mmask16 k1a = has(1, 0x00ff), k1b = has(2, 0xff00);
+  __mmask16 k2a = has(2, 0x000f), k2b = has(3, 0xfff0);
+  __m512i acc[ROWS][3];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i)
+    for (int j = 0; j < 3; ++j)
+      acc[i][j] = _mm512_setzero_si512();
+  for (int64_t g = 0; g < groups; ++g) {
+    int64_t o = g * 48;
+    __m512i w0 = _mm512_mask_loadu_epi32(
+        _mm512_maskz_loadu_epi32(k0a, f[0] + o), k0b, f[1] + o - 48);
+    __m512i w1 = _mm512_mask_loadu_epi32(
+        _mm512_maskz_loadu_epi32(k1a, f[1] + o + 16), k1b, f[2] + o - 32);
+    __m512i w2 = _mm512_mask_loadu_epi32(
+        _mm512_maskz_loadu_epi32(k2a, f[2] + o + 32), k2b, f[3] + o - 16);
+    const uint8_t *ag = act + g * 64;
+#pragma clang loop unroll(full)
+    for (int i = 0; i < ROWS; ++i) {
+      __m512i av = broadcast32(ag + i * 4);
+      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], av, w0);
+      acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], av, w1);
+      acc[i][2] = _mm512_dpbusd_epi32(acc[i][2], av, w2);
+    }
+  }
+  __m512i zp16 = _mm512_set1_epi16(fr.zp), lo16 = _mm512_set1_epi16(fr.qmin),
+          hi16 = _mm512_set1_epi16(fr.qmax), order = narrowOrder();
+  // Row i's 48 bytes (channel order), then 16 channels at a time stored
+  // transposed.
+  __m128i bytes[3][8];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < 8; ++i) {
+    if (i >= ROWS || i >= rows) {
+      for (int j = 0; j < 3; ++j)
+        bytes[j][i] = _mm_setzero_si128();
+      continue;
+    }
+    __m512i r[3];
+    for (int j = 0; j < 3; ++j)
+      r[j] = laneRequant16<Relu>(
+          _mm512_add_epi32(acc[i][j], _mm512_load_si512(rq[j].corr)), rq[j]);
+    __m256i b01 =
+        narrowPair(r[0], r[1], zp16, lo16, hi16, order, fr.isUnsigned);
+    __m256i b2 = narrowPair(r[2], r[2], zp16, lo16, hi16, order, fr.isUnsigned);
+    bytes[0][i] = _mm256_castsi256_si128(b01);
+    bytes[1][i] = _mm256_extracti128_si256(b01, 1);
+    bytes[2][i] = _mm256_castsi256_si128(b2);
+  }
+  for (int j = 0; j < 3 && 16 * j < channels; ++j)
+    storeTransposed8x16(bytes[j], std::min<int64_t>(rows, ROWS),
+                        channels - 16 * j, y + 16 * j * ldy, ldy);
+}
+
+void transposedTile(int64_t groups, const uint8_t *act, const uint8_t *filt,
+                    int64_t panelStride, int64_t panels, int64_t rows,
+                    int64_t channels, const Int8LaneRequant *rq,
+                    const Int8FusedRows &fr, uint8_t *y, int64_t ldy) {
+  auto run = [&](auto rowsTag) {
+    constexpr int ROWS = decltype(rowsTag)::value;
+    if (fr.relu)
+      transposedTileT<ROWS, true>(groups, act, filt, panelStride, panels, rows,
+                                  channels, rq, fr, y, ldy);
+    else
+      transposedTileT<ROWS, false>(groups, act, filt, panelStride, panels, rows,
+                                   channels, rq, fr, y, ldy);
+  };
+  if (rows > 4)
+    run(std::integral_constant<int, 8>());
+  else if (rows > 1)
+    run(std::integral_constant<int, 4>());
+  else
+    run(std::integral_constant<int, 1>());
+}
+
+/// Int8DepthwiseLanes: the input rows of 16 channels transposed (16 x 16
+/// bytes) into a padded plane of int32 lanes (x - zp in the low 16 bits,
+/// channel c in lane c; zeros in the padding), then per output pixel one
+/// `vpdpwssd` per tap with the taps' per-channel weights, eight pixels at a
+/// time, requantized in the lanes and stored transposed (8 x 16 bytes).
+template <bool Relu>
+void depthwiseLanesT(const Conv2dShape &s, const void *x, bool isUnsigned,
+                     int32_t zp, const int8_t *w, int64_t channels,
+                     const Int8LaneRequant &rq, const Int8FusedRows &fr,
+                     uint8_t *y) {
+  int64_t pw = s.w + s.pl + s.pr, ph = s.h + s.pt + s.pb;
+  int64_t taps = s.kh * s.kw, hw = s.h * s.w, ohw = s.oh * s.ow;
+  thread_local std::vector<__m512i> plane;
+  if (plane.size() < size_t(pw * ph))
+    plane.resize(size_t(pw * ph));
+  // Zeros in the padding only: every interior pixel is written below.
+  __m512i zero = _mm512_setzero_si512();
+  for (int64_t r = 0; r < ph; ++r) {
+    __m512i *row = plane.data() + r * pw;
+    if (r < s.pt || r >= s.pt + s.h) {
+      for (int64_t i = 0; i < pw; ++i)
+        row[i] = zero;
+      continue;
+    }
+    for (int64_t i = 0; i < s.pl; ++i)
+      row[i] = zero;
+    for (int64_t i = s.pl + s.w; i < pw; ++i)
+      row[i] = zero;
+  }
+  __mmask16 cmask = __mmask16((1u << channels) - 1);
+  __m512i zpv = _mm512_set1_epi32(zp);
+  const auto *xb = static_cast<const uint8_t *>(x);
+  for (int64_t iy = 0; iy < s.h; ++iy)
+    for (int64_t x0 = 0; x0 < s.w; x0 += 16) {
+      int64_t xn = std::min<int64_t>(16, s.w - x0);
+      __mmask16 wmask = __mmask16((1u << xn) - 1);
+      __m128i r[16];
+      for (int c = 0; c < 16; ++c)
+        r[c] = c < channels
+                   ? _mm_maskz_loadu_epi8(wmask, xb + c * hw + iy * s.w + x0)
+                   : _mm_setzero_si128();
+      // 16 x 16 bytes transposed: t[i] holds pixel i's 16 channels.
+      __m128i a[16], b[16];
+      for (int i = 0; i < 8; ++i) {
+        a[2 * i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+        a[2 * i + 1] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+      }
+      for (int i = 0; i < 4; ++i)
+        for (int h = 0; h < 2; ++h) {
+          b[4 * i + 2 * h] = _mm_unpacklo_epi16(a[4 * i + h], a[4 * i + 2 + h]);
+          b[4 * i + 2 * h + 1] =
+              _mm_unpackhi_epi16(a[4 * i + h], a[4 * i + 2 + h]);
+        }
+      for (int i = 0; i < 2; ++i)
+        for (int h = 0; h < 4; ++h) {
+          a[8 * i + 2 * h] = _mm_unpacklo_epi32(b[8 * i + h], b[8 * i + 4 + h]);
+          a[8 * i + 2 * h + 1] =
+              _mm_unpackhi_epi32(b[8 * i + h], b[8 * i + 4 + h]);
+        }
+      __m512i *dst = plane.data() + (iy + s.pt) * pw + s.pl + x0;
+      for (int h = 0; h < 8; ++h) {
+        // After the three stages a[h] holds channels 0-7 of pixels 2h and
+        // 2h + 1 (8 bytes each), a[8 + h] their channels 8-15.
+        __m128i lo = _mm_unpacklo_epi64(a[h], a[8 + h]);
+        __m128i hi = _mm_unpackhi_epi64(a[h], a[8 + h]);
+        for (int q = 0; q < 2; ++q) {
+          int64_t ix = 2 * h + q;
+          if (ix >= xn)
+            continue;
+          __m128i v = q ? hi : lo;
+          __m512i wide =
+              isUnsigned ? _mm512_cvtepu8_epi32(v) : _mm512_cvtepi8_epi32(v);
+          dst[ix] = _mm512_maskz_sub_epi32(cmask, wide, zpv);
+        }
+      }
+    }
+  // The taps' weights per lane (w low, 0 high).
+  alignas(64) int32_t wl[25][16] = {};
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t t = 0; t < taps; ++t)
+      wl[t][c] = int32_t(uint16_t(int16_t(w[c * taps + t])));
+  __m512i wv[25];
+  for (int64_t t = 0; t < taps; ++t)
+    wv[t] = _mm512_load_si512(wl[t]);
+  __m512i corr = _mm512_load_si512(rq.corr);
+  __m512i zp16 = _mm512_set1_epi16(fr.zp), lo16 = _mm512_set1_epi16(fr.qmin),
+          hi16 = _mm512_set1_epi16(fr.qmax), order = narrowOrder();
+  for (int64_t p0 = 0; p0 < ohw; p0 += 8) {
+    int64_t n = std::min<int64_t>(8, ohw - p0);
+    __m512i acc[8];
+    const __m512i *base[8];
+    for (int i = 0; i < 8; ++i) {
+      acc[i] = _mm512_setzero_si512();
+      int64_t p = p0 + std::min<int64_t>(i, n - 1);
+      base[i] = plane.data() + (p / s.ow) * s.sh * pw + (p % s.ow) * s.sw;
+    }
+    for (int64_t ky = 0; ky < s.kh; ++ky)
+      for (int64_t kx = 0; kx < s.kw; ++kx) {
+        int64_t off = ky * s.dh * pw + kx * s.dw;
+        __m512i wt = wv[ky * s.kw + kx];
+#pragma clang loop unroll(full)
+        for (int i = 0; i < 8; ++i)
+          acc[i] = _mm512_dpwssd_epi32(acc[i], base[i][off], wt);
+      }
+    __m128i bytes[8];
+#pragma clang loop unroll(full)
+    for (int i = 0; i < 8; i += 2) {
+      __m512i r0 = laneRequant16<Relu>(_mm512_add_epi32(acc[i], corr), rq);
+      __m512i r1 = laneRequant16<Relu>(_mm512_add_epi32(acc[i + 1], corr), rq);
+      __m256i b2 = narrowPair(r0, r1, zp16, lo16, hi16, order, fr.isUnsigned);
+      bytes[i] = _mm256_castsi256_si128(b2);
+      bytes[i + 1] = _mm256_extracti128_si256(b2, 1);
+    }
+    storeTransposed8x16(bytes, n, channels, y + p0, ohw);
+  }
+}
+
+void depthwiseLanes(const Conv2dShape &s, const void *x, bool isUnsigned,
+                    int32_t zp, const int8_t *w, int64_t channels,
+                    const Int8LaneRequant &rq, const Int8FusedRows &fr,
+                    uint8_t *y) {
+  if (fr.relu)
+    depthwiseLanesT<true>(s, x, isUnsigned, zp, w, channels, rq, fr, y);
+  else
+    depthwiseLanesT<false>(s, x, isUnsigned, zp, w, channels, rq, fr, y);
 }
 
 /// One input of the int8 Add on 16 lanes: R(q - zp) as Int8AddFast says.
@@ -747,7 +1090,9 @@ Int8MicrokernelInfo int8Avx512VnniMicrokernel() {
           fusedMicrokernel,
           addKernel,
           interleave64,
-          fusedRow};
+          fusedRow,
+          transposedTile,
+          depthwiseLanes};
 }
 
 } // namespace strata::kernels::detail

@@ -40,11 +40,16 @@ using Int8DepthwisePlane = void (*)(const Conv2dShape &s, const void *x,
                                     const int8_t *w, int32_t *acc);
 
 /// The per-row parameters of a requantization fused into the microkernel
-/// (rows of the common form only: multiplier m > 0, shift s >= 31). Each
-/// output is, exactly as int8EpilogueValue,
+/// (rows of the common form only: multiplier m > 0, shift s >= 31; for
+/// TFLiteHalfUp, m > 0 and 0 <= s <= 31). Each output is, exactly as
+/// int8EpilogueValue,
 ///   v = wrap32(acc + corr); v = relu ? max(v, 0) : v;
-///   r = sign(v) * ((|v| * m' + 2^(s'-1)) >> s')
+///   r = sign(v) * ((|v| * m' + 2^(s'-1)) >> s')   (rounding 0)
+///   r = floor((v * m' + 2^(s'-1)) / 2^s')         (rounding 1 and 2)
+///   r = (r + 2^(e-1)) >> e                        (rounding 2, e = s)
 ///   y = clamp(r + zp, qmin, qmax)
+/// (rounding 2 is TFLite's SRDHM by m, i.e. rounding 1 with m' = 2m, s' =
+/// 32, then its ties-up shift by e).
 /// with m' = m, s' = s, or m' = 2m, s' = 32 when s = 31 (the same value,
 /// and the odd lanes' shift s' - 32 is never negative). |v| * m' < 2^63,
 /// |r| < 2^31. The clamp runs as two saturating narrowings around a
@@ -55,6 +60,8 @@ struct Int8FusedRows {
   const int64_t *m = nullptr;    ///< m' per row (< 2^32)
   const int64_t *s = nullptr;    ///< s' per row (32..63)
   const int64_t *h = nullptr;    ///< 2^(s'-1) per row
+  const int64_t *e2 = nullptr;   ///< rounding 2: e per row (0..31)
+  int rounding = 0; ///< 0 MultiplierShift, 1 TosaSingleRound, 2 TFLiteHalfUp
   bool relu = false;
   bool isUnsigned = false; ///< uint8 output (else int8)
   int16_t zp = 0, qmin = 0, qmax = 0;
@@ -117,15 +124,55 @@ using Int8FusedRow = void (*)(const int32_t *acc, int64_t n,
                               const Int8FusedRows &rows, int64_t row,
                               uint8_t *out);
 
+/// The requantization of 16 output channels held in vector lanes (the
+/// transposed form below): Int8FusedRows' corr and m' per channel, and s',
+/// 2^(s'-1) for the even channels and s' - 32, 2^(s'-1) for the odd ones
+/// (64-bit lanes, as fusedRequant16 takes them).
+struct alignas(64) Int8LaneRequant {
+  int32_t corr[16];
+  uint32_t m[16];
+  uint64_t sEven[8], sOdd[8], hEven[8], hOdd[8];
+};
+
+/// The transposed form of a convolution with few output pixels: pixels as
+/// the broadcast rows, output channels in the vector lanes, so a 7 x 7
+/// output fills its lanes. One tile: `rows` (<= 8) pixels times up to 48
+/// channels (`channels`), over `groups` K groups. `act` holds the pixels'
+/// 4-byte K groups as a B panel does (group g of pixel i at g * 64 + i * 4);
+/// `filt` is the packed filter (A layout) at the tile's first 12-row panel,
+/// `panels` (<= 4) of them `panelStride` bytes apart. Requantized as
+/// Int8FusedRows (rounding 0; `fr` gives relu, zp, the clamp and the
+/// type; `rq` the tile's three channel blocks), written transposed: pixel i
+/// of channel c at y[c * ldy + i].
+using Int8TransposedTile = void (*)(int64_t groups, const uint8_t *act,
+                                    const uint8_t *filt, int64_t panelStride,
+                                    int64_t panels, int64_t rows,
+                                    int64_t channels, const Int8LaneRequant *rq,
+                                    const Int8FusedRows &fr, uint8_t *y,
+                                    int64_t ldy);
+
+/// A depthwise convolution of up to 16 channels (multiplier 1) with the
+/// channels in the vector lanes (KH x KW <= 25; the caller bounds the
+/// plane): `x` and `y` at the first channel's plane, `w` its
+/// filter; requantized as Int8FusedRows (rounding 0) with `rq` the
+/// channels' lanes.
+using Int8DepthwiseLanes = void (*)(const Conv2dShape &s, const void *x,
+                                    bool isUnsigned, int32_t zp,
+                                    const int8_t *w, int64_t channels,
+                                    const Int8LaneRequant &rq,
+                                    const Int8FusedRows &fr, uint8_t *y);
+
 struct Int8MicrokernelInfo {
   int64_t mr, nr;
   Int8Microkernel fn;
   Int8TileEpilogue epilogue;
   Int8DepthwisePlane depthwise;
-  Int8FusedMicrokernel fused = nullptr;    ///< null: fn, then epilogue
-  Int8AddKernel add = nullptr;             ///< null: the table loop
-  Int8Interleave64 interleave64 = nullptr; ///< null: one panel at a time
-  Int8FusedRow fusedRow = nullptr;         ///< null: the tile epilogue
+  Int8FusedMicrokernel fused = nullptr;        ///< null: fn, then epilogue
+  Int8AddKernel add = nullptr;                 ///< null: the table loop
+  Int8Interleave64 interleave64 = nullptr;     ///< null: one panel at a time
+  Int8FusedRow fusedRow = nullptr;             ///< null: the tile epilogue
+  Int8TransposedTile transposed = nullptr;     ///< null: no transposed form
+  Int8DepthwiseLanes depthwiseLanes = nullptr; ///< null: plane by plane
 };
 
 /// The scalar tile epilogue (every path may use it).

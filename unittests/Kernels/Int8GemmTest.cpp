@@ -14,8 +14,10 @@
 
 #include "Int8TestUtil.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -358,6 +360,17 @@ Conv2dShape shape(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
   return s;
 }
 
+/// runConv with requants of the common form: every shape twice per input
+/// signedness and 8-bit output type.
+void runCommonConvs(std::initializer_list<Conv2dShape> shapes, unsigned seed,
+                    bool depthwise) {
+  for (const Conv2dShape &s : shapes)
+    for (bool isUnsigned : {false, true})
+      for (Int8Output o : {Int8Output::Int8, Int8Output::UInt8})
+        for (int rep = 0; rep < 2; ++rep)
+          runConv(s, isUnsigned, o, seed++, depthwise, /*common=*/true);
+}
+
 TEST(Int8Conv, Gemm) {
   unsigned seed = 200;
   for (const Conv2dShape &s :
@@ -377,26 +390,61 @@ TEST(Int8Conv, Gemm) {
         runConv(s, isUnsigned, o, seed++, /*depthwise=*/false);
 }
 
+/// Outputs of at most 64 pixels with common requants: the AVX-512 VNNI
+/// path's transposed form (pixels as rows, channels in the lanes). Channel
+/// counts around its 12-row panels and 48-channel tiles, 1 to 64 pixels
+/// (pixel-tile tails of 1..7), 1x1 straight and strided, windows,
+/// dilation, K from 1 to past one K block, two images, every workgroup
+/// split of runConv.
+TEST(Int8Conv, TransposedSmallOutputs) {
+  runCommonConvs({shape(1, 1, 1, 1, 1, 1, 1, 0, 1, 1),
+                  shape(1, 5, 2, 3, 13, 1, 1, 0, 1, 1),
+                  shape(2, 17, 7, 7, 47, 1, 1, 0, 1, 1),
+                  shape(1, 24, 7, 7, 48, 3, 1, 1, 1, 1),
+                  shape(1, 9, 8, 8, 49, 3, 1, 1, 1, 1),
+                  shape(1, 40, 14, 14, 100, 1, 2, 0, 1, 1),
+                  shape(1, 12, 14, 13, 60, 3, 2, 1, 1, 1),
+                  shape(1, 7, 1, 64, 12, 1, 1, 0, 1, 1),
+                  shape(1, 6, 9, 9, 36, 5, 1, 2, 2, 1),
+                  shape(1, 3, 11, 11, 97, 7, 2, 3, 1, 1),
+                  shape(1, 600, 3, 3, 20, 3, 1, 1, 1, 1)},
+                 900, /*depthwise=*/false);
+}
+
 /// Requants of the common form only (the fused microkernel requantization
 /// on the AVX-512 VNNI path): 1x1 (straight into C), windows and strides
 /// (over the padded width), several K blocks, row and column tails.
 TEST(Int8Conv, GemmCommonRequant) {
-  unsigned seed = 250;
-  for (const Conv2dShape &s : {shape(1, 3, 9, 11, 5, 3, 1, 1, 1, 1),
-                               shape(2, 8, 7, 7, 16, 1, 1, 0, 1, 1),
-                               shape(1, 16, 10, 9, 24, 3, 2, 1, 1, 1),
-                               shape(1, 6, 12, 12, 9, 3, 1, 2, 2, 3),
-                               shape(1, 64, 15, 13, 37, 1, 1, 0, 1, 1),
-                               shape(1, 300, 4, 5, 7, 2, 1, 0, 1, 1),
-                               shape(1, 130, 7, 7, 30, 3, 1, 1, 1, 1),
-                               shape(1, 5, 9, 70, 6, 3, 1, 1, 1, 1),
-                               // K = 4689 > one K block (4608).
-                               shape(1, 521, 4, 5, 13, 3, 1, 1, 1, 1)})
-    for (bool isUnsigned : {false, true})
-      for (Int8Output o : {Int8Output::Int8, Int8Output::UInt8})
-        for (int rep = 0; rep < 2; ++rep)
-          runConv(s, isUnsigned, o, seed++, /*depthwise=*/false,
-                  /*common=*/true);
+  runCommonConvs({shape(1, 3, 9, 11, 5, 3, 1, 1, 1, 1),
+                  shape(2, 8, 7, 7, 16, 1, 1, 0, 1, 1),
+                  shape(1, 16, 10, 9, 24, 3, 2, 1, 1, 1),
+                  shape(1, 6, 12, 12, 9, 3, 1, 2, 2, 3),
+                  shape(1, 64, 15, 13, 37, 1, 1, 0, 1, 1),
+                  shape(1, 300, 4, 5, 7, 2, 1, 0, 1, 1),
+                  shape(1, 130, 7, 7, 30, 3, 1, 1, 1, 1),
+                  shape(1, 5, 9, 70, 6, 3, 1, 1, 1, 1),
+                  // K = 4689 > one K block (4608).
+                  shape(1, 521, 4, 5, 13, 3, 1, 1, 1, 1)},
+                 250, /*depthwise=*/false);
+}
+
+/// Common requants: the AVX-512 VNNI path's depthwise with 16 channels in
+/// the vector lanes: channel counts around 16, planes from 1 x 1 to 70 x
+/// 70 (rows of several 16-pixel chunks), strides, a 5 x 5
+/// dilated window, two images (runConv splits the planes in two halves, so
+/// a call starts inside a block of 16).
+TEST(Int8Conv, DepthwiseLanes) {
+  runCommonConvs({shape(1, 1, 1, 1, 1, 3, 1, 1, 1, 1),
+                  shape(2, 15, 7, 7, 15, 3, 1, 1, 1, 15),
+                  shape(1, 16, 14, 14, 16, 3, 2, 1, 1, 16),
+                  shape(2, 17, 16, 16, 17, 3, 1, 1, 1, 17),
+                  shape(1, 33, 5, 9, 33, 5, 1, 4, 2, 33),
+                  shape(1, 40, 13, 3, 40, 3, 2, 1, 1, 40),
+                  // Rows of several 16-pixel chunks.
+                  shape(1, 17, 3, 40, 17, 3, 1, 1, 1, 17),
+                  shape(1, 18, 30, 21, 18, 3, 2, 1, 1, 18),
+                  shape(1, 5, 70, 70, 5, 3, 1, 1, 1, 5)},
+                 950, /*depthwise=*/true);
 }
 
 TEST(Int8Conv, DepthwiseCommonRequant) {
@@ -522,82 +570,112 @@ namespace {
 /// convolution's rows (requantized in vector registers): zero weights, so each
 /// output channel's accumulator is its bias, set to an edge value; 1x1
 /// (written straight) and 3x3 padded (over the padded width), relu on and
-/// off, every path, against intq::requantMultiplierShift.
+/// off, every path and every rounding (MultiplierShift against
+/// intq::requantMultiplierShift, TosaSingleRound against intq::requantTosa,
+/// TFLiteHalfUp against intq::requantTFLiteHalfUp).
 TEST(Int8Conv, RoundingEdges) {
   std::vector<int32_t> values = edgeValues();
   std::vector<std::pair<int32_t, int32_t>> ms = {
-      {1 << 30, 31},   {1 << 30, 32},    {3 << 28, 31},       {INT32_MAX, 31},
-      {INT32_MAX, 63}, {INT32_MAX, 32},  {(1 << 30) + 1, 33}, {1 << 30, 62},
-      {1 << 30, 40},   {-(1 << 30), 31}, {1 << 30, 30}};
+      {1 << 30, 31},
+      {1 << 30, 32},
+      {3 << 28, 31},
+      {INT32_MAX, 31},
+      {INT32_MAX, 63},
+      {INT32_MAX, 32},
+      {(1 << 30) + 1, 33},
+      {1 << 30, 62},
+      {1 << 30, 40},
+      {-(1 << 30), 31},
+      {1 << 30, 30},
+      // TFLite's Q31 multipliers with small exponents.
+      {1 << 30, 1},
+      {1518500250, 5},
+      {(1 << 30) + 7, 0}};
   int64_t channels = int64_t(values.size());
-  for (bool depthwise : {false, true})
-    for (int64_t k : {1, 3}) {
-      Conv2dShape s =
-          depthwise
-              ? shape(1, channels, 5, 9, channels, k, 1, k / 2, 1, channels)
-              : shape(1, 2, 5, 9, channels, k, 1, k / 2, 1, 1);
-      Int8WeightKind kind =
-          depthwise ? Int8WeightKind::Depthwise : Int8WeightKind::ConvFilter;
-      std::vector<int8_t> x(size_t(s.c * s.h * s.w), 7);
-      std::vector<int8_t> w(size_t(s.o * s.gemmK()), 0);
-      for (auto [m, sh] : ms)
-        for (Int8Output out : {Int8Output::Int8, Int8Output::UInt8})
-          for (bool relu : {false, true})
-            for (int z = 0; z < 3; ++z) {
-              bool u = out == Int8Output::UInt8;
-              int32_t zps[3] = {u ? 128 : -3, u ? 0 : -128, u ? 255 : 127};
-              Int8PackedLayout l = int8PackedLayout(kind, s, 0, 0);
-              std::vector<uint8_t> packed(l.totalBytes + 64);
-              uint8_t *blob =
-                  packed.data() + (64 - uintptr_t(packed.data()) % 64) % 64;
-              std::vector<int64_t> m64(size_t(channels), m),
-                  s64(size_t(channels), sh);
-              int8PackWeight(kind, s, 0, 0, false, w.data(), m64.data(),
-                             s64.data(), channels, blob);
-              Int8Input in{false, 0};
-              std::vector<int32_t> corr(static_cast<size_t>(channels));
-              int8Corrections(in, values.data(),
-                              depthwise ? nullptr
-                                        : reinterpret_cast<const int32_t *>(
-                                              blob + l.sumOffset),
-                              channels, corr.data());
-              Int8Epilogue e;
-              e.corr = corr.data();
-              e.relu = relu;
-              e.out = out;
-              e.multiplier =
-                  reinterpret_cast<const int32_t *>(blob + l.multiplierOffset);
-              e.shift = reinterpret_cast<const int32_t *>(blob + l.shiftOffset);
-              e.zp = zps[z];
-              e.qmin = u ? 0 : -128;
-              e.qmax = u ? (z == 0 ? 250 : 255) : (z == 0 ? 100 : 127);
-              int64_t ohw = s.oh * s.ow;
-              for (Int8Path path : supportedPaths()) {
-                std::vector<uint8_t> y(size_t(channels * ohw), 0xcd);
-                if (depthwise)
-                  int8Conv2dDepthwise(s, in, x.data(),
-                                      reinterpret_cast<const int8_t *>(blob), e,
-                                      y.data(), 0, channels, path);
-                else
-                  int8Conv2dGemm(s, in, x.data(), blob, e, y.data(), 1, 0, 1,
-                                 path);
-                for (int64_t c = 0; c < channels; ++c) {
-                  int32_t v = values[size_t(c)];
-                  if (relu && v < 0)
-                    v = 0;
-                  int64_t want = strata::intq::requantMultiplierShift(
-                      v, m, sh, e.zp, e.qmin, e.qmax);
-                  for (int64_t i = 0; i < ohw; ++i)
-                    ASSERT_EQ(outAt(y, out, c * ohw + i), want)
-                        << int8PathName(path) << " k=" << k
-                        << " depthwise=" << depthwise
-                        << " v=" << values[size_t(c)] << " m=" << m
-                        << " s=" << sh << " relu=" << relu << " zp=" << e.zp
-                        << " at " << i;
+  auto expected = [](Int8Rounding r, int64_t v, int64_t m, int64_t sh,
+                     int64_t zp, int64_t lo, int64_t hi) -> int64_t {
+    if (r == Int8Rounding::HalfUp)
+      return strata::intq::requantTosa(v, m, std::clamp<int64_t>(sh, 0, 63),
+                                       /*doubleRound=*/false, zp, lo, hi);
+    if (r == Int8Rounding::TFLiteHalfUp)
+      return strata::intq::requantTFLiteHalfUp(
+          v, m, std::clamp<int64_t>(sh, 0, 63), zp, lo, hi);
+    return strata::intq::requantMultiplierShift(v, m, sh, zp, lo, hi);
+  };
+  for (Int8Rounding rounding :
+       {Int8Rounding::HalfAwayFromZero, Int8Rounding::HalfUp,
+        Int8Rounding::TFLiteHalfUp})
+    for (bool depthwise : {false, true})
+      for (int64_t k : {1, 3}) {
+        Conv2dShape s =
+            depthwise
+                ? shape(1, channels, 5, 9, channels, k, 1, k / 2, 1, channels)
+                : shape(1, 2, 5, 9, channels, k, 1, k / 2, 1, 1);
+        Int8WeightKind kind =
+            depthwise ? Int8WeightKind::Depthwise : Int8WeightKind::ConvFilter;
+        std::vector<int8_t> x(size_t(s.c * s.h * s.w), 7);
+        std::vector<int8_t> w(size_t(s.o * s.gemmK()), 0);
+        for (auto [m, sh] : ms)
+          for (Int8Output out : {Int8Output::Int8, Int8Output::UInt8})
+            for (bool relu : {false, true})
+              for (int z = 0; z < 3; ++z) {
+                bool u = out == Int8Output::UInt8;
+                int32_t zps[3] = {u ? 128 : -3, u ? 0 : -128, u ? 255 : 127};
+                Int8PackedLayout l = int8PackedLayout(kind, s, 0, 0);
+                std::vector<uint8_t> packed(l.totalBytes + 64);
+                uint8_t *blob =
+                    packed.data() + (64 - uintptr_t(packed.data()) % 64) % 64;
+                std::vector<int64_t> m64(size_t(channels), m),
+                    s64(size_t(channels), sh);
+                int8PackWeight(kind, s, 0, 0, false, w.data(), m64.data(),
+                               s64.data(), channels, blob);
+                Int8Input in{false, 0};
+                std::vector<int32_t> corr(static_cast<size_t>(channels));
+                int8Corrections(in, values.data(),
+                                depthwise ? nullptr
+                                          : reinterpret_cast<const int32_t *>(
+                                                blob + l.sumOffset),
+                                channels, corr.data());
+                Int8Epilogue e;
+                e.corr = corr.data();
+                e.relu = relu;
+                e.out = out;
+                e.multiplier = reinterpret_cast<const int32_t *>(
+                    blob + l.multiplierOffset);
+                e.shift =
+                    reinterpret_cast<const int32_t *>(blob + l.shiftOffset);
+                e.zp = zps[z];
+                e.qmin = u ? 0 : -128;
+                e.qmax = u ? (z == 0 ? 250 : 255) : (z == 0 ? 100 : 127);
+                e.rounding = rounding;
+                int64_t ohw = s.oh * s.ow;
+                for (Int8Path path : supportedPaths()) {
+                  std::vector<uint8_t> y(size_t(channels * ohw), 0xcd);
+                  if (depthwise)
+                    int8Conv2dDepthwise(s, in, x.data(),
+                                        reinterpret_cast<const int8_t *>(blob),
+                                        e, y.data(), 0, channels, path);
+                  else
+                    int8Conv2dGemm(s, in, x.data(), blob, e, y.data(), 1, 0, 1,
+                                   path);
+                  for (int64_t c = 0; c < channels; ++c) {
+                    int32_t v = values[size_t(c)];
+                    if (relu && v < 0)
+                      v = 0;
+                    int64_t want =
+                        expected(rounding, v, m, sh, e.zp, e.qmin, e.qmax);
+                    for (int64_t i = 0; i < ohw; ++i)
+                      ASSERT_EQ(outAt(y, out, c * ohw + i), want)
+                          << int8PathName(path) << " k=" << k
+                          << " rounding=" << int(rounding)
+                          << " depthwise=" << depthwise
+                          << " v=" << values[size_t(c)] << " m=" << m
+                          << " s=" << sh << " relu=" << relu << " zp=" << e.zp
+                          << " at " << i;
+                  }
                 }
               }
-            }
-    }
+      }
 }
 
 } // namespace
