@@ -81,6 +81,9 @@ struct TopQuantizePass
   DenseMap<Value, Value> int8Of;
   /// A float value -> its bf16/f16 form.
   DenseMap<Value, Value> lowOf;
+  /// Epilogue activations left in float because the table has no
+  /// pre-activation entry (a table from before the entry existed).
+  unsigned floatActivationFallbacks = 0;
 
   void runOnOperation() override;
   LogicalResult runInt8();
@@ -277,24 +280,65 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
                                           double reluLimit) {
   Value y = old->getResult(0);
   if (auto act = old->getAttrOfType<EpilogueActivationAttr>("activation")) {
-    // The int32 accumulator, typed with its per-channel scales (dim 1),
-    // dequantized exactly; the activation in float.
+    ArrayRef<double> params;
+    if (auto p = old->getAttrOfType<DenseF64ArrayAttr>("activation_params"))
+      params = p.asArrayRef();
     Operation *accOp = acc.getDefiningOp();
     accOp->removeAttr("activation");
     accOp->removeAttr("activation_params");
+    std::string name = calib::tensorName(y);
+    auto yType = cast<RankedTensorType>(y.getType());
+    auto pre = table.entries.find(calib::preActivationName(y));
+    auto post = table.entries.find(name);
+    if (!floatActivations && pre != table.entries.end() &&
+        post != table.entries.end()) {
+      // TPU-MLIR's way: the accumulator requantized to int8 at the
+      // pre-activation tensor's range, the activation between a Dequant
+      // and a Quant to the output's range: a 256-entry int8 table (the
+      // CPU's and the NPU's hl.table), int8 from layer to layer.
+      MLIRContext *ctx = old->getContext();
+      ActParams pp = activationParams(pre->second, symmetric);
+      pp.scale = asF32(pp.scale);
+      SmallVector<int64_t> mult, shift;
+      for (double s : accScale) {
+        auto [m, r] = calib::multiplierShift(s / pp.scale);
+        mult.push_back(m);
+        shift.push_back(r);
+      }
+      OpBuilder b(old);
+      auto preName = b.getStringAttr(calib::preActivationName(y));
+      auto requant = RequantOp::create(
+          b, NameLoc::get(preName, old->getLoc()),
+          yType.clone(i8Type(ctx, pp, yType.getElementType())), acc,
+          b.getDenseI64ArrayAttr(mult), b.getDenseI64ArrayAttr(shift),
+          RequantModeAttr::get(ctx, RequantMode::MultiplierShift));
+      auto deq = DequantOp::create(b, NameLoc::get(preName, old->getLoc()),
+                                   yType, requant.getOutput());
+      Value f = activationOp(b, old->getLoc(), yType, deq.getOutput(),
+                             act.getValue(), params);
+      ActParams po = activationParams(post->second, symmetric);
+      po.scale = asF32(po.scale);
+      auto q = QuantOp::create(
+          b, NameLoc::get(b.getStringAttr(name + "_int8"), old->getLoc()),
+          yType.clone(i8Type(ctx, po, yType.getElementType())), f);
+      auto out = DequantOp::create(b, old->getLoc(), yType, q.getOutput());
+      y.replaceAllUsesWith(out.getOutput());
+      int8Of[out.getOutput()] = q.getOutput();
+      old->erase();
+      return success();
+    }
+    if (!floatActivations)
+      ++floatActivationFallbacks;
+    // The int32 accumulator, typed with its per-channel scales (dim 1),
+    // dequantized exactly; the activation in float.
     auto accType = cast<RankedTensorType>(acc.getType());
     OpBuilder b(old);
     acc.setType(accType.clone(calib::accumulatorType(
         old->getContext(),
         std::vector<double>(accScale.begin(), accScale.end()), 1)));
-    auto yType = cast<RankedTensorType>(y.getType());
-    std::string name = calib::tensorName(y);
     auto deq = DequantOp::create(
         b, NameLoc::get(b.getStringAttr(name + "_preact"), old->getLoc()),
         yType, acc);
-    ArrayRef<double> params;
-    if (auto p = old->getAttrOfType<DenseF64ArrayAttr>("activation_params"))
-      params = p.asArrayRef();
     Value out = activationOp(b, old->getLoc(), yType, deq.getOutput(),
                              act.getValue(), params);
     y.replaceAllUsesWith(out);
@@ -409,6 +453,8 @@ LogicalResult TopQuantizePass::runInt8() {
   entry.walk([&](Operation *op) {
     for (Value r : op->getResults())
       names.insert(calib::tensorName(r));
+    if (calib::hasEpilogueActivation(op))
+      names.insert(calib::preActivationName(op->getResult(0)));
   });
   for (const auto &[name, e] : table.entries)
     if (!names.contains(name))
@@ -432,6 +478,14 @@ LogicalResult TopQuantizePass::runInt8() {
     if (failed(quantizeLinear(op, namer)))
       return failure();
   }
+  if (floatActivationFallbacks)
+    getOperation().emitWarning()
+        << "top-quantize: " << floatActivationFallbacks
+        << " epilogue activation(s) stay float after their int8 layer: the "
+           "calibration table '"
+        << calibration
+        << "' has no '<tensor>_preact' entries (written by strata calibrate "
+           "since session 11; recalibrate for int8 activation tables)";
   foldQuantOfDequant();
   return success();
 }
@@ -715,3 +769,37 @@ void TopQuantizePass::runOnOperation() {
 }
 
 } // namespace
+
+std::string calib::preActivationName(Value y) {
+  return tensorName(y) + "_preact";
+}
+
+bool calib::hasEpilogueActivation(Operation *op) {
+  return op->getNumResults() == 1 &&
+         op->hasAttrOfType<EpilogueActivationAttr>("activation");
+}
+
+void calib::splitEpilogueActivations(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.getBody().front())
+    if (hasEpilogueActivation(&op))
+      ops.push_back(&op);
+  for (Operation *op : ops) {
+    auto act = op->getAttrOfType<EpilogueActivationAttr>("activation");
+    SmallVector<double> params;
+    if (auto p = op->getAttrOfType<DenseF64ArrayAttr>("activation_params"))
+      params.assign(p.asArrayRef().begin(), p.asArrayRef().end());
+    Value y = op->getResult(0);
+    std::string pre = preActivationName(y);
+    OpBuilder b(op);
+    b.setInsertionPointAfter(op);
+    Operation *bare = b.clone(*op);
+    bare->removeAttr("activation");
+    bare->removeAttr("activation_params");
+    bare->setLoc(NameLoc::get(b.getStringAttr(pre), op->getLoc()));
+    Value f = activationOp(b, op->getLoc(), y.getType(), bare->getResult(0),
+                           act.getValue(), params);
+    y.replaceAllUsesWith(f);
+    op->erase();
+  }
+}
