@@ -223,9 +223,12 @@ def check_detector(tmp_path, model, shapes, samples, x, out, min_cosine, min_npu
 def test_ppocr_det_on_npu_sim(tmp_path):
     # 320x320 synthetic text pages (test/models' text_image). The cosine of
     # the minmax-quantized probability map against f32 is the quantizer's
-    # (docs/quantization.md, "Accuracy"; measured 0.971, the sigmoid
-    # amplifying the pre-sigmoid error), not the NPU's: the bytes are the
-    # CPU int8 path's.
+    # (docs/quantization.md, "Accuracy"), not the NPU's: the bytes are the
+    # CPU int8 path's. Measured 0.899 with the fused HardSwish / HardSigmoid
+    # as int8 tables (133 NPU / 99 CPU dispatches), 0.971 with
+    # --float-activations (65 / 187): on these flat synthetic pages the
+    # stem's pre-activation rounding does not average out (on the real
+    # page crops of bench/quant_accuracy.py the tables give 0.978 vs 0.972).
     import sys
     sys.path.insert(0, os.path.join(ROOT, "test", "models"))
     from test_real_models import text_image
@@ -233,7 +236,7 @@ def test_ppocr_det_on_npu_sim(tmp_path):
     samples = [{"x": text_image(rng, 320, 320)} for _ in range(2)]
     x = {"x": text_image(np.random.default_rng(7), 320, 320)}
     check_detector(tmp_path, rapidocr_det(), ["--input-shapes", "x:1x3x320x320"], samples,
-                   x, "sigmoid_0.tmp_0", min_cosine=0.95, min_npu=130)
+                   x, "sigmoid_0.tmp_0", min_cosine=0.88, min_npu=130)
 
 
 @pytest.mark.skipif(not BIG, reason="slow; make test-npulower-models runs it")
