@@ -111,9 +111,12 @@ QuantizeOptions::QuantizeOptions(cl::SubCommand &sub)
           cl::sub(sub)) {}
 
 QuantizeRequest QuantizeOptions::request(const std::string &mode) const {
-  return {mode, calibration,
+  return {mode,
+          calibration,
           std::vector<std::string>(keepFloat.begin(), keepFloat.end()),
-          keepFloatFile, symmetric, floatActivations};
+          keepFloatFile,
+          symmetric,
+          floatActivations};
 }
 
 bool QuantizeOptions::anyGiven() const {
