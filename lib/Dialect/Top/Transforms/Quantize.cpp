@@ -353,11 +353,12 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
     std::string name = calib::tensorName(y);
     auto yType = cast<RankedTensorType>(y.getType());
     auto pre = table.entries.find(calib::preActivationName(y));
-    auto post = table.entries.find(name);
     bool keepActFloat =
         floatActivations || keep.contains(calib::preActivationName(y));
-    if (!keepActFloat && pre != table.entries.end() &&
-        post != table.entries.end()) {
+    if (!keepActFloat && pre != table.entries.end()) {
+      auto post = entryFor(y, old);
+      if (failed(post))
+        return failure();
       // TPU-MLIR's way: the accumulator requantized to int8 at the
       // pre-activation tensor's range, the activation between a Dequant
       // and a Quant to the output's range: a 256-entry int8 table (the
@@ -373,7 +374,7 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
                                    yType, requant.getOutput());
       Value f = activationOp(b, old->getLoc(), yType, deq.getOutput(),
                              act.getValue(), params);
-      ActParams po = activationParams(post->second, symmetric);
+      ActParams po = activationParams(*post, symmetric);
       po.scale = asF32(po.scale);
       // The pre-activation's int8 parameters: its observed range without
       // the tails where the activation's int8 output is flat (within a

@@ -2,6 +2,13 @@
 // RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-preact.txt float-activations=true" 2>&1 | FileCheck %s --check-prefixes=FLOAT,NOWARN
 // RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-preact.txt keep-float=conv_preact" 2>&1 | FileCheck %s --check-prefixes=FLOAT,NOWARN
 // RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-act.txt" 2>&1 | FileCheck %s --check-prefixes=WARN,FLOAT
+// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-preact-nan.txt" 2>&1 | FileCheck %s --check-prefix=NAN
+// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-preact-nopost.txt" 2>&1 | FileCheck %s --check-prefix=NOPOST
+
+// Bad tables: a non-finite `_preact` row; a `_preact` row without the
+// layer's own row (its output's range is needed for the table).
+// NAN: error: top-quantize: {{.*}}quantize-preact-nan.txt:3: tensor 'conv_preact': threshold 'nan' is not a finite number
+// NOPOST: error: loc("conv"): 'top.Conv' op tensor 'conv' has no entry in the calibration table
 
 // A fused activation with a `conv_preact` row in the table: the int32
 // accumulator is requantized to int8 at the pre-activation range, then
