@@ -163,16 +163,16 @@ CASES = {
     "depthwise_multiplier": ([1, 4, 11, 21], [("conv", 8, 5, 1, 2, 1, 4)],
                              ["conv2d_depthwise_i8"]),
     # A fused activation: the kernel requantizes to the pre-activation's
-    # int8 range, then Dequant -> activation -> Quant (the int8 table):
-    # exact, the Quant absorbs the float functions' last bits.
+    # int8 range, then Dequant -> activation -> Quant, the table_i8 kernel
+    # with the entries the interpreter computes (odd sizes: vector tails).
     "conv_sigmoid_table": ([1, 4, 6, 6], [("conv", 7, 3, 1, 1, 1, 1), ("sigmoid",)],
-                           ["conv2d_im2col_gemm_i8"]),
+                           ["conv2d_im2col_gemm_i8", "table_i8"]),
     "conv_silu_table": ([1, 6, 13, 9], [("conv", 12, 3, 1, 1, 1, 1), ("silu",),
                                         ("conv", 8, 1, 1, 0, 1, 1), ("silu",)],
-                        ["conv2d_im2col_gemm_i8", "conv2d_1x1_gemm_i8"]),
+                        ["conv2d_im2col_gemm_i8", "conv2d_1x1_gemm_i8", "table_i8"]),
     "depthwise_hardsigmoid_table": ([1, 8, 11, 17], [("conv", 8, 3, 2, 1, 1, 8),
                                                      ("hardsigmoid",)],
-                                    ["conv2d_depthwise_i8"]),
+                                    ["conv2d_depthwise_i8", "table_i8"]),
     # --float-activations: an int32 accumulator output (no Requant),
     # dequantized for the float sigmoid: 1e-6 covers the float sigmoid's
     # last bit; one accumulator step moves the output by ~1e-4.
