@@ -8,7 +8,9 @@ epilogue) and give the reference interpreter's results exactly
 
 Models: one seeded ONNX layer (or two) per case, random shapes with
 stride, dilation, padding, groups and depthwise, relu / relu6 / sigmoid
-after; calibrated on seeded random samples (min/max), evaluated on others.
+after, fused sigmoid / SiLU / HardSigmoid as int8 tables (table_i8);
+calibrated on seeded random samples (min/max), evaluated on others. The
+calibration's `<name>_preact` rows against numpy.
 A QDQ model from ONNX Runtime's quantize_static (uint8 activations) and the
 PP-OCR direction classifier (when rapidocr is installed) too."""
 import os
@@ -280,3 +282,33 @@ def test_bf16_matmul_kernel(tmp_path):
     for inp in samples(tmp_path / "eval", in_shape, 2, seed=4):
         check_against_ref(tmp_path, tmp_path / "q" / "m.mlir", tmp_path / "m.strata", inp,
                           rtol=2.0 ** -7, atol=1e-6)
+
+
+def test_calibrate_preact_rows(tmp_path):
+    """`strata calibrate` writes a `<name>_preact` row for a Conv whose
+    sigmoid the optimizer fused: the range of the convolution before the
+    activation, against numpy's 1x1 convolution of the samples; the layer's
+    own row is the sigmoid's range."""
+    from test_quantize import read_table
+    in_shape = [1, 5, 6, 7]
+    model = tmp_path / "m.onnx"
+    build(model, in_shape, [("conv", 4, 1, 1, 0, 1, 1), ("sigmoid",)],
+          np.random.default_rng(5))
+    cal = samples(tmp_path / "cal", in_shape, 3, seed=1)
+    ok(strata("calibrate", model, "--data", tmp_path / "cal", "--method", "minmax",
+              "-o", tmp_path / "t.txt"))
+    rows = read_table(tmp_path / "t.txt")
+    pre = [n for n in rows if n.endswith("_preact")]
+    assert len(pre) == 1, rows
+    inits = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(model)).graph.initializer}
+    w, b = inits["c0_w"][:, :, 0, 0].astype(np.float64), inits["c0_b"].astype(np.float64)
+    xs = np.concatenate([np.load(p)["x"] for p in cal]).astype(np.float64)
+    conv = np.einsum("oc,nchw->nohw", w, xs) + b[None, :, None, None]
+    t, lo, hi = rows[pre[0]]
+    assert lo == pytest.approx(conv.min(), rel=1e-5)
+    assert hi == pytest.approx(conv.max(), rel=1e-5)
+    assert t == pytest.approx(np.abs(conv).max(), rel=1e-5)
+    post = rows[pre[0][:-len("_preact")]]
+    sig = 1 / (1 + np.exp(-conv))
+    assert post[1] == pytest.approx(sig.min(), rel=1e-5)
+    assert post[2] == pytest.approx(sig.max(), rel=1e-5)
