@@ -26,6 +26,7 @@ the EVALUATION images (`strata run`) and compares it with the f32 artifact:
         [--methods minmax,percentile,kl] [--percentile 99.99] [--search percentile]
         [--target-cosine 0.99]
         [--calibrate 9] [--work build/quant-accuracy] [--bin build/bin] [--verbose]
+        [--float-activations]  (also each int8 method with --float-activations)
 
 Needs Pillow, scikit-image's sample images (skimage/data, read as files),
 rapidocr-onnxruntime and ddddocr (their model files) in the running Python:
@@ -240,6 +241,9 @@ def main():
     ap.add_argument("--evaluate", type=int, default=len(real_images.EVALUATION))
     ap.add_argument("--yolo-score", type=float, default=0.5)
     ap.add_argument("--no-bf16", action="store_true")
+    ap.add_argument("--float-activations", action="store_true",
+                    help="also int8 with --float-activations (fused activations in "
+                         "float from the int32 accumulator, no int8 table)")
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "quant-accuracy"))
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
     ap.add_argument("--verbose", action="store_true")
@@ -289,9 +293,13 @@ def main():
             run([strata, "calibrate", onnx_path, *shapes, "--method", method,
                  *(pct if method == "percentile" else []), "-o", table] +
                 sum((["--data", p] for p in cal), []), v)
-            variants.append((f"int8 {method}" + (f" {args.percentile}" if pct and
-                                                 method == "percentile" else ""),
-                             ["--quantize", "int8", "--calibration", table]))
+            label = f"int8 {method}" + (f" {args.percentile}" if pct and
+                                        method == "percentile" else "")
+            variants.append((label, ["--quantize", "int8", "--calibration", table]))
+            if args.float_activations:
+                variants.append((label + " float-act",
+                                 ["--quantize", "int8", "--calibration", table,
+                                  "--float-activations"]))
         if args.search and m in args.search_models.split(","):
             table = os.path.join(d, f"table_{args.search}.txt")
             if not os.path.exists(table) or args.search not in args.methods.split(","):

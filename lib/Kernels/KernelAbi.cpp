@@ -27,7 +27,7 @@ bool isRuntimeKernel(std::string_view name) {
                         kConvDepthwiseBf16,
                         kSoftmax, kLayerNorm, kMaxPool, kAvgPool,
                         kGlobalAvgPool, kDeconv, kAddRequantI8,
-                        kInvertedResidual})
+                        kInvertedResidual, kTableI8})
     if (name == k)
       return true;
   for (const char *k : kBinaryKernels)

@@ -8,6 +8,7 @@
 #include "strata/Pipelines/Quantize.h"
 
 #include "strata/Dialect/Top/Transforms/Passes.h"
+#include "strata/Dialect/Top/Transforms/QuantUtils.h"
 #include "strata/Interpreter/Interpreter.h"
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
@@ -57,6 +58,7 @@ quantizeTopModule(mlir::ModuleOp module, const TensorMap &weights,
   options.keepFloat.assign(settings.keepFloat.begin(),
                            settings.keepFloat.end());
   options.symmetric = settings.symmetric;
+  options.floatActivations = settings.floatActivations;
   mlir::PassManager pm(module.getContext());
   pm.addPass(top::createTopQuantize(options));
   pm.addPass(mlir::createCanonicalizerPass());
@@ -101,10 +103,16 @@ mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
   std::vector<std::string> inputNames;
   for (unsigned i = 0; i < entry->getNumArguments(); ++i)
     inputNames.push_back(inputName(*entry, i));
+  // The model runs with each epilogue activation split off its Conv /
+  // MatMul, so that the pre-activation tensor (`<name>_preact`, the range
+  // top-quantize int8 requantizes the accumulator to) is dumped too.
+  mlir::OwningOpRef<mlir::ModuleOp> split = module.clone();
+  mlir::func::FuncOp splitEntry = *findEntryFunction(*split);
+  calib::splitEpilogueActivations(splitEntry);
   // The run's result holds the outputs under their output names too; the
   // table keeps the names of the values (those the pass looks up).
   std::set<std::string> valueNames;
-  entry->walk([&](mlir::Operation *op) {
+  splitEntry->walk([&](mlir::Operation *op) {
     for (mlir::Value r : op->getResults())
       valueNames.insert(calib::tensorName(r));
   });
@@ -129,7 +137,7 @@ mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
                   "' (a model input)";
           return mlir::failure();
         }
-      auto dumped = interpretModule(module, inputs, weights, options);
+      auto dumped = interpretModule(*split, inputs, weights, options);
       if (failed(dumped)) {
         error = "running the model on sample " + std::to_string(s) + " failed";
         return mlir::failure();

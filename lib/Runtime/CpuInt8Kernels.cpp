@@ -15,9 +15,11 @@
 
 #include "strata/Kernels/Int8Add.h"
 #include "strata/Kernels/Int8Gemm.h"
+#include "strata/Kernels/Int8Table.h"
 #include "strata/Kernels/KernelAbi.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 namespace strata::runtime::hal {
@@ -386,6 +388,32 @@ bool addCheck(const std::vector<BufferInfo> &b, const std::vector<int64_t> &p,
          needBytes(b, 2, p[0], 1, "out", error);
 }
 
+int tableKernel(void *const *bindings, const int64_t *p, int64_t id,
+                int64_t count) {
+  int64_t begin, end;
+  // Chunks of 64 elements: whole vectors per workgroup.
+  split((p[0] + 63) / 64, id, count, begin, end);
+  int64_t first = begin * 64, last = std::min(p[0], end * 64);
+  if (last <= first)
+    return 0;
+  int8_t table[256];
+  std::memcpy(table, p + 1, sizeof(table));
+  kn::int8Table(static_cast<const int8_t *>(bindings[0]) + first,
+                static_cast<int8_t *>(bindings[1]) + first, last - first,
+                table);
+  return 0;
+}
+
+bool tableCheck(const std::vector<BufferInfo> &b, const std::vector<int64_t> &p,
+                std::string &error) {
+  if (p[0] < 0) {
+    error = "count is " + str(p[0]) + ", must be >= 0";
+    return false;
+  }
+  return needBytes(b, 0, p[0], 1, "in", error) &&
+         needBytes(b, 1, p[0], 1, "out", error);
+}
+
 constexpr unsigned kWritesOut = 1u << kOut;
 const CpuKernel kInt8Kernels[] = {
     {kabi::kMatmulGemmI8, 4, kabi::kMatmulI8Params, kWritesOut, matmulCheck,
@@ -398,6 +426,8 @@ const CpuKernel kInt8Kernels[] = {
      convDepthwiseCheck, convDepthwiseKernel},
     {kabi::kAddRequantI8, 3, kabi::kAddRequantI8Params, 1u << 2, addCheck,
      addKernel},
+    {kabi::kTableI8, 2, kabi::kTableI8Params, 1u << 1, tableCheck,
+     tableKernel},
 };
 
 } // namespace

@@ -223,9 +223,12 @@ def check_detector(tmp_path, model, shapes, samples, x, out, min_cosine, min_npu
 def test_ppocr_det_on_npu_sim(tmp_path):
     # 320x320 synthetic text pages (test/models' text_image). The cosine of
     # the minmax-quantized probability map against f32 is the quantizer's
-    # (docs/quantization.md, "Accuracy"; measured 0.971, the sigmoid
-    # amplifying the pre-sigmoid error), not the NPU's: the bytes are the
-    # CPU int8 path's.
+    # (docs/quantization.md, "Accuracy"), not the NPU's: the bytes are the
+    # CPU int8 path's. Measured 0.899 with the fused HardSwish / HardSigmoid
+    # as int8 tables (133 NPU / 99 CPU dispatches), 0.971 with
+    # --float-activations (65 / 187): on these flat synthetic pages the
+    # stem's pre-activation rounding does not average out (on the real
+    # page crops of bench/quant_accuracy.py the tables give 0.978 vs 0.972).
     import sys
     sys.path.insert(0, os.path.join(ROOT, "test", "models"))
     from test_real_models import text_image
@@ -233,7 +236,7 @@ def test_ppocr_det_on_npu_sim(tmp_path):
     samples = [{"x": text_image(rng, 320, 320)} for _ in range(2)]
     x = {"x": text_image(np.random.default_rng(7), 320, 320)}
     check_detector(tmp_path, rapidocr_det(), ["--input-shapes", "x:1x3x320x320"], samples,
-                   x, "sigmoid_0.tmp_0", min_cosine=0.95, min_npu=60)
+                   x, "sigmoid_0.tmp_0", min_cosine=0.88, min_npu=130)
 
 
 @pytest.mark.skipif(not BIG, reason="slow; make test-npulower-models runs it")
@@ -241,11 +244,12 @@ def test_ppocr_det_on_npu_sim(tmp_path):
                     reason="ddddocr's common_det.onnx not found (install ddddocr or set "
                            "STRATA_DDDDOCR_DIR to its package folder)")
 def test_yolox_det_on_npu_sim(tmp_path):
-    # 416x416 random pixels (0..255, the model's input range; measured
-    # cosine 0.9998). Most of its
-    # convolutions carry a SiLU, which top-quantize computes in float from
-    # the int32 accumulator: they stay on the CPU (docs/npu.md).
+    # 416x416 random pixels (0..255, the model's input range). Most of its
+    # convolutions carry a SiLU: top-quantize requantizes them to int8 at
+    # the pre-activation range and the SiLU becomes an hl.table, so the
+    # convolutions run on the NPU (209 NPU / 22 CPU dispatches; 13 / 347
+    # with --float-activations).
     rng = np.random.default_rng(0)
     pixels = lambda r: {"images": (r.random((1, 3, 416, 416)) * 255).astype(np.float32)}  # noqa: E731
     check_detector(tmp_path, ddddocr_det(), [], [pixels(rng), pixels(rng)],
-                   pixels(np.random.default_rng(9)), "output", min_cosine=0.99, min_npu=13)
+                   pixels(np.random.default_rng(9)), "output", min_cosine=0.99, min_npu=200)

@@ -8,7 +8,9 @@ epilogue) and give the reference interpreter's results exactly
 
 Models: one seeded ONNX layer (or two) per case, random shapes with
 stride, dilation, padding, groups and depthwise, relu / relu6 / sigmoid
-after; calibrated on seeded random samples (min/max), evaluated on others.
+after, fused sigmoid / SiLU / HardSigmoid as int8 tables (table_i8);
+calibrated on seeded random samples (min/max), evaluated on others. The
+calibration's `<name>_preact` rows against numpy.
 A QDQ model from ONNX Runtime's quantize_static (uint8 activations) and the
 PP-OCR direction classifier (when rapidocr is installed) too."""
 import os
@@ -37,7 +39,8 @@ def conv_node(name, inp, out, w, b, **attrs):
 
 def build(path, in_shape, layers, rng):
     """A chain of layers: ("conv", O, k, stride, pad, dilation, group) or
-    ("gemm", N) after a Flatten, or ("relu",) / ("relu6",) / ("sigmoid",), or
+    ("gemm", N) after a Flatten, or ("relu",) / ("relu6",) / ("sigmoid",) /
+    ("silu",) (Sigmoid and Mul) / ("hardsigmoid",), or
     ("add", j): the current value plus layer j's output (-1: the input x)."""
     nodes, inits = [], []
     cur, shape = "x", list(in_shape)
@@ -77,6 +80,11 @@ def build(path, in_shape, layers, rng):
                           numpy_helper.from_array(np.array(6, np.float32), "hi")]
         elif kind == "sigmoid":
             nodes.append(helper.make_node("Sigmoid", [cur], [out]))
+        elif kind == "silu":
+            nodes.append(helper.make_node("Sigmoid", [cur], [f"s{i}"]))
+            nodes.append(helper.make_node("Mul", [cur, f"s{i}"], [out]))
+        elif kind == "hardsigmoid":
+            nodes.append(helper.make_node("HardSigmoid", [cur], [out], alpha=0.2, beta=0.5))
         elif kind == "add":
             other = "x" if layer[1] < 0 else f"t{layer[1]}"
             nodes.append(helper.make_node("Add", [cur, other], [out]))
@@ -116,18 +124,19 @@ def check_against_ref(tmp_path, mlir, artifact, inp, rtol=0.0, atol=0.0,
                                        atol=atol, err_msg=f"{isa} {name} {inp}")
 
 
-def check_exact(tmp_path, model, in_shape, want_kernels, atol=0.0):
-    """Calibrates, quantizes and compiles `model`; the artifact's outputs on
-    every ISA equal the interpreter's on the quantized model (within `atol`
-    when a float op follows the last integer one: codegen's and the
-    interpreter's float functions may differ in the last bit)."""
+def check_exact(tmp_path, model, in_shape, want_kernels, atol=0.0, quant_options=()):
+    """Calibrates, quantizes (with `quant_options`) and compiles `model`;
+    the artifact's outputs on every ISA equal the interpreter's on the
+    quantized model (within `atol` when a float op follows the last integer
+    one: codegen's and the interpreter's float functions may differ in the
+    last bit)."""
     extra = ()
     cal = samples(tmp_path / "cal", in_shape, 3, seed=1)
     evals = samples(tmp_path / "eval", in_shape, 2, seed=2)
     table = tmp_path / "table.txt"
     ok(strata("calibrate", model, "--data", tmp_path / "cal", "--method", "minmax", "-o", table,
               *extra))
-    q = ["--quantize", "int8", "--calibration", table]
+    q = ["--quantize", "int8", "--calibration", table, *quant_options]
     ok(strata("quantize", model, *q, "-o", tmp_path / "q", "--name", "m", *extra))
     r = ok(strata("compile", model, "--target", "cpu", *q, "-o", tmp_path / "m.strata",
                   "--report", *extra))
@@ -155,11 +164,22 @@ CASES = {
                         ["conv2d_depthwise_i8", "conv2d_1x1_gemm_i8"]),
     "depthwise_multiplier": ([1, 4, 11, 21], [("conv", 8, 5, 1, 2, 1, 4)],
                              ["conv2d_depthwise_i8"]),
-    # An int32 accumulator output (no Requant), dequantized for the float
-    # sigmoid: 1e-6 covers the float sigmoid's last bit; one accumulator
-    # step moves the output by ~1e-4.
+    # A fused activation: the kernel requantizes to the pre-activation's
+    # int8 range, then Dequant -> activation -> Quant, the table_i8 kernel
+    # with the entries the interpreter computes (odd sizes: vector tails).
+    "conv_sigmoid_table": ([1, 4, 6, 6], [("conv", 7, 3, 1, 1, 1, 1), ("sigmoid",)],
+                           ["conv2d_im2col_gemm_i8", "table_i8"]),
+    "conv_silu_table": ([1, 6, 13, 9], [("conv", 12, 3, 1, 1, 1, 1), ("silu",),
+                                        ("conv", 8, 1, 1, 0, 1, 1), ("silu",)],
+                        ["conv2d_im2col_gemm_i8", "conv2d_1x1_gemm_i8", "table_i8"]),
+    "depthwise_hardsigmoid_table": ([1, 8, 11, 17], [("conv", 8, 3, 2, 1, 1, 8),
+                                                     ("hardsigmoid",)],
+                                    ["conv2d_depthwise_i8", "table_i8"]),
+    # --float-activations: an int32 accumulator output (no Requant),
+    # dequantized for the float sigmoid: 1e-6 covers the float sigmoid's
+    # last bit; one accumulator step moves the output by ~1e-4.
     "conv_sigmoid_int32": ([1, 4, 6, 6], [("conv", 7, 3, 1, 1, 1, 1), ("sigmoid",)],
-                           ["conv2d_im2col_gemm_i8"], 1e-6),
+                           ["conv2d_im2col_gemm_i8"], 1e-6, ["--float-activations"]),
     "gemm": ([3, 40], [("gemm", 37), ("relu",), ("gemm", 19)], ["matmul_gemm_i8"]),
     # The int8 Add kernel (a ResNet block's residual Add + relu; an Add of
     # the quantized input without relu); odd element counts (vector tails).
@@ -262,3 +282,33 @@ def test_bf16_matmul_kernel(tmp_path):
     for inp in samples(tmp_path / "eval", in_shape, 2, seed=4):
         check_against_ref(tmp_path, tmp_path / "q" / "m.mlir", tmp_path / "m.strata", inp,
                           rtol=2.0 ** -7, atol=1e-6)
+
+
+def test_calibrate_preact_rows(tmp_path):
+    """`strata calibrate` writes a `<name>_preact` row for a Conv whose
+    sigmoid the optimizer fused: the range of the convolution before the
+    activation, against numpy's 1x1 convolution of the samples; the layer's
+    own row is the sigmoid's range."""
+    from test_quantize import read_table
+    in_shape = [1, 5, 6, 7]
+    model = tmp_path / "m.onnx"
+    build(model, in_shape, [("conv", 4, 1, 1, 0, 1, 1), ("sigmoid",)],
+          np.random.default_rng(5))
+    cal = samples(tmp_path / "cal", in_shape, 3, seed=1)
+    ok(strata("calibrate", model, "--data", tmp_path / "cal", "--method", "minmax",
+              "-o", tmp_path / "t.txt"))
+    rows = read_table(tmp_path / "t.txt")
+    pre = [n for n in rows if n.endswith("_preact")]
+    assert len(pre) == 1, rows
+    inits = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(model)).graph.initializer}
+    w, b = inits["c0_w"][:, :, 0, 0].astype(np.float64), inits["c0_b"].astype(np.float64)
+    xs = np.concatenate([np.load(p)["x"] for p in cal]).astype(np.float64)
+    conv = np.einsum("oc,nchw->nohw", w, xs) + b[None, :, None, None]
+    t, lo, hi = rows[pre[0]]
+    assert lo == pytest.approx(conv.min(), rel=1e-5)
+    assert hi == pytest.approx(conv.max(), rel=1e-5)
+    assert t == pytest.approx(np.abs(conv).max(), rel=1e-5)
+    post = rows[pre[0][:-len("_preact")]]
+    sig = 1 / (1 + np.exp(-conv))
+    assert post[1] == pytest.approx(sig.min(), rel=1e-5)
+    assert post[2] == pytest.approx(sig.max(), rel=1e-5)

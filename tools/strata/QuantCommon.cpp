@@ -76,7 +76,8 @@ FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
     }
   }
   QuantizeSettings settings{request.mode, request.calibration,
-                            request.keepFloat, request.symmetric};
+                            request.keepFloat, request.symmetric,
+                            request.floatActivations};
   std::string error;
   FailureOr<TensorMap> result =
       quantizeTopModule(module, weights, settings, error, usageError);
@@ -100,17 +101,28 @@ QuantizeOptions::QuantizeOptions(cl::SubCommand &sub)
       symmetric("symmetric",
                 cl::desc("--quantize int8: symmetric activations (zero point "
                          "0; default asymmetric)"),
-                cl::sub(sub)) {}
+                cl::sub(sub)),
+      floatActivations(
+          "float-activations",
+          cl::desc("--quantize int8: compute fused activations (SiLU, "
+                   "HardSwish, ...) in float from the int32 accumulator "
+                   "instead of an int8 table (the layer then stays on the "
+                   "CPU's int32 path)"),
+          cl::sub(sub)) {}
 
 QuantizeRequest QuantizeOptions::request(const std::string &mode) const {
-  return {mode, calibration,
+  return {mode,
+          calibration,
           std::vector<std::string>(keepFloat.begin(), keepFloat.end()),
-          keepFloatFile, symmetric};
+          keepFloatFile,
+          symmetric,
+          floatActivations};
 }
 
 bool QuantizeOptions::anyGiven() const {
   return calibration.getNumOccurrences() || keepFloat.getNumOccurrences() ||
-         keepFloatFile.getNumOccurrences() || symmetric.getNumOccurrences();
+         keepFloatFile.getNumOccurrences() || symmetric.getNumOccurrences() ||
+         floatActivations.getNumOccurrences();
 }
 
 SampleOptions::SampleOptions(cl::SubCommand &sub, bool required,

@@ -29,6 +29,7 @@ struct QuantizeRequest {
   std::vector<std::string> keepFloat;
   std::string keepFloatFile;
   bool symmetric = false;
+  bool floatActivations = false;
 };
 
 /// --quantize's companion options (--calibration, --keep-float,
@@ -46,6 +47,7 @@ struct QuantizeOptions {
   llvm::cl::list<std::string> keepFloat;
   llvm::cl::opt<std::string> keepFloatFile;
   llvm::cl::opt<bool> symmetric;
+  llvm::cl::opt<bool> floatActivations;
 };
 
 /// The sample inputs of strata calibrate and strata quantize

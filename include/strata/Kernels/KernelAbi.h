@@ -92,6 +92,13 @@ inline bool isInt8Kernel(std::string_view name) {
 /// out_multiplier, out_shift, out_zp, qmin, qmax.
 inline constexpr const char *kAddRequantI8 = "add_requant_i8";
 inline constexpr int64_t kAddRequantI8Params = 16;
+/// The int8 table of a fused activation (strata/Kernels/Int8Table.h; an
+/// outlined Dequant -> one-operand float ops -> Quant chain on 8-bit
+/// values). Bindings (in, out; out may be in). Params: count, then the
+/// 256 entries (entry k for input byte k - 128), 8 bytes per param in
+/// memory order.
+inline constexpr const char *kTableI8 = "table_i8";
+inline constexpr int64_t kTableI8Params = 33;
 /// has_bias, in_unsigned, in_zp, relu, out_kind (kernels::Int8Output),
 /// out_zp, qmin, qmax, rounding (kernels::Int8Rounding: 0 MultiplierShift,
 /// 1 TosaSingleRound, 2 TFLiteHalfUp).

@@ -27,6 +27,9 @@ struct QuantizeSettings {
   std::string calibration;            ///< int8: the calibration table's path
   std::vector<std::string> keepFloat; ///< tensors whose ops stay float
   bool symmetric = false;             ///< int8: zero-point-0 activations
+  /// int8: fused activations in float from the int32 accumulator instead
+  /// of an int8 table after a requant to the pre-activation range.
+  bool floatActivations = false;
 };
 
 /// How the caller spells the settings in its error messages (the CLI's

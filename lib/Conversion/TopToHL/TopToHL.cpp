@@ -15,6 +15,7 @@
 #include "strata/Dialect/Top/IR/TopUtils.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
 #include "strata/Interpreter/InterpretableOpInterface.h"
+#include "strata/Interpreter/Tabulate.h"
 #include "strata/Npu/NpuConfigJson.h"
 #include "strata/Strategy/NpuStrategies.h"
 #include "strata/Strategy/Select.h"
@@ -504,27 +505,10 @@ struct Converter {
     return "";
   }
 
-  /// Runs `ops` (each reading the previous one's result as operand 0; the
-  /// first reads every int8 value) through their reference semantics: the
-  /// table `t[q + 128] = ops(q)`, the same bits the Top model computes
-  /// for each element.
+  /// The table of `ops` (strata::tabulateChain: the same bits the Top
+  /// model computes for each element).
   FailureOr<Tensor> tabulate(ArrayRef<Operation *> ops, int64_t entries) {
-    Tensor in(DType::I8, {entries});
-    for (int64_t i = 0; i < entries; ++i)
-      in.data<int8_t>()[i] = static_cast<int8_t>(i - entries / 2);
-    InterpreterEnv env;
-    Tensor current = std::move(in);
-    for (Operation *op : ops) {
-      auto iface = dyn_cast<InterpretableOpInterface>(op);
-      if (!iface)
-        return failure();
-      env.set(op->getOperand(0), std::move(current));
-      env.setResultShape(op->getResult(0), {entries});
-      if (failed(iface.interpret(env)) || !env.has(op->getResult(0)))
-        return failure();
-      current = env.get(op->getResult(0)).clone();
-    }
-    return current;
+    return tabulateChain(ops, entries);
   }
 
   /// `hl.maxpool` of the int8 `input` with `mp`'s window (the result keeps

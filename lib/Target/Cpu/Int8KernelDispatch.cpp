@@ -14,6 +14,8 @@
 #include "strata/Target/Cpu/KernelDispatch.h"
 
 #include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/Top/IR/TopTraits.h"
+#include "strata/Interpreter/Tabulate.h"
 #include "strata/Kernels/Int8Gemm.h"
 #include "strata/Kernels/KernelAbi.h"
 #include "strata/Strategy/CpuStrategies.h"
@@ -21,6 +23,8 @@
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+
+#include <cstring>
 
 namespace strata::cpu {
 
@@ -282,7 +286,48 @@ Operation *fusableInt8Requant(Operation *op) {
   return rq;
 }
 
+/// Whether `v` is a static tensor of per-tensor quantized signed 8-bit
+/// values.
+static bool isPerTensorI8(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  auto q = t ? dyn_cast<quant::UniformQuantizedType>(t.getElementType())
+             : quant::UniformQuantizedType();
+  return t && t.hasStaticShape() && q && q.isSigned() &&
+         q.getStorageTypeIntegralWidth() == 8;
+}
+
+/// A fused activation's int8 table as top-quantize writes it: Quant(ops(
+/// Dequant(x))) with x and the result per-tensor int8 and ops one or more
+/// one-operand elementwise float ops, each result used only by the next;
+/// the chain in block order, or empty.
+static SmallVector<Operation *> int8TableChain(top::QuantOp quant) {
+  if (!isPerTensorI8(quant.getOutput()))
+    return {};
+  SmallVector<Operation *> chain = {quant};
+  Value v = quant.getInput();
+  while (true) {
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != quant->getBlock() || !v.hasOneUse() ||
+        def->getNumResults() != 1 || def->getNumOperands() != 1)
+      return {};
+    chain.push_back(def);
+    if (auto deq = dyn_cast<top::DequantOp>(def)) {
+      if (chain.size() < 3 || !isPerTensorI8(deq.getInput()))
+        return {};
+      break;
+    }
+    if (!def->hasTrait<top::OpTrait::Elementwise>() ||
+        isa<top::QuantOp, top::CastOp, top::RequantOp>(def))
+      return {};
+    v = def->getOperand(0);
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
 SmallVector<Operation *> fusableInt8Chain(Operation *last) {
+  if (auto quant = dyn_cast<top::QuantOp>(last))
+    return int8TableChain(quant);
   auto rq = dyn_cast<top::RequantOp>(last);
   if (!rq)
     return {};
@@ -451,6 +496,52 @@ std::optional<KernelDispatchPlan> planInt8AddDispatch(func::FuncOp fn,
   if (args[0] != args[1])
     plan.inPlaceOperand = args[0];
   plan.workgroupCount = kabi::suggestedOpWorkgroups(plan.params[0] / 4);
+  return plan;
+}
+
+std::optional<KernelDispatchPlan> planInt8TableDispatch(func::FuncOp fn,
+                                                        std::string &why) {
+  Block &body = fn.front();
+  auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
+  if (!ret || ret.getNumOperands() != 1)
+    return std::nullopt;
+  auto last = ret.getOperand(0).getDefiningOp<top::QuantOp>();
+  if (!last)
+    return std::nullopt;
+  SmallVector<Operation *> chain = int8TableChain(last);
+  if (chain.empty() ||
+      std::distance(body.begin(), body.end()) !=
+          static_cast<std::ptrdiff_t>(chain.size()) + 1)
+    return std::nullopt;
+  auto deq = cast<top::DequantOp>(chain.front());
+  int arg = argumentOf(fn, deq.getInput());
+  if (arg < 0) {
+    why = "the int8 table's input is not an argument of the dispatch";
+    return std::nullopt;
+  }
+  auto inType = cast<RankedTensorType>(deq.getInput().getType());
+  auto outType = cast<RankedTensorType>(last.getOutput().getType());
+  if (inType.getShape() != outType.getShape()) {
+    why = "the int8 table's ops change the shape";
+    return std::nullopt;
+  }
+  FailureOr<Tensor> table = tabulateChain(chain, 256);
+  if (failed(table)) {
+    why = "the int8 table's float ops could not be tabulated";
+    return std::nullopt;
+  }
+  KernelDispatchPlan plan;
+  plan.kernel = kabi::kTableI8;
+  plan.implementation = "int8_table_chain";
+  plan.params.push_back(outType.getNumElements());
+  for (int word = 0; word < 32; ++word) {
+    int64_t packed;
+    std::memcpy(&packed, table->data<int8_t>() + 8 * word, sizeof(packed));
+    plan.params.push_back(packed);
+  }
+  plan.bindings = {arg, KernelDispatchPlan::kResult};
+  plan.inPlaceOperand = arg;
+  plan.workgroupCount = kabi::suggestedOpWorkgroups(plan.params[0] / 16);
   return plan;
 }
 

@@ -474,8 +474,13 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     return planInvertedResidual(fn, why);
   // An outlined int8 Add chain runs the int8 Add kernel.
   if (fn->hasAttr(kFuseElementwiseAttr))
+  {
     if (std::optional<KernelDispatchPlan> plan = planInt8AddDispatch(fn, why))
       return plan;
+    if (std::optional<KernelDispatchPlan> plan =
+            planInt8TableDispatch(fn, why))
+      return plan;
+  }
   // The first op with an implementation (an int8 kernel's fused Requant
   // follows it).
   Operation *op = nullptr;

@@ -162,11 +162,18 @@ mlir::Operation *fusableInt8Requant(mlir::Operation *op);
 
 /// When `last` is the final top.Requant of an int8 Add (Requant, Requant,
 /// i32 Add, Requant) or GlobalAvgPool (Requant, i32 Reduce, Requant,
-/// Requant) as top-quantize writes them, the chain's ops in block order
+/// Requant), or the final top.Quant of an int8 table (Dequant, one-operand
+/// float ops, Quant) as top-quantize writes them, the chain's ops in block order
 /// (each result but the last used only by the next op of the chain): the
 /// outliner makes them one dispatch. Otherwise empty.
 llvm::SmallVector<mlir::Operation *> fusableInt8Chain(mlir::Operation *last);
 
+/// The plan of an outlined int8 table chain (Dequant, one-operand float
+/// ops, Quant on per-tensor int8; a fused activation as top-quantize
+/// writes it) as the `table_i8` kernel with the table computed now through
+/// the interpreter, or nullopt.
+std::optional<KernelDispatchPlan> planInt8TableDispatch(mlir::func::FuncOp fn,
+                                                        std::string &why);
 /// The plan of an outlined int8 Add chain (Requant, Requant, i32 Add,
 /// Requant; fusableInt8Chain) as the `add_requant_i8` kernel, or nullopt
 /// (`why` set when the chain has a form the kernel does not take).

@@ -13,6 +13,8 @@
 #include "strata/Dialect/Top/Transforms/Calibration.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Dialect/Top/Transforms/QuantUtils.h"
+#include "strata/Interpreter/InterpretableOpInterface.h"
+#include "strata/Interpreter/InterpreterEnv.h"
 #include "strata/Support/IntegerRequant.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -81,6 +83,9 @@ struct TopQuantizePass
   DenseMap<Value, Value> int8Of;
   /// A float value -> its bf16/f16 form.
   DenseMap<Value, Value> lowOf;
+  /// Epilogue activations left in float because the table has no
+  /// pre-activation entry (a table from before the entry existed).
+  unsigned floatActivationFallbacks = 0;
 
   void runOnOperation() override;
   LogicalResult runInt8();
@@ -272,29 +277,145 @@ Value activationOp(OpBuilder &b, Location loc, Type type, Value x,
   llvm_unreachable("unknown epilogue activation");
 }
 
+/// `op` (one f32 operand, one result) on `xs` through its interpreter
+/// semantics, or failure.
+FailureOr<std::vector<double>> evaluateUnary(Operation *op,
+                                             ArrayRef<double> xs) {
+  auto iface = dyn_cast<InterpretableOpInterface>(op);
+  if (!iface)
+    return failure();
+  int64_t n = static_cast<int64_t>(xs.size());
+  Tensor in(DType::F32, {n});
+  for (int64_t i = 0; i < n; ++i)
+    in.data<float>()[i] = static_cast<float>(xs[i]);
+  InterpreterEnv env;
+  env.set(op->getOperand(0), std::move(in));
+  env.setResultShape(op->getResult(0), {n});
+  if (failed(iface.interpret(env)) || !env.has(op->getResult(0)))
+    return failure();
+  const Tensor &out = env.get(op->getResult(0));
+  std::vector<double> ys(n);
+  for (int64_t i = 0; i < n; ++i)
+    ys[i] = out.getAsDouble(i);
+  return ys;
+}
+
+/// The int8 range of the pre-activation tensor of activation `act` (an op
+/// reading one f32 value) from its calibration entry `e`: `e`'s range
+/// (clipped to its threshold, as for any tensor) without the ends over
+/// which `act`'s output, saturated to the output's int8 range [outLo,
+/// outHi], stays within `tolerance` of its value at that end: the flat
+/// tails of Sigmoid / HardSigmoid, the zero tail of HardSwish and SiLU, and
+/// inputs whose output the output's range clips. The int8 steps then cover
+/// the part of the range where the output moves; an input beyond a cut
+/// saturates to it and its output moves by at most `tolerance`.
+calib::CalibrationEntry preActivationRange(const calib::CalibrationEntry &e,
+                                           Operation *act, double outLo,
+                                           double outHi, double tolerance) {
+  double lo = std::max(std::min(e.min, 0.0), -e.threshold);
+  double hi = std::min(std::max(e.max, 0.0), e.threshold);
+  calib::CalibrationEntry range{std::max(-lo, hi), lo, hi};
+  constexpr int kGrid = 4097;
+  if (!(hi > lo))
+    return range;
+  std::vector<double> xs(kGrid);
+  for (int i = 0; i < kGrid; ++i)
+    xs[i] = lo + (hi - lo) * i / (kGrid - 1);
+  FailureOr<std::vector<double>> ys = evaluateUnary(act, xs);
+  if (failed(ys))
+    return range;
+  for (double &y : *ys)
+    y = std::clamp(y, outLo, outHi);
+  int first = 0, last = kGrid - 1;
+  while (first + 1 < kGrid &&
+         std::fabs((*ys)[first + 1] - (*ys)[0]) <= tolerance)
+    ++first;
+  while (last - 1 > first &&
+         std::fabs((*ys)[last - 1] - (*ys)[kGrid - 1]) <= tolerance)
+    --last;
+  range.min = std::min(xs[first], 0.0);
+  range.max = std::max(xs[last], 0.0);
+  range.threshold = std::max(-range.min, range.max);
+  return range;
+}
+
 LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
                                           ArrayRef<double> accScale,
                                           double reluLimit) {
   Value y = old->getResult(0);
   if (auto act = old->getAttrOfType<EpilogueActivationAttr>("activation")) {
-    // The int32 accumulator, typed with its per-channel scales (dim 1),
-    // dequantized exactly; the activation in float.
+    ArrayRef<double> params;
+    if (auto p = old->getAttrOfType<DenseF64ArrayAttr>("activation_params"))
+      params = p.asArrayRef();
     Operation *accOp = acc.getDefiningOp();
     accOp->removeAttr("activation");
     accOp->removeAttr("activation_params");
+    std::string name = calib::tensorName(y);
+    auto yType = cast<RankedTensorType>(y.getType());
+    auto pre = table.entries.find(calib::preActivationName(y));
+    bool keepActFloat =
+        floatActivations || keep.contains(calib::preActivationName(y));
+    if (!keepActFloat && pre != table.entries.end()) {
+      auto post = entryFor(y, old);
+      if (failed(post))
+        return failure();
+      // TPU-MLIR's way: the accumulator requantized to int8 at the
+      // pre-activation tensor's range, the activation between a Dequant
+      // and a Quant to the output's range: a 256-entry int8 table (the
+      // CPU's and the NPU's hl.table), int8 from layer to layer.
+      MLIRContext *ctx = old->getContext();
+      OpBuilder b(old);
+      auto preName = b.getStringAttr(calib::preActivationName(y));
+      auto requant = RequantOp::create(
+          b, NameLoc::get(preName, old->getLoc()), yType.clone(b.getI32Type()),
+          acc, b.getDenseI64ArrayAttr({}), b.getDenseI64ArrayAttr({}),
+          RequantModeAttr::get(ctx, RequantMode::MultiplierShift));
+      auto deq = DequantOp::create(b, NameLoc::get(preName, old->getLoc()),
+                                   yType, requant.getOutput());
+      Value f = activationOp(b, old->getLoc(), yType, deq.getOutput(),
+                             act.getValue(), params);
+      ActParams po = activationParams(*post, symmetric);
+      po.scale = asF32(po.scale);
+      // The pre-activation's int8 parameters: its observed range without
+      // the tails where the activation's int8 output is flat (within a
+      // quarter of an output step).
+      ActParams pp = activationParams(
+          preActivationRange(pre->second, f.getDefiningOp(),
+                             (-128 - po.zp) * po.scale,
+                             (127 - po.zp) * po.scale, po.scale / 4),
+          symmetric);
+      pp.scale = asF32(pp.scale);
+      SmallVector<int64_t> mult, shift;
+      for (double s : accScale) {
+        auto [m, r] = calib::multiplierShift(s / pp.scale);
+        mult.push_back(m);
+        shift.push_back(r);
+      }
+      requant.setMultiplier(mult);
+      requant.setRshift(shift);
+      requant.getOutput().setType(
+          yType.clone(i8Type(ctx, pp, yType.getElementType())));
+      auto q = QuantOp::create(
+          b, NameLoc::get(b.getStringAttr(name + "_int8"), old->getLoc()),
+          yType.clone(i8Type(ctx, po, yType.getElementType())), f);
+      auto out = DequantOp::create(b, old->getLoc(), yType, q.getOutput());
+      y.replaceAllUsesWith(out.getOutput());
+      int8Of[out.getOutput()] = q.getOutput();
+      old->erase();
+      return success();
+    }
+    if (!keepActFloat)
+      ++floatActivationFallbacks;
+    // The int32 accumulator, typed with its per-channel scales (dim 1),
+    // dequantized exactly; the activation in float.
     auto accType = cast<RankedTensorType>(acc.getType());
     OpBuilder b(old);
     acc.setType(accType.clone(calib::accumulatorType(
         old->getContext(),
         std::vector<double>(accScale.begin(), accScale.end()), 1)));
-    auto yType = cast<RankedTensorType>(y.getType());
-    std::string name = calib::tensorName(y);
     auto deq = DequantOp::create(
         b, NameLoc::get(b.getStringAttr(name + "_preact"), old->getLoc()),
         yType, acc);
-    ArrayRef<double> params;
-    if (auto p = old->getAttrOfType<DenseF64ArrayAttr>("activation_params"))
-      params = p.asArrayRef();
     Value out = activationOp(b, old->getLoc(), yType, deq.getOutput(),
                              act.getValue(), params);
     y.replaceAllUsesWith(out);
@@ -409,6 +530,8 @@ LogicalResult TopQuantizePass::runInt8() {
   entry.walk([&](Operation *op) {
     for (Value r : op->getResults())
       names.insert(calib::tensorName(r));
+    if (calib::hasEpilogueActivation(op))
+      names.insert(calib::preActivationName(op->getResult(0)));
   });
   for (const auto &[name, e] : table.entries)
     if (!names.contains(name))
@@ -432,6 +555,14 @@ LogicalResult TopQuantizePass::runInt8() {
     if (failed(quantizeLinear(op, namer)))
       return failure();
   }
+  if (floatActivationFallbacks)
+    mlir::emitWarning(entry.getLoc())
+        << "top-quantize: " << floatActivationFallbacks
+        << " fused activation(s) stay float after their int8 layer: the "
+           "calibration table '"
+        << calibration
+        << "' has no '<tensor>_preact' entry for them (rerun strata "
+           "calibrate to get int8 activation tables)";
   foldQuantOfDequant();
   return success();
 }
@@ -715,3 +846,37 @@ void TopQuantizePass::runOnOperation() {
 }
 
 } // namespace
+
+std::string calib::preActivationName(Value y) {
+  return tensorName(y) + "_preact";
+}
+
+bool calib::hasEpilogueActivation(Operation *op) {
+  return op->getNumResults() == 1 &&
+         op->hasAttrOfType<EpilogueActivationAttr>("activation");
+}
+
+void calib::splitEpilogueActivations(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.getBody().front())
+    if (hasEpilogueActivation(&op))
+      ops.push_back(&op);
+  for (Operation *op : ops) {
+    auto act = op->getAttrOfType<EpilogueActivationAttr>("activation");
+    SmallVector<double> params;
+    if (auto p = op->getAttrOfType<DenseF64ArrayAttr>("activation_params"))
+      params.assign(p.asArrayRef().begin(), p.asArrayRef().end());
+    Value y = op->getResult(0);
+    std::string pre = preActivationName(y);
+    OpBuilder b(op);
+    b.setInsertionPointAfter(op);
+    Operation *bare = b.clone(*op);
+    bare->removeAttr("activation");
+    bare->removeAttr("activation_params");
+    bare->setLoc(NameLoc::get(b.getStringAttr(pre), op->getLoc()));
+    Value f = activationOp(b, op->getLoc(), y.getType(), bare->getResult(0),
+                           act.getValue(), params);
+    y.replaceAllUsesWith(f);
+    op->erase();
+  }
+}

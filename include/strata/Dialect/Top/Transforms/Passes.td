@@ -344,8 +344,14 @@ def TopQuantize : Pass<"top-quantize", "::mlir::ModuleOp"> {
       also through a `Reshape` or `Permute` whose output row in the table
       gives the same parameters as its input's.
       `do_relu` stays on the integer accumulator; `relu_limit` narrows the
-      result's storage range. Ops with a fused `activation`, NHWC convs,
-      ops named in `keep-float` and everything else stay float.
+      result's storage range. A fused `activation` (SiLU, HardSwish,
+      Sigmoid, ...): the accumulator is requantized to int8 at the range of
+      the table's `<name>_preact` entry, then `top.Dequant`, the float
+      activation and a `top.Quant` to the output's range (an int8 -> int8
+      table for the CPU and NPU lowerings); with `float-activations=true`,
+      or without a `_preact` entry (a warning), the activation runs in float
+      on the dequantized int32 accumulator instead. NHWC convs, ops named in
+      `keep-float` and everything else stay float.
     - `mode=bf16` / `mode=f16`: the same ops read their input and weights in
       that type (a `top.Cast`), accumulate in f32 and write that type, cast
       back to f32 for float consumers.
@@ -362,7 +368,10 @@ def TopQuantize : Pass<"top-quantize", "::mlir::ModuleOp"> {
     ListOption<"keepFloat", "keep-float", "std::string",
                "tensor names of ops to keep in float">,
     Option<"symmetric", "symmetric", "bool", "false",
-           "int8 activations symmetric (zero point 0)">
+           "int8 activations symmetric (zero point 0)">,
+    Option<"floatActivations", "float-activations", "bool", "false",
+           "int8: compute fused activations in float from the int32 "
+           "accumulator (no int8 table)">
   ];
   let dependentDialects = ["::strata::top::TopDialect",
                            "::mlir::quant::QuantDialect"];

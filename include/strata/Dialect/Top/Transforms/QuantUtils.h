@@ -7,6 +7,7 @@
 #ifndef STRATA_DIALECT_TOP_TRANSFORMS_QUANTUTILS_H
 #define STRATA_DIALECT_TOP_TRANSFORMS_QUANTUTILS_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
 #include "strata/Support/Tensor.h"
@@ -41,6 +42,24 @@ std::vector<int64_t> zeroPointCorrection(const strata::Tensor &w, int64_t axis,
 /// channel `c` (on `axis`) has scale `scales[c]` and zero point 0.
 mlir::Type accumulatorType(mlir::MLIRContext *ctx,
                            const std::vector<double> &scales, int32_t axis);
+
+/// The calibration-table name of the tensor before `y`'s producer applies
+/// its epilogue activation (`<name of y>_preact`): top-quantize int8
+/// requantizes the accumulator to int8 at this tensor's range and computes
+/// the activation as a 256-entry table (docs/quantization.md, "Activations
+/// after int8 layers").
+std::string preActivationName(mlir::Value y);
+
+/// Whether `op` carries an epilogue activation (top.Conv / top.MatMul
+/// `activation`, ReLU aside) whose input top-quantize int8 calibrates as
+/// preActivationName(result).
+bool hasEpilogueActivation(mlir::Operation *op);
+
+/// Splits each epilogue activation in `func`'s body into the op without it
+/// (named preActivationName) and the float activation op (keeping the
+/// op's name), so that the interpreter dumps the pre-activation tensor.
+/// `strata calibrate` runs the model split this way.
+void splitEpilogueActivations(mlir::func::FuncOp func);
 
 } // namespace strata::calib
 

@@ -1,0 +1,29 @@
+//===- Tabulate.h - a chain of ops on every int8 value ----------*- C++ -*-===//
+//
+// The int8 -> int8 table of a Dequant -> one-operand float ops -> Quant
+// chain: its entries are what the reference interpreter computes for each
+// of the `entries` input values, so a table lookup (the NPU's hl.table,
+// the CPU's table_i8 kernel) gives the Top model's bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STRATA_INTERPRETER_TABULATE_H
+#define STRATA_INTERPRETER_TABULATE_H
+
+#include "strata/Support/Tensor.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+
+namespace strata {
+
+/// Runs `ops` (each reading the previous one's result as operand 0; the
+/// first reads every int8 value -entries/2 .. entries/2 - 1) through their
+/// interpreter semantics: the table `t[q + entries/2] = ops(q)`. Fails
+/// when an op has no interpreter semantics or fails.
+mlir::FailureOr<Tensor> tabulateChain(llvm::ArrayRef<mlir::Operation *> ops,
+                                      int64_t entries);
+
+} // namespace strata
+
+#endif // STRATA_INTERPRETER_TABULATE_H
