@@ -5,5 +5,7 @@
 
 namespace strata::kernels::detail {
 #define DEPTHWISE_FN depthwiseAvx512
+#define DW_STRIP_FN dwStripAvx512
+#define DEINTERLEAVE_FN deinterleaveAvx512
 #include "DepthwiseImpl.inc"
 } // namespace strata::kernels::detail

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <unistd.h>
+#include <vector>
 
 namespace strata::kernels {
 
@@ -75,10 +76,11 @@ int64_t invertedResidualUnits(const InvertedResidualShape &s,
   return s.n * ((s.oh + stripRows - 1) / stripRows);
 }
 
-bool invertedResidual(const InvertedResidualShape &s,
-                      const InvertedResidualWeights &wt, const float *x,
-                      float *y, int64_t stripRows, int64_t begin, int64_t end,
-                      Isa isa) {
+static bool invertedResidualBuffered(const InvertedResidualShape &s,
+                                     const InvertedResidualWeights &wt,
+                                     const float *x, float *y,
+                                     int64_t stripRows, int64_t begin,
+                                     int64_t end, Isa isa) {
   thread_local detail::Scratch expanded, depthwise;
   int64_t strips = (s.oh + stripRows - 1) / stripRows;
   int64_t maxIn = (stripRows - 1) * s.stride + 3;
@@ -153,6 +155,194 @@ bool invertedResidual(const InvertedResidualShape &s,
     gemm(p, isa);
   }
   return true;
+}
+
+namespace {
+
+/// The ring path's row layout (see invertedResidualRing).
+struct RingGeometry {
+  int64_t slots = 0; ///< expanded rows kept per channel
+  int64_t pw = 0;    ///< floats per padded row
+  int64_t half = 0;  ///< stride 2: where a row's odd half starts
+  /// The positions [lo, hi) of a row the expansion GEMM writes. Stride 2:
+  /// the input columns whose padded column is even (evN of them, from
+  /// input column evIx in steps of 2) at [evPos, evPos + evN), the others
+  /// at [odPos, odPos + odN); the positions between are pads the GEMM
+  /// writes too and that are zeroed after it.
+  int64_t lo = 0, hi = 0;
+  int64_t evIx = 0, evN = 0, evPos = 0, odN = 0, odPos = 0;
+};
+
+RingGeometry ringGeometry(const InvertedResidualShape &s, int64_t stripRows) {
+  RingGeometry g;
+  int64_t blocks = (s.ow + 15) / 16;
+  g.slots = (stripRows - 1) * s.stride + 3;
+  if (s.stride == 1) {
+    // Output column ox reads padded columns ox .. ox + 2 for ox < 16 blocks.
+    g.pw = std::max(16 * blocks + 2, s.pl + s.w + s.pr);
+    g.lo = s.pl, g.hi = s.pl + s.w;
+    return g;
+  }
+  // Output column ox reads even[ox], odd[ox], even[ox + 1]; valid outputs
+  // read even[0 .. OW] and odd[0 .. OW - 1].
+  g.half = std::max(s.ow + 1, (s.pl + s.w - 1) / 2 + 1);
+  g.pw = g.half + std::max(16 * blocks, (s.pl + s.w) / 2 + 1);
+  g.evIx = s.pl & 1;
+  g.evN = (s.w - g.evIx + 1) / 2;
+  g.evPos = (g.evIx + s.pl) / 2;
+  int64_t odIx = 1 - g.evIx;
+  g.odN = s.w > odIx ? (s.w - odIx + 1) / 2 : 0;
+  g.odPos = g.half + (odIx + s.pl) / 2;
+  g.lo = g.evN ? g.evPos : g.odPos;
+  g.hi = g.odN ? g.odPos + g.odN : g.evPos + g.evN;
+  return g;
+}
+
+} // namespace
+
+/// The block over strips with the expanded rows in a ring of padded rows
+/// per channel: the expansion GEMM runs per input row and writes the row
+/// straight into its slot (stride 2: the input columns reordered even/odd
+/// as the depthwise path reads them), rows shared with the previous strip
+/// stay where they are, the depthwise stage reads the slots and writes the
+/// projection's packed B operand, which the projection GEMM reads as is.
+static bool invertedResidualRing(const InvertedResidualShape &s,
+                                 const InvertedResidualWeights &wt,
+                                 const float *x, float *y, int64_t stripRows,
+                                 int64_t begin, int64_t end, Isa isa) {
+  thread_local detail::Scratch ringBuf, panelBuf, stageBuf, rowBuf;
+  thread_local std::vector<int64_t> slotKey;
+  thread_local std::vector<const float *> inRows;
+  thread_local std::vector<int64_t> inStep;
+  RingGeometry g = ringGeometry(s, stripRows);
+  int64_t chStride = g.slots * g.pw; // floats between channels in the ring
+  float *ring = ringBuf.get<float>(size_t(s.e * chStride + g.pw));
+  float *zeroRow = ring + s.e * chStride;
+  int64_t maxCols = stripRows * s.ow;
+  float *panels = panelBuf.get<float>(size_t((maxCols + 15) / 16 * 16 * s.e));
+  float *stage = stageBuf.get<float>(size_t(maxCols + 32));
+  int64_t nreg = g.hi - g.lo;
+  float *tmp = s.stride == 2 ? rowBuf.get<float>(size_t(s.c * nreg)) : nullptr;
+  // Zero what the GEMM never writes: the pads of every slot, the zero row.
+  for (int64_t ch = 0; ch < s.e; ++ch)
+    for (int64_t r = 0; r < g.slots; ++r) {
+      float *rp = ring + ch * chStride + r * g.pw;
+      std::fill(rp, rp + g.lo, 0.0f);
+      std::fill(rp + g.hi, rp + g.pw, 0.0f);
+    }
+  std::fill(zeroRow, zeroRow + g.pw, 0.0f);
+  if (tmp)
+    for (int64_t c = 0; c < s.c; ++c)
+      std::fill(tmp + c * nreg, tmp + (c + 1) * nreg, 0.0f);
+  slotKey.assign(size_t(g.slots), -1);
+  inRows.resize(size_t(g.slots));
+  inStep.resize(size_t(g.slots));
+  int64_t dummy0 = g.evPos + g.evN - g.lo, dummy1 = g.odPos - g.lo;
+
+  auto expandRow = [&](int64_t img, int64_t iy) {
+    const float *xr = x + img * s.c * s.h * s.w + iy * s.w;
+    float *dst = ring + (iy % g.slots) * g.pw + g.lo;
+    GemmProblem p;
+    p.m = s.e, p.k = s.c;
+    p.a.data = wt.w1, p.a.packed = true;
+    if (s.stride == 1) {
+      p.n = s.w;
+      p.b.data = xr, p.b.ld = s.h * s.w;
+    } else {
+      for (int64_t c = 0; c < s.c; ++c) {
+        const float *src = xr + c * s.h * s.w + g.evIx;
+        float *t = tmp + c * nreg - g.lo;
+        // Input columns evIx, evIx + 2, ... and the others.
+        float *ev = t + g.evPos, *od = t + g.odPos;
+        if (g.evIx == 0)
+          detail::deinterleavePortable(src, s.w, ev, od);
+        else {
+          if (g.odN)
+            t[g.odPos] = src[-1];
+          detail::deinterleavePortable(src, s.w - 1, ev, od + 1);
+        }
+      }
+      p.n = nreg;
+      p.b.data = tmp, p.b.ld = nreg;
+    }
+    p.c = dst, p.ldc = chStride;
+    p.epilogue = wt.e1;
+    p.epilogue.biasMode = wt.b1 ? BiasMode::PerRow : BiasMode::None;
+    p.epilogue.bias = wt.b1, p.epilogue.residual = nullptr;
+    gemm(p, isa);
+    if (dummy1 > dummy0)
+      for (int64_t ch = 0; ch < s.e; ++ch)
+        std::fill(dst + ch * chStride + dummy0, dst + ch * chStride + dummy1,
+                  0.0f);
+  };
+
+  int64_t strips = (s.oh + stripRows - 1) / stripRows;
+  int64_t ohw = s.oh * s.ow;
+  for (int64_t u = begin; u < end; ++u) {
+    int64_t img = u / strips, oy0 = u % strips * stripRows;
+    int64_t oy1 = std::min(oy0 + stripRows, s.oh);
+    int64_t a0 = firstInputRow(s, oy0), a1 = lastInputRow(s, oy1);
+    for (int64_t iy = std::max<int64_t>(a0, 0); iy < std::min(a1, s.h); ++iy) {
+      int64_t key = img * s.h + iy;
+      if (slotKey[size_t(iy % g.slots)] == key)
+        continue;
+      expandRow(img, iy);
+      slotKey[size_t(iy % g.slots)] = key;
+    }
+    for (int64_t i = 0; i < a1 - a0; ++i) {
+      int64_t iy = a0 + i;
+      bool inside = iy >= 0 && iy < s.h;
+      inRows[size_t(i)] = inside ? ring + (iy % g.slots) * g.pw : zeroRow;
+      inStep[size_t(i)] = inside ? chStride : 0;
+    }
+    detail::Dw3x3Strip d;
+    d.stride = s.stride, d.ow = s.ow, d.outRows = oy1 - oy0, d.half = g.half;
+    d.in = inRows.data(), d.inStep = inStep.data(), d.filter = wt.dw;
+    d.e = wt.e2;
+    d.e.biasMode = wt.b2 ? BiasMode::PerRow : BiasMode::None;
+    d.e.bias = wt.b2, d.e.residual = nullptr;
+    d.stage = stage, d.panels = panels, d.k = s.e;
+    switch (isa) {
+    case Isa::Avx512:
+      detail::dwStripAvx512(d, 0, s.e);
+      break;
+    case Isa::Avx2:
+      detail::dwStripAvx2(d, 0, s.e);
+      break;
+    default:
+      detail::dwStripPortable(d, 0, s.e);
+      break;
+    }
+
+    int64_t cols = (oy1 - oy0) * s.ow;
+    GemmProblem p;
+    p.m = s.p, p.n = cols, p.k = s.e;
+    p.a.data = wt.w3, p.a.packed = true;
+    p.b.data = panels, p.b.packed = true;
+    p.c = y + img * s.p * ohw + oy0 * s.ow, p.ldc = ohw;
+    p.epilogue = wt.e3;
+    p.epilogue.biasMode = wt.b3 ? BiasMode::PerRow : BiasMode::None;
+    p.epilogue.bias = wt.b3;
+    p.epilogue.residual =
+        wt.residual ? wt.residual + img * s.p * ohw + oy0 * s.ow : nullptr;
+    p.epilogue.ldr = ohw;
+    gemm(p, isa);
+  }
+  return true;
+}
+
+bool invertedResidualUsesRows(const InvertedResidualShape &s) {
+  return s.w >= kInvertedResidualMinRowWidth;
+}
+
+bool invertedResidual(const InvertedResidualShape &s,
+                      const InvertedResidualWeights &wt, const float *x,
+                      float *y, int64_t stripRows, int64_t begin, int64_t end,
+                      Isa isa, InvertedResidualPath path) {
+  if (path == InvertedResidualPath::Rows ||
+      (path == InvertedResidualPath::Auto && invertedResidualUsesRows(s)))
+    return invertedResidualRing(s, wt, x, y, stripRows, begin, end, isa);
+  return invertedResidualBuffered(s, wt, x, y, stripRows, begin, end, isa);
 }
 
 } // namespace strata::kernels
