@@ -159,7 +159,7 @@ static bool invertedResidualBuffered(const InvertedResidualShape &s,
 
 namespace {
 
-/// The ring path's row layout (see invertedResidualRing).
+/// The Rows path's row layout (see invertedResidualRows).
 struct RingGeometry {
   int64_t slots = 0; ///< expanded rows kept per channel
   int64_t pw = 0;    ///< floats per padded row
@@ -171,6 +171,9 @@ struct RingGeometry {
   /// writes too and that are zeroed after it.
   int64_t lo = 0, hi = 0;
   int64_t evIx = 0, evN = 0, evPos = 0, odN = 0, odPos = 0;
+  /// Floats the depthwise may read past a row's end (into the next row or
+  /// past the ring: lanes of outputs beyond OW, never used).
+  int64_t overread = 0;
 };
 
 RingGeometry ringGeometry(const InvertedResidualShape &s, int64_t stripRows) {
@@ -178,15 +181,16 @@ RingGeometry ringGeometry(const InvertedResidualShape &s, int64_t stripRows) {
   int64_t blocks = (s.ow + 15) / 16;
   g.slots = (stripRows - 1) * s.stride + 3;
   if (s.stride == 1) {
-    // Output column ox reads padded columns ox .. ox + 2 for ox < 16 blocks.
-    g.pw = std::max(16 * blocks + 2, s.pl + s.w + s.pr);
+    // Output column ox < OW reads padded columns ox .. ox + 2 <= W + PL +
+    // PR - 1: the row holds exactly the padded columns.
+    g.pw = s.pl + s.w + s.pr;
     g.lo = s.pl, g.hi = s.pl + s.w;
+    g.overread = 16 * blocks + 2;
     return g;
   }
-  // Output column ox reads even[ox], odd[ox], even[ox + 1]; valid outputs
-  // read even[0 .. OW] and odd[0 .. OW - 1].
+  // Output column ox < OW reads even[ox], odd[ox] and even[ox + 1].
   g.half = std::max(s.ow + 1, (s.pl + s.w - 1) / 2 + 1);
-  g.pw = g.half + std::max(16 * blocks, (s.pl + s.w) / 2 + 1);
+  g.pw = g.half + std::max(s.ow, (s.pl + s.w) / 2);
   g.evIx = s.pl & 1;
   g.evN = (s.w - g.evIx + 1) / 2;
   g.evPos = (g.evIx + s.pl) / 2;
@@ -195,18 +199,22 @@ RingGeometry ringGeometry(const InvertedResidualShape &s, int64_t stripRows) {
   g.odPos = g.half + (odIx + s.pl) / 2;
   g.lo = g.evN ? g.evPos : g.odPos;
   g.hi = g.odN ? g.odPos + g.odN : g.evPos + g.evN;
+  g.overread = g.half + 16 * blocks + 1;
   return g;
 }
 
 } // namespace
 
-/// The block over strips with the expanded rows in a ring of padded rows
-/// per channel: the expansion GEMM runs per input row and writes the row
-/// straight into its slot (stride 2: the input columns reordered even/odd
-/// as the depthwise path reads them), rows shared with the previous strip
-/// stay where they are, the depthwise stage reads the slots and writes the
-/// projection's packed B operand, which the projection GEMM reads as is.
-static bool invertedResidualRing(const InvertedResidualShape &s,
+/// The block over strips with the expanded rows in a ring of zero-padded
+/// rows per channel (slot = input row mod slots): the expansion GEMM writes
+/// a strip's new rows straight into their slots (consecutive slots are
+/// contiguous, so one GEMM covers them, its columns running over the pads
+/// between rows, which are zeroed after it; stride 2: each row's columns
+/// reordered even/odd as the depthwise reads them), rows shared with the
+/// previous strip stay where they are, the depthwise stage reads the slots
+/// and writes the projection's packed B operand, which the projection GEMM
+/// reads as is.
+static bool invertedResidualRows(const InvertedResidualShape &s,
                                  const InvertedResidualWeights &wt,
                                  const float *x, float *y, int64_t stripRows,
                                  int64_t begin, int64_t end, Isa isa) {
@@ -216,64 +224,82 @@ static bool invertedResidualRing(const InvertedResidualShape &s,
   thread_local std::vector<int64_t> inStep;
   RingGeometry g = ringGeometry(s, stripRows);
   int64_t chStride = g.slots * g.pw; // floats between channels in the ring
-  float *ring = ringBuf.get<float>(size_t(s.e * chStride + g.pw));
-  float *zeroRow = ring + s.e * chStride;
+  int64_t zeroLen = g.pw + g.overread + 32;
+  float *ring = ringBuf.get<float>(size_t(s.e * chStride + zeroLen));
+  float *zeroRow = ring + s.e * chStride; // also the ring's read slack
   int64_t maxCols = stripRows * s.ow;
   float *panels = panelBuf.get<float>(size_t((maxCols + 15) / 16 * 16 * s.e));
   float *stage = stageBuf.get<float>(size_t(maxCols + 32));
   int64_t nreg = g.hi - g.lo;
-  float *tmp = s.stride == 2 ? rowBuf.get<float>(size_t(s.c * nreg)) : nullptr;
-  // Zero what the GEMM never writes: the pads of every slot, the zero row.
+  // The expansion's B: C rows of up to `slots` padded rows' columns.
+  int64_t ldt = g.slots * g.pw;
+  float *tmp = rowBuf.get<float>(size_t(s.c * ldt));
+  // Zero what no GEMM writes: the pads of every slot, the zero row.
   for (int64_t ch = 0; ch < s.e; ++ch)
     for (int64_t r = 0; r < g.slots; ++r) {
       float *rp = ring + ch * chStride + r * g.pw;
       std::fill(rp, rp + g.lo, 0.0f);
       std::fill(rp + g.hi, rp + g.pw, 0.0f);
     }
-  std::fill(zeroRow, zeroRow + g.pw, 0.0f);
-  if (tmp)
-    for (int64_t c = 0; c < s.c; ++c)
-      std::fill(tmp + c * nreg, tmp + (c + 1) * nreg, 0.0f);
+  std::fill(zeroRow, zeroRow + zeroLen, 0.0f);
+  std::fill(tmp, tmp + s.c * ldt, 0.0f);
   slotKey.assign(size_t(g.slots), -1);
   inRows.resize(size_t(g.slots));
   inStep.resize(size_t(g.slots));
+  // Pads inside a row's GEMM region (stride 2), relative to lo.
   int64_t dummy0 = g.evPos + g.evN - g.lo, dummy1 = g.odPos - g.lo;
+  bool innerPads = s.stride == 2 && g.evN && g.odN && dummy1 > dummy0;
 
-  auto expandRow = [&](int64_t img, int64_t iy) {
-    const float *xr = x + img * s.c * s.h * s.w + iy * s.w;
-    float *dst = ring + (iy % g.slots) * g.pw + g.lo;
-    GemmProblem p;
-    p.m = s.e, p.k = s.c;
-    p.a.data = wt.w1, p.a.packed = true;
-    if (s.stride == 1) {
-      p.n = s.w;
-      p.b.data = xr, p.b.ld = s.h * s.w;
-    } else {
-      for (int64_t c = 0; c < s.c; ++c) {
-        const float *src = xr + c * s.h * s.w + g.evIx;
-        float *t = tmp + c * nreg - g.lo;
-        // Input columns evIx, evIx + 2, ... and the others.
-        float *ev = t + g.evPos, *od = t + g.odPos;
-        if (g.evIx == 0)
-          detail::deinterleavePortable(src, s.w, ev, od);
-        else {
+  // Expands input rows [iy0, iy0 + count) of image `img` (consecutive
+  // slots) in one GEMM.
+  auto deinterleave = isa == Isa::Avx512 ? detail::deinterleaveAvx512
+                      : isa == Isa::Avx2 ? detail::deinterleaveAvx2
+                                         : detail::deinterleavePortable;
+  auto expandRows = [&](int64_t img, int64_t iy0, int64_t count) {
+    const float *xi = x + img * s.c * s.h * s.w;
+    int64_t n = (count - 1) * g.pw + nreg;
+    for (int64_t c = 0; c < s.c; ++c)
+      for (int64_t r = 0; r < count; ++r) {
+        const float *src = xi + c * s.h * s.w + (iy0 + r) * s.w;
+        float *t = tmp + c * n + r * g.pw - g.lo; // t[pos]: row position
+        if (s.stride == 1) {
+          std::memcpy(t + g.lo, src, size_t(s.w) * sizeof(float));
+        } else if (g.evIx == 0) {
+          deinterleave(src, s.w, t + g.evPos, t + g.odPos);
+        } else {
           if (g.odN)
-            t[g.odPos] = src[-1];
-          detail::deinterleavePortable(src, s.w - 1, ev, od + 1);
+            t[g.odPos] = src[0];
+          deinterleave(src + 1, s.w - 1, t + g.evPos,
+                                       t + g.odPos + 1);
         }
+        // The pads up to the next row's region (written as zeros: the
+        // GEMM's columns there are only zeroed again afterwards).
+        if (r + 1 < count)
+          std::fill(t + g.hi, t + g.pw + g.lo, 0.0f);
+        if (innerPads)
+          std::fill(t + g.lo + dummy0, t + g.lo + dummy1, 0.0f);
       }
-      p.n = nreg;
-      p.b.data = tmp, p.b.ld = nreg;
-    }
+    float *dst = ring + (iy0 % g.slots) * g.pw + g.lo;
+    GemmProblem p;
+    p.m = s.e, p.n = n, p.k = s.c;
+    p.a.data = wt.w1, p.a.packed = true;
+    p.b.data = tmp, p.b.ld = n;
     p.c = dst, p.ldc = chStride;
     p.epilogue = wt.e1;
     p.epilogue.biasMode = wt.b1 ? BiasMode::PerRow : BiasMode::None;
     p.epilogue.bias = wt.b1, p.epilogue.residual = nullptr;
     gemm(p, isa);
-    if (dummy1 > dummy0)
-      for (int64_t ch = 0; ch < s.e; ++ch)
-        std::fill(dst + ch * chStride + dummy0, dst + ch * chStride + dummy1,
-                  0.0f);
+    // Back to zero: the pads the GEMM's columns ran over.
+    if (count > 1 || innerPads)
+      for (int64_t ch = 0; ch < s.e; ++ch) {
+        float *d = dst + ch * chStride;
+        for (int64_t r = 0; r < count; ++r, d += g.pw) {
+          if (innerPads)
+            std::fill(d + dummy0, d + dummy1, 0.0f);
+          if (r + 1 < count)
+            std::fill(d + nreg, d + g.pw, 0.0f);
+        }
+      }
   };
 
   int64_t strips = (s.oh + stripRows - 1) / stripRows;
@@ -282,12 +308,23 @@ static bool invertedResidualRing(const InvertedResidualShape &s,
     int64_t img = u / strips, oy0 = u % strips * stripRows;
     int64_t oy1 = std::min(oy0 + stripRows, s.oh);
     int64_t a0 = firstInputRow(s, oy0), a1 = lastInputRow(s, oy1);
-    for (int64_t iy = std::max<int64_t>(a0, 0); iy < std::min(a1, s.h); ++iy) {
-      int64_t key = img * s.h + iy;
-      if (slotKey[size_t(iy % g.slots)] == key)
-        continue;
-      expandRow(img, iy);
-      slotKey[size_t(iy % g.slots)] = key;
+    // The rows not in the ring yet, in runs of consecutive slots.
+    int64_t runStart = -1;
+    int64_t r1 = std::min(a1, s.h);
+    for (int64_t iy = std::max<int64_t>(a0, 0); iy <= r1; ++iy) {
+      bool need = iy < r1 && slotKey[size_t(iy % g.slots)] != img * s.h + iy;
+      if (need && runStart >= 0 && iy % g.slots == 0) {
+        expandRows(img, runStart, iy - runStart); // the ring wraps here
+        runStart = -1;
+      }
+      if (need && runStart < 0)
+        runStart = iy;
+      if (!need && runStart >= 0) {
+        expandRows(img, runStart, iy - runStart);
+        runStart = -1;
+      }
+      if (need)
+        slotKey[size_t(iy % g.slots)] = img * s.h + iy;
     }
     for (int64_t i = 0; i < a1 - a0; ++i) {
       int64_t iy = a0 + i;
@@ -341,7 +378,7 @@ bool invertedResidual(const InvertedResidualShape &s,
                       Isa isa, InvertedResidualPath path) {
   if (path == InvertedResidualPath::Rows ||
       (path == InvertedResidualPath::Auto && invertedResidualUsesRows(s)))
-    return invertedResidualRing(s, wt, x, y, stripRows, begin, end, isa);
+    return invertedResidualRows(s, wt, x, y, stripRows, begin, end, isa);
   return invertedResidualBuffered(s, wt, x, y, stripRows, begin, end, isa);
 }
 
