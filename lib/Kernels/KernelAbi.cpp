@@ -98,7 +98,15 @@ int64_t suggestedWorkgroups(std::string_view kernel, const int64_t *params,
                             int64_t count) {
   if (isOneDnnKernel(kernel))
     return 1;
+  // A matrix-vector product is bound by reading its K x N weight.
+  if (kernel == kMatmulGemv && count >= 4 && params[2] > 0 && params[3] > 0)
+    return suggestedOpWorkgroups(params[0] * params[2] * params[3]);
   double flops = 2 * macs(kernel, params, count);
+  // The f32 depthwise runs at 12-35 GFLOP/s where the GEMM kernels run at
+  // 90-100 (MobileNetV2's layers, one core): count its time, not its FLOPs,
+  // or its layers stay on one thread at two.
+  if (kernel == kConvDepthwise)
+    flops *= 8;
   int64_t wg = 1;
   while (wg < 8 && flops >= 4e6 * double(wg * 2))
     wg *= 2;

@@ -365,6 +365,19 @@ TEST(RuntimeKernels, NamesAndWorkgroups) {
   int64_t large[] = {1, 512, 512, 512, 0};
   EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemm, small, 5), 1);
   EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemm, large, 5), 8);
+  // A classifier's matrix-vector product (1 x 1280 by 1280 x 1000, 2.6
+  // MFLOP) reads 5 MB of weight: split like a memory-bound kernel.
+  int64_t gemv[] = {1, 1, 1000, 1280, 1, 0, 0, 1};
+  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemv, gemv, 8), 8);
+  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemm, gemv, 8), 1);
+  // MobileNetV2's first depthwise (32 channels, 3x3 at 112x112, 7.2 MFLOP)
+  // is split by its time, not its FLOPs; a 4x4 one stays whole.
+  int64_t dw[] = {1, 32, 112, 112, 112, 112, 32, 3, 3,
+                  1, 1,  1,   1,   1,   1,   1,  1, 32};
+  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kConvDepthwise, dw, 18), 8);
+  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kConvIm2col, dw, 18), 1);
+  int64_t tiny[] = {1, 8, 4, 4, 4, 4, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8};
+  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kConvDepthwise, tiny, 18), 1);
 }
 
 TEST(RuntimeKernels, InvertedResidualCheckAndRun) {

@@ -230,7 +230,10 @@ bool isOneDnnKernel(std::string_view name);
 int64_t suggestedOpWorkgroups(int64_t elements);
 
 /// How many workgroups a dispatch of `kernel` with `params` asks for: about
-/// one per 4 MFLOP, a power of two up to 8 (two threads share them evenly).
+/// one per 4 MFLOP, a power of two up to 8 (two threads share them evenly);
+/// the f32 depthwise's FLOPs count 8 times (its rate is about an eighth of
+/// the GEMM's), a matrix-vector product asks as a memory-bound kernel over
+/// its weight (suggestedOpWorkgroups(B * N * K)).
 int64_t suggestedWorkgroups(std::string_view kernel, const int64_t *params,
                             int64_t count);
 
