@@ -314,15 +314,25 @@ static bool invertedResidualRows(const InvertedResidualShape &s,
     p.epilogue.biasMode = wt.b1 ? BiasMode::PerRow : BiasMode::None;
     p.epilogue.bias = wt.b1, p.epilogue.residual = nullptr;
     gemm(p, isa);
-    // Back to zero: the pads the GEMM's columns ran over.
+    // Back to zero: the pads the GEMM's columns ran over (a float or two
+    // per row in MobileNetV2: stores, not a memset call each).
+    auto zero = [](float *d, int64_t n) {
+      if (n > 4) {
+        std::fill(d, d + n, 0.0f);
+        return;
+      }
+      for (int64_t i = 0; i < 4; ++i)
+        if (i < n)
+          d[i] = 0.0f;
+    };
     if (count > 1 || innerPads)
       for (int64_t ch = 0; ch < s.e; ++ch) {
         float *d = dst + ch * chStride;
         for (int64_t r = 0; r < count; ++r, d += g.pw) {
           if (innerPads)
-            std::fill(d + dummy0, d + dummy1, 0.0f);
+            zero(d + dummy0, dummy1 - dummy0);
           if (r + 1 < count)
-            std::fill(d + nreg, d + g.pw, 0.0f);
+            zero(d + nreg, g.pw - nreg);
         }
       }
   };
