@@ -102,6 +102,26 @@ int64_t invertedResidualUnits(const InvertedResidualShape &s,
   return s.n * ((s.oh + stripRows - 1) / stripRows);
 }
 
+/// The projection GEMM of output rows [oy0, oy1) of image `img`: W3 (packed)
+/// times `b` (E x the strip's pixels), with bias and residual, into y.
+static void project(const InvertedResidualShape &s,
+                    const InvertedResidualWeights &wt, const GemmOperand &b,
+                    float *y, int64_t img, int64_t oy0, int64_t oy1, Isa isa) {
+  int64_t ohw = s.oh * s.ow;
+  GemmProblem p;
+  p.m = s.p, p.n = (oy1 - oy0) * s.ow, p.k = s.e;
+  p.a.data = wt.w3, p.a.packed = true;
+  p.b = b;
+  p.c = y + img * s.p * ohw + oy0 * s.ow, p.ldc = ohw;
+  p.epilogue = wt.e3;
+  p.epilogue.biasMode = wt.b3 ? BiasMode::PerRow : BiasMode::None;
+  p.epilogue.bias = wt.b3;
+  p.epilogue.residual =
+      wt.residual ? wt.residual + img * s.p * ohw + oy0 * s.ow : nullptr;
+  p.epilogue.ldr = ohw;
+  gemm(p, isa);
+}
+
 static bool invertedResidualBuffered(const InvertedResidualShape &s,
                                      const InvertedResidualWeights &wt,
                                      const float *x, float *y,
@@ -113,7 +133,6 @@ static bool invertedResidualBuffered(const InvertedResidualShape &s,
   int64_t ld1 = maxIn * s.w; // floats per channel of the expanded strip
   float *t1 = expanded.get<float>(size_t(s.e * ld1));
   float *t2 = depthwise.get<float>(size_t(s.e * stripRows * s.ow));
-  int64_t ohw = s.oh * s.ow;
   // The expanded rows t1 holds: [have0, have1) of image `haveImage`.
   int64_t haveImage = -1, have0 = 0, have1 = 0;
   for (int64_t u = begin; u < end; ++u) {
@@ -166,19 +185,9 @@ static bool invertedResidualBuffered(const InvertedResidualShape &s,
       return false;
 
     // The projection of the strip's pixels, written into y.
-    int64_t cols = (oy1 - oy0) * s.ow;
-    GemmProblem p;
-    p.m = s.p, p.n = cols, p.k = s.e;
-    p.a.data = wt.w3, p.a.packed = true;
-    p.b.data = t2, p.b.ld = cols;
-    p.c = y + img * s.p * ohw + oy0 * s.ow, p.ldc = ohw;
-    p.epilogue = wt.e3;
-    p.epilogue.biasMode = wt.b3 ? BiasMode::PerRow : BiasMode::None;
-    p.epilogue.bias = wt.b3;
-    p.epilogue.residual =
-        wt.residual ? wt.residual + img * s.p * ohw + oy0 * s.ow : nullptr;
-    p.epilogue.ldr = ohw;
-    gemm(p, isa);
+    GemmOperand b;
+    b.data = t2, b.ld = (oy1 - oy0) * s.ow;
+    project(s, wt, b, y, img, oy0, oy1, isa);
   }
   return true;
 }
@@ -338,7 +347,6 @@ static bool invertedResidualRows(const InvertedResidualShape &s,
   };
 
   int64_t strips = (s.oh + stripRows - 1) / stripRows;
-  int64_t ohw = s.oh * s.ow;
   for (int64_t u = begin; u < end; ++u) {
     int64_t img = u / strips, oy0 = u % strips * stripRows;
     int64_t oy1 = std::min(oy0 + stripRows, s.oh);
@@ -386,19 +394,9 @@ static bool invertedResidualRows(const InvertedResidualShape &s,
       break;
     }
 
-    int64_t cols = (oy1 - oy0) * s.ow;
-    GemmProblem p;
-    p.m = s.p, p.n = cols, p.k = s.e;
-    p.a.data = wt.w3, p.a.packed = true;
-    p.b.data = panels, p.b.packed = true;
-    p.c = y + img * s.p * ohw + oy0 * s.ow, p.ldc = ohw;
-    p.epilogue = wt.e3;
-    p.epilogue.biasMode = wt.b3 ? BiasMode::PerRow : BiasMode::None;
-    p.epilogue.bias = wt.b3;
-    p.epilogue.residual =
-        wt.residual ? wt.residual + img * s.p * ohw + oy0 * s.ow : nullptr;
-    p.epilogue.ldr = ohw;
-    gemm(p, isa);
+    GemmOperand b;
+    b.data = panels, b.packed = true;
+    project(s, wt, b, y, img, oy0, oy1, isa);
   }
   return true;
 }
