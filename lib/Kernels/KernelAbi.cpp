@@ -2,6 +2,7 @@
 
 #include "strata/Kernels/KernelAbi.h"
 
+#include <algorithm>
 #include <initializer_list>
 
 namespace strata::kernels::kabi {
@@ -99,8 +100,10 @@ int64_t suggestedWorkgroups(std::string_view kernel, const int64_t *params,
   if (isOneDnnKernel(kernel))
     return 1;
   // A matrix-vector product is bound by reading its K x N weight.
-  if (kernel == kMatmulGemv && count >= 4 && params[2] > 0 && params[3] > 0)
-    return suggestedOpWorkgroups(params[0] * params[2] * params[3]);
+  if (kernel == kMatmulGemv && count >= 4 && params[0] > 0 && params[2] > 0 &&
+      params[3] > 0)
+    return suggestedOpWorkgroups(int64_t(std::min(
+        double(params[0]) * double(params[2]) * double(params[3]), 1e15)));
   double flops = 2 * macs(kernel, params, count);
   // The f32 depthwise runs at 12-35 GFLOP/s where the GEMM kernels run at
   // 90-100 (MobileNetV2's layers, one core): count its time, not its FLOPs,
