@@ -430,9 +430,10 @@ int invResKernel(void *const *bindings, const int64_t *p, int64_t id,
     epi[k]->p1 = kabi::paramFloat(q[3]);
   }
   wt.residual = p[25] ? f(kIrResidual) : nullptr;
-  int64_t rows = p[26] > 0 ? invResStripRows(s, p)
-                           : kn::invertedResidualBalancedRows(
-                                 s, invResStripRows(s, p), count);
+  int64_t rows =
+      p[26] > 0
+          ? invResStripRows(s, p)
+          : kn::invertedResidualBalancedRows(s, invResStripRows(s, p), count);
   int64_t begin, end;
   split(kn::invertedResidualUnits(s, rows), id, count, begin, end);
   return kn::invertedResidual(s, wt, f(kIrIn),
