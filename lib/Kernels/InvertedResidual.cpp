@@ -71,32 +71,6 @@ int64_t invertedResidualCacheBytes() {
   return bytes;
 }
 
-int64_t invertedResidualBalancedRows(const InvertedResidualShape &s,
-                                     int64_t stripRows, int64_t parts) {
-  stripRows = std::clamp<int64_t>(stripRows, 1, s.oh);
-  if (parts <= 1)
-    return stripRows;
-  // The output rows of the busiest part when the runtime gives part i the
-  // units [U i / parts, U (i + 1) / parts).
-  auto busiest = [&](int64_t r) {
-    int64_t strips = (s.oh + r - 1) / r, units = s.n * strips, most = 0;
-    for (int64_t i = 0; i < parts; ++i) {
-      int64_t rows = 0;
-      for (int64_t u = units * i / parts; u < units * (i + 1) / parts; ++u)
-        rows += std::min(r, s.oh - u % strips * r);
-      most = std::max(most, rows);
-    }
-    return most;
-  };
-  // Strips of at least half the budget's rows (smaller ones pay more
-  // GEMM calls and halo rows than the balance gains).
-  int64_t best = stripRows, bestLoad = busiest(stripRows);
-  for (int64_t r = stripRows - 1; r >= (stripRows + 1) / 2; --r)
-    if (int64_t load = busiest(r); load < bestLoad)
-      best = r, bestLoad = load;
-  return best;
-}
-
 int64_t invertedResidualUnits(const InvertedResidualShape &s,
                               int64_t stripRows) {
   return s.n * ((s.oh + stripRows - 1) / stripRows);

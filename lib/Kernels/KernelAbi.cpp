@@ -2,7 +2,6 @@
 
 #include "strata/Kernels/KernelAbi.h"
 
-#include <algorithm>
 #include <initializer_list>
 
 namespace strata::kernels::kabi {
@@ -48,7 +47,7 @@ bool isOneDnnKernel(std::string_view name) {
 
 int64_t suggestedOpWorkgroups(int64_t elements) {
   int64_t wg = 1;
-  while (wg < 8 && elements >= (int64_t(1) << 16) * wg * 2)
+  while (wg < 8 && elements >= (int64_t(1) << 14) * wg * 2)
     wg *= 2;
   return wg;
 }
@@ -99,19 +98,15 @@ int64_t suggestedWorkgroups(std::string_view kernel, const int64_t *params,
                             int64_t count) {
   if (isOneDnnKernel(kernel))
     return 1;
-  // A matrix-vector product is bound by reading its K x N weight.
-  if (kernel == kMatmulGemv && count >= 4 && params[0] > 0 && params[2] > 0 &&
-      params[3] > 0)
-    return suggestedOpWorkgroups(int64_t(std::min(
-        double(params[0]) * double(params[2]) * double(params[3]), 1e15)));
   double flops = 2 * macs(kernel, params, count);
-  // The f32 depthwise runs at 12-35 GFLOP/s where the GEMM kernels run at
-  // 90-100 (MobileNetV2's layers, one core): count its time, not its FLOPs,
-  // or its layers stay on one thread at two.
-  if (kernel == kConvDepthwise)
+  // A depthwise or matrix-vector multiply-add reads about one value from
+  // memory: the kernel runs about 8 times fewer of them per second than a
+  // GEMM.
+  if (kernel == kConvDepthwise || kernel == kConvDepthwiseI8 ||
+      kernel == kConvDepthwiseBf16 || kernel == kMatmulGemv)
     flops *= 8;
   int64_t wg = 1;
-  while (wg < 8 && flops >= 4e6 * double(wg * 2))
+  while (wg < 8 && flops >= 1e6 * double(wg * 2))
     wg *= 2;
   return wg;
 }

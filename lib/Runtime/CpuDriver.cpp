@@ -1,4 +1,5 @@
-//===- CpuDriver.cpp - The "cpu" HAL driver --------------------------------===//
+//===- CpuDriver.cpp - The "cpu" HAL driver
+//--------------------------------===//
 
 #include "CpuDriver.h"
 #include "CpuKernels.h"
@@ -8,8 +9,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <mutex>
@@ -17,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace strata::runtime::hal {
 
@@ -55,7 +59,10 @@ std::set<void *> liveHandles;
 
 /// Checks the ELF header: 64-bit little-endian x86-64 shared object.
 bool checkElf(const uint8_t *code, uint64_t size, std::string &error) {
-  if (size < 64 || std::memcmp(code, "\x7f" "ELF", 4) != 0) {
+  if (size < 64 || std::memcmp(code,
+                               "\x7f"
+                               "ELF",
+                               4) != 0) {
     error = "is not an ELF file";
     return false;
   }
@@ -142,8 +149,8 @@ public:
         return false;
       }
       path = dir + "/executable.so";
-      int tfd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
-                       0700);
+      int tfd =
+          ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0700);
       bool ok = tfd >= 0 && writeAll(tfd, code, size);
       if (tfd >= 0)
         ::close(tfd);
@@ -196,13 +203,71 @@ private:
   std::vector<std::pair<std::string, DispatchFn>> functions;
 };
 
+double secondsOf(clockid_t clock) {
+  timespec t{};
+  clock_gettime(clock, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
+/// STRATA_DISPATCH_PROFILE=FILE (docs/runtime.md): a dispatch function's
+/// times, appended to FILE as one CSV line when the function is unloaded.
+class DispatchProfile {
+public:
+  explicit DispatchProfile(std::string path) : path(std::move(path)) {}
+  ~DispatchProfile() {
+    if (!calls)
+      return;
+    FILE *f = std::fopen(path.c_str(), "a");
+    if (!f)
+      return;
+    if (std::ftell(f) == 0)
+      std::fprintf(f, "dispatch,params,calls,workgroups,wall_us,cpu_us,"
+                      "slowest_workgroup_cpu_us\n");
+    double n = double(calls);
+    std::fprintf(f, "%s,%s,%lld,%lld,%.2f,%.2f,%.2f\n", label.c_str(),
+                 params.c_str(), (long long)calls, (long long)workgroups,
+                 wall / n * 1e6, cpu / n * 1e6, slowest / n * 1e6);
+    std::fclose(f);
+  }
+  /// Records a call: its wall time and each workgroup's thread CPU time.
+  void record(const std::string &what, const int64_t *p, size_t paramCount,
+              double wallSeconds, const std::vector<double> &cpus) {
+    // Sessions on several threads may share the model's functions.
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!calls++) {
+      label = what;
+      for (size_t i = 0; i < std::min<size_t>(paramCount, 8); ++i)
+        params += (i ? " " : "") + std::to_string(p[i]);
+    }
+    workgroups = int64_t(cpus.size());
+    wall += wallSeconds;
+    double most = 0;
+    for (double c : cpus) {
+      cpu += c;
+      most = std::max(most, c);
+    }
+    slowest += most;
+  }
+
+private:
+  std::mutex mutex;
+  std::string path, label, params;
+  int64_t calls = 0, workgroups = 0;
+  double wall = 0, cpu = 0, slowest = 0;
+};
+
 class CpuFunction final : public Function {
 public:
-  CpuFunction(DispatchFn fn, std::string label, std::string kernel = "")
-      : fn(fn), label(std::move(label)), kernel(std::move(kernel)) {}
-  bool run(void *const *bindings, const int64_t *params,
-           int64_t workgroupCount, ThreadPool &pool,
-           std::string &error) const override {
+  CpuFunction(DispatchFn fn, std::string label, std::string kernel = "",
+              size_t paramCount = 0)
+      : fn(fn), label(std::move(label)), kernel(std::move(kernel)),
+        paramCount(paramCount) {
+    if (const char *path = std::getenv("STRATA_DISPATCH_PROFILE");
+        path && *path)
+      profile = std::make_unique<DispatchProfile>(path);
+  }
+  bool run(void *const *bindings, const int64_t *params, int64_t workgroupCount,
+           ThreadPool &pool, std::string &error) const override {
     std::atomic<int64_t> failedGroup{-1};
     std::atomic<int> failedCode{0};
     // A kernel splits its work into `count` equal parts itself, and each
@@ -212,14 +277,22 @@ public:
     if (!kernel.empty())
       workgroupCount =
           std::min<int64_t>(workgroupCount, int64_t(pool.threadCount()));
+    std::vector<double> cpus(profile ? size_t(workgroupCount) : 0);
+    double start = profile ? secondsOf(CLOCK_MONOTONIC) : 0;
     pool.parallelFor(workgroupCount, [&](int64_t id) {
+      double cpuStart = profile ? secondsOf(CLOCK_THREAD_CPUTIME_ID) : 0;
       int rc = fn(bindings, params, id, workgroupCount);
+      if (profile)
+        cpus[size_t(id)] = secondsOf(CLOCK_THREAD_CPUTIME_ID) - cpuStart;
       if (rc != 0) {
         int64_t none = -1;
         if (failedGroup.compare_exchange_strong(none, id))
           failedCode.store(rc);
       }
     });
+    if (profile)
+      profile->record(label, params, paramCount,
+                      secondsOf(CLOCK_MONOTONIC) - start, cpus);
     if (failedGroup.load() >= 0) {
       error = label + " returned " + std::to_string(failedCode.load()) +
               " in workgroup " + std::to_string(failedGroup.load()) + " of " +
@@ -237,14 +310,15 @@ private:
   DispatchFn fn;
   std::string label;
   std::string kernel; ///< a built-in kernel's name, for its error texts
+  size_t paramCount;  ///< the params a profile line shows (at most 8)
+  std::unique_ptr<DispatchProfile> profile; ///< STRATA_DISPATCH_PROFILE
 };
 
 class CpuDevice final : public Device {
 public:
   const std::string &name() const override { return deviceName; }
 
-  std::unique_ptr<Buffer> allocate(uint64_t size,
-                                   std::string &error) override {
+  std::unique_ptr<Buffer> allocate(uint64_t size, std::string &error) override {
     uint64_t rounded = (size + 63) / 64 * 64;
     if (rounded < size || rounded == 0)
       rounded = 64;
@@ -292,8 +366,8 @@ public:
         error = "symbol '" + request.symbol + "' is not resolved in executable";
         return nullptr;
       }
-      return std::make_unique<CpuFunction>(fn, "function '" + request.symbol +
-                                                   "'");
+      return std::make_unique<CpuFunction>(fn,
+                                           "function '" + request.symbol + "'");
     }
     if (kernels::kabi::isOneDnnKernel(request.symbol))
       return prepareOneDnnKernel(request, error);
@@ -325,8 +399,9 @@ public:
       error = "kernel '" + request.symbol + "': " + why;
       return nullptr;
     }
-    return std::make_unique<CpuFunction>(
-        k->fn, "kernel '" + request.symbol + "'", request.symbol);
+    return std::make_unique<CpuFunction>(k->fn,
+                                         "kernel '" + request.symbol + "'",
+                                         request.symbol, request.params.size());
   }
 
 private:

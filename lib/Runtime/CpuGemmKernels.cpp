@@ -91,25 +91,47 @@ struct MatmulSplit {
   int64_t rowChunks = 1, colChunks = 1, rowStep = 0, colStep = 0;
 };
 
-/// How each matrix of the batch splits for `count` workgroups: the
-/// operand that is not pre-packed is packed per chunk, so split along it
-/// (rows when B is packed) while chunks stay at least a panel wide.
+/// How each matrix of the batch splits for `count` workgroups: into
+/// rowChunks x colChunks chunks of whole panels (12 rows, 16 columns), the
+/// factorization whose largest chunk costs least. A chunk's cost is its
+/// padded multiply-adds plus packing what it reads unpacked: its rows of A
+/// (all K), and, when B is not pre-packed, its columns of B. Splitting along
+/// the columns balances a matmul whose rows fill an odd number of panels
+/// (BERT's 128 rows: 11 panels, 6 + 5 by rows, 48 + 48 column panels of
+/// 3072) at the price of each chunk packing all the rows of A.
 MatmulSplit matmulSplit(const int64_t *p, int64_t count) {
-  int64_t batch = p[0], m = p[1], n = p[2];
+  int64_t batch = p[0], m = p[1], n = p[2], k = p[3];
   bool bPacked = p[7] != 0;
-  MatmulSplit s;
   int64_t per = batch >= count ? 1 : (count + batch - 1) / batch;
   int64_t rowPanels = (m + kn::kPanelRows - 1) / kn::kPanelRows;
   int64_t colPanels = (n + kn::kPanelCols - 1) / kn::kPanelCols;
-  bool byRows = bPacked ? rowPanels >= per || rowPanels >= colPanels
-                        : colPanels < per && rowPanels > colPanels;
-  if (byRows)
-    s.rowChunks = std::max<int64_t>(1, std::min(per, rowPanels));
-  else
-    s.colChunks = std::max<int64_t>(1, std::min(per, colPanels));
-  s.rowStep = (rowPanels + s.rowChunks - 1) / s.rowChunks * kn::kPanelRows;
-  s.colStep = (colPanels + s.colChunks - 1) / s.colChunks * kn::kPanelCols;
-  return s;
+  // Packing a float costs about as much as this many multiply-adds (a rough
+  // figure: packing moves each value through memory, the microkernel does
+  // 16 multiply-adds a cycle).
+  constexpr double kPackCost = 16;
+  MatmulSplit best;
+  double bestCost = -1;
+  for (int64_t r = 1; r <= per; ++r) {
+    if (per % r)
+      continue;
+    int64_t rows = std::min(r, std::max<int64_t>(rowPanels, 1));
+    int64_t cols = std::min(per / r, std::max<int64_t>(colPanels, 1));
+    int64_t rowStep = (rowPanels + rows - 1) / rows;
+    int64_t colStep = (colPanels + cols - 1) / cols;
+    double chunkRows = double(rowStep * kn::kPanelRows);
+    double chunkCols = double(colStep * kn::kPanelCols);
+    double cost = chunkRows * chunkCols * double(k) +
+                  kPackCost * double(k) *
+                      (chunkRows + (bPacked ? 0.0 : chunkCols));
+    if (bestCost < 0 || cost < bestCost) {
+      bestCost = cost;
+      best.rowChunks = rows;
+      best.colChunks = cols;
+      best.rowStep = rowStep * kn::kPanelRows;
+      best.colStep = colStep * kn::kPanelCols;
+    }
+  }
+  return best;
 }
 
 int matmulKernel(void *const *bindings, const int64_t *p, int64_t id,
@@ -340,10 +362,30 @@ bool convDepthwiseCheck(const std::vector<BufferInfo> &b,
 // Winograd F(4x4, 3x3): [geometry (18), filter_packed, epilogue, tile_hw].
 // Workgroups split the (image, tile block, output-channel chunk) units.
 
+/// The tiles per block for `count` workgroups: blocks of at most `tileHw`
+/// tiles (the tuned size), as many as a multiple of `count` and of equal
+/// size, so each workgroup transforms as many tiles (ResNet-50's 56x56
+/// layers: 196 tiles in 32-tile blocks split 128 + 68, in 25-tile blocks
+/// 100 + 96). Blocks under one GEMM panel (16 tiles) would waste the
+/// microkernel's lanes: then the tuned size stays (and a single block
+/// splits over output channels). Each tile's arithmetic does not depend on
+/// its block, so the results do not either.
+int64_t balancedTileHw(const kn::Conv2dShape &s, int64_t tileHw,
+                       int64_t count) {
+  if (count < 2 || s.n >= count || tileHw < 1)
+    return tileHw; // whole images per workgroup already
+  int64_t side = kn::kWinogradOut;
+  int64_t perImage = ((s.oh + side - 1) / side) * ((s.ow + side - 1) / side);
+  int64_t k = (perImage + count * tileHw - 1) / (count * tileHw);
+  int64_t balanced = (perImage + count * k - 1) / (count * k);
+  return balanced >= kn::kPanelCols ? std::min(balanced, tileHw) : tileHw;
+}
+
 int convWinogradKernel(void *const *bindings, const int64_t *p, int64_t id,
                        int64_t count) {
   kn::Conv2dShape s = convShape(p);
-  kn::WinogradSplit ws = kn::winogradSplit(s, p[kabi::kConvParams], count);
+  kn::WinogradSplit ws = kn::winogradSplit(
+      s, balancedTileHw(s, p[kabi::kConvParams], count), count);
   int64_t begin, end;
   split(kn::winogradUnits(s, ws), id, count, begin, end);
   // Fails (1) only when its scratch cannot be allocated.
@@ -406,11 +448,22 @@ kn::InvertedResidualShape invResShape(const int64_t *p) {
   return s;
 }
 
-int64_t invResStripRows(const kn::InvertedResidualShape &s, const int64_t *p) {
+/// The strip rows for `count` workgroups: at most the planned (or cache-
+/// sized) rows, in a number of strips that is a multiple of `count` where
+/// the image is split (MobileNetV2's 28-row block: 10-row strips split 2 +
+/// 1, 7-row strips 2 + 2). Each output's arithmetic does not depend on the
+/// strip, so the results do not either.
+int64_t invResStripRows(const kn::InvertedResidualShape &s, const int64_t *p,
+                        int64_t count) {
   int64_t rows = p[26];
-  return rows > 0 ? std::min(rows, s.oh)
+  rows = rows > 0 ? std::min(rows, s.oh)
                   : kn::invertedResidualStripRows(
                         s, kn::invertedResidualCacheBytes());
+  if (count < 2 || s.n >= count || rows < 1)
+    return rows;
+  int64_t strips = (s.oh + rows - 1) / rows;
+  strips = (strips + count - 1) / count * count;
+  return std::max<int64_t>(1, (s.oh + strips - 1) / strips);
 }
 
 int invResKernel(void *const *bindings, const int64_t *p, int64_t id,
@@ -430,10 +483,7 @@ int invResKernel(void *const *bindings, const int64_t *p, int64_t id,
     epi[k]->p1 = kabi::paramFloat(q[3]);
   }
   wt.residual = p[25] ? f(kIrResidual) : nullptr;
-  int64_t rows =
-      p[26] > 0
-          ? invResStripRows(s, p)
-          : kn::invertedResidualBalancedRows(s, invResStripRows(s, p), count);
+  int64_t rows = invResStripRows(s, p, count);
   int64_t begin, end;
   split(kn::invertedResidualUnits(s, rows), id, count, begin, end);
   return kn::invertedResidual(s, wt, f(kIrIn),

@@ -5,35 +5,11 @@ shows the kernel, and `strata run` matches numpy (float64 reference, rtol
 and 2 threads."""
 import json
 import os
-import subprocess
 
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.environ.get("STRATA_BIN_DIR", os.path.join(ROOT, "build", "bin"))
-STRATA = os.path.join(BIN, "strata")
-
-
-def cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-FLAGS = cpu_flags()
-ISAS = ["portable"] + (["avx2"] if {"avx2", "fma"} <= FLAGS else []) + \
-    (["avx512"] if "avx512f" in FLAGS else [])
-
-
-def strata(*args, env=None):
-    return subprocess.run([STRATA, *map(str, args)], capture_output=True, text=True,
-                          timeout=300, env=env)
+from cpu_isa_harness import ISAS, strata
 
 
 def ty(a):

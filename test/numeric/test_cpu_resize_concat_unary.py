@@ -9,7 +9,7 @@ has at 1 thread and the best one at 2 threads. Unary ops and Concat compare
 with float64 numpy."""
 import json
 import os
-import subprocess
+import sys
 
 import numpy as np
 import onnx
@@ -23,29 +23,8 @@ pytestmark = pytest.mark.skipif(os.environ.get("STRATA_NUMERIC_BACKEND") == "com
                                 reason="compiles for the CPU already")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.environ.get("STRATA_BIN_DIR", os.path.join(ROOT, "build", "bin"))
-STRATA = os.path.join(BIN, "strata")
-
-
-def _flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-FLAGS = _flags()
-ISAS = ["portable"] + (["avx2"] if {"avx2", "fma"} <= FLAGS else []) + \
-    (["avx512"] if "avx512f" in FLAGS else [])
-
-
-def strata(*args, env=None):
-    return subprocess.run([STRATA, *map(str, args)], capture_output=True, text=True,
-                          timeout=300, env=env)
+sys.path.insert(0, os.path.join(ROOT, "test", "compiled"))
+from cpu_isa_harness import ISAS, strata  # noqa: E402
 
 
 def save(tmp_path, nodes, inputs, outputs, inits=(), opset=19):

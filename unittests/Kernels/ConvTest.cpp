@@ -154,6 +154,21 @@ TEST(Conv, GemmGeometriesEveryIsa) {
           runConv(s, isa, false, packed, Activation::Relu, false, wg, seed++);
 }
 
+TEST(Conv, GemmColumnChunksWithTheRestInTheLast) {
+  // 196 output columns (14x14, ResNet-50's stage 3) in 2 or 4 workgroups:
+  // whole panels rounded down, the last chunk taking the rest (96 + 100,
+  // 48 x 3 + 52).
+  const Conv2dShape shapes[] = {
+      shape(1, 24, 14, 14, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1),
+      shape(1, 8, 14, 14, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+  };
+  unsigned seed = 50;
+  for (Isa isa : supportedIsas())
+    for (const Conv2dShape &s : shapes)
+      for (int64_t wg : {2, 4})
+        runConv(s, isa, false, true, Activation::Relu, true, wg, seed++);
+}
+
 TEST(Conv, GemmEpilogues) {
   Conv2dShape s = shape(1, 8, 9, 10, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
   unsigned seed = 100;

@@ -188,42 +188,6 @@ TEST(InvertedResidual, StripRowsFollowTheCache) {
   EXPECT_EQ(invertedResidualStripRows(s, 0), 1);
 }
 
-TEST(InvertedResidual, BalancedRowsSplitEvenly) {
-  // MobileNetV2's 56 -> 28 block: 6 rows give 5 strips (3 + 2 over two
-  // threads), 5 rows give 6.
-  InvertedResidualShape s = shape(1, 24, 56, 56, 144, 32, 2, 1, 1, 1, 1);
-  EXPECT_EQ(invertedResidualBalancedRows(s, 6, 2), 5);
-  EXPECT_EQ(invertedResidualBalancedRows(s, 6, 1), 6);
-  EXPECT_EQ(invertedResidualBalancedRows(s, 7, 2), 7); // 4 strips already
-  s.n = 2; // 2 x 5 strips split evenly
-  EXPECT_EQ(invertedResidualBalancedRows(s, 6, 2), 6);
-  s.n = 1;
-  // The busiest part's rows (units split as the runtime does: part i gets
-  // units [U i / parts, U (i + 1) / parts)) never grow.
-  auto busiest = [](int64_t oh, int64_t r, int64_t parts) {
-    int64_t units = (oh + r - 1) / r, most = 0;
-    for (int64_t i = 0; i < parts; ++i) {
-      int64_t rows = 0;
-      for (int64_t u = units * i / parts; u < units * (i + 1) / parts; ++u)
-        rows += std::min(r, oh - u * r);
-      most = std::max(most, rows);
-    }
-    return most;
-  };
-  for (int64_t oh : {1, 2, 7, 10, 13, 28, 57})
-    for (int64_t rows = 1; rows <= oh; ++rows)
-      for (int64_t parts : {2, 3, 4}) {
-        InvertedResidualShape t = s;
-        t.oh = oh;
-        int64_t r = invertedResidualBalancedRows(t, rows, parts);
-        EXPECT_GE(r, 1);
-        EXPECT_LE(r, rows);
-        EXPECT_LE(busiest(oh, r, parts), busiest(oh, rows, parts))
-            << oh << " " << rows << " " << parts;
-      }
-  EXPECT_LT(busiest(28, 5, 2), busiest(28, 6, 2));
-}
-
 TEST(InvertedResidual, CheckRejectsBadShapes) {
   InvertedResidualShape s = shape(1, 8, 8, 8, 16, 8, 1, 1, 1, 1, 1);
   EXPECT_EQ(checkInvertedResidualShape(s), "");

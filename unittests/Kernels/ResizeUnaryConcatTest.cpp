@@ -11,6 +11,7 @@
 #include "Reference.h"
 
 #include "CpuKernels.h"
+#include "RuntimeCheckUtil.h"
 #include "strata/Kernels/KernelAbi.h"
 #include "strata/Kernels/OpKernels.h"
 
@@ -20,6 +21,8 @@ using namespace strata::kernels;
 using namespace strata::kernels::test;
 using strata::runtime::hal::BufferInfo;
 using strata::runtime::hal::findCpuKernel;
+using strata::kernels::testing::bytes;
+using strata::kernels::testing::expectRejects;
 
 namespace {
 
@@ -238,23 +241,6 @@ TEST(ConcatKernel, SlicesAndRanges) {
       concatF32(ptrs, inner, 3, y.data(), n * k / parts, n * (k + 1) / parts);
     EXPECT_EQ(y, want) << parts << " parts";
   }
-}
-
-BufferInfo bytes(uint64_t n) {
-  BufferInfo b;
-  b.size = n;
-  return b;
-}
-
-void expectRejects(const char *kernel, const std::vector<BufferInfo> &b,
-                   const std::vector<int64_t> &p, const std::string &needle) {
-  const auto *k = findCpuKernel(kernel);
-  ASSERT_NE(k, nullptr) << kernel;
-  ASSERT_EQ(p.size(), k->paramCount) << kernel;
-  std::string error;
-  EXPECT_FALSE(k->check(b, p, error)) << kernel << " accepted: " << needle;
-  EXPECT_NE(error.find(needle), std::string::npos)
-      << kernel << ": '" << error << "' lacks '" << needle << "'";
 }
 
 TEST(ResizeUnaryConcat, RuntimeChecks) {

@@ -9,6 +9,7 @@
 
 #include "Bf16TestUtil.h"
 #include "CpuKernels.h"
+#include "RuntimeCheckUtil.h"
 #include "strata/Kernels/Bf16Gemm.h"
 #include "strata/Kernels/KernelAbi.h"
 
@@ -23,14 +24,9 @@ using strata::kernels::testing::randomBf16;
 using strata::runtime::hal::BufferInfo;
 using strata::runtime::hal::CpuKernel;
 using strata::runtime::hal::findCpuKernel;
+using strata::kernels::testing::bytes;
 
 namespace {
-
-BufferInfo bytes(uint64_t n) {
-  BufferInfo b;
-  b.size = n;
-  return b;
-}
 
 /// Geometry, filter_packed, has_bias, relu, p0, p1, has_residual, out_bf16.
 std::vector<int64_t> params(const Conv2dShape &s, int64_t packed) {

@@ -365,19 +365,22 @@ TEST(RuntimeKernels, NamesAndWorkgroups) {
   int64_t large[] = {1, 512, 512, 512, 0};
   EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemm, small, 5), 1);
   EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemm, large, 5), 8);
-  // A classifier's matrix-vector product (1 x 1280 by 1280 x 1000, 2.6
-  // MFLOP) reads 5 MB of weight: split like a memory-bound kernel.
-  int64_t gemv[] = {1, 1, 1000, 1280, 1, 0, 0, 1};
-  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemv, gemv, 8), 8);
-  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemm, gemv, 8), 1);
-  // MobileNetV2's first depthwise (32 channels, 3x3 at 112x112, 7.2 MFLOP)
-  // is split by its time, not its FLOPs; a 4x4 one stays whole.
-  int64_t dw[] = {1, 32, 112, 112, 112, 112, 32, 3, 3,
-                  1, 1,  1,   1,   1,   1,   1,  1, 32};
-  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kConvDepthwise, dw, 18), 8);
-  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kConvIm2col, dw, 18), 1);
-  int64_t tiny[] = {1, 8, 4, 4, 4, 4, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8};
-  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kConvDepthwise, tiny, 18), 1);
+  // One workgroup per MFLOP: 1.18 MFLOP stays whole, 2.4 splits in two.
+  int64_t pooler[] = {1, 1, 768, 768, 0};
+  int64_t twice[] = {1, 2, 768, 768, 0};
+  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemm, pooler, 5), 1);
+  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemm, twice, 5), 2);
+  // Matrix-vector and depthwise multiply-adds count 8 times (memory-bound).
+  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kMatmulGemv, pooler, 5), 8);
+  int64_t dw7[] = {1, 32, 7, 7, 7, 7, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32};
+  int64_t dw14[] = {1, 96, 14, 14, 14, 14, 96, 3, 3,
+                    1, 1,  1,  1,  1,  1,  1,  1, 96};
+  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kConvDepthwise, dw7, 18), 1);
+  EXPECT_EQ(kabi::suggestedWorkgroups(kabi::kConvDepthwise, dw14, 18), 2);
+  // Memory-bound kernels: one workgroup per 16 Ki elements.
+  EXPECT_EQ(kabi::suggestedOpWorkgroups(32 * 1024 - 1), 1);
+  EXPECT_EQ(kabi::suggestedOpWorkgroups(32 * 1024), 2);
+  EXPECT_EQ(kabi::suggestedOpWorkgroups(int64_t(1) << 20), 8);
 }
 
 TEST(RuntimeKernels, InvertedResidualCheckAndRun) {

@@ -211,6 +211,38 @@ TEST(Runtime, ThreadCountsGiveEqualResults) {
     }
 }
 
+TEST(Runtime, DispatchProfileHasALinePerDispatch) {
+  // STRATA_DISPATCH_PROFILE: each dispatch function appends its times when
+  // the model is unloaded.
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  std::string file = dir.path + "/profile.csv";
+  ASSERT_EQ(setenv("STRATA_DISPATCH_PROFILE", file.c_str(), 1), 0);
+  const int64_t m = 8, n = 8, k = 8;
+  std::vector<float> a(size_t(m * k), 1.0f), b(size_t(k * n), 0.5f);
+  {
+    std::string bytes = matmulModel(m, n, k, b).serialize();
+    rt::Model model = rt::Model::loadMemory(bytes.data(), bytes.size());
+    rt::Session s(model, 2);
+    for (int run = 0; run < 3; ++run) {
+      s.setInput("a", STRATA_DTYPE_F32, {m, k}, a.data(), a.size() * 4);
+      s.run();
+    }
+  }
+  unsetenv("STRATA_DISPATCH_PROFILE");
+  std::ifstream in(file);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  ASSERT_EQ(lines.size(), 2u) << "a header and the matmul's line";
+  EXPECT_EQ(lines[0], "dispatch,params,calls,workgroups,wall_us,cpu_us,"
+                      "slowest_workgroup_cpu_us");
+  // The kernel, its params (M N K), 3 calls, 2 workgroups (its compiled 4
+  // capped at the 2 threads), then times.
+  EXPECT_EQ(lines[1].rfind("kernel 'matmul_f32',8 8 8,3,2,", 0), 0u)
+      << lines[1];
+}
+
 TEST(Runtime, EveryWorkgroupRuns) {
   // tag_workgroup writes x * (workgroup id + 1): with 5 workgroups over 10
   // elements, each pair of elements shows its own workgroup's id.

@@ -47,13 +47,6 @@ int64_t invertedResidualStripRows(const InvertedResidualShape &s,
 /// strip budget the runtime uses.
 int64_t invertedResidualCacheBytes();
 
-/// The strip rows, between half of `stripRows` and `stripRows`, whose
-/// strips split best over `parts` workgroups (fewest output rows in the
-/// busiest part; MobileNetV2's 28-row block: 5 strips of 6 rows split 18 +
-/// 10 rows over two threads, 6 strips of 5 rows 15 + 13).
-int64_t invertedResidualBalancedRows(const InvertedResidualShape &s,
-                                     int64_t stripRows, int64_t parts);
-
 /// Units of work: (image, strip of `stripRows` output rows).
 int64_t invertedResidualUnits(const InvertedResidualShape &s,
                               int64_t stripRows);

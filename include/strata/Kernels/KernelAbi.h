@@ -226,14 +226,16 @@ bool isRuntimeKernel(std::string_view name);
 bool isOneDnnKernel(std::string_view name);
 
 /// How many workgroups a memory-bound kernel over `elements` floats asks
-/// for: one per 64 Ki elements, a power of two up to 8.
+/// for: one per 16 Ki elements (about 10 us of work), a power of two up to
+/// 8. The runtime runs min(count, threads) of them: a dispatch above the
+/// first step takes every thread of a 2-thread session.
 int64_t suggestedOpWorkgroups(int64_t elements);
 
 /// How many workgroups a dispatch of `kernel` with `params` asks for: about
-/// one per 4 MFLOP, a power of two up to 8 (two threads share them evenly);
-/// the f32 depthwise's FLOPs count 8 times (its rate is about an eighth of
-/// the GEMM's), a matrix-vector product asks as a memory-bound kernel over
-/// its weight (suggestedOpWorkgroups(B * N * K)).
+/// one per MFLOP (the depthwise and matrix-vector kernels, bound by memory,
+/// count each multiply-add 8 times), a power of two up to 8 (two threads share them
+/// evenly). A workgroup of a MFLOP is about 10 us of the GEMM microkernel,
+/// several times the thread pool's fork and join.
 int64_t suggestedWorkgroups(std::string_view kernel, const int64_t *params,
                             int64_t count);
 
