@@ -5,5 +5,8 @@
 
 namespace strata::kernels::detail {
 #define DEPTHWISE_FN depthwiseAvx512
+#define DEPTHWISE_FOUR_ROWS 1
+#define DW_STRIP_FN dwStripAvx512
+#define DEINTERLEAVE_FN deinterleaveAvx512
 #include "DepthwiseImpl.inc"
 } // namespace strata::kernels::detail

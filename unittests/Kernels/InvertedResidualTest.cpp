@@ -17,6 +17,8 @@ namespace {
 struct Case {
   InvertedResidualShape s;
   bool bias, residual;
+  /// The depthwise stage's activation (clip 0..6 unless said).
+  Activation act2 = Activation::Clip;
 };
 
 /// The block in double: expansion, depthwise, projection, each on the
@@ -26,8 +28,26 @@ reference(const InvertedResidualShape &s, const std::vector<float> &x,
           const std::vector<float> &w1, const std::vector<float> &b1,
           const std::vector<float> &dw, const std::vector<float> &b2,
           const std::vector<float> &w3, const std::vector<float> &b3,
-          const std::vector<float> &res, bool bias) {
+          const std::vector<float> &res, bool bias,
+          Activation act2 = Activation::Clip) {
   auto relu6 = [](double v) { return std::min(std::max(v, 0.0), 6.0); };
+  auto activate2 = [&](double v) -> double {
+    switch (act2) {
+    case Activation::Clip:
+      return relu6(v);
+    case Activation::None:
+      return v;
+    case Activation::Relu:
+      return std::max(v, 0.0);
+    case Activation::HardSwish:
+      return v * std::min(std::max(v / 6 + 0.5, 0.0), 1.0);
+    case Activation::Sigmoid:
+      return 1 / (1 + std::exp(-v));
+    default:
+      ADD_FAILURE() << "no reference for activation " << int(act2);
+      return v;
+    }
+  };
   int64_t hw = s.h * s.w, ohw = s.oh * s.ow;
   std::vector<double> y(size_t(s.n * s.p * ohw));
   std::vector<double> t(size_t(s.e * hw)), u(size_t(s.e * ohw));
@@ -51,7 +71,7 @@ reference(const InvertedResidualShape &s, const std::vector<float> &x,
                 acc +=
                     double(dw[e * 9 + ky * 3 + kx]) * t[e * hw + iy * s.w + ix];
             }
-          u[e * ohw + oy * s.ow + ox] = relu6(acc);
+          u[e * ohw + oy * s.ow + ox] = activate2(acc);
         }
     for (int64_t p = 0; p < s.p; ++p)
       for (int64_t i = 0; i < ohw; ++i) {
@@ -77,7 +97,8 @@ InvertedResidualShape shape(int64_t n, int64_t c, int64_t h, int64_t w,
   return s;
 }
 
-void runCase(const Case &k, int64_t stripRows, int64_t calls, Isa isa) {
+void runCase(const Case &k, int64_t stripRows, int64_t calls, Isa isa,
+             InvertedResidualPath path) {
   const InvertedResidualShape &s = k.s;
   ASSERT_EQ(checkInvertedResidualShape(s), "");
   auto x = randomVector(size_t(s.n * s.c * s.h * s.w), 1);
@@ -102,20 +123,22 @@ void runCase(const Case &k, int64_t stripRows, int64_t calls, Isa isa) {
     wt.b1 = b1.data(), wt.b2 = b2.data(), wt.b3 = b3.data();
   for (Epilogue *e : {&wt.e1, &wt.e2})
     e->act = Activation::Clip, e->p0 = 0, e->p1 = 6;
+  wt.e2.act = k.act2;
   wt.residual = k.residual ? res.data() : nullptr;
   std::vector<float> y(size_t(s.n * s.p * s.oh * s.ow), -7.0f);
   int64_t units = invertedResidualUnits(s, stripRows);
   for (int64_t i = 0; i < calls; ++i)
     ASSERT_TRUE(invertedResidual(s, wt, x.data(), y.data(), stripRows,
                                  units * i / calls, units * (i + 1) / calls,
-                                 isa));
+                                 isa, path));
   std::vector<double> want =
-      reference(s, x, w1, b1, dw, b2, w3, b3, res, k.bias);
+      reference(s, x, w1, b1, dw, b2, w3, b3, res, k.bias, k.act2);
   // Sums of |products| reach ~100 here; f32 accumulation stays within
   // 2e-5 of that scale.
   expectClose(y, want, 2e-5 * 100,
-              std::string(isaName(isa)) + " strip " +
-                  std::to_string(stripRows) + " calls " +
+              std::string(isaName(isa)) +
+                  (path == InvertedResidualPath::Rows ? " rows" : " buffered") +
+                  " strip " + std::to_string(stripRows) + " calls " +
                   std::to_string(calls) + " stride " +
                   std::to_string(s.stride) + " " + std::to_string(s.h) + "x" +
                   std::to_string(s.w));
@@ -130,15 +153,28 @@ TEST(InvertedResidual, EveryIsaStripsAndSplits) {
       {shape(2, 3, 10, 37, 13, 5, 2, 1, 2, 0, 1), true, true},
       {shape(1, 4, 7, 7, 40, 24, 1, 2, 0, 0, 2), true, true},
       {shape(1, 24, 3, 3, 144, 24, 1, 1, 1, 1, 1), true, true},
+      // Rows wider than one 16-column block, odd and even, every pad
+      // parity at stride 2, and the other epilogue forms.
+      {shape(1, 6, 9, 49, 20, 10, 2, 1, 1, 1, 1), true, false},
+      {shape(1, 6, 8, 40, 20, 10, 2, 0, 0, 1, 1), true, false,
+       Activation::Relu},
+      {shape(1, 5, 7, 35, 18, 9, 2, 1, 1, 0, 0), false, false,
+       Activation::None},
+      {shape(1, 5, 6, 33, 17, 5, 1, 0, 0, 0, 0), true, false,
+       Activation::HardSwish},
+      {shape(1, 7, 6, 50, 26, 7, 1, 1, 1, 1, 1), true, true,
+       Activation::Sigmoid},
   };
   for (Isa isa : supportedIsas())
     for (const Case &k : cases)
       for (int64_t strip : {int64_t(1), int64_t(2), int64_t(3), k.s.oh})
-        for (int64_t calls : {1, 3}) {
-          runCase(k, std::min(strip, k.s.oh), calls, isa);
-          if (HasFailure())
-            return;
-        }
+        for (int64_t calls : {1, 3})
+          for (InvertedResidualPath path :
+               {InvertedResidualPath::Rows, InvertedResidualPath::Buffered}) {
+            runCase(k, std::min(strip, k.s.oh), calls, isa, path);
+            if (HasFailure())
+              return;
+          }
 }
 
 TEST(InvertedResidual, StripRowsFollowTheCache) {

@@ -63,12 +63,30 @@ struct InvertedResidualWeights {
   const float *residual = nullptr;
 };
 
+/// How a strip is computed:
+///   - Rows: the expansion GEMM runs per input row and writes it into a ring
+///     of zero-padded rows per channel (rows shared with the previous strip
+///     stay in place; stride 2: the row's columns reordered even/odd as the
+///     depthwise reads them), the depthwise writes the projection's packed
+///     B operand directly (no packing, no padded copies);
+///   - Buffered: the expansion GEMM over the strip's rows at once into a
+///     plain buffer, the library's depthwise (padded copies) into a second
+///     one, which the projection GEMM packs. Better for narrow rows, where a
+///     GEMM per row leaves most of the microkernel's 16-column vectors empty.
+enum class InvertedResidualPath { Auto, Rows, Buffered };
+/// Rows wide enough for the Rows path (Auto): measured on MobileNetV2's
+/// blocks, the row GEMMs lose at 7 columns and break even at 14.
+inline constexpr int64_t kInvertedResidualMinRowWidth = 14;
+/// Whether Auto takes the Rows path for this shape.
+bool invertedResidualUsesRows(const InvertedResidualShape &s);
+
 /// Computes units [begin, end) of invertedResidualUnits(s, stripRows).
 /// False when scratch memory cannot be allocated.
 bool invertedResidual(const InvertedResidualShape &s,
                       const InvertedResidualWeights &wt, const float *x,
                       float *y, int64_t stripRows, int64_t begin, int64_t end,
-                      Isa isa = activeIsa());
+                      Isa isa = activeIsa(),
+                      InvertedResidualPath path = InvertedResidualPath::Auto);
 
 } // namespace strata::kernels
 
