@@ -147,6 +147,10 @@ def main():
     ap.add_argument("--npu-config", help="the NPU description (JSON)")
     ap.add_argument("--double-buffer", action="store_true")
     ap.add_argument("--lram-reuse", action="store_true")
+    ap.add_argument("--prefetch-weights", action="store_true",
+                    help="--npu-prefetch-weights (every mode): conv -> conv "
+                         "dispatches, the next layer's first weights loaded "
+                         "during the previous layer's compute")
     ap.add_argument("--no-fuse-dispatches", action="store_true",
                     help="--npu-fuse-dispatches=false (every mode): each "
                          "conv and its residual add a dispatch of its own")
@@ -168,6 +172,8 @@ def main():
         db, reuse = ["--npu-double-buffer"], ["--npu-lram-reuse"]
         seg = {"fused": [], "unfused": ["--no-segment-fusion"],
                "off": ["--no-segmentation"]}
+        if a.prefetch_weights:
+            seg = {k: v + ["--npu-prefetch-weights"] for k, v in seg.items()}
         if a.no_fuse_dispatches:
             seg = {k: v + ["--npu-fuse-dispatches=false"]
                    for k, v in seg.items()}

@@ -53,6 +53,9 @@ struct Layer {
   /// The whole input already in LRAM at this address (NCHW, contiguous):
   /// left there by the previous dispatch (LRAM reuse).
   std::optional<int64_t> residentIn;
+  /// LRAM bytes [0, reservedBelow) kept out of every buffer (a chain's
+  /// producer still uses them while this layer's first loads run).
+  int64_t reservedBelow = 0;
   /// Multi-op dispatch: the int8 hl.add fused after the layer (its fields;
   /// `input` / `input2` are set per piece). Each output tile's residual
   /// operand is loaded after the tile's output in the output buffer, the
@@ -202,6 +205,8 @@ std::optional<Placement> place(const Layer &l, const Buffers &b, int sets,
   Placement p;
   if (l.residentIn)
     alloc.reserve(*l.residentIn, *l.residentIn + l.inputBytes());
+  if (l.reservedBelow)
+    alloc.reserve(0, l.reservedBelow);
   auto put = [&](int64_t *dst, int64_t bytes, bool shared) {
     for (int s = 0; s < 2; ++s) {
       if (s >= sets || (s > 0 && shared)) {
@@ -995,6 +1000,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     return e;
   int sets = options.doubleBuffer ? 2 : 1;
   l.residentIn = options.residentInput;
+  l.reservedBelow = options.reservedBelow;
   if (options.fusedAdd) {
     auto add = dyn_cast<hl::AddOp>(options.fusedAdd);
     auto outType = cast<ShapedType>(op->getResult(0).getType());
@@ -1022,7 +1028,13 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
   if (auto e = planTiling(l, config, sets, tiling, pl))
     return e;
   bool keepOutput = false;
-  if (options.keepOutputResident && l.N == 1) {
+  if (options.chainOutput) {
+    // A chain's producer: the whole output stays in LRAM for its consumer.
+    if (l.N != 1 || l.add ||
+        planTiling(l, config, sets, tiling, pl, /*wholeOutput=*/true))
+      return l.name + ": its whole output does not fit LRAM";
+    keepOutput = true;
+  } else if (options.keepOutputResident && l.N == 1) {
     Tiling whole;
     Placement wholePl;
     if (!planTiling(l, config, sets, whole, wholePl, true)) {
@@ -1197,7 +1209,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     }
   };
   auto store = [&](size_t ti) {
-    if (!lastK(l, tiles[ti]))
+    if (!lastK(l, tiles[ti]) || options.chainOutput)
       return;
     movePieces(npusim::TaskKind::DmaStore, outBinding, ti,
                l.add ? residualAddr(ti) : pl.output[ti % sets], "output");
