@@ -249,53 +249,41 @@ int64_t tileComputeCycles(const Layer &l, const Tile &t,
 double scheduleCycles(const Layer &l, const std::vector<Tile> &tiles,
                       const npu::NpuConfig &config, int sets) {
   auto dmaCycles = [&](double bytes, int descriptors) {
-    return bytes / config.effectiveDmaBytesPerCycle() +
-           descriptors * config.dmaSetupCycles;
+    return extra::dmaCycles(bytes, descriptors, config);
   };
-  std::vector<double> load(tiles.size()), compute(tiles.size()),
-      store(tiles.size());
   std::vector<int64_t> lastW, lastSb, lastIn;
   std::map<std::vector<int64_t>, int64_t> computeOf;
-  for (size_t i = 0; i < tiles.size(); ++i) {
+  return extra::scheduleEstimate(tiles.size(), sets, [&](size_t i) {
+    extra::TileCycles c;
     const Tile &t = tiles[i];
     TileBytes s = tileBytes(l, t, false);
     std::vector<int64_t> wKey{t.c0, t.c1, t.k0, t.k1}, sbKey{t.c0, t.c1};
     if (lastW != wKey) {
-      load[i] += dmaCycles(s.weights, 1);
+      c.load += dmaCycles(s.weights, 1);
       lastW = wKey;
     }
     if (lastSb != sbKey) {
-      load[i] += dmaCycles(s.scaleBias, 1);
+      c.load += dmaCycles(s.scaleBias, 1);
       lastSb = sbKey;
     }
     RowWindow w = rowWindow(l, t.r0, t.r1);
     auto ci = inputChannels(l, t);
     std::vector<int64_t> key{ci.first, ci.second, w.i0, w.i1};
     if (key != lastIn && !l.residentIn) {
-      load[i] += dmaCycles(s.input, 1);
+      c.load += dmaCycles(s.input, 1);
       lastIn = key;
     }
     if (lastK(l, t))
-      store[i] = dmaCycles(s.output, static_cast<int>(config.slices));
+      c.store = dmaCycles(s.output, static_cast<int>(config.slices));
     // The slice tasks' cost under the cycle model (lanes a shape leaves
     // idle included), per tile shape.
     std::vector<int64_t> shape{t.c1 - t.c0, t.r1 - t.r0, t.k1 - t.k0};
     auto it = computeOf.find(shape);
     if (it == computeOf.end())
       it = computeOf.emplace(shape, tileComputeCycles(l, t, config)).first;
-    compute[i] = static_cast<double>(it->second);
-  }
-  double total = 0;
-  if (sets == 1) {
-    for (size_t i = 0; i < tiles.size(); ++i)
-      total += load[i] + compute[i] + store[i];
-    return total;
-  }
-  total = load[0] + store.back();
-  for (size_t i = 0; i < tiles.size(); ++i)
-    total += std::max(compute[i], (i + 1 < tiles.size() ? load[i + 1] : 0) +
-                                      (i ? store[i - 1] : 0));
-  return total;
+    c.compute = static_cast<double>(it->second);
+    return c;
+  });
 }
 
 std::string describe(const TileBytes &b) {
@@ -429,51 +417,12 @@ std::optional<std::string> planTiling(const Layer &l,
       .str();
 }
 
-npusim::Operand operand(int64_t address, std::vector<int64_t> dims,
-                        int64_t elementBytes) {
-  npusim::Operand o;
-  o.address = address;
-  o.dims = std::move(dims);
-  o.strides.assign(o.dims.size(), elementBytes);
-  for (int64_t i = static_cast<int64_t>(o.dims.size()) - 2; i >= 0; --i)
-    o.strides[i] = o.strides[i + 1] * o.dims[i + 1];
-  return o;
-}
-
-Task dma(npusim::TaskKind kind, uint32_t binding, int64_t dramOffset,
-         int64_t lramAddress, int64_t elementBytes, std::vector<int64_t> counts,
-         std::vector<int64_t> dramStrides, std::vector<int64_t> lramStrides,
-         std::string name) {
-  Task t;
-  t.kind = kind;
-  t.dma.binding = binding;
-  t.dma.dramOffset = dramOffset;
-  t.dma.lramAddress = lramAddress;
-  t.dma.elementBytes = static_cast<uint8_t>(elementBytes);
-  t.dma.counts = std::move(counts);
-  t.dma.dramStrides = std::move(dramStrides);
-  t.dma.lramStrides = std::move(lramStrides);
-  t.name = std::move(name);
-  return t;
-}
-
-Task waitTask() { return Task{}; }
-
-/// Gives `task` the vector mode the cycle model finds fastest.
-int64_t chooseVectorMode(Task &task, const npu::NpuConfig &config) {
-  int64_t bestCycles = -1;
-  uint32_t bestMode = 0;
-  for (uint32_t m = 0; m < config.vectorModes.size(); ++m) {
-    task.slice.vectorMode = m;
-    int64_t c = npusim::taskCost(task, config).cycles;
-    if (bestCycles < 0 || c < bestCycles) {
-      bestCycles = c;
-      bestMode = m;
-    }
-  }
-  task.slice.vectorMode = bestMode;
-  return bestCycles;
-}
+// The task builders are LowerExtra.h's (shared with the pools, segmented
+// and movement lowerings).
+using extra::barrier;
+using extra::contiguous;
+using extra::dmaTask;
+using extra::fastestVectorMode;
 
 /// One slice's piece of a tile: output channels [c0, c1), rows [r0, r1).
 using Piece = Tile;
@@ -503,12 +452,12 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
                                      : std::vector<int64_t>{l.N, pc, pr, l.OW};
   auto setOutput = [&]() {
     if (accAddr && !firstK(tile))
-      s.partial = operand(*accAddr, outDims, 4);
+      s.partial = contiguous(*accAddr, outDims, 4);
     if (accAddr && !lastK(l, tile)) {
       s.outputFormat = npusim::Format::Int32;
-      s.output = operand(*accAddr, outDims, 4);
+      s.output = contiguous(*accAddr, outDims, 4);
     } else {
-      s.output = operand(outAddr, outDims, l.eb);
+      s.output = contiguous(outAddr, outDims, l.eb);
     }
   };
   RowWindow tw = rowWindow(l, tile.r0, tile.r1);
@@ -517,16 +466,16 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
   int64_t sbDimsRow = l.sbRowBytes / 4;
   s.scaleBias =
       sbDimsRow == 3
-          ? operand(sbAddr + (p.c0 - tile.c0) * l.sbRowBytes, {pc, 3}, 4)
-          : operand(sbAddr + (p.c0 - tile.c0) * 4, {pc}, 4);
+          ? contiguous(sbAddr + (p.c0 - tile.c0) * l.sbRowBytes, {pc, 3}, 4)
+          : contiguous(sbAddr + (p.c0 - tile.c0) * 4, {pc}, 4);
   s.weights.address = wAddr + blockOff * wBlockBytes;
   if (l.kind == Kind::FullyConnected) {
-    s.input = operand(inAddr, {l.N, kc}, l.eb);
+    s.input = contiguous(inAddr, {l.N, kc}, l.eb);
     if (l.residentIn) {
       s.input.address = inAddr + tile.k0 * l.eb;
       s.input.strides = {l.C * l.eb, l.eb};
     }
-    s.weights = operand(s.weights.address, {pBlocks, kc, l.B}, l.eb);
+    s.weights = contiguous(s.weights.address, {pBlocks, kc, l.B}, l.eb);
     setOutput();
     return t;
   }
@@ -546,10 +495,10 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
     s.input.strides = {l.C * plane, plane, l.W * l.eb, l.eb};
   }
   if (l.kind == Kind::Depthwise)
-    s.weights = operand(s.weights.address, {pBlocks, l.KH, l.KW, l.B}, l.eb);
+    s.weights = contiguous(s.weights.address, {pBlocks, l.KH, l.KW, l.B}, l.eb);
   else
-    s.weights = operand(s.weights.address,
-                        {pBlocks, kc / l.groups, l.KH, l.KW, l.B}, l.eb);
+    s.weights = contiguous(s.weights.address,
+                           {pBlocks, kc / l.groups, l.KH, l.KW, l.B}, l.eb);
   setOutput();
   s.pad = {pw.padTop, l.pad[1], pw.padBottom, l.pad[3]};
   return t;
@@ -580,7 +529,7 @@ std::vector<Piece> splitTile(const Layer &l, const Tile &tile,
     int64_t worst = 0;
     for (const Piece &p : pieces) {
       Task t = sliceTask(l, tile, p, 0, 0, 0, 0, 0);
-      worst = std::max(worst, chooseVectorMode(t, config));
+      worst = std::max(worst, fastestVectorMode(t, config));
     }
     return worst;
   };
@@ -606,7 +555,7 @@ int64_t tileComputeCycles(const Layer &l, const Tile &t,
   int64_t worst = 0;
   for (const Piece &p : splitTile(l, t, config)) {
     Task task = sliceTask(l, t, p, 0, 0, 0, 0, 0);
-    worst = std::max(worst, chooseVectorMode(task, config));
+    worst = std::max(worst, fastestVectorMode(task, config));
   }
   return worst;
 }
@@ -807,12 +756,12 @@ std::optional<std::string> lowerTranspose(hl::TransposeOp op,
     std::vector<int64_t> counts(out.begin(), out.end());
     counts[0] = n;
     if (!tasks.empty())
-      tasks.push_back(waitTask());
-    tasks.push_back(dma(npusim::TaskKind::DmaLoad, 0, d0 * gather[0], 0, eb,
-                        counts, gather, outStrides, "input"));
-    tasks.push_back(waitTask());
-    tasks.push_back(dma(npusim::TaskKind::DmaStore, 1, d0 * slice, 0, eb,
-                        {n * slice / eb}, {eb}, {eb}, "output"));
+      tasks.push_back(barrier());
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 0, d0 * gather[0], 0, eb,
+                            counts, gather, outStrides, "input"));
+    tasks.push_back(barrier());
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaStore, 1, d0 * slice, 0, eb,
+                            {n * slice / eb}, {eb}, {eb}, "output"));
   }
   program.segments.push_back({std::move(tasks)});
   if (auto e = npusim::verifyProgram(program))
@@ -930,18 +879,18 @@ std::optional<std::string> lowerElementwise(Operation *op,
   program.bindings.push_back({"output", bytes, true});
   std::vector<Task> tasks;
   if (table)
-    tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1, 0, *lut, 1, {256}, {1},
-                        {1}, "table"));
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1, 0, *lut, 1, {256},
+                            {1}, {1}, "table"));
   for (int64_t e0 = 0; e0 < elements; e0 += chunk) {
     int64_t n = std::min(chunk, elements - e0);
     if (e0)
-      tasks.push_back(waitTask());
-    tasks.push_back(
-        dma(npusim::TaskKind::DmaLoad, 0, e0, *in1, 1, {n}, {1}, {1}, "input"));
+      tasks.push_back(barrier());
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 0, e0, *in1, 1, {n}, {1},
+                            {1}, "input"));
     if (binary)
-      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1, e0, *in2, 1, {n}, {1},
-                          {1}, "input2"));
-    tasks.push_back(waitTask());
+      tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1, e0, *in2, 1, {n},
+                              {1}, {1}, "input2"));
+    tasks.push_back(barrier());
     int64_t pieces = std::min<int64_t>(config.slices, n);
     for (int64_t sIdx = 0; sIdx < pieces; ++sIdx) {
       int64_t a = n * sIdx / pieces, b = n * (sIdx + 1) / pieces;
@@ -949,18 +898,18 @@ std::optional<std::string> lowerElementwise(Operation *op,
       t.kind = npusim::TaskKind::Slice;
       t.slice = proto;
       t.slice.slice = static_cast<uint32_t>(sIdx);
-      t.slice.input = operand(*in1 + a, {b - a}, 1);
+      t.slice.input = contiguous(*in1 + a, {b - a}, 1);
       if (binary)
-        t.slice.input2 = operand(*in2 + a, {b - a}, 1);
+        t.slice.input2 = contiguous(*in2 + a, {b - a}, 1);
       if (table)
-        t.slice.lut = operand(*lut, {256}, 1);
-      t.slice.output = operand(*out + a, {b - a}, 1);
+        t.slice.lut = contiguous(*lut, {256}, 1);
+      t.slice.output = contiguous(*out + a, {b - a}, 1);
       t.name = llvm::formatv("chunk{0}.s{1}", e0 / chunk, sIdx).str();
       tasks.push_back(t);
     }
-    tasks.push_back(waitTask());
-    tasks.push_back(dma(npusim::TaskKind::DmaStore, outBinding, e0, *out, 1,
-                        {n}, {1}, {1}, "output"));
+    tasks.push_back(barrier());
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaStore, outBinding, e0, *out, 1,
+                            {n}, {1}, {1}, "output"));
   }
   program.segments.push_back({std::move(tasks)});
   if (auto e = npusim::verifyProgram(program))
@@ -1081,8 +1030,8 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     // reduction is tiled.
     // A fused add's sum: after the output in its buffer.
     if (keepOutput)
-      plan->residentOutput = pl.output[(tiles.size() - 1) % sets] +
-                             (l.add ? outBytes : 0);
+      plan->residentOutput =
+          pl.output[(tiles.size() - 1) % sets] + (l.add ? outBytes : 0);
   }
 
   std::vector<Task> tasks;
@@ -1113,11 +1062,11 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                         int64_t lram, const char *what) {
     for (const Piece &p : piecesFor(tiles[ti])) {
       int64_t pc = p.c1 - p.c0, pr = p.r1 - p.r0;
-      tasks.push_back(dma(kind, binding, ((p.c0 * l.OH) + p.r0) * l.OW * l.eb,
-                          lram, l.eb, {l.N, pc, pr * l.OW},
-                          {l.O * l.OH * l.OW * l.eb, l.OH * l.OW * l.eb, l.eb},
-                          {pc * pr * l.OW * l.eb, pr * l.OW * l.eb, l.eb},
-                          what));
+      tasks.push_back(
+          dmaTask(kind, binding, ((p.c0 * l.OH) + p.r0) * l.OW * l.eb, lram,
+                  l.eb, {l.N, pc, pr * l.OW},
+                  {l.O * l.OH * l.OW * l.eb, l.OH * l.OW * l.eb, l.eb},
+                  {pc * pr * l.OW * l.eb, pr * l.OW * l.eb, l.eb}, what));
       lram += l.N * pc * pr * l.OW * l.eb;
     }
   };
@@ -1131,24 +1080,24 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     if (heldW[wSet] != wKey) {
       int64_t nb = (t.c1 - t.c0 + l.B - 1) / l.B;
       if (!tiledK) {
-        tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1,
-                            (t.c0 / l.B) * l.blockBytes, pl.weights[wSet], 1,
-                            {nb * l.blockBytes}, {1}, {1}, "weights"));
+        tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1,
+                                (t.c0 / l.B) * l.blockBytes, pl.weights[wSet],
+                                1, {nb * l.blockBytes}, {1}, {1}, "weights"));
       } else {
         // Input channels [k0, k1) of each block: a strided gather.
         int64_t cb = l.blockChannelBytes(), part = (t.k1 - t.k0) * cb;
-        tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1,
-                            (t.c0 / l.B) * l.blockBytes + t.k0 * cb,
-                            pl.weights[wSet], 1, {nb, part}, {l.blockBytes, 1},
-                            {part, 1}, "weights"));
+        tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1,
+                                (t.c0 / l.B) * l.blockBytes + t.k0 * cb,
+                                pl.weights[wSet], 1, {nb, part},
+                                {l.blockBytes, 1}, {part, 1}, "weights"));
       }
       heldW[wSet] = wKey;
     }
     if (heldSb[sbSet] != sbKey) {
-      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 2, t.c0 * l.sbRowBytes,
-                          pl.scaleBias[sbSet], 1,
-                          {(t.c1 - t.c0) * l.sbRowBytes}, {1}, {1},
-                          "scale_bias"));
+      tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 2, t.c0 * l.sbRowBytes,
+                              pl.scaleBias[sbSet], 1,
+                              {(t.c1 - t.c0) * l.sbRowBytes}, {1}, {1},
+                              "scale_bias"));
       heldSb[sbSet] = sbKey;
     }
     RowWindow w = rowWindow(l, t.r0, t.r1);
@@ -1156,11 +1105,11 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     std::vector<int64_t> inKey{ci0, ci1, w.i0, w.i1};
     if (heldIn[inSet] != inKey && !l.residentIn) {
       int64_t rows = w.i1 - w.i0, plane = rows * l.W * l.eb;
-      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 0,
-                          (ci0 * l.H + w.i0) * l.W * l.eb, pl.input[inSet],
-                          l.eb, {l.N, ci1 - ci0, rows * l.W},
-                          {l.C * l.H * l.W * l.eb, l.H * l.W * l.eb, l.eb},
-                          {(ci1 - ci0) * plane, plane, l.eb}, "input"));
+      tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 0,
+                              (ci0 * l.H + w.i0) * l.W * l.eb, pl.input[inSet],
+                              l.eb, {l.N, ci1 - ci0, rows * l.W},
+                              {l.C * l.H * l.W * l.eb, l.H * l.W * l.eb, l.eb},
+                              {(ci1 - ci0) * plane, plane, l.eb}, "input"));
       heldIn[inSet] = inKey;
     }
     if (l.add && lastK(l, t))
@@ -1186,7 +1135,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                     tiledK ? std::optional<int64_t>(accAddr) : std::nullopt);
       task.name = tiledK ? llvm::formatv("tile{0}.k{1}.s{2}", ti, t.k0, s).str()
                          : llvm::formatv("tile{0}.s{1}", ti, s).str();
-      chooseVectorMode(task, config);
+      fastestVectorMode(task, config);
       tasks.push_back(task);
       int64_t elems = l.N * (p.c1 - p.c0) * (p.r1 - p.r0) * l.OW;
       if (l.add && lastK(l, t)) {
@@ -1197,11 +1146,11 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
         add.kind = npusim::TaskKind::Slice;
         add.slice = *l.add;
         add.slice.slice = static_cast<uint32_t>(s);
-        add.slice.input = operand(l.addLhs ? outAddr : res, {elems}, 1);
-        add.slice.input2 = operand(l.addLhs ? res : outAddr, {elems}, 1);
-        add.slice.output = operand(res, {elems}, 1);
+        add.slice.input = contiguous(l.addLhs ? outAddr : res, {elems}, 1);
+        add.slice.input2 = contiguous(l.addLhs ? res : outAddr, {elems}, 1);
+        add.slice.output = contiguous(res, {elems}, 1);
         add.name = llvm::formatv("tile{0}.add.s{1}", ti, s).str();
-        chooseVectorMode(add, config);
+        fastestVectorMode(add, config);
         tasks.push_back(add);
       }
       outAddr += elems * l.eb;
@@ -1217,7 +1166,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
 
   loads(0);
   for (size_t ti = 0; ti < tiles.size(); ++ti) {
-    tasks.push_back(waitTask());
+    tasks.push_back(barrier());
     compute(ti);
     if (sets == 2) {
       // A fused add's residual load into tile ti+1's output buffer comes
@@ -1229,14 +1178,14 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
       if (!l.add && ti >= 1)
         store(ti - 1);
     } else {
-      tasks.push_back(waitTask());
+      tasks.push_back(barrier());
       store(ti);
       if (ti + 1 < tiles.size())
         loads(ti + 1);
     }
   }
   if (sets == 2) {
-    tasks.push_back(waitTask());
+    tasks.push_back(barrier());
     store(tiles.size() - 1);
   }
   program.segments.push_back({std::move(tasks)});

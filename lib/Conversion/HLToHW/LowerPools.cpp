@@ -439,31 +439,29 @@ double scheduleCycles(const WinLayer &l, const std::vector<Tile> &tiles,
                       const Placement &pl, int sets,
                       const npu::NpuConfig &config) {
   auto dma = [&](double bytes, int descriptors) {
-    return bytes / config.effectiveDmaBytesPerCycle() +
-           descriptors * config.dmaSetupCycles;
+    return dmaCycles(bytes, descriptors, config);
   };
-  std::vector<double> load(tiles.size()), compute(tiles.size()),
-      store(tiles.size());
   std::map<std::vector<int64_t>, int64_t> computeOf;
   std::vector<int64_t> lastW, lastIn;
   int storeDescriptors = static_cast<int>(
       config.slices * (l.out.s * l.out.s)); // one per piece and phase
-  for (size_t i = 0; i < tiles.size(); ++i) {
+  return scheduleEstimate(tiles.size(), sets, [&](size_t i) {
+    TileCycles c;
     const Tile &t = tiles[i];
     Bytes b = bytesOf(l, t);
     std::vector<int64_t> wKey{t.c0, t.c1};
     if (l.mac() && wKey != lastW) {
-      load[i] += dma(b.weights, 1) + dma(b.scaleBias, 1);
+      c.load += dma(b.weights, 1) + dma(b.scaleBias, 1);
       lastW = wKey;
     }
     Rows r = rowsOf(l, t.r0, t.r1);
     auto ci = inChannels(l, t);
     std::vector<int64_t> inKey{ci.first, ci.second, r.i0, r.i1};
     if (inKey != lastIn) {
-      load[i] += dma(b.input, static_cast<int>(l.N));
+      c.load += dma(b.input, static_cast<int>(l.N));
       lastIn = inKey;
     }
-    store[i] = dma(b.output, storeDescriptors);
+    c.store = dma(b.output, storeDescriptors);
     std::vector<int64_t> shape{t.c1 - t.c0, t.r1 - t.r0};
     auto it = computeOf.find(shape);
     if (it == computeOf.end()) {
@@ -478,19 +476,9 @@ double scheduleCycles(const WinLayer &l, const std::vector<Tile> &tiles,
       }
       it = computeOf.emplace(shape, worst).first;
     }
-    compute[i] = static_cast<double>(it->second);
-  }
-  double total = 0;
-  if (sets == 1) {
-    for (size_t i = 0; i < tiles.size(); ++i)
-      total += load[i] + compute[i] + store[i];
-    return total;
-  }
-  total = load[0] + store.back();
-  for (size_t i = 0; i < tiles.size(); ++i)
-    total += std::max(compute[i], (i + 1 < tiles.size() ? load[i + 1] : 0) +
-                                      (i ? store[i - 1] : 0));
-  return total;
+    c.compute = static_cast<double>(it->second);
+    return c;
+  });
 }
 
 /// The fitting tiling the estimate finds fastest, or the error naming the
