@@ -180,13 +180,15 @@ def test_pool_matches_run_ref(tmp_path, kind, seed):
             assert "tile1." in listings[1], "expected several tiles"
 
 
-def strided_case(rng, kind, s):
+def strided_case(rng, kind, s, k=None):
     """A producer (1x1 conv or 3x3/1 average pool, so that the segmentation
     can fuse into it) feeding a stride-s conv2d / depthwise / max pool."""
     g = int(rng.choice([1, 2])) if kind == "conv" else 1
     c = g * int(rng.integers(1, 6))
     kh, kw = (int(v) for v in rng.integers(1, 5, 2))
     dil = [1, 1] if kind == "maxpool" else [int(v) for v in rng.integers(1, 3, 2)]
+    if k:
+        kh = kw = k
     h, w = (int(v) for v in rng.integers(2 * max(kh, kw) + 3, 24, 2))
     pad = [int(rng.integers(0, k)) for k in (kh, kw, kh, kw)]
     oh, ow = out_size(h, pad[0], pad[2], kh, s, dil[0]), out_size(w, pad[1], pad[3], kw, s, dil[1])
@@ -307,6 +309,30 @@ def test_tflite_rounding_is_kept(tmp_path):
              f"multiplier = 1789569707 : i64, shift = 1 : i64, output_zp = 2 : i64}} : ({t}) -> {t}")
     e.write(d, r, x.shape)
     check(d, [([], None, False)])
+
+
+@pytest.mark.parametrize("kind", ["conv", "dw", "maxpool"])
+@pytest.mark.parametrize("s", [2, 3])
+def test_segmented_one_phase_matches_run_ref(tmp_path, kind, s):
+    """A 1x1 strided kernel over a segmented input (ResNet-50's stride-2
+    shortcuts): every tap lies in phase (0, 0), so each tile loads that
+    phase only (a 3-dim descriptor striding over the others), untiled,
+    tiled and double-buffered, the bytes of run-ref."""
+    rng = np.random.default_rng(700 + 10 * s + len(kind))
+    m, y, out_shape = strided_case(rng, kind, s, k=1)
+    m.write(tmp_path, y, out_shape)
+    fused, _, tiled = check(tmp_path, [
+        ([], None, True), ([], SMALL, False),
+        (["--npu-double-buffer"], SMALL, False)])
+    assert re.findall(r'name = "tile0\.s0\.p(\d+)"', fused) == ["0"]
+    c = m.x.shape[1]
+    consumer, = (p for p in fused.split("npuhw.program @") if "tile0.s0.p0" in p)
+    # Untiled: one load of [N, C, Hs*Ws] (phase (0, 0) of every channel),
+    # the channels s^2 phase planes apart in DRAM.
+    (n, stride), = re.findall(rf"dma_load {{binding = 0 : i32, counts = array<i64: 1, {c}, "
+                              rf"(\d+)>, (?:dram_offset = \d+ : i64, )?dram_strides = "
+                              rf"array<i64: \d+, (\d+), 1>", consumer)
+    assert int(stride) == s * s * int(n), consumer
 
 
 @pytest.mark.parametrize("kind", ["maxpool", "avgpool"])
