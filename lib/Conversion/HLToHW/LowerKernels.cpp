@@ -25,6 +25,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -804,11 +805,24 @@ std::optional<std::string> lowerElementwise(Operation *op,
   auto outType = cast<RankedTensorType>(op->getResult(0).getType());
   Type inElement =
       cast<ShapedType>(op->getOperand(0).getType()).getElementType();
-  if (!outType.hasStaticShape() ||
-      hl::formatOf(inElement) != hl::Format::Int8 ||
-      hl::formatOf(outType.getElementType()) != hl::Format::Int8 ||
-      hl::storageRange(inElement).first != -128)
+  Type outElement = outType.getElementType();
+  // hl.convert: int8 <-> bf16 (the `convert` task; the NPU has no f32).
+  auto convert = dyn_cast<hl::ConvertOp>(op);
+  auto signedInt8 = [](Type t) {
+    return hl::formatOf(t) == hl::Format::Int8 &&
+           hl::storageRange(t).first == -128;
+  };
+  auto bf16 = [](Type t) { return hl::formatOf(t) == hl::Format::BF16; };
+  if (convert && (!outType.hasStaticShape() ||
+                  !((signedInt8(inElement) && bf16(outElement)) ||
+                    (bf16(inElement) && signedInt8(outElement)))))
+    return layer + ": only signed int8 <-> bf16 with static shapes is "
+                   "lowered (the NPU has no f32)";
+  if (!convert && (!outType.hasStaticShape() || !signedInt8(inElement) ||
+                   hl::formatOf(outElement) != hl::Format::Int8))
     return layer + ": only signed int8 with static shapes is lowered";
+  // Bytes of an input and an output element.
+  int64_t ebIn = bf16(inElement) ? 2 : 1, ebOut = bf16(outElement) ? 2 : 1;
   int64_t elements = outType.getNumElements();
   if (elements == 0)
     return layer + ": an empty tensor needs no NPU program";
@@ -835,6 +849,22 @@ std::optional<std::string> lowerElementwise(Operation *op,
     proto.clipMax = a.getClipMax();
     if (a.getRounding() == "tflite")
       proto.rounding = npusim::Rounding::TFLite;
+  } else if (convert) {
+    proto.kernel = npusim::KernelKind::Convert;
+    proto.format = ebIn == 2 ? npusim::Format::BF16 : npusim::Format::Int8;
+    proto.outputFormat =
+        ebOut == 2 ? npusim::Format::BF16 : npusim::Format::Int8;
+    proto.scale = convert.getScale().convertToDouble();
+    if (!(proto.scale > 0) || !std::isfinite(proto.scale))
+      return layer + ": scale " + std::to_string(proto.scale) +
+             " is not a positive finite number";
+    if (ebIn == 1)
+      proto.inputZp = convert.getZp();
+    else
+      proto.outputZp = convert.getZp();
+    if (convert.getZp() < -128 || convert.getZp() > 127)
+      return layer + ": zp " + std::to_string(convert.getZp()) +
+             " is outside int8";
   } else if (isa<hl::TableOp>(op)) {
     table = true;
     proto.kernel = npusim::KernelKind::Table;
@@ -851,15 +881,16 @@ std::optional<std::string> lowerElementwise(Operation *op,
     return layer + ": the operands must have the output's shape";
   // The largest chunk whose buffers all allocate.
   int64_t inputs = binary ? 2 : 1;
-  int64_t chunk = std::min<int64_t>(elements, config.lramBytes / (inputs + 1) -
-                                                  config.lramAlignment);
+  int64_t chunk =
+      std::min<int64_t>(elements, config.lramBytes / (inputs * ebIn + ebOut) -
+                                      config.lramAlignment);
   std::optional<int64_t> in1, in2, lut, out;
   for (; chunk >= 1; chunk = chunk * 7 / 8) {
     LramAllocator alloc(config);
     lut = table ? alloc.allocate(256) : std::optional<int64_t>(0);
-    in1 = alloc.allocate(chunk);
+    in1 = alloc.allocate(chunk * ebIn);
     in2 = binary ? alloc.allocate(chunk) : std::optional<int64_t>(0);
-    out = alloc.allocate(chunk);
+    out = alloc.allocate(chunk * ebOut);
     if (lut && in1 && in2 && out)
       break;
   }
@@ -869,14 +900,14 @@ std::optional<std::string> lowerElementwise(Operation *op,
   program.name = name;
   program.config = config;
   uint64_t bytes = static_cast<uint64_t>(elements);
-  program.bindings.push_back({"input", bytes, false});
+  program.bindings.push_back({"input", bytes * ebIn, false});
   if (binary)
     program.bindings.push_back({"input2", bytes, false});
   if (table)
     program.bindings.push_back(
         {bindingName(op->getOperand(1), "table"), 256, false});
   uint32_t outBinding = static_cast<uint32_t>(program.bindings.size());
-  program.bindings.push_back({"output", bytes, true});
+  program.bindings.push_back({"output", bytes * ebOut, true});
   std::vector<Task> tasks;
   if (table)
     tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1, 0, *lut, 1, {256},
@@ -885,8 +916,8 @@ std::optional<std::string> lowerElementwise(Operation *op,
     int64_t n = std::min(chunk, elements - e0);
     if (e0)
       tasks.push_back(barrier());
-    tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 0, e0, *in1, 1, {n}, {1},
-                            {1}, "input"));
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 0, e0 * ebIn, *in1, ebIn,
+                            {n}, {ebIn}, {ebIn}, "input"));
     if (binary)
       tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1, e0, *in2, 1, {n},
                               {1}, {1}, "input2"));
@@ -898,18 +929,18 @@ std::optional<std::string> lowerElementwise(Operation *op,
       t.kind = npusim::TaskKind::Slice;
       t.slice = proto;
       t.slice.slice = static_cast<uint32_t>(sIdx);
-      t.slice.input = contiguous(*in1 + a, {b - a}, 1);
+      t.slice.input = contiguous(*in1 + a * ebIn, {b - a}, ebIn);
       if (binary)
         t.slice.input2 = contiguous(*in2 + a, {b - a}, 1);
       if (table)
         t.slice.lut = contiguous(*lut, {256}, 1);
-      t.slice.output = contiguous(*out + a, {b - a}, 1);
+      t.slice.output = contiguous(*out + a * ebOut, {b - a}, ebOut);
       t.name = llvm::formatv("chunk{0}.s{1}", e0 / chunk, sIdx).str();
       tasks.push_back(t);
     }
     tasks.push_back(barrier());
-    tasks.push_back(dmaTask(npusim::TaskKind::DmaStore, outBinding, e0, *out, 1,
-                            {n}, {1}, {1}, "output"));
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaStore, outBinding, e0 * ebOut,
+                            *out, ebOut, {n}, {ebOut}, {ebOut}, "output"));
   }
   program.segments.push_back({std::move(tasks)});
   if (auto e = npusim::verifyProgram(program))
@@ -922,7 +953,7 @@ std::optional<std::string> lowerElementwise(Operation *op,
 bool conversion::hasNpuLowering(Operation *op) {
   return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp,
              hl::TransposeOp, hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp,
-             hl::MaxOp, hl::ActivationOp, hl::TableOp>(op) ||
+             hl::MaxOp, hl::ActivationOp, hl::TableOp, hl::ConvertOp>(op) ||
          extra::handles(op);
 }
 
@@ -939,7 +970,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     return lowerTranspose(transpose, config, name, program);
   }
   if (isa<hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp, hl::MaxOp,
-          hl::ActivationOp, hl::TableOp>(op)) {
+          hl::ActivationOp, hl::TableOp, hl::ConvertOp>(op)) {
     if (plan)
       *plan = LayerPlan();
     return lowerElementwise(op, config, name, program);
