@@ -65,20 +65,31 @@ def config_of(path):
 
 
 def kernels_of(listing):
-    """program name -> kernel of its slice tasks."""
-    out, name = {}, None
+    """program name -> what it runs: its MAC kernels in order ("conv2d";
+    "conv2d+depthwise_conv2d" for a conv -> conv dispatch,
+    --npu-prefetch-weights), "+add" for a fused residual add
+    (--npu-fuse-dispatches), else its first slice task's kernel."""
+    out, seen, name = {}, {}, None
+    mac = ("conv2d", "depthwise_conv2d", "fully_connected")
     for line in listing.splitlines():
         m = re.match(r"\s*npuhw.program @(\S+)", line)
         if m:
             name = m.group(1)
+            seen[name] = []
         m = re.search(r'kernel = "(\w+)"', line)
-        if m and name and name not in out:
-            # hl.segmentation's program: DMA and the pad value's rescale.
-            pad = 'name = "pad_value"' in line
-            out[name] = "segmentation" if pad else m.group(1)
-        elif m and name and out[name] == "conv2d" and m.group(1) == "add":
-            # A multi-op dispatch (--npu-fuse-dispatches): conv + add.
-            out[name] = "conv2d+add"
+        if m and name:
+            k = m.group(1)
+            if not seen[name]:
+                # hl.segmentation's program: DMA and the pad value's rescale.
+                seen[name].append("segmentation" if 'name = "pad_value"' in line
+                                  else k)
+            elif seen[name][0] in mac and k not in seen[name] and (
+                    k in mac or k == "add") and (
+                    k == "add" or re.search(r'name = "tile0\.s0"', line)):
+                seen[name].append(k)
+    for n, ks in seen.items():
+        if ks:
+            out[n] = "+".join(ks)
     return out
 
 
@@ -133,10 +144,15 @@ def table(rows, cfg, top):
               f"{sum(1 for r in sel if r['dma'] / bw > r['macs'] / peak)} DMA-bound)")
 
     total(rows, "all NPU dispatches")
-    convs = ("conv2d", "conv2d+add", "depthwise_conv2d")
-    total([r for r in rows if r["kernel"] in convs],
+    # The convolutions: every dispatch running one (a fused residual add's
+    # cycles included: it adds no MACs; --no-fuse-dispatches measures the
+    # convolutions alone, the adds then in dispatches of their own).
+    def conv(k):
+        return any(p in ("conv2d", "depthwise_conv2d") for p in k.split("+"))
+    total([r for r in rows if conv(r["kernel"])],
           "convolutions (conv2d + depthwise, fused adds in)")
-    total([r for r in rows if r["kernel"] in convs[:2]], "conv2d only")
+    total([r for r in rows if conv(r["kernel"]) and "depthwise" not in r["kernel"]],
+          "conv2d only")
 
 
 def main():
@@ -147,10 +163,10 @@ def main():
     ap.add_argument("--npu-config", help="the NPU description (JSON)")
     ap.add_argument("--double-buffer", action="store_true")
     ap.add_argument("--lram-reuse", action="store_true")
-    ap.add_argument("--prefetch-weights", action="store_true",
-                    help="--npu-prefetch-weights (every mode): conv -> conv "
-                         "dispatches, the next layer's first weights loaded "
-                         "during the previous layer's compute")
+    ap.add_argument("--no-prefetch-weights", action="store_true",
+                    help="--npu-prefetch-weights=false (every mode): no "
+                         "conv -> conv dispatches (each conv its own, the "
+                         "next layer's weights not prefetched)")
     ap.add_argument("--no-fuse-dispatches", action="store_true",
                     help="--npu-fuse-dispatches=false (every mode): each "
                          "conv and its residual add a dispatch of its own")
@@ -172,8 +188,9 @@ def main():
         db, reuse = ["--npu-double-buffer"], ["--npu-lram-reuse"]
         seg = {"fused": [], "unfused": ["--no-segment-fusion"],
                "off": ["--no-segmentation"]}
-        if a.prefetch_weights:
-            seg = {k: v + ["--npu-prefetch-weights"] for k, v in seg.items()}
+        if a.no_prefetch_weights:
+            seg = {k: v + ["--npu-prefetch-weights=false"]
+                   for k, v in seg.items()}
         if a.no_fuse_dispatches:
             seg = {k: v + ["--npu-fuse-dispatches=false"]
                    for k, v in seg.items()}

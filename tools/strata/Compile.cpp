@@ -142,9 +142,11 @@ static cl::opt<bool> npuFuseDispatches(
 static cl::opt<bool> npuPrefetchWeights(
     "npu-prefetch-weights",
     cl::desc("--target npu-sim: a MAC kernel whose only user is the next "
-             "MAC kernel shares its NPU dispatch: its output stays in LRAM "
-             "and the next kernel's first weights load while it computes"),
-    cl::sub(CompileCommand));
+             "MAC kernel shares its NPU dispatch when the cycle model finds "
+             "it faster: its output stays in LRAM and the next kernel's "
+             "first weights load while it computes; on by default, =false "
+             "turns it off"),
+    cl::init(true), cl::sub(CompileCommand));
 static cl::opt<bool> noSegmentFusion(
     "no-segment-fusion",
     cl::desc("--target npu-sim: keep hl.segmentation ops instead of having "
