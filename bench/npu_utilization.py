@@ -3,7 +3,8 @@
 with the roofline beside it (docs/npu.md, "HL -> HW: measured").
 
     bench/npu_utilization.py QUANTIZED.mlir --input in.npz [--npu-config F]
-        [--double-buffer] [--lram-reuse] [--no-fuse-dispatches] [--compare]
+        [--double-buffer] [--lram-reuse] [--no-fuse-dispatches]
+        [--no-prefetch-weights] [--compare]
         [--top N]
         [--segmentation fused|unfused|off] [--compare-segmentation]
 
@@ -20,7 +21,10 @@ npu-sim`, and prints one row per NPU dispatch:
   their compute bound.
 
 Totals: all NPU dispatches, and the convolutions only (the issue's ResNet-50
-target is >= 70 % over its convolutions). With --compare the model is
+target is >= 70 % over its convolutions): the MACs and cycles of every
+dispatch running a convolution (a conv -> conv dispatch counts once; a
+fused residual add's cycles are in its conv's dispatch, so the target is
+read with --no-fuse-dispatches, docs/npu.md "Measured"). With --compare the model is
 compiled four times (plain, --npu-double-buffer, --npu-lram-reuse, both)
 and the cycle gain of each flag is printed. Strided int8 kernels read
 segmented inputs (hl-segment-strided, docs/npu.md) fused into their
