@@ -696,10 +696,11 @@ readLayer(Operation *op, const npu::NpuConfig &config, WinLayer &l) {
                     "(hl-segment-strided never writes one: no finite pad "
                     "value is safe)";
   if (l.s > 1) {
-    if (so)
-      return l.name + ": segment_output on a segmented input";
-    l.OH = out[2];
-    l.OW = out[3];
+    // A result stored segmented (`segment_output`) has HL's bound: output
+    // row y reads phase rows up to y + (dh*(kh-1))/s (hl-segment-strided
+    // fuses only where the bound is the strided output's size).
+    l.OH = so ? l.H - (l.dh * (l.KH - 1)) / l.s : out[2];
+    l.OW = so ? l.W - (l.dw * (l.KW - 1)) / l.s : out[3];
     for (int64_t a = 0; a < l.s; ++a)
       for (int64_t b = 0; b < l.s; ++b) {
         Phase ph{a, b, phaseTaps(l.KH, l.dh, l.s, a),
