@@ -10,26 +10,11 @@ and compared byte for byte with the reference interpreter (`strata run-ref`
 on the HL module). Untiled, tiled (an 8 KiB LRAM) and double-buffered; the
 simulator refuses a program with a race, so a prefetch that overlaps the
 first layer's buffers would fail here."""
-import json
-import os
-import subprocess
-
 import numpy as np
 import pytest
 
-from test_npulower_fuse import dims, save  # noqa: E402  (same folder)
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.environ.get("STRATA_BIN_DIR", os.path.join(ROOT, "build", "bin"))
-STRATA = os.path.join(BIN, "strata")
-OPT = os.path.join(BIN, "strata-opt")
-NPU = os.path.join(BIN, "strata-npu")
-B = 4  # the default weight_channel_block
-
-
-def run(*args):
-    return subprocess.run(list(map(str, args)), capture_output=True, text=True,
-                          timeout=300)
+from test_npulower_fuse import (B, OPT, dims, ref_and_listing, run,  # noqa: E402
+                                run_packaged, save)
 
 
 def layer(rng, c, o, k, tag, spread):
@@ -83,35 +68,13 @@ def test_conv_conv_one_dispatch(tmp_path, seed, mode):
     save(tmp_path / "w.npz", weights)
     x = rng.integers(-128, 128, xs).astype(np.int8)
     save(tmp_path / "in.npz", {"input": x})
-    r = run(STRATA, "run-ref", tmp_path / "hl.mlir", "--weights", tmp_path / "w.npz",
-            "--input", tmp_path / "in.npz", "--output", tmp_path / "ref.npz")
-    assert r.returncode == 0, r.stderr
-    ref = np.load(tmp_path / "ref.npz")["output"]
-    opts = ["prefetch-weights=true"]
-    if mode != "untiled":
-        (tmp_path / "npu.json").write_text(json.dumps({"lram_bytes": 8192}))
-        opts.append(f"npu-config={tmp_path / 'npu.json'}")
-    if mode == "tiled-db":
-        opts.append("double-buffer=true")
-    r = run(OPT, tmp_path / "hl.mlir", "--convert-hl-to-hw=" + " ".join(opts))
-    assert r.returncode == 0, r.stderr
-    listing = r.stdout
+    ref, listing = ref_and_listing(tmp_path, ["prefetch-weights=true"], mode, 8192)
     # One program: the first conv is outlined with the second, which holds
     # it; the intermediate is never stored (one store binding: 5).
     assert "npu.dispatch_group" in listing, listing
     assert listing.count("npuhw.program @") == 1
     assert "binding = 5" in listing and "dma_store {binding = 3" not in listing
-    start = listing.index("  npuhw.program")
-    body = listing[start:].rstrip()
-    (tmp_path / "prog.mlir").write_text("module {\n" + body[:-1].rstrip() + "\n}\n")
-    r = run(NPU, "package", tmp_path / "prog.mlir", "--constants", tmp_path / "w.npz",
-            "--input", f"input=i8:{dims(xs)}", "--output", f"output=i8:{dims(zs)}",
-            "-o", tmp_path / "m.strata")
-    assert r.returncode == 0, r.stderr
-    r = run(STRATA, "run", tmp_path / "m.strata", "--input", tmp_path / "in.npz",
-            "--output", tmp_path / "out.npz", "--device", "npu-sim")
-    assert r.returncode == 0, r.stderr
-    got = np.load(tmp_path / "out.npz")["output"]
+    got = run_packaged(tmp_path, listing, [f"input=i8:{dims(xs)}"], f"output=i8:{dims(zs)}")
     assert got.tobytes() == ref.tobytes(), np.argwhere(got != ref)[:5]
     assert len(np.unique(ref)) > 3 or ref.size < 8
 
