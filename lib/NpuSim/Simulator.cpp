@@ -903,3 +903,27 @@ std::string npusim::chromeTraceJson(const std::vector<Profile> &profiles,
   os << "]}\n";
   return os.str();
 }
+
+int64_t npusim::programCycles(const Program &program,
+                              const npu::NpuConfig &config) {
+  std::vector<int64_t> queueEnd(1 + static_cast<size_t>(config.slices), 0);
+  int64_t barrier = 0;
+  auto join = [&]() {
+    barrier = *std::max_element(queueEnd.begin(), queueEnd.end());
+    std::fill(queueEnd.begin(), queueEnd.end(), barrier);
+  };
+  for (const Segment &seg : program.segments) {
+    for (const Task &task : seg.tasks) {
+      if (task.kind == TaskKind::Wait) {
+        join();
+        continue;
+      }
+      size_t q = task.kind == TaskKind::Slice ? 1 + task.slice.slice : 0;
+      int64_t start = std::max(queueEnd[q], barrier);
+      queueEnd[q] =
+          std::min(start + taskCost(task, config).cycles, int64_t(1) << 62);
+    }
+    join();
+  }
+  return barrier;
+}

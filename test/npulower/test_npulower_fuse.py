@@ -39,6 +39,42 @@ def save(path, arrays):
             z.writestr(name + ".npy", buf.getvalue())
 
 
+def ref_and_listing(tmp_path, opts, mode, lram):
+    """run-ref on tmp_path/hl.mlir (weights w.npz, input in.npz), then
+    convert-hl-to-hw with `opts`, an LRAM of `lram` bytes unless `mode` is
+    "untiled", double-buffered for "tiled-db": (the reference output, the
+    listing)."""
+    r = run(STRATA, "run-ref", tmp_path / "hl.mlir", "--weights", tmp_path / "w.npz",
+            "--input", tmp_path / "in.npz", "--output", tmp_path / "ref.npz")
+    assert r.returncode == 0, r.stderr
+    ref = np.load(tmp_path / "ref.npz")["output"]
+    opts = list(opts)
+    if mode != "untiled":
+        (tmp_path / "npu.json").write_text(json.dumps({"lram_bytes": lram}))
+        opts.append(f"npu-config={tmp_path / 'npu.json'}")
+    if mode == "tiled-db":
+        opts.append("double-buffer=true")
+    r = run(OPT, tmp_path / "hl.mlir", "--convert-hl-to-hw=" + " ".join(opts))
+    assert r.returncode == 0, r.stderr
+    return ref, r.stdout
+
+
+def run_packaged(tmp_path, listing, inputs, output):
+    """Packages the listing's one program (`strata-npu package`, constants
+    w.npz), runs it on npu-sim with in.npz: the output array."""
+    start = listing.index("  npuhw.program")
+    body = listing[start:].rstrip()
+    (tmp_path / "prog.mlir").write_text("module {\n" + body[:-1].rstrip() + "\n}\n")
+    args = [a for i in inputs for a in ("--input", i)]
+    r = run(NPU, "package", tmp_path / "prog.mlir", "--constants", tmp_path / "w.npz",
+            *args, "--output", output, "-o", tmp_path / "m.strata")
+    assert r.returncode == 0, r.stderr
+    r = run(STRATA, "run", tmp_path / "m.strata", "--input", tmp_path / "in.npz",
+            "--output", tmp_path / "out.npz", "--device", "npu-sim")
+    assert r.returncode == 0, r.stderr
+    return np.load(tmp_path / "out.npz")["output"]
+
+
 def dims(shape):
     return "x".join(str(d) for d in shape)
 
@@ -91,36 +127,16 @@ def test_conv_add_one_dispatch(tmp_path, seed, mode):
     x = rng.integers(-128, 128, xs).astype(np.int8)
     r_in = rng.integers(-128, 128, ys).astype(np.int8)
     save(tmp_path / "in.npz", {"input": x, "residual": r_in})
-    r = run(STRATA, "run-ref", tmp_path / "hl.mlir", "--weights", tmp_path / "w.npz",
-            "--input", tmp_path / "in.npz", "--output", tmp_path / "ref.npz")
-    assert r.returncode == 0, r.stderr
-    ref = np.load(tmp_path / "ref.npz")["output"]
-    opts = ["fuse-dispatches=true"]
-    if mode != "untiled":
-        (tmp_path / "npu.json").write_text(json.dumps({"lram_bytes": 4096}))
-        opts.append(f"npu-config={tmp_path / 'npu.json'}")
-    if mode == "tiled-db":
-        opts.append("double-buffer=true")
-    r = run(OPT, tmp_path / "hl.mlir", "--convert-hl-to-hw=" + " ".join(opts))
-    assert r.returncode == 0, r.stderr
-    listing = r.stdout
+    ref, listing = ref_and_listing(tmp_path, ["fuse-dispatches=true"], mode, 4096)
     # One program: the conv is outlined with its add, which holds it.
     assert "npu.dispatch_group" in listing
     assert listing.count("npuhw.program @") == 1
     assert 'kernel = "add"' in listing
     if mode != "untiled":
         assert "tile1." in listing, listing  # several tiles
-    start = listing.index("  npuhw.program")
-    body = listing[start:].rstrip()
-    (tmp_path / "prog.mlir").write_text("module {\n" + body[:-1].rstrip() + "\n}\n")
-    r = run(NPU, "package", tmp_path / "prog.mlir", "--constants", tmp_path / "w.npz",
-            "--input", f"input=i8:{dims(xs)}", "--input", f"residual=i8:{dims(ys)}",
-            "--output", f"output=i8:{dims(ys)}", "-o", tmp_path / "m.strata")
-    assert r.returncode == 0, r.stderr
-    r = run(STRATA, "run", tmp_path / "m.strata", "--input", tmp_path / "in.npz",
-            "--output", tmp_path / "out.npz", "--device", "npu-sim")
-    assert r.returncode == 0, r.stderr
-    got = np.load(tmp_path / "out.npz")["output"]
+    got = run_packaged(tmp_path, listing, [f"input=i8:{dims(xs)}",
+                                           f"residual=i8:{dims(ys)}"],
+                       f"output=i8:{dims(ys)}")
     assert got.tobytes() == ref.tobytes(), np.argwhere(got != ref)[:5]
     # Not all saturated: the test can tell a wrong add apart.
     assert len(np.unique(ref)) > 10

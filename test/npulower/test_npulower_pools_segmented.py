@@ -180,13 +180,15 @@ def test_pool_matches_run_ref(tmp_path, kind, seed):
             assert "tile1." in listings[1], "expected several tiles"
 
 
-def strided_case(rng, kind, s):
+def strided_case(rng, kind, s, k=None):
     """A producer (1x1 conv or 3x3/1 average pool, so that the segmentation
     can fuse into it) feeding a stride-s conv2d / depthwise / max pool."""
     g = int(rng.choice([1, 2])) if kind == "conv" else 1
     c = g * int(rng.integers(1, 6))
     kh, kw = (int(v) for v in rng.integers(1, 5, 2))
     dil = [1, 1] if kind == "maxpool" else [int(v) for v in rng.integers(1, 3, 2)]
+    if k:
+        kh = kw = k
     h, w = (int(v) for v in rng.integers(2 * max(kh, kw) + 3, 24, 2))
     pad = [int(rng.integers(0, k)) for k in (kh, kw, kh, kw)]
     oh, ow = out_size(h, pad[0], pad[2], kh, s, dil[0]), out_size(w, pad[1], pad[3], kw, s, dil[1])
@@ -307,6 +309,82 @@ def test_tflite_rounding_is_kept(tmp_path):
              f"multiplier = 1789569707 : i64, shift = 1 : i64, output_zp = 2 : i64}} : ({t}) -> {t}")
     e.write(d, r, x.shape)
     check(d, [([], None, False)])
+
+
+@pytest.mark.parametrize("kind", ["conv", "dw", "maxpool"])
+@pytest.mark.parametrize("s", [2, 3])
+def test_segmented_one_phase_matches_run_ref(tmp_path, kind, s):
+    """A 1x1 strided kernel over a segmented input (ResNet-50's stride-2
+    shortcuts): every tap lies in phase (0, 0), so each tile loads that
+    phase only (a 3-dim descriptor striding over the others), untiled,
+    tiled and double-buffered, the bytes of run-ref."""
+    rng = np.random.default_rng(700 + 10 * s + len(kind))
+    m, y, out_shape = strided_case(rng, kind, s, k=1)
+    m.write(tmp_path, y, out_shape)
+    fused, _, tiled = check(tmp_path, [
+        ([], None, True), ([], SMALL, False),
+        (["--npu-double-buffer"], SMALL, False)])
+    assert re.findall(r'name = "tile0\.s0\.p(\d+)"', fused) == ["0"]
+    c = m.x.shape[1]
+    consumer, = (p for p in fused.split("npuhw.program @") if "tile0.s0.p0" in p)
+    # Untiled: one load of [N, C, Hs*Ws] (phase (0, 0) of every channel),
+    # the channels s^2 phase planes apart in DRAM.
+    (n, stride), = re.findall(rf"dma_load {{binding = 0 : i32, counts = array<i64: 1, {c}, "
+                              rf"(\d+)>, (?:dram_offset = \d+ : i64, )?dram_strides = "
+                              rf"array<i64: \d+, (\d+), 1>", consumer)
+    assert int(stride) == s * s * int(n), consumer
+
+
+@pytest.mark.parametrize("consumer", ["maxpool", "conv", "dw"])
+@pytest.mark.parametrize("seed", range(2))
+def test_segmented_producer_writes_segmented(tmp_path, consumer, seed):
+    """ResNet-50's stem: a strided conv reading a segmented input (the
+    model input's hl.segmentation) whose result feeds another strided
+    kernel: the conv writes its result segmented from its segmented input
+    (one store per phase, the padding its output zero point; no second
+    hl.segmentation), the bytes of run-ref, plain, tiled and
+    double-buffered."""
+    rng = np.random.default_rng(820 + seed + 3 * len(consumer))
+    c, o = (int(v) for v in rng.integers(1, 7, 2))
+    h, w = (int(v) for v in rng.integers(9, 26, 2))
+    k1 = int(rng.choice([3, 5]))
+    x = rng.integers(-128, 128, (1, c, h, w)).astype(np.int8)
+    m = Module(x)
+    # The pad value the consumer needs is the conv's output zero point (a
+    # max pool's: -128, a ReLU'd conv's zero point at the bottom).
+    mid = -128 if consumer == "maxpool" else int(rng.integers(-20, 20))
+    w1, w1t = m.const(pack(rng.integers(-128, 128, (o, c, k1, k1)).astype(np.int8)))
+    sb1, sb1t = m.const(scale_bias(rng, o))
+    p1 = k1 // 2
+    h1, w1s = out_size(h, p1, p1, k1, 2, 1), out_size(w, p1, p1, k1, 2, 1)
+    y1 = m.op(f"hl.conv2d(%x, {w1}, {sb1}) {{pad = {arr([p1] * 4)}, stride = {arr([2, 2])}, "
+              f"dilation = {arr([1, 1])}, input_zp = {int(rng.integers(-9, 9))} : i64, "
+              f"output_zp = {mid} : i64, clip_min = {mid} : i64}} : "
+              f"({ty(x.shape)}, {w1t}, {sb1t}) -> {ty((1, o, h1, w1s))}")
+    h2, w2s = out_size(h1, 1, 1, 3, 2, 1), out_size(w1s, 1, 1, 3, 2, 1)
+    window = f"pad = {arr([1, 1, 1, 1])}, stride = {arr([2, 2])}, dilation = {arr([1, 1])}"
+    if consumer == "maxpool":
+        o2 = o
+        y2 = m.op(f"hl.maxpool({y1}) {{kernel = {arr([3, 3])}, {window}}} : "
+                  f"({ty((1, o, h1, w1s))}) -> {ty((1, o2, h2, w2s))}")
+    else:
+        o2 = o if consumer == "dw" else int(rng.integers(1, 7))
+        wt = (rng.integers(-128, 128, (o, 3, 3)) if consumer == "dw"
+              else rng.integers(-128, 128, (o2, o, 3, 3))).astype(np.int8)
+        w2, w2t = m.const(pack(wt))
+        sb2, sb2t = m.const(scale_bias(rng, o2))
+        op = "hl.depthwise_conv2d" if consumer == "dw" else "hl.conv2d"
+        y2 = m.op(f"{op}({y1}, {w2}, {sb2}) {{{window}, input_zp = {mid} : i64, "
+                  f"output_zp = 3 : i64}} : ({ty((1, o, h1, w1s))}, {w2t}, {sb2t}) -> "
+                  f"{ty((1, o2, h2, w2s))}")
+    m.write(tmp_path, y2, (1, o2, h2, w2s))
+    fused, _, _ = check(tmp_path, [([], None, True), ([], SMALL, False),
+                                   (["--npu-double-buffer"], SMALL, False)])
+    # One hl.segmentation (the model input's); the conv stores phases.
+    assert fused.count('name = "pad_value"') == 2, fused
+    # The conv: per-phase tasks over its segmented input, phase stores.
+    assert any("tile0.s0.p" in p and "output.phase" in p and 'kernel = "conv2d"' in p
+               for p in fused.split("npuhw.program @")), fused
 
 
 @pytest.mark.parametrize("kind", ["maxpool", "avgpool"])

@@ -139,6 +139,14 @@ static cl::opt<bool> npuFuseDispatches(
              "that is its only user run as one NPU dispatch (the add per "
              "output tile in LRAM); on by default, =false turns it off"),
     cl::init(true), cl::sub(CompileCommand));
+static cl::opt<bool> npuPrefetchWeights(
+    "npu-prefetch-weights",
+    cl::desc("--target npu-sim: a MAC kernel whose only user is the next "
+             "MAC kernel shares its NPU dispatch when the cycle model finds "
+             "it faster: its output stays in LRAM and the next kernel's "
+             "first weights load while it computes; on by default, =false "
+             "turns it off"),
+    cl::init(true), cl::sub(CompileCommand));
 static cl::opt<bool> noSegmentFusion(
     "no-segment-fusion",
     cl::desc("--target npu-sim: keep hl.segmentation ops instead of having "
@@ -594,6 +602,7 @@ static int compileNpuArtifact(const npu::NpuConfig &config,
   hwOptions.doubleBuffer = npuDoubleBuffer;
   hwOptions.lramReuse = npuLramReuse;
   hwOptions.fuseDispatches = npuFuseDispatches;
+  hwOptions.prefetchWeights = npuPrefetchWeights;
   std::vector<conversion::HLDecision> decisions;
   FailureOr<TensorMap> weights =
       npu::lowerTopToNpu(module, model.weights, config, hwOptions, &decisions,
@@ -674,6 +683,7 @@ int compile() {
         {"npu-double-buffer", npuDoubleBuffer.getNumOccurrences() > 0},
         {"npu-lram-reuse", npuLramReuse.getNumOccurrences() > 0},
         {"npu-fuse-dispatches", npuFuseDispatches.getNumOccurrences() > 0},
+        {"npu-prefetch-weights", npuPrefetchWeights.getNumOccurrences() > 0},
         {"no-segment-fusion", noSegmentFusion.getNumOccurrences() > 0},
         {"no-segmentation", noSegmentation.getNumOccurrences() > 0}})
     if (given && target != "npu-sim") {

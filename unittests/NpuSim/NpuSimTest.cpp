@@ -1177,6 +1177,9 @@ TEST(NpuSimCycles, HandComputedConvAndOverlap) {
   std::memset(sim.lram().data() + 16384, 0, 32 * 12);
   ASSERT_TRUE(sim.run(p, {{dram.data(), 1000}}, prof, err)) << err;
   EXPECT_EQ(prof.cycles, 1168);
+  // The compiler's timing-only count agrees with the run (every program
+  // below).
+  EXPECT_EQ(programCycles(p, cfg), prof.cycles);
   EXPECT_EQ(prof.macs, 64 * 32 * 144);
   EXPECT_DOUBLE_EQ(prof.utilization, double(64 * 32 * 144) / (1168.0 * 512));
   EXPECT_DOUBLE_EQ(prof.tasks[1].utilization,
@@ -1184,6 +1187,7 @@ TEST(NpuSimCycles, HandComputedConvAndOverlap) {
   p.segments[0].tasks.insert(p.segments[0].tasks.begin() + 1, waitTask());
   ASSERT_TRUE(sim.run(p, {{dram.data(), 1000}}, prof, err)) << err;
   EXPECT_EQ(prof.cycles, 225 + 1168);
+  EXPECT_EQ(programCycles(p, cfg), prof.cycles);
   EXPECT_EQ(prof.tasks[2].start, 225);
   // Two slices run side by side; one slice runs its tasks in order.
   Task conv2 = conv;
@@ -1192,10 +1196,16 @@ TEST(NpuSimCycles, HandComputedConvAndOverlap) {
   p.segments[0].tasks = {conv, conv2};
   ASSERT_TRUE(sim.run(p, {{dram.data(), 1000}}, prof, err)) << err;
   EXPECT_EQ(prof.cycles, 1168);
+  EXPECT_EQ(programCycles(p, cfg), prof.cycles);
   conv2.slice.slice = 0;
   p.segments[0].tasks = {conv, conv2};
   ASSERT_TRUE(sim.run(p, {{dram.data(), 1000}}, prof, err)) << err;
   EXPECT_EQ(prof.cycles, 2 * 1168);
+  EXPECT_EQ(programCycles(p, cfg), prof.cycles);
+  // A segment's end joins the queues as a wait does.
+  p.segments = {{{conv}}, {{conv2}}};
+  ASSERT_TRUE(sim.run(p, {{dram.data(), 1000}}, prof, err)) << err;
+  EXPECT_EQ(programCycles(p, cfg), prof.cycles);
   std::string trace = chromeTraceJson({prof}, cfg);
   EXPECT_NE(trace.find("\"ph\":\"X\""), std::string::npos);
   EXPECT_NE(trace.find("\"macs\":294912"), std::string::npos);

@@ -37,6 +37,12 @@ struct TaskCost {
 /// The compiler uses it to plan; the simulator to count.
 TaskCost taskCost(const Task &task, const npu::NpuConfig &config);
 
+/// The cycles `program` takes under the cycle model, without executing it
+/// (the timing of Simulator::run: each queue in order from the last wait,
+/// a wait or a segment's end joins them). The compiler uses it to compare
+/// schedules.
+int64_t programCycles(const Program &program, const npu::NpuConfig &config);
+
 struct TaskProfile {
   int64_t index = 0; ///< numbered across segments
   std::string kind;  ///< "dma_load", "wait", "conv2d", ...

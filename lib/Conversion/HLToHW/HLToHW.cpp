@@ -34,6 +34,7 @@ struct ConvertHLToHWPass
     doubleBuffer = o.doubleBuffer;
     lramReuse = o.lramReuse;
     fuseDispatches = o.fuseDispatches;
+    prefetchWeights = o.prefetchWeights;
   }
 
   /// Multi-op dispatches: the hl.add fused into `op`'s program, if any.
@@ -79,6 +80,7 @@ struct ConvertHLToHWPass
     options.doubleBuffer = doubleBuffer;
     options.lramReuse = lramReuse;
     options.fuseDispatches = fuseDispatches;
+    options.prefetchWeights = prefetchWeights;
 
     SmallVector<Operation *> kernels;
     module.walk([&](Operation *op) {
@@ -133,6 +135,33 @@ struct ConvertHLToHWPass
         name = base + "_" + std::to_string(n);
       npusim::Program program;
       LayerPlan plan;
+      // A conv -> conv chain (LowerChain.cpp): one program at the
+      // consumer's place, the producer outlined with it.
+      Operation *next = i + 1 < kernels.size() ? kernels[i + 1] : nullptr;
+      if (prefetchWeights && next && feeds(op, next) &&
+          op->getResult(0).hasOneUse() && !extra::handles(op) &&
+          !extra::handles(next) && !op->hasAttr("segment_output") &&
+          !next->hasAttr("segment_output") &&
+          !(fuseDispatches && (fusableAdd(op) || fusableAdd(next)))) {
+        HLToHWOptions nextOptions = options;
+        nextOptions.keepOutputResident = options.lramReuse &&
+                                         i + 2 < kernels.size() &&
+                                         feeds(next, kernels[i + 2]);
+        if (!lowerChainToProgram(op, next, config, opOptions, nextOptions, name,
+                                 program, &plan)) {
+          if (opOptions.residentInput)
+            op->setAttr("npu.resident_input", b.getUnitAttr());
+          npuhw::ProgramOp p = npuhw::buildProgram(b, op->getLoc(), program);
+          symbols.insert(p);
+          op->setAttr("npu.dispatch_group", b.getUnitAttr());
+          next->setAttr("npu.program",
+                        FlatSymbolRefAttr::get(p.getSymNameAttr()));
+          resident = plan.residentOutput;
+          residentValue = next->getResult(0);
+          ++i;
+          continue;
+        }
+      }
       std::optional<std::string> error =
           lowerHLOpToProgram(op, config, opOptions, name, program, &plan);
       if (error && opOptions.residentInput) {

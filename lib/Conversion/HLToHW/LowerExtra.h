@@ -18,6 +18,8 @@
 
 #include "strata/Conversion/HLToHW/Passes.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <array>
 
 namespace strata::conversion::extra {
@@ -68,6 +70,21 @@ npusim::Task dmaTask(npusim::TaskKind kind, uint32_t binding,
 npusim::Task barrier();
 /// Gives `task` the vector mode the cycle model finds fastest; its cycles.
 int64_t fastestVectorMode(npusim::Task &task, const npu::NpuConfig &config);
+
+/// DMA cycles of `bytes` in `descriptors` transfers (bandwidth, efficiency
+/// and setup of the description).
+double dmaCycles(double bytes, int descriptors, const npu::NpuConfig &config);
+
+/// One tile's estimated cycles: what it loads, computes and stores.
+struct TileCycles {
+  double load = 0, compute = 0, store = 0;
+};
+/// The planners' schedule estimate over `n` tiles, `tile(i)` called once
+/// per tile in order: single-buffered (`sets` 1) the three add up;
+/// double-buffered tile i's compute overlaps tile i+1's loads and tile
+/// i-1's store, the first load and the last store stand alone.
+double scheduleEstimate(size_t n, int sets,
+                        llvm::function_ref<TileCycles(size_t)> tile);
 
 /// Where an NCHW result `[N, C, H, W]` (elements of `eb` bytes) goes in its
 /// DRAM binding: plain, or segmented for a strided consumer

@@ -25,6 +25,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -53,6 +54,9 @@ struct Layer {
   /// The whole input already in LRAM at this address (NCHW, contiguous):
   /// left there by the previous dispatch (LRAM reuse).
   std::optional<int64_t> residentIn;
+  /// LRAM bytes [0, reservedBelow) kept out of every buffer (a chain's
+  /// producer still uses them while this layer's first loads run).
+  int64_t reservedBelow = 0;
   /// Multi-op dispatch: the int8 hl.add fused after the layer (its fields;
   /// `input` / `input2` are set per piece). Each output tile's residual
   /// operand is loaded after the tile's output in the output buffer, the
@@ -202,6 +206,8 @@ std::optional<Placement> place(const Layer &l, const Buffers &b, int sets,
   Placement p;
   if (l.residentIn)
     alloc.reserve(*l.residentIn, *l.residentIn + l.inputBytes());
+  if (l.reservedBelow)
+    alloc.reserve(0, l.reservedBelow);
   auto put = [&](int64_t *dst, int64_t bytes, bool shared) {
     for (int s = 0; s < 2; ++s) {
       if (s >= sets || (s > 0 && shared)) {
@@ -244,53 +250,41 @@ int64_t tileComputeCycles(const Layer &l, const Tile &t,
 double scheduleCycles(const Layer &l, const std::vector<Tile> &tiles,
                       const npu::NpuConfig &config, int sets) {
   auto dmaCycles = [&](double bytes, int descriptors) {
-    return bytes / config.effectiveDmaBytesPerCycle() +
-           descriptors * config.dmaSetupCycles;
+    return extra::dmaCycles(bytes, descriptors, config);
   };
-  std::vector<double> load(tiles.size()), compute(tiles.size()),
-      store(tiles.size());
   std::vector<int64_t> lastW, lastSb, lastIn;
   std::map<std::vector<int64_t>, int64_t> computeOf;
-  for (size_t i = 0; i < tiles.size(); ++i) {
+  return extra::scheduleEstimate(tiles.size(), sets, [&](size_t i) {
+    extra::TileCycles c;
     const Tile &t = tiles[i];
     TileBytes s = tileBytes(l, t, false);
     std::vector<int64_t> wKey{t.c0, t.c1, t.k0, t.k1}, sbKey{t.c0, t.c1};
     if (lastW != wKey) {
-      load[i] += dmaCycles(s.weights, 1);
+      c.load += dmaCycles(s.weights, 1);
       lastW = wKey;
     }
     if (lastSb != sbKey) {
-      load[i] += dmaCycles(s.scaleBias, 1);
+      c.load += dmaCycles(s.scaleBias, 1);
       lastSb = sbKey;
     }
     RowWindow w = rowWindow(l, t.r0, t.r1);
     auto ci = inputChannels(l, t);
     std::vector<int64_t> key{ci.first, ci.second, w.i0, w.i1};
     if (key != lastIn && !l.residentIn) {
-      load[i] += dmaCycles(s.input, 1);
+      c.load += dmaCycles(s.input, 1);
       lastIn = key;
     }
     if (lastK(l, t))
-      store[i] = dmaCycles(s.output, static_cast<int>(config.slices));
+      c.store = dmaCycles(s.output, static_cast<int>(config.slices));
     // The slice tasks' cost under the cycle model (lanes a shape leaves
     // idle included), per tile shape.
     std::vector<int64_t> shape{t.c1 - t.c0, t.r1 - t.r0, t.k1 - t.k0};
     auto it = computeOf.find(shape);
     if (it == computeOf.end())
       it = computeOf.emplace(shape, tileComputeCycles(l, t, config)).first;
-    compute[i] = static_cast<double>(it->second);
-  }
-  double total = 0;
-  if (sets == 1) {
-    for (size_t i = 0; i < tiles.size(); ++i)
-      total += load[i] + compute[i] + store[i];
-    return total;
-  }
-  total = load[0] + store.back();
-  for (size_t i = 0; i < tiles.size(); ++i)
-    total += std::max(compute[i], (i + 1 < tiles.size() ? load[i + 1] : 0) +
-                                      (i ? store[i - 1] : 0));
-  return total;
+    c.compute = static_cast<double>(it->second);
+    return c;
+  });
 }
 
 std::string describe(const TileBytes &b) {
@@ -424,51 +418,12 @@ std::optional<std::string> planTiling(const Layer &l,
       .str();
 }
 
-npusim::Operand operand(int64_t address, std::vector<int64_t> dims,
-                        int64_t elementBytes) {
-  npusim::Operand o;
-  o.address = address;
-  o.dims = std::move(dims);
-  o.strides.assign(o.dims.size(), elementBytes);
-  for (int64_t i = static_cast<int64_t>(o.dims.size()) - 2; i >= 0; --i)
-    o.strides[i] = o.strides[i + 1] * o.dims[i + 1];
-  return o;
-}
-
-Task dma(npusim::TaskKind kind, uint32_t binding, int64_t dramOffset,
-         int64_t lramAddress, int64_t elementBytes, std::vector<int64_t> counts,
-         std::vector<int64_t> dramStrides, std::vector<int64_t> lramStrides,
-         std::string name) {
-  Task t;
-  t.kind = kind;
-  t.dma.binding = binding;
-  t.dma.dramOffset = dramOffset;
-  t.dma.lramAddress = lramAddress;
-  t.dma.elementBytes = static_cast<uint8_t>(elementBytes);
-  t.dma.counts = std::move(counts);
-  t.dma.dramStrides = std::move(dramStrides);
-  t.dma.lramStrides = std::move(lramStrides);
-  t.name = std::move(name);
-  return t;
-}
-
-Task waitTask() { return Task{}; }
-
-/// Gives `task` the vector mode the cycle model finds fastest.
-int64_t chooseVectorMode(Task &task, const npu::NpuConfig &config) {
-  int64_t bestCycles = -1;
-  uint32_t bestMode = 0;
-  for (uint32_t m = 0; m < config.vectorModes.size(); ++m) {
-    task.slice.vectorMode = m;
-    int64_t c = npusim::taskCost(task, config).cycles;
-    if (bestCycles < 0 || c < bestCycles) {
-      bestCycles = c;
-      bestMode = m;
-    }
-  }
-  task.slice.vectorMode = bestMode;
-  return bestCycles;
-}
+// The task builders are LowerExtra.h's (shared with the pools, segmented
+// and movement lowerings).
+using extra::barrier;
+using extra::contiguous;
+using extra::dmaTask;
+using extra::fastestVectorMode;
 
 /// One slice's piece of a tile: output channels [c0, c1), rows [r0, r1).
 using Piece = Tile;
@@ -498,12 +453,12 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
                                      : std::vector<int64_t>{l.N, pc, pr, l.OW};
   auto setOutput = [&]() {
     if (accAddr && !firstK(tile))
-      s.partial = operand(*accAddr, outDims, 4);
+      s.partial = contiguous(*accAddr, outDims, 4);
     if (accAddr && !lastK(l, tile)) {
       s.outputFormat = npusim::Format::Int32;
-      s.output = operand(*accAddr, outDims, 4);
+      s.output = contiguous(*accAddr, outDims, 4);
     } else {
-      s.output = operand(outAddr, outDims, l.eb);
+      s.output = contiguous(outAddr, outDims, l.eb);
     }
   };
   RowWindow tw = rowWindow(l, tile.r0, tile.r1);
@@ -512,16 +467,16 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
   int64_t sbDimsRow = l.sbRowBytes / 4;
   s.scaleBias =
       sbDimsRow == 3
-          ? operand(sbAddr + (p.c0 - tile.c0) * l.sbRowBytes, {pc, 3}, 4)
-          : operand(sbAddr + (p.c0 - tile.c0) * 4, {pc}, 4);
+          ? contiguous(sbAddr + (p.c0 - tile.c0) * l.sbRowBytes, {pc, 3}, 4)
+          : contiguous(sbAddr + (p.c0 - tile.c0) * 4, {pc}, 4);
   s.weights.address = wAddr + blockOff * wBlockBytes;
   if (l.kind == Kind::FullyConnected) {
-    s.input = operand(inAddr, {l.N, kc}, l.eb);
+    s.input = contiguous(inAddr, {l.N, kc}, l.eb);
     if (l.residentIn) {
       s.input.address = inAddr + tile.k0 * l.eb;
       s.input.strides = {l.C * l.eb, l.eb};
     }
-    s.weights = operand(s.weights.address, {pBlocks, kc, l.B}, l.eb);
+    s.weights = contiguous(s.weights.address, {pBlocks, kc, l.B}, l.eb);
     setOutput();
     return t;
   }
@@ -541,10 +496,10 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
     s.input.strides = {l.C * plane, plane, l.W * l.eb, l.eb};
   }
   if (l.kind == Kind::Depthwise)
-    s.weights = operand(s.weights.address, {pBlocks, l.KH, l.KW, l.B}, l.eb);
+    s.weights = contiguous(s.weights.address, {pBlocks, l.KH, l.KW, l.B}, l.eb);
   else
-    s.weights = operand(s.weights.address,
-                        {pBlocks, kc / l.groups, l.KH, l.KW, l.B}, l.eb);
+    s.weights = contiguous(s.weights.address,
+                           {pBlocks, kc / l.groups, l.KH, l.KW, l.B}, l.eb);
   setOutput();
   s.pad = {pw.padTop, l.pad[1], pw.padBottom, l.pad[3]};
   return t;
@@ -575,7 +530,7 @@ std::vector<Piece> splitTile(const Layer &l, const Tile &tile,
     int64_t worst = 0;
     for (const Piece &p : pieces) {
       Task t = sliceTask(l, tile, p, 0, 0, 0, 0, 0);
-      worst = std::max(worst, chooseVectorMode(t, config));
+      worst = std::max(worst, fastestVectorMode(t, config));
     }
     return worst;
   };
@@ -601,7 +556,7 @@ int64_t tileComputeCycles(const Layer &l, const Tile &t,
   int64_t worst = 0;
   for (const Piece &p : splitTile(l, t, config)) {
     Task task = sliceTask(l, t, p, 0, 0, 0, 0, 0);
-    worst = std::max(worst, chooseVectorMode(task, config));
+    worst = std::max(worst, fastestVectorMode(task, config));
   }
   return worst;
 }
@@ -802,12 +757,12 @@ std::optional<std::string> lowerTranspose(hl::TransposeOp op,
     std::vector<int64_t> counts(out.begin(), out.end());
     counts[0] = n;
     if (!tasks.empty())
-      tasks.push_back(waitTask());
-    tasks.push_back(dma(npusim::TaskKind::DmaLoad, 0, d0 * gather[0], 0, eb,
-                        counts, gather, outStrides, "input"));
-    tasks.push_back(waitTask());
-    tasks.push_back(dma(npusim::TaskKind::DmaStore, 1, d0 * slice, 0, eb,
-                        {n * slice / eb}, {eb}, {eb}, "output"));
+      tasks.push_back(barrier());
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 0, d0 * gather[0], 0, eb,
+                            counts, gather, outStrides, "input"));
+    tasks.push_back(barrier());
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaStore, 1, d0 * slice, 0, eb,
+                            {n * slice / eb}, {eb}, {eb}, "output"));
   }
   program.segments.push_back({std::move(tasks)});
   if (auto e = npusim::verifyProgram(program))
@@ -850,11 +805,24 @@ std::optional<std::string> lowerElementwise(Operation *op,
   auto outType = cast<RankedTensorType>(op->getResult(0).getType());
   Type inElement =
       cast<ShapedType>(op->getOperand(0).getType()).getElementType();
-  if (!outType.hasStaticShape() ||
-      hl::formatOf(inElement) != hl::Format::Int8 ||
-      hl::formatOf(outType.getElementType()) != hl::Format::Int8 ||
-      hl::storageRange(inElement).first != -128)
+  Type outElement = outType.getElementType();
+  // hl.convert: int8 <-> bf16 (the `convert` task; the NPU has no f32).
+  auto convert = dyn_cast<hl::ConvertOp>(op);
+  auto signedInt8 = [](Type t) {
+    return hl::formatOf(t) == hl::Format::Int8 &&
+           hl::storageRange(t).first == -128;
+  };
+  auto bf16 = [](Type t) { return hl::formatOf(t) == hl::Format::BF16; };
+  if (convert && (!outType.hasStaticShape() ||
+                  !((signedInt8(inElement) && bf16(outElement)) ||
+                    (bf16(inElement) && signedInt8(outElement)))))
+    return layer + ": only signed int8 <-> bf16 with static shapes is "
+                   "lowered (the NPU has no f32)";
+  if (!convert && (!outType.hasStaticShape() || !signedInt8(inElement) ||
+                   hl::formatOf(outElement) != hl::Format::Int8))
     return layer + ": only signed int8 with static shapes is lowered";
+  // Bytes of an input and an output element.
+  int64_t ebIn = bf16(inElement) ? 2 : 1, ebOut = bf16(outElement) ? 2 : 1;
   int64_t elements = outType.getNumElements();
   if (elements == 0)
     return layer + ": an empty tensor needs no NPU program";
@@ -881,6 +849,22 @@ std::optional<std::string> lowerElementwise(Operation *op,
     proto.clipMax = a.getClipMax();
     if (a.getRounding() == "tflite")
       proto.rounding = npusim::Rounding::TFLite;
+  } else if (convert) {
+    proto.kernel = npusim::KernelKind::Convert;
+    proto.format = ebIn == 2 ? npusim::Format::BF16 : npusim::Format::Int8;
+    proto.outputFormat =
+        ebOut == 2 ? npusim::Format::BF16 : npusim::Format::Int8;
+    proto.scale = convert.getScale().convertToDouble();
+    if (!(proto.scale > 0) || !std::isfinite(proto.scale))
+      return layer + ": scale " + std::to_string(proto.scale) +
+             " is not a positive finite number";
+    if (ebIn == 1)
+      proto.inputZp = convert.getZp();
+    else
+      proto.outputZp = convert.getZp();
+    if (convert.getZp() < -128 || convert.getZp() > 127)
+      return layer + ": zp " + std::to_string(convert.getZp()) +
+             " is outside int8";
   } else if (isa<hl::TableOp>(op)) {
     table = true;
     proto.kernel = npusim::KernelKind::Table;
@@ -897,15 +881,16 @@ std::optional<std::string> lowerElementwise(Operation *op,
     return layer + ": the operands must have the output's shape";
   // The largest chunk whose buffers all allocate.
   int64_t inputs = binary ? 2 : 1;
-  int64_t chunk = std::min<int64_t>(elements, config.lramBytes / (inputs + 1) -
-                                                  config.lramAlignment);
+  int64_t chunk =
+      std::min<int64_t>(elements, config.lramBytes / (inputs * ebIn + ebOut) -
+                                      config.lramAlignment);
   std::optional<int64_t> in1, in2, lut, out;
   for (; chunk >= 1; chunk = chunk * 7 / 8) {
     LramAllocator alloc(config);
     lut = table ? alloc.allocate(256) : std::optional<int64_t>(0);
-    in1 = alloc.allocate(chunk);
+    in1 = alloc.allocate(chunk * ebIn);
     in2 = binary ? alloc.allocate(chunk) : std::optional<int64_t>(0);
-    out = alloc.allocate(chunk);
+    out = alloc.allocate(chunk * ebOut);
     if (lut && in1 && in2 && out)
       break;
   }
@@ -915,28 +900,28 @@ std::optional<std::string> lowerElementwise(Operation *op,
   program.name = name;
   program.config = config;
   uint64_t bytes = static_cast<uint64_t>(elements);
-  program.bindings.push_back({"input", bytes, false});
+  program.bindings.push_back({"input", bytes * ebIn, false});
   if (binary)
     program.bindings.push_back({"input2", bytes, false});
   if (table)
     program.bindings.push_back(
         {bindingName(op->getOperand(1), "table"), 256, false});
   uint32_t outBinding = static_cast<uint32_t>(program.bindings.size());
-  program.bindings.push_back({"output", bytes, true});
+  program.bindings.push_back({"output", bytes * ebOut, true});
   std::vector<Task> tasks;
   if (table)
-    tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1, 0, *lut, 1, {256}, {1},
-                        {1}, "table"));
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1, 0, *lut, 1, {256},
+                            {1}, {1}, "table"));
   for (int64_t e0 = 0; e0 < elements; e0 += chunk) {
     int64_t n = std::min(chunk, elements - e0);
     if (e0)
-      tasks.push_back(waitTask());
-    tasks.push_back(
-        dma(npusim::TaskKind::DmaLoad, 0, e0, *in1, 1, {n}, {1}, {1}, "input"));
+      tasks.push_back(barrier());
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 0, e0 * ebIn, *in1, ebIn,
+                            {n}, {ebIn}, {ebIn}, "input"));
     if (binary)
-      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1, e0, *in2, 1, {n}, {1},
-                          {1}, "input2"));
-    tasks.push_back(waitTask());
+      tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1, e0, *in2, 1, {n},
+                              {1}, {1}, "input2"));
+    tasks.push_back(barrier());
     int64_t pieces = std::min<int64_t>(config.slices, n);
     for (int64_t sIdx = 0; sIdx < pieces; ++sIdx) {
       int64_t a = n * sIdx / pieces, b = n * (sIdx + 1) / pieces;
@@ -944,18 +929,18 @@ std::optional<std::string> lowerElementwise(Operation *op,
       t.kind = npusim::TaskKind::Slice;
       t.slice = proto;
       t.slice.slice = static_cast<uint32_t>(sIdx);
-      t.slice.input = operand(*in1 + a, {b - a}, 1);
+      t.slice.input = contiguous(*in1 + a * ebIn, {b - a}, ebIn);
       if (binary)
-        t.slice.input2 = operand(*in2 + a, {b - a}, 1);
+        t.slice.input2 = contiguous(*in2 + a, {b - a}, 1);
       if (table)
-        t.slice.lut = operand(*lut, {256}, 1);
-      t.slice.output = operand(*out + a, {b - a}, 1);
+        t.slice.lut = contiguous(*lut, {256}, 1);
+      t.slice.output = contiguous(*out + a * ebOut, {b - a}, ebOut);
       t.name = llvm::formatv("chunk{0}.s{1}", e0 / chunk, sIdx).str();
       tasks.push_back(t);
     }
-    tasks.push_back(waitTask());
-    tasks.push_back(dma(npusim::TaskKind::DmaStore, outBinding, e0, *out, 1,
-                        {n}, {1}, {1}, "output"));
+    tasks.push_back(barrier());
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaStore, outBinding, e0 * ebOut,
+                            *out, ebOut, {n}, {ebOut}, {ebOut}, "output"));
   }
   program.segments.push_back({std::move(tasks)});
   if (auto e = npusim::verifyProgram(program))
@@ -968,7 +953,7 @@ std::optional<std::string> lowerElementwise(Operation *op,
 bool conversion::hasNpuLowering(Operation *op) {
   return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp,
              hl::TransposeOp, hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp,
-             hl::MaxOp, hl::ActivationOp, hl::TableOp>(op) ||
+             hl::MaxOp, hl::ActivationOp, hl::TableOp, hl::ConvertOp>(op) ||
          extra::handles(op);
 }
 
@@ -985,7 +970,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     return lowerTranspose(transpose, config, name, program);
   }
   if (isa<hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp, hl::MaxOp,
-          hl::ActivationOp, hl::TableOp>(op)) {
+          hl::ActivationOp, hl::TableOp, hl::ConvertOp>(op)) {
     if (plan)
       *plan = LayerPlan();
     return lowerElementwise(op, config, name, program);
@@ -995,6 +980,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     return e;
   int sets = options.doubleBuffer ? 2 : 1;
   l.residentIn = options.residentInput;
+  l.reservedBelow = options.reservedBelow;
   if (options.fusedAdd) {
     auto add = dyn_cast<hl::AddOp>(options.fusedAdd);
     auto outType = cast<ShapedType>(op->getResult(0).getType());
@@ -1022,7 +1008,13 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
   if (auto e = planTiling(l, config, sets, tiling, pl))
     return e;
   bool keepOutput = false;
-  if (options.keepOutputResident && l.N == 1) {
+  if (options.chainOutput) {
+    // A chain's producer: the whole output stays in LRAM for its consumer.
+    if (l.N != 1 || l.add ||
+        planTiling(l, config, sets, tiling, pl, /*wholeOutput=*/true))
+      return l.name + ": its whole output does not fit LRAM";
+    keepOutput = true;
+  } else if (options.keepOutputResident && l.N == 1) {
     Tiling whole;
     Placement wholePl;
     if (!planTiling(l, config, sets, whole, wholePl, true)) {
@@ -1069,8 +1061,8 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     // reduction is tiled.
     // A fused add's sum: after the output in its buffer.
     if (keepOutput)
-      plan->residentOutput = pl.output[(tiles.size() - 1) % sets] +
-                             (l.add ? outBytes : 0);
+      plan->residentOutput =
+          pl.output[(tiles.size() - 1) % sets] + (l.add ? outBytes : 0);
   }
 
   std::vector<Task> tasks;
@@ -1101,11 +1093,11 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                         int64_t lram, const char *what) {
     for (const Piece &p : piecesFor(tiles[ti])) {
       int64_t pc = p.c1 - p.c0, pr = p.r1 - p.r0;
-      tasks.push_back(dma(kind, binding, ((p.c0 * l.OH) + p.r0) * l.OW * l.eb,
-                          lram, l.eb, {l.N, pc, pr * l.OW},
-                          {l.O * l.OH * l.OW * l.eb, l.OH * l.OW * l.eb, l.eb},
-                          {pc * pr * l.OW * l.eb, pr * l.OW * l.eb, l.eb},
-                          what));
+      tasks.push_back(
+          dmaTask(kind, binding, ((p.c0 * l.OH) + p.r0) * l.OW * l.eb, lram,
+                  l.eb, {l.N, pc, pr * l.OW},
+                  {l.O * l.OH * l.OW * l.eb, l.OH * l.OW * l.eb, l.eb},
+                  {pc * pr * l.OW * l.eb, pr * l.OW * l.eb, l.eb}, what));
       lram += l.N * pc * pr * l.OW * l.eb;
     }
   };
@@ -1119,24 +1111,24 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     if (heldW[wSet] != wKey) {
       int64_t nb = (t.c1 - t.c0 + l.B - 1) / l.B;
       if (!tiledK) {
-        tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1,
-                            (t.c0 / l.B) * l.blockBytes, pl.weights[wSet], 1,
-                            {nb * l.blockBytes}, {1}, {1}, "weights"));
+        tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1,
+                                (t.c0 / l.B) * l.blockBytes, pl.weights[wSet],
+                                1, {nb * l.blockBytes}, {1}, {1}, "weights"));
       } else {
         // Input channels [k0, k1) of each block: a strided gather.
         int64_t cb = l.blockChannelBytes(), part = (t.k1 - t.k0) * cb;
-        tasks.push_back(dma(npusim::TaskKind::DmaLoad, 1,
-                            (t.c0 / l.B) * l.blockBytes + t.k0 * cb,
-                            pl.weights[wSet], 1, {nb, part}, {l.blockBytes, 1},
-                            {part, 1}, "weights"));
+        tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1,
+                                (t.c0 / l.B) * l.blockBytes + t.k0 * cb,
+                                pl.weights[wSet], 1, {nb, part},
+                                {l.blockBytes, 1}, {part, 1}, "weights"));
       }
       heldW[wSet] = wKey;
     }
     if (heldSb[sbSet] != sbKey) {
-      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 2, t.c0 * l.sbRowBytes,
-                          pl.scaleBias[sbSet], 1,
-                          {(t.c1 - t.c0) * l.sbRowBytes}, {1}, {1},
-                          "scale_bias"));
+      tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 2, t.c0 * l.sbRowBytes,
+                              pl.scaleBias[sbSet], 1,
+                              {(t.c1 - t.c0) * l.sbRowBytes}, {1}, {1},
+                              "scale_bias"));
       heldSb[sbSet] = sbKey;
     }
     RowWindow w = rowWindow(l, t.r0, t.r1);
@@ -1144,11 +1136,11 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     std::vector<int64_t> inKey{ci0, ci1, w.i0, w.i1};
     if (heldIn[inSet] != inKey && !l.residentIn) {
       int64_t rows = w.i1 - w.i0, plane = rows * l.W * l.eb;
-      tasks.push_back(dma(npusim::TaskKind::DmaLoad, 0,
-                          (ci0 * l.H + w.i0) * l.W * l.eb, pl.input[inSet],
-                          l.eb, {l.N, ci1 - ci0, rows * l.W},
-                          {l.C * l.H * l.W * l.eb, l.H * l.W * l.eb, l.eb},
-                          {(ci1 - ci0) * plane, plane, l.eb}, "input"));
+      tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 0,
+                              (ci0 * l.H + w.i0) * l.W * l.eb, pl.input[inSet],
+                              l.eb, {l.N, ci1 - ci0, rows * l.W},
+                              {l.C * l.H * l.W * l.eb, l.H * l.W * l.eb, l.eb},
+                              {(ci1 - ci0) * plane, plane, l.eb}, "input"));
       heldIn[inSet] = inKey;
     }
     if (l.add && lastK(l, t))
@@ -1174,7 +1166,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                     tiledK ? std::optional<int64_t>(accAddr) : std::nullopt);
       task.name = tiledK ? llvm::formatv("tile{0}.k{1}.s{2}", ti, t.k0, s).str()
                          : llvm::formatv("tile{0}.s{1}", ti, s).str();
-      chooseVectorMode(task, config);
+      fastestVectorMode(task, config);
       tasks.push_back(task);
       int64_t elems = l.N * (p.c1 - p.c0) * (p.r1 - p.r0) * l.OW;
       if (l.add && lastK(l, t)) {
@@ -1185,11 +1177,11 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
         add.kind = npusim::TaskKind::Slice;
         add.slice = *l.add;
         add.slice.slice = static_cast<uint32_t>(s);
-        add.slice.input = operand(l.addLhs ? outAddr : res, {elems}, 1);
-        add.slice.input2 = operand(l.addLhs ? res : outAddr, {elems}, 1);
-        add.slice.output = operand(res, {elems}, 1);
+        add.slice.input = contiguous(l.addLhs ? outAddr : res, {elems}, 1);
+        add.slice.input2 = contiguous(l.addLhs ? res : outAddr, {elems}, 1);
+        add.slice.output = contiguous(res, {elems}, 1);
         add.name = llvm::formatv("tile{0}.add.s{1}", ti, s).str();
-        chooseVectorMode(add, config);
+        fastestVectorMode(add, config);
         tasks.push_back(add);
       }
       outAddr += elems * l.eb;
@@ -1197,7 +1189,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     }
   };
   auto store = [&](size_t ti) {
-    if (!lastK(l, tiles[ti]))
+    if (!lastK(l, tiles[ti]) || options.chainOutput)
       return;
     movePieces(npusim::TaskKind::DmaStore, outBinding, ti,
                l.add ? residualAddr(ti) : pl.output[ti % sets], "output");
@@ -1205,7 +1197,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
 
   loads(0);
   for (size_t ti = 0; ti < tiles.size(); ++ti) {
-    tasks.push_back(waitTask());
+    tasks.push_back(barrier());
     compute(ti);
     if (sets == 2) {
       // A fused add's residual load into tile ti+1's output buffer comes
@@ -1217,14 +1209,14 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
       if (!l.add && ti >= 1)
         store(ti - 1);
     } else {
-      tasks.push_back(waitTask());
+      tasks.push_back(barrier());
       store(ti);
       if (ti + 1 < tiles.size())
         loads(ti + 1);
     }
   }
   if (sets == 2) {
-    tasks.push_back(waitTask());
+    tasks.push_back(barrier());
     store(tiles.size() - 1);
   }
   program.segments.push_back({std::move(tasks)});

@@ -10,7 +10,11 @@
 //    row); other scales run the `resize_nearest` slice task;
 //  - hl.concat along any axis: each input, viewed as `[outer, inner_k]`
 //    (the dims before the axis, then the rest), is stored at column
-//    offset `sum_{j<k} inner_j` of the `[outer, sum inner]` output.
+//    offset `sum_{j<k} inner_j` of the `[outer, sum inner]` output;
+//  - hl.depth_to_space: each of the b^2 input channel groups (DCR: group
+//    `i*b + j` holds channels `[g*C, (g+1)*C)`; CRD: channels `c*b*b + g`)
+//    is loaded in chunks of channels and rows and stored with DRAM strides
+//    `b*OW`, `b` at row offset `i`, column offset `j` of the output.
 //
 //===----------------------------------------------------------------------===//
 
@@ -291,10 +295,73 @@ std::optional<std::string> lowerConcat(hl::ConcatOp op,
   return finish(program, std::move(tasks), layer);
 }
 
+/// hl.depth_to_space as DMA: per channel group, chunks of channels and
+/// rows loaded contiguous and stored interleaved into the output.
+std::optional<std::string> lowerDepthToSpace(hl::DepthToSpaceOp op,
+                                             const npu::NpuConfig &config,
+                                             const std::string &name,
+                                             npusim::Program &program) {
+  std::string layer = layerName(op);
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  auto outType = cast<RankedTensorType>(op.getOutput().getType());
+  if (!inType.hasStaticShape() || !outType.hasStaticShape() ||
+      inType.getRank() != 4 || outType.getRank() != 4)
+    return layer + ": needs static 4-d (NCHW) shapes";
+  std::optional<int64_t> ebOr = elementBytesOf(inType);
+  if (!ebOr)
+    return layer + ": elements of 8, 16, 32 or 64 bits only";
+  if (op.getMode() != "DCR" && op.getMode() != "CRD")
+    return layer + ": mode '" + op.getMode().str() + "' is not DCR or CRD";
+  int64_t eb = *ebOr, b = op.getBlock();
+  int64_t N = inType.getDimSize(0), Cin = inType.getDimSize(1),
+          H = inType.getDimSize(2), W = inType.getDimSize(3);
+  if (b < 1 || Cin % (b * b) ||
+      outType.getShape() != ArrayRef<int64_t>{N, Cin / (b * b), H * b, W * b})
+    return layer + ": block " + std::to_string(b) +
+           " does not match the input and output shapes";
+  if (inType.getNumElements() == 0)
+    return layer + ": an empty tensor needs no NPU program";
+  int64_t C = Cin / (b * b), OH = H * b, OW = W * b;
+  bool crd = op.getMode() == "CRD";
+  // Chunks of cc channels by rr rows (all N) that fit LRAM.
+  int64_t L = config.lramBytes, row = N * W * eb;
+  if (row > L)
+    return layer + llvm::formatv(": does not fit LRAM ({0} bytes): one "
+                                 "input row of every batch needs {1}",
+                                 L, row)
+                       .str();
+  int64_t rr = std::min(H, L / row);
+  int64_t cc = rr == H ? std::min(C, L / (row * H)) : 1;
+  startProgram(program, name, config,
+               {{"input", static_cast<uint64_t>(N * Cin * H * W * eb)}},
+               static_cast<uint64_t>(N * C * OH * OW * eb));
+  std::vector<Task> tasks;
+  // A group's channel c is input channel g*C + c (DCR) or c*b*b + g (CRD).
+  int64_t chanStride = crd ? b * b : 1;
+  for (int64_t g = 0; g < b * b; ++g) {
+    int64_t i = g / b, j = g % b;
+    for (int64_t c0 = 0; c0 < C; c0 += cc)
+      for (int64_t r0 = 0; r0 < H; r0 += rr) {
+        int64_t nc = std::min(cc, C - c0), nr = std::min(rr, H - r0);
+        int64_t first = crd ? c0 * b * b + g : g * C + c0;
+        tasks.push_back(dmaTask(
+            TaskKind::DmaLoad, 0, ((first * H) + r0) * W * eb, 0, eb,
+            {N, nc, nr * W}, {Cin * H * W * eb, chanStride * H * W * eb, eb},
+            {nc * nr * W * eb, nr * W * eb, eb}, "input"));
+        tasks.push_back(dmaTask(
+            TaskKind::DmaStore, 1, ((c0 * OH + r0 * b + i) * OW + j) * eb, 0,
+            eb, {N, nc, nr, W},
+            {C * OH * OW * eb, OH * OW * eb, b * OW * eb, b * eb},
+            {nc * nr * W * eb, nr * W * eb, W * eb, eb}, "output"));
+      }
+  }
+  return finish(program, std::move(tasks), layer);
+}
+
 } // namespace
 
 bool extra::handlesMovement(Operation *op) {
-  return isa<hl::ResizeNearestOp, hl::ConcatOp>(op);
+  return isa<hl::ResizeNearestOp, hl::ConcatOp, hl::DepthToSpaceOp>(op);
 }
 
 std::optional<std::string> extra::lowerMovement(Operation *op,
@@ -303,5 +370,7 @@ std::optional<std::string> extra::lowerMovement(Operation *op,
                                                 npusim::Program &program) {
   if (auto r = dyn_cast<hl::ResizeNearestOp>(op))
     return lowerResizeNearest(r, config, name, program);
+  if (auto d = dyn_cast<hl::DepthToSpaceOp>(op))
+    return lowerDepthToSpace(d, config, name, program);
   return lowerConcat(cast<hl::ConcatOp>(op), config, name, program);
 }

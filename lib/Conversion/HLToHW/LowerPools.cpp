@@ -74,6 +74,17 @@ struct WinLayer {
   /// its stride (bf16 phases cannot chain: no f32 partials, and HL sums in
   /// the order ic, kh, kw across phases).
   bool reinterleaved() const { return s > 1 && mac() && eb == 2; }
+  /// Phases a tile loads: only the one holding every tap when there is one
+  /// (a 1x1 strided conv reads phase (0, 0): a quarter of the bytes at
+  /// stride 2), else all s^2 (they lie one after the other per channel).
+  int64_t loadedPhases() const {
+    return s > 1 && phases.size() == 1 && !reinterleaved() ? 1 : s * s;
+  }
+  /// The first loaded phase and the LRAM slot of phase `phase`.
+  int64_t firstLoadedPhase() const {
+    return loadedPhases() == 1 && s > 1 ? phases[0].a * s + phases[0].b : 0;
+  }
+  int64_t slotOf(int64_t phase) const { return phase - firstLoadedPhase(); }
 };
 
 struct Tile {
@@ -113,7 +124,7 @@ Bytes bytesOf(const WinLayer &l, const Tile &t) {
   auto [ci0, ci1] = inChannels(l, t);
   int64_t outElems = l.N * (t.c1 - t.c0) * (t.r1 - t.r0) * l.OW;
   Bytes b;
-  b.input = l.N * (ci1 - ci0) * l.s * l.s * (r.i1 - r.i0) * l.W * l.eb;
+  b.input = l.N * (ci1 - ci0) * l.loadedPhases() * (r.i1 - r.i0) * l.W * l.eb;
   b.output = outElems * l.eb;
   if (l.mac()) {
     b.weights = ((t.c1 - t.c0 + l.B - 1) / l.B) * l.blockBytes;
@@ -208,11 +219,11 @@ npusim::Operand inputView(const WinLayer &l, const Tile &t, const Piece &p,
   auto [ci0, ci1] = inChannels(l, t);
   int64_t tileRows = tr.i1 - tr.i0;
   int64_t planeBytes = tileRows * l.W * l.eb;
-  int64_t chanStride = l.s * l.s * planeBytes;
+  int64_t chanStride = l.loadedPhases() * planeBytes;
   int64_t pc0 = l.kind == Kind::Conv ? 0 : p.c0 - ci0;
   int64_t pcn = l.kind == Kind::Conv ? ci1 - ci0 : p.c1 - p.c0;
   npusim::Operand o;
-  o.address = inAddr + pc0 * chanStride + phase * planeBytes +
+  o.address = inAddr + pc0 * chanStride + l.slotOf(phase) * planeBytes +
               (row - tr.i0) * l.W * l.eb + col * l.eb;
   o.dims = {l.N, pcn, tr.i1 - row, l.W - col};
   o.strides = {(ci1 - ci0) * chanStride, chanStride, l.W * l.eb, l.eb};
@@ -428,31 +439,29 @@ double scheduleCycles(const WinLayer &l, const std::vector<Tile> &tiles,
                       const Placement &pl, int sets,
                       const npu::NpuConfig &config) {
   auto dma = [&](double bytes, int descriptors) {
-    return bytes / config.effectiveDmaBytesPerCycle() +
-           descriptors * config.dmaSetupCycles;
+    return dmaCycles(bytes, descriptors, config);
   };
-  std::vector<double> load(tiles.size()), compute(tiles.size()),
-      store(tiles.size());
   std::map<std::vector<int64_t>, int64_t> computeOf;
   std::vector<int64_t> lastW, lastIn;
   int storeDescriptors = static_cast<int>(
       config.slices * (l.out.s * l.out.s)); // one per piece and phase
-  for (size_t i = 0; i < tiles.size(); ++i) {
+  return scheduleEstimate(tiles.size(), sets, [&](size_t i) {
+    TileCycles c;
     const Tile &t = tiles[i];
     Bytes b = bytesOf(l, t);
     std::vector<int64_t> wKey{t.c0, t.c1};
     if (l.mac() && wKey != lastW) {
-      load[i] += dma(b.weights, 1) + dma(b.scaleBias, 1);
+      c.load += dma(b.weights, 1) + dma(b.scaleBias, 1);
       lastW = wKey;
     }
     Rows r = rowsOf(l, t.r0, t.r1);
     auto ci = inChannels(l, t);
     std::vector<int64_t> inKey{ci.first, ci.second, r.i0, r.i1};
     if (inKey != lastIn) {
-      load[i] += dma(b.input, static_cast<int>(l.N));
+      c.load += dma(b.input, static_cast<int>(l.N));
       lastIn = inKey;
     }
-    store[i] = dma(b.output, storeDescriptors);
+    c.store = dma(b.output, storeDescriptors);
     std::vector<int64_t> shape{t.c1 - t.c0, t.r1 - t.r0};
     auto it = computeOf.find(shape);
     if (it == computeOf.end()) {
@@ -467,19 +476,9 @@ double scheduleCycles(const WinLayer &l, const std::vector<Tile> &tiles,
       }
       it = computeOf.emplace(shape, worst).first;
     }
-    compute[i] = static_cast<double>(it->second);
-  }
-  double total = 0;
-  if (sets == 1) {
-    for (size_t i = 0; i < tiles.size(); ++i)
-      total += load[i] + compute[i] + store[i];
-    return total;
-  }
-  total = load[0] + store.back();
-  for (size_t i = 0; i < tiles.size(); ++i)
-    total += std::max(compute[i], (i + 1 < tiles.size() ? load[i + 1] : 0) +
-                                      (i ? store[i - 1] : 0));
-  return total;
+    c.compute = static_cast<double>(it->second);
+    return c;
+  });
 }
 
 /// The fitting tiling the estimate finds fastest, or the error naming the
@@ -697,10 +696,11 @@ readLayer(Operation *op, const npu::NpuConfig &config, WinLayer &l) {
                     "(hl-segment-strided never writes one: no finite pad "
                     "value is safe)";
   if (l.s > 1) {
-    if (so)
-      return l.name + ": segment_output on a segmented input";
-    l.OH = out[2];
-    l.OW = out[3];
+    // A result stored segmented (`segment_output`) has HL's bound: output
+    // row y reads phase rows up to y + (dh*(kh-1))/s (hl-segment-strided
+    // fuses only where the bound is the strided output's size).
+    l.OH = so ? l.H - (l.dh * (l.KH - 1)) / l.s : out[2];
+    l.OW = so ? l.W - (l.dw * (l.KW - 1)) / l.s : out[3];
     for (int64_t a = 0; a < l.s; ++a)
       for (int64_t b = 0; b < l.s; ++b) {
         Phase ph{a, b, phaseTaps(l.KH, l.dh, l.s, a),
@@ -883,13 +883,23 @@ extra::lowerWindowOp(Operation *op, const npu::NpuConfig &config,
     std::vector<int64_t> inKey{ci0, ci1, r.i0, r.i1};
     if (heldIn[inSet] != inKey) {
       int64_t rows = r.i1 - r.i0, ss = l.s * l.s, eb = l.eb;
+      int64_t np = l.loadedPhases(), plane = l.H * l.W * eb;
       // [N, channels x phases, rows x W]: a channel's phases are planes
-      // of H rows one after the other, so channels and phases merge.
-      tasks.push_back(dmaTask(
-          npusim::TaskKind::DmaLoad, 0, (ci0 * ss * l.H + r.i0) * l.W * eb,
-          pl.input[inSet], eb, {l.N, (ci1 - ci0) * ss, rows * l.W},
-          {l.C * ss * l.H * l.W * eb, l.H * l.W * eb, eb},
-          {(ci1 - ci0) * ss * rows * l.W * eb, rows * l.W * eb, eb}, "input"));
+      // of H rows one after the other, so channels and phases merge; one
+      // loaded phase: [N, channels, rows x W] picked by the DRAM strides.
+      int64_t base =
+          (ci0 * ss + l.firstLoadedPhase()) * plane + r.i0 * l.W * eb;
+      if (np == ss)
+        tasks.push_back(dmaTask(
+            npusim::TaskKind::DmaLoad, 0, base, pl.input[inSet], eb,
+            {l.N, (ci1 - ci0) * ss, rows * l.W}, {l.C * ss * plane, plane, eb},
+            {(ci1 - ci0) * ss * rows * l.W * eb, rows * l.W * eb, eb},
+            "input"));
+      else
+        tasks.push_back(dmaTask(
+            npusim::TaskKind::DmaLoad, 0, base, pl.input[inSet], eb,
+            {l.N, ci1 - ci0, rows * l.W}, {l.C * ss * plane, ss * plane, eb},
+            {(ci1 - ci0) * rows * l.W * eb, rows * l.W * eb, eb}, "input"));
       heldIn[inSet] = inKey;
     }
   };

@@ -93,6 +93,33 @@ int64_t extra::fastestVectorMode(Task &task, const npu::NpuConfig &config) {
   return best;
 }
 
+double extra::dmaCycles(double bytes, int descriptors,
+                        const npu::NpuConfig &config) {
+  return bytes / config.effectiveDmaBytesPerCycle() +
+         descriptors * config.dmaSetupCycles;
+}
+
+double extra::scheduleEstimate(size_t n, int sets,
+                               llvm::function_ref<TileCycles(size_t)> tile) {
+  std::vector<TileCycles> c;
+  c.reserve(n);
+  for (size_t i = 0; i < n; ++i)
+    c.push_back(tile(i));
+  double total = 0;
+  if (n == 0)
+    return total;
+  if (sets == 1) {
+    for (const TileCycles &t : c)
+      total += t.load + t.compute + t.store;
+    return total;
+  }
+  total = c.front().load + c.back().store;
+  for (size_t i = 0; i < n; ++i)
+    total += std::max(c[i].compute, (i + 1 < n ? c[i + 1].load : 0) +
+                                        (i ? c[i - 1].store : 0));
+  return total;
+}
+
 PhaseTaps extra::phaseTaps(int64_t k, int64_t d, int64_t s, int64_t a) {
   PhaseTaps t;
   std::vector<int64_t> taps;

@@ -45,8 +45,31 @@ std::optional<int64_t> padValueFor(Operation *op) {
 bool canWriteSegmented(Operation *op) {
   if (!isa_and_nonnull<Conv2DOp, DepthwiseConv2DOp, MaxPoolOp, AvgPoolOp>(op))
     return false;
-  return !op->hasAttr("segment_output") &&
-         op->getAttrOfType<IntegerAttr>("segments").getInt() == 1;
+  if (op->hasAttr("segment_output"))
+    return false;
+  // A producer reading a segmented input writes a segmented output too when
+  // its output size is HL's bound over the phases (rows up to Hs -
+  // (dh*(kh-1))/s), which the segmented result's shape is computed from.
+  int64_t s = op->getAttrOfType<IntegerAttr>("segments").getInt();
+  if (s == 1)
+    return true;
+  auto in = cast<ShapedType>(op->getOperand(0).getType()).getShape();
+  auto out = cast<ShapedType>(op->getResult(0).getType()).getShape();
+  SmallVector<int64_t> k;
+  if (auto pool = dyn_cast<MaxPoolOp>(op))
+    llvm::append_range(k, pool.getKernel());
+  else if (auto pool = dyn_cast<AvgPoolOp>(op))
+    llvm::append_range(k, pool.getKernel());
+  else {
+    // Packed weights: conv [O/B, I, KH, KW, B], depthwise [C/B, KH, KW, B].
+    auto w = cast<ShapedType>(op->getOperand(1).getType()).getShape();
+    size_t d = isa<Conv2DOp>(op) ? 2 : 1;
+    k = {w[d], w[d + 1]};
+  }
+  auto dil = op->getAttrOfType<DenseI64ArrayAttr>("dilation").asArrayRef();
+  return in.size() == 5 && out.size() == 4 &&
+         out[2] == in[3] - dil[0] * (k[0] - 1) / s &&
+         out[3] == in[4] - dil[1] * (k[1] - 1) / s;
 }
 
 /// The value the producer pads its segmented output with.

@@ -72,6 +72,18 @@ struct HLToHWOptions {
   bool fuseDispatches = false;
   /// Per op (an hl.conv2d): the hl.add its program also computes.
   mlir::Operation *fusedAdd = nullptr;
+  /// Multi-op conv -> conv dispatches with next-layer weight prefetch: a
+  /// MAC kernel whose only user is the next MAC kernel shares its program;
+  /// the first keeps its whole output in LRAM for the second, and the
+  /// second's first weight loads run during the first's compute
+  /// (LowerChain.cpp).
+  bool prefetchWeights = false;
+  /// Per op (chain producer): the whole output stays in LRAM (one tile) and
+  /// is not stored to DRAM; an error when it cannot.
+  bool chainOutput = false;
+  /// Per op: LRAM bytes [0, n) are kept out of every buffer (a chain's
+  /// producer uses them while this layer's first loads run).
+  int64_t reservedBelow = 0;
 };
 
 /// The tiling chosen for one layer (reported by the pass and the bench).
@@ -91,6 +103,22 @@ std::optional<std::string>
 lowerHLOpToProgram(mlir::Operation *op, const npu::NpuConfig &config,
                    const HLToHWOptions &options, const std::string &name,
                    npusim::Program &program, LayerPlan *plan = nullptr);
+
+/// Lowers a conv -> conv chain (`producer`'s only user is `consumer`, the
+/// MAC kernel lowered right after it) to one program (LowerChain.cpp): the
+/// producer's output stays in LRAM, the consumer reads it there, and the
+/// consumer's first weight loads are prefetched while the producer
+/// computes (into LRAM the producer leaves free), at the place the cycle
+/// model finds fastest. The bindings are the producer's operands, the
+/// consumer's weights and scale_bias, the consumer's result. An error when
+/// the pair does not fit that way or is not faster than two dispatches
+/// (then the caller lowers them apart).
+std::optional<std::string>
+lowerChainToProgram(mlir::Operation *producer, mlir::Operation *consumer,
+                    const npu::NpuConfig &config, const HLToHWOptions &options,
+                    const HLToHWOptions &consumerOptions,
+                    const std::string &name, npusim::Program &program,
+                    LayerPlan *plan = nullptr);
 
 /// Whether the lowering has a program for `op`.
 bool hasNpuLowering(mlir::Operation *op);

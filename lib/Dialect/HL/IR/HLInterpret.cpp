@@ -147,7 +147,11 @@ Window makeWindow(OpT op, Value input, int64_t kh, int64_t kw, Value output) {
     win.h = win.in[2];
     win.w = win.in[3];
   }
-  if (op.getSegmentOutput()) {
+  if (op.getSegmentOutput() && win.s > 1) {
+    // A segmented input: HL's bound over the phases (as the verifier's).
+    win.outH = win.hs - (win.dilation[0] * (kh - 1)) / win.s;
+    win.outW = win.ws - (win.dilation[1] * (kw - 1)) / win.s;
+  } else if (op.getSegmentOutput()) {
     win.outH = windowOutputSize(win.h, win.pad[0], win.pad[2], kh,
                                 win.stride[0], win.dilation[0]);
     win.outW = windowOutputSize(win.w, win.pad[1], win.pad[3], kw,

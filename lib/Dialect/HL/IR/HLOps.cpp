@@ -216,9 +216,6 @@ LogicalResult verifyWindow(Operation *op, ArrayRef<int64_t> pad,
       return op->emitOpError("segment_output ")
              << ints(so) << " must be [stride >= 2, top, left, bottom, "
              << "right]";
-    if (segments > 1)
-      return op->emitOpError("segment_output on an op whose own input is "
-                             "segmented is not supported");
     SmallVector<int64_t> want = {n, outChannels, so[0] * so[0],
                                  segmentedSize(h, so[1], so[3], so[0]),
                                  segmentedSize(w, so[2], so[4], so[0])};

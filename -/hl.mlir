@@ -1,0 +1,20 @@
+#loc2 = loc("/tmp/npuutil/pt/test_segmented_producer_writes0//hl.mlir":2:19)
+module attributes {top.name = "hl", top.weight_file = "hl_HL_weight.npz"} {
+  func.func @main(%arg0: tensor<1x6x22x12xi8> {top.name = "input"} loc("/tmp/npuutil/pt/test_segmented_producer_writes0//hl.mlir":2:19)) -> (tensor<1x3x6x3xi8> {top.name = "output"}) {
+    %0 = top.Weight() {name = "c0"} : () -> tensor<1x6x5x5x4xi8> loc(#loc3)
+    %1 = top.Weight() {name = "c1"} : () -> tensor<3x3xi32> loc(#loc4)
+    %2 = hl.segmentation(%arg0) {pad = array<i64: 2, 2, 2, 2>, pad_value = 4 : i64, stride = 2 : i64} : (tensor<1x6x22x12xi8>) -> tensor<1x6x4x13x8xi8> loc(#loc5)
+    %3 = hl.conv2d(%2, %0, %1) {clip_min = 12 : i64, dilation = array<i64: 1, 1>, input_zp = 4 : i64, output_zp = 12 : i64, pad = array<i64: 0, 0, 0, 0>, segments = 2 : i64, stride = array<i64: 2, 2>} : (tensor<1x6x4x13x8xi8>, tensor<1x6x5x5x4xi8>, tensor<3x3xi32>) -> tensor<1x3x11x6xi8> loc(#loc5)
+    %4 = hl.segmentation(%3) {pad = array<i64: 1, 1, 1, 1>, pad_value = -128 : i64, stride = 2 : i64} : (tensor<1x3x11x6xi8>) -> tensor<1x3x4x7x4xi8> loc(#loc6)
+    %5 = hl.maxpool(%4) {dilation = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pad = array<i64: 0, 0, 0, 0>, segments = 2 : i64, stride = array<i64: 2, 2>} : (tensor<1x3x4x7x4xi8>) -> tensor<1x3x6x3xi8> loc(#loc6)
+    return %5 : tensor<1x3x6x3xi8> loc(#loc7)
+  } loc(#loc1)
+} loc(#loc)
+#loc = loc("/tmp/npuutil/pt/test_segmented_producer_writes0//hl.mlir":1:1)
+#loc1 = loc("/tmp/npuutil/pt/test_segmented_producer_writes0//hl.mlir":2:3)
+#loc3 = loc("/tmp/npuutil/pt/test_segmented_producer_writes0//hl.mlir":3:11)
+#loc4 = loc("/tmp/npuutil/pt/test_segmented_producer_writes0//hl.mlir":4:11)
+#loc5 = loc("/tmp/npuutil/pt/test_segmented_producer_writes0//hl.mlir":5:11)
+#loc6 = loc("/tmp/npuutil/pt/test_segmented_producer_writes0//hl.mlir":6:11)
+#loc7 = loc("/tmp/npuutil/pt/test_segmented_producer_writes0//hl.mlir":7:5)
+
