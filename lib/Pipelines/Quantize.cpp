@@ -151,8 +151,7 @@ mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
           stats[name].addRange(t);
           if (auto m = means.find(name); m != means.end())
             m->second.add(t);
-        }
-        else
+        } else
           stats[name].addHistogram(t);
       }
     }

@@ -91,10 +91,9 @@ int calibrate() {
     errs() << "\rstrata calibrate: " << (pass ? "histograms" : "ranges") << " ["
            << (s + 1) << "/" << files.size() << "]";
   };
-  FailureOr<calib::CalibrationTable> table =
-      calibrateTopModule(*loaded->module, loaded->weights, files.size(),
-                         readSample, method, percentile, error, progress,
-                         QuantizeSettingNames{}, biasCorrection);
+  FailureOr<calib::CalibrationTable> table = calibrateTopModule(
+      *loaded->module, loaded->weights, files.size(), readSample, method,
+      percentile, error, progress, QuantizeSettingNames{}, biasCorrection);
   errs() << "\n";
   if (failed(table)) {
     errs() << "strata calibrate: " << error << "\n";

@@ -156,8 +156,9 @@ bool readCalibrationTable(const std::string &path, CalibrationTable &table,
     }
     if (line.starts_with("@")) {
       if (f[0] != "@mean" || f.size() < 3) {
-        error = where + "expected '@mean name m0 m1 ...' (one mean per "
-                        "channel), got '" +
+        error = where +
+                "expected '@mean name m0 m1 ...' (one mean per "
+                "channel), got '" +
                 line.take_front(40).str() + "'";
         return false;
       }

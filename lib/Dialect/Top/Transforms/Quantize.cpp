@@ -363,9 +363,9 @@ LogicalResult TopQuantizePass::quantizeLinear(Operation *op,
     if (!calib::weightRoundingShift(w, wq, scales, axis,
                                     conv ? conv.getGroup() : 1, !!conv,
                                     means->second, shift, why))
-      return op->emitOpError() << "calibration table '" << calibration
-                               << "': @mean row of tensor '" << means->first
-                               << "' " << why;
+      return op->emitOpError()
+             << "calibration table '" << calibration
+             << "': @mean row of tensor '" << means->first << "' " << why;
     if (!bias) {
       bias = Tensor(DType::F32, {static_cast<int64_t>(shift.size())});
       std::fill_n(bias->data<float>(), shift.size(), 0.0f);
