@@ -437,6 +437,12 @@ LogicalResult TopQuantizePass::runInt8() {
              << "top-quantize: the calibration table '" << calibration
              << "' names tensor '" << name
              << "', which is not a tensor of the model";
+  for (const auto &[name, means] : table.channelMeans)
+    if (!names.contains(name))
+      return getOperation().emitError()
+             << "top-quantize: the calibration table '" << calibration
+             << "' names tensor '" << name
+             << "' in an @mean row, which is not a tensor of the model";
   // In program order: a Conv / MatMul reads the int8 value of an Add or
   // pool before it directly, with its parameters, and a chain of them stays
   // int8.
