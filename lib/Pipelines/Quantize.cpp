@@ -110,12 +110,14 @@ mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
       valueNames.insert(calib::tensorName(r));
   });
 
-  // The float inputs of the ops top-quantize may make int8 (bias
-  // correction reads their channel means).
+  // The float inputs of the ungrouped Convs and the MatMuls top-quantize
+  // may make int8 (bias correction reads their channel means).
   std::map<std::string, calib::ChannelMeans> means;
   if (channelMeans)
     entry->walk([&](mlir::Operation *op) {
-      if (isa<top::ConvOp, top::MatMulOp>(op) && op->getNumOperands() >= 2 &&
+      auto conv = dyn_cast<top::ConvOp>(op);
+      if ((conv ? conv.getGroup() == 1 : isa<top::MatMulOp>(op)) &&
+          op->getNumOperands() >= 2 &&
           op->getOperand(1).getDefiningOp<top::WeightOp>())
         means[calib::tensorName(op->getOperand(0))];
     });

@@ -354,14 +354,14 @@ LogicalResult TopQuantizePass::quantizeLinear(Operation *op,
     for (int64_t c = 0; c < bias->numElements(); ++c)
       minScale.push_back(std::fabs(bias->getAsDouble(c)) / (sx * 1073741824.0));
   auto [scales, wq] = quantizeWeights(w, axis, minScale);
-  // Bias correction, when the table has the input's channel means.
+  // Bias correction, when the table has the input's channel means; not for
+  // grouped (depthwise) convs, where it measured worse (docs/quantization.md).
+  auto conv = dyn_cast<ConvOp>(op);
   auto means = table.channelMeans.find(calib::tensorName(op->getOperand(0)));
-  if (means != table.channelMeans.end()) {
-    auto conv = dyn_cast<ConvOp>(op);
+  if (means != table.channelMeans.end() && (!conv || conv.getGroup() == 1)) {
     std::vector<double> shift;
     std::string why;
-    if (!calib::weightRoundingShift(w, wq, scales, axis,
-                                    conv ? conv.getGroup() : 1, !!conv,
+    if (!calib::weightRoundingShift(w, wq, scales, axis, 1, !!conv,
                                     means->second, shift, why))
       return op->emitOpError()
              << "calibration table '" << calibration
