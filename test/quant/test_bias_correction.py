@@ -13,29 +13,14 @@ subtracts (W_q - W) E[x] from each layer's bias before quantizing it.
 - The correction must reduce the mean error of the int8 outputs against f32
   (a property the method exists for; can fail).
 - Bad @mean rows are errors naming the tensor."""
-import os
-import subprocess
-
 import numpy as np
 import pytest
+from quant_harness import ok, strata
 
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.environ.get("STRATA_BIN_DIR", os.path.join(ROOT, "build", "bin"))
-STRATA = os.path.join(BIN, "strata")
 DC = np.array([3.0, -2.0, 0.5, 1.0]).reshape(1, 4, 1, 1)
-
-
-def strata(*args):
-    return subprocess.run([STRATA, *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
-
-
-def ok(r):
-    assert r.returncode == 0, r.stderr
-    return r
 
 
 def make_model(path):
