@@ -10,36 +10,30 @@
 namespace strata::calib {
 
 bool weightRoundingShift(const Tensor &w, const Tensor &wq,
-                         llvm::ArrayRef<double> scales, int64_t axis,
-                         int64_t groups, bool conv,
+                         llvm::ArrayRef<double> scales, int64_t axis, bool conv,
                          llvm::ArrayRef<double> inputMeans,
                          std::vector<double> &shift, std::string &error) {
   int64_t outChannels = w.dim(axis);
   shift.assign(outChannels, 0.0);
   if (conv) {
-    // [O, I/groups, window...]: input channel g * (I/groups) + i.
-    int64_t perGroupIn = w.dim(1);
-    int64_t window = w.numElements() / (outChannels * perGroupIn);
-    int64_t perGroupOut = outChannels / groups;
-    if (static_cast<int64_t>(inputMeans.size()) != perGroupIn * groups) {
+    // [O, I, window...].
+    int64_t inChannels = w.dim(1);
+    int64_t window = w.numElements() / (outChannels * inChannels);
+    if (static_cast<int64_t>(inputMeans.size()) != inChannels) {
       error = "has " + std::to_string(inputMeans.size()) +
-              " channel means, the input has " +
-              std::to_string(perGroupIn * groups) + " channels";
+              " channel means, the input has " + std::to_string(inChannels) +
+              " channels";
       return false;
     }
-    for (int64_t o = 0; o < outChannels; ++o) {
-      int64_t base = (o / perGroupOut) * perGroupIn;
-      double sum = 0;
-      for (int64_t i = 0; i < perGroupIn; ++i) {
+    for (int64_t o = 0; o < outChannels; ++o)
+      for (int64_t i = 0; i < inChannels; ++i) {
         double dw = 0;
         for (int64_t k = 0; k < window; ++k) {
-          int64_t at = (o * perGroupIn + i) * window + k;
+          int64_t at = (o * inChannels + i) * window + k;
           dw += wq.getAsDouble(at) * scales[o] - w.getAsDouble(at);
         }
-        sum += dw * inputMeans[base + i];
+        shift[o] += dw * inputMeans[i];
       }
-      shift[o] = sum;
-    }
     return true;
   }
   // A 2-D weight: K x N (axis 1) or N x K (axis 0).

@@ -361,8 +361,8 @@ LogicalResult TopQuantizePass::quantizeLinear(Operation *op,
   if (means != table.channelMeans.end() && (!conv || conv.getGroup() == 1)) {
     std::vector<double> shift;
     std::string why;
-    if (!calib::weightRoundingShift(w, wq, scales, axis, 1, !!conv,
-                                    means->second, shift, why))
+    if (!calib::weightRoundingShift(w, wq, scales, axis, !!conv, means->second,
+                                    shift, why))
       return op->emitOpError()
              << "calibration table '" << calibration
              << "': @mean row of tensor '" << means->first << "' " << why;

@@ -24,15 +24,14 @@ namespace strata::calib {
 
 /// The expected output shift per output channel c caused by quantizing the
 /// weights, `sum (w_q[c] * scales[c] - w[c]) * mean[input channel]`:
-/// - a Conv filter `[O, I/groups, kh, kw]` (axis 0): input channel
-///   `(c / (O / groups)) * (I / groups) + i`, summed over the window;
+/// - an ungrouped Conv filter `[O, I, kh, kw]` (axis 0, `conv`): input
+///   channel i, summed over the window (grouped convs are not corrected);
 /// - a MatMul weight `[K, N]` (axis 1) or `[N, K]` (axis 0, the transposed
 ///   right operand): input channel k.
 /// `wq` holds the integers, `scales` one scale per output channel.
 /// Returns false and sets `error` when `inputMeans` has the wrong length.
 bool weightRoundingShift(const Tensor &w, const Tensor &wq,
-                         llvm::ArrayRef<double> scales, int64_t axis,
-                         int64_t groups, bool conv,
+                         llvm::ArrayRef<double> scales, int64_t axis, bool conv,
                          llvm::ArrayRef<double> inputMeans,
                          std::vector<double> &shift, std::string &error);
 
