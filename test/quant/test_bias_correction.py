@@ -218,3 +218,23 @@ def test_bad_mean_rows(setup, tmp_path, row, message):
                "-o", tmp_path / "q")
     assert r.returncode != 0
     assert message in r.stderr, r.stderr
+
+
+def test_names_starting_with_at_round_trip(tmp_path):
+    """A tensor named '@x' is quoted in both kinds of rows and read back."""
+    w = np.full((2, 2, 1, 1), 0.3, np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["@x", "w"], ["y"])], "at",
+        [helper.make_tensor_value_info("@x", TensorProto.FLOAT, [1, 2, 3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 3, 3])],
+        [numpy_helper.from_array(w, "w")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+              str(tmp_path / "m.onnx"))
+    x = np.arange(18, dtype=np.float32).reshape(1, 2, 3, 3)
+    np.savez(tmp_path / "s.npz", **{"@x": x})
+    ok(strata("calibrate", tmp_path / "m.onnx", "--data", tmp_path / "s.npz",
+              "--method", "minmax", "--bias-correction", "-o", tmp_path / "t.txt"))
+    text = (tmp_path / "t.txt").read_text()
+    assert '\n"@x" ' in text and '\n@mean "@x" 4 13\n' in text, text
+    ok(strata("quantize", tmp_path / "m.onnx", "--quantize", "int8", "--calibration",
+              tmp_path / "t.txt", "-o", tmp_path / "q"))
