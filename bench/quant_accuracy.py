@@ -23,7 +23,8 @@ the EVALUATION images (`strata run`) and compares it with the f32 artifact:
   score >= --yolo-score (default 0.5), NMS at IoU 0.45 as ddddocr.
 
     /path/to/python bench/quant_accuracy.py [--models resnet50,mobilenetv2,ppocrv4_det,yolox]
-        [--methods minmax,percentile,kl] [--percentile 99.99] [--search percentile]
+        [--methods minmax,percentile,kl] [--percentile 99.99] [--bias-correction]
+        [--search percentile]
         [--target-cosine 0.99]
         [--calibrate 9] [--work build/quant-accuracy] [--bin build/bin] [--verbose]
         [--float-activations]  (also each int8 method with --float-activations)
@@ -233,6 +234,8 @@ def main():
     ap.add_argument("--methods", default="minmax,percentile,kl")
     ap.add_argument("--percentile", default="",
                     help="strata calibrate --percentile for the percentile method")
+    ap.add_argument("--bias-correction", action="store_true",
+                    help="strata calibrate --bias-correction for every int8 method")
     ap.add_argument("--search", default="",
                     help="also int8 of this method with --search-sensitive (detectors)")
     ap.add_argument("--search-models", default="ppocrv4_det,yolox")
@@ -258,6 +261,7 @@ def main():
     eval_names = real_images.EVALUATION[:args.evaluate]
     rows = []
     pct = ["--percentile", args.percentile] if args.percentile else []
+    bc = ["--bias-correction"] if args.bias_correction else []
     for m in args.models.split(","):
         spec = MODELS[m]
         t0 = time.time()
@@ -291,10 +295,11 @@ def main():
         for method in args.methods.split(","):
             table = os.path.join(d, f"table_{method}.txt")
             run([strata, "calibrate", onnx_path, *shapes, "--method", method,
-                 *(pct if method == "percentile" else []), "-o", table] +
+                 *(pct if method == "percentile" else []), *bc, "-o", table] +
                 sum((["--data", p] for p in cal), []), v)
-            label = f"int8 {method}" + (f" {args.percentile}" if pct and
-                                        method == "percentile" else "")
+            label = (f"int8 {method}" + (f" {args.percentile}" if pct and
+                                         method == "percentile" else "") +
+                     (" + bias correction" if bc else ""))
             variants.append((label, ["--quantize", "int8", "--calibration", table]))
             if args.float_activations:
                 variants.append((label + " float-act",

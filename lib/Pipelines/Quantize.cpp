@@ -7,6 +7,7 @@
 
 #include "strata/Pipelines/Quantize.h"
 
+#include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Dialect/Top/Transforms/QuantUtils.h"
 #include "strata/Interpreter/Interpreter.h"
@@ -87,7 +88,7 @@ mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
     mlir::ModuleOp module, const TensorMap &weights, size_t count,
     const SampleReader &sample, const std::string &method, double percentile,
     std::string &error, const std::function<void(int, size_t)> &progress,
-    const QuantizeSettingNames &names) {
+    const QuantizeSettingNames &names, bool channelMeans) {
   if (!checkCalibrationSettings(method, percentile, error, names))
     return mlir::failure();
   if (count == 0) {
@@ -117,6 +118,17 @@ mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
       valueNames.insert(calib::tensorName(r));
   });
 
+  // The float inputs of the ungrouped Convs and the MatMuls top-quantize
+  // may make int8 (bias correction reads their channel means).
+  std::map<std::string, calib::ChannelMeans> means;
+  if (channelMeans)
+    entry->walk([&](mlir::Operation *op) {
+      auto conv = dyn_cast<top::ConvOp>(op);
+      if ((conv ? conv.getGroup() == 1 : isa<top::MatMulOp>(op)) &&
+          op->getNumOperands() >= 2 &&
+          op->getOperand(1).getDefiningOp<top::WeightOp>())
+        means[calib::tensorName(op->getOperand(0))];
+    });
   std::map<std::string, calib::TensorStatistics> stats;
   int passes = method != "minmax" ? 2 : 1;
   InterpreterOptions options;
@@ -145,9 +157,11 @@ mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
       for (const auto &[name, t] : *dumped) {
         if (!isFloat(t.dtype()) || !valueNames.count(name))
           continue;
-        if (pass == 0)
+        if (pass == 0) {
           stats[name].addRange(t);
-        else
+          if (auto m = means.find(name); m != means.end())
+            m->second.add(t);
+        } else
           stats[name].addHistogram(t);
       }
     }
@@ -160,6 +174,9 @@ mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
   for (const auto &[name, st] : stats)
     table.entries[name] = {st.threshold(method, percentile), st.min(),
                            st.max()};
+  for (const auto &[name, m] : means)
+    if (std::vector<double> v = m.means(); !v.empty())
+      table.channelMeans[name] = std::move(v);
   return table;
 }
 

@@ -14,7 +14,6 @@
 - Bad input: tables, options and sample files."""
 import math
 import os
-import subprocess
 import sysconfig
 
 import numpy as np
@@ -23,19 +22,7 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.environ.get("STRATA_BIN_DIR", os.path.join(ROOT, "build", "bin"))
-STRATA = os.path.join(BIN, "strata")
-
-
-def strata(*args):
-    return subprocess.run([STRATA, *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
-
-
-def ok(r):
-    assert r.returncode == 0, r.stderr
-    return r
+from quant_harness import ROOT, ok, strata  # noqa: E402
 
 
 #===----------------------------------------------------------------------===#

@@ -42,6 +42,12 @@ static cl::opt<double>
                cl::desc("--method percentile: the percentile of |x| "
                         "(default 99.99)"),
                cl::value_desc("P"), cl::init(99.99), cl::sub(CalibrateCommand));
+static cl::opt<bool> biasCorrection(
+    "bias-correction",
+    cl::desc("also write the per-channel means of the int8 layers' inputs "
+             "(@mean rows), from which strata quantize / compile --quantize "
+             "int8 correct the biases for the weights' rounding"),
+    cl::sub(CalibrateCommand));
 static cl::list<std::string> inputShapes(
     "input-shapes",
     cl::desc("ONNX: fix an input's shape, name:1x3x224x224 (repeatable or "
@@ -85,9 +91,9 @@ int calibrate() {
     errs() << "\rstrata calibrate: " << (pass ? "histograms" : "ranges") << " ["
            << (s + 1) << "/" << files.size() << "]";
   };
-  FailureOr<calib::CalibrationTable> table =
-      calibrateTopModule(*loaded->module, loaded->weights, files.size(),
-                         readSample, method, percentile, error, progress);
+  FailureOr<calib::CalibrationTable> table = calibrateTopModule(
+      *loaded->module, loaded->weights, files.size(), readSample, method,
+      percentile, error, progress, QuantizeSettingNames{}, biasCorrection);
   errs() << "\n";
   if (failed(table)) {
     errs() << "strata calibrate: " << error << "\n";
@@ -98,7 +104,8 @@ int calibrate() {
     return 1;
   }
   outs() << "wrote " << outFile << " (" << table->entries.size() << " tensors, "
-         << files.size() << " samples, " << method << ")\n";
+         << files.size() << " samples, " << method
+         << (biasCorrection ? ", channel means" : "") << ")\n";
   return 0;
 }
 

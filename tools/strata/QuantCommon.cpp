@@ -127,16 +127,16 @@ bool QuantizeOptions::anyGiven() const {
 
 SampleOptions::SampleOptions(cl::SubCommand &sub, bool required,
                              StringRef purpose)
-    : data("data", required ? cl::OneOrMore : cl::ZeroOrMore,
-           cl::desc(purpose.str() +
-                    "sample inputs: npz files (one sample each, one array "
-                    "per model input, keyed by name) or folders of them"),
-           cl::value_desc("DIR|FILE.npz"), cl::sub(sub)),
-      samples("samples",
-              cl::desc(purpose.str() +
-                       "use the first N samples (default: all); more than "
-                       "--data holds is an error"),
-              cl::value_desc("N"), cl::init(0), cl::sub(sub)) {}
+    : dataHelp(purpose.str() +
+               "sample inputs: npz files (one sample each, one array "
+               "per model input, keyed by name) or folders of them"),
+      samplesHelp(purpose.str() +
+                  "use the first N samples (default: all); more than "
+                  "--data holds is an error"),
+      data("data", required ? cl::OneOrMore : cl::ZeroOrMore,
+           cl::desc(dataHelp), cl::value_desc("DIR|FILE.npz"), cl::sub(sub)),
+      samples("samples", cl::desc(samplesHelp), cl::value_desc("N"),
+              cl::init(0), cl::sub(sub)) {}
 
 bool SampleOptions::collect(StringRef tool,
                             std::vector<std::string> &files) const {

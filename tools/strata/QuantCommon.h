@@ -61,6 +61,8 @@ struct SampleOptions {
   /// problem.
   bool collect(llvm::StringRef tool, std::vector<std::string> &files) const;
 
+  /// The help texts (cl::desc keeps a StringRef: they must outlive it).
+  std::string dataHelp, samplesHelp;
   llvm::cl::list<std::string> data;
   llvm::cl::opt<unsigned> samples;
 };

@@ -76,11 +76,14 @@ using SampleReader =
 /// top-quantize will. A bad method, no sample, a sample lacking a model
 /// input or a failed run sets `error` (naming the sample's index and the
 /// input). `progress(pass, index)` is called before each run when given.
+/// With `channelMeans`, the table also holds the per-channel means of every
+/// float input of a Conv / MatMul with constant weights (`@mean` rows), from
+/// which top-quantize corrects the biases (BiasCorrection.h).
 mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
     mlir::ModuleOp module, const TensorMap &weights, size_t count,
     const SampleReader &sample, const std::string &method, double percentile,
     std::string &error, const std::function<void(int, size_t)> &progress = {},
-    const QuantizeSettingNames &names = {});
+    const QuantizeSettingNames &names = {}, bool channelMeans = false);
 
 } // namespace strata
 

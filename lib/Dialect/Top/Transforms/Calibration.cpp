@@ -2,8 +2,10 @@
 //
 // The statistics `strata calibrate` collects and the calibration table text
 // format (docs/quantization.md): a header of `#` comment lines, then one line
-// per tensor, `name threshold min max`, separated by blanks. A name holding
-// blanks, `#` or `"` is written in double quotes with `\"` and `\\` escapes.
+// per tensor, `name threshold min max`, separated by blanks, and optional
+// `@mean name m0 m1 ...` rows (per-channel means, for bias correction). A
+// name holding blanks, `#` or `"`, or starting with `@`, is written in double
+// quotes with `\"` and `\\` escapes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,7 +33,7 @@ namespace strata::calib {
 //===----------------------------------------------------------------------===//
 
 static bool needsQuotes(llvm::StringRef name) {
-  return name.empty() ||
+  return name.empty() || name.starts_with("@") ||
          name.find_first_of(" \t\"#\\") != llvm::StringRef::npos;
 }
 
@@ -63,6 +65,12 @@ bool writeCalibrationTable(const std::string &path,
     os << quoteName(name) << " " << llvm::format("%.9g", e.threshold) << " "
        << llvm::format("%.9g", e.min) << " " << llvm::format("%.9g", e.max)
        << "\n";
+  for (const auto &[name, means] : table.channelMeans) {
+    os << "@mean " << quoteName(name);
+    for (double m : means)
+      os << " " << llvm::format("%.9g", m);
+    os << "\n";
+  }
   os.close();
   if (os.has_error()) {
     error = "cannot write '" + path + "': " + os.error().message();
@@ -146,6 +154,31 @@ bool readCalibrationTable(const std::string &path, CalibrationTable &table,
       error = where + error;
       return false;
     }
+    if (line.starts_with("@")) {
+      if (f[0] != "@mean" || f.size() < 3) {
+        error = where +
+                "expected '@mean name m0 m1 ...' (one mean per "
+                "channel), got '" +
+                line.take_front(40).str() + "'";
+        return false;
+      }
+      std::vector<double> means;
+      for (size_t k = 2; k < f.size(); ++k) {
+        double v;
+        if (!parseNumber(f[k], v) || !std::isfinite(v)) {
+          error = where + "tensor '" + f[1] + "': channel mean " +
+                  std::to_string(k - 2) + " '" + f[k] +
+                  "' is not a finite number";
+          return false;
+        }
+        means.push_back(v);
+      }
+      if (!table.channelMeans.emplace(f[1], std::move(means)).second) {
+        error = where + "tensor '" + f[1] + "' has two @mean rows";
+        return false;
+      }
+      continue;
+    }
     if (f.size() != 4) {
       error = where + "expected 'name threshold min max', got " +
               std::to_string(f.size()) + " field(s)";
@@ -217,6 +250,38 @@ void TensorStatistics::addHistogram(const Tensor &t) {
     int64_t bin = std::min<int64_t>(kBins - 1, static_cast<int64_t>(v * scale));
     histogram[bin] += 1;
   }
+}
+
+void ChannelMeans::add(const Tensor &t) {
+  int64_t rank = t.rank();
+  if (rank < 2)
+    return;
+  int64_t channels = t.dim(1);
+  int64_t inner = 1;
+  if (rank > 2)
+    for (int64_t d = 2; d < rank; ++d)
+      inner *= t.dim(d);
+  if (sums.empty())
+    sums.assign(channels, 0.0);
+  if (static_cast<int64_t>(sums.size()) != channels || t.numElements() == 0)
+    return;
+  std::vector<double> part(channels, 0.0);
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    double v = t.getAsDouble(i);
+    if (std::isfinite(v))
+      part[(i / inner) % channels] += v;
+  }
+  for (int64_t c = 0; c < channels; ++c)
+    sums[c] += part[c];
+  count += static_cast<double>(t.numElements() / channels);
+}
+
+std::vector<double> ChannelMeans::means() const {
+  std::vector<double> m(sums.size(), 0.0);
+  if (count > 0)
+    for (size_t c = 0; c < sums.size(); ++c)
+      m[c] = sums[c] / count;
+  return m;
 }
 
 double klThreshold(llvm::ArrayRef<double> hist, double binWidth) {

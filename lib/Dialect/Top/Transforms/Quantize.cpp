@@ -10,6 +10,7 @@
 
 #include "strata/Dialect/Top/IR/TopUtils.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
+#include "strata/Dialect/Top/Transforms/BiasCorrection.h"
 #include "strata/Dialect/Top/Transforms/Calibration.h"
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Dialect/Top/Transforms/QuantUtils.h"
@@ -474,6 +475,26 @@ LogicalResult TopQuantizePass::quantizeLinear(Operation *op,
     for (int64_t c = 0; c < bias->numElements(); ++c)
       minScale.push_back(std::fabs(bias->getAsDouble(c)) / (sx * 1073741824.0));
   auto [scales, wq] = quantizeWeights(w, axis, minScale);
+  // Bias correction, when the table has the input's channel means; not for
+  // grouped (depthwise) convs, where it measured worse (docs/quantization.md).
+  auto conv = dyn_cast<ConvOp>(op);
+  auto means = table.channelMeans.find(calib::tensorName(op->getOperand(0)));
+  if (means != table.channelMeans.end() && (!conv || conv.getGroup() == 1)) {
+    std::vector<double> shift;
+    std::string why;
+    if (!calib::weightRoundingShift(w, wq, scales, axis, !!conv, means->second,
+                                    shift, why))
+      return op->emitOpError()
+             << "calibration table '" << calibration
+             << "': @mean row of tensor '" << means->first << "' " << why;
+    if (!bias) {
+      bias = Tensor(DType::F32, {static_cast<int64_t>(shift.size())});
+      std::fill_n(bias->data<float>(), shift.size(), 0.0f);
+    }
+    for (int64_t c = 0; c < bias->numElements(); ++c)
+      bias->data<float>()[c] =
+          static_cast<float>(bias->getAsDouble(c) - shift[c]);
+  }
   std::vector<double> accScale;
   for (double s : scales)
     accScale.push_back(sx * s);
@@ -539,6 +560,12 @@ LogicalResult TopQuantizePass::runInt8() {
              << "top-quantize: the calibration table '" << calibration
              << "' names tensor '" << name
              << "', which is not a tensor of the model";
+  for (const auto &[name, means] : table.channelMeans)
+    if (!names.contains(name))
+      return getOperation().emitError()
+             << "top-quantize: the calibration table '" << calibration
+             << "' names tensor '" << name
+             << "' in an @mean row, which is not a tensor of the model";
   // In program order: a Conv / MatMul reads the int8 value of an Add or
   // pool before it directly, with its parameters, and a chain of them stays
   // int8.

@@ -6,6 +6,7 @@
 // RUN: not strata-opt %s --top-quantize="mode=int8" 2>&1 | FileCheck %s --check-prefix=NOTABLE
 // RUN: not strata-opt %s --top-quantize="mode=int4" 2>&1 | FileCheck %s --check-prefix=MODE
 // RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-preact-noact.txt" 2>&1 | FileCheck %s --check-prefix=PREACT
+// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-mean-count.txt" 2>&1 | FileCheck %s --check-prefix=MEANCOUNT
 
 // UNKNOWN: error: top-quantize: the calibration table '{{.*}}quantize-unknown.txt' names tensor 'nosuch', which is not a tensor of the model
 // CORRUPT: error: top-quantize: {{.*}}quantize-corrupt.txt:2: tensor 'conv': threshold 'nan' is not a finite number
@@ -16,6 +17,7 @@
 // MODE: error: top-quantize: mode 'int4' is not one of int8, bf16, f16
 // A `_preact` row for a layer without a fused activation.
 // PREACT: error: top-quantize: the calibration table '{{.*}}quantize-preact-noact.txt' names tensor 'conv_preact', which is not a tensor of the model
+// MEANCOUNT: error: loc("conv"): 'top.Conv' op calibration table '{{.*}}quantize-mean-count.txt': @mean row of tensor 'x' has 3 channel means, the input has 2 channels
 func.func @main(%arg0: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %0 = top.Input(%arg0) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> loc("x")
   %w = top.Weight() {name = "w", value = dense<0.5> : tensor<2x2x1x1xf32>} : () -> tensor<2x2x1x1xf32>

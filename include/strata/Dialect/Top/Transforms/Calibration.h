@@ -30,11 +30,16 @@ struct CalibrationEntry {
   double threshold = 0, min = 0, max = 0;
 };
 
-/// A calibration table: tensor name -> entry, plus the header fields.
+/// A calibration table: tensor name -> entry, plus the header fields and,
+/// optionally (`strata calibrate --bias-correction`), the per-channel means
+/// of the float inputs of Conv / MatMul ops (`@mean` rows), from which
+/// `top-quantize` corrects the bias for the weights' rounding
+/// (BiasCorrection.h).
 struct CalibrationTable {
   std::string method;
   int64_t samples = 0;
   std::map<std::string, CalibrationEntry> entries;
+  std::map<std::string, std::vector<double>> channelMeans;
 };
 
 /// Writes `table` in the text format of docs/quantization.md. Returns false
@@ -68,6 +73,21 @@ private:
   double lo = 0, hi = 0;
   bool seen = false;
   std::vector<double> histogram;
+};
+
+/// The per-channel mean of a tensor over all samples: channel dim 1 of an
+/// NCHW tensor of rank >= 3, the last dim of a rank-2 one.
+class ChannelMeans {
+public:
+  /// Adds the float elements of `t` (whose shape must agree with earlier
+  /// calls; a tensor of another rank is ignored).
+  void add(const Tensor &t);
+  /// The means, empty when nothing was added.
+  std::vector<double> means() const;
+
+private:
+  std::vector<double> sums;
+  double count = 0;
 };
 
 /// The KL-divergence threshold (TensorRT's entropy calibration, as

@@ -356,6 +356,11 @@ def TopQuantize : Pass<"top-quantize", "::mlir::ModuleOp"> {
       that type (a `top.Cast`), accumulate in f32 and write that type, cast
       back to f32 for float consumers.
 
+    With `@mean` rows in the table (`strata calibrate --bias-correction`),
+    the float bias of an ungrouped Conv or a MatMul first loses the expected
+    output shift of its weights' rounding, `(W_q s_w - W) E[x]`
+    (BiasCorrection.h).
+
     A calibration table entry naming no tensor of the function, or a
     quantized op's input or output missing from the table, is an error
     naming the tensor.
