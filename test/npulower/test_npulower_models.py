@@ -220,7 +220,10 @@ def ddddocr_det():
     return path if folder and os.path.exists(path) else None
 
 
-def check_detector(tmp_path, model, shapes, samples, x, out, min_cosine, min_npu):
+def check_detector(tmp_path, model, shapes, samples, x, out, min_cosine, max_cpu):
+    """max_cpu bounds the CPU dispatches (what stays off the NPU); the NPU
+    dispatch count is not bounded: conv -> conv dispatches (the default)
+    put two layers in one."""
     for i, s in enumerate(samples):
         (tmp_path / "cal").mkdir(exist_ok=True)
         np.savez(tmp_path / "cal" / f"s{i}.npz", **s)
@@ -232,8 +235,8 @@ def check_detector(tmp_path, model, shapes, samples, x, out, min_cosine, min_npu
     q = tmp_path / "q" / "m.mlir"
     report = strata("compile", q, "--target", "npu-sim", "--no-optimize",
                     "-o", tmp_path / "npu.strata", "--report")
-    n = int(re.search(r"(\d+) npu-sim dispatch", report).group(1))
-    assert n >= min_npu, report
+    n = int(re.search(r"(\d+) CPU dispatch", report).group(1))
+    assert n <= max_cpu, report
     strata("run", tmp_path / "npu.strata", "--input", tmp_path / "x.npz", "--output",
            tmp_path / "npu.npz", "--device", "npu-sim")
     strata("compile", q, "--target", "cpu", "--no-optimize", "-o", tmp_path / "cpu.strata")
@@ -267,7 +270,7 @@ def test_ppocr_det_on_npu_sim(tmp_path):
     samples = [{"x": text_image(rng, 320, 320)} for _ in range(2)]
     x = {"x": text_image(np.random.default_rng(7), 320, 320)}
     check_detector(tmp_path, rapidocr_det(), ["--input-shapes", "x:1x3x320x320"], samples,
-                   x, "sigmoid_0.tmp_0", min_cosine=0.88, min_npu=130)
+                   x, "sigmoid_0.tmp_0", min_cosine=0.88, max_cpu=99)
 
 
 @pytest.mark.skipif(not BIG, reason="slow; make test-npulower-models runs it")
@@ -283,4 +286,4 @@ def test_yolox_det_on_npu_sim(tmp_path):
     rng = np.random.default_rng(0)
     pixels = lambda r: {"images": (r.random((1, 3, 416, 416)) * 255).astype(np.float32)}  # noqa: E731
     check_detector(tmp_path, ddddocr_det(), [], [pixels(rng), pixels(rng)],
-                   pixels(np.random.default_rng(9)), "output", min_cosine=0.99, min_npu=200)
+                   pixels(np.random.default_rng(9)), "output", min_cosine=0.99, max_cpu=22)
