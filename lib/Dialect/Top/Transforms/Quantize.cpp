@@ -339,42 +339,6 @@ calib::CalibrationEntry preActivationRange(const calib::CalibrationEntry &e,
   return range;
 }
 
-/// The int8 range of activation `act`'s output for its table form, from
-/// its calibration entry `post` and its pre-activation's entry `pre`:
-/// `post`'s range (clipped to its threshold) widened to the activation's
-/// image of `pre`'s clipped range, within `post`'s observed [min, max]. A
-/// percentile or KL threshold clips the two tensors separately; where the
-/// activation passes large inputs through (HardSwish, SiLU: y ~ x) the
-/// output's own clip is a second, tighter saturation that the float form
-/// does not apply to the values its float consumers (the scalar affine of
-/// PP-LCNetV3, the SE Mul) read. A minmax entry is unchanged (its output
-/// range is the image of the observed pre-activation range).
-calib::CalibrationEntry
-activationOutputRange(const calib::CalibrationEntry &post,
-                      const calib::CalibrationEntry &pre, Operation *act) {
-  double lo = std::max(std::min(post.min, 0.0), -post.threshold);
-  double hi = std::min(std::max(post.max, 0.0), post.threshold);
-  double plo = std::max(std::min(pre.min, 0.0), -pre.threshold);
-  double phi = std::min(std::max(pre.max, 0.0), pre.threshold);
-  calib::CalibrationEntry range = post;
-  constexpr int kGrid = 4097;
-  if (!(phi > plo))
-    return range;
-  std::vector<double> xs(kGrid);
-  for (int i = 0; i < kGrid; ++i)
-    xs[i] = plo + (phi - plo) * i / (kGrid - 1);
-  FailureOr<std::vector<double>> ys = evaluateUnary(act, xs);
-  if (failed(ys))
-    return range;
-  auto [ylo, yhi] = std::minmax_element(ys->begin(), ys->end());
-  lo = std::min(lo, std::max(std::min(post.min, 0.0), *ylo));
-  hi = std::max(hi, std::min(std::max(post.max, 0.0), *yhi));
-  range.min = lo;
-  range.max = hi;
-  range.threshold = std::max(-lo, hi);
-  return range;
-}
-
 LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
                                           ArrayRef<double> accScale,
                                           double reluLimit) {
@@ -410,9 +374,7 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
                                    yType, requant.getOutput());
       Value f = activationOp(b, old->getLoc(), yType, deq.getOutput(),
                              act.getValue(), params);
-      ActParams po = activationParams(
-          activationOutputRange(*post, pre->second, f.getDefiningOp()),
-          symmetric);
+      ActParams po = activationParams(*post, symmetric);
       po.scale = asF32(po.scale);
       // The pre-activation's int8 parameters: its observed range without
       // the tails where the activation's int8 output is flat (within a
