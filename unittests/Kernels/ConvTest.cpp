@@ -222,6 +222,10 @@ TEST(Conv, Depthwise3x3EveryIsa) {
       shape(1, 2, 12, 49, 2, 3, 3, 2, 2, 1, 0, 0, 2, 1, 1, 2),
       shape(1, 3, 8, 112, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3),
       shape(1, 2, 9, 37, 4, 3, 3, 2, 2, 2, 3, 2, 3, 1, 1, 2), // mult 2
+      // Narrow stride-2 rows filled in one 32-column step past the row's
+      // end: the right pads outputs read (two columns) zeroed again.
+      shape(1, 2, 9, 13, 2, 3, 3, 2, 2, 1, 2, 1, 2, 1, 1, 2),
+      shape(1, 2, 28, 28, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2),
       // Output heights 13 and 6: groups of four rows (AVX-512) and the
       // rest.
       shape(1, 2, 13, 20, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
