@@ -497,23 +497,16 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
 bool conv2dDepthwise(const Conv2dShape &s, const float *x, const float *filter,
                      const Epilogue &e, float *y, int64_t begin, int64_t end,
                      Isa isa) {
-  return conv2dDepthwiseRows(s, x, filter, e, y, begin, end, 0, s.oh, isa);
-}
-
-bool conv2dDepthwiseRows(const Conv2dShape &s, const float *x,
-                         const float *filter, const Epilogue &e, float *y,
-                         int64_t begin, int64_t end, int64_t oy0, int64_t oy1,
-                         Isa isa) {
   switch (isa) {
   case Isa::Avx512:
-    return detail::depthwiseAvx512(s, x, s.h * s.w, filter, e, y, begin, end,
-                                   oy0, oy1) == 0;
+    return detail::depthwiseAvx512(s, x, s.h * s.w, filter, e, y, begin,
+                                   end) == 0;
   case Isa::Avx2:
-    return detail::depthwiseAvx2(s, x, s.h * s.w, filter, e, y, begin, end,
-                                 oy0, oy1) == 0;
+    return detail::depthwiseAvx2(s, x, s.h * s.w, filter, e, y, begin,
+                                   end) == 0;
   default:
     return detail::depthwisePortable(s, x, s.h * s.w, filter, e, y, begin,
-                                     end, oy0, oy1) == 0;
+                                   end) == 0;
   }
 }
 

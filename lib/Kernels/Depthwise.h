@@ -6,13 +6,12 @@
 #include "strata/Kernels/Conv.h"
 
 namespace strata::kernels::detail {
-/// Output rows [oy0, oy1) of depthwise planes [begin, end)
-/// (conv2dDepthwiseRows); input channel planes `xPlane` floats apart (H * W
-/// when they are contiguous).
+/// Depthwise planes [begin, end) (conv2dDepthwise); input channel planes
+/// `xPlane` floats apart (H * W when they are contiguous).
 #define STRATA_DECLARE_DEPTHWISE(name)                                         \
   int name(const Conv2dShape &s, const float *x, int64_t xPlane,               \
            const float *filter, const Epilogue &e, float *y, int64_t begin,    \
-           int64_t end, int64_t oy0, int64_t oy1);
+           int64_t end);
 STRATA_DECLARE_DEPTHWISE(depthwisePortable)
 STRATA_DECLARE_DEPTHWISE(depthwiseAvx2)
 STRATA_DECLARE_DEPTHWISE(depthwiseAvx512)

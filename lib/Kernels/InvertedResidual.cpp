@@ -146,14 +146,13 @@ static bool invertedResidualBuffered(const InvertedResidualShape &s,
     int rc;
     switch (isa) {
     case Isa::Avx512:
-      rc = detail::depthwiseAvx512(d, t1, ld1, wt.dw, e2, t2, 0, s.e, 0, d.oh);
+      rc = detail::depthwiseAvx512(d, t1, ld1, wt.dw, e2, t2, 0, s.e);
       break;
     case Isa::Avx2:
-      rc = detail::depthwiseAvx2(d, t1, ld1, wt.dw, e2, t2, 0, s.e, 0, d.oh);
+      rc = detail::depthwiseAvx2(d, t1, ld1, wt.dw, e2, t2, 0, s.e);
       break;
     default:
-      rc =
-          detail::depthwisePortable(d, t1, ld1, wt.dw, e2, t2, 0, s.e, 0, d.oh);
+      rc = detail::depthwisePortable(d, t1, ld1, wt.dw, e2, t2, 0, s.e);
       break;
     }
     if (rc != 0)

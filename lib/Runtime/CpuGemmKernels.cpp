@@ -326,22 +326,14 @@ bool convIm2colCheck(const std::vector<BufferInfo> &b,
 int convDepthwiseKernel(void *const *bindings, const int64_t *p, int64_t id,
                         int64_t count) {
   kn::Conv2dShape s = convShape(p);
-  // One image's planes of at least 4 rows per workgroup split by output
-  // rows: each workgroup reads the input rows (pixels) a column-split 1x1
-  // convolution wrote on its core and writes the pixels the next one reads
-  // there; else by planes.
-  int64_t begin = 0, end = s.n * s.o, oy0 = 0, oy1 = s.oh;
-  if (count > 1 && s.n == 1 && s.oh >= 4 * count)
-    split(s.oh, id, count, oy0, oy1);
-  else
-    split(s.n * s.o, id, count, begin, end);
+  int64_t begin, end;
+  split(s.n * s.o, id, count, begin, end);
   // Fails (1) only when the padded plane cannot be allocated.
-  return kn::conv2dDepthwiseRows(
-             s, static_cast<const float *>(bindings[kIn]),
-             static_cast<const float *>(bindings[kWeight]),
-             epilogueFrom(p + 19, bindings[kBias], kn::BiasMode::PerRow,
-                          nullptr, 0),
-             static_cast<float *>(bindings[kOut]), begin, end, oy0, oy1)
+  return kn::conv2dDepthwise(s, static_cast<const float *>(bindings[kIn]),
+                             static_cast<const float *>(bindings[kWeight]),
+                             epilogueFrom(p + 19, bindings[kBias],
+                                          kn::BiasMode::PerRow, nullptr, 0),
+                             static_cast<float *>(bindings[kOut]), begin, end)
              ? 0
              : 1;
 }

@@ -4,8 +4,6 @@
 
 #include "strata/Kernels/Conv.h"
 
-#include <cstring>
-
 using namespace strata::kernels;
 using namespace strata::kernels::test;
 
@@ -252,72 +250,6 @@ TEST(Conv, Depthwise3x3EveryIsa) {
                            Activation::HardSigmoid, Activation::SiLU})
         for (int64_t wg : {1, 2})
           runConv(s, isa, true, false, a, false, wg, seed++);
-}
-
-/// conv2dDepthwiseRows: every split of the output rows (two and three row
-/// ranges at every boundary, including ranges shorter than the four-row
-/// pass and ranges off its grouping) gives bit for bit the values of the
-/// whole plane, which runConv checks against the reference; and writes only
-/// its rows (the rest keep a sentinel). Stride 1 (padded plane, flattened
-/// narrow plane, 28 columns: two blocks), stride 2, a 5x5 window (the
-/// general path), a channel multiplier, two images.
-TEST(Conv, DepthwiseRowsEveryIsa) {
-  const Conv2dShape shapes[] = {
-      shape(1, 3, 14, 14, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3),
-      shape(1, 2, 13, 28, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
-      shape(1, 3, 7, 7, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3),
-      shape(2, 2, 14, 14, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2),
-      shape(1, 2, 11, 9, 2, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 2),
-  };
-  unsigned seed = 900;
-  for (Isa isa : supportedIsas())
-    for (const Conv2dShape &s : shapes)
-      for (Activation a : {Activation::Clip, Activation::SiLU}) {
-        std::vector<float> x =
-            randomVector(size_t(s.n * s.c * s.h * s.w), seed++);
-        std::vector<float> f =
-            randomVector(size_t(s.o * s.kh * s.kw), seed++);
-        std::vector<float> bias = randomVector(size_t(s.o), seed++);
-        Epilogue e;
-        e.biasMode = BiasMode::PerRow;
-        e.bias = bias.data();
-        e.act = a;
-        e.p0 = 0.0f;
-        e.p1 = 6.0f;
-        size_t total = size_t(s.n * s.o * s.oh * s.ow);
-        std::vector<float> whole(total);
-        ASSERT_TRUE(conv2dDepthwise(s, x.data(), f.data(), e, whole.data(), 0,
-                                    s.n * s.o, isa));
-        std::string what = std::string(isaName(isa)) + " H" +
-                           std::to_string(s.h) + " W" + std::to_string(s.w) +
-                           " S" + std::to_string(s.sh) + " K" +
-                           std::to_string(s.kh);
-        for (int64_t r1 = 1; r1 < s.oh; ++r1)
-          for (int64_t r2 = r1 + 1; r2 <= s.oh; ++r2) {
-            // Rows [0, r1), [r1, r2), [r2, OH) (the last empty when r2 = OH).
-            std::vector<float> y(total, 777.0f);
-            int64_t cuts[] = {0, r1, r2, s.oh};
-            for (int k = 0; k < 3; ++k)
-              if (cuts[k] < cuts[k + 1])
-                ASSERT_TRUE(conv2dDepthwiseRows(s, x.data(), f.data(), e,
-                                                y.data(), 0, s.n * s.o,
-                                                cuts[k], cuts[k + 1], isa));
-            ASSERT_EQ(0, std::memcmp(y.data(), whole.data(),
-                                     total * sizeof(float)))
-                << what << " rows split at " << r1 << ", " << r2;
-            // One range alone writes only its rows.
-            std::vector<float> part(total, 777.0f);
-            ASSERT_TRUE(conv2dDepthwiseRows(s, x.data(), f.data(), e,
-                                            part.data(), 0, s.n * s.o, r1, r2,
-                                            isa));
-            for (size_t i = 0; i < total; ++i) {
-              int64_t oy = int64_t(i) / s.ow % s.oh;
-              float want = oy >= r1 && oy < r2 ? whole[i] : 777.0f;
-              ASSERT_EQ(0, std::memcmp(&part[i], &want, sizeof(float)))
-                  << what << " rows [" << r1 << ", " << r2 << ") at " << i;
-            }
-          }
-      }
 }
 
 /// The transposed GEMM form (output pixels as rows, the filter as B): 1x1

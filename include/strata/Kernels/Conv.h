@@ -89,14 +89,6 @@ void conv2dGemmTransposed(const Conv2dShape &s, const float *x,
 bool conv2dDepthwise(const Conv2dShape &s, const float *x, const float *filter,
                      const Epilogue &e, float *y, int64_t begin, int64_t end,
                      Isa isa = activeIsa());
-/// Output rows [oy0, oy1) (0 <= oy0 < oy1 <= OH) of planes [begin, end),
-/// reading only the input rows they need: workgroups that split the rows
-/// read (mostly) the rows a pixel-split producer wrote on their core. Every
-/// output has the same value whatever the row range.
-bool conv2dDepthwiseRows(const Conv2dShape &s, const float *x,
-                         const float *filter, const Epilogue &e, float *y,
-                         int64_t begin, int64_t end, int64_t oy0, int64_t oy1,
-                         Isa isa = activeIsa());
 
 } // namespace strata::kernels
 
