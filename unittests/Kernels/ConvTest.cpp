@@ -222,10 +222,25 @@ TEST(Conv, Depthwise3x3EveryIsa) {
       shape(1, 2, 12, 49, 2, 3, 3, 2, 2, 1, 0, 0, 2, 1, 1, 2),
       shape(1, 3, 8, 112, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3),
       shape(1, 2, 9, 37, 4, 3, 3, 2, 2, 2, 3, 2, 3, 1, 1, 2), // mult 2
+      // Narrow stride-2 rows filled in one 32-column step past the row's
+      // end: the right pads outputs read (two columns) zeroed again.
+      shape(1, 2, 9, 13, 2, 3, 3, 2, 2, 1, 2, 1, 2, 1, 1, 2),
+      shape(1, 2, 28, 28, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2),
       // Output heights 13 and 6: groups of four rows (AVX-512) and the
       // rest.
       shape(1, 2, 13, 20, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
       shape(1, 2, 6, 40, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
+      // Stride 1, pads 1, rows of at most 8 (the flattened narrow-plane
+      // path): 7x7 with a multiplier and two images, 3x3 (one vector),
+      // 20x8 (ten vectors), 5x1 and 5x2 (every lane at a row's edge); then
+      // 5x9 with asymmetric pads and 14x14, which keep the rows.
+      shape(2, 3, 7, 7, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3),
+      shape(1, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3),
+      shape(1, 2, 20, 8, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
+      shape(1, 2, 5, 1, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
+      shape(1, 2, 5, 2, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
+      shape(1, 2, 5, 9, 2, 3, 3, 1, 1, 0, 2, 2, 0, 1, 1, 2),
+      shape(1, 2, 14, 14, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
   };
   unsigned seed = 400;
   for (Isa isa : supportedIsas())
