@@ -28,6 +28,8 @@ the EVALUATION images (`strata run`) and compares it with the f32 artifact:
         [--target-cosine 0.99]
         [--calibrate 9] [--work build/quant-accuracy] [--bin build/bin] [--verbose]
         [--float-activations]  (also each int8 method with --float-activations)
+        [--keep-float T1,T2]  (also each int8 method with --keep-float T1,T2,
+                               e.g. a `<name>_preact` to keep one activation float)
 
 Needs Pillow, scikit-image's sample images (skimage/data, read as files),
 rapidocr-onnxruntime and ddddocr (their model files) in the running Python:
@@ -247,6 +249,10 @@ def main():
     ap.add_argument("--float-activations", action="store_true",
                     help="also int8 with --float-activations (fused activations in "
                          "float from the int32 accumulator, no int8 table)")
+    ap.add_argument("--keep-float", default="",
+                    help="also int8 with --keep-float of these tensors (comma "
+                         "separated; a '<name>_preact' keeps just that fused "
+                         "activation in float, its conv int8)")
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "quant-accuracy"))
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
     ap.add_argument("--verbose", action="store_true")
@@ -305,6 +311,10 @@ def main():
                 variants.append((label + " float-act",
                                  ["--quantize", "int8", "--calibration", table,
                                   "--float-activations"]))
+            if args.keep_float:
+                variants.append((label + " keep-float",
+                                 ["--quantize", "int8", "--calibration", table,
+                                  "--keep-float", args.keep_float]))
         if args.search and m in args.search_models.split(","):
             table = os.path.join(d, f"table_{args.search}.txt")
             if not os.path.exists(table) or args.search not in args.methods.split(","):
