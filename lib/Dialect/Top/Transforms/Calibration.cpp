@@ -71,6 +71,12 @@ bool writeCalibrationTable(const std::string &path,
       os << " " << llvm::format("%.9g", m);
     os << "\n";
   }
+  for (const auto &[name, errors] : table.tableErrors) {
+    os << "@tableerror " << quoteName(name);
+    for (double m : errors)
+      os << " " << llvm::format("%.9g", m);
+    os << "\n";
+  }
   os.close();
   if (os.has_error()) {
     error = "cannot write '" + path + "': " + os.error().message();
@@ -155,10 +161,11 @@ bool readCalibrationTable(const std::string &path, CalibrationTable &table,
       return false;
     }
     if (line.starts_with("@")) {
-      if (f[0] != "@mean" || f.size() < 3) {
+      bool isMean = f[0] == "@mean";
+      if ((!isMean && f[0] != "@tableerror") || f.size() < 3) {
         error = where +
-                "expected '@mean name m0 m1 ...' (one mean per "
-                "channel), got '" +
+                "expected '@mean name m0 m1 ...' or '@tableerror name e0 e1 "
+                "...' (one value per channel), got '" +
                 line.take_front(40).str() + "'";
         return false;
       }
@@ -166,15 +173,17 @@ bool readCalibrationTable(const std::string &path, CalibrationTable &table,
       for (size_t k = 2; k < f.size(); ++k) {
         double v;
         if (!parseNumber(f[k], v) || !std::isfinite(v)) {
-          error = where + "tensor '" + f[1] + "': channel mean " +
+          error = where + "tensor '" + f[1] + "': channel " +
+                  (isMean ? "mean " : "error ") +
                   std::to_string(k - 2) + " '" + f[k] +
                   "' is not a finite number";
           return false;
         }
         means.push_back(v);
       }
-      if (!table.channelMeans.emplace(f[1], std::move(means)).second) {
-        error = where + "tensor '" + f[1] + "' has two @mean rows";
+      auto &rows = isMean ? table.channelMeans : table.tableErrors;
+      if (!rows.emplace(f[1], std::move(means)).second) {
+        error = where + "tensor '" + f[1] + "' has two " + f[0] + " rows";
         return false;
       }
       continue;
