@@ -11,18 +11,12 @@
 #include "strata/Dialect/Top/Transforms/Passes.h"
 #include "strata/Dialect/Top/Transforms/QuantUtils.h"
 #include "strata/Interpreter/Interpreter.h"
-#include "strata/Interpreter/Tabulate.h"
 #include "strata/Pipelines/ModelIO.h"
 #include "strata/Pipelines/Optimize.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/Support/FileSystem.h"
-
-#include <algorithm>
-#include <cmath>
 
 #include <map>
 #include <set>
@@ -89,93 +83,6 @@ bool checkCalibrationSettings(const std::string &method, double percentile,
   }
   return true;
 }
-
-namespace {
-
-/// One int8 activation table of the quantized model: `Dequant -> act ->
-/// Quant` after the Requant to `<name>_preact`.
-struct ActivationTable {
-  double preScale = 1, outScale = 1;
-  int64_t preZp = 0, outZp = 0;
-  std::vector<int8_t> entries; ///< entries[q + 128]
-  calib::ChannelMeans errors;
-};
-
-std::pair<double, int64_t> uniformParams(mlir::Value v) {
-  auto t = mlir::cast<mlir::quant::UniformQuantizedType>(
-      mlir::cast<mlir::ShapedType>(v.getType()).getElementType());
-  return {t.getScale(), t.getZeroPoint()};
-}
-
-/// The activation tables `top-quantize` makes of `module` with `table`
-/// (the default settings), keyed by their output tensor's name.
-mlir::FailureOr<std::map<std::string, ActivationTable>>
-activationTables(mlir::ModuleOp module, const TensorMap &weights,
-                 const calib::CalibrationTable &table, std::string &error) {
-  llvm::SmallString<64> path;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("strata-calibrate", "txt", path)) {
-    error = "cannot create a temporary table: " + ec.message();
-    return mlir::failure();
-  }
-  bool written = calib::writeCalibrationTable(path.str().str(), table, error);
-  mlir::OwningOpRef<mlir::ModuleOp> q = module.clone();
-  bool usageError = false;
-  QuantizeSettings settings;
-  settings.mode = "int8";
-  settings.calibration = path.str().str();
-  bool quantized = written && succeeded(quantizeTopModule(*q, weights, settings,
-                                                          error, usageError));
-  llvm::sys::fs::remove(path);
-  if (!quantized)
-    return mlir::failure();
-  std::map<std::string, ActivationTable> tables;
-  q->walk([&](top::QuantOp quant) {
-    mlir::Operation *act = quant.getInput().getDefiningOp();
-    if (!act || act->getNumOperands() != 1)
-      return;
-    auto deq = act->getOperand(0).getDefiningOp<top::DequantOp>();
-    auto requant =
-        deq ? deq.getInput().getDefiningOp<top::RequantOp>() : nullptr;
-    if (!requant)
-      return;
-    std::string pre = calib::tensorName(requant.getOutput());
-    if (!llvm::StringRef(pre).ends_with("_preact"))
-      return;
-    mlir::FailureOr<Tensor> entries =
-        tabulateChain({deq.getOperation(), act, quant.getOperation()}, 256);
-    if (failed(entries))
-      return;
-    ActivationTable t;
-    std::tie(t.preScale, t.preZp) = uniformParams(requant.getOutput());
-    std::tie(t.outScale, t.outZp) = uniformParams(quant.getOutput());
-    for (int64_t i = 0; i < 256; ++i)
-      t.entries.push_back(static_cast<int8_t>(entries->getAsDouble(i)));
-    tables[pre.substr(0, pre.size() - 7)] = std::move(t);
-  });
-  return tables;
-}
-
-/// Adds to `t.errors` the table's error on one sample: for pre-activation
-/// `pre` and the float activation's output `post`, `table(q(pre)) -
-/// q(post)` dequantized, q rounding as top.Requant (half away from zero)
-/// and top.Quant (half to even) do.
-void addTableError(ActivationTable &t, const Tensor &pre, const Tensor &post) {
-  Tensor diff(DType::F32, pre.shape());
-  for (int64_t i = 0; i < pre.numElements(); ++i) {
-    double qp = std::clamp<double>(
-        std::round(pre.getAsDouble(i) / t.preScale) + t.preZp, -128, 127);
-    double table =
-        (t.entries[static_cast<int64_t>(qp) + 128] - t.outZp) * t.outScale;
-    double qy = std::clamp<double>(
-        std::nearbyint(post.getAsDouble(i) / t.outScale) + t.outZp, -128, 127);
-    diff.data<float>()[i] =
-        static_cast<float>(table - (qy - t.outZp) * t.outScale);
-  }
-  t.errors.add(diff);
-}
-
-} // namespace
 
 mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
     mlir::ModuleOp module, const TensorMap &weights, size_t count,
@@ -270,37 +177,6 @@ mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
   for (const auto &[name, m] : means)
     if (std::vector<double> v = m.means(); !v.empty())
       table.channelMeans[name] = std::move(v);
-  if (!channelMeans)
-    return table;
-  // One more pass: the mean error of each int8 activation table the table
-  // gives (`@tableerror` rows), against the float activation quantized to
-  // the same output type.
-  auto tables = activationTables(module, weights, table, error);
-  if (failed(tables))
-    return mlir::failure();
-  if (tables->empty())
-    return table;
-  for (size_t s = 0; s < count; ++s) {
-    if (progress)
-      progress(2, s);
-    TensorMap inputs;
-    if (!sample(s, inputs, error))
-      return mlir::failure();
-    auto dumped = interpretModule(*split, inputs, weights, options);
-    if (failed(dumped)) {
-      error = "running the model on sample " + std::to_string(s) + " failed";
-      return mlir::failure();
-    }
-    for (auto &[name, t] : *tables) {
-      const Tensor *pre = dumped->find(name + "_preact");
-      const Tensor *post = dumped->find(name);
-      if (pre && post && pre->shape() == post->shape())
-        addTableError(t, *pre, *post);
-    }
-  }
-  for (const auto &[name, t] : *tables)
-    if (std::vector<double> v = t.errors.means(); !v.empty())
-      table.tableErrors[name] = std::move(v);
   return table;
 }
 

@@ -88,11 +88,8 @@ int calibrate() {
     return false;
   };
   auto progress = [&](int pass, size_t s) {
-    errs() << "\rstrata calibrate: "
-           << (pass == 2 ? "table errors"
-               : pass    ? "histograms"
-                         : "ranges")
-           << " [" << (s + 1) << "/" << files.size() << "]";
+    errs() << "\rstrata calibrate: " << (pass ? "histograms" : "ranges") << " ["
+           << (s + 1) << "/" << files.size() << "]";
   };
   FailureOr<calib::CalibrationTable> table = calibrateTopModule(
       *loaded->module, loaded->weights, files.size(), readSample, method,

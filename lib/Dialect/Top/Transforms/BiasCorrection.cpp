@@ -53,28 +53,4 @@ bool weightRoundingShift(const Tensor &w, const Tensor &wq,
   return true;
 }
 
-bool inputErrorShift(const Tensor &w, int64_t groups,
-                     llvm::ArrayRef<double> inputErrors,
-                     std::vector<double> &shift, std::string &error) {
-  int64_t outChannels = w.dim(0), perGroup = w.dim(1);
-  int64_t window = w.numElements() / (outChannels * perGroup);
-  if (groups < 1 || outChannels % groups ||
-      static_cast<int64_t>(inputErrors.size()) != perGroup * groups) {
-    error = "has " + std::to_string(inputErrors.size()) +
-            " channel errors, the input has " +
-            std::to_string(perGroup * groups) + " channels";
-    return false;
-  }
-  int64_t outPerGroup = outChannels / groups;
-  shift.assign(outChannels, 0.0);
-  for (int64_t o = 0; o < outChannels; ++o)
-    for (int64_t i = 0; i < perGroup; ++i) {
-      double sw = 0;
-      for (int64_t k = 0; k < window; ++k)
-        sw += w.getAsDouble((o * perGroup + i) * window + k);
-      shift[o] += sw * inputErrors[(o / outPerGroup) * perGroup + i];
-    }
-  return true;
-}
-
 } // namespace strata::calib

@@ -71,12 +71,6 @@ bool writeCalibrationTable(const std::string &path,
       os << " " << llvm::format("%.9g", m);
     os << "\n";
   }
-  for (const auto &[name, errors] : table.tableErrors) {
-    os << "@tableerror " << quoteName(name);
-    for (double m : errors)
-      os << " " << llvm::format("%.9g", m);
-    os << "\n";
-  }
   os.close();
   if (os.has_error()) {
     error = "cannot write '" + path + "': " + os.error().message();
@@ -161,11 +155,10 @@ bool readCalibrationTable(const std::string &path, CalibrationTable &table,
       return false;
     }
     if (line.starts_with("@")) {
-      bool isMean = f[0] == "@mean";
-      if ((!isMean && f[0] != "@tableerror") || f.size() < 3) {
+      if (f[0] != "@mean" || f.size() < 3) {
         error = where +
-                "expected '@mean name m0 m1 ...' or '@tableerror name e0 e1 "
-                "...' (one value per channel), got '" +
+                "expected '@mean name m0 m1 ...' (one mean per "
+                "channel), got '" +
                 line.take_front(40).str() + "'";
         return false;
       }
@@ -173,17 +166,15 @@ bool readCalibrationTable(const std::string &path, CalibrationTable &table,
       for (size_t k = 2; k < f.size(); ++k) {
         double v;
         if (!parseNumber(f[k], v) || !std::isfinite(v)) {
-          error = where + "tensor '" + f[1] + "': channel " +
-                  (isMean ? "mean " : "error ") +
+          error = where + "tensor '" + f[1] + "': channel mean " +
                   std::to_string(k - 2) + " '" + f[k] +
                   "' is not a finite number";
           return false;
         }
         means.push_back(v);
       }
-      auto &rows = isMean ? table.channelMeans : table.tableErrors;
-      if (!rows.emplace(f[1], std::move(means)).second) {
-        error = where + "tensor '" + f[1] + "' has two " + f[0] + " rows";
+      if (!table.channelMeans.emplace(f[1], std::move(means)).second) {
+        error = where + "tensor '" + f[1] + "' has two @mean rows";
         return false;
       }
       continue;

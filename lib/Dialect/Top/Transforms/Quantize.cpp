@@ -87,9 +87,6 @@ struct TopQuantizePass
   /// Epilogue activations left in float because the table has no
   /// pre-activation entry (a table from before the entry existed).
   unsigned floatActivationFallbacks = 0;
-  /// The outputs made by an int8 activation table (their `@tableerror`
-  /// rows apply to the Convs reading them).
-  llvm::StringSet<> tableOutputs;
 
   void runOnOperation() override;
   LogicalResult runInt8();
@@ -405,7 +402,6 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       auto out = DequantOp::create(b, old->getLoc(), yType, q.getOutput());
       y.replaceAllUsesWith(out.getOutput());
       int8Of[out.getOutput()] = q.getOutput();
-      tableOutputs.insert(name);
       old->erase();
       return success();
     }
@@ -499,28 +495,6 @@ LogicalResult TopQuantizePass::quantizeLinear(Operation *op,
       bias->data<float>()[c] =
           static_cast<float>(bias->getAsDouble(c) - shift[c]);
   }
-  // The mean error of an int8 activation table feeding this Conv (its
-  // `@tableerror` row), measured for the asymmetric default.
-  std::string inName = calib::tensorName(op->getOperand(0));
-  auto errors = table.tableErrors.find(inName);
-  if (conv && !symmetric && errors != table.tableErrors.end() &&
-      tableOutputs.contains(inName)) {
-    std::vector<double> shift;
-    std::string why;
-    if (!calib::inputErrorShift(w, conv.getGroup(), errors->second, shift,
-                                why))
-      return op->emitOpError()
-             << "calibration table '" << calibration
-             << "': @tableerror row of tensor '" << errors->first << "' "
-             << why;
-    if (!bias) {
-      bias = Tensor(DType::F32, {static_cast<int64_t>(shift.size())});
-      std::fill_n(bias->data<float>(), shift.size(), 0.0f);
-    }
-    for (int64_t c = 0; c < bias->numElements(); ++c)
-      bias->data<float>()[c] =
-          static_cast<float>(bias->getAsDouble(c) - shift[c]);
-  }
   std::vector<double> accScale;
   for (double s : scales)
     accScale.push_back(sx * s);
@@ -592,12 +566,6 @@ LogicalResult TopQuantizePass::runInt8() {
              << "top-quantize: the calibration table '" << calibration
              << "' names tensor '" << name
              << "' in an @mean row, which is not a tensor of the model";
-  for (const auto &[name, errors] : table.tableErrors)
-    if (!names.contains(name))
-      return getOperation().emitError()
-             << "top-quantize: the calibration table '" << calibration
-             << "' names tensor '" << name
-             << "' in an @tableerror row, which is not a tensor of the model";
   // In program order: a Conv / MatMul reads the int8 value of an Add or
   // pool before it directly, with its parameters, and a chain of them stays
   // int8.

@@ -35,16 +35,6 @@ bool weightRoundingShift(const Tensor &w, const Tensor &wq,
                          llvm::ArrayRef<double> inputMeans,
                          std::vector<double> &shift, std::string &error);
 
-/// The expected output shift per output channel o of a Conv (filter
-/// `[O, I / groups, window...]`) whose input carries a per-channel mean
-/// error `inputErrors` (one per input channel; the `@tableerror` rows: the
-/// mean error an int8 activation table adds to its output):
-/// `sum_{i, window} w[o, i] * inputErrors[g(o) * I / groups + i]`.
-/// Returns false and sets `error` when `inputErrors` has the wrong length.
-bool inputErrorShift(const Tensor &w, int64_t groups,
-                     llvm::ArrayRef<double> inputErrors,
-                     std::vector<double> &shift, std::string &error);
-
 } // namespace strata::calib
 
 #endif // STRATA_DIALECT_TOP_TRANSFORMS_BIASCORRECTION_H

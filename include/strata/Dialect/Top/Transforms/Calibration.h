@@ -40,12 +40,6 @@ struct CalibrationTable {
   int64_t samples = 0;
   std::map<std::string, CalibrationEntry> entries;
   std::map<std::string, std::vector<double>> channelMeans;
-  /// `@tableerror` rows (`--bias-correction`): per output channel of a
-  /// fused activation made an int8 table, the mean over the calibration
-  /// samples of (table output - the float activation's output quantized to
-  /// the same int8 type); `top-quantize` subtracts its effect from the
-  /// biases of the Convs reading that output.
-  std::map<std::string, std::vector<double>> tableErrors;
 };
 
 /// Writes `table` in the text format of docs/quantization.md. Returns false
