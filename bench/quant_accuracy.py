@@ -24,10 +24,12 @@ the EVALUATION images (`strata run`) and compares it with the f32 artifact:
 
     /path/to/python bench/quant_accuracy.py [--models resnet50,mobilenetv2,ppocrv4_det,yolox]
         [--methods minmax,percentile,kl] [--percentile 99.99] [--bias-correction]
-        [--search percentile]
+        [--search percentile] [--search-activations]
         [--target-cosine 0.99]
         [--calibrate 9] [--work build/quant-accuracy] [--bin build/bin] [--verbose]
         [--float-activations]  (also each int8 method with --float-activations)
+        [--keep-float T1,T2]  (also each int8 method with --keep-float T1,T2,
+                               e.g. a `<name>_preact` to keep one activation float)
 
 Needs Pillow, scikit-image's sample images (skimage/data, read as files),
 rapidocr-onnxruntime and ddddocr (their model files) in the running Python:
@@ -238,6 +240,9 @@ def main():
                     help="strata calibrate --bias-correction for every int8 method")
     ap.add_argument("--search", default="",
                     help="also int8 of this method with --search-sensitive (detectors)")
+    ap.add_argument("--search-activations", action="store_true",
+                    help="the search's candidates are the int8 activation tables "
+                         "(strata quantize --search-activations) instead of the layers")
     ap.add_argument("--search-models", default="ppocrv4_det,yolox")
     ap.add_argument("--target-cosine", type=float, default=0.99)
     ap.add_argument("--calibrate", type=int, default=len(real_images.CALIBRATION))
@@ -247,6 +252,10 @@ def main():
     ap.add_argument("--float-activations", action="store_true",
                     help="also int8 with --float-activations (fused activations in "
                          "float from the int32 accumulator, no int8 table)")
+    ap.add_argument("--keep-float", default="",
+                    help="also int8 with --keep-float of these tensors (comma "
+                         "separated; a '<name>_preact' keeps just that fused "
+                         "activation in float, its conv int8)")
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "quant-accuracy"))
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
     ap.add_argument("--verbose", action="store_true")
@@ -305,6 +314,10 @@ def main():
                 variants.append((label + " float-act",
                                  ["--quantize", "int8", "--calibration", table,
                                   "--float-activations"]))
+            if args.keep_float:
+                variants.append((label + " keep-float",
+                                 ["--quantize", "int8", "--calibration", table,
+                                  "--keep-float", args.keep_float]))
         if args.search and m in args.search_models.split(","):
             table = os.path.join(d, f"table_{args.search}.txt")
             if not os.path.exists(table) or args.search not in args.methods.split(","):
@@ -314,14 +327,16 @@ def main():
             sdir = os.path.join(d, "search")
             r = run([strata, "quantize", onnx_path, *shapes, "--quantize", "int8",
                      "--calibration", table, "--search-sensitive",
-                     "--target-cosine", args.target_cosine, "-o", sdir, "--name", m] +
+                     "--target-cosine", args.target_cosine, "-o", sdir, "--name", m,
+                     *(["--search-activations"] if args.search_activations else [])] +
                     sum((["--data", os.path.join(d, "cal", real_images.file_stem(n) + ".npz")]
                          for n in spec["search"]), []), v)
             with open(os.path.join(sdir, "search.log"), "w") as f:
                 f.write(r.stdout)
             keep = os.path.join(sdir, m + "_keep_float.txt")
             kept = [ln for ln in open(keep) if ln.strip() and not ln.startswith("#")]
-            variants.append((f"int8 {args.search} + search ({len(kept)} kept)",
+            what = "activations" if args.search_activations else "search"
+            variants.append((f"int8 {args.search} + {what} ({len(kept)} kept)",
                              ["--quantize", "int8", "--calibration", table,
                               "--keep-float-file", keep]))
 

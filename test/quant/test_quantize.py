@@ -458,7 +458,11 @@ def test_bad_options(small, tmp_path):
          "--search-sensitive needs --quantize int8 and --data"),
         (["quantize", onnx_path, "--quantize", "int8", "--calibration", d / "table.txt",
           "--data", d / "cal", "-o", tmp_path / "o"],
-         "--data, --samples and --target-cosine need --search-sensitive"),
+         "--data, --samples, --target-cosine and --search-activations need "
+         "--search-sensitive"),
+        (["quantize", onnx_path, "--quantize", "int8", "--calibration", d / "table.txt",
+          "--search-activations", "-o", tmp_path / "o"],
+         "--search-activations need --search-sensitive"),
         (["calibrate", onnx_path, "--data", d / "cal", "--method", "mse", "-o",
           tmp_path / "t"], "--method 'mse' must be minmax, percentile or kl"),
         (["calibrate", onnx_path, "--data", d / "cal", "--samples", "7", "-o",

@@ -88,11 +88,14 @@ bool collectSampleFiles(llvm::StringRef tool,
 /// layers `base` would make int8 by the output-cosine loss each causes
 /// alone on `samples`, then keeps the worst in float until the minimum
 /// output cosine reaches `target`; returns those names (printing the
-/// ranking and the result to stdout).
+/// ranking and the result to stdout). With `activations` the candidates are
+/// the int8 activation tables (`<name>_preact`, kept float with their layer
+/// int8) instead of the layers.
 mlir::FailureOr<std::vector<std::string>>
 searchSensitive(llvm::StringRef tool, mlir::ModuleOp module,
                 const TensorMap &weights, const QuantizeRequest &base,
-                const std::vector<TensorMap> &samples, double target);
+                const std::vector<TensorMap> &samples, double target,
+                bool activations = false);
 
 } // namespace strata::cli
 

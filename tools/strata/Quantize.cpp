@@ -47,6 +47,12 @@ static cl::opt<bool> searchSensitiveOpt(
              "most output cosine in float until --target-cosine holds on the "
              "--data samples"),
     cl::sub(QuantizeCommand));
+static cl::opt<bool> searchActivations(
+    "search-activations",
+    cl::desc("--search-sensitive: search over the fused activations made "
+             "int8 tables (<name>_preact: the activation kept float, its "
+             "layer int8) instead of the layers"),
+    cl::sub(QuantizeCommand));
 static cl::opt<double> targetCosine(
     "target-cosine",
     cl::desc("--search-sensitive: the output cosine to reach (default 0.99)"),
@@ -94,8 +100,9 @@ int quantize() {
         return 1;
       }
     }
-    auto keep = searchSensitive("strata quantize", *loaded->module,
-                                loaded->weights, request, inputs, targetCosine);
+    auto keep =
+        searchSensitive("strata quantize", *loaded->module, loaded->weights,
+                        request, inputs, targetCosine, searchActivations);
     if (failed(keep)) {
       errs() << "strata quantize: the sensitive-layer search failed\n";
       return 1;
@@ -104,9 +111,10 @@ int quantize() {
                              keep->end());
   } else if (sampleOptions.data.getNumOccurrences() ||
              sampleOptions.samples.getNumOccurrences() ||
-             targetCosine.getNumOccurrences()) {
-    errs() << "strata quantize: --data, --samples and --target-cosine need "
-              "--search-sensitive\n";
+             targetCosine.getNumOccurrences() ||
+             searchActivations.getNumOccurrences()) {
+    errs() << "strata quantize: --data, --samples, --target-cosine and "
+              "--search-activations need --search-sensitive\n";
     return 2;
   }
   bool usageError = false;

@@ -5,12 +5,15 @@
 // it causes on the samples; then, starting from the fully quantized model,
 // the worst layers are kept in float one by one until the output cosine
 // (the minimum over the samples, every float output flattened together)
-// reaches the target.
+// reaches the target. With `activations` the candidates are the fused
+// activations made int8 tables (`<name>_preact`; kept float, their layer
+// stays int8) instead of the layers.
 //
 //===----------------------------------------------------------------------===//
 
 #include "QuantCommon.h"
 
+#include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Interpreter/Interpreter.h"
 
 #include "llvm/Support/Format.h"
@@ -52,7 +55,8 @@ double cosine(const std::vector<double> &a, const std::vector<double> &b) {
 FailureOr<std::vector<std::string>>
 searchSensitive(StringRef tool, mlir::ModuleOp module, const TensorMap &weights,
                 const QuantizeRequest &base,
-                const std::vector<TensorMap> &samples, double target) {
+                const std::vector<TensorMap> &samples, double target,
+                bool activations) {
   FailureOr<mlir::func::FuncOp> entry = findEntryFunction(module);
   if (failed(entry))
     return failure();
@@ -87,8 +91,10 @@ searchSensitive(StringRef tool, mlir::ModuleOp module, const TensorMap &weights,
     }
     return worst;
   };
-  // The layers top-quantize makes int8: those with an "<name>_acc" op.
+  // The layers top-quantize makes int8: those with an "<name>_acc" op; or
+  // the activation tables: the Requants to a "<name>_preact".
   std::vector<std::string> layers;
+  StringRef suffix = activations ? "_preact" : "_acc";
   {
     mlir::OwningOpRef<mlir::ModuleOp> clone = module.clone();
     bool usage = false;
@@ -98,8 +104,12 @@ searchSensitive(StringRef tool, mlir::ModuleOp module, const TensorMap &weights,
       if (op->getNumResults() != 1)
         return;
       std::string n = valueName(op->getResult(0), 0);
-      if (StringRef(n).ends_with("_acc"))
-        layers.push_back(n.substr(0, n.size() - 4));
+      if (!StringRef(n).ends_with(suffix))
+        return;
+      if (!activations)
+        layers.push_back(n.substr(0, n.size() - suffix.size()));
+      else if (isa<top::RequantOp>(op))
+        layers.push_back(n);
     });
   }
   std::vector<std::pair<double, std::string>> loss;
@@ -128,7 +138,8 @@ searchSensitive(StringRef tool, mlir::ModuleOp module, const TensorMap &weights,
   for (size_t i : order)
     ranked.push_back(loss[i]);
   loss = std::move(ranked);
-  outs() << "layer sensitivity (output cosine loss when quantized alone):\n";
+  outs() << (activations ? "activation table" : "layer")
+         << " sensitivity (output cosine loss when quantized alone):\n";
   for (const auto &[l, name] : loss)
     outs() << "  " << name << " " << format("%.3g", l) << "\n";
   std::vector<std::string> keep;
@@ -143,7 +154,8 @@ searchSensitive(StringRef tool, mlir::ModuleOp module, const TensorMap &weights,
       return failure();
   }
   outs() << "kept in float: " << keep.size() << " of " << layers.size()
-         << " layers; output cosine " << format("%.6f", *c) << " (target "
+         << (activations ? " activation tables" : " layers")
+         << "; output cosine " << format("%.6f", *c) << " (target "
          << format("%g", target) << ")" << (*c < target ? ", NOT reached" : "")
          << "\n";
   return keep;
