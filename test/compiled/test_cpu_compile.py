@@ -5,20 +5,11 @@ variants, the report, the strategy explanation and the errors.
 The ops' numerics are tested op by op in test/numeric with
 STRATA_NUMERIC_BACKEND=compiled; these tests are about the compiler around
 them."""
-import os
-import subprocess
 
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.environ.get("STRATA_BIN_DIR", os.path.join(ROOT, "build", "bin"))
-STRATA = os.path.join(BIN, "strata")
-
-
-def strata(*args):
-    return subprocess.run([STRATA, *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+from cpu_isa_harness import strata
 
 
 def write(path, text):

@@ -1,17 +1,13 @@
 """Helpers shared by the test/quant tests (imported by name: pytest puts
 this folder on sys.path): the strata binary and running it."""
 import os
-import subprocess
+import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.environ.get("STRATA_BIN_DIR", os.path.join(ROOT, "build", "bin"))
-STRATA = os.path.join(BIN, "strata")
-
-
-def strata(*args):
-    """Runs `strata ARGS...` (5 min timeout); the CompletedProcess."""
-    return subprocess.run([STRATA, *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "compiled"))
+# The binary's location and `strata(*args)` (5 min timeout) are the
+# compiled tests' (test/compiled/cpu_isa_harness.py).
+from cpu_isa_harness import BIN, ROOT, STRATA, strata  # noqa: E402,F401
 
 
 def ok(r):
