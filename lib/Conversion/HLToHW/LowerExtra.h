@@ -68,6 +68,17 @@ npusim::Task dmaTask(npusim::TaskKind kind, uint32_t binding,
                      std::vector<int64_t> dramStrides,
                      std::vector<int64_t> lramStrides, std::string name);
 npusim::Task barrier();
+
+/// Appends the tile loop the tiled planners share: tile 0's loads, then per
+/// tile a barrier and its compute; with two buffer sets the next tile's
+/// loads overlap the previous tile's store (`storeBeforeLoads`: the store
+/// is queued first, for loads that reuse the buffer it reads), with one set
+/// a barrier, the tile's store and the next tile's loads; two sets end with
+/// a barrier and the last store.
+void emitTileLoop(std::vector<npusim::Task> &tasks, size_t tiles, int sets,
+                  bool storeBeforeLoads, llvm::function_ref<void(size_t)> loads,
+                  llvm::function_ref<void(size_t)> compute,
+                  llvm::function_ref<void(size_t)> store);
 /// Gives `task` the vector mode the cycle model finds fastest; its cycles.
 int64_t fastestVectorMode(npusim::Task &task, const npu::NpuConfig &config);
 

@@ -1195,30 +1195,11 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                l.add ? residualAddr(ti) : pl.output[ti % sets], "output");
   };
 
-  loads(0);
-  for (size_t ti = 0; ti < tiles.size(); ++ti) {
-    tasks.push_back(barrier());
-    compute(ti);
-    if (sets == 2) {
-      // A fused add's residual load into tile ti+1's output buffer comes
-      // after tile ti-1's store from it (one DMA queue, in order).
-      if (l.add && ti >= 1)
-        store(ti - 1);
-      if (ti + 1 < tiles.size())
-        loads(ti + 1);
-      if (!l.add && ti >= 1)
-        store(ti - 1);
-    } else {
-      tasks.push_back(barrier());
-      store(ti);
-      if (ti + 1 < tiles.size())
-        loads(ti + 1);
-    }
-  }
-  if (sets == 2) {
-    tasks.push_back(barrier());
-    store(tiles.size() - 1);
-  }
+  // A fused add's residual load into tile ti+1's output buffer comes after
+  // tile ti-1's store from it (one DMA queue, in order).
+  extra::emitTileLoop(tasks, tiles.size(), sets,
+                      /*storeBeforeLoads=*/l.add.has_value(), loads, compute,
+                      store);
   program.segments.push_back({std::move(tasks)});
   if (auto e = npusim::verifyProgram(program))
     return l.name + ": internal error, the program does not verify: " + *e;

@@ -948,26 +948,8 @@ extra::lowerWindowOp(Operation *op, const npu::NpuConfig &config,
       outAddr += l.N * pc * pr * l.OW * l.eb;
     }
   };
-  loads(0);
-  for (size_t ti = 0; ti < tiles.size(); ++ti) {
-    tasks.push_back(barrier());
-    compute(ti);
-    if (sets == 2) {
-      if (ti + 1 < tiles.size())
-        loads(ti + 1);
-      if (ti >= 1)
-        store(ti - 1);
-    } else {
-      tasks.push_back(barrier());
-      store(ti);
-      if (ti + 1 < tiles.size())
-        loads(ti + 1);
-    }
-  }
-  if (sets == 2) {
-    tasks.push_back(barrier());
-    store(tiles.size() - 1);
-  }
+  emitTileLoop(tasks, tiles.size(), sets, /*storeBeforeLoads=*/false, loads,
+               compute, store);
   fillPadding(l.out, 0, config.lramBytes, tasks);
   program.segments.push_back({std::move(tasks)});
   if (auto e = npusim::verifyProgram(program))

@@ -78,6 +78,35 @@ Task extra::dmaTask(npusim::TaskKind kind, uint32_t binding, int64_t dramOffset,
 
 Task extra::barrier() { return Task{}; }
 
+void extra::emitTileLoop(std::vector<Task> &tasks, size_t tiles, int sets,
+                         bool storeBeforeLoads,
+                         llvm::function_ref<void(size_t)> loads,
+                         llvm::function_ref<void(size_t)> compute,
+                         llvm::function_ref<void(size_t)> store) {
+  loads(0);
+  for (size_t ti = 0; ti < tiles; ++ti) {
+    tasks.push_back(barrier());
+    compute(ti);
+    if (sets == 2) {
+      if (storeBeforeLoads && ti >= 1)
+        store(ti - 1);
+      if (ti + 1 < tiles)
+        loads(ti + 1);
+      if (!storeBeforeLoads && ti >= 1)
+        store(ti - 1);
+    } else {
+      tasks.push_back(barrier());
+      store(ti);
+      if (ti + 1 < tiles)
+        loads(ti + 1);
+    }
+  }
+  if (sets == 2) {
+    tasks.push_back(barrier());
+    store(tiles - 1);
+  }
+}
+
 int64_t extra::fastestVectorMode(Task &task, const npu::NpuConfig &config) {
   int64_t best = -1;
   uint32_t bestMode = 0;
