@@ -82,3 +82,25 @@ TEST(ThreadPool, ZeroMeansOnePerCore) {
 }
 
 } // namespace
+
+TEST(ThreadPool, SpinFromTheEnvironment) {
+  // STRATA_THREAD_SPIN_US (docs/runtime.md): microseconds, capped at one
+  // second; a value that is not a whole non-negative number keeps the
+  // default.
+  struct Case {
+    const char *value;
+    int64_t spin;
+  };
+  const int64_t d = ThreadPool::kDefaultSpinMicros;
+  for (Case c : {Case{"0", 0}, Case{"250", 250}, Case{"", d}, Case{"abc", d},
+                 Case{"12x", d}, Case{"-5", d},
+                 Case{"99999999999999999999999", 1000000},
+                 Case{"5000000", 1000000}}) {
+    ASSERT_EQ(setenv("STRATA_THREAD_SPIN_US", c.value, 1), 0);
+    ThreadPool pool(2);
+    EXPECT_EQ(pool.spinMicros(), c.spin) << "'" << c.value << "'";
+  }
+  unsetenv("STRATA_THREAD_SPIN_US");
+  EXPECT_EQ(ThreadPool(2).spinMicros(), d);
+  EXPECT_EQ(ThreadPool(2, 7).spinMicros(), 7);
+}
