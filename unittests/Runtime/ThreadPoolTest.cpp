@@ -92,10 +92,10 @@ TEST(ThreadPool, SpinFromTheEnvironment) {
     int64_t spin;
   };
   const int64_t d = ThreadPool::kDefaultSpinMicros;
-  for (Case c : {Case{"0", 0}, Case{"250", 250}, Case{"", d}, Case{"abc", d},
-                 Case{"12x", d}, Case{"-5", d},
-                 Case{"99999999999999999999999", 1000000},
-                 Case{"5000000", 1000000}}) {
+  for (Case c :
+       {Case{"0", 0}, Case{"250", 250}, Case{"", d}, Case{"abc", d},
+        Case{"12x", d}, Case{"-5", d}, Case{"99999999999999999999999", 1000000},
+        Case{"5000000", 1000000}}) {
     ASSERT_EQ(setenv("STRATA_THREAD_SPIN_US", c.value, 1), 0);
     ThreadPool pool(2);
     EXPECT_EQ(pool.spinMicros(), c.spin) << "'" << c.value << "'";
