@@ -7,23 +7,41 @@
 
 namespace strata {
 
-mlir::FailureOr<Tensor> tabulateChain(llvm::ArrayRef<mlir::Operation *> ops,
-                                      int64_t entries) {
-  Tensor current(DType::I8, {entries});
-  for (int64_t i = 0; i < entries; ++i)
-    current.data<int8_t>()[i] = static_cast<int8_t>(i - entries / 2);
+/// `ops` on `current` (each op's result shaped as `current`).
+static mlir::FailureOr<Tensor> runChain(llvm::ArrayRef<mlir::Operation *> ops,
+                                        Tensor current) {
+  std::vector<int64_t> shape = current.shape();
   InterpreterEnv env;
   for (mlir::Operation *op : ops) {
     auto iface = llvm::dyn_cast<InterpretableOpInterface>(op);
     if (!iface || op->getNumOperands() < 1 || op->getNumResults() != 1)
       return mlir::failure();
     env.set(op->getOperand(0), std::move(current));
-    env.setResultShape(op->getResult(0), {entries});
+    env.setResultShape(op->getResult(0), shape);
     if (mlir::failed(iface.interpret(env)) || !env.has(op->getResult(0)))
       return mlir::failure();
     current = env.get(op->getResult(0)).clone();
   }
   return current;
+}
+
+mlir::FailureOr<Tensor> tabulateChain(llvm::ArrayRef<mlir::Operation *> ops,
+                                      int64_t entries) {
+  Tensor current(DType::I8, {entries});
+  for (int64_t i = 0; i < entries; ++i)
+    current.data<int8_t>()[i] = static_cast<int8_t>(i - entries / 2);
+  return runChain(ops, std::move(current));
+}
+
+mlir::FailureOr<Tensor>
+tabulateChainPerChannel(llvm::ArrayRef<mlir::Operation *> ops, int64_t channels,
+                        int64_t entries) {
+  Tensor current(DType::I8, {1, channels, entries});
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t i = 0; i < entries; ++i)
+      current.data<int8_t>()[c * entries + i] =
+          static_cast<int8_t>(i - entries / 2);
+  return runChain(ops, std::move(current));
 }
 
 } // namespace strata

@@ -10,6 +10,8 @@
 
 #include "strata/Kernels/Isa.h"
 
+#include <algorithm>
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -69,6 +71,28 @@ void int8Table(const int8_t *in, int8_t *out, int64_t n, const int8_t *table) {
   }
 #endif
   int8TablePortable(in, out, n, table);
+}
+
+void int8TableChannelsPortable(const int8_t *in, int8_t *out, int64_t first,
+                               int64_t last, int64_t channels, int64_t inner,
+                               const int8_t *tables) {
+  for (int64_t i = first; i < last; ++i)
+    out[i] = tables[256 * ((i / inner) % channels) + int(in[i]) + 128];
+}
+
+void int8TableChannels(const int8_t *in, int8_t *out, int64_t first,
+                       int64_t last, int64_t channels, int64_t inner,
+                       const int8_t *tables) {
+  if (inner < 64) {
+    int8TableChannelsPortable(in, out, first, last, channels, inner, tables);
+    return;
+  }
+  for (int64_t i = first; i < last;) {
+    int64_t plane = i / inner;
+    int64_t end = std::min(last, (plane + 1) * inner);
+    int8Table(in + i, out + i, end - i, tables + 256 * (plane % channels));
+    i = end;
+  }
 }
 
 } // namespace strata::kernels

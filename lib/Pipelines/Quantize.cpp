@@ -129,6 +129,13 @@ mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
           op->getOperand(1).getDefiningOp<top::WeightOp>())
         means[calib::tensorName(op->getOperand(0))];
     });
+  // The pre-activation tensors (`<name>_preact`): their per-channel ranges
+  // give each channel of an int8 activation table's input its own scale.
+  std::map<std::string, calib::ChannelRanges> ranges;
+  entry->walk([&](mlir::Operation *op) {
+    if (calib::hasEpilogueActivation(op))
+      ranges[calib::preActivationName(op->getResult(0))];
+  });
   std::map<std::string, calib::TensorStatistics> stats;
   int passes = method != "minmax" ? 2 : 1;
   InterpreterOptions options;
@@ -161,6 +168,8 @@ mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
           stats[name].addRange(t);
           if (auto m = means.find(name); m != means.end())
             m->second.add(t);
+          if (auto r = ranges.find(name); r != ranges.end())
+            r->second.add(t);
         } else
           stats[name].addHistogram(t);
       }
@@ -177,6 +186,9 @@ mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
   for (const auto &[name, m] : means)
     if (std::vector<double> v = m.means(); !v.empty())
       table.channelMeans[name] = std::move(v);
+  for (const auto &[name, r] : ranges)
+    if (auto v = r.ranges(); !v.empty())
+      table.channelRanges[name] = std::move(v);
   return table;
 }
 

@@ -378,7 +378,8 @@ public:
       return nullptr;
     }
     if (request.bindings.size() != k->bindingCount ||
-        request.params.size() != k->paramCount) {
+        (k->paramCount != kAnyParamCount &&
+         request.params.size() != k->paramCount)) {
       error = "kernel '" + request.symbol + "' takes " +
               std::to_string(k->bindingCount) + " bindings and " +
               std::to_string(k->paramCount) + " params, the dispatch has " +

@@ -414,6 +414,41 @@ bool tableCheck(const std::vector<BufferInfo> &b, const std::vector<int64_t> &p,
          needBytes(b, 1, p[0], 1, "out", error);
 }
 
+int tableChannelsKernel(void *const *bindings, const int64_t *p, int64_t id,
+                        int64_t count) {
+  int64_t begin, end;
+  split((p[0] + 63) / 64, id, count, begin, end);
+  int64_t first = begin * 64, last = std::min(p[0], end * 64);
+  if (last <= first)
+    return 0;
+  kn::int8TableChannels(static_cast<const int8_t *>(bindings[0]),
+                        static_cast<int8_t *>(bindings[1]), first, last, p[1],
+                        p[2], reinterpret_cast<const int8_t *>(p + 3));
+  return 0;
+}
+
+bool tableChannelsCheck(const std::vector<BufferInfo> &b,
+                        const std::vector<int64_t> &p, std::string &error) {
+  const int64_t fixed = kabi::kTableChannelsI8FixedParams;
+  if (p.size() < size_t(fixed)) {
+    error = "takes at least " + str(fixed) + " params, has " + str(p.size());
+    return false;
+  }
+  if (p[0] < 0 || p[1] < 1 || p[2] < 1) {
+    error = "count, channels, inner are " + str(p[0]) + ", " + str(p[1]) +
+            ", " + str(p[2]) + ": need count >= 0, channels >= 1, inner >= 1";
+    return false;
+  }
+  if (p[1] > (INT64_MAX - fixed) / 32 ||
+      int64_t(p.size()) != fixed + 32 * p[1]) {
+    error = "has " + str(p.size()) + " params, " + str(p[1]) +
+            " channels need " + str(fixed) + " + 32 x channels";
+    return false;
+  }
+  return needBytes(b, 0, p[0], 1, "in", error) &&
+         needBytes(b, 1, p[0], 1, "out", error);
+}
+
 constexpr unsigned kWritesOut = 1u << kOut;
 const CpuKernel kInt8Kernels[] = {
     {kabi::kMatmulGemmI8, 4, kabi::kMatmulI8Params, kWritesOut, matmulCheck,
@@ -426,8 +461,9 @@ const CpuKernel kInt8Kernels[] = {
      convDepthwiseCheck, convDepthwiseKernel},
     {kabi::kAddRequantI8, 3, kabi::kAddRequantI8Params, 1u << 2, addCheck,
      addKernel},
-    {kabi::kTableI8, 2, kabi::kTableI8Params, 1u << 1, tableCheck,
-     tableKernel},
+    {kabi::kTableI8, 2, kabi::kTableI8Params, 1u << 1, tableCheck, tableKernel},
+    {kabi::kTableChannelsI8, 2, kAnyParamCount, 1u << 1, tableChannelsCheck,
+     tableChannelsKernel},
 };
 
 } // namespace

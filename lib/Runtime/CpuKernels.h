@@ -20,10 +20,14 @@
 
 namespace strata::runtime::hal {
 
+/// A CpuKernel::paramCount for a kernel whose param count depends on its
+/// params (its check function checks it).
+inline constexpr size_t kAnyParamCount = ~size_t(0);
+
 struct CpuKernel {
   const char *name;
   size_t bindingCount;
-  size_t paramCount;
+  size_t paramCount; ///< or kAnyParamCount
   /// Which bindings the kernel writes (bit i: binding i).
   unsigned writes;
   /// Checks bindings against params; false with `error` set.

@@ -40,7 +40,7 @@ def conv_node(name, inp, out, w, b, **attrs):
 def build(path, in_shape, layers, rng):
     """A chain of layers: ("conv", O, k, stride, pad, dilation, group) or
     ("gemm", N) after a Flatten, or ("relu",) / ("relu6",) / ("sigmoid",) /
-    ("silu",) (Sigmoid and Mul) / ("hardsigmoid",), or
+    ("silu",) (Sigmoid and Mul) / ("hardsigmoid",) / ("hardswish",), or
     ("add", j): the current value plus layer j's output (-1: the input x)."""
     nodes, inits = [], []
     cur, shape = "x", list(in_shape)
@@ -85,6 +85,8 @@ def build(path, in_shape, layers, rng):
             nodes.append(helper.make_node("Mul", [cur, f"s{i}"], [out]))
         elif kind == "hardsigmoid":
             nodes.append(helper.make_node("HardSigmoid", [cur], [out], alpha=0.2, beta=0.5))
+        elif kind == "hardswish":
+            nodes.append(helper.make_node("HardSwish", [cur], [out]))
         elif kind == "add":
             other = "x" if layer[1] < 0 else f"t{layer[1]}"
             nodes.append(helper.make_node("Add", [cur, other], [out]))
@@ -92,7 +94,9 @@ def build(path, in_shape, layers, rng):
     graph = helper.make_graph(
         nodes, "m", [helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
         [helper.make_tensor_value_info(cur, TensorProto.FLOAT, shape)], inits)
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    opset = 14 if any(layer[0] == "hardswish" for layer in layers) else 13
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]),
+              str(path))
 
 
 def samples(folder, shape, n, seed):
@@ -124,18 +128,24 @@ def check_against_ref(tmp_path, mlir, artifact, inp, rtol=0.0, atol=0.0,
                                        atol=atol, err_msg=f"{isa} {name} {inp}")
 
 
-def check_exact(tmp_path, model, in_shape, want_kernels, atol=0.0, quant_options=()):
+def check_exact(tmp_path, model, in_shape, want_kernels, atol=0.0, quant_options=(),
+                per_tensor_tables=False):
     """Calibrates, quantizes (with `quant_options`) and compiles `model`;
     the artifact's outputs on every ISA equal the interpreter's on the
     quantized model (within `atol` when a float op follows the last integer
     one: codegen's and the interpreter's float functions may differ in the
-    last bit)."""
+    last bit). With `per_tensor_tables`, the table's `@range` rows are
+    dropped (a table from before they existed)."""
     extra = ()
     cal = samples(tmp_path / "cal", in_shape, 3, seed=1)
     evals = samples(tmp_path / "eval", in_shape, 2, seed=2)
     table = tmp_path / "table.txt"
     ok(strata("calibrate", model, "--data", tmp_path / "cal", "--method", "minmax", "-o", table,
               *extra))
+    if per_tensor_tables:
+        lines = open(table).read().splitlines(True)
+        assert any(line.startswith("@range ") for line in lines)
+        open(table, "w").write("".join(x for x in lines if not x.startswith("@range ")))
     q = ["--quantize", "int8", "--calibration", table, *quant_options]
     ok(strata("quantize", model, *q, "-o", tmp_path / "q", "--name", "m", *extra))
     r = ok(strata("compile", model, "--target", "cpu", *q, "-o", tmp_path / "m.strata",
@@ -165,16 +175,25 @@ CASES = {
     "depthwise_multiplier": ([1, 4, 11, 21], [("conv", 8, 5, 1, 2, 1, 4)],
                              ["conv2d_depthwise_i8"]),
     # A fused activation: the kernel requantizes to the pre-activation's
-    # int8 range, then Dequant -> activation -> Quant, the table_i8 kernel
-    # with the entries the interpreter computes (odd sizes: vector tails).
+    # int8 range per channel (the calibration's @range rows), then Dequant
+    # -> activation -> Quant, the table_channels_i8 kernel with the
+    # per-channel entries the interpreter computes (odd sizes: vector tails;
+    # planes under 64 bytes take the byte loop, larger ones the vectors).
     "conv_sigmoid_table": ([1, 4, 6, 6], [("conv", 7, 3, 1, 1, 1, 1), ("sigmoid",)],
-                           ["conv2d_im2col_gemm_i8", "table_i8"]),
+                           ["conv2d_im2col_gemm_i8", "table_channels_i8"]),
     "conv_silu_table": ([1, 6, 13, 9], [("conv", 12, 3, 1, 1, 1, 1), ("silu",),
                                         ("conv", 8, 1, 1, 0, 1, 1), ("silu",)],
-                        ["conv2d_im2col_gemm_i8", "conv2d_1x1_gemm_i8", "table_i8"]),
+                        ["conv2d_im2col_gemm_i8", "conv2d_1x1_gemm_i8",
+                         "table_channels_i8"]),
     "depthwise_hardsigmoid_table": ([1, 8, 11, 17], [("conv", 8, 3, 2, 1, 1, 8),
                                                      ("hardsigmoid",)],
-                                    ["conv2d_depthwise_i8", "table_i8"]),
+                                    ["conv2d_depthwise_i8", "table_channels_i8"]),
+    "pointwise_hardswish_table": ([2, 5, 23, 29], [("conv", 11, 1, 1, 0, 1, 1), ("hardswish",),
+                                                   ("conv", 9, 3, 2, 1, 1, 1), ("hardswish",)],
+                                  ["conv2d_1x1_gemm_i8", "conv2d_im2col_gemm_i8",
+                                   "table_channels_i8"]),
+    "gemm_sigmoid_table": ([3, 40], [("gemm", 37), ("sigmoid",), ("gemm", 19)],
+                           ["matmul_gemm_i8", "table_channels_i8"]),
     # --float-activations: an int32 accumulator output (no Requant),
     # dequantized for the float sigmoid: 1e-6 covers the float sigmoid's
     # last bit; one accumulator step moves the output by ~1e-4.
@@ -200,6 +219,22 @@ def test_int8_kernels_match_interpreter(tmp_path, name):
     model = tmp_path / "m.onnx"
     build(model, in_shape, layers, np.random.default_rng(sorted(CASES).index(name)))
     check_exact(tmp_path, model, in_shape, kernels, *atol)
+
+
+@pytest.mark.parametrize("name", ["conv_silu_table", "pointwise_hardswish_table"])
+def test_per_tensor_tables_from_old_table(tmp_path, name):
+    """A calibration table without @range rows (written before they
+    existed): the per-tensor form (table_i8) with one warning, still
+    bit-exact."""
+    in_shape, layers, kernels, *_ = CASES[name]
+    model = tmp_path / "m.onnx"
+    build(model, in_shape, layers, np.random.default_rng(sorted(CASES).index(name)))
+    kernels = [k for k in kernels if k != "table_channels_i8"] + ["table_i8"]
+    check_exact(tmp_path, model, in_shape, kernels, per_tensor_tables=True)
+    r = ok(strata("quantize", model, "--quantize", "int8", "--calibration",
+                  tmp_path / "table.txt", "-o", tmp_path / "q2", "--name", "m"))
+    assert r.stderr.count("has no '@range' rows") == 1, r.stderr
+    assert "table.txt" in r.stderr
 
 
 def test_qdq_uint8_uses_int8_kernels(tmp_path):

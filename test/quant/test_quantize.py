@@ -72,7 +72,7 @@ def read_table(path):
     rows = {}
     for line in open(path):
         line = line.strip()
-        if not line or line.startswith("#"):
+        if not line or line.startswith("#") or line.startswith("@"):
             continue
         name, t, lo, hi = line.split()
         rows[name] = (float(t), float(lo), float(hi))

@@ -24,6 +24,14 @@ namespace strata {
 mlir::FailureOr<Tensor> tabulateChain(llvm::ArrayRef<mlir::Operation *> ops,
                                       int64_t entries);
 
+/// The per-channel tables of a chain whose first op reads a per-axis value
+/// on dim 1 (a Dequant with `!quant.uniform<i8:f32:1, {...}>`): `ops` run
+/// on a [1, channels, entries] tensor whose every row holds -entries/2 ..
+/// entries/2 - 1; the result's row c is channel c's table.
+mlir::FailureOr<Tensor>
+tabulateChainPerChannel(llvm::ArrayRef<mlir::Operation *> ops, int64_t channels,
+                        int64_t entries);
+
 } // namespace strata
 
 #endif // STRATA_INTERPRETER_TABULATE_H

@@ -99,6 +99,14 @@ inline constexpr int64_t kAddRequantI8Params = 16;
 /// memory order.
 inline constexpr const char *kTableI8 = "table_i8";
 inline constexpr int64_t kTableI8Params = 33;
+/// Per-channel int8 tables (strata/Kernels/Int8Table.h, int8TableChannels;
+/// an outlined Dequant with a per-axis type on dim 1 -> float ops ->
+/// Quant). Bindings (in, out; out may be in). Params: count, channels,
+/// inner (elements per channel plane), then channels x 256 entries (channel
+/// c's entry k for input byte k - 128), 8 bytes per param in memory order:
+/// 3 + 32 x channels params.
+inline constexpr const char *kTableChannelsI8 = "table_channels_i8";
+inline constexpr int64_t kTableChannelsI8FixedParams = 3;
 /// has_bias, in_unsigned, in_zp, relu, out_kind (kernels::Int8Output),
 /// out_zp, qmin, qmax, rounding (kernels::Int8Rounding: 0 MultiplierShift,
 /// 1 TosaSingleRound, 2 TFLiteHalfUp).

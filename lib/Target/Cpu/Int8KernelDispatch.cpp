@@ -224,6 +224,26 @@ std::optional<RequantForm> requantForm(top::RequantOp rq, Operation *op,
     f.zp = q.getZeroPoint();
     f.qmin = q.getStorageTypeMin();
     f.qmax = q.getStorageTypeMax();
+  } else if (auto q = dyn_cast<quant::UniformQuantizedPerAxisType>(e)) {
+    // A per-channel result type (an int8 activation table's input, one
+    // scale per channel): the kernels' epilogue takes one zero point.
+    ArrayRef<int64_t> zps = q.getZeroPoints();
+    if (q.getStorageTypeIntegralWidth() != 8 ||
+        q.getQuantizedDimension() != 1 || rt.getRank() < 2 ||
+        int64_t(zps.size()) != channels ||
+        (isa<top::MatMulOp>(op) && rt.getRank() != 2)) {
+      why = "its Requant's per-channel result is not 8-bit on the kernel's "
+            "output channels (dim 1)";
+      return std::nullopt;
+    }
+    if (llvm::any_of(zps, [&](int64_t z) { return z != zps[0]; })) {
+      why = "its Requant's result zero point differs per channel";
+      return std::nullopt;
+    }
+    f.outKind = q.isSigned() ? 1 : 2;
+    f.zp = zps[0];
+    f.qmin = q.getStorageTypeMin();
+    f.qmax = q.getStorageTypeMax();
   } else if (auto i = dyn_cast<IntegerType>(e); i && i.getWidth() == 8) {
     f.outKind = i.isUnsigned() ? 2 : 1;
     f.qmin = i.isUnsigned() ? 0 : -128;
@@ -296,8 +316,21 @@ static bool isPerTensorI8(Value v) {
          q.getStorageTypeIntegralWidth() == 8;
 }
 
+/// Whether `v` is a static tensor of signed 8-bit values quantized per
+/// channel on dim 1 (an int8 activation table's per-channel input).
+static bool isPerChannelI8(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  auto q = t ? dyn_cast<quant::UniformQuantizedPerAxisType>(t.getElementType())
+             : quant::UniformQuantizedPerAxisType();
+  return t && t.hasStaticShape() && t.getRank() >= 2 && q && q.isSigned() &&
+         q.getStorageTypeIntegralWidth() == 8 &&
+         q.getQuantizedDimension() == 1 &&
+         int64_t(q.getScales().size()) == t.getDimSize(1);
+}
+
 /// A fused activation's int8 table as top-quantize writes it: Quant(ops(
-/// Dequant(x))) with x and the result per-tensor int8 and ops one or more
+/// Dequant(x))) with x per-tensor or per-channel (dim 1) int8, the result
+/// per-tensor int8 and ops one or more
 /// one-operand elementwise float ops, each result used only by the next;
 /// the chain in block order, or empty.
 static SmallVector<Operation *> int8TableChain(top::QuantOp quant) {
@@ -312,7 +345,8 @@ static SmallVector<Operation *> int8TableChain(top::QuantOp quant) {
       return {};
     chain.push_back(def);
     if (auto deq = dyn_cast<top::DequantOp>(def)) {
-      if (chain.size() < 3 || !isPerTensorI8(deq.getInput()))
+      if (chain.size() < 3 ||
+          !(isPerTensorI8(deq.getInput()) || isPerChannelI8(deq.getInput())))
         return {};
       break;
     }
@@ -525,16 +559,28 @@ std::optional<KernelDispatchPlan> planInt8TableDispatch(func::FuncOp fn,
     why = "the int8 table's ops change the shape";
     return std::nullopt;
   }
-  FailureOr<Tensor> table = tabulateChain(chain, 256);
+  KernelDispatchPlan plan;
+  plan.implementation = "int8_table_chain";
+  plan.params.push_back(outType.getNumElements());
+  FailureOr<Tensor> table = failure();
+  if (isPerChannelI8(deq.getInput())) {
+    // One table per channel (dim 1), channel c's plane through table c.
+    int64_t channels = inType.getDimSize(1);
+    int64_t inner = 1;
+    for (int64_t d = 2; d < inType.getRank(); ++d)
+      inner *= inType.getDimSize(d);
+    table = tabulateChainPerChannel(chain, channels, 256);
+    plan.kernel = kabi::kTableChannelsI8;
+    plan.params.insert(plan.params.end(), {channels, inner});
+  } else {
+    table = tabulateChain(chain, 256);
+    plan.kernel = kabi::kTableI8;
+  }
   if (failed(table)) {
     why = "the int8 table's float ops could not be tabulated";
     return std::nullopt;
   }
-  KernelDispatchPlan plan;
-  plan.kernel = kabi::kTableI8;
-  plan.implementation = "int8_table_chain";
-  plan.params.push_back(outType.getNumElements());
-  for (int word = 0; word < 32; ++word) {
+  for (int64_t word = 0; word < table->numElements() / 8; ++word) {
     int64_t packed;
     std::memcpy(&packed, table->data<int8_t>() + 8 * word, sizeof(packed));
     plan.params.push_back(packed);

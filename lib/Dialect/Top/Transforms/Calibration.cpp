@@ -3,7 +3,9 @@
 // The statistics `strata calibrate` collects and the calibration table text
 // format (docs/quantization.md): a header of `#` comment lines, then one line
 // per tensor, `name threshold min max`, separated by blanks, and optional
-// `@mean name m0 m1 ...` rows (per-channel means, for bias correction). A
+// `@mean name m0 m1 ...` rows (per-channel means, for bias correction) and
+// `@range name min0 max0 min1 max1 ...` rows (per-channel ranges of the
+// pre-activation tensors, for per-channel activation tables). A
 // name holding blanks, `#` or `"`, or starting with `@`, is written in double
 // quotes with `\"` and `\\` escapes.
 //
@@ -71,6 +73,12 @@ bool writeCalibrationTable(const std::string &path,
       os << " " << llvm::format("%.9g", m);
     os << "\n";
   }
+  for (const auto &[name, ranges] : table.channelRanges) {
+    os << "@range " << quoteName(name);
+    for (auto [lo, hi] : ranges)
+      os << " " << llvm::format("%.9g", lo) << " " << llvm::format("%.9g", hi);
+    os << "\n";
+  }
   os.close();
   if (os.has_error()) {
     error = "cannot write '" + path + "': " + os.error().message();
@@ -126,6 +134,45 @@ static bool parseNumber(llvm::StringRef s, double &v) {
   return end == text.c_str() + text.size();
 }
 
+/// An `@range name min0 max0 ...` row (fields `f`) into `table`, or false
+/// with `error` naming the line, tensor and channel.
+static bool parseRangeRow(const std::vector<std::string> &f,
+                          const std::string &where, CalibrationTable &table,
+                          std::string &error) {
+  if (f.size() < 4 || f.size() % 2 != 0) {
+    error = where +
+            "expected '@range name min0 max0 min1 max1 ...' (a min "
+            "and a max per channel), got " +
+            std::to_string(f.size() < 2 ? 0 : f.size() - 2) + " number(s)" +
+            (f.size() >= 2 ? " for tensor '" + f[1] + "'" : std::string());
+    return false;
+  }
+  std::vector<std::pair<double, double>> ranges;
+  for (size_t k = 2; k + 1 < f.size(); k += 2) {
+    size_t c = (k - 2) / 2;
+    double v[2];
+    for (int j = 0; j < 2; ++j)
+      if (!parseNumber(f[k + j], v[j]) || !std::isfinite(v[j])) {
+        error = where + "tensor '" + f[1] + "': channel " + std::to_string(c) +
+                (j ? " max '" : " min '") + f[k + j] +
+                "' is not a finite number";
+        return false;
+      }
+    double lo = v[0], hi = v[1];
+    if (lo > hi) {
+      error = where + "tensor '" + f[1] + "': channel " + std::to_string(c) +
+              " min " + f[k] + " is greater than max " + f[k + 1];
+      return false;
+    }
+    ranges.emplace_back(lo, hi);
+  }
+  if (!table.channelRanges.emplace(f[1], std::move(ranges)).second) {
+    error = where + "tensor '" + f[1] + "' has two @range rows";
+    return false;
+  }
+  return true;
+}
+
 bool readCalibrationTable(const std::string &path, CalibrationTable &table,
                           std::string &error) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
@@ -154,10 +201,16 @@ bool readCalibrationTable(const std::string &path, CalibrationTable &table,
       error = where + error;
       return false;
     }
+    if (line.starts_with("@") && !f.empty() && f[0] == "@range") {
+      if (!parseRangeRow(f, where, table, error))
+        return false;
+      continue;
+    }
     if (line.starts_with("@")) {
       if (f[0] != "@mean" || f.size() < 3) {
         error = where +
-                "expected '@mean name m0 m1 ...' (one mean per "
+                "expected '@mean name m0 m1 ...' (one mean per channel) or "
+                "'@range name min0 max0 min1 max1 ...' (one range per "
                 "channel), got '" +
                 line.take_front(40).str() + "'";
         return false;
@@ -282,6 +335,41 @@ std::vector<double> ChannelMeans::means() const {
     for (size_t c = 0; c < sums.size(); ++c)
       m[c] = sums[c] / count;
   return m;
+}
+
+void ChannelRanges::add(const Tensor &t) {
+  if (t.rank() < 2 || t.numElements() == 0)
+    return;
+  int64_t channels = t.dim(1);
+  int64_t inner = 1;
+  for (int64_t d = 2; d < t.rank(); ++d)
+    inner *= t.dim(d);
+  if (lo.empty()) {
+    lo.assign(channels, 0.0);
+    hi.assign(channels, 0.0);
+    seen.assign(channels, false);
+  }
+  if (static_cast<int64_t>(lo.size()) != channels)
+    return;
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    double v = t.getAsDouble(i);
+    if (!std::isfinite(v))
+      continue;
+    int64_t c = (i / inner) % channels;
+    if (!seen[c]) {
+      lo[c] = hi[c] = v;
+      seen[c] = true;
+    }
+    lo[c] = std::min(lo[c], v);
+    hi[c] = std::max(hi[c], v);
+  }
+}
+
+std::vector<std::pair<double, double>> ChannelRanges::ranges() const {
+  std::vector<std::pair<double, double>> r;
+  for (size_t c = 0; c < lo.size(); ++c)
+    r.emplace_back(lo[c], hi[c]);
+  return r;
 }
 
 double klThreshold(llvm::ArrayRef<double> hist, double binWidth) {

@@ -87,9 +87,16 @@ struct TopQuantizePass
   /// Epilogue activations left in float because the table has no
   /// pre-activation entry (a table from before the entry existed).
   unsigned floatActivationFallbacks = 0;
+  /// Activation tables whose input stays per-tensor because the table has
+  /// no `@range` row for it (a table from before the rows existed).
+  unsigned perTensorTables = 0;
 
   void runOnOperation() override;
   LogicalResult runInt8();
+  /// Every `@range` row names a pre-activation tensor of the model (a
+  /// `<name>_preact` of an op with a fused activation) and holds one range
+  /// per channel of its dim 1; otherwise an error naming the tensor.
+  LogicalResult checkChannelRanges();
   LogicalResult runLowFloat(FloatType low);
 
   FailureOr<calib::CalibrationEntry> entryFor(Value v, Operation *user);
@@ -380,22 +387,62 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       // The pre-activation's int8 parameters: its observed range without
       // the tails where the activation's int8 output is flat (within a
       // quarter of an output step).
-      ActParams pp = activationParams(
-          preActivationRange(pre->second, f.getDefiningOp(),
-                             (-128 - po.zp) * po.scale,
-                             (127 - po.zp) * po.scale, po.scale / 4),
-          symmetric);
-      pp.scale = asF32(pp.scale);
+      double outLo = (-128 - po.zp) * po.scale;
+      double outHi = (127 - po.zp) * po.scale;
+      calib::CalibrationEntry tensorRange = preActivationRange(
+          pre->second, f.getDefiningOp(), outLo, outHi, po.scale / 4);
       SmallVector<int64_t> mult, shift;
-      for (double s : accScale) {
-        auto [m, r] = calib::multiplierShift(s / pp.scale);
-        mult.push_back(m);
-        shift.push_back(r);
+      auto ranges = table.channelRanges.find(pre->first);
+      int64_t channels = yType.getRank() >= 2 ? yType.getDimSize(1) : -1;
+      if (ranges != table.channelRanges.end() && channels > 0 &&
+          int64_t(ranges->second.size()) == channels &&
+          (isa<ConvOp>(old) || yType.getRank() == 2) &&
+          (accScale.size() == 1 || int64_t(accScale.size()) == channels)) {
+        // Per channel (dim 1): each channel's range, trimmed as the
+        // tensor's, symmetric (zero point 0, so the int8 kernels' epilogue
+        // writes it as it writes any per-channel requant); a channel that
+        // never moved keeps a floor of the tensor's range.
+        SmallVector<double> scales;
+        SmallVector<int64_t> zps;
+        for (int64_t c = 0; c < channels; ++c) {
+          auto [lo, hi] = ranges->second[size_t(c)];
+          calib::CalibrationEntry r =
+              preActivationRange({pre->second.threshold, lo, hi},
+                                 f.getDefiningOp(), outLo, outHi, po.scale / 4);
+          double t = std::max(r.threshold,
+                              std::max(tensorRange.threshold * 1e-4, 1e-12));
+          scales.push_back(asF32(t / 127.0));
+          zps.push_back(0);
+          auto [m, sh] = calib::multiplierShift(
+              accScale[accScale.size() == 1 ? 0 : size_t(c)] / scales.back());
+          mult.push_back(m);
+          shift.push_back(sh);
+        }
+        requant.setMultiplier(mult);
+        requant.setRshift(shift);
+        requant.getOutput().setType(
+            yType.clone(quant::UniformQuantizedPerAxisType::get(
+                quant::QuantizationFlags::Signed, IntegerType::get(ctx, 8),
+                yType.getElementType(), scales, zps, /*quantizedDimension=*/1,
+                -128, 127)));
+      } else {
+        if (ranges == table.channelRanges.end() && channels > 0)
+          ++perTensorTables;
+        // The pre-activation's int8 parameters: its observed range
+        // without the tails where the activation's int8 output is flat
+        // (within a quarter of an output step).
+        ActParams pp = activationParams(tensorRange, symmetric);
+        pp.scale = asF32(pp.scale);
+        for (double s : accScale) {
+          auto [m, r] = calib::multiplierShift(s / pp.scale);
+          mult.push_back(m);
+          shift.push_back(r);
+        }
+        requant.setMultiplier(mult);
+        requant.setRshift(shift);
+        requant.getOutput().setType(
+            yType.clone(i8Type(ctx, pp, yType.getElementType())));
       }
-      requant.setMultiplier(mult);
-      requant.setRshift(shift);
-      requant.getOutput().setType(
-          yType.clone(i8Type(ctx, pp, yType.getElementType())));
       auto q = QuantOp::create(
           b, NameLoc::get(b.getStringAttr(name + "_int8"), old->getLoc()),
           yType.clone(i8Type(ctx, po, yType.getElementType())), f);
@@ -530,6 +577,33 @@ LogicalResult TopQuantizePass::quantizeLinear(Operation *op,
   return finishInt8(op, acc->getResult(0), accScale, relu ? limit : -1.0);
 }
 
+LogicalResult TopQuantizePass::checkChannelRanges() {
+  llvm::StringMap<RankedTensorType> preacts;
+  entry.walk([&](Operation *op) {
+    if (calib::hasEpilogueActivation(op))
+      preacts[calib::preActivationName(op->getResult(0))] =
+          dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  });
+  for (const auto &[name, ranges] : table.channelRanges) {
+    auto it = preacts.find(name);
+    if (it == preacts.end())
+      return getOperation().emitError()
+             << "top-quantize: the calibration table '" << calibration
+             << "' names tensor '" << name
+             << "' in an @range row, which is not the pre-activation tensor "
+                "of a layer with a fused activation";
+    RankedTensorType t = it->second;
+    if (t && t.getRank() >= 2 && !t.isDynamicDim(1) &&
+        t.getDimSize(1) != int64_t(ranges.size()))
+      return getOperation().emitError()
+             << "top-quantize: the calibration table '" << calibration
+             << "' has " << ranges.size() << " channel range(s) for tensor '"
+             << name << "', which has " << t.getDimSize(1)
+             << " channels (dim 1)";
+  }
+  return success();
+}
+
 LogicalResult TopQuantizePass::runInt8() {
   if (calibration.empty()) {
     // A model imported already quantized (QDQ, folded by top-fold-qdq)
@@ -566,6 +640,8 @@ LogicalResult TopQuantizePass::runInt8() {
              << "top-quantize: the calibration table '" << calibration
              << "' names tensor '" << name
              << "' in an @mean row, which is not a tensor of the model";
+  if (failed(checkChannelRanges()))
+    return failure();
   // In program order: a Conv / MatMul reads the int8 value of an Add or
   // pool before it directly, with its parameters, and a chain of them stays
   // int8.
@@ -582,6 +658,14 @@ LogicalResult TopQuantizePass::runInt8() {
     if (failed(quantizeLinear(op, namer)))
       return failure();
   }
+  if (perTensorTables)
+    mlir::emitWarning(entry.getLoc())
+        << "top-quantize: " << perTensorTables
+        << " int8 activation table(s) read a per-tensor input: the "
+           "calibration table '"
+        << calibration
+        << "' has no '@range' rows (per-channel pre-activation ranges; rerun "
+           "strata calibrate to get them)";
   if (floatActivationFallbacks)
     mlir::emitWarning(entry.getLoc())
         << "top-quantize: " << floatActivationFallbacks

@@ -34,12 +34,16 @@ struct CalibrationEntry {
 /// optionally (`strata calibrate --bias-correction`), the per-channel means
 /// of the float inputs of Conv / MatMul ops (`@mean` rows), from which
 /// `top-quantize` corrects the bias for the weights' rounding
-/// (BiasCorrection.h).
+/// (BiasCorrection.h), and the per-channel ranges of the pre-activation
+/// tensors (`@range` rows), from which `top-quantize` gives each channel of
+/// an int8 activation table's input its own scale.
 struct CalibrationTable {
   std::string method;
   int64_t samples = 0;
   std::map<std::string, CalibrationEntry> entries;
   std::map<std::string, std::vector<double>> channelMeans;
+  /// Per channel (dim 1): {min, max}.
+  std::map<std::string, std::vector<std::pair<double, double>>> channelRanges;
 };
 
 /// Writes `table` in the text format of docs/quantization.md. Returns false
@@ -88,6 +92,23 @@ public:
 private:
   std::vector<double> sums;
   double count = 0;
+};
+
+/// The per-channel range of a tensor over all samples: channel dim 1 of a
+/// tensor of rank >= 2 (NCHW, or a rank-2 matmul's columns).
+class ChannelRanges {
+public:
+  /// Widens the ranges by the finite float elements of `t` (a tensor of
+  /// rank < 2 or with another channel count than earlier calls is
+  /// ignored).
+  void add(const Tensor &t);
+  /// {min, max} per channel (0, 0 for a channel without a finite value);
+  /// empty when nothing was added.
+  std::vector<std::pair<double, double>> ranges() const;
+
+private:
+  std::vector<double> lo, hi;
+  std::vector<bool> seen;
 };
 
 /// The KL-divergence threshold (TensorRT's entropy calibration, as
