@@ -428,9 +428,6 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       } else {
         if (ranges == table.channelRanges.end() && channels > 0)
           ++perTensorTables;
-        // The pre-activation's int8 parameters: its observed range
-        // without the tails where the activation's int8 output is flat
-        // (within a quarter of an output step).
         ActParams pp = activationParams(tensorRange, symmetric);
         pp.scale = asF32(pp.scale);
         for (double s : accScale) {
