@@ -322,8 +322,9 @@ def test_bf16_matmul_kernel(tmp_path):
 def test_calibrate_preact_rows(tmp_path):
     """`strata calibrate` writes a `<name>_preact` row for a Conv whose
     sigmoid the optimizer fused: the range of the convolution before the
-    activation, against numpy's 1x1 convolution of the samples; the layer's
-    own row is the sigmoid's range."""
+    activation, against numpy's 1x1 convolution of the samples, and an
+    `@range` row with each channel's range; the layer's own row is the
+    sigmoid's range."""
     from test_quantize import read_table
     in_shape = [1, 5, 6, 7]
     model = tmp_path / "m.onnx"
@@ -347,3 +348,54 @@ def test_calibrate_preact_rows(tmp_path):
     sig = 1 / (1 + np.exp(-conv))
     assert post[1] == pytest.approx(sig.min(), rel=1e-5)
     assert post[2] == pytest.approx(sig.max(), rel=1e-5)
+    # The per-channel ranges (`@range name min0 max0 ...`, one pair per
+    # output channel, dim 1).
+    ranges = [line.split() for line in open(tmp_path / "t.txt") if line.startswith("@range ")]
+    assert len(ranges) == 1 and ranges[0][1] == pre[0], ranges
+    got = np.array([float(v) for v in ranges[0][2:]]).reshape(-1, 2)
+    want = np.stack([conv.min(axis=(0, 2, 3)), conv.max(axis=(0, 2, 3))], axis=1)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_per_channel_tables_resolve_narrow_channels(tmp_path):
+    """A 1x1 conv + HardSwish whose output channels' ranges differ 60-fold:
+    with the per-channel pre-activation (@range rows) the narrow channels'
+    pre-activation (`z_preact`, the dequantized Requant, dumped by
+    `strata run-ref --dump-all`) is several times closer to numpy's float
+    conv than with the per-tensor one (the same table without @range
+    rows), the wide channel's no worse. (Not 60x: each channel's range is
+    also cut where the activation's output, on the output's per-tensor int8
+    steps, does not move.)"""
+    in_shape = [1, 4, 16, 16]
+    rng = np.random.default_rng(11)
+    w = rng.standard_normal((3, 4, 1, 1)).astype(np.float32) * 0.5
+    w[0] *= 60  # channel 0 wide, channels 1 and 2 narrow
+    b = np.zeros(3, np.float32)
+    node, inits = conv_node("c0", "x", "y", w, b, kernel_shape=[1, 1])
+    nodes = [node, helper.make_node("HardSwish", ["y"], ["z"])]
+    graph = helper.make_graph(
+        nodes, "m", [helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 3, 16, 16])], inits)
+    model = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), str(model))
+    samples(tmp_path / "cal", in_shape, 4, seed=1)
+    table = tmp_path / "t.txt"
+    ok(strata("calibrate", model, "--data", tmp_path / "cal", "--method", "minmax", "-o", table))
+    lines = open(table).read().splitlines(True)
+    open(tmp_path / "pt.txt", "w").write("".join(x for x in lines if not x.startswith("@")))
+    inp = tmp_path / "cal" / "s0.npz"  # inside the calibrated ranges: no clipping
+    x = np.load(inp)["x"].astype(np.float64)
+    want = np.einsum("oc,nchw->nohw", w[:, :, 0, 0].astype(np.float64), x)
+    errors = {}
+    for label, t in (("channel", table), ("tensor", tmp_path / "pt.txt")):
+        ok(strata("quantize", model, "--quantize", "int8", "--calibration", t,
+                  "-o", tmp_path / label, "--name", "m"))
+        ok(strata("run-ref", tmp_path / label / "m.mlir", "--input", inp,
+                  "--output", tmp_path / "o.npz", "--dump-all"))
+        got = np.load(tmp_path / "o.npz")["z_preact"].astype(np.float64)
+        # Where the pre-activation is not cut (HardSwish is flat below -3).
+        keep = want > -2.9
+        errors[label] = np.array([np.abs(got - want)[:, c][keep[:, c]].max() for c in range(3)])
+    ch, pt = errors["channel"], errors["tensor"]
+    assert np.all(ch[1:] * 3 < pt[1:]), errors
+    assert ch[0] <= pt[0], errors
