@@ -388,13 +388,21 @@ bool addCheck(const std::vector<BufferInfo> &b, const std::vector<int64_t> &p,
          needBytes(b, 2, p[0], 1, "out", error);
 }
 
+/// Workgroup `id` of `count`'s elements [first, last) of `n`, in chunks of
+/// 64 (whole vectors per workgroup); false when it has none.
+bool vectorChunks(int64_t n, int64_t id, int64_t count, int64_t &first,
+                  int64_t &last) {
+  int64_t begin, end;
+  split((n + 63) / 64, id, count, begin, end);
+  first = begin * 64;
+  last = std::min(n, end * 64);
+  return last > first;
+}
+
 int tableKernel(void *const *bindings, const int64_t *p, int64_t id,
                 int64_t count) {
-  int64_t begin, end;
-  // Chunks of 64 elements: whole vectors per workgroup.
-  split((p[0] + 63) / 64, id, count, begin, end);
-  int64_t first = begin * 64, last = std::min(p[0], end * 64);
-  if (last <= first)
+  int64_t first, last;
+  if (!vectorChunks(p[0], id, count, first, last))
     return 0;
   int8_t table[256];
   std::memcpy(table, p + 1, sizeof(table));
@@ -416,10 +424,8 @@ bool tableCheck(const std::vector<BufferInfo> &b, const std::vector<int64_t> &p,
 
 int tableChannelsKernel(void *const *bindings, const int64_t *p, int64_t id,
                         int64_t count) {
-  int64_t begin, end;
-  split((p[0] + 63) / 64, id, count, begin, end);
-  int64_t first = begin * 64, last = std::min(p[0], end * 64);
-  if (last <= first)
+  int64_t first, last;
+  if (!vectorChunks(p[0], id, count, first, last))
     return 0;
   kn::int8TableChannels(static_cast<const int8_t *>(bindings[0]),
                         static_cast<int8_t *>(bindings[1]), first, last, p[1],
