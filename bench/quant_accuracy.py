@@ -322,9 +322,9 @@ def main():
             if args.per_tensor_tables:
                 pt = os.path.join(d, f"table_{method}_per_tensor.txt")
                 with open(table) as f:
-                    rows = [line for line in f if not line.startswith("@range ")]
+                    kept_lines = [line for line in f if not line.startswith("@range ")]
                 with open(pt, "w") as f:
-                    f.writelines(rows)
+                    f.writelines(kept_lines)
                 variants.append((label + " per-tensor tables",
                                  ["--quantize", "int8", "--calibration", pt]))
             if args.keep_float:
