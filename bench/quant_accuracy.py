@@ -30,8 +30,8 @@ the EVALUATION images (`strata run`) and compares it with the f32 artifact:
         [--float-activations]  (also each int8 method with --float-activations)
         [--keep-float T1,T2]  (also each int8 method with --keep-float T1,T2,
                                e.g. a `<name>_preact` to keep one activation float)
-        [--per-tensor-tables]  (also each int8 method with the table's @range rows
-                                removed: per-tensor activation-table inputs)
+        [--per-channel-tables]  (also each int8 method with --per-channel-tables:
+                                 per-channel activation-table inputs)
 
 Needs Pillow, scikit-image's sample images (skimage/data, read as files),
 rapidocr-onnxruntime and ddddocr (their model files) in the running Python:
@@ -258,9 +258,9 @@ def main():
                     help="also int8 with --keep-float of these tensors (comma "
                          "separated; a '<name>_preact' keeps just that fused "
                          "activation in float, its conv int8)")
-    ap.add_argument("--per-tensor-tables", action="store_true",
-                    help="also each int8 method with the table's @range rows removed "
-                         "(per-tensor inputs of the activation tables, the form before them)")
+    ap.add_argument("--per-channel-tables", action="store_true",
+                    help="also each int8 method with --per-channel-tables (per-channel "
+                         "inputs of the activation tables, from the table's @range rows)")
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "quant-accuracy"))
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
     ap.add_argument("--verbose", action="store_true")
@@ -319,14 +319,10 @@ def main():
                 variants.append((label + " float-act",
                                  ["--quantize", "int8", "--calibration", table,
                                   "--float-activations"]))
-            if args.per_tensor_tables:
-                pt = os.path.join(d, f"table_{method}_per_tensor.txt")
-                with open(table) as f:
-                    kept_lines = [line for line in f if not line.startswith("@range ")]
-                with open(pt, "w") as f:
-                    f.writelines(kept_lines)
-                variants.append((label + " per-tensor tables",
-                                 ["--quantize", "int8", "--calibration", pt]))
+            if args.per_channel_tables:
+                variants.append((label + " per-channel tables",
+                                 ["--quantize", "int8", "--calibration", table,
+                                  "--per-channel-tables"]))
             if args.keep_float:
                 variants.append((label + " keep-float",
                                  ["--quantize", "int8", "--calibration", table,

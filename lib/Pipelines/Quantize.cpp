@@ -60,6 +60,7 @@ quantizeTopModule(mlir::ModuleOp module, const TensorMap &weights,
                            settings.keepFloat.end());
   options.symmetric = settings.symmetric;
   options.floatActivations = settings.floatActivations;
+  options.perChannelTables = settings.perChannelTables;
   mlir::PassManager pm(module.getContext());
   pm.addPass(top::createTopQuantize(options));
   pm.addPass(mlir::createCanonicalizerPass());

@@ -175,25 +175,40 @@ CASES = {
     "depthwise_multiplier": ([1, 4, 11, 21], [("conv", 8, 5, 1, 2, 1, 4)],
                              ["conv2d_depthwise_i8"]),
     # A fused activation: the kernel requantizes to the pre-activation's
-    # int8 range per channel (the calibration's @range rows), then Dequant
-    # -> activation -> Quant, the table_channels_i8 kernel with the
-    # per-channel entries the interpreter computes (odd sizes: vector tails;
-    # planes under 64 bytes take the byte loop, larger ones the vectors).
+    # int8 range, then Dequant -> activation -> Quant, the table_i8 kernel
+    # with the entries the interpreter computes (odd sizes: vector tails).
     "conv_sigmoid_table": ([1, 4, 6, 6], [("conv", 7, 3, 1, 1, 1, 1), ("sigmoid",)],
-                           ["conv2d_im2col_gemm_i8", "table_channels_i8"]),
+                           ["conv2d_im2col_gemm_i8", "table_i8"]),
     "conv_silu_table": ([1, 6, 13, 9], [("conv", 12, 3, 1, 1, 1, 1), ("silu",),
                                         ("conv", 8, 1, 1, 0, 1, 1), ("silu",)],
-                        ["conv2d_im2col_gemm_i8", "conv2d_1x1_gemm_i8",
-                         "table_channels_i8"]),
+                        ["conv2d_im2col_gemm_i8", "conv2d_1x1_gemm_i8", "table_i8"]),
     "depthwise_hardsigmoid_table": ([1, 8, 11, 17], [("conv", 8, 3, 2, 1, 1, 8),
                                                      ("hardsigmoid",)],
-                                    ["conv2d_depthwise_i8", "table_channels_i8"]),
-    "pointwise_hardswish_table": ([2, 5, 23, 29], [("conv", 11, 1, 1, 0, 1, 1), ("hardswish",),
-                                                   ("conv", 9, 3, 2, 1, 1, 1), ("hardswish",)],
-                                  ["conv2d_1x1_gemm_i8", "conv2d_im2col_gemm_i8",
-                                   "table_channels_i8"]),
-    "gemm_sigmoid_table": ([3, 40], [("gemm", 37), ("sigmoid",), ("gemm", 19)],
-                           ["matmul_gemm_i8", "table_channels_i8"]),
+                                    ["conv2d_depthwise_i8", "table_i8"]),
+    # --per-channel-tables: the pre-activation per channel (the calibration's
+    # @range rows), the table_channels_i8 kernel with the per-channel entries
+    # the interpreter computes (planes under 64 bytes take the byte loop,
+    # larger ones the vectors; rank-2 matmul: one element per plane).
+    "conv_sigmoid_table_pc": ([1, 4, 6, 6], [("conv", 7, 3, 1, 1, 1, 1), ("sigmoid",)],
+                              ["conv2d_im2col_gemm_i8", "table_channels_i8"], 0.0,
+                              ["--per-channel-tables"]),
+    "conv_silu_table_pc": ([1, 6, 13, 9], [("conv", 12, 3, 1, 1, 1, 1), ("silu",),
+                                           ("conv", 8, 1, 1, 0, 1, 1), ("silu",)],
+                           ["conv2d_im2col_gemm_i8", "conv2d_1x1_gemm_i8",
+                            "table_channels_i8"], 0.0, ["--per-channel-tables"]),
+    "depthwise_hardsigmoid_table_pc": ([1, 8, 11, 17], [("conv", 8, 3, 2, 1, 1, 8),
+                                                        ("hardsigmoid",)],
+                                       ["conv2d_depthwise_i8", "table_channels_i8"], 0.0,
+                                       ["--per-channel-tables"]),
+    "pointwise_hardswish_table_pc": ([2, 5, 23, 29], [("conv", 11, 1, 1, 0, 1, 1),
+                                                      ("hardswish",),
+                                                      ("conv", 9, 3, 2, 1, 1, 1),
+                                                      ("hardswish",)],
+                                     ["conv2d_1x1_gemm_i8", "conv2d_im2col_gemm_i8",
+                                      "table_channels_i8"], 0.0, ["--per-channel-tables"]),
+    "gemm_sigmoid_table_pc": ([3, 40], [("gemm", 37), ("sigmoid",), ("gemm", 19)],
+                              ["matmul_gemm_i8", "table_channels_i8"], 0.0,
+                              ["--per-channel-tables"]),
     # --float-activations: an int32 accumulator output (no Requant),
     # dequantized for the float sigmoid: 1e-6 covers the float sigmoid's
     # last bit; one accumulator step moves the output by ~1e-4.
@@ -221,18 +236,19 @@ def test_int8_kernels_match_interpreter(tmp_path, name):
     check_exact(tmp_path, model, in_shape, kernels, *atol)
 
 
-@pytest.mark.parametrize("name", ["conv_silu_table", "pointwise_hardswish_table"])
-def test_per_tensor_tables_from_old_table(tmp_path, name):
-    """A calibration table without @range rows (written before they
-    existed): the per-tensor form (table_i8) with one warning, still
-    bit-exact."""
-    in_shape, layers, kernels, *_ = CASES[name]
+@pytest.mark.parametrize("name", ["conv_silu_table_pc", "pointwise_hardswish_table_pc"])
+def test_per_channel_tables_from_old_table(tmp_path, name):
+    """--per-channel-tables with a calibration table without @range rows
+    (written before they existed): the per-tensor form (table_i8) with one
+    warning naming the table, still bit-exact."""
+    in_shape, layers, kernels, atol, options = CASES[name]
     model = tmp_path / "m.onnx"
     build(model, in_shape, layers, np.random.default_rng(sorted(CASES).index(name)))
     kernels = [k for k in kernels if k != "table_channels_i8"] + ["table_i8"]
-    check_exact(tmp_path, model, in_shape, kernels, per_tensor_tables=True)
+    check_exact(tmp_path, model, in_shape, kernels, atol, options, per_tensor_tables=True)
     r = ok(strata("quantize", model, "--quantize", "int8", "--calibration",
-                  tmp_path / "table.txt", "-o", tmp_path / "q2", "--name", "m"))
+                  tmp_path / "table.txt", "--per-channel-tables", "-o", tmp_path / "q2",
+                  "--name", "m"))
     assert r.stderr.count("has no '@range' rows") == 1, r.stderr
     assert "table.txt" in r.stderr
 
@@ -359,11 +375,11 @@ def test_calibrate_preact_rows(tmp_path):
 
 def test_per_channel_tables_resolve_narrow_channels(tmp_path):
     """A 1x1 conv + HardSwish whose output channels' ranges differ 60-fold:
-    with the per-channel pre-activation (@range rows) the narrow channels'
-    pre-activation (`z_preact`, the dequantized Requant, dumped by
-    `strata run-ref --dump-all`) is several times closer to numpy's float
-    conv than with the per-tensor one (the same table without @range
-    rows), the wide channel's no worse. (Not 60x: each channel's range is
+    with the per-channel pre-activation (--per-channel-tables, the table's
+    @range rows) the narrow channels' pre-activation (`z_preact`, the
+    dequantized Requant, dumped by `strata run-ref --dump-all`) is several
+    times closer to numpy's float conv than with the per-tensor one (the
+    default), the wide channel's no worse. (Not 60x: each channel's range is
     also cut where the activation's output, on the output's per-tensor int8
     steps, does not move.)"""
     in_shape = [1, 4, 16, 16]
@@ -381,15 +397,13 @@ def test_per_channel_tables_resolve_narrow_channels(tmp_path):
     samples(tmp_path / "cal", in_shape, 4, seed=1)
     table = tmp_path / "t.txt"
     ok(strata("calibrate", model, "--data", tmp_path / "cal", "--method", "minmax", "-o", table))
-    lines = open(table).read().splitlines(True)
-    open(tmp_path / "pt.txt", "w").write("".join(x for x in lines if not x.startswith("@")))
     inp = tmp_path / "cal" / "s0.npz"  # inside the calibrated ranges: no clipping
     x = np.load(inp)["x"].astype(np.float64)
     want = np.einsum("oc,nchw->nohw", w[:, :, 0, 0].astype(np.float64), x)
     errors = {}
-    for label, t in (("channel", table), ("tensor", tmp_path / "pt.txt")):
-        ok(strata("quantize", model, "--quantize", "int8", "--calibration", t,
-                  "-o", tmp_path / label, "--name", "m"))
+    for label, extra in (("channel", ["--per-channel-tables"]), ("tensor", [])):
+        ok(strata("quantize", model, "--quantize", "int8", "--calibration", table,
+                  "-o", tmp_path / label, "--name", "m", *extra))
         ok(strata("run-ref", tmp_path / label / "m.mlir", "--input", inp,
                   "--output", tmp_path / "o.npz", "--dump-all"))
         got = np.load(tmp_path / "o.npz")["z_preact"].astype(np.float64)

@@ -75,9 +75,9 @@ FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
         request.keepFloat.push_back(line.str());
     }
   }
-  QuantizeSettings settings{request.mode, request.calibration,
-                            request.keepFloat, request.symmetric,
-                            request.floatActivations};
+  QuantizeSettings settings{
+      request.mode,      request.calibration,      request.keepFloat,
+      request.symmetric, request.floatActivations, request.perChannelTables};
   std::string error;
   FailureOr<TensorMap> result =
       quantizeTopModule(module, weights, settings, error, usageError);
@@ -108,6 +108,12 @@ QuantizeOptions::QuantizeOptions(cl::SubCommand &sub)
                    "HardSwish, ...) in float from the int32 accumulator "
                    "instead of an int8 table (the layer then stays on the "
                    "CPU's int32 path)"),
+          cl::sub(sub)),
+      perChannelTables(
+          "per-channel-tables",
+          cl::desc("--quantize int8: give each channel of a fused "
+                   "activation's table input its own scale (the calibration "
+                   "table's @range rows; one table per channel)"),
           cl::sub(sub)) {}
 
 QuantizeRequest QuantizeOptions::request(const std::string &mode) const {
@@ -116,13 +122,15 @@ QuantizeRequest QuantizeOptions::request(const std::string &mode) const {
           std::vector<std::string>(keepFloat.begin(), keepFloat.end()),
           keepFloatFile,
           symmetric,
-          floatActivations};
+          floatActivations,
+          perChannelTables};
 }
 
 bool QuantizeOptions::anyGiven() const {
   return calibration.getNumOccurrences() || keepFloat.getNumOccurrences() ||
          keepFloatFile.getNumOccurrences() || symmetric.getNumOccurrences() ||
-         floatActivations.getNumOccurrences();
+         floatActivations.getNumOccurrences() ||
+         perChannelTables.getNumOccurrences();
 }
 
 SampleOptions::SampleOptions(cl::SubCommand &sub, bool required,

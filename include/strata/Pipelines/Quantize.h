@@ -30,6 +30,9 @@ struct QuantizeSettings {
   /// int8: fused activations in float from the int32 accumulator instead
   /// of an int8 table after a requant to the pre-activation range.
   bool floatActivations = false;
+  /// int8: the activation tables' inputs per channel (the calibration
+  /// table's @range rows).
+  bool perChannelTables = false;
 };
 
 /// How the caller spells the settings in its error messages (the CLI's

@@ -394,7 +394,8 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       SmallVector<int64_t> mult, shift;
       auto ranges = table.channelRanges.find(pre->first);
       int64_t channels = yType.getRank() >= 2 ? yType.getDimSize(1) : -1;
-      if (ranges != table.channelRanges.end() && channels > 0 &&
+      if (perChannelTables && ranges != table.channelRanges.end() &&
+          channels > 0 &&
           int64_t(ranges->second.size()) == channels &&
           (isa<ConvOp>(old) || yType.getRank() == 2) &&
           (accScale.size() == 1 || int64_t(accScale.size()) == channels)) {
@@ -426,7 +427,8 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
                 yType.getElementType(), scales, zps, /*quantizedDimension=*/1,
                 -128, 127)));
       } else {
-        if (ranges == table.channelRanges.end() && channels > 0)
+        if (perChannelTables && ranges == table.channelRanges.end() &&
+            channels > 0)
           ++perTensorTables;
         ActParams pp = activationParams(tensorRange, symmetric);
         pp.scale = asF32(pp.scale);

@@ -1,13 +1,16 @@
-// RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-preact-range.txt" 2>&1 | FileCheck %s --check-prefixes=PC,NOWARN
-// RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-preact.txt" 2>&1 | FileCheck %s --check-prefix=PT
-// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-range-odd.txt" 2>&1 | FileCheck %s --check-prefix=ODD
-// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-range-nan.txt" 2>&1 | FileCheck %s --check-prefix=NAN
-// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-range-order.txt" 2>&1 | FileCheck %s --check-prefix=ORDER
-// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-range-count.txt" 2>&1 | FileCheck %s --check-prefix=COUNT
-// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-range-unknown.txt" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-range-twice.txt" 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-preact-range.txt per-channel-tables=true" 2>&1 | FileCheck %s --check-prefixes=PC,NOWARN
+// RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-preact.txt per-channel-tables=true" 2>&1 | FileCheck %s --check-prefix=PT
+// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-range-odd.txt per-channel-tables=true" 2>&1 | FileCheck %s --check-prefix=ODD
+// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-range-nan.txt per-channel-tables=true" 2>&1 | FileCheck %s --check-prefix=NAN
+// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-range-order.txt per-channel-tables=true" 2>&1 | FileCheck %s --check-prefix=ORDER
+// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-range-count.txt per-channel-tables=true" 2>&1 | FileCheck %s --check-prefix=COUNT
+// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-range-unknown.txt per-channel-tables=true" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-range-twice.txt per-channel-tables=true" 2>&1 | FileCheck %s --check-prefix=TWICE
 
-// Per-channel pre-activation ranges (`@range conv_preact -4 1 -0.5 0.25`):
+// RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-preact-range.txt" 2>&1 | FileCheck %s --check-prefixes=DEFAULT,NOWARN
+
+// Per-channel pre-activation ranges (`@range conv_preact -4 1 -0.5 0.25`)
+// with per-channel-tables=true:
 // the Requant writes a per-axis type on dim 1, each channel's range cut
 // as the tensor's is (where HardSigmoid(0.25 x + 0.5) is flat within a
 // quarter of an output step) and symmetric: channel 0 [-4, 1] -> [-1.997,
@@ -23,8 +26,12 @@
 // PC: %[[Q:.*]] = top.Quant(%[[A]]) {{.*}} -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.00392156{{[0-9]*}}:-128>>
 // PC: return
 
-// A table without @range rows (written before they existed): the
-// per-tensor form, one warning naming the table.
+// Without per-channel-tables (the default) the @range rows are read and
+// checked but unused: the per-tensor form, no warning.
+// DEFAULT: top.Requant({{.*}} -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.015662{{[0-9]*}}>>
+
+// per-channel-tables=true with a table without @range rows (written
+// before they existed): the per-tensor form, one warning naming the table.
 // PT: warning: top-quantize: 1 int8 activation table(s) read a per-tensor input: the calibration table '{{.*}}quantize-table-preact.txt' has no '@range' rows
 // PT: top.Requant({{.*}} -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.015662{{[0-9]*}}>>
 

@@ -348,11 +348,12 @@ def TopQuantize : Pass<"top-quantize", "::mlir::ModuleOp"> {
       Sigmoid, ...): the accumulator is requantized to int8 at the range of
       the table's `<name>_preact` entry, then `top.Dequant`, the float
       activation and a `top.Quant` to the output's range (an int8 -> int8
-      table for the CPU and NPU lowerings; with the table's `@range` row for
-      `<name>_preact`, on a Conv or rank-2 MatMul, per channel: the Requant's
-      result is `!quant.uniform<i8:f32:1, {s0:0, s1:0, ...}>`, each channel's
-      range cut as the tensor's and symmetric, one table per channel; without
-      it, per tensor and a warning); with `float-activations=true`,
+      table for the CPU and NPU lowerings; with `per-channel-tables=true` and
+      the table's `@range` row for `<name>_preact`, on a Conv or rank-2
+      MatMul, per channel: the Requant's result is
+      `!quant.uniform<i8:f32:1, {s0:0, s1:0, ...}>`, each channel's range
+      cut as the tensor's and symmetric, one table per channel; without the
+      row, per tensor and a warning); with `float-activations=true`,
       or without a `_preact` entry (a warning), the activation runs in float
       on the dequantized int32 accumulator instead. NHWC convs, ops named in
       `keep-float` and everything else stay float.
@@ -380,7 +381,10 @@ def TopQuantize : Pass<"top-quantize", "::mlir::ModuleOp"> {
            "int8 activations symmetric (zero point 0)">,
     Option<"floatActivations", "float-activations", "bool", "false",
            "int8: compute fused activations in float from the int32 "
-           "accumulator (no int8 table)">
+           "accumulator (no int8 table)">,
+    Option<"perChannelTables", "per-channel-tables", "bool", "false",
+           "int8: the activation tables' inputs per channel, from the "
+           "calibration table's @range rows">
   ];
   let dependentDialects = ["::strata::top::TopDialect",
                            "::mlir::quant::QuantDialect"];
