@@ -395,14 +395,14 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       auto ranges = table.channelRanges.find(pre->first);
       int64_t channels = yType.getRank() >= 2 ? yType.getDimSize(1) : -1;
       if (perChannelTables && ranges != table.channelRanges.end() &&
-          channels > 0 &&
-          int64_t(ranges->second.size()) == channels &&
+          channels > 0 && int64_t(ranges->second.size()) == channels &&
           (isa<ConvOp>(old) || yType.getRank() == 2) &&
           (accScale.size() == 1 || int64_t(accScale.size()) == channels)) {
         // Per channel (dim 1): each channel's range, trimmed as the
-        // tensor's, symmetric (zero point 0, so the int8 kernels' epilogue
-        // writes it as it writes any per-channel requant); a channel that
-        // never moved keeps a floor of the tensor's range.
+        // tensor's and within the tensor's trimmed range, symmetric (zero
+        // point 0, so the int8 kernels' epilogue writes it as it writes any
+        // per-channel requant); a channel that never moved keeps a floor of
+        // the tensor's range.
         SmallVector<double> scales;
         SmallVector<int64_t> zps;
         for (int64_t c = 0; c < channels; ++c) {
@@ -410,8 +410,10 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
           calib::CalibrationEntry r =
               preActivationRange({pre->second.threshold, lo, hi},
                                  f.getDefiningOp(), outLo, outHi, po.scale / 4);
-          double t = std::max(r.threshold,
-                              std::max(tensorRange.threshold * 1e-4, 1e-12));
+          double t =
+              std::min(tensorRange.threshold,
+                       std::max(r.threshold,
+                                std::max(tensorRange.threshold * 1e-4, 1e-12)));
           scales.push_back(asF32(t / 127.0));
           zps.push_back(0);
           auto [m, sh] = calib::multiplierShift(
