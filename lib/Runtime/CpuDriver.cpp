@@ -382,7 +382,10 @@ public:
          request.params.size() != k->paramCount)) {
       error = "kernel '" + request.symbol + "' takes " +
               std::to_string(k->bindingCount) + " bindings and " +
-              std::to_string(k->paramCount) + " params, the dispatch has " +
+              (k->paramCount == kAnyParamCount
+                   ? std::string("its own count of")
+                   : std::to_string(k->paramCount)) +
+              " params, the dispatch has " +
               std::to_string(request.bindings.size()) + " and " +
               std::to_string(request.params.size());
       return nullptr;
