@@ -380,14 +380,14 @@ public:
     if (request.bindings.size() != k->bindingCount ||
         (k->paramCount != kAnyParamCount &&
          request.params.size() != k->paramCount)) {
-      error = "kernel '" + request.symbol + "' takes " +
-              std::to_string(k->bindingCount) + " bindings and " +
-              (k->paramCount == kAnyParamCount
-                   ? std::string("its own count of")
-                   : std::to_string(k->paramCount)) +
-              " params, the dispatch has " +
-              std::to_string(request.bindings.size()) + " and " +
-              std::to_string(request.params.size());
+      error =
+          "kernel '" + request.symbol + "' takes " +
+          std::to_string(k->bindingCount) + " bindings and " +
+          (k->paramCount == kAnyParamCount ? std::string("its own count of")
+                                           : std::to_string(k->paramCount)) +
+          " params, the dispatch has " +
+          std::to_string(request.bindings.size()) + " and " +
+          std::to_string(request.params.size());
       return nullptr;
     }
     for (size_t i = 0; i < k->bindingCount; ++i)
