@@ -37,9 +37,18 @@ def conv_node(name, inp, out, w, b, **attrs):
     return helper.make_node("Conv", [inp, name + "_w", name + "_b"], [out], **attrs), inits
 
 
+def narrow(w, b, spread):
+    """With `spread` ([f]), output channels other than every third get
+    weights and bias / f: channels whose ranges differ f-fold."""
+    if spread:
+        keep = np.arange(w.shape[0]) % 3 == 0
+        w[~keep] /= spread[0]
+        b[~keep] /= spread[0]
+
+
 def build(path, in_shape, layers, rng):
-    """A chain of layers: ("conv", O, k, stride, pad, dilation, group) or
-    ("gemm", N) after a Flatten, or ("relu",) / ("relu6",) / ("sigmoid",) /
+    """A chain of layers: ("conv", O, k, stride, pad, dilation, group[, f])
+    or ("gemm", N[, f]) after a Flatten (f: channel ranges differing f-fold), or ("relu",) / ("relu6",) / ("sigmoid",) /
     ("silu",) (Sigmoid and Mul) / ("hardsigmoid",) / ("hardswish",), or
     ("add", j): the current value plus layer j's output (-1: the input x)."""
     nodes, inits = [], []
@@ -48,11 +57,12 @@ def build(path, in_shape, layers, rng):
         out = f"t{i}"
         kind = layer[0]
         if kind == "conv":
-            _, o, k, s, p, d, g = layer
+            _, o, k, s, p, d, g, *spread = layer
             c = shape[1]
             w = (rng.standard_normal((o, c // g, k, k)) * (1.5 / np.sqrt(c // g * k * k))
                  ).astype(np.float32)
             b = (rng.standard_normal(o) * 0.2).astype(np.float32)
+            narrow(w, b, spread)
             node, extra = conv_node(f"c{i}", cur, out, w, b, kernel_shape=[k, k],
                                     strides=[s, s], pads=[p] * 4, dilations=[d, d], group=g)
             nodes.append(node)
@@ -61,13 +71,14 @@ def build(path, in_shape, layers, rng):
             shape = [shape[0], o, (shape[2] + 2 * p - span) // s + 1,
                      (shape[3] + 2 * p - span) // s + 1]
         elif kind == "gemm":
-            n = layer[1]
+            n, *spread = layer[1:]
             if len(shape) > 2:
                 nodes.append(helper.make_node("Flatten", [cur], [f"f{i}"]))
                 cur = f"f{i}"
                 shape = [shape[0], int(np.prod(shape[1:]))]
             w = (rng.standard_normal((n, shape[1])) / np.sqrt(shape[1])).astype(np.float32)
             b = (rng.standard_normal(n) * 0.2).astype(np.float32)
+            narrow(w, b, spread)
             inits += [numpy_helper.from_array(w, f"g{i}_w"), numpy_helper.from_array(b, f"g{i}_b")]
             nodes.append(helper.make_node("Gemm", [cur, f"g{i}_w", f"g{i}_b"], [out], transB=1))
             shape = [shape[0], n]
@@ -185,28 +196,33 @@ CASES = {
     "depthwise_hardsigmoid_table": ([1, 8, 11, 17], [("conv", 8, 3, 2, 1, 1, 8),
                                                      ("hardsigmoid",)],
                                     ["conv2d_depthwise_i8", "table_i8"]),
-    # --per-channel-tables: the pre-activation per channel (the calibration's
-    # @range rows), the table_channels_i8 kernel with the per-channel entries
+    # --per-channel-tables on layers whose channel ranges differ 10-fold:
+    # the pre-activation per channel (the calibration's @range rows), the
+    # table_channels_i8 kernel with the per-channel entries
     # the interpreter computes (planes under 64 bytes take the byte loop,
     # larger ones the vectors; rank-2 matmul: one element per plane).
-    "conv_sigmoid_table_pc": ([1, 4, 6, 6], [("conv", 7, 3, 1, 1, 1, 1), ("sigmoid",)],
+    "conv_sigmoid_table_pc": ([1, 4, 6, 6], [("conv", 7, 3, 1, 1, 1, 1, 10), ("sigmoid",)],
                               ["conv2d_im2col_gemm_i8", "table_channels_i8"], 0.0,
                               ["--per-channel-tables"]),
-    "conv_silu_table_pc": ([1, 6, 13, 9], [("conv", 12, 3, 1, 1, 1, 1), ("silu",),
-                                           ("conv", 8, 1, 1, 0, 1, 1), ("silu",)],
+    "conv_silu_table_pc": ([1, 6, 13, 9], [("conv", 12, 3, 1, 1, 1, 1, 10), ("silu",),
+                                           ("conv", 8, 1, 1, 0, 1, 1, 10), ("silu",)],
                            ["conv2d_im2col_gemm_i8", "conv2d_1x1_gemm_i8",
                             "table_channels_i8"], 0.0, ["--per-channel-tables"]),
-    "depthwise_hardsigmoid_table_pc": ([1, 8, 11, 17], [("conv", 8, 3, 2, 1, 1, 8),
+    "depthwise_hardsigmoid_table_pc": ([1, 8, 11, 17], [("conv", 8, 3, 2, 1, 1, 8, 10),
                                                         ("hardsigmoid",)],
                                        ["conv2d_depthwise_i8", "table_channels_i8"], 0.0,
                                        ["--per-channel-tables"]),
-    "pointwise_hardswish_table_pc": ([2, 5, 23, 29], [("conv", 11, 1, 1, 0, 1, 1),
+    "pointwise_hardswish_table_pc": ([2, 5, 23, 29], [("conv", 11, 1, 1, 0, 1, 1, 10),
                                                       ("hardswish",),
-                                                      ("conv", 9, 3, 2, 1, 1, 1),
+                                                      ("conv", 9, 3, 2, 1, 1, 1, 10),
                                                       ("hardswish",)],
                                      ["conv2d_1x1_gemm_i8", "conv2d_im2col_gemm_i8",
                                       "table_channels_i8"], 0.0, ["--per-channel-tables"]),
-    "gemm_sigmoid_table_pc": ([3, 40], [("gemm", 37), ("sigmoid",), ("gemm", 19)],
+    # Channels within 3-fold of each other: per tensor (table_i8) even so.
+    "conv_silu_table_even_pc": ([1, 6, 13, 9], [("conv", 12, 3, 1, 1, 1, 1), ("silu",)],
+                                ["conv2d_im2col_gemm_i8", "table_i8"], 0.0,
+                                ["--per-channel-tables"]),
+    "gemm_sigmoid_table_pc": ([3, 40], [("gemm", 37, 10), ("sigmoid",), ("gemm", 19)],
                               ["matmul_gemm_i8", "table_channels_i8"], 0.0,
                               ["--per-channel-tables"]),
     # --float-activations: an int32 accumulator output (no Requant),

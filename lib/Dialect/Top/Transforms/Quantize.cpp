@@ -308,6 +308,10 @@ FailureOr<std::vector<double>> evaluateUnary(Operation *op,
   return ys;
 }
 
+/// The spread of a fused activation's channel thresholds (largest over
+/// median) from which `per-channel-tables` quantizes its input per channel.
+constexpr double kPerChannelSpread = 3.0;
+
 /// The int8 range of the pre-activation tensor of activation `act` (an op
 /// reading one f32 value) from its calibration entry `e`: `e`'s range
 /// (clipped to its threshold, as for any tensor) without the ends over
@@ -394,26 +398,38 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       SmallVector<int64_t> mult, shift;
       auto ranges = table.channelRanges.find(pre->first);
       int64_t channels = yType.getRank() >= 2 ? yType.getDimSize(1) : -1;
+      // Per channel (dim 1): each channel's threshold, its range trimmed as
+      // the tensor's and kept within the tensor's trimmed range (a channel
+      // that never moved gets a floor of it); used only when the channels
+      // differ, the largest at least kPerChannelSpread times the (lower)
+      // median: where they do not, symmetric per-channel steps are no finer
+      // than the per-tensor asymmetric ones (docs/quantization.md).
+      SmallVector<double> channelT;
       if (perChannelTables && ranges != table.channelRanges.end() &&
           channels > 0 && int64_t(ranges->second.size()) == channels &&
           (isa<ConvOp>(old) || yType.getRank() == 2) &&
           (accScale.size() == 1 || int64_t(accScale.size()) == channels)) {
-        // Per channel (dim 1): each channel's range, trimmed as the
-        // tensor's and within the tensor's trimmed range, symmetric (zero
-        // point 0, so the int8 kernels' epilogue writes it as it writes any
-        // per-channel requant); a channel that never moved keeps a floor of
-        // the tensor's range.
-        SmallVector<double> scales;
-        SmallVector<int64_t> zps;
-        for (int64_t c = 0; c < channels; ++c) {
-          auto [lo, hi] = ranges->second[size_t(c)];
+        for (auto [lo, hi] : ranges->second) {
           calib::CalibrationEntry r =
               preActivationRange({pre->second.threshold, lo, hi},
                                  f.getDefiningOp(), outLo, outHi, po.scale / 4);
-          double t =
-              std::min(tensorRange.threshold,
-                       std::max(r.threshold,
-                                std::max(tensorRange.threshold * 1e-4, 1e-12)));
+          channelT.push_back(std::min(
+              tensorRange.threshold,
+              std::max(r.threshold,
+                       std::max(tensorRange.threshold * 1e-4, 1e-12))));
+        }
+        SmallVector<double> sorted(channelT);
+        llvm::sort(sorted);
+        if (sorted.back() < kPerChannelSpread * sorted[(sorted.size() - 1) / 2])
+          channelT.clear();
+      }
+      if (!channelT.empty()) {
+        // Symmetric (zero point 0, so the int8 kernels' epilogue writes it
+        // as it writes any per-channel requant).
+        SmallVector<double> scales;
+        SmallVector<int64_t> zps;
+        for (int64_t c = 0; c < channels; ++c) {
+          double t = channelT[size_t(c)];
           scales.push_back(asF32(t / 127.0));
           zps.push_back(0);
           auto [m, sh] = calib::multiplierShift(

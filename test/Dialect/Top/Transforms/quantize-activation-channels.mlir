@@ -8,9 +8,11 @@
 // RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-range-twice.txt per-channel-tables=true" 2>&1 | FileCheck %s --check-prefix=TWICE
 
 // RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-preact-range.txt" 2>&1 | FileCheck %s --check-prefixes=DEFAULT,NOWARN
+// RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-range-even.txt per-channel-tables=true" 2>&1 | FileCheck %s --check-prefixes=DEFAULT,NOWARN
 
 // Per-channel pre-activation ranges (`@range conv_preact -4 1 -0.5 0.25`)
-// with per-channel-tables=true:
+// with per-channel-tables=true (the channels' cut ranges differ 4-fold, at
+// least the 3-fold spread per-channel inputs need):
 // the Requant writes a per-axis type on dim 1, each channel's range cut
 // as the tensor's is (where HardSigmoid(0.25 x + 0.5) is flat within a
 // quarter of an output step) and symmetric: channel 0 [-4, 1] -> [-1.997,
@@ -27,7 +29,9 @@
 // PC: return
 
 // Without per-channel-tables (the default) the @range rows are read and
-// checked but unused: the per-tensor form, no warning.
+// checked but unused: the per-tensor form, no warning. The same with it
+// when the channels' cut ranges differ less than 3-fold (quantize-range-even:
+// [-4, 1] and [-1, 0.8] -> thresholds 1.997 and about 1).
 // DEFAULT: top.Requant({{.*}} -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.015662{{[0-9]*}}>>
 
 // per-channel-tables=true with a table without @range rows (written
