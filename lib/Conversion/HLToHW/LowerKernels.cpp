@@ -47,8 +47,10 @@ struct Layer {
   int64_t sh = 1, sw = 1, dh = 1, dw = 1, groups = 1;
   int64_t pad[4] = {0, 0, 0, 0}; // top, left, bottom, right
   int64_t B = 4;
-  int64_t eb = 1;          // bytes of an input / weight / output element
-  int64_t sbRowBytes = 12; // one scale_bias row: 3 x i32, or 1 x f32 (bf16)
+  int64_t eb = 1; // bytes of an input / weight / output element
+  /// One scale_bias row: 3 x i32 (4 with a per-channel output zero
+  /// point), or 1 x f32 (bf16).
+  int64_t sbRowBytes = 12;
   int64_t blockBytes = 0;  // one packed weight block
   npusim::SliceTask proto; // the fields every task of the layer shares
   /// The whole input already in LRAM at this address (NCHW, contiguous):
@@ -465,10 +467,10 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
   auto [ci0, ci1] = inputChannels(l, tile);
   int64_t inRowsTile = tw.i1 - tw.i0;
   int64_t sbDimsRow = l.sbRowBytes / 4;
-  s.scaleBias =
-      sbDimsRow == 3
-          ? contiguous(sbAddr + (p.c0 - tile.c0) * l.sbRowBytes, {pc, 3}, 4)
-          : contiguous(sbAddr + (p.c0 - tile.c0) * 4, {pc}, 4);
+  s.scaleBias = sbDimsRow > 1
+                    ? contiguous(sbAddr + (p.c0 - tile.c0) * l.sbRowBytes,
+                                 {pc, sbDimsRow}, 4)
+                    : contiguous(sbAddr + (p.c0 - tile.c0) * 4, {pc}, 4);
   s.weights.address = wAddr + blockOff * wBlockBytes;
   if (l.kind == Kind::FullyConnected) {
     s.input = contiguous(inAddr, {l.N, kc}, l.eb);
@@ -594,7 +596,9 @@ std::optional<std::string> readLayer(Operation *op,
       return l.name + ": dynamic shapes are not supported";
   l.B = config.weightChannelBlock;
   l.eb = bf16 ? 2 : 1;
-  l.sbRowBytes = bf16 ? 4 : 12;
+  l.sbRowBytes =
+      bf16 ? 4
+           : 4 * cast<ShapedType>(op->getOperand(2).getType()).getDimSize(1);
   npusim::SliceTask &s = l.proto;
   s.format = s.outputFormat =
       bf16 ? npusim::Format::BF16 : npusim::Format::Int8;
@@ -791,6 +795,125 @@ void binaryFields(BinaryOp b, npusim::KernelKind k, npusim::SliceTask &proto) {
     proto.rounding = npusim::Rounding::TFLite;
 }
 
+/// A per-channel hl.table (`[C, 256]`) over the `[N*C, L]` planes (L the
+/// elements after dim 1): chunks of whole channel planes of one batch item
+/// (or parts of one plane when a plane does not fit), each split over the
+/// slices by channels (or elements); every `table` task reads its
+/// channels' rows. The whole table is loaded once when it fits beside a
+/// chunk of at least one plane; otherwise each chunk loads its channels'
+/// rows (a row only when the channel changes).
+std::optional<std::string> lowerChannelTable(hl::TableOp op,
+                                             const npu::NpuConfig &config,
+                                             const std::string &layer,
+                                             const std::string &name,
+                                             npusim::Program &program) {
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(op.getInput().getType()).getShape();
+  int64_t n = shape[0], c = shape[1], plane = 1;
+  for (size_t d = 2; d < shape.size(); ++d)
+    plane *= shape[d];
+  // LRAM addresses of the table rows, the input and the output chunk when
+  // `rows` table rows and chunks of `elems` elements fit.
+  struct Fit {
+    int64_t lut, in, out;
+  };
+  auto fits = [&](int64_t rows, int64_t elems) -> std::optional<Fit> {
+    LramAllocator alloc(config);
+    std::optional<int64_t> lut = alloc.allocate(rows * 256),
+                           in = alloc.allocate(elems),
+                           out = alloc.allocate(elems);
+    if (!lut || !in || !out)
+      return std::nullopt;
+    return Fit{*lut, *in, *out};
+  };
+  // Channels per chunk (k) and elements of a plane per chunk (part).
+  bool resident = false;
+  int64_t k = 0, part = plane;
+  std::optional<Fit> fit;
+  for (int64_t kk = c; kk >= 1 && !fit; kk = kk * 7 / 8) {
+    if ((fit = fits(c, kk * plane))) {
+      resident = true;
+      k = kk;
+    }
+    if (kk * 7 / 8 == kk)
+      break;
+  }
+  for (int64_t kk = c; kk >= 1 && !fit; --kk)
+    if ((fit = fits(kk, kk * plane)))
+      k = kk;
+  for (part = plane; part >= 1 && !fit; part = part * 7 / 8)
+    if ((fit = fits(1, part)))
+      k = 1;
+  if (!fit)
+    return layer + llvm::formatv(": not even one table row (256 bytes) and "
+                                 "one element fit LRAM ({0} bytes)",
+                                 config.lramBytes)
+                       .str();
+  part = std::min(part, plane);
+  program = npusim::Program();
+  program.name = name;
+  program.config = config;
+  uint64_t bytes = static_cast<uint64_t>(n * c * plane);
+  program.bindings = {{"input", bytes, false},
+                      {bindingName(op.getTable(), "table"),
+                       static_cast<uint64_t>(c * 256), false},
+                      {"output", bytes, true}};
+  std::vector<Task> tasks;
+  if (resident)
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1, 0, fit->lut, 1,
+                            {c * 256}, {1}, {1}, "table"));
+  int64_t index = 0, heldRows = -1;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t c0 = 0; c0 < c; c0 += k) {
+      int64_t kc = std::min(k, c - c0);
+      // The first table row of the chunk's channels in LRAM.
+      int64_t lutBase = resident ? fit->lut + c0 * 256 : fit->lut;
+      for (int64_t e0 = 0; e0 < plane; e0 += part, ++index) {
+        int64_t len = std::min(part, plane - e0);
+        int64_t dram = (b * c + c0) * plane + e0;
+        if (index)
+          tasks.push_back(barrier());
+        if (!resident && heldRows != c0) {
+          tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1, c0 * 256,
+                                  fit->lut, 1, {kc * 256}, {1}, {1}, "table"));
+          heldRows = c0;
+        }
+        tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 0, dram, fit->in, 1,
+                                {kc, len}, {plane, 1}, {len, 1}, "input"));
+        tasks.push_back(barrier());
+        // Split over the slices by channels, or by elements of one plane.
+        bool byChannels = kc >= 2;
+        int64_t units = byChannels ? kc : len;
+        int64_t pieces = std::min<int64_t>(config.slices, units);
+        for (int64_t sIdx = 0; sIdx < pieces; ++sIdx) {
+          int64_t u0 = units * sIdx / pieces, u1 = units * (sIdx + 1) / pieces;
+          int64_t pk = byChannels ? u1 - u0 : 1;
+          int64_t pl = byChannels ? len : u1 - u0;
+          int64_t off = byChannels ? u0 * len : u0;
+          Task t;
+          t.kind = npusim::TaskKind::Slice;
+          t.slice.kernel = npusim::KernelKind::Table;
+          t.slice.slice = static_cast<uint32_t>(sIdx);
+          t.slice.input = contiguous(fit->in + off, {1, pk, pl}, 1);
+          t.slice.input.strides = {pk * len, len, 1};
+          t.slice.output = t.slice.input;
+          t.slice.output.address = fit->out + off;
+          t.slice.lut =
+              contiguous(lutBase + (byChannels ? u0 : 0) * 256, {pk, 256}, 1);
+          t.name = llvm::formatv("chunk{0}.s{1}", index, sIdx).str();
+          tasks.push_back(t);
+        }
+        tasks.push_back(barrier());
+        tasks.push_back(dmaTask(npusim::TaskKind::DmaStore, 2, dram, fit->out,
+                                1, {kc, len}, {plane, 1}, {len, 1}, "output"));
+      }
+    }
+  program.segments.push_back({std::move(tasks)});
+  if (auto e = npusim::verifyProgram(program))
+    return layer + ": internal error, the program does not verify: " + *e;
+  return std::nullopt;
+}
+
 /// The int8 elementwise kernels (hl.add/sub/mul/min/max, hl.activation,
 /// hl.table) over the flat tensor: chunks that fit LRAM (the inputs, the
 /// table, the output), each split over the slices, loaded, computed and
@@ -865,7 +988,7 @@ std::optional<std::string> lowerElementwise(Operation *op,
     if (convert.getZp() < -128 || convert.getZp() > 127)
       return layer + ": zp " + std::to_string(convert.getZp()) +
              " is outside int8";
-  } else if (isa<hl::TableOp>(op)) {
+  } else if (auto tableOp = dyn_cast<hl::TableOp>(op)) {
     table = true;
     proto.kernel = npusim::KernelKind::Table;
     if (config.lutEntries < 256)
@@ -873,6 +996,8 @@ std::optional<std::string> lowerElementwise(Operation *op,
                                    "is fewer than the 256 of an int8 table",
                                    config.lutEntries)
                          .str();
+    if (cast<ShapedType>(tableOp.getTable().getType()).getRank() == 2)
+      return lowerChannelTable(tableOp, config, layer, name, program);
   } else {
     return layer + ": no NPU lowering for this op";
   }

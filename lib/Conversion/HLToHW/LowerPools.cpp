@@ -352,7 +352,7 @@ std::vector<Task> pieceTasks(const WinLayer &l, const Tile &t, const Piece &p,
     int64_t sbAddr = pl.scaleBias[wSet] + (p.c0 - t.c0) * l.sbRowBytes;
     // The verifier wants the rows on every int8 MAC task; the middle ones
     // read neither bias nor requantization.
-    s.scaleBias = contiguous(sbAddr, {pc, 3}, 4);
+    s.scaleBias = contiguous(sbAddr, {pc, l.sbRowBytes / 4}, 4);
     if (!first)
       s.partial = contiguous(tempAddr, outDims, 4);
     if (last) {
@@ -651,7 +651,10 @@ readLayer(Operation *op, const npu::NpuConfig &config, WinLayer &l) {
     l.blockBytes = l.eb;
     for (size_t i = 1; i < wShape.size(); ++i)
       l.blockBytes *= wShape[i];
-    l.sbRowBytes = bf16 ? 4 : 12;
+    // 3 x i32 (4 with per-channel output zero points), or 1 x f32.
+    l.sbRowBytes =
+        bf16 ? 4
+             : 4 * cast<ShapedType>(op->getOperand(2).getType()).getDimSize(1);
     auto attr = [&](StringRef n) {
       return op->getAttrOfType<IntegerAttr>(n).getInt();
     };

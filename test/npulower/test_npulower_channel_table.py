@@ -1,0 +1,112 @@
+"""Per-channel activation tables on npu-sim, bit-exact (docs/npu.md, "Fused
+activations"): a hand-written int8 Top model in the form `strata quantize`
+writes for a convolution with a fused activation whose pre-activation is
+quantized per channel -- conv (i32) -> top.Requant to a per-axis (dim 1)
+int8 type -> top.Dequant -> HardSwish / Sigmoid / SiLU -> top.Quant
+(per-tensor) -- with random shapes (odd channel counts, 1x1 / 3x3,
+depthwise), per-channel multipliers, shifts, scales and zero points. It is
+compiled with `strata compile --target npu-sim` (the conv becomes an
+hl.conv2d with per-channel output zero points, the activation a per-channel
+hl.table) and run with `strata run --device npu-sim`; the output must equal,
+byte for byte, `strata run-ref` on the Top model (the Top interpreter, the
+reference of the CPU int8 path), untiled and tiled (a 4 KiB LRAM: row and
+channel tiles, chunks of the table's planes), single- and double-buffered."""
+import os
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("STRATA_BIN_DIR", os.path.join(ROOT, "build", "bin"))
+STRATA = os.path.join(BIN, "strata")
+
+
+def strata(*args):
+    r = subprocess.run([STRATA, *map(str, args)], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, " ".join(map(str, args)) + "\n" + r.stdout + r.stderr
+    return r.stdout
+
+
+def top_model(rng, act, depthwise, big):
+    """The Top text and its weights: x (per-tensor int8) -> conv -> per-axis
+    Requant -> Dequant -> act -> Quant."""
+    m = 3 if big else 1
+    o = int(rng.integers(1, 10 * m)) | 1  # odd channel counts
+    c = o if depthwise else int(rng.integers(1, 9 * m))
+    k = int(rng.choice([1, 3]))
+    h, w = int(rng.integers(2, 13 * m)), int(rng.integers(2, 13 * m))
+    p = k // 2
+    g = o if depthwise else 1
+    wt = rng.integers(-128, 128, (o, c // g, k, k)).astype(np.int8)
+    bias = rng.integers(-3000, 3000, o).astype(np.int32)
+    mult = rng.integers(1 << 29, 1 << 31, o)
+    # Pre-activations spread over the int8 range (acc's spread ~ 9500 *
+    # sqrt(reduction), m ~ 2^30).
+    spread = 9500 * np.sqrt((c // g) * k * k)
+    shift = 30 + np.round(np.log2(spread / 40)).astype(int) + rng.integers(-1, 2, o)
+    scales = rng.uniform(0.01, 0.2, o)
+    zps = rng.integers(-30, 30, o)
+    izp = int(rng.integers(-10, 10))
+    pre = "!quant.uniform<i8:f32:1, {%s}>" % ", ".join(
+        f"{s:.6f}:{z}" for s, z in zip(scales, zps))
+    out = "!quant.uniform<i8:f32, 0.03:-90>"
+    xin = f"!quant.uniform<i8:f32, 0.05:{izp}>"
+    xt, acct = f"tensor<1x{c}x{h}x{w}x{xin}>", f"tensor<1x{o}x{h}x{w}xi32>"
+    pt, ft, yt = (f"tensor<1x{o}x{h}x{w}x{pre}>", f"tensor<1x{o}x{h}x{w}xf32>",
+                  f"tensor<1x{o}x{h}x{w}x{out}>")
+    arr = lambda v: "array<i64: %s>" % ", ".join(str(int(x)) for x in v)  # noqa: E731
+    group = f", group = {g} : i64" if g > 1 else ""
+    text = f"""module attributes {{top.weight_file = "w.npz"}} {{
+  func.func @main(%x: {xt} {{top.name = "input"}}) -> ({yt} {{top.name = "output"}}) {{
+    %w = top.Weight() {{name = "w"}} : () -> tensor<{o}x{c // g}x{k}x{k}xi8>
+    %b = top.Weight() {{name = "b"}} : () -> tensor<{o}xi32>
+    %acc = top.Conv(%x, %w, %b) {{kernel_shape = array<i64: {k}, {k}>, pads = array<i64: {p}, {p}, {p}, {p}>, input_zp = array<i64: {izp}>{group}}} : ({xt}, tensor<{o}x{c // g}x{k}x{k}xi8>, tensor<{o}xi32>) -> {acct}
+    %pre = top.Requant(%acc) {{multiplier = {arr(mult)}, rshift = {arr(shift)}, axis = 1 : i64}} : ({acct}) -> {pt}
+    %d = top.Dequant(%pre) : ({pt}) -> {ft}
+    %a = top.{act}(%d) : ({ft}) -> {ft}
+    %y = top.Quant(%a) : ({ft}) -> {yt}
+    return %y : {yt}
+  }}
+}}
+"""
+    x = rng.integers(-128, 128, (1, c, h, w)).astype(np.int8)
+    return text, {"w": wt, "b": bias}, x
+
+
+def compile_and_compare(d, text, weights, x, flags):
+    d.mkdir()
+    (d / "m.mlir").write_text(text)
+    np.savez(d / "w.npz", **weights)
+    np.savez(d / "in.npz", input=x)
+    strata("run-ref", d / "m.mlir", "--input", d / "in.npz", "--output", d / "ref.npz")
+    want = np.load(d / "ref.npz")["output"]
+    report = strata("compile", d / "m.mlir", "--target", "npu-sim", "--no-optimize",
+                    *flags, "-o", d / "m.strata", "--report")
+    profile = strata("run", d / "m.strata", "--input", d / "in.npz", "--output",
+                     d / "out.npz", "--device", "npu-sim")
+    got = np.load(d / "out.npz")["output"]
+    assert len(np.unique(want)) > 8, "the test's values are too uniform"
+    assert got.tobytes() == want.tobytes(), (flags, np.argwhere(got != want)[:5])
+    return report, profile
+
+
+MODES = {"untiled": [], "tiled": ["small"], "tiled-db": ["small", "--npu-double-buffer"]}
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_conv_channel_table(tmp_path, seed, mode):
+    rng = np.random.default_rng(140 + seed)
+    act = ["HardSwish", "Sigmoid", "SiLU"][seed]
+    text, weights, x = top_model(rng, act, depthwise=seed == 1, big=mode != "untiled")
+    (tmp_path / "small.json").write_text('{"lram_bytes": 4096}')
+    flags = []
+    for f in MODES[mode]:
+        flags += ["--npu-config", tmp_path / "small.json"] if f == "small" else [f]
+    report, profile = compile_and_compare(tmp_path / "c", text, weights, x, flags)
+    # Everything on the NPU: the conv and the table.
+    assert "2 npu-sim dispatch(es), 0 CPU dispatch(es)" in report, report
+    assert len(re.findall(r"npu-sim dispatch \d+ ", profile)) == 2, profile
