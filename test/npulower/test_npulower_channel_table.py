@@ -30,9 +30,9 @@ def strata(*args):
     return r.stdout
 
 
-def top_model(rng, act, depthwise, big):
+def top_model(rng, act, depthwise, big, per_axis=True):
     """The Top text and its weights: x (per-tensor int8) -> conv -> per-axis
-    Requant -> Dequant -> act -> Quant."""
+    (or per-tensor: today's form) Requant -> Dequant -> act -> Quant."""
     m = 3 if big else 1
     o = int(rng.integers(1, 10 * m)) | 1  # odd channel counts
     c = o if depthwise else int(rng.integers(1, 9 * m))
@@ -52,6 +52,8 @@ def top_model(rng, act, depthwise, big):
     izp = int(rng.integers(-10, 10))
     pre = "!quant.uniform<i8:f32:1, {%s}>" % ", ".join(
         f"{s:.6f}:{z}" for s, z in zip(scales, zps))
+    if not per_axis:
+        pre = f"!quant.uniform<i8:f32, {scales[0]:.6f}:{zps[0]}>"
     out = "!quant.uniform<i8:f32, 0.03:-90>"
     xin = f"!quant.uniform<i8:f32, 0.05:{izp}>"
     xt, acct = f"tensor<1x{c}x{h}x{w}x{xin}>", f"tensor<1x{o}x{h}x{w}xi32>"
@@ -96,17 +98,27 @@ def compile_and_compare(d, text, weights, x, flags):
 MODES = {"untiled": [], "tiled": ["small"], "tiled-db": ["small", "--npu-double-buffer"]}
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("mode", sorted(MODES))
 def test_conv_channel_table(tmp_path, seed, mode):
+    """Folded into the conv's dispatch (the default, --npu-fold-tables: the
+    activation unit looks each result up in its channel's table) and not
+    (--npu-fold-tables=false: the table a dispatch of its own)."""
     rng = np.random.default_rng(140 + seed)
-    act = ["HardSwish", "Sigmoid", "SiLU"][seed]
-    text, weights, x = top_model(rng, act, depthwise=seed == 1, big=mode != "untiled")
+    act = ["HardSwish", "Sigmoid", "SiLU", "HardSwish"][seed]
+    # Seed 3: a per-tensor pre-activation (one table), today's form.
+    text, weights, x = top_model(rng, act, depthwise=seed % 2 == 1,
+                                 big=mode != "untiled", per_axis=seed != 3)
     (tmp_path / "small.json").write_text('{"lram_bytes": 4096}')
     flags = []
     for f in MODES[mode]:
         flags += ["--npu-config", tmp_path / "small.json"] if f == "small" else [f]
-    report, profile = compile_and_compare(tmp_path / "c", text, weights, x, flags)
-    # Everything on the NPU: the conv and the table.
-    assert "2 npu-sim dispatch(es), 0 CPU dispatch(es)" in report, report
-    assert len(re.findall(r"npu-sim dispatch \d+ ", profile)) == 2, profile
+    for fold in (True, False):
+        d = tmp_path / f"fold{int(fold)}"
+        extra = [] if fold else ["--npu-fold-tables=false"]
+        report, profile = compile_and_compare(d, text, weights, x, flags + extra)
+        # Everything on the NPU: the conv and the table, in one dispatch or
+        # two.
+        n = 1 if fold else 2
+        assert f"{n} npu-sim dispatch(es), 0 CPU dispatch(es)" in report, report
+        assert len(re.findall(r"npu-sim dispatch \d+ ", profile)) == n, profile

@@ -35,6 +35,24 @@ struct ConvertHLToHWPass
     lramReuse = o.lramReuse;
     fuseDispatches = o.fuseDispatches;
     prefetchWeights = o.prefetchWeights;
+    foldTables = o.foldTables;
+  }
+
+  /// Multi-op dispatches: the hl.table folded into `op`'s activation unit,
+  /// if any. An int8 hl.conv2d / hl.depthwise_conv2d with plain operands
+  /// and result (LowerKernels.cpp's) whose only user is a signed int8
+  /// hl.table of the same block.
+  static hl::TableOp foldableTable(Operation *op) {
+    if (!isa<hl::Conv2DOp, hl::DepthwiseConv2DOp>(op) || extra::handles(op) ||
+        op->hasAttr("segment_output") || !op->getResult(0).hasOneUse() ||
+        hl::formatOf(op->getResult(0).getType()) != hl::Format::Int8)
+      return nullptr;
+    auto table = dyn_cast<hl::TableOp>(*op->getResult(0).getUsers().begin());
+    if (!table || table->getBlock() != op->getBlock() ||
+        hl::storageRange(table.getInput().getType()).first != -128 ||
+        hl::storageRange(table.getOutput().getType()).first != -128)
+      return nullptr;
+    return table;
   }
 
   /// Multi-op dispatches: the hl.add fused into `op`'s program, if any.
@@ -81,6 +99,7 @@ struct ConvertHLToHWPass
     options.lramReuse = lramReuse;
     options.fuseDispatches = fuseDispatches;
     options.prefetchWeights = prefetchWeights;
+    options.foldTables = foldTables;
 
     SmallVector<Operation *> kernels;
     module.walk([&](Operation *op) {
@@ -142,7 +161,8 @@ struct ConvertHLToHWPass
           op->getResult(0).hasOneUse() && !extra::handles(op) &&
           !extra::handles(next) && !op->hasAttr("segment_output") &&
           !next->hasAttr("segment_output") &&
-          !(fuseDispatches && (fusableAdd(op) || fusableAdd(next)))) {
+          !(fuseDispatches && (fusableAdd(op) || fusableAdd(next))) &&
+          !(foldTables && foldableTable(next))) {
         HLToHWOptions nextOptions = options;
         nextOptions.keepOutputResident = options.lramReuse &&
                                          i + 2 < kernels.size() &&
@@ -206,6 +226,33 @@ struct ConvertHLToHWPass
           add = nullptr;
         }
       }
+      // A folded table: the conv's program applies it (the table's
+      // program, the conv outlined with it); when the pair does not fit
+      // LRAM, two programs.
+      hl::TableOp table =
+          foldTables && !error && !add ? foldableTable(op) : nullptr;
+      if (table) {
+        HLToHWOptions foldOptions = opOptions;
+        foldOptions.foldedTable = table;
+        size_t next =
+            llvm::find(kernels, table.getOperation()) - kernels.begin() + 1;
+        foldOptions.keepOutputResident =
+            options.lramReuse && next < kernels.size() &&
+            isMac(kernels[next]) &&
+            kernels[next]->getOperand(0) == table.getOutput();
+        if (i + 1 >= kernels.size() || kernels[i + 1] != table.getOperation())
+          foldOptions.residentInput.reset();
+        npusim::Program foldProgram;
+        LayerPlan foldPlan;
+        if (!lowerHLOpToProgram(op, config, foldOptions, name, foldProgram,
+                                &foldPlan)) {
+          program = std::move(foldProgram);
+          opOptions.residentInput = foldOptions.residentInput;
+          fusedAdds[table] = foldPlan.residentOutput;
+        } else {
+          table = nullptr;
+        }
+      }
       if (error) {
         op->emitError() << *error;
         failed = true;
@@ -215,11 +262,13 @@ struct ConvertHLToHWPass
         op->setAttr("npu.resident_input", b.getUnitAttr());
       npuhw::ProgramOp p = npuhw::buildProgram(b, op->getLoc(), program);
       symbols.insert(p);
-      if (add) {
+      if (add || table) {
         // The outliner puts the conv in its only user's dispatch
         // (npu.dispatch_group); the program hangs on the group's last op.
+        Operation *last = add ? add.getOperation() : table.getOperation();
         op->setAttr("npu.dispatch_group", b.getUnitAttr());
-        add->setAttr("npu.program", FlatSymbolRefAttr::get(p.getSymNameAttr()));
+        last->setAttr("npu.program",
+                      FlatSymbolRefAttr::get(p.getSymNameAttr()));
         resident.reset();
         continue;
       }

@@ -66,6 +66,12 @@ struct Layer {
   std::optional<npusim::SliceTask> add;
   /// Whether the layer's result is the add's first operand (lhs).
   bool addLhs = true;
+  /// Multi-op dispatch: the hl.table folded into the activation unit (the
+  /// MAC tasks writing int8 look their result up in it before the store):
+  /// 0 none, 1 one table, `O` one per output channel (the rows of a
+  /// tile's channels are loaded with its scale_bias rows).
+  int64_t lutRows = 0;
+  bool lutPerChannel() const { return lutRows > 1; }
 
   int64_t inputBytes() const { return N * C * H * W * eb; }
 
@@ -143,7 +149,7 @@ bool lastK(const Layer &l, const Tile &t) {
 
 /// Byte sizes of one tile's buffers.
 struct TileBytes {
-  int64_t input, weights, scaleBias, output, acc;
+  int64_t input, weights, scaleBias, output, acc, lut = 0;
 };
 
 /// Bytes of the weights of tile `t` (its blocks, its input channels).
@@ -159,15 +165,20 @@ TileBytes tileBytes(const Layer &l, const Tile &t, bool tiledK) {
   auto [ci0, ci1] = inputChannels(l, t);
   int64_t outElems = l.N * (t.c1 - t.c0) * (t.r1 - t.r0) * l.OW;
   // A fused add holds the tile's residual operand beside its output.
-  return {l.N * (ci1 - ci0) * (w.i1 - w.i0) * l.W * l.eb, weightBytes(l, t),
-          (t.c1 - t.c0) * l.sbRowBytes, outElems * l.eb * (l.add ? 2 : 1),
-          tiledK ? outElems * 4 : 0};
+  // A folded table: its rows of the tile's channels, or the one table.
+  int64_t lut = l.lutPerChannel() ? (t.c1 - t.c0) * 256 : l.lutRows * 256;
+  return {l.N * (ci1 - ci0) * (w.i1 - w.i0) * l.W * l.eb,
+          weightBytes(l, t),
+          (t.c1 - t.c0) * l.sbRowBytes,
+          outElems * l.eb * (l.add ? 2 : 1),
+          tiledK ? outElems * 4 : 0,
+          lut};
 }
 
 /// The largest buffer of each kind over the tiles, and whether the kind's
 /// contents stay the same over all tiles (then one buffer, loaded once).
 struct Buffers {
-  TileBytes max{0, 0, 0, 0, 0};
+  TileBytes max{0, 0, 0, 0, 0, 0};
   bool inputShared = true, weightsShared = true, scaleBiasShared = true;
   /// One output tile (its reduction tiles write it in turn; it is stored
   /// after the last one): one output buffer.
@@ -185,6 +196,7 @@ Buffers buffersOf(const Layer &l, const std::vector<Tile> &tiles) {
     b.max.scaleBias = std::max(b.max.scaleBias, s.scaleBias);
     b.max.output = std::max(b.max.output, s.output);
     b.max.acc = std::max(b.max.acc, s.acc);
+    b.max.lut = std::max(b.max.lut, s.lut);
   }
   b.scaleBiasShared = f.c1 - f.c0 == l.O;
   b.outputShared = b.scaleBiasShared && f.r1 - f.r0 == l.OH;
@@ -198,7 +210,8 @@ Buffers buffersOf(const Layer &l, const std::vector<Tile> &tiles) {
 /// buffering) for the operands that change between tiles.
 struct Placement {
   int64_t input[2], weights[2], scaleBias[2], output[2];
-  int64_t acc = 0; ///< int32 partials (reduction tiling), one set
+  int64_t lut[2] = {0, 0}; ///< a folded table (per-channel: as scale_bias)
+  int64_t acc = 0;         ///< int32 partials (reduction tiling), one set
   int64_t used = 0;
 };
 
@@ -226,7 +239,9 @@ std::optional<Placement> place(const Layer &l, const Buffers &b, int sets,
   if (!put(p.weights, b.max.weights, b.weightsShared) ||
       !put(p.scaleBias, b.max.scaleBias, b.scaleBiasShared) ||
       (!l.residentIn && !put(p.input, b.max.input, b.inputShared)) ||
-      !put(p.output, b.max.output, b.outputShared))
+      !put(p.output, b.max.output, b.outputShared) ||
+      (b.max.lut &&
+       !put(p.lut, b.max.lut, !l.lutPerChannel() || b.scaleBiasShared)))
     return std::nullopt;
   if (l.residentIn)
     p.input[0] = p.input[1] = *l.residentIn;
@@ -267,6 +282,9 @@ double scheduleCycles(const Layer &l, const std::vector<Tile> &tiles,
     }
     if (lastSb != sbKey) {
       c.load += dmaCycles(s.scaleBias, 1);
+      // A folded table's rows go with the scale_bias rows (one table: once).
+      if (s.lut && (l.lutPerChannel() || i == 0))
+        c.load += dmaCycles(s.lut, 1);
       lastSb = sbKey;
     }
     RowWindow w = rowWindow(l, t.r0, t.r1);
@@ -296,6 +314,8 @@ std::string describe(const TileBytes &b) {
           .str();
   if (b.acc)
     text += ", int32 partials " + std::to_string(b.acc);
+  if (b.lut)
+    text += ", table " + std::to_string(b.lut);
   return text;
 }
 
@@ -438,7 +458,8 @@ using Piece = Tile;
 /// the last writes them, every tile but the first reads them.
 Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
                int64_t wAddr, int64_t sbAddr, int64_t outAddr, uint32_t slice,
-               std::optional<int64_t> accAddr = std::nullopt) {
+               std::optional<int64_t> accAddr = std::nullopt,
+               int64_t lutAddr = 0) {
   Task t;
   t.kind = npusim::TaskKind::Slice;
   t.slice = l.proto;
@@ -461,6 +482,12 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
       s.output = contiguous(*accAddr, outDims, 4);
     } else {
       s.output = contiguous(outAddr, outDims, l.eb);
+      // A folded table (at `lutAddr`: the tile's rows, or the one table):
+      // the activation unit looks the int8 result up before the store.
+      if (l.lutRows)
+        s.lut = l.lutPerChannel()
+                    ? contiguous(lutAddr + (p.c0 - tile.c0) * 256, {pc, 256}, 1)
+                    : contiguous(lutAddr, {256}, 1);
     }
   };
   RowWindow tw = rowWindow(l, tile.r0, tile.r1);
@@ -1126,6 +1153,20 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     l.add = proto;
     l.addLhs = add->getOperand(0) == op->getResult(0);
   }
+  if (options.foldedTable) {
+    auto table = dyn_cast<hl::TableOp>(options.foldedTable);
+    auto signedInt8 = [](Value v) {
+      Type e = cast<ShapedType>(v.getType()).getElementType();
+      return hl::formatOf(e) == hl::Format::Int8 &&
+             hl::storageRange(e).first == -128;
+    };
+    if (!table || l.add || l.kind == Kind::FullyConnected || l.eb != 1 ||
+        table.getInput() != op->getResult(0) || !signedInt8(table.getInput()) ||
+        !signedInt8(table.getOutput()))
+      return l.name + ": internal error, no table to fold";
+    auto tableType = cast<ShapedType>(table.getTable().getType());
+    l.lutRows = tableType.getRank() == 2 ? l.O : 1;
+  }
   Tiling tiling;
   Placement pl;
   // A resident output is NCHW-contiguous: one tile, N = 1, pieces split by
@@ -1171,12 +1212,18 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                       {bindingName(op->getOperand(2), "scale_bias"),
                        static_cast<uint64_t>(l.O * l.sbRowBytes), false},
                       {"output", static_cast<uint64_t>(outBytes), true}};
-  // A fused add: binding 3 is its other operand, 4 its result.
+  // A fused add: binding 3 is its other operand, 4 its result. A folded
+  // table: binding 3 is the table, 4 the table's result.
   if (l.add)
     program.bindings.insert(
         program.bindings.begin() + 3,
         {"residual", static_cast<uint64_t>(outBytes), false});
-  uint32_t outBinding = l.add ? 4 : 3;
+  if (l.lutRows)
+    program.bindings.insert(
+        program.bindings.begin() + 3,
+        {bindingName(options.foldedTable->getOperand(1), "table"),
+         static_cast<uint64_t>(l.lutRows * 256), false});
+  uint32_t outBinding = l.add || l.lutRows ? 4 : 3;
   if (plan) {
     *plan = {static_cast<int64_t>((l.OH + tiling.rowsPerTile - 1) /
                                   tiling.rowsPerTile),
@@ -1194,7 +1241,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
   bool tiledK = reductionTiled(l, tiling);
   // What each buffer set holds: weights (c0, c1, k0, k1), scale_bias
   // (c0, c1), input (channels, rows).
-  std::vector<int64_t> heldW[2], heldSb[2], heldIn[2];
+  std::vector<int64_t> heldW[2], heldSb[2], heldIn[2], heldLut[2];
   // The pieces of each output tile, the same for all its reduction tiles
   // (their int32 partials stay where they are).
   std::map<std::vector<int64_t>, std::vector<Piece>> piecesOf;
@@ -1256,6 +1303,19 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                               "scale_bias"));
       heldSb[sbSet] = sbKey;
     }
+    // A folded table: the tile's rows (per channel, with the scale_bias
+    // rows) or the one table, once.
+    int lutSet = !l.lutPerChannel() || buffers.scaleBiasShared ? 0 : set;
+    std::vector<int64_t> lutKey =
+        l.lutPerChannel() ? sbKey : std::vector<int64_t>{};
+    if (l.lutRows && (heldLut[lutSet] != lutKey || ti == 0)) {
+      int64_t rows = l.lutPerChannel() ? t.c1 - t.c0 : 1;
+      if (ti == 0 || l.lutPerChannel())
+        tasks.push_back(dmaTask(
+            npusim::TaskKind::DmaLoad, 3, l.lutPerChannel() ? t.c0 * 256 : 0,
+            pl.lut[lutSet], 1, {rows * 256}, {1}, {1}, "table"));
+      heldLut[lutSet] = lutKey;
+    }
     RowWindow w = rowWindow(l, t.r0, t.r1);
     auto [ci0, ci1] = inputChannels(l, t);
     std::vector<int64_t> inKey{ci0, ci1, w.i0, w.i1};
@@ -1285,10 +1345,12 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
       Piece pk = p;
       pk.k0 = t.k0;
       pk.k1 = t.k1;
+      int lutSet = !l.lutPerChannel() || buffers.scaleBiasShared ? 0 : set;
       Task task =
           sliceTask(l, t, pk, pl.input[inSet], pl.weights[wSet],
                     pl.scaleBias[sbSet], outAddr, static_cast<uint32_t>(s),
-                    tiledK ? std::optional<int64_t>(accAddr) : std::nullopt);
+                    tiledK ? std::optional<int64_t>(accAddr) : std::nullopt,
+                    pl.lut[lutSet]);
       task.name = tiledK ? llvm::formatv("tile{0}.k{1}.s{2}", ti, t.k0, s).str()
                          : llvm::formatv("tile{0}.s{1}", ti, s).str();
       fastestVectorMode(task, config);
