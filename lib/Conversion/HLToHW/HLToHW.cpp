@@ -39,11 +39,11 @@ struct ConvertHLToHWPass
   }
 
   /// Multi-op dispatches: the hl.table folded into `op`'s activation unit,
-  /// if any. An int8 hl.conv2d / hl.depthwise_conv2d with plain operands
-  /// and result (LowerKernels.cpp's) whose only user is a signed int8
-  /// hl.table of the same block.
+  /// if any. An int8 hl.conv2d / hl.depthwise_conv2d (plain or over a
+  /// segmented input; its result not segmented) whose only user is a
+  /// signed int8 hl.table of the same block.
   static hl::TableOp foldableTable(Operation *op) {
-    if (!isa<hl::Conv2DOp, hl::DepthwiseConv2DOp>(op) || extra::handles(op) ||
+    if (!isa<hl::Conv2DOp, hl::DepthwiseConv2DOp>(op) ||
         op->hasAttr("segment_output") || !op->getResult(0).hasOneUse() ||
         hl::formatOf(op->getResult(0).getType()) != hl::Format::Int8)
       return nullptr;
