@@ -1,16 +1,19 @@
-"""Per-channel activation tables on npu-sim, bit-exact (docs/npu.md, "Fused
-activations"): a hand-written int8 Top model in the form `strata quantize`
+"""Per-channel activation tables on npu-sim, bit-exact (docs/npu.md, "Multi-op
+dispatches"): a hand-written int8 Top model in the form `strata quantize`
 writes for a convolution with a fused activation whose pre-activation is
 quantized per channel -- conv (i32) -> top.Requant to a per-axis (dim 1)
 int8 type -> top.Dequant -> HardSwish / Sigmoid / SiLU -> top.Quant
 (per-tensor) -- with random shapes (odd channel counts, 1x1 / 3x3,
-depthwise), per-channel multipliers, shifts, scales and zero points. It is
-compiled with `strata compile --target npu-sim` (the conv becomes an
-hl.conv2d with per-channel output zero points, the activation a per-channel
-hl.table) and run with `strata run --device npu-sim`; the output must equal,
-byte for byte, `strata run-ref` on the Top model (the Top interpreter, the
-reference of the CPU int8 path), untiled and tiled (a 4 KiB LRAM: row and
-channel tiles, chunks of the table's planes), single- and double-buffered."""
+depthwise, stride 1 and 2), per-channel multipliers, shifts, scales and
+zero points (one seed keeps today's per-tensor pre-activation: one table).
+It is compiled with `strata compile --target npu-sim` (the conv becomes an
+hl.conv2d with per-channel output zero points, the activation a
+per-channel hl.table), folded into the conv's dispatch (the default,
+--npu-fold-tables) and not, and run with `strata run --device npu-sim`; the
+output must equal, byte for byte, `strata run-ref` on the Top model (the
+Top interpreter, the reference of the CPU int8 path), untiled and tiled (a
+4 KiB LRAM: row and channel tiles, chunks of the table's planes), single-
+and double-buffered."""
 import os
 import re
 import subprocess

@@ -1,7 +1,7 @@
 // RUN: strata-opt %s --convert-hl-to-hw --split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: strata-opt %s --convert-hl-to-hw="fold-tables=true" --split-input-file | FileCheck %s
 // RUN: strata-opt %s --convert-hl-to-hw="npu-config=%S/Inputs/small-lram.json fold-tables=true double-buffer=true" --split-input-file | FileCheck %s --check-prefix=SMALL
-// (SMALL checks only the last function.)
+// (SMALL checks only @tiled.)
 // Per-channel tables and the table folded into its convolution's dispatch
 // (docs/npu.md, "Multi-op dispatches"); the values are checked bit-exactly
 // in test/npulower/test_npulower_channel_table.py.
@@ -93,4 +93,26 @@ func.func @tiled(%x: tensor<1x16x16x16xi8>) -> tensor<1x9x16x16xi8> {
   %y = hl.conv2d(%x, %w, %sb) {dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x16x16x16xi8>, tensor<3x16x3x3x4xi8>, tensor<9x4xi32>) -> tensor<1x9x16x16xi8>
   %o = hl.table(%y, %t) {lut_entries = 256 : i64} : (tensor<1x9x16x16xi8>, tensor<9x256xi8>) -> tensor<1x9x16x16xi8>
   return %o : tensor<1x9x16x16xi8>
+}
+
+// -----
+
+// Over a segmented input (stride 2): the last phase task of each piece
+// (p3) looks its result up; the earlier phases write int32 partials.
+// CHECK-LABEL: func @segmented
+// CHECK: hl.conv2d{{.*}}npu.dispatch_group{{.*}}segments = 2
+// CHECK: hl.table{{.*}}npu.program = @npu_1
+// CHECK: npuhw.program @npu_1 attributes {bindings = [#npuhw.binding<name = "input", size = 300, writable = false>, #npuhw.binding<name = "w", size = 216, writable = false>, #npuhw.binding<name = "sb", size = 80, writable = false>, #npuhw.binding<name = "t", size = 1280, writable = false>, #npuhw.binding<name = "output", size = 80, writable = true>]
+// CHECK: npuhw.dma_load {binding = 3 : i32, counts = array<i64: 1280>, {{.*}}lram_address = [[LUT:[0-9]+]] : i64, {{.*}} name = "table"}
+// CHECK-NOT: lut =
+// CHECK: kernel = "conv2d", lut = #npuhw.operand<address = [[LUT]], dims = [4, 256], strides = [256, 1]>, name = "tile0.s0.p3"
+// CHECK: npuhw.dma_store {binding = 4 : i32
+func.func @segmented(%x: tensor<1x3x8x8xi8>) -> tensor<1x5x4x4xi8> {
+  %w = top.Weight() {name = "w"} : () -> tensor<2x3x3x3x4xi8>
+  %sb = top.Weight() {name = "sb"} : () -> tensor<5x4xi32>
+  %t = top.Weight() {name = "t"} : () -> tensor<5x256xi8>
+  %s = hl.segmentation(%x) {pad = array<i64: 1, 1, 1, 1>, pad_value = 0 : i64, stride = 2 : i64} : (tensor<1x3x8x8xi8>) -> tensor<1x3x4x5x5xi8>
+  %y = hl.conv2d(%s, %w, %sb) {dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, segments = 2 : i64, stride = array<i64: 2, 2>} : (tensor<1x3x4x5x5xi8>, tensor<2x3x3x3x4xi8>, tensor<5x4xi32>) -> tensor<1x5x4x4xi8>
+  %o = hl.table(%y, %t) {lut_entries = 256 : i64} : (tensor<1x5x4x4xi8>, tensor<5x256xi8>) -> tensor<1x5x4x4xi8>
+  return %o : tensor<1x5x4x4xi8>
 }
