@@ -1335,9 +1335,9 @@ TEST(NpuSimBadInput, RefusedWithTaskAndField) {
       << runError(q);
 }
 
-TEST(NpuSimBadInput, BadScaleBiasRowAtRunTime) {
-  npu::NpuConfig cfg;
-  Simulator sim(cfg);
+/// A program of one fully_connected task 'fc0' (1x4 -> 1x4) whose
+/// scale_bias rows have `sbCols` columns at LRAM 128.
+Program fcProgram(const npu::NpuConfig &cfg, int64_t sbCols) {
   Program p;
   p.config = cfg;
   Task t;
@@ -1346,9 +1346,16 @@ TEST(NpuSimBadInput, BadScaleBiasRowAtRunTime) {
   t.slice.kernel = KernelKind::FullyConnected;
   t.slice.input = {0, {1, 4}, {4, 1}};
   t.slice.weights = {64, {1, 4, 4}, {16, 4, 1}};
-  t.slice.scaleBias = {128, {4, 3}, {12, 4}};
+  t.slice.scaleBias = {128, {4, sbCols}, {4 * sbCols, 4}};
   t.slice.output = {256, {1, 4}, {4, 1}};
   p.segments.push_back({{t}});
+  return p;
+}
+
+TEST(NpuSimBadInput, BadScaleBiasRowAtRunTime) {
+  npu::NpuConfig cfg;
+  Simulator sim(cfg);
+  Program p = fcProgram(cfg, 3);
   int32_t bad = 99;
   std::memcpy(sim.lram().data() + 128 + 8, &bad, 4);
   Profile prof;
@@ -1362,18 +1369,8 @@ TEST(NpuSimBadInput, BadScaleBiasRowAtRunTime) {
 
 TEST(NpuSimBadInput, ZeroPointColumnAndLutDims) {
   npu::NpuConfig cfg;
-  Program p;
-  p.config = cfg;
-  Task t;
-  t.kind = TaskKind::Slice;
-  t.name = "fc0";
-  t.slice.kernel = KernelKind::FullyConnected;
-  t.slice.input = {0, {1, 4}, {4, 1}};
-  t.slice.weights = {64, {1, 4, 4}, {16, 4, 1}};
-  t.slice.scaleBias = {128, {4, 4}, {16, 4}};
-  t.slice.output = {256, {1, 4}, {4, 1}};
-  t.slice.lut = {512, {3, 256}, {256, 1}};
-  p.segments.push_back({{t}});
+  Program p = fcProgram(cfg, 4);
+  p.segments[0].tasks[0].slice.lut = {512, {3, 256}, {256, 1}};
   EXPECT_NE(runError(p).find("task 0 (slice_task fully_connected 'fc0'): field "
                              "'lut' dims are [3, 256], expected [256], [1, "
                              "256] or [4, 256]"),

@@ -128,13 +128,13 @@ struct ConvertHLToHWPass
     auto isMac = [](Operation *op) {
       return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp>(op);
     };
-    // The adds lowered with their convolution, and the LRAM address each
-    // pair leaves its sum at (LRAM reuse). A pair's dispatch runs at its
-    // add's place.
-    llvm::DenseMap<Operation *, std::optional<int64_t>> fusedAdds;
+    // The adds and tables lowered with their convolution, and the LRAM
+    // address each pair leaves its result at (LRAM reuse). A pair's
+    // dispatch runs at its add's (table's) place.
+    llvm::DenseMap<Operation *, std::optional<int64_t>> grouped;
     for (size_t i = 0; i < kernels.size(); ++i) {
       Operation *op = kernels[i];
-      if (auto it = fusedAdds.find(op); it != fusedAdds.end()) {
+      if (auto it = grouped.find(op); it != grouped.end()) {
         resident = it->second;
         residentValue = op->getResult(0);
         continue;
@@ -196,63 +196,44 @@ struct ConvertHLToHWPass
       // fit LRAM, the conv's own program.
       hl::AddOp add = fuseDispatches && !error ? fusableAdd(op) : nullptr;
       // An add of two convolutions goes with the first one lowered.
-      if (add && fusedAdds.contains(add))
+      if (add && grouped.contains(add))
         add = nullptr;
-      if (add) {
-        HLToHWOptions fusedOptions = opOptions;
-        fusedOptions.fusedAdd = add;
-        // The pair keeps its sum in LRAM when the kernel after the add
-        // reads it.
-        size_t next =
-            llvm::find(kernels, add.getOperation()) - kernels.begin() + 1;
-        fusedOptions.keepOutputResident =
+      // The pair's program: the conv's program also computes `user` (its
+      // fused add or folded table) and runs at the user's place (a kernel
+      // between the two, a shortcut conv, runs before it and overwrites
+      // LRAM, so the conv then loads its input); it keeps its result in
+      // LRAM when the kernel after the user reads it. False when the pair
+      // does not fit LRAM (then the conv's own program).
+      auto lowerGroup = [&](Operation *user) {
+        HLToHWOptions groupOptions = opOptions;
+        groupOptions.fusedAdd = isa<hl::AddOp>(user) ? user : nullptr;
+        groupOptions.foldedTable = isa<hl::TableOp>(user) ? user : nullptr;
+        size_t next = llvm::find(kernels, user) - kernels.begin() + 1;
+        groupOptions.keepOutputResident =
             options.lramReuse && next < kernels.size() &&
             isMac(kernels[next]) &&
-            kernels[next]->getOperand(0) == add.getResult();
-        // The pair runs at the add's place: a kernel between the two (a
-        // shortcut conv) runs before it and overwrites LRAM, so the conv
-        // then loads its input.
-        if (i + 1 >= kernels.size() || kernels[i + 1] != add.getOperation())
-          fusedOptions.residentInput.reset();
-        npusim::Program fusedProgram;
-        LayerPlan fusedPlan;
-        if (!lowerHLOpToProgram(op, config, fusedOptions, name, fusedProgram,
-                                &fusedPlan)) {
-          program = std::move(fusedProgram);
-          opOptions.residentInput = fusedOptions.residentInput;
-          plan = fusedPlan;
-          fusedAdds[add] = fusedPlan.residentOutput;
-        } else {
-          add = nullptr;
-        }
-      }
+            kernels[next]->getOperand(0) == user->getResult(0);
+        if (i + 1 >= kernels.size() || kernels[i + 1] != user)
+          groupOptions.residentInput.reset();
+        npusim::Program groupProgram;
+        LayerPlan groupPlan;
+        if (lowerHLOpToProgram(op, config, groupOptions, name, groupProgram,
+                               &groupPlan))
+          return false;
+        program = std::move(groupProgram);
+        opOptions.residentInput = groupOptions.residentInput;
+        plan = groupPlan;
+        grouped[user] = groupPlan.residentOutput;
+        return true;
+      };
+      if (add && !lowerGroup(add))
+        add = nullptr;
       // A folded table: the conv's program applies it (the table's
-      // program, the conv outlined with it); when the pair does not fit
-      // LRAM, two programs.
+      // program, the conv outlined with it).
       hl::TableOp table =
           foldTables && !error && !add ? foldableTable(op) : nullptr;
-      if (table) {
-        HLToHWOptions foldOptions = opOptions;
-        foldOptions.foldedTable = table;
-        size_t next =
-            llvm::find(kernels, table.getOperation()) - kernels.begin() + 1;
-        foldOptions.keepOutputResident =
-            options.lramReuse && next < kernels.size() &&
-            isMac(kernels[next]) &&
-            kernels[next]->getOperand(0) == table.getOutput();
-        if (i + 1 >= kernels.size() || kernels[i + 1] != table.getOperation())
-          foldOptions.residentInput.reset();
-        npusim::Program foldProgram;
-        LayerPlan foldPlan;
-        if (!lowerHLOpToProgram(op, config, foldOptions, name, foldProgram,
-                                &foldPlan)) {
-          program = std::move(foldProgram);
-          opOptions.residentInput = foldOptions.residentInput;
-          fusedAdds[table] = foldPlan.residentOutput;
-        } else {
-          table = nullptr;
-        }
-      }
+      if (table && !lowerGroup(table))
+        table = nullptr;
       if (error) {
         op->emitError() << *error;
         failed = true;
