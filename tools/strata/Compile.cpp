@@ -154,6 +154,12 @@ static cl::opt<bool> npuFoldTables(
              "activation unit, one NPU dispatch; on by default, =false "
              "turns it off"),
     cl::init(true), cl::sub(CompileCommand));
+static cl::opt<bool> npuConcatInPlace(
+    "npu-concat-in-place",
+    cl::desc("--target npu-sim: the producers of an NPU concatenation write "
+             "their results straight into its buffer (no concat dispatch); "
+             "on by default, =false turns it off"),
+    cl::init(true), cl::sub(CompileCommand));
 static cl::opt<bool> noSegmentFusion(
     "no-segment-fusion",
     cl::desc("--target npu-sim: keep hl.segmentation ops instead of having "
@@ -636,6 +642,7 @@ static int compileNpuArtifact(const npu::NpuConfig &config,
   cpu::CpuCompileOptions options;
   options.explainStrategy = explainStrategy;
   options.foreignDispatch = npu::npuForeignDispatch;
+  options.concatInPlace = npuConcatInPlace;
   if (explainStrategy)
     printHLDecisions(decisions);
   cpu::CpuArtifactBuilder builder(name);
@@ -692,6 +699,7 @@ int compile() {
         {"npu-fuse-dispatches", npuFuseDispatches.getNumOccurrences() > 0},
         {"npu-prefetch-weights", npuPrefetchWeights.getNumOccurrences() > 0},
         {"npu-fold-tables", npuFoldTables.getNumOccurrences() > 0},
+        {"npu-concat-in-place", npuConcatInPlace.getNumOccurrences() > 0},
         {"no-segment-fusion", noSegmentFusion.getNumOccurrences() > 0},
         {"no-segmentation", noSegmentation.getNumOccurrences() > 0}})
     if (given && target != "npu-sim") {
