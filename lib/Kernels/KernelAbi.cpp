@@ -27,7 +27,7 @@ bool isRuntimeKernel(std::string_view name) {
                         kConvDepthwiseBf16,
                         kSoftmax, kLayerNorm, kMaxPool, kAvgPool,
                         kGlobalAvgPool, kDeconv, kAddRequantI8,
-                        kInvertedResidual, kTableI8})
+                        kInvertedResidual, kTableI8, kConvStem})
     if (name == k)
       return true;
   for (const char *k : kBinaryKernels)
@@ -85,7 +85,7 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
   if (kernel == kConvIm2col || kernel == kConvDepthwise ||
       kernel == kConvWinograd || kernel == kConvIm2colI8 ||
       kernel == kConvDepthwiseI8 || kernel == kConvIm2colBf16 ||
-      kernel == kConvDepthwiseBf16) {
+      kernel == kConvDepthwiseBf16 || kernel == kConvStem) {
     // N * O * OH * OW * (C / G) * KH * KW
     if (count < kConvStrategyParams || p[17] < 1)
       return 0;

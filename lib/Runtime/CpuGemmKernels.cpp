@@ -14,6 +14,7 @@
 #include "strata/Kernels/Conv.h"
 #include "strata/Kernels/InvertedResidual.h"
 #include "strata/Kernels/KernelAbi.h"
+#include "strata/Kernels/StemConv.h"
 #include "strata/Kernels/Winograd.h"
 
 #include <algorithm>
@@ -552,6 +553,41 @@ bool invResCheck(const std::vector<BufferInfo> &b,
          (!p[25] || needBytes(b, kIrResidual, out, 4, "residual", error));
 }
 
+// The direct stem convolution: the general convolution's params, the plain
+// filter; workgroups split the (image, output row) units.
+int convStemKernel(void *const *bindings, const int64_t *p, int64_t id,
+                   int64_t count) {
+  kn::Conv2dShape s = convShape(p);
+  int64_t begin, end;
+  split(kn::stemConvUnits(s), id, count, begin, end);
+  kn::conv2dStem(s, static_cast<const float *>(bindings[kIn]),
+                 static_cast<const float *>(bindings[kWeight]),
+                 epilogueFrom(p + 19, bindings[kBias], kn::BiasMode::PerRow,
+                              nullptr, 0),
+                 static_cast<float *>(bindings[kOut]), begin, end);
+  return 0;
+}
+bool convStemCheck(const std::vector<BufferInfo> &b,
+                   const std::vector<int64_t> &p, std::string &error) {
+  kn::Conv2dShape s = convShape(p.data());
+  if (p[18] != 0) {
+    error = "filter_packed is " + std::to_string(p[18]) +
+            ", the stem kernel reads the plain filter (0)";
+    return false;
+  }
+  if (std::string why = kn::checkStemConvShape(s); !why.empty()) {
+    error = why;
+    return false;
+  }
+  if (!checkConvBindings(b, s, false, p.data() + 19, error))
+    return false;
+  if (p[19 + 4] != 0) {
+    error = "has_residual is 1, the stem kernel takes no residual";
+    return false;
+  }
+  return true;
+}
+
 constexpr unsigned kWritesOut = 1u << kOut;
 const CpuKernel kGemmKernels[] = {
     {kabi::kMatmulGemm, kabi::kKernelBindings, kabi::kMatmulParams, kWritesOut,
@@ -570,6 +606,8 @@ const CpuKernel kGemmKernels[] = {
      kWritesOut, convWinogradCheck, convWinogradKernel},
     {kabi::kInvertedResidual, kabi::kInvertedResidualBindings,
      kabi::kInvertedResidualParams, 1u << kIrOut, invResCheck, invResKernel},
+    {kabi::kConvStem, kabi::kKernelBindings, kabi::kConvParams, kWritesOut,
+     convStemCheck, convStemKernel},
 };
 
 } // namespace

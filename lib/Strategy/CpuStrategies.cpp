@@ -5,7 +5,8 @@
 // / batched: strata/Kernels/KernelAbi.h, whose param lists start with the
 // ones here); an op whose kernel the runtime lacks is compiled by codegen.
 // Priorities (higher wins): 30 pointwise-conv GEMM, 25 depthwise / GEMV,
-// 20 GEMM, 15 batched GEMM, 12 Winograd, 10 the general kernels, 0 the
+// 20 GEMM, 15 batched GEMM, 12 Winograd, 11 the direct stem convolution,
+// 10 the general kernels, 0 the
 // codegen fallback; the oneDNN candidates (when built) sit below the hand
 // kernels they compete with.
 //
@@ -210,6 +211,22 @@ static Error registerConv(StrategyRegistry &r) {
       ""};
   if (Error e =
           r.addForTarget("top.Conv", kCpu, std::move(depthwiseBf16), conv2d))
+    return e;
+  // A first convolution of few input channels, 3x3 stride 2 (MobileNetV2's
+  // stem): computed directly (lib/Kernels/StemConv*.cpp), above im2col,
+  // whose K = C * 9 matrix costs as much to build as to multiply.
+  Implementation stem{
+      "conv2d.stem_direct",
+      11,
+      f32 && Condition{Clause::attrAllEqual("kernel_shape", 3),
+                       Clause::attrAllEqual("strides", 2),
+                       Clause::attrAllEqual("dilations", 1),
+                       Clause::attrEq("group", AttrValue::integer(1)),
+                       dimIs(in(0), 1, Cmp::Le, 4)}, // kStemMaxChannels
+      Lowering::kernelCall("conv2d_stem_f32", geometry),
+      {},
+      ""};
+  if (Error e = r.addForTarget("top.Conv", kCpu, std::move(stem), conv2d))
     return e;
   return std::nullopt;
 }

@@ -155,6 +155,10 @@ TEST(RuntimeKernels, ConvKernelsAgreeWithTheLibrary) {
       {kabi::kConvDepthwise,
        {2, 4, 9, 10, 9, 10, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},
        false},
+      // The direct stem: 10 output channels (a tile of 8 and two single).
+      {kabi::kConvStem,
+       {2, 3, 17, 21, 9, 11, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+       false},
   };
   unsigned seed = 50;
   for (const Conv &cv : convs) {
@@ -175,7 +179,8 @@ TEST(RuntimeKernels, ConvKernelsAgreeWithTheLibrary) {
     std::vector<float> x = randomVector(size_t(s.n * s.c * s.h * s.w), seed);
     std::vector<float> f = randomVector(size_t(s.o * s.gemmK()), seed + 1);
     std::vector<float> bias = randomVector(size_t(s.o), seed + 2);
-    bool withResidual = std::string(cv.kernel) != kabi::kConvDepthwise;
+    bool withResidual = std::string(cv.kernel) != kabi::kConvDepthwise &&
+                        std::string(cv.kernel) != kabi::kConvStem;
     std::vector<float> res = randomVector(size_t(s.n * s.o * s.oh * s.ow),
                                           withResidual ? seed + 3 : 0);
     std::vector<double> want(size_t(s.n * s.o * s.oh * s.ow));
@@ -341,6 +346,32 @@ TEST(RuntimeKernels, ConvCheckRejections) {
   std::vector<BufferInfo> dwb = {bytes(4 * 64 * 4), bytes(4 * 9 * 4), bytes(0),
                                  bytes(4 * 64 * 4), bytes(4 * 64 * 4)};
   expectRejects(kabi::kConvDepthwise, dwb, dw, "takes no residual");
+  // The stem: 3x3 stride 2, group 1, few channels, plain filter, no
+  // residual.
+  std::vector<int64_t> st = {1, 3, 8, 8, 4, 4, 4, 3, 3, 2, 2, 1,
+                             1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+  std::vector<BufferInfo> stb = {bytes(3 * 64 * 4), bytes(4 * 27 * 4),
+                                 bytes(0), bytes(4 * 16 * 4),
+                                 bytes(4 * 16 * 4)};
+  ASSERT_TRUE(findCpuKernel(kabi::kConvStem)->check(stb, st, error)) << error;
+  auto stWith = [&](size_t i, int64_t v) {
+    std::vector<int64_t> q = st;
+    q[i] = v;
+    return q;
+  };
+  expectRejects(kabi::kConvStem, stb, stWith(23, 1), "takes no residual");
+  expectRejects(kabi::kConvStem, stb, stWith(18, 1), "plain filter");
+  std::vector<int64_t> dil = st; // 8x8, dilation 2: 3x3 outputs
+  dil[4] = dil[5] = 3, dil[15] = dil[16] = 2;
+  expectRejects(kabi::kConvStem, stb, dil, "dilations 2x2 are not 1x1");
+  std::vector<int64_t> wide = st;
+  wide[1] = 5;
+  std::vector<BufferInfo> wideb = stb;
+  wideb[0] = bytes(5 * 64 * 4), wideb[1] = bytes(4 * 45 * 4);
+  expectRejects(kabi::kConvStem, wideb, wide, "input channels 5");
+  small = stb;
+  small[1] = bytes(4 * 27 * 4 - 4);
+  expectRejects(kabi::kConvStem, small, st, "binding 1 (filter)");
   // 1x1: N, C, HW, O.
   std::vector<int64_t> q = {1, 4, 10, 3, 0, 0, 0, 0, 0, 0};
   std::vector<BufferInfo> qb = {bytes(40 * 4), bytes(12 * 4), bytes(0),

@@ -46,6 +46,11 @@ inline constexpr int64_t kConvStrategyParams = 18;
 /// convolution's params, filter_packed (1: the transformed filter), the
 /// epilogue, then tile_hw (output tiles per block, the strategy's schedule).
 inline constexpr const char *kConvWinograd = "conv2d_winograd_f43_f32";
+/// The direct stem convolution (strata/Kernels/StemConv.h: 3x3, stride 2,
+/// group 1, at most kStemMaxChannels input channels): the general
+/// convolution's params, filter_packed (always 0: the plain filter), then
+/// the epilogue (no residual).
+inline constexpr const char *kConvStem = "conv2d_stem_f32";
 
 /// oneDNN primitives (built only with oneDNN, lib/Runtime/CpuOneDnnKernels.cpp):
 /// the matmul takes the matmul params, the convolution the general

@@ -574,6 +574,7 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     if (plan.kernel == kabi::kConvWinograd)
       plan.pack = KernelDispatchPlan::Pack::WinogradFilter;
     else if (plan.kernel != kabi::kConvDepthwise &&
+             plan.kernel != kabi::kConvStem &&
              !kabi::isOneDnnKernel(plan.kernel))
       plan.pack = KernelDispatchPlan::Pack::ConvFilter;
     int64_t outChannels = is1x1 ? plan.params[3] : plan.params[6];
@@ -595,7 +596,7 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     return std::nullopt;
   if (residual >= 0) {
     if (plan.kernel == kabi::kConvDepthwise ||
-        kabi::isOneDnnKernel(plan.kernel)) {
+        plan.kernel == kabi::kConvStem || kabi::isOneDnnKernel(plan.kernel)) {
       why = "kernel '" + plan.kernel + "' takes no residual";
       return std::nullopt;
     }

@@ -1,0 +1,19 @@
+//===- StemConv.h - the per-ISA direct stem convolution builds --*- C++ -*-===//
+
+#ifndef STRATA_LIB_KERNELS_STEMCONV_H
+#define STRATA_LIB_KERNELS_STEMCONV_H
+
+#include "strata/Kernels/StemConv.h"
+
+namespace strata::kernels::detail {
+/// conv2dStem's units [begin, end) (the shape already checked).
+#define STRATA_DECLARE_STEM_CONV(name)                                         \
+  void name(const Conv2dShape &s, const float *x, const float *filter,         \
+            const Epilogue &e, float *y, int64_t begin, int64_t end);
+STRATA_DECLARE_STEM_CONV(stemConvPortable)
+STRATA_DECLARE_STEM_CONV(stemConvAvx2)
+STRATA_DECLARE_STEM_CONV(stemConvAvx512)
+#undef STRATA_DECLARE_STEM_CONV
+} // namespace strata::kernels::detail
+
+#endif // STRATA_LIB_KERNELS_STEMCONV_H

@@ -1,0 +1,12 @@
+//===- StemConvAvx2.cpp - the direct stem convolution, Avx2 build -===//
+
+#include "StemConv.h"
+
+#include "Scratch.h"
+
+namespace strata::kernels::detail {
+#define STEM_FN stemConvAvx2
+#define STEM_OCB 4
+#define STEM_NV 1
+#include "StemConvImpl.inc"
+} // namespace strata::kernels::detail

@@ -1,0 +1,12 @@
+//===- StemConvAvx512.cpp - the direct stem convolution, Avx512 build -===//
+
+#include "StemConv.h"
+
+#include "Scratch.h"
+
+namespace strata::kernels::detail {
+#define STEM_FN stemConvAvx512
+#define STEM_OCB 8
+#define STEM_NV 2
+#include "StemConvImpl.inc"
+} // namespace strata::kernels::detail

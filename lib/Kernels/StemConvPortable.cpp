@@ -1,0 +1,12 @@
+//===- StemConvPortable.cpp - the direct stem convolution, Portable build -===//
+
+#include "StemConv.h"
+
+#include "Scratch.h"
+
+namespace strata::kernels::detail {
+#define STEM_FN stemConvPortable
+#define STEM_OCB 2
+#define STEM_NV 1
+#include "StemConvImpl.inc"
+} // namespace strata::kernels::detail
