@@ -8,7 +8,7 @@ namespace strata::kernels::kabi {
 
 Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p) {
   Conv2dShape s;
-  if (kernel == kConv1x1 || kernel == kConv1x1I8) {
+  if (kernel == kConv1x1 || kernel == kConv1x1I8 || kernel == kConv1x1Narrow) {
     s.n = p[0], s.c = p[1], s.h = s.oh = p[2], s.o = p[3];
     return s;
   }
@@ -27,7 +27,8 @@ bool isRuntimeKernel(std::string_view name) {
                         kConvDepthwiseBf16,
                         kSoftmax, kLayerNorm, kMaxPool, kAvgPool,
                         kGlobalAvgPool, kDeconv, kAddRequantI8,
-                        kInvertedResidual, kTableI8, kConvStem})
+                        kInvertedResidual, kTableI8, kConvStem,
+                        kConv1x1Narrow})
     if (name == k)
       return true;
   for (const char *k : kBinaryKernels)
@@ -67,7 +68,7 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
       kernel == kMatmulBatched || kernel == kMatmulGemmI8 ||
       kernel == kMatmulGemmBf16)
     return product({0, 1, 2, 3});
-  if (kernel == kConv1x1 || kernel == kConv1x1I8)
+  if (kernel == kConv1x1 || kernel == kConv1x1I8 || kernel == kConv1x1Narrow)
     return product({0, 1, 2, 3});
   if (kernel == kInvertedResidual) {
     // N * (H * W * C * E + OH * OW * E * (9 + P))

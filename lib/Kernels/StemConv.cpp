@@ -41,4 +41,20 @@ void conv2dStem(const Conv2dShape &s, const float *x, const float *filter,
   }
 }
 
+void conv1x1Narrow(int64_t k, int64_t hw, int64_t o, const float *x,
+                   const float *filter, const Epilogue &e, float *y,
+                   int64_t begin, int64_t end, Isa isa) {
+  switch (isa) {
+  case Isa::Avx512:
+    detail::pointwiseNarrowAvx512(k, hw, o, x, filter, e, y, begin, end);
+    return;
+  case Isa::Avx2:
+    detail::pointwiseNarrowAvx2(k, hw, o, x, filter, e, y, begin, end);
+    return;
+  default:
+    detail::pointwiseNarrowPortable(k, hw, o, x, filter, e, y, begin, end);
+    return;
+  }
+}
+
 } // namespace strata::kernels

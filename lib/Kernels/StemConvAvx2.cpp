@@ -6,6 +6,7 @@
 
 namespace strata::kernels::detail {
 #define STEM_FN stemConvAvx2
+#define POINTWISE_FN pointwiseNarrowAvx2
 #define STEM_OCB 4
 #define STEM_NV 1
 #include "StemConvImpl.inc"

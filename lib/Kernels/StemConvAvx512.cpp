@@ -6,7 +6,8 @@
 
 namespace strata::kernels::detail {
 #define STEM_FN stemConvAvx512
-#define STEM_OCB 8
-#define STEM_NV 2
+#define POINTWISE_FN pointwiseNarrowAvx512
+#define STEM_OCB 16
+#define STEM_NV 1
 #include "StemConvImpl.inc"
 } // namespace strata::kernels::detail

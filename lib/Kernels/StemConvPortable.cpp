@@ -6,6 +6,7 @@
 
 namespace strata::kernels::detail {
 #define STEM_FN stemConvPortable
+#define POINTWISE_FN pointwiseNarrowPortable
 #define STEM_OCB 2
 #define STEM_NV 1
 #include "StemConvImpl.inc"

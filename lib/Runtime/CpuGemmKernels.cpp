@@ -588,6 +588,31 @@ bool convStemCheck(const std::vector<BufferInfo> &b,
   return true;
 }
 
+// The narrow 1x1 convolution: the 1x1 kernel's params, the plain filter;
+// workgroups split the (image, pixel chunk) units.
+int conv1x1NarrowKernel(void *const *bindings, const int64_t *p, int64_t id,
+                        int64_t count) {
+  kn::Conv2dShape s = conv1x1Shape(p);
+  int64_t begin, end;
+  split(kn::conv1x1NarrowUnits(s.n, s.h), id, count, begin, end);
+  kn::conv1x1Narrow(s.c, s.h, s.o, static_cast<const float *>(bindings[kIn]),
+                    static_cast<const float *>(bindings[kWeight]),
+                    epilogueFrom(p + 5, bindings[kBias], kn::BiasMode::PerRow,
+                                 bindings[kResidual], s.h),
+                    static_cast<float *>(bindings[kOut]), begin, end);
+  return 0;
+}
+bool conv1x1NarrowCheck(const std::vector<BufferInfo> &b,
+                        const std::vector<int64_t> &p, std::string &error) {
+  if (p[4] != 0) {
+    error = "filter_packed is " + std::to_string(p[4]) +
+            ", the narrow 1x1 kernel reads the plain filter (0)";
+    return false;
+  }
+  return checkConvBindings(b, conv1x1Shape(p.data()), false, p.data() + 5,
+                           error);
+}
+
 constexpr unsigned kWritesOut = 1u << kOut;
 const CpuKernel kGemmKernels[] = {
     {kabi::kMatmulGemm, kabi::kKernelBindings, kabi::kMatmulParams, kWritesOut,
@@ -608,6 +633,8 @@ const CpuKernel kGemmKernels[] = {
      kabi::kInvertedResidualParams, 1u << kIrOut, invResCheck, invResKernel},
     {kabi::kConvStem, kabi::kKernelBindings, kabi::kConvParams, kWritesOut,
      convStemCheck, convStemKernel},
+    {kabi::kConv1x1Narrow, kabi::kKernelBindings, kabi::kConv1x1Params,
+     kWritesOut, conv1x1NarrowCheck, conv1x1NarrowKernel},
 };
 
 } // namespace

@@ -159,12 +159,15 @@ TEST(RuntimeKernels, ConvKernelsAgreeWithTheLibrary) {
       {kabi::kConvStem,
        {2, 3, 17, 21, 9, 11, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
        false},
+      // The narrow 1x1: 13 output channels (8 + 4 + 1), a pixel tail.
+      {kabi::kConv1x1Narrow, {2, 12, 301, 13}, 0},
   };
   unsigned seed = 50;
   for (const Conv &cv : convs) {
     const CpuKernel *k = findCpuKernel(cv.kernel);
     ASSERT_NE(k, nullptr) << cv.kernel;
-    bool is1x1 = std::string(cv.kernel) == kabi::kConv1x1;
+    bool is1x1 = std::string(cv.kernel) == kabi::kConv1x1 ||
+                 std::string(cv.kernel) == kabi::kConv1x1Narrow;
     const std::vector<int64_t> &g = cv.geometry;
     Conv2dShape s;
     if (is1x1) {
@@ -372,6 +375,16 @@ TEST(RuntimeKernels, ConvCheckRejections) {
   small = stb;
   small[1] = bytes(4 * 27 * 4 - 4);
   expectRejects(kabi::kConvStem, small, st, "binding 1 (filter)");
+  // The narrow 1x1 reads the plain filter.
+  std::vector<int64_t> nq = {1, 4, 10, 3, 1, 0, 0, 0, 0, 0};
+  std::vector<BufferInfo> nqb = {bytes(40 * 4), bytes(12 * 4), bytes(0),
+                                 bytes(30 * 4), bytes(0)};
+  expectRejects(kabi::kConv1x1Narrow, nqb, nq, "plain filter");
+  nq[4] = 0;
+  ASSERT_TRUE(findCpuKernel(kabi::kConv1x1Narrow)->check(nqb, nq, error))
+      << error;
+  nq[2] = 11;
+  expectRejects(kabi::kConv1x1Narrow, nqb, nq, "binding 0 (input)");
   // 1x1: N, C, HW, O.
   std::vector<int64_t> q = {1, 4, 10, 3, 0, 0, 0, 0, 0, 0};
   std::vector<BufferInfo> qb = {bytes(40 * 4), bytes(12 * 4), bytes(0),

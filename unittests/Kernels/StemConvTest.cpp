@@ -96,6 +96,66 @@ TEST(StemConv, EveryIsaShapeAndSplit) {
       }
 }
 
+/// The narrow 1x1 convolution against a double reference: output channel
+/// counts covering every block width (16, 8, 4, 2, 1 and their sums),
+/// pixel counts under one vector, with tails, over several chunks; the
+/// residual separate and in place of the output.
+TEST(StemConv, NarrowPointwiseEveryIsaShapeAndSplit) {
+  struct PwCase {
+    int64_t n, k, hw, o;
+    bool bias, residual, inPlace;
+    Activation act;
+  };
+  const PwCase cases[] = {
+      {1, 32, 12544 / 16, 16, true, false, false, Activation::None},
+      {2, 7, 9, 3, false, true, false, Activation::Relu},
+      {1, 13, 300, 15, true, true, true, Activation::Clip},
+      {1, 1, 17, 1, true, false, false, Activation::HardSwish},
+      {3, 24, 529, 31, true, true, false, Activation::Sigmoid},
+      {1, 96, 256, 24, false, false, false, Activation::LeakyRelu},
+  };
+  for (Isa isa : supportedIsas())
+    for (const PwCase &c : cases)
+      for (int64_t calls : {1, 4}) {
+        auto x = randomVector(size_t(c.n * c.k * c.hw), 21);
+        auto w = randomVector(size_t(c.o * c.k), 22);
+        auto b = randomVector(size_t(c.o), 23);
+        auto r = randomVector(size_t(c.n * c.o * c.hw), 24);
+        Epilogue e;
+        if (c.bias)
+          e.biasMode = BiasMode::PerRow, e.bias = b.data();
+        e.act = c.act;
+        e.p0 = c.act == Activation::Clip ? -0.5f : 0.1f;
+        e.p1 = c.act == Activation::Clip ? 0.5f : 0.0f;
+        std::vector<float> y = c.inPlace ? r : std::vector<float>(r.size(), 9);
+        if (c.residual)
+          e.residual = c.inPlace ? y.data() : r.data();
+        int64_t units = conv1x1NarrowUnits(c.n, c.hw);
+        for (int64_t i = 0; i < calls; ++i)
+          conv1x1Narrow(c.k, c.hw, c.o, x.data(), w.data(), e, y.data(),
+                        units * i / calls, units * (i + 1) / calls, isa);
+        std::vector<double> want(y.size());
+        for (int64_t n = 0; n < c.n; ++n)
+          for (int64_t o = 0; o < c.o; ++o)
+            for (int64_t i = 0; i < c.hw; ++i) {
+              double acc = c.bias ? b[o] : 0;
+              for (int64_t k = 0; k < c.k; ++k)
+                acc += double(w[o * c.k + k]) * x[(n * c.k + k) * c.hw + i];
+              size_t at = size_t((n * c.o + o) * c.hw + i);
+              if (c.residual)
+                acc += r[at];
+              want[at] = refActivate(acc, c.act, e.p0, e.p1);
+            }
+        expectClose(y, want, 1e-6 * double(c.k + 2),
+                    std::string(isaName(isa)) + " narrow 1x1 k " +
+                        std::to_string(c.k) + " hw " + std::to_string(c.hw) +
+                        " o " + std::to_string(c.o) + " calls " +
+                        std::to_string(calls));
+        if (HasFailure())
+          return;
+      }
+}
+
 TEST(StemConv, CheckRejectsOtherShapes) {
   Conv2dShape s = stemShape(1, 3, 16, 16, 8, 1, 1, 1, 1);
   EXPECT_EQ(checkStemConvShape(s), "");

@@ -51,6 +51,10 @@ inline constexpr const char *kConvWinograd = "conv2d_winograd_f43_f32";
 /// convolution's params, filter_packed (always 0: the plain filter), then
 /// the epilogue (no residual).
 inline constexpr const char *kConvStem = "conv2d_stem_f32";
+/// The narrow 1x1 convolution (StemConv.h conv1x1Narrow: few output
+/// channels, read straight from the NCHW input): the 1x1 kernel's params
+/// (N, C, HW, O), filter_packed (always 0), the epilogue (residual allowed).
+inline constexpr const char *kConv1x1Narrow = "conv2d_1x1_narrow_f32";
 
 /// oneDNN primitives (built only with oneDNN, lib/Runtime/CpuOneDnnKernels.cpp):
 /// the matmul takes the matmul params, the convolution the general

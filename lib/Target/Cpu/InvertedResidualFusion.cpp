@@ -82,7 +82,11 @@ std::optional<KernelDispatchPlan> planInvertedResidual(func::FuncOp fn,
     p[k] = strategyKernelPlan(convs[k], why);
     if (!p[k])
       return std::nullopt;
-    if (p[k]->kernel != want[k])
+    // A 1x1 stage the strategy gave the narrow kernel fuses the same way
+    // (the fused kernel packs both 1x1 filters itself).
+    bool same = p[k]->kernel == want[k] ||
+                (k != 1 && p[k]->kernel == kabi::kConv1x1Narrow);
+    if (!same)
       return fail("convolution " + std::to_string(k + 1) + " runs '" +
                   p[k]->kernel + "', not '" + want[k] + "'");
     if (convs[k].getInputZp() || convs[k].getWeightZp())
@@ -201,9 +205,12 @@ unsigned fuseInvertedResiduals(ModuleOp module, func::FuncOp main) {
     if (!ok || fns[0] == fns[1] || fns[1] == fns[2] || fns[0] == fns[2])
       continue;
     bool res0, res1, res2;
-    if (plannedKernel(fns[0], res0) != kabi::kConv1x1 || res0 ||
+    auto is1x1 = [](const std::string &k) {
+      return k == kabi::kConv1x1 || k == kabi::kConv1x1Narrow;
+    };
+    if (!is1x1(plannedKernel(fns[0], res0)) || res0 ||
         plannedKernel(fns[1], res1) != kabi::kConvDepthwise ||
-        plannedKernel(fns[2], res2) != kabi::kConv1x1)
+        !is1x1(plannedKernel(fns[2], res2)))
       continue;
 
     // The merged function: each value a call passes is one argument,

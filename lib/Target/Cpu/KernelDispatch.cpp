@@ -560,7 +560,8 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
         bias >= 0, mm.getDoRelu(), mm.getReluLimit().convertToDouble(),
         mm.getActivation(), mm.getActivationParams(), why);
   } else if (auto conv = dyn_cast<top::ConvOp>(op)) {
-    bool is1x1 = plan.kernel == kabi::kConv1x1;
+    bool is1x1 =
+        plan.kernel == kabi::kConv1x1 || plan.kernel == kabi::kConv1x1Narrow;
     size_t want = size_t(is1x1 ? kabi::kConv1x1StrategyParams
                                : kabi::kConvStrategyParams);
     if (!strategyParamsAre(plan, want, why))
@@ -575,6 +576,7 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
       plan.pack = KernelDispatchPlan::Pack::WinogradFilter;
     else if (plan.kernel != kabi::kConvDepthwise &&
              plan.kernel != kabi::kConvStem &&
+             plan.kernel != kabi::kConv1x1Narrow &&
              !kabi::isOneDnnKernel(plan.kernel))
       plan.pack = KernelDispatchPlan::Pack::ConvFilter;
     int64_t outChannels = is1x1 ? plan.params[3] : plan.params[6];
