@@ -28,7 +28,7 @@ bool isRuntimeKernel(std::string_view name) {
                         kSoftmax, kLayerNorm, kMaxPool, kAvgPool,
                         kGlobalAvgPool, kDeconv, kAddRequantI8,
                         kInvertedResidual, kTableI8, kConvStem,
-                        kConv1x1Narrow})
+                        kConv1x1Narrow, kStemBlock})
     if (name == k)
       return true;
   for (const char *k : kBinaryKernels)
@@ -76,6 +76,14 @@ static double macs(std::string_view kernel, const int64_t *p, int64_t count) {
       return 0;
     return double(p[0]) * (double(p[2] * p[3]) * double(p[1] * p[4]) +
                            double(p[11] * p[12]) * double(p[4] * (9 + p[5])));
+  }
+  if (kernel == kStemBlock) {
+    // N * (H1 * W1 * E * C * 9 + OH * OW * E * (9 + P))
+    if (count < 19)
+      return 0;
+    return double(p[0]) *
+           (double(p[6] * p[7]) * double(p[4] * p[1] * 9) +
+            double(p[17] * p[18]) * double(p[4] * (9 + p[5])));
   }
   if (kernel == kDeconv) {
     // N * C * H * W * (O / G) * KH * KW

@@ -23,6 +23,15 @@ STRATA_DECLARE_POINTWISE_NARROW(pointwiseNarrowPortable)
 STRATA_DECLARE_POINTWISE_NARROW(pointwiseNarrowAvx2)
 STRATA_DECLARE_POINTWISE_NARROW(pointwiseNarrowAvx512)
 #undef STRATA_DECLARE_POINTWISE_NARROW
+/// stemBlock's units [begin, end); non-zero when a buffer cannot be had.
+#define STRATA_DECLARE_STEM_BLOCK(name)                                        \
+  int name(const StemBlockShape &s, const StemBlockWeights &wt,                \
+           const float *x, float *y, int64_t stripRows, int64_t begin,         \
+           int64_t end);
+STRATA_DECLARE_STEM_BLOCK(stemBlockPortable)
+STRATA_DECLARE_STEM_BLOCK(stemBlockAvx2)
+STRATA_DECLARE_STEM_BLOCK(stemBlockAvx512)
+#undef STRATA_DECLARE_STEM_BLOCK
 } // namespace strata::kernels::detail
 
 #endif // STRATA_LIB_KERNELS_STEMCONV_H

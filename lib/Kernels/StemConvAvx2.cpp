@@ -2,11 +2,14 @@
 
 #include "StemConv.h"
 
+#include "Depthwise.h"
 #include "Scratch.h"
 
 namespace strata::kernels::detail {
 #define STEM_FN stemConvAvx2
 #define POINTWISE_FN pointwiseNarrowAvx2
+#define STEM_BLOCK_FN stemBlockAvx2
+#define STEM_DEPTHWISE_FN depthwiseAvx2
 #define STEM_OCB 4
 #define STEM_NV 1
 #include "StemConvImpl.inc"

@@ -2,11 +2,14 @@
 
 #include "StemConv.h"
 
+#include "Depthwise.h"
 #include "Scratch.h"
 
 namespace strata::kernels::detail {
 #define STEM_FN stemConvPortable
 #define POINTWISE_FN pointwiseNarrowPortable
+#define STEM_BLOCK_FN stemBlockPortable
+#define STEM_DEPTHWISE_FN depthwisePortable
 #define STEM_OCB 2
 #define STEM_NV 1
 #include "StemConvImpl.inc"
