@@ -96,6 +96,7 @@ def test_small_block_stays_three_kernels(tmp_path):
     # 96 x 28 x 28 floats expanded: 301 KB, in the L2 cache anyway.
     text, _, _ = block(16, 28, 28, 96, 16, 1, (1, 1, 1, 1), True, seed=3)
     _, report, dispatches = compile_block(tmp_path, text)
+    # (The 16-channel projection on the narrow 1x1 kernel.)
     assert [d["symbol"] for d in dispatches] == \
-        ["conv2d_1x1_gemm_f32", "conv2d_depthwise_f32", "conv2d_1x1_gemm_f32"], report
+        ["conv2d_1x1_gemm_f32", "conv2d_depthwise_f32", "conv2d_1x1_narrow_f32"], report
     assert "inverted-residual" not in report, report

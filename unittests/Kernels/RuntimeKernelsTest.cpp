@@ -10,6 +10,7 @@
 #include "CpuKernels.h"
 #include "strata/Kernels/InvertedResidual.h"
 #include "strata/Kernels/KernelAbi.h"
+#include "strata/Kernels/StemConv.h"
 
 using namespace strata::kernels;
 using namespace strata::kernels::test;
@@ -484,6 +485,63 @@ TEST(RuntimeKernels, InvertedResidualCheckAndRun) {
   wt.e1.act = wt.e2.act = Activation::Clip;
   wt.e1.p1 = wt.e2.p1 = 6.0f;
   ASSERT_TRUE(invertedResidual(s, wt, x.data(), want.data(), 5, 0, 1));
+  for (size_t i = 0; i < y.size(); ++i)
+    EXPECT_NEAR(y[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << i;
+}
+
+TEST(RuntimeKernels, StemBlockCheckAndRun) {
+  // N=1, C=3, H=W=17, E=6, P=5, stem out 9x9 (pads 1), depthwise stride 1
+  // pads 1, OH=OW=9; relu6 on the first two stages, biases on all;
+  // strip_rows 2.
+  int64_t six = kabi::floatParam(6.0f);
+  std::vector<int64_t> p = {1,   3, 17, 17, 6,   5, 9, 9, 1, 1, 1,
+                            1,   1, 1,  1,  1,   1, 9, 9, 1, 2, 0,
+                            six, 1, 2,  0,  six, 1, 0, 0, 0, 2};
+  ASSERT_EQ(int64_t(p.size()), kabi::kStemBlockParams);
+  std::vector<BufferInfo> b = {
+      bytes(3 * 289 * 4), bytes(6 * 27 * 4), bytes(6 * 4), bytes(6 * 9 * 4),
+      bytes(6 * 4),       bytes(5 * 6 * 4),  bytes(5 * 4), bytes(5 * 81 * 4)};
+  const char *name = kabi::kStemBlock;
+  std::string error;
+  ASSERT_TRUE(findCpuKernel(name)->check(b, p, error)) << error;
+  auto bad = p;
+  bad[12] = 3;
+  expectRejects(name, b, bad, "stride 3");
+  bad = p, bad[1] = 5;
+  expectRejects(name, b, bad, "the stem: input channels 5");
+  bad = p, bad[17] = 8;
+  expectRejects(name, b, bad, "the depthwise");
+  bad = p, bad[24] = 99;
+  expectRejects(name, b, bad, "depthwise activation is 99");
+  bad = p, bad[31] = -1;
+  expectRejects(name, b, bad, "strip_rows is -1");
+  auto small = b;
+  small[1] = bytes(6 * 27 * 4 - 4);
+  expectRejects(name, small, p, "stem filter");
+  small = b, small[6] = bytes(16);
+  expectRejects(name, small, p, "projection bias");
+
+  // Two workgroups through the table entry against the library call with
+  // the whole image as one strip.
+  StemBlockShape s;
+  s.c = 3, s.h = s.w = 17, s.e = 6, s.p = 5, s.h1 = s.w1 = 9;
+  s.pt1 = s.pl1 = s.pb1 = s.pr1 = s.pt = s.pl = s.pb = s.pr = 1;
+  s.oh = s.ow = 9;
+  auto x = randomVector(3 * 289, 1), f1 = randomVector(6 * 27, 2),
+       b1 = randomVector(6, 3), dw = randomVector(54, 4),
+       b2 = randomVector(6, 5), f3 = randomVector(30, 6),
+       b3 = randomVector(5, 7);
+  std::vector<float> y(5 * 81), want(5 * 81);
+  runKernel(*findCpuKernel(name),
+            {x.data(), f1.data(), b1.data(), dw.data(), b2.data(), f3.data(),
+             b3.data(), y.data()},
+            b, p, 2);
+  StemBlockWeights wt;
+  wt.w1 = f1.data(), wt.b1 = b1.data(), wt.dw = dw.data(), wt.b2 = b2.data();
+  wt.w3 = f3.data(), wt.b3 = b3.data();
+  wt.e1.act = wt.e2.act = Activation::Clip;
+  wt.e1.p1 = wt.e2.p1 = 6.0f;
+  ASSERT_TRUE(stemBlock(s, wt, x.data(), want.data(), 9, 0, 1));
   for (size_t i = 0; i < y.size(); ++i)
     EXPECT_NEAR(y[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << i;
 }
