@@ -4,9 +4,9 @@
 // convolution kernels (conv2d 1x1 / im2col / depthwise, matmul gemm / gemv
 // / batched: strata/Kernels/KernelAbi.h, whose param lists start with the
 // ones here); an op whose kernel the runtime lacks is compiled by codegen.
-// Priorities (higher wins): 31 narrow pointwise conv, 30 pointwise-conv GEMM, 25 depthwise / GEMV,
-// 20 GEMM, 15 batched GEMM, 12 Winograd, 11 the direct stem convolution,
-// 10 the general kernels, 0 the
+// Priorities (higher wins): 31 narrow pointwise conv, 30 pointwise-conv
+// GEMM, 25 depthwise / GEMV, 20 GEMM, 15 batched GEMM, 12 Winograd, 11 the
+// direct stem convolution, 10 the general kernels, 0 the
 // codegen fallback; the oneDNN candidates (when built) sit below the hand
 // kernels they compete with.
 //
