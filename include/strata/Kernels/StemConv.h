@@ -39,14 +39,14 @@ void conv2dStem(const Conv2dShape &s, const float *x, const float *filter,
                 const Epilogue &e, float *y, int64_t begin, int64_t end,
                 Isa isa = activeIsa());
 
-/// A 1x1 convolution with few output channels (MobileNetV2's 32 -> 16 at
-/// 112x112) by the same register tiles, straight from the NCHW input: the
+/// A 1x1 convolution with few output channels (MobileNetV2's 192 -> 32 at
+/// 28x28) by the same register tiles, straight from the NCHW input: the
 /// GEMM would pack all of its input (K x HW) to do only O multiply-adds per
 /// packed value. Units of kPointwiseChunk pixels per image.
 inline constexpr int64_t kPointwiseChunk = 512;
 /// The most output channels conv1x1Narrow is meant for (the strategy's
 /// bound; any count computes correctly).
-inline constexpr int64_t kPointwiseNarrowMaxOutputs = 16;
+inline constexpr int64_t kPointwiseNarrowMaxOutputs = 32;
 inline int64_t conv1x1NarrowUnits(int64_t n, int64_t hw) {
   return n * ((hw + kPointwiseChunk - 1) / kPointwiseChunk);
 }
