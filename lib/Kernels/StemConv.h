@@ -3,6 +3,7 @@
 #ifndef STRATA_LIB_KERNELS_STEMCONV_H
 #define STRATA_LIB_KERNELS_STEMCONV_H
 
+#include "strata/Kernels/OpKernels.h"
 #include "strata/Kernels/StemConv.h"
 
 namespace strata::kernels::detail {

@@ -7,6 +7,7 @@
 
 namespace strata::kernels::detail {
 #define STEM_FN stemConvAvx2
+#define STEM_ISA Isa::Avx2
 #define POINTWISE_FN pointwiseNarrowAvx2
 #define STEM_BLOCK_FN stemBlockAvx2
 #define STEM_DEPTHWISE_FN depthwiseAvx2

@@ -7,6 +7,7 @@
 
 namespace strata::kernels::detail {
 #define STEM_FN stemConvAvx512
+#define STEM_ISA Isa::Avx512
 #define POINTWISE_FN pointwiseNarrowAvx512
 #define STEM_BLOCK_FN stemBlockAvx512
 #define STEM_DEPTHWISE_FN depthwiseAvx512

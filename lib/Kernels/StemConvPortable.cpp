@@ -7,6 +7,7 @@
 
 namespace strata::kernels::detail {
 #define STEM_FN stemConvPortable
+#define STEM_ISA Isa::Portable
 #define POINTWISE_FN pointwiseNarrowPortable
 #define STEM_BLOCK_FN stemBlockPortable
 #define STEM_DEPTHWISE_FN depthwisePortable
