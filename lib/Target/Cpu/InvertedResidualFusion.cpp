@@ -55,6 +55,13 @@ std::string plannedKernel(func::FuncOp fn, bool &residual) {
   return plan && fn.getNumResults() == 1 ? plan->kernel : std::string();
 }
 
+/// Whether the fused kernels' depthwise stage takes `d`: 3x3, dilation 1,
+/// stride 1 or 2 in both directions, one filter per channel.
+bool fusableDepthwise(const kn::Conv2dShape &d) {
+  return d.kh == 3 && d.kw == 3 && d.dh == 1 && d.dw == 1 && d.sh == d.sw &&
+         (d.sh == 1 || d.sh == 2) && d.g == d.c && d.o == d.c;
+}
+
 /// Appends each stage's filter and bias bindings and its epilogue params
 /// (has_bias, activation, p0, p1) to `plan`: every filter a constant, every
 /// bias (if any) one f32 per channel (`biasCounts`).
@@ -112,8 +119,7 @@ planStemBlock(func::FuncOp fn, top::ConvOp (&convs)[3], bool hasAdd,
   kn::Conv2dShape c = kabi::convShapeFromParams(kabi::kConvStem, q1.data());
   kn::Conv2dShape d =
       kabi::convShapeFromParams(kabi::kConvDepthwise, q2.data());
-  if (d.kh != 3 || d.kw != 3 || d.dh != 1 || d.dw != 1 || d.sh != d.sw ||
-      (d.sh != 1 && d.sh != 2) || d.g != d.c || d.o != d.c)
+  if (!fusableDepthwise(d))
     return fail("the depthwise convolution is not 3x3, dilation 1, stride 1 "
                 "or 2, one filter per channel");
   kn::StemBlockShape s;
@@ -203,8 +209,7 @@ std::optional<KernelDispatchPlan> planInvertedResidual(func::FuncOp fn,
     return fail("unexpected strategy params");
   kn::Conv2dShape d =
       kabi::convShapeFromParams(kabi::kConvDepthwise, q2.data());
-  if (d.kh != 3 || d.kw != 3 || d.dh != 1 || d.dw != 1 || d.sh != d.sw ||
-      (d.sh != 1 && d.sh != 2) || d.g != d.c || d.o != d.c)
+  if (!fusableDepthwise(d))
     return fail("the depthwise convolution is not 3x3, dilation 1, stride 1 "
                 "or 2, one filter per channel");
   kn::InvertedResidualShape s;
