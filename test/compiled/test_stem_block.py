@@ -8,22 +8,13 @@ of 16 and 24 channels. Tolerance: rtol 1e-4 plus 2e-5 * max |y| (f32 sums of
 import numpy as np
 import pytest
 
-from test_cpu_kernels import conv_ref, run_every_isa, ty, weight
-from test_inverted_residual import compile_block
+from test_cpu_kernels import run_every_isa, ty, weight
+from test_inverted_residual import compile_block, three_stages
 
 
 def stem_block(c, h, w, e, p, stride, pads, seed):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((1, c, h, w)).astype(np.float32)
-    w1 = (rng.standard_normal((e, c, 3, 3)) * 0.3).astype(np.float32)
-    b1 = rng.standard_normal(e).astype(np.float32)
-    dw = (rng.standard_normal((e, 1, 3, 3)) * 0.3).astype(np.float32)
-    b2 = rng.standard_normal(e).astype(np.float32)
-    w3 = (rng.standard_normal((p, e, 1, 1)) * 0.1).astype(np.float32)
-    b3 = rng.standard_normal(p).astype(np.float32)
-    t = np.clip(conv_ref(x, w1, b1, (2, 2), (1, 1, 1, 1), (1, 1), 1), 0, 6)
-    u = np.clip(conv_ref(t, dw, b2, (stride, stride), pads, (1, 1), e), 0, 6)
-    y = conv_ref(u, w3, b3, (1, 1), (0, 0, 0, 0), (1, 1), 1)
+    x, (w1, b1, dw, b2, w3, b3), t, u, y = three_stages(
+        c, h, w, e, p, 3, 2, (1, 1, 1, 1), stride, pads, seed)
     tt = f"tensor<1x{e}x{t.shape[2]}x{t.shape[3]}xf32>"
     tu = f"tensor<1x{e}x{u.shape[2]}x{u.shape[3]}xf32>"
     relu6 = "do_relu = true, relu_limit = 6.0 : f64"

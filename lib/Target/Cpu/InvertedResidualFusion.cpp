@@ -55,6 +55,16 @@ std::string plannedKernel(func::FuncOp fn, bool &residual) {
   return plan && fn.getNumResults() == 1 ? plan->kernel : std::string();
 }
 
+/// Why a block whose tensor between the stages is `bytes` per image is not
+/// fused (under kInvertedResidualMinBytes it stays in the L2 cache
+/// anyway), or "".
+std::string inCache(int64_t bytes, const char *what) {
+  if (bytes >= kInvertedResidualMinBytes)
+    return "";
+  return std::string(what) + " stays in the L2 cache (" +
+         std::to_string(bytes) + " bytes per image)";
+}
+
 /// Whether the fused kernels' depthwise stage takes `d`: 3x3, dilation 1,
 /// stride 1 or 2 in both directions, one filter per channel.
 bool fusableDepthwise(const kn::Conv2dShape &d) {
@@ -132,9 +142,9 @@ planStemBlock(func::FuncOp fn, top::ConvOp (&convs)[3], bool hasAdd,
     return fail("the three convolutions' shapes do not chain");
   if (std::string bad = kn::checkStemBlockShape(s); !bad.empty())
     return fail(bad);
-  if (4 * s.e * s.h1 * s.w1 < kInvertedResidualMinBytes)
-    return fail("the stem's output stays in the L2 cache (" +
-                std::to_string(4 * s.e * s.h1 * s.w1) + " bytes per image)");
+  if (std::string small = inCache(4 * s.e * s.h1 * s.w1, "the stem's output");
+      !small.empty())
+    return fail(small);
   KernelDispatchPlan plan;
   plan.kernel = kabi::kStemBlock;
   plan.implementation = "conv2d.stem_block";
@@ -221,9 +231,9 @@ std::optional<KernelDispatchPlan> planInvertedResidual(func::FuncOp fn,
     return fail("the three convolutions' shapes do not chain");
   if (std::string bad = kn::checkInvertedResidualShape(s); !bad.empty())
     return fail(bad);
-  if (4 * s.e * s.h * s.w < kInvertedResidualMinBytes)
-    return fail("its expanded tensor stays in the L2 cache (" +
-                std::to_string(4 * s.e * s.h * s.w) + " bytes per image)");
+  if (std::string small = inCache(4 * s.e * s.h * s.w, "its expanded tensor");
+      !small.empty())
+    return fail(small);
 
   KernelDispatchPlan plan;
   plan.kernel = kabi::kInvertedResidual;
