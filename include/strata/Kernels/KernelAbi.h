@@ -46,6 +46,26 @@ inline constexpr int64_t kConvStrategyParams = 18;
 /// convolution's params, filter_packed (1: the transformed filter), the
 /// epilogue, then tile_hw (output tiles per block, the strategy's schedule).
 inline constexpr const char *kConvWinograd = "conv2d_winograd_f43_f32";
+/// The direct stem convolution (strata/Kernels/StemConv.h: 3x3, stride 2,
+/// group 1, at most kStemMaxChannels input channels): the general
+/// convolution's params, filter_packed (always 0: the plain filter), then
+/// the epilogue (no residual).
+inline constexpr const char *kConvStem = "conv2d_stem_f32";
+/// The narrow 1x1 convolution (StemConv.h conv1x1Narrow: few output
+/// channels, read straight from the NCHW input): the 1x1 kernel's params
+/// (N, C, HW, O), filter_packed (always 0), the epilogue (residual allowed).
+inline constexpr const char *kConv1x1Narrow = "conv2d_1x1_narrow_f32";
+/// The fused first block (strata/Kernels/StemConv.h stemBlock: the 3x3
+/// stride-2 stem, a 3x3 depthwise, a 1x1 projection). Bindings (input, w1
+/// E x C x 3 x 3, b1, depthwise filter E x 1 x 3 x 3, b2, w3 P x E, b3,
+/// output; filters plain, an absent bias binds the output, not read).
+/// Params: N, C, H, W, E, P, H1, W1 (the stem's output), the stem's PT, PL,
+/// PB, PR, the depthwise's stride, PT, PL, PB, PR, OH, OW, then per stage
+/// has_bias, activation, p0, p1 (three times), strip_rows (0: from the
+/// output width at run time).
+inline constexpr const char *kStemBlock = "conv2d_stem_block_f32";
+inline constexpr int64_t kStemBlockBindings = 8;
+inline constexpr int64_t kStemBlockParams = 19 + 3 * 4 + 1;
 
 /// oneDNN primitives (built only with oneDNN, lib/Runtime/CpuOneDnnKernels.cpp):
 /// the matmul takes the matmul params, the convolution the general
