@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace strata::kernels {
 
@@ -102,17 +103,45 @@ void splitColumns(const Conv2dShape &s, const float *x, int64_t cg,
 /// output pixels): row k is (input channel, ky, kx), column j the output
 /// pixel (oy, ox). A panel's columns split into segments along one output
 /// row; each segment of each row k is a (strided) run of one input row,
-/// copied with zeros where it leaves the input.
+/// copied with zeros where it leaves the input. Row k is the outer loop:
+/// it walks every panel, so the input rows it reads are read front to back
+/// (panel by panel instead, each panel reads a piece of every row k: as
+/// many streams as the K block has rows, which the hardware prefetcher
+/// does not follow).
 template <int64_t PW>
 void packIm2colPanels(const void *ctxPtr, int64_t k0, int64_t kc, int64_t j0,
                       int64_t nc, float *dst) {
   const Im2colCtx &ctx = *static_cast<const Im2colCtx *>(ctxPtr);
   const Conv2dShape &s = *ctx.s;
   int64_t ohw = s.oh * s.ow;
+  /// A run of one output row inside a panel: its first column's window
+  /// row, output column, length and place in the panel row (`out`: the
+  /// panel's offset plus `at`).
   struct Segment {
-    int64_t iy0, ox0, len, at; ///< first column's window row, output column
+    int64_t iy0, ox0, len, out;
   };
-  Segment segs[PW];
+  /// Each panel's valid columns; the segments of all panels in order.
+  struct Panel {
+    int64_t cols, segEnd;
+  };
+  int64_t panels = (nc + PW - 1) / PW;
+  thread_local std::vector<Segment> segs;
+  thread_local std::vector<Panel> panelInfo;
+  segs.clear();
+  panelInfo.resize(size_t(panels));
+  int64_t panelFloats = kc * PW;
+  for (int64_t pi = 0; pi < panels; ++pi) {
+    int64_t jBase = j0 + pi * PW;
+    int64_t cols = std::max<int64_t>(
+        0, std::min<int64_t>(PW, std::min(j0 + nc, ohw) - jBase));
+    for (int64_t jj = 0; jj < cols;) {
+      int64_t j = jBase + jj, oy = j / s.ow, ox = j % s.ow;
+      int64_t len = std::min(cols - jj, s.ow - ox);
+      segs.push_back({oy * s.sh - s.pt, ox, len, pi * panelFloats + jj});
+      jj += len;
+    }
+    panelInfo[size_t(pi)] = {cols, int64_t(segs.size())};
+  }
   int64_t rowFloats = ctx.phaseW ? s.sw * ctx.phaseW : s.w;
   // Per window column kx: its offset from ox * SW is kx * DW - PL; with the
   // split input, the phase run it reads, that run's index for ox = 0 and
@@ -131,33 +160,24 @@ void packIm2colPanels(const void *ctxPtr, int64_t k0, int64_t kc, int64_t j0,
   Tap taps[kTapTable];
   for (int64_t kx = 0; kx < std::min(s.kw, kTapTable); ++kx)
     taps[kx] = tapOf(kx);
-  for (int64_t p = 0; p < nc; p += PW, dst += kc * PW) {
-    int64_t jBase = j0 + p;
-    int64_t cols = std::max<int64_t>(
-        0, std::min<int64_t>(PW, std::min(j0 + nc, ohw) - jBase));
-    int64_t nsegs = 0;
-    for (int64_t jj = 0; jj < cols;) {
-      int64_t j = jBase + jj, oy = j / s.ow, ox = j % s.ow;
-      int64_t len = std::min(cols - jj, s.ow - ox);
-      segs[nsegs++] = {oy * s.sh - s.pt, ox, len, jj};
-      jj += len;
-    }
-    int64_t ch = k0 / (s.kh * s.kw), r = k0 % (s.kh * s.kw);
-    int64_t ky = r / s.kw, kx = r % s.kw;
-    for (int64_t kk = 0; kk < kc; ++kk) {
-      const float *xc = ctx.x + ch * s.h * rowFloats;
-      float *d = dst + kk * PW;
-      if (cols < PW)
-        std::memset(d + cols, 0, size_t(PW - cols) * sizeof(float));
-      int64_t off = kx * s.dw - s.pl;
-      Tap tap = kx < kTapTable ? taps[kx] : tapOf(kx);
-      int64_t phase = tap.phase, shift = tap.shift, valid = tap.valid;
-      for (int64_t si = 0; si < nsegs; ++si) {
-        const Segment &g = segs[si];
-        float *out = d + g.at;
-        int64_t iy = g.iy0 + ky * s.dh;
+  int64_t ch = k0 / (s.kh * s.kw), r = k0 % (s.kh * s.kw);
+  int64_t ky = r / s.kw, kx = r % s.kw;
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    const float *xc = ctx.x + ch * s.h * rowFloats;
+    float *d = dst + kk * PW;
+    int64_t off = kx * s.dw - s.pl;
+    Tap tap = kx < kTapTable ? taps[kx] : tapOf(kx);
+    int64_t phase = tap.phase, shift = tap.shift, valid = tap.valid;
+    const Segment *g = segs.data();
+    for (int64_t pi = 0; pi < panels; ++pi) {
+      const Panel &pn = panelInfo[size_t(pi)];
+      if (pn.cols < PW)
+        zeroFloats(d + pi * panelFloats + pn.cols, PW - pn.cols);
+      for (const Segment *gEnd = segs.data() + pn.segEnd; g < gEnd; ++g) {
+        float *out = d + g->out;
+        int64_t iy = g->iy0 + ky * s.dh;
         if (iy < 0 || iy >= s.h) {
-          zeroFloats(out, g.len);
+          zeroFloats(out, g->len);
           continue;
         }
         const float *row = xc + iy * rowFloats;
@@ -165,28 +185,28 @@ void packIm2colPanels(const void *ctxPtr, int64_t k0, int64_t kc, int64_t j0,
           // One contiguous run: index ix0 + i of `run`, in bounds on
           // [lo, hi) of the segment.
           const float *run = row + phase * ctx.phaseW;
-          int64_t ix0 = g.ox0 + shift;
-          int64_t lo = std::clamp<int64_t>(-ix0, 0, g.len);
-          int64_t hi = std::clamp<int64_t>(valid - ix0, lo, g.len);
+          int64_t ix0 = g->ox0 + shift;
+          int64_t lo = std::clamp<int64_t>(-ix0, 0, g->len);
+          int64_t hi = std::clamp<int64_t>(valid - ix0, lo, g->len);
           if (hi - lo == PW) { // a whole panel row inside the input
             std::memcpy(out, run + ix0, PW * sizeof(float));
             continue;
           }
           zeroFloats(out, lo);
           copyFloats(out + lo, run + ix0 + lo, hi - lo);
-          zeroFloats(out + hi, g.len - hi);
+          zeroFloats(out + hi, g->len - hi);
         } else {
-          int64_t ix = g.ox0 * s.sw + off;
-          for (int64_t i = 0; i < g.len; ++i, ix += s.sw)
+          int64_t ix = g->ox0 * s.sw + off;
+          for (int64_t i = 0; i < g->len; ++i, ix += s.sw)
             out[i] = uint64_t(ix) < uint64_t(s.w) ? row[ix] : 0.0f;
         }
       }
-      if (++kx == s.kw) {
-        kx = 0;
-        if (++ky == s.kh) {
-          ky = 0;
-          ++ch;
-        }
+    }
+    if (++kx == s.kw) {
+      kx = 0;
+      if (++ky == s.kh) {
+        ky = 0;
+        ++ch;
       }
     }
   }
