@@ -72,21 +72,28 @@ inline void finish(__m512 v, float *c, __mmask16 m, bool accumulate,
 }
 
 /// NV vectors of 16 columns, ROWS rows (12; 8 or 4 for the last rows of an
-/// M that is not a multiple of 12, e.g. 64 = 5 x 12 + 4).
-template <int NV, int ROWS>
-void kernel(int64_t kc, const float *a, const float *b, int64_t bPanelStride,
-            float *c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate,
-            const TileEpilogue *ep) {
+/// M that is not a multiple of 12, e.g. 64 = 5 x 12 + 4). B's row k starts
+/// `rowStride` floats after row k - 1 and its second vector `second` floats
+/// after its first: 16 and the panel stride for packed panels, B's leading
+/// dimension and 16 for a B read in place. MASKED loads only the nr
+/// columns of B (in place, the columns past nr may be past the buffer).
+template <int NV, int ROWS, bool MASKED>
+void kernel(int64_t kc, const float *a, const float *b, int64_t rowStride,
+            int64_t second, float *c, int64_t ldc, int64_t mr, int64_t nr,
+            bool accumulate, const TileEpilogue *ep) {
   __m512 acc0[ROWS], acc1[ROWS];
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
     acc0[i] = _mm512_setzero_ps();
     acc1[i] = _mm512_setzero_ps();
   }
-  const float *b1 = b + bPanelStride;
-  for (int64_t k = 0; k < kc; ++k) {
-    __m512 bv0 = _mm512_loadu_ps(b + k * 16);
-    __m512 bv1 = NV == 2 ? _mm512_loadu_ps(b1 + k * 16) : bv0;
+  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
+  const float *bk = b;
+  for (int64_t k = 0; k < kc; ++k, bk += rowStride) {
+    __m512 bv0 = MASKED ? _mm512_maskz_loadu_ps(m0, bk) : _mm512_loadu_ps(bk);
+    __m512 bv1 = NV == 1  ? bv0
+                 : MASKED ? _mm512_maskz_loadu_ps(m1, bk + second)
+                          : _mm512_loadu_ps(bk + second);
     const float *ak = a + k * kMR;
 #pragma clang loop unroll(full)
     for (int i = 0; i < ROWS; ++i) {
@@ -96,7 +103,6 @@ void kernel(int64_t kc, const float *a, const float *b, int64_t bPanelStride,
         acc1[i] = _mm512_fmadd_ps(av, bv1, acc1[i]);
     }
   }
-  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
     if (i >= mr)
@@ -108,23 +114,42 @@ void kernel(int64_t kc, const float *a, const float *b, int64_t bPanelStride,
   }
 }
 
+/// The tile's kernel: by its vectors of columns and its rows.
+template <bool MASKED>
+void dispatch(int64_t kc, const float *a, const float *b, int64_t rowStride,
+              int64_t second, float *c, int64_t ldc, int64_t mr, int64_t nr,
+              bool accumulate, const TileEpilogue *ep) {
+  auto run = [&](auto fn) {
+    fn(kc, a, b, rowStride, second, c, ldc, mr, nr, accumulate, ep);
+  };
+  if (nr > 16)
+    return mr > 8   ? run(kernel<2, 12, MASKED>)
+           : mr > 4 ? run(kernel<2, 8, MASKED>)
+                    : run(kernel<2, 4, MASKED>);
+  return mr > 8   ? run(kernel<1, 12, MASKED>)
+         : mr > 4 ? run(kernel<1, 8, MASKED>)
+                  : run(kernel<1, 4, MASKED>);
+}
+
 void microkernel(int64_t kc, const float *a, const float *b,
                  int64_t bPanelStride, float *c, int64_t ldc, int64_t mr,
                  int64_t nr, bool accumulate, const TileEpilogue *ep) {
-  auto run = [&](auto fn) {
-    fn(kc, a, b, bPanelStride, c, ldc, mr, nr, accumulate, ep);
-  };
-  if (nr > 16)
-    return mr > 8   ? run(kernel<2, 12>)
-           : mr > 4 ? run(kernel<2, 8>)
-                    : run(kernel<2, 4>);
-  return mr > 8   ? run(kernel<1, 12>)
-         : mr > 4 ? run(kernel<1, 8>)
-                  : run(kernel<1, 4>);
+  dispatch<false>(kc, a, b, 16, bPanelStride, c, ldc, mr, nr, accumulate, ep);
+}
+
+/// B read in place: row k of the tile at b + k * ldb, its nr columns.
+void microkernelDirect(int64_t kc, const float *a, const float *b, int64_t ldb,
+                       float *c, int64_t ldc, int64_t mr, int64_t nr,
+                       bool accumulate, const TileEpilogue *ep) {
+  if (nr == 32)
+    return dispatch<false>(kc, a, b, ldb, 16, c, ldc, mr, nr, accumulate, ep);
+  dispatch<true>(kc, a, b, ldb, 16, c, ldc, mr, nr, accumulate, ep);
 }
 
 } // namespace
 
-MicrokernelInfo avx512Microkernel() { return {kMR, 32, microkernel}; }
+MicrokernelInfo avx512Microkernel() {
+  return {kMR, 32, microkernel, microkernelDirect};
+}
 
 } // namespace strata::kernels::detail

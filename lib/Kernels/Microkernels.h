@@ -36,6 +36,11 @@ using Microkernel = void (*)(int64_t kc, const float *a, const float *b,
 struct MicrokernelInfo {
   int64_t mr, nr;
   Microkernel fn;
+  /// The same product with B read in place instead of from packed panels
+  /// (null when the ISA has none): its `bPanelStride` argument is B's
+  /// leading dimension, row k of the tile starting at b + k * ldb; only
+  /// the tile's nr columns are read.
+  Microkernel directFn = nullptr;
 };
 
 MicrokernelInfo portableMicrokernel();
