@@ -441,12 +441,21 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
                 for (int64_t c0 = 0; c0 < nr; c0 += 16)
                   __builtin_prefetch(t + r * ldNext + c0, 0, 3);
             }
+            // A B block shared by few row tiles (the transposed form's 49
+            // pixels against a pre-packed weight) is read from memory about
+            // once: the first row tile prefetches the next micro-panel.
+            const float *bNext = nullptr;
+            if (ir == 0 && jr + uk.nr < nc)
+              bNext = directB ? bp + uk.nr
+                              : bp + (uk.nr / kPC) * bPanelStride;
             if (directB)
               uk.directFn(kc, ap, bp, p.b.ld, p.c + row * p.ldc + col, p.ldc,
-                          mr, nr, pc > 0 || residualInC, last ? &te : nullptr);
+                          mr, nr, pc > 0 || residualInC, last ? &te : nullptr,
+                          bNext);
             else
               uk.fn(kc, ap, bp, bPanelStride, p.c + row * p.ldc + col, p.ldc,
-                    mr, nr, pc > 0 || residualInC, last ? &te : nullptr);
+                    mr, nr, pc > 0 || residualInC, last ? &te : nullptr,
+                    bNext);
           }
         }
         if (last && !fusedAct)

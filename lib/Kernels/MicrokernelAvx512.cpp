@@ -77,10 +77,12 @@ inline void finish(__m512 v, float *c, __mmask16 m, bool accumulate,
 /// after its first: 16 and the panel stride for packed panels, B's leading
 /// dimension and 16 for a B read in place. MASKED loads only the nr
 /// columns of B (in place, the columns past nr may be past the buffer).
-template <int NV, int ROWS, bool MASKED>
+/// With `next`, each step also prefetches the next micro-panel's row k into
+/// L2 (a pre-packed weight used by few rows comes from memory otherwise).
+template <int NV, int ROWS, bool MASKED, bool PREFETCH>
 void kernel(int64_t kc, const float *a, const float *b, int64_t rowStride,
             int64_t second, float *c, int64_t ldc, int64_t mr, int64_t nr,
-            bool accumulate, const TileEpilogue *ep) {
+            bool accumulate, const TileEpilogue *ep, const float *next) {
   __m512 acc0[ROWS], acc1[ROWS];
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
@@ -88,8 +90,14 @@ void kernel(int64_t kc, const float *a, const float *b, int64_t rowStride,
     acc1[i] = _mm512_setzero_ps();
   }
   __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
-  const float *bk = b;
+  const float *bk = b, *pk = next;
   for (int64_t k = 0; k < kc; ++k, bk += rowStride) {
+    if (PREFETCH) {
+      _mm_prefetch(reinterpret_cast<const char *>(pk), _MM_HINT_T1);
+      if (NV == 2)
+        _mm_prefetch(reinterpret_cast<const char *>(pk + second), _MM_HINT_T1);
+      pk += rowStride;
+    }
     __m512 bv0 = MASKED ? _mm512_maskz_loadu_ps(m0, bk) : _mm512_loadu_ps(bk);
     __m512 bv1 = NV == 1  ? bv0
                  : MASKED ? _mm512_maskz_loadu_ps(m1, bk + second)
@@ -115,35 +123,53 @@ void kernel(int64_t kc, const float *a, const float *b, int64_t rowStride,
 }
 
 /// The tile's kernel: by its vectors of columns and its rows.
-template <bool MASKED>
+template <bool MASKED, bool PREFETCH>
 void dispatch(int64_t kc, const float *a, const float *b, int64_t rowStride,
               int64_t second, float *c, int64_t ldc, int64_t mr, int64_t nr,
-              bool accumulate, const TileEpilogue *ep) {
+              bool accumulate, const TileEpilogue *ep, const float *next) {
   auto run = [&](auto fn) {
-    fn(kc, a, b, rowStride, second, c, ldc, mr, nr, accumulate, ep);
+    fn(kc, a, b, rowStride, second, c, ldc, mr, nr, accumulate, ep, next);
   };
   if (nr > 16)
-    return mr > 8   ? run(kernel<2, 12, MASKED>)
-           : mr > 4 ? run(kernel<2, 8, MASKED>)
-                    : run(kernel<2, 4, MASKED>);
-  return mr > 8   ? run(kernel<1, 12, MASKED>)
-         : mr > 4 ? run(kernel<1, 8, MASKED>)
-                  : run(kernel<1, 4, MASKED>);
+    return mr > 8   ? run(kernel<2, 12, MASKED, PREFETCH>)
+           : mr > 4 ? run(kernel<2, 8, MASKED, PREFETCH>)
+                    : run(kernel<2, 4, MASKED, PREFETCH>);
+  return mr > 8   ? run(kernel<1, 12, MASKED, PREFETCH>)
+         : mr > 4 ? run(kernel<1, 8, MASKED, PREFETCH>)
+                  : run(kernel<1, 4, MASKED, PREFETCH>);
+}
+
+/// The tile's kernel with or without the prefetch of the next micro-panel.
+template <bool MASKED>
+void dispatchPrefetch(int64_t kc, const float *a, const float *b,
+                      int64_t rowStride, int64_t second, float *c, int64_t ldc,
+                      int64_t mr, int64_t nr, bool accumulate,
+                      const TileEpilogue *ep, const float *next) {
+  if (next)
+    return dispatch<MASKED, true>(kc, a, b, rowStride, second, c, ldc, mr, nr,
+                                  accumulate, ep, next);
+  dispatch<MASKED, false>(kc, a, b, rowStride, second, c, ldc, mr, nr,
+                          accumulate, ep, next);
 }
 
 void microkernel(int64_t kc, const float *a, const float *b,
                  int64_t bPanelStride, float *c, int64_t ldc, int64_t mr,
-                 int64_t nr, bool accumulate, const TileEpilogue *ep) {
-  dispatch<false>(kc, a, b, 16, bPanelStride, c, ldc, mr, nr, accumulate, ep);
+                 int64_t nr, bool accumulate, const TileEpilogue *ep,
+                 const float *next) {
+  dispatchPrefetch<false>(kc, a, b, 16, bPanelStride, c, ldc, mr, nr,
+                          accumulate, ep, next);
 }
 
 /// B read in place: row k of the tile at b + k * ldb, its nr columns.
 void microkernelDirect(int64_t kc, const float *a, const float *b, int64_t ldb,
                        float *c, int64_t ldc, int64_t mr, int64_t nr,
-                       bool accumulate, const TileEpilogue *ep) {
+                       bool accumulate, const TileEpilogue *ep,
+                       const float *next) {
   if (nr == 32)
-    return dispatch<false>(kc, a, b, ldb, 16, c, ldc, mr, nr, accumulate, ep);
-  dispatch<true>(kc, a, b, ldb, 16, c, ldc, mr, nr, accumulate, ep);
+    return dispatchPrefetch<false>(kc, a, b, ldb, 16, c, ldc, mr, nr,
+                                   accumulate, ep, next);
+  dispatchPrefetch<true>(kc, a, b, ldb, 16, c, ldc, mr, nr, accumulate, ep,
+                         next);
 }
 
 } // namespace

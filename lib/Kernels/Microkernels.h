@@ -4,7 +4,9 @@
 // (mr <= MR rows, k-major with stride kPanelRows) by one B micro-panel
 // (nr <= NR columns: NR / 16 panels of k-major 16-float rows, `bPanelStride`
 // floats apart) over `kc` steps, adds C when `accumulate`, applies `ep`
-// (after the last K block) and stores the mr x nr tile. Each ISA's kernel is
+// (after the last K block) and stores the mr x nr tile. `bNext`, when not
+// null, is the next B micro-panel (same layout): a kernel may prefetch it
+// into L2 while it computes. Each ISA's kernel is
 // compiled in its own file with that ISA's flags; nothing else in the
 // library is, so it runs on any x86-64 CPU.
 //
@@ -31,7 +33,7 @@ struct TileEpilogue {
 using Microkernel = void (*)(int64_t kc, const float *a, const float *b,
                              int64_t bPanelStride, float *c, int64_t ldc,
                              int64_t mr, int64_t nr, bool accumulate,
-                             const TileEpilogue *ep);
+                             const TileEpilogue *ep, const float *bNext);
 
 struct MicrokernelInfo {
   int64_t mr, nr;
