@@ -363,8 +363,7 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
   // in place by the ISA's direct microkernel when it has one, instead of
   // being packed per block: packing cost a copy of B per column block,
   // shared by only M rows (up to 12% of the 64-row layers).
-  bool directB =
-      uk.directFn && !p.b.packed && !p.b.packFn && !p.b.transposed;
+  bool directB = uk.directFn && !p.b.packed && !p.b.packFn && !p.b.transposed;
   for (int64_t jc = colBegin; jc < colEnd; jc += kNC) {
     int64_t nc = std::min(kNC, colEnd - jc);
     for (int64_t pc = 0; pc < p.k; pc += kcMax) {
@@ -446,16 +445,14 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
             // once: the first row tile prefetches the next micro-panel.
             const float *bNext = nullptr;
             if (ir == 0 && jr + uk.nr < nc)
-              bNext = directB ? bp + uk.nr
-                              : bp + (uk.nr / kPC) * bPanelStride;
+              bNext = directB ? bp + uk.nr : bp + (uk.nr / kPC) * bPanelStride;
             if (directB)
               uk.directFn(kc, ap, bp, p.b.ld, p.c + row * p.ldc + col, p.ldc,
                           mr, nr, pc > 0 || residualInC, last ? &te : nullptr,
                           bNext);
             else
               uk.fn(kc, ap, bp, bPanelStride, p.c + row * p.ldc + col, p.ldc,
-                    mr, nr, pc > 0 || residualInC, last ? &te : nullptr,
-                    bNext);
+                    mr, nr, pc > 0 || residualInC, last ? &te : nullptr, bNext);
           }
         }
         if (last && !fusedAct)
