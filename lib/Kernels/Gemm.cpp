@@ -23,6 +23,7 @@ namespace strata::kernels {
 
 using detail::MicrokernelInfo;
 using detail::TileEpilogue;
+using detail::TilePrefetch;
 
 namespace {
 
@@ -440,19 +441,31 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
                 for (int64_t c0 = 0; c0 < nr; c0 += 16)
                   __builtin_prefetch(t + r * ldNext + c0, 0, 3);
             }
-            // A B block shared by few row tiles (the transposed form's 49
-            // pixels against a pre-packed weight) is read from memory about
-            // once: the first row tile prefetches the next micro-panel.
-            const float *bNext = nullptr;
-            if (ir == 0 && jr + uk.nr < nc)
-              bNext = directB ? bp + uk.nr : bp + (uk.nr / kPC) * bPanelStride;
+            // A pre-packed weight is read from memory about once per call,
+            // where few tiles share each micro-panel (the transposed form's
+            // 49 pixels; a 196-pixel output's 7 column tiles): the first row
+            // tile prefetches the next B micro-panel, the first column tile
+            // the next A micro-panel.
+            TilePrefetch pf;
+            if (ir == 0 && jr + uk.nr < nc) {
+              if (directB)
+                pf = {bp + uk.nr, p.b.ld, 16};
+              else
+                pf = {bp + (uk.nr / kPC) * bPanelStride, kPC, bPanelStride};
+            } else if (jr == 0 && ir + uk.mr < mc) {
+              const float *an = ap + uk.mr;
+              if (uk.mr == kPR)
+                an = aBlock + (ir / kPR + 1) * aPanelStride;
+              pf = {an, kPR, 0};
+            }
+            const TilePrefetch *pfp = pf.p ? &pf : nullptr;
             if (directB)
               uk.directFn(kc, ap, bp, p.b.ld, p.c + row * p.ldc + col, p.ldc,
                           mr, nr, pc > 0 || residualInC, last ? &te : nullptr,
-                          bNext);
+                          pfp);
             else
               uk.fn(kc, ap, bp, bPanelStride, p.c + row * p.ldc + col, p.ldc,
-                    mr, nr, pc > 0 || residualInC, last ? &te : nullptr, bNext);
+                    mr, nr, pc > 0 || residualInC, last ? &te : nullptr, pfp);
           }
         }
         if (last && !fusedAct)

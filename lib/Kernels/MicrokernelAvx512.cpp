@@ -77,12 +77,12 @@ inline void finish(__m512 v, float *c, __mmask16 m, bool accumulate,
 /// after its first: 16 and the panel stride for packed panels, B's leading
 /// dimension and 16 for a B read in place. MASKED loads only the nr
 /// columns of B (in place, the columns past nr may be past the buffer).
-/// With `next`, each step also prefetches the next micro-panel's row k into
-/// L2 (a pre-packed weight used by few rows comes from memory otherwise).
+/// With PREFETCH, each step also prefetches step k of `pf` into L2 (the next
+/// micro-panel of a weight read from memory about once).
 template <int NV, int ROWS, bool MASKED, bool PREFETCH>
 void kernel(int64_t kc, const float *a, const float *b, int64_t rowStride,
             int64_t second, float *c, int64_t ldc, int64_t mr, int64_t nr,
-            bool accumulate, const TileEpilogue *ep, const float *next) {
+            bool accumulate, const TileEpilogue *ep, const TilePrefetch *pf) {
   __m512 acc0[ROWS], acc1[ROWS];
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
@@ -90,13 +90,14 @@ void kernel(int64_t kc, const float *a, const float *b, int64_t rowStride,
     acc1[i] = _mm512_setzero_ps();
   }
   __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
-  const float *bk = b, *pk = next;
+  const float *bk = b, *pk = PREFETCH ? pf->p : nullptr;
+  int64_t pfStride = PREFETCH ? pf->stride : 0,
+          pfSecond = PREFETCH ? pf->second : 0;
   for (int64_t k = 0; k < kc; ++k, bk += rowStride) {
     if (PREFETCH) {
       _mm_prefetch(reinterpret_cast<const char *>(pk), _MM_HINT_T1);
-      if (NV == 2)
-        _mm_prefetch(reinterpret_cast<const char *>(pk + second), _MM_HINT_T1);
-      pk += rowStride;
+      _mm_prefetch(reinterpret_cast<const char *>(pk + pfSecond), _MM_HINT_T1);
+      pk += pfStride;
     }
     __m512 bv0 = MASKED ? _mm512_maskz_loadu_ps(m0, bk) : _mm512_loadu_ps(bk);
     __m512 bv1 = NV == 1  ? bv0
@@ -126,9 +127,9 @@ void kernel(int64_t kc, const float *a, const float *b, int64_t rowStride,
 template <bool MASKED, bool PREFETCH>
 void dispatch(int64_t kc, const float *a, const float *b, int64_t rowStride,
               int64_t second, float *c, int64_t ldc, int64_t mr, int64_t nr,
-              bool accumulate, const TileEpilogue *ep, const float *next) {
+              bool accumulate, const TileEpilogue *ep, const TilePrefetch *pf) {
   auto run = [&](auto fn) {
-    fn(kc, a, b, rowStride, second, c, ldc, mr, nr, accumulate, ep, next);
+    fn(kc, a, b, rowStride, second, c, ldc, mr, nr, accumulate, ep, pf);
   };
   if (nr > 16)
     return mr > 8   ? run(kernel<2, 12, MASKED, PREFETCH>)
@@ -139,37 +140,36 @@ void dispatch(int64_t kc, const float *a, const float *b, int64_t rowStride,
                   : run(kernel<1, 4, MASKED, PREFETCH>);
 }
 
-/// The tile's kernel with or without the prefetch of the next micro-panel.
+/// The tile's kernel with or without a prefetch stream.
 template <bool MASKED>
 void dispatchPrefetch(int64_t kc, const float *a, const float *b,
                       int64_t rowStride, int64_t second, float *c, int64_t ldc,
                       int64_t mr, int64_t nr, bool accumulate,
-                      const TileEpilogue *ep, const float *next) {
-  if (next)
+                      const TileEpilogue *ep, const TilePrefetch *pf) {
+  if (pf)
     return dispatch<MASKED, true>(kc, a, b, rowStride, second, c, ldc, mr, nr,
-                                  accumulate, ep, next);
+                                  accumulate, ep, pf);
   dispatch<MASKED, false>(kc, a, b, rowStride, second, c, ldc, mr, nr,
-                          accumulate, ep, next);
+                          accumulate, ep, pf);
 }
 
 void microkernel(int64_t kc, const float *a, const float *b,
                  int64_t bPanelStride, float *c, int64_t ldc, int64_t mr,
                  int64_t nr, bool accumulate, const TileEpilogue *ep,
-                 const float *next) {
+                 const TilePrefetch *pf) {
   dispatchPrefetch<false>(kc, a, b, 16, bPanelStride, c, ldc, mr, nr,
-                          accumulate, ep, next);
+                          accumulate, ep, pf);
 }
 
 /// B read in place: row k of the tile at b + k * ldb, its nr columns.
 void microkernelDirect(int64_t kc, const float *a, const float *b, int64_t ldb,
                        float *c, int64_t ldc, int64_t mr, int64_t nr,
                        bool accumulate, const TileEpilogue *ep,
-                       const float *next) {
+                       const TilePrefetch *pf) {
   if (nr == 32)
     return dispatchPrefetch<false>(kc, a, b, ldb, 16, c, ldc, mr, nr,
-                                   accumulate, ep, next);
-  dispatchPrefetch<true>(kc, a, b, ldb, 16, c, ldc, mr, nr, accumulate, ep,
-                         next);
+                                   accumulate, ep, pf);
+  dispatchPrefetch<true>(kc, a, b, ldb, 16, c, ldc, mr, nr, accumulate, ep, pf);
 }
 
 } // namespace

@@ -4,9 +4,9 @@
 // (mr <= MR rows, k-major with stride kPanelRows) by one B micro-panel
 // (nr <= NR columns: NR / 16 panels of k-major 16-float rows, `bPanelStride`
 // floats apart) over `kc` steps, adds C when `accumulate`, applies `ep`
-// (after the last K block) and stores the mr x nr tile. `bNext`, when not
-// null, is the next B micro-panel (same layout): a kernel may prefetch it
-// into L2 while it computes. Each ISA's kernel is
+// (after the last K block) and stores the mr x nr tile. `pf`, when not
+// null, names memory a kernel may prefetch into L2 while it computes (the
+// next micro-panel of A or B). Each ISA's kernel is
 // compiled in its own file with that ISA's flags; nothing else in the
 // library is, so it runs on any x86-64 CPU.
 //
@@ -30,10 +30,17 @@ struct TileEpilogue {
   float p0 = 0.0f, p1 = 0.0f;
 };
 
+/// A stream to prefetch, one step per k: at step k, the floats at
+/// p + k * stride and p + k * stride + second.
+struct TilePrefetch {
+  const float *p = nullptr;
+  int64_t stride = 0, second = 0;
+};
+
 using Microkernel = void (*)(int64_t kc, const float *a, const float *b,
                              int64_t bPanelStride, float *c, int64_t ldc,
                              int64_t mr, int64_t nr, bool accumulate,
-                             const TileEpilogue *ep, const float *bNext);
+                             const TileEpilogue *ep, const TilePrefetch *pf);
 
 struct MicrokernelInfo {
   int64_t mr, nr;
