@@ -71,8 +71,9 @@ inline void finish(__m512 v, float *c, __mmask16 m, bool accumulate,
   _mm512_mask_storeu_ps(c, m, v);
 }
 
-/// NV vectors of 16 columns, ROWS rows (12; 8 or 4 for the last rows of an
-/// M that is not a multiple of 12, e.g. 64 = 5 x 12 + 4). B's row k starts
+/// NV vectors of 16 columns, ROWS rows (12; 8, 4 or 1 for the last rows of
+/// an M that is not a multiple of 12, e.g. 64 = 5 x 12 + 4, or the 49 pixels
+/// of a 7x7 output in the transposed form = 4 x 12 + 1). B's row k starts
 /// `rowStride` floats after row k - 1 and its second vector `second` floats
 /// after its first: 16 and the panel stride for packed panels, B's leading
 /// dimension and 16 for a B read in place. MASKED loads only the nr
@@ -93,7 +94,44 @@ void kernel(int64_t kc, const float *a, const float *b, int64_t rowStride,
   const float *bk = b, *pk = PREFETCH ? pf->p : nullptr;
   int64_t pfStride = PREFETCH ? pf->stride : 0,
           pfSecond = PREFETCH ? pf->second : 0;
-  for (int64_t k = 0; k < kc; ++k, bk += rowStride) {
+  int64_t k = 0;
+  if constexpr (ROWS == 1) {
+    // One row has only NV accumulation chains, each waiting on the FMA
+    // latency: odd steps go to a second set, added at the end.
+    __m512 odd0 = _mm512_setzero_ps(), odd1 = _mm512_setzero_ps();
+    for (; k + 2 <= kc; k += 2, bk += 2 * rowStride) {
+      if (PREFETCH) {
+        for (int64_t j = 0; j < 2; ++j, pk += pfStride) {
+          _mm_prefetch(reinterpret_cast<const char *>(pk), _MM_HINT_T1);
+          _mm_prefetch(reinterpret_cast<const char *>(pk + pfSecond),
+                       _MM_HINT_T1);
+        }
+      }
+      const float *bn = bk + rowStride;
+      __m512 av = _mm512_set1_ps(a[k * kMR]);
+      __m512 an = _mm512_set1_ps(a[(k + 1) * kMR]);
+      acc0[0] = _mm512_fmadd_ps(
+          av, MASKED ? _mm512_maskz_loadu_ps(m0, bk) : _mm512_loadu_ps(bk),
+          acc0[0]);
+      odd0 = _mm512_fmadd_ps(
+          an, MASKED ? _mm512_maskz_loadu_ps(m0, bn) : _mm512_loadu_ps(bn),
+          odd0);
+      if (NV == 2) {
+        acc1[0] =
+            _mm512_fmadd_ps(av,
+                            MASKED ? _mm512_maskz_loadu_ps(m1, bk + second)
+                                   : _mm512_loadu_ps(bk + second),
+                            acc1[0]);
+        odd1 = _mm512_fmadd_ps(an,
+                               MASKED ? _mm512_maskz_loadu_ps(m1, bn + second)
+                                      : _mm512_loadu_ps(bn + second),
+                               odd1);
+      }
+    }
+    acc0[0] = _mm512_add_ps(acc0[0], odd0);
+    acc1[0] = _mm512_add_ps(acc1[0], odd1);
+  }
+  for (; k < kc; ++k, bk += rowStride) {
     if (PREFETCH) {
       _mm_prefetch(reinterpret_cast<const char *>(pk), _MM_HINT_T1);
       _mm_prefetch(reinterpret_cast<const char *>(pk + pfSecond), _MM_HINT_T1);
@@ -134,10 +172,12 @@ void dispatch(int64_t kc, const float *a, const float *b, int64_t rowStride,
   if (nr > 16)
     return mr > 8   ? run(kernel<2, 12, MASKED, PREFETCH>)
            : mr > 4 ? run(kernel<2, 8, MASKED, PREFETCH>)
-                    : run(kernel<2, 4, MASKED, PREFETCH>);
+           : mr > 1 ? run(kernel<2, 4, MASKED, PREFETCH>)
+                    : run(kernel<2, 1, MASKED, PREFETCH>);
   return mr > 8   ? run(kernel<1, 12, MASKED, PREFETCH>)
          : mr > 4 ? run(kernel<1, 8, MASKED, PREFETCH>)
-                  : run(kernel<1, 4, MASKED, PREFETCH>);
+         : mr > 1 ? run(kernel<1, 4, MASKED, PREFETCH>)
+                  : run(kernel<1, 1, MASKED, PREFETCH>);
 }
 
 /// The tile's kernel with or without a prefetch stream.
