@@ -161,6 +161,44 @@ void kernel(int64_t kc, const float *a, const float *b, int64_t rowStride,
   }
 }
 
+/// At most 8 columns (the last 4 of a 196-pixel output): one 256-bit vector
+/// per row. Zen 4 runs two 256-bit FMAs per cycle but one 512-bit one, so
+/// this costs half of a 16-column tile. The accumulators are widened to 512
+/// bits for the epilogue and the masked store.
+template <int ROWS, bool MASKED, bool PREFETCH>
+void kernelHalf(int64_t kc, const float *a, const float *b, int64_t rowStride,
+                int64_t, float *c, int64_t ldc, int64_t mr, int64_t nr,
+                bool accumulate, const TileEpilogue *ep,
+                const TilePrefetch *pf) {
+  __m256 acc[ROWS];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i)
+    acc[i] = _mm256_setzero_ps();
+  __m256i lanes = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(nr)),
+                                     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const float *bk = b, *pk = PREFETCH ? pf->p : nullptr;
+  int64_t pfStride = PREFETCH ? pf->stride : 0;
+  for (int64_t k = 0; k < kc; ++k, bk += rowStride) {
+    if (PREFETCH) {
+      _mm_prefetch(reinterpret_cast<const char *>(pk), _MM_HINT_T1);
+      pk += pfStride;
+    }
+    __m256 bv = MASKED ? _mm256_maskload_ps(bk, lanes) : _mm256_loadu_ps(bk);
+    const float *ak = a + k * kMR;
+#pragma clang loop unroll(full)
+    for (int i = 0; i < ROWS; ++i)
+      acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(ak[i]), bv, acc[i]);
+  }
+  __mmask16 m0 = tailMask(nr);
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    if (i >= mr)
+      break;
+    finish(_mm512_zextps256_ps512(acc[i]), c + i * ldc, m0, accumulate, ep, i,
+           0);
+  }
+}
+
 /// The tile's kernel: by its vectors of columns and its rows.
 template <bool MASKED, bool PREFETCH>
 void dispatch(int64_t kc, const float *a, const float *b, int64_t rowStride,
@@ -174,6 +212,10 @@ void dispatch(int64_t kc, const float *a, const float *b, int64_t rowStride,
            : mr > 4 ? run(kernel<2, 8, MASKED, PREFETCH>)
            : mr > 1 ? run(kernel<2, 4, MASKED, PREFETCH>)
                     : run(kernel<2, 1, MASKED, PREFETCH>);
+  if (nr <= 8)
+    return mr > 8   ? run(kernelHalf<12, MASKED, PREFETCH>)
+           : mr > 4 ? run(kernelHalf<8, MASKED, PREFETCH>)
+                    : run(kernelHalf<4, MASKED, PREFETCH>);
   return mr > 8   ? run(kernel<1, 12, MASKED, PREFETCH>)
          : mr > 4 ? run(kernel<1, 8, MASKED, PREFETCH>)
          : mr > 1 ? run(kernel<1, 4, MASKED, PREFETCH>)
