@@ -384,6 +384,59 @@ ConvGemmForm preferredConvGemmForm(const Conv2dShape &s) {
                                     : ConvGemmForm::Normal;
 }
 
+namespace {
+
+/// Y[o, q] = T[q, o - colBegin] (+ R[o, q], then relu when `act` is Relu
+/// and there is a residual) for o in [colBegin, colEnd): 4 x 4 blocks
+/// transposed in registers, the edges one float at a time.
+void writeBackTransposed(const float *t, int64_t ldt, int64_t ohw,
+                         int64_t colBegin, int64_t colEnd, const float *r,
+                         Activation act, float *y) {
+  bool relu = r && act == Activation::Relu; // ResNet's residual blocks
+  auto one = [&](int64_t o, int64_t q) {
+    float v = t[q * ldt + (o - colBegin)];
+    if (r)
+      v += r[o * ohw + q];
+    y[o * ohw + q] = relu ? std::max(v, 0.0f) : v;
+  };
+  int64_t o = colBegin;
+  for (; o + 4 <= colEnd; o += 4) {
+    const float *tc = t + (o - colBegin);
+    int64_t q = 0;
+    for (; q + 4 <= ohw; q += 4) {
+      const float *tq = tc + q * ldt;
+      V4 r0 = load4(tq), r1 = load4(tq + ldt), r2 = load4(tq + 2 * ldt),
+         r3 = load4(tq + 3 * ldt);
+      V4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
+      V4 t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+      V4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
+      V4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+      V4 c[4] = {__builtin_shufflevector(t0, t2, 0, 1, 4, 5),
+                 __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
+                 __builtin_shufflevector(t1, t3, 0, 1, 4, 5),
+                 __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
+      for (int64_t i = 0; i < 4; ++i) {
+        V4 v = c[i];
+        if (r)
+          v += load4(r + (o + i) * ohw + q);
+        if (relu) {
+          V4 z = {0.0f, 0.0f, 0.0f, 0.0f};
+          v = v > z ? v : z;
+        }
+        store4(y + (o + i) * ohw + q, v);
+      }
+    }
+    for (; q < ohw; ++q)
+      for (int64_t i = 0; i < 4; ++i)
+        one(o + i, q);
+  }
+  for (; o < colEnd; ++o)
+    for (int64_t q = 0; q < ohw; ++q)
+      one(o, q);
+}
+
+} // namespace
+
 int64_t conv2dGemmTransposedUnits(const Conv2dShape &s, int64_t workgroups) {
   int64_t images = s.n * s.g;
   int64_t panels = (s.o / s.g + kPanelCols - 1) / kPanelCols;
@@ -458,25 +511,7 @@ void conv2dGemmTransposed(const Conv2dShape &s, const float *x,
     float *yg = y + (n * s.o + g * og) * ohw;
     const float *rg =
         e.residual ? e.residual + (n * s.o + g * og) * ohw : nullptr;
-    for (int64_t o0 = colBegin; o0 < colEnd; o0 += kPanelCols) {
-      int64_t os = std::min(kPanelCols, colEnd - o0);
-      for (int64_t i = 0; i < os; ++i) {
-        float *yo = yg + (o0 + i) * ohw;
-        const float *to = t + (o0 - colBegin + i);
-        if (rg && e.act == Activation::Relu) { // ResNet's residual blocks
-          const float *ro = rg + (o0 + i) * ohw;
-          for (int64_t q = 0; q < ohw; ++q)
-            yo[q] = std::max(to[q * ldt] + ro[q], 0.0f);
-        } else if (rg) {
-          const float *ro = rg + (o0 + i) * ohw;
-          for (int64_t q = 0; q < ohw; ++q)
-            yo[q] = to[q * ldt] + ro[q];
-        } else {
-          for (int64_t q = 0; q < ohw; ++q)
-            yo[q] = to[q * ldt];
-        }
-      }
-    }
+    writeBackTransposed(t, ldt, ohw, colBegin, colEnd, rg, e.act, yg);
     if (rg && e.act != Activation::None && e.act != Activation::Relu) {
       Epilogue act;
       act.act = e.act;
