@@ -3,6 +3,7 @@
 #include "strata/Kernels/Conv.h"
 
 #include "Depthwise.h"
+#include "Microkernels.h"
 #include "Scratch.h"
 
 #include <algorithm>
@@ -28,6 +29,10 @@ inline V4 load4(const float *p) {
   return v;
 }
 inline void store4(float *p, V4 v) { std::memcpy(p, &v, sizeof v); }
+/// p[0], p[2], p[4], p[6].
+inline V4 evens4(const float *p) {
+  return __builtin_shufflevector(load4(p), load4(p + 4), 0, 2, 4, 6);
+}
 
 /// Copies n floats (the pieces of one packed panel row: at most 16 in
 /// practice): 4 at a time, the last 4 overlapping the previous ones,
@@ -281,9 +286,7 @@ const float *subsampleInput(const Conv2dShape &s, const float *xg) {
       int64_t ox = 0;
       if (s.sw == 2) // the even columns, 4 per step (reads stay in the row)
         for (; 2 * ox + 8 <= s.w && ox + 4 <= s.ow; ox += 4, out += 4)
-          store4(out,
-                 __builtin_shufflevector(load4(row + 2 * ox),
-                                         load4(row + 2 * ox + 4), 0, 2, 4, 6));
+          store4(out, evens4(row + 2 * ox));
       for (; ox < s.ow; ++ox)
         *out++ = row[ox * s.sw];
     }
@@ -523,6 +526,70 @@ void conv2dGemmTransposed(const Conv2dShape &s, const float *x,
   }
 }
 
+namespace {
+
+/// The implicit GEMM: for few input channels per group (an RGB stem), where
+/// packing B costs much against the few FLOPs per column, and output rows
+/// of whole 16-column panels, B is never built: the microkernel reads each
+/// tap's 16 output columns straight from a zero-padded, column-phase split
+/// copy of the input.
+bool implicitGemmApplies(const Conv2dShape &s) {
+  return s.c / s.g <= 4 && s.ow % kPanelCols == 0 && !columnsAreInput(s) &&
+         !columnsAreSubsampledInput(s);
+}
+
+thread_local detail::Scratch scratchPadded;
+
+/// Runs columns [colBegin, colEnd) of the group's GEMM `p` (A, C and the
+/// epilogue set) as an implicit GEMM; false when the ISA has no gather
+/// microkernel.
+bool implicitGemm(const Conv2dShape &s, const float *xg, const GemmProblem &p,
+                  int64_t colBegin, int64_t colEnd, Isa isa) {
+  // Padded rows hp x padded columns wp, each row stored as SW runs of
+  // phaseW floats, run q holding padded columns q, q + SW, ...: the window
+  // column kx of output column ox is entry ox + (kx DW) / SW of run
+  // (kx DW) % SW, so 16 output columns are 16 consecutive floats.
+  int64_t cg = s.c / s.g, hp = s.h + s.pt + s.pb, wp = s.w + s.pl + s.pr;
+  int64_t phaseW = (wp + s.sw - 1) / s.sw, rowFloats = s.sw * phaseW;
+  size_t floats = size_t(cg * hp * rowFloats);
+  float *padded = scratchPadded.get<float>(floats);
+  std::memset(padded, 0, floats * sizeof(float));
+  for (int64_t c = 0; c < cg; ++c)
+    for (int64_t iy = 0; iy < s.h; ++iy) {
+      const float *src = xg + (c * s.h + iy) * s.w;
+      float *row = padded + (c * hp + iy + s.pt) * rowFloats;
+      // Run q's entry i is input column q + i SW - PL: from the first
+      // entry inside the input, every SW-th input column.
+      for (int64_t q = 0; q < s.sw; ++q) {
+        int64_t i0 = q >= s.pl ? 0 : (s.pl - q + s.sw - 1) / s.sw;
+        int64_t ix = q + i0 * s.sw - s.pl;
+        float *d = row + q * phaseW + i0;
+        if (s.sw == 1) {
+          if (ix < s.w)
+            std::memcpy(d, src + ix, size_t(s.w - ix) * sizeof(float));
+          continue;
+        }
+        if (s.sw == 2)
+          for (; ix + 8 <= s.w; ix += 8, d += 4)
+            store4(d, evens4(src + ix));
+        for (; ix < s.w; ix += s.sw)
+          *d++ = src[ix];
+      }
+    }
+  thread_local std::vector<int64_t> off;
+  off.resize(size_t(p.k));
+  for (int64_t kk = 0; kk < p.k; ++kk) {
+    int64_t c = kk / (s.kh * s.kw), ky = kk / s.kw % s.kh, kx = kk % s.kw;
+    int64_t dx = kx * s.dw;
+    off[size_t(kk)] =
+        (c * hp + ky * s.dh) * rowFloats + dx % s.sw * phaseW + dx / s.sw;
+  }
+  detail::ImplicitB b{padded, off.data(), s.ow, s.sh * rowFloats};
+  return detail::gemmImplicitB(p, b, 0, p.m, colBegin, colEnd, isa);
+}
+
+} // namespace
+
 int64_t conv2dGemmUnits(const Conv2dShape &s, int64_t workgroups) {
   int64_t images = s.n * s.g;
   int64_t panels = (s.oh * s.ow + kPanelCols - 1) / kPanelCols;
@@ -554,6 +621,7 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
   uint64_t groupFloats = packedABytes(og, k) / sizeof(float);
   bool direct = columnsAreInput(s);
   bool subsampled = columnsAreSubsampledInput(s);
+  bool implicitB = implicitGemmApplies(s);
   for (int64_t unit = begin; unit < end; ++unit) {
     ConvUnit u = convUnit(s, x, unit, chunks, chunkCols, ohw);
     if (lastTakesRest && unit % chunks == chunks - 1)
@@ -573,6 +641,16 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
       p.a.data = filter + g * og * k;
       p.a.ld = k;
     }
+    p.c = y + (n * s.o + g * og) * ohw;
+    p.ldc = ohw;
+    p.epilogue = e;
+    if (e.biasMode == BiasMode::PerRow)
+      p.epilogue.bias = e.bias + g * og;
+    if (e.residual)
+      p.epilogue.residual = e.residual + (n * s.o + g * og) * ohw;
+    p.epilogue.ldr = ohw;
+    if (implicitB && implicitGemm(s, xg, p, colBegin, colEnd, isa))
+      continue;
     Im2colCtx ctx{&s, xg};
     if (direct || subsampled) {
       p.b.data = subsampled ? subsampleInput(s, xg) : xg;
@@ -582,14 +660,6 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
       p.b.packFn = packIm2col;
       p.b.packCtx = &ctx;
     }
-    p.c = y + (n * s.o + g * og) * ohw;
-    p.ldc = ohw;
-    p.epilogue = e;
-    if (e.biasMode == BiasMode::PerRow)
-      p.epilogue.bias = e.bias + g * og;
-    if (e.residual)
-      p.epilogue.residual = e.residual + (n * s.o + g * og) * ohw;
-    p.epilogue.ldr = ohw;
     gemm(p, 0, og, colBegin, colEnd, isa);
   }
 }

@@ -324,8 +324,13 @@ void packB(const float *b, int64_t ldb, bool transposed, int64_t k, int64_t n,
   packBBlock(op, n, 0, k, 0, roundUp(n, kPC), dst);
 }
 
-void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
-          int64_t colBegin, int64_t colEnd, Isa isa) {
+namespace {
+
+/// gemm(), or with `ib` its implicit-GEMM form (B never packed or read as
+/// an operand: gemmImplicitB).
+void gemmImpl(const GemmProblem &p, const detail::ImplicitB *ib,
+              int64_t rowBegin, int64_t rowEnd, int64_t colBegin,
+              int64_t colEnd, Isa isa) {
   if (rowBegin >= rowEnd || colBegin >= colEnd)
     return;
   // A residual that is C itself (the result written in place of the
@@ -364,7 +369,8 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
   // in place by the ISA's direct microkernel when it has one, instead of
   // being packed per block: packing cost a copy of B per column block,
   // shared by only M rows (up to 12% of the 64-row layers).
-  bool directB = uk.directFn && !p.b.packed && !p.b.packFn && !p.b.transposed;
+  bool directB =
+      !ib && uk.directFn && !p.b.packed && !p.b.packFn && !p.b.transposed;
   for (int64_t jc = colBegin; jc < colEnd; jc += kNC) {
     int64_t nc = std::min(kNC, colEnd - jc);
     for (int64_t pc = 0; pc < p.k; pc += kcMax) {
@@ -372,7 +378,10 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
       bool last = pc + kc >= p.k;
       const float *bBlock;
       int64_t bPanelStride;
-      if (directB) {
+      if (ib) {
+        bBlock = nullptr;
+        bPanelStride = 0;
+      } else if (directB) {
         bBlock = p.b.data + pc * p.b.ld + jc;
         bPanelStride = 0;
       } else if (p.b.packed) {
@@ -402,8 +411,9 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
         }
         for (int64_t jr = 0; jr < nc; jr += uk.nr) {
           int64_t nr = std::min(uk.nr, nc - jr);
-          const float *bp =
-              directB ? bBlock + jr : bBlock + (jr / kPC) * bPanelStride;
+          const float *bp = ib        ? nullptr
+                            : directB ? bBlock + jr
+                                      : bBlock + (jr / kPC) * bPanelStride;
           for (int64_t ir = 0; ir < mc; ir += uk.mr) {
             int64_t mr = std::min(uk.mr, mc - ir);
             int64_t row = ic + ir, col = jc + jr;
@@ -447,7 +457,7 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
             // tile prefetches the next B micro-panel, the first column tile
             // the next A micro-panel.
             TilePrefetch pf;
-            if (ir == 0 && jr + uk.nr < nc) {
+            if (bp && ir == 0 && jr + uk.nr < nc) {
               if (directB)
                 pf = {bp + uk.nr, p.b.ld, 16};
               else
@@ -459,7 +469,15 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
               pf = {an, kPR, 0};
             }
             const TilePrefetch *pfp = pf.p ? &pf : nullptr;
-            if (directB)
+            if (ib) {
+              auto colStart = [&](int64_t j) {
+                return ib->base + j / ib->width * ib->rowStep + j % ib->width;
+              };
+              uk.gatherFn(kc, ap, colStart(col),
+                          nr > kPC ? colStart(col + kPC) : nullptr,
+                          ib->off + pc, p.c + row * p.ldc + col, p.ldc, mr, nr,
+                          pc > 0 || residualInC, last ? &te : nullptr);
+            } else if (directB)
               uk.directFn(kc, ap, bp, p.b.ld, p.c + row * p.ldc + col, p.ldc,
                           mr, nr, pc > 0 || residualInC, last ? &te : nullptr,
                           pfp);
@@ -474,6 +492,22 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
       }
     }
   }
+}
+
+} // namespace
+
+void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
+          int64_t colBegin, int64_t colEnd, Isa isa) {
+  gemmImpl(p, nullptr, rowBegin, rowEnd, colBegin, colEnd, isa);
+}
+
+bool detail::gemmImplicitB(const GemmProblem &p, const ImplicitB &b,
+                           int64_t rowBegin, int64_t rowEnd, int64_t colBegin,
+                           int64_t colEnd, Isa isa) {
+  if (!microkernelFor(isa).gatherFn)
+    return false;
+  gemmImpl(p, &b, rowBegin, rowEnd, colBegin, colEnd, isa);
+  return true;
 }
 
 } // namespace strata::kernels

@@ -199,6 +199,57 @@ void kernelHalf(int64_t kc, const float *a, const float *b, int64_t rowStride,
   }
 }
 
+/// The implicit-GEMM tile: B's row k at b0 + off[k] and b1 + off[k].
+template <int NV, int ROWS>
+void kernelGather(int64_t kc, const float *a, const float *b0, const float *b1,
+                  const int64_t *off, float *c, int64_t ldc, int64_t mr,
+                  bool accumulate, const TileEpilogue *ep) {
+  __m512 acc0[ROWS], acc1[ROWS];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    acc0[i] = _mm512_setzero_ps();
+    acc1[i] = _mm512_setzero_ps();
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    __m512 bv0 = _mm512_loadu_ps(b0 + off[k]);
+    __m512 bv1 = NV == 2 ? _mm512_loadu_ps(b1 + off[k]) : bv0;
+    const float *ak = a + k * kMR;
+#pragma clang loop unroll(full)
+    for (int i = 0; i < ROWS; ++i) {
+      __m512 av = _mm512_set1_ps(ak[i]);
+      acc0[i] = _mm512_fmadd_ps(av, bv0, acc0[i]);
+      if (NV == 2)
+        acc1[i] = _mm512_fmadd_ps(av, bv1, acc1[i]);
+    }
+  }
+  __mmask16 all = 0xffff;
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    if (i >= mr)
+      break;
+    float *ci = c + i * ldc;
+    finish(acc0[i], ci, all, accumulate, ep, i, 0);
+    if (NV == 2)
+      finish(acc1[i], ci + 16, all, accumulate, ep, i, 16);
+  }
+}
+
+void microkernelGather(int64_t kc, const float *a, const float *b0,
+                       const float *b1, const int64_t *off, float *c,
+                       int64_t ldc, int64_t mr, int64_t nr, bool accumulate,
+                       const TileEpilogue *ep) {
+  auto run = [&](auto fn) {
+    fn(kc, a, b0, b1, off, c, ldc, mr, accumulate, ep);
+  };
+  if (nr > 16)
+    return mr > 8   ? run(kernelGather<2, 12>)
+           : mr > 4 ? run(kernelGather<2, 8>)
+                    : run(kernelGather<2, 4>);
+  return mr > 8   ? run(kernelGather<1, 12>)
+         : mr > 4 ? run(kernelGather<1, 8>)
+                  : run(kernelGather<1, 4>);
+}
+
 /// The tile's kernel: by its vectors of columns and its rows.
 template <bool MASKED, bool PREFETCH>
 void dispatch(int64_t kc, const float *a, const float *b, int64_t rowStride,
@@ -257,7 +308,7 @@ void microkernelDirect(int64_t kc, const float *a, const float *b, int64_t ldb,
 } // namespace
 
 MicrokernelInfo avx512Microkernel() {
-  return {kMR, 32, microkernel, microkernelDirect};
+  return {kMR, 32, microkernel, microkernelDirect, microkernelGather};
 }
 
 } // namespace strata::kernels::detail

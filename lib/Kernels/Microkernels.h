@@ -15,6 +15,8 @@
 #ifndef STRATA_LIB_KERNELS_MICROKERNELS_H
 #define STRATA_LIB_KERNELS_MICROKERNELS_H
 
+#include "strata/Kernels/Gemm.h"
+
 #include <cstdint>
 
 namespace strata::kernels::detail {
@@ -42,6 +44,14 @@ using Microkernel = void (*)(int64_t kc, const float *a, const float *b,
                              int64_t mr, int64_t nr, bool accumulate,
                              const TileEpilogue *ep, const TilePrefetch *pf);
 
+/// B never materialized (an implicit GEMM): row k of the tile's first 16
+/// columns at b0 + off[k], of its next 16 at b1 + off[k]; nr is 16 or 32.
+using GatherMicrokernel = void (*)(int64_t kc, const float *a, const float *b0,
+                                   const float *b1, const int64_t *off,
+                                   float *c, int64_t ldc, int64_t mr,
+                                   int64_t nr, bool accumulate,
+                                   const TileEpilogue *ep);
+
 struct MicrokernelInfo {
   int64_t mr, nr;
   Microkernel fn;
@@ -50,7 +60,24 @@ struct MicrokernelInfo {
   /// leading dimension, row k of the tile starting at b + k * ldb; only
   /// the tile's nr columns are read.
   Microkernel directFn = nullptr;
+  /// The implicit-GEMM form (null when the ISA has none).
+  GatherMicrokernel gatherFn = nullptr;
 };
+
+/// The columns of an implicit B: column j starts at
+/// base + (j / width) * rowStep + j % width, row k `off[k]` floats further.
+/// width is a multiple of 16, so no 16-column panel crosses a row.
+struct ImplicitB {
+  const float *base;
+  const int64_t *off;
+  int64_t width, rowStep;
+};
+
+/// gemm() with B given as an ImplicitB instead of p.b; false when the ISA
+/// has no gather microkernel (nothing is computed then). colBegin and
+/// colEnd are multiples of 16.
+bool gemmImplicitB(const GemmProblem &p, const ImplicitB &b, int64_t rowBegin,
+                   int64_t rowEnd, int64_t colBegin, int64_t colEnd, Isa isa);
 
 MicrokernelInfo portableMicrokernel();
 MicrokernelInfo avx2Microkernel();
