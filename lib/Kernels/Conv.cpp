@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <vector>
 
 namespace strata::kernels {
@@ -528,14 +529,15 @@ void conv2dGemmTransposed(const Conv2dShape &s, const float *x,
 
 namespace {
 
-/// The implicit GEMM: for few input channels per group (an RGB stem), where
-/// packing B costs much against the few FLOPs per column, and output rows
-/// of whole 16-column panels, B is never built: the microkernel reads each
-/// tap's 16 output columns straight from a zero-padded, column-phase split
-/// copy of the input.
+/// The implicit GEMM: B is never built; the microkernel reads each tap's
+/// 16 output columns straight from a zero-padded, column-phase split copy
+/// of the input (two masked loads where a panel crosses an output row).
+/// It needs every 16-column panel (starting at a multiple of 16) to span at
+/// most two output rows: OW + gcd(16, OW) >= 16 (14x14 and 28x28 outputs
+/// do; 7x7 ones, in the transposed form anyway, do not).
 bool implicitGemmApplies(const Conv2dShape &s) {
-  return s.c / s.g <= 4 && s.ow % kPanelCols == 0 && !columnsAreInput(s) &&
-         !columnsAreSubsampledInput(s);
+  return s.ow + std::gcd<int64_t>(kPanelCols, s.ow) >= kPanelCols &&
+         !columnsAreInput(s) && !columnsAreSubsampledInput(s);
 }
 
 thread_local detail::Scratch scratchPadded;
@@ -621,7 +623,7 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
   uint64_t groupFloats = packedABytes(og, k) / sizeof(float);
   bool direct = columnsAreInput(s);
   bool subsampled = columnsAreSubsampledInput(s);
-  bool implicitB = implicitGemmApplies(s);
+  bool implicitB = implicitGemmApplies(s) && detail::implicitBAvailable(isa);
   for (int64_t unit = begin; unit < end; ++unit) {
     ConvUnit u = convUnit(s, x, unit, chunks, chunkCols, ohw);
     if (lastTakesRest && unit % chunks == chunks - 1)

@@ -326,6 +326,20 @@ void packB(const float *b, int64_t ldb, bool transposed, int64_t k, int64_t n,
 
 namespace {
 
+/// The panel of `valid` (<= 16) columns of `b` starting at column j.
+detail::GatherPanel gatherPanel(const detail::ImplicitB &b, int64_t j,
+                                int64_t valid) {
+  auto at = [&](int64_t col) {
+    return b.base + col / b.width * b.rowStep + col % b.width;
+  };
+  uint32_t all = (1u << valid) - 1;
+  int64_t inRow = b.width - j % b.width;
+  if (inRow >= valid)
+    return {at(j), at(j), all, 0};
+  uint32_t lo = (1u << inRow) - 1;
+  return {at(j), at(j + inRow) - inRow, lo, all & ~lo};
+}
+
 /// gemm(), or with `ib` its implicit-GEMM form (B never packed or read as
 /// an operand: gemmImplicitB).
 void gemmImpl(const GemmProblem &p, const detail::ImplicitB *ib,
@@ -470,13 +484,13 @@ void gemmImpl(const GemmProblem &p, const detail::ImplicitB *ib,
             }
             const TilePrefetch *pfp = pf.p ? &pf : nullptr;
             if (ib) {
-              auto colStart = [&](int64_t j) {
-                return ib->base + j / ib->width * ib->rowStep + j % ib->width;
-              };
-              uk.gatherFn(kc, ap, colStart(col),
-                          nr > kPC ? colStart(col + kPC) : nullptr,
-                          ib->off + pc, p.c + row * p.ldc + col, p.ldc, mr, nr,
-                          pc > 0 || residualInC, last ? &te : nullptr);
+              detail::GatherPanel panels[2];
+              panels[0] = gatherPanel(*ib, col, std::min(nr, kPC));
+              if (nr > kPC)
+                panels[1] = gatherPanel(*ib, col + kPC, nr - kPC);
+              uk.gatherFn(kc, ap, panels, ib->off + pc, p.c + row * p.ldc + col,
+                          p.ldc, mr, nr, pc > 0 || residualInC,
+                          last ? &te : nullptr);
             } else if (directB)
               uk.directFn(kc, ap, bp, p.b.ld, p.c + row * p.ldc + col, p.ldc,
                           mr, nr, pc > 0 || residualInC, last ? &te : nullptr,
@@ -499,6 +513,10 @@ void gemmImpl(const GemmProblem &p, const detail::ImplicitB *ib,
 void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
           int64_t colBegin, int64_t colEnd, Isa isa) {
   gemmImpl(p, nullptr, rowBegin, rowEnd, colBegin, colEnd, isa);
+}
+
+bool detail::implicitBAvailable(Isa isa) {
+  return microkernelFor(isa).gatherFn != nullptr;
 }
 
 bool detail::gemmImplicitB(const GemmProblem &p, const ImplicitB &b,

@@ -199,20 +199,32 @@ void kernelHalf(int64_t kc, const float *a, const float *b, int64_t rowStride,
   }
 }
 
-/// The implicit-GEMM tile: B's row k at b0 + off[k] and b1 + off[k].
-template <int NV, int ROWS>
-void kernelGather(int64_t kc, const float *a, const float *b0, const float *b1,
+/// The implicit-GEMM tile: B's row k of panel q from panels[q] at off[k];
+/// SPLIT when a panel crosses an output row or has fewer than 16 columns
+/// (two masked loads per vector).
+template <int NV, int ROWS, bool SPLIT>
+void kernelGather(int64_t kc, const float *a, const GatherPanel *panels,
                   const int64_t *off, float *c, int64_t ldc, int64_t mr,
-                  bool accumulate, const TileEpilogue *ep) {
+                  int64_t nr, bool accumulate, const TileEpilogue *ep) {
   __m512 acc0[ROWS], acc1[ROWS];
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
     acc0[i] = _mm512_setzero_ps();
     acc1[i] = _mm512_setzero_ps();
   }
+  const GatherPanel p0 = panels[0], p1 = NV == 2 ? panels[1] : panels[0];
+  __mmask16 lo0 = __mmask16(p0.loLanes), hi0 = __mmask16(p0.hiLanes);
+  __mmask16 lo1 = __mmask16(p1.loLanes), hi1 = __mmask16(p1.hiLanes);
+  auto load = [](const GatherPanel &p, __mmask16 lo, __mmask16 hi, int64_t o) {
+    if (!SPLIT)
+      return _mm512_loadu_ps(p.lo + o);
+    return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(lo, p.lo + o), hi,
+                                p.hi + o);
+  };
   for (int64_t k = 0; k < kc; ++k) {
-    __m512 bv0 = _mm512_loadu_ps(b0 + off[k]);
-    __m512 bv1 = NV == 2 ? _mm512_loadu_ps(b1 + off[k]) : bv0;
+    int64_t o = off[k];
+    __m512 bv0 = load(p0, lo0, hi0, o);
+    __m512 bv1 = NV == 2 ? load(p1, lo1, hi1, o) : bv0;
     const float *ak = a + k * kMR;
 #pragma clang loop unroll(full)
     for (int i = 0; i < ROWS; ++i) {
@@ -222,32 +234,43 @@ void kernelGather(int64_t kc, const float *a, const float *b0, const float *b1,
         acc1[i] = _mm512_fmadd_ps(av, bv1, acc1[i]);
     }
   }
-  __mmask16 all = 0xffff;
+  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
     if (i >= mr)
       break;
     float *ci = c + i * ldc;
-    finish(acc0[i], ci, all, accumulate, ep, i, 0);
-    if (NV == 2)
-      finish(acc1[i], ci + 16, all, accumulate, ep, i, 16);
+    finish(acc0[i], ci, m0, accumulate, ep, i, 0);
+    if (NV == 2 && m1)
+      finish(acc1[i], ci + 16, m1, accumulate, ep, i, 16);
   }
 }
 
-void microkernelGather(int64_t kc, const float *a, const float *b0,
-                       const float *b1, const int64_t *off, float *c,
-                       int64_t ldc, int64_t mr, int64_t nr, bool accumulate,
-                       const TileEpilogue *ep) {
+template <bool SPLIT>
+void dispatchGather(int64_t kc, const float *a, const GatherPanel *panels,
+                    const int64_t *off, float *c, int64_t ldc, int64_t mr,
+                    int64_t nr, bool accumulate, const TileEpilogue *ep) {
   auto run = [&](auto fn) {
-    fn(kc, a, b0, b1, off, c, ldc, mr, accumulate, ep);
+    fn(kc, a, panels, off, c, ldc, mr, nr, accumulate, ep);
   };
   if (nr > 16)
-    return mr > 8   ? run(kernelGather<2, 12>)
-           : mr > 4 ? run(kernelGather<2, 8>)
-                    : run(kernelGather<2, 4>);
-  return mr > 8   ? run(kernelGather<1, 12>)
-         : mr > 4 ? run(kernelGather<1, 8>)
-                  : run(kernelGather<1, 4>);
+    return mr > 8   ? run(kernelGather<2, 12, SPLIT>)
+           : mr > 4 ? run(kernelGather<2, 8, SPLIT>)
+                    : run(kernelGather<2, 4, SPLIT>);
+  return mr > 8   ? run(kernelGather<1, 12, SPLIT>)
+         : mr > 4 ? run(kernelGather<1, 8, SPLIT>)
+                  : run(kernelGather<1, 4, SPLIT>);
+}
+
+void microkernelGather(int64_t kc, const float *a, const GatherPanel *panels,
+                       const int64_t *off, float *c, int64_t ldc, int64_t mr,
+                       int64_t nr, bool accumulate, const TileEpilogue *ep) {
+  bool split =
+      panels[0].loLanes != 0xffff || (nr > 16 && panels[1].loLanes != 0xffff);
+  if (split)
+    return dispatchGather<true>(kc, a, panels, off, c, ldc, mr, nr, accumulate,
+                                ep);
+  dispatchGather<false>(kc, a, panels, off, c, ldc, mr, nr, accumulate, ep);
 }
 
 /// The tile's kernel: by its vectors of columns and its rows.

@@ -44,12 +44,21 @@ using Microkernel = void (*)(int64_t kc, const float *a, const float *b,
                              int64_t mr, int64_t nr, bool accumulate,
                              const TileEpilogue *ep, const TilePrefetch *pf);
 
-/// B never materialized (an implicit GEMM): row k of the tile's first 16
-/// columns at b0 + off[k], of its next 16 at b1 + off[k]; nr is 16 or 32.
-using GatherMicrokernel = void (*)(int64_t kc, const float *a, const float *b0,
-                                   const float *b1, const int64_t *off,
-                                   float *c, int64_t ldc, int64_t mr,
-                                   int64_t nr, bool accumulate,
+/// One 16-column panel of an implicit B (never materialized): row k's
+/// lanes in `loLanes` at lo + off[k] + lane, those in `hiLanes` at
+/// hi + off[k] + lane (a panel that crosses an output row: hi is the next
+/// row's start minus the lanes before it), the others zero.
+struct GatherPanel {
+  const float *lo, *hi;
+  uint32_t loLanes, hiLanes;
+};
+
+/// The implicit-GEMM tile: panels[0] for its first 16 columns, panels[1]
+/// for the next 16 when nr > 16.
+using GatherMicrokernel = void (*)(int64_t kc, const float *a,
+                                   const GatherPanel *panels,
+                                   const int64_t *off, float *c, int64_t ldc,
+                                   int64_t mr, int64_t nr, bool accumulate,
                                    const TileEpilogue *ep);
 
 struct MicrokernelInfo {
@@ -66,16 +75,20 @@ struct MicrokernelInfo {
 
 /// The columns of an implicit B: column j starts at
 /// base + (j / width) * rowStep + j % width, row k `off[k]` floats further.
-/// width is a multiple of 16, so no 16-column panel crosses a row.
+/// A 16-column panel starting at a multiple of 16 spans at most two rows
+/// (width + gcd(16, width) >= 16).
 struct ImplicitB {
   const float *base;
   const int64_t *off;
   int64_t width, rowStep;
 };
 
+/// Whether `isa` has a gather microkernel (gemmImplicitB runs).
+bool implicitBAvailable(Isa isa);
+
 /// gemm() with B given as an ImplicitB instead of p.b; false when the ISA
-/// has no gather microkernel (nothing is computed then). colBegin and
-/// colEnd are multiples of 16.
+/// has no gather microkernel (nothing is computed then). colBegin is a
+/// multiple of 16.
 bool gemmImplicitB(const GemmProblem &p, const ImplicitB &b, int64_t rowBegin,
                    int64_t rowEnd, int64_t colBegin, int64_t colEnd, Isa isa);
 

@@ -154,11 +154,14 @@ TEST(Conv, GemmGeometriesEveryIsa) {
           runConv(s, isa, false, packed, Activation::Relu, false, wg, seed++);
 }
 
-/// The implicit GEMM (at most 4 input channels per group, output rows of
-/// whole 16-column panels): B read from a padded, column-phase split copy
-/// of the input on AVX-512, packed on the other ISAs. Strides 1 to 3, odd
+/// The implicit GEMM (every windowed or strided convolution whose 16-column
+/// panels span at most two output rows): B read from a padded,
+/// column-phase split copy of the input on AVX-512, packed on the other
+/// ISAs. Output rows of whole panels and panels crossing a row (14, 19 and
+/// 28 columns), a last panel of fewer than 16 columns, strides 1 to 3, odd
 /// widths, asymmetric pads, dilation, groups, several images, column
-/// chunks over workgroups, every kind of epilogue.
+/// chunks over workgroups, every kind of epilogue. (GemmGeometriesEveryIsa
+/// covers more: its 17x19 and 12-column outputs take this path too.)
 TEST(Conv, ImplicitGemmEveryIsa) {
   const Conv2dShape shapes[] = {
       shape(1, 3, 20, 64, 20, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1), // a stem
@@ -166,6 +169,9 @@ TEST(Conv, ImplicitGemmEveryIsa) {
       shape(1, 3, 12, 33, 8, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1),
       shape(1, 8, 10, 20, 6, 3, 3, 1, 1, 2, 0, 1, 0, 2, 2, 2),
       shape(1, 1, 7, 48, 5, 2, 3, 1, 3, 0, 0, 0, 0, 1, 1, 1),
+      shape(1, 16, 11, 19, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), // crossing
+      shape(2, 9, 28, 27, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),   // 14x14
+      shape(1, 5, 57, 56, 13, 3, 3, 2, 2, 1, 0, 1, 1, 1, 1, 1),  // 28x28
   };
   unsigned seed = 900;
   for (Isa isa : supportedIsas())
