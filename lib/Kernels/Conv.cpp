@@ -5,6 +5,7 @@
 #include "Depthwise.h"
 #include "Microkernels.h"
 #include "Scratch.h"
+#include "Vec4.h"
 
 #include <algorithm>
 #include <cstring>
@@ -21,19 +22,7 @@ bool mulOk(int64_t &acc, int64_t v) {
   return !__builtin_mul_overflow(acc, v, &acc);
 }
 
-/// Four floats through an SSE register (the x86-64 baseline this file is
-/// compiled for).
-typedef float V4 __attribute__((vector_size(16)));
-inline V4 load4(const float *p) {
-  V4 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void store4(float *p, V4 v) { std::memcpy(p, &v, sizeof v); }
-/// p[0], p[2], p[4], p[6].
-inline V4 evens4(const float *p) {
-  return __builtin_shufflevector(load4(p), load4(p + 4), 0, 2, 4, 6);
-}
+using detail::evens4, detail::load4, detail::store4, detail::V4;
 
 /// Copies n floats (the pieces of one packed panel row: at most 16 in
 /// practice): 4 at a time, the last 4 overlapping the previous ones,
@@ -409,16 +398,9 @@ void writeBackTransposed(const float *t, int64_t ldt, int64_t ohw,
     int64_t q = 0;
     for (; q + 4 <= ohw; q += 4) {
       const float *tq = tc + q * ldt;
-      V4 r0 = load4(tq), r1 = load4(tq + ldt), r2 = load4(tq + 2 * ldt),
-         r3 = load4(tq + 3 * ldt);
-      V4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
-      V4 t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
-      V4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
-      V4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
-      V4 c[4] = {__builtin_shufflevector(t0, t2, 0, 1, 4, 5),
-                 __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
-                 __builtin_shufflevector(t1, t3, 0, 1, 4, 5),
-                 __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
+      V4 c[4] = {load4(tq), load4(tq + ldt), load4(tq + 2 * ldt),
+                 load4(tq + 3 * ldt)};
+      detail::transpose4(c[0], c[1], c[2], c[3]);
       for (int64_t i = 0; i < 4; ++i) {
         V4 v = c[i];
         if (r)

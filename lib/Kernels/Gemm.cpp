@@ -13,6 +13,7 @@
 
 #include "Microkernels.h"
 #include "Scratch.h"
+#include "Vec4.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,28 +52,19 @@ MicrokernelInfo microkernelFor(Isa isa) {
 /// 12, k-major: 4 x 4 blocks transposed in vector registers (generic vector
 /// extensions: SSE on the x86-64 baseline), the last kc % 4 per element.
 void packAPanel(const float *a, int64_t ld, int64_t kc, float *dst) {
-  typedef float V4 __attribute__((vector_size(16)));
-  auto load = [](const float *p) {
-    V4 v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  };
-  auto store = [](float *p, V4 v) { std::memcpy(p, &v, sizeof v); };
+  using detail::load4, detail::store4, detail::V4;
   int64_t kk = 0;
   for (; kk + 4 <= kc; kk += 4)
     for (int64_t g = 0; g < kPR; g += 4) {
       const float *r = a + g * ld + kk;
-      V4 r0 = load(r), r1 = load(r + ld), r2 = load(r + 2 * ld),
-         r3 = load(r + 3 * ld);
-      V4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
-      V4 t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
-      V4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
-      V4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+      V4 r0 = load4(r), r1 = load4(r + ld), r2 = load4(r + 2 * ld),
+         r3 = load4(r + 3 * ld);
+      detail::transpose4(r0, r1, r2, r3);
       float *d = dst + kk * kPR + g;
-      store(d, __builtin_shufflevector(t0, t2, 0, 1, 4, 5));
-      store(d + kPR, __builtin_shufflevector(t0, t2, 2, 3, 6, 7));
-      store(d + 2 * kPR, __builtin_shufflevector(t1, t3, 0, 1, 4, 5));
-      store(d + 3 * kPR, __builtin_shufflevector(t1, t3, 2, 3, 6, 7));
+      store4(d, r0);
+      store4(d + kPR, r1);
+      store4(d + 2 * kPR, r2);
+      store4(d + 3 * kPR, r3);
     }
   for (; kk < kc; ++kk)
     for (int64_t ii = 0; ii < kPR; ++ii)

@@ -71,6 +71,36 @@ inline void finish(__m512 v, float *c, __mmask16 m, bool accumulate,
   _mm512_mask_storeu_ps(c, m, v);
 }
 
+/// One k step of a tile: row i's A value times the step's B vectors.
+template <int NV, int ROWS>
+inline void fmaRows(const float *ak, __m512 bv0, __m512 bv1, __m512 *acc0,
+                    __m512 *acc1) {
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    __m512 av = _mm512_set1_ps(ak[i]);
+    acc0[i] = _mm512_fmadd_ps(av, bv0, acc0[i]);
+    if (NV == 2)
+      acc1[i] = _mm512_fmadd_ps(av, bv1, acc1[i]);
+  }
+}
+
+/// The tile's mr rows through the epilogue to C (m0, m1: the columns of
+/// each vector).
+template <int NV, int ROWS>
+inline void storeRows(const __m512 *acc0, const __m512 *acc1, float *c,
+                      int64_t ldc, int64_t mr, __mmask16 m0, __mmask16 m1,
+                      bool accumulate, const TileEpilogue *ep) {
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    if (i >= mr)
+      break;
+    float *ci = c + i * ldc;
+    finish(acc0[i], ci, m0, accumulate, ep, i, 0);
+    if (NV == 2 && m1)
+      finish(acc1[i], ci + 16, m1, accumulate, ep, i, 16);
+  }
+}
+
 /// NV vectors of 16 columns, ROWS rows (12; 8, 4 or 1 for the last rows of
 /// an M that is not a multiple of 12, e.g. 64 = 5 x 12 + 4, or the 49 pixels
 /// of a 7x7 output in the transposed form = 4 x 12 + 1). B's row k starts
@@ -142,23 +172,9 @@ void kernel(int64_t kc, const float *a, const float *b, int64_t rowStride,
                  : MASKED ? _mm512_maskz_loadu_ps(m1, bk + second)
                           : _mm512_loadu_ps(bk + second);
     const float *ak = a + k * kMR;
-#pragma clang loop unroll(full)
-    for (int i = 0; i < ROWS; ++i) {
-      __m512 av = _mm512_set1_ps(ak[i]);
-      acc0[i] = _mm512_fmadd_ps(av, bv0, acc0[i]);
-      if (NV == 2)
-        acc1[i] = _mm512_fmadd_ps(av, bv1, acc1[i]);
-    }
+    fmaRows<NV, ROWS>(ak, bv0, bv1, acc0, acc1);
   }
-#pragma clang loop unroll(full)
-  for (int i = 0; i < ROWS; ++i) {
-    if (i >= mr)
-      break;
-    float *ci = c + i * ldc;
-    finish(acc0[i], ci, m0, accumulate, ep, i, 0);
-    if (NV == 2 && m1)
-      finish(acc1[i], ci + 16, m1, accumulate, ep, i, 16);
-  }
+  storeRows<NV, ROWS>(acc0, acc1, c, ldc, mr, m0, m1, accumulate, ep);
 }
 
 /// At most 8 columns (the last 4 of a 196-pixel output): one 256-bit vector
@@ -226,24 +242,10 @@ void kernelGather(int64_t kc, const float *a, const GatherPanel *panels,
     __m512 bv0 = load(p0, lo0, hi0, o);
     __m512 bv1 = NV == 2 ? load(p1, lo1, hi1, o) : bv0;
     const float *ak = a + k * kMR;
-#pragma clang loop unroll(full)
-    for (int i = 0; i < ROWS; ++i) {
-      __m512 av = _mm512_set1_ps(ak[i]);
-      acc0[i] = _mm512_fmadd_ps(av, bv0, acc0[i]);
-      if (NV == 2)
-        acc1[i] = _mm512_fmadd_ps(av, bv1, acc1[i]);
-    }
+    fmaRows<NV, ROWS>(ak, bv0, bv1, acc0, acc1);
   }
   __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
-#pragma clang loop unroll(full)
-  for (int i = 0; i < ROWS; ++i) {
-    if (i >= mr)
-      break;
-    float *ci = c + i * ldc;
-    finish(acc0[i], ci, m0, accumulate, ep, i, 0);
-    if (NV == 2 && m1)
-      finish(acc1[i], ci + 16, m1, accumulate, ep, i, 16);
-  }
+  storeRows<NV, ROWS>(acc0, acc1, c, ldc, mr, m0, m1, accumulate, ep);
 }
 
 template <bool SPLIT>
