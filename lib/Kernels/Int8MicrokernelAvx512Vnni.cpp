@@ -58,15 +58,27 @@ inline __m512i broadcast32(const uint8_t *p) {
   return _mm512_set1_epi32(v);
 }
 
-/// The tile's products: acc0 / acc1 (columns 0-15 / 16-31) of ROWS rows.
-template <int NV, int ROWS, bool AUnsigned>
+/// No work between K groups (products' default hook).
+struct NoHook {
+  void operator()(int64_t) const {}
+};
+
+/// The tile's products: acc0 / acc1 (columns 0-15 / 16-31) of ROWS rows,
+/// added to their values on entry (`Accumulate`) or from zero; `hook(g)`
+/// runs after K group g (other work the out-of-order core overlaps with
+/// the `vpdpbusd`s).
+template <int NV, int ROWS, bool AUnsigned, bool Accumulate = false,
+          typename Hook = NoHook>
 __attribute__((always_inline)) inline void
 products(int64_t groups, const uint8_t *a, const uint8_t *b,
-         int64_t bPanelStride, __m512i (&acc0)[ROWS], __m512i (&acc1)[ROWS]) {
+         int64_t bPanelStride, __m512i (&acc0)[ROWS], __m512i (&acc1)[ROWS],
+         Hook hook = Hook()) {
+  if (!Accumulate) {
 #pragma clang loop unroll(full)
-  for (int i = 0; i < ROWS; ++i) {
-    acc0[i] = _mm512_setzero_si512();
-    acc1[i] = _mm512_setzero_si512();
+    for (int i = 0; i < ROWS; ++i) {
+      acc0[i] = _mm512_setzero_si512();
+      acc1[i] = _mm512_setzero_si512();
+    }
   }
   const uint8_t *b1 = b + bPanelStride;
   for (int64_t g = 0; g < groups; ++g) {
@@ -86,6 +98,7 @@ products(int64_t groups, const uint8_t *a, const uint8_t *b,
           acc1[i] = _mm512_dpbusd_epi32(acc1[i], bv1, av);
       }
     }
+    hook(g);
   }
 }
 
@@ -272,6 +285,148 @@ void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
     else
       withMode(std::false_type());
   });
+}
+
+/// acc += the u8 x s8 products of b's 64 bytes and the broadcast 4-byte
+/// group at p (a memory operand with embedded broadcast: the compiler
+/// cannot hoist 12 broadcasts into registers ahead of a hook and spill
+/// the accumulators, as it does with the intrinsics).
+__attribute__((always_inline)) inline void
+dpbusdBroadcast(__m512i &acc, __m512i b, const uint8_t *p) {
+  asm("vpdpbusd %2%{1to16%}, %1, %0"
+      : "+v"(acc)
+      : "v"(b), "m"(*reinterpret_cast<const int32_t *>(p)));
+}
+
+/// Requantizes and writes row i of the pending tile `pt` (Int8FusedRows
+/// as fusedKernel does; the corrections are already in the sums).
+template <bool Relu, int Mode>
+__attribute__((always_inline)) inline void
+pendingRow(const Int8FusedRows &fr, const Int8PendingTile &pt, int64_t i) {
+  int64_t ch = pt.row + i;
+  __m512i m = _mm512_set1_epi64(fr.m[ch]), s = _mm512_set1_epi64(fr.s[ch]),
+          s32 = _mm512_set1_epi64(fr.s[ch] - 32),
+          h = _mm512_set1_epi64(fr.h[ch]);
+  const int32_t *v = pt.acc + i * 32;
+  __m512i r0 = fusedRequant16<Relu, Mode>(_mm512_load_si512(v), m, s, s32, h);
+  __m512i r1 =
+      pt.nv == 2
+          ? fusedRequant16<Relu, Mode>(_mm512_load_si512(v + 16), m, s, s32, h)
+          : r0;
+  if (Mode == 2) {
+    int64_t e = fr.e2[ch];
+    __m512i ev = _mm512_set1_epi32(int32_t(e)),
+            e1 = _mm512_set1_epi32(int32_t(e > 0 ? e - 1 : 0)),
+            one = _mm512_set1_epi32(e > 0 ? 1 : 0);
+    r0 = stage2<Mode>(r0, ev, e1, one);
+    r1 = stage2<Mode>(r1, ev, e1, one);
+  }
+  __m256i bytes =
+      narrowPair(r0, r1, _mm512_set1_epi16(fr.zp), _mm512_set1_epi16(fr.qmin),
+                 _mm512_set1_epi16(fr.qmax), narrowOrder(), fr.isUnsigned);
+  uint8_t *o = pt.out + i * pt.ldo;
+  for (int k = 0; k < pt.stores.count; ++k)
+    _mm256_mask_storeu_epi8(o + pt.stores.at[k], pt.stores.mask[k], bytes);
+}
+
+/// Int8PipelinedMicrokernel: the products start from the corrections;
+/// the pending tile's rows are requantized spread over the K loop (row r
+/// after group ceil(r G / R)), the rest after it; then this tile's sums
+/// (plus `partial`) become the pending tile.
+template <int NV, int ROWS, bool Relu, int Mode>
+void pipelinedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
+                     int64_t bPanelStride, const int32_t *partial, int64_t ldp,
+                     int64_t mr, int64_t nr, const Int8FusedRows &fr,
+                     int64_t row, uint8_t *out, int64_t ldo,
+                     const Int8TileStores &st, Int8PendingTile &pt) {
+  __m512i acc0[ROWS], acc1[ROWS];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    acc0[i] =
+        i < mr ? _mm512_set1_epi32(fr.corr[row + i]) : _mm512_setzero_si512();
+    acc1[i] = acc0[i];
+  }
+  int64_t pending = pt.mr, next = 0;
+  const uint8_t *b1 = b + bPanelStride;
+  for (int64_t g = 0; g < groups; ++g) {
+    __m512i bv0 = _mm512_loadu_si512(b + g * 64);
+    __m512i bv1 = NV == 2 ? _mm512_loadu_si512(b1 + g * 64) : bv0;
+    const uint8_t *ag = a + g * 4 * kPanelRows;
+#pragma clang loop unroll(full)
+    for (int i = 0; i < ROWS; ++i) {
+      dpbusdBroadcast(acc0[i], bv0, ag + i * 4);
+      if (NV == 2)
+        dpbusdBroadcast(acc1[i], bv1, ag + i * 4);
+    }
+    if (next < pending && next * groups <= g * pending)
+      pendingRow<Relu, Mode>(fr, pt, next++);
+  }
+  for (; next < pending; ++next)
+    pendingRow<Relu, Mode>(fr, pt, next);
+  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    if (i >= mr)
+      break;
+    __m512i v0 = acc0[i], v1 = acc1[i];
+    if (partial) {
+      v0 =
+          _mm512_add_epi32(v0, _mm512_maskz_loadu_epi32(m0, partial + i * ldp));
+      if (NV == 2)
+        v1 = _mm512_add_epi32(
+            v1, _mm512_maskz_loadu_epi32(m1, partial + i * ldp + 16));
+    }
+    _mm512_store_si512(pt.acc + i * 32, v0);
+    if (NV == 2)
+      _mm512_store_si512(pt.acc + i * 32 + 16, v1);
+  }
+  pt.mr = mr;
+  pt.nv = NV;
+  pt.row = row;
+  pt.out = out;
+  pt.ldo = ldo;
+  pt.stores = st;
+}
+
+/// Calls fn(Relu, Mode) (std::integral_constant) for `fr`.
+template <typename Fn>
+inline void withRequantForm(const Int8FusedRows &fr, Fn fn) {
+  auto withMode = [&](auto relu) {
+    if (fr.rounding == 1)
+      fn(relu, std::integral_constant<int, 1>());
+    else if (fr.rounding == 2)
+      fn(relu, std::integral_constant<int, 2>());
+    else
+      fn(relu, std::integral_constant<int, 0>());
+  };
+  if (fr.relu)
+    withMode(std::true_type());
+  else
+    withMode(std::false_type());
+}
+
+void pipelinedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
+                          int64_t bPanelStride, const int32_t *partial,
+                          int64_t ldp, int64_t mr, int64_t nr,
+                          const Int8FusedRows &fr, int64_t row, uint8_t *out,
+                          int64_t ldo, const Int8TileStores &st,
+                          Int8PendingTile &pt) {
+  withTileShape(mr, nr, [&](auto nv, auto rows) {
+    withRequantForm(fr, [&](auto relu, auto mode) {
+      pipelinedKernel<decltype(nv)::value, decltype(rows)::value,
+                      decltype(relu)::value, decltype(mode)::value>(
+          groups, a, b, bPanelStride, partial, ldp, mr, nr, fr, row, out, ldo,
+          st, pt);
+    });
+  });
+}
+
+void pipelineFlush(const Int8FusedRows &fr, Int8PendingTile &pt) {
+  withRequantForm(fr, [&](auto relu, auto mode) {
+    for (int64_t i = 0; i < pt.mr; ++i)
+      pendingRow<decltype(relu)::value, decltype(mode)::value>(fr, pt, i);
+  });
+  pt.mr = 0;
 }
 
 /// Int8Interleave64: bytes, then 16-bit pairs interleaved within each
@@ -1092,7 +1247,9 @@ Int8MicrokernelInfo int8Avx512VnniMicrokernel() {
           interleave64,
           fusedRow,
           transposedTile,
-          depthwiseLanes};
+          depthwiseLanes,
+          pipelinedMicrokernel,
+          pipelineFlush};
 }
 
 } // namespace strata::kernels::detail

@@ -390,6 +390,22 @@ TEST(Int8Conv, Gemm) {
         runConv(s, isUnsigned, o, seed++, /*depthwise=*/false);
 }
 
+/// Stride-2 rows of every length class of the phase and im2col copies
+/// (fewer than 8 outputs, 8-15, 16 and more with an overlapping last
+/// window), odd and even widths (the last byte read is the row's last
+/// even-offset byte), pads 0 to 3, windows 1 to 7.
+TEST(Int8Conv, StridedRowCopies) {
+  unsigned seed = 1200;
+  for (int64_t w : {13, 15, 16, 17, 30, 31, 33, 34, 47, 64, 65})
+    for (auto [k, pad] :
+         {std::pair<int64_t, int64_t>{1, 0}, {3, 1}, {7, 3}, {3, 0}}) {
+      Conv2dShape s = shape(1, 2, 5, w, 13, k, 2, pad, 1, 1);
+      runConv(s, seed % 2, Int8Output::Int8, seed, /*depthwise=*/false,
+              /*common=*/seed % 3 != 0);
+      ++seed;
+    }
+}
+
 /// Outputs of at most 64 pixels with common requants: the AVX-512 VNNI
 /// path's transposed form (pixels as rows, channels in the lanes). Channel
 /// counts around its 12-row panels and 48-channel tiles, 1 to 64 pixels
