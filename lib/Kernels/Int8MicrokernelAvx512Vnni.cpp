@@ -58,27 +58,15 @@ inline __m512i broadcast32(const uint8_t *p) {
   return _mm512_set1_epi32(v);
 }
 
-/// No work between K groups (products' default hook).
-struct NoHook {
-  void operator()(int64_t) const {}
-};
-
-/// The tile's products: acc0 / acc1 (columns 0-15 / 16-31) of ROWS rows,
-/// added to their values on entry (`Accumulate`) or from zero; `hook(g)`
-/// runs after K group g (other work the out-of-order core overlaps with
-/// the `vpdpbusd`s).
-template <int NV, int ROWS, bool AUnsigned, bool Accumulate = false,
-          typename Hook = NoHook>
+/// The tile's products: acc0 / acc1 (columns 0-15 / 16-31) of ROWS rows.
+template <int NV, int ROWS, bool AUnsigned>
 __attribute__((always_inline)) inline void
 products(int64_t groups, const uint8_t *a, const uint8_t *b,
-         int64_t bPanelStride, __m512i (&acc0)[ROWS], __m512i (&acc1)[ROWS],
-         Hook hook = Hook()) {
-  if (!Accumulate) {
+         int64_t bPanelStride, __m512i (&acc0)[ROWS], __m512i (&acc1)[ROWS]) {
 #pragma clang loop unroll(full)
-    for (int i = 0; i < ROWS; ++i) {
-      acc0[i] = _mm512_setzero_si512();
-      acc1[i] = _mm512_setzero_si512();
-    }
+  for (int i = 0; i < ROWS; ++i) {
+    acc0[i] = _mm512_setzero_si512();
+    acc1[i] = _mm512_setzero_si512();
   }
   const uint8_t *b1 = b + bPanelStride;
   for (int64_t g = 0; g < groups; ++g) {
@@ -98,7 +86,6 @@ products(int64_t groups, const uint8_t *a, const uint8_t *b,
           acc1[i] = _mm512_dpbusd_epi32(acc1[i], bv1, av);
       }
     }
-    hook(g);
   }
 }
 
@@ -213,84 +200,10 @@ inline __m512i narrowOrder() {
   return _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
 }
 
-template <int NV, int ROWS, bool Relu, int Mode>
-void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
-                 int64_t bPanelStride, const int32_t *partial, int64_t ldp,
-                 int64_t mr, int64_t nr, const Int8FusedRows &fr, int64_t row,
-                 uint8_t *out, int64_t ldo, const Int8TileStores &st) {
-  __m512i acc0[ROWS], acc1[ROWS];
-  products<NV, ROWS, false>(groups, a, b, bPanelStride, acc0, acc1);
-  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
-  __m512i zp16 = _mm512_set1_epi16(fr.zp), lo16 = _mm512_set1_epi16(fr.qmin),
-          hi16 = _mm512_set1_epi16(fr.qmax), c32 = _mm512_set1_epi64(32);
-  __m512i order = narrowOrder();
-#pragma clang loop unroll(full)
-  for (int i = 0; i < ROWS; ++i) {
-    if (i >= mr)
-      break;
-    __m512i v0 = acc0[i], v1 = acc1[i];
-    if (partial) {
-      v0 =
-          _mm512_add_epi32(v0, _mm512_maskz_loadu_epi32(m0, partial + i * ldp));
-      if (NV == 2)
-        v1 = _mm512_add_epi32(
-            v1, _mm512_maskz_loadu_epi32(m1, partial + i * ldp + 16));
-    }
-    int64_t ch = row + i;
-    __m512i corr = _mm512_set1_epi32(fr.corr[ch]);
-    __m512i m = _mm512_set1_epi64(fr.m[ch]), s = _mm512_set1_epi64(fr.s[ch]),
-            h = _mm512_set1_epi64(fr.h[ch]);
-    __m512i s32 = _mm512_sub_epi64(s, c32);
-    __m512i r0 =
-        fusedRequant16<Relu, Mode>(_mm512_add_epi32(v0, corr), m, s, s32, h);
-    __m512i r1 = NV == 2 ? fusedRequant16<Relu, Mode>(
-                               _mm512_add_epi32(v1, corr), m, s, s32, h)
-                         : r0;
-    if (Mode == 2) {
-      int64_t e = fr.e2[ch];
-      __m512i ev = _mm512_set1_epi32(int32_t(e)),
-              e1 = _mm512_set1_epi32(int32_t(e > 0 ? e - 1 : 0)),
-              one = _mm512_set1_epi32(e > 0 ? 1 : 0);
-      r0 = stage2<Mode>(r0, ev, e1, one);
-      r1 = stage2<Mode>(r1, ev, e1, one);
-    }
-    __m256i bytes = narrowPair(r0, r1, zp16, lo16, hi16, order, fr.isUnsigned);
-    for (int k = 0; k < st.count; ++k)
-      _mm256_mask_storeu_epi8(out + i * ldo + st.at[k], st.mask[k], bytes);
-  }
-}
-
-void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
-                      int64_t bPanelStride, const int32_t *partial, int64_t ldp,
-                      int64_t mr, int64_t nr, const Int8FusedRows &fr,
-                      int64_t row, uint8_t *out, int64_t ldo,
-                      const Int8TileStores &st) {
-  withTileShape(mr, nr, [&](auto nv, auto rows) {
-    constexpr int NV = decltype(nv)::value, ROWS = decltype(rows)::value;
-    auto run = [&](auto relu, auto mode) {
-      fusedKernel<NV, ROWS, decltype(relu)::value, decltype(mode)::value>(
-          groups, a, b, bPanelStride, partial, ldp, mr, nr, fr, row, out, ldo,
-          st);
-    };
-    auto withMode = [&](auto relu) {
-      if (fr.rounding == 1)
-        run(relu, std::integral_constant<int, 1>());
-      else if (fr.rounding == 2)
-        run(relu, std::integral_constant<int, 2>());
-      else
-        run(relu, std::integral_constant<int, 0>());
-    };
-    if (fr.relu)
-      withMode(std::true_type());
-    else
-      withMode(std::false_type());
-  });
-}
-
 /// acc += the u8 x s8 products of b's 64 bytes and the broadcast 4-byte
 /// group at p (a memory operand with embedded broadcast: the compiler
-/// cannot hoist 12 broadcasts into registers ahead of a hook and spill
-/// the accumulators, as it does with the intrinsics).
+/// cannot hoist 12 broadcasts into registers ahead of the pending rows and
+/// spill the accumulators, as it does with the intrinsics).
 __attribute__((always_inline)) inline void
 dpbusdBroadcast(__m512i &acc, __m512i b, const uint8_t *p) {
   asm("vpdpbusd %2%{1to16%}, %1, %0"
@@ -298,8 +211,8 @@ dpbusdBroadcast(__m512i &acc, __m512i b, const uint8_t *p) {
       : "v"(b), "m"(*reinterpret_cast<const int32_t *>(p)));
 }
 
-/// Requantizes and writes row i of the pending tile `pt` (Int8FusedRows
-/// as fusedKernel does; the corrections are already in the sums).
+/// Requantizes and writes row i of the pending tile `pt` as
+/// Int8FusedRows says (the corrections are already in the sums).
 template <bool Relu, int Mode>
 __attribute__((always_inline)) inline void
 pendingRow(const Int8FusedRows &fr, const Int8PendingTile &pt, int64_t i) {
@@ -427,6 +340,19 @@ void pipelineFlush(const Int8FusedRows &fr, Int8PendingTile &pt) {
       pendingRow<decltype(relu)::value, decltype(mode)::value>(fr, pt, i);
   });
   pt.mr = 0;
+}
+
+/// Int8FusedMicrokernel: the pipelined kernel with nothing pending,
+/// flushed at once.
+void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
+                      int64_t bPanelStride, const int32_t *partial, int64_t ldp,
+                      int64_t mr, int64_t nr, const Int8FusedRows &fr,
+                      int64_t row, uint8_t *out, int64_t ldo,
+                      const Int8TileStores &st) {
+  Int8PendingTile pt;
+  pipelinedMicrokernel(groups, a, b, bPanelStride, partial, ldp, mr, nr, fr,
+                       row, out, ldo, st, pt);
+  pipelineFlush(fr, pt);
 }
 
 /// Int8Interleave64: bytes, then 16-bit pairs interleaved within each
