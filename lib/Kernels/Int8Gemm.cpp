@@ -281,8 +281,10 @@ static void fusedTile(const Int8MicrokernelInfo &uk,
   };
   auto run = [&](uint8_t *out, int64_t ldo, const detail::Int8TileStores &st) {
     if (pending)
-      uk.pipelined(groups, ap, bp, bPanelStride, partial, ldacc, mr, nr, fr,
-                   row - rowBegin, out, ldo, st, *pending);
+      uk.pipelined(detail::Int8TileCall{groups, ap, bp, bPanelStride, partial,
+                                        ldacc, mr, nr, &fr, row - rowBegin, out,
+                                        ldo, &st},
+                   *pending);
     else
       uk.fused(groups, ap, bp, bPanelStride, partial, ldacc, mr, nr, fr,
                row - rowBegin, out, ldo, st);

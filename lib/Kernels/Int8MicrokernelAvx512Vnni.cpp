@@ -318,18 +318,13 @@ inline void withRequantForm(const Int8FusedRows &fr, Fn fn) {
     withMode(std::false_type());
 }
 
-void pipelinedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
-                          int64_t bPanelStride, const int32_t *partial,
-                          int64_t ldp, int64_t mr, int64_t nr,
-                          const Int8FusedRows &fr, int64_t row, uint8_t *out,
-                          int64_t ldo, const Int8TileStores &st,
-                          Int8PendingTile &pt) {
-  withTileShape(mr, nr, [&](auto nv, auto rows) {
-    withRequantForm(fr, [&](auto relu, auto mode) {
+void pipelinedMicrokernel(const Int8TileCall &c, Int8PendingTile &pt) {
+  withTileShape(c.mr, c.nr, [&](auto nv, auto rows) {
+    withRequantForm(*c.rows, [&](auto relu, auto mode) {
       pipelinedKernel<decltype(nv)::value, decltype(rows)::value,
                       decltype(relu)::value, decltype(mode)::value>(
-          groups, a, b, bPanelStride, partial, ldp, mr, nr, fr, row, out, ldo,
-          st, pt);
+          c.groups, c.a, c.b, c.bPanelStride, c.partial, c.ldp, c.mr, c.nr,
+          *c.rows, c.row, c.out, c.ldo, *c.stores, pt);
     });
   });
 }
@@ -350,8 +345,9 @@ void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                       int64_t row, uint8_t *out, int64_t ldo,
                       const Int8TileStores &st) {
   Int8PendingTile pt;
-  pipelinedMicrokernel(groups, a, b, bPanelStride, partial, ldp, mr, nr, fr,
-                       row, out, ldo, st, pt);
+  Int8TileCall c{groups, a,   b,   bPanelStride, partial, ldp, mr,
+                 nr,     &fr, row, out,          ldo,     &st};
+  pipelinedMicrokernel(c, pt);
   pipelineFlush(fr, pt);
 }
 

@@ -112,11 +112,24 @@ struct alignas(64) Int8PendingTile {
 /// was pending is written meanwhile. `flush` writes the pending tile (the
 /// caller flushes before it returns, and before any other write to the
 /// same rows). `rows` must be the same over one pipeline.
-using Int8PipelinedMicrokernel = void (*)(
-    int64_t groups, const uint8_t *a, const uint8_t *b, int64_t bPanelStride,
-    const int32_t *partial, int64_t ldp, int64_t mr, int64_t nr,
-    const Int8FusedRows &rows, int64_t row, uint8_t *out, int64_t ldo,
-    const Int8TileStores &stores, Int8PendingTile &pending);
+/// The arguments of one Int8PipelinedMicrokernel call (in memory, not
+/// 13 registers and stack slots: passed by value, the callee's copies of
+/// the stack arguments stalled on store forwarding, ~6% of a K = 64
+/// layer).
+struct Int8TileCall {
+  int64_t groups = 0;
+  const uint8_t *a = nullptr, *b = nullptr;
+  int64_t bPanelStride = 0;
+  const int32_t *partial = nullptr;
+  int64_t ldp = 0, mr = 0, nr = 0;
+  const Int8FusedRows *rows = nullptr;
+  int64_t row = 0;
+  uint8_t *out = nullptr;
+  int64_t ldo = 0;
+  const Int8TileStores *stores = nullptr;
+};
+using Int8PipelinedMicrokernel = void (*)(const Int8TileCall &call,
+                                          Int8PendingTile &pending);
 using Int8PipelineFlush = void (*)(const Int8FusedRows &rows,
                                    Int8PendingTile &pending);
 
