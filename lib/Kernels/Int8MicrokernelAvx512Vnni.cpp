@@ -337,18 +337,70 @@ void pipelineFlush(const Int8FusedRows &fr, Int8PendingTile &pt) {
   pt.mr = 0;
 }
 
-/// Int8FusedMicrokernel: the pipelined kernel with nothing pending,
-/// flushed at once.
+/// Int8FusedMicrokernel: the tile requantized right after its K loop, in
+/// the accumulator registers (no round trip through a pending tile: for
+/// short K loops, where the pipeline's stores and loads cost more than the
+/// overlap saves).
+template <int NV, int ROWS, bool Relu, int Mode>
+void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
+                 int64_t bPanelStride, const int32_t *partial, int64_t ldp,
+                 int64_t mr, int64_t nr, const Int8FusedRows &fr, int64_t row,
+                 uint8_t *out, int64_t ldo, const Int8TileStores &st) {
+  __m512i acc0[ROWS], acc1[ROWS];
+  products<NV, ROWS, false>(groups, a, b, bPanelStride, acc0, acc1);
+  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
+  __m512i zp16 = _mm512_set1_epi16(fr.zp), lo16 = _mm512_set1_epi16(fr.qmin),
+          hi16 = _mm512_set1_epi16(fr.qmax), c32 = _mm512_set1_epi64(32);
+  __m512i order = narrowOrder();
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    if (i >= mr)
+      break;
+    __m512i v0 = acc0[i], v1 = acc1[i];
+    if (partial) {
+      v0 =
+          _mm512_add_epi32(v0, _mm512_maskz_loadu_epi32(m0, partial + i * ldp));
+      if (NV == 2)
+        v1 = _mm512_add_epi32(
+            v1, _mm512_maskz_loadu_epi32(m1, partial + i * ldp + 16));
+    }
+    int64_t ch = row + i;
+    __m512i corr = _mm512_set1_epi32(fr.corr[ch]);
+    __m512i m = _mm512_set1_epi64(fr.m[ch]), s = _mm512_set1_epi64(fr.s[ch]),
+            h = _mm512_set1_epi64(fr.h[ch]);
+    __m512i s32 = _mm512_sub_epi64(s, c32);
+    __m512i r0 =
+        fusedRequant16<Relu, Mode>(_mm512_add_epi32(v0, corr), m, s, s32, h);
+    __m512i r1 = NV == 2 ? fusedRequant16<Relu, Mode>(
+                               _mm512_add_epi32(v1, corr), m, s, s32, h)
+                         : r0;
+    if (Mode == 2) {
+      int64_t e = fr.e2[ch];
+      __m512i ev = _mm512_set1_epi32(int32_t(e)),
+              e1 = _mm512_set1_epi32(int32_t(e > 0 ? e - 1 : 0)),
+              one = _mm512_set1_epi32(e > 0 ? 1 : 0);
+      r0 = stage2<Mode>(r0, ev, e1, one);
+      r1 = stage2<Mode>(r1, ev, e1, one);
+    }
+    __m256i bytes = narrowPair(r0, r1, zp16, lo16, hi16, order, fr.isUnsigned);
+    for (int k = 0; k < st.count; ++k)
+      _mm256_mask_storeu_epi8(out + i * ldo + st.at[k], st.mask[k], bytes);
+  }
+}
+
 void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                       int64_t bPanelStride, const int32_t *partial, int64_t ldp,
                       int64_t mr, int64_t nr, const Int8FusedRows &fr,
                       int64_t row, uint8_t *out, int64_t ldo,
                       const Int8TileStores &st) {
-  Int8PendingTile pt;
-  Int8TileCall c{groups, a,   b,   bPanelStride, partial, ldp, mr,
-                 nr,     &fr, row, out,          ldo,     &st};
-  pipelinedMicrokernel(c, pt);
-  pipelineFlush(fr, pt);
+  withTileShape(mr, nr, [&](auto nv, auto rows) {
+    withRequantForm(fr, [&](auto relu, auto mode) {
+      fusedKernel<decltype(nv)::value, decltype(rows)::value,
+                  decltype(relu)::value, decltype(mode)::value>(
+          groups, a, b, bPanelStride, partial, ldp, mr, nr, fr, row, out, ldo,
+          st);
+    });
+  });
 }
 
 /// Int8Interleave64: bytes, then 16-bit pairs interleaved within each

@@ -585,7 +585,9 @@ namespace {
 /// AVX-512 VNNI path requantizes in its registers) and a depthwise
 /// convolution's rows (requantized in vector registers): zero weights, so each
 /// output channel's accumulator is its bias, set to an edge value; 1x1
-/// (written straight) and 3x3 padded (over the padded width), relu on and
+/// (written straight) and 3x3 padded (over the padded width), K short
+/// (the fused microkernel) and K >= 48 (the software-pipelined one, whose
+/// tiles are written during the next tile's K loop), relu on and
 /// off, every path and every rounding (MultiplierShift against
 /// intq::requantMultiplierShift, TosaSingleRound against intq::requantTosa,
 /// TFLiteHalfUp against intq::requantTFLiteHalfUp).
@@ -621,12 +623,16 @@ TEST(Int8Conv, RoundingEdges) {
   for (Int8Rounding rounding :
        {Int8Rounding::HalfAwayFromZero, Int8Rounding::HalfUp,
         Int8Rounding::TFLiteHalfUp})
-    for (bool depthwise : {false, true})
+    for (int form : {0, 1, 2})
       for (int64_t k : {1, 3}) {
+        // 0: depthwise; 1: GEMM, K of 2 or 18 (the fused microkernel); 2:
+        // GEMM, K of 48 or 54 (the software-pipelined one, K >= 48).
+        bool depthwise = form == 0;
+        int64_t cin = form == 2 ? (k == 1 ? 48 : 6) : 2;
         Conv2dShape s =
             depthwise
                 ? shape(1, channels, 5, 9, channels, k, 1, k / 2, 1, channels)
-                : shape(1, 2, 5, 9, channels, k, 1, k / 2, 1, 1);
+                : shape(1, cin, 5, 9, channels, k, 1, k / 2, 1, 1);
         Int8WeightKind kind =
             depthwise ? Int8WeightKind::Depthwise : Int8WeightKind::ConvFilter;
         std::vector<int8_t> x(size_t(s.c * s.h * s.w), 7);
