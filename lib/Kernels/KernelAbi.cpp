@@ -27,7 +27,8 @@ bool isRuntimeKernel(std::string_view name) {
                         kConvDepthwiseBf16,
                         kSoftmax, kLayerNorm, kMaxPool, kAvgPool,
                         kGlobalAvgPool, kDeconv, kAddRequantI8,
-                        kInvertedResidual, kTableI8})
+                        kInvertedResidual, kTableI8, kMaxPoolI8,
+                        kMaxPoolU8})
     if (name == k)
       return true;
   for (const char *k : kBinaryKernels)

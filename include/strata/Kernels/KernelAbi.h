@@ -99,6 +99,12 @@ inline constexpr int64_t kAddRequantI8Params = 16;
 /// memory order.
 inline constexpr const char *kTableI8 = "table_i8";
 inline constexpr int64_t kTableI8Params = 33;
+/// Max pooling of int8 / uint8 NCHW planes (strata/Kernels/Int8Pool.h; a
+/// quantized MaxPool keeps its input's quantization). Bindings (in, out).
+/// Params as maxpool2d_nchw_f32's (the geometry, then clamp and limit,
+/// which must be 0: a MaxPool with a relu is not quantized).
+inline constexpr const char *kMaxPoolI8 = "maxpool2d_nchw_i8";
+inline constexpr const char *kMaxPoolU8 = "maxpool2d_nchw_u8";
 /// has_bias, in_unsigned, in_zp, relu, out_kind (kernels::Int8Output),
 /// out_zp, qmin, qmax, rounding (kernels::Int8Rounding: 0 MultiplierShift,
 /// 1 TosaSingleRound, 2 TFLiteHalfUp).
