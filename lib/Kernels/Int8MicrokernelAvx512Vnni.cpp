@@ -256,18 +256,28 @@ requantRow(__m512i v0, __m512i v1, bool both, const Int8FusedRows &fr,
                     narrowOrder(), fr.isUnsigned);
 }
 
-/// v0 (and v1 when NV is 2) += row i of the int32 tile `partial` (row
-/// stride ldp; masks of the tile's columns), when there is one.
-template <int NV>
+/// fn(i, v0, v1) for the tile's rows i < mr: the accumulators acc0[i],
+/// acc1[i] plus row i of the int32 tile `partial` (row stride ldp, the
+/// tile's nr columns) when there is one.
+template <int NV, int ROWS, typename Fn>
 __attribute__((always_inline)) inline void
-addPartial(__m512i &v0, __m512i &v1, const int32_t *partial, int64_t ldp,
-           int64_t i, __mmask16 m0, __mmask16 m1) {
-  if (!partial)
-    return;
-  v0 = _mm512_add_epi32(v0, _mm512_maskz_loadu_epi32(m0, partial + i * ldp));
-  if (NV == 2)
-    v1 = _mm512_add_epi32(v1,
-                          _mm512_maskz_loadu_epi32(m1, partial + i * ldp + 16));
+forEachRow(const __m512i (&acc0)[ROWS], const __m512i (&acc1)[ROWS], int64_t mr,
+           int64_t nr, const int32_t *partial, int64_t ldp, Fn fn) {
+  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    if (i >= mr)
+      break;
+    __m512i v0 = acc0[i], v1 = acc1[i];
+    if (partial) {
+      v0 =
+          _mm512_add_epi32(v0, _mm512_maskz_loadu_epi32(m0, partial + i * ldp));
+      if (NV == 2)
+        v1 = _mm512_add_epi32(
+            v1, _mm512_maskz_loadu_epi32(m1, partial + i * ldp + 16));
+    }
+    fn(i, v0, v1);
+  }
 }
 
 /// Requantizes and writes row i of the pending tile `pt` as
@@ -309,17 +319,12 @@ void pipelinedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
       });
   for (; next < pending; ++next)
     pendingRow<Relu, Mode>(fr, pt, next);
-  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
-#pragma clang loop unroll(full)
-  for (int i = 0; i < ROWS; ++i) {
-    if (i >= mr)
-      break;
-    __m512i v0 = acc0[i], v1 = acc1[i];
-    addPartial<NV>(v0, v1, partial, ldp, i, m0, m1);
-    _mm512_store_si512(pt.acc + i * 32, v0);
-    if (NV == 2)
-      _mm512_store_si512(pt.acc + i * 32 + 16, v1);
-  }
+  forEachRow<NV>(acc0, acc1, mr, nr, partial, ldp,
+                 [&](int i, __m512i v0, __m512i v1) {
+                   _mm512_store_si512(pt.acc + i * 32, v0);
+                   if (NV == 2)
+                     _mm512_store_si512(pt.acc + i * 32 + 16, v1);
+                 });
   pt.mr = mr;
   pt.nv = NV;
   pt.row = row;
@@ -375,20 +380,15 @@ void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                  uint8_t *out, int64_t ldo, const Int8TileStores &st) {
   __m512i acc0[ROWS], acc1[ROWS];
   products<NV, ROWS, false>(groups, a, b, bPanelStride, acc0, acc1);
-  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
-#pragma clang loop unroll(full)
-  for (int i = 0; i < ROWS; ++i) {
-    if (i >= mr)
-      break;
-    __m512i v0 = acc0[i], v1 = acc1[i];
-    addPartial<NV>(v0, v1, partial, ldp, i, m0, m1);
-    __m512i corr = _mm512_set1_epi32(fr.corr[row + i]);
-    __m256i bytes = requantRow<Relu, Mode>(_mm512_add_epi32(v0, corr),
-                                           _mm512_add_epi32(v1, corr), NV == 2,
-                                           fr, row + i);
-    for (int k = 0; k < st.count; ++k)
-      _mm256_mask_storeu_epi8(out + i * ldo + st.at[k], st.mask[k], bytes);
-  }
+  forEachRow<NV>(
+      acc0, acc1, mr, nr, partial, ldp, [&](int i, __m512i v0, __m512i v1) {
+        __m512i corr = _mm512_set1_epi32(fr.corr[row + i]);
+        __m256i bytes = requantRow<Relu, Mode>(_mm512_add_epi32(v0, corr),
+                                               _mm512_add_epi32(v1, corr),
+                                               NV == 2, fr, row + i);
+        for (int k = 0; k < st.count; ++k)
+          _mm256_mask_storeu_epi8(out + i * ldo + st.at[k], st.mask[k], bytes);
+      });
 }
 
 void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,

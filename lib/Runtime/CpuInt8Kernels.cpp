@@ -419,19 +419,10 @@ bool tableCheck(const std::vector<BufferInfo> &b, const std::vector<int64_t> &p,
 // Max pool: maxpool2d_nchw_f32's params (16 geometry, clamp, limit)
 //===----------------------------------------------------------------------===//
 
-kn::Pool2dShape int8PoolShape(const int64_t *p) {
-  kn::Pool2dShape s;
-  s.n = p[0], s.c = p[1], s.h = p[2], s.w = p[3], s.oh = p[4], s.ow = p[5];
-  s.kh = p[6], s.kw = p[7], s.sh = p[8], s.sw = p[9];
-  s.pt = p[10], s.pl = p[11], s.pb = p[12], s.pr = p[13];
-  s.dh = p[14], s.dw = p[15];
-  return s;
-}
-
 template <bool IsUnsigned>
 int maxPoolKernel(void *const *bindings, const int64_t *p, int64_t id,
                   int64_t count) {
-  kn::Pool2dShape s = int8PoolShape(p);
+  kn::Pool2dShape s = kabi::poolShapeFromParams(p);
   int64_t begin, end;
   split(s.n * s.c, id, count, begin, end);
   kn::int8MaxPool2d(s, IsUnsigned, static_cast<const uint8_t *>(bindings[0]),
@@ -441,7 +432,7 @@ int maxPoolKernel(void *const *bindings, const int64_t *p, int64_t id,
 
 bool maxPoolCheck(const std::vector<BufferInfo> &b,
                   const std::vector<int64_t> &p, std::string &error) {
-  kn::Pool2dShape s = int8PoolShape(p.data());
+  kn::Pool2dShape s = kabi::poolShapeFromParams(p.data());
   std::string why = kn::checkInt8MaxPool2dShape(s);
   if (!why.empty()) {
     error = why;

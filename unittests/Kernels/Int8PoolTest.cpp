@@ -10,6 +10,7 @@
 
 #include "strata/Kernels/Int8Pool.h"
 #include "CpuKernels.h"
+#include "RuntimeCheckUtil.h"
 #include "strata/Kernels/KernelAbi.h"
 
 #include <algorithm>
@@ -98,11 +99,8 @@ TEST(Int8Pool, MaxMatchesReference) {
   EXPECT_GT(cases, 100u);
 }
 
-BufferInfo bytes(uint64_t n) {
-  BufferInfo b;
-  b.size = n;
-  return b;
-}
+using strata::kernels::testing::bytes;
+using strata::kernels::testing::expectRejects;
 
 /// The runtime entries (params as the compiler writes them: geometry,
 /// clamp 0, limit 0), split over workgroups, and `check`'s rejections.
@@ -132,11 +130,10 @@ TEST(Int8Pool, RuntimeEntriesMatchAndReject) {
     for (size_t i = 0; i < want.size(); ++i)
       ASSERT_EQ(isUnsigned ? int(y[i]) : int(int8_t(y[i])), want[i]) << i;
 
+    const char *name = isUnsigned ? kabi::kMaxPoolU8 : kabi::kMaxPoolI8;
     auto rejects = [&](std::vector<int64_t> p, std::vector<BufferInfo> bi,
                        const std::string &what) {
-      std::string why;
-      EXPECT_FALSE(k->check(bi, p, why)) << what;
-      EXPECT_NE(why.find(what), std::string::npos) << why;
+      expectRejects(name, bi, p, what);
     };
     auto with = [&](size_t i, int64_t v) {
       std::vector<int64_t> p = good;

@@ -15,6 +15,7 @@
 #define STRATA_KERNELS_KERNELABI_H
 
 #include "strata/Kernels/Conv.h"
+#include "strata/Kernels/OpKernels.h"
 
 #include <cstdint>
 #include <cstring>
@@ -231,6 +232,11 @@ inline float paramFloat(int64_t p) {
 /// The convolution geometry of a conv kernel's params (the 1x1 kernel's as
 /// one over an HW x 1 image). Not checked: see checkConv2dShape.
 Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p);
+
+/// The pooling geometry of a pool kernel's first 16 params (N, C, H, W, OH,
+/// OW, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW). Not checked: see
+/// checkPool2dShape.
+Pool2dShape poolShapeFromParams(const int64_t *p);
 
 /// Whether the runtime has a kernel of this name for the compiler to call
 /// (the oneDNN ones included: only a build with oneDNN selects them).

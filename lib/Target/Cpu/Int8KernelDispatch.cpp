@@ -669,12 +669,7 @@ planInt8MaxPoolDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
     why = "the int8 max pool takes the strategy's 16 geometry params";
     return std::nullopt;
   }
-  kn::Pool2dShape s;
-  const std::vector<int64_t> &p = plan.params;
-  s.n = p[0], s.c = p[1], s.h = p[2], s.w = p[3], s.oh = p[4], s.ow = p[5];
-  s.kh = p[6], s.kw = p[7], s.sh = p[8], s.sw = p[9];
-  s.pt = p[10], s.pl = p[11], s.pb = p[12], s.pr = p[13];
-  s.dh = p[14], s.dw = p[15];
+  kn::Pool2dShape s = kabi::poolShapeFromParams(plan.params.data());
   std::string bad = kn::checkInt8MaxPool2dShape(s);
   if (!bad.empty()) {
     why = bad;
