@@ -232,12 +232,22 @@ inline __m512i narrowOrder() {
   return _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
 }
 
+/// narrowPair's per-call vectors of Int8FusedRows (zp, qmin, qmax, the
+/// dword order). Built once before a row loop: the rows' byte stores may
+/// alias `fr`, so per-row broadcasts would be reloaded every row.
+struct NarrowConsts {
+  __m512i zp16, lo16, hi16, order;
+  explicit NarrowConsts(const Int8FusedRows &fr)
+      : zp16(_mm512_set1_epi16(fr.zp)), lo16(_mm512_set1_epi16(fr.qmin)),
+        hi16(_mm512_set1_epi16(fr.qmax)), order(narrowOrder()) {}
+};
+
 /// Row `ch` of Int8FusedRows applied to its 32 sums v0, v1 (corrections
 /// added; v1 only with `both`): 32 bytes in column order.
 template <bool Relu, int Mode>
 __attribute__((always_inline)) inline __m256i
 requantRow(__m512i v0, __m512i v1, bool both, const Int8FusedRows &fr,
-           int64_t ch) {
+           const NarrowConsts &k, int64_t ch) {
   __m512i m = _mm512_set1_epi64(fr.m[ch]), s = _mm512_set1_epi64(fr.s[ch]),
           s32 = _mm512_set1_epi64(fr.s[ch] - 32),
           h = _mm512_set1_epi64(fr.h[ch]);
@@ -251,9 +261,7 @@ requantRow(__m512i v0, __m512i v1, bool both, const Int8FusedRows &fr,
     r0 = stage2<Mode>(r0, ev, e1, one);
     r1 = stage2<Mode>(r1, ev, e1, one);
   }
-  return narrowPair(r0, r1, _mm512_set1_epi16(fr.zp),
-                    _mm512_set1_epi16(fr.qmin), _mm512_set1_epi16(fr.qmax),
-                    narrowOrder(), fr.isUnsigned);
+  return narrowPair(r0, r1, k.zp16, k.lo16, k.hi16, k.order, fr.isUnsigned);
 }
 
 /// fn(i, v0, v1) for the tile's rows i < mr: the accumulators acc0[i],
@@ -288,7 +296,7 @@ pendingRow(const Int8FusedRows &fr, const Int8PendingTile &pt, int64_t i) {
   const int32_t *v = pt.acc + i * 32;
   __m256i bytes =
       requantRow<Relu, Mode>(_mm512_load_si512(v), _mm512_load_si512(v + 16),
-                             pt.nv == 2, fr, pt.row + i);
+                             pt.nv == 2, fr, NarrowConsts(fr), pt.row + i);
   uint8_t *o = pt.out + i * pt.ldo;
   for (int k = 0; k < pt.stores.count; ++k)
     _mm256_mask_storeu_epi8(o + pt.stores.at[k], pt.stores.mask[k], bytes);
@@ -380,14 +388,15 @@ void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                  uint8_t *out, int64_t ldo, const Int8TileStores &st) {
   __m512i acc0[ROWS], acc1[ROWS];
   products<NV, ROWS, false>(groups, a, b, bPanelStride, acc0, acc1);
+  NarrowConsts k(fr);
   forEachRow<NV>(
       acc0, acc1, mr, nr, partial, ldp, [&](int i, __m512i v0, __m512i v1) {
         __m512i corr = _mm512_set1_epi32(fr.corr[row + i]);
         __m256i bytes = requantRow<Relu, Mode>(_mm512_add_epi32(v0, corr),
                                                _mm512_add_epi32(v1, corr),
-                                               NV == 2, fr, row + i);
-        for (int k = 0; k < st.count; ++k)
-          _mm256_mask_storeu_epi8(out + i * ldo + st.at[k], st.mask[k], bytes);
+                                               NV == 2, fr, k, row + i);
+        for (int q = 0; q < st.count; ++q)
+          _mm256_mask_storeu_epi8(out + i * ldo + st.at[q], st.mask[q], bytes);
       });
 }
 
