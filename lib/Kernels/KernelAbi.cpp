@@ -19,6 +19,15 @@ Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p) {
   return s;
 }
 
+Pool2dShape poolShapeFromParams(const int64_t *p) {
+  Pool2dShape s;
+  s.n = p[0], s.c = p[1], s.h = p[2], s.w = p[3], s.oh = p[4], s.ow = p[5];
+  s.kh = p[6], s.kw = p[7], s.sh = p[8], s.sw = p[9];
+  s.pt = p[10], s.pl = p[11], s.pb = p[12], s.pr = p[13];
+  s.dh = p[14], s.dw = p[15];
+  return s;
+}
+
 bool isRuntimeKernel(std::string_view name) {
   for (const char *k : {kMatmulGemm, kMatmulGemv, kMatmulBatched, kConv1x1,
                         kConvIm2col, kConvDepthwise, kConvWinograd,
@@ -28,7 +37,8 @@ bool isRuntimeKernel(std::string_view name) {
                         kSoftmax, kLayerNorm, kMaxPool, kAvgPool,
                         kGlobalAvgPool, kDeconv, kAddRequantI8,
                         kInvertedResidual, kTableI8, kConvStem,
-                        kConv1x1Narrow, kStemBlock})
+                        kConv1x1Narrow, kStemBlock, kMaxPoolI8,
+                        kMaxPoolU8})
     if (name == k)
       return true;
   for (const char *k : kBinaryKernels)

@@ -343,6 +343,25 @@ static Error registerPooling(StrategyRegistry &r) {
       ""};
   if (Error e = r.addForTarget("top.MaxPool", kCpu, maxPool, pool2d))
     return e;
+  // A quantized MaxPool (int8 or uint8 storage, the input's quantization
+  // kept: the max of the stored bytes; lib/Kernels/Int8Pool.cpp).
+  for (bool isUnsigned : {false, true}) {
+    Implementation maxPoolInt8{
+        isUnsigned ? "maxpool2d.nchw_u8" : "maxpool2d.nchw_i8",
+        10,
+        {Clause::attrAllEqual("dilations", 1),
+         Clause::attrEq("do_relu", AttrValue::boolean(false))},
+        Lowering::kernelCall(
+            isUnsigned ? "maxpool2d_nchw_u8" : "maxpool2d_nchw_i8", geometry),
+        {},
+        ""};
+    Condition pool2dInt8 = {
+        Clause::rank(in(0), 4), nchw(),
+        dtypeIs(in(0), isUnsigned ? std::vector<std::string>{"ui8", "qui8"}
+                                  : std::vector<std::string>{"i8", "qi8"})};
+    if (Error e = r.addForTarget("top.MaxPool", kCpu, maxPoolInt8, pool2dInt8))
+      return e;
+  }
   if (Error e = r.addForTarget("top.AvgPool", kCpu, avgPool, pool2d))
     return e;
   return r.addForTarget("top.GlobalAvgPool", kCpu, globalAvg, pool2d);

@@ -15,6 +15,7 @@
 #define STRATA_KERNELS_KERNELABI_H
 
 #include "strata/Kernels/Conv.h"
+#include "strata/Kernels/OpKernels.h"
 
 #include <cstdint>
 #include <cstring>
@@ -119,6 +120,12 @@ inline constexpr int64_t kAddRequantI8Params = 16;
 /// memory order.
 inline constexpr const char *kTableI8 = "table_i8";
 inline constexpr int64_t kTableI8Params = 33;
+/// Max pooling of int8 / uint8 NCHW planes (strata/Kernels/Int8Pool.h; a
+/// quantized MaxPool keeps its input's quantization). Bindings (in, out).
+/// Params as maxpool2d_nchw_f32's (the geometry, then clamp and limit,
+/// which must be 0: a MaxPool with a relu is not quantized).
+inline constexpr const char *kMaxPoolI8 = "maxpool2d_nchw_i8";
+inline constexpr const char *kMaxPoolU8 = "maxpool2d_nchw_u8";
 /// has_bias, in_unsigned, in_zp, relu, out_kind (kernels::Int8Output),
 /// out_zp, qmin, qmax, rounding (kernels::Int8Rounding: 0 MultiplierShift,
 /// 1 TosaSingleRound, 2 TFLiteHalfUp).
@@ -245,6 +252,11 @@ inline float paramFloat(int64_t p) {
 /// The convolution geometry of a conv kernel's params (the 1x1 kernel's as
 /// one over an HW x 1 image). Not checked: see checkConv2dShape.
 Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p);
+
+/// The pooling geometry of a pool kernel's first 16 params (N, C, H, W, OH,
+/// OW, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW). Not checked: see
+/// checkPool2dShape.
+Pool2dShape poolShapeFromParams(const int64_t *p);
 
 /// Whether the runtime has a kernel of this name for the compiler to call
 /// (the oneDNN ones included: only a build with oneDNN selects them).

@@ -499,6 +499,8 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
           .find(plan.implementation);
   if (kabi::isInt8Kernel(plan.kernel))
     return planInt8KernelDispatch(fn, op, std::move(plan), why);
+  if (plan.kernel == kabi::kMaxPoolI8 || plan.kernel == kabi::kMaxPoolU8)
+    return planInt8MaxPoolDispatch(fn, op, std::move(plan), why);
   if (plan.kernel == kabi::kMatmulGemmBf16 ||
       plan.kernel == kabi::kConvIm2colBf16 ||
       plan.kernel == kabi::kConvDepthwiseBf16)
