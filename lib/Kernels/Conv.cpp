@@ -3,10 +3,14 @@
 #include "strata/Kernels/Conv.h"
 
 #include "Depthwise.h"
+#include "Microkernels.h"
 #include "Scratch.h"
+#include "Vec4.h"
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
+#include <vector>
 
 namespace strata::kernels {
 
@@ -16,6 +20,35 @@ int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 bool mulOk(int64_t &acc, int64_t v) {
   return !__builtin_mul_overflow(acc, v, &acc);
+}
+
+using detail::evens4, detail::load4, detail::store4, detail::V4;
+
+/// Copies n floats (the pieces of one packed panel row: at most 16 in
+/// practice): 4 at a time, the last 4 overlapping the previous ones,
+/// instead of a loop per float.
+inline void copyFloats(float *d, const float *s, int64_t n) {
+  if (n < 4) {
+    for (int64_t i = 0; i < n; ++i)
+      d[i] = s[i];
+    return;
+  }
+  for (int64_t i = 0; i + 4 < n; i += 4)
+    store4(d + i, load4(s + i));
+  store4(d + n - 4, load4(s + n - 4));
+}
+
+/// Zeroes n floats the same way.
+inline void zeroFloats(float *d, int64_t n) {
+  if (n < 4) {
+    for (int64_t i = 0; i < n; ++i)
+      d[i] = 0.0f;
+    return;
+  }
+  V4 z = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (int64_t i = 0; i + 4 < n; i += 4)
+    store4(d + i, z);
+  store4(d + n - 4, z);
 }
 
 /// The im2col columns of one (image, group) as a B operand.
@@ -39,8 +72,14 @@ void splitColumns(const Conv2dShape &s, const float *x, int64_t cg,
     const float *src = x + r * s.w;
     float *d = dst + r * sw * phaseW;
     if (sw == 2) {
-      int64_t half = s.w / 2;
-      for (int64_t j = 0; j < half; ++j) {
+      int64_t half = s.w / 2, j = 0;
+      // 8 input columns -> 4 even + 4 odd per step.
+      for (; j + 4 <= half; j += 4) {
+        V4 lo = load4(src + 2 * j), hi = load4(src + 2 * j + 4);
+        store4(d + j, __builtin_shufflevector(lo, hi, 0, 2, 4, 6));
+        store4(d + phaseW + j, __builtin_shufflevector(lo, hi, 1, 3, 5, 7));
+      }
+      for (; j < half; ++j) {
         d[j] = src[2 * j];
         d[phaseW + j] = src[2 * j + 1];
       }
@@ -59,17 +98,45 @@ void splitColumns(const Conv2dShape &s, const float *x, int64_t cg,
 /// output pixels): row k is (input channel, ky, kx), column j the output
 /// pixel (oy, ox). A panel's columns split into segments along one output
 /// row; each segment of each row k is a (strided) run of one input row,
-/// copied with zeros where it leaves the input.
+/// copied with zeros where it leaves the input. Row k is the outer loop:
+/// it walks every panel, so the input rows it reads are read front to back
+/// (panel by panel instead, each panel reads a piece of every row k: as
+/// many streams as the K block has rows, which the hardware prefetcher
+/// does not follow).
 template <int64_t PW>
 void packIm2colPanels(const void *ctxPtr, int64_t k0, int64_t kc, int64_t j0,
                       int64_t nc, float *dst) {
   const Im2colCtx &ctx = *static_cast<const Im2colCtx *>(ctxPtr);
   const Conv2dShape &s = *ctx.s;
   int64_t ohw = s.oh * s.ow;
+  /// A run of one output row inside a panel: its first column's window
+  /// row, output column, length and place in the panel row (`out`: the
+  /// panel's offset plus `at`).
   struct Segment {
-    int64_t iy0, ox0, len, at; ///< first column's window row, output column
+    int64_t iy0, ox0, len, out;
   };
-  Segment segs[PW];
+  /// Each panel's valid columns; the segments of all panels in order.
+  struct Panel {
+    int64_t cols, segEnd;
+  };
+  int64_t panels = (nc + PW - 1) / PW;
+  thread_local std::vector<Segment> segs;
+  thread_local std::vector<Panel> panelInfo;
+  segs.clear();
+  panelInfo.resize(size_t(panels));
+  int64_t panelFloats = kc * PW;
+  for (int64_t pi = 0; pi < panels; ++pi) {
+    int64_t jBase = j0 + pi * PW;
+    int64_t cols = std::max<int64_t>(
+        0, std::min<int64_t>(PW, std::min(j0 + nc, ohw) - jBase));
+    for (int64_t jj = 0; jj < cols;) {
+      int64_t j = jBase + jj, oy = j / s.ow, ox = j % s.ow;
+      int64_t len = std::min(cols - jj, s.ow - ox);
+      segs.push_back({oy * s.sh - s.pt, ox, len, pi * panelFloats + jj});
+      jj += len;
+    }
+    panelInfo[size_t(pi)] = {cols, int64_t(segs.size())};
+  }
   int64_t rowFloats = ctx.phaseW ? s.sw * ctx.phaseW : s.w;
   // Per window column kx: its offset from ox * SW is kx * DW - PL; with the
   // split input, the phase run it reads, that run's index for ox = 0 and
@@ -88,34 +155,24 @@ void packIm2colPanels(const void *ctxPtr, int64_t k0, int64_t kc, int64_t j0,
   Tap taps[kTapTable];
   for (int64_t kx = 0; kx < std::min(s.kw, kTapTable); ++kx)
     taps[kx] = tapOf(kx);
-  for (int64_t p = 0; p < nc; p += PW, dst += kc * PW) {
-    int64_t jBase = j0 + p;
-    int64_t cols = std::max<int64_t>(
-        0, std::min<int64_t>(PW, std::min(j0 + nc, ohw) - jBase));
-    int64_t nsegs = 0;
-    for (int64_t jj = 0; jj < cols;) {
-      int64_t j = jBase + jj, oy = j / s.ow, ox = j % s.ow;
-      int64_t len = std::min(cols - jj, s.ow - ox);
-      segs[nsegs++] = {oy * s.sh - s.pt, ox, len, jj};
-      jj += len;
-    }
-    int64_t ch = k0 / (s.kh * s.kw), r = k0 % (s.kh * s.kw);
-    int64_t ky = r / s.kw, kx = r % s.kw;
-    for (int64_t kk = 0; kk < kc; ++kk) {
-      const float *xc = ctx.x + ch * s.h * rowFloats;
-      float *d = dst + kk * PW;
-      if (cols < PW)
-        std::memset(d + cols, 0, size_t(PW - cols) * sizeof(float));
-      int64_t off = kx * s.dw - s.pl;
-      Tap tap = kx < kTapTable ? taps[kx] : tapOf(kx);
-      int64_t phase = tap.phase, shift = tap.shift, valid = tap.valid;
-      for (int64_t si = 0; si < nsegs; ++si) {
-        const Segment &g = segs[si];
-        float *out = d + g.at;
-        int64_t iy = g.iy0 + ky * s.dh;
+  int64_t ch = k0 / (s.kh * s.kw), r = k0 % (s.kh * s.kw);
+  int64_t ky = r / s.kw, kx = r % s.kw;
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    const float *xc = ctx.x + ch * s.h * rowFloats;
+    float *d = dst + kk * PW;
+    int64_t off = kx * s.dw - s.pl;
+    Tap tap = kx < kTapTable ? taps[kx] : tapOf(kx);
+    int64_t phase = tap.phase, shift = tap.shift, valid = tap.valid;
+    const Segment *g = segs.data();
+    for (int64_t pi = 0; pi < panels; ++pi) {
+      const Panel &pn = panelInfo[size_t(pi)];
+      if (pn.cols < PW)
+        zeroFloats(d + pi * panelFloats + pn.cols, PW - pn.cols);
+      for (const Segment *gEnd = segs.data() + pn.segEnd; g < gEnd; ++g) {
+        float *out = d + g->out;
+        int64_t iy = g->iy0 + ky * s.dh;
         if (iy < 0 || iy >= s.h) {
-          for (int64_t i = 0; i < g.len; ++i)
-            out[i] = 0.0f;
+          zeroFloats(out, g->len);
           continue;
         }
         const float *row = xc + iy * rowFloats;
@@ -123,31 +180,28 @@ void packIm2colPanels(const void *ctxPtr, int64_t k0, int64_t kc, int64_t j0,
           // One contiguous run: index ix0 + i of `run`, in bounds on
           // [lo, hi) of the segment.
           const float *run = row + phase * ctx.phaseW;
-          int64_t ix0 = g.ox0 + shift;
-          int64_t lo = std::clamp<int64_t>(-ix0, 0, g.len);
-          int64_t hi = std::clamp<int64_t>(valid - ix0, lo, g.len);
+          int64_t ix0 = g->ox0 + shift;
+          int64_t lo = std::clamp<int64_t>(-ix0, 0, g->len);
+          int64_t hi = std::clamp<int64_t>(valid - ix0, lo, g->len);
           if (hi - lo == PW) { // a whole panel row inside the input
             std::memcpy(out, run + ix0, PW * sizeof(float));
             continue;
           }
-          for (int64_t i = 0; i < lo; ++i)
-            out[i] = 0.0f;
-          for (int64_t i = lo; i < hi; ++i)
-            out[i] = run[ix0 + i];
-          for (int64_t i = hi; i < g.len; ++i)
-            out[i] = 0.0f;
+          zeroFloats(out, lo);
+          copyFloats(out + lo, run + ix0 + lo, hi - lo);
+          zeroFloats(out + hi, g->len - hi);
         } else {
-          int64_t ix = g.ox0 * s.sw + off;
-          for (int64_t i = 0; i < g.len; ++i, ix += s.sw)
+          int64_t ix = g->ox0 * s.sw + off;
+          for (int64_t i = 0; i < g->len; ++i, ix += s.sw)
             out[i] = uint64_t(ix) < uint64_t(s.w) ? row[ix] : 0.0f;
         }
       }
-      if (++kx == s.kw) {
-        kx = 0;
-        if (++ky == s.kh) {
-          ky = 0;
-          ++ch;
-        }
+    }
+    if (++kx == s.kw) {
+      kx = 0;
+      if (++ky == s.kh) {
+        ky = 0;
+        ++ch;
       }
     }
   }
@@ -219,7 +273,11 @@ const float *subsampleInput(const Conv2dShape &s, const float *xg) {
   for (int64_t c = 0; c < cg; ++c)
     for (int64_t oy = 0; oy < s.oh; ++oy) {
       const float *row = xg + (c * s.h + oy * s.sh) * s.w;
-      for (int64_t ox = 0; ox < s.ow; ++ox)
+      int64_t ox = 0;
+      if (s.sw == 2) // the even columns, 4 per step (reads stay in the row)
+        for (; 2 * ox + 8 <= s.w && ox + 4 <= s.ow; ox += 4, out += 4)
+          store4(out, evens4(row + 2 * ox));
+      for (; ox < s.ow; ++ox)
         *out++ = row[ox * s.sw];
     }
   return d;
@@ -319,6 +377,52 @@ ConvGemmForm preferredConvGemmForm(const Conv2dShape &s) {
                                     : ConvGemmForm::Normal;
 }
 
+namespace {
+
+/// Y[o, q] = T[q, o - colBegin] (+ R[o, q], then relu when `act` is Relu
+/// and there is a residual) for o in [colBegin, colEnd): 4 x 4 blocks
+/// transposed in registers, the edges one float at a time.
+void writeBackTransposed(const float *t, int64_t ldt, int64_t ohw,
+                         int64_t colBegin, int64_t colEnd, const float *r,
+                         Activation act, float *y) {
+  bool relu = r && act == Activation::Relu; // ResNet's residual blocks
+  auto one = [&](int64_t o, int64_t q) {
+    float v = t[q * ldt + (o - colBegin)];
+    if (r)
+      v += r[o * ohw + q];
+    y[o * ohw + q] = relu ? std::max(v, 0.0f) : v;
+  };
+  int64_t o = colBegin;
+  for (; o + 4 <= colEnd; o += 4) {
+    const float *tc = t + (o - colBegin);
+    int64_t q = 0;
+    for (; q + 4 <= ohw; q += 4) {
+      const float *tq = tc + q * ldt;
+      V4 c[4] = {load4(tq), load4(tq + ldt), load4(tq + 2 * ldt),
+                 load4(tq + 3 * ldt)};
+      detail::transpose4(c[0], c[1], c[2], c[3]);
+      for (int64_t i = 0; i < 4; ++i) {
+        V4 v = c[i];
+        if (r)
+          v += load4(r + (o + i) * ohw + q);
+        if (relu) {
+          V4 z = {0.0f, 0.0f, 0.0f, 0.0f};
+          v = v > z ? v : z;
+        }
+        store4(y + (o + i) * ohw + q, v);
+      }
+    }
+    for (; q < ohw; ++q)
+      for (int64_t i = 0; i < 4; ++i)
+        one(o + i, q);
+  }
+  for (; o < colEnd; ++o)
+    for (int64_t q = 0; q < ohw; ++q)
+      one(o, q);
+}
+
+} // namespace
+
 int64_t conv2dGemmTransposedUnits(const Conv2dShape &s, int64_t workgroups) {
   int64_t images = s.n * s.g;
   int64_t panels = (s.o / s.g + kPanelCols - 1) / kPanelCols;
@@ -393,25 +497,7 @@ void conv2dGemmTransposed(const Conv2dShape &s, const float *x,
     float *yg = y + (n * s.o + g * og) * ohw;
     const float *rg =
         e.residual ? e.residual + (n * s.o + g * og) * ohw : nullptr;
-    for (int64_t o0 = colBegin; o0 < colEnd; o0 += kPanelCols) {
-      int64_t os = std::min(kPanelCols, colEnd - o0);
-      for (int64_t i = 0; i < os; ++i) {
-        float *yo = yg + (o0 + i) * ohw;
-        const float *to = t + (o0 - colBegin + i);
-        if (rg && e.act == Activation::Relu) { // ResNet's residual blocks
-          const float *ro = rg + (o0 + i) * ohw;
-          for (int64_t q = 0; q < ohw; ++q)
-            yo[q] = std::max(to[q * ldt] + ro[q], 0.0f);
-        } else if (rg) {
-          const float *ro = rg + (o0 + i) * ohw;
-          for (int64_t q = 0; q < ohw; ++q)
-            yo[q] = to[q * ldt] + ro[q];
-        } else {
-          for (int64_t q = 0; q < ohw; ++q)
-            yo[q] = to[q * ldt];
-        }
-      }
-    }
+    writeBackTransposed(t, ldt, ohw, colBegin, colEnd, rg, e.act, yg);
     if (rg && e.act != Activation::None && e.act != Activation::Relu) {
       Epilogue act;
       act.act = e.act;
@@ -422,6 +508,71 @@ void conv2dGemmTransposed(const Conv2dShape &s, const float *x,
     }
   }
 }
+
+namespace {
+
+/// The implicit GEMM: B is never built; the microkernel reads each tap's
+/// 16 output columns straight from a zero-padded, column-phase split copy
+/// of the input (two masked loads where a panel crosses an output row).
+/// It needs every 16-column panel (starting at a multiple of 16) to span at
+/// most two output rows: OW + gcd(16, OW) >= 16 (14x14 and 28x28 outputs
+/// do; 7x7 ones, in the transposed form anyway, do not).
+bool implicitGemmApplies(const Conv2dShape &s) {
+  return s.ow + std::gcd<int64_t>(kPanelCols, s.ow) >= kPanelCols &&
+         !columnsAreInput(s) && !columnsAreSubsampledInput(s);
+}
+
+thread_local detail::Scratch scratchPadded;
+
+/// Runs columns [colBegin, colEnd) of the group's GEMM `p` (A, C and the
+/// epilogue set) as an implicit GEMM; false when the ISA has no gather
+/// microkernel.
+bool implicitGemm(const Conv2dShape &s, const float *xg, const GemmProblem &p,
+                  int64_t colBegin, int64_t colEnd, Isa isa) {
+  // Padded rows hp x padded columns wp, each row stored as SW runs of
+  // phaseW floats, run q holding padded columns q, q + SW, ...: the window
+  // column kx of output column ox is entry ox + (kx DW) / SW of run
+  // (kx DW) % SW, so 16 output columns are 16 consecutive floats.
+  int64_t cg = s.c / s.g, hp = s.h + s.pt + s.pb, wp = s.w + s.pl + s.pr;
+  int64_t phaseW = (wp + s.sw - 1) / s.sw, rowFloats = s.sw * phaseW;
+  size_t floats = size_t(cg * hp * rowFloats);
+  float *padded = scratchPadded.get<float>(floats);
+  std::memset(padded, 0, floats * sizeof(float));
+  for (int64_t c = 0; c < cg; ++c)
+    for (int64_t iy = 0; iy < s.h; ++iy) {
+      const float *src = xg + (c * s.h + iy) * s.w;
+      float *row = padded + (c * hp + iy + s.pt) * rowFloats;
+      // Run q's entry i is input column q + i SW - PL: from the first
+      // entry inside the input, every SW-th input column.
+      for (int64_t q = 0; q < s.sw; ++q) {
+        int64_t i0 = q >= s.pl ? 0 : (s.pl - q + s.sw - 1) / s.sw;
+        int64_t ix = q + i0 * s.sw - s.pl;
+        float *d = row + q * phaseW + i0;
+        if (s.sw == 1) {
+          if (ix < s.w)
+            std::memcpy(d, src + ix, size_t(s.w - ix) * sizeof(float));
+          continue;
+        }
+        if (s.sw == 2)
+          for (; ix + 8 <= s.w; ix += 8, d += 4)
+            store4(d, evens4(src + ix));
+        for (; ix < s.w; ix += s.sw)
+          *d++ = src[ix];
+      }
+    }
+  thread_local std::vector<int64_t> off;
+  off.resize(size_t(p.k));
+  for (int64_t kk = 0; kk < p.k; ++kk) {
+    int64_t c = kk / (s.kh * s.kw), ky = kk / s.kw % s.kh, kx = kk % s.kw;
+    int64_t dx = kx * s.dw;
+    off[size_t(kk)] =
+        (c * hp + ky * s.dh) * rowFloats + dx % s.sw * phaseW + dx / s.sw;
+  }
+  detail::ImplicitB b{padded, off.data(), s.ow, s.sh * rowFloats};
+  return detail::gemmImplicitB(p, b, 0, p.m, colBegin, colEnd, isa);
+}
+
+} // namespace
 
 int64_t conv2dGemmUnits(const Conv2dShape &s, int64_t workgroups) {
   int64_t images = s.n * s.g;
@@ -454,6 +605,7 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
   uint64_t groupFloats = packedABytes(og, k) / sizeof(float);
   bool direct = columnsAreInput(s);
   bool subsampled = columnsAreSubsampledInput(s);
+  bool implicitB = implicitGemmApplies(s) && detail::implicitBAvailable(isa);
   for (int64_t unit = begin; unit < end; ++unit) {
     ConvUnit u = convUnit(s, x, unit, chunks, chunkCols, ohw);
     if (lastTakesRest && unit % chunks == chunks - 1)
@@ -473,6 +625,16 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
       p.a.data = filter + g * og * k;
       p.a.ld = k;
     }
+    p.c = y + (n * s.o + g * og) * ohw;
+    p.ldc = ohw;
+    p.epilogue = e;
+    if (e.biasMode == BiasMode::PerRow)
+      p.epilogue.bias = e.bias + g * og;
+    if (e.residual)
+      p.epilogue.residual = e.residual + (n * s.o + g * og) * ohw;
+    p.epilogue.ldr = ohw;
+    if (implicitB && implicitGemm(s, xg, p, colBegin, colEnd, isa))
+      continue;
     Im2colCtx ctx{&s, xg};
     if (direct || subsampled) {
       p.b.data = subsampled ? subsampleInput(s, xg) : xg;
@@ -482,14 +644,6 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
       p.b.packFn = packIm2col;
       p.b.packCtx = &ctx;
     }
-    p.c = y + (n * s.o + g * og) * ohw;
-    p.ldc = ohw;
-    p.epilogue = e;
-    if (e.biasMode == BiasMode::PerRow)
-      p.epilogue.bias = e.bias + g * og;
-    if (e.residual)
-      p.epilogue.residual = e.residual + (n * s.o + g * og) * ohw;
-    p.epilogue.ldr = ohw;
     gemm(p, 0, og, colBegin, colEnd, isa);
   }
 }

@@ -13,6 +13,7 @@
 
 #include "Microkernels.h"
 #include "Scratch.h"
+#include "Vec4.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +24,7 @@ namespace strata::kernels {
 
 using detail::MicrokernelInfo;
 using detail::TileEpilogue;
+using detail::TilePrefetch;
 
 namespace {
 
@@ -50,28 +52,19 @@ MicrokernelInfo microkernelFor(Isa isa) {
 /// 12, k-major: 4 x 4 blocks transposed in vector registers (generic vector
 /// extensions: SSE on the x86-64 baseline), the last kc % 4 per element.
 void packAPanel(const float *a, int64_t ld, int64_t kc, float *dst) {
-  typedef float V4 __attribute__((vector_size(16)));
-  auto load = [](const float *p) {
-    V4 v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  };
-  auto store = [](float *p, V4 v) { std::memcpy(p, &v, sizeof v); };
+  using detail::load4, detail::store4, detail::V4;
   int64_t kk = 0;
   for (; kk + 4 <= kc; kk += 4)
     for (int64_t g = 0; g < kPR; g += 4) {
       const float *r = a + g * ld + kk;
-      V4 r0 = load(r), r1 = load(r + ld), r2 = load(r + 2 * ld),
-         r3 = load(r + 3 * ld);
-      V4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
-      V4 t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
-      V4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
-      V4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+      V4 r0 = load4(r), r1 = load4(r + ld), r2 = load4(r + 2 * ld),
+         r3 = load4(r + 3 * ld);
+      detail::transpose4(r0, r1, r2, r3);
       float *d = dst + kk * kPR + g;
-      store(d, __builtin_shufflevector(t0, t2, 0, 1, 4, 5));
-      store(d + kPR, __builtin_shufflevector(t0, t2, 2, 3, 6, 7));
-      store(d + 2 * kPR, __builtin_shufflevector(t1, t3, 0, 1, 4, 5));
-      store(d + 3 * kPR, __builtin_shufflevector(t1, t3, 2, 3, 6, 7));
+      store4(d, r0);
+      store4(d + kPR, r1);
+      store4(d + 2 * kPR, r2);
+      store4(d + 3 * kPR, r3);
     }
   for (; kk < kc; ++kk)
     for (int64_t ii = 0; ii < kPR; ++ii)
@@ -117,33 +110,43 @@ void packABlock(const GemmOperand &a, int64_t m, int64_t i0, int64_t mc,
 /// B into ceil(nc / 16) panels of kc x 16, zero-padded.
 void packBBlock(const GemmOperand &b, int64_t n, int64_t k0, int64_t kc,
                 int64_t j0, int64_t nc, float *dst) {
+  if (!b.transposed) {
+    // Row by row: each source row is read once, front to back, and its
+    // 16-column pieces go to the panels (kc * 16 floats apart). Panel by
+    // panel instead reads one cache line from each of kc rows per panel:
+    // kc streams the hardware prefetcher does not follow, so packing an
+    // activation bigger than L2 waited on memory (64 x 3136 x 256: 25% of
+    // the GEMM).
+    int64_t valid = std::max<int64_t>(0, std::min(nc, n - j0));
+    int64_t full = valid / kPC * kPC, panelFloats = kc * kPC;
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      const float *src = b.data + (k0 + kk) * b.ld + j0;
+      float *d = dst + kk * kPC;
+      int64_t p = 0;
+      for (; p < full; p += kPC, d += panelFloats)
+        std::memcpy(d, src + p, kPC * sizeof(float));
+      for (; p < nc; p += kPC, d += panelFloats) {
+        int64_t cols = std::max<int64_t>(0, valid - p);
+        int64_t jj = 0;
+        for (; jj < cols; ++jj)
+          d[jj] = src[p + jj];
+        for (; jj < kPC; ++jj)
+          d[jj] = 0.0f;
+      }
+    }
+    return;
+  }
   for (int64_t p = 0; p < nc; p += kPC, dst += kc * kPC) {
     int64_t cols = std::min<int64_t>(kPC, std::min(nc, n - j0) - p);
-    if (b.transposed) {
-      for (int64_t jj = 0; jj < kPC; ++jj) {
-        if (jj < cols) {
-          const float *src = b.data + (j0 + p + jj) * b.ld + k0;
-          for (int64_t kk = 0; kk < kc; ++kk)
-            dst[kk * kPC + jj] = src[kk];
-        } else {
-          for (int64_t kk = 0; kk < kc; ++kk)
-            dst[kk * kPC + jj] = 0.0f;
-        }
+    for (int64_t jj = 0; jj < kPC; ++jj) {
+      if (jj < cols) {
+        const float *src = b.data + (j0 + p + jj) * b.ld + k0;
+        for (int64_t kk = 0; kk < kc; ++kk)
+          dst[kk * kPC + jj] = src[kk];
+      } else {
+        for (int64_t kk = 0; kk < kc; ++kk)
+          dst[kk * kPC + jj] = 0.0f;
       }
-      continue;
-    }
-    for (int64_t kk = 0; kk < kc; ++kk) {
-      const float *src = b.data + (k0 + kk) * b.ld + j0 + p;
-      float *d = dst + kk * kPC;
-      if (cols == kPC) {
-        std::memcpy(d, src, kPC * sizeof(float));
-        continue;
-      }
-      int64_t jj = 0;
-      for (; jj < cols; ++jj)
-        d[jj] = src[jj];
-      for (; jj < kPC; ++jj)
-        d[jj] = 0.0f;
     }
   }
 }
@@ -313,8 +316,27 @@ void packB(const float *b, int64_t ldb, bool transposed, int64_t k, int64_t n,
   packBBlock(op, n, 0, k, 0, roundUp(n, kPC), dst);
 }
 
-void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
-          int64_t colBegin, int64_t colEnd, Isa isa) {
+namespace {
+
+/// The panel of `valid` (<= 16) columns of `b` starting at column j.
+detail::GatherPanel gatherPanel(const detail::ImplicitB &b, int64_t j,
+                                int64_t valid) {
+  auto at = [&](int64_t col) {
+    return b.base + col / b.width * b.rowStep + col % b.width;
+  };
+  uint32_t all = (1u << valid) - 1;
+  int64_t inRow = b.width - j % b.width;
+  if (inRow >= valid)
+    return {at(j), at(j), all, 0};
+  uint32_t lo = (1u << inRow) - 1;
+  return {at(j), at(j + inRow) - inRow, lo, all & ~lo};
+}
+
+/// gemm(), or with `ib` its implicit-GEMM form (B never packed or read as
+/// an operand: gemmImplicitB).
+void gemmImpl(const GemmProblem &p, const detail::ImplicitB *ib,
+              int64_t rowBegin, int64_t rowEnd, int64_t colBegin,
+              int64_t colEnd, Isa isa) {
   if (rowBegin >= rowEnd || colBegin >= colEnd)
     return;
   // A residual that is C itself (the result written in place of the
@@ -349,6 +371,12 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
     a.packed = true;
     aRow0 = rowBegin;
   }
+  // A plain B (a 1x1 convolution's input, a matmul's activations) is read
+  // in place by the ISA's direct microkernel when it has one, instead of
+  // being packed per block: packing cost a copy of B per column block,
+  // shared by only M rows (up to 12% of the 64-row layers).
+  bool directB =
+      !ib && uk.directFn && !p.b.packed && !p.b.packFn && !p.b.transposed;
   for (int64_t jc = colBegin; jc < colEnd; jc += kNC) {
     int64_t nc = std::min(kNC, colEnd - jc);
     for (int64_t pc = 0; pc < p.k; pc += kcMax) {
@@ -356,7 +384,13 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
       bool last = pc + kc >= p.k;
       const float *bBlock;
       int64_t bPanelStride;
-      if (p.b.packed) {
+      if (ib) {
+        bBlock = nullptr;
+        bPanelStride = 0;
+      } else if (directB) {
+        bBlock = p.b.data + pc * p.b.ld + jc;
+        bPanelStride = 0;
+      } else if (p.b.packed) {
         bBlock = p.b.data + (jc / kPC) * p.k * kPC + pc * kPC;
         bPanelStride = p.k * kPC;
       } else {
@@ -383,7 +417,9 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
         }
         for (int64_t jr = 0; jr < nc; jr += uk.nr) {
           int64_t nr = std::min(uk.nr, nc - jr);
-          const float *bp = bBlock + (jr / kPC) * bPanelStride;
+          const float *bp = ib        ? nullptr
+                            : directB ? bBlock + jr
+                                      : bBlock + (jr / kPC) * bPanelStride;
           for (int64_t ir = 0; ir < mc; ir += uk.mr) {
             int64_t mr = std::min(uk.mr, mc - ir);
             int64_t row = ic + ir, col = jc + jr;
@@ -421,8 +457,39 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
                 for (int64_t c0 = 0; c0 < nr; c0 += 16)
                   __builtin_prefetch(t + r * ldNext + c0, 0, 3);
             }
-            uk.fn(kc, ap, bp, bPanelStride, p.c + row * p.ldc + col, p.ldc, mr,
-                  nr, pc > 0 || residualInC, last ? &te : nullptr);
+            // A pre-packed weight is read from memory about once per call,
+            // where few tiles share each micro-panel (the transposed form's
+            // 49 pixels; a 196-pixel output's 7 column tiles): the first row
+            // tile prefetches the next B micro-panel, the first column tile
+            // the next A micro-panel.
+            TilePrefetch pf;
+            if (bp && ir == 0 && jr + uk.nr < nc) {
+              if (directB)
+                pf = {bp + uk.nr, p.b.ld, 16};
+              else
+                pf = {bp + (uk.nr / kPC) * bPanelStride, kPC, bPanelStride};
+            } else if (jr == 0 && ir + uk.mr < mc) {
+              const float *an = ap + uk.mr;
+              if (uk.mr == kPR)
+                an = aBlock + (ir / kPR + 1) * aPanelStride;
+              pf = {an, kPR, 0};
+            }
+            const TilePrefetch *pfp = pf.p ? &pf : nullptr;
+            if (ib) {
+              detail::GatherPanel panels[2];
+              panels[0] = gatherPanel(*ib, col, std::min(nr, kPC));
+              if (nr > kPC)
+                panels[1] = gatherPanel(*ib, col + kPC, nr - kPC);
+              uk.gatherFn(kc, ap, panels, ib->off + pc, p.c + row * p.ldc + col,
+                          p.ldc, mr, nr, pc > 0 || residualInC,
+                          last ? &te : nullptr);
+            } else if (directB)
+              uk.directFn(kc, ap, bp, p.b.ld, p.c + row * p.ldc + col, p.ldc,
+                          mr, nr, pc > 0 || residualInC, last ? &te : nullptr,
+                          pfp);
+            else
+              uk.fn(kc, ap, bp, bPanelStride, p.c + row * p.ldc + col, p.ldc,
+                    mr, nr, pc > 0 || residualInC, last ? &te : nullptr, pfp);
           }
         }
         if (last && !fusedAct)
@@ -431,6 +498,26 @@ void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
       }
     }
   }
+}
+
+} // namespace
+
+void gemm(const GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
+          int64_t colBegin, int64_t colEnd, Isa isa) {
+  gemmImpl(p, nullptr, rowBegin, rowEnd, colBegin, colEnd, isa);
+}
+
+bool detail::implicitBAvailable(Isa isa) {
+  return microkernelFor(isa).gatherFn != nullptr;
+}
+
+bool detail::gemmImplicitB(const GemmProblem &p, const ImplicitB &b,
+                           int64_t rowBegin, int64_t rowEnd, int64_t colBegin,
+                           int64_t colEnd, Isa isa) {
+  if (!microkernelFor(isa).gatherFn)
+    return false;
+  gemmImpl(p, &b, rowBegin, rowEnd, colBegin, colEnd, isa);
+  return true;
 }
 
 } // namespace strata::kernels

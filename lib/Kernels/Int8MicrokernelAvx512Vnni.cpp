@@ -58,15 +58,40 @@ inline __m512i broadcast32(const uint8_t *p) {
   return _mm512_set1_epi32(v);
 }
 
-/// The tile's products: acc0 / acc1 (columns 0-15 / 16-31) of ROWS rows.
-template <int NV, int ROWS, bool AUnsigned>
+/// acc += the u8 x s8 products of b's 64 bytes and the broadcast 4-byte
+/// group at p (a memory operand with embedded broadcast: with the
+/// intrinsics the compiler hoists a K group's 12 broadcasts into registers
+/// ahead of other work in the loop and spills accumulators).
+__attribute__((always_inline)) inline void
+dpbusdBroadcast(__m512i &acc, __m512i b, const uint8_t *p) {
+  asm("vpdpbusd %2%{1to16%}, %1, %0"
+      : "+v"(acc)
+      : "v"(b), "m"(*reinterpret_cast<const int32_t *>(p)));
+}
+
+/// No work between K groups (products' default).
+struct NoHook {
+  void operator()(int64_t) const {}
+};
+
+/// The tile's products: acc0 / acc1 (columns 0-15 / 16-31) of ROWS rows,
+/// from zero or (`Accumulate`) added to their values on entry; `hook(g)`
+/// runs after K group g (with a hook the broadcasts are memory operands,
+/// dpbusdBroadcast; A must hold the signed operand).
+template <int NV, int ROWS, bool AUnsigned, bool Accumulate = false,
+          typename Hook = NoHook>
 __attribute__((always_inline)) inline void
 products(int64_t groups, const uint8_t *a, const uint8_t *b,
-         int64_t bPanelStride, __m512i (&acc0)[ROWS], __m512i (&acc1)[ROWS]) {
+         int64_t bPanelStride, __m512i (&acc0)[ROWS], __m512i (&acc1)[ROWS],
+         Hook hook = Hook()) {
+  constexpr bool kMemBroadcast = !std::is_same_v<Hook, NoHook>;
+  static_assert(!kMemBroadcast || !AUnsigned);
+  if (!Accumulate) {
 #pragma clang loop unroll(full)
-  for (int i = 0; i < ROWS; ++i) {
-    acc0[i] = _mm512_setzero_si512();
-    acc1[i] = _mm512_setzero_si512();
+    for (int i = 0; i < ROWS; ++i) {
+      acc0[i] = _mm512_setzero_si512();
+      acc1[i] = _mm512_setzero_si512();
+    }
   }
   const uint8_t *b1 = b + bPanelStride;
   for (int64_t g = 0; g < groups; ++g) {
@@ -75,6 +100,12 @@ products(int64_t groups, const uint8_t *a, const uint8_t *b,
     const uint8_t *ag = a + g * 4 * kPanelRows;
 #pragma clang loop unroll(full)
     for (int i = 0; i < ROWS; ++i) {
+      if (kMemBroadcast) {
+        dpbusdBroadcast(acc0[i], bv0, ag + i * 4);
+        if (NV == 2)
+          dpbusdBroadcast(acc1[i], bv1, ag + i * 4);
+        continue;
+      }
       __m512i av = broadcast32(ag + i * 4);
       if (AUnsigned) {
         acc0[i] = _mm512_dpbusd_epi32(acc0[i], av, bv0);
@@ -86,6 +117,7 @@ products(int64_t groups, const uint8_t *a, const uint8_t *b,
           acc1[i] = _mm512_dpbusd_epi32(acc1[i], bv1, av);
       }
     }
+    hook(g);
   }
 }
 
@@ -200,17 +232,46 @@ inline __m512i narrowOrder() {
   return _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
 }
 
-template <int NV, int ROWS, bool Relu, int Mode>
-void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
-                 int64_t bPanelStride, const int32_t *partial, int64_t ldp,
-                 int64_t mr, int64_t nr, const Int8FusedRows &fr, int64_t row,
-                 uint8_t *out, int64_t ldo, const Int8TileStores &st) {
-  __m512i acc0[ROWS], acc1[ROWS];
-  products<NV, ROWS, false>(groups, a, b, bPanelStride, acc0, acc1);
+/// narrowPair's per-call vectors of Int8FusedRows (zp, qmin, qmax, the
+/// dword order). Built once before a row loop: the rows' byte stores may
+/// alias `fr`, so per-row broadcasts would be reloaded every row.
+struct NarrowConsts {
+  __m512i zp16, lo16, hi16, order;
+  explicit NarrowConsts(const Int8FusedRows &fr)
+      : zp16(_mm512_set1_epi16(fr.zp)), lo16(_mm512_set1_epi16(fr.qmin)),
+        hi16(_mm512_set1_epi16(fr.qmax)), order(narrowOrder()) {}
+};
+
+/// Row `ch` of Int8FusedRows applied to its 32 sums v0, v1 (corrections
+/// added; v1 only with `both`): 32 bytes in column order.
+template <bool Relu, int Mode>
+__attribute__((always_inline)) inline __m256i
+requantRow(__m512i v0, __m512i v1, bool both, const Int8FusedRows &fr,
+           const NarrowConsts &k, int64_t ch) {
+  __m512i m = _mm512_set1_epi64(fr.m[ch]), s = _mm512_set1_epi64(fr.s[ch]),
+          s32 = _mm512_set1_epi64(fr.s[ch] - 32),
+          h = _mm512_set1_epi64(fr.h[ch]);
+  __m512i r0 = fusedRequant16<Relu, Mode>(v0, m, s, s32, h);
+  __m512i r1 = both ? fusedRequant16<Relu, Mode>(v1, m, s, s32, h) : r0;
+  if (Mode == 2) {
+    int64_t e = fr.e2[ch];
+    __m512i ev = _mm512_set1_epi32(int32_t(e)),
+            e1 = _mm512_set1_epi32(int32_t(e > 0 ? e - 1 : 0)),
+            one = _mm512_set1_epi32(e > 0 ? 1 : 0);
+    r0 = stage2<Mode>(r0, ev, e1, one);
+    r1 = stage2<Mode>(r1, ev, e1, one);
+  }
+  return narrowPair(r0, r1, k.zp16, k.lo16, k.hi16, k.order, fr.isUnsigned);
+}
+
+/// fn(i, v0, v1) for the tile's rows i < mr: the accumulators acc0[i],
+/// acc1[i] plus row i of the int32 tile `partial` (row stride ldp, the
+/// tile's nr columns) when there is one.
+template <int NV, int ROWS, typename Fn>
+__attribute__((always_inline)) inline void
+forEachRow(const __m512i (&acc0)[ROWS], const __m512i (&acc1)[ROWS], int64_t mr,
+           int64_t nr, const int32_t *partial, int64_t ldp, Fn fn) {
   __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
-  __m512i zp16 = _mm512_set1_epi16(fr.zp), lo16 = _mm512_set1_epi16(fr.qmin),
-          hi16 = _mm512_set1_epi16(fr.qmax), c32 = _mm512_set1_epi64(32);
-  __m512i order = narrowOrder();
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
     if (i >= mr)
@@ -223,28 +284,120 @@ void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
         v1 = _mm512_add_epi32(
             v1, _mm512_maskz_loadu_epi32(m1, partial + i * ldp + 16));
     }
-    int64_t ch = row + i;
-    __m512i corr = _mm512_set1_epi32(fr.corr[ch]);
-    __m512i m = _mm512_set1_epi64(fr.m[ch]), s = _mm512_set1_epi64(fr.s[ch]),
-            h = _mm512_set1_epi64(fr.h[ch]);
-    __m512i s32 = _mm512_sub_epi64(s, c32);
-    __m512i r0 =
-        fusedRequant16<Relu, Mode>(_mm512_add_epi32(v0, corr), m, s, s32, h);
-    __m512i r1 = NV == 2 ? fusedRequant16<Relu, Mode>(
-                               _mm512_add_epi32(v1, corr), m, s, s32, h)
-                         : r0;
-    if (Mode == 2) {
-      int64_t e = fr.e2[ch];
-      __m512i ev = _mm512_set1_epi32(int32_t(e)),
-              e1 = _mm512_set1_epi32(int32_t(e > 0 ? e - 1 : 0)),
-              one = _mm512_set1_epi32(e > 0 ? 1 : 0);
-      r0 = stage2<Mode>(r0, ev, e1, one);
-      r1 = stage2<Mode>(r1, ev, e1, one);
-    }
-    __m256i bytes = narrowPair(r0, r1, zp16, lo16, hi16, order, fr.isUnsigned);
-    for (int k = 0; k < st.count; ++k)
-      _mm256_mask_storeu_epi8(out + i * ldo + st.at[k], st.mask[k], bytes);
+    fn(i, v0, v1);
   }
+}
+
+/// Requantizes and writes row i of the pending tile `pt` as
+/// Int8FusedRows says (the corrections are already in the sums).
+template <bool Relu, int Mode>
+__attribute__((always_inline)) inline void
+pendingRow(const Int8FusedRows &fr, const Int8PendingTile &pt, int64_t i) {
+  const int32_t *v = pt.acc + i * 32;
+  __m256i bytes =
+      requantRow<Relu, Mode>(_mm512_load_si512(v), _mm512_load_si512(v + 16),
+                             pt.nv == 2, fr, NarrowConsts(fr), pt.row + i);
+  uint8_t *o = pt.out + i * pt.ldo;
+  for (int k = 0; k < pt.stores.count; ++k)
+    _mm256_mask_storeu_epi8(o + pt.stores.at[k], pt.stores.mask[k], bytes);
+}
+
+/// Int8PipelinedMicrokernel: the products start from the corrections;
+/// the pending tile's rows are requantized spread over the K loop (row r
+/// after group ceil(r G / R)), the rest after it; then this tile's sums
+/// (plus `partial`) become the pending tile.
+template <int NV, int ROWS, bool Relu, int Mode>
+void pipelinedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
+                     int64_t bPanelStride, const int32_t *partial, int64_t ldp,
+                     int64_t mr, int64_t nr, const Int8FusedRows &fr,
+                     int64_t row, uint8_t *out, int64_t ldo,
+                     const Int8TileStores &st, Int8PendingTile &pt) {
+  __m512i acc0[ROWS], acc1[ROWS];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    acc0[i] =
+        i < mr ? _mm512_set1_epi32(fr.corr[row + i]) : _mm512_setzero_si512();
+    acc1[i] = acc0[i];
+  }
+  int64_t pending = pt.mr, next = 0;
+  products<NV, ROWS, false, true>(
+      groups, a, b, bPanelStride, acc0, acc1, [&](int64_t g) {
+        if (next < pending && next * groups <= g * pending)
+          pendingRow<Relu, Mode>(fr, pt, next++);
+      });
+  for (; next < pending; ++next)
+    pendingRow<Relu, Mode>(fr, pt, next);
+  forEachRow<NV>(acc0, acc1, mr, nr, partial, ldp,
+                 [&](int i, __m512i v0, __m512i v1) {
+                   _mm512_store_si512(pt.acc + i * 32, v0);
+                   if (NV == 2)
+                     _mm512_store_si512(pt.acc + i * 32 + 16, v1);
+                 });
+  pt.mr = mr;
+  pt.nv = NV;
+  pt.row = row;
+  pt.out = out;
+  pt.ldo = ldo;
+  pt.stores = st;
+}
+
+/// Calls fn(Relu, Mode) (std::integral_constant) for `fr`.
+template <typename Fn>
+inline void withRequantForm(const Int8FusedRows &fr, Fn fn) {
+  auto withMode = [&](auto relu) {
+    if (fr.rounding == 1)
+      fn(relu, std::integral_constant<int, 1>());
+    else if (fr.rounding == 2)
+      fn(relu, std::integral_constant<int, 2>());
+    else
+      fn(relu, std::integral_constant<int, 0>());
+  };
+  if (fr.relu)
+    withMode(std::true_type());
+  else
+    withMode(std::false_type());
+}
+
+void pipelinedMicrokernel(const Int8TileCall &c, Int8PendingTile &pt) {
+  withTileShape(c.mr, c.nr, [&](auto nv, auto rows) {
+    withRequantForm(*c.rows, [&](auto relu, auto mode) {
+      pipelinedKernel<decltype(nv)::value, decltype(rows)::value,
+                      decltype(relu)::value, decltype(mode)::value>(
+          c.groups, c.a, c.b, c.bPanelStride, c.partial, c.ldp, c.mr, c.nr,
+          *c.rows, c.row, c.out, c.ldo, *c.stores, pt);
+    });
+  });
+}
+
+void pipelineFlush(const Int8FusedRows &fr, Int8PendingTile &pt) {
+  withRequantForm(fr, [&](auto relu, auto mode) {
+    for (int64_t i = 0; i < pt.mr; ++i)
+      pendingRow<decltype(relu)::value, decltype(mode)::value>(fr, pt, i);
+  });
+  pt.mr = 0;
+}
+
+/// Int8FusedMicrokernel: the tile requantized right after its K loop, in
+/// the accumulator registers (no round trip through a pending tile: for
+/// short K loops, where the pipeline's stores and loads cost more than the
+/// overlap saves).
+template <int NV, int ROWS, bool Relu, int Mode>
+void fusedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
+                 int64_t bPanelStride, const int32_t *partial, int64_t ldp,
+                 int64_t mr, int64_t nr, const Int8FusedRows &fr, int64_t row,
+                 uint8_t *out, int64_t ldo, const Int8TileStores &st) {
+  __m512i acc0[ROWS], acc1[ROWS];
+  products<NV, ROWS, false>(groups, a, b, bPanelStride, acc0, acc1);
+  NarrowConsts k(fr);
+  forEachRow<NV>(
+      acc0, acc1, mr, nr, partial, ldp, [&](int i, __m512i v0, __m512i v1) {
+        __m512i corr = _mm512_set1_epi32(fr.corr[row + i]);
+        __m256i bytes = requantRow<Relu, Mode>(_mm512_add_epi32(v0, corr),
+                                               _mm512_add_epi32(v1, corr),
+                                               NV == 2, fr, k, row + i);
+        for (int q = 0; q < st.count; ++q)
+          _mm256_mask_storeu_epi8(out + i * ldo + st.at[q], st.mask[q], bytes);
+      });
 }
 
 void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
@@ -253,24 +406,12 @@ void fusedMicrokernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                       int64_t row, uint8_t *out, int64_t ldo,
                       const Int8TileStores &st) {
   withTileShape(mr, nr, [&](auto nv, auto rows) {
-    constexpr int NV = decltype(nv)::value, ROWS = decltype(rows)::value;
-    auto run = [&](auto relu, auto mode) {
-      fusedKernel<NV, ROWS, decltype(relu)::value, decltype(mode)::value>(
+    withRequantForm(fr, [&](auto relu, auto mode) {
+      fusedKernel<decltype(nv)::value, decltype(rows)::value,
+                  decltype(relu)::value, decltype(mode)::value>(
           groups, a, b, bPanelStride, partial, ldp, mr, nr, fr, row, out, ldo,
           st);
-    };
-    auto withMode = [&](auto relu) {
-      if (fr.rounding == 1)
-        run(relu, std::integral_constant<int, 1>());
-      else if (fr.rounding == 2)
-        run(relu, std::integral_constant<int, 2>());
-      else
-        run(relu, std::integral_constant<int, 0>());
-    };
-    if (fr.relu)
-      withMode(std::true_type());
-    else
-      withMode(std::false_type());
+    });
   });
 }
 
@@ -1092,7 +1233,9 @@ Int8MicrokernelInfo int8Avx512VnniMicrokernel() {
           interleave64,
           fusedRow,
           transposedTile,
-          depthwiseLanes};
+          depthwiseLanes,
+          pipelinedMicrokernel,
+          pipelineFlush};
 }
 
 } // namespace strata::kernels::detail

@@ -93,6 +93,46 @@ using Int8FusedMicrokernel = void (*)(int64_t groups, const uint8_t *a,
                                       uint8_t *out, int64_t ldo,
                                       const Int8TileStores &stores);
 
+/// A tile whose requantization is still to do (the software-pipelined
+/// fused microkernel): its int32 sums with the corrections added (row i at
+/// acc + i * 32, earlier K blocks included), mr rows (0: none), nv vectors
+/// of 16 columns, the Int8FusedRows row of its first row and where its
+/// bytes go (as Int8FusedMicrokernel's out, ldo, stores).
+struct alignas(64) Int8PendingTile {
+  int32_t acc[kPanelRows * 32];
+  int64_t mr = 0, nv = 0, row = 0, ldo = 0;
+  uint8_t *out = nullptr;
+  Int8TileStores stores;
+};
+
+/// Int8FusedMicrokernel, software-pipelined: the tile's sums go to
+/// `pending` (corrections added) and are requantized during the next
+/// call's K loop, where the requantization's vector ops share the cycles
+/// of that tile's `vpdpbusd`s instead of following them; the tile that
+/// was pending is written meanwhile. `flush` writes the pending tile (the
+/// caller flushes before it returns, and before any other write to the
+/// same rows). `rows` must be the same over one pipeline.
+/// The arguments of one Int8PipelinedMicrokernel call (in memory, not
+/// 13 registers and stack slots: passed by value, the callee's copies of
+/// the stack arguments stalled on store forwarding, ~6% of a K = 64
+/// layer).
+struct Int8TileCall {
+  int64_t groups = 0;
+  const uint8_t *a = nullptr, *b = nullptr;
+  int64_t bPanelStride = 0;
+  const int32_t *partial = nullptr;
+  int64_t ldp = 0, mr = 0, nr = 0;
+  const Int8FusedRows *rows = nullptr;
+  int64_t row = 0;
+  uint8_t *out = nullptr;
+  int64_t ldo = 0;
+  const Int8TileStores *stores = nullptr;
+};
+using Int8PipelinedMicrokernel = void (*)(const Int8TileCall &call,
+                                          Int8PendingTile &pending);
+using Int8PipelineFlush = void (*)(const Int8FusedRows &rows,
+                                   Int8PendingTile &pending);
+
 /// The vector form of an int8 Add (strata/Kernels/Int8Add.h), for
 /// parameters where it is exact (Int8Add.cpp checks them): each input's
 /// R(x, m, s) with |x| <= 255, 0 <= m, 1 <= s <= 24 and |R| < 2^30 as
@@ -167,12 +207,14 @@ struct Int8MicrokernelInfo {
   Int8Microkernel fn;
   Int8TileEpilogue epilogue;
   Int8DepthwisePlane depthwise;
-  Int8FusedMicrokernel fused = nullptr;        ///< null: fn, then epilogue
-  Int8AddKernel add = nullptr;                 ///< null: the table loop
-  Int8Interleave64 interleave64 = nullptr;     ///< null: one panel at a time
-  Int8FusedRow fusedRow = nullptr;             ///< null: the tile epilogue
-  Int8TransposedTile transposed = nullptr;     ///< null: no transposed form
-  Int8DepthwiseLanes depthwiseLanes = nullptr; ///< null: plane by plane
+  Int8FusedMicrokernel fused = nullptr;         ///< null: fn, then epilogue
+  Int8AddKernel add = nullptr;                  ///< null: the table loop
+  Int8Interleave64 interleave64 = nullptr;      ///< null: one panel at a time
+  Int8FusedRow fusedRow = nullptr;              ///< null: the tile epilogue
+  Int8TransposedTile transposed = nullptr;      ///< null: no transposed form
+  Int8DepthwiseLanes depthwiseLanes = nullptr;  ///< null: plane by plane
+  Int8PipelinedMicrokernel pipelined = nullptr; ///< null: fused
+  Int8PipelineFlush flush = nullptr;            ///< with pipelined
 };
 
 /// The scalar tile epilogue (every path may use it).

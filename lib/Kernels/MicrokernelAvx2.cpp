@@ -78,7 +78,7 @@ inline void finish(__m256 v, float *c, __m256i m, bool full, bool accumulate,
 
 void microkernel(int64_t kc, const float *a, const float *b, int64_t, float *c,
                  int64_t ldc, int64_t mr, int64_t nr, bool accumulate,
-                 const TileEpilogue *ep) {
+                 const TileEpilogue *ep, const TilePrefetch *) {
   __m256 acc0[kMR], acc1[kMR];
 #pragma clang loop unroll(full)
   for (int i = 0; i < kMR; ++i) {

@@ -71,32 +71,25 @@ inline void finish(__m512 v, float *c, __mmask16 m, bool accumulate,
   _mm512_mask_storeu_ps(c, m, v);
 }
 
-/// NV vectors of 16 columns, ROWS rows (12; 8 or 4 for the last rows of an
-/// M that is not a multiple of 12, e.g. 64 = 5 x 12 + 4).
+/// One k step of a tile: row i's A value times the step's B vectors.
 template <int NV, int ROWS>
-void kernel(int64_t kc, const float *a, const float *b, int64_t bPanelStride,
-            float *c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate,
-            const TileEpilogue *ep) {
-  __m512 acc0[ROWS], acc1[ROWS];
+inline void fmaRows(const float *ak, __m512 bv0, __m512 bv1, __m512 *acc0,
+                    __m512 *acc1) {
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
-    acc0[i] = _mm512_setzero_ps();
-    acc1[i] = _mm512_setzero_ps();
+    __m512 av = _mm512_set1_ps(ak[i]);
+    acc0[i] = _mm512_fmadd_ps(av, bv0, acc0[i]);
+    if (NV == 2)
+      acc1[i] = _mm512_fmadd_ps(av, bv1, acc1[i]);
   }
-  const float *b1 = b + bPanelStride;
-  for (int64_t k = 0; k < kc; ++k) {
-    __m512 bv0 = _mm512_loadu_ps(b + k * 16);
-    __m512 bv1 = NV == 2 ? _mm512_loadu_ps(b1 + k * 16) : bv0;
-    const float *ak = a + k * kMR;
-#pragma clang loop unroll(full)
-    for (int i = 0; i < ROWS; ++i) {
-      __m512 av = _mm512_set1_ps(ak[i]);
-      acc0[i] = _mm512_fmadd_ps(av, bv0, acc0[i]);
-      if (NV == 2)
-        acc1[i] = _mm512_fmadd_ps(av, bv1, acc1[i]);
-    }
-  }
-  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
+}
+
+/// The tile's mr rows through the epilogue to C (m0, m1: the columns of
+/// each vector).
+template <int NV, int ROWS>
+inline void storeRows(const __m512 *acc0, const __m512 *acc1, float *c,
+                      int64_t ldc, int64_t mr, __mmask16 m0, __mmask16 m1,
+                      bool accumulate, const TileEpilogue *ep) {
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
     if (i >= mr)
@@ -108,23 +101,239 @@ void kernel(int64_t kc, const float *a, const float *b, int64_t bPanelStride,
   }
 }
 
-void microkernel(int64_t kc, const float *a, const float *b,
-                 int64_t bPanelStride, float *c, int64_t ldc, int64_t mr,
-                 int64_t nr, bool accumulate, const TileEpilogue *ep) {
+/// NV vectors of 16 columns, ROWS rows (12; 8, 4 or 1 for the last rows of
+/// an M that is not a multiple of 12, e.g. 64 = 5 x 12 + 4, or the 49 pixels
+/// of a 7x7 output in the transposed form = 4 x 12 + 1). B's row k starts
+/// `rowStride` floats after row k - 1 and its second vector `second` floats
+/// after its first: 16 and the panel stride for packed panels, B's leading
+/// dimension and 16 for a B read in place. MASKED loads only the nr
+/// columns of B (in place, the columns past nr may be past the buffer).
+/// With PREFETCH, each step also prefetches step k of `pf` into L2 (the next
+/// micro-panel of a weight read from memory about once).
+template <int NV, int ROWS, bool MASKED, bool PREFETCH>
+void kernel(int64_t kc, const float *a, const float *b, int64_t rowStride,
+            int64_t second, float *c, int64_t ldc, int64_t mr, int64_t nr,
+            bool accumulate, const TileEpilogue *ep, const TilePrefetch *pf) {
+  __m512 acc0[ROWS], acc1[ROWS];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    acc0[i] = _mm512_setzero_ps();
+    acc1[i] = _mm512_setzero_ps();
+  }
+  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
+  const float *bk = b, *pk = PREFETCH ? pf->p : nullptr;
+  int64_t pfStride = PREFETCH ? pf->stride : 0,
+          pfSecond = PREFETCH ? pf->second : 0;
+  int64_t k = 0;
+  if constexpr (ROWS == 1) {
+    // One row has only NV accumulation chains, each waiting on the FMA
+    // latency: odd steps go to a second set, added at the end.
+    __m512 odd0 = _mm512_setzero_ps(), odd1 = _mm512_setzero_ps();
+    for (; k + 2 <= kc; k += 2, bk += 2 * rowStride) {
+      if (PREFETCH) {
+        for (int64_t j = 0; j < 2; ++j, pk += pfStride) {
+          _mm_prefetch(reinterpret_cast<const char *>(pk), _MM_HINT_T1);
+          _mm_prefetch(reinterpret_cast<const char *>(pk + pfSecond),
+                       _MM_HINT_T1);
+        }
+      }
+      const float *bn = bk + rowStride;
+      __m512 av = _mm512_set1_ps(a[k * kMR]);
+      __m512 an = _mm512_set1_ps(a[(k + 1) * kMR]);
+      acc0[0] = _mm512_fmadd_ps(
+          av, MASKED ? _mm512_maskz_loadu_ps(m0, bk) : _mm512_loadu_ps(bk),
+          acc0[0]);
+      odd0 = _mm512_fmadd_ps(
+          an, MASKED ? _mm512_maskz_loadu_ps(m0, bn) : _mm512_loadu_ps(bn),
+          odd0);
+      if (NV == 2) {
+        acc1[0] =
+            _mm512_fmadd_ps(av,
+                            MASKED ? _mm512_maskz_loadu_ps(m1, bk + second)
+                                   : _mm512_loadu_ps(bk + second),
+                            acc1[0]);
+        odd1 = _mm512_fmadd_ps(an,
+                               MASKED ? _mm512_maskz_loadu_ps(m1, bn + second)
+                                      : _mm512_loadu_ps(bn + second),
+                               odd1);
+      }
+    }
+    acc0[0] = _mm512_add_ps(acc0[0], odd0);
+    acc1[0] = _mm512_add_ps(acc1[0], odd1);
+  }
+  for (; k < kc; ++k, bk += rowStride) {
+    if (PREFETCH) {
+      _mm_prefetch(reinterpret_cast<const char *>(pk), _MM_HINT_T1);
+      _mm_prefetch(reinterpret_cast<const char *>(pk + pfSecond), _MM_HINT_T1);
+      pk += pfStride;
+    }
+    __m512 bv0 = MASKED ? _mm512_maskz_loadu_ps(m0, bk) : _mm512_loadu_ps(bk);
+    __m512 bv1 = NV == 1  ? bv0
+                 : MASKED ? _mm512_maskz_loadu_ps(m1, bk + second)
+                          : _mm512_loadu_ps(bk + second);
+    const float *ak = a + k * kMR;
+    fmaRows<NV, ROWS>(ak, bv0, bv1, acc0, acc1);
+  }
+  storeRows<NV, ROWS>(acc0, acc1, c, ldc, mr, m0, m1, accumulate, ep);
+}
+
+/// At most 8 columns (the last 4 of a 196-pixel output): one 256-bit vector
+/// per row. Zen 4 runs two 256-bit FMAs per cycle but one 512-bit one, so
+/// this costs half of a 16-column tile. The accumulators are widened to 512
+/// bits for the epilogue and the masked store.
+template <int ROWS, bool MASKED, bool PREFETCH>
+void kernelHalf(int64_t kc, const float *a, const float *b, int64_t rowStride,
+                int64_t, float *c, int64_t ldc, int64_t mr, int64_t nr,
+                bool accumulate, const TileEpilogue *ep,
+                const TilePrefetch *pf) {
+  __m256 acc[ROWS];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i)
+    acc[i] = _mm256_setzero_ps();
+  __m256i lanes = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(nr)),
+                                     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const float *bk = b, *pk = PREFETCH ? pf->p : nullptr;
+  int64_t pfStride = PREFETCH ? pf->stride : 0;
+  for (int64_t k = 0; k < kc; ++k, bk += rowStride) {
+    if (PREFETCH) {
+      _mm_prefetch(reinterpret_cast<const char *>(pk), _MM_HINT_T1);
+      pk += pfStride;
+    }
+    __m256 bv = MASKED ? _mm256_maskload_ps(bk, lanes) : _mm256_loadu_ps(bk);
+    const float *ak = a + k * kMR;
+#pragma clang loop unroll(full)
+    for (int i = 0; i < ROWS; ++i)
+      acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(ak[i]), bv, acc[i]);
+  }
+  __mmask16 m0 = tailMask(nr);
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    if (i >= mr)
+      break;
+    finish(_mm512_zextps256_ps512(acc[i]), c + i * ldc, m0, accumulate, ep, i,
+           0);
+  }
+}
+
+/// The implicit-GEMM tile: B's row k of panel q from panels[q] at off[k];
+/// SPLIT when a panel crosses an output row or has fewer than 16 columns
+/// (two masked loads per vector).
+template <int NV, int ROWS, bool SPLIT>
+void kernelGather(int64_t kc, const float *a, const GatherPanel *panels,
+                  const int64_t *off, float *c, int64_t ldc, int64_t mr,
+                  int64_t nr, bool accumulate, const TileEpilogue *ep) {
+  __m512 acc0[ROWS], acc1[ROWS];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < ROWS; ++i) {
+    acc0[i] = _mm512_setzero_ps();
+    acc1[i] = _mm512_setzero_ps();
+  }
+  const GatherPanel p0 = panels[0], p1 = NV == 2 ? panels[1] : panels[0];
+  __mmask16 lo0 = __mmask16(p0.loLanes), hi0 = __mmask16(p0.hiLanes);
+  __mmask16 lo1 = __mmask16(p1.loLanes), hi1 = __mmask16(p1.hiLanes);
+  auto load = [](const GatherPanel &p, __mmask16 lo, __mmask16 hi, int64_t o) {
+    if (!SPLIT)
+      return _mm512_loadu_ps(p.lo + o);
+    return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(lo, p.lo + o), hi,
+                                p.hi + o);
+  };
+  for (int64_t k = 0; k < kc; ++k) {
+    int64_t o = off[k];
+    __m512 bv0 = load(p0, lo0, hi0, o);
+    __m512 bv1 = NV == 2 ? load(p1, lo1, hi1, o) : bv0;
+    const float *ak = a + k * kMR;
+    fmaRows<NV, ROWS>(ak, bv0, bv1, acc0, acc1);
+  }
+  __mmask16 m0 = tailMask(nr), m1 = tailMask(nr - 16);
+  storeRows<NV, ROWS>(acc0, acc1, c, ldc, mr, m0, m1, accumulate, ep);
+}
+
+template <bool SPLIT>
+void dispatchGather(int64_t kc, const float *a, const GatherPanel *panels,
+                    const int64_t *off, float *c, int64_t ldc, int64_t mr,
+                    int64_t nr, bool accumulate, const TileEpilogue *ep) {
   auto run = [&](auto fn) {
-    fn(kc, a, b, bPanelStride, c, ldc, mr, nr, accumulate, ep);
+    fn(kc, a, panels, off, c, ldc, mr, nr, accumulate, ep);
   };
   if (nr > 16)
-    return mr > 8   ? run(kernel<2, 12>)
-           : mr > 4 ? run(kernel<2, 8>)
-                    : run(kernel<2, 4>);
-  return mr > 8   ? run(kernel<1, 12>)
-         : mr > 4 ? run(kernel<1, 8>)
-                  : run(kernel<1, 4>);
+    return mr > 8   ? run(kernelGather<2, 12, SPLIT>)
+           : mr > 4 ? run(kernelGather<2, 8, SPLIT>)
+                    : run(kernelGather<2, 4, SPLIT>);
+  return mr > 8   ? run(kernelGather<1, 12, SPLIT>)
+         : mr > 4 ? run(kernelGather<1, 8, SPLIT>)
+                  : run(kernelGather<1, 4, SPLIT>);
+}
+
+void microkernelGather(int64_t kc, const float *a, const GatherPanel *panels,
+                       const int64_t *off, float *c, int64_t ldc, int64_t mr,
+                       int64_t nr, bool accumulate, const TileEpilogue *ep) {
+  bool split =
+      panels[0].loLanes != 0xffff || (nr > 16 && panels[1].loLanes != 0xffff);
+  if (split)
+    return dispatchGather<true>(kc, a, panels, off, c, ldc, mr, nr, accumulate,
+                                ep);
+  dispatchGather<false>(kc, a, panels, off, c, ldc, mr, nr, accumulate, ep);
+}
+
+/// The tile's kernel: by its vectors of columns and its rows.
+template <bool MASKED, bool PREFETCH>
+void dispatch(int64_t kc, const float *a, const float *b, int64_t rowStride,
+              int64_t second, float *c, int64_t ldc, int64_t mr, int64_t nr,
+              bool accumulate, const TileEpilogue *ep, const TilePrefetch *pf) {
+  auto run = [&](auto fn) {
+    fn(kc, a, b, rowStride, second, c, ldc, mr, nr, accumulate, ep, pf);
+  };
+  if (nr > 16)
+    return mr > 8   ? run(kernel<2, 12, MASKED, PREFETCH>)
+           : mr > 4 ? run(kernel<2, 8, MASKED, PREFETCH>)
+           : mr > 1 ? run(kernel<2, 4, MASKED, PREFETCH>)
+                    : run(kernel<2, 1, MASKED, PREFETCH>);
+  if (nr <= 8)
+    return mr > 8   ? run(kernelHalf<12, MASKED, PREFETCH>)
+           : mr > 4 ? run(kernelHalf<8, MASKED, PREFETCH>)
+                    : run(kernelHalf<4, MASKED, PREFETCH>);
+  return mr > 8   ? run(kernel<1, 12, MASKED, PREFETCH>)
+         : mr > 4 ? run(kernel<1, 8, MASKED, PREFETCH>)
+         : mr > 1 ? run(kernel<1, 4, MASKED, PREFETCH>)
+                  : run(kernel<1, 1, MASKED, PREFETCH>);
+}
+
+/// The tile's kernel with or without a prefetch stream.
+template <bool MASKED>
+void dispatchPrefetch(int64_t kc, const float *a, const float *b,
+                      int64_t rowStride, int64_t second, float *c, int64_t ldc,
+                      int64_t mr, int64_t nr, bool accumulate,
+                      const TileEpilogue *ep, const TilePrefetch *pf) {
+  if (pf)
+    return dispatch<MASKED, true>(kc, a, b, rowStride, second, c, ldc, mr, nr,
+                                  accumulate, ep, pf);
+  dispatch<MASKED, false>(kc, a, b, rowStride, second, c, ldc, mr, nr,
+                          accumulate, ep, pf);
+}
+
+void microkernel(int64_t kc, const float *a, const float *b,
+                 int64_t bPanelStride, float *c, int64_t ldc, int64_t mr,
+                 int64_t nr, bool accumulate, const TileEpilogue *ep,
+                 const TilePrefetch *pf) {
+  dispatchPrefetch<false>(kc, a, b, 16, bPanelStride, c, ldc, mr, nr,
+                          accumulate, ep, pf);
+}
+
+/// B read in place: row k of the tile at b + k * ldb, its nr columns.
+void microkernelDirect(int64_t kc, const float *a, const float *b, int64_t ldb,
+                       float *c, int64_t ldc, int64_t mr, int64_t nr,
+                       bool accumulate, const TileEpilogue *ep,
+                       const TilePrefetch *pf) {
+  if (nr == 32)
+    return dispatchPrefetch<false>(kc, a, b, ldb, 16, c, ldc, mr, nr,
+                                   accumulate, ep, pf);
+  dispatchPrefetch<true>(kc, a, b, ldb, 16, c, ldc, mr, nr, accumulate, ep, pf);
 }
 
 } // namespace
 
-MicrokernelInfo avx512Microkernel() { return {kMR, 32, microkernel}; }
+MicrokernelInfo avx512Microkernel() {
+  return {kMR, 32, microkernel, microkernelDirect, microkernelGather};
+}
 
 } // namespace strata::kernels::detail

@@ -35,7 +35,7 @@ float activateScalar(float v, const TileEpilogue &ep) {
 
 void microkernel(int64_t kc, const float *a, const float *b, int64_t, float *c,
                  int64_t ldc, int64_t mr, int64_t nr, bool accumulate,
-                 const TileEpilogue *ep) {
+                 const TileEpilogue *ep, const TilePrefetch *) {
   float acc[kMR][kNR] = {};
   for (int64_t k = 0; k < kc; ++k) {
     const float *bk = b + k * kNR;

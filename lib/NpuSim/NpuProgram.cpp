@@ -795,11 +795,12 @@ bool TaskChecker::checkMac() {
   } else {
     if (!operand("scale_bias", s.scaleBias, 2, 4))
       return false;
+    // Rows (bias, multiplier, shift[, output zero point]).
     if ((s.scaleBias.dims[0] != channels && s.scaleBias.dims[0] != 1) ||
-        s.scaleBias.dims[1] != 3)
+        (s.scaleBias.dims[1] != 3 && s.scaleBias.dims[1] != 4))
       return fail("scale_bias", "dims are " + str(s.scaleBias.dims) +
                                     ", expected [" + std::to_string(channels) +
-                                    ", 3] or [1, 3]");
+                                    ", 3 or 4] or [1, 3 or 4]");
     if (!checkQuant(true) || !range("weight_zp", s.weightZp, -128, 127))
       return false;
   }
@@ -810,7 +811,24 @@ bool TaskChecker::checkMac() {
         !dimsEq("partial", s.partial, s.output.dims))
       return false;
   }
-  return absent("input2", s.input2) && absent("lut", s.lut);
+  if (s.lut.present()) {
+    // The activation unit's table after the requantization: one ([256] or
+    // [1, 256]) or one per output channel ([channels, 256]).
+    if (bf16 || s.outputFormat != Format::Int8)
+      return fail("lut", "needs an int8 output");
+    if (config.lutEntries < 256)
+      return fail("lut", "needs 256 entries, the NPU's table has " +
+                             std::to_string(config.lutEntries));
+    if (!operand("lut", s.lut, s.lut.dims.size() == 1 ? 1 : 2, 1))
+      return false;
+    const auto &d = s.lut.dims;
+    if (d.back() != 256 || (d.size() == 2 && d[0] != 1 && d[0] != channels))
+      return fail("lut", "dims are " + str(d) +
+                             ", expected [256], [1, 256] "
+                             "or [" +
+                             std::to_string(channels) + ", 256]");
+  }
+  return absent("input2", s.input2);
 }
 
 bool TaskChecker::checkSlice() {
@@ -907,10 +925,21 @@ bool TaskChecker::checkSlice() {
                              std::to_string(config.lutEntries));
     if (!sameFormat() || !operand("input", s.input, 0, 1) ||
         !operand("output", s.output, s.input.dims.size(), 1) ||
-        !dimsEq("output", s.output, s.input.dims) ||
-        !operand("lut", s.lut, 1, 1) || !dimsEq("lut", s.lut, {256}) ||
-        !noWeights() || !absent("input2", s.input2))
+        !dimsEq("output", s.output, s.input.dims) || !noWeights() ||
+        !absent("input2", s.input2))
       return false;
+    // One table ([256]), or one per channel ([C, 256]) of an [N, C, L]
+    // input.
+    if (!s.lut.present() || s.lut.dims.size() == 1)
+      return operand("lut", s.lut, 1, 1) && dimsEq("lut", s.lut, {256});
+    if (!operand("lut", s.lut, 2, 1))
+      return false;
+    if (s.input.dims.size() != 3 || s.lut.dims[1] != 256 ||
+        (s.lut.dims[0] != 1 && s.lut.dims[0] != s.input.dims[1]))
+      return fail("lut", "dims are " + str(s.lut.dims) +
+                             ": a per-channel table is [C, 256] for an "
+                             "[N, C, L] input, the input is " +
+                             str(s.input.dims));
     return true;
   case KernelKind::MaxPool:
   case KernelKind::AvgPool:

@@ -238,7 +238,8 @@ private:
   bool mac();
   bool convInt8();
   bool dotInt8();
-  bool channelParams(int64_t c, int64_t &bias, int64_t &mult, int64_t &shift);
+  bool channelParams(int64_t c, int64_t &bias, int64_t &mult, int64_t &shift,
+                     int64_t &zp);
   void elementwise();
   void pool();
   void reduceMean();
@@ -252,20 +253,31 @@ private:
   }
 
   /// Wraps an int8 MAC accumulator to the configured width and writes it
-  /// raw (int32 output) or requantized (int8).
+  /// raw (int32 output) or requantized (int8) with output zero point `zp`,
+  /// then (a `lut` operand) looked up in channel `c`'s table.
   void storeAccumulator(uint64_t address, int64_t acc, int64_t mult,
-                        int64_t shift) {
+                        int64_t shift, int64_t zp, int64_t c) {
     int64_t v =
         wrapAccumulator(static_cast<uint64_t>(acc), cfg.accumulatorBits);
-    if (s.outputFormat == Format::Int32)
+    if (s.outputFormat == Format::Int32) {
       m.setI32(address, v);
-    else
-      m.setI8(address, finishInt(v, mult, shift));
+      return;
+    }
+    int64_t q = requant(s.rounding, v, mult, shift, zp, s.clipMin, s.clipMax);
+    m.setI8(address, s.lut.present() ? lookup(c, q) : q);
   }
 
   int64_t finishInt(int64_t acc, int64_t mult, int64_t shift) const {
     return requant(s.rounding, acc, mult, shift, s.outputZp, s.clipMin,
                    s.clipMax);
+  }
+
+  /// Entry `x + 128` of the `lut` operand: its row `c` when it has one per
+  /// channel (dims [C, 256]), else its only table ([256] or [1, 256]).
+  int64_t lookup(int64_t c, int64_t x) const {
+    if (s.lut.dims.size() == 1)
+      return m.i8(Lram::at(s.lut, {x + 128}));
+    return m.i8(Lram::at(s.lut, {s.lut.dims[0] == 1 ? 0 : c, x + 128}));
   }
 
   const SliceTask &s;
@@ -275,14 +287,24 @@ private:
 };
 
 bool SliceExec::channelParams(int64_t c, int64_t &bias, int64_t &mult,
-                              int64_t &shift) {
+                              int64_t &shift, int64_t &zp) {
   int64_t row = s.scaleBias.dims[0] == 1 ? 0 : c;
   bias = m.i32(Lram::at(s.scaleBias, {row, 0}));
   mult = m.i32(Lram::at(s.scaleBias, {row, 1}));
   shift = m.i32(Lram::at(s.scaleBias, {row, 2}));
+  // A fourth column: the channel's output zero point, added to output_zp.
+  zp = s.outputZp;
+  if (s.scaleBias.dims[1] == 4)
+    zp += m.i32(Lram::at(s.scaleBias, {row, 3}));
   if (shift < 0 || shift > 63) {
     error = "field 'scale_bias' row " + std::to_string(row) + " holds shift " +
             std::to_string(shift) + ", expected 0..63";
+    return false;
+  }
+  if (zp < -128 || zp > 127) {
+    error = "field 'scale_bias' row " + std::to_string(row) +
+            " gives output zero point " + std::to_string(zp) +
+            ", expected -128..127";
     return false;
   }
   return true;
@@ -304,8 +326,8 @@ bool SliceExec::convInt8() {
   std::vector<int64_t> acc(static_cast<size_t>(OH * OW));
   for (int64_t n = 0; n < out[0]; ++n)
     for (int64_t o = 0; o < out[1]; ++o) {
-      int64_t bias = 0, mult = 0, shift = 0;
-      if (needsChannelParams() && !channelParams(o, bias, mult, shift))
+      int64_t bias = 0, mult = 0, shift = 0, zp = 0;
+      if (needsChannelParams() && !channelParams(o, bias, mult, shift, zp))
         return false;
       for (int64_t oy = 0; oy < OH; ++oy)
         for (int64_t ox = 0; ox < OW; ++ox)
@@ -347,7 +369,7 @@ bool SliceExec::convInt8() {
       for (int64_t oy = 0; oy < OH; ++oy)
         for (int64_t ox = 0; ox < OW; ++ox) {
           storeAccumulator(Lram::at(s.output, {n, o, oy, ox}),
-                           acc[oy * OW + ox], mult, shift);
+                           acc[oy * OW + ox], mult, shift, zp, o);
         }
     }
   return true;
@@ -368,8 +390,8 @@ bool SliceExec::dotInt8() {
       for (int64_t c = 0; c < cols; ++c) {
         std::vector<int64_t> oi =
             fc ? std::vector<int64_t>{r, c} : std::vector<int64_t>{b, r, c};
-        int64_t bias = 0, mult = 0, shift = 0;
-        if (needsChannelParams() && !channelParams(c, bias, mult, shift))
+        int64_t bias = 0, mult = 0, shift = 0, zp = 0;
+        if (needsChannelParams() && !channelParams(c, bias, mult, shift, zp))
           return false;
         int64_t acc =
             s.partial.present() ? m.i32(Lram::at(s.partial, oi)) : bias;
@@ -382,7 +404,7 @@ bool SliceExec::dotInt8() {
         for (int64_t i = 0; i < k; ++i)
           acc += (static_cast<int8_t>(x[i * xStep]) - s.inputZp) *
                  (static_cast<int8_t>(w[i * wStep]) - s.weightZp);
-        storeAccumulator(Lram::at(s.output, oi), acc, mult, shift);
+        storeAccumulator(Lram::at(s.output, oi), acc, mult, shift, zp, c);
       }
   return true;
 }
@@ -619,8 +641,9 @@ void SliceExec::dataMove() {
       return;
     }
     case KernelKind::Table: {
+      // A per-channel table ([C, 256]) reads row o[1] of an [N, C, L] input.
       int64_t x = m.i8(Lram::at(s.input, o));
-      m.setI8(oa, m.i8(Lram::at(s.lut, {x + 128})));
+      m.setI8(oa, lookup(s.lut.dims.size() == 2 ? o[1] : 0, x));
       return;
     }
     case KernelKind::Transpose:

@@ -14,6 +14,7 @@
 #include "strata/Kernels/Conv.h"
 #include "strata/Kernels/InvertedResidual.h"
 #include "strata/Kernels/KernelAbi.h"
+#include "strata/Kernels/StemConv.h"
 #include "strata/Kernels/Winograd.h"
 
 #include <algorithm>
@@ -453,17 +454,56 @@ kn::InvertedResidualShape invResShape(const int64_t *p) {
 /// the image is split (MobileNetV2's 28-row block: 10-row strips split 2 +
 /// 1, 7-row strips 2 + 2). Each output's arithmetic does not depend on the
 /// strip, so the results do not either.
+int64_t balancedStripRows(int64_t rows, int64_t oh, int64_t n, int64_t count) {
+  if (count < 2 || n >= count || rows < 1)
+    return rows;
+  int64_t strips = (oh + rows - 1) / rows;
+  strips = (strips + count - 1) / count * count;
+  return std::max<int64_t>(1, (oh + strips - 1) / strips);
+}
 int64_t invResStripRows(const kn::InvertedResidualShape &s, const int64_t *p,
                         int64_t count) {
   int64_t rows = p[26];
-  rows = rows > 0 ? std::min(rows, s.oh)
-                  : kn::invertedResidualStripRows(
-                        s, kn::invertedResidualCacheBytes());
-  if (count < 2 || s.n >= count || rows < 1)
-    return rows;
-  int64_t strips = (s.oh + rows - 1) / rows;
-  strips = (strips + count - 1) / count * count;
-  return std::max<int64_t>(1, (s.oh + strips - 1) / strips);
+  rows =
+      rows > 0
+          ? std::min(rows, s.oh)
+          : kn::invertedResidualStripRows(s, kn::invertedResidualCacheBytes());
+  return balancedStripRows(rows, s.oh, s.n, count);
+}
+
+/// The three stages' (has_bias, activation, p0, p1) at `q`: each stage's
+/// bias pointer (null without one) and epilogue activation.
+void stageEpilogues(const int64_t *q, const float *const *biases,
+                    const float **const *bias, kn::Epilogue *const *epi) {
+  for (int k = 0; k < 3; ++k, q += 4) {
+    *bias[k] = q[0] ? biases[k] : nullptr;
+    epi[k]->act = kn::Activation(q[1]);
+    epi[k]->p0 = kabi::paramFloat(q[2]);
+    epi[k]->p1 = kabi::paramFloat(q[3]);
+  }
+}
+
+/// Checks the three stages' (has_bias, activation, p0, p1) at `q`.
+bool checkStageEpilogues(const int64_t *q, const char *const *stages,
+                         std::string &error) {
+  for (int k = 0; k < 3; ++k, q += 4) {
+    std::string stage = stages[k];
+    if (!isFlag(q[0])) {
+      error =
+          stage + " has_bias is " + std::to_string(q[0]) + ", must be 0 or 1";
+      return false;
+    }
+    if (q[1] < 0 || q[1] >= kn::kActivationCount) {
+      error = stage + " activation is " + std::to_string(q[1]) +
+              ", must be in [0, " + std::to_string(kn::kActivationCount) + ")";
+      return false;
+    }
+    if (q[2] < 0 || q[2] > UINT32_MAX || q[3] < 0 || q[3] > UINT32_MAX) {
+      error = stage + " activation param is not the bit pattern of an f32";
+      return false;
+    }
+  }
+  return true;
 }
 
 int invResKernel(void *const *bindings, const int64_t *p, int64_t id,
@@ -475,13 +515,7 @@ int invResKernel(void *const *bindings, const int64_t *p, int64_t id,
   const float *biases[] = {f(kIrB1), f(kIrB2), f(kIrB3)};
   const float **bias[] = {&wt.b1, &wt.b2, &wt.b3};
   kn::Epilogue *epi[] = {&wt.e1, &wt.e2, &wt.e3};
-  for (int k = 0; k < 3; ++k) {
-    const int64_t *q = p + 13 + 4 * k;
-    *bias[k] = q[0] ? biases[k] : nullptr;
-    epi[k]->act = kn::Activation(q[1]);
-    epi[k]->p0 = kabi::paramFloat(q[2]);
-    epi[k]->p1 = kabi::paramFloat(q[3]);
-  }
+  stageEpilogues(p + 13, biases, bias, epi);
   wt.residual = p[25] ? f(kIrResidual) : nullptr;
   int64_t rows = invResStripRows(s, p, count);
   int64_t begin, end;
@@ -502,24 +536,8 @@ bool invResCheck(const std::vector<BufferInfo> &b,
     return false;
   }
   static const char *const kStage[] = {"expansion", "depthwise", "projection"};
-  for (int k = 0; k < 3; ++k) {
-    const int64_t *q = p.data() + 13 + 4 * k;
-    std::string stage = kStage[k];
-    if (!isFlag(q[0])) {
-      error =
-          stage + " has_bias is " + std::to_string(q[0]) + ", must be 0 or 1";
-      return false;
-    }
-    if (q[1] < 0 || q[1] >= kn::kActivationCount) {
-      error = stage + " activation is " + std::to_string(q[1]) +
-              ", must be in [0, " + std::to_string(kn::kActivationCount) + ")";
-      return false;
-    }
-    if (q[2] < 0 || q[2] > UINT32_MAX || q[3] < 0 || q[3] > UINT32_MAX) {
-      error = stage + " activation param is not the bit pattern of an f32";
-      return false;
-    }
-  }
+  if (!checkStageEpilogues(p.data() + 13, kStage, error))
+    return false;
   if (!isFlag(p[25])) {
     error = "has_residual is " + std::to_string(p[25]) + ", must be 0 or 1";
     return false;
@@ -552,6 +570,132 @@ bool invResCheck(const std::vector<BufferInfo> &b,
          (!p[25] || needBytes(b, kIrResidual, out, 4, "residual", error));
 }
 
+// The fused stem block (kernels::stemBlock): params N, C, H, W, E, P, H1,
+// W1, PT1, PL1, PB1, PR1, stride, PT, PL, PB, PR, OH, OW, three (has_bias,
+// activation, p0, p1), strip_rows; bindings input, w1, b1, depthwise
+// filter, b2, w3, b3, output (filters plain). Workgroups split the
+// (image, strip) units.
+
+kn::StemBlockShape stemBlockShape(const int64_t *p) {
+  kn::StemBlockShape s;
+  s.n = p[0], s.c = p[1], s.h = p[2], s.w = p[3], s.e = p[4], s.p = p[5];
+  s.h1 = p[6], s.w1 = p[7], s.pt1 = p[8], s.pl1 = p[9], s.pb1 = p[10];
+  s.pr1 = p[11], s.stride = p[12], s.pt = p[13], s.pl = p[14], s.pb = p[15];
+  s.pr = p[16], s.oh = p[17], s.ow = p[18];
+  return s;
+}
+
+int stemBlockKernel(void *const *bindings, const int64_t *p, int64_t id,
+                    int64_t count) {
+  kn::StemBlockShape s = stemBlockShape(p);
+  auto f = [&](int i) { return static_cast<const float *>(bindings[i]); };
+  kn::StemBlockWeights wt;
+  wt.w1 = f(kIrW1), wt.dw = f(kIrDw), wt.w3 = f(kIrW3);
+  const float *biases[] = {f(kIrB1), f(kIrB2), f(kIrB3)};
+  const float **bias[] = {&wt.b1, &wt.b2, &wt.b3};
+  kn::Epilogue *epi[] = {&wt.e1, &wt.e2, &wt.e3};
+  stageEpilogues(p + 19, biases, bias, epi);
+  int64_t rows = p[31] > 0 ? std::min(p[31], s.oh) : kn::stemBlockStripRows(s);
+  rows = balancedStripRows(rows, s.oh, s.n, count);
+  int64_t begin, end;
+  split(kn::stemBlockUnits(s, rows), id, count, begin, end);
+  return kn::stemBlock(s, wt, f(kIrIn), static_cast<float *>(bindings[kIrOut]),
+                       rows, begin, end)
+             ? 0
+             : 1;
+}
+
+bool stemBlockCheck(const std::vector<BufferInfo> &b,
+                    const std::vector<int64_t> &p, std::string &error) {
+  kn::StemBlockShape s = stemBlockShape(p.data());
+  if (std::string why = kn::checkStemBlockShape(s); !why.empty()) {
+    error = why;
+    return false;
+  }
+  static const char *const kStage[] = {"stem", "depthwise", "projection"};
+  if (!checkStageEpilogues(p.data() + 19, kStage, error))
+    return false;
+  if (p[31] < 0) {
+    error = "strip_rows is " + std::to_string(p[31]) + ", must be >= 0";
+    return false;
+  }
+  int64_t in, out, w1, w3;
+  if (!product({s.n, s.c, s.h, s.w}, in) ||
+      !product({s.n, s.p, s.oh, s.ow}, out) || !product({s.e, s.c, 9}, w1) ||
+      !product({s.p, s.e}, w3)) {
+    error = "a tensor's element count overflows";
+    return false;
+  }
+  return needBytes(b, kIrIn, in, 4, "input", error) &&
+         needBytes(b, kIrW1, w1, 4, "stem filter", error) &&
+         (!p[19] || needBytes(b, kIrB1, s.e, 4, "stem bias", error)) &&
+         needBytes(b, kIrDw, s.e * 9, 4, "depthwise filter", error) &&
+         (!p[23] || needBytes(b, kIrB2, s.e, 4, "depthwise bias", error)) &&
+         needBytes(b, kIrW3, w3, 4, "projection filter", error) &&
+         (!p[27] || needBytes(b, kIrB3, s.p, 4, "projection bias", error)) &&
+         needBytes(b, kIrOut, out, 4, "output", error);
+}
+
+// The direct stem convolution: the general convolution's params, the plain
+// filter; workgroups split the (image, output row) units.
+int convStemKernel(void *const *bindings, const int64_t *p, int64_t id,
+                   int64_t count) {
+  kn::Conv2dShape s = convShape(p);
+  int64_t begin, end;
+  split(kn::stemConvUnits(s), id, count, begin, end);
+  kn::conv2dStem(
+      s, static_cast<const float *>(bindings[kIn]),
+      static_cast<const float *>(bindings[kWeight]),
+      epilogueFrom(p + 19, bindings[kBias], kn::BiasMode::PerRow, nullptr, 0),
+      static_cast<float *>(bindings[kOut]), begin, end);
+  return 0;
+}
+bool convStemCheck(const std::vector<BufferInfo> &b,
+                   const std::vector<int64_t> &p, std::string &error) {
+  kn::Conv2dShape s = convShape(p.data());
+  if (p[18] != 0) {
+    error = "filter_packed is " + std::to_string(p[18]) +
+            ", the stem kernel reads the plain filter (0)";
+    return false;
+  }
+  if (std::string why = kn::checkStemConvShape(s); !why.empty()) {
+    error = why;
+    return false;
+  }
+  if (!checkConvBindings(b, s, false, p.data() + 19, error))
+    return false;
+  if (p[19 + 4] != 0) {
+    error = "has_residual is 1, the stem kernel takes no residual";
+    return false;
+  }
+  return true;
+}
+
+// The narrow 1x1 convolution: the 1x1 kernel's params, the plain filter;
+// workgroups split the (image, pixel chunk) units.
+int conv1x1NarrowKernel(void *const *bindings, const int64_t *p, int64_t id,
+                        int64_t count) {
+  kn::Conv2dShape s = conv1x1Shape(p);
+  int64_t begin, end;
+  split(kn::conv1x1NarrowUnits(s.n, s.h), id, count, begin, end);
+  kn::conv1x1Narrow(s.c, s.h, s.o, static_cast<const float *>(bindings[kIn]),
+                    static_cast<const float *>(bindings[kWeight]),
+                    epilogueFrom(p + 5, bindings[kBias], kn::BiasMode::PerRow,
+                                 bindings[kResidual], s.h),
+                    static_cast<float *>(bindings[kOut]), begin, end);
+  return 0;
+}
+bool conv1x1NarrowCheck(const std::vector<BufferInfo> &b,
+                        const std::vector<int64_t> &p, std::string &error) {
+  if (p[4] != 0) {
+    error = "filter_packed is " + std::to_string(p[4]) +
+            ", the narrow 1x1 kernel reads the plain filter (0)";
+    return false;
+  }
+  return checkConvBindings(b, conv1x1Shape(p.data()), false, p.data() + 5,
+                           error);
+}
+
 constexpr unsigned kWritesOut = 1u << kOut;
 const CpuKernel kGemmKernels[] = {
     {kabi::kMatmulGemm, kabi::kKernelBindings, kabi::kMatmulParams, kWritesOut,
@@ -570,6 +714,12 @@ const CpuKernel kGemmKernels[] = {
      kWritesOut, convWinogradCheck, convWinogradKernel},
     {kabi::kInvertedResidual, kabi::kInvertedResidualBindings,
      kabi::kInvertedResidualParams, 1u << kIrOut, invResCheck, invResKernel},
+    {kabi::kConvStem, kabi::kKernelBindings, kabi::kConvParams, kWritesOut,
+     convStemCheck, convStemKernel},
+    {kabi::kConv1x1Narrow, kabi::kKernelBindings, kabi::kConv1x1Params,
+     kWritesOut, conv1x1NarrowCheck, conv1x1NarrowKernel},
+    {kabi::kStemBlock, kabi::kStemBlockBindings, kabi::kStemBlockParams,
+     1u << kIrOut, stemBlockCheck, stemBlockKernel},
 };
 
 } // namespace

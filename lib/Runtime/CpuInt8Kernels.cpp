@@ -15,6 +15,7 @@
 
 #include "strata/Kernels/Int8Add.h"
 #include "strata/Kernels/Int8Gemm.h"
+#include "strata/Kernels/Int8Pool.h"
 #include "strata/Kernels/Int8Table.h"
 #include "strata/Kernels/KernelAbi.h"
 
@@ -455,6 +456,38 @@ bool tableChannelsCheck(const std::vector<BufferInfo> &b,
          needBytes(b, 1, p[0], 1, "out", error);
 }
 
+//===----------------------------------------------------------------------===//
+// Max pool: maxpool2d_nchw_f32's params (16 geometry, clamp, limit)
+//===----------------------------------------------------------------------===//
+
+template <bool IsUnsigned>
+int maxPoolKernel(void *const *bindings, const int64_t *p, int64_t id,
+                  int64_t count) {
+  kn::Pool2dShape s = kabi::poolShapeFromParams(p);
+  int64_t begin, end;
+  split(s.n * s.c, id, count, begin, end);
+  kn::int8MaxPool2d(s, IsUnsigned, static_cast<const uint8_t *>(bindings[0]),
+                    static_cast<uint8_t *>(bindings[1]), begin, end);
+  return 0;
+}
+
+bool maxPoolCheck(const std::vector<BufferInfo> &b,
+                  const std::vector<int64_t> &p, std::string &error) {
+  kn::Pool2dShape s = kabi::poolShapeFromParams(p.data());
+  std::string why = kn::checkInt8MaxPool2dShape(s);
+  if (!why.empty()) {
+    error = why;
+    return false;
+  }
+  if (p[16] != 0 || p[17] != 0) {
+    error = "clamp, limit are " + str(p[16]) + ", " + str(p[17]) +
+            " (the int8 max pool takes no clamp: 0, 0)";
+    return false;
+  }
+  return needBytes(b, 0, s.n * s.c * s.h * s.w, 1, "input", error) &&
+         needBytes(b, 1, s.n * s.c * s.oh * s.ow, 1, "output", error);
+}
+
 constexpr unsigned kWritesOut = 1u << kOut;
 const CpuKernel kInt8Kernels[] = {
     {kabi::kMatmulGemmI8, 4, kabi::kMatmulI8Params, kWritesOut, matmulCheck,
@@ -467,9 +500,14 @@ const CpuKernel kInt8Kernels[] = {
      convDepthwiseCheck, convDepthwiseKernel},
     {kabi::kAddRequantI8, 3, kabi::kAddRequantI8Params, 1u << 2, addCheck,
      addKernel},
-    {kabi::kTableI8, 2, kabi::kTableI8Params, 1u << 1, tableCheck, tableKernel},
+    {kabi::kTableI8, 2, kabi::kTableI8Params, 1u << 1, tableCheck,
+     tableKernel},
     {kabi::kTableChannelsI8, 2, kAnyParamCount, 1u << 1, tableChannelsCheck,
      tableChannelsKernel},
+    {kabi::kMaxPoolI8, 2, kabi::kMaxPoolParams, 1u << 1, maxPoolCheck,
+     maxPoolKernel<false>},
+    {kabi::kMaxPoolU8, 2, kabi::kMaxPoolParams, 1u << 1, maxPoolCheck,
+     maxPoolKernel<true>},
 };
 
 } // namespace

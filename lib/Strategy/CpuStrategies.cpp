@@ -4,8 +4,9 @@
 // convolution kernels (conv2d 1x1 / im2col / depthwise, matmul gemm / gemv
 // / batched: strata/Kernels/KernelAbi.h, whose param lists start with the
 // ones here); an op whose kernel the runtime lacks is compiled by codegen.
-// Priorities (higher wins): 30 pointwise-conv GEMM, 25 depthwise / GEMV,
-// 20 GEMM, 15 batched GEMM, 12 Winograd, 10 the general kernels, 0 the
+// Priorities (higher wins): 31 narrow pointwise conv, 30 pointwise-conv
+// GEMM, 25 depthwise / GEMV, 20 GEMM, 15 batched GEMM, 12 Winograd, 11 the
+// direct stem convolution, 10 the general kernels, 0 the
 // codegen fallback; the oneDNN candidates (when built) sit below the hand
 // kernels they compete with.
 //
@@ -211,6 +212,49 @@ static Error registerConv(StrategyRegistry &r) {
   if (Error e =
           r.addForTarget("top.Conv", kCpu, std::move(depthwiseBf16), conv2d))
     return e;
+  // A first convolution of few input channels, 3x3 stride 2 (MobileNetV2's
+  // stem): computed directly (lib/Kernels/StemConv*.cpp), above im2col,
+  // whose K = C * 9 matrix costs as much to build as to multiply.
+  Implementation stem{
+      "conv2d.stem_direct",
+      11,
+      f32 && Condition{Clause::attrAllEqual("kernel_shape", 3),
+                       Clause::attrAllEqual("strides", 2),
+                       Clause::attrAllEqual("dilations", 1),
+                       Clause::attrEq("group", AttrValue::integer(1)),
+                       dimIs(in(0), 1, Cmp::Le, 4)}, // kStemMaxChannels
+      Lowering::kernelCall("conv2d_stem_f32", geometry),
+      {},
+      ""};
+  if (Error e = r.addForTarget("top.Conv", kCpu, std::move(stem), conv2d))
+    return e;
+  // A 1x1 convolution with at most 32 output channels
+  // (kPointwiseNarrowMaxOutputs), at least 16 input channels, on planes of
+  // at least 28x28: register tiles of 16 output channels read the NCHW
+  // input directly, above the GEMM, which would pack the whole input for O
+  // multiply-adds per packed value (32 -> 16 at 112x112: 180 -> 125 us,
+  // 192 -> 32 at 28x28: 102 -> 86 us; with 4 or 8 input channels the GEMM
+  // ties or wins).
+  Implementation narrow{
+      "conv2d.1x1_narrow",
+      31,
+      f32 && Condition{Clause::attrAllEqual("kernel_shape", 1),
+                       Clause::attrAllEqual("strides", 1),
+                       Clause::attrAllEqual("pads", 0),
+                       Clause::attrEq("group", AttrValue::integer(1)),
+                       dimIs(in(1), 0, Cmp::Le, 32),
+                       dimIs(in(0), 1, Cmp::Ge, 16),
+                       dimIs(in(0), 2, Cmp::Ge, 28),
+                       dimIs(in(0), 3, Cmp::Ge, 28)},
+      Lowering::kernelCall(
+          "conv2d_1x1_narrow_f32",
+          {dimParam("N", in(0), 0), dimParam("K", in(0), 1),
+           p("HW", ParamSource::dimProduct(in(0), 2, ParamSource::kEnd)),
+           dimParam("O", in(1), 0)}),
+      {},
+      ""};
+  if (Error e = r.addForTarget("top.Conv", kCpu, std::move(narrow), conv2d))
+    return e;
   return std::nullopt;
 }
 
@@ -299,6 +343,25 @@ static Error registerPooling(StrategyRegistry &r) {
       ""};
   if (Error e = r.addForTarget("top.MaxPool", kCpu, maxPool, pool2d))
     return e;
+  // A quantized MaxPool (int8 or uint8 storage, the input's quantization
+  // kept: the max of the stored bytes; lib/Kernels/Int8Pool.cpp).
+  for (bool isUnsigned : {false, true}) {
+    Implementation maxPoolInt8{
+        isUnsigned ? "maxpool2d.nchw_u8" : "maxpool2d.nchw_i8",
+        10,
+        {Clause::attrAllEqual("dilations", 1),
+         Clause::attrEq("do_relu", AttrValue::boolean(false))},
+        Lowering::kernelCall(
+            isUnsigned ? "maxpool2d_nchw_u8" : "maxpool2d_nchw_i8", geometry),
+        {},
+        ""};
+    Condition pool2dInt8 = {
+        Clause::rank(in(0), 4), nchw(),
+        dtypeIs(in(0), isUnsigned ? std::vector<std::string>{"ui8", "qui8"}
+                                  : std::vector<std::string>{"i8", "qi8"})};
+    if (Error e = r.addForTarget("top.MaxPool", kCpu, maxPoolInt8, pool2dInt8))
+      return e;
+  }
   if (Error e = r.addForTarget("top.AvgPool", kCpu, avgPool, pool2d))
     return e;
   return r.addForTarget("top.GlobalAvgPool", kCpu, globalAvg, pool2d);

@@ -133,6 +133,15 @@ CONVS = [
      "do_relu = true", "conv2d_im2col_gemm_f32"),
     ("depthwise_s2_relu6", (1, 24, 15, 37), (24, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 24,
      "do_relu = true, relu_limit = 6.0 : f64", "conv2d_depthwise_f32"),
+    # The direct stem (3x3 stride 2, <= 4 input channels; odd sizes, a
+    # row of 2 vectors and a tail, 8 + 2 + 1 output channels) and the narrow
+    # 1x1 (<= 16 output channels on a plane of at least 28x28).
+    ("stem_relu6", (1, 3, 65, 70), (11, 3, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1,
+     "do_relu = true, relu_limit = 6.0 : f64", "conv2d_stem_f32"),
+    ("stem_2ch_pads", (2, 2, 30, 29), (16, 2, 3, 3), (2, 2), (0, 1, 1, 0), (1, 1), 1,
+     "", "conv2d_stem_f32"),
+    ("1x1_narrow_relu", (2, 24, 28, 29), (13, 24, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1,
+     "do_relu = true", "conv2d_1x1_narrow_f32"),
 ]
 
 

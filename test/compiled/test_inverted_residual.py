@@ -14,18 +14,27 @@ import pytest
 from test_cpu_kernels import conv_ref, run_every_isa, strata, ty, weight
 
 
-def block(c, h, w, e, p, stride, pads, residual, seed):
+def three_stages(c, h, w, e, p, k1, stride1, pads1, stride, pads, seed):
+    """Seeded input and weights of a first conv (k1 x k1, relu6), a 3x3
+    depthwise (relu6) and a 1x1 projection, and their float64 results:
+    x, (w1, b1, dw, b2, w3, b3), t, u, y."""
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((1, c, h, w)).astype(np.float32)
-    w1 = (rng.standard_normal((e, c, 1, 1)) * 0.3).astype(np.float32)
+    w1 = (rng.standard_normal((e, c, k1, k1)) * 0.3).astype(np.float32)
     b1 = rng.standard_normal(e).astype(np.float32)
     dw = (rng.standard_normal((e, 1, 3, 3)) * 0.3).astype(np.float32)
     b2 = rng.standard_normal(e).astype(np.float32)
     w3 = (rng.standard_normal((p, e, 1, 1)) * 0.1).astype(np.float32)
     b3 = rng.standard_normal(p).astype(np.float32)
-    t = np.clip(conv_ref(x, w1, b1, (1, 1), (0, 0, 0, 0), (1, 1), 1), 0, 6)
+    t = np.clip(conv_ref(x, w1, b1, (stride1, stride1), pads1, (1, 1), 1), 0, 6)
     u = np.clip(conv_ref(t, dw, b2, (stride, stride), pads, (1, 1), e), 0, 6)
     y = conv_ref(u, w3, b3, (1, 1), (0, 0, 0, 0), (1, 1), 1)
+    return x, (w1, b1, dw, b2, w3, b3), t, u, y
+
+
+def block(c, h, w, e, p, stride, pads, residual, seed):
+    x, (w1, b1, dw, b2, w3, b3), t, u, y = three_stages(
+        c, h, w, e, p, 1, 1, (0, 0, 0, 0), stride, pads, seed)
     if residual:
         y = y + x
     tt = f"tensor<1x{e}x{h}x{w}xf32>"
@@ -96,6 +105,7 @@ def test_small_block_stays_three_kernels(tmp_path):
     # 96 x 28 x 28 floats expanded: 301 KB, in the L2 cache anyway.
     text, _, _ = block(16, 28, 28, 96, 16, 1, (1, 1, 1, 1), True, seed=3)
     _, report, dispatches = compile_block(tmp_path, text)
+    # (The 16-channel projection on the narrow 1x1 kernel.)
     assert [d["symbol"] for d in dispatches] == \
-        ["conv2d_1x1_gemm_f32", "conv2d_depthwise_f32", "conv2d_1x1_gemm_f32"], report
+        ["conv2d_1x1_gemm_f32", "conv2d_depthwise_f32", "conv2d_1x1_narrow_f32"], report
     assert "inverted-residual" not in report, report

@@ -108,15 +108,25 @@ def test_detector_on_npu_sim(tmp_path):
     assert "top.Concat 'cat': hl.concat of hl.resize_nearest" in explain, explain
     assert "top.Add 'twice" in explain and "hl.add" in explain, explain
     n = int(re.search(r"(\d+) npu-sim dispatch", explain).group(1))
-    # 4 convolutions, b's table (its values requantized to the concat's
-    # scale, before the upsample), the resize, the concat, the add and the
-    # two input segmentations of the stride-2 convolutions (a feeds b and
-    # the concat, so its output is not written segmented); the only CPU
-    # dispatches are the input's Quant and the output's Dequant.
-    assert n == 10, explain
+    # 4 convolutions (b with its table, b's values requantized to the
+    # concat's scale before the upsample, in b's activation unit:
+    # --npu-fold-tables), the resize, the add and the two input
+    # segmentations of the stride-2 convolutions (a feeds b and the concat,
+    # so its output is not written segmented); the concat runs no dispatch
+    # (--npu-concat-in-place: a and the resize write their results straight
+    # into its buffer); the only CPU dispatches are the input's Quant and
+    # the output's Dequant.
+    assert n == 8, explain
     assert "2 CPU dispatch(es)" in explain, explain
     assert len(re.findall(r"npu-sim dispatch \d+ ", profile)) == n
     assert re.search(r"npu-sim dispatch \d+ 'npu_\d+_b_up'", profile), profile
+    assert not re.search(r"npu-sim dispatch \d+ 'npu_\d+_cat", profile), profile
+    # Apart: the table and the concat are dispatches of their own (the same
+    # bytes).
+    explain, profile = run_both(tmp_path, q, x, ["--npu-fold-tables=false",
+                                                 "--npu-concat-in-place=false"])
+    assert "10 npu-sim dispatch(es)" in explain, explain
+    assert re.search(r"npu-sim dispatch \d+ 'npu_\d+_cat", profile), profile
 
 
 def test_refused_resize_stays_on_cpu(tmp_path):

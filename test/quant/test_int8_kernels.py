@@ -48,9 +48,11 @@ def narrow(w, b, spread):
 
 def build(path, in_shape, layers, rng):
     """A chain of layers: ("conv", O, k, stride, pad, dilation, group[, f])
-    or ("gemm", N[, f]) after a Flatten (f: channel ranges differing f-fold), or ("relu",) / ("relu6",) / ("sigmoid",) /
-    ("silu",) (Sigmoid and Mul) / ("hardsigmoid",) / ("hardswish",), or
-    ("add", j): the current value plus layer j's output (-1: the input x)."""
+    or ("gemm", N[, f]) after a Flatten (f: channel ranges differing
+    f-fold), or ("relu",) / ("relu6",) / ("sigmoid",) / ("silu",) (Sigmoid
+    and Mul) / ("hardsigmoid",) / ("hardswish",), or ("add", j): the current
+    value plus layer j's output (-1: the input x), or ("maxpool", k, stride,
+    pad, ceil_mode)."""
     nodes, inits = [], []
     cur, shape = "x", list(in_shape)
     for i, layer in enumerate(layers):
@@ -101,6 +103,13 @@ def build(path, in_shape, layers, rng):
         elif kind == "add":
             other = "x" if layer[1] < 0 else f"t{layer[1]}"
             nodes.append(helper.make_node("Add", [cur, other], [out]))
+        elif kind == "maxpool":
+            _, k, s, p, ceil = layer
+            nodes.append(helper.make_node("MaxPool", [cur], [out], kernel_shape=[k, k],
+                                          strides=[s, s], pads=[p] * 4, ceil_mode=ceil))
+            rnd = (lambda v: -(-v // s)) if ceil else (lambda v: v // s)
+            shape = [shape[0], shape[1], rnd(shape[2] + 2 * p - k) + 1,
+                     rnd(shape[3] + 2 * p - k) + 1]
         cur = out
     graph = helper.make_graph(
         nodes, "m", [helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
@@ -241,6 +250,13 @@ CASES = {
                   ["conv2d_im2col_gemm_i8", "add_requant_i8"]),
     "conv_then_gemm": ([1, 3, 8, 8], [("conv", 6, 3, 2, 1, 1, 1), ("relu",), ("gemm", 21)],
                        ["conv2d_im2col_gemm_i8", "matmul_gemm_i8"]),
+    # The int8 max pool kernel: ResNet's stem pool (3x3, stride 2, pad 1) on
+    # odd sizes, a ceil-mode 2x2 one and a stride-3 one, each after a conv.
+    "conv_maxpool": ([1, 3, 23, 37], [("conv", 9, 3, 1, 1, 1, 1), ("relu",),
+                                      ("maxpool", 3, 2, 1, 0), ("conv", 7, 1, 1, 0, 1, 1),
+                                      ("maxpool", 2, 2, 0, 1), ("conv", 5, 3, 1, 1, 1, 1),
+                                      ("maxpool", 3, 3, 1, 0)],
+                     ["conv2d_im2col_gemm_i8", "conv2d_1x1_gemm_i8", "maxpool2d_nchw_i8"]),
 }
 
 

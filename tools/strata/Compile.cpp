@@ -147,6 +147,19 @@ static cl::opt<bool> npuPrefetchWeights(
              "first weights load while it computes; on by default, =false "
              "turns it off"),
     cl::init(true), cl::sub(CompileCommand));
+static cl::opt<bool> npuFoldTables(
+    "npu-fold-tables",
+    cl::desc("--target npu-sim: an int8 convolution whose only user is an "
+             "activation table (hl.table) applies the table in its "
+             "activation unit, one NPU dispatch; on by default, =false "
+             "turns it off"),
+    cl::init(true), cl::sub(CompileCommand));
+static cl::opt<bool> npuConcatInPlace(
+    "npu-concat-in-place",
+    cl::desc("--target npu-sim: the producers of an NPU concatenation write "
+             "their results straight into its buffer (no concat dispatch); "
+             "on by default, =false turns it off"),
+    cl::init(true), cl::sub(CompileCommand));
 static cl::opt<bool> noSegmentFusion(
     "no-segment-fusion",
     cl::desc("--target npu-sim: keep hl.segmentation ops instead of having "
@@ -416,8 +429,7 @@ static int compileCpu(mlir::MLIRContext &context,
   options.dumpLLVMDialect = dumpLLVMDialect;
   if (maxRangeElements < 0 || maxScanLength < 0) {
     errs() << "strata compile: --max-range-elements " << maxRangeElements
-           << " and --max-scan-length " << maxScanLength
-           << " must be >= 0\n";
+           << " and --max-scan-length " << maxScanLength << " must be >= 0\n";
     return 2;
   }
   options.maxRangeElements = maxRangeElements;
@@ -603,6 +615,7 @@ static int compileNpuArtifact(const npu::NpuConfig &config,
   hwOptions.lramReuse = npuLramReuse;
   hwOptions.fuseDispatches = npuFuseDispatches;
   hwOptions.prefetchWeights = npuPrefetchWeights;
+  hwOptions.foldTables = npuFoldTables;
   std::vector<conversion::HLDecision> decisions;
   FailureOr<TensorMap> weights =
       npu::lowerTopToNpu(module, model.weights, config, hwOptions, &decisions,
@@ -629,6 +642,7 @@ static int compileNpuArtifact(const npu::NpuConfig &config,
   cpu::CpuCompileOptions options;
   options.explainStrategy = explainStrategy;
   options.foreignDispatch = npu::npuForeignDispatch;
+  options.concatInPlace = npuConcatInPlace;
   if (explainStrategy)
     printHLDecisions(decisions);
   cpu::CpuArtifactBuilder builder(name);
@@ -684,6 +698,8 @@ int compile() {
         {"npu-lram-reuse", npuLramReuse.getNumOccurrences() > 0},
         {"npu-fuse-dispatches", npuFuseDispatches.getNumOccurrences() > 0},
         {"npu-prefetch-weights", npuPrefetchWeights.getNumOccurrences() > 0},
+        {"npu-fold-tables", npuFoldTables.getNumOccurrences() > 0},
+        {"npu-concat-in-place", npuConcatInPlace.getNumOccurrences() > 0},
         {"no-segment-fusion", noSegmentFusion.getNumOccurrences() > 0},
         {"no-segmentation", noSegmentation.getNumOccurrences() > 0}})
     if (given && target != "npu-sim") {

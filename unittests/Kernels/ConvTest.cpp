@@ -154,6 +154,38 @@ TEST(Conv, GemmGeometriesEveryIsa) {
           runConv(s, isa, false, packed, Activation::Relu, false, wg, seed++);
 }
 
+/// The implicit GEMM (every windowed or strided convolution whose 16-column
+/// panels span at most two output rows): B read from a padded,
+/// column-phase split copy of the input on AVX-512, packed on the other
+/// ISAs. Output rows of whole panels and panels crossing a row (14, 19 and
+/// 28 columns), a last panel of fewer than 16 columns, strides 1 to 3, odd
+/// widths, asymmetric pads, dilation, groups, several images, column
+/// chunks over workgroups, every kind of epilogue. (GemmGeometriesEveryIsa
+/// covers more: its 17x19 and 12-column outputs take this path too.)
+TEST(Conv, ImplicitGemmEveryIsa) {
+  const Conv2dShape shapes[] = {
+      shape(1, 3, 20, 64, 20, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1), // a stem
+      shape(2, 3, 9, 32, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+      shape(1, 3, 12, 33, 8, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1),
+      shape(1, 8, 10, 20, 6, 3, 3, 1, 1, 2, 0, 1, 0, 2, 2, 2),
+      shape(1, 1, 7, 48, 5, 2, 3, 1, 3, 0, 0, 0, 0, 1, 1, 1),
+      shape(1, 16, 11, 19, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), // crossing
+      shape(2, 9, 28, 27, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),   // 14x14
+      shape(1, 5, 57, 56, 13, 3, 3, 2, 2, 1, 0, 1, 1, 1, 1, 1),  // 28x28
+  };
+  unsigned seed = 900;
+  for (Isa isa : supportedIsas())
+    for (const Conv2dShape &s : shapes)
+      for (bool packed : {false, true})
+        for (int64_t wg : {1, 3})
+          runConv(s, isa, false, packed, Activation::Relu, false, wg, seed++);
+  Conv2dShape s = shape(1, 3, 10, 35, 24, 5, 5, 2, 2, 2, 1, 2, 0, 1, 1, 1);
+  for (Isa isa : supportedIsas())
+    for (Activation a : {Activation::None, Activation::Clip, Activation::SiLU})
+      for (bool residual : {false, true})
+        runConv(s, isa, false, true, a, residual, 2, seed++);
+}
+
 TEST(Conv, GemmColumnChunksWithTheRestInTheLast) {
   // 196 output columns (14x14, ResNet-50's stage 3) in 2 or 4 workgroups:
   // whole panels rounded down, the last chunk taking the rest (96 + 100,

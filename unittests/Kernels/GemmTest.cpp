@@ -4,7 +4,11 @@
 
 #include "strata/Kernels/Gemm.h"
 
+#include <cstring>
 #include <string>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 using namespace strata::kernels;
 using namespace strata::kernels::test;
@@ -188,6 +192,67 @@ TEST(Gemm, KZeroIsTheEpilogueOfZero) {
   p.epilogue.act = Activation::Relu;
   gemm(p, Isa::Portable);
   EXPECT_EQ(out, (std::vector<float>{1, 1, 1, 1, 0, 0, 0, 0, 3, 3, 3, 3}));
+}
+
+// A plain B is read in place on the ISAs with a direct microkernel: the
+// product must be the packed B's bit for bit (same sums in the same order),
+// and only B's own columns may be read: here B is a sub-matrix (ld > n) whose
+// last float is the last one before an unreadable page.
+TEST(Gemm, PlainBReadInPlaceStaysInsideB) {
+  const Case shapes[] = {{13, 37, 29},  {24, 50, 300}, {5, 3, 7},
+                         {64, 196, 40}, {12, 530, 9},  {30, 17, 513}};
+  long page = sysconf(_SC_PAGESIZE);
+  unsigned seed = 500;
+  for (Isa isa : supportedIsas())
+    for (Case c : shapes) {
+      int64_t ld = c.n + 5;
+      int64_t floats = (c.k - 1) * ld + c.n;
+      size_t bytes = size_t(floats) * sizeof(float);
+      size_t span = (bytes + size_t(page) - 1) / size_t(page) * size_t(page);
+      void *mem = mmap(nullptr, span + size_t(page), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      ASSERT_NE(mem, MAP_FAILED);
+      char *base = static_cast<char *>(mem);
+      ASSERT_EQ(mprotect(base + span, size_t(page), PROT_NONE), 0);
+      float *b = reinterpret_cast<float *>(base + span - bytes);
+      std::vector<float> a = randomVector(size_t(c.m * c.k), seed++);
+      std::vector<float> bDense = randomVector(size_t(c.k * c.n), seed++);
+      for (int64_t r = 0; r < c.k; ++r)
+        std::memcpy(b + r * ld, bDense.data() + r * c.n,
+                    size_t(c.n) * sizeof(float));
+      std::vector<float> bPacked(packedBBytes(c.k, c.n) / 4);
+      packB(bDense.data(), c.n, false, c.k, c.n, bPacked.data());
+      Epilogue e;
+      e.act = Activation::Relu;
+      std::vector<float> bias = randomVector(size_t(c.m), seed++);
+      e.biasMode = BiasMode::PerRow;
+      e.bias = bias.data();
+      std::vector<float> inPlace(size_t(c.m * c.n)), packed(inPlace.size());
+      for (bool usePacked : {false, true}) {
+        GemmProblem p;
+        p.m = c.m;
+        p.n = c.n;
+        p.k = c.k;
+        p.a.data = a.data();
+        p.a.ld = c.k;
+        if (usePacked) {
+          p.b.data = bPacked.data();
+          p.b.packed = true;
+        } else {
+          p.b.data = b;
+          p.b.ld = ld;
+        }
+        p.c = usePacked ? packed.data() : inPlace.data();
+        p.ldc = c.n;
+        p.epilogue = e;
+        gemm(p, isa);
+      }
+      EXPECT_EQ(std::memcmp(inPlace.data(), packed.data(),
+                            inPlace.size() * sizeof(float)),
+                0)
+          << isaName(isa) << " M=" << c.m << " N=" << c.n << " K=" << c.k;
+      munmap(mem, span + size_t(page));
+    }
 }
 
 TEST(Gemm, PackedSizes) {

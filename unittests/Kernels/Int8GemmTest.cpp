@@ -390,6 +390,22 @@ TEST(Int8Conv, Gemm) {
         runConv(s, isUnsigned, o, seed++, /*depthwise=*/false);
 }
 
+/// Stride-2 rows of every length class of the phase and im2col copies
+/// (fewer than 8 outputs, 8-15, 16 and more with an overlapping last
+/// window), odd and even widths (the last byte read is the row's last
+/// even-offset byte), pads 0 to 3, windows 1 to 7.
+TEST(Int8Conv, StridedRowCopies) {
+  unsigned seed = 1200;
+  for (int64_t w : {13, 15, 16, 17, 30, 31, 33, 34, 47, 64, 65})
+    for (auto [k, pad] :
+         {std::pair<int64_t, int64_t>{1, 0}, {3, 1}, {7, 3}, {3, 0}}) {
+      Conv2dShape s = shape(1, 2, 5, w, 13, k, 2, pad, 1, 1);
+      runConv(s, seed % 2, Int8Output::Int8, seed, /*depthwise=*/false,
+              /*common=*/seed % 3 != 0);
+      ++seed;
+    }
+}
+
 /// Outputs of at most 64 pixels with common requants: the AVX-512 VNNI
 /// path's transposed form (pixels as rows, channels in the lanes). Channel
 /// counts around its 12-row panels and 48-channel tiles, 1 to 64 pixels
@@ -569,7 +585,9 @@ namespace {
 /// AVX-512 VNNI path requantizes in its registers) and a depthwise
 /// convolution's rows (requantized in vector registers): zero weights, so each
 /// output channel's accumulator is its bias, set to an edge value; 1x1
-/// (written straight) and 3x3 padded (over the padded width), relu on and
+/// (written straight) and 3x3 padded (over the padded width), K short
+/// (the fused microkernel) and K >= 48 (the software-pipelined one, whose
+/// tiles are written during the next tile's K loop), relu on and
 /// off, every path and every rounding (MultiplierShift against
 /// intq::requantMultiplierShift, TosaSingleRound against intq::requantTosa,
 /// TFLiteHalfUp against intq::requantTFLiteHalfUp).
@@ -605,12 +623,16 @@ TEST(Int8Conv, RoundingEdges) {
   for (Int8Rounding rounding :
        {Int8Rounding::HalfAwayFromZero, Int8Rounding::HalfUp,
         Int8Rounding::TFLiteHalfUp})
-    for (bool depthwise : {false, true})
+    for (int form : {0, 1, 2})
       for (int64_t k : {1, 3}) {
+        // 0: depthwise; 1: GEMM, K of 2 or 18 (the fused microkernel); 2:
+        // GEMM, K of 48 or 54 (the software-pipelined one, K >= 48).
+        bool depthwise = form == 0;
+        int64_t cin = form == 2 ? (k == 1 ? 48 : 6) : 2;
         Conv2dShape s =
             depthwise
                 ? shape(1, channels, 5, 9, channels, k, 1, k / 2, 1, channels)
-                : shape(1, 2, 5, 9, channels, k, 1, k / 2, 1, 1);
+                : shape(1, cin, 5, 9, channels, k, 1, k / 2, 1, 1);
         Int8WeightKind kind =
             depthwise ? Int8WeightKind::Depthwise : Int8WeightKind::ConvFilter;
         std::vector<int8_t> x(size_t(s.c * s.h * s.w), 7);

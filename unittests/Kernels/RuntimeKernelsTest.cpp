@@ -10,6 +10,7 @@
 #include "CpuKernels.h"
 #include "strata/Kernels/InvertedResidual.h"
 #include "strata/Kernels/KernelAbi.h"
+#include "strata/Kernels/StemConv.h"
 
 using namespace strata::kernels;
 using namespace strata::kernels::test;
@@ -155,12 +156,19 @@ TEST(RuntimeKernels, ConvKernelsAgreeWithTheLibrary) {
       {kabi::kConvDepthwise,
        {2, 4, 9, 10, 9, 10, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},
        false},
+      // The direct stem: 10 output channels (a tile of 8 and two single).
+      {kabi::kConvStem,
+       {2, 3, 17, 21, 9, 11, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+       false},
+      // The narrow 1x1: 13 output channels (8 + 4 + 1), a pixel tail.
+      {kabi::kConv1x1Narrow, {2, 12, 301, 13}, 0},
   };
   unsigned seed = 50;
   for (const Conv &cv : convs) {
     const CpuKernel *k = findCpuKernel(cv.kernel);
     ASSERT_NE(k, nullptr) << cv.kernel;
-    bool is1x1 = std::string(cv.kernel) == kabi::kConv1x1;
+    bool is1x1 = std::string(cv.kernel) == kabi::kConv1x1 ||
+                 std::string(cv.kernel) == kabi::kConv1x1Narrow;
     const std::vector<int64_t> &g = cv.geometry;
     Conv2dShape s;
     if (is1x1) {
@@ -175,7 +183,8 @@ TEST(RuntimeKernels, ConvKernelsAgreeWithTheLibrary) {
     std::vector<float> x = randomVector(size_t(s.n * s.c * s.h * s.w), seed);
     std::vector<float> f = randomVector(size_t(s.o * s.gemmK()), seed + 1);
     std::vector<float> bias = randomVector(size_t(s.o), seed + 2);
-    bool withResidual = std::string(cv.kernel) != kabi::kConvDepthwise;
+    bool withResidual = std::string(cv.kernel) != kabi::kConvDepthwise &&
+                        std::string(cv.kernel) != kabi::kConvStem;
     std::vector<float> res = randomVector(size_t(s.n * s.o * s.oh * s.ow),
                                           withResidual ? seed + 3 : 0);
     std::vector<double> want(size_t(s.n * s.o * s.oh * s.ow));
@@ -341,6 +350,42 @@ TEST(RuntimeKernels, ConvCheckRejections) {
   std::vector<BufferInfo> dwb = {bytes(4 * 64 * 4), bytes(4 * 9 * 4), bytes(0),
                                  bytes(4 * 64 * 4), bytes(4 * 64 * 4)};
   expectRejects(kabi::kConvDepthwise, dwb, dw, "takes no residual");
+  // The stem: 3x3 stride 2, group 1, few channels, plain filter, no
+  // residual.
+  std::vector<int64_t> st = {1, 3, 8, 8, 4, 4, 4, 3, 3, 2, 2, 1,
+                             1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+  std::vector<BufferInfo> stb = {bytes(3 * 64 * 4), bytes(4 * 27 * 4),
+                                 bytes(0), bytes(4 * 16 * 4),
+                                 bytes(4 * 16 * 4)};
+  ASSERT_TRUE(findCpuKernel(kabi::kConvStem)->check(stb, st, error)) << error;
+  auto stWith = [&](size_t i, int64_t v) {
+    std::vector<int64_t> q = st;
+    q[i] = v;
+    return q;
+  };
+  expectRejects(kabi::kConvStem, stb, stWith(23, 1), "takes no residual");
+  expectRejects(kabi::kConvStem, stb, stWith(18, 1), "plain filter");
+  std::vector<int64_t> dil = st; // 8x8, dilation 2: 3x3 outputs
+  dil[4] = dil[5] = 3, dil[15] = dil[16] = 2;
+  expectRejects(kabi::kConvStem, stb, dil, "dilations 2x2 are not 1x1");
+  std::vector<int64_t> wide = st;
+  wide[1] = 5;
+  std::vector<BufferInfo> wideb = stb;
+  wideb[0] = bytes(5 * 64 * 4), wideb[1] = bytes(4 * 45 * 4);
+  expectRejects(kabi::kConvStem, wideb, wide, "input channels 5");
+  small = stb;
+  small[1] = bytes(4 * 27 * 4 - 4);
+  expectRejects(kabi::kConvStem, small, st, "binding 1 (filter)");
+  // The narrow 1x1 reads the plain filter.
+  std::vector<int64_t> nq = {1, 4, 10, 3, 1, 0, 0, 0, 0, 0};
+  std::vector<BufferInfo> nqb = {bytes(40 * 4), bytes(12 * 4), bytes(0),
+                                 bytes(30 * 4), bytes(0)};
+  expectRejects(kabi::kConv1x1Narrow, nqb, nq, "plain filter");
+  nq[4] = 0;
+  ASSERT_TRUE(findCpuKernel(kabi::kConv1x1Narrow)->check(nqb, nq, error))
+      << error;
+  nq[2] = 11;
+  expectRejects(kabi::kConv1x1Narrow, nqb, nq, "binding 0 (input)");
   // 1x1: N, C, HW, O.
   std::vector<int64_t> q = {1, 4, 10, 3, 0, 0, 0, 0, 0, 0};
   std::vector<BufferInfo> qb = {bytes(40 * 4), bytes(12 * 4), bytes(0),
@@ -440,6 +485,63 @@ TEST(RuntimeKernels, InvertedResidualCheckAndRun) {
   wt.e1.act = wt.e2.act = Activation::Clip;
   wt.e1.p1 = wt.e2.p1 = 6.0f;
   ASSERT_TRUE(invertedResidual(s, wt, x.data(), want.data(), 5, 0, 1));
+  for (size_t i = 0; i < y.size(); ++i)
+    EXPECT_NEAR(y[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << i;
+}
+
+TEST(RuntimeKernels, StemBlockCheckAndRun) {
+  // N=1, C=3, H=W=17, E=6, P=5, stem out 9x9 (pads 1), depthwise stride 1
+  // pads 1, OH=OW=9; relu6 on the first two stages, biases on all;
+  // strip_rows 2.
+  int64_t six = kabi::floatParam(6.0f);
+  std::vector<int64_t> p = {1,   3, 17, 17, 6,   5, 9, 9, 1, 1, 1,
+                            1,   1, 1,  1,  1,   1, 9, 9, 1, 2, 0,
+                            six, 1, 2,  0,  six, 1, 0, 0, 0, 2};
+  ASSERT_EQ(int64_t(p.size()), kabi::kStemBlockParams);
+  std::vector<BufferInfo> b = {
+      bytes(3 * 289 * 4), bytes(6 * 27 * 4), bytes(6 * 4), bytes(6 * 9 * 4),
+      bytes(6 * 4),       bytes(5 * 6 * 4),  bytes(5 * 4), bytes(5 * 81 * 4)};
+  const char *name = kabi::kStemBlock;
+  std::string error;
+  ASSERT_TRUE(findCpuKernel(name)->check(b, p, error)) << error;
+  auto bad = p;
+  bad[12] = 3;
+  expectRejects(name, b, bad, "stride 3");
+  bad = p, bad[1] = 5;
+  expectRejects(name, b, bad, "the stem: input channels 5");
+  bad = p, bad[17] = 8;
+  expectRejects(name, b, bad, "the depthwise");
+  bad = p, bad[24] = 99;
+  expectRejects(name, b, bad, "depthwise activation is 99");
+  bad = p, bad[31] = -1;
+  expectRejects(name, b, bad, "strip_rows is -1");
+  auto small = b;
+  small[1] = bytes(6 * 27 * 4 - 4);
+  expectRejects(name, small, p, "stem filter");
+  small = b, small[6] = bytes(16);
+  expectRejects(name, small, p, "projection bias");
+
+  // Two workgroups through the table entry against the library call with
+  // the whole image as one strip.
+  StemBlockShape s;
+  s.c = 3, s.h = s.w = 17, s.e = 6, s.p = 5, s.h1 = s.w1 = 9;
+  s.pt1 = s.pl1 = s.pb1 = s.pr1 = s.pt = s.pl = s.pb = s.pr = 1;
+  s.oh = s.ow = 9;
+  auto x = randomVector(3 * 289, 1), f1 = randomVector(6 * 27, 2),
+       b1 = randomVector(6, 3), dw = randomVector(54, 4),
+       b2 = randomVector(6, 5), f3 = randomVector(30, 6),
+       b3 = randomVector(5, 7);
+  std::vector<float> y(5 * 81), want(5 * 81);
+  runKernel(*findCpuKernel(name),
+            {x.data(), f1.data(), b1.data(), dw.data(), b2.data(), f3.data(),
+             b3.data(), y.data()},
+            b, p, 2);
+  StemBlockWeights wt;
+  wt.w1 = f1.data(), wt.b1 = b1.data(), wt.dw = dw.data(), wt.b2 = b2.data();
+  wt.w3 = f3.data(), wt.b3 = b3.data();
+  wt.e1.act = wt.e2.act = Activation::Clip;
+  wt.e1.p1 = wt.e2.p1 = 6.0f;
+  ASSERT_TRUE(stemBlock(s, wt, x.data(), want.data(), 9, 0, 1));
   for (size_t i = 0; i < y.size(); ++i)
     EXPECT_NEAR(y[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << i;
 }

@@ -251,8 +251,11 @@ void expectEqual(const T &got, const T &want, const std::string &what) {
 //===----------------------------------------------------------------------===//
 
 /// conv2d (groups >= 1) or depthwise, int8, every stride/dilation/pad.
+/// `zpColumn`: a 4-column scale_bias (each channel's output zero point
+/// added to output_zp); `lutMode` 1: one table ([256]) in the activation
+/// unit, 2: one per output channel ([O, 256]).
 void convCase(Harness &h, bool depthwise, Format outFmt, bool withPartial,
-              int iter) {
+              int iter, bool zpColumn = false, int lutMode = 0) {
   int64_t N = h.rand(1, 2), groups = depthwise ? 1 : h.rand(1, 3);
   int64_t C = depthwise ? h.rand(1, 11) : groups * h.rand(1, 4);
   int64_t O = depthwise ? C : groups * h.rand(1, 5);
@@ -277,6 +280,17 @@ void convCase(Harness &h, bool depthwise, Format outFmt, bool withPartial,
                            : std::vector<int64_t>{O, icg, KH, KW},
                  -128, 127);
   T sb = h.scaleBias(O);
+  if (zpColumn) {
+    T wide{{O, 4}, {}};
+    for (int64_t o = 0; o < O; ++o) {
+      for (int64_t j = 0; j < 3; ++j)
+        wide.v.push_back(sb.at({o, j}));
+      // ozp + zp stays an int8 value.
+      wide.v.push_back(static_cast<double>(h.rand(-100 - ozp, 100 - ozp)));
+    }
+    sb = wide;
+  }
+  T lut = h.random({lutMode == 2 ? O : 1, 256}, -128, 127);
   T part = h.random({N, O, OH, OW}, -100000, 100000);
 
   SliceTask s;
@@ -287,6 +301,8 @@ void convCase(Harness &h, bool depthwise, Format outFmt, bool withPartial,
   s.scaleBias = h.place(sb, Format::Int32);
   if (withPartial)
     s.partial = h.place(part, Format::Int32);
+  if (lutMode)
+    s.lut = h.place(lutMode == 2 ? lut : T{{256}, lut.v}, Format::Int8);
   s.output = h.placeOut({N, O, OH, OW}, outFmt);
   s.stride = {sh, sw};
   s.dilation = {dh, dw};
@@ -327,10 +343,16 @@ void convCase(Harness &h, bool depthwise, Format outFmt, bool withPartial,
           acc = static_cast<int32_t>(acc); // 32-bit accumulators wrap
           if (outFmt == Format::Int32)
             want.v.push_back(static_cast<double>(acc));
-          else
-            want.v.push_back(static_cast<double>(
+          else {
+            int64_t zp =
+                ozp + (zpColumn ? static_cast<int64_t>(sb.at({o, 3})) : 0);
+            int64_t q =
                 requantRef(rnd, acc, static_cast<int64_t>(sb.at({o, 1})),
-                           static_cast<int64_t>(sb.at({o, 2})), ozp, lo, hi)));
+                           static_cast<int64_t>(sb.at({o, 2})), zp, lo, hi);
+            if (lutMode)
+              q = static_cast<int64_t>(lut.at({lutMode == 2 ? o : 0, q + 128}));
+            want.v.push_back(static_cast<double>(q));
+          }
         }
   expectEqual(h.read(s.output, outFmt), want,
               std::string(depthwise ? "depthwise" : "conv") + " case " +
@@ -358,6 +380,16 @@ TEST(NpuSimKernels, DepthwiseInt8) {
   for (int i = 0; i < 60; ++i) {
     h.next = 0;
     convCase(h, true, Format::Int8, false, i);
+  }
+}
+
+TEST(NpuSimKernels, ZeroPointColumnAndActivationTable) {
+  // Per-channel output zero points (scale_bias [O, 4]) and the activation
+  // unit's table after the requantization, one or one per channel.
+  Harness h(11);
+  for (int i = 0; i < 60; ++i) {
+    h.next = 0;
+    convCase(h, i % 2 == 1, Format::Int8, i % 5 == 4, i, i % 3 != 2, i % 3);
   }
 }
 
@@ -1303,9 +1335,9 @@ TEST(NpuSimBadInput, RefusedWithTaskAndField) {
       << runError(q);
 }
 
-TEST(NpuSimBadInput, BadScaleBiasRowAtRunTime) {
-  npu::NpuConfig cfg;
-  Simulator sim(cfg);
+/// A program of one fully_connected task 'fc0' (1x4 -> 1x4) whose
+/// scale_bias rows have `sbCols` columns at LRAM 128.
+Program fcProgram(const npu::NpuConfig &cfg, int64_t sbCols) {
   Program p;
   p.config = cfg;
   Task t;
@@ -1314,9 +1346,16 @@ TEST(NpuSimBadInput, BadScaleBiasRowAtRunTime) {
   t.slice.kernel = KernelKind::FullyConnected;
   t.slice.input = {0, {1, 4}, {4, 1}};
   t.slice.weights = {64, {1, 4, 4}, {16, 4, 1}};
-  t.slice.scaleBias = {128, {4, 3}, {12, 4}};
+  t.slice.scaleBias = {128, {4, sbCols}, {4 * sbCols, 4}};
   t.slice.output = {256, {1, 4}, {4, 1}};
   p.segments.push_back({{t}});
+  return p;
+}
+
+TEST(NpuSimBadInput, BadScaleBiasRowAtRunTime) {
+  npu::NpuConfig cfg;
+  Simulator sim(cfg);
+  Program p = fcProgram(cfg, 3);
   int32_t bad = 99;
   std::memcpy(sim.lram().data() + 128 + 8, &bad, 4);
   Profile prof;
@@ -1324,6 +1363,37 @@ TEST(NpuSimBadInput, BadScaleBiasRowAtRunTime) {
   EXPECT_FALSE(sim.run(p, {}, prof, err));
   EXPECT_NE(err.find("task 0 (fully_connected 'fc0'): field 'scale_bias' row "
                      "0 holds shift 99"),
+            std::string::npos)
+      << err;
+}
+
+TEST(NpuSimBadInput, ZeroPointColumnAndLutDims) {
+  npu::NpuConfig cfg;
+  Program p = fcProgram(cfg, 4);
+  p.segments[0].tasks[0].slice.lut = {512, {3, 256}, {256, 1}};
+  EXPECT_NE(runError(p).find("task 0 (slice_task fully_connected 'fc0'): field "
+                             "'lut' dims are [3, 256], expected [256], [1, "
+                             "256] or [4, 256]"),
+            std::string::npos)
+      << runError(p);
+  p.segments[0].tasks[0].slice.lut = {};
+  p.segments[0].tasks[0].slice.scaleBias = {128, {4, 5}, {20, 4}};
+  EXPECT_NE(runError(p).find("field 'scale_bias' dims are [4, 5], expected "
+                             "[4, 3 or 4] or [1, 3 or 4]"),
+            std::string::npos)
+      << runError(p);
+  // A zero point column whose sum with output_zp leaves int8: a run-time
+  // error naming the row.
+  p.segments[0].tasks[0].slice.scaleBias = {128, {4, 4}, {16, 4}};
+  p.segments[0].tasks[0].slice.outputZp = 100;
+  Simulator sim(cfg);
+  int32_t zp = 50;
+  std::memcpy(sim.lram().data() + 128 + 16 + 12, &zp, 4);
+  Profile prof;
+  std::string err;
+  EXPECT_FALSE(sim.run(p, {}, prof, err));
+  EXPECT_NE(err.find("field 'scale_bias' row 1 gives output zero point 150, "
+                     "expected -128..127"),
             std::string::npos)
       << err;
 }

@@ -15,6 +15,7 @@
 #define STRATA_KERNELS_KERNELABI_H
 
 #include "strata/Kernels/Conv.h"
+#include "strata/Kernels/OpKernels.h"
 
 #include <cstdint>
 #include <cstring>
@@ -46,6 +47,26 @@ inline constexpr int64_t kConvStrategyParams = 18;
 /// convolution's params, filter_packed (1: the transformed filter), the
 /// epilogue, then tile_hw (output tiles per block, the strategy's schedule).
 inline constexpr const char *kConvWinograd = "conv2d_winograd_f43_f32";
+/// The direct stem convolution (strata/Kernels/StemConv.h: 3x3, stride 2,
+/// group 1, at most kStemMaxChannels input channels): the general
+/// convolution's params, filter_packed (always 0: the plain filter), then
+/// the epilogue (no residual).
+inline constexpr const char *kConvStem = "conv2d_stem_f32";
+/// The narrow 1x1 convolution (StemConv.h conv1x1Narrow: few output
+/// channels, read straight from the NCHW input): the 1x1 kernel's params
+/// (N, C, HW, O), filter_packed (always 0), the epilogue (residual allowed).
+inline constexpr const char *kConv1x1Narrow = "conv2d_1x1_narrow_f32";
+/// The fused first block (strata/Kernels/StemConv.h stemBlock: the 3x3
+/// stride-2 stem, a 3x3 depthwise, a 1x1 projection). Bindings (input, w1
+/// E x C x 3 x 3, b1, depthwise filter E x 1 x 3 x 3, b2, w3 P x E, b3,
+/// output; filters plain, an absent bias binds the output, not read).
+/// Params: N, C, H, W, E, P, H1, W1 (the stem's output), the stem's PT, PL,
+/// PB, PR, the depthwise's stride, PT, PL, PB, PR, OH, OW, then per stage
+/// has_bias, activation, p0, p1 (three times), strip_rows (0: from the
+/// output width at run time).
+inline constexpr const char *kStemBlock = "conv2d_stem_block_f32";
+inline constexpr int64_t kStemBlockBindings = 8;
+inline constexpr int64_t kStemBlockParams = 19 + 3 * 4 + 1;
 
 /// oneDNN primitives (built only with oneDNN, lib/Runtime/CpuOneDnnKernels.cpp):
 /// the matmul takes the matmul params, the convolution the general
@@ -107,6 +128,12 @@ inline constexpr int64_t kTableI8Params = 33;
 /// 3 + 32 x channels params.
 inline constexpr const char *kTableChannelsI8 = "table_channels_i8";
 inline constexpr int64_t kTableChannelsI8FixedParams = 3;
+/// Max pooling of int8 / uint8 NCHW planes (strata/Kernels/Int8Pool.h; a
+/// quantized MaxPool keeps its input's quantization). Bindings (in, out).
+/// Params as maxpool2d_nchw_f32's (the geometry, then clamp and limit,
+/// which must be 0: a MaxPool with a relu is not quantized).
+inline constexpr const char *kMaxPoolI8 = "maxpool2d_nchw_i8";
+inline constexpr const char *kMaxPoolU8 = "maxpool2d_nchw_u8";
 /// has_bias, in_unsigned, in_zp, relu, out_kind (kernels::Int8Output),
 /// out_zp, qmin, qmax, rounding (kernels::Int8Rounding: 0 MultiplierShift,
 /// 1 TosaSingleRound, 2 TFLiteHalfUp).
@@ -233,6 +260,11 @@ inline float paramFloat(int64_t p) {
 /// The convolution geometry of a conv kernel's params (the 1x1 kernel's as
 /// one over an HW x 1 image). Not checked: see checkConv2dShape.
 Conv2dShape convShapeFromParams(std::string_view kernel, const int64_t *p);
+
+/// The pooling geometry of a pool kernel's first 16 params (N, C, H, W, OH,
+/// OW, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW). Not checked: see
+/// checkPool2dShape.
+Pool2dShape poolShapeFromParams(const int64_t *p);
 
 /// Whether the runtime has a kernel of this name for the compiler to call
 /// (the oneDNN ones included: only a build with oneDNN selects them).

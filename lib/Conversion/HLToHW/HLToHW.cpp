@@ -35,6 +35,24 @@ struct ConvertHLToHWPass
     lramReuse = o.lramReuse;
     fuseDispatches = o.fuseDispatches;
     prefetchWeights = o.prefetchWeights;
+    foldTables = o.foldTables;
+  }
+
+  /// Multi-op dispatches: the hl.table folded into `op`'s activation unit,
+  /// if any. An int8 hl.conv2d / hl.depthwise_conv2d (plain or over a
+  /// segmented input; its result not segmented) whose only user is a
+  /// signed int8 hl.table of the same block.
+  static hl::TableOp foldableTable(Operation *op) {
+    if (!isa<hl::Conv2DOp, hl::DepthwiseConv2DOp>(op) ||
+        op->hasAttr("segment_output") || !op->getResult(0).hasOneUse() ||
+        hl::formatOf(op->getResult(0).getType()) != hl::Format::Int8)
+      return nullptr;
+    auto table = dyn_cast<hl::TableOp>(*op->getResult(0).getUsers().begin());
+    if (!table || table->getBlock() != op->getBlock() ||
+        hl::storageRange(table.getInput().getType()).first != -128 ||
+        hl::storageRange(table.getOutput().getType()).first != -128)
+      return nullptr;
+    return table;
   }
 
   /// Multi-op dispatches: the hl.add fused into `op`'s program, if any.
@@ -81,6 +99,7 @@ struct ConvertHLToHWPass
     options.lramReuse = lramReuse;
     options.fuseDispatches = fuseDispatches;
     options.prefetchWeights = prefetchWeights;
+    options.foldTables = foldTables;
 
     SmallVector<Operation *> kernels;
     module.walk([&](Operation *op) {
@@ -109,13 +128,13 @@ struct ConvertHLToHWPass
     auto isMac = [](Operation *op) {
       return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp>(op);
     };
-    // The adds lowered with their convolution, and the LRAM address each
-    // pair leaves its sum at (LRAM reuse). A pair's dispatch runs at its
-    // add's place.
-    llvm::DenseMap<Operation *, std::optional<int64_t>> fusedAdds;
+    // The adds and tables lowered with their convolution, and the LRAM
+    // address each pair leaves its result at (LRAM reuse). A pair's
+    // dispatch runs at its add's (table's) place.
+    llvm::DenseMap<Operation *, std::optional<int64_t>> grouped;
     for (size_t i = 0; i < kernels.size(); ++i) {
       Operation *op = kernels[i];
-      if (auto it = fusedAdds.find(op); it != fusedAdds.end()) {
+      if (auto it = grouped.find(op); it != grouped.end()) {
         resident = it->second;
         residentValue = op->getResult(0);
         continue;
@@ -142,7 +161,8 @@ struct ConvertHLToHWPass
           op->getResult(0).hasOneUse() && !extra::handles(op) &&
           !extra::handles(next) && !op->hasAttr("segment_output") &&
           !next->hasAttr("segment_output") &&
-          !(fuseDispatches && (fusableAdd(op) || fusableAdd(next)))) {
+          !(fuseDispatches && (fusableAdd(op) || fusableAdd(next))) &&
+          !(foldTables && foldableTable(next))) {
         HLToHWOptions nextOptions = options;
         nextOptions.keepOutputResident = options.lramReuse &&
                                          i + 2 < kernels.size() &&
@@ -176,36 +196,44 @@ struct ConvertHLToHWPass
       // fit LRAM, the conv's own program.
       hl::AddOp add = fuseDispatches && !error ? fusableAdd(op) : nullptr;
       // An add of two convolutions goes with the first one lowered.
-      if (add && fusedAdds.contains(add))
+      if (add && grouped.contains(add))
         add = nullptr;
-      if (add) {
-        HLToHWOptions fusedOptions = opOptions;
-        fusedOptions.fusedAdd = add;
-        // The pair keeps its sum in LRAM when the kernel after the add
-        // reads it.
-        size_t next =
-            llvm::find(kernels, add.getOperation()) - kernels.begin() + 1;
-        fusedOptions.keepOutputResident =
+      // The pair's program: the conv's program also computes `user` (its
+      // fused add or folded table) and runs at the user's place (a kernel
+      // between the two, a shortcut conv, runs before it and overwrites
+      // LRAM, so the conv then loads its input); it keeps its result in
+      // LRAM when the kernel after the user reads it. False when the pair
+      // does not fit LRAM (then the conv's own program).
+      auto lowerGroup = [&](Operation *user) {
+        HLToHWOptions groupOptions = opOptions;
+        groupOptions.fusedAdd = isa<hl::AddOp>(user) ? user : nullptr;
+        groupOptions.foldedTable = isa<hl::TableOp>(user) ? user : nullptr;
+        size_t next = llvm::find(kernels, user) - kernels.begin() + 1;
+        groupOptions.keepOutputResident =
             options.lramReuse && next < kernels.size() &&
             isMac(kernels[next]) &&
-            kernels[next]->getOperand(0) == add.getResult();
-        // The pair runs at the add's place: a kernel between the two (a
-        // shortcut conv) runs before it and overwrites LRAM, so the conv
-        // then loads its input.
-        if (i + 1 >= kernels.size() || kernels[i + 1] != add.getOperation())
-          fusedOptions.residentInput.reset();
-        npusim::Program fusedProgram;
-        LayerPlan fusedPlan;
-        if (!lowerHLOpToProgram(op, config, fusedOptions, name, fusedProgram,
-                                &fusedPlan)) {
-          program = std::move(fusedProgram);
-          opOptions.residentInput = fusedOptions.residentInput;
-          plan = fusedPlan;
-          fusedAdds[add] = fusedPlan.residentOutput;
-        } else {
-          add = nullptr;
-        }
-      }
+            kernels[next]->getOperand(0) == user->getResult(0);
+        if (i + 1 >= kernels.size() || kernels[i + 1] != user)
+          groupOptions.residentInput.reset();
+        npusim::Program groupProgram;
+        LayerPlan groupPlan;
+        if (lowerHLOpToProgram(op, config, groupOptions, name, groupProgram,
+                               &groupPlan))
+          return false;
+        program = std::move(groupProgram);
+        opOptions.residentInput = groupOptions.residentInput;
+        plan = groupPlan;
+        grouped[user] = groupPlan.residentOutput;
+        return true;
+      };
+      if (add && !lowerGroup(add))
+        add = nullptr;
+      // A folded table: the conv's program applies it (the table's
+      // program, the conv outlined with it).
+      hl::TableOp table =
+          foldTables && !error && !add ? foldableTable(op) : nullptr;
+      if (table && !lowerGroup(table))
+        table = nullptr;
       if (error) {
         op->emitError() << *error;
         failed = true;
@@ -215,11 +243,13 @@ struct ConvertHLToHWPass
         op->setAttr("npu.resident_input", b.getUnitAttr());
       npuhw::ProgramOp p = npuhw::buildProgram(b, op->getLoc(), program);
       symbols.insert(p);
-      if (add) {
+      if (add || table) {
         // The outliner puts the conv in its only user's dispatch
         // (npu.dispatch_group); the program hangs on the group's last op.
+        Operation *last = add ? add.getOperation() : table.getOperation();
         op->setAttr("npu.dispatch_group", b.getUnitAttr());
-        add->setAttr("npu.program", FlatSymbolRefAttr::get(p.getSymNameAttr()));
+        last->setAttr("npu.program",
+                      FlatSymbolRefAttr::get(p.getSymNameAttr()));
         resident.reset();
         continue;
       }

@@ -47,8 +47,10 @@ struct Layer {
   int64_t sh = 1, sw = 1, dh = 1, dw = 1, groups = 1;
   int64_t pad[4] = {0, 0, 0, 0}; // top, left, bottom, right
   int64_t B = 4;
-  int64_t eb = 1;          // bytes of an input / weight / output element
-  int64_t sbRowBytes = 12; // one scale_bias row: 3 x i32, or 1 x f32 (bf16)
+  int64_t eb = 1; // bytes of an input / weight / output element
+  /// One scale_bias row: 3 x i32 (4 with a per-channel output zero
+  /// point), or 1 x f32 (bf16).
+  int64_t sbRowBytes = 12;
   int64_t blockBytes = 0;  // one packed weight block
   npusim::SliceTask proto; // the fields every task of the layer shares
   /// The whole input already in LRAM at this address (NCHW, contiguous):
@@ -64,6 +66,12 @@ struct Layer {
   std::optional<npusim::SliceTask> add;
   /// Whether the layer's result is the add's first operand (lhs).
   bool addLhs = true;
+  /// Multi-op dispatch: the hl.table folded into the activation unit (the
+  /// MAC tasks writing int8 look their result up in it before the store):
+  /// 0 none, 1 one table, `O` one per output channel (the rows of a
+  /// tile's channels are loaded with its scale_bias rows).
+  int64_t lutRows = 0;
+  bool lutPerChannel() const { return lutRows > 1; }
 
   int64_t inputBytes() const { return N * C * H * W * eb; }
 
@@ -141,7 +149,7 @@ bool lastK(const Layer &l, const Tile &t) {
 
 /// Byte sizes of one tile's buffers.
 struct TileBytes {
-  int64_t input, weights, scaleBias, output, acc;
+  int64_t input, weights, scaleBias, output, acc, lut = 0;
 };
 
 /// Bytes of the weights of tile `t` (its blocks, its input channels).
@@ -157,15 +165,20 @@ TileBytes tileBytes(const Layer &l, const Tile &t, bool tiledK) {
   auto [ci0, ci1] = inputChannels(l, t);
   int64_t outElems = l.N * (t.c1 - t.c0) * (t.r1 - t.r0) * l.OW;
   // A fused add holds the tile's residual operand beside its output.
-  return {l.N * (ci1 - ci0) * (w.i1 - w.i0) * l.W * l.eb, weightBytes(l, t),
-          (t.c1 - t.c0) * l.sbRowBytes, outElems * l.eb * (l.add ? 2 : 1),
-          tiledK ? outElems * 4 : 0};
+  // A folded table: its rows of the tile's channels, or the one table.
+  int64_t lut = l.lutPerChannel() ? (t.c1 - t.c0) * 256 : l.lutRows * 256;
+  return {l.N * (ci1 - ci0) * (w.i1 - w.i0) * l.W * l.eb,
+          weightBytes(l, t),
+          (t.c1 - t.c0) * l.sbRowBytes,
+          outElems * l.eb * (l.add ? 2 : 1),
+          tiledK ? outElems * 4 : 0,
+          lut};
 }
 
 /// The largest buffer of each kind over the tiles, and whether the kind's
 /// contents stay the same over all tiles (then one buffer, loaded once).
 struct Buffers {
-  TileBytes max{0, 0, 0, 0, 0};
+  TileBytes max{0, 0, 0, 0, 0, 0};
   bool inputShared = true, weightsShared = true, scaleBiasShared = true;
   /// One output tile (its reduction tiles write it in turn; it is stored
   /// after the last one): one output buffer.
@@ -183,6 +196,7 @@ Buffers buffersOf(const Layer &l, const std::vector<Tile> &tiles) {
     b.max.scaleBias = std::max(b.max.scaleBias, s.scaleBias);
     b.max.output = std::max(b.max.output, s.output);
     b.max.acc = std::max(b.max.acc, s.acc);
+    b.max.lut = std::max(b.max.lut, s.lut);
   }
   b.scaleBiasShared = f.c1 - f.c0 == l.O;
   b.outputShared = b.scaleBiasShared && f.r1 - f.r0 == l.OH;
@@ -196,7 +210,8 @@ Buffers buffersOf(const Layer &l, const std::vector<Tile> &tiles) {
 /// buffering) for the operands that change between tiles.
 struct Placement {
   int64_t input[2], weights[2], scaleBias[2], output[2];
-  int64_t acc = 0; ///< int32 partials (reduction tiling), one set
+  int64_t lut[2] = {0, 0}; ///< a folded table (per-channel: as scale_bias)
+  int64_t acc = 0;         ///< int32 partials (reduction tiling), one set
   int64_t used = 0;
 };
 
@@ -224,7 +239,9 @@ std::optional<Placement> place(const Layer &l, const Buffers &b, int sets,
   if (!put(p.weights, b.max.weights, b.weightsShared) ||
       !put(p.scaleBias, b.max.scaleBias, b.scaleBiasShared) ||
       (!l.residentIn && !put(p.input, b.max.input, b.inputShared)) ||
-      !put(p.output, b.max.output, b.outputShared))
+      !put(p.output, b.max.output, b.outputShared) ||
+      (b.max.lut &&
+       !put(p.lut, b.max.lut, !l.lutPerChannel() || b.scaleBiasShared)))
     return std::nullopt;
   if (l.residentIn)
     p.input[0] = p.input[1] = *l.residentIn;
@@ -265,6 +282,9 @@ double scheduleCycles(const Layer &l, const std::vector<Tile> &tiles,
     }
     if (lastSb != sbKey) {
       c.load += dmaCycles(s.scaleBias, 1);
+      // A folded table's rows go with the scale_bias rows (one table: once).
+      if (s.lut && (l.lutPerChannel() || i == 0))
+        c.load += dmaCycles(s.lut, 1);
       lastSb = sbKey;
     }
     RowWindow w = rowWindow(l, t.r0, t.r1);
@@ -294,6 +314,8 @@ std::string describe(const TileBytes &b) {
           .str();
   if (b.acc)
     text += ", int32 partials " + std::to_string(b.acc);
+  if (b.lut)
+    text += ", table " + std::to_string(b.lut);
   return text;
 }
 
@@ -436,7 +458,8 @@ using Piece = Tile;
 /// the last writes them, every tile but the first reads them.
 Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
                int64_t wAddr, int64_t sbAddr, int64_t outAddr, uint32_t slice,
-               std::optional<int64_t> accAddr = std::nullopt) {
+               std::optional<int64_t> accAddr = std::nullopt,
+               int64_t lutAddr = 0) {
   Task t;
   t.kind = npusim::TaskKind::Slice;
   t.slice = l.proto;
@@ -459,16 +482,22 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
       s.output = contiguous(*accAddr, outDims, 4);
     } else {
       s.output = contiguous(outAddr, outDims, l.eb);
+      // A folded table (at `lutAddr`: the tile's rows, or the one table):
+      // the activation unit looks the int8 result up before the store.
+      if (l.lutRows)
+        s.lut = l.lutPerChannel()
+                    ? contiguous(lutAddr + (p.c0 - tile.c0) * 256, {pc, 256}, 1)
+                    : contiguous(lutAddr, {256}, 1);
     }
   };
   RowWindow tw = rowWindow(l, tile.r0, tile.r1);
   auto [ci0, ci1] = inputChannels(l, tile);
   int64_t inRowsTile = tw.i1 - tw.i0;
   int64_t sbDimsRow = l.sbRowBytes / 4;
-  s.scaleBias =
-      sbDimsRow == 3
-          ? contiguous(sbAddr + (p.c0 - tile.c0) * l.sbRowBytes, {pc, 3}, 4)
-          : contiguous(sbAddr + (p.c0 - tile.c0) * 4, {pc}, 4);
+  s.scaleBias = sbDimsRow > 1
+                    ? contiguous(sbAddr + (p.c0 - tile.c0) * l.sbRowBytes,
+                                 {pc, sbDimsRow}, 4)
+                    : contiguous(sbAddr + (p.c0 - tile.c0) * 4, {pc}, 4);
   s.weights.address = wAddr + blockOff * wBlockBytes;
   if (l.kind == Kind::FullyConnected) {
     s.input = contiguous(inAddr, {l.N, kc}, l.eb);
@@ -594,7 +623,9 @@ std::optional<std::string> readLayer(Operation *op,
       return l.name + ": dynamic shapes are not supported";
   l.B = config.weightChannelBlock;
   l.eb = bf16 ? 2 : 1;
-  l.sbRowBytes = bf16 ? 4 : 12;
+  l.sbRowBytes =
+      bf16 ? 4
+           : 4 * cast<ShapedType>(op->getOperand(2).getType()).getDimSize(1);
   npusim::SliceTask &s = l.proto;
   s.format = s.outputFormat =
       bf16 ? npusim::Format::BF16 : npusim::Format::Int8;
@@ -791,6 +822,125 @@ void binaryFields(BinaryOp b, npusim::KernelKind k, npusim::SliceTask &proto) {
     proto.rounding = npusim::Rounding::TFLite;
 }
 
+/// A per-channel hl.table (`[C, 256]`) over the `[N*C, L]` planes (L the
+/// elements after dim 1): chunks of whole channel planes of one batch item
+/// (or parts of one plane when a plane does not fit), each split over the
+/// slices by channels (or elements); every `table` task reads its
+/// channels' rows. The whole table is loaded once when it fits beside a
+/// chunk of at least one plane; otherwise each chunk loads its channels'
+/// rows (a row only when the channel changes).
+std::optional<std::string> lowerChannelTable(hl::TableOp op,
+                                             const npu::NpuConfig &config,
+                                             const std::string &layer,
+                                             const std::string &name,
+                                             npusim::Program &program) {
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(op.getInput().getType()).getShape();
+  int64_t n = shape[0], c = shape[1], plane = 1;
+  for (size_t d = 2; d < shape.size(); ++d)
+    plane *= shape[d];
+  // LRAM addresses of the table rows, the input and the output chunk when
+  // `rows` table rows and chunks of `elems` elements fit.
+  struct Fit {
+    int64_t lut, in, out;
+  };
+  auto fits = [&](int64_t rows, int64_t elems) -> std::optional<Fit> {
+    LramAllocator alloc(config);
+    std::optional<int64_t> lut = alloc.allocate(rows * 256),
+                           in = alloc.allocate(elems),
+                           out = alloc.allocate(elems);
+    if (!lut || !in || !out)
+      return std::nullopt;
+    return Fit{*lut, *in, *out};
+  };
+  // Channels per chunk (k) and elements of a plane per chunk (part).
+  bool resident = false;
+  int64_t k = 0, part = plane;
+  std::optional<Fit> fit;
+  for (int64_t kk = c; kk >= 1 && !fit; kk = kk * 7 / 8) {
+    if ((fit = fits(c, kk * plane))) {
+      resident = true;
+      k = kk;
+    }
+    if (kk * 7 / 8 == kk)
+      break;
+  }
+  for (int64_t kk = c; kk >= 1 && !fit; --kk)
+    if ((fit = fits(kk, kk * plane)))
+      k = kk;
+  for (part = plane; part >= 1 && !fit; part = part * 7 / 8)
+    if ((fit = fits(1, part)))
+      k = 1;
+  if (!fit)
+    return layer + llvm::formatv(": not even one table row (256 bytes) and "
+                                 "one element fit LRAM ({0} bytes)",
+                                 config.lramBytes)
+                       .str();
+  part = std::min(part, plane);
+  program = npusim::Program();
+  program.name = name;
+  program.config = config;
+  uint64_t bytes = static_cast<uint64_t>(n * c * plane);
+  program.bindings = {{"input", bytes, false},
+                      {bindingName(op.getTable(), "table"),
+                       static_cast<uint64_t>(c * 256), false},
+                      {"output", bytes, true}};
+  std::vector<Task> tasks;
+  if (resident)
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1, 0, fit->lut, 1,
+                            {c * 256}, {1}, {1}, "table"));
+  int64_t index = 0, heldRows = -1;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t c0 = 0; c0 < c; c0 += k) {
+      int64_t kc = std::min(k, c - c0);
+      // The first table row of the chunk's channels in LRAM.
+      int64_t lutBase = resident ? fit->lut + c0 * 256 : fit->lut;
+      for (int64_t e0 = 0; e0 < plane; e0 += part, ++index) {
+        int64_t len = std::min(part, plane - e0);
+        int64_t dram = (b * c + c0) * plane + e0;
+        if (index)
+          tasks.push_back(barrier());
+        if (!resident && heldRows != c0) {
+          tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1, c0 * 256,
+                                  fit->lut, 1, {kc * 256}, {1}, {1}, "table"));
+          heldRows = c0;
+        }
+        tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 0, dram, fit->in, 1,
+                                {kc, len}, {plane, 1}, {len, 1}, "input"));
+        tasks.push_back(barrier());
+        // Split over the slices by channels, or by elements of one plane.
+        bool byChannels = kc >= 2;
+        int64_t units = byChannels ? kc : len;
+        int64_t pieces = std::min<int64_t>(config.slices, units);
+        for (int64_t sIdx = 0; sIdx < pieces; ++sIdx) {
+          int64_t u0 = units * sIdx / pieces, u1 = units * (sIdx + 1) / pieces;
+          int64_t pk = byChannels ? u1 - u0 : 1;
+          int64_t pl = byChannels ? len : u1 - u0;
+          int64_t off = byChannels ? u0 * len : u0;
+          Task t;
+          t.kind = npusim::TaskKind::Slice;
+          t.slice.kernel = npusim::KernelKind::Table;
+          t.slice.slice = static_cast<uint32_t>(sIdx);
+          t.slice.input = contiguous(fit->in + off, {1, pk, pl}, 1);
+          t.slice.input.strides = {pk * len, len, 1};
+          t.slice.output = t.slice.input;
+          t.slice.output.address = fit->out + off;
+          t.slice.lut =
+              contiguous(lutBase + (byChannels ? u0 : 0) * 256, {pk, 256}, 1);
+          t.name = llvm::formatv("chunk{0}.s{1}", index, sIdx).str();
+          tasks.push_back(t);
+        }
+        tasks.push_back(barrier());
+        tasks.push_back(dmaTask(npusim::TaskKind::DmaStore, 2, dram, fit->out,
+                                1, {kc, len}, {plane, 1}, {len, 1}, "output"));
+      }
+    }
+  program.segments.push_back({std::move(tasks)});
+  if (auto e = npusim::verifyProgram(program))
+    return layer + ": internal error, the program does not verify: " + *e;
+  return std::nullopt;
+}
+
 /// The int8 elementwise kernels (hl.add/sub/mul/min/max, hl.activation,
 /// hl.table) over the flat tensor: chunks that fit LRAM (the inputs, the
 /// table, the output), each split over the slices, loaded, computed and
@@ -865,7 +1015,7 @@ std::optional<std::string> lowerElementwise(Operation *op,
     if (convert.getZp() < -128 || convert.getZp() > 127)
       return layer + ": zp " + std::to_string(convert.getZp()) +
              " is outside int8";
-  } else if (isa<hl::TableOp>(op)) {
+  } else if (auto tableOp = dyn_cast<hl::TableOp>(op)) {
     table = true;
     proto.kernel = npusim::KernelKind::Table;
     if (config.lutEntries < 256)
@@ -873,6 +1023,8 @@ std::optional<std::string> lowerElementwise(Operation *op,
                                    "is fewer than the 256 of an int8 table",
                                    config.lutEntries)
                          .str();
+    if (cast<ShapedType>(tableOp.getTable().getType()).getRank() == 2)
+      return lowerChannelTable(tableOp, config, layer, name, program);
   } else {
     return layer + ": no NPU lowering for this op";
   }
@@ -1001,6 +1153,20 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     l.add = proto;
     l.addLhs = add->getOperand(0) == op->getResult(0);
   }
+  if (options.foldedTable) {
+    auto table = dyn_cast<hl::TableOp>(options.foldedTable);
+    auto signedInt8 = [](Value v) {
+      Type e = cast<ShapedType>(v.getType()).getElementType();
+      return hl::formatOf(e) == hl::Format::Int8 &&
+             hl::storageRange(e).first == -128;
+    };
+    if (!table || l.add || l.kind == Kind::FullyConnected || l.eb != 1 ||
+        table.getInput() != op->getResult(0) || !signedInt8(table.getInput()) ||
+        !signedInt8(table.getOutput()))
+      return l.name + ": internal error, no table to fold";
+    auto tableType = cast<ShapedType>(table.getTable().getType());
+    l.lutRows = tableType.getRank() == 2 ? l.O : 1;
+  }
   Tiling tiling;
   Placement pl;
   // A resident output is NCHW-contiguous: one tile, N = 1, pieces split by
@@ -1046,12 +1212,18 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                       {bindingName(op->getOperand(2), "scale_bias"),
                        static_cast<uint64_t>(l.O * l.sbRowBytes), false},
                       {"output", static_cast<uint64_t>(outBytes), true}};
-  // A fused add: binding 3 is its other operand, 4 its result.
+  // A fused add: binding 3 is its other operand, 4 its result. A folded
+  // table: binding 3 is the table, 4 the table's result.
   if (l.add)
     program.bindings.insert(
         program.bindings.begin() + 3,
         {"residual", static_cast<uint64_t>(outBytes), false});
-  uint32_t outBinding = l.add ? 4 : 3;
+  if (l.lutRows)
+    program.bindings.insert(
+        program.bindings.begin() + 3,
+        {bindingName(options.foldedTable->getOperand(1), "table"),
+         static_cast<uint64_t>(l.lutRows * 256), false});
+  uint32_t outBinding = l.add || l.lutRows ? 4 : 3;
   if (plan) {
     *plan = {static_cast<int64_t>((l.OH + tiling.rowsPerTile - 1) /
                                   tiling.rowsPerTile),
@@ -1069,7 +1241,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
   bool tiledK = reductionTiled(l, tiling);
   // What each buffer set holds: weights (c0, c1, k0, k1), scale_bias
   // (c0, c1), input (channels, rows).
-  std::vector<int64_t> heldW[2], heldSb[2], heldIn[2];
+  std::vector<int64_t> heldW[2], heldSb[2], heldIn[2], heldLut[2];
   // The pieces of each output tile, the same for all its reduction tiles
   // (their int32 partials stay where they are).
   std::map<std::vector<int64_t>, std::vector<Piece>> piecesOf;
@@ -1131,6 +1303,19 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                               "scale_bias"));
       heldSb[sbSet] = sbKey;
     }
+    // A folded table: the tile's rows (per channel, with the scale_bias
+    // rows) or the one table, once.
+    int lutSet = !l.lutPerChannel() || buffers.scaleBiasShared ? 0 : set;
+    std::vector<int64_t> lutKey =
+        l.lutPerChannel() ? sbKey : std::vector<int64_t>{};
+    if (l.lutRows && (heldLut[lutSet] != lutKey || ti == 0)) {
+      int64_t rows = l.lutPerChannel() ? t.c1 - t.c0 : 1;
+      if (ti == 0 || l.lutPerChannel())
+        tasks.push_back(dmaTask(
+            npusim::TaskKind::DmaLoad, 3, l.lutPerChannel() ? t.c0 * 256 : 0,
+            pl.lut[lutSet], 1, {rows * 256}, {1}, {1}, "table"));
+      heldLut[lutSet] = lutKey;
+    }
     RowWindow w = rowWindow(l, t.r0, t.r1);
     auto [ci0, ci1] = inputChannels(l, t);
     std::vector<int64_t> inKey{ci0, ci1, w.i0, w.i1};
@@ -1160,10 +1345,12 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
       Piece pk = p;
       pk.k0 = t.k0;
       pk.k1 = t.k1;
+      int lutSet = !l.lutPerChannel() || buffers.scaleBiasShared ? 0 : set;
       Task task =
           sliceTask(l, t, pk, pl.input[inSet], pl.weights[wSet],
                     pl.scaleBias[sbSet], outAddr, static_cast<uint32_t>(s),
-                    tiledK ? std::optional<int64_t>(accAddr) : std::nullopt);
+                    tiledK ? std::optional<int64_t>(accAddr) : std::nullopt,
+                    pl.lut[lutSet]);
       task.name = tiledK ? llvm::formatv("tile{0}.k{1}.s{2}", ti, t.k0, s).str()
                          : llvm::formatv("tile{0}.s{1}", ti, s).str();
       fastestVectorMode(task, config);

@@ -63,6 +63,11 @@ struct WinLayer {
   std::vector<Phase> phases; ///< segmented: the phases with taps
   npusim::SliceTask proto;
   OutputLayout out;
+  /// An hl.table folded into the int8 MAC's activation unit (the task
+  /// writing int8 looks its result up): 0 none, 1 one table, `O` one per
+  /// output channel (a tile's rows loaded with its scale_bias rows).
+  int64_t lutRows = 0;
+  bool lutPerChannel() const { return lutRows > 1; }
 
   bool mac() const { return kind == Kind::Conv || kind == Kind::Depthwise; }
   int64_t units() const { return (O + unit - 1) / unit; }
@@ -116,7 +121,7 @@ std::pair<int64_t, int64_t> inChannels(const WinLayer &l, const Tile &t) {
 }
 
 struct Bytes {
-  int64_t input = 0, weights = 0, scaleBias = 0, output = 0, temp = 0;
+  int64_t input = 0, weights = 0, scaleBias = 0, output = 0, temp = 0, lut = 0;
 };
 
 Bytes bytesOf(const WinLayer &l, const Tile &t) {
@@ -129,6 +134,7 @@ Bytes bytesOf(const WinLayer &l, const Tile &t) {
   if (l.mac()) {
     b.weights = ((t.c1 - t.c0 + l.B - 1) / l.B) * l.blockBytes;
     b.scaleBias = (t.c1 - t.c0) * l.sbRowBytes;
+    b.lut = l.lutPerChannel() ? (t.c1 - t.c0) * 256 : l.lutRows * 256;
     b.temp = l.chained() ? outElems * 4 : 0; // int32 partials
     if (l.reinterleaved())
       b.temp = b.input; // the tile's rows of the padded image
@@ -152,6 +158,7 @@ std::vector<Tile> tilesOf(const WinLayer &l, int64_t unitsPerTile,
 /// LRAM addresses, per buffer set.
 struct Placement {
   int64_t input[2], weights[2], scaleBias[2], output[2], temp = 0;
+  int64_t lut[2] = {0, 0}; ///< a folded table (per channel: as scale_bias)
   int64_t used = 0;
   bool weightsShared = true, inputShared = true;
 };
@@ -167,6 +174,7 @@ std::optional<Placement> place(const WinLayer &l,
     max.scaleBias = std::max(max.scaleBias, b.scaleBias);
     max.output = std::max(max.output, b.output);
     max.temp = std::max(max.temp, b.temp);
+    max.lut = std::max(max.lut, b.lut);
   }
   Placement p;
   p.weightsShared = tiles.front().c1 - tiles.front().c0 == l.O;
@@ -194,7 +202,8 @@ std::optional<Placement> place(const WinLayer &l,
   if (!put(p.weights, max.weights, p.weightsShared) ||
       !put(p.scaleBias, max.scaleBias, p.weightsShared) ||
       !put(p.input, max.input, p.inputShared) ||
-      !put(p.output, max.output, false))
+      !put(p.output, max.output, false) ||
+      !put(p.lut, max.lut, p.weightsShared || !l.lutPerChannel()))
     return std::nullopt;
   if (max.temp) {
     std::optional<int64_t> a = alloc.allocate(max.temp);
@@ -352,11 +361,18 @@ std::vector<Task> pieceTasks(const WinLayer &l, const Tile &t, const Piece &p,
     int64_t sbAddr = pl.scaleBias[wSet] + (p.c0 - t.c0) * l.sbRowBytes;
     // The verifier wants the rows on every int8 MAC task; the middle ones
     // read neither bias nor requantization.
-    s.scaleBias = contiguous(sbAddr, {pc, 3}, 4);
+    s.scaleBias = contiguous(sbAddr, {pc, l.sbRowBytes / 4}, 4);
     if (!first)
       s.partial = contiguous(tempAddr, outDims, 4);
     if (last) {
       s.output = contiguous(outAddr, outDims, l.eb);
+      // A folded table: the piece's rows, or the one table.
+      int lutSet = pl.weightsShared || !l.lutPerChannel() ? 0 : set;
+      if (l.lutRows)
+        s.lut =
+            l.lutPerChannel()
+                ? contiguous(pl.lut[lutSet] + (p.c0 - t.c0) * 256, {pc, 256}, 1)
+                : contiguous(pl.lut[lutSet], {256}, 1);
     } else {
       s.outputFormat = npusim::Format::Int32;
       s.output = contiguous(tempAddr, outDims, 4);
@@ -452,6 +468,8 @@ double scheduleCycles(const WinLayer &l, const std::vector<Tile> &tiles,
     std::vector<int64_t> wKey{t.c0, t.c1};
     if (l.mac() && wKey != lastW) {
       c.load += dma(b.weights, 1) + dma(b.scaleBias, 1);
+      if (b.lut && (l.lutPerChannel() || i == 0))
+        c.load += dma(b.lut, 1);
       lastW = wKey;
     }
     Rows r = rowsOf(l, t.r0, t.r1);
@@ -651,7 +669,10 @@ readLayer(Operation *op, const npu::NpuConfig &config, WinLayer &l) {
     l.blockBytes = l.eb;
     for (size_t i = 1; i < wShape.size(); ++i)
       l.blockBytes *= wShape[i];
-    l.sbRowBytes = bf16 ? 4 : 12;
+    // 3 x i32 (4 with per-channel output zero points), or 1 x f32.
+    l.sbRowBytes =
+        bf16 ? 4
+             : 4 * cast<ShapedType>(op->getOperand(2).getType()).getDimSize(1);
     auto attr = [&](StringRef n) {
       return op->getAttrOfType<IntegerAttr>(n).getInt();
     };
@@ -832,6 +853,15 @@ extra::lowerWindowOp(Operation *op, const npu::NpuConfig &config,
   WinLayer l;
   if (auto e = readLayer(op, config, l))
     return e;
+  if (options.foldedTable) {
+    auto table = dyn_cast<hl::TableOp>(options.foldedTable);
+    if (!table || !l.mac() || l.eb != 1 || l.s == 1 ||
+        table.getInput() != op->getResult(0) || op->hasAttr("segment_output"))
+      return l.name + ": internal error, no table to fold";
+    l.lutRows =
+        cast<ShapedType>(table.getTable().getType()).getRank() == 2 ? l.O : 1;
+    l.out.binding = 4; // after the table
+  }
   int sets = options.doubleBuffer ? 2 : 1;
   std::vector<Tile> tiles;
   Placement pl;
@@ -852,6 +882,12 @@ extra::lowerWindowOp(Operation *op, const npu::NpuConfig &config,
                                 static_cast<uint64_t>(l.O * l.sbRowBytes),
                                 false});
   }
+  // A folded table: binding 3, before the output.
+  if (l.lutRows)
+    program.bindings.push_back(
+        {bindingName(options.foldedTable->getOperand(1), "table"),
+         static_cast<uint64_t>(l.lutRows * 256), false});
+  uint32_t lutBinding = 3;
   program.bindings.push_back({"output", l.out.bytes(), true});
   if (plan) {
     *plan = LayerPlan();
@@ -876,6 +912,15 @@ extra::lowerWindowOp(Operation *op, const npu::NpuConfig &config,
       tasks.push_back(dmaTask(
           npusim::TaskKind::DmaLoad, 2, t.c0 * l.sbRowBytes, pl.scaleBias[wSet],
           1, {(t.c1 - t.c0) * l.sbRowBytes}, {1}, {1}, "scale_bias"));
+      // A folded table: the tile's rows (per channel) or the one table,
+      // once.
+      if (l.lutRows && (l.lutPerChannel() || ti == 0))
+        tasks.push_back(
+            dmaTask(npusim::TaskKind::DmaLoad, lutBinding,
+                    l.lutPerChannel() ? t.c0 * 256 : 0,
+                    pl.lut[pl.weightsShared || !l.lutPerChannel() ? 0 : wSet],
+                    1, {l.lutPerChannel() ? (t.c1 - t.c0) * 256 : 256}, {1},
+                    {1}, "table"));
       heldW[wSet] = wKey;
     }
     Rows r = rowsOf(l, t.r0, t.r1);

@@ -47,6 +47,10 @@ bool canWriteSegmented(Operation *op) {
     return false;
   if (op->hasAttr("segment_output"))
     return false;
+  // Per-channel output zero points (a C x 4 scale_bias): no one pad value.
+  if (isa<Conv2DOp, DepthwiseConv2DOp>(op) &&
+      cast<ShapedType>(op->getOperand(2).getType()).getShape().back() == 4)
+    return false;
   // A producer reading a segmented input writes a segmented output too when
   // its output size is HL's bound over the phases (rows up to Hs -
   // (dh*(kh-1))/s), which the segmented result's shape is computed from.

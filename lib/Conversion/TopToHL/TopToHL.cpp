@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "strata/Conversion/TopToHL/Passes.h"
 #include "strata/Conversion/HLToHW/Passes.h"
+#include "strata/Conversion/TopToHL/Passes.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Dialect/Top/IR/TopTraits.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
@@ -137,7 +137,7 @@ struct Converter {
   /// accumulator's output-channel dim: fills the scale+bias tensor's
   /// multiplier/shift rows and the clip.
   Reason requantEpilogue(Value acc, int64_t channels, int64_t channelDim,
-                         bool relu, Tensor &scaleBias,
+                         bool relu, bool perChannelZp, Tensor &scaleBias,
                          SmallVectorImpl<NamedAttribute> &attrs,
                          top::RequantOp &requantOut) {
     if (!acc.hasOneUse())
@@ -159,8 +159,41 @@ struct Converter {
     if (!requant.getMultiplier() || !requant.getRshift())
       return "its top.Requant has no multiplier/rshift";
     std::optional<IntType> out = int8TypeOf(requant.getOutput().getType());
+    // A per-axis int8 result along the channel dim (a pre-activation
+    // quantized per channel for its tables): each channel's zero point in
+    // a fourth scale_bias column, output_zp 0.
+    auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(
+        getElementTypeOrSelf(requant.getOutput().getType()));
+    if (perAxis) {
+      if (!perChannelZp)
+        return "its top.Requant's result is per-axis int8 (only a "
+               "convolution's epilogue takes per-channel zero points)";
+      if (perAxis.getStorageTypeIntegralWidth() != 8 || !perAxis.isSigned())
+        return "its top.Requant's per-axis result is not int8";
+      if (perAxis.getQuantizedDimension() != channelDim)
+        return "its top.Requant's per-axis result is quantized along dim " +
+               std::to_string(perAxis.getQuantizedDimension()) +
+               ", not the channel dim " + std::to_string(channelDim);
+      ArrayRef<int64_t> zps = perAxis.getZeroPoints();
+      if (static_cast<int64_t>(zps.size()) != channels)
+        return "its top.Requant's per-axis result has " +
+               std::to_string(zps.size()) + " zero points for " +
+               std::to_string(channels) + " channels";
+      if (relu)
+        return "a ReLU on a per-axis top.Requant (the clip would differ per "
+               "channel)";
+      Tensor wide(DType::I32, {channels, 4});
+      for (int64_t c = 0; c < channels; ++c) {
+        wide.data<int32_t>()[c * 4] = scaleBias.data<int32_t>()[c * 3];
+        wide.data<int32_t>()[c * 4 + 3] = static_cast<int32_t>(zps[c]);
+      }
+      scaleBias = std::move(wide);
+      out =
+          IntType{0, perAxis.getStorageTypeMin(), perAxis.getStorageTypeMax()};
+    }
     if (!out)
       return "its top.Requant's result is not per-tensor int8";
+    int64_t cols = perAxis ? 4 : 3;
     ArrayRef<int64_t> m = *requant.getMultiplier(), s = *requant.getRshift();
     if ((m.size() > 1 || s.size() > 1) &&
         requant.getAxis().value_or(1) != channelDim)
@@ -176,8 +209,8 @@ struct Converter {
                " is outside [0, 2^31 - 1]";
       if (sc < 0 || sc > 63)
         return "requant shift " + std::to_string(sc) + " is outside [0, 63]";
-      scaleBias.data<int32_t>()[c * 3 + 1] = static_cast<int32_t>(mc);
-      scaleBias.data<int32_t>()[c * 3 + 2] = static_cast<int32_t>(sc);
+      scaleBias.data<int32_t>()[c * cols + 1] = static_cast<int32_t>(mc);
+      scaleBias.data<int32_t>()[c * cols + 2] = static_cast<int32_t>(sc);
     }
     MLIRContext *ctx = module.getContext();
     auto i64 = [&](int64_t v) {
@@ -238,8 +271,10 @@ struct Converter {
       for (int64_t oc = 0; oc < channels; ++oc)
         sb.data<int32_t>()[oc * 3] = bias ? bias->data<int32_t>()[oc] : 0;
       top::RequantOp requant;
-      if (Reason r = requantEpilogue(acc, channels, channelDim, relu, sb, attrs,
-                                     requant);
+      // Per-channel output zero points: the NCHW convolutions' kernels.
+      bool perChannelZp = isa<top::ConvOp>(op) && channelDim == 1;
+      if (Reason r = requantEpilogue(acc, channels, channelDim, relu,
+                                     perChannelZp, sb, attrs, requant);
           !r.empty())
         return r;
       b.setInsertionPoint(requant);
@@ -511,6 +546,35 @@ struct Converter {
     return tabulateChain(ops, entries);
   }
 
+  /// One table per channel, `[channels, entries]`: the Top ops run on a
+  /// `[1, channels, entries]` tensor whose row c holds every int8 value,
+  /// so a per-axis Dequant (along dim 1) gives row c channel c's values.
+  FailureOr<Tensor> tabulatePerChannel(ArrayRef<Operation *> ops,
+                                       int64_t channels, int64_t entries) {
+    std::vector<int64_t> shape = {1, channels, entries};
+    Tensor current(DType::I8, shape);
+    for (int64_t i = 0; i < channels * entries; ++i)
+      current.data<int8_t>()[i] =
+          static_cast<int8_t>(i % entries - entries / 2);
+    InterpreterEnv env;
+    for (Operation *op : ops) {
+      auto iface = dyn_cast<InterpretableOpInterface>(op);
+      if (!iface || op->getNumOperands() < 1 || op->getNumResults() != 1)
+        return failure();
+      env.set(op->getOperand(0), std::move(current));
+      env.setResultShape(op->getResult(0), shape);
+      if (failed(iface.interpret(env)) || !env.has(op->getResult(0)))
+        return failure();
+      current = env.get(op->getResult(0)).clone();
+    }
+    if (current.dtype() != DType::I8 ||
+        current.numElements() != channels * entries)
+      return failure();
+    Tensor table(DType::I8, {channels, entries});
+    std::memcpy(table.raw(), current.raw(), table.byteSize());
+    return table;
+  }
+
   /// `hl.maxpool` of the int8 `input` with `mp`'s window (the result keeps
   /// input's type), or why not.
   Reason emitMaxPool(top::MaxPoolOp mp, OpBuilder &b, Value &input) {
@@ -568,11 +632,28 @@ struct Converter {
     if (!config.supports(npu::NumberFormat::Int8))
       return "the NPU description's formats do not list int8";
     auto deq = first->getOperand(0).getDefiningOp<top::DequantOp>();
-    if (!deq || !int8TypeOf(deq.getInput().getType()) ||
-        !isa<quant::UniformQuantizedType>(
-            getElementTypeOrSelf(deq.getInput().getType())))
+    // A per-axis int8 input along dim 1 (a pre-activation quantized per
+    // channel): one table per channel.
+    auto perAxis = deq ? dyn_cast<quant::UniformQuantizedPerAxisType>(
+                             getElementTypeOrSelf(deq.getInput().getType()))
+                       : quant::UniformQuantizedPerAxisType();
+    auto deqType =
+        deq ? dyn_cast<RankedTensorType>(deq.getInput().getType()) : nullptr;
+    if (perAxis) {
+      if (isa<top::MaxPoolOp, top::ResizeOp>(first))
+        return "its input is a per-axis int8 tensor (per-channel tables are "
+               "written for elementwise chains only)";
+      if (perAxis.getStorageTypeIntegralWidth() != 8 || !perAxis.isSigned() ||
+          !deqType || !deqType.hasStaticShape() || deqType.getRank() < 2 ||
+          perAxis.getQuantizedDimension() != 1)
+        return "its input is a per-axis tensor that is not static signed "
+               "int8 quantized along dim 1";
+    } else if (!deq || !int8TypeOf(deq.getInput().getType()) ||
+               !isa<quant::UniformQuantizedType>(
+                   getElementTypeOrSelf(deq.getInput().getType()))) {
       return "its input is not a top.Dequant of a per-tensor int8 tensor "
              "(the op runs in float)";
+    }
     SmallVector<Operation *> chain = {deq};
     Operation *op = first;
     bool pool = isa<top::MaxPoolOp, top::ResizeOp>(first);
@@ -627,14 +708,18 @@ struct Converter {
     SmallVector<Operation *> created;
     if (input != deq.getInput())
       created.push_back(input.getDefiningOp());
-    FailureOr<Tensor> table = tabulate(tabulated, config.lutEntries);
+    FailureOr<Tensor> table =
+        perAxis ? tabulatePerChannel(tabulated, deqType.getDimSize(1),
+                                     config.lutEntries)
+                : tabulate(tabulated, config.lutEntries);
     if (failed(table)) {
       for (Operation *dead : created)
         dead->erase();
       return "its float ops could not be tabulated";
     }
     // A max pool whose output keeps its input's quantization needs no table.
-    bool identity = input.getType() == quantOp.getOutput().getType();
+    bool identity =
+        !perAxis && input.getType() == quantOp.getOutput().getType();
     for (int64_t i = 0; identity && i < config.lutEntries; ++i)
       identity = table->data<int8_t>()[i] == i - config.lutEntries / 2;
     if (identity) {
@@ -691,8 +776,8 @@ struct Converter {
     SmallVector<top::ResizeOp> resizes;
     for (Value in : concat.getInputs()) {
       auto rs = in.getDefiningOp<top::ResizeOp>();
-      if (rs && (!rs.getOutput().hasOneUse() ||
-                 !checkNearestResize(rs).empty()))
+      if (rs &&
+          (!rs.getOutput().hasOneUse() || !checkNearestResize(rs).empty()))
         return "an input is a resize that is not an NPU nearest resize "
                "used by the concat only";
       resizes.push_back(rs);
@@ -739,8 +824,7 @@ struct Converter {
         x = hl::ResizeNearestOp::create(
                 b, rs.getLoc(),
                 RankedTensorType::get(
-                    cast<RankedTensorType>(rs.getOutput().getType())
-                        .getShape(),
+                    cast<RankedTensorType>(rs.getOutput().getType()).getShape(),
                     outType.getElementType()),
                 x)
                 .getOutput();

@@ -150,7 +150,7 @@ struct TensorInfo {
 struct Placement {
   af::BufferKind kind = af::BufferKind::Arena;
   uint32_t index = 0;  ///< input/output number
-  uint64_t offset = 0; ///< constant offset (arena: from the plan)
+  uint64_t offset = 0; ///< constant offset (arena: added to the plan's)
   int root = -1;       ///< arena tensors: the planned tensor
 };
 
@@ -240,9 +240,8 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
     Value v = b >= 0 ? operands[b] : result;
     auto w = v.getDefiningOp<top::WeightOp>();
     int binding = int(i);
-    auto gemmA = llvm::find_if(plan.gemmAPacks, [&](const auto &g) {
-      return g.binding == binding;
-    });
+    auto gemmA = llvm::find_if(
+        plan.gemmAPacks, [&](const auto &g) { return g.binding == binding; });
     if (gemmA != plan.gemmAPacks.end()) {
       // A constant filter packed as a GEMM A operand.
       if (!w) {
@@ -276,7 +275,10 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
       }
       auto [off, bytes] = it->second;
       spec.bindings.push_back(variant.buffers.size());
-      variant.buffers.push_back({af::BufferKind::Constant, 0, off, bytes,
+      variant.buffers.push_back({af::BufferKind::Constant,
+                                 0,
+                                 off,
+                                 bytes,
                                  af::DType::F32,
                                  {int64_t(bytes / sizeof(float))}});
       packed = true;
@@ -327,7 +329,10 @@ FailureOr<af::DispatchSpec> CpuArtifactBuilder::kernelDispatchSpec(
                        plan.pack == KernelDispatchPlan::Pack::Bf16MatmulB ||
                        plan.pack == KernelDispatchPlan::Pack::Bf16ConvFilter;
       variant.buffers.push_back(
-          {af::BufferKind::Constant, 0, off, bytes,
+          {af::BufferKind::Constant,
+           0,
+           off,
+           bytes,
            bytesBlob ? af::DType::U8 : af::DType::F32,
            {int64_t(bytesBlob ? bytes : bytes / sizeof(float))}});
       spec.params[plan.packedFlagParam] = packedWeightFlag(plan);
@@ -632,6 +637,61 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       outputOf[v] = i;
   }
 
+  // Concatenations without copies: an npu-sim dispatch running only an
+  // hl.concat (marked npu.program) whose inputs lie one after the other in
+  // its result (every dim before the axis is 1) and are each the result
+  // of an earlier call, read once by it and none a model output nor its
+  // result: each producer writes its result straight into the
+  // concatenation's bytes (at the input's offset) and the concat runs no
+  // dispatch (docs/npu.md, "HL -> HW", hl.concat).
+  llvm::DenseMap<Value, std::pair<Value, uint64_t>> slabOf;
+  llvm::DenseSet<Operation *> inPlaceConcats;
+  for (Operation &op : main.getBody().front()) {
+    auto call = dyn_cast<func::CallOp>(op);
+    auto callee =
+        call ? module.lookupSymbol<func::FuncOp>(call.getCallee()) : nullptr;
+    if (!options.concatInPlace || !callee || call.getNumResults() != 1 ||
+        outputOf.count(call.getResult(0)) || boundOf(call.getResult(0)))
+      continue;
+    Block &body = callee.getBody().front();
+    Operation *concat = nullptr;
+    for (Operation &inner : body.without_terminator())
+      if (inner.getName().getStringRef() == "hl.concat" &&
+          inner.hasAttr("npu.program"))
+        concat = &inner;
+    auto type = dyn_cast<RankedTensorType>(call.getResult(0).getType());
+    auto axis = concat ? concat->getAttrOfType<IntegerAttr>("axis") : nullptr;
+    if (!concat || !axis || !type || !type.hasStaticShape() ||
+        std::distance(body.begin(), body.end()) != 2 ||
+        body.getTerminator()->getOperand(0) != concat->getResult(0) ||
+        concat->getNumOperands() != call.getNumOperands())
+      continue;
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis.getInt(); ++d)
+      outer *= type.getDimSize(d);
+    bool ok = outer == 1;
+    for (unsigned k = 0; ok && k < call.getNumOperands(); ++k) {
+      Value v = call.getOperand(k);
+      auto arg = dyn_cast<BlockArgument>(concat->getOperand(k));
+      ok = arg && arg.getOwner() == &body && arg.getArgNumber() == k &&
+           isa_and_nonnull<func::CallOp>(v.getDefiningOp()) &&
+           !inPlaceConcats.count(v.getDefiningOp()) && !outputOf.count(v) &&
+           !slabOf.count(v) && !boundOf(v) &&
+           llvm::count(call.getOperands(), v) == 1;
+    }
+    if (!ok)
+      continue;
+    uint64_t offset = 0;
+    for (Value v : call.getOperands()) {
+      FailureOr<TensorInfo> info = infoOf(v);
+      if (failed(info))
+        return failure();
+      slabOf[v] = {call.getResult(0), offset};
+      offset += info->bytes;
+    }
+    inPlaceConcats.insert(call);
+  }
+
   struct PendingDispatch {
     std::string symbol;
     std::vector<Value> operands, results;
@@ -706,6 +766,24 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       place[r] = {af::BufferKind::Output, out->second, 0, -1};
       return success();
     }
+    // An input of a concatenation without copies: its bytes in the
+    // concatenation's tensor (planned from its first producer's step).
+    if (auto slab = slabOf.find(r); slab != slabOf.end()) {
+      auto [concat, offset] = slab->second;
+      if (!place.count(concat)) {
+        FailureOr<TensorInfo> whole = infoOf(concat);
+        if (failed(whole))
+          return failure();
+        place[concat] = {af::BufferKind::Arena, 0, 0,
+                         static_cast<int>(lifetimes.size())};
+        lifetimes.push_back({whole->bytes, step, step});
+        roots.push_back(concat);
+      }
+      Placement p = place.lookup(concat);
+      p.offset = offset;
+      place[r] = p;
+      return success();
+    }
     place[r] = {af::BufferKind::Arena, 0, 0,
                 static_cast<int>(lifetimes.size())};
     lifetimes.push_back({info->bytes, step, step});
@@ -769,6 +847,13 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
       continue;
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
+      // A concatenation its producers wrote in place: no dispatch.
+      if (inPlaceConcats.count(call)) {
+        for (Value v : call.getOperands())
+          touch(v);
+        ++report.views;
+        continue;
+      }
       auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
       bool empty = callee && isEmptyDispatch(callee);
       PendingDispatch d;
@@ -830,8 +915,10 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
           Value v = call.getOperand(k);
           Placement p = place.lookup(v);
           // An arena tensor of the same bytes that no other operand of the
-          // call reads (through a view) under another value.
+          // call reads (through a view) under another value (not a slab of
+          // a concatenation, nor written into one).
           if (p.kind != af::BufferKind::Arena || p.root < 0 ||
+              slabOf.count(v) || slabOf.count(call.getResult(0)) ||
               lifetimes[p.root].size != lifetimes[result].size ||
               llvm::any_of(
                   call.getOperands(),
@@ -913,11 +1000,12 @@ LogicalResult CpuArtifactBuilder::addVariant(ModuleOp module,
           runtimeShapedBuffers.try_emplace(v, variant.buffers.size());
       if (isNew)
         variant.buffers.push_back(
-            {p.kind, p.index, p.root >= 0 ? arena.offsets[p.root] : p.offset,
+            {p.kind, p.index,
+             p.root >= 0 ? arena.offsets[p.root] + p.offset : p.offset,
              info->bytes, info->dtype, info->shape});
       return it->second;
     }
-    uint64_t offset = p.root >= 0 ? arena.offsets[p.root] : p.offset;
+    uint64_t offset = p.root >= 0 ? arena.offsets[p.root] + p.offset : p.offset;
     auto key = std::make_tuple(static_cast<int>(p.kind), p.index, offset,
                                info->shape, static_cast<int>(info->dtype));
     auto it = bufferIds.find(key);

@@ -17,6 +17,7 @@
 #include "strata/Dialect/Top/IR/TopTraits.h"
 #include "strata/Interpreter/Tabulate.h"
 #include "strata/Kernels/Int8Gemm.h"
+#include "strata/Kernels/Int8Pool.h"
 #include "strata/Kernels/KernelAbi.h"
 #include "strata/Strategy/CpuStrategies.h"
 
@@ -684,6 +685,45 @@ planInt8KernelDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
   plan.bindings = {input, weight, bias, KernelDispatchPlan::kResult};
   plan.workgroupCount = kabi::suggestedWorkgroups(
       plan.kernel, plan.params.data(), int64_t(plan.params.size()));
+  return plan;
+}
+
+std::optional<KernelDispatchPlan>
+planInt8MaxPoolDispatch(func::FuncOp fn, Operation *op, KernelDispatchPlan plan,
+                        std::string &why) {
+  auto pool = dyn_cast<top::MaxPoolOp>(op);
+  if (!pool || pool.getDoRelu()) {
+    why = "the int8 max pool takes a MaxPool without relu";
+    return std::nullopt;
+  }
+  std::optional<ByteType> in = byteType(pool.getInput());
+  std::optional<ByteType> out = byteType(pool.getOutput());
+  bool wantUnsigned = plan.kernel == kabi::kMaxPoolU8;
+  if (!in || !out || in->isUnsigned != wantUnsigned ||
+      getElementTypeOrSelf(pool.getInput().getType()) !=
+          getElementTypeOrSelf(pool.getOutput().getType())) {
+    why = "its input and result are not 8-bit values of one quantization "
+          "(the kernel's result is the max of the input bytes)";
+    return std::nullopt;
+  }
+  int arg = argumentOf(fn, pool.getInput());
+  if (arg < 0) {
+    why = "its input is not an argument of the dispatch";
+    return std::nullopt;
+  }
+  if (plan.params.size() != 16) {
+    why = "the int8 max pool takes the strategy's 16 geometry params";
+    return std::nullopt;
+  }
+  kn::Pool2dShape s = kabi::poolShapeFromParams(plan.params.data());
+  std::string bad = kn::checkInt8MaxPool2dShape(s);
+  if (!bad.empty()) {
+    why = bad;
+    return std::nullopt;
+  }
+  plan.params.insert(plan.params.end(), {0, 0}); // no clamp
+  plan.bindings = {arg, KernelDispatchPlan::kResult};
+  plan.workgroupCount = kabi::suggestedOpWorkgroups(s.n * s.c * s.h * s.w);
   return plan;
 }
 

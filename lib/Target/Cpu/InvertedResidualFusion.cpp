@@ -10,6 +10,7 @@
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Kernels/InvertedResidual.h"
 #include "strata/Kernels/KernelAbi.h"
+#include "strata/Kernels/StemConv.h"
 #include "strata/Target/Cpu/KernelDispatch.h"
 #include "strata/Target/Cpu/Passes.h"
 
@@ -54,6 +55,116 @@ std::string plannedKernel(func::FuncOp fn, bool &residual) {
   return plan && fn.getNumResults() == 1 ? plan->kernel : std::string();
 }
 
+/// Why a block whose tensor between the stages is `bytes` per image is not
+/// fused (under kInvertedResidualMinBytes it stays in the L2 cache
+/// anyway), or "".
+std::string inCache(int64_t bytes, const char *what) {
+  if (bytes >= kInvertedResidualMinBytes)
+    return "";
+  return std::string(what) + " stays in the L2 cache (" +
+         std::to_string(bytes) + " bytes per image)";
+}
+
+/// Whether the fused kernels' depthwise stage takes `d`: 3x3, dilation 1,
+/// stride 1 or 2 in both directions, one filter per channel.
+bool fusableDepthwise(const kn::Conv2dShape &d) {
+  return d.kh == 3 && d.kw == 3 && d.dh == 1 && d.dw == 1 && d.sh == d.sw &&
+         (d.sh == 1 || d.sh == 2) && d.g == d.c && d.o == d.c;
+}
+
+/// Appends each stage's filter and bias bindings and its epilogue params
+/// (has_bias, activation, p0, p1) to `plan`: every filter a constant, every
+/// bias (if any) one f32 per channel (`biasCounts`).
+bool addStageBindings(func::FuncOp fn, top::ConvOp (&convs)[3],
+                      const int64_t (&biasCounts)[3], KernelDispatchPlan &plan,
+                      std::string &why) {
+  for (int k = 0; k < 3; ++k) {
+    int w = argumentIn(fn, convs[k]->getOperand(1));
+    if (w < 0 || !constantAtCallSites(fn, w)) {
+      why = "inverted residual: filter " + std::to_string(k + 1) +
+            " is not a constant";
+      return false;
+    }
+    Value b = convs[k].getBias();
+    int bias = KernelDispatchPlan::kNoBias;
+    if (!isa<NoneType>(b.getType())) {
+      bias = argumentIn(fn, b);
+      if (bias < 0 || !staticF32(b) ||
+          cast<RankedTensorType>(b.getType()).getNumElements() !=
+              biasCounts[k]) {
+        why = "inverted residual: bias " + std::to_string(k + 1) +
+              " is not an f32 tensor of one value per channel";
+        return false;
+      }
+    }
+    std::optional<std::vector<int64_t>> epi =
+        fusedEpilogueParams(convs[k], bias >= 0, why);
+    if (!epi)
+      return false;
+    plan.bindings.push_back(w);
+    plan.bindings.push_back(bias);
+    plan.params.insert(plan.params.end(), epi->begin(), epi->end());
+  }
+  return true;
+}
+
+/// The fused stem block's plan (kernels::stemBlock): the first convolution
+/// planned on the direct stem kernel, the projection without a residual.
+std::optional<KernelDispatchPlan>
+planStemBlock(func::FuncOp fn, top::ConvOp (&convs)[3], bool hasAdd,
+              const std::optional<KernelDispatchPlan> (&p)[3],
+              std::string &why) {
+  auto fail = [&](const std::string &reason) {
+    why = "stem block: " + reason;
+    return std::nullopt;
+  };
+  if (hasAdd)
+    return fail("the fused stem block takes no residual Add");
+  const std::vector<int64_t> &q1 = p[0]->params, &q2 = p[1]->params,
+                             &q3 = p[2]->params;
+  if (q1.size() != size_t(kabi::kConvStrategyParams) ||
+      q2.size() != size_t(kabi::kConvStrategyParams) ||
+      q3.size() != size_t(kabi::kConv1x1StrategyParams))
+    return fail("unexpected strategy params");
+  kn::Conv2dShape c = kabi::convShapeFromParams(kabi::kConvStem, q1.data());
+  kn::Conv2dShape d =
+      kabi::convShapeFromParams(kabi::kConvDepthwise, q2.data());
+  if (!fusableDepthwise(d))
+    return fail("the depthwise convolution is not 3x3, dilation 1, stride 1 "
+                "or 2, one filter per channel");
+  kn::StemBlockShape s;
+  s.n = c.n, s.c = c.c, s.h = c.h, s.w = c.w, s.e = c.o, s.p = q3[3];
+  s.h1 = c.oh, s.w1 = c.ow, s.pt1 = c.pt, s.pl1 = c.pl, s.pb1 = c.pb;
+  s.pr1 = c.pr, s.stride = d.sh, s.pt = d.pt, s.pl = d.pl, s.pb = d.pb;
+  s.pr = d.pr, s.oh = d.oh, s.ow = d.ow;
+  if (d.n != s.n || d.c != s.e || d.h != s.h1 || d.w != s.w1 || q3[0] != s.n ||
+      q3[1] != s.e || q3[2] != s.oh * s.ow)
+    return fail("the three convolutions' shapes do not chain");
+  if (std::string bad = kn::checkStemBlockShape(s); !bad.empty())
+    return fail(bad);
+  if (std::string small = inCache(4 * s.e * s.h1 * s.w1, "the stem's output");
+      !small.empty())
+    return fail(small);
+  KernelDispatchPlan plan;
+  plan.kernel = kabi::kStemBlock;
+  plan.implementation = "conv2d.stem_block";
+  plan.params = {s.n,  s.c,   s.h,   s.w,   s.e,   s.p,      s.h1,
+                 s.w1, s.pt1, s.pl1, s.pb1, s.pr1, s.stride, s.pt,
+                 s.pl, s.pb,  s.pr,  s.oh,  s.ow};
+  int x = argumentIn(fn, convs[0]->getOperand(0));
+  if (x < 0)
+    return fail("its input is not an argument");
+  plan.bindings = {x};
+  int64_t biasCounts[] = {s.e, s.e, s.p};
+  if (!addStageBindings(fn, convs, biasCounts, plan, why))
+    return std::nullopt;
+  plan.params.push_back(0); // strip_rows: from the output width at run time
+  plan.bindings.push_back(KernelDispatchPlan::kResult);
+  plan.workgroupCount = kabi::suggestedWorkgroups(
+      plan.kernel, plan.params.data(), int64_t(plan.params.size()));
+  return plan;
+}
+
 } // namespace
 
 std::optional<KernelDispatchPlan> planInvertedResidual(func::FuncOp fn,
@@ -82,7 +193,13 @@ std::optional<KernelDispatchPlan> planInvertedResidual(func::FuncOp fn,
     p[k] = strategyKernelPlan(convs[k], why);
     if (!p[k])
       return std::nullopt;
-    if (p[k]->kernel != want[k])
+    // A 1x1 stage the strategy gave the narrow kernel fuses the same way
+    // (the fused kernel packs both 1x1 filters itself); a first stage on
+    // the direct stem kernel makes the fused stem block.
+    bool same = p[k]->kernel == want[k] ||
+                (k != 1 && p[k]->kernel == kabi::kConv1x1Narrow) ||
+                (k == 0 && p[k]->kernel == kabi::kConvStem);
+    if (!same)
       return fail("convolution " + std::to_string(k + 1) + " runs '" +
                   p[k]->kernel + "', not '" + want[k] + "'");
     if (convs[k].getInputZp() || convs[k].getWeightZp())
@@ -92,6 +209,8 @@ std::optional<KernelDispatchPlan> planInvertedResidual(func::FuncOp fn,
       if (!staticF32(v))
         return fail("a convolution has a tensor that is not static f32");
   }
+  if (p[0]->kernel == kabi::kConvStem)
+    return planStemBlock(fn, convs, bool(add), p, why);
   const std::vector<int64_t> &q1 = p[0]->params, &q2 = p[1]->params,
                              &q3 = p[2]->params;
   if (q1.size() != size_t(kabi::kConv1x1StrategyParams) ||
@@ -100,8 +219,7 @@ std::optional<KernelDispatchPlan> planInvertedResidual(func::FuncOp fn,
     return fail("unexpected strategy params");
   kn::Conv2dShape d =
       kabi::convShapeFromParams(kabi::kConvDepthwise, q2.data());
-  if (d.kh != 3 || d.kw != 3 || d.dh != 1 || d.dw != 1 || d.sh != d.sw ||
-      (d.sh != 1 && d.sh != 2) || d.g != d.c || d.o != d.c)
+  if (!fusableDepthwise(d))
     return fail("the depthwise convolution is not 3x3, dilation 1, stride 1 "
                 "or 2, one filter per channel");
   kn::InvertedResidualShape s;
@@ -113,9 +231,9 @@ std::optional<KernelDispatchPlan> planInvertedResidual(func::FuncOp fn,
     return fail("the three convolutions' shapes do not chain");
   if (std::string bad = kn::checkInvertedResidualShape(s); !bad.empty())
     return fail(bad);
-  if (4 * s.e * s.h * s.w < kInvertedResidualMinBytes)
-    return fail("its expanded tensor stays in the L2 cache (" +
-                std::to_string(4 * s.e * s.h * s.w) + " bytes per image)");
+  if (std::string small = inCache(4 * s.e * s.h * s.w, "its expanded tensor");
+      !small.empty())
+    return fail(small);
 
   KernelDispatchPlan plan;
   plan.kernel = kabi::kInvertedResidual;
@@ -127,27 +245,8 @@ std::optional<KernelDispatchPlan> planInvertedResidual(func::FuncOp fn,
     return fail("its input is not an argument");
   plan.bindings = {x};
   int64_t biasCounts[] = {s.e, s.e, s.p};
-  for (int k = 0; k < 3; ++k) {
-    int w = argumentIn(fn, convs[k]->getOperand(1));
-    if (w < 0 || !constantAtCallSites(fn, w))
-      return fail("filter " + std::to_string(k + 1) + " is not a constant");
-    Value b = convs[k].getBias();
-    int bias = KernelDispatchPlan::kNoBias;
-    if (!isa<NoneType>(b.getType())) {
-      bias = argumentIn(fn, b);
-      if (bias < 0 || !staticF32(b) ||
-          cast<RankedTensorType>(b.getType()).getNumElements() != biasCounts[k])
-        return fail("bias " + std::to_string(k + 1) +
-                    " is not an f32 tensor of one value per channel");
-    }
-    std::optional<std::vector<int64_t>> epi =
-        fusedEpilogueParams(convs[k], bias >= 0, why);
-    if (!epi)
-      return std::nullopt;
-    plan.bindings.push_back(w);
-    plan.bindings.push_back(bias);
-    plan.params.insert(plan.params.end(), epi->begin(), epi->end());
-  }
+  if (!addStageBindings(fn, convs, biasCounts, plan, why))
+    return std::nullopt;
   int residual = KernelDispatchPlan::kResult;
   if (add) {
     Value r = c3->getResult(0);
@@ -201,9 +300,13 @@ unsigned fuseInvertedResiduals(ModuleOp module, func::FuncOp main) {
     if (!ok || fns[0] == fns[1] || fns[1] == fns[2] || fns[0] == fns[2])
       continue;
     bool res0, res1, res2;
-    if (plannedKernel(fns[0], res0) != kabi::kConv1x1 || res0 ||
+    auto is1x1 = [](const std::string &k) {
+      return k == kabi::kConv1x1 || k == kabi::kConv1x1Narrow;
+    };
+    std::string first = plannedKernel(fns[0], res0);
+    if ((!is1x1(first) && first != kabi::kConvStem) || res0 ||
         plannedKernel(fns[1], res1) != kabi::kConvDepthwise ||
-        plannedKernel(fns[2], res2) != kabi::kConv1x1)
+        !is1x1(plannedKernel(fns[2], res2)))
       continue;
 
     // The merged function: each value a call passes is one argument,

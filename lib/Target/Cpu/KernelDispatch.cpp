@@ -499,6 +499,8 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
           .find(plan.implementation);
   if (kabi::isInt8Kernel(plan.kernel))
     return planInt8KernelDispatch(fn, op, std::move(plan), why);
+  if (plan.kernel == kabi::kMaxPoolI8 || plan.kernel == kabi::kMaxPoolU8)
+    return planInt8MaxPoolDispatch(fn, op, std::move(plan), why);
   if (plan.kernel == kabi::kMatmulGemmBf16 ||
       plan.kernel == kabi::kConvIm2colBf16 ||
       plan.kernel == kabi::kConvDepthwiseBf16)
@@ -560,7 +562,8 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
         bias >= 0, mm.getDoRelu(), mm.getReluLimit().convertToDouble(),
         mm.getActivation(), mm.getActivationParams(), why);
   } else if (auto conv = dyn_cast<top::ConvOp>(op)) {
-    bool is1x1 = plan.kernel == kabi::kConv1x1;
+    bool is1x1 =
+        plan.kernel == kabi::kConv1x1 || plan.kernel == kabi::kConv1x1Narrow;
     size_t want = size_t(is1x1 ? kabi::kConv1x1StrategyParams
                                : kabi::kConvStrategyParams);
     if (!strategyParamsAre(plan, want, why))
@@ -574,6 +577,8 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     if (plan.kernel == kabi::kConvWinograd)
       plan.pack = KernelDispatchPlan::Pack::WinogradFilter;
     else if (plan.kernel != kabi::kConvDepthwise &&
+             plan.kernel != kabi::kConvStem &&
+             plan.kernel != kabi::kConv1x1Narrow &&
              !kabi::isOneDnnKernel(plan.kernel))
       plan.pack = KernelDispatchPlan::Pack::ConvFilter;
     int64_t outChannels = is1x1 ? plan.params[3] : plan.params[6];
@@ -595,7 +600,7 @@ std::optional<KernelDispatchPlan> planKernelDispatch(func::FuncOp fn,
     return std::nullopt;
   if (residual >= 0) {
     if (plan.kernel == kabi::kConvDepthwise ||
-        kabi::isOneDnnKernel(plan.kernel)) {
+        plan.kernel == kabi::kConvStem || kabi::isOneDnnKernel(plan.kernel)) {
       why = "kernel '" + plan.kernel + "' takes no residual";
       return std::nullopt;
     }

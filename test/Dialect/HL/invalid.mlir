@@ -9,7 +9,7 @@ func.func @packing(%x: tensor<1x4x6x6xi8>, %w: tensor<1x4x3x3x4xi8>, %sb: tensor
 // -----
 
 func.func @scale_bias(%x: tensor<1x4x6x6xi8>, %w: tensor<2x4x3x3x4xi8>, %sb: tensor<5x2xi32>) {
-  // expected-error @+1 {{scale_bias must be 5x3 i32 (rows bias, multiplier, shift), got 'tensor<5x2xi32>'}}
+  // expected-error @+1 {{scale_bias must be 5x3 i32 (rows bias, multiplier, shift) or 5x4 (and the output zero point), got 'tensor<5x2xi32>'}}
   %0 = hl.conv2d(%x, %w, %sb) {pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x4x6x6xi8>, tensor<2x4x3x3x4xi8>, tensor<5x2xi32>) -> tensor<1x5x6x6xi8>
   return
 }
@@ -51,6 +51,30 @@ func.func @format(%x: tensor<1x4x6x6xf32>, %w: tensor<2x4x3x3x4xi8>, %sb: tensor
 func.func @table(%x: tensor<4xi8>, %t: tensor<128xi8>) {
   // expected-error @+1 {{lut_entries 128: an int8 input indexes a table of 256 entries}}
   %0 = hl.table(%x, %t) {lut_entries = 128 : i64} : (tensor<4xi8>, tensor<128xi8>) -> tensor<4xi8>
+  return
+}
+
+// -----
+
+func.func @table_channels(%x: tensor<1x3x4xi8>, %t: tensor<2x256xi8>) {
+  // expected-error @+1 {{a per-channel table 'tensor<2x256xi8>' needs 2 channels in the input's dim 1, the input is [1, 3, 4]}}
+  %0 = hl.table(%x, %t) {lut_entries = 256 : i64} : (tensor<1x3x4xi8>, tensor<2x256xi8>) -> tensor<1x3x4xi8>
+  return
+}
+
+// -----
+
+func.func @table_rank(%x: tensor<1x3x4xi8>, %t: tensor<1x3x256xi8>) {
+  // expected-error @+1 {{table must be 256 int8 entries (or C x 256, one table per channel), got 'tensor<1x3x256xi8>'}}
+  %0 = hl.table(%x, %t) {lut_entries = 256 : i64} : (tensor<1x3x4xi8>, tensor<1x3x256xi8>) -> tensor<1x3x4xi8>
+  return
+}
+
+// -----
+
+func.func @zero_points_segmented(%x: tensor<1x4x6x6xi8>, %w: tensor<1x4x1x1x4xi8>, %sb: tensor<4x4xi32>) {
+  // expected-error @+1 {{scale_bias 'tensor<4x4xi32>' has per-channel output zero points: segment_output pads with one zero point and cannot be used with them}}
+  %0 = hl.conv2d(%x, %w, %sb) {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, segment_output = array<i64: 2, 0, 0, 0, 0>} : (tensor<1x4x6x6xi8>, tensor<1x4x1x1x4xi8>, tensor<4x4xi32>) -> tensor<1x4x4x3x3xi8>
   return
 }
 

@@ -8,6 +8,11 @@
 // CHECK-LABEL: top.Conv on target 'cpu'
 // CHECK-NEXT: workload: top.Conv(f32[1, 8, 8, 8], f32[32, 8, 3, 3], none) -> (f32[1, 32, 8, 8]) {dilations = [1, 1], do_relu = false, group = 1, kernel_shape = [3, 3], layout = "NCHW", pads = [1, 1, 1, 1], relu_limit = -1.000000e+00, strides = [1, 1]}
 // CHECK-NEXT: candidates (highest priority first):
+// CHECK-NEXT: [31] conv2d.1x1_narrow: failed -> kernel conv2d_1x1_narrow_f32
+// CHECK:        held: operand 1 dim 0 <= 32 (dim 0 = 32)
+// CHECK-NEXT:   failed: operand 0 dim 1 >= 16 (dim 1 = 8)
+// CHECK-NEXT:   failed: operand 0 dim 2 >= 28 (dim 2 = 8)
+// CHECK-NEXT:   failed: operand 0 dim 3 >= 28 (dim 3 = 8)
 // CHECK-NEXT: [30] conv2d.1x1_gemm: failed -> kernel conv2d_1x1_gemm_f32
 // CHECK-NEXT:   held: rank(operand 0) == 4 (rank 4)
 // CHECK-NEXT:   held: attr layout in {"NCHW"} (layout = "NCHW")
@@ -26,6 +31,9 @@
 // CHECK:        failed: operand 0 dim 1 >= 16 (dim 1 = 8)
 // CHECK-NEXT:   held: operand 1 dim 0 >= 16 (dim 0 = 32)
 // CHECK-NEXT:   held: result 0 dim 2 >= 7 (dim 2 = 8)
+// CHECK:      [11] conv2d.stem_direct: failed -> kernel conv2d_stem_f32
+// CHECK:        failed: attr strides all == 2 (strides = [1, 1])
+// CHECK:        failed: operand 0 dim 1 <= 4 (dim 1 = 8)
 // CHECK:      [10] conv2d.im2col_gemm: held -> kernel conv2d_im2col_gemm_f32
 // CHECK:      [10] conv2d.im2col_gemm_i8: failed -> kernel conv2d_im2col_gemm_i8
 // CHECK:        failed: dtype(operand 0) in {i8, qi8, ui8, qui8} (dtype f32)

@@ -6,11 +6,14 @@
 // cache at run time); bindings input, packed w1, b1 (absent: the output),
 // depthwise filter, b2, packed w3, b3, output, residual (the input here:
 // not written in place). The same block with a depthwise filter that is not
-// a constant stays three kernels.
+// a constant stays three kernels: its 4-channel projection on the narrow
+// 1x1 kernel (plain filter, filter_packed 0), which the fused block's
+// projection would take too on its own.
 // RUN: strata compile %s --target cpu --no-optimize -o %t.strata --report | FileCheck %s --check-prefix=REPORT
 // RUN: strata inspect %t.strata | FileCheck %s
 
-// REPORT: kernel 'conv2d_1x1_gemm_f32': 2 dispatch(es)
+// REPORT: kernel 'conv2d_1x1_gemm_f32': 1 dispatch(es)
+// REPORT: kernel 'conv2d_1x1_narrow_f32': 1 dispatch(es)
 // REPORT: kernel 'conv2d_depthwise_f32': 1 dispatch(es)
 // REPORT: kernel 'conv2d_inverted_residual_f32': 1 dispatch(es)
 // REPORT: inverted-residual blocks fused into one kernel: 1
@@ -27,7 +30,7 @@
 // CHECK-NEXT: binding 8: buffer [[X]] (input 'x'
 // CHECK: 1: cpu kernel 'conv2d_1x1_gemm_f32'
 // CHECK: 2: cpu kernel 'conv2d_depthwise_f32'
-// CHECK: 3: cpu kernel 'conv2d_1x1_gemm_f32'
+// CHECK: 3: cpu kernel 'conv2d_1x1_narrow_f32', {{.*}} params [1, 64, 4096, 4, 0, 1, 0, 0, 0, 0]
 
 func.func @main(%x_arg: tensor<1x4x64x64xf32> {top.name = "x"},
                 %d_arg: tensor<64x1x3x3xf32> {top.name = "d"})

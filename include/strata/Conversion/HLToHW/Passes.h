@@ -72,6 +72,13 @@ struct HLToHWOptions {
   bool fuseDispatches = false;
   /// Per op (an hl.conv2d): the hl.add its program also computes.
   mlir::Operation *fusedAdd = nullptr;
+  /// Multi-op dispatches: an int8 hl.conv2d / hl.depthwise_conv2d whose
+  /// only user is an hl.table applies the table in its activation unit
+  /// (the table loaded into LRAM once per dispatch, per channel with the
+  /// scale_bias rows), one dispatch instead of two.
+  bool foldTables = false;
+  /// Per op: the hl.table its program applies.
+  mlir::Operation *foldedTable = nullptr;
   /// Multi-op conv -> conv dispatches with next-layer weight prefetch: a
   /// MAC kernel whose only user is the next MAC kernel shares its program;
   /// the first keeps its whole output in LRAM for the second, and the

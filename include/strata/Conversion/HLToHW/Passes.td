@@ -35,6 +35,10 @@ def ConvertHLToHW : Pass<"convert-hl-to-hw", "::mlir::ModuleOp"> {
            "an int8 hl.conv2d whose only user is an int8 hl.add runs the "
            "add in the same program, per output tile in LRAM (one "
            "dispatch)">,
+    Option<"foldTables", "fold-tables", "bool", "false",
+           "an int8 hl.conv2d / hl.depthwise_conv2d whose only user is an "
+           "hl.table applies the table in its activation unit (one "
+           "dispatch; the table in LRAM)">,
     Option<"prefetchWeights", "prefetch-weights", "bool", "false",
            "a MAC kernel whose only user is the next MAC kernel shares its "
            "program: its output stays in LRAM and the consumer's first "

@@ -62,6 +62,10 @@ struct CpuCompileOptions {
   std::function<mlir::FailureOr<std::optional<ForeignDispatch>>(
       mlir::func::FuncOp)>
       foreignDispatch;
+  /// Concatenations without copies: the producers of an npu-sim hl.concat
+  /// whose inputs lie one after the other in its result write straight
+  /// into its bytes, and the concat runs no dispatch.
+  bool concatInPlace = true;
 };
 
 /// What one variant came to: the memory plan's peak next to the sum of all

@@ -185,6 +185,14 @@ std::optional<KernelDispatchPlan>
 planInt8KernelDispatch(mlir::func::FuncOp fn, mlir::Operation *op,
                        KernelDispatchPlan plan, std::string &why);
 
+/// The plan of a dispatch whose MaxPool got `maxpool2d_nchw_i8` /
+/// `maxpool2d_nchw_u8` (the strategy's params in `plan`): an 8-bit input
+/// and result of one quantization, no relu, a shape the kernel takes
+/// (kernels::checkInt8MaxPool2dShape); else nullopt with `why`.
+std::optional<KernelDispatchPlan>
+planInt8MaxPoolDispatch(mlir::func::FuncOp fn, mlir::Operation *op,
+                        KernelDispatchPlan plan, std::string &why);
+
 /// Packs the constant int8 weight of a Pack::Int8 plan
 /// (kernels::int8PackWeight).
 std::vector<uint8_t> packInt8KernelWeight(const KernelDispatchPlan &plan,

@@ -204,11 +204,13 @@ int64_t requantBy(StringRef rounding, int64_t x, int64_t multiplier,
 
 /// The MAC kernels' epilogue on one accumulator.
 template <typename OpT>
-int64_t requantize(OpT op, int64_t acc, int64_t multiplier, int64_t shift) {
+int64_t requantize(OpT op, int64_t acc, int64_t multiplier, int64_t shift,
+                   int64_t zpOffset = 0) {
   return requantBy(
       op.getRounding(),
       wrapAccumulator(static_cast<uint64_t>(acc), op.getAccumulatorBits()),
-      multiplier, shift, op.getOutputZp(), op.getClipMin(), op.getClipMax());
+      multiplier, shift, op.getOutputZp() + zpOffset, op.getClipMin(),
+      op.getClipMax());
 }
 
 /// Adds `(x - zp) * w` of tap (i, j) of input plane `nc` to the
@@ -296,11 +298,14 @@ LogicalResult interpretConv(OpT op, InterpreterEnv &env, int64_t groups,
                        w = asInts(env.get(op.getWeights())),
                        sb = asInts(env.get(op.getScaleBias()));
   int64_t izp = op.getInputZp(), wzp = op.getWeightZp();
+  // Rows (bias, multiplier, shift[, output zero point offset]).
+  int64_t cols = shapeOf(op.getScaleBias())[1];
   std::vector<int64_t> out(static_cast<size_t>(win.n * outChannels * plane));
   std::vector<uint64_t> acc(static_cast<size_t>(plane));
   for (int64_t b = 0; b < win.n; ++b)
     for (int64_t o = 0; o < outChannels; ++o) {
-      std::fill(acc.begin(), acc.end(), static_cast<uint64_t>(sb[o * 3]));
+      const int64_t *row = sb.data() + o * cols;
+      std::fill(acc.begin(), acc.end(), static_cast<uint64_t>(row[0]));
       for (int64_t ic = 0; ic < cg; ++ic) {
         int64_t nc = b * win.c + (o / og) * cg + ic;
         for (int64_t i = 0; i < kh; ++i)
@@ -313,8 +318,8 @@ LogicalResult interpretConv(OpT op, InterpreterEnv &env, int64_t groups,
       }
       int64_t *dst = out.data() + (b * outChannels + o) * plane;
       for (int64_t p = 0; p < plane; ++p)
-        dst[p] = requantize(op, static_cast<int64_t>(acc[p]), sb[o * 3 + 1],
-                            sb[o * 3 + 2]);
+        dst[p] = requantize(op, static_cast<int64_t>(acc[p]), row[1], row[2],
+                            cols == 4 ? row[3] : 0);
     }
   storeWindowResult(op, env, win, outChannels, std::move(out), op.getOutputZp(),
                     false);
@@ -497,10 +502,18 @@ LogicalResult TableOp::interpret(InterpreterEnv &env) {
                        table = asInts(env.get(getTable()));
   int64_t lo = storageRange(getInput().getType()).first;
   auto [inLo, inHi] = storageRange(getInput().getType());
-  for (int64_t &v : x) {
+  // A per-channel table: row c for the elements of channel c (dim 1).
+  std::vector<int64_t> in = shapeOf(getInput()), tShape = shapeOf(getTable());
+  int64_t entries = tShape.back();
+  int64_t channels = tShape.size() == 2 ? in[1] : 1, inner = 1;
+  for (size_t d = 2; d < in.size() && channels > 1; ++d)
+    inner *= in[d];
+  for (size_t i = 0; i < x.size(); ++i) {
+    int64_t &v = x[i];
     if (v < inLo || v > inHi)
       return emitOpError("input value ") << v << " is outside the table";
-    v = table[v - lo];
+    int64_t c = channels > 1 ? (static_cast<int64_t>(i) / inner) % channels : 0;
+    v = table[c * entries + v - lo];
   }
   env.set(getOutput(), fromInts(getOutput(), shapeOf(getOutput()), x));
   return success();
@@ -769,8 +782,8 @@ LogicalResult ConvertOp::interpret(InterpreterEnv &env) {
     auto [lo, hi] = storageRange(getOutput().getType());
     std::vector<int64_t> out(x.size());
     for (size_t i = 0; i < x.size(); ++i) {
-      out[i] = intq::quantizeScaled(static_cast<double>(x[i]) / scale, zp,
-                                    lo, hi);
+      out[i] =
+          intq::quantizeScaled(static_cast<double>(x[i]) / scale, zp, lo, hi);
     }
     env.set(getOutput(), fromInts(getOutput(), shape, out));
     return success();

@@ -137,16 +137,28 @@ template <typename OpT> LogicalResult verifyIntEpilogue(OpT op, Format f) {
 }
 
 /// The per-channel scale+bias operand: `C x 3` i32 with shifts in [0, 63]
-/// when constant (int8), `C` f32 (bf16).
+/// when constant (int8), `C` f32 (bf16). `zeroPoints`: `C x 4` is allowed
+/// too, the fourth column each channel's output zero point (added to
+/// output_zp), when the result is not written segmented.
 LogicalResult verifyScaleBias(Operation *op, Value sb, int64_t channels,
-                              Format f) {
+                              Format f, bool zeroPoints = false,
+                              bool segmentedOutput = false) {
   auto type = cast<RankedTensorType>(sb.getType());
   if (f == Format::Int8) {
+    bool four = zeroPoints && type.getShape() == ArrayRef<int64_t>{channels, 4};
     if (!type.getElementType().isSignlessInteger(32) ||
-        type.getShape() != ArrayRef<int64_t>{channels, 3})
+        (type.getShape() != ArrayRef<int64_t>{channels, 3} && !four))
       return op->emitOpError("scale_bias must be ")
-             << channels << "x3 i32 (rows bias, multiplier, shift), got "
-             << type;
+             << channels << "x3 i32 (rows bias, multiplier, shift)"
+             << (zeroPoints ? " or " + std::to_string(channels) +
+                                  "x4 (and the output zero point)"
+                            : std::string())
+             << ", got " << type;
+    if (four && segmentedOutput)
+      return op->emitOpError("scale_bias ")
+             << type
+             << " has per-channel output zero points: segment_output pads "
+                "with one zero point and cannot be used with them";
   } else if (!type.getElementType().isF32() ||
              type.getShape() != ArrayRef<int64_t>{channels}) {
     return op->emitOpError("bf16: scale_bias must be the ")
@@ -264,7 +276,8 @@ LogicalResult Conv2DOp::verify() {
     return emitOpError("weights ")
            << ints(wt) << " must be packed (O/B) x C/groups x KH x KW x B "
            << "for O = " << o << ", C/groups = " << c / g;
-  if (failed(verifyScaleBias(*this, getScaleBias(), o, *f)) ||
+  if (failed(verifyScaleBias(*this, getScaleBias(), o, *f, true,
+                             getSegmentOutput().has_value())) ||
       failed(verifyIntEpilogue(*this, *f)))
     return failure();
   return verifyWindow(*this, getPad(), getStride(), getDilation(),
@@ -284,7 +297,8 @@ LogicalResult DepthwiseConv2DOp::verify() {
   if (wt.size() != 4 || wt[3] < 1 || wt[0] != (c + wt[3] - 1) / wt[3])
     return emitOpError("weights ")
            << ints(wt) << " must be packed (C/B) x KH x KW x B for C = " << c;
-  if (failed(verifyScaleBias(*this, getScaleBias(), c, *f)) ||
+  if (failed(verifyScaleBias(*this, getScaleBias(), c, *f, true,
+                             getSegmentOutput().has_value())) ||
       failed(verifyIntEpilogue(*this, *f)))
     return failure();
   return verifyWindow(*this, getPad(), getStride(), getDilation(),
@@ -413,10 +427,16 @@ LogicalResult TableOp::verify() {
     return emitOpError("lut_entries ")
            << entries << ": an int8 input indexes a table of 256 entries";
   auto table = cast<RankedTensorType>(getTable().getType());
-  if (table.getShape() != ArrayRef<int64_t>{entries} ||
-      formatOf(table) != Format::Int8)
+  if (formatOf(table) != Format::Int8 || table.getRank() < 1 ||
+      table.getRank() > 2 || table.getShape().back() != entries)
     return emitOpError("table must be ")
-           << entries << " int8 entries, got " << table;
+           << entries << " int8 entries (or C x " << entries
+           << ", one table per channel), got " << table;
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  if (table.getRank() == 2 && (in.size() < 2 || in[1] != table.getDimSize(0)))
+    return emitOpError("a per-channel table ")
+           << table << " needs " << table.getDimSize(0)
+           << " channels in the input's dim 1, the input is " << ints(in);
   return success();
 }
 

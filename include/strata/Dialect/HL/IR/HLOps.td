@@ -70,7 +70,9 @@ def HL_Conv2DOp : HL_Op<"conv2d"> {
     `input` `N x C x H x W`, `weights` packed `(O/B) x C/groups x KH x KW x B`
     (`B` = weight_channel_block; output channels `O..` up to the multiple of
     `B` hold zero weights), `scale_bias` `O x 3` i32 (rows bias, multiplier,
-    shift; shift in [0, 63]). Integer per output element:
+    shift; shift in [0, 63]) or `O x 4` (a fourth column: the channel's
+    output zero point, added to `output_zp`; not with `segment_output`).
+    Integer per output element:
     `acc = bias[o] + sum_{ic, kh, kw} (x - input_zp) * (w - weight_zp)` in
     `accumulator_bits`-wide two's complement, padding reads `input_zp`;
     `out = requantMultiplierShift(acc, multiplier[o], shift[o], output_zp,
@@ -102,7 +104,8 @@ def HL_DepthwiseConv2DOp : HL_Op<"depthwise_conv2d"> {
   let summary = "Depthwise 2-d convolution (one filter per channel)";
   let description = [{
     As `hl.conv2d` with `groups = C` and one output channel per input
-    channel; `weights` packed `(C/B) x KH x KW x B`, `scale_bias` `C x 3`.
+    channel; `weights` packed `(C/B) x KH x KW x B`, `scale_bias` `C x 3`
+    (or `C x 4` with per-channel output zero points, as `hl.conv2d`).
   }];
   let arguments = !con((ins AnyRankedTensor:$input, AnyRankedTensor:$weights,
                             AnyRankedTensor:$scale_bias),
@@ -198,7 +201,8 @@ def HL_TableOp : HL_Op<"table"> {
     `out = table[x - min]` for an int8 `input` (`min` = -128, or 0 for
     uint8); `table` is a 1-d constant of `lut_entries` (the NPU
     description's) elements of the output's storage type, and `lut_entries`
-    must be 2^8.
+    must be 2^8. A 2-d `C x lut_entries` table holds one table per channel
+    (the input's dim 1): `out[n, c, ...] = table[c, x - min]`.
   }];
   let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$table,
                    HL_I64Attr:$lut_entries);
