@@ -551,27 +551,12 @@ struct Converter {
   /// so a per-axis Dequant (along dim 1) gives row c channel c's values.
   FailureOr<Tensor> tabulatePerChannel(ArrayRef<Operation *> ops,
                                        int64_t channels, int64_t entries) {
-    std::vector<int64_t> shape = {1, channels, entries};
-    Tensor current(DType::I8, shape);
-    for (int64_t i = 0; i < channels * entries; ++i)
-      current.data<int8_t>()[i] =
-          static_cast<int8_t>(i % entries - entries / 2);
-    InterpreterEnv env;
-    for (Operation *op : ops) {
-      auto iface = dyn_cast<InterpretableOpInterface>(op);
-      if (!iface || op->getNumOperands() < 1 || op->getNumResults() != 1)
-        return failure();
-      env.set(op->getOperand(0), std::move(current));
-      env.setResultShape(op->getResult(0), shape);
-      if (failed(iface.interpret(env)) || !env.has(op->getResult(0)))
-        return failure();
-      current = env.get(op->getResult(0)).clone();
-    }
-    if (current.dtype() != DType::I8 ||
-        current.numElements() != channels * entries)
+    FailureOr<Tensor> rows = tabulateChainPerChannel(ops, channels, entries);
+    if (failed(rows) || rows->dtype() != DType::I8 ||
+        rows->numElements() != channels * entries)
       return failure();
     Tensor table(DType::I8, {channels, entries});
-    std::memcpy(table.raw(), current.raw(), table.byteSize());
+    std::memcpy(table.raw(), rows->raw(), table.byteSize());
     return table;
   }
 
