@@ -18,6 +18,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <map>
 #include <set>
 
@@ -45,12 +47,35 @@ bool checkQuantizeSettings(const QuantizeSettings &settings, std::string &error,
   return true;
 }
 
+bool readKeepFloatFile(QuantizeSettings &settings, std::string &error,
+                       const QuantizeSettingNames &names) {
+  if (settings.keepFloatFile.empty())
+    return true;
+  auto buffer = llvm::MemoryBuffer::getFile(settings.keepFloatFile, true);
+  if (!buffer) {
+    error = "cannot read " + names.keepFloatFile + " '" +
+            settings.keepFloatFile + "': " + buffer.getError().message();
+    return false;
+  }
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    line = line.split('#').first.trim();
+    if (!line.empty())
+      settings.keepFloat.push_back(line.str());
+  }
+  settings.keepFloatFile.clear();
+  return true;
+}
+
 mlir::FailureOr<TensorMap>
 quantizeTopModule(mlir::ModuleOp module, const TensorMap &weights,
-                  const QuantizeSettings &settings, std::string &error,
+                  const QuantizeSettings &given, std::string &error,
                   bool &usageError, const QuantizeSettingNames &names) {
   usageError = true;
-  if (!checkQuantizeSettings(settings, error, names))
+  QuantizeSettings settings = given;
+  if (!readKeepFloatFile(settings, error, names) ||
+      !checkQuantizeSettings(settings, error, names))
     return mlir::failure();
   usageError = false;
   top::TopQuantizeOptions options;

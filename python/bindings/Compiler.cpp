@@ -235,6 +235,7 @@ static QuantizeSettingNames pythonNames() {
   names.mode = "quantize";
   names.calibration = "calibration";
   names.keepFloat = "keep_float";
+  names.keepFloatFile = "keep_float_file";
   names.method = "calibration_method";
   names.percentile = "percentile";
   return names;
@@ -347,8 +348,8 @@ static Model quantizeModel(const Model &m, const std::string &layout,
 static size_t calibrateModel(const Model &m,
                              const std::vector<nb::dict> &samples,
                              const std::string &method, double percentile,
-                             const std::string &layout,
-                             const std::string &path) {
+                             const std::string &layout, const std::string &path,
+                             bool biasCorrection) {
   std::string error;
   if (!checkCalibrationSettings(method, percentile, error, pythonNames()))
     throw Error("calibrate: " + error);
@@ -369,7 +370,7 @@ static size_t calibrateModel(const Model &m,
   };
   mlir::FailureOr<calib::CalibrationTable> table =
       calibrateTopModule(*module, weights, inputs.size(), read, method,
-                         percentile, error, {}, pythonNames());
+                         percentile, error, {}, pythonNames(), biasCorrection);
   if (failed(table))
     diag.fail("calibrate: " + error);
   if (!calib::writeCalibrationTable(path, *table, error))
@@ -440,7 +441,15 @@ void registerCompiler(nb::module_ &m) {
       .def_rw("keep_float", &QuantizeSettings::keepFloat,
               "Tensors whose ops stay float.")
       .def_rw("symmetric", &QuantizeSettings::symmetric,
-              "int8: zero-point-0 activations.");
+              "int8: zero-point-0 activations.")
+      .def_rw("float_activations", &QuantizeSettings::floatActivations,
+              "int8: fused activations in float from the int32 accumulator "
+              "instead of int8 tables.")
+      .def_rw("per_channel_tables", &QuantizeSettings::perChannelTables,
+              "int8: each channel of an activation table's input its own "
+              "scale (the table's @range rows).")
+      .def_rw("keep_float_file", &QuantizeSettings::keepFloatFile,
+              "A file of tensor names to keep float, one a line.");
   m.def("compile_cpu", &compileCpu, nb::arg("model"), nb::arg("variants"),
         nb::arg("optimize"), nb::arg("cpu"), nb::arg("opt_level"),
         nb::arg("layout"), nb::arg("quantize"),
@@ -450,18 +459,22 @@ void registerCompiler(nb::module_ &m) {
       "check_quantize_settings",
       [](const QuantizeSettings &settings) {
         std::string error;
-        if (!checkQuantizeSettings(settings, error, pythonNames()))
+        QuantizeSettings read = settings;
+        if (!readKeepFloatFile(read, error, pythonNames()) ||
+            !checkQuantizeSettings(read, error, pythonNames()))
           throw Error(error);
       },
       nb::arg("settings"),
-      "Raises strata.Error naming a bad setting (mode, table, keep_float).");
+      "Raises strata.Error naming a bad setting (mode, table, keep_float, "
+      "keep_float_file).");
   m.def("quantize", &quantizeModel, nb::arg("model"), nb::arg("layout"),
         nb::arg("settings"), "The optimized model quantized by top-quantize.");
   m.def("calibrate", &calibrateModel, nb::arg("model"), nb::arg("samples"),
         nb::arg("method"), nb::arg("percentile"), nb::arg("layout"),
-        nb::arg("path"),
+        nb::arg("path"), nb::arg("bias_correction") = false,
         "Calibrates the optimized model on samples and writes the table to "
-        "path; returns its number of tensors.");
+        "path (with bias_correction, also the @mean rows); returns its "
+        "number of tensors.");
   m.def("run_ref", &runRef, nb::arg("model"), nb::arg("inputs"),
         "Runs a model in the reference interpreter.");
   m.def("compare", &compare, nb::arg("a"), nb::arg("b"), nb::arg("cosine"),

@@ -201,38 +201,77 @@ def _samples(samples: Samples, what: str) -> List[Dict[str, np.ndarray]]:
     return out
 
 
+def _flag(value, name: str, what: str) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise Error(f"{what}: {name}={value!r} must be True or False")
+
+
 def calibrate(model: Union[Model, str, os.PathLike], samples: Samples,
               output: Union[str, os.PathLike], method: str = "percentile",
-              percentile: float = 99.99, layout: Optional[str] = None) -> str:
+              percentile: float = 99.99, layout: Optional[str] = None,
+              bias_correction: bool = False) -> str:
     """``strata calibrate`` as a function: runs the optimized model through the
     reference interpreter on ``samples`` (a dict ``{input name: array}``, one
-    sample, or a list of them) and writes the calibration table
-    (docs/quantization.md) to ``output``, which it returns. ``method``:
-    "minmax", "percentile" (of ``|x|``, at ``percentile``) or "kl"."""
+    sample, or a list of them; ``--samples N`` is ``samples[:N]``) and writes
+    the calibration table (docs/quantization.md) to ``output``, which it
+    returns. ``method``: "minmax", "percentile" (of ``|x|``, at
+    ``percentile``) or "kl". ``bias_correction``: also write the per-channel
+    means of the int8 layers' inputs (``@mean`` rows), from which int8
+    quantization corrects the biases (``--bias-correction``)."""
     model = _as_model(model, "calibrate")
+    correct = _flag(bias_correction, "bias_correction", "calibrate")
     path = os.fspath(output)
     _core.calibrate(model._m, _samples(samples, "calibrate"), method, float(percentile),
-                    layout or "", path)
+                    layout or "", path, correct)
     return path
 
 
-def _settings(mode: Optional[str], calibration: Optional[str], keep_float, symmetric: bool,
-              what: str) -> "_core.QuantizeSettings":
+class _Options(NamedTuple):
+    """quantize= and its companion arguments, as given."""
+    mode: Optional[str]
+    calibration: Any = None
+    keep_float: Optional[Sequence[str]] = None
+    keep_float_file: Union[str, os.PathLike, None] = None
+    symmetric: bool = False
+    float_activations: bool = False
+    per_channel_tables: bool = False
+    bias_correction: bool = False
+    calibration_method: str = "percentile"
+    percentile: float = 99.99
+
+
+_COMPANIONS = ("calibration, keep_float, keep_float_file, symmetric, float_activations, "
+               "per_channel_tables and bias_correction")
+
+
+def _settings(o: _Options, table: Optional[str], what: str) -> "_core.QuantizeSettings":
     s = _core.QuantizeSettings()
-    if mode is None:
-        if calibration is not None or keep_float or symmetric:
-            raise Error(f"{what}: calibration, keep_float and symmetric need quantize=...")
+    flags = {name: _flag(getattr(o, name), name, what)
+             for name in ("symmetric", "float_activations", "per_channel_tables",
+                          "bias_correction")}
+    if o.mode is None:
+        if (o.calibration is not None or o.keep_float or o.keep_float_file is not None
+                or any(flags.values())):
+            raise Error(f"{what}: {_COMPANIONS} need quantize=...")
         return s
-    if not isinstance(mode, str):
-        raise Error(f"{what}: quantize={mode!r} must be 'int8', 'bf16' or 'f16'")
-    s.mode = mode
-    if calibration is not None:
-        s.calibration = calibration
-    if keep_float is not None:
-        if isinstance(keep_float, str) or not all(isinstance(k, str) for k in keep_float):
-            raise Error(f"{what}: keep_float must be a list of tensor names, not {keep_float!r}")
-        s.keep_float = list(keep_float)
-    s.symmetric = bool(symmetric)
+    if not isinstance(o.mode, str):
+        raise Error(f"{what}: quantize={o.mode!r} must be 'int8', 'bf16' or 'f16'")
+    s.mode = o.mode
+    if table is not None:
+        s.calibration = table
+    if o.keep_float is not None:
+        if isinstance(o.keep_float, str) or not all(isinstance(k, str) for k in o.keep_float):
+            raise Error(f"{what}: keep_float must be a list of tensor names, "
+                        f"not {o.keep_float!r}")
+        s.keep_float = list(o.keep_float)
+    if o.keep_float_file is not None:
+        if not isinstance(o.keep_float_file, (str, os.PathLike)):
+            raise Error(f"{what}: keep_float_file must be a path, not {o.keep_float_file!r}")
+        s.keep_float_file = os.fspath(o.keep_float_file)
+    s.symmetric = flags["symmetric"]
+    s.float_activations = flags["float_activations"]
+    s.per_channel_tables = flags["per_channel_tables"]
     return s
 
 
@@ -240,32 +279,36 @@ class _Calibration:
     """The table path of ``calibration=``: a path as given, or a table written
     by :func:`calibrate` from samples into a temporary folder."""
 
-    def __init__(self, model, mode, calibration, method, percentile, layout, what):
+    def __init__(self, model, o: _Options, layout, what):
         self.dir = None
         self.path = None
-        if mode is None and calibration is not None:
-            raise Error(f"{what}: calibration, keep_float and symmetric need quantize=...")
-        if mode is not None:
-            # The mode and the other settings first (the samples may be many).
-            placeholder = None if calibration is None else "<calibration>"
-            try:
-                _core.check_quantize_settings(
-                    _settings(mode, placeholder, None, False, what))
-            except Error as e:
-                raise Error(f"{what}: {e}") from None
-        if calibration is None:
-            if mode == "int8":
+        # The mode and the other settings first (the samples may be many).
+        placeholder = None if o.calibration is None else "<calibration>"
+        settings = _settings(o, placeholder, what)
+        if o.mode is None:
+            return
+        try:
+            _core.check_quantize_settings(settings)
+        except Error as e:
+            raise Error(f"{what}: {e}") from None
+        if o.calibration is None:
+            if o.mode == "int8":
                 raise Error(f"{what}: quantize='int8' needs calibration= (a table path, "
                             "a dict {input name: array} or a list of them)")
             return
-        if isinstance(calibration, (str, os.PathLike)):
-            self.path = os.fspath(calibration)
+        if isinstance(o.calibration, (str, os.PathLike)):
+            self.path = os.fspath(o.calibration)
+            if o.bias_correction:
+                raise Error(f"{what}: bias_correction calibrates samples; calibration="
+                            f"'{self.path}' is a table (its @mean rows, written by "
+                            "calibrate(..., bias_correction=True), correct the biases)")
             if not os.path.isfile(self.path):
                 raise Error(f"{what}: calibration table '{self.path}' does not exist")
             return
         self.dir = tempfile.TemporaryDirectory(prefix="strata-calib")
-        self.path = calibrate(model, _samples(calibration, what), os.path.join(
-            self.dir.name, "calibration.txt"), method, percentile, layout)
+        self.path = calibrate(model, _samples(o.calibration, what), os.path.join(
+            self.dir.name, "calibration.txt"), o.calibration_method, o.percentile, layout,
+            o.bias_correction)
 
     def __enter__(self):
         return self.path
@@ -279,19 +322,26 @@ def quantize(model: Union[Model, str, os.PathLike], mode: str = "int8",
              calibration: Union[str, os.PathLike, Samples, None] = None,
              keep_float: Optional[Sequence[str]] = None, symmetric: bool = False,
              calibration_method: str = "percentile", percentile: float = 99.99,
-             layout: Optional[str] = None) -> Model:
+             layout: Optional[str] = None, *,
+             keep_float_file: Union[str, os.PathLike, None] = None,
+             float_activations: bool = False, per_channel_tables: bool = False,
+             bias_correction: bool = False) -> Model:
     """``strata quantize`` as a function: the model optimized, then quantized by
     top-quantize (docs/quantization.md) to ``mode`` ("int8", "bf16", "f16"),
     as a :class:`Model` (for :func:`run_ref`, :meth:`Model.save`, ...).
     ``calibration`` (int8): a table path, or samples (a dict ``{input name:
-    array}`` or a list of them) calibrated with ``calibration_method`` first.
-    ``keep_float``: tensors whose ops stay float; ``symmetric``: zero-point-0
-    activations."""
+    array}`` or a list of them) calibrated with ``calibration_method`` first
+    (``bias_correction``: with ``@mean`` rows). ``keep_float``: tensors whose
+    ops stay float (``keep_float_file``: more of them, one a line);
+    ``symmetric``: zero-point-0 activations; ``float_activations``: fused
+    activations in float instead of int8 tables; ``per_channel_tables``: each
+    channel of a table's input its own scale (the table's ``@range`` rows)."""
     model = _as_model(model, "quantize")
-    with _Calibration(model, mode, calibration, calibration_method, percentile, layout,
-                      "quantize") as table:
-        settings = _settings(mode, table, keep_float, symmetric, "quantize")
-        return Model(_core.quantize(model._m, layout or "", settings))
+    o = _Options(mode, calibration, keep_float, keep_float_file, symmetric,
+                 float_activations, per_channel_tables, bias_correction,
+                 calibration_method, percentile)
+    with _Calibration(model, o, layout, "quantize") as table:
+        return Model(_core.quantize(model._m, layout or "", _settings(o, table, "quantize")))
 
 
 def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",
@@ -301,7 +351,10 @@ def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",
             layout: Optional[str] = None,
             calibration: Union[str, os.PathLike, Samples, None] = None,
             keep_float: Optional[Sequence[str]] = None, symmetric: bool = False,
-            calibration_method: str = "percentile", percentile: float = 99.99) -> Artifact:
+            calibration_method: str = "percentile", percentile: float = 99.99, *,
+            keep_float_file: Union[str, os.PathLike, None] = None,
+            float_activations: bool = False, per_channel_tables: bool = False,
+            bias_correction: bool = False) -> Artifact:
     """Compiles a model into an :class:`Artifact` for ``target`` ("cpu").
 
     ``model``: a :class:`Model` or a path (``.onnx`` or a Top ``.mlir``).
@@ -317,8 +370,12 @@ def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",
     int8 needs ``calibration``: a table path (``strata calibrate``,
     :func:`calibrate`), or samples -- a dict ``{input name: array}`` or a
     list of them -- calibrated first with ``calibration_method`` ("minmax",
-    "percentile" at ``percentile``, "kl"). ``keep_float``: tensors whose ops
-    stay float; ``symmetric``: zero-point-0 int8 activations.
+    "percentile" at ``percentile``, "kl"; ``bias_correction``: with
+    ``@mean`` rows). ``keep_float``: tensors whose ops stay float
+    (``keep_float_file``: more of them, one a line); ``symmetric``:
+    zero-point-0 int8 activations; ``float_activations``: fused activations
+    in float instead of int8 tables; ``per_channel_tables``: each channel of
+    a table's input its own scale. As the CLI's options of the same names.
     """
     if target != "cpu":
         raise Error(f"compile: target '{target}' is not available; the target is 'cpu'")
@@ -331,12 +388,13 @@ def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",
     model = _as_model(model, "compile", variants[0] if variants else None)
     if not isinstance(opt_level, int):
         raise Error(f"compile: opt_level must be an int 0-3, not {opt_level!r}")
-    with _Calibration(model, quantize, calibration, calibration_method, percentile, layout,
-                      "compile") as table:
-        settings = _settings(quantize, table, keep_float, symmetric, "compile")
+    o = _Options(quantize, calibration, keep_float, keep_float_file, symmetric,
+                 float_activations, per_channel_tables, bias_correction,
+                 calibration_method, percentile)
+    with _Calibration(model, o, layout, "compile") as table:
         return Artifact(_core.compile_cpu(model._m, variants, bool(optimize), cpu or "",
                                           opt_level if opt_level >= 0 else 99, layout or "",
-                                          settings))
+                                          _settings(o, table, "compile")))
 
 
 class Session(_Signature):

@@ -8,7 +8,6 @@
 #include "strata/Pipelines/Quantize.h"
 
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
@@ -58,26 +57,10 @@ loadOptimizedForQuant(StringRef tool, const std::string &path,
 FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
                                    const TensorMap &weights,
                                    QuantizeRequest request, bool &usageError) {
-  usageError = true;
-  if (!request.keepFloatFile.empty()) {
-    auto buffer = MemoryBuffer::getFile(request.keepFloatFile, true);
-    if (!buffer) {
-      errs() << tool << ": cannot read --keep-float-file '"
-             << request.keepFloatFile << "': " << buffer.getError().message()
-             << "\n";
-      return failure();
-    }
-    SmallVector<StringRef> lines;
-    (*buffer)->getBuffer().split(lines, '\n');
-    for (StringRef line : lines) {
-      line = line.split('#').first.trim();
-      if (!line.empty())
-        request.keepFloat.push_back(line.str());
-    }
-  }
   QuantizeSettings settings{
-      request.mode,      request.calibration,      request.keepFloat,
-      request.symmetric, request.floatActivations, request.perChannelTables};
+      request.mode,         request.calibration,      request.keepFloat,
+      request.symmetric,    request.floatActivations, request.perChannelTables,
+      request.keepFloatFile};
   std::string error;
   FailureOr<TensorMap> result =
       quantizeTopModule(module, weights, settings, error, usageError);

@@ -33,6 +33,9 @@ struct QuantizeSettings {
   /// int8: the activation tables' inputs per channel (the calibration
   /// table's @range rows).
   bool perChannelTables = false;
+  /// A file of more tensor names to keep float, one a line (`#` starts a
+  /// comment); read by quantizeTopModule, its names appended to keepFloat.
+  std::string keepFloatFile;
 };
 
 /// How the caller spells the settings in its error messages (the CLI's
@@ -41,18 +44,26 @@ struct QuantizeSettingNames {
   std::string mode = "--quantize";
   std::string calibration = "--calibration";
   std::string keepFloat = "--keep-float";
+  std::string keepFloatFile = "--keep-float-file";
   std::string method = "--method";
   std::string percentile = "--percentile";
 };
 
 /// Checks `settings` (the mode, a table only for int8, tensor names without
 /// ',{} '); on a problem sets `error` (naming the setting and the value)
-/// and returns false.
+/// and returns false. Does not read `keepFloatFile` (readKeepFloatFile).
 bool checkQuantizeSettings(const QuantizeSettings &settings, std::string &error,
                            const QuantizeSettingNames &names = {});
 
+/// Appends the names of `settings.keepFloatFile` (if set) to
+/// `settings.keepFloat` and clears it; on an unreadable file sets `error`
+/// (naming the setting and the path) and returns false.
+bool readKeepFloatFile(QuantizeSettings &settings, std::string &error,
+                       const QuantizeSettingNames &names = {});
+
 /// Runs top-quantize (then canonicalize) on the optimized `module`; returns
-/// the quantized model's weights. Checks `settings` first: a bad setting
+/// the quantized model's weights. Reads `settings.keepFloatFile`, then
+/// checks `settings`: a bad setting
 /// fails with `error` set and `usageError` true; a failed run (diagnostics
 /// on the module's context) with `usageError` false.
 mlir::FailureOr<TensorMap>
