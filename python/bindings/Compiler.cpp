@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -211,9 +212,13 @@ copyModel(const Model &m, mlir::MLIRContext &context, const ShapeMap &shapes,
     module = std::move(imported.module);
     weights = std::move(imported.weights);
   } else {
+    // With the locations: they hold the tensors' names (the ONNX names a
+    // calibration table and keep_float use).
     std::string text;
     llvm::raw_string_ostream os(text);
-    m.module.get().print(os);
+    mlir::OpPrintingFlags flags;
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+    m.module.get().print(os, flags);
     module = parseModuleText(text, m.name, context);
     if (!module)
       diag.fail(what + ": cannot copy model '" + m.name + "'");

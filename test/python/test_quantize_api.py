@@ -126,7 +126,7 @@ def _bad_cases():
         (dict(calibration=_samples(1)), "need quantize="),
         (dict(quantize="int8", calibration=[3]), "sample 0 must be a dict"),
         (dict(quantize="int8", calibration=[{"x": np.zeros((1, 3, 16, 16), np.float64)}]),
-         "sample 0 failed: small_cnn:2:3: input 'x' has dtype float64 but float32 is expected"),
+         "sample 0 failed: input 'x' has dtype float64 but float32 is expected"),
     ]
 
 

@@ -1,0 +1,252 @@
+"""The quantization options the CLI has, from Python (docs/python.md):
+strata.calibrate(bias_correction=) and strata.quantize / compile(
+float_activations=, per_channel_tables=, keep_float_file=, symmetric=,
+bias_correction=) on the installed package, each compared with the installed
+`strata` executable (`python -m strata calibrate / quantize` with the
+options of the same names): the same calibration table rows, the same
+quantized Top model text and weights. Each option must also change the
+result (else the comparison could pass with the option ignored on both
+sides), and bad values raise strata.Error naming the argument and the value.
+
+The model: a conv whose output channels' ranges differ 10-fold, then a
+sigmoid (an int8 activation table; per channel with per_channel_tables),
+a conv + relu, a global pool and a matmul (bias correction's layers)."""
+
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import strata
+from python_bad_input_runner import check_errors
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+
+def _onnx_model():
+    rng = np.random.default_rng(11)
+    scale = np.array([10, 1, 0.1, 3, 0.3, 1, 10, 0.1], np.float32).reshape(8, 1, 1, 1)
+    p = {"w1": (rng.standard_normal((8, 3, 3, 3)) * 0.3 * scale).astype(np.float32),
+         "b1": (rng.standard_normal(8) * 0.1).astype(np.float32),
+         "w2": (rng.standard_normal((12, 8, 3, 3)) * 0.2).astype(np.float32),
+         "b2": (rng.standard_normal(12) * 0.1).astype(np.float32),
+         "w3": (rng.standard_normal((12, 5)) * 0.3).astype(np.float32)}
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Sigmoid", ["c1"], ["s1"]),
+        helper.make_node("Conv", ["s1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c2"], ["r2"]),
+        helper.make_node("GlobalAveragePool", ["r2"], ["p"]),
+        helper.make_node("Flatten", ["p"], ["f"]),
+        helper.make_node("MatMul", ["f", "w3"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "qopts", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 10, 10])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])],
+        [numpy_helper.from_array(v, k) for k, v in p.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _samples(n, seed=3):
+    rng = np.random.default_rng(seed)
+    return [{"x": (rng.uniform(-1, 1, (1, 3, 10, 10)) + 0.5).astype(np.float32)}
+            for _ in range(n)]
+
+
+def _cli(*args):
+    p = subprocess.run([sys.executable, "-m", "strata", *map(str, args)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return p
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    d = tmp_path_factory.mktemp("qopts")
+    path = d / "m.onnx"
+    onnx.save(_onnx_model(), str(path))
+    samples = _samples(4)
+    (d / "cal").mkdir()
+    for i, s in enumerate(samples):
+        np.savez(d / "cal" / f"s{i}.npz", **s)
+    return d, path, samples, strata.import_onnx(str(path))
+
+
+def _rows(path):
+    """The table's rows (no comments), split in words."""
+    return [line.split() for line in open(path) if line.strip() and line[0] != "#"]
+
+
+def test_calibrate_bias_correction_matches_cli(setup):
+    d, path, samples, model = setup
+    _cli("calibrate", path, "--data", d / "cal", "--bias-correction", "-o", d / "cli_bc.txt")
+    _cli("calibrate", path, "--data", d / "cal", "-o", d / "cli.txt")
+    py_bc = strata.calibrate(model, samples, d / "py_bc.txt", bias_correction=True)
+    py = strata.calibrate(model, samples, d / "py.txt")
+    assert _rows(py_bc) == _rows(d / "cli_bc.txt")
+    assert _rows(py) == _rows(d / "cli.txt")
+    means = [r for r in _rows(py_bc) if r[0] == "@mean"]
+    # The inputs of the two convs and the matmul.
+    assert len(means) == 3, means
+    assert not [r for r in _rows(py) if r[0] == "@mean"]
+    # The first conv's input mean per channel, against numpy.
+    x_mean = np.mean([s["x"].mean(axis=(0, 2, 3)) for s in samples], axis=0)
+    row = [r for r in means if r[1] == "x"]
+    assert row, means
+    np.testing.assert_allclose([float(v) for v in row[0][2:]], x_mean, rtol=1e-5)
+    # @range rows (the sigmoid's pre-activation, per channel) either way.
+    assert [r for r in _rows(py) if r[0] == "@range"]
+
+
+def _cli_quantize(d, table, options, tag):
+    out = d / f"q_{tag}"
+    _cli("quantize", d / "m.onnx", "--quantize", "int8", "--calibration", table, *options,
+         "-o", out, "--name", "m")
+    text = open(out / "m.mlir").read()
+    weights = dict(np.load(out / "m_TOP_INT8_weight.npz"))
+    return text, weights
+
+
+def _py_text_weights(d, qmodel, tag):
+    out = d / f"py_{tag}"
+    out.mkdir()
+    qmodel.save(out)
+    name = qmodel.name
+    text = open(out / f"{name}_origin.mlir").read()
+    npz = [f for f in os.listdir(out) if f.endswith(".npz")]
+    assert len(npz) == 1, npz
+    return text, dict(np.load(out / npz[0]))
+
+
+def _strip(text):
+    """The module text without the weight file's name (the files differ)."""
+    return "\n".join(line for line in text.splitlines()
+                     if "weight_file" not in line and not line.startswith("//"))
+
+
+OPTIONS = {
+    "default": ([], {}),
+    "per_channel_tables": (["--per-channel-tables"], dict(per_channel_tables=True)),
+    "float_activations": (["--float-activations"], dict(float_activations=True)),
+    "symmetric": (["--symmetric"], dict(symmetric=True)),
+    "keep_float_file": (["--keep-float-file", "KF"], dict(keep_float_file="KF")),
+}
+
+
+def test_quantize_options_match_cli(setup):
+    d, path, samples, model = setup
+    table = d / "cli_bc.txt"
+    if not table.exists():
+        _cli("calibrate", path, "--data", d / "cal", "--bias-correction", "-o", table)
+    kf = d / "keep.txt"
+    kf.write_text("# the second conv stays float\nr2\n\n")
+    results = {}
+    for tag, (cli_opts, kwargs) in OPTIONS.items():
+        cli_opts = [str(kf) if o == "KF" else o for o in cli_opts]
+        kwargs = {k: (str(kf) if v == "KF" else v) for k, v in kwargs.items()}
+        cli_text, cli_w = _cli_quantize(d, table, cli_opts, tag)
+        q = strata.quantize(model, "int8", calibration=str(table), **kwargs)
+        py_text, py_w = _py_text_weights(d, q, tag)
+        assert _strip(py_text) == _strip(cli_text), tag
+        assert sorted(py_w) == sorted(cli_w), tag
+        for k in cli_w:
+            np.testing.assert_array_equal(py_w[k], cli_w[k], err_msg=f"{tag}: {k}")
+        results[tag] = _strip(py_text)
+    # Every option changes the model.
+    for tag, text in results.items():
+        if tag != "default":
+            assert text != results["default"], tag
+    # ... the way the option says.
+    default = results["default"]
+    per_channel = "tensor<1x8x10x10x!quant.uniform<i8:f32:1, {"  # the sigmoid's input
+    assert per_channel not in default and per_channel in results["per_channel_tables"]
+    # float activations: no requant to the sigmoid's pre-activation range.
+    assert (results["float_activations"].count("top.Requant")
+            == default.count("top.Requant") - 1)
+    zero_point = re.compile(r"!quant\.uniform<i8:f32, [0-9.e+-]+:-?[0-9]+>")
+    assert zero_point.search(default) and not zero_point.search(results["symmetric"])
+    # keep_float_file: the conv producing r2 keeps its float weight.
+    assert '"r2_filter_int8"' in default and '"r2_filter_int8"' not in results["keep_float_file"]
+
+
+def test_compile_options_run_like_quantize(setup):
+    """compile(quantize="int8", option) runs bit-exactly like the reference
+    interpreter on quantize(..., option): the option reaches the compile."""
+    d, path, samples, model = setup
+    x = _samples(1, seed=9)[0]
+    table = str(d / "py_bc.txt")
+    if not os.path.exists(table):
+        strata.calibrate(model, samples, table, bias_correction=True)
+    for kwargs in (dict(per_channel_tables=True), dict(float_activations=True)):
+        art = strata.compile(model, quantize="int8", calibration=table, **kwargs)
+        got = strata.Session(art, threads=1).run(x)["y"]
+        ref = strata.run_ref(strata.quantize(model, "int8", calibration=table, **kwargs),
+                             x)["y"]
+        np.testing.assert_array_equal(got, ref, err_msg=str(kwargs))
+
+
+def test_bias_correction_from_samples(setup):
+    """quantize(calibration=samples, bias_correction=True) is the model the
+    CLI quantizes with a --bias-correction table; without it, the model of a
+    table without @mean rows."""
+    d, path, samples, model = setup
+    for flag, table in ((True, "cli_bc.txt"), (False, "cli.txt")):
+        if not (d / table).exists():
+            _cli("calibrate", path, "--data", d / "cal", "-o", d / table,
+                 *(["--bias-correction"] if flag else []))
+        cli_text, cli_w = _cli_quantize(d, d / table, [], f"bc{flag}")
+        q = strata.quantize(model, "int8", calibration=samples, bias_correction=flag)
+        py_text, py_w = _py_text_weights(d, q, f"bc{flag}")
+        assert _strip(py_text) == _strip(cli_text)
+        for k in cli_w:
+            np.testing.assert_array_equal(py_w[k], cli_w[k], err_msg=f"bias {flag}: {k}")
+    with_bc = dict(np.load(next((d / "q_bcTrue").glob("*.npz"))))
+    without = dict(np.load(next((d / "q_bcFalse").glob("*.npz"))))
+    assert any(not np.array_equal(with_bc[k], without[k]) for k in with_bc), \
+        "bias correction changed no weight"
+
+
+def _bad_cases(tmp):
+    s = "T._samples(1)"
+    return [
+        (f"compile(model, quantize='int8', calibration={s}, per_channel_tables='yes')",
+         "compile: per_channel_tables='yes' must be True or False"),
+        (f"compile(model, quantize='int8', calibration={s}, float_activations=None)",
+         "compile: float_activations=None must be True or False"),
+        (f"quantize(model, 'int8', calibration={s}, bias_correction=1)",
+         "quantize: bias_correction=1 must be True or False"),
+        (f"quantize(model, 'int8', calibration={s}, symmetric='no')",
+         "quantize: symmetric='no' must be True or False"),
+        (f"calibrate(model, {s}, '{tmp}/t.txt', bias_correction='on')",
+         "calibrate: bias_correction='on' must be True or False"),
+        (f"quantize(model, 'int8', calibration={s}, keep_float_file='{tmp}/none.txt')",
+         f"quantize: cannot read keep_float_file '{tmp}/none.txt'"),
+        (f"quantize(model, 'int8', calibration={s}, keep_float_file=3)",
+         "quantize: keep_float_file must be a path, not 3"),
+        (f"quantize(model, 'int8', calibration={s}, keep_float_file='{tmp}/bad.txt')",
+         "quantize: keep_float name 'a,b'"),
+        ("compile(model, per_channel_tables=True)", "need quantize="),
+        ("compile(model, bias_correction=True)", "need quantize="),
+        (f"compile(model, keep_float_file='{tmp}/bad.txt')", "need quantize="),
+        (f"quantize(model, 'int8', calibration='{tmp}/t.txt', bias_correction=True)",
+         "quantize: bias_correction calibrates samples; calibration="),
+    ]
+
+
+BAD_SCRIPT = """
+import test_quantize_options as T
+model = strata.import_onnx(T._onnx_model())
+for call, _ in T._bad_cases(TMP):
+    attempt(lambda: eval("strata." + call))
+"""
+
+
+def test_quantize_options_bad_values(tmp_path):
+    (tmp_path / "bad.txt").write_text("a,b\n")
+    (tmp_path / "t.txt").write_text("# empty\n")
+    check_errors(f"TMP = {str(tmp_path)!r}\n" + BAD_SCRIPT,
+                 [message for _, message in _bad_cases(str(tmp_path))])
