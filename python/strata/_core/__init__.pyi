@@ -69,20 +69,47 @@ class QuantizeSettings:
     @symmetric.setter
     def symmetric(self, arg: bool, /) -> None: ...
 
+    @property
+    def float_activations(self) -> bool:
+        """
+        int8: fused activations in float from the int32 accumulator instead of int8 tables.
+        """
+
+    @float_activations.setter
+    def float_activations(self, arg: bool, /) -> None: ...
+
+    @property
+    def per_channel_tables(self) -> bool:
+        """
+        int8: each channel of an activation table's input its own scale (the table's @range rows).
+        """
+
+    @per_channel_tables.setter
+    def per_channel_tables(self, arg: bool, /) -> None: ...
+
+    @property
+    def keep_float_file(self) -> str:
+        """A file of tensor names to keep float, one a line."""
+
+    @keep_float_file.setter
+    def keep_float_file(self, arg: str, /) -> None: ...
+
 def compile_cpu(model: Model, variants: Sequence[Mapping[str, Sequence[int]]], optimize: bool, cpu: str, opt_level: int, layout: str, quantize: QuantizeSettings) -> bytes:
     """
     Compiles a model for this machine's CPU (quantized first when quantize.mode is set); returns the artifact's bytes.
     """
 
 def check_quantize_settings(settings: QuantizeSettings) -> None:
-    """Raises strata.Error naming a bad setting (mode, table, keep_float)."""
+    """
+    Raises strata.Error naming a bad setting (mode, table, keep_float, keep_float_file).
+    """
 
 def quantize(model: Model, layout: str, settings: QuantizeSettings) -> Model:
     """The optimized model quantized by top-quantize."""
 
-def calibrate(model: Model, samples: Sequence[dict], method: str, percentile: float, layout: str, path: str) -> int:
+def calibrate(model: Model, samples: Sequence[dict], method: str, percentile: float, layout: str, path: str, bias_correction: bool = False) -> int:
     """
-    Calibrates the optimized model on samples and writes the table to path; returns its number of tensors.
+    Calibrates the optimized model on samples and writes the table to path (with bias_correction, also the @mean rows); returns its number of tensors.
     """
 
 def run_ref(model: Model, inputs: dict) -> dict:
