@@ -332,7 +332,8 @@ static nb::bytes compileCpu(const Model &m, std::vector<ShapeMap> variants,
 
 /// `strata quantize` as a function: the optimized, quantized Top model.
 static Model quantizeModel(const Model &m, const std::string &layout,
-                           const QuantizeSettings &settings) {
+                           const QuantizeSettings &settings,
+                           const ShapeMap &shapes) {
   std::string error;
   if (!checkQuantizeSettings(settings, error, pythonNames()))
     throw Error("quantize: " + error);
@@ -341,7 +342,7 @@ static Model quantizeModel(const Model &m, const std::string &layout,
   q.name = m.name;
   q.context = newContext();
   auto [module, weights] =
-      copyModel(m, *q.context, {}, true, layout, "quantize");
+      copyModel(m, *q.context, shapes, true, layout, "quantize");
   q.weights = quantizeInPlace(*module, weights, settings, "quantize");
   q.module = std::move(module);
   return q;
@@ -354,7 +355,7 @@ static size_t calibrateModel(const Model &m,
                              const std::vector<nb::dict> &samples,
                              const std::string &method, double percentile,
                              const std::string &layout, const std::string &path,
-                             bool biasCorrection) {
+                             bool biasCorrection, const ShapeMap &shapes) {
   std::string error;
   if (!checkCalibrationSettings(method, percentile, error, pythonNames()))
     throw Error("calibrate: " + error);
@@ -367,7 +368,7 @@ static size_t calibrateModel(const Model &m,
         fromDict(samples[i], "calibrate: sample " + std::to_string(i)));
   auto context = newContext();
   auto [module, weights] =
-      copyModel(m, *context, {}, true, layout, "calibrate");
+      copyModel(m, *context, shapes, true, layout, "calibrate");
   Diagnostics diag(*context);
   auto read = [&](size_t i, TensorMap &out, std::string &) {
     out = inputs[i];
@@ -473,13 +474,17 @@ void registerCompiler(nb::module_ &m) {
       "Raises strata.Error naming a bad setting (mode, table, keep_float, "
       "keep_float_file).");
   m.def("quantize", &quantizeModel, nb::arg("model"), nb::arg("layout"),
-        nb::arg("settings"), "The optimized model quantized by top-quantize.");
+        nb::arg("settings"), nb::arg("input_shapes") = ShapeMap(),
+        "The optimized model (imported again with input_shapes when given) "
+        "quantized by top-quantize.");
   m.def("calibrate", &calibrateModel, nb::arg("model"), nb::arg("samples"),
         nb::arg("method"), nb::arg("percentile"), nb::arg("layout"),
         nb::arg("path"), nb::arg("bias_correction") = false,
-        "Calibrates the optimized model on samples and writes the table to "
-        "path (with bias_correction, also the @mean rows); returns its "
-        "number of tensors.");
+        nb::arg("input_shapes") = ShapeMap(),
+        "Calibrates the optimized model (imported again with input_shapes "
+        "when given) on samples and writes the table to path (with "
+        "bias_correction, also the @mean rows); returns its number of "
+        "tensors.");
   m.def("run_ref", &runRef, nb::arg("model"), nb::arg("inputs"),
         "Runs a model in the reference interpreter.");
   m.def("compare", &compare, nb::arg("a"), nb::arg("b"), nb::arg("cosine"),

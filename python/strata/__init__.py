@@ -210,7 +210,7 @@ def _flag(value, name: str, what: str) -> bool:
 def calibrate(model: Union[Model, str, os.PathLike], samples: Samples,
               output: Union[str, os.PathLike], method: str = "percentile",
               percentile: float = 99.99, layout: Optional[str] = None,
-              bias_correction: bool = False) -> str:
+              bias_correction: bool = False, input_shapes: Optional[ShapeMap] = None) -> str:
     """``strata calibrate`` as a function: runs the optimized model through the
     reference interpreter on ``samples`` (a dict ``{input name: array}``, one
     sample, or a list of them; ``--samples N`` is ``samples[:N]``) and writes
@@ -218,12 +218,15 @@ def calibrate(model: Union[Model, str, os.PathLike], samples: Samples,
     returns. ``method``: "minmax", "percentile" (of ``|x|``, at
     ``percentile``) or "kl". ``bias_correction``: also write the per-channel
     means of the int8 layers' inputs (``@mean`` rows), from which int8
-    quantization corrects the biases (``--bias-correction``)."""
-    model = _as_model(model, "calibrate")
+    quantization corrects the biases (``--bias-correction``).
+    ``input_shapes``: fixes inputs' dims of a model imported from ONNX
+    (``--input-shapes``)."""
+    shapes = _shapes(input_shapes, "calibrate")
+    model = _as_model(model, "calibrate", shapes or None)
     correct = _flag(bias_correction, "bias_correction", "calibrate")
     path = os.fspath(output)
     _core.calibrate(model._m, _samples(samples, "calibrate"), method, float(percentile),
-                    layout or "", path, correct)
+                    layout or "", path, correct, shapes)
     return path
 
 
@@ -279,7 +282,7 @@ class _Calibration:
     """The table path of ``calibration=``: a path as given, or a table written
     by :func:`calibrate` from samples into a temporary folder."""
 
-    def __init__(self, model, o: _Options, layout, what):
+    def __init__(self, model, o: _Options, layout, shapes, what):
         self.dir = None
         self.path = None
         # The mode and the other settings first (the samples may be many).
@@ -308,7 +311,7 @@ class _Calibration:
         self.dir = tempfile.TemporaryDirectory(prefix="strata-calib")
         self.path = calibrate(model, _samples(o.calibration, what), os.path.join(
             self.dir.name, "calibration.txt"), o.calibration_method, o.percentile, layout,
-            o.bias_correction)
+            o.bias_correction, shapes)
 
     def __enter__(self):
         return self.path
@@ -325,7 +328,7 @@ def quantize(model: Union[Model, str, os.PathLike], mode: str = "int8",
              layout: Optional[str] = None, *,
              keep_float_file: Union[str, os.PathLike, None] = None,
              float_activations: bool = False, per_channel_tables: bool = False,
-             bias_correction: bool = False) -> Model:
+             bias_correction: bool = False, input_shapes: Optional[ShapeMap] = None) -> Model:
     """``strata quantize`` as a function: the model optimized, then quantized by
     top-quantize (docs/quantization.md) to ``mode`` ("int8", "bf16", "f16"),
     as a :class:`Model` (for :func:`run_ref`, :meth:`Model.save`, ...).
@@ -335,13 +338,16 @@ def quantize(model: Union[Model, str, os.PathLike], mode: str = "int8",
     ops stay float (``keep_float_file``: more of them, one a line);
     ``symmetric``: zero-point-0 activations; ``float_activations``: fused
     activations in float instead of int8 tables; ``per_channel_tables``: each
-    channel of a table's input its own scale (the table's ``@range`` rows)."""
-    model = _as_model(model, "quantize")
+    channel of a table's input its own scale (the table's ``@range`` rows).
+    ``input_shapes``: fixes inputs' dims of a model imported from ONNX."""
+    shapes = _shapes(input_shapes, "quantize")
+    model = _as_model(model, "quantize", shapes or None)
     o = _Options(mode, calibration, keep_float, keep_float_file, symmetric,
                  float_activations, per_channel_tables, bias_correction,
                  calibration_method, percentile)
-    with _Calibration(model, o, layout, "quantize") as table:
-        return Model(_core.quantize(model._m, layout or "", _settings(o, table, "quantize")))
+    with _Calibration(model, o, layout, shapes, "quantize") as table:
+        return Model(_core.quantize(model._m, layout or "", _settings(o, table, "quantize"),
+                                    shapes))
 
 
 def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",
@@ -391,7 +397,9 @@ def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",
     o = _Options(quantize, calibration, keep_float, keep_float_file, symmetric,
                  float_activations, per_channel_tables, bias_correction,
                  calibration_method, percentile)
-    with _Calibration(model, o, layout, "compile") as table:
+    # Calibrated with the first variant's shapes (the table names tensors,
+    # which every variant shares).
+    with _Calibration(model, o, layout, variants[0] if variants else {}, "compile") as table:
         return Artifact(_core.compile_cpu(model._m, variants, bool(optimize), cpu or "",
                                           opt_level if opt_level >= 0 else 99, layout or "",
                                           _settings(o, table, "compile")))

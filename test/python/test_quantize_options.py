@@ -27,7 +27,7 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 
-def _onnx_model():
+def _onnx_model(batch=1):
     rng = np.random.default_rng(11)
     scale = np.array([10, 1, 0.1, 3, 0.3, 1, 10, 0.1], np.float32).reshape(8, 1, 1, 1)
     p = {"w1": (rng.standard_normal((8, 3, 3, 3)) * 0.3 * scale).astype(np.float32),
@@ -45,7 +45,7 @@ def _onnx_model():
         helper.make_node("MatMul", ["f", "w3"], ["y"]),
     ]
     graph = helper.make_graph(
-        nodes, "qopts", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 10, 10])],
+        nodes, "qopts", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 3, 10, 10])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])],
         [numpy_helper.from_array(v, k) for k, v in p.items()])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
@@ -210,6 +210,26 @@ def test_bias_correction_from_samples(setup):
         "bias correction changed no weight"
 
 
+def test_input_shapes_match_cli(setup):
+    """input_shapes= as --input-shapes: a model whose batch dim is symbolic,
+    calibrated and quantized from its path with the batch fixed."""
+    d, _, samples, _ = setup
+    path = d / "dyn.onnx"
+    onnx.save(_onnx_model(batch="N"), str(path))
+    _cli("calibrate", path, "--data", d / "cal", "--input-shapes", "x:1x3x10x10",
+         "-o", d / "dyn_cli.txt")
+    shapes = {"x": [1, 3, 10, 10]}
+    table = strata.calibrate(str(path), samples, d / "dyn_py.txt", input_shapes=shapes)
+    assert _rows(table) == _rows(d / "dyn_cli.txt")
+    out = d / "dyn_q"
+    _cli("quantize", path, "--quantize", "int8", "--calibration", table,
+         "--input-shapes", "x:1x3x10x10", "-o", out, "--name", "m")
+    q = strata.quantize(str(path), "int8", calibration=table, input_shapes=shapes)
+    text, _ = _py_text_weights(d, q, "dyn")
+    assert _strip(text) == _strip(open(out / "m.mlir").read())
+    assert "tensor<1x3x10x10xf32>" in text
+
+
 def _bad_cases(tmp):
     s = "T._samples(1)"
     return [
@@ -234,12 +254,18 @@ def _bad_cases(tmp):
         (f"compile(model, keep_float_file='{tmp}/bad.txt')", "need quantize="),
         (f"quantize(model, 'int8', calibration='{tmp}/t.txt', bias_correction=True)",
          "quantize: bias_correction calibrates samples; calibration="),
+        (f"calibrate(model, {s}, '{tmp}/t2.txt', input_shapes={{'x': [1, -3]}})",
+         "calibrate: input_shapes['x'] = [1, -3] has a negative dim"),
+        (f"quantize(strata.load_mlir('{tmp}/m/qopts_origin.mlir'), 'int8', "
+         f"calibration={s}, input_shapes={{'x': [1, 3, 10, 10]}})",
+         "input_shapes needs a model imported from ONNX"),
     ]
 
 
 BAD_SCRIPT = """
 import test_quantize_options as T
 model = strata.import_onnx(T._onnx_model())
+model.save(TMP + "/m")
 for call, _ in T._bad_cases(TMP):
     attempt(lambda: eval("strata." + call))
 """
@@ -248,5 +274,6 @@ for call, _ in T._bad_cases(TMP):
 def test_quantize_options_bad_values(tmp_path):
     (tmp_path / "bad.txt").write_text("a,b\n")
     (tmp_path / "t.txt").write_text("# empty\n")
+    (tmp_path / "m").mkdir()
     check_errors(f"TMP = {str(tmp_path)!r}\n" + BAD_SCRIPT,
                  [message for _, message in _bad_cases(str(tmp_path))])

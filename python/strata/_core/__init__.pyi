@@ -104,12 +104,14 @@ def check_quantize_settings(settings: QuantizeSettings) -> None:
     Raises strata.Error naming a bad setting (mode, table, keep_float, keep_float_file).
     """
 
-def quantize(model: Model, layout: str, settings: QuantizeSettings) -> Model:
-    """The optimized model quantized by top-quantize."""
-
-def calibrate(model: Model, samples: Sequence[dict], method: str, percentile: float, layout: str, path: str, bias_correction: bool = False) -> int:
+def quantize(model: Model, layout: str, settings: QuantizeSettings, input_shapes: Mapping[str, Sequence[int]] = {}) -> Model:
     """
-    Calibrates the optimized model on samples and writes the table to path (with bias_correction, also the @mean rows); returns its number of tensors.
+    The optimized model (imported again with input_shapes when given) quantized by top-quantize.
+    """
+
+def calibrate(model: Model, samples: Sequence[dict], method: str, percentile: float, layout: str, path: str, bias_correction: bool = False, input_shapes: Mapping[str, Sequence[int]] = {}) -> int:
+    """
+    Calibrates the optimized model (imported again with input_shapes when given) on samples and writes the table to path (with bias_correction, also the @mean rows); returns its number of tensors.
     """
 
 def run_ref(model: Model, inputs: dict) -> dict:
