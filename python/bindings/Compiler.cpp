@@ -243,6 +243,7 @@ static QuantizeSettingNames pythonNames() {
   names.keepFloatFile = "keep_float_file";
   names.method = "calibration_method";
   names.percentile = "percentile";
+  names.targetCosine = "target_cosine";
   return names;
 }
 
@@ -346,6 +347,58 @@ static Model quantizeModel(const Model &m, const std::string &layout,
   q.weights = quantizeInPlace(*module, weights, settings, "quantize");
   q.module = std::move(module);
   return q;
+}
+
+/// `strata quantize --search-sensitive` as a function: the layers (with
+/// `activations`, the activation tables) kept in float until the output
+/// cosine on `samples` reaches `target`, then the model quantized keeping
+/// them; returns (model, ranking [(name, loss)], kept, cosine).
+static nb::tuple quantizeSearchModel(const Model &m, const std::string &layout,
+                                     QuantizeSettings settings,
+                                     const ShapeMap &shapes,
+                                     const std::vector<nb::dict> &samples,
+                                     double target, bool activations) {
+  std::string error;
+  if (!checkQuantizeSettings(settings, error, pythonNames()))
+    throw Error("quantize: " + error);
+  if (settings.mode != "int8")
+    throw Error("quantize: search_sensitive needs quantize int8 (not " +
+                settings.mode + ")");
+  if (!checkSearchTarget(target, error, pythonNames()))
+    throw Error("quantize: " + error);
+  checkLayout(layout, "quantize");
+  if (samples.empty())
+    throw Error("quantize: search_sensitive needs data= (at least one "
+                "sample {input name: array})");
+  std::vector<TensorMap> inputs;
+  for (size_t i = 0; i < samples.size(); ++i)
+    inputs.push_back(
+        fromDict(samples[i], "quantize: data sample " + std::to_string(i)));
+  Model q;
+  q.name = m.name;
+  q.context = newContext();
+  auto [module, weights] =
+      copyModel(m, *q.context, shapes, true, layout, "quantize");
+  mlir::FailureOr<SensitiveSearchResult> found;
+  {
+    Diagnostics diag(*q.context);
+    found = searchSensitiveLayers(*module, weights, settings, inputs, target,
+                                  activations, error, {}, pythonNames());
+    if (failed(found))
+      diag.fail("quantize: the sensitive-layer search failed: " + error);
+  }
+  settings.keepFloat.insert(settings.keepFloat.end(), found->keepFloat.begin(),
+                            found->keepFloat.end());
+  q.weights = quantizeInPlace(*module, weights, settings, "quantize");
+  q.module = std::move(module);
+  nb::list ranking;
+  for (const auto &[name, loss] : found->ranking)
+    ranking.append(nb::make_tuple(name, loss));
+  nb::list kept;
+  for (const std::string &name : found->keepFloat)
+    kept.append(name);
+  nb::object model = nb::cast(std::move(q), nb::rv_policy::move);
+  return nb::make_tuple(model, ranking, kept, found->cosine);
 }
 
 /// `strata calibrate` as a function: calibrates the optimized model on
@@ -477,6 +530,12 @@ void registerCompiler(nb::module_ &m) {
         nb::arg("settings"), nb::arg("input_shapes") = ShapeMap(),
         "The optimized model (imported again with input_shapes when given) "
         "quantized by top-quantize.");
+  m.def("quantize_search", &quantizeSearchModel, nb::arg("model"),
+        nb::arg("layout"), nb::arg("settings"), nb::arg("input_shapes"),
+        nb::arg("data"), nb::arg("target_cosine"), nb::arg("activations"),
+        "The optimized model quantized by top-quantize keeping in float the "
+        "layers the sensitive-layer search picks on data; returns (model, "
+        "ranking [(name, cosine loss)], kept in float, output cosine).");
   m.def("calibrate", &calibrateModel, nb::arg("model"), nb::arg("samples"),
         nb::arg("method"), nb::arg("percentile"), nb::arg("layout"),
         nb::arg("path"), nb::arg("bias_correction") = false,

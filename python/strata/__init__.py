@@ -27,7 +27,7 @@ from . import _core
 from ._core import Error
 
 __all__ = [
-    "Artifact", "CompareResult", "Error", "Model", "Session", "TensorInfo",
+    "Artifact", "CompareResult", "Error", "Model", "SensitiveSearch", "Session", "TensorInfo",
     "calibrate", "compare", "compile", "import_onnx", "load", "load_mlir", "quantize",
     "run_ref",
 ]
@@ -95,13 +95,24 @@ class _Signature:
         return _infos(self._native.outputs)
 
 
+class SensitiveSearch(NamedTuple):
+    """What :func:`quantize` with ``search_sensitive=True`` found (as ``strata
+    quantize --search-sensitive`` prints it)."""
+    ranking: List[Tuple[str, float]]  # (name, output-cosine loss), worst first
+    keep_float: List[str]  # the layers (or activation tables) kept in float
+    cosine: float  # the minimum output cosine on the data, keeping them
+
+
 class Model(_Signature):
     """A model in Strata's Top dialect with its weights, as imported from ONNX
-    (:func:`import_onnx`) or read from a ``.mlir`` (:func:`load_mlir`)."""
+    (:func:`import_onnx`) or read from a ``.mlir`` (:func:`load_mlir`).
+    ``search``: the :class:`SensitiveSearch` of a model :func:`quantize`
+    quantized with ``search_sensitive=True``, else None."""
 
-    def __init__(self, core: "_core.Model"):
+    def __init__(self, core: "_core.Model", search: Optional[SensitiveSearch] = None):
         self._m = core
         self._native = core
+        self.search = search
 
     def text(self) -> str:
         """The Top module as MLIR text."""
@@ -328,7 +339,9 @@ def quantize(model: Union[Model, str, os.PathLike], mode: str = "int8",
              layout: Optional[str] = None, *,
              keep_float_file: Union[str, os.PathLike, None] = None,
              float_activations: bool = False, per_channel_tables: bool = False,
-             bias_correction: bool = False, input_shapes: Optional[ShapeMap] = None) -> Model:
+             bias_correction: bool = False, input_shapes: Optional[ShapeMap] = None,
+             search_sensitive: bool = False, data: Optional[Samples] = None,
+             target_cosine: float = 0.99, search_activations: bool = False) -> Model:
     """``strata quantize`` as a function: the model optimized, then quantized by
     top-quantize (docs/quantization.md) to ``mode`` ("int8", "bf16", "f16"),
     as a :class:`Model` (for :func:`run_ref`, :meth:`Model.save`, ...).
@@ -339,15 +352,41 @@ def quantize(model: Union[Model, str, os.PathLike], mode: str = "int8",
     ``symmetric``: zero-point-0 activations; ``float_activations``: fused
     activations in float instead of int8 tables; ``per_channel_tables``: each
     channel of a table's input its own scale (the table's ``@range`` rows).
-    ``input_shapes``: fixes inputs' dims of a model imported from ONNX."""
+    ``input_shapes``: fixes inputs' dims of a model imported from ONNX.
+
+    ``search_sensitive`` (int8): keeps in float the layers whose quantization
+    costs the most output cosine on ``data`` (samples, as ``calibration``'s)
+    until ``target_cosine`` holds (``search_activations``: the fused
+    activations' int8 tables instead of the layers); the result's
+    ``search`` is a :class:`SensitiveSearch`. As ``strata quantize
+    --search-sensitive --data ... --target-cosine C``."""
     shapes = _shapes(input_shapes, "quantize")
     model = _as_model(model, "quantize", shapes or None)
+    search = _flag(search_sensitive, "search_sensitive", "quantize")
+    activations = _flag(search_activations, "search_activations", "quantize")
+    if not search and (data is not None or target_cosine != 0.99 or activations):
+        raise Error("quantize: data, target_cosine and search_activations need "
+                    "search_sensitive=True")
+    if search:
+        if mode != "int8":
+            raise Error(f"quantize: search_sensitive needs mode='int8', not {mode!r}")
+        if data is None:
+            raise Error("quantize: search_sensitive needs data= (a dict {input name: "
+                        "array} or a list of them)")
+        if isinstance(target_cosine, bool) or not isinstance(target_cosine, (int, float)):
+            raise Error(f"quantize: target_cosine={target_cosine!r} must be a number")
+        search_data = _samples(data, "quantize: data")
     o = _Options(mode, calibration, keep_float, keep_float_file, symmetric,
                  float_activations, per_channel_tables, bias_correction,
                  calibration_method, percentile)
     with _Calibration(model, o, layout, shapes, "quantize") as table:
-        return Model(_core.quantize(model._m, layout or "", _settings(o, table, "quantize"),
-                                    shapes))
+        settings = _settings(o, table, "quantize")
+        if not search:
+            return Model(_core.quantize(model._m, layout or "", settings, shapes))
+        q, ranking, kept, cosine = _core.quantize_search(
+            model._m, layout or "", settings, shapes, search_data, float(target_cosine),
+            activations)
+        return Model(q, SensitiveSearch([tuple(r) for r in ranking], list(kept), cosine))
 
 
 def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",

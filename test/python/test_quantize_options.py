@@ -230,6 +230,47 @@ def test_input_shapes_match_cli(setup):
     assert "tensor<1x3x10x10xf32>" in text
 
 
+@pytest.mark.parametrize("activations", [False, True])
+def test_search_sensitive_matches_cli(setup, activations):
+    """search_sensitive=True as --search-sensitive: the same ranking, layers
+    kept in float and quantized model; the target is one int8 misses, so
+    the search keeps something (else it could be a no-op on both sides)."""
+    d, path, samples, model = setup
+    table = d / "cli.txt"
+    if not table.exists():
+        _cli("calibrate", path, "--data", d / "cal", "-o", table)
+    target = 0.99999
+    out = d / f"search_{activations}"
+    extra = ["--search-activations"] if activations else []
+    p = _cli("quantize", path, "--quantize", "int8", "--calibration", table,
+             "--search-sensitive", "--data", d / "cal", "--target-cosine", target, *extra,
+             "-o", out, "--name", "m")
+    q = strata.quantize(model, "int8", calibration=str(table), search_sensitive=True,
+                        data=samples, target_cosine=target, search_activations=activations)
+    cli_keep = [line.strip() for line in open(out / "m_keep_float.txt")
+                if line.strip() and line[0] != "#"]
+    assert q.search.keep_float == cli_keep
+    assert cli_keep, "the search kept nothing: pick a higher target"
+    ranking = [line.split() for line in p.stdout.splitlines() if line.startswith("  ")]
+    assert [name for name, _ in q.search.ranking] == [r[0] for r in ranking]
+    for (_, loss), (_, text) in zip(q.search.ranking, ranking):
+        assert f"{loss:.3g}" == text or float(text) == pytest.approx(loss, rel=1e-2)
+    assert f"output cosine {q.search.cosine:.6f}" in p.stdout
+    text, _ = _py_text_weights(d, q, f"search_{activations}")
+    assert _strip(text) == _strip(open(out / "m.mlir").read())
+    if activations:
+        assert all(k.endswith("_preact") for k in cli_keep), cli_keep
+    # The cosine the search reports, recomputed from run_ref on the samples.
+    cos = min(_cosine(strata.run_ref(q, s)["y"], strata.run_ref(model, s)["y"])
+              for s in samples)
+    assert cos == pytest.approx(q.search.cosine, abs=1e-9)
+
+
+def _cosine(a, b):
+    a, b = a.astype(np.float64).ravel(), b.astype(np.float64).ravel()
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
 def _bad_cases(tmp):
     s = "T._samples(1)"
     return [
@@ -254,6 +295,20 @@ def _bad_cases(tmp):
         (f"compile(model, keep_float_file='{tmp}/bad.txt')", "need quantize="),
         (f"quantize(model, 'int8', calibration='{tmp}/t.txt', bias_correction=True)",
          "quantize: bias_correction calibrates samples; calibration="),
+        (f"quantize(model, 'int8', calibration={s}, search_sensitive=True)",
+         "quantize: search_sensitive needs data="),
+        (f"quantize(model, 'int8', calibration={s}, target_cosine=0.9)",
+         "quantize: data, target_cosine and search_activations need search_sensitive=True"),
+        (f"quantize(model, 'int8', calibration={s}, search_sensitive=True, data={s}, "
+         "target_cosine=2.0)", "quantize: target_cosine 2.000000 must be in [-1, 1]"),
+        (f"quantize(model, 'int8', calibration={s}, search_sensitive=True, data={s}, "
+         "target_cosine='high')", "quantize: target_cosine='high' must be a number"),
+        (f"quantize(model, 'bf16', search_sensitive=True, data={s})",
+         "quantize: search_sensitive needs mode='int8', not 'bf16'"),
+        (f"quantize(model, 'int8', calibration={s}, search_sensitive='yes', data={s})",
+         "quantize: search_sensitive='yes' must be True or False"),
+        (f"quantize(model, 'int8', calibration={s}, search_sensitive=True, "
+         "data=[{'y': np.zeros(3, np.float32)}])", "sample 0 has no array 'x'"),
         (f"calibrate(model, {s}, '{tmp}/t2.txt', input_shapes={{'x': [1, -3]}})",
          "calibrate: input_shapes['x'] = [1, -3] has a negative dim"),
         (f"quantize(strata.load_mlir('{tmp}/m/qopts_origin.mlir'), 'int8', "

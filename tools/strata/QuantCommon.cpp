@@ -8,6 +8,7 @@
 #include "strata/Pipelines/Quantize.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
@@ -54,19 +55,56 @@ loadOptimizedForQuant(StringRef tool, const std::string &path,
   return model;
 }
 
-FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
-                                   const TensorMap &weights,
-                                   QuantizeRequest request, bool &usageError) {
-  QuantizeSettings settings{
+/// The library's settings for `request`.
+static QuantizeSettings settingsOf(const QuantizeRequest &request) {
+  return {
       request.mode,         request.calibration,      request.keepFloat,
       request.symmetric,    request.floatActivations, request.perChannelTables,
       request.keepFloatFile};
+}
+
+FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
+                                   const TensorMap &weights,
+                                   QuantizeRequest request, bool &usageError) {
   std::string error;
-  FailureOr<TensorMap> result =
-      quantizeTopModule(module, weights, settings, error, usageError);
+  FailureOr<TensorMap> result = quantizeTopModule(
+      module, weights, settingsOf(request), error, usageError);
   if (failed(result))
     errs() << tool << ": " << error << "\n";
   return result;
+}
+
+FailureOr<std::vector<std::string>>
+searchSensitive(StringRef tool, mlir::ModuleOp module, const TensorMap &weights,
+                const QuantizeRequest &base,
+                const std::vector<TensorMap> &samples, double target,
+                bool activations) {
+  std::string error;
+  bool progressed = false;
+  auto progress = [&](size_t i, size_t n) {
+    errs() << "\r" << tool << ": sensitivity [" << (i + 1) << "/" << n << "]";
+    progressed = true;
+  };
+  FailureOr<SensitiveSearchResult> result =
+      searchSensitiveLayers(module, weights, settingsOf(base), samples, target,
+                            activations, error, progress);
+  if (progressed)
+    errs() << "\n";
+  if (failed(result)) {
+    errs() << tool << ": " << error << "\n";
+    return failure();
+  }
+  outs() << (activations ? "activation table" : "layer")
+         << " sensitivity (output cosine loss when quantized alone):\n";
+  for (const auto &[name, loss] : result->ranking)
+    outs() << "  " << name << " " << format("%.3g", loss) << "\n";
+  outs() << "kept in float: " << result->keepFloat.size() << " of "
+         << result->ranking.size()
+         << (activations ? " activation tables" : " layers")
+         << "; output cosine " << format("%.6f", result->cosine) << " (target "
+         << format("%g", target) << ")"
+         << (result->cosine < target ? ", NOT reached" : "") << "\n";
+  return result->keepFloat;
 }
 
 QuantizeOptions::QuantizeOptions(cl::SubCommand &sub)

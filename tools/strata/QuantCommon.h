@@ -86,7 +86,8 @@ bool collectSampleFiles(llvm::StringRef tool,
                         const std::vector<std::string> &data, unsigned samples,
                         std::vector<std::string> &files);
 
-/// `strata quantize --search-sensitive` (docs/quantization.md): ranks the
+/// `strata quantize --search-sensitive` (docs/quantization.md;
+/// searchSensitiveLayers in lib/Pipelines/SensitiveSearch.cpp): ranks the
 /// layers `base` would make int8 by the output-cosine loss each causes
 /// alone on `samples`, then keeps the worst in float until the minimum
 /// output cosine reaches `target`; returns those names (printing the

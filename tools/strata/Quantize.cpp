@@ -12,6 +12,7 @@
 #include "QuantCommon.h"
 
 #include "strata/Pipelines/ModelIO.h"
+#include "strata/Pipelines/Quantize.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
@@ -86,6 +87,11 @@ int quantize() {
     if (mode != "int8" || sampleOptions.data.empty()) {
       errs() << "strata quantize: --search-sensitive needs --quantize int8 "
                 "and --data\n";
+      return 2;
+    }
+    std::string error;
+    if (!checkSearchTarget(targetCosine, error)) {
+      errs() << "strata quantize: " << error << "\n";
       return 2;
     }
     std::vector<std::string> files;

@@ -47,6 +47,7 @@ struct QuantizeSettingNames {
   std::string keepFloatFile = "--keep-float-file";
   std::string method = "--method";
   std::string percentile = "--percentile";
+  std::string targetCosine = "--target-cosine";
 };
 
 /// Checks `settings` (the mode, a table only for int8, tensor names without
@@ -98,6 +99,39 @@ mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
     const SampleReader &sample, const std::string &method, double percentile,
     std::string &error, const std::function<void(int, size_t)> &progress = {},
     const QuantizeSettingNames &names = {}, bool channelMeans = false);
+
+/// What searchSensitiveLayers found.
+struct SensitiveSearchResult {
+  /// The candidates, worst first: name and the output-cosine loss (1 -
+  /// cosine) when it alone is quantized.
+  std::vector<std::pair<std::string, double>> ranking;
+  /// The candidates kept in float (a prefix of the ranking's names).
+  std::vector<std::string> keepFloat;
+  /// The minimum output cosine with `keepFloat` kept float.
+  double cosine = 0;
+};
+
+/// Checks the sensitive-layer search's target output cosine (in [-1, 1]);
+/// sets `error` and returns false on a problem.
+bool checkSearchTarget(double target, std::string &error,
+                       const QuantizeSettingNames &names = {});
+
+/// `strata quantize --search-sensitive` (docs/quantization.md): ranks the
+/// layers `base` makes int8 by the output-cosine loss each causes alone on
+/// `samples` (every float output flattened together, the minimum over the
+/// samples), then keeps the worst in float until that cosine reaches
+/// `target`. With `activations` the candidates are the int8 activation
+/// tables (`<name>_preact`, kept float with their layer int8) instead of
+/// the layers. A bad setting or target, a failed quantization or run sets
+/// `error`;
+/// `progress(i, n)` is called before candidate i of n is evaluated.
+mlir::FailureOr<SensitiveSearchResult>
+searchSensitiveLayers(mlir::ModuleOp module, const TensorMap &weights,
+                      const QuantizeSettings &base,
+                      const std::vector<TensorMap> &samples, double target,
+                      bool activations, std::string &error,
+                      const std::function<void(size_t, size_t)> &progress = {},
+                      const QuantizeSettingNames &names = {});
 
 } // namespace strata
 

@@ -109,6 +109,11 @@ def quantize(model: Model, layout: str, settings: QuantizeSettings, input_shapes
     The optimized model (imported again with input_shapes when given) quantized by top-quantize.
     """
 
+def quantize_search(model: Model, layout: str, settings: QuantizeSettings, input_shapes: Mapping[str, Sequence[int]], data: Sequence[dict], target_cosine: float, activations: bool) -> tuple:
+    """
+    The optimized model quantized by top-quantize keeping in float the layers the sensitive-layer search picks on data; returns (model, ranking [(name, cosine loss)], kept in float, output cosine).
+    """
+
 def calibrate(model: Model, samples: Sequence[dict], method: str, percentile: float, layout: str, path: str, bias_correction: bool = False, input_shapes: Mapping[str, Sequence[int]] = {}) -> int:
     """
     Calibrates the optimized model (imported again with input_shapes when given) on samples and writes the table to path (with bias_correction, also the @mean rows); returns its number of tensors.
