@@ -306,6 +306,9 @@ class _Calibration:
         except Error as e:
             raise Error(f"{what}: {e}") from None
         if o.calibration is None:
+            if o.bias_correction:
+                raise Error(f"{what}: bias_correction calibrates samples; give them as "
+                            "calibration= (quantize='int8')")
             if o.mode == "int8":
                 raise Error(f"{what}: quantize='int8' needs calibration= (a table path, "
                             "a dict {input name: array} or a list of them)")

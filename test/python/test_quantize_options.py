@@ -292,6 +292,8 @@ def _bad_cases(tmp):
          "quantize: keep_float name 'a,b'"),
         ("compile(model, per_channel_tables=True)", "need quantize="),
         ("compile(model, bias_correction=True)", "need quantize="),
+        ("compile(model, quantize='bf16', bias_correction=True)",
+         "compile: bias_correction calibrates samples; give them as calibration="),
         (f"compile(model, keep_float_file='{tmp}/bad.txt')", "need quantize="),
         (f"quantize(model, 'int8', calibration='{tmp}/t.txt', bias_correction=True)",
          "quantize: bias_correction calibrates samples; calibration="),
