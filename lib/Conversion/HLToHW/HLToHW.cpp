@@ -43,8 +43,16 @@ struct ConvertHLToHWPass
   /// segmented input; its result not segmented) whose only user is a
   /// signed int8 hl.table of the same block.
   static hl::TableOp foldableTable(Operation *op) {
-    if (!isa<hl::Conv2DOp, hl::DepthwiseConv2DOp>(op) ||
-        op->hasAttr("segment_output") || !op->getResult(0).hasOneUse() ||
+    if (!isa<hl::Conv2DOp, hl::DepthwiseConv2DOp>(op))
+      return nullptr;
+    return tableAfter(op);
+  }
+
+  /// The signed int8 hl.table of the same block that is the only user of
+  /// `op`'s result (not segmented), if any: what a conv's or its fused
+  /// add's dispatch can apply.
+  static hl::TableOp tableAfter(Operation *op) {
+    if (op->hasAttr("segment_output") || !op->getResult(0).hasOneUse() ||
         hl::formatOf(op->getResult(0).getType()) != hl::Format::Int8)
       return nullptr;
     auto table = dyn_cast<hl::TableOp>(*op->getResult(0).getUsers().begin());
@@ -198,23 +206,36 @@ struct ConvertHLToHWPass
       // An add of two convolutions goes with the first one lowered.
       if (add && grouped.contains(add))
         add = nullptr;
+      // The add's only user, a table, goes in the same dispatch too when
+      // it fits (else the conv and the add).
+      hl::TableOp addTable = add && foldTables ? tableAfter(add) : nullptr;
+      if (addTable &&
+          (llvm::is_contained(op->getOperands(), addTable.getTable()) ||
+           llvm::is_contained(add->getOperands(), addTable.getTable())))
+        addTable = nullptr;
       // The pair's program: the conv's program also computes `user` (its
       // fused add or folded table) and runs at the user's place (a kernel
       // between the two, a shortcut conv, runs before it and overwrites
       // LRAM, so the conv then loads its input); it keeps its result in
       // LRAM when the kernel after the user reads it. False when the pair
       // does not fit LRAM (then the conv's own program).
-      auto lowerGroup = [&](Operation *user) {
+      // `addOp` and `tableOp`: the group's fused add and folded table (one
+      // of them may be null; the table reads the add's result when both).
+      auto lowerGroup = [&](Operation *addOp, Operation *tableOp) {
+        Operation *user = tableOp ? tableOp : addOp;
         HLToHWOptions groupOptions = opOptions;
-        groupOptions.fusedAdd = isa<hl::AddOp>(user) ? user : nullptr;
-        groupOptions.foldedTable = isa<hl::TableOp>(user) ? user : nullptr;
+        groupOptions.fusedAdd = addOp;
+        groupOptions.foldedTable = tableOp;
         size_t next = llvm::find(kernels, user) - kernels.begin() + 1;
         groupOptions.keepOutputResident =
             options.lramReuse && next < kernels.size() &&
             isMac(kernels[next]) &&
             kernels[next]->getOperand(0) == user->getResult(0);
-        if (i + 1 >= kernels.size() || kernels[i + 1] != user)
-          groupOptions.residentInput.reset();
+        // The resident input stays only when no other kernel runs between
+        // the conv and the group's place.
+        for (size_t k = i + 1; k + 1 < next; ++k)
+          if (kernels[k] != addOp && kernels[k] != tableOp)
+            groupOptions.residentInput.reset();
         npusim::Program groupProgram;
         LayerPlan groupPlan;
         if (lowerHLOpToProgram(op, config, groupOptions, name, groupProgram,
@@ -224,15 +245,20 @@ struct ConvertHLToHWPass
         opOptions.residentInput = groupOptions.residentInput;
         plan = groupPlan;
         grouped[user] = groupPlan.residentOutput;
+        // The add before the table leaves nothing resident at its place.
+        if (addOp && tableOp)
+          grouped[addOp] = std::nullopt;
         return true;
       };
-      if (add && !lowerGroup(add))
+      if (addTable && !lowerGroup(add, addTable))
+        addTable = nullptr;
+      if (add && !addTable && !lowerGroup(add, nullptr))
         add = nullptr;
       // A folded table: the conv's program applies it (the table's
       // program, the conv outlined with it).
       hl::TableOp table =
           foldTables && !error && !add ? foldableTable(op) : nullptr;
-      if (table && !lowerGroup(table))
+      if (table && !lowerGroup(nullptr, table))
         table = nullptr;
       if (error) {
         op->emitError() << *error;
@@ -246,8 +272,12 @@ struct ConvertHLToHWPass
       if (add || table) {
         // The outliner puts the conv in its only user's dispatch
         // (npu.dispatch_group); the program hangs on the group's last op.
-        Operation *last = add ? add.getOperation() : table.getOperation();
+        Operation *last = addTable ? addTable.getOperation()
+                          : add    ? add.getOperation()
+                                   : table.getOperation();
         op->setAttr("npu.dispatch_group", b.getUnitAttr());
+        if (addTable)
+          add->setAttr("npu.dispatch_group", b.getUnitAttr());
         last->setAttr("npu.program",
                       FlatSymbolRefAttr::get(p.getSymNameAttr()));
         resident.reset();

@@ -67,9 +67,10 @@ struct Layer {
   /// Whether the layer's result is the add's first operand (lhs).
   bool addLhs = true;
   /// Multi-op dispatch: the hl.table folded into the activation unit (the
-  /// MAC tasks writing int8 look their result up in it before the store):
-  /// 0 none, 1 one table, `O` one per output channel (the rows of a
-  /// tile's channels are loaded with its scale_bias rows).
+  /// MAC tasks writing int8 look their result up in it before the store;
+  /// with a fused add, a table task on the sum after the add task): 0
+  /// none, 1 one table, `O` one per output channel (the rows of a tile's
+  /// channels are loaded with its scale_bias rows).
   int64_t lutRows = 0;
   bool lutPerChannel() const { return lutRows > 1; }
 
@@ -483,8 +484,9 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
     } else {
       s.output = contiguous(outAddr, outDims, l.eb);
       // A folded table (at `lutAddr`: the tile's rows, or the one table):
-      // the activation unit looks the int8 result up before the store.
-      if (l.lutRows)
+      // the activation unit looks the int8 result up before the store
+      // (after a fused add: the table task on the sum does).
+      if (l.lutRows && !l.add)
         s.lut = l.lutPerChannel()
                     ? contiguous(lutAddr + (p.c0 - tile.c0) * 256, {pc, 256}, 1)
                     : contiguous(lutAddr, {256}, 1);
@@ -1160,8 +1162,10 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
       return hl::formatOf(e) == hl::Format::Int8 &&
              hl::storageRange(e).first == -128;
     };
-    if (!table || l.add || l.kind == Kind::FullyConnected || l.eb != 1 ||
-        table.getInput() != op->getResult(0) || !signedInt8(table.getInput()) ||
+    // After a fused add the table reads the add's result.
+    Value looked = l.add ? options.fusedAdd->getResult(0) : op->getResult(0);
+    if (!table || l.kind == Kind::FullyConnected || l.eb != 1 ||
+        table.getInput() != looked || !signedInt8(table.getInput()) ||
         !signedInt8(table.getOutput()))
       return l.name + ": internal error, no table to fold";
     auto tableType = cast<ShapedType>(table.getTable().getType());
@@ -1213,17 +1217,19 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                        static_cast<uint64_t>(l.O * l.sbRowBytes), false},
                       {"output", static_cast<uint64_t>(outBytes), true}};
   // A fused add: binding 3 is its other operand, 4 its result. A folded
-  // table: binding 3 is the table, 4 the table's result.
-  if (l.add)
-    program.bindings.insert(
-        program.bindings.begin() + 3,
-        {"residual", static_cast<uint64_t>(outBytes), false});
+  // table: binding 3 is the table, 4 the table's result. Both (the table
+  // after the add): 3 the residual, 4 the table, 5 the table's result.
+  uint32_t lutBinding = l.add ? 4 : 3;
   if (l.lutRows)
     program.bindings.insert(
         program.bindings.begin() + 3,
         {bindingName(options.foldedTable->getOperand(1), "table"),
          static_cast<uint64_t>(l.lutRows * 256), false});
-  uint32_t outBinding = l.add || l.lutRows ? 4 : 3;
+  if (l.add)
+    program.bindings.insert(
+        program.bindings.begin() + 3,
+        {"residual", static_cast<uint64_t>(outBytes), false});
+  uint32_t outBinding = 3 + (l.add ? 1 : 0) + (l.lutRows ? 1 : 0);
   if (plan) {
     *plan = {static_cast<int64_t>((l.OH + tiling.rowsPerTile - 1) /
                                   tiling.rowsPerTile),
@@ -1311,9 +1317,10 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     if (l.lutRows && (heldLut[lutSet] != lutKey || ti == 0)) {
       int64_t rows = l.lutPerChannel() ? t.c1 - t.c0 : 1;
       if (ti == 0 || l.lutPerChannel())
-        tasks.push_back(dmaTask(
-            npusim::TaskKind::DmaLoad, 3, l.lutPerChannel() ? t.c0 * 256 : 0,
-            pl.lut[lutSet], 1, {rows * 256}, {1}, {1}, "table"));
+        tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, lutBinding,
+                                l.lutPerChannel() ? t.c0 * 256 : 0,
+                                pl.lut[lutSet], 1, {rows * 256}, {1}, {1},
+                                "table"));
       heldLut[lutSet] = lutKey;
     }
     RowWindow w = rowWindow(l, t.r0, t.r1);
@@ -1370,6 +1377,25 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
         add.name = llvm::formatv("tile{0}.add.s{1}", ti, s).str();
         fastestVectorMode(add, config);
         tasks.push_back(add);
+        if (l.lutRows) {
+          // A folded table after the add: the sum looked up in place (the
+          // piece's channels' rows of the tile's table rows).
+          int64_t pc = p.c1 - p.c0, plane = (p.r1 - p.r0) * l.OW;
+          Task look;
+          look.kind = npusim::TaskKind::Slice;
+          look.slice.kernel = npusim::KernelKind::Table;
+          look.slice.slice = static_cast<uint32_t>(s);
+          look.slice.input = contiguous(res, {l.N, pc, plane}, 1);
+          look.slice.output = look.slice.input;
+          look.slice.lut =
+              l.lutPerChannel()
+                  ? contiguous(pl.lut[lutSet] + (p.c0 - t.c0) * 256, {pc, 256},
+                               1)
+                  : contiguous(pl.lut[lutSet], {256}, 1);
+          look.name = llvm::formatv("tile{0}.table.s{1}", ti, s).str();
+          fastestVectorMode(look, config);
+          tasks.push_back(look);
+        }
       }
       outAddr += elems * l.eb;
       accAddr += elems * 4;

@@ -1,0 +1,111 @@
+"""Conv + residual add + table in one NPU dispatch (`--convert-hl-to-hw=
+fuse-dispatches=true fold-tables=true`, docs/npu.md "Multi-op dispatches"),
+bit-exact: a random int8 hl.conv2d whose only user is an hl.add (the conv as
+lhs or rhs) whose only user is an hl.table (one table or one per channel,
+random entries) is lowered to one program: per output tile the conv, the
+add over the residual in LRAM, then a table task looking the sum up in
+place, before the store. The program is packaged (`strata-npu package`;
+bindings: the conv's input, weights and scale_bias, the residual, the
+table, the table's result), run with `strata run --device npu-sim` and
+compared byte for byte with the reference interpreter (`strata run-ref` on
+the HL module: conv, add, table). Untiled, tiled (a small LRAM: row and
+channel tiles, each channel tile loading its table rows) single- and
+double-buffered. When the three do not fit LRAM together the conv and add
+keep their dispatch and the table gets its own (checked on the listing)."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_npulower_fuse import (OPT, case, dims, ref_and_listing, run,  # noqa: E402
+                                run_packaged, save)
+
+
+def with_table(mlir, o, yt, per_channel):
+    """The case's module with an hl.table after the add (weight "t")."""
+    tt = f"tensor<{o}x256xi8>" if per_channel else "tensor<256xi8>"
+    table = (f'    %t = top.Weight() {{name = "t"}} : () -> {tt}\n'
+             f"    %o = hl.table(%s, %t) {{lut_entries = 256 : i64}} : ({yt}, {tt}) -> {yt}\n"
+             f"    return %o : {yt}\n")
+    old = f"    return %s : {yt}\n"
+    assert old in mlir
+    return mlir.replace(old, table)
+
+
+def build(tmp_path, seed, big, per_channel):
+    rng = np.random.default_rng(300 + seed)
+    mlir, packed, sb, xs, ys = case(rng, big=big)
+    o = ys[1]
+    yt = f"tensor<{dims(ys)}xi8>"
+    (tmp_path / "hl.mlir").write_text(with_table(mlir, o, yt, per_channel))
+    t = rng.integers(-128, 128, (o, 256) if per_channel else (256,)).astype(np.int8)
+    save(tmp_path / "w.npz", {"w": packed, "sb": sb, "t": t})
+    x = rng.integers(-128, 128, xs).astype(np.int8)
+    r_in = rng.integers(-128, 128, ys).astype(np.int8)
+    save(tmp_path / "in.npz", {"input": x, "residual": r_in})
+    return xs, ys
+
+
+OPTS = ["fuse-dispatches=true", "fold-tables=true"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("mode", ["untiled", "tiled", "tiled-db"])
+def test_conv_add_table_one_dispatch(tmp_path, seed, mode):
+    per_channel = seed != 1  # seed 1: one table
+    xs, ys = build(tmp_path, seed, mode != "untiled", per_channel)
+    ref, listing = ref_and_listing(tmp_path, OPTS, mode, 6144)
+    # One program: the conv and the add outlined with the table, which
+    # holds it; per piece the conv, the add, the table task in place.
+    assert listing.count("npu.dispatch_group") == 2, listing
+    assert listing.count("npuhw.program @") == 1, listing
+    assert 'kernel = "add"' in listing and 'kernel = "table"' in listing
+    assert listing.count('kernel = "add"') == listing.count('kernel = "table"')
+    if mode != "untiled":
+        assert "tile1." in listing, listing  # several tiles
+    got = run_packaged(tmp_path, listing, [f"input=i8:{dims(xs)}",
+                                           f"residual=i8:{dims(ys)}"],
+                       f"output=i8:{dims(ys)}")
+    assert got.tobytes() == ref.tobytes(), np.argwhere(got != ref)[:5]
+    # Not all one value: the test can tell a wrong lookup apart.
+    assert len(np.unique(ref)) > 10
+
+
+def test_conv_add_table_does_not_fit(tmp_path):
+    """A 4 KiB LRAM where the conv and its add fit (a 1x1 conv 1 -> 4 over
+    rows of 400: one row tile is 400 input bytes, 2 x 1600 output and
+    residual bytes) but not with the tile's four table rows (1024 bytes):
+    the conv and the add keep their dispatch, the table gets its own."""
+    yt, xt = "tensor<1x4x2x400xi8>", "tensor<1x1x2x400xi8>"
+    add = ("lhs_multiplier = 1073741824 : i64, lhs_shift = 31 : i64, lhs_zp = 0 : i64, "
+           "rhs_multiplier = 1073741824 : i64, rhs_shift = 31 : i64, rhs_zp = 0 : i64, "
+           "left_shift = 20 : i64, output_multiplier = 1073741824 : i64, "
+           "output_shift = 50 : i64, output_zp = 0 : i64")
+    mlir = f"""module {{
+  func.func @main(%x: {xt}, %r: {yt}) -> {yt} {{
+    %w = top.Weight() {{name = "w"}} : () -> tensor<1x1x1x1x4xi8>
+    %sb = top.Weight() {{name = "sb"}} : () -> tensor<4x3xi32>
+    %t = top.Weight() {{name = "t"}} : () -> tensor<4x256xi8>
+    %y = hl.conv2d(%x, %w, %sb) {{dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>}} : ({xt}, tensor<1x1x1x1x4xi8>, tensor<4x3xi32>) -> {yt}
+    %s = hl.add(%y, %r) {{{add}}} : ({yt}, {yt}) -> {yt}
+    %o = hl.table(%s, %t) {{lut_entries = 256 : i64}} : ({yt}, tensor<4x256xi8>) -> {yt}
+    return %o : {yt}
+  }}
+}}
+"""
+    (tmp_path / "hl.mlir").write_text(mlir)
+    (tmp_path / "npu.json").write_text('{"lram_bytes": 4096}')
+    listings = {}
+    for fold in ("true", "false"):
+        r = run(OPT, tmp_path / "hl.mlir", "--convert-hl-to-hw=fuse-dispatches=true "
+                f"fold-tables={fold} npu-config={tmp_path / 'npu.json'}")
+        assert r.returncode == 0, r.stderr
+        listings[fold] = r.stdout
+    # The same two programs folding or not: conv + add, then the table.
+    for listing in listings.values():
+        assert listing.count("npuhw.program @") == 2, listing
+        assert listing.count("npu.dispatch_group") == 1, listing
+        assert 'kernel = "table"' in listing
+    assert listings["true"] == listings["false"]
