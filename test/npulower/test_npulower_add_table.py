@@ -109,3 +109,51 @@ def test_conv_add_table_does_not_fit(tmp_path):
         assert listing.count("npu.dispatch_group") == 1, listing
         assert 'kernel = "table"' in listing
     assert listings["true"] == listings["false"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("mode", ["untiled", "tiled"])
+def test_elementwise_table_one_dispatch(tmp_path, seed, mode):
+    """An int8 hl.add / sub / mul / min / max whose only user is an hl.table
+    of one 256-entry table: one program (`fold-tables=true`), each slice's
+    piece looked up in place after the op, the table loaded once; chunks of
+    a 4 KiB LRAM when tiled. Bit-exact against run-ref (op, then table)."""
+    rng = np.random.default_rng(500 + seed)
+    kind = ["add", "sub", "mul", "min", "max"][seed]
+    # Tiled: at least 1600 elements, a 4 KiB LRAM holds chunks of ~1200.
+    lo, hi = (4, 20) if mode == "tiled" else (1, 2)
+    shape = (1, int(rng.integers(lo, 9)), int(rng.integers(hi, hi + 12)),
+             int(rng.integers(hi, hi + 12)))
+    st = f"tensor<{dims(shape)}xi8>"
+    fields = dict(left_shift=20, lhs_zp=int(rng.integers(-10, 10)),
+                  rhs_zp=int(rng.integers(-10, 10)), output_zp=int(rng.integers(-10, 10)),
+                  lhs_multiplier=int(rng.integers(1 << 29, 1 << 30)), lhs_shift=31,
+                  rhs_multiplier=int(rng.integers(1 << 29, 1 << 30)), rhs_shift=31,
+                  output_multiplier=int(rng.integers(1 << 29, 1 << 31)),
+                  output_shift=int(rng.integers(48, 51)) if kind != "mul" else 38,
+                  clip_min=-120, clip_max=127)
+    text = ", ".join(f"{a} = {v} : i64" for a, v in sorted(fields.items()))
+    (tmp_path / "hl.mlir").write_text(f"""module {{
+  func.func @main(%x: {st} {{top.name = "input"}}, %r: {st} {{top.name = "input2"}}) -> ({st} {{top.name = "output"}}) {{
+    %t = top.Weight() {{name = "t"}} : () -> tensor<256xi8>
+    %s = hl.{kind}(%x, %r) {{{text}}} : ({st}, {st}) -> {st}
+    %o = hl.table(%s, %t) {{lut_entries = 256 : i64}} : ({st}, tensor<256xi8>) -> {st}
+    return %o : {st}
+  }}
+}}
+""")
+    save(tmp_path / "w.npz", {"t": rng.integers(-128, 128, 256).astype(np.int8)})
+    save(tmp_path / "in.npz", {"input": rng.integers(-128, 128, shape).astype(np.int8),
+                               "input2": rng.integers(-128, 128, shape).astype(np.int8)})
+    ref, listing = ref_and_listing(tmp_path, ["fold-tables=true"], mode, 4096)
+    assert listing.count("npu.dispatch_group") == 1, listing
+    assert listing.count("npuhw.program @") == 1, listing
+    assert listing.count('name = "table"') == 1, listing  # loaded once
+    assert listing.count(f'kernel = "{kind}"') == listing.count('kernel = "table"')
+    if mode == "tiled":
+        assert "chunk1." in listing, listing
+    got = run_packaged(tmp_path, listing, [f"input=i8:{dims(shape)}",
+                                           f"input2=i8:{dims(shape)}"],
+                       f"output=i8:{dims(shape)}")
+    assert got.tobytes() == ref.tobytes(), np.argwhere(got != ref)[:5]
+    assert len(np.unique(ref)) > 10

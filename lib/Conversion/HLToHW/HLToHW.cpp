@@ -63,6 +63,23 @@ struct ConvertHLToHWPass
     return table;
   }
 
+  /// Multi-op dispatches: the table folded into an int8 elementwise op's
+  /// program (hl.add/sub/mul/min/max/activation), if any: one 256-entry
+  /// table read by no operand of the op, which reads distinct values (the
+  /// dispatch binds each once: the op's operands, the table, its result).
+  static hl::TableOp foldableElementwiseTable(Operation *op) {
+    if (!isa<hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp, hl::MaxOp,
+             hl::ActivationOp>(op) ||
+        extra::handles(op))
+      return nullptr;
+    hl::TableOp table = tableAfter(op);
+    if (!table || cast<ShapedType>(table.getTable().getType()).getRank() != 1 ||
+        llvm::is_contained(op->getOperands(), table.getTable()) ||
+        (op->getNumOperands() == 2 && op->getOperand(0) == op->getOperand(1)))
+      return nullptr;
+    return table;
+  }
+
   /// Multi-op dispatches: the hl.add fused into `op`'s program, if any.
   /// An int8 hl.conv2d (plain operands and result) whose only user is an
   /// hl.add of the same block that reads no other of the conv's operands
@@ -187,6 +204,24 @@ struct ConvertHLToHWPass
           resident = plan.residentOutput;
           residentValue = next->getResult(0);
           ++i;
+          continue;
+        }
+      }
+      // An elementwise op and its table: one program at the table's place
+      // (else the op's own).
+      if (hl::TableOp table =
+              foldTables ? foldableElementwiseTable(op) : nullptr) {
+        HLToHWOptions tableOptions = opOptions;
+        tableOptions.foldedTable = table;
+        if (!lowerHLOpToProgram(op, config, tableOptions, name, program,
+                                &plan)) {
+          npuhw::ProgramOp p = npuhw::buildProgram(b, op->getLoc(), program);
+          symbols.insert(p);
+          op->setAttr("npu.dispatch_group", b.getUnitAttr());
+          table->setAttr("npu.program",
+                         FlatSymbolRefAttr::get(p.getSymNameAttr()));
+          grouped[table] = std::nullopt;
+          resident.reset();
           continue;
         }
       }

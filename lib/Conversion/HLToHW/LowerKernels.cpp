@@ -946,11 +946,16 @@ std::optional<std::string> lowerChannelTable(hl::TableOp op,
 /// The int8 elementwise kernels (hl.add/sub/mul/min/max, hl.activation,
 /// hl.table) over the flat tensor: chunks that fit LRAM (the inputs, the
 /// table, the output), each split over the slices, loaded, computed and
-/// stored.
+/// stored. A folded table (`folded`, an hl.table of one 256-entry table
+/// reading `op`'s int8 result; not for hl.table itself): after each
+/// slice's task a table task looks its output up in place, the table is
+/// loaded once, and the program binds `op`'s operands, the table, the
+/// table's result.
 std::optional<std::string> lowerElementwise(Operation *op,
                                             const npu::NpuConfig &config,
                                             const std::string &name,
-                                            npusim::Program &program) {
+                                            npusim::Program &program,
+                                            Operation *folded = nullptr) {
   std::string layer = op->getName().getStringRef().str();
   if (auto named = dyn_cast<NameLoc>(op->getLoc()))
     layer += " '" + named.getName().str() + "'";
@@ -1033,6 +1038,16 @@ std::optional<std::string> lowerElementwise(Operation *op,
   if (binary && cast<ShapedType>(op->getOperand(1).getType()).getShape() !=
                     outType.getShape())
     return layer + ": the operands must have the output's shape";
+  auto foldedTable = dyn_cast_or_null<hl::TableOp>(folded);
+  if (folded &&
+      (!foldedTable || table || convert ||
+       foldedTable.getInput() != op->getResult(0) ||
+       hl::storageRange(outElement).first != -128 ||
+       !signedInt8(cast<ShapedType>(foldedTable.getOutput().getType())
+                       .getElementType()) ||
+       cast<ShapedType>(foldedTable.getTable().getType()).getRank() != 1 ||
+       config.lutEntries < 256))
+    return layer + ": internal error, no table to fold";
   // The largest chunk whose buffers all allocate.
   int64_t inputs = binary ? 2 : 1;
   int64_t chunk =
@@ -1041,7 +1056,7 @@ std::optional<std::string> lowerElementwise(Operation *op,
   std::optional<int64_t> in1, in2, lut, out;
   for (; chunk >= 1; chunk = chunk * 7 / 8) {
     LramAllocator alloc(config);
-    lut = table ? alloc.allocate(256) : std::optional<int64_t>(0);
+    lut = table || folded ? alloc.allocate(256) : std::optional<int64_t>(0);
     in1 = alloc.allocate(chunk * ebIn);
     in2 = binary ? alloc.allocate(chunk) : std::optional<int64_t>(0);
     out = alloc.allocate(chunk * ebOut);
@@ -1057,15 +1072,17 @@ std::optional<std::string> lowerElementwise(Operation *op,
   program.bindings.push_back({"input", bytes * ebIn, false});
   if (binary)
     program.bindings.push_back({"input2", bytes, false});
-  if (table)
+  if (table || folded)
     program.bindings.push_back(
-        {bindingName(op->getOperand(1), "table"), 256, false});
+        {bindingName((table ? op : folded)->getOperand(1), "table"), 256,
+         false});
+  uint32_t lutBinding = static_cast<uint32_t>(program.bindings.size()) - 1;
   uint32_t outBinding = static_cast<uint32_t>(program.bindings.size());
   program.bindings.push_back({"output", bytes * ebOut, true});
   std::vector<Task> tasks;
-  if (table)
-    tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1, 0, *lut, 1, {256},
-                            {1}, {1}, "table"));
+  if (table || folded)
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, lutBinding, 0, *lut, 1,
+                            {256}, {1}, {1}, "table"));
   for (int64_t e0 = 0; e0 < elements; e0 += chunk) {
     int64_t n = std::min(chunk, elements - e0);
     if (e0)
@@ -1091,6 +1108,20 @@ std::optional<std::string> lowerElementwise(Operation *op,
       t.slice.output = contiguous(*out + a * ebOut, {b - a}, ebOut);
       t.name = llvm::formatv("chunk{0}.s{1}", e0 / chunk, sIdx).str();
       tasks.push_back(t);
+      if (folded) {
+        // The folded table on the same slice (its queue runs it after
+        // the op): the piece's result looked up in place.
+        Task look;
+        look.kind = npusim::TaskKind::Slice;
+        look.slice.kernel = npusim::KernelKind::Table;
+        look.slice.slice = static_cast<uint32_t>(sIdx);
+        look.slice.input = t.slice.output;
+        look.slice.output = t.slice.output;
+        look.slice.lut = contiguous(*lut, {256}, 1);
+        look.name =
+            llvm::formatv("chunk{0}.table.s{1}", e0 / chunk, sIdx).str();
+        tasks.push_back(look);
+      }
     }
     tasks.push_back(barrier());
     tasks.push_back(dmaTask(npusim::TaskKind::DmaStore, outBinding, e0 * ebOut,
@@ -1127,7 +1158,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
           hl::ActivationOp, hl::TableOp, hl::ConvertOp>(op)) {
     if (plan)
       *plan = LayerPlan();
-    return lowerElementwise(op, config, name, program);
+    return lowerElementwise(op, config, name, program, options.foldedTable);
   }
   Layer l;
   if (auto e = readLayer(op, config, l))
