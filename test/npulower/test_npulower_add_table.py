@@ -11,7 +11,10 @@ compared byte for byte with the reference interpreter (`strata run-ref` on
 the HL module: conv, add, table). Untiled, tiled (a small LRAM: row and
 channel tiles, each channel tile loading its table rows) single- and
 double-buffered. When the three do not fit LRAM together the conv and add
-keep their dispatch and the table gets its own (checked on the listing)."""
+keep their dispatch and the table gets its own (checked on the listing).
+An int8 elementwise op (add, sub, mul, min, max, activation) whose only
+user is a one-table hl.table: one program, the op's chunks each looked up
+in place (`fold-tables=true`), bit-exact the same way."""
 import os
 import sys
 
@@ -111,49 +114,62 @@ def test_conv_add_table_does_not_fit(tmp_path):
     assert listings["true"] == listings["false"]
 
 
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("mode", ["untiled", "tiled"])
 def test_elementwise_table_one_dispatch(tmp_path, seed, mode):
-    """An int8 hl.add / sub / mul / min / max whose only user is an hl.table
-    of one 256-entry table: one program (`fold-tables=true`), each slice's
-    piece looked up in place after the op, the table loaded once; chunks of
-    a 4 KiB LRAM when tiled. Bit-exact against run-ref (op, then table)."""
+    """An int8 hl.add / sub / mul / min / max / activation whose only user
+    is an hl.table of one 256-entry table: one program (`fold-tables=true`),
+    each slice's piece looked up in place after the op, the table loaded
+    once; chunks of a 4 KiB LRAM when tiled. Bit-exact against run-ref (op,
+    then table)."""
     rng = np.random.default_rng(500 + seed)
-    kind = ["add", "sub", "mul", "min", "max"][seed]
+    kind = ["add", "sub", "mul", "min", "max", "activation"][seed]
     # Tiled: at least 1600 elements, a 4 KiB LRAM holds chunks of ~1200.
     lo, hi = (4, 20) if mode == "tiled" else (1, 2)
     shape = (1, int(rng.integers(lo, 9)), int(rng.integers(hi, hi + 12)),
              int(rng.integers(hi, hi + 12)))
     st = f"tensor<{dims(shape)}xi8>"
-    fields = dict(left_shift=20, lhs_zp=int(rng.integers(-10, 10)),
-                  rhs_zp=int(rng.integers(-10, 10)), output_zp=int(rng.integers(-10, 10)),
-                  lhs_multiplier=int(rng.integers(1 << 29, 1 << 30)), lhs_shift=31,
-                  rhs_multiplier=int(rng.integers(1 << 29, 1 << 30)), rhs_shift=31,
-                  output_multiplier=int(rng.integers(1 << 29, 1 << 31)),
-                  output_shift=int(rng.integers(48, 51)) if kind != "mul" else 38,
-                  clip_min=-120, clip_max=127)
+    if kind == "activation":
+        fields = dict(input_zp=int(rng.integers(-10, 10)),
+                      multiplier=int(rng.integers(1 << 29, 1 << 31)),
+                      shift=int(rng.integers(30, 32)), output_zp=int(rng.integers(-10, 10)),
+                      clip_min=-100, clip_max=120)
+        operands, types = "%x", st
+    else:
+        fields = dict(left_shift=20, lhs_zp=int(rng.integers(-10, 10)),
+                      rhs_zp=int(rng.integers(-10, 10)),
+                      output_zp=int(rng.integers(-10, 10)),
+                      lhs_multiplier=int(rng.integers(1 << 29, 1 << 30)), lhs_shift=31,
+                      rhs_multiplier=int(rng.integers(1 << 29, 1 << 30)), rhs_shift=31,
+                      output_multiplier=int(rng.integers(1 << 29, 1 << 31)),
+                      output_shift=int(rng.integers(48, 51)) if kind != "mul" else 38,
+                      clip_min=-120, clip_max=127)
+        operands, types = "%x, %r", f"{st}, {st}"
     text = ", ".join(f"{a} = {v} : i64" for a, v in sorted(fields.items()))
+    second = f', %r: {st} {{top.name = "input2"}}' if kind != "activation" else ""
     (tmp_path / "hl.mlir").write_text(f"""module {{
-  func.func @main(%x: {st} {{top.name = "input"}}, %r: {st} {{top.name = "input2"}}) -> ({st} {{top.name = "output"}}) {{
+  func.func @main(%x: {st} {{top.name = "input"}}{second}) -> ({st} {{top.name = "output"}}) {{
     %t = top.Weight() {{name = "t"}} : () -> tensor<256xi8>
-    %s = hl.{kind}(%x, %r) {{{text}}} : ({st}, {st}) -> {st}
+    %s = hl.{kind}({operands}) {{{text}}} : ({types}) -> {st}
     %o = hl.table(%s, %t) {{lut_entries = 256 : i64}} : ({st}, tensor<256xi8>) -> {st}
     return %o : {st}
   }}
 }}
 """)
     save(tmp_path / "w.npz", {"t": rng.integers(-128, 128, 256).astype(np.int8)})
-    save(tmp_path / "in.npz", {"input": rng.integers(-128, 128, shape).astype(np.int8),
-                               "input2": rng.integers(-128, 128, shape).astype(np.int8)})
+    inputs = {"input": rng.integers(-128, 128, shape).astype(np.int8)}
+    if kind != "activation":
+        inputs["input2"] = rng.integers(-128, 128, shape).astype(np.int8)
+    save(tmp_path / "in.npz", inputs)
     ref, listing = ref_and_listing(tmp_path, ["fold-tables=true"], mode, 4096)
     assert listing.count("npu.dispatch_group") == 1, listing
     assert listing.count("npuhw.program @") == 1, listing
     assert listing.count('name = "table"') == 1, listing  # loaded once
-    assert listing.count(f'kernel = "{kind}"') == listing.count('kernel = "table"')
+    task = "rescale" if kind == "activation" else kind
+    assert listing.count(f'kernel = "{task}"') == listing.count('kernel = "table"')
     if mode == "tiled":
         assert "chunk1." in listing, listing
-    got = run_packaged(tmp_path, listing, [f"input=i8:{dims(shape)}",
-                                           f"input2=i8:{dims(shape)}"],
+    got = run_packaged(tmp_path, listing, [f"{n}=i8:{dims(shape)}" for n in inputs],
                        f"output=i8:{dims(shape)}")
     assert got.tobytes() == ref.tobytes(), np.argwhere(got != ref)[:5]
     assert len(np.unique(ref)) > 10
