@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_npulower_fuse import (OPT, case, dims, ref_and_listing, run,  # noqa: E402
+from test_npulower_fuse import (OPT, STRATA, case, dims, ref_and_listing, run,  # noqa: E402
                                 run_packaged, save)
 
 
@@ -172,4 +172,34 @@ def test_elementwise_table_one_dispatch(tmp_path, seed, mode):
     got = run_packaged(tmp_path, listing, [f"{n}=i8:{dims(shape)}" for n in inputs],
                        f"output=i8:{dims(shape)}")
     assert got.tobytes() == ref.tobytes(), np.argwhere(got != ref)[:5]
+    assert len(np.unique(ref)) > 10
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_conv_add_table_compiled(tmp_path, seed):
+    """Through `strata compile --target npu-sim` (the HL module as the
+    model): the CPU back end's outliner puts the conv, the add and the table
+    in one dispatch (it follows npu.dispatch_group from the conv to the
+    add to the table), the npu-sim hook binds the group's outside values;
+    folded and not (`--npu-fold-tables=false`: the table a dispatch of its
+    own), the bytes of run-ref."""
+    build(tmp_path, 10 + seed, seed == 1, seed == 0)
+    text = (tmp_path / "hl.mlir").read_text()
+    (tmp_path / "hl.mlir").write_text(
+        text.replace("module {", 'module attributes {top.weight_file = "w.npz"} {', 1))
+    r = run(STRATA, "run-ref", tmp_path / "hl.mlir", "--input", tmp_path / "in.npz",
+            "--output", tmp_path / "ref.npz")
+    assert r.returncode == 0, r.stderr
+    ref = np.load(tmp_path / "ref.npz")["output"]
+    for fold, n in (("true", 1), ("false", 2)):
+        r = run(STRATA, "compile", tmp_path / "hl.mlir", "--target", "npu-sim",
+                "--no-optimize", f"--npu-fold-tables={fold}", "-o", tmp_path / "m.strata",
+                "--report")
+        assert r.returncode == 0, r.stderr
+        assert f"{n} npu-sim dispatch(es), 0 CPU dispatch(es)" in r.stdout + r.stderr
+        r = run(STRATA, "run", tmp_path / "m.strata", "--input", tmp_path / "in.npz",
+                "--output", tmp_path / "out.npz", "--device", "npu-sim")
+        assert r.returncode == 0, r.stderr
+        got = np.load(tmp_path / "out.npz")["output"]
+        assert got.tobytes() == ref.tobytes(), (fold, np.argwhere(got != ref)[:5])
     assert len(np.unique(ref)) > 10
