@@ -180,30 +180,76 @@ struct ConvertHLToHWPass
       npusim::Program program;
       LayerPlan plan;
       // A conv -> conv chain (LowerChain.cpp): one program at the
-      // consumer's place, the producer outlined with it.
-      Operation *next = i + 1 < kernels.size() ? kernels[i + 1] : nullptr;
-      if (prefetchWeights && next && feeds(op, next) &&
-          op->getResult(0).hasOneUse() && !extra::handles(op) &&
-          !extra::handles(next) && !op->hasAttr("segment_output") &&
-          !next->hasAttr("segment_output") &&
+      // consumer's place, the producer outlined with it. Either may apply
+      // its folded table (the producer's: the consumer reads the table's
+      // result; the consumer's: the program hangs on its table).
+      hl::TableOp producerTable = foldTables ? foldableTable(op) : nullptr;
+      size_t nextIndex = i + 1 + (producerTable ? 1 : 0);
+      Operation *next =
+          nextIndex < kernels.size() &&
+                  (!producerTable || kernels[i + 1] == producerTable)
+              ? kernels[nextIndex]
+              : nullptr;
+      Operation *mid = producerTable ? producerTable.getOperation() : op;
+      hl::TableOp consumerTable =
+          next && foldTables ? foldableTable(next) : nullptr;
+      // A consumer's table runs right after it (no kernel between them
+      // runs before the dispatch at the table's place).
+      if (consumerTable && (nextIndex + 1 >= kernels.size() ||
+                            kernels[nextIndex + 1] != consumerTable))
+        next = nullptr;
+      Operation *last = consumerTable ? consumerTable.getOperation() : next;
+      // The dispatch binds each outside value once: the tables and the
+      // consumer's weights are none of the values read before them.
+      auto distinct = [&]() {
+        SmallVector<Value> seen(op->getOperands());
+        if (producerTable)
+          seen.push_back(producerTable.getTable());
+        for (Value v : {next->getOperand(1), next->getOperand(2)}) {
+          if (llvm::is_contained(seen, v))
+            return false;
+          seen.push_back(v);
+        }
+        return !consumerTable ||
+               !llvm::is_contained(seen, consumerTable.getTable());
+      };
+      if (prefetchWeights && next && isMac(op) && isMac(next) &&
+          next->getBlock() == op->getBlock() &&
+          next->getOperand(0) == mid->getResult(0) &&
+          op->getResult(0).hasOneUse() && mid->getResult(0).hasOneUse() &&
+          !extra::handles(op) && !extra::handles(next) &&
+          !op->hasAttr("segment_output") && !next->hasAttr("segment_output") &&
           !(fuseDispatches && (fusableAdd(op) || fusableAdd(next))) &&
-          !(foldTables && foldableTable(next))) {
+          distinct()) {
+        HLToHWOptions chainOptions = opOptions;
+        chainOptions.foldedTable = producerTable;
         HLToHWOptions nextOptions = options;
-        nextOptions.keepOutputResident = options.lramReuse &&
-                                         i + 2 < kernels.size() &&
-                                         feeds(next, kernels[i + 2]);
-        if (!lowerChainToProgram(op, next, config, opOptions, nextOptions, name,
-                                 program, &plan)) {
+        nextOptions.foldedTable = consumerTable;
+        size_t after = llvm::find(kernels, last) - kernels.begin() + 1;
+        nextOptions.keepOutputResident =
+            options.lramReuse && after < kernels.size() &&
+            isMac(kernels[after]) &&
+            kernels[after]->getOperand(0) == last->getResult(0);
+        if (!lowerChainToProgram(op, next, config, chainOptions, nextOptions,
+                                 name, program, &plan)) {
           if (opOptions.residentInput)
             op->setAttr("npu.resident_input", b.getUnitAttr());
           npuhw::ProgramOp p = npuhw::buildProgram(b, op->getLoc(), program);
           symbols.insert(p);
-          op->setAttr("npu.dispatch_group", b.getUnitAttr());
-          next->setAttr("npu.program",
+          // The outliner follows the marks from the producer to `last`.
+          for (Operation *member : {op, mid, next})
+            if (member != last)
+              member->setAttr("npu.dispatch_group", b.getUnitAttr());
+          last->setAttr("npu.program",
                         FlatSymbolRefAttr::get(p.getSymNameAttr()));
           resident = plan.residentOutput;
-          residentValue = next->getResult(0);
-          ++i;
+          residentValue = last->getResult(0);
+          // The members after the producer run with it.
+          if (producerTable)
+            grouped[producerTable] = std::nullopt;
+          if (consumerTable)
+            grouped[consumerTable] = plan.residentOutput;
+          i = nextIndex;
           continue;
         }
       }
