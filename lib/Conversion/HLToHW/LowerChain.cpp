@@ -7,7 +7,9 @@
 // computes, into LRAM the producer leaves free. The producer is planned in
 // the low part of LRAM and the consumer's buffers above it; the split and
 // the place of the prefetch in the producer's schedule are the ones the
-// cycle model (npusim::programCycles) finds fastest.
+// cycle model (npusim::programCycles) finds fastest. Either layer may apply
+// its folded hl.table (HLToHWOptions::foldedTable): the consumer then reads
+// the producer's looked-up output.
 //
 //===----------------------------------------------------------------------===//
 
