@@ -244,9 +244,8 @@ struct ConvertHLToHWPass
                         FlatSymbolRefAttr::get(p.getSymNameAttr()));
           resident = plan.residentOutput;
           residentValue = last->getResult(0);
-          // The members after the producer run with it.
-          if (producerTable)
-            grouped[producerTable] = std::nullopt;
+          // The loop goes on after the consumer; its table, next, is
+          // skipped (the dispatch runs there).
           if (consumerTable)
             grouped[consumerTable] = plan.residentOutput;
           i = nextIndex;
