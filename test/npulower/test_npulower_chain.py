@@ -13,7 +13,7 @@ first layer's buffers would fail here."""
 import numpy as np
 import pytest
 
-from test_npulower_fuse import (B, OPT, dims, ref_and_listing, run,  # noqa: E402
+from test_npulower_fuse import (B, OPT, STRATA, dims, ref_and_listing, run,  # noqa: E402
                                 run_packaged, save)
 
 
@@ -94,3 +94,72 @@ def test_prefetch_inside_first_layer(tmp_path):
     # Off: two programs, the intermediate stored and loaded.
     r = run(OPT, tmp_path / "hl.mlir", "--convert-hl-to-hw")
     assert r.stdout.count("npuhw.program @") == 2
+
+
+def with_tables(rng, mlir, weights, mid, o, producer, consumer, per_channel):
+    """The case with an hl.table after the first conv (`producer`) and / or
+    the second (`consumer`): random entries, one per channel or one."""
+    lines = mlir.splitlines(keepends=True)
+    out = []
+    for line in lines:
+        if "%z = hl.conv2d(%y," in line and producer:
+            line = line.replace("%z = hl.conv2d(%y,", "%z = hl.conv2d(%ya,")
+        if line.strip().startswith("return %z") and consumer:
+            line = line.replace("return %z", "return %za")
+        out.append(line)
+        for tag, on, src, rows in (("1", producer, "%y", mid), ("2", consumer, "%z", o)):
+            if on and line.strip().startswith(f"{src} = hl.conv2d"):
+                shape = (rows, 256) if per_channel else (256,)
+                tt = f"tensor<{dims(shape)}xi8>"
+                rt = line.rsplit("-> ", 1)[1].strip()
+                out.append(f'    %t{tag} = top.Weight() {{name = "t{tag}"}} : () -> {tt}\n')
+                out.append(f"    {src}a = hl.table({src}, %t{tag}) {{lut_entries = 256 : i64}}"
+                           f" : ({rt}, {tt}) -> {rt}\n")
+                weights[f"t{tag}"] = rng.integers(-128, 128, shape).astype(np.int8)
+    return "".join(out)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("mode", ["untiled", "tiled", "tiled-db"])
+def test_conv_table_chain(tmp_path, seed, mode):
+    """conv (+ table) -> conv (+ table) chains (`prefetch-weights=true
+    fold-tables=true`): the first conv's folded table applied before its
+    output stays in LRAM, the second conv's applied before its store; one
+    program whose bindings are the input, the first conv's weights,
+    scale_bias and table, the second's, the result. Bit-exact against
+    run-ref (seeds: a table after the first, the second, both, both per
+    channel)."""
+    rng = np.random.default_rng(61 + seed)
+    mlir, weights, xs, zs = case(rng, big=mode != "untiled")
+    mid = weights["sb1"].shape[0]
+    producer, consumer = [(True, False), (False, True), (True, True), (True, True)][seed]
+    mlir = with_tables(rng, mlir, weights, mid, zs[1], producer, consumer, seed == 3)
+    (tmp_path / "hl.mlir").write_text(mlir)
+    save(tmp_path / "w.npz", weights)
+    x = rng.integers(-128, 128, xs).astype(np.int8)
+    save(tmp_path / "in.npz", {"input": x})
+    ref, listing = ref_and_listing(tmp_path, ["prefetch-weights=true", "fold-tables=true"],
+                                   mode, 8192)
+    assert listing.count("npuhw.program @") == 1, listing
+    assert listing.count("npu.dispatch_group") == 1 + producer + consumer, listing
+    assert listing.count("lut = ") >= producer + consumer, listing
+    assert 'kernel = "table"' not in listing
+    got = run_packaged(tmp_path, listing, [f"input=i8:{dims(xs)}"], f"output=i8:{dims(zs)}")
+    assert got.tobytes() == ref.tobytes(), np.argwhere(got != ref)[:5]
+    assert len(np.unique(ref)) > 3 or ref.size < 8
+    if mode == "untiled":
+        # Through strata compile: the outliner follows the marks to one
+        # dispatch, the npu-sim hook binds its outside values once each
+        # (strided as in the HL module: no segmentation).
+        (tmp_path / "hl.mlir").write_text(
+            mlir.replace("module {", 'module attributes {top.weight_file = "w.npz"} {', 1))
+        r = run(STRATA, "compile", tmp_path / "hl.mlir", "--target", "npu-sim",
+                "--no-optimize", "--no-segmentation", "-o", tmp_path / "m.strata",
+                "--report")
+        assert r.returncode == 0, r.stderr
+        assert "1 npu-sim dispatch(es), 0 CPU dispatch(es)" in r.stdout + r.stderr
+        r = run(STRATA, "run", tmp_path / "m.strata", "--input", tmp_path / "in.npz",
+                "--output", tmp_path / "out.npz", "--device", "npu-sim")
+        assert r.returncode == 0, r.stderr
+        got = np.load(tmp_path / "out.npz")["output"]
+        assert got.tobytes() == ref.tobytes(), np.argwhere(got != ref)[:5]

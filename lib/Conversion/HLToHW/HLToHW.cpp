@@ -43,14 +43,39 @@ struct ConvertHLToHWPass
   /// segmented input; its result not segmented) whose only user is a
   /// signed int8 hl.table of the same block.
   static hl::TableOp foldableTable(Operation *op) {
-    if (!isa<hl::Conv2DOp, hl::DepthwiseConv2DOp>(op) ||
-        op->hasAttr("segment_output") || !op->getResult(0).hasOneUse() ||
+    if (!isa<hl::Conv2DOp, hl::DepthwiseConv2DOp>(op))
+      return nullptr;
+    return tableAfter(op);
+  }
+
+  /// The signed int8 hl.table of the same block that is the only user of
+  /// `op`'s result (not segmented), if any: what a conv's or its fused
+  /// add's dispatch can apply.
+  static hl::TableOp tableAfter(Operation *op) {
+    if (op->hasAttr("segment_output") || !op->getResult(0).hasOneUse() ||
         hl::formatOf(op->getResult(0).getType()) != hl::Format::Int8)
       return nullptr;
     auto table = dyn_cast<hl::TableOp>(*op->getResult(0).getUsers().begin());
     if (!table || table->getBlock() != op->getBlock() ||
         hl::storageRange(table.getInput().getType()).first != -128 ||
         hl::storageRange(table.getOutput().getType()).first != -128)
+      return nullptr;
+    return table;
+  }
+
+  /// Multi-op dispatches: the table folded into an int8 elementwise op's
+  /// program (hl.add/sub/mul/min/max/activation), if any: one 256-entry
+  /// table read by no operand of the op, which reads distinct values (the
+  /// dispatch binds each once: the op's operands, the table, its result).
+  static hl::TableOp foldableElementwiseTable(Operation *op) {
+    if (!isa<hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp, hl::MaxOp,
+             hl::ActivationOp>(op) ||
+        extra::handles(op))
+      return nullptr;
+    hl::TableOp table = tableAfter(op);
+    if (!table || cast<ShapedType>(table.getTable().getType()).getRank() != 1 ||
+        llvm::is_contained(op->getOperands(), table.getTable()) ||
+        (op->getNumOperands() == 2 && op->getOperand(0) == op->getOperand(1)))
       return nullptr;
     return table;
   }
@@ -155,30 +180,93 @@ struct ConvertHLToHWPass
       npusim::Program program;
       LayerPlan plan;
       // A conv -> conv chain (LowerChain.cpp): one program at the
-      // consumer's place, the producer outlined with it.
-      Operation *next = i + 1 < kernels.size() ? kernels[i + 1] : nullptr;
-      if (prefetchWeights && next && feeds(op, next) &&
-          op->getResult(0).hasOneUse() && !extra::handles(op) &&
-          !extra::handles(next) && !op->hasAttr("segment_output") &&
-          !next->hasAttr("segment_output") &&
+      // consumer's place, the producer outlined with it. Either may apply
+      // its folded table (the producer's: the consumer reads the table's
+      // result; the consumer's: the program hangs on its table).
+      hl::TableOp producerTable = foldTables ? foldableTable(op) : nullptr;
+      size_t nextIndex = i + 1 + (producerTable ? 1 : 0);
+      Operation *next =
+          nextIndex < kernels.size() &&
+                  (!producerTable || kernels[i + 1] == producerTable)
+              ? kernels[nextIndex]
+              : nullptr;
+      Operation *mid = producerTable ? producerTable.getOperation() : op;
+      hl::TableOp consumerTable =
+          next && foldTables ? foldableTable(next) : nullptr;
+      // A consumer's table runs right after it (no kernel between them
+      // runs before the dispatch at the table's place).
+      if (consumerTable && (nextIndex + 1 >= kernels.size() ||
+                            kernels[nextIndex + 1] != consumerTable))
+        next = nullptr;
+      Operation *last = consumerTable ? consumerTable.getOperation() : next;
+      // The dispatch binds each outside value once: the tables and the
+      // consumer's weights are none of the values read before them.
+      auto distinct = [&]() {
+        SmallVector<Value> seen(op->getOperands());
+        if (producerTable)
+          seen.push_back(producerTable.getTable());
+        for (Value v : {next->getOperand(1), next->getOperand(2)}) {
+          if (llvm::is_contained(seen, v))
+            return false;
+          seen.push_back(v);
+        }
+        return !consumerTable ||
+               !llvm::is_contained(seen, consumerTable.getTable());
+      };
+      if (prefetchWeights && next && isMac(op) && isMac(next) &&
+          next->getBlock() == op->getBlock() &&
+          next->getOperand(0) == mid->getResult(0) &&
+          op->getResult(0).hasOneUse() && mid->getResult(0).hasOneUse() &&
+          !extra::handles(op) && !extra::handles(next) &&
+          !op->hasAttr("segment_output") && !next->hasAttr("segment_output") &&
           !(fuseDispatches && (fusableAdd(op) || fusableAdd(next))) &&
-          !(foldTables && foldableTable(next))) {
+          distinct()) {
+        HLToHWOptions chainOptions = opOptions;
+        chainOptions.foldedTable = producerTable;
         HLToHWOptions nextOptions = options;
-        nextOptions.keepOutputResident = options.lramReuse &&
-                                         i + 2 < kernels.size() &&
-                                         feeds(next, kernels[i + 2]);
-        if (!lowerChainToProgram(op, next, config, opOptions, nextOptions, name,
-                                 program, &plan)) {
+        nextOptions.foldedTable = consumerTable;
+        size_t after = llvm::find(kernels, last) - kernels.begin() + 1;
+        nextOptions.keepOutputResident =
+            options.lramReuse && after < kernels.size() &&
+            isMac(kernels[after]) &&
+            kernels[after]->getOperand(0) == last->getResult(0);
+        if (!lowerChainToProgram(op, next, config, chainOptions, nextOptions,
+                                 name, program, &plan)) {
           if (opOptions.residentInput)
             op->setAttr("npu.resident_input", b.getUnitAttr());
           npuhw::ProgramOp p = npuhw::buildProgram(b, op->getLoc(), program);
           symbols.insert(p);
-          op->setAttr("npu.dispatch_group", b.getUnitAttr());
-          next->setAttr("npu.program",
+          // The outliner follows the marks from the producer to `last`.
+          for (Operation *member : {op, mid, next})
+            if (member != last)
+              member->setAttr("npu.dispatch_group", b.getUnitAttr());
+          last->setAttr("npu.program",
                         FlatSymbolRefAttr::get(p.getSymNameAttr()));
           resident = plan.residentOutput;
-          residentValue = next->getResult(0);
-          ++i;
+          residentValue = last->getResult(0);
+          // The loop goes on after the consumer; its table, next, is
+          // skipped (the dispatch runs there).
+          if (consumerTable)
+            grouped[consumerTable] = plan.residentOutput;
+          i = nextIndex;
+          continue;
+        }
+      }
+      // An elementwise op and its table: one program at the table's place
+      // (else the op's own).
+      if (hl::TableOp table =
+              foldTables ? foldableElementwiseTable(op) : nullptr) {
+        HLToHWOptions tableOptions = opOptions;
+        tableOptions.foldedTable = table;
+        if (!lowerHLOpToProgram(op, config, tableOptions, name, program,
+                                &plan)) {
+          npuhw::ProgramOp p = npuhw::buildProgram(b, op->getLoc(), program);
+          symbols.insert(p);
+          op->setAttr("npu.dispatch_group", b.getUnitAttr());
+          table->setAttr("npu.program",
+                         FlatSymbolRefAttr::get(p.getSymNameAttr()));
+          grouped[table] = std::nullopt;
+          resident.reset();
           continue;
         }
       }
@@ -198,23 +286,36 @@ struct ConvertHLToHWPass
       // An add of two convolutions goes with the first one lowered.
       if (add && grouped.contains(add))
         add = nullptr;
+      // The add's only user, a table, goes in the same dispatch too when
+      // it fits (else the conv and the add).
+      hl::TableOp addTable = add && foldTables ? tableAfter(add) : nullptr;
+      if (addTable &&
+          (llvm::is_contained(op->getOperands(), addTable.getTable()) ||
+           llvm::is_contained(add->getOperands(), addTable.getTable())))
+        addTable = nullptr;
       // The pair's program: the conv's program also computes `user` (its
       // fused add or folded table) and runs at the user's place (a kernel
       // between the two, a shortcut conv, runs before it and overwrites
       // LRAM, so the conv then loads its input); it keeps its result in
       // LRAM when the kernel after the user reads it. False when the pair
       // does not fit LRAM (then the conv's own program).
-      auto lowerGroup = [&](Operation *user) {
+      // `addOp` and `tableOp`: the group's fused add and folded table (one
+      // of them may be null; the table reads the add's result when both).
+      auto lowerGroup = [&](Operation *addOp, Operation *tableOp) {
+        Operation *user = tableOp ? tableOp : addOp;
         HLToHWOptions groupOptions = opOptions;
-        groupOptions.fusedAdd = isa<hl::AddOp>(user) ? user : nullptr;
-        groupOptions.foldedTable = isa<hl::TableOp>(user) ? user : nullptr;
+        groupOptions.fusedAdd = addOp;
+        groupOptions.foldedTable = tableOp;
         size_t next = llvm::find(kernels, user) - kernels.begin() + 1;
         groupOptions.keepOutputResident =
             options.lramReuse && next < kernels.size() &&
             isMac(kernels[next]) &&
             kernels[next]->getOperand(0) == user->getResult(0);
-        if (i + 1 >= kernels.size() || kernels[i + 1] != user)
-          groupOptions.residentInput.reset();
+        // The resident input stays only when no other kernel runs between
+        // the conv and the group's place.
+        for (size_t k = i + 1; k + 1 < next; ++k)
+          if (kernels[k] != addOp && kernels[k] != tableOp)
+            groupOptions.residentInput.reset();
         npusim::Program groupProgram;
         LayerPlan groupPlan;
         if (lowerHLOpToProgram(op, config, groupOptions, name, groupProgram,
@@ -224,15 +325,20 @@ struct ConvertHLToHWPass
         opOptions.residentInput = groupOptions.residentInput;
         plan = groupPlan;
         grouped[user] = groupPlan.residentOutput;
+        // The add before the table leaves nothing resident at its place.
+        if (addOp && tableOp)
+          grouped[addOp] = std::nullopt;
         return true;
       };
-      if (add && !lowerGroup(add))
+      if (addTable && !lowerGroup(add, addTable))
+        addTable = nullptr;
+      if (add && !addTable && !lowerGroup(add, nullptr))
         add = nullptr;
       // A folded table: the conv's program applies it (the table's
       // program, the conv outlined with it).
       hl::TableOp table =
           foldTables && !error && !add ? foldableTable(op) : nullptr;
-      if (table && !lowerGroup(table))
+      if (table && !lowerGroup(nullptr, table))
         table = nullptr;
       if (error) {
         op->emitError() << *error;
@@ -246,8 +352,12 @@ struct ConvertHLToHWPass
       if (add || table) {
         // The outliner puts the conv in its only user's dispatch
         // (npu.dispatch_group); the program hangs on the group's last op.
-        Operation *last = add ? add.getOperation() : table.getOperation();
+        Operation *last = addTable ? addTable.getOperation()
+                          : add    ? add.getOperation()
+                                   : table.getOperation();
         op->setAttr("npu.dispatch_group", b.getUnitAttr());
+        if (addTable)
+          add->setAttr("npu.dispatch_group", b.getUnitAttr());
         last->setAttr("npu.program",
                       FlatSymbolRefAttr::get(p.getSymNameAttr()));
         resident.reset();

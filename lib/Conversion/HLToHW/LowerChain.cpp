@@ -7,7 +7,9 @@
 // computes, into LRAM the producer leaves free. The producer is planned in
 // the low part of LRAM and the consumer's buffers above it; the split and
 // the place of the prefetch in the producer's schedule are the ones the
-// cycle model (npusim::programCycles) finds fastest.
+// cycle model (npusim::programCycles) finds fastest. Either layer may apply
+// its folded hl.table (HLToHWOptions::foldedTable): the consumer then reads
+// the producer's looked-up output.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,8 +40,9 @@ npusim::Program merge(const npusim::Program &a, const npusim::Program &b,
   npusim::Program p;
   p.name = a.name;
   p.config = a.config;
-  p.bindings = {a.bindings[0], a.bindings[1], a.bindings[2],
-                b.bindings[1], b.bindings[2], b.bindings[3]};
+  // The producer's bindings but its output, the consumer's but its input.
+  p.bindings.assign(a.bindings.begin(), a.bindings.end() - 1);
+  p.bindings.insert(p.bindings.end(), b.bindings.begin() + 1, b.bindings.end());
   std::vector<Task> first;
   size_t waits = 0;
   for (const Task &t : a.segments.front().tasks) {
@@ -58,10 +61,13 @@ std::optional<std::string> conversion::lowerChainToProgram(
     Operation *producer, Operation *consumer, const npu::NpuConfig &config,
     const HLToHWOptions &options, const HLToHWOptions &consumerOptions,
     const std::string &name, npusim::Program &program, LayerPlan *plan) {
+  // The value the consumer reads: the producer's result, or its folded
+  // table's.
+  Operation *mid = options.foldedTable ? options.foldedTable : producer;
   if (producer->getNumResults() != 1 || consumer->getNumOperands() < 3 ||
-      consumer->getOperand(0) != producer->getResult(0) ||
-      !producer->getResult(0).hasOneUse() || options.fusedAdd ||
-      consumerOptions.fusedAdd ||
+      consumer->getOperand(0) != mid->getResult(0) ||
+      !producer->getResult(0).hasOneUse() || !mid->getResult(0).hasOneUse() ||
+      options.fusedAdd || consumerOptions.fusedAdd ||
       llvm::is_contained(producer->getOperands(), consumer->getOperand(1)) ||
       llvm::is_contained(producer->getOperands(), consumer->getOperand(2)))
     return std::string("not a conv -> conv chain");
@@ -101,16 +107,18 @@ std::optional<std::string> conversion::lowerChainToProgram(
     LayerPlan bPlan;
     if (lowerHLOpToProgram(consumer, config, bo, name, b, &bPlan))
       continue;
-    // The consumer's bindings move behind the producer's three: its
-    // weights and scale_bias are bindings 3 and 4, its result 5 (it reads
-    // no input from DRAM).
+    // The consumer's bindings move behind the producer's (its input, weights,
+    // scale_bias, folded table if any): its weights and scale_bias follow
+    // them, then its table if any, then its result (it reads no input from
+    // DRAM).
+    uint32_t shift = static_cast<uint32_t>(a.bindings.size()) - 2;
     std::vector<Task> prefetch, rest;
     bool loading = true, readsInput = false;
     for (const npusim::Segment &seg : b.segments)
       for (Task t : seg.tasks) {
         if (t.kind == TaskKind::DmaLoad || t.kind == TaskKind::DmaStore) {
           readsInput |= t.dma.binding == 0;
-          t.dma.binding += 2;
+          t.dma.binding += shift;
         }
         loading = loading && t.kind == TaskKind::DmaLoad;
         (loading ? prefetch : rest).push_back(std::move(t));

@@ -67,9 +67,10 @@ struct Layer {
   /// Whether the layer's result is the add's first operand (lhs).
   bool addLhs = true;
   /// Multi-op dispatch: the hl.table folded into the activation unit (the
-  /// MAC tasks writing int8 look their result up in it before the store):
-  /// 0 none, 1 one table, `O` one per output channel (the rows of a
-  /// tile's channels are loaded with its scale_bias rows).
+  /// MAC tasks writing int8 look their result up in it before the store;
+  /// with a fused add, a table task on the sum after the add task): 0
+  /// none, 1 one table, `O` one per output channel (the rows of a tile's
+  /// channels are loaded with its scale_bias rows).
   int64_t lutRows = 0;
   bool lutPerChannel() const { return lutRows > 1; }
 
@@ -483,8 +484,9 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
     } else {
       s.output = contiguous(outAddr, outDims, l.eb);
       // A folded table (at `lutAddr`: the tile's rows, or the one table):
-      // the activation unit looks the int8 result up before the store.
-      if (l.lutRows)
+      // the activation unit looks the int8 result up before the store
+      // (after a fused add: the table task on the sum does).
+      if (l.lutRows && !l.add)
         s.lut = l.lutPerChannel()
                     ? contiguous(lutAddr + (p.c0 - tile.c0) * 256, {pc, 256}, 1)
                     : contiguous(lutAddr, {256}, 1);
@@ -944,11 +946,16 @@ std::optional<std::string> lowerChannelTable(hl::TableOp op,
 /// The int8 elementwise kernels (hl.add/sub/mul/min/max, hl.activation,
 /// hl.table) over the flat tensor: chunks that fit LRAM (the inputs, the
 /// table, the output), each split over the slices, loaded, computed and
-/// stored.
+/// stored. A folded table (`folded`, an hl.table of one 256-entry table
+/// reading `op`'s int8 result; not for hl.table itself): after each
+/// slice's task a table task looks its output up in place, the table is
+/// loaded once, and the program binds `op`'s operands, the table, the
+/// table's result.
 std::optional<std::string> lowerElementwise(Operation *op,
                                             const npu::NpuConfig &config,
                                             const std::string &name,
-                                            npusim::Program &program) {
+                                            npusim::Program &program,
+                                            Operation *folded = nullptr) {
   std::string layer = op->getName().getStringRef().str();
   if (auto named = dyn_cast<NameLoc>(op->getLoc()))
     layer += " '" + named.getName().str() + "'";
@@ -1031,6 +1038,16 @@ std::optional<std::string> lowerElementwise(Operation *op,
   if (binary && cast<ShapedType>(op->getOperand(1).getType()).getShape() !=
                     outType.getShape())
     return layer + ": the operands must have the output's shape";
+  auto foldedTable = dyn_cast_or_null<hl::TableOp>(folded);
+  if (folded &&
+      (!foldedTable || table || convert ||
+       foldedTable.getInput() != op->getResult(0) ||
+       hl::storageRange(outElement).first != -128 ||
+       !signedInt8(cast<ShapedType>(foldedTable.getOutput().getType())
+                       .getElementType()) ||
+       cast<ShapedType>(foldedTable.getTable().getType()).getRank() != 1 ||
+       config.lutEntries < 256))
+    return layer + ": internal error, no table to fold";
   // The largest chunk whose buffers all allocate.
   int64_t inputs = binary ? 2 : 1;
   int64_t chunk =
@@ -1039,7 +1056,7 @@ std::optional<std::string> lowerElementwise(Operation *op,
   std::optional<int64_t> in1, in2, lut, out;
   for (; chunk >= 1; chunk = chunk * 7 / 8) {
     LramAllocator alloc(config);
-    lut = table ? alloc.allocate(256) : std::optional<int64_t>(0);
+    lut = table || folded ? alloc.allocate(256) : std::optional<int64_t>(0);
     in1 = alloc.allocate(chunk * ebIn);
     in2 = binary ? alloc.allocate(chunk) : std::optional<int64_t>(0);
     out = alloc.allocate(chunk * ebOut);
@@ -1055,15 +1072,17 @@ std::optional<std::string> lowerElementwise(Operation *op,
   program.bindings.push_back({"input", bytes * ebIn, false});
   if (binary)
     program.bindings.push_back({"input2", bytes, false});
-  if (table)
+  if (table || folded)
     program.bindings.push_back(
-        {bindingName(op->getOperand(1), "table"), 256, false});
+        {bindingName((table ? op : folded)->getOperand(1), "table"), 256,
+         false});
+  uint32_t lutBinding = static_cast<uint32_t>(program.bindings.size()) - 1;
   uint32_t outBinding = static_cast<uint32_t>(program.bindings.size());
   program.bindings.push_back({"output", bytes * ebOut, true});
   std::vector<Task> tasks;
-  if (table)
-    tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, 1, 0, *lut, 1, {256},
-                            {1}, {1}, "table"));
+  if (table || folded)
+    tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, lutBinding, 0, *lut, 1,
+                            {256}, {1}, {1}, "table"));
   for (int64_t e0 = 0; e0 < elements; e0 += chunk) {
     int64_t n = std::min(chunk, elements - e0);
     if (e0)
@@ -1089,6 +1108,20 @@ std::optional<std::string> lowerElementwise(Operation *op,
       t.slice.output = contiguous(*out + a * ebOut, {b - a}, ebOut);
       t.name = llvm::formatv("chunk{0}.s{1}", e0 / chunk, sIdx).str();
       tasks.push_back(t);
+      if (folded) {
+        // The folded table on the same slice (its queue runs it after
+        // the op): the piece's result looked up in place.
+        Task look;
+        look.kind = npusim::TaskKind::Slice;
+        look.slice.kernel = npusim::KernelKind::Table;
+        look.slice.slice = static_cast<uint32_t>(sIdx);
+        look.slice.input = t.slice.output;
+        look.slice.output = t.slice.output;
+        look.slice.lut = contiguous(*lut, {256}, 1);
+        look.name =
+            llvm::formatv("chunk{0}.table.s{1}", e0 / chunk, sIdx).str();
+        tasks.push_back(look);
+      }
     }
     tasks.push_back(barrier());
     tasks.push_back(dmaTask(npusim::TaskKind::DmaStore, outBinding, e0 * ebOut,
@@ -1125,7 +1158,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
           hl::ActivationOp, hl::TableOp, hl::ConvertOp>(op)) {
     if (plan)
       *plan = LayerPlan();
-    return lowerElementwise(op, config, name, program);
+    return lowerElementwise(op, config, name, program, options.foldedTable);
   }
   Layer l;
   if (auto e = readLayer(op, config, l))
@@ -1160,8 +1193,10 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
       return hl::formatOf(e) == hl::Format::Int8 &&
              hl::storageRange(e).first == -128;
     };
-    if (!table || l.add || l.kind == Kind::FullyConnected || l.eb != 1 ||
-        table.getInput() != op->getResult(0) || !signedInt8(table.getInput()) ||
+    // After a fused add the table reads the add's result.
+    Value looked = l.add ? options.fusedAdd->getResult(0) : op->getResult(0);
+    if (!table || l.kind == Kind::FullyConnected || l.eb != 1 ||
+        table.getInput() != looked || !signedInt8(table.getInput()) ||
         !signedInt8(table.getOutput()))
       return l.name + ": internal error, no table to fold";
     auto tableType = cast<ShapedType>(table.getTable().getType());
@@ -1213,17 +1248,19 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
                        static_cast<uint64_t>(l.O * l.sbRowBytes), false},
                       {"output", static_cast<uint64_t>(outBytes), true}};
   // A fused add: binding 3 is its other operand, 4 its result. A folded
-  // table: binding 3 is the table, 4 the table's result.
-  if (l.add)
-    program.bindings.insert(
-        program.bindings.begin() + 3,
-        {"residual", static_cast<uint64_t>(outBytes), false});
+  // table: binding 3 is the table, 4 the table's result. Both (the table
+  // after the add): 3 the residual, 4 the table, 5 the table's result.
+  uint32_t lutBinding = l.add ? 4 : 3;
   if (l.lutRows)
     program.bindings.insert(
         program.bindings.begin() + 3,
         {bindingName(options.foldedTable->getOperand(1), "table"),
          static_cast<uint64_t>(l.lutRows * 256), false});
-  uint32_t outBinding = l.add || l.lutRows ? 4 : 3;
+  if (l.add)
+    program.bindings.insert(
+        program.bindings.begin() + 3,
+        {"residual", static_cast<uint64_t>(outBytes), false});
+  uint32_t outBinding = 3 + (l.add ? 1 : 0) + (l.lutRows ? 1 : 0);
   if (plan) {
     *plan = {static_cast<int64_t>((l.OH + tiling.rowsPerTile - 1) /
                                   tiling.rowsPerTile),
@@ -1311,9 +1348,10 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     if (l.lutRows && (heldLut[lutSet] != lutKey || ti == 0)) {
       int64_t rows = l.lutPerChannel() ? t.c1 - t.c0 : 1;
       if (ti == 0 || l.lutPerChannel())
-        tasks.push_back(dmaTask(
-            npusim::TaskKind::DmaLoad, 3, l.lutPerChannel() ? t.c0 * 256 : 0,
-            pl.lut[lutSet], 1, {rows * 256}, {1}, {1}, "table"));
+        tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, lutBinding,
+                                l.lutPerChannel() ? t.c0 * 256 : 0,
+                                pl.lut[lutSet], 1, {rows * 256}, {1}, {1},
+                                "table"));
       heldLut[lutSet] = lutKey;
     }
     RowWindow w = rowWindow(l, t.r0, t.r1);
@@ -1370,6 +1408,25 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
         add.name = llvm::formatv("tile{0}.add.s{1}", ti, s).str();
         fastestVectorMode(add, config);
         tasks.push_back(add);
+        if (l.lutRows) {
+          // A folded table after the add: the sum looked up in place (the
+          // piece's channels' rows of the tile's table rows).
+          int64_t pc = p.c1 - p.c0, plane = (p.r1 - p.r0) * l.OW;
+          Task look;
+          look.kind = npusim::TaskKind::Slice;
+          look.slice.kernel = npusim::KernelKind::Table;
+          look.slice.slice = static_cast<uint32_t>(s);
+          look.slice.input = contiguous(res, {l.N, pc, plane}, 1);
+          look.slice.output = look.slice.input;
+          look.slice.lut =
+              l.lutPerChannel()
+                  ? contiguous(pl.lut[lutSet] + (p.c0 - t.c0) * 256, {pc, 256},
+                               1)
+                  : contiguous(pl.lut[lutSet], {256}, 1);
+          look.name = llvm::formatv("tile{0}.table.s{1}", ti, s).str();
+          fastestVectorMode(look, config);
+          tasks.push_back(look);
+        }
       }
       outAddr += elems * l.eb;
       accAddr += elems * 4;

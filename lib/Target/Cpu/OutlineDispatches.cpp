@@ -431,7 +431,8 @@ struct OutlineDispatchesPass
     }
     // An NPU multi-op dispatch (docs/npu.md, "Multi-op dispatches"): an op
     // marked npu.dispatch_group is outlined with its only user, at the
-    // user's place.
+    // user's place; a user itself marked goes on with its own user (a
+    // conv, its add and a table: one dispatch at the table's place).
     llvm::DenseMap<Operation *, SmallVector<Operation *>> npuGroups;
     for (Operation *op : ops) {
       if (!op->hasAttr("npu.dispatch_group") || op->getNumResults() != 1 ||
@@ -442,7 +443,13 @@ struct OutlineDispatchesPass
           fused.contains(user) || chains.count(user))
         continue;
       fused.insert(op);
-      npuGroups[user] = {op, user};
+      SmallVector<Operation *> members{op};
+      if (auto it = npuGroups.find(op); it != npuGroups.end()) {
+        members = std::move(it->second);
+        npuGroups.erase(it);
+      }
+      members.push_back(user);
+      npuGroups[user] = std::move(members);
     }
     for (Operation *op : ops) {
       if (auto it = npuGroups.find(op); it != npuGroups.end()) {

@@ -77,13 +77,15 @@ struct HLToHWOptions {
   /// (the table loaded into LRAM once per dispatch, per channel with the
   /// scale_bias rows), one dispatch instead of two.
   bool foldTables = false;
-  /// Per op: the hl.table its program applies.
+  /// Per op: the hl.table its program applies (after the fused add when
+  /// there is one; for an int8 elementwise op, a one-table hl.table looked
+  /// up after the op's task).
   mlir::Operation *foldedTable = nullptr;
   /// Multi-op conv -> conv dispatches with next-layer weight prefetch: a
   /// MAC kernel whose only user is the next MAC kernel shares its program;
   /// the first keeps its whole output in LRAM for the second, and the
   /// second's first weight loads run during the first's compute
-  /// (LowerChain.cpp).
+  /// (LowerChain.cpp); either may apply its folded table.
   bool prefetchWeights = false;
   /// Per op (chain producer): the whole output stays in LRAM (one tile) and
   /// is not stored to DRAM; an error when it cannot.

@@ -38,7 +38,8 @@ def ConvertHLToHW : Pass<"convert-hl-to-hw", "::mlir::ModuleOp"> {
     Option<"foldTables", "fold-tables", "bool", "false",
            "an int8 hl.conv2d / hl.depthwise_conv2d whose only user is an "
            "hl.table applies the table in its activation unit (one "
-           "dispatch; the table in LRAM)">,
+           "dispatch; the table in LRAM); a table after an int8 "
+           "elementwise op or a fused add runs in that dispatch">,
     Option<"prefetchWeights", "prefetch-weights", "bool", "false",
            "a MAC kernel whose only user is the next MAC kernel shares its "
            "program: its output stays in LRAM and the consumer's first "
