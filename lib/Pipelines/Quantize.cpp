@@ -149,8 +149,8 @@ mlir::FailureOr<calib::CalibrationTable> calibrateTopModule(
   std::map<std::string, calib::ChannelMeans> means;
   if (channelMeans)
     entry->walk([&](mlir::Operation *op) {
-      auto conv = dyn_cast<top::ConvOp>(op);
-      if ((conv ? conv.getGroup() == 1 : isa<top::MatMulOp>(op)) &&
+      auto conv = mlir::dyn_cast<top::ConvOp>(op);
+      if ((conv ? conv.getGroup() == 1 : mlir::isa<top::MatMulOp>(op)) &&
           op->getNumOperands() >= 2 &&
           op->getOperand(1).getDefiningOp<top::WeightOp>())
         means[calib::tensorName(op->getOperand(0))];

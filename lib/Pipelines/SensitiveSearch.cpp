@@ -145,7 +145,7 @@ searchSensitiveLayers(mlir::ModuleOp module, const TensorMap &weights,
         return;
       if (!activations)
         layers.push_back(n.substr(0, n.size() - suffix.size()));
-      else if (isa<top::RequantOp>(op))
+      else if (mlir::isa<top::RequantOp>(op))
         layers.push_back(n);
     });
   }

@@ -196,7 +196,7 @@ struct Converter {
     int64_t cols = perAxis ? 4 : 3;
     ArrayRef<int64_t> m = *requant.getMultiplier(), s = *requant.getRshift();
     if ((m.size() > 1 || s.size() > 1) &&
-        requant.getAxis().value_or(1) != channelDim)
+        static_cast<int64_t>(requant.getAxis().value_or(1)) != channelDim)
       return "its per-channel top.Requant runs along dim " +
              std::to_string(requant.getAxis().value_or(1)) +
              ", not the accumulator's channel dim " +

@@ -490,8 +490,9 @@ struct FoldLayerNormAffine : OpRewritePattern<OpTy> {
       if (Operation *def = c.getDefiningOp();
           def->getBlock() == ln->getBlock() && ln->isBeforeInBlock(def))
         rewriter.moveOpBefore(def, ln); // a weight has no operands
+      Value value = c;
       rewriter.modifyOpInPlace(ln, [&] {
-        (IsScale ? ln.getScaleMutable() : ln.getBiasMutable()).assign(c);
+        (IsScale ? ln.getScaleMutable() : ln.getBiasMutable()).assign(value);
         ln->setLoc(op.getLoc());
       });
       rewriter.replaceOp(op, ln.getResult());
