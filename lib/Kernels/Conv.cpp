@@ -532,16 +532,23 @@ bool implicitGemm(const Conv2dShape &s, const float *xg, const GemmProblem &p,
   // Padded rows hp x padded columns wp, each row stored as SW runs of
   // phaseW floats, run q holding padded columns q, q + SW, ...: the window
   // column kx of output column ox is entry ox + (kx DW) / SW of run
-  // (kx DW) % SW, so 16 output columns are 16 consecutive floats.
+  // (kx DW) % SW, so 16 output columns are 16 consecutive floats. Only the
+  // padded rows [r0, r0 + rows) that output rows [oy0, oy1) read are
+  // copied: each workgroup copies its share, not the whole input.
   int64_t cg = s.c / s.g, hp = s.h + s.pt + s.pb, wp = s.w + s.pl + s.pr;
   int64_t phaseW = (wp + s.sw - 1) / s.sw, rowFloats = s.sw * phaseW;
-  size_t floats = size_t(cg * hp * rowFloats);
+  int64_t oy0 = colBegin / s.ow, oy1 = (colEnd - 1) / s.ow + 1;
+  int64_t r0 = oy0 * s.sh;
+  int64_t rows = std::min(hp, (oy1 - 1) * s.sh + (s.kh - 1) * s.dh + 1) - r0;
+  size_t floats = size_t(cg * rows * rowFloats);
   float *padded = scratchPadded.get<float>(floats);
   std::memset(padded, 0, floats * sizeof(float));
+  int64_t iyBegin = std::max<int64_t>(0, r0 - s.pt);
+  int64_t iyEnd = std::min(s.h, r0 + rows - s.pt);
   for (int64_t c = 0; c < cg; ++c)
-    for (int64_t iy = 0; iy < s.h; ++iy) {
+    for (int64_t iy = iyBegin; iy < iyEnd; ++iy) {
       const float *src = xg + (c * s.h + iy) * s.w;
-      float *row = padded + (c * hp + iy + s.pt) * rowFloats;
+      float *row = padded + (c * rows + iy + s.pt - r0) * rowFloats;
       // Run q's entry i is input column q + i SW - PL: from the first
       // entry inside the input, every SW-th input column.
       for (int64_t q = 0; q < s.sw; ++q) {
@@ -566,9 +573,9 @@ bool implicitGemm(const Conv2dShape &s, const float *xg, const GemmProblem &p,
     int64_t c = kk / (s.kh * s.kw), ky = kk / s.kw % s.kh, kx = kk % s.kw;
     int64_t dx = kx * s.dw;
     off[size_t(kk)] =
-        (c * hp + ky * s.dh) * rowFloats + dx % s.sw * phaseW + dx / s.sw;
+        (c * rows + ky * s.dh) * rowFloats + dx % s.sw * phaseW + dx / s.sw;
   }
-  detail::ImplicitB b{padded, off.data(), s.ow, s.sh * rowFloats};
+  detail::ImplicitB b{padded, off.data(), s.ow, s.sh * rowFloats, oy0};
   return detail::gemmImplicitB(p, b, 0, p.m, colBegin, colEnd, isa);
 }
 

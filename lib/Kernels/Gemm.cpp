@@ -322,7 +322,7 @@ namespace {
 detail::GatherPanel gatherPanel(const detail::ImplicitB &b, int64_t j,
                                 int64_t valid) {
   auto at = [&](int64_t col) {
-    return b.base + col / b.width * b.rowStep + col % b.width;
+    return b.base + (col / b.width - b.firstRow) * b.rowStep + col % b.width;
   };
   uint32_t all = (1u << valid) - 1;
   int64_t inRow = b.width - j % b.width;

@@ -74,13 +74,15 @@ struct MicrokernelInfo {
 };
 
 /// The columns of an implicit B: column j starts at
-/// base + (j / width) * rowStep + j % width, row k `off[k]` floats further.
-/// A 16-column panel starting at a multiple of 16 spans at most two rows
-/// (width + gcd(16, width) >= 16).
+/// base + (j / width - firstRow) * rowStep + j % width, row k `off[k]`
+/// floats further (firstRow: the first output row `base` holds, so a
+/// workgroup's copy can start there). A 16-column panel starting at a
+/// multiple of 16 spans at most two rows (width + gcd(16, width) >= 16).
 struct ImplicitB {
   const float *base;
   const int64_t *off;
   int64_t width, rowStep;
+  int64_t firstRow = 0;
 };
 
 /// Whether `isa` has a gather microkernel (gemmImplicitB runs).

@@ -186,6 +186,24 @@ TEST(Conv, ImplicitGemmEveryIsa) {
         runConv(s, isa, false, true, a, residual, 2, seed++);
 }
 
+TEST(Conv, ImplicitGemmWorkgroupRowWindows) {
+  // Each workgroup copies only the padded input rows its output rows read:
+  // windows clipped by the top and bottom pads, dilated and strided rows,
+  // chunks starting inside an output row, 1 to 7 workgroups.
+  const Conv2dShape shapes[] = {
+      shape(1, 4, 13, 16, 18, 3, 3, 2, 1, 2, 1, 2, 1, 2, 1, 1),
+      shape(1, 5, 30, 28, 9, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 1),
+      shape(2, 3, 31, 34, 16, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1),
+      shape(1, 6, 12, 17, 8, 3, 3, 1, 1, 0, 1, 3, 1, 1, 1, 2),
+  };
+  unsigned seed = 1500;
+  for (Isa isa : supportedIsas())
+    for (const Conv2dShape &s : shapes)
+      for (int64_t wg : {1, 2, 3, 4, 5, 7})
+        runConv(s, isa, false, true, Activation::Relu, wg % 2 == 0, wg,
+                seed++);
+}
+
 TEST(Conv, GemmColumnChunksWithTheRestInTheLast) {
   // 196 output columns (14x14, ResNet-50's stage 3) in 2 or 4 workgroups:
   // whole panels rounded down, the last chunk taking the rest (96 + 100,
