@@ -28,6 +28,7 @@ the EVALUATION images (`strata run`) and compares it with the f32 artifact:
         [--target-cosine 0.99]
         [--calibrate 9] [--work build/quant-accuracy] [--bin build/bin] [--verbose]
         [--float-activations]  (also each int8 method with --float-activations)
+        [--table-input-int16]  (also each int8 method with --table-input int16)
         [--keep-float T1,T2]  (also each int8 method with --keep-float T1,T2,
                                e.g. a `<name>_preact` to keep one activation float)
 
@@ -252,6 +253,9 @@ def main():
     ap.add_argument("--float-activations", action="store_true",
                     help="also int8 with --float-activations (fused activations in "
                          "float from the int32 accumulator, no int8 table)")
+    ap.add_argument("--table-input-int16", action="store_true",
+                    help="also int8 with --table-input int16 (experimental: the "
+                         "fused activations' input requantized to int16)")
     ap.add_argument("--keep-float", default="",
                     help="also int8 with --keep-float of these tensors (comma "
                          "separated; a '<name>_preact' keeps just that fused "
@@ -314,6 +318,10 @@ def main():
                 variants.append((label + " float-act",
                                  ["--quantize", "int8", "--calibration", table,
                                   "--float-activations"]))
+            if args.table_input_int16:
+                variants.append((label + " table-i16",
+                                 ["--quantize", "int8", "--calibration", table,
+                                  "--table-input", "int16"]))
             if args.keep_float:
                 variants.append((label + " keep-float",
                                  ["--quantize", "int8", "--calibration", table,

@@ -75,9 +75,9 @@ FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
         request.keepFloat.push_back(line.str());
     }
   }
-  QuantizeSettings settings{request.mode, request.calibration,
-                            request.keepFloat, request.symmetric,
-                            request.floatActivations};
+  QuantizeSettings settings{
+      request.mode,      request.calibration,      request.keepFloat,
+      request.symmetric, request.floatActivations, request.tableInput};
   std::string error;
   FailureOr<TensorMap> result =
       quantizeTopModule(module, weights, settings, error, usageError);
@@ -108,7 +108,13 @@ QuantizeOptions::QuantizeOptions(cl::SubCommand &sub)
                    "HardSwish, ...) in float from the int32 accumulator "
                    "instead of an int8 table (the layer then stays on the "
                    "CPU's int32 path)"),
-          cl::sub(sub)) {}
+          cl::sub(sub)),
+      tableInput("table-input",
+                 cl::desc("--quantize int8, experimental: int16 requantizes "
+                          "the accumulator to int16 (not int8) before a "
+                          "fused activation's table"),
+                 cl::value_desc("int8|int16"), cl::init("int8"), cl::sub(sub)) {
+}
 
 QuantizeRequest QuantizeOptions::request(const std::string &mode) const {
   return {mode,
@@ -116,13 +122,14 @@ QuantizeRequest QuantizeOptions::request(const std::string &mode) const {
           std::vector<std::string>(keepFloat.begin(), keepFloat.end()),
           keepFloatFile,
           symmetric,
-          floatActivations};
+          floatActivations,
+          tableInput};
 }
 
 bool QuantizeOptions::anyGiven() const {
   return calibration.getNumOccurrences() || keepFloat.getNumOccurrences() ||
          keepFloatFile.getNumOccurrences() || symmetric.getNumOccurrences() ||
-         floatActivations.getNumOccurrences();
+         floatActivations.getNumOccurrences() || tableInput.getNumOccurrences();
 }
 
 SampleOptions::SampleOptions(cl::SubCommand &sub, bool required,

@@ -30,6 +30,7 @@ struct QuantizeRequest {
   std::string keepFloatFile;
   bool symmetric = false;
   bool floatActivations = false;
+  std::string tableInput = "int8";
 };
 
 /// --quantize's companion options (--calibration, --keep-float,
@@ -48,6 +49,7 @@ struct QuantizeOptions {
   llvm::cl::opt<std::string> keepFloatFile;
   llvm::cl::opt<bool> symmetric;
   llvm::cl::opt<bool> floatActivations;
+  llvm::cl::opt<std::string> tableInput;
 };
 
 /// The sample inputs of strata calibrate and strata quantize

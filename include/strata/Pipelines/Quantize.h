@@ -30,6 +30,9 @@ struct QuantizeSettings {
   /// int8: fused activations in float from the int32 accumulator instead
   /// of an int8 table after a requant to the pre-activation range.
   bool floatActivations = false;
+  /// int8, experimental: "int16" requantizes the accumulator to int16
+  /// (not int8) before a fused activation's table.
+  std::string tableInput = "int8";
 };
 
 /// How the caller spells the settings in its error messages (the CLI's
@@ -40,6 +43,7 @@ struct QuantizeSettingNames {
   std::string keepFloat = "--keep-float";
   std::string method = "--method";
   std::string percentile = "--percentile";
+  std::string tableInput = "--table-input";
 };
 
 /// Checks `settings` (the mode, a table only for int8, tensor names without

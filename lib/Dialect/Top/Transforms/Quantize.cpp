@@ -72,6 +72,30 @@ Type i8Type(MLIRContext *ctx, const ActParams &p, Type expressed,
                                           p.scale, p.zp, -128, qmax);
 }
 
+/// Per-tensor int16 parameters of an activation, as activationParams's
+/// int8 ones (65535 steps over the same range).
+ActParams activationParams16(const calib::CalibrationEntry &e, bool symmetric) {
+  ActParams p;
+  if (symmetric) {
+    p.scale = e.threshold / 32767.0;
+    return p;
+  }
+  double lo = std::max(std::min(e.min, 0.0), -e.threshold);
+  double hi = std::min(std::max(e.max, 0.0), e.threshold);
+  if (hi - lo < e.threshold * 1e-6 || hi - lo <= 0)
+    hi = lo + std::max(e.threshold, 1e-8);
+  p.scale = (hi - lo) / 65535.0;
+  p.zp =
+      std::clamp<int64_t>(std::llround(-32768.0 - lo / p.scale), -32768, 32767);
+  return p;
+}
+
+Type i16Type(MLIRContext *ctx, const ActParams &p, Type expressed) {
+  return quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed,
+                                          IntegerType::get(ctx, 16), expressed,
+                                          p.scale, p.zp, -32768, 32767);
+}
+
 struct TopQuantizePass
     : public strata::top::impl::TopQuantizeBase<TopQuantizePass> {
   using Base::Base;
@@ -380,11 +404,16 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       // The pre-activation's int8 parameters: its observed range without
       // the tails where the activation's int8 output is flat (within a
       // quarter of an output step).
-      ActParams pp = activationParams(
-          preActivationRange(pre->second, f.getDefiningOp(),
-                             (-128 - po.zp) * po.scale,
-                             (127 - po.zp) * po.scale, po.scale / 4),
-          symmetric);
+      calib::CalibrationEntry preRange = preActivationRange(
+          pre->second, f.getDefiningOp(), (-128 - po.zp) * po.scale,
+          (127 - po.zp) * po.scale, po.scale / 4);
+      ActParams pp = activationParams(preRange, symmetric);
+      // Experimental (`table-input=int16`): the pre-activation as int16
+      // over the same range (asymmetric unless `symmetric`), the upper
+      // bound of an int16-input table with interpolation.
+      bool int16Input = tableInput == "int16";
+      if (int16Input)
+        pp = activationParams16(preRange, symmetric);
       pp.scale = asF32(pp.scale);
       SmallVector<int64_t> mult, shift;
       for (double s : accScale) {
@@ -395,7 +424,8 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       requant.setMultiplier(mult);
       requant.setRshift(shift);
       requant.getOutput().setType(
-          yType.clone(i8Type(ctx, pp, yType.getElementType())));
+          yType.clone(int16Input ? i16Type(ctx, pp, yType.getElementType())
+                                 : i8Type(ctx, pp, yType.getElementType())));
       auto q = QuantOp::create(
           b, NameLoc::get(b.getStringAttr(name + "_int8"), old->getLoc()),
           yType.clone(i8Type(ctx, po, yType.getElementType())), f);
@@ -842,6 +872,11 @@ void TopQuantizePass::runOnOperation() {
       entry = f;
   if (!entry || entry.isExternal()) {
     module.emitError() << "top-quantize: the module has no entry function";
+    return signalPassFailure();
+  }
+  if (tableInput != "int8" && tableInput != "int16") {
+    module.emitError() << "top-quantize: table-input '" << tableInput
+                       << "' is not one of int8, int16";
     return signalPassFailure();
   }
   for (const std::string &k : keepFloat)

@@ -350,7 +350,9 @@ def TopQuantize : Pass<"top-quantize", "::mlir::ModuleOp"> {
       activation and a `top.Quant` to the output's range (an int8 -> int8
       table for the CPU and NPU lowerings); with `float-activations=true`,
       or without a `_preact` entry (a warning), the activation runs in float
-      on the dequantized int32 accumulator instead. NHWC convs, ops named in
+      on the dequantized int32 accumulator instead; with
+      `table-input=int16` (experimental) the accumulator is requantized to
+      int16 over the same range instead of int8. NHWC convs, ops named in
       `keep-float` and everything else stay float.
     - `mode=bf16` / `mode=f16`: the same ops read their input and weights in
       that type (a `top.Cast`), accumulate in f32 and write that type, cast
@@ -376,7 +378,11 @@ def TopQuantize : Pass<"top-quantize", "::mlir::ModuleOp"> {
            "int8 activations symmetric (zero point 0)">,
     Option<"floatActivations", "float-activations", "bool", "false",
            "int8: compute fused activations in float from the int32 "
-           "accumulator (no int8 table)">
+           "accumulator (no int8 table)">,
+    Option<"tableInput", "table-input", "std::string", "\"int8\"",
+           "int8 (default) or int16 (experimental): the type the "
+           "accumulator is requantized to before a fused activation's "
+           "Dequant -> act -> Quant">
   ];
   let dependentDialects = ["::strata::top::TopDialect",
                            "::mlir::quant::QuantDialect"];
