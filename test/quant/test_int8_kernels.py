@@ -331,3 +331,15 @@ def test_int16_table_input_matches_interpreter(tmp_path):
                 quant_options=["--table-input", "int16"])
     text = (tmp_path / "q" / "m.mlir").read_text()
     assert text.count("!quant.uniform<i16:f32") >= 2, text
+
+
+def test_table_input_bad_value(tmp_path):
+    """--table-input takes int8 or int16: another value is an error naming
+    the option and the value, before anything is quantized."""
+    model = tmp_path / "m.onnx"
+    build(model, [1, 2, 5, 5], [("conv", 3, 3, 1, 1, 1, 1), ("silu",)],
+          np.random.default_rng(1617))
+    r = strata("compile", model, "--target", "cpu", "--quantize", "int8", "--calibration",
+               tmp_path / "none.txt", "--table-input", "int12", "-o", tmp_path / "m.strata")
+    assert r.returncode != 0
+    assert "--table-input 'int12' must be int8 or int16" in r.stderr, r.stderr
