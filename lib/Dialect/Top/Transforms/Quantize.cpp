@@ -44,10 +44,13 @@ struct ActParams {
   int64_t zp = 0;
 };
 
-ActParams activationParams(const calib::CalibrationEntry &e, bool symmetric) {
+/// `bits` (8 or 16): the storage width; the int8 form unless told.
+ActParams activationParams(const calib::CalibrationEntry &e, bool symmetric,
+                           int bits = 8) {
+  double qmin = -std::ldexp(1.0, bits - 1), qmax = -qmin - 1;
   ActParams p;
   if (symmetric) {
-    p.scale = e.threshold / 127.0;
+    p.scale = e.threshold / qmax;
     return p;
   }
   // Asymmetric: the observed range including 0, clipped to +-threshold
@@ -56,8 +59,10 @@ ActParams activationParams(const calib::CalibrationEntry &e, bool symmetric) {
   double hi = std::min(std::max(e.max, 0.0), e.threshold);
   if (hi - lo < e.threshold * 1e-6 || hi - lo <= 0)
     hi = lo + std::max(e.threshold, 1e-8);
-  p.scale = (hi - lo) / 255.0;
-  p.zp = std::clamp<int64_t>(std::llround(-128.0 - lo / p.scale), -128, 127);
+  p.scale = (hi - lo) / (qmax - qmin);
+  p.zp = std::clamp<int64_t>(std::llround(qmin - lo / p.scale),
+                             static_cast<int64_t>(qmin),
+                             static_cast<int64_t>(qmax));
   return p;
 }
 
@@ -70,24 +75,6 @@ Type i8Type(MLIRContext *ctx, const ActParams &p, Type expressed,
   return quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed,
                                           IntegerType::get(ctx, 8), expressed,
                                           p.scale, p.zp, -128, qmax);
-}
-
-/// Per-tensor int16 parameters of an activation, as activationParams's
-/// int8 ones (65535 steps over the same range).
-ActParams activationParams16(const calib::CalibrationEntry &e, bool symmetric) {
-  ActParams p;
-  if (symmetric) {
-    p.scale = e.threshold / 32767.0;
-    return p;
-  }
-  double lo = std::max(std::min(e.min, 0.0), -e.threshold);
-  double hi = std::min(std::max(e.max, 0.0), e.threshold);
-  if (hi - lo < e.threshold * 1e-6 || hi - lo <= 0)
-    hi = lo + std::max(e.threshold, 1e-8);
-  p.scale = (hi - lo) / 65535.0;
-  p.zp =
-      std::clamp<int64_t>(std::llround(-32768.0 - lo / p.scale), -32768, 32767);
-  return p;
 }
 
 Type i16Type(MLIRContext *ctx, const ActParams &p, Type expressed) {
@@ -413,7 +400,7 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       // bound of an int16-input table with interpolation.
       bool int16Input = tableInput == "int16";
       if (int16Input)
-        pp = activationParams16(preRange, symmetric);
+        pp = activationParams(preRange, symmetric, 16);
       pp.scale = asF32(pp.scale);
       SmallVector<int64_t> mult, shift;
       for (double s : accScale) {
