@@ -1,0 +1,106 @@
+"""Int16 activation-table inputs (`--table-input int16`, top.Table16,
+strata/Support/IntegerTable16.h, docs/quantization.md "Int16 table
+inputs"): the quantized model's tables against numpy's tabulation of the
+float activation, the interpreter's lookups against the TOSA int16 TABLE
+interpolation written out here, and compiled models (int8 conv / matmul
+kernels writing int32, then the table16_i8 kernel) against the
+interpreter bit for bit on every ISA path."""
+import os
+import re
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnx")
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_int8_kernels import build, check_exact, samples  # noqa: E402
+from test_quantize import ok, strata  # noqa: E402
+
+TABLE16 = re.compile(
+    r"top\.Table16\((%[\w.]+)\) \{table = array<i16: ([-0-9, ]+)>\} : "
+    r"\(tensor<[0-9x]+!quant\.uniform<i16:f32, ([-0-9.e+E]+):(-?[0-9]+)>>\) -> "
+    r"tensor<[0-9x]+!quant\.uniform<i8:f32, ([-0-9.e+E]+):(-?[0-9]+)>>")
+
+
+def round_half_even(v):
+    return np.round(v)  # numpy rounds ties to even
+
+
+def lookup(table, x):
+    """TOSA's int16 TABLE in its weighted form, then the rounding shift by
+    14 (ties away from zero), clamped to int8."""
+    t = table.astype(np.int64)
+    u = x.astype(np.int64) + 32768
+    i, f = u // 128, u % 128
+    v = t[i] * (128 - f) + t[i + 1] * f
+    r = np.sign(v) * ((np.abs(v) + 8192) // 16384)
+    return np.clip(r, -128, 127)
+
+
+ACTS = {
+    "silu": lambda x: x / (1 + np.exp(-x)),
+    "hardswish": lambda x: x * np.clip(x + 3, 0, 6) / 6,
+}
+
+
+@pytest.mark.parametrize("act", sorted(ACTS))
+def test_table_entries_and_lookups_match_numpy(tmp_path, act):
+    in_shape = [1, 5, 11, 7]
+    model = tmp_path / "m.onnx"
+    build(model, in_shape, [("conv", 6, 3, 1, 1, 1, 1), (act,)], np.random.default_rng(7))
+    samples(tmp_path / "cal", in_shape, 3, seed=1)
+    table = tmp_path / "t.txt"
+    ok(strata("calibrate", model, "--data", tmp_path / "cal", "--method", "minmax", "-o", table))
+    ok(strata("quantize", model, "--quantize", "int8", "--calibration", table,
+              "--table-input", "int16", "-o", tmp_path / "q", "--name", "m"))
+    text = (tmp_path / "q" / "m.mlir").read_text()
+    found = TABLE16.findall(text)
+    assert len(found) == 1, text
+    _, entries, s_in, zp_in, s_out, zp_out = found[0]
+    entries = np.array([int(v) for v in entries.split(",")], np.int64)
+    s_in, zp_in, s_out, zp_out = float(s_in), int(zp_in), float(s_out), int(zp_out)
+    assert entries.shape == (513,)
+    # The entries: the activation at (i * 128 - 32768 - zp_in) * s_in (f32),
+    # in the output's steps with 7 fractional bits, zero point included.
+    x = ((np.arange(513) * 128 - 32768 - zp_in) * s_in).astype(np.float32).astype(np.float64)
+    want = np.clip(round_half_even(128 * (ACTS[act](x) / s_out + zp_out)), -128 * 128, 127 * 128)
+    # The interpreter computes the activation in f32: one unit of 1/128 step.
+    assert np.abs(entries - want).max() <= 1, np.abs(entries - want).max()
+    assert (entries == want).mean() > 0.9
+    # The interpreter's lookups: the int8 result of each int16 input.
+    inp = tmp_path / "cal" / "s0.npz"
+    ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", inp, "--output",
+              tmp_path / "o.npz", "--dump-all"))
+    dump = np.load(tmp_path / "o.npz")
+    pre = dump["t0_preact"].astype(np.float64)
+    # Dumped as the dequantized value or the int16 storage: back to int16.
+    q16 = pre if np.all(pre == np.round(pre)) and np.abs(pre).max() > 2 ** 8 else \
+        np.round(pre / s_in) + zp_in
+    q16 = np.clip(q16, -32768, 32767).astype(np.int64)
+    got = np.round(dump["t1"].astype(np.float64) / s_out) + zp_out
+    np.testing.assert_array_equal(got, lookup(entries, q16))
+    # And the result is the activation of the dequantized int16 value, up
+    # to the output's rounding (half a step) and the interpolation.
+    exact = ACTS[act]((q16 - zp_in) * s_in) / s_out + zp_out
+    assert np.abs(got - np.clip(exact, -128, 127)).max() <= 0.5 + 1e-3
+
+
+@pytest.mark.parametrize("case", [
+    # odd plane sizes and channel counts; per-channel requant multipliers
+    ("conv_hardswish", [1, 3, 17, 13], [("conv", 7, 3, 2, 1, 1, 1), ("hardswish",)],
+     ["conv2d_im2col_gemm_i8", "table16_i8"]),
+    ("depthwise_silu", [1, 9, 15, 11], [("conv", 9, 3, 1, 1, 1, 9), ("silu",),
+                                        ("conv", 5, 1, 1, 0, 1, 1), ("sigmoid",)],
+     ["conv2d_depthwise_i8", "conv2d_1x1_gemm_i8", "table16_i8"]),
+    ("gemm_hardsigmoid", [3, 37], [("gemm", 21), ("hardsigmoid",)],
+     ["matmul_gemm_i8", "table16_i8"]),
+], ids=lambda c: c[0] if isinstance(c, tuple) else None)
+def test_compiled_int16_tables_match_interpreter(tmp_path, case):
+    _, in_shape, layers, kernels = case
+    model = tmp_path / "m.onnx"
+    build(model, in_shape, layers, np.random.default_rng(161))
+    check_exact(tmp_path, model, in_shape, kernels, quant_options=["--table-input", "int16"])
+    text = (tmp_path / "q" / "m.mlir").read_text()
+    assert "top.Table16" in text, text
