@@ -74,17 +74,20 @@ def test_table_entries_and_lookups_match_numpy(tmp_path, act):
     ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", inp, "--output",
               tmp_path / "o.npz", "--dump-all"))
     dump = np.load(tmp_path / "o.npz")
-    pre = dump["t0_preact"].astype(np.float64)
-    # Dumped as the dequantized value or the int16 storage: back to int16.
-    q16 = pre if np.all(pre == np.round(pre)) and np.abs(pre).max() > 2 ** 8 else \
-        np.round(pre / s_in) + zp_in
-    q16 = np.clip(q16, -32768, 32767).astype(np.int64)
-    got = np.round(dump["t1"].astype(np.float64) / s_out) + zp_out
+    # The fused layer is named after the activation's output (t1): its
+    # int16 pre-activation and int8 result, as storage integers.
+    q16 = dump["t1_preact"]
+    assert q16.dtype == np.int16, q16.dtype
+    q16 = q16.astype(np.int64)
+    assert np.ptp(q16) > 20000  # the inputs span much of the int16 range
+    got = dump["t1_int8"].astype(np.int64)
     np.testing.assert_array_equal(got, lookup(entries, q16))
+    np.testing.assert_array_equal(dump["t1"], ((got - zp_out) * s_out).astype(np.float32))
     # And the result is the activation of the dequantized int16 value, up
-    # to the output's rounding (half a step) and the interpolation.
+    # to the output's rounding (half a step), the entries' (1/256 step) and
+    # the interpolation's (below 1/100 step here).
     exact = ACTS[act]((q16 - zp_in) * s_in) / s_out + zp_out
-    assert np.abs(got - np.clip(exact, -128, 127)).max() <= 0.5 + 1e-3
+    assert np.abs(got - np.clip(exact, -128, 127)).max() <= 0.5 + 1 / 64
 
 
 @pytest.mark.parametrize("case", [

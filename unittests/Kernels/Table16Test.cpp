@@ -108,38 +108,49 @@ std::vector<Isa> isas() {
 }
 
 TEST(Table16Kernel, Int16InputEveryLengthAndIsa) {
-  std::vector<int16_t> t = randomTable(3);
-  Table16Args a;
-  a.table = t.data();
-  for (Isa isa : isas())
-    for (int64_t n : {0, 1, 7, 8, 9, 15, 16, 17, 255, 256, 257, 1001}) {
-      std::mt19937 gen(unsigned(n) + 5);
-      std::vector<int16_t> in(size_t(n));
-      for (int16_t &x : in)
-        x = static_cast<int16_t>(gen());
-      // The extremes and both fraction ends.
-      int16_t edges[] = {-32768, 32767, -32768 + 127, 32767 - 127, 0,
-                         -1,     127,   128,          -128,        -129};
-      for (size_t k = 0; k < std::size(edges) && k < in.size(); ++k)
-        in[k] = edges[k];
-      std::vector<int8_t> want(in.size()), got(in.size(), 99);
-      for (size_t i = 0; i < in.size(); ++i)
-        want[i] = int8_t(weighted(t, in[i], -128, 127));
-      table16OnIsa(in.data(), got.data(), 0, n, a, isa);
-      EXPECT_EQ(got, want) << isaName(isa) << " n = " << n;
-      // A sub-range leaves the rest alone.
-      if (n > 3) {
-        std::vector<int8_t> part(in.size(), 99);
-        table16OnIsa(in.data(), part.data(), 1, n - 1, a, isa);
-        EXPECT_EQ(part[0], 99);
-        EXPECT_EQ(part[size_t(n - 1)], 99);
-        EXPECT_TRUE(
-            std::equal(part.begin() + 1, part.end() - 1, want.begin() + 1))
-            << isaName(isa) << " n = " << n << " sub-range";
+  // A random table, and one whose every entry is a half step (64 + 128 k,
+  // k of both signs): at fraction 0 each lookup is a tie, both signs.
+  std::vector<int16_t> ties(513);
+  for (size_t i = 0; i < ties.size(); ++i)
+    ties[i] = int16_t(128 * (int(i % 201) - 100) + 64);
+  for (const std::vector<int16_t> &t : {randomTable(3), ties}) {
+    Table16Args a;
+    a.table = t.data();
+    for (Isa isa : isas())
+      for (int64_t n : {0, 1, 7, 8, 9, 15, 16, 17, 255, 256, 257, 1001}) {
+        std::mt19937 gen(unsigned(n) + 5);
+        std::vector<int16_t> in(static_cast<size_t>(n));
+        for (int16_t &x : in)
+          x = static_cast<int16_t>(gen());
+        // Every other input at fraction 0.
+        for (size_t k = 0; k < in.size(); k += 2)
+          in[k] = int16_t(in[k] & ~127);
+        // The extremes and both fraction ends.
+        int16_t edges[] = {-32768, 32767, -32768 + 127, 32767 - 127, 0,
+                           -1,     127,   128,          -128,        -129};
+        for (size_t k = 0; k < std::size(edges) && k < in.size(); ++k)
+          in[k] = edges[k];
+        std::vector<int8_t> want(in.size()), got(in.size(), 99);
+        for (size_t i = 0; i < in.size(); ++i)
+          want[i] = int8_t(weighted(t, in[i], -128, 127));
+        table16OnIsa(in.data(), got.data(), 0, n, a, isa);
+        EXPECT_EQ(got, want) << isaName(isa) << " n = " << n;
+        // A sub-range leaves the rest alone.
+        if (n > 3) {
+          std::vector<int8_t> part(in.size(), 99);
+          table16OnIsa(in.data(), part.data(), 1, n - 1, a, isa);
+          EXPECT_EQ(part[0], 99);
+          EXPECT_EQ(part[size_t(n - 1)], 99);
+          EXPECT_TRUE(
+              std::equal(part.begin() + 1, part.end() - 1, want.begin() + 1))
+              << isaName(isa) << " n = " << n << " sub-range";
+        }
       }
-    }
+  }
   // Saturation to a narrow output range.
-  Table16Args narrow = a;
+  std::vector<int16_t> t = randomTable(3);
+  Table16Args narrow;
+  narrow.table = t.data();
   narrow.qmin = -5;
   narrow.qmax = 9;
   std::vector<int16_t> in(333);
@@ -162,8 +173,8 @@ TEST(Table16Kernel, Int32InputPerChannelRequant) {
   for (Case c : {Case{1, 1, 1}, Case{2, 3, 5}, Case{1, 4, 300}, Case{2, 5, 257},
                  Case{1, 2, 1000}}) {
     int64_t n = c.batch * c.channels * c.inner;
-    std::mt19937 gen(unsigned(n));
-    std::vector<int32_t> acc(size_t(n));
+    std::mt19937 gen(static_cast<unsigned>(n));
+    std::vector<int32_t> acc(static_cast<size_t>(n));
     for (int32_t &x : acc)
       x = int32_t(gen()) >> (gen() % 20); // large and small, both signs
     acc[0] = INT32_MIN;
@@ -181,7 +192,7 @@ TEST(Table16Kernel, Int32InputPerChannelRequant) {
     a.multiplier = m.data();
     a.shift = s.data();
     a.zeroPoint = -77;
-    std::vector<int8_t> want(size_t(n));
+    std::vector<int8_t> want(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
       int64_t ch = (i / c.inner) % c.channels;
       int64_t q = intq::requantMultiplierShift(
@@ -189,7 +200,7 @@ TEST(Table16Kernel, Int32InputPerChannelRequant) {
       want[size_t(i)] = int8_t(weighted(t, int(q), -128, 127));
     }
     for (Isa isa : isas()) {
-      std::vector<int8_t> got(size_t(n));
+      std::vector<int8_t> got(static_cast<size_t>(n));
       table16OnIsa(acc.data(), got.data(), 0, n, a, isa);
       EXPECT_EQ(got, want) << isaName(isa) << " " << c.channels << "x"
                            << c.inner;
@@ -215,10 +226,10 @@ TEST(RuntimeInt8Kernels, Table16MatchesAndRejects) {
   std::string error;
   ASSERT_TRUE(k->check(infos, params, error)) << error;
   std::mt19937 gen(8);
-  std::vector<int32_t> acc(size_t(n));
+  std::vector<int32_t> acc(static_cast<size_t>(n));
   for (int32_t &x : acc)
     x = int32_t(gen()) >> 6;
-  std::vector<int8_t> out(size_t(n));
+  std::vector<int8_t> out(static_cast<size_t>(n));
   std::vector<void *> bindings = {acc.data(), out.data()};
   for (int64_t id = 0; id < 3; ++id)
     ASSERT_EQ(k->fn(bindings.data(), params.data(), id, 3), 0);
@@ -257,7 +268,7 @@ TEST(RuntimeInt8Kernels, Table16MatchesAndRejects) {
   p16[3] = 0;
   infos[0].size = uint64_t(2 * n);
   ASSERT_TRUE(k->check(infos, p16, error)) << error;
-  std::vector<int16_t> in16(size_t(n));
+  std::vector<int16_t> in16(static_cast<size_t>(n));
   for (int16_t &x : in16)
     x = int16_t(gen());
   bindings[0] = in16.data();
