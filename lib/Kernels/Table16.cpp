@@ -43,14 +43,13 @@ void table16Portable(const void *in, int8_t *out, int64_t first, int64_t last,
 #if defined(__x86_64__)
 namespace {
 
-/// 16 lookups: the gather at byte offset 2 * index reads entry index (low
-/// half) and index + 1 (high half); then TOSA's interpolation, the
-/// rounding shift by 14 (ties away from zero: floor((v + 2^13 - (v < 0))
-/// / 2^14)) and the clamp.
+/// 16 lookups of int16 values held in int32 lanes: the gather at byte
+/// offset 2 * index reads entry index (low half) and index + 1 (high
+/// half); then TOSA's interpolation, the rounding shift by 14 (ties away
+/// from zero: floor((v + 2^13 - (v < 0)) / 2^14)) and the clamp.
 __attribute__((target("avx512f,avx512bw,avx512vl"))) inline __m128i
-lookup16Avx512(__m256i x16, const int16_t *table, __m512i qmin, __m512i qmax) {
-  __m512i u =
-      _mm512_add_epi32(_mm512_cvtepi16_epi32(x16), _mm512_set1_epi32(32768));
+lookup16Avx512(__m512i x, const int16_t *table, __m512i qmin, __m512i qmax) {
+  __m512i u = _mm512_add_epi32(x, _mm512_set1_epi32(32768));
   __m512i index = _mm512_srli_epi32(u, 7);
   __m512i fraction = _mm512_and_si512(u, _mm512_set1_epi32(127));
   __m512i g = _mm512_i32gather_epi32(index, table, 2);
@@ -75,14 +74,61 @@ table16Avx512(const int16_t *in, int8_t *out, int64_t n, const int16_t *table,
   for (; i + 16 <= n; i += 16)
     _mm_storeu_si128(
         reinterpret_cast<__m128i *>(out + i),
-        lookup16Avx512(
-            _mm256_loadu_si256(reinterpret_cast<const __m256i *>(in + i)),
-            table, lo, hi));
+        lookup16Avx512(_mm512_cvtepi16_epi32(_mm256_loadu_si256(
+                           reinterpret_cast<const __m256i *>(in + i))),
+                       table, lo, hi));
   if (i < n) {
     __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
-    __m128i r =
-        lookup16Avx512(_mm256_maskz_loadu_epi16(m, in + i), table, lo, hi);
+    __m128i r = lookup16Avx512(
+        _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, in + i)), table, lo,
+        hi);
     _mm_mask_storeu_epi8(out + i, m, r);
+  }
+}
+
+/// intq::requantMultiplierShift of 8 int32 values (sign-extended in 64-bit
+/// lanes) to int16 with one multiplier and shift: the exact 64-bit product
+/// (|x * m| < 2^62), its magnitude plus half shifted right (ties away from
+/// zero), the sign restored, clamped to [-32768 - zp, 32767 - zp].
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline __m512i
+requant8Avx512(__m512i x64, __m512i m, __m512i half, __m128i shift, __m512i lo,
+               __m512i hi) {
+  __m512i p = _mm512_mul_epi32(x64, m);
+  __m512i r =
+      _mm512_srl_epi64(_mm512_add_epi64(_mm512_abs_epi64(p), half), shift);
+  __mmask8 negative = _mm512_cmplt_epi64_mask(p, _mm512_setzero_si512());
+  r = _mm512_mask_sub_epi64(r, negative, _mm512_setzero_si512(), r);
+  return _mm512_min_epi64(_mm512_max_epi64(r, lo), hi);
+}
+
+/// int32 accumulators of one channel plane requantized to int16 (multiplier
+/// m, shift s, zero point zp) and looked up, 16 at a time.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+requantTable16Avx512(const int32_t *in, int8_t *out, int64_t n, int64_t m,
+                     int64_t s, int64_t zp, const int16_t *table, int64_t qmin,
+                     int64_t qmax) {
+  __m512i mv = _mm512_set1_epi64(m);
+  __m512i half = _mm512_set1_epi64(s > 0 ? int64_t(1) << (s - 1) : 0);
+  __m128i shift = _mm_cvtsi64_si128(s);
+  __m512i lo = _mm512_set1_epi64(-32768 - zp),
+          hi = _mm512_set1_epi64(32767 - zp);
+  __m512i zpv = _mm512_set1_epi32(int32_t(zp));
+  __m512i olo = _mm512_set1_epi32(int32_t(qmin)),
+          ohi = _mm512_set1_epi32(int32_t(qmax));
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 k = n - i >= 16 ? __mmask16(0xFFFF)
+                              : static_cast<__mmask16>((1u << (n - i)) - 1);
+    __m512i x = _mm512_maskz_loadu_epi32(k, in + i);
+    __m512i a = requant8Avx512(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(x)),
+                               mv, half, shift, lo, hi);
+    __m512i b =
+        requant8Avx512(_mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(x, 1)),
+                       mv, half, shift, lo, hi);
+    __m512i q = _mm512_add_epi32(
+        _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(a)),
+                           _mm512_cvtepi64_epi32(b), 1),
+        zpv);
+    _mm_mask_storeu_epi8(out + i, k, lookup16Avx512(q, table, olo, ohi));
   }
 }
 
@@ -150,8 +196,8 @@ void table16OnIsa(const void *in, int8_t *out, int64_t first, int64_t last,
       run(static_cast<const int16_t *>(in) + first, out + first, last - first);
       return;
     }
-    // Requantized a plane piece of at most 256 elements at a time into an
-    // int16 block (one multiplier per piece).
+    // A plane piece of at most 256 elements at a time, one multiplier:
+    // AVX-512 requantizes in registers; AVX2 into an int16 block first.
     const int32_t *acc = static_cast<const int32_t *>(in);
     int16_t block[256];
     for (int64_t i = first; i < last;) {
@@ -159,6 +205,12 @@ void table16OnIsa(const void *in, int8_t *out, int64_t first, int64_t last,
       int64_t end = std::min({last, i + 256, (plane + 1) * a.inner});
       int64_t c = plane % a.channels;
       int64_t m = a.multiplier[c], s = a.shift[c], zp = a.zeroPoint;
+      if (isa == Isa::Avx512) {
+        requantTable16Avx512(acc + i, out + i, end - i, m, s, zp, a.table,
+                             a.qmin, a.qmax);
+        i = end;
+        continue;
+      }
       for (int64_t k = i; k < end; ++k)
         block[k - i] = static_cast<int16_t>(
             intq::requantMultiplierShift(acc[k], m, s, zp, -32768, 32767));

@@ -107,3 +107,28 @@ def test_compiled_int16_tables_match_interpreter(tmp_path, case):
     check_exact(tmp_path, model, in_shape, kernels, quant_options=["--table-input", "int16"])
     text = (tmp_path / "q" / "m.mlir").read_text()
     assert "top.Table16" in text, text
+
+
+def test_npu_sim_keeps_int16_tables_on_the_cpu(tmp_path):
+    """`--target npu-sim`: the NPU lowering does not take top.Table16 (nor
+    the conv whose Requant gives int16), so they run on the CPU, with the
+    interpreter's bytes."""
+    in_shape = [1, 4, 9, 9]
+    model = tmp_path / "m.onnx"
+    build(model, in_shape, [("conv", 6, 3, 1, 1, 1, 1), ("silu",)], np.random.default_rng(3))
+    samples(tmp_path / "cal", in_shape, 2, seed=1)
+    table = tmp_path / "t.txt"
+    ok(strata("calibrate", model, "--data", tmp_path / "cal", "--method", "minmax", "-o", table))
+    q = ["--quantize", "int8", "--calibration", table, "--table-input", "int16"]
+    ok(strata("quantize", model, *q, "-o", tmp_path / "q", "--name", "m"))
+    r = ok(strata("compile", model, "--target", "npu-sim", *q, "-o", tmp_path / "m.strata",
+                  "--report"))
+    assert "0 npu-sim dispatch(es)" in r.stdout, r.stdout
+    inp = tmp_path / "cal" / "s0.npz"
+    ok(strata("run", tmp_path / "m.strata", "--device", "npu-sim", "--input", inp,
+              "--output", tmp_path / "npu.npz"))
+    ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", inp, "--output",
+              tmp_path / "ref.npz"))
+    got, want = np.load(tmp_path / "npu.npz"), np.load(tmp_path / "ref.npz")
+    for name in want.files:
+        np.testing.assert_array_equal(got[name], want[name])
