@@ -137,9 +137,10 @@ QuantizeOptions::QuantizeOptions(cl::SubCommand &sub)
                    "table's @range rows; one table per channel)"),
           cl::sub(sub)),
       tableInput("table-input",
-                 cl::desc("--quantize int8, experimental: int16 requantizes "
-                          "the accumulator to int16 (not int8) before a "
-                          "fused activation's table"),
+                 cl::desc("--quantize int8: int16 requantizes the "
+                          "accumulator to int16 (not int8) and looks the "
+                          "fused activation up in an interpolated 513-entry "
+                          "table (top.Table16)"),
                  cl::value_desc("int8|int16"), cl::init("int8"), cl::sub(sub)) {
 }
 

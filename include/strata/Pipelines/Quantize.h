@@ -36,8 +36,8 @@ struct QuantizeSettings {
   /// A file of more tensor names to keep float, one a line (`#` starts a
   /// comment); read by quantizeTopModule, its names appended to keepFloat.
   std::string keepFloatFile;
-  /// int8, experimental: "int16" requantizes the accumulator to int16
-  /// (not int8) before a fused activation's table.
+  /// int8: "int16" requantizes the accumulator to int16 (not int8) and
+  /// makes a fused activation an interpolated top.Table16.
   std::string tableInput = "int8";
 };
 
