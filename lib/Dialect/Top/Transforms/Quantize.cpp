@@ -423,7 +423,8 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       // than the per-tensor asymmetric ones (docs/quantization.md).
       SmallVector<double> channelT;
       if (perChannelTables && !int16Input &&
-          ranges != table.channelRanges.end() && channels > 0 && int64_t(ranges->second.size()) == channels &&
+          ranges != table.channelRanges.end() && channels > 0 &&
+          int64_t(ranges->second.size()) == channels &&
           (isa<ConvOp>(old) || yType.getRank() == 2) &&
           (accScale.size() == 1 || int64_t(accScale.size()) == channels)) {
         for (auto [lo, hi] : ranges->second) {
@@ -493,8 +494,8 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
           actOps.push_back(o);
         auto inQ = cast<quant::UniformQuantizedType>(
             getElementTypeOrSelf(requant.getOutput().getType()));
-        auto outQ =
-            cast<quant::UniformQuantizedType>(getElementTypeOrSelf(q.getType()));
+        auto outQ = cast<quant::UniformQuantizedType>(
+            getElementTypeOrSelf(q.getType()));
         FailureOr<std::vector<int16_t>> entries = tabulateTable16(
             actOps, deq.getOutput(), f, inQ.getScale(), inQ.getZeroPoint(),
             outQ.getScale(), outQ.getZeroPoint(), outQ.getStorageTypeMin(),
@@ -503,9 +504,9 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
           return old->emitError()
                  << "top-quantize: the activation of '" << name
                  << "' could not be tabulated for table-input=int16";
-        auto t16 = Table16Op::create(b, q.getLoc(), q.getType(),
-                                     requant.getOutput(),
-                                     b.getDenseI16ArrayAttr(*entries));
+        auto t16 =
+            Table16Op::create(b, q.getLoc(), q.getType(), requant.getOutput(),
+                              b.getDenseI16ArrayAttr(*entries));
         int8Result = t16.getOutput();
         q->erase();
         for (Operation *o : llvm::reverse(actOps))
