@@ -474,6 +474,17 @@ void gemmImpl(const GemmProblem &p, const detail::ImplicitB *ib,
                 for (int64_t c0 = 0; c0 < nr; c0 += 16)
                   __builtin_prefetch(t + r * ldNext + c0, 0, 3);
             }
+            // The first K block writes C over memory no cache holds (a
+            // fresh activation, megabytes apart from the last one): each
+            // store of the tile's 12 rows waited for its line. Fetch the
+            // next tile's C rows, for writing, while this one computes.
+            if (pc == 0 && !residualInC && ir + uk.mr < mc) {
+              float *t = p.c + (row + uk.mr) * p.ldc + col;
+              int64_t rows = std::min(uk.mr, mc - ir - uk.mr);
+              for (int64_t r = 0; r < rows; ++r)
+                for (int64_t c0 = 0; c0 < nr; c0 += 16)
+                  __builtin_prefetch(t + r * p.ldc + c0, 1, 3);
+            }
             // A pre-packed weight is read from memory about once per call,
             // where few tiles share each micro-panel (the transposed form's
             // 49 pixels; a 196-pixel output's 7 column tiles): the first row
