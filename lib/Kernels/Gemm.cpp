@@ -501,6 +501,16 @@ void gemmImpl(const GemmProblem &p, const detail::ImplicitB *ib,
               if (uk.mr == kPR)
                 an = aBlock + (ir / kPR + 1) * aPanelStride;
               pf = {an, kPR, 0};
+            } else if (jr == 0 && a.packed && uk.mr == kPR) {
+              // The block's last row tile: the first micro-panel of the
+              // next row block, else of the next K block (a whole packed A
+              // is one run of panels), so no block starts on a cold panel.
+              if (ic + mc < rowEnd)
+                pf = {aBlock + (ir / kPR + 1) * aPanelStride, kPR, 0};
+              else if (pc + kc < p.k)
+                pf = {a.data + ((rowBegin - aRow0) / kPR) * p.k * kPR +
+                          (pc + kc) * kPR,
+                      kPR, 0};
             }
             const TilePrefetch *pfp = pf.p ? &pf : nullptr;
             if (ib) {
