@@ -520,7 +520,7 @@ void gemmImpl(const GemmProblem &p, const detail::ImplicitB *ib,
                 panels[1] = gatherPanel(*ib, col + kPC, nr - kPC);
               uk.gatherFn(kc, ap, panels, ib->off + pc, p.c + row * p.ldc + col,
                           p.ldc, mr, nr, pc > 0 || residualInC,
-                          last ? &te : nullptr);
+                          last ? &te : nullptr, pfp);
             } else if (directB)
               uk.directFn(kc, ap, bp, p.b.ld, p.c + row * p.ldc + col, p.ldc,
                           mr, nr, pc > 0 || residualInC, last ? &te : nullptr,
