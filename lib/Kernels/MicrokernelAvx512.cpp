@@ -309,6 +309,39 @@ void dispatch(int64_t kc, const float *a, const float *b, int64_t rowStride,
   auto run = [&](auto fn) {
     fn(kc, a, b, rowStride, second, c, ldc, mr, nr, accumulate, ep, pf);
   };
+  if (nr > 16 && nr <= 24) {
+    // 17 to 24 columns (a Winograd block of 17 or 25 tiles): 16 in one
+    // vector, the rest in a 256-bit one, 3/4 of a two-vector tile's FMA
+    // work. Each column's sums are the same, in the same order.
+    if (mr > 8)
+      kernel<1, 12, MASKED, PREFETCH>(kc, a, b, rowStride, second, c, ldc, mr,
+                                      16, accumulate, ep, pf);
+    else if (mr > 4)
+      kernel<1, 8, MASKED, PREFETCH>(kc, a, b, rowStride, second, c, ldc, mr,
+                                     16, accumulate, ep, pf);
+    else
+      kernel<1, 4, MASKED, PREFETCH>(kc, a, b, rowStride, second, c, ldc, mr,
+                                     16, accumulate, ep, pf);
+    TileEpilogue rest;
+    if (ep) {
+      rest = *ep;
+      if (rest.colBias)
+        rest.colBias += 16;
+      if (rest.residual)
+        rest.residual += 16;
+    }
+    const TileEpilogue *rp = ep ? &rest : nullptr;
+    const float *b1 = b + second;
+    if (mr > 8)
+      return kernelHalf<12, MASKED, false>(kc, a, b1, rowStride, 0, c + 16, ldc,
+                                           mr, nr - 16, accumulate, rp,
+                                           nullptr);
+    if (mr > 4)
+      return kernelHalf<8, MASKED, false>(kc, a, b1, rowStride, 0, c + 16, ldc,
+                                          mr, nr - 16, accumulate, rp, nullptr);
+    return kernelHalf<4, MASKED, false>(kc, a, b1, rowStride, 0, c + 16, ldc,
+                                        mr, nr - 16, accumulate, rp, nullptr);
+  }
   if (nr > 16)
     return mr > 8   ? run(kernel<2, 12, MASKED, PREFETCH>)
            : mr > 4 ? run(kernel<2, 8, MASKED, PREFETCH>)
