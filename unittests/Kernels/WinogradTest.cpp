@@ -142,6 +142,49 @@ TEST(Winograd, Epilogues) {
   }
 }
 
+TEST(Winograd, SharesPerWorkgroup) {
+  // 1 image of 9 x 9 = 81 F(4x4) tiles in 16-tile blocks: 2 workgroups
+  // take 41 + 40 tiles (blocks 16 + 16 + 9 and 16 + 16 + 8), 3 take
+  // 27 + 27 + 27 (16 + 11 each); 5 or more would make shares under one
+  // 16-column panel, so the blocks stay whole and unshared.
+  Conv2dShape s = shape3x3(1, 5, 34, 36, 14, 1, 1, 1, 0);
+  ASSERT_EQ(s.oh, 34);
+  ASSERT_EQ(s.ow, 35);
+  EXPECT_EQ(winogradSplit(s, 16, 2).shareTiles, 41);
+  EXPECT_EQ(winogradUnits(s, winogradSplit(s, 16, 2)), 6);
+  EXPECT_EQ(winogradSplit(s, 16, 3).shareTiles, 27);
+  EXPECT_EQ(winogradUnits(s, winogradSplit(s, 16, 3)), 6);
+  EXPECT_EQ(winogradSplit(s, 16, 6).shareTiles, 0);
+  EXPECT_EQ(winogradSplit(s, 16, 1).shareTiles, 0);
+  EXPECT_EQ(winogradSplit(s, 128, 2).shareTiles, 0); // one block
+  std::vector<float> x = randomVector(size_t(s.n * s.c * s.h * s.w), 60);
+  std::vector<float> f = randomVector(size_t(s.o * s.c * 9), 61);
+  std::vector<float> bias = randomVector(size_t(s.o), 62);
+  std::vector<float> res = randomVector(size_t(s.n * s.o * s.oh * s.ow), 63);
+  Epilogue e;
+  e.biasMode = BiasMode::PerRow;
+  e.bias = bias.data();
+  e.residual = res.data();
+  e.act = Activation::Relu;
+  Epilogue plain = e;
+  plain.residual = nullptr;
+  plain.act = Activation::None;
+  std::vector<double> want = direct3x3(s, x, f, bias, plain);
+  for (size_t i = 0; i < want.size(); ++i)
+    want[i] = std::max(want[i] + res[i], 0.0);
+  for (Isa isa : supportedIsas()) {
+    std::vector<float> one = runWinograd(s, x, f, e, true, 16, 1, isa);
+    for (int64_t wg : {2, 3, 6}) {
+      std::vector<float> y = runWinograd(s, x, f, e, true, 16, wg, isa);
+      expectClose(y, want, 1e-4,
+                  std::string(isaName(isa)) + " " + std::to_string(wg) +
+                      " workgroups");
+      EXPECT_EQ(y, one) << isaName(isa) << " " << wg
+                        << " workgroups: not the 1-workgroup bits";
+    }
+  }
+}
+
 TEST(Winograd, ResidualAndChannelChunks) {
   Conv2dShape s = shape3x3(1, 9, 20, 18, 26, 1, 1, 1, 1);
   // 1 image of 5x5 tiles in one block: the 26 output channels split in
