@@ -212,20 +212,6 @@ RingGeometry ringGeometry(const InvertedResidualShape &s, int64_t stripRows) {
   return g;
 }
 
-/// A distance of at least `floats` floats between the ring's channels such
-/// that a GEMM tile's rows (consecutive channels) fall in different sets of
-/// the L1 cache: whole 64-byte lines, an odd number of them modulo 64 (the
-/// sets of a 32-48 KiB 8-12-way L1) and not within 3 lines of a multiple of
-/// 64. A distance near a multiple of 4 KiB (MobileNetV2's 16 -> 96 -> 24
-/// block: 9 rows of 113 floats, 4068 bytes) put a 12-row tile's stores and
-/// the depthwise's loads in the same 2-3 sets.
-int64_t ringChannelStride(int64_t floats) {
-  int64_t lines = (floats + 15) / 16;
-  while (lines % 2 == 0 || lines % 64 < 3 || lines % 64 > 61)
-    ++lines;
-  return lines * 16;
-}
-
 } // namespace
 
 /// The block over strips with the expanded rows in a ring of zero-padded
@@ -246,9 +232,7 @@ static bool invertedResidualRows(const InvertedResidualShape &s,
   thread_local std::vector<const float *> inRows;
   thread_local std::vector<int64_t> inStep;
   RingGeometry g = ringGeometry(s, stripRows);
-  // Floats between channels in the ring (the gap after a channel's slots
-  // is zero: the depthwise may read into it).
-  int64_t chStride = ringChannelStride(g.slots * g.pw);
+  int64_t chStride = g.slots * g.pw; // floats between channels in the ring
   int64_t zeroLen = g.pw + g.overread + 32;
   float *ring = ringBuf.get<float>(size_t(s.e * chStride + zeroLen));
   float *zeroRow = ring + s.e * chStride; // also the ring's read slack
@@ -265,8 +249,6 @@ static bool invertedResidualRows(const InvertedResidualShape &s,
       float *rp = ring + ch * chStride + r * g.pw;
       std::fill(rp, rp + g.lo, 0.0f);
       std::fill(rp + g.hi, rp + g.pw, 0.0f);
-      if (r + 1 == g.slots)
-        std::fill(rp + g.pw, ring + (ch + 1) * chStride, 0.0f);
     }
   std::fill(zeroRow, zeroRow + zeroLen, 0.0f);
   std::fill(tmp, tmp + s.c * ldt, 0.0f);
