@@ -87,7 +87,7 @@ inline void fmaRows(const float *ak, __m512 bv0, __m512 bv1, __m512 *acc0,
 /// The tile's mr rows through the epilogue to C (m0, m1: the columns of
 /// each vector).
 template <int NV, int ROWS>
-__attribute__((always_inline)) inline void storeRows(const __m512 *acc0, const __m512 *acc1, float *c,
+inline void storeRows(const __m512 *acc0, const __m512 *acc1, float *c,
                       int64_t ldc, int64_t mr, __mmask16 m0, __mmask16 m1,
                       bool accumulate, const TileEpilogue *ep) {
 #pragma clang loop unroll(full)
