@@ -18,7 +18,7 @@ STRATA_DECLARE_DEPTHWISE(depthwiseAvx512)
 #undef STRATA_DECLARE_DEPTHWISE
 
 /// The largest K expandTilesAvx512 takes (one K block of the GEMM).
-inline constexpr int64_t kExpandTilesMaxK = 64;
+inline constexpr int64_t kExpandTilesMaxK = 48;
 /// The fused inverted-residual block's expansion on AVX-512
 /// (InvResExpandAvx512.cpp): c (m rows of ldc floats, n columns) = act(A *
 /// B + bias) for A packed in 12-row panels of k (packA), B plain (k rows of
