@@ -96,8 +96,11 @@ void tiles(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
 bool expandTilesAvx512(int64_t m, int64_t n, int64_t k, const float *a,
                        const float *b, int64_t ldb, const float *bias,
                        const Epilogue &e, float *c, int64_t ldc) {
-  // One K block of the GEMM (its sums in the same order) and whole panels.
-  if (m % kRows != 0 || k < 1 || k > kExpandTilesMaxK)
+  // One K block of the GEMM (its sums in the same order), whole panels, and
+  // an A that stays in L1 across a column tile's row panels (the GEMM
+  // blocks a larger one).
+  if (m % kRows != 0 || k < 1 || k > kExpandTilesMaxK ||
+      m * k > kExpandTilesMaxAFloats)
     return false;
   int act = e.act == Activation::None   ? 0
             : e.act == Activation::Relu ? 1
