@@ -227,7 +227,7 @@ TEST(Conv, SmallKExpansionTiles) {
   // M * K over 16384, a residual or an activation outside relu / clip keep
   // the GEMM.
   const Conv2dShape shapes[] = {
-      shape(1, 32, 28, 28, 192, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1),
+      shape(1, 32, 7, 10, 192, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1),
       shape(2, 16, 5, 7, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1),
       shape(1, 48, 3, 3, 36, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1),
       shape(1, 96, 4, 5, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1),
