@@ -682,6 +682,19 @@ void conv2dGemm(const Conv2dShape &s, const float *x, const float *filter,
       p.b.packFn = packIm2col;
       p.b.packCtx = &ctx;
     }
+    // A small-K 1x1 expansion (K <= 48: MobileNetV2's 32 -> 192 at 28x28,
+    // -20% there): the AVX-512 tile loop of the fused blocks, without the
+    // GEMM's per-tile work (the same sums). At K = 64-96 the GEMM's
+    // prefetching tiles were as fast or faster.
+    if (direct && isa == Isa::Avx512 && filterPacked && !e.residual &&
+        e.biasMode != BiasMode::PerCol &&
+        detail::expandTilesAvx512(og, colEnd - colBegin, k, p.a.data,
+                                  xg + colBegin, ohw,
+                                  e.biasMode == BiasMode::PerRow
+                                      ? p.epilogue.bias
+                                      : nullptr,
+                                  p.epilogue, p.c + colBegin, ohw))
+      continue;
     gemm(p, 0, og, colBegin, colEnd, isa);
   }
 }

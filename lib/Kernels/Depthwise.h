@@ -17,6 +17,22 @@ STRATA_DECLARE_DEPTHWISE(depthwiseAvx2)
 STRATA_DECLARE_DEPTHWISE(depthwiseAvx512)
 #undef STRATA_DECLARE_DEPTHWISE
 
+/// The largest K expandTilesAvx512 takes (at K = 64-96 the GEMM's
+/// prefetching tiles were as fast), and the largest M * K (A: 64 KiB).
+inline constexpr int64_t kExpandTilesMaxK = 48;
+inline constexpr int64_t kExpandTilesMaxAFloats = 16384;
+/// The fused inverted-residual block's expansion on AVX-512
+/// (InvResExpandAvx512.cpp): c (m rows of ldc floats, n columns) = act(A *
+/// B + bias) for A packed in 12-row panels of k (packA), B plain (k rows of
+/// ldb floats; only its n columns are read), bias per row or null, `e`'s
+/// activation None, Relu or Clip (p0, p1). Identical to gemm()'s result.
+/// False, computing nothing, when m is not a multiple of 12, k is over
+/// kExpandTilesMaxK, m * k over kExpandTilesMaxAFloats or the activation is
+/// another one.
+bool expandTilesAvx512(int64_t m, int64_t n, int64_t k, const float *a,
+                       const float *b, int64_t ldb, const float *bias,
+                       const Epilogue &e, float *c, int64_t ldc);
+
 /// One strip of the fused inverted-residual block's 3x3 depthwise stage
 /// (InvertedResidual.cpp): `outRows` x `ow` outputs per channel from padded
 /// input rows, written straight into the projection GEMM's packed-B layout.

@@ -296,7 +296,10 @@ static bool invertedResidualRows(const InvertedResidualShape &s,
     p.epilogue = wt.e1;
     p.epilogue.biasMode = wt.b1 ? BiasMode::PerRow : BiasMode::None;
     p.epilogue.bias = wt.b1, p.epilogue.residual = nullptr;
-    gemm(p, isa);
+    if (isa != Isa::Avx512 ||
+        !detail::expandTilesAvx512(s.e, n, s.c, wt.w1, tmp, n, wt.b1, wt.e1,
+                                   dst, chStride))
+      gemm(p, isa);
     // Back to zero: the pads the GEMM's columns ran over (a float or two
     // per row in MobileNetV2: stores, not a memset call each).
     auto zero = [](float *d, int64_t n) {

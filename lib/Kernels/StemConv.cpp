@@ -2,6 +2,8 @@
 
 #include "StemConv.h"
 
+#include <algorithm>
+
 namespace strata::kernels {
 
 std::string checkStemConvShape(const Conv2dShape &s) {
@@ -92,18 +94,40 @@ bool stemBlock(const StemBlockShape &s, const StemBlockWeights &wt,
   }
 }
 
+int64_t conv1x1NarrowChunk(int64_t n, int64_t hw, int64_t workgroups) {
+  // Pixels per chunk for c chunks per image: whole vectors, at most
+  // kPointwiseChunk.
+  auto chunkFor = [&](int64_t c) {
+    int64_t chunk = (hw + c - 1) / c;
+    return std::min(kPointwiseChunk,
+                    std::max<int64_t>(16, (chunk + 15) / 16 * 16));
+  };
+  int64_t chunks =
+      std::max<int64_t>(1, (hw + kPointwiseChunk - 1) / kPointwiseChunk);
+  // The fewest chunks per image, from the cache-sized count up, whose units
+  // split evenly over the workgroups (else the cache-sized chunks).
+  if (workgroups > 1)
+    for (int64_t c = chunks; c < chunks + 4 * workgroups; ++c) {
+      int64_t chunk = chunkFor(c);
+      if (conv1x1NarrowUnits(n, hw, chunk) % workgroups == 0)
+        return chunk;
+    }
+  return chunkFor(chunks);
+}
+
 void conv1x1Narrow(int64_t k, int64_t hw, int64_t o, const float *x,
                    const float *filter, const Epilogue &e, float *y,
-                   int64_t begin, int64_t end, Isa isa) {
+                   int64_t chunk, int64_t begin, int64_t end, Isa isa) {
   switch (isa) {
   case Isa::Avx512:
-    detail::pointwiseNarrowAvx512(k, hw, o, x, filter, e, y, begin, end);
+    detail::pointwiseNarrowAvx512(k, hw, o, x, filter, e, y, chunk, begin, end);
     return;
   case Isa::Avx2:
-    detail::pointwiseNarrowAvx2(k, hw, o, x, filter, e, y, begin, end);
+    detail::pointwiseNarrowAvx2(k, hw, o, x, filter, e, y, chunk, begin, end);
     return;
   default:
-    detail::pointwiseNarrowPortable(k, hw, o, x, filter, e, y, begin, end);
+    detail::pointwiseNarrowPortable(k, hw, o, x, filter, e, y, chunk, begin,
+                                    end);
     return;
   }
 }

@@ -18,8 +18,8 @@ STRATA_DECLARE_STEM_CONV(stemConvAvx512)
 /// conv1x1Narrow's units [begin, end).
 #define STRATA_DECLARE_POINTWISE_NARROW(name)                                  \
   void name(int64_t k, int64_t hw, int64_t o, const float *x,                  \
-            const float *filter, const Epilogue &e, float *y, int64_t begin,   \
-            int64_t end);
+            const float *filter, const Epilogue &e, float *y, int64_t chunk,   \
+            int64_t begin, int64_t end);
 STRATA_DECLARE_POINTWISE_NARROW(pointwiseNarrowPortable)
 STRATA_DECLARE_POINTWISE_NARROW(pointwiseNarrowAvx2)
 STRATA_DECLARE_POINTWISE_NARROW(pointwiseNarrowAvx512)

@@ -652,17 +652,19 @@ bool convStemCheck(const std::vector<BufferInfo> &b,
 }
 
 // The narrow 1x1 convolution: the 1x1 kernel's params, the plain filter;
-// workgroups split the (image, pixel chunk) units.
+// workgroups split the (image, pixel chunk) units, the chunks sized so they
+// split evenly.
 int conv1x1NarrowKernel(void *const *bindings, const int64_t *p, int64_t id,
                         int64_t count) {
   kn::Conv2dShape s = conv1x1Shape(p);
   int64_t begin, end;
-  split(kn::conv1x1NarrowUnits(s.n, s.h), id, count, begin, end);
+  int64_t chunk = kn::conv1x1NarrowChunk(s.n, s.h, count);
+  split(kn::conv1x1NarrowUnits(s.n, s.h, chunk), id, count, begin, end);
   kn::conv1x1Narrow(s.c, s.h, s.o, static_cast<const float *>(bindings[kIn]),
                     static_cast<const float *>(bindings[kWeight]),
                     epilogueFrom(p + 5, bindings[kBias], kn::BiasMode::PerRow,
                                  bindings[kResidual], s.h),
-                    static_cast<float *>(bindings[kOut]), begin, end);
+                    static_cast<float *>(bindings[kOut]), chunk, begin, end);
   return 0;
 }
 bool conv1x1NarrowCheck(const std::vector<BufferInfo> &b,

@@ -219,6 +219,35 @@ TEST(Conv, GemmColumnChunksWithTheRestInTheLast) {
         runConv(s, isa, false, true, Activation::Relu, true, wg, seed++);
 }
 
+TEST(Conv, SmallKExpansionTiles) {
+  // 1x1 convolutions with K <= 48 and whole 12-row panels of output
+  // channels run the fused blocks' AVX-512 tile loop (expandTilesAvx512):
+  // column chunks over 1-3 workgroups, widths with 32-column tiles, a
+  // partial tile and under 16 columns, bias, none / relu / clip; K = 96,
+  // M * K over 16384, a residual or an activation outside relu / clip keep
+  // the GEMM.
+  const Conv2dShape shapes[] = {
+      shape(1, 32, 7, 10, 192, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1),
+      shape(2, 16, 5, 7, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1),
+      shape(1, 48, 3, 3, 36, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1),
+      shape(1, 96, 4, 5, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1),
+      shape(1, 5, 14, 14, 12, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1),
+      shape(1, 48, 2, 3, 336, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1), // A 64 KiB
+      shape(1, 48, 2, 3, 348, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1), // over
+  };
+  unsigned seed = 300;
+  for (Isa isa : supportedIsas())
+    for (const Conv2dShape &s : shapes)
+      for (int64_t wg : {1, 2, 3}) {
+        for (Activation a :
+             {Activation::None, Activation::Relu, Activation::Clip})
+          runConv(s, isa, false, true, a, false, wg, seed++);
+        runConv(s, isa, false, true, Activation::HardSwish, false, wg, seed++);
+        runConv(s, isa, false, true, Activation::Clip, true, wg, seed++);
+        runConv(s, isa, false, false, Activation::Clip, false, wg, seed++);
+      }
+}
+
 TEST(Conv, GemmEpilogues) {
   Conv2dShape s = shape(1, 8, 9, 10, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
   unsigned seed = 100;

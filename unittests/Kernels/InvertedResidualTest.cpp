@@ -164,6 +164,12 @@ TEST(InvertedResidual, EveryIsaStripsAndSplits) {
        Activation::HardSwish},
       {shape(1, 7, 6, 50, 26, 7, 1, 1, 1, 1, 1), true, true,
        Activation::Sigmoid},
+      // Expanded channels in whole 12-row panels without biases (the
+      // AVX-512 expansion tiles' no-bias form), rows of several 32-column
+      // tiles.
+      {shape(1, 8, 11, 45, 36, 12, 2, 1, 1, 1, 1), false, false},
+      {shape(1, 16, 6, 37, 48, 16, 1, 1, 1, 1, 1), false, true,
+       Activation::None},
   };
   for (Isa isa : supportedIsas())
     for (const Case &k : cases)

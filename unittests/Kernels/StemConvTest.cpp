@@ -116,7 +116,7 @@ TEST(StemConv, NarrowPointwiseEveryIsaShapeAndSplit) {
   };
   for (Isa isa : supportedIsas())
     for (const PwCase &c : cases)
-      for (int64_t calls : {1, 4}) {
+      for (int64_t calls : {1, 2, 3, 4}) {
         auto x = randomVector(size_t(c.n * c.k * c.hw), 21);
         auto w = randomVector(size_t(c.o * c.k), 22);
         auto b = randomVector(size_t(c.o), 23);
@@ -130,9 +130,11 @@ TEST(StemConv, NarrowPointwiseEveryIsaShapeAndSplit) {
         std::vector<float> y = c.inPlace ? r : std::vector<float>(r.size(), 9);
         if (c.residual)
           e.residual = c.inPlace ? y.data() : r.data();
-        int64_t units = conv1x1NarrowUnits(c.n, c.hw);
+        // The chunks sized for `calls` workgroups, each call a workgroup.
+        int64_t chunk = conv1x1NarrowChunk(c.n, c.hw, calls);
+        int64_t units = conv1x1NarrowUnits(c.n, c.hw, chunk);
         for (int64_t i = 0; i < calls; ++i)
-          conv1x1Narrow(c.k, c.hw, c.o, x.data(), w.data(), e, y.data(),
+          conv1x1Narrow(c.k, c.hw, c.o, x.data(), w.data(), e, y.data(), chunk,
                         units * i / calls, units * (i + 1) / calls, isa);
         std::vector<double> want(y.size());
         for (int64_t n = 0; n < c.n; ++n)
@@ -153,6 +155,31 @@ TEST(StemConv, NarrowPointwiseEveryIsaShapeAndSplit) {
                         std::to_string(calls));
         if (HasFailure())
           return;
+      }
+}
+
+/// conv1x1Narrow's chunks: multiples of 16 pixels up to kPointwiseChunk,
+/// covering the image, and as many units as split evenly over the
+/// workgroups on the shapes that have the pixels for it (MobileNetV2's
+/// 784-pixel layers over 2 workgroups: 400 + 384, not 512 + 272).
+TEST(StemConv, NarrowPointwiseChunksSplitEvenly) {
+  EXPECT_EQ(conv1x1NarrowChunk(1, 784, 2), 400);
+  EXPECT_EQ(conv1x1NarrowChunk(1, 784, 1), 400); // 2 chunks of 512 at most
+  EXPECT_EQ(conv1x1NarrowChunk(1, 12544, 1), 512);
+  for (int64_t n : {1, 2, 3})
+    for (int64_t hw : {1, 9, 16, 17, 300, 529, 784, 3136, 12544, 25600})
+      for (int64_t wg : {1, 2, 3, 4, 8}) {
+        int64_t chunk = conv1x1NarrowChunk(n, hw, wg);
+        std::string what = "n " + std::to_string(n) + " hw " +
+                           std::to_string(hw) + " workgroups " +
+                           std::to_string(wg);
+        EXPECT_EQ(chunk % 16, 0) << what;
+        EXPECT_GE(chunk, 16) << what;
+        EXPECT_LE(chunk, kPointwiseChunk) << what;
+        int64_t units = conv1x1NarrowUnits(n, hw, chunk);
+        EXPECT_GE(units * chunk, n * hw) << what;
+        if (hw >= 784 && wg <= 4)
+          EXPECT_EQ(units % wg, 0) << what;
       }
 }
 

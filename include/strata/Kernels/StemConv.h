@@ -42,21 +42,29 @@ void conv2dStem(const Conv2dShape &s, const float *x, const float *filter,
 /// A 1x1 convolution with few output channels (MobileNetV2's 192 -> 32 at
 /// 28x28) by the same register tiles, straight from the NCHW input: the
 /// GEMM would pack all of its input (K x HW) to do only O multiply-adds per
-/// packed value. Units of kPointwiseChunk pixels per image.
+/// packed value. Units of `chunk` pixels per image (conv1x1NarrowChunk: at
+/// most kPointwiseChunk).
 inline constexpr int64_t kPointwiseChunk = 512;
 /// The most output channels conv1x1Narrow is meant for (the strategy's
 /// bound; any count computes correctly).
 inline constexpr int64_t kPointwiseNarrowMaxOutputs = 32;
-inline int64_t conv1x1NarrowUnits(int64_t n, int64_t hw) {
-  return n * ((hw + kPointwiseChunk - 1) / kPointwiseChunk);
+/// Pixels per unit for `workgroups` workgroups: a multiple of 16, at most
+/// kPointwiseChunk, over as few chunks per image as make the units a
+/// multiple of the workgroups where the chunks allow it (784 pixels over 2
+/// workgroups: 400 + 384, where 512 + 272 left one workgroup 65% of the
+/// work).
+int64_t conv1x1NarrowChunk(int64_t n, int64_t hw, int64_t workgroups);
+inline int64_t conv1x1NarrowUnits(int64_t n, int64_t hw, int64_t chunk) {
+  return n * ((hw + chunk - 1) / chunk);
 }
-/// Units [begin, end) of conv1x1NarrowUnits: y[N, O, HW] = act(filter[O, K] *
-/// x[N, K, HW] + bias
-/// + residual): `e` takes a PerRow bias or none, a residual shaped as y
-/// (it may be y itself) or none, any activation.
+/// Units [begin, end) of conv1x1NarrowUnits(n, hw, chunk): y[N, O, HW] =
+/// act(filter[O, K] * x[N, K, HW] + bias + residual): `e` takes a PerRow
+/// bias or none, a residual shaped as y (it may be y itself) or none, any
+/// activation. `chunk` is a positive multiple of 16 (conv1x1NarrowChunk).
 void conv1x1Narrow(int64_t k, int64_t hw, int64_t o, const float *x,
                    const float *filter, const Epilogue &e, float *y,
-                   int64_t begin, int64_t end, Isa isa = activeIsa());
+                   int64_t chunk, int64_t begin, int64_t end,
+                   Isa isa = activeIsa());
 
 /// A network's first block fused (MobileNetV2: the 3 -> 32 stem, a 3x3
 /// depthwise, a 1x1 projection to 16): strips of output rows, the stem's
