@@ -27,6 +27,10 @@ the EVALUATION images (`strata run`) and compares it with the f32 artifact:
         [--search percentile] [--search-activations]
         [--target-cosine 0.99]
         [--calibrate 9] [--work build/quant-accuracy] [--bin build/bin] [--verbose]
+        [--target cpu|npu-sim]  (where the quantized variants run; the f32
+                                 reference always runs on the CPU. npu-sim:
+                                 compiled with --target npu-sim, run with
+                                 --device npu-sim, the simulator's bytes)
         [--float-activations]  (also each int8 method with --float-activations)
         [--table-input-int16]  (also each int8 method with --table-input int16)
         [--variant LABEL=OPTIONS]  (also each int8 method with OPTIONS; repeatable)
@@ -272,6 +276,7 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "quant-accuracy"))
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--target", default="cpu", choices=["cpu", "npu-sim"])
     args = ap.parse_args()
     why = real_images.missing()
     if why:
@@ -371,11 +376,13 @@ def main():
         for label, opts in variants:
             art = os.path.join(d, label.split(" (")[0].replace(" ", "_").replace("+", "s")
                                + ".strata")
-            run([strata, "compile", onnx_path, *shapes, "--target", "cpu", *opts, "-o", art], v)
+            target = "cpu" if label == "f32" else args.target
+            device = ["--device", "npu-sim"] if target == "npu-sim" else []
+            run([strata, "compile", onnx_path, *shapes, "--target", target, *opts, "-o", art], v)
             outs[label] = []
             for p in evals:
                 o = os.path.join(d, "out", os.path.basename(p))
-                run([strata, "run", art, "--input", p, "--output", o], v)
+                run([strata, "run", art, "--input", p, "--output", o, *device], v)
                 npz = np.load(o)
                 outs[label].append(npz[npz.files[0]].copy())
         ref = outs["f32"]
@@ -390,7 +397,8 @@ def main():
             print(f"{m:12s} {label:32s} cosine {cos:.5f}  {agree}", file=sys.stderr)
         print(f"{m}: {time.time() - t0:.0f} s", file=sys.stderr)
 
-    print(f"\ncalibration: {', '.join(cal_names)}; evaluation: {', '.join(eval_names)}\n")
+    print(f"\ncalibration: {', '.join(cal_names)}; evaluation: {', '.join(eval_names)}; "
+          f"quantized variants on {args.target}\n")
     print("| model | precision | min cosine vs f32 | agreement with f32 |")
     print("|---|---|---|---|")
     for m, label, cos, agree in rows:
