@@ -121,6 +121,32 @@ products(int64_t groups, const uint8_t *a, const uint8_t *b,
   }
 }
 
+/// products (A signed, accumulating, broadcasts as memory operands) with
+/// B read in place (Int8InPlaceWalk): the K groups tap by tap, each tap's
+/// 4-channel quads `quadStride` bytes apart; columns 16-31 64 bytes after
+/// columns 0-15.
+template <int NV, int ROWS, typename Hook>
+__attribute__((always_inline)) inline void
+productsInPlace(const uint8_t *a, const uint8_t *b, const Int8InPlaceWalk &w,
+                __m512i (&acc0)[ROWS], __m512i (&acc1)[ROWS], Hook hook) {
+  int64_t g = 0;
+  for (int64_t t = 0; t < w.taps; ++t) {
+    const uint8_t *bt = b + w.tap[t];
+    for (int64_t q = 0; q < w.groupsPerTap; ++q, ++g, bt += w.quadStride) {
+      __m512i bv0 = _mm512_loadu_si512(bt);
+      __m512i bv1 = NV == 2 ? _mm512_loadu_si512(bt + 64) : bv0;
+      const uint8_t *ag = a + g * 4 * kPanelRows;
+#pragma clang loop unroll(full)
+      for (int i = 0; i < ROWS; ++i) {
+        dpbusdBroadcast(acc0[i], bv0, ag + i * 4);
+        if (NV == 2)
+          dpbusdBroadcast(acc1[i], bv1, ag + i * 4);
+      }
+      hook(g);
+    }
+  }
+}
+
 template <int NV, int ROWS, bool AUnsigned>
 void kernel(int64_t groups, const uint8_t *a, const uint8_t *b,
             int64_t bPanelStride, int32_t *c, int64_t ldc, int64_t mr,
@@ -311,7 +337,8 @@ void pipelinedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                      int64_t bPanelStride, const int32_t *partial, int64_t ldp,
                      int64_t mr, int64_t nr, const Int8FusedRows &fr,
                      int64_t row, uint8_t *out, int64_t ldo,
-                     const Int8TileStores &st, Int8PendingTile &pt) {
+                     const Int8TileStores &st, Int8PendingTile &pt,
+                     const Int8InPlaceWalk *walk) {
   __m512i acc0[ROWS], acc1[ROWS];
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
@@ -320,11 +347,15 @@ void pipelinedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
     acc1[i] = acc0[i];
   }
   int64_t pending = pt.mr, next = 0;
-  products<NV, ROWS, false, true>(
-      groups, a, b, bPanelStride, acc0, acc1, [&](int64_t g) {
-        if (next < pending && next * groups <= g * pending)
-          pendingRow<Relu, Mode>(fr, pt, next++);
-      });
+  auto hook = [&](int64_t g) {
+    if (next < pending && next * groups <= g * pending)
+      pendingRow<Relu, Mode>(fr, pt, next++);
+  };
+  if (walk)
+    productsInPlace<NV, ROWS>(a, b, *walk, acc0, acc1, hook);
+  else
+    products<NV, ROWS, false, true>(groups, a, b, bPanelStride, acc0, acc1,
+                                    hook);
   for (; next < pending; ++next)
     pendingRow<Relu, Mode>(fr, pt, next);
   forEachRow<NV>(acc0, acc1, mr, nr, partial, ldp,
@@ -364,7 +395,7 @@ void pipelinedMicrokernel(const Int8TileCall &c, Int8PendingTile &pt) {
       pipelinedKernel<decltype(nv)::value, decltype(rows)::value,
                       decltype(relu)::value, decltype(mode)::value>(
           c.groups, c.a, c.b, c.bPanelStride, c.partial, c.ldp, c.mr, c.nr,
-          *c.rows, c.row, c.out, c.ldo, *c.stores, pt);
+          *c.rows, c.row, c.out, c.ldo, *c.stores, pt, c.walk);
     });
   });
 }

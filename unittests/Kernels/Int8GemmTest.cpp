@@ -427,6 +427,37 @@ TEST(Int8Conv, TransposedSmallOutputs) {
                  900, /*depthwise=*/false);
 }
 
+/// Stride-1 windows on one group with C a multiple of 4: the filter packed
+/// tap-major (int8ConvTapMajor) on every path; on AVX-512 VNNI, images
+/// wider than 16 with K >= 48 in one K block read B in place from the
+/// 4-channel interleaved padded input (common requants: the pipelined
+/// tiles). Widths around the 16- and 32-column tiles, 8 to 512 channels,
+/// windows 2, 3 and 5, pads 0 to 2, dilation 2, row tails, two images,
+/// K at one K block (4608) and past it (packed, tap-major across the K
+/// blocks), K = 36 (fused, not pipelined), 14-wide (in place, the
+/// narrowest), 13-wide (real pixels), 7 x 7 (transposed form).
+TEST(Int8Conv, TapMajorInPlace) {
+  std::initializer_list<Conv2dShape> shapes = {
+      shape(1, 8, 9, 17, 5, 3, 1, 1, 1, 1),
+      shape(2, 12, 10, 30, 13, 3, 1, 1, 1, 1),
+      shape(1, 16, 11, 40, 25, 3, 1, 0, 1, 1),
+      shape(1, 8, 12, 33, 24, 3, 1, 2, 2, 1),
+      shape(1, 4, 10, 20, 7, 5, 1, 2, 1, 1),
+      shape(1, 20, 6, 64, 12, 2, 1, 0, 1, 1),
+      shape(1, 64, 9, 56, 37, 3, 1, 1, 1, 1),
+      shape(1, 512, 3, 20, 12, 3, 1, 1, 1, 1),
+      shape(1, 516, 3, 18, 12, 3, 1, 1, 1, 1),
+      shape(1, 4, 9, 30, 6, 3, 1, 1, 1, 1),
+      shape(1, 8, 14, 14, 20, 3, 1, 1, 1, 1),
+      shape(1, 8, 13, 13, 20, 3, 1, 1, 1, 1),
+      shape(1, 16, 7, 7, 30, 3, 1, 1, 1, 1)};
+  runCommonConvs(shapes, 1500, /*depthwise=*/false);
+  unsigned seed = 1600;
+  for (const Conv2dShape &s : shapes)
+    runConv(s, seed % 2, Int8Output::Int32, seed, /*depthwise=*/false),
+        ++seed;
+}
+
 /// Requants of the common form only (the fused microkernel requantization
 /// on the AVX-512 VNNI path): 1x1 (straight into C), windows and strides
 /// (over the padded width), several K blocks, row and column tails.

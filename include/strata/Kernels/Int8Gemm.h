@@ -107,6 +107,16 @@ struct Int8GemmProblem {
   /// width, whose extra columns are dropped).
   int64_t colPitch = 0, colValid = 0;
   Int8Epilogue epilogue;
+  /// B read in place instead of through bPackFn (AVX-512 VNNI, fused
+  /// requantization of the common form, one K block; otherwise bPackFn):
+  /// column j's K group g = t * groupsPerTap + q (tap t, 4-channel quad q)
+  /// is the 4 bytes at inPlaceB + (j - inPlaceCol0) * 4 + inPlaceTap[t] +
+  /// q * inPlaceQuadStride, so 16 columns of a K group are one 64-byte
+  /// vector. Reads may run up to 128 bytes past the last column's group.
+  const uint8_t *inPlaceB = nullptr;
+  int64_t inPlaceCol0 = 0;
+  const int64_t *inPlaceTap = nullptr; ///< per tap, bytes
+  int64_t inPlaceTaps = 0, inPlaceQuadStride = 0;
 };
 
 /// Computes rows [rowBegin, rowEnd) x columns [colBegin, colEnd) of C
@@ -166,6 +176,15 @@ struct Int8Input {
 /// int32.
 void int8Corrections(const Int8Input &in, const int32_t *bias,
                      const int32_t *weightSum, int64_t channels, int32_t *corr);
+
+/// Whether a convolution's filter is packed (and its B operand built) with
+/// K ordered tap-major, channel-fastest (k = (ky * KW + kx) * C + c)
+/// instead of k = (c * KH + ky) * KW + kx: one group, a window, stride 1,
+/// C a multiple of 4. Then a K group of 4 is 4 channels of one tap, and
+/// the AVX-512 VNNI path reads B in place from the padded input stored
+/// with 4 channels interleaved (no B packing). int8PackWeight and
+/// int8Conv2dGemm both follow it; it depends on the shape only.
+bool int8ConvTapMajor(const Conv2dShape &s);
 
 /// Int8 convolution as GEMM per (image, group), im2col packed on the fly;
 /// units as conv2dGemmUnits. `packed` is int8PackWeight's ConvFilter blob;
