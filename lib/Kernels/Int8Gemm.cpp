@@ -429,9 +429,9 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
         int32_t *accBlock = acc + (kBlocks > 1 ? ic - rowBegin : 0) * ldacc;
         for (int64_t jr = 0; jr < nc; jr += uk.nr) {
           int64_t nr = std::min(uk.nr, nc - jr);
-          const uint8_t *bp =
-              inPlace ? p.inPlaceB + (jc + jr - p.inPlaceCol0) * 4
-                      : bBlock + (jr / kPC) * bPanelStride;
+          const uint8_t *bp = inPlace
+                                  ? p.inPlaceB + (jc + jr - p.inPlaceCol0) * 4
+                                  : bBlock + (jr / kPC) * bPanelStride;
           for (int64_t ir = 0; ir < mc; ir += uk.mr) {
             int64_t mr = std::min(uk.mr, mc - ir);
             const uint8_t *ap =
@@ -476,8 +476,7 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
 //===----------------------------------------------------------------------===//
 
 bool int8ConvTapMajor(const Conv2dShape &s) {
-  return s.g == 1 && s.kh * s.kw > 1 && s.c % 4 == 0 && s.sh == 1 &&
-         s.sw == 1;
+  return s.g == 1 && s.kh * s.kw > 1 && s.c % 4 == 0 && s.sh <= 4 && s.sw <= 4;
 }
 
 Int8PackedLayout int8PackedLayout(Int8WeightKind kind, const Conv2dShape &s,
@@ -1165,9 +1164,11 @@ bool transposedConv(const Conv2dShape &s, Int8PackBFn pack, const void *packCtx,
 /// ones slower (175 -> 162: the runs' copies cost more than the 7% of
 /// columns they save).
 constexpr int64_t kPixelColumnsMaxWidth = 16;
-/// Output widths from which a tap-major convolution reads B in place over
-/// the padded width: ResNet-50's 14-wide 3 x 3 layers 183 -> 188 GMAC/s
-/// against the real pixels' packed columns (16 computed per 14).
+/// Output widths from which a tap-major convolution of stride 1 reads B in
+/// place over the padded width: ResNet-50's 14-wide 3 x 3 layers 183 ->
+/// 188 GMAC/s against the real pixels' packed columns (16 computed per
+/// 14). Strided ones only above kPixelColumnsMaxWidth (the 28 -> 14 3 x 3
+/// measured 674 -> 684 us in place).
 constexpr int64_t kInPlaceMinWidth = 14;
 
 void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
@@ -1192,9 +1193,11 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
   // least kInPlaceMinWidth columns (a tile's 32 columns then touch at most
   // 4 output rows). int8Gemm packs B instead when the requantization is
   // not of the fused form.
-  bool inPlace = padded && int8ConvTapMajor(s) &&
-                 path == Int8Path::Avx512Vnni && s.ow >= kInPlaceMinWidth &&
-                 k / 4 >= kPipelineMinGroups && k <= kKC;
+  bool inPlace =
+      padded && int8ConvTapMajor(s) && path == Int8Path::Avx512Vnni &&
+      s.ow >=
+          (s.sh * s.sw == 1 ? kInPlaceMinWidth : kPixelColumnsMaxWidth + 1) &&
+      k / 4 >= kPipelineMinGroups && k <= kKC;
   // Narrow images waste more of the padded width: their B columns are the
   // real pixels, copied run by run from the phases (packPaddedPixels).
   bool pixels = padded && s.ow <= kPixelColumnsMaxWidth && !inPlace;
@@ -1271,7 +1274,9 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
     if (inPlace) {
       // The padded input with 4 channels interleaved (XORed as packing
       // would): B's K groups read in place.
-      int64_t plane = pctx.nrows * qw, quads = cg / 4;
+      // A channel's phases, `plane` bytes (unused phases hold whatever the
+      // buffer held: no tap reads them).
+      int64_t plane = s.sh * s.sw * pctx.nrows * qw, quads = cg / 4;
       quadStride = roundUp(plane, 64) * 4;
       quadRows.resize(size_t(quads * quadStride + (qw + 64) * 4 + 256));
       detail::Int8Interleave64 il64 = microkernelFor(path).interleave64;

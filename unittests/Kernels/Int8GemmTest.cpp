@@ -427,7 +427,7 @@ TEST(Int8Conv, TransposedSmallOutputs) {
                  900, /*depthwise=*/false);
 }
 
-/// Stride-1 windows on one group with C a multiple of 4: the filter packed
+/// Windows on one group with C a multiple of 4: the filter packed
 /// tap-major (int8ConvTapMajor) on every path; on AVX-512 VNNI, images
 /// wider than 16 with K >= 48 in one K block read B in place from the
 /// 4-channel interleaved padded input (common requants: the pipelined
@@ -435,7 +435,8 @@ TEST(Int8Conv, TransposedSmallOutputs) {
 /// windows 2, 3 and 5, pads 0 to 2, dilation 2, row tails, two images,
 /// K at one K block (4608) and past it (packed, tap-major across the K
 /// blocks), K = 36 (fused, not pipelined), 14-wide (in place, the
-/// narrowest), 13-wide (real pixels), 7 x 7 (transposed form).
+/// narrowest), 13-wide (real pixels), 7 x 7 (transposed form); strides 2,
+/// 3 and 4 (the phases interleaved), narrow and 7 x 7 strided outputs.
 TEST(Int8Conv, TapMajorInPlace) {
   std::initializer_list<Conv2dShape> shapes = {
       shape(1, 8, 9, 17, 5, 3, 1, 1, 1, 1),
@@ -450,12 +451,19 @@ TEST(Int8Conv, TapMajorInPlace) {
       shape(1, 4, 9, 30, 6, 3, 1, 1, 1, 1),
       shape(1, 8, 14, 14, 20, 3, 1, 1, 1, 1),
       shape(1, 8, 13, 13, 20, 3, 1, 1, 1, 1),
-      shape(1, 16, 7, 7, 30, 3, 1, 1, 1, 1)};
+      shape(1, 16, 7, 7, 30, 3, 1, 1, 1, 1),
+      // Strided: B in place from the 4-channel interleaved phases.
+      shape(1, 16, 30, 34, 13, 3, 2, 1, 1, 1),
+      shape(2, 8, 29, 31, 20, 3, 2, 1, 1, 1),
+      shape(1, 12, 20, 50, 9, 3, 3, 1, 1, 1),
+      shape(1, 4, 40, 41, 7, 5, 2, 2, 1, 1),
+      shape(1, 8, 20, 60, 10, 3, 4, 0, 1, 1),
+      shape(1, 8, 24, 24, 12, 3, 2, 1, 1, 1),
+      shape(1, 8, 14, 14, 16, 3, 2, 1, 1, 1)};
   runCommonConvs(shapes, 1500, /*depthwise=*/false);
   unsigned seed = 1600;
   for (const Conv2dShape &s : shapes)
-    runConv(s, seed % 2, Int8Output::Int32, seed, /*depthwise=*/false),
-        ++seed;
+    runConv(s, seed % 2, Int8Output::Int32, seed, /*depthwise=*/false), ++seed;
 }
 
 /// Requants of the common form only (the fused microkernel requantization

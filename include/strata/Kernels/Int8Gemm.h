@@ -179,11 +179,12 @@ void int8Corrections(const Int8Input &in, const int32_t *bias,
 
 /// Whether a convolution's filter is packed (and its B operand built) with
 /// K ordered tap-major, channel-fastest (k = (ky * KW + kx) * C + c)
-/// instead of k = (c * KH + ky) * KW + kx: one group, a window, stride 1,
-/// C a multiple of 4. Then a K group of 4 is 4 channels of one tap, and
-/// the AVX-512 VNNI path reads B in place from the padded input stored
-/// with 4 channels interleaved (no B packing). int8PackWeight and
-/// int8Conv2dGemm both follow it; it depends on the shape only.
+/// instead of k = (c * KH + ky) * KW + kx: one group, a window, strides up
+/// to 4 (the padded phases' form), C a multiple of 4. Then a K group of 4 is 4
+/// channels of one tap, and the AVX-512 VNNI path reads B in place from the
+/// padded input stored with 4 channels interleaved (no B packing).
+/// int8PackWeight and int8Conv2dGemm both follow it; it depends on the shape
+/// only.
 bool int8ConvTapMajor(const Conv2dShape &s);
 
 /// Int8 convolution as GEMM per (image, group), im2col packed on the fly;
