@@ -106,8 +106,8 @@ struct FusedStorage {
 };
 thread_local FusedStorage fusedStorage;
 
-bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
-                  detail::Int8FusedRows &fr) {
+/// Whether rows [rowBegin, rowEnd) of `e` have the fused form.
+bool fusedFormHolds(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd) {
   if (!e.perRow || e.out == Int8Output::Int32 || e.zp < -32512 || e.zp > 32512)
     return false;
   bool isUnsigned = e.out == Int8Output::UInt8;
@@ -118,6 +118,15 @@ bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
   for (int64_t ch = rowBegin; ch < rowEnd; ++ch)
     if (e.multiplier[ch] <= 0 || (tflite ? e.shift[ch] > 31 : e.shift[ch] < 31))
       return false;
+  return true;
+}
+
+bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
+                  detail::Int8FusedRows &fr) {
+  if (!fusedFormHolds(e, rowBegin, rowEnd))
+    return false;
+  bool isUnsigned = e.out == Int8Output::UInt8;
+  bool tflite = e.rounding == Int8Rounding::TFLiteHalfUp;
   FusedStorage &st = fusedStorage;
   size_t rows = size_t(rowEnd - rowBegin);
   st.corr.resize(rows);
@@ -382,9 +391,18 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
   // B read in place by the pipelined tiles (one K block).
   bool inPlace = p.inPlaceB && pending && kBlocks == 1;
   detail::Int8InPlaceWalk walk;
-  if (inPlace)
-    walk = {p.inPlaceTap, p.inPlaceTaps, kp / 4 / p.inPlaceTaps,
-            p.inPlaceQuadStride};
+  uint16_t masks[16];
+  if (inPlace) {
+    walk.tap = p.inPlaceTap;
+    walk.taps = p.inPlaceTaps;
+    walk.groupsPerTap = kp / 4 / p.inPlaceTaps;
+    walk.quadStride = p.inPlaceQuadStride;
+    if (p.inPlaceW > 0) {
+      walk.mask = masks;
+      walk.kw = p.inPlaceKw;
+      walk.pad = p.inPlacePad;
+    }
+  }
   // The accumulators: one row block's with a single K block (each tile
   // goes from the microkernel straight to the epilogue), else all rows of
   // the column block, kept across the K blocks.
@@ -432,6 +450,20 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
           const uint8_t *bp = inPlace
                                   ? p.inPlaceB + (jc + jr - p.inPlaceCol0) * 4
                                   : bBlock + (jr / kPC) * bPanelStride;
+          if (inPlace && p.inPlaceW > 0) {
+            // Per kx and vector, the lanes whose tap lies inside the row.
+            std::fill(masks, masks + 2 * p.inPlaceKw, uint16_t(0));
+            int64_t ox = (jc + jr) % p.inPlaceW;
+            for (int64_t l = 0; l < 32; ++l) {
+              for (int64_t kx = 0; kx < p.inPlaceKw; ++kx) {
+                int64_t ix = ox + kx * p.inPlaceDw - p.inPlacePl;
+                if (ix >= 0 && ix < p.inPlaceW)
+                  masks[2 * kx + l / 16] |= uint16_t(1u << (l % 16));
+              }
+              if (++ox == p.inPlaceW)
+                ox = 0;
+            }
+          }
           for (int64_t ir = 0; ir < mc; ir += uk.mr) {
             int64_t mr = std::min(uk.mr, mc - ir);
             const uint8_t *ap =
@@ -1188,25 +1220,36 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
   // above 4 keep the explicit im2col.
   bool padded = !columnsAreInput(s) && s.sh <= 4 && s.sw <= 4;
   int64_t qw = (s.w + s.pl + s.pr + s.sw - 1) / s.sw;
-  // B in place (AVX-512 VNNI): a tap-major filter over the padded width,
-  // K in one block long enough for the pipelined tiles, output rows of at
-  // least kInPlaceMinWidth columns (a tile's 32 columns then touch at most
-  // 4 output rows). int8Gemm packs B instead when the requantization is
-  // not of the fused form.
+  // B read in place (AVX-512 VNNI): a tap-major filter, K in one block
+  // long enough for the pipelined tiles.
+  bool inPlaceOk = padded && int8ConvTapMajor(s) &&
+                   path == Int8Path::Avx512Vnni &&
+                   k / 4 >= kPipelineMinGroups && k <= kKC;
+  // Over the real pixels (rows stored without horizontal padding, the taps
+  // that fall in it masked to the zero point): stride 1, output rows as
+  // wide as the input's, and only where int8Gemm takes the in-place form
+  // (there is no packed fallback for this layout).
+  bool inPlacePixels = inPlaceOk && s.sh == 1 && s.sw == 1 && s.ow == s.w &&
+                       s.kw <= 8 && fusedFormHolds(e, 0, s.o);
+  // Else over the padded width, for output rows of at least
+  // kInPlaceMinWidth columns (a tile's 32 columns then touch at most 4
+  // output rows; int8Gemm packs B instead when the requantization is not
+  // of the fused form).
   bool inPlace =
-      padded && int8ConvTapMajor(s) && path == Int8Path::Avx512Vnni &&
-      s.ow >=
-          (s.sh * s.sw == 1 ? kInPlaceMinWidth : kPixelColumnsMaxWidth + 1) &&
-      k / 4 >= kPipelineMinGroups && k <= kKC;
+      inPlacePixels ||
+      (inPlaceOk && s.ow >= (s.sh * s.sw == 1 ? kInPlaceMinWidth
+                                              : kPixelColumnsMaxWidth + 1));
   // Narrow images waste more of the padded width: their B columns are the
   // real pixels, copied run by run from the phases (packPaddedPixels).
   bool pixels = padded && s.ow <= kPixelColumnsMaxWidth && !inPlace;
-  int64_t cols = padded && !pixels ? s.oh * qw : ohw;
-  if (padded && !pixels)
+  bool paddedWidth = padded && !pixels && !inPlacePixels;
+  int64_t cols = paddedWidth ? s.oh * qw : ohw;
+  if (paddedWidth)
     chunkCols = roundUp((cols + chunks - 1) / chunks, 2 * kPC);
   thread_local std::vector<uint8_t> paddedRows;
   thread_local std::vector<int64_t> tapOffsets;
   thread_local std::vector<uint8_t> quadRows;
+  constexpr int64_t kFront = 256;
   thread_local std::vector<int64_t> quadTaps;
   int64_t quadStride = 0;
   for (int64_t unit = begin; unit < end; ++unit) {
@@ -1267,24 +1310,50 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
     if (colBegin >= colEnd)
       continue;
     PaddedCtx pctx;
-    if (pixels)
+    Conv2dShape unpadded = s;
+    unpadded.pl = unpadded.pr = 0;
+    if (inPlacePixels) {
+      // The rows of the chunk's output rows' taps, W bytes each.
+      int64_t oy0 = colBegin / s.ow, oy1 = (colEnd - 1) / s.ow;
+      int64_t nrows = oy1 - oy0 + 1 + (s.kh - 1) * s.dh, slack = s.w + 64;
+      paddedRows.resize(size_t(cg * nrows * s.w + slack));
+      fillPhases(unpadded, xg, cg, oy0, nrows, s.w, uint8_t(in.zp), slack,
+                 paddedRows.data());
+      tapOffsets.resize(size_t(s.kh * s.kw));
+      for (int64_t ky = 0; ky < s.kh; ++ky)
+        for (int64_t kx = 0; kx < s.kw; ++kx)
+          tapOffsets[size_t(ky * s.kw + kx)] =
+              ky * s.dh * s.w + kx * s.dw - s.pl;
+      pctx = PaddedCtx{&s,
+                       paddedRows.data(),
+                       nrows,
+                       s.w,
+                       oy0 * s.w,
+                       uint8_t(in.isUnsigned ? 0 : 0x80),
+                       microkernelFor(path).interleave64,
+                       tapOffsets.data()};
+    } else if (pixels) {
       pctx = buildPadded(colBegin / s.ow * qw, (colEnd - 1) / s.ow * qw);
-    else if (padded)
+    } else if (padded) {
       pctx = buildPadded(colBegin, colEnd - 1);
+    }
     if (inPlace) {
       // The padded input with 4 channels interleaved (XORed as packing
       // would): B's K groups read in place.
       // A channel's phases, `plane` bytes (unused phases hold whatever the
       // buffer held: no tap reads them).
-      int64_t plane = s.sh * s.sw * pctx.nrows * qw, quads = cg / 4;
+      int64_t plane = s.sh * s.sw * pctx.nrows * pctx.qw, quads = cg / 4;
       quadStride = roundUp(plane, 64) * 4;
-      quadRows.resize(size_t(quads * quadStride + (qw + 64) * 4 + 256));
+      // kFront bytes before the first quad: a masked lane's address may
+      // lie before it (masked lanes are not read).
+      quadRows.resize(
+          size_t(kFront + quads * quadStride + (pctx.qw + 64) * 4 + 256));
       detail::Int8Interleave64 il64 = microkernelFor(path).interleave64;
       for (int64_t q = 0; q < quads; ++q) {
         const uint8_t *r[4];
         for (int64_t i = 0; i < 4; ++i)
           r[i] = pctx.rows + (4 * q + i) * plane;
-        uint8_t *d = quadRows.data() + q * quadStride;
+        uint8_t *d = quadRows.data() + kFront + q * quadStride;
         // Rows are read up to 63 bytes past the plane: the next channel's,
         // or the phases' slack after the last.
         for (int64_t c = 0; c < plane; c += 64) {
@@ -1320,12 +1389,19 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
     p.bPackFn = pixels ? packPaddedPixels : padded ? packPadded : packIm2col;
     p.bPackCtx = padded ? static_cast<const void *>(&pctx)
                         : static_cast<const void *>(&ctx);
-    if (padded && !pixels) {
+    if (paddedWidth) {
       p.colPitch = qw;
       p.colValid = s.ow;
     }
+    if (inPlacePixels) {
+      p.inPlaceW = s.w;
+      p.inPlaceKw = s.kw;
+      p.inPlaceDw = s.dw;
+      p.inPlacePl = s.pl;
+      p.inPlacePad = 0x01010101u * uint8_t(uint8_t(in.zp) ^ pctx.xorv);
+    }
     if (inPlace) {
-      p.inPlaceB = quadRows.data();
+      p.inPlaceB = quadRows.data() + kFront;
       p.inPlaceCol0 = pctx.base;
       p.inPlaceTap = quadTaps.data();
       p.inPlaceTaps = s.kh * s.kw;

@@ -125,16 +125,24 @@ products(int64_t groups, const uint8_t *a, const uint8_t *b,
 /// B read in place (Int8InPlaceWalk): the K groups tap by tap, each tap's
 /// 4-channel quads `quadStride` bytes apart; columns 16-31 64 bytes after
 /// columns 0-15.
-template <int NV, int ROWS, typename Hook>
+template <int NV, int ROWS, bool Masked, typename Hook>
 __attribute__((always_inline)) inline void
 productsInPlace(const uint8_t *a, const uint8_t *b, const Int8InPlaceWalk &w,
                 __m512i (&acc0)[ROWS], __m512i (&acc1)[ROWS], Hook hook) {
-  int64_t g = 0;
+  int64_t g = 0, kx = 0;
+  __m512i pad = _mm512_set1_epi32(int32_t(w.pad));
   for (int64_t t = 0; t < w.taps; ++t) {
     const uint8_t *bt = b + w.tap[t];
+    __mmask16 k0 = Masked ? w.mask[2 * kx] : 0,
+              k1 = Masked ? w.mask[2 * kx + 1] : 0;
+    if (Masked && ++kx == w.kw)
+      kx = 0;
     for (int64_t q = 0; q < w.groupsPerTap; ++q, ++g, bt += w.quadStride) {
-      __m512i bv0 = _mm512_loadu_si512(bt);
-      __m512i bv1 = NV == 2 ? _mm512_loadu_si512(bt + 64) : bv0;
+      __m512i bv0 = Masked ? _mm512_mask_loadu_epi32(pad, k0, bt)
+                           : _mm512_loadu_si512(bt);
+      __m512i bv1 = NV != 2  ? bv0
+                    : Masked ? _mm512_mask_loadu_epi32(pad, k1, bt + 64)
+                             : _mm512_loadu_si512(bt + 64);
       const uint8_t *ag = a + g * 4 * kPanelRows;
 #pragma clang loop unroll(full)
       for (int i = 0; i < ROWS; ++i) {
@@ -358,8 +366,10 @@ void pipelinedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
     if (next < pending && next * groups <= g * pending)
       pendingRow<Relu, Mode>(fr, pt, next++);
   };
-  if (walk)
-    productsInPlace<NV, ROWS>(a, b, *walk, acc0, acc1, hook);
+  if (walk && walk->mask)
+    productsInPlace<NV, ROWS, true>(a, b, *walk, acc0, acc1, hook);
+  else if (walk)
+    productsInPlace<NV, ROWS, false>(a, b, *walk, acc0, acc1, hook);
   else
     products<NV, ROWS, false, true>(groups, a, b, bPanelStride, acc0, acc1,
                                     hook);

@@ -122,6 +122,13 @@ struct alignas(64) Int8PendingTile {
 struct Int8InPlaceWalk {
   const int64_t *tap = nullptr;
   int64_t taps = 0, groupsPerTap = 0, quadStride = 0;
+  /// Real pixels as columns (no padded width): tap t reads the lanes of
+  /// mask[2 kx + v] (kx = t % kw, v the tile's vector) and puts `pad` (4
+  /// bytes) in the others, the pixels whose tap falls in the padding.
+  /// Null: every lane read.
+  const uint16_t *mask = nullptr;
+  int64_t kw = 1;
+  uint32_t pad = 0;
 };
 
 struct Int8TileCall {

@@ -428,15 +428,16 @@ TEST(Int8Conv, TransposedSmallOutputs) {
 }
 
 /// Windows on one group with C a multiple of 4: the filter packed
-/// tap-major (int8ConvTapMajor) on every path; on AVX-512 VNNI, images
-/// wider than 16 with K >= 48 in one K block read B in place from the
-/// 4-channel interleaved padded input (common requants: the pipelined
-/// tiles). Widths around the 16- and 32-column tiles, 8 to 512 channels,
-/// windows 2, 3 and 5, pads 0 to 2, dilation 2, row tails, two images,
-/// K at one K block (4608) and past it (packed, tap-major across the K
-/// blocks), K = 36 (fused, not pipelined), 14-wide (in place, the
-/// narrowest), 13-wide (real pixels), 7 x 7 (transposed form); strides 2,
-/// 3 and 4 (the phases interleaved), narrow and 7 x 7 strided outputs.
+/// tap-major (int8ConvTapMajor) on every path; on AVX-512 VNNI, K >= 48 in
+/// one K block reads B in place from the 4-channel interleaved input
+/// (common requants: the pipelined tiles): over the real pixels with the
+/// taps outside the row masked for stride 1 and OW = W, else over the
+/// padded width. Widths 5 to 64 around the 16- and 32-column tiles, 4 to
+/// 516 channels, windows 2 to 9, pads 0 to 4, dilation 2, row tails, two
+/// images, K at one K block (4608) and past it (packed, tap-major across
+/// the K blocks), K = 36 (fused, not pipelined), 7 x 7 outputs (transposed
+/// form); strides 2, 3 and 4 (the phases interleaved over the padded
+/// width, or packed real pixels when narrow); int32 outputs (packed).
 TEST(Int8Conv, TapMajorInPlace) {
   std::initializer_list<Conv2dShape> shapes = {
       shape(1, 8, 9, 17, 5, 3, 1, 1, 1, 1),
@@ -451,6 +452,12 @@ TEST(Int8Conv, TapMajorInPlace) {
       shape(1, 4, 9, 30, 6, 3, 1, 1, 1, 1),
       shape(1, 8, 14, 14, 20, 3, 1, 1, 1, 1),
       shape(1, 8, 13, 13, 20, 3, 1, 1, 1, 1),
+      // Narrow rows (a tile's 32 pixels span up to 7 of them), 7 x 7 and
+      // 9 x 9 windows (more than 8 taps a row: the padded width).
+      shape(1, 8, 11, 9, 14, 3, 1, 1, 1, 1),
+      shape(1, 12, 30, 5, 13, 3, 1, 1, 1, 1),
+      shape(1, 4, 20, 23, 9, 7, 1, 3, 1, 1),
+      shape(1, 4, 12, 30, 6, 9, 1, 4, 1, 1),
       shape(1, 16, 7, 7, 30, 3, 1, 1, 1, 1),
       // Strided: B in place from the 4-channel interleaved phases.
       shape(1, 16, 30, 34, 13, 3, 2, 1, 1, 1),
