@@ -28,6 +28,8 @@ the EVALUATION images (`strata run`) and compares it with the f32 artifact:
         [--target-cosine 0.99]
         [--calibrate 9] [--work build/quant-accuracy] [--bin build/bin] [--verbose]
         [--float-activations]  (also each int8 method with --float-activations)
+        [--table-input-int16]  (also each int8 method with --table-input int16)
+        [--variant LABEL=OPTIONS]  (also each int8 method with OPTIONS; repeatable)
         [--keep-float T1,T2]  (also each int8 method with --keep-float T1,T2,
                                e.g. a `<name>_preact` to keep one activation float)
         [--per-channel-tables]  (also each int8 method with --per-channel-tables:
@@ -254,6 +256,12 @@ def main():
     ap.add_argument("--float-activations", action="store_true",
                     help="also int8 with --float-activations (fused activations in "
                          "float from the int32 accumulator, no int8 table)")
+    ap.add_argument("--table-input-int16", action="store_true",
+                    help="also int8 with --table-input int16 (experimental: the "
+                         "fused activations' input requantized to int16)")
+    ap.add_argument("--variant", action="append", default=[],
+                    help="LABEL=OPTIONS: also each int8 method compiled with these "
+                         "options after --quantize int8 ({table} = the method's table)")
     ap.add_argument("--keep-float", default="",
                     help="also int8 with --keep-float of these tensors (comma "
                          "separated; a '<name>_preact' keeps just that fused "
@@ -323,6 +331,16 @@ def main():
                 variants.append((label + " per-channel tables",
                                  ["--quantize", "int8", "--calibration", table,
                                   "--per-channel-tables"]))
+            if args.table_input_int16:
+                variants.append((label + " table-i16",
+                                 ["--quantize", "int8", "--calibration", table,
+                                  "--table-input", "int16"]))
+            for spec_v in args.variant:
+                name_v, _, opts_v = spec_v.partition("=")
+                opts_v = opts_v.replace("{table}", table).split()
+                if "--calibration" not in opts_v:
+                    opts_v = ["--calibration", table] + opts_v
+                variants.append((label + " " + name_v, ["--quantize", "int8", *opts_v]))
             if args.keep_float:
                 variants.append((label + " keep-float",
                                  ["--quantize", "int8", "--calibration", table,

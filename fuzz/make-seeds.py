@@ -13,13 +13,17 @@ Strata reads; 0-d, empty and multi-member arrays; fortran order and
 big-endian members) and single .npy arrays.
 mlir: every `// -----` chunk of the lit tests under test/Dialect, so that the
 seeds cover every op, attribute and verifier error; the dictionary lists
-the op names and attribute names they use.
+the op names and attribute names they use. The first 24 chunks that
+mlir-opt reads are also written as MLIR bytecode (MLIR_OPT, default
+/usr/lib/llvm-22/bin/mlir-opt, Strata's ops as unregistered ones), so that
+mutations reach the bytecode reader, which Strata runs in a child process.
 """
 import argparse
 import glob
 import io
 import os
 import re
+import subprocess
 
 import numpy as np
 
@@ -62,6 +66,8 @@ def npz_seeds(out):
 
 def mlir_seeds(out, dict_path):
     n = 0
+    bytecode = 0
+    mlir_opt = os.environ.get("MLIR_OPT", "/usr/lib/llvm-22/bin/mlir-opt")
     tokens = set()
     for path in sorted(glob.glob(os.path.join(ROOT, "test", "Dialect", "**", "*.mlir"),
                                  recursive=True)):
@@ -75,9 +81,19 @@ def mlir_seeds(out, dict_path):
             if not body.strip():
                 continue
             rel = os.path.relpath(path, ROOT).replace(os.sep, "_")
-            with open(os.path.join(out, f"{rel}.{i}.mlir"), "w") as f:
+            seed = os.path.join(out, f"{rel}.{i}.mlir")
+            with open(seed, "w") as f:
                 f.write(body)
             n += 1
+            if bytecode < 24 and os.path.exists(mlir_opt):
+                r = subprocess.run([mlir_opt, "--allow-unregistered-dialect", seed,
+                                    "--emit-bytecode", "-o", seed + "bc"],
+                                   capture_output=True)
+                if r.returncode == 0:
+                    bytecode += 1
+                    n += 1
+                elif os.path.exists(seed + "bc"):
+                    os.remove(seed + "bc")
     if dict_path:
         with open(dict_path, "w") as f:
             for t in sorted(tokens):

@@ -51,8 +51,13 @@ elif [ "$TARGET" = artifact ]; then
     '"add_f32"' '"matmul_f32"' > "$WORK/$TARGET.dict"
   cp test/negative/fuzz-regressions/"$TARGET"/* "$WORK/seeds/" 2>/dev/null
 else
+  # mlir: bytecode seeds are written by the build's strata-opt (every Strata
+  # dialect registered); the corrupted bytecode MLIR's reader crashes on
+  # (test/tosa/corrupt) seeds the child-process check.
+  [ -x "$BUILD/bin/strata-opt" ] && export MLIR_OPT="$(cd "$BUILD" && pwd)/bin/strata-opt"
   .venv/bin/python fuzz/make-seeds.py "$TARGET" "$WORK/seeds" --dict "$WORK/$TARGET.dict" || exit 2
   cp test/negative/fuzz-regressions/"$TARGET"/* "$WORK/seeds/" 2>/dev/null
+  [ "$TARGET" = mlir ] && cp test/tosa/corrupt/*.mlirbc "$WORK/seeds/"
 fi
 
 # allow_user_poisoning=0: see scripts/run-tests.sh (uninstrumented libMLIR).

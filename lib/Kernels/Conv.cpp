@@ -380,11 +380,13 @@ ConvGemmForm preferredConvGemmForm(const Conv2dShape &s) {
 namespace {
 
 /// Y[o, q] = T[q, o - colBegin] (+ R[o, q], then relu when `act` is Relu
-/// and there is a residual) for o in [colBegin, colEnd): 4 x 4 blocks
-/// transposed in registers, the edges one float at a time.
+/// and there is a residual) for o in [colBegin, colEnd) and q in
+/// [qBegin, qEnd) (qBegin a multiple of 4): 4 x 4 blocks transposed in
+/// registers, the edges one float at a time.
 void writeBackTransposed(const float *t, int64_t ldt, int64_t ohw,
                          int64_t colBegin, int64_t colEnd, const float *r,
-                         Activation act, float *y) {
+                         Activation act, float *y, int64_t qBegin,
+                         int64_t qEnd) {
   bool relu = r && act == Activation::Relu; // ResNet's residual blocks
   auto one = [&](int64_t o, int64_t q) {
     float v = t[q * ldt + (o - colBegin)];
@@ -395,8 +397,8 @@ void writeBackTransposed(const float *t, int64_t ldt, int64_t ohw,
   int64_t o = colBegin;
   for (; o + 4 <= colEnd; o += 4) {
     const float *tc = t + (o - colBegin);
-    int64_t q = 0;
-    for (; q + 4 <= ohw; q += 4) {
+    int64_t q = qBegin;
+    for (; q + 4 <= qEnd; q += 4) {
       const float *tq = tc + q * ldt;
       V4 c[4] = {load4(tq), load4(tq + ldt), load4(tq + 2 * ldt),
                  load4(tq + 3 * ldt)};
@@ -412,13 +414,24 @@ void writeBackTransposed(const float *t, int64_t ldt, int64_t ohw,
         store4(y + (o + i) * ohw + q, v);
       }
     }
-    for (; q < ohw; ++q)
+    for (; q < qEnd; ++q)
       for (int64_t i = 0; i < 4; ++i)
         one(o + i, q);
   }
   for (; o < colEnd; ++o)
-    for (int64_t q = 0; q < ohw; ++q)
+    for (int64_t q = qBegin; q < qEnd; ++q)
       one(o, q);
+}
+
+/// Whether the transposed form splits a (image, group) by output pixels
+/// (rows of C^T, whole 12-row panels; the last chunk also takes the rows
+/// past the last full panel) rather than by output channels: when its A is
+/// packed from an im2col (ResNet-50's strided 3x3 at 7x7). Split by
+/// channels each workgroup packed the whole A (4608 x 49 floats there, 15%
+/// of the layer) for its half of the columns.
+bool transposedRowChunks(const Conv2dShape &s, int64_t chunks) {
+  return chunks > 1 && !columnsAreInput(s) && !columnsAreSubsampledInput(s) &&
+         s.oh * s.ow / kPanelRows >= chunks;
 }
 
 } // namespace
@@ -427,6 +440,8 @@ int64_t conv2dGemmTransposedUnits(const Conv2dShape &s, int64_t workgroups) {
   int64_t images = s.n * s.g;
   int64_t panels = (s.o / s.g + kPanelCols - 1) / kPanelCols;
   int64_t chunks = std::max<int64_t>(1, (workgroups + images - 1) / images);
+  if (transposedRowChunks(s, chunks))
+    return images * chunks;
   return images * std::min(chunks, panels);
 }
 
@@ -441,9 +456,21 @@ void conv2dGemmTransposed(const Conv2dShape &s, const float *x,
   int64_t chunkCols = roundUp((og + chunks - 1) / chunks, kPanelCols);
   uint64_t groupFloats = packedBBytes(k, og) / sizeof(float);
   int64_t rowsPadded = roundUp(ohw, kPanelRows);
+  bool byRows = transposedRowChunks(s, chunks);
+  int64_t fullPanels = ohw / kPanelRows;
   for (int64_t unit = begin; unit < end; ++unit) {
     ConvUnit u = convUnit(s, x, unit, chunks, chunkCols, og);
-    if (u.begin >= u.end)
+    // Rows [rowBegin, rowEnd) of C^T: all, or the chunk's whole panels.
+    int64_t rowBegin = 0, rowEnd = ohw;
+    if (byRows) {
+      int64_t c = unit % chunks;
+      rowBegin = c * fullPanels / chunks * kPanelRows;
+      rowEnd =
+          c + 1 == chunks ? ohw : (c + 1) * fullPanels / chunks * kPanelRows;
+      u.begin = 0;
+      u.end = og;
+    }
+    if (u.begin >= u.end || rowBegin >= rowEnd)
       continue;
     int64_t n = u.n, g = u.g, colBegin = u.begin, colEnd = u.end;
     const float *xg = u.xg;
@@ -459,7 +486,9 @@ void conv2dGemmTransposed(const Conv2dShape &s, const float *x,
     } else {
       float *a = scratchCols.get<float>(size_t(rowsPadded * k));
       Im2colCtx ctx = im2colContext(s, xg);
-      packIm2colPanels<kPanelRows>(&ctx, 0, k, 0, rowsPadded, a);
+      packIm2colPanels<kPanelRows>(&ctx, 0, k, rowBegin,
+                                   roundUp(rowEnd - rowBegin, kPanelRows),
+                                   a + rowBegin * k);
       p.a.data = a;
       p.a.packed = true;
     }
@@ -493,17 +522,19 @@ void conv2dGemmTransposed(const Conv2dShape &s, const float *x,
       p.epilogue.p0 = e.p0;
       p.epilogue.p1 = e.p1;
     }
-    gemm(p, 0, ohw, colBegin, colEnd, isa);
+    gemm(p, rowBegin, rowEnd, colBegin, colEnd, isa);
     float *yg = y + (n * s.o + g * og) * ohw;
     const float *rg =
         e.residual ? e.residual + (n * s.o + g * og) * ohw : nullptr;
-    writeBackTransposed(t, ldt, ohw, colBegin, colEnd, rg, e.act, yg);
+    writeBackTransposed(t, ldt, ohw, colBegin, colEnd, rg, e.act, yg, rowBegin,
+                        rowEnd);
     if (rg && e.act != Activation::None && e.act != Activation::Relu) {
       Epilogue act;
       act.act = e.act;
       act.p0 = e.p0;
       act.p1 = e.p1;
-      applyEpilogue(yg + colBegin * ohw, ohw, width, ohw, 0, 0, act,
+      applyEpilogue(yg + colBegin * ohw + rowBegin, ohw, width,
+                    rowEnd - rowBegin, 0, 0, act,
                     /*withBiasAndResidual=*/false);
     }
   }

@@ -474,6 +474,17 @@ void gemmImpl(const GemmProblem &p, const detail::ImplicitB *ib,
                 for (int64_t c0 = 0; c0 < nr; c0 += 16)
                   __builtin_prefetch(t + r * ldNext + c0, 0, 3);
             }
+            // The first K block writes C over memory no cache holds (a
+            // fresh activation, megabytes apart from the last one): each
+            // store of the tile's 12 rows waited for its line. Fetch the
+            // next tile's C rows, for writing, while this one computes.
+            if (pc == 0 && !residualInC && ir + uk.mr < mc) {
+              float *t = p.c + (row + uk.mr) * p.ldc + col;
+              int64_t rows = std::min(uk.mr, mc - ir - uk.mr);
+              for (int64_t r = 0; r < rows; ++r)
+                for (int64_t c0 = 0; c0 < nr; c0 += 16)
+                  __builtin_prefetch(t + r * p.ldc + c0, 1, 3);
+            }
             // A pre-packed weight is read from memory about once per call,
             // where few tiles share each micro-panel (the transposed form's
             // 49 pixels; a 196-pixel output's 7 column tiles): the first row
@@ -490,6 +501,16 @@ void gemmImpl(const GemmProblem &p, const detail::ImplicitB *ib,
               if (uk.mr == kPR)
                 an = aBlock + (ir / kPR + 1) * aPanelStride;
               pf = {an, kPR, 0};
+            } else if (jr == 0 && a.packed && uk.mr == kPR) {
+              // The block's last row tile: the first micro-panel of the
+              // next row block, else of the next K block (a whole packed A
+              // is one run of panels), so no block starts on a cold panel.
+              if (ic + mc < rowEnd)
+                pf = {aBlock + (ir / kPR + 1) * aPanelStride, kPR, 0};
+              else if (pc + kc < p.k)
+                pf = {a.data + ((rowBegin - aRow0) / kPR) * p.k * kPR +
+                          (pc + kc) * kPR,
+                      kPR, 0};
             }
             const TilePrefetch *pfp = pf.p ? &pf : nullptr;
             if (ib) {
@@ -499,7 +520,7 @@ void gemmImpl(const GemmProblem &p, const detail::ImplicitB *ib,
                 panels[1] = gatherPanel(*ib, col + kPC, nr - kPC);
               uk.gatherFn(kc, ap, panels, ib->off + pc, p.c + row * p.ldc + col,
                           p.ldc, mr, nr, pc > 0 || residualInC,
-                          last ? &te : nullptr);
+                          last ? &te : nullptr, pfp);
             } else if (directB)
               uk.directFn(kc, ap, bp, p.b.ld, p.c + row * p.ldc + col, p.ldc,
                           mr, nr, pc > 0 || residualInC, last ? &te : nullptr,

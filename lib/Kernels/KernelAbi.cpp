@@ -38,7 +38,7 @@ bool isRuntimeKernel(std::string_view name) {
                         kGlobalAvgPool, kDeconv, kAddRequantI8,
                         kInvertedResidual, kTableI8, kConvStem,
                         kConv1x1Narrow, kStemBlock, kMaxPoolI8,
-                        kMaxPoolU8})
+                        kMaxPoolU8, kTable16I8})
     if (name == k)
       return true;
   for (const char *k : kBinaryKernels)

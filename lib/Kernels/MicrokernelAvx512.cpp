@@ -54,8 +54,10 @@ inline __mmask16 tailMask(int64_t n) {
 }
 
 /// One output vector: accumulate, epilogue, masked store.
-inline void finish(__m512 v, float *c, __mmask16 m, bool accumulate,
-                   const TileEpilogue *ep, int64_t row, int64_t col) {
+__attribute__((always_inline)) inline void finish(__m512 v, float *c,
+                                                  __mmask16 m, bool accumulate,
+                                                  const TileEpilogue *ep,
+                                                  int64_t row, int64_t col) {
   if (accumulate)
     v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, c));
   if (ep) {
@@ -86,10 +88,13 @@ inline void fmaRows(const float *ak, __m512 bv0, __m512 bv1, __m512 *acc0,
 
 /// The tile's mr rows through the epilogue to C (m0, m1: the columns of
 /// each vector).
+/// Always inlined: as a call it took the 24 accumulators through the stack
+/// (10% of a K = 64 layer's time).
 template <int NV, int ROWS>
-inline void storeRows(const __m512 *acc0, const __m512 *acc1, float *c,
-                      int64_t ldc, int64_t mr, __mmask16 m0, __mmask16 m1,
-                      bool accumulate, const TileEpilogue *ep) {
+__attribute__((always_inline)) inline void
+storeRows(const __m512 *acc0, const __m512 *acc1, float *c, int64_t ldc,
+          int64_t mr, __mmask16 m0, __mmask16 m1, bool accumulate,
+          const TileEpilogue *ep) {
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
     if (i >= mr)
@@ -217,11 +222,13 @@ void kernelHalf(int64_t kc, const float *a, const float *b, int64_t rowStride,
 
 /// The implicit-GEMM tile: B's row k of panel q from panels[q] at off[k];
 /// SPLIT when a panel crosses an output row or has fewer than 16 columns
-/// (two masked loads per vector).
-template <int NV, int ROWS, bool SPLIT>
+/// (two masked loads per vector). With PREFETCH, step k also prefetches
+/// step k of `pf` into L2 (the next A micro-panel, as `kernel` does).
+template <int NV, int ROWS, bool SPLIT, bool PREFETCH>
 void kernelGather(int64_t kc, const float *a, const GatherPanel *panels,
                   const int64_t *off, float *c, int64_t ldc, int64_t mr,
-                  int64_t nr, bool accumulate, const TileEpilogue *ep) {
+                  int64_t nr, bool accumulate, const TileEpilogue *ep,
+                  const TilePrefetch *pf) {
   __m512 acc0[ROWS], acc1[ROWS];
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
@@ -237,7 +244,15 @@ void kernelGather(int64_t kc, const float *a, const GatherPanel *panels,
     return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(lo, p.lo + o), hi,
                                 p.hi + o);
   };
+  const float *pk = PREFETCH ? pf->p : nullptr;
+  int64_t pfStride = PREFETCH ? pf->stride : 0,
+          pfSecond = PREFETCH ? pf->second : 0;
   for (int64_t k = 0; k < kc; ++k) {
+    if (PREFETCH) {
+      _mm_prefetch(reinterpret_cast<const char *>(pk), _MM_HINT_T1);
+      _mm_prefetch(reinterpret_cast<const char *>(pk + pfSecond), _MM_HINT_T1);
+      pk += pfStride;
+    }
     int64_t o = off[k];
     __m512 bv0 = load(p0, lo0, hi0, o);
     __m512 bv1 = NV == 2 ? load(p1, lo1, hi1, o) : bv0;
@@ -248,31 +263,47 @@ void kernelGather(int64_t kc, const float *a, const GatherPanel *panels,
   storeRows<NV, ROWS>(acc0, acc1, c, ldc, mr, m0, m1, accumulate, ep);
 }
 
-template <bool SPLIT>
+template <bool SPLIT, bool PREFETCH>
 void dispatchGather(int64_t kc, const float *a, const GatherPanel *panels,
                     const int64_t *off, float *c, int64_t ldc, int64_t mr,
-                    int64_t nr, bool accumulate, const TileEpilogue *ep) {
+                    int64_t nr, bool accumulate, const TileEpilogue *ep,
+                    const TilePrefetch *pf) {
   auto run = [&](auto fn) {
-    fn(kc, a, panels, off, c, ldc, mr, nr, accumulate, ep);
+    fn(kc, a, panels, off, c, ldc, mr, nr, accumulate, ep, pf);
   };
   if (nr > 16)
-    return mr > 8   ? run(kernelGather<2, 12, SPLIT>)
-           : mr > 4 ? run(kernelGather<2, 8, SPLIT>)
-                    : run(kernelGather<2, 4, SPLIT>);
-  return mr > 8   ? run(kernelGather<1, 12, SPLIT>)
-         : mr > 4 ? run(kernelGather<1, 8, SPLIT>)
-                  : run(kernelGather<1, 4, SPLIT>);
+    return mr > 8   ? run(kernelGather<2, 12, SPLIT, PREFETCH>)
+           : mr > 4 ? run(kernelGather<2, 8, SPLIT, PREFETCH>)
+                    : run(kernelGather<2, 4, SPLIT, PREFETCH>);
+  return mr > 8   ? run(kernelGather<1, 12, SPLIT, PREFETCH>)
+         : mr > 4 ? run(kernelGather<1, 8, SPLIT, PREFETCH>)
+                  : run(kernelGather<1, 4, SPLIT, PREFETCH>);
+}
+
+template <bool SPLIT>
+void dispatchGatherPrefetch(int64_t kc, const float *a,
+                            const GatherPanel *panels, const int64_t *off,
+                            float *c, int64_t ldc, int64_t mr, int64_t nr,
+                            bool accumulate, const TileEpilogue *ep,
+                            const TilePrefetch *pf) {
+  if (pf)
+    return dispatchGather<SPLIT, true>(kc, a, panels, off, c, ldc, mr, nr,
+                                       accumulate, ep, pf);
+  dispatchGather<SPLIT, false>(kc, a, panels, off, c, ldc, mr, nr, accumulate,
+                               ep, pf);
 }
 
 void microkernelGather(int64_t kc, const float *a, const GatherPanel *panels,
                        const int64_t *off, float *c, int64_t ldc, int64_t mr,
-                       int64_t nr, bool accumulate, const TileEpilogue *ep) {
+                       int64_t nr, bool accumulate, const TileEpilogue *ep,
+                       const TilePrefetch *pf) {
   bool split =
       panels[0].loLanes != 0xffff || (nr > 16 && panels[1].loLanes != 0xffff);
   if (split)
-    return dispatchGather<true>(kc, a, panels, off, c, ldc, mr, nr, accumulate,
-                                ep);
-  dispatchGather<false>(kc, a, panels, off, c, ldc, mr, nr, accumulate, ep);
+    return dispatchGatherPrefetch<true>(kc, a, panels, off, c, ldc, mr, nr,
+                                        accumulate, ep, pf);
+  dispatchGatherPrefetch<false>(kc, a, panels, off, c, ldc, mr, nr, accumulate,
+                                ep, pf);
 }
 
 /// The tile's kernel: by its vectors of columns and its rows.
@@ -283,6 +314,39 @@ void dispatch(int64_t kc, const float *a, const float *b, int64_t rowStride,
   auto run = [&](auto fn) {
     fn(kc, a, b, rowStride, second, c, ldc, mr, nr, accumulate, ep, pf);
   };
+  if (nr > 16 && nr <= 24) {
+    // 17 to 24 columns (a Winograd block of 17 or 25 tiles): 16 in one
+    // vector, the rest in a 256-bit one, 3/4 of a two-vector tile's FMA
+    // work. Each column's sums are the same, in the same order.
+    if (mr > 8)
+      kernel<1, 12, MASKED, PREFETCH>(kc, a, b, rowStride, second, c, ldc, mr,
+                                      16, accumulate, ep, pf);
+    else if (mr > 4)
+      kernel<1, 8, MASKED, PREFETCH>(kc, a, b, rowStride, second, c, ldc, mr,
+                                     16, accumulate, ep, pf);
+    else
+      kernel<1, 4, MASKED, PREFETCH>(kc, a, b, rowStride, second, c, ldc, mr,
+                                     16, accumulate, ep, pf);
+    TileEpilogue rest;
+    if (ep) {
+      rest = *ep;
+      if (rest.colBias)
+        rest.colBias += 16;
+      if (rest.residual)
+        rest.residual += 16;
+    }
+    const TileEpilogue *rp = ep ? &rest : nullptr;
+    const float *b1 = b + second;
+    if (mr > 8)
+      return kernelHalf<12, MASKED, false>(kc, a, b1, rowStride, 0, c + 16, ldc,
+                                           mr, nr - 16, accumulate, rp,
+                                           nullptr);
+    if (mr > 4)
+      return kernelHalf<8, MASKED, false>(kc, a, b1, rowStride, 0, c + 16, ldc,
+                                          mr, nr - 16, accumulate, rp, nullptr);
+    return kernelHalf<4, MASKED, false>(kc, a, b1, rowStride, 0, c + 16, ldc,
+                                        mr, nr - 16, accumulate, rp, nullptr);
+  }
   if (nr > 16)
     return mr > 8   ? run(kernel<2, 12, MASKED, PREFETCH>)
            : mr > 4 ? run(kernel<2, 8, MASKED, PREFETCH>)

@@ -59,7 +59,8 @@ using GatherMicrokernel = void (*)(int64_t kc, const float *a,
                                    const GatherPanel *panels,
                                    const int64_t *off, float *c, int64_t ldc,
                                    int64_t mr, int64_t nr, bool accumulate,
-                                   const TileEpilogue *ep);
+                                   const TileEpilogue *ep,
+                                   const TilePrefetch *pf);
 
 struct MicrokernelInfo {
   int64_t mr, nr;

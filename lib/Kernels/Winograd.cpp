@@ -148,16 +148,36 @@ WinogradSplit winogradSplit(const Conv2dShape &s, int64_t tileHw,
   split.blockTiles = tileHw;
   split.tileOut = tileOut ? tileOut : winogradTileOut(s);
   int64_t tiles = tilesOf(s.oh, split.tileOut) * tilesOf(s.ow, split.tileOut);
+  int64_t share = workgroups >= 2 ? (tiles + workgroups - 1) / workgroups : 0;
+  if (workgroups >= 2 && s.n < workgroups && tiles > tileHw &&
+      share >= kPanelCols) {
+    split.shareTiles = share;
+    return split;
+  }
   int64_t units = s.n * ((tiles + tileHw - 1) / tileHw);
   if (units < 2 && workgroups >= 2 && s.o >= 2 * kPanelRows)
     split.oChunks = 2;
   return split;
 }
 
+namespace {
+/// An image's blocks: shares x blocks per share, or blocks of blockTiles.
+struct ImageBlocks {
+  int64_t perImage, perShare;
+};
+ImageBlocks imageBlocks(int64_t tiles, const WinogradSplit &split) {
+  if (!split.shareTiles)
+    return {(tiles + split.blockTiles - 1) / split.blockTiles, 0};
+  int64_t shares = (tiles + split.shareTiles - 1) / split.shareTiles;
+  int64_t perShare =
+      (split.shareTiles + split.blockTiles - 1) / split.blockTiles;
+  return {shares * perShare, perShare};
+}
+} // namespace
+
 int64_t winogradUnits(const Conv2dShape &s, const WinogradSplit &split) {
   int64_t tiles = tilesOf(s.oh, split.tileOut) * tilesOf(s.ow, split.tileOut);
-  return s.n * ((tiles + split.blockTiles - 1) / split.blockTiles) *
-         split.oChunks;
+  return s.n * imageBlocks(tiles, split).perImage * split.oChunks;
 }
 
 bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
@@ -179,7 +199,7 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
   }
   int64_t tileHw = split.blockTiles;
   int64_t tilesW = tilesOf(s.ow, tm), tiles = tilesOf(s.oh, tm) * tilesW;
-  int64_t blocks = (tiles + tileHw - 1) / tileHw;
+  ImageBlocks blocks = imageBlocks(tiles, split);
   int64_t oStep = chunkRows(s, split);
   int64_t ld = (tileHw + 15) / 16 * 16;
   float *v =
@@ -197,8 +217,16 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
                                    : detail::winogradOutputPortable;
   for (int64_t unit = begin; unit < end; ++unit) {
     int64_t chunk = unit % split.oChunks, rest = unit / split.oChunks;
-    int64_t n = rest / blocks, t0 = rest % blocks * tileHw;
-    int64_t nt = std::min(tileHw, tiles - t0);
+    int64_t n = rest / blocks.perImage, block = rest % blocks.perImage;
+    int64_t t0 = block * tileHw, tEnd = tiles;
+    if (split.shareTiles) {
+      int64_t share = block / blocks.perShare;
+      t0 = share * split.shareTiles + block % blocks.perShare * tileHw;
+      tEnd = std::min(tiles, (share + 1) * split.shareTiles);
+    }
+    int64_t nt = std::min(tileHw, tEnd - t0);
+    if (nt <= 0)
+      continue;
     int64_t o0 = chunk * oStep, o1 = std::min(s.o, o0 + oStep);
     if (o0 >= o1)
       continue;

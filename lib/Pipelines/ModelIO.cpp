@@ -1,11 +1,12 @@
 //===- ModelIO.cpp - reading and writing Top models -----------------------===//
 
 #include "strata/Pipelines/ModelIO.h"
+#include "strata/Dialect/HL/IR/HLOps.h"
 #include "strata/Dialect/Top/IR/TopDialect.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
-#include "strata/Dialect/HL/IR/HLOps.h"
 #include "strata/InitAll.h"
 #include "strata/Interfaces/StaticSizeLimit.h"
+#include "strata/Pipelines/BytecodeCheck.h"
 #include "strata/Support/InputFile.h"
 
 #include "mlir/IR/AsmState.h"
@@ -49,10 +50,11 @@ LogicalResult checkMlirText(std::string_view text, const std::string &path,
            << "is a zip archive (an npz weight file?), not a .mlir model; a "
               "model's weights are named by its top.weight_file";
   // MLIR bytecode ("ML\xefR"): binary, so no text checks; its reader keeps
-  // nested regions on a worklist (no recursion per level) and reports
-  // malformed input as errors.
+  // nested regions on a worklist (no recursion per level) but trusts its
+  // input, so it reads the file first in a child process
+  // (BytecodeCheck.h).
   if (text.substr(0, 4) == std::string_view("ML\xefR", 4))
-    return success();
+    return checkBytecodeInChild(text, path, context);
   bool inString = false, inComment = false;
   for (; i < text.size(); ++i) {
     char c = text[i];

@@ -67,7 +67,7 @@ LogicalResult parseTopPipeline(StringRef pipeline, OpPassManager &pm,
   // function pass nests under the module by itself.
   OpPassManager::Nesting saved = pm.getNesting();
   pm.setNesting(OpPassManager::Nesting::Implicit);
-  auto restore = llvm::make_scope_exit([&] { pm.setNesting(saved); });
+  llvm::scope_exit restore([&] { pm.setNesting(saved); });
   auto onError = [&](const Twine &msg) {
     errorStream << msg << "\n";
     return failure();

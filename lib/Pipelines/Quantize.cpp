@@ -37,6 +37,11 @@ bool checkQuantizeSettings(const QuantizeSettings &settings, std::string &error,
             " int8 (not " + settings.mode + ")";
     return false;
   }
+  if (settings.tableInput != "int8" && settings.tableInput != "int16") {
+    error = names.tableInput + " '" + settings.tableInput +
+            "' must be int8 or int16";
+    return false;
+  }
   for (const std::string &name : settings.keepFloat)
     if (name.empty() || name.find_first_of(",{} ") != std::string::npos) {
       error = names.keepFloat + " name '" + name +
@@ -86,6 +91,7 @@ quantizeTopModule(mlir::ModuleOp module, const TensorMap &weights,
   options.symmetric = settings.symmetric;
   options.floatActivations = settings.floatActivations;
   options.perChannelTables = settings.perChannelTables;
+  options.tableInput = settings.tableInput;
   mlir::PassManager pm(module.getContext());
   pm.addPass(top::createTopQuantize(options));
   pm.addPass(mlir::createCanonicalizerPass());

@@ -363,30 +363,10 @@ bool convDepthwiseCheck(const std::vector<BufferInfo> &b,
 // Winograd F(4x4, 3x3): [geometry (18), filter_packed, epilogue, tile_hw].
 // Workgroups split the (image, tile block, output-channel chunk) units.
 
-/// The tiles per block for `count` workgroups: blocks of at most `tileHw`
-/// tiles (the tuned size), as many as a multiple of `count` and of equal
-/// size, so each workgroup transforms as many tiles (ResNet-50's 56x56
-/// layers: 196 tiles in 32-tile blocks split 128 + 68, in 25-tile blocks
-/// 100 + 96). Blocks under one GEMM panel (16 tiles) would waste the
-/// microkernel's lanes: then the tuned size stays (and a single block
-/// splits over output channels). Each tile's arithmetic does not depend on
-/// its block, so the results do not either.
-int64_t balancedTileHw(const kn::Conv2dShape &s, int64_t tileHw,
-                       int64_t count) {
-  if (count < 2 || s.n >= count || tileHw < 1)
-    return tileHw; // whole images per workgroup already
-  int64_t side = kn::kWinogradOut;
-  int64_t perImage = ((s.oh + side - 1) / side) * ((s.ow + side - 1) / side);
-  int64_t k = (perImage + count * tileHw - 1) / (count * tileHw);
-  int64_t balanced = (perImage + count * k - 1) / (count * k);
-  return balanced >= kn::kPanelCols ? std::min(balanced, tileHw) : tileHw;
-}
-
 int convWinogradKernel(void *const *bindings, const int64_t *p, int64_t id,
                        int64_t count) {
   kn::Conv2dShape s = convShape(p);
-  kn::WinogradSplit ws = kn::winogradSplit(
-      s, balancedTileHw(s, p[kabi::kConvParams], count), count);
+  kn::WinogradSplit ws = kn::winogradSplit(s, p[kabi::kConvParams], count);
   int64_t begin, end;
   split(kn::winogradUnits(s, ws), id, count, begin, end);
   // Fails (1) only when its scratch cannot be allocated.

@@ -18,6 +18,7 @@
 #include "strata/Kernels/Int8Pool.h"
 #include "strata/Kernels/Int8Table.h"
 #include "strata/Kernels/KernelAbi.h"
+#include "strata/Kernels/Table16.h"
 
 #include <algorithm>
 #include <cstring>
@@ -456,6 +457,79 @@ bool tableChannelsCheck(const std::vector<BufferInfo> &b,
          needBytes(b, 1, p[0], 1, "out", error);
 }
 
+/// table16_i8's arguments from its params (table16Check passed).
+kn::Table16Args table16Args(const int64_t *p) {
+  const int64_t fixed = kabi::kTable16I8FixedParams;
+  kn::Table16Args a;
+  a.channels = p[1];
+  a.inner = p[2];
+  a.int32Input = p[3] == 1;
+  a.zeroPoint = p[4];
+  a.qmin = p[5];
+  a.qmax = p[6];
+  a.table = reinterpret_cast<const int16_t *>(p + fixed);
+  a.multiplier = p + fixed + kabi::kTable16I8TableParams;
+  a.shift = a.multiplier + a.channels;
+  return a;
+}
+
+int table16Kernel(void *const *bindings, const int64_t *p, int64_t id,
+                  int64_t count) {
+  int64_t first, last;
+  if (!vectorChunks(p[0], id, count, first, last))
+    return 0;
+  kn::table16(bindings[0], static_cast<int8_t *>(bindings[1]), first, last,
+              table16Args(p));
+  return 0;
+}
+
+bool table16Check(const std::vector<BufferInfo> &b,
+                  const std::vector<int64_t> &p, std::string &error) {
+  const int64_t fixed = kabi::kTable16I8FixedParams;
+  const int64_t tableParams = kabi::kTable16I8TableParams;
+  if (p.size() < size_t(fixed + tableParams)) {
+    error = "takes at least " + str(fixed + tableParams) + " params, has " +
+            str(p.size());
+    return false;
+  }
+  if (p[0] < 0 || p[1] < 1 || p[2] < 1 || (p[3] != 0 && p[3] != 1)) {
+    error = "count, channels, inner, in_kind are " + str(p[0]) + ", " +
+            str(p[1]) + ", " + str(p[2]) + ", " + str(p[3]) +
+            ": need count >= 0, channels >= 1, inner >= 1, in_kind 0 or 1";
+    return false;
+  }
+  if (p[4] < -32768 || p[4] > 32767 || p[5] < -128 || p[6] > 127 ||
+      p[5] > p[6]) {
+    error = "in_zp, qmin, qmax are " + str(p[4]) + ", " + str(p[5]) + ", " +
+            str(p[6]) + ": need in_zp in int16, -128 <= qmin <= qmax <= 127";
+    return false;
+  }
+  int64_t want = fixed + tableParams;
+  if (p[3] == 1) {
+    if (p[1] > (INT64_MAX - want) / 2) {
+      error = "channels " + str(p[1]) + " is too large";
+      return false;
+    }
+    want += 2 * p[1];
+  }
+  if (int64_t(p.size()) != want) {
+    error = "has " + str(p.size()) + " params, needs " + str(want);
+    return false;
+  }
+  if (p[3] == 1)
+    for (int64_t c = 0; c < p[1]; ++c) {
+      int64_t m = p[size_t(fixed + tableParams + c)];
+      int64_t s = p[size_t(fixed + tableParams + p[1] + c)];
+      if (m < INT32_MIN || m > INT32_MAX || s < 0 || s > 63) {
+        error = "channel " + str(c) + "'s multiplier " + str(m) + " or shift " +
+                str(s) + " is outside int32 / [0, 63]";
+        return false;
+      }
+    }
+  return needBytes(b, 0, p[0], p[3] == 1 ? 4 : 2, "in", error) &&
+         needBytes(b, 1, p[0], 1, "out", error);
+}
+
 //===----------------------------------------------------------------------===//
 // Max pool: maxpool2d_nchw_f32's params (16 geometry, clamp, limit)
 //===----------------------------------------------------------------------===//
@@ -508,6 +582,7 @@ const CpuKernel kInt8Kernels[] = {
      maxPoolKernel<false>},
     {kabi::kMaxPoolU8, 2, kabi::kMaxPoolParams, 1u << 1, maxPoolCheck,
      maxPoolKernel<true>},
+    {kabi::kTable16I8, 2, kAnyParamCount, 1u << 1, table16Check, table16Kernel},
 };
 
 } // namespace

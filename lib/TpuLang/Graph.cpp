@@ -439,7 +439,7 @@ static OwningOpRef<ModuleOp> buildModule(const std::string &op,
   if (failed(mlir::verify(*module)))
     (Msg() << op << ": the generated module does not verify: " << diags.str())
         .raise();
-  return std::move(module);
+  return module;
 }
 
 } // namespace detail

@@ -244,6 +244,7 @@ static QuantizeSettingNames pythonNames() {
   names.method = "calibration_method";
   names.percentile = "percentile";
   names.targetCosine = "target_cosine";
+  names.tableInput = "table_input";
   return names;
 }
 
@@ -508,7 +509,10 @@ void registerCompiler(nb::module_ &m) {
               "int8: each channel of an activation table's input its own "
               "scale (the table's @range rows).")
       .def_rw("keep_float_file", &QuantizeSettings::keepFloatFile,
-              "A file of tensor names to keep float, one a line.");
+              "A file of tensor names to keep float, one a line.")
+      .def_rw("table_input", &QuantizeSettings::tableInput,
+              "int8: 'int16' gives the activation tables int16 inputs "
+              "(interpolated 513-entry tables, top.Table16).");
   m.def("compile_cpu", &compileCpu, nb::arg("model"), nb::arg("variants"),
         nb::arg("optimize"), nb::arg("cpu"), nb::arg("opt_level"),
         nb::arg("layout"), nb::arg("quantize"),

@@ -253,10 +253,11 @@ class _Options(NamedTuple):
     bias_correction: bool = False
     calibration_method: str = "percentile"
     percentile: float = 99.99
+    table_input: Any = "int8"
 
 
 _COMPANIONS = ("calibration, keep_float, keep_float_file, symmetric, float_activations, "
-               "per_channel_tables and bias_correction")
+               "per_channel_tables, table_input and bias_correction")
 
 
 def _settings(o: _Options, table: Optional[str], what: str) -> "_core.QuantizeSettings":
@@ -266,7 +267,7 @@ def _settings(o: _Options, table: Optional[str], what: str) -> "_core.QuantizeSe
                           "bias_correction")}
     if o.mode is None:
         if (o.calibration is not None or o.keep_float or o.keep_float_file is not None
-                or any(flags.values())):
+                or any(flags.values()) or o.table_input != "int8"):
             raise Error(f"{what}: {_COMPANIONS} need quantize=...")
         return s
     if not isinstance(o.mode, str):
@@ -286,6 +287,9 @@ def _settings(o: _Options, table: Optional[str], what: str) -> "_core.QuantizeSe
     s.symmetric = flags["symmetric"]
     s.float_activations = flags["float_activations"]
     s.per_channel_tables = flags["per_channel_tables"]
+    if not isinstance(o.table_input, str):
+        raise Error(f"{what}: table_input={o.table_input!r} must be 'int8' or 'int16'")
+    s.table_input = o.table_input
     return s
 
 
@@ -343,6 +347,7 @@ def quantize(model: Union[Model, str, os.PathLike], mode: str = "int8",
              keep_float_file: Union[str, os.PathLike, None] = None,
              float_activations: bool = False, per_channel_tables: bool = False,
              bias_correction: bool = False, input_shapes: Optional[ShapeMap] = None,
+             table_input: str = "int8",
              search_sensitive: bool = False, data: Optional[Samples] = None,
              target_cosine: float = 0.99, search_activations: bool = False) -> Model:
     """``strata quantize`` as a function: the model optimized, then quantized by
@@ -354,8 +359,9 @@ def quantize(model: Union[Model, str, os.PathLike], mode: str = "int8",
     ops stay float (``keep_float_file``: more of them, one a line);
     ``symmetric``: zero-point-0 activations; ``float_activations``: fused
     activations in float instead of int8 tables; ``per_channel_tables``: each
-    channel of a table's input its own scale (the table's ``@range`` rows).
-    ``input_shapes``: fixes inputs' dims of a model imported from ONNX.
+    channel of a table's input its own scale (the table's ``@range`` rows);
+    ``table_input="int16"``: the tables' inputs int16, interpolated 513-entry
+    tables (top.Table16). ``input_shapes``: fixes inputs' dims of a model imported from ONNX.
 
     ``search_sensitive`` (int8): keeps in float the layers whose quantization
     costs the most output cosine on ``data`` (samples, as ``calibration``'s)
@@ -381,7 +387,7 @@ def quantize(model: Union[Model, str, os.PathLike], mode: str = "int8",
         search_data = _samples(data, "quantize: data")
     o = _Options(mode, calibration, keep_float, keep_float_file, symmetric,
                  float_activations, per_channel_tables, bias_correction,
-                 calibration_method, percentile)
+                 calibration_method, percentile, table_input)
     with _Calibration(model, o, layout, shapes, "quantize") as table:
         settings = _settings(o, table, "quantize")
         if not search:
@@ -402,7 +408,7 @@ def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",
             calibration_method: str = "percentile", percentile: float = 99.99, *,
             keep_float_file: Union[str, os.PathLike, None] = None,
             float_activations: bool = False, per_channel_tables: bool = False,
-            bias_correction: bool = False) -> Artifact:
+            bias_correction: bool = False, table_input: str = "int8") -> Artifact:
     """Compiles a model into an :class:`Artifact` for ``target`` ("cpu").
 
     ``model``: a :class:`Model` or a path (``.onnx`` or a Top ``.mlir``).
@@ -423,7 +429,8 @@ def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",
     (``keep_float_file``: more of them, one a line); ``symmetric``:
     zero-point-0 int8 activations; ``float_activations``: fused activations
     in float instead of int8 tables; ``per_channel_tables``: each channel of
-    a table's input its own scale. As the CLI's options of the same names.
+    a table's input its own scale; ``table_input="int16"``: interpolated
+    tables on int16 inputs. As the CLI's options of the same names.
     """
     if target != "cpu":
         raise Error(f"compile: target '{target}' is not available; the target is 'cpu'")
@@ -438,7 +445,7 @@ def compile(model: Union[Model, str, os.PathLike], target: str = "cpu",
         raise Error(f"compile: opt_level must be an int 0-3, not {opt_level!r}")
     o = _Options(quantize, calibration, keep_float, keep_float_file, symmetric,
                  float_activations, per_channel_tables, bias_correction,
-                 calibration_method, percentile)
+                 calibration_method, percentile, table_input)
     # Calibrated with the first variant's shapes (the table names tensors,
     # which every variant shares).
     with _Calibration(model, o, layout, variants[0] if variants else {}, "compile") as table:

@@ -147,11 +147,17 @@ POOLS = [
     ((1, 64, 112, 112), (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), False),
     ((2, 3, 13, 17), (3, 3), (2, 2), (0, 0, 0, 0), (1, 1), True),
     ((1, 5, 9, 11), (2, 3), (1, 1), (1, 0, 0, 2), (1, 1), False),
+    # 3-wide stride-2 max rows in registers: 16-output chunks with a short
+    # last one (19, 35 outputs), windows past the right edge (ceil mode),
+    # 2-row windows 3 rows apart.
+    ((1, 4, 35, 37), (3, 3), (2, 2), (1, 1, 0, 1), (1, 1), True),
+    ((1, 3, 9, 70), (2, 3), (3, 2), (0, 1, 1, 0), (1, 1), False),
 ]
 
 
 @pytest.mark.parametrize("kind", ["MaxPool", "AvgPool", "AvgPoolPad"])
-@pytest.mark.parametrize("xs,k,s,pads,dil,ceil", POOLS, ids=["stem", "ceil", "oddpad"])
+@pytest.mark.parametrize("xs,k,s,pads,dil,ceil", POOLS,
+                         ids=["stem", "ceil", "oddpad", "rows3s2", "rows3s2kh2"])
 def test_pool2d(tmp_path, kind, xs, k, s, pads, dil, ceil):
     x = np.random.default_rng(3).standard_normal(xs).astype(np.float32)
     h, w = xs[2:]
@@ -176,6 +182,19 @@ def test_pool2d(tmp_path, kind, xs, k, s, pads, dil, ceil):
     body = f"top.{op}(%x) {{{attrs}}} : ({ty(xs)}) -> {ty(yshape)}"
     kernel = "maxpool2d_nchw_f32" if op == "MaxPool" else "avgpool2d_nchw_f32"
     check(tmp_path, {"x": x}, body, want, kernel, rtol=1e-6, atol=1e-6)
+
+
+def test_max_pool_nan_wins(tmp_path):
+    # NaN in a window gives NaN (numpy.max), at the edges and inside, on the
+    # 3-wide stride-2 rows as on the generic ones.
+    x = np.random.default_rng(7).standard_normal((1, 2, 20, 41)).astype(np.float32)
+    x[0, 0, 0, 0] = x[0, 0, 7, 20] = x[0, 1, 19, 40] = x[0, 1, 10, 33] = np.nan
+    want = pool_ref(x, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), (10, 21), True, False)
+    assert np.isnan(want).sum() >= 4
+    attrs = ("kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, "
+             "pads = array<i64: 1, 1, 1, 1>")
+    body = f"top.MaxPool(%x) {{{attrs}}} : ({ty(x.shape)}) -> {ty(want.shape)}"
+    check(tmp_path, {"x": x}, body, want, "maxpool2d_nchw_f32", rtol=0, atol=0)
 
 
 def test_global_avg_pool_relu(tmp_path):

@@ -134,6 +134,7 @@ OPTIONS = {
     "float_activations": (["--float-activations"], dict(float_activations=True)),
     "symmetric": (["--symmetric"], dict(symmetric=True)),
     "keep_float_file": (["--keep-float-file", "KF"], dict(keep_float_file="KF")),
+    "table_input": (["--table-input", "int16"], dict(table_input="int16")),
 }
 
 
@@ -169,6 +170,8 @@ def test_quantize_options_match_cli(setup):
             == default.count("top.Requant") - 1)
     zero_point = re.compile(r"!quant\.uniform<i8:f32, [0-9.e+-]+:-?[0-9]+>")
     assert zero_point.search(default) and not zero_point.search(results["symmetric"])
+    # table_input="int16": the sigmoid's table reads int16 (top.Table16).
+    assert "top.Table16" not in default and "top.Table16" in results["table_input"]
     # keep_float_file: the conv producing r2 keeps its float weight.
     assert '"r2_filter_int8"' in default and '"r2_filter_int8"' not in results["keep_float_file"]
 
@@ -291,6 +294,11 @@ def _bad_cases(tmp):
         (f"quantize(model, 'int8', calibration={s}, keep_float_file='{tmp}/bad.txt')",
          "quantize: keep_float name 'a,b'"),
         ("compile(model, per_channel_tables=True)", "need quantize="),
+        ("compile(model, table_input='int16')", "need quantize="),
+        (f"quantize(model, 'int8', calibration={s}, table_input='int12')",
+         "quantize: table_input 'int12' must be int8 or int16"),
+        (f"compile(model, quantize='int8', calibration={s}, table_input=16)",
+         "compile: table_input=16 must be 'int8' or 'int16'"),
         ("compile(model, bias_correction=True)", "need quantize="),
         ("compile(model, quantize='bf16', bias_correction=True)",
          "compile: bias_correction calibrates samples; give them as calibration="),

@@ -452,3 +452,34 @@ def test_per_channel_tables_resolve_narrow_channels(tmp_path):
     ch, pt = errors["channel"], errors["tensor"]
     assert np.all(ch[1:] * 3 < pt[1:]), errors
     assert ch[0] <= pt[0], errors
+
+
+def test_int16_table_input_matches_interpreter(tmp_path):
+    """`--table-input int16`: each fused SiLU's accumulator is requantized
+    to int16 and looked up in an interpolated 513-entry table (top.Table16,
+    strata/Support/IntegerTable16.h). The compiled model runs the int8
+    conv kernels (writing int32) and table16_i8 (requantizing to int16 and
+    interpolating) and gives the interpreter's bytes exactly on every ISA."""
+    in_shape = [1, 6, 13, 9]
+    model = tmp_path / "m.onnx"
+    build(model, in_shape, [("conv", 12, 3, 1, 1, 1, 1), ("silu",),
+                            ("conv", 8, 1, 1, 0, 1, 1), ("silu",)],
+          np.random.default_rng(1616))
+    check_exact(tmp_path, model, in_shape,
+                ["conv2d_im2col_gemm_i8", "conv2d_1x1_gemm_i8", "table16_i8"],
+                quant_options=["--table-input", "int16"])
+    text = (tmp_path / "q" / "m.mlir").read_text()
+    assert text.count("!quant.uniform<i16:f32") >= 2, text
+    assert text.count("top.Table16") == 2, text
+
+
+def test_table_input_bad_value(tmp_path):
+    """--table-input takes int8 or int16: another value is an error naming
+    the option and the value, before anything is quantized."""
+    model = tmp_path / "m.onnx"
+    build(model, [1, 2, 5, 5], [("conv", 3, 3, 1, 1, 1, 1), ("silu",)],
+          np.random.default_rng(1617))
+    r = strata("compile", model, "--target", "cpu", "--quantize", "int8", "--calibration",
+               tmp_path / "none.txt", "--table-input", "int12", "-o", tmp_path / "m.strata")
+    assert r.returncode != 0
+    assert "--table-input 'int12' must be int8 or int16" in r.stderr, r.stderr

@@ -163,3 +163,32 @@ def test_block_scaled_bad_input(case, needle, tmp_path):
             f"  {case}\n  return %0 : {types.group(2)}\n}}\n")
     r, out = run_import(tmp_path, text)
     assert_refused(r, out, needle)
+
+
+CORRUPT = os.path.join(os.path.dirname(__file__), "corrupt")
+
+
+@pytest.mark.parametrize("name,what", [
+    ("reader-segv.mlirbc", "crashed (signal 11"),
+    ("reader-abort.mlirbc", "crashed (signal 6"),
+    ("reader-heap.mlirbc", "crashed (signal 6"),
+    ("reader-loop.mlirbc", "used up its 5 s of CPU time"),
+])
+def test_bytecode_reader_crash_is_refused(name, what, tmp_path):
+    """Bytecode on which MLIR's reader crashes or never ends in-process
+    (corrupt/README.md) is read first in a child process: the tools refuse
+    it with the file's name and the reason, and write nothing."""
+    with open(os.path.join(CORRUPT, name), "rb") as f:
+        data = f.read()
+    r, out = run_import(tmp_path, data, name)
+    assert_refused(r, out, f"{name}:0:0: error: is corrupted MLIR bytecode", what)
+    if name != "reader-segv.mlirbc":
+        return
+    # strata-opt (MlirOptMain) and strata compile get the same check.
+    for tool in (["strata-opt", str(tmp_path / name)],
+                 ["strata", "compile", str(tmp_path / name), "-o", str(tmp_path / "m.strata")]):
+        r = subprocess.run([os.path.join(BIN, tool[0])] + tool[1:], capture_output=True,
+                           text=True, errors="replace", timeout=60)
+        assert r.returncode == 1, (tool, r.returncode, r.stderr)
+        assert "is corrupted MLIR bytecode" in r.stderr and what in r.stderr, r.stderr
+    assert not (tmp_path / "m.strata").exists()

@@ -19,6 +19,7 @@
 #include "strata/Artifact/Format.h"
 #include "strata/Artifact/artifact_generated.h"
 #include "strata/Dialect/NpuHW/IR/NpuHW.h"
+#include "strata/Pipelines/ModelIO.h"
 #include "strata/Runtime/NpuSimProfile.h"
 #include "strata/Runtime/strata_runtime.h"
 #include "strata/Support/InputFile.h"
@@ -271,6 +272,10 @@ int main(int argc, char **argv) {
             /*RequiresNullTerminator=*/false),
         llvm::SMLoc());
     SourceMgrDiagnosticHandler handler(sm, &ctx);
+    // The checks every Strata tool makes before MLIR's parser reads a file
+    // (NUL bytes, nesting depth; bytecode read first in a child process).
+    if (failed(checkMlirText(file.text(), in, ctx)))
+      return 1;
     OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &ctx);
     if (!module)
       return 1;

@@ -4,7 +4,8 @@
 // Before MLIR's parser sees an input file, it gets the checks every Strata
 // tool makes (strata/Support/InputFile.h, checkMlirText): a regular file
 // under the size limit, text without NUL bytes, brackets nested at most 256
-// deep. Standard input ("-") is read by MlirOptMain as usual.
+// deep, MLIR bytecode read and verified first in a child process. Standard
+// input ("-") is read by MlirOptMain as usual.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +31,12 @@ int main(int argc, char **argv) {
       llvm::errs() << "strata-opt: " << error << "\n";
       return 1;
     }
-    mlir::MLIRContext context;
+    // The dialects and the unregistered-dialect setting MlirOptMain parses
+    // with: bytecode is read first in a child process with them.
+    mlir::MLIRContext context(registry);
+    context.allowUnregisteredDialects(
+        mlir::MlirOptMainConfig::createFromCLOptions()
+            .shouldAllowUnregisteredDialects());
     if (mlir::failed(strata::checkMlirText(file.text(), inputFile, context)))
       return 1;
   }

@@ -60,7 +60,7 @@ static QuantizeSettings settingsOf(const QuantizeRequest &request) {
   return {
       request.mode,         request.calibration,      request.keepFloat,
       request.symmetric,    request.floatActivations, request.perChannelTables,
-      request.keepFloatFile};
+      request.keepFloatFile, request.tableInput};
 }
 
 FailureOr<TensorMap> quantizeModel(StringRef tool, mlir::ModuleOp module,
@@ -135,7 +135,14 @@ QuantizeOptions::QuantizeOptions(cl::SubCommand &sub)
           cl::desc("--quantize int8: give each channel of a fused "
                    "activation's table input its own scale (the calibration "
                    "table's @range rows; one table per channel)"),
-          cl::sub(sub)) {}
+          cl::sub(sub)),
+      tableInput("table-input",
+                 cl::desc("--quantize int8: int16 requantizes the "
+                          "accumulator to int16 (not int8) and looks the "
+                          "fused activation up in an interpolated 513-entry "
+                          "table (top.Table16)"),
+                 cl::value_desc("int8|int16"), cl::init("int8"), cl::sub(sub)) {
+}
 
 QuantizeRequest QuantizeOptions::request(const std::string &mode) const {
   return {mode,
@@ -144,14 +151,16 @@ QuantizeRequest QuantizeOptions::request(const std::string &mode) const {
           keepFloatFile,
           symmetric,
           floatActivations,
-          perChannelTables};
+          perChannelTables,
+          tableInput};
 }
 
 bool QuantizeOptions::anyGiven() const {
   return calibration.getNumOccurrences() || keepFloat.getNumOccurrences() ||
          keepFloatFile.getNumOccurrences() || symmetric.getNumOccurrences() ||
          floatActivations.getNumOccurrences() ||
-         perChannelTables.getNumOccurrences();
+         perChannelTables.getNumOccurrences() ||
+         tableInput.getNumOccurrences();
 }
 
 SampleOptions::SampleOptions(cl::SubCommand &sub, bool required,

@@ -31,6 +31,7 @@ struct QuantizeRequest {
   bool symmetric = false;
   bool floatActivations = false;
   bool perChannelTables = false;
+  std::string tableInput = "int8";
 };
 
 /// --quantize's companion options (--calibration, --keep-float,
@@ -50,6 +51,7 @@ struct QuantizeOptions {
   llvm::cl::opt<bool> symmetric;
   llvm::cl::opt<bool> floatActivations;
   llvm::cl::opt<bool> perChannelTables;
+  llvm::cl::opt<std::string> tableInput;
 };
 
 /// The sample inputs of strata calibrate and strata quantize

@@ -235,6 +235,12 @@ TEST(OpKernels, PoolingGeometries) {
       {9, 11, 2, 3, 1, 1, 1, 0, 0, 2, 1, 1, false},    // odd pads
       {15, 14, 3, 2, 3, 3, 1, 1, 1, 1, 2, 2, true},    // stride 3, dilated
       {7, 7, 7, 7, 1, 1, 0, 0, 0, 0, 1, 1, false},     // global window
+      // 3-wide stride-2 rows in registers: chunk tails, a chunk past the
+      // right edge, windows cut by ceil mode, other heights and strides.
+      {35, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false},
+      {40, 70, 3, 3, 2, 2, 0, 1, 1, 0, 1, 1, true},
+      {9, 67, 2, 3, 3, 2, 1, 0, 1, 1, 2, 1, true},
+      {5, 3, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, false},
   };
   unsigned seed = 20;
   for (const Case &c : cases) {

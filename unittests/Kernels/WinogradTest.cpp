@@ -84,6 +84,34 @@ runWinograd(const Conv2dShape &s, const std::vector<float> &x,
   return y;
 }
 
+/// Random input, filter, bias and residual (seeds seed .. seed + 3) for
+/// `y = relu(conv(x) + bias + residual)`, and its float64 reference.
+struct ResidualReluCase {
+  std::vector<float> x, f, bias, res;
+  std::vector<double> want;
+  ResidualReluCase(const Conv2dShape &s, unsigned seed)
+      : x(randomVector(size_t(s.n * s.c * s.h * s.w), seed)),
+        f(randomVector(size_t(s.o * s.c * 9), seed + 1)),
+        bias(randomVector(size_t(s.o), seed + 2)),
+        res(randomVector(size_t(s.n * s.o * s.oh * s.ow), seed + 3)) {
+    Epilogue plain;
+    plain.biasMode = BiasMode::PerRow;
+    plain.bias = bias.data();
+    want = direct3x3(s, x, f, bias, plain);
+    for (size_t i = 0; i < want.size(); ++i)
+      want[i] = std::max(want[i] + res[i], 0.0);
+  }
+  /// Bias, residual and relu, pointing into this case's vectors.
+  Epilogue epilogue() const {
+    Epilogue e;
+    e.biasMode = BiasMode::PerRow;
+    e.bias = bias.data();
+    e.residual = res.data();
+    e.act = Activation::Relu;
+    return e;
+  }
+};
+
 TEST(Winograd, OddSizesEveryIsa) {
   struct Case {
     Conv2dShape s;
@@ -142,6 +170,36 @@ TEST(Winograd, Epilogues) {
   }
 }
 
+TEST(Winograd, SharesPerWorkgroup) {
+  // 1 image of 9 x 9 = 81 F(4x4) tiles in 16-tile blocks: 2 workgroups
+  // take 41 + 40 tiles (blocks 16 + 16 + 9 and 16 + 16 + 8), 3 take
+  // 27 + 27 + 27 (16 + 11 each); 5 or more would make shares under one
+  // 16-column panel, so the blocks stay whole and unshared.
+  Conv2dShape s = shape3x3(1, 5, 34, 36, 14, 1, 1, 1, 0);
+  ASSERT_EQ(s.oh, 34);
+  ASSERT_EQ(s.ow, 35);
+  EXPECT_EQ(winogradSplit(s, 16, 2).shareTiles, 41);
+  EXPECT_EQ(winogradUnits(s, winogradSplit(s, 16, 2)), 6);
+  EXPECT_EQ(winogradSplit(s, 16, 3).shareTiles, 27);
+  EXPECT_EQ(winogradUnits(s, winogradSplit(s, 16, 3)), 6);
+  EXPECT_EQ(winogradSplit(s, 16, 6).shareTiles, 0);
+  EXPECT_EQ(winogradSplit(s, 16, 1).shareTiles, 0);
+  EXPECT_EQ(winogradSplit(s, 128, 2).shareTiles, 0); // one block
+  ResidualReluCase c(s, 60);
+  Epilogue e = c.epilogue();
+  for (Isa isa : supportedIsas()) {
+    std::vector<float> one = runWinograd(s, c.x, c.f, e, true, 16, 1, isa);
+    for (int64_t wg : {2, 3, 6}) {
+      std::vector<float> y = runWinograd(s, c.x, c.f, e, true, 16, wg, isa);
+      expectClose(y, c.want, 1e-4,
+                  std::string(isaName(isa)) + " " + std::to_string(wg) +
+                      " workgroups");
+      EXPECT_EQ(y, one) << isaName(isa) << " " << wg
+                        << " workgroups: not the 1-workgroup bits";
+    }
+  }
+}
+
 TEST(Winograd, ResidualAndChannelChunks) {
   Conv2dShape s = shape3x3(1, 9, 20, 18, 26, 1, 1, 1, 1);
   // 1 image of 5x5 tiles in one block: the 26 output channels split in
@@ -150,28 +208,16 @@ TEST(Winograd, ResidualAndChannelChunks) {
   EXPECT_EQ(winogradSplit(s, 32, 1).oChunks, 1);
   EXPECT_EQ(winogradSplit(s, 16, 8).oChunks, 1);
   EXPECT_EQ(winogradUnits(s, winogradSplit(s, 32, 8)), 2);
-  std::vector<float> x = randomVector(size_t(s.n * s.c * s.h * s.w), 50);
-  std::vector<float> f = randomVector(size_t(s.o * s.c * 9), 51);
-  std::vector<float> bias = randomVector(size_t(s.o), 52);
-  std::vector<float> res = randomVector(size_t(s.n * s.o * s.oh * s.ow), 53);
-  Epilogue e;
-  e.biasMode = BiasMode::PerRow;
-  e.bias = bias.data();
-  e.residual = res.data();
-  e.act = Activation::Relu;
-  Epilogue plain = e;
-  plain.residual = nullptr;
-  plain.act = Activation::None;
-  std::vector<double> want = direct3x3(s, x, f, bias, plain);
-  for (size_t i = 0; i < want.size(); ++i)
-    want[i] = std::max(want[i] + res[i], 0.0);
+  ResidualReluCase c(s, 50);
+  Epilogue e = c.epilogue();
   for (Isa isa : supportedIsas())
-    expectClose(runWinograd(s, x, f, e, true, 32, 8, isa), want, 1e-4,
+    expectClose(runWinograd(s, c.x, c.f, e, true, 32, 8, isa), c.want, 1e-4,
                 std::string(isaName(isa)) + " residual");
   // F(2x2, 3x3): 10 x 9 tiles, in blocks of 32 (a partial last block).
   for (Isa isa : supportedIsas())
-    expectClose(runWinograd(s, x, f, e, true, 32, 3, isa, kWinogradOutSmall),
-                want, 1e-4, std::string(isaName(isa)) + " F(2) residual");
+    expectClose(
+        runWinograd(s, c.x, c.f, e, true, 32, 3, isa, kWinogradOutSmall),
+        c.want, 1e-4, std::string(isaName(isa)) + " F(2) residual");
 }
 
 TEST(Winograd, TileSizeByShape) {

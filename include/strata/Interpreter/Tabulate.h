@@ -13,7 +13,11 @@
 #include "strata/Support/Tensor.h"
 
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
+
+#include <cstdint>
+#include <vector>
 
 namespace strata {
 
@@ -31,6 +35,20 @@ mlir::FailureOr<Tensor> tabulateChain(llvm::ArrayRef<mlir::Operation *> ops,
 mlir::FailureOr<Tensor>
 tabulateChainPerChannel(llvm::ArrayRef<mlir::Operation *> ops, int64_t channels,
                         int64_t entries);
+
+/// The 513 entries of an int16 -> int8 interpolated table
+/// (strata/Support/IntegerTable16.h, top.Table16) of the float ops `ops`
+/// (in block order) that compute `output` from `input` (a float value, the
+/// Dequant of the int16 pre-activation with `inScale` / `inZp`): entry i
+/// is intq::table16Entry of the interpreter's `output` at the real input
+/// `(table16EntryInput(i) - inZp) * inScale` (rounded once to f32, as
+/// top.Dequant does), in the int8 output's `outScale`, `outZp`, `qmin`,
+/// `qmax`. Fails when an op reads a value other than `input` and the
+/// results of earlier ops of `ops`, has no interpreter semantics, or fails.
+mlir::FailureOr<std::vector<int16_t>>
+tabulateTable16(llvm::ArrayRef<mlir::Operation *> ops, mlir::Value input,
+                mlir::Value output, double inScale, int64_t inZp,
+                double outScale, int64_t outZp, int64_t qmin, int64_t qmax);
 
 } // namespace strata
 

@@ -128,6 +128,18 @@ inline constexpr int64_t kTableI8Params = 33;
 /// 3 + 32 x channels params.
 inline constexpr const char *kTableChannelsI8 = "table_channels_i8";
 inline constexpr int64_t kTableChannelsI8FixedParams = 3;
+/// The int16 -> int8 interpolated table of an activation on an int16
+/// pre-activation (strata/Kernels/Table16.h; an outlined top.Table16, or
+/// top.Requant i32 -> i16 then top.Table16). Bindings (in, out). Params:
+/// count, channels, inner, in_kind (0 int16, 1 int32 requantized to int16
+/// by MultiplierShift), in_zp (the int16 zero point the requant adds),
+/// qmin, qmax (the result's storage range), then the 513 int16 entries, 4
+/// per param in memory order (129 params, the last one's spare half 0),
+/// then for in_kind 1 `channels` multipliers and `channels` shifts:
+/// 7 + 129 (+ 2 x channels) params.
+inline constexpr const char *kTable16I8 = "table16_i8";
+inline constexpr int64_t kTable16I8FixedParams = 7;
+inline constexpr int64_t kTable16I8TableParams = 129;
 /// Max pooling of int8 / uint8 NCHW planes (strata/Kernels/Int8Pool.h; a
 /// quantized MaxPool keeps its input's quantization). Bindings (in, out).
 /// Params as maxpool2d_nchw_f32's (the geometry, then clamp and limit,

@@ -58,16 +58,27 @@ void winogradTransformFilter(const Conv2dShape &s, const float *filter,
                              float *dst);
 
 /// How the work splits into units: (image, block of `blockTiles` output
-/// tiles, chunk of output channels).
+/// tiles, chunk of output channels); with `shareTiles`, an image's tiles
+/// first split in shares of that many tiles, each share in blocks of at
+/// most `blockTiles` (the last one shorter).
 struct WinogradSplit {
   int64_t blockTiles = 32; ///< the schedule parameter tile_hw
   int64_t oChunks = 1;     ///< each chunk redoes the block's input transform
   int64_t tileOut = 4;     ///< m: 4 (F(4x4, 3x3)) or 2 (F(2x2, 3x3))
+  int64_t shareTiles = 0;  ///< 0: no shares
 };
-/// `tileHw` tiles per block; the output channels in two chunks when there
-/// would be a single unit for two or more workgroups (a small image then
-/// still takes two threads, for one extra input transform). The tile side
-/// is `tileOut` (0: winogradTileOut(s)).
+/// `tileHw` tiles per block. With two or more workgroups and fewer images
+/// than workgroups, an image of more than one block splits in one share
+/// per workgroup (ceil(tiles / workgroups) tiles, when that is at least one
+/// 16-column GEMM panel): each workgroup transforms as many tiles, in
+/// full blocks but its last (ResNet-50's 56x56 layers at 2 threads: 98
+/// tiles each as 32 + 32 + 32 + 2, where equal blocks of 25 tiles each
+/// filled a 32-column GEMM tile). Otherwise the output channels split in two
+/// chunks when there would be a single unit for two or more workgroups (a
+/// small image then still takes two threads, for one extra input
+/// transform). The tile side is `tileOut` (0: winogradTileOut(s)). Each
+/// tile's arithmetic does not depend on its block: the results do not
+/// depend on the split.
 WinogradSplit winogradSplit(const Conv2dShape &s, int64_t tileHw,
                             int64_t workgroups, int64_t tileOut = 0);
 int64_t winogradUnits(const Conv2dShape &s, const WinogradSplit &split);

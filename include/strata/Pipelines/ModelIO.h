@@ -34,9 +34,10 @@ constexpr unsigned kMaxMlirNesting = 256;
 /// or brackets nested deeper than kMaxMlirNesting (the parser recurses per
 /// level and would overflow the stack). Strings and comments are skipped;
 /// "->" is not a bracket. MLIR bytecode (magic "ML\xefR") skips these text
-/// checks (parseModuleText refuses its regions nested deeper than
-/// kMaxMlirNesting after reading). Errors go to `context`'s diagnostics,
-/// located at `path`.
+/// checks; it is read and verified first in a child process
+/// (checkBytecodeInChild, with `context`'s dialects), and parseModuleText
+/// refuses its regions nested deeper than kMaxMlirNesting after reading.
+/// Errors go to `context`'s diagnostics, located at `path`.
 mlir::LogicalResult checkMlirText(std::string_view text,
                                   const std::string &path,
                                   mlir::MLIRContext &context);

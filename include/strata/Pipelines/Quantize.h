@@ -36,6 +36,9 @@ struct QuantizeSettings {
   /// A file of more tensor names to keep float, one a line (`#` starts a
   /// comment); read by quantizeTopModule, its names appended to keepFloat.
   std::string keepFloatFile;
+  /// int8: "int16" requantizes the accumulator to int16 (not int8) and
+  /// makes a fused activation an interpolated top.Table16.
+  std::string tableInput = "int8";
 };
 
 /// How the caller spells the settings in its error messages (the CLI's
@@ -48,6 +51,7 @@ struct QuantizeSettingNames {
   std::string method = "--method";
   std::string percentile = "--percentile";
   std::string targetCosine = "--target-cosine";
+  std::string tableInput = "--table-input";
 };
 
 /// Checks `settings` (the mode, a table only for int8, tensor names without

@@ -14,6 +14,7 @@
 #include "strata/Target/Cpu/KernelDispatch.h"
 
 #include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/Top/IR/TopTable16Op.h"
 #include "strata/Dialect/Top/IR/TopTraits.h"
 #include "strata/Interpreter/Tabulate.h"
 #include "strata/Kernels/Int8Gemm.h"
@@ -360,9 +361,39 @@ static SmallVector<Operation *> int8TableChain(top::QuantOp quant) {
   return chain;
 }
 
+/// The Requant i32 -> per-tensor int16 (MultiplierShift) read only by
+/// `table` in its block, or null: the table16_i8 kernel requantizes the
+/// int8 conv's int32 result itself.
+static top::RequantOp table16Requant(top::Table16Op table) {
+  auto rq = table.getInput().getDefiningOp<top::RequantOp>();
+  if (!rq || rq->getBlock() != table->getBlock() ||
+      !table.getInput().hasOneUse() ||
+      rq.getQuantMode() != top::RequantMode::MultiplierShift ||
+      !rq.getMultiplier() || !rq.getRshift() || rq.getAxis())
+    return nullptr;
+  auto in = dyn_cast<RankedTensorType>(rq.getInput().getType());
+  auto out = dyn_cast<RankedTensorType>(rq.getOutput().getType());
+  auto q = out ? dyn_cast<quant::UniformQuantizedType>(out.getElementType())
+               : quant::UniformQuantizedType();
+  if (!in || !in.hasStaticShape() || !in.getElementType().isInteger(32) || !q ||
+      !q.isSigned() || q.getStorageTypeIntegralWidth() != 16 ||
+      q.getStorageTypeMin() != -32768 || q.getStorageTypeMax() != 32767)
+    return nullptr;
+  size_t n = rq.getMultiplier()->size();
+  if (n != rq.getRshift()->size() ||
+      (n != 1 && (in.getRank() < 2 || int64_t(n) != in.getDimSize(1))))
+    return nullptr;
+  return rq;
+}
+
 SmallVector<Operation *> fusableInt8Chain(Operation *last) {
   if (auto quant = dyn_cast<top::QuantOp>(last))
     return int8TableChain(quant);
+  if (auto table = dyn_cast<top::Table16Op>(last)) {
+    if (top::RequantOp rq = table16Requant(table))
+      return {rq, table};
+    return {table};
+  }
   auto rq = dyn_cast<top::RequantOp>(last);
   if (!rq)
     return {};
@@ -534,12 +565,99 @@ std::optional<KernelDispatchPlan> planInt8AddDispatch(func::FuncOp fn,
   return plan;
 }
 
+/// An outlined top.Table16 (after the Requant of an int32 accumulator to
+/// int16, or alone on an int16 argument) as the table16_i8 kernel.
+static std::optional<KernelDispatchPlan>
+planTable16Dispatch(func::FuncOp fn, top::Table16Op table, std::string &why) {
+  Block &body = fn.front();
+  top::RequantOp rq = table16Requant(table);
+  if (std::distance(body.begin(), body.end()) != (rq ? 3 : 2))
+    return std::nullopt;
+  Value in = rq ? rq.getInput() : table.getInput();
+  int arg = argumentOf(fn, in);
+  if (arg < 0) {
+    why = "the int16 table's input is not an argument of the dispatch";
+    return std::nullopt;
+  }
+  auto inType = cast<RankedTensorType>(in.getType());
+  auto outType = dyn_cast<RankedTensorType>(table.getOutput().getType());
+  auto outQ =
+      outType ? dyn_cast<quant::UniformQuantizedType>(outType.getElementType())
+              : quant::UniformQuantizedType();
+  if (!outType || !outType.hasStaticShape() || !inType.hasStaticShape() ||
+      !outQ) {
+    why = "the int16 table's result is not a static per-tensor int8 tensor";
+    return std::nullopt;
+  }
+  int64_t zp = 0;
+  if (!rq) {
+    // Plain int16 storage or a per-tensor !quant.uniform<i16>: the table
+    // reads the storage values.
+    Type elem = inType.getElementType();
+    auto q = dyn_cast<quant::UniformQuantizedType>(elem);
+    if (!(elem.isInteger(16) ||
+          (q && q.isSigned() && q.getStorageTypeIntegralWidth() == 16))) {
+      why = "the int16 table's input is not per-tensor int16";
+      return std::nullopt;
+    }
+  } else {
+    zp = cast<quant::UniformQuantizedType>(
+             cast<RankedTensorType>(rq.getOutput().getType()).getElementType())
+             .getZeroPoint();
+  }
+  KernelDispatchPlan plan;
+  plan.implementation = "int16_table";
+  plan.kernel = kabi::kTable16I8;
+  int64_t count = outType.getNumElements();
+  int64_t channels = 1, inner = count;
+  if (rq && rq.getMultiplier()->size() > 1) {
+    channels = inType.getDimSize(1);
+    inner = 1;
+    for (int64_t d = 2; d < inType.getRank(); ++d)
+      inner *= inType.getDimSize(d);
+  }
+  plan.params = {count,
+                 channels,
+                 inner,
+                 rq ? 1 : 0,
+                 zp,
+                 outQ.getStorageTypeMin(),
+                 outQ.getStorageTypeMax()};
+  ArrayRef<int16_t> entries = table.getTable();
+  for (int64_t word = 0; word < kabi::kTable16I8TableParams; ++word) {
+    int16_t four[4] = {0, 0, 0, 0};
+    for (int64_t k = 0; k < 4; ++k)
+      if (4 * word + k < int64_t(entries.size()))
+        four[k] = entries[size_t(4 * word + k)];
+    int64_t packed;
+    std::memcpy(&packed, four, sizeof(packed));
+    plan.params.push_back(packed);
+  }
+  if (rq) {
+    ArrayRef<int64_t> mult = *rq.getMultiplier(), shift = *rq.getRshift();
+    for (int64_t c = 0; c < channels; ++c)
+      if (mult[size_t(c)] < INT32_MIN || mult[size_t(c)] > INT32_MAX ||
+          shift[size_t(c)] < 0 || shift[size_t(c)] > 63) {
+        why = "a Requant multiplier is outside int32 or a shift outside "
+              "[0, 63]";
+        return std::nullopt;
+      }
+    plan.params.insert(plan.params.end(), mult.begin(), mult.end());
+    plan.params.insert(plan.params.end(), shift.begin(), shift.end());
+  }
+  plan.bindings = {arg, KernelDispatchPlan::kResult};
+  plan.workgroupCount = kabi::suggestedOpWorkgroups(count / 16);
+  return plan;
+}
+
 std::optional<KernelDispatchPlan> planInt8TableDispatch(func::FuncOp fn,
                                                         std::string &why) {
   Block &body = fn.front();
   auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
   if (!ret || ret.getNumOperands() != 1)
     return std::nullopt;
+  if (auto table = ret.getOperand(0).getDefiningOp<top::Table16Op>())
+    return planTable16Dispatch(fn, table, why);
   auto last = ret.getOperand(0).getDefiningOp<top::QuantOp>();
   if (!last)
     return std::nullopt;

@@ -11,6 +11,7 @@
 #include "strata/Target/Cpu/KernelDispatch.h"
 
 #include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/Top/IR/TopTable16Op.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
 #include "strata/Interpreter/Interpreter.h"
 
@@ -422,7 +423,9 @@ struct OutlineDispatchesPass
     llvm::DenseMap<Operation *, SmallVector<Operation *>> chains;
     for (Operation *op : ops) {
       SmallVector<Operation *> chain = fusableInt8Chain(op);
-      if (chain.size() < 2)
+      // (A top.Table16 alone is a chain too: its kernel is the only
+      // lowering it has.)
+      if (chain.empty() || (chain.size() < 2 && !isa<top::Table16Op>(op)))
         continue;
       for (Operation *member : chain)
         if (member != op)

@@ -7,8 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpImpl.h"
+#include "strata/Dialect/Top/IR/TopTable16Op.h"
+#include "strata/Dialect/Top/Shapes/ElementwiseShapes.h"
 #include "strata/Dialect/Top/Shapes/QuantShapes.h"
 #include "strata/Support/IntegerRequant.h"
+#include "strata/Support/IntegerTable16.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
@@ -380,3 +383,67 @@ LogicalResult RequantOp::interpret(InterpreterEnv &env) {
   env.set(getOutput(), out.castTo(pout.storage));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Table16Op
+//===----------------------------------------------------------------------===//
+
+/// Checks `top.Table16`: a per-tensor signed 16-bit input, a per-tensor
+/// signed 8-bit result of the same shape, 513 entries.
+static LogicalResult verifyTable16(Table16Op op) {
+  auto check = [&](const char *what, Value v, unsigned bits) -> LogicalResult {
+    FailureOr<Type> elem = checkQuantizedOrInteger(op, what, v, Value());
+    if (failed(elem))
+      return failure();
+    if (isa<quant::UniformQuantizedPerAxisType>(*elem))
+      return op.emitOpError() << what << " must be per-tensor, got " << *elem;
+    QuantParams p = paramsOf(*elem);
+    DType want = bits == 16 ? DType::I16 : DType::I8;
+    if (p.storage != want)
+      return op.emitOpError() << what << " storage must be a signed " << bits
+                              << "-bit integer, got " << *elem;
+    return success();
+  };
+  if (failed(check("input", op.getInput(), 16)) ||
+      failed(check("result", op.getOutput(), 8)))
+    return failure();
+  if (int64_t(op.getTable().size()) != intq::kTable16Entries)
+    return op.emitOpError() << "table has " << op.getTable().size()
+                            << " entries, must have " << intq::kTable16Entries;
+  auto in = dyn_cast<RankedTensorType>(op.getInput().getType());
+  auto out = dyn_cast<RankedTensorType>(op.getOutput().getType());
+  if (in && out && in.getShape() != out.getShape())
+    return op.emitOpError() << "result shape must be the input's";
+  return success();
+}
+
+LogicalResult Table16Op::verify() { return verifyTable16(*this); }
+
+LogicalResult Table16Op::inferShapes(const ShapeContext &ctx,
+                                     SmallVectorImpl<SmallVector<int64_t>> &s) {
+  if (failed(verifyTable16(*this)))
+    return failure();
+  return appendShape(*this, shapes::inferUnary(ctx.shape(getInput())), s);
+}
+
+int64_t Table16Op::getFlops() {
+  auto t = cast<ShapedType>(getOutput().getType());
+  return t.hasStaticShape() ? 4 * t.getNumElements() : 0;
+}
+
+LogicalResult Table16Op::interpret(InterpreterEnv &env) {
+  const Tensor &in = env.get(getInput());
+  QuantParams pout = paramsOf(elementType(getOutput()));
+  ArrayRef<int16_t> table = getTable();
+  Tensor out(DType::I8, in.shape());
+  int8_t *o = out.data<int8_t>();
+  for (int64_t i = 0, n = in.numElements(); i < n; ++i)
+    o[i] =
+        intq::table16Lookup(table.data(), static_cast<int16_t>(in.getAsInt(i)),
+                            pout.qmin, pout.qmax);
+  env.set(getOutput(), std::move(out));
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "strata/Dialect/Top/IR/TopTable16Op.cpp.inc"

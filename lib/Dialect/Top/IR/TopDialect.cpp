@@ -2,6 +2,7 @@
 
 #include "strata/Dialect/Top/IR/TopDialect.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/Top/IR/TopTable16Op.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -22,6 +23,8 @@ void TopDialect::initialize() {
 #define GET_OP_LIST
 #include "strata/Dialect/Top/IR/TopOps.cpp.inc"
       >();
+  // top.Table16 has its own tablegen target (TopTable16Op.td).
+  addOperations<Table16Op>();
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "strata/Dialect/Top/IR/TopAttrs.cpp.inc"

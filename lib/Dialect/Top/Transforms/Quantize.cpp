@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "strata/Dialect/Top/IR/TopTable16Op.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
 #include "strata/Dialect/Top/Transforms/BiasCorrection.h"
@@ -16,6 +17,7 @@
 #include "strata/Dialect/Top/Transforms/QuantUtils.h"
 #include "strata/Interpreter/InterpretableOpInterface.h"
 #include "strata/Interpreter/InterpreterEnv.h"
+#include "strata/Interpreter/Tabulate.h"
 #include "strata/Support/IntegerRequant.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -44,10 +46,13 @@ struct ActParams {
   int64_t zp = 0;
 };
 
-ActParams activationParams(const calib::CalibrationEntry &e, bool symmetric) {
+/// `bits` (8 or 16): the storage width; the int8 form unless told.
+ActParams activationParams(const calib::CalibrationEntry &e, bool symmetric,
+                           int bits = 8) {
+  double qmin = -std::ldexp(1.0, bits - 1), qmax = -qmin - 1;
   ActParams p;
   if (symmetric) {
-    p.scale = e.threshold / 127.0;
+    p.scale = e.threshold / qmax;
     return p;
   }
   // Asymmetric: the observed range including 0, clipped to +-threshold
@@ -56,8 +61,10 @@ ActParams activationParams(const calib::CalibrationEntry &e, bool symmetric) {
   double hi = std::min(std::max(e.max, 0.0), e.threshold);
   if (hi - lo < e.threshold * 1e-6 || hi - lo <= 0)
     hi = lo + std::max(e.threshold, 1e-8);
-  p.scale = (hi - lo) / 255.0;
-  p.zp = std::clamp<int64_t>(std::llround(-128.0 - lo / p.scale), -128, 127);
+  p.scale = (hi - lo) / (qmax - qmin);
+  p.zp = std::clamp<int64_t>(std::llround(qmin - lo / p.scale),
+                             static_cast<int64_t>(qmin),
+                             static_cast<int64_t>(qmax));
   return p;
 }
 
@@ -70,6 +77,12 @@ Type i8Type(MLIRContext *ctx, const ActParams &p, Type expressed,
   return quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed,
                                           IntegerType::get(ctx, 8), expressed,
                                           p.scale, p.zp, -128, qmax);
+}
+
+Type i16Type(MLIRContext *ctx, const ActParams &p, Type expressed) {
+  return quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed,
+                                          IntegerType::get(ctx, 16), expressed,
+                                          p.scale, p.zp, -32768, 32767);
 }
 
 struct TopQuantizePass
@@ -395,6 +408,10 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       double outHi = (127 - po.zp) * po.scale;
       calib::CalibrationEntry tensorRange = preActivationRange(
           pre->second, f.getDefiningOp(), outLo, outHi, po.scale / 4);
+      // `table-input=int16`: the pre-activation as int16 over the same
+      // range (asymmetric unless `symmetric`), per tensor: the input of an
+      // interpolated 513-entry table (top.Table16, formed below).
+      bool int16Input = tableInput == "int16";
       SmallVector<int64_t> mult, shift;
       auto ranges = table.channelRanges.find(pre->first);
       int64_t channels = yType.getRank() >= 2 ? yType.getDimSize(1) : -1;
@@ -405,8 +422,9 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       // median: where they do not, symmetric per-channel steps are no finer
       // than the per-tensor asymmetric ones (docs/quantization.md).
       SmallVector<double> channelT;
-      if (perChannelTables && ranges != table.channelRanges.end() &&
-          channels > 0 && int64_t(ranges->second.size()) == channels &&
+      if (perChannelTables && !int16Input &&
+          ranges != table.channelRanges.end() && channels > 0 &&
+          int64_t(ranges->second.size()) == channels &&
           (isa<ConvOp>(old) || yType.getRank() == 2) &&
           (accScale.size() == 1 || int64_t(accScale.size()) == channels)) {
         for (auto [lo, hi] : ranges->second) {
@@ -448,7 +466,8 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
         if (perChannelTables && ranges == table.channelRanges.end() &&
             channels > 0)
           ++perTensorTables;
-        ActParams pp = activationParams(tensorRange, symmetric);
+        ActParams pp =
+            activationParams(tensorRange, symmetric, int16Input ? 16 : 8);
         pp.scale = asF32(pp.scale);
         for (double s : accScale) {
           auto [m, r] = calib::multiplierShift(s / pp.scale);
@@ -458,14 +477,45 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
         requant.setMultiplier(mult);
         requant.setRshift(shift);
         requant.getOutput().setType(
-            yType.clone(i8Type(ctx, pp, yType.getElementType())));
+            yType.clone(int16Input ? i16Type(ctx, pp, yType.getElementType())
+                                   : i8Type(ctx, pp, yType.getElementType())));
       }
       auto q = QuantOp::create(
           b, NameLoc::get(b.getStringAttr(name + "_int8"), old->getLoc()),
           yType.clone(i8Type(ctx, po, yType.getElementType())), f);
-      auto out = DequantOp::create(b, old->getLoc(), yType, q.getOutput());
+      Value int8Result = q.getOutput();
+      if (int16Input) {
+        // The int16 pre-activation's table (top.Table16): the float ops
+        // between the Dequant and the Quant tabulated at 513 inputs, then
+        // replaced by the table.
+        SmallVector<Operation *> actOps;
+        for (Operation *o = deq->getNextNode(); o && o != q.getOperation();
+             o = o->getNextNode())
+          actOps.push_back(o);
+        auto inQ = cast<quant::UniformQuantizedType>(
+            getElementTypeOrSelf(requant.getOutput().getType()));
+        auto outQ = cast<quant::UniformQuantizedType>(
+            getElementTypeOrSelf(q.getType()));
+        FailureOr<std::vector<int16_t>> entries = tabulateTable16(
+            actOps, deq.getOutput(), f, inQ.getScale(), inQ.getZeroPoint(),
+            outQ.getScale(), outQ.getZeroPoint(), outQ.getStorageTypeMin(),
+            outQ.getStorageTypeMax());
+        if (failed(entries))
+          return old->emitError()
+                 << "top-quantize: the activation of '" << name
+                 << "' could not be tabulated for table-input=int16";
+        auto t16 =
+            Table16Op::create(b, q.getLoc(), q.getType(), requant.getOutput(),
+                              b.getDenseI16ArrayAttr(*entries));
+        int8Result = t16.getOutput();
+        q->erase();
+        for (Operation *o : llvm::reverse(actOps))
+          o->erase();
+        deq->erase();
+      }
+      auto out = DequantOp::create(b, old->getLoc(), yType, int8Result);
       y.replaceAllUsesWith(out.getOutput());
-      int8Of[out.getOutput()] = q.getOutput();
+      int8Of[out.getOutput()] = int8Result;
       old->erase();
       return success();
     }
@@ -943,6 +993,11 @@ void TopQuantizePass::runOnOperation() {
       entry = f;
   if (!entry || entry.isExternal()) {
     module.emitError() << "top-quantize: the module has no entry function";
+    return signalPassFailure();
+  }
+  if (tableInput != "int8" && tableInput != "int16") {
+    module.emitError() << "top-quantize: table-input '" << tableInput
+                       << "' is not one of int8, int16";
     return signalPassFailure();
   }
   for (const std::string &k : keepFloat)

@@ -2,6 +2,8 @@
 // RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-preact.txt float-activations=true" 2>&1 | FileCheck %s --check-prefixes=FLOAT,NOWARN
 // RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-preact.txt keep-float=conv_preact" 2>&1 | FileCheck %s --check-prefixes=FLOAT,NOWARN
 // RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-act.txt" 2>&1 | FileCheck %s --check-prefixes=WARN,FLOAT
+// RUN: strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-preact.txt table-input=int16" | FileCheck %s --check-prefix=LUT16
+// RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-preact.txt table-input=int12" 2>&1 | FileCheck %s --check-prefix=BADTI
 // RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-preact-nan.txt" 2>&1 | FileCheck %s --check-prefix=NAN
 // RUN: not strata-opt %s --top-quantize="mode=int8 calibration=%S/Inputs/quantize-preact-nopost.txt" 2>&1 | FileCheck %s --check-prefix=NOPOST
 
@@ -26,6 +28,26 @@
 // LUT: %[[Q:.*]] = top.Quant(%[[A]]) {{.*}} -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.00392156{{[0-9]*}}:-128>>
 // LUT: %[[OUT:.*]] = top.Dequant(%[[Q]])
 // LUT: return %[[OUT]]
+
+// table-input=int16: the accumulator requantized to int16 over the same
+// cut range [-1.997, 1.997]: scale 3.994 / 65535 = 6.094e-5, zero point
+// round(-32768 + 1.997 / s) = 2; the multipliers 2^30 / 2^32 scales apart
+// as the weights' scales. Then top.Table16: 513 entries, entry i the
+// HardSigmoid at (i * 128 - 32768 - 2) * s in the output's steps (1/255,
+// zero point -128) times 128: entry 0 at x = -1.99705: 0.000737 * 255 =
+// 0.188 -> 128 * (0.188 - 128) = -16360; entry 256 at x = -1.2e-4: 128 *
+// (127.492 - 128) = -65; entry 512 at x = 1.99687: 128 * 126.80 = 16230.
+// The Dequant, the HardSigmoid and the Quant are gone.
+// LUT16-LABEL: func @main
+// LUT16: %[[ACC:.*]] = top.Conv({{.*}} -> tensor<1x2x4x4xi32>
+// LUT16: %[[PRE:.*]] = top.Requant(%[[ACC]]) {multiplier = array<i64: [[M:[0-9]+]], [[M]]>, rshift = array<i64: 30, 32>} {{.*}} -> tensor<1x2x4x4x!quant.uniform<i16:f32, 6.0942{{[0-9]*}}E-5:2>>
+// LUT16-NOT: top.Dequant
+// LUT16-NOT: top.HardSigmoid
+// LUT16: %[[T:.*]] = top.Table16(%[[PRE]]) {table = array<i16: -16360, -16297, [[REST:.*]], 16230>} : (tensor<1x2x4x4x!quant.uniform<i16:f32, 6.0942{{[0-9]*}}E-5:2>>) -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.00392156{{[0-9]*}}:-128>>
+// LUT16-NOT: top.Quant
+// LUT16: %[[OUT:.*]] = top.Dequant(%[[T]])
+// LUT16: return %[[OUT]]
+// BADTI: error: top-quantize: table-input 'int12' is not one of int8, int16
 
 // float-activations=true, keep-float=conv_preact, or a table without the
 // `_preact` row (a warning): the int32 accumulator carries its per-channel

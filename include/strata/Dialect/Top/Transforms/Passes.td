@@ -355,7 +355,11 @@ def TopQuantize : Pass<"top-quantize", "::mlir::ModuleOp"> {
       cut as the tensor's and symmetric, one table per channel; without the
       row, per tensor and a warning); with `float-activations=true`,
       or without a `_preact` entry (a warning), the activation runs in float
-      on the dequantized int32 accumulator instead. NHWC convs, ops named in
+      on the dequantized int32 accumulator instead; with
+      `table-input=int16` the accumulator is requantized to int16 (per
+      tensor) over the same range and the activation is a `top.Table16`
+      (513 interpolated entries tabulated from the activation, int8
+      result) instead. NHWC convs, ops named in
       `keep-float` and everything else stay float.
     - `mode=bf16` / `mode=f16`: the same ops read their input and weights in
       that type (a `top.Cast`), accumulate in f32 and write that type, cast
@@ -384,7 +388,11 @@ def TopQuantize : Pass<"top-quantize", "::mlir::ModuleOp"> {
            "accumulator (no int8 table)">,
     Option<"perChannelTables", "per-channel-tables", "bool", "false",
            "int8: the activation tables' inputs per channel, from the "
-           "calibration table's @range rows">
+           "calibration table's @range rows">,
+    Option<"tableInput", "table-input", "std::string", "\"int8\"",
+           "int8 (default) or int16: the type the accumulator is "
+           "requantized to before a fused activation's table (int16: "
+           "an interpolated top.Table16)">
   ];
   let dependentDialects = ["::strata::top::TopDialect",
                            "::mlir::quant::QuantDialect"];
