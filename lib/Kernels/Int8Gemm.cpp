@@ -453,14 +453,14 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
           if (inPlace && p.inPlaceW > 0) {
             // Per kx and vector, the lanes whose tap lies inside the row.
             std::fill(masks, masks + 2 * p.inPlaceKw, uint16_t(0));
-            int64_t ox = (jc + jr) % p.inPlaceW;
+            int64_t ox = (jc + jr) % p.inPlaceOw;
             for (int64_t l = 0; l < 32; ++l) {
               for (int64_t kx = 0; kx < p.inPlaceKw; ++kx) {
-                int64_t ix = ox + kx * p.inPlaceDw - p.inPlacePl;
+                int64_t ix = ox * p.inPlaceSw + kx * p.inPlaceDw - p.inPlacePl;
                 if (ix >= 0 && ix < p.inPlaceW)
                   masks[2 * kx + l / 16] |= uint16_t(1u << (l % 16));
               }
-              if (++ox == p.inPlaceW)
+              if (++ox == p.inPlaceOw)
                 ox = 0;
             }
           }
@@ -1203,6 +1203,21 @@ constexpr int64_t kPixelColumnsMaxWidth = 16;
 /// measured 674 -> 684 us in place).
 constexpr int64_t kInPlaceMinWidth = 14;
 
+/// Whether the real-pixel in-place form holds the taps of `s`: at most 8
+/// taps a row, every input column a tap reads stored in a phase row of OW
+/// columns (ceil((W - b) / SW) <= OW for the phases b the taps read), and
+/// those phases among the ones fillPhases builds (taps kx DW mod SW).
+static bool pixelsInPlaceFit(const Conv2dShape &s) {
+  if (s.kw > 8)
+    return false;
+  for (int64_t kx = 0; kx < s.kw; ++kx) {
+    int64_t u = kx * s.dw - s.pl, b = (u % s.sw + s.sw) % s.sw;
+    if ((s.w - b + s.sw - 1) / s.sw > s.ow || !phaseUsed(s.kw, s.dw, s.sw, b))
+      return false;
+  }
+  return true;
+}
+
 void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
                     const uint8_t *packed, const Int8Epilogue &e, void *y,
                     int64_t workgroups, int64_t begin, int64_t end,
@@ -1229,8 +1244,8 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
   // that fall in it masked to the zero point): stride 1, output rows as
   // wide as the input's, and only where int8Gemm takes the in-place form
   // (there is no packed fallback for this layout).
-  bool inPlacePixels = inPlaceOk && s.sh == 1 && s.sw == 1 && s.ow == s.w &&
-                       s.kw <= 8 && fusedFormHolds(e, 0, s.o);
+  bool inPlacePixels =
+      inPlaceOk && pixelsInPlaceFit(s) && fusedFormHolds(e, 0, s.o);
   // Else over the padded width, for output rows of at least
   // kInPlaceMinWidth columns (a tile's 32 columns then touch at most 4
   // output rows; int8Gemm packs B instead when the requantization is not
@@ -1313,22 +1328,30 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
     Conv2dShape unpadded = s;
     unpadded.pl = unpadded.pr = 0;
     if (inPlacePixels) {
-      // The rows of the chunk's output rows' taps, W bytes each.
+      // The phases of the chunk's output rows' taps without horizontal
+      // padding, OW bytes a row (phase b's column c: input column c SW +
+      // b). Tap (ky, kx) of output (oy, ox) reads phase ((ky DH) % SH,
+      // (kx DW - PL) mod SW) at row oy + (ky DH) / SH, column ox +
+      // floor((kx DW - PL) / SW).
       int64_t oy0 = colBegin / s.ow, oy1 = (colEnd - 1) / s.ow;
-      int64_t nrows = oy1 - oy0 + 1 + (s.kh - 1) * s.dh, slack = s.w + 64;
-      paddedRows.resize(size_t(cg * nrows * s.w + slack));
-      fillPhases(unpadded, xg, cg, oy0, nrows, s.w, uint8_t(in.zp), slack,
+      int64_t nrows = oy1 - oy0 + 1 + (s.kh - 1) * s.dh / s.sh;
+      int64_t slack = s.ow + 64, plane = nrows * s.ow;
+      paddedRows.resize(size_t(cg * s.sh * s.sw * plane + slack));
+      fillPhases(unpadded, xg, cg, oy0, nrows, s.ow, uint8_t(in.zp), slack,
                  paddedRows.data());
       tapOffsets.resize(size_t(s.kh * s.kw));
       for (int64_t ky = 0; ky < s.kh; ++ky)
-        for (int64_t kx = 0; kx < s.kw; ++kx)
+        for (int64_t kx = 0; kx < s.kw; ++kx) {
+          int64_t dy = ky * s.dh, u = kx * s.dw - s.pl;
+          int64_t b = (u % s.sw + s.sw) % s.sw, coff = (u - b) / s.sw;
           tapOffsets[size_t(ky * s.kw + kx)] =
-              ky * s.dh * s.w + kx * s.dw - s.pl;
+              (dy % s.sh * s.sw + b) * plane + dy / s.sh * s.ow + coff;
+        }
       pctx = PaddedCtx{&s,
                        paddedRows.data(),
                        nrows,
-                       s.w,
-                       oy0 * s.w,
+                       s.ow,
+                       oy0 * s.ow,
                        uint8_t(in.isUnsigned ? 0 : 0x80),
                        microkernelFor(path).interleave64,
                        tapOffsets.data()};
@@ -1395,6 +1418,8 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
     }
     if (inPlacePixels) {
       p.inPlaceW = s.w;
+      p.inPlaceOw = s.ow;
+      p.inPlaceSw = s.sw;
       p.inPlaceKw = s.kw;
       p.inPlaceDw = s.dw;
       p.inPlacePl = s.pl;

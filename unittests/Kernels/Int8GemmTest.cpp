@@ -436,8 +436,9 @@ TEST(Int8Conv, TransposedSmallOutputs) {
 /// 516 channels, windows 2 to 9, pads 0 to 4, dilation 2, row tails, two
 /// images, K at one K block (4608) and past it (packed, tap-major across
 /// the K blocks), K = 36 (fused, not pipelined), 7 x 7 outputs (transposed
-/// form); strides 2, 3 and 4 (the phases interleaved over the padded
-/// width, or packed real pixels when narrow); int32 outputs (packed).
+/// form); strides 2, 3 and 4 (the phases interleaved: real pixels, or the
+/// padded width when a phase is wider than the output rows); int32
+/// outputs (packed).
 TEST(Int8Conv, TapMajorInPlace) {
   std::initializer_list<Conv2dShape> shapes = {
       shape(1, 8, 9, 17, 5, 3, 1, 1, 1, 1),
@@ -465,6 +466,8 @@ TEST(Int8Conv, TapMajorInPlace) {
       shape(1, 12, 20, 50, 9, 3, 3, 1, 1, 1),
       shape(1, 4, 40, 41, 7, 5, 2, 2, 1, 1),
       shape(1, 8, 20, 60, 10, 3, 4, 0, 1, 1),
+      // A phase wider than the output rows: the padded width.
+      shape(1, 8, 20, 40, 10, 3, 2, 0, 1, 1),
       shape(1, 8, 24, 24, 12, 3, 2, 1, 1, 1),
       shape(1, 8, 14, 14, 16, 3, 2, 1, 1, 1)};
   runCommonConvs(shapes, 1500, /*depthwise=*/false);

@@ -117,11 +117,13 @@ struct Int8GemmProblem {
   int64_t inPlaceCol0 = 0;
   const int64_t *inPlaceTap = nullptr; ///< per tap, bytes
   int64_t inPlaceTaps = 0, inPlaceQuadStride = 0;
-  /// With inPlaceW > 0 the columns are real pixels of rows inPlaceW wide
+  /// With inPlaceW > 0 the columns are real pixels, rows of inPlaceOw,
   /// stored without horizontal padding: tap (ky, kx) of pixel column ox
-  /// reads `inPlacePad` (4 bytes) where ox + kx * inPlaceDw - inPlacePl
-  /// falls outside [0, inPlaceW) (KW = inPlaceKw <= 8).
-  int64_t inPlaceW = 0, inPlaceKw = 1, inPlaceDw = 1, inPlacePl = 0;
+  /// reads `inPlacePad` (4 bytes) where its input column ox * inPlaceSw +
+  /// kx * inPlaceDw - inPlacePl falls outside [0, inPlaceW) (KW =
+  /// inPlaceKw <= 8).
+  int64_t inPlaceW = 0, inPlaceOw = 0, inPlaceSw = 1, inPlaceKw = 1,
+          inPlaceDw = 1, inPlacePl = 0;
   uint32_t inPlacePad = 0;
 };
 
