@@ -468,6 +468,11 @@ TEST(Int8Conv, TapMajorInPlace) {
       shape(1, 8, 20, 60, 10, 3, 4, 0, 1, 1),
       // A phase wider than the output rows: the padded width.
       shape(1, 8, 20, 40, 10, 3, 2, 0, 1, 1),
+      // Dilated and strided: every tap in one column phase (real pixels);
+      // the taps' column phase not the one built without the padding
+      // (the padded width).
+      shape(1, 8, 21, 37, 10, 3, 2, 2, 2, 1),
+      shape(1, 8, 21, 40, 10, 3, 2, 1, 2, 1),
       shape(1, 8, 24, 24, 12, 3, 2, 1, 1, 1),
       shape(1, 8, 14, 14, 16, 3, 2, 1, 1, 1)};
   runCommonConvs(shapes, 1500, /*depthwise=*/false);
