@@ -547,7 +547,7 @@ Int8PackedLayout int8PackedLayout(Int8WeightKind kind, const Conv2dShape &s,
 void int8PackWeight(Int8WeightKind kind, const Conv2dShape &s, int64_t matK,
                     int64_t matN, bool transposed, const int8_t *w,
                     const int64_t *multiplier, const int64_t *shift,
-                    int64_t count, uint8_t *dst) {
+                    int64_t count, uint8_t *dst, bool tapMajor) {
   Int8PackedLayout l = int8PackedLayout(kind, s, matK, matN);
   std::memset(dst, 0, l.totalBytes);
   auto *sums = reinterpret_cast<int32_t *>(dst + l.sumOffset);
@@ -564,7 +564,7 @@ void int8PackWeight(Int8WeightKind kind, const Conv2dShape &s, int64_t matK,
   case Int8WeightKind::ConvFilter: {
     int64_t og = s.o / s.g, k = s.gemmK();
     uint64_t groupBytes = int8PackedABytes(og, k);
-    if (int8ConvTapMajor(s)) {
+    if (tapMajor && int8ConvTapMajor(s)) {
       // K reordered to (tap, channel); one group.
       int64_t taps = s.kh * s.kw;
       std::vector<int8_t> t(size_t(s.o * k));
@@ -928,6 +928,7 @@ struct PaddedCtx {
   /// Per tap ky * KW + kx: where its run starts inside a channel's phases
   /// (no divisions while packing).
   const int64_t *tapOffset;
+  bool tapMajor; ///< the filter's K order (KRowCursor)
 };
 
 /// K row k's input channel and tap (ky * KW + kx) in the filter's K order
@@ -936,8 +937,8 @@ struct PaddedCtx {
 struct KRowCursor {
   int64_t k, ch, tap;
   bool tapMajor;
-  KRowCursor(const Conv2dShape &s, int64_t k0)
-      : k(k0), tapMajor(int8ConvTapMajor(s)) {
+  KRowCursor(const Conv2dShape &s, int64_t k0, bool tapMajor)
+      : k(k0), tapMajor(tapMajor) {
     int64_t taps = s.kh * s.kw;
     ch = tapMajor ? k0 % s.c : k0 / taps;
     tap = tapMajor ? k0 / s.c : k0 % taps;
@@ -962,7 +963,7 @@ void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
   const Conv2dShape &s = *ctx.s;
   int64_t k = s.gemmK(), panels = (nc + kPC - 1) / kPC;
   alignas(64) static const uint8_t zeros[64] = {};
-  KRowCursor c(s, g0 * 4);
+  KRowCursor c(s, g0 * 4, ctx.tapMajor);
   int64_t chStride = s.sh * s.sw * ctx.nrows * ctx.qw;
   const uint8_t *first = ctx.rows + (j0 - ctx.base);
   for (int64_t g = 0; g < gc; ++g) {
@@ -1016,7 +1017,7 @@ void packPaddedPixels(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
     runs.push_back({p - j0, oy * ctx.qw + ox - ctx.base, len});
     p += len;
   }
-  KRowCursor c(s, g0 * 4);
+  KRowCursor c(s, g0 * 4, ctx.tapMajor);
   int64_t chStride = s.sh * s.sw * ctx.nrows * ctx.qw;
   for (int64_t g = 0; g < gc; ++g) {
     const uint8_t *r[4];
@@ -1221,7 +1222,8 @@ static bool pixelsInPlaceFit(const Conv2dShape &s) {
 void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
                     const uint8_t *packed, const Int8Epilogue &e, void *y,
                     int64_t workgroups, int64_t begin, int64_t end,
-                    Int8Path path) {
+                    bool tapMajor, Int8Path path) {
+  tapMajor = tapMajor && int8ConvTapMajor(s);
   int64_t images = s.n * s.g;
   int64_t chunks = conv2dGemmUnits(s, workgroups) / images;
   int64_t og = s.o / s.g, cg = s.c / s.g, k = s.gemmK();
@@ -1237,8 +1239,7 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
   int64_t qw = (s.w + s.pl + s.pr + s.sw - 1) / s.sw;
   // B read in place (AVX-512 VNNI): a tap-major filter, K in one block
   // long enough for the pipelined tiles.
-  bool inPlaceOk = padded && int8ConvTapMajor(s) &&
-                   path == Int8Path::Avx512Vnni &&
+  bool inPlaceOk = padded && tapMajor && path == Int8Path::Avx512Vnni &&
                    k / 4 >= kPipelineMinGroups && k <= kKC;
   // Over the real pixels (rows stored without horizontal padding, the taps
   // that fall in it masked to the zero point): stride 1, output rows as
@@ -1296,7 +1297,8 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
                        oy0 * qw,
                        uint8_t(in.isUnsigned ? 0 : 0x80),
                        microkernelFor(path).interleave64,
-                       tapOffsets.data()};
+                       tapOffsets.data(),
+                       tapMajor};
     };
     if (transposedFits(s, e, path) && (padded || columnsAreInput(s))) {
       // Small outputs: pixels as rows, channels in the lanes (the real
@@ -1354,7 +1356,8 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
                        oy0 * s.ow,
                        uint8_t(in.isUnsigned ? 0 : 0x80),
                        microkernelFor(path).interleave64,
-                       tapOffsets.data()};
+                       tapOffsets.data(),
+                       tapMajor};
     } else if (pixels) {
       pctx = buildPadded(colBegin / s.ow * qw, (colEnd - 1) / s.ow * qw);
     } else if (padded) {

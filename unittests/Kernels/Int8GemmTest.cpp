@@ -259,8 +259,13 @@ TEST(Int8Gemm, ExtremeAccumulators) {
 // Convolutions
 //===----------------------------------------------------------------------===//
 
+/// `order`: the filter's K order, -1 the one the compiler packs
+/// (int8ConvTapMajor), 0 channel-major (what artifacts of earlier sessions
+/// hold), 1 tap-major.
 void runConv(const Conv2dShape &s, bool isUnsigned, Int8Output outKind,
-             unsigned seed, bool depthwise, bool common = false) {
+             unsigned seed, bool depthwise, bool common = false,
+             int order = -1) {
+  bool tapMajor = order < 0 ? int8ConvTapMajor(s) : order == 1;
   std::mt19937 gen(seed);
   ASSERT_EQ(checkConv2dShape(s), "");
   std::vector<int8_t> x =
@@ -307,7 +312,7 @@ void runConv(const Conv2dShape &s, bool isUnsigned, Int8Output outKind,
   std::vector<uint8_t> packed(l.totalBytes + 64);
   uint8_t *blob = packed.data() + (64 - uintptr_t(packed.data()) % 64) % 64;
   int8PackWeight(kind, s, 0, 0, false, w.data(), r.multiplier.data(),
-                 r.shift.data(), s.o, blob);
+                 r.shift.data(), s.o, blob, tapMajor);
   Int8Input in{isUnsigned, zp};
   std::vector<int32_t> corr(size_t(s.o));
   int8Corrections(in, bias.data(),
@@ -329,7 +334,8 @@ void runConv(const Conv2dShape &s, bool isUnsigned, Int8Output outKind,
     } else {
       int64_t units = conv2dGemmUnits(s, 3);
       for (int64_t u = 0; u < units; ++u)
-        int8Conv2dGemm(s, in, x.data(), blob, e, out.data(), 3, u, u + 1, path);
+        int8Conv2dGemm(s, in, x.data(), blob, e, out.data(), 3, u, u + 1,
+                       tapMajor, path);
     }
     for (size_t i = 0; i < want.size(); ++i)
       ASSERT_EQ(outAt(out, outKind, int64_t(i)), want[i])
@@ -476,7 +482,13 @@ TEST(Int8Conv, TapMajorInPlace) {
       shape(1, 8, 24, 24, 12, 3, 2, 1, 1, 1),
       shape(1, 8, 14, 14, 16, 3, 2, 1, 1, 1)};
   runCommonConvs(shapes, 1500, /*depthwise=*/false);
+  // The same shapes with channel-major filters (filter_packed 1: the
+  // artifacts of earlier sessions), packed on every path.
   unsigned seed = 1600;
+  for (const Conv2dShape &s : shapes)
+    runConv(s, seed % 2, Int8Output::Int8, seed, /*depthwise=*/false,
+            /*common=*/true, /*order=*/0),
+        ++seed;
   for (const Conv2dShape &s : shapes)
     runConv(s, seed % 2, Int8Output::Int32, seed, /*depthwise=*/false), ++seed;
 }
@@ -704,7 +716,7 @@ TEST(Int8Conv, RoundingEdges) {
                 std::vector<int64_t> m64(size_t(channels), m),
                     s64(size_t(channels), sh);
                 int8PackWeight(kind, s, 0, 0, false, w.data(), m64.data(),
-                               s64.data(), channels, blob);
+                               s64.data(), channels, blob, int8ConvTapMajor(s));
                 Int8Input in{false, 0};
                 std::vector<int32_t> corr(static_cast<size_t>(channels));
                 int8Corrections(in, values.data(),
@@ -733,7 +745,7 @@ TEST(Int8Conv, RoundingEdges) {
                                         e, y.data(), 0, channels, path);
                   else
                     int8Conv2dGemm(s, in, x.data(), blob, e, y.data(), 1, 0, 1,
-                                   path);
+                                   int8ConvTapMajor(s), path);
                   for (int64_t c = 0; c < channels; ++c) {
                     int32_t v = values[size_t(c)];
                     if (relu && v < 0)
