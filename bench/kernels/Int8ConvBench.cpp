@@ -54,7 +54,7 @@ struct Layer {
     packed = blob.data() + (64 - uintptr_t(blob.data()) % 64) % 64;
     std::vector<int64_t> m(size_t(s.o), 1 << 30), sh(size_t(s.o), shift);
     int8PackWeight(kind, s, 0, 0, false, w.data(), m.data(), sh.data(), s.o,
-                   packed);
+                   packed, int8ConvTapMajor(s));
     e.corr = corr.data();
     e.relu = true;
     e.multiplier =
@@ -79,7 +79,8 @@ void BM_Int8Conv(benchmark::State &state) {
   // One workgroup: what the runtime runs on one thread.
   int64_t units = conv2dGemmUnits(s, 1);
   for (auto _ : state) {
-    int8Conv2dGemm(s, in, x.data(), packed, e, y.data(), 1, 0, units, path);
+    int8Conv2dGemm(s, in, x.data(), packed, e, y.data(), 1, 0, units,
+                   int8ConvTapMajor(s), path);
     benchmark::ClobberMemory();
   }
   double macs = double(s.o) * double(s.gemmK()) * double(s.oh * s.ow);

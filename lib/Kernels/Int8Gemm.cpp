@@ -106,8 +106,8 @@ struct FusedStorage {
 };
 thread_local FusedStorage fusedStorage;
 
-bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
-                  detail::Int8FusedRows &fr) {
+/// Whether rows [rowBegin, rowEnd) of `e` have the fused form.
+bool fusedFormHolds(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd) {
   if (!e.perRow || e.out == Int8Output::Int32 || e.zp < -32512 || e.zp > 32512)
     return false;
   bool isUnsigned = e.out == Int8Output::UInt8;
@@ -118,6 +118,15 @@ bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
   for (int64_t ch = rowBegin; ch < rowEnd; ++ch)
     if (e.multiplier[ch] <= 0 || (tflite ? e.shift[ch] > 31 : e.shift[ch] < 31))
       return false;
+  return true;
+}
+
+bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
+                  detail::Int8FusedRows &fr) {
+  if (!fusedFormHolds(e, rowBegin, rowEnd))
+    return false;
+  bool isUnsigned = e.out == Int8Output::UInt8;
+  bool tflite = e.rounding == Int8Rounding::TFLiteHalfUp;
   FusedStorage &st = fusedStorage;
   size_t rows = size_t(rowEnd - rowBegin);
   st.corr.resize(rows);
@@ -279,7 +288,8 @@ static void fusedTile(const Int8MicrokernelInfo &uk,
                       int64_t bPanelStride, const int32_t *partial,
                       int64_t ldacc, int64_t mr, int64_t nr, int64_t row,
                       int64_t col, int64_t rowBegin,
-                      detail::Int8PendingTile *pending) {
+                      detail::Int8PendingTile *pending,
+                      const detail::Int8InPlaceWalk *walk = nullptr) {
   auto *c = static_cast<uint8_t *>(p.c) + row * p.ldc;
   auto lanes = [](int64_t t0, int64_t n) {
     return uint32_t(((uint64_t(1) << n) - 1) << t0);
@@ -288,7 +298,7 @@ static void fusedTile(const Int8MicrokernelInfo &uk,
     if (pending)
       uk.pipelined(detail::Int8TileCall{groups, ap, bp, bPanelStride, partial,
                                         ldacc, mr, nr, &fr, row - rowBegin, out,
-                                        ldo, &st},
+                                        ldo, &st, walk},
                    *pending);
     else
       uk.fused(groups, ap, bp, bPanelStride, partial, ldacc, mr, nr, fr,
@@ -318,7 +328,8 @@ static void fusedTile(const Int8MicrokernelInfo &uk,
     }
     j += len;
   }
-  if (fits) {
+  // (B in place only for rows of at least 14 columns: always fits.)
+  if (fits || walk) {
     run(c, p.ldc, st);
     return;
   }
@@ -377,6 +388,21 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
                                                             : nullptr;
   int64_t kBlocks = (kp + kKC - 1) / kKC;
   int64_t kcMax = roundUp((kp + kBlocks - 1) / kBlocks, 4);
+  // B read in place by the pipelined tiles (one K block).
+  bool inPlace = p.inPlaceB && pending && kBlocks == 1;
+  detail::Int8InPlaceWalk walk;
+  uint16_t masks[16];
+  if (inPlace) {
+    walk.tap = p.inPlaceTap;
+    walk.taps = p.inPlaceTaps;
+    walk.groupsPerTap = kp / 4 / p.inPlaceTaps;
+    walk.quadStride = p.inPlaceQuadStride;
+    if (p.inPlaceW > 0) {
+      walk.mask = masks;
+      walk.kw = p.inPlaceKw;
+      walk.pad = p.inPlacePad;
+    }
+  }
   // The accumulators: one row block's with a single K block (each tile
   // goes from the microkernel straight to the epilogue), else all rows of
   // the column block, kept across the K blocks.
@@ -390,9 +416,11 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
     for (int64_t pc = 0; pc < kp; pc += kcMax) {
       int64_t kc = std::min(kcMax, kp - pc);
       bool last = pc + kc >= kp;
-      const uint8_t *bBlock;
-      int64_t bPanelStride;
-      if (p.bPacked) {
+      const uint8_t *bBlock = nullptr;
+      int64_t bPanelStride = 0;
+      if (inPlace) {
+        // Nothing to pack.
+      } else if (p.bPacked) {
         bBlock = p.bPacked + (jc / kPC) * kp * kPC + pc * kPC;
         bPanelStride = kp * kPC;
       } else {
@@ -419,7 +447,23 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
         int32_t *accBlock = acc + (kBlocks > 1 ? ic - rowBegin : 0) * ldacc;
         for (int64_t jr = 0; jr < nc; jr += uk.nr) {
           int64_t nr = std::min(uk.nr, nc - jr);
-          const uint8_t *bp = bBlock + (jr / kPC) * bPanelStride;
+          const uint8_t *bp = inPlace
+                                  ? p.inPlaceB + (jc + jr - p.inPlaceCol0) * 4
+                                  : bBlock + (jr / kPC) * bPanelStride;
+          if (inPlace && p.inPlaceW > 0) {
+            // Per kx and vector, the lanes whose tap lies inside the row.
+            std::fill(masks, masks + 2 * p.inPlaceKw, uint16_t(0));
+            int64_t ox = (jc + jr) % p.inPlaceOw;
+            for (int64_t l = 0; l < 32; ++l) {
+              for (int64_t kx = 0; kx < p.inPlaceKw; ++kx) {
+                int64_t ix = ox * p.inPlaceSw + kx * p.inPlaceDw - p.inPlacePl;
+                if (ix >= 0 && ix < p.inPlaceW)
+                  masks[2 * kx + l / 16] |= uint16_t(1u << (l % 16));
+              }
+              if (++ox == p.inPlaceOw)
+                ox = 0;
+            }
+          }
           for (int64_t ir = 0; ir < mc; ir += uk.mr) {
             int64_t mr = std::min(uk.mr, mc - ir);
             const uint8_t *ap =
@@ -428,7 +472,7 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
             if (last && fused) {
               fusedTile(uk, fr, p, kc / 4, ap, bp, bPanelStride,
                         pc > 0 ? tile : nullptr, ldacc, mr, nr, ic + ir,
-                        jc + jr, rowBegin, pending);
+                        jc + jr, rowBegin, pending, inPlace ? &walk : nullptr);
               continue;
             }
             uk.fn(kc / 4, ap, bp, bPanelStride, tile, ldacc, mr, nr, pc > 0,
@@ -462,6 +506,10 @@ void int8Gemm(const Int8GemmProblem &p, int64_t rowBegin, int64_t rowEnd,
 //===----------------------------------------------------------------------===//
 // Packed weights
 //===----------------------------------------------------------------------===//
+
+bool int8ConvTapMajor(const Conv2dShape &s) {
+  return s.g == 1 && s.kh * s.kw > 1 && s.c % 4 == 0 && s.sh <= 4 && s.sw <= 4;
+}
 
 Int8PackedLayout int8PackedLayout(Int8WeightKind kind, const Conv2dShape &s,
                                   int64_t matK, int64_t matN) {
@@ -499,7 +547,7 @@ Int8PackedLayout int8PackedLayout(Int8WeightKind kind, const Conv2dShape &s,
 void int8PackWeight(Int8WeightKind kind, const Conv2dShape &s, int64_t matK,
                     int64_t matN, bool transposed, const int8_t *w,
                     const int64_t *multiplier, const int64_t *shift,
-                    int64_t count, uint8_t *dst) {
+                    int64_t count, uint8_t *dst, bool tapMajor) {
   Int8PackedLayout l = int8PackedLayout(kind, s, matK, matN);
   std::memset(dst, 0, l.totalBytes);
   auto *sums = reinterpret_cast<int32_t *>(dst + l.sumOffset);
@@ -516,8 +564,19 @@ void int8PackWeight(Int8WeightKind kind, const Conv2dShape &s, int64_t matK,
   case Int8WeightKind::ConvFilter: {
     int64_t og = s.o / s.g, k = s.gemmK();
     uint64_t groupBytes = int8PackedABytes(og, k);
-    for (int64_t g = 0; g < s.g; ++g)
-      int8PackA(w + g * og * k, k, og, k, dst + g * groupBytes);
+    if (tapMajor && int8ConvTapMajor(s)) {
+      // K reordered to (tap, channel); one group.
+      int64_t taps = s.kh * s.kw;
+      std::vector<int8_t> t(size_t(s.o * k));
+      for (int64_t o = 0; o < s.o; ++o)
+        for (int64_t c = 0; c < s.c; ++c)
+          for (int64_t tap = 0; tap < taps; ++tap)
+            t[size_t(o * k + tap * s.c + c)] = w[(o * s.c + c) * taps + tap];
+      int8PackA(t.data(), k, og, k, dst);
+    } else {
+      for (int64_t g = 0; g < s.g; ++g)
+        int8PackA(w + g * og * k, k, og, k, dst + g * groupBytes);
+    }
     for (int64_t o = 0; o < s.o; ++o) {
       int64_t sum = 0;
       for (int64_t i = 0; i < k; ++i)
@@ -869,6 +928,33 @@ struct PaddedCtx {
   /// Per tap ky * KW + kx: where its run starts inside a channel's phases
   /// (no divisions while packing).
   const int64_t *tapOffset;
+  bool tapMajor; ///< the filter's K order (KRowCursor)
+};
+
+/// K row k's input channel and tap (ky * KW + kx) in the filter's K order
+/// (int8ConvTapMajor: tap-major, channel-fastest; else channel-major),
+/// advanced row by row without divisions.
+struct KRowCursor {
+  int64_t k, ch, tap;
+  bool tapMajor;
+  KRowCursor(const Conv2dShape &s, int64_t k0, bool tapMajor)
+      : k(k0), tapMajor(tapMajor) {
+    int64_t taps = s.kh * s.kw;
+    ch = tapMajor ? k0 % s.c : k0 / taps;
+    tap = tapMajor ? k0 / s.c : k0 % taps;
+  }
+  void next(const Conv2dShape &s) {
+    ++k;
+    if (tapMajor) {
+      if (++ch == s.c) {
+        ch = 0;
+        ++tap;
+      }
+    } else if (++tap == s.kh * s.kw) {
+      tap = 0;
+      ++ch;
+    }
+  }
 };
 
 void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
@@ -877,7 +963,7 @@ void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
   const Conv2dShape &s = *ctx.s;
   int64_t k = s.gemmK(), panels = (nc + kPC - 1) / kPC;
   alignas(64) static const uint8_t zeros[64] = {};
-  Im2colCursor c = im2colCursor(s, g0 * 4, 0);
+  KRowCursor c(s, g0 * 4, ctx.tapMajor);
   int64_t chStride = s.sh * s.sw * ctx.nrows * ctx.qw;
   const uint8_t *first = ctx.rows + (j0 - ctx.base);
   for (int64_t g = 0; g < gc; ++g) {
@@ -885,9 +971,7 @@ void packPadded(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
     bool real[4];
     for (int64_t q = 0; q < 4; ++q, c.next(s)) {
       real[q] = c.k < k;
-      r[q] = real[q]
-                 ? first + c.ch * chStride + ctx.tapOffset[c.ky * s.kw + c.kx]
-                 : zeros;
+      r[q] = real[q] ? first + c.ch * chStride + ctx.tapOffset[c.tap] : zeros;
     }
     int64_t p = 0;
     if (ctx.il64)
@@ -933,7 +1017,7 @@ void packPaddedPixels(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
     runs.push_back({p - j0, oy * ctx.qw + ox - ctx.base, len});
     p += len;
   }
-  Im2colCursor c = im2colCursor(s, g0 * 4, 0);
+  KRowCursor c(s, g0 * 4, ctx.tapMajor);
   int64_t chStride = s.sh * s.sw * ctx.nrows * ctx.qw;
   for (int64_t g = 0; g < gc; ++g) {
     const uint8_t *r[4];
@@ -944,8 +1028,7 @@ void packPaddedPixels(const void *ctxPtr, int64_t g0, int64_t gc, int64_t j0,
         std::memset(row, 0, size_t(panels * kPC));
         continue;
       }
-      const uint8_t *src =
-          ctx.rows + c.ch * chStride + ctx.tapOffset[c.ky * s.kw + c.kx];
+      const uint8_t *src = ctx.rows + c.ch * chStride + ctx.tapOffset[c.tap];
       for (const Run &run : runs) {
         if (run.len <= 8)
           std::memcpy(row + run.to, src + run.from, 8);
@@ -1114,11 +1197,33 @@ bool transposedConv(const Conv2dShape &s, Int8PackBFn pack, const void *packCtx,
 /// ones slower (175 -> 162: the runs' copies cost more than the 7% of
 /// columns they save).
 constexpr int64_t kPixelColumnsMaxWidth = 16;
+/// Output widths from which a tap-major convolution of stride 1 reads B in
+/// place over the padded width: ResNet-50's 14-wide 3 x 3 layers 183 ->
+/// 188 GMAC/s against the real pixels' packed columns (16 computed per
+/// 14). Strided ones only above kPixelColumnsMaxWidth (the 28 -> 14 3 x 3
+/// measured 674 -> 684 us in place).
+constexpr int64_t kInPlaceMinWidth = 14;
+
+/// Whether the real-pixel in-place form holds the taps of `s`: at most 8
+/// taps a row, every input column a tap reads stored in a phase row of OW
+/// columns (ceil((W - b) / SW) <= OW for the phases b the taps read), and
+/// those phases among the ones fillPhases builds (taps kx DW mod SW).
+static bool pixelsInPlaceFit(const Conv2dShape &s) {
+  if (s.kw > 8)
+    return false;
+  for (int64_t kx = 0; kx < s.kw; ++kx) {
+    int64_t u = kx * s.dw - s.pl, b = (u % s.sw + s.sw) % s.sw;
+    if ((s.w - b + s.sw - 1) / s.sw > s.ow || !phaseUsed(s.kw, s.dw, s.sw, b))
+      return false;
+  }
+  return true;
+}
 
 void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
                     const uint8_t *packed, const Int8Epilogue &e, void *y,
                     int64_t workgroups, int64_t begin, int64_t end,
-                    Int8Path path) {
+                    bool tapMajor, Int8Path path) {
+  tapMajor = tapMajor && int8ConvTapMajor(s);
   int64_t images = s.n * s.g;
   int64_t chunks = conv2dGemmUnits(s, workgroups) / images;
   int64_t og = s.o / s.g, cg = s.c / s.g, k = s.gemmK();
@@ -1132,14 +1237,37 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
   // above 4 keep the explicit im2col.
   bool padded = !columnsAreInput(s) && s.sh <= 4 && s.sw <= 4;
   int64_t qw = (s.w + s.pl + s.pr + s.sw - 1) / s.sw;
+  // B read in place (AVX-512 VNNI): a tap-major filter, K in one block
+  // long enough for the pipelined tiles.
+  bool inPlaceOk = padded && tapMajor && path == Int8Path::Avx512Vnni &&
+                   k / 4 >= kPipelineMinGroups && k <= kKC;
+  // Over the real pixels (rows stored without horizontal padding, the taps
+  // that fall in it masked to the zero point): stride 1, output rows as
+  // wide as the input's, and only where int8Gemm takes the in-place form
+  // (there is no packed fallback for this layout).
+  bool inPlacePixels =
+      inPlaceOk && pixelsInPlaceFit(s) && fusedFormHolds(e, 0, s.o);
+  // Else over the padded width, for output rows of at least
+  // kInPlaceMinWidth columns (a tile's 32 columns then touch at most 4
+  // output rows; int8Gemm packs B instead when the requantization is not
+  // of the fused form).
+  bool inPlace =
+      inPlacePixels ||
+      (inPlaceOk && s.ow >= (s.sh * s.sw == 1 ? kInPlaceMinWidth
+                                              : kPixelColumnsMaxWidth + 1));
   // Narrow images waste more of the padded width: their B columns are the
   // real pixels, copied run by run from the phases (packPaddedPixels).
-  bool pixels = padded && s.ow <= kPixelColumnsMaxWidth;
-  int64_t cols = padded && !pixels ? s.oh * qw : ohw;
-  if (padded && !pixels)
+  bool pixels = padded && s.ow <= kPixelColumnsMaxWidth && !inPlace;
+  bool paddedWidth = padded && !pixels && !inPlacePixels;
+  int64_t cols = paddedWidth ? s.oh * qw : ohw;
+  if (paddedWidth)
     chunkCols = roundUp((cols + chunks - 1) / chunks, 2 * kPC);
   thread_local std::vector<uint8_t> paddedRows;
   thread_local std::vector<int64_t> tapOffsets;
+  thread_local std::vector<uint8_t> quadRows;
+  constexpr int64_t kFront = 256;
+  thread_local std::vector<int64_t> quadTaps;
+  int64_t quadStride = 0;
   for (int64_t unit = begin; unit < end; ++unit) {
     int64_t image = unit / chunks, chunk = unit % chunks;
     int64_t n = image / s.g, g = image % s.g;
@@ -1169,7 +1297,8 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
                        oy0 * qw,
                        uint8_t(in.isUnsigned ? 0 : 0x80),
                        microkernelFor(path).interleave64,
-                       tapOffsets.data()};
+                       tapOffsets.data(),
+                       tapMajor};
     };
     if (transposedFits(s, e, path) && (padded || columnsAreInput(s))) {
       // Small outputs: pixels as rows, channels in the lanes (the real
@@ -1198,10 +1327,78 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
     if (colBegin >= colEnd)
       continue;
     PaddedCtx pctx;
-    if (pixels)
+    Conv2dShape unpadded = s;
+    unpadded.pl = unpadded.pr = 0;
+    if (inPlacePixels) {
+      // The phases of the chunk's output rows' taps without horizontal
+      // padding, OW bytes a row (phase b's column c: input column c SW +
+      // b). Tap (ky, kx) of output (oy, ox) reads phase ((ky DH) % SH,
+      // (kx DW - PL) mod SW) at row oy + (ky DH) / SH, column ox +
+      // floor((kx DW - PL) / SW).
+      int64_t oy0 = colBegin / s.ow, oy1 = (colEnd - 1) / s.ow;
+      int64_t nrows = oy1 - oy0 + 1 + (s.kh - 1) * s.dh / s.sh;
+      int64_t slack = s.ow + 64, plane = nrows * s.ow;
+      paddedRows.resize(size_t(cg * s.sh * s.sw * plane + slack));
+      fillPhases(unpadded, xg, cg, oy0, nrows, s.ow, uint8_t(in.zp), slack,
+                 paddedRows.data());
+      tapOffsets.resize(size_t(s.kh * s.kw));
+      for (int64_t ky = 0; ky < s.kh; ++ky)
+        for (int64_t kx = 0; kx < s.kw; ++kx) {
+          int64_t dy = ky * s.dh, u = kx * s.dw - s.pl;
+          int64_t b = (u % s.sw + s.sw) % s.sw, coff = (u - b) / s.sw;
+          tapOffsets[size_t(ky * s.kw + kx)] =
+              (dy % s.sh * s.sw + b) * plane + dy / s.sh * s.ow + coff;
+        }
+      pctx = PaddedCtx{&s,
+                       paddedRows.data(),
+                       nrows,
+                       s.ow,
+                       oy0 * s.ow,
+                       uint8_t(in.isUnsigned ? 0 : 0x80),
+                       microkernelFor(path).interleave64,
+                       tapOffsets.data(),
+                       tapMajor};
+    } else if (pixels) {
       pctx = buildPadded(colBegin / s.ow * qw, (colEnd - 1) / s.ow * qw);
-    else if (padded)
+    } else if (padded) {
       pctx = buildPadded(colBegin, colEnd - 1);
+    }
+    if (inPlace) {
+      // The padded input with 4 channels interleaved (XORed as packing
+      // would): B's K groups read in place.
+      // A channel's phases, `plane` bytes (unused phases hold whatever the
+      // buffer held: no tap reads them).
+      int64_t plane = s.sh * s.sw * pctx.nrows * pctx.qw, quads = cg / 4;
+      quadStride = roundUp(plane, 64) * 4;
+      // kFront bytes before the first quad: a masked lane's address may
+      // lie before it (masked lanes are not read).
+      quadRows.resize(
+          size_t(kFront + quads * quadStride + (pctx.qw + 64) * 4 + 256));
+      detail::Int8Interleave64 il64 = microkernelFor(path).interleave64;
+      for (int64_t q = 0; q < quads; ++q) {
+        const uint8_t *r[4];
+        for (int64_t i = 0; i < 4; ++i)
+          r[i] = pctx.rows + (4 * q + i) * plane;
+        uint8_t *d = quadRows.data() + kFront + q * quadStride;
+        // Rows are read up to 63 bytes past the plane: the next channel's,
+        // or the phases' slack after the last.
+        for (int64_t c = 0; c < plane; c += 64) {
+          const uint8_t *rc[4] = {r[0] + c, r[1] + c, r[2] + c, r[3] + c};
+          if (il64) {
+            il64(rc, pctx.xorv, d + c * 4, 64);
+            continue;
+          }
+          for (int64_t p16 = 0; p16 < 64; p16 += 16) {
+            const uint8_t *r16[4] = {rc[0] + p16, rc[1] + p16, rc[2] + p16,
+                                     rc[3] + p16};
+            interleave4(r16, pctx.xorv, d + (c + p16) * 4);
+          }
+        }
+      }
+      quadTaps.resize(size_t(s.kh * s.kw));
+      for (int64_t t = 0; t < s.kh * s.kw; ++t)
+        quadTaps[size_t(t)] = pctx.tapOffset[t] * 4;
+    }
     Im2colCtx ctx{&s,
                   xg,
                   uint8_t(in.isUnsigned ? 0 : 0x80),
@@ -1218,9 +1415,25 @@ void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
     p.bPackFn = pixels ? packPaddedPixels : padded ? packPadded : packIm2col;
     p.bPackCtx = padded ? static_cast<const void *>(&pctx)
                         : static_cast<const void *>(&ctx);
-    if (padded && !pixels) {
+    if (paddedWidth) {
       p.colPitch = qw;
       p.colValid = s.ow;
+    }
+    if (inPlacePixels) {
+      p.inPlaceW = s.w;
+      p.inPlaceOw = s.ow;
+      p.inPlaceSw = s.sw;
+      p.inPlaceKw = s.kw;
+      p.inPlaceDw = s.dw;
+      p.inPlacePl = s.pl;
+      p.inPlacePad = 0x01010101u * uint8_t(uint8_t(in.zp) ^ pctx.xorv);
+    }
+    if (inPlace) {
+      p.inPlaceB = quadRows.data() + kFront;
+      p.inPlaceCol0 = pctx.base;
+      p.inPlaceTap = quadTaps.data();
+      p.inPlaceTaps = s.kh * s.kw;
+      p.inPlaceQuadStride = quadStride;
     }
     p.c = static_cast<uint8_t *>(y) + (n * s.o + g * og) * ohw * elemBytes;
     p.ldc = ohw;

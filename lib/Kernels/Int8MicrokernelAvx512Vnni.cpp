@@ -121,6 +121,40 @@ products(int64_t groups, const uint8_t *a, const uint8_t *b,
   }
 }
 
+/// products (A signed, accumulating, broadcasts as memory operands) with
+/// B read in place (Int8InPlaceWalk): the K groups tap by tap, each tap's
+/// 4-channel quads `quadStride` bytes apart; columns 16-31 64 bytes after
+/// columns 0-15.
+template <int NV, int ROWS, bool Masked, typename Hook>
+__attribute__((always_inline)) inline void
+productsInPlace(const uint8_t *a, const uint8_t *b, const Int8InPlaceWalk &w,
+                __m512i (&acc0)[ROWS], __m512i (&acc1)[ROWS], Hook hook) {
+  int64_t g = 0, kx = 0;
+  __m512i pad = _mm512_set1_epi32(int32_t(w.pad));
+  for (int64_t t = 0; t < w.taps; ++t) {
+    const uint8_t *bt = b + w.tap[t];
+    __mmask16 k0 = Masked ? w.mask[2 * kx] : 0,
+              k1 = Masked ? w.mask[2 * kx + 1] : 0;
+    if (Masked && ++kx == w.kw)
+      kx = 0;
+    for (int64_t q = 0; q < w.groupsPerTap; ++q, ++g, bt += w.quadStride) {
+      __m512i bv0 = Masked ? _mm512_mask_loadu_epi32(pad, k0, bt)
+                           : _mm512_loadu_si512(bt);
+      __m512i bv1 = NV != 2  ? bv0
+                    : Masked ? _mm512_mask_loadu_epi32(pad, k1, bt + 64)
+                             : _mm512_loadu_si512(bt + 64);
+      const uint8_t *ag = a + g * 4 * kPanelRows;
+#pragma clang loop unroll(full)
+      for (int i = 0; i < ROWS; ++i) {
+        dpbusdBroadcast(acc0[i], bv0, ag + i * 4);
+        if (NV == 2)
+          dpbusdBroadcast(acc1[i], bv1, ag + i * 4);
+      }
+      hook(g);
+    }
+  }
+}
+
 template <int NV, int ROWS, bool AUnsigned>
 void kernel(int64_t groups, const uint8_t *a, const uint8_t *b,
             int64_t bPanelStride, int32_t *c, int64_t ldc, int64_t mr,
@@ -218,10 +252,14 @@ inline __m512i stage2(__m512i r, __m512i e, __m512i e1, __m512i one) {
 /// Two vectors of 16 int32 r (Int8FusedRows) as 32 bytes y = clamp(r +
 /// zp, qmin, qmax): int32 -> int16 (saturating), + zp (saturating), the
 /// clamp, -> 8 bits (saturating), the dwords put in order (`order`).
+/// Without `clamp` ([qmin, qmax] the whole output type) the last
+/// saturating narrowing is the clamp.
 inline __m256i narrowPair(__m512i r0, __m512i r1, __m512i zp16, __m512i lo16,
-                          __m512i hi16, __m512i order, bool isUnsigned) {
+                          __m512i hi16, __m512i order, bool isUnsigned,
+                          bool clamp = true) {
   __m512i w = _mm512_adds_epi16(_mm512_packs_epi32(r0, r1), zp16);
-  w = _mm512_min_epi16(_mm512_max_epi16(w, lo16), hi16);
+  if (clamp)
+    w = _mm512_min_epi16(_mm512_max_epi16(w, lo16), hi16);
   w = isUnsigned ? _mm512_packus_epi16(w, w) : _mm512_packs_epi16(w, w);
   return _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, w));
 }
@@ -243,16 +281,18 @@ struct NarrowConsts {
 };
 
 /// Row `ch` of Int8FusedRows applied to its 32 sums v0, v1 (corrections
-/// added; v1 only with `both`): 32 bytes in column order.
+/// added; v1 only with `both`): 32 bytes in column order. Mode as
+/// withRequantForm gives it (3: rounding 0, full-range output).
 template <bool Relu, int Mode>
 __attribute__((always_inline)) inline __m256i
 requantRow(__m512i v0, __m512i v1, bool both, const Int8FusedRows &fr,
            const NarrowConsts &k, int64_t ch) {
+  constexpr int R = Mode == 3 ? 0 : Mode;
   __m512i m = _mm512_set1_epi64(fr.m[ch]), s = _mm512_set1_epi64(fr.s[ch]),
           s32 = _mm512_set1_epi64(fr.s[ch] - 32),
           h = _mm512_set1_epi64(fr.h[ch]);
-  __m512i r0 = fusedRequant16<Relu, Mode>(v0, m, s, s32, h);
-  __m512i r1 = both ? fusedRequant16<Relu, Mode>(v1, m, s, s32, h) : r0;
+  __m512i r0 = fusedRequant16<Relu, R>(v0, m, s, s32, h);
+  __m512i r1 = both ? fusedRequant16<Relu, R>(v1, m, s, s32, h) : r0;
   if (Mode == 2) {
     int64_t e = fr.e2[ch];
     __m512i ev = _mm512_set1_epi32(int32_t(e)),
@@ -261,7 +301,8 @@ requantRow(__m512i v0, __m512i v1, bool both, const Int8FusedRows &fr,
     r0 = stage2<Mode>(r0, ev, e1, one);
     r1 = stage2<Mode>(r1, ev, e1, one);
   }
-  return narrowPair(r0, r1, k.zp16, k.lo16, k.hi16, k.order, fr.isUnsigned);
+  return narrowPair(r0, r1, k.zp16, k.lo16, k.hi16, k.order, fr.isUnsigned,
+                    Mode != 3);
 }
 
 /// fn(i, v0, v1) for the tile's rows i < mr: the accumulators acc0[i],
@@ -311,7 +352,8 @@ void pipelinedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
                      int64_t bPanelStride, const int32_t *partial, int64_t ldp,
                      int64_t mr, int64_t nr, const Int8FusedRows &fr,
                      int64_t row, uint8_t *out, int64_t ldo,
-                     const Int8TileStores &st, Int8PendingTile &pt) {
+                     const Int8TileStores &st, Int8PendingTile &pt,
+                     const Int8InPlaceWalk *walk) {
   __m512i acc0[ROWS], acc1[ROWS];
 #pragma clang loop unroll(full)
   for (int i = 0; i < ROWS; ++i) {
@@ -320,11 +362,17 @@ void pipelinedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
     acc1[i] = acc0[i];
   }
   int64_t pending = pt.mr, next = 0;
-  products<NV, ROWS, false, true>(
-      groups, a, b, bPanelStride, acc0, acc1, [&](int64_t g) {
-        if (next < pending && next * groups <= g * pending)
-          pendingRow<Relu, Mode>(fr, pt, next++);
-      });
+  auto hook = [&](int64_t g) {
+    if (next < pending && next * groups <= g * pending)
+      pendingRow<Relu, Mode>(fr, pt, next++);
+  };
+  if (walk && walk->mask)
+    productsInPlace<NV, ROWS, true>(a, b, *walk, acc0, acc1, hook);
+  else if (walk)
+    productsInPlace<NV, ROWS, false>(a, b, *walk, acc0, acc1, hook);
+  else
+    products<NV, ROWS, false, true>(groups, a, b, bPanelStride, acc0, acc1,
+                                    hook);
   for (; next < pending; ++next)
     pendingRow<Relu, Mode>(fr, pt, next);
   forEachRow<NV>(acc0, acc1, mr, nr, partial, ldp,
@@ -341,14 +389,20 @@ void pipelinedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
   pt.stores = st;
 }
 
-/// Calls fn(Relu, Mode) (std::integral_constant) for `fr`.
+/// Calls fn(Relu, Mode) (std::integral_constant) for `fr`: Mode the
+/// rounding, or 3 for rounding 0 onto the whole output type (the
+/// narrowing's saturation is the clamp: two operations fewer per row).
 template <typename Fn>
 inline void withRequantForm(const Int8FusedRows &fr, Fn fn) {
+  bool full = fr.isUnsigned ? fr.qmin == 0 && fr.qmax == 255
+                            : fr.qmin == -128 && fr.qmax == 127;
   auto withMode = [&](auto relu) {
     if (fr.rounding == 1)
       fn(relu, std::integral_constant<int, 1>());
     else if (fr.rounding == 2)
       fn(relu, std::integral_constant<int, 2>());
+    else if (full)
+      fn(relu, std::integral_constant<int, 3>());
     else
       fn(relu, std::integral_constant<int, 0>());
   };
@@ -364,7 +418,7 @@ void pipelinedMicrokernel(const Int8TileCall &c, Int8PendingTile &pt) {
       pipelinedKernel<decltype(nv)::value, decltype(rows)::value,
                       decltype(relu)::value, decltype(mode)::value>(
           c.groups, c.a, c.b, c.bPanelStride, c.partial, c.ldp, c.mr, c.nr,
-          *c.rows, c.row, c.out, c.ldo, *c.stores, pt);
+          *c.rows, c.row, c.out, c.ldo, *c.stores, pt, c.walk);
     });
   });
 }

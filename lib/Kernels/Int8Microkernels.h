@@ -116,6 +116,21 @@ struct alignas(64) Int8PendingTile {
 /// 13 registers and stack slots: passed by value, the callee's copies of
 /// the stack arguments stalled on store forwarding, ~6% of a K = 64
 /// layer).
+/// B read in place (Int8GemmProblem::inPlaceB): K group t * groupsPerTap
+/// + q of the tile's columns 0-15 at b + tap[t] + q * quadStride, columns
+/// 16-31 64 bytes further (`groups` = taps * groupsPerTap).
+struct Int8InPlaceWalk {
+  const int64_t *tap = nullptr;
+  int64_t taps = 0, groupsPerTap = 0, quadStride = 0;
+  /// Real pixels as columns (no padded width): tap t reads the lanes of
+  /// mask[2 kx + v] (kx = t % kw, v the tile's vector) and puts `pad` (4
+  /// bytes) in the others, the pixels whose tap falls in the padding.
+  /// Null: every lane read.
+  const uint16_t *mask = nullptr;
+  int64_t kw = 1;
+  uint32_t pad = 0;
+};
+
 struct Int8TileCall {
   int64_t groups = 0;
   const uint8_t *a = nullptr, *b = nullptr;
@@ -127,6 +142,8 @@ struct Int8TileCall {
   uint8_t *out = nullptr;
   int64_t ldo = 0;
   const Int8TileStores *stores = nullptr;
+  /// Non-null: B in place (bPanelStride unused).
+  const Int8InPlaceWalk *walk = nullptr;
 };
 using Int8PipelinedMicrokernel = void (*)(const Int8TileCall &call,
                                           Int8PendingTile &pending);

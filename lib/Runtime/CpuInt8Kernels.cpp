@@ -246,7 +246,7 @@ bool checkConv(const std::vector<BufferInfo> &b, const kn::Conv2dShape &s,
 }
 
 int convGemm(void *const *bindings, const kn::Conv2dShape &s, const int64_t *ep,
-             int64_t id, int64_t count) {
+             int64_t id, int64_t count, bool tapMajor) {
   kn::Int8PackedLayout l =
       kn::int8PackedLayout(kn::Int8WeightKind::ConvFilter, s, 0, 0);
   Int8Run r = makeRun(bindings, ep, l, /*perRow=*/true, /*withSums=*/true);
@@ -254,13 +254,14 @@ int convGemm(void *const *bindings, const kn::Conv2dShape &s, const int64_t *ep,
   split(kn::conv2dGemmUnits(s, count), id, count, begin, end);
   kn::int8Conv2dGemm(s, r.in, bindings[kIn],
                      static_cast<const uint8_t *>(bindings[kWeight]), r.e,
-                     bindings[kOut], count, begin, end);
+                     bindings[kOut], count, begin, end, tapMajor);
   return 0;
 }
 
 int conv1x1Kernel(void *const *bindings, const int64_t *p, int64_t id,
                   int64_t count) {
-  return convGemm(bindings, convShape(kabi::kConv1x1I8, p), p + 5, id, count);
+  return convGemm(bindings, convShape(kabi::kConv1x1I8, p), p + 5, id, count,
+                  /*tapMajor=*/false);
 }
 bool conv1x1Check(const std::vector<BufferInfo> &b,
                   const std::vector<int64_t> &p, std::string &error) {
@@ -272,13 +273,20 @@ bool conv1x1Check(const std::vector<BufferInfo> &b,
 int convIm2colKernel(void *const *bindings, const int64_t *p, int64_t id,
                      int64_t count) {
   return convGemm(bindings, convShape(kabi::kConvIm2colI8, p), p + 19, id,
-                  count);
+                  count, /*tapMajor=*/p[18] == 2);
 }
 bool convIm2colCheck(const std::vector<BufferInfo> &b,
                      const std::vector<int64_t> &p, std::string &error) {
-  return checkPackedFlag(p[18], error) &&
-         checkConv(b, convShape(kabi::kConvIm2colI8, p.data()),
-                   kn::Int8WeightKind::ConvFilter, p.data() + 19, error);
+  kn::Conv2dShape s = convShape(kabi::kConvIm2colI8, p.data());
+  // 2: the filter packed with K tap-major (kernels::int8ConvTapMajor).
+  if (p[18] == 2 && !kn::int8ConvTapMajor(s)) {
+    error = "filter_packed is 2 (a tap-major filter) but the convolution "
+            "does not take one (it needs one group, a window, strides up to "
+            "4 and a multiple of 4 input channels)";
+    return false;
+  }
+  return (p[18] == 2 || checkPackedFlag(p[18], error)) &&
+         checkConv(b, s, kn::Int8WeightKind::ConvFilter, p.data() + 19, error);
 }
 
 int convDepthwiseKernel(void *const *bindings, const int64_t *p, int64_t id,

@@ -182,6 +182,13 @@ CASES = {
     # atol])
     "conv3x3_relu": ([1, 5, 9, 11], [("conv", 13, 3, 1, 1, 1, 1), ("relu",)],
                      ["conv2d_im2col_gemm_i8"]),
+    # Tap-major filters read in place on AVX-512 VNNI (C a multiple of 4,
+    # output rows of 14 or more, stride 1; strided above 16): 33 and 17
+    # columns, strides 1 and 2.
+    "conv3x3_in_place": ([1, 8, 15, 33], [("conv", 12, 3, 1, 1, 1, 1), ("relu",),
+                                          ("conv", 16, 3, 2, 1, 1, 1), ("relu",),
+                                          ("conv", 16, 3, 1, 1, 1, 1)],
+                         ["conv2d_im2col_gemm_i8"]),
     "conv_group_stride_dilation": ([1, 6, 17, 15], [("conv", 10, 3, 2, 2, 2, 2)],
                                    ["conv2d_im2col_gemm_i8"]),
     "conv7x7_stride2_wide": ([1, 3, 20, 70], [("conv", 16, 7, 2, 3, 1, 1), ("relu",)],

@@ -259,8 +259,13 @@ TEST(Int8Gemm, ExtremeAccumulators) {
 // Convolutions
 //===----------------------------------------------------------------------===//
 
+/// `order`: the filter's K order, -1 the one the compiler packs
+/// (int8ConvTapMajor), 0 channel-major (what artifacts of earlier sessions
+/// hold), 1 tap-major.
 void runConv(const Conv2dShape &s, bool isUnsigned, Int8Output outKind,
-             unsigned seed, bool depthwise, bool common = false) {
+             unsigned seed, bool depthwise, bool common = false,
+             int order = -1) {
+  bool tapMajor = order < 0 ? int8ConvTapMajor(s) : order == 1;
   std::mt19937 gen(seed);
   ASSERT_EQ(checkConv2dShape(s), "");
   std::vector<int8_t> x =
@@ -307,7 +312,7 @@ void runConv(const Conv2dShape &s, bool isUnsigned, Int8Output outKind,
   std::vector<uint8_t> packed(l.totalBytes + 64);
   uint8_t *blob = packed.data() + (64 - uintptr_t(packed.data()) % 64) % 64;
   int8PackWeight(kind, s, 0, 0, false, w.data(), r.multiplier.data(),
-                 r.shift.data(), s.o, blob);
+                 r.shift.data(), s.o, blob, tapMajor);
   Int8Input in{isUnsigned, zp};
   std::vector<int32_t> corr(size_t(s.o));
   int8Corrections(in, bias.data(),
@@ -329,7 +334,8 @@ void runConv(const Conv2dShape &s, bool isUnsigned, Int8Output outKind,
     } else {
       int64_t units = conv2dGemmUnits(s, 3);
       for (int64_t u = 0; u < units; ++u)
-        int8Conv2dGemm(s, in, x.data(), blob, e, out.data(), 3, u, u + 1, path);
+        int8Conv2dGemm(s, in, x.data(), blob, e, out.data(), 3, u, u + 1,
+                       tapMajor, path);
     }
     for (size_t i = 0; i < want.size(); ++i)
       ASSERT_EQ(outAt(out, outKind, int64_t(i)), want[i])
@@ -425,6 +431,66 @@ TEST(Int8Conv, TransposedSmallOutputs) {
                   shape(1, 3, 11, 11, 97, 7, 2, 3, 1, 1),
                   shape(1, 600, 3, 3, 20, 3, 1, 1, 1, 1)},
                  900, /*depthwise=*/false);
+}
+
+/// Windows on one group with C a multiple of 4: the filter packed
+/// tap-major (int8ConvTapMajor) on every path; on AVX-512 VNNI, K >= 48 in
+/// one K block reads B in place from the 4-channel interleaved input
+/// (common requants: the pipelined tiles): over the real pixels with the
+/// taps outside the row masked for stride 1 and OW = W, else over the
+/// padded width. Widths 5 to 64 around the 16- and 32-column tiles, 4 to
+/// 516 channels, windows 2 to 9, pads 0 to 4, dilation 2, row tails, two
+/// images, K at one K block (4608) and past it (packed, tap-major across
+/// the K blocks), K = 36 (fused, not pipelined), 7 x 7 outputs (transposed
+/// form); strides 2, 3 and 4 (the phases interleaved: real pixels, or the
+/// padded width when a phase is wider than the output rows); int32
+/// outputs (packed).
+TEST(Int8Conv, TapMajorInPlace) {
+  std::initializer_list<Conv2dShape> shapes = {
+      shape(1, 8, 9, 17, 5, 3, 1, 1, 1, 1),
+      shape(2, 12, 10, 30, 13, 3, 1, 1, 1, 1),
+      shape(1, 16, 11, 40, 25, 3, 1, 0, 1, 1),
+      shape(1, 8, 12, 33, 24, 3, 1, 2, 2, 1),
+      shape(1, 4, 10, 20, 7, 5, 1, 2, 1, 1),
+      shape(1, 20, 6, 64, 12, 2, 1, 0, 1, 1),
+      shape(1, 64, 9, 56, 37, 3, 1, 1, 1, 1),
+      shape(1, 512, 3, 20, 12, 3, 1, 1, 1, 1),
+      shape(1, 516, 3, 18, 12, 3, 1, 1, 1, 1),
+      shape(1, 4, 9, 30, 6, 3, 1, 1, 1, 1),
+      shape(1, 8, 14, 14, 20, 3, 1, 1, 1, 1),
+      shape(1, 8, 13, 13, 20, 3, 1, 1, 1, 1),
+      // Narrow rows (a tile's 32 pixels span up to 7 of them), 7 x 7 and
+      // 9 x 9 windows (more than 8 taps a row: the padded width).
+      shape(1, 8, 11, 9, 14, 3, 1, 1, 1, 1),
+      shape(1, 12, 30, 5, 13, 3, 1, 1, 1, 1),
+      shape(1, 4, 20, 23, 9, 7, 1, 3, 1, 1),
+      shape(1, 4, 12, 30, 6, 9, 1, 4, 1, 1),
+      shape(1, 16, 7, 7, 30, 3, 1, 1, 1, 1),
+      // Strided: B in place from the 4-channel interleaved phases.
+      shape(1, 16, 30, 34, 13, 3, 2, 1, 1, 1),
+      shape(2, 8, 29, 31, 20, 3, 2, 1, 1, 1),
+      shape(1, 12, 20, 50, 9, 3, 3, 1, 1, 1),
+      shape(1, 4, 40, 41, 7, 5, 2, 2, 1, 1),
+      shape(1, 8, 20, 60, 10, 3, 4, 0, 1, 1),
+      // A phase wider than the output rows: the padded width.
+      shape(1, 8, 20, 40, 10, 3, 2, 0, 1, 1),
+      // Dilated and strided: every tap in one column phase (real pixels);
+      // the taps' column phase not the one built without the padding
+      // (the padded width).
+      shape(1, 8, 21, 37, 10, 3, 2, 2, 2, 1),
+      shape(1, 8, 21, 40, 10, 3, 2, 1, 2, 1),
+      shape(1, 8, 24, 24, 12, 3, 2, 1, 1, 1),
+      shape(1, 8, 14, 14, 16, 3, 2, 1, 1, 1)};
+  runCommonConvs(shapes, 1500, /*depthwise=*/false);
+  // The same shapes with channel-major filters (filter_packed 1: the
+  // artifacts of earlier sessions), packed on every path.
+  unsigned seed = 1600;
+  for (const Conv2dShape &s : shapes)
+    runConv(s, seed % 2, Int8Output::Int8, seed, /*depthwise=*/false,
+            /*common=*/true, /*order=*/0),
+        ++seed;
+  for (const Conv2dShape &s : shapes)
+    runConv(s, seed % 2, Int8Output::Int32, seed, /*depthwise=*/false), ++seed;
 }
 
 /// Requants of the common form only (the fused microkernel requantization
@@ -650,7 +716,7 @@ TEST(Int8Conv, RoundingEdges) {
                 std::vector<int64_t> m64(size_t(channels), m),
                     s64(size_t(channels), sh);
                 int8PackWeight(kind, s, 0, 0, false, w.data(), m64.data(),
-                               s64.data(), channels, blob);
+                               s64.data(), channels, blob, int8ConvTapMajor(s));
                 Int8Input in{false, 0};
                 std::vector<int32_t> corr(static_cast<size_t>(channels));
                 int8Corrections(in, values.data(),
@@ -679,7 +745,7 @@ TEST(Int8Conv, RoundingEdges) {
                                         e, y.data(), 0, channels, path);
                   else
                     int8Conv2dGemm(s, in, x.data(), blob, e, y.data(), 1, 0, 1,
-                                   path);
+                                   int8ConvTapMajor(s), path);
                   for (int64_t c = 0; c < channels; ++c) {
                     int32_t v = values[size_t(c)];
                     if (relu && v < 0)

@@ -151,6 +151,9 @@ TEST(RuntimeInt8Kernels, CheckRejects) {
     return p;
   };
   rejects(with(18, 0), infos, "weight_packed");
+  rejects(with(18, 3), infos, "weight_packed");
+  // 2 (a tap-major filter) only for shapes that take one (two groups here).
+  rejects(with(18, 2), infos, "filter_packed is 2");
   rejects(with(19, 2), infos, "has_bias");
   rejects(with(21, 200), infos, "in_zp");
   rejects(with(23, 3), infos, "out_kind");

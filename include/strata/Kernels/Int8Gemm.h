@@ -107,6 +107,24 @@ struct Int8GemmProblem {
   /// width, whose extra columns are dropped).
   int64_t colPitch = 0, colValid = 0;
   Int8Epilogue epilogue;
+  /// B read in place instead of through bPackFn (AVX-512 VNNI, fused
+  /// requantization of the common form, one K block; otherwise bPackFn):
+  /// column j's K group g = t * groupsPerTap + q (tap t, 4-channel quad q)
+  /// is the 4 bytes at inPlaceB + (j - inPlaceCol0) * 4 + inPlaceTap[t] +
+  /// q * inPlaceQuadStride, so 16 columns of a K group are one 64-byte
+  /// vector. Reads may run up to 128 bytes past the last column's group.
+  const uint8_t *inPlaceB = nullptr;
+  int64_t inPlaceCol0 = 0;
+  const int64_t *inPlaceTap = nullptr; ///< per tap, bytes
+  int64_t inPlaceTaps = 0, inPlaceQuadStride = 0;
+  /// With inPlaceW > 0 the columns are real pixels, rows of inPlaceOw,
+  /// stored without horizontal padding: tap (ky, kx) of pixel column ox
+  /// reads `inPlacePad` (4 bytes) where its input column ox * inPlaceSw +
+  /// kx * inPlaceDw - inPlacePl falls outside [0, inPlaceW) (KW =
+  /// inPlaceKw <= 8).
+  int64_t inPlaceW = 0, inPlaceOw = 0, inPlaceSw = 1, inPlaceKw = 1,
+          inPlaceDw = 1, inPlacePl = 0;
+  uint32_t inPlacePad = 0;
 };
 
 /// Computes rows [rowBegin, rowEnd) x columns [colBegin, colEnd) of C
@@ -154,7 +172,7 @@ Int8PackedLayout int8PackedLayout(Int8WeightKind kind, const Conv2dShape &s,
 void int8PackWeight(Int8WeightKind kind, const Conv2dShape &s, int64_t matK,
                     int64_t matN, bool transposed, const int8_t *w,
                     const int64_t *multiplier, const int64_t *shift,
-                    int64_t count, uint8_t *dst);
+                    int64_t count, uint8_t *dst, bool tapMajor = false);
 
 /// The int8 activation operand: element type and zero point.
 struct Int8Input {
@@ -167,13 +185,24 @@ struct Int8Input {
 void int8Corrections(const Int8Input &in, const int32_t *bias,
                      const int32_t *weightSum, int64_t channels, int32_t *corr);
 
+/// Whether a convolution's filter may be packed (and its B operand built)
+/// with K ordered tap-major, channel-fastest (k = (ky * KW + kx) * C + c)
+/// instead of k = (c * KH + ky) * KW + kx: one group, a window, strides up
+/// to 4 (the padded phases' form), C a multiple of 4. Then a K group of 4 is
+/// 4 channels of one tap, and the AVX-512 VNNI path reads B in place from
+/// the input stored with 4 channels interleaved (no B packing). The
+/// compiler packs such filters tap-major (int8PackWeight's `tapMajor`,
+/// ignored where this is false) and says so in the kernel's filter_packed
+/// param (2); int8Conv2dGemm's `tapMajor` must match the blob.
+bool int8ConvTapMajor(const Conv2dShape &s);
+
 /// Int8 convolution as GEMM per (image, group), im2col packed on the fly;
 /// units as conv2dGemmUnits. `packed` is int8PackWeight's ConvFilter blob;
 /// the epilogue's channel arrays cover all O channels.
 void int8Conv2dGemm(const Conv2dShape &s, const Int8Input &in, const void *x,
                     const uint8_t *packed, const Int8Epilogue &e, void *y,
                     int64_t workgroups, int64_t begin, int64_t end,
-                    Int8Path path = int8PathFor(activeIsa()));
+                    bool tapMajor, Int8Path path = int8PathFor(activeIsa()));
 
 /// Int8 depthwise (C/G == 1), direct; units are the N*O output planes.
 /// `filter` is the plain O x KH x KW int8 filter.

@@ -865,7 +865,8 @@ std::vector<uint8_t> packInt8KernelWeight(const KernelDispatchPlan &plan,
   kn::int8PackWeight(kind, s, k, n, transposed, data,
                      requant ? plan.requantMultiplier.data() : nullptr,
                      requant ? plan.requantShift.data() : nullptr,
-                     int64_t(plan.requantMultiplier.size()), out.data());
+                     int64_t(plan.requantMultiplier.size()), out.data(),
+                     packedWeightFlag(plan) == 2);
   return out;
 }
 

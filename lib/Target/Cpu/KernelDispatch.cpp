@@ -5,6 +5,7 @@
 #include "strata/Dialect/Top/IR/ResizeAttrs.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
 #include "strata/Kernels/Conv.h"
+#include "strata/Kernels/Int8Gemm.h"
 #include "strata/Kernels/KernelAbi.h"
 #include "strata/Kernels/OpKernels.h"
 #include "strata/Kernels/Winograd.h"
@@ -793,6 +794,7 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
       kn::Conv2dShape s = kabi::convShapeFromParams(plan.kernel, p.data());
       key.insert(key.end(), {s.o, s.c, s.kh, s.kw, s.g});
     }
+    key.push_back(packedWeightFlag(plan));
     key.push_back(int64_t(plan.requantMultiplier.size()));
     key.insert(key.end(), plan.requantMultiplier.begin(),
                plan.requantMultiplier.end());
@@ -803,6 +805,13 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan) {
 }
 
 int64_t packedWeightFlag(const KernelDispatchPlan &plan) {
+  // An int8 convolution's filter K order (kernels::int8ConvTapMajor).
+  if (plan.pack == KernelDispatchPlan::Pack::Int8 &&
+      plan.kernel == kabi::kConvIm2colI8)
+    return kn::int8ConvTapMajor(
+               kabi::convShapeFromParams(plan.kernel, plan.params.data()))
+               ? 2
+               : 1;
   if (plan.pack != KernelDispatchPlan::Pack::ConvFilter)
     return 1;
   kn::Conv2dShape s =

@@ -123,7 +123,9 @@ std::vector<int64_t> packedWeightKey(const KernelDispatchPlan &plan);
 /// `data`) into the kernel's layout.
 /// The value the kernel's packed-weight flag param takes when the weight is
 /// packed at compile time: 1, or 2 for a GEMM convolution whose shape takes
-/// the transposed form (filter as B panels, kernels::ConvGemmForm).
+/// the transposed form (filter as B panels, kernels::ConvGemmForm) or an
+/// int8 im2col convolution whose filter is packed tap-major
+/// (kernels::int8ConvTapMajor).
 int64_t packedWeightFlag(const KernelDispatchPlan &plan);
 
 std::vector<float> packKernelWeight(const KernelDispatchPlan &plan,
