@@ -80,8 +80,8 @@ tabulateTable16(llvm::ArrayRef<mlir::Operation *> ops, mlir::Value input,
       float scaled = v * postScale;
       v = scaled + postOffset;
     }
-    table[size_t(i)] = intq::table16Entry(static_cast<double>(v), outScale,
-                                          outZp, qmin, qmax);
+    table[size_t(i)] =
+        intq::table16Entry(static_cast<double>(v), outScale, outZp, qmin, qmax);
   }
   return table;
 }

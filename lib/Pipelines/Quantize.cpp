@@ -37,8 +37,7 @@ bool checkQuantizeSettings(const QuantizeSettings &settings, std::string &error,
             " int8 (not " + settings.mode + ")";
     return false;
   }
-  if (settings.tableInput != "int8" &&
-      !llvm::StringRef(settings.tableInput).starts_with("int16")) {
+  if (settings.tableInput != "int8" && settings.tableInput != "int16") {
     error = names.tableInput + " '" + settings.tableInput +
             "' must be int8 or int16";
     return false;

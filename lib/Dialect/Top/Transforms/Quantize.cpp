@@ -388,11 +388,11 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       // Mul / Add by one-element constants, e.g. PP-LCNetV3's learnable
       // affine blocks) is folded into the table, whose int8 output is then
       // the affine's result: one rounding instead of two.
-      bool int16Input = StringRef(tableInput).starts_with("int16");
+      bool int16Input = tableInput == "int16";
       SmallVector<Operation *> affine;
       float postScale = 1.0f, postOffset = 0.0f;
       Value last = y;
-      if (int16Input && tableInput != "int16-nofold")
+      if (int16Input)
         while (last.hasOneUse()) {
           Operation *u = *last.getUsers().begin();
           bool relu = false;
@@ -404,17 +404,20 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
             break;
           if (relu || u->getResult(0).getType() != yType)
             break;
-          Value other = u->getOperand(0) == last ? u->getOperand(1)
-                                                 : u->getOperand(0);
+          Value other =
+              u->getOperand(0) == last ? u->getOperand(1) : u->getOperand(0);
           if (other == last)
             break;
           std::optional<Tensor> c = constantValue(other);
           if (!c || c->numElements() != 1)
             break;
           float v = c->castTo(DType::F32).data<float>()[0];
+          if (!std::isfinite(v))
+            break;
           if (isa<MulOp>(u)) {
-            if (!(v != 0.0f) || affine.size() != 0)
-              break; // a Mul first, then Adds (the f32 order kept)
+            // At most one Mul, and before the Add: `y * a + b`.
+            if (v == 0.0f || !affine.empty())
+              break;
             postScale = v;
           } else {
             if (postOffset != 0.0f)
@@ -458,15 +461,8 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
           std::swap(outLo, outHi);
         outTol /= std::fabs(postScale);
       }
-      // EXPERIMENT (t16b): int16-minmax: untrimmed [min, max]; int16-absmax:
-      // symmetric +-max(|min|, |max|).
-      calib::CalibrationEntry preRow = pre->second;
-      if (tableInput == "int16-minmax" || tableInput == "int16-absmax")
-        preRow.threshold = std::max(std::fabs(preRow.min), std::fabs(preRow.max));
       calib::CalibrationEntry tensorRange = preActivationRange(
-          preRow, f.getDefiningOp(), outLo, outHi, outTol);
-      if (tableInput == "int16-absmax")
-        tensorRange = {preRow.threshold, -preRow.threshold, preRow.threshold};
+          pre->second, f.getDefiningOp(), outLo, outHi, outTol);
       // `table-input=int16`: the pre-activation as int16 over the same
       // range (asymmetric unless `symmetric`), per tensor: the input of an
       // interpolated 513-entry table (top.Table16, formed below).
@@ -1063,7 +1059,7 @@ void TopQuantizePass::runOnOperation() {
     module.emitError() << "top-quantize: the module has no entry function";
     return signalPassFailure();
   }
-  if (tableInput != "int8" && !StringRef(tableInput).starts_with("int16")) {
+  if (tableInput != "int8" && tableInput != "int16") {
     module.emitError() << "top-quantize: table-input '" << tableInput
                        << "' is not one of int8, int16";
     return signalPassFailure();
