@@ -427,6 +427,14 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
           affine.push_back(u);
           last = u->getResult(0);
         }
+      if (!affine.empty() && !table.entries.count(calib::tensorName(last))) {
+        // No row for the affine's result (a hand-written table): the
+        // table's output stays the activation's.
+        affine.clear();
+        postScale = 1.0f;
+        postOffset = 0.0f;
+        last = y;
+      }
       auto post = entryFor(last, old);
       if (failed(post))
         return failure();

@@ -1,5 +1,6 @@
 // RUN: strata-opt %s -split-input-file -mlir-print-debuginfo --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-affine.txt table-input=int16" | FileCheck %s --check-prefix=I16
 // RUN: strata-opt %s -split-input-file --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-affine.txt" | FileCheck %s --check-prefix=I8
+// RUN: strata-opt %s -split-input-file --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-preact.txt table-input=int16" | FileCheck %s --check-prefix=NOROW
 
 // table-input=int16: a float Mul then Add by one-element constants after
 // the fused activation (PP-LCNetV3's learnable affine block) are folded
@@ -31,6 +32,13 @@
 // I8: top.Quant({{.*}} -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.00392156{{[0-9]*}}:-128>>
 // I8: top.Mul
 // I8: top.Add
+
+// A table without a row for the Add's result (hand-written): nothing is
+// folded, the table's output keeps `conv`'s row.
+// NOROW-LABEL: func @main
+// NOROW: top.Table16({{.*}} -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.00392156{{[0-9]*}}:-128>>
+// NOROW: top.Mul
+// NOROW: top.Add
 func.func @main(%arg0: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %0 = top.Input(%arg0) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> loc("x")
   %w = top.Weight() {name = "w", value = dense<[[[[0.5]], [[-1.0]]], [[[0.25]], [[0.125]]]]> : tensor<2x2x1x1xf32>} : () -> tensor<2x2x1x1xf32>
