@@ -16,7 +16,7 @@ between int8 ones, fused-activation outputs), in program order:
 
     python bench/quant_layer_error.py MODEL --calibration table.txt --input x.npz
         [--input-shapes name:DxD...] [--keep-float NAMES] [--worst N]
-        [--options "QUANTIZE OPTIONS"]  (more `strata quantize` options, e.g.
+        [--options="QUANTIZE OPTIONS"]  (more `strata quantize` options, e.g.
                                          "--table-input int16")
         [--work build/quant-layer-error] [--bin build/bin]
 
