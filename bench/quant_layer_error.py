@@ -16,6 +16,8 @@ between int8 ones, fused-activation outputs), in program order:
 
     python bench/quant_layer_error.py MODEL --calibration table.txt --input x.npz
         [--input-shapes name:DxD...] [--keep-float NAMES] [--worst N]
+        [--options="QUANTIZE OPTIONS"]  (more `strata quantize` options, e.g.
+                                         "--table-input int16")
         [--work build/quant-layer-error] [--bin build/bin]
 
 docs/quantization.md "Accuracy" quotes its findings for PP-OCRv4 det and
@@ -68,6 +70,8 @@ def main():
     ap.add_argument("--input", required=True, help="npz with the model's inputs")
     ap.add_argument("--input-shapes", default="")
     ap.add_argument("--keep-float", default="")
+    ap.add_argument("--options", default="",
+                    help="more strata quantize options, one string")
     ap.add_argument("--worst", type=int, default=0,
                     help="also list the N tensors of lowest cosine")
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "quant-layer-error"))
@@ -79,7 +83,7 @@ def main():
     fdir, qdir = os.path.join(args.work, "f32"), os.path.join(args.work, "int8")
     run([strata, "compile", args.model, *shapes, "-o", fdir, "--name", "m"])
     run([strata, "quantize", args.model, *shapes, "--quantize", "int8",
-         "--calibration", args.calibration, *keep, "-o", qdir, "--name", "m"])
+         "--calibration", args.calibration, *keep, *args.options.split(), "-o", qdir, "--name", "m"])
     fd, qd = os.path.join(args.work, "f32.npz"), os.path.join(args.work, "int8.npz")
     run([strata, "run-ref", os.path.join(fdir, "m.mlir"), "--input", args.input,
          "--output", fd, "--dump-all"])

@@ -52,7 +52,7 @@ def build(path, in_shape, layers, rng):
     f-fold), or ("relu",) / ("relu6",) / ("sigmoid",) / ("silu",) (Sigmoid
     and Mul) / ("hardsigmoid",) / ("hardswish",), or ("add", j): the current
     value plus layer j's output (-1: the input x), or ("maxpool", k, stride,
-    pad, ceil_mode)."""
+    pad, ceil_mode), or ("affine", a, b): a scalar Mul then Add."""
     nodes, inits = [], []
     cur, shape = "x", list(in_shape)
     for i, layer in enumerate(layers):
@@ -110,6 +110,12 @@ def build(path, in_shape, layers, rng):
             rnd = (lambda v: -(-v // s)) if ceil else (lambda v: v // s)
             shape = [shape[0], shape[1], rnd(shape[2] + 2 * p - k) + 1,
                      rnd(shape[3] + 2 * p - k) + 1]
+        elif kind == "affine":  # ("affine", a, b): x * a + b, scalars
+            _, a, b = layer
+            inits += [numpy_helper.from_array(np.array([a], np.float32), f"a{i}"),
+                      numpy_helper.from_array(np.array([b], np.float32), f"b{i}")]
+            nodes.append(helper.make_node("Mul", [cur, f"a{i}"], [f"m{i}"]))
+            nodes.append(helper.make_node("Add", [f"m{i}", f"b{i}"], [out]))
         cur = out
     graph = helper.make_graph(
         nodes, "m", [helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],

@@ -45,11 +45,12 @@ ACTS = {
 }
 
 
-@pytest.mark.parametrize("act", sorted(ACTS))
-def test_table_entries_and_lookups_match_numpy(tmp_path, act):
-    in_shape = [1, 5, 11, 7]
+def quantize_one_table(tmp_path, in_shape, layers, seed):
+    """Calibrates (minmax) and quantizes with int16 tables a model with one
+    table: the table file, the quantized MLIR and the Table16's entries,
+    input and output parameters."""
     model = tmp_path / "m.onnx"
-    build(model, in_shape, [("conv", 6, 3, 1, 1, 1, 1), (act,)], np.random.default_rng(7))
+    build(model, in_shape, layers, np.random.default_rng(seed))
     samples(tmp_path / "cal", in_shape, 3, seed=1)
     table = tmp_path / "t.txt"
     ok(strata("calibrate", model, "--data", tmp_path / "cal", "--method", "minmax", "-o", table))
@@ -60,8 +61,23 @@ def test_table_entries_and_lookups_match_numpy(tmp_path, act):
     assert len(found) == 1, text
     _, entries, s_in, zp_in, s_out, zp_out = found[0]
     entries = np.array([int(v) for v in entries.split(",")], np.int64)
-    s_in, zp_in, s_out, zp_out = float(s_in), int(zp_in), float(s_out), int(zp_out)
     assert entries.shape == (513,)
+    return table, text, entries, float(s_in), int(zp_in), float(s_out), int(zp_out)
+
+
+def ref_dump(tmp_path):
+    """Every tensor of the quantized model on the first calibration sample
+    (`strata run-ref --dump-all`)."""
+    ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", tmp_path / "cal" / "s0.npz",
+              "--output", tmp_path / "o.npz", "--dump-all"))
+    return np.load(tmp_path / "o.npz")
+
+
+@pytest.mark.parametrize("act", sorted(ACTS))
+def test_table_entries_and_lookups_match_numpy(tmp_path, act):
+    in_shape = [1, 5, 11, 7]
+    _, _, entries, s_in, zp_in, s_out, zp_out = quantize_one_table(
+        tmp_path, in_shape, [("conv", 6, 3, 1, 1, 1, 1), (act,)], 7)
     # The entries: the activation at (i * 128 - 32768 - zp_in) * s_in (f32),
     # in the output's steps with 7 fractional bits, zero point included.
     x = ((np.arange(513) * 128 - 32768 - zp_in) * s_in).astype(np.float32).astype(np.float64)
@@ -70,10 +86,7 @@ def test_table_entries_and_lookups_match_numpy(tmp_path, act):
     assert np.abs(entries - want).max() <= 1, np.abs(entries - want).max()
     assert (entries == want).mean() > 0.9
     # The interpreter's lookups: the int8 result of each int16 input.
-    inp = tmp_path / "cal" / "s0.npz"
-    ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", inp, "--output",
-              tmp_path / "o.npz", "--dump-all"))
-    dump = np.load(tmp_path / "o.npz")
+    dump = ref_dump(tmp_path)
     # The fused layer is named after the activation's output (t1): its
     # int16 pre-activation and int8 result, as storage integers.
     q16 = dump["t1_preact"]
@@ -90,6 +103,38 @@ def test_table_entries_and_lookups_match_numpy(tmp_path, act):
     assert np.abs(got - np.clip(exact, -128, 127)).max() <= 0.5 + 1 / 64
 
 
+@pytest.mark.parametrize("a,b", [(1.7, -0.4), (-0.8, 0.3)])
+def test_scalar_affine_after_the_activation_is_folded_into_the_table(tmp_path, a, b):
+    """A float Mul then Add by scalars after the activation (PP-LCNetV3's
+    learnable affine blocks) become part of the table: the table's int8
+    output is `a * f(x) + b` in the Add's steps, one rounding."""
+    in_shape = [1, 4, 9, 8]
+    table, text, entries, s_in, zp_in, s_out, zp_out = quantize_one_table(
+        tmp_path, in_shape,
+        [("conv", 5, 3, 1, 1, 1, 1), ("hardswish",), ("affine", a, b)], 11)
+    assert "top.Mul" not in text and "top.Add" not in text, text
+    # The output's parameters are the Add's (t2) row: asymmetric minmax.
+    lo, hi = [float(v) for v in next(line.split()[2:4] for line in open(table)
+                                     if line.startswith("t2 "))]
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    assert s_out == pytest.approx((hi - lo) / 255, rel=1e-6)
+    f32 = np.float32
+    x = ((np.arange(513) * 128 - 32768 - zp_in) * s_in).astype(f32)
+    y = (ACTS["hardswish"](x.astype(np.float64)).astype(f32) * f32(a) + f32(b)).astype(np.float64)
+    want = np.clip(round_half_even(128 * (y / s_out + zp_out)), -128 * 128, 127 * 128)
+    assert np.abs(entries - want).max() <= 1, np.abs(entries - want).max()
+    assert (entries == want).mean() > 0.9
+    # The interpreter's lookups and the result against the exact affine of
+    # the activation of the int16 value (half an output step, 1/64 more).
+    dump = ref_dump(tmp_path)
+    q16 = dump["t1_preact"].astype(np.int64)
+    got = dump["t2_int8"].astype(np.int64)
+    np.testing.assert_array_equal(got, lookup(entries, q16))
+    np.testing.assert_array_equal(dump["t2"], ((got - zp_out) * s_out).astype(np.float32))
+    exact = (a * ACTS["hardswish"]((q16 - zp_in) * s_in) + b) / s_out + zp_out
+    assert np.abs(got - np.clip(exact, -128, 127)).max() <= 0.5 + 1 / 64
+
+
 @pytest.mark.parametrize("case", [
     # odd plane sizes and channel counts; per-channel requant multipliers
     ("conv_hardswish", [1, 3, 17, 13], [("conv", 7, 3, 2, 1, 1, 1), ("hardswish",)],
@@ -99,6 +144,10 @@ def test_table_entries_and_lookups_match_numpy(tmp_path, act):
      ["conv2d_depthwise_i8", "conv2d_1x1_gemm_i8", "table16_i8"]),
     ("gemm_hardsigmoid", [3, 37], [("gemm", 21), ("hardsigmoid",)],
      ["matmul_gemm_i8", "table16_i8"]),
+    ("conv_hardswish_affine", [1, 5, 13, 11], [("conv", 6, 3, 1, 1, 1, 1), ("hardswish",),
+                                               ("affine", 1.3, 0.25),
+                                               ("conv", 4, 1, 1, 0, 1, 1)],
+     ["conv2d_im2col_gemm_i8", "conv2d_1x1_gemm_i8", "table16_i8"]),
 ], ids=lambda c: c[0] if isinstance(c, tuple) else None)
 def test_compiled_int16_tables_match_interpreter(tmp_path, case):
     _, in_shape, layers, kernels = case

@@ -103,6 +103,9 @@ struct TopQuantizePass
   /// Activation tables whose input stays per-tensor because the table has
   /// no `@range` row for it (a table from before the rows existed).
   unsigned perTensorTables = 0;
+  /// Float ops folded into an activation table and erased (skipped by the
+  /// program-order walk that listed them).
+  llvm::SmallPtrSet<Operation *, 16> folded;
 
   void runOnOperation() override;
   LogicalResult runInt8();
@@ -381,7 +384,58 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
     bool keepActFloat =
         floatActivations || keep.contains(calib::preActivationName(y));
     if (!keepActFloat && pre != table.entries.end()) {
-      auto post = entryFor(y, old);
+      // `table-input=int16`: a scalar affine after the activation (float
+      // Mul / Add by one-element constants, e.g. PP-LCNetV3's learnable
+      // affine blocks) is folded into the table, whose int8 output is then
+      // the affine's result: one rounding instead of two.
+      bool int16Input = tableInput == "int16";
+      SmallVector<Operation *> affine;
+      float postScale = 1.0f, postOffset = 0.0f;
+      Value last = y;
+      if (int16Input)
+        while (last.hasOneUse()) {
+          Operation *u = *last.getUsers().begin();
+          bool relu = false;
+          if (auto m = dyn_cast<MulOp>(u))
+            relu = m.getDoRelu();
+          else if (auto a = dyn_cast<AddOp>(u))
+            relu = a.getDoRelu();
+          else
+            break;
+          if (relu || u->getResult(0).getType() != yType)
+            break;
+          Value other =
+              u->getOperand(0) == last ? u->getOperand(1) : u->getOperand(0);
+          if (other == last)
+            break;
+          std::optional<Tensor> c = constantValue(other);
+          if (!c || c->numElements() != 1)
+            break;
+          float v = c->castTo(DType::F32).data<float>()[0];
+          if (!std::isfinite(v))
+            break;
+          if (isa<MulOp>(u)) {
+            // At most one Mul, and before the Add: `y * a + b`.
+            if (v == 0.0f || !affine.empty())
+              break;
+            postScale = v;
+          } else {
+            if (postOffset != 0.0f)
+              break;
+            postOffset = v;
+          }
+          affine.push_back(u);
+          last = u->getResult(0);
+        }
+      if (!affine.empty() && !table.entries.count(calib::tensorName(last))) {
+        // No row for the affine's result (a hand-written table): the
+        // table's output stays the activation's.
+        affine.clear();
+        postScale = 1.0f;
+        postOffset = 0.0f;
+        last = y;
+      }
+      auto post = entryFor(last, old);
       if (failed(post))
         return failure();
       // TPU-MLIR's way: the accumulator requantized to int8 at the
@@ -406,12 +460,20 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       // quarter of an output step).
       double outLo = (-128 - po.zp) * po.scale;
       double outHi = (127 - po.zp) * po.scale;
+      double outTol = po.scale / 4;
+      if (!affine.empty()) {
+        // In the activation's own units.
+        outLo = (outLo - postOffset) / postScale;
+        outHi = (outHi - postOffset) / postScale;
+        if (outLo > outHi)
+          std::swap(outLo, outHi);
+        outTol /= std::fabs(postScale);
+      }
       calib::CalibrationEntry tensorRange = preActivationRange(
-          pre->second, f.getDefiningOp(), outLo, outHi, po.scale / 4);
+          pre->second, f.getDefiningOp(), outLo, outHi, outTol);
       // `table-input=int16`: the pre-activation as int16 over the same
       // range (asymmetric unless `symmetric`), per tensor: the input of an
       // interpolated 513-entry table (top.Table16, formed below).
-      bool int16Input = tableInput == "int16";
       SmallVector<int64_t> mult, shift;
       auto ranges = table.channelRanges.find(pre->first);
       int64_t channels = yType.getRank() >= 2 ? yType.getDimSize(1) : -1;
@@ -481,7 +543,9 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
                                    : i8Type(ctx, pp, yType.getElementType())));
       }
       auto q = QuantOp::create(
-          b, NameLoc::get(b.getStringAttr(name + "_int8"), old->getLoc()),
+          b,
+          NameLoc::get(b.getStringAttr(calib::tensorName(last) + "_int8"),
+                       old->getLoc()),
           yType.clone(i8Type(ctx, po, yType.getElementType())), f);
       Value int8Result = q.getOutput();
       if (int16Input) {
@@ -499,7 +563,7 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
         FailureOr<std::vector<int16_t>> entries = tabulateTable16(
             actOps, deq.getOutput(), f, inQ.getScale(), inQ.getZeroPoint(),
             outQ.getScale(), outQ.getZeroPoint(), outQ.getStorageTypeMin(),
-            outQ.getStorageTypeMax());
+            outQ.getStorageTypeMax(), postScale, postOffset);
         if (failed(entries))
           return old->emitError()
                  << "top-quantize: the activation of '" << name
@@ -513,8 +577,14 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
           o->erase();
         deq->erase();
       }
-      auto out = DequantOp::create(b, old->getLoc(), yType, int8Result);
-      y.replaceAllUsesWith(out.getOutput());
+      auto out = DequantOp::create(
+          b, affine.empty() ? old->getLoc() : affine.back()->getLoc(), yType,
+          int8Result);
+      last.replaceAllUsesWith(out.getOutput());
+      for (Operation *o : llvm::reverse(affine)) {
+        folded.insert(o);
+        o->erase();
+      }
       int8Of[out.getOutput()] = int8Result;
       old->erase();
       return success();
@@ -718,6 +788,8 @@ LogicalResult TopQuantizePass::runInt8() {
       todo.push_back(&op);
   WeightNamer namer(getOperation());
   for (Operation *op : todo) {
+    if (folded.contains(op))
+      continue;
     if (!isa<ConvOp, MatMulOp>(op)) {
       quantizeInt8Chain(op);
       continue;
