@@ -121,6 +121,22 @@ TEST(Gemm, ShapesEveryIsaAndOperandForm) {
           runCase(c, isa, af, bf, Epilogue{}, false, seed++);
 }
 
+// C at, and one row over, the 1 MiB above which the first K block prefetches
+// the next tile's C rows for writing: both sides of the gate, with and
+// without a separate residual and a fused activation.
+TEST(Gemm, OutputsAroundThePrefetchGate) {
+  unsigned seed = 900;
+  Epilogue relu;
+  relu.act = Activation::Relu;
+  relu.biasMode = BiasMode::PerRow;
+  for (Isa isa : supportedIsas())
+    for (Case c : {Case{256, 1024, 19}, Case{257, 1024, 19}})
+      for (Form af : {Form::Plain, Form::Packed}) {
+        runCase(c, isa, af, Form::Packed, Epilogue{}, false, seed++);
+        runCase(c, isa, af, Form::Plain, relu, true, seed++);
+      }
+}
+
 TEST(Gemm, EveryEpilogueEveryIsa) {
   struct Act {
     Activation act;
