@@ -167,11 +167,10 @@ TEST(DepthwiseSmall, FlattenedSamePlanesInPlaceEveryIsa) {
                                         planes * (i + 1) / calls, isa));
           // Sums of 9 products below 4 in magnitude.
           expectClose(y, want, 1e-6 * 40,
-                      std::string(isaName(isa)) + " c " +
-                          std::to_string(s.c) + " x" + std::to_string(k.mult) +
-                          " " + std::to_string(s.h) + "x" +
-                          std::to_string(s.w) + " calls " +
-                          std::to_string(calls) +
+                      std::string(isaName(isa)) + " c " + std::to_string(s.c) +
+                          " x" + std::to_string(k.mult) + " " +
+                          std::to_string(s.h) + "x" + std::to_string(s.w) +
+                          " calls " + std::to_string(calls) +
                           (atEnd ? " at the end" : " at the start"));
           if (HasFailure())
             break;
