@@ -98,14 +98,15 @@ TEST(DepthwiseSmall, ChannelBlockedEveryIsaShapeAndSplit) {
 }
 
 // Stride 1, one pad on every side, rows of at most 8 columns and planes of
-// at most 256 (DepthwiseImpl.inc smallSame3x3Applies: the flattened path;
-// with AVX-512 it reads the planes in place with zero-masked loads). The
-// input sits between two inaccessible pages, its first plane starting right
-// after one and its last plane ending right before the other: the masked
-// lanes before and after the planes must not be read. Shapes at and around
-// the bounds (8 columns, 256 floats; 9 columns and 264 floats take the
-// padded-plane path as a control), a channel multiplier, two images, planes
-// split over calls, every activation kind.
+// at most 256 (DepthwiseImpl.inc smallSame3x3Applies: the flattened path)
+// or rows of 9 to 16 columns (narrowSame3x3Applies); with AVX-512 both read
+// the planes in place with zero-masked loads. The input sits between two
+// inaccessible pages, its first plane starting right after one and its last
+// plane ending right before the other: the masked lanes before and after
+// the planes must not be read. Shapes at and around the bounds (8 and 16
+// columns, 256 floats; 33x8 and 17 columns take other paths as controls),
+// a channel multiplier, two images, planes split over calls, every
+// activation kind.
 TEST(DepthwiseSmall, FlattenedSamePlanesInPlaceEveryIsa) {
   struct Case {
     int64_t n, c, mult, h, w;
@@ -120,6 +121,13 @@ TEST(DepthwiseSmall, FlattenedSamePlanesInPlaceEveryIsa) {
       {1, 4, 1, 2, 7, Activation::Sigmoid},
       {1, 3, 1, 33, 8, Activation::Clip},
       {1, 3, 1, 7, 9, Activation::Clip},
+      {1, 384, 1, 14, 14, Activation::Clip},
+      {1, 5, 1, 1, 16, Activation::Relu},
+      {2, 3, 2, 5, 9, Activation::None},
+      {1, 4, 1, 2, 13, Activation::HardSwish},
+      {1, 3, 1, 3, 16, Activation::Sigmoid},
+      {1, 2, 1, 17, 15, Activation::Clip},
+      {1, 3, 1, 4, 17, Activation::Clip},
   };
   long page = sysconf(_SC_PAGESIZE);
   for (Isa isa : supportedIsas())
