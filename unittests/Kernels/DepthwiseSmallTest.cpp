@@ -99,14 +99,14 @@ TEST(DepthwiseSmall, ChannelBlockedEveryIsaShapeAndSplit) {
 
 // Stride 1, one pad on every side, rows of at most 8 columns and planes of
 // at most 256 (DepthwiseImpl.inc smallSame3x3Applies: the flattened path)
-// or rows of 9 to 16 columns (narrowSame3x3Applies); with AVX-512 both read
-// the planes in place with zero-masked loads. The input sits between two
-// inaccessible pages, its first plane starting right after one and its last
-// plane ending right before the other: the masked lanes before and after
-// the planes must not be read. Shapes at and around the bounds (8 and 16
-// columns, 256 floats; 33x8 and 17 columns take other paths as controls),
-// a channel multiplier, two images, planes split over calls, every
-// activation kind.
+// or rows of more than 8 columns (narrowSame3x3Applies); with AVX-512 both
+// read the planes in place with zero-masked loads. The input sits between
+// two inaccessible pages, its first plane starting right after one and its
+// last plane ending right before the other: the masked lanes before and
+// after the planes must not be read. Shapes at and around the bounds (8, 9,
+// 16, 17, 32 and 33 columns, 256 floats; 33x8 takes the padded plane as a
+// control), a channel multiplier, two images, planes split over calls,
+// every activation kind.
 TEST(DepthwiseSmall, FlattenedSamePlanesInPlaceEveryIsa) {
   struct Case {
     int64_t n, c, mult, h, w;
@@ -128,6 +128,10 @@ TEST(DepthwiseSmall, FlattenedSamePlanesInPlaceEveryIsa) {
       {1, 3, 1, 3, 16, Activation::Sigmoid},
       {1, 2, 1, 17, 15, Activation::Clip},
       {1, 3, 1, 4, 17, Activation::Clip},
+      {1, 3, 1, 5, 28, Activation::Clip},
+      {1, 2, 1, 6, 33, Activation::Relu},
+      {1, 2, 2, 3, 32, Activation::None},
+      {1, 2, 1, 112, 112, Activation::HardSwish},
   };
   long page = sysconf(_SC_PAGESIZE);
   for (Isa isa : supportedIsas())
