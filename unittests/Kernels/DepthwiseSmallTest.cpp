@@ -99,18 +99,21 @@ TEST(DepthwiseSmall, ChannelBlockedEveryIsaShapeAndSplit) {
 
 // Stride 1, one pad on every side, rows of at most 8 columns and planes of
 // at most 256 (DepthwiseImpl.inc smallSame3x3Applies: the flattened path)
-// or rows of more than 8 columns (narrowSame3x3Applies); with AVX-512 both
+// or one pad left and right, any above and below, rows of more than 8
+// columns (stride1Rows3x3Applies; the fused stem block's strips); with
+// AVX-512 both
 // read the planes in place with zero-masked loads. The input sits between
 // two inaccessible pages, its first plane starting right after one and its
 // last plane ending right before the other: the masked lanes before and
 // after the planes must not be read. Shapes at and around the bounds (8, 9,
-// 16, 17, 32 and 33 columns, 256 floats; 33x8 takes the padded plane as a
-// control), a channel multiplier, two images, planes split over calls,
-// every activation kind.
+// 16, 17, 32 and 33 columns, 256 floats, 0 to 2 rows of pads; 33x8 and
+// 3x7 without a bottom pad take the padded plane as controls), a channel
+// multiplier, two images, planes split over calls, every activation kind.
 TEST(DepthwiseSmall, FlattenedSamePlanesInPlaceEveryIsa) {
   struct Case {
     int64_t n, c, mult, h, w;
     Activation act;
+    int64_t pt = 1, pb = 1;
   };
   const Case cases[] = {
       {1, 960, 1, 7, 7, Activation::Clip},
@@ -132,6 +135,10 @@ TEST(DepthwiseSmall, FlattenedSamePlanesInPlaceEveryIsa) {
       {1, 2, 1, 6, 33, Activation::Relu},
       {1, 2, 2, 3, 32, Activation::None},
       {1, 2, 1, 112, 112, Activation::HardSwish},
+      {1, 3, 1, 6, 20, Activation::Clip, 0, 0},
+      {1, 2, 1, 5, 112, Activation::Relu, 0, 1},
+      {2, 2, 1, 4, 12, Activation::None, 2, 0},
+      {1, 2, 1, 3, 7, Activation::Clip, 1, 0},
   };
   long page = sysconf(_SC_PAGESIZE);
   for (Isa isa : supportedIsas())
@@ -139,8 +146,8 @@ TEST(DepthwiseSmall, FlattenedSamePlanesInPlaceEveryIsa) {
       Conv2dShape s;
       s.n = k.n, s.c = s.g = k.c, s.o = k.c * k.mult, s.h = k.h, s.w = k.w;
       s.kh = s.kw = 3, s.sh = s.sw = 1;
-      s.pt = s.pl = s.pb = s.pr = 1;
-      s.oh = s.h, s.ow = s.w;
+      s.pl = s.pr = 1, s.pt = k.pt, s.pb = k.pb;
+      s.oh = s.h + s.pt + s.pb - 2, s.ow = s.w;
       ASSERT_EQ(checkConv2dShape(s), "");
       auto xv = randomVector(size_t(s.n * s.c * s.h * s.w), 51);
       auto f = randomVector(size_t(s.o * 9), 52);
