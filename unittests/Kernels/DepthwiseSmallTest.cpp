@@ -1,4 +1,4 @@
-//===- DepthwiseSmallTest.cpp - the channel-blocked depthwise path --------===//
+//===- DepthwiseSmallTest.cpp - channel-blocked and in-place depthwise ----===//
 //
 // 3x3 stride-2 depthwise convolutions with outputs of at most 64 pixels run
 // 16 channels per vector (DepthwiseImpl.inc channelBlocked): against a
@@ -6,7 +6,8 @@
 // odd planes, every pad parity, two images, planes split across calls in
 // the middle of a 16-channel group and of an image, activations in
 // registers and after the store, every ISA this CPU runs. The same shapes
-// at stride 1 (the plane paths) as a control.
+// at stride 1 (the plane paths) as a control. Then the stride-1 paths that
+// read the planes in place with AVX-512 masked loads (see the second test).
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,16 +100,14 @@ TEST(DepthwiseSmall, ChannelBlockedEveryIsaShapeAndSplit) {
 
 // Stride 1, one pad on every side, rows of at most 8 columns and planes of
 // at most 256 (DepthwiseImpl.inc smallSame3x3Applies: the flattened path)
-// or one pad left and right, any above and below, rows of more than 8
-// columns (stride1Rows3x3Applies; the fused stem block's strips); with
-// AVX-512 both
+// or rows of more than 8 columns (stride1Rows3x3Applies); with AVX-512 both
 // read the planes in place with zero-masked loads. The input sits between
 // two inaccessible pages, its first plane starting right after one and its
 // last plane ending right before the other: the masked lanes before and
 // after the planes must not be read. Shapes at and around the bounds (8, 9,
-// 16, 17, 32 and 33 columns, 256 floats, 0 to 2 rows of pads; 33x8 and
-// 3x7 without a bottom pad take the padded plane as controls), a channel
-// multiplier, two images, planes split over calls, every activation kind.
+// 16, 17, 32 and 33 columns, 256 floats; 33x8 and 0 or 2 pads above or
+// below take the padded plane as controls), a channel multiplier, two
+// images, planes split over calls, every activation kind.
 TEST(DepthwiseSmall, FlattenedSamePlanesInPlaceEveryIsa) {
   struct Case {
     int64_t n, c, mult, h, w;
