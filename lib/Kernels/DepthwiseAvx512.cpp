@@ -4,6 +4,7 @@
 #include "Depthwise.h"
 
 #include <immintrin.h>
+#include <type_traits>
 
 namespace strata::kernels::detail {
 #define DEPTHWISE_FN depthwiseAvx512

@@ -105,9 +105,9 @@ TEST(DepthwiseSmall, ChannelBlockedEveryIsaShapeAndSplit) {
 // two inaccessible pages, its first plane starting right after one and its
 // last plane ending right before the other: the masked lanes before and
 // after the planes must not be read. Shapes at and around the bounds (8, 9,
-// 16, 17, 32 and 33 columns, 256 floats; 33x8 and 0 or 2 pads above or
-// below take the padded plane as controls), a channel multiplier, two
-// images, planes split over calls, every activation kind.
+// 16, 17, 32 and 33 columns, 256 floats, 0 or 1 pads above and below; 33x8
+// and 2 pads above take the padded plane as controls), a channel
+// multiplier, two images, planes split over calls, every activation kind.
 TEST(DepthwiseSmall, FlattenedSamePlanesInPlaceEveryIsa) {
   struct Case {
     int64_t n, c, mult, h, w;
@@ -138,6 +138,9 @@ TEST(DepthwiseSmall, FlattenedSamePlanesInPlaceEveryIsa) {
       {1, 2, 1, 5, 112, Activation::Relu, 0, 1},
       {2, 2, 1, 4, 12, Activation::None, 2, 0},
       {1, 2, 1, 3, 7, Activation::Clip, 1, 0},
+      {1, 2, 1, 5, 14, Activation::Relu, 1, 0},
+      {1, 2, 1, 4, 40, Activation::Clip, 1, 0},
+      {1, 2, 1, 9, 10, Activation::None, 0, 1},
   };
   long page = sysconf(_SC_PAGESIZE);
   for (Isa isa : supportedIsas())
