@@ -273,3 +273,23 @@ def test_no_memory_growth_over_1000_runs():
     # A leak of one 16 KiB output per run would be 16 MB.
     assert grown < 2048, f"RSS grew by {grown} KiB over 1000 runs"
     np.testing.assert_array_equal(out["y"], np.ones((64, 64)))
+
+
+CORRUPT_BYTECODE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "tosa", "corrupt")
+
+
+def test_corrupted_bytecode_raises_clear_errors():
+    """MLIR bytecode on which MLIR's own reader crashes or never ends
+    (test/tosa/corrupt) is read first in a child process by the package
+    too: strata.Error naming the file, the Python process lives on."""
+    script = "".join(
+        f"attempt(lambda: strata.load_mlir({os.path.join(CORRUPT_BYTECODE, name)!r}))\n"
+        for name in ("reader-segv.mlirbc", "reader-heap.mlirbc", "reader-loop.mlirbc"))
+    check_errors(script + "print('ERROR alive')\n", [
+        "reader-segv.mlirbc:0:0: is corrupted MLIR bytecode: MLIR's bytecode reader "
+        "crashed (signal 11",
+        "reader-heap.mlirbc:0:0: is corrupted MLIR bytecode",
+        "reader-loop.mlirbc:0:0: is corrupted MLIR bytecode: MLIR's bytecode reader "
+        "used up its 5 s of CPU time",
+        "alive"])
