@@ -45,15 +45,22 @@ def test_affine_folded_into_int8_table_matches_numpy(tmp_path, a, b):
     assert "top.Mul" not in text and "top.Add" not in text, text
     assert len(re.findall(r"top\.ScalarAffine", text)) == 1, text
     s_in, zp_in = re.search(r"top\.Requant\(.*-> tensor<[0-9x]+" + QTYPE, text).groups()
-    s_out, zp_out = re.search(r"top\.Quant\(%[\w.]+\) .*-> tensor<[0-9x]+" + QTYPE, text).groups()
+    affine = re.search(r"(%[\w.]+) = top\.ScalarAffine", text).group(1)
+    s_out, zp_out = re.search(r"top\.Quant\(" + affine + r"\) .*-> tensor<[0-9x]+" + QTYPE,
+                              text).groups()
     s_in, zp_in, s_out, zp_out = float(s_in), int(zp_in), float(s_out), int(zp_out)
     ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", tmp_path / "cal" / "s0.npz",
               "--output", tmp_path / "o.npz", "--dump-all"))
     dump = np.load(tmp_path / "o.npz")
-    q8 = dump["t1_preact"].astype(np.int64)
+    # `t1_preact`: the Requant's int8 pre-activation, dumped dequantized
+    # (the Dequant carries its name).
+    pre = dump["t1_preact"]
+    assert pre.dtype == np.float32
+    q8 = np.round(pre.astype(np.float64) / s_in).astype(np.int64) + zp_in
+    np.testing.assert_array_equal(((q8 - zp_in) * s_in).astype(np.float32), pre)
     got = dump["t2_int8"].astype(np.int64)
     f32 = np.float32
-    x = ((q8 - zp_in) * s_in).astype(f32).astype(np.float64)
+    x = pre.astype(np.float64)
     h = hardswish(x).astype(f32)
     y = ((h * f32(a)).astype(f32) + f32(b)).astype(f32).astype(np.float64)
     want = np.clip(np.round(y / s_out) + zp_out, -128, 127)
@@ -74,11 +81,14 @@ def test_no_fold_when_the_activation_has_two_readers(tmp_path):
 
 
 @pytest.mark.parametrize("case", [
+    # (a max pool after the affine: a conv there absorbs the Mul / Add into
+    # its weights before quantization)
     ("per_tensor", [("conv", 6, 3, 1, 1, 1, 1), ("hardswish",), ("affine", 1.3, 0.25),
-                    ("conv", 4, 1, 1, 0, 1, 1)], [], "table_i8"),
+                    ("maxpool", 2, 2, 0, 0), ("conv", 4, 1, 1, 0, 1, 1)], [], "table_i8"),
     # channel ranges differing 20-fold: one table per channel
     ("per_channel", [("conv", 6, 3, 1, 1, 1, 1, 20), ("hardswish",), ("affine", -0.7, 0.4),
-                     ("conv", 4, 1, 1, 0, 1, 1)], ["--per-channel-tables"],
+                     ("maxpool", 2, 2, 0, 0), ("conv", 4, 1, 1, 0, 1, 1)],
+     ["--per-channel-tables"],
      "table_channels_i8"),
 ], ids=lambda c: c[0] if isinstance(c, tuple) else None)
 def test_compiled_folded_int8_tables_match_interpreter(tmp_path, case):
@@ -100,14 +110,19 @@ def test_npu_sim_tabulates_the_affine(tmp_path):
                               [("conv", 8, 3, 1, 1, 1, 1), ("hardswish",), ("affine", 1.2, -0.3)],
                               3)
     assert "top.ScalarAffine" in text, text
-    r = ok(strata("compile", model, "--target", "npu-sim", *q, "-o", tmp_path / "m.strata",
-                  "--report"))
-    assert "0 npu-sim dispatch(es)" not in r.stdout, r.stdout
     inp = tmp_path / "cal" / "s0.npz"
-    ok(strata("run", tmp_path / "m.strata", "--device", "npu-sim", "--input", inp,
-              "--output", tmp_path / "npu.npz"))
     ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", inp, "--output",
               tmp_path / "ref.npz"))
-    got, want = np.load(tmp_path / "npu.npz"), np.load(tmp_path / "ref.npz")
-    for name in want.files:
-        np.testing.assert_array_equal(got[name], want[name])
+    want = np.load(tmp_path / "ref.npz")
+    # The table folded into the conv's dispatch (the default), and a
+    # dispatch of its own: both on the NPU (the input's Quant and the
+    # output's Dequant on the CPU).
+    for extra, n in (([], 1), (["--npu-fold-tables=false"], 2)):
+        r = ok(strata("compile", model, "--target", "npu-sim", *q, *extra,
+                      "-o", tmp_path / "m.strata", "--report"))
+        assert f"{n} npu-sim dispatch(es), 2 CPU dispatch(es)" in r.stdout, r.stdout
+        ok(strata("run", tmp_path / "m.strata", "--device", "npu-sim", "--input", inp,
+                  "--output", tmp_path / "npu.npz"))
+        got = np.load(tmp_path / "npu.npz")
+        for name in want.files:
+            np.testing.assert_array_equal(got[name], want[name])
