@@ -126,3 +126,31 @@ def test_npu_sim_tabulates_the_affine(tmp_path):
         got = np.load(tmp_path / "npu.npz")
         for name in want.files:
             np.testing.assert_array_equal(got[name], want[name])
+
+
+def test_scalar_affine_float_path_matches_numpy(tmp_path):
+    """top.ScalarAffine compiled in float (the linalg lowering: a multiply
+    then an add, each rounded to f32) and interpreted, against numpy's two
+    f32 roundings, bit for bit."""
+    a, b = np.float32(1.3), np.float32(-0.7)
+    (tmp_path / "m.mlir").write_text(f"""
+module attributes {{top.name = "m"}} {{
+  func.func @main(%arg0: tensor<4x1000xf32>) -> tensor<4x1000xf32> {{
+    %0 = top.Input(%arg0) : (tensor<4x1000xf32>) -> tensor<4x1000xf32> loc("x")
+    %1 = top.ScalarAffine(%0) {{scale = {float(a)!r} : f64, offset = {float(b)!r} : f64}} : (tensor<4x1000xf32>) -> tensor<4x1000xf32> loc("y")
+    return %1 : tensor<4x1000xf32>
+  }}
+}}
+""")
+    x = (np.random.default_rng(5).standard_normal((4, 1000)) * 100).astype(np.float32)
+    np.savez(tmp_path / "in.npz", input0=x)
+    want = ((x * a).astype(np.float32) + b).astype(np.float32)
+    assert not np.array_equal(want, (x.astype(np.float64) * a + b).astype(np.float32))
+    ok(strata("run-ref", tmp_path / "m.mlir", "--input", tmp_path / "in.npz", "--output",
+              tmp_path / "ref.npz"))
+    ok(strata("compile", tmp_path / "m.mlir", "--target", "cpu", "-o", tmp_path / "m.strata"))
+    ok(strata("run", tmp_path / "m.strata", "--input", tmp_path / "in.npz", "--output",
+              tmp_path / "cpu.npz"))
+    for f in ("ref.npz", "cpu.npz"):
+        got = np.load(tmp_path / f)
+        np.testing.assert_array_equal(got[got.files[0]], want, err_msg=f)
