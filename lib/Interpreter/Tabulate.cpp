@@ -48,8 +48,7 @@ tabulateChainPerChannel(llvm::ArrayRef<mlir::Operation *> ops, int64_t channels,
 mlir::FailureOr<std::vector<int16_t>>
 tabulateTable16(llvm::ArrayRef<mlir::Operation *> ops, mlir::Value input,
                 mlir::Value output, double inScale, int64_t inZp,
-                double outScale, int64_t outZp, int64_t qmin, int64_t qmax,
-                float postScale, float postOffset) {
+                double outScale, int64_t outZp, int64_t qmin, int64_t qmax) {
   const int64_t n = intq::kTable16Entries;
   std::vector<int64_t> shape = {n};
   Tensor x(DType::F32, shape);
@@ -71,18 +70,11 @@ tabulateTable16(llvm::ArrayRef<mlir::Operation *> ops, mlir::Value input,
   }
   if (!env.has(output))
     return mlir::failure();
-  Tensor y = env.get(output).castTo(DType::F32);
+  Tensor y = env.get(output).castTo(DType::F64);
   std::vector<int16_t> table(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    float v = y.data<float>()[i];
-    if (postScale != 1.0f || postOffset != 0.0f) {
-      // Two f32 roundings, as the Mul and the Add (no fused multiply-add).
-      float scaled = v * postScale;
-      v = scaled + postOffset;
-    }
+  for (int64_t i = 0; i < n; ++i)
     table[size_t(i)] =
-        intq::table16Entry(static_cast<double>(v), outScale, outZp, qmin, qmax);
-  }
+        intq::table16Entry(y.data<double>()[i], outScale, outZp, qmin, qmax);
   return table;
 }
 

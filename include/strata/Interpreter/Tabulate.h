@@ -45,14 +45,10 @@ tabulateChainPerChannel(llvm::ArrayRef<mlir::Operation *> ops, int64_t channels,
 /// top.Dequant does), in the int8 output's `outScale`, `outZp`, `qmin`,
 /// `qmax`. Fails when an op reads a value other than `input` and the
 /// results of earlier ops of `ops`, has no interpreter semantics, or fails.
-/// `postScale` / `postOffset`: a scalar affine `y * postScale + postOffset`
-/// applied (in f32, as the float Mul and Add it replaces) to `output`
-/// before it is quantized.
 mlir::FailureOr<std::vector<int16_t>>
 tabulateTable16(llvm::ArrayRef<mlir::Operation *> ops, mlir::Value input,
                 mlir::Value output, double inScale, int64_t inZp,
-                double outScale, int64_t outZp, int64_t qmin, int64_t qmax,
-                float postScale = 1.0f, float postOffset = 0.0f);
+                double outScale, int64_t outZp, int64_t qmin, int64_t qmax);
 
 } // namespace strata
 

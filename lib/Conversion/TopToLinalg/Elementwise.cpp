@@ -422,6 +422,18 @@ Value hardSigmoidScalar(top::HardSigmoidOp op, OpBuilder &b, Location l,
                   [&](Value x) { return hardSigmoid(b, l, x, alpha, beta); });
 }
 
+/// `x * scale + offset` as two roundings (no fused multiply-add).
+Value scalarAffineScalar(top::ScalarAffineOp op, OpBuilder &b, Location l,
+                         ValueRange xs, Type) {
+  double scale = op.getScale().convertToDouble();
+  double offset = op.getOffset().convertToDouble();
+  return mapFloat(b, l, xs[0], [&](Value x) -> Value {
+    Type t = x.getType();
+    Value scaled = arith::MulFOp::create(b, l, x, cst(b, l, t, scale));
+    return arith::AddFOp::create(b, l, scaled, cst(b, l, t, offset));
+  });
+}
+
 Value hardSwishScalar(top::HardSwishOp, OpBuilder &b, Location l, ValueRange xs,
                       Type) {
   return mapFloat(b, l, xs[0], [&](Value x) {
@@ -988,6 +1000,7 @@ void populateTopToLinalgElementwisePatterns(const TopTypeConverter &converter,
       ElementwiseLowering<top::SiLUOp, siluScalar>,
       ElementwiseLowering<top::HardSigmoidOp, hardSigmoidScalar>,
       ElementwiseLowering<top::HardSwishOp, hardSwishScalar>,
+      ElementwiseLowering<top::ScalarAffineOp, scalarAffineScalar>,
       ElementwiseLowering<top::RsqrtOp, rsqrtScalar>,
       ElementwiseLowering<top::PReluOp, preluScalar>,
       MathLowering<top::TanhOp, math::TanhOp>,

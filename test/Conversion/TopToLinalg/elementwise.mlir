@@ -204,6 +204,21 @@ func.func @activations(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tens
 
 // -----
 
+// ScalarAffine: x * scale, then + offset (two roundings, no fma).
+// CHECK-LABEL: func.func @scalar_affine
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[A:.*]] = arith.constant 1.500000e+00 : f32
+// CHECK: %[[M:.*]] = arith.mulf %[[X]], %[[A]] : f32
+// CHECK: %[[B:.*]] = arith.constant -2.500000e-01 : f32
+// CHECK: arith.addf %[[M]], %[[B]] : f32
+// CHECK-NOT: math.fma
+func.func @scalar_affine(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = top.ScalarAffine(%x) {scale = 1.5 : f64, offset = -0.25 : f64} : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
 // Gelu: 0.5 * x * erfc(-x / sqrt(2)) by default; with approximate = tanh
 // x / (1 + exp(-2u)) = 0.5 * x * (1 + tanh(u)) (no cancellation near -1).
 // CHECK-LABEL: func.func @gelu

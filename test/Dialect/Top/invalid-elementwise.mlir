@@ -163,6 +163,14 @@ func.func @hard_sigmoid_int(%a: tensor<4xi32>) {
 
 // -----
 
+func.func @scalar_affine_int(%a: tensor<4xi8>) {
+  // expected-error @+1 {{operand 'input' must have a float element type, got 'i8'}}
+  %0 = top.ScalarAffine(%a) {scale = 2.0 : f64, offset = 1.0 : f64} : (tensor<4xi8>) -> tensor<4xi8>
+  return
+}
+
+// -----
+
 func.func @prelu_int(%a: tensor<4xi32>, %s: tensor<4xi32>) {
   // expected-error @+1 {{operand 'input' must have a float element type, got 'i32'}}
   %0 = top.PRelu(%a, %s) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>

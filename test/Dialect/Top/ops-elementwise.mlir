@@ -73,7 +73,9 @@ func.func @unary(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %17 = top.Erf(%16) : (tensor<2x4xf32>) -> tensor<*xf32>
   // CHECK: top.Relu(%{{.*}}) : (tensor<*xf32>) -> tensor<2x4xf32>
   %18 = top.Relu(%17) : (tensor<*xf32>) -> tensor<2x4xf32>
-  return %18 : tensor<2x4xf32>
+  // CHECK: top.ScalarAffine(%{{.*}}) {offset = -2.500000e-01 : f64, scale = 1.500000e+00 : f64}
+  %19 = top.ScalarAffine(%18) {scale = 1.5 : f64, offset = -0.25 : f64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %19 : tensor<2x4xf32>
 }
 
 // CHECK-LABEL: func @prelu

@@ -105,6 +105,25 @@ LogicalResult HardSigmoidOp::interpret(InterpreterEnv &env) {
   });
 }
 
+STRATA_SIMPLE_FLOAT_UNARY(ScalarAffineOp, 2)
+
+LogicalResult ScalarAffineOp::interpret(InterpreterEnv &env) {
+  // Each step exact in double, then rounded to the element type: the f32
+  // product, then the f32 sum (double rounding is harmless for one f32
+  // multiply or add); f64 as is.
+  double scale = getScale().convertToDouble();
+  double offset = getOffset().convertToDouble();
+  if (!getElementTypeOrSelf(getOutput().getType()).isF32())
+    return interpretMap(
+        *this, env, [scale, offset](double x) { return x * scale + offset; });
+  auto s = double(static_cast<float>(scale));
+  auto o = double(static_cast<float>(offset));
+  return interpretMap(*this, env, [s, o](double x) {
+    auto scaled = double(static_cast<float>(x * s));
+    return double(static_cast<float>(scaled + o));
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // PRelu
 //===----------------------------------------------------------------------===//

@@ -40,6 +40,58 @@ using namespace strata::top;
 
 namespace {
 
+/// A scalar affine `y * scale + offset` after an activation: a float Mul
+/// then an Add (either may be absent) by one-element constants, each the
+/// only reader of the value before it, without a fused ReLU (e.g.
+/// PP-LCNetV3's learnable affine blocks). `last` is the affine's result
+/// (`y` when `ops` is empty).
+struct ScalarAffine {
+  SmallVector<Operation *> ops;
+  float scale = 1.0f, offset = 0.0f;
+  Value last;
+};
+
+/// The scalar affine reading `y`, or an empty one.
+ScalarAffine matchScalarAffine(Value y) {
+  ScalarAffine a;
+  a.last = y;
+  while (a.last.hasOneUse()) {
+    Operation *u = *a.last.getUsers().begin();
+    bool relu = false;
+    if (auto m = dyn_cast<MulOp>(u))
+      relu = m.getDoRelu();
+    else if (auto add = dyn_cast<AddOp>(u))
+      relu = add.getDoRelu();
+    else
+      break;
+    if (relu || u->getResult(0).getType() != y.getType())
+      break;
+    Value other =
+        u->getOperand(0) == a.last ? u->getOperand(1) : u->getOperand(0);
+    if (other == a.last)
+      break;
+    std::optional<Tensor> c = constantValue(other);
+    if (!c || c->numElements() != 1)
+      break;
+    float v = c->castTo(DType::F32).data<float>()[0];
+    if (!std::isfinite(v))
+      break;
+    if (isa<MulOp>(u)) {
+      // At most one Mul, and before the Add: `y * a + b`.
+      if (v == 0.0f || !a.ops.empty())
+        break;
+      a.scale = v;
+    } else {
+      if (a.offset != 0.0f)
+        break;
+      a.offset = v;
+    }
+    a.ops.push_back(u);
+    a.last = u->getResult(0);
+  }
+  return a;
+}
+
 /// Per-tensor int8 parameters of an activation.
 struct ActParams {
   double scale = 1;
@@ -384,57 +436,21 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
     bool keepActFloat =
         floatActivations || keep.contains(calib::preActivationName(y));
     if (!keepActFloat && pre != table.entries.end()) {
-      // `table-input=int16`: a scalar affine after the activation (float
-      // Mul / Add by one-element constants, e.g. PP-LCNetV3's learnable
-      // affine blocks) is folded into the table, whose int8 output is then
-      // the affine's result: one rounding instead of two.
+      // A scalar affine after the activation (float Mul / Add by
+      // one-element constants, e.g. PP-LCNetV3's learnable affine blocks)
+      // is folded into the table (a top.ScalarAffine between the
+      // activation and the Quant, tabulated with it), whose int8 output is
+      // then the affine's result: one rounding instead of two.
       bool int16Input = tableInput == "int16";
-      SmallVector<Operation *> affine;
-      float postScale = 1.0f, postOffset = 0.0f;
-      Value last = y;
-      if (int16Input)
-        while (last.hasOneUse()) {
-          Operation *u = *last.getUsers().begin();
-          bool relu = false;
-          if (auto m = dyn_cast<MulOp>(u))
-            relu = m.getDoRelu();
-          else if (auto a = dyn_cast<AddOp>(u))
-            relu = a.getDoRelu();
-          else
-            break;
-          if (relu || u->getResult(0).getType() != yType)
-            break;
-          Value other =
-              u->getOperand(0) == last ? u->getOperand(1) : u->getOperand(0);
-          if (other == last)
-            break;
-          std::optional<Tensor> c = constantValue(other);
-          if (!c || c->numElements() != 1)
-            break;
-          float v = c->castTo(DType::F32).data<float>()[0];
-          if (!std::isfinite(v))
-            break;
-          if (isa<MulOp>(u)) {
-            // At most one Mul, and before the Add: `y * a + b`.
-            if (v == 0.0f || !affine.empty())
-              break;
-            postScale = v;
-          } else {
-            if (postOffset != 0.0f)
-              break;
-            postOffset = v;
-          }
-          affine.push_back(u);
-          last = u->getResult(0);
-        }
-      if (!affine.empty() && !table.entries.count(calib::tensorName(last))) {
+      ScalarAffine affine = matchScalarAffine(y);
+      if (!affine.ops.empty() &&
+          !table.entries.count(calib::tensorName(affine.last))) {
         // No row for the affine's result (a hand-written table): the
         // table's output stays the activation's.
-        affine.clear();
-        postScale = 1.0f;
-        postOffset = 0.0f;
-        last = y;
+        affine = ScalarAffine();
+        affine.last = y;
       }
+      Value last = affine.last;
       auto post = entryFor(last, old);
       if (failed(post))
         return failure();
@@ -461,13 +477,13 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       double outLo = (-128 - po.zp) * po.scale;
       double outHi = (127 - po.zp) * po.scale;
       double outTol = po.scale / 4;
-      if (!affine.empty()) {
+      if (!affine.ops.empty()) {
         // In the activation's own units.
-        outLo = (outLo - postOffset) / postScale;
-        outHi = (outHi - postOffset) / postScale;
+        outLo = (outLo - affine.offset) / affine.scale;
+        outHi = (outHi - affine.offset) / affine.scale;
         if (outLo > outHi)
           std::swap(outLo, outHi);
-        outTol /= std::fabs(postScale);
+        outTol /= std::fabs(affine.scale);
       }
       calib::CalibrationEntry tensorRange = preActivationRange(
           pre->second, f.getDefiningOp(), outLo, outHi, outTol);
@@ -492,7 +508,7 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
         for (auto [lo, hi] : ranges->second) {
           calib::CalibrationEntry r =
               preActivationRange({pre->second.threshold, lo, hi},
-                                 f.getDefiningOp(), outLo, outHi, po.scale / 4);
+                                 f.getDefiningOp(), outLo, outHi, outTol);
           channelT.push_back(std::min(
               tensorRange.threshold,
               std::max(r.threshold,
@@ -542,11 +558,16 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
             yType.clone(int16Input ? i16Type(ctx, pp, yType.getElementType())
                                    : i8Type(ctx, pp, yType.getElementType())));
       }
+      Value actOut = f;
+      if (!affine.ops.empty())
+        actOut = ScalarAffineOp::create(b, affine.ops.front()->getLoc(), yType,
+                                        f, b.getF64FloatAttr(affine.scale),
+                                        b.getF64FloatAttr(affine.offset));
       auto q = QuantOp::create(
           b,
           NameLoc::get(b.getStringAttr(calib::tensorName(last) + "_int8"),
                        old->getLoc()),
-          yType.clone(i8Type(ctx, po, yType.getElementType())), f);
+          yType.clone(i8Type(ctx, po, yType.getElementType())), actOut);
       Value int8Result = q.getOutput();
       if (int16Input) {
         // The int16 pre-activation's table (top.Table16): the float ops
@@ -561,9 +582,9 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
         auto outQ = cast<quant::UniformQuantizedType>(
             getElementTypeOrSelf(q.getType()));
         FailureOr<std::vector<int16_t>> entries = tabulateTable16(
-            actOps, deq.getOutput(), f, inQ.getScale(), inQ.getZeroPoint(),
+            actOps, deq.getOutput(), actOut, inQ.getScale(), inQ.getZeroPoint(),
             outQ.getScale(), outQ.getZeroPoint(), outQ.getStorageTypeMin(),
-            outQ.getStorageTypeMax(), postScale, postOffset);
+            outQ.getStorageTypeMax());
         if (failed(entries))
           return old->emitError()
                  << "top-quantize: the activation of '" << name
@@ -578,10 +599,10 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
         deq->erase();
       }
       auto out = DequantOp::create(
-          b, affine.empty() ? old->getLoc() : affine.back()->getLoc(), yType,
-          int8Result);
+          b, affine.ops.empty() ? old->getLoc() : affine.ops.back()->getLoc(),
+          yType, int8Result);
       last.replaceAllUsesWith(out.getOutput());
-      for (Operation *o : llvm::reverse(affine)) {
+      for (Operation *o : llvm::reverse(affine.ops)) {
         folded.insert(o);
         o->erase();
       }

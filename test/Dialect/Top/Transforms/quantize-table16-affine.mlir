@@ -1,8 +1,9 @@
 // RUN: strata-opt %s -split-input-file -mlir-print-debuginfo --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-affine.txt table-input=int16" | FileCheck %s --check-prefix=I16
 // RUN: strata-opt %s -split-input-file --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-affine.txt" | FileCheck %s --check-prefix=I8
 // RUN: strata-opt %s -split-input-file --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-preact.txt table-input=int16" | FileCheck %s --check-prefix=NOROW
+// RUN: strata-opt %s -split-input-file --top-quantize="mode=int8 calibration=%S/Inputs/quantize-table-affine.txt per-channel-tables=true" | FileCheck %s --check-prefix=PC
 
-// table-input=int16: a float Mul then Add by one-element constants after
+// table-input=int16 (and the default int8 tables, I8 below): a float Mul then Add by one-element constants after
 // the fused activation (PP-LCNetV3's learnable affine block) are folded
 // into the top.Table16, whose int8 output takes the Add's row [-1, 1]
 // (scale 2/255, zero point round(-128 + 127.5) = -1, ties away from
@@ -25,13 +26,26 @@
 // I16-DAG: #[[TL]] = loc("add_int8"
 // I16-DAG: #[[OL]] = loc("add"
 
-// Without int16 tables nothing is folded: the int8 table's Quant is at
-// `conv`'s row and the Mul and Add stay float.
+// The default int8 tables fold it too: a top.ScalarAffine (scale 2,
+// offset -1) between the activation and the Quant, which takes the Add's
+// row; the CPU's table_i8 and the NPU's hl.table tabulate the whole chain.
+// The pre-activation's range is cut on the affine's result too.
 // I8-LABEL: func @main
-// I8: top.HardSigmoid
-// I8: top.Quant({{.*}} -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.00392156{{[0-9]*}}:-128>>
-// I8: top.Mul
-// I8: top.Add
+// I8: %[[PRE:.*]] = top.Requant({{.*}} -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.01562{{[0-9]*}}:-1>>
+// I8: %[[D:.*]] = top.Dequant(%[[PRE]])
+// I8: %[[H:.*]] = top.HardSigmoid(%[[D]])
+// I8-NOT: top.Mul
+// I8: %[[S:.*]] = top.ScalarAffine(%[[H]]) {offset = -1.000000e+00 : f64, scale = 2.000000e+00 : f64}
+// I8: %[[Q:.*]] = top.Quant(%[[S]]) {{.*}} -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.00784313{{[0-9]*}}:-1>>
+// I8-NOT: top.Mul
+// I8-NOT: top.Add
+// I8: %[[OUT:.*]] = top.Dequant(%[[Q]])
+// I8: return %[[OUT]]
+// PC-LABEL: func @main
+// PC: top.ScalarAffine
+// PC: top.Quant({{.*}} -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.00784313{{[0-9]*}}:-1>>
+// PC-NOT: top.Mul
+// PC-NOT: top.Add
 
 // A table without a row for the Add's result (hand-written): nothing is
 // folded, the table's output keeps `conv`'s row.
@@ -61,6 +75,13 @@ func.func @main(%arg0: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
 // I16: %[[M:.*]] = top.Mul(%{{.*}}, %[[D]])
 // I16: %[[A:.*]] = top.Add(%[[M]], %{{.*}})
 // I16: return %[[A]], %[[D]]
+// I8-LABEL: func @main
+// PC-LABEL: func @main
+// PC: top.Mul
+// I8-NOT: top.ScalarAffine
+// I8: top.Quant({{.*}} -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.00392156{{[0-9]*}}:-128>>
+// I8: top.Mul
+// I8: top.Add
 func.func @main(%arg0: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
   %0 = top.Input(%arg0) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> loc("x")
   %w = top.Weight() {name = "w", value = dense<[[[[0.5]], [[-1.0]]], [[[0.25]], [[0.125]]]]> : tensor<2x2x1x1xf32>} : () -> tensor<2x2x1x1xf32>

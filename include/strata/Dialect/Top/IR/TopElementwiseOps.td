@@ -205,6 +205,23 @@ def Top_HardSwishOp : Top_FloatUnaryOp<"HardSwish", "Piecewise-linear swish", [{
     element.
   }]>;
 
+def Top_ScalarAffineOp : Top_FloatUnaryOp<"ScalarAffine", "Scalar multiply then add", [{
+    `y = x * scale + offset`, rounded to the element type after the
+    multiply and again after the add (a float `top.Mul` then `top.Add` by
+    one-element constants, never a fused multiply-add). `strata quantize`
+    writes it between the Dequant and the Quant of an int8 activation
+    table when it folds such a Mul / Add (PP-LCNetV3's learnable affine
+    block) into the table.
+
+    Attributes:
+    * `scale` (F64): the factor.
+    * `offset` (F64): the addend.
+
+    FLOPs: 2 per element.
+  }]> {
+  let arguments = (ins Top_Tensor:$input, F64Attr:$scale, F64Attr:$offset);
+}
+
 def Top_ExpOp : Top_FloatUnaryOp<"Exp", "Exponential", [{
     `y = exp(x)`. FLOPs: 1 per element.
   }]>;

@@ -359,8 +359,9 @@ def TopQuantize : Pass<"top-quantize", "::mlir::ModuleOp"> {
       `table-input=int16` the accumulator is requantized to int16 (per
       tensor) over the same range and the activation is a `top.Table16`
       (513 interpolated entries tabulated from the activation, int8
-      result) instead, a float Mul / Add by one-element constants that
-      alone read the activation's output folded into it. NHWC convs, ops named in
+      result) instead. Either table folds a float Mul / Add by one-element
+      constants that alone read the activation's output (int8 tables: a
+      `top.ScalarAffine` before the Quant). NHWC convs, ops named in
       `keep-float` and everything else stay float.
     - `mode=bf16` / `mode=f16`: the same ops read their input and weights in
       that type (a `top.Cast`), accumulate in f32 and write that type, cast
