@@ -99,7 +99,10 @@ LogicalResult checkYieldTypes(ConversionPatternRewriter &rewriter,
                               Operation *op, const TypeConverter &converter,
                               StringRef what, ValueRange yields,
                               TypeRange expected) {
-  for (auto [i, v, want] : llvm::enumerate(yields, expected)) {
+  for (auto [index, value, wanted] : llvm::enumerate(yields, expected)) {
+    size_t i = index;
+    Value v = value;
+    Type want = wanted;
     RankedTensorType got = staticConverted(converter, v);
     if (got != want)
       return rewriter.notifyMatchFailure(op, [&](Diagnostic &d) {
@@ -245,10 +248,12 @@ struct LoopLowering : OpConversionPattern<top::LoopOp> {
     for (auto [name, v] :
          {std::pair<StringRef, Value>{"max_trip_count", op.getMaxTripCount()},
           {"cond", op.getCond()}})
-      if (!isNone(v) && !staticConverted(converter, v))
+      if (!isNone(v) && !staticConverted(converter, v)) {
+        StringRef operand = name;
         return rewriter.notifyMatchFailure(op, [&](Diagnostic &d) {
-          d << "operand '" << name << "' has a dynamic shape";
+          d << "operand '" << operand << "' has a dynamic shape";
         });
+      }
 
     // Scan outputs: static buffers, which need a compile-time trip count, or
     // (`strata.scan_bound` = B, set by the CPU outliner for a run-time trip

@@ -131,13 +131,14 @@ enum class Cell { Lstm, Gru, Rnn };
 struct Recurrent {
   Cell cell;
   int64_t gates;
-  Value x, w, r, bias, seqLens, h0, c0, peepholes; ///< null when absent
+  Value x, w, r, bias, seqLens, h0, c0 = {},
+                                    peepholes = {}; ///< null when absent
   bool seqLensUnsigned = false;
-  int64_t hidden, layout;
-  RnnDirection direction;
-  std::optional<ArrayAttr> activations;
-  std::optional<ArrayRef<double>> alpha, beta;
-  std::optional<double> clip;
+  int64_t hidden = 0, layout = 0;
+  RnnDirection direction = {};
+  std::optional<ArrayAttr> activations = std::nullopt;
+  std::optional<ArrayRef<double>> alpha = std::nullopt, beta = std::nullopt;
+  std::optional<double> clip = std::nullopt;
   bool inputForget = false, linearBeforeReset = false;
 };
 
@@ -689,7 +690,9 @@ template <typename OpTy> struct RecurrentLowering : OpConversionPattern<OpTy> {
     SmallVector<int64_t> yShape = v.layout == 0
                                       ? SmallVector<int64_t>{S, D, N, H}
                                       : SmallVector<int64_t>{N, S, D, H};
-    for (auto [i, t] : llvm::enumerate(types))
+    for (auto [index, type] : llvm::enumerate(types)) {
+      size_t i = index;
+      RankedTensorType t = type;
       if (t.getShape() != ArrayRef<int64_t>(i == 0 ? yShape : state) ||
           !isa<FloatType>(t.getElementType()))
         return rewriter.notifyMatchFailure(op, [&](Diagnostic &d) {
@@ -697,6 +700,7 @@ template <typename OpTy> struct RecurrentLowering : OpConversionPattern<OpTy> {
             << "give the shape [" << ArrayRef<int64_t>(i == 0 ? yShape : state)
             << "]";
         });
+    }
 
     RecurrentBuilder builder(rewriter, op.getLoc(), v, acts, S, N, I, D);
     SmallVector<Value> results = builder.build();
