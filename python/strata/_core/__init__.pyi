@@ -94,6 +94,15 @@ class QuantizeSettings:
     @keep_float_file.setter
     def keep_float_file(self, arg: str, /) -> None: ...
 
+    @property
+    def table_input(self) -> str:
+        """
+        int8: 'int16' gives the activation tables int16 inputs (interpolated 513-entry tables, top.Table16).
+        """
+
+    @table_input.setter
+    def table_input(self, arg: str, /) -> None: ...
+
 def compile_cpu(model: Model, variants: Sequence[Mapping[str, Sequence[int]]], optimize: bool, cpu: str, opt_level: int, layout: str, quantize: QuantizeSettings) -> bytes:
     """
     Compiles a model for this machine's CPU (quantized first when quantize.mode is set); returns the artifact's bytes.
