@@ -155,8 +155,9 @@ void setLimit(int resource, uint64_t soft, uint64_t hard) {
   setLimit(RLIMIT_CPU, limits.cpuSeconds, limits.cpuSeconds + 1);
 #ifndef STRATA_ASAN
   // AddressSanitizer reserves terabytes of shadow address space up front.
-  setLimit(RLIMIT_AS, saturatingAdd(mappedBytes(), limits.addressSpaceBytes),
-           saturatingAdd(mappedBytes(), limits.addressSpaceBytes));
+  uint64_t addressSpace =
+      saturatingAdd(mappedBytes(), limits.addressSpaceBytes);
+  setLimit(RLIMIT_AS, addressSpace, addressSpace);
 #endif
 
   MLIRContext context(parent.getDialectRegistry(),

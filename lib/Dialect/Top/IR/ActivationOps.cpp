@@ -114,8 +114,10 @@ LogicalResult ScalarAffineOp::interpret(InterpreterEnv &env) {
   double scale = getScale().convertToDouble();
   double offset = getOffset().convertToDouble();
   if (!getElementTypeOrSelf(getOutput().getType()).isF32())
-    return interpretMap(
-        *this, env, [scale, offset](double x) { return x * scale + offset; });
+    return interpretMap(*this, env, [scale, offset](double x) {
+      double scaled = x * scale; // two roundings, never a contracted FMA
+      return scaled + offset;
+    });
   auto s = double(static_cast<float>(scale));
   auto o = double(static_cast<float>(offset));
   return interpretMap(*this, env, [s, o](double x) {
