@@ -3,7 +3,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 LLVM_BIN := /usr/lib/llvm-22/bin
 
-.PHONY: all setup configure build build-asan demo test test-equiv-big test-npuhl-models test-npulower-models test-asan-numeric python python-stubs clean
+.PHONY: all setup configure build build-asan demo test test-equiv-big test-npuhl-models test-npulower-models test-asan-numeric fuzz python python-stubs clean
 
 all: build
 
@@ -28,8 +28,15 @@ demo: build
 
 # Every suite on the release build, then the bad-input suites again on an
 # ASan + UBSan build; one summary line at the end.
-test: build build-asan python
-	@./scripts/run-tests.sh $(BUILD) all build-asan
+# The builds run in turn and are timed; run-tests.sh prints their times with
+# its own per-phase times next to the summary.
+test: setup
+	@t0=$$(date +%s); $(MAKE) --no-print-directory build || exit 1; \
+	t1=$$(date +%s); $(MAKE) --no-print-directory build-asan || exit 1; \
+	t2=$$(date +%s); $(MAKE) --no-print-directory python || exit 1; \
+	t3=$$(date +%s); \
+	STRATA_BUILD_TIMES="build $$((t1 - t0))s, build-asan $$((t2 - t1))s, wheel $$((t3 - t2))s," \
+	  ./scripts/run-tests.sh $(BUILD) all build-asan
 
 # The Python package's wheel (docs/python.md) into dist/: scikit-build-core
 # builds strata._core and the strata executable in $(BUILD) itself (same
@@ -63,6 +70,14 @@ test-npulower-models: build
 test-asan-numeric: build-asan
 	ASAN_OPTIONS=detect_leaks=1:allow_user_poisoning=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 STRATA_BIN_DIR=$(CURDIR)/build-asan/bin \
 	  .venv/bin/python -m pytest -q -n 2 --dist loadfile test/numeric test/models
+
+# Open-ended fuzzing (make test runs every fuzzer briefly with a fixed seed):
+# random seeds, the corpus growing in build-asan/fuzz/TARGET/corpus across
+# runs, FUZZ_SECONDS (default 600) per target, the five targets in turn.
+FUZZ_SECONDS ?= 600
+fuzz: build-asan
+	@rc=0; for t in onnx tflite npz mlir artifact; do \
+	  scripts/run-fuzz.sh $(FUZZ_SECONDS) build-asan $$t || rc=1; done; exit $$rc
 
 build-asan: setup
 	@$(MAKE) --no-print-directory BUILD=build-asan \

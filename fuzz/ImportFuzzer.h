@@ -17,6 +17,10 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include <exception>
+#include <string>
+#include <typeinfo>
+
 namespace strata::fuzz {
 
 /// Sets the limits of one input (2^16 elements per tensor, 2^10 loop
@@ -29,11 +33,10 @@ inline mlir::DialectRegistry *initImportFuzzer() {
   return registry;
 }
 
-/// Runs `import(context)` (returning a FailureOr of a struct with `module`
-/// and `weights`) in a fresh context and checks its outcome; `fail` aborts.
+/// The steps of runImportFuzzer, exceptions left to it.
 template <typename ImportFn>
-void runImportFuzzer(mlir::DialectRegistry &registry, FailFn fail,
-                     ImportFn import) {
+void runImportFuzzerSteps(mlir::DialectRegistry &registry, FailFn fail,
+                          ImportFn import) {
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
   CollectedDiagnostics diagnostics(context);
@@ -47,6 +50,25 @@ void runImportFuzzer(mlir::DialectRegistry &registry, FailFn fail,
     fail("the import succeeded but reported errors", diagnostics.text);
   checkImportedModel(context, diagnostics, *model->module, model->weights,
                      fail);
+}
+
+/// Runs `import(context)` (returning a FailureOr of a struct with `module`
+/// and `weights`) in a fresh context and checks its outcome; `fail` aborts.
+/// A tensor refused by the element limit may leave any step as an exception
+/// (`strata` reports it, exit 1); any other exception is a bug (`strata`
+/// would end with "internal error") and fails with its type and message.
+template <typename ImportFn>
+void runImportFuzzer(mlir::DialectRegistry &registry, FailFn fail,
+                     ImportFn import) {
+  try {
+    runImportFuzzerSteps(registry, fail, import);
+  } catch (const strata::TensorAllocationError &) {
+  } catch (const std::exception &e) {
+    fail("an exception escaped the import, optimizer or interpreter",
+         std::string(typeid(e).name()) + ": " + e.what());
+  } catch (...) {
+    fail("an exception of unknown type escaped", "");
+  }
 }
 
 } // namespace strata::fuzz

@@ -22,6 +22,11 @@
 # test/negative/fuzz-regressions/TARGET/*) are seeds too. Exit 0: no crash;
 # 1: a crash (or leak, timeout, out-of-memory); 2: the fuzzer could not run.
 # FUZZ_ARGS adds libFuzzer flags (e.g. FUZZ_ARGS=-jobs=2).
+# FUZZ_SEED=N makes the run reproducible: libFuzzer's -seed=N and a corpus that
+# starts empty (BUILD/fuzz/TARGET/corpus-seedN, cleared first), so that the
+# same tree runs the same inputs in the same order on any machine (a slower
+# one runs a prefix of them). `make test` runs this way; without FUZZ_SEED the
+# seed is random and the corpus accumulates (`make fuzz`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-60}
@@ -38,7 +43,17 @@ if [ ! -x "$BIN" ]; then
   echo "run-fuzz: $BIN not found; build it with 'make build-asan' (STRATA_BUILD_FUZZERS=ON)"
   exit 2
 fi
-mkdir -p "$WORK/corpus" "$WORK/crashes"
+CORPUS=$WORK/corpus
+SEED_ARGS=()
+if [ -n "${FUZZ_SEED:-}" ]; then
+  case "$FUZZ_SEED" in
+    ''|*[!0-9]*) echo "run-fuzz: FUZZ_SEED must be a number, not '$FUZZ_SEED'"; exit 2 ;;
+  esac
+  CORPUS=$WORK/corpus-seed$FUZZ_SEED
+  rm -rf "$CORPUS"
+  SEED_ARGS=(-seed="$FUZZ_SEED")
+fi
+mkdir -p "$CORPUS" "$WORK/crashes"
 rm -rf "$WORK/seeds"
 if [ "$TARGET" = onnx ]; then
   .venv/bin/python fuzz/make-corpus.py "$WORK/seeds" --dict "$WORK/$TARGET.dict" || exit 2
@@ -69,13 +84,13 @@ log=$WORK/fuzz.log
 # shellcheck disable=SC2086
 "$BIN" -max_total_time="$SECS" -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=1024 \
   -dict="$WORK/$TARGET.dict" -artifact_prefix="$WORK/crashes/" -print_final_stats=1 \
-  ${FUZZ_ARGS:-} "$WORK/corpus" "$WORK/seeds" > "$log" 2>&1
+  "${SEED_ARGS[@]}" ${FUZZ_ARGS:-} "$CORPUS" "$WORK/seeds" > "$log" 2>&1
 rc=$?
 runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
 speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
 crash=$(grep -o 'Test unit written to .*' "$log" | sed 's/Test unit written to //' | tail -1)
 if [ $rc -eq 0 ] && [ -z "$crash" ]; then
-  echo "run-fuzz: $TARGET: no crash in ${runs:-?} runs over ${SECS} s (${speed:-?} exec/s); corpus $WORK/corpus"
+  echo "run-fuzz: $TARGET: no crash in ${runs:-?} runs over ${SECS} s (${speed:-?} exec/s${FUZZ_SEED:+, seed $FUZZ_SEED}); corpus $CORPUS"
   exit 0
 fi
 grep -E 'ERROR: |SUMMARY: |runtime error:|_fuzzer: ' "$log" | head -5
@@ -84,6 +99,14 @@ if [ -n "$crash" ]; then
   if [ "$TARGET" = onnx ]; then keep=test/onnx/fuzz-regressions/NAME.onnx
   else keep=test/negative/fuzz-regressions/$TARGET/NAME; fi
   echo "  reproduce: $BIN $crash ; keep it as $keep"
+  # What a CI log's tail must carry to act on the crash without the machine:
+  # the first frames of the stack and, when small, the input itself.
+  frames=$(grep -E '^ +#[0-9]+ 0x' "$log" | head -10 | sed -E 's/^ +#([0-9]+) 0x[0-9a-f]+ in /#\1 /' | tr '\n' ';')
+  [ -n "$frames" ] && echo "  stack: $frames"
+  size=$(stat -c %s "$crash" 2>/dev/null || echo 0)
+  if [ "$size" -gt 0 ] && [ "$size" -le 4096 ]; then
+    echo "  input ($size bytes, base64): $(base64 -w0 "$crash")"
+  fi
   exit 1
 fi
 echo "run-fuzz: the fuzzer exited with $rc (log $log)"

@@ -61,11 +61,22 @@ run_ctest() {
   passed=$((passed + t - f)); failed=$((failed + f))
 }
 
-echo "== lit / FileCheck =="; run_lit
-echo "== GoogleTest =="; run_ctest
-echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/tflite test/compiled test/models test/equiv test/tosa test/quant test/npusim test/npuhl test/npulower
+# phase NAME: closes the previous phase's clock and starts NAME's; the times
+# are printed next to the summary (a CI log's tail says where the time went).
+times=${STRATA_BUILD_TIMES:-}
+phase_name=""
+phase_start=$SECONDS
+phase() {
+  [ -n "$phase_name" ] && times="$times $phase_name $((SECONDS - phase_start))s,"
+  phase_name=$1
+  phase_start=$SECONDS
+}
+
+phase lit; echo "== lit / FileCheck =="; run_lit
+phase gtest; echo "== GoogleTest =="; run_ctest
+phase pytest; echo "== pytest =="; run_pytest all test/numeric test/negative test/onnx test/tflite test/compiled test/models test/equiv test/tosa test/quant test/npusim test/npuhl test/npulower
 # The Python package from its wheel (make python), installed in a clean venv.
-echo "== Python package (installed wheel) =="
+phase wheel; echo "== Python package (installed wheel) =="
 if scripts/python-venv.sh "$BUILD/python-venv"; then
   PY="$BUILD/python-venv/bin/python" run_pytest python test/python
 else
@@ -73,10 +84,10 @@ else
 fi
 # The same numeric tests through the compiled path (strata compile --target
 # cpu, strata run); ops without a CPU lowering yet are expected failures.
-echo "== numeric tests, compiled for the CPU =="
+phase compiled-numeric; echo "== numeric tests, compiled for the CPU =="
 STRATA_NUMERIC_BACKEND=compiled run_pytest compiled-numeric test/numeric
 if [ -f test/onnx/conformance-subset.txt ]; then
-  echo "== ONNX node tests (fixed subset; full run: scripts/onnx-conformance) =="
+  phase onnx-conformance; echo "== ONNX node tests (fixed subset; full run: scripts/onnx-conformance) =="
   "$PY" scripts/onnx-conformance --bin "$BUILD/bin" --subset test/onnx/conformance-subset.txt \
     --json "$report/conformance.json" > "$report/conformance.log" 2>&1
   cat "$report/conformance.log"
@@ -88,7 +99,7 @@ if [ -f test/onnx/conformance-subset.txt ]; then
   fi
 fi
 if [ -n "$ASAN_BUILD" ]; then
-  echo "== bad-input suites under ASan + UBSan ($ASAN_BUILD) =="
+  phase asan-bad-input; echo "== bad-input suites under ASan + UBSan ($ASAN_BUILD) =="
   # allow_user_poisoning=0: libMLIR/libLLVM are not instrumented, but the
   # allocator templates of their headers (BumpPtrAllocator) poison memory when
   # inlined into our instrumented code; storage that libMLIR later carves from
@@ -100,39 +111,49 @@ if [ -n "$ASAN_BUILD" ]; then
   STRATA_BIN_DIR="$PWD/$ASAN_BUILD/bin" run_pytest asan test/negative
   # Every numeric test (about 3 minutes under ASan) and the three small real
   # models; `make test-asan-numeric` adds the large ones.
-  echo "== numeric tests and small real models under ASan + UBSan =="
+  phase asan-numeric; echo "== numeric tests and small real models under ASan + UBSan =="
   STRATA_BIN_DIR="$PWD/$ASAN_BUILD/bin" run_pytest asan-numeric test/numeric
   STRATA_BIN_DIR="$PWD/$ASAN_BUILD/bin" PYTEST_K="ppocr_cls or silero_vad or magika" \
     run_pytest asan-models test/models
   # Each fuzzer counts as one test: onnx for STRATA_FUZZ_SECONDS (default
   # 60), the npz and .mlir readers and the artifact loader for half of that
   # each. The onnx fuzzer runs beside the other three (one core each).
+  # The runs are seeded (STRATA_FUZZ_SEED, default 1; corpus starting empty):
+  # a fresh clone runs the same inputs here as in CI, so a crash that CI would
+  # meet shows in any local `make test` first. Open-ended fuzzing with random
+  # seeds and a growing corpus is `make fuzz`.
+  export FUZZ_SEED=${STRATA_FUZZ_SEED:-1}
   fuzz_secs=${STRATA_FUZZ_SECONDS:-60}
   half=$(( (fuzz_secs + 1) / 2 ))
-  echo "== fuzzers: onnx ($fuzz_secs s) beside npz, mlir, artifact ($half s each) =="
+  phase fuzzers; echo "== fuzzers: onnx ($fuzz_secs s) beside npz, mlir, artifact ($half s each) =="
   scripts/run-fuzz.sh "$fuzz_secs" "$ASAN_BUILD" onnx > "$report/fuzz-onnx.log" 2>&1 &
   onnx_pid=$!
   for target in npz mlir artifact; do
-    if scripts/run-fuzz.sh "$half" "$ASAN_BUILD" "$target"; then
+    if scripts/run-fuzz.sh "$half" "$ASAN_BUILD" "$target" | tee "$report/fuzz-$target.log"; then
       passed=$((passed + 1))
     else
-      failed=$((failed + 1))
+      failed=$((failed + 1)); cat "$report/fuzz-$target.log" >> "$report/recap"
     fi
   done
   if wait "$onnx_pid"; then
     passed=$((passed + 1))
   else
-    failed=$((failed + 1))
+    failed=$((failed + 1)); cat "$report/fuzz-onnx.log" >> "$report/recap"
   fi
   cat "$report/fuzz-onnx.log"
   # The TFLite importer's fuzzer, a few seconds (STRATA_TFLITE_FUZZ_SECONDS).
-  if scripts/run-fuzz.sh "${STRATA_TFLITE_FUZZ_SECONDS:-10}" "$ASAN_BUILD" tflite; then
+  if scripts/run-fuzz.sh "${STRATA_TFLITE_FUZZ_SECONDS:-10}" "$ASAN_BUILD" tflite | tee "$report/fuzz-tflite.log"; then
     passed=$((passed + 1))
   else
-    failed=$((failed + 1))
+    failed=$((failed + 1)); cat "$report/fuzz-tflite.log" >> "$report/recap"
   fi
 fi
-rm -rf "$report"
+phase end
 echo
+times=${times%,}
+echo "time per phase: ${times# } (tests $((SECONDS / 60)) min $((SECONDS % 60)) s)"
+# A failing fuzzer's details again, last: a CI log is often read from its tail.
+[ -s "$report/recap" ] && { echo "== failed fuzzers, again =="; cat "$report/recap"; }
+rm -rf "$report"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
