@@ -101,7 +101,10 @@ if [ -n "$crash" ]; then
   echo "  reproduce: $BIN $crash ; keep it as $keep"
   # What a CI log's tail must carry to act on the crash without the machine:
   # the first frames of the stack and, when small, the input itself.
-  frames=$(grep -E '^ +#[0-9]+ 0x' "$log" | head -10 | sed -E 's/^ +#([0-9]+) 0x[0-9a-f]+ in /#\1 /' | tr '\n' ';')
+  # (libFuzzer's and the C library's own frames of a signal left out)
+  frames=$(grep -E '^ +#[0-9]+ 0x' "$log" | sed -E 's/^ +#([0-9]+) 0x[0-9a-f]+ in /#\1 /' |
+    grep -vE '__sanitizer|fuzzer::|libc\.so|libstdc\+\+\.so.*(terminate|__cxa_)|\b(raise|abort|gsignal|__pthread_kill[a-z_]*)\b' |
+    head -10 | tr '\n' ';')
   [ -n "$frames" ] && echo "  stack: $frames"
   size=$(stat -c %s "$crash" 2>/dev/null || echo 0)
   if [ "$size" -gt 0 ] && [ "$size" -le 4096 ]; then
