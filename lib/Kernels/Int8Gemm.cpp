@@ -102,7 +102,7 @@ void packABlock(const uint8_t *a, int64_t lda, uint8_t x, int64_t m, int64_t k,
 /// TFLiteHalfUp in [0, 31]); false otherwise.
 struct FusedStorage {
   std::vector<int32_t> corr;
-  std::vector<int64_t> m, s, s32, h, e2;
+  std::vector<int64_t> m, s, h, e2;
 };
 thread_local FusedStorage fusedStorage;
 
@@ -132,7 +132,6 @@ bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
   st.corr.resize(rows);
   st.m.resize(rows);
   st.s.resize(rows);
-  st.s32.resize(rows);
   st.h.resize(rows);
   st.e2.resize(rows);
   for (int64_t ch = rowBegin; ch < rowEnd; ++ch) {
@@ -149,13 +148,11 @@ bool fusedRowsFor(const Int8Epilogue &e, int64_t rowBegin, int64_t rowEnd,
     st.corr[i] = e.corr ? e.corr[ch] : 0;
     st.m[i] = m;
     st.s[i] = sh;
-    st.s32[i] = sh - 32;
     st.h[i] = int64_t(1) << (sh - 1);
   }
   fr.corr = st.corr.data();
   fr.m = st.m.data();
   fr.s = st.s.data();
-  fr.s32 = st.s32.data();
   fr.h = st.h.data();
   fr.e2 = st.e2.data();
   fr.rounding = int(e.rounding);

@@ -288,12 +288,8 @@ __attribute__((always_inline)) inline __m256i
 requantRow(__m512i v0, __m512i v1, bool both, const Int8FusedRows &fr,
            const NarrowConsts &k, int64_t ch) {
   constexpr int R = Mode == 3 ? 0 : Mode;
-  // Every per-row value is a broadcast load (no GPR arithmetic and no
-  // GPR -> vector move per row). m' < 2^32 goes to every dword: vpmuludq
-  // reads the low one, and the compiler cannot turn the odd lanes' product
-  // into a vpmullq of a zero-extended m' (it did).
-  __m512i m = _mm512_set1_epi32(int32_t(uint32_t(fr.m[ch]))),
-          s = _mm512_set1_epi64(fr.s[ch]), s32 = _mm512_set1_epi64(fr.s32[ch]),
+  __m512i m = _mm512_set1_epi64(fr.m[ch]), s = _mm512_set1_epi64(fr.s[ch]),
+          s32 = _mm512_set1_epi64(fr.s[ch] - 32),
           h = _mm512_set1_epi64(fr.h[ch]);
   __m512i r0 = fusedRequant16<Relu, R>(v0, m, s, s32, h);
   __m512i r1 = both ? fusedRequant16<Relu, R>(v1, m, s, s32, h) : r0;
@@ -338,17 +334,11 @@ forEachRow(const __m512i (&acc0)[ROWS], const __m512i (&acc1)[ROWS], int64_t mr,
 template <bool Relu, int Mode>
 __attribute__((always_inline)) inline void
 pendingRow(const Int8FusedRows &fr, const Int8PendingTile &pt, int64_t i) {
-  // Both vectors always (a 16-column tile's upper half holds zeros and
-  // its store masks cover 16 lanes): no branch on the tile's width per row.
   const int32_t *v = pt.acc + i * 32;
   __m256i bytes =
       requantRow<Relu, Mode>(_mm512_load_si512(v), _mm512_load_si512(v + 16),
-                             true, fr, NarrowConsts(fr), pt.row + i);
+                             pt.nv == 2, fr, NarrowConsts(fr), pt.row + i);
   uint8_t *o = pt.out + i * pt.ldo;
-  if (pt.stores.count == 1) { // a contiguous output row (1x1, real pixels)
-    _mm256_mask_storeu_epi8(o + pt.stores.at[0], pt.stores.mask[0], bytes);
-    return;
-  }
   for (int k = 0; k < pt.stores.count; ++k)
     _mm256_mask_storeu_epi8(o + pt.stores.at[k], pt.stores.mask[k], bytes);
 }
@@ -388,8 +378,8 @@ void pipelinedKernel(int64_t groups, const uint8_t *a, const uint8_t *b,
   forEachRow<NV>(acc0, acc1, mr, nr, partial, ldp,
                  [&](int i, __m512i v0, __m512i v1) {
                    _mm512_store_si512(pt.acc + i * 32, v0);
-                   _mm512_store_si512(pt.acc + i * 32 + 16,
-                                      NV == 2 ? v1 : _mm512_setzero_si512());
+                   if (NV == 2)
+                     _mm512_store_si512(pt.acc + i * 32 + 16, v1);
                  });
   pt.mr = mr;
   pt.nv = NV;

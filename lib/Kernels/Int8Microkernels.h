@@ -59,8 +59,6 @@ struct Int8FusedRows {
   const int32_t *corr = nullptr; ///< per row
   const int64_t *m = nullptr;    ///< m' per row (< 2^32)
   const int64_t *s = nullptr;    ///< s' per row (32..63)
-  const int64_t *s32 = nullptr;  ///< s' - 32 per row (read as a vector
-                                 ///< broadcast: no GPR arithmetic per row)
   const int64_t *h = nullptr;    ///< 2^(s'-1) per row
   const int64_t *e2 = nullptr;   ///< rounding 2: e per row (0..31)
   int rounding = 0; ///< 0 MultiplierShift, 1 TosaSingleRound, 2 TFLiteHalfUp
