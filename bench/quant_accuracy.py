@@ -261,6 +261,9 @@ def main():
     ap.add_argument("--more-text", action="store_true",
                     help="the detectors are also evaluated on TEXT_EVALUATION of "
                          "bench/real_images.py (5 more page crops; docs/quantization.md)")
+    ap.add_argument("--more-text-calibration", action="store_true",
+                    help="the detectors are also calibrated on TEXT_CALIBRATION of "
+                         "bench/real_images.py (4 more crops of the page's top half)")
     ap.add_argument("--yolo-score", type=float, default=0.5)
     ap.add_argument("--no-bf16", action="store_true")
     ap.add_argument("--float-activations", action="store_true",
@@ -314,7 +317,8 @@ def main():
         for sub in ("cal", "eval", "out"):
             os.makedirs(os.path.join(d, sub), exist_ok=True)
         cal = []
-        for name in cal_names:
+        for name in cal_names + (real_images.TEXT_CALIBRATION if args.more_text_calibration
+                                 and spec["kind"] != "cls" else []):
             p = os.path.join(d, "cal", real_images.file_stem(name) + ".npz")
             np.savez(p, **{spec["input"]: spec["prep"](name)})
             cal.append(p)

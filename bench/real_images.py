@@ -31,6 +31,8 @@ EVALUATION = ["cell", "color", "gravel", "hubble_deep_field", "ihc", "motorcycle
 # PyPI wheels in scripts/requirements*.txt, paddleocr's wheel, the Debian
 # packages on the build machine; opencv-doc's samples would be one, 96 MB).
 # Still disjoint from CALIBRATION (the page's top half).
+TEXT_CALIBRATION = ["page:0:.5:0:1", "page:0:.5:0:.34", "page:0:.5:.33:.67",
+                    "page:0:.5:.66:1"]
 TEXT_EVALUATION = ["page:.5:1:0:1", "page:.5:1:0:.34", "page:.5:1:.33:.67",
                    "page:.5:1:.66:1", "page:.5:1:.25:.75"]
 
@@ -51,7 +53,7 @@ def missing():
     d = image_dir()
     if d is None:
         return "scikit-image's sample images are not installed (scripts/requirements-models.txt)"
-    lacking = [n for n in CALIBRATION + EVALUATION + TEXT_EVALUATION if path(n.split(":")[0]) is None]
+    lacking = [n for n in CALIBRATION + EVALUATION + TEXT_CALIBRATION + TEXT_EVALUATION if path(n.split(":")[0]) is None]
     return f"skimage/data lacks {lacking}" if lacking else None
 
 
