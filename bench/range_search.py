@@ -15,10 +15,16 @@ so the result is an ordinary table: every layer int8, integer-only tables.
 Rows are tried in order of how much their threshold differs between the
 base and the alternatives (largest first), at most --rows of them.
 
+With --table16 (no --alt needed) the candidates are instead the fused
+activations (the `<name>_preact` rows): each in turn gets an `@table16
+<name>_preact` row (its table reads an int16 input, docs/quantization.md
+"Int16 table inputs"), kept when the mean cosine rises by more than
+--min-gain; the other tables stay int8.
+
 Search on calibration inputs, evaluate on others (bench/quant_accuracy.py
 --variant "search=--calibration OUT").
 
-    python bench/range_search.py MODEL --base T0.txt --alt T1.txt [--alt T2.txt]
+    python bench/range_search.py MODEL --base T0.txt (--alt T1.txt [--alt T2.txt] | --table16)
         --data a.npz [--data b.npz ...] -o OUT.txt [--input-shapes name:DxD]
         [--rows 40] [--min-gain 1e-4] [--work build/range-search] [--bin build/bin]
 
@@ -65,7 +71,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("model")
     ap.add_argument("--base", required=True)
-    ap.add_argument("--alt", action="append", required=True)
+    ap.add_argument("--alt", action="append", default=[])
+    ap.add_argument("--table16", action="store_true",
+                    help="choose the activations whose table reads int16 (@table16 rows)")
     ap.add_argument("--data", action="append", required=True)
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--input-shapes", default="")
@@ -103,7 +111,24 @@ def main():
         return float(np.mean([cosine(r, g) for r, g in
                               zip(refs, outputs(["--quantize", "int8", "--calibration", t]))]))
 
+    if not args.alt and not args.table16:
+        sys.exit("range_search: give --alt TABLE (one or more) or --table16")
     lines, rows = read_table(args.base)
+    if args.table16:
+        best = score(lines)
+        print(f"base: mean cosine {best:.5f} over {len(args.data)} inputs", file=sys.stderr)
+        chosen = []
+        for name in [n for n in rows if n.endswith("_preact")][:args.rows]:
+            s = score(lines + [f"@table16 {n}" for n in chosen + [name]])
+            if s > best + args.min_gain:
+                best = s
+                chosen.append(name)
+                print(f"  @table16 {name} -> {best:.5f}", file=sys.stderr)
+        with open(args.output, "w") as f:
+            f.write("\n".join(lines + [f"@table16 {n}" for n in chosen]) + "\n")
+        print(f"{len(chosen)} int16 tables; mean cosine {best:.5f}; wrote {args.output}",
+              file=sys.stderr)
+        return
     alts = [read_table(p) for p in args.alt]
     cands = []
     for name, i in rows.items():

@@ -441,7 +441,10 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       // is folded into the table (a top.ScalarAffine between the
       // activation and the Quant, tabulated with it), whose int8 output is
       // then the affine's result: one rounding instead of two.
-      bool int16Input = tableInput == "int16";
+      // int16 for every table, or for the layers the table's `@table16`
+      // rows name.
+      bool int16Input =
+          tableInput == "int16" || table.table16.count(pre->first);
       ScalarAffine affine = matchScalarAffine(y);
       if (!affine.ops.empty() &&
           !table.entries.count(calib::tensorName(affine.last))) {
@@ -742,6 +745,13 @@ LogicalResult TopQuantizePass::checkChannelRanges() {
       preacts[calib::preActivationName(op->getResult(0))] =
           dyn_cast<RankedTensorType>(op->getResult(0).getType());
   });
+  for (const std::string &name : table.table16)
+    if (!preacts.count(name))
+      return getOperation().emitError()
+             << "top-quantize: the calibration table '" << calibration
+             << "' names tensor '" << name
+             << "' in an @table16 row, which is not the pre-activation "
+                "tensor of a layer with a fused activation";
   for (const auto &[name, ranges] : table.channelRanges) {
     auto it = preacts.find(name);
     if (it == preacts.end())
