@@ -210,8 +210,9 @@ bool readCalibrationTable(const std::string &path, CalibrationTable &table,
     }
     if (line.starts_with("@") && !f.empty() && f[0] == "@table16") {
       if (f.size() != 2) {
-        error = where + "expected '@table16 name' (one pre-activation "
-                        "tensor), got '" +
+        error = where +
+                "expected '@table16 name' (one pre-activation "
+                "tensor), got '" +
                 line.take_front(40).str() + "'";
         return false;
       }
