@@ -161,9 +161,10 @@ struct TopQuantizePass
 
   void runOnOperation() override;
   LogicalResult runInt8();
-  /// Every `@range` row names a pre-activation tensor of the model (a
-  /// `<name>_preact` of an op with a fused activation) and holds one range
-  /// per channel of its dim 1; otherwise an error naming the tensor.
+  /// Every `@range` and `@table16` row names a pre-activation tensor of the
+  /// model (a `<name>_preact` of an op with a fused activation) and an
+  /// `@range` row holds one range per channel of its dim 1; otherwise an
+  /// error naming the tensor.
   LogicalResult checkChannelRanges();
   LogicalResult runLowFloat(FloatType low);
 
@@ -591,7 +592,8 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
         if (failed(entries))
           return old->emitError()
                  << "top-quantize: the activation of '" << name
-                 << "' could not be tabulated for table-input=int16";
+                 << "' could not be tabulated for an int16 table input "
+                    "(table-input=int16 or an @table16 row)";
         auto t16 =
             Table16Op::create(b, q.getLoc(), q.getType(), requant.getOutput(),
                               b.getDenseI16ArrayAttr(*entries));
