@@ -26,6 +26,7 @@ the EVALUATION images (`strata run`) and compares it with the f32 artifact:
         [--methods minmax,percentile,kl] [--percentile 99.99] [--bias-correction]
         [--search percentile] [--search-activations]
         [--target-cosine 0.99]
+        [--more-text]  (the detectors also on 5 more page crops)
         [--calibrate 9] [--work build/quant-accuracy] [--bin build/bin] [--verbose]
         [--target cpu|npu-sim]  (where the quantized variants run; the f32
                                  reference always runs on the CPU. npu-sim:
@@ -212,6 +213,8 @@ def compare(kind, refs, gots, args, inputs=None):
     cosines = [cosine(r, g) for r, g in zip(refs, gots)
                if kind != "db" or boxes_of(kind, r, args)]
     cos = min(cosines)
+    mean_cell = f"; mean cosine {np.mean(cosines):.5f} over {len(cosines)}" if args.more_text \
+        and kind != "cls" else ""
     if args.verbose:
         print("  per image: " + " ".join(f"{c:.5f}" for c in cosines), file=sys.stderr)
     if kind == "cls":
@@ -227,7 +230,7 @@ def compare(kind, refs, gots, args, inputs=None):
         extra += len(ext)
         missed_scores += miss
         extra_scores += ext
-    cell = f"boxes {matched}/{total}" + (f" (+{extra})" if extra else "")
+    cell = f"boxes {matched}/{total}" + (f" (+{extra})" if extra else "") + mean_cell
     if kind == "yolox":
         inside = min(cosine(r.reshape(-1, 6)[a], g.reshape(-1, 6)[a])
                      for r, g, a in zip(refs, gots, map(image_anchors, inputs)))
@@ -255,6 +258,12 @@ def main():
     ap.add_argument("--target-cosine", type=float, default=0.99)
     ap.add_argument("--calibrate", type=int, default=len(real_images.CALIBRATION))
     ap.add_argument("--evaluate", type=int, default=len(real_images.EVALUATION))
+    ap.add_argument("--more-text", action="store_true",
+                    help="the detectors are also evaluated on TEXT_EVALUATION of "
+                         "bench/real_images.py (5 more page crops; docs/quantization.md)")
+    ap.add_argument("--more-text-calibration", action="store_true",
+                    help="the detectors are also calibrated on TEXT_CALIBRATION of "
+                         "bench/real_images.py (4 more crops of the page's top half)")
     ap.add_argument("--yolo-score", type=float, default=0.5)
     ap.add_argument("--no-bf16", action="store_true")
     ap.add_argument("--float-activations", action="store_true",
@@ -303,15 +312,18 @@ def main():
                      args.work, "--models", m], v)
         shapes = ["--input-shapes", spec["shapes"]] if "shapes" in spec else []
         d = os.path.join(args.work, m)
+        m_eval = eval_names + (real_images.TEXT_EVALUATION
+                               if args.more_text and spec["kind"] != "cls" else [])
         for sub in ("cal", "eval", "out"):
             os.makedirs(os.path.join(d, sub), exist_ok=True)
         cal = []
-        for name in cal_names:
+        for name in cal_names + (real_images.TEXT_CALIBRATION if args.more_text_calibration
+                                 and spec["kind"] != "cls" else []):
             p = os.path.join(d, "cal", real_images.file_stem(name) + ".npz")
             np.savez(p, **{spec["input"]: spec["prep"](name)})
             cal.append(p)
         evals = []
-        for name in eval_names:
+        for name in m_eval:
             p = os.path.join(d, "eval", real_images.file_stem(name) + ".npz")
             np.savez(p, **{spec["input"]: spec["prep"](name)})
             evals.append(p)
@@ -389,7 +401,7 @@ def main():
         if spec["kind"] != "cls":
             n = [len(boxes_of(spec["kind"], r, args)) for r in ref]
             print(f"{m}: f32 finds {sum(n)} boxes on {len(ref)} evaluation images "
-                  f"({', '.join(f'{a} {b}' for a, b in zip(eval_names, n))})", file=sys.stderr)
+                  f"({', '.join(f'{a} {b}' for a, b in zip(m_eval, n))})", file=sys.stderr)
         for label, _ in variants[1:]:
             cos, agree = compare(spec["kind"], ref, outs[label], args,
                                  [np.load(p)[spec["input"]] for p in evals])
@@ -397,7 +409,8 @@ def main():
             print(f"{m:12s} {label:32s} cosine {cos:.5f}  {agree}", file=sys.stderr)
         print(f"{m}: {time.time() - t0:.0f} s", file=sys.stderr)
 
-    print(f"\ncalibration: {', '.join(cal_names)}; evaluation: {', '.join(eval_names)}; "
+    print(f"\ncalibration: {', '.join(cal_names)}; evaluation: {', '.join(eval_names)}"
+          f"{' (detectors also ' + ', '.join(real_images.TEXT_EVALUATION) + ')' if args.more_text else ''}; "
           f"quantized variants on {args.target}\n")
     print("| model | precision | min cosine vs f32 | agreement with f32 |")
     print("|---|---|---|---|")

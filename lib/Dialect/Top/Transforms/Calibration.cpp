@@ -79,6 +79,8 @@ bool writeCalibrationTable(const std::string &path,
       os << " " << llvm::format("%.9g", lo) << " " << llvm::format("%.9g", hi);
     os << "\n";
   }
+  for (const std::string &name : table.table16)
+    os << "@table16 " << quoteName(name) << "\n";
   os.close();
   if (os.has_error()) {
     error = "cannot write '" + path + "': " + os.error().message();
@@ -206,12 +208,26 @@ bool readCalibrationTable(const std::string &path, CalibrationTable &table,
         return false;
       continue;
     }
+    if (line.starts_with("@") && !f.empty() && f[0] == "@table16") {
+      if (f.size() != 2) {
+        error = where +
+                "expected '@table16 name' (one pre-activation "
+                "tensor), got '" +
+                line.take_front(40).str() + "'";
+        return false;
+      }
+      if (!table.table16.insert(f[1]).second) {
+        error = where + "tensor '" + f[1] + "' has two @table16 rows";
+        return false;
+      }
+      continue;
+    }
     if (line.starts_with("@")) {
       if (f[0] != "@mean" || f.size() < 3) {
         error = where +
-                "expected '@mean name m0 m1 ...' (one mean per channel) or "
+                "expected '@mean name m0 m1 ...' (one mean per channel), "
                 "'@range name min0 max0 min1 max1 ...' (one range per "
-                "channel), got '" +
+                "channel) or '@table16 name', got '" +
                 line.take_front(40).str() + "'";
         return false;
       }

@@ -161,9 +161,10 @@ struct TopQuantizePass
 
   void runOnOperation() override;
   LogicalResult runInt8();
-  /// Every `@range` row names a pre-activation tensor of the model (a
-  /// `<name>_preact` of an op with a fused activation) and holds one range
-  /// per channel of its dim 1; otherwise an error naming the tensor.
+  /// Every `@range` and `@table16` row names a pre-activation tensor of the
+  /// model (a `<name>_preact` of an op with a fused activation) and an
+  /// `@range` row holds one range per channel of its dim 1; otherwise an
+  /// error naming the tensor.
   LogicalResult checkChannelRanges();
   LogicalResult runLowFloat(FloatType low);
 
@@ -441,7 +442,10 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
       // is folded into the table (a top.ScalarAffine between the
       // activation and the Quant, tabulated with it), whose int8 output is
       // then the affine's result: one rounding instead of two.
-      bool int16Input = tableInput == "int16";
+      // int16 for every table, or for the layers the table's `@table16`
+      // rows name.
+      bool int16Input =
+          tableInput == "int16" || table.table16.count(pre->first);
       ScalarAffine affine = matchScalarAffine(y);
       if (!affine.ops.empty() &&
           !table.entries.count(calib::tensorName(affine.last))) {
@@ -588,7 +592,8 @@ LogicalResult TopQuantizePass::finishInt8(Operation *old, Value acc,
         if (failed(entries))
           return old->emitError()
                  << "top-quantize: the activation of '" << name
-                 << "' could not be tabulated for table-input=int16";
+                 << "' could not be tabulated for an int16 table input "
+                    "(table-input=int16 or an @table16 row)";
         auto t16 =
             Table16Op::create(b, q.getLoc(), q.getType(), requant.getOutput(),
                               b.getDenseI16ArrayAttr(*entries));
@@ -742,6 +747,13 @@ LogicalResult TopQuantizePass::checkChannelRanges() {
       preacts[calib::preActivationName(op->getResult(0))] =
           dyn_cast<RankedTensorType>(op->getResult(0).getType());
   });
+  for (const std::string &name : table.table16)
+    if (!preacts.count(name))
+      return getOperation().emitError()
+             << "top-quantize: the calibration table '" << calibration
+             << "' names tensor '" << name
+             << "' in an @table16 row, which is not the pre-activation "
+                "tensor of a layer with a fused activation";
   for (const auto &[name, ranges] : table.channelRanges) {
     auto it = preacts.find(name);
     if (it == preacts.end())

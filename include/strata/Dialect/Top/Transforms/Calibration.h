@@ -18,6 +18,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct CalibrationTable {
   std::map<std::string, std::vector<double>> channelMeans;
   /// Per channel (dim 1): {min, max}.
   std::map<std::string, std::vector<std::pair<double, double>>> channelRanges;
+  /// Pre-activation tensors whose activation table reads an int16 input
+  /// (`@table16 name` rows: `table-input=int16` for these layers only).
+  std::set<std::string> table16;
 };
 
 /// Writes `table` in the text format of docs/quantization.md. Returns false
