@@ -20,8 +20,11 @@ namespace strata::kernels {
 
 namespace {
 
-/// Transformed points per tile of F(m x m, 3x3): (m + 2)^2.
-int64_t pointsOf(int64_t m) { return (m + 2) * (m + 2); }
+/// Transformed points per tile: (m + 2)^2 for F(m x m, 3x3), 25 for the
+/// stride-2 form (5 x 5 per tile).
+int64_t pointsOf(const Conv2dShape &s, int64_t m) {
+  return s.sh == 2 ? 25 : (m + 2) * (m + 2);
+}
 
 int64_t tilesOf(int64_t outDim, int64_t m) { return (outDim + m - 1) / m; }
 
@@ -48,6 +51,24 @@ void transformFilter3x3(const float *g, float *u, int64_t m) {
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
       u[i * n + j] =
+          float(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
+}
+
+/// The stride-2 form's 5 x 5 points of one 3x3 filter: G g G^T with
+/// G = [1 0 0; 1 0 1; 0 0 1; 0 1 0; 0 1 0] (rows 0-2: F(2, 2) on the even
+/// taps g0, g2, points 0, 1, infinity; rows 3-4: the odd tap g1 once per
+/// output). Exact sums of at most four filter values.
+void transformFilter3x3Stride2(const float *g, float *u) {
+  static const double G[5][3] = {
+      {1, 0, 0}, {1, 0, 1}, {0, 0, 1}, {0, 1, 0}, {0, 1, 0}};
+  double t[5][3];
+  for (int i = 0; i < 5; ++i)
+    for (int b = 0; b < 3; ++b)
+      t[i][b] = G[i][0] * g[0 * 3 + b] + G[i][1] * g[1 * 3 + b] +
+                G[i][2] * g[2 * 3 + b];
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 5; ++j)
+      u[i * 5 + j] =
           float(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
 }
 
@@ -79,9 +100,10 @@ std::string checkWinogradShape(const Conv2dShape &s) {
   std::string why = checkConv2dShape(s);
   if (!why.empty())
     return why;
-  if (s.kh != 3 || s.kw != 3 || s.sh != 1 || s.sw != 1 || s.dh != 1 ||
-      s.dw != 1 || s.g != 1)
-    return "the Winograd kernel takes 3x3, stride 1, dilation 1, group 1 "
+  if (s.kh != 3 || s.kw != 3 || s.sh != s.sw || (s.sh != 1 && s.sh != 2) ||
+      s.dh != 1 || s.dw != 1 || s.g != 1)
+    return "the Winograd kernel takes 3x3, stride 1 or 2 (both ways), "
+           "dilation 1, group 1 "
            "convolutions (KH, KW = " +
            std::to_string(s.kh) + ", " + std::to_string(s.kw) +
            ", SH, SW = " + std::to_string(s.sh) + ", " + std::to_string(s.sw) +
@@ -91,11 +113,13 @@ std::string checkWinogradShape(const Conv2dShape &s) {
 }
 
 int64_t winogradTileOut(const Conv2dShape &s) {
+  if (s.sh == 2)
+    return kWinogradOutSmall; // the stride-2 form has 2x2 tiles only
   // GEMM work per (input, output) channel pair: the transformed points
   // times the tiles rounded up to the microkernel's 16 columns.
   auto cost = [&](int64_t m) {
     int64_t tiles = tilesOf(s.oh, m) * tilesOf(s.ow, m);
-    return pointsOf(m) * ((tiles + 15) / 16 * 16);
+    return pointsOf(s, m) * ((tiles + 15) / 16 * 16);
   };
   return cost(kWinogradOutSmall) < cost(kWinogradOut) ? kWinogradOutSmall
                                                       : kWinogradOut;
@@ -103,7 +127,9 @@ int64_t winogradTileOut(const Conv2dShape &s) {
 
 uint64_t winogradFilterBytes(const Conv2dShape &s, int64_t m) {
   uint64_t one = packedABytes(s.o, s.c), bytes;
-  if (one == 0 || __builtin_mul_overflow(one, uint64_t(pointsOf(m)), &bytes))
+  if (s.sh == 2 && m != kWinogradOutSmall)
+    return 0;
+  if (one == 0 || __builtin_mul_overflow(one, uint64_t(pointsOf(s, m)), &bytes))
     return 0;
   return bytes;
 }
@@ -115,12 +141,15 @@ uint64_t winogradFilterBytes(const Conv2dShape &s) {
 void winogradTransformFilter(const Conv2dShape &s, const float *filter,
                              float *dst, int64_t m) {
   // U as (m+2)^2 plain O x C matrices, then each packed.
-  int64_t points = pointsOf(m);
+  int64_t points = pointsOf(s, m);
   std::vector<float> u(size_t(points * s.o * s.c));
   float t[36];
   for (int64_t o = 0; o < s.o; ++o)
     for (int64_t c = 0; c < s.c; ++c) {
-      transformFilter3x3(filter + (o * s.c + c) * 9, t, m);
+      if (s.sh == 2)
+        transformFilter3x3Stride2(filter + (o * s.c + c) * 9, t);
+      else
+        transformFilter3x3(filter + (o * s.c + c) * 9, t, m);
       for (int64_t xi = 0; xi < points; ++xi)
         u[size_t((xi * s.o + o) * s.c + c)] = t[xi];
     }
@@ -186,8 +215,10 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
                     Isa isa) {
   if (begin >= end)
     return true;
-  const int64_t tm = split.tileOut, points = pointsOf(tm);
+  const int64_t tm = split.tileOut, points = pointsOf(s, tm);
   if (tm != kWinogradOut && tm != kWinogradOutSmall)
+    return false;
+  if (s.sh == 2 && tm != kWinogradOutSmall)
     return false;
   const float *u = filter;
   if (!filterTransformed) {
@@ -239,7 +270,8 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
                             o1,
                             tm,
                             detail::winogradMatrixStride(s.c, bld),
-                            detail::winogradMatrixStride(s.o, bld)};
+                            detail::winogradMatrixStride(s.o, bld),
+                            s.sh};
     int64_t yOffset = n * s.o * s.oh * s.ow;
     int64_t stripFloats =
         detail::winogradStripRows(b) * detail::winogradStripStride(b);

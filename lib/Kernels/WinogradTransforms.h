@@ -17,7 +17,17 @@ struct WinogradBlock {
   int64_t m = kWinogradOut; ///< output tile side: 4 or 2
   /// Floats from V[xi] to V[xi + 1] and from M[xi] to M[xi + 1].
   int64_t vStride, mStride;
+  /// The convolution's stride: 1, or 2 (m = 2, 5 x 5 input tiles 4 apart).
+  int64_t stride = 1;
 };
+
+/// Input rows / columns between neighbouring tiles, and the input tile side.
+inline int64_t winogradTileStep(const WinogradBlock &b) {
+  return b.m * b.stride;
+}
+inline int64_t winogradTileIn(const WinogradBlock &b) {
+  return b.stride == 2 ? 5 : b.m + 2;
+}
 
 /// The distance between consecutive V[xi] (M[xi]) matrices: C x ld (O x ld)
 /// plus one cache line, so that the transforms' (m+2)^2 accesses per tile
@@ -31,10 +41,10 @@ inline int64_t winogradMatrixStride(int64_t rows, int64_t ld) {
 /// time: the rows of the block's tile rows, the columns of every tile.
 inline int64_t winogradStripRows(const WinogradBlock &b) {
   int64_t ty0 = b.t0 / b.tilesW, ty1 = (b.t0 + b.nt - 1) / b.tilesW;
-  return (ty1 - ty0) * b.m + b.m + 2;
+  return (ty1 - ty0) * winogradTileStep(b) + winogradTileIn(b);
 }
 inline int64_t winogradStripStride(const WinogradBlock &b) {
-  return b.tilesW * b.m + 2;
+  return (b.tilesW - 1) * winogradTileStep(b) + winogradTileIn(b);
 }
 
 #define STRATA_DECLARE_WINOGRAD(suffix)                                        \
