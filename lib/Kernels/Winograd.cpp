@@ -20,10 +20,10 @@ namespace strata::kernels {
 
 namespace {
 
-/// Transformed points per tile: (m + 2)^2 for F(m x m, 3x3), 25 for the
-/// stride-2 form (5 x 5 per tile).
+/// Transformed filter matrices: (m + 2)^2 for F(m x m, 3x3), 16 for the
+/// stride-2 form (its 25 points take 16 distinct U; WinogradLayout).
 int64_t pointsOf(const Conv2dShape &s, int64_t m) {
-  return s.sh == 2 ? 25 : (m + 2) * (m + 2);
+  return s.sh == 2 ? 16 : (m + 2) * (m + 2);
 }
 
 int64_t tilesOf(int64_t outDim, int64_t m) { return (outDim + m - 1) / m; }
@@ -146,10 +146,16 @@ void winogradTransformFilter(const Conv2dShape &s, const float *filter,
   float t[36];
   for (int64_t o = 0; o < s.o; ++o)
     for (int64_t c = 0; c < s.c; ++c) {
-      if (s.sh == 2)
-        transformFilter3x3Stride2(filter + (o * s.c + c) * 9, t);
-      else
+      if (s.sh == 2) {
+        // Points (i, j) with i or j = 4 equal those with 3: keep the 4 x 4.
+        float t5[25];
+        transformFilter3x3Stride2(filter + (o * s.c + c) * 9, t5);
+        for (int i = 0; i < 4; ++i)
+          for (int j = 0; j < 4; ++j)
+            t[i * 4 + j] = t5[i * 5 + j];
+      } else {
         transformFilter3x3(filter + (o * s.c + c) * 9, t, m);
+      }
       for (int64_t xi = 0; xi < points; ++xi)
         u[size_t((xi * s.o + o) * s.c + c)] = t[xi];
     }
@@ -215,7 +221,7 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
                     Isa isa) {
   if (begin >= end)
     return true;
-  const int64_t tm = split.tileOut, points = pointsOf(s, tm);
+  const int64_t tm = split.tileOut;
   if (tm != kWinogradOut && tm != kWinogradOutSmall)
     return false;
   if (s.sh == 2 && tm != kWinogradOutSmall)
@@ -233,10 +239,10 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
   ImageBlocks blocks = imageBlocks(tiles, split);
   int64_t oStep = chunkRows(s, split);
   int64_t ld = (tileHw + 15) / 16 * 16;
-  float *v =
-      scratchV.get(size_t(points * detail::winogradMatrixStride(s.c, ld)));
-  float *m =
-      scratchM.get(size_t(points * detail::winogradMatrixStride(s.o, ld)));
+  detail::WinogradLayout layout;
+  detail::winogradLayout(s.c, s.o, ld, tm, s.sh, layout);
+  float *v = scratchV.get(size_t(layout.vFloats));
+  float *m = scratchM.get(size_t(layout.mFloats));
   if (!v || !m)
     return false;
   int64_t uStride = int64_t(packedABytes(s.o, s.c) / sizeof(float));
@@ -262,21 +268,14 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
     if (o0 >= o1)
       continue;
     int64_t bld = (nt + 15) / 16 * 16;
-    detail::WinogradBlock b{tilesW,
-                            t0,
-                            nt,
-                            bld,
-                            o0,
-                            o1,
-                            tm,
-                            detail::winogradMatrixStride(s.c, bld),
-                            detail::winogradMatrixStride(s.o, bld),
-                            s.sh};
+    detail::winogradLayout(s.c, s.o, bld, tm, s.sh, layout);
+    detail::WinogradBlock b{tilesW, t0, nt, bld, o0, o1, tm, &layout, s.sh};
     int64_t yOffset = n * s.o * s.oh * s.ow;
     int64_t stripFloats =
         detail::winogradStripRows(b) * detail::winogradStripStride(b);
     // Gathers use int32 offsets; 8 floats of slack: the F(4x4) input
-    // transform's 8-float row loads read two floats past a tile's six.
+    // transform's 8-float row loads read two floats past a tile's six, the
+    // stride-2 form's three past its five.
     float *strip = stripFloats <= INT32_MAX
                        ? scratchStrip.get(size_t(stripFloats) + 8)
                        : nullptr;
@@ -289,12 +288,19 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
     g.k = s.c;
     g.a.packed = true;
     g.b.packed = true; // the input transform writes the packed panels
-    g.ldc = b.ld;
-    for (int64_t xi = 0; xi < points; ++xi) {
+    // One GEMM per U matrix, over the adjacent V of the points it meets.
+    // The stride-2 form computes the last point's columns past nt too (their
+    // lanes repeat the block's last tile): whole 16-column panels, where a
+    // 1- to 15-column tail (a 14x14 output's 49 tiles) measured slower than
+    // the extra columns.
+    for (int xi = 0; xi < layout.groups; ++xi) {
+      int64_t count = layout.gCount[xi];
       g.a.data = u + xi * uStride;
-      g.b.data = v + xi * b.vStride;
-      g.c = m + xi * b.mStride;
-      gemm(g, o0, o1, 0, nt, isa);
+      g.b.data = v + layout.gV[xi];
+      g.c = m + layout.gM[xi];
+      g.n = (count - 1) * bld + (s.sh == 2 ? bld : nt);
+      g.ldc = count * bld;
+      gemm(g, o0, o1, 0, g.n, isa);
     }
     Epilogue en = e;
     if (en.residual)

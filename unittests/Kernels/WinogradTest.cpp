@@ -296,7 +296,7 @@ TEST(Winograd, Stride2EveryIsa) {
     const Conv2dShape &s = c.s;
     ASSERT_EQ(checkWinogradShape(s), "");
     ASSERT_EQ(winogradTileOut(s), kWinogradOutSmall);
-    ASSERT_EQ(winogradFilterBytes(s), 25 * packedABytes(s.o, s.c));
+    ASSERT_EQ(winogradFilterBytes(s), 16 * packedABytes(s.o, s.c));
     ResidualReluCase rc(s, seed);
     seed += 4;
     Epilogue e = rc.epilogue();
