@@ -26,7 +26,8 @@ func.func @conv(%x: tensor<1x32x8x8xf32>, %w1: tensor<16x32x1x1xf32>,
   // 3x3 stride 1 but only 8 channels: not Winograd.
   // CHECK: top.Conv{{.*}}strata.impl = "conv2d.im2col_gemm"
   %4 = top.Conv(%x8, %w8, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>, none) -> tensor<1x8x8x8xf32>
-  // 3x3 stride 2: not Winograd.
+  // 3x3 stride 2 with a 4x4 output: not Winograd (its stride-2 form asks
+  // for outputs of at least 14x14, @conv_winograd below).
   // CHECK: top.Conv{{.*}}strata.impl = "conv2d.im2col_gemm"
   %5 = top.Conv(%x, %w3, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x32x8x8xf32>, tensor<32x32x3x3xf32>, none) -> tensor<1x32x4x4xf32>
   return %0, %1, %2, %3, %4, %5 : tensor<1x16x8x8xf32>, tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>, tensor<1x8x4x4xf32>, tensor<1x8x8x8xf32>, tensor<1x32x4x4xf32>
@@ -46,6 +47,25 @@ func.func @conv_winograd(%x: tensor<1x16x14x14xf32>, %w: tensor<16x16x3x3xf32>,
   // CHECK: top.Conv{{.*}}strata.impl = "conv2d.im2col_gemm"
   %1 = top.Conv(%x6, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x6x20xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x6x20xf32>
   return %0, %1 : tensor<1x16x14x14xf32>, tensor<1x16x6x20xf32>
+}
+
+// -----
+
+// The stride-2 form: 3x3 stride 2, >= 16 channels, outputs of at least
+// 14x14 (a 7x7 one stays im2col; so does stride 2 in one direction only).
+
+// CHECK-LABEL: func.func @conv_winograd_stride2
+func.func @conv_winograd_stride2(%x: tensor<1x16x28x28xf32>, %w: tensor<16x16x3x3xf32>,
+                                 %x14: tensor<1x16x14x14xf32>)
+    -> (tensor<1x16x14x14xf32>, tensor<1x16x7x7xf32>, tensor<1x16x14x28xf32>) {
+  %n = top.None() : () -> none
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.winograd_s2", strata.schedule = {tile_hw = 32 : i64}
+  %0 = top.Conv(%x, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x16x28x28xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x14x14xf32>
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.im2col_gemm"
+  %1 = top.Conv(%x14, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x16x14x14xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x7x7xf32>
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.im2col_gemm"
+  %2 = top.Conv(%x, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 1>} : (tensor<1x16x28x28xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x14x28xf32>
+  return %0, %1, %2 : tensor<1x16x14x14xf32>, tensor<1x16x7x7xf32>, tensor<1x16x14x28xf32>
 }
 
 // -----
