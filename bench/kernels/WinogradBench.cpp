@@ -127,6 +127,12 @@ void stride2Shapes(benchmark::internal::Benchmark *b) {
       for (int64_t tile : {32, 64, 98, 128})
         b->Args({l[0], l[1], isa, 1, tile, 0});
     }
+  // Fewer channels (the strategy's floor is 16) and a 7x7 output.
+  const int64_t narrow[][2] = {{16, 112}, {32, 56}, {64, 28}, {16, 14},
+                               {64, 14},  {256, 14}};
+  for (auto &l : narrow)
+    for (int w : {0, 1})
+      b->Args({l[0], l[1], 2, w, 32, 0});
 }
 
 void BM_Conv3x3Stride2(benchmark::State &state) { conv3x3(state, 2); }

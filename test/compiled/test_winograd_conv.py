@@ -6,10 +6,10 @@ threads. Tolerance: rtol 1e-4 plus an
 absolute 5e-5 * max |y| (the bound unittests/Kernels/WinogradTest states
 from the error measured over ResNet-50's 3x3 layers). A tuning record's
 tile_hw reaches the kernel's params; a filter that is not a constant is
-transformed at run time. 3x3 stride-2 convolutions with outputs of at least
-14x14 take the kernel's stride-2 form (16 transformed filter matrices; its
-transforms only add, so the same bound holds with room); smaller outputs
-stay on the GEMM convolution."""
+transformed at run time. 3x3 stride-2 convolutions with at least 64 input
+channels and outputs of at least 7x7 take the kernel's stride-2 form (16
+transformed filter matrices; its transforms only add, so the same bound
+holds with room); fewer channels stay on the GEMM convolution."""
 import json
 
 import numpy as np
@@ -97,14 +97,14 @@ def test_winograd_tile_hw_from_tuning_record(tmp_path):
 
 
 @pytest.mark.parametrize("h,w,pads", [(28, 29, (1, 1, 1, 1)), (31, 28, (0, 1, 2, 0)),
-                                      (30, 33, (1, 0, 0, 1))])
+                                      (30, 33, (1, 0, 0, 1)), (14, 14, (1, 1, 1, 1))])
 def test_winograd_stride2(tmp_path, h, w, pads):
-    # Outputs 14x15, 16x14 and 15x17: partial 2x2 tiles on odd sides,
-    # asymmetric and zero pads; 18 input and 26 output channels (three
+    # Outputs 14x15, 16x14, 15x17 and 7x7: partial 2x2 tiles on odd sides,
+    # asymmetric and zero pads; 64 input and 26 output channels (three
     # 12-row panels, the last partial).
     rng = np.random.default_rng(h * w)
-    x = rng.standard_normal((1, 18, h, w)).astype(np.float32)
-    wt = rng.standard_normal((26, 18, 3, 3)).astype(np.float32)
+    x = rng.standard_normal((1, 64, h, w)).astype(np.float32)
+    wt = rng.standard_normal((26, 64, 3, 3)).astype(np.float32)
     b = rng.standard_normal(26).astype(np.float32)
     y = np.maximum(conv_ref(x, wt, b, (2, 2), pads, (1, 1), 1), 0)
     text = f"""
@@ -120,13 +120,13 @@ func.func @main(%x_arg: {ty(x)} {{top.name = "x"}}) -> ({ty(y)} {{top.name = "y"
 }}
 """
     report = compile_and_check(tmp_path, text, {"x": x}, y, KERNEL, atol=atol(y))
-    # 16 packed 36 x 18 matrices (26 rows: three 12-row panels).
-    assert f"packed weights: {16 * 36 * 18 * 4} bytes" in report, report
+    # 16 packed 36 x 64 matrices (26 rows: three 12-row panels).
+    assert f"packed weights: {16 * 36 * 64 * 4} bytes" in report, report
 
 
-def test_winograd_stride2_small_output_stays_gemm(tmp_path):
-    # A 7x7 output: the stride-2 form's filter stream ties with the GEMM
-    # convolution there, so the strategy leaves it to im2col.
-    text, x, y = conv_case("s2_small", (1, 16, 14, 14), (16, 16, 3, 3), (2, 2), (1, 1, 1, 1),
+def test_winograd_stride2_few_channels_stays_gemm(tmp_path):
+    # 32 input channels: the stride-2 form's transforms outweigh its saving
+    # there, so the strategy leaves it to im2col.
+    text, x, y = conv_case("s2_narrow", (1, 32, 28, 28), (16, 32, 3, 3), (2, 2), (1, 1, 1, 1),
                            (1, 1), 1, "")
     compile_and_check(tmp_path, text, {"x": x}, y, "conv2d_im2col_gemm_f32")
