@@ -184,8 +184,12 @@ WinogradSplit winogradSplit(const Conv2dShape &s, int64_t tileHw,
   split.tileOut = tileOut ? tileOut : winogradTileOut(s);
   int64_t tiles = tilesOf(s.oh, split.tileOut) * tilesOf(s.ow, split.tileOut);
   int64_t share = workgroups >= 2 ? (tiles + workgroups - 1) / workgroups : 0;
+  // Not for the stride-2 form: its GEMMs run whole 16-column panels, so a
+  // share's partial last block costs a whole panel (ResNet-50's 14x14
+  // output at 2 threads: 25 + 24 tiles computed as 32 + 32 columns each,
+  // where blocks of 32 + 17 take one panel pair each).
   if (workgroups >= 2 && s.n < workgroups && tiles > tileHw &&
-      share >= kPanelCols) {
+      share >= kPanelCols && s.sh != 2) {
     split.shareTiles = share;
     return split;
   }

@@ -313,6 +313,19 @@ TEST(Winograd, Stride2EveryIsa) {
   }
 }
 
+TEST(Winograd, Stride2SplitTakesNoShares) {
+  // 14 x 14 tiles at 2 workgroups: stride 1 shares them (98 each), the
+  // stride-2 form splits whole blocks (its GEMMs compute whole panels).
+  Conv2dShape s1 = shape3x3(1, 8, 28, 28, 8, 1, 1, 1, 1);
+  Conv2dShape s2 = shape3x3s2(1, 8, 56, 56, 8, 1, 1, 1, 1);
+  EXPECT_EQ(winogradSplit(s1, 32, 2, kWinogradOutSmall).shareTiles, 98);
+  EXPECT_EQ(winogradSplit(s2, 32, 2).shareTiles, 0);
+  EXPECT_EQ(winogradUnits(s2, winogradSplit(s2, 32, 2)), 7);
+  // One block for two workgroups: the output channels split instead.
+  Conv2dShape s3 = shape3x3s2(1, 8, 14, 14, 30, 1, 1, 1, 1);
+  EXPECT_EQ(winogradSplit(s3, 32, 2).oChunks, 2);
+}
+
 TEST(Winograd, Stride2Epilogues) {
   Conv2dShape s = shape3x3s2(1, 6, 11, 9, 7, 1, 1, 1, 1);
   std::vector<float> x = randomVector(size_t(s.c * s.h * s.w), 340);
