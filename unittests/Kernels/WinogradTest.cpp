@@ -159,11 +159,13 @@ TEST(Winograd, OddSizesEveryIsa) {
   }
 }
 
-TEST(Winograd, Epilogues) {
-  Conv2dShape s = shape3x3(1, 6, 10, 9, 7, 1, 1, 1, 1);
-  std::vector<float> x = randomVector(size_t(s.c * s.h * s.w), 40);
-  std::vector<float> f = randomVector(size_t(s.o * s.c * 9), 41);
-  std::vector<float> bias = randomVector(size_t(s.o), 42);
+/// Every activation, with and without a bias, on every ISA for each of
+/// the tile sides `ms` (0: the shape's own).
+void checkEpilogues(const Conv2dShape &s, unsigned seed,
+                    std::initializer_list<int64_t> ms) {
+  std::vector<float> x = randomVector(size_t(s.c * s.h * s.w), seed);
+  std::vector<float> f = randomVector(size_t(s.o * s.c * 9), seed + 1);
+  std::vector<float> bias = randomVector(size_t(s.o), seed + 2);
   for (int a = 0; a < kActivationCount; ++a) {
     Epilogue e;
     e.biasMode = a % 2 ? BiasMode::PerRow : BiasMode::None;
@@ -173,11 +175,17 @@ TEST(Winograd, Epilogues) {
     e.p1 = 0.6f;
     std::vector<double> want = direct3x3(s, x, f, bias, e);
     for (Isa isa : supportedIsas())
-      for (int64_t m : {kWinogradOut, kWinogradOutSmall})
+      for (int64_t m : ms)
         expectClose(runWinograd(s, x, f, e, true, 16, 1, isa, m), want, 1e-4,
-                    std::string(isaName(isa)) + " F(" + std::to_string(m) +
+                    std::string(isaName(isa)) + " stride " +
+                        std::to_string(s.sh) + " F(" + std::to_string(m) +
                         ") activation " + std::to_string(a));
   }
+}
+
+TEST(Winograd, Epilogues) {
+  checkEpilogues(shape3x3(1, 6, 10, 9, 7, 1, 1, 1, 1), 40,
+                 {kWinogradOut, kWinogradOutSmall});
 }
 
 TEST(Winograd, SharesPerWorkgroup) {
@@ -327,28 +335,44 @@ TEST(Winograd, Stride2SplitTakesNoShares) {
 }
 
 TEST(Winograd, Stride2Epilogues) {
-  Conv2dShape s = shape3x3s2(1, 6, 11, 9, 7, 1, 1, 1, 1);
-  std::vector<float> x = randomVector(size_t(s.c * s.h * s.w), 340);
-  std::vector<float> f = randomVector(size_t(s.o * s.c * 9), 341);
-  std::vector<float> bias = randomVector(size_t(s.o), 342);
-  for (int a = 0; a < kActivationCount; ++a) {
-    Epilogue e;
-    e.biasMode = a % 2 ? BiasMode::PerRow : BiasMode::None;
-    e.bias = bias.data();
-    e.act = Activation(a);
-    e.p0 = Activation(a) == Activation::Clip ? -0.5f : 0.2f;
-    e.p1 = 0.6f;
-    std::vector<double> want = direct3x3(s, x, f, bias, e);
-    for (Isa isa : supportedIsas())
-      expectClose(runWinograd(s, x, f, e, true, 16, 1, isa), want, 1e-4,
-                  std::string(isaName(isa)) + " stride 2 activation " +
-                      std::to_string(a));
-  }
+  checkEpilogues(shape3x3s2(1, 6, 11, 9, 7, 1, 1, 1, 1), 340, {0});
 }
 
-/// ResNet-50's 3x3 convolutions (pad 1, inputs in [-1, 1], weights scaled
-/// as He-initialized ones): the F(4x4, 3x3) error against float64, stated
-/// as the max abs error and the max abs error over the largest |output|.
+/// A ResNet-50 layer's error case: inputs uniform in [-1, 1], weights
+/// scaled as He-initialized ones, no bias; the float64 output and its
+/// largest magnitude.
+struct HeScaledCase {
+  std::vector<float> x, f;
+  std::vector<double> want;
+  double maxRef = 0;
+  HeScaledCase(const Conv2dShape &s, unsigned seed)
+      : x(randomVector(size_t(s.c * s.h * s.w), seed)),
+        f(randomVector(size_t(s.o * s.c * 9), seed + 1)) {
+    float scale = float(std::sqrt(6.0 / double(s.c * 9)));
+    for (float &v : f)
+      v *= scale;
+    want = direct3x3(s, x, f, {}, Epilogue{});
+    for (double v : want)
+      maxRef = std::max(maxRef, std::fabs(v));
+  }
+  /// Prints `y`'s max abs error, that over max |y| and the max rel error
+  /// (per element, |error| / (|y| + 1e-3 max |y|)); returns the max abs.
+  double report(const std::vector<float> &y, const std::string &what) const {
+    double maxAbs = 0, maxRel = 0;
+    for (size_t i = 0; i < y.size(); ++i) {
+      double err = std::fabs(double(y[i]) - want[i]);
+      maxAbs = std::max(maxAbs, err);
+      maxRel = std::max(maxRel, err / (std::fabs(want[i]) + 1e-3 * maxRef));
+    }
+    std::printf("%s: max abs error %.3g, max abs / max |y| %.3g (max |y| "
+                "%.3g), max rel error %.3g\n",
+                what.c_str(), maxAbs, maxAbs / maxRef, maxRef, maxRel);
+    return maxAbs;
+  }
+};
+
+/// ResNet-50's 3x3 convolutions (pad 1): the F(4x4, 3x3) and F(2x2, 3x3)
+/// error against float64, printed and bounded.
 TEST(Winograd, ResNet50LayerError) {
   struct Layer {
     int64_t c, hw;
@@ -356,43 +380,29 @@ TEST(Winograd, ResNet50LayerError) {
   unsigned seed = 100;
   for (Layer l : layers) {
     Conv2dShape s = shape3x3(1, l.c, l.hw, l.hw, l.c, 1, 1, 1, 1);
-    std::vector<float> x = randomVector(size_t(s.c * s.h * s.w), seed++);
-    std::vector<float> f = randomVector(size_t(s.o * s.c * 9), seed++);
-    float scale = float(std::sqrt(6.0 / double(s.c * 9)));
-    for (float &v : f)
-      v *= scale;
-    Epilogue e;
-    std::vector<double> want = direct3x3(s, x, f, {}, e);
-    double maxRef = 0;
-    for (double v : want)
-      maxRef = std::max(maxRef, std::fabs(v));
+    HeScaledCase c(s, seed);
+    seed += 2;
     for (Isa isa : supportedIsas())
       for (int64_t m : {kWinogradOut, kWinogradOutSmall}) {
-        std::vector<float> y = runWinograd(s, x, f, e, true, 64, 1, isa, m);
-        double maxAbs = 0, maxRel = 0;
-        for (size_t i = 0; i < y.size(); ++i) {
-          double err = std::fabs(double(y[i]) - want[i]);
-          maxAbs = std::max(maxAbs, err);
-          maxRel = std::max(maxRel, err / (std::fabs(want[i]) + 1e-3 * maxRef));
-        }
-        std::printf("winograd F(%lldx%lld,3x3) C=O=%lld %lldx%lld %s: max abs "
-                    "error %.3g, max abs / max |y| %.3g (max |y| %.3g), max "
-                    "rel error %.3g\n",
-                    (long long)m, (long long)m, (long long)l.c, (long long)l.hw,
-                    (long long)l.hw, isaName(isa), maxAbs, maxAbs / maxRef,
-                    maxRef, maxRel);
+        std::vector<float> y =
+            runWinograd(s, c.x, c.f, Epilogue{}, true, 64, 1, isa, m);
+        double maxAbs = c.report(
+            y, "winograd F(" + std::to_string(m) + "x" + std::to_string(m) +
+                   ",3x3) C=O=" + std::to_string(l.c) + " " +
+                   std::to_string(l.hw) + "x" + std::to_string(l.hw) + " " +
+                   isaName(isa));
         // Stated tolerance: max abs error <= 5e-5 * max |y| (measured: at
         // most 1.5e-5 * max |y|, about 5e-5 absolute, on every ISA; the
         // direct GEMM kernels stay near 1e-6).
-        EXPECT_LE(maxAbs, 5e-5 * maxRef)
+        EXPECT_LE(maxAbs, 5e-5 * c.maxRef)
             << isaName(isa) << " F(" << m << ") C=" << l.c;
       }
   }
 }
 
-/// ResNet-50's stride-2 3x3 layers (input 56, 28, 14; pad 1; same data
-/// as above): the stride-2 form's error, printed and bounded like the
-/// direct GEMM kernels' (its transforms only add and subtract).
+/// ResNet-50's stride-2 3x3 layers (input 56, 28, 14; pad 1): the
+/// stride-2 form's error, bounded like the direct GEMM kernels' (its
+/// transforms only add and subtract).
 TEST(Winograd, ResNet50Stride2LayerError) {
   struct Layer {
     int64_t c, hw;
@@ -400,33 +410,19 @@ TEST(Winograd, ResNet50Stride2LayerError) {
   unsigned seed = 400;
   for (Layer l : layers) {
     Conv2dShape s = shape3x3s2(1, l.c, l.hw, l.hw, l.c, 1, 1, 1, 1);
-    std::vector<float> x = randomVector(size_t(s.c * s.h * s.w), seed++);
-    std::vector<float> f = randomVector(size_t(s.o * s.c * 9), seed++);
-    float scale = float(std::sqrt(6.0 / double(s.c * 9)));
-    for (float &v : f)
-      v *= scale;
-    Epilogue e;
-    std::vector<double> want = direct3x3(s, x, f, {}, e);
-    double maxRef = 0;
-    for (double v : want)
-      maxRef = std::max(maxRef, std::fabs(v));
+    HeScaledCase c(s, seed);
+    seed += 2;
     for (Isa isa : supportedIsas()) {
-      std::vector<float> y = runWinograd(s, x, f, e, true, 32, 1, isa);
-      double maxAbs = 0, maxRel = 0;
-      for (size_t i = 0; i < y.size(); ++i) {
-        double err = std::fabs(double(y[i]) - want[i]);
-        maxAbs = std::max(maxAbs, err);
-        maxRel = std::max(maxRel, err / (std::fabs(want[i]) + 1e-3 * maxRef));
-      }
-      std::printf("winograd stride 2 C=O=%lld %lldx%lld -> %lldx%lld %s: max "
-                  "abs error %.3g, max abs / max |y| %.3g (max |y| %.3g), "
-                  "max rel error %.3g\n",
-                  (long long)l.c, (long long)l.hw, (long long)l.hw,
-                  (long long)s.oh, (long long)s.ow, isaName(isa), maxAbs,
-                  maxAbs / maxRef, maxRef, maxRel);
+      std::vector<float> y =
+          runWinograd(s, c.x, c.f, Epilogue{}, true, 32, 1, isa);
+      double maxAbs =
+          c.report(y, "winograd stride 2 C=O=" + std::to_string(l.c) + " " +
+                          std::to_string(l.hw) + "x" + std::to_string(l.hw) +
+                          " -> " + std::to_string(s.oh) + "x" +
+                          std::to_string(s.ow) + " " + isaName(isa));
       // Stated tolerance: max abs error <= 5e-6 * max |y| (10x tighter
       // than F(4x4)'s bound).
-      EXPECT_LE(maxAbs, 5e-6 * maxRef) << isaName(isa) << " C=" << l.c;
+      EXPECT_LE(maxAbs, 5e-6 * c.maxRef) << isaName(isa) << " C=" << l.c;
     }
   }
 }
