@@ -186,8 +186,9 @@ static Error registerConv(StrategyRegistry &r) {
   // matrices): ResNet-50's three stride-2 3x3 layers (outputs 28, 14 and 7
   // squared) measured 1.1-1.2x faster than the GEMM convolution in the
   // model; with fewer than 64 input channels on large outputs (32 at 56x56,
-  // 16 at 112x112) the transforms outweigh the saving, hence C >= 64
-  // (docs/cpu-kernels.md).
+  // 16 at 112x112) the transforms outweigh the saving, hence C >= 64.
+  // Blocks of 16 tiles (whole GEMM panels; the 14x14 output 0.2 ms faster
+  // than with 32 in the model) (docs/cpu-kernels.md).
   Implementation winogradStride2{
       "conv2d.winograd_s2",
       12,
@@ -200,7 +201,7 @@ static Error registerConv(StrategyRegistry &r) {
                     dimIs(out(0), 2, Cmp::Ge, 7),
                     dimIs(out(0), 3, Cmp::Ge, 7)},
       Lowering::kernelCall("conv2d_winograd_f43_f32", geometry),
-      {{"tile_hw", 32}},
+      {{"tile_hw", 16}},
       ""};
   for (Implementation *impl :
        {&pointwise, &depthwise, &winograd, &im2col, &im2colInt8,

@@ -61,7 +61,7 @@ func.func @conv_winograd_stride2(%x: tensor<1x64x14x14xf32>, %w: tensor<16x64x3x
                                  %x8: tensor<1x64x8x8xf32>)
     -> (tensor<1x16x7x7xf32>, tensor<1x16x7x14xf32>, tensor<1x16x14x14xf32>, tensor<1x16x4x4xf32>) {
   %n = top.None() : () -> none
-  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.winograd_s2", strata.schedule = {tile_hw = 32 : i64}
+  // CHECK: top.Conv{{.*}}strata.impl = "conv2d.winograd_s2", strata.schedule = {tile_hw = 16 : i64}
   %0 = top.Conv(%x, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x64x14x14xf32>, tensor<16x64x3x3xf32>, none) -> tensor<1x16x7x7xf32>
   // CHECK: top.Conv{{.*}}strata.impl = "conv2d.im2col_gemm"
   %1 = top.Conv(%x, %w, %n) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 1>} : (tensor<1x64x14x14xf32>, tensor<16x64x3x3xf32>, none) -> tensor<1x16x7x14xf32>
