@@ -298,6 +298,7 @@ TEST(Winograd, Stride2EveryIsa) {
       {shape3x3s2(1, 9, 14, 14, 26, 1, 1, 1, 1), 64, 8},  // channel chunks
       {shape3x3s2(1, 6, 10, 12, 7, 0, 0, 1, 1), 16, 1},   // ONNX SAME_UPPER
       {shape3x3s2(1, 5, 4, 31, 3, 0, 1, 0, 0), 5, 1},
+      {shape3x3s2(2, 4, 2, 3, 5, 3, 0, 2, 3), 16, 2}, // pads past the input
   };
   unsigned seed = 300;
   for (const Case &c : cases) {
