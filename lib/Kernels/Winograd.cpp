@@ -20,8 +20,11 @@ namespace strata::kernels {
 
 namespace {
 
-/// Transformed points per tile of F(m x m, 3x3): (m + 2)^2.
-int64_t pointsOf(int64_t m) { return (m + 2) * (m + 2); }
+/// Transformed filter matrices: (m + 2)^2 for F(m x m, 3x3), 16 for the
+/// stride-2 form (its 25 points take 16 distinct U; WinogradLayout).
+int64_t pointsOf(const Conv2dShape &s, int64_t m) {
+  return s.sh == 2 ? 16 : (m + 2) * (m + 2);
+}
 
 int64_t tilesOf(int64_t outDim, int64_t m) { return (outDim + m - 1) / m; }
 
@@ -48,6 +51,24 @@ void transformFilter3x3(const float *g, float *u, int64_t m) {
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
       u[i * n + j] =
+          float(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
+}
+
+/// The stride-2 form's 5 x 5 points of one 3x3 filter: G g G^T with
+/// G = [1 0 0; 1 0 1; 0 0 1; 0 1 0; 0 1 0] (rows 0-2: F(2, 2) on the even
+/// taps g0, g2, points 0, 1, infinity; rows 3-4: the odd tap g1 once per
+/// output). Exact sums of at most four filter values.
+void transformFilter3x3Stride2(const float *g, float *u) {
+  static const double G[5][3] = {
+      {1, 0, 0}, {1, 0, 1}, {0, 0, 1}, {0, 1, 0}, {0, 1, 0}};
+  double t[5][3];
+  for (int i = 0; i < 5; ++i)
+    for (int b = 0; b < 3; ++b)
+      t[i][b] = G[i][0] * g[0 * 3 + b] + G[i][1] * g[1 * 3 + b] +
+                G[i][2] * g[2 * 3 + b];
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 5; ++j)
+      u[i * 5 + j] =
           float(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
 }
 
@@ -79,9 +100,10 @@ std::string checkWinogradShape(const Conv2dShape &s) {
   std::string why = checkConv2dShape(s);
   if (!why.empty())
     return why;
-  if (s.kh != 3 || s.kw != 3 || s.sh != 1 || s.sw != 1 || s.dh != 1 ||
-      s.dw != 1 || s.g != 1)
-    return "the Winograd kernel takes 3x3, stride 1, dilation 1, group 1 "
+  if (s.kh != 3 || s.kw != 3 || s.sh != s.sw || (s.sh != 1 && s.sh != 2) ||
+      s.dh != 1 || s.dw != 1 || s.g != 1)
+    return "the Winograd kernel takes 3x3, stride 1 or 2 (both ways), "
+           "dilation 1, group 1 "
            "convolutions (KH, KW = " +
            std::to_string(s.kh) + ", " + std::to_string(s.kw) +
            ", SH, SW = " + std::to_string(s.sh) + ", " + std::to_string(s.sw) +
@@ -91,11 +113,13 @@ std::string checkWinogradShape(const Conv2dShape &s) {
 }
 
 int64_t winogradTileOut(const Conv2dShape &s) {
+  if (s.sh == 2)
+    return kWinogradOutSmall; // the stride-2 form has 2x2 tiles only
   // GEMM work per (input, output) channel pair: the transformed points
   // times the tiles rounded up to the microkernel's 16 columns.
   auto cost = [&](int64_t m) {
     int64_t tiles = tilesOf(s.oh, m) * tilesOf(s.ow, m);
-    return pointsOf(m) * ((tiles + 15) / 16 * 16);
+    return pointsOf(s, m) * ((tiles + 15) / 16 * 16);
   };
   return cost(kWinogradOutSmall) < cost(kWinogradOut) ? kWinogradOutSmall
                                                       : kWinogradOut;
@@ -103,7 +127,9 @@ int64_t winogradTileOut(const Conv2dShape &s) {
 
 uint64_t winogradFilterBytes(const Conv2dShape &s, int64_t m) {
   uint64_t one = packedABytes(s.o, s.c), bytes;
-  if (one == 0 || __builtin_mul_overflow(one, uint64_t(pointsOf(m)), &bytes))
+  if (s.sh == 2 && m != kWinogradOutSmall)
+    return 0;
+  if (one == 0 || __builtin_mul_overflow(one, uint64_t(pointsOf(s, m)), &bytes))
     return 0;
   return bytes;
 }
@@ -115,12 +141,21 @@ uint64_t winogradFilterBytes(const Conv2dShape &s) {
 void winogradTransformFilter(const Conv2dShape &s, const float *filter,
                              float *dst, int64_t m) {
   // U as (m+2)^2 plain O x C matrices, then each packed.
-  int64_t points = pointsOf(m);
+  int64_t points = pointsOf(s, m);
   std::vector<float> u(size_t(points * s.o * s.c));
   float t[36];
   for (int64_t o = 0; o < s.o; ++o)
     for (int64_t c = 0; c < s.c; ++c) {
-      transformFilter3x3(filter + (o * s.c + c) * 9, t, m);
+      if (s.sh == 2) {
+        // Points (i, j) with i or j = 4 equal those with 3: keep the 4 x 4.
+        float t5[25];
+        transformFilter3x3Stride2(filter + (o * s.c + c) * 9, t5);
+        for (int i = 0; i < 4; ++i)
+          for (int j = 0; j < 4; ++j)
+            t[i * 4 + j] = t5[i * 5 + j];
+      } else {
+        transformFilter3x3(filter + (o * s.c + c) * 9, t, m);
+      }
       for (int64_t xi = 0; xi < points; ++xi)
         u[size_t((xi * s.o + o) * s.c + c)] = t[xi];
     }
@@ -149,8 +184,12 @@ WinogradSplit winogradSplit(const Conv2dShape &s, int64_t tileHw,
   split.tileOut = tileOut ? tileOut : winogradTileOut(s);
   int64_t tiles = tilesOf(s.oh, split.tileOut) * tilesOf(s.ow, split.tileOut);
   int64_t share = workgroups >= 2 ? (tiles + workgroups - 1) / workgroups : 0;
+  // Not for the stride-2 form: its GEMMs run whole 16-column panels, so a
+  // share's partial last block costs a whole panel (ResNet-50's 14x14
+  // output at 2 threads: 25 + 24 tiles computed as 32 + 32 columns each,
+  // where blocks of 32 + 17 take one panel pair each).
   if (workgroups >= 2 && s.n < workgroups && tiles > tileHw &&
-      share >= kPanelCols) {
+      share >= kPanelCols && s.sh != 2) {
     split.shareTiles = share;
     return split;
   }
@@ -186,8 +225,10 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
                     Isa isa) {
   if (begin >= end)
     return true;
-  const int64_t tm = split.tileOut, points = pointsOf(tm);
+  const int64_t tm = split.tileOut;
   if (tm != kWinogradOut && tm != kWinogradOutSmall)
+    return false;
+  if (s.sh == 2 && tm != kWinogradOutSmall)
     return false;
   const float *u = filter;
   if (!filterTransformed) {
@@ -202,10 +243,10 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
   ImageBlocks blocks = imageBlocks(tiles, split);
   int64_t oStep = chunkRows(s, split);
   int64_t ld = (tileHw + 15) / 16 * 16;
-  float *v =
-      scratchV.get(size_t(points * detail::winogradMatrixStride(s.c, ld)));
-  float *m =
-      scratchM.get(size_t(points * detail::winogradMatrixStride(s.o, ld)));
+  detail::WinogradLayout layout;
+  detail::winogradLayout(s.c, s.o, ld, tm, s.sh, layout);
+  float *v = scratchV.get(size_t(layout.vFloats));
+  float *m = scratchM.get(size_t(layout.mFloats));
   if (!v || !m)
     return false;
   int64_t uStride = int64_t(packedABytes(s.o, s.c) / sizeof(float));
@@ -231,20 +272,14 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
     if (o0 >= o1)
       continue;
     int64_t bld = (nt + 15) / 16 * 16;
-    detail::WinogradBlock b{tilesW,
-                            t0,
-                            nt,
-                            bld,
-                            o0,
-                            o1,
-                            tm,
-                            detail::winogradMatrixStride(s.c, bld),
-                            detail::winogradMatrixStride(s.o, bld)};
+    detail::winogradLayout(s.c, s.o, bld, tm, s.sh, layout);
+    detail::WinogradBlock b{tilesW, t0, nt, bld, o0, o1, tm, &layout, s.sh};
     int64_t yOffset = n * s.o * s.oh * s.ow;
     int64_t stripFloats =
         detail::winogradStripRows(b) * detail::winogradStripStride(b);
     // Gathers use int32 offsets; 8 floats of slack: the F(4x4) input
-    // transform's 8-float row loads read two floats past a tile's six.
+    // transform's 8-float row loads read two floats past a tile's six, the
+    // stride-2 form's three past its five.
     float *strip = stripFloats <= INT32_MAX
                        ? scratchStrip.get(size_t(stripFloats) + 8)
                        : nullptr;
@@ -257,12 +292,19 @@ bool conv2dWinograd(const Conv2dShape &s, const float *x, const float *filter,
     g.k = s.c;
     g.a.packed = true;
     g.b.packed = true; // the input transform writes the packed panels
-    g.ldc = b.ld;
-    for (int64_t xi = 0; xi < points; ++xi) {
+    // One GEMM per U matrix, over the adjacent V of the points it meets.
+    // The stride-2 form computes the last point's columns past nt too (their
+    // lanes repeat the block's last tile): whole 16-column panels, where a
+    // 1- to 15-column tail (a 14x14 output's 49 tiles) measured slower than
+    // the extra columns.
+    for (int xi = 0; xi < layout.groups; ++xi) {
+      int64_t count = layout.gCount[xi];
       g.a.data = u + xi * uStride;
-      g.b.data = v + xi * b.vStride;
-      g.c = m + xi * b.mStride;
-      gemm(g, o0, o1, 0, nt, isa);
+      g.b.data = v + layout.gV[xi];
+      g.c = m + layout.gM[xi];
+      g.n = (count - 1) * bld + (s.sh == 2 ? bld : nt);
+      g.ldc = count * bld;
+      gemm(g, o0, o1, 0, g.n, isa);
     }
     Epilogue en = e;
     if (en.residual)

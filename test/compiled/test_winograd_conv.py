@@ -6,7 +6,10 @@ threads. Tolerance: rtol 1e-4 plus an
 absolute 5e-5 * max |y| (the bound unittests/Kernels/WinogradTest states
 from the error measured over ResNet-50's 3x3 layers). A tuning record's
 tile_hw reaches the kernel's params; a filter that is not a constant is
-transformed at run time."""
+transformed at run time. 3x3 stride-2 convolutions with at least 64 input
+channels and outputs of at least 7x7 take the kernel's stride-2 form (16
+transformed filter matrices; its transforms only add, so the same bound
+holds with room); fewer channels stay on the GEMM convolution."""
 import json
 
 import numpy as np
@@ -91,3 +94,39 @@ def test_winograd_tile_hw_from_tuning_record(tmp_path):
     d = json.loads(r.stdout)["variants"][0]["dispatches"][0]
     assert d["symbol"] == KERNEL
     assert d["params"][-1] == 7
+
+
+@pytest.mark.parametrize("h,w,pads", [(28, 29, (1, 1, 1, 1)), (31, 28, (0, 1, 2, 0)),
+                                      (30, 33, (1, 0, 0, 1)), (14, 14, (1, 1, 1, 1))])
+def test_winograd_stride2(tmp_path, h, w, pads):
+    # Outputs 14x15, 16x14, 15x17 and 7x7: partial 2x2 tiles on odd sides,
+    # asymmetric and zero pads; 64 input and 26 output channels (three
+    # 12-row panels, the last partial).
+    rng = np.random.default_rng(h * w)
+    x = rng.standard_normal((1, 64, h, w)).astype(np.float32)
+    wt = rng.standard_normal((26, 64, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(26).astype(np.float32)
+    y = np.maximum(conv_ref(x, wt, b, (2, 2), pads, (1, 1), 1), 0)
+    text = f"""
+func.func @main(%x_arg: {ty(x)} {{top.name = "x"}}) -> ({ty(y)} {{top.name = "y"}}) {{
+  %x = top.Input(%x_arg) : ({ty(x)}) -> {ty(x)}
+  {weight("w", wt)}
+  {weight("b", b)}
+  %0 = top.Conv(%x, %w, %b) {{kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+      pads = array<i64: {pads[0]}, {pads[1]}, {pads[2]}, {pads[3]}>,
+      dilations = array<i64: 1, 1>, group = 1, do_relu = true}}
+      : ({ty(x)}, {ty(wt)}, {ty(b)}) -> {ty(y)}
+  return %0 : {ty(y)}
+}}
+"""
+    report = compile_and_check(tmp_path, text, {"x": x}, y, KERNEL, atol=atol(y))
+    # 16 packed 36 x 64 matrices (26 rows: three 12-row panels).
+    assert f"packed weights: {16 * 36 * 64 * 4} bytes" in report, report
+
+
+def test_winograd_stride2_few_channels_stays_gemm(tmp_path):
+    # 32 input channels: the stride-2 form's transforms outweigh its saving
+    # there, so the strategy leaves it to im2col.
+    text, x, y = conv_case("s2_narrow", (1, 32, 28, 28), (16, 32, 3, 3), (2, 2), (1, 1, 1, 1),
+                           (1, 1), 1, "")
+    compile_and_check(tmp_path, text, {"x": x}, y, "conv2d_im2col_gemm_f32")

@@ -28,7 +28,17 @@ Conv2dShape shape3x3(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
   return s;
 }
 
-/// Direct 3x3 convolution in double, with bias and activation.
+/// A 3x3 stride-2 shape: the output is floor((H + pads - 3) / 2) + 1.
+Conv2dShape shape3x3s2(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
+                       int64_t pt, int64_t pl, int64_t pb, int64_t pr) {
+  Conv2dShape s = shape3x3(n, c, h, w, o, pt, pl, pb, pr);
+  s.sh = s.sw = 2;
+  s.oh = (h + pt + pb - 3) / 2 + 1;
+  s.ow = (w + pl + pr - 3) / 2 + 1;
+  return s;
+}
+
+/// Direct 3x3 convolution (any stride) in double, with bias and activation.
 std::vector<double> direct3x3(const Conv2dShape &s, const std::vector<float> &x,
                               const std::vector<float> &f,
                               const std::vector<float> &bias,
@@ -42,14 +52,14 @@ std::vector<double> direct3x3(const Conv2dShape &s, const std::vector<float> &x,
                   e.biasMode == BiasMode::PerRow ? bias[o] : 0.0);
         for (int64_t c = 0; c < s.c; ++c)
           for (int64_t ky = 0; ky < 3; ++ky) {
-            int64_t iy = oy - s.pt + ky;
+            int64_t iy = oy * s.sh - s.pt + ky;
             if (iy < 0 || iy >= s.h)
               continue;
             const float *xr = &x[size_t(((n * s.c + c) * s.h + iy) * s.w)];
             for (int64_t kx = 0; kx < 3; ++kx) {
               double wv = f[size_t(((o * s.c + c) * 3 + ky) * 3 + kx)];
               for (int64_t ox = 0; ox < s.ow; ++ox) {
-                int64_t ix = ox - s.pl + kx;
+                int64_t ix = ox * s.sw - s.pl + kx;
                 if (ix >= 0 && ix < s.w)
                   acc[size_t(ox)] += wv * xr[ix];
               }
@@ -149,11 +159,13 @@ TEST(Winograd, OddSizesEveryIsa) {
   }
 }
 
-TEST(Winograd, Epilogues) {
-  Conv2dShape s = shape3x3(1, 6, 10, 9, 7, 1, 1, 1, 1);
-  std::vector<float> x = randomVector(size_t(s.c * s.h * s.w), 40);
-  std::vector<float> f = randomVector(size_t(s.o * s.c * 9), 41);
-  std::vector<float> bias = randomVector(size_t(s.o), 42);
+/// Every activation, with and without a bias, on every ISA for each of
+/// the tile sides `ms` (0: the shape's own).
+void checkEpilogues(const Conv2dShape &s, unsigned seed,
+                    std::initializer_list<int64_t> ms) {
+  std::vector<float> x = randomVector(size_t(s.c * s.h * s.w), seed);
+  std::vector<float> f = randomVector(size_t(s.o * s.c * 9), seed + 1);
+  std::vector<float> bias = randomVector(size_t(s.o), seed + 2);
   for (int a = 0; a < kActivationCount; ++a) {
     Epilogue e;
     e.biasMode = a % 2 ? BiasMode::PerRow : BiasMode::None;
@@ -163,11 +175,17 @@ TEST(Winograd, Epilogues) {
     e.p1 = 0.6f;
     std::vector<double> want = direct3x3(s, x, f, bias, e);
     for (Isa isa : supportedIsas())
-      for (int64_t m : {kWinogradOut, kWinogradOutSmall})
+      for (int64_t m : ms)
         expectClose(runWinograd(s, x, f, e, true, 16, 1, isa, m), want, 1e-4,
-                    std::string(isaName(isa)) + " F(" + std::to_string(m) +
+                    std::string(isaName(isa)) + " stride " +
+                        std::to_string(s.sh) + " F(" + std::to_string(m) +
                         ") activation " + std::to_string(a));
   }
+}
+
+TEST(Winograd, Epilogues) {
+  checkEpilogues(shape3x3(1, 6, 10, 9, 7, 1, 1, 1, 1), 40,
+                 {kWinogradOut, kWinogradOutSmall});
 }
 
 TEST(Winograd, SharesPerWorkgroup) {
@@ -242,16 +260,120 @@ TEST(Winograd, RejectsOtherGeometries) {
   Conv2dShape s = shape3x3(1, 4, 8, 8, 4, 1, 1, 1, 1);
   s.sh = 2;
   s.oh = 4;
-  EXPECT_NE(checkWinogradShape(s).find("stride 1"), std::string::npos);
+  EXPECT_NE(checkWinogradShape(s).find("stride 1 or 2"), std::string::npos);
+  Conv2dShape s3 = shape3x3(1, 4, 9, 9, 4, 0, 0, 0, 0);
+  s3.sh = s3.sw = 3;
+  s3.oh = s3.ow = 3;
+  EXPECT_NE(checkWinogradShape(s3).find("SH, SW = 3, 3"), std::string::npos);
+  // The stride-2 form has 2x2 tiles only: F(4x4) is refused, not run.
+  Conv2dShape s2 = shape3x3s2(1, 4, 9, 9, 4, 1, 1, 1, 1);
+  EXPECT_EQ(checkWinogradShape(s2), "");
+  EXPECT_EQ(winogradFilterBytes(s2, kWinogradOut), 0u);
+  std::vector<float> x(size_t(4 * 81)), f(size_t(4 * 4 * 9)), y(size_t(4 * 25));
+  EXPECT_FALSE(conv2dWinograd(s2, x.data(), f.data(), false, Epilogue{},
+                              y.data(), winogradSplit(s2, 16, 1, kWinogradOut),
+                              0, 1));
   Conv2dShape k5 = shape3x3(1, 4, 8, 8, 4, 0, 0, 0, 0);
   k5.kh = k5.kw = 5;
   k5.oh = k5.ow = 4;
   EXPECT_NE(checkWinogradShape(k5).find("KH, KW = 5, 5"), std::string::npos);
 }
 
-/// ResNet-50's 3x3 convolutions (pad 1, inputs in [-1, 1], weights scaled
-/// as He-initialized ones): the F(4x4, 3x3) error against float64, stated
-/// as the max abs error and the max abs error over the largest |output|.
+/// The stride-2 form (5 x 5 input tiles 4 apart, 2x2 output tiles, 25
+/// points): odd and even sizes, every pad from 0 to 2 (asymmetric), partial
+/// tiles and blocks, workgroups, shares and channel chunks, the plain and
+/// the transformed filter, residual and relu, every ISA.
+TEST(Winograd, Stride2EveryIsa) {
+  struct Case {
+    Conv2dShape s;
+    int64_t tileHw, workgroups;
+  };
+  Case cases[] = {
+      {shape3x3s2(1, 3, 5, 7, 5, 1, 1, 1, 1), 16, 1},
+      {shape3x3s2(2, 17, 13, 11, 19, 1, 1, 1, 1), 7, 3},
+      {shape3x3s2(1, 8, 9, 22, 12, 0, 2, 1, 0), 64, 2},
+      {shape3x3s2(1, 24, 3, 3, 33, 0, 0, 0, 0), 16, 1},
+      {shape3x3s2(3, 5, 18, 6, 4, 2, 1, 0, 2), 33, 4},
+      {shape3x3s2(1, 16, 56, 56, 20, 1, 1, 1, 1), 32, 2}, // ResNet-50's pads
+      {shape3x3s2(1, 9, 14, 14, 26, 1, 1, 1, 1), 64, 8},  // channel chunks
+      {shape3x3s2(1, 6, 10, 12, 7, 0, 0, 1, 1), 16, 1},   // ONNX SAME_UPPER
+      {shape3x3s2(1, 5, 4, 31, 3, 0, 1, 0, 0), 5, 1},
+      {shape3x3s2(2, 4, 2, 3, 5, 3, 0, 2, 3), 16, 2}, // pads past the input
+  };
+  unsigned seed = 300;
+  for (const Case &c : cases) {
+    const Conv2dShape &s = c.s;
+    ASSERT_EQ(checkWinogradShape(s), "");
+    ASSERT_EQ(winogradTileOut(s), kWinogradOutSmall);
+    ASSERT_EQ(winogradFilterBytes(s), 16 * packedABytes(s.o, s.c));
+    ResidualReluCase rc(s, seed);
+    seed += 4;
+    Epilogue e = rc.epilogue();
+    for (Isa isa : supportedIsas())
+      for (bool transformed : {true, false}) {
+        std::vector<float> y = runWinograd(s, rc.x, rc.f, e, transformed,
+                                           c.tileHw, c.workgroups, isa);
+        expectClose(y, rc.want, 1e-4,
+                    std::string(isaName(isa)) +
+                        " stride 2 C=" + std::to_string(s.c) + " " +
+                        std::to_string(s.h) + "x" + std::to_string(s.w) +
+                        (transformed ? " transformed" : " plain"));
+      }
+  }
+}
+
+TEST(Winograd, Stride2SplitTakesNoShares) {
+  // 14 x 14 tiles at 2 workgroups: stride 1 shares them (98 each), the
+  // stride-2 form splits whole blocks (its GEMMs compute whole panels).
+  Conv2dShape s1 = shape3x3(1, 8, 28, 28, 8, 1, 1, 1, 1);
+  Conv2dShape s2 = shape3x3s2(1, 8, 56, 56, 8, 1, 1, 1, 1);
+  EXPECT_EQ(winogradSplit(s1, 32, 2, kWinogradOutSmall).shareTiles, 98);
+  EXPECT_EQ(winogradSplit(s2, 32, 2).shareTiles, 0);
+  EXPECT_EQ(winogradUnits(s2, winogradSplit(s2, 32, 2)), 7);
+  // One block for two workgroups: the output channels split instead.
+  Conv2dShape s3 = shape3x3s2(1, 8, 14, 14, 30, 1, 1, 1, 1);
+  EXPECT_EQ(winogradSplit(s3, 32, 2).oChunks, 2);
+}
+
+TEST(Winograd, Stride2Epilogues) {
+  checkEpilogues(shape3x3s2(1, 6, 11, 9, 7, 1, 1, 1, 1), 340, {0});
+}
+
+/// A ResNet-50 layer's error case: inputs uniform in [-1, 1], weights
+/// scaled as He-initialized ones, no bias; the float64 output and its
+/// largest magnitude.
+struct HeScaledCase {
+  std::vector<float> x, f;
+  std::vector<double> want;
+  double maxRef = 0;
+  HeScaledCase(const Conv2dShape &s, unsigned seed)
+      : x(randomVector(size_t(s.c * s.h * s.w), seed)),
+        f(randomVector(size_t(s.o * s.c * 9), seed + 1)) {
+    float scale = float(std::sqrt(6.0 / double(s.c * 9)));
+    for (float &v : f)
+      v *= scale;
+    want = direct3x3(s, x, f, {}, Epilogue{});
+    for (double v : want)
+      maxRef = std::max(maxRef, std::fabs(v));
+  }
+  /// Prints `y`'s max abs error, that over max |y| and the max rel error
+  /// (per element, |error| / (|y| + 1e-3 max |y|)); returns the max abs.
+  double report(const std::vector<float> &y, const std::string &what) const {
+    double maxAbs = 0, maxRel = 0;
+    for (size_t i = 0; i < y.size(); ++i) {
+      double err = std::fabs(double(y[i]) - want[i]);
+      maxAbs = std::max(maxAbs, err);
+      maxRel = std::max(maxRel, err / (std::fabs(want[i]) + 1e-3 * maxRef));
+    }
+    std::printf("%s: max abs error %.3g, max abs / max |y| %.3g (max |y| "
+                "%.3g), max rel error %.3g\n",
+                what.c_str(), maxAbs, maxAbs / maxRef, maxRef, maxRel);
+    return maxAbs;
+  }
+};
+
+/// ResNet-50's 3x3 convolutions (pad 1): the F(4x4, 3x3) and F(2x2, 3x3)
+/// error against float64, printed and bounded.
 TEST(Winograd, ResNet50LayerError) {
   struct Layer {
     int64_t c, hw;
@@ -259,37 +381,50 @@ TEST(Winograd, ResNet50LayerError) {
   unsigned seed = 100;
   for (Layer l : layers) {
     Conv2dShape s = shape3x3(1, l.c, l.hw, l.hw, l.c, 1, 1, 1, 1);
-    std::vector<float> x = randomVector(size_t(s.c * s.h * s.w), seed++);
-    std::vector<float> f = randomVector(size_t(s.o * s.c * 9), seed++);
-    float scale = float(std::sqrt(6.0 / double(s.c * 9)));
-    for (float &v : f)
-      v *= scale;
-    Epilogue e;
-    std::vector<double> want = direct3x3(s, x, f, {}, e);
-    double maxRef = 0;
-    for (double v : want)
-      maxRef = std::max(maxRef, std::fabs(v));
+    HeScaledCase c(s, seed);
+    seed += 2;
     for (Isa isa : supportedIsas())
       for (int64_t m : {kWinogradOut, kWinogradOutSmall}) {
-        std::vector<float> y = runWinograd(s, x, f, e, true, 64, 1, isa, m);
-        double maxAbs = 0, maxRel = 0;
-        for (size_t i = 0; i < y.size(); ++i) {
-          double err = std::fabs(double(y[i]) - want[i]);
-          maxAbs = std::max(maxAbs, err);
-          maxRel = std::max(maxRel, err / (std::fabs(want[i]) + 1e-3 * maxRef));
-        }
-        std::printf("winograd F(%lldx%lld,3x3) C=O=%lld %lldx%lld %s: max abs "
-                    "error %.3g, max abs / max |y| %.3g (max |y| %.3g), max "
-                    "rel error %.3g\n",
-                    (long long)m, (long long)m, (long long)l.c, (long long)l.hw,
-                    (long long)l.hw, isaName(isa), maxAbs, maxAbs / maxRef,
-                    maxRef, maxRel);
+        std::vector<float> y =
+            runWinograd(s, c.x, c.f, Epilogue{}, true, 64, 1, isa, m);
+        double maxAbs = c.report(
+            y, "winograd F(" + std::to_string(m) + "x" + std::to_string(m) +
+                   ",3x3) C=O=" + std::to_string(l.c) + " " +
+                   std::to_string(l.hw) + "x" + std::to_string(l.hw) + " " +
+                   isaName(isa));
         // Stated tolerance: max abs error <= 5e-5 * max |y| (measured: at
         // most 1.5e-5 * max |y|, about 5e-5 absolute, on every ISA; the
         // direct GEMM kernels stay near 1e-6).
-        EXPECT_LE(maxAbs, 5e-5 * maxRef)
+        EXPECT_LE(maxAbs, 5e-5 * c.maxRef)
             << isaName(isa) << " F(" << m << ") C=" << l.c;
       }
+  }
+}
+
+/// ResNet-50's stride-2 3x3 layers (input 56, 28, 14; pad 1): the
+/// stride-2 form's error, bounded like the direct GEMM kernels' (its
+/// transforms only add and subtract).
+TEST(Winograd, ResNet50Stride2LayerError) {
+  struct Layer {
+    int64_t c, hw;
+  } layers[] = {{128, 56}, {256, 28}, {512, 14}};
+  unsigned seed = 400;
+  for (Layer l : layers) {
+    Conv2dShape s = shape3x3s2(1, l.c, l.hw, l.hw, l.c, 1, 1, 1, 1);
+    HeScaledCase c(s, seed);
+    seed += 2;
+    for (Isa isa : supportedIsas()) {
+      std::vector<float> y =
+          runWinograd(s, c.x, c.f, Epilogue{}, true, 32, 1, isa);
+      double maxAbs =
+          c.report(y, "winograd stride 2 C=O=" + std::to_string(l.c) + " " +
+                          std::to_string(l.hw) + "x" + std::to_string(l.hw) +
+                          " -> " + std::to_string(s.oh) + "x" +
+                          std::to_string(s.ow) + " " + isaName(isa));
+      // Stated tolerance: max abs error <= 5e-6 * max |y| (10x tighter
+      // than F(4x4)'s bound).
+      EXPECT_LE(maxAbs, 5e-6 * c.maxRef) << isaName(isa) << " C=" << l.c;
+    }
   }
 }
 

@@ -16,6 +16,12 @@
 // shape (winogradTileOut), so the compiler and the runtime agree on it
 // without a parameter.
 //
+// Stride 2 (both ways) has its own form: per axis, the even inputs and taps
+// as F(2, 2) (points 0, 1, infinity) plus the odd tap once per output, so a
+// 2x2 output tile comes from a 5x5 input tile (tiles 4 apart) through 25
+// points (36 direct multiplications), transforms of 0 and +-1 only. The 25
+// points share 16 transformed filter matrices (docs/cpu-kernels.md).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef STRATA_KERNELS_WINOGRAD_H
@@ -35,7 +41,8 @@ inline constexpr int64_t kWinogradOutSmall = 2;
 inline constexpr int64_t kWinogradMaxBlockTiles = 1024;
 
 /// Empty when the Winograd kernel takes `s` (checkConv2dShape holds, 3x3
-/// kernel, stride 1, dilation 1, group 1), else why not.
+/// kernel, stride 1 or 2 (the same both ways), dilation 1, group 1), else
+/// why not.
 std::string checkWinogradShape(const Conv2dShape &s);
 
 /// The output tile side the kernel uses for `s` by default: the one with
@@ -47,7 +54,8 @@ std::string checkWinogradShape(const Conv2dShape &s);
 int64_t winogradTileOut(const Conv2dShape &s);
 
 /// Bytes of the transformed, packed filter for tile side `m` (0 on
-/// overflow); the one-argument form uses winogradTileOut(s).
+/// overflow, and for stride 2 with m != 2); the one-argument form uses
+/// winogradTileOut(s) (always 2 at stride 2).
 uint64_t winogradFilterBytes(const Conv2dShape &s, int64_t m);
 uint64_t winogradFilterBytes(const Conv2dShape &s);
 /// Transforms the OIHW filter into `dst` (winogradFilterBytes bytes) for
@@ -73,7 +81,8 @@ struct WinogradSplit {
 /// 16-column GEMM panel): each workgroup transforms as many tiles, in
 /// full blocks but its last (ResNet-50's 56x56 layers at 2 threads: 98
 /// tiles each as 32 + 32 + 32 + 2, where equal blocks of 25 tiles each
-/// filled a 32-column GEMM tile). Otherwise the output channels split in two
+/// filled a 32-column GEMM tile); the stride-2 form takes no shares (its
+/// GEMMs compute whole panels). Otherwise the output channels split in two
 /// chunks when there would be a single unit for two or more workgroups (a
 /// small image then still takes two threads, for one extra input
 /// transform). The tile side is `tileOut` (0: winogradTileOut(s)). Each
