@@ -63,6 +63,21 @@ struct ConvertHLToHWPass
     return table;
   }
 
+  /// The hl.table16 of the same block that is the only user of a
+  /// convolution's int16 result: folded into the convolution's activation
+  /// unit (the only way such a convolution reaches the NPU).
+  static hl::Table16Op foldableTable16(Operation *op) {
+    if (!isa<hl::Conv2DOp, hl::DepthwiseConv2DOp>(op) ||
+        !hl::isSignedInt16(op->getResult(0).getType()) ||
+        !op->getResult(0).hasOneUse())
+      return nullptr;
+    auto table = dyn_cast<hl::Table16Op>(*op->getResult(0).getUsers().begin());
+    if (!table || table->getBlock() != op->getBlock() ||
+        llvm::is_contained(op->getOperands(), table.getTable()))
+      return nullptr;
+    return table;
+  }
+
   /// Multi-op dispatches: the table folded into an int8 elementwise op's
   /// program (hl.add/sub/mul/min/max/activation), if any: one 256-entry
   /// table read by no operand of the op, which reads distinct values (the
@@ -269,6 +284,43 @@ struct ConvertHLToHWPass
           resident.reset();
           continue;
         }
+      }
+      // A convolution's int16 result and its hl.table16: the conv's program
+      // applies the interpolated table (the table's program, the conv
+      // outlined with it), whether or not fold-tables is set: the int16
+      // value has no other way to the NPU.
+      if (hl::Table16Op t16 = foldableTable16(op)) {
+        HLToHWOptions o = opOptions;
+        o.foldedTable = t16;
+        size_t next =
+            llvm::find(kernels, t16.getOperation()) - kernels.begin() + 1;
+        o.keepOutputResident = options.lramReuse && next < kernels.size() &&
+                               isMac(kernels[next]) &&
+                               kernels[next]->getOperand(0) == t16.getOutput();
+        // The resident input stays only when no other kernel runs between
+        // the conv and the table.
+        if (next > i + 2)
+          o.residentInput.reset();
+        std::optional<std::string> e =
+            lowerHLOpToProgram(op, config, o, name, program, &plan);
+        if (e && o.residentInput) {
+          o.residentInput.reset();
+          e = lowerHLOpToProgram(op, config, o, name, program, &plan);
+        }
+        if (e) {
+          op->emitError() << *e;
+          failed = true;
+          continue;
+        }
+        if (o.residentInput)
+          op->setAttr("npu.resident_input", b.getUnitAttr());
+        npuhw::ProgramOp p = npuhw::buildProgram(b, op->getLoc(), program);
+        symbols.insert(p);
+        op->setAttr("npu.dispatch_group", b.getUnitAttr());
+        t16->setAttr("npu.program", FlatSymbolRefAttr::get(p.getSymNameAttr()));
+        grouped[t16] = plan.residentOutput;
+        resident.reset();
+        continue;
       }
       std::optional<std::string> error =
           lowerHLOpToProgram(op, config, opOptions, name, program, &plan);
