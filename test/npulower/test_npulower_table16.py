@@ -15,6 +15,7 @@ computes must give the same bytes too. Untiled and tiled (a 4 KiB LRAM: row
 and channel tiles), single- and double-buffered."""
 import os
 import re
+import subprocess
 import sys
 
 import numpy as np
@@ -22,7 +23,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "compiled"))
-from cpu_isa_harness import strata as run_strata  # noqa: E402
+from cpu_isa_harness import STRATA, strata as run_strata  # noqa: E402
 
 
 def strata(*args, ok=True):
@@ -143,3 +144,60 @@ def test_conv_table16(tmp_path, seed, mode):
              if f"{k} npu-sim dispatch(es), 0 CPU dispatch(es)" in report]
     assert got_n, report
     assert len(re.findall(r"npu-sim dispatch \d+ ", profile)) == got_n[0], profile
+
+
+@pytest.mark.parametrize("lram", [None, 4096])
+def test_standalone_table16_every_int16_value(tmp_path, lram):
+    """A standalone hl.table16 (the `table` task on int16 input) over every
+    int16 value, in an odd shape (65538 elements: all 65536 values and two
+    more), lowered with `strata-opt --convert-hl-to-hw` (untiled, and with a
+    4 KiB LRAM: chunks with a tail), packaged (`strata-npu package`) and run
+    on npu-sim: the bytes of `strata run-ref` on the HL module and of the
+    numpy table."""
+    rng = np.random.default_rng(1616)
+    shape = (1, 3, 21846)
+    x = np.concatenate([rng.permutation(np.arange(-32768, 32768)),
+                        [-32768, 32767]]).astype(np.int16).reshape(shape)
+    xs = np.linspace(-6, 6, 513)
+    table = np.clip(np.round(127 * 128 * np.sin(xs) + rng.integers(-2000, 2000, 513)),
+                    -128 * 128, 127 * 128).astype(np.int16)
+    ti = "x".join(map(str, shape))
+    mlir = f"""module {{
+  func.func @main(%x: tensor<{ti}xi16> {{top.name = "input"}}) -> (tensor<{ti}xi8> {{top.name = "output"}}) {{
+    %t = top.Weight() {{name = "lut"}} : () -> tensor<513xi16>
+    %o = hl.table16(%x, %t) : (tensor<{ti}xi16>, tensor<513xi16>) -> tensor<{ti}xi8>
+    return %o : tensor<{ti}xi8>
+  }}
+}}
+"""
+    (tmp_path / "hl.mlir").write_text(mlir)
+    np.savez(tmp_path / "in.npz", input=x)
+    np.savez(tmp_path / "w.npz", lut=table)
+    strata("run-ref", tmp_path / "hl.mlir", "--weights", tmp_path / "w.npz",
+           "--input", tmp_path / "in.npz", "--output", tmp_path / "ref.npz")
+    ref = np.load(tmp_path / "ref.npz")["output"]
+    assert ref.tobytes() == table16_numpy(table, x).tobytes()
+    assert len(np.unique(ref)) > 200
+    bin_dir = os.path.dirname(STRATA)
+    opt = [os.path.join(bin_dir, "strata-opt"), tmp_path / "hl.mlir"]
+    if lram:
+        (tmp_path / "npu.json").write_text('{"lram_bytes": %d}' % lram)
+        opt.append(f"--convert-hl-to-hw=npu-config={tmp_path / 'npu.json'}")
+    else:
+        opt.append("--convert-hl-to-hw")
+    r = subprocess.run(list(map(str, opt)), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert ("chunk1." in r.stdout) == bool(lram)
+    start = r.stdout.index("  npuhw.program")
+    body = r.stdout[start:].rstrip()
+    (tmp_path / "prog.mlir").write_text("module {\n" + body[:-1].rstrip() + "\n}\n")
+    r = subprocess.run(list(map(str, [
+        os.path.join(bin_dir, "strata-npu"), "package", tmp_path / "prog.mlir",
+        "--constants", tmp_path / "w.npz", "--input", f"input=i16:{ti}",
+        "--output", f"output=i8:{ti}", "-o", tmp_path / "m.strata"])),
+        capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    strata("run", tmp_path / "m.strata", "--input", tmp_path / "in.npz",
+           "--output", tmp_path / "out.npz", "--device", "npu-sim")
+    got = np.load(tmp_path / "out.npz")["output"]
+    assert got.tobytes() == ref.tobytes()
