@@ -1463,6 +1463,55 @@ TEST(NpuSimBadInput, ZeroPointColumnAndLutDims) {
       << err;
 }
 
+TEST(NpuSimBadInput, InterpolatedTableFieldsAndConfig) {
+  npu::NpuConfig cfg;
+  Program p = fcProgram(cfg, 3);
+  SliceTask &s = p.segments[0].tasks[0].slice;
+  // The [513] int16 table: the int16 zero point and clip verify.
+  s.lut = {512, {513}, {2}};
+  s.outputZp = -3000;
+  s.clipMin = -32768;
+  s.clipMax = 32767;
+  EXPECT_EQ(verifyProgram(p), std::nullopt) << *verifyProgram(p);
+  s.clipMax = 40000;
+  EXPECT_NE(runError(p).find("field 'clip_max' is 40000"), std::string::npos)
+      << runError(p);
+  s.clipMax = 32767;
+  // Without the interpolated table the int16 fields are refused.
+  s.lut = {512, {256}, {1}};
+  EXPECT_NE(runError(p).find("field 'output_zp' is -3000, expected "
+                             "-128..127"),
+            std::string::npos)
+      << runError(p);
+  // An NPU without the interpolated mode refuses the [513] table.
+  s.lut = {512, {513}, {2}};
+  p.config.lut16Entries = 0;
+  EXPECT_NE(runError(p).find("field 'lut' is an interpolated int16 table, "
+                             "the NPU's lut16_entries is 0"),
+            std::string::npos)
+      << runError(p);
+  // A table task on int16 input needs the [513] table.
+  p.config.lut16Entries = 513;
+  Task t;
+  t.kind = TaskKind::Slice;
+  t.name = "t16";
+  t.slice.kernel = KernelKind::Table;
+  t.slice.format = Format::Int16;
+  t.slice.input = {0, {8}, {2}};
+  t.slice.output = {64, {8}, {1}};
+  t.slice.lut = {128, {256}, {1}};
+  p.segments[0].tasks = {t};
+  EXPECT_NE(runError(p).find("field 'lut' dims are [256], an int16 input "
+                             "needs the [513] table"),
+            std::string::npos)
+      << runError(p);
+  // int16 is the table task's only: a conv on int16 input is refused.
+  p.segments[0].tasks[0].slice.kernel = KernelKind::Add;
+  EXPECT_NE(runError(p).find("is int16: only the table kernel"),
+            std::string::npos)
+      << runError(p);
+}
+
 TEST(NpuSimBadInput, EncodeDecodeAndCorruptedBytes) {
   Program p = smallProgram();
   std::vector<uint8_t> bytes = encodeProgram(p);
