@@ -78,6 +78,14 @@ struct ConvertHLToHWPass
     return table;
   }
 
+  /// The table a conv -> conv chain folds into `op`'s activation unit: its
+  /// hl.table16 (always folded), or its hl.table with `foldTables`.
+  static Operation *chainTable(Operation *op, bool foldTables) {
+    if (hl::Table16Op t16 = foldableTable16(op))
+      return t16;
+    return foldTables ? foldableTable(op).getOperation() : nullptr;
+  }
+
   /// Multi-op dispatches: the table folded into an int8 elementwise op's
   /// program (hl.add/sub/mul/min/max/activation), if any: one 256-entry
   /// table read by no operand of the op, which reads distinct values (the
@@ -198,35 +206,34 @@ struct ConvertHLToHWPass
       // consumer's place, the producer outlined with it. Either may apply
       // its folded table (the producer's: the consumer reads the table's
       // result; the consumer's: the program hangs on its table).
-      hl::TableOp producerTable = foldTables ? foldableTable(op) : nullptr;
+      Operation *producerTable = chainTable(op, foldTables);
       size_t nextIndex = i + 1 + (producerTable ? 1 : 0);
       Operation *next =
           nextIndex < kernels.size() &&
                   (!producerTable || kernels[i + 1] == producerTable)
               ? kernels[nextIndex]
               : nullptr;
-      Operation *mid = producerTable ? producerTable.getOperation() : op;
-      hl::TableOp consumerTable =
-          next && foldTables ? foldableTable(next) : nullptr;
+      Operation *mid = producerTable ? producerTable : op;
+      Operation *consumerTable = next ? chainTable(next, foldTables) : nullptr;
       // A consumer's table runs right after it (no kernel between them
       // runs before the dispatch at the table's place).
       if (consumerTable && (nextIndex + 1 >= kernels.size() ||
                             kernels[nextIndex + 1] != consumerTable))
         next = nullptr;
-      Operation *last = consumerTable ? consumerTable.getOperation() : next;
+      Operation *last = consumerTable ? consumerTable : next;
       // The dispatch binds each outside value once: the tables and the
       // consumer's weights are none of the values read before them.
       auto distinct = [&]() {
         SmallVector<Value> seen(op->getOperands());
         if (producerTable)
-          seen.push_back(producerTable.getTable());
+          seen.push_back(producerTable->getOperand(1));
         for (Value v : {next->getOperand(1), next->getOperand(2)}) {
           if (llvm::is_contained(seen, v))
             return false;
           seen.push_back(v);
         }
         return !consumerTable ||
-               !llvm::is_contained(seen, consumerTable.getTable());
+               !llvm::is_contained(seen, consumerTable->getOperand(1));
       };
       if (prefetchWeights && next && isMac(op) && isMac(next) &&
           next->getBlock() == op->getBlock() &&
