@@ -1053,10 +1053,8 @@ std::optional<std::string> lowerElementwise(Operation *op,
     proto.kernel = npusim::KernelKind::Table;
     proto.format = npusim::Format::Int16;
     proto.outputFormat = npusim::Format::Int8;
-    if (config.lut16Entries != intq::kTable16Entries)
-      return layer + ": the NPU description's lut16_entries is " +
-             std::to_string(config.lut16Entries) + ", the int16 table needs " +
-             std::to_string(intq::kTable16Entries);
+    if (auto e = extra::lut16Refusal(config, layer))
+      return e;
   } else if (auto tableOp = dyn_cast<hl::TableOp>(op)) {
     table = true;
     proto.kernel = npusim::KernelKind::Table;
@@ -1224,23 +1222,16 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     l.add = proto;
     l.addLhs = add->getOperand(0) == op->getResult(0);
   }
-  bool int16Result = hl::isSignedInt16(op->getResult(0).getType());
-  if (auto t16 = dyn_cast_or_null<hl::Table16Op>(options.foldedTable)) {
-    // The interpolated int16 table in the activation unit: an int8
-    // convolution's int16 result, looked up before the store.
-    if (l.kind == Kind::FullyConnected || l.eb != 1 || l.add || !int16Result ||
-        t16.getInput() != op->getResult(0) ||
-        l.proto.format != npusim::Format::Int8)
-      return l.name + ": internal error, no table16 to fold";
-    if (config.lut16Entries != intq::kTable16Entries)
-      return l.name + ": the NPU description's lut16_entries is " +
-             std::to_string(config.lut16Entries) + ", the int16 table needs " +
-             std::to_string(intq::kTable16Entries);
+  // The interpolated int16 table in the activation unit: an int8
+  // convolution's int16 result, looked up before the store.
+  if (auto e = extra::checkTable16Fold(
+          op, config, options, l.name,
+          l.kind != Kind::FullyConnected && l.eb == 1 && !l.add &&
+              l.proto.format == npusim::Format::Int8,
+          l.lut16))
+    return e;
+  if (l.lut16) {
     l.lutRows = 1;
-    l.lut16 = true;
-  } else if (int16Result) {
-    return l.name + ": its int16 result goes to the NPU only through its "
-                    "hl.table16, folded into the activation unit";
   } else if (options.foldedTable) {
     auto table = dyn_cast<hl::TableOp>(options.foldedTable);
     auto signedInt8 = [](Value v) {

@@ -876,22 +876,15 @@ extra::lowerWindowOp(Operation *op, const npu::NpuConfig &config,
   WinLayer l;
   if (auto e = readLayer(op, config, l))
     return e;
-  bool int16Result = hl::isSignedInt16(op->getResult(0).getType());
-  if (auto t16 = dyn_cast_or_null<hl::Table16Op>(options.foldedTable)) {
-    // The interpolated int16 table in the activation unit.
-    if (!l.mac() || l.eb != 1 || l.s == 1 || !int16Result ||
-        t16.getInput() != op->getResult(0) || op->hasAttr("segment_output"))
-      return l.name + ": internal error, no table16 to fold";
-    if (config.lut16Entries != intq::kTable16Entries)
-      return l.name + ": the NPU description's lut16_entries is " +
-             std::to_string(config.lut16Entries) + ", the int16 table needs " +
-             std::to_string(intq::kTable16Entries);
+  // The interpolated int16 table in the activation unit.
+  if (auto e = extra::checkTable16Fold(op, config, options, l.name,
+                                       l.mac() && l.eb == 1 && l.s != 1 &&
+                                           !op->hasAttr("segment_output"),
+                                       l.lut16))
+    return e;
+  if (l.lut16) {
     l.lutRows = 1;
-    l.lut16 = true;
     l.out.binding = 4; // after the table
-  } else if (int16Result) {
-    return l.name + ": its int16 result goes to the NPU only through its "
-                    "hl.table16, folded into the activation unit";
   } else if (options.foldedTable) {
     auto table = dyn_cast<hl::TableOp>(options.foldedTable);
     if (!table || !l.mac() || l.eb != 1 || l.s == 1 ||
