@@ -201,3 +201,39 @@ def test_standalone_table16_every_int16_value(tmp_path, lram):
            "--output", tmp_path / "out.npz", "--device", "npu-sim")
     got = np.load(tmp_path / "out.npz")["output"]
     assert got.tobytes() == ref.tobytes()
+
+
+def test_standalone_top_table16(tmp_path):
+    """A top.Table16 whose int16 input does not come from a convertible
+    convolution (here the model's input) becomes a standalone hl.table16 on
+    the NPU: npu-sim's bytes are run-ref's and the numpy table's."""
+    rng = np.random.default_rng(1617)
+    shape = (1, 5, 7, 9)
+    xs = np.linspace(-3, 5, 513)
+    table = np.clip(np.round(127 * 128 * np.tanh(xs) + rng.integers(-500, 500, 513)),
+                    -128 * 128, 127 * 128).astype(np.int16)
+    ti = "x".join(map(str, shape))
+    xt = f"tensor<{ti}x!quant.uniform<i16:f32, 0.001:-40>>"
+    yt = f"tensor<{ti}x!quant.uniform<i8:f32, 0.02:3>>"
+    entries = ", ".join(str(int(v)) for v in table)
+    (tmp_path / "m.mlir").write_text(f"""module {{
+  func.func @main(%x: {xt} {{top.name = "input"}}) -> ({yt} {{top.name = "output"}}) {{
+    %y = top.Table16(%x) {{table = array<i16: {entries}>}} : ({xt}) -> {yt}
+    return %y : {yt}
+  }}
+}}
+""")
+    x = rng.integers(-32768, 32768, shape).astype(np.int16)
+    np.savez(tmp_path / "in.npz", input=x)
+    strata("run-ref", tmp_path / "m.mlir", "--input", tmp_path / "in.npz",
+           "--output", tmp_path / "ref.npz")
+    want = np.load(tmp_path / "ref.npz")["output"]
+    assert want.tobytes() == table16_numpy(table, x).tobytes()
+    report = strata("compile", tmp_path / "m.mlir", "--target", "npu-sim", "--no-optimize",
+                    "-o", tmp_path / "m.strata", "--report", "--explain-strategy").stdout
+    assert re.search(r"^top\.Table16 '[^']*': hl\.table16$", report, re.M), report
+    assert "1 npu-sim dispatch(es), 0 CPU dispatch(es)" in report, report
+    strata("run", tmp_path / "m.strata", "--input", tmp_path / "in.npz",
+           "--output", tmp_path / "out.npz", "--device", "npu-sim")
+    got = np.load(tmp_path / "out.npz")["output"]
+    assert got.tobytes() == want.tobytes()

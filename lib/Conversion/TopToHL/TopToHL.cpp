@@ -485,6 +485,7 @@ struct Converter {
       if (Reason r = refused({hlOp, hlT16}); !r.empty())
         return r;
       t16.getOutput().replaceAllUsesWith(hlT16.getOutput());
+      erased.insert(t16); // a candidate of its own (convertTable16)
       t16.erase();
       requant.erase();
       conv.erase();
@@ -798,6 +799,48 @@ struct Converter {
     return "";
   }
 
+  /// A top.Table16 not converted with its convolution (its int16 input
+  /// comes from the CPU: a matmul's or a refused conv's Requant, a float
+  /// Quant) to a standalone `hl.table16`, the `table` task on int16 input.
+  Reason convertTable16(top::Table16Op t16, std::string &kernel) {
+    if (!config.supports(npu::NumberFormat::Int8))
+      return "the NPU description's formats do not list int8";
+    if (!config.lut16Entries)
+      return "the NPU description's lut16_entries is 0 (no interpolated "
+             "int16 table)";
+    auto inType = dyn_cast<RankedTensorType>(t16.getInput().getType());
+    auto outType = dyn_cast<RankedTensorType>(t16.getOutput().getType());
+    if (!inType || !outType || !inType.hasStaticShape() ||
+        !outType.hasStaticShape())
+      return "dynamic shapes (compile with --input-shapes)";
+    if (!hl::isSignedInt16(inType) ||
+        isa<quant::UniformQuantizedPerAxisType>(inType.getElementType()))
+      return "its input is not a per-tensor signed int16 tensor";
+    if (int64_t(t16.getTable().size()) != intq::kTable16Entries)
+      return "its table does not have " +
+             std::to_string(intq::kTable16Entries) + " entries";
+    // hl.table16's verifier wants a per-tensor int8 result over [-128,
+    // 127]: checked here first, so a narrowed result stays on the CPU.
+    auto q = dyn_cast<quant::UniformQuantizedType>(outType.getElementType());
+    if (!q || q.getStorageTypeIntegralWidth() != 8 || !q.isSigned() ||
+        q.getStorageTypeMin() != -128 || q.getStorageTypeMax() != 127)
+      return "its result is not a per-tensor int8 tensor over [-128, 127]";
+    OpBuilder b(t16);
+    Tensor entries(DType::I16, {intq::kTable16Entries});
+    llvm::copy(t16.getTable(), entries.data<int16_t>());
+    Value lut =
+        weight(b, t16.getLoc(), "hl_table16", entries, b.getIntegerType(16));
+    auto hlT16 =
+        hl::Table16Op::create(b, t16.getLoc(), outType, t16.getInput(), lut);
+    if (Reason r = refused({hlT16}); !r.empty())
+      return r;
+    t16.getOutput().replaceAllUsesWith(hlT16.getOutput());
+    erased.insert(t16);
+    t16.erase();
+    kernel = "hl.table16";
+    return "";
+  }
+
   /// `Quant(Concat(Dequant(x_i)...))` to int8: each input requantized by
   /// the table of its Dequant -> Quant (left out when it is the identity),
   /// then `hl.concat`. Exact: concatenation only moves the values each
@@ -1102,7 +1145,7 @@ struct Converter {
               top::ResizeOp>(op) ||
           (isa<top::AddOp, top::ReduceOp>(op) &&
            isI32(op->getResult(0).getType())) ||
-          isTableCandidate(op))
+          isTableCandidate(op) || isa<top::Table16Op>(op))
         candidates.push_back(op);
     });
     for (Operation *op : candidates) {
@@ -1111,6 +1154,15 @@ struct Converter {
       HLDecision d;
       d.op = op->getName().getStringRef().str();
       d.location = printLoc(op->getLoc());
+      if (auto t16 = dyn_cast<top::Table16Op>(op)) {
+        // No strategy entry: the one NPU kernel of an int16 table.
+        d.reason = convertTable16(t16, d.kernel);
+        if (!d.reason.empty())
+          d.kernel.clear();
+        if (decisions)
+          decisions->push_back(std::move(d));
+        continue;
+      }
       ShapeOr<strategy::Workload> w = strategy::workloadFromOp(op);
       if (!w) {
         d.reason = "the strategy cannot read it: " + w.error();

@@ -76,10 +76,14 @@ func.func @int16_no_table(%arg0: tensor<1x2x5x5x!quant.uniform<i8:f32, 0.1:3>>) 
 
 // -----
 
-// A narrowed int16 storage range: the conv stays on the CPU.
+// A narrowed int16 storage range: the conv stays on the CPU, its table
+// becomes a standalone hl.table16 (the `table` task on int16 input).
 // CHECK-LABEL: func @narrow_int16
-// CHECK-NOT: hl.
-// CHECK: top.Table16
+// CHECK: top.Conv
+// CHECK: %[[P:.*]] = top.Requant
+// CHECK-NOT: top.Table16
+// CHECK: %[[T:.*]] = top.Weight() {name = "hl_table16", {{.*}} : tensor<513xi16>
+// CHECK: hl.table16(%[[P]], %[[T]]) : (tensor<1x3x5x5x!quant.uniform<i16<-32000:32000>:f32, 2.000000e-03:7>>, tensor<513xi16>) -> tensor<1x3x5x5x!quant.uniform<i8:f32, 5.000000e-02:-3>>
 func.func @narrow_int16(%arg0: tensor<1x2x5x5x!quant.uniform<i8:f32, 0.1:3>>) -> tensor<1x3x5x5x!quant.uniform<i8:f32, 0.05:-3>> {
   %w = top.Weight() {name = "w", value = dense<1> : tensor<3x2x3x3xi8>} : () -> tensor<3x2x3x3xi8>
   %b = top.Weight() {name = "b", value = dense<[1, 2, 3]> : tensor<3xi32>} : () -> tensor<3xi32>
