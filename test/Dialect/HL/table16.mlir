@@ -106,3 +106,11 @@ func.func @int16_dw_bf16(%x: tensor<1x4x6x6xbf16>, %w: tensor<1x3x3x4xbf16>, %sb
   %0 = hl.depthwise_conv2d(%x, %w, %sb) {pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x4x6x6xbf16>, tensor<1x3x3x4xbf16>, tensor<4xf32>) -> tensor<1x4x6x6xi16>
   return
 }
+
+// -----
+
+func.func @int16_segmented(%x: tensor<1x4x6x6xi8>, %w: tensor<1x4x3x3x4xi8>, %sb: tensor<4x3xi32>) {
+  // expected-error @+1 {{an int16 result is not written segmented}}
+  %0 = hl.conv2d(%x, %w, %sb) {pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, clip_min = -32768 : i64, clip_max = 32767 : i64, segment_output = array<i64: 2, 1, 1, 1, 1>} : (tensor<1x4x6x6xi8>, tensor<1x4x3x3x4xi8>, tensor<4x3xi32>) -> tensor<1x4x4x4x4xi16>
+  return
+}
