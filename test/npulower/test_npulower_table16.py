@@ -237,3 +237,31 @@ def test_standalone_top_table16(tmp_path):
            "--output", tmp_path / "out.npz", "--device", "npu-sim")
     got = np.load(tmp_path / "out.npz")["output"]
     assert got.tobytes() == want.tobytes()
+
+
+def test_npu_without_the_interpolated_table(tmp_path):
+    """An NPU description with `lut16_entries` 0 keeps the conv and its
+    top.Table16 on the CPU (same bytes); a value other than 0 or 513 is a
+    clear error naming the field, nothing written."""
+    rng = np.random.default_rng(1618)
+    text, weights, x, _ = top_model(rng, depthwise=False, big=False)
+    (tmp_path / "m.mlir").write_text(text)
+    np.savez(tmp_path / "w.npz", **weights)
+    np.savez(tmp_path / "in.npz", input=x)
+    (tmp_path / "none.json").write_text('{"lut16_entries": 0}')
+    (tmp_path / "bad.json").write_text('{"lut16_entries": 7}')
+    report = strata("compile", tmp_path / "m.mlir", "--target", "npu-sim", "--no-optimize",
+                    "--npu-config", tmp_path / "none.json", "-o", tmp_path / "m.strata",
+                    "--report").stdout
+    assert "0 npu-sim dispatch(es)" in report, report
+    strata("run", tmp_path / "m.strata", "--input", tmp_path / "in.npz",
+           "--output", tmp_path / "out.npz", "--device", "npu-sim")
+    strata("run-ref", tmp_path / "m.mlir", "--input", tmp_path / "in.npz",
+           "--output", tmp_path / "ref.npz")
+    assert (np.load(tmp_path / "out.npz")["output"].tobytes()
+            == np.load(tmp_path / "ref.npz")["output"].tobytes())
+    r = strata("compile", tmp_path / "m.mlir", "--target", "npu-sim", "--no-optimize",
+               "--npu-config", tmp_path / "bad.json", "-o", tmp_path / "bad.strata", ok=False)
+    assert r.returncode != 0, r.stdout + r.stderr
+    assert "field 'lut16_entries' is 7, expected 513" in r.stderr, r.stderr
+    assert not (tmp_path / "bad.strata").exists()
