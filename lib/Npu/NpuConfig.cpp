@@ -90,6 +90,9 @@ std::optional<std::string> validateNpuConfig(const NpuConfig &c) {
     return fieldError("activation_width", c.activationWidth, "1..4096");
   if (!inRange(c.lutEntries, 2, 65536) || !isPowerOf2(c.lutEntries))
     return fieldError("lut_entries", c.lutEntries, "a power of 2 in 2..65536");
+  if (c.lut16Entries != 0 && c.lut16Entries != 513)
+    return fieldError("lut16_entries", c.lut16Entries,
+                      "513 (the interpolated int16 table) or 0 (none)");
   if (c.formats.empty())
     return fieldError("formats", "[]", "at least one of int8, int16, bf16");
   if (!(c.dmaBytesPerCycle > 0 && c.dmaBytesPerCycle <= 4096))

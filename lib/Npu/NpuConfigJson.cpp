@@ -163,6 +163,10 @@ Expected<NpuConfig> parseNpuConfigJson(StringRef text, StringRef fileName) {
        [&](const json::Value &v) {
          return readInt(fileName, "lut_entries", v, c.lutEntries);
        }},
+      {"lut16_entries",
+       [&](const json::Value &v) {
+         return readInt(fileName, "lut16_entries", v, c.lut16Entries);
+       }},
       {"formats",
        [&](const json::Value &v) {
          return readFormats(fileName, v, c.formats);
@@ -231,6 +235,7 @@ std::string printNpuConfigJson(const NpuConfig &c) {
       {"accumulator_bits", c.accumulatorBits},
       {"activation_width", c.activationWidth},
       {"lut_entries", c.lutEntries},
+      {"lut16_entries", c.lut16Entries},
       {"formats", std::move(formats)},
       {"dma_bytes_per_cycle", c.dmaBytesPerCycle},
       {"dma_efficiency", c.dmaEfficiency},

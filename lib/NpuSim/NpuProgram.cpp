@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "strata/NpuSim/NpuProgram.h"
+#include "strata/Support/IntegerTable16.h"
 
 #include "strata/NpuSim/npu_program_generated.h"
 
@@ -40,6 +41,14 @@ const char *const kKernelNames[kNumKernelKinds] = {"conv2d",
                                                    "convert"};
 const char *const kFormatNames[4] = {"int8", "int16", "bf16", "int32"};
 } // namespace
+
+bool npusim::isLut16(const SliceTask &s) {
+  return s.lut.dims.size() == 1 && s.lut.dims[0] == intq::kTable16Entries;
+}
+
+int64_t npusim::lutElementBytes(const SliceTask &s) {
+  return isLut16(s) ? 2 : 1;
+}
 
 int64_t npusim::formatBytes(Format f) {
   switch (f) {
@@ -144,6 +153,7 @@ Offset<fb::Config> encodeConfig(FlatBufferBuilder &b, const npu::NpuConfig &c) {
   cb.add_accumulator_bits(c.accumulatorBits);
   cb.add_activation_width(c.activationWidth);
   cb.add_lut_entries(c.lutEntries);
+  cb.add_lut16_entries(c.lut16Entries);
   cb.add_formats(formatsV);
   cb.add_dma_bytes_per_cycle(c.dmaBytesPerCycle);
   cb.add_dma_efficiency(c.dmaEfficiency);
@@ -324,6 +334,7 @@ npusim::decodeProgram(const uint8_t *data, uint64_t size, Program &program) {
   cfg.accumulatorBits = c->accumulator_bits();
   cfg.activationWidth = c->activation_width();
   cfg.lutEntries = c->lut_entries();
+  cfg.lut16Entries = c->lut16_entries();
   cfg.formats.clear();
   if (c->formats())
     for (auto f : *c->formats()) {
@@ -653,12 +664,15 @@ bool TaskChecker::checkDma(const std::vector<Binding> &bindings) {
 
 bool TaskChecker::checkQuant(bool perChannel) {
   const SliceTask &s = task.slice;
+  // The interpolated int16 table reads an int16 pre-activation: the
+  // requantization's zero point and clip are int16's.
+  int64_t lo = isLut16(s) ? -32768 : -128, hi = isLut16(s) ? 32767 : 127;
   if (!range("input_zp", s.inputZp, -128, 127) ||
-      !range("output_zp", s.outputZp, -128, 127))
+      !range("output_zp", s.outputZp, lo, hi))
     return false;
   if (s.outputFormat == Format::Int8) {
-    if (!range("clip_min", s.clipMin, -128, 127) ||
-        !range("clip_max", s.clipMax, s.clipMin, 127))
+    if (!range("clip_min", s.clipMin, lo, hi) ||
+        !range("clip_max", s.clipMax, s.clipMin, hi))
       return false;
   }
   if (!perChannel) {
@@ -813,9 +827,17 @@ bool TaskChecker::checkMac() {
   }
   if (s.lut.present()) {
     // The activation unit's table after the requantization: one ([256] or
-    // [1, 256]) or one per output channel ([channels, 256]).
+    // [1, 256]) or one per output channel ([channels, 256]); or the
+    // interpolated int16 table ([513] int16) on an int16 requantization.
     if (bf16 || s.outputFormat != Format::Int8)
       return fail("lut", "needs an int8 output");
+    if (isLut16(s)) {
+      if (config.lut16Entries != intq::kTable16Entries)
+        return fail("lut", "is an interpolated int16 table, the NPU's "
+                           "lut16_entries is " +
+                               std::to_string(config.lut16Entries));
+      return operand("lut", s.lut, 1, 2) && absent("input2", s.input2);
+    }
     if (config.lutEntries < 256)
       return fail("lut", "needs 256 entries, the NPU's table has " +
                              std::to_string(config.lutEntries));
@@ -849,8 +871,9 @@ bool TaskChecker::checkSlice() {
                       ", which the NPU configuration '" + config.name +
                       "' does not support");
   }
-  if (s.format == Format::Int16)
-    return fail("format", "is int16: no slice kernel computes in int16 yet");
+  if (s.format == Format::Int16 && s.kernel != KernelKind::Table)
+    return fail("format", "is int16: only the table kernel (the interpolated "
+                          "int16 table) reads int16");
   if (s.format == Format::Int32)
     return fail("format", "is int32: int32 is an output format only");
   int64_t eb = formatBytes(s.format);
@@ -917,6 +940,21 @@ bool TaskChecker::checkSlice() {
       return false;
     return quant(false);
   case KernelKind::Table:
+    if (s.format == Format::Int16 && s.outputFormat == Format::Int8) {
+      // The interpolated int16 table: [513] int16 entries.
+      if (config.lut16Entries != intq::kTable16Entries)
+        return fail("format", "is int16, the NPU's lut16_entries is " +
+                                  std::to_string(config.lut16Entries));
+      if (!operand("input", s.input, 0, 2) ||
+          !operand("output", s.output, s.input.dims.size(), 1) ||
+          !dimsEq("output", s.output, s.input.dims) || !noWeights() ||
+          !absent("input2", s.input2) || !operand("lut", s.lut, 1, 2))
+        return false;
+      if (!isLut16(s))
+        return fail("lut", "dims are " + str(s.lut.dims) +
+                               ", an int16 input needs the [513] table");
+      return true;
+    }
     if (s.format != Format::Int8)
       return fail("format", std::string("is ") + formatName(s.format) +
                                 ", the lookup table maps int8 only");
@@ -1064,7 +1102,7 @@ LramAccess npusim::lramAccess(const Task &t) {
   add(s.weights, eb, false);
   add(s.scaleBias, 4, false);
   add(s.partial, 4, false);
-  add(s.lut, 1, false);
+  add(s.lut, lutElementBytes(s), false);
   add(s.output, formatBytes(s.outputFormat), true);
   return a;
 }

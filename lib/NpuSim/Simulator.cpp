@@ -10,6 +10,7 @@
 
 #include "strata/Support/FloatBits.h"
 #include "strata/Support/IntegerRequant.h"
+#include "strata/Support/IntegerTable16.h"
 
 #include <algorithm>
 #include <cmath>
@@ -99,6 +100,10 @@ TaskCost npusim::taskCost(const Task &task, const npu::NpuConfig &config) {
     break;
   }
   c.activation = ceilDiv(outElems, config.activationWidth);
+  // The interpolated int16 table reads two entries and multiplies per
+  // element: the activation unit runs at half its rate (docs/npu-sim.md).
+  if (isLut16(s))
+    c.activation *= 2;
   // Each address generator moves up to the widest vector mode's pixel count
   // of bytes per cycle; the busiest one bounds the task.
   int64_t bus = 1;
@@ -106,11 +111,11 @@ TaskCost npusim::taskCost(const Task &task, const npu::NpuConfig &config) {
     bus = std::max(bus, m.pixels);
   int64_t eb = formatBytes(s.format);
   int64_t ob = formatBytes(s.outputFormat);
-  int64_t busiest =
-      std::max({operandBytes(s.input, eb), operandBytes(s.input2, eb),
-                operandBytes(s.weights, eb), operandBytes(s.scaleBias, 4),
-                operandBytes(s.partial, 4), operandBytes(s.lut, 1),
-                operandBytes(s.output, ob)});
+  int64_t busiest = std::max(
+      {operandBytes(s.input, eb), operandBytes(s.input2, eb),
+       operandBytes(s.weights, eb), operandBytes(s.scaleBias, 4),
+       operandBytes(s.partial, 4), operandBytes(s.lut, lutElementBytes(s)),
+       operandBytes(s.output, ob)});
   c.memory = ceilDiv(busiest, bus);
   c.cycles =
       std::max({c.compute, c.activation, c.memory}) + config.taskSetupCycles;
@@ -143,6 +148,11 @@ struct Lram {
     return a;
   }
   int64_t i8(uint64_t a) const { return static_cast<int8_t>(base[a]); }
+  int64_t i16(uint64_t a) const {
+    int16_t v;
+    std::memcpy(&v, base + a, 2);
+    return v;
+  }
   int64_t i32(uint64_t a) const {
     int32_t v;
     std::memcpy(&v, base + a, 4);
@@ -264,6 +274,13 @@ private:
       return;
     }
     int64_t q = requant(s.rounding, v, mult, shift, zp, s.clipMin, s.clipMax);
+    if (!lut16.empty()) {
+      // The int16 pre-activation (zero point and clip in int16) through
+      // the interpolated table.
+      m.setI8(address, intq::table16Lookup(lut16.data(),
+                                           static_cast<int16_t>(q), -128, 127));
+      return;
+    }
     m.setI8(address, s.lut.present() ? lookup(c, q) : q);
   }
 
@@ -284,6 +301,8 @@ private:
   const npu::NpuConfig &cfg;
   Lram m;
   std::string &error;
+  /// The interpolated int16 table's entries (isLut16), read once per task.
+  std::vector<int16_t> lut16;
 };
 
 bool SliceExec::channelParams(int64_t c, int64_t &bias, int64_t &mult,
@@ -301,10 +320,13 @@ bool SliceExec::channelParams(int64_t c, int64_t &bias, int64_t &mult,
             std::to_string(shift) + ", expected 0..63";
     return false;
   }
-  if (zp < -128 || zp > 127) {
+  // An int16 pre-activation (the interpolated table's input) has int16's
+  // zero points.
+  int64_t zpLo = isLut16(s) ? -32768 : -128, zpHi = isLut16(s) ? 32767 : 127;
+  if (zp < zpLo || zp > zpHi) {
     error = "field 'scale_bias' row " + std::to_string(row) +
-            " gives output zero point " + std::to_string(zp) +
-            ", expected -128..127";
+            " gives output zero point " + std::to_string(zp) + ", expected " +
+            std::to_string(zpLo) + ".." + std::to_string(zpHi);
     return false;
   }
   return true;
@@ -641,6 +663,13 @@ void SliceExec::dataMove() {
       return;
     }
     case KernelKind::Table: {
+      if (!lut16.empty()) {
+        // The interpolated int16 table on an int16 input.
+        int64_t x = m.i16(Lram::at(s.input, o));
+        m.setI8(oa, intq::table16Lookup(lut16.data(), static_cast<int16_t>(x),
+                                        -128, 127));
+        return;
+      }
       // A per-channel table ([C, 256]) reads row o[1] of an [N, C, L] input.
       int64_t x = m.i8(Lram::at(s.input, o));
       m.setI8(oa, lookup(s.lut.dims.size() == 2 ? o[1] : 0, x));
@@ -704,6 +733,11 @@ void SliceExec::convert() {
 }
 
 bool SliceExec::run() {
+  if (isLut16(s)) {
+    lut16.resize(static_cast<size_t>(intq::kTable16Entries));
+    for (int64_t i = 0; i < intq::kTable16Entries; ++i)
+      lut16[i] = static_cast<int16_t>(m.i16(Lram::at(s.lut, {i})));
+  }
   switch (s.kernel) {
   case KernelKind::Conv2D:
   case KernelKind::DepthwiseConv2D:

@@ -163,26 +163,50 @@ def test_compiled_int16_tables_match_interpreter(tmp_path, case):
         assert "top.Mul" not in text and "top.Add" not in text, text  # folded
 
 
-def test_npu_sim_keeps_int16_tables_on_the_cpu(tmp_path):
-    """`--target npu-sim`: the NPU lowering does not take top.Table16 (nor
-    the conv whose Requant gives int16), so they run on the CPU, with the
-    interpreter's bytes."""
+@pytest.mark.parametrize("case", ["conv_silu", "dw_strided_hardswish"])
+def test_npu_sim_runs_int16_tables_on_the_npu(tmp_path, case):
+    """`--target npu-sim`: each int8 conv and its top.Table16 run on the NPU
+    as one dispatch (hl.conv2d writing int16 + hl.table16, the activation
+    unit's interpolated table), with the CPU int8 path's bytes (`--target
+    cpu`) and the interpreter's (`strata run-ref`)."""
     in_shape = [1, 4, 9, 9]
+    layers = {
+        "conv_silu": [("conv", 6, 3, 1, 1, 1, 1), ("silu",), ("conv", 5, 1, 1, 0, 1, 1),
+                      ("hardswish",)],
+        # A depthwise conv (group = channels), then a stride-2 3x3 conv.
+        "dw_strided_hardswish": [("conv", 4, 3, 1, 1, 1, 4), ("hardswish",),
+                                 ("conv", 7, 3, 2, 1, 1, 1), ("silu",)],
+    }[case]
     model = tmp_path / "m.onnx"
-    build(model, in_shape, [("conv", 6, 3, 1, 1, 1, 1), ("silu",)], np.random.default_rng(3))
+    build(model, in_shape, layers, np.random.default_rng(3))
     samples(tmp_path / "cal", in_shape, 2, seed=1)
     table = tmp_path / "t.txt"
     ok(strata("calibrate", model, "--data", tmp_path / "cal", "--method", "minmax", "-o", table))
     q = ["--quantize", "int8", "--calibration", table, "--table-input", "int16"]
     ok(strata("quantize", model, *q, "-o", tmp_path / "q", "--name", "m"))
+    assert (tmp_path / "q" / "m.mlir").read_text().count("top.Table16") == 2
     r = ok(strata("compile", model, "--target", "npu-sim", *q, "-o", tmp_path / "m.strata",
-                  "--report"))
-    assert "0 npu-sim dispatch(es)" in r.stdout, r.stdout
-    inp = tmp_path / "cal" / "s0.npz"
-    ok(strata("run", tmp_path / "m.strata", "--device", "npu-sim", "--input", inp,
-              "--output", tmp_path / "npu.npz"))
-    ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", inp, "--output",
-              tmp_path / "ref.npz"))
-    got, want = np.load(tmp_path / "npu.npz"), np.load(tmp_path / "ref.npz")
-    for name in want.files:
-        np.testing.assert_array_equal(got[name], want[name])
+                  "--report", "--explain-strategy"))
+    # Both convs with their tables on the NPU: conv_silu's two 9x9 convs are
+    # one conv -> conv chain dispatch (the first one's output stays in LRAM,
+    # its table16 applied); the strided case a dispatch per conv and the
+    # segmentation. The input's Quant and the output's Dequant on the CPU.
+    first = "depthwise_conv2d" if case == "dw_strided_hardswish" else "conv2d"
+    kernels = re.findall(r"^top\.Conv '\w+': (.*)$", r.stdout, re.M)
+    assert kernels == [f"hl.{first} + hl.table16", "hl.conv2d + hl.table16"], r.stdout
+    assert "2 of 2 candidate op(s) run on the NPU" in r.stdout, r.stdout
+    n = 3 if case == "dw_strided_hardswish" else 1
+    assert f"{n} npu-sim dispatch(es), 2 CPU dispatch(es)" in r.stdout, r.stdout
+    ok(strata("compile", model, "--target", "cpu", *q, "-o", tmp_path / "c.strata"))
+    for s in ("s0", "s1"):
+        inp = tmp_path / "cal" / f"{s}.npz"
+        ok(strata("run", tmp_path / "m.strata", "--device", "npu-sim", "--input", inp,
+                  "--output", tmp_path / "npu.npz"))
+        ok(strata("run", tmp_path / "c.strata", "--input", inp, "--output", tmp_path / "cpu.npz"))
+        ok(strata("run-ref", tmp_path / "q" / "m.mlir", "--input", inp, "--output",
+                  tmp_path / "ref.npz"))
+        got, cpu, want = (np.load(tmp_path / f) for f in ("npu.npz", "cpu.npz", "ref.npz"))
+        assert want.files
+        for name in want.files:
+            assert got[name].tobytes() == cpu[name].tobytes(), name
+            assert got[name].tobytes() == want[name].tobytes(), name

@@ -77,4 +77,19 @@ TEST(NpuConfig, ErrorsNameTheFieldAndTheValue) {
             std::string::npos);
 }
 
+TEST(NpuConfig, Lut16EntriesIs513OrNone) {
+  EXPECT_EQ(defaultNpuConfig().lut16Entries, 513);
+  EXPECT_EQ(errorOf(R"({"lut16_entries": 512})"),
+            "cfg.json: npu config: field 'lut16_entries' is 512, expected 513 "
+            "(the interpolated int16 table) or 0 (none)");
+  llvm::Expected<NpuConfig> none =
+      parseNpuConfigJson(R"({"lut16_entries": 0})", "cfg.json");
+  ASSERT_TRUE(static_cast<bool>(none)) << llvm::toString(none.takeError());
+  EXPECT_EQ(none->lut16Entries, 0);
+  llvm::Expected<NpuConfig> back =
+      parseNpuConfigJson(printNpuConfigJson(*none), "cfg.json");
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->lut16Entries, 0);
+}
+
 } // namespace

@@ -149,6 +149,9 @@ public:
     uint8_t *p = sim.lram().data() + a;
     if (f == Format::Int8) {
       p[0] = static_cast<uint8_t>(static_cast<int64_t>(x));
+    } else if (f == Format::Int16) {
+      int16_t v = static_cast<int16_t>(static_cast<int64_t>(x));
+      std::memcpy(p, &v, 2);
     } else if (f == Format::Int32) {
       int32_t v = static_cast<int32_t>(static_cast<int64_t>(x));
       std::memcpy(p, &v, 4);
@@ -160,7 +163,7 @@ public:
       std::memcpy(p, &h, 2);
     }
   }
-  /// f32 (the bf16 bias) is written with Format::Int16 as a marker.
+  /// f32 (the bf16 bias).
   void storeF32(uint64_t a, float x) {
     std::memcpy(sim.lram().data() + a, &x, 4);
   }
@@ -169,6 +172,11 @@ public:
     uint8_t *p = sim.lram().data() + a;
     if (f == Format::Int8)
       return static_cast<int8_t>(p[0]);
+    if (f == Format::Int16) {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
     if (f == Format::Int32) {
       int32_t v;
       std::memcpy(&v, p, 4);
@@ -237,6 +245,18 @@ int64_t requantRef(Rounding r, int64_t acc, int64_t m, int64_t s, int64_t zp,
              : intq::requantMultiplierShift(acc, m, s, zp, lo, hi);
 }
 
+/// The interpolated int16 table, written from docs/npu-sim.md (not from
+/// IntegerTable16.h): the entries around `(q + 32768) / 128`, weighted by
+/// the remainder, then divided by 2^14 rounding half away from zero and
+/// saturated to int8.
+int64_t table16Ref(const T &lut, int64_t q) {
+  int64_t u = q + 32768, i = u / 128, f = u % 128;
+  int64_t v = static_cast<int64_t>(lut.v[i]) * (128 - f) +
+              static_cast<int64_t>(lut.v[i + 1]) * f;
+  int64_t r = (std::abs(v) + 8192) / 16384;
+  return std::clamp<int64_t>(v < 0 ? -r : r, -128, 127);
+}
+
 void expectEqual(const T &got, const T &want, const std::string &what) {
   ASSERT_EQ(got.v.size(), want.v.size()) << what;
   for (size_t i = 0; i < got.v.size(); ++i) {
@@ -253,7 +273,9 @@ void expectEqual(const T &got, const T &want, const std::string &what) {
 /// conv2d (groups >= 1) or depthwise, int8, every stride/dilation/pad.
 /// `zpColumn`: a 4-column scale_bias (each channel's output zero point
 /// added to output_zp); `lutMode` 1: one table ([256]) in the activation
-/// unit, 2: one per output channel ([O, 256]).
+/// unit, 2: one per output channel ([O, 256]), 3: the interpolated int16
+/// table ([513] int16 entries; the requantization's zero point and clip
+/// int16's).
 void convCase(Harness &h, bool depthwise, Format outFmt, bool withPartial,
               int iter, bool zpColumn = false, int lutMode = 0) {
   int64_t N = h.rand(1, 2), groups = depthwise ? 1 : h.rand(1, 3);
@@ -273,6 +295,11 @@ void convCase(Harness &h, bool depthwise, Format outFmt, bool withPartial,
   Rounding rnd = h.rand(0, 1) ? Rounding::TFLite : Rounding::MultiplierShift;
   int64_t xzp = h.rand(-128, 127), wzp = h.rand(-5, 5), ozp = h.rand(-20, 20);
   int64_t lo = h.rand(-128, 0), hi = h.rand(lo, 127);
+  if (lutMode == 3) {
+    ozp = h.rand(-3000, 3000);
+    lo = h.rand(-32768, -20000);
+    hi = h.rand(20000, 32767);
+  }
   int64_t icg = C / groups, ocg = O / groups;
 
   T x = h.random({N, C, H, W}, -128, 127);
@@ -280,6 +307,10 @@ void convCase(Harness &h, bool depthwise, Format outFmt, bool withPartial,
                            : std::vector<int64_t>{O, icg, KH, KW},
                  -128, 127);
   T sb = h.scaleBias(O);
+  // An int16 pre-activation: smaller shifts spread it over int16.
+  if (lutMode == 3)
+    for (int64_t o = 0; o < O; ++o)
+      sb.v[o * 3 + 2] = static_cast<double>(h.rand(24, 30));
   if (zpColumn) {
     T wide{{O, 4}, {}};
     for (int64_t o = 0; o < O; ++o) {
@@ -290,7 +321,8 @@ void convCase(Harness &h, bool depthwise, Format outFmt, bool withPartial,
     }
     sb = wide;
   }
-  T lut = h.random({lutMode == 2 ? O : 1, 256}, -128, 127);
+  T lut = lutMode == 3 ? h.random({513}, -128 * 128, 127 * 128)
+                       : h.random({lutMode == 2 ? O : 1, 256}, -128, 127);
   T part = h.random({N, O, OH, OW}, -100000, 100000);
 
   SliceTask s;
@@ -301,7 +333,9 @@ void convCase(Harness &h, bool depthwise, Format outFmt, bool withPartial,
   s.scaleBias = h.place(sb, Format::Int32);
   if (withPartial)
     s.partial = h.place(part, Format::Int32);
-  if (lutMode)
+  if (lutMode == 3)
+    s.lut = h.place(lut, Format::Int16);
+  else if (lutMode)
     s.lut = h.place(lutMode == 2 ? lut : T{{256}, lut.v}, Format::Int8);
   s.output = h.placeOut({N, O, OH, OW}, outFmt);
   s.stride = {sh, sw};
@@ -349,7 +383,9 @@ void convCase(Harness &h, bool depthwise, Format outFmt, bool withPartial,
             int64_t q =
                 requantRef(rnd, acc, static_cast<int64_t>(sb.at({o, 1})),
                            static_cast<int64_t>(sb.at({o, 2})), zp, lo, hi);
-            if (lutMode)
+            if (lutMode == 3)
+              q = table16Ref(lut, q);
+            else if (lutMode)
               q = static_cast<int64_t>(lut.at({lutMode == 2 ? o : 0, q + 128}));
             want.v.push_back(static_cast<double>(q));
           }
@@ -391,6 +427,35 @@ TEST(NpuSimKernels, ZeroPointColumnAndActivationTable) {
     h.next = 0;
     convCase(h, i % 2 == 1, Format::Int8, i % 5 == 4, i, i % 3 != 2, i % 3);
   }
+}
+
+TEST(NpuSimKernels, InterpolatedInt16Table) {
+  // The activation unit's interpolated table on an int16 requantization
+  // (conv and depthwise, per-channel zero points, partial sums), then the
+  // `table` task on int16 input over every int16 value.
+  Harness h(16);
+  for (int i = 0; i < 40; ++i) {
+    h.next = 0;
+    convCase(h, i % 2 == 1, Format::Int8, i % 5 == 4, i, i % 3 == 2, 3);
+  }
+  h.next = 0;
+  T x{{2, 32768}, {}};
+  for (int64_t v = -32768; v < 32768; ++v)
+    x.v.push_back(static_cast<double>(v));
+  T lut = h.random({513}, -128 * 128, 127 * 128);
+  SliceTask s;
+  s.kernel = KernelKind::Table;
+  s.format = Format::Int16;
+  s.outputFormat = Format::Int8;
+  s.input = h.place(x, Format::Int16);
+  s.lut = h.place(lut, Format::Int16);
+  s.output = h.placeOut({2, 32768}, Format::Int8);
+  h.runTask(s);
+  T want{{2, 32768}, {}};
+  for (double v : x.v)
+    want.v.push_back(
+        static_cast<double>(table16Ref(lut, static_cast<int64_t>(v))));
+  expectEqual(h.read(s.output, Format::Int8), want, "table16");
 }
 
 TEST(NpuSimKernels, WeightBlockFromConfig) {
@@ -1396,6 +1461,55 @@ TEST(NpuSimBadInput, ZeroPointColumnAndLutDims) {
                      "expected -128..127"),
             std::string::npos)
       << err;
+}
+
+TEST(NpuSimBadInput, InterpolatedTableFieldsAndConfig) {
+  npu::NpuConfig cfg;
+  Program p = fcProgram(cfg, 3);
+  SliceTask &s = p.segments[0].tasks[0].slice;
+  // The [513] int16 table: the int16 zero point and clip verify.
+  s.lut = {512, {513}, {2}};
+  s.outputZp = -3000;
+  s.clipMin = -32768;
+  s.clipMax = 32767;
+  EXPECT_EQ(verifyProgram(p), std::nullopt) << *verifyProgram(p);
+  s.clipMax = 40000;
+  EXPECT_NE(runError(p).find("field 'clip_max' is 40000"), std::string::npos)
+      << runError(p);
+  s.clipMax = 32767;
+  // Without the interpolated table the int16 fields are refused.
+  s.lut = {512, {256}, {1}};
+  EXPECT_NE(runError(p).find("field 'output_zp' is -3000, expected "
+                             "-128..127"),
+            std::string::npos)
+      << runError(p);
+  // An NPU without the interpolated mode refuses the [513] table.
+  s.lut = {512, {513}, {2}};
+  p.config.lut16Entries = 0;
+  EXPECT_NE(runError(p).find("field 'lut' is an interpolated int16 table, "
+                             "the NPU's lut16_entries is 0"),
+            std::string::npos)
+      << runError(p);
+  // A table task on int16 input needs the [513] table.
+  p.config.lut16Entries = 513;
+  Task t;
+  t.kind = TaskKind::Slice;
+  t.name = "t16";
+  t.slice.kernel = KernelKind::Table;
+  t.slice.format = Format::Int16;
+  t.slice.input = {0, {8}, {2}};
+  t.slice.output = {64, {8}, {1}};
+  t.slice.lut = {128, {256}, {1}};
+  p.segments[0].tasks = {t};
+  EXPECT_NE(runError(p).find("field 'lut' dims are [256], an int16 input "
+                             "needs the [513] table"),
+            std::string::npos)
+      << runError(p);
+  // int16 is the table task's only: a conv on int16 input is refused.
+  p.segments[0].tasks[0].slice.kernel = KernelKind::Add;
+  EXPECT_NE(runError(p).find("is int16: only the table kernel"),
+            std::string::npos)
+      << runError(p);
 }
 
 TEST(NpuSimBadInput, EncodeDecodeAndCorruptedBytes) {

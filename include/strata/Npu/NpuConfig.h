@@ -60,6 +60,11 @@ struct NpuConfig {
   int64_t activationWidth = 16;
   /// Entries of the activation unit's piecewise-linear lookup table.
   int64_t lutEntries = 256;
+  /// Entries of the activation unit's interpolated int16-input table mode
+  /// (strata/Support/IntegerTable16.h: 513 int16 entries, a 9-bit index
+  /// and 7-bit linear interpolation, the `--table-input int16` tables); 0:
+  /// the unit has no such mode (those layers stay on the CPU).
+  int64_t lut16Entries = 513;
   /// Number formats the slices compute in.
   std::vector<NumberFormat> formats = {NumberFormat::Int8, NumberFormat::Int16,
                                        NumberFormat::BF16};

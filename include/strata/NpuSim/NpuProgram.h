@@ -59,6 +59,15 @@ enum class KernelKind : uint8_t {
 };
 constexpr int kNumKernelKinds = 18;
 enum class Rounding : uint8_t { MultiplierShift = 0, TFLite = 1 };
+struct SliceTask;
+
+/// Whether a task's `lut` operand is the activation unit's interpolated
+/// int16-input table (NpuConfig::lut16Entries): 1-d, 513 int16 entries,
+/// looked up as strata/Support/IntegerTable16.h defines; otherwise a `lut`
+/// holds 256 int8 entries (per row).
+bool isLut16(const SliceTask &s);
+/// Bytes of one `lut` element: 2 for the interpolated int16 table, else 1.
+int64_t lutElementBytes(const SliceTask &s);
 
 /// Bytes of one element of `f`.
 int64_t formatBytes(Format f);

@@ -63,6 +63,29 @@ struct ConvertHLToHWPass
     return table;
   }
 
+  /// The hl.table16 of the same block that is the only user of a
+  /// convolution's int16 result: folded into the convolution's activation
+  /// unit (the only way such a convolution reaches the NPU).
+  static hl::Table16Op foldableTable16(Operation *op) {
+    if (!isa<hl::Conv2DOp, hl::DepthwiseConv2DOp>(op) ||
+        !hl::isSignedInt16(op->getResult(0).getType()) ||
+        !op->getResult(0).hasOneUse())
+      return nullptr;
+    auto table = dyn_cast<hl::Table16Op>(*op->getResult(0).getUsers().begin());
+    if (!table || table->getBlock() != op->getBlock() ||
+        llvm::is_contained(op->getOperands(), table.getTable()))
+      return nullptr;
+    return table;
+  }
+
+  /// The table a conv -> conv chain folds into `op`'s activation unit: its
+  /// hl.table16 (always folded), or its hl.table with `foldTables`.
+  static Operation *chainTable(Operation *op, bool foldTables) {
+    if (hl::Table16Op t16 = foldableTable16(op))
+      return t16;
+    return foldTables ? foldableTable(op).getOperation() : nullptr;
+  }
+
   /// Multi-op dispatches: the table folded into an int8 elementwise op's
   /// program (hl.add/sub/mul/min/max/activation), if any: one 256-entry
   /// table read by no operand of the op, which reads distinct values (the
@@ -183,35 +206,34 @@ struct ConvertHLToHWPass
       // consumer's place, the producer outlined with it. Either may apply
       // its folded table (the producer's: the consumer reads the table's
       // result; the consumer's: the program hangs on its table).
-      hl::TableOp producerTable = foldTables ? foldableTable(op) : nullptr;
+      Operation *producerTable = chainTable(op, foldTables);
       size_t nextIndex = i + 1 + (producerTable ? 1 : 0);
       Operation *next =
           nextIndex < kernels.size() &&
                   (!producerTable || kernels[i + 1] == producerTable)
               ? kernels[nextIndex]
               : nullptr;
-      Operation *mid = producerTable ? producerTable.getOperation() : op;
-      hl::TableOp consumerTable =
-          next && foldTables ? foldableTable(next) : nullptr;
+      Operation *mid = producerTable ? producerTable : op;
+      Operation *consumerTable = next ? chainTable(next, foldTables) : nullptr;
       // A consumer's table runs right after it (no kernel between them
       // runs before the dispatch at the table's place).
       if (consumerTable && (nextIndex + 1 >= kernels.size() ||
                             kernels[nextIndex + 1] != consumerTable))
         next = nullptr;
-      Operation *last = consumerTable ? consumerTable.getOperation() : next;
+      Operation *last = consumerTable ? consumerTable : next;
       // The dispatch binds each outside value once: the tables and the
       // consumer's weights are none of the values read before them.
       auto distinct = [&]() {
         SmallVector<Value> seen(op->getOperands());
         if (producerTable)
-          seen.push_back(producerTable.getTable());
+          seen.push_back(producerTable->getOperand(1));
         for (Value v : {next->getOperand(1), next->getOperand(2)}) {
           if (llvm::is_contained(seen, v))
             return false;
           seen.push_back(v);
         }
         return !consumerTable ||
-               !llvm::is_contained(seen, consumerTable.getTable());
+               !llvm::is_contained(seen, consumerTable->getOperand(1));
       };
       if (prefetchWeights && next && isMac(op) && isMac(next) &&
           next->getBlock() == op->getBlock() &&
@@ -269,6 +291,43 @@ struct ConvertHLToHWPass
           resident.reset();
           continue;
         }
+      }
+      // A convolution's int16 result and its hl.table16: the conv's program
+      // applies the interpolated table (the table's program, the conv
+      // outlined with it), whether or not fold-tables is set: the int16
+      // value has no other way to the NPU.
+      if (hl::Table16Op t16 = foldableTable16(op)) {
+        HLToHWOptions o = opOptions;
+        o.foldedTable = t16;
+        size_t next =
+            llvm::find(kernels, t16.getOperation()) - kernels.begin() + 1;
+        o.keepOutputResident = options.lramReuse && next < kernels.size() &&
+                               isMac(kernels[next]) &&
+                               kernels[next]->getOperand(0) == t16.getOutput();
+        // The resident input stays only when no other kernel runs between
+        // the conv and the table.
+        if (next > i + 2)
+          o.residentInput.reset();
+        std::optional<std::string> e =
+            lowerHLOpToProgram(op, config, o, name, program, &plan);
+        if (e && o.residentInput) {
+          o.residentInput.reset();
+          e = lowerHLOpToProgram(op, config, o, name, program, &plan);
+        }
+        if (e) {
+          op->emitError() << *e;
+          failed = true;
+          continue;
+        }
+        if (o.residentInput)
+          op->setAttr("npu.resident_input", b.getUnitAttr());
+        npuhw::ProgramOp p = npuhw::buildProgram(b, op->getLoc(), program);
+        symbols.insert(p);
+        op->setAttr("npu.dispatch_group", b.getUnitAttr());
+        t16->setAttr("npu.program", FlatSymbolRefAttr::get(p.getSymNameAttr()));
+        grouped[t16] = plan.residentOutput;
+        resident.reset();
+        continue;
       }
       std::optional<std::string> error =
           lowerHLOpToProgram(op, config, opOptions, name, program, &plan);

@@ -62,6 +62,22 @@ std::string layerName(mlir::Operation *op);
 
 npusim::Operand contiguous(int64_t address, std::vector<int64_t> dims,
                            int64_t elementBytes);
+
+/// Why the NPU description cannot run the interpolated int16 table (its
+/// `lut16_entries` is not 513), naming `layer`; nullopt when it can.
+std::optional<std::string> lut16Refusal(const npu::NpuConfig &config,
+                                        const std::string &layer);
+
+/// The int16 table of an int8 MAC `op` (a conv / depthwise): with
+/// `options.foldedTable` an hl.table16 reading `op`'s int16 result, sets
+/// `lut16` (`fits`: the kernel can apply it, else an internal error). An
+/// int16 result without its hl.table16 is an error naming `layer`: it has
+/// no other way to the NPU.
+std::optional<std::string> checkTable16Fold(mlir::Operation *op,
+                                            const npu::NpuConfig &config,
+                                            const HLToHWOptions &options,
+                                            const std::string &layer, bool fits,
+                                            bool &lut16);
 npusim::Task dmaTask(npusim::TaskKind kind, uint32_t binding,
                      int64_t dramOffset, int64_t lramAddress,
                      int64_t elementBytes, std::vector<int64_t> counts,

@@ -19,6 +19,7 @@
 #include "LowerExtra.h"
 #include "strata/Conversion/HLToHW/Passes.h"
 #include "strata/NpuSim/Simulator.h"
+#include "strata/Support/IntegerTable16.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -73,6 +74,14 @@ struct Layer {
   /// channels are loaded with its scale_bias rows).
   int64_t lutRows = 0;
   bool lutPerChannel() const { return lutRows > 1; }
+  /// The folded table is an hl.table16 (lutRows 1): the MAC tasks
+  /// requantize to int16 and look the result up in the activation unit's
+  /// interpolated table (513 int16 entries).
+  bool lut16 = false;
+  /// Bytes of the whole folded table.
+  int64_t lutBytes() const {
+    return lut16 ? intq::kTable16Entries * 2 : lutRows * 256;
+  }
 
   int64_t inputBytes() const { return N * C * H * W * eb; }
 
@@ -167,7 +176,7 @@ TileBytes tileBytes(const Layer &l, const Tile &t, bool tiledK) {
   int64_t outElems = l.N * (t.c1 - t.c0) * (t.r1 - t.r0) * l.OW;
   // A fused add holds the tile's residual operand beside its output.
   // A folded table: its rows of the tile's channels, or the one table.
-  int64_t lut = l.lutPerChannel() ? (t.c1 - t.c0) * 256 : l.lutRows * 256;
+  int64_t lut = l.lutPerChannel() ? (t.c1 - t.c0) * 256 : l.lutBytes();
   return {l.N * (ci1 - ci0) * (w.i1 - w.i0) * l.W * l.eb,
           weightBytes(l, t),
           (t.c1 - t.c0) * l.sbRowBytes,
@@ -481,12 +490,21 @@ Task sliceTask(const Layer &l, const Tile &tile, const Piece &p, int64_t inAddr,
     if (accAddr && !lastK(l, tile)) {
       s.outputFormat = npusim::Format::Int32;
       s.output = contiguous(*accAddr, outDims, 4);
+      // Raw partial sums: the int16 requantization's zero point and clip
+      // (an interpolated table's) are the last reduction tile's.
+      if (l.lut16) {
+        s.outputZp = 0;
+        s.clipMin = -128;
+        s.clipMax = 127;
+      }
     } else {
       s.output = contiguous(outAddr, outDims, l.eb);
       // A folded table (at `lutAddr`: the tile's rows, or the one table):
       // the activation unit looks the int8 result up before the store
       // (after a fused add: the table task on the sum does).
-      if (l.lutRows && !l.add)
+      if (l.lut16)
+        s.lut = contiguous(lutAddr, {intq::kTable16Entries}, 2);
+      else if (l.lutRows && !l.add)
         s.lut = l.lutPerChannel()
                     ? contiguous(lutAddr + (p.c0 - tile.c0) * 256, {pc, 256}, 1)
                     : contiguous(lutAddr, {256}, 1);
@@ -975,11 +993,19 @@ std::optional<std::string> lowerElementwise(Operation *op,
                     (bf16(inElement) && signedInt8(outElement)))))
     return layer + ": only signed int8 <-> bf16 with static shapes is "
                    "lowered (the NPU has no f32)";
-  if (!convert && (!outType.hasStaticShape() || !signedInt8(inElement) ||
-                   hl::formatOf(outElement) != hl::Format::Int8))
-    return layer + ": only signed int8 with static shapes is lowered";
+  // hl.table16: the interpolated int16 table on an int16 input.
+  bool table16 = isa<hl::Table16Op>(op);
+  if (!convert &&
+      (!outType.hasStaticShape() ||
+       !(table16 ? hl::isSignedInt16(inElement) : signedInt8(inElement)) ||
+       hl::formatOf(outElement) != hl::Format::Int8))
+    return layer + ": only signed int8 (an hl.table16: int16 in) with static "
+                   "shapes is lowered";
   // Bytes of an input and an output element.
-  int64_t ebIn = bf16(inElement) ? 2 : 1, ebOut = bf16(outElement) ? 2 : 1;
+  int64_t ebIn = bf16(inElement) || table16 ? 2 : 1,
+          ebOut = bf16(outElement) ? 2 : 1;
+  // Bytes of a table (the interpolated int16 table's 513 entries).
+  int64_t lutBytes = table16 ? intq::kTable16Entries * 2 : 256;
   int64_t elements = outType.getNumElements();
   if (elements == 0)
     return layer + ": an empty tensor needs no NPU program";
@@ -1022,6 +1048,13 @@ std::optional<std::string> lowerElementwise(Operation *op,
     if (convert.getZp() < -128 || convert.getZp() > 127)
       return layer + ": zp " + std::to_string(convert.getZp()) +
              " is outside int8";
+  } else if (table16) {
+    table = true;
+    proto.kernel = npusim::KernelKind::Table;
+    proto.format = npusim::Format::Int16;
+    proto.outputFormat = npusim::Format::Int8;
+    if (auto e = extra::lut16Refusal(config, layer))
+      return e;
   } else if (auto tableOp = dyn_cast<hl::TableOp>(op)) {
     table = true;
     proto.kernel = npusim::KernelKind::Table;
@@ -1056,7 +1089,8 @@ std::optional<std::string> lowerElementwise(Operation *op,
   std::optional<int64_t> in1, in2, lut, out;
   for (; chunk >= 1; chunk = chunk * 7 / 8) {
     LramAllocator alloc(config);
-    lut = table || folded ? alloc.allocate(256) : std::optional<int64_t>(0);
+    lut =
+        table || folded ? alloc.allocate(lutBytes) : std::optional<int64_t>(0);
     in1 = alloc.allocate(chunk * ebIn);
     in2 = binary ? alloc.allocate(chunk) : std::optional<int64_t>(0);
     out = alloc.allocate(chunk * ebOut);
@@ -1074,15 +1108,15 @@ std::optional<std::string> lowerElementwise(Operation *op,
     program.bindings.push_back({"input2", bytes, false});
   if (table || folded)
     program.bindings.push_back(
-        {bindingName((table ? op : folded)->getOperand(1), "table"), 256,
-         false});
+        {bindingName((table ? op : folded)->getOperand(1), "table"),
+         static_cast<uint64_t>(lutBytes), false});
   uint32_t lutBinding = static_cast<uint32_t>(program.bindings.size()) - 1;
   uint32_t outBinding = static_cast<uint32_t>(program.bindings.size());
   program.bindings.push_back({"output", bytes * ebOut, true});
   std::vector<Task> tasks;
   if (table || folded)
     tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, lutBinding, 0, *lut, 1,
-                            {256}, {1}, {1}, "table"));
+                            {lutBytes}, {1}, {1}, "table"));
   for (int64_t e0 = 0; e0 < elements; e0 += chunk) {
     int64_t n = std::min(chunk, elements - e0);
     if (e0)
@@ -1104,7 +1138,8 @@ std::optional<std::string> lowerElementwise(Operation *op,
       if (binary)
         t.slice.input2 = contiguous(*in2 + a, {b - a}, 1);
       if (table)
-        t.slice.lut = contiguous(*lut, {256}, 1);
+        t.slice.lut = table16 ? contiguous(*lut, {intq::kTable16Entries}, 2)
+                              : contiguous(*lut, {256}, 1);
       t.slice.output = contiguous(*out + a * ebOut, {b - a}, ebOut);
       t.name = llvm::formatv("chunk{0}.s{1}", e0 / chunk, sIdx).str();
       tasks.push_back(t);
@@ -1138,7 +1173,8 @@ std::optional<std::string> lowerElementwise(Operation *op,
 bool conversion::hasNpuLowering(Operation *op) {
   return isa<hl::Conv2DOp, hl::DepthwiseConv2DOp, hl::FullyConnectedOp,
              hl::TransposeOp, hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp,
-             hl::MaxOp, hl::ActivationOp, hl::TableOp, hl::ConvertOp>(op) ||
+             hl::MaxOp, hl::ActivationOp, hl::TableOp, hl::Table16Op,
+             hl::ConvertOp>(op) ||
          extra::handles(op);
 }
 
@@ -1155,7 +1191,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     return lowerTranspose(transpose, config, name, program);
   }
   if (isa<hl::AddOp, hl::SubOp, hl::MulOp, hl::MinOp, hl::MaxOp,
-          hl::ActivationOp, hl::TableOp, hl::ConvertOp>(op)) {
+          hl::ActivationOp, hl::TableOp, hl::Table16Op, hl::ConvertOp>(op)) {
     if (plan)
       *plan = LayerPlan();
     return lowerElementwise(op, config, name, program, options.foldedTable);
@@ -1186,7 +1222,17 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     l.add = proto;
     l.addLhs = add->getOperand(0) == op->getResult(0);
   }
-  if (options.foldedTable) {
+  // The interpolated int16 table in the activation unit: an int8
+  // convolution's int16 result, looked up before the store.
+  if (auto e = extra::checkTable16Fold(
+          op, config, options, l.name,
+          l.kind != Kind::FullyConnected && l.eb == 1 && !l.add &&
+              l.proto.format == npusim::Format::Int8,
+          l.lut16))
+    return e;
+  if (l.lut16) {
+    l.lutRows = 1;
+  } else if (options.foldedTable) {
     auto table = dyn_cast<hl::TableOp>(options.foldedTable);
     auto signedInt8 = [](Value v) {
       Type e = cast<ShapedType>(v.getType()).getElementType();
@@ -1255,7 +1301,7 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     program.bindings.insert(
         program.bindings.begin() + 3,
         {bindingName(options.foldedTable->getOperand(1), "table"),
-         static_cast<uint64_t>(l.lutRows * 256), false});
+         static_cast<uint64_t>(l.lutBytes()), false});
   if (l.add)
     program.bindings.insert(
         program.bindings.begin() + 3,
@@ -1346,12 +1392,11 @@ std::optional<std::string> conversion::lowerHLOpToProgram(
     std::vector<int64_t> lutKey =
         l.lutPerChannel() ? sbKey : std::vector<int64_t>{};
     if (l.lutRows && (heldLut[lutSet] != lutKey || ti == 0)) {
-      int64_t rows = l.lutPerChannel() ? t.c1 - t.c0 : 1;
+      int64_t bytes = l.lutPerChannel() ? (t.c1 - t.c0) * 256 : l.lutBytes();
       if (ti == 0 || l.lutPerChannel())
         tasks.push_back(dmaTask(npusim::TaskKind::DmaLoad, lutBinding,
                                 l.lutPerChannel() ? t.c0 * 256 : 0,
-                                pl.lut[lutSet], 1, {rows * 256}, {1}, {1},
-                                "table"));
+                                pl.lut[lutSet], 1, {bytes}, {1}, {1}, "table"));
       heldLut[lutSet] = lutKey;
     }
     RowWindow w = rowWindow(l, t.r0, t.r1);

@@ -26,6 +26,7 @@
 #include "LowerExtra.h"
 
 #include "strata/NpuSim/Simulator.h"
+#include "strata/Support/IntegerTable16.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -68,6 +69,14 @@ struct WinLayer {
   /// output channel (a tile's rows loaded with its scale_bias rows).
   int64_t lutRows = 0;
   bool lutPerChannel() const { return lutRows > 1; }
+  /// The folded table is an hl.table16 (lutRows 1): the int16
+  /// requantization looked up in the interpolated table (513 int16
+  /// entries).
+  bool lut16 = false;
+  /// Bytes of the whole folded table.
+  int64_t lutBytes() const {
+    return lut16 ? intq::kTable16Entries * 2 : lutRows * 256;
+  }
 
   bool mac() const { return kind == Kind::Conv || kind == Kind::Depthwise; }
   int64_t units() const { return (O + unit - 1) / unit; }
@@ -134,7 +143,7 @@ Bytes bytesOf(const WinLayer &l, const Tile &t) {
   if (l.mac()) {
     b.weights = ((t.c1 - t.c0 + l.B - 1) / l.B) * l.blockBytes;
     b.scaleBias = (t.c1 - t.c0) * l.sbRowBytes;
-    b.lut = l.lutPerChannel() ? (t.c1 - t.c0) * 256 : l.lutRows * 256;
+    b.lut = l.lutPerChannel() ? (t.c1 - t.c0) * 256 : l.lutBytes();
     b.temp = l.chained() ? outElems * 4 : 0; // int32 partials
     if (l.reinterleaved())
       b.temp = b.input; // the tile's rows of the padded image
@@ -368,7 +377,9 @@ std::vector<Task> pieceTasks(const WinLayer &l, const Tile &t, const Piece &p,
       s.output = contiguous(outAddr, outDims, l.eb);
       // A folded table: the piece's rows, or the one table.
       int lutSet = pl.weightsShared || !l.lutPerChannel() ? 0 : set;
-      if (l.lutRows)
+      if (l.lut16)
+        s.lut = contiguous(pl.lut[lutSet], {intq::kTable16Entries}, 2);
+      else if (l.lutRows)
         s.lut =
             l.lutPerChannel()
                 ? contiguous(pl.lut[lutSet] + (p.c0 - t.c0) * 256, {pc, 256}, 1)
@@ -376,6 +387,13 @@ std::vector<Task> pieceTasks(const WinLayer &l, const Tile &t, const Piece &p,
     } else {
       s.outputFormat = npusim::Format::Int32;
       s.output = contiguous(tempAddr, outDims, 4);
+      // Raw partial sums: the int16 requantization's zero point and clip
+      // (an interpolated table's) are the last task's.
+      if (l.lut16) {
+        s.outputZp = 0;
+        s.clipMin = -128;
+        s.clipMax = 127;
+      }
     }
     tasks.push_back(k);
   }
@@ -567,16 +585,20 @@ std::optional<std::string> planTiles(const WinLayer &l, int sets,
 
 /// An int8 task's per-tensor requantization fields outside the ISA's
 /// ranges (HL's verifier does not check them), as an error naming the layer.
+/// `int16Out`: the requantization writes an int16 pre-activation (an
+/// interpolated table's input): int16 zero point and clip.
 std::optional<std::string> quantRangeError(const std::string &layer,
-                                           const npusim::SliceTask &s) {
+                                           const npusim::SliceTask &s,
+                                           bool int16Out = false) {
+  int64_t olo = int16Out ? -32768 : -128, ohi = int16Out ? 32767 : 127;
   for (auto [field, v, lo, hi] :
        {std::tuple<const char *, int64_t, int64_t, int64_t>{
             "input_zp", s.inputZp, -128, 127},
-        {"output_zp", s.outputZp, -128, 127},
+        {"output_zp", s.outputZp, olo, ohi},
         {"multiplier", s.multiplier, 0, INT32_MAX},
         {"shift", s.shift, 0, 63},
-        {"clip_min", s.clipMin, -128, 127},
-        {"clip_max", s.clipMax, s.clipMin, 127}})
+        {"clip_min", s.clipMin, olo, ohi},
+        {"clip_max", s.clipMax, s.clipMin, ohi}})
     if (v < lo || v > hi)
       return layer + llvm::formatv(": {0} {1} is outside the NPU's [{2}, {3}]",
                                    field, v, lo, hi)
@@ -689,7 +711,8 @@ readLayer(Operation *op, const npu::NpuConfig &config, WinLayer &l) {
     s.clipMax = attr("clip_max");
     if (op->getAttrOfType<StringAttr>("rounding").getValue() == "tflite")
       s.rounding = npusim::Rounding::TFLite;
-    if (auto e = bf16 ? std::nullopt : quantRangeError(l.name, s))
+    if (auto e = bf16 ? std::nullopt
+                      : quantRangeError(l.name, s, hl::isSignedInt16(outType)))
       return e;
     if (bf16) {
       // HL's bf16 epilogue: relu clamps at 0 and relu_limit, in f32.
@@ -853,7 +876,16 @@ extra::lowerWindowOp(Operation *op, const npu::NpuConfig &config,
   WinLayer l;
   if (auto e = readLayer(op, config, l))
     return e;
-  if (options.foldedTable) {
+  // The interpolated int16 table in the activation unit.
+  if (auto e = extra::checkTable16Fold(op, config, options, l.name,
+                                       l.mac() && l.eb == 1 && l.s != 1 &&
+                                           !op->hasAttr("segment_output"),
+                                       l.lut16))
+    return e;
+  if (l.lut16) {
+    l.lutRows = 1;
+    l.out.binding = 4; // after the table
+  } else if (options.foldedTable) {
     auto table = dyn_cast<hl::TableOp>(options.foldedTable);
     if (!table || !l.mac() || l.eb != 1 || l.s == 1 ||
         table.getInput() != op->getResult(0) || op->hasAttr("segment_output"))
@@ -886,7 +918,7 @@ extra::lowerWindowOp(Operation *op, const npu::NpuConfig &config,
   if (l.lutRows)
     program.bindings.push_back(
         {bindingName(options.foldedTable->getOperand(1), "table"),
-         static_cast<uint64_t>(l.lutRows * 256), false});
+         static_cast<uint64_t>(l.lutBytes()), false});
   uint32_t lutBinding = 3;
   program.bindings.push_back({"output", l.out.bytes(), true});
   if (plan) {
@@ -919,8 +951,8 @@ extra::lowerWindowOp(Operation *op, const npu::NpuConfig &config,
             dmaTask(npusim::TaskKind::DmaLoad, lutBinding,
                     l.lutPerChannel() ? t.c0 * 256 : 0,
                     pl.lut[pl.weightsShared || !l.lutPerChannel() ? 0 : wSet],
-                    1, {l.lutPerChannel() ? (t.c1 - t.c0) * 256 : 256}, {1},
-                    {1}, "table"));
+                    1, {l.lutPerChannel() ? (t.c1 - t.c0) * 256 : l.lutBytes()},
+                    {1}, {1}, "table"));
       heldW[wSet] = wKey;
     }
     Rows r = rowsOf(l, t.r0, t.r1);

@@ -17,6 +17,7 @@
 #include "LowerExtra.h"
 
 #include "strata/NpuSim/Simulator.h"
+#include "strata/Support/IntegerTable16.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -45,6 +46,37 @@ std::string extra::layerName(Operation *op) {
   };
   return text + " (" + dims(op->getOperand(0)) + " -> " +
          dims(op->getResult(0)) + ")";
+}
+
+std::optional<std::string> extra::lut16Refusal(const npu::NpuConfig &config,
+                                               const std::string &layer) {
+  if (config.lut16Entries == intq::kTable16Entries)
+    return std::nullopt;
+  return layer + ": the NPU description's lut16_entries is " +
+         std::to_string(config.lut16Entries) + ", the int16 table needs " +
+         std::to_string(intq::kTable16Entries);
+}
+
+std::optional<std::string> extra::checkTable16Fold(Operation *op,
+                                                   const npu::NpuConfig &config,
+                                                   const HLToHWOptions &options,
+                                                   const std::string &layer,
+                                                   bool fits, bool &lut16) {
+  lut16 = false;
+  bool int16Result = hl::isSignedInt16(op->getResult(0).getType());
+  auto t16 = dyn_cast_or_null<hl::Table16Op>(options.foldedTable);
+  if (!t16) {
+    if (int16Result)
+      return layer + ": its int16 result goes to the NPU only through its "
+                     "hl.table16, folded into the activation unit";
+    return std::nullopt;
+  }
+  if (!fits || !int16Result || t16.getInput() != op->getResult(0))
+    return layer + ": internal error, no table16 to fold";
+  if (auto e = lut16Refusal(config, layer))
+    return e;
+  lut16 = true;
+  return std::nullopt;
 }
 
 npusim::Operand extra::contiguous(int64_t address, std::vector<int64_t> dims,

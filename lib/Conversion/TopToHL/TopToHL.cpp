@@ -11,6 +11,7 @@
 #include "strata/Conversion/HLToHW/Passes.h"
 #include "strata/Conversion/TopToHL/Passes.h"
 #include "strata/Dialect/Top/IR/TopOps.h"
+#include "strata/Dialect/Top/IR/TopTable16Op.h"
 #include "strata/Dialect/Top/IR/TopTraits.h"
 #include "strata/Dialect/Top/IR/TopUtils.h"
 #include "strata/Dialect/Top/IR/WeightValues.h"
@@ -21,6 +22,7 @@
 #include "strata/Strategy/Select.h"
 #include "strata/StrategyMLIR/WorkloadFromOp.h"
 #include "strata/Support/IntegerRequant.h"
+#include "strata/Support/IntegerTable16.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Builders.h"
@@ -191,6 +193,18 @@ struct Converter {
       out =
           IntType{0, perAxis.getStorageTypeMin(), perAxis.getStorageTypeMax()};
     }
+    // An int16 pre-activation (`--table-input int16`) whose only user is a
+    // top.Table16: the convolution writes int16 for the hl.table16 folded
+    // into its activation unit (convertConv writes the pair).
+    if (auto q16 = dyn_cast<quant::UniformQuantizedType>(
+            getElementTypeOrSelf(requant.getOutput().getType()));
+        !out && q16 && q16.getStorageTypeIntegralWidth() == 16 &&
+        q16.isSigned() && perChannelZp && table16User(requant)) {
+      if (q16.getStorageTypeMin() != -32768 || q16.getStorageTypeMax() != 32767)
+        return "its top.Requant's int16 result has a narrowed storage "
+               "range (the NPU's int16 pre-activation spans int16)";
+      out = IntType{q16.getZeroPoint(), -32768, 32767};
+    }
     if (!out)
       return "its top.Requant's result is not per-tensor int8";
     int64_t cols = perAxis ? 4 : 3;
@@ -233,6 +247,22 @@ struct Converter {
                                      StringAttr::get(ctx, "tflite")));
     requantOut = requant;
     return "";
+  }
+
+  /// The top.Table16 that is the only user of `requant`'s int16 result, if
+  /// its result is a per-tensor int8 over [-128, 127] (hl.table16's).
+  static top::Table16Op table16User(top::RequantOp requant) {
+    if (!requant.getOutput().hasOneUse())
+      return nullptr;
+    auto t = dyn_cast<top::Table16Op>(*requant.getOutput().getUsers().begin());
+    if (!t || int64_t(t.getTable().size()) != intq::kTable16Entries)
+      return nullptr;
+    auto q = dyn_cast<quant::UniformQuantizedType>(
+        getElementTypeOrSelf(t.getOutput().getType()));
+    if (!q || q.getStorageTypeIntegralWidth() != 8 || !q.isSigned() ||
+        q.getStorageTypeMin() != -128 || q.getStorageTypeMax() != 127)
+      return nullptr;
+    return t;
   }
 
   /// What a MAC kernel replacing `op` (a Conv or MatMul) reads and where
@@ -426,6 +456,42 @@ struct Converter {
     }
     Value result = hlOp->getResult(0);
     SmallVector<Operation *> created = {hlOp};
+    // An int16 pre-activation: the hl.table16 of its top.Table16, folded
+    // into the conv's activation unit by the NPU lowering (checked as a
+    // pair: the conv alone does not lower).
+    if (auto requant = dyn_cast<top::RequantOp>(replaced);
+        requant && hl::isSignedInt16(resultType)) {
+      top::Table16Op t16 = table16User(requant);
+      if (nhwc || !t16) {
+        hlOp->erase();
+        if (nhwc)
+          input.getDefiningOp()->erase();
+        return "an int16 pre-activation of an NHWC convolution (its "
+               "hl.table16 folds into NCHW convolutions only)";
+      }
+      if (!config.lut16Entries) {
+        hlOp->erase();
+        return "the NPU description's lut16_entries is 0 (no interpolated "
+               "int16 table)";
+      }
+      Tensor entries(DType::I16, {intq::kTable16Entries});
+      llvm::copy(t16.getTable(), entries.data<int16_t>());
+      Value lut =
+          weight(b, t16.getLoc(), "hl_table16", entries, b.getIntegerType(16));
+      auto hlT16 = hl::Table16Op::create(
+          b, t16.getLoc(), t16.getOutput().getType(), result, lut);
+      // The pair is checked together (npuLoweringRefusal folds the
+      // table into the conv).
+      if (Reason r = refused({hlOp, hlT16}); !r.empty())
+        return r;
+      t16.getOutput().replaceAllUsesWith(hlT16.getOutput());
+      erased.insert(t16); // a candidate of its own (convertTable16)
+      t16.erase();
+      requant.erase();
+      conv.erase();
+      kernel += " + hl.table16";
+      return "";
+    }
     if (nhwc) {
       created.insert(created.begin(), input.getDefiningOp());
       result = transpose(b, loc, result, {0, 2, 3, 1});
@@ -733,6 +799,48 @@ struct Converter {
     return "";
   }
 
+  /// A top.Table16 not converted with its convolution (its int16 input
+  /// comes from the CPU: a matmul's or a refused conv's Requant, a float
+  /// Quant) to a standalone `hl.table16`, the `table` task on int16 input.
+  Reason convertTable16(top::Table16Op t16, std::string &kernel) {
+    if (!config.supports(npu::NumberFormat::Int8))
+      return "the NPU description's formats do not list int8";
+    if (!config.lut16Entries)
+      return "the NPU description's lut16_entries is 0 (no interpolated "
+             "int16 table)";
+    auto inType = dyn_cast<RankedTensorType>(t16.getInput().getType());
+    auto outType = dyn_cast<RankedTensorType>(t16.getOutput().getType());
+    if (!inType || !outType || !inType.hasStaticShape() ||
+        !outType.hasStaticShape())
+      return "dynamic shapes (compile with --input-shapes)";
+    if (!hl::isSignedInt16(inType) ||
+        isa<quant::UniformQuantizedPerAxisType>(inType.getElementType()))
+      return "its input is not a per-tensor signed int16 tensor";
+    if (int64_t(t16.getTable().size()) != intq::kTable16Entries)
+      return "its table does not have " +
+             std::to_string(intq::kTable16Entries) + " entries";
+    // hl.table16's verifier wants a per-tensor int8 result over [-128,
+    // 127]: checked here first, so a narrowed result stays on the CPU.
+    auto q = dyn_cast<quant::UniformQuantizedType>(outType.getElementType());
+    if (!q || q.getStorageTypeIntegralWidth() != 8 || !q.isSigned() ||
+        q.getStorageTypeMin() != -128 || q.getStorageTypeMax() != 127)
+      return "its result is not a per-tensor int8 tensor over [-128, 127]";
+    OpBuilder b(t16);
+    Tensor entries(DType::I16, {intq::kTable16Entries});
+    llvm::copy(t16.getTable(), entries.data<int16_t>());
+    Value lut =
+        weight(b, t16.getLoc(), "hl_table16", entries, b.getIntegerType(16));
+    auto hlT16 =
+        hl::Table16Op::create(b, t16.getLoc(), outType, t16.getInput(), lut);
+    if (Reason r = refused({hlT16}); !r.empty())
+      return r;
+    t16.getOutput().replaceAllUsesWith(hlT16.getOutput());
+    erased.insert(t16);
+    t16.erase();
+    kernel = "hl.table16";
+    return "";
+  }
+
   /// `Quant(Concat(Dequant(x_i)...))` to int8: each input requantized by
   /// the table of its Dequant -> Quant (left out when it is the identity),
   /// then `hl.concat`. Exact: concatenation only moves the values each
@@ -1037,7 +1145,7 @@ struct Converter {
               top::ResizeOp>(op) ||
           (isa<top::AddOp, top::ReduceOp>(op) &&
            isI32(op->getResult(0).getType())) ||
-          isTableCandidate(op))
+          isTableCandidate(op) || isa<top::Table16Op>(op))
         candidates.push_back(op);
     });
     for (Operation *op : candidates) {
@@ -1046,6 +1154,15 @@ struct Converter {
       HLDecision d;
       d.op = op->getName().getStringRef().str();
       d.location = printLoc(op->getLoc());
+      if (auto t16 = dyn_cast<top::Table16Op>(op)) {
+        // No strategy entry: the one NPU kernel of an int16 table.
+        d.reason = convertTable16(t16, d.kernel);
+        if (!d.reason.empty())
+          d.kernel.clear();
+        if (decisions)
+          decisions->push_back(std::move(d));
+        continue;
+      }
       ShapeOr<strategy::Workload> w = strategy::workloadFromOp(op);
       if (!w) {
         d.reason = "the strategy cannot read it: " + w.error();

@@ -10,6 +10,7 @@
 #include "strata/Dialect/HL/IR/HLOps.h"
 #include "strata/Interfaces/HostTypes.h"
 #include "strata/Support/IntegerRequant.h"
+#include "strata/Support/IntegerTable16.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
@@ -514,6 +515,22 @@ LogicalResult TableOp::interpret(InterpreterEnv &env) {
       return emitOpError("input value ") << v << " is outside the table";
     int64_t c = channels > 1 ? (static_cast<int64_t>(i) / inner) % channels : 0;
     v = table[c * entries + v - lo];
+  }
+  env.set(getOutput(), fromInts(getOutput(), shapeOf(getOutput()), x));
+  return success();
+}
+
+LogicalResult Table16Op::interpret(InterpreterEnv &env) {
+  std::vector<int64_t> x = asInts(env.get(getInput())),
+                       entries = asInts(env.get(getTable()));
+  if (static_cast<int64_t>(entries.size()) != intq::kTable16Entries)
+    return emitOpError("table holds ")
+           << entries.size() << " entries, not " << intq::kTable16Entries;
+  std::vector<int16_t> table(entries.begin(), entries.end());
+  for (int64_t &v : x) {
+    if (v < -32768 || v > 32767)
+      return emitOpError("input value ") << v << " is outside int16";
+    v = intq::table16Lookup(table.data(), static_cast<int16_t>(v), -128, 127);
   }
   env.set(getOutput(), fromInts(getOutput(), shapeOf(getOutput()), x));
   return success();

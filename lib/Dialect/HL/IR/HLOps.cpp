@@ -1,6 +1,7 @@
 //===- HLOps.cpp - HL dialect registration and verifiers ------------------===//
 
 #include "strata/Dialect/HL/IR/HLOps.h"
+#include "strata/Support/IntegerTable16.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Builders.h"
@@ -34,6 +35,16 @@ Format formatOf(Type type) {
   if (type.isBF16())
     return Format::BF16;
   return Format::Other;
+}
+
+bool isSignedInt16(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    type = shaped.getElementType();
+  if (auto q = dyn_cast<quant::QuantizedType>(type))
+    return q.getStorageTypeIntegralWidth() == 16 && q.isSigned();
+  if (auto i = dyn_cast<IntegerType>(type))
+    return i.getWidth() == 16 && !i.isUnsigned();
+  return false;
 }
 
 std::pair<int64_t, int64_t> storageRange(Type type) {
@@ -111,6 +122,24 @@ FailureOr<Format> commonFormat(Operation *op, ValueRange data) {
              << v.getType() << " is not in the result's number format ("
              << (f == Format::Int8 ? "int8" : "bf16") << ")";
   return f;
+}
+
+/// The format of a convolution (`hl.conv2d`, `hl.depthwise_conv2d`): the
+/// common format of its input, weights and result, or int8 with an int16
+/// result (the pre-activation of an hl.table16, the only user the NPU
+/// lowering folds it with), not written segmented.
+FailureOr<Format> convFormat(Operation *op, Value input, Value weights,
+                             bool segmentedOutput) {
+  if (!isSignedInt16(op->getResult(0).getType()))
+    return commonFormat(op, {input, weights});
+  if (formatOf(input.getType()) != Format::Int8 ||
+      formatOf(weights.getType()) != Format::Int8)
+    return op->emitOpError("an int16 result needs int8 input and weights, "
+                           "got ")
+           << input.getType() << " and " << weights.getType();
+  if (segmentedOutput)
+    return op->emitOpError("an int16 result is not written segmented");
+  return Format::Int8;
 }
 
 /// The integer epilogue: zero points, clip bounds, accumulator width.
@@ -260,7 +289,8 @@ LogicalResult verifyWindow(Operation *op, ArrayRef<int64_t> pad,
 LogicalResult Conv2DOp::verify() {
   if (failed(requireStatic(*this)))
     return failure();
-  FailureOr<Format> f = commonFormat(*this, {getInput(), getWeights()});
+  FailureOr<Format> f = convFormat(*this, getInput(), getWeights(),
+                                   getSegmentOutput().has_value());
   if (failed(f))
     return failure();
   ArrayRef<int64_t> in = shapeOf(getInput()), wt = shapeOf(getWeights()),
@@ -287,7 +317,8 @@ LogicalResult Conv2DOp::verify() {
 LogicalResult DepthwiseConv2DOp::verify() {
   if (failed(requireStatic(*this)))
     return failure();
-  FailureOr<Format> f = commonFormat(*this, {getInput(), getWeights()});
+  FailureOr<Format> f = convFormat(*this, getInput(), getWeights(),
+                                   getSegmentOutput().has_value());
   if (failed(f))
     return failure();
   ArrayRef<int64_t> in = shapeOf(getInput()), wt = shapeOf(getWeights());
@@ -437,6 +468,27 @@ LogicalResult TableOp::verify() {
     return emitOpError("a per-channel table ")
            << table << " needs " << table.getDimSize(0)
            << " channels in the input's dim 1, the input is " << ints(in);
+  return success();
+}
+
+LogicalResult Table16Op::verify() {
+  if (failed(requireStatic(*this)))
+    return failure();
+  if (!isSignedInt16(getInput().getType()))
+    return emitOpError("input must be signed int16, got ")
+           << getInput().getType();
+  if (formatOf(getOutput().getType()) != Format::Int8 ||
+      storageRange(getOutput().getType()) !=
+          std::pair<int64_t, int64_t>(-128, 127))
+    return emitOpError("result must be signed int8 over [-128, 127], got ")
+           << getOutput().getType();
+  if (shapeOf(getInput()) != shapeOf(getOutput()))
+    return emitOpError("input and result must have one shape");
+  auto table = cast<RankedTensorType>(getTable().getType());
+  if (!table.getElementType().isSignlessInteger(16) || table.getRank() != 1 ||
+      table.getDimSize(0) != intq::kTable16Entries)
+    return emitOpError("table must be ")
+           << intq::kTable16Entries << " i16 entries, got " << table;
   return success();
 }
 

@@ -31,6 +31,11 @@ namespace strata::hl {
 enum class Format { Int8, BF16, Other };
 Format formatOf(mlir::Type type);
 
+/// Whether an element type is signed 16-bit integer storage (`i16`, `si16`
+/// or a signed `!quant.uniform` with 16-bit storage): an int16
+/// pre-activation for hl.table16.
+bool isSignedInt16(mlir::Type type);
+
 /// The integer range of an int8 element type's storage (`!quant.uniform`
 /// with a narrowed range gives that range).
 std::pair<int64_t, int64_t> storageRange(mlir::Type type);

@@ -209,6 +209,23 @@ def HL_TableOp : HL_Op<"table"> {
   let results = (outs AnyRankedTensor:$output);
 }
 
+def HL_Table16Op : HL_Op<"table16"> {
+  let summary = "The activation unit's interpolated int16-input table";
+  let description = [{
+    `out = table16Lookup(table, x, -128, 127)` for each element `x` of a
+    signed int16 `input` (strata/Support/IntegerTable16.h, top.Table16's
+    definition: TOSA's int16 TABLE of 513 entries, a 9-bit index and 7-bit
+    linear interpolation, then a rounding right shift by 14 and a clamp).
+    `table` is a 1-d constant of 513 i16 entries (the NPU description's
+    `lut16_entries`), the result signed int8 of the input's shape. The
+    int16 input is what an int8 hl.conv2d / hl.depthwise_conv2d writes
+    with an int16 result: the NPU folds the pair into the convolution's
+    activation unit (the int16 value never leaves it).
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$table);
+  let results = (outs AnyRankedTensor:$output);
+}
+
 def HL_MaxPoolOp : HL_Op<"maxpool"> {
   let summary = "Max pooling (window `kernel`, padding never wins)";
   let description = [{
