@@ -747,3 +747,41 @@ def test_nesting_deeper_than_protobuf_limit(tmp_path):
     assert shallow.graph.node[0].op_type == "If"  # the encoder writes ONNX
     r = assert_rejected(tmp_path, nested_if_model(40), "nesting too deep")
     assert "corrupt" not in r.stderr
+
+
+# --- axes of a scalar (each crashed with SIGSEGV: axis 0 passed for rank 0) ---
+
+def _i64(name, v):
+    return numpy_helper.from_array(np.array(v, np.int64), name)
+
+
+def _f32(name, v):
+    return numpy_helper.from_array(np.array(v, np.float32), name)
+
+
+SCALAR_AXIS_CASES = {
+    "GatherElements": ([helper.make_node("GatherElements", ["x", "i"], ["y"], axis=0)],
+                       [_i64("i", 0)]),
+    "CenterCropPad": ([helper.make_node("CenterCropPad", ["x", "s"], ["y"], axes=[0])],
+                      [_i64("s", [1])]),
+    "Compress": ([helper.make_node("Compress", ["x", "c"], ["y"], axis=0)],
+                 [numpy_helper.from_array(np.array([True]), "c")]),
+    "SplitToSequence": ([helper.make_node("SplitToSequence", ["x"], ["s"], axis=0),
+                         helper.make_node("SequenceAt", ["s", "z"], ["y"])], [_i64("z", 0)]),
+    "Resize": ([helper.make_node("Resize", ["x", "", "sc"], ["y"], axes=[0])],
+               [_f32("sc", [2.0])]),
+    "Squeeze": ([helper.make_node("Squeeze", ["x", "a"], ["y"])], [_i64("a", [0])]),
+    "DequantizeLinear": ([helper.make_node("DequantizeLinear", ["x", "s"], ["y"], axis=0)],
+                         [_f32("s", [1.0, 2.0])]),
+}
+
+
+@pytest.mark.parametrize("op", sorted(SCALAR_AXIS_CASES))
+def test_axis_of_a_scalar(tmp_path, op):
+    """Axis 0 of a rank-0 input names no dim: a clear error naming the node,
+    the attribute and the value, not an out-of-bounds read of the shape."""
+    nodes, inits = SCALAR_AXIS_CASES[op]
+    elem = TensorProto.INT8 if op == "DequantizeLinear" else F
+    m = make_model(nodes, [("x", elem, [])], [("y", F, None)], inits, opset=21)
+    assert_rejected(tmp_path, m, f"({op}, opset 21)", " 0 is out of range for rank 0",
+                    "the input is a scalar")
