@@ -785,3 +785,57 @@ def test_axis_of_a_scalar(tmp_path, op):
     m = make_model(nodes, [("x", elem, [])], [("y", F, None)], inits, opset=21)
     assert_rejected(tmp_path, m, f"({op}, opset 21)", " 0 is out of range for rank 0",
                     "the input is a scalar")
+
+
+# --- import-time expansion bounded (each hung or ran out of memory) ----------
+
+def _sequence_loop_body(tag, inner):
+    """A Loop body (i, cond, seq) -> (cond, seq) passing its sequence through
+    `inner` nodes (which turn 's<tag>' into 'so<tag>')."""
+    return helper.make_graph(
+        [helper.make_node("Identity", ["c" + tag], ["co" + tag])] + inner, "b" + tag,
+        [helper.make_tensor_value_info("i" + tag, TensorProto.INT64, []),
+         helper.make_tensor_value_info("c" + tag, TensorProto.BOOL, []),
+         helper.make_tensor_sequence_value_info("s" + tag, F, None)],
+        [helper.make_tensor_value_info("co" + tag, TensorProto.BOOL, []),
+         helper.make_tensor_sequence_value_info("so" + tag, F, None)])
+
+
+def nested_sequence_loops(trip):
+    """Two nested Loops carrying a sequence, each of `trip` iterations: both
+    are unrolled at import, trip + trip^2 bodies."""
+    inner = _sequence_loop_body("1", [helper.make_node("Identity", ["s1"], ["so1"])])
+    outer = _sequence_loop_body("0", [helper.make_node("Loop", ["M", "", "s0"], ["so0"],
+                                                       body=inner)])
+    nodes = [helper.make_node("SequenceEmpty", [], ["s"], dtype=F),
+             helper.make_node("Loop", ["M", "", "s"], ["so"], name="outer", body=outer),
+             helper.make_node("SequenceLength", ["so"], ["y"])]
+    return make_model(nodes, [("x", F, [1])], [("y", TensorProto.INT64, [])],
+                      [_i64("M", trip)], opset=21)
+
+
+def test_nested_unrolled_loops_share_one_budget(tmp_path):
+    """64 x 64 unrolled bodies pass each Loop's own bound (4096) but not the
+    model's (4096 in total); 16 x 16 imports."""
+    r = import_model(tmp_path, nested_sequence_loops(16))
+    assert r.returncode == 0, r.stderr
+    second = tmp_path / "64"
+    second.mkdir()
+    assert_rejected(second, nested_sequence_loops(64), "(Loop, opset 21)",
+                    "unrolling the Loop", "more than 4096 times in this model")
+
+
+@pytest.mark.parametrize("split", [None, 1], ids=["no-split", "scalar-split"])
+def test_split_to_sequence_with_huge_dim(tmp_path, split):
+    """A declared dim of 2^40 split into 2^40 tensors: refused before any is
+    made (it ran out of memory, or hung)."""
+    inputs, inits = ["x"], [_i64("z", 0)]
+    if split is not None:
+        inputs.append("k")
+        inits.append(_i64("k", split))
+    m = make_model([helper.make_node("SplitToSequence", inputs, ["s"], axis=0),
+                    helper.make_node("SequenceAt", ["s", "z"], ["y"])],
+                   [("x", F, [1 << 40])], [("y", F, None)], inits, opset=21)
+    assert_rejected(tmp_path, m, "(SplitToSequence, opset 21)",
+                    "splitting dim 0 of size 1099511627776 makes 1099511627776 tensors",
+                    "more than 65536")

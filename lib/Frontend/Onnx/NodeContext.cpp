@@ -37,6 +37,14 @@ InFlightDiagnostic NodeContext::error() {
   return emitError(location) << nodePrefix(proto, modelOpset);
 }
 
+LogicalResult NodeContext::countUnrolledBody(llvm::StringRef what) {
+  if (++importer.unrolledBodies <= kMaxUnrolledBodies)
+    return success();
+  return error() << what << " instantiates its body more than "
+                 << kMaxUnrolledBodies
+                 << " times in this model (nested unrolling included)";
+}
+
 bool NodeContext::hasInput(size_t i) const {
   return i < static_cast<size_t>(proto.input_size()) && !proto.input(i).empty();
 }
