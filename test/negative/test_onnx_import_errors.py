@@ -376,6 +376,22 @@ def test_initializer_huge_but_no_data(tmp_path):
                     "initializer 'w'", "raw_data has 16 bytes", "needs 4294967296")
 
 
+@pytest.mark.parametrize("field", ["raw_data", "int32_data"])
+def test_packed_initializer_huge_but_no_data(tmp_path, field):
+    """A 2^34-element INT4 tensor (8 GiB packed) declared with 3 bytes: the
+    packed buffer was allocated (and zeroed) before the size check."""
+    t = TensorProto(name="w", data_type=TensorProto.INT4, dims=[1 << 34])
+    if field == "raw_data":
+        t.raw_data = b"\1\2\3"
+        frag = "raw_data has 3 bytes"
+    else:
+        t.int32_data.extend([1, 2, 3])
+        frag = "has 3 int32_data values"
+    m = make_model([helper.make_node("Identity", ["w"], ["y"])], [("x", F, [1])],
+                   [("y", TensorProto.INT4, None)], [t], opset=21)
+    assert_rejected(tmp_path, m, "initializer 'w'", frag, "needs 8589934592")
+
+
 @pytest.mark.parametrize("nbytes", [0, 12, 20])
 def test_raw_data_size_mismatch(tmp_path, nbytes):
     t = tensor("w", [4], raw=b"\1" * nbytes)
