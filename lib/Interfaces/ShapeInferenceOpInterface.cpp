@@ -48,6 +48,18 @@ LogicalResult verifyInferredShapes(Operation *op) {
   return success();
 }
 
+LogicalResult checkInferredDims(Operation *op,
+                                ArrayRef<SmallVector<int64_t>> shapes) {
+  for (auto [i, shape] : llvm::enumerate(shapes))
+    for (auto [d, dim] : llvm::enumerate(shape))
+      if (dim < 0 && !ShapedType::isDynamic(dim))
+        return op->emitOpError()
+               << "result #" << i << " would have the negative dim " << dim
+               << " at index " << d << " (shape " << formatInts(shape)
+               << ") for these operands and attributes";
+  return success();
+}
+
 LogicalResult appendShape(Operation *op, const ShapeOr<Shape> &result,
                           SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   if (!result)

@@ -58,7 +58,8 @@ static LogicalResult computeResultShapes(Operation *op,
                                          const InterpreterEnv &env,
                                          SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   if (auto iface = dyn_cast<ShapeInferenceOpInterface>(op)) {
-    if (failed(iface.inferShapes(TensorShapeContext(env), shapes)))
+    if (failed(iface.inferShapes(TensorShapeContext(env), shapes)) ||
+        failed(checkInferredDims(op, shapes)))
       return failure();
     if (shapes.size() != op->getNumResults())
       return op->emitOpError() << "shape inference produced " << shapes.size()

@@ -376,6 +376,22 @@ def test_initializer_huge_but_no_data(tmp_path):
                     "initializer 'w'", "raw_data has 16 bytes", "needs 4294967296")
 
 
+@pytest.mark.parametrize("field", ["raw_data", "int32_data"])
+def test_packed_initializer_huge_but_no_data(tmp_path, field):
+    """A 2^34-element INT4 tensor (8 GiB packed) declared with 3 bytes: the
+    packed buffer was allocated (and zeroed) before the size check."""
+    t = TensorProto(name="w", data_type=TensorProto.INT4, dims=[1 << 34])
+    if field == "raw_data":
+        t.raw_data = b"\1\2\3"
+        frag = "raw_data has 3 bytes"
+    else:
+        t.int32_data.extend([1, 2, 3])
+        frag = "has 3 int32_data values"
+    m = make_model([helper.make_node("Identity", ["w"], ["y"])], [("x", F, [1])],
+                   [("y", TensorProto.INT4, None)], [t], opset=21)
+    assert_rejected(tmp_path, m, "initializer 'w'", frag, "needs 8589934592")
+
+
 @pytest.mark.parametrize("nbytes", [0, 12, 20])
 def test_raw_data_size_mismatch(tmp_path, nbytes):
     t = tensor("w", [4], raw=b"\1" * nbytes)
@@ -747,3 +763,95 @@ def test_nesting_deeper_than_protobuf_limit(tmp_path):
     assert shallow.graph.node[0].op_type == "If"  # the encoder writes ONNX
     r = assert_rejected(tmp_path, nested_if_model(40), "nesting too deep")
     assert "corrupt" not in r.stderr
+
+
+# --- axes of a scalar (each crashed with SIGSEGV: axis 0 passed for rank 0) ---
+
+def _i64(name, v):
+    return numpy_helper.from_array(np.array(v, np.int64), name)
+
+
+def _f32(name, v):
+    return numpy_helper.from_array(np.array(v, np.float32), name)
+
+
+SCALAR_AXIS_CASES = {
+    "GatherElements": ([helper.make_node("GatherElements", ["x", "i"], ["y"], axis=0)],
+                       [_i64("i", 0)]),
+    "CenterCropPad": ([helper.make_node("CenterCropPad", ["x", "s"], ["y"], axes=[0])],
+                      [_i64("s", [1])]),
+    "Compress": ([helper.make_node("Compress", ["x", "c"], ["y"], axis=0)],
+                 [numpy_helper.from_array(np.array([True]), "c")]),
+    "SplitToSequence": ([helper.make_node("SplitToSequence", ["x"], ["s"], axis=0),
+                         helper.make_node("SequenceAt", ["s", "z"], ["y"])], [_i64("z", 0)]),
+    "Resize": ([helper.make_node("Resize", ["x", "", "sc"], ["y"], axes=[0])],
+               [_f32("sc", [2.0])]),
+    "Squeeze": ([helper.make_node("Squeeze", ["x", "a"], ["y"])], [_i64("a", [0])]),
+    "DequantizeLinear": ([helper.make_node("DequantizeLinear", ["x", "s"], ["y"], axis=0)],
+                         [_f32("s", [1.0, 2.0])]),
+}
+
+
+@pytest.mark.parametrize("op", sorted(SCALAR_AXIS_CASES))
+def test_axis_of_a_scalar(tmp_path, op):
+    """Axis 0 of a rank-0 input names no dim: a clear error naming the node,
+    the attribute and the value, not an out-of-bounds read of the shape."""
+    nodes, inits = SCALAR_AXIS_CASES[op]
+    elem = TensorProto.INT8 if op == "DequantizeLinear" else F
+    m = make_model(nodes, [("x", elem, [])], [("y", F, None)], inits, opset=21)
+    assert_rejected(tmp_path, m, f"({op}, opset 21)", " 0 is out of range for rank 0",
+                    "the input is a scalar")
+
+
+# --- import-time expansion bounded (each hung or ran out of memory) ----------
+
+def _sequence_loop_body(tag, inner):
+    """A Loop body (i, cond, seq) -> (cond, seq) passing its sequence through
+    `inner` nodes (which turn 's<tag>' into 'so<tag>')."""
+    return helper.make_graph(
+        [helper.make_node("Identity", ["c" + tag], ["co" + tag])] + inner, "b" + tag,
+        [helper.make_tensor_value_info("i" + tag, TensorProto.INT64, []),
+         helper.make_tensor_value_info("c" + tag, TensorProto.BOOL, []),
+         helper.make_tensor_sequence_value_info("s" + tag, F, None)],
+        [helper.make_tensor_value_info("co" + tag, TensorProto.BOOL, []),
+         helper.make_tensor_sequence_value_info("so" + tag, F, None)])
+
+
+def nested_sequence_loops(trip):
+    """Two nested Loops carrying a sequence, each of `trip` iterations: both
+    are unrolled at import, trip + trip^2 bodies."""
+    inner = _sequence_loop_body("1", [helper.make_node("Identity", ["s1"], ["so1"])])
+    outer = _sequence_loop_body("0", [helper.make_node("Loop", ["M", "", "s0"], ["so0"],
+                                                       body=inner)])
+    nodes = [helper.make_node("SequenceEmpty", [], ["s"], dtype=F),
+             helper.make_node("Loop", ["M", "", "s"], ["so"], name="outer", body=outer),
+             helper.make_node("SequenceLength", ["so"], ["y"])]
+    return make_model(nodes, [("x", F, [1])], [("y", TensorProto.INT64, [])],
+                      [_i64("M", trip)], opset=21)
+
+
+def test_nested_unrolled_loops_share_one_budget(tmp_path):
+    """64 x 64 unrolled bodies pass each Loop's own bound (4096) but not the
+    model's (4096 in total); 16 x 16 imports."""
+    r = import_model(tmp_path, nested_sequence_loops(16))
+    assert r.returncode == 0, r.stderr
+    second = tmp_path / "64"
+    second.mkdir()
+    assert_rejected(second, nested_sequence_loops(64), "(Loop, opset 21)",
+                    "unrolling the Loop", "more than 4096 times in this model")
+
+
+@pytest.mark.parametrize("split", [None, 1], ids=["no-split", "scalar-split"])
+def test_split_to_sequence_with_huge_dim(tmp_path, split):
+    """A declared dim of 2^40 split into 2^40 tensors: refused before any is
+    made (it ran out of memory, or hung)."""
+    inputs, inits = ["x"], [_i64("z", 0)]
+    if split is not None:
+        inputs.append("k")
+        inits.append(_i64("k", split))
+    m = make_model([helper.make_node("SplitToSequence", inputs, ["s"], axis=0),
+                    helper.make_node("SequenceAt", ["s", "z"], ["y"])],
+                   [("x", F, [1 << 40])], [("y", F, None)], inits, opset=21)
+    assert_rejected(tmp_path, m, "(SplitToSequence, opset 21)",
+                    "splitting dim 0 of size 1099511627776 makes 1099511627776 tensors",
+                    "more than 65536")

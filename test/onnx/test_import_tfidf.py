@@ -77,6 +77,24 @@ def test_tfidf_short_input_gives_zeros():
     np.testing.assert_array_equal(got["y"], np.zeros(1, np.float32))
 
 
+@pytest.mark.parametrize("change", [dict(max_gram_length=1 << 40),
+                                    dict(max_skip_count=1 << 40),
+                                    dict(max_gram_length=1 << 62, max_skip_count=(1 << 63) - 1)],
+                         ids=["max-gram", "max-skip", "both"])
+def test_tfidf_huge_lengths_match_reference(change):
+    """Lengths and skips past the pool's n-grams and the input change nothing:
+    the importer looped over the attribute values (2^40: hours; INT64_MAX
+    overflowed). The reference with the same attributes is the oracle."""
+    x = np.array([1, 2, 1, 2, 2, 1, 1, 2], np.int64)
+    attrs = {**BASE, **change}
+    code, got, err = run_strata(model(x, attrs), {"x": x})
+    assert code == 0, err
+    bounded = {**attrs, "max_gram_length": 2, "max_skip_count": min(attrs["max_skip_count"], 8)}
+    want = ReferenceEvaluator(model(x, bounded)).run(None, {"x": x})[0]
+    assert want.sum() > 0
+    np.testing.assert_allclose(got["y"], want, rtol=1e-6, atol=0)
+
+
 BASE = dict(mode="TF", min_gram_length=1, max_gram_length=2, max_skip_count=0,
             ngram_counts=[0, 2], ngram_indexes=[0, 1, 2], pool_int64s=[1, 2, 1, 2])
 

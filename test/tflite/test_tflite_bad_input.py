@@ -250,3 +250,19 @@ def test_fifo_and_missing_file():
             r = subprocess.run([STRATA, "import", path, "-o", os.path.join(tmp, "o")],
                                capture_output=True, text=True, timeout=30)
             assert r.returncode == 1 and "cannot read TFLite model" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("op", ["SQUEEZE", "UNPACK"])
+def test_axis_of_a_scalar(op):
+    """Axis 0 of a rank-0 input names no dim (it was let through and the
+    converter read the empty shape: SIGSEGV)."""
+    b = ModelBuilder()
+    x = b.input("x", [])
+    y = b.tensor("y", [])
+    if op == "SQUEEZE":
+        b.op("SQUEEZE", [x], [y], "SqueezeOptions", squeezeDims=[0])
+        needle = "squeeze dim 0 is out of range for rank 0"
+    else:
+        b.op("UNPACK", [x], [y], "UnpackOptions", num=1, axis=0)
+        needle = "option 'axis' = 0 is out of range for rank 0"
+    expect_error(b.finish([y]), f"operator 0 ({op})", needle, "the input is a scalar")

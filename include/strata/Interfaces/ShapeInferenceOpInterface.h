@@ -38,6 +38,14 @@ public:
 /// types) when every tensor operand has a static shape.
 mlir::LogicalResult verifyInferredShapes(mlir::Operation *op);
 
+/// Fails with an error on `op` naming the result and the dim when a shape
+/// from `inferShapes` has a negative dim other than the dynamic marker: such
+/// a dim must never reach a RankedTensorType (MLIR only asserts it) nor a
+/// size computation. inferShapesFromTypes and the interpreter call it.
+mlir::LogicalResult
+checkInferredDims(mlir::Operation *op,
+                  llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes);
+
 /// Emits `error` (a shape function's message) on `op` as "'<op>' op <msg>"
 /// when `result` failed; otherwise appends its value to `shapes`.
 mlir::LogicalResult

@@ -43,7 +43,10 @@ def ShapeInferenceOpInterface : OpInterface<"ShapeInferenceOpInterface"> {
     /// static shape.
     ::mlir::LogicalResult inferShapesFromTypes(
         ::llvm::SmallVectorImpl<::llvm::SmallVector<int64_t>> &shapes) {
-      return $_op.inferShapes(::strata::TypeShapeContext(), shapes);
+      if (::mlir::failed(
+              $_op.inferShapes(::strata::TypeShapeContext(), shapes)))
+        return ::mlir::failure();
+      return ::strata::checkInferredDims($_op.getOperation(), shapes);
     }
   }];
   let verify = [{ return ::strata::verifyInferredShapes($_op); }];

@@ -16,6 +16,9 @@ namespace strata::onnx_import {
 
 namespace {
 
+/// Most tensors SplitToSequence makes (one top.Split result each).
+constexpr int64_t kMaxSequenceLength = int64_t(1) << 16;
+
 //===----------------------------------------------------------------------===//
 // Converters
 //===----------------------------------------------------------------------===//
@@ -214,7 +217,17 @@ LogicalResult convertSplitToSequence(NodeContext &c) {
   int64_t dim = (*shape)[*axis];
   std::vector<int64_t> sizes;
   bool squeeze = false;
+  // The pieces become results of one top.Split and the sequence's elements:
+  // count them before making any (a declared dim may be 2^40).
+  auto tooMany = [&](int64_t pieces) {
+    return c.error() << "splitting dim " << *axis << " of size " << dim
+                     << " makes " << pieces << " tensors, more than "
+                     << kMaxSequenceLength
+                     << " (the most elements of a sequence at import)";
+  };
   if (!c.hasInput(1)) {
+    if (dim > kMaxSequenceLength)
+      return tooMany(dim);
     sizes.assign(dim, 1);
     squeeze = *keepdims == 0;
   } else {
@@ -231,6 +244,9 @@ LogicalResult convertSplitToSequence(NodeContext &c) {
       int64_t k = (*split)[0];
       if (k <= 0)
         return c.error() << "input 1 'split' must be positive, got " << k;
+      if (int64_t pieces = dim / k + (dim % k != 0);
+          pieces > kMaxSequenceLength)
+        return tooMany(pieces);
       for (int64_t at = 0; at < dim; at += k)
         sizes.push_back(std::min(k, dim - at));
     } else {
@@ -300,6 +316,8 @@ LogicalResult convertSequenceMap(NodeContext &c) {
     return c.error() << "the body has " << (*body)->output_size()
                      << " outputs but the node has " << c.numOutputs();
   for (size_t k = 0; k < n; ++k) {
+    if (failed(c.countUnrolledBody("SequenceMap (unrolled at import)")))
+      return failure();
     std::vector<OnnxValue> args, results;
     for (const OnnxValue &v : inputs)
       args.push_back(v.kind == OnnxValue::Sequence ? v.elems[k] : v);
@@ -418,7 +436,6 @@ LogicalResult convertLoopUnrolled(NodeContext &c) {
   auto body = c.attrGraph("body");
   if (failed(body))
     return failure();
-  constexpr int64_t kMaxIterations = 4096;
   int64_t trip = -1;
   if (c.hasInput(0)) {
     auto t = constantIndex(c, 0, "M");
@@ -451,10 +468,9 @@ LogicalResult convertLoopUnrolled(NodeContext &c) {
   std::vector<SmallVector<Value>> scans(numScans);
   ValueBuilder vb(c);
   for (int64_t i = 0; cond && (trip < 0 || i < trip); ++i) {
-    if (i >= kMaxIterations)
-      return c.error() << "unrolling the Loop (it carries a sequence or "
-                          "optional) takes more than "
-                       << kMaxIterations << " iterations";
+    if (failed(c.countUnrolledBody(
+            "unrolling the Loop (it carries a sequence or optional)")))
+      return failure();
     std::vector<OnnxValue> args{
         OnnxValue::of(scalarConstant(c, DType::I64, i)),
         OnnxValue::of(scalarConstant(c, DType::Bool, cond))};

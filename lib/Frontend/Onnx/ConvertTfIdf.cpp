@@ -128,12 +128,21 @@ LogicalResult convertTfIdfVectorizer(NodeContext &c) {
 
   FailureOr<Value> total = failure();
   bool haveTotal = false;
-  for (int64_t d = 1; d <= *maxSkip + 1; ++d) {
-    for (int64_t n = std::max<int64_t>(*minLen, d > 1 ? 2 : 1); n <= *maxLen;
+  // Only the pool's n-grams (n <= ngram_counts' size) and windows that fit
+  // in `length` make ops: bound both loops by them, not by the attributes
+  // (a max_gram_length or max_skip_count of 2^40 looped for hours).
+  int64_t lastN =
+      std::min<int64_t>(*maxLen, static_cast<int64_t>(countsV.size()));
+  int64_t lastD = lastN < 2 ? 1 : std::min<int64_t>(*maxSkip, length) + 1;
+  for (int64_t d = 1; d <= lastD; ++d) {
+    for (int64_t n = std::max<int64_t>(*minLen, d > 1 ? 2 : 1); n <= lastN;
          ++n) {
       auto it = grams.find(n);
+      // (n - 1) * d < length, without overflowing.
+      if (it == grams.end() || (n > 1 && d > (length - 1) / (n - 1)))
+        continue;
       int64_t positions = length - (n - 1) * d;
-      if (it == grams.end() || positions <= 0)
+      if (positions <= 0)
         continue;
       std::vector<std::pair<std::vector<int64_t>, int64_t>> list(
           it->second.begin(), it->second.end());

@@ -65,6 +65,9 @@ public:
   llvm::StringMap<mlir::func::FuncOp> functionInstances;
   llvm::StringSet<> functionSymbols;
   unsigned functionDepth = 0;
+  /// Bodies instantiated so far by unrolling at import (Loop over sequences,
+  /// SequenceMap), nested ones included: NodeContext::countUnrolledBody.
+  int64_t unrolledBodies = 0;
   /// The model's opsets of the extra domains (isExtraDomain) it imports.
   llvm::StringMap<int64_t> extraOpsets;
 

@@ -37,6 +37,14 @@ InFlightDiagnostic NodeContext::error() {
   return emitError(location) << nodePrefix(proto, modelOpset);
 }
 
+LogicalResult NodeContext::countUnrolledBody(llvm::StringRef what) {
+  if (++importer.unrolledBodies <= kMaxUnrolledBodies)
+    return success();
+  return error() << what << " instantiates its body more than "
+                 << kMaxUnrolledBodies
+                 << " times in this model (nested unrolling included)";
+}
+
 bool NodeContext::hasInput(size_t i) const {
   return i < static_cast<size_t>(proto.input_size()) && !proto.input(i).empty();
 }
@@ -176,9 +184,12 @@ NodeContext::attrFloats(llvm::StringRef name) {
 
 FailureOr<int64_t> NodeContext::normalizeAxis(llvm::StringRef what,
                                               int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+  // A scalar (rank 0) has no axis: callers index the shape with the result.
+  if (axis < -rank || axis >= rank)
     return error() << what << " " << axis << " is out of range for rank "
-                   << rank;
+                   << rank
+                   << (rank == 0 ? " (the input is a scalar, it has no axis)"
+                                 : "");
   return axis < 0 ? axis + rank : axis;
 }
 

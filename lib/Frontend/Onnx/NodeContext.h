@@ -189,6 +189,13 @@ public:
   /// Emits "node 'n' (Op, opset k): msg" and returns failure.
   mlir::InFlightDiagnostic error();
 
+  /// Most subgraph bodies unrolling at import instantiates in one model, all
+  /// nodes together: nested unrolled Loops multiply their trip counts.
+  static constexpr int64_t kMaxUnrolledBodies = 4096;
+  /// Counts one more body instantiated by unrolling (`what` names it in the
+  /// error, e.g. "unrolling the Loop"); fails past kMaxUnrolledBodies.
+  mlir::LogicalResult countUnrolledBody(llvm::StringRef what);
+
 private:
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> finishOp(mlir::Operation *op);
 

@@ -145,14 +145,16 @@ bool readTensorProto(const onnx::TensorProto &p, const std::string &modelDir,
     // Sub-byte types: raw_data, external data and int32_data (one packed
     // byte per int32) all hold ceil(n / pack) bytes.
     size_t packedBytes = static_cast<size_t>((*n + pack - 1) / pack);
-    std::vector<uint8_t> packed(packedBytes);
+    // Sized only once the data is known to be there (dims are free).
+    std::vector<uint8_t> packed;
     if (p.data_location() == onnx::TensorProto::EXTERNAL) {
       Tensor raw;
       if (!readExternal(p, modelDir, DType::U8,
                         {static_cast<int64_t>(packedBytes)}, packedBytes, raw,
                         error))
         return false;
-      std::memcpy(packed.data(), raw.raw(), packedBytes);
+      const uint8_t *bytesIn = static_cast<const uint8_t *>(raw.raw());
+      packed.assign(bytesIn, bytesIn + packedBytes);
     } else if (p.has_raw_data()) {
       if (p.raw_data().size() != packedBytes) {
         error = "raw_data has " + std::to_string(p.raw_data().size()) +
@@ -161,7 +163,7 @@ bool readTensorProto(const onnx::TensorProto &p, const std::string &modelDir,
                 " (" + std::to_string(pack) + " values per byte)";
         return false;
       }
-      std::memcpy(packed.data(), p.raw_data().data(), packedBytes);
+      packed.assign(p.raw_data().begin(), p.raw_data().end());
     } else {
       if (static_cast<size_t>(p.int32_data_size()) != packedBytes) {
         error = "has " + std::to_string(p.int32_data_size()) +
@@ -170,6 +172,7 @@ bool readTensorProto(const onnx::TensorProto &p, const std::string &modelDir,
                 " (" + std::to_string(pack) + " values packed per value)";
         return false;
       }
+      packed.resize(packedBytes);
       for (size_t k = 0; k < packedBytes; ++k)
         packed[k] = static_cast<uint8_t>(p.int32_data(static_cast<int>(k)));
     }

@@ -34,9 +34,12 @@ FailureOr<Value> reshapeTo(OpContext &c, Value v, ArrayRef<int64_t> shape) {
 
 FailureOr<int64_t> normAxis(OpContext &c, int64_t axis, int64_t rank,
                             StringRef what) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+  // A scalar (rank 0) has no axis: callers index the shape with the result.
+  if (axis < -rank || axis >= rank)
     return c.error() << what << " " << axis << " is out of range for rank "
-                     << rank;
+                     << rank
+                     << (rank == 0 ? " (the input is a scalar, it has no axis)"
+                                   : "");
   return axis < 0 ? axis + rank : axis;
 }
 
