@@ -116,7 +116,7 @@ if [ -n "$ASAN_BUILD" ]; then
   STRATA_BIN_DIR="$PWD/$ASAN_BUILD/bin" PYTEST_K="ppocr_cls or silero_vad or magika" \
     run_pytest asan-models test/models
   # Each fuzzer counts as one test: onnx for STRATA_FUZZ_SECONDS (default
-  # 60), the npz and .mlir readers and the artifact loader for half of that
+  # 60), the npz and .mlir readers and the artifact loader for a third of that
   # each. The onnx fuzzer runs beside the other three (one core each).
   # The runs are seeded (STRATA_FUZZ_SEED, default 1; corpus starting empty):
   # a fresh clone runs the same inputs here as in CI, so a crash that CI would
@@ -124,12 +124,12 @@ if [ -n "$ASAN_BUILD" ]; then
   # seeds and a growing corpus is `make fuzz`.
   export FUZZ_SEED=${STRATA_FUZZ_SEED:-1}
   fuzz_secs=${STRATA_FUZZ_SECONDS:-60}
-  half=$(( (fuzz_secs + 1) / 2 ))
-  phase fuzzers; echo "== fuzzers: onnx ($fuzz_secs s) beside npz, mlir, artifact ($half s each) =="
+  third=$(( (fuzz_secs + 2) / 3 ))
+  phase fuzzers; echo "== fuzzers: onnx ($fuzz_secs s) beside npz, mlir, artifact ($third s each) =="
   scripts/run-fuzz.sh "$fuzz_secs" "$ASAN_BUILD" onnx > "$report/fuzz-onnx.log" 2>&1 &
   onnx_pid=$!
   for target in npz mlir artifact; do
-    if scripts/run-fuzz.sh "$half" "$ASAN_BUILD" "$target" | tee "$report/fuzz-$target.log"; then
+    if scripts/run-fuzz.sh "$third" "$ASAN_BUILD" "$target" | tee "$report/fuzz-$target.log"; then
       passed=$((passed + 1))
     else
       failed=$((failed + 1)); cat "$report/fuzz-$target.log" >> "$report/recap"
