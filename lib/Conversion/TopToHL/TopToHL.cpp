@@ -249,20 +249,36 @@ struct Converter {
     return "";
   }
 
+  /// Whether `t16`'s result is what hl.table16 writes: a per-tensor int8
+  /// over [-128, 127] (its verifier's condition, checked first so that a
+  /// narrowed result stays on the CPU).
+  static bool hasFullInt8Result(top::Table16Op t16) {
+    auto q = dyn_cast<quant::UniformQuantizedType>(
+        getElementTypeOrSelf(t16.getOutput().getType()));
+    return q && q.getStorageTypeIntegralWidth() == 8 && q.isSigned() &&
+           q.getStorageTypeMin() == -128 && q.getStorageTypeMax() == 127;
+  }
+
   /// The top.Table16 that is the only user of `requant`'s int16 result, if
-  /// its result is a per-tensor int8 over [-128, 127] (hl.table16's).
+  /// hl.table16 can take it (513 entries, hasFullInt8Result).
   static top::Table16Op table16User(top::RequantOp requant) {
     if (!requant.getOutput().hasOneUse())
       return nullptr;
     auto t = dyn_cast<top::Table16Op>(*requant.getOutput().getUsers().begin());
-    if (!t || int64_t(t.getTable().size()) != intq::kTable16Entries)
-      return nullptr;
-    auto q = dyn_cast<quant::UniformQuantizedType>(
-        getElementTypeOrSelf(t.getOutput().getType()));
-    if (!q || q.getStorageTypeIntegralWidth() != 8 || !q.isSigned() ||
-        q.getStorageTypeMin() != -128 || q.getStorageTypeMax() != 127)
+    if (!t || int64_t(t.getTable().size()) != intq::kTable16Entries ||
+        !hasFullInt8Result(t))
       return nullptr;
     return t;
+  }
+
+  /// `hl.table16` of `t16`'s entries (a new weight) on `input`.
+  hl::Table16Op createTable16(OpBuilder &b, top::Table16Op t16, Value input) {
+    Tensor entries(DType::I16, {intq::kTable16Entries});
+    llvm::copy(t16.getTable(), entries.data<int16_t>());
+    Value lut =
+        weight(b, t16.getLoc(), "hl_table16", entries, b.getIntegerType(16));
+    return hl::Table16Op::create(b, t16.getLoc(), t16.getOutput().getType(),
+                                 input, lut);
   }
 
   /// What a MAC kernel replacing `op` (a Conv or MatMul) reads and where
@@ -474,12 +490,7 @@ struct Converter {
         return "the NPU description's lut16_entries is 0 (no interpolated "
                "int16 table)";
       }
-      Tensor entries(DType::I16, {intq::kTable16Entries});
-      llvm::copy(t16.getTable(), entries.data<int16_t>());
-      Value lut =
-          weight(b, t16.getLoc(), "hl_table16", entries, b.getIntegerType(16));
-      auto hlT16 = hl::Table16Op::create(
-          b, t16.getLoc(), t16.getOutput().getType(), result, lut);
+      hl::Table16Op hlT16 = createTable16(b, t16, result);
       // The pair is checked together (npuLoweringRefusal folds the
       // table into the conv).
       if (Reason r = refused({hlOp, hlT16}); !r.empty())
@@ -819,19 +830,10 @@ struct Converter {
     if (int64_t(t16.getTable().size()) != intq::kTable16Entries)
       return "its table does not have " +
              std::to_string(intq::kTable16Entries) + " entries";
-    // hl.table16's verifier wants a per-tensor int8 result over [-128,
-    // 127]: checked here first, so a narrowed result stays on the CPU.
-    auto q = dyn_cast<quant::UniformQuantizedType>(outType.getElementType());
-    if (!q || q.getStorageTypeIntegralWidth() != 8 || !q.isSigned() ||
-        q.getStorageTypeMin() != -128 || q.getStorageTypeMax() != 127)
+    if (!hasFullInt8Result(t16))
       return "its result is not a per-tensor int8 tensor over [-128, 127]";
     OpBuilder b(t16);
-    Tensor entries(DType::I16, {intq::kTable16Entries});
-    llvm::copy(t16.getTable(), entries.data<int16_t>());
-    Value lut =
-        weight(b, t16.getLoc(), "hl_table16", entries, b.getIntegerType(16));
-    auto hlT16 =
-        hl::Table16Op::create(b, t16.getLoc(), outType, t16.getInput(), lut);
+    hl::Table16Op hlT16 = createTable16(b, t16, t16.getInput());
     if (Reason r = refused({hlT16}); !r.empty())
       return r;
     t16.getOutput().replaceAllUsesWith(hlT16.getOutput());
